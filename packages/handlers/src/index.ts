@@ -1,0 +1,2 @@
+// @kubeplane/handlers: the CLI and the serverless runtimes.
+export {};

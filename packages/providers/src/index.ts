@@ -1,0 +1,2 @@
+// @kubeplane/providers: one folder per cloud, and the sandbox clouds.
+export {};
