@@ -1,0 +1,125 @@
+// Rate budgets: token buckets per (provider, account, region/project) so that every caller sharing an account
+// stays under the cloud's own limit. Seeded with the published limits (latency-model.md).
+import type { Clock } from './clock.js';
+
+export interface TokenBucketLimits {
+  /** Tokens available at once (the burst). */
+  capacity: number;
+  /** Tokens added per second. */
+  refillPerSecond: number;
+}
+
+/** A rate budget a provider consults before each request. Implementations may be shared between processes. */
+export interface RateBudget {
+  readonly limits: TokenBucketLimits;
+  /** Takes `cost` tokens and returns 0, or takes nothing and returns the seconds until they will be there. */
+  tryTake(cost?: number): number;
+  /** Lowers what is left to what the cloud reported (e.g. Hetzner `RateLimit-Remaining`). Never raises it. */
+  observeRemaining(remaining: number): void;
+  /** Empties the bucket until `untilMs` (the cloud said "come back at"). */
+  blockUntil(untilMs: number): void;
+  /** Tokens available now (fractional). */
+  available(): number;
+}
+
+export class TokenBucket implements RateBudget {
+  readonly limits: TokenBucketLimits;
+  readonly #clock: Clock;
+  #tokens: number;
+  #updatedAt: number;
+  #blockedUntil = 0;
+
+  constructor(limits: TokenBucketLimits, clock: Clock, initialTokens = limits.capacity) {
+    if (!(limits.capacity > 0 && limits.refillPerSecond > 0)) throw new RangeError('a token bucket needs capacity > 0 and refill > 0');
+    this.limits = limits;
+    this.#clock = clock;
+    this.#tokens = Math.min(initialTokens, limits.capacity);
+    this.#updatedAt = clock.now();
+  }
+
+  #refill(): void {
+    const now = this.#clock.now();
+    const from = Math.max(this.#updatedAt, this.#blockedUntil);
+    if (now > from) {
+      this.#tokens = Math.min(this.limits.capacity, this.#tokens + ((now - from) / 1000) * this.limits.refillPerSecond);
+    }
+    this.#updatedAt = Math.max(now, this.#updatedAt);
+  }
+
+  available(): number {
+    this.#refill();
+    return this.#clock.now() < this.#blockedUntil ? 0 : this.#tokens;
+  }
+
+  tryTake(cost = 1): number {
+    if (cost > this.limits.capacity) throw new RangeError(`cost ${cost} exceeds the bucket's capacity ${this.limits.capacity}`);
+    this.#refill();
+    const now = this.#clock.now();
+    if (now < this.#blockedUntil) {
+      return (this.#blockedUntil - now) / 1000 + Math.max(0, cost - this.#tokens) / this.limits.refillPerSecond;
+    }
+    // A tolerance for float drift, so an exact refill instant grants the token.
+    if (this.#tokens + 1e-9 >= cost) {
+      this.#tokens -= cost;
+      return 0;
+    }
+    return (cost - this.#tokens) / this.limits.refillPerSecond;
+  }
+
+  observeRemaining(remaining: number): void {
+    this.#refill();
+    if (Number.isFinite(remaining) && remaining >= 0 && remaining < this.#tokens) this.#tokens = remaining;
+  }
+
+  blockUntil(untilMs: number): void {
+    this.#refill();
+    if (untilMs > this.#blockedUntil) {
+      this.#blockedUntil = untilMs;
+      this.#tokens = 0;
+    }
+  }
+}
+
+/** The published limits (latency-model.md, "API rate limits"). */
+export const RATE_LIMITS = {
+  /** Hetzner Cloud: 3600 requests/hour per project, refilling 1 per second. */
+  hetznerProject: { capacity: 3600, refillPerSecond: 1 },
+  /** EC2 RunInstances request bucket: 5 burst, 2 per second. */
+  ec2RunInstances: { capacity: 5, refillPerSecond: 2 },
+  /** EC2 RunInstances resource bucket: 1,000 instances, refilling 2 per second. */
+  ec2InstanceLaunches: { capacity: 1000, refillPerSecond: 2 },
+  /** EC2 mutating (non-Describe) calls: 50 burst, 5 per second. */
+  ec2Mutating: { capacity: 50, refillPerSecond: 5 },
+  /** EC2 Describe* calls: 100 burst, 20 per second. */
+  ec2Describe: { capacity: 100, refillPerSecond: 20 },
+  /** EC2 TerminateInstances: 100 burst, 5 per second. */
+  ec2TerminateInstances: { capacity: 100, refillPerSecond: 5 },
+  /** Route 53: 10 requests per second per account, burst 50. */
+  route53: { capacity: 50, refillPerSecond: 10 },
+} as const satisfies Record<string, TokenBucketLimits>;
+
+/**
+ * Buckets shared by key, so two provider instances for the same account and region draw on one budget.
+ * Keys look like `hetzner:<project>` or `aws:<account>:<region>:run-instances`.
+ */
+export class RateBudgets {
+  readonly #clock: Clock;
+  readonly #buckets = new Map<string, RateBudget>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  get(key: string, limits: TokenBucketLimits): RateBudget {
+    let bucket = this.#buckets.get(key);
+    if (!bucket) {
+      bucket = new TokenBucket(limits, this.#clock);
+      this.#buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  keys(): string[] {
+    return [...this.#buckets.keys()];
+  }
+}
