@@ -1,4 +1,7 @@
 // @kubeplane/sdk: the model and the engine. Everything public is exported from here.
 export * from './errors.js';
 export * from './redacted.js';
+export * from './manifest/index.js';
 export * from './provider/index.js';
+export * from './model/index.js';
+export * from './plan/index.js';

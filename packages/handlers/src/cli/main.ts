@@ -1,9 +1,59 @@
-export interface CliIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
+// The kubeplane CLI: parses the command line and runs a command in-process. Every command gets a CliIo
+// and returns its exit code, so tests call main() directly.
+import { isKubeplaneError } from '@kubeplane/sdk';
+import { println, UsageError, type CliIo, type Command } from './io.js';
+import { planCommand, planUsage } from './commands/plan.js';
+import { schema } from './commands/schema.js';
+import { validate, validateUsage } from './commands/validate.js';
+
+export type { CliIo } from './io.js';
+
+interface CommandEntry {
+  run: Command;
+  usage: string;
+  summary: string;
 }
-export async function main(_argv: string[], _io: CliIo): Promise<number> {
-  return 0;
+
+const COMMANDS: Record<string, CommandEntry> = {
+  validate: { run: validate, usage: validateUsage, summary: 'check manifests; one line per problem, file:line path: message' },
+  plan: { run: (argv, io) => planCommand(argv, io), usage: planUsage, summary: 'show what apply would change, and why' },
+  schema: { run: schema, usage: 'kubeplane schema', summary: 'print the JSON Schema of the native manifest' },
+};
+
+function help(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
+  return [
+    'kubeplane: Kubernetes clusters across clouds from one manifest',
+    '',
+    'usage:',
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(help());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    println(io.stderr, `kubeplane: unknown command "${name}"\n`);
+    io.stderr.write(help());
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      println(io.stderr, `kubeplane ${name}: ${(e as Error).message}\nusage: ${command.usage}`);
+      return 2;
+    }
+    if (isKubeplaneError(e)) {
+      println(io.stderr, `kubeplane ${name}: ${e.kind}: ${e.message}${e.details.resource ? ` (${e.details.resource})` : ''}`);
+      return 1;
+    }
+    throw e;
+  }
 }

@@ -11,9 +11,8 @@ export const NAME_TAG = 'kubeplane.dev/name';
 /** Names are DNS-1123 labels: `<clusterId>-<pool>-<nn>`, at most 63 characters. */
 export const RESOURCE_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-export function nodeName(clusterId: string, nodepool: string, index: number): string {
-  return `${clusterId}-${nodepool}-${String(index).padStart(2, '0')}`;
-}
+// Node names come from the model (one definition of identity): `<clusterId>-<pool>-<nn>`, nn in hex 01..ff.
+export { nodeName } from '../model/ids.js';
 
 /** Extra per-call information from the engine. */
 export interface CallContext {

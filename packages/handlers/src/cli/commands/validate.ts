@@ -1,0 +1,33 @@
+// `kubeplane validate <files...>`: checks manifests completely, before anything is touched.
+// Exit 0 when every file is valid (warnings are printed), 1 with one line per issue otherwise.
+import { parseArgs } from 'node:util';
+import { resolve, relative } from 'node:path';
+import { formatIssue, validateManifestFile } from '@kubeplane/sdk';
+import { println, UsageError, type CliIo } from '../io.js';
+
+export const validateUsage = 'kubeplane validate <manifest.yaml|json>... [--json]';
+
+export async function validate(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  if (positionals.length === 0) throw new UsageError('validate needs at least one manifest file');
+  let failed = false;
+  const report: unknown[] = [];
+  for (const file of positionals) {
+    const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
+    const result = await validateManifestFile(resolve(io.cwd, file), { file: shown });
+    failed ||= !result.ok;
+    if (values.json) {
+      report.push({ file: shown, ok: result.ok, issues: result.issues });
+      continue;
+    }
+    for (const issue of result.issues) println(io.stdout, formatIssue(issue));
+    if (result.ok) {
+      const clusters = result.manifests.reduce((n, m) => n + m.kubernetes.clusters.length, 0);
+      println(io.stdout, `${shown}: ok (${result.manifests.length} manifest${result.manifests.length === 1 ? '' : 's'}, ${clusters} cluster${clusters === 1 ? '' : 's'}${result.warnings.length ? `, ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : ''})`);
+    } else {
+      println(io.stderr, `${shown}: ${result.errors.length} error${result.errors.length === 1 ? '' : 's'}`);
+    }
+  }
+  if (values.json) println(io.stdout, JSON.stringify(report, null, 2));
+  return failed ? 1 : 0;
+}

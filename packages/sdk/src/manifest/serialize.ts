@@ -1,0 +1,26 @@
+// Writes the typed model back as a native document (or as Claudie's InputManifest), so a manifest
+// round-trips: parse -> serialize -> parse gives the same model.
+import { stringify } from 'yaml';
+import { CLAUDIE_API_VERSION, CLAUDIE_KIND, NATIVE_API_VERSION, NATIVE_KIND, type Manifest } from './schema.js';
+
+export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest.source): Record<string, unknown> {
+  const metadata = {
+    name: manifest.name,
+    ...(manifest.namespace !== undefined ? { namespace: manifest.namespace } : {}),
+    ...(Object.keys(manifest.labels).length ? { labels: manifest.labels } : {}),
+  };
+  const spec = {
+    providers: manifest.providers,
+    nodePools: manifest.nodePools,
+    kubernetes: manifest.kubernetes,
+    loadBalancers: manifest.loadBalancers,
+  };
+  return as === 'claudie'
+    ? { apiVersion: CLAUDIE_API_VERSION, kind: CLAUDIE_KIND, metadata, spec }
+    : { apiVersion: NATIVE_API_VERSION, kind: NATIVE_KIND, metadata, ...spec };
+}
+
+export function serializeManifest(manifest: Manifest, format: 'yaml' | 'json' = 'yaml', as?: Manifest['source']): string {
+  const doc = toDocument(manifest, as);
+  return format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : stringify(doc, { lineWidth: 0 });
+}

@@ -1,0 +1,55 @@
+// A plan is an ordered list of operations, each saying what changes, where, in which phase and why.
+import type { ValidationIssue } from '../manifest/issues.js';
+import type { NodeRole } from '../model/types.js';
+
+export type Phase = 'infrastructure' | 'dns' | 'kubernetes' | 'addons' | 'outputs';
+
+export type OperationKind =
+  | 'create-cluster'
+  | 'delete-cluster'
+  | 'create-network'
+  | 'delete-network'
+  | 'create-pool'
+  | 'delete-pool'
+  | 'create-node'
+  | 'delete-node'
+  | 'create-load-balancer'
+  | 'delete-load-balancer'
+  | 'update-load-balancer-roles'
+  | 'upsert-dns-record'
+  | 'delete-dns-record'
+  | 'change-api-endpoint'
+  | 'upgrade-version'
+  | 'patch-node-metadata'
+  | 'update-autoscaler-limits'
+  | 'update-addons'
+  | 'update-access'
+  | 'write-outputs'
+  | 'delete-outputs';
+
+export interface Operation {
+  /** Stable across re-planning: `<kind>:<clusterId>:<target>`. */
+  id: string;
+  kind: OperationKind;
+  cluster: string;
+  clusterId: string;
+  /** The resource concerned: a node, pool, load balancer or DNS name. */
+  target: string;
+  phase: Phase;
+  /** Why, in words a person can check against the manifest. */
+  reason: string;
+  pool?: string;
+  role?: NodeRole;
+  /** Deletions of nodes from a cluster that stays: cordon and drain first, one node at a time. */
+  drain?: boolean;
+  details?: Record<string, string | number | boolean | string[]>;
+}
+
+export interface Plan {
+  project: string;
+  operations: Operation[];
+  /** Operation counts by kind, for a one-line summary. */
+  summary: Partial<Record<OperationKind, number>>;
+}
+
+export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: ValidationIssue[] };
