@@ -41,6 +41,8 @@ export interface ParsedDocument {
   positions: ElementPositions;
   /** Names of elements left out for structural errors; references to them are not reported again. */
   brokenNames: Record<ManifestList, Set<string>>;
+  /** Pools named by clusters or load balancers left out, so those pools are not reported unused. */
+  poolsReferencedByBroken: Set<string>;
   /** `['spec']` for Claudie documents, `[]` for native ones. */
   pathPrefix: Path;
   file?: string;
@@ -70,8 +72,10 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
         path: '(document)',
         message: `YAML syntax: ${e.message.split('\n')[0]}`,
         ...(options.file ? { file: options.file } : {}),
-        ...(e.linePos?.[0] ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
+        ...lineOf(lines, e.pos[0]),
       }));
+      // Later syntax errors are usually echoes of the first; one precise line is more useful than five.
+      failure.issues = failure.issues.slice(0, 1);
       results.push(failure);
       continue;
     }
@@ -83,6 +87,11 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
   }
   if (results.length === 0) return [emptyFailure('the file holds no manifest document', options.file)];
   return results;
+}
+
+function lineOf(lines: LineCounter, offset: number): { line?: number; column?: number } {
+  const pos = lines.linePos(offset);
+  return pos.line > 0 ? { line: pos.line, column: pos.col } : {};
 }
 
 /** Parses a plain object (a document already read by the caller). */
@@ -165,6 +174,7 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
         pushZodIssues(issues, r.error, [...listPath, index]);
         const name = (element as { name?: unknown } | null)?.name;
         if (typeof name === 'string') result.brokenNames[key].add(name);
+        for (const ref of poolReferences(key, element)) result.poolsReferencedByBroken.add(ref);
       }
     });
     lists[key] = kept;
@@ -187,6 +197,18 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
 
 const SPEC_KEYS = ['providers', 'nodePools', 'kubernetes', 'loadBalancers'];
 
+/** Pool names a (possibly malformed) cluster, load balancer or role element refers to. */
+function poolReferences(list: ManifestList, element: unknown): string[] {
+  const e = (element ?? {}) as Record<string, unknown>;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  if (list === 'clusters') {
+    const pools = (e.pools ?? {}) as Record<string, unknown>;
+    return [...strings(pools.control), ...strings(pools.compute)];
+  }
+  if (list === 'lbClusters') return strings(e.pools);
+  return [];
+}
+
 function checkKeys(obj: Record<string, unknown>, allowed: readonly string[], path: Path, fail: (p: Path, m: string) => void): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) fail([...path, key], unknownFieldMessage(key, allowed));
@@ -206,6 +228,7 @@ function emptyFailure(message: string, file?: string): ParsedDocument {
     issues: message ? [{ severity: 'error', path: '(document)', message, ...(file ? { file } : {}) }] : [],
     positions: empty(() => [] as number[]),
     brokenNames: empty(() => new Set<string>()),
+    poolsReferencedByBroken: new Set<string>(),
     pathPrefix: [],
     ...(file ? { file } : {}),
   };
@@ -237,7 +260,17 @@ export function parsePath(text: string): Path {
 }
 
 function pushZodIssues(issues: ValidationIssue[], error: z.ZodError, base: Path): void {
+  // A misspelt required field shows as "unknown field" plus "is required"; report the typo only.
+  const typoFixes = new Set<string>();
   for (const iss of error.issues) {
+    if (iss.code !== 'unrecognized_keys') continue;
+    for (const key of iss.keys) {
+      const fix = closest(key, KNOWN_FIELDS);
+      if (fix) typoFixes.add(formatPath([...iss.path.map(String), fix]));
+    }
+  }
+  for (const iss of error.issues) {
+    if (iss.code === 'invalid_type' && iss.input === undefined && typoFixes.has(formatPath(iss.path.map(String)))) continue;
     const path: Path = [...base, ...(iss.path as PropertyKey[]).map((p) => (typeof p === 'symbol' ? String(p) : p))];
     let message = iss.message;
     if (iss.code === 'unrecognized_keys') {
@@ -309,7 +342,7 @@ export function explainIssue(iss: z.core.$ZodRawIssue): string | undefined {
       if (iss.input === undefined) return '__required__';
       const got = Array.isArray(iss.input) ? 'a list' : iss.input === null ? 'null' : typeof iss.input === 'object' ? 'a mapping' : `${typeof iss.input} ${JSON.stringify(iss.input)}`;
       const want =
-        iss.expected === 'int' ? 'a whole number' : iss.expected === 'array' ? 'a list' : iss.expected === 'object' || iss.expected === 'record' ? 'a mapping' : `a ${iss.expected}`;
+        iss.expected === 'int' || iss.expected === 'number' ? 'a whole number' : iss.expected === 'array' ? 'a list' : iss.expected === 'object' || iss.expected === 'record' ? 'a mapping' : `a ${iss.expected}`;
       return `must be ${want}, not ${got}`;
     }
     case 'too_small':

@@ -310,7 +310,7 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
 
   // ---- whole-manifest checks
   for (const [name, pool] of pools) {
-    if (!usedPools.has(name)) {
+    if (!usedPools.has(name) && !parsed.poolsReferencedByBroken.has(name)) {
       out.error(pool.path, `pool "${name}" is not used by any cluster or load balancer; remove it or list it in a cluster's pools`);
     }
   }
@@ -393,8 +393,10 @@ function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: r
       if (!allowed.includes(key)) out.error([...path, 'env', key], `"${key}" is not a credential key here; expected ${allowed.join(', ')}`);
       if (!ENV_VAR.test(variable)) out.error([...path, 'env', key], `"${variable}" is not an environment variable name`);
     }
+    const unknownKeys = Object.keys(ref.env).some((key) => !allowed.includes(key));
     for (const k of keys) {
-      if (k.required && !(k.key in ref.env)) out.error([...path, 'env'], `credential key "${k.key}" is missing; name the environment variable that holds it`);
+      // An unknown key is usually a misspelt required one: its message already lists what is expected.
+      if (k.required && !unknownKeys && !(k.key in ref.env)) out.error([...path, 'env'], `credential key "${k.key}" is missing; name the environment variable that holds it`);
     }
   }
 }

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { serializeManifest } from './serialize.js';
+import { validateManifestFile, validateManifestObject, validateManifestText } from './validate.js';
+
+const examples = join(import.meta.dirname, '..', '..', '..', '..', 'examples');
+const example = (name: string) => readFileSync(join(examples, name), 'utf8');
+
+describe('validating manifests', () => {
+  it('accepts the bursting InputManifest from the Claudie guide verbatim, warning that 1.27 is past support', async () => {
+    const r = await validateManifestFile(join(examples, 'claudie-bursting.yaml'));
+    expect(r.errors).toEqual([]);
+    expect(r.ok).toBe(true);
+    expect(r.manifests[0]?.source).toBe('claudie');
+    expect(r.manifests[0]?.nodePools.dynamic.map((p) => p.name)).toEqual(['aws-control', 'aws-worker', 'aws-lb']);
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toMatchObject({ path: 'spec.kubernetes.clusters[0].version', line: 51 });
+    expect(r.warnings[0]?.message).toContain('1.30–1.36');
+  });
+
+  it.each(['hybrid-aws-hetzner.yaml', 'static-and-dynamic.yaml', 'autoscaled.yaml', 'minimal.yaml'])('accepts the example %s without warnings', async (name) => {
+    const r = await validateManifestFile(join(examples, name));
+    expect(r.issues).toEqual([]);
+    expect(r.manifests[0]?.source).toBe('kubeplane');
+  });
+
+  it('parses Claudie and native documents of the same cluster to the same model', () => {
+    const native = validateManifestText(example('hybrid-aws-hetzner.yaml')).manifests[0];
+    expect(native).toBeDefined();
+    if (!native) return;
+    const claudieText = serializeManifest(native, 'yaml', 'claudie');
+    const claudie = validateManifestText(claudieText).manifests[0];
+    expect({ ...claudie, source: 'kubeplane' }).toEqual(native);
+  });
+
+  it('reads every document of a multi-document stream and names the line of each issue', () => {
+    const text = `${example('minimal.yaml')}\n---\n${example('autoscaled.yaml').replace('count: 3', 'count: 0')}`;
+    const r = validateManifestText(text, { file: 'two.yaml' });
+    expect(r.manifests.map((m) => m.name)).toEqual(['minimal', 'elastic']);
+    expect(r.errors).toHaveLength(1);
+    const line = text.split('\n').findIndex((l) => l.includes('count: 0')) + 1;
+    expect(r.errors[0]).toMatchObject({ file: 'two.yaml', line, path: 'nodePools.dynamic[0].count' });
+  });
+
+  it('reads JSON and reports lines in it', () => {
+    const doc = validateManifestText(example('minimal.yaml')).manifests[0];
+    const json = serializeManifest({ ...doc!, kubernetes: { clusters: [{ ...doc!.kubernetes.clusters[0]!, network: '10.0.0.0/33' }] } }, 'json');
+    const r = validateManifestText(json, { file: 'm.json' });
+    const line = json.split('\n').findIndex((l) => l.includes('10.0.0.0/33')) + 1;
+    expect(r.errors).toEqual([expect.objectContaining({ path: 'kubernetes.clusters[0].network', line, file: 'm.json' })]);
+  });
+
+  it('collects every error at once instead of stopping at the first', () => {
+    const text = example('hybrid-aws-hetzner.yaml')
+      .replace('count: 3', 'count: 0')
+      .replace('version: "1.34.2"', 'version: "1.34"')
+      .replace('port: 443', 'port: 65100')
+      .replace('hostname: hybrid', 'hostname: Hybrid_LB');
+    const r = validateManifestText(text);
+    expect(r.errors.map((e) => e.path).sort()).toEqual([
+      'kubernetes.clusters[0].version',
+      'loadBalancers.clusters[0].dns.hostname',
+      'loadBalancers.roles[1].port',
+      'nodePools.dynamic[0].count',
+    ]);
+  });
+
+  it('does not report references to an element that is itself broken twice', () => {
+    const text = example('minimal.yaml').replace('serverType: cpx21', 'serverType: 21');
+    const r = validateManifestText(text);
+    expect(r.errors.map((e) => e.path)).toEqual(['nodePools.dynamic[0].serverType']);
+  });
+
+  it('accepts a plain object and never throws on garbage', () => {
+    for (const junk of [null, 42, 'text', [], { apiVersion: 'kubeplane.dev/v1' }, { apiVersion: 'claudie.io/v1beta1', kind: 'InputManifest', spec: 7 }]) {
+      const r = validateManifestObject(junk);
+      expect(r.ok).toBe(false);
+      expect(r.errors.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('says what to do when an immutable field of an existing pool changes, and about the network', () => {
+    const before = validateManifestText(example('minimal.yaml')).manifests;
+    const changed = example('minimal.yaml').replace('serverType: cpx31', 'serverType: cpx41').replace('10.0.0.0/24', '10.9.0.0/24');
+    const r = validateManifestText(changed, { previous: before });
+    expect(r.errors.map((e) => e.path)).toEqual(['nodePools.dynamic[1].serverType', 'kubernetes.clusters[0].network']);
+    expect(r.errors[0]?.message).toContain('rename the pool');
+    expect(r.errors[0]?.message).toContain('cpx31 -> cpx41');
+  });
+
+  it('rejects two documents with one name', () => {
+    const r = validateManifestText(`${example('minimal.yaml')}\n---\n${example('minimal.yaml')}`);
+    expect(r.errors.map((e) => e.message)).toEqual(['2 documents are named "minimal"; each manifest needs its own name']);
+  });
+
+  it('understands CMK build suffixes in versions', () => {
+    const r = validateManifestText(example('minimal.yaml').replace('"1.34.2"', '"1.33.4-cmk.15"'));
+    expect(r.issues).toEqual([]);
+  });
+});
