@@ -68,11 +68,23 @@ export function networkError(provider: string, operation: string, cause: unknown
   return new KubeplaneError('retryable', `${provider} ${operation}: no response from the API (${reason}); the call is idempotent and will be retried`, { provider, code: 'NetworkError' }, { cause });
 }
 
+/** Thrown by a provider's request path when its own rate budget is spent: no request was sent. */
+export class RateBudgetWait extends Error {
+  constructor(
+    readonly budget: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`rate budget ${budget} is spent; next request possible in ${retryAfterSeconds.toFixed(2)} s`);
+    this.name = 'RateBudgetWait';
+  }
+}
+
 /**
- * Turns a throttled or retryable error into a Pending with the delay the cloud asked for, or a jittered
+ * Turns a spent budget, a throttled or a retryable error into a Pending with the delay the cloud asked for, or a jittered
  * exponential backoff when it said nothing. Terminal kinds are rethrown: they need a person or a plan change.
  */
 export function retryLater(error: unknown, attempt: number, options: BackoffOptions = {}): Pending {
+  if (error instanceof RateBudgetWait) return pending('rate-budget', error.retryAfterSeconds, error.message);
   if (!(error instanceof KubeplaneError)) throw error;
   if (error.kind !== 'throttled' && error.kind !== 'retryable') throw error;
   const told = error.details.retryAfterSeconds;

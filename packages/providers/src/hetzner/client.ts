@@ -1,0 +1,125 @@
+// A small typed client for the Hetzner Cloud API on got + zod: one request path that spends the project's
+// rate budget first, learns from RateLimit-* headers, and maps every failure to a KubeplaneError.
+import got, { type Got } from 'got';
+import { z } from 'zod';
+import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
+import { errorEnvelopeSchema, metaSchema } from './schemas.js';
+import { hetznerAdvice, hetznerErrorKind } from './errors.js';
+
+export const HETZNER_DEFAULT_BASE_URL = 'https://api.hetzner.cloud/v1';
+const PROVIDER = 'hetzner';
+
+export interface HetznerClientOptions {
+  token: Redacted<string>;
+  budget: RateBudget;
+  clock: Clock;
+  baseUrl?: string;
+  /** Real-time request timeout in ms. */
+  timeoutMs?: number;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** The resource concerned, for error messages. */
+  resource?: string;
+}
+
+export class HetznerClient {
+  readonly #token: Redacted<string>;
+  readonly #budget: RateBudget;
+  readonly #clock: Clock;
+  readonly #http: Got;
+  /** Requests sent (for the bench's calls-per-node figure). */
+  sent = 0;
+
+  constructor(options: HetznerClientOptions) {
+    this.#token = options.token;
+    this.#budget = options.budget;
+    this.#clock = options.clock;
+    this.#http = got.extend({
+      prefixUrl: options.baseUrl ?? HETZNER_DEFAULT_BASE_URL,
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      timeout: { request: options.timeoutMs ?? 30_000 },
+      responseType: 'text',
+    });
+  }
+
+  /** No enumerable state to print: the token stays inside. */
+  toJSON(): Record<string, string> {
+    return { provider: PROVIDER };
+  }
+
+  async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
+    const wait = this.#budget.tryTake(1);
+    if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+    const searchParams: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) searchParams[k] = String(v);
+    let response;
+    this.sent += 1;
+    try {
+      response = await this.#http(path.replace(/^\//, ''), {
+        method,
+        searchParams,
+        headers: { authorization: `Bearer ${this.#token.reveal()}`, 'user-agent': 'kubeplane' },
+        ...(options.body === undefined ? {} : { json: options.body }),
+      });
+    } catch (error) {
+      // got's errors carry the request options (and so the token): keep only the message.
+      throw networkError(PROVIDER, `${method} /${path}`, new Error(error instanceof Error ? error.message : 'request failed'));
+    }
+    const remaining = Number(response.headers['ratelimit-remaining']);
+    if (response.headers['ratelimit-remaining'] !== undefined && Number.isFinite(remaining)) this.#budget.observeRemaining(remaining);
+    const requestId = typeof response.headers['x-correlation-id'] === 'string' ? response.headers['x-correlation-id'] : undefined;
+    const text = response.body;
+    let json: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        if (response.statusCode < 400) throw new KubeplaneError('retryable', `hetzner ${method} /${path}: response is not JSON`, { provider: PROVIDER, status: response.statusCode, code: 'invalid_response', ...(requestId ? { requestId } : {}) });
+      }
+    }
+    if (response.statusCode >= 400) {
+      const envelope = errorEnvelopeSchema.safeParse(json);
+      const code = envelope.success ? envelope.data.error.code : `http_${response.statusCode}`;
+      const message = envelope.success ? envelope.data.error.message : `HTTP ${response.statusCode}`;
+      const kind = hetznerErrorKind(code, response.statusCode) ?? (response.statusCode === 429 ? 'throttled' : response.statusCode === 401 ? 'auth' : 'invalid');
+      let retryAfterSeconds: number | undefined;
+      if (kind === 'throttled') {
+        this.#budget.observeRemaining(0);
+        const told = retryAfterFromHeaders(response.headers, this.#clock.now());
+        // Hetzner's RateLimit-Reset is when the bucket is full again; one request is possible after 1/refill s.
+        if (told !== undefined) retryAfterSeconds = Math.max(1 / this.#budget.limits.refillPerSecond, Math.min(told, 60));
+      }
+      const advice = hetznerAdvice(kind);
+      throw new KubeplaneError(kind, `hetzner ${method} /${path}${options.resource ? ` (${options.resource})` : ''}: ${code}: ${message}${advice ? `; ${advice}` : ''}`, {
+        provider: PROVIDER,
+        code,
+        status: response.statusCode,
+        ...(requestId ? { requestId } : {}),
+        ...(options.resource ? { resource: options.resource } : {}),
+        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      });
+    }
+    const parsed = schema.safeParse(json ?? {});
+    if (!parsed.success) {
+      throw new KubeplaneError('retryable', `hetzner ${method} /${path}: unexpected response shape (${parsed.error.issues[0]?.message ?? 'invalid'})`, { provider: PROVIDER, code: 'invalid_response', status: response.statusCode, ...(requestId ? { requestId } : {}) });
+    }
+    return parsed.data;
+  }
+
+  /** All pages of a list (per_page 50, the API's maximum). */
+  async list<S extends z.ZodType>(path: string, key: string, itemSchema: S, query: Record<string, string | undefined> = {}): Promise<Array<z.infer<S>>> {
+    const pageSchema = z.object({ [key]: z.array(itemSchema), meta: metaSchema });
+    const out: Array<z.infer<S>> = [];
+    let page: number | null = 1;
+    while (page !== null) {
+      const data = (await this.request('GET', path, pageSchema, { query: { ...query, per_page: 50, page } })) as Record<string, unknown> & { meta: z.infer<typeof metaSchema> };
+      out.push(...(data[key] as Array<z.infer<S>>));
+      page = data.meta.pagination.next_page;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,422 @@
+// The Hetzner Cloud provider: compute (servers) and network (networks, firewalls, primary IPs, SSH keys,
+// placement groups) over the typed got + zod client, polite to the project's 3600 requests/hour budget.
+import { z } from 'zod';
+import {
+  CLUSTER_ID_TAG,
+  KubeplaneError,
+  NODEPOOL_TAG,
+  RATE_LIMITS,
+  RateBudgets,
+  done,
+  pending,
+  retryLater,
+  type CallContext,
+  type Capabilities,
+  type Clock,
+  type ComputeApi,
+  type FirewallInfo,
+  type FirewallRequest,
+  type FirewallRule,
+  type NetworkApi,
+  type NetworkInfo,
+  type NetworkRequest,
+  type NodeInfo,
+  type NodeRef,
+  type NodeRequest,
+  type NodeSelector,
+  type NodeState,
+  type Outcome,
+  type Provider,
+  type Redacted,
+  type ReservedIpInfo,
+  type ReservedIpRequest,
+  type ScopedRef,
+  type SshKeyInfo,
+  type SshKeyRequest,
+  type TaggedResource,
+} from '@kubeplane/sdk';
+import { HetznerClient } from './client.js';
+import {
+  firewallSchema,
+  imageSchema,
+  locationSchema,
+  networkSchema,
+  placementGroupSchema,
+  primaryIpSchema,
+  serverSchema,
+  serverTypeSchema,
+  sshKeySchema,
+  type HetznerFirewall,
+  type HetznerFirewallRule,
+  type HetznerServer,
+} from './schemas.js';
+
+const PROVIDER = 'hetzner';
+const USER_DATA_LIMIT = 32 * 1024;
+const CLUSTER_NODES_MARK = '[cluster-nodes]';
+
+export interface HetznerProviderOptions {
+  /** The project's API token (from a SecretResolver). */
+  token: Redacted<string>;
+  /** A name for the project, used as the rate-budget key: providers for the same project share one budget. */
+  project: string;
+  clock: Clock;
+  /** Shared budgets; pass the same instance to every provider of a process. */
+  budgets?: RateBudgets;
+  baseUrl?: string;
+  random?: () => number;
+}
+
+const anyObject = z.object({}).passthrough();
+
+export class HetznerProvider implements Provider {
+  readonly name = PROVIDER;
+  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false };
+  readonly compute: ComputeApi;
+  readonly network: NetworkApi;
+  readonly client: HetznerClient;
+  readonly #random: () => number;
+  /** name -> id of resources this provider created or saw; ids never change, so lookups are spent once. */
+  readonly #ids = new Map<string, number>();
+
+  constructor(options: HetznerProviderOptions) {
+    const budgets = options.budgets ?? new RateBudgets(options.clock);
+    this.client = new HetznerClient({
+      token: options.token,
+      budget: budgets.get(`hetzner:${options.project}`, RATE_LIMITS.hetznerProject),
+      clock: options.clock,
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    });
+    this.#random = options.random ?? Math.random;
+    this.compute = {
+      createNode: (r, c) => this.#guard(c, () => this.#createNode(r)),
+      listNodes: (s, c) => this.#guard(c, async () => done(await this.#listNodes(s))),
+      getNode: (r, c) => this.#guard(c, async () => done(await this.#getNode(r))),
+      deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r)),
+      serverTypes: (_region, c) =>
+        this.#guard(c, async () =>
+          done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => ({ name: t.name, vcpus: t.cores, memoryGiB: t.memory, architecture: t.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const) }))),
+        ),
+      images: (_region, c) =>
+        this.#guard(c, async () =>
+          done((await this.client.list('images', 'images', imageSchema, { type: 'system' })).map((i) => ({ id: String(i.id), name: i.name ?? String(i.id), description: i.description, architecture: i.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const) }))),
+        ),
+      zones: (_region, c) => this.#guard(c, async () => done((await this.client.list('locations', 'locations', locationSchema)).map((l) => ({ name: l.name, region: l.network_zone })))),
+    };
+    this.network = {
+      ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r)),
+      deleteNetwork: (r, c) => this.#guard(c, () => this.#deleteNamed('networks', 'networks', networkSchema, r)),
+      ensureFirewall: (r, c) => this.#guard(c, () => this.#ensureFirewall(r)),
+      deleteFirewall: (r, c) => this.#guard(c, () => this.#deleteNamed('firewalls', 'firewalls', firewallSchema, r)),
+      ensureReservedIp: (r, c) => this.#guard(c, () => this.#ensureReservedIp(r)),
+      attachReservedIp: (ip, node, c) => this.#guard(c, () => this.#attachReservedIp(ip, node)),
+      deleteReservedIp: (r, c) => this.#guard(c, () => this.#deleteNamed('primary_ips', 'primary_ips', primaryIpSchema, r)),
+      ensureSshKey: (r, c) => this.#guard(c, () => this.#ensureSshKey(r)),
+      deleteSshKey: (r, c) => this.#guard(c, () => this.#deleteNamed('ssh_keys', 'ssh_keys', sshKeySchema, r)),
+    };
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { provider: PROVIDER, capabilities: this.capabilities };
+  }
+
+  listClusterResources(clusterId: string, _region: string, context?: CallContext): Promise<Outcome<TaggedResource[]>> {
+    return this.#guard(context, async () => done(await this.#tagged(clusterId)));
+  }
+
+  teardownCluster(clusterId: string, _region: string, context?: CallContext): Promise<Outcome<void>> {
+    return this.#guard(context, () => this.#teardown(clusterId));
+  }
+
+  /** Turns budget waits, throttles and transient failures into pending; terminal errors propagate. */
+  async #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    try {
+      return await call();
+    } catch (error) {
+      return retryLater(error, context?.attempt ?? 0, { baseSeconds: 1, maxSeconds: 120, random: this.#random });
+    }
+  }
+
+  #selector(clusterId: string, nodepool?: string): string {
+    return `${CLUSTER_ID_TAG}=${clusterId}${nodepool ? `,${NODEPOOL_TAG}=${nodepool}` : ''}`;
+  }
+
+  #labels(clusterId: string, extra: Record<string, string> | undefined): Record<string, string> {
+    return { ...(extra ?? {}), [CLUSTER_ID_TAG]: clusterId };
+  }
+
+  #ownedBy(labels: Record<string, string>, clusterId: string, kind: string, name: string): void {
+    if (labels[CLUSTER_ID_TAG] !== clusterId) {
+      throw new KubeplaneError('conflict', `hetzner ${kind} ${name} exists but belongs to cluster ${labels[CLUSTER_ID_TAG] ?? '(none)'}; choose another cluster id or remove it`, { provider: PROVIDER, code: 'name_taken', resource: name });
+    }
+  }
+
+  async #findByName<S extends z.ZodType>(path: string, key: string, schema: S, name: string): Promise<z.infer<S> | undefined> {
+    const [found] = await this.client.list(path, key, schema, { name });
+    return found;
+  }
+
+  async #idOf(path: string, key: string, name: string, kind: string): Promise<number> {
+    const cacheKey = `${path}/${name}`;
+    const cached = this.#ids.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const found = (await this.#findByName(path, key, z.object({ id: z.number() }), name)) as { id: number } | undefined;
+    if (!found) throw new KubeplaneError('not-found', `hetzner ${kind} ${name} does not exist; ensure it before the nodes that use it`, { provider: PROVIDER, code: 'not_found', resource: name });
+    this.#ids.set(cacheKey, found.id);
+    return found.id;
+  }
+
+  #nodeInfo(s: HetznerServer): NodeInfo {
+    const state: NodeState = s.status === 'running' ? 'running' : s.status === 'initializing' || s.status === 'starting' ? 'pending' : s.status === 'deleting' ? 'deleting' : s.status === 'off' ? 'stopped' : s.status === 'stopping' ? 'stopping' : 'unknown';
+    return {
+      name: s.name,
+      id: String(s.id),
+      providerId: `hcloud://${s.id}`,
+      clusterId: s.labels[CLUSTER_ID_TAG] ?? '',
+      nodepool: s.labels[NODEPOOL_TAG] ?? '',
+      state,
+      region: s.location.name,
+      zone: s.location.name,
+      serverType: s.server_type.name,
+      ...(s.public_net.ipv4 ? { publicIPv4: s.public_net.ipv4.ip } : {}),
+      ...(s.private_net[0] ? { privateIPv4: s.private_net[0].ip } : {}),
+      labels: s.labels,
+      createdAt: s.created,
+    };
+  }
+
+  async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
+    if (Buffer.byteLength(request.userData) > USER_DATA_LIMIT) {
+      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; Hetzner accepts at most 32 KiB (compress it or move files to a download)`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
+    }
+    const body = {
+      name: request.name,
+      server_type: request.serverType,
+      image: request.image,
+      location: request.zone ?? request.region,
+      user_data: request.userData,
+      labels: { ...(request.labels ?? {}), [CLUSTER_ID_TAG]: request.clusterId, [NODEPOOL_TAG]: request.nodepool },
+      start_after_create: true,
+      ...(request.sshKeyName ? { ssh_keys: [request.sshKeyName] } : {}),
+      ...(request.networkName ? { networks: [await this.#idOf('networks', 'networks', request.networkName, 'network')] } : {}),
+      ...(request.firewallNames?.length ? { firewalls: await Promise.all(request.firewallNames.map(async (f) => ({ firewall: await this.#idOf('firewalls', 'firewalls', f, 'firewall') }))) } : {}),
+      ...(request.placementGroupName ? { placement_group: await this.#idOf('placement_groups', 'placement_groups', request.placementGroupName, 'placement group') } : {}),
+      ...(request.reservedIpName ? { public_net: { enable_ipv4: true, enable_ipv6: false, ipv4: await this.#idOf('primary_ips', 'primary_ips', request.reservedIpName, 'primary ip') } } : { public_net: { enable_ipv4: true, enable_ipv6: false } }),
+    };
+    // Names are unique per project and the API enforces it, so "create, and adopt on uniqueness_error" is
+    // find-before-create without the extra call on the happy path: a lost response or a duplicate delivery
+    // ends in the adopt branch, never in a second server.
+    try {
+      const created = await this.client.request('POST', 'servers', z.object({ server: serverSchema }), { body, resource: request.name });
+      this.#ids.set(`servers/${request.name}`, created.server.id);
+      return done(this.#nodeInfo(created.server));
+    } catch (error) {
+      if (!(error instanceof KubeplaneError) || error.details.code !== 'uniqueness_error') throw this.#withResource(error, request.name);
+      const existing = await this.#findByName('servers', 'servers', serverSchema, request.name);
+      if (!existing) return pending('dependency', 2, `server ${request.name} is being created by another call`);
+      this.#ownedBy(existing.labels, request.clusterId, 'server', request.name);
+      this.#ids.set(`servers/${request.name}`, existing.id);
+      return done(this.#nodeInfo(existing));
+    }
+  }
+
+  #withResource(error: unknown, resource: string): unknown {
+    if (error instanceof KubeplaneError && !error.details.resource) return new KubeplaneError(error.kind, error.message, { ...error.details, resource });
+    return error;
+  }
+
+  async #listNodes(selector: NodeSelector): Promise<NodeInfo[]> {
+    const servers = await this.client.list('servers', 'servers', serverSchema, { label_selector: this.#selector(selector.clusterId, selector.nodepool) });
+    for (const s of servers) this.#ids.set(`servers/${s.name}`, s.id);
+    return servers.map((s) => this.#nodeInfo(s)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async #getNode(ref: NodeRef): Promise<NodeInfo | null> {
+    const found = await this.#findByName('servers', 'servers', serverSchema, ref.name);
+    if (!found || found.labels[CLUSTER_ID_TAG] !== ref.clusterId) return null;
+    return this.#nodeInfo(found);
+  }
+
+  async #deleteNode(ref: NodeRef): Promise<Outcome<void>> {
+    let id = this.#ids.get(`servers/${ref.name}`);
+    if (id === undefined) {
+      const found = await this.#findByName('servers', 'servers', serverSchema, ref.name);
+      if (!found) return done(undefined);
+      this.#ownedBy(found.labels, ref.clusterId, 'server', ref.name);
+      id = found.id;
+    }
+    try {
+      await this.client.request('DELETE', `servers/${id}`, anyObject, { resource: ref.name });
+    } catch (error) {
+      if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
+    }
+    this.#ids.delete(`servers/${ref.name}`);
+    return done(undefined);
+  }
+
+  async #ensureNetwork(request: NetworkRequest): Promise<Outcome<NetworkInfo>> {
+    const info = (n: z.infer<typeof networkSchema>): NetworkInfo => ({ name: n.name, id: String(n.id), clusterId: n.labels[CLUSTER_ID_TAG] ?? '', cidr: n.ip_range, subnets: n.subnets.map((s, i) => ({ id: `${n.id}-${i}`, cidr: s.ip_range, zone: s.network_zone })) });
+    const existing = await this.#findByName('networks', 'networks', networkSchema, request.name);
+    if (existing) {
+      this.#ownedBy(existing.labels, request.clusterId, 'network', request.name);
+      this.#ids.set(`networks/${request.name}`, existing.id);
+      return done(info(existing));
+    }
+    const zone = request.region === 'ash' ? 'us-east' : request.region === 'hil' ? 'us-west' : request.region === 'sin' ? 'ap-southeast' : 'eu-central';
+    const created = await this.client.request('POST', 'networks', z.object({ network: networkSchema }), {
+      resource: request.name,
+      body: { name: request.name, ip_range: request.cidr, labels: this.#labels(request.clusterId, request.labels), subnets: request.subnets.map((s) => ({ type: 'cloud', ip_range: s.cidr, network_zone: zone })) },
+    });
+    this.#ids.set(`networks/${request.name}`, created.network.id);
+    return done(info(created.network));
+  }
+
+  #toHetznerRules(rules: FirewallRule[], clusterCidr: string | undefined): HetznerFirewallRule[] {
+    return rules.map((r) => {
+      const sources = [...r.sourceCidrs, ...(r.fromClusterNodes && clusterCidr ? [clusterCidr] : [])];
+      const port = r.port === undefined ? null : typeof r.port === 'number' ? String(r.port) : `${r.port[0]}-${r.port[1]}`;
+      return { direction: 'in' as const, protocol: r.protocol, port, source_ips: sources, description: `${r.description ?? ''}${r.fromClusterNodes ? ` ${CLUSTER_NODES_MARK}` : ''}`.trim() || null };
+    });
+  }
+
+  #fromHetznerRules(f: HetznerFirewall, clusterCidr: string | undefined): FirewallRule[] {
+    return f.rules
+      .filter((r) => r.direction === 'in')
+      .map((r) => {
+        const fromClusterNodes = (r.description ?? '').includes(CLUSTER_NODES_MARK);
+        const description = (r.description ?? '').replace(CLUSTER_NODES_MARK, '').trim();
+        const [a, b] = (r.port ?? '').split('-').map(Number);
+        return {
+          protocol: r.protocol as FirewallRule['protocol'],
+          ...(r.port ? { port: b !== undefined ? ([a ?? 0, b] as const) : (a ?? 0) } : {}),
+          sourceCidrs: (r.source_ips ?? []).filter((s) => !(fromClusterNodes && s === clusterCidr)),
+          ...(fromClusterNodes ? { fromClusterNodes } : {}),
+          ...(description ? { description } : {}),
+        };
+      });
+  }
+
+  async #ensureFirewall(request: FirewallRequest): Promise<Outcome<FirewallInfo>> {
+    let clusterCidr: string | undefined;
+    if (request.networkName && request.rules.some((r) => r.fromClusterNodes)) {
+      clusterCidr = (await this.#findByName('networks', 'networks', networkSchema, request.networkName))?.ip_range;
+    }
+    const wanted = this.#toHetznerRules(request.rules, clusterCidr);
+    const info = (f: HetznerFirewall): FirewallInfo => ({ name: f.name, id: String(f.id), clusterId: f.labels[CLUSTER_ID_TAG] ?? '', rules: this.#fromHetznerRules(f, clusterCidr) });
+    const existing = await this.#findByName('firewalls', 'firewalls', firewallSchema, request.name);
+    if (existing) {
+      this.#ownedBy(existing.labels, request.clusterId, 'firewall', request.name);
+      this.#ids.set(`firewalls/${request.name}`, existing.id);
+      const canon = (rules: HetznerFirewallRule[]) => JSON.stringify(rules.map((r) => [r.direction, r.protocol, r.port ?? null, [...(r.source_ips ?? [])].sort(), r.description ?? null]).sort());
+      if (canon(existing.rules) !== canon(wanted)) {
+        await this.client.request('POST', `firewalls/${existing.id}/actions/set_rules`, anyObject, { body: { rules: wanted }, resource: request.name });
+        return done(info({ ...existing, rules: wanted }));
+      }
+      return done(info(existing));
+    }
+    const created = await this.client.request('POST', 'firewalls', z.object({ firewall: firewallSchema }), { resource: request.name, body: { name: request.name, labels: this.#labels(request.clusterId, request.labels), rules: wanted } });
+    this.#ids.set(`firewalls/${request.name}`, created.firewall.id);
+    return done(info(created.firewall));
+  }
+
+  #ipInfo(p: z.infer<typeof primaryIpSchema>): ReservedIpInfo {
+    return { name: p.name, id: String(p.id), clusterId: p.labels[CLUSTER_ID_TAG] ?? '', ip: p.ip, ...(p.assignee_id !== null ? { attachedTo: `hcloud://${p.assignee_id}` } : {}) };
+  }
+
+  async #ensureReservedIp(request: ReservedIpRequest): Promise<Outcome<ReservedIpInfo>> {
+    const existing = await this.#findByName('primary_ips', 'primary_ips', primaryIpSchema, request.name);
+    if (existing) {
+      this.#ownedBy(existing.labels, request.clusterId, 'primary ip', request.name);
+      this.#ids.set(`primary_ips/${request.name}`, existing.id);
+      return done(this.#ipInfo(existing));
+    }
+    const created = await this.client.request('POST', 'primary_ips', z.object({ primary_ip: primaryIpSchema }), {
+      resource: request.name,
+      body: { name: request.name, type: 'ipv4', assignee_type: 'server', location: request.zone ?? request.region, auto_delete: false, labels: this.#labels(request.clusterId, request.labels) },
+    });
+    this.#ids.set(`primary_ips/${request.name}`, created.primary_ip.id);
+    return done(this.#ipInfo(created.primary_ip));
+  }
+
+  async #attachReservedIp(ip: ScopedRef, node: NodeRef): Promise<Outcome<ReservedIpInfo>> {
+    const found = await this.#findByName('primary_ips', 'primary_ips', primaryIpSchema, ip.name);
+    if (!found) throw new KubeplaneError('not-found', `hetzner primary ip ${ip.name} does not exist`, { provider: PROVIDER, code: 'not_found', resource: ip.name });
+    const server = await this.#findByName('servers', 'servers', serverSchema, node.name);
+    if (!server) return pending('dependency', 5, `server ${node.name} does not exist yet`);
+    if (found.assignee_id === server.id) return done(this.#ipInfo(found));
+    throw new KubeplaneError('invalid', `hetzner assigns a primary IP when the server is created: pass reservedIpName=${ip.name} in the node request for ${node.name}`, { provider: PROVIDER, code: 'attach_after_create_unsupported', resource: node.name });
+  }
+
+  async #ensureSshKey(request: SshKeyRequest): Promise<Outcome<SshKeyInfo>> {
+    const info = (k: z.infer<typeof sshKeySchema>): SshKeyInfo => ({ name: k.name, id: String(k.id), clusterId: k.labels[CLUSTER_ID_TAG] ?? '', fingerprint: k.fingerprint });
+    const existing = await this.#findByName('ssh_keys', 'ssh_keys', sshKeySchema, request.name);
+    if (existing) {
+      this.#ownedBy(existing.labels, request.clusterId, 'ssh key', request.name);
+      return done(info(existing));
+    }
+    const created = await this.client.request('POST', 'ssh_keys', z.object({ ssh_key: sshKeySchema }), { resource: request.name, body: { name: request.name, public_key: request.publicKey, labels: this.#labels(request.clusterId, request.labels) } });
+    return done(info(created.ssh_key));
+  }
+
+  async #deleteNamed<S extends z.ZodType>(path: string, key: string, schema: S, ref: ScopedRef): Promise<Outcome<void>> {
+    const found = (await this.#findByName(path, key, schema, ref.name)) as { id: number; labels: Record<string, string> } | undefined;
+    if (!found) {
+      this.#ids.delete(`${path}/${ref.name}`);
+      return done(undefined);
+    }
+    this.#ownedBy(found.labels, ref.clusterId, path, ref.name);
+    return this.#deleteId(path, found.id, ref.name);
+  }
+
+  async #deleteId(path: string, id: number, name: string): Promise<Outcome<void>> {
+    try {
+      await this.client.request('DELETE', `${path}/${id}`, z.unknown(), { resource: name });
+    } catch (error) {
+      if (error instanceof KubeplaneError && error.kind === 'not-found') return done(undefined);
+      if (error instanceof KubeplaneError && error.kind === 'conflict' && (error.details.code === 'resource_in_use' || error.details.code === 'conflict')) {
+        return pending('dependency', 5, `${name} is still in use (${error.message}); deleting again after what uses it is gone`);
+      }
+      throw error;
+    }
+    this.#ids.delete(`${path}/${name}`);
+    return done(undefined);
+  }
+
+  async #tagged(clusterId: string): Promise<TaggedResource[]> {
+    const selector = { label_selector: this.#selector(clusterId) };
+    const item = z.object({ id: z.number(), name: z.string() });
+    const kinds: Array<[string, TaggedResource['kind']]> = [
+      ['servers', 'node'],
+      ['primary_ips', 'reserved-ip'],
+      ['firewalls', 'firewall'],
+      ['ssh_keys', 'ssh-key'],
+      ['placement_groups', 'placement-group'],
+      ['networks', 'network'],
+    ];
+    const out: TaggedResource[] = [];
+    for (const [path, kind] of kinds) {
+      for (const r of await this.client.list(path, path, item, selector)) out.push({ kind, id: String(r.id), name: r.name });
+    }
+    return out;
+  }
+
+  async #teardown(clusterId: string): Promise<Outcome<void>> {
+    const selector = { label_selector: this.#selector(clusterId) };
+    const item = z.object({ id: z.number(), name: z.string() });
+    // Dependency order: servers first (they hold IPs, firewalls and network attachments).
+    const servers = await this.client.list('servers', 'servers', item, selector);
+    if (servers.length > 0) {
+      for (const s of servers) await this.#deleteId('servers', s.id, s.name);
+      return pending('in-progress', 5, `deleting ${servers.length} server(s) of cluster ${clusterId}`);
+    }
+    let waiting = 0;
+    for (const path of ['primary_ips', 'firewalls', 'ssh_keys', 'placement_groups', 'networks']) {
+      for (const r of await this.client.list(path, path, item, selector)) {
+        const outcome = await this.#deleteId(path, r.id, r.name);
+        if (outcome.status === 'pending') waiting += 1;
+      }
+    }
+    if (waiting > 0) return pending('dependency', 5, `${waiting} resource(s) of cluster ${clusterId} are still in use`);
+    return done(undefined);
+  }
+}

@@ -1,0 +1,586 @@
+// The EC2 Query API emulator (form-encoded requests, XML responses, real error codes): instances with
+// ClientToken idempotency and eventual consistency, VPC/subnet/internet gateway/route table, security groups,
+// Elastic IPs, key pairs, images, instance types and zones; EC2's request buckets per action category.
+import { createHash } from 'node:crypto';
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
+import { type SandboxContext, countCall, requestId } from '../context.js';
+import type { InventoryItem } from '../inventory.js';
+import { LATENCY, sample } from '../latency.js';
+import { accessKeyIdOf, el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
+
+const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
+const OWNER = '123456789012';
+const CLUSTER_TAG = 'kubeplane.dev/cluster-id';
+const USER_DATA_LIMIT = 16 * 1024;
+
+export const EC2_INSTANCE_TYPES = [
+  { name: 't3.small', vcpus: 2, memoryMiB: 2048, arch: 'x86_64' },
+  { name: 't3.medium', vcpus: 2, memoryMiB: 4096, arch: 'x86_64' },
+  { name: 'm6i.large', vcpus: 2, memoryMiB: 8192, arch: 'x86_64' },
+  { name: 'm7g.large', vcpus: 2, memoryMiB: 8192, arch: 'arm64' },
+  { name: 'c6i.xlarge', vcpus: 4, memoryMiB: 8192, arch: 'x86_64' },
+] as const;
+
+export const EC2_IMAGES = [
+  { id: 'ami-0ubuntu2404amd64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-20260101', arch: 'x86_64' },
+  { id: 'ami-0ubuntu2404arm64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-arm64-server-20260101', arch: 'arm64' },
+  { id: 'ami-0ubuntu2204amd64', name: 'ubuntu/images/hvm-ssd/ubuntu-jammy-22.04-amd64-server-20260101', arch: 'x86_64' },
+] as const;
+
+type Tags = Record<string, string>;
+interface Instance {
+  id: string; reservationId: string; type: string; imageId: string; zone: string; subnetId?: string; vpcId?: string;
+  groups: string[]; keyName?: string; tags: Tags; launchedAt: number; visibleAt: number; runningAt: number;
+  terminatedAt?: number; privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
+}
+interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string }
+interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number }
+interface Igw { id: string; tags: Tags; vpcId?: string }
+interface RouteTable { id: string; vpcId: string; main: boolean; routes: Array<{ cidr: string; gatewayId: string }>; tags: Tags }
+interface Permission { protocol: string; from: number; to: number; cidrs: Array<{ cidr: string; description?: string }>; groups: string[] }
+interface SecurityGroup { id: string; name: string; description: string; vpcId: string; tags: Tags; ingress: Permission[] }
+interface Address { allocationId: string; publicIp: string; tags: Tags; instanceId?: string; associationId?: string }
+interface KeyPair { id: string; name: string; fingerprint: string; tags: Tags }
+
+class Ec2Error extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export interface Ec2EmulatorOptions {
+  /** The access key id the account accepts. */
+  accessKeyId: string;
+  region: string;
+  zones: string[];
+  /** Max spread of the DescribeInstances lag for new instances (eventual consistency), ms. */
+  describeLagMaxMs: number;
+}
+
+export class Ec2Emulator {
+  readonly #ctx: SandboxContext;
+  readonly #options: Ec2EmulatorOptions;
+  #seq = 0;
+  #ipSeq = 0;
+  readonly instances = new Map<string, Instance>();
+  readonly vpcs = new Map<string, Vpc>();
+  readonly subnets = new Map<string, Subnet>();
+  readonly igws = new Map<string, Igw>();
+  readonly routeTables = new Map<string, RouteTable>();
+  readonly securityGroups = new Map<string, SecurityGroup>();
+  readonly addresses = new Map<string, Address>();
+  readonly keyPairs = new Map<string, KeyPair>();
+  readonly #tokens = new Map<string, { hash: string; instanceIds: string[] }>();
+  readonly #buckets: Record<'run' | 'launches' | 'terminate' | 'describe' | 'mutating', TokenBucket>;
+  throttled = 0;
+  requests = 0;
+
+  constructor(ctx: SandboxContext, options: Partial<Ec2EmulatorOptions> & { accessKeyId: string }) {
+    this.#ctx = ctx;
+    this.#options = { region: 'eu-central-1', zones: ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'], describeLagMaxMs: LATENCY.ec2DescribeLag.maxMs, ...options };
+    this.#buckets = {
+      run: new TokenBucket(RATE_LIMITS.ec2RunInstances, ctx.clock),
+      launches: new TokenBucket(RATE_LIMITS.ec2InstanceLaunches, ctx.clock),
+      terminate: new TokenBucket(RATE_LIMITS.ec2TerminateInstances, ctx.clock),
+      describe: new TokenBucket(RATE_LIMITS.ec2Describe, ctx.clock),
+      mutating: new TokenBucket(RATE_LIMITS.ec2Mutating, ctx.clock),
+    };
+  }
+
+  get region(): string {
+    return this.#options.region;
+  }
+
+  handlers(): HttpHandler[] {
+    return [http.post(`https://ec2.${this.#options.region}.amazonaws.com/`, async ({ request }) => this.#handle(request))];
+  }
+
+  inventory(): InventoryItem[] {
+    const item = (kind: string, id: string, tags: Tags, state?: string): InventoryItem => ({
+      cloud: 'ec2', kind, id, ...(tags['kubeplane.dev/name'] ?? tags['Name'] ? { name: tags['kubeplane.dev/name'] ?? tags['Name'] } : {}), ...(tags[CLUSTER_TAG] ? { clusterId: tags[CLUSTER_TAG] } : {}), ...(state ? { state } : {}),
+    });
+    return [
+      ...[...this.instances.values()].filter((i) => this.#state(i).name !== 'terminated').map((i) => item('node', i.id, i.tags, this.#state(i).name)),
+      ...[...this.vpcs.values()].map((v) => item('network', v.id, v.tags)),
+      ...[...this.subnets.values()].map((s) => item('subnet', s.id, s.tags)),
+      ...[...this.igws.values()].map((g) => item('internet-gateway', g.id, g.tags)),
+      ...[...this.routeTables.values()].filter((r) => !r.main).map((r) => item('route-table', r.id, r.tags)),
+      ...[...this.securityGroups.values()].filter((g) => g.name !== 'default').map((g) => item('firewall', g.id, g.tags)),
+      ...[...this.addresses.values()].map((a) => item('reserved-ip', a.allocationId, a.tags)),
+      ...[...this.keyPairs.values()].map((k) => item('ssh-key', k.id, k.tags)),
+    ];
+  }
+
+  #id(prefix: string): string {
+    this.#seq += 1;
+    return `${prefix}-${this.#seq.toString(16).padStart(17, '0')}`;
+  }
+
+  #now(): number {
+    return this.#ctx.clock.now();
+  }
+
+  #state(i: Instance): { code: number; name: string } {
+    const now = this.#now();
+    if (i.terminatedAt !== undefined) return now >= i.terminatedAt ? { code: 48, name: 'terminated' } : { code: 32, name: 'shutting-down' };
+    return now >= i.runningAt ? { code: 16, name: 'running' } : { code: 0, name: 'pending' };
+  }
+
+  #xml(action: string, body: string): Response {
+    return new HttpResponse(`<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${XMLNS}">${t('requestId', requestId())}${body}</${action}Response>`, { status: 200, headers: { 'content-type': 'text/xml;charset=UTF-8' } });
+  }
+
+  #error(e: Ec2Error): Response {
+    const id = requestId();
+    return new HttpResponse(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>${t('Code', e.code)}${t('Message', e.message)}</Error></Errors>${t('RequestID', id)}</Response>`, { status: e.status, headers: { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': id } });
+  }
+
+  #bucket(action: string): TokenBucket {
+    if (action === 'RunInstances') return this.#buckets.run;
+    if (action === 'TerminateInstances') return this.#buckets.terminate;
+    if (action.startsWith('Describe')) return this.#buckets.describe;
+    return this.#buckets.mutating;
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    const params = new URLSearchParams(await request.text());
+    const action = params.get('Action') ?? '';
+    countCall(this.#ctx, 'ec2', action);
+    this.requests += 1;
+    if (accessKeyIdOf(request.headers.get('authorization')) !== this.#options.accessKeyId) {
+      return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
+    }
+    if (this.#bucket(action).tryTake(1) > 0) {
+      this.throttled += 1;
+      return this.#error(new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.'));
+    }
+    const fault = this.#ctx.faults.take('ec2', action);
+    switch (fault) {
+      case 'throttled':
+      case 'throttled-no-headers':
+        this.throttled += 1;
+        return this.#error(new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.'));
+      case 'server-error':
+        return this.#error(new Ec2Error(500, 'InternalError', 'An internal error has occurred'));
+      case 'timeout':
+        return HttpResponse.error();
+      case 'capacity':
+        return this.#error(new Ec2Error(500, 'InsufficientInstanceCapacity', `We currently do not have sufficient ${params.get('InstanceType') ?? ''} capacity in the Availability Zone you requested. Our system will be working on provisioning additional capacity.`));
+      case 'quota':
+        return this.#error(new Ec2Error(400, 'VcpuLimitExceeded', 'You have requested more vCPU capacity than your current vCPU limit of 32 allows for the instance bucket that the specified instance type belongs to. Please visit http://aws.amazon.com/contact-us/ec2-request to request an adjustment to this limit.'));
+      case 'auth':
+        return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
+      default:
+        break;
+    }
+    try {
+      const response = this.#route(action, params);
+      return fault === 'lost-response' ? HttpResponse.error() : response;
+    } catch (e) {
+      if (e instanceof Ec2Error) return this.#error(e);
+      throw e;
+    }
+  }
+
+  #route(action: string, p: URLSearchParams): Response {
+    switch (action) {
+      case 'RunInstances': return this.#runInstances(p);
+      case 'DescribeInstances': return this.#describeInstances(p);
+      case 'TerminateInstances': return this.#terminateInstances(p);
+      case 'CreateVpc': return this.#createVpc(p);
+      case 'DescribeVpcs': return this.#xml(action, items('vpcSet', this.#filter([...this.vpcs.values()], p, 'VpcId', (v) => v.id, (v, n) => this.#vpcAttr(v, n)), (v) => this.#vpcXml(v)));
+      case 'DeleteVpc': return this.#deleteVpc(p);
+      case 'CreateSubnet': return this.#createSubnet(p);
+      case 'DescribeSubnets': return this.#xml(action, items('subnetSet', this.#filter([...this.subnets.values()], p, 'SubnetId', (s) => s.id, (s, n) => (n === 'vpc-id' ? [s.vpcId] : this.#tagAttr(s.tags, n))), (s) => this.#subnetXml(s)));
+      case 'DeleteSubnet': return this.#deleteSubnet(p);
+      case 'CreateInternetGateway': {
+        const g: Igw = { id: this.#id('igw'), tags: tagsFor(p, 'internet-gateway') };
+        this.igws.set(g.id, g);
+        return this.#xml(action, el('internetGateway', this.#igwXml(g)));
+      }
+      case 'AttachInternetGateway': {
+        const g = this.#must(this.igws, p.get('InternetGatewayId'), 'InvalidInternetGatewayID.NotFound', 'internet gateway');
+        const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+        if (g.vpcId && g.vpcId !== vpc.id) throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${g.id} is already attached to network ${g.vpcId}`);
+        g.vpcId = vpc.id;
+        return this.#xml(action, t('return', true));
+      }
+      case 'DetachInternetGateway': {
+        const g = this.#must(this.igws, p.get('InternetGatewayId'), 'InvalidInternetGatewayID.NotFound', 'internet gateway');
+        if (g.vpcId !== p.get('VpcId')) throw new Ec2Error(400, 'Gateway.NotAttached', `resource ${g.id} is not attached to network ${p.get('VpcId') ?? ''}`);
+        delete g.vpcId;
+        for (const rt of this.routeTables.values()) rt.routes = rt.routes.filter((r) => r.gatewayId !== g.id);
+        return this.#xml(action, t('return', true));
+      }
+      case 'DeleteInternetGateway': {
+        const g = this.#must(this.igws, p.get('InternetGatewayId'), 'InvalidInternetGatewayID.NotFound', 'internet gateway');
+        if (g.vpcId) throw new Ec2Error(400, 'DependencyViolation', `The internetGateway '${g.id}' has dependencies and cannot be deleted.`);
+        this.igws.delete(g.id);
+        return this.#xml(action, t('return', true));
+      }
+      case 'DescribeInternetGateways': return this.#xml(action, items('internetGatewaySet', this.#filter([...this.igws.values()], p, 'InternetGatewayId', (g) => g.id, (g, n) => (n === 'attachment.vpc-id' ? (g.vpcId ? [g.vpcId] : []) : this.#tagAttr(g.tags, n))), (g) => this.#igwXml(g)));
+      case 'DescribeRouteTables': return this.#xml(action, items('routeTableSet', this.#filter([...this.routeTables.values()], p, 'RouteTableId', (r) => r.id, (r, n) => (n === 'vpc-id' ? [r.vpcId] : n === 'association.main' ? [String(r.main)] : this.#tagAttr(r.tags, n))), (r) => this.#routeTableXml(r)));
+      case 'CreateRoute': {
+        const rt = this.#must(this.routeTables, p.get('RouteTableId'), 'InvalidRouteTableID.NotFound', 'route table');
+        const cidr = p.get('DestinationCidrBlock') ?? '';
+        const gatewayId = p.get('GatewayId') ?? '';
+        this.#must(this.igws, gatewayId, 'InvalidGatewayID.NotFound', 'gateway');
+        const existing = rt.routes.find((r) => r.cidr === cidr);
+        if (existing && existing.gatewayId !== gatewayId) throw new Ec2Error(400, 'RouteAlreadyExists', `The route identified by ${cidr} already exists.`);
+        if (!existing) rt.routes.push({ cidr, gatewayId });
+        return this.#xml(action, t('return', true));
+      }
+      case 'CreateSecurityGroup': return this.#createSecurityGroup(p);
+      case 'DescribeSecurityGroups': return this.#xml(action, items('securityGroupInfo', this.#filter([...this.securityGroups.values()], p, 'GroupId', (g) => g.id, (g, n) => (n === 'vpc-id' ? [g.vpcId] : n === 'group-name' ? [g.name] : this.#tagAttr(g.tags, n))), (g) => this.#sgXml(g)));
+      case 'AuthorizeSecurityGroupIngress': return this.#changeIngress(p, 'authorize');
+      case 'RevokeSecurityGroupIngress': return this.#changeIngress(p, 'revoke');
+      case 'DeleteSecurityGroup': return this.#deleteSecurityGroup(p);
+      case 'AllocateAddress': {
+        this.#ipSeq += 1;
+        const a: Address = { allocationId: this.#id('eipalloc'), publicIp: `198.51.${Math.floor(this.#ipSeq / 250) % 250}.${(this.#ipSeq % 250) + 1}`, tags: tagsFor(p, 'elastic-ip') };
+        this.addresses.set(a.allocationId, a);
+        return this.#xml(action, t('publicIp', a.publicIp) + t('domain', 'vpc') + t('allocationId', a.allocationId));
+      }
+      case 'AssociateAddress': return this.#associateAddress(p);
+      case 'DisassociateAddress': {
+        const a = [...this.addresses.values()].find((x) => x.associationId === p.get('AssociationId'));
+        if (!a) throw new Ec2Error(400, 'InvalidAssociationID.NotFound', `The association ID '${p.get('AssociationId') ?? ''}' does not exist`);
+        this.#detachAddress(a);
+        return this.#xml(action, t('return', true));
+      }
+      case 'ReleaseAddress': {
+        const a = this.addresses.get(p.get('AllocationId') ?? '');
+        if (!a) throw new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${p.get('AllocationId') ?? ''}' does not exist`);
+        if (a.associationId) throw new Ec2Error(400, 'InvalidIPAddress.InUse', `Address ${a.publicIp} is in use.`);
+        this.addresses.delete(a.allocationId);
+        return this.#xml(action, t('return', true));
+      }
+      case 'DescribeAddresses': return this.#xml(action, items('addressesSet', this.#filter([...this.addresses.values()], p, 'AllocationId', (a) => a.allocationId, (a, n) => this.#tagAttr(a.tags, n)), (a) => this.#addressXml(a)));
+      case 'ImportKeyPair': return this.#importKeyPair(p);
+      case 'DescribeKeyPairs': {
+        const names = queryList(p, 'KeyName');
+        const found = this.#filter([...this.keyPairs.values()], p, 'KeyPairId', (k) => k.id, (k, n) => (n === 'key-name' ? [k.name] : this.#tagAttr(k.tags, n))).filter((k) => names.length === 0 || names.includes(k.name));
+        if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${names.find((n) => !found.some((k) => k.name === n)) ?? ''}' does not exist`);
+        return this.#xml(action, items('keySet', found, (k) => t('keyPairId', k.id) + t('keyName', k.name) + t('keyFingerprint', k.fingerprint) + this.#tagsXml(k.tags)));
+      }
+      case 'DeleteKeyPair': {
+        const k = [...this.keyPairs.values()].find((x) => x.name === p.get('KeyName') || x.id === p.get('KeyPairId'));
+        if (k) this.keyPairs.delete(k.id);
+        return this.#xml(action, t('return', true));
+      }
+      case 'DescribeImages': {
+        const ids = queryList(p, 'ImageId');
+        const found = EC2_IMAGES.filter((i) => ids.length === 0 || ids.includes(i.id));
+        if (ids.length > 0 && found.length < ids.length) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${ids.join(', ')}]' does not exist`);
+        return this.#xml(action, items('imagesSet', found, (i) => t('imageId', i.id) + t('imageLocation', `099720109477/${i.name}`) + t('imageState', 'available') + t('imageOwnerId', '099720109477') + t('isPublic', true) + t('architecture', i.arch) + t('imageType', 'machine') + t('name', i.name) + t('rootDeviceType', 'ebs') + t('virtualizationType', 'hvm')));
+      }
+      case 'DescribeInstanceTypes': {
+        const names = queryList(p, 'InstanceType');
+        const found = EC2_INSTANCE_TYPES.filter((x) => names.length === 0 || names.includes(x.name));
+        if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidInstanceType', `The following supplied instance types do not exist: [${names.filter((n) => !found.some((f) => f.name === n)).join(', ')}]`);
+        return this.#xml(action, items('instanceTypeSet', found, (x) => t('instanceType', x.name) + el('vCpuInfo', t('defaultVCpus', x.vcpus)) + el('memoryInfo', t('sizeInMiB', x.memoryMiB)) + el('processorInfo', items('supportedArchitectures', [x.arch], (a) => esc(a)))));
+      }
+      case 'DescribeAvailabilityZones':
+        return this.#xml(action, items('availabilityZoneInfo', this.#options.zones, (z) => t('zoneName', z) + t('zoneState', 'available') + t('regionName', this.#options.region) + t('zoneId', z.replace(this.#options.region, 'euc1-az')) + t('zoneType', 'availability-zone')));
+      default:
+        throw new Ec2Error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
+    }
+  }
+
+  #must<T>(map: Map<string, T>, id: string | null, code: string, what: string): T {
+    const found = id === null ? undefined : map.get(id);
+    if (!found) throw new Ec2Error(400, code, `The ${what} ID '${id ?? ''}' does not exist`);
+    return found;
+  }
+
+  #tagAttr(tags: Tags, name: string): string[] {
+    if (name.startsWith('tag:')) {
+      const v = tags[name.slice(4)];
+      return v === undefined ? [] : [v];
+    }
+    if (name === 'tag-key') return Object.keys(tags);
+    return [];
+  }
+
+  /** Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. */
+  #filter<T>(list: T[], p: URLSearchParams, idName: string, idOf: (x: T) => string, attr: (x: T, name: string) => string[]): T[] {
+    const ids = queryList(p, idName);
+    const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
+    return list.filter((x) => (ids.length === 0 || ids.includes(idOf(x))) && filters.every((f) => attr(x, f.name).some((v) => f.values.includes(v))));
+  }
+
+  #tagsXml(tags: Tags): string {
+    return items('tagSet', Object.entries(tags), ([k, v]) => t('key', k) + t('value', v));
+  }
+
+  #runInstances(p: URLSearchParams): Response {
+    const min = Number(p.get('MinCount') ?? '1');
+    const max = Number(p.get('MaxCount') ?? '1');
+    if (!(min >= 1 && max >= min)) throw new Ec2Error(400, 'InvalidParameterValue', 'MinCount and MaxCount must be >= 1 and MinCount <= MaxCount');
+    const token = p.get('ClientToken') ?? undefined;
+    const hashed = [...p.entries()].filter(([k]) => k !== 'ClientToken').sort().map(([k, v]) => `${k}=${v}`).join('&');
+    const hash = createHash('sha256').update(hashed).digest('hex');
+    if (token) {
+      const seen = this.#tokens.get(token);
+      if (seen) {
+        if (seen.hash !== hash) throw new Ec2Error(400, 'IdempotentParameterMismatch', 'The client token you have provided is associated with a resource that is already deleted or was created with different parameters.');
+        const instances = seen.instanceIds.map((id) => this.instances.get(id)).filter((i): i is Instance => i !== undefined);
+        return this.#xml('RunInstances', t('reservationId', instances[0]?.reservationId ?? '') + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', instances, (i) => this.#instanceXml(i)));
+      }
+    }
+    const type = EC2_INSTANCE_TYPES.find((x) => x.name === p.get('InstanceType'));
+    if (!type) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid value '${p.get('InstanceType') ?? ''}' for InstanceType.`);
+    const image = EC2_IMAGES.find((i) => i.id === p.get('ImageId'));
+    if (!image) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${p.get('ImageId') ?? ''}]' does not exist`);
+    if (image.arch !== type.arch) throw new Ec2Error(400, 'InvalidParameterValue', `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`);
+    const userData = p.get('UserData');
+    const userDataBytes = userData ? Buffer.from(userData, 'base64').length : 0;
+    if (userDataBytes > USER_DATA_LIMIT) throw new Ec2Error(400, 'InvalidParameterValue', 'User data is limited to 16384 bytes');
+    const subnet = p.get('SubnetId') ? this.#must(this.subnets, p.get('SubnetId'), 'InvalidSubnetID.NotFound', 'subnet') : undefined;
+    const groups = queryList(p, 'SecurityGroupId');
+    for (const g of groups) {
+      const sg = this.#must(this.securityGroups, g, 'InvalidGroup.NotFound', 'security group');
+      if (subnet && sg.vpcId !== subnet.vpcId) throw new Ec2Error(400, 'InvalidParameter', `Security group ${g} and subnet ${subnet.id} belong to different networks.`);
+    }
+    const keyName = p.get('KeyName') ?? undefined;
+    if (keyName && ![...this.keyPairs.values()].some((k) => k.name === keyName)) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
+    const zone = p.get('Placement.AvailabilityZone') ?? subnet?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
+    if (this.#buckets.launches.tryTake(max) > 0) throw new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.');
+    const reservationId = this.#id('r');
+    const tags = tagsFor(p, 'instance');
+    const created: Instance[] = [];
+    for (let n = 0; n < max; n++) {
+      const now = this.#now();
+      const host = subnet ? (subnet.nextHost += 1) : ++this.#ipSeq;
+      const base = (subnet?.cidr ?? '172.31.0.0/16').split('/')[0]!.split('.');
+      const inst: Instance = {
+        id: this.#id('i'), reservationId, type: type.name, imageId: image.id, zone, groups, tags: { ...tags }, launchedAt: now,
+        visibleAt: now + Math.min(this.#options.describeLagMaxMs, sample({ ...LATENCY.ec2DescribeLag, maxMs: Math.max(LATENCY.ec2DescribeLag.typicalMs, this.#options.describeLagMaxMs) }, this.#ctx.random)),
+        runningAt: now + LATENCY.ec2RunInstancesCall + sample(LATENCY.ec2PendingToRunning, this.#ctx.random),
+        privateIp: `${base[0]}.${base[1]}.${Number(base[2]) + Math.floor(host / 250)}.${(host % 250) + 4}`,
+        ...(subnet ? { subnetId: subnet.id, vpcId: subnet.vpcId, publicIp: `18.${Math.floor(host / 250) % 250}.${(host % 250) + 1}.${(this.#seq % 250) + 1}` } : {}),
+        ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes,
+      };
+      this.instances.set(inst.id, inst);
+      created.push(inst);
+    }
+    if (token) this.#tokens.set(token, { hash, instanceIds: created.map((i) => i.id) });
+    return this.#xml('RunInstances', t('reservationId', reservationId) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', created, (i) => this.#instanceXml(i)));
+  }
+
+  #instanceXml(i: Instance): string {
+    const state = this.#state(i);
+    const address = [...this.addresses.values()].find((a) => a.instanceId === i.id);
+    const publicIp = address?.publicIp ?? (state.name === 'running' || state.name === 'pending' ? i.publicIp : undefined);
+    return (
+      t('instanceId', i.id) + t('imageId', i.imageId) + el('instanceState', t('code', state.code), t('name', state.name)) +
+      t('privateDnsName', `ip-${i.privateIp.replace(/\./g, '-')}.${this.#options.region}.compute.internal`) + t('keyName', i.keyName) + t('amiLaunchIndex', 0) +
+      t('instanceType', i.type) + t('launchTime', new Date(i.launchedAt).toISOString()) + el('placement', t('availabilityZone', i.zone), t('tenancy', 'default')) +
+      t('subnetId', i.subnetId) + t('vpcId', i.vpcId) + t('privateIpAddress', i.privateIp) + t('ipAddress', publicIp) + t('clientToken', i.clientToken) +
+      items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', this.securityGroups.get(g)?.name ?? '')) + t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
+      t('rootDeviceType', 'ebs') + t('hypervisor', 'xen') + this.#tagsXml(i.tags)
+    );
+  }
+
+  #visible(i: Instance): boolean {
+    return this.#now() >= i.visibleAt && !(i.terminatedAt !== undefined && this.#now() > i.terminatedAt + 3_600_000);
+  }
+
+  #describeInstances(p: URLSearchParams): Response {
+    const ids = queryList(p, 'InstanceId');
+    for (const id of ids) {
+      const i = this.instances.get(id);
+      if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+    }
+    const visible = [...this.instances.values()].filter((i) => this.#visible(i));
+    const matched = this.#filter(visible, p, 'InstanceId', (i) => i.id, (i, n) => (n === 'instance-state-name' ? [this.#state(i).name] : n === 'subnet-id' ? (i.subnetId ? [i.subnetId] : []) : n === 'vpc-id' ? (i.vpcId ? [i.vpcId] : []) : this.#tagAttr(i.tags, n)));
+    const maxResults = p.get('MaxResults') ? Number(p.get('MaxResults')) : undefined;
+    if (maxResults !== undefined && (maxResults < 5 || maxResults > 1000)) throw new Ec2Error(400, 'InvalidParameterValue', 'Value for parameter MaxResults is invalid: must be between 5 and 1000');
+    if (maxResults !== undefined && ids.length > 0) throw new Ec2Error(400, 'InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');
+    const offset = p.get('NextToken') ? Number(Buffer.from(p.get('NextToken') ?? '', 'base64').toString('utf8')) : 0;
+    const page = maxResults === undefined ? matched : matched.slice(offset, offset + maxResults);
+    const next = maxResults !== undefined && offset + maxResults < matched.length ? Buffer.from(String(offset + maxResults)).toString('base64') : undefined;
+    return this.#xml('DescribeInstances', items('reservationSet', page, (i) => t('reservationId', i.reservationId) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', [i], (x) => this.#instanceXml(x))) + t('nextToken', next));
+  }
+
+  #terminateInstances(p: URLSearchParams): Response {
+    const ids = queryList(p, 'InstanceId');
+    const out: string[] = [];
+    for (const id of ids) {
+      const i = this.instances.get(id);
+      if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+    }
+    for (const id of ids) {
+      const i = this.instances.get(id)!;
+      const previous = this.#state(i);
+      if (i.terminatedAt === undefined) i.terminatedAt = this.#now() + LATENCY.ec2ShuttingDownToTerminated;
+      for (const a of this.addresses.values()) if (a.instanceId === i.id) this.#detachAddress(a);
+      const current = this.#state(i);
+      out.push(t('instanceId', id) + el('currentState', t('code', current.code), t('name', current.name)) + el('previousState', t('code', previous.code), t('name', previous.name)));
+    }
+    return this.#xml('TerminateInstances', el('instancesSet', ...out.map((x) => el('item', x))));
+  }
+
+  #liveInstances(): Instance[] {
+    return [...this.instances.values()].filter((i) => this.#state(i).name !== 'terminated');
+  }
+
+  #createVpc(p: URLSearchParams): Response {
+    const cidr = p.get('CidrBlock') ?? '';
+    if (!/^\d+\.\d+\.\d+\.\d+\/(1[6-9]|2[0-8])$/.test(cidr)) throw new Ec2Error(400, 'InvalidVpc.Range', `The CIDR '${cidr}' is invalid.`);
+    const id = this.#id('vpc');
+    const rt: RouteTable = { id: this.#id('rtb'), vpcId: id, main: true, routes: [], tags: {} };
+    this.routeTables.set(rt.id, rt);
+    const sg: SecurityGroup = { id: this.#id('sg'), name: 'default', description: 'default VPC security group', vpcId: id, tags: {}, ingress: [] };
+    this.securityGroups.set(sg.id, sg);
+    const vpc: Vpc = { id, cidr, tags: tagsFor(p, 'vpc'), mainRouteTable: rt.id };
+    this.vpcs.set(id, vpc);
+    return this.#xml('CreateVpc', el('vpc', this.#vpcXml(vpc)));
+  }
+
+  #vpcAttr(v: Vpc, name: string): string[] {
+    return name === 'cidr' || name === 'cidr-block' ? [v.cidr] : this.#tagAttr(v.tags, name);
+  }
+
+  #vpcXml(v: Vpc): string {
+    return t('vpcId', v.id) + t('ownerId', OWNER) + t('state', 'available') + t('cidrBlock', v.cidr) + t('instanceTenancy', 'default') + t('isDefault', false) + this.#tagsXml(v.tags);
+  }
+
+  #deleteVpc(p: URLSearchParams): Response {
+    const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+    const deps = [...this.subnets.values()].some((s) => s.vpcId === vpc.id) || [...this.igws.values()].some((g) => g.vpcId === vpc.id) || [...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name !== 'default') || [...this.routeTables.values()].some((r) => r.vpcId === vpc.id && !r.main);
+    if (deps) throw new Ec2Error(400, 'DependencyViolation', `The vpc '${vpc.id}' has dependencies and cannot be deleted.`);
+    for (const [id, r] of this.routeTables) if (r.vpcId === vpc.id) this.routeTables.delete(id);
+    for (const [id, g] of this.securityGroups) if (g.vpcId === vpc.id) this.securityGroups.delete(id);
+    this.vpcs.delete(vpc.id);
+    return this.#xml('DeleteVpc', t('return', true));
+  }
+
+  #createSubnet(p: URLSearchParams): Response {
+    const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+    const zone = p.get('AvailabilityZone') ?? this.#options.zones[0] ?? '';
+    if (!this.#options.zones.includes(zone)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${zone}) for parameter availabilityZone is invalid. Subnets can currently only be created in the following availability zones: ${this.#options.zones.join(', ')}.`);
+    const cidr = p.get('CidrBlock') ?? '';
+    if ([...this.subnets.values()].some((s) => s.vpcId === vpc.id && s.cidr === cidr)) throw new Ec2Error(400, 'InvalidSubnet.Conflict', `The CIDR '${cidr}' conflicts with another subnet`);
+    const s: Subnet = { id: this.#id('subnet'), vpcId: vpc.id, cidr, zone, tags: tagsFor(p, 'subnet'), nextHost: 0 };
+    this.subnets.set(s.id, s);
+    return this.#xml('CreateSubnet', el('subnet', this.#subnetXml(s)));
+  }
+
+  #subnetXml(s: Subnet): string {
+    return t('subnetId', s.id) + t('state', 'available') + t('vpcId', s.vpcId) + t('cidrBlock', s.cidr) + t('availableIpAddressCount', 250) + t('availabilityZone', s.zone) + t('mapPublicIpOnLaunch', true) + this.#tagsXml(s.tags);
+  }
+
+  #deleteSubnet(p: URLSearchParams): Response {
+    const s = this.#must(this.subnets, p.get('SubnetId'), 'InvalidSubnetID.NotFound', 'subnet');
+    if (this.#liveInstances().some((i) => i.subnetId === s.id)) throw new Ec2Error(400, 'DependencyViolation', `The subnet '${s.id}' has dependencies and cannot be deleted.`);
+    this.subnets.delete(s.id);
+    return this.#xml('DeleteSubnet', t('return', true));
+  }
+
+  #igwXml(g: Igw): string {
+    return t('internetGatewayId', g.id) + t('ownerId', OWNER) + items('attachmentSet', g.vpcId ? [g.vpcId] : [], (v) => t('vpcId', v) + t('state', 'available')) + this.#tagsXml(g.tags);
+  }
+
+  #routeTableXml(r: RouteTable): string {
+    return (
+      t('routeTableId', r.id) + t('vpcId', r.vpcId) + t('ownerId', OWNER) +
+      items('routeSet', [{ cidr: this.vpcs.get(r.vpcId)?.cidr ?? '', gatewayId: 'local' }, ...r.routes], (x) => t('destinationCidrBlock', x.cidr) + t('gatewayId', x.gatewayId) + t('state', 'active') + t('origin', x.gatewayId === 'local' ? 'CreateRouteTable' : 'CreateRoute')) +
+      items('associationSet', r.main ? [r.id] : [], (id) => t('routeTableAssociationId', `rtbassoc-${id.slice(4)}`) + t('routeTableId', id) + t('main', true)) + this.#tagsXml(r.tags)
+    );
+  }
+
+  #createSecurityGroup(p: URLSearchParams): Response {
+    const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+    const name = p.get('GroupName') ?? '';
+    if ([...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name === name)) throw new Ec2Error(400, 'InvalidGroup.Duplicate', `The security group '${name}' already exists for VPC '${vpc.id}'`);
+    const g: SecurityGroup = { id: this.#id('sg'), name, description: p.get('GroupDescription') ?? '', vpcId: vpc.id, tags: tagsFor(p, 'security-group'), ingress: [] };
+    this.securityGroups.set(g.id, g);
+    return this.#xml('CreateSecurityGroup', t('return', true) + t('groupId', g.id));
+  }
+
+  #sgXml(g: SecurityGroup): string {
+    return (
+      t('ownerId', OWNER) + t('groupId', g.id) + t('groupName', g.name) + t('groupDescription', g.description) + t('vpcId', g.vpcId) +
+      items('ipPermissions', g.ingress, (x) => t('ipProtocol', x.protocol) + (x.protocol === '-1' ? '' : t('fromPort', x.from) + t('toPort', x.to)) + items('groups', x.groups, (id) => t('userId', OWNER) + t('groupId', id)) + items('ipRanges', x.cidrs, (c) => t('cidrIp', c.cidr) + t('description', c.description))) +
+      items('ipPermissionsEgress', [0], () => t('ipProtocol', '-1') + items('ipRanges', ['0.0.0.0/0'], (c) => t('cidrIp', c))) + this.#tagsXml(g.tags)
+    );
+  }
+
+  #changeIngress(p: URLSearchParams, mode: 'authorize' | 'revoke'): Response {
+    const g = this.#must(this.securityGroups, p.get('GroupId'), 'InvalidGroup.NotFound', 'security group');
+    for (const m of queryMembers(p, 'IpPermissions')) {
+      const protocol = m.get('IpProtocol') ?? '-1';
+      const from = Number(m.get('FromPort') ?? '-1');
+      const to = Number(m.get('ToPort') ?? '-1');
+      const cidrs = queryMembers(m, 'IpRanges').map((r) => ({ cidr: r.get('CidrIp') ?? '', ...(r.get('Description') ? { description: r.get('Description') ?? '' } : {}) }));
+      const groups = queryMembers(m, 'Groups').map((r) => r.get('GroupId') ?? '');
+      let perm = g.ingress.find((x) => x.protocol === protocol && x.from === from && x.to === to);
+      if (mode === 'authorize') {
+        if (!perm) g.ingress.push((perm = { protocol, from, to, cidrs: [], groups: [] }));
+        for (const c of cidrs) {
+          if (perm.cidrs.some((x) => x.cidr === c.cidr)) throw new Ec2Error(400, 'InvalidPermission.Duplicate', `the specified rule "peer: ${c.cidr}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`);
+          perm.cidrs.push(c);
+        }
+        for (const id of groups) {
+          if (perm.groups.includes(id)) throw new Ec2Error(400, 'InvalidPermission.Duplicate', `the specified rule "peer: ${id}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`);
+          this.#must(this.securityGroups, id, 'InvalidGroup.NotFound', 'security group');
+          perm.groups.push(id);
+        }
+      } else {
+        if (!perm || cidrs.some((c) => !perm?.cidrs.some((x) => x.cidr === c.cidr)) || groups.some((id) => !perm?.groups.includes(id))) throw new Ec2Error(400, 'InvalidPermission.NotFound', 'The specified rule does not exist in this security group.');
+        perm.cidrs = perm.cidrs.filter((x) => !cidrs.some((c) => c.cidr === x.cidr));
+        perm.groups = perm.groups.filter((x) => !groups.includes(x));
+        if (perm.cidrs.length === 0 && perm.groups.length === 0) g.ingress = g.ingress.filter((x) => x !== perm);
+      }
+    }
+    return this.#xml(mode === 'authorize' ? 'AuthorizeSecurityGroupIngress' : 'RevokeSecurityGroupIngress', t('return', true));
+  }
+
+  #deleteSecurityGroup(p: URLSearchParams): Response {
+    const g = this.#must(this.securityGroups, p.get('GroupId'), 'InvalidGroup.NotFound', 'security group');
+    if (this.#liveInstances().some((i) => i.groups.includes(g.id))) throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
+    if ([...this.securityGroups.values()].some((o) => o.id !== g.id && o.ingress.some((x) => x.groups.includes(g.id)))) throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
+    this.securityGroups.delete(g.id);
+    return this.#xml('DeleteSecurityGroup', t('return', true));
+  }
+
+  #associateAddress(p: URLSearchParams): Response {
+    const a = this.addresses.get(p.get('AllocationId') ?? '');
+    if (!a) throw new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${p.get('AllocationId') ?? ''}' does not exist`);
+    const i = this.instances.get(p.get('InstanceId') ?? '');
+    if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${p.get('InstanceId') ?? ''}' does not exist`);
+    if (this.#state(i).name !== 'running') throw new Ec2Error(400, 'IncorrectInstanceState', `The instance '${i.id}' is not in a valid state for this operation.`);
+    if (a.instanceId && a.instanceId !== i.id && p.get('AllowReassociation') !== 'true') throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${a.allocationId} is already associated with associate-id ${a.associationId ?? ''}`);
+    if (a.instanceId !== i.id) {
+      a.instanceId = i.id;
+      a.associationId = `eipassoc-${a.allocationId.slice(9)}`;
+    }
+    return this.#xml('AssociateAddress', t('return', true) + t('associationId', a.associationId));
+  }
+
+  #detachAddress(a: Address): void {
+    delete a.instanceId;
+    delete a.associationId;
+  }
+
+  #addressXml(a: Address): string {
+    return t('publicIp', a.publicIp) + t('allocationId', a.allocationId) + t('domain', 'vpc') + t('instanceId', a.instanceId) + t('associationId', a.associationId) + this.#tagsXml(a.tags);
+  }
+
+  #importKeyPair(p: URLSearchParams): Response {
+    const name = p.get('KeyName') ?? '';
+    if ([...this.keyPairs.values()].some((k) => k.name === name)) throw new Ec2Error(400, 'InvalidKeyPair.Duplicate', `The keypair '${name}' already exists.`);
+    const material = Buffer.from(p.get('PublicKeyMaterial') ?? '', 'base64').toString('utf8');
+    if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]+/.test(material)) throw new Ec2Error(400, 'InvalidKey.Format', 'Key is not in valid OpenSSH public key format');
+    const digest = createHash('sha256').update(Buffer.from(material.split(' ')[1] ?? '', 'base64')).digest('base64').replace(/=+$/, '');
+    const k: KeyPair = { id: this.#id('key'), name, fingerprint: digest, tags: tagsFor(p, 'key-pair') };
+    this.keyPairs.set(k.id, k);
+    return this.#xml('ImportKeyPair', t('keyFingerprint', k.fingerprint) + t('keyName', k.name) + t('keyPairId', k.id) + this.#tagsXml(k.tags));
+  }
+}
+
+function esc(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+}

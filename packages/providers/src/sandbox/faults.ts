@@ -1,0 +1,49 @@
+// Fault injection for the sandbox clouds: per wire operation (or `*`), a kind, and a count or probability.
+// Each emulator renders a fault in its own wire format (429 with headers, RequestLimitExceeded, …).
+import type { FaultKind } from '@kubeplane/sdk/conformance';
+
+export type { FaultKind };
+export type CloudName = 'hetzner' | 'ec2' | 'route53';
+
+export interface FaultRule {
+  cloud: CloudName;
+  /** A wire operation (`POST /servers`, `RunInstances`, `ChangeResourceRecordSets`) or `*`. */
+  operation: string;
+  kind: FaultKind;
+  /** How many matching calls fail; unlimited when absent (use `probability`). */
+  times?: number;
+  /** Each matching call fails with this probability (drawn from the sandbox's seeded randomness). */
+  probability?: number;
+}
+
+export class FaultInjector {
+  readonly #rules: Array<FaultRule & { remaining: number }> = [];
+  readonly #random: () => number;
+  /** Every fault that fired, for assertions. */
+  readonly fired: Array<{ cloud: CloudName; operation: string; kind: FaultKind }> = [];
+
+  constructor(random: () => number) {
+    this.#random = random;
+  }
+
+  add(rule: FaultRule): void {
+    this.#rules.push({ ...rule, remaining: rule.times ?? Number.POSITIVE_INFINITY });
+  }
+
+  clear(): void {
+    this.#rules.length = 0;
+  }
+
+  /** The fault to apply to this call, if any; consumes one of its `times`. */
+  take(cloud: CloudName, operation: string): FaultKind | undefined {
+    for (const rule of this.#rules) {
+      if (rule.cloud !== cloud || rule.remaining <= 0) continue;
+      if (rule.operation !== '*' && rule.operation !== operation) continue;
+      if (rule.probability !== undefined && this.#random() >= rule.probability) continue;
+      rule.remaining -= 1;
+      this.fired.push({ cloud, operation, kind: rule.kind });
+      return rule.kind;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,12 @@
+// The inventory: every live resource in every sandbox cloud, read directly from the emulators' state
+// (not through a provider), so tests can prove that nothing leaked.
+
+export interface InventoryItem {
+  cloud: 'hetzner' | 'ec2' | 'route53';
+  kind: string;
+  id: string;
+  name?: string;
+  /** The `kubeplane.dev/cluster-id` tag or label, when the resource has one. */
+  clusterId?: string;
+  state?: string;
+}

@@ -1,0 +1,261 @@
+// The Route 53 REST-XML emulator: hosted zones (seeded), ChangeResourceRecordSets (atomic batches, failover
+// with health checks), ListResourceRecordSets with pagination, GetChange (PENDING -> INSYNC after 60 s),
+// Create/Delete/List health checks; Route 53's 10 requests/second account budget.
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { XMLParser } from 'fast-xml-parser';
+import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
+import { type SandboxContext, countCall, requestId } from '../context.js';
+import type { InventoryItem } from '../inventory.js';
+import { LATENCY } from '../latency.js';
+import { accessKeyIdOf, el, t } from '../xml.js';
+
+const BASE = 'https://route53.amazonaws.com/2013-04-01';
+const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
+
+interface RecordSet { name: string; type: string; ttl?: number; values: string[]; setIdentifier?: string; failover?: string; healthCheckId?: string; multiValue?: boolean }
+interface Zone { id: string; name: string; records: RecordSet[] }
+interface HealthCheck { id: string; callerReference: string; ip: string; port: number; type: string }
+interface Change { id: string; submittedAt: number }
+
+class Route53Error extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export interface Route53EmulatorOptions {
+  accessKeyId: string;
+  /** Hosted zones that exist before the test (user-owned), e.g. `example.com`. */
+  zones: string[];
+}
+
+const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, isArray: (name) => ['Change', 'ResourceRecord'].includes(name) });
+
+function fqdn(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') ? lower : `${lower}.`;
+}
+
+export class Route53Emulator {
+  readonly #ctx: SandboxContext;
+  readonly #accessKeyId: string;
+  readonly zones = new Map<string, Zone>();
+  readonly healthChecks = new Map<string, HealthCheck>();
+  readonly changes = new Map<string, Change>();
+  readonly #budget: TokenBucket;
+  #seq = 0;
+  throttled = 0;
+
+  constructor(ctx: SandboxContext, options: Partial<Route53EmulatorOptions> & { accessKeyId: string }) {
+    this.#ctx = ctx;
+    this.#accessKeyId = options.accessKeyId;
+    this.#budget = new TokenBucket(RATE_LIMITS.route53, ctx.clock);
+    for (const name of options.zones ?? ['example.com']) {
+      const id = `Z0SANDBOX${String(this.zones.size + 1).padStart(5, '0')}`;
+      const zone = fqdn(name);
+      this.zones.set(id, {
+        id, name: zone,
+        records: [
+          { name: zone, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.net.'] },
+          { name: zone, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
+        ],
+      });
+    }
+  }
+
+  handlers(): HttpHandler[] {
+    return [http.all(`${BASE}/*`, async ({ request }) => this.#handle(request))];
+  }
+
+  /** Records other than the zone's own SOA/NS, and health checks. The health check's cluster is the first
+   * segment of its CallerReference (the AWS provider writes `<clusterId>/…`). */
+  inventory(): InventoryItem[] {
+    const out: InventoryItem[] = [];
+    for (const z of this.zones.values()) {
+      for (const r of z.records) if (!(r.name === z.name && (r.type === 'NS' || r.type === 'SOA'))) out.push({ cloud: 'route53', kind: 'dns-record', id: `${z.id}/${r.name}/${r.type}/${r.setIdentifier ?? ''}`, name: r.name });
+    }
+    for (const h of this.healthChecks.values()) out.push({ cloud: 'route53', kind: 'health-check', id: h.id, clusterId: h.callerReference.split('/')[0] ?? '' });
+    return out;
+  }
+
+  #id(prefix: string): string {
+    this.#seq += 1;
+    return `${prefix}${this.#seq.toString(36).toUpperCase().padStart(12, '0')}`;
+  }
+
+  #xml(status: number, root: string, body: string, headers: Record<string, string> = {}): Response {
+    return new HttpResponse(`<?xml version="1.0"?>\n<${root} xmlns="${XMLNS}">${body}</${root}>`, { status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': requestId(), ...headers } });
+  }
+
+  #error(e: Route53Error): Response {
+    const id = requestId();
+    return new HttpResponse(`<?xml version="1.0"?>\n<ErrorResponse xmlns="${XMLNS}"><Error>${t('Type', e.status >= 500 ? 'Receiver' : 'Sender')}${t('Code', e.code)}${t('Message', e.message)}</Error>${t('RequestId', id)}</ErrorResponse>`, { status: e.status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id } });
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname.replace('/2013-04-01', '');
+    const operation = this.#operation(request.method, path);
+    countCall(this.#ctx, 'route53', operation);
+    if (accessKeyIdOf(request.headers.get('authorization')) !== this.#accessKeyId) return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
+    if (this.#budget.tryTake(1) > 0) {
+      this.throttled += 1;
+      return this.#error(new Route53Error(400, 'Throttling', 'Rate exceeded'));
+    }
+    const fault = this.#ctx.faults.take('route53', operation);
+    switch (fault) {
+      case 'throttled':
+      case 'throttled-no-headers':
+        this.throttled += 1;
+        return this.#error(new Route53Error(400, 'Throttling', 'Rate exceeded'));
+      case 'server-error':
+        return this.#error(new Route53Error(500, 'ServiceUnavailable', 'Service is unavailable'));
+      case 'timeout':
+        return HttpResponse.error();
+      case 'quota':
+        return this.#error(new Route53Error(400, 'TooManyHealthChecks', 'You have reached the maximum number of active health checks for an AWS account.'));
+      case 'capacity':
+        return this.#error(new Route53Error(400, 'PriorRequestNotComplete', 'The request was rejected because Route 53 was still processing a prior request.'));
+      case 'auth':
+        return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
+      default:
+        break;
+    }
+    try {
+      const body = request.method === 'POST' ? await request.text() : '';
+      const response = this.#route(request.method, path, url.searchParams, body);
+      return fault === 'lost-response' ? HttpResponse.error() : response;
+    } catch (e) {
+      if (e instanceof Route53Error) return this.#error(e);
+      throw e;
+    }
+  }
+
+  #operation(method: string, path: string): string {
+    if (path.endsWith('/rrset')) return method === 'POST' ? 'ChangeResourceRecordSets' : 'ListResourceRecordSets';
+    if (path.startsWith('/change/')) return 'GetChange';
+    if (path.startsWith('/healthcheck')) return method === 'POST' ? 'CreateHealthCheck' : method === 'DELETE' ? 'DeleteHealthCheck' : 'ListHealthChecks';
+    if (path.startsWith('/hostedzonesbyname')) return 'ListHostedZonesByName';
+    return `${method} ${path}`;
+  }
+
+  #route(method: string, path: string, q: URLSearchParams, body: string): Response {
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] === 'hostedzonesbyname' && method === 'GET') {
+      const dns = q.get('dnsname') ? fqdn(q.get('dnsname') ?? '') : undefined;
+      const zones = [...this.zones.values()].filter((z) => !dns || z.name >= dns).sort((a, b) => a.name.localeCompare(b.name));
+      const max = Number(q.get('maxitems') ?? '100');
+      return this.#xml(200, 'ListHostedZonesByNameResponse', el('HostedZones', ...zones.slice(0, max).map((z) => el('HostedZone', t('Id', `/hostedzone/${z.id}`), t('Name', z.name), t('CallerReference', z.id), el('Config', t('PrivateZone', false)), t('ResourceRecordSetCount', z.records.length)))) + t('DNSName', q.get('dnsname')) + t('IsTruncated', zones.length > max) + t('MaxItems', max));
+    }
+    if (parts[0] === 'hostedzone' && parts[2] === 'rrset') {
+      const zone = this.zones.get(parts[1] ?? '');
+      if (!zone) throw new Route53Error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${parts[1] ?? ''}`);
+      return method === 'POST' ? this.#change(zone, body) : this.#listRecords(zone, q);
+    }
+    if (parts[0] === 'change' && method === 'GET') {
+      const change = this.changes.get(parts[1] ?? '');
+      if (!change) throw new Route53Error(404, 'NoSuchChange', `Could not find resource with ID: ${parts[1] ?? ''}`);
+      return this.#xml(200, 'GetChangeResponse', this.#changeInfo(change));
+    }
+    if (parts[0] === 'healthcheck') {
+      if (method === 'POST') return this.#createHealthCheck(body);
+      if (method === 'DELETE') {
+        const h = this.healthChecks.get(parts[1] ?? '');
+        if (!h) throw new Route53Error(404, 'NoSuchHealthCheck', `A health check with id ${parts[1] ?? ''} does not exist.`);
+        for (const z of this.zones.values()) if (z.records.some((r) => r.healthCheckId === h.id)) throw new Route53Error(400, 'HealthCheckInUse', `The health check ${h.id} is still referenced from a record set.`);
+        this.healthChecks.delete(h.id);
+        return this.#xml(200, 'DeleteHealthCheckResponse', '');
+      }
+      if (method === 'GET') {
+        return this.#xml(200, 'ListHealthChecksResponse', el('HealthChecks', ...[...this.healthChecks.values()].map((h) => this.#healthCheckXml(h))) + t('IsTruncated', false) + t('MaxItems', 1000) + t('Marker', ''));
+      }
+    }
+    throw new Route53Error(404, 'InvalidAction', `${method} ${path} is not an operation of this API`);
+  }
+
+  #changeInfo(c: Change): string {
+    const insync = this.#ctx.clock.now() >= c.submittedAt + LATENCY.route53ChangeToInsync;
+    return el('ChangeInfo', t('Id', `/change/${c.id}`), t('Status', insync ? 'INSYNC' : 'PENDING'), t('SubmittedAt', new Date(c.submittedAt).toISOString()));
+  }
+
+  #healthCheckXml(h: HealthCheck): string {
+    return el('HealthCheck', t('Id', h.id), t('CallerReference', h.callerReference), el('HealthCheckConfig', t('IPAddress', h.ip), t('Port', h.port), t('Type', h.type), t('RequestInterval', 30), t('FailureThreshold', 3)), t('HealthCheckVersion', 1));
+  }
+
+  #createHealthCheck(body: string): Response {
+    const doc = parser.parse(body) as { CreateHealthCheckRequest?: { CallerReference?: string; HealthCheckConfig?: { IPAddress?: string; Port?: string; Type?: string } } };
+    const req = doc.CreateHealthCheckRequest;
+    const ref = req?.CallerReference;
+    const cfg = req?.HealthCheckConfig;
+    if (!ref || !cfg?.Type) throw new Route53Error(400, 'InvalidInput', 'CallerReference and HealthCheckConfig.Type are required');
+    const existing = [...this.healthChecks.values()].find((h) => h.callerReference === ref);
+    if (existing) {
+      if (existing.ip !== cfg.IPAddress || existing.port !== Number(cfg.Port)) throw new Route53Error(409, 'HealthCheckAlreadyExists', `A health check with caller reference ${ref} already exists with a different configuration.`);
+      return this.#xml(201, 'CreateHealthCheckResponse', this.#healthCheckXml(existing), { Location: `${BASE}/healthcheck/${existing.id}` });
+    }
+    const h: HealthCheck = { id: crypto.randomUUID(), callerReference: ref, ip: cfg.IPAddress ?? '', port: Number(cfg.Port ?? 80), type: cfg.Type };
+    this.healthChecks.set(h.id, h);
+    return this.#xml(201, 'CreateHealthCheckResponse', this.#healthCheckXml(h), { Location: `${BASE}/healthcheck/${h.id}` });
+  }
+
+  #change(zone: Zone, body: string): Response {
+    type RawRecord = { Name?: string; Type?: string; TTL?: string; SetIdentifier?: string; Failover?: string; HealthCheckId?: string; MultiValueAnswer?: string; ResourceRecords?: { ResourceRecord?: Array<{ Value?: string }> } };
+    const doc = parser.parse(body) as { ChangeResourceRecordSetsRequest?: { ChangeBatch?: { Changes?: { Change?: Array<{ Action?: string; ResourceRecordSet?: RawRecord }> } } } };
+    const changes = doc.ChangeResourceRecordSetsRequest?.ChangeBatch?.Changes?.Change ?? [];
+    if (changes.length === 0) throw new Route53Error(400, 'InvalidInput', 'ChangeBatch must contain at least one change');
+    // Atomic: validate every change against a copy, then commit.
+    const records = zone.records.map((r) => ({ ...r }));
+    for (const c of changes) {
+      const raw = c.ResourceRecordSet ?? {};
+      const rec: RecordSet = {
+        name: fqdn(raw.Name ?? ''), type: raw.Type ?? '', ...(raw.TTL ? { ttl: Number(raw.TTL) } : {}),
+        values: (raw.ResourceRecords?.ResourceRecord ?? []).map((v) => v.Value ?? ''),
+        ...(raw.SetIdentifier ? { setIdentifier: raw.SetIdentifier } : {}), ...(raw.Failover ? { failover: raw.Failover } : {}),
+        ...(raw.HealthCheckId ? { healthCheckId: raw.HealthCheckId } : {}), ...(raw.MultiValueAnswer === 'true' ? { multiValue: true } : {}),
+      };
+      if (!rec.name.endsWith(zone.name)) throw new Route53Error(400, 'InvalidChangeBatch', `[RRSet with DNS name ${rec.name} is not permitted in zone ${zone.name}]`);
+      if (!['A', 'AAAA', 'CNAME', 'TXT', 'NS', 'SOA', 'MX', 'SRV', 'CAA'].includes(rec.type)) throw new Route53Error(400, 'InvalidInput', `Invalid type ${rec.type}`);
+      if ((rec.failover || rec.multiValue) && !rec.setIdentifier) throw new Route53Error(400, 'InvalidInput', 'SetIdentifier is required for failover and multivalue records');
+      if (rec.healthCheckId && !this.healthChecks.has(rec.healthCheckId)) throw new Route53Error(400, 'NoSuchHealthCheck', `A health check with id ${rec.healthCheckId} does not exist.`);
+      const same = (r: RecordSet) => r.name === rec.name && r.type === rec.type && (r.setIdentifier ?? '') === (rec.setIdentifier ?? '');
+      const index = records.findIndex(same);
+      const action = c.Action;
+      if (action === 'CREATE') {
+        if (index >= 0) throw new Route53Error(400, 'InvalidChangeBatch', `[Tried to create resource record set [name='${rec.name}', type='${rec.type}'] but it already exists]`);
+        records.push(rec);
+      } else if (action === 'UPSERT') {
+        if (index >= 0) records[index] = rec;
+        else records.push(rec);
+      } else if (action === 'DELETE') {
+        const existing = records[index];
+        if (!existing) throw new Route53Error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${rec.name}', type='${rec.type}'] but it was not found]`);
+        if (JSON.stringify([...existing.values].sort()) !== JSON.stringify([...rec.values].sort()) || existing.ttl !== rec.ttl) throw new Route53Error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${rec.name}', type='${rec.type}'] but the values provided do not match the current values]`);
+        records.splice(index, 1);
+      } else {
+        throw new Route53Error(400, 'InvalidInput', `Invalid action ${String(action)}`);
+      }
+      if (rec.type === 'CNAME' && action !== 'DELETE' && records.some((r) => r.name === rec.name && r.type !== 'CNAME')) throw new Route53Error(400, 'InvalidChangeBatch', `[RRSet of type CNAME with DNS name ${rec.name} is not permitted as it conflicts with other records with the same DNS name in zone ${zone.name}]`);
+    }
+    zone.records = records;
+    const change: Change = { id: this.#id('C'), submittedAt: this.#ctx.clock.now() };
+    this.changes.set(change.id, change);
+    return this.#xml(200, 'ChangeResourceRecordSetsResponse', this.#changeInfo(change));
+  }
+
+  #listRecords(zone: Zone, q: URLSearchParams): Response {
+    const max = Math.min(300, Number(q.get('maxitems') ?? '300'));
+    const sorted = [...zone.records].sort((a, b) => a.name.localeCompare(b.name) || a.type.localeCompare(b.type) || (a.setIdentifier ?? '').localeCompare(b.setIdentifier ?? ''));
+    let start = 0;
+    const name = q.get('name');
+    if (name) {
+      const key = [fqdn(name), q.get('type') ?? '', q.get('identifier') ?? ''];
+      start = sorted.findIndex((r) => [r.name, r.type, r.setIdentifier ?? ''].join('\u0000') >= key.join('\u0000'));
+      if (start < 0) start = sorted.length;
+    }
+    const page = sorted.slice(start, start + max);
+    const next = sorted[start + max];
+    const recordXml = (r: RecordSet) =>
+      el('ResourceRecordSet', t('Name', r.name), t('Type', r.type), t('SetIdentifier', r.setIdentifier), t('Failover', r.failover), t('MultiValueAnswer', r.multiValue), t('TTL', r.ttl), el('ResourceRecords', ...r.values.map((v) => el('ResourceRecord', t('Value', v)))), t('HealthCheckId', r.healthCheckId));
+    return this.#xml(200, 'ListResourceRecordSetsResponse', el('ResourceRecordSets', ...page.map(recordXml)) + t('IsTruncated', next !== undefined) + t('MaxItems', max) + (next ? t('NextRecordName', next.name) + t('NextRecordType', next.type) + t('NextRecordIdentifier', next.setIdentifier) : ''));
+  }
+}

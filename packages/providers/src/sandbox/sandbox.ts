@@ -1,0 +1,84 @@
+// The sandbox clouds: Hetzner, EC2 and Route 53 emulators behind one msw server, on one virtual clock,
+// with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
+import { setupServer } from 'msw/node';
+import { VirtualClock, seededRandom } from '@kubeplane/sdk';
+import type { SandboxContext } from './context.js';
+import { FaultInjector, type FaultRule } from './faults.js';
+import type { InventoryItem } from './inventory.js';
+import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
+import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
+import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
+
+export interface SandboxOptions {
+  seed?: number;
+  clock?: VirtualClock;
+  hetzner?: Partial<HetznerEmulatorOptions>;
+  ec2?: Partial<Ec2EmulatorOptions>;
+  route53?: Partial<Route53EmulatorOptions>;
+}
+
+/** The credentials the sandbox accepts by default (fake values, but treated as secrets all the same). */
+export const SANDBOX_CREDENTIALS = {
+  hetznerToken: 'sandbox-hetzner-token-7f3c9a1e5b2d4c6f8e0a',
+  awsAccessKeyId: 'AKIASANDBOX000000001',
+  awsSecretAccessKey: 'sandbox/aws/secret/key/5e1b7d9c3a2f4e6b8d0c',
+} as const;
+
+export class Sandbox {
+  readonly clock: VirtualClock;
+  readonly random: () => number;
+  readonly faults: FaultInjector;
+  readonly context: SandboxContext;
+  readonly hetzner: HetznerEmulator;
+  readonly ec2: Ec2Emulator;
+  readonly route53: Route53Emulator;
+  readonly #server: ReturnType<typeof setupServer>;
+  #listening = false;
+
+  constructor(options: SandboxOptions = {}) {
+    this.clock = options.clock ?? new VirtualClock();
+    this.random = seededRandom(options.seed ?? 1);
+    this.faults = new FaultInjector(this.random);
+    this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map() };
+    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner });
+    this.ec2 = new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, ...options.ec2 });
+    this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, ...options.route53 });
+    this.#server = setupServer(...this.hetzner.handlers(), ...this.ec2.handlers(), ...this.route53.handlers());
+  }
+
+  /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */
+  listen(): this {
+    if (!this.#listening) {
+      this.#server.listen({ onUnhandledRequest: 'error' });
+      this.#listening = true;
+    }
+    return this;
+  }
+
+  close(): void {
+    if (this.#listening) {
+      this.#server.close();
+      this.#listening = false;
+    }
+  }
+
+  injectFault(rule: FaultRule): void {
+    this.faults.add(rule);
+  }
+
+  /** Every live resource in every sandbox cloud. */
+  inventory(): InventoryItem[] {
+    return [...this.hetzner.inventory(), ...this.ec2.inventory(), ...this.route53.inventory()];
+  }
+
+  /** Wire requests per `<cloud> <operation>`. */
+  calls(): Record<string, number> {
+    return Object.fromEntries([...this.context.calls.entries()].sort());
+  }
+
+  totalCalls(filter?: (key: string) => boolean): number {
+    let total = 0;
+    for (const [key, n] of this.context.calls) if (!filter || filter(key)) total += n;
+    return total;
+  }
+}
