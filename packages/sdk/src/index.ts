@@ -5,3 +5,4 @@ export * from './manifest/index.js';
 export * from './provider/index.js';
 export * from './model/index.js';
 export * from './plan/index.js';
+export * from './bootstrap/index.js';

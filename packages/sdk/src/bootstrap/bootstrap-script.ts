@@ -1,0 +1,243 @@
+// The script cloud-init runs once on every node: host preparation, packages, containerd, the overlay, then the
+// role's work (kubeadm init / join as a control plane / join, or nginx on a load balancer), each with retries.
+import type { BootstrapCluster, BootstrapNode, BootstrapVersions } from './input.js';
+import type { KubeadmMode } from './kubeadm.js';
+import { controlPlaneEndpoint } from './kubeadm.js';
+import { kubernetesPackageRepository, kubernetesPackageVersion } from './versions.js';
+import { WIREGUARD_INTERFACE } from './wireguard-mesh.js';
+
+export type NodeMode = KubeadmMode | 'loadbalancer';
+
+export const BOOTSTRAP_SCRIPT_PATH = '/usr/local/sbin/kubeplane-bootstrap';
+export const BOOTSTRAP_LOG_PATH = '/var/log/kubeplane-bootstrap.log';
+export const BOOTSTRAP_DONE_PATH = '/var/lib/kubeplane/bootstrap.done';
+/** Where cloud-init puts what the script installs; kept apart because `kubeadm reset` empties /etc/kubernetes/pki. */
+export const STAGING_DIR = '/etc/kubeplane';
+
+export interface BootstrapScriptInput {
+  cluster: BootstrapCluster;
+  node: BootstrapNode;
+  mode: NodeMode;
+  versions: BootstrapVersions;
+}
+
+const HEADER = `set -euo pipefail
+
+exec > >(tee -a ${BOOTSTRAP_LOG_PATH}) 2>&1
+
+log() {
+  printf '%s kubeplane-bootstrap: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*"
+}
+
+# retry ATTEMPTS DELAY COMMAND...: runs COMMAND until it succeeds, pausing DELAY seconds between attempts.
+retry() {
+  local attempts=$1 delay=$2 n=1
+  shift 2
+  until "$@"; do
+    if [ "$n" -ge "$attempts" ]; then
+      log "giving up after $n attempts: $*"
+      return 1
+    fi
+    log "attempt $n of $attempts failed: $*; retrying in \${delay}s"
+    sleep "$delay"
+    n=$((n + 1))
+  done
+}
+
+prepare_host() {
+  log "preparing the host: swap off, kernel modules, sysctls"
+  swapoff -a
+  sed -i -E '/\\sswap\\s/ s/^([^#])/#\\1/' /etc/fstab
+  systemctl restart systemd-modules-load.service
+  sysctl --system >/dev/null
+}
+
+add_kubernetes_repository() {
+  install -d -m 0755 /etc/apt/keyrings
+  retry 10 15 curl -fsSL -o /tmp/kubernetes-release.key "\${K8S_REPO}Release.key"
+  gpg --batch --yes --dearmor -o /etc/apt/keyrings/kubernetes-apt-keyring.gpg /tmp/kubernetes-release.key
+  echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] \${K8S_REPO} /" >/etc/apt/sources.list.d/kubernetes.list
+  retry 10 15 apt-get update -q
+}
+
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+}
+
+start_overlay() {
+  log "starting the WireGuard overlay"
+  systemctl enable --now wg-quick@${WIREGUARD_INTERFACE}.service
+  systemctl daemon-reload
+  systemctl enable --now kubeplane-mesh-sync.timer
+}
+`;
+
+function kubernetesSection(mode: NodeMode): string {
+  const certs =
+    mode === 'join'
+      ? `place_certificates() {
+  install -d -m 0755 /etc/kubernetes/pki
+  install -m 0644 ${STAGING_DIR}/pki/ca.crt /etc/kubernetes/pki/ca.crt
+}
+`
+      : `place_certificates() {
+  # The shared CA keys and this node's serving certificate; kubeadm issues every other certificate from them.
+  install -d -m 0755 /etc/kubernetes/pki /etc/kubernetes/pki/etcd
+  local f
+  for f in ca.crt ca.key sa.key sa.pub front-proxy-ca.crt front-proxy-ca.key apiserver.crt apiserver.key etcd/ca.crt etcd/ca.key; do
+    install -m 0600 "${STAGING_DIR}/pki/$f" "/etc/kubernetes/pki/$f"
+  done
+  if [ -f ${STAGING_DIR}/encryption-config.yaml ]; then
+    install -d -m 0700 /etc/kubernetes/encryption
+    install -m 0600 ${STAGING_DIR}/encryption-config.yaml /etc/kubernetes/encryption/config.yaml
+  fi
+}
+`;
+  const kubeadmCommand = mode === 'init' ? 'kubeadm init' : 'kubeadm join';
+  const postInit =
+    mode === 'init'
+      ? `
+cilium_apply() {
+  cilium install "$@" || cilium upgrade "$@"
+}
+
+install_cilium() {
+  log "installing Cilium \${CILIUM_VERSION} (kube-proxy replacement)"
+  local tarball="cilium-linux-\${ARCH}.tar.gz"
+  local base="https://github.com/cilium/cilium-cli/releases/download/\${CILIUM_CLI_VERSION}"
+  (
+    cd /tmp
+    retry 10 15 curl -fsSL -o "$tarball" "$base/$tarball"
+    retry 10 15 curl -fsSL -o "$tarball.sha256sum" "$base/$tarball.sha256sum"
+    sha256sum --check "$tarball.sha256sum"
+    tar -xzf "$tarball" -C /usr/local/bin cilium
+  )
+  retry 10 30 cilium_apply --version "\${CILIUM_VERSION}" \\
+    --set kubeProxyReplacement=true \\
+    --set k8sServiceHost="\${API_HOST}" \\
+    --set k8sServicePort="\${API_PORT}" \\
+    --set ipam.mode=kubernetes \\
+    --set routingMode=tunnel \\
+    --set tunnelProtocol=vxlan
+}
+
+after_init() {
+  export KUBECONFIG=/etc/kubernetes/admin.conf
+  log "publishing the mesh peer list and its RBAC"
+  retry 30 10 kubectl apply -f ${STAGING_DIR}/mesh.yaml
+  install_cilium
+}
+`
+      : '';
+  return `
+install_kubernetes() {
+  log "installing containerd, WireGuard and Kubernetes \${K8S_PACKAGE_VERSION}"
+  retry 10 15 apt-get update -q
+  retry 10 15 apt_install ca-certificates curl gpg wireguard-tools containerd
+  add_kubernetes_repository
+  retry 10 15 apt_install "kubelet=\${K8S_PACKAGE_VERSION}" "kubeadm=\${K8S_PACKAGE_VERSION}" "kubectl=\${K8S_PACKAGE_VERSION}"
+  apt-mark hold kubelet kubeadm kubectl
+}
+
+configure_containerd() {
+  log "configuring containerd with the systemd cgroup driver"
+  install -d -m 0755 /etc/containerd
+  containerd config default >/etc/containerd/config.toml
+  sed -i 's/SystemdCgroup = false/SystemdCgroup = true/' /etc/containerd/config.toml
+  if ! grep -q 'SystemdCgroup = true' /etc/containerd/config.toml; then
+    log "containerd's default config has no SystemdCgroup switch; refusing to run the kubelet with cgroupfs"
+    exit 1
+  fi
+  systemctl enable containerd
+  systemctl restart containerd
+}
+
+${certs}
+kubeadm_once() {
+  place_certificates
+  if ${kubeadmCommand} --config ${STAGING_DIR}/kubeadm.yaml${mode === 'init' ? ' --skip-token-print' : ''}; then
+    return 0
+  fi
+  log "${kubeadmCommand} failed; resetting before the next attempt"
+  kubeadm reset --force || true
+  return 1
+}
+${postInit}`;
+}
+
+function loadBalancerSection(): string {
+  return `
+install_load_balancer() {
+  log "installing nginx (stream module), WireGuard and kubectl \${K8S_PACKAGE_VERSION}"
+  retry 10 15 apt-get update -q
+  retry 10 15 apt_install ca-certificates curl gpg wireguard-tools nginx libnginx-mod-stream
+  add_kubernetes_repository
+  retry 10 15 apt_install "kubectl=\${K8S_PACKAGE_VERSION}"
+  apt-mark hold kubectl
+}
+
+configure_nginx() {
+  log "configuring nginx for the load balancer's roles"
+  install -m 0644 ${STAGING_DIR}/nginx.conf /etc/nginx/nginx.conf
+  nginx -t
+  systemctl enable nginx
+  systemctl restart nginx
+}
+`;
+}
+
+function mainSection(mode: NodeMode): string {
+  const steps: string[] = ['prepare_host'];
+  if (mode === 'loadbalancer') {
+    steps.push('install_load_balancer', 'start_overlay', 'configure_nginx');
+  } else {
+    steps.push('install_kubernetes', 'configure_containerd', 'start_overlay');
+    const what = mode === 'init' ? 'initialising the control plane' : mode === 'join-control-plane' ? 'joining as a control plane' : 'joining as a worker';
+    steps.push(`log "${what} through \${API_ENDPOINT}"`, 'retry 5 60 kubeadm_once');
+    if (mode === 'init') steps.push('after_init');
+  }
+  return `
+main() {
+  if [ -f ${BOOTSTRAP_DONE_PATH} ]; then
+    log "already bootstrapped; nothing to do"
+    return 0
+  fi
+  log "bootstrapping node \${NODE_NAME} as \${MODE}"
+${steps.map((s) => `  ${s}`).join('\n')}
+  install -d -m 0755 "$(dirname ${BOOTSTRAP_DONE_PATH})"
+  touch ${BOOTSTRAP_DONE_PATH}
+  log "done"
+}
+
+main "$@"
+`;
+}
+
+/** The bash script for one node; it holds no secret (those sit in files cloud-init writes next to it). */
+export function renderBootstrapScript(input: BootstrapScriptInput): string {
+  const { cluster, node, mode, versions } = input;
+  const vars: Array<[string, string]> = [
+    ['NODE_NAME', node.name],
+    ['MODE', mode],
+    ['K8S_REPO', kubernetesPackageRepository(cluster.kubernetesVersion)],
+    ['K8S_PACKAGE_VERSION', kubernetesPackageVersion(cluster.kubernetesVersion, versions)],
+  ];
+  if (mode !== 'loadbalancer') vars.push(['API_ENDPOINT', controlPlaneEndpoint(cluster)]);
+  if (mode === 'init') {
+    vars.push(
+      ['ARCH', node.arch],
+      ['API_HOST', cluster.apiEndpoint.host],
+      ['API_PORT', String(cluster.apiEndpoint.port)],
+      ['CILIUM_VERSION', versions.cilium],
+      ['CILIUM_CLI_VERSION', versions.ciliumCli],
+    );
+  }
+  const header = [
+    '#!/bin/bash',
+    `# kubeplane bootstrap of node ${node.name} (${mode}, ${node.os} ${node.arch}) in cluster ${cluster.name}.`,
+    `# Run once by cloud-init; logs to ${BOOTSTRAP_LOG_PATH}; ${BOOTSTRAP_DONE_PATH} marks success.`,
+    ...vars.map(([k, v]) => `readonly ${k}='${v.replace(/'/g, '')}'`),
+  ].join('\n');
+  const body = mode === 'loadbalancer' ? loadBalancerSection() : kubernetesSection(mode);
+  return `${header}\n${HEADER}${body}${mainSection(mode)}`;
+}

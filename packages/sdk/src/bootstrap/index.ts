@@ -1,0 +1,95 @@
+// Bootstrap without SSH: everything a node needs to configure itself and join, rendered as pure functions of
+// the cluster, its keys, a random source and the clock (DESIGN.md, "Bootstrap without SSH").
+export type {
+  BootstrapApiEndpoint,
+  BootstrapCluster,
+  BootstrapLoadBalancer,
+  BootstrapNode,
+  BootstrapVersions,
+  BootstrapKubernetesVersion,
+  BootstrapLbRole,
+  BootstrapArch,
+  BootstrapOs,
+  BootstrapNodeRole,
+  BootstrapTaint,
+} from './input.js';
+export { seededRandomSource, systemRandomSource, randomLowerAlnum, type RandomSource } from './random.js';
+export { firstServiceIp, hostAddress } from './network.js';
+export {
+  adminGroup,
+  apiServerSans,
+  apiServerUrl,
+  discoveryHash,
+  generateBootstrapToken,
+  generateClusterKeys,
+  generateEcKeyPair,
+  generateRsaKeyPair,
+  issueApiServerCertificate,
+  issueClusterPki,
+  issueLeafCertificate,
+  issueMeshReaderCertificate,
+  MESH_READERS_GROUP,
+  renderEncryptionConfiguration,
+  renderKubeconfig,
+  type ClusterKeys,
+  type ClusterPki,
+  type ClusterPkiPublic,
+  type ClusterPkiSecret,
+  type IssueOptions,
+  type IssuedCertificate,
+  type KubeconfigInput,
+  type LeafRequest,
+  type PemKeyPair,
+} from './pki.js';
+export { renderBootstrapTokenSecret } from './bootstrap-token.js';
+export {
+  CONTROL_PLANE_TAINT,
+  controlPlaneEndpoint,
+  kubeadmApiVersion,
+  kubernetesVersionString,
+  renderKubeadmConfig,
+  splitNodeLabels,
+  type KubeadmApiVersion,
+  type KubeadmConfigInput,
+  type KubeadmMode,
+  type NodeLabelSplit,
+} from './kubeadm.js';
+export { generateWireguardKeyPair, wireguardPublicKey, type WireguardKeyPair } from './wireguard-keys.js';
+export {
+  MESH_CONFIGMAP,
+  MESH_NAMESPACE,
+  meshPeers,
+  PERSISTENT_KEEPALIVE_SECONDS,
+  renderMeshManifest,
+  renderMeshPeerList,
+  renderMeshSyncScript,
+  renderMeshSyncService,
+  renderMeshSyncTimer,
+  renderWireguardConfig,
+  WIREGUARD_MTU,
+  WIREGUARD_PORT,
+  type MeshPeer,
+} from './wireguard-mesh.js';
+export { LB_HEALTH_PORT, renderNginxConfig } from './lb-nginx.js';
+export { renderBootstrapScript, type BootstrapScriptInput, type NodeMode } from './bootstrap-script.js';
+export {
+  DEFAULT_USER_DATA_LIMIT,
+  packUserData,
+  renderCloudConfig,
+  USER_DATA_LIMITS,
+  userDataLimit,
+  type CloudConfigInput,
+  type NodeFile,
+  type PackedUserData,
+} from './user-data.js';
+export { DEFAULT_VERSIONS, kubernetesPackageRepository, kubernetesPackageVersion, resolveVersions } from './versions.js';
+export { assertValidBootstrapCluster, bootstrapIssues, type BootstrapIssue } from './validate.js';
+export {
+  nodeMode,
+  renderCluster,
+  renderNode,
+  type RenderContext,
+  type RenderedCluster,
+  type RenderedNode,
+  type RenderNodeInput,
+} from './render.js';

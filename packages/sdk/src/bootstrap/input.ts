@@ -1,0 +1,84 @@
+// The explicit input of bootstrap rendering: everything a node needs to configure itself, already resolved
+// from the manifest and the desired state (the adapter lives with the model). Nothing here is optional by accident.
+
+export type BootstrapNodeRole = 'control' | 'compute' | 'loadbalancer';
+export type BootstrapOs = 'ubuntu-22.04' | 'ubuntu-24.04';
+export type BootstrapArch = 'amd64' | 'arm64';
+
+export interface BootstrapKubernetesVersion {
+  major: number;
+  minor: number;
+  patch: number;
+}
+
+export interface BootstrapApiEndpoint {
+  /** A DNS name (the API load balancer's hostname) or an IPv4 address (a reserved IP). */
+  host: string;
+  port: number;
+  kind: 'load-balancer-dns' | 'reserved-ip';
+}
+
+export interface BootstrapTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+export interface BootstrapNode {
+  /** The node's name; also its hostname and its Kubernetes node name. */
+  name: string;
+  role: BootstrapNodeRole;
+  pool: string;
+  /** The node's address on the WireGuard overlay (inside the cluster's `network`). */
+  overlayIp: string;
+  /** `host:port` where other nodes reach this node's WireGuard; unknown before the machine exists. */
+  publicEndpoint?: string;
+  /** True where the node's public address is NAT'ed (AWS public IPs are 1:1 NAT). */
+  behindNat?: boolean;
+  labels: Record<string, string>;
+  taints: BootstrapTaint[];
+  os: BootstrapOs;
+  arch: BootstrapArch;
+  /** The provider type (`aws`, `hetzner`, ...); it decides the user-data size limit. */
+  provider: string;
+}
+
+export interface BootstrapLbRole {
+  name: string;
+  protocol: 'tcp' | 'udp';
+  port: number;
+  targetPort: number;
+  /** Overlay IPs of the target pools' nodes. */
+  targets: string[];
+  proxyProtocol: boolean;
+  stickySessions: boolean;
+}
+
+export interface BootstrapLoadBalancer {
+  /** The LB cluster's name; its nodes are the `loadbalancer` nodes whose `pool` is listed in `pools`. */
+  name: string;
+  pools: string[];
+  roles: BootstrapLbRole[];
+}
+
+export interface BootstrapCluster {
+  name: string;
+  clusterId: string;
+  kubernetesVersion: BootstrapKubernetesVersion;
+  apiEndpoint: BootstrapApiEndpoint;
+  /** The WireGuard overlay network, e.g. `192.168.2.0/24`. */
+  network: string;
+  podCidr: string;
+  serviceCidr: string;
+  nodes: BootstrapNode[];
+  loadBalancers: BootstrapLoadBalancer[];
+  secretsAtRest: boolean;
+}
+
+/** Pinned add-on and tool versions; defaults in `versions.ts`, overridable per render. */
+export interface BootstrapVersions {
+  cilium: string;
+  ciliumCli: string;
+  /** The pkgs.k8s.io Debian revision appended to the Kubernetes version (`1.31.4-1.1`). */
+  kubernetesPackageRevision: string;
+}

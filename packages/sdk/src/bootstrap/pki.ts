@@ -1,0 +1,395 @@
+// The cluster PKI, issued up front so every node's configuration can be rendered before any machine exists:
+// the three CAs, the service-account key, per-node serving and client certificates, the bootstrap token and
+// the CA discovery hash. Keys are inputs (stored in the SecretStore and reused), so issuance is reproducible.
+import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, webcrypto } from 'node:crypto';
+import { promisify } from 'node:util';
+import './reflect-metadata-shim.js';
+import * as x509 from '@peculiar/x509';
+import { Redacted } from '../redacted.js';
+import type { BootstrapCluster, BootstrapNode } from './input.js';
+import { firstServiceIp, isIpv4 } from './network.js';
+import { randomLowerAlnum, randomSerialNumber, type RandomSource } from './random.js';
+
+const generateKeyPairAsync = promisify(generateNodeKeyPair);
+
+/** A key pair as PEM (PKCS#8 private, SPKI public), RSA or ECDSA P-256; the form the SecretStore keeps. */
+export interface PemKeyPair {
+  publicKeyPem: string;
+  privateKeyPem: Redacted<string>;
+}
+
+/**
+ * Every long-lived key of a cluster. The CAs are RSA because they sign here, and PKCS#1 v1.5 signatures are
+ * deterministic (ECDSA's are not), so a render from the same keys and seed is byte-identical. Keys that never
+ * sign here (service accounts, serving and client certificates) are ECDSA P-256: a fifth of the size, which
+ * keeps control-plane user-data inside EC2's 16 KB.
+ */
+export interface ClusterKeys {
+  clusterCa: PemKeyPair;
+  frontProxyCa: PemKeyPair;
+  etcdCa: PemKeyPair;
+  serviceAccount: PemKeyPair;
+  admin: PemKeyPair;
+  /** Per control-plane node: the API server's serving key. */
+  apiServer: Record<string, PemKeyPair>;
+  /** Per load-balancer node: the client key it reads the mesh peer list with. */
+  meshReader: Record<string, PemKeyPair>;
+}
+
+export async function generateRsaKeyPair(): Promise<PemKeyPair> {
+  const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { publicKeyPem: publicKey, privateKeyPem: Redacted.of(privateKey) };
+}
+
+export async function generateEcKeyPair(): Promise<PemKeyPair> {
+  const { publicKey, privateKey } = await generateKeyPairAsync('ec', {
+    namedCurve: 'P-256',
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { publicKeyPem: publicKey, privateKeyPem: Redacted.of(privateKey) };
+}
+
+/** Fresh keys for every CA and for every control-plane and load-balancer node of the cluster (not deterministic). */
+export async function generateClusterKeys(cluster: Pick<BootstrapCluster, 'nodes'>): Promise<ClusterKeys> {
+  const perNode = async (role: BootstrapNode['role']): Promise<Record<string, PemKeyPair>> => {
+    const out: Record<string, PemKeyPair> = {};
+    for (const node of cluster.nodes.filter((n) => n.role === role)) out[node.name] = await generateEcKeyPair();
+    return out;
+  };
+  return {
+    clusterCa: await generateRsaKeyPair(),
+    frontProxyCa: await generateRsaKeyPair(),
+    etcdCa: await generateRsaKeyPair(),
+    serviceAccount: await generateEcKeyPair(),
+    admin: await generateEcKeyPair(),
+    apiServer: await perNode('control'),
+    meshReader: await perNode('loadbalancer'),
+  };
+}
+
+/** A certificate as PEM. */
+export interface IssuedCertificate {
+  certificatePem: string;
+}
+
+/** What may be stored in state and shown to anyone: certificates, public keys, the discovery hash. */
+export interface ClusterPkiPublic {
+  clusterCaCertificate: string;
+  frontProxyCaCertificate: string;
+  etcdCaCertificate: string;
+  serviceAccountPublicKey: string;
+  adminCertificate: string;
+  /** `sha256:<hex>` of the cluster CA's SubjectPublicKeyInfo, for `kubeadm join --discovery-token-ca-cert-hash`. */
+  discoveryHash: string;
+}
+
+/** What only the SecretStore may hold. */
+export interface ClusterPkiSecret {
+  clusterCaKey: Redacted<string>;
+  frontProxyCaKey: Redacted<string>;
+  etcdCaKey: Redacted<string>;
+  serviceAccountKey: Redacted<string>;
+  /** `[a-z0-9]{6}.[a-z0-9]{16}`: the kubeadm bootstrap token workers and control planes join with. */
+  bootstrapToken: Redacted<string>;
+  /** The kube-apiserver EncryptionConfiguration (secretbox), when secrets are encrypted at rest. */
+  encryptionConfiguration?: Redacted<string>;
+  /** A kubeconfig with the admin client certificate and key embedded. */
+  adminKubeconfig: Redacted<string>;
+}
+
+export interface ClusterPki {
+  public: ClusterPkiPublic;
+  secret: ClusterPkiSecret;
+}
+
+export interface IssueOptions {
+  random: RandomSource;
+  now: Date;
+}
+
+const SIGNING = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
+const CA_DAYS = 3650;
+const LEAF_DAYS = 365;
+// A little backdating so a node whose clock runs slightly behind still accepts fresh certificates.
+const BACKDATE_MS = 5 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const crypto = webcrypto;
+
+function pemBody(pem: string): Buffer {
+  return Buffer.from(pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
+}
+
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+
+function keyAlgorithm(pair: PemKeyPair): typeof SIGNING | typeof EC_P256 {
+  const type = createPrivateKey(pair.privateKeyPem.reveal()).asymmetricKeyType;
+  if (type === 'rsa') return SIGNING;
+  if (type === 'ec') return EC_P256;
+  throw new Error(`unsupported key type ${String(type)}: kubeplane uses RSA and ECDSA P-256 keys`);
+}
+
+async function importKeyPair(pair: PemKeyPair): Promise<webcrypto.CryptoKeyPair> {
+  const algorithm = keyAlgorithm(pair);
+  const privateKey = await crypto.subtle.importKey('pkcs8', pemBody(pair.privateKeyPem.reveal()), algorithm, true, ['sign']);
+  const publicKey = await crypto.subtle.importKey('spki', pemBody(pair.publicKeyPem), algorithm, true, ['verify']);
+  return { privateKey, publicKey };
+}
+
+function validity(now: Date, days: number): { notBefore: Date; notAfter: Date } {
+  return { notBefore: new Date(now.getTime() - BACKDATE_MS), notAfter: new Date(now.getTime() + days * DAY_MS) };
+}
+
+function toPem(cert: x509.X509Certificate): string {
+  return `${cert.toString('pem').replace(/\r\n/g, '\n').trim()}\n`;
+}
+
+async function issueCa(commonName: string, pair: PemKeyPair, options: IssueOptions): Promise<string> {
+  const keys = await importKeyPair(pair);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: randomSerialNumber(options.random),
+      name: `CN=${commonName}`,
+      keys,
+      signingAlgorithm: SIGNING,
+      ...validity(options.now, CA_DAYS),
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+      ],
+    },
+    crypto,
+  );
+  return toPem(cert);
+}
+
+export interface LeafRequest {
+  subject: string;
+  usage: 'server' | 'client';
+  dnsNames?: string[];
+  ipAddresses?: string[];
+  key: PemKeyPair;
+  ca: { certificatePem: string; key: Redacted<string> };
+}
+
+/** A leaf certificate signed by `ca`: serving (serverAuth) or client (clientAuth), with the given SANs. */
+export async function issueLeafCertificate(request: LeafRequest, options: IssueOptions): Promise<IssuedCertificate> {
+  const caCert = new x509.X509Certificate(request.ca.certificatePem);
+  const caKeys = await importKeyPair({ publicKeyPem: caCert.publicKey.toString('pem'), privateKeyPem: request.ca.key });
+  const leafKeys = await importKeyPair(request.key);
+  const names: x509.JsonGeneralName[] = [
+    ...(request.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
+    ...(request.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
+  ];
+  const extensions: x509.Extension[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+    new x509.ExtendedKeyUsageExtension(
+      [request.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
+      false,
+    ),
+    await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+  ];
+  if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names, false));
+  const cert = await x509.X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerialNumber(options.random),
+      subject: request.subject,
+      issuer: caCert.subject,
+      publicKey: leafKeys.publicKey,
+      signingKey: caKeys.privateKey,
+      signingAlgorithm: SIGNING,
+      ...validity(options.now, LEAF_DAYS),
+      extensions,
+    },
+    crypto,
+  );
+  return { certificatePem: toPem(cert) };
+}
+
+/** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo: what `kubeadm join` pins the CA with. */
+export function discoveryHash(caCertificatePem: string): string {
+  const cert = new x509.X509Certificate(caCertificatePem);
+  return `sha256:${createHash('sha256').update(Buffer.from(cert.publicKey.rawData)).digest('hex')}`;
+}
+
+export function generateBootstrapToken(random: RandomSource): Redacted<string> {
+  return Redacted.of(`${randomLowerAlnum(random, 6)}.${randomLowerAlnum(random, 16)}`);
+}
+
+/** A kube-apiserver EncryptionConfiguration encrypting Secrets with secretbox (XSalsa20-Poly1305), reading plain ones. */
+export function renderEncryptionConfiguration(random: RandomSource): Redacted<string> {
+  const key = Buffer.from(random.bytes(32)).toString('base64');
+  return Redacted.of(
+    [
+      'apiVersion: apiserver.config.k8s.io/v1',
+      'kind: EncryptionConfiguration',
+      'resources:',
+      '  - resources:',
+      '      - secrets',
+      '    providers:',
+      '      - secretbox:',
+      '          keys:',
+      '            - name: key1',
+      `              secret: ${key}`,
+      '      - identity: {}',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** The group the admin certificate carries: kubeadm binds `kubeadm:cluster-admins` from 1.29 on. */
+export function adminGroup(cluster: Pick<BootstrapCluster, 'kubernetesVersion'>): string {
+  const { major, minor } = cluster.kubernetesVersion;
+  return major > 1 || minor >= 29 ? 'kubeadm:cluster-admins' : 'system:masters';
+}
+
+export function apiServerUrl(cluster: Pick<BootstrapCluster, 'apiEndpoint'>): string {
+  return `https://${cluster.apiEndpoint.host}:${cluster.apiEndpoint.port}`;
+}
+
+export interface KubeconfigInput {
+  clusterName: string;
+  server: string;
+  caCertificatePem: string;
+  user: string;
+  clientCertificatePem: string;
+  clientKeyPem: Redacted<string>;
+}
+
+export function renderKubeconfig(input: KubeconfigInput): Redacted<string> {
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const context = `${input.user}@${input.clusterName}`;
+  return Redacted.of(
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      `  - name: ${input.clusterName}`,
+      '    cluster:',
+      `      server: ${input.server}`,
+      `      certificate-authority-data: ${b64(input.caCertificatePem)}`,
+      'users:',
+      `  - name: ${input.user}`,
+      '    user:',
+      `      client-certificate-data: ${b64(input.clientCertificatePem)}`,
+      `      client-key-data: ${b64(input.clientKeyPem.reveal())}`,
+      'contexts:',
+      `  - name: ${context}`,
+      '    context:',
+      `      cluster: ${input.clusterName}`,
+      `      user: ${input.user}`,
+      `current-context: ${context}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Issues the cluster-wide PKI. Per-node certificates come from `issueApiServerCertificate` / `issueMeshReaderCertificate`. */
+export async function issueClusterPki(
+  cluster: BootstrapCluster,
+  keys: ClusterKeys,
+  options: IssueOptions,
+): Promise<ClusterPki> {
+  const clusterCaCertificate = await issueCa('kubernetes', keys.clusterCa, options);
+  const frontProxyCaCertificate = await issueCa('front-proxy-ca', keys.frontProxyCa, options);
+  const etcdCaCertificate = await issueCa('etcd-ca', keys.etcdCa, options);
+  const admin = await issueLeafCertificate(
+    {
+      subject: `CN=kubeplane-admin, O=${adminGroup(cluster)}`,
+      usage: 'client',
+      key: keys.admin,
+      ca: { certificatePem: clusterCaCertificate, key: keys.clusterCa.privateKeyPem },
+    },
+    options,
+  );
+  const bootstrapToken = generateBootstrapToken(options.random);
+  const encryptionConfiguration = cluster.secretsAtRest ? renderEncryptionConfiguration(options.random) : undefined;
+  return {
+    public: {
+      clusterCaCertificate,
+      frontProxyCaCertificate,
+      etcdCaCertificate,
+      serviceAccountPublicKey: keys.serviceAccount.publicKeyPem,
+      adminCertificate: admin.certificatePem,
+      discoveryHash: discoveryHash(clusterCaCertificate),
+    },
+    secret: {
+      clusterCaKey: keys.clusterCa.privateKeyPem,
+      frontProxyCaKey: keys.frontProxyCa.privateKeyPem,
+      etcdCaKey: keys.etcdCa.privateKeyPem,
+      serviceAccountKey: keys.serviceAccount.privateKeyPem,
+      bootstrapToken,
+      ...(encryptionConfiguration ? { encryptionConfiguration } : {}),
+      adminKubeconfig: renderKubeconfig({
+        clusterName: cluster.name,
+        server: apiServerUrl(cluster),
+        caCertificatePem: clusterCaCertificate,
+        user: 'kubeplane-admin',
+        clientCertificatePem: admin.certificatePem,
+        clientKeyPem: keys.admin.privateKeyPem,
+      }),
+    },
+  };
+}
+
+/**
+ * The SANs kubeadm requires of an API server certificate it finds on disk (it refuses one that lacks any):
+ * the node name, the in-cluster names, the first service IP, the advertise address, the control-plane
+ * endpoint; plus every control-plane overlay IP known now, so any member can be addressed directly.
+ */
+export function apiServerSans(cluster: BootstrapCluster, node: BootstrapNode): { dnsNames: string[]; ipAddresses: string[] } {
+  const dnsNames = [node.name, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const ipAddresses = [firstServiceIp(cluster.serviceCidr), node.overlayIp];
+  if (isIpv4(cluster.apiEndpoint.host)) ipAddresses.push(cluster.apiEndpoint.host);
+  else dnsNames.push(cluster.apiEndpoint.host);
+  for (const other of cluster.nodes) if (other.role === 'control') ipAddresses.push(other.overlayIp);
+  return { dnsNames: [...new Set(dnsNames)], ipAddresses: [...new Set(ipAddresses)] };
+}
+
+export async function issueApiServerCertificate(
+  cluster: BootstrapCluster,
+  pki: ClusterPki,
+  node: BootstrapNode,
+  key: PemKeyPair,
+  options: IssueOptions,
+): Promise<IssuedCertificate> {
+  return issueLeafCertificate(
+    {
+      subject: 'CN=kube-apiserver',
+      usage: 'server',
+      ...apiServerSans(cluster, node),
+      key,
+      ca: { certificatePem: pki.public.clusterCaCertificate, key: pki.secret.clusterCaKey },
+    },
+    options,
+  );
+}
+
+/** The group whose members may read the mesh peer list (bound by the RBAC the first control plane applies). */
+export const MESH_READERS_GROUP = 'kubeplane:mesh-readers';
+
+export async function issueMeshReaderCertificate(
+  pki: ClusterPki,
+  node: BootstrapNode,
+  key: PemKeyPair,
+  options: IssueOptions,
+): Promise<IssuedCertificate> {
+  return issueLeafCertificate(
+    {
+      subject: `CN=kubeplane:mesh-reader:${node.name}, O=${MESH_READERS_GROUP}`,
+      usage: 'client',
+      key,
+      ca: { certificatePem: pki.public.clusterCaCertificate, key: pki.secret.clusterCaKey },
+    },
+    options,
+  );
+}

@@ -1,0 +1,395 @@
+// The hybrid example (3 control planes on AWS, workers on AWS and Hetzner, 2 LB nodes) rendered and checked by
+// the real tools that will consume it on the machines: cloud-init, shellcheck, openssl, wg, systemd, nginx.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, cpSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redacted } from '../redacted.js';
+import type { BootstrapCluster } from './input.js';
+import { generateEcKeyPair, type ClusterKeys, type PemKeyPair } from './pki.js';
+import { seededRandomSource } from './random.js';
+import { renderCluster, renderNode, type RenderContext, type RenderedCluster, type RenderedNode } from './render.js';
+import { generateWireguardKeyPair, type WireguardKeyPair } from './wireguard-keys.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const goldenDir = resolve(here, '../../../../test/golden/hybrid');
+const NOW = new Date('2026-01-01T00:00:00Z');
+const SEED = 'kubeplane-hybrid-golden';
+
+interface RawPair {
+  publicKeyPem: string;
+  privateKeyPem: string;
+}
+
+function loadCluster(): BootstrapCluster {
+  return JSON.parse(readFileSync(join(goldenDir, 'cluster.json'), 'utf8')) as BootstrapCluster;
+}
+
+function loadKeys(): ClusterKeys {
+  const raw = JSON.parse(readFileSync(join(goldenDir, 'keys.json'), 'utf8')) as Record<string, RawPair | Record<string, RawPair>>;
+  const pair = (p: RawPair): PemKeyPair => ({ publicKeyPem: p.publicKeyPem, privateKeyPem: Redacted.of(p.privateKeyPem) });
+  const single = (name: string): PemKeyPair => pair(raw[name] as RawPair);
+  const many = (name: string): Record<string, PemKeyPair> =>
+    Object.fromEntries(Object.entries(raw[name] as Record<string, RawPair>).map(([k, v]) => [k, pair(v)]));
+  return {
+    clusterCa: single('clusterCa'),
+    frontProxyCa: single('frontProxyCa'),
+    etcdCa: single('etcdCa'),
+    serviceAccount: single('serviceAccount'),
+    admin: single('admin'),
+    apiServer: many('apiServer'),
+    meshReader: many('meshReader'),
+  };
+}
+
+function wireguardKeysFor(cluster: BootstrapCluster, seed: string): Record<string, WireguardKeyPair> {
+  const random = seededRandomSource(seed);
+  return Object.fromEntries(cluster.nodes.map((n) => [n.name, generateWireguardKeyPair(random)]));
+}
+
+function context(): RenderContext {
+  const cluster = loadCluster();
+  return { cluster, keys: loadKeys(), wireguardKeys: wireguardKeysFor(cluster, `${SEED}/wireguard`), random: seededRandomSource(SEED), now: NOW };
+}
+
+/** Fails loudly when a validator is missing: a check that cannot run must not pass. */
+function requireTool(tool: string, apt: string): void {
+  const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' });
+  if (found.status !== 0) {
+    throw new Error(`validator '${tool}' is not installed; install the Debian package '${apt}' (.ci/run does)`);
+  }
+}
+
+function run(cmd: string, args: string[], input?: string | Buffer): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(cmd, args, { input, encoding: 'utf8' });
+  if (result.error) throw result.error;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function fileOf(node: RenderedNode, path: string): string {
+  const f = node.files.find((x) => x.path === path);
+  if (!f) throw new Error(`node ${node.name} has no file ${path}`);
+  return f.content.reveal();
+}
+
+function certificatesIn(text: string): string[] {
+  return text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
+}
+
+function kubeconfigField(kubeconfig: string, field: string): string {
+  const match = new RegExp(`${field}: (\\S+)`).exec(kubeconfig);
+  if (!match?.[1]) throw new Error(`kubeconfig has no ${field}`);
+  return Buffer.from(match[1], 'base64').toString('utf8');
+}
+
+let rendered: RenderedCluster;
+let ctx: RenderContext;
+let work: string;
+
+beforeAll(async () => {
+  ctx = context();
+  rendered = await renderCluster(ctx);
+  work = mkdtempSync(join(tmpdir(), 'kubeplane-bootstrap-'));
+});
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the hybrid cluster rendered', () => {
+  it('has one init control plane, two joining control planes, three workers and two load balancers', () => {
+    expect(rendered.nodes.map((n) => `${n.name}:${n.mode}`)).toEqual([
+      'aws-cp-1:init',
+      'aws-cp-2:join-control-plane',
+      'aws-cp-3:join-control-plane',
+      'lb-1:loadbalancer',
+      'lb-2:loadbalancer',
+      'aws-worker-1:join',
+      'htz-worker-1:join',
+      'htz-worker-2:join',
+    ]);
+  });
+
+  it('gives cloud-init a user-data that `cloud-init schema` accepts, for every node', () => {
+    requireTool('cloud-init', 'cloud-init');
+    for (const node of rendered.nodes) {
+      const path = join(work, `${node.name}.user-data`);
+      writeFileSync(path, node.cloudConfig.reveal());
+      const result = run('cloud-init', ['schema', '--config-file', path]);
+      expect(result.stderr, node.name).toBe('');
+      expect(result.status, `${node.name}: ${result.stdout}`).toBe(0);
+      expect(result.stdout).toContain('Valid cloud-config');
+    }
+  });
+
+  it('packs every user-data within its provider limit (EC2 16 KB, Hetzner 32 KiB), gzip only where needed', () => {
+    for (const node of rendered.nodes) {
+      const limit = node.provider === 'aws' ? 16_384 : 32_768;
+      expect(node.userData.limit, node.name).toBe(limit);
+      expect(node.userData.size, node.name).toBeLessThanOrEqual(limit);
+      const bytes = Buffer.from(node.userData.bytes.reveal());
+      expect(bytes.length).toBe(node.userData.size);
+      const text = node.userData.compressed ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+      expect(text, node.name).toBe(node.cloudConfig.reveal());
+      expect(node.userData.compressed, node.name).toBe(node.userData.uncompressedSize > limit);
+    }
+    // The control planes carry the shared CA keys and need gzip on EC2; the workers do not.
+    expect(rendered.nodes.filter((n) => n.userData.compressed).map((n) => n.name)).toEqual(['aws-cp-1', 'aws-cp-2', 'aws-cp-3']);
+  });
+
+  it('embeds only shell scripts that shellcheck passes', () => {
+    requireTool('shellcheck', 'shellcheck');
+    let checked = 0;
+    for (const node of rendered.nodes) {
+      for (const f of node.files.filter((x) => x.content.reveal().startsWith('#!'))) {
+        const path = join(work, `${node.name}-${f.path.replaceAll('/', '_')}`);
+        writeFileSync(path, f.content.reveal());
+        const result = run('shellcheck', ['--severity=style', path]);
+        expect(result.stdout + result.stderr, `${node.name}:${f.path}`).toBe('');
+        expect(result.status).toBe(0);
+        checked += 1;
+      }
+    }
+    expect(checked).toBe(rendered.nodes.length * 2);
+  });
+
+  it('issues certificates that `openssl verify` accepts against their CA', () => {
+    requireTool('openssl', 'openssl');
+    const pub = rendered.pki.public;
+    const caFile = join(work, 'ca.crt');
+    writeFileSync(caFile, pub.clusterCaCertificate);
+    for (const [name, pem] of [
+      ['ca', pub.clusterCaCertificate],
+      ['front-proxy-ca', pub.frontProxyCaCertificate],
+      ['etcd-ca', pub.etcdCaCertificate],
+    ] as const) {
+      const path = join(work, `${name}.self.crt`);
+      writeFileSync(path, pem);
+      const result = run('openssl', ['verify', '-CAfile', path, path]);
+      expect(result.stdout.trim(), name).toBe(`${path}: OK`);
+    }
+    const leaves: Array<[string, string]> = [['admin', pub.adminCertificate]];
+    leaves.push(['admin-kubeconfig', kubeconfigField(rendered.pki.secret.adminKubeconfig.reveal(), 'client-certificate-data')]);
+    for (const node of rendered.nodes) {
+      if (node.role === 'control') leaves.push([`${node.name}-apiserver`, fileOf(node, '/etc/kubeplane/pki/apiserver.crt')]);
+      if (node.role === 'loadbalancer') {
+        leaves.push([`${node.name}-mesh-reader`, kubeconfigField(fileOf(node, '/etc/kubeplane/mesh-reader.conf'), 'client-certificate-data')]);
+      }
+    }
+    expect(leaves).toHaveLength(1 + 1 + 3 + 2);
+    for (const [name, pem] of leaves) {
+      const path = join(work, `${name}.crt`);
+      writeFileSync(path, pem);
+      const result = run('openssl', ['verify', '-CAfile', caFile, path]);
+      expect(result.stdout.trim(), `${name}: ${result.stderr}`).toBe(`${path}: OK`);
+    }
+  });
+
+  it('gives every control plane an API serving certificate with the endpoint, overlay IPs and in-cluster names', () => {
+    requireTool('openssl', 'openssl');
+    for (const node of rendered.nodes.filter((n) => n.role === 'control')) {
+      const path = join(work, `${node.name}-sans.crt`);
+      writeFileSync(path, fileOf(node, '/etc/kubeplane/pki/apiserver.crt'));
+      const text = run('openssl', ['x509', '-in', path, '-noout', '-text']).stdout;
+      const sanLine = /X509v3 Subject Alternative Name:\s*\n\s*(.+)/.exec(text)?.[1] ?? '';
+      const sans = sanLine.split(', ').sort();
+      expect(sans).toEqual(
+        [
+          `DNS:${node.name}`,
+          'DNS:kubernetes',
+          'DNS:kubernetes.default',
+          'DNS:kubernetes.default.svc',
+          'DNS:kubernetes.default.svc.cluster.local',
+          'DNS:api.hybrid.example.com',
+          'IP Address:10.96.0.1',
+          'IP Address:192.168.2.1',
+          'IP Address:192.168.2.2',
+          'IP Address:192.168.2.3',
+        ].sort(),
+      );
+      expect(text).toMatch(/X509v3 Key Usage: critical\s*\n\s*Digital Signature, Key Encipherment/);
+      expect(text).toMatch(/X509v3 Extended Key Usage:\s*\n\s*TLS Web Server Authentication\s*\n/);
+      expect(text).toMatch(/CA:FALSE/);
+    }
+    const caPath = join(work, 'ca-usage.crt');
+    writeFileSync(caPath, rendered.pki.public.clusterCaCertificate);
+    const caText = run('openssl', ['x509', '-in', caPath, '-noout', '-text']).stdout;
+    expect(caText).toMatch(/X509v3 Basic Constraints: critical\s*\n\s*CA:TRUE/);
+    expect(caText).toMatch(/X509v3 Key Usage: critical\s*\n\s*Digital Signature, Key Encipherment, Certificate Sign/);
+    const adminPath = join(work, 'admin-usage.crt');
+    writeFileSync(adminPath, rendered.pki.public.adminCertificate);
+    const adminText = run('openssl', ['x509', '-in', adminPath, '-noout', '-text', '-nameopt', 'RFC2253']).stdout;
+    expect(adminText).toContain('Subject: O=kubeadm:cluster-admins,CN=kubeplane-admin');
+    expect(adminText).toMatch(/X509v3 Extended Key Usage:\s*\n\s*TLS Web Client Authentication\s*\n/);
+  });
+
+  it('publishes the discovery hash openssl computes from the CA certificate, and joins pin it', () => {
+    requireTool('openssl', 'openssl');
+    const caPath = join(work, 'discovery.crt');
+    writeFileSync(caPath, rendered.pki.public.clusterCaCertificate);
+    const result = spawnSync(
+      'sh',
+      ['-c', `openssl x509 -in '${caPath}' -pubkey -noout | openssl pkey -pubin -outform der | sha256sum`],
+      { encoding: 'utf8' },
+    );
+    expect(result.status).toBe(0);
+    const hex = result.stdout.split(/\s+/)[0] ?? '';
+    expect(hex).toMatch(/^[0-9a-f]{64}$/);
+    expect(rendered.pki.public.discoveryHash).toBe(`sha256:${hex}`);
+    for (const node of rendered.nodes.filter((n) => n.mode === 'join' || n.mode === 'join-control-plane')) {
+      expect(fileOf(node, '/etc/kubeplane/kubeadm.yaml'), node.name).toContain(`- sha256:${hex}`);
+    }
+  });
+
+  it('puts in every peer config the public key `wg pubkey` derives from each node private key', () => {
+    requireTool('wg', 'wireguard-tools');
+    for (const node of rendered.nodes) {
+      const conf = fileOf(node, '/etc/wireguard/wg0.conf');
+      const privateKey = /PrivateKey = (\S+)/.exec(conf)?.[1] ?? '';
+      const result = run('wg', ['pubkey'], `${privateKey}\n`);
+      expect(result.status, result.stderr).toBe(0);
+      const publicKey = result.stdout.trim();
+      expect(publicKey).toBe(node.wireguardPublicKey);
+      for (const other of rendered.nodes.filter((n) => n.name !== node.name)) {
+        const peers = fileOf(other, '/etc/wireguard/wg0.conf');
+        expect(peers, `${other.name} lists ${node.name}`).toContain(`# ${node.name}\nPublicKey = ${publicKey}\nAllowedIPs = `);
+      }
+      expect(rendered.meshManifest).toContain(`${node.name} ${publicKey} `);
+    }
+  });
+
+  it('keeps every WireGuard private key on its own node only', () => {
+    for (const node of rendered.nodes) {
+      const privateKey = ctx.wireguardKeys[node.name]?.privateKey.reveal() ?? '';
+      expect(privateKey).toHaveLength(44);
+      for (const other of rendered.nodes) {
+        expect(other.cloudConfig.reveal().includes(privateKey), `${node.name}'s key on ${other.name}`).toBe(other.name === node.name);
+      }
+      expect(rendered.meshManifest).not.toContain(privateKey);
+    }
+  });
+
+  it('puts no CA or service-account private key on a worker or a load balancer', () => {
+    const secret = rendered.pki.secret;
+    // A line from the middle of each PEM is unique to that key; kubeconfigs embed PEMs base64-encoded, so decode those too.
+    const guarded = [secret.clusterCaKey, secret.frontProxyCaKey, secret.etcdCaKey, secret.serviceAccountKey].map(
+      (k) => k.reveal().split('\n')[2] ?? '',
+    );
+    for (const line of guarded) expect(line).toMatch(/^[A-Za-z0-9+/]{64}$/);
+    for (const node of rendered.nodes) {
+      const plain = node.cloudConfig.reveal();
+      const embedded = [...plain.matchAll(/-data: (\S+)/g)].map((m) => Buffer.from(m[1] ?? '', 'base64').toString('utf8'));
+      const text = [plain, ...embedded].join('\n');
+      const onNode = guarded.filter((line) => text.includes(line)).length;
+      expect(onNode, node.name).toBe(node.role === 'control' ? 4 : 0);
+      if (node.role === 'compute') expect(text).not.toContain('PRIVATE KEY');
+    }
+  });
+
+  it('writes systemd units that `systemd-analyze verify` accepts', () => {
+    requireTool('systemd-analyze', 'systemd');
+    for (const node of rendered.nodes) {
+      const root = join(work, `root-${node.name}`);
+      mkdirSync(join(root, 'usr/lib/systemd'), { recursive: true });
+      // The units reference system targets; verify needs them in the root it checks.
+      cpSync('/usr/lib/systemd/system', join(root, 'usr/lib/systemd/system'), { recursive: true });
+      const units: string[] = [];
+      for (const f of node.files) {
+        const target = join(root, f.path);
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, f.content.reveal(), { mode: Number.parseInt(f.permissions, 8) });
+        if (f.path.startsWith('/etc/systemd/system/')) units.push(f.path);
+      }
+      expect(units, node.name).toEqual(['/etc/systemd/system/kubeplane-mesh-sync.service', '/etc/systemd/system/kubeplane-mesh-sync.timer']);
+      const result = run('systemd-analyze', ['verify', `--root=${root}`, ...units]);
+      expect(result.stderr, node.name).toBe('');
+      expect(result.status, node.name).toBe(0);
+    }
+  });
+
+  it('configures load balancers with an nginx stream config that `nginx -t` accepts', () => {
+    requireTool('nginx', 'nginx');
+    if (!existsSync('/etc/nginx/modules-enabled')) {
+      throw new Error("nginx's stream module is not enabled: install the Debian package 'libnginx-mod-stream'");
+    }
+    const lbs = rendered.nodes.filter((n) => n.role === 'loadbalancer');
+    expect(lbs).toHaveLength(2);
+    for (const node of lbs) {
+      const path = join(work, `${node.name}-nginx.conf`);
+      writeFileSync(path, fileOf(node, '/etc/kubeplane/nginx.conf'));
+      const result = run('nginx', ['-t', '-c', path, '-e', join(work, 'nginx-error.log'), '-g', `pid ${join(work, 'nginx.pid')};`]);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stderr).toContain('test is successful');
+    }
+  });
+
+  it('renders byte-for-byte the same user-data and PKI from the same keys and seed', async () => {
+    const again = await renderCluster(context());
+    expect(again.nodes.map((n) => Buffer.from(n.userData.bytes.reveal()).toString('base64'))).toEqual(
+      rendered.nodes.map((n) => Buffer.from(n.userData.bytes.reveal()).toString('base64')),
+    );
+    expect(again.pki.public).toEqual(rendered.pki.public);
+    expect(again.pki.secret.bootstrapToken.reveal()).toBe(rendered.pki.secret.bootstrapToken.reveal());
+    const other = await renderCluster({ ...context(), random: seededRandomSource(`${SEED}/other`) });
+    expect(other.pki.secret.bootstrapToken.reveal()).not.toBe(rendered.pki.secret.bootstrapToken.reveal());
+  });
+
+  it('matches the reviewed golden files (UPDATE_GOLDEN=1 rewrites them)', () => {
+    const summary = rendered.nodes.map((n) => ({
+      name: n.name,
+      mode: n.mode,
+      provider: n.provider,
+      userDataBytes: n.userData.size,
+      uncompressedBytes: n.userData.uncompressedSize,
+      compressed: n.userData.compressed,
+      limit: n.userData.limit,
+      deferredLabels: n.deferredLabels,
+    }));
+    const expected: Record<string, string> = {
+      'summary.json': `${JSON.stringify({ discoveryHash: rendered.pki.public.discoveryHash, nodes: summary }, null, 2)}\n`,
+      'mesh.yaml': rendered.meshManifest,
+    };
+    for (const node of rendered.nodes) expected[`${node.name}/user-data.yaml`] = node.cloudConfig.reveal();
+    for (const [path, content] of Object.entries(expected)) {
+      const target = join(goldenDir, path);
+      if (process.env['UPDATE_GOLDEN'] === '1') {
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, content);
+      }
+      expect(existsSync(target), `golden file ${path} is missing; run with UPDATE_GOLDEN=1 and review it`).toBe(true);
+      expect(content, path).toBe(readFileSync(target, 'utf8'));
+    }
+  });
+});
+
+describe('a control-plane node added later', () => {
+  it('gets a serving certificate from the same CA whose SANs still include the API endpoint', async () => {
+    requireTool('openssl', 'openssl');
+    const base = context();
+    const first = await renderCluster(base);
+    const cluster: BootstrapCluster = {
+      ...base.cluster,
+      nodes: [
+        ...base.cluster.nodes,
+        { ...base.cluster.nodes[0]!, name: 'aws-cp-4', overlayIp: '192.168.2.4', publicEndpoint: '3.120.10.14:51820' },
+      ],
+    };
+    const keys: ClusterKeys = { ...base.keys, apiServer: { ...base.keys.apiServer, 'aws-cp-4': await generateEcKeyPair() } };
+    const wireguardKeys = { ...base.wireguardKeys, 'aws-cp-4': generateWireguardKeyPair(seededRandomSource('cp-4')) };
+    const added = await renderNode({ ...base, cluster, keys, wireguardKeys, pki: first.pki, node: 'aws-cp-4', random: seededRandomSource('later') });
+    expect(added.mode).toBe('join-control-plane');
+    const certPath = join(work, 'cp-4.crt');
+    const caPath = join(work, 'cp-4-ca.crt');
+    writeFileSync(certPath, fileOf(added, '/etc/kubeplane/pki/apiserver.crt'));
+    writeFileSync(caPath, first.pki.public.clusterCaCertificate);
+    expect(run('openssl', ['verify', '-CAfile', caPath, certPath]).stdout.trim()).toBe(`${certPath}: OK`);
+    const text = run('openssl', ['x509', '-in', certPath, '-noout', '-ext', 'subjectAltName']).stdout;
+    expect(text).toContain('DNS:api.hybrid.example.com');
+    expect(text).toContain('IP Address:192.168.2.4');
+    expect(certificatesIn(fileOf(added, '/etc/kubeplane/pki/ca.crt'))).toEqual([first.pki.public.clusterCaCertificate]);
+    expect(fileOf(added, '/etc/kubeplane/kubeadm.yaml')).toContain('advertiseAddress: 192.168.2.4');
+  });
+});

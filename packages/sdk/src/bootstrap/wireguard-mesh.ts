@@ -1,0 +1,197 @@
+// The WireGuard overlay: each node's wg-quick config from the peers known when it is rendered, the peer list the
+// engine publishes into the cluster (ConfigMap kube-system/kubeplane-mesh), and the on-node agent that applies it.
+import { stringify } from 'yaml';
+import { Redacted } from '../redacted.js';
+import type { BootstrapCluster, BootstrapNode } from './input.js';
+import { parseCidr } from './network.js';
+import { MESH_READERS_GROUP } from './pki.js';
+
+export const WIREGUARD_INTERFACE = 'wg0';
+export const WIREGUARD_PORT = 51820;
+/**
+ * 1500 minus WireGuard's worst case (IPv6 outer header 40 + UDP 8 + WireGuard 32 = 80): the overlay works over
+ * any 1500-byte path. Cilium detects it from wg0 and subtracts its own VXLAN overhead for pods.
+ */
+export const WIREGUARD_MTU = 1420;
+/** Keeps NAT mappings alive (AWS public IPs are 1:1 NAT, home routers drop idle UDP after ~30 s). */
+export const PERSISTENT_KEEPALIVE_SECONDS = 25;
+export const MESH_CONFIGMAP = 'kubeplane-mesh';
+export const MESH_NAMESPACE = 'kube-system';
+export const MESH_SYNC_SCRIPT_PATH = '/usr/local/sbin/kubeplane-mesh-sync';
+export const MESH_READER_KUBECONFIG_PATH = '/etc/kubeplane/mesh-reader.conf';
+export const KUBELET_KUBECONFIG_PATH = '/etc/kubernetes/kubelet.conf';
+
+/** A mesh member as the overlay sees it: public key and addresses, never a private key. */
+export interface MeshPeer {
+  name: string;
+  publicKey: string;
+  overlayIp: string;
+  endpoint?: string;
+  behindNat: boolean;
+}
+
+export function meshPeers(cluster: BootstrapCluster, publicKeys: Record<string, string>): MeshPeer[] {
+  return cluster.nodes.map((node) => {
+    const publicKey = publicKeys[node.name];
+    if (!publicKey) throw new Error(`no WireGuard public key for node ${node.name}`);
+    return {
+      name: node.name,
+      publicKey,
+      overlayIp: node.overlayIp,
+      ...(node.publicEndpoint ? { endpoint: node.publicEndpoint } : {}),
+      behindNat: node.behindNat === true,
+    };
+  });
+}
+
+function needsKeepalive(self: { behindNat?: boolean }, peer: MeshPeer): boolean {
+  return self.behindNat === true || peer.behindNat;
+}
+
+/** `/etc/wireguard/wg0.conf` (wg-quick format) for `node`; it holds that node's private key and no other. */
+export function renderWireguardConfig(
+  cluster: BootstrapCluster,
+  node: BootstrapNode,
+  privateKey: Redacted<string>,
+  peers: MeshPeer[],
+): Redacted<string> {
+  const { prefix } = parseCidr(cluster.network);
+  const lines = [
+    `# kubeplane overlay ${cluster.network} of cluster ${cluster.name}: node ${node.name}`,
+    '[Interface]',
+    `Address = ${node.overlayIp}/${prefix}`,
+    `ListenPort = ${WIREGUARD_PORT}`,
+    `MTU = ${WIREGUARD_MTU}`,
+    `PrivateKey = ${privateKey.reveal()}`,
+  ];
+  for (const peer of peers) {
+    if (peer.name === node.name) continue;
+    lines.push('', '[Peer]', `# ${peer.name}`, `PublicKey = ${peer.publicKey}`, `AllowedIPs = ${peer.overlayIp}/32`);
+    // Without an endpoint the peer is learned when it first reaches us (WireGuard roaming).
+    if (peer.endpoint) lines.push(`Endpoint = ${peer.endpoint}`);
+    if (needsKeepalive(node, peer)) lines.push(`PersistentKeepalive = ${PERSISTENT_KEEPALIVE_SECONDS}`);
+  }
+  return Redacted.of(`${lines.join('\n')}\n`);
+}
+
+/** The peer list the sync agent reads: one line per node, `name publicKey overlayIp endpoint|- nat|direct`. */
+export function renderMeshPeerList(peers: MeshPeer[]): string {
+  return peers
+    .map((p) => `${p.name} ${p.publicKey} ${p.overlayIp} ${p.endpoint ?? '-'} ${p.behindNat ? 'nat' : 'direct'}\n`)
+    .join('');
+}
+
+/**
+ * The ConfigMap with the peer list plus the RBAC that lets nodes (group system:nodes, via kubelet credentials)
+ * and load-balancer nodes (group kubeplane:mesh-readers) read it. The Node authorizer alone would refuse:
+ * a kubelet may only read ConfigMaps its pods reference.
+ */
+export function renderMeshManifest(peers: MeshPeer[]): string {
+  const docs = [
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: MESH_CONFIGMAP, namespace: MESH_NAMESPACE, labels: { 'app.kubernetes.io/managed-by': 'kubeplane' } },
+      data: { peers: renderMeshPeerList(peers) },
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'kubeplane:mesh-reader', namespace: MESH_NAMESPACE },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [MESH_CONFIGMAP], verbs: ['get'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'kubeplane:mesh-reader', namespace: MESH_NAMESPACE },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kubeplane:mesh-reader' },
+      subjects: [
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' },
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: MESH_READERS_GROUP },
+      ],
+    },
+  ];
+  return docs.map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
+}
+
+/** The sync agent: a POSIX shell script run by a systemd timer; arguments are the kubeconfig and nat|direct. */
+export function renderMeshSyncScript(): string {
+  return `#!/bin/sh
+# kubeplane mesh sync: reads the overlay's peer list from the cluster (ConfigMap ${MESH_NAMESPACE}/${MESH_CONFIGMAP})
+# and applies it to ${WIREGUARD_INTERFACE} with \`wg syncconf\`, which keeps live sessions. Nodes added or removed
+# later thus reach every node without anyone logging in. Usage: kubeplane-mesh-sync KUBECONFIG nat|direct
+set -eu
+
+kubeconfig="\${1:?usage: kubeplane-mesh-sync KUBECONFIG nat|direct}"
+self_nat="\${2:-direct}"
+interface=${WIREGUARD_INTERFACE}
+
+if [ ! -s "$kubeconfig" ]; then
+  echo "kubeplane-mesh-sync: $kubeconfig does not exist yet (node not joined); nothing to do"
+  exit 0
+fi
+
+peers=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} \\
+  get configmap ${MESH_CONFIGMAP} -o 'jsonpath={.data.peers}')
+if [ -z "$peers" ]; then
+  echo "kubeplane-mesh-sync: the peer list is empty; keeping the current configuration" >&2
+  exit 1
+fi
+
+self_key=$(wg show "$interface" public-key)
+umask 077
+conf=$(mktemp)
+trap 'rm -f "$conf"' EXIT
+
+{
+  printf '[Interface]\\nPrivateKey = %s\\nListenPort = %s\\n' \\
+    "$(wg show "$interface" private-key)" "$(wg show "$interface" listen-port)"
+  printf '%s\\n' "$peers" | while read -r name key ip endpoint nat; do
+    if [ -z "$key" ] || [ "$key" = "$self_key" ]; then
+      continue
+    fi
+    printf '\\n[Peer]\\n# %s\\nPublicKey = %s\\nAllowedIPs = %s/32\\n' "$name" "$key" "$ip"
+    if [ "$endpoint" != "-" ]; then
+      printf 'Endpoint = %s\\n' "$endpoint"
+    fi
+    if [ "$self_nat" = nat ] || [ "$nat" = nat ]; then
+      printf 'PersistentKeepalive = ${PERSISTENT_KEEPALIVE_SECONDS}\\n'
+    fi
+  done
+} >"$conf"
+
+wg syncconf "$interface" "$conf"
+echo "kubeplane-mesh-sync: applied $(printf '%s\\n' "$peers" | grep -c .) peers to $interface"
+`;
+}
+
+export function meshSyncKubeconfigPath(node: BootstrapNode): string {
+  return node.role === 'loadbalancer' ? MESH_READER_KUBECONFIG_PATH : KUBELET_KUBECONFIG_PATH;
+}
+
+export function renderMeshSyncService(node: BootstrapNode): string {
+  return `[Unit]
+Description=kubeplane: apply the cluster's WireGuard peer list to ${WIREGUARD_INTERFACE}
+After=wg-quick@${WIREGUARD_INTERFACE}.service network-online.target
+Wants=network-online.target
+ConditionPathExists=/etc/wireguard/${WIREGUARD_INTERFACE}.conf
+
+[Service]
+Type=oneshot
+ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}
+`;
+}
+
+export function renderMeshSyncTimer(): string {
+  return `[Unit]
+Description=kubeplane: sync the WireGuard mesh with the cluster every minute
+
+[Timer]
+OnBootSec=60s
+OnUnitActiveSec=60s
+RandomizedDelaySec=10s
+
+[Install]
+WantedBy=timers.target
+`;
+}
