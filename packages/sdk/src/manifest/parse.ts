@@ -80,7 +80,16 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
       continue;
     }
     const sourceMap = new YamlSourceMap(doc, lines);
-    const parsed = parseManifestObject(doc.toJS({ maxAliasCount: 100 }), options);
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      // Unresolved aliases and alias bombs surface only when the document is turned into values.
+      const failure = emptyFailure(`YAML: ${(e as Error).message}`, options.file);
+      results.push(failure);
+      continue;
+    }
+    const parsed = parseManifestObject(value, options);
     parsed.sourceMap = sourceMap;
     attachPositions(parsed.issues, sourceMap, options.file);
     results.push(parsed);
