@@ -1,0 +1,25 @@
+import { RateBudgets, Redacted } from '@kubeplane/sdk';
+import { runProviderConformance } from '@kubeplane/sdk/conformance';
+import { conformanceHarness, type ConformanceHarness } from '../sandbox/conformance-harness.js';
+import { SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
+import { AwsProvider } from './provider.js';
+
+const WRONG_SECRET = 'wrong/secret/key/0123456789abcdef';
+
+runProviderConformance({
+  name: 'aws',
+  sandbox: () => conformanceHarness('aws', { seed: 11 }),
+  makeProvider: (s) =>
+    new AwsProvider({
+      region: 'eu-central-1',
+      account: 'conformance',
+      credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+      clock: s.clock,
+      budgets: new RateBudgets(s.clock),
+      random: (s as ConformanceHarness).sandbox.random,
+    }),
+  makeUnauthorizedProvider: (s) =>
+    new AwsProvider({ region: 'eu-central-1', account: 'other', credentials: { accessKeyId: Redacted.of('AKIAWRONGWRONGWRONG1'), secretAccessKey: Redacted.of(WRONG_SECRET) }, clock: s.clock }),
+  secretValues: [SANDBOX_CREDENTIALS.awsSecretAccessKey, SANDBOX_CREDENTIALS.awsAccessKeyId, WRONG_SECRET, 'AKIAWRONGWRONGWRONG1'],
+  fixtures: { region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', dnsZone: 'example.com' },
+});

@@ -1,0 +1,734 @@
+// The AWS provider: EC2 compute and network (VPC, subnets, internet gateway, security groups, Elastic IPs,
+// key pairs) and Route 53 DNS, over the AWS SDK v3. Every call first spends the matching EC2/Route 53 budget.
+import { createHash } from 'node:crypto';
+import {
+  EC2Client,
+  AllocateAddressCommand,
+  AssociateAddressCommand,
+  AttachInternetGatewayCommand,
+  AuthorizeSecurityGroupIngressCommand,
+  CreateInternetGatewayCommand,
+  CreateRouteCommand,
+  CreateSecurityGroupCommand,
+  CreateSubnetCommand,
+  CreateVpcCommand,
+  DeleteInternetGatewayCommand,
+  DeleteKeyPairCommand,
+  DeleteSecurityGroupCommand,
+  DeleteSubnetCommand,
+  DeleteVpcCommand,
+  DescribeAddressesCommand,
+  DescribeAvailabilityZonesCommand,
+  DescribeImagesCommand,
+  DescribeInstanceTypesCommand,
+  DescribeInstancesCommand,
+  DescribeInternetGatewaysCommand,
+  DescribeKeyPairsCommand,
+  DescribeRouteTablesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  DescribeVpcsCommand,
+  DetachInternetGatewayCommand,
+  DisassociateAddressCommand,
+  ImportKeyPairCommand,
+  ReleaseAddressCommand,
+  RevokeSecurityGroupIngressCommand,
+  RunInstancesCommand,
+  TerminateInstancesCommand,
+  type Filter,
+  type DescribeInstanceTypesCommandOutput,
+  type DescribeImagesCommandOutput,
+  type DescribeAvailabilityZonesCommandOutput,
+  type Instance,
+  type IpPermission,
+  type SecurityGroup,
+  type Tag,
+  type TagSpecification,
+  type ResourceType,
+} from '@aws-sdk/client-ec2';
+import { Route53Client } from '@aws-sdk/client-route-53';
+import {
+  CLUSTER_ID_TAG,
+  KubeplaneError,
+  NAME_TAG,
+  NODEPOOL_TAG,
+  RATE_LIMITS,
+  RateBudgetWait,
+  RateBudgets,
+  done,
+  pending,
+  retryLater,
+  type CallContext,
+  type Capabilities,
+  type Clock,
+  type ComputeApi,
+  type DnsApi,
+  type FirewallInfo,
+  type FirewallRequest,
+  type FirewallRule,
+  type NetworkApi,
+  type NetworkInfo,
+  type NetworkRequest,
+  type NodeInfo,
+  type NodeRef,
+  type NodeRequest,
+  type NodeSelector,
+  type NodeState,
+  type Outcome,
+  type Provider,
+  type RateBudget,
+  type Redacted,
+  type ReservedIpInfo,
+  type ReservedIpRequest,
+  type ScopedRef,
+  type SshKeyInfo,
+  type SshKeyRequest,
+  type TaggedResource,
+} from '@kubeplane/sdk';
+import { toKubeplaneError } from './errors.js';
+import { Route53Dns } from './route53-dns.js';
+
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+
+const USER_DATA_LIMIT = 16 * 1024;
+const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
+
+export interface AwsCredentials {
+  accessKeyId: Redacted<string>;
+  secretAccessKey: Redacted<string>;
+  sessionToken?: Redacted<string>;
+}
+
+export interface AwsProviderOptions {
+  region: string;
+  credentials: AwsCredentials;
+  /** The account (or a name for it): providers for the same account and region share budgets. */
+  account: string;
+  clock: Clock;
+  budgets?: RateBudgets;
+  random?: () => number;
+  /** Route 53 on/off (default on). */
+  dns?: boolean;
+}
+
+type Bucket = 'run' | 'launches' | 'terminate' | 'describe' | 'mutating' | 'route53';
+
+function tagValue(tags: Tag[] | undefined, key: string): string | undefined {
+  return tags?.find((t) => t.Key === key)?.Value;
+}
+
+function tagMap(tags: Tag[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of tags ?? []) if (t.Key !== undefined) out[t.Key] = t.Value ?? '';
+  return out;
+}
+
+export class AwsProvider implements Provider {
+  readonly name = 'aws';
+  readonly capabilities: Capabilities;
+  readonly compute: ComputeApi;
+  readonly network: NetworkApi;
+  readonly dns?: DnsApi;
+  readonly #region: string;
+  readonly #ec2: EC2Client;
+  readonly #budgets: Record<Bucket, RateBudget>;
+  readonly #random: () => number;
+  readonly #clock: Clock;
+  /** Instance ids this provider launched, by node name: EC2 Describe is eventually consistent. */
+  readonly #launched = new Map<string, string>();
+  /** Resource ids by kind/name (VPCs, subnets, security groups): they never change once created. */
+  readonly #ids = new Map<string, string>();
+  /** A short-lived view of the cluster's instances, so that creating N nodes costs ~N calls, not 2N. */
+  readonly #clusterView = new Map<string, { at: number; instances: Instance[] }>();
+  /** Calls sent per EC2/Route 53 action (for the bench). */
+  readonly sent = new Map<string, number>();
+
+  constructor(options: AwsProviderOptions) {
+    this.#region = options.region;
+    this.#clock = options.clock;
+    this.#random = options.random ?? Math.random;
+    const creds = options.credentials;
+    // A function, so the SDK never holds the values in a printable config object.
+    const credentials = async () => ({ accessKeyId: creds.accessKeyId.reveal(), secretAccessKey: creds.secretAccessKey.reveal(), ...(creds.sessionToken ? { sessionToken: creds.sessionToken.reveal() } : {}) });
+    // maxAttempts 1: retries are ours, as pending outcomes on the virtual clock, not sleeps inside the SDK.
+    this.#ec2 = new EC2Client({ region: options.region, credentials, maxAttempts: 1 });
+    const budgets = options.budgets ?? new RateBudgets(options.clock);
+    const key = `aws:${options.account}:${options.region}`;
+    this.#budgets = {
+      run: budgets.get(`${key}:run-instances`, RATE_LIMITS.ec2RunInstances),
+      launches: budgets.get(`${key}:instance-launches`, RATE_LIMITS.ec2InstanceLaunches),
+      terminate: budgets.get(`${key}:terminate-instances`, RATE_LIMITS.ec2TerminateInstances),
+      describe: budgets.get(`${key}:describe`, RATE_LIMITS.ec2Describe),
+      mutating: budgets.get(`${key}:mutating`, RATE_LIMITS.ec2Mutating),
+      route53: budgets.get(`aws:${options.account}:route53`, RATE_LIMITS.route53),
+    };
+    const withDns = options.dns ?? true;
+    this.capabilities = { compute: true, network: true, dns: withDns, dnsFailover: withDns, attachReservedIpAfterCreate: true, managedKubernetes: false };
+    if (withDns) {
+      const route53 = new Route53Client({ region: 'us-east-1', credentials, maxAttempts: 1 });
+      this.dns = new Route53Dns({ client: route53, budget: this.#budgets.route53, guard: (c, f) => this.#guard(c, f), count: (op) => this.#count(op) });
+    }
+    this.compute = {
+      createNode: (r, c) => this.#guard(c, () => this.#createNode(r)),
+      listNodes: (s, c) => this.#guard(c, async () => done((await this.#describeCluster(s.clusterId, s.nodepool)).map((i) => this.#nodeInfo(i)).sort((a, b) => a.name.localeCompare(b.name)))),
+      getNode: (r, c) => this.#guard(c, () => this.#getNode(r)),
+      deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r)),
+      serverTypes: (_r, c) =>
+        this.#guard(c, async () => {
+          const out = await this.#send<DescribeInstanceTypesCommandOutput>('describe', 'DescribeInstanceTypes', new DescribeInstanceTypesCommand({}));
+          return done((out.InstanceTypes ?? []).map((t) => ({ name: t.InstanceType ?? '', vcpus: t.VCpuInfo?.DefaultVCpus ?? 0, memoryGiB: (t.MemoryInfo?.SizeInMiB ?? 0) / 1024, architecture: t.ProcessorInfo?.SupportedArchitectures?.includes('arm64') ? ('arm64' as const) : ('x86_64' as const) })));
+        }),
+      images: (_r, c) =>
+        this.#guard(c, async () => {
+          const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', new DescribeImagesCommand({ Owners: ['099720109477'] }));
+          return done((out.Images ?? []).map((i) => ({ id: i.ImageId ?? '', name: i.Name ?? '', architecture: i.Architecture === 'arm64' ? ('arm64' as const) : ('x86_64' as const) })));
+        }),
+      zones: (_r, c) =>
+        this.#guard(c, async () => {
+          const out = await this.#send<DescribeAvailabilityZonesCommandOutput>('describe', 'DescribeAvailabilityZones', new DescribeAvailabilityZonesCommand({}));
+          return done((out.AvailabilityZones ?? []).map((z) => ({ name: z.ZoneName ?? '', region: z.RegionName ?? this.#region })));
+        }),
+    };
+    this.network = {
+      ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r)),
+      deleteNetwork: (r, c) => this.#guard(c, () => this.#deleteNetwork(r.clusterId, r.name)),
+      ensureFirewall: (r, c) => this.#guard(c, () => this.#ensureFirewall(r)),
+      deleteFirewall: (r, c) => this.#guard(c, () => this.#deleteFirewall(r)),
+      ensureReservedIp: (r, c) => this.#guard(c, () => this.#ensureReservedIp(r)),
+      attachReservedIp: (ip, node, c) => this.#guard(c, () => this.#attachReservedIp(ip, node)),
+      deleteReservedIp: (r, c) => this.#guard(c, () => this.#deleteReservedIp(r)),
+      ensureSshKey: (r, c) => this.#guard(c, () => this.#ensureSshKey(r)),
+      deleteSshKey: (r, c) => this.#guard(c, () => this.#deleteSshKey(r)),
+    };
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { provider: 'aws', region: this.#region, capabilities: this.capabilities };
+  }
+
+  listClusterResources(clusterId: string, _region: string, context?: CallContext): Promise<Outcome<TaggedResource[]>> {
+    return this.#guard(context, async () => done(await this.#tagged(clusterId)));
+  }
+
+  teardownCluster(clusterId: string, _region: string, context?: CallContext): Promise<Outcome<void>> {
+    return this.#guard(context, () => this.#teardown(clusterId));
+  }
+
+  async #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    try {
+      return await call();
+    } catch (error) {
+      return retryLater(error, context?.attempt ?? 0, { baseSeconds: 1, maxSeconds: 120, random: this.#random });
+    }
+  }
+
+  #count(operation: string): void {
+    this.sent.set(operation, (this.sent.get(operation) ?? 0) + 1);
+  }
+
+  async #send<O>(bucket: Bucket, operation: string, command: object, resource?: string, cost = 1): Promise<O> {
+    const wait = this.#budgets[bucket].tryTake(1);
+    if (wait > 0) throw new RateBudgetWait(`aws ${bucket}`, wait);
+    if (bucket === 'run') {
+      const launchWait = this.#budgets.launches.tryTake(cost);
+      if (launchWait > 0) throw new RateBudgetWait('aws instance-launches', launchWait);
+    }
+    this.#count(operation);
+    try {
+      return (await this.#ec2.send(command as never)) as O;
+    } catch (error) {
+      const k = toKubeplaneError(error, 'ec2', operation, resource);
+      if (k.kind === 'throttled') this.#budgets[bucket].observeRemaining(0);
+      throw k;
+    }
+  }
+
+  #tagSpecs(types: ResourceType[], clusterId: string, name: string, extra: Record<string, string> = {}): TagSpecification[] {
+    const tags: Tag[] = Object.entries({ ...extra, Name: name, [NAME_TAG]: name, [CLUSTER_ID_TAG]: clusterId }).map(([Key, Value]) => ({ Key, Value }));
+    return types.map((ResourceType) => ({ ResourceType, Tags: tags }));
+  }
+
+  #byName(clusterId: string, name: string): Filter[] {
+    return [
+      { Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] },
+      { Name: `tag:${NAME_TAG}`, Values: [name] },
+    ];
+  }
+
+  #nodeInfo(i: Instance): NodeInfo {
+    const stateName = i.State?.Name ?? 'unknown';
+    const state: NodeState = stateName === 'pending' ? 'pending' : stateName === 'running' ? 'running' : stateName === 'shutting-down' ? 'deleting' : stateName === 'terminated' ? 'deleted' : stateName === 'stopping' ? 'stopping' : stateName === 'stopped' ? 'stopped' : 'unknown';
+    const zone = i.Placement?.AvailabilityZone ?? '';
+    const labels = tagMap(i.Tags);
+    return {
+      name: labels[NAME_TAG] ?? i.InstanceId ?? '',
+      id: i.InstanceId ?? '',
+      providerId: `aws:///${zone}/${i.InstanceId ?? ''}`,
+      clusterId: labels[CLUSTER_ID_TAG] ?? '',
+      nodepool: labels[NODEPOOL_TAG] ?? '',
+      state,
+      region: this.#region,
+      zone,
+      serverType: i.InstanceType ?? '',
+      ...(i.PublicIpAddress ? { publicIPv4: i.PublicIpAddress } : {}),
+      ...(i.PrivateIpAddress ? { privateIPv4: i.PrivateIpAddress } : {}),
+      labels,
+      ...(i.LaunchTime ? { createdAt: new Date(i.LaunchTime).toISOString() } : {}),
+    };
+  }
+
+  async #describe(filters: Filter[]): Promise<Instance[]> {
+    const out: Instance[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }>; NextToken?: string }>('describe', 'DescribeInstances', new DescribeInstancesCommand({ Filters: filters, MaxResults: 1000, ...(token ? { NextToken: token } : {}) }));
+      for (const r of page.Reservations ?? []) out.push(...(r.Instances ?? []));
+      token = page.NextToken;
+    } while (token);
+    return out;
+  }
+
+  async #describeCluster(clusterId: string, nodepool?: string): Promise<Instance[]> {
+    const filters: Filter[] = [{ Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] }, { Name: 'instance-state-name', Values: LIVE_STATES }];
+    if (nodepool) filters.push({ Name: `tag:${NODEPOOL_TAG}`, Values: [nodepool] });
+    const instances = await this.#describe(filters);
+    if (!nodepool) this.#clusterView.set(clusterId, { at: this.#clock.now(), instances });
+    return instances;
+  }
+
+  /** Instances of the cluster carrying this name, from a cluster view at most 10 s old. */
+  async #instancesNamed(clusterId: string, name: string, fresh = false): Promise<Instance[]> {
+    const view = this.#clusterView.get(clusterId);
+    if (fresh || !view || this.#clock.now() - view.at > 10_000) {
+      const all = await this.#describe([{ Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] }]);
+      this.#clusterView.set(clusterId, { at: this.#clock.now(), instances: all });
+      return all.filter((i) => tagValue(i.Tags, NAME_TAG) === name);
+    }
+    return view.instances.filter((i) => tagValue(i.Tags, NAME_TAG) === name);
+  }
+
+  async #idByTag(kind: 'vpc' | 'subnet' | 'sg', clusterId: string, name: string): Promise<string> {
+    const cacheKey = `${kind}/${clusterId}/${name}`;
+    const cached = this.#ids.get(cacheKey);
+    if (cached) return cached;
+    let id: string | undefined;
+    if (kind === 'vpc') id = (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs?.[0]?.VpcId;
+    if (kind === 'subnet') id = (await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: this.#byName(clusterId, name) }))).Subnets?.[0]?.SubnetId;
+    if (kind === 'sg') id = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: this.#byName(clusterId, name) }))).SecurityGroups?.[0]?.GroupId;
+    if (!id) throw new KubeplaneError('not-found', `aws ${kind} ${name} of cluster ${clusterId} does not exist; ensure it before the nodes that use it`, { provider: 'aws', code: 'NotFound', resource: name });
+    this.#ids.set(cacheKey, id);
+    return id;
+  }
+
+  async #subnetFor(request: NodeRequest): Promise<string | undefined> {
+    if (!request.networkName) return undefined;
+    const subnets = await this.#networkSubnets(request.clusterId, request.networkName);
+    const match = subnets.find((s) => !request.zone || s.zone === request.zone) ?? subnets[0];
+    if (!match) throw new KubeplaneError('not-found', `network ${request.networkName} has no subnet${request.zone ? ` in ${request.zone}` : ''}`, { provider: 'aws', code: 'NoSubnet', resource: request.name });
+    return match.id;
+  }
+
+  async #networkSubnets(clusterId: string, networkName: string): Promise<Array<{ id: string; zone: string; cidr: string }>> {
+    const cacheKey = `subnets/${clusterId}/${networkName}`;
+    const cached = this.#ids.get(cacheKey);
+    if (cached) return JSON.parse(cached) as Array<{ id: string; zone: string; cidr: string }>;
+    const vpcId = await this.#idByTag('vpc', clusterId, networkName);
+    const out = await this.#send<{ Subnets?: Array<{ SubnetId?: string; AvailabilityZone?: string; CidrBlock?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+    const subnets = (out.Subnets ?? []).map((s) => ({ id: s.SubnetId ?? '', zone: s.AvailabilityZone ?? '', cidr: s.CidrBlock ?? '' }));
+    if (subnets.length > 0) this.#ids.set(cacheKey, JSON.stringify(subnets));
+    return subnets;
+  }
+
+  #clientToken(clusterId: string, name: string, generation: number): string {
+    return createHash('sha256').update(`${clusterId}/${name}/${generation}`).digest('hex').slice(0, 48);
+  }
+
+  async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
+    const bytes = Buffer.byteLength(request.userData);
+    if (bytes > USER_DATA_LIMIT) {
+      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${bytes} bytes; EC2 accepts at most 16 KB before base64 (compress it or move files to a download)`, { provider: 'aws', code: 'UserDataTooLarge', resource: request.name });
+    }
+    const named = await this.#instancesNamed(request.clusterId, request.name);
+    const live = named.find((i) => LIVE_STATES.includes(i.State?.Name ?? '') && i.State?.Name !== 'shutting-down');
+    if (live) {
+      this.#launched.set(`${request.clusterId}/${request.name}`, live.InstanceId ?? '');
+      return done(this.#nodeInfo(live));
+    }
+    // The token is deterministic, so a retry after a lost response or a duplicate delivery returns the same
+    // instance. A node re-created after a termination gets the next generation.
+    const generation = named.filter((i) => i.State?.Name === 'terminated' || i.State?.Name === 'shutting-down').length;
+    const subnetId = await this.#subnetFor(request);
+    const groupIds = await Promise.all((request.firewallNames ?? []).map((f) => this.#idByTag('sg', request.clusterId, f)));
+    const extra = { ...(request.labels ?? {}), [NODEPOOL_TAG]: request.nodepool };
+    const out = await this.#send<{ Instances?: Instance[] }>(
+      'run',
+      'RunInstances',
+      new RunInstancesCommand({
+        MinCount: 1,
+        MaxCount: 1,
+        ClientToken: this.#clientToken(request.clusterId, request.name, generation),
+        ImageId: request.image,
+        InstanceType: request.serverType as never,
+        UserData: Buffer.from(request.userData).toString('base64'),
+        ...(subnetId ? { SubnetId: subnetId } : {}),
+        ...(groupIds.length ? { SecurityGroupIds: groupIds } : {}),
+        ...(request.sshKeyName ? { KeyName: request.sshKeyName } : {}),
+        ...(request.zone && !subnetId ? { Placement: { AvailabilityZone: request.zone } } : {}),
+        TagSpecifications: this.#tagSpecs(['instance', 'volume'], request.clusterId, request.name, extra),
+      }),
+      request.name,
+    );
+    const instance = out.Instances?.[0];
+    if (!instance?.InstanceId) throw new KubeplaneError('retryable', `aws RunInstances for ${request.name} returned no instance`, { provider: 'aws', code: 'EmptyResponse', resource: request.name });
+    if (instance.State?.Name === 'terminated' || instance.State?.Name === 'shutting-down') {
+      // Our view was stale: that generation is gone. Look again, then launch the next one.
+      await this.#instancesNamed(request.clusterId, request.name, true);
+      return pending('dependency', 1, `node ${request.name}: a previous instance is terminated; launching its replacement`);
+    }
+    this.#launched.set(`${request.clusterId}/${request.name}`, instance.InstanceId);
+    return done(this.#nodeInfo(instance));
+  }
+
+  async #getNode(ref: NodeRef): Promise<Outcome<NodeInfo | null>> {
+    const found = (await this.#describe([...this.#byName(ref.clusterId, ref.name), { Name: 'instance-state-name', Values: LIVE_STATES }]))[0];
+    if (found) return done(this.#nodeInfo(found));
+    const launched = this.#launched.get(`${ref.clusterId}/${ref.name}`);
+    if (!launched) return done(null);
+    try {
+      const byId = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }> }>('describe', 'DescribeInstances', new DescribeInstancesCommand({ InstanceIds: [launched] }), ref.name);
+      const instance = byId.Reservations?.[0]?.Instances?.[0];
+      return done(instance && instance.State?.Name !== 'terminated' ? this.#nodeInfo(instance) : null);
+    } catch (error) {
+      // Launched by us but not visible yet: EC2's eventual consistency, not a missing node.
+      if (error instanceof KubeplaneError && error.details.code === 'InvalidInstanceID.NotFound') return pending('dependency', 2, `instance ${launched} (${ref.name}) is not visible yet`);
+      throw error;
+    }
+  }
+
+  async #deleteNode(ref: NodeRef): Promise<Outcome<void>> {
+    const key = `${ref.clusterId}/${ref.name}`;
+    const found = await this.#describe([...this.#byName(ref.clusterId, ref.name), { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }]);
+    const ids = new Set(found.map((i) => i.InstanceId ?? ''));
+    const launched = this.#launched.get(key);
+    if (launched) ids.add(launched);
+    if (ids.size === 0) return done(undefined);
+    try {
+      await this.#send('terminate', 'TerminateInstances', new TerminateInstancesCommand({ InstanceIds: [...ids] }), ref.name);
+    } catch (error) {
+      if (error instanceof KubeplaneError && error.details.code === 'InvalidInstanceID.NotFound') {
+        if (found.length === 0 && launched) return pending('dependency', 2, `instance ${launched} (${ref.name}) is not visible yet; terminating it once it is`);
+        throw error;
+      }
+      throw error;
+    }
+    this.#launched.delete(key);
+    this.#clusterView.delete(ref.clusterId);
+    return done(undefined);
+  }
+
+  async #ensureNetwork(request: NetworkRequest): Promise<Outcome<NetworkInfo>> {
+    const { clusterId, name } = request;
+    let vpcId = (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs?.[0]?.VpcId;
+    if (!vpcId) {
+      const created = await this.#send<{ Vpc?: { VpcId?: string } }>('mutating', 'CreateVpc', new CreateVpcCommand({ CidrBlock: request.cidr, TagSpecifications: this.#tagSpecs(['vpc'], clusterId, name, request.labels) }), name);
+      vpcId = created.Vpc?.VpcId ?? '';
+    }
+    this.#ids.set(`vpc/${clusterId}/${name}`, vpcId);
+    // Internet gateway, attached, and the default route in the VPC's main route table.
+    const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: this.#byName(clusterId, `${name}-igw`) }));
+    let igw = igws.InternetGateways?.[0];
+    if (!igw) {
+      const created = await this.#send<{ InternetGateway?: { InternetGatewayId?: string } }>('mutating', 'CreateInternetGateway', new CreateInternetGatewayCommand({ TagSpecifications: this.#tagSpecs(['internet-gateway'], clusterId, `${name}-igw`, request.labels) }), name);
+      igw = { InternetGatewayId: created.InternetGateway?.InternetGatewayId ?? '', Attachments: [] };
+    }
+    const igwId = igw.InternetGatewayId ?? '';
+    if (!(igw.Attachments ?? []).some((a) => a.VpcId === vpcId)) {
+      await this.#send('mutating', 'AttachInternetGateway', new AttachInternetGatewayCommand({ InternetGatewayId: igwId, VpcId: vpcId }), name);
+    }
+    const tables = await this.#send<{ RouteTables?: Array<{ RouteTableId?: string; Routes?: Array<{ DestinationCidrBlock?: string; GatewayId?: string }> }> }>('describe', 'DescribeRouteTables', new DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'association.main', Values: ['true'] }] }));
+    const main = tables.RouteTables?.[0];
+    if (main && !(main.Routes ?? []).some((r) => r.DestinationCidrBlock === '0.0.0.0/0' && r.GatewayId === igwId)) {
+      await this.#send('mutating', 'CreateRoute', new CreateRouteCommand({ RouteTableId: main.RouteTableId ?? '', DestinationCidrBlock: '0.0.0.0/0', GatewayId: igwId }), name);
+    }
+    const existing = await this.#send<{ Subnets?: Array<{ SubnetId?: string; CidrBlock?: string; AvailabilityZone?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+    const subnets = (existing.Subnets ?? []).map((s) => ({ id: s.SubnetId ?? '', cidr: s.CidrBlock ?? '', zone: s.AvailabilityZone ?? '' }));
+    for (const [index, s] of request.subnets.entries()) {
+      if (subnets.some((x) => x.cidr === s.cidr)) continue;
+      const zone = s.zone ?? `${this.#region}a`;
+      const created = await this.#send<{ Subnet?: { SubnetId?: string } }>('mutating', 'CreateSubnet', new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: s.cidr, AvailabilityZone: zone, TagSpecifications: this.#tagSpecs(['subnet'], clusterId, `${name}-${index}`, request.labels) }), name);
+      subnets.push({ id: created.Subnet?.SubnetId ?? '', cidr: s.cidr, zone });
+    }
+    this.#ids.set(`subnets/${clusterId}/${name}`, JSON.stringify(subnets));
+    return done({ name, id: vpcId, clusterId, cidr: request.cidr, subnets });
+  }
+
+  async #deleteNetwork(clusterId: string, name: string): Promise<Outcome<void>> {
+    const vpcs = await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }));
+    for (const vpc of vpcs.Vpcs ?? []) {
+      const outcome = await this.#deleteVpc(vpc.VpcId ?? '', name);
+      if (outcome.status === 'pending') return outcome;
+    }
+    this.#ids.delete(`vpc/${clusterId}/${name}`);
+    this.#ids.delete(`subnets/${clusterId}/${name}`);
+    return done(undefined);
+  }
+
+  async #deleteVpc(vpcId: string, name: string): Promise<Outcome<void>> {
+    const dependency = (error: unknown): Outcome<void> => {
+      if (error instanceof KubeplaneError && error.details.code === 'DependencyViolation') return pending('dependency', 10, `network ${name} still has dependents (instances shutting down?)`);
+      if (error instanceof KubeplaneError && error.kind === 'not-found') return done(undefined);
+      throw error;
+    };
+    const subnets = await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+    for (const s of subnets.Subnets ?? []) {
+      try {
+        await this.#send('mutating', 'DeleteSubnet', new DeleteSubnetCommand({ SubnetId: s.SubnetId ?? '' }), name);
+      } catch (error) {
+        const o = dependency(error);
+        if (o.status === 'pending') return o;
+      }
+    }
+    const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: [{ Name: 'attachment.vpc-id', Values: [vpcId] }] }));
+    for (const g of igws.InternetGateways ?? []) {
+      await this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: vpcId }), name);
+      await this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), name);
+    }
+    try {
+      await this.#send('mutating', 'DeleteVpc', new DeleteVpcCommand({ VpcId: vpcId }), name);
+    } catch (error) {
+      return dependency(error);
+    }
+    return done(undefined);
+  }
+
+  /** Firewall rules as atoms (protocol, from, to, source), the unit EC2 authorizes and revokes. */
+  #atoms(rules: FirewallRule[], selfGroupId: string): Map<string, IpPermission> {
+    const atoms = new Map<string, IpPermission>();
+    for (const r of rules) {
+      const protocol = r.protocol;
+      const [from, to] = r.port === undefined ? [-1, -1] : typeof r.port === 'number' ? [r.port, r.port] : [r.port[0], r.port[1]];
+      for (const cidr of r.sourceCidrs) atoms.set(`${protocol}|${from}|${to}|${cidr}`, { IpProtocol: protocol, FromPort: from, ToPort: to, IpRanges: [{ CidrIp: cidr, ...(r.description ? { Description: r.description } : {}) }] });
+      if (r.fromClusterNodes) atoms.set(`${protocol}|${from}|${to}|${selfGroupId}`, { IpProtocol: protocol, FromPort: from, ToPort: to, UserIdGroupPairs: [{ GroupId: selfGroupId }] });
+    }
+    return atoms;
+  }
+
+  #currentAtoms(group: SecurityGroup): Map<string, IpPermission> {
+    const atoms = new Map<string, IpPermission>();
+    for (const p of group.IpPermissions ?? []) {
+      const protocol = p.IpProtocol ?? '-1';
+      const from = p.FromPort ?? -1;
+      const to = p.ToPort ?? -1;
+      for (const range of p.IpRanges ?? []) atoms.set(`${protocol}|${from}|${to}|${range.CidrIp ?? ''}`, { IpProtocol: protocol, FromPort: from, ToPort: to, IpRanges: [{ CidrIp: range.CidrIp ?? '' }] });
+      for (const pair of p.UserIdGroupPairs ?? []) atoms.set(`${protocol}|${from}|${to}|${pair.GroupId ?? ''}`, { IpProtocol: protocol, FromPort: from, ToPort: to, UserIdGroupPairs: [{ GroupId: pair.GroupId ?? '' }] });
+    }
+    return atoms;
+  }
+
+  #rulesFromAtoms(atoms: Map<string, IpPermission>, selfGroupId: string): FirewallRule[] {
+    const byPort = new Map<string, FirewallRule>();
+    for (const a of atoms.values()) {
+      const key = `${a.IpProtocol}|${a.FromPort}|${a.ToPort}`;
+      let rule = byPort.get(key);
+      if (!rule) {
+        const from = a.FromPort ?? -1;
+        const to = a.ToPort ?? -1;
+        rule = { protocol: (a.IpProtocol ?? 'tcp') as FirewallRule['protocol'], ...(from >= 0 ? { port: from === to ? from : ([from, to] as const) } : {}), sourceCidrs: [] };
+        byPort.set(key, rule);
+      }
+      for (const r of a.IpRanges ?? []) rule.sourceCidrs.push(r.CidrIp ?? '');
+      if ((a.UserIdGroupPairs ?? []).some((p) => p.GroupId === selfGroupId)) rule.fromClusterNodes = true;
+    }
+    return [...byPort.values()];
+  }
+
+  async #ensureFirewall(request: FirewallRequest): Promise<Outcome<FirewallInfo>> {
+    if (!request.networkName) throw new KubeplaneError('invalid', `firewall ${request.name}: AWS security groups belong to a VPC; set networkName`, { provider: 'aws', code: 'MissingNetwork', resource: request.name });
+    const vpcId = await this.#idByTag('vpc', request.clusterId, request.networkName);
+    const describe = async () => (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'group-name', Values: [request.name] }] }))).SecurityGroups?.[0];
+    let group = await describe();
+    if (!group) {
+      try {
+        const created = await this.#send<{ GroupId?: string }>('mutating', 'CreateSecurityGroup', new CreateSecurityGroupCommand({ GroupName: request.name, Description: `kubeplane ${request.clusterId} ${request.name}`, VpcId: vpcId, TagSpecifications: this.#tagSpecs(['security-group'], request.clusterId, request.name, request.labels) }), request.name);
+        group = { GroupId: created.GroupId ?? '', GroupName: request.name, IpPermissions: [], Tags: [{ Key: CLUSTER_ID_TAG, Value: request.clusterId }] };
+      } catch (error) {
+        if (!(error instanceof KubeplaneError && error.details.code === 'InvalidGroup.Duplicate')) throw error;
+        group = await describe();
+        if (!group) return pending('dependency', 2, `security group ${request.name} exists but is not visible yet`);
+      }
+    }
+    if (tagValue(group.Tags, CLUSTER_ID_TAG) !== request.clusterId) throw new KubeplaneError('conflict', `security group ${request.name} belongs to cluster ${tagValue(group.Tags, CLUSTER_ID_TAG) ?? '(none)'}`, { provider: 'aws', code: 'NameTaken', resource: request.name });
+    const groupId = group.GroupId ?? '';
+    this.#ids.set(`sg/${request.clusterId}/${request.name}`, groupId);
+    const wanted = this.#atoms(request.rules, groupId);
+    const current = this.#currentAtoms(group);
+    const revoke = [...current.entries()].filter(([k]) => !wanted.has(k)).map(([, v]) => v);
+    const authorize = [...wanted.entries()].filter(([k]) => !current.has(k)).map(([, v]) => v);
+    if (revoke.length > 0) await this.#send('mutating', 'RevokeSecurityGroupIngress', new RevokeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: revoke }), request.name);
+    if (authorize.length > 0) {
+      try {
+        await this.#send('mutating', 'AuthorizeSecurityGroupIngress', new AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: authorize }), request.name);
+      } catch (error) {
+        // A retry after a lost response: the rules are there already. Re-read and converge next time.
+        if (!(error instanceof KubeplaneError && error.details.code === 'InvalidPermission.Duplicate')) throw error;
+        return pending('retryable', 1, `security group ${request.name}: rules changed concurrently; converging again`);
+      }
+    }
+    return done({ name: request.name, id: groupId, clusterId: request.clusterId, rules: this.#rulesFromAtoms(wanted, groupId) });
+  }
+
+  async #deleteFirewall(ref: ScopedRef): Promise<Outcome<void>> {
+    const groups = await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: this.#byName(ref.clusterId, ref.name) }));
+    for (const g of groups.SecurityGroups ?? []) {
+      const outcome = await this.#deleteGroup(g.GroupId ?? '', ref.name);
+      if (outcome.status === 'pending') return outcome;
+    }
+    this.#ids.delete(`sg/${ref.clusterId}/${ref.name}`);
+    return done(undefined);
+  }
+
+  async #deleteGroup(groupId: string, name: string): Promise<Outcome<void>> {
+    try {
+      await this.#send('mutating', 'DeleteSecurityGroup', new DeleteSecurityGroupCommand({ GroupId: groupId }), name);
+      return done(undefined);
+    } catch (error) {
+      if (error instanceof KubeplaneError && error.details.code === 'DependencyViolation') return pending('dependency', 10, `security group ${name} is still used by instances that are shutting down`);
+      if (error instanceof KubeplaneError && error.kind === 'not-found') return done(undefined);
+      throw error;
+    }
+  }
+
+  async #addresses(filters: Filter[]): Promise<Array<{ AllocationId?: string; PublicIp?: string; InstanceId?: string; AssociationId?: string; Tags?: Tag[] }>> {
+    return (await this.#send<{ Addresses?: Array<{ AllocationId?: string; PublicIp?: string; InstanceId?: string; AssociationId?: string; Tags?: Tag[] }> }>('describe', 'DescribeAddresses', new DescribeAddressesCommand({ Filters: filters }))).Addresses ?? [];
+  }
+
+  async #ensureReservedIp(request: ReservedIpRequest): Promise<Outcome<ReservedIpInfo>> {
+    const found = (await this.#addresses(this.#byName(request.clusterId, request.name))).sort((a, b) => (a.AllocationId ?? '').localeCompare(b.AllocationId ?? ''));
+    const [keep, ...duplicates] = found;
+    // AllocateAddress has no client token: a lost response can leave a second address. Keep the oldest.
+    for (const d of duplicates) if (!d.AssociationId) await this.#send('mutating', 'ReleaseAddress', new ReleaseAddressCommand({ AllocationId: d.AllocationId ?? '' }), request.name);
+    if (keep) return done({ name: request.name, id: keep.AllocationId ?? '', clusterId: request.clusterId, ip: keep.PublicIp ?? '', ...(keep.InstanceId ? { attachedTo: keep.InstanceId } : {}) });
+    const created = await this.#send<{ AllocationId?: string; PublicIp?: string }>('mutating', 'AllocateAddress', new AllocateAddressCommand({ Domain: 'vpc', TagSpecifications: this.#tagSpecs(['elastic-ip'], request.clusterId, request.name, request.labels) }), request.name);
+    return done({ name: request.name, id: created.AllocationId ?? '', clusterId: request.clusterId, ip: created.PublicIp ?? '' });
+  }
+
+  async #attachReservedIp(ip: ScopedRef, node: NodeRef): Promise<Outcome<ReservedIpInfo>> {
+    const [address] = await this.#addresses(this.#byName(ip.clusterId, ip.name));
+    if (!address) throw new KubeplaneError('not-found', `elastic IP ${ip.name} does not exist; ensure it first`, { provider: 'aws', code: 'NotFound', resource: ip.name });
+    const instance = (await this.#describe([...this.#byName(node.clusterId, node.name), { Name: 'instance-state-name', Values: LIVE_STATES }]))[0];
+    if (!instance) return pending('dependency', 5, `node ${node.name} is not visible yet`);
+    const info = (): ReservedIpInfo => ({ name: ip.name, id: address.AllocationId ?? '', clusterId: ip.clusterId, ip: address.PublicIp ?? '', attachedTo: `aws:///${instance.Placement?.AvailabilityZone ?? ''}/${instance.InstanceId ?? ''}` });
+    if (address.InstanceId === instance.InstanceId) return done(info());
+    if (instance.State?.Name !== 'running') return pending('in-progress', 5, `node ${node.name} is ${instance.State?.Name ?? 'starting'}; the address is attached once it runs`);
+    try {
+      await this.#send('mutating', 'AssociateAddress', new AssociateAddressCommand({ AllocationId: address.AllocationId ?? '', InstanceId: instance.InstanceId ?? '' }), ip.name);
+    } catch (error) {
+      if (error instanceof KubeplaneError && error.details.code === 'IncorrectInstanceState') return pending('in-progress', 5, `node ${node.name} cannot take an address yet`);
+      throw error;
+    }
+    return done(info());
+  }
+
+  async #releaseAll(addresses: Array<{ AllocationId?: string; AssociationId?: string }>, name: string): Promise<Outcome<void>> {
+    for (const a of addresses) {
+      if (a.AssociationId) await this.#send('mutating', 'DisassociateAddress', new DisassociateAddressCommand({ AssociationId: a.AssociationId }), name);
+      try {
+        await this.#send('mutating', 'ReleaseAddress', new ReleaseAddressCommand({ AllocationId: a.AllocationId ?? '' }), name);
+      } catch (error) {
+        if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
+      }
+    }
+    return done(undefined);
+  }
+
+  async #deleteReservedIp(ref: ScopedRef): Promise<Outcome<void>> {
+    return this.#releaseAll(await this.#addresses(this.#byName(ref.clusterId, ref.name)), ref.name);
+  }
+
+  async #ensureSshKey(request: SshKeyRequest): Promise<Outcome<SshKeyInfo>> {
+    const find = async () => (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; KeyName?: string; KeyFingerprint?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: [{ Name: 'key-name', Values: [request.name] }] }))).KeyPairs?.[0];
+    let key = await find();
+    if (!key) {
+      try {
+        const created = await this.#send<{ KeyPairId?: string; KeyName?: string; KeyFingerprint?: string }>('mutating', 'ImportKeyPair', new ImportKeyPairCommand({ KeyName: request.name, PublicKeyMaterial: new TextEncoder().encode(request.publicKey), TagSpecifications: this.#tagSpecs(['key-pair'], request.clusterId, request.name, request.labels) }), request.name);
+        key = { ...created, Tags: [{ Key: CLUSTER_ID_TAG, Value: request.clusterId }] };
+      } catch (error) {
+        if (!(error instanceof KubeplaneError && error.details.code === 'InvalidKeyPair.Duplicate')) throw error;
+        key = await find();
+        if (!key) return pending('dependency', 2, `key pair ${request.name} exists but is not visible yet`);
+      }
+    }
+    if (tagValue(key.Tags, CLUSTER_ID_TAG) !== request.clusterId) throw new KubeplaneError('conflict', `key pair ${request.name} belongs to cluster ${tagValue(key.Tags, CLUSTER_ID_TAG) ?? '(none)'}`, { provider: 'aws', code: 'NameTaken', resource: request.name });
+    return done({ name: request.name, id: key.KeyPairId ?? '', clusterId: request.clusterId, ...(key.KeyFingerprint ? { fingerprint: key.KeyFingerprint } : {}) });
+  }
+
+  async #deleteSshKey(ref: ScopedRef): Promise<Outcome<void>> {
+    const keys = (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: this.#byName(ref.clusterId, ref.name) }))).KeyPairs ?? [];
+    for (const k of keys) await this.#send('mutating', 'DeleteKeyPair', new DeleteKeyPairCommand({ KeyPairId: k.KeyPairId ?? '' }), ref.name);
+    return done(undefined);
+  }
+
+  async #tagged(clusterId: string): Promise<TaggedResource[]> {
+    const filters: Filter[] = [{ Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] }];
+    const out: TaggedResource[] = [];
+    const nameOf = (tags: Tag[] | undefined) => tagValue(tags, NAME_TAG);
+    for (const i of await this.#describe([...filters, { Name: 'instance-state-name', Values: LIVE_STATES }])) out.push({ kind: 'node', id: i.InstanceId ?? '', ...(nameOf(i.Tags) ? { name: nameOf(i.Tags) ?? '' } : {}) });
+    for (const a of await this.#addresses(filters)) out.push({ kind: 'reserved-ip', id: a.AllocationId ?? '', ...(nameOf(a.Tags) ? { name: nameOf(a.Tags) ?? '' } : {}) });
+    for (const g of (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? []) out.push({ kind: 'firewall', id: g.GroupId ?? '', ...(nameOf(g.Tags) ? { name: nameOf(g.Tags) ?? '' } : {}) });
+    for (const k of (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: filters }))).KeyPairs ?? []) out.push({ kind: 'ssh-key', id: k.KeyPairId ?? '', ...(nameOf(k.Tags) ? { name: nameOf(k.Tags) ?? '' } : {}) });
+    for (const s of (await this.#send<{ Subnets?: Array<{ SubnetId?: string; Tags?: Tag[] }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: filters }))).Subnets ?? []) out.push({ kind: 'subnet', id: s.SubnetId ?? '', ...(nameOf(s.Tags) ? { name: nameOf(s.Tags) ?? '' } : {}) });
+    for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Tags?: Tag[] }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) out.push({ kind: 'other', id: g.InternetGatewayId ?? '', ...(nameOf(g.Tags) ? { name: nameOf(g.Tags) ?? '' } : {}) });
+    for (const v of (await this.#send<{ Vpcs?: Array<{ VpcId?: string; Tags?: Tag[] }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: filters }))).Vpcs ?? []) out.push({ kind: 'network', id: v.VpcId ?? '', ...(nameOf(v.Tags) ? { name: nameOf(v.Tags) ?? '' } : {}) });
+    return out;
+  }
+
+  async #teardown(clusterId: string): Promise<Outcome<void>> {
+    const filters: Filter[] = [{ Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] }];
+    const instances = await this.#describe([...filters, { Name: 'instance-state-name', Values: LIVE_STATES }]);
+    const launchedHere = [...this.#launched.entries()].filter(([k]) => k.startsWith(`${clusterId}/`));
+    const toTerminate = instances.filter((i) => i.State?.Name !== 'shutting-down').map((i) => i.InstanceId ?? '');
+    for (let i = 0; i < toTerminate.length; i += 1000) {
+      await this.#send('terminate', 'TerminateInstances', new TerminateInstancesCommand({ InstanceIds: toTerminate.slice(i, i + 1000) }), clusterId);
+    }
+    if (instances.length > 0) {
+      for (const [k, id] of launchedHere) if (instances.some((i) => i.InstanceId === id)) this.#launched.delete(k);
+      this.#clusterView.delete(clusterId);
+      return pending('in-progress', 15, `${instances.length} instance(s) of cluster ${clusterId} are shutting down`);
+    }
+    // Instances launched moments ago may not be listed yet (eventual consistency): check them by id.
+    for (const [key, id] of launchedHere) {
+      try {
+        await this.#send('terminate', 'TerminateInstances', new TerminateInstancesCommand({ InstanceIds: [id] }), key);
+        this.#launched.delete(key);
+        return pending('in-progress', 15, `instance ${id} was not listed yet; terminating it`);
+      } catch (error) {
+        if (error instanceof KubeplaneError && error.details.code === 'InvalidInstanceID.NotFound') return pending('dependency', 2, `instance ${id} is not visible yet`);
+        throw error;
+      }
+    }
+    await this.#releaseAll(await this.#addresses(filters), clusterId);
+    const groups = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? [];
+    // Rules that reference other groups of the cluster block their deletion: revoke those first.
+    for (const g of groups) {
+      const refs = (g.IpPermissions ?? []).filter((p) => (p.UserIdGroupPairs ?? []).some((pair) => pair.GroupId !== g.GroupId));
+      if (refs.length > 0) await this.#send('mutating', 'RevokeSecurityGroupIngress', new RevokeSecurityGroupIngressCommand({ GroupId: g.GroupId ?? '', IpPermissions: refs.map((p) => ({ IpProtocol: p.IpProtocol ?? '-1', FromPort: p.FromPort ?? -1, ToPort: p.ToPort ?? -1, UserIdGroupPairs: (p.UserIdGroupPairs ?? []).filter((pair) => pair.GroupId !== g.GroupId).map((pair) => ({ GroupId: pair.GroupId ?? '' })) })) }), clusterId);
+    }
+    for (const g of groups) {
+      const outcome = await this.#deleteGroup(g.GroupId ?? '', g.GroupName ?? '');
+      if (outcome.status === 'pending') return outcome;
+    }
+    for (const k of (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: filters }))).KeyPairs ?? []) {
+      await this.#send('mutating', 'DeleteKeyPair', new DeleteKeyPairCommand({ KeyPairId: k.KeyPairId ?? '' }), clusterId);
+    }
+    for (const v of (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: filters }))).Vpcs ?? []) {
+      const outcome = await this.#deleteVpc(v.VpcId ?? '', clusterId);
+      if (outcome.status === 'pending') return outcome;
+    }
+    // Gateways left detached by an interrupted network delete.
+    for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) {
+      for (const a of g.Attachments ?? []) await this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: a.VpcId ?? '' }), clusterId);
+      await this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), clusterId);
+    }
+    return done(undefined);
+  }
+}

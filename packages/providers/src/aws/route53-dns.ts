@@ -1,0 +1,164 @@
+// Route 53 as a DnsApi: record sets in one atomic change batch, health-checked failover, GetChange until
+// INSYNC, paged listing; health checks carry the cluster id as the first segment of their CallerReference.
+import { createHash } from 'node:crypto';
+import {
+  ChangeResourceRecordSetsCommand,
+  CreateHealthCheckCommand,
+  DeleteHealthCheckCommand,
+  GetChangeCommand,
+  ListHostedZonesByNameCommand,
+  ListResourceRecordSetsCommand,
+  type Change,
+  type ResourceRecordSet,
+  type Route53Client,
+} from '@aws-sdk/client-route-53';
+import { KubeplaneError, RateBudgetWait, done, pending, type CallContext, type DnsApi, type DnsChange, type DnsRecord, type Outcome, type RateBudget } from '@kubeplane/sdk';
+import { toKubeplaneError } from './errors.js';
+
+export interface Route53DnsOptions {
+  client: Route53Client;
+  budget: RateBudget;
+  guard: <T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>) => Promise<Outcome<T>>;
+  count: (operation: string) => void;
+}
+
+const dot = (name: string) => (name.endsWith('.') ? name : `${name}.`);
+const undot = (name: string) => name.replace(/\.$/, '');
+
+export class Route53Dns implements DnsApi {
+  readonly #o: Route53DnsOptions;
+  readonly #zones = new Map<string, string>();
+
+  constructor(options: Route53DnsOptions) {
+    this.#o = options;
+  }
+
+  toJSON(): Record<string, string> {
+    return { dns: 'route53' };
+  }
+
+  async #send<O>(operation: string, command: unknown, resource?: string): Promise<O> {
+    const wait = this.#o.budget.tryTake(1);
+    if (wait > 0) throw new RateBudgetWait('aws route53', wait);
+    this.#o.count(operation);
+    try {
+      return (await this.#o.client.send(command as never)) as O;
+    } catch (error) {
+      const k = toKubeplaneError(error, 'route53', operation, resource);
+      if (k.kind === 'throttled') this.#o.budget.observeRemaining(0);
+      throw k;
+    }
+  }
+
+  async #zoneId(zone: string): Promise<string> {
+    const cached = this.#zones.get(zone);
+    if (cached) return cached;
+    const out = await this.#send<{ HostedZones?: Array<{ Id?: string; Name?: string }> }>('ListHostedZonesByName', new ListHostedZonesByNameCommand({ DNSName: zone, MaxItems: 1 }), zone);
+    const hz = out.HostedZones?.find((z) => undot(z.Name ?? '') === undot(zone));
+    if (!hz?.Id) throw new KubeplaneError('not-found', `Route 53 has no hosted zone ${zone} in this account; create it or name another dnsZone`, { provider: 'aws', code: 'NoSuchHostedZone', resource: zone });
+    const id = hz.Id.replace('/hostedzone/', '');
+    this.#zones.set(zone, id);
+    return id;
+  }
+
+  #callerReference(clusterId: string, record: DnsRecord, ip: string, port: number): string {
+    const digest = createHash('sha256').update(`${record.name}|${record.type}|${record.setIdentifier ?? ''}|${ip}:${port}`).digest('hex').slice(0, 24);
+    return `${clusterId}/${digest}`.slice(0, 64);
+  }
+
+  async #healthCheck(clusterId: string, record: DnsRecord): Promise<string | undefined> {
+    const check = record.failover?.healthCheck ?? record.healthCheck;
+    if (!check) return undefined;
+    const out = await this.#send<{ HealthCheck?: { Id?: string } }>(
+      'CreateHealthCheck',
+      new CreateHealthCheckCommand({ CallerReference: this.#callerReference(clusterId, record, check.ip, check.port), HealthCheckConfig: { Type: 'TCP', IPAddress: check.ip, Port: check.port, RequestInterval: 30, FailureThreshold: 3 } }),
+      record.name,
+    );
+    return out.HealthCheck?.Id;
+  }
+
+  upsertRecords(zone: string, clusterId: string, records: DnsRecord[], context?: CallContext): Promise<Outcome<DnsChange>> {
+    return this.#o.guard(context, async () => {
+      const zoneId = await this.#zoneId(zone);
+      const changes: Change[] = [];
+      for (const r of records) {
+        // CallerReference makes health-check creation idempotent: a retry returns the same check.
+        const healthCheckId = await this.#healthCheck(clusterId, r);
+        const set: ResourceRecordSet = {
+          Name: dot(r.name),
+          Type: r.type,
+          TTL: r.ttl,
+          ResourceRecords: r.values.map((Value) => ({ Value })),
+          ...(r.setIdentifier ? { SetIdentifier: r.setIdentifier } : {}),
+          ...(r.failover ? { Failover: r.failover.role === 'primary' ? 'PRIMARY' : 'SECONDARY' } : {}),
+          ...(!r.failover && r.healthCheck ? { MultiValueAnswer: true } : {}),
+          ...(healthCheckId ? { HealthCheckId: healthCheckId } : {}),
+        };
+        changes.push({ Action: 'UPSERT', ResourceRecordSet: set });
+      }
+      const out = await this.#send<{ ChangeInfo?: { Id?: string; Status?: string } }>('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: `kubeplane ${clusterId}`, Changes: changes } }), zone);
+      return done({ id: (out.ChangeInfo?.Id ?? '').replace('/change/', ''), status: out.ChangeInfo?.Status === 'INSYNC' ? 'in-sync' : 'pending' });
+    });
+  }
+
+  changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>> {
+    return this.#o.guard(context, async () => {
+      const out = await this.#send<{ ChangeInfo?: { Status?: string } }>('GetChange', new GetChangeCommand({ Id: changeId }), changeId);
+      if (out.ChangeInfo?.Status === 'INSYNC') return done({ id: changeId, status: 'in-sync' });
+      return pending('in-progress', 15, `DNS change ${changeId} is propagating (Route 53 needs about 60 s)`);
+    });
+  }
+
+  async #allRecordSets(zoneId: string): Promise<ResourceRecordSet[]> {
+    const out: ResourceRecordSet[] = [];
+    let start: { name?: string; type?: string; id?: string } = {};
+    for (;;) {
+      const page = await this.#send<{ ResourceRecordSets?: ResourceRecordSet[]; IsTruncated?: boolean; NextRecordName?: string; NextRecordType?: string; NextRecordIdentifier?: string }>(
+        'ListResourceRecordSets',
+        new ListResourceRecordSetsCommand({ HostedZoneId: zoneId, MaxItems: 300, ...(start.name ? { StartRecordName: start.name } : {}), ...(start.type ? { StartRecordType: start.type as never } : {}), ...(start.id ? { StartRecordIdentifier: start.id } : {}) }),
+      );
+      out.push(...(page.ResourceRecordSets ?? []));
+      if (!page.IsTruncated) return out;
+      start = { ...(page.NextRecordName ? { name: page.NextRecordName } : {}), ...(page.NextRecordType ? { type: page.NextRecordType } : {}), ...(page.NextRecordIdentifier ? { id: page.NextRecordIdentifier } : {}) };
+    }
+  }
+
+  listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>> {
+    return this.#o.guard(context, async () => {
+      const sets = await this.#allRecordSets(await this.#zoneId(zone));
+      return done(
+        sets
+          .filter((s) => s.Type === 'A' || s.Type === 'AAAA' || s.Type === 'CNAME')
+          .map((s) => ({
+            name: undot(s.Name ?? ''),
+            type: s.Type as DnsRecord['type'],
+            ttl: s.TTL ?? 0,
+            values: (s.ResourceRecords ?? []).map((v) => v.Value ?? ''),
+            ...(s.SetIdentifier ? { setIdentifier: s.SetIdentifier } : {}),
+            ...(s.Failover ? { failover: { role: s.Failover === 'PRIMARY' ? ('primary' as const) : ('secondary' as const) } } : {}),
+          })),
+      );
+    });
+  }
+
+  deleteRecords(zone: string, _clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>> {
+    return this.#o.guard(context, async () => {
+      const zoneId = await this.#zoneId(zone);
+      const sets = await this.#allRecordSets(zoneId);
+      const matches = sets.filter((s) => records.some((r) => dot(r.name) === s.Name && r.type === s.Type && (r.setIdentifier ?? '') === (s.SetIdentifier ?? '')));
+      if (matches.length > 0) {
+        // DELETE must carry the current values exactly; they come from the listing just made.
+        await this.#send('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
+      }
+      for (const m of matches) {
+        if (!m.HealthCheckId) continue;
+        try {
+          await this.#send('DeleteHealthCheck', new DeleteHealthCheckCommand({ HealthCheckId: m.HealthCheckId }), m.Name);
+        } catch (error) {
+          if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
+        }
+      }
+      return done(undefined);
+    });
+  }
+}
