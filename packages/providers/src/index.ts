@@ -1,2 +1,16 @@
 // @kubeplane/providers: one folder per cloud, and the sandbox clouds.
-export {};
+export { HetznerProvider, type HetznerProviderOptions } from './hetzner/provider.js';
+export { HetznerClient, HETZNER_DEFAULT_BASE_URL, type HetznerClientOptions } from './hetzner/client.js';
+export { AwsProvider, type AwsProviderOptions, type AwsCredentials } from './aws/provider.js';
+export { Route53Dns } from './aws/route53-dns.js';
+export { awsErrorKind } from './aws/errors.js';
+export { hetznerErrorKind } from './hetzner/errors.js';
+export { EnvFileSecretResolver, type SecretRef, type SecretResolver } from './secrets/secret-resolver.js';
+export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox/sandbox.js';
+export { conformanceHarness, type ConformanceHarness } from './sandbox/conformance-harness.js';
+export { FaultInjector, type FaultRule, type CloudName } from './sandbox/faults.js';
+export type { InventoryItem } from './sandbox/inventory.js';
+export { LATENCY, sample, type Spread } from './sandbox/latency.js';
+export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './sandbox/hetzner/emulator.js';
+export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './sandbox/ec2/emulator.js';
+export { Route53Emulator, type Route53EmulatorOptions } from './sandbox/route53/emulator.js';

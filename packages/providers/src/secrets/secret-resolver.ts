@@ -1,0 +1,59 @@
+// Resolves a provider's secretRef to credentials wrapped in Redacted, from the environment or a file.
+// Errors name where the secret was looked for, never what it contains.
+import { readFile } from 'node:fs/promises';
+import { KubeplaneError, Redacted } from '@kubeplane/sdk';
+
+export type SecretRef =
+  /** An environment variable holding the value. */
+  | { source: 'env'; name: string }
+  /** A file holding the value (trimmed), or a JSON object whose `key` holds it. */
+  | { source: 'file'; path: string; key?: string };
+
+export interface SecretResolver {
+  resolve(ref: SecretRef): Promise<Redacted<string>>;
+}
+
+function describe(ref: SecretRef): string {
+  return ref.source === 'env' ? `environment variable ${ref.name}` : `file ${ref.path}${ref.key ? ` (key ${ref.key})` : ''}`;
+}
+
+export class EnvFileSecretResolver implements SecretResolver {
+  readonly #env: Readonly<Record<string, string | undefined>>;
+
+  constructor(env: Readonly<Record<string, string | undefined>> = process.env) {
+    this.#env = env;
+  }
+
+  toJSON(): Record<string, string> {
+    return { resolver: 'env+file' };
+  }
+
+  async resolve(ref: SecretRef): Promise<Redacted<string>> {
+    if (ref.source === 'env') {
+      const value = this.#env[ref.name];
+      if (value === undefined || value.trim() === '') throw new KubeplaneError('auth', `secret not found: ${describe(ref)} is not set; export it or point secretRef elsewhere`, { code: 'SecretNotFound', resource: ref.name });
+      return Redacted.of(value.trim());
+    }
+    let text: string;
+    try {
+      text = await readFile(ref.path, 'utf8');
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new KubeplaneError('auth', `secret not readable: ${describe(ref)} (${typeof code === 'string' ? code : 'read error'})`, { code: 'SecretNotFound', resource: ref.path });
+    }
+    if (ref.key === undefined) {
+      if (text.trim() === '') throw new KubeplaneError('auth', `secret is empty: ${describe(ref)}`, { code: 'SecretEmpty', resource: ref.path });
+      return Redacted.of(text.trim());
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Never echo the parser's message: it quotes the file's content.
+      throw new KubeplaneError('invalid', `secret file is not JSON: ${describe(ref)}`, { code: 'SecretMalformed', resource: ref.path });
+    }
+    const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[ref.key] : undefined;
+    if (typeof value !== 'string' || value.trim() === '') throw new KubeplaneError('auth', `secret not found: ${describe(ref)} has no string value`, { code: 'SecretNotFound', resource: ref.path });
+    return Redacted.of(value.trim());
+  }
+}
