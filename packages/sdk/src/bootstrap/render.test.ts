@@ -393,3 +393,29 @@ describe('a control-plane node added later', () => {
     expect(fileOf(added, '/etc/kubeplane/kubeadm.yaml')).toContain('advertiseAddress: 192.168.2.4');
   });
 });
+
+describe('a cluster on Kubernetes 1.30 behind a reserved IP', () => {
+  it('renders kubeadm v1beta3 configs, a serving certificate for the IP, and user-data cloud-init accepts', async () => {
+    requireTool('cloud-init', 'cloud-init');
+    const base = context();
+    const cluster: BootstrapCluster = {
+      ...base.cluster,
+      kubernetesVersion: { major: 1, minor: 30, patch: 8 },
+      apiEndpoint: { host: '3.120.10.100', port: 6443, kind: 'reserved-ip' },
+    };
+    const result = await renderCluster({ ...base, cluster });
+    const init = result.nodes[0]!;
+    expect(init.mode).toBe('init');
+    const kubeadm = fileOf(init, '/etc/kubeplane/kubeadm.yaml');
+    expect(kubeadm).toContain('apiVersion: kubeadm.k8s.io/v1beta3');
+    expect(kubeadm).toContain('controlPlaneEndpoint: 3.120.10.100:6443');
+    expect(kubeadm).toContain('node-ip: 192.168.2.1');
+    expect(fileOf(init, '/usr/local/sbin/kubeplane-bootstrap')).toContain("readonly K8S_REPO='https://pkgs.k8s.io/core:/stable:/v1.30/deb/'");
+    const certPath = join(work, 'reserved-ip.crt');
+    writeFileSync(certPath, fileOf(init, '/etc/kubeplane/pki/apiserver.crt'));
+    expect(run('openssl', ['x509', '-in', certPath, '-noout', '-ext', 'subjectAltName']).stdout).toContain('IP Address:3.120.10.100');
+    const path = join(work, 'v1beta3.user-data');
+    writeFileSync(path, init.cloudConfig.reveal());
+    expect(run('cloud-init', ['schema', '--config-file', path]).status).toBe(0);
+  });
+});
