@@ -6,3 +6,4 @@ export * from './provider/index.js';
 export * from './model/index.js';
 export * from './plan/index.js';
 export * from './bootstrap/index.js';
+export * from './engine/index.js';

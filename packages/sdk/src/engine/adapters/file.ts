@@ -1,0 +1,264 @@
+// File-backed adapters: the embedded default under `.kubeplane/`. Every mutation happens under the
+// directory's lock file and lands with an atomic rename; secrets live in a 0700 folder as 0600 files.
+import { randomUUID } from 'node:crypto';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import type { Clock } from '../../provider/clock.js';
+import { systemClock } from '../../provider/clock.js';
+import { Redacted } from '../../redacted.js';
+import type { Lease, LeaseGrant } from '../ports/lease.js';
+import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
+import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
+import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
+import { withFileLock, writeFileAtomic } from './file-lock.js';
+
+async function readJson<T>(path: string): Promise<T | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw e;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await walk(path)));
+    else if (entry.name.endsWith('.json')) out.push(path);
+  }
+  return out;
+}
+
+export class FileStateStore implements StateStore {
+  constructor(private readonly dir: string) {}
+
+  #path(key: string): string {
+    checkKey(key);
+    return join(this.dir, 'state', `${key}.json`);
+  }
+
+  #lock<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(join(this.dir, 'state.lock'), fn);
+  }
+
+  async get<T>(key: string): Promise<Versioned<T> | null> {
+    return readJson<Versioned<T>>(this.#path(key));
+  }
+
+  async put<T>(key: string, value: T, expectedRevision: number): Promise<number> {
+    const path = this.#path(key);
+    return this.#lock(async () => {
+      const actual = (await readJson<Versioned<T>>(path))?.revision ?? 0;
+      if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
+      await writeFileAtomic(path, JSON.stringify({ revision: actual + 1, value }, null, 1));
+      return actual + 1;
+    });
+  }
+
+  async delete(key: string, expectedRevision: number): Promise<void> {
+    const path = this.#path(key);
+    await this.#lock(async () => {
+      const actual = (await readJson<Versioned<unknown>>(path))?.revision ?? 0;
+      if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
+      await rm(path, { force: true });
+    });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const root = join(this.dir, 'state');
+    return (await walk(root))
+      .map((p) => relative(root, p).split(sep).join('/').replace(/\.json$/, ''))
+      .filter((k) => k.startsWith(prefix))
+      .sort();
+  }
+}
+
+export class FileSecretStore implements SecretStore {
+  constructor(private readonly dir: string) {}
+
+  #path(name: string): string {
+    checkKey(name);
+    return join(this.dir, 'secrets', `${name}.json`);
+  }
+
+  async put(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<void> {
+    await writeFileAtomic(this.#path(name), JSON.stringify({ labels, value: value.reveal() }), 0o600);
+  }
+
+  async get(name: string): Promise<Redacted<string> | null> {
+    const entry = await readJson<{ value: string }>(this.#path(name));
+    return entry ? Redacted.of(entry.value) : null;
+  }
+
+  async delete(name: string): Promise<void> {
+    await rm(this.#path(name), { force: true });
+  }
+
+  async list(labels?: Record<string, string>): Promise<SecretEntry[]> {
+    const root = join(this.dir, 'secrets');
+    const out: SecretEntry[] = [];
+    for (const path of await walk(root)) {
+      const entry = await readJson<{ labels: Record<string, string> }>(path);
+      if (!entry || !labelsMatch(entry.labels, labels)) continue;
+      out.push({ name: relative(root, path).split(sep).join('/').replace(/\.json$/, ''), labels: entry.labels });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+interface FileMessage<T> {
+  id: string;
+  body: T;
+  groupId: string;
+  seq: number;
+  visibleAt: number;
+  receiveCount: number;
+  receipt?: string;
+}
+
+interface QueueFile<T> {
+  seq: number;
+  messages: Array<FileMessage<T>>;
+  dedup: Record<string, number>;
+}
+
+/** A durable local queue: one JSON file, rewritten atomically under the lock on every change. */
+export class FileQueue<T> implements Queue<T> {
+  readonly #path: string;
+  readonly #clock: Clock;
+  readonly #visibilityMs: number;
+
+  constructor(dir: string, name = 'steps', options: { clock?: Clock; visibilityTimeoutSeconds?: number } = {}) {
+    checkKey(name);
+    this.#path = join(dir, 'queues', `${name}.json`);
+    this.#clock = options.clock ?? systemClock;
+    this.#visibilityMs = (options.visibilityTimeoutSeconds ?? 30) * 1000;
+  }
+
+  async #update<R>(fn: (q: QueueFile<T>) => R): Promise<R> {
+    return withFileLock(`${this.#path}.lock`, async () => {
+      const q = (await readJson<QueueFile<T>>(this.#path)) ?? { seq: 0, messages: [], dedup: {} };
+      const result = fn(q);
+      await writeFileAtomic(this.#path, JSON.stringify(q));
+      return result;
+    });
+  }
+
+  async send(body: T, options: SendOptions): Promise<void> {
+    const now = this.#clock.now();
+    await this.#update((q) => {
+      if (options.deduplicationId !== undefined) {
+        const key = `${options.groupId}/${options.deduplicationId}`;
+        for (const [k, at] of Object.entries(q.dedup)) if (now - at >= 300_000) delete q.dedup[k];
+        if (q.dedup[key] !== undefined) return;
+        q.dedup[key] = now;
+      }
+      q.messages.push({ id: randomUUID(), body, groupId: options.groupId, seq: q.seq++, visibleAt: now + Math.max(0, options.delaySeconds ?? 0) * 1000, receiveCount: 0 });
+    });
+  }
+
+  async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
+    const now = this.#clock.now();
+    return this.#update((q) => {
+      const busy = new Set(q.messages.filter((m) => m.receipt !== undefined && m.visibleAt > now).map((m) => m.groupId));
+      const taken = new Set<string>();
+      const out: Array<ReceivedMessage<T>> = [];
+      for (const m of [...q.messages].sort((a, b) => a.seq - b.seq)) {
+        if (out.length >= max) break;
+        if (busy.has(m.groupId) || taken.has(m.groupId)) continue;
+        taken.add(m.groupId);
+        if (m.visibleAt > now) continue;
+        m.receipt = randomUUID();
+        m.receiveCount += 1;
+        m.visibleAt = now + this.#visibilityMs;
+        out.push({ body: m.body, groupId: m.groupId, receiveCount: m.receiveCount, receipt: m.receipt });
+      }
+      return out;
+    });
+  }
+
+  async ack(receipt: string): Promise<void> {
+    await this.#update((q) => {
+      q.messages = q.messages.filter((m) => m.receipt !== receipt);
+    });
+  }
+
+  async release(receipt: string, delaySeconds = 0): Promise<void> {
+    const now = this.#clock.now();
+    await this.#update((q) => {
+      const m = q.messages.find((x) => x.receipt === receipt);
+      if (!m) return;
+      delete m.receipt;
+      m.visibleAt = now + delaySeconds * 1000;
+    });
+  }
+
+  async nextVisibleAt(): Promise<number | null> {
+    const q = await readJson<QueueFile<T>>(this.#path);
+    if (!q || q.messages.length === 0) return null;
+    return Math.min(...q.messages.map((m) => m.visibleAt));
+  }
+
+  async size(): Promise<number> {
+    return (await readJson<QueueFile<T>>(this.#path))?.messages.length ?? 0;
+  }
+}
+
+export class FileLease implements Lease {
+  constructor(
+    private readonly dir: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  #path(key: string): string {
+    checkKey(key);
+    return join(this.dir, 'leases', `${key}.json`);
+  }
+
+  #lock<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(join(this.dir, 'leases.lock'), fn);
+  }
+
+  async acquire(key: string, owner: string, ttlSeconds: number): Promise<LeaseGrant | null> {
+    const path = this.#path(key);
+    return this.#lock(async () => {
+      const now = this.clock.now();
+      const held = await readJson<LeaseGrant & { lastToken?: number }>(path);
+      if (held && held.expiresAt > now && held.owner !== owner) return null;
+      const token = held && held.owner === owner && held.expiresAt > now ? held.token : (held?.token ?? 0) + 1;
+      const grant: LeaseGrant = { key, owner, token, expiresAt: now + ttlSeconds * 1000 };
+      await writeFileAtomic(path, JSON.stringify(grant));
+      return grant;
+    });
+  }
+
+  async renew(grant: LeaseGrant, ttlSeconds: number): Promise<LeaseGrant | null> {
+    const path = this.#path(grant.key);
+    return this.#lock(async () => {
+      const held = await readJson<LeaseGrant>(path);
+      const now = this.clock.now();
+      if (!held || held.token !== grant.token || held.owner !== grant.owner || held.expiresAt <= now) return null;
+      const next = { ...held, expiresAt: now + ttlSeconds * 1000 };
+      await writeFileAtomic(path, JSON.stringify(next));
+      return next;
+    });
+  }
+
+  async release(grant: LeaseGrant): Promise<void> {
+    const path = this.#path(grant.key);
+    await this.#lock(async () => {
+      const held = await readJson<LeaseGrant>(path);
+      // Keep the token (expired) so the next grant's fencing token still grows.
+      if (held && held.token === grant.token && held.owner === grant.owner) await writeFileAtomic(path, JSON.stringify({ ...held, owner: '', expiresAt: 0 }));
+    });
+  }
+}

@@ -1,0 +1,188 @@
+// In-memory adapters of the engine's ports: for tests, scripts and the sandbox's discrete-event runner.
+// They keep the exact semantics of the durable adapters (CAS, visibility, fencing), on an injectable clock.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../provider/clock.js';
+import { systemClock } from '../../provider/clock.js';
+import { Redacted } from '../../redacted.js';
+import type { Lease, LeaseGrant } from '../ports/lease.js';
+import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
+import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
+import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
+
+export class MemoryStateStore implements StateStore {
+  readonly #data = new Map<string, { json: string; revision: number }>();
+
+  async get<T>(key: string): Promise<Versioned<T> | null> {
+    checkKey(key);
+    const entry = this.#data.get(key);
+    return entry ? { value: JSON.parse(entry.json) as T, revision: entry.revision } : null;
+  }
+
+  async put<T>(key: string, value: T, expectedRevision: number): Promise<number> {
+    checkKey(key);
+    const actual = this.#data.get(key)?.revision ?? 0;
+    if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
+    this.#data.set(key, { json: JSON.stringify(value), revision: actual + 1 });
+    return actual + 1;
+  }
+
+  async delete(key: string, expectedRevision: number): Promise<void> {
+    checkKey(key);
+    const actual = this.#data.get(key)?.revision ?? 0;
+    if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
+    this.#data.delete(key);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    return [...this.#data.keys()].filter((k) => k.startsWith(prefix)).sort();
+  }
+}
+
+export class MemorySecretStore implements SecretStore {
+  readonly #data = new Map<string, { value: string; labels: Record<string, string> }>();
+
+  async put(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<void> {
+    checkKey(name);
+    this.#data.set(name, { value: value.reveal(), labels: { ...labels } });
+  }
+
+  async get(name: string): Promise<Redacted<string> | null> {
+    const entry = this.#data.get(name);
+    return entry ? Redacted.of(entry.value) : null;
+  }
+
+  async delete(name: string): Promise<void> {
+    this.#data.delete(name);
+  }
+
+  async list(labels?: Record<string, string>): Promise<SecretEntry[]> {
+    return [...this.#data.entries()]
+      .filter(([, e]) => labelsMatch(e.labels, labels))
+      .map(([name, e]) => ({ name, labels: { ...e.labels } }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+interface StoredMessage<T> {
+  id: string;
+  body: T;
+  groupId: string;
+  seq: number;
+  visibleAt: number;
+  receiveCount: number;
+  receipt?: string;
+}
+
+export interface MemoryQueueOptions {
+  clock?: Clock;
+  /** Seconds a received message stays hidden before it is delivered again (SQS default 30). */
+  visibilityTimeoutSeconds?: number;
+  /** Seconds a deduplication id is remembered (SQS FIFO: 300). */
+  deduplicationWindowSeconds?: number;
+}
+
+export class MemoryQueue<T> implements Queue<T> {
+  readonly #clock: Clock;
+  readonly #visibilityMs: number;
+  readonly #dedupMs: number;
+  readonly #messages: Array<StoredMessage<T>> = [];
+  readonly #dedup = new Map<string, number>();
+  #seq = 0;
+
+  constructor(options: MemoryQueueOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#visibilityMs = (options.visibilityTimeoutSeconds ?? 30) * 1000;
+    this.#dedupMs = (options.deduplicationWindowSeconds ?? 300) * 1000;
+  }
+
+  async send(body: T, options: SendOptions): Promise<void> {
+    const now = this.#clock.now();
+    if (options.deduplicationId !== undefined) {
+      const key = `${options.groupId}\u0000${options.deduplicationId}`;
+      const seen = this.#dedup.get(key);
+      if (seen !== undefined && now - seen < this.#dedupMs) return;
+      this.#dedup.set(key, now);
+    }
+    this.#messages.push({
+      id: randomUUID(),
+      body: structuredClone(body),
+      groupId: options.groupId,
+      seq: this.#seq++,
+      visibleAt: now + Math.max(0, options.delaySeconds ?? 0) * 1000,
+      receiveCount: 0,
+    });
+  }
+
+  async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
+    const now = this.#clock.now();
+    const busy = new Set(this.#messages.filter((m) => m.receipt !== undefined && m.visibleAt > now).map((m) => m.groupId));
+    const out: Array<ReceivedMessage<T>> = [];
+    const taken = new Set<string>();
+    for (const m of [...this.#messages].sort((a, b) => a.seq - b.seq)) {
+      if (out.length >= max) break;
+      if (busy.has(m.groupId) || taken.has(m.groupId)) continue;
+      // FIFO per group: only the group's oldest message may be delivered, even if a later one is visible.
+      taken.add(m.groupId);
+      if (m.visibleAt > now) continue;
+      m.receipt = randomUUID();
+      m.receiveCount += 1;
+      m.visibleAt = now + this.#visibilityMs;
+      out.push({ body: structuredClone(m.body), groupId: m.groupId, receiveCount: m.receiveCount, receipt: m.receipt });
+    }
+    return out;
+  }
+
+  async ack(receipt: string): Promise<void> {
+    const i = this.#messages.findIndex((m) => m.receipt === receipt);
+    if (i >= 0) this.#messages.splice(i, 1);
+  }
+
+  async release(receipt: string, delaySeconds = 0): Promise<void> {
+    const m = this.#messages.find((x) => x.receipt === receipt);
+    if (!m) return;
+    delete m.receipt;
+    m.visibleAt = this.#clock.now() + delaySeconds * 1000;
+  }
+
+  async nextVisibleAt(): Promise<number | null> {
+    if (this.#messages.length === 0) return null;
+    return Math.min(...this.#messages.map((m) => m.visibleAt));
+  }
+
+  async size(): Promise<number> {
+    return this.#messages.length;
+  }
+}
+
+export class MemoryLease implements Lease {
+  readonly #clock: Clock;
+  readonly #leases = new Map<string, LeaseGrant>();
+  readonly #tokens = new Map<string, number>();
+
+  constructor(clock: Clock = systemClock) {
+    this.#clock = clock;
+  }
+
+  async acquire(key: string, owner: string, ttlSeconds: number): Promise<LeaseGrant | null> {
+    const now = this.#clock.now();
+    const held = this.#leases.get(key);
+    if (held && held.expiresAt > now && held.owner !== owner) return null;
+    const token = held && held.owner === owner && held.expiresAt > now ? held.token : (this.#tokens.get(key) ?? 0) + 1;
+    this.#tokens.set(key, token);
+    const grant = { key, owner, token, expiresAt: now + ttlSeconds * 1000 };
+    this.#leases.set(key, grant);
+    return { ...grant };
+  }
+
+  async renew(grant: LeaseGrant, ttlSeconds: number): Promise<LeaseGrant | null> {
+    const held = this.#leases.get(grant.key);
+    if (!held || held.token !== grant.token || held.owner !== grant.owner || held.expiresAt <= this.#clock.now()) return null;
+    held.expiresAt = this.#clock.now() + ttlSeconds * 1000;
+    return { ...held };
+  }
+
+  async release(grant: LeaseGrant): Promise<void> {
+    const held = this.#leases.get(grant.key);
+    if (held && held.token === grant.token && held.owner === grant.owner) this.#leases.delete(grant.key);
+  }
+}

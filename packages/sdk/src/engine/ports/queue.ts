@@ -1,0 +1,36 @@
+// Queue: at-least-once delivery with delays. A received message is hidden for the visibility timeout and
+// comes back unless acknowledged, so a step that dies mid-way is retried; messages of one group (a cluster)
+// are delivered one at a time, in order, as SQS FIFO message groups are.
+export interface SendOptions {
+  /** Messages of one group are delivered in order, one in flight at a time (the cluster id). */
+  groupId: string;
+  /** Seconds before the message becomes visible (SQS allows up to 900; longer waits are chained by callers). */
+  delaySeconds?: number;
+  /** A message with the same id sent again within the deduplication window is dropped. */
+  deduplicationId?: string;
+}
+
+export interface ReceivedMessage<T> {
+  body: T;
+  groupId: string;
+  /** 1 on first delivery. */
+  receiveCount: number;
+  /** Handle for ack/release of this delivery. */
+  receipt: string;
+}
+
+export interface Queue<T> {
+  send(body: T, options: SendOptions): Promise<void>;
+  /** Up to `max` visible messages, at most one per group, each hidden for the visibility timeout. */
+  receive(max: number): Promise<Array<ReceivedMessage<T>>>;
+  /** Removes a delivered message for good. Acking a stale receipt is a no-op. */
+  ack(receipt: string): Promise<void>;
+  /** Makes a delivered message visible again, after `delaySeconds`. */
+  release(receipt: string, delaySeconds?: number): Promise<void>;
+  /** Milliseconds (on the queue's clock) when the next hidden or delayed message becomes visible, or null when empty. */
+  nextVisibleAt(): Promise<number | null>;
+  /** Messages not yet acknowledged (visible, delayed or in flight). */
+  size(): Promise<number>;
+}
+
+export const SQS_MAX_DELAY_SECONDS = 900;

@@ -1,0 +1,22 @@
+// SecretStore: private material (CA keys, kubeconfigs, SSH and WireGuard keys) kept apart from state, which
+// holds only references to it. Values cross this boundary as Redacted, so they cannot be logged by accident.
+import type { Redacted } from '../../redacted.js';
+
+export interface SecretEntry {
+  name: string;
+  labels: Record<string, string>;
+}
+
+export interface SecretStore {
+  /** Creates or replaces the secret. */
+  put(name: string, value: Redacted<string>, labels?: Record<string, string>): Promise<void>;
+  get(name: string): Promise<Redacted<string> | null>;
+  /** Deleting a missing secret is fine. */
+  delete(name: string): Promise<void>;
+  /** Secrets carrying every given label, sorted by name. */
+  list(labels?: Record<string, string>): Promise<SecretEntry[]>;
+}
+
+export function labelsMatch(have: Record<string, string>, want: Record<string, string> | undefined): boolean {
+  return Object.entries(want ?? {}).every(([k, v]) => have[k] === v);
+}

@@ -1,0 +1,36 @@
+// StateStore: JSON documents by key with a revision; every write is compare-and-swap on it, so two steps
+// that race on one cluster cannot both win, and a step that crashed before its write changes nothing.
+import { KubeplaneError } from '../../errors.js';
+
+export interface Versioned<T> {
+  value: T;
+  /** 1 for the first write, +1 for each later one. */
+  revision: number;
+}
+
+export interface StateStore {
+  get<T>(key: string): Promise<Versioned<T> | null>;
+  /**
+   * Writes `value` if the stored revision is `expectedRevision` (0: the key must not exist yet) and returns the
+   * new revision; otherwise throws a `conflict` KubeplaneError and writes nothing.
+   */
+  put<T>(key: string, value: T, expectedRevision: number): Promise<number>;
+  /** Deletes when the revision matches; deleting a missing key with expectedRevision 0 is fine. */
+  delete(key: string, expectedRevision: number): Promise<void>;
+  /** Keys starting with `prefix`, sorted. */
+  list(prefix: string): Promise<string[]>;
+}
+
+export function revisionConflict(key: string, expected: number, actual: number): KubeplaneError {
+  return new KubeplaneError('conflict', `state "${key}" is at revision ${actual}, not ${expected}: another step changed it first; re-read and retry`, {
+    resource: key,
+    code: 'RevisionConflict',
+  });
+}
+
+/** Keys are paths of safe segments: `clusters/prod-abc1234`, so every adapter can store them as files. */
+export function checkKey(key: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/.test(key)) {
+    throw new KubeplaneError('invalid', `"${key}" is not a valid state key (letters, digits, '.', '_', '-', separated by '/')`);
+  }
+}

@@ -1,0 +1,191 @@
+// The port test suite: every StateStore, SecretStore, Queue and Lease adapter (in-memory, file, DynamoDB,
+// SQS, Secrets Manager, ...) must pass these tests, so the engine can rely on their semantics alone.
+// Exported as `@kubeplane/sdk/port-suite`; it imports vitest, so it is not part of the main entry point.
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../provider/clock.js';
+import { isKubeplaneError } from '../../errors.js';
+import { Redacted } from '../../redacted.js';
+import type { Lease } from '../ports/lease.js';
+import type { Queue } from '../ports/queue.js';
+import type { SecretStore } from '../ports/secret-store.js';
+import type { StateStore } from '../ports/state-store.js';
+
+export interface PortAdapters {
+  stateStore(): Promise<StateStore>;
+  secretStore(): Promise<SecretStore>;
+  /** Queue with a 30 s visibility timeout, on the given clock. */
+  queue(clock: VirtualClock): Promise<Queue<{ n: number }>>;
+  lease(clock: VirtualClock): Promise<Lease>;
+  /** Extra checks on how a secret is kept (file modes, encryption), given its name. */
+  inspectSecret?(name: string): Promise<void>;
+}
+
+const isConflict = (e: unknown) => isKubeplaneError(e) && e.kind === 'conflict';
+
+export function describePortSuite(name: string, adapters: PortAdapters): void {
+  describe(`${name}: StateStore`, () => {
+    it('creates at revision 1 and reads back what was written', async () => {
+      const s = await adapters.stateStore();
+      expect(await s.put('clusters/a', { x: 1 }, 0)).toBe(1);
+      expect(await s.get('clusters/a')).toEqual({ value: { x: 1 }, revision: 1 });
+      expect(await s.get('clusters/missing')).toBeNull();
+    });
+
+    it('rejects a write on a stale revision with a conflict and keeps the stored value', async () => {
+      const s = await adapters.stateStore();
+      await s.put('k', 'one', 0);
+      await s.put('k', 'two', 1);
+      await expect(s.put('k', 'stale', 1)).rejects.toSatisfy(isConflict);
+      await expect(s.put('k', 'again', 0)).rejects.toSatisfy(isConflict);
+      expect(await s.get('k')).toEqual({ value: 'two', revision: 2 });
+    });
+
+    it('lets exactly one of several concurrent writers on the same revision win', async () => {
+      const s = await adapters.stateStore();
+      await s.put('race', 0, 0);
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => s.put('race', i + 1, 1)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected').every((r) => isConflict((r as PromiseRejectedResult).reason))).toBe(true);
+      expect((await s.get('race'))?.revision).toBe(2);
+    });
+
+    it('deletes on a matching revision only, and lists keys by prefix in order', async () => {
+      const s = await adapters.stateStore();
+      await s.put('p/b', 1, 0);
+      await s.put('p/a', 1, 0);
+      await s.put('q/a', 1, 0);
+      expect(await s.list('p/')).toEqual(['p/a', 'p/b']);
+      await expect(s.delete('p/a', 2)).rejects.toSatisfy(isConflict);
+      await s.delete('p/a', 1);
+      await s.delete('p/never', 0);
+      expect(await s.list('p/')).toEqual(['p/b']);
+    });
+
+    it('refuses keys that could escape the store', async () => {
+      const s = await adapters.stateStore();
+      await expect(s.put('../etc/passwd', 1, 0)).rejects.toThrow(/not a valid state key/);
+    });
+  });
+
+  describe(`${name}: SecretStore`, () => {
+    it('returns secrets wrapped so they print as [redacted]', async () => {
+      const s = await adapters.secretStore();
+      await s.put('clusters/c1/ca-key', Redacted.of('-----BEGIN PRIVATE KEY-----abc'), { cluster: 'c1' });
+      const got = await s.get('clusters/c1/ca-key');
+      expect(got?.reveal()).toBe('-----BEGIN PRIVATE KEY-----abc');
+      expect(JSON.stringify({ got })).toBe('{"got":"[redacted]"}');
+      expect(`${String(got)}`).toBe('[redacted]');
+      await adapters.inspectSecret?.('clusters/c1/ca-key');
+    });
+
+    it('lists by labels, replaces on put and deletes idempotently', async () => {
+      const s = await adapters.secretStore();
+      await s.put('a', Redacted.of('1'), { cluster: 'c1', output: 'kubeconfig' });
+      await s.put('b', Redacted.of('2'), { cluster: 'c2' });
+      await s.put('a', Redacted.of('3'), { cluster: 'c1', output: 'kubeconfig' });
+      expect((await s.list({ cluster: 'c1' })).map((e) => e.name)).toEqual(['a']);
+      expect((await s.get('a'))?.reveal()).toBe('3');
+      await s.delete('a');
+      await s.delete('a');
+      expect(await s.get('a')).toBeNull();
+      expect((await s.list()).map((e) => e.name)).toEqual(['b']);
+    });
+  });
+
+  describe(`${name}: Queue`, () => {
+    it('holds a delayed message until its delay has passed', async () => {
+      const clock = new VirtualClock();
+      const q = await adapters.queue(clock);
+      await q.send({ n: 1 }, { groupId: 'g', delaySeconds: 60 });
+      expect(await q.receive(10)).toEqual([]);
+      expect(await q.nextVisibleAt()).toBe(clock.now() + 60_000);
+      clock.advance(60_000);
+      expect((await q.receive(10)).map((m) => m.body)).toEqual([{ n: 1 }]);
+    });
+
+    it('delivers an unacknowledged message again after the visibility timeout (at least once)', async () => {
+      const clock = new VirtualClock();
+      const q = await adapters.queue(clock);
+      await q.send({ n: 1 }, { groupId: 'g' });
+      const [first] = await q.receive(1);
+      expect(first?.receiveCount).toBe(1);
+      expect(await q.receive(1)).toEqual([]);
+      clock.advance(30_001);
+      const [again] = await q.receive(1);
+      expect(again?.receiveCount).toBe(2);
+      await q.ack(first?.receipt ?? ''); // a stale receipt changes nothing
+      expect(await q.size()).toBe(1);
+      await q.ack(again?.receipt ?? '');
+      expect(await q.size()).toBe(0);
+    });
+
+    it('delivers one message per group at a time, in order, while other groups proceed', async () => {
+      const clock = new VirtualClock();
+      const q = await adapters.queue(clock);
+      await q.send({ n: 1 }, { groupId: 'a' });
+      await q.send({ n: 2 }, { groupId: 'a' });
+      await q.send({ n: 3 }, { groupId: 'b' });
+      const batch = await q.receive(10);
+      expect(batch.map((m) => m.body.n).sort()).toEqual([1, 3]);
+      expect(await q.receive(10)).toEqual([]);
+      await q.ack(batch.find((m) => m.body.n === 1)?.receipt ?? '');
+      expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
+    });
+
+    it('drops a duplicate sent with the same deduplication id', async () => {
+      const q = await adapters.queue(new VirtualClock());
+      await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+      await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+      await q.send({ n: 2 }, { groupId: 'g', deduplicationId: 'step-2' });
+      expect(await q.size()).toBe(2);
+    });
+
+    it('makes a released message visible again after the given delay', async () => {
+      const clock = new VirtualClock();
+      const q = await adapters.queue(clock);
+      await q.send({ n: 1 }, { groupId: 'g' });
+      const [m] = await q.receive(1);
+      await q.release(m?.receipt ?? '', 5);
+      expect(await q.receive(1)).toEqual([]);
+      clock.advance(5000);
+      expect((await q.receive(1))[0]?.receiveCount).toBe(2);
+    });
+  });
+
+  describe(`${name}: Lease`, () => {
+    it('is held by one owner at a time', async () => {
+      const clock = new VirtualClock();
+      const l = await adapters.lease(clock);
+      const a = await l.acquire('cluster/c1', 'a', 60);
+      expect(a?.owner).toBe('a');
+      expect(await l.acquire('cluster/c1', 'b', 60)).toBeNull();
+      expect((await l.acquire('cluster/c2', 'b', 60))?.owner).toBe('b');
+    });
+
+    it('expires, so another owner takes over without a manual unlock, with a larger fencing token', async () => {
+      const clock = new VirtualClock();
+      const l = await adapters.lease(clock);
+      const a = await l.acquire('c', 'a', 60);
+      clock.advance(60_001);
+      const b = await l.acquire('c', 'b', 60);
+      expect(b?.owner).toBe('b');
+      expect(b?.token).toBeGreaterThan(a?.token ?? Infinity);
+      expect(await l.renew(a!, 60)).toBeNull();
+      expect((await l.renew(b!, 120))?.expiresAt).toBe(clock.now() + 120_000);
+    });
+
+    it('grants one of several concurrent acquirers', async () => {
+      const l = await adapters.lease(new VirtualClock());
+      const grants = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((o) => l.acquire('c', o, 60)));
+      expect(grants.filter((g) => g !== null)).toHaveLength(1);
+    });
+
+    it('can be released for the next owner, whose token still grows', async () => {
+      const l = await adapters.lease(new VirtualClock());
+      const a = await l.acquire('c', 'a', 60);
+      await l.release(a!);
+      const b = await l.acquire('c', 'b', 60);
+      expect(b?.token).toBeGreaterThan(a!.token);
+    });
+  });
+}
