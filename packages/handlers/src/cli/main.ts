@@ -3,6 +3,7 @@
 import { isKubeplaneError } from '@kubeplane/sdk';
 import { println, UsageError, type CliIo, type Command } from './io.js';
 import { planCommand, planUsage } from './commands/plan.js';
+import { render, renderUsage } from './commands/render.js';
 import { schema } from './commands/schema.js';
 import { validate, validateUsage } from './commands/validate.js';
 
@@ -17,6 +18,7 @@ interface CommandEntry {
 const COMMANDS: Record<string, CommandEntry> = {
   validate: { run: validate, usage: validateUsage, summary: 'check manifests; one line per problem, file:line path: message' },
   plan: { run: (argv, io) => planCommand(argv, io), usage: planUsage, summary: 'show what apply would change, and why' },
+  render: { run: render, usage: renderUsage, summary: 'write what every node would run, with its secrets (0600)' },
   schema: { run: schema, usage: 'kubeplane schema', summary: 'print the JSON Schema of the native manifest' },
 };
 

@@ -7,3 +7,4 @@ export * from './ports/lease.js';
 export * from './adapters/memory.js';
 export * from './adapters/file.js';
 export { withFileLock, writeFileAtomic } from './adapters/file-lock.js';
+export * from './ports/kubernetes.js';

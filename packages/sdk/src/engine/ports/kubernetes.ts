@@ -1,0 +1,54 @@
+// KubernetesApi: the part of a cluster's API the engine uses after the machines exist — nodes (labels,
+// taints, cordon, drain with evictions that honour PodDisruptionBudgets, delete), config maps and secrets
+// (mesh membership, outputs, add-on credentials) and deployments (add-on arguments). The providers package
+// implements it over HTTPS from a kubeconfig; the sandbox serves the same wire format.
+import type { Redacted } from '../../redacted.js';
+import type { Outcome } from '../../provider/outcome.js';
+import type { Taint } from '../../manifest/schema.js';
+
+export interface KubeNode {
+  name: string;
+  labels: Record<string, string>;
+  taints: Taint[];
+  unschedulable: boolean;
+  /** The Ready condition is True. */
+  ready: boolean;
+  /** When the Ready condition last changed (ms since epoch). */
+  readySince?: number;
+  providerId?: string;
+  internalIp?: string;
+  kubeletVersion?: string;
+}
+
+export interface NodePatch {
+  /** null removes a label. */
+  labels?: Record<string, string | null>;
+  /** Replaces the node's taints with exactly these. */
+  taints?: Taint[];
+  unschedulable?: boolean;
+}
+
+export interface KubernetesApi {
+  /** Done when the API server answers /readyz; pending (with a reason) while it does not. */
+  ready(): Promise<Outcome<void>>;
+  listNodes(): Promise<KubeNode[]>;
+  patchNode(name: string, patch: NodePatch): Promise<void>;
+  /**
+   * Cordons the node and evicts its pods (DaemonSet pods excepted), honouring PodDisruptionBudgets:
+   * pending while an eviction is refused, done when only DaemonSet pods are left.
+   */
+  drainNode(name: string): Promise<Outcome<void>>;
+  /** Deleting a node that is gone is fine. */
+  deleteNode(name: string): Promise<void>;
+  applyConfigMap(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): Promise<void>;
+  getConfigMap(namespace: string, name: string): Promise<Record<string, string> | null>;
+  applySecret(namespace: string, name: string, data: Record<string, Redacted<string>>, labels?: Record<string, string>): Promise<void>;
+  getSecret(namespace: string, name: string): Promise<Record<string, Redacted<string>> | null>;
+  deleteSecret(namespace: string, name: string): Promise<void>;
+  /** Container args of a deployment's first container, or null when the deployment does not exist. */
+  getDeploymentArgs(namespace: string, name: string): Promise<string[] | null>;
+  setDeploymentArgs(namespace: string, name: string, args: string[]): Promise<void>;
+}
+
+/** Builds a client for a cluster from its admin kubeconfig (the engine never sees how it connects). */
+export type KubernetesConnector = (kubeconfig: Redacted<string>) => KubernetesApi;
