@@ -93,3 +93,4 @@ export {
   type RenderedNode,
   type RenderNodeInput,
 } from './render.js';
+export { bootstrapClusterFromSpec, type BootstrapAdapterOptions } from './from-spec.js';

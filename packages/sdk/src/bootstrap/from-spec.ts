@@ -1,0 +1,92 @@
+// The adapter from the model's desired state to bootstrap rendering input: one cluster's nodes with their
+// roles, overlay addresses, OS and architecture, and its load balancers' roles resolved to overlay targets.
+import { KubeplaneError } from '../errors.js';
+import type { ClusterSpec } from '../model/types.js';
+import type { BootstrapArch, BootstrapCluster, BootstrapNode, BootstrapOs } from './input.js';
+
+export interface BootstrapAdapterOptions {
+  /** The API address when the endpoint is a reserved IP (known only once the IP is reserved). */
+  apiHost?: string;
+  /** `ip:port` of nodes whose machines exist already, so nodes booting later know where to reach them. */
+  publicEndpoints?: Record<string, string>;
+}
+
+function osOf(image: string | undefined): BootstrapOs {
+  return image?.includes('22.04') ? 'ubuntu-22.04' : 'ubuntu-24.04';
+}
+
+// Arm server types: Hetzner CAX, and AWS families with a `g` after the generation (t4g, m7g, c6gn, r8gd).
+function archOf(providerType: string | undefined, serverType: string | undefined): BootstrapArch {
+  const type = serverType ?? '';
+  if (providerType === 'hetzner' && type.startsWith('cax')) return 'arm64';
+  if (providerType === 'aws' && /^[a-z]+\d+g[a-z]*\./.test(type)) return 'arm64';
+  return 'amd64';
+}
+
+/**
+ * The bootstrap input of one cluster of the desired state. Public endpoints are unknown before machines exist,
+ * so nodes rely on WireGuard roaming until the engine publishes them; AWS nodes are marked behind NAT.
+ */
+export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAdapterOptions = {}): BootstrapCluster {
+  const endpoint = spec.apiEndpoint;
+  if (endpoint.kind === 'managed') throw new KubeplaneError('invalid', `cluster ${spec.name} has a managed control plane; its nodes are rendered by the provider`, { resource: spec.sourcePath });
+  if (endpoint.kind === 'reserved-ip' && !options.apiHost) {
+    throw new KubeplaneError('invalid', `cluster ${spec.name} serves its API on a reserved IP that does not exist yet; pass its address as apiHost (--api-host <ip>)`, { resource: spec.sourcePath });
+  }
+  const pools = [...spec.pools, ...spec.loadBalancers.flatMap((lb) => lb.pools)];
+  const ipsOf = (poolNames: string[]): string[] =>
+    pools.filter((p) => poolNames.includes(p.name)).flatMap((p) => p.nodes.map((n) => n.overlayIp));
+  const nodes: BootstrapNode[] = [];
+  const seen = new Set<string>();
+  for (const pool of pools) {
+    for (const node of pool.nodes) {
+      if (seen.has(node.name)) continue;
+      seen.add(node.name);
+      const providerType = pool.provider?.type ?? 'static';
+      nodes.push({
+        name: node.name,
+        role: pool.role,
+        pool: pool.name,
+        overlayIp: node.overlayIp,
+        ...(options.publicEndpoints?.[node.name]
+          ? { publicEndpoint: options.publicEndpoints[node.name] }
+          : node.staticEndpoint
+            ? { publicEndpoint: `${node.staticEndpoint}:51820` }
+            : {}),
+        behindNat: providerType === 'aws',
+        labels: pool.labels,
+        taints: pool.taints.map((t) => ({ key: t.key, effect: t.effect, ...(t.value === undefined ? {} : { value: t.value }) })),
+        os: osOf(pool.image),
+        arch: archOf(providerType, pool.serverType),
+        provider: providerType,
+      });
+    }
+  }
+  return {
+    name: spec.name,
+    clusterId: spec.id,
+    kubernetesVersion: { major: spec.version.major, minor: spec.version.minor, patch: spec.version.patch },
+    apiEndpoint:
+      endpoint.kind === 'load-balancer'
+        ? { host: endpoint.host, port: endpoint.port, kind: 'load-balancer-dns' }
+        : { host: options.apiHost ?? '', port: endpoint.port, kind: 'reserved-ip' },
+    network: spec.network,
+    podCidr: spec.podCidr,
+    serviceCidr: spec.serviceCidr,
+    nodes,
+    loadBalancers: spec.loadBalancers.map((lb) => ({
+      name: lb.name,
+      pools: lb.pools.map((p) => p.name),
+      roles: lb.roles.map((r) => ({
+        name: r.name,
+        protocol: r.protocol,
+        port: r.port,
+        targetPort: r.targetPort,
+        targets: ipsOf(r.targetPools),
+        proxyProtocol: r.proxyProtocol,
+        stickySessions: r.stickySessions,
+      })),
+    })),
+    secretsAtRest: spec.encryption.secretsAtRest,
+  };
+}
