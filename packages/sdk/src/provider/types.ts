@@ -34,8 +34,11 @@ export interface NodeRequest {
   serverType: string;
   /** Image id or name (`ami-…`, `ubuntu-24.04`). */
   image: string;
-  /** Rendered cloud-init; a provider rejects it as `invalid` when over the cloud's size limit. */
-  userData: string;
+  /**
+   * Rendered cloud-init: text, or bytes when it had to be gzip-compressed to fit (cloud-init reads gzip).
+   * A provider rejects it as `invalid` when over the cloud's size limit, or bytes where its API takes text only.
+   */
+  userData: string | Uint8Array;
   sshKeyName?: string;
   /** Extra labels/tags; the cluster and nodepool tags are added by the provider. */
   labels?: Record<string, string>;

@@ -1,0 +1,105 @@
+// The private material of one cluster, kept in the SecretStore and never in state: the key pairs behind the
+// PKI, the issued PKI's secret half (CA keys, bootstrap token, admin kubeconfig), every node's WireGuard key
+// pair and the cluster's SSH key. Values are revealed only here, at the boundary of the store.
+import { generateKeyPairSync } from 'node:crypto';
+import { Redacted, isRedacted } from '../redacted.js';
+import type { ClusterKeys, ClusterPkiSecret } from '../bootstrap/pki.js';
+import type { WireguardKeyPair } from '../bootstrap/wireguard-keys.js';
+import type { SecretStore } from './ports/secret-store.js';
+import { secretName } from './records.js';
+
+export interface SshKeyPair {
+  /** OpenSSH public key line. */
+  publicKey: string;
+  /** PKCS#8 PEM. */
+  privateKey: Redacted<string>;
+}
+
+/** Redacted values become `{"$secret": value}` for storage, and back. */
+function seal(value: unknown): unknown {
+  if (isRedacted(value)) return { $secret: value.reveal() };
+  if (Array.isArray(value)) return value.map(seal);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, seal(v)]));
+  return value;
+}
+
+function unseal(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unseal);
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    if (Object.keys(o).length === 1 && typeof o.$secret === 'string') return Redacted.of(o.$secret);
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, unseal(v)]));
+  }
+  return value;
+}
+
+export class ClusterSecrets {
+  constructor(
+    private readonly store: SecretStore,
+    private readonly clusterId: string,
+    private readonly labels: Record<string, string>,
+  ) {}
+
+  async #get<T>(what: Parameters<typeof secretName>[1]): Promise<T | null> {
+    const raw = await this.store.get(secretName(this.clusterId, what));
+    return raw ? (unseal(JSON.parse(raw.reveal())) as T) : null;
+  }
+
+  async #put(what: Parameters<typeof secretName>[1], value: unknown, extraLabels: Record<string, string> = {}): Promise<void> {
+    await this.store.put(secretName(this.clusterId, what), Redacted.of(JSON.stringify(seal(value))), { ...this.labels, ...extraLabels });
+  }
+
+  keys(): Promise<ClusterKeys | null> {
+    return this.#get<ClusterKeys>('keys');
+  }
+  putKeys(keys: ClusterKeys): Promise<void> {
+    return this.#put('keys', keys);
+  }
+  pki(): Promise<ClusterPkiSecret | null> {
+    return this.#get<ClusterPkiSecret>('pki');
+  }
+  putPki(pki: ClusterPkiSecret): Promise<void> {
+    return this.#put('pki', pki);
+  }
+  async wireguard(): Promise<Record<string, WireguardKeyPair>> {
+    return (await this.#get<Record<string, WireguardKeyPair>>('wireguard')) ?? {};
+  }
+  putWireguard(keys: Record<string, WireguardKeyPair>): Promise<void> {
+    return this.#put('wireguard', keys);
+  }
+  ssh(): Promise<SshKeyPair | null> {
+    return this.#get<SshKeyPair>('ssh');
+  }
+  putSsh(pair: SshKeyPair): Promise<void> {
+    return this.#put('ssh', pair);
+  }
+
+  /** Outputs are stored as plain text (a kubeconfig, a metadata JSON), labelled like Claudie's output Secrets. */
+  async putOutput(what: 'kubeconfig' | 'metadata', value: Redacted<string>): Promise<void> {
+    await this.store.put(secretName(this.clusterId, what), value, { ...this.labels, 'kubeplane.dev/output': what });
+  }
+  async output(what: 'kubeconfig' | 'metadata'): Promise<Redacted<string> | null> {
+    return this.store.get(secretName(this.clusterId, what));
+  }
+  async deleteOutputs(): Promise<void> {
+    await this.store.delete(secretName(this.clusterId, 'kubeconfig'));
+    await this.store.delete(secretName(this.clusterId, 'metadata'));
+  }
+  async deleteAll(): Promise<void> {
+    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'kubeconfig', 'metadata'] as const) {
+      await this.store.delete(secretName(this.clusterId, what));
+    }
+  }
+}
+
+/** An Ed25519 key pair with the public half as an OpenSSH line. */
+export function generateSshKeyPair(comment: string): SshKeyPair {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
+  const str = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, (b.length >> 8) & 255, b.length & 255]), b]);
+  const blob = Buffer.concat([str(Buffer.from('ssh-ed25519')), str(raw)]);
+  return {
+    publicKey: `ssh-ed25519 ${blob.toString('base64')} ${comment}`,
+    privateKey: Redacted.of(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()),
+  };
+}

@@ -1,0 +1,41 @@
+// The engine's two event kinds. StepEvent is the queue message that drives one bounded step of one
+// cluster (versioned, validated with zod on receipt). EngineEvent is the typed stream callers and the CLI
+// watch: phases starting, steps done, resources created, waits and errors.
+import { z } from 'zod';
+
+export const PHASES = ['infrastructure', 'dns', 'kubernetes', 'addons', 'outputs', 'delete'] as const;
+export type EnginePhase = (typeof PHASES)[number];
+
+export const STEP_EVENT_VERSION = 1;
+
+export const stepEventSchema = z.strictObject({
+  v: z.literal(STEP_EVENT_VERSION),
+  project: z.string().min(1),
+  clusterId: z.string().min(1),
+  /** The manifest generation this event works toward; older generations are dropped. */
+  generation: z.int().min(1),
+  /** The record's step sequence number this event expects; a duplicate of an executed step finds it moved on. */
+  seq: z.int().min(0),
+  phase: z.enum(PHASES),
+  step: z.string().min(1),
+  /** How many times this same step was re-enqueued (waits and retries); drives backoff. */
+  attempt: z.int().min(0),
+  /** `<clusterId>/<generation>/<seq>/<attempt>`: the queue's deduplication id. */
+  key: z.string().min(1),
+});
+export type StepEvent = z.infer<typeof stepEventSchema>;
+
+export function stepEventKey(e: Pick<StepEvent, 'clusterId' | 'generation' | 'seq' | 'attempt'>): string {
+  return `${e.clusterId}/${e.generation}/${e.seq}/${e.attempt}`;
+}
+
+export type EngineEvent =
+  | { type: 'phase-started'; at: number; project: string; cluster: string; phase: EnginePhase }
+  | { type: 'step-done'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string }
+  | { type: 'resource-created'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
+  | { type: 'resource-deleted'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
+  | { type: 'waiting'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; seconds: number; reason: string }
+  | { type: 'error'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string; kind: string }
+  | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' };
+
+export type EngineEventListener = (event: EngineEvent) => void;

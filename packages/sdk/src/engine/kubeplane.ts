@@ -1,0 +1,210 @@
+// The library API: `new Kubeplane({...})` with plan, apply, status, destroy, kubeconfig and an event stream.
+// apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
+// does the work. `run()` drives the local runner in-process, which is what scripts and the CLI use.
+import { KubeplaneError, isKubeplaneError } from '../errors.js';
+import type { Manifest } from '../manifest/schema.js';
+import { buildDesiredState } from '../model/desired-state.js';
+import type { ClusterSpec, CurrentState } from '../model/types.js';
+import { plan as planChanges } from '../plan/plan.js';
+import type { Plan, PlanResult } from '../plan/types.js';
+import type { Redacted } from '../redacted.js';
+import { ClusterSecrets } from './cluster-secrets.js';
+import { Engine, type EngineOptions } from './engine.js';
+import type { EngineEventListener } from './events.js';
+import { clusterKey, emptyLedger, manifestState, projectKey, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
+import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
+
+export interface ManifestStatus {
+  project: string;
+  state: ManifestState;
+  generation: number;
+  clusters: Record<string, ClusterStatus & { id: string }>;
+}
+
+export interface ApplyResult {
+  generation: number;
+  plan: Plan;
+  /** Clusters whose work was queued (unchanged clusters are left alone). */
+  queued: string[];
+}
+
+export class Kubeplane {
+  readonly engine: Engine;
+  readonly #options: EngineOptions;
+  readonly #runner: LocalRunner;
+
+  constructor(options: EngineOptions) {
+    this.#options = options;
+    this.engine = new Engine(options);
+    this.#runner = new LocalRunner(this.engine, options.queue, options.clock);
+  }
+
+  on(listener: EngineEventListener): () => void {
+    return this.engine.on(listener);
+  }
+
+  /** What exists for a project, as recorded: the built spec of each cluster (or what is being built). */
+  async currentState(project: string): Promise<CurrentState> {
+    const records = await this.#clusterRecords(project);
+    return { project, clusters: records.map((r) => r.current ?? r.desired).filter((c): c is ClusterSpec => c !== null) };
+  }
+
+  /** The plan apply would carry out now. The manifest must have passed validation. */
+  async plan(manifest: Manifest): Promise<PlanResult> {
+    const records = await this.#clusterRecords(manifest.name);
+    const current: CurrentState = { project: manifest.name, clusters: records.map((r) => r.current).filter((c): c is ClusterSpec => c !== null) };
+    const base: CurrentState = { project: manifest.name, clusters: records.map((r) => r.desired ?? r.current).filter((c): c is ClusterSpec => c !== null) };
+    return planChanges(buildDesiredState(manifest, base), current);
+  }
+
+  /** Records the manifest as the project's desired state and queues the work. Rejects invalid changes before touching anything. */
+  async apply(manifest: Manifest): Promise<ApplyResult> {
+    const { state, clock } = this.#options;
+    const planned = await this.plan(manifest);
+    if (!planned.ok) {
+      throw new KubeplaneError('invalid', planned.issues.map((i) => `${i.path}: ${i.message}`).join('\n'), { resource: manifest.name, code: 'InvalidChange' });
+    }
+    const records = await this.#clusterRecords(manifest.name);
+    const base: CurrentState = { project: manifest.name, clusters: records.map((r) => r.desired ?? r.current).filter((c): c is ClusterSpec => c !== null) };
+    const desired = buildDesiredState(manifest, base);
+
+    const project = await this.#updateProject(manifest.name, (p) => ({
+      ...p,
+      generation: p.generation + 1,
+      manifest,
+      clusters: { ...p.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) },
+      updatedAt: clock.now(),
+    }));
+    const queued: string[] = [];
+    const changed = new Set(planned.plan.operations.map((o) => o.clusterId));
+    for (const spec of desired.clusters) {
+      const existing = records.find((r) => r.clusterId === spec.id);
+      const settled = existing && existing.status.state === 'DONE' && existing.target === 'present' && !changed.has(spec.id);
+      if (settled) continue;
+      await this.#startFlow(spec.id, project, (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }), 'prepare', 'infrastructure');
+      queued.push(spec.name);
+    }
+    for (const r of records) {
+      if (desired.clusters.some((c) => c.id === r.clusterId)) continue;
+      await this.#startFlow(r.clusterId, project, (x) => ({ ...x, target: 'absent' }), 'delete-outputs', 'delete');
+      queued.push(r.name);
+    }
+    return { generation: project.generation, plan: planned.plan, queued };
+  }
+
+  /** Deletes every cluster of the project, whatever state it is in. */
+  async destroy(project: string): Promise<{ queued: string[] }> {
+    const records = await this.#clusterRecords(project);
+    const p = await this.#updateProject(project, (x) => ({ ...x, generation: x.generation + 1, manifest: null, updatedAt: this.#options.clock.now() }));
+    for (const r of records) await this.#startFlow(r.clusterId, p, (x) => ({ ...x, target: 'absent' }), 'delete-outputs', 'delete');
+    if (records.length === 0) {
+      const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+      if (stored) await this.#options.state.delete(projectKey(project), stored.revision);
+    }
+    return { queued: records.map((r) => r.name) };
+  }
+
+  /**
+   * Sweeps a cluster whose state was lost: everything carrying its tag in the manifest's provider regions.
+   * The manifest tells which providers and regions to look in; the cluster id is derived from it.
+   */
+  async destroyByManifest(manifest: Manifest): Promise<{ queued: string[] }> {
+    const desired = buildDesiredState(manifest);
+    const p = await this.#updateProject(manifest.name, (x) => ({ ...x, generation: x.generation + 1, manifest: null, clusters: { ...x.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) } }));
+    for (const spec of desired.clusters) {
+      await this.#startFlow(spec.id, p, (x) => ({ ...x, name: spec.name, target: 'absent', desired: x.desired ?? spec, lastManifest: x.lastManifest ?? manifest }), 'delete-outputs', 'delete');
+    }
+    return { queued: desired.clusters.map((c) => c.name) };
+  }
+
+  /** Runs queued work in this process until none is left (see LocalRunner). */
+  run(options?: RunOptions): Promise<RunReport> {
+    return this.#runner.runUntilIdle(options);
+  }
+
+  async status(project: string): Promise<ManifestStatus> {
+    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const records = await this.#clusterRecords(project);
+    return {
+      project,
+      state: manifestState(records, stored?.value.manifest === null && records.length > 0),
+      generation: stored?.value.generation ?? 0,
+      clusters: Object.fromEntries(records.map((r) => [r.name, { ...r.status, id: r.clusterId }])),
+    };
+  }
+
+  async projects(): Promise<string[]> {
+    return (await this.#options.state.list('projects/')).map((k) => k.slice('projects/'.length));
+  }
+
+  /** The admin kubeconfig of a finished cluster. */
+  async kubeconfig(project: string, cluster: string): Promise<Redacted<string>> {
+    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
+    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`);
+    const value = await new ClusterSecrets(this.#options.secrets, record.clusterId, {}).output('kubeconfig');
+    if (!value) throw new KubeplaneError('not-found', `cluster ${cluster} has no kubeconfig yet (status: ${record.status.state}, ${record.status.message})`);
+    return value;
+  }
+
+  async #clusterRecords(project: string): Promise<ClusterRecord[]> {
+    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    if (!stored) return [];
+    const out: ClusterRecord[] = [];
+    for (const id of Object.values(stored.value.clusters)) {
+      const r = await this.#options.state.get<ClusterRecord>(clusterKey(id));
+      if (r) out.push(r.value);
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async #updateProject(project: string, change: (p: ProjectRecord) => ProjectRecord): Promise<ProjectRecord> {
+    const { state, clock } = this.#options;
+    for (let i = 0; i < 20; i++) {
+      const stored = await state.get<ProjectRecord>(projectKey(project));
+      const base: ProjectRecord = stored?.value ?? { v: RECORD_VERSION, project, generation: 0, manifest: null, clusters: {}, updatedAt: clock.now() };
+      const next = change(base);
+      try {
+        await state.put(projectKey(project), next, stored?.revision ?? 0);
+        return next;
+      } catch (e) {
+        if (!(isKubeplaneError(e) && e.kind === 'conflict')) throw e;
+      }
+    }
+    throw new KubeplaneError('conflict', `project ${project} is being changed by others; try again`);
+  }
+
+  /** Moves a cluster's record to the start of a flow at the project's generation, and queues that step. */
+  async #startFlow(clusterId: string, project: ProjectRecord, change: (r: ClusterRecord) => ClusterRecord, step: 'prepare' | 'delete-outputs', phase: 'infrastructure' | 'delete'): Promise<void> {
+    const { state, clock } = this.#options;
+    for (let i = 0; i < 20; i++) {
+      const stored = await state.get<ClusterRecord>(clusterKey(clusterId));
+      const base: ClusterRecord = stored?.value ?? {
+        v: RECORD_VERSION,
+        project: project.project,
+        name: Object.entries(project.clusters).find(([, id]) => id === clusterId)?.[0] ?? clusterId,
+        clusterId,
+        generation: 0,
+        target: 'present',
+        desired: null,
+        current: null,
+        ledger: emptyLedger(),
+        pki: null,
+        step: { phase, name: step, seq: 0, since: clock.now(), attempts: 0 },
+        status: { state: 'WAIT_FOR_PICKUP', phase: 'none', message: '', previous: [] },
+        lastManifest: null,
+      };
+      const next = change(base);
+      next.generation = project.generation;
+      next.step = { phase, name: step, seq: base.step.seq + 1, since: clock.now(), attempts: 0 };
+      next.status = { ...base.status, state: 'IN_PROGRESS', phase, message: step === 'prepare' ? 'queued' : 'deletion queued' };
+      try {
+        await state.put(clusterKey(clusterId), next, stored?.revision ?? 0);
+        await this.engine.enqueue(next);
+        return;
+      } catch (e) {
+        if (!(isKubeplaneError(e) && e.kind === 'conflict')) throw e;
+      }
+    }
+    throw new KubeplaneError('conflict', `cluster ${clusterId} is being changed by others; try again`);
+  }
+}

@@ -1,0 +1,107 @@
+// What the engine keeps in the StateStore: one record per project (the manifest as applied, its generation)
+// and one per cluster (desired and built state, the provider resources it owns, where its steps stand, and
+// a status in Claudie's vocabulary). Records hold no secret: keys and kubeconfigs live in the SecretStore.
+import type { Manifest } from '../manifest/schema.js';
+import type { ClusterSpec } from '../model/types.js';
+import type { ClusterPkiPublic } from '../bootstrap/pki.js';
+import type { EnginePhase } from './events.js';
+
+export const RECORD_VERSION = 1;
+
+/** Claudie's per-cluster workflow states. */
+export type ClusterState = 'WAIT_FOR_PICKUP' | 'IN_PROGRESS' | 'DONE' | 'ERROR';
+/** Claudie's manifest states. */
+export type ManifestState = 'WATCHING_FOR_CHANGES' | 'IN_PROGRESS' | 'DONE' | 'ERROR' | 'SCHEDULED_FOR_DELETION';
+
+export interface StageRecord {
+  status: 'DONE' | 'ERROR';
+  stage: EnginePhase;
+  taskDescription: string;
+  timestamp: string;
+}
+
+export interface ClusterStatus {
+  state: ClusterState;
+  phase: EnginePhase | 'none';
+  message: string;
+  /** The last three finished phases, newest last. */
+  previous: StageRecord[];
+}
+
+export interface NodeResource {
+  pool: string;
+  role: 'control' | 'compute' | 'loadbalancer';
+  provider: string;
+  region: string;
+  zone?: string;
+  id?: string;
+  providerId?: string;
+  publicIPv4?: string;
+  privateIPv4?: string;
+  state: 'creating' | 'pending' | 'running' | 'deleting';
+  createdAt: number;
+}
+
+export interface Ledger {
+  /** By `<provider>/<region>`. */
+  networks: Record<string, { name: string; id: string }>;
+  firewalls: Record<string, { name: string; id: string }>;
+  sshKeys: Record<string, { name: string; id: string }>;
+  reservedIp?: { provider: string; region: string; zone?: string; name: string; id: string; ip: string; attachedTo?: string };
+  nodes: Record<string, NodeResource>;
+  /** By record name. */
+  dns: Record<string, { zone: string; provider: string; type: 'A' | 'CNAME'; values: string[]; setIdentifiers: string[] }>;
+  /** Every `<provider>/<region>` ever used, so deletion sweeps all of them even when pools moved. */
+  regions: string[];
+}
+
+export interface ClusterRecord {
+  v: typeof RECORD_VERSION;
+  project: string;
+  name: string;
+  clusterId: string;
+  generation: number;
+  /** `absent`: the cluster is being deleted. */
+  target: 'present' | 'absent';
+  desired: ClusterSpec | null;
+  /** What has been built and confirmed so far; null before the first successful apply. */
+  current: ClusterSpec | null;
+  ledger: Ledger;
+  pki: ClusterPkiPublic | null;
+  /** The step the cluster is at, its sequence number and when it started (ms on the engine's clock). */
+  step: { phase: EnginePhase; name: string; seq: number; since: number; attempts: number };
+  status: ClusterStatus;
+  /** The manifest this cluster was last applied from: deletion still knows its providers after the project's is gone. */
+  lastManifest: Manifest | null;
+}
+
+export interface ProjectRecord {
+  v: typeof RECORD_VERSION;
+  project: string;
+  generation: number;
+  /** The manifest as last applied; null once the project is being destroyed. */
+  manifest: Manifest | null;
+  /** Cluster name -> id, for every cluster the project has or had and that is not yet deleted. */
+  clusters: Record<string, string>;
+  updatedAt: number;
+}
+
+export const projectKey = (project: string) => `projects/${project}`;
+export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
+export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
+
+export function emptyLedger(): Ledger {
+  return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, regions: [] };
+}
+
+export function pushStage(status: ClusterStatus, stage: StageRecord): void {
+  status.previous = [...status.previous, stage].slice(-3);
+}
+
+/** The manifest's state, from its clusters' states (Claudie's rules). */
+export function manifestState(clusters: ClusterRecord[], deleting: boolean): ManifestState {
+  if (deleting && clusters.length > 0) return 'SCHEDULED_FOR_DELETION';
+  if (clusters.some((c) => c.status.state === 'ERROR')) return 'ERROR';
+  if (clusters.some((c) => c.status.state === 'IN_PROGRESS' || c.status.state === 'WAIT_FOR_PICKUP')) return 'IN_PROGRESS';
+  return clusters.length === 0 ? 'WATCHING_FOR_CHANGES' : 'DONE';
+}

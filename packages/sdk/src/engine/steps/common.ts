@@ -1,0 +1,73 @@
+// Helpers the steps share: naming of per-region resources, the cluster's firewall rules, reading outcomes,
+// and the bootstrap view of the cluster as far as it exists now.
+import { KubeplaneError } from '../../errors.js';
+import { bootstrapClusterFromSpec } from '../../bootstrap/from-spec.js';
+import type { BootstrapCluster } from '../../bootstrap/input.js';
+import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
+import { WIREGUARD_PORT } from '../../bootstrap/wireguard-mesh.js';
+import type { Outcome, Pending } from '../../provider/outcome.js';
+import type { FirewallRule } from '../../provider/types.js';
+import type { ClusterSpec, NodeSpec, PoolSpec } from '../../model/types.js';
+import type { ClusterRecord } from '../records.js';
+import { wait, type StepResult } from './types.js';
+
+export const regionKey = (provider: string, region: string) => `${provider}/${region}`;
+export const networkName = (clusterId: string, region: string) => `${clusterId}-${region}`.slice(0, 63).replace(/-+$/, '');
+export const firewallName = (clusterId: string, region: string) => `${networkName(clusterId, region)}-fw`;
+export const sshKeyName = (clusterId: string, region: string) => `${networkName(clusterId, region)}-ssh`;
+export const apiIpName = (clusterId: string) => `${clusterId}-api`;
+
+/** Every pool of the cluster, its load balancers' pools included. */
+export function poolsOf(spec: ClusterSpec): PoolSpec[] {
+  return [...spec.pools, ...spec.loadBalancers.flatMap((lb) => lb.pools)];
+}
+
+export function nodesOf(spec: ClusterSpec): Array<{ node: NodeSpec; pool: PoolSpec }> {
+  return poolsOf(spec).flatMap((pool) => pool.nodes.map((node) => ({ node, pool })));
+}
+
+export function desiredOf(record: ClusterRecord): ClusterSpec {
+  if (!record.desired) throw new KubeplaneError('invalid', `cluster ${record.name} has no desired state`);
+  return record.desired;
+}
+
+/** The inbound rules every node of the cluster gets, as CMK keeps them for its clusters. */
+export function firewallRules(spec: ClusterSpec): FirewallRule[] {
+  const rules: FirewallRule[] = [
+    { protocol: 'udp', port: WIREGUARD_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'WireGuard overlay between nodes (any cloud, roaming)' },
+    { protocol: 'icmp', sourceCidrs: ['0.0.0.0/0'], description: 'path MTU discovery and diagnostics' },
+  ];
+  if (spec.access.apiAllowedCidrs.length > 0) {
+    rules.push({ protocol: 'tcp', port: 6443, sourceCidrs: spec.access.apiAllowedCidrs, description: 'Kubernetes API from the allowed ranges' });
+  }
+  if (spec.access.sshAllowedCidrs.length > 0) {
+    rules.push({ protocol: 'tcp', port: 22, sourceCidrs: spec.access.sshAllowedCidrs, description: 'SSH from the allowed ranges' });
+  }
+  const lbPorts = new Map<string, FirewallRule>();
+  for (const lb of spec.loadBalancers) {
+    for (const role of lb.roles) {
+      lbPorts.set(`${role.protocol}/${role.port}`, { protocol: role.protocol, port: role.port, sourceCidrs: ['0.0.0.0/0'], description: `load-balancer role ${role.name}` });
+    }
+  }
+  if (spec.loadBalancers.length > 0) {
+    lbPorts.set(`tcp/${LB_HEALTH_PORT}`, { protocol: 'tcp', port: LB_HEALTH_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'DNS health checks of load-balancer nodes' });
+  }
+  return [...rules, ...[...lbPorts.values()].sort((a, b) => String(a.port).localeCompare(String(b.port)))];
+}
+
+/** The bootstrap input with everything known now: the API address and the public endpoints of live machines. */
+export function bootstrapView(record: ClusterRecord): BootstrapCluster {
+  const spec = desiredOf(record);
+  const publicEndpoints: Record<string, string> = {};
+  for (const [name, n] of Object.entries(record.ledger.nodes)) if (n.publicIPv4) publicEndpoints[name] = `${n.publicIPv4}:${WIREGUARD_PORT}`;
+  return bootstrapClusterFromSpec(spec, { ...(record.ledger.reservedIp ? { apiHost: record.ledger.reservedIp.ip } : {}), publicEndpoints });
+}
+
+/** Turns a pending outcome into a wait, so a step stops and resumes when the provider said. */
+export function waitFor(p: Pending, what: string): StepResult {
+  return wait(p.retryAfterSeconds, `${what}: ${p.message}`);
+}
+
+export function isPendingOutcome<T>(o: Outcome<T>): o is Pending {
+  return o.status === 'pending';
+}

@@ -1,0 +1,86 @@
+// Delete phase: outputs, then DNS records, then everything in the clouds carrying the cluster's tag (found by
+// tag, so it works from any state — a failed create, or state lost altogether), then the secrets and records.
+import { isPendingOutcome, regionKey, waitFor } from './common.js';
+import { next, type StepDefinition } from './types.js';
+import type { ClusterSpec } from '../../model/types.js';
+
+export const deleteOutputs: StepDefinition = {
+  phase: 'delete',
+  timeoutSeconds: 600,
+  timeoutMessage: (r) => `the outputs of ${r.name} could not be removed`,
+  async run(ctx) {
+    await ctx.secrets.deleteOutputs();
+    return next('outputs removed');
+  },
+};
+
+/** Every spec the cluster had: DNS names and regions are swept from all of them. */
+function specs(ctx: { record: { desired: ClusterSpec | null; current: ClusterSpec | null } }): ClusterSpec[] {
+  return [ctx.record.desired, ctx.record.current].filter((s): s is ClusterSpec => s !== null);
+}
+
+export const deleteDns: StepDefinition = {
+  phase: 'delete',
+  timeoutSeconds: 1800,
+  timeoutMessage: (r) => `the DNS records of ${r.name} could not be removed`,
+  async run(ctx) {
+    const ledger = ctx.record.ledger;
+    const clusterId = ctx.record.clusterId;
+    const targets = new Map<string, { zone: string; provider: string; type: 'A' | 'CNAME'; setIdentifiers: string[] }>();
+    for (const spec of specs(ctx)) {
+      for (const lb of spec.loadBalancers) {
+        const ids = lb.pools.flatMap((p) => p.nodes.map((n) => n.name));
+        targets.set(lb.dns.fqdn, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'A', setIdentifiers: ids });
+        for (const alt of lb.dns.alternativeNames) targets.set(`${alt}.${lb.dns.zone}`, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'CNAME', setIdentifiers: [] });
+      }
+    }
+    for (const [name, e] of Object.entries(ledger.dns)) targets.set(name, e);
+    for (const [name, t] of targets) {
+      const provider = await ctx.provider(t.provider);
+      if (!provider.dns) continue;
+      const records = provider.capabilities.dnsFailover && t.type === 'A' && t.setIdentifiers.length
+        ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))
+        : [{ name, type: t.type }];
+      const gone = await provider.dns.deleteRecords(t.zone, clusterId, records);
+      if (isPendingOutcome(gone)) return waitFor(gone, `removing DNS record ${name}`);
+      if (ledger.dns[name]) ctx.emit({ type: 'resource-deleted', kind: 'dns-record', name, provider: t.provider });
+      delete ledger.dns[name];
+    }
+    return next(`${targets.size} DNS records removed`);
+  },
+};
+
+export const teardown: StepDefinition = {
+  phase: 'delete',
+  timeoutSeconds: 3600,
+  timeoutMessage: (r) => `resources of ${r.name} were still present after an hour; see the provider's console for resources tagged kubeplane.dev/cluster-id=${r.clusterId}`,
+  async run(ctx) {
+    const regions = new Set(ctx.record.ledger.regions);
+    for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));
+    for (const key of [...regions].sort()) {
+      const [providerName = '', region = ''] = key.split('/');
+      const provider = await ctx.provider(providerName);
+      const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
+      if (isPendingOutcome(outcome)) return waitFor(outcome, `tearing down ${key}`);
+    }
+    for (const name of Object.keys(ctx.record.ledger.nodes)) ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
+    const ledger = ctx.record.ledger;
+    ledger.networks = {};
+    ledger.firewalls = {};
+    ledger.sshKeys = {};
+    ledger.nodes = {};
+    delete ledger.reservedIp;
+    return next(`nothing tagged ${ctx.record.clusterId} is left in ${regions.size} region${regions.size === 1 ? '' : 's'}`);
+  },
+};
+
+export const forget: StepDefinition = {
+  phase: 'delete',
+  timeoutSeconds: 600,
+  timeoutMessage: (r) => `the records of ${r.name} could not be removed`,
+  async run(ctx) {
+    await ctx.secrets.deleteAll();
+    return { kind: 'finished', message: 'deleted' };
+  },
+};
+

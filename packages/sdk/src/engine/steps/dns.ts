@@ -1,0 +1,63 @@
+// DNS phase: each load balancer's hostname (and alternative names) points at its nodes' public addresses,
+// health-checked on the LB health port where the DNS provider can fail over; records no longer wanted go.
+import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
+import type { DnsRecord } from '../../provider/types.js';
+import { desiredOf, isPendingOutcome, waitFor } from './common.js';
+import { next, wait, type StepDefinition } from './types.js';
+
+const TTL = 60;
+
+export const dns: StepDefinition = {
+  phase: 'dns',
+  timeoutSeconds: 1800,
+  timeoutMessage: (r) => `DNS records of cluster ${r.name} were not in sync after 30 minutes`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const ledger = ctx.record.ledger;
+    const wanted = new Set<string>();
+    for (const lb of spec.loadBalancers) {
+      const provider = await ctx.provider(lb.dns.provider);
+      if (!provider.dns) continue;
+      const nodes = lb.pools.flatMap((p) => p.nodes).map((n) => ({ name: n.name, ip: ledger.nodes[n.name]?.publicIPv4 }));
+      const ips = nodes.filter((n): n is { name: string; ip: string } => Boolean(n.ip));
+      if (ips.length === 0) return wait(10, `load balancer ${lb.name} has no public address yet`);
+      const records: DnsRecord[] = provider.capabilities.dnsFailover
+        ? ips.map((n) => ({ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: [n.ip], setIdentifier: n.name, healthCheck: { ip: n.ip, port: LB_HEALTH_PORT } }))
+        : [{ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: ips.map((n) => n.ip).sort() }];
+      for (const alt of lb.dns.alternativeNames) records.push({ name: `${alt}.${lb.dns.zone}`, type: 'CNAME', ttl: TTL, values: [lb.dns.fqdn] });
+      const change = await provider.dns.upsertRecords(lb.dns.zone, spec.id, records);
+      if (isPendingOutcome(change)) return waitFor(change, `DNS records of ${lb.name}`);
+      if (change.value.status !== 'in-sync') {
+        const status = await provider.dns.changeStatus(change.value.id);
+        if (isPendingOutcome(status)) return waitFor(status, `DNS change for ${lb.dns.fqdn}`);
+        if (status.value.status !== 'in-sync') return wait(10, `DNS change for ${lb.dns.fqdn} is propagating`);
+      }
+      for (const r of records) {
+        wanted.add(r.name);
+        const before = ledger.dns[r.name];
+        if (!before) ctx.emit({ type: 'resource-created', kind: 'dns-record', name: r.name, provider: lb.dns.provider });
+        const same = records.filter((x) => x.name === r.name);
+        ledger.dns[r.name] = {
+          zone: lb.dns.zone,
+          provider: lb.dns.provider,
+          type: r.type === 'CNAME' ? 'CNAME' : 'A',
+          values: same.flatMap((x) => x.values).sort(),
+          setIdentifiers: same.flatMap((x) => (x.setIdentifier ? [x.setIdentifier] : [])),
+        };
+      }
+    }
+    for (const [name, entry] of Object.entries(ledger.dns)) {
+      if (wanted.has(name)) continue;
+      const provider = await ctx.provider(entry.provider);
+      if (!provider.dns) continue;
+      const targets = entry.setIdentifiers.length
+        ? entry.setIdentifiers.map((setIdentifier) => ({ name, type: entry.type, setIdentifier }))
+        : [{ name, type: entry.type }];
+      const gone = await provider.dns.deleteRecords(entry.zone, spec.id, targets);
+      if (isPendingOutcome(gone)) return waitFor(gone, `removing DNS record ${name}`);
+      delete ledger.dns[name];
+      ctx.emit({ type: 'resource-deleted', kind: 'dns-record', name, provider: entry.provider });
+    }
+    return next(spec.loadBalancers.length ? `${wanted.size} DNS records in sync` : 'no load balancers, no DNS records');
+  },
+};

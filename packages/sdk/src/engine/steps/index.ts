@@ -1,0 +1,39 @@
+// The step registry: every step by name, and the order the apply and delete flows run them in.
+import { addons, outputs } from './outputs.js';
+import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
+import { dns } from './dns.js';
+import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';
+import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes } from './kubernetes.js';
+import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
+
+export const STEPS: Record<StepName, StepDefinition> = {
+  prepare,
+  networks,
+  'create-nodes': createNodes,
+  'await-machines': awaitMachines,
+  dns,
+  'await-api': awaitApi,
+  'await-nodes': awaitNodes,
+  'node-metadata': nodeMetadata,
+  mesh,
+  'remove-nodes': removeNodes,
+  addons,
+  outputs,
+  'delete-outputs': deleteOutputs,
+  'delete-dns': deleteDns,
+  teardown,
+  forget,
+};
+
+export function isStepName(name: string): name is StepName {
+  return name in STEPS;
+}
+
+/** The step after `step` in its flow, or null at the end. */
+export function followingStep(step: StepName): StepName | null {
+  const flow: readonly StepName[] = (APPLY_FLOW as readonly string[]).includes(step) ? APPLY_FLOW : DELETE_FLOW;
+  const i = flow.indexOf(step);
+  return flow[i + 1] ?? null;
+}
+
+export * from './types.js';

@@ -1,0 +1,264 @@
+// Infrastructure phase: the cluster's keys, its networks, firewalls, SSH keys and API address in every
+// provider region it uses, then its machines with their rendered user-data, until every machine runs.
+import { KubeplaneError } from '../../errors.js';
+import { generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
+import { renderNode } from '../../bootstrap/render.js';
+import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
+import type { ClusterKeys } from '../../bootstrap/pki.js';
+import { generateSshKeyPair } from '../cluster-secrets.js';
+import {
+  apiIpName,
+  bootstrapView,
+  desiredOf,
+  firewallName,
+  firewallRules,
+  isPendingOutcome,
+  networkName,
+  nodesOf,
+  regionKey,
+  sshKeyName,
+  waitFor,
+} from './common.js';
+import { next, wait, type StepDefinition, type StepContext, type StepResult } from './types.js';
+
+/** Machines requested per step invocation: keeps each invocation short and within rate budgets. */
+export const CREATE_BATCH = 25;
+
+export const prepare: StepDefinition = {
+  phase: 'infrastructure',
+  timeoutSeconds: 600,
+  timeoutMessage: () => 'could not prepare the cluster keys',
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    if (spec.controlPlane === 'managed') {
+      return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: managed control planes (Crusoe CMK) are not provisioned by this engine yet`, { resource: spec.sourcePath }) };
+    }
+    const statics = spec.pools.filter((p) => p.kind === 'static').map((p) => p.name);
+    if (statics.length > 0) {
+      return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: static pools (${statics.join(', ')}) are not provisioned by this engine yet`, { resource: spec.sourcePath }) };
+    }
+    const nodes = nodesOf(spec);
+    let keys = await ctx.secrets.keys();
+    if (!keys) {
+      keys = await generateClusterKeys({ nodes: [] });
+    }
+    // Per-node keys for nodes added since the keys were made.
+    let changed = false;
+    const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
+    for (const { node } of nodes) {
+      if (node.role === 'control' && !withNodes.apiServer[node.name]) {
+        withNodes.apiServer[node.name] = await generateEcKeyPair();
+        changed = true;
+      }
+      if (node.role === 'loadbalancer' && !withNodes.meshReader[node.name]) {
+        withNodes.meshReader[node.name] = await generateEcKeyPair();
+        changed = true;
+      }
+    }
+    if (changed || !(await ctx.secrets.keys())) await ctx.secrets.putKeys(withNodes);
+
+    const wg = await ctx.secrets.wireguard();
+    const missing = nodes.filter(({ node }) => !wg[node.name]);
+    if (missing.length > 0) {
+      for (const { node } of missing) wg[node.name] = generateWireguardKeyPair(ctx.random);
+      await ctx.secrets.putWireguard(wg);
+    }
+    if (!(await ctx.secrets.ssh())) await ctx.secrets.putSsh(generateSshKeyPair(`kubeplane-${spec.id}`));
+    return next(`keys ready for ${nodes.length} nodes`);
+  },
+};
+
+export const networks: StepDefinition = {
+  phase: 'infrastructure',
+  timeoutSeconds: 1800,
+  timeoutMessage: (r) => `the networks of cluster ${r.name} were not ready after 30 minutes`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const ledger = ctx.record.ledger;
+    const ssh = await ctx.secrets.ssh();
+    if (!ssh) throw new KubeplaneError('invalid', 'the SSH key is missing; the prepare step did not run');
+    for (const net of spec.networks) {
+      const key = regionKey(net.provider, net.region);
+      if (!ledger.regions.includes(key)) ledger.regions.push(key);
+      const provider = await ctx.provider(net.provider);
+      if (!provider.network) continue;
+      const name = networkName(spec.id, net.region);
+      const n = await provider.network.ensureNetwork({
+        name,
+        clusterId: spec.id,
+        region: net.region,
+        cidr: net.cidr,
+        subnets: net.subnets.map((s) => (s.zone ? { cidr: s.cidr, zone: s.zone } : { cidr: s.cidr })),
+      });
+      if (isPendingOutcome(n)) return waitFor(n, `network ${name}`);
+      if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
+      ledger.networks[key] = { name, id: n.value.id };
+
+      const fw = await provider.network.ensureFirewall({ name: firewallName(spec.id, net.region), clusterId: spec.id, region: net.region, networkName: name, rules: firewallRules(spec) });
+      if (isPendingOutcome(fw)) return waitFor(fw, `firewall of ${name}`);
+      if (!ledger.firewalls[key]) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: net.provider });
+      ledger.firewalls[key] = { name: fw.value.name, id: fw.value.id };
+
+      const keyName = sshKeyName(spec.id, net.region);
+      const k = await provider.network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
+      if (isPendingOutcome(k)) return waitFor(k, `SSH key ${keyName}`);
+      if (!ledger.sshKeys[key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: keyName, provider: net.provider });
+      ledger.sshKeys[key] = { name: keyName, id: k.value.id };
+    }
+    if (spec.apiEndpoint.kind === 'reserved-ip') {
+      const endpointNode = spec.apiEndpoint.node;
+      const pool = spec.pools.find((p) => p.name === (spec.apiEndpoint as { pool: string }).pool);
+      if (!pool?.provider) throw new KubeplaneError('invalid', `the API endpoint node ${endpointNode} has no provider`);
+      const provider = await ctx.provider(pool.provider.name);
+      if (!provider.network) throw new KubeplaneError('invalid', `provider ${pool.provider.name} cannot reserve an IP for the API endpoint; add an API load balancer`);
+      const name = apiIpName(spec.id);
+      const ip = await provider.network.ensureReservedIp({ name, clusterId: spec.id, region: pool.provider.region, ...(pool.provider.zone ? { zone: pool.provider.zone } : {}) });
+      if (isPendingOutcome(ip)) return waitFor(ip, `reserved IP ${name}`);
+      if (!ledger.reservedIp) ctx.emit({ type: 'resource-created', kind: 'reserved-ip', name, provider: pool.provider.name });
+      ledger.reservedIp = {
+        provider: pool.provider.name,
+        region: pool.provider.region,
+        ...(pool.provider.zone ? { zone: pool.provider.zone } : {}),
+        name,
+        id: ip.value.id,
+        ip: ip.value.ip,
+        ...(ip.value.attachedTo ? { attachedTo: ip.value.attachedTo } : {}),
+      };
+    }
+    return next(`networks ready in ${spec.networks.length} region${spec.networks.length === 1 ? '' : 's'}`);
+  },
+};
+
+/** Order of creation: load balancers (the API endpoint), the first control plane, other control planes, workers. */
+function creationOrder(ctx: StepContext) {
+  const spec = desiredOf(ctx.record);
+  const rank = { loadbalancer: 0, control: 1, compute: 2 } as const;
+  return nodesOf(spec).sort((a, b) => rank[a.node.role] - rank[b.node.role]);
+}
+
+export const createNodes: StepDefinition = {
+  phase: 'infrastructure',
+  timeoutSeconds: 3600,
+  timeoutMessage: (r) => `the machines of cluster ${r.name} could not all be requested within an hour (rate limits or capacity)`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const ledger = ctx.record.ledger;
+    const keys = await ctx.secrets.keys();
+    if (!keys) throw new KubeplaneError('invalid', 'the cluster keys are missing; the prepare step did not run');
+    const cluster = bootstrapView(ctx.record);
+    const now = new Date(ctx.now);
+    let pkiSecret = await ctx.secrets.pki();
+    if (!ctx.record.pki || !pkiSecret) {
+      const pki = await issueClusterPki(cluster, keys, { random: ctx.random, now });
+      await ctx.secrets.putPki(pki.secret);
+      ctx.record.pki = pki.public;
+      pkiSecret = pki.secret;
+    }
+    const pki = { public: ctx.record.pki, secret: pkiSecret };
+    const wireguardKeys = await ctx.secrets.wireguard();
+    const todo = creationOrder(ctx).filter(({ node }) => !ledger.nodes[node.name]);
+    let created = 0;
+    for (const { node, pool } of todo.slice(0, CREATE_BATCH)) {
+      const prov = pool.provider;
+      if (!prov) throw new KubeplaneError('invalid', `pool ${pool.name} has no provider`);
+      const provider = await ctx.provider(prov.name);
+      if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
+      const rendered = await renderNode({ cluster, keys, wireguardKeys, random: ctx.random, now, pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
+      const key = regionKey(prov.name, prov.region);
+      const reservedIp = ctx.record.ledger.reservedIp;
+      const takesApiIp =
+        spec.apiEndpoint.kind === 'reserved-ip' && spec.apiEndpoint.node === node.name && reservedIp && !provider.capabilities.attachReservedIpAfterCreate;
+      const outcome = await provider.compute.createNode({
+        name: node.name,
+        clusterId: spec.id,
+        nodepool: pool.name,
+        region: prov.region,
+        ...(prov.zone ? { zone: prov.zone } : {}),
+        serverType: pool.serverType ?? '',
+        image: pool.image ?? '',
+        userData: rendered.userData.compressed ? rendered.userData.bytes.reveal() : Buffer.from(rendered.userData.bytes.reveal()).toString('utf8'),
+        ...(ledger.sshKeys[key] ? { sshKeyName: ledger.sshKeys[key].name } : {}),
+        ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
+        ...(ledger.firewalls[key] ? { firewallNames: [ledger.firewalls[key].name] } : {}),
+        ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
+        labels: { 'kubeplane.dev/role': node.role },
+      });
+      if (isPendingOutcome(outcome)) {
+        if (created > 0) return wait(Math.min(outcome.retryAfterSeconds, 5), `requested ${created} machines; ${outcome.message}`);
+        return waitFor(outcome, `machine ${node.name}`);
+      }
+      ledger.nodes[node.name] = {
+        pool: pool.name,
+        role: node.role,
+        provider: prov.name,
+        region: prov.region,
+        ...(prov.zone ? { zone: prov.zone } : {}),
+        id: outcome.value.id,
+        providerId: outcome.value.providerId,
+        ...(outcome.value.publicIPv4 ? { publicIPv4: outcome.value.publicIPv4 } : {}),
+        ...(outcome.value.privateIPv4 ? { privateIPv4: outcome.value.privateIPv4 } : {}),
+        state: 'creating',
+        createdAt: ctx.now,
+      };
+      ctx.emit({ type: 'resource-created', kind: 'machine', name: node.name, provider: prov.name });
+      created++;
+    }
+    const left = todo.length - created;
+    if (left > 0) return next(`requested ${created} machines, ${left} to go`, 'create-nodes');
+    return next(todo.length ? `requested ${created} machines` : 'every machine was requested before');
+  },
+};
+
+export const awaitMachines: StepDefinition = {
+  phase: 'infrastructure',
+  timeoutSeconds: 1800,
+  timeoutMessage: (r) =>
+    `machines not running after 30 minutes: ${Object.entries(r.ledger.nodes).filter(([, n]) => n.state !== 'running').map(([name]) => name).join(', ')}; check the provider's console for capacity or image problems`,
+  async run(ctx): Promise<StepResult> {
+    const spec = desiredOf(ctx.record);
+    const ledger = ctx.record.ledger;
+    const wanted = nodesOf(spec).map(({ node }) => node.name);
+    const byRegion = new Map<string, { provider: string; region: string }>();
+    for (const name of wanted) {
+      const n = ledger.nodes[name];
+      if (n) byRegion.set(regionKey(n.provider, n.region), { provider: n.provider, region: n.region });
+    }
+    for (const { provider: providerName, region } of byRegion.values()) {
+      const provider = await ctx.provider(providerName);
+      if (!provider.compute) continue;
+      const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
+      if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`);
+      for (const info of listed.value) {
+        const n = ledger.nodes[info.name];
+        if (!n) continue;
+        n.id = info.id;
+        n.providerId = info.providerId;
+        if (info.publicIPv4) n.publicIPv4 = info.publicIPv4;
+        if (info.privateIPv4) n.privateIPv4 = info.privateIPv4;
+        if (info.state === 'running') n.state = 'running';
+        else if (info.state === 'pending') n.state = 'pending';
+        else if (info.state === 'failed') {
+          return { kind: 'failed', error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, { provider: providerName, resource: info.name }) };
+        }
+      }
+    }
+    const notRunning = wanted.filter((name) => ledger.nodes[name]?.state !== 'running');
+    if (notRunning.length > 0) {
+      return wait(notRunning.length > 10 ? 15 : 10, `${wanted.length - notRunning.length}/${wanted.length} machines running; waiting for ${notRunning.slice(0, 3).join(', ')}${notRunning.length > 3 ? ', ...' : ''}`);
+    }
+    const ip = ledger.reservedIp;
+    if (ip && spec.apiEndpoint.kind === 'reserved-ip') {
+      const node = ledger.nodes[spec.apiEndpoint.node];
+      const provider = await ctx.provider(ip.provider);
+      if (node && provider.network && provider.capabilities.attachReservedIpAfterCreate && ip.attachedTo !== node.providerId) {
+        const attached = await provider.network.attachReservedIp(
+          { clusterId: spec.id, name: ip.name, region: ip.region },
+          { clusterId: spec.id, name: spec.apiEndpoint.node, region: node.region },
+        );
+        if (isPendingOutcome(attached)) return waitFor(attached, `attaching the API address to ${spec.apiEndpoint.node}`);
+        ip.attachedTo = attached.value.attachedTo ?? node.providerId ?? '';
+      }
+    }
+    return next(`${wanted.length} machines running`);
+  },
+};

@@ -1,0 +1,146 @@
+// Kubernetes phase: wait until the API answers and every node has joined (nodes bootstrap themselves),
+// patch labels and taints, publish the WireGuard membership, and remove nodes that are no longer wanted —
+// one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
+import { KubeplaneError } from '../../errors.js';
+import { meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE } from '../../bootstrap/wireguard-mesh.js';
+import type { Taint } from '../../manifest/schema.js';
+import type { KubernetesApi } from '../ports/kubernetes.js';
+import { stableJson } from '../../manifest/rules.js';
+import { bootstrapView, desiredOf, firewallName, isPendingOutcome, networkName, nodesOf, regionKey, waitFor } from './common.js';
+import { next, wait, type StepContext, type StepDefinition } from './types.js';
+
+const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
+
+async function api(ctx: StepContext): Promise<KubernetesApi> {
+  const pki = await ctx.secrets.pki();
+  if (!pki) throw new KubeplaneError('invalid', `cluster ${ctx.record.name} has no admin credentials yet`);
+  return ctx.kubernetes(pki.adminKubeconfig);
+}
+
+export const awaitApi: StepDefinition = {
+  phase: 'kubernetes',
+  timeoutSeconds: 1800,
+  timeoutMessage: (r) => `the API server of ${r.name} did not answer within 30 minutes of its machines running; see docs/bootstrap.md, "A node that does not join"`,
+  async run(ctx) {
+    const ready = await (await api(ctx)).ready();
+    if (isPendingOutcome(ready)) return waitFor(ready, 'API server');
+    return next('API server answers');
+  },
+};
+
+export const awaitNodes: StepDefinition = {
+  phase: 'kubernetes',
+  timeoutSeconds: 1800,
+  timeoutMessage: (r) => `nodes of ${r.name} did not all join within 30 minutes; see docs/bootstrap.md, "A node that does not join"`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const k8s = await api(ctx);
+    const members = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
+    const wanted = nodesOf(spec).filter(({ node }) => node.role !== 'loadbalancer').map(({ node }) => node.name);
+    const missing = wanted.filter((n) => !members.get(n)?.ready);
+    if (missing.length > 0) {
+      return wait(15, `${wanted.length - missing.length}/${wanted.length} nodes Ready; waiting for ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`);
+    }
+    return next(`${wanted.length} nodes Ready`);
+  },
+};
+
+export const nodeMetadata: StepDefinition = {
+  phase: 'kubernetes',
+  timeoutSeconds: 600,
+  timeoutMessage: (r) => `labels and taints of ${r.name} could not be applied`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const k8s = await api(ctx);
+    const members = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
+    const previous = new Map((ctx.record.current ? nodesOf(ctx.record.current) : []).map(({ node, pool }) => [node.name, pool]));
+    let patched = 0;
+    for (const { node, pool } of nodesOf(spec)) {
+      if (node.role === 'loadbalancer') continue;
+      const live = members.get(node.name);
+      if (!live) continue;
+      const labels: Record<string, string | null> = { ...pool.labels, 'kubeplane.dev/nodepool': pool.name, 'kubeplane.dev/cluster-id': spec.id };
+      for (const key of Object.keys(previous.get(node.name)?.labels ?? {})) if (!(key in labels)) labels[key] = null;
+      const taints = [...(node.role === 'control' ? [CONTROL_PLANE_TAINT] : []), ...pool.taints];
+      const labelsDiffer = Object.entries(labels).some(([k, v]) => (v === null ? k in live.labels : live.labels[k] !== v));
+      if (labelsDiffer || stableJson(live.taints) !== stableJson(taints)) {
+        await k8s.patchNode(node.name, { labels, taints });
+        patched++;
+      }
+    }
+    return next(patched ? `patched labels and taints of ${patched} nodes` : 'labels and taints as declared');
+  },
+};
+
+export const mesh: StepDefinition = {
+  phase: 'kubernetes',
+  timeoutSeconds: 600,
+  timeoutMessage: (r) => `the WireGuard membership of ${r.name} could not be published`,
+  async run(ctx) {
+    const cluster = bootstrapView(ctx.record);
+    const wg = await ctx.secrets.wireguard();
+    const keys = Object.fromEntries(Object.entries(wg).map(([n, pair]) => [n, pair.publicKey]));
+    const peers = renderMeshPeerList(meshPeers(cluster, keys));
+    const k8s = await api(ctx);
+    const current = await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP);
+    if (current?.peers === peers) return next('WireGuard membership unchanged');
+    await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, { peers }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
+    return next(`published ${cluster.nodes.length} WireGuard peers; nodes apply them within a minute`);
+  },
+};
+
+export const removeNodes: StepDefinition = {
+  phase: 'kubernetes',
+  timeoutSeconds: 3600,
+  timeoutMessage: (r) => `a node of ${r.name} could not be drained within an hour; a PodDisruptionBudget may forbid every eviction`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const ledger = ctx.record.ledger;
+    const wanted = new Set(nodesOf(spec).map(({ node }) => node.name));
+    const rank = { compute: 0, loadbalancer: 1, control: 2 } as const;
+    const doomed = Object.entries(ledger.nodes)
+      .filter(([name]) => !wanted.has(name))
+      .sort(([a, x], [b, y]) => rank[x.role] - rank[y.role] || b.localeCompare(a));
+    const first = doomed[0];
+    if (first) {
+      const [name, node] = first;
+      if (node.role !== 'loadbalancer' && node.state !== 'deleting') {
+        const k8s = await api(ctx);
+        const drained = await k8s.drainNode(name);
+        if (isPendingOutcome(drained)) return waitFor(drained, `draining ${name}`);
+        await k8s.deleteNode(name);
+      }
+      node.state = 'deleting';
+      const provider = await ctx.provider(node.provider);
+      if (provider.compute) {
+        const gone = await provider.compute.deleteNode({ clusterId: spec.id, name, region: node.region });
+        if (isPendingOutcome(gone)) return waitFor(gone, `deleting machine ${name}`);
+      }
+      delete ledger.nodes[name];
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: node.provider });
+      return doomed.length > 1 ? next(`removed ${name}; ${doomed.length - 1} to go`, 'remove-nodes') : next(`removed ${name}`);
+    }
+    // Regions no pool uses any more: their firewall, SSH key and network go too.
+    const used = new Set(spec.networks.map((n) => regionKey(n.provider, n.region)));
+    for (const key of Object.keys(ledger.networks)) {
+      if (used.has(key)) continue;
+      const [providerName = '', region = ''] = key.split('/');
+      const provider = await ctx.provider(providerName);
+      if (!provider.network) continue;
+      const ref = { clusterId: spec.id, region };
+      for (const [what, outcome] of [
+        ['firewall', () => provider.network!.deleteFirewall({ ...ref, name: firewallName(spec.id, region) })],
+        ['ssh key', () => provider.network!.deleteSshKey({ ...ref, name: ledger.sshKeys[key]?.name ?? '' })],
+        ['network', () => provider.network!.deleteNetwork({ ...ref, name: networkName(spec.id, region) })],
+      ] as const) {
+        const o = await outcome();
+        if (isPendingOutcome(o)) return waitFor(o, `removing the ${what} in ${region}`);
+      }
+      delete ledger.networks[key];
+      delete ledger.firewalls[key];
+      delete ledger.sshKeys[key];
+      ctx.emit({ type: 'resource-deleted', kind: 'network', name: key, provider: providerName });
+    }
+    return next('no nodes to remove');
+  },
+};

@@ -1,0 +1,70 @@
+// Add-ons and outputs: the declared add-ons are recorded in the cluster, then the admin kubeconfig and the
+// metadata (node addresses per pool, the SSH key) are written to the SecretStore, labelled like Claudie's
+// output Secrets, and the cluster is DONE.
+import { Redacted } from '../../redacted.js';
+import { KubeplaneError } from '../../errors.js';
+import type { ClusterSpec } from '../../model/types.js';
+import { desiredOf, poolsOf } from './common.js';
+import { next, type StepDefinition } from './types.js';
+
+export const ADDONS_CONFIGMAP = 'kubeplane-addons';
+
+export const addons: StepDefinition = {
+  phase: 'addons',
+  timeoutSeconds: 600,
+  timeoutMessage: (r) => `the add-ons of ${r.name} could not be declared`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const pki = await ctx.secrets.pki();
+    if (!pki) throw new KubeplaneError('invalid', 'no admin credentials');
+    const k8s = ctx.kubernetes(pki.adminKubeconfig);
+    const declared = [{ name: 'cilium' }, ...spec.addons.filter((a) => a.name !== 'cilium')];
+    await k8s.applyConfigMap('kube-system', ADDONS_CONFIGMAP, { addons: JSON.stringify(declared) }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
+    return next(`declared ${declared.map((a) => a.name).join(', ')}`);
+  },
+};
+
+/** The metadata output, in the shape of Claudie's metadata Secret. */
+export function metadataOf(spec: ClusterSpec, ledger: { nodes: Record<string, { publicIPv4?: string; privateIPv4?: string }> }, sshPrivateKey: string): Record<string, unknown> {
+  const dynamic: Record<string, unknown> = {};
+  const lbs: Record<string, Record<string, unknown>> = {};
+  for (const pool of spec.pools) {
+    dynamic[pool.name] = {
+      node_ips: Object.fromEntries(pool.nodes.map((n) => [n.name, { public_ip: ledger.nodes[n.name]?.publicIPv4 ?? '', private_ip: n.overlayIp }])),
+      nodepool_private_key: sshPrivateKey,
+    };
+  }
+  for (const lb of spec.loadBalancers) {
+    lbs[lb.name] = Object.fromEntries(
+      lb.pools.map((pool) => [
+        pool.name,
+        { node_ips: Object.fromEntries(pool.nodes.map((n) => [n.name, { public_ip: ledger.nodes[n.name]?.publicIPv4 ?? '', private_ip: n.overlayIp }])), nodepool_private_key: sshPrivateKey },
+      ]),
+    );
+  }
+  return { dynamic_nodepools: dynamic, static_nodepools: {}, dynamic_load_balancer_nodepools: lbs, static_load_balancer_nodepools: {} };
+}
+
+export const outputs: StepDefinition = {
+  phase: 'outputs',
+  timeoutSeconds: 600,
+  timeoutMessage: (r) => `the outputs of ${r.name} could not be written`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const pki = await ctx.secrets.pki();
+    const ssh = await ctx.secrets.ssh();
+    if (!pki || !ssh) throw new KubeplaneError('invalid', 'the cluster credentials are missing');
+    await ctx.secrets.putOutput('kubeconfig', pki.adminKubeconfig);
+    await ctx.secrets.putOutput('metadata', Redacted.of(JSON.stringify(metadataOf(spec, ctx.record.ledger, ssh.privateKey.reveal()))));
+    // What was built is now the current state, with what the clouds reported about each machine.
+    const current = structuredClone(spec);
+    for (const pool of poolsOf(current)) {
+      for (const node of pool.nodes) {
+        const n = ctx.record.ledger.nodes[node.name];
+        if (n) node.observed = { ...(n.providerId ? { providerId: n.providerId } : {}), ...(n.publicIPv4 ? { publicIPv4: n.publicIPv4 } : {}), ...(n.privateIPv4 ? { privateIPv4: n.privateIPv4 } : {}), status: 'ready' };
+      }
+    }
+    ctx.record.current = current;
+    return { kind: 'finished', message: `kubeconfig and metadata written; ${poolsOf(spec).reduce((n, p) => n + p.nodes.length, 0)} nodes` };
+  },
+};

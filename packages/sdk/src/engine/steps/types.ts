@@ -1,0 +1,67 @@
+// What a step is: one bounded piece of work on one cluster that ends with "go on to step X", "wait N
+// seconds and run me again", "finished" or "failed". Steps mutate the record they are given; the engine
+// writes it back with compare-and-swap, so a step that loses a race changes nothing.
+import type { KubeplaneError } from '../../errors.js';
+import type { Provider } from '../../provider/types.js';
+import type { RandomSource } from '../../bootstrap/random.js';
+import type { BootstrapVersions } from '../../bootstrap/input.js';
+import type { Clock } from '../../provider/clock.js';
+import type { ClusterSecrets } from '../cluster-secrets.js';
+import type { EngineEvent, EnginePhase } from '../events.js';
+import type { KubernetesConnector } from '../ports/kubernetes.js';
+import type { ClusterRecord, ProjectRecord } from '../records.js';
+import type { ProviderDef } from '../../manifest/schema.js';
+
+/** Gives the engine a provider for a manifest provider entry (credentials are resolved by the factory). */
+export type ProviderFactory = (def: ProviderDef) => Promise<Provider>;
+
+export type StepResult =
+  | { kind: 'next'; message: string; step?: StepName }
+  | { kind: 'wait'; seconds: number; reason: string }
+  | { kind: 'finished'; message: string }
+  | { kind: 'failed'; error: KubeplaneError };
+
+export type EmitInput = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'at' | 'project' | 'cluster'> : never) : never;
+
+export interface StepContext {
+  record: ClusterRecord;
+  project: ProjectRecord;
+  now: number;
+  clock: Clock;
+  random: RandomSource;
+  secrets: ClusterSecrets;
+  provider(name: string): Promise<Provider>;
+  kubernetes: KubernetesConnector;
+  versions?: Partial<BootstrapVersions>;
+  /** How many times this step has run before for the current sequence number (0 the first time). */
+  attempt: number;
+  emit(event: EmitInput): void;
+}
+
+export interface StepDefinition {
+  phase: EnginePhase;
+  /** After this long in the step (waits included) it fails with its timeout message. */
+  timeoutSeconds: number;
+  timeoutMessage: (record: ClusterRecord) => string;
+  run(ctx: StepContext): Promise<StepResult>;
+}
+
+export const APPLY_FLOW = [
+  'prepare',
+  'networks',
+  'create-nodes',
+  'await-machines',
+  'dns',
+  'await-api',
+  'await-nodes',
+  'node-metadata',
+  'mesh',
+  'remove-nodes',
+  'addons',
+  'outputs',
+] as const;
+export const DELETE_FLOW = ['delete-outputs', 'delete-dns', 'teardown', 'forget'] as const;
+export type StepName = (typeof APPLY_FLOW)[number] | (typeof DELETE_FLOW)[number];
+
+export const next = (message: string, step?: StepName): StepResult => (step ? { kind: 'next', message, step } : { kind: 'next', message });
+export const wait = (seconds: number, reason: string): StepResult => ({ kind: 'wait', seconds, reason });
