@@ -1,0 +1,473 @@
+// The KubernetesApi port over HTTPS: a small typed client on got + zod, built from an admin kubeconfig, that
+// verifies the API server's certificate, maps Status errors onto KubeplaneError kinds and never lets a secret
+// value (a key, a token, a Secret's data) into an error, a log or a thrown got error.
+import got, { type Got, type Method } from 'got';
+import type { z } from 'zod';
+import {
+  done,
+  KubeplaneError,
+  pending,
+  Redacted,
+  retryAfterFromHeaders,
+  systemClock,
+  type Clock,
+  type KubeNode,
+  type KubernetesApi,
+  type KubernetesConnector,
+  type NodePatch,
+  type Outcome,
+  type Taint,
+} from '@kubeplane/sdk';
+import { kubernetesAdvice, kubernetesErrorKind } from './errors.js';
+import { parseKubeconfig, type KubeConnection } from './kubeconfig.js';
+import {
+  anyObjectSchema,
+  configMapSchema,
+  deploymentSchema,
+  listSchema,
+  nodeSchema,
+  podSchema,
+  secretSchema,
+  statusSchema,
+  type NodeObject,
+  type PodObject,
+} from './schemas.js';
+
+const PROVIDER = 'kubernetes';
+/** kubectl drain looks again every 5 seconds while a PodDisruptionBudget refuses an eviction. */
+const DRAIN_POLL_SECONDS = 5;
+/** How long to wait before asking an API server that does not answer yet (it is booting) again. */
+const NOT_READY_POLL_SECONDS = 10;
+const LIST_PAGE_SIZE = 500;
+const REPLACE_ATTEMPTS = 3;
+/** The only Secret type the API server's bootstrap-token authenticator reads. */
+const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
+const BOOTSTRAP_TOKEN_NAME = /^bootstrap-token-[a-z0-9]{6}$/;
+
+export interface KubernetesClientOptions {
+  connection: KubeConnection;
+  clock?: Clock;
+  /** Real-time request timeout in ms. */
+  timeoutMs?: number;
+}
+
+interface RequestOptions {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** The object concerned, for messages (`configmaps kube-system/kubeplane-mesh`). */
+  resource?: string;
+  /** Values that must not appear in an error message, whatever the server echoes. */
+  secrets?: string[];
+}
+
+interface Response {
+  status: number;
+  json: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function scrub(text: string, secrets: string[] | undefined): string {
+  let out = text;
+  for (const secret of secrets ?? []) {
+    if (secret.length < 4) continue;
+    out = out.split(secret).join('[redacted]');
+    const b64 = Buffer.from(secret, 'utf8').toString('base64');
+    out = out.split(b64).join('[redacted]');
+  }
+  return out;
+}
+
+function toKubeNode(node: NodeObject): KubeNode {
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  const readySince = ready?.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : Number.NaN;
+  const internalIp = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+  const out: KubeNode = {
+    name: node.metadata.name,
+    labels: { ...(node.metadata.labels ?? {}) },
+    taints: (node.spec?.taints ?? []).map((t): Taint => (t.value === undefined || t.value === '' ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect })),
+    unschedulable: node.spec?.unschedulable === true,
+    ready: ready?.status === 'True',
+  };
+  if (Number.isFinite(readySince)) out.readySince = readySince;
+  if (node.spec?.providerID) out.providerId = node.spec.providerID;
+  if (internalIp) out.internalIp = internalIp;
+  const version = node.status?.nodeInfo?.kubeletVersion;
+  if (version) out.kubeletVersion = version;
+  return out;
+}
+
+/** DaemonSet pods stay on a drained node (kubectl drain --ignore-daemonsets); static pods cannot be evicted. */
+function staysOnDrainedNode(pod: PodObject): boolean {
+  if (pod.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return true;
+  return (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
+}
+
+function b64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+const enc = encodeURIComponent;
+
+export class KubernetesClient implements KubernetesApi {
+  readonly #connection: KubeConnection;
+  readonly #clock: Clock;
+  readonly #http: Got;
+  /** Requests sent (for the bench's calls-per-cluster figure). */
+  sent = 0;
+
+  constructor(options: KubernetesClientOptions) {
+    this.#connection = options.connection;
+    this.#clock = options.clock ?? systemClock;
+    this.#http = got.extend({
+      prefixUrl: options.connection.server,
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      timeout: { request: options.timeoutMs ?? 30_000 },
+      responseType: 'text',
+    });
+  }
+
+  /** No key or token to print. */
+  toJSON(): Record<string, string> {
+    return { provider: PROVIDER, server: this.#connection.server };
+  }
+
+  get server(): string {
+    return this.#connection.server;
+  }
+
+  async #send(method: Method, path: string, options: RequestOptions = {}): Promise<Response> {
+    const c = this.#connection;
+    const searchParams: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) searchParams[k] = String(v);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'kubeplane' };
+    if (c.token) headers['authorization'] = `Bearer ${c.token.reveal()}`;
+    if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    this.sent += 1;
+    let response;
+    try {
+      response = await this.#http(path.replace(/^\//, ''), {
+        method,
+        searchParams,
+        headers,
+        https: {
+          rejectUnauthorized: true,
+          ...(c.caPem ? { certificateAuthority: c.caPem } : {}),
+          ...(c.tlsServerName ? { serverName: c.tlsServerName } : {}),
+          ...(c.clientCertificatePem ? { certificate: c.clientCertificatePem } : {}),
+          ...(c.clientKeyPem ? { key: c.clientKeyPem.reveal() } : {}),
+        },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+    } catch (error) {
+      // got's errors carry the request options (the client key, the body): keep only the message.
+      const reason = scrub(error instanceof Error ? error.message : 'request failed', options.secrets);
+      throw new KubeplaneError(
+        'retryable',
+        `kubernetes ${method} ${path}${options.resource ? ` (${options.resource})` : ''}: no response from ${c.server} (${reason})`,
+        { provider: PROVIDER, code: 'NetworkError', ...(options.resource ? { resource: options.resource } : {}) },
+      );
+    }
+    const text = response.body;
+    let json: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    return { status: response.statusCode, json, headers: response.headers };
+  }
+
+  #error(method: Method, path: string, response: Response, options: RequestOptions): KubeplaneError {
+    const status = statusSchema.safeParse(response.json);
+    const reason = status.success ? status.data.reason : undefined;
+    const kind = kubernetesErrorKind(response.status, reason);
+    const serverMessage = status.success && status.data.message ? status.data.message : `HTTP ${response.status}`;
+    const advice = kubernetesAdvice(kind);
+    let retryAfterSeconds = retryAfterFromHeaders(response.headers, this.#clock.now());
+    if (retryAfterSeconds === undefined && status.success) retryAfterSeconds = status.data.details?.retryAfterSeconds;
+    const message = scrub(
+      `kubernetes ${method} ${path}${options.resource ? ` (${options.resource})` : ''}: ${reason ?? `HTTP ${response.status}`}: ${serverMessage}${advice ? `; ${advice}` : ''}`,
+      options.secrets,
+    );
+    return new KubeplaneError(kind, message, {
+      provider: PROVIDER,
+      code: reason ?? `http_${response.status}`,
+      status: response.status,
+      ...(options.resource ? { resource: options.resource } : {}),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    });
+  }
+
+  #parse<S extends z.ZodType>(method: Method, path: string, response: Response, schema: S): z.infer<S> {
+    const parsed = schema.safeParse(response.json ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new KubeplaneError('retryable', `kubernetes ${method} ${path}: unexpected response shape at ${issue ? issue.path.join('.') : '?'} (${issue?.message ?? 'invalid'})`, {
+        provider: PROVIDER,
+        code: 'InvalidResponse',
+        status: response.status,
+      });
+    }
+    return parsed.data;
+  }
+
+  /** One call that must succeed (2xx); anything else becomes a KubeplaneError. */
+  async #request<S extends z.ZodType>(method: Method, path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
+    const response = await this.#send(method, path, options);
+    if (response.status >= 300) throw this.#error(method, path, response, options);
+    return this.#parse(method, path, response, schema);
+  }
+
+  /** Like #request, but a 404 is an answer (null), not an error. */
+  async #get<S extends z.ZodType>(path: string, schema: S, resource: string): Promise<z.infer<S> | null> {
+    const response = await this.#send('GET', path, { resource });
+    if (response.status === 404) return null;
+    if (response.status >= 300) throw this.#error('GET', path, response, { resource });
+    return this.#parse('GET', path, response, schema);
+  }
+
+  async ready(): Promise<Outcome<void>> {
+    let response: Response;
+    try {
+      response = await this.#send('GET', '/readyz');
+    } catch (error) {
+      if (error instanceof KubeplaneError && error.kind === 'retryable') {
+        return pending('in-progress', NOT_READY_POLL_SECONDS, `the API server at ${this.#connection.server} does not answer yet`, error);
+      }
+      throw error;
+    }
+    if (response.status === 200) return done(undefined);
+    const error = this.#error('GET', '/readyz', response, {});
+    if (error.kind === 'throttled') return pending('throttled', error.details.retryAfterSeconds ?? NOT_READY_POLL_SECONDS, error.message, error);
+    if (error.kind === 'retryable') return pending('in-progress', NOT_READY_POLL_SECONDS, `the API server at ${this.#connection.server} is not ready yet (HTTP ${response.status})`, error);
+    throw error;
+  }
+
+  async listNodes(): Promise<KubeNode[]> {
+    const out: KubeNode[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.#request('GET', '/api/v1/nodes', listSchema(nodeSchema), { query: { limit: LIST_PAGE_SIZE, continue: cont } });
+      out.push(...page.items.map(toKubeNode));
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return out;
+  }
+
+  async patchNode(name: string, patch: NodePatch): Promise<void> {
+    const metadata: Record<string, unknown> = {};
+    const spec: Record<string, unknown> = {};
+    if (patch.labels) metadata['labels'] = patch.labels;
+    if (patch.taints) spec['taints'] = patch.taints.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }));
+    if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
+    const body: Record<string, unknown> = {};
+    if (Object.keys(metadata).length > 0) body['metadata'] = metadata;
+    if (Object.keys(spec).length > 0) body['spec'] = spec;
+    if (Object.keys(body).length === 0) return;
+    // A JSON merge patch replaces lists whole: exactly "replace the taints with these", and null deletes a label.
+    await this.#request('PATCH', `/api/v1/nodes/${enc(name)}`, anyObjectSchema, {
+      body,
+      contentType: 'application/merge-patch+json',
+      resource: `node ${name}`,
+    });
+  }
+
+  async #podsOn(node: string): Promise<PodObject[]> {
+    const out: PodObject[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.#request('GET', '/api/v1/pods', listSchema(podSchema), {
+        query: { fieldSelector: `spec.nodeName=${node}`, limit: LIST_PAGE_SIZE, continue: cont },
+        resource: `pods on node ${node}`,
+      });
+      out.push(...page.items);
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return out;
+  }
+
+  async drainNode(name: string): Promise<Outcome<void>> {
+    await this.patchNode(name, { unschedulable: true });
+    const evictable = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p));
+    if (evictable.length === 0) return done(undefined);
+    const refused: string[] = [];
+    let throttled: KubeplaneError | undefined;
+    for (const pod of evictable) {
+      const ns = pod.metadata.namespace ?? 'default';
+      const podName = pod.metadata.name;
+      const path = `/api/v1/namespaces/${enc(ns)}/pods/${enc(podName)}/eviction`;
+      const response = await this.#send('POST', path, {
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: podName, namespace: ns } },
+        resource: `pod ${ns}/${podName}`,
+      });
+      if (response.status < 300 || response.status === 404) continue;
+      const error = this.#error('POST', path, response, { resource: `pod ${ns}/${podName}` });
+      if (response.status === 429) {
+        const status = statusSchema.safeParse(response.json);
+        const causes = status.success ? (status.data.details?.causes ?? []) : [];
+        const budget = causes.find((c) => c.reason === 'DisruptionBudget');
+        if (budget || (status.success && /disruption budget/i.test(status.data.message ?? ''))) {
+          refused.push(`${ns}/${podName}${budget?.message ? ` (${budget.message})` : ''}`);
+        } else {
+          throttled = error;
+        }
+        continue;
+      }
+      throw error;
+    }
+    if (refused.length > 0) {
+      return pending('dependency', DRAIN_POLL_SECONDS, `draining node ${name}: a PodDisruptionBudget refuses to evict ${refused.join(', ')}; waiting for replacements to become ready`);
+    }
+    if (throttled) return pending('throttled', throttled.details.retryAfterSeconds ?? DRAIN_POLL_SECONDS, throttled.message, throttled);
+    const left = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p));
+    if (left.length === 0) return done(undefined);
+    return pending('in-progress', DRAIN_POLL_SECONDS, `draining node ${name}: ${left.length} evicted pod(s) still terminating`);
+  }
+
+  async deleteNode(name: string): Promise<void> {
+    const path = `/api/v1/nodes/${enc(name)}`;
+    const response = await this.#send('DELETE', path, { resource: `node ${name}` });
+    if (response.status < 300 || response.status === 404) return;
+    throw this.#error('DELETE', path, response, { resource: `node ${name}` });
+  }
+
+  async #ensureNamespace(namespace: string): Promise<void> {
+    const response = await this.#send('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+      resource: `namespace ${namespace}`,
+    });
+    if (response.status < 300 || response.status === 409) return;
+    throw this.#error('POST', '/api/v1/namespaces', response, { resource: `namespace ${namespace}` });
+  }
+
+  /**
+   * Create-or-replace: POST, and on 409 GET the current resourceVersion and PUT with it (again on a conflicting
+   * write in between). A missing namespace is created, as `kubectl apply` of a namespaced manifest set would need.
+   */
+  async #apply(
+    resource: 'configmaps' | 'secrets',
+    namespace: string,
+    name: string,
+    build: (current: { resourceVersion?: string; labels?: Record<string, string>; type?: string } | null) => Record<string, unknown>,
+    secrets: string[] = [],
+  ): Promise<void> {
+    const collection = `/api/v1/namespaces/${enc(namespace)}/${resource}`;
+    const item = `${collection}/${enc(name)}`;
+    const label = `${resource} ${namespace}/${name}`;
+    const options = { resource: label, secrets };
+    let created = await this.#send('POST', collection, { ...options, body: build(null) });
+    if (created.status === 404) {
+      await this.#ensureNamespace(namespace);
+      created = await this.#send('POST', collection, { ...options, body: build(null) });
+    }
+    if (created.status < 300) return;
+    if (created.status !== 409) throw this.#error('POST', collection, created, options);
+    let last: KubeplaneError | undefined;
+    for (let attempt = 0; attempt < REPLACE_ATTEMPTS; attempt++) {
+      const current = await this.#get(item, resource === 'secrets' ? secretSchema : configMapSchema, label);
+      if (!current) {
+        const again = await this.#send('POST', collection, { ...options, body: build(null) });
+        if (again.status < 300) return;
+        last = this.#error('POST', collection, again, options);
+        if (again.status !== 409) throw last;
+        continue;
+      }
+      const meta = current.metadata;
+      const type = 'type' in current && typeof current['type'] === 'string' ? current['type'] : undefined;
+      const replaced = await this.#send('PUT', item, {
+        ...options,
+        body: build({ ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}), ...(meta.labels ? { labels: meta.labels } : {}), ...(type ? { type } : {}) }),
+      });
+      if (replaced.status < 300) return;
+      last = this.#error('PUT', item, replaced, options);
+      if (replaced.status !== 409) throw last;
+    }
+    throw last ?? new KubeplaneError('conflict', `kubernetes: ${label} kept changing while it was being replaced`, { provider: PROVIDER, resource: label });
+  }
+
+  async applyConfigMap(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): Promise<void> {
+    await this.#apply('configmaps', namespace, name, (current) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name,
+        namespace,
+        ...(current?.resourceVersion ? { resourceVersion: current.resourceVersion } : {}),
+        ...(labels ?? current?.labels ? { labels: labels ?? current?.labels } : {}),
+      },
+      data,
+    }));
+  }
+
+  async getConfigMap(namespace: string, name: string): Promise<Record<string, string> | null> {
+    const cm = await this.#get(`/api/v1/namespaces/${enc(namespace)}/configmaps/${enc(name)}`, configMapSchema, `configmaps ${namespace}/${name}`);
+    return cm ? { ...(cm.data ?? {}) } : null;
+  }
+
+  async applySecret(namespace: string, name: string, data: Record<string, Redacted<string>>, labels?: Record<string, string>): Promise<void> {
+    const values = Object.values(data).map((v) => v.reveal());
+    const defaultType = namespace === 'kube-system' && BOOTSTRAP_TOKEN_NAME.test(name) ? BOOTSTRAP_TOKEN_TYPE : 'Opaque';
+    await this.#apply(
+      'secrets',
+      namespace,
+      name,
+      (current) => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name,
+          namespace,
+          ...(current?.resourceVersion ? { resourceVersion: current.resourceVersion } : {}),
+          ...(labels ?? current?.labels ? { labels: labels ?? current?.labels } : {}),
+        },
+        // A Secret's type is immutable: keep the one it has.
+        type: current?.type ?? defaultType,
+        data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v.reveal())])),
+      }),
+      values,
+    );
+  }
+
+  async getSecret(namespace: string, name: string): Promise<Record<string, Redacted<string>> | null> {
+    const secret = await this.#get(`/api/v1/namespaces/${enc(namespace)}/secrets/${enc(name)}`, secretSchema, `secrets ${namespace}/${name}`);
+    if (!secret) return null;
+    return Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Redacted.of(Buffer.from(v, 'base64').toString('utf8'))]));
+  }
+
+  async deleteSecret(namespace: string, name: string): Promise<void> {
+    const path = `/api/v1/namespaces/${enc(namespace)}/secrets/${enc(name)}`;
+    const response = await this.#send('DELETE', path, { resource: `secrets ${namespace}/${name}` });
+    if (response.status < 300 || response.status === 404) return;
+    throw this.#error('DELETE', path, response, { resource: `secrets ${namespace}/${name}` });
+  }
+
+  async getDeploymentArgs(namespace: string, name: string): Promise<string[] | null> {
+    const deployment = await this.#get(`/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(name)}`, deploymentSchema, `deployments ${namespace}/${name}`);
+    if (!deployment) return null;
+    return [...(deployment.spec.template.spec.containers[0]?.args ?? [])];
+  }
+
+  async setDeploymentArgs(namespace: string, name: string, args: string[]): Promise<void> {
+    const path = `/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(name)}`;
+    const resource = `deployments ${namespace}/${name}`;
+    const deployment = await this.#request('GET', path, deploymentSchema, { resource });
+    const first = deployment.spec.template.spec.containers[0];
+    if (!first) throw new KubeplaneError('invalid', `kubernetes: ${resource} has no container`, { provider: PROVIDER, resource });
+    // Strategic merge: containers merge by name, and `args` (no patch strategy) is replaced whole.
+    await this.#request('PATCH', path, anyObjectSchema, {
+      body: { spec: { template: { spec: { containers: [{ name: first.name, args }] } } } },
+      contentType: 'application/strategic-merge-patch+json',
+      resource,
+    });
+  }
+}
+
+/** Builds KubernetesApi clients from admin kubeconfigs: what the engine is given as its KubernetesConnector. */
+export function kubernetesConnector(options: Omit<KubernetesClientOptions, 'connection'> = {}): KubernetesConnector {
+  return (kubeconfig: Redacted<string>) => new KubernetesClient({ ...options, connection: parseKubeconfig(kubeconfig) });
+}

@@ -1,0 +1,283 @@
+// The Kubernetes API emulator: one API server per cluster at https://<endpoint host>:6443 (the API load balancer's
+// DNS name or the reserved IP kubeadm was told), with Kubernetes' JSON shapes and meta/v1 Status errors, fed by
+// simulated kubelets that boot from the sandbox VMs' real user-data on the virtual clock.
+//
+// Authentication is not checked here: msw intercepts requests in-process, before TLS, so neither the client
+// certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
+// Serving the same emulator over real TLS (and checking the admin certificate) is another issue's work.
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { countCall, type SandboxContext } from '../context.js';
+import type { ClusterApi } from './cluster.js';
+import { KubeletSimulation, type KubeletStatus } from './kubelets.js';
+import { ApiError, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
+import type { SandboxVmSource } from './vm-source.js';
+
+export const KUBERNETES_API_PORT = 6443;
+
+export interface KubernetesEmulatorOptions {
+  /** The machines whose user-data the simulated kubelets boot from (the cloud emulators). */
+  vms: SandboxVmSource;
+}
+
+export interface KubernetesInventoryNode {
+  name: string;
+  ready: boolean;
+  unschedulable: boolean;
+  labels: Record<string, string>;
+  taints: Array<{ key: string; value?: string; effect: string }>;
+  internalIp?: string;
+}
+
+export interface KubernetesInventoryPod {
+  namespace: string;
+  name: string;
+  node?: string;
+  phase: string;
+  ready: boolean;
+  /** `DaemonSet/cilium`, `ReplicaSet/coredns-…`, `Node/<name>` (static pods). */
+  owner?: string;
+}
+
+export interface KubernetesInventoryCluster {
+  name: string;
+  /** `host:port` */
+  endpoint: string;
+  /** The API answers (a control plane that finished kubeadm is running). */
+  up: boolean;
+  nodes: KubernetesInventoryNode[];
+  pods: KubernetesInventoryPod[];
+}
+
+export interface KubernetesInventory {
+  clusters: KubernetesInventoryCluster[];
+}
+
+type Route = { resource: Resource; namespace?: string; name?: string; subresource?: string };
+
+function obj(value: unknown): Json | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function notFoundPath(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+function parseRoute(segments: string[]): Route {
+  let group: string;
+  let rest: string[];
+  if (segments[0] === 'api' && segments[1] === 'v1') {
+    group = '';
+    rest = segments.slice(2);
+  } else if (segments[0] === 'apis' && segments.length >= 3 && segments[2] === 'v1') {
+    group = segments[1] ?? '';
+    rest = segments.slice(3);
+  } else throw notFoundPath();
+  let route: Route;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    route = { resource: rest[2] as Resource, namespace: rest[1] ?? '', ...(rest[3] ? { name: rest[3] } : {}), ...(rest[4] ? { subresource: rest[4] } : {}) };
+    if (rest.length > 5) throw notFoundPath();
+  } else {
+    route = { resource: rest[0] as Resource, ...(rest[1] ? { name: rest[1] } : {}), ...(rest[2] ? { subresource: rest[2] } : {}) };
+    if (rest.length > 3) throw notFoundPath();
+  }
+  const spec = Object.hasOwn(RESOURCES, route.resource) ? RESOURCES[route.resource] : undefined;
+  if (!spec || spec.group !== group) throw notFoundPath();
+  if (route.namespace !== undefined && !spec.namespaced) throw notFoundPath();
+  return route;
+}
+
+function listKind(resource: Resource): string {
+  return `${RESOURCES[resource].kind}List`;
+}
+
+function apiVersion(resource: Resource): string {
+  const group = RESOURCES[resource].group;
+  return group ? `${group}/v1` : 'v1';
+}
+
+function withoutTypeMeta(o: KubeObject): Json {
+  const { apiVersion: _a, kind: _k, ...rest } = o;
+  return rest;
+}
+
+export class KubernetesEmulator {
+  readonly #ctx: SandboxContext;
+  readonly simulation: KubeletSimulation;
+  requests = 0;
+
+  constructor(ctx: SandboxContext, options: KubernetesEmulatorOptions) {
+    this.#ctx = ctx;
+    this.simulation = new KubeletSimulation(options.vms);
+  }
+
+  handlers(): HttpHandler[] {
+    return [http.all('*', async ({ request }) => this.#handle(request))];
+  }
+
+  /** Brings the simulated clusters up to the virtual clock's now (also done before every request). */
+  tick(): void {
+    this.simulation.tick(this.#ctx.clock.now());
+  }
+
+  /** When the simulation next has something to do (a boot milestone, a pod start), for runners that jump time. */
+  nextEventAt(): number | undefined {
+    return this.simulation.events.nextAt();
+  }
+
+  /** Each machine's boot as its kubelet and kubeadm would log it: state, failure reason, timings. */
+  kubelets(): KubeletStatus[] {
+    this.tick();
+    return this.simulation.statuses();
+  }
+
+  /** The emulated cluster serving `host:port` (for tests that look inside). */
+  cluster(endpoint: string): ClusterApi | undefined {
+    this.tick();
+    return this.simulation.clusters.get(endpoint)?.api;
+  }
+
+  inventory(): KubernetesInventory {
+    this.tick();
+    const clusters: KubernetesInventoryCluster[] = [];
+    for (const [endpoint, c] of [...this.simulation.clusters.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      const nodes = c.api.store.list('nodes').map((n): KubernetesInventoryNode => {
+        const spec = obj(n['spec']) ?? {};
+        const status = obj(n['status']) ?? {};
+        const conditions = (status['conditions'] as Json[] | undefined) ?? [];
+        const ip = ((status['addresses'] as Json[] | undefined) ?? []).find((a) => a['type'] === 'InternalIP')?.['address'];
+        return {
+          name: n.metadata.name,
+          ready: conditions.some((x) => x['type'] === 'Ready' && x['status'] === 'True'),
+          unschedulable: spec['unschedulable'] === true,
+          labels: { ...(n.metadata.labels ?? {}) },
+          taints: ((spec['taints'] as KubernetesInventoryNode['taints'] | undefined) ?? []).map((t) => ({ ...t })),
+          ...(typeof ip === 'string' ? { internalIp: ip } : {}),
+        };
+      });
+      const pods = c.api.store.list('pods').map((p): KubernetesInventoryPod => {
+        const status = obj(p['status']) ?? {};
+        const node = obj(p['spec'])?.['nodeName'];
+        const owner = ((p.metadata['ownerReferences'] as Json[] | undefined) ?? [])[0];
+        return {
+          namespace: p.metadata.namespace ?? '',
+          name: p.metadata.name,
+          ...(typeof node === 'string' ? { node } : {}),
+          phase: String(status['phase'] ?? 'Pending'),
+          ready: ((status['conditions'] as Json[] | undefined) ?? []).some((x) => x['type'] === 'Ready' && x['status'] === 'True'),
+          ...(owner ? { owner: `${String(owner['kind'])}/${String(owner['name'])}` } : {}),
+        };
+      });
+      clusters.push({ name: c.api.identity.name, endpoint, up: this.simulation.reachable(endpoint) === c, nodes, pods });
+    }
+    return { clusters };
+  }
+
+  async #handle(request: Request): Promise<Response | undefined> {
+    const url = new URL(request.url);
+    if (url.protocol !== 'https:') return undefined;
+    const port = url.port || '443';
+    const endpoint = `${url.hostname}:${port}`;
+    if (port !== String(KUBERNETES_API_PORT) && !this.simulation.knownEndpoints().has(endpoint)) return undefined;
+    this.tick();
+    this.requests += 1;
+    const cluster = this.simulation.reachable(endpoint);
+    const segments = url.pathname.split('/').filter((s) => s.length > 0);
+    const template = segments.map((s, i) => (i > 0 && (segments[i - 1] === 'namespaces' || RESOURCES[segments[i - 1] as Resource] !== undefined) ? '{name}' : s)).join('/');
+    countCall(this.#ctx, 'kubernetes', `${request.method} /${template}`);
+    // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
+    if (!cluster) return HttpResponse.error();
+    try {
+      return await this.#serve(cluster.api, request, url, segments);
+    } catch (error) {
+      if (error instanceof ApiError) return HttpResponse.json(error.status(), { status: error.code });
+      const message = error instanceof Error ? error.message : 'internal error';
+      return HttpResponse.json(new ApiError(500, 'InternalError', `an error on the server ("${message}") has prevented the request from succeeding`).status(), { status: 500 });
+    }
+  }
+
+  async #body(request: Request): Promise<Json> {
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      throw new ApiError(400, 'BadRequest', 'the request body is not valid JSON');
+    }
+    const o = obj(body);
+    if (!o && !Array.isArray(body)) throw new ApiError(400, 'BadRequest', 'the request body must be a JSON object');
+    return (o ?? { $list: body }) as Json;
+  }
+
+  async #serve(api: ClusterApi, request: Request, url: URL, segments: string[]): Promise<Response> {
+    const now = this.#ctx.clock.now();
+    const method = request.method;
+    if (segments.length === 1 && ['readyz', 'livez', 'healthz'].includes(segments[0] ?? '') && method === 'GET') {
+      return new HttpResponse('ok', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    }
+    if (segments.length === 1 && segments[0] === 'version' && method === 'GET') {
+      const v = /^v(\d+)\.(\d+)/.exec(api.identity.kubernetesVersion);
+      return HttpResponse.json({ major: v?.[1] ?? '1', minor: v?.[2] ?? '0', gitVersion: api.identity.kubernetesVersion, platform: 'linux/amd64' });
+    }
+    const route = parseRoute(segments);
+    const { resource, namespace, name, subresource } = route;
+    if (subresource !== undefined) {
+      if (resource === 'pods' && subresource === 'eviction' && method === 'POST' && name && namespace) {
+        const body = await this.#body(request);
+        const metaName = obj(body['metadata'])?.['name'];
+        if (metaName !== undefined && metaName !== name) throw new ApiError(400, 'BadRequest', `name in URL does not match name in Eviction object`);
+        api.evict(namespace, name, now);
+        return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, { status: 201 });
+      }
+      throw notFoundPath();
+    }
+    if (name === undefined) {
+      if (method === 'GET') return this.#list(api, resource, namespace, url);
+      if (method === 'POST') {
+        if (RESOURCES[resource].namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        const created = api.create(resource, namespace, await this.#body(request), now);
+        return HttpResponse.json(created, { status: 201 });
+      }
+      throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    }
+    switch (method) {
+      case 'GET':
+        return HttpResponse.json(api.get(resource, namespace, name));
+      case 'PUT':
+        return HttpResponse.json(api.replace(resource, namespace, name, await this.#body(request), now));
+      case 'PATCH': {
+        const contentType = request.headers.get('content-type') ?? '';
+        const body = await this.#body(request);
+        if (body['$list'] !== undefined) throw new ApiError(415, 'UnsupportedMediaType', 'JSON patch is not supported by the sandbox; use a merge or strategic merge patch');
+        return HttpResponse.json(api.patch(resource, namespace, name, body, contentType, now));
+      }
+      case 'DELETE': {
+        const deleted = api.delete(resource, namespace, name, now);
+        return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: deleted.metadata['uid'] } });
+      }
+      default:
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    }
+  }
+
+  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, url: URL): Response {
+    if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
+      // Listing in a missing namespace is an empty list, as on a real API server.
+      return HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: { resourceVersion: api.store.revision }, items: [] });
+    }
+    const all = api.list(resource, namespace, url.searchParams.get('labelSelector') ?? undefined, url.searchParams.get('fieldSelector') ?? undefined);
+    const limit = Number(url.searchParams.get('limit') ?? '0');
+    const token = url.searchParams.get('continue');
+    let offset = 0;
+    if (token) {
+      offset = Number(Buffer.from(token, 'base64').toString('utf8'));
+      if (!Number.isInteger(offset) || offset < 0) throw new ApiError(400, 'BadRequest', 'continue key is not valid');
+    }
+    const page = limit > 0 ? all.slice(offset, offset + limit) : all.slice(offset);
+    const next = limit > 0 && offset + limit < all.length ? offset + limit : undefined;
+    return HttpResponse.json({
+      kind: listKind(resource),
+      apiVersion: apiVersion(resource),
+      metadata: { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) },
+      items: page.map(withoutTypeMeta),
+    });
+  }
+}

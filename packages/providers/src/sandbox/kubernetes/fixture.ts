@@ -1,0 +1,115 @@
+// Test fixtures for the Kubernetes side of the sandbox: the hybrid golden cluster rendered by the real bootstrap
+// renderer (golden keys, so no key generation), and a hand-driven SandboxVmSource to boot its machines from.
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  FaultInjector,
+} from '../faults.js';
+import {
+  generateWireguardKeyPair,
+  Redacted,
+  renderCluster,
+  seededRandom,
+  seededRandomSource,
+  VirtualClock,
+  type BootstrapCluster,
+  type ClusterKeys,
+  type PemKeyPair,
+  type RenderContext,
+  type RenderedCluster,
+  type RenderedNode,
+} from '@kubeplane/sdk';
+import type { SandboxContext } from '../context.js';
+import type { SandboxVm, SandboxVmSource } from './vm-source.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const GOLDEN_HYBRID_DIR = resolve(here, '../../../../../test/golden/hybrid');
+export const RENDER_NOW = new Date('2026-01-01T00:00:00Z');
+
+interface RawPair {
+  publicKeyPem: string;
+  privateKeyPem: string;
+}
+
+export function goldenCluster(): BootstrapCluster {
+  return JSON.parse(readFileSync(join(GOLDEN_HYBRID_DIR, 'cluster.json'), 'utf8')) as BootstrapCluster;
+}
+
+export function goldenKeys(): ClusterKeys {
+  const raw = JSON.parse(readFileSync(join(GOLDEN_HYBRID_DIR, 'keys.json'), 'utf8')) as Record<string, RawPair | Record<string, RawPair>>;
+  const pair = (p: RawPair): PemKeyPair => ({ publicKeyPem: p.publicKeyPem, privateKeyPem: Redacted.of(p.privateKeyPem) });
+  const many = (name: string): Record<string, PemKeyPair> => Object.fromEntries(Object.entries(raw[name] as Record<string, RawPair>).map(([k, v]) => [k, pair(v)]));
+  return {
+    clusterCa: pair(raw['clusterCa'] as RawPair),
+    frontProxyCa: pair(raw['frontProxyCa'] as RawPair),
+    etcdCa: pair(raw['etcdCa'] as RawPair),
+    serviceAccount: pair(raw['serviceAccount'] as RawPair),
+    admin: pair(raw['admin'] as RawPair),
+    apiServer: many('apiServer'),
+    meshReader: many('meshReader'),
+  };
+}
+
+/** A render context for the golden cluster (optionally changed), with deterministic randomness. */
+export function goldenContext(cluster: BootstrapCluster = goldenCluster(), seed = 'kubeplane-k8s-sandbox'): RenderContext {
+  const wg = seededRandomSource(`${seed}/wireguard`);
+  return {
+    cluster,
+    keys: goldenKeys(),
+    wireguardKeys: Object.fromEntries(cluster.nodes.map((n) => [n.name, generateWireguardKeyPair(wg)])),
+    random: seededRandomSource(seed),
+    now: RENDER_NOW,
+  };
+}
+
+export async function renderGolden(cluster?: BootstrapCluster): Promise<{ ctx: RenderContext; rendered: RenderedCluster }> {
+  const ctx = goldenContext(cluster);
+  return { ctx, rendered: await renderCluster(ctx) };
+}
+
+export function sandboxContext(clock: VirtualClock = new VirtualClock(RENDER_NOW.getTime())): SandboxContext {
+  const random = seededRandom(1);
+  return { clock, random, faults: new FaultInjector(random), calls: new Map() };
+}
+
+/** User-data as a cloud would hold it: EC2 keeps base64 text, Hetzner the plain string, others raw bytes. */
+export function userDataFor(node: RenderedNode, form: 'base64' | 'text' | 'bytes' = node.provider === 'aws' ? 'base64' : 'text'): string | Uint8Array {
+  const bytes = node.userData.bytes.reveal();
+  if (form === 'bytes') return bytes;
+  if (form === 'base64') return Buffer.from(bytes).toString('base64');
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** A SandboxVmSource driven by the test. */
+export class FakeVms implements SandboxVmSource {
+  readonly vms = new Map<string, SandboxVm>();
+
+  constructor(readonly clock: VirtualClock) {}
+
+  listVms(): SandboxVm[] {
+    return [...this.vms.values()].map((vm) => ({ ...vm }));
+  }
+
+  /** A machine running from now (or `runningSinceMs`) with the node's user-data. */
+  run(node: RenderedNode, options: { runningSinceMs?: number; userData?: string | Uint8Array; name?: string; publicIPv4?: string } = {}): SandboxVm {
+    const vm: SandboxVm = {
+      cloud: node.provider === 'aws' ? 'ec2' : node.provider,
+      name: options.name ?? node.name,
+      state: 'running',
+      runningSinceMs: options.runningSinceMs ?? this.clock.now(),
+      userData: options.userData ?? userDataFor(node),
+      ...(options.publicIPv4 ? { publicIPv4: options.publicIPv4 } : {}),
+    };
+    this.vms.set(vm.name, vm);
+    return vm;
+  }
+
+  /** Terminates a machine: it vanishes from the list, or (`keep`) stays listed as terminated with its stop time, as EC2 shows it for a while. */
+  terminate(name: string, options: { keep?: boolean } = {}): void {
+    const vm = this.vms.get(name);
+    if (!vm) return;
+    if (options.keep) this.vms.set(name, { ...vm, state: 'terminated', stoppedAtMs: this.clock.now() });
+    else this.vms.delete(name);
+  }
+}

@@ -1,0 +1,230 @@
+// Simulated kubelets booting from user-data rendered by the real bootstrap renderer: the order and virtual times
+// nodes register in, and wiring mistakes (token, discovery hash, endpoint) that keep a worker out, as on a cloud.
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Redacted, renderBootstrapTokenSecret, renderNode, VirtualClock, type RenderContext, type RenderedCluster } from '@kubeplane/sdk';
+import { parse } from 'yaml';
+import { kubernetesConnector } from '../../kubernetes/client.js';
+import { KubernetesEmulator } from './emulator.js';
+import { FakeVms, RENDER_NOW, renderGolden, sandboxContext } from './fixture.js';
+import { KUBE_TIMINGS } from './timings.js';
+
+const T0 = RENDER_NOW.getTime();
+const S = 1000;
+const ENDPOINT = 'api.hybrid.example.com:6443';
+
+let ctx: RenderContext;
+let rendered: RenderedCluster;
+let clock: VirtualClock;
+let vms: FakeVms;
+let emulator: KubernetesEmulator;
+const server = setupServer();
+
+function node(name: string) {
+  const n = rendered.nodes.find((x) => x.name === name);
+  if (!n) throw new Error(`no rendered node ${name}`);
+  return n;
+}
+
+function status(vm: string) {
+  const s = emulator.kubelets().filter((k) => k.vm === vm).pop();
+  if (!s) throw new Error(`no kubelet for ${vm}`);
+  return s;
+}
+
+beforeAll(async () => {
+  ({ ctx, rendered } = await renderGolden());
+  server.listen({ onUnhandledRequest: 'error' });
+});
+
+afterAll(() => server.close());
+
+function fresh(): void {
+  clock = new VirtualClock(T0);
+  vms = new FakeVms(clock);
+  emulator = new KubernetesEmulator(sandboxContext(clock), { vms });
+  server.resetHandlers(...emulator.handlers());
+}
+
+afterEach(() => server.resetHandlers());
+
+describe('a cluster booting from rendered user-data', () => {
+  it('brings the API up at the endpoint 105 s after the first control plane runs (60 s OS preparation + 45 s kubeadm init)', async () => {
+    fresh();
+    vms.run(node('aws-cp-1'));
+    const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
+    clock.advance(KUBE_TIMINGS.osPreparationMs + KUBE_TIMINGS.kubeadmInitMs - 1);
+    const before = await api.ready();
+    expect(before.status).toBe('pending');
+    clock.advance(1);
+    expect((await api.ready()).status).toBe('done');
+    expect(emulator.inventory().clusters.map((c) => [c.name, c.endpoint, c.up])).toEqual([['hybrid', ENDPOINT, true]]);
+  });
+
+  it('registers the control planes one at a time and the workers as soon as the API answers, then Ready after Cilium', async () => {
+    fresh();
+    for (const n of rendered.nodes) vms.run(n);
+    clock.advance(300 * S);
+    const rows = emulator
+      .kubelets()
+      .filter((k) => k.registeredAtMs !== undefined)
+      .map((k) => [k.node, ((k.registeredAtMs ?? 0) - T0) / S, ((k.readyAtMs ?? 0) - T0) / S])
+      .sort((a, b) => Number(a[1]) - Number(b[1]) || String(a[0]).localeCompare(String(b[0])));
+    expect(rows).toEqual([
+      ['aws-cp-1', 105, 135],
+      ['aws-worker-1', 125, 155],
+      ['htz-worker-1', 125, 155],
+      ['htz-worker-2', 125, 155],
+      ['aws-cp-2', 145, 175],
+      ['aws-cp-3', 185, 215],
+    ]);
+    // Load balancers run no kubelet.
+    expect(status('lb-1').state).toBe('load-balancer');
+    const nodes = await kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig).listNodes();
+    expect(nodes.map((n) => [n.name, n.ready]).sort()).toEqual([
+      ['aws-cp-1', true],
+      ['aws-cp-2', true],
+      ['aws-cp-3', true],
+      ['aws-worker-1', true],
+      ['htz-worker-1', true],
+      ['htz-worker-2', true],
+    ]);
+    const cp1 = nodes.find((n) => n.name === 'aws-cp-1');
+    expect(cp1?.readySince).toBe(T0 + 135 * S);
+  });
+
+  it('gives nodes the labels, taints and internal IP kubeadm and the kubelet would set', async () => {
+    fresh();
+    for (const n of rendered.nodes) vms.run(n);
+    clock.advance(300 * S);
+    const nodes = await kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig).listNodes();
+    const cp = nodes.find((n) => n.name === 'aws-cp-2');
+    const worker = nodes.find((n) => n.name === 'aws-worker-1');
+    const batch = nodes.find((n) => n.name === 'htz-worker-2');
+    expect(cp?.taints).toEqual([{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }]);
+    expect(cp?.labels).toMatchObject({ 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/hostname': 'aws-cp-2', 'topology.kubernetes.io/zone': 'eu-central-1b', 'kubeplane.dev/pool': 'aws-control' });
+    expect(cp?.internalIp).toBe('192.168.2.2');
+    expect(worker?.labels).toMatchObject({ 'kubernetes.io/arch': 'arm64', 'kubeplane.dev/workload': 'general', 'kubeplane.dev/provider': 'aws' });
+    // NodeRestriction forbids the kubelet this label; the engine patches it later (deferredLabels).
+    expect(worker?.labels['node-role.kubernetes.io/worker']).toBeUndefined();
+    expect(node('aws-worker-1').deferredLabels).toEqual({ 'node-role.kubernetes.io/worker': '' });
+    expect(worker?.taints).toEqual([]);
+    expect(worker?.kubeletVersion).toBe('v1.31.4');
+    expect(batch?.taints).toEqual([{ key: 'kubeplane.dev/batch', value: 'true', effect: 'NoSchedule' }]);
+    expect(worker?.providerId).toBeUndefined();
+  });
+
+  it('publishes the mesh ConfigMap the first control plane applies, and kube-public/cluster-info with the CA', async () => {
+    fresh();
+    vms.run(node('aws-cp-1'));
+    clock.advance(110 * S);
+    const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
+    const mesh = await api.getConfigMap('kube-system', 'kubeplane-mesh');
+    expect(mesh?.['peers']?.split('\n').filter(Boolean)).toHaveLength(8);
+    const info = await api.getConfigMap('kube-public', 'cluster-info');
+    const kubeconfig = parse(info?.['kubeconfig'] ?? '') as { clusters: Array<{ cluster: { 'certificate-authority-data': string; server: string } }> };
+    expect(Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8')).toBe(rendered.pki.public.clusterCaCertificate);
+  });
+
+  it('reads user-data as the clouds hold it: plain text, base64 and gzip bytes', async () => {
+    fresh();
+    const cp = node('aws-cp-1');
+    expect(cp.userData.compressed).toBe(true);
+    vms.run(cp, { userData: cp.userData.bytes.reveal() });
+    vms.run(node('htz-worker-1'), { userData: Buffer.from(node('htz-worker-1').userData.bytes.reveal()).toString('base64') });
+    vms.run(node('aws-worker-1'), { userData: Buffer.from(node('aws-worker-1').userData.bytes.reveal()).toString('utf8') });
+    clock.advance(200 * S);
+    expect(['aws-cp-1', 'htz-worker-1', 'aws-worker-1'].map((n) => status(n).state)).toEqual(['ready', 'ready', 'ready']);
+  });
+
+  it('makes a node NotReady 40 s after its machine disappears, and leaves deleting it to the engine', async () => {
+    fresh();
+    for (const n of rendered.nodes) vms.run(n);
+    clock.advance(300 * S);
+    emulator.tick();
+    vms.terminate('htz-worker-1');
+    const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
+    expect((await api.listNodes()).find((n) => n.name === 'htz-worker-1')?.ready).toBe(true);
+    clock.advance(KUBE_TIMINGS.nodeMonitorGraceMs - 1);
+    expect((await api.listNodes()).find((n) => n.name === 'htz-worker-1')?.ready).toBe(true);
+    clock.advance(1);
+    const lost = (await api.listNodes()).find((n) => n.name === 'htz-worker-1');
+    expect(lost?.ready).toBe(false);
+    expect(lost?.taints).toContainEqual({ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' });
+    await api.deleteNode('htz-worker-1');
+    expect((await api.listNodes()).map((n) => n.name)).not.toContain('htz-worker-1');
+  });
+
+  it('still boots a machine that ran and stopped between two looks, when the cloud lists it as terminated', async () => {
+    fresh();
+    for (const n of rendered.nodes) vms.run(n);
+    clock.advance(300 * S);
+    vms.terminate('htz-worker-1', { keep: true });
+    clock.advance(60 * S);
+    const lost = (await kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig).listNodes()).find((n) => n.name === 'htz-worker-1');
+    expect(lost?.ready).toBe(false);
+    expect(status('htz-worker-1').readyAtMs).toBe(T0 + 155 * S);
+  });
+});
+
+describe('a worker with a wiring mistake never registers', () => {
+  async function bootWith(mistake: Partial<Parameters<typeof renderNode>[0]>, name = 'htz-worker-1') {
+    fresh();
+    vms.run(node('aws-cp-1'));
+    const bad = await renderNode({ ...ctx, pki: rendered.pki, node: name, ...mistake });
+    vms.run(bad);
+    // Long past the discovery timeout and every kubeadm retry of the script.
+    clock.advance(3 * 3600 * S);
+    const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
+    const names = (await api.listNodes()).map((n) => n.name);
+    expect(names).toEqual(['aws-cp-1']);
+    return status(name);
+  }
+
+  it('when its bootstrap token does not exist in the cluster', async () => {
+    const s = await bootWith({ bootstrapToken: Redacted.of('abcdef.0123456789abcdef') });
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain('could not find a JWS signature in the cluster-info ConfigMap for token ID "abcdef"');
+  });
+
+  it('when its discovery hash is not the cluster CA public key', async () => {
+    const wrongHash = `sha256:${'0'.repeat(64)}`;
+    const s = await bootWith({ pki: { ...rendered.pki, public: { ...rendered.pki.public, discoveryHash: wrongHash } } });
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain('none of the public keys');
+  });
+
+  it('when its API endpoint is not the cluster endpoint', async () => {
+    const elsewhere = { ...ctx.cluster, apiEndpoint: { ...ctx.cluster.apiEndpoint, host: 'api.other.example.com' } };
+    const s = await bootWith({ cluster: elsewhere });
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain('could not reach the API server at https://api.other.example.com:6443');
+  });
+
+  it('when its token expired before it joined (24 h after kubeadm init)', async () => {
+    fresh();
+    vms.run(node('aws-cp-1'));
+    clock.advance(25 * 3600 * S);
+    vms.run(node('htz-worker-1'));
+    clock.advance(3 * 3600 * S);
+    expect(status('htz-worker-1').reason).toContain('expired');
+    expect(status('htz-worker-1').registeredAtMs).toBeUndefined();
+  });
+});
+
+describe('a worker added later', () => {
+  it('joins with a fresh token once the engine has created its bootstrap-token Secret', async () => {
+    fresh();
+    vms.run(node('aws-cp-1'));
+    clock.advance(25 * 3600 * S);
+    const token = Redacted.of('k8pl4n.abcdefghij012345');
+    const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
+    const manifest = parse(renderBootstrapTokenSecret(token, new Date(clock.now() + 3600 * S)).reveal()) as { metadata: { name: string }; stringData: Record<string, string> };
+    await api.applySecret('kube-system', manifest.metadata.name, Object.fromEntries(Object.entries(manifest.stringData).map(([k, v]) => [k, Redacted.of(v)])));
+    vms.run(await renderNode({ ...ctx, pki: rendered.pki, node: 'htz-worker-2', bootstrapToken: token }));
+    clock.advance(200 * S);
+    const joined = status('htz-worker-2');
+    expect(joined.state).toBe('ready');
+    expect(((joined.registeredAtMs ?? 0) - (clock.now() - 200 * S)) / S).toBe(80);
+  });
+});

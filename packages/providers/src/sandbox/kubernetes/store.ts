@@ -1,0 +1,164 @@
+// One cluster's object store, as the API server keeps it in etcd: objects by resource, namespace and name, with a
+// cluster-wide resourceVersion, uids and creation timestamps; and the meta/v1 Status errors the API answers with.
+
+export type Json = Record<string, unknown>;
+
+export interface KubeObject extends Json {
+  metadata: Json & { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
+}
+
+/** Resources served, with the kind and group their Status errors name. */
+export const RESOURCES = {
+  namespaces: { kind: 'Namespace', group: '', namespaced: false },
+  nodes: { kind: 'Node', group: '', namespaced: false },
+  configmaps: { kind: 'ConfigMap', group: '', namespaced: true },
+  secrets: { kind: 'Secret', group: '', namespaced: true },
+  pods: { kind: 'Pod', group: '', namespaced: true },
+  deployments: { kind: 'Deployment', group: 'apps', namespaced: true },
+  poddisruptionbudgets: { kind: 'PodDisruptionBudget', group: 'policy', namespaced: true },
+} as const;
+export type Resource = keyof typeof RESOURCES;
+
+/** An API error, rendered as a meta/v1 Status. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly details: Json = {},
+  ) {
+    super(message);
+  }
+
+  status(): Json {
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, details: this.details, code: this.code };
+  }
+}
+
+function qualified(resource: Resource): string {
+  const group = RESOURCES[resource].group;
+  return group ? `${resource}.${group}` : resource;
+}
+
+export function notFound(resource: Resource, name: string): ApiError {
+  return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, { name, kind: resource, ...(RESOURCES[resource].group ? { group: RESOURCES[resource].group } : {}) });
+}
+
+export function alreadyExists(resource: Resource, name: string): ApiError {
+  return new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, { name, kind: resource, ...(RESOURCES[resource].group ? { group: RESOURCES[resource].group } : {}) });
+}
+
+export function conflict(resource: Resource, name: string): ApiError {
+  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(resource)} "${name}": the object has been modified; please apply your changes to the latest version and try again`, {
+    name,
+    kind: resource,
+  });
+}
+
+export function invalid(resource: Resource, name: string, field: string, message: string): ApiError {
+  const kind = RESOURCES[resource].kind;
+  return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${field}: ${message}`, { name, kind, causes: [{ reason: 'FieldValueInvalid', message, field }] });
+}
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function validName(name: string): boolean {
+  return name.length > 0 && name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
+}
+
+export function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+export class ObjectStore {
+  readonly #objects = new Map<string, KubeObject>();
+  #revision = 1;
+  #uid = 0;
+  readonly #uidPrefix: string;
+
+  constructor(uidPrefix: string) {
+    this.#uidPrefix = uidPrefix;
+  }
+
+  #key(resource: Resource, namespace: string | undefined, name: string): string {
+    return `${resource}/${namespace ?? ''}/${name}`;
+  }
+
+  get revision(): string {
+    return String(this.#revision);
+  }
+
+  get(resource: Resource, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.#objects.get(this.#key(resource, namespace, name));
+  }
+
+  /** Objects of a resource, in one namespace or all, sorted by namespace and name. */
+  list(resource: Resource, namespace?: string): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const [key, obj] of this.#objects) {
+      if (!key.startsWith(`${resource}/`)) continue;
+      if (namespace !== undefined && obj.metadata.namespace !== namespace) continue;
+      out.push(obj);
+    }
+    return out.sort((a, b) => `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace ?? ''}/${b.metadata.name}`));
+  }
+
+  /** Stores a new object; fills uid, resourceVersion, creationTimestamp and generation. */
+  create(resource: Resource, obj: KubeObject, nowMs: number): KubeObject {
+    const ns = RESOURCES[resource].namespaced ? obj.metadata.namespace : undefined;
+    const key = this.#key(resource, ns, obj.metadata.name);
+    if (this.#objects.has(key)) throw alreadyExists(resource, obj.metadata.name);
+    this.#revision += 1;
+    this.#uid += 1;
+    const stored: KubeObject = {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        ...(ns !== undefined ? { namespace: ns } : {}),
+        uid: `${this.#uidPrefix}-${String(this.#uid).padStart(8, '0')}`,
+        resourceVersion: String(this.#revision),
+        creationTimestamp: iso(nowMs),
+        generation: 1,
+      },
+    };
+    this.#objects.set(key, stored);
+    return stored;
+  }
+
+  /** Replaces an object (after the caller checked the resourceVersion); keeps uid and creationTimestamp. */
+  replace(resource: Resource, obj: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
+    const ns = RESOURCES[resource].namespaced ? obj.metadata.namespace : undefined;
+    const key = this.#key(resource, ns, obj.metadata.name);
+    const current = this.#objects.get(key);
+    if (!current) throw notFound(resource, obj.metadata.name);
+    this.#revision += 1;
+    const generation = Number(current.metadata['generation'] ?? 1) + (options.bumpGeneration ? 1 : 0);
+    const stored: KubeObject = {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        ...(ns !== undefined ? { namespace: ns } : {}),
+        uid: current.metadata['uid'],
+        creationTimestamp: current.metadata['creationTimestamp'],
+        resourceVersion: String(this.#revision),
+        generation,
+      },
+    };
+    this.#objects.set(key, stored);
+    return stored;
+  }
+
+  delete(resource: Resource, namespace: string | undefined, name: string): KubeObject | undefined {
+    const key = this.#key(resource, namespace, name);
+    const current = this.#objects.get(key);
+    if (current) {
+      this.#objects.delete(key);
+      this.#revision += 1;
+    }
+    return current;
+  }
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

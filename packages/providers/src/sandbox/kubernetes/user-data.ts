@@ -1,0 +1,238 @@
+// Reads a machine's user-data the way its first boot would: inflate/decode it as cloud-init does, take the files
+// cloud-init writes and the command it runs, and from the bootstrap script find the kubeadm config it would use.
+// A mistake here is a BootFailure with the message the node's logs would show.
+import { gunzipSync } from 'node:zlib';
+import { parse, parseAllDocuments } from 'yaml';
+
+export type BootMode = 'init' | 'join' | 'join-control-plane' | 'loadbalancer';
+
+export interface BootTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+export interface KubeadmInit {
+  controlPlaneEndpoint: string;
+  clusterName: string;
+  kubernetesVersion: string;
+  tokens: Array<{ token: string; ttlMs: number }>;
+  advertiseAddress?: string;
+}
+
+export interface KubeadmJoin {
+  apiServerEndpoint: string;
+  token: string;
+  caCertHashes: string[];
+  controlPlane: boolean;
+}
+
+export interface NodeBootConfig {
+  hostname: string;
+  mode: BootMode;
+  /** Every file cloud-init writes, by path. */
+  files: Map<string, string>;
+  arch?: string;
+  /** `v1.31.4`, from the kubelet package the script pins. */
+  kubeletVersion?: string;
+  /** Absent on load-balancer nodes. */
+  kubeadm?: {
+    nodeName: string;
+    taints: BootTaint[];
+    kubeletArgs: Record<string, string>;
+    init?: KubeadmInit;
+    join?: KubeadmJoin;
+  };
+}
+
+export class BootFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BootFailure';
+  }
+}
+
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+function inflate(bytes: Uint8Array): string {
+  if (!isGzip(bytes)) return Buffer.from(bytes).toString('utf8');
+  try {
+    return gunzipSync(bytes).toString('utf8');
+  } catch {
+    throw new BootFailure('cloud-init: user-data looks gzip-compressed but does not inflate');
+  }
+}
+
+/** The user-data text cloud-init would see: bytes or base64, gzip or not. */
+export function decodeUserData(raw: string | Uint8Array): string {
+  if (typeof raw !== 'string') return inflate(raw);
+  if (raw.startsWith('#')) return raw;
+  const compact = raw.replace(/\s+/g, '');
+  if (compact.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
+    const text = inflate(Buffer.from(compact, 'base64'));
+    if (text.startsWith('#')) return text;
+  }
+  // Gzip bytes carried in a latin1 string (a cloud emulator that kept the body as binary text).
+  const latin1 = Buffer.from(raw, 'latin1');
+  if (isGzip(latin1)) return inflate(latin1);
+  return raw;
+}
+
+type Json = Record<string, unknown>;
+
+function asObject(value: unknown): Json | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function fileContent(entry: Json): string {
+  const content = str(entry['content']) ?? '';
+  const encoding = str(entry['encoding']) ?? '';
+  if (encoding === 'b64' || encoding === 'base64') return Buffer.from(content, 'base64').toString('utf8');
+  if (encoding === 'gz+b64' || encoding === 'gzip+base64' || encoding === 'gz+base64') return gunzipSync(Buffer.from(content, 'base64')).toString('utf8');
+  return content;
+}
+
+/** kubeadm's duration format (`24h0m0s`, `15m`, `90s`) in ms. */
+export function parseDuration(text: string): number {
+  let ms = 0;
+  let matched = false;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) {
+    matched = true;
+    const n = Number(m[1]);
+    ms += n * (m[2] === 'h' ? 3600_000 : m[2] === 'm' ? 60_000 : m[2] === 's' ? 1000 : 1);
+  }
+  if (!matched) throw new BootFailure(`kubeadm: invalid duration ${JSON.stringify(text)}`);
+  return ms;
+}
+
+function extraArgs(value: unknown): Record<string, string> {
+  if (Array.isArray(value)) {
+    const out: Record<string, string> = {};
+    for (const item of value) {
+      const o = asObject(item);
+      const name = str(o?.['name']);
+      if (name !== undefined) out[name] = str(o?.['value']) ?? '';
+    }
+    return out;
+  }
+  const o = asObject(value) ?? {};
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+}
+
+function taints(value: unknown): BootTaint[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item): BootTaint[] => {
+    const o = asObject(item);
+    const key = str(o?.['key']);
+    const effect = str(o?.['effect']);
+    if (!key || (effect !== 'NoSchedule' && effect !== 'PreferNoSchedule' && effect !== 'NoExecute')) return [];
+    const v = str(o?.['value']);
+    return [v === undefined ? { key, effect } : { key, value: v, effect }];
+  });
+}
+
+function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'): NonNullable<NodeBootConfig['kubeadm']> {
+  const docs = parseAllDocuments(text).map((d) => {
+    if (d.errors.length > 0) throw new BootFailure(`kubeadm: the config file is not valid YAML (${d.errors[0]?.message ?? ''})`);
+    return asObject(d.toJS()) ?? {};
+  });
+  const byKind = (kind: string): Json | undefined => docs.find((d) => d['kind'] === kind);
+  for (const d of docs) {
+    const api = str(d['apiVersion']) ?? '';
+    if (api.startsWith('kubeadm.k8s.io/') && api !== 'kubeadm.k8s.io/v1beta3' && api !== 'kubeadm.k8s.io/v1beta4') {
+      throw new BootFailure(`kubeadm: unsupported config apiVersion ${api}`);
+    }
+  }
+  if (mode === 'init') {
+    const init = byKind('InitConfiguration');
+    const cluster = byKind('ClusterConfiguration');
+    if (!init) throw new BootFailure('kubeadm init: the config has no InitConfiguration');
+    if (!cluster) throw new BootFailure('kubeadm init: the config has no ClusterConfiguration');
+    const reg = asObject(init['nodeRegistration']) ?? {};
+    const endpoint = str(cluster['controlPlaneEndpoint']);
+    if (!endpoint) throw new BootFailure('kubeadm init: ClusterConfiguration has no controlPlaneEndpoint; other control planes could not join');
+    const tokens = (Array.isArray(init['bootstrapTokens']) ? init['bootstrapTokens'] : []).flatMap((t) => {
+      const o = asObject(t);
+      const token = str(o?.['token']);
+      return token ? [{ token, ttlMs: str(o?.['ttl']) ? parseDuration(str(o?.['ttl']) ?? '') : 24 * 3600_000 }] : [];
+    });
+    const local = asObject(init['localAPIEndpoint']);
+    const advertiseAddress = str(local?.['advertiseAddress']);
+    return {
+      nodeName: str(reg['name']) ?? '',
+      taints: taints(reg['taints']),
+      kubeletArgs: extraArgs(reg['kubeletExtraArgs']),
+      init: {
+        controlPlaneEndpoint: endpoint,
+        clusterName: str(cluster['clusterName']) ?? 'kubernetes',
+        kubernetesVersion: str(cluster['kubernetesVersion']) ?? '',
+        tokens,
+        ...(advertiseAddress ? { advertiseAddress } : {}),
+      },
+    };
+  }
+  const join = byKind('JoinConfiguration');
+  if (!join) throw new BootFailure('kubeadm join: the config has no JoinConfiguration');
+  const reg = asObject(join['nodeRegistration']) ?? {};
+  const discovery = asObject(asObject(join['discovery'])?.['bootstrapToken']);
+  if (!discovery) throw new BootFailure('kubeadm join: JoinConfiguration has no discovery.bootstrapToken');
+  const hashes = Array.isArray(discovery['caCertHashes']) ? discovery['caCertHashes'].filter((h): h is string => typeof h === 'string') : [];
+  const controlPlane = join['controlPlane'] !== undefined && join['controlPlane'] !== null;
+  if (mode === 'join-control-plane' && !controlPlane) throw new BootFailure('kubeadm join: the script joins as a control plane but the JoinConfiguration has no controlPlane section');
+  return {
+    nodeName: str(reg['name']) ?? '',
+    taints: taints(reg['taints']),
+    kubeletArgs: extraArgs(reg['kubeletExtraArgs']),
+    join: {
+      apiServerEndpoint: str(discovery['apiServerEndpoint']) ?? '',
+      token: str(discovery['token']) ?? '',
+      caCertHashes: hashes,
+      controlPlane,
+    },
+  };
+}
+
+/** Parses a machine's user-data as its first boot would. Throws BootFailure with what the node would log. */
+export function readBootConfig(raw: string | Uint8Array): NodeBootConfig {
+  const text = decodeUserData(raw);
+  if (!text.startsWith('#cloud-config')) throw new BootFailure('cloud-init: user-data is not a #cloud-config document; nothing was configured');
+  let doc: Json;
+  try {
+    doc = asObject(parse(text)) ?? {};
+  } catch (error) {
+    throw new BootFailure(`cloud-init: user-data is not valid YAML (${error instanceof Error ? (error.message.split('\n')[0] ?? '') : ''})`);
+  }
+  const files = new Map<string, string>();
+  for (const entry of Array.isArray(doc['write_files']) ? doc['write_files'] : []) {
+    const o = asObject(entry);
+    const path = str(o?.['path']);
+    if (o && path) files.set(path, fileContent(o));
+  }
+  const hostname = str(doc['hostname']) ?? '';
+  const runcmd = Array.isArray(doc['runcmd']) ? doc['runcmd'] : [];
+  const first = runcmd[0];
+  const command = Array.isArray(first) ? str(first[0]) : str(first)?.split(/\s+/)[0];
+  if (!command) throw new BootFailure('cloud-init: runcmd is empty; no bootstrap ran');
+  const script = files.get(command);
+  if (script === undefined) throw new BootFailure(`cloud-init: runcmd runs ${command}, which user-data does not write`);
+  const mode = /^readonly MODE='([a-z-]+)'/m.exec(script)?.[1];
+  if (mode !== 'init' && mode !== 'join' && mode !== 'join-control-plane' && mode !== 'loadbalancer') {
+    throw new BootFailure(`bootstrap: ${command} declares no known MODE`);
+  }
+  const arch = /^# kubeplane bootstrap of node \S+ \([a-z-]+, \S+ ([a-z0-9]+)\)/m.exec(script)?.[1];
+  const pkg = /^readonly K8S_PACKAGE_VERSION='(\d+\.\d+\.\d+)/m.exec(script)?.[1];
+  const out: NodeBootConfig = { hostname, mode, files, ...(arch ? { arch } : {}), ...(pkg ? { kubeletVersion: `v${pkg}` } : {}) };
+  if (mode === 'loadbalancer') return out;
+  const configPath = /kubeadm (?:init|join) --config ([^\s;]+)/.exec(script)?.[1];
+  if (!configPath) throw new BootFailure('bootstrap: the script runs no kubeadm with a --config');
+  const config = files.get(configPath);
+  if (config === undefined) throw new BootFailure(`kubeadm: open ${configPath}: no such file or directory`);
+  out.kubeadm = parseKubeadm(config, mode);
+  return out;
+}
