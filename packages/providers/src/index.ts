@@ -14,3 +14,18 @@ export { LATENCY, sample, type Spread } from './sandbox/latency.js';
 export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './sandbox/hetzner/emulator.js';
 export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './sandbox/ec2/emulator.js';
 export { Route53Emulator, type Route53EmulatorOptions } from './sandbox/route53/emulator.js';
+export { KubernetesClient, kubernetesConnector, type KubernetesClientOptions } from './kubernetes/client.js';
+export { parseKubeconfig, type KubeConnection } from './kubernetes/kubeconfig.js';
+export { kubernetesErrorKind } from './kubernetes/errors.js';
+export {
+  KubernetesEmulator,
+  KUBERNETES_API_PORT,
+  type KubernetesEmulatorOptions,
+  type KubernetesInventory,
+  type KubernetesInventoryCluster,
+  type KubernetesInventoryNode,
+  type KubernetesInventoryPod,
+} from './sandbox/kubernetes/emulator.js';
+export type { SandboxVm, SandboxVmSource, SandboxVmState } from './sandbox/kubernetes/vm-source.js';
+export type { KubeletStatus, KubeletState, KubeletLogEntry } from './sandbox/kubernetes/kubelets.js';
+export { KUBE_TIMINGS } from './sandbox/kubernetes/timings.js';

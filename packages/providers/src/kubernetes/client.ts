@@ -292,7 +292,13 @@ export class KubernetesClient implements KubernetesApi {
   }
 
   async drainNode(name: string): Promise<Outcome<void>> {
-    await this.patchNode(name, { unschedulable: true });
+    try {
+      await this.patchNode(name, { unschedulable: true });
+    } catch (error) {
+      // A node that never registered (or was deleted already) has nothing to drain.
+      if (error instanceof KubeplaneError && error.kind === 'not-found') return done(undefined);
+      throw error;
+    }
     const evictable = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p));
     if (evictable.length === 0) return done(undefined);
     const refused: string[] = [];
