@@ -23,6 +23,8 @@ export interface RequestOptions {
   body?: unknown;
   /** The resource concerned, for error messages. */
   resource?: string;
+  /** The budget token was already taken (a paged list pays for its pages up front). */
+  prepaid?: boolean;
 }
 
 export class HetznerClient {
@@ -32,6 +34,10 @@ export class HetznerClient {
   readonly #http: Got;
   /** Requests sent (for the bench's calls-per-node figure). */
   sent = 0;
+  #inFlight = 0;
+  #calibrating: Promise<void> | undefined;
+  readonly #lastPages = new Map<string, number>();
+  #calibrated = false;
 
   constructor(options: HetznerClientOptions) {
     this.#token = options.token;
@@ -52,12 +58,20 @@ export class HetznerClient {
   }
 
   async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
-    const wait = this.#budget.tryTake(1);
-    if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+    // Until a response has told us what is left of the project's budget (other tools share it), send one
+    // request at a time rather than a burst sized to a budget we only assume.
+    if (!options.prepaid) {
+      await this.#calibration();
+      const wait = this.#budget.tryTake(1);
+      if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+    }
     const searchParams: Record<string, string> = {};
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) searchParams[k] = String(v);
     let response;
     this.sent += 1;
+    this.#inFlight += 1;
+    let calibrated: () => void = () => undefined;
+    if (!this.#calibrated && !this.#calibrating) this.#calibrating = new Promise<void>((resolve) => (calibrated = resolve));
     try {
       response = await this.#http(path.replace(/^\//, ''), {
         method,
@@ -68,9 +82,17 @@ export class HetznerClient {
     } catch (error) {
       // got's errors carry the request options (and so the token): keep only the message.
       throw networkError(PROVIDER, `${method} /${path}`, new Error(error instanceof Error ? error.message : 'request failed'));
+    } finally {
+      this.#inFlight -= 1;
+      calibrated();
+      if (!this.#calibrated) this.#calibrating = undefined;
     }
     const remaining = Number(response.headers['ratelimit-remaining']);
-    if (response.headers['ratelimit-remaining'] !== undefined && Number.isFinite(remaining)) this.#budget.observeRemaining(remaining);
+    if (response.headers['ratelimit-remaining'] !== undefined && Number.isFinite(remaining)) {
+      // Requests still in flight were counted by us but not yet by the API when it wrote this header.
+      this.#budget.observeRemaining(Math.max(0, remaining - this.#inFlight));
+      this.#calibrated = true;
+    }
     const requestId = typeof response.headers['x-correlation-id'] === 'string' ? response.headers['x-correlation-id'] : undefined;
     const text = response.body;
     let json: unknown = undefined;
@@ -110,14 +132,30 @@ export class HetznerClient {
     return parsed.data;
   }
 
+  /**
+   * Until a response has told us what is left of the project's budget (other tools share it), requests go
+   * one at a time: the first one's RateLimit-Remaining sizes the rest. A wait for an HTTP answer, not a sleep.
+   */
+  async #calibration(): Promise<void> {
+    while (!this.#calibrated && this.#calibrating && this.#inFlight > 0) await this.#calibrating;
+  }
+
   /** All pages of a list (per_page 50, the API's maximum). */
   async list<S extends z.ZodType>(path: string, key: string, itemSchema: S, query: Record<string, string | undefined> = {}): Promise<Array<z.infer<S>>> {
     const pageSchema = z.object({ [key]: z.array(itemSchema), meta: metaSchema });
+    // Pay for the pages the last listing had, all at once: taking one token per page would let other
+    // callers take the refill between pages, and a long listing would restart from page 1 forever.
+    const listKey = `${path}?${new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`;
+    const expected = Math.min(this.#lastPages.get(listKey) ?? 1, Math.floor(this.#budget.limits.capacity));
+    await this.#calibration();
+    const wait = this.#budget.tryTake(expected);
+    if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
     const out: Array<z.infer<S>> = [];
     let page: number | null = 1;
     while (page !== null) {
-      const data = (await this.request('GET', path, pageSchema, { query: { ...query, per_page: 50, page } })) as Record<string, unknown> & { meta: z.infer<typeof metaSchema> };
+      const data = (await this.request('GET', path, pageSchema, { query: { ...query, per_page: 50, page }, prepaid: page <= expected })) as Record<string, unknown> & { meta: z.infer<typeof metaSchema> };
       out.push(...(data[key] as Array<z.infer<S>>));
+      if (data.meta.pagination.last_page) this.#lastPages.set(listKey, data.meta.pagination.last_page);
       page = data.meta.pagination.next_page;
     }
     return out;

@@ -76,6 +76,8 @@ export class HetznerEmulator {
   /** How many 429s the emulator has sent. */
   throttled = 0;
   requests = 0;
+  /** Virtual time of every request received, for rate assertions. */
+  readonly requestTimes: number[] = [];
 
   constructor(ctx: SandboxContext, options: HetznerEmulatorOptions) {
     this.#ctx = ctx;
@@ -164,6 +166,7 @@ export class HetznerEmulator {
     const operation = `${request.method} ${template}`;
     countCall(this.#ctx, 'hetzner', operation);
     this.requests += 1;
+    this.requestTimes.push(this.#now());
 
     if (request.headers.get('authorization') !== `Bearer ${this.#token}`) {
       return this.#error(new ApiError(401, 'unauthorized', 'unable to authenticate'), false);

@@ -1,0 +1,42 @@
+// 300 Hetzner nodes in virtual time against a project budget that other tools have already drained:
+// the provider paces itself, the project never answers 429, and the caller sees no throttle.
+import { afterEach, describe, expect, it } from 'vitest';
+import { RateBudgets, Redacted } from '@kubeplane/sdk';
+import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
+import { createInfrastructure, createNodes, type ClusterScenario } from '../sandbox/cluster-scenario.js';
+import { HetznerProvider } from './provider.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(() => sandbox?.close());
+
+describe('Hetzner project rate budget', () => {
+  it('creates 300 nodes without exceeding 3600 requests/hour and without one 429', async () => {
+    // Only 150 requests are left in the project's bucket when we start (CCM, CSI and an autoscaler share it).
+    const left = 150;
+    sandbox = new Sandbox({ seed: 300, hetzner: { initiallySpent: 3600 - left } }).listen();
+    const clock = sandbox.clock;
+    const start = clock.now();
+    const provider = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'p300', clock, budgets: new RateBudgets(clock), random: sandbox.random });
+    const scenario: ClusterScenario = { clusterId: 'big', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: 300, pollSeconds: 10 };
+
+    const infra = await createInfrastructure(provider, clock, scenario);
+    const result = await createNodes(provider, clock, scenario);
+
+    expect(result.completed).toBe(301);
+    expect(sandbox.inventory().filter((i) => i.kind === 'node' && i.clusterId === 'big')).toHaveLength(300);
+    expect(sandbox.hetzner.throttled).toBe(0);
+    expect((infra.pendings['throttled'] ?? 0) + (result.pendings['throttled'] ?? 0)).toBe(0);
+    // The provider did have to wait for its budget: it paced itself rather than being lucky.
+    expect(result.pendings['rate-budget'] ?? 0).toBeGreaterThan(0);
+    const times = sandbox.hetzner.requestTimes;
+    expect(times.length).toBeGreaterThan(300);
+    // In every prefix: no more than what was left plus the refill (1 per second) since the start.
+    times.forEach((t, i) => expect(i + 1).toBeLessThanOrEqual(left + Math.floor((t - start) / 1000)));
+    // And no hour-long window holds more than the project's 3600.
+    let j = 0;
+    for (let i = 0; i < times.length; i++) {
+      while (j < times.length && (times[j] ?? 0) < (times[i] ?? 0) + 3_600_000) j++;
+      expect(j - i).toBeLessThanOrEqual(3600);
+    }
+  });
+});
