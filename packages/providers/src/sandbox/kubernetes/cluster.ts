@@ -187,7 +187,7 @@ export class ClusterApi {
   }
 
   list(resource: Resource, namespace: string | undefined, labelSelector?: string, fieldSelector?: string): KubeObject[] {
-    let items = this.store.list(resource, namespace);
+    let items = this.store.sortedList(resource, namespace);
     if (labelSelector) items = items.filter((o) => matchesLabelSelector(labelsOf(o), labelSelector));
     if (fieldSelector) {
       const clauses = fieldSelector.split(',').map((c) => c.trim()).filter((c) => c.length > 0);
@@ -637,24 +637,46 @@ export class ClusterApi {
 
   /** Binds pending pods: Ready, schedulable nodes whose NoSchedule/NoExecute taints the pod tolerates; spread first. */
   #schedulePending(nowMs: number): void {
-    const nodes = this.store.list('nodes').filter((n) => nodeReady(n) && obj(n['spec'])?.['unschedulable'] !== true);
     const pods = this.store.list('pods');
-    for (const pod of pods) {
-      if (podNode(pod)) continue;
+    const pendingPods = pods.filter((p) => !podNode(p));
+    if (pendingPods.length === 0) return;
+    const nodes = this.store.list('nodes').filter((n) => nodeReady(n) && obj(n['spec'])?.['unschedulable'] !== true);
+    if (nodes.length === 0) return;
+    const ownerOf = (p: KubeObject): string => JSON.stringify(p.metadata['ownerReferences'] ?? []);
+    const load = new Map<string, { total: number; byOwner: Map<string, number> }>();
+    const loadOf = (node: string) => {
+      let l = load.get(node);
+      if (!l) {
+        l = { total: 0, byOwner: new Map() };
+        load.set(node, l);
+      }
+      return l;
+    };
+    for (const p of pods) {
+      const node = podNode(p);
+      if (!node) continue;
+      const l = loadOf(node);
+      l.total += 1;
+      l.byOwner.set(ownerOf(p), (l.byOwner.get(ownerOf(p)) ?? 0) + 1);
+    }
+    for (const pod of pendingPods) {
       const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
-      const fits = nodes.filter((n) => nodeTaints(n).every((t) => t.effect === 'PreferNoSchedule' || tolerates(tolerations, t)));
-      if (fits.length === 0) continue;
-      const owner = JSON.stringify(pod.metadata['ownerReferences'] ?? []);
-      const load = (n: KubeObject): [number, number] => {
-        const on = this.store.list('pods').filter((p) => podNode(p) === n.metadata.name);
-        return [on.filter((p) => JSON.stringify(p.metadata['ownerReferences'] ?? []) === owner).length, on.length];
-      };
-      const ranked = fits
-        .map((n) => ({ n, l: load(n) }))
-        .sort((a, b) => a.l[0] - b.l[0] || a.l[1] - b.l[1] || a.n.metadata.name.localeCompare(b.n.metadata.name));
-      const target = ranked[0]?.n;
-      if (!target) continue;
-      const bound = this.store.replace('pods', { ...pod, spec: { ...(obj(pod['spec']) ?? {}), nodeName: target.metadata.name } });
+      const owner = ownerOf(pod);
+      let best: { n: KubeObject; same: number; total: number } | undefined;
+      for (const n of nodes) {
+        if (!nodeTaints(n).every((t) => t.effect === 'PreferNoSchedule' || tolerates(tolerations, t))) continue;
+        const l = loadOf(n.metadata.name);
+        const same = l.byOwner.get(owner) ?? 0;
+        if (!best || same < best.same || (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))) {
+          best = { n, same, total: l.total };
+        }
+      }
+      if (!best) continue;
+      const target = best.n.metadata.name;
+      const bound = this.store.replace('pods', { ...pod, spec: { ...(obj(pod['spec']) ?? {}), nodeName: target } });
+      const l = loadOf(target);
+      l.total += 1;
+      l.byOwner.set(owner, (l.byOwner.get(owner) ?? 0) + 1);
       this.#startPod(bound, nowMs);
     }
   }

@@ -140,7 +140,7 @@ export class KubernetesEmulator {
     this.tick();
     const clusters: KubernetesInventoryCluster[] = [];
     for (const [endpoint, c] of [...this.simulation.clusters.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      const nodes = c.api.store.list('nodes').map((n): KubernetesInventoryNode => {
+      const nodes = c.api.store.sortedList('nodes').map((n): KubernetesInventoryNode => {
         const spec = obj(n['spec']) ?? {};
         const status = obj(n['status']) ?? {};
         const conditions = (status['conditions'] as Json[] | undefined) ?? [];
@@ -154,7 +154,7 @@ export class KubernetesEmulator {
           ...(typeof ip === 'string' ? { internalIp: ip } : {}),
         };
       });
-      const pods = c.api.store.list('pods').map((p): KubernetesInventoryPod => {
+      const pods = c.api.store.sortedList('pods').map((p): KubernetesInventoryPod => {
         const status = obj(p['status']) ?? {};
         const node = obj(p['spec'])?.['nodeName'];
         const owner = ((p.metadata['ownerReferences'] as Json[] | undefined) ?? [])[0];

@@ -71,7 +71,8 @@ export function clone<T>(value: T): T {
 }
 
 export class ObjectStore {
-  readonly #objects = new Map<string, KubeObject>();
+  /** Per resource, by `namespace/name`. */
+  readonly #objects = new Map<Resource, Map<string, KubeObject>>();
   #revision = 1;
   #uid = 0;
   readonly #uidPrefix: string;
@@ -80,8 +81,17 @@ export class ObjectStore {
     this.#uidPrefix = uidPrefix;
   }
 
-  #key(resource: Resource, namespace: string | undefined, name: string): string {
-    return `${resource}/${namespace ?? ''}/${name}`;
+  #key(_resource: Resource, namespace: string | undefined, name: string): string {
+    return `${namespace ?? ''}/${name}`;
+  }
+
+  #of(resource: Resource): Map<string, KubeObject> {
+    let map = this.#objects.get(resource);
+    if (!map) {
+      map = new Map();
+      this.#objects.set(resource, map);
+    }
+    return map;
   }
 
   get revision(): string {
@@ -89,25 +99,32 @@ export class ObjectStore {
   }
 
   get(resource: Resource, namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.#objects.get(this.#key(resource, namespace, name));
+    return this.#of(resource).get(this.#key(resource, namespace, name));
   }
 
-  /** Objects of a resource, in one namespace or all, sorted by namespace and name. */
+  /** Objects of a resource, in one namespace or all, in creation order (deterministic, and cheap for controllers). */
   list(resource: Resource, namespace?: string): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const [key, obj] of this.#objects) {
-      if (!key.startsWith(`${resource}/`)) continue;
+    for (const obj of this.#of(resource).values()) {
       if (namespace !== undefined && obj.metadata.namespace !== namespace) continue;
       out.push(obj);
     }
-    return out.sort((a, b) => `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace ?? ''}/${b.metadata.name}`));
+    return out;
+  }
+
+  /** The same, sorted by namespace and name, as the API server lists them. */
+  sortedList(resource: Resource, namespace?: string): KubeObject[] {
+    return this.list(resource, namespace)
+      .map((o) => ({ o, key: `${o.metadata.namespace ?? ''}/${o.metadata.name}` }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((x) => x.o);
   }
 
   /** Stores a new object; fills uid, resourceVersion, creationTimestamp and generation. */
   create(resource: Resource, obj: KubeObject, nowMs: number): KubeObject {
     const ns = RESOURCES[resource].namespaced ? obj.metadata.namespace : undefined;
     const key = this.#key(resource, ns, obj.metadata.name);
-    if (this.#objects.has(key)) throw alreadyExists(resource, obj.metadata.name);
+    if (this.#of(resource).has(key)) throw alreadyExists(resource, obj.metadata.name);
     this.#revision += 1;
     this.#uid += 1;
     const stored: KubeObject = {
@@ -121,7 +138,7 @@ export class ObjectStore {
         generation: 1,
       },
     };
-    this.#objects.set(key, stored);
+    this.#of(resource).set(key, stored);
     return stored;
   }
 
@@ -129,7 +146,7 @@ export class ObjectStore {
   replace(resource: Resource, obj: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
     const ns = RESOURCES[resource].namespaced ? obj.metadata.namespace : undefined;
     const key = this.#key(resource, ns, obj.metadata.name);
-    const current = this.#objects.get(key);
+    const current = this.#of(resource).get(key);
     if (!current) throw notFound(resource, obj.metadata.name);
     this.#revision += 1;
     const generation = Number(current.metadata['generation'] ?? 1) + (options.bumpGeneration ? 1 : 0);
@@ -144,15 +161,15 @@ export class ObjectStore {
         generation,
       },
     };
-    this.#objects.set(key, stored);
+    this.#of(resource).set(key, stored);
     return stored;
   }
 
   delete(resource: Resource, namespace: string | undefined, name: string): KubeObject | undefined {
     const key = this.#key(resource, namespace, name);
-    const current = this.#objects.get(key);
+    const current = this.#of(resource).get(key);
     if (current) {
-      this.#objects.delete(key);
+      this.#of(resource).delete(key);
       this.#revision += 1;
     }
     return current;
