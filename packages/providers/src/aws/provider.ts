@@ -140,6 +140,7 @@ export class AwsProvider implements Provider {
   readonly #ids = new Map<string, string>();
   /** A short-lived view of the cluster's instances, so that creating N nodes costs ~N calls, not 2N. */
   readonly #clusterView = new Map<string, { at: number; instances: Instance[] }>();
+  readonly #viewRefresh = new Map<string, Promise<Instance[]>>();
   /** Calls sent per EC2/Route 53 action (for the bench). */
   readonly sent = new Map<string, number>();
 
@@ -300,7 +301,13 @@ export class AwsProvider implements Provider {
   async #instancesNamed(clusterId: string, name: string, fresh = false): Promise<Instance[]> {
     const view = this.#clusterView.get(clusterId);
     if (fresh || !view || this.#clock.now() - view.at > 10_000) {
-      const all = await this.#describe([{ Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] }]);
+      // Single flight: concurrent creates for one cluster share one Describe.
+      let refresh = this.#viewRefresh.get(clusterId);
+      if (!refresh) {
+        refresh = this.#describe([{ Name: `tag:${CLUSTER_ID_TAG}`, Values: [clusterId] }]).finally(() => this.#viewRefresh.delete(clusterId));
+        this.#viewRefresh.set(clusterId, refresh);
+      }
+      const all = await refresh;
       this.#clusterView.set(clusterId, { at: this.#clock.now(), instances: all });
       return all.filter((i) => tagValue(i.Tags, NAME_TAG) === name);
     }
@@ -348,6 +355,9 @@ export class AwsProvider implements Provider {
     if (bytes > USER_DATA_LIMIT) {
       throw new KubeplaneError('invalid', `node ${request.name}: user data is ${bytes} bytes; EC2 accepts at most 16 KB before base64 (compress it or move files to a download)`, { provider: 'aws', code: 'UserDataTooLarge', resource: request.name });
     }
+    // RunInstances' bucket (2/s) is the narrow one: wait for it before spending a Describe on the lookup.
+    const runAvailable = this.#budgets.run.available();
+    if (runAvailable < 1) throw new RateBudgetWait('aws run', (1 - runAvailable) / this.#budgets.run.limits.refillPerSecond);
     const named = await this.#instancesNamed(request.clusterId, request.name);
     const live = named.find((i) => LIVE_STATES.includes(i.State?.Name ?? '') && i.State?.Name !== 'shutting-down');
     if (live) {
