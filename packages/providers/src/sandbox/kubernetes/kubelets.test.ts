@@ -228,3 +228,42 @@ describe('a worker added later', () => {
     expect(((joined.registeredAtMs ?? 0) - (clock.now() - 200 * S)) / S).toBe(80);
   });
 });
+
+describe('a cluster behind a reserved IP', () => {
+  async function bootReservedIp(publicIPv4: string) {
+    const cluster = { ...ctx.cluster, apiEndpoint: { host: '3.120.10.50', port: 6443, kind: 'reserved-ip' as const } };
+    const { rendered: r } = await renderGolden(cluster);
+    fresh();
+    const first = r.nodes.find((n) => n.name === 'aws-cp-1');
+    if (!first) throw new Error('no aws-cp-1');
+    vms.run(first, { publicIPv4 });
+    clock.advance(120 * S);
+    return { r, status: status('aws-cp-1') };
+  }
+
+  it('comes up when the reserved IP is attached to the first control plane', async () => {
+    const { r, status: s } = await bootReservedIp('3.120.10.50');
+    expect(s.state).toBe('registered');
+    expect((await kubernetesConnector({ clock })(r.pki.secret.adminKubeconfig).ready()).status).toBe('done');
+  });
+
+  it('fails kubeadm init when the reserved IP is attached elsewhere', async () => {
+    const { r, status: s } = await bootReservedIp('3.120.10.11');
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain('3.120.10.50:6443 is not an address of this machine');
+    expect((await kubernetesConnector({ clock })(r.pki.secret.adminKubeconfig).ready()).status).toBe('pending');
+  });
+});
+
+describe('a machine whose user-data is not a kubeplane bootstrap', () => {
+  it('never registers and says why, like cloud-init would', async () => {
+    fresh();
+    vms.run(node('aws-cp-1'));
+    vms.run(node('htz-worker-1'), { name: 'plain-vm', userData: '#!/bin/sh\necho hello\n' });
+    vms.run(node('htz-worker-1'), { name: 'no-runcmd', userData: '#cloud-config\nhostname: x\n' });
+    clock.advance(300 * S);
+    expect(status('plain-vm').reason).toContain('not a #cloud-config');
+    expect(status('no-runcmd').reason).toContain('runcmd is empty');
+    expect(emulator.inventory().clusters[0]?.nodes.map((n) => n.name)).toEqual(['aws-cp-1']);
+  });
+});

@@ -90,6 +90,7 @@ export class KubeletSimulation {
   readonly #kubelets = new Map<string, Kubelet>();
   readonly #retired: Kubelet[] = [];
   readonly clusters = new Map<string, SimCluster>();
+  readonly #endpoints = new Set<string>();
   #processedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(source: SandboxVmSource) {
@@ -137,14 +138,8 @@ export class KubeletSimulation {
   }
 
   /** Every endpoint some machine's user-data names (so requests to them fail like a dead address, not as unknown). */
-  knownEndpoints(): Set<string> {
-    const out = new Set<string>(this.clusters.keys());
-    for (const k of this.#kubelets.values()) {
-      const kubeadm = k.config?.kubeadm;
-      if (kubeadm?.init) out.add(kubeadm.init.controlPlaneEndpoint);
-      if (kubeadm?.join) out.add(kubeadm.join.apiServerEndpoint);
-    }
-    return out;
+  knownEndpoints(): ReadonlySet<string> {
+    return this.#endpoints;
   }
 
   statuses(): KubeletStatus[] {
@@ -185,7 +180,10 @@ export class KubeletSimulation {
     const kubeadm = k.config.kubeadm;
     if (kubeadm) k.status.node = kubeadm.nodeName;
     const endpoint = kubeadm?.init?.controlPlaneEndpoint ?? kubeadm?.join?.apiServerEndpoint;
-    if (endpoint) k.status.endpoint = endpoint;
+    if (endpoint) {
+      k.status.endpoint = endpoint;
+      this.#endpoints.add(endpoint);
+    }
     this.events.at(Math.max(runningSince + KUBE_TIMINGS.osPreparationMs, floor), (at) => this.#prepared(k, at));
     return k;
   }
