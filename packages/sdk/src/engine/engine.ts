@@ -135,7 +135,7 @@ export class Engine {
         'kubeplane.dev/cluster': record.name,
         'kubeplane.dev/cluster-id': record.clusterId,
       }),
-      provider: (name) => this.#provider(project, record, name),
+      provider: (name, region) => this.#provider(project, record, name, region),
       kubernetes: this.options.kubernetes,
       ...(this.options.versions ? { versions: this.options.versions } : {}),
       attempt: record.step.attempts,
@@ -231,14 +231,15 @@ export class Engine {
     }
   }
 
-  async #provider(project: ProjectRecord, record: ClusterRecord, name: string): Promise<Provider> {
+  async #provider(project: ProjectRecord, record: ClusterRecord, name: string, region: string | undefined): Promise<Provider> {
     const def = (project.manifest ?? record.lastManifest)?.providers.find((p) => p.name === name);
     if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${project.project}`);
-    let p = this.#providers.get(name);
+    const key = `${name}/${region ?? ''}`;
+    let p = this.#providers.get(key);
     if (!p) {
-      p = this.options.providers(def);
-      this.#providers.set(name, p);
-      p.catch(() => this.#providers.delete(name));
+      p = this.options.providers(def, region);
+      this.#providers.set(key, p);
+      p.catch(() => this.#providers.delete(key));
     }
     return p;
   }

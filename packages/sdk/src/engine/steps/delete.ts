@@ -59,7 +59,7 @@ export const teardown: StepDefinition = {
     for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));
     for (const key of [...regions].sort()) {
       const [providerName = '', region = ''] = key.split('/');
-      const provider = await ctx.provider(providerName);
+      const provider = await ctx.provider(providerName, region);
       const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
       if (isPendingOutcome(outcome)) return waitFor(outcome, `tearing down ${key}`);
     }

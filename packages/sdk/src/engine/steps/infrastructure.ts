@@ -80,7 +80,7 @@ export const networks: StepDefinition = {
     for (const net of spec.networks) {
       const key = regionKey(net.provider, net.region);
       if (!ledger.regions.includes(key)) ledger.regions.push(key);
-      const provider = await ctx.provider(net.provider);
+      const provider = await ctx.provider(net.provider, net.region);
       if (!provider.network) continue;
       const name = networkName(spec.id, net.region);
       const n = await provider.network.ensureNetwork({
@@ -109,7 +109,7 @@ export const networks: StepDefinition = {
       const endpointNode = spec.apiEndpoint.node;
       const pool = spec.pools.find((p) => p.name === (spec.apiEndpoint as { pool: string }).pool);
       if (!pool?.provider) throw new KubeplaneError('invalid', `the API endpoint node ${endpointNode} has no provider`);
-      const provider = await ctx.provider(pool.provider.name);
+      const provider = await ctx.provider(pool.provider.name, pool.provider.region);
       if (!provider.network) throw new KubeplaneError('invalid', `provider ${pool.provider.name} cannot reserve an IP for the API endpoint; add an API load balancer`);
       const name = apiIpName(spec.id);
       const ip = await provider.network.ensureReservedIp({ name, clusterId: spec.id, region: pool.provider.region, ...(pool.provider.zone ? { zone: pool.provider.zone } : {}) });
@@ -161,7 +161,7 @@ export const createNodes: StepDefinition = {
     for (const { node, pool } of todo.slice(0, CREATE_BATCH)) {
       const prov = pool.provider;
       if (!prov) throw new KubeplaneError('invalid', `pool ${pool.name} has no provider`);
-      const provider = await ctx.provider(prov.name);
+      const provider = await ctx.provider(prov.name, prov.region);
       if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
       const rendered = await renderNode({ cluster, keys, wireguardKeys, random: ctx.random, now, pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
       const key = regionKey(prov.name, prov.region);
@@ -224,7 +224,7 @@ export const awaitMachines: StepDefinition = {
       if (n) byRegion.set(regionKey(n.provider, n.region), { provider: n.provider, region: n.region });
     }
     for (const { provider: providerName, region } of byRegion.values()) {
-      const provider = await ctx.provider(providerName);
+      const provider = await ctx.provider(providerName, region);
       if (!provider.compute) continue;
       const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
       if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`);
@@ -249,7 +249,7 @@ export const awaitMachines: StepDefinition = {
     const ip = ledger.reservedIp;
     if (ip && spec.apiEndpoint.kind === 'reserved-ip') {
       const node = ledger.nodes[spec.apiEndpoint.node];
-      const provider = await ctx.provider(ip.provider);
+      const provider = await ctx.provider(ip.provider, ip.region);
       if (node && provider.network && provider.capabilities.attachReservedIpAfterCreate && ip.attachedTo !== node.providerId) {
         const attached = await provider.network.attachReservedIp(
           { clusterId: spec.id, name: ip.name, region: ip.region },

@@ -111,7 +111,7 @@ export const removeNodes: StepDefinition = {
         await k8s.deleteNode(name);
       }
       node.state = 'deleting';
-      const provider = await ctx.provider(node.provider);
+      const provider = await ctx.provider(node.provider, node.region);
       if (provider.compute) {
         const gone = await provider.compute.deleteNode({ clusterId: spec.id, name, region: node.region });
         if (isPendingOutcome(gone)) return waitFor(gone, `deleting machine ${name}`);
@@ -125,7 +125,7 @@ export const removeNodes: StepDefinition = {
     for (const key of Object.keys(ledger.networks)) {
       if (used.has(key)) continue;
       const [providerName = '', region = ''] = key.split('/');
-      const provider = await ctx.provider(providerName);
+      const provider = await ctx.provider(providerName, region);
       if (!provider.network) continue;
       const ref = { clusterId: spec.id, region };
       for (const [what, outcome] of [

@@ -12,8 +12,11 @@ import type { KubernetesConnector } from '../ports/kubernetes.js';
 import type { ClusterRecord, ProjectRecord } from '../records.js';
 import type { ProviderDef } from '../../manifest/schema.js';
 
-/** Gives the engine a provider for a manifest provider entry (credentials are resolved by the factory). */
-export type ProviderFactory = (def: ProviderDef) => Promise<Provider>;
+/**
+ * Gives the engine a provider for a manifest provider entry and a region (credentials are resolved by the
+ * factory). Region is absent for global services such as DNS.
+ */
+export type ProviderFactory = (def: ProviderDef, region: string | undefined) => Promise<Provider>;
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
@@ -30,7 +33,7 @@ export interface StepContext {
   clock: Clock;
   random: RandomSource;
   secrets: ClusterSecrets;
-  provider(name: string): Promise<Provider>;
+  provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
   versions?: Partial<BootstrapVersions>;
   /** How many times this step has run before for the current sequence number (0 the first time). */
