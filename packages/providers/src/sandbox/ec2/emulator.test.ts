@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
+import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
+
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = new Sandbox({ seed: 1, ec2: { describeLagMaxMs: 0 } }).listen();
+});
+afterEach(() => sandbox.close());
+
+const client = (secretAccessKey: string = SANDBOX_CREDENTIALS.awsSecretAccessKey, accessKeyId: string = SANDBOX_CREDENTIALS.awsAccessKeyId) => new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
+const run = (token?: string, tags: Record<string, string> = {}, userData = '') =>
+  new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small', ...(token ? { ClientToken: token } : {}), UserData: Buffer.from(userData).toString('base64'), TagSpecifications: [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }] });
+const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: { name?: string }) => e.name);
+
+describe('EC2 emulator (wire format)', () => {
+  it('returns the same instance for a repeated ClientToken and refuses it with other parameters', async () => {
+    const ec2 = client();
+    const a = await ec2.send(run('t1'));
+    const b = await ec2.send(run('t1'));
+    expect(b.Instances?.[0]?.InstanceId).toBe(a.Instances?.[0]?.InstanceId);
+    expect(await codeOf(ec2.send(run('t1', { other: 'x' })))).toBe('IdempotentParameterMismatch');
+  });
+
+  it('pages DescribeInstances with NextToken and filters by tag', async () => {
+    const ec2 = client();
+    for (let i = 0; i < 12; i++) {
+      sandbox.clock.advance(1000);
+      await ec2.send(run(undefined, { 'kubeplane.dev/cluster-id': i < 11 ? 'c1' : 'c2' }));
+    }
+    const seen: Instance[] = [];
+    let pages = 0;
+    for await (const page of paginateDescribeInstances({ client: ec2, pageSize: 5 }, { Filters: [{ Name: 'tag:kubeplane.dev/cluster-id', Values: ['c1'] }], MaxResults: 5 })) {
+      pages += 1;
+      for (const r of page.Reservations ?? []) seen.push(...(r.Instances ?? []));
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(11);
+  });
+
+  it('throttles RunInstances beyond its burst of 5 with RequestLimitExceeded', async () => {
+    const ec2 = client();
+    const codes = [];
+    for (let i = 0; i < 6; i++) codes.push(await codeOf(ec2.send(run())));
+    expect(codes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'RequestLimitExceeded']);
+    sandbox.clock.advance(500);
+    expect(await codeOf(ec2.send(run()))).toBe('ok');
+  });
+
+  it('limits user data to 16 KB before base64', async () => {
+    expect(await codeOf(client().send(run(undefined, {}, 'x'.repeat(16 * 1024 + 1))))).toBe('InvalidParameterValue');
+  });
+
+  it('refuses a VPC delete while a subnet depends on it', async () => {
+    const ec2 = client();
+    const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: '10.0.0.0/16' }));
+    await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc?.VpcId ?? '', CidrBlock: '10.0.1.0/24', AvailabilityZone: 'eu-central-1a' }));
+    expect(await codeOf(ec2.send(new DeleteVpcCommand({ VpcId: vpc.Vpc?.VpcId ?? '' })))).toBe('DependencyViolation');
+  });
+
+  it('hides a new instance from Describe and Terminate for a while (eventual consistency)', async () => {
+    sandbox.close();
+    sandbox = new Sandbox({ seed: 4, ec2: { describeLagMaxMs: 5000 } }).listen();
+    const ec2 = client();
+    const id = (await ec2.send(run())).Instances?.[0]?.InstanceId ?? '';
+    const instance = sandbox.ec2.instances.get(id);
+    expect(instance && instance.visibleAt > sandbox.clock.now()).toBe(true);
+    expect(await codeOf(ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] })))).toBe('InvalidInstanceID.NotFound');
+    sandbox.clock.advance(5000);
+    expect(await codeOf(ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] })))).toBe('ok');
+  });
+
+  it('rejects an unknown access key with AuthFailure', async () => {
+    expect(await codeOf(client('x', 'AKIAUNKNOWN000000000').send(run()))).toBe('AuthFailure');
+  });
+});

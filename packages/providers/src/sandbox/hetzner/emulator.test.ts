@@ -1,0 +1,80 @@
+import got from 'got';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
+import { HETZNER_API } from './emulator.js';
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = new Sandbox({ seed: 1, hetzner: { rateLimit: { capacity: 20, refillPerSecond: 1 } } }).listen();
+});
+afterEach(() => sandbox.close());
+
+const api = got.extend({ prefixUrl: HETZNER_API, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json', headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` } });
+type Body = Record<string, unknown> & { error?: { code: string; message: string } };
+const server = (name: string, labels: Record<string, string> = {}) => ({ name, server_type: 'cpx22', image: 'ubuntu-24.04', location: 'fsn1', labels });
+
+describe('Hetzner emulator (wire format)', () => {
+  it('answers an unknown token with 401 and the error envelope', async () => {
+    const r = await api.get('servers', { headers: { authorization: 'Bearer nope' } });
+    expect(r.statusCode).toBe(401);
+    expect((r.body as unknown as Body).error?.code).toBe('unauthorized');
+  });
+
+  it('returns a create_server action that progresses with the virtual clock', async () => {
+    const r = await api.post('servers', { json: server('a1') });
+    expect(r.statusCode).toBe(201);
+    const body = r.body as unknown as { server: { id: number; status: string }; action: { id: number; status: string } };
+    expect(body.server.status).toBe('initializing');
+    sandbox.clock.advance(120_000);
+    const action = (await api.get(`actions/${body.action.id}`)).body as unknown as { action: { status: string; progress: number } };
+    expect(action.action).toMatchObject({ status: 'success', progress: 100 });
+    const s = (await api.get(`servers/${body.server.id}`)).body as unknown as { server: { status: string } };
+    expect(s.server.status).toBe('running');
+  });
+
+  it('rejects a second server with the same name as uniqueness_error (409)', async () => {
+    await api.post('servers', { json: server('dup') });
+    const r = await api.post('servers', { json: server('dup') });
+    expect(r.statusCode).toBe(409);
+    expect((r.body as unknown as Body).error?.code).toBe('uniqueness_error');
+  });
+
+  it('filters by label selector and pages at most 50 per page', async () => {
+    sandbox.close();
+    sandbox = new Sandbox({ seed: 1 }).listen();
+    for (let i = 0; i < 60; i++) await api.post('servers', { json: server(`n${i}`, { 'kubeplane.dev/cluster-id': i < 55 ? 'c1' : 'c2' }) });
+    const r = await api.get('servers', { searchParams: { label_selector: 'kubeplane.dev/cluster-id=c1', per_page: 100 } });
+    const body = r.body as unknown as { servers: unknown[]; meta: { pagination: { per_page: number; next_page: number | null; total_entries: number } } };
+    expect(body.servers).toHaveLength(50);
+    expect(body.meta.pagination).toMatchObject({ per_page: 50, next_page: 2, total_entries: 55 });
+    const excluded = (await api.get('servers', { searchParams: { label_selector: 'kubeplane.dev/cluster-id!=c1' } })).body as unknown as { servers: unknown[] };
+    expect(excluded.servers).toHaveLength(5);
+  });
+
+  it('sends RateLimit headers and a 429 once the project budget is spent, then recovers at 1 per second', async () => {
+    let last = await api.get('locations');
+    expect(last.headers['ratelimit-limit']).toBe('20');
+    for (let i = 0; i < 19; i++) last = await api.get('locations');
+    expect(last.headers['ratelimit-remaining']).toBe('0');
+    const throttled = await api.get('locations');
+    expect(throttled.statusCode).toBe(429);
+    expect((throttled.body as unknown as Body).error?.code).toBe('rate_limit_exceeded');
+    expect(Number(throttled.headers['ratelimit-reset'])).toBeGreaterThan(sandbox.clock.now() / 1000);
+    sandbox.clock.advance(1000);
+    expect((await api.get('locations')).statusCode).toBe(200);
+  });
+
+  it('rejects user data over 32 KiB as invalid_input', async () => {
+    const r = await api.post('servers', { json: { ...server('big'), user_data: 'x'.repeat(33 * 1024) } });
+    expect(r.statusCode).toBe(400);
+    expect((r.body as unknown as Body).error?.code).toBe('invalid_input');
+  });
+
+  it('refuses to delete a firewall still applied to a server', async () => {
+    const fw = (await api.post('firewalls', { json: { name: 'fw', rules: [] } })).body as unknown as { firewall: { id: number } };
+    await api.post('servers', { json: { ...server('s'), firewalls: [{ firewall: fw.firewall.id }] } });
+    const r = await api.delete(`firewalls/${fw.firewall.id}`);
+    expect(r.statusCode).toBe(422);
+    expect((r.body as unknown as Body).error?.code).toBe('resource_in_use');
+  });
+});
