@@ -41,8 +41,8 @@ export class Sandbox {
     this.faults = new FaultInjector(this.random);
     this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map() };
     this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner });
-    this.ec2 = new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, ...options.ec2 });
-    this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, ...options.route53 });
+    this.ec2 = new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.ec2 });
+    this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
     this.#server = setupServer(...this.hetzner.handlers(), ...this.ec2.handlers(), ...this.route53.handlers());
   }
 

@@ -58,9 +58,3 @@ export function tagsFor(params: URLSearchParams, resourceType: string): Record<s
   }
   return tags;
 }
-
-/** The access key id from a SigV4 Authorization header, or undefined. */
-export function accessKeyIdOf(authorization: string | null): string | undefined {
-  const match = /Credential=([^/,\s]+)\//.exec(authorization ?? '');
-  return match?.[1];
-}

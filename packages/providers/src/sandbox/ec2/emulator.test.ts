@@ -74,4 +74,9 @@ describe('EC2 emulator (wire format)', () => {
   it('rejects an unknown access key with AuthFailure', async () => {
     expect(await codeOf(client('x', 'AKIAUNKNOWN000000000').send(run()))).toBe('AuthFailure');
   });
+
+  it('verifies the SigV4 signature: the right key id with a wrong secret fails', async () => {
+    expect(await codeOf(client('not-the-secret').send(run()))).toBe('AuthFailure');
+    expect(sandbox.inventory().filter((i) => i.kind === 'node')).toHaveLength(0);
+  });
 });

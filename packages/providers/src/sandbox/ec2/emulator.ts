@@ -7,7 +7,8 @@ import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { InventoryItem } from '../inventory.js';
 import { LATENCY, sample } from '../latency.js';
-import { accessKeyIdOf, el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
+import { el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
+import { verifySigV4 } from '../sigv4.js';
 
 const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 const OWNER = '123456789012';
@@ -52,6 +53,8 @@ class Ec2Error extends Error {
 export interface Ec2EmulatorOptions {
   /** The access key id the account accepts. */
   accessKeyId: string;
+  /** Its secret, to verify request signatures. */
+  secretAccessKey: string;
   region: string;
   zones: string[];
   /** Max spread of the DescribeInstances lag for new instances (eventual consistency), ms. */
@@ -76,7 +79,7 @@ export class Ec2Emulator {
   throttled = 0;
   requests = 0;
 
-  constructor(ctx: SandboxContext, options: Partial<Ec2EmulatorOptions> & { accessKeyId: string }) {
+  constructor(ctx: SandboxContext, options: Partial<Ec2EmulatorOptions> & { accessKeyId: string; secretAccessKey: string }) {
     this.#ctx = ctx;
     this.#options = { region: 'eu-central-1', zones: ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'], describeLagMaxMs: LATENCY.ec2DescribeLag.maxMs, ...options };
     this.#buckets = {
@@ -144,11 +147,12 @@ export class Ec2Emulator {
   }
 
   async #handle(request: Request): Promise<Response> {
-    const params = new URLSearchParams(await request.text());
+    const text = await request.text();
+    const params = new URLSearchParams(text);
     const action = params.get('Action') ?? '';
     countCall(this.#ctx, 'ec2', action);
     this.requests += 1;
-    if (accessKeyIdOf(request.headers.get('authorization')) !== this.#options.accessKeyId) {
+    if (verifySigV4(request, text, new Map([[this.#options.accessKeyId, this.#options.secretAccessKey]])) !== 'ok') {
       return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
     }
     if (this.#bucket(action).tryTake(1) > 0) {

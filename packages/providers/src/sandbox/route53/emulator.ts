@@ -7,7 +7,8 @@ import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { InventoryItem } from '../inventory.js';
 import { LATENCY } from '../latency.js';
-import { accessKeyIdOf, el, t } from '../xml.js';
+import { el, t } from '../xml.js';
+import { verifySigV4 } from '../sigv4.js';
 
 const BASE = 'https://route53.amazonaws.com/2013-04-01';
 const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
@@ -25,6 +26,7 @@ class Route53Error extends Error {
 
 export interface Route53EmulatorOptions {
   accessKeyId: string;
+  secretAccessKey: string;
   /** Hosted zones that exist before the test (user-owned), e.g. `example.com`. */
   zones: string[];
 }
@@ -38,7 +40,7 @@ function fqdn(name: string): string {
 
 export class Route53Emulator {
   readonly #ctx: SandboxContext;
-  readonly #accessKeyId: string;
+  readonly #secrets: ReadonlyMap<string, string>;
   readonly zones = new Map<string, Zone>();
   readonly healthChecks = new Map<string, HealthCheck>();
   readonly changes = new Map<string, Change>();
@@ -46,9 +48,9 @@ export class Route53Emulator {
   #seq = 0;
   throttled = 0;
 
-  constructor(ctx: SandboxContext, options: Partial<Route53EmulatorOptions> & { accessKeyId: string }) {
+  constructor(ctx: SandboxContext, options: Partial<Route53EmulatorOptions> & { accessKeyId: string; secretAccessKey: string }) {
     this.#ctx = ctx;
-    this.#accessKeyId = options.accessKeyId;
+    this.#secrets = new Map([[options.accessKeyId, options.secretAccessKey]]);
     this.#budget = new TokenBucket(RATE_LIMITS.route53, ctx.clock);
     for (const name of options.zones ?? ['example.com']) {
       const id = `Z0SANDBOX${String(this.zones.size + 1).padStart(5, '0')}`;
@@ -97,7 +99,10 @@ export class Route53Emulator {
     const path = url.pathname.replace('/2013-04-01', '');
     const operation = this.#operation(request.method, path);
     countCall(this.#ctx, 'route53', operation);
-    if (accessKeyIdOf(request.headers.get('authorization')) !== this.#accessKeyId) return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
+    const body = request.method === 'POST' ? await request.text() : '';
+    const signed = verifySigV4(request, body, this.#secrets);
+    if (signed === 'unknown-key' || signed === 'missing') return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
+    if (signed !== 'ok') return this.#error(new Route53Error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
     if (this.#budget.tryTake(1) > 0) {
       this.throttled += 1;
       return this.#error(new Route53Error(400, 'Throttling', 'Rate exceeded'));
@@ -122,7 +127,6 @@ export class Route53Emulator {
         break;
     }
     try {
-      const body = request.method === 'POST' ? await request.text() : '';
       const response = this.#route(request.method, path, url.searchParams, body);
       return fault === 'lost-response' ? HttpResponse.error() : response;
     } catch (e) {
