@@ -19,7 +19,7 @@ export interface HetznerClientOptions {
 }
 
 export interface RequestOptions {
-  query?: Record<string, string | number | undefined>;
+  query?: Record<string, string | number | string[] | undefined>;
   body?: unknown;
   /** The resource concerned, for error messages. */
   resource?: string;
@@ -65,8 +65,11 @@ export class HetznerClient {
       const wait = this.#budget.tryTake(1);
       if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
     }
-    const searchParams: Record<string, string> = {};
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) searchParams[k] = String(v);
+    const searchParams = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.query ?? {})) {
+      if (Array.isArray(v)) for (const item of v) searchParams.append(k, item);
+      else if (v !== undefined) searchParams.append(k, String(v));
+    }
     let response;
     this.sent += 1;
     this.#inFlight += 1;
@@ -141,11 +144,11 @@ export class HetznerClient {
   }
 
   /** All pages of a list (per_page 50, the API's maximum). */
-  async list<S extends z.ZodType>(path: string, key: string, itemSchema: S, query: Record<string, string | undefined> = {}): Promise<Array<z.infer<S>>> {
+  async list<S extends z.ZodType>(path: string, key: string, itemSchema: S, query: Record<string, string | string[] | undefined> = {}): Promise<Array<z.infer<S>>> {
     const pageSchema = z.object({ [key]: z.array(itemSchema), meta: metaSchema });
     // Pay for the pages the last listing had, all at once: taking one token per page would let other
     // callers take the refill between pages, and a long listing would restart from page 1 forever.
-    const listKey = `${path}?${new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`;
+    const listKey = `${path}?${JSON.stringify(query)}`;
     const expected = Math.min(this.#lastPages.get(listKey) ?? 1, Math.floor(this.#budget.limits.capacity));
     await this.#calibration();
     const wait = this.#budget.tryTake(expected);

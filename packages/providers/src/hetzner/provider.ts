@@ -36,6 +36,7 @@ import {
   type TaggedResource,
 } from '@kubeplane/sdk';
 import { HetznerClient } from './client.js';
+import { HetznerDns } from './dns.js';
 import {
   firewallSchema,
   imageSchema,
@@ -71,9 +72,10 @@ const anyObject = z.object({}).passthrough();
 
 export class HetznerProvider implements Provider {
   readonly name = PROVIDER;
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false };
+  readonly capabilities: Capabilities = { compute: true, network: true, dns: true, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
+  readonly dns: HetznerDns;
   readonly client: HetznerClient;
   readonly #random: () => number;
   /** name -> id of resources this provider created or saw; ids never change, so lookups are spent once. */
@@ -88,6 +90,7 @@ export class HetznerProvider implements Provider {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     });
     this.#random = options.random ?? Math.random;
+    this.dns = new HetznerDns({ client: this.client, guard: (c, f) => this.#guard(c, f) });
     this.compute = {
       createNode: (r, c) => this.#guard(c, () => this.#createNode(r)),
       listNodes: (s, c) => this.#guard(c, async () => done(await this.#listNodes(s))),
@@ -397,6 +400,7 @@ export class HetznerProvider implements Provider {
     for (const [path, kind] of kinds) {
       for (const r of await this.client.list(path, path, item, selector)) out.push({ kind, id: String(r.id), name: r.name });
     }
+    for (const r of await this.dns.tagged(clusterId)) out.push({ kind: 'dns-record', id: `${r.zone}/${r.name}/${r.type}`, name: r.name });
     return out;
   }
 
@@ -409,6 +413,7 @@ export class HetznerProvider implements Provider {
       for (const s of servers) await this.#deleteId('servers', s.id, s.name);
       return pending('in-progress', 5, `deleting ${servers.length} server(s) of cluster ${clusterId}`);
     }
+    for (const record of await this.dns.tagged(clusterId)) await this.dns.deleteTagged(record);
     let waiting = 0;
     for (const path of ['primary_ips', 'firewalls', 'ssh_keys', 'placement_groups', 'networks']) {
       for (const r of await this.client.list(path, path, item, selector)) {

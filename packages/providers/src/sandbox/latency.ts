@@ -21,6 +21,8 @@ export const LATENCY = {
   apiCall: 200,
   /** EC2 terminate: shutting-down to terminated (estimate, not in the model: the same order as a boot). */
   ec2ShuttingDownToTerminated: 15_000,
+  /** Hetzner DNS rrset change action to success (estimate, not in latency-model.md: no published figure). */
+  hetznerDnsChange: 5_000,
   /** How long a new EC2 instance may be missing from DescribeInstances (eventual consistency; estimate). */
   ec2DescribeLag: { typicalMs: 2_000, minMs: 0, maxMs: 5_000 },
 } as const;

@@ -313,7 +313,7 @@ export interface Capabilities {
 
 /** What a provider found carrying a cluster's tag, for teardown and leak checks. */
 export interface TaggedResource {
-  kind: 'node' | 'network' | 'subnet' | 'firewall' | 'reserved-ip' | 'ssh-key' | 'placement-group' | 'other';
+  kind: 'node' | 'network' | 'subnet' | 'firewall' | 'reserved-ip' | 'ssh-key' | 'placement-group' | 'dns-record' | 'other';
   id: string;
   name?: string;
 }

@@ -77,4 +77,17 @@ describe('Hetzner emulator (wire format)', () => {
     expect(r.statusCode).toBe(422);
     expect((r.body as unknown as Body).error?.code).toBe('resource_in_use');
   });
+
+  it('serves zone RRSets: create, uniqueness, set_records as an action, delete; the zone apex is not inventory', async () => {
+    const created = await api.post('zones/example.de/rrsets', { json: { name: 'api', type: 'A', ttl: 60, records: [{ value: '192.0.2.1' }], labels: { 'kubeplane.dev/cluster-id': 'c1' } } });
+    expect(created.statusCode).toBe(201);
+    expect((await api.post('zones/example.de/rrsets', { json: { name: 'api', type: 'A', records: [{ value: '192.0.2.2' }] } })).statusCode).toBe(409);
+    const set = (await api.post('zones/example.de/rrsets/api/A/actions/set_records', { json: { records: [{ value: '192.0.2.3' }] } })).body as unknown as { action: { id: number; status: string } };
+    expect(set.action.status).toBe('running');
+    sandbox.clock.advance(10_000);
+    expect(((await api.get(`actions/${set.action.id}`)).body as unknown as { action: { status: string } }).action.status).toBe('success');
+    expect(sandbox.inventory().filter((i) => i.kind === 'dns-record')).toEqual([expect.objectContaining({ clusterId: 'c1', name: 'api/A' })]);
+    expect((await api.delete('zones/example.de/rrsets/api/A')).statusCode).toBe(201);
+    expect((await api.get('zones/example.de/rrsets/api/A')).statusCode).toBe(404);
+  });
 });
