@@ -3,6 +3,10 @@ export { HetznerProvider, type HetznerProviderOptions } from './hetzner/provider
 export { HetznerClient, HETZNER_DEFAULT_BASE_URL, type HetznerClientOptions } from './hetzner/client.js';
 export { AwsProvider, type AwsProviderOptions, type AwsCredentials } from './aws/provider.js';
 export { Route53Dns } from './aws/route53-dns.js';
+export { HetznerDns } from './hetzner/dns.js';
+export { simulate, type SimTask, type SimResult } from './sandbox/simulation.js';
+export { nodeCreationFloorMs } from './sandbox/latency.js';
+export { verifySigV4 } from './sandbox/sigv4.js';
 export { awsErrorKind } from './aws/errors.js';
 export { hetznerErrorKind } from './hetzner/errors.js';
 export { EnvFileSecretResolver, type SecretRef, type SecretResolver } from './secrets/secret-resolver.js';
