@@ -431,7 +431,19 @@ export function runProviderConformance(options: ConformanceOptions): void {
       });
       it('creates health-checked failover records and removes their health checks with them', async () => {
         if (!provider.capabilities.dnsFailover) {
-          expect(provider.capabilities.dnsFailover).toBe(false);
+          if (!provider.dns || !fixtures.dnsZone) {
+            expect(provider.capabilities.dnsFailover).toBe(false);
+            return;
+          }
+          // Without failover support, a failover record is refused up front rather than half-applied.
+          const zone = fixtures.dnsZone;
+          const cluster = clusterId();
+          const before = sandbox.requestCount();
+          await expectKind(
+            dns().upsertRecords(zone, cluster, [{ name: `lb.${cluster}.${zone}`, type: 'A', ttl: 60, values: ['198.51.100.20'], setIdentifier: 'primary', failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } } }]),
+            'invalid',
+          );
+          expect(sandbox.requestCount()).toBe(before);
           return;
         }
         const zone = fixtures.dnsZone;
