@@ -39,4 +39,33 @@ describe('Hetzner project rate budget', () => {
       expect(j - i).toBeLessThanOrEqual(3600);
     }
   });
+
+  it('shares a project with a busy neighbour: 429s become waits, every node is created once, the storm stays small', async () => {
+    sandbox = new Sandbox({ seed: 301, hetzner: { initiallySpent: 3600 - 40 } }).listen();
+    const clock = sandbox.clock;
+    const provider = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'shared', clock, budgets: new RateBudgets(clock), random: sandbox.random });
+    const scenario: ClusterScenario = { clusterId: 'nb', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: 60, pollSeconds: 10 };
+    await createInfrastructure(provider, clock, scenario);
+    // Another tool (a cloud controller) spends half of the refill, invisibly to our provider's own bucket.
+    let neighbour = 0;
+    const until = clock.now() + 600_000;
+    const neighbourTask = {
+      name: 'neighbour',
+      run: async () => {
+        if (sandbox!.hetzner.budget.tryTake(1) === 0) neighbour += 1;
+        return clock.now() >= until ? { status: 'done' as const, value: undefined } : { status: 'pending' as const, reason: 'in-progress' as const, retryAfterSeconds: 2, message: 'neighbour' };
+      },
+    };
+    const { simulate } = await import('../sandbox/simulation.js');
+    const { nodeRequests } = await import('../sandbox/cluster-scenario.js');
+    const result = await simulate(clock, [neighbourTask, ...nodeRequests(scenario).map((r) => ({ name: r.name, run: (attempt: number) => provider.compute.createNode(r, { attempt }) }))]);
+    const nodes = sandbox.inventory().filter((i) => i.kind === 'node' && i.clusterId === 'nb');
+    expect(nodes).toHaveLength(60);
+    expect(new Set(nodes.map((n) => n.name)).size).toBe(60);
+    expect(neighbour).toBeGreaterThan(100);
+    // Some 429s are unavoidable when a neighbour spends the budget we cannot see; each one paused us.
+    expect(sandbox.hetzner.throttled).toBeGreaterThan(0);
+    expect(sandbox.hetzner.throttled).toBe(result.pendings['throttled'] ?? 0);
+    expect(sandbox.hetzner.throttled).toBeLessThanOrEqual(sandbox.hetzner.requests * 0.2);
+  });
 });
