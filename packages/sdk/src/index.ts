@@ -7,3 +7,4 @@ export * from './model/index.js';
 export * from './plan/index.js';
 export * from './bootstrap/index.js';
 export * from './engine/index.js';
+export * from './providers-data/crusoe.js';
