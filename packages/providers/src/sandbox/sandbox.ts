@@ -5,6 +5,7 @@ import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { SandboxContext } from './context.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import type { InventoryItem } from './inventory.js';
+import type { SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
 import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
@@ -24,7 +25,7 @@ export const SANDBOX_CREDENTIALS = {
   awsSecretAccessKey: 'sandbox/aws/secret/key/5e1b7d9c3a2f4e6b8d0c',
 } as const;
 
-export class Sandbox {
+export class Sandbox implements SandboxVmSource {
   readonly clock: VirtualClock;
   readonly random: () => number;
   readonly faults: FaultInjector;
@@ -69,6 +70,11 @@ export class Sandbox {
   /** Every live resource in every sandbox cloud. */
   inventory(): InventoryItem[] {
     return [...this.hetzner.inventory(), ...this.ec2.inventory(), ...this.route53.inventory()];
+  }
+
+  /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
+  listVms(): SandboxVm[] {
+    return [...this.hetzner.listVms(), ...this.ec2.listVms()];
   }
 
   /** Wire requests per `<cloud> <operation>`. */

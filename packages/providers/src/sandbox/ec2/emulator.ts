@@ -6,6 +6,7 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { InventoryItem } from '../inventory.js';
+import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
@@ -33,7 +34,9 @@ type Tags = Record<string, string>;
 interface Instance {
   id: string; reservationId: string; type: string; imageId: string; zone: string; subnetId?: string; vpcId?: string;
   groups: string[]; keyName?: string; tags: Tags; launchedAt: number; visibleAt: number; runningAt: number;
-  terminatedAt?: number; privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
+  terminatedAt?: number; terminateRequestedAt?: number; privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
+  /** Base64, as received; kept in memory for the simulated kubelets (it holds bootstrap tokens), never in the inventory. */
+  userData: string;
 }
 interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string }
 interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number }
@@ -61,7 +64,7 @@ export interface Ec2EmulatorOptions {
   describeLagMaxMs: number;
 }
 
-export class Ec2Emulator {
+export class Ec2Emulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #options: Ec2EmulatorOptions;
   #seq = 0;
@@ -113,6 +116,25 @@ export class Ec2Emulator {
       ...[...this.addresses.values()].map((a) => item('reserved-ip', a.allocationId, a.tags)),
       ...[...this.keyPairs.values()].map((k) => item('ssh-key', k.id, k.tags)),
     ];
+  }
+
+  /** The instances as machines for the simulated kubelets (vm-source.ts). */
+  listVms(): SandboxVm[] {
+    return [...this.instances.values()].map((i) => {
+      const state = this.#state(i).name;
+      const vmState: SandboxVm['state'] = state === 'running' ? 'running' : state === 'pending' ? 'pending' : state === 'terminated' ? 'terminated' : 'stopping';
+      const address = [...this.addresses.values()].find((a) => a.instanceId === i.id);
+      return {
+        cloud: 'ec2',
+        name: i.tags['kubeplane.dev/name'] ?? i.tags['Name'] ?? i.id,
+        state: vmState,
+        ...(this.#now() >= i.runningAt && (i.terminateRequestedAt === undefined || i.terminateRequestedAt > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
+        ...(i.terminateRequestedAt !== undefined ? { stoppedAtMs: i.terminateRequestedAt } : {}),
+        userData: i.userData,
+        ...(address?.publicIp ?? i.publicIp ? { publicIPv4: address?.publicIp ?? i.publicIp } : {}),
+        privateIPv4: i.privateIp,
+      };
+    });
   }
 
   #id(prefix: string): string {
@@ -363,8 +385,10 @@ export class Ec2Emulator {
         visibleAt: now + Math.min(this.#options.describeLagMaxMs, sample({ ...LATENCY.ec2DescribeLag, maxMs: Math.max(LATENCY.ec2DescribeLag.typicalMs, this.#options.describeLagMaxMs) }, this.#ctx.random)),
         runningAt: now + LATENCY.ec2RunInstancesCall + sample(LATENCY.ec2PendingToRunning, this.#ctx.random),
         privateIp: `${base[0]}.${base[1]}.${Number(base[2]) + Math.floor(host / 250)}.${(host % 250) + 4}`,
-        ...(subnet ? { subnetId: subnet.id, vpcId: subnet.vpcId, publicIp: `18.${Math.floor(host / 250) % 250}.${(host % 250) + 1}.${(this.#seq % 250) + 1}` } : {}),
-        ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes,
+        // Subnets map a public IP on launch, as the default VPC does.
+        publicIp: `18.${Math.floor(host / 250) % 250}.${(host % 250) + 1}.${(this.#seq % 250) + 1}`,
+        ...(subnet ? { subnetId: subnet.id, vpcId: subnet.vpcId } : {}),
+        ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes, userData: userData ?? '',
       };
       this.instances.set(inst.id, inst);
       created.push(inst);
@@ -418,7 +442,10 @@ export class Ec2Emulator {
     for (const id of ids) {
       const i = this.instances.get(id)!;
       const previous = this.#state(i);
-      if (i.terminatedAt === undefined) i.terminatedAt = this.#now() + LATENCY.ec2ShuttingDownToTerminated;
+      if (i.terminatedAt === undefined) {
+        i.terminateRequestedAt = this.#now();
+        i.terminatedAt = this.#now() + LATENCY.ec2ShuttingDownToTerminated;
+      }
       for (const a of this.addresses.values()) if (a.instanceId === i.id) this.#detachAddress(a);
       const current = this.#state(i);
       out.push(t('instanceId', id) + el('currentState', t('code', current.code), t('name', current.name)) + el('previousState', t('code', previous.code), t('name', previous.name)));

@@ -7,6 +7,7 @@ import { TokenBucket, RATE_LIMITS, type TokenBucketLimits } from '@kubeplane/sdk
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { FaultKind } from '../faults.js';
 import type { InventoryItem } from '../inventory.js';
+import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { matchesLabelSelector } from '../label-selector.js';
 import { HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
@@ -32,6 +33,8 @@ interface Server {
   firewalls: number[];
   placementGroup?: number;
   userDataBytes: number;
+  /** Kept in memory for the simulated kubelets (it holds bootstrap tokens): never in the inventory. */
+  userData: string;
 }
 interface Network { id: number; name: string; labels: Labels; ipRange: string; subnets: Array<{ type: string; ip_range: string; network_zone: string; gateway: string }>; created: number; nextHost: number }
 interface Firewall { id: number; name: string; labels: Labels; rules: Json[]; appliedTo: Json[]; created: number }
@@ -64,7 +67,7 @@ export interface HetznerEmulatorOptions {
   dnsZones?: string[];
 }
 
-export class HetznerEmulator {
+export class HetznerEmulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #token: string;
   readonly budget: TokenBucket;
@@ -115,6 +118,22 @@ export class HetznerEmulator {
       ...[...this.placementGroups.values()].map((g) => item('placement-group', g.id, g.name, g.labels)),
       ...this.rrsets.filter((r) => r.name !== '@').map((r) => ({ ...item('dns-record', r.zone, `${r.name}/${r.type}`, r.labels), id: `${r.zone}/${r.name}/${r.type}` })),
     ];
+  }
+
+  /** The servers as machines for the simulated kubelets (vm-source.ts). */
+  listVms(): SandboxVm[] {
+    return [...this.servers.values()].map((s) => {
+      const running = this.#now() >= s.runningAt;
+      return {
+        cloud: 'hetzner',
+        name: s.name,
+        state: running ? 'running' : 'pending',
+        ...(running ? { runningSinceMs: s.runningAt } : {}),
+        userData: s.userData,
+        ...(s.ipv4 ? { publicIPv4: s.ipv4.ip } : {}),
+        ...(s.privateNets[0] ? { privateIPv4: s.privateNets[0].ip } : {}),
+      };
+    });
   }
 
   #id(): number {
@@ -457,7 +476,7 @@ export class HetznerEmulator {
       id, name, labels, created: this.#now(), runningAt: this.#now() + boot, serverType, image, location,
       ...(ipv4 ? { ipv4 } : {}),
       privateNets: networks.map((n) => ({ network: n.id, ip: this.#privateIp(n) })),
-      firewalls, ...(placement !== undefined ? { placementGroup: placement } : {}), userDataBytes,
+      firewalls, ...(placement !== undefined ? { placementGroup: placement } : {}), userDataBytes, userData,
     };
     this.servers.set(id, server);
     const action = this.#action('create_server', [{ id, type: 'server' }], boot);
