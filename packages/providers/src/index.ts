@@ -33,3 +33,4 @@ export {
 export type { SandboxVm, SandboxVmSource, SandboxVmState } from './sandbox/kubernetes/vm-source.js';
 export type { KubeletStatus, KubeletState, KubeletLogEntry } from './sandbox/kubernetes/kubelets.js';
 export { KUBE_TIMINGS } from './sandbox/kubernetes/timings.js';
+export { sandboxProviders, sandboxKubernetes } from './sandbox/providers.js';

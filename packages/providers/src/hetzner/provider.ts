@@ -70,6 +70,16 @@ export interface HetznerProviderOptions {
 
 const anyObject = z.object({}).passthrough();
 
+/**
+ * Hetzner places servers and primary IPs by location (`fsn1`). A zone written as a datacenter (`fsn1-dc14`,
+ * Claudie's habit) names a datacenter inside that location; the location is what the API needs.
+ */
+export function locationOf(region: string, zone: string | undefined): string {
+  if (!zone) return region;
+  const dc = /^([a-z]+\d*)-dc\d+$/.exec(zone);
+  return dc ? (dc[1] ?? region) : zone;
+}
+
 export class HetznerProvider implements Provider {
   readonly name = PROVIDER;
   readonly capabilities: Capabilities = { compute: true, network: true, dns: true, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false };
@@ -189,6 +199,9 @@ export class HetznerProvider implements Provider {
   }
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
+    if (typeof request.userData !== 'string') {
+      throw new KubeplaneError('invalid', `node ${request.name}: Hetzner takes user data as text; it was compressed to bytes, which means it is over 32 KiB before compression`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
+    }
     if (Buffer.byteLength(request.userData) > USER_DATA_LIMIT) {
       throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; Hetzner accepts at most 32 KiB (compress it or move files to a download)`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
     }
@@ -196,7 +209,7 @@ export class HetznerProvider implements Provider {
       name: request.name,
       server_type: request.serverType,
       image: request.image,
-      location: request.zone ?? request.region,
+      location: locationOf(request.region, request.zone),
       user_data: request.userData,
       labels: { ...(request.labels ?? {}), [CLUSTER_ID_TAG]: request.clusterId, [NODEPOOL_TAG]: request.nodepool },
       start_after_create: true,
@@ -335,7 +348,7 @@ export class HetznerProvider implements Provider {
     }
     const created = await this.client.request('POST', 'primary_ips', z.object({ primary_ip: primaryIpSchema }), {
       resource: request.name,
-      body: { name: request.name, type: 'ipv4', assignee_type: 'server', location: request.zone ?? request.region, auto_delete: false, labels: this.#labels(request.clusterId, request.labels) },
+      body: { name: request.name, type: 'ipv4', assignee_type: 'server', location: locationOf(request.region, request.zone), auto_delete: false, labels: this.#labels(request.clusterId, request.labels) },
     });
     this.#ids.set(`primary_ips/${request.name}`, created.primary_ip.id);
     return done(this.#ipInfo(created.primary_ip));

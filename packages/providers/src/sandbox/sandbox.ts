@@ -9,6 +9,7 @@ import type { SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
 import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
+import { KubernetesEmulator } from './kubernetes/emulator.js';
 
 export interface SandboxOptions {
   seed?: number;
@@ -33,6 +34,8 @@ export class Sandbox implements SandboxVmSource {
   readonly hetzner: HetznerEmulator;
   readonly ec2: Ec2Emulator;
   readonly route53: Route53Emulator;
+  /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
+  readonly kubernetes: KubernetesEmulator;
   readonly #server: ReturnType<typeof setupServer>;
   #listening = false;
 
@@ -44,7 +47,8 @@ export class Sandbox implements SandboxVmSource {
     this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner });
     this.ec2 = new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.ec2 });
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
-    this.#server = setupServer(...this.hetzner.handlers(), ...this.ec2.handlers(), ...this.route53.handlers());
+    this.kubernetes = new KubernetesEmulator(this.context, { vms: this });
+    this.#server = setupServer(...this.hetzner.handlers(), ...this.ec2.handlers(), ...this.route53.handlers(), ...this.kubernetes.handlers());
   }
 
   /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */

@@ -51,6 +51,8 @@ export interface Ledger {
   nodes: Record<string, NodeResource>;
   /** By record name. */
   dns: Record<string, { zone: string; provider: string; type: 'A' | 'CNAME'; values: string[]; setIdentifiers: string[] }>;
+  /** Per load balancer: the record set last sent (as a hash) and its change, until the provider reports it in sync. */
+  dnsSync: Record<string, { hash: string; changeId: string; inSync: boolean }>;
   /** Every `<provider>/<region>` ever used, so deletion sweeps all of them even when pools moved. */
   regions: string[];
 }
@@ -91,7 +93,7 @@ export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
 export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
 
 export function emptyLedger(): Ledger {
-  return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, regions: [] };
+  return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, dnsSync: {}, regions: [] };
 }
 
 export function pushStage(status: ClusterStatus, stage: StageRecord): void {

@@ -17,11 +17,20 @@ const CLUSTER_TAG = 'kubeplane.dev/cluster-id';
 const USER_DATA_LIMIT = 16 * 1024;
 
 export const EC2_INSTANCE_TYPES = [
+  { name: 't3.micro', vcpus: 2, memoryMiB: 1024, arch: 'x86_64' },
   { name: 't3.small', vcpus: 2, memoryMiB: 2048, arch: 'x86_64' },
   { name: 't3.medium', vcpus: 2, memoryMiB: 4096, arch: 'x86_64' },
+  { name: 't3.large', vcpus: 2, memoryMiB: 8192, arch: 'x86_64' },
+  { name: 't3.xlarge', vcpus: 4, memoryMiB: 16384, arch: 'x86_64' },
+  { name: 't4g.medium', vcpus: 2, memoryMiB: 4096, arch: 'arm64' },
   { name: 'm6i.large', vcpus: 2, memoryMiB: 8192, arch: 'x86_64' },
+  { name: 'm6i.xlarge', vcpus: 4, memoryMiB: 16384, arch: 'x86_64' },
   { name: 'm7g.large', vcpus: 2, memoryMiB: 8192, arch: 'arm64' },
+  { name: 'c6i.large', vcpus: 2, memoryMiB: 4096, arch: 'x86_64' },
   { name: 'c6i.xlarge', vcpus: 4, memoryMiB: 8192, arch: 'x86_64' },
+  { name: 'c6i.2xlarge', vcpus: 8, memoryMiB: 16384, arch: 'x86_64' },
+  { name: 'r6i.large', vcpus: 2, memoryMiB: 16384, arch: 'x86_64' },
+  { name: 'g5.xlarge', vcpus: 4, memoryMiB: 16384, arch: 'x86_64' },
 ] as const;
 
 export const EC2_IMAGES = [
@@ -29,6 +38,19 @@ export const EC2_IMAGES = [
   { id: 'ami-0ubuntu2404arm64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-arm64-server-20260101', arch: 'arm64' },
   { id: 'ami-0ubuntu2204amd64', name: 'ubuntu/images/hvm-ssd/ubuntu-jammy-22.04-amd64-server-20260101', arch: 'x86_64' },
 ] as const;
+
+const AMI_ID = /^ami-[0-9a-f]{8}(?:[0-9a-f]{9})?$/;
+
+/**
+ * The sandbox cannot know a user's AMIs, which differ per account and region: any well-formed AMI id it does
+ * not list stands for a public Ubuntu image of the instance type's architecture. A malformed id fails as on AWS.
+ */
+function imageFor(id: string, arch: string): { id: string; name: string; arch: string } | undefined {
+  const listed = EC2_IMAGES.find((i) => i.id === id);
+  if (listed) return listed;
+  if (!AMI_ID.test(id)) throw new Ec2Error(400, 'InvalidAMIID.Malformed', `Invalid id: "${id}" (expecting "ami-...")`);
+  return { id, name: `ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-${arch === 'arm64' ? 'arm64' : 'amd64'}-server (sandbox stand-in for ${id})`, arch };
+}
 
 type Tags = Record<string, string>;
 interface Instance {
@@ -297,7 +319,7 @@ export class Ec2Emulator implements SandboxVmSource {
       }
       case 'DescribeImages': {
         const ids = queryList(p, 'ImageId');
-        const found = EC2_IMAGES.filter((i) => ids.length === 0 || ids.includes(i.id));
+        const found = ids.length === 0 ? [...EC2_IMAGES] : ids.map((id) => imageFor(id, 'x86_64')).filter((i): i is NonNullable<typeof i> => i !== undefined);
         if (ids.length > 0 && found.length < ids.length) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${ids.join(', ')}]' does not exist`);
         return this.#xml(action, items('imagesSet', found, (i) => t('imageId', i.id) + t('imageLocation', `099720109477/${i.name}`) + t('imageState', 'available') + t('imageOwnerId', '099720109477') + t('isPublic', true) + t('architecture', i.arch) + t('imageType', 'machine') + t('name', i.name) + t('rootDeviceType', 'ebs') + t('virtualizationType', 'hvm')));
       }
@@ -357,7 +379,7 @@ export class Ec2Emulator implements SandboxVmSource {
     }
     const type = EC2_INSTANCE_TYPES.find((x) => x.name === p.get('InstanceType'));
     if (!type) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid value '${p.get('InstanceType') ?? ''}' for InstanceType.`);
-    const image = EC2_IMAGES.find((i) => i.id === p.get('ImageId'));
+    const image = imageFor(p.get('ImageId') ?? '', type.arch);
     if (!image) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${p.get('ImageId') ?? ''}]' does not exist`);
     if (image.arch !== type.arch) throw new Ec2Error(400, 'InvalidParameterValue', `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`);
     const userData = p.get('UserData');

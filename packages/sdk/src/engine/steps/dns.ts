@@ -2,6 +2,7 @@
 // health-checked on the LB health port where the DNS provider can fail over; records no longer wanted go.
 import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
 import type { DnsRecord } from '../../provider/types.js';
+import { stableJson } from '../../manifest/rules.js';
 import { desiredOf, isPendingOutcome, waitFor } from './common.js';
 import { next, wait, type StepDefinition } from './types.js';
 
@@ -25,12 +26,21 @@ export const dns: StepDefinition = {
         ? ips.map((n) => ({ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: [n.ip], setIdentifier: n.name, healthCheck: { ip: n.ip, port: LB_HEALTH_PORT } }))
         : [{ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: ips.map((n) => n.ip).sort() }];
       for (const alt of lb.dns.alternativeNames) records.push({ name: `${alt}.${lb.dns.zone}`, type: 'CNAME', ttl: TTL, values: [lb.dns.fqdn] });
-      const change = await provider.dns.upsertRecords(lb.dns.zone, spec.id, records);
-      if (isPendingOutcome(change)) return waitFor(change, `DNS records of ${lb.name}`);
-      if (change.value.status !== 'in-sync') {
-        const status = await provider.dns.changeStatus(change.value.id);
+      // Send the record set once; then follow that change until it is in sync (a re-sent set is a new change).
+      const hash = stableJson(records);
+      ledger.dnsSync ??= {};
+      const sync = ledger.dnsSync[lb.name];
+      if (!sync || sync.hash !== hash) {
+        const change = await provider.dns.upsertRecords(lb.dns.zone, spec.id, records);
+        if (isPendingOutcome(change)) return waitFor(change, `DNS records of ${lb.name}`);
+        ledger.dnsSync[lb.name] = { hash, changeId: change.value.id, inSync: change.value.status === 'in-sync' };
+      }
+      const current = ledger.dnsSync[lb.name];
+      if (current && !current.inSync) {
+        const status = await provider.dns.changeStatus(current.changeId);
         if (isPendingOutcome(status)) return waitFor(status, `DNS change for ${lb.dns.fqdn}`);
         if (status.value.status !== 'in-sync') return wait(10, `DNS change for ${lb.dns.fqdn} is propagating`);
+        current.inSync = true;
       }
       for (const r of records) {
         wanted.add(r.name);
