@@ -265,13 +265,24 @@ export interface DnsApi {
   deleteRecords(zone: string, clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>>;
 }
 
-/** Declared now, implemented for Crusoe CMK later: a control plane the provider runs. */
+/** A control plane the provider runs (Crusoe CMK). Requests are plain data, like the self-managed ones. */
 export interface ManagedClusterRequest {
+  /** The provider-side cluster name; kubeplane passes the cluster id, so names say whose a cluster is. */
   name: string;
   clusterId: string;
+  /** The provider's location (Crusoe: `us-east1-a`). */
   region: string;
+  /** A version from the provider's own list (`versions()`), e.g. CMK's `1.33.4-cmk.15`. */
   kubernetesVersion: string;
+  /** Provider add-on ids (`crusoe_csi`, `nvidia_gpu_operator`, …); CMK fixes them at creation. */
   addons?: string[];
+  /** The network (from `ensureNetwork`) whose subnet in `region` the control plane joins; the provider's default subnet when absent. */
+  networkName?: string;
+  /** No public address on the API server. */
+  privateApi?: boolean;
+  /** Pod and service ranges, when not the provider's defaults. */
+  podCidr?: string;
+  serviceCidr?: string;
 }
 
 export interface ManagedClusterInfo {
@@ -281,23 +292,86 @@ export interface ManagedClusterInfo {
   state: 'provisioning' | 'running' | 'updating' | 'deleting' | 'failed';
   apiEndpoint?: string;
   kubernetesVersion: string;
+  /** The add-ons the provider installed at creation. */
+  addons?: string[];
+  /** Provider-run resources created with the cluster (CMK's `cmk-cp-*` firewall rules), for status and docs. */
+  managedResources?: string[];
+}
+
+export interface ManagedNodeTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
 export interface ManagedNodePoolRequest {
   clusterId: string;
   name: string;
+  /** The provider's instance type (Crusoe product name, e.g. `h100-80gb-sxm-ib.8x`). */
   serverType: string;
+  /** Desired node count; every update sends it (CMK resets a pool whose PATCH omits it). */
   count: number;
   labels?: Record<string, string>;
+  /** The managed cluster's provider-side name (from `ensureCluster`); `clusterId` when absent. */
+  clusterName?: string;
+  /** Node image version from the provider's list (`1.33.4-cmk.4`, `1.33.4-cmk.5-gb200`); the provider's latest compatible one when absent. */
+  kubernetesVersion?: string;
+  taints?: ManagedNodeTaint[];
+  /** An InfiniBand partition (name) for IB instance types; the provider ensures `<clusterId>-<pool>-ib` when absent. */
+  infinibandPartitionName?: string;
+  /** The OpenSSH public key the nodes accept. */
+  sshPublicKey?: string;
+  /**
+   * Scale-down: the provider-side node ids (or names) to remove, chosen (and drained) by the engine. Required when
+   * `count` is below the current count: the provider lowers the count, then deletes exactly these machines.
+   */
+  removeNodes?: string[];
+}
+
+export interface ManagedNodePoolInfo {
+  name: string;
+  id: string;
+  /** Nodes whose machines are running. */
+  ready: number;
+  /** The pool's desired count as the provider holds it. */
+  count: number;
+  /** Provider-side ids of the pool's machines. */
+  nodeIds: string[];
+}
+
+export interface ManagedNodeInfo {
+  id: string;
+  name: string;
+  /** `crusoe://<vm-id>`: how the cluster's Node objects name the machine. */
+  providerId: string;
+  state: NodeState;
+  createdAt?: string;
+}
+
+export interface ManagedVersions {
+  /** Control-plane versions the provider offers now, oldest first. */
+  cluster: string[];
+  /** Node (worker image) versions, oldest first. */
+  nodePool: string[];
 }
 
 export interface ManagedKubernetesApi {
+  /** Creates the cluster or checks it against the request. Pending while it is provisioning; done once it runs. */
   ensureCluster(request: ManagedClusterRequest, context?: CallContext): Promise<Outcome<ManagedClusterInfo>>;
+  /** Deletes the cluster (its node pools first). Pending until it is gone; done when it does not exist. */
   deleteCluster(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
-  ensureNodePool(request: ManagedNodePoolRequest, context?: CallContext): Promise<Outcome<{ name: string; id: string; ready: number }>>;
+  /**
+   * Creates the pool or converges its count, labels, taints and version (labels, taints and version apply to new
+   * nodes). Pending while the provider works on it; done with the pool once its machines are accepted.
+   */
+  ensureNodePool(request: ManagedNodePoolRequest, context?: CallContext): Promise<Outcome<ManagedNodePoolInfo>>;
   deleteNodePool(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   /** The kubeconfig; it is a secret, so it comes back wrapped by the caller's SecretStore rules. */
   kubeconfig(ref: ScopedRef, context?: CallContext): Promise<Outcome<string>>;
+  /** The versions the provider offers, for validation before anything is created. */
+  versions(region: string, context?: CallContext): Promise<Outcome<ManagedVersions>>;
+  /** The machines of one pool (`ref.name` = pool name), so the engine can choose, cordon and drain before a scale-down. */
+  listNodePoolNodes(cluster: ScopedRef, pool: string, context?: CallContext): Promise<Outcome<ManagedNodeInfo[]>>;
 }
 
 export interface Capabilities {
@@ -309,11 +383,18 @@ export interface Capabilities {
   /** Reserved IPs can be attached after the node exists (AWS) rather than only at creation (Hetzner). */
   attachReservedIpAfterCreate: boolean;
   managedKubernetes: boolean;
+  /**
+   * Standalone reserved public IPs exist (EC2 Elastic IPs, Hetzner primary IPs). Absent means true. Crusoe has none:
+   * a static public IP is allocated with its VM (`reservedIpName` in the node request), so `ensureReservedIp` is `invalid`.
+   */
+  reservedIps?: boolean;
 }
 
 /** What a provider found carrying a cluster's tag, for teardown and leak checks. */
 export interface TaggedResource {
   kind: 'node' | 'network' | 'subnet' | 'firewall' | 'reserved-ip' | 'ssh-key' | 'placement-group' | 'dns-record' | 'other';
+  /** What `other` is, in the provider's words (`ib-partition`, `managed-cluster`, `node-pool`). */
+  detail?: string;
   id: string;
   name?: string;
 }

@@ -323,15 +323,21 @@ export function runProviderConformance(options: ConformanceOptions): void {
         const f2 = await run(() => network().ensureFirewall(fw));
         expect(f2.id).toBe(f1.id);
         const ipReq = { name: `${cluster}-api`, clusterId: cluster, region: r, ...(fixtures.zone ? { zone: fixtures.zone } : {}) };
-        const ip1 = await run(() => network().ensureReservedIp(ipReq));
-        const ip2 = await run(() => network().ensureReservedIp(ipReq));
-        expect(ip2.ip).toBe(ip1.ip);
+        // Clouds without standalone reserved IPs (Crusoe) declare `reservedIps: false` and reject them as invalid.
+        const reservedIps = provider.capabilities.reservedIps !== false;
+        if (reservedIps) {
+          const ip1 = await run(() => network().ensureReservedIp(ipReq));
+          const ip2 = await run(() => network().ensureReservedIp(ipReq));
+          expect(ip2.ip).toBe(ip1.ip);
+        } else {
+          await expectKind(network().ensureReservedIp(ipReq), 'invalid');
+        }
         const keyReq = { name: `${cluster}-key`, clusterId: cluster, region: r, publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3eC6F8mgbVf1kEXnBFqQyrm0Ae4jMX0lCezHzDdJ3X kubeplane' };
         const k1 = await run(() => network().ensureSshKey(keyReq));
         const k2 = await run(() => network().ensureSshKey(keyReq));
         expect(k2.id).toBe(k1.id);
         const kinds = new Set(sandbox.liveResources(cluster).map((x) => x.kind));
-        for (const kind of ['network', 'firewall', 'reserved-ip', 'ssh-key']) expect(kinds.has(kind)).toBe(true);
+        for (const kind of ['network', 'firewall', ...(reservedIps ? ['reserved-ip'] : []), 'ssh-key']) expect(kinds.has(kind)).toBe(true);
         for (let i = 0; i < 2; i++) {
           await run(() => network().deleteReservedIp({ clusterId: cluster, name: ipReq.name, region: r }));
           await run(() => network().deleteSshKey({ clusterId: cluster, name: keyReq.name, region: r }));
@@ -343,6 +349,10 @@ export function runProviderConformance(options: ConformanceOptions): void {
       it('attaches a reserved IP to a node as its public IPv4', async () => {
         if (!provider.capabilities.network) {
           expect(provider.network).toBeUndefined();
+          return;
+        }
+        if (provider.capabilities.reservedIps === false) {
+          expect(provider.capabilities.attachReservedIpAfterCreate).toBe(false);
           return;
         }
         const cluster = clusterId();
@@ -389,7 +399,7 @@ export function runProviderConformance(options: ConformanceOptions): void {
           const netApi = provider.network;
           await run(() => netApi.ensureNetwork({ name: `${cluster}-net`, clusterId: cluster, region: r, cidr: '10.2.0.0/16', subnets: [{ cidr: '10.2.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }] }));
           await run(() => netApi.ensureFirewall({ name: `${cluster}-fw`, clusterId: cluster, region: r, networkName: `${cluster}-net`, rules: [{ protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] }] }));
-          await run(() => netApi.ensureReservedIp({ name: `${cluster}-ip`, clusterId: cluster, region: r, ...(fixtures.zone ? { zone: fixtures.zone } : {}) }));
+          if (provider.capabilities.reservedIps !== false) await run(() => netApi.ensureReservedIp({ name: `${cluster}-ip`, clusterId: cluster, region: r, ...(fixtures.zone ? { zone: fixtures.zone } : {}) }));
         }
         for (let i = 1; i <= 3; i++) {
           await run(() => compute().createNode(nodeRequest(cluster, 'w', i, provider.network ? { networkName: `${cluster}-net`, firewallNames: [`${cluster}-fw`] } : {})));
