@@ -32,26 +32,68 @@ function world(seed = 1) {
   });
   const events: EngineEvent[] = [];
   kp.on((e) => events.push(e));
+  if (process.env.KP_TRACE) kp.on((e) => console.log(JSON.stringify(e).slice(0, 300)));
   return { sandbox, kp, events };
 }
+
+async function applyAndRun(kp: Kubeplane, text: string) {
+  const result = await kp.apply(manifestOf(text));
+  const run = await kp.run({ maxMessages: Number(process.env.KP_MAX ?? 20_000) });
+  const status = await kp.status('hybrid');
+  expect(status.clusters.hybrid?.state, JSON.stringify(status.clusters.hybrid, null, 1)).toBe('DONE');
+  expect(run.stopped).toBe('idle');
+  return { result, run, status };
+}
+
+const htzWorkers = (n: number) => hybrid.replace(/count: 3\n(\s+)serverType: cpx42/, `count: ${n}\n$1serverType: cpx42`);
+const withExtraPool = hybrid
+  .replace('kubernetes:\n', '    - name: aws-extra\n      providerSpec: { name: aws-1, region: eu-west-1 }\n      count: 2\n      serverType: m6i.large\n      image: ami-0694d931cee176e7d\nkubernetes:\n')
+  .replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker, aws-extra]');
 
 describe('the hybrid example on the sandbox', () => {
   it('is created: machines in both clouds, DNS, every node Ready, a kubeconfig', async () => {
     const { sandbox, kp, events } = world();
-    const m = manifestOf(hybrid);
-    await kp.apply(m);
-    const run = await kp.run({ maxMessages: 5000 });
-    const status = await kp.status('hybrid');
-    for (const e of events.filter((x) => x.type === 'waiting' && x.phase === 'dns').slice(0, 3)) console.log(JSON.stringify(e));
-    expect(status.clusters.hybrid?.state, JSON.stringify(status.clusters.hybrid, null, 1)).toBe('DONE');
-    expect(status.state).toBe('DONE');
-    expect(run.stopped).toBe('idle');
-    const nodes = sandbox.kubernetes.inventory();
-    expect(JSON.stringify(nodes)).toBeDefined();
+    const { run } = await applyAndRun(kp, hybrid);
     const kubeconfig = await kp.kubeconfig('hybrid', 'hybrid');
     expect(kubeconfig.reveal()).toContain('https://hybrid.example.com:6443');
     expect(events.filter((e) => e.type === 'resource-created' && e.kind === 'machine')).toHaveLength(10);
-    for (const e of events.filter((x) => x.type === "waiting" && x.phase !== "infrastructure").slice(0, 5)) console.log(JSON.stringify(e));
-    console.log(`virtual ${run.elapsedMs / 1000} s, ${run.messages} messages`, JSON.stringify(run.outcomes));
+    const nodes = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
+    expect(nodes.filter((n) => n.ready)).toHaveLength(8);
+    expect(sandbox.inventory().filter((i) => i.kind === 'node')).toHaveLength(10);
+    expect(run.elapsedMs).toBeLessThan(15 * 60_000);
+  });
+
+  it('scales a pool up and down, adds and removes a pool, then is destroyed leaving nothing behind', async () => {
+    const { sandbox, kp, events } = world(7);
+    await applyAndRun(kp, hybrid);
+    const machines = () => sandbox.inventory().filter((i) => i.kind === 'node' && !['shutting-down', 'terminated', 'deleting', 'off'].includes(i.state ?? '')).length;
+    const ready = () => sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).map((n) => n.name).sort();
+    expect(machines()).toBe(10);
+
+    await applyAndRun(kp, htzWorkers(5));
+    expect(machines()).toBe(12);
+    expect(ready()).toHaveLength(10);
+
+    await applyAndRun(kp, htzWorkers(2));
+    expect(machines()).toBe(9);
+    expect(ready()).toHaveLength(7);
+    const drained = events.filter((e) => e.type === 'resource-deleted' && e.kind === 'machine').map((e) => (e as { name: string }).name);
+    expect(drained).toHaveLength(3);
+    expect(drained.every((n) => /htz-worker-0[345]$/.test(n))).toBe(true);
+
+    await applyAndRun(kp, withExtraPool);
+    expect(machines()).toBe(12);
+    expect(ready().filter((n) => n.includes('aws-extra'))).toHaveLength(2);
+
+    await applyAndRun(kp, hybrid);
+    expect(machines()).toBe(10);
+    expect(ready().some((n) => n.includes('aws-extra'))).toBe(false);
+
+    await kp.destroy('hybrid');
+    const run = await kp.run({ maxMessages: 20_000 });
+    expect(run.stopped).toBe('idle');
+    expect(sandbox.inventory()).toEqual([]);
+    expect(await kp.status('hybrid')).toMatchObject({ clusters: {} });
+    expect(await kp.projects()).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ export interface SandboxOptions {
   hetzner?: Partial<HetznerEmulatorOptions>;
   ec2?: Partial<Ec2EmulatorOptions>;
   route53?: Partial<Route53EmulatorOptions>;
+  /** EC2 regions served, each with its own state as on AWS (default: the common US and EU regions). */
+  ec2Regions?: string[];
 }
+
+export const SANDBOX_EC2_REGIONS = ['eu-central-1', 'eu-central-2', 'eu-west-1', 'eu-north-1', 'us-east-1', 'us-east-2', 'us-west-2', 'ap-southeast-1'];
 
 /** The credentials the sandbox accepts by default (fake values, but treated as secrets all the same). */
 export const SANDBOX_CREDENTIALS = {
@@ -32,7 +36,10 @@ export class Sandbox implements SandboxVmSource {
   readonly faults: FaultInjector;
   readonly context: SandboxContext;
   readonly hetzner: HetznerEmulator;
+  /** EC2 in eu-central-1 (or the first region given). */
   readonly ec2: Ec2Emulator;
+  /** EC2 per region. */
+  readonly ec2Regions: ReadonlyMap<string, Ec2Emulator>;
   readonly route53: Route53Emulator;
   /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
   readonly kubernetes: KubernetesEmulator;
@@ -45,10 +52,17 @@ export class Sandbox implements SandboxVmSource {
     this.faults = new FaultInjector(this.random);
     this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map() };
     this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner });
-    this.ec2 = new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.ec2 });
+    const regions = options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS);
+    this.ec2Regions = new Map(
+      regions.map((region) => [
+        region,
+        new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, zones: [`${region}a`, `${region}b`, `${region}c`], ...options.ec2, region }),
+      ]),
+    );
+    this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
     this.kubernetes = new KubernetesEmulator(this.context, { vms: this });
-    this.#server = setupServer(...this.hetzner.handlers(), ...this.ec2.handlers(), ...this.route53.handlers(), ...this.kubernetes.handlers());
+    this.#server = setupServer(...this.hetzner.handlers(), ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()), ...this.route53.handlers(), ...this.kubernetes.handlers());
   }
 
   /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */
@@ -73,12 +87,12 @@ export class Sandbox implements SandboxVmSource {
 
   /** Every live resource in every sandbox cloud. */
   inventory(): InventoryItem[] {
-    return [...this.hetzner.inventory(), ...this.ec2.inventory(), ...this.route53.inventory()];
+    return [...this.hetzner.inventory(), ...[...this.ec2Regions.values()].flatMap((e) => e.inventory()), ...this.route53.inventory()];
   }
 
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
-    return [...this.hetzner.listVms(), ...this.ec2.listVms()];
+    return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms())];
   }
 
   /** Wire requests per `<cloud> <operation>`. */

@@ -6,6 +6,8 @@ import type { BootstrapCluster } from '../../bootstrap/input.js';
 import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
 import { WIREGUARD_PORT } from '../../bootstrap/wireguard-mesh.js';
 import type { Outcome, Pending } from '../../provider/outcome.js';
+import { backoffSeconds } from '../../provider/backoff.js';
+import type { RandomSource } from '../../bootstrap/random.js';
 import type { FirewallRule } from '../../provider/types.js';
 import type { ClusterSpec, NodeSpec, PoolSpec } from '../../model/types.js';
 import type { ClusterRecord } from '../records.js';
@@ -63,9 +65,15 @@ export function bootstrapView(record: ClusterRecord): BootstrapCluster {
   return bootstrapClusterFromSpec(spec, { ...(record.ledger.reservedIp ? { apiHost: record.ledger.reservedIp.ip } : {}), publicEndpoints });
 }
 
-/** Turns a pending outcome into a wait, so a step stops and resumes when the provider said. */
-export function waitFor(p: Pending, what: string): StepResult {
-  return wait(p.retryAfterSeconds, `${what}: ${p.message}`);
+/**
+ * Turns a pending outcome into a wait, so a step stops and resumes when the provider said. Repeated transient
+ * failures of the same step back off exponentially (with jitter) on top of what the provider asked for.
+ */
+export function waitFor(p: Pending, what: string, ctx: { attempt: number; random: RandomSource }): StepResult {
+  const transient = p.reason === 'retryable' || p.reason === 'throttled';
+  const jitter = () => (ctx.random.bytes(1)[0] ?? 0) / 256;
+  const seconds = transient ? Math.max(p.retryAfterSeconds, backoffSeconds(ctx.attempt, { maxSeconds: 300, random: jitter })) : p.retryAfterSeconds;
+  return wait(seconds, `${what}: ${p.message}`);
 }
 
 export function isPendingOutcome<T>(o: Outcome<T>): o is Pending {

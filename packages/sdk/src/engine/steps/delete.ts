@@ -42,7 +42,7 @@ export const deleteDns: StepDefinition = {
         ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))
         : [{ name, type: t.type }];
       const gone = await provider.dns.deleteRecords(t.zone, clusterId, records);
-      if (isPendingOutcome(gone)) return waitFor(gone, `removing DNS record ${name}`);
+      if (isPendingOutcome(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
       if (ledger.dns[name]) ctx.emit({ type: 'resource-deleted', kind: 'dns-record', name, provider: t.provider });
       delete ledger.dns[name];
     }
@@ -61,7 +61,7 @@ export const teardown: StepDefinition = {
       const [providerName = '', region = ''] = key.split('/');
       const provider = await ctx.provider(providerName, region);
       const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
-      if (isPendingOutcome(outcome)) return waitFor(outcome, `tearing down ${key}`);
+      if (isPendingOutcome(outcome)) return waitFor(outcome, `tearing down ${key}`, ctx);
     }
     for (const name of Object.keys(ctx.record.ledger.nodes)) ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
     const ledger = ctx.record.ledger;

@@ -90,18 +90,18 @@ export const networks: StepDefinition = {
         cidr: net.cidr,
         subnets: net.subnets.map((s) => (s.zone ? { cidr: s.cidr, zone: s.zone } : { cidr: s.cidr })),
       });
-      if (isPendingOutcome(n)) return waitFor(n, `network ${name}`);
+      if (isPendingOutcome(n)) return waitFor(n, `network ${name}`, ctx);
       if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
       ledger.networks[key] = { name, id: n.value.id };
 
       const fw = await provider.network.ensureFirewall({ name: firewallName(spec.id, net.region), clusterId: spec.id, region: net.region, networkName: name, rules: firewallRules(spec) });
-      if (isPendingOutcome(fw)) return waitFor(fw, `firewall of ${name}`);
+      if (isPendingOutcome(fw)) return waitFor(fw, `firewall of ${name}`, ctx);
       if (!ledger.firewalls[key]) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: net.provider });
       ledger.firewalls[key] = { name: fw.value.name, id: fw.value.id };
 
       const keyName = sshKeyName(spec.id, net.region);
       const k = await provider.network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
-      if (isPendingOutcome(k)) return waitFor(k, `SSH key ${keyName}`);
+      if (isPendingOutcome(k)) return waitFor(k, `SSH key ${keyName}`, ctx);
       if (!ledger.sshKeys[key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: keyName, provider: net.provider });
       ledger.sshKeys[key] = { name: keyName, id: k.value.id };
     }
@@ -113,7 +113,7 @@ export const networks: StepDefinition = {
       if (!provider.network) throw new KubeplaneError('invalid', `provider ${pool.provider.name} cannot reserve an IP for the API endpoint; add an API load balancer`);
       const name = apiIpName(spec.id);
       const ip = await provider.network.ensureReservedIp({ name, clusterId: spec.id, region: pool.provider.region, ...(pool.provider.zone ? { zone: pool.provider.zone } : {}) });
-      if (isPendingOutcome(ip)) return waitFor(ip, `reserved IP ${name}`);
+      if (isPendingOutcome(ip)) return waitFor(ip, `reserved IP ${name}`, ctx);
       if (!ledger.reservedIp) ctx.emit({ type: 'resource-created', kind: 'reserved-ip', name, provider: pool.provider.name });
       ledger.reservedIp = {
         provider: pool.provider.name,
@@ -185,7 +185,7 @@ export const createNodes: StepDefinition = {
       });
       if (isPendingOutcome(outcome)) {
         if (created > 0) return wait(Math.min(outcome.retryAfterSeconds, 5), `requested ${created} machines; ${outcome.message}`);
-        return waitFor(outcome, `machine ${node.name}`);
+        return waitFor(outcome, `machine ${node.name}`, ctx);
       }
       ledger.nodes[node.name] = {
         pool: pool.name,
@@ -227,7 +227,7 @@ export const awaitMachines: StepDefinition = {
       const provider = await ctx.provider(providerName, region);
       if (!provider.compute) continue;
       const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
-      if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`);
+      if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
       for (const info of listed.value) {
         const n = ledger.nodes[info.name];
         if (!n) continue;
@@ -255,7 +255,7 @@ export const awaitMachines: StepDefinition = {
           { clusterId: spec.id, name: ip.name, region: ip.region },
           { clusterId: spec.id, name: spec.apiEndpoint.node, region: node.region },
         );
-        if (isPendingOutcome(attached)) return waitFor(attached, `attaching the API address to ${spec.apiEndpoint.node}`);
+        if (isPendingOutcome(attached)) return waitFor(attached, `attaching the API address to ${spec.apiEndpoint.node}`, ctx);
         ip.attachedTo = attached.value.attachedTo ?? node.providerId ?? '';
       }
     }

@@ -23,7 +23,7 @@ export const awaitApi: StepDefinition = {
   timeoutMessage: (r) => `the API server of ${r.name} did not answer within 30 minutes of its machines running; see docs/bootstrap.md, "A node that does not join"`,
   async run(ctx) {
     const ready = await (await api(ctx)).ready();
-    if (isPendingOutcome(ready)) return waitFor(ready, 'API server');
+    if (isPendingOutcome(ready)) return waitFor(ready, 'API server', ctx);
     return next('API server answers');
   },
 };
@@ -107,18 +107,19 @@ export const removeNodes: StepDefinition = {
       if (node.role !== 'loadbalancer' && node.state !== 'deleting') {
         const k8s = await api(ctx);
         const drained = await k8s.drainNode(name);
-        if (isPendingOutcome(drained)) return waitFor(drained, `draining ${name}`);
+        if (isPendingOutcome(drained)) return waitFor(drained, `draining ${name}`, ctx);
         await k8s.deleteNode(name);
       }
       node.state = 'deleting';
       const provider = await ctx.provider(node.provider, node.region);
       if (provider.compute) {
         const gone = await provider.compute.deleteNode({ clusterId: spec.id, name, region: node.region });
-        if (isPendingOutcome(gone)) return waitFor(gone, `deleting machine ${name}`);
+        if (isPendingOutcome(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
       }
       delete ledger.nodes[name];
       ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: node.provider });
-      return doomed.length > 1 ? next(`removed ${name}; ${doomed.length - 1} to go`, 'remove-nodes') : next(`removed ${name}`);
+      // Once more: the next node, or (none left) the regions no pool uses any more.
+      return next(doomed.length > 1 ? `removed ${name}; ${doomed.length - 1} to go` : `removed ${name}`, 'remove-nodes');
     }
     // Regions no pool uses any more: their firewall, SSH key and network go too.
     const used = new Set(spec.networks.map((n) => regionKey(n.provider, n.region)));
@@ -134,7 +135,7 @@ export const removeNodes: StepDefinition = {
         ['network', () => provider.network!.deleteNetwork({ ...ref, name: networkName(spec.id, region) })],
       ] as const) {
         const o = await outcome();
-        if (isPendingOutcome(o)) return waitFor(o, `removing the ${what} in ${region}`);
+        if (isPendingOutcome(o)) return waitFor(o, `removing the ${what} in ${region}`, ctx);
       }
       delete ledger.networks[key];
       delete ledger.firewalls[key];
