@@ -67,7 +67,7 @@ describe('validating manifests', () => {
   });
 
   it('does not report references to an element that is itself broken twice', () => {
-    const text = example('minimal.yaml').replace('serverType: cpx21', 'serverType: 21');
+    const text = example('minimal.yaml').replace('serverType: cpx22', 'serverType: 22');
     const r = validateManifestText(text);
     expect(r.errors.map((e) => e.path)).toEqual(['nodePools.dynamic[0].serverType']);
   });
@@ -82,11 +82,11 @@ describe('validating manifests', () => {
 
   it('says what to do when an immutable field of an existing pool changes, and about the network', () => {
     const before = validateManifestText(example('minimal.yaml')).manifests;
-    const changed = example('minimal.yaml').replace('serverType: cpx31', 'serverType: cpx41').replace('10.0.0.0/24', '10.9.0.0/24');
+    const changed = example('minimal.yaml').replace('serverType: cpx32', 'serverType: cpx42').replace('10.0.0.0/24', '10.9.0.0/24');
     const r = validateManifestText(changed, { previous: before });
     expect(r.errors.map((e) => e.path)).toEqual(['nodePools.dynamic[1].serverType', 'kubernetes.clusters[0].network']);
     expect(r.errors[0]?.message).toContain('rename the pool');
-    expect(r.errors[0]?.message).toContain('cpx31 -> cpx41');
+    expect(r.errors[0]?.message).toContain('cpx32 -> cpx42');
   });
 
   it('rejects two documents with one name', () => {

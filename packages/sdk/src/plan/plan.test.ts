@@ -55,12 +55,12 @@ describe('plan', () => {
   it('scales a pool up by adding the next nodes, and down by draining the highest ones one at a time', () => {
     const base = applied(desired(hybrid));
     const id = base.clusters[0]?.id as string;
-    const up = planOk(desired(hybrid.replace(/count: 3\n(\s+)serverType: cpx41/, 'count: 5\n$1serverType: cpx41'), base), base).operations;
+    const up = planOk(desired(hybrid.replace(/count: 3\n(\s+)serverType: cpx42/, 'count: 5\n$1serverType: cpx42'), base), base).operations;
     expect(targets(up, 'create-node')).toEqual([`${id}-htz-worker-04`, `${id}-htz-worker-05`]);
     expect(up.find((o) => o.kind === 'create-node')?.reason).toContain('scales up from 3 to 5');
     expect(targets(up, 'delete-node')).toEqual([]);
 
-    const down = planOk(desired(hybrid.replace(/count: 3\n(\s+)serverType: cpx41/, 'count: 1\n$1serverType: cpx41'), base), base).operations;
+    const down = planOk(desired(hybrid.replace(/count: 3\n(\s+)serverType: cpx42/, 'count: 1\n$1serverType: cpx42'), base), base).operations;
     const deletions = down.filter((o) => o.kind === 'delete-node');
     expect(deletions.map((o) => o.target)).toEqual([`${id}-htz-worker-03`, `${id}-htz-worker-02`]);
     expect(deletions.every((o) => o.drain)).toBe(true);
@@ -98,7 +98,7 @@ describe('plan', () => {
 
   it('replaces a renamed pool: the new pool is created before the old one is removed', () => {
     const base = applied(desired(hybrid));
-    const renamed = hybrid.replace('- name: htz-worker', '- name: htz-worker2').replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker2]').replace('targetPools: [aws-worker, htz-worker]', 'targetPools: [aws-worker, htz-worker2]').replace('serverType: cpx41', 'serverType: cpx51');
+    const renamed = hybrid.replace('- name: htz-worker', '- name: htz-worker2').replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker2]').replace('targetPools: [aws-worker, htz-worker]', 'targetPools: [aws-worker, htz-worker2]').replace('serverType: cpx42', 'serverType: ccx13');
     const p = planOk(desired(renamed, base), base).operations;
     const lastCreate = p.map((o) => o.kind).lastIndexOf('create-node');
     const firstDelete = indexOf(p, 'delete-node');
@@ -111,7 +111,7 @@ describe('plan', () => {
 
   it('rejects a change to an immutable pool field and says to rename the pool', () => {
     const base = applied(desired(hybrid));
-    const r = plan(desired(hybrid.replace('serverType: cpx41', 'serverType: cpx51'), base), base);
+    const r = plan(desired(hybrid.replace('serverType: cpx42', 'serverType: ccx13'), base), base);
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.issues).toEqual([expect.objectContaining({ path: 'nodePools.dynamic[2].serverType' })]);

@@ -493,3 +493,4 @@ export function runProviderConformance(options: ConformanceOptions): void {
     });
   });
 }
+export * from './managed-kubernetes.js';
