@@ -34,3 +34,12 @@ export type { SandboxVm, SandboxVmSource, SandboxVmState } from './sandbox/kuber
 export type { KubeletStatus, KubeletState, KubeletLogEntry } from './sandbox/kubernetes/kubelets.js';
 export { KUBE_TIMINGS } from './sandbox/kubernetes/timings.js';
 export { sandboxProviders, sandboxKubernetes } from './sandbox/providers.js';
+export { CrusoeProvider, type CrusoeProviderOptions } from './crusoe/provider.js';
+export { CrusoeClient, CRUSOE_DEFAULT_BASE_URL, CRUSOE_RATE_LIMIT, operationError as crusoeOperationError, type CrusoeClientOptions } from './crusoe/client.js';
+export { CrusoeManagedKubernetes, type AutoClustersSettings, type RemediationAction } from './crusoe/managed.js';
+export { crusoeErrorKind } from './crusoe/errors.js';
+export { authorizationHeader as crusoeAuthorizationHeader, canonicalQuery as crusoeCanonicalQuery, goQueryEscape, crusoeTimestamp } from './crusoe/signing.js';
+export { cmkAddonSecret, autoscalerNodeArgs, withAutoscalerNodeArgs, CMK_AUTOSCALER, type AutoscalerLimits, type SecretManifest } from './crusoe/cmk-in-cluster.js';
+export { startupScript as crusoeStartupScript } from './crusoe/startup-script.js';
+export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './sandbox/crusoe/emulator.js';
+export { CrusoeSandbox, CRUSOE_SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type CrusoeSandboxOptions } from './sandbox/crusoe/harness.js';

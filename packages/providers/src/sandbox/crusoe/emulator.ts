@@ -8,6 +8,8 @@ import { type SandboxContext, countCall } from '../context.js';
 import type { CloudName, FaultKind } from '../faults.js';
 import { LATENCY } from '../latency.js';
 import { authorizationHeader, canonicalQuery } from '../../crusoe/signing.js';
+import { userDataFromStartupScript } from '../../crusoe/startup-script.js';
+import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, initialStock, type CrusoeTypeSpec } from './catalog.js';
 
 export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
@@ -99,7 +101,7 @@ interface Op { id: string; family: string; resourceId: string; state: 'IN_PROGRE
 
 const REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
 
-export class CrusoeEmulator {
+export class CrusoeEmulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #keys: Record<string, string>;
   readonly projectId: string;
@@ -119,6 +121,8 @@ export class CrusoeEmulator {
   readonly operations = new Map<string, Op>();
   /** Signed requests rejected, by reason, for assertions. */
   readonly rejected: Array<{ reason: string; path: string }> = [];
+  /** Every correctly signed request's operation and X-Crusoe-Timestamp, faults included (for the retry tests). */
+  readonly signed: Array<{ operation: string; timestamp: string }> = [];
   /** Every accepted request: method, path and the query as sent (for the pagination and PATCH tests). */
   readonly log: Array<{ method: string; path: string; query: string; body?: Json }> = [];
 
@@ -165,6 +169,20 @@ export class CrusoeEmulator {
       ...[...this.clusters.values()].flatMap((c) => [item('managed-cluster', c.id, c.name, c.name, c.state), ...(c.state === 'STATE_RUNNING' || c.state === 'STATE_DELETING' ? [item('api-token', `token-${c.id}`, `cmk-${c.name}`, c.name)] : [])]),
       ...[...this.pools.values()].map((p) => item('node-pool', p.id, p.name, clusterName(p.clusterId) ?? p.name, p.state)),
     ];
+  }
+
+  /** The machines for the simulated kubelets: a kubeplane cloud-config comes back out of its startup script. */
+  listVms(): SandboxVm[] {
+    this.#tick();
+    return [...this.vms.values()].map((v) => ({
+      cloud: CRUSOE_CLOUD,
+      name: v.name,
+      state: v.state === 'STATE_RUNNING' ? ('running' as const) : v.state === 'STATE_DELETING' ? ('stopping' as const) : ('pending' as const),
+      ...(v.state === 'STATE_RUNNING' ? { runningSinceMs: v.runningAt } : {}),
+      userData: userDataFromStartupScript(v.startupScript) ?? '',
+      privateIPv4: v.privateIp,
+      ...(v.publicIp ? { publicIPv4: v.publicIp.address } : {}),
+    }));
   }
 
   /** The startup script a VM was created with (for sandbox kubelets); never part of the inventory. */
@@ -248,6 +266,7 @@ export class CrusoeEmulator {
       this.rejected.push({ reason, path: url.pathname });
       return this.#error(401, 'bad_credentials', reason);
     }
+    this.signed.push({ operation, timestamp: request.headers.get('x-crusoe-timestamp') ?? '' });
     const fault = this.#ctx.faults.take(cloud, operation);
     if (fault && fault !== 'lost-response') {
       const response = this.#fault(fault);
