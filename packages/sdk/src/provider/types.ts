@@ -253,6 +253,8 @@ export interface DnsRecord {
 export interface DnsChange {
   id: string;
   status: 'pending' | 'in-sync';
+  /** What the provider could not do as asked but did otherwise (failover written as plain records without Load Balancing). */
+  warnings?: string[];
 }
 
 export interface DnsApi {

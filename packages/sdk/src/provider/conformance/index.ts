@@ -494,3 +494,4 @@ export function runProviderConformance(options: ConformanceOptions): void {
   });
 }
 export * from './managed-kubernetes.js';
+export * from './dns.js';

@@ -1,0 +1,72 @@
+// Runs the Cloudflare emulator on its own msw server, on a virtual clock with faults and an inventory, and
+// adapts it to the conformance suite.
+import { setupServer } from 'msw/node';
+import { VirtualClock, seededRandom } from '@kubeplane/sdk';
+import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
+import type { SandboxContext } from '../context.js';
+import { FaultInjector, type CloudName } from '../faults.js';
+import { CLOUDFLARE_CLOUD, CloudflareEmulator, type CloudflareEmulatorOptions, type CloudflareInventoryItem } from './emulator.js';
+
+export const CLOUDFLARE_SANDBOX_CREDENTIALS = {
+  apiToken: 'sandbox-cloudflare-token-9c4e2a7b5d1f3e8a6c0b',
+  accountId: '0c0ffee0c0ffee0c0ffee0c0ffee0c0f',
+  zone: 'kubeplane-sandbox.dev',
+} as const;
+
+export interface CloudflareSandboxOptions {
+  seed?: number;
+  clock?: VirtualClock;
+  loadBalancing?: boolean;
+  emulator?: Partial<CloudflareEmulatorOptions>;
+}
+
+export class CloudflareSandbox implements ConformanceSandbox {
+  readonly clock: VirtualClock;
+  readonly context: SandboxContext;
+  readonly faults: FaultInjector;
+  readonly emulator: CloudflareEmulator;
+  readonly #server: ReturnType<typeof setupServer>;
+
+  constructor(options: CloudflareSandboxOptions = {}) {
+    this.clock = options.clock ?? new VirtualClock();
+    const random = seededRandom(options.seed ?? 1);
+    this.faults = new FaultInjector(random);
+    this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
+    this.emulator = new CloudflareEmulator(this.context, { apiToken: CLOUDFLARE_SANDBOX_CREDENTIALS.apiToken, accountId: CLOUDFLARE_SANDBOX_CREDENTIALS.accountId, zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone], loadBalancing: options.loadBalancing ?? true, ...options.emulator });
+    this.#server = setupServer(...this.emulator.handlers());
+    this.#server.listen({ onUnhandledRequest: 'error' });
+  }
+
+  /** DNS has no node operations: every target means any Cloudflare call. */
+  injectFault(_target: FaultTarget, kind: FaultKind, times = 1): void {
+    this.faults.add({ cloud: CLOUDFLARE_CLOUD as string as CloudName, operation: '*', kind, times });
+  }
+
+  injectWireFault(operation: string, kind: FaultKind, times = 1): void {
+    this.faults.add({ cloud: CLOUDFLARE_CLOUD as string as CloudName, operation, kind, times });
+  }
+
+  inventory(): CloudflareInventoryItem[] {
+    return this.emulator.inventory();
+  }
+
+  liveResources(clusterId: string): Array<{ kind: string; id: string; name?: string }> {
+    return this.inventory()
+      .filter((i) => i.clusterId === clusterId)
+      .map((i) => ({ kind: i.kind, id: i.id, ...(i.name !== undefined ? { name: i.name } : {}) }));
+  }
+
+  inventoryDump(): string {
+    return JSON.stringify(this.inventory());
+  }
+
+  requestCount(): number {
+    let total = 0;
+    for (const [key, n] of this.context.calls) if (key.startsWith(`${CLOUDFLARE_CLOUD} `)) total += n;
+    return total;
+  }
+
+  stop(): void {
+    this.#server.close();
+  }
+}
