@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CMK_NFS_GB200_WORKER_IMAGES, CMK_NFS_WORKER_IMAGES, compareCmkVersions, crusoeClusterWarnings, crusoeInstanceFamily, isInfinibandType, parseCmkVersion } from './crusoe.js';
+import { validateManifestText } from '../manifest/index.js';
+import { CMK_NFS_GB200_WORKER_IMAGES, CMK_NFS_WORKER_IMAGES, compareCmkVersions, crusoeClusterWarnings, crusoeInstanceFamily, crusoeManifestWarnings, isInfinibandType, parseCmkVersion } from './crusoe.js';
 
 const codes = (w: Array<{ code: string }>) => w.map((x) => x.code);
 
@@ -60,5 +61,53 @@ describe('crusoeClusterWarnings', () => {
   });
   it('warns when AutoClusters is asked of a version below its minimum', () => {
     expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.15', autoClusters: true, addons, pools: [] }))).toEqual(['autoclusters-version']);
+  });
+});
+
+describe('crusoeManifestWarnings', () => {
+  const manifest = `
+apiVersion: kubeplane.dev/v1
+kind: Manifest
+metadata: { name: gpu-lab }
+providers:
+  - name: crusoe-1
+    providerType: crusoe
+    secretRef: { env: { accesskey: CRUSOE_ACCESS_KEY_ID, secretkey: CRUSOE_SECRET_KEY } }
+  - name: cf
+    providerType: cloudflare
+    secretRef: { env: { apitoken: CF_API_TOKEN, accountid: CF_ACCOUNT_ID } }
+nodePools:
+  dynamic:
+    - name: h100
+      providerSpec: { name: crusoe-1, region: us-east1-a }
+      count: 2
+      serverType: h100-80gb-sxm-ib.8x
+      image: 1.33.4-cmk.3
+      taints: [{ key: nvidia.com/gpu, value: present, effect: NoSchedule }]
+    - name: cpu
+      providerSpec: { name: crusoe-1, region: us-east1-a }
+      autoscaler: { min: 1, max: 6 }
+      serverType: c1a.16x
+      image: 1.33.4-cmk.4
+kubernetes:
+  clusters:
+    - name: gpu-lab
+      version: "1.33.4-cmk.15"
+      network: 10.200.0.0/24
+      controlPlane: managed
+      pools: { compute: [h100, cpu] }
+      addons: [{ name: crusoe_csi }, { name: nvidia_gpu_operator }, { name: nvidia_network_operator }, { name: cluster_autoscaler }]
+`;
+  it('validates a CMK manifest and warns about the GPU pool\'s pre-NFS worker image and missing limits, by manifest path', () => {
+    const result = validateManifestText(manifest);
+    expect(result.errors).toEqual([]);
+    const [parsed] = result.manifests;
+    if (!parsed) throw new Error('no manifest');
+    const warnings = crusoeManifestWarnings(parsed);
+    expect(warnings.map((w) => [w.code, w.path])).toEqual([
+      ['autoscaler-defaults', 'nodePools.dynamic[0]'],
+      ['worker-image-before-nfs', 'nodePools.dynamic[0].image'],
+    ]);
+    expect(warnings.every((w) => w.cluster === 'gpu-lab')).toBe(true);
   });
 });

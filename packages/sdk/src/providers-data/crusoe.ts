@@ -1,5 +1,6 @@
 // Crusoe Managed Kubernetes (CMK) facts from the seeds (cmk-cluster-details.txt, cmk-addons.txt) and
 // crusoe-notes.md, as data; and a pure check that turns them into warnings for one cluster.
+import type { Manifest } from '../manifest/schema.js';
 
 /** `1.33.4-cmk.15`, `1.33.4-cmk.5-gb200`: Kubernetes version, Crusoe build counter, optional variant. */
 export interface CmkVersion {
@@ -191,6 +192,44 @@ export function crusoeClusterWarnings(input: CrusoeClusterCheckInput): CrusoeWar
     const nfsWorkerVersion = nfsWorker ? parseCmkVersion(nfsWorker) : undefined;
     if ((input.nfs || addons.has('crusoe_csi')) && nfsWorkerVersion && compareCmkVersions(np, nfsWorkerVersion) < 0) {
       out.push({ code: 'worker-image-before-nfs', path: `pools[${i}].nodePoolVersion`, message: `pool ${pool.name} uses ${pool.nodePoolVersion}, older than ${nfsWorker}, the first ${np.minorVersion} worker image with NFS pre-installed; each node downloads the NFS packages (about ${CMK_NFS_PACKAGE_DOWNLOAD_SECONDS / 60} minutes) before its first shared-volume mount` });
+    }
+  });
+  return out;
+}
+
+/** A warning found in a manifest, with the manifest path it concerns. */
+export interface CrusoeManifestWarning extends CrusoeWarning {
+  cluster: string;
+}
+
+/**
+ * The seeds' checks for every `controlPlane: managed` cluster of a manifest whose pools come from a Crusoe
+ * provider. For a managed pool, `image` names the CMK worker image (node pool version, `1.33.4-cmk.4`).
+ */
+export function crusoeManifestWarnings(manifest: Manifest): CrusoeManifestWarning[] {
+  const crusoeProviders = new Set(manifest.providers.filter((p) => p.providerType === 'crusoe').map((p) => p.name));
+  const out: CrusoeManifestWarning[] = [];
+  manifest.kubernetes.clusters.forEach((cluster, ci) => {
+    if (cluster.controlPlane !== 'managed') return;
+    const pools = (cluster.pools.compute ?? []).flatMap((name) => {
+      const index = manifest.nodePools.dynamic.findIndex((p) => p.name === name);
+      const pool = manifest.nodePools.dynamic[index];
+      return pool && crusoeProviders.has(pool.providerSpec.name) ? [{ index, pool }] : [];
+    });
+    if (pools.length === 0) return;
+    const addons = (cluster.addons ?? []).map((a) => a.name);
+    const warnings = crusoeClusterWarnings({
+      version: cluster.version,
+      addons,
+      autoClusters: addons.includes('autoclusters'),
+      pools: pools.map(({ pool }) => ({ name: pool.name, productName: pool.serverType, ...(parseCmkVersion(pool.image) ? { nodePoolVersion: pool.image } : {}), ...(pool.autoscaler ? { autoscaler: pool.autoscaler } : {}) })),
+    });
+    for (const w of warnings) {
+      const m = /^pools\[(\d+)\](?:\.(\w+))?$/.exec(w.path);
+      const poolIndex = m ? pools[Number(m[1])]?.index : undefined;
+      const field = m?.[2] === 'nodePoolVersion' ? 'image' : m?.[2] === 'productName' ? 'serverType' : m?.[2];
+      const path = poolIndex !== undefined ? `nodePools.dynamic[${poolIndex}]${field ? `.${field}` : ''}` : `kubernetes.clusters[${ci}].${w.path}`;
+      out.push({ ...w, path, cluster: cluster.name });
     }
   });
   return out;

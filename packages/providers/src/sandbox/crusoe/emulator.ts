@@ -310,6 +310,8 @@ export class CrusoeEmulator implements SandboxVmSource {
   /** Completes due operations in order, boots VMs, and keeps node pools at their count. */
   #tick(): void {
     const now = this.#now();
+    // Machines first, so an operation completing at the same instant reports its VM running.
+    for (const vm of this.vms.values()) if (vm.state === 'STATE_PROVISIONING' && vm.runningAt <= now) vm.state = 'STATE_RUNNING';
     const due = [...this.operations.values()].filter((o) => o.state === 'IN_PROGRESS' && o.finishAt <= now).sort((a, b) => a.finishAt - b.finishAt);
     for (const op of due) {
       try {
@@ -320,7 +322,6 @@ export class CrusoeEmulator implements SandboxVmSource {
         op.result = e instanceof ApiError ? { code: e.code, message: e.message } : { code: 'internal_error', message: 'operation failed' };
       }
     }
-    for (const vm of this.vms.values()) if (vm.state === 'STATE_PROVISIONING' && vm.runningAt <= now) vm.state = 'STATE_RUNNING';
     // The platform "actively works to maintain" a pool's count: a VM deleted without lowering it is replaced.
     for (const pool of this.pools.values()) {
       if (pool.state !== 'STATE_RUNNING') continue;
