@@ -43,6 +43,8 @@ export { cmkAddonSecret, autoscalerNodeArgs, withAutoscalerNodeArgs, CMK_AUTOSCA
 export { startupScript as crusoeStartupScript } from './crusoe/startup-script.js';
 export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './sandbox/crusoe/emulator.js';
 export { CrusoeSandbox, CRUSOE_SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type CrusoeSandboxOptions } from './sandbox/crusoe/harness.js';
+export { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './sandbox/snapshot.js';
+export type { SandboxRestoreOptions } from './sandbox/sandbox.js';
 export { CloudflareProvider, type CloudflareProviderOptions } from './cloudflare/provider.js';
 export { CloudflareClient, CLOUDFLARE_DEFAULT_BASE_URL, CLOUDFLARE_RATE_LIMIT, type CloudflareClientOptions } from './cloudflare/client.js';
 export { cloudflareErrorKind } from './cloudflare/errors.js';

@@ -16,6 +16,12 @@ export interface FaultRule {
   probability?: number;
 }
 
+/** The rules in effect (with what is left of their `times`; null = unlimited) and the faults fired, as plain data. */
+export interface FaultInjectorState {
+  rules: Array<FaultRule & { remaining: number | null }>;
+  fired: Array<{ cloud: CloudName; operation: string; kind: FaultKind }>;
+}
+
 export class FaultInjector {
   readonly #rules: Array<FaultRule & { remaining: number }> = [];
   readonly #random: () => number;
@@ -32,6 +38,20 @@ export class FaultInjector {
 
   clear(): void {
     this.#rules.length = 0;
+  }
+
+  state(): FaultInjectorState {
+    return {
+      rules: this.#rules.map((r) => ({ ...r, remaining: Number.isFinite(r.remaining) ? r.remaining : null })),
+      fired: this.fired.map((f) => ({ ...f })),
+    };
+  }
+
+  restore(state: FaultInjectorState): void {
+    this.#rules.length = 0;
+    for (const r of state.rules) this.#rules.push({ ...r, remaining: r.remaining ?? Number.POSITIVE_INFINITY });
+    this.fired.length = 0;
+    this.fired.push(...state.fired.map((f) => ({ ...f })));
   }
 
   /** The fault to apply to this call, if any; consumes one of its `times`. */

@@ -1,7 +1,7 @@
 // The sandbox clouds: Hetzner, EC2 and Route 53 emulators behind one msw server, on one virtual clock,
 // with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
 import { setupServer } from 'msw/node';
-import { VirtualClock, seededRandom } from '@kubeplane/sdk';
+import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
 import type { SandboxContext } from './context.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import type { InventoryItem } from './inventory.js';
@@ -10,6 +10,7 @@ import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
+import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
 
 export interface SandboxOptions {
   seed?: number;
@@ -19,7 +20,20 @@ export interface SandboxOptions {
   route53?: Partial<Route53EmulatorOptions>;
   /** EC2 regions served, each with its own state as on AWS (default: the common US and EU regions). */
   ec2Regions?: string[];
+  /**
+   * A world to continue from (`sandbox.snapshot()`): its time, randomness, regions, zones, rate limits and every
+   * resource replace `seed`, `ec2Regions` and the emulators' non-credential options. A `clock` given with it must
+   * not be ahead of the snapshot; it is moved to the snapshot's time.
+   */
+  snapshot?: SandboxSnapshot;
 }
+
+/** What may be given with a snapshot: the clock to use, and the credentials the emulators accept. */
+export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock'> & {
+  hetzner?: { token?: string };
+  ec2?: { accessKeyId?: string; secretAccessKey?: string };
+  route53?: { accessKeyId?: string; secretAccessKey?: string };
+};
 
 export const SANDBOX_EC2_REGIONS = ['eu-central-1', 'eu-central-2', 'eu-west-1', 'eu-north-1', 'us-east-1', 'us-east-2', 'us-west-2', 'ap-southeast-1'];
 
@@ -32,6 +46,8 @@ export const SANDBOX_CREDENTIALS = {
 
 export class Sandbox implements SandboxVmSource {
   readonly clock: VirtualClock;
+  /** The seeded generator behind `random`; its state is part of a snapshot. */
+  readonly rng: SeededRandom;
   readonly random: () => number;
   readonly faults: FaultInjector;
   readonly context: SandboxContext;
@@ -47,12 +63,18 @@ export class Sandbox implements SandboxVmSource {
   #listening = false;
 
   constructor(options: SandboxOptions = {}) {
-    this.clock = options.clock ?? new VirtualClock();
-    this.random = seededRandom(options.seed ?? 1);
+    const snapshot = options.snapshot === undefined ? undefined : asSandboxSnapshot(options.snapshot);
+    if (snapshot && options.clock && options.clock.now() > snapshot.clockMs) {
+      throw new RangeError(`the clock (${new Date(options.clock.now()).toISOString()}) is ahead of the sandbox snapshot (${new Date(snapshot.clockMs).toISOString()}); time never goes back`);
+    }
+    this.clock = options.clock ?? new VirtualClock(snapshot?.clockMs);
+    if (snapshot) this.clock.advanceTo(snapshot.clockMs);
+    this.rng = new SeededRandom(snapshot ? snapshot.random : (options.seed ?? 1));
+    this.random = () => this.rng.next();
     this.faults = new FaultInjector(this.random);
-    this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map() };
-    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner });
-    const regions = options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS);
+    this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map(snapshot?.calls) };
+    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
+    const regions = snapshot ? snapshot.ec2.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));
     this.ec2Regions = new Map(
       regions.map((region) => [
         region,
@@ -62,7 +84,37 @@ export class Sandbox implements SandboxVmSource {
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
     this.kubernetes = new KubernetesEmulator(this.context, { vms: this });
+    if (snapshot) {
+      this.faults.restore(snapshot.faults);
+      this.hetzner.restore(snapshot.hetzner);
+      for (const state of snapshot.ec2) this.ec2Regions.get(state.region)?.restore(state);
+      this.route53.restore(snapshot.route53);
+      this.kubernetes.restore(snapshot.kubernetes);
+    }
     this.#server = setupServer(...this.hetzner.handlers(), ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()), ...this.route53.handlers(), ...this.kubernetes.handlers());
+  }
+
+  /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
+  static fromSnapshot(snapshot: SandboxSnapshot, options: SandboxRestoreOptions = {}): Sandbox {
+    return new Sandbox({ ...options, snapshot });
+  }
+
+  /**
+   * The whole world as a plain JSON value, a deep copy (see SandboxSnapshot). It holds the machines' user-data
+   * and with it cluster private keys: write it with mode 0600, never log it.
+   */
+  snapshot(): SandboxSnapshot {
+    return {
+      v: SANDBOX_SNAPSHOT_VERSION,
+      clockMs: this.clock.now(),
+      random: this.rng.state,
+      calls: [...this.context.calls.entries()],
+      faults: this.faults.state(),
+      hetzner: this.hetzner.state(),
+      ec2: [...this.ec2Regions.values()].map((e) => e.state()),
+      route53: this.route53.state(),
+      kubernetes: this.kubernetes.state(),
+    };
   }
 
   /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */

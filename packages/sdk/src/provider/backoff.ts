@@ -20,14 +20,34 @@ export function backoffSeconds(attempt: number, options: BackoffOptions = {}): n
   return floor + random() * (ceiling - floor);
 }
 
-/** A small deterministic PRNG (mulberry32) for tests, sandboxes and simulations. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
+/**
+ * A small deterministic PRNG (mulberry32) for tests, sandboxes and simulations, with its whole state in one
+ * 32-bit number so a simulation can be saved and resumed exactly (the sandbox's snapshot).
+ */
+export class SeededRandom {
+  #state: number;
+
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+
+  /** The next value in [0,1). */
+  next(): number {
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = this.#state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  }
+
+  /** The generator's state: `new SeededRandom(r.state)` continues exactly where `r` is. */
+  get state(): number {
+    return this.#state;
+  }
+}
+
+/** The same sequence as a plain function (what providers and emulators take). */
+export function seededRandom(seed: number): () => number {
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }

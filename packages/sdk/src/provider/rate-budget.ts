@@ -22,6 +22,13 @@ export interface RateBudget {
   available(): number;
 }
 
+/** A token bucket's mutable state, plain data (for the sandbox's snapshot). */
+export interface TokenBucketState {
+  tokens: number;
+  updatedAt: number;
+  blockedUntil: number;
+}
+
 export class TokenBucket implements RateBudget {
   readonly limits: TokenBucketLimits;
   readonly #clock: Clock;
@@ -77,6 +84,17 @@ export class TokenBucket implements RateBudget {
       this.#blockedUntil = untilMs;
       this.#tokens = 0;
     }
+  }
+
+  /** The bucket's state as it is (not refilled to now), so a restored bucket continues identically. */
+  state(): TokenBucketState {
+    return { tokens: this.#tokens, updatedAt: this.#updatedAt, blockedUntil: this.#blockedUntil };
+  }
+
+  restore(state: TokenBucketState): void {
+    this.#tokens = state.tokens;
+    this.#updatedAt = state.updatedAt;
+    this.#blockedUntil = state.blockedUntil;
   }
 }
 

@@ -3,7 +3,7 @@
 // Elastic IPs, key pairs, images, instance types and zones; EC2's request buckets per action category.
 import { createHash } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
+import { TokenBucket, RATE_LIMITS, type TokenBucketState } from '@kubeplane/sdk';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { InventoryItem } from '../inventory.js';
 import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
@@ -53,21 +53,21 @@ function imageFor(id: string, arch: string): { id: string; name: string; arch: s
 }
 
 type Tags = Record<string, string>;
-interface Instance {
+export interface Instance {
   id: string; reservationId: string; type: string; imageId: string; zone: string; subnetId?: string; vpcId?: string;
   groups: string[]; keyName?: string; tags: Tags; launchedAt: number; visibleAt: number; runningAt: number;
   terminatedAt?: number; terminateRequestedAt?: number; privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
   /** Base64, as received; kept in memory for the simulated kubelets (it holds bootstrap tokens), never in the inventory. */
   userData: string;
 }
-interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string }
-interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number }
-interface Igw { id: string; tags: Tags; vpcId?: string }
-interface RouteTable { id: string; vpcId: string; main: boolean; routes: Array<{ cidr: string; gatewayId: string }>; tags: Tags }
-interface Permission { protocol: string; from: number; to: number; cidrs: Array<{ cidr: string; description?: string }>; groups: string[] }
-interface SecurityGroup { id: string; name: string; description: string; vpcId: string; tags: Tags; ingress: Permission[] }
-interface Address { allocationId: string; publicIp: string; tags: Tags; instanceId?: string; associationId?: string }
-interface KeyPair { id: string; name: string; fingerprint: string; tags: Tags }
+export interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string }
+export interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number }
+export interface Igw { id: string; tags: Tags; vpcId?: string }
+export interface RouteTable { id: string; vpcId: string; main: boolean; routes: Array<{ cidr: string; gatewayId: string }>; tags: Tags }
+export interface Permission { protocol: string; from: number; to: number; cidrs: Array<{ cidr: string; description?: string }>; groups: string[] }
+export interface SecurityGroup { id: string; name: string; description: string; vpcId: string; tags: Tags; ingress: Permission[] }
+export interface Address { allocationId: string; publicIp: string; tags: Tags; instanceId?: string; associationId?: string }
+export interface KeyPair { id: string; name: string; fingerprint: string; tags: Tags }
 
 class Ec2Error extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -86,6 +86,33 @@ export interface Ec2EmulatorOptions {
   describeLagMaxMs: number;
 }
 
+type BucketName = 'run' | 'launches' | 'terminate' | 'describe' | 'mutating';
+
+/**
+ * Everything one region's emulator keeps, as plain data (sandbox snapshots), except the credentials. It includes
+ * the instances' user-data, which holds cluster private keys: written to disk with mode 0600, never logged.
+ */
+export interface Ec2EmulatorState {
+  region: string;
+  zones: string[];
+  describeLagMaxMs: number;
+  seq: number;
+  ipSeq: number;
+  instances: Array<[string, Instance]>;
+  vpcs: Array<[string, Vpc]>;
+  subnets: Array<[string, Subnet]>;
+  igws: Array<[string, Igw]>;
+  routeTables: Array<[string, RouteTable]>;
+  securityGroups: Array<[string, SecurityGroup]>;
+  addresses: Array<[string, Address]>;
+  keyPairs: Array<[string, KeyPair]>;
+  /** RunInstances ClientTokens seen, for idempotency. */
+  clientTokens: Array<[string, { hash: string; instanceIds: string[] }]>;
+  buckets: Record<BucketName, TokenBucketState>;
+  throttled: number;
+  requests: number;
+}
+
 export class Ec2Emulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #options: Ec2EmulatorOptions;
@@ -100,7 +127,7 @@ export class Ec2Emulator implements SandboxVmSource {
   readonly addresses = new Map<string, Address>();
   readonly keyPairs = new Map<string, KeyPair>();
   readonly #tokens = new Map<string, { hash: string; instanceIds: string[] }>();
-  readonly #buckets: Record<'run' | 'launches' | 'terminate' | 'describe' | 'mutating', TokenBucket>;
+  readonly #buckets: Record<BucketName, TokenBucket>;
   throttled = 0;
   requests = 0;
 
@@ -118,6 +145,56 @@ export class Ec2Emulator implements SandboxVmSource {
 
   get region(): string {
     return this.#options.region;
+  }
+
+  /** A deep copy of the emulator's state. */
+  state(): Ec2EmulatorState {
+    const b = this.#buckets;
+    return structuredClone({
+      region: this.#options.region,
+      zones: this.#options.zones,
+      describeLagMaxMs: this.#options.describeLagMaxMs,
+      seq: this.#seq,
+      ipSeq: this.#ipSeq,
+      instances: [...this.instances.entries()],
+      vpcs: [...this.vpcs.entries()],
+      subnets: [...this.subnets.entries()],
+      igws: [...this.igws.entries()],
+      routeTables: [...this.routeTables.entries()],
+      securityGroups: [...this.securityGroups.entries()],
+      addresses: [...this.addresses.entries()],
+      keyPairs: [...this.keyPairs.entries()],
+      clientTokens: [...this.#tokens.entries()],
+      buckets: { run: b.run.state(), launches: b.launches.state(), terminate: b.terminate.state(), describe: b.describe.state(), mutating: b.mutating.state() },
+      throttled: this.throttled,
+      requests: this.requests,
+    });
+  }
+
+  /** Replaces the emulator's state with a copy of `state`, which must be of this emulator's region. */
+  restore(state: Ec2EmulatorState): void {
+    if (state.region !== this.#options.region) throw new Error(`cannot restore EC2 state of ${state.region} into the emulator of ${this.#options.region}`);
+    const s = structuredClone(state);
+    this.#options.zones = s.zones;
+    this.#options.describeLagMaxMs = s.describeLagMaxMs;
+    this.#seq = s.seq;
+    this.#ipSeq = s.ipSeq;
+    const refill = <V>(map: Map<string, V>, entries: Array<[string, V]>): void => {
+      map.clear();
+      for (const [k, v] of entries) map.set(k, v);
+    };
+    refill(this.instances, s.instances);
+    refill(this.vpcs, s.vpcs);
+    refill(this.subnets, s.subnets);
+    refill(this.igws, s.igws);
+    refill(this.routeTables, s.routeTables);
+    refill(this.securityGroups, s.securityGroups);
+    refill(this.addresses, s.addresses);
+    refill(this.keyPairs, s.keyPairs);
+    refill(this.#tokens, s.clientTokens);
+    for (const name of Object.keys(this.#buckets) as BucketName[]) this.#buckets[name].restore(s.buckets[name]);
+    this.throttled = s.throttled;
+    this.requests = s.requests;
   }
 
   handlers(): HttpHandler[] {

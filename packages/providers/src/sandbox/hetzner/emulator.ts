@@ -3,7 +3,7 @@
 // rate limit with RateLimit-* headers and the {error:{code,message}} envelope.
 import { createHash } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { TokenBucket, RATE_LIMITS, type TokenBucketLimits } from '@kubeplane/sdk';
+import { TokenBucket, RATE_LIMITS, type TokenBucketLimits, type TokenBucketState } from '@kubeplane/sdk';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { FaultKind } from '../faults.js';
 import type { InventoryItem } from '../inventory.js';
@@ -19,7 +19,7 @@ const USER_DATA_LIMIT = 32 * 1024;
 type Labels = Record<string, string>;
 type Json = Record<string, unknown>;
 
-interface Server {
+export interface Server {
   id: number;
   name: string;
   labels: Labels;
@@ -36,14 +36,14 @@ interface Server {
   /** Kept in memory for the simulated kubelets (it holds bootstrap tokens): never in the inventory. */
   userData: string;
 }
-interface Network { id: number; name: string; labels: Labels; ipRange: string; subnets: Array<{ type: string; ip_range: string; network_zone: string; gateway: string }>; created: number; nextHost: number }
-interface Firewall { id: number; name: string; labels: Labels; rules: Json[]; appliedTo: Json[]; created: number }
-interface PrimaryIp { id: number; name: string; labels: Labels; ip: string; assigneeId: number | null; autoDelete: boolean; location: (typeof HETZNER_LOCATIONS)[number]; created: number }
-interface SshKey { id: number; name: string; labels: Labels; publicKey: string; fingerprint: string; created: number }
-interface PlacementGroup { id: number; name: string; labels: Labels; created: number }
-interface Zone { id: number; name: string; labels: Labels; ttl: number; created: number }
-interface RRSet { zone: number; name: string; type: string; ttl: number | null; records: Array<{ value: string; comment?: string }>; labels: Labels }
-interface Action { id: number; command: string; started: number; finishAt: number; resources: Array<{ id: number; type: string }> }
+export interface Network { id: number; name: string; labels: Labels; ipRange: string; subnets: Array<{ type: string; ip_range: string; network_zone: string; gateway: string }>; created: number; nextHost: number }
+export interface Firewall { id: number; name: string; labels: Labels; rules: Json[]; appliedTo: Json[]; created: number }
+export interface PrimaryIp { id: number; name: string; labels: Labels; ip: string; assigneeId: number | null; autoDelete: boolean; location: (typeof HETZNER_LOCATIONS)[number]; created: number }
+export interface SshKey { id: number; name: string; labels: Labels; publicKey: string; fingerprint: string; created: number }
+export interface PlacementGroup { id: number; name: string; labels: Labels; created: number }
+export interface Zone { id: number; name: string; labels: Labels; ttl: number; created: number }
+export interface RRSet { zone: number; name: string; type: string; ttl: number | null; records: Array<{ value: string; comment?: string }>; labels: Labels }
+export interface Action { id: number; command: string; started: number; finishAt: number; resources: Array<{ id: number; type: string }> }
 
 class ApiError extends Error {
   constructor(
@@ -65,6 +65,29 @@ export interface HetznerEmulatorOptions {
   initiallySpent?: number;
   /** DNS zones that exist in the project before the test (user-owned). */
   dnsZones?: string[];
+}
+
+/**
+ * Everything the emulator keeps, as plain data (sandbox snapshots). It includes the servers' user-data, which
+ * holds cluster private keys: whoever writes it to disk writes it with mode 0600, and nobody logs it.
+ */
+export interface HetznerEmulatorState {
+  rateLimit: TokenBucketLimits;
+  budget: TokenBucketState;
+  nextId: number;
+  nextIp: number;
+  servers: Array<[number, Server]>;
+  networks: Array<[number, Network]>;
+  firewalls: Array<[number, Firewall]>;
+  primaryIps: Array<[number, PrimaryIp]>;
+  sshKeys: Array<[number, SshKey]>;
+  placementGroups: Array<[number, PlacementGroup]>;
+  actions: Array<[number, Action]>;
+  zones: Array<[number, Zone]>;
+  rrsets: RRSet[];
+  throttled: number;
+  requests: number;
+  requestTimes: number[];
 }
 
 export class HetznerEmulator implements SandboxVmSource {
@@ -99,6 +122,52 @@ export class HetznerEmulator implements SandboxVmSource {
       this.rrsets.push({ zone: zone.id, name: '@', type: 'SOA', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }], labels: {} });
       this.rrsets.push({ zone: zone.id, name: '@', type: 'NS', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com.' }, { value: 'oxygen.ns.hetzner.com.' }, { value: 'helium.ns.hetzner.de.' }], labels: {} });
     }
+  }
+
+  /** A deep copy of the emulator's state. */
+  state(): HetznerEmulatorState {
+    return structuredClone({
+      rateLimit: { ...this.budget.limits },
+      budget: this.budget.state(),
+      nextId: this.#nextId,
+      nextIp: this.#nextIp,
+      servers: [...this.servers.entries()],
+      networks: [...this.networks.entries()],
+      firewalls: [...this.firewalls.entries()],
+      primaryIps: [...this.primaryIps.entries()],
+      sshKeys: [...this.sshKeys.entries()],
+      placementGroups: [...this.placementGroups.entries()],
+      actions: [...this.actions.entries()],
+      zones: [...this.zones.entries()],
+      rrsets: this.rrsets,
+      throttled: this.throttled,
+      requests: this.requests,
+      requestTimes: this.requestTimes,
+    });
+  }
+
+  /** Replaces the emulator's state with a copy of `state` (the rate limit is the constructor's option). */
+  restore(state: HetznerEmulatorState): void {
+    const s = structuredClone(state);
+    this.budget.restore(s.budget);
+    this.#nextId = s.nextId;
+    this.#nextIp = s.nextIp;
+    const refill = <K, V>(map: Map<K, V>, entries: Array<[K, V]>): void => {
+      map.clear();
+      for (const [k, v] of entries) map.set(k, v);
+    };
+    refill(this.servers, s.servers);
+    refill(this.networks, s.networks);
+    refill(this.firewalls, s.firewalls);
+    refill(this.primaryIps, s.primaryIps);
+    refill(this.sshKeys, s.sshKeys);
+    refill(this.placementGroups, s.placementGroups);
+    refill(this.actions, s.actions);
+    refill(this.zones, s.zones);
+    this.rrsets.splice(0, this.rrsets.length, ...s.rrsets);
+    this.throttled = s.throttled;
+    this.requests = s.requests;
+    this.requestTimes.splice(0, this.requestTimes.length, ...s.requestTimes);
   }
 
   handlers(): HttpHandler[] {

@@ -13,13 +13,27 @@ import {
   notFound,
   ObjectStore,
   RESOURCES,
+  type ObjectStoreState,
   validName,
   type Json,
   type KubeObject,
   type Resource,
 } from './store.js';
 
-export type Schedule = (atMs: number, run: (at: number) => void) => void;
+/** What a cluster's controllers schedule for later; data, so a pending schedule can be saved (sandbox snapshots). */
+export type ClusterEvent =
+  /** Taint-based eviction from a node that stayed unreachable. */
+  | { kind: 'evict-unreachable'; node: string; uid: string }
+  /** A bound pod's containers have started. */
+  | { kind: 'pod-start'; namespace?: string; name: string; uid: string };
+
+export type Schedule = (atMs: number, event: ClusterEvent) => void;
+
+/** A cluster API's state beyond its identity, as plain data. */
+export interface ClusterApiState {
+  store: ObjectStoreState;
+  podSeq: number;
+}
 
 export interface TaintLike {
   key: string;
@@ -502,19 +516,39 @@ export class ClusterApi {
       { key: UNREACHABLE_TAINT, effect: 'NoExecute' },
     ]);
     for (const pod of this.store.list('pods')) if (podNode(pod) === name) this.#setPodReady(pod, false, atMs);
-    const uid = node.metadata['uid'];
-    this.#schedule(atMs + KUBE_TIMINGS.unreachableEvictionMs, (at) => {
-      const still = this.store.get('nodes', undefined, name);
-      if (!still || still.metadata['uid'] !== uid || nodeReady(still)) return;
-      // Taint-based eviction: pods without a toleration for the unreachable NoExecute taint are deleted.
-      for (const pod of this.store.list('pods')) {
-        if (podNode(pod) !== name) continue;
-        const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
-        const forever = tolerations.some((t) => tolerates([t], { key: UNREACHABLE_TAINT, effect: 'NoExecute' }) && t.tolerationSeconds === undefined);
-        if (!forever) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
-      }
-      this.reconcile(at);
-    });
+    this.#schedule(atMs + KUBE_TIMINGS.unreachableEvictionMs, { kind: 'evict-unreachable', node: name, uid: String(node.metadata['uid']) });
+  }
+
+  /** Runs what a controller scheduled (the event queue calls this when its time has come). */
+  runEvent(event: ClusterEvent, at: number): void {
+    switch (event.kind) {
+      case 'evict-unreachable':
+        return this.#evictUnreachable(event.node, event.uid, at);
+      case 'pod-start':
+        return this.#podStarted(event.namespace, event.name, event.uid, at);
+    }
+  }
+
+  #evictUnreachable(name: string, uid: string, at: number): void {
+    const still = this.store.get('nodes', undefined, name);
+    if (!still || still.metadata['uid'] !== uid || nodeReady(still)) return;
+    // Taint-based eviction: pods without a toleration for the unreachable NoExecute taint are deleted.
+    for (const pod of this.store.list('pods')) {
+      if (podNode(pod) !== name) continue;
+      const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
+      const forever = tolerations.some((t) => tolerates([t], { key: UNREACHABLE_TAINT, effect: 'NoExecute' }) && t.tolerationSeconds === undefined);
+      if (!forever) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
+    }
+    this.reconcile(at);
+  }
+
+  state(): ClusterApiState {
+    return { store: this.store.state(), podSeq: this.#podSeq };
+  }
+
+  restore(state: ClusterApiState): void {
+    this.store.restore(state.store);
+    this.#podSeq = state.podSeq;
   }
 
   // ---- pods, Deployments and the scheduler ------------------------------------------------------------------
@@ -561,16 +595,18 @@ export class ClusterApi {
 
   /** A bound pod starts once its node is Ready: Running and Ready after the pod start time. */
   #startPod(pod: KubeObject, atMs: number): void {
-    const uid = pod.metadata['uid'];
-    this.#schedule(atMs + KUBE_TIMINGS.podStartMs, (at) => {
-      const current = this.store.get('pods', pod.metadata.namespace, pod.metadata.name);
-      if (!current || current.metadata['uid'] !== uid) return;
-      const node = podNode(current);
-      const n = node ? this.store.get('nodes', undefined, node) : undefined;
-      if (!n || !nodeReady(n)) return;
-      this.#setPodRunning(current, at);
-      this.reconcile(at);
-    });
+    const namespace = pod.metadata.namespace;
+    this.#schedule(atMs + KUBE_TIMINGS.podStartMs, { kind: 'pod-start', ...(namespace !== undefined ? { namespace } : {}), name: pod.metadata.name, uid: String(pod.metadata['uid']) });
+  }
+
+  #podStarted(namespace: string | undefined, name: string, uid: string, at: number): void {
+    const current = this.store.get('pods', namespace, name);
+    if (!current || current.metadata['uid'] !== uid) return;
+    const node = podNode(current);
+    const n = node ? this.store.get('nodes', undefined, node) : undefined;
+    if (!n || !nodeReady(n)) return;
+    this.#setPodRunning(current, at);
+    this.reconcile(at);
   }
 
   /** The Deployment controller (as ReplicaSets would), the scheduler and Deployment status. */

@@ -11,7 +11,7 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
-import { KubeletSimulation, type KubeletStatus } from './kubelets.js';
+import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } from './kubelets.js';
 import { ApiError, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
 
@@ -49,6 +49,12 @@ export interface KubernetesInventoryCluster {
   up: boolean;
   nodes: KubernetesInventoryNode[];
   pods: KubernetesInventoryPod[];
+}
+
+/** The emulator's state as plain data (sandbox snapshots); see KubeletSimulationState about the user-data in it. */
+export interface KubernetesEmulatorState {
+  requests: number;
+  simulation: KubeletSimulationState;
 }
 
 export interface KubernetesInventory {
@@ -115,6 +121,16 @@ export class KubernetesEmulator {
 
   handlers(): HttpHandler[] {
     return [http.all('*', async ({ request }) => this.#handle(request))];
+  }
+
+  /** A deep copy of the state, as it is (not brought up to the clock's now: restoring then continuing is identical). */
+  state(): KubernetesEmulatorState {
+    return { requests: this.requests, simulation: this.simulation.state() };
+  }
+
+  restore(state: KubernetesEmulatorState): void {
+    this.requests = state.requests;
+    this.simulation.restore(state.simulation);
   }
 
   /** Brings the simulated clusters up to the virtual clock's now (also done before every request). */

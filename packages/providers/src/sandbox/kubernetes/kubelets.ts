@@ -3,8 +3,8 @@
 // config would really work: a live bootstrap token, the cluster CA's pinned hash, and the cluster's endpoint.
 import { createHash, createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
-import { ClusterApi, type TaintLike } from './cluster.js';
-import { EventQueue } from './events.js';
+import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type TaintLike } from './cluster.js';
+import { EventQueue, type QueuedEvent } from './events.js';
 import type { KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
@@ -65,6 +65,72 @@ interface Kubelet {
   discoveryDeadline?: number;
 }
 
+/** What the simulation schedules: data naming the kubelet or cluster it concerns, so it can be saved. */
+type SimEvent =
+  | { kind: 'gone'; kubelet: Kubelet }
+  | { kind: 'unreachable'; cluster: SimCluster; node: string }
+  | { kind: 'prepared'; kubelet: Kubelet }
+  | { kind: 'init-done'; kubelet: Kubelet; caPem: string }
+  | { kind: 'discover'; kubelet: Kubelet }
+  | { kind: 'joined'; kubelet: Kubelet; cluster: SimCluster }
+  | { kind: 'node-ready'; kubelet: Kubelet; cluster: SimCluster; node: string }
+  | { kind: 'cluster'; cluster: SimCluster; event: ClusterEvent };
+
+/** A SandboxVm as plain data: bytes of user-data as base64. */
+export type SerializedVm = Omit<SandboxVm, 'userData'> & { userData: string | { base64: string } };
+
+export interface KubeletSnapshot {
+  id: string;
+  vm: SerializedVm;
+  runningSince: number;
+  alive: boolean;
+  stopping?: boolean;
+  status: KubeletStatus;
+  /** Its user-data was read (the boot config is read again from `vm.userData` on restore). */
+  configured: boolean;
+  /** Index into the snapshot's clusters. */
+  cluster?: number;
+  discoveryDeadline?: number;
+}
+
+export interface SimClusterSnapshot {
+  identity: ClusterIdentity;
+  caHash: string;
+  /** Indexes into the snapshot's kubelets. */
+  controlPlanes: number[];
+  controlPlaneJoinBusyUntil: number;
+  api: ClusterApiState;
+}
+
+/** A SimEvent with its kubelet and cluster as indexes into the snapshot's lists. */
+export type SimEventSnapshot =
+  | { kind: 'gone' | 'prepared' | 'discover'; kubelet: number }
+  | { kind: 'unreachable'; cluster: number; node: string }
+  | { kind: 'init-done'; kubelet: number; caPem: string }
+  | { kind: 'joined'; kubelet: number; cluster: number }
+  | { kind: 'node-ready'; kubelet: number; cluster: number; node: string }
+  | { kind: 'cluster'; cluster: number; event: ClusterEvent };
+
+/**
+ * The simulated side of every cluster as plain data (sandbox snapshots). Kubelets keep their machines' user-data,
+ * which holds cluster private keys: written to disk with mode 0600, never logged.
+ */
+export interface KubeletSimulationState {
+  /** Every kubelet ever started, retired ones included. */
+  kubelets: KubeletSnapshot[];
+  retired: number[];
+  /** The live kubelet per machine (`cloud/name`). */
+  current: Array<[string, number]>;
+  clusters: SimClusterSnapshot[];
+  /** The cluster per endpoint. */
+  endpoints: Array<[string, number]>;
+  knownEndpoints: string[];
+  /** Null before the first tick. */
+  processedUntil: number | null;
+  eventSeq: number;
+  events: Array<QueuedEvent<SimEventSnapshot>>;
+}
+
 const STAGED_CA = '/etc/kubeplane/pki/ca.crt';
 const STAGED_CA_KEY = '/etc/kubeplane/pki/ca.key';
 const STAGED_MESH = '/etc/kubeplane/mesh.yaml';
@@ -86,7 +152,7 @@ function hostOf(endpoint: string): string {
 
 export class KubeletSimulation {
   readonly #source: SandboxVmSource;
-  readonly events = new EventQueue();
+  readonly events = new EventQueue<SimEvent>();
   readonly #kubelets = new Map<string, Kubelet>();
   readonly #retired: Kubelet[] = [];
   readonly clusters = new Map<string, SimCluster>();
@@ -125,7 +191,7 @@ export class KubeletSimulation {
       this.#start(id, vm, runningSince, floor);
     }
     for (const k of this.#kubelets.values()) if (k.alive && !seen.has(k.id)) this.#goneAt(k, Math.max(floor, now));
-    this.events.runUntil(now);
+    this.events.runUntil(now, (event, at) => this.#run(event, at));
     this.#processedUntil = now;
   }
 
@@ -162,7 +228,7 @@ export class KubeletSimulation {
   #goneAt(k: Kubelet, atMs: number): void {
     if (k.stopping) return;
     k.stopping = true;
-    this.events.at(atMs, (at) => this.#gone(k, at));
+    this.events.at(atMs, { kind: 'gone', kubelet: k });
   }
 
   #start(id: string, vm: SandboxVm, runningSince: number, floor: number): Kubelet {
@@ -184,7 +250,7 @@ export class KubeletSimulation {
       k.status.endpoint = endpoint;
       this.#endpoints.add(endpoint);
     }
-    this.events.at(Math.max(runningSince + KUBE_TIMINGS.osPreparationMs, floor), (at) => this.#prepared(k, at));
+    this.events.at(Math.max(runningSince + KUBE_TIMINGS.osPreparationMs, floor), { kind: 'prepared', kubelet: k });
     return k;
   }
 
@@ -196,10 +262,7 @@ export class KubeletSimulation {
     const cluster = k.cluster;
     const node = k.status.node;
     if (wasRegistered && cluster && node) {
-      this.events.at(atMs + KUBE_TIMINGS.nodeMonitorGraceMs, (at) => {
-        if (this.reachable(cluster.endpoint) !== cluster) return;
-        cluster.api.markNodeUnreachable(node, at);
-      });
+      this.events.at(atMs + KUBE_TIMINGS.nodeMonitorGraceMs, { kind: 'unreachable', cluster, node });
     }
   }
 
@@ -229,7 +292,7 @@ export class KubeletSimulation {
       if (this.reachable(endpoint)) return this.#fail(k, at, `kubeadm init: another cluster already answers at ${endpoint}; the kubelet cannot register with this control plane`);
       k.status.state = 'initializing';
       this.#log(k, at, `kubeadm init: control-plane endpoint ${endpoint}`);
-      this.events.at(at + KUBE_TIMINGS.kubeadmInitMs, (t) => this.#initDone(k, t, caPem));
+      this.events.at(at + KUBE_TIMINGS.kubeadmInitMs, { kind: 'init-done', kubelet: k, caPem });
       return;
     }
     k.status.state = 'waiting-for-api';
@@ -251,8 +314,7 @@ export class KubeletSimulation {
     if (!k.alive || !k.config?.kubeadm?.init) return;
     const init = k.config.kubeadm.init;
     const endpoint = init.controlPlaneEndpoint;
-    const api = new ClusterApi({ name: init.clusterName, endpoint, kubernetesVersion: init.kubernetesVersion, caPem }, (t, run) => this.events.at(t, run), at);
-    const cluster: SimCluster = { api, endpoint, caHash: caCertHash(caPem), controlPlanes: new Set([k]), controlPlaneJoinBusyUntil: at };
+    const cluster = this.#cluster({ name: init.clusterName, endpoint, kubernetesVersion: init.kubernetesVersion, caPem }, caCertHash(caPem), new Set([k]), at, at);
     this.clusters.set(endpoint, cluster);
     k.cluster = cluster;
     const meshConfigMaps: KubeObject[] = [];
@@ -263,7 +325,7 @@ export class KubeletSimulation {
         if (o && o['kind'] === 'ConfigMap' && typeof o.metadata?.name === 'string') meshConfigMaps.push(o);
       }
     }
-    api.bootstrap({ tokens: init.tokens.map((t) => ({ token: t.token, expiresAtMs: at + t.ttlMs })), meshConfigMaps }, at);
+    cluster.api.bootstrap({ tokens: init.tokens.map((t) => ({ token: t.token, expiresAtMs: at + t.ttlMs })), meshConfigMaps }, at);
     this.#log(k, at, `kubeadm init: control plane up at https://${endpoint}`);
     this.#register(k, cluster, at, true);
   }
@@ -276,7 +338,7 @@ export class KubeletSimulation {
       k.status.reason = reason;
       this.#log(k, at, `kubeadm join: ${reason}`);
       if (at + KUBE_TIMINGS.discoveryRetryMs > deadline) return this.#fail(k, at, `${reason} (gave up after ${KUBE_TIMINGS.kubeadmAttempts} attempts of ${KUBE_TIMINGS.discoveryTimeoutMs / 60_000} min)`);
-      this.events.at(at + KUBE_TIMINGS.discoveryRetryMs, (t) => this.#discover(k, t));
+      this.events.at(at + KUBE_TIMINGS.discoveryRetryMs, { kind: 'discover', kubelet: k });
     };
     const cluster = this.reachable(join.apiServerEndpoint);
     if (!cluster) return retry(`could not reach the API server at https://${join.apiServerEndpoint} (connection refused or no such host)`);
@@ -300,13 +362,13 @@ export class KubeletSimulation {
       k.status.state = 'joining';
       delete k.status.reason;
       this.#log(k, at, start > at ? `kubeadm join --control-plane: waiting for the etcd member add of another control plane until ${new Date(start).toISOString()}` : 'kubeadm join --control-plane: adding an etcd member');
-      this.events.at(start + KUBE_TIMINGS.kubeadmControlPlaneJoinMs, (t) => this.#joined(k, cluster, t));
+      this.events.at(start + KUBE_TIMINGS.kubeadmControlPlaneJoinMs, { kind: 'joined', kubelet: k, cluster });
       return;
     }
     k.status.state = 'joining';
     delete k.status.reason;
     this.#log(k, at, 'kubeadm join: TLS bootstrap');
-    this.events.at(at + KUBE_TIMINGS.kubeadmJoinMs, (t) => this.#joined(k, cluster, t));
+    this.events.at(at + KUBE_TIMINGS.kubeadmJoinMs, { kind: 'joined', kubelet: k, cluster });
   }
 
   #joined(k: Kubelet, cluster: SimCluster, at: number): void {
@@ -352,13 +414,193 @@ export class KubeletSimulation {
     k.status.state = 'registered';
     k.status.registeredAtMs = at;
     this.#log(k, at, `kubelet: registered node ${kubeadm.nodeName}`);
-    this.events.at(at + KUBE_TIMINGS.ciliumReadyMs, (t) => {
-      if (!k.alive || this.reachable(cluster.endpoint) !== cluster) return;
-      if (!cluster.api.store.get('nodes', undefined, kubeadm.nodeName)) return;
-      cluster.api.setNodeReady(kubeadm.nodeName, t);
-      k.status.state = 'ready';
-      k.status.readyAtMs = t;
-      this.#log(k, t, 'kubelet: node Ready (Cilium agent running)');
+    this.events.at(at + KUBE_TIMINGS.ciliumReadyMs, { kind: 'node-ready', kubelet: k, cluster, node: kubeadm.nodeName });
+  }
+
+  #nodeReady(k: Kubelet, cluster: SimCluster, node: string, at: number): void {
+    if (!k.alive || this.reachable(cluster.endpoint) !== cluster) return;
+    if (!cluster.api.store.get('nodes', undefined, node)) return;
+    cluster.api.setNodeReady(node, at);
+    k.status.state = 'ready';
+    k.status.readyAtMs = at;
+    this.#log(k, at, 'kubelet: node Ready (Cilium agent running)');
+  }
+
+  #run(event: SimEvent, at: number): void {
+    switch (event.kind) {
+      case 'gone':
+        return this.#gone(event.kubelet, at);
+      case 'unreachable':
+        if (this.reachable(event.cluster.endpoint) !== event.cluster) return;
+        return event.cluster.api.markNodeUnreachable(event.node, at);
+      case 'prepared':
+        return this.#prepared(event.kubelet, at);
+      case 'init-done':
+        return this.#initDone(event.kubelet, at, event.caPem);
+      case 'discover':
+        return this.#discover(event.kubelet, at);
+      case 'joined':
+        return this.#joined(event.kubelet, event.cluster, at);
+      case 'node-ready':
+        return this.#nodeReady(event.kubelet, event.cluster, event.node, at);
+      case 'cluster':
+        return event.cluster.api.runEvent(event.event, at);
+    }
+  }
+
+  /** A cluster's API, its controllers scheduling on this simulation's queue. */
+  #cluster(identity: ClusterIdentity, caHash: string, controlPlanes: Set<Kubelet>, controlPlaneJoinBusyUntil: number, nowMs: number): SimCluster {
+    const holder: { cluster?: SimCluster } = {};
+    const api = new ClusterApi(identity, (t, event) => this.events.at(t, { kind: 'cluster', cluster: holder.cluster as SimCluster, event }), nowMs);
+    const cluster: SimCluster = { api, endpoint: identity.endpoint, caHash, controlPlanes, controlPlaneJoinBusyUntil };
+    holder.cluster = cluster;
+    return cluster;
+  }
+
+  /** A deep copy of the simulation: kubelets, clusters (objects and controllers' schedules) and pending events. */
+  state(): KubeletSimulationState {
+    const kubelets = [...this.#retired, ...this.#kubelets.values()];
+    const kubeletIndex = new Map(kubelets.map((k, i) => [k, i]));
+    const clusters: SimCluster[] = [];
+    const clusterIndex = new Map<SimCluster, number>();
+    const cl = (c: SimCluster): number => {
+      let i = clusterIndex.get(c);
+      if (i === undefined) {
+        i = clusters.length;
+        clusters.push(c);
+        clusterIndex.set(c, i);
+      }
+      return i;
+    };
+    const ku = (k: Kubelet): number => {
+      const i = kubeletIndex.get(k);
+      if (i === undefined) throw new Error(`kubernetes sandbox: a pending event names a kubelet (${k.id}) the simulation no longer holds`);
+      return i;
+    };
+    for (const c of this.clusters.values()) cl(c);
+    for (const k of kubelets) if (k.cluster) cl(k.cluster);
+    const pending = this.events.pending();
+    const events = pending.events.map(({ at, seq, event: e }): QueuedEvent<SimEventSnapshot> => {
+      let event: SimEventSnapshot;
+      switch (e.kind) {
+        case 'gone':
+        case 'prepared':
+        case 'discover':
+          event = { kind: e.kind, kubelet: ku(e.kubelet) };
+          break;
+        case 'unreachable':
+          event = { kind: e.kind, cluster: cl(e.cluster), node: e.node };
+          break;
+        case 'init-done':
+          event = { kind: e.kind, kubelet: ku(e.kubelet), caPem: e.caPem };
+          break;
+        case 'joined':
+          event = { kind: e.kind, kubelet: ku(e.kubelet), cluster: cl(e.cluster) };
+          break;
+        case 'node-ready':
+          event = { kind: e.kind, kubelet: ku(e.kubelet), cluster: cl(e.cluster), node: e.node };
+          break;
+        case 'cluster':
+          event = { kind: e.kind, cluster: cl(e.cluster), event: structuredClone(e.event) };
+          break;
+      }
+      return { at, seq, event };
     });
+    return {
+      kubelets: kubelets.map((k) => ({
+        id: k.id,
+        vm: structuredClone({ ...k.vm, userData: typeof k.vm.userData === 'string' ? k.vm.userData : { base64: Buffer.from(k.vm.userData).toString('base64') } }),
+        runningSince: k.runningSince,
+        alive: k.alive,
+        ...(k.stopping !== undefined ? { stopping: k.stopping } : {}),
+        status: structuredClone(k.status),
+        configured: k.config !== undefined,
+        ...(k.cluster ? { cluster: cl(k.cluster) } : {}),
+        ...(k.discoveryDeadline !== undefined ? { discoveryDeadline: k.discoveryDeadline } : {}),
+      })),
+      retired: this.#retired.map(ku),
+      current: [...this.#kubelets.entries()].map(([id, k]) => [id, ku(k)]),
+      clusters: clusters.map((c) => ({
+        identity: { ...c.api.identity },
+        caHash: c.caHash,
+        controlPlanes: [...c.controlPlanes].map(ku),
+        controlPlaneJoinBusyUntil: c.controlPlaneJoinBusyUntil,
+        api: c.api.state(),
+      })),
+      endpoints: [...this.clusters.entries()].map(([endpoint, c]) => [endpoint, cl(c)]),
+      knownEndpoints: [...this.#endpoints],
+      processedUntil: Number.isFinite(this.#processedUntil) ? this.#processedUntil : null,
+      eventSeq: pending.seq,
+      events,
+    };
+  }
+
+  /** Replaces the simulation with a copy of `state`; the machines keep coming from this simulation's source. */
+  restore(state: KubeletSimulationState): void {
+    const s = structuredClone(state);
+    const kubelets = s.kubelets.map((x): Kubelet => {
+      const vm: SandboxVm = { ...x.vm, userData: typeof x.vm.userData === 'string' ? x.vm.userData : new Uint8Array(Buffer.from(x.vm.userData.base64, 'base64')) };
+      return {
+        id: x.id,
+        vm,
+        runningSince: x.runningSince,
+        alive: x.alive,
+        ...(x.stopping !== undefined ? { stopping: x.stopping } : {}),
+        status: x.status,
+        // The boot config is a pure function of the user-data; it was read without a failure before.
+        ...(x.configured ? { config: readBootConfig(vm.userData) } : {}),
+        ...(x.discoveryDeadline !== undefined ? { discoveryDeadline: x.discoveryDeadline } : {}),
+      };
+    });
+    const at = <T>(list: T[], i: number, what: string): T => {
+      const found = list[i];
+      if (found === undefined) throw new Error(`kubernetes sandbox snapshot: no ${what} #${i}`);
+      return found;
+    };
+    const clusters = s.clusters.map((c) => {
+      const cluster = this.#cluster(c.identity, c.caHash, new Set(c.controlPlanes.map((i) => at(kubelets, i, 'kubelet'))), c.controlPlaneJoinBusyUntil, 0);
+      cluster.api.restore(c.api);
+      return cluster;
+    });
+    s.kubelets.forEach((x, i) => {
+      if (x.cluster !== undefined) at(kubelets, i, 'kubelet').cluster = at(clusters, x.cluster, 'cluster');
+    });
+    this.#retired.splice(0, this.#retired.length, ...s.retired.map((i) => at(kubelets, i, 'kubelet')));
+    this.#kubelets.clear();
+    for (const [id, i] of s.current) this.#kubelets.set(id, at(kubelets, i, 'kubelet'));
+    this.clusters.clear();
+    for (const [endpoint, i] of s.endpoints) this.clusters.set(endpoint, at(clusters, i, 'cluster'));
+    this.#endpoints.clear();
+    for (const e of s.knownEndpoints) this.#endpoints.add(e);
+    this.#processedUntil = s.processedUntil ?? Number.NEGATIVE_INFINITY;
+    const K = (i: number): Kubelet => at(kubelets, i, 'kubelet');
+    const C = (i: number): SimCluster => at(clusters, i, 'cluster');
+    const events = s.events.map(({ at: when, seq, event: e }): QueuedEvent<SimEvent> => {
+      let event: SimEvent;
+      switch (e.kind) {
+        case 'gone':
+        case 'prepared':
+        case 'discover':
+          event = { kind: e.kind, kubelet: K(e.kubelet) };
+          break;
+        case 'unreachable':
+          event = { kind: e.kind, cluster: C(e.cluster), node: e.node };
+          break;
+        case 'init-done':
+          event = { kind: e.kind, kubelet: K(e.kubelet), caPem: e.caPem };
+          break;
+        case 'joined':
+          event = { kind: e.kind, kubelet: K(e.kubelet), cluster: C(e.cluster) };
+          break;
+        case 'node-ready':
+          event = { kind: e.kind, kubelet: K(e.kubelet), cluster: C(e.cluster), node: e.node };
+          break;
+        case 'cluster':
+          event = { kind: e.kind, cluster: C(e.cluster), event: e.event };
+          break;
+      }
+      return { at: when, seq, event };
+    });
+    this.events.restore(s.eventSeq, events);
   }
 }

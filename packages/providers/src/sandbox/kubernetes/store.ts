@@ -70,6 +70,14 @@ export function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+/** An object store's content as plain data (sandbox snapshots): objects per resource in insertion order. */
+export interface ObjectStoreState {
+  uidPrefix: string;
+  revision: number;
+  uid: number;
+  objects: Array<[Resource, Array<[string, KubeObject]>]>;
+}
+
 export class ObjectStore {
   /** Per resource, by `namespace/name`. */
   readonly #objects = new Map<Resource, Map<string, KubeObject>>();
@@ -92,6 +100,21 @@ export class ObjectStore {
       this.#objects.set(resource, map);
     }
     return map;
+  }
+
+  /** A deep copy of the store. */
+  state(): ObjectStoreState {
+    return clone({ uidPrefix: this.#uidPrefix, revision: this.#revision, uid: this.#uid, objects: [...this.#objects.entries()].map(([r, m]) => [r, [...m.entries()]]) });
+  }
+
+  /** Replaces the content with a copy of `state` (of a store with the same uid prefix). */
+  restore(state: ObjectStoreState): void {
+    if (state.uidPrefix !== this.#uidPrefix) throw new Error(`cannot restore the object store ${state.uidPrefix} into ${this.#uidPrefix}`);
+    const s = clone(state);
+    this.#revision = s.revision;
+    this.#uid = s.uid;
+    this.#objects.clear();
+    for (const [resource, entries] of s.objects) this.#objects.set(resource, new Map(entries));
   }
 
   get revision(): string {

@@ -3,7 +3,7 @@
 // Create/Delete/List health checks; Route 53's 10 requests/second account budget.
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { XMLParser } from 'fast-xml-parser';
-import { TokenBucket, RATE_LIMITS } from '@kubeplane/sdk';
+import { TokenBucket, RATE_LIMITS, type TokenBucketState } from '@kubeplane/sdk';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import type { InventoryItem } from '../inventory.js';
 import { LATENCY } from '../latency.js';
@@ -13,10 +13,10 @@ import { verifySigV4 } from '../sigv4.js';
 const BASE = 'https://route53.amazonaws.com/2013-04-01';
 const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
 
-interface RecordSet { name: string; type: string; ttl?: number; values: string[]; setIdentifier?: string; failover?: string; healthCheckId?: string; multiValue?: boolean }
-interface Zone { id: string; name: string; records: RecordSet[] }
-interface HealthCheck { id: string; callerReference: string; ip: string; port: number; type: string }
-interface Change { id: string; submittedAt: number }
+export interface RecordSet { name: string; type: string; ttl?: number; values: string[]; setIdentifier?: string; failover?: string; healthCheckId?: string; multiValue?: boolean }
+export interface Zone { id: string; name: string; records: RecordSet[] }
+export interface HealthCheck { id: string; callerReference: string; ip: string; port: number; type: string }
+export interface Change { id: string; submittedAt: number }
 
 class Route53Error extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -36,6 +36,16 @@ const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, isA
 function fqdn(name: string): string {
   const lower = name.toLowerCase();
   return lower.endsWith('.') ? lower : `${lower}.`;
+}
+
+/** Everything the emulator keeps, as plain data (sandbox snapshots), except the credentials. */
+export interface Route53EmulatorState {
+  seq: number;
+  zones: Array<[string, Zone]>;
+  healthChecks: Array<[string, HealthCheck]>;
+  changes: Array<[string, Change]>;
+  budget: TokenBucketState;
+  throttled: number;
 }
 
 export class Route53Emulator {
@@ -63,6 +73,33 @@ export class Route53Emulator {
         ],
       });
     }
+  }
+
+  /** A deep copy of the emulator's state. */
+  state(): Route53EmulatorState {
+    return structuredClone({
+      seq: this.#seq,
+      zones: [...this.zones.entries()],
+      healthChecks: [...this.healthChecks.entries()],
+      changes: [...this.changes.entries()],
+      budget: this.#budget.state(),
+      throttled: this.throttled,
+    });
+  }
+
+  /** Replaces the emulator's state with a copy of `state`. */
+  restore(state: Route53EmulatorState): void {
+    const s = structuredClone(state);
+    this.#seq = s.seq;
+    const refill = <V>(map: Map<string, V>, entries: Array<[string, V]>): void => {
+      map.clear();
+      for (const [k, v] of entries) map.set(k, v);
+    };
+    refill(this.zones, s.zones);
+    refill(this.healthChecks, s.healthChecks);
+    refill(this.changes, s.changes);
+    this.#budget.restore(s.budget);
+    this.throttled = s.throttled;
   }
 
   handlers(): HttpHandler[] {
