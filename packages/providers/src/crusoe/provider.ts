@@ -33,7 +33,7 @@ import {
   type SshKeyRequest,
   type TaggedResource,
 } from '@kubeplane/sdk';
-import { CRUSOE_RATE_LIMIT, CrusoeClient } from './client.js';
+import { CRUSOE_RATE_LIMIT, CrusoeClient, operationError } from './client.js';
 import { CrusoeManagedKubernetes } from './managed.js';
 import {
   firewallRuleSchema,
@@ -49,6 +49,9 @@ import {
   vpcNetworkSchema,
   vpcSubnetSchema,
   asyncOperationSchema,
+  diskSchema,
+  operationSchema,
+  type CrusoeDisk,
   type CrusoeFirewallRule,
   type CrusoeInstance,
   type CrusoeNetwork,
@@ -245,6 +248,12 @@ export class CrusoeProvider implements Provider {
       interfaces.push({ subnet: subnet.id, ips: [{ public_ipv4: { type: 'static' } }] });
     }
     const hcas = /-ib(\.|$)/.test(request.serverType) ? [{ transport_partition_id: (await this.ensurePartition(`${request.clusterId}-${request.nodepool}-ib`, location, request.serverType)).id }] : [];
+    let disks: Array<Record<string, string>> = [];
+    if (request.storageDiskGiB && request.storageDiskGiB > 0) {
+      const disk = await this.#ensureDisk(`${request.name}-storage`, location, request.storageDiskGiB);
+      if (disk.status === 'pending') return disk;
+      disks = [{ disk_id: disk.value.id, mode: 'read-write', attachment_type: 'data' }];
+    }
     const sshPublicKey = request.sshKeyName ? await this.#sshPublicKeyOf(request.sshKeyName) : this.#sshPublicKey;
     const body = {
       name: request.name,
@@ -255,6 +264,7 @@ export class CrusoeProvider implements Provider {
       startup_script: script,
       ...(interfaces.length ? { network_interfaces: interfaces } : {}),
       ...(hcas.length ? { host_channel_adapters: hcas } : {}),
+      ...(disks.length ? { disks } : {}),
     };
     // Names are unique per project: a lost response or a concurrent duplicate ends in the adopt branch.
     try {
@@ -292,10 +302,45 @@ export class CrusoeProvider implements Provider {
 
   async #deleteNode(ref: NodeRef): Promise<Outcome<void>> {
     const vm = await this.#findVm(ref.name);
-    if (!vm || nodeState(vm.state) === 'deleting') return done(undefined);
-    if (!ownedBy(vm.name, ref.clusterId)) throw new KubeplaneError('conflict', `crusoe VM ${ref.name} does not belong to cluster ${ref.clusterId}`, { provider: PROVIDER, code: 'not_owned', resource: ref.name });
-    await this.#deleteVm(vm.id, vm.name);
+    if (vm && !ownedBy(vm.name, ref.clusterId)) throw new KubeplaneError('conflict', `crusoe VM ${ref.name} does not belong to cluster ${ref.clusterId}`, { provider: PROVIDER, code: 'not_owned', resource: ref.name });
+    if (vm && nodeState(vm.state) !== 'deleting') await this.#deleteVm(vm.id, vm.name);
+    // A node's storage disk outlives its VM on Crusoe: it goes once the VM has released it.
+    const disk = (await this.#disks()).find((d) => d.name === `${ref.name}-storage`);
+    if (!disk) return done(undefined);
+    if (disk.attached_to.length > 0) return pending('in-progress', 10, `VM ${ref.name} is being deleted; its storage disk follows`);
+    await this.#deleteDisk(disk);
     return done(undefined);
+  }
+
+  async #disks(): Promise<CrusoeDisk[]> {
+    return (await this.client.request('GET', this.client.project('storage/disks'), itemsOf(diskSchema))).items;
+  }
+
+  /** The node's data disk, created once; pending until its create operation has finished. */
+  async #ensureDisk(name: string, location: string, sizeGiB: number): Promise<Outcome<CrusoeDisk>> {
+    const disk = (await this.#disks()).find((d) => d.name === name);
+    if (!disk) {
+      try {
+        await this.client.request('POST', this.client.project('storage/disks'), asyncOperationSchema, { body: { name, type: 'persistent-ssd', size: `${sizeGiB}GiB`, location }, resource: name });
+      } catch (error) {
+        if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;
+      }
+      return pending('in-progress', 5, `storage disk ${name} is being created`);
+    }
+    const ops = await this.client.request('GET', this.client.project('storage/disks/operations'), itemsOf(operationSchema), { query: { resource_id: disk.id } });
+    const failed = ops.items.find((o) => o.state === 'FAILED');
+    if (failed) throw operationError(failed, name);
+    if (ops.items.some((o) => o.state === 'IN_PROGRESS')) return pending('in-progress', 5, `storage disk ${name} is being created`);
+    if (disk.location && disk.location !== location) throw new KubeplaneError('conflict', `crusoe disk ${name} exists in ${disk.location}, not ${location}`, { provider: PROVIDER, code: 'disk_location', resource: name });
+    return done(disk);
+  }
+
+  async #deleteDisk(disk: CrusoeDisk): Promise<void> {
+    try {
+      await this.client.request('DELETE', this.client.project(`storage/disks/${disk.id}`), anything, { resource: disk.name });
+    } catch (error) {
+      if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
+    }
   }
 
   async #sshPublicKeyOf(name: string): Promise<string> {
@@ -553,6 +598,7 @@ export class CrusoeProvider implements Provider {
       for (const p of (await this.client.request('GET', this.client.project('kubernetes/nodepools'), itemsOf(nodePoolSchema), { query: { cluster_id: c.id } })).items) out.push({ kind: 'other', detail: 'node-pool', id: p.id, name: p.name });
     }
     for (const v of own(await this.client.listInstances())) out.push({ kind: 'node', id: v.id, name: v.name });
+    for (const d of own(await this.#disks())) out.push({ kind: 'other', detail: 'disk', id: d.id, name: d.name });
     for (const r of own(await this.#rules())) out.push({ kind: 'firewall', id: r.id, name: r.name });
     for (const s of own(await this.#subnets())) out.push({ kind: 'subnet', id: s.id, name: s.name });
     for (const n of own(await this.#networks())) out.push({ kind: 'network', id: n.id, name: n.name });
@@ -576,6 +622,11 @@ export class CrusoeProvider implements Provider {
     if (vms.length > 0) {
       for (const v of vms) if (nodeState(v.state) !== 'deleting') await this.#deleteVm(v.id, v.name);
       return pending('in-progress', 10, `deleting ${vms.length} VM(s) of cluster ${clusterId}`);
+    }
+    const disks = own(await this.#disks());
+    if (disks.length > 0) {
+      for (const d of disks) await this.#deleteDisk(d);
+      return pending('in-progress', 5, `deleting ${disks.length} disk(s) of cluster ${clusterId}`);
     }
     const rules = own(await this.#rules());
     if (rules.length > 0) {

@@ -81,6 +81,9 @@ export const firewallRuleSchema = z.object({
 });
 export type CrusoeFirewallRule = z.infer<typeof firewallRuleSchema>;
 
+export const diskSchema = z.object({ id: z.string(), name: z.string(), type: z.string().optional(), size: z.string().optional(), location: z.string().optional(), attached_to: z.array(z.object({ vm_id: z.string() })).default([]) });
+export type CrusoeDisk = z.infer<typeof diskSchema>;
+
 export const sshKeySchema = z.object({ id: z.string(), name: z.string(), public_key: z.string() });
 export const ibNetworkSchema = z.object({ id: z.string(), name: z.string(), location: z.string(), capacities: z.array(z.object({ slice_type: z.string(), quantity: z.number() })).default([]) });
 export const ibPartitionSchema = z.object({ id: z.string(), name: z.string(), ib_network_id: z.string() });

@@ -50,6 +50,11 @@ export interface NodeRequest {
   reservedIpName?: string;
   /** Placement spread group name, where the provider has one. */
   placementGroupName?: string;
+  /**
+   * A data disk of this many GiB created with the node and attached to it (the model's `storageDiskSize`); 0 or
+   * absent means none. Providers without separate disks ignore it.
+   */
+  storageDiskGiB?: number;
 }
 
 export interface NodeInfo {

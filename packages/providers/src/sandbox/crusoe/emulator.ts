@@ -23,6 +23,8 @@ export const CRUSOE_LATENCY = {
   vmCreate: 120_000,
   vmDelete: 30_000,
   firewallRule: 5_000,
+  diskCreate: 10_000,
+  diskDelete: 5_000,
   networkDelete: 5_000,
   cmkClusterCreate: 120_000 + 45_000 + 2 * 40_000 + 30_000,
   cmkClusterDelete: 60_000,
@@ -87,6 +89,8 @@ interface Vm {
   publicIp?: { id: string; address: string; type: string };
   partitionId?: string;
   nodePoolId?: string;
+  /** Data disks attached at creation. */
+  diskIds: string[];
   /** Kept out of the inventory: user data may hold bootstrap secrets. */
   startupScript: string;
 }
@@ -94,6 +98,7 @@ interface Network { id: string; name: string; cidr: string; isDefault: boolean; 
 interface Subnet { id: string; name: string; cidr: string; location: string; networkId: string; isDefault: boolean; deleting: boolean; nextHost: number }
 interface FwRule { id: string; name: string; networkId: string; action: string; direction: string; protocols: string[]; sources: Json[]; sourcePorts: string[]; destinations: Json[]; destinationPorts: string[]; state: 'active' | 'inactive'; isDefault: boolean; owner: string }
 interface SshKey { id: string; name: string; publicKey: string }
+interface Disk { id: string; name: string; type: string; sizeGiB: number; location: string; attachedTo?: string; ready: boolean }
 interface Partition { id: string; name: string; ibNetworkId: string }
 interface Cluster { id: string; name: string; location: string; version: string; subnetId: string; addOns: string[]; state: string; private: boolean; remediation: Record<string, string>; fallback: boolean }
 interface Pool { id: string; name: string; clusterId: string; type: CrusoeTypeSpec; count: number; version: string; labels: Record<string, string>; taints: Json[]; subnetId: string; partitionId?: string; state: string; nextIndex: number; hex: string }
@@ -115,6 +120,7 @@ export class CrusoeEmulator implements SandboxVmSource {
   readonly subnets = new Map<string, Subnet>();
   readonly firewallRules = new Map<string, FwRule>();
   readonly sshKeys = new Map<string, SshKey>();
+  readonly disks = new Map<string, Disk>();
   readonly partitions = new Map<string, Partition>();
   readonly clusters = new Map<string, Cluster>();
   readonly pools = new Map<string, Pool>();
@@ -165,6 +171,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       ...[...this.subnets.values()].filter((s) => !s.isDefault).map((s) => item('subnet', s.id, s.name, s.name)),
       ...[...this.firewallRules.values()].filter((r) => !r.isDefault).map((r) => item('firewall', r.id, r.name, r.owner, r.state)),
       ...[...this.sshKeys.values()].map((k) => item('ssh-key', k.id, k.name, k.name)),
+      ...[...this.disks.values()].map((d) => item('disk', d.id, d.name, d.name, d.attachedTo ? 'attached' : 'detached')),
       ...[...this.partitions.values()].map((p) => item('ib-partition', p.id, p.name, p.name)),
       ...[...this.clusters.values()].flatMap((c) => [item('managed-cluster', c.id, c.name, c.name, c.state), ...(c.state === 'STATE_RUNNING' || c.state === 'STATE_DELETING' ? [item('api-token', `token-${c.id}`, `cmk-${c.name}`, c.name)] : [])]),
       ...[...this.pools.values()].map((p) => item('node-pool', p.id, p.name, clusterName(p.clusterId) ?? p.name, p.state)),
@@ -364,6 +371,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (a === 'compute' && b === 'vms' && c === 'types' && method === 'GET') return [200, { items: CRUSOE_TYPES.map((t) => ({ ...t, memory_type: 'DDR5', disk_type: 'NVMe' })) }];
     if (a === 'compute' && b === 'vms' && c === 'instances') return this.#instances(method, d, query, body);
     if (a === 'quotas' && method === 'GET') return [200, { quotas: this.#quotas() }];
+    if (a === 'storage' && b === 'disks') return this.#disks(method, c, body);
     if (a === 'networking') {
       if (b === 'vpc-networks') return this.#networks(method, c, body);
       if (b === 'vpc-subnets') return this.#subnets(method, c, body);
@@ -424,7 +432,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     return `${a}.${b}.${(c ?? 0) + Math.floor(n / 256)}.${n % 256}`;
   }
 
-  #newVm(args: { name: string; type: CrusoeTypeSpec; location: string; image: string; subnet: Subnet; publicIpType: string | undefined; partitionId?: string; nodePoolId?: string; startupScript: string; bootMs: number }): Vm {
+  #newVm(args: { name: string; type: CrusoeTypeSpec; location: string; image: string; subnet: Subnet; publicIpType: string | undefined; partitionId?: string; nodePoolId?: string; diskIds?: string[]; startupScript: string; bootMs: number }): Vm {
     this.#ipSeq += 1;
     const vm: Vm = {
       id: this.#uuid(),
@@ -442,9 +450,14 @@ export class CrusoeEmulator implements SandboxVmSource {
       ...(args.publicIpType === 'none' ? {} : { publicIp: { id: this.#uuid(), address: `198.18.${Math.floor(this.#ipSeq / 250)}.${(this.#ipSeq % 250) + 1}`, type: args.publicIpType ?? 'dynamic' } }),
       ...(args.partitionId ? { partitionId: args.partitionId } : {}),
       ...(args.nodePoolId ? { nodePoolId: args.nodePoolId } : {}),
+      diskIds: args.diskIds ?? [],
       startupScript: args.startupScript,
     };
     this.vms.set(vm.id, vm);
+    for (const d of vm.diskIds) {
+      const disk = this.disks.get(d);
+      if (disk) disk.attachedTo = vm.id;
+    }
     this.#allocate(vm.location, vm.type, 1);
     return vm;
   }
@@ -460,7 +473,10 @@ export class CrusoeEmulator implements SandboxVmSource {
       created_at: this.#iso(vm.createdAt),
       updated_at: this.#iso(vm.createdAt),
       maintenance_policy: 'unspecified',
-      disks: [{ id: `${vm.id.slice(0, -4)}d15c`, name: `${vm.name}-os`, type: 'persistent-ssd', size: '128GiB', attachment_type: 'os', mode: 'read-write' }],
+      disks: [
+        { id: `${vm.id.slice(0, -4)}d15c`, name: `${vm.name}-os`, type: 'persistent-ssd', size: '128GiB', attachment_type: 'os', mode: 'read-write' },
+        ...vm.diskIds.flatMap((d) => { const disk = this.disks.get(d); return disk ? [{ id: disk.id, name: disk.name, type: disk.type, size: `${disk.sizeGiB}GiB`, attachment_type: 'data', mode: 'read-write' }] : []; }),
+      ],
       network_interfaces: [
         {
           id: `${vm.id.slice(0, -4)}0e71`,
@@ -489,6 +505,11 @@ export class CrusoeEmulator implements SandboxVmSource {
       return [200, this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmDelete, () => {
         this.vms.delete(vm.id);
         this.#allocate(vm.location, vm.type, -1);
+        // Data disks outlive their VM (detached), as on Crusoe; the OS disk goes with it.
+        for (const d of vm.diskIds) {
+          const disk = this.disks.get(d);
+          if (disk) delete disk.attachedTo;
+        }
         return null;
       })];
     }
@@ -538,8 +559,16 @@ export class CrusoeEmulator implements SandboxVmSource {
     const hca = Array.isArray(body['host_channel_adapters']) ? (body['host_channel_adapters'][0] as Json | undefined) : undefined;
     const partitionId = typeof hca?.['transport_partition_id'] === 'string' ? hca['transport_partition_id'] : typeof hca?.['ib_partition_id'] === 'string' ? hca['ib_partition_id'] : undefined;
     this.#checkPartition(type, location, partitionId);
+    const diskIds = (Array.isArray(body['disks']) ? (body['disks'] as Json[]) : []).map((d) => {
+      const disk = this.disks.get(String(d['disk_id']));
+      if (!disk) throw new ApiError(400, 'bad_request', `disk ${String(d['disk_id'])} not found`);
+      if (disk.location !== location) throw new ApiError(400, 'bad_request', `disk ${disk.name} is in ${disk.location}, not ${location}`);
+      if (!disk.ready) throw new ApiError(409, 'failed_precondition', `disk ${disk.name} is still being created`);
+      if (disk.attachedTo) throw new ApiError(409, 'in_use', `disk ${disk.name} is attached to another VM`);
+      return disk.id;
+    });
     this.#checkCapacity(location, type, 1);
-    const vm = this.#newVm({ name, type, location, image, subnet, publicIpType: publicType, ...(partitionId ? { partitionId } : {}), startupScript: typeof body['startup_script'] === 'string' ? body['startup_script'] : '', bootMs: CRUSOE_LATENCY.vmCreate });
+    const vm = this.#newVm({ name, type, location, image, subnet, publicIpType: publicType, ...(partitionId ? { partitionId } : {}), diskIds, startupScript: typeof body['startup_script'] === 'string' ? body['startup_script'] : '', bootMs: CRUSOE_LATENCY.vmCreate });
     return this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmCreate, () => this.#vmJson(vm));
   }
 
@@ -554,6 +583,42 @@ export class CrusoeEmulator implements SandboxVmSource {
     const network = CRUSOE_IB_NETWORKS.find((n) => n.id === partition?.ibNetworkId);
     if (!partition || !network) throw new ApiError(400, 'bad_request', `IB partition ${partitionId} not found`);
     if (network.location !== location) throw new ApiError(400, 'bad_request', `IB partition ${partition.name} is in ${network.location}, not ${location}`);
+  }
+
+  #diskJson(d: Disk): Json {
+    return { id: d.id, name: d.name, type: d.type, size: `${d.sizeGiB}GiB`, location: d.location, block_size: 4096, serial_number: d.id.slice(-12).toUpperCase(), attached_to: d.attachedTo ? [{ vm_id: d.attachedTo, attachment_type: 'data', mode: 'read-write' }] : [], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' };
+  }
+
+  #disks(method: string, id: string | undefined, body: Json): [number, unknown] {
+    const fam = 'storage/disks';
+    if (id === undefined && method === 'GET') return [200, { items: [...this.disks.values()].map((d) => this.#diskJson(d)) }];
+    if (id === undefined && method === 'POST') {
+      const type = String(body['type'] ?? 'persistent-ssd');
+      if (type !== 'persistent-ssd' && type !== 'shared-volume') throw new ApiError(400, 'bad_request', `disk type must be persistent-ssd or shared-volume`);
+      const m = /^(\d+)(GiB|TiB)$/.exec(String(body['size'] ?? ''));
+      if (!m) throw new ApiError(400, 'bad_request', 'size must look like 100GiB or 1TiB');
+      const sizeGiB = Number(m[1]) * (m[2] === 'TiB' ? 1024 : 1);
+      // Limits from the CSI driver, which cites the docs (crusoe-notes.md §2.4).
+      if (type === 'persistent-ssd' && (sizeGiB < 1 || sizeGiB > 10 * 1024)) throw new ApiError(400, 'bad_request', 'persistent-ssd disks are 1 GiB to 10 TiB');
+      if (type === 'shared-volume' && (sizeGiB < 1024 || sizeGiB % 1024 !== 0)) throw new ApiError(400, 'bad_request', 'shared volumes are at least 1 TiB, in whole TiB');
+      const d: Disk = { id: this.#uuid(), name: this.#name(body['name'], this.disks.values(), 'disk'), type, sizeGiB, location: this.#location(body['location']), ready: false };
+      this.disks.set(d.id, d);
+      return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskCreate, () => {
+        d.ready = true;
+        return this.#diskJson(d);
+      })];
+    }
+    const d = id ? this.disks.get(id) : undefined;
+    if (!d) throw new ApiError(404, 'not_found', `disk ${id ?? ''} not found`);
+    if (method === 'GET') return [200, this.#diskJson(d)];
+    if (method === 'DELETE') {
+      if (d.attachedTo) throw new ApiError(409, 'in_use', `disk ${d.name} is attached to VM ${d.attachedTo}; detach it or delete the VM first`);
+      return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskDelete, () => {
+        this.disks.delete(d.id);
+        return null;
+      })];
+    }
+    throw new ApiError(400, 'bad_request', `${method} on a disk is not modelled by the sandbox`);
   }
 
   #quotas(): Json[] {
