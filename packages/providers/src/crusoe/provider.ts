@@ -413,6 +413,9 @@ export class CrusoeProvider implements Provider {
   async #ensureNetwork(request: NetworkRequest): Promise<Outcome<NetworkInfo>> {
     if (!ownedBy(request.name, request.clusterId)) throw new KubeplaneError('invalid', `network ${request.name} must start with the cluster id ${request.clusterId}`, { provider: PROVIDER, code: 'name_not_owned', resource: request.name });
     let network = await this.#findNetwork(request.name);
+    if (network && network.cidr !== request.cidr) {
+      throw new KubeplaneError('invalid', `crusoe VPC network ${request.name} exists with range ${network.cidr}, the request asks for ${request.cidr}; a network's range cannot change (delete it, or keep ${network.cidr})`, { provider: PROVIDER, code: 'network_cidr_immutable', resource: request.name });
+    }
     if (!network) {
       try {
         network = (await this.client.request('POST', this.client.project('networking/vpc-networks'), z.object({ network: vpcNetworkSchema }), { body: { name: request.name, cidr: request.cidr }, resource: request.name })).network;
