@@ -89,6 +89,12 @@ describe('Cloudflare failover', () => {
 });
 
 describe('Cloudflare records', () => {
+  it('lists the zones the token can see', async () => {
+    sandbox = new CloudflareSandbox();
+    const provider = new CloudflareProvider({ ...options(), loadBalancing: false });
+    expect((await run(() => provider.zones())).map((z) => z.name)).toEqual([zone]);
+  });
+
   it('refuses to take over a record it did not create', async () => {
     sandbox = new CloudflareSandbox();
     const provider = new CloudflareProvider({ ...options(), loadBalancing: true });

@@ -82,6 +82,11 @@ export class CloudflareProvider implements Provider {
     return new CloudflareProvider({ ...options, loadBalancing: has });
   }
 
+  /** The zones the token can see (name and id), for validating `dns.dnsZone` before anything is written. */
+  zones(context?: CallContext): Promise<Outcome<Array<{ id: string; name: string }>>> {
+    return this.#guard(context, async () => done((await this.client.list('zones', zoneSchema)).map((z2) => ({ id: z2.id, name: z2.name }))));
+  }
+
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, accountId: this.accountId, capabilities: this.capabilities };
   }
