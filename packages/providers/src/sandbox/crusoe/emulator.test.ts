@@ -98,3 +98,17 @@ describe('Crusoe emulator', () => {
     expect(sandbox.emulator.listVms()[0]?.userData).toBe(cloudConfig);
   });
 });
+
+describe('Crusoe inventory', () => {
+  it('attributes resources to kubeplane cluster ids by name, and CMK-made ones to their cluster', async () => {
+    sandbox = new CrusoeSandbox();
+    await call('POST', 'compute/vms/instances', { body: vm('my-cluster-k3x9q2a-workers-01') });
+    await call('POST', 'kubernetes/clusters', { body: { name: 'gpu-7h2k9xq', location: 'us-east1-a', version: '1.33.4-cmk.15' } });
+    sandbox.clock.advance(CRUSOE_LATENCY.cmkClusterCreate);
+    await call('GET', 'locations');
+    const items = sandbox.inventory();
+    expect(items.find((i) => i.kind === 'node')?.clusterId).toBe('my-cluster-k3x9q2a');
+    expect(items.filter((i) => i.kind === 'firewall').map((i) => i.owner)).toEqual(['gpu-7h2k9xq', 'gpu-7h2k9xq', 'gpu-7h2k9xq', 'gpu-7h2k9xq']);
+    expect(items.filter((i) => i.kind === 'firewall').every((i) => i.clusterId === 'gpu-7h2k9xq')).toBe(true);
+  });
+});

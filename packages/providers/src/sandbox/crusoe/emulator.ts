@@ -45,7 +45,7 @@ export interface CrusoeInventoryItem {
   kind: string;
   id: string;
   name?: string;
-  /** The kubeplane cluster id, when the name follows kubeplane's `<cluster>-<hash7>` ids. */
+  /** The kubeplane cluster id, when the name follows kubeplane's `<cluster>-<hash7>` ids (best effort; `owner` is exact). */
   clusterId?: string;
   /** The name whose prefix says whose it is: the resource's name, or the CMK cluster's name for what CMK made. */
   owner: string;
@@ -161,7 +161,8 @@ export class CrusoeEmulator implements SandboxVmSource {
   inventory(): CrusoeInventoryItem[] {
     this.#tick();
     const item = (kind: string, id: string, name: string, owner: string, state?: string): CrusoeInventoryItem => {
-      const clusterId = /^([a-z0-9-]*?-[0-9a-z]{7})(?:-|$)/.exec(owner)?.[1];
+      // Best effort: kubeplane ids end in a 7-character base-36 hash, which (unlike pool names) nearly always has a digit.
+      const clusterId = /^([a-z0-9-]*?-(?=[a-z]*[0-9])[0-9a-z]{7})(?:-|$)/.exec(owner)?.[1];
       return { cloud: 'crusoe', kind, id, name, owner, ...(clusterId ? { clusterId } : {}), ...(state ? { state } : {}) };
     };
     const clusterName = (id: string | undefined) => (id ? this.clusters.get(id)?.name : undefined);
