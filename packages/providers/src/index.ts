@@ -39,7 +39,7 @@ export { CrusoeClient, CRUSOE_DEFAULT_BASE_URL, CRUSOE_RATE_LIMIT, operationErro
 export { CrusoeManagedKubernetes, type AutoClustersSettings, type RemediationAction } from './crusoe/managed.js';
 export { crusoeErrorKind } from './crusoe/errors.js';
 export { authorizationHeader as crusoeAuthorizationHeader, canonicalQuery as crusoeCanonicalQuery, goQueryEscape, crusoeTimestamp } from './crusoe/signing.js';
-export { cmkAddonSecret, autoscalerNodeArgs, withAutoscalerNodeArgs, CMK_AUTOSCALER, type AutoscalerLimits, type SecretManifest } from './crusoe/cmk-in-cluster.js';
+export { cmkAddonSecret, autoscalerNodeArgs, withAutoscalerNodeArgs, reconcileCmkInCluster, CMK_AUTOSCALER, CMK_ADDON_SECRET_NAMESPACE, type AutoscalerLimits, type SecretManifest, type CmkInClusterInput, type CmkInClusterResult } from './crusoe/cmk-in-cluster.js';
 export { startupScript as crusoeStartupScript } from './crusoe/startup-script.js';
 export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './sandbox/crusoe/emulator.js';
 export { CrusoeSandbox, CRUSOE_SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type CrusoeSandboxOptions } from './sandbox/crusoe/harness.js';

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeplaneError, Redacted, settle, type Outcome } from '@kubeplane/sdk';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../sandbox/crusoe/harness.js';
-import { autoscalerNodeArgs, cmkAddonSecret, withAutoscalerNodeArgs } from './cmk-in-cluster.js';
+import { autoscalerNodeArgs, cmkAddonSecret, reconcileCmkInCluster, withAutoscalerNodeArgs } from './cmk-in-cluster.js';
 import { CrusoeProvider } from './provider.js';
 
 let sandbox: CrusoeSandbox;
@@ -123,5 +123,56 @@ describe('CMK in-cluster data', () => {
     expect(autoscalerNodeArgs([{ pool: 'gpu', min: 0, max: 8 }, { pool: 'cpu', min: 1, max: 10 }])).toEqual(['--nodes=1:10:cpu', '--nodes=0:8:gpu']);
     expect(withAutoscalerNodeArgs(['--cloud-provider=crusoecloud', '--nodes=1:254:cpu', '--v=4'], [{ pool: 'cpu', min: 2, max: 5 }])).toEqual(['--cloud-provider=crusoecloud', '--v=4', '--nodes=2:5:cpu']);
     expect(() => autoscalerNodeArgs([{ pool: 'x', min: 3, max: 1 }])).toThrow(RangeError);
+  });
+});
+
+describe('reconcileCmkInCluster', () => {
+  /** The four KubernetesApi calls it uses, over maps; writes are counted. */
+  const cluster = (deploymentArgs: string[] | null) => {
+    const secrets = new Map<string, Record<string, Redacted<string>>>();
+    let args = deploymentArgs;
+    const writes: string[] = [];
+    return {
+      secrets,
+      writes,
+      args: () => args,
+      api: {
+        getSecret: (ns: string, name: string) => Promise.resolve(secrets.get(`${ns}/${name}`) ?? null),
+        applySecret: (ns: string, name: string, data: Record<string, Redacted<string>>) => {
+          writes.push(`secret ${ns}/${name}`);
+          secrets.set(`${ns}/${name}`, data);
+          return Promise.resolve();
+        },
+        getDeploymentArgs: () => Promise.resolve(args),
+        setDeploymentArgs: (_ns: string, _name: string, next: string[]) => {
+          writes.push('autoscaler args');
+          args = next;
+          return Promise.resolve();
+        },
+      },
+    };
+  };
+  const credentials = { accessKeyId: Redacted.of('AKID-1'), secretKey: Redacted.of('s3cr3t-1') };
+
+  it('writes the cmk-<cluster> Secret and the --nodes args once, and nothing on a second pass', async () => {
+    const c = cluster(['--cloud-provider=crusoecloud']);
+    const first = await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 6 }] });
+    expect(first).toEqual({ status: 'done', value: { secretUpdated: true, autoscalerUpdated: true } });
+    expect(c.secrets.get('crusoe-system/cmk-gpu')?.['CRUSOE_SECRET_KEY']?.reveal()).toBe('s3cr3t-1');
+    expect(c.args()).toEqual(['--cloud-provider=crusoecloud', '--nodes=1:6:cpu']);
+    const second = await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 6 }] });
+    expect(second).toEqual({ status: 'done', value: { secretUpdated: false, autoscalerUpdated: false } });
+    expect(c.writes).toEqual(['secret crusoe-system/cmk-gpu', 'autoscaler args']);
+  });
+
+  it('rewrites the Secret when the credentials rotate', async () => {
+    const c = cluster(null);
+    await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials });
+    const rotated = await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials: { ...credentials, secretKey: Redacted.of('s3cr3t-2') } });
+    expect(rotated).toMatchObject({ status: 'done', value: { secretUpdated: true } });
+  });
+
+  it('waits while the autoscaler Deployment does not exist yet', async () => {
+    expect(await reconcileCmkInCluster(cluster(null).api, { clusterName: 'gpu', autoscaler: [{ pool: 'cpu', min: 0, max: 3 }] })).toMatchObject({ status: 'pending', reason: 'dependency' });
   });
 });
