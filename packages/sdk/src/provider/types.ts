@@ -330,7 +330,8 @@ export interface ManagedNodePoolRequest {
   sshPublicKey?: string;
   /**
    * Scale-down: the provider-side node ids (or names) to remove, chosen (and drained) by the engine. Required when
-   * `count` is below the current count: the provider lowers the count, then deletes exactly these machines.
+   * `count` is below the current count: the provider lowers the count, then deletes exactly these machines. Pass the
+   * same list on every call until the pool is done (the machines may still be listed while they are deleted).
    */
   removeNodes?: string[];
 }
