@@ -2,6 +2,8 @@
 // and returns its exit code, so tests call main() directly.
 import { isKubeplaneError } from '@kubeplane/sdk';
 import { println, UsageError, type CliIo, type Command } from './io.js';
+import { apply, applyUsage, destroy, destroyUsage, kubeconfig, kubeconfigUsage, status, statusUsage } from './commands/engine.js';
+import { lifecycle, lifecycleUsage } from './commands/lifecycle.js';
 import { planCommand, planUsage } from './commands/plan.js';
 import { render, renderUsage } from './commands/render.js';
 import { schema } from './commands/schema.js';
@@ -18,9 +20,20 @@ interface CommandEntry {
 const COMMANDS: Record<string, CommandEntry> = {
   validate: { run: validate, usage: validateUsage, summary: 'check manifests; one line per problem, file:line path: message' },
   plan: { run: (argv, io) => planCommand(argv, io), usage: planUsage, summary: 'show what apply would change, and why' },
+  apply: { run: apply, usage: applyUsage, summary: 'create or update the clusters of a manifest, showing progress' },
+  status: { run: status, usage: statusUsage, summary: 'the state of each project and cluster, as Claudie reports it' },
+  destroy: { run: destroy, usage: destroyUsage, summary: 'delete every cluster of a manifest or project, from any state' },
+  kubeconfig: { run: kubeconfig, usage: kubeconfigUsage, summary: "print a cluster's admin kubeconfig" },
+  sandbox: { run: sandboxCommand, usage: lifecycleUsage, summary: 'the whole lifecycle on the sandbox clouds, ending with the leaked-resource count' },
   render: { run: render, usage: renderUsage, summary: 'write what every node would run, with its secrets (0600)' },
   schema: { run: schema, usage: 'kubeplane schema', summary: 'print the JSON Schema of the native manifest' },
 };
+
+async function sandboxCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'lifecycle') return lifecycle(rest, io);
+  throw new UsageError(`unknown sandbox command "${sub ?? ''}"; try: kubeplane sandbox lifecycle <manifest>`);
+}
 
 function help(): string {
   const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));

@@ -370,13 +370,16 @@ export class AwsProvider implements Provider {
     const subnetId = await this.#subnetFor(request);
     const groupIds = await Promise.all((request.firewallNames ?? []).map((f) => this.#idByTag('sg', request.clusterId, f)));
     const extra = { ...(request.labels ?? {}), [NODEPOOL_TAG]: request.nodepool };
-    const out = await this.#send<{ Instances?: Instance[] }>(
+    const token = this.#clientToken(request.clusterId, request.name, generation);
+    let out: { Instances?: Instance[] };
+    try {
+      out = await this.#send<{ Instances?: Instance[] }>(
       'run',
       'RunInstances',
       new RunInstancesCommand({
         MinCount: 1,
         MaxCount: 1,
-        ClientToken: this.#clientToken(request.clusterId, request.name, generation),
+        ClientToken: token,
         ImageId: request.image,
         InstanceType: request.serverType as never,
         UserData: Buffer.from(request.userData).toString('base64'),
@@ -388,6 +391,21 @@ export class AwsProvider implements Provider {
       }),
       request.name,
     );
+    } catch (error) {
+      // The token launched this node before, from a request with other parameters (user-data rendered again
+      // after a lost response). That instance is this node: adopt it rather than fail or launch a second one.
+      if (!(error instanceof KubeplaneError && error.details.code === 'IdempotentParameterMismatch')) throw error;
+      const earlier = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }> }>(
+        'describe',
+        'DescribeInstances',
+        new DescribeInstancesCommand({ Filters: [{ Name: 'client-token', Values: [token] }] }),
+        request.name,
+      );
+      const adopted = (earlier.Reservations ?? []).flatMap((r) => r.Instances ?? []).find((i) => LIVE_STATES.includes(i.State?.Name ?? '') && i.State?.Name !== 'shutting-down');
+      if (!adopted) return pending('dependency', 2, `node ${request.name}: the instance an earlier attempt launched is not visible yet`);
+      this.#launched.set(`${request.clusterId}/${request.name}`, adopted.InstanceId ?? '');
+      return done(this.#nodeInfo(adopted));
+    }
     const instance = out.Instances?.[0];
     if (!instance?.InstanceId) throw new KubeplaneError('retryable', `aws RunInstances for ${request.name} returned no instance`, { provider: 'aws', code: 'EmptyResponse', resource: request.name });
     if (instance.State?.Name === 'terminated' || instance.State?.Name === 'shutting-down') {

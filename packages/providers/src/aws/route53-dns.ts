@@ -5,6 +5,7 @@ import {
   ChangeResourceRecordSetsCommand,
   CreateHealthCheckCommand,
   DeleteHealthCheckCommand,
+  ListHealthChecksCommand,
   GetChangeCommand,
   ListHostedZonesByNameCommand,
   ListResourceRecordSetsCommand,
@@ -141,7 +142,7 @@ export class Route53Dns implements DnsApi {
     });
   }
 
-  deleteRecords(zone: string, _clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>> {
+  deleteRecords(zone: string, clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>> {
     return this.#o.guard(context, async () => {
       const zoneId = await this.#zoneId(zone);
       const sets = await this.#allRecordSets(zoneId);
@@ -150,15 +151,35 @@ export class Route53Dns implements DnsApi {
         // DELETE must carry the current values exactly; they come from the listing just made.
         await this.#send('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
       }
-      for (const m of matches) {
-        if (!m.HealthCheckId) continue;
+      // Health checks are found by the cluster id in their CallerReference, not through the records: a retry
+      // after the records went (and before their checks did) must still remove the checks.
+      const inUse = new Set(sets.filter((s) => !matches.includes(s)).flatMap((s) => (s.HealthCheckId ? [s.HealthCheckId] : [])));
+      for (const check of await this.#clusterHealthChecks(clusterId)) {
+        if (inUse.has(check)) continue;
         try {
-          await this.#send('DeleteHealthCheck', new DeleteHealthCheckCommand({ HealthCheckId: m.HealthCheckId }), m.Name);
+          await this.#send('DeleteHealthCheck', new DeleteHealthCheckCommand({ HealthCheckId: check }), zone);
         } catch (error) {
-          if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
+          if (error instanceof KubeplaneError && error.kind === 'not-found') continue;
+          // Still referenced from a record in another zone of the cluster: that zone's deletion removes it.
+          if (error instanceof KubeplaneError && error.details.code === 'HealthCheckInUse') continue;
+          throw error;
         }
       }
       return done(undefined);
     });
+  }
+
+  async #clusterHealthChecks(clusterId: string): Promise<string[]> {
+    const ids: string[] = [];
+    let marker: string | undefined;
+    for (;;) {
+      const page = await this.#send<{ HealthChecks?: Array<{ Id?: string; CallerReference?: string }>; IsTruncated?: boolean; NextMarker?: string }>(
+        'ListHealthChecks',
+        new ListHealthChecksCommand({ MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }),
+      );
+      for (const h of page.HealthChecks ?? []) if (h.Id && h.CallerReference?.startsWith(`${clusterId}/`)) ids.push(h.Id);
+      if (!page.IsTruncated || !page.NextMarker) return ids;
+      marker = page.NextMarker;
+    }
   }
 }

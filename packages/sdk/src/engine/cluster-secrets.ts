@@ -3,7 +3,7 @@
 // pair and the cluster's SSH key. Values are revealed only here, at the boundary of the store.
 import { generateKeyPairSync } from 'node:crypto';
 import { Redacted, isRedacted } from '../redacted.js';
-import type { ClusterKeys, ClusterPkiSecret } from '../bootstrap/pki.js';
+import type { ClusterKeys, ClusterPki } from '../bootstrap/pki.js';
 import type { WireguardKeyPair } from '../bootstrap/wireguard-keys.js';
 import type { SecretStore } from './ports/secret-store.js';
 import { secretName } from './records.js';
@@ -55,10 +55,11 @@ export class ClusterSecrets {
   putKeys(keys: ClusterKeys): Promise<void> {
     return this.#put('keys', keys);
   }
-  pki(): Promise<ClusterPkiSecret | null> {
-    return this.#get<ClusterPkiSecret>('pki');
+  /** The issued PKI, both halves: once stored it is the cluster's for good (machines carry its CA). */
+  pki(): Promise<ClusterPki | null> {
+    return this.#get<ClusterPki>('pki');
   }
-  putPki(pki: ClusterPkiSecret): Promise<void> {
+  putPki(pki: ClusterPki): Promise<void> {
     return this.#put('pki', pki);
   }
   async wireguard(): Promise<Record<string, WireguardKeyPair>> {

@@ -98,10 +98,11 @@ export class Engine {
       const stored = await state.get<ClusterRecord>(clusterKey(event.clusterId));
       if (!stored) return 'stale';
       const record = stored.value;
-      if (event.generation !== record.generation || event.seq !== record.step.seq || event.step !== record.step.name) {
+      const older = event.generation < record.generation || (event.generation === record.generation && (event.seq < record.step.seq || (event.seq === record.step.seq && event.attempt < record.step.attempts)));
+      if (older || event.generation !== record.generation || event.seq !== record.step.seq || event.step !== record.step.name) {
         // Out of date or a duplicate: the record moved on. Make sure its current step is queued, in case the
-        // process that moved it crashed before sending the next message.
-        if (record.status.state === 'IN_PROGRESS' && (event.generation < record.generation || event.seq < record.step.seq)) await this.enqueue(record);
+        // process that moved it crashed before sending the next message (deduplicated if it is queued).
+        if (record.status.state === 'IN_PROGRESS' && older) await this.enqueue(record);
         return 'stale';
       }
       if (record.status.state !== 'IN_PROGRESS') return 'stale';
@@ -112,11 +113,14 @@ export class Engine {
       if (!isStepName(stepName)) throw new KubeplaneError('invalid', `unknown step "${stepName}"`);
       const def = STEPS[stepName];
       const now = clock.now();
+      const ledgerBefore = JSON.stringify(record.ledger);
       const { result, events } =
         now - record.step.since > def.timeoutSeconds * 1000
           ? { result: { kind: 'failed', error: new KubeplaneError('retryable', def.timeoutMessage(record), { resource: record.name }) } as StepResult, events: [] }
           : await this.#run(stepName, record, projectStored.value, now);
-      return await this.#commit(record, stored.revision, result, events);
+      // A wait after progress (the ledger changed) starts the backoff afresh.
+      const progressed = JSON.stringify(record.ledger) !== ledgerBefore;
+      return await this.#commit(record, stored.revision, result, events, progressed);
     } finally {
       await lease.release(grant);
     }
@@ -138,7 +142,7 @@ export class Engine {
       provider: (name, region) => this.#provider(project, record, name, region),
       kubernetes: this.options.kubernetes,
       ...(this.options.versions ? { versions: this.options.versions } : {}),
-      attempt: record.step.attempts,
+      attempt: record.step.failures ?? 0,
       emit: (e) => emitted.push({ ...e, at: now, project: record.project, cluster: record.name } as EngineEvent),
     };
     try {
@@ -146,15 +150,15 @@ export class Engine {
       return { result: await STEPS[step].run(ctx), events: emitted };
     } catch (e) {
       const error = isKubeplaneError(e) ? e : new KubeplaneError('retryable', `unexpected error in step ${step}: ${(e as Error).message}`, {}, { cause: e });
-      if (error.retryable && record.step.attempts < 12) {
-        const seconds = error.details.retryAfterSeconds ?? backoffSeconds(record.step.attempts, { random: () => (ctx.random.bytes(1)[0] ?? 0) / 256 });
-        return { result: { kind: 'wait', seconds, reason: `${error.kind}: ${error.message}` }, events: emitted };
+      if (error.retryable && (record.step.failures ?? 0) < 12) {
+        const seconds = error.details.retryAfterSeconds ?? backoffSeconds(record.step.failures ?? 0, { maxSeconds: 300, random: () => (ctx.random.bytes(1)[0] ?? 0) / 256 });
+        return { result: { kind: 'wait', seconds, reason: `${error.kind}: ${error.message}`, transient: true }, events: emitted };
       }
       return { result: { kind: 'failed', error }, events: emitted };
     }
   }
 
-  async #commit(record: ClusterRecord, revision: number, result: StepResult, events: EngineEvent[]): Promise<ProcessOutcome> {
+  async #commit(record: ClusterRecord, revision: number, result: StepResult, events: EngineEvent[], progressed: boolean): Promise<ProcessOutcome> {
     const { state, clock } = this.options;
     const now = clock.now();
     const step = record.step.name as StepName;
@@ -178,7 +182,8 @@ export class Engine {
         break;
       }
       case 'wait': {
-        record.step = { ...record.step, attempts: record.step.attempts + 1 };
+        const failures = result.transient && !progressed ? (record.step.failures ?? 0) + 1 : 0;
+        record.step = { ...record.step, attempts: record.step.attempts + 1, failures };
         record.status = { ...record.status, message: result.reason };
         events.push({ type: 'waiting', at: now, project: record.project, cluster: record.name, phase, step, seconds: result.seconds, reason: result.reason });
         follow = { delay: result.seconds };

@@ -71,7 +71,16 @@ export interface ClusterRecord {
   ledger: Ledger;
   pki: ClusterPkiPublic | null;
   /** The step the cluster is at, its sequence number and when it started (ms on the engine's clock). */
-  step: { phase: EnginePhase; name: string; seq: number; since: number; attempts: number };
+  step: {
+    phase: EnginePhase;
+    name: string;
+    seq: number;
+    since: number;
+    /** Runs of this step so far (part of each message's key). */
+    attempts: number;
+    /** Transient failures in a row without progress; drives the backoff. */
+    failures?: number;
+  };
   status: ClusterStatus;
   /** The manifest this cluster was last applied from: deletion still knows its providers after the project's is gone. */
   lastManifest: Manifest | null;

@@ -521,7 +521,7 @@ export class Ec2Emulator implements SandboxVmSource {
       if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
     }
     const visible = [...this.instances.values()].filter((i) => this.#visible(i));
-    const matched = this.#filter(visible, p, 'InstanceId', (i) => i.id, (i, n) => (n === 'instance-state-name' ? [this.#state(i).name] : n === 'subnet-id' ? (i.subnetId ? [i.subnetId] : []) : n === 'vpc-id' ? (i.vpcId ? [i.vpcId] : []) : this.#tagAttr(i.tags, n)));
+    const matched = this.#filter(visible, p, 'InstanceId', (i) => i.id, (i, n) => (n === 'instance-state-name' ? [this.#state(i).name] : n === 'client-token' ? (i.clientToken ? [i.clientToken] : []) : n === 'subnet-id' ? (i.subnetId ? [i.subnetId] : []) : n === 'vpc-id' ? (i.vpcId ? [i.vpcId] : []) : this.#tagAttr(i.tags, n)));
     const maxResults = p.get('MaxResults') ? Number(p.get('MaxResults')) : undefined;
     if (maxResults !== undefined && (maxResults < 5 || maxResults > 1000)) throw new Ec2Error(400, 'InvalidParameterValue', 'Value for parameter MaxResults is invalid: must be between 5 and 1000');
     if (maxResults !== undefined && ids.length > 0) throw new Ec2Error(400, 'InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');

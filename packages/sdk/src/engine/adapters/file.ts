@@ -9,6 +9,7 @@ import { Redacted } from '../../redacted.js';
 import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
+import { deliverable, nextDeliveryAt } from './queue-rules.js';
 import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 
@@ -169,14 +170,8 @@ export class FileQueue<T> implements Queue<T> {
   async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
     const now = this.#clock.now();
     return this.#update((q) => {
-      const busy = new Set(q.messages.filter((m) => m.receipt !== undefined && m.visibleAt > now).map((m) => m.groupId));
-      const taken = new Set<string>();
       const out: Array<ReceivedMessage<T>> = [];
-      for (const m of [...q.messages].sort((a, b) => a.seq - b.seq)) {
-        if (out.length >= max) break;
-        if (busy.has(m.groupId) || taken.has(m.groupId)) continue;
-        taken.add(m.groupId);
-        if (m.visibleAt > now) continue;
+      for (const m of deliverable(q.messages, now, max)) {
         m.receipt = randomUUID();
         m.receiveCount += 1;
         m.visibleAt = now + this.#visibilityMs;
@@ -204,8 +199,7 @@ export class FileQueue<T> implements Queue<T> {
 
   async nextVisibleAt(): Promise<number | null> {
     const q = await readJson<QueueFile<T>>(this.#path);
-    if (!q || q.messages.length === 0) return null;
-    return Math.min(...q.messages.map((m) => m.visibleAt));
+    return q ? nextDeliveryAt(q.messages, this.#clock.now()) : null;
   }
 
   async size(): Promise<number> {

@@ -7,6 +7,7 @@ import { Redacted } from '../../redacted.js';
 import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
+import { deliverable, nextDeliveryAt } from './queue-rules.js';
 import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
 
 export class MemoryStateStore implements StateStore {
@@ -115,15 +116,8 @@ export class MemoryQueue<T> implements Queue<T> {
 
   async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
     const now = this.#clock.now();
-    const busy = new Set(this.#messages.filter((m) => m.receipt !== undefined && m.visibleAt > now).map((m) => m.groupId));
     const out: Array<ReceivedMessage<T>> = [];
-    const taken = new Set<string>();
-    for (const m of [...this.#messages].sort((a, b) => a.seq - b.seq)) {
-      if (out.length >= max) break;
-      if (busy.has(m.groupId) || taken.has(m.groupId)) continue;
-      // FIFO per group: only the group's oldest message may be delivered, even if a later one is visible.
-      taken.add(m.groupId);
-      if (m.visibleAt > now) continue;
+    for (const m of deliverable(this.#messages, now, max)) {
       m.receipt = randomUUID();
       m.receiveCount += 1;
       m.visibleAt = now + this.#visibilityMs;
@@ -145,8 +139,7 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 
   async nextVisibleAt(): Promise<number | null> {
-    if (this.#messages.length === 0) return null;
-    return Math.min(...this.#messages.map((m) => m.visibleAt));
+    return nextDeliveryAt(this.#messages, this.#clock.now());
   }
 
   async size(): Promise<number> {

@@ -1,6 +1,8 @@
 // Queue: at-least-once delivery with delays. A received message is hidden for the visibility timeout and
 // comes back unless acknowledged, so a step that dies mid-way is retried; messages of one group (a cluster)
-// are delivered one at a time, in order, as SQS FIFO message groups are.
+// are delivered one at a time, the oldest due one first. A delayed message does not hold back a later one
+// that is already due: correctness never rests on order (messages name the step they expect), only on
+// one-at-a-time, which the cluster lease enforces anyway.
 export interface SendOptions {
   /** Messages of one group are delivered in order, one in flight at a time (the cluster id). */
   groupId: string;

@@ -73,7 +73,7 @@ export function waitFor(p: Pending, what: string, ctx: { attempt: number; random
   const transient = p.reason === 'retryable' || p.reason === 'throttled';
   const jitter = () => (ctx.random.bytes(1)[0] ?? 0) / 256;
   const seconds = transient ? Math.max(p.retryAfterSeconds, backoffSeconds(ctx.attempt, { maxSeconds: 300, random: jitter })) : p.retryAfterSeconds;
-  return wait(seconds, `${what}: ${p.message}`);
+  return { kind: 'wait', seconds, reason: `${what}: ${p.message}`, transient };
 }
 
 export function isPendingOutcome<T>(o: Outcome<T>): o is Pending {

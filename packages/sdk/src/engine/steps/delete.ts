@@ -21,7 +21,7 @@ function specs(ctx: { record: { desired: ClusterSpec | null; current: ClusterSpe
 
 export const deleteDns: StepDefinition = {
   phase: 'delete',
-  timeoutSeconds: 1800,
+  timeoutSeconds: Number.POSITIVE_INFINITY,
   timeoutMessage: (r) => `the DNS records of ${r.name} could not be removed`,
   async run(ctx) {
     const ledger = ctx.record.ledger;
@@ -52,8 +52,9 @@ export const deleteDns: StepDefinition = {
 
 export const teardown: StepDefinition = {
   phase: 'delete',
-  timeoutSeconds: 3600,
-  timeoutMessage: (r) => `resources of ${r.name} were still present after an hour; see the provider's console for resources tagged kubeplane.dev/cluster-id=${r.clusterId}`,
+  // A deletion never gives up: it keeps retrying (with backoff) and says why in the status until it is done.
+  timeoutSeconds: Number.POSITIVE_INFINITY,
+  timeoutMessage: (r) => `resources of ${r.name} are still present; see the provider's console for resources tagged kubeplane.dev/cluster-id=${r.clusterId}`,
   async run(ctx) {
     const regions = new Set(ctx.record.ledger.regions);
     for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));

@@ -4,6 +4,8 @@ import { KubeplaneError } from '../../errors.js';
 import { generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
 import { renderNode } from '../../bootstrap/render.js';
 import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
+import { seededRandomSource } from '../../bootstrap/random.js';
+import type { NodeResource } from '../records.js';
 import type { ClusterKeys } from '../../bootstrap/pki.js';
 import { generateSshKeyPair } from '../cluster-secrets.js';
 import {
@@ -147,23 +149,31 @@ export const createNodes: StepDefinition = {
     if (!keys) throw new KubeplaneError('invalid', 'the cluster keys are missing; the prepare step did not run');
     const cluster = bootstrapView(ctx.record);
     const now = new Date(ctx.now);
-    let pkiSecret = await ctx.secrets.pki();
-    if (!ctx.record.pki || !pkiSecret) {
-      const pki = await issueClusterPki(cluster, keys, { random: ctx.random, now });
-      await ctx.secrets.putPki(pki.secret);
-      ctx.record.pki = pki.public;
-      pkiSecret = pki.secret;
+    // Issued once: a PKI in the SecretStore is used even if the record never learnt of it (a crash after the
+    // secret write), because machines created in that attempt already carry its CA and token.
+    let pki = await ctx.secrets.pki();
+    if (!pki) {
+      pki = await issueClusterPki(cluster, keys, { random: ctx.random, now });
+      await ctx.secrets.putPki(pki);
     }
-    const pki = { public: ctx.record.pki, secret: pkiSecret };
+    ctx.record.pki = pki.public;
     const wireguardKeys = await ctx.secrets.wireguard();
+    // Machines that exist but are not in the ledger (a crash after a create, before the state write) are
+    // adopted, never created twice; machines nobody wants any more are removed later by remove-nodes.
+    const observed = await observeMachines(ctx);
+    if (observed.kind !== 'ok') return observed;
     const todo = creationOrder(ctx).filter(({ node }) => !ledger.nodes[node.name]);
+    // A retried create must send the same user-data (EC2 checks it against the ClientToken): the render time
+    // is the day, and certificate serials come from a seed of the cluster, node and day.
+    const day = Math.floor(ctx.now / 86_400_000) * 86_400_000;
     let created = 0;
     for (const { node, pool } of todo.slice(0, CREATE_BATCH)) {
       const prov = pool.provider;
       if (!prov) throw new KubeplaneError('invalid', `pool ${pool.name} has no provider`);
       const provider = await ctx.provider(prov.name, prov.region);
       if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
-      const rendered = await renderNode({ cluster, keys, wireguardKeys, random: ctx.random, now, pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
+      const random = seededRandomSource(`${spec.id}/${node.name}/${day}`);
+      const rendered = await renderNode({ cluster, keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
       const key = regionKey(prov.name, prov.region);
       const reservedIp = ctx.record.ledger.reservedIp;
       const takesApiIp =
@@ -209,6 +219,53 @@ export const createNodes: StepDefinition = {
   },
 };
 
+/**
+ * Lists the cluster's machines (by its tag) in every region it uses or used: updates what the ledger knows
+ * (ids, addresses, state) and adopts machines it does not know — created just before a crash, or by an
+ * attempt whose state write was lost — so none is created twice and none is forgotten.
+ */
+async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: 'ok' }> {
+  const spec = desiredOf(ctx.record);
+  const ledger = ctx.record.ledger;
+  const regions = new Map<string, { provider: string; region: string }>();
+  for (const { pool } of nodesOf(spec)) if (pool.provider) regions.set(regionKey(pool.provider.name, pool.provider.region), { provider: pool.provider.name, region: pool.provider.region });
+  for (const key of ledger.regions) {
+    const [provider = '', region = ''] = key.split('/');
+    regions.set(key, { provider, region });
+  }
+  const wanted = new Map(nodesOf(spec).map(({ node, pool }) => [node.name, { node, pool }]));
+  for (const { provider: providerName, region } of regions.values()) {
+    const provider = await ctx.provider(providerName, region);
+    if (!provider.compute) continue;
+    const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
+    if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
+    for (const info of listed.value) {
+      if (info.state === 'deleting' || info.state === 'deleted') continue;
+      if (info.state === 'failed' && wanted.has(info.name)) {
+        return { kind: 'failed', error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, { provider: providerName, resource: info.name }) };
+      }
+      const known = ledger.nodes[info.name];
+      const want = wanted.get(info.name);
+      const state: NodeResource['state'] = known?.state === 'deleting' ? 'deleting' : info.state === 'running' ? 'running' : 'pending';
+      if (!known) ctx.emit({ type: 'resource-created', kind: 'machine', name: info.name, provider: providerName });
+      ledger.nodes[info.name] = {
+        pool: known?.pool ?? want?.pool.name ?? info.nodepool,
+        role: known?.role ?? want?.node.role ?? ((info.labels['kubeplane.dev/role'] as NodeResource['role'] | undefined) ?? 'compute'),
+        provider: providerName,
+        region,
+        ...(info.zone ? { zone: info.zone } : {}),
+        id: info.id,
+        providerId: info.providerId,
+        ...(info.publicIPv4 ? { publicIPv4: info.publicIPv4 } : {}),
+        ...(info.privateIPv4 ? { privateIPv4: info.privateIPv4 } : {}),
+        state,
+        createdAt: known?.createdAt ?? ctx.now,
+      };
+    }
+  }
+  return { kind: 'ok' };
+}
+
 export const awaitMachines: StepDefinition = {
   phase: 'infrastructure',
   timeoutSeconds: 1800,
@@ -218,30 +275,8 @@ export const awaitMachines: StepDefinition = {
     const spec = desiredOf(ctx.record);
     const ledger = ctx.record.ledger;
     const wanted = nodesOf(spec).map(({ node }) => node.name);
-    const byRegion = new Map<string, { provider: string; region: string }>();
-    for (const name of wanted) {
-      const n = ledger.nodes[name];
-      if (n) byRegion.set(regionKey(n.provider, n.region), { provider: n.provider, region: n.region });
-    }
-    for (const { provider: providerName, region } of byRegion.values()) {
-      const provider = await ctx.provider(providerName, region);
-      if (!provider.compute) continue;
-      const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
-      if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
-      for (const info of listed.value) {
-        const n = ledger.nodes[info.name];
-        if (!n) continue;
-        n.id = info.id;
-        n.providerId = info.providerId;
-        if (info.publicIPv4) n.publicIPv4 = info.publicIPv4;
-        if (info.privateIPv4) n.privateIPv4 = info.privateIPv4;
-        if (info.state === 'running') n.state = 'running';
-        else if (info.state === 'pending') n.state = 'pending';
-        else if (info.state === 'failed') {
-          return { kind: 'failed', error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, { provider: providerName, resource: info.name }) };
-        }
-      }
-    }
+    const observed = await observeMachines(ctx);
+    if (observed.kind !== 'ok') return observed;
     const notRunning = wanted.filter((name) => ledger.nodes[name]?.state !== 'running');
     if (notRunning.length > 0) {
       return wait(notRunning.length > 10 ? 15 : 10, `${wanted.length - notRunning.length}/${wanted.length} machines running; waiting for ${notRunning.slice(0, 3).join(', ')}${notRunning.length > 3 ? ', ...' : ''}`);

@@ -14,7 +14,7 @@ const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane
 async function api(ctx: StepContext): Promise<KubernetesApi> {
   const pki = await ctx.secrets.pki();
   if (!pki) throw new KubeplaneError('invalid', `cluster ${ctx.record.name} has no admin credentials yet`);
-  return ctx.kubernetes(pki.adminKubeconfig);
+  return ctx.kubernetes(pki.secret.adminKubeconfig);
 }
 
 export const awaitApi: StepDefinition = {

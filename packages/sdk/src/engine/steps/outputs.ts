@@ -17,7 +17,7 @@ export const addons: StepDefinition = {
     const spec = desiredOf(ctx.record);
     const pki = await ctx.secrets.pki();
     if (!pki) throw new KubeplaneError('invalid', 'no admin credentials');
-    const k8s = ctx.kubernetes(pki.adminKubeconfig);
+    const k8s = ctx.kubernetes(pki.secret.adminKubeconfig);
     const declared = [{ name: 'cilium' }, ...spec.addons.filter((a) => a.name !== 'cilium')];
     await k8s.applyConfigMap('kube-system', ADDONS_CONFIGMAP, { addons: JSON.stringify(declared) }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
     return next(`declared ${declared.map((a) => a.name).join(', ')}`);
@@ -54,7 +54,7 @@ export const outputs: StepDefinition = {
     const pki = await ctx.secrets.pki();
     const ssh = await ctx.secrets.ssh();
     if (!pki || !ssh) throw new KubeplaneError('invalid', 'the cluster credentials are missing');
-    await ctx.secrets.putOutput('kubeconfig', pki.adminKubeconfig);
+    await ctx.secrets.putOutput('kubeconfig', pki.secret.adminKubeconfig);
     await ctx.secrets.putOutput('metadata', Redacted.of(JSON.stringify(metadataOf(spec, ctx.record.ledger, ssh.privateKey.reveal()))));
     // What was built is now the current state, with what the clouds reported about each machine.
     const current = structuredClone(spec);

@@ -20,7 +20,7 @@ export type ProviderFactory = (def: ProviderDef, region: string | undefined) => 
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
-  | { kind: 'wait'; seconds: number; reason: string }
+  | { kind: 'wait'; seconds: number; reason: string; transient?: boolean }
   | { kind: 'finished'; message: string }
   | { kind: 'failed'; error: KubeplaneError };
 
@@ -36,7 +36,7 @@ export interface StepContext {
   provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
   versions?: Partial<BootstrapVersions>;
-  /** How many times this step has run before for the current sequence number (0 the first time). */
+  /** Transient failures of this step in a row without progress (0 the first time); drives the backoff. */
   attempt: number;
   emit(event: EmitInput): void;
 }

@@ -132,6 +132,26 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
     });
 
+    it('does not hold a due message back behind a delayed older one of its group', async () => {
+      const clock = new VirtualClock();
+      const q = await adapters.queue(clock);
+      await q.send({ n: 1 }, { groupId: 'g', delaySeconds: 30 });
+      await q.send({ n: 2 }, { groupId: 'g' });
+      expect(await q.nextVisibleAt()).toBe(clock.now());
+      expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
+    });
+
+    it('reports the next delivery of a group with a message in flight as when that message times out', async () => {
+      const clock = new VirtualClock();
+      const q = await adapters.queue(clock);
+      await q.send({ n: 1 }, { groupId: 'g' });
+      await q.send({ n: 2 }, { groupId: 'g', delaySeconds: 5 });
+      await q.receive(1);
+      expect(await q.nextVisibleAt()).toBe(clock.now() + 30_000);
+      clock.advance(30_000);
+      expect((await q.receive(10)).map((m) => m.body.n)).toEqual([1]);
+    });
+
     it('drops a duplicate sent with the same deduplication id', async () => {
       const q = await adapters.queue(new VirtualClock());
       await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });

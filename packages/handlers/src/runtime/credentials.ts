@@ -1,0 +1,46 @@
+// Resolves a manifest provider's secretRef to its credential keys, each Redacted, and checks their formats
+// (AWS 20/40 characters, Hetzner 64) so a wrong credential fails before any cloud call. Messages name the
+// variable or file, never a value.
+import { resolve } from 'node:path';
+import { KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted } from '@kubeplane/sdk';
+import { EnvFileSecretResolver } from '@kubeplane/providers';
+
+export type Credentials = Record<string, Redacted<string>>;
+
+export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+  const resolver = new EnvFileSecretResolver(env);
+  const ref = def.secretRef;
+  const keys = PROVIDER_TYPE_INFO[def.providerType].credentials;
+  const out: Credentials = {};
+  if (ref.env) {
+    for (const k of keys) {
+      const variable = ref.env[k.key];
+      if (!variable) continue;
+      out[k.key] = await resolver.resolve({ source: 'env', name: variable });
+    }
+  } else if (ref.file) {
+    const path = resolve(cwd, ref.file);
+    for (const k of keys) {
+      try {
+        out[k.key] = await resolver.resolve({ source: 'file', path, key: k.key });
+      } catch (e) {
+        if (k.required) throw e;
+      }
+    }
+  } else if (ref.awsSecretsManager) {
+    throw new KubeplaneError('invalid', `provider ${def.name}: awsSecretsManager credentials are read by the AWS runtime; locally use secretRef.env or secretRef.file`, { resource: def.name });
+  } else {
+    throw new KubeplaneError('invalid', `provider ${def.name}: a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) needs a cluster to read it from; locally use secretRef.env or secretRef.file`, { resource: def.name });
+  }
+  for (const k of keys) {
+    const value = out[k.key];
+    if (!value) {
+      if (k.required) throw new KubeplaneError('auth', `provider ${def.name}: credential "${k.key}" is missing`, { resource: def.name });
+      continue;
+    }
+    if (k.format && !k.format.pattern.test(value.reveal())) {
+      throw new KubeplaneError('auth', `provider ${def.name}: credential "${k.key}" is not ${k.format.description}`, { resource: def.name, code: 'MalformedCredential' });
+    }
+  }
+  return out;
+}
