@@ -101,7 +101,8 @@ export class LocalRuntime {
 
   async close(): Promise<void> {
     try {
-      await this.save();
+      // Only a writer (it holds the directory's lock) writes the world back; readers leave it as it was.
+      if (this.options.write) await this.save();
     } finally {
       this.sandbox?.close();
       await this.lock?.release();

@@ -1,0 +1,72 @@
+// The engine commands as separate invocations on one state directory: apply --sandbox, status, kubeconfig,
+// plan against the stored state, destroy --sandbox — each opens the sandbox world the previous one saved.
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../../../test/helpers/cli.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
+
+describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox world', () => {
+  it('acts on the same world across separate commands, and says it is the sandbox on every line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const flags = ['--sandbox', '--state-dir', dir];
+
+    const applied = await runCli(['apply', 'examples/minimal.yaml', ...flags], { cwd: root });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    const progress = applied.stdout.split('\n').filter((l) => /^\[sandbox\] \+/.test(l));
+    expect(progress.length).toBeGreaterThan(5);
+    expect(applied.stdout).toMatch(/\[sandbox\] minimal: DONE after \S+ \(virtual\)/);
+    expect((await stat(join(dir, 'sandbox', 'world.json'))).mode & 0o777).toBe(0o600);
+
+    const status = await runCli(['status', ...flags], { cwd: root });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^\[sandbox\] minimal: DONE \(generation 1\)/m);
+    expect(status.stdout).toMatch(/minimal \[minimal-[a-z0-9]{7}\]: DONE/);
+
+    const kubeconfig = await runCli(['kubeconfig', 'minimal', ...flags], { cwd: root });
+    expect(kubeconfig.code).toBe(0);
+    expect(kubeconfig.stdout).toContain('apiVersion: v1');
+    expect(kubeconfig.stdout).toContain('client-key-data:');
+
+    const again = await runCli(['apply', 'examples/minimal.yaml', ...flags], { cwd: root });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('no changes');
+
+    const plan = await runCli(['plan', 'examples/minimal.yaml', ...flags], { cwd: root });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('no changes');
+
+    const wrongMode = await runCli(['status', '--state-dir', dir], { cwd: root });
+    expect(wrongMode.code).toBe(1);
+    expect(wrongMode.stderr).toContain('holds a sandbox world; add --sandbox');
+
+    const destroyed = await runCli(['destroy', 'examples/minimal.yaml', ...flags], { cwd: root });
+    expect(destroyed.code).toBe(0);
+    expect(destroyed.stdout).toContain('[sandbox] resources left in the sandbox clouds: 0');
+    const after = await runCli(['status', ...flags], { cwd: root });
+    expect(after.stdout).toContain('no projects');
+    // The world file carries machines' user-data (cluster keys): readable by its owner only.
+    expect((await readFile(join(dir, 'mode'), 'utf8')).trim()).toBe('sandbox');
+  });
+
+  it('stops a second writer on the same state directory with a clear message', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const { acquireProcessLock } = await import('../../runtime/process-lock.js');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'mode'), 'sandbox\n');
+    const lock = await acquireProcessLock(join(dir, 'writer.lock'), 'kubeplane sandbox serve');
+    try {
+      const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir], { cwd: root });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('another kubeplane process');
+      expect(run.stderr).toContain('kubeplane sandbox serve');
+    } finally {
+      await lock.release();
+    }
+  });
+});
