@@ -3,37 +3,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, validateManifestText, type EngineEvent, type Manifest, type StepEvent } from '@kubeplane/sdk';
-import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import type { Kubeplane } from '@kubeplane/sdk';
+import type { Sandbox } from '@kubeplane/providers';
+import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const hybrid = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8');
-
-function manifestOf(text: string): Manifest {
-  const r = validateManifestText(text);
-  expect(r.errors).toEqual([]);
-  return r.manifests[0] as Manifest;
-}
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
 
 function world(seed = 1) {
-  sandbox = new Sandbox({ seed }).listen();
-  const queue = new MemoryQueue<StepEvent>({ clock: sandbox.clock, visibilityTimeoutSeconds: 120 });
-  const kp = new Kubeplane({
-    state: new MemoryStateStore(),
-    secrets: new MemorySecretStore(),
-    queue,
-    lease: new MemoryLease(sandbox.clock),
-    clock: sandbox.clock,
-    providers: sandboxProviders(sandbox),
-    kubernetes: sandboxKubernetes(sandbox),
-  });
-  const events: EngineEvent[] = [];
-  kp.on((e) => events.push(e));
-  if (process.env.KP_TRACE) kp.on((e) => console.log(JSON.stringify(e).slice(0, 300)));
-  return { sandbox, kp, events };
+  const w = sandboxWorld(seed);
+  sandbox = w.sandbox;
+  return w;
 }
 
 async function applyAndRun(kp: Kubeplane, text: string) {
@@ -59,14 +41,14 @@ describe('the hybrid example on the sandbox', () => {
     expect(events.filter((e) => e.type === 'resource-created' && e.kind === 'machine')).toHaveLength(10);
     const nodes = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
     expect(nodes.filter((n) => n.ready)).toHaveLength(8);
-    expect(sandbox.inventory().filter((i) => i.kind === 'node')).toHaveLength(10);
+    expect(liveMachines(sandbox)).toHaveLength(10);
     expect(run.elapsedMs).toBeLessThan(15 * 60_000);
   });
 
   it('scales a pool up and down, adds and removes a pool, then is destroyed leaving nothing behind', async () => {
     const { sandbox, kp, events } = world(7);
     await applyAndRun(kp, hybrid);
-    const machines = () => sandbox.inventory().filter((i) => i.kind === 'node' && !['shutting-down', 'terminated', 'deleting', 'off'].includes(i.state ?? '')).length;
+    const machines = () => liveMachines(sandbox).length;
     const ready = () => sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).map((n) => n.name).sort();
     expect(machines()).toBe(10);
 
