@@ -50,3 +50,4 @@ export { CloudflareClient, CLOUDFLARE_DEFAULT_BASE_URL, CLOUDFLARE_RATE_LIMIT, t
 export { cloudflareErrorKind } from './cloudflare/errors.js';
 export { CloudflareEmulator, CLOUDFLARE_API, CLOUDFLARE_CLOUD, type CloudflareEmulatorOptions, type CloudflareInventoryItem } from './sandbox/cloudflare/emulator.js';
 export { CloudflareSandbox, CLOUDFLARE_SANDBOX_CREDENTIALS, type CloudflareSandboxOptions } from './sandbox/cloudflare/harness.js';
+export { clusterReadyFloorMs, type ClusterShape, type FloorCloud } from './sandbox/floor.js';

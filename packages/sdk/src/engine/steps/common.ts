@@ -79,3 +79,12 @@ export function waitFor(p: Pending, what: string, ctx: { attempt: number; random
 export function isPendingOutcome<T>(o: Outcome<T>): o is Pending {
   return o.status === 'pending';
 }
+
+/**
+ * The view one machine is rendered with: the control planes and load balancers (the peers every node needs
+ * at boot, created first) and the machine itself. Other workers reach it through the published mesh within
+ * a minute; carrying every peer would not fit user-data limits past a few hundred nodes.
+ */
+export function bootView(cluster: BootstrapCluster, nodeName: string): BootstrapCluster {
+  return { ...cluster, nodes: cluster.nodes.filter((n) => n.role !== 'compute' || n.name === nodeName) };
+}

@@ -10,6 +10,7 @@ import type { ClusterKeys } from '../../bootstrap/pki.js';
 import { generateSshKeyPair } from '../cluster-secrets.js';
 import {
   apiIpName,
+  bootView,
   bootstrapView,
   desiredOf,
   firewallName,
@@ -173,7 +174,7 @@ export const createNodes: StepDefinition = {
       const provider = await ctx.provider(prov.name, prov.region);
       if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
       const random = seededRandomSource(`${spec.id}/${node.name}/${day}`);
-      const rendered = await renderNode({ cluster, keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
+      const rendered = await renderNode({ cluster: bootView(cluster, node.name), keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
       const key = regionKey(prov.name, prov.region);
       const reservedIp = ctx.record.ledger.reservedIp;
       const takesApiIp =

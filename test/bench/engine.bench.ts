@@ -1,0 +1,62 @@
+// The engine end to end on the sandbox, in virtual time: time from apply to every node Ready for 3 control
+// planes + 3 workers and for 3 + 500, against the latency model's floor, with the steps (queue messages)
+// and cloud API calls it took. The baseline in the same run is the floor itself, computed from the model.
+import { clusterReadyFloorMs } from '@kubeplane/providers';
+import { manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
+import type { BenchResult } from './types.js';
+
+function manifest(workers: number): string {
+  const pools: string[] = [];
+  const names: string[] = [];
+  for (let left = workers, i = 1; left > 0; i++) {
+    const count = Math.min(250, left);
+    names.push(`workers-${i}`);
+    pools.push(`    - { name: workers-${i}, providerSpec: { name: hetzner-1, region: fsn1 }, count: ${count}, serverType: cpx32, image: ubuntu-24.04 }`);
+    left -= count;
+  }
+  return `apiVersion: kubeplane.dev/v1
+kind: Manifest
+metadata: { name: bench }
+providers:
+  - { name: hetzner-1, providerType: hetzner, secretRef: { env: { credentials: HCLOUD_TOKEN } } }
+nodePools:
+  dynamic:
+    - { name: control, providerSpec: { name: hetzner-1, region: fsn1 }, count: 3, serverType: cpx22, image: ubuntu-24.04 }
+${pools.join('\n')}
+kubernetes:
+  clusters:
+    - { name: bench, version: "1.34.2", network: 10.20.0.0/22, pools: { control: [control], compute: [${names.join(', ')}] } }
+`;
+}
+
+async function timeToReady(workers: number) {
+  const w = sandboxWorld(11);
+  try {
+    const started = w.sandbox.clock.now();
+    const real = performance.now();
+    await w.kp.apply(manifestOf(manifest(workers)));
+    const run = await w.kp.run();
+    const status = await w.kp.status('bench');
+    if (status.state !== 'DONE') throw new Error(`bench cluster ended ${status.state}: ${JSON.stringify(status.clusters)}`);
+    // Ready is when await-nodes finished; the later steps (labels, mesh, outputs) take no virtual time.
+    const readyAt = Math.max(...w.events.filter((e) => e.type === 'step-done' && e.step === 'await-nodes').map((e) => e.at));
+    const floor = clusterReadyFloorMs({ controlPlanes: { cloud: 'hetzner', count: 3 }, workers: [{ cloud: 'hetzner', count: workers }] });
+    return { ready: readyAt - started, floor, messages: run.messages, calls: w.sandbox.totalCalls((k) => !k.startsWith('kubernetes')), kubeCalls: w.sandbox.totalCalls((k) => k.startsWith('kubernetes')), realMs: performance.now() - real };
+  } finally {
+    w.sandbox.close();
+  }
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const out: BenchResult[] = [];
+  for (const workers of [3, 500]) {
+    const r = await timeToReady(workers);
+    out.push(
+      { name: `engine: 3 control planes + ${workers} workers (Hetzner), apply -> all Ready, virtual`, value: r.ready / 1000, unit: 's', note: `floor ${(r.floor / 1000).toFixed(0)} s from the latency model` },
+      { name: `engine: 3 + ${workers}, ratio to the floor`, value: r.ready / r.floor, unit: 'x floor', target: '<= 1.2x' },
+      { name: `engine: 3 + ${workers}, steps (queue messages) per cluster`, value: r.messages, unit: 'steps' },
+      { name: `engine: 3 + ${workers}, cloud API calls (Kubernetes API calls)`, value: r.calls, unit: 'calls', note: `${r.kubeCalls} Kubernetes API calls; real time ${(r.realMs / 1000).toFixed(1)} s` },
+    );
+  }
+  return out;
+}
