@@ -19,7 +19,7 @@ describe('validating manifests', () => {
     expect(r.warnings[0]?.message).toContain('1.30–1.36');
   });
 
-  it.each(['hybrid-aws-hetzner.yaml', 'static-and-dynamic.yaml', 'autoscaled.yaml', 'minimal.yaml'])('accepts the example %s without warnings', async (name) => {
+  it.each(['hybrid-aws-hetzner.yaml', 'static-and-dynamic.yaml', 'autoscaled.yaml', 'minimal.yaml', 'crusoe-cmk.yaml'])('accepts the example %s without warnings', async (name) => {
     const r = await validateManifestFile(join(examples, name));
     expect(r.issues).toEqual([]);
     expect(r.manifests[0]?.source).toBe('kubeplane');
@@ -92,6 +92,14 @@ describe('validating manifests', () => {
   it('rejects two documents with one name', () => {
     const r = validateManifestText(`${example('minimal.yaml')}\n---\n${example('minimal.yaml')}`);
     expect(r.errors.map((e) => e.message)).toEqual(['2 documents are named "minimal"; each manifest needs its own name']);
+  });
+
+  it('warns, with the path, when a CMK worker image is older than the first one with NFS pre-installed', () => {
+    const text = example('crusoe-cmk.yaml').replace('image: 1.33.4-cmk.4', 'image: 1.33.4-cmk.1');
+    const r = validateManifestText(text, { file: 'cmk.yaml' });
+    expect(r.ok).toBe(true);
+    expect(r.warnings).toEqual([expect.objectContaining({ path: 'nodePools.dynamic[1].image', line: text.split('\n').findIndex((l) => l.includes('cmk.1')) + 1 })]);
+    expect(r.warnings[0]?.message).toContain('NFS');
   });
 
   it('understands CMK build suffixes in versions', () => {

@@ -1,8 +1,9 @@
 // The manifest's public entry points: read text, a file or an object, run every structural and
 // cross-reference rule, and return the typed manifests with every issue found (never throwing on bad input).
 import { readFile } from 'node:fs/promises';
-import type { ValidationIssue } from './issues.js';
-import { attachPositions, parseManifestObject, parseManifestText, type ParsedDocument, type ParseOptions } from './parse.js';
+import { formatPath, type ValidationIssue } from './issues.js';
+import { crusoeManifestWarnings } from '../providers-data/crusoe.js';
+import { attachPositions, parseManifestObject, parseManifestText, parsePath, type ParsedDocument, type ParseOptions } from './parse.js';
 import { checkManifestRules, checkManifestUpdate } from './rules.js';
 import type { Manifest } from './schema.js';
 
@@ -47,6 +48,10 @@ function finish(docs: ParsedDocument[], options: ValidateOptions): ValidationRes
     issues.push(...doc.issues);
     if (!doc.manifest) continue;
     const found = checkManifestRules(doc);
+    // Provider-specific advice from the seeds' tables (Crusoe CMK versions, images, add-ons): warnings only.
+    if (doc.issues.length === 0) {
+      for (const w of crusoeManifestWarnings(doc.manifest)) found.push({ severity: 'warning', path: formatPath([...doc.pathPrefix, ...parsePath(w.path)]), message: w.message });
+    }
     const previous = options.previous?.find((p) => p.name === doc.manifest?.name);
     if (previous) found.push(...checkManifestUpdate(previous, doc));
     if (doc.sourceMap) attachPositions(found, doc.sourceMap, doc.file);
