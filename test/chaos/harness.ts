@@ -141,7 +141,6 @@ export interface ChaosReport {
   leaked: number;
 }
 
-const LIVE = (state: string | undefined) => !['shutting-down', 'terminated', 'deleting', 'off'].includes(state ?? '');
 
 export async function chaosRun(seed: number): Promise<ChaosReport> {
   const rng = seededRandom(seed * 7919 + 13);
@@ -177,7 +176,7 @@ export async function chaosRun(seed: number): Promise<ChaosReport> {
       for (const p of m.nodePools.dynamic) for (let i = 1; i <= (p.count ?? 0); i++) allowed.add(`${p.name}-${i.toString(16).padStart(2, '0')}`);
     };
     const check = () => {
-      const live = sandbox.inventory().filter((i) => i.kind === 'node' && LIVE(i.state));
+      const live = sandbox.liveMachines();
       const names = live.map((i) => i.name ?? i.id);
       const dupes = names.filter((n, i) => names.indexOf(n) !== i);
       if (dupes.length) violations.push(`duplicate machines: ${dupes.join(', ')}`);
@@ -247,7 +246,7 @@ export async function chaosRun(seed: number): Promise<ChaosReport> {
     await drive({ after: 5 + Math.floor(rng() * 40), manifest: m2 });
     const status = await kp.status('chaos');
     // Converged to the latest manifest: its machines and nodes, nothing else.
-    const live = sandbox.inventory().filter((i) => i.kind === 'node' && LIVE(i.state)).map((i) => i.name ?? '').sort();
+    const live = sandbox.liveMachines().map((i) => i.name ?? '').sort();
     const expected = ['cp-01', 'lb-01', ...Array.from({ length: second }, (_, i) => `workers-0${i + 1}`)].sort();
     if (status.state !== 'DONE') violations.push(`did not converge: ${JSON.stringify(status.clusters)}`);
     if (live.length !== expected.length || !expected.every((e) => live.some((n) => n.endsWith(e)))) violations.push(`machines ${live.join(', ')} != desired ${expected.join(', ')}`);

@@ -39,11 +39,7 @@ export function sandboxWorld(seed = 1, overrides: Partial<EngineOptions> | ((san
   return { sandbox, kp, events, options, queue };
 }
 
-/** Machines that are up (not being deleted), across all sandbox clouds. */
+/** Names of the machines that are up, across all sandbox clouds. */
 export function liveMachines(sandbox: Sandbox): string[] {
-  return sandbox
-    .inventory()
-    .filter((i) => i.kind === 'node' && !['shutting-down', 'terminated', 'deleting', 'off'].includes(i.state ?? ''))
-    .map((i) => i.name ?? i.id)
-    .sort();
+  return sandbox.liveMachines().map((i) => i.name ?? i.id).sort();
 }

@@ -142,6 +142,11 @@ export class Sandbox implements SandboxVmSource {
     return [...this.hetzner.inventory(), ...[...this.ec2Regions.values()].flatMap((e) => e.inventory()), ...this.route53.inventory()];
   }
 
+  /** Machines that are up (not shutting down or gone), across the clouds: what a user would be billed for. */
+  liveMachines(): InventoryItem[] {
+    return this.inventory().filter((i) => i.kind === 'node' && !['shutting-down', 'terminated', 'deleting', 'off'].includes(i.state ?? ''));
+  }
+
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
     return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms())];

@@ -83,7 +83,7 @@ export async function lifecycle(argv: string[], io: CliIo): Promise<number> {
         stage: stage.name,
         state,
         virtual: elapsed(rt.clock.now() - t0),
-        machines: sandbox.inventory().filter((i) => i.kind === 'node' && !['shutting-down', 'terminated', 'deleting', 'off'].includes(i.state ?? '')).length,
+        machines: sandbox.liveMachines().length,
         ready: stage.manifest ? sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length : 0,
         messages: run.messages,
       });

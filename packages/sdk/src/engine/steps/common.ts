@@ -5,7 +5,7 @@ import { bootstrapClusterFromSpec } from '../../bootstrap/from-spec.js';
 import type { BootstrapCluster } from '../../bootstrap/input.js';
 import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
 import { WIREGUARD_PORT } from '../../bootstrap/wireguard-mesh.js';
-import type { Outcome, Pending } from '../../provider/outcome.js';
+import type { Pending } from '../../provider/outcome.js';
 import { backoffSeconds } from '../../provider/backoff.js';
 import type { RandomSource } from '../../bootstrap/random.js';
 import type { FirewallRule } from '../../provider/types.js';
@@ -74,10 +74,6 @@ export function waitFor(p: Pending, what: string, ctx: { attempt: number; random
   const jitter = () => (ctx.random.bytes(1)[0] ?? 0) / 256;
   const seconds = transient ? Math.max(p.retryAfterSeconds, backoffSeconds(ctx.attempt, { maxSeconds: 300, random: jitter })) : p.retryAfterSeconds;
   return { kind: 'wait', seconds, reason: `${what}: ${p.message}`, transient };
-}
-
-export function isPendingOutcome<T>(o: Outcome<T>): o is Pending {
-  return o.status === 'pending';
 }
 
 /**

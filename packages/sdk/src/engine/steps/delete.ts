@@ -1,6 +1,7 @@
 // Delete phase: outputs, then DNS records, then everything in the clouds carrying the cluster's tag (found by
 // tag, so it works from any state — a failed create, or state lost altogether), then the secrets and records.
-import { isPendingOutcome, regionKey, waitFor } from './common.js';
+import { regionKey, waitFor } from './common.js';
+import { isPending } from '../../provider/outcome.js';
 import { next, type StepDefinition } from './types.js';
 import type { ClusterSpec } from '../../model/types.js';
 
@@ -42,7 +43,7 @@ export const deleteDns: StepDefinition = {
         ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))
         : [{ name, type: t.type }];
       const gone = await provider.dns.deleteRecords(t.zone, clusterId, records);
-      if (isPendingOutcome(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
+      if (isPending(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
       if (ledger.dns[name]) ctx.emit({ type: 'resource-deleted', kind: 'dns-record', name, provider: t.provider });
       delete ledger.dns[name];
     }
@@ -62,7 +63,7 @@ export const teardown: StepDefinition = {
       const [providerName = '', region = ''] = key.split('/');
       const provider = await ctx.provider(providerName, region);
       const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
-      if (isPendingOutcome(outcome)) return waitFor(outcome, `tearing down ${key}`, ctx);
+      if (isPending(outcome)) return waitFor(outcome, `tearing down ${key}`, ctx);
     }
     for (const name of Object.keys(ctx.record.ledger.nodes)) ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
     const ledger = ctx.record.ledger;

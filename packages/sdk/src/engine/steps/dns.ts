@@ -3,7 +3,8 @@
 import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
 import type { DnsRecord } from '../../provider/types.js';
 import { stableJson } from '../../manifest/rules.js';
-import { desiredOf, isPendingOutcome, waitFor } from './common.js';
+import { desiredOf, waitFor } from './common.js';
+import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepDefinition } from './types.js';
 
 const TTL = 60;
@@ -32,13 +33,13 @@ export const dns: StepDefinition = {
       const sync = ledger.dnsSync[lb.name];
       if (!sync || sync.hash !== hash) {
         const change = await provider.dns.upsertRecords(lb.dns.zone, spec.id, records);
-        if (isPendingOutcome(change)) return waitFor(change, `DNS records of ${lb.name}`, ctx);
+        if (isPending(change)) return waitFor(change, `DNS records of ${lb.name}`, ctx);
         ledger.dnsSync[lb.name] = { hash, changeId: change.value.id, inSync: change.value.status === 'in-sync' };
       }
       const current = ledger.dnsSync[lb.name];
       if (current && !current.inSync) {
         const status = await provider.dns.changeStatus(current.changeId);
-        if (isPendingOutcome(status)) return waitFor(status, `DNS change for ${lb.dns.fqdn}`, ctx);
+        if (isPending(status)) return waitFor(status, `DNS change for ${lb.dns.fqdn}`, ctx);
         if (status.value.status !== 'in-sync') return wait(10, `DNS change for ${lb.dns.fqdn} is propagating`);
         current.inSync = true;
       }
@@ -64,7 +65,7 @@ export const dns: StepDefinition = {
         ? entry.setIdentifiers.map((setIdentifier) => ({ name, type: entry.type, setIdentifier }))
         : [{ name, type: entry.type }];
       const gone = await provider.dns.deleteRecords(entry.zone, spec.id, targets);
-      if (isPendingOutcome(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
+      if (isPending(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
       delete ledger.dns[name];
       ctx.emit({ type: 'resource-deleted', kind: 'dns-record', name, provider: entry.provider });
     }

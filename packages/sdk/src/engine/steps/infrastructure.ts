@@ -15,13 +15,13 @@ import {
   desiredOf,
   firewallName,
   firewallRules,
-  isPendingOutcome,
   networkName,
   nodesOf,
   regionKey,
   sshKeyName,
   waitFor,
 } from './common.js';
+import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepDefinition, type StepContext, type StepResult } from './types.js';
 
 /** Machines requested per step invocation: keeps each invocation short and within rate budgets. */
@@ -93,18 +93,18 @@ export const networks: StepDefinition = {
         cidr: net.cidr,
         subnets: net.subnets.map((s) => (s.zone ? { cidr: s.cidr, zone: s.zone } : { cidr: s.cidr })),
       });
-      if (isPendingOutcome(n)) return waitFor(n, `network ${name}`, ctx);
+      if (isPending(n)) return waitFor(n, `network ${name}`, ctx);
       if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
       ledger.networks[key] = { name, id: n.value.id };
 
       const fw = await provider.network.ensureFirewall({ name: firewallName(spec.id, net.region), clusterId: spec.id, region: net.region, networkName: name, rules: firewallRules(spec) });
-      if (isPendingOutcome(fw)) return waitFor(fw, `firewall of ${name}`, ctx);
+      if (isPending(fw)) return waitFor(fw, `firewall of ${name}`, ctx);
       if (!ledger.firewalls[key]) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: net.provider });
       ledger.firewalls[key] = { name: fw.value.name, id: fw.value.id };
 
       const keyName = sshKeyName(spec.id, net.region);
       const k = await provider.network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
-      if (isPendingOutcome(k)) return waitFor(k, `SSH key ${keyName}`, ctx);
+      if (isPending(k)) return waitFor(k, `SSH key ${keyName}`, ctx);
       if (!ledger.sshKeys[key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: keyName, provider: net.provider });
       ledger.sshKeys[key] = { name: keyName, id: k.value.id };
     }
@@ -116,7 +116,7 @@ export const networks: StepDefinition = {
       if (!provider.network) throw new KubeplaneError('invalid', `provider ${pool.provider.name} cannot reserve an IP for the API endpoint; add an API load balancer`);
       const name = apiIpName(spec.id);
       const ip = await provider.network.ensureReservedIp({ name, clusterId: spec.id, region: pool.provider.region, ...(pool.provider.zone ? { zone: pool.provider.zone } : {}) });
-      if (isPendingOutcome(ip)) return waitFor(ip, `reserved IP ${name}`, ctx);
+      if (isPending(ip)) return waitFor(ip, `reserved IP ${name}`, ctx);
       if (!ledger.reservedIp) ctx.emit({ type: 'resource-created', kind: 'reserved-ip', name, provider: pool.provider.name });
       ledger.reservedIp = {
         provider: pool.provider.name,
@@ -194,7 +194,7 @@ export const createNodes: StepDefinition = {
         ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
         labels: { 'kubeplane.dev/role': node.role },
       });
-      if (isPendingOutcome(outcome)) {
+      if (isPending(outcome)) {
         if (created > 0) return wait(Math.min(outcome.retryAfterSeconds, 5), `requested ${created} machines; ${outcome.message}`);
         return waitFor(outcome, `machine ${node.name}`, ctx);
       }
@@ -239,7 +239,7 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
     const provider = await ctx.provider(providerName, region);
     if (!provider.compute) continue;
     const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
-    if (isPendingOutcome(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
+    if (isPending(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
     for (const info of listed.value) {
       if (info.state === 'deleting' || info.state === 'deleted') continue;
       if (info.state === 'failed' && wanted.has(info.name)) {
@@ -291,7 +291,7 @@ export const awaitMachines: StepDefinition = {
           { clusterId: spec.id, name: ip.name, region: ip.region },
           { clusterId: spec.id, name: spec.apiEndpoint.node, region: node.region },
         );
-        if (isPendingOutcome(attached)) return waitFor(attached, `attaching the API address to ${spec.apiEndpoint.node}`, ctx);
+        if (isPending(attached)) return waitFor(attached, `attaching the API address to ${spec.apiEndpoint.node}`, ctx);
         ip.attachedTo = attached.value.attachedTo ?? node.providerId ?? '';
       }
     }

@@ -6,7 +6,8 @@ import { meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE } from '.
 import type { Taint } from '../../manifest/schema.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
-import { bootstrapView, desiredOf, firewallName, isPendingOutcome, networkName, nodesOf, regionKey, waitFor } from './common.js';
+import { bootstrapView, desiredOf, firewallName, networkName, nodesOf, regionKey, waitFor } from './common.js';
+import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepContext, type StepDefinition } from './types.js';
 
 const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
@@ -23,7 +24,7 @@ export const awaitApi: StepDefinition = {
   timeoutMessage: (r) => `the API server of ${r.name} did not answer within 30 minutes of its machines running; see docs/bootstrap.md, "A node that does not join"`,
   async run(ctx) {
     const ready = await (await api(ctx)).ready();
-    if (isPendingOutcome(ready)) return waitFor(ready, 'API server', ctx);
+    if (isPending(ready)) return waitFor(ready, 'API server', ctx);
     return next('API server answers');
   },
 };
@@ -107,14 +108,14 @@ export const removeNodes: StepDefinition = {
       if (node.role !== 'loadbalancer' && node.state !== 'deleting') {
         const k8s = await api(ctx);
         const drained = await k8s.drainNode(name);
-        if (isPendingOutcome(drained)) return waitFor(drained, `draining ${name}`, ctx);
+        if (isPending(drained)) return waitFor(drained, `draining ${name}`, ctx);
         await k8s.deleteNode(name);
       }
       node.state = 'deleting';
       const provider = await ctx.provider(node.provider, node.region);
       if (provider.compute) {
         const gone = await provider.compute.deleteNode({ clusterId: spec.id, name, region: node.region });
-        if (isPendingOutcome(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
+        if (isPending(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
       }
       delete ledger.nodes[name];
       ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: node.provider });
@@ -135,7 +136,7 @@ export const removeNodes: StepDefinition = {
         ['network', () => provider.network!.deleteNetwork({ ...ref, name: networkName(spec.id, region) })],
       ] as const) {
         const o = await outcome();
-        if (isPendingOutcome(o)) return waitFor(o, `removing the ${what} in ${region}`, ctx);
+        if (isPending(o)) return waitFor(o, `removing the ${what} in ${region}`, ctx);
       }
       delete ledger.networks[key];
       delete ledger.firewalls[key];
