@@ -1,2 +1,2 @@
 // @kubeplane/handlers: the CLI and the serverless runtimes.
-export {};
+export * from './aws/index.js';

@@ -1,0 +1,72 @@
+// The AWS adapters pass the engine's port suite against the real AWS APIs: SQS on fauxqs, DynamoDB on
+// dynalite, Secrets Manager on its emulator. The SQS queue is a standard queue (see sqs-queue.ts), so the
+// suite checks the standard-queue rules in place of the FIFO group and deduplication rules.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describePortSuite } from '@kubeplane/sdk/port-suite';
+import { Redacted, VirtualClock } from '@kubeplane/sdk';
+import { awsPorts, followClock, startAwsEmulators, type AwsEmulators } from '../../../../test/helpers/aws-emulators.js';
+import { DynamoDbStateStore } from './dynamodb-state-store.js';
+
+let emulators: AwsEmulators;
+let restoreClock: (() => void) | undefined;
+beforeAll(async () => {
+  emulators = await startAwsEmulators();
+});
+afterAll(async () => {
+  await emulators.stop();
+});
+afterEach(() => {
+  restoreClock?.();
+  restoreClock = undefined;
+});
+
+describePortSuite('AWS (SQS standard queue, DynamoDB, Secrets Manager)', {
+  queueSemantics: 'standard',
+  async stateStore() {
+    return awsPorts(emulators, await emulators.createTable(), '', new VirtualClock()).state;
+  },
+  async secretStore() {
+    // Each test starts from an empty store.
+    emulators.secretsEmulator.secrets.clear();
+    return awsPorts(emulators, '', '', new VirtualClock()).secrets;
+  },
+  async queue(clock) {
+    restoreClock = followClock(clock);
+    const { queueUrl } = await emulators.createQueue();
+    return awsPorts(emulators, '', queueUrl, clock, 30).queue<{ n: number }>();
+  },
+  async lease(clock) {
+    return awsPorts(emulators, await emulators.createTable(), '', clock).lease;
+  },
+  async inspectSecret(name) {
+    // Stored under the prefix IAM policies are scoped to, with the value only in the secret itself.
+    expect([...emulators.secretsEmulator.secrets.keys()]).toContain(`kubeplane/${name}`);
+  },
+});
+
+describe('DynamoDbStateStore', () => {
+  it('keeps a record larger than a DynamoDB item may be by compressing it', async () => {
+    const store = new DynamoDbStateStore({ ...emulators.dynamodb, tableName: await emulators.createTable() });
+    const machines = Array.from({ length: 5000 }, (_, i) => ({ name: `hybrid-htz-worker-${i}`, id: `srv-${i * 7919}`, address: `10.${i % 250}.${i % 7}.${i % 13}`, state: 'running' }));
+    expect(JSON.stringify(machines).length).toBeGreaterThan(400 * 1024);
+    await store.put('clusters/big', { machines }, 0);
+    expect((await store.get<{ machines: unknown[] }>('clusters/big'))?.value.machines).toEqual(machines);
+  });
+
+  it('lists keys by a partial first segment too', async () => {
+    const store = new DynamoDbStateStore({ ...emulators.dynamodb, tableName: await emulators.createTable() });
+    await store.put('projects/a', 1, 0);
+    await store.put('clusters/b', 1, 0);
+    expect(await store.list('proj')).toEqual(['projects/a']);
+    expect(await store.list('')).toEqual(['clusters/b', 'projects/a']);
+  });
+});
+
+describe('SecretsManagerStore', () => {
+  it('replaces labels on put, dropping those no longer given', async () => {
+    const store = awsPorts(emulators, '', '', new VirtualClock()).secrets;
+    await store.put('x/labels', Redacted.of('v1'), { cluster: 'c1', output: 'kubeconfig' });
+    await store.put('x/labels', Redacted.of('v2'), { cluster: 'c1' });
+    expect((await store.list({ cluster: 'c1' })).find((e) => e.name === 'x/labels')?.labels).toEqual({ cluster: 'c1' });
+  });
+});

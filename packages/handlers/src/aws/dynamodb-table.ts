@@ -1,0 +1,36 @@
+// The one DynamoDB table behind the serverless runtime: state records and cluster leases, told apart by the
+// prefix of the partition key. A sparse index on the first key segment lists state keys by prefix without a
+// scan; leases carry no segment, so they never appear in it. The CDK app and the tests create it from here.
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+export const PARTITION_KEY = 'pk';
+export const SEGMENT_ATTRIBUTE = 'seg';
+export const PREFIX_INDEX = 'byPrefix';
+export const STATE_PREFIX = 's/';
+export const LEASE_PREFIX = 'l/';
+
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: SEGMENT_ATTRIBUTE, AttributeType: 'S' },
+    ],
+    KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: PREFIX_INDEX,
+        KeySchema: [
+          { AttributeName: SEGMENT_ATTRIBUTE, KeyType: 'HASH' },
+          { AttributeName: PARTITION_KEY, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ],
+  };
+}
+
+export function isConditionFailed(e: unknown): boolean {
+  return (e as { name?: unknown }).name === 'ConditionalCheckFailedException';
+}

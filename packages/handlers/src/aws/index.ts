@@ -1,0 +1,7 @@
+// The AWS runtime: adapters of the engine's ports on SQS, DynamoDB and Secrets Manager, and the Lambda handlers.
+export * from './client-config.js';
+export * from './sqs-queue.js';
+export * from './dynamodb-table.js';
+export * from './dynamodb-state-store.js';
+export * from './dynamodb-lease.js';
+export * from './secrets-manager-store.js';
