@@ -11,7 +11,7 @@ import type { Redacted } from '../redacted.js';
 import { ClusterSecrets } from './cluster-secrets.js';
 import { Engine, type EngineOptions } from './engine.js';
 import type { EngineEventListener } from './events.js';
-import { clusterKey, emptyLedger, manifestState, projectKey, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
+import { clusterKey, emptyLedger, manifestState, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 
 export interface ManifestStatus {
@@ -133,6 +133,33 @@ export class Kubeplane {
     };
   }
 
+  /**
+   * Sets a cluster's status to ERROR with a message a person can act on, when its current step is the one an
+   * undeliverable (poison) message named; a cluster that has moved on since is left alone. Returns whether it
+   * was marked. Runtimes call it when a message has failed too often to retry (SQS: past maxReceiveCount).
+   */
+  async markFailed(clusterId: string, message: string, expect?: { generation: number; seq: number }): Promise<boolean> {
+    const { state, clock } = this.#options;
+    for (let i = 0; i < 20; i++) {
+      const stored = await state.get<ClusterRecord>(clusterKey(clusterId));
+      if (!stored) return false;
+      const r = stored.value;
+      if (r.status.state !== 'IN_PROGRESS') return false;
+      if (expect && (expect.generation !== r.generation || expect.seq !== r.step.seq)) return false;
+      const status: ClusterStatus = { ...r.status, previous: [...r.status.previous] };
+      pushStage(status, { status: 'ERROR', stage: r.step.phase, taskDescription: message, timestamp: new Date(clock.now()).toISOString() });
+      const next: ClusterRecord = { ...r, status: { ...status, state: 'ERROR', message: `${r.step.name}: ${message}` } };
+      try {
+        await state.put(clusterKey(clusterId), next, stored.revision);
+        this.engine.emit({ type: 'error', at: clock.now(), project: r.project, cluster: r.name, phase: r.step.phase, step: r.step.name, message, kind: 'undeliverable' });
+        return true;
+      } catch (e) {
+        if (!(isKubeplaneError(e) && e.kind === 'conflict')) throw e;
+      }
+    }
+    throw new KubeplaneError('conflict', `cluster ${clusterId} is being changed by others; try again`);
+  }
+
   async projects(): Promise<string[]> {
     return (await this.#options.state.list('projects/')).map((k) => k.slice('projects/'.length));
   }
@@ -199,6 +226,7 @@ export class Kubeplane {
       next.status = { ...base.status, state: 'IN_PROGRESS', phase, message: step === 'prepare' ? 'queued' : 'deletion queued' };
       try {
         await state.put(clusterKey(clusterId), next, stored?.revision ?? 0);
+        this.engine.emit({ type: 'phase-started', at: clock.now(), project: next.project, cluster: next.name, phase });
         await this.engine.enqueue(next);
         return;
       } catch (e) {
