@@ -51,22 +51,27 @@ export class Kubeplane {
 
   /** The plan apply would carry out now. The manifest must have passed validation. */
   async plan(manifest: Manifest): Promise<PlanResult> {
-    const records = await this.#clusterRecords(manifest.name);
-    const current: CurrentState = { project: manifest.name, clusters: records.map((r) => r.current).filter((c): c is ClusterSpec => c !== null) };
-    const base: CurrentState = { project: manifest.name, clusters: records.map((r) => r.desired ?? r.current).filter((c): c is ClusterSpec => c !== null) };
-    return planChanges(buildDesiredState(manifest, base), current);
+    return (await this.#planWith(manifest, await this.#clusterRecords(manifest.name))).planned;
+  }
+
+  /**
+   * The desired state and the plan to it. Identities already given out (indices, addresses, ranges) come from
+   * what is being built or was built; the plan compares with what was built.
+   */
+  async #planWith(manifest: Manifest, records: ClusterRecord[]) {
+    const specs = (pick: (r: ClusterRecord) => ClusterSpec | null): CurrentState => ({ project: manifest.name, clusters: records.map(pick).filter((c): c is ClusterSpec => c !== null) });
+    const desired = buildDesiredState(manifest, specs((r) => r.desired ?? r.current));
+    return { desired, planned: planChanges(desired, specs((r) => r.current)) };
   }
 
   /** Records the manifest as the project's desired state and queues the work. Rejects invalid changes before touching anything. */
   async apply(manifest: Manifest): Promise<ApplyResult> {
-    const { state, clock } = this.#options;
-    const planned = await this.plan(manifest);
+    const { clock } = this.#options;
+    const records = await this.#clusterRecords(manifest.name);
+    const { desired, planned } = await this.#planWith(manifest, records);
     if (!planned.ok) {
       throw new KubeplaneError('invalid', planned.issues.map((i) => `${i.path}: ${i.message}`).join('\n'), { resource: manifest.name, code: 'InvalidChange' });
     }
-    const records = await this.#clusterRecords(manifest.name);
-    const base: CurrentState = { project: manifest.name, clusters: records.map((r) => r.desired ?? r.current).filter((c): c is ClusterSpec => c !== null) };
-    const desired = buildDesiredState(manifest, base);
 
     const project = await this.#updateProject(manifest.name, (p) => ({
       ...p,
