@@ -34,6 +34,9 @@ export type { SandboxVm, SandboxVmSource, SandboxVmState } from './sandbox/kuber
 export type { KubeletStatus, KubeletState, KubeletLogEntry } from './sandbox/kubernetes/kubelets.js';
 export { KUBE_TIMINGS } from './sandbox/kubernetes/timings.js';
 export { sandboxProviders, sandboxKubernetes } from './sandbox/providers.js';
+export { sandboxResponder, type SandboxResponder } from './sandbox/respond.js';
+export { readBootConfig, type NodeBootConfig } from './sandbox/kubernetes/user-data.js';
+export { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from './sandbox/kubernetes/store.js';
 export { CrusoeProvider, type CrusoeProviderOptions } from './crusoe/provider.js';
 export { CrusoeClient, CRUSOE_DEFAULT_BASE_URL, CRUSOE_RATE_LIMIT, operationError as crusoeOperationError, type CrusoeClientOptions } from './crusoe/client.js';
 export { CrusoeManagedKubernetes, type AutoClustersSettings, type RemediationAction } from './crusoe/managed.js';

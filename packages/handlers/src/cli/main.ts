@@ -4,6 +4,8 @@ import { isKubeplaneError } from '@kubeplane/sdk';
 import { println, UsageError, type CliIo, type Command } from './io.js';
 import { apply, applyUsage, destroy, destroyUsage, kubeconfig, kubeconfigUsage, status, statusUsage } from './commands/engine.js';
 import { lifecycle, lifecycleUsage } from './commands/lifecycle.js';
+import { serve, serveUsage } from './commands/serve.js';
+import { kubeconfigServed, wantsServedKubeconfig } from './commands/serve-kubeconfig.js';
 import { planCommand, planUsage } from './commands/plan.js';
 import { render, renderUsage } from './commands/render.js';
 import { schema } from './commands/schema.js';
@@ -23,8 +25,8 @@ const COMMANDS: Record<string, CommandEntry> = {
   apply: { run: apply, usage: applyUsage, summary: 'create or update the clusters of a manifest, showing progress' },
   status: { run: status, usage: statusUsage, summary: 'the state of each project and cluster, as Claudie reports it' },
   destroy: { run: destroy, usage: destroyUsage, summary: 'delete every cluster of a manifest or project, from any state' },
-  kubeconfig: { run: kubeconfig, usage: kubeconfigUsage, summary: "print a cluster's admin kubeconfig" },
-  sandbox: { run: sandboxCommand, usage: lifecycleUsage, summary: 'the whole lifecycle on the sandbox clouds, ending with the leaked-resource count' },
+  kubeconfig: { run: (argv, io) => (wantsServedKubeconfig(argv) ? kubeconfigServed(argv, io) : kubeconfig(argv, io)), usage: `${kubeconfigUsage} [--served | --server URL]`, summary: "print a cluster's admin kubeconfig (--served: for kubeplane sandbox serve)" },
+  sandbox: { run: sandboxCommand, usage: `${lifecycleUsage} | ${serveUsage.replace('kubeplane sandbox ', '')}`, summary: 'the whole lifecycle on the sandbox clouds; serve: the sandbox world to real clients' },
   render: { run: render, usage: renderUsage, summary: 'write what every node would run, with its secrets (0600)' },
   schema: { run: schema, usage: 'kubeplane schema', summary: 'print the JSON Schema of the native manifest' },
 };
@@ -32,7 +34,8 @@ const COMMANDS: Record<string, CommandEntry> = {
 async function sandboxCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'lifecycle') return lifecycle(rest, io);
-  throw new UsageError(`unknown sandbox command "${sub ?? ''}"; try: kubeplane sandbox lifecycle <manifest>`);
+  if (sub === 'serve') return serve(rest, io);
+  throw new UsageError(`unknown sandbox command "${sub ?? ''}"; try: kubeplane sandbox lifecycle <manifest>, or kubeplane sandbox serve`);
 }
 
 function help(): string {

@@ -1,0 +1,50 @@
+// `kubeplane kubeconfig <cluster> --sandbox --served | --server URL`: the admin kubeconfig of a sandbox cluster,
+// pointed at `kubeplane sandbox serve`'s local port for it, with the CA, client certificate and server name kept.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { parseKubeconfig } from '@kubeplane/providers';
+import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
+import { hostOf } from '../../sandbox-server/cluster-tls.js';
+import { servedKubeconfig } from '../../sandbox-server/kubeconfig.js';
+import { readServedFile } from '../../sandbox-server/served-file.js';
+import { UsageError, type CliIo } from '../io.js';
+
+export const servedKubeconfigUsage = 'kubeplane kubeconfig <cluster> --sandbox (--served | --server https://127.0.0.1:PORT) [--project P] [--state-dir DIR]';
+
+export function wantsServedKubeconfig(argv: string[]): boolean {
+  return argv.some((a) => a === '--served' || a === '--server' || a.startsWith('--server='));
+}
+
+export async function kubeconfigServed(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { sandbox: { type: 'boolean' }, served: { type: 'boolean' }, server: { type: 'string' }, project: { type: 'string' }, 'state-dir': { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw new UsageError('kubeconfig needs a cluster name');
+  if (!values.sandbox) throw new UsageError('--served and --server are for sandbox clusters: add --sandbox');
+  if (values.server !== undefined && !/^https:\/\/127\.0\.0\.1:\d+$/.test(values.server)) throw new UsageError('--server must be https://127.0.0.1:<port>, where kubeplane sandbox serve serves the cluster');
+  const cluster = positionals[0] as string;
+  const stateDir = resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR);
+  const rt = await LocalRuntime.open({ stateDir, sandbox: true, env: io.env, cwd: io.cwd, write: false, command: 'kubeconfig' });
+  try {
+    const kp = rt.kubeplane;
+    const projects = values.project ? [values.project] : await kp.projects();
+    const owners: string[] = [];
+    for (const p of projects) if ((await kp.status(p)).clusters[cluster]) owners.push(p);
+    if (owners.length === 0) throw new UsageError(`no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`);
+    if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.join(', ')}; pass --project`);
+    const admin = await kp.kubeconfig(owners[0] as string, cluster);
+    const endpoint = new URL(parseKubeconfig(admin).server).host;
+    let server = values.server;
+    if (server === undefined) {
+      const served = (await readServedFile(stateDir)).clusters.find((c) => c.endpoint === endpoint);
+      if (!served) throw new UsageError(`the sandbox server does not serve ${cluster} (${endpoint}); it serves the clusters whose API answered when it started — restart it`);
+      server = served.url;
+    }
+    io.stdout.write(servedKubeconfig(admin, server, hostOf(endpoint)).reveal());
+    return 0;
+  } finally {
+    await rt.close();
+  }
+}

@@ -1,0 +1,83 @@
+// Each sandbox cluster's own TLS material, as its first control plane would serve it: the API server certificate
+// and key that kubeplane rendered into the control plane's user-data, and the cluster CA that signed them (and
+// that signs its clients). Read from the sandbox world; these are keys: never logged, never written elsewhere.
+import { X509Certificate } from 'node:crypto';
+import { Redacted } from '@kubeplane/sdk';
+import { readBootConfig, type NodeBootConfig, type Sandbox } from '@kubeplane/providers';
+
+const STAGED_PKI = '/etc/kubeplane/pki';
+
+export interface ClusterTls {
+  /** The cluster's name (kubeadm's clusterName). */
+  name: string;
+  /** `host:port` the cluster's API is known at (the API load balancer's name or the reserved IP). */
+  endpoint: string;
+  /** The endpoint's host: the name the serving certificate is checked against (`tls-server-name`). */
+  host: string;
+  caPem: string;
+  certPem: string;
+  keyPem: Redacted<string>;
+}
+
+export interface ClusterTlsProblem {
+  name: string;
+  endpoint: string;
+  message: string;
+}
+
+export function hostOf(endpoint: string): string {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(endpoint);
+  return m?.[1] ?? endpoint;
+}
+
+function controlPlaneOf(config: NodeBootConfig): string | undefined {
+  const init = config.kubeadm?.init;
+  if (init) return init.controlPlaneEndpoint;
+  const join = config.kubeadm?.join;
+  return join?.controlPlane ? join.apiServerEndpoint : undefined;
+}
+
+/** The clusters whose API answers now, each with the TLS material of a running control plane that serves it. */
+export function clusterTls(sandbox: Sandbox): { clusters: ClusterTls[]; problems: ClusterTlsProblem[] } {
+  const candidates = new Map<string, Array<{ init: boolean; cert: string; key: string; ca: string | undefined }>>();
+  for (const vm of sandbox.listVms()) {
+    if (vm.state !== 'running') continue;
+    let config: NodeBootConfig;
+    try {
+      config = readBootConfig(vm.userData);
+    } catch {
+      continue; // Not a node kubeplane configured (or a broken one the kubelets report on).
+    }
+    const endpoint = controlPlaneOf(config);
+    const cert = config.files.get(`${STAGED_PKI}/apiserver.crt`);
+    const key = config.files.get(`${STAGED_PKI}/apiserver.key`);
+    if (!endpoint || !cert || !key) continue;
+    const list = candidates.get(endpoint) ?? [];
+    list.push({ init: config.kubeadm?.init !== undefined, cert, key, ca: config.files.get(`${STAGED_PKI}/ca.crt`) });
+    candidates.set(endpoint, list);
+  }
+  const clusters: ClusterTls[] = [];
+  const problems: ClusterTlsProblem[] = [];
+  for (const [endpoint, cluster] of [...sandbox.kubernetes.simulation.clusters.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const name = cluster.api.identity.name;
+    if (!sandbox.kubernetes.simulation.reachable(endpoint)) {
+      problems.push({ name, endpoint, message: 'its API does not answer (no control plane is running)' });
+      continue;
+    }
+    const caPem = cluster.api.identity.caPem;
+    const ca = new X509Certificate(caPem);
+    const found = (candidates.get(endpoint) ?? []).sort((a, b) => Number(b.init) - Number(a.init)).find((c) => {
+      try {
+        return new X509Certificate(c.cert).verify(ca.publicKey);
+      } catch {
+        return false;
+      }
+    });
+    if (!found) {
+      problems.push({ name, endpoint, message: 'no running control plane carries a serving certificate signed by the cluster CA' });
+      continue;
+    }
+    clusters.push({ name, endpoint, host: hostOf(endpoint), caPem, certPem: found.cert, keyPem: Redacted.of(found.key) });
+  }
+  return { clusters, problems };
+}

@@ -1,0 +1,43 @@
+// The Kubernetes discovery documents (/api, /apis, /api/v1, /apis/<group>/v1) for the resources the sandbox's
+// API emulator serves, so that kubectl, which asks for them before anything else, can find `nodes` and the rest.
+import { KUBERNETES_SANDBOX_RESOURCES } from '@kubeplane/providers';
+
+const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
+
+type Spec = { kind: string; group: string; namespaced: boolean };
+const RESOURCES = KUBERNETES_SANDBOX_RESOURCES as Record<string, Spec>;
+
+function groups(): string[] {
+  return [...new Set(Object.values(RESOURCES).map((r) => r.group).filter((g) => g !== ''))].sort();
+}
+
+function resourceList(group: string): unknown {
+  const groupVersion = group ? `${group}/v1` : 'v1';
+  const resources = Object.entries(RESOURCES)
+    .filter(([, spec]) => spec.group === group)
+    .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS }));
+  if (group === '' && RESOURCES['pods']) resources.push({ name: 'pods/eviction', singularName: '', namespaced: true, kind: 'Eviction', verbs: ['create'] });
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
+}
+
+/** The discovery document at `path`, or undefined when the path is not a discovery path. */
+export function discovery(path: string, serverAddress: string): unknown {
+  const clean = path.split('?')[0]?.replace(/\/+$/, '') ?? '';
+  if (clean === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  if (clean === '/apis') {
+    return {
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: groups().map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
+    };
+  }
+  if (clean === '/api/v1') return resourceList('');
+  const m = /^\/apis\/([^/]+)\/v1$/.exec(clean);
+  if (m && groups().includes(m[1] ?? '')) return resourceList(m[1] ?? '');
+  const g = /^\/apis\/([^/]+)$/.exec(clean);
+  if (g && groups().includes(g[1] ?? '')) {
+    const name = g[1] ?? '';
+    return { kind: 'APIGroup', apiVersion: 'v1', name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } };
+  }
+  return undefined;
+}

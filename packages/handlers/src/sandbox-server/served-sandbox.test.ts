@@ -1,0 +1,371 @@
+// `kubeplane sandbox serve` driven by clients we did not write: the AWS CLI (EC2, Route 53), the official Python
+// hcloud library, curl and Node's own TLS stack against each cluster's API with its generated PKI. The server
+// runs as its own process on a world built by `kubeplane apply --sandbox`, on ephemeral loopback ports.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseKubeconfig, Sandbox, SANDBOX_CREDENTIALS, type KubeConnection } from '@kubeplane/providers';
+import { Redacted } from '@kubeplane/sdk';
+import { runCli } from '../../../../test/helpers/cli.js';
+import { clusterTls } from './cluster-tls.js';
+import type { ServedFile } from './served-file.js';
+import { requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const root = join(import.meta.dirname, '..', '..', '..', '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const entry = join(import.meta.dirname, 'test-support', 'cli-process.ts');
+
+let dir = '';
+let served: ServedFile;
+let server: ChildProcess | undefined;
+let serverOutput = '';
+let awsEnv: NodeJS.ProcessEnv = {};
+
+async function startServer(): Promise<void> {
+  const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', dir, '--port-base', '0', '--speed', '10'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server = child;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kubeplane sandbox serve did not get ready in 60 s:\n${serverOutput}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      serverOutput += chunk.toString('utf8');
+      if (serverOutput.includes('[sandbox] ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kubeplane sandbox serve exited (${String(code)}) before it was ready:\n${serverOutput}`));
+    });
+  });
+  served = JSON.parse(await readFile(join(dir, 'sandbox', 'served.json'), 'utf8')) as ServedFile;
+}
+
+async function stopServer(signal: NodeJS.Signals): Promise<number | null> {
+  const child = server;
+  if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill(signal);
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 30_000).unref());
+  const result = await Promise.race([exited, timeout]);
+  if (result === 'timeout') {
+    child.kill('SIGKILL');
+    throw new Error(`kubeplane sandbox serve did not stop on ${signal} in 30 s`);
+  }
+  return result;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kubeplane-serve-'));
+  for (const manifest of ['examples/minimal.yaml', 'examples/hybrid-aws-hetzner.yaml']) {
+    const applied = await runCli(['apply', manifest, '--sandbox', '--state-dir', dir], { cwd: root });
+    if (applied.code !== 0) throw new Error(`apply ${manifest} failed:\n${applied.stderr}${applied.stdout}`);
+  }
+  await startServer();
+  awsEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
+    AWS_ACCESS_KEY_ID: SANDBOX_CREDENTIALS.awsAccessKeyId,
+    AWS_SECRET_ACCESS_KEY: SANDBOX_CREDENTIALS.awsSecretAccessKey,
+    AWS_DEFAULT_REGION: 'eu-central-1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_PAGER: '',
+  };
+}, 180_000);
+
+afterAll(async () => {
+  await stopServer('SIGTERM').catch(() => undefined);
+  if (dir) await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+async function aws(args: string[], env: NodeJS.ProcessEnv = awsEnv): Promise<ToolRun> {
+  const bin = await requireTool('aws', 'awscli');
+  return runTool(bin, ['--endpoint-url', served.aws, '--output', 'json', ...args], env);
+}
+
+function json<T>(run: ToolRun): T {
+  if (run.code !== 0) throw new Error(`exit ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+async function python(script: string, env: NodeJS.ProcessEnv): Promise<ToolRun> {
+  const bin = await requirePythonWithHcloud();
+  return runTool(bin, ['-c', script], { PATH: process.env.PATH ?? '', HOME: dir, ...env });
+}
+
+async function kubeconfigFor(cluster: string): Promise<KubeConnection> {
+  const run = await runCli(['kubeconfig', cluster, '--sandbox', '--served', '--state-dir', dir], { cwd: root });
+  if (run.code !== 0) throw new Error(`kubeconfig ${cluster}: ${run.stderr}`);
+  return parseKubeconfig(Redacted.of(run.stdout));
+}
+
+function servedCluster(name: string): ServedFile['clusters'][number] {
+  const c = served.clusters.find((x) => x.name === name);
+  if (!c) throw new Error(`${name} is not served: ${JSON.stringify(served.clusters.map((x) => x.name))}`);
+  return c;
+}
+
+/** GET over HTTPS with the kubeconfig's CA, client certificate and server name: TLS verification on. */
+function kubeGet(conn: KubeConnection, path: string, overrides: { url?: string; cert?: string; key?: string } = {}): Promise<{ status: number; body: string }> {
+  const url = new URL(path, overrides.url ?? conn.server);
+  const name = conn.tlsServerName ?? url.hostname;
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        ca: conn.caPem,
+        cert: overrides.cert ?? conn.clientCertificatePem,
+        key: overrides.key ?? conn.clientKeyPem?.reveal(),
+        rejectUnauthorized: true,
+        checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(name, cert),
+        agent: false,
+        timeout: 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('kubeplane sandbox serve: EC2 and Route 53 through the AWS CLI', () => {
+  it('creates instances, lists them with filters and server-side pages, and terminates them', async () => {
+    const tag = 'ResourceType=instance,Tags=[{Key=team,Value=served-test}]';
+    const created = json<{ Instances: Array<{ InstanceId: string }> }>(
+      await aws(['ec2', 'run-instances', '--image-id', 'ami-0965bd5ba4d59211c', '--instance-type', 't3.medium', '--count', '2', '--tag-specifications', tag]),
+    );
+    const ids = created.Instances.map((i) => i.InstanceId).sort();
+    expect(ids).toHaveLength(2);
+
+    type Described = { Reservations: Array<{ Instances: Array<{ InstanceId: string; State: { Name: string } }> }>; NextToken?: string };
+    // New instances show up in DescribeInstances after up to 5 virtual seconds, as on EC2: a client polls.
+    let listed: string[] = [];
+    for (let attempt = 0; attempt < 20 && listed.length < 2; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 250));
+      const byTag = json<Described>(await aws(['ec2', 'describe-instances', '--filters', 'Name=tag:team,Values=served-test']));
+      listed = byTag.Reservations.flatMap((r) => r.Instances.map((i) => i.InstanceId)).sort();
+    }
+    expect(listed).toEqual(ids);
+
+    // The hybrid cluster's 5 machines plus these 2, in pages of 5 that the server cuts (MaxResults/NextToken).
+    const first = json<Described>(await aws(['ec2', 'describe-instances', '--page-size', '5', '--max-items', '5']));
+    const firstIds = first.Reservations.flatMap((r) => r.Instances.map((i) => i.InstanceId));
+    expect(firstIds).toHaveLength(5);
+    expect(first.NextToken).toBeTruthy();
+    const rest = json<Described>(await aws(['ec2', 'describe-instances', '--page-size', '5', '--starting-token', first.NextToken ?? '']));
+    const restIds = rest.Reservations.flatMap((r) => r.Instances.map((i) => i.InstanceId));
+    expect(new Set([...firstIds, ...restIds]).size).toBe(7);
+    expect(restIds).toEqual(expect.arrayContaining(ids.filter((id) => !firstIds.includes(id))));
+
+    const terminated = json<{ TerminatingInstances: Array<{ CurrentState: { Name: string } }> }>(await aws(['ec2', 'terminate-instances', '--instance-ids', ...ids]));
+    expect(terminated.TerminatingInstances.map((t) => t.CurrentState.Name)).toEqual(['shutting-down', 'shutting-down']);
+    const running = json<Described>(await aws(['ec2', 'describe-instances', '--filters', 'Name=tag:team,Values=served-test', 'Name=instance-state-name,Values=running']));
+    expect(running.Reservations.flatMap((r) => r.Instances)).toHaveLength(0);
+  });
+
+  it('serves each region the client signs for: eu-west-1 has none of eu-central-1\'s machines', async () => {
+    type Described = { Reservations: Array<{ Instances: unknown[] }> };
+    const central = json<Described>(await aws(['ec2', 'describe-instances', '--region', 'eu-central-1']));
+    const west = json<Described>(await aws(['ec2', 'describe-instances', '--region', 'eu-west-1']));
+    expect(central.Reservations.flatMap((r) => r.Instances).length).toBeGreaterThanOrEqual(5);
+    expect(west.Reservations).toEqual([]);
+  });
+
+  it('creates, pages through and deletes a Route 53 record set', async () => {
+    const zones = json<{ HostedZones: Array<{ Id: string; Name: string }> }>(await aws(['route53', 'list-hosted-zones-by-name']));
+    const zone = zones.HostedZones.find((z) => z.Name === 'example.com.');
+    expect(zone).toBeDefined();
+    const zoneId = (zone?.Id ?? '').replace('/hostedzone/', '');
+    const change = (action: string) =>
+      JSON.stringify({ Changes: [{ Action: action, ResourceRecordSet: { Name: 'served.example.com', Type: 'A', TTL: 60, ResourceRecords: [{ Value: '192.0.2.10' }] } }] });
+    const created = json<{ ChangeInfo: { Id: string; Status: string } }>(await aws(['route53', 'change-resource-record-sets', '--hosted-zone-id', zoneId, '--change-batch', change('CREATE')]));
+    expect(created.ChangeInfo.Status).toBe('PENDING');
+
+    type Listed = { ResourceRecordSets: Array<{ Name: string; Type: string; ResourceRecords?: Array<{ Value: string }> }> };
+    // --page-size 1: the CLI follows the server's NextRecordName/IsTruncated one record at a time.
+    const listed = json<Listed>(await aws(['route53', 'list-resource-record-sets', '--hosted-zone-id', zoneId, '--page-size', '1']));
+    const record = listed.ResourceRecordSets.find((r) => r.Name === 'served.example.com.' && r.Type === 'A');
+    expect(record?.ResourceRecords).toEqual([{ Value: '192.0.2.10' }]);
+    expect(listed.ResourceRecordSets.length).toBeGreaterThan(2);
+
+    json(await aws(['route53', 'change-resource-record-sets', '--hosted-zone-id', zoneId, '--change-batch', change('DELETE')]));
+    const after = json<Listed>(await aws(['route53', 'list-resource-record-sets', '--hosted-zone-id', zoneId]));
+    expect(after.ResourceRecordSets.some((r) => r.Name === 'served.example.com.')).toBe(false);
+  });
+
+  it('answers a request signed with the wrong secret with AWS\'s errors: AuthFailure (EC2), SignatureDoesNotMatch (Route 53)', async () => {
+    const wrong = { ...awsEnv, AWS_SECRET_ACCESS_KEY: 'not/the/sandbox/secret/key/000000000000' };
+    const ec2 = await aws(['ec2', 'describe-instances'], wrong);
+    expect(ec2.code).not.toBe(0);
+    expect(ec2.stderr).toContain('(AuthFailure)');
+    const r53 = await aws(['route53', 'list-hosted-zones-by-name'], wrong);
+    expect(r53.code).not.toBe(0);
+    expect(r53.stderr).toContain('(SignatureDoesNotMatch)');
+  });
+});
+
+describe('kubeplane sandbox serve: the Hetzner Cloud API through the official Python library', () => {
+  const hcloudEnv = () => ({ HCLOUD_ENDPOINT: served.hetzner, HCLOUD_TOKEN: SANDBOX_CREDENTIALS.hetznerToken });
+
+  it('creates a server, lists by label selector and in pages, and deletes it', async () => {
+    const script = `
+import json, os
+from hcloud import Client
+from hcloud.images.domain import Image
+from hcloud.server_types.domain import ServerType
+from hcloud.locations.domain import Location
+c = Client(token=os.environ['HCLOUD_TOKEN'], api_endpoint=os.environ['HCLOUD_ENDPOINT'])
+made = c.servers.create(name='served-test-1', server_type=ServerType(name='cpx22'), image=Image(name='ubuntu-24.04'), location=Location(name='fsn1'), labels={'team': 'served-test'})
+selected = [s.name for s in c.servers.get_all(label_selector='team=served-test')]
+page = c.servers.get_list(page=2, per_page=3)
+everything = [s.name for s in c.servers.get_all()]
+c.servers.delete(made.server)
+left = [s.name for s in c.servers.get_all(label_selector='team=served-test') if s.status != 'deleting']
+print(json.dumps({'selected': selected, 'page': [s.name for s in page.servers], 'pagination': {'page': page.meta.pagination.page, 'per_page': page.meta.pagination.per_page, 'total': page.meta.pagination.total_entries}, 'all': everything, 'left': left}))
+`;
+    const out = json<{ selected: string[]; page: string[]; pagination: { page: number; per_page: number; total: number }; all: string[]; left: string[] }>(await python(script, hcloudEnv()));
+    expect(out.selected).toEqual(['served-test-1']);
+    // minimal's 3 machines, hybrid's 5 on Hetzner, and the new one.
+    expect(out.all).toHaveLength(9);
+    expect(out.pagination).toEqual({ page: 2, per_page: 3, total: 9 });
+    expect(out.page).toEqual(out.all.slice(3, 6));
+    expect(out.left).toEqual([]);
+  });
+
+  it('answers a wrong token with 401 and Hetzner\'s error body, to the library and on the wire', async () => {
+    const script = `
+import os
+from hcloud import Client, APIException
+try:
+    Client(token='wrong-token', api_endpoint=os.environ['HCLOUD_ENDPOINT']).servers.get_all()
+    print('accepted')
+except APIException as e:
+    print(e.code)
+`;
+    const run = await python(script, hcloudEnv());
+    expect(run.stdout.trim()).toBe('unauthorized');
+    const res = await fetch(`${served.hetzner}/servers`, { headers: { authorization: 'Bearer wrong-token' } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: 'unable to authenticate', details: expect.anything() as unknown } });
+  });
+});
+
+describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own PKI', () => {
+  it('lists a cluster\'s nodes with the served kubeconfig, verifying the serving certificate against the cluster CA', async () => {
+    const conn = await kubeconfigFor('hybrid');
+    expect(conn.server).toBe(servedCluster('hybrid').url);
+    expect(conn.tlsServerName).toBe('hybrid.example.com');
+    const res = await kubeGet(conn, '/api/v1/nodes');
+    expect(res.status).toBe(200);
+    const nodes = (JSON.parse(res.body) as { items: Array<{ metadata: { name: string } }> }).items.map((n) => n.metadata.name);
+    expect(nodes).toHaveLength(8);
+    expect(nodes.every((n) => n.startsWith('hybrid-'))).toBe(true);
+    // Discovery, which kubectl asks for first.
+    const discovery = JSON.parse((await kubeGet(conn, '/api/v1')).body) as { resources: Array<{ name: string }> };
+    expect(discovery.resources.map((r) => r.name)).toContain('nodes');
+  });
+
+  it('serves curl the same, with the cluster CA and the admin client certificate (an IP endpoint: minimal)', async () => {
+    const curl = await requireTool('curl', 'curl');
+    const conn = await kubeconfigFor('minimal');
+    const c = servedCluster('minimal');
+    const files = { ca: join(dir, 'ca.pem'), cert: join(dir, 'client.pem'), key: join(dir, 'client-key.pem') };
+    await writeFile(files.ca, conn.caPem ?? '');
+    await writeFile(files.cert, conn.clientCertificatePem ?? '');
+    await writeFile(files.key, conn.clientKeyPem?.reveal() ?? '', { mode: 0o600 });
+    const port = new URL(c.url).port;
+    const run = await runTool(curl, ['-sS', '--fail', '--cacert', files.ca, '--cert', files.cert, '--key', files.key, '--connect-to', `${c.endpoint}:127.0.0.1:${port}`, `https://${c.endpoint}/api/v1/nodes`], { PATH: process.env.PATH ?? '' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { items: unknown[] }).items).toHaveLength(3);
+  });
+
+  it('rejects a client certificate signed by another cluster\'s CA, and a client without one', async () => {
+    const hybrid = await kubeconfigFor('hybrid');
+    const minimal = await kubeconfigFor('minimal');
+    await expect(kubeGet(hybrid, '/api/v1/nodes', { cert: minimal.clientCertificatePem ?? '', key: minimal.clientKeyPem?.reveal() ?? '' })).rejects.toThrow(/certificate|alert|socket hang up|ECONNRESET/i);
+    const curl = await requireTool('curl', 'curl');
+    const c = servedCluster('hybrid');
+    const caFile = join(dir, 'hybrid-ca.pem');
+    await writeFile(caFile, hybrid.caPem ?? '');
+    const anonymous = await runTool(curl, ['-sS', '--cacert', caFile, '--connect-to', `${c.endpoint}:127.0.0.1:${new URL(c.url).port}`, `https://${c.endpoint}/api/v1/nodes`], { PATH: process.env.PATH ?? '' });
+    expect(anonymous.code).not.toBe(0);
+    expect(anonymous.stdout).not.toContain('NodeList');
+  });
+
+  it('has clients reject a serving certificate that was tampered with, and one from another cluster', async () => {
+    const conn = await kubeconfigFor('hybrid');
+    const world = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
+    const { clusters } = clusterTls(world);
+    const hybrid = clusters.find((c) => c.name === 'hybrid');
+    const minimal = clusters.find((c) => c.name === 'minimal');
+    if (!hybrid || !minimal) throw new Error('both clusters must have TLS material');
+    // Flip one bit of the signature (the certificate's last bytes): same key, same names, no longer the CA's.
+    const der = Buffer.from(new X509Certificate(hybrid.certPem).raw);
+    der[der.length - 8] = (der[der.length - 8] ?? 0) ^ 0x01;
+    const tampered = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+    for (const [what, cert, key] of [
+      ['genuine', hybrid.certPem, hybrid.keyPem.reveal()],
+      ['tampered', tampered, hybrid.keyPem.reveal()],
+      ["minimal's", minimal.certPem, minimal.keyPem.reveal()],
+    ] as const) {
+      const impostor = createHttpsServer({ cert, key }, (_req, res) => res.end('{}'));
+      await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `https://127.0.0.1:${(impostor.address() as AddressInfo).port}`;
+        const get = kubeGet(conn, '/api/v1/nodes', { url });
+        // The same client accepts the genuine certificate: what it rejects is the certificate, nothing else.
+        if (what === 'genuine') await expect(get).resolves.toEqual({ status: 200, body: '{}' });
+        else await expect(get, what).rejects.toThrow(what === 'tampered' ? /certificate signature failure/ : /unable to verify|self.signed|issuer/i);
+      } finally {
+        impostor.closeAllConnections();
+        await new Promise<void>((resolve) => impostor.close(() => resolve()));
+      }
+    }
+  });
+});
+
+describe('kubeplane sandbox serve: one writer, and nothing lost on the way out', () => {
+  it('stops another writer on the same state directory with a message naming the server', async () => {
+    const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('kubeplane sandbox serve');
+  });
+
+  it('saves the world on SIGTERM with what the clients did, and releases the lock', async () => {
+    expect(await stopServer('SIGTERM')).toBe(0);
+    expect(serverOutput).toContain('[sandbox] stopped; the world is saved');
+    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.awsSecretAccessKey);
+    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.hetznerToken);
+    const world = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
+    const tagged = [...world.ec2.instances.values()].filter((i) => i.tags['team'] === 'served-test');
+    expect(tagged).toHaveLength(2);
+    await expect(readFile(join(dir, 'sandbox', 'served.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+    const status = await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain('no sandbox server runs');
+  });
+});
