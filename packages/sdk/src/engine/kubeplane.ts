@@ -110,6 +110,18 @@ export class Kubeplane {
   }
 
   /**
+   * Deletes one cluster of a project. The project's manifest is left as it is: applying it again creates the
+   * cluster again, as a declarative manifest should.
+   */
+  async destroyCluster(project: string, cluster: string): Promise<{ queued: string[] }> {
+    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
+    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`);
+    const p = await this.#updateProject(project, (x) => ({ ...x, generation: x.generation + 1, updatedAt: this.#options.clock.now() }));
+    await this.#startFlow(record.clusterId, p, (x) => ({ ...x, target: 'absent' }), 'delete-outputs', 'delete');
+    return { queued: [cluster] };
+  }
+
+  /**
    * Sweeps a cluster whose state was lost: everything carrying its tag in the manifest's provider regions.
    * The manifest tells which providers and regions to look in; the cluster id is derived from it.
    */

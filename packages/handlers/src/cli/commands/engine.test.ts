@@ -1,6 +1,6 @@
 // The engine commands as separate invocations on one state directory: apply --sandbox, status, kubeconfig,
 // plan against the stored state, destroy --sandbox — each opens the sandbox world the previous one saved.
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,22 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     expect(after.stdout).toContain('no projects');
     // The world file carries machines' user-data (cluster keys): readable by its owner only.
     expect((await readFile(join(dir, 'mode'), 'utf8')).trim()).toBe('sandbox');
+  });
+
+  it('destroys one cluster by name, and applying the manifest again brings it back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const flags = ['--sandbox', '--state-dir', dir];
+    const manifest = join(dir, 'team.yaml');
+    await writeFile(manifest, (await readFile(join(root, 'examples', 'minimal.yaml'), 'utf8')).replace('name: minimal\n', 'name: team\n'));
+    expect((await runCli(['apply', manifest, ...flags], { cwd: root })).code).toBe(0);
+    const one = await runCli(['destroy', 'minimal', ...flags], { cwd: root });
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('team: deleting cluster minimal');
+    expect((await runCli(['status', 'team', ...flags], { cwd: root })).stdout).not.toContain('minimal [');
+    const again = await runCli(['apply', manifest, ...flags], { cwd: root });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/create-cluster minimal/);
+    expect((await runCli(['destroy', manifest, ...flags], { cwd: root })).stdout).toContain('resources left in the sandbox clouds: 0');
   });
 
   it('stops a second writer on the same state directory with a clear message', async () => {

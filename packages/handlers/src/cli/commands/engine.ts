@@ -16,7 +16,7 @@ const common = {
 } as const;
 
 export const applyUsage = 'kubeplane apply <manifest> [--sandbox] [--state-dir DIR] [--json] [-v]';
-export const destroyUsage = 'kubeplane destroy <manifest|project> [--sandbox] [--state-dir DIR] [--json] [-v]';
+export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
 export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR]';
 
@@ -87,6 +87,19 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
     const started = rt.clock.now();
     if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] destroying in the sandbox world');
     const projects = isFile ? manifests.map((m) => m.name) : [target];
+    if (!isFile && (await kp.status(target)).generation === 0) {
+      // Not a project: a cluster of one, deleted on its own.
+      const owners: string[] = [];
+      for (const p of await kp.projects()) if ((await kp.status(p)).clusters[target]) owners.push(p);
+      if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in projects ${owners.join(', ')}; pass the manifest file instead`);
+      const owner = owners[0];
+      if (owner) {
+        await kp.destroyCluster(owner, target);
+        if (!values.json) println(io.stdout, `${owner}: deleting cluster ${target} (applying the manifest again creates it again)`);
+        const statuses = await runToEnd(rt, kp, [owner], io, values.json ?? false, values.verbose ?? false);
+        return finish(io, statuses, values.json ?? false, rt.sandbox !== undefined, rt.clock.now() - started);
+      }
+    }
     for (const [i, project] of projects.entries()) {
       const known = (await kp.status(project)).generation > 0;
       // With the manifest at hand even a cluster whose state was lost is swept by its tag.
