@@ -20,6 +20,18 @@ function world(seed = 3) {
   return w;
 }
 
+describe('changes the engine cannot carry out yet are refused, not reported DONE', () => {
+  it('refuses a version upgrade of an existing cluster before touching anything', async () => {
+    const { kp, sandbox } = world();
+    await kp.apply(manifestOf(minimal));
+    await kp.run();
+    const before = sandbox.totalCalls();
+    await expect(kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"')))).rejects.toThrow(/version upgrades .* not carried out yet/);
+    expect(sandbox.totalCalls()).toBe(before);
+    expect((await kp.status('minimal')).state).toBe('DONE');
+  });
+});
+
 describe('Claudie pain points that cannot happen here', () => {
   it('#1275: a manifest that failed before its machines existed is deleted at once, not hung', async () => {
     const { kp, sandbox } = world();

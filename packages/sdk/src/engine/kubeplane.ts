@@ -14,6 +14,16 @@ import type { EngineEventListener } from './events.js';
 import { clusterKey, emptyLedger, manifestState, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 
+/**
+ * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
+ * them rather than report DONE for work it did not do.
+ */
+const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], string>> = {
+  'upgrade-version': 'Kubernetes version upgrades (replacing nodes control plane first) are not carried out yet; keep the version, or create a new cluster at the new version and move workloads',
+  'change-api-endpoint': 'moving the API endpoint of an existing cluster (new serving certificates and kubeconfigs) is not carried out yet; keep its API load balancer as it is',
+  'update-load-balancer-roles': "changing an existing load balancer's roles is not carried out yet (its nodes render their configuration at boot); add a new load balancer and remove the old one",
+};
+
 export interface ManifestStatus {
   project: string;
   state: ManifestState;
@@ -71,6 +81,14 @@ export class Kubeplane {
     const { desired, planned } = await this.#planWith(manifest, records);
     if (!planned.ok) {
       throw new KubeplaneError('invalid', planned.issues.map((i) => `${i.path}: ${i.message}`).join('\n'), { resource: manifest.name, code: 'InvalidChange' });
+    }
+    const unsupported = planned.plan.operations.filter((o) => NOT_YET_CARRIED_OUT[o.kind] && records.some((r) => r.clusterId === o.clusterId && r.current));
+    if (unsupported.length > 0) {
+      throw new KubeplaneError(
+        'invalid',
+        unsupported.map((o) => `cluster ${o.cluster}: ${NOT_YET_CARRIED_OUT[o.kind]} (${o.reason})`).join('\n'),
+        { resource: manifest.name, code: 'UnsupportedChange' },
+      );
     }
 
     const project = await this.#updateProject(manifest.name, (p) => ({
