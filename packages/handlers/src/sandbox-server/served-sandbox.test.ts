@@ -288,6 +288,20 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
     expect(discovery.resources.map((r) => r.name)).toContain('nodes');
   });
 
+  it('lists the nodes with kubectl and the served kubeconfig, TLS verification on', async () => {
+    const kubectl = await requireTool('kubectl', 'kubernetes-client');
+    const run = await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root });
+    const file = join(dir, 'hybrid.kubeconfig');
+    await writeFile(file, run.stdout, { mode: 0o600 });
+    expect(run.stdout).not.toContain('insecure-skip-tls-verify');
+    const nodes = await runTool(kubectl, ['--kubeconfig', file, 'get', 'nodes', '-o', 'name'], { PATH: process.env.PATH ?? '', HOME: dir });
+    expect(nodes.stderr).toBe('');
+    expect(nodes.code).toBe(0);
+    const names = nodes.stdout.trim().split('\n');
+    expect(names).toHaveLength(8);
+    expect(names.every((n) => n.startsWith('node/hybrid-'))).toBe(true);
+  });
+
   it('serves curl the same, with the cluster CA and the admin client certificate (an IP endpoint: minimal)', async () => {
     const curl = await requireTool('curl', 'curl');
     const conn = await kubeconfigFor('minimal');
