@@ -330,8 +330,10 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
     expect(anonymous.stdout).not.toContain('NodeList');
   });
 
-  it('has clients reject a serving certificate that was tampered with, and one from another cluster', async () => {
+  it('has clients (Node\'s TLS and kubectl) reject a serving certificate that was tampered with, and one from another cluster', async () => {
     const conn = await kubeconfigFor('hybrid');
+    const kubectl = await requireTool('kubectl', 'kubernetes-client');
+    const servedKubeconfig = (await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root })).stdout;
     const world = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
     const { clusters } = clusterTls(world);
     const hybrid = clusters.find((c) => c.name === 'hybrid');
@@ -354,6 +356,15 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
         // The same client accepts the genuine certificate: what it rejects is the certificate, nothing else.
         if (what === 'genuine') await expect(get).resolves.toEqual({ status: 200, body: '{}' });
         else await expect(get, what).rejects.toThrow(what === 'tampered' ? /certificate signature failure/ : /unable to verify|self.signed|issuer/i);
+        // kubectl, with the served kubeconfig pointed at the impostor (same CA, same server name).
+        const file = join(dir, `impostor-${what.replace(/\W/g, '')}.kubeconfig`);
+        await writeFile(file, servedKubeconfig.replace(/server: \S+/, `server: ${url}`), { mode: 0o600 });
+        const k = await runTool(kubectl, ['--kubeconfig', file, 'get', '--raw', '/api/v1/nodes'], { PATH: process.env.PATH ?? '', HOME: dir });
+        if (what === 'genuine') expect(k.code, k.stderr).toBe(0);
+        else {
+          expect(k.code, what).not.toBe(0);
+          expect(k.stderr, what).toMatch(/x509|certificate/i);
+        }
       } finally {
         impostor.closeAllConnections();
         await new Promise<void>((resolve) => impostor.close(() => resolve()));
