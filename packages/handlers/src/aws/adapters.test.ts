@@ -6,6 +6,8 @@ import { describePortSuite } from '@kubeplane/sdk/port-suite';
 import { Redacted, VirtualClock } from '@kubeplane/sdk';
 import { awsPorts, followClock, startAwsEmulators, type AwsEmulators } from '../../../../test/helpers/aws-emulators.js';
 import { DynamoDbStateStore } from './dynamodb-state-store.js';
+import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
+import { SqsQueue } from './sqs-queue.js';
 
 let emulators: AwsEmulators;
 let restoreClock: (() => void) | undefined;
@@ -68,5 +70,23 @@ describe('SecretsManagerStore', () => {
     await store.put('x/labels', Redacted.of('v1'), { cluster: 'c1', output: 'kubeconfig' });
     await store.put('x/labels', Redacted.of('v2'), { cluster: 'c1' });
     expect((await store.list({ cluster: 'c1' })).find((e) => e.name === 'x/labels')?.labels).toEqual({ cluster: 'c1' });
+  });
+});
+
+describe('SqsQueue with a deduplication log', () => {
+  it('drops a message sent again with the same deduplication id within the window, and sends it after', async () => {
+    const clock = new VirtualClock();
+    restoreClock = followClock(clock);
+    const { queueUrl } = await emulators.createQueue();
+    const deduplication = new DynamoDbDeduplicationLog({ ...emulators.dynamodb, tableName: await emulators.createTable(), clock, windowSeconds: 300 });
+    const q = new SqsQueue<{ n: number }>({ ...emulators.sqs, queueUrl, clock, deduplication });
+    await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+    await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+    await q.send({ n: 1 }, { groupId: 'other', deduplicationId: 'step-1' });
+    await q.send({ n: 2 }, { groupId: 'g', deduplicationId: 'step-2' });
+    expect(await q.size()).toBe(3);
+    clock.advance(300_001);
+    await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+    expect(await q.size()).toBe(4);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { SQS_MAX_DELAY_SECONDS, systemClock, type Clock, type Queue, type ReceivedMessage, type SendOptions } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
+import type { DeduplicationLog } from './dynamodb-deduplication-log.js';
 
 /** The message attribute that carries the group (the cluster id) on a standard queue. */
 export const GROUP_ATTRIBUTE = 'kubeplane-group';
@@ -24,6 +25,8 @@ export interface SqsQueueOptions extends AwsClientOptions {
   /** Used only to estimate `nextVisibleAt`; SQS keeps its own time. */
   clock?: Clock;
   client?: SQSClient;
+  /** Honours deduplication ids within a window (see DynamoDbDeduplicationLog); without it they are ignored. */
+  deduplication?: DeduplicationLog;
 }
 
 export class SqsQueue<T> implements Queue<T> {
@@ -31,6 +34,7 @@ export class SqsQueue<T> implements Queue<T> {
   readonly queueUrl: string;
   readonly #visibility: number;
   readonly #clock: Clock;
+  readonly #dedup: DeduplicationLog | undefined;
   /**
    * When each message this instance sent, received or released is due to become visible (ms). SQS does not say
    * when a hidden or delayed message will show, so nextVisibleAt is an estimate from what this process saw —
@@ -44,11 +48,15 @@ export class SqsQueue<T> implements Queue<T> {
     this.queueUrl = options.queueUrl;
     this.#visibility = options.visibilityTimeoutSeconds ?? 30;
     this.#clock = options.clock ?? systemClock;
+    this.#dedup = options.deduplication;
   }
 
   async send(body: T, options: SendOptions): Promise<void> {
-    // Whole seconds, at most 900 (callers chain longer waits). No deduplication id: standard queues have none,
-    // and a duplicate step message is harmless by design (it finds the record moved on and is dropped).
+    // Standard queues have no deduplication ids; the optional log stands in for them (a duplicate that slips
+    // through is harmless by design: it finds the record moved on and is dropped).
+    const dedupId = options.deduplicationId === undefined ? undefined : `${options.groupId}/${options.deduplicationId}`;
+    if (dedupId !== undefined && (await this.#dedup?.seen(dedupId))) return;
+    // Whole seconds, at most 900 (callers chain longer waits).
     const delay = Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delaySeconds ?? 0)));
     const out = await this.client.send(
       new SendMessageCommand({
@@ -59,6 +67,7 @@ export class SqsQueue<T> implements Queue<T> {
       }),
     );
     if (out.MessageId) this.#due.set(out.MessageId, this.#clock.now() + delay * 1000);
+    if (dedupId !== undefined) await this.#dedup?.record(dedupId);
   }
 
   async receive(max: number): Promise<Array<ReceivedMessage<T>>> {

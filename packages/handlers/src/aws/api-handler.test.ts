@@ -1,0 +1,73 @@
+// The HTTP API handler, on in-memory ports: a manifest is validated before anything is stored, errors come
+// back with their paths, and apply, status and destroy act on the project.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, VirtualClock, type StepEvent } from '@kubeplane/sdk';
+import { createApiHandler } from './api-handler.js';
+import { jsonLogger } from './logger.js';
+
+const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8');
+
+function api() {
+  const clock = new VirtualClock();
+  const queue = new MemoryQueue<StepEvent>({ clock });
+  const state = new MemoryStateStore();
+  const kp = new Kubeplane({
+    state,
+    secrets: new MemorySecretStore(),
+    queue,
+    lease: new MemoryLease(clock),
+    clock,
+    providers: () => Promise.reject(new Error('no clouds in this test')),
+    kubernetes: () => {
+      throw new Error('no clusters in this test');
+    },
+  });
+  const logs: string[] = [];
+  const handler = createApiHandler({ kubeplane: kp, logger: jsonLogger((l) => logs.push(l)) });
+  const call = async (method: string, path: string, body?: string) => {
+    const event = { version: '2.0', rawPath: path, rawQueryString: '', headers: {}, isBase64Encoded: false, requestContext: { http: { method, path } }, ...(body === undefined ? {} : { body }) } as unknown as APIGatewayProxyEventV2;
+    const res = await handler(event, { awsRequestId: 'r' } as Context);
+    return { status: res.statusCode, body: JSON.parse(res.body ?? 'null') as Record<string, unknown> };
+  };
+  return { call, queue, state, logs };
+}
+
+describe('the api handler', () => {
+  it('rejects an invalid manifest with its errors and their paths, storing nothing', async () => {
+    const { call, state, queue } = api();
+    const res = await call('POST', '/projects', minimal.replace('count: 2', 'count: -1'));
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContainEqual(expect.objectContaining({ path: 'nodePools.dynamic[1].count' }));
+    expect(await state.list('')).toEqual([]);
+    expect(await queue.size()).toBe(0);
+  });
+
+  it('applies a valid manifest, queues its first step and reports its status', async () => {
+    const { call, queue } = api();
+    const res = await call('POST', '/projects', minimal);
+    expect(res.status).toBe(202);
+    expect(res.body.applied).toEqual([expect.objectContaining({ project: 'minimal', generation: 1, queued: ['minimal'] })]);
+    expect(await queue.size()).toBe(1);
+    const status = await call('GET', '/projects/minimal');
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ project: 'minimal', state: 'IN_PROGRESS', clusters: { minimal: { state: 'IN_PROGRESS' } } });
+  });
+
+  it('queues the deletion of a project on POST /projects/<name>/destroy', async () => {
+    const { call } = api();
+    await call('POST', '/projects', Buffer.from(minimal).toString());
+    const res = await call('POST', '/projects/minimal/destroy');
+    expect(res).toEqual({ status: 202, body: { project: 'minimal', queued: ['minimal'] } });
+    expect((await call('GET', '/projects/minimal')).body).toMatchObject({ state: 'SCHEDULED_FOR_DELETION' });
+  });
+
+  it('answers 404 for an unknown project or route and 405 for a wrong method', async () => {
+    const { call } = api();
+    expect((await call('GET', '/projects/nothing')).status).toBe(404);
+    expect((await call('GET', '/clusters')).status).toBe(404);
+    expect((await call('DELETE', '/projects')).status).toBe(405);
+  });
+});

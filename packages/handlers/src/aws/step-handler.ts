@@ -1,0 +1,110 @@
+// The SQS handler that runs step messages: each record is one StepEvent for the engine; the reply lists the
+// records to retry (partial batch failures). A cluster busy under another handler's lease, or a lost
+// compare-and-swap, sends the message again with a short delay instead of failing it, so contention never
+// pushes a good message towards the DLQ; only real failures count towards maxReceiveCount, and the last one
+// sets the cluster's status to ERROR with the reason before SQS moves the message to the DLQ.
+import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { stepEventSchema, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { errorFields, jsonLogger, type Logger } from './logger.js';
+import { invocationLogging } from './middleware.js';
+
+/** Where a step message goes back to (the queue the handler is subscribed to). */
+export interface StepSender {
+  send(body: StepEvent, options: { groupId: string; delaySeconds?: number }): Promise<void>;
+}
+
+export interface StepHandlerOptions {
+  kubeplane: Kubeplane;
+  queue: StepSender;
+  /** The queue's redrive maxReceiveCount: the delivery that reaches it is the last. */
+  maxReceiveCount: number;
+  logger?: Logger;
+}
+
+export type StepHandler = middy.MiddyfiedHandler<SQSEvent, SQSBatchResponse, Error, Context>;
+
+export class InvalidStepMessage extends Error {
+  override name = 'InvalidStepMessage';
+}
+
+export function createStepHandler(options: StepHandlerOptions): StepHandler {
+  const logger = options.logger ?? jsonLogger();
+  const engine = options.kubeplane.engine;
+
+  async function record(r: SQSRecord): Promise<ProcessOutcome> {
+    const deliveries = Number(r.attributes.ApproximateReceiveCount || 1);
+    let body: unknown;
+    try {
+      body = JSON.parse(r.body);
+    } catch {
+      body = undefined;
+    }
+    const parsed = stepEventSchema.safeParse(body);
+    if (!parsed.success) {
+      // Can never succeed: fail it so that it ends in the DLQ for someone to look at.
+      logger.log('error', 'invalid step message', { messageId: r.messageId, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+      throw new InvalidStepMessage(`message ${r.messageId} is not a step event`);
+    }
+    const event = parsed.data;
+    const log = logger.child({ messageId: r.messageId, clusterId: event.clusterId, step: event.step, key: event.key, deliveries });
+    let outcome: ProcessOutcome;
+    try {
+      outcome = await engine.handle(event);
+    } catch (e) {
+      log.log('error', 'step failed', errorFields(e));
+      if (deliveries >= options.maxReceiveCount) {
+        const reason = errorFields(e).error;
+        const marked = await options.kubeplane.markFailed(event.clusterId, `gave up after ${deliveries} deliveries of message ${event.key}: ${String(reason)}`, { generation: event.generation, seq: event.seq });
+        log.log('error', 'poison message: cluster set to ERROR, message goes to the DLQ', { marked });
+      }
+      throw e;
+    }
+    if (outcome === 'busy' || outcome === 'conflict') {
+      // Re-sent rather than failed: the copy starts with a fresh receive count. It carries no deduplication
+      // id, since its own id was sent moments ago; a crash between the send and the delete leaves a duplicate,
+      // which the engine drops as stale.
+      await options.queue.send(event, { groupId: event.clusterId, delaySeconds: outcome === 'busy' ? 2 : 1 });
+    }
+    log.log('info', 'step handled', { outcome });
+    return outcome;
+  }
+
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(invocationLogging(logger))
+    .handler(async (event, context) => {
+      const processor = new BatchProcessor(EventType.SQS);
+      return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
+    });
+}
+
+/**
+ * For the DLQ: a message that arrives here was given up on, so its cluster (if still at that step) shows ERROR.
+ * The step handler usually got there first with the actual error; this covers deliveries that timed out or
+ * crashed, which never got to say why.
+ */
+export function createDeadLetterHandler(options: { kubeplane: Kubeplane; logger?: Logger }): StepHandler {
+  const logger = options.logger ?? jsonLogger();
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(invocationLogging(logger))
+    .handler(async (event) => {
+      for (const r of event.Records) {
+        let body: unknown;
+        try {
+          body = JSON.parse(r.body);
+        } catch {
+          body = undefined;
+        }
+        const parsed = stepEventSchema.safeParse(body);
+        if (!parsed.success) {
+          logger.log('error', 'invalid message in the DLQ', { messageId: r.messageId });
+          continue;
+        }
+        const e = parsed.data;
+        const marked = await options.kubeplane.markFailed(e.clusterId, `step message ${e.key} could not be processed (it timed out or crashed on every delivery) and was moved to the dead-letter queue; see the step function's logs, then apply again to retry`, { generation: e.generation, seq: e.seq });
+        logger.log('error', 'dead-lettered step message', { messageId: r.messageId, clusterId: e.clusterId, step: e.step, key: e.key, marked });
+      }
+      return { batchItemFailures: [] };
+    });
+}

@@ -1,0 +1,82 @@
+// A kubeplane engine on the sandbox clouds with the AWS runtime's ports: every step message crosses the SQS
+// API (fauxqs), all state and leases the DynamoDB API (dynalite), secrets the Secrets Manager API (emulator).
+// The sandbox's msw handlers intercept the cloud calls; loopback calls to the emulators pass through.
+import { randomUUID } from 'node:crypto';
+import { http, passthrough } from 'msw';
+import { setupServer } from 'msw/node';
+import { Kubeplane, type EngineEvent, type EngineOptions, type Lease, type StateStore, type StepEvent } from '@kubeplane/sdk';
+import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { createStepHandler, DynamoDbDeduplicationLog, DynamoDbLease, DynamoDbStateStore, jsonLogger, SecretsManagerStore, SqsQueue, type StepHandler } from '@kubeplane/handlers';
+import { followClock, type AwsEmulators } from './aws-emulators.js';
+
+export interface AwsWorld {
+  sandbox: Sandbox;
+  kp: Kubeplane;
+  queue: SqsQueue<StepEvent>;
+  dlqUrl: string | undefined;
+  handler: StepHandler;
+  /** Another handler with its own engine (worker id) on the same ports, as a second Lambda instance. */
+  secondHandler(): StepHandler;
+  events: EngineEvent[];
+  logs: string[];
+  close(): void;
+}
+
+export interface AwsWorldOptions {
+  seed?: number;
+  maxReceiveCount?: number;
+  visibilityTimeoutSeconds?: number;
+  wrapState?: (s: StateStore) => StateStore;
+  wrapLease?: (l: Lease) => Lease;
+}
+
+export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions = {}): Promise<AwsWorld> {
+  const sandbox = new Sandbox({ seed: options.seed ?? 1 });
+  const server = setupServer(
+    ...sandbox.hetzner.handlers(),
+    ...[...sandbox.ec2Regions.values()].flatMap((e) => e.handlers()),
+    ...sandbox.route53.handlers(),
+    ...sandbox.kubernetes.handlers(),
+    http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()),
+  );
+  server.listen({ onUnhandledRequest: 'error' });
+  const restoreClock = followClock(sandbox.clock);
+  const visibility = options.visibilityTimeoutSeconds ?? 120;
+  const { queueUrl, dlqUrl } = await emulators.createQueue({ maxReceiveCount: options.maxReceiveCount ?? 5, visibilityTimeoutSeconds: visibility });
+  const tableName = await emulators.createTable();
+  const deduplication = new DynamoDbDeduplicationLog({ ...emulators.dynamodb, tableName, clock: sandbox.clock });
+  const queue = new SqsQueue<StepEvent>({ ...emulators.sqs, queueUrl, clock: sandbox.clock, visibilityTimeoutSeconds: visibility, deduplication });
+  const state = new DynamoDbStateStore({ ...emulators.dynamodb, tableName });
+  const lease = new DynamoDbLease({ ...emulators.dynamodb, tableName, clock: sandbox.clock });
+  const options_: EngineOptions = {
+    state: options.wrapState ? options.wrapState(state) : state,
+    secrets: new SecretsManagerStore({ ...emulators.secretsManager, namePrefix: `kp-${randomUUID().slice(0, 8)}/` }),
+    queue,
+    lease: options.wrapLease ? options.wrapLease(lease) : lease,
+    clock: sandbox.clock,
+    providers: sandboxProviders(sandbox),
+    kubernetes: sandboxKubernetes(sandbox),
+    // A step may hold its cluster for less than the visibility timeout, so a killed step's lease is free by the time its message returns.
+    leaseSeconds: Math.min(120, visibility),
+  };
+  const kp = new Kubeplane(options_);
+  const events: EngineEvent[] = [];
+  kp.on((e) => events.push(e));
+  const logs: string[] = [];
+  const logger = jsonLogger((line) => logs.push(line));
+  const maxReceiveCount = options.maxReceiveCount ?? 5;
+  return {
+    sandbox,
+    kp,
+    queue,
+    dlqUrl,
+    handler: createStepHandler({ kubeplane: kp, queue, maxReceiveCount, logger }),
+    secondHandler: () => createStepHandler({ kubeplane: new Kubeplane(options_), queue, maxReceiveCount, logger }),
+    events,
+    logs,
+    close() {
+      restoreClock();
+      server.close();
+    },
+  };
+}
