@@ -1,0 +1,85 @@
+// The Google Cloud Functions runtime: a CloudEvent handler for Pub/Sub "message published" events that runs
+// the same step as the Lambda handler. Messages are published with ordering key = cluster id, so Pub/Sub hands
+// one cluster's messages over in order; the cluster lease still serialises steps, as on AWS.
+// Throwing makes Pub/Sub redeliver (with the subscription's retry policy); the last permitted delivery sets the
+// cluster's status to ERROR with the reason before the message goes to the dead-letter topic.
+import { z } from 'zod';
+import { stepEventSchema, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
+
+export const PUBSUB_MESSAGE_PUBLISHED = 'google.cloud.pubsub.topic.v1.messagePublished';
+
+/** The parts of a Pub/Sub CloudEvent (structured, as Cloud Functions gen 2 delivers it) the handler reads. */
+export const pubSubCloudEventSchema = z.object({
+  id: z.string(),
+  type: z.literal(PUBSUB_MESSAGE_PUBLISHED),
+  source: z.string(),
+  data: z.object({
+    message: z.object({
+      data: z.string(),
+      messageId: z.string().optional(),
+      orderingKey: z.string().optional(),
+      attributes: z.record(z.string(), z.string()).optional(),
+    }),
+    subscription: z.string().optional(),
+    /** Present when the subscription has a dead-letter policy. */
+    deliveryAttempt: z.number().int().optional(),
+  }),
+});
+export type PubSubCloudEvent = z.infer<typeof pubSubCloudEventSchema>;
+
+/** What to publish for a step event: JSON data, ordering key = the cluster id. */
+export function pubSubMessageFor(event: StepEvent): { data: Buffer; orderingKey: string; attributes: Record<string, string> } {
+  return { data: Buffer.from(JSON.stringify(event)), orderingKey: event.clusterId, attributes: { 'kubeplane-key': event.key } };
+}
+
+export class RetryStepLater extends Error {
+  override name = 'RetryStepLater';
+}
+
+export interface PubSubStepHandlerOptions {
+  kubeplane: Kubeplane;
+  /** The subscription's dead-letter maxDeliveryAttempts. */
+  maxDeliveryAttempts: number;
+  logger?: Logger;
+}
+
+export function createPubSubStepHandler(options: PubSubStepHandlerOptions): (cloudEvent: unknown) => Promise<ProcessOutcome> {
+  const logger = options.logger ?? jsonLogger();
+  return async (cloudEvent) => {
+    const envelope = pubSubCloudEventSchema.safeParse(cloudEvent);
+    if (!envelope.success) {
+      // Not a Pub/Sub event at all: retrying cannot help, so acknowledge it (return) and say so.
+      logger.log('error', 'not a Pub/Sub message-published CloudEvent', { issues: envelope.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+      return 'invalid';
+    }
+    const { message, deliveryAttempt = 1 } = envelope.data.data;
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.from(message.data, 'base64').toString('utf8'));
+    } catch {
+      body = undefined;
+    }
+    const parsed = stepEventSchema.safeParse(body);
+    if (!parsed.success) {
+      logger.log('error', 'invalid step message', { eventId: envelope.data.id, messageId: message.messageId });
+      return 'invalid';
+    }
+    const event = parsed.data;
+    const log = logger.child({ eventId: envelope.data.id, clusterId: event.clusterId, step: event.step, key: event.key, deliveryAttempt });
+    let outcome: ProcessOutcome;
+    try {
+      outcome = await options.kubeplane.engine.handle(event);
+    } catch (e) {
+      log.log('error', 'step failed', errorFields(e));
+      if (deliveryAttempt >= options.maxDeliveryAttempts) {
+        await options.kubeplane.markFailed(event.clusterId, `gave up after ${deliveryAttempt} deliveries of message ${event.key}: ${String(errorFields(e).error)}`, { generation: event.generation, seq: event.seq });
+      }
+      throw e;
+    }
+    log.log('info', 'step handled', { outcome });
+    // Busy or a lost compare-and-swap: let Pub/Sub deliver it again (its retry policy backs off).
+    if (outcome === 'busy' || outcome === 'conflict') throw new RetryStepLater(`cluster ${event.clusterId} is busy; retry`);
+    return outcome;
+  };
+}
