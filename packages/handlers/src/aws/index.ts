@@ -10,3 +10,4 @@ export * from './logger.js';
 export * from './middleware.js';
 export * from './step-handler.js';
 export * from './api-handler.js';
+export * from './runtime.js';

@@ -1,0 +1,94 @@
+// The AWS runtime as a Lambda function builds it once per container, from its environment: the engine on the
+// DynamoDB table, the SQS step queue (with the deduplication log) and Secrets Manager, with real cloud
+// providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
+// provider's credential keys) on Lambda, or env/file as locally.
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { KubeplaneError, Kubeplane, RateBudgets, Redacted, systemClock, type ProviderFactory, type StepEvent } from '@kubeplane/sdk';
+import { AwsProvider, HetznerProvider, kubernetesConnector } from '@kubeplane/providers';
+import { resolveCredentials, type Credentials } from '../runtime/credentials.js';
+import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
+import { DynamoDbLease } from './dynamodb-lease.js';
+import { DynamoDbStateStore } from './dynamodb-state-store.js';
+import { SecretsManagerStore } from './secrets-manager-store.js';
+import { SqsQueue } from './sqs-queue.js';
+
+/** The environment variables the functions read (the CDK app sets them). */
+export interface AwsRuntimeEnv {
+  AWS_REGION?: string;
+  KUBEPLANE_TABLE?: string;
+  KUBEPLANE_QUEUE_URL?: string;
+  KUBEPLANE_SECRET_PREFIX?: string;
+  KUBEPLANE_MAX_RECEIVE_COUNT?: string;
+  /** Must stay below the queue's visibility timeout. */
+  KUBEPLANE_LEASE_SECONDS?: string;
+}
+
+export interface AwsRuntime {
+  kubeplane: Kubeplane;
+  queue: SqsQueue<StepEvent>;
+  maxReceiveCount: number;
+}
+
+export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = process.env): AwsRuntime {
+  const need = (name: keyof AwsRuntimeEnv): string => {
+    const v = env[name];
+    if (!v) throw new KubeplaneError('invalid', `environment variable ${name} is not set; the deploy (examples/aws) sets it`);
+    return v;
+  };
+  const region = need('AWS_REGION');
+  const tableName = need('KUBEPLANE_TABLE');
+  // Lambda's role credentials come from the SDK's default chain; bounded retries, the engine retries steps.
+  const base = { region, maxAttempts: 3 };
+  const deduplication = new DynamoDbDeduplicationLog({ ...base, tableName });
+  const queue = new SqsQueue<StepEvent>({ ...base, queueUrl: need('KUBEPLANE_QUEUE_URL'), deduplication });
+  const kubeplane = new Kubeplane({
+    state: new DynamoDbStateStore({ ...base, tableName }),
+    lease: new DynamoDbLease({ ...base, tableName }),
+    secrets: new SecretsManagerStore({ ...base, namePrefix: env.KUBEPLANE_SECRET_PREFIX ?? 'kubeplane/' }),
+    queue,
+    clock: systemClock,
+    providers: lambdaProviders(env, region),
+    kubernetes: kubernetesConnector(),
+    leaseSeconds: Number(env.KUBEPLANE_LEASE_SECONDS ?? 120),
+  });
+  return { kubeplane, queue, maxReceiveCount: Number(env.KUBEPLANE_MAX_RECEIVE_COUNT ?? 5) };
+}
+
+function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string): ProviderFactory {
+  const budgets = new RateBudgets(systemClock);
+  const secrets = new Map<string, SecretsManagerClient>();
+  const credentialsOf = async (def: Parameters<ProviderFactory>[0]): Promise<Credentials> => {
+    const ref = def.secretRef.awsSecretsManager;
+    if (!ref) return resolveCredentials(def, env, '/tmp');
+    const region = ref.region ?? defaultRegion;
+    let client = secrets.get(region);
+    if (!client) secrets.set(region, (client = new SecretsManagerClient({ region, maxAttempts: 3 })));
+    const out = await client.send(new GetSecretValueCommand({ SecretId: ref.secretId }));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(out.SecretString ?? '');
+    } catch {
+      throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
+    }
+    if (typeof parsed !== 'object' || parsed === null) throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, Redacted.of(v)]));
+  };
+  return async (def, region) => {
+    const creds = await credentialsOf(def);
+    switch (def.providerType) {
+      case 'hetzner': {
+        const token = creds.credentials;
+        if (!token) throw new KubeplaneError('auth', `provider ${def.name}: no Hetzner token`, { resource: def.name });
+        return new HetznerProvider({ token, project: def.name, clock: systemClock, budgets });
+      }
+      case 'aws': {
+        const accessKeyId = creds.accesskey;
+        const secretAccessKey = creds.secretkey;
+        if (!accessKeyId || !secretAccessKey) throw new KubeplaneError('auth', `provider ${def.name}: AWS credentials incomplete`, { resource: def.name });
+        return new AwsProvider({ region: region ?? defaultRegion, account: def.name, credentials: { accessKeyId, secretAccessKey }, clock: systemClock, budgets });
+      }
+      default:
+        throw new KubeplaneError('invalid', `provider type ${def.providerType} (${def.name}) has no kubeplane provider on the AWS runtime yet; available: aws, hetzner`, { resource: def.name });
+    }
+  };
+}

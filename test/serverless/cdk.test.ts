@@ -1,0 +1,90 @@
+// The CDK deploy example synthesises offline (esbuild bundles, no AWS account) and its template keeps the
+// rules: every work queue has a DLQ, each visibility timeout is at least 6x its function's timeout, the API is
+// IAM-authorised, and no IAM statement allows every action or any action on every resource without cause.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { bundleHandlers, type FunctionName } from '../../examples/aws/bundle.js';
+import { KubeplaneStack } from '../../examples/aws/stack.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+let out: string;
+let resources: Record<string, Resource>;
+let sizes: Record<FunctionName, { bytes: number }>;
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), 'kubeplane-cdk-'));
+  const bundles = await bundleHandlers(join(out, 'bundles'));
+  sizes = bundles;
+  const app = new App({ outdir: join(out, 'cdk.out') });
+  const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'] });
+  resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+  process.stdout.write(`lambda bundles (minified, AWS SDK included): ${Object.entries(bundles).map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`).join(', ')}\n`);
+}, 120_000);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const ref = (v: unknown): string => {
+  const o = v as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  return o.Ref ?? o['Fn::GetAtt']?.[0] ?? '';
+};
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+describe('the CDK deploy example', () => {
+  it('gives every queue that is not itself a dead-letter queue of the last resort a DLQ', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    expect(queues.length).toBe(3);
+    const withDlq = queues.filter(([, q]) => (q.Properties.RedrivePolicy as { deadLetterTargetArn?: unknown } | undefined)?.deadLetterTargetArn);
+    const targets = new Set(withDlq.map(([, q]) => ref((q.Properties.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn)));
+    const without = queues.filter(([id]) => !withDlq.some(([w]) => w === id)).map(([id]) => id);
+    expect(without).toHaveLength(1);
+    expect(targets.has(without[0] ?? '')).toBe(true);
+    // The last-resort queue is read by no function: nothing consumes it, so nothing can be lost from it.
+    expect(ofType('AWS::Lambda::EventSourceMapping').some(([, m]) => ref(m.Properties.EventSourceArn) === without[0])).toBe(false);
+  });
+
+  it('sets each consumed queue\'s visibility timeout to at least 6x its function\'s timeout, with partial batch responses', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(2);
+    for (const [, m] of mappings) {
+      const queue = resources[ref(m.Properties.EventSourceArn)];
+      const fn = resources[ref(m.Properties.FunctionName)];
+      expect(Number(queue?.Properties.VisibilityTimeout)).toBeGreaterThanOrEqual(6 * Number(fn?.Properties.Timeout));
+      expect(m.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    }
+  });
+
+  it('runs every function on nodejs22.x and serves the API only to IAM-signed callers', () => {
+    const fns = ofType('AWS::Lambda::Function');
+    expect(fns).toHaveLength(3);
+    expect(fns.every(([, f]) => f.Properties.Runtime === 'nodejs22.x')).toBe(true);
+    expect(ofType('AWS::Lambda::Url').map(([, u]) => u.Properties.AuthType)).toEqual(['AWS_IAM']);
+  });
+
+  it('allows no action on every resource unless the action has no resource-level permissions, and never every action', () => {
+    const statements = [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')].flatMap(([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown; Condition?: unknown }>);
+    expect(statements.length).toBeGreaterThan(5);
+    const everyAction = statements.filter((s) => asArray(s.Action).some((a) => a === '*' || a.endsWith(':*')));
+    expect(everyAction).toEqual([]);
+    const unscoped = statements.filter((s) => asArray(s.Resource).includes('*')).flatMap((s) => asArray(s.Action));
+    // Describe/List calls and Route 53 health checks cannot be scoped to resources in IAM.
+    expect(unscoped.every((a) => /^(ec2:Describe|secretsmanager:ListSecrets$|route53:(ListHostedZonesByName|ListHealthChecks|CreateHealthCheck|DeleteHealthCheck)$)/.test(a)), unscoped.join(', ')).toBe(true);
+  });
+
+  it('lets the AWS provider change only EC2 resources carrying the cluster tag, and Route 53 only in the named zones', () => {
+    const [[, policy] = ['', undefined]] = ofType('AWS::IAM::ManagedPolicy');
+    const statements = asArray((policy?.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> }>;
+    const mutating = statements.filter((s) => asArray(s.Action).some((a) => /^ec2:(Terminate|Delete|Revoke|Authorize|Release|Associate|Disassociate|Attach|Detach)/.test(a)));
+    expect(mutating.length).toBeGreaterThan(0);
+    expect(mutating.every((s) => JSON.stringify(s.Condition ?? {}).includes('ResourceTag/kubeplane.dev/cluster-id'))).toBe(true);
+    const route53 = statements.find((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets'));
+    expect(route53?.Resource).toEqual('arn:aws:route53:::hostedzone/Z0123456789ABCDEFGHIJ');
+  });
+
+  it('bundles each handler into one file under Lambda\'s 50 MB zip limit', () => {
+    for (const s of Object.values(sizes)) expect(s.bytes).toBeLessThan(50 * 1024 * 1024);
+  });
+});
