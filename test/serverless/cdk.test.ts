@@ -22,7 +22,7 @@ beforeAll(async () => {
   const app = new App({ outdir: join(out, 'cdk.out') });
   const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'] });
   resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
-  process.stdout.write(`lambda bundles (minified, AWS SDK included): ${Object.entries(bundles).map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`).join(', ')}\n`);
+  process.stdout.write(`lambda bundles (minified, AWS SDK from the runtime): ${Object.entries(bundles).map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`).join(', ')}\n`);
 }, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 

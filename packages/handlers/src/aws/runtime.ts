@@ -3,9 +3,10 @@
 // providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
 // provider's credential keys) on Lambda, or env/file as locally.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { KubeplaneError, Kubeplane, RateBudgets, Redacted, systemClock, type ProviderFactory, type StepEvent } from '@kubeplane/sdk';
-import { AwsProvider, HetznerProvider, kubernetesConnector } from '@kubeplane/providers';
+import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderFactory, type StepEvent } from '@kubeplane/sdk';
+import { kubernetesConnector } from '@kubeplane/providers';
 import { resolveCredentials, type Credentials } from '../runtime/credentials.js';
+import { cloudProviderFactory } from '../runtime/cloud-providers.js';
 import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
 import { DynamoDbLease } from './dynamodb-lease.js';
 import { DynamoDbStateStore } from './dynamodb-state-store.js';
@@ -55,7 +56,6 @@ export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = proce
 }
 
 function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string): ProviderFactory {
-  const budgets = new RateBudgets(systemClock);
   const secrets = new Map<string, SecretsManagerClient>();
   const credentialsOf = async (def: Parameters<ProviderFactory>[0]): Promise<Credentials> => {
     const ref = def.secretRef.awsSecretsManager;
@@ -73,22 +73,5 @@ function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string): Provide
     if (typeof parsed !== 'object' || parsed === null) throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
     return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, Redacted.of(v)]));
   };
-  return async (def, region) => {
-    const creds = await credentialsOf(def);
-    switch (def.providerType) {
-      case 'hetzner': {
-        const token = creds.credentials;
-        if (!token) throw new KubeplaneError('auth', `provider ${def.name}: no Hetzner token`, { resource: def.name });
-        return new HetznerProvider({ token, project: def.name, clock: systemClock, budgets });
-      }
-      case 'aws': {
-        const accessKeyId = creds.accesskey;
-        const secretAccessKey = creds.secretkey;
-        if (!accessKeyId || !secretAccessKey) throw new KubeplaneError('auth', `provider ${def.name}: AWS credentials incomplete`, { resource: def.name });
-        return new AwsProvider({ region: region ?? defaultRegion, account: def.name, credentials: { accessKeyId, secretAccessKey }, clock: systemClock, budgets });
-      }
-      default:
-        throw new KubeplaneError('invalid', `provider type ${def.providerType} (${def.name}) has no kubeplane provider on the AWS runtime yet; available: aws, hetzner`, { resource: def.name });
-    }
-  };
+  return cloudProviderFactory(credentialsOf, defaultRegion);
 }

@@ -14,7 +14,6 @@ import {
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
-  RateBudgets,
   systemClock,
   writeFileAtomic,
   type Clock,
@@ -22,8 +21,9 @@ import {
   type ProviderFactory,
   type StepEvent,
 } from '@kubeplane/sdk';
-import { AwsProvider, HetznerProvider, Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 import { resolveCredentials } from './credentials.js';
+import { cloudProviderFactory } from './cloud-providers.js';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
 
 export const DEFAULT_STATE_DIR = '.kubeplane';
@@ -148,25 +148,7 @@ async function checkMode(dir: string, mode: Mode): Promise<void> {
   }
 }
 
-/** Real providers, with credentials resolved from each provider's secretRef when first needed. */
+/** Real providers, with credentials resolved from each provider's secretRef (env or file) when first needed. */
 function cloudProviders(env: NodeJS.ProcessEnv, cwd: string): ProviderFactory {
-  const budgets = new RateBudgets(systemClock);
-  return async (def, region) => {
-    const creds = await resolveCredentials(def, env, cwd);
-    switch (def.providerType) {
-      case 'hetzner': {
-        const token = creds.credentials;
-        if (!token) throw new KubeplaneError('auth', `provider ${def.name}: no Hetzner token`);
-        return new HetznerProvider({ token, project: def.name, clock: systemClock, budgets });
-      }
-      case 'aws': {
-        const accessKeyId = creds.accesskey;
-        const secretAccessKey = creds.secretkey;
-        if (!accessKeyId || !secretAccessKey) throw new KubeplaneError('auth', `provider ${def.name}: AWS credentials incomplete`);
-        return new AwsProvider({ region: region ?? 'us-east-1', account: def.name, credentials: { accessKeyId, secretAccessKey }, clock: systemClock, budgets });
-      }
-      default:
-        throw new KubeplaneError('invalid', `provider type ${def.providerType} (${def.name}) has no kubeplane provider yet; available: aws, hetzner`, { resource: def.name });
-    }
-  };
+  return cloudProviderFactory((def) => resolveCredentials(def, env, cwd));
 }
