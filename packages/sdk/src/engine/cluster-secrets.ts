@@ -68,6 +68,13 @@ export class ClusterSecrets {
   putWireguard(keys: Record<string, WireguardKeyPair>): Promise<void> {
     return this.#put('wireguard', keys);
   }
+  /** The token machines added to a running cluster join with (the first control plane's lives 24 hours). */
+  async joinToken(): Promise<Redacted<string> | null> {
+    return this.store.get(secretName(this.clusterId, 'join-token'));
+  }
+  putJoinToken(token: Redacted<string>): Promise<void> {
+    return this.store.put(secretName(this.clusterId, 'join-token'), token, this.labels);
+  }
   ssh(): Promise<SshKeyPair | null> {
     return this.#get<SshKeyPair>('ssh');
   }
@@ -87,7 +94,7 @@ export class ClusterSecrets {
     await this.store.delete(secretName(this.clusterId, 'metadata'));
   }
   async deleteAll(): Promise<void> {
-    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'kubeconfig', 'metadata'] as const) {
+    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'join-token', 'kubeconfig', 'metadata'] as const) {
       await this.store.delete(secretName(this.clusterId, what));
     }
   }

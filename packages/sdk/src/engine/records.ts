@@ -55,6 +55,8 @@ export interface Ledger {
   dnsSync: Record<string, { hash: string; changeId: string; inSync: boolean }>;
   /** Every `<provider>/<region>` ever used, so deletion sweeps all of them even when pools moved. */
   regions: string[];
+  /** When the join token for machines added to a running cluster expires (ms); the token is a secret. */
+  joinTokenExpiresAt?: number;
 }
 
 export interface ClusterRecord {
@@ -99,7 +101,7 @@ export interface ProjectRecord {
 
 export const projectKey = (project: string) => `projects/${project}`;
 export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
-export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
+export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
 
 export function emptyLedger(): Ledger {
   return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, dnsSync: {}, regions: [] };

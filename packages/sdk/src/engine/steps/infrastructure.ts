@@ -1,7 +1,8 @@
 // Infrastructure phase: the cluster's keys, its networks, firewalls, SSH keys and API address in every
 // provider region it uses, then its machines with their rendered user-data, until every machine runs.
 import { KubeplaneError } from '../../errors.js';
-import { generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
+import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
+import { Redacted } from '../../redacted.js';
 import { renderNode } from '../../bootstrap/render.js';
 import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
 import { seededRandomSource } from '../../bootstrap/random.js';
@@ -132,6 +133,42 @@ export const networks: StepDefinition = {
   },
 };
 
+const Redact = (value: string) => Redacted.of(value);
+const JOIN_TOKEN_TTL_MS = 24 * 3600_000;
+/** A token older than this is replaced before machines are rendered with it (they boot minutes later). */
+const JOIN_TOKEN_MARGIN_MS = 2 * 3600_000;
+
+/**
+ * The token machines join a running cluster with. The first control plane's token lives 24 hours, so once the
+ * cluster has been built, new machines get a token the engine creates in the cluster as `kubeadm token create`
+ * would (a bootstrap-token Secret), replaced when it nears its end. Before the first build: the PKI's own token.
+ */
+async function joinToken(ctx: StepContext): Promise<Redacted<string> | undefined> {
+  if (!ctx.record.current) return undefined;
+  const ledger = ctx.record.ledger;
+  const stored = await ctx.secrets.joinToken();
+  if (stored && ledger.joinTokenExpiresAt !== undefined && ledger.joinTokenExpiresAt - ctx.now > JOIN_TOKEN_MARGIN_MS) return stored;
+  const pki = await ctx.secrets.pki();
+  if (!pki) throw new KubeplaneError('invalid', 'the cluster PKI is missing');
+  const token = generateBootstrapToken(ctx.random);
+  const [id = '', secret = ''] = token.reveal().split('.');
+  const expiresAt = ctx.now + JOIN_TOKEN_TTL_MS;
+  const k8s = ctx.kubernetes(pki.secret.adminKubeconfig);
+  await k8s.applySecret('kube-system', `bootstrap-token-${id}`, {
+    'token-id': Redact(id),
+    'token-secret': Redact(secret),
+    expiration: Redact(new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z')),
+    'usage-bootstrap-authentication': Redact('true'),
+    'usage-bootstrap-signing': Redact('true'),
+    'auth-extra-groups': Redact('system:bootstrappers:kubeadm:default-node-token'),
+    description: Redact('kubeplane join token for machines added to the running cluster'),
+  });
+  // Secret first, then the ledger (written with the step): a crash in between mints another token next time.
+  await ctx.secrets.putJoinToken(token);
+  ledger.joinTokenExpiresAt = expiresAt;
+  return token;
+}
+
 /** Order of creation: load balancers (the API endpoint), the first control plane, other control planes, workers. */
 function creationOrder(ctx: StepContext) {
   const spec = desiredOf(ctx.record);
@@ -164,6 +201,7 @@ export const createNodes: StepDefinition = {
     const observed = await observeMachines(ctx);
     if (observed.kind !== 'ok') return observed;
     const todo = creationOrder(ctx).filter(({ node }) => !ledger.nodes[node.name]);
+    const bootstrapToken = todo.some(({ node }) => node.role !== 'loadbalancer') ? await joinToken(ctx) : undefined;
     // A retried create must send the same user-data (EC2 checks it against the ClientToken): the render time
     // is the day, and certificate serials come from a seed of the cluster, node and day.
     const day = Math.floor(ctx.now / 86_400_000) * 86_400_000;
@@ -174,7 +212,7 @@ export const createNodes: StepDefinition = {
       const provider = await ctx.provider(prov.name, prov.region);
       if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
       const random = seededRandomSource(`${spec.id}/${node.name}/${day}`);
-      const rendered = await renderNode({ cluster: bootView(cluster, node.name), keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(ctx.versions ? { versions: ctx.versions } : {}) });
+      const rendered = await renderNode({ cluster: bootView(cluster, node.name), keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(bootstrapToken ? { bootstrapToken } : {}), ...(ctx.versions ? { versions: ctx.versions } : {}) });
       const key = regionKey(prov.name, prov.region);
       const reservedIp = ctx.record.ledger.reservedIp;
       const takesApiIp =
