@@ -27,6 +27,13 @@ async function applyAndRun(kp: Kubeplane, text: string) {
   return { result, run, status };
 }
 
+/** The mesh ConfigMap, read through the cluster's API with the admin kubeconfig, as the LB nodes read it. */
+async function kubeConfigMap(kp: Kubeplane): Promise<{ data: Record<string, string> }> {
+  const { kubernetesConnector } = await import('@kubeplane/providers');
+  const data = await kubernetesConnector()(await kp.kubeconfig('hybrid', 'hybrid')).getConfigMap('kube-system', 'kubeplane-mesh');
+  return { data: data ?? {} };
+}
+
 const htzWorkers = (n: number) => hybrid.replace(/count: 3\n(\s+)serverType: cpx42/, `count: ${n}\n$1serverType: cpx42`);
 const withExtraPool = hybrid
   .replace('kubernetes:\n', '    - name: aws-extra\n      providerSpec: { name: aws-1, region: eu-west-1 }\n      count: 2\n      serverType: m6i.large\n      image: ami-0694d931cee176e7d\nkubernetes:\n')
@@ -55,6 +62,10 @@ describe('the hybrid example on the sandbox', () => {
     await applyAndRun(kp, htzWorkers(5));
     expect(machines()).toBe(12);
     expect(ready()).toHaveLength(10);
+    // The load balancer's https role now targets the two new workers too (published for the LB nodes' sync agent).
+    const overlayOf = (name: string) => sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).find((n) => n.name.endsWith(name))?.internalIp;
+    const lbConfig = async () => (await kubeConfigMap(kp)).data['lb-hybrid-lb'] ?? '';
+    for (const w of ['htz-worker-04', 'htz-worker-05']) expect(await lbConfig()).toContain(`${overlayOf(w)}:30443`);
 
     await applyAndRun(kp, htzWorkers(2));
     expect(machines()).toBe(9);

@@ -64,6 +64,8 @@ export {
   renderMeshPeerList,
   renderMeshSyncScript,
   renderMeshSyncService,
+  lbConfigKey,
+  LB_CONFIG_KEY_PREFIX,
   renderMeshSyncTimer,
   renderWireguardConfig,
   WIREGUARD_MTU,

@@ -125,7 +125,7 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
     ...hostFiles(node),
     file(`/etc/wireguard/${WIREGUARD_INTERFACE}.conf`, '0600', renderWireguardConfig(cluster, node, wg.privateKey, peers)),
     file(MESH_SYNC_SCRIPT_PATH, '0755', renderMeshSyncScript()),
-    file('/etc/systemd/system/kubeplane-mesh-sync.service', '0644', renderMeshSyncService(node)),
+    file('/etc/systemd/system/kubeplane-mesh-sync.service', '0644', renderMeshSyncService(node, node.role === 'loadbalancer' ? loadBalancerOf(cluster, node).name : undefined)),
     file('/etc/systemd/system/kubeplane-mesh-sync.timer', '0644', renderMeshSyncTimer()),
   ];
   if (mode === 'loadbalancer') {

@@ -119,11 +119,14 @@ export function renderMeshSyncScript(): string {
   return `#!/bin/sh
 # kubeplane mesh sync: reads the overlay's peer list from the cluster (ConfigMap ${MESH_NAMESPACE}/${MESH_CONFIGMAP})
 # and applies it to ${WIREGUARD_INTERFACE} with \`wg syncconf\`, which keeps live sessions. Nodes added or removed
-# later thus reach every node without anyone logging in. Usage: kubeplane-mesh-sync KUBECONFIG nat|direct
+# later thus reach every node without anyone logging in. On a load-balancer node it also applies its load
+# balancer's nginx configuration from the same ConfigMap, so scaled target pools reach it too.
+# Usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]
 set -eu
 
-kubeconfig="\${1:?usage: kubeplane-mesh-sync KUBECONFIG nat|direct}"
+kubeconfig="\${1:?usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]}"
 self_nat="\${2:-direct}"
+load_balancer="\${3:-}"
 interface=${WIREGUARD_INTERFACE}
 
 if [ ! -s "$kubeconfig" ]; then
@@ -162,6 +165,20 @@ trap 'rm -f "$conf"' EXIT
 
 wg syncconf "$interface" "$conf"
 echo "kubeplane-mesh-sync: applied $(printf '%s\\n' "$peers" | grep -c .) peers to $interface"
+
+if [ -n "$load_balancer" ]; then
+  nginx_conf=$(mktemp)
+  trap 'rm -f "$conf" "$nginx_conf"' EXIT
+  kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} \\
+    get configmap ${MESH_CONFIGMAP} -o "jsonpath={.data.${LB_CONFIG_KEY_PREFIX}$load_balancer}" >"$nginx_conf"
+  if [ -s "$nginx_conf" ] && ! cmp -s "$nginx_conf" /etc/nginx/nginx.conf; then
+    # Only a configuration nginx accepts replaces the running one.
+    nginx -t -q -c "$nginx_conf"
+    install -m 0644 "$nginx_conf" /etc/nginx/nginx.conf
+    systemctl reload nginx
+    echo "kubeplane-mesh-sync: applied the new configuration of load balancer $load_balancer"
+  fi
+fi
 `;
 }
 
@@ -169,7 +186,11 @@ export function meshSyncKubeconfigPath(node: BootstrapNode): string {
   return node.role === 'loadbalancer' ? MESH_READER_KUBECONFIG_PATH : KUBELET_KUBECONFIG_PATH;
 }
 
-export function renderMeshSyncService(node: BootstrapNode): string {
+/** The key of a load balancer's nginx configuration in the mesh ConfigMap (the engine publishes it). */
+export const LB_CONFIG_KEY_PREFIX = 'lb-';
+export const lbConfigKey = (loadBalancer: string) => `${LB_CONFIG_KEY_PREFIX}${loadBalancer}`;
+
+export function renderMeshSyncService(node: BootstrapNode, loadBalancer?: string): string {
   return `[Unit]
 Description=kubeplane: apply the cluster's WireGuard peer list to ${WIREGUARD_INTERFACE}
 After=wg-quick@${WIREGUARD_INTERFACE}.service network-online.target
@@ -178,7 +199,7 @@ ConditionPathExists=/etc/wireguard/${WIREGUARD_INTERFACE}.conf
 
 [Service]
 Type=oneshot
-ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}
+ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}${loadBalancer ? ` ${loadBalancer}` : ''}
 `;
 }
 

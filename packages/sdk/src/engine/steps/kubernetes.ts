@@ -2,7 +2,8 @@
 // patch labels and taints, publish the WireGuard membership, and remove nodes that are no longer wanted —
 // one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
 import { KubeplaneError } from '../../errors.js';
-import { meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE } from '../../bootstrap/wireguard-mesh.js';
+import { lbConfigKey, meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE } from '../../bootstrap/wireguard-mesh.js';
+import { renderNginxConfig } from '../../bootstrap/lb-nginx.js';
 import type { Taint } from '../../manifest/schema.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
@@ -81,12 +82,15 @@ export const mesh: StepDefinition = {
     const cluster = bootstrapView(ctx.record);
     const wg = await ctx.secrets.wireguard();
     const keys = Object.fromEntries(Object.entries(wg).map(([n, pair]) => [n, pair.publicKey]));
-    const peers = renderMeshPeerList(meshPeers(cluster, keys));
+    // The peer list, and each load balancer's nginx configuration with its targets' current addresses: the
+    // nodes' sync agents apply both within a minute, so scaled pools reach the load balancers without a login.
+    const data: Record<string, string> = { peers: renderMeshPeerList(meshPeers(cluster, keys)) };
+    for (const lb of cluster.loadBalancers) data[lbConfigKey(lb.name)] = renderNginxConfig(cluster, lb);
     const k8s = await api(ctx);
     const current = await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP);
-    if (current?.peers === peers) return next('WireGuard membership unchanged');
-    await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, { peers }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
-    return next(`published ${cluster.nodes.length} WireGuard peers; nodes apply them within a minute`);
+    if (current && stableJson(current) === stableJson(data)) return next('WireGuard membership and load-balancer targets unchanged');
+    await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, data, { 'app.kubernetes.io/managed-by': 'kubeplane' });
+    return next(`published ${cluster.nodes.length} WireGuard peers${cluster.loadBalancers.length ? ` and ${cluster.loadBalancers.length} load-balancer configuration(s)` : ''}; nodes apply them within a minute`);
   },
 };
 
