@@ -41,7 +41,8 @@ export async function acquireProcessLock(path: string, command: string): Promise
   throw new KubeplaneError('conflict', `could not take the lock ${path}`, { resource: path });
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this id exists (one we may not signal still counts). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

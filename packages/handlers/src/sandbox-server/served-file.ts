@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { KubeplaneError, writeFileAtomic } from '@kubeplane/sdk';
 import { SANDBOX_CREDENTIALS } from '@kubeplane/providers';
 import type { ServedEndpoints } from './server.js';
+import { alive } from '../runtime/process-lock.js';
 
 export interface ServedFile extends ServedEndpoints {
   pid: number;
@@ -22,15 +23,6 @@ export async function writeServedFile(stateDir: string, endpoints: ServedEndpoin
 
 export async function removeServedFile(stateDir: string): Promise<void> {
   await rm(servedFilePath(stateDir), { force: true });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The running server's addresses; an error that says to start it when none runs for this state directory. */
