@@ -6,7 +6,7 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { stepEventSchema, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
 
@@ -35,19 +35,13 @@ export function createStepHandler(options: StepHandlerOptions): StepHandler {
 
   async function record(r: SQSRecord): Promise<ProcessOutcome> {
     const deliveries = Number(r.attributes.ApproximateReceiveCount || 1);
-    let body: unknown;
-    try {
-      body = JSON.parse(r.body);
-    } catch {
-      body = undefined;
-    }
-    const parsed = stepEventSchema.safeParse(body);
-    if (!parsed.success) {
+    const parsed = parseStepEvent(r.body);
+    if (!parsed.ok) {
       // Can never succeed: fail it so that it ends in the DLQ for someone to look at.
-      logger.log('error', 'invalid step message', { messageId: r.messageId, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+      logger.log('error', 'invalid step message', { messageId: r.messageId, issues: parsed.issues });
       throw new InvalidStepMessage(`message ${r.messageId} is not a step event`);
     }
-    const event = parsed.data;
+    const event = parsed.event;
     const log = logger.child({ messageId: r.messageId, clusterId: event.clusterId, step: event.step, key: event.key, deliveries });
     let outcome: ProcessOutcome;
     try {
@@ -90,18 +84,12 @@ export function createDeadLetterHandler(options: { kubeplane: Kubeplane; logger?
     .use(invocationLogging(logger))
     .handler(async (event) => {
       for (const r of event.Records) {
-        let body: unknown;
-        try {
-          body = JSON.parse(r.body);
-        } catch {
-          body = undefined;
-        }
-        const parsed = stepEventSchema.safeParse(body);
-        if (!parsed.success) {
-          logger.log('error', 'invalid message in the DLQ', { messageId: r.messageId });
+        const parsed = parseStepEvent(r.body);
+        if (!parsed.ok) {
+          logger.log('error', 'invalid message in the DLQ', { messageId: r.messageId, issues: parsed.issues });
           continue;
         }
-        const e = parsed.data;
+        const e = parsed.event;
         const marked = await options.kubeplane.markFailed(e.clusterId, `step message ${e.key} could not be processed (it timed out or crashed on every delivery) and was moved to the dead-letter queue; see the step function's logs, then apply again to retry`, { generation: e.generation, seq: e.seq });
         logger.log('error', 'dead-lettered step message', { messageId: r.messageId, clusterId: e.clusterId, step: e.step, key: e.key, marked });
       }

@@ -4,7 +4,7 @@
 // Throwing makes Pub/Sub redeliver (with the subscription's retry policy); the last permitted delivery sets the
 // cluster's status to ERROR with the reason before the message goes to the dead-letter topic.
 import { z } from 'zod';
-import { stepEventSchema, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
 
 export const PUBSUB_MESSAGE_PUBLISHED = 'google.cloud.pubsub.topic.v1.messagePublished';
@@ -54,18 +54,12 @@ export function createPubSubStepHandler(options: PubSubStepHandlerOptions): (clo
       return 'invalid';
     }
     const { message, deliveryAttempt = 1 } = envelope.data.data;
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.from(message.data, 'base64').toString('utf8'));
-    } catch {
-      body = undefined;
-    }
-    const parsed = stepEventSchema.safeParse(body);
-    if (!parsed.success) {
-      logger.log('error', 'invalid step message', { eventId: envelope.data.id, messageId: message.messageId });
+    const parsed = parseStepEvent(Buffer.from(message.data, 'base64').toString('utf8'));
+    if (!parsed.ok) {
+      logger.log('error', 'invalid step message', { eventId: envelope.data.id, messageId: message.messageId, issues: parsed.issues });
       return 'invalid';
     }
-    const event = parsed.data;
+    const event = parsed.event;
     const log = logger.child({ eventId: envelope.data.id, clusterId: event.clusterId, step: event.step, key: event.key, deliveryAttempt });
     let outcome: ProcessOutcome;
     try {

@@ -25,6 +25,18 @@ export const stepEventSchema = z.strictObject({
 });
 export type StepEvent = z.infer<typeof stepEventSchema>;
 
+/** A queue message's text as a step event, or the reasons it is not one (never throws). */
+export function parseStepEvent(text: string): { ok: true; event: StepEvent } | { ok: false; issues: string[] } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, issues: ['not JSON'] };
+  }
+  const parsed = stepEventSchema.safeParse(body);
+  return parsed.success ? { ok: true, event: parsed.data } : { ok: false, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+}
+
 export function stepEventKey(e: Pick<StepEvent, 'clusterId' | 'generation' | 'seq' | 'attempt'>): string {
   return `${e.clusterId}/${e.generation}/${e.seq}/${e.attempt}`;
 }
