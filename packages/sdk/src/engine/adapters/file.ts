@@ -9,7 +9,7 @@ import { Redacted } from '../../redacted.js';
 import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
-import { deliverable, nextDeliveryAt } from './queue-rules.js';
+import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
 import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 
@@ -116,19 +116,9 @@ export class FileSecretStore implements SecretStore {
   }
 }
 
-interface FileMessage<T> {
-  id: string;
-  body: T;
-  groupId: string;
-  seq: number;
-  visibleAt: number;
-  receiveCount: number;
-  receipt?: string;
-}
-
 interface QueueFile<T> {
   seq: number;
-  messages: Array<FileMessage<T>>;
+  messages: Array<StoredMessage<T>>;
   dedup: Record<string, number>;
 }
 
@@ -170,14 +160,7 @@ export class FileQueue<T> implements Queue<T> {
   async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
     const now = this.#clock.now();
     return this.#update((q) => {
-      const out: Array<ReceivedMessage<T>> = [];
-      for (const m of deliverable(q.messages, now, max)) {
-        m.receipt = randomUUID();
-        m.receiveCount += 1;
-        m.visibleAt = now + this.#visibilityMs;
-        out.push({ body: m.body, groupId: m.groupId, receiveCount: m.receiveCount, receipt: m.receipt });
-      }
-      return out;
+      return deliver(q.messages, now, max, this.#visibilityMs);
     });
   }
 

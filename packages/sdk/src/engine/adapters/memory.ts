@@ -7,7 +7,7 @@ import { Redacted } from '../../redacted.js';
 import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
-import { deliverable, nextDeliveryAt } from './queue-rules.js';
+import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
 import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
 
 export class MemoryStateStore implements StateStore {
@@ -64,16 +64,6 @@ export class MemorySecretStore implements SecretStore {
   }
 }
 
-interface StoredMessage<T> {
-  id: string;
-  body: T;
-  groupId: string;
-  seq: number;
-  visibleAt: number;
-  receiveCount: number;
-  receipt?: string;
-}
-
 export interface MemoryQueueOptions {
   clock?: Clock;
   /** Seconds a received message stays hidden before it is delivered again (SQS default 30). */
@@ -116,14 +106,8 @@ export class MemoryQueue<T> implements Queue<T> {
 
   async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
     const now = this.#clock.now();
-    const out: Array<ReceivedMessage<T>> = [];
-    for (const m of deliverable(this.#messages, now, max)) {
-      m.receipt = randomUUID();
-      m.receiveCount += 1;
-      m.visibleAt = now + this.#visibilityMs;
-      out.push({ body: structuredClone(m.body), groupId: m.groupId, receiveCount: m.receiveCount, receipt: m.receipt });
-    }
-    return out;
+    // Copies, as a real queue hands out: a handler changing its message cannot change the stored one.
+    return deliver(this.#messages, now, max, this.#visibilityMs).map((m) => ({ ...m, body: structuredClone(m.body) }));
   }
 
   async ack(receipt: string): Promise<void> {

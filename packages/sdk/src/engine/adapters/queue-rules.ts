@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { ReceivedMessage } from '../ports/queue.js';
+
 // The delivery rules every local queue adapter shares: one message in flight per group, the oldest due
 // message of a free group first, and when the next delivery can happen (a busy group waits for its message
 // in flight to be acknowledged or to time out).
@@ -7,6 +10,23 @@ export interface QueuedMessage {
   visibleAt: number;
   /** Set while delivered and not yet acknowledged. */
   receipt?: string;
+}
+
+/** A message as the local adapters keep it. */
+export interface StoredMessage<T> extends QueuedMessage {
+  id: string;
+  body: T;
+  receiveCount: number;
+}
+
+/** Delivers the messages due now (see `deliverable`): each gets a receipt and is hidden for the visibility timeout. */
+export function deliver<T>(messages: Array<StoredMessage<T>>, now: number, max: number, visibilityMs: number): Array<ReceivedMessage<T>> {
+  return deliverable(messages, now, max).map((m) => {
+    m.receipt = randomUUID();
+    m.receiveCount += 1;
+    m.visibleAt = now + visibilityMs;
+    return { body: m.body, groupId: m.groupId, receiveCount: m.receiveCount, receipt: m.receipt };
+  });
 }
 
 /** The messages to deliver now, at most `max`, at most one per group. */
