@@ -9,6 +9,7 @@ import type { BootstrapVersions } from '../bootstrap/input.js';
 import type { Clock } from '../provider/clock.js';
 import { backoffSeconds } from '../provider/backoff.js';
 import type { Provider } from '../provider/types.js';
+import { stableJson } from '../manifest/rules.js';
 import { ClusterSecrets } from './cluster-secrets.js';
 import { stepEventKey, stepEventSchema, type EngineEvent, type EngineEventListener, type StepEvent } from './events.js';
 import type { KubernetesConnector } from './ports/kubernetes.js';
@@ -239,7 +240,8 @@ export class Engine {
   async #provider(project: ProjectRecord, record: ClusterRecord, name: string, region: string | undefined): Promise<Provider> {
     const def = (project.manifest ?? record.lastManifest)?.providers.find((p) => p.name === name);
     if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${project.project}`);
-    const key = `${name}/${region ?? ''}`;
+    // Per project and credentials too: two projects may both call a provider "aws-1" with other accounts.
+    const key = `${project.project}/${name}/${region ?? ''}/${stableJson(def.secretRef)}`;
     let p = this.#providers.get(key);
     if (!p) {
       p = this.options.providers(def, region);

@@ -42,12 +42,10 @@ export const prepare: StepDefinition = {
       return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: static pools (${statics.join(', ')}) are not provisioned by this engine yet`, { resource: spec.sourcePath }) };
     }
     const nodes = nodesOf(spec);
-    let keys = await ctx.secrets.keys();
-    if (!keys) {
-      keys = await generateClusterKeys({ nodes: [] });
-    }
+    const stored = await ctx.secrets.keys();
+    const keys = stored ?? (await generateClusterKeys({ nodes: [] }));
     // Per-node keys for nodes added since the keys were made.
-    let changed = false;
+    let changed = stored === null;
     const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
     for (const { node } of nodes) {
       if (node.role === 'control' && !withNodes.apiServer[node.name]) {
@@ -59,7 +57,7 @@ export const prepare: StepDefinition = {
         changed = true;
       }
     }
-    if (changed || !(await ctx.secrets.keys())) await ctx.secrets.putKeys(withNodes);
+    if (changed) await ctx.secrets.putKeys(withNodes);
 
     const wg = await ctx.secrets.wireguard();
     const missing = nodes.filter(({ node }) => !wg[node.name]);
