@@ -1,7 +1,21 @@
 // What the simulated kubelets need from the sandbox clouds: the machines that exist, their state and the user-data
-// they were created with. Each cloud emulator implements SandboxVmSource; the Kubernetes emulator only reads it.
+// they were created with, and the control planes a cloud runs itself (Crusoe CMK). Each cloud emulator implements
+// SandboxVmSource; the Kubernetes emulator only reads it.
 
 export type SandboxVmState = 'pending' | 'running' | 'stopping' | 'stopped' | 'terminated';
+
+/** A machine a managed service (CMK node pool) created and registers itself: no kubeplane user-data. */
+export interface SandboxManagedNode {
+  /** The `host:port` of the managed control plane the machine joins (SandboxManagedCluster.endpoint). */
+  endpoint: string;
+  /** The Kubernetes node name it registers as. */
+  nodeName: string;
+  labels: Record<string, string>;
+  taints: Array<{ key: string; value?: string; effect: string }>;
+  /** `crusoe://<vm-id>` */
+  providerId: string;
+  kubeletVersion?: string;
+}
 
 export interface SandboxVm {
   /** The cloud that runs it (`ec2`, `hetzner`, ...). Together with `name` it identifies the machine. */
@@ -19,8 +33,30 @@ export interface SandboxVm {
   userData: string | Uint8Array;
   publicIPv4?: string;
   privateIPv4?: string;
+  /** Set for machines of a managed node pool: they join the managed control plane on their own. */
+  managed?: SandboxManagedNode;
+}
+
+/** A control plane the cloud runs (CMK): the Kubernetes emulator serves its API while it is running. */
+export interface SandboxManagedCluster {
+  cloud: string;
+  /** The provider-side cluster name (kubeplane passes its cluster id). */
+  name: string;
+  /** `host:port` the API answers at, e.g. `<name>.crusoecloudcompute.com:6443`. */
+  endpoint: string;
+  /** `v1.33.4` */
+  kubernetesVersion: string;
+  state: 'provisioning' | 'running' | 'deleting';
+  /** When it started running (virtual ms); the API answers from then on. */
+  runningSinceMs?: number;
+  /** The cluster CA certificate (PEM) the admin kubeconfig from get-credentials trusts. */
+  caPem: string;
+  /** Provider add-on ids installed at creation (`cluster_autoscaler` → crusoe-system/cluster-autoscaler). */
+  addons: string[];
 }
 
 export interface SandboxVmSource {
   listVms(): SandboxVm[];
+  /** Control planes the cloud runs; absent for clouds without a managed Kubernetes service. */
+  listManagedClusters?(): SandboxManagedCluster[];
 }
