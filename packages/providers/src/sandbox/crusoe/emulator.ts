@@ -102,7 +102,16 @@ interface Disk { id: string; name: string; type: string; sizeGiB: number; locati
 interface Partition { id: string; name: string; ibNetworkId: string }
 interface Cluster { id: string; name: string; location: string; version: string; subnetId: string; addOns: string[]; state: string; private: boolean; remediation: Record<string, string>; fallback: boolean }
 interface Pool { id: string; name: string; clusterId: string; type: CrusoeTypeSpec; count: number; version: string; labels: Record<string, string>; taints: Json[]; subnetId: string; partitionId?: string; state: string; nextIndex: number; hex: string }
-interface Op { id: string; family: string; resourceId: string; state: 'IN_PROGRESS' | 'SUCCEEDED' | 'FAILED'; startedAt: number; finishAt: number; complete: () => unknown; result?: unknown }
+/**
+ * What finishing an operation does, as data, so that operations in flight can be snapshotted: `#complete` does it.
+ * Each names its resource by id and finds it when the operation finishes; a resource gone by then is left alone
+ * and the operation succeeds with a null result.
+ */
+type OpCompletion =
+  | { kind: 'none' }
+  | { kind: 'vm-created' | 'vm-deleted' | 'disk-created' | 'disk-deleted' | 'network-deleted' | 'subnet-deleted' | 'firewall-rule-applied' | 'firewall-rule-deleted' | 'cluster-created' | 'cluster-deleted' | 'pool-updated' | 'pool-deleted'; id: string }
+  | { kind: 'pool-created'; id: string; vmsCreated: number };
+interface Op { id: string; family: string; resourceId: string; state: 'IN_PROGRESS' | 'SUCCEEDED' | 'FAILED'; startedAt: number; finishAt: number; completion: OpCompletion; result?: unknown }
 
 const REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
 
@@ -305,14 +314,94 @@ export class CrusoeEmulator implements SandboxVmSource {
 
   // ---- operations and time -----------------------------------------------------------------------------
 
-  #op(family: string, resourceId: string, durationMs: number, complete: () => unknown): Json {
-    const op: Op = { id: this.#uuid(), family, resourceId, state: 'IN_PROGRESS', startedAt: this.#now(), finishAt: this.#now() + durationMs, complete };
+  #op(family: string, resourceId: string, durationMs: number, completion: OpCompletion): Json {
+    const op: Op = { id: this.#uuid(), family, resourceId, state: 'IN_PROGRESS', startedAt: this.#now(), finishAt: this.#now() + durationMs, completion };
     this.operations.set(op.id, op);
     return { operation: this.#opJson(op) };
   }
 
   #opJson(op: Op): Json {
     return { operation_id: op.id, state: op.state, metadata: { resource_id: op.resourceId }, ...(op.result !== undefined ? { result: op.result } : {}), started_at: this.#iso(op.startedAt), completed_at: op.state === 'IN_PROGRESS' ? '' : this.#iso(op.finishAt) };
+  }
+
+  /** Does what finishing an operation does (see OpCompletion); returns the operation's result. */
+  #complete(completion: OpCompletion): unknown {
+    switch (completion.kind) {
+      case 'none':
+        return null;
+      case 'vm-created': {
+        const vm = this.vms.get(completion.id);
+        return vm ? this.#vmJson(vm) : null;
+      }
+      case 'vm-deleted': {
+        const vm = this.vms.get(completion.id);
+        if (!vm) return null;
+        this.vms.delete(vm.id);
+        this.#allocate(vm.location, vm.type, -1);
+        // Data disks outlive their VM (detached), as on Crusoe; the OS disk goes with it.
+        for (const d of vm.diskIds) {
+          const disk = this.disks.get(d);
+          if (disk) delete disk.attachedTo;
+        }
+        return null;
+      }
+      case 'disk-created': {
+        const d = this.disks.get(completion.id);
+        if (!d) return null;
+        d.ready = true;
+        return this.#diskJson(d);
+      }
+      case 'disk-deleted':
+        this.disks.delete(completion.id);
+        return null;
+      case 'network-deleted':
+        this.networks.delete(completion.id);
+        for (const r of this.firewallRules.values()) if (r.networkId === completion.id) this.firewallRules.delete(r.id);
+        return null;
+      case 'subnet-deleted':
+        this.subnets.delete(completion.id);
+        return null;
+      case 'firewall-rule-applied': {
+        const r = this.firewallRules.get(completion.id);
+        if (!r) return null;
+        r.state = 'active';
+        return this.#ruleJson(r);
+      }
+      case 'firewall-rule-deleted':
+        this.firewallRules.delete(completion.id);
+        return null;
+      case 'cluster-created': {
+        const c = this.clusters.get(completion.id);
+        if (!c) return null;
+        c.state = 'STATE_RUNNING';
+        const subnet = this.subnets.get(c.subnetId);
+        if (subnet) this.#cmkRules(c, subnet);
+        return this.#clusterJson(c);
+      }
+      case 'cluster-deleted': {
+        const c = this.clusters.get(completion.id);
+        if (!c) return null;
+        this.clusters.delete(c.id);
+        for (const r of this.firewallRules.values()) if (r.owner === c.name && r.name.startsWith('cmk-cp-')) this.firewallRules.delete(r.id);
+        return null;
+      }
+      case 'pool-created':
+      case 'pool-updated': {
+        const p = this.pools.get(completion.id);
+        if (!p) return null;
+        p.state = 'STATE_RUNNING';
+        // Raising the count creates VMs; lowering it deletes none (the caller deletes the VMs it chose).
+        return { node_pool: this.#poolJson(p), details: { num_vms_created: completion.kind === 'pool-created' ? completion.vmsCreated : 0 } };
+      }
+      case 'pool-deleted':
+        for (const v of [...this.vms.values()]) {
+          if (v.nodePoolId !== completion.id) continue;
+          this.vms.delete(v.id);
+          this.#allocate(v.location, v.type, -1);
+        }
+        this.pools.delete(completion.id);
+        return null;
+    }
   }
 
   /** Completes due operations in order, boots VMs, and keeps node pools at their count. */
@@ -323,7 +412,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     const due = [...this.operations.values()].filter((o) => o.state === 'IN_PROGRESS' && o.finishAt <= now).sort((a, b) => a.finishAt - b.finishAt);
     for (const op of due) {
       try {
-        op.result = op.complete();
+        op.result = this.#complete(op.completion);
         op.state = 'SUCCEEDED';
       } catch (e) {
         op.state = 'FAILED';
@@ -501,18 +590,9 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!vm) throw new ApiError(404, 'not_found', `VM ${id ?? ''} not found`);
     if (method === 'GET') return [200, this.#vmJson(vm)];
     if (method === 'DELETE') {
-      if (vm.state === 'STATE_DELETING') return [200, this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmDelete, () => null)];
+      if (vm.state === 'STATE_DELETING') return [200, this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmDelete, { kind: 'none' })];
       vm.state = 'STATE_DELETING';
-      return [200, this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmDelete, () => {
-        this.vms.delete(vm.id);
-        this.#allocate(vm.location, vm.type, -1);
-        // Data disks outlive their VM (detached), as on Crusoe; the OS disk goes with it.
-        for (const d of vm.diskIds) {
-          const disk = this.disks.get(d);
-          if (disk) delete disk.attachedTo;
-        }
-        return null;
-      })];
+      return [200, this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmDelete, { kind: 'vm-deleted', id: vm.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} on a VM is not modelled by the sandbox`);
   }
@@ -570,7 +650,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     });
     this.#checkCapacity(location, type, 1);
     const vm = this.#newVm({ name, type, location, image, subnet, publicIpType: publicType, ...(partitionId ? { partitionId } : {}), diskIds, startupScript: typeof body['startup_script'] === 'string' ? body['startup_script'] : '', bootMs: CRUSOE_LATENCY.vmCreate });
-    return this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmCreate, () => this.#vmJson(vm));
+    return this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmCreate, { kind: 'vm-created', id: vm.id });
   }
 
   #checkPartition(type: CrusoeTypeSpec, location: string, partitionId: string | undefined): void {
@@ -604,20 +684,14 @@ export class CrusoeEmulator implements SandboxVmSource {
       if (type === 'shared-volume' && (sizeGiB < 1024 || sizeGiB % 1024 !== 0)) throw new ApiError(400, 'bad_request', 'shared volumes are at least 1 TiB, in whole TiB');
       const d: Disk = { id: this.#uuid(), name: this.#name(body['name'], this.disks.values(), 'disk'), type, sizeGiB, location: this.#location(body['location']), ready: false };
       this.disks.set(d.id, d);
-      return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskCreate, () => {
-        d.ready = true;
-        return this.#diskJson(d);
-      })];
+      return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskCreate, { kind: 'disk-created', id: d.id })];
     }
     const d = id ? this.disks.get(id) : undefined;
     if (!d) throw new ApiError(404, 'not_found', `disk ${id ?? ''} not found`);
     if (method === 'GET') return [200, this.#diskJson(d)];
     if (method === 'DELETE') {
       if (d.attachedTo) throw new ApiError(409, 'in_use', `disk ${d.name} is attached to VM ${d.attachedTo}; detach it or delete the VM first`);
-      return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskDelete, () => {
-        this.disks.delete(d.id);
-        return null;
-      })];
+      return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskDelete, { kind: 'disk-deleted', id: d.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} on a disk is not modelled by the sandbox`);
   }
@@ -658,11 +732,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (method === 'DELETE') {
       if ([...this.subnets.values()].some((s) => s.networkId === n.id)) throw new ApiError(409, 'in_use', `VPC network ${n.name} still has subnets`);
       n.deleting = true;
-      return [200, this.#op('networking/vpc-networks', n.id, CRUSOE_LATENCY.networkDelete, () => {
-        this.networks.delete(n.id);
-        for (const r of this.firewallRules.values()) if (r.networkId === n.id) this.firewallRules.delete(r.id);
-        return null;
-      })];
+      return [200, this.#op('networking/vpc-networks', n.id, CRUSOE_LATENCY.networkDelete, { kind: 'network-deleted', id: n.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} on a VPC network is not modelled by the sandbox`);
   }
@@ -684,10 +754,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       if ([...this.vms.values()].some((v) => v.subnetId === s.id)) throw new ApiError(409, 'in_use', `VPC subnet ${s.name} still has VMs`);
       if ([...this.clusters.values()].some((c) => c.subnetId === s.id)) throw new ApiError(409, 'in_use', `VPC subnet ${s.name} still has a Kubernetes cluster`);
       s.deleting = true;
-      return [200, this.#op('networking/vpc-subnets', s.id, CRUSOE_LATENCY.networkDelete, () => {
-        this.subnets.delete(s.id);
-        return null;
-      })];
+      return [200, this.#op('networking/vpc-subnets', s.id, CRUSOE_LATENCY.networkDelete, { kind: 'subnet-deleted', id: s.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} on a VPC subnet is not modelled by the sandbox`);
   }
@@ -733,26 +800,17 @@ export class CrusoeEmulator implements SandboxVmSource {
       const fields = this.#ruleFields(body, false);
       const r: FwRule = { id: this.#uuid(), name, networkId: network.id, action: body['action'], direction: body['direction'], protocols: [], sources: [], sourcePorts: [], destinations: [], destinationPorts: [], ...fields, state: 'inactive', isDefault: false, owner: name };
       this.firewallRules.set(r.id, r);
-      return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, () => {
-        r.state = 'active';
-        return this.#ruleJson(r);
-      })];
+      return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, { kind: 'firewall-rule-applied', id: r.id })];
     }
     const r = id ? this.firewallRules.get(id) : undefined;
     if (!r) throw new ApiError(404, 'not_found', `firewall rule ${id ?? ''} not found`);
     if (method === 'GET') return [200, this.#ruleJson(r)];
     if (method === 'PATCH') {
       Object.assign(r, this.#ruleFields(body, true), { state: 'inactive' as const });
-      return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, () => {
-        r.state = 'active';
-        return this.#ruleJson(r);
-      })];
+      return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, { kind: 'firewall-rule-applied', id: r.id })];
     }
     if (method === 'DELETE') {
-      return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, () => {
-        this.firewallRules.delete(r.id);
-        return null;
-      })];
+      return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, { kind: 'firewall-rule-deleted', id: r.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} on a firewall rule is not modelled by the sandbox`);
   }
@@ -839,24 +897,16 @@ export class CrusoeEmulator implements SandboxVmSource {
       if (!subnet || subnet.location !== location) throw new ApiError(400, 'bad_request', `subnet ${String(body['subnet_id'])} is not in ${location}`);
       const c: Cluster = { id: this.#uuid(), name: this.#name(body['name'], this.clusters.values(), 'Kubernetes cluster'), location, version, subnetId: subnet.id, addOns, state: 'STATE_PROVISIONING', private: body['private'] === true, remediation: {}, fallback: false };
       this.clusters.set(c.id, c);
-      return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterCreate, () => {
-        c.state = 'STATE_RUNNING';
-        this.#cmkRules(c, subnet);
-        return this.#clusterJson(c);
-      })];
+      return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterCreate, { kind: 'cluster-created', id: c.id })];
     }
     const c = id ? this.clusters.get(id) : undefined;
     if (!c) throw new ApiError(404, 'not_found', `Kubernetes cluster ${id ?? ''} not found`);
     if (sub === undefined && method === 'GET') return [200, this.#clusterJson(c)];
     if (sub === undefined && method === 'DELETE') {
       if ([...this.pools.values()].some((p) => p.clusterId === c.id)) throw new ApiError(409, 'failed_precondition', `cluster ${c.name} still has node pools; delete them first`);
-      if (c.state === 'STATE_DELETING') return [200, this.#op(fam, c.id, 1_000, () => null)];
+      if (c.state === 'STATE_DELETING') return [200, this.#op(fam, c.id, 1_000, { kind: 'none' })];
       c.state = 'STATE_DELETING';
-      return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterDelete, () => {
-        this.clusters.delete(c.id);
-        for (const r of this.firewallRules.values()) if (r.owner === c.name && r.name.startsWith('cmk-cp-')) this.firewallRules.delete(r.id);
-        return null;
-      })];
+      return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterDelete, { kind: 'cluster-deleted', id: c.id })];
     }
     if (sub === 'get-credentials' && method === 'POST') {
       if (c.state !== 'STATE_RUNNING') throw new ApiError(409, 'failed_precondition', `cluster ${c.name} is ${c.state}`);
@@ -964,10 +1014,7 @@ export class CrusoeEmulator implements SandboxVmSource {
         this.#createPoolVm(p);
         created += 1;
       }
-      return [200, this.#op(fam, p.id, CRUSOE_LATENCY.cmkNodePoolCreate, () => {
-        p.state = 'STATE_RUNNING';
-        return { node_pool: this.#poolJson(p), details: { num_vms_created: created } };
-      })];
+      return [200, this.#op(fam, p.id, CRUSOE_LATENCY.cmkNodePoolCreate, { kind: 'pool-created', id: p.id, vmsCreated: created })];
     }
     const p = id ? this.pools.get(id) : undefined;
     if (!p) throw new ApiError(404, 'not_found', `node pool ${id ?? ''} not found`);
@@ -996,24 +1043,12 @@ export class CrusoeEmulator implements SandboxVmSource {
       if (body['node_taints'] !== null && body['node_taints'] !== undefined) p.taints = this.#taints(body['node_taints']);
       p.count = count;
       p.state = 'STATE_UPDATING';
-      return [200, this.#op(fam, p.id, CRUSOE_LATENCY.cmkNodePoolUpdate, () => {
-        p.state = 'STATE_RUNNING';
-        // Raising the count creates VMs; lowering it deletes none (the caller deletes the VMs it chose).
-        return { node_pool: this.#poolJson(p), details: { num_vms_created: 0 } };
-      })];
+      return [200, this.#op(fam, p.id, CRUSOE_LATENCY.cmkNodePoolUpdate, { kind: 'pool-updated', id: p.id })];
     }
     if (sub === undefined && method === 'DELETE') {
       p.state = 'STATE_DELETING';
       for (const v of this.vms.values()) if (v.nodePoolId === p.id) v.state = 'STATE_DELETING';
-      return [200, this.#op(fam, p.id, CRUSOE_LATENCY.vmDelete, () => {
-        for (const v of [...this.vms.values()]) {
-          if (v.nodePoolId !== p.id) continue;
-          this.vms.delete(v.id);
-          this.#allocate(v.location, v.type, -1);
-        }
-        this.pools.delete(p.id);
-        return null;
-      })];
+      return [200, this.#op(fam, p.id, CRUSOE_LATENCY.vmDelete, { kind: 'pool-deleted', id: p.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} ${sub ?? ''} on a node pool is not modelled by the sandbox`);
   }
