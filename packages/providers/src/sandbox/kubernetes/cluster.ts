@@ -160,6 +160,8 @@ export interface ClusterIdentity {
   endpoint: string;
   kubernetesVersion: string;
   caPem: string;
+  /** A managed control plane's serving certificate and key (kubeadm clusters keep theirs in user-data). A key: never logged. */
+  serving?: { certPem: string; keyPem: string };
 }
 
 export interface RegisterNode {
@@ -794,6 +796,41 @@ export class ClusterApi {
           replicas: 1,
           selector: { matchLabels: { 'io.cilium/app': 'operator' } },
           template: { metadata: { labels: { 'io.cilium/app': 'operator' } }, spec: { containers: [{ name: 'cilium-operator', image: 'quay.io/cilium/operator-generic' }], tolerations: [{ operator: 'Exists' }] } },
+        },
+      },
+      nowMs,
+    );
+  }
+
+  /**
+   * What a Crusoe CMK control plane holds when it first answers (seeds/cmk-addons.txt, crusoe-notes.md §3): the same
+   * kube-system add-ons as a kubeadm cluster (no bootstrap tokens: CMK joins its own nodes), the `crusoe-system`
+   * namespace with the managed `cmk-<cluster>` add-on credentials Secret, and, with the `cluster_autoscaler` add-on,
+   * the autoscaler Deployment without any `--nodes=` limits (CMK sets none).
+   */
+  bootstrapCmk(input: { addons: readonly string[] }, nowMs: number): void {
+    this.bootstrap({ tokens: [], meshConfigMaps: [] }, nowMs);
+    const ns = 'crusoe-system';
+    this.create('namespaces', undefined, { metadata: { name: ns } }, nowMs);
+    // CMK's own API token; the sandbox's stand-in values are not credentials anywhere.
+    this.create('secrets', ns, { metadata: { name: `cmk-${this.identity.name}` }, type: 'Opaque', stringData: { CRUSOE_ACCESS_KEY: 'cmk-managed-token', CRUSOE_SECRET_KEY: 'cmk-managed-token' } }, nowMs);
+    if (!input.addons.includes('cluster_autoscaler')) return;
+    const labels = { 'app.kubernetes.io/name': 'cluster-autoscaler' };
+    this.create(
+      'deployments',
+      ns,
+      {
+        metadata: { name: 'cluster-autoscaler', labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              containers: [{ name: 'cluster-autoscaler', image: 'ghcr.io/crusoecloud/cluster-autoscaler-crusoecloud', args: ['--cloud-provider=crusoecloud', '--expander=least-waste'] }],
+              tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }],
+            },
+          },
         },
       },
       nowMs,

@@ -1,6 +1,7 @@
 // The Kubernetes API emulator: one API server per cluster at https://<endpoint host>:6443 (the API load balancer's
 // DNS name or the reserved IP kubeadm was told), with Kubernetes' JSON shapes and meta/v1 Status errors, fed by
-// simulated kubelets that boot from the sandbox VMs' real user-data on the virtual clock.
+// simulated kubelets that boot from the sandbox VMs' real user-data on the virtual clock, and by the control planes
+// the sandbox clouds run themselves (Crusoe CMK), whose node-pool machines join on their own.
 //
 // Authentication is not checked here: msw intercepts requests in-process, before TLS, so neither the client
 // certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
@@ -45,8 +46,10 @@ export interface KubernetesInventoryCluster {
   name: string;
   /** `host:port` */
   endpoint: string;
-  /** The API answers (a control plane that finished kubeadm is running). */
+  /** The API answers (a control plane that finished kubeadm is running, or the cloud runs it). */
   up: boolean;
+  /** The cloud that runs the control plane, for a managed cluster (`crusoe`). */
+  managedBy?: string;
   nodes: KubernetesInventoryNode[];
   pods: KubernetesInventoryPod[];
 }
@@ -186,7 +189,7 @@ export class KubernetesEmulator {
           ...(owner ? { owner: `${String(owner['kind'])}/${String(owner['name'])}` } : {}),
         };
       });
-      clusters.push({ name: c.api.identity.name, endpoint, up: this.simulation.reachable(endpoint) === c, nodes, pods });
+      clusters.push({ name: c.api.identity.name, endpoint, up: this.simulation.reachable(endpoint) === c, ...(c.managed ? { managedBy: c.managed.cloud } : {}), nodes, pods });
     }
     return { clusters };
   }

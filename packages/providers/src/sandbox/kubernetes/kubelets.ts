@@ -1,14 +1,16 @@
 // Simulated kubelets: each running sandbox VM boots on the virtual clock as its user-data says (OS preparation,
 // then kubeadm init, join as a control plane — one at a time — or join), and registers a Node only when its
 // config would really work: a live bootstrap token, the cluster CA's pinned hash, and the cluster's endpoint.
+// Control planes a cloud runs itself (Crusoe CMK) answer while the cloud lists them running; the machines of their
+// node pools join them without user-data, and the cloud's controller deletes their Nodes when the machines go.
 import { createHash, createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
-import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type TaintLike } from './cluster.js';
+import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type RegisterNode, type TaintLike } from './cluster.js';
 import { EventQueue, type QueuedEvent } from './events.js';
 import type { KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
-import type { SandboxVm, SandboxVmSource } from './vm-source.js';
+import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
 
 export type KubeletState =
   | 'preparing'
@@ -42,6 +44,17 @@ export interface KubeletStatus {
   log: KubeletLogEntry[];
 }
 
+/** A control plane the cloud runs (CMK), as plain data: the API answers while it is `up`. */
+export interface ManagedControlPlane {
+  cloud: string;
+  name: string;
+  runningSince: number;
+  addons: string[];
+  up: boolean;
+  /** Its end is scheduled (the cloud deletes it or no longer lists it). */
+  stopping?: boolean;
+}
+
 export interface SimCluster {
   api: ClusterApi;
   endpoint: string;
@@ -50,6 +63,8 @@ export interface SimCluster {
   controlPlanes: Set<Kubelet>;
   /** The end of the running control-plane join (etcd member add happens one at a time). */
   controlPlaneJoinBusyUntil: number;
+  /** Set for a control plane the cloud runs; it has no control-plane kubelets. */
+  managed?: ManagedControlPlane;
 }
 
 interface Kubelet {
@@ -65,16 +80,31 @@ interface Kubelet {
   discoveryDeadline?: number;
 }
 
-/** What the simulation schedules: data naming the kubelet or cluster it concerns, so it can be saved. */
-type SimEvent =
-  | { kind: 'gone'; kubelet: Kubelet }
-  | { kind: 'unreachable'; cluster: SimCluster; node: string }
-  | { kind: 'prepared'; kubelet: Kubelet }
-  | { kind: 'init-done'; kubelet: Kubelet; caPem: string }
-  | { kind: 'discover'; kubelet: Kubelet }
-  | { kind: 'joined'; kubelet: Kubelet; cluster: SimCluster }
-  | { kind: 'node-ready'; kubelet: Kubelet; cluster: SimCluster; node: string }
-  | { kind: 'cluster'; cluster: SimCluster; event: ClusterEvent };
+/**
+ * What the simulation schedules: data naming the kubelet (K) or cluster (C) it concerns, so it can be saved — live
+ * objects while running, indexes into the snapshot's lists in a snapshot.
+ */
+type SimEventOf<K, C> =
+  | { kind: 'gone' | 'prepared' | 'discover'; kubelet: K }
+  | { kind: 'unreachable'; cluster: C; node: string }
+  | { kind: 'init-done'; kubelet: K; caPem: string }
+  | { kind: 'joined'; kubelet: K; cluster: C }
+  | { kind: 'node-ready'; kubelet: K; cluster: C; node: string }
+  | { kind: 'cluster'; cluster: C; event: ClusterEvent }
+  /** A managed control plane starts or stops answering. */
+  | { kind: 'managed-up' | 'managed-down'; cluster: C }
+  /** The cloud controller manager deletes the Node of a machine that no longer exists (managed node pools). */
+  | { kind: 'node-deleted'; cluster: C; node: string; providerId: string };
+
+type SimEvent = SimEventOf<Kubelet, SimCluster>;
+
+/** The same event with its kubelet and cluster references mapped (to snapshot indexes and back). */
+function mapEventRefs<K1, C1, K2, C2>(event: SimEventOf<K1, C1>, kubelet: (k: K1) => K2, cluster: (c: C1) => C2): SimEventOf<K2, C2> {
+  const out: Record<string, unknown> = { ...event };
+  if ('kubelet' in event) out['kubelet'] = kubelet(event.kubelet);
+  if ('cluster' in event) out['cluster'] = cluster(event.cluster);
+  return out as SimEventOf<K2, C2>;
+}
 
 /** A SandboxVm as plain data: bytes of user-data as base64. */
 export type SerializedVm = Omit<SandboxVm, 'userData'> & { userData: string | { base64: string } };
@@ -100,16 +130,11 @@ export interface SimClusterSnapshot {
   controlPlanes: number[];
   controlPlaneJoinBusyUntil: number;
   api: ClusterApiState;
+  managed?: ManagedControlPlane;
 }
 
 /** A SimEvent with its kubelet and cluster as indexes into the snapshot's lists. */
-export type SimEventSnapshot =
-  | { kind: 'gone' | 'prepared' | 'discover'; kubelet: number }
-  | { kind: 'unreachable'; cluster: number; node: string }
-  | { kind: 'init-done'; kubelet: number; caPem: string }
-  | { kind: 'joined'; kubelet: number; cluster: number }
-  | { kind: 'node-ready'; kubelet: number; cluster: number; node: string }
-  | { kind: 'cluster'; cluster: number; event: ClusterEvent };
+export type SimEventSnapshot = SimEventOf<number, number>;
 
 /**
  * The simulated side of every cluster as plain data (sandbox snapshots). Kubelets keep their machines' user-data,
@@ -166,6 +191,8 @@ export class KubeletSimulation {
   /** Brings the simulated side up to `now`: notices new and vanished VMs, then runs every due event. */
   tick(now: number): void {
     const floor = Math.max(this.#processedUntil, Number.NEGATIVE_INFINITY);
+    // Control planes first, so one that starts answering at the instant a machine boots is up for it.
+    this.#noticeManagedClusters(this.#source.listManagedClusters?.() ?? [], now, floor);
     const seen = new Set<string>();
     for (const vm of this.#source.listVms()) {
       const id = `${vm.cloud}/${vm.name}`;
@@ -199,8 +226,46 @@ export class KubeletSimulation {
   reachable(endpoint: string): SimCluster | undefined {
     const cluster = this.clusters.get(endpoint);
     if (!cluster) return undefined;
+    if (cluster.managed) return cluster.managed.up ? cluster : undefined;
     for (const k of cluster.controlPlanes) if (k.alive) return cluster;
     return undefined;
+  }
+
+  /**
+   * A managed control plane the cloud lists as running gets a cluster answering from when it started running; one
+   * the cloud deletes or no longer lists stops answering (now: the cloud does not say when it went).
+   */
+  #noticeManagedClusters(listed: SandboxManagedCluster[], now: number, floor: number): void {
+    const running = new Set<string>();
+    for (const mc of listed) {
+      if (mc.state !== 'running') continue;
+      running.add(mc.endpoint);
+      const runningSince = mc.runningSinceMs ?? now;
+      const current = this.clusters.get(mc.endpoint);
+      const m = current?.managed;
+      if (m && !m.stopping && m.cloud === mc.cloud && m.name === mc.name && m.runningSince === runningSince) continue;
+      if (current && m && !m.stopping) this.#managedDownAt(current, Math.max(floor, now));
+      const upAt = Math.max(runningSince, floor);
+      const identity: ClusterIdentity = { name: mc.name, endpoint: mc.endpoint, kubernetesVersion: mc.kubernetesVersion, caPem: mc.caPem, ...(mc.serving ? { serving: { ...mc.serving } } : {}) };
+      const cluster = this.#cluster(identity, caCertHash(mc.caPem), new Set(), upAt, upAt);
+      cluster.managed = { cloud: mc.cloud, name: mc.name, runningSince, addons: [...mc.addons], up: false };
+      this.clusters.set(mc.endpoint, cluster);
+      this.#endpoints.add(mc.endpoint);
+      this.events.at(upAt, { kind: 'managed-up', cluster });
+    }
+    for (const c of this.clusters.values()) if (c.managed && !c.managed.stopping && !running.has(c.endpoint)) this.#managedDownAt(c, Math.max(floor, now));
+  }
+
+  #managedDownAt(cluster: SimCluster, atMs: number): void {
+    if (cluster.managed) cluster.managed.stopping = true;
+    this.events.at(atMs, { kind: 'managed-down', cluster });
+  }
+
+  #managedUp(cluster: SimCluster, at: number): void {
+    const m = cluster.managed;
+    if (!m || m.up) return;
+    m.up = true;
+    cluster.api.bootstrapCmk({ addons: m.addons }, at);
   }
 
   /** Every endpoint some machine's user-data names (so requests to them fail like a dead address, not as unknown). */
@@ -236,6 +301,17 @@ export class KubeletSimulation {
     this.#kubelets.set(id, k);
     const bootAt = Math.max(runningSince, floor);
     this.#log(k, bootAt, 'cloud-init: first boot');
+    const managed = vm.managed;
+    if (managed) {
+      // The provider's node image carries the kubelet and its credentials: it joins as soon as it runs.
+      k.status.node = managed.nodeName;
+      k.status.endpoint = managed.endpoint;
+      this.#endpoints.add(managed.endpoint);
+      k.status.state = 'waiting-for-api';
+      k.discoveryDeadline = bootAt + KUBE_TIMINGS.discoveryTimeoutMs * KUBE_TIMINGS.kubeadmAttempts;
+      this.events.at(bootAt, { kind: 'discover', kubelet: k });
+      return k;
+    }
     try {
       k.config = readBootConfig(vm.userData);
     } catch (error) {
@@ -263,7 +339,18 @@ export class KubeletSimulation {
     const node = k.status.node;
     if (wasRegistered && cluster && node) {
       this.events.at(atMs + KUBE_TIMINGS.nodeMonitorGraceMs, { kind: 'unreachable', cluster, node });
+      // The managed cluster's cloud controller manager deletes the Node of an instance that no longer exists, once
+      // the node is NotReady (kubeadm clusters run no cloud controller: deleting their Nodes is the engine's job).
+      const managed = k.vm.managed;
+      if (managed) this.events.at(atMs + KUBE_TIMINGS.nodeMonitorGraceMs, { kind: 'node-deleted', cluster, node, providerId: managed.providerId });
     }
+  }
+
+  #deleteCloudNode(cluster: SimCluster, node: string, providerId: string, at: number): void {
+    if (this.reachable(cluster.endpoint) !== cluster) return;
+    const current = cluster.api.store.get('nodes', undefined, node);
+    if ((current?.['spec'] as { providerID?: string } | undefined)?.providerID !== providerId) return;
+    cluster.api.delete('nodes', undefined, node, at);
   }
 
   #prepared(k: Kubelet, at: number): void {
@@ -330,27 +417,33 @@ export class KubeletSimulation {
     this.#register(k, cluster, at, true);
   }
 
+  /** A joining node looks for its API server: kubeadm's token discovery, or a managed node's own credentials. */
   #discover(k: Kubelet, at: number): void {
-    if (!k.alive || !k.config?.kubeadm?.join) return;
-    const join = k.config.kubeadm.join;
+    const config = k.config;
+    const join = config?.kubeadm?.join;
+    const endpoint = k.vm.managed?.endpoint ?? join?.apiServerEndpoint;
+    if (!k.alive || endpoint === undefined) return;
+    const tool = join ? 'kubeadm join' : 'kubelet';
     const deadline = k.discoveryDeadline ?? at;
     const retry = (reason: string): void => {
       k.status.reason = reason;
-      this.#log(k, at, `kubeadm join: ${reason}`);
+      this.#log(k, at, `${tool}: ${reason}`);
       if (at + KUBE_TIMINGS.discoveryRetryMs > deadline) return this.#fail(k, at, `${reason} (gave up after ${KUBE_TIMINGS.kubeadmAttempts} attempts of ${KUBE_TIMINGS.discoveryTimeoutMs / 60_000} min)`);
       this.events.at(at + KUBE_TIMINGS.discoveryRetryMs, { kind: 'discover', kubelet: k });
     };
-    const cluster = this.reachable(join.apiServerEndpoint);
-    if (!cluster) return retry(`could not reach the API server at https://${join.apiServerEndpoint} (connection refused or no such host)`);
-    const tokenProblem = cluster.api.checkBootstrapToken(join.token, at);
-    if (tokenProblem) return retry(`couldn't validate the identity of the API Server: ${tokenProblem}`);
-    if (join.caCertHashes.length === 0) return this.#fail(k, at, 'discovery.bootstrapToken.caCertHashes is empty: token-based discovery without a pinned CA is refused');
-    if (!join.caCertHashes.includes(cluster.caHash)) {
-      return this.#fail(k, at, `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${cluster.caHash}" are pinned`);
+    const cluster = this.reachable(endpoint);
+    if (!cluster) return retry(`could not reach the API server at https://${endpoint} (connection refused or no such host)`);
+    if (join) {
+      const tokenProblem = cluster.api.checkBootstrapToken(join.token, at);
+      if (tokenProblem) return retry(`couldn't validate the identity of the API Server: ${tokenProblem}`);
+      if (join.caCertHashes.length === 0) return this.#fail(k, at, 'discovery.bootstrapToken.caCertHashes is empty: token-based discovery without a pinned CA is refused');
+      if (!join.caCertHashes.includes(cluster.caHash)) {
+        return this.#fail(k, at, `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${cluster.caHash}" are pinned`);
+      }
     }
     k.cluster = cluster;
-    if (join.controlPlane) {
-      const files = k.config.files;
+    if (config && join?.controlPlane) {
+      const files = config.files;
       const caPem = files.get(STAGED_CA);
       const caKey = files.get(STAGED_CA_KEY);
       if (!caPem || !caKey) return this.#fail(k, at, 'kubeadm join --control-plane: failure loading certificate authority: the cluster CA key is not on this node and no certificate key was given');
@@ -367,29 +460,46 @@ export class KubeletSimulation {
     }
     k.status.state = 'joining';
     delete k.status.reason;
-    this.#log(k, at, 'kubeadm join: TLS bootstrap');
+    this.#log(k, at, `${tool}: TLS bootstrap`);
     this.events.at(at + KUBE_TIMINGS.kubeadmJoinMs, { kind: 'joined', kubelet: k, cluster });
   }
 
   #joined(k: Kubelet, cluster: SimCluster, at: number): void {
-    if (!k.alive || !k.config?.kubeadm?.join) return;
+    const node = k.vm.managed?.nodeName ?? k.config?.kubeadm?.nodeName;
+    if (!k.alive || node === undefined || !(k.vm.managed || k.config?.kubeadm?.join)) return;
     if (this.reachable(cluster.endpoint) !== cluster) {
       k.status.state = 'waiting-for-api';
       return this.#discover(k, at);
     }
-    const existing = cluster.api.store.get('nodes', undefined, k.config.kubeadm.nodeName);
+    const existing = cluster.api.store.get('nodes', undefined, node);
     const conditions = ((existing?.['status'] as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []);
     if (existing && conditions.some((c) => c.type === 'Ready' && c.status === 'True')) {
-      return this.#fail(k, at, `a Node with name "${k.config.kubeadm.nodeName}" and status "Ready" already exists in the cluster; delete it or change the name of this new joining node`);
+      return this.#fail(k, at, `a Node with name "${node}" and status "Ready" already exists in the cluster; delete it or change the name of this new joining node`);
     }
-    if (k.config.kubeadm.join.controlPlane) cluster.controlPlanes.add(k);
-    this.#register(k, cluster, at, k.config.kubeadm.join.controlPlane);
+    const controlPlane = k.config?.kubeadm?.join?.controlPlane === true;
+    if (controlPlane) cluster.controlPlanes.add(k);
+    this.#register(k, cluster, at, controlPlane);
   }
 
-  #register(k: Kubelet, cluster: SimCluster, at: number, controlPlane: boolean): void {
+  /** The Node a kubelet registers: from its kubeadm config and kubelet flags, or as its managed node pool says. */
+  #registration(k: Kubelet, cluster: SimCluster, controlPlane: boolean): RegisterNode | undefined {
+    const internalIp = k.vm.privateIPv4 ? { internalIp: k.vm.privateIPv4 } : {};
+    const managed = k.vm.managed;
+    if (managed) {
+      return {
+        name: managed.nodeName,
+        labels: { ...managed.labels },
+        taints: managed.taints.map((t) => ({ ...t })),
+        ...internalIp,
+        providerId: managed.providerId,
+        kubeletVersion: managed.kubeletVersion ?? cluster.api.identity.kubernetesVersion,
+        arch: managed.labels['kubernetes.io/arch'] ?? 'amd64',
+        controlPlane,
+      };
+    }
     const config = k.config;
     const kubeadm = config?.kubeadm;
-    if (!config || !kubeadm) return;
+    if (!config || !kubeadm) return undefined;
     const labels: Record<string, string> = {};
     for (const pair of (kubeadm.kubeletArgs['node-labels'] ?? '').split(',')) {
       if (!pair) continue;
@@ -398,23 +508,26 @@ export class KubeletSimulation {
     }
     const nodeIp = kubeadm.kubeletArgs['node-ip'];
     const providerId = kubeadm.kubeletArgs['provider-id'];
-    cluster.api.registerNode(
-      {
-        name: kubeadm.nodeName,
-        labels,
-        taints: kubeadm.taints as TaintLike[],
-        ...(nodeIp ? { internalIp: nodeIp } : k.vm.privateIPv4 ? { internalIp: k.vm.privateIPv4 } : {}),
-        ...(providerId ? { providerId } : {}),
-        kubeletVersion: config.kubeletVersion ?? cluster.api.identity.kubernetesVersion,
-        arch: config.arch ?? 'amd64',
-        controlPlane,
-      },
-      at,
-    );
+    return {
+      name: kubeadm.nodeName,
+      labels,
+      taints: kubeadm.taints as TaintLike[],
+      ...(nodeIp ? { internalIp: nodeIp } : internalIp),
+      ...(providerId ? { providerId } : {}),
+      kubeletVersion: config.kubeletVersion ?? cluster.api.identity.kubernetesVersion,
+      arch: config.arch ?? 'amd64',
+      controlPlane,
+    };
+  }
+
+  #register(k: Kubelet, cluster: SimCluster, at: number, controlPlane: boolean): void {
+    const node = this.#registration(k, cluster, controlPlane);
+    if (!node) return;
+    cluster.api.registerNode(node, at);
     k.status.state = 'registered';
     k.status.registeredAtMs = at;
-    this.#log(k, at, `kubelet: registered node ${kubeadm.nodeName}`);
-    this.events.at(at + KUBE_TIMINGS.ciliumReadyMs, { kind: 'node-ready', kubelet: k, cluster, node: kubeadm.nodeName });
+    this.#log(k, at, `kubelet: registered node ${node.name}`);
+    this.events.at(at + KUBE_TIMINGS.ciliumReadyMs, { kind: 'node-ready', kubelet: k, cluster, node: node.name });
   }
 
   #nodeReady(k: Kubelet, cluster: SimCluster, node: string, at: number): void {
@@ -445,6 +558,13 @@ export class KubeletSimulation {
         return this.#nodeReady(event.kubelet, event.cluster, event.node, at);
       case 'cluster':
         return event.cluster.api.runEvent(event.event, at);
+      case 'managed-up':
+        return this.#managedUp(event.cluster, at);
+      case 'managed-down':
+        if (event.cluster.managed) event.cluster.managed.up = false;
+        return;
+      case 'node-deleted':
+        return this.#deleteCloudNode(event.cluster, event.node, event.providerId, at);
     }
   }
 
@@ -480,32 +600,7 @@ export class KubeletSimulation {
     for (const c of this.clusters.values()) cl(c);
     for (const k of kubelets) if (k.cluster) cl(k.cluster);
     const pending = this.events.pending();
-    const events = pending.events.map(({ at, seq, event: e }): QueuedEvent<SimEventSnapshot> => {
-      let event: SimEventSnapshot;
-      switch (e.kind) {
-        case 'gone':
-        case 'prepared':
-        case 'discover':
-          event = { kind: e.kind, kubelet: ku(e.kubelet) };
-          break;
-        case 'unreachable':
-          event = { kind: e.kind, cluster: cl(e.cluster), node: e.node };
-          break;
-        case 'init-done':
-          event = { kind: e.kind, kubelet: ku(e.kubelet), caPem: e.caPem };
-          break;
-        case 'joined':
-          event = { kind: e.kind, kubelet: ku(e.kubelet), cluster: cl(e.cluster) };
-          break;
-        case 'node-ready':
-          event = { kind: e.kind, kubelet: ku(e.kubelet), cluster: cl(e.cluster), node: e.node };
-          break;
-        case 'cluster':
-          event = { kind: e.kind, cluster: cl(e.cluster), event: structuredClone(e.event) };
-          break;
-      }
-      return { at, seq, event };
-    });
+    const events = pending.events.map(({ at, seq, event }): QueuedEvent<SimEventSnapshot> => ({ at, seq, event: structuredClone(mapEventRefs(event, ku, cl)) }));
     return {
       kubelets: kubelets.map((k) => ({
         id: k.id,
@@ -526,6 +621,7 @@ export class KubeletSimulation {
         controlPlanes: [...c.controlPlanes].map(ku),
         controlPlaneJoinBusyUntil: c.controlPlaneJoinBusyUntil,
         api: c.api.state(),
+        ...(c.managed ? { managed: structuredClone(c.managed) } : {}),
       })),
       endpoints: [...this.clusters.entries()].map(([endpoint, c]) => [endpoint, cl(c)]),
       knownEndpoints: [...this.#endpoints],
@@ -560,6 +656,7 @@ export class KubeletSimulation {
     const clusters = s.clusters.map((c) => {
       const cluster = this.#cluster(c.identity, c.caHash, new Set(c.controlPlanes.map((i) => at(kubelets, i, 'kubelet'))), c.controlPlaneJoinBusyUntil, 0);
       cluster.api.restore(c.api);
+      if (c.managed) cluster.managed = c.managed;
       return cluster;
     });
     s.kubelets.forEach((x, i) => {
@@ -575,32 +672,7 @@ export class KubeletSimulation {
     this.#processedUntil = s.processedUntil ?? Number.NEGATIVE_INFINITY;
     const K = (i: number): Kubelet => at(kubelets, i, 'kubelet');
     const C = (i: number): SimCluster => at(clusters, i, 'cluster');
-    const events = s.events.map(({ at: when, seq, event: e }): QueuedEvent<SimEvent> => {
-      let event: SimEvent;
-      switch (e.kind) {
-        case 'gone':
-        case 'prepared':
-        case 'discover':
-          event = { kind: e.kind, kubelet: K(e.kubelet) };
-          break;
-        case 'unreachable':
-          event = { kind: e.kind, cluster: C(e.cluster), node: e.node };
-          break;
-        case 'init-done':
-          event = { kind: e.kind, kubelet: K(e.kubelet), caPem: e.caPem };
-          break;
-        case 'joined':
-          event = { kind: e.kind, kubelet: K(e.kubelet), cluster: C(e.cluster) };
-          break;
-        case 'node-ready':
-          event = { kind: e.kind, kubelet: K(e.kubelet), cluster: C(e.cluster), node: e.node };
-          break;
-        case 'cluster':
-          event = { kind: e.kind, cluster: C(e.cluster), event: e.event };
-          break;
-      }
-      return { at: when, seq, event };
-    });
+    const events = s.events.map(({ at: when, seq, event }): QueuedEvent<SimEvent> => ({ at: when, seq, event: mapEventRefs(event, K, C) }));
     this.events.restore(s.eventSeq, events);
   }
 }

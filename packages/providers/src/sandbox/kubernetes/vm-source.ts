@@ -53,6 +53,11 @@ export interface SandboxManagedCluster {
   caPem: string;
   /** Provider add-on ids installed at creation (`cluster_autoscaler` → crusoe-system/cluster-autoscaler). */
   addons: string[];
+  /**
+   * The API server's serving certificate (signed by `caPem`, for the endpoint's host) and its key, so the served
+   * sandbox can answer over real TLS. A private key: never logged.
+   */
+  serving?: { certPem: string; keyPem: string };
 }
 
 export interface SandboxVmSource {
