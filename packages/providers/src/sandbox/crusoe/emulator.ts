@@ -9,7 +9,8 @@ import type { CloudName, FaultKind } from '../faults.js';
 import { LATENCY } from '../latency.js';
 import { authorizationHeader, canonicalQuery } from '../../crusoe/signing.js';
 import { userDataFromStartupScript } from '../../crusoe/startup-script.js';
-import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
+import type { SandboxManagedCluster, SandboxManagedNode, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
+import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion, issueCmkPki, type CmkPki } from './cmk-pki.js';
 import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, initialStock, type CrusoeTypeSpec } from './catalog.js';
 
 export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
@@ -18,6 +19,8 @@ export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
  * Virtual-time latencies. VM create is latency-model.md's figure (120 s, an estimate there); the CMK figures are
  * composed from the model's own rows (a VM create, kubeadm init, two control-plane joins and the CNI for a
  * cluster; a VM create, a worker join and the CNI for a node pool). The rest are estimates of ours, not in the model.
+ * A pool VM is `running` after `vmCreate`; its join and CNI (`cmkNodeJoin`) are the Kubernetes simulation's
+ * (KUBE_TIMINGS.kubeadmJoinMs + ciliumReadyMs), counted there only: the figure here is the sum, for the record.
  */
 export const CRUSOE_LATENCY = {
   vmCreate: 120_000,
@@ -93,6 +96,8 @@ interface Vm {
   diskIds: string[];
   /** Kept out of the inventory: user data may hold bootstrap secrets. */
   startupScript: string;
+  /** A node-pool VM's Node as CMK registers it: the pool's labels and taints at the VM's creation (changes apply to new nodes only). */
+  node?: SandboxManagedNode;
 }
 interface Network { id: string; name: string; cidr: string; isDefault: boolean; deleting: boolean }
 interface Subnet { id: string; name: string; cidr: string; location: string; networkId: string; isDefault: boolean; deleting: boolean; nextHost: number }
@@ -100,7 +105,13 @@ interface FwRule { id: string; name: string; networkId: string; action: string; 
 interface SshKey { id: string; name: string; publicKey: string }
 interface Disk { id: string; name: string; type: string; sizeGiB: number; location: string; attachedTo?: string; ready: boolean }
 interface Partition { id: string; name: string; ibNetworkId: string }
-interface Cluster { id: string; name: string; location: string; version: string; subnetId: string; addOns: string[]; state: string; private: boolean; remediation: Record<string, string>; fallback: boolean }
+interface Cluster {
+  id: string; name: string; location: string; version: string; subnetId: string; addOns: string[]; state: string; private: boolean; remediation: Record<string, string>; fallback: boolean;
+  /** When the create operation finishes (virtual ms): STATE_RUNNING, and the API answers, from then on. */
+  runningAt: number;
+  /** The control plane's CA, admin and serving certificates and keys (secrets: never in the inventory). */
+  pki: CmkPki;
+}
 interface Pool { id: string; name: string; clusterId: string; type: CrusoeTypeSpec; count: number; version: string; labels: Record<string, string>; taints: Json[]; subnetId: string; partitionId?: string; state: string; nextIndex: number; hex: string }
 /**
  * What finishing an operation does, as data, so that operations in flight can be snapshotted: `#complete` does it.
@@ -188,7 +199,10 @@ export class CrusoeEmulator implements SandboxVmSource {
     ];
   }
 
-  /** The machines for the simulated kubelets: a kubeplane cloud-config comes back out of its startup script. */
+  /**
+   * The machines for the simulated kubelets: a kubeplane cloud-config comes back out of its startup script; a CMK
+   * node-pool VM has none and registers its Node with the managed control plane itself.
+   */
   listVms(): SandboxVm[] {
     this.#tick();
     return [...this.vms.values()].map((v) => ({
@@ -196,9 +210,26 @@ export class CrusoeEmulator implements SandboxVmSource {
       name: v.name,
       state: v.state === 'STATE_RUNNING' ? ('running' as const) : v.state === 'STATE_DELETING' ? ('stopping' as const) : ('pending' as const),
       ...(v.state === 'STATE_RUNNING' ? { runningSinceMs: v.runningAt } : {}),
-      userData: userDataFromStartupScript(v.startupScript) ?? '',
+      userData: v.node ? '' : (userDataFromStartupScript(v.startupScript) ?? ''),
       privateIPv4: v.privateIp,
       ...(v.publicIp ? { publicIPv4: v.publicIp.address } : {}),
+      ...(v.node ? { managed: structuredClone(v.node) } : {}),
+    }));
+  }
+
+  /** The CMK control planes, for the Kubernetes emulator: it serves a cluster's API while it runs. */
+  listManagedClusters(): SandboxManagedCluster[] {
+    this.#tick();
+    return [...this.clusters.values()].map((c) => ({
+      cloud: CRUSOE_CLOUD,
+      name: c.name,
+      endpoint: `${cmkApiHost(c.name)}:${CMK_API_PORT}`,
+      kubernetesVersion: cmkKubernetesVersion(c.version),
+      state: c.state === 'STATE_RUNNING' ? ('running' as const) : c.state === 'STATE_DELETING' ? ('deleting' as const) : ('provisioning' as const),
+      ...(c.state !== 'STATE_PROVISIONING' ? { runningSinceMs: c.runningAt } : {}),
+      caPem: c.pki.caPem,
+      addons: [...c.addOns],
+      serving: { certPem: c.pki.servingCertPem, keyPem: c.pki.servingKeyPem },
     }));
   }
 
@@ -303,7 +334,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     this.log.push({ method: request.method, path, query: url.search.replace(/^\?/, ''), ...(Object.keys(body).length ? { body } : {}) });
     this.#tick();
     try {
-      const [status, result] = this.#route(request.method, path, url.searchParams, body);
+      const [status, result] = await this.#route(request.method, path, url.searchParams, body);
       if (fault === 'lost-response') return HttpResponse.error();
       return status === 204 ? new HttpResponse(null, { status }) : HttpResponse.json(result as Json, { status });
     } catch (e) {
@@ -435,7 +466,7 @@ export class CrusoeEmulator implements SandboxVmSource {
 
   // ---- routing -----------------------------------------------------------------------------------------
 
-  #route(method: string, path: string, query: URLSearchParams, body: Json): [number, unknown] {
+  #route(method: string, path: string, query: URLSearchParams, body: Json): [number, unknown] | Promise<[number, unknown]> {
     const parts = path.split('/').filter(Boolean);
     if (parts[0] === 'locations' && method === 'GET') return [200, { items: [...CRUSOE_LOCATIONS] }];
     if (parts[0] === 'compute' && parts[1] === 'images' && method === 'GET') return [200, { items: CRUSOE_IMAGES.map((i) => ({ id: i.id, name: i.name, tags: [...i.tags], locations: [...CRUSOE_LOCATIONS], description: i.description, created_at: '2025-01-01T00:00:00Z' })) }];
@@ -880,24 +911,33 @@ export class CrusoeEmulator implements SandboxVmSource {
     };
   }
 
-  #clusters(method: string, id: string | undefined, sub: string | undefined, subsub: string | undefined, query: URLSearchParams, body: Json): [number, unknown] {
+  #clusters(method: string, id: string | undefined, sub: string | undefined, subsub: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | Promise<[number, unknown]> {
     const fam = 'kubernetes/clusters';
     if (id === undefined && method === 'GET') {
       const name = query.get('cluster_name');
       return [200, { items: [...this.clusters.values()].filter((c) => !name || c.name === name).map((c) => this.#clusterJson(c)) }];
     }
     if (id === undefined && method === 'POST') {
-      const location = this.#location(body['location']);
-      const version = String(body['version'] ?? '');
-      if (!CMK_CLUSTER_VERSIONS.includes(version)) throw new ApiError(400, 'bad_request', `unsupported cluster version "${version}"; available: ${CMK_CLUSTER_VERSIONS.join(', ')}`);
-      const addOns = Array.isArray(body['add_ons']) ? (body['add_ons'] as unknown[]).map(String) : [];
-      const unknown = addOns.filter((a) => !(CMK_ADDON_IDS as readonly string[]).includes(a));
-      if (unknown.length) throw new ApiError(400, 'bad_request', `unknown add-ons: ${unknown.join(', ')}`);
-      const subnet = typeof body['subnet_id'] === 'string' ? this.subnets.get(body['subnet_id']) : this.#defaultSubnet(location);
-      if (!subnet || subnet.location !== location) throw new ApiError(400, 'bad_request', `subnet ${String(body['subnet_id'])} is not in ${location}`);
-      const c: Cluster = { id: this.#uuid(), name: this.#name(body['name'], this.clusters.values(), 'Kubernetes cluster'), location, version, subnetId: subnet.id, addOns, state: 'STATE_PROVISIONING', private: body['private'] === true, remediation: {}, fallback: false };
-      this.clusters.set(c.id, c);
-      return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterCreate, { kind: 'cluster-created', id: c.id })];
+      const checked = () => {
+        const location = this.#location(body['location']);
+        const version = String(body['version'] ?? '');
+        if (!CMK_CLUSTER_VERSIONS.includes(version)) throw new ApiError(400, 'bad_request', `unsupported cluster version "${version}"; available: ${CMK_CLUSTER_VERSIONS.join(', ')}`);
+        const addOns = Array.isArray(body['add_ons']) ? (body['add_ons'] as unknown[]).map(String) : [];
+        const unknown = addOns.filter((a) => !(CMK_ADDON_IDS as readonly string[]).includes(a));
+        if (unknown.length) throw new ApiError(400, 'bad_request', `unknown add-ons: ${unknown.join(', ')}`);
+        const subnet = typeof body['subnet_id'] === 'string' ? this.subnets.get(body['subnet_id']) : this.#defaultSubnet(location);
+        if (!subnet || subnet.location !== location) throw new ApiError(400, 'bad_request', `subnet ${String(body['subnet_id'])} is not in ${location}`);
+        return { location, version, addOns, subnet, name: this.#name(body['name'], this.clusters.values(), 'Kubernetes cluster') };
+      };
+      const request = checked();
+      // The control plane's keys take real time: generated before anything changes, then the request is checked
+      // again (another may have taken the name meanwhile) and applied at once, so ids keep the order of requests.
+      return issueCmkPki({ seed: `${this.projectId}/${request.name}`, name: request.name, version: request.version, nowMs: this.#now() }).then((pki): [number, unknown] => {
+        const { location, version, addOns, subnet, name } = checked();
+        const c: Cluster = { id: this.#uuid(), name, location, version, subnetId: subnet.id, addOns, state: 'STATE_PROVISIONING', private: body['private'] === true, remediation: {}, fallback: false, runningAt: this.#now() + CRUSOE_LATENCY.cmkClusterCreate, pki };
+        this.clusters.set(c.id, c);
+        return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterCreate, { kind: 'cluster-created', id: c.id })];
+      });
     }
     const c = id ? this.clusters.get(id) : undefined;
     if (!c) throw new ApiError(404, 'not_found', `Kubernetes cluster ${id ?? ''} not found`);
@@ -911,16 +951,16 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (sub === 'get-credentials' && method === 'POST') {
       if (c.state !== 'STATE_RUNNING') throw new ApiError(409, 'failed_precondition', `cluster ${c.name} is ${c.state}`);
       if (query.get('auth_type') && query.get('auth_type') !== 'admin_cert') throw new ApiError(400, 'bad_request', 'the sandbox models auth_type=admin_cert only');
-      const server = `https://${c.name}.crusoecloudcompute.com:6443`;
-      const pem = (label: string) => `-----BEGIN ${label}-----\n${createHash('sha256').update(`${label}/${c.id}`).digest('base64')}\n-----END ${label}-----\n`;
+      const server = `https://${cmkApiHost(c.name)}:${CMK_API_PORT}`;
+      const { caPem, adminCertPem, adminKeyPem } = c.pki;
       const b64 = (s: string) => Buffer.from(s).toString('base64');
       const kubeConfig = [
         'apiVersion: v1', 'kind: Config', `current-context: ${c.name}-admin`,
-        'clusters:', `- name: ${c.name}`, '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(pem('CERTIFICATE'))}`,
-        'users:', `- name: ${c.name}-admin`, '  user:', `    client-certificate-data: ${b64(pem('CERTIFICATE'))}`, `    client-key-data: ${b64(pem('EC PRIVATE KEY'))}`,
+        'clusters:', `- name: ${c.name}`, '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(caPem)}`,
+        'users:', `- name: ${c.name}-admin`, '  user:', `    client-certificate-data: ${b64(adminCertPem)}`, `    client-key-data: ${b64(adminKeyPem)}`,
         'contexts:', `- name: ${c.name}-admin`, '  context:', `    cluster: ${c.name}`, `    user: ${c.name}-admin`, '',
       ].join('\n');
-      return [200, { kube_config: kubeConfig, cluster_name: c.name, cluster_address: server, cluster_ca_certificate: pem('CERTIFICATE'), user_name: 'admin', user_client_certificate: pem('CERTIFICATE'), user_client_key: pem('EC PRIVATE KEY') }];
+      return [200, { kube_config: kubeConfig, cluster_name: c.name, cluster_address: server, cluster_ca_certificate: caPem, user_name: 'admin', user_client_certificate: adminCertPem, user_client_key: adminKeyPem }];
     }
     if (sub === 'autoclusters' && subsub === 'config') {
       if (!this.#autoclusters(c.version)) throw new ApiError(400, 'failed_precondition', `AutoClusters needs a newer cluster version than ${c.version}`);
@@ -971,7 +1011,29 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!cluster || !subnet) throw new ApiError(409, 'failed_precondition', 'cluster or subnet gone');
     this.#checkCapacity(cluster.location, p.type, 1);
     p.nextIndex += 1;
-    return this.#newVm({ name: `np-${p.hex}-${p.nextIndex}`, type: p.type, location: cluster.location, image: `cmk-worker:${p.version}`, subnet, publicIpType: 'dynamic', ...(p.partitionId ? { partitionId: p.partitionId } : {}), nodePoolId: p.id, startupScript: '', bootMs: CRUSOE_LATENCY.vmCreate + CRUSOE_LATENCY.cmkNodeJoin });
+    // Running after the VM create; joining and the CNI are the Kubernetes simulation's (see CRUSOE_LATENCY).
+    const vm = this.#newVm({ name: `np-${p.hex}-${p.nextIndex}`, type: p.type, location: cluster.location, image: `cmk-worker:${p.version}`, subnet, publicIpType: 'dynamic', ...(p.partitionId ? { partitionId: p.partitionId } : {}), nodePoolId: p.id, startupScript: '', bootMs: CRUSOE_LATENCY.vmCreate });
+    // CMK's node identity (crusoe-notes.md, "Node identity"): the pool's labels and taints as they are now, CMK's own
+    // labels, and the providerID the autoscaler matches VMs by. Named as the VM (real nodes add `.<location>.compute.internal`).
+    const type = p.type.product_name;
+    vm.node = {
+      endpoint: `${cmkApiHost(cluster.name)}:${CMK_API_PORT}`,
+      nodeName: vm.name,
+      labels: {
+        ...p.labels,
+        'crusoe.ai/instance.id': vm.id,
+        'crusoe.ai/nodepool.id': p.id,
+        'crusoe.ai/nodepool.name': p.name,
+        'crusoe.ai/project.id': this.projectId,
+        'beta.kubernetes.io/instance-type': type,
+        'node.kubernetes.io/instance-type': type,
+        ...(type.startsWith('gb200') ? { 'kubernetes.io/arch': 'arm64' } : {}),
+      },
+      taints: p.taints.map((t) => ({ key: String(t['key']), ...(t['value'] !== undefined && t['value'] !== null ? { value: String(t['value']) } : {}), effect: String(t['effect']) })),
+      providerId: `crusoe://${vm.id}`,
+      kubeletVersion: cmkKubernetesVersion(p.version),
+    };
+    return vm;
   }
 
   #taints(value: unknown): Json[] {
