@@ -2,8 +2,9 @@
 // list with their add-ons, node pools (every PATCH sends the current count; scale-down lowers the count, then
 // deletes the VMs the engine chose), the admin kubeconfig, and AutoClusters remediation settings.
 import { z } from 'zod';
-import { KubeplaneError, done, pending, type CallContext, type ManagedClusterInfo, type ManagedClusterRequest, type ManagedKubernetesApi, type ManagedNodeInfo, type ManagedNodePoolInfo, type ManagedNodePoolRequest, type ManagedVersions, type Outcome, type ScopedRef } from '@kubeplane/sdk';
+import { KubeplaneError, autoclustersConfigSchema, done, isPending, pending, type CallContext, type ManagedClusterConfig, type ManagedClusterConfigResult, type ManagedClusterKubernetes, type Redacted, type ManagedClusterInfo, type ManagedClusterRequest, type ManagedKubernetesApi, type ManagedNodeInfo, type ManagedNodePoolInfo, type ManagedNodePoolRequest, type ManagedVersions, type Outcome, type ScopedRef } from '@kubeplane/sdk';
 import { operationError, type CrusoeClient } from './client.js';
+import { reconcileCmkInCluster } from './cmk-in-cluster.js';
 import { nodeState } from './node-state.js';
 import {
   asyncOperationSchema,
@@ -30,6 +31,8 @@ export interface ManagedDeps {
   subnetIn(network: CrusoeNetwork, location: string): Promise<{ id: string }>;
   ensurePartition(name: string, location: string, serverType: string): Promise<{ id: string }>;
   defaultSshPublicKey: string;
+  /** The credentials CMK's add-ons use (`cmk-<cluster>`): the provider's own, from the manifest's secretRef. */
+  addonCredentials: { accessKeyId: Redacted<string>; secretKey: Redacted<string> };
 }
 
 export type RemediationAction = 'REPLACE_NODE' | 'OFF';
@@ -63,6 +66,7 @@ export class CrusoeManagedKubernetes {
       kubeconfig: (r, c) => g(c, () => this.#kubeconfig(r)),
       versions: (_region, c) => g(c, async () => done(await this.#versions())),
       listNodePoolNodes: (cluster, pool, c) => g(c, () => this.#listPoolNodes(cluster, pool)),
+      configureCluster: (r, k8s, c) => g(c, () => this.#configureCluster(r, k8s, c)),
     };
   }
 
@@ -92,6 +96,36 @@ export class CrusoeManagedKubernetes {
         }),
       );
     });
+  }
+
+  /**
+   * The add-on credentials Secret and the autoscaler's `--nodes` limits through the cluster's API, then AutoClusters
+   * remediation when the manifest lists the `autoclusters` add-on (CMK's defaults are left alone otherwise).
+   */
+  async #configureCluster(request: ManagedClusterConfig, kubernetes: ManagedClusterKubernetes, context: CallContext | undefined): Promise<Outcome<ManagedClusterConfigResult>> {
+    const changed: string[] = [];
+    const autoscaled = request.addons.some((a) => a.name === 'cluster_autoscaler');
+    const inCluster = await reconcileCmkInCluster(kubernetes, {
+      clusterName: request.name,
+      credentials: this.#deps.addonCredentials,
+      ...(autoscaled ? { autoscaler: request.autoscaler } : {}),
+    });
+    if (isPending(inCluster)) return inCluster;
+    if (inCluster.value.secretUpdated) changed.push(`Secret cmk-${request.name}`);
+    if (inCluster.value.autoscalerUpdated) changed.push('cluster-autoscaler --nodes limits');
+    const autoclusters = request.addons.find((a) => a.name === 'autoclusters');
+    if (autoclusters) {
+      const parsed = autoclustersConfigSchema.safeParse(autoclusters.config ?? {});
+      if (!parsed.success) throw new KubeplaneError('invalid', `the autoclusters add-on's config: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { provider: PROVIDER, code: 'bad_addon_config', resource: request.name });
+      const want = parsed.data;
+      const before = await this.autoClusters({ clusterId: request.clusterId, name: request.name, region: request.region }, context);
+      if (isPending(before)) return before;
+      const overrides = Object.fromEntries(Object.entries(want.remediation ?? {}).filter((e): e is [string, RemediationAction] => e[1] !== undefined));
+      const after = await this.configureAutoClusters({ clusterId: request.clusterId, name: request.name, region: request.region }, { overrides, ...(want.fallbackToProjectReservations !== undefined ? { fallbackToProjectReservations: want.fallbackToProjectReservations } : {}) }, context);
+      if (isPending(after)) return after;
+      if (JSON.stringify(after.value) !== JSON.stringify(before.value)) changed.push('AutoClusters remediation');
+    }
+    return done({ changed });
   }
 
   async findCluster(name: string): Promise<CrusoeCluster | undefined> {
@@ -318,6 +352,19 @@ export class CrusoeManagedKubernetes {
     const cluster = await this.#requireCluster(clusterRef.name);
     const pool = (await this.#pools(cluster.id)).find((p) => p.name === poolName);
     if (!pool) return done([]);
-    return done((await this.#poolVms(pool)).map((v) => ({ id: v.id, name: v.name, providerId: `crusoe://${v.id}`, state: nodeState(v.state), ...(v.created_at ? { createdAt: v.created_at } : {}) })));
+    return done(
+      (await this.#poolVms(pool)).map((v) => {
+        const ips = v.network_interfaces?.[0]?.ips?.[0];
+        return {
+          id: v.id,
+          name: v.name,
+          providerId: `crusoe://${v.id}`,
+          state: nodeState(v.state),
+          ...(v.created_at ? { createdAt: v.created_at } : {}),
+          ...(ips?.private_ipv4?.address ? { privateIPv4: ips.private_ipv4.address } : {}),
+          ...(ips?.public_ipv4?.address ? { publicIPv4: ips.public_ipv4.address } : {}),
+        };
+      }),
+    );
   }
 }

@@ -171,6 +171,7 @@ export class CrusoeProvider implements Provider {
       subnetIn: (network, location) => this.#subnetIn(network, location),
       ensurePartition: (name, location, type) => this.ensurePartition(name, location, type),
       defaultSshPublicKey: this.#sshPublicKey,
+      addonCredentials: { accessKeyId: options.accessKeyId, secretKey: options.secretKey },
     });
     this.managedKubernetes = this.managed.api;
   }

@@ -75,6 +75,14 @@ export class ClusterSecrets {
   putJoinToken(token: Redacted<string>): Promise<void> {
     return this.store.put(secretName(this.clusterId, 'join-token'), token, this.labels);
   }
+  /** The admin kubeconfig the engine reaches the cluster with: from the PKI it issued, or the one a managed service handed out. */
+  async adminKubeconfig(): Promise<Redacted<string> | null> {
+    const pki = await this.pki();
+    return pki ? pki.secret.adminKubeconfig : this.store.get(secretName(this.clusterId, 'managed-kubeconfig'));
+  }
+  putManagedKubeconfig(kubeconfig: Redacted<string>): Promise<void> {
+    return this.store.put(secretName(this.clusterId, 'managed-kubeconfig'), kubeconfig, this.labels);
+  }
   ssh(): Promise<SshKeyPair | null> {
     return this.#get<SshKeyPair>('ssh');
   }
@@ -94,7 +102,7 @@ export class ClusterSecrets {
     await this.store.delete(secretName(this.clusterId, 'metadata'));
   }
   async deleteAll(): Promise<void> {
-    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'join-token', 'kubeconfig', 'metadata'] as const) {
+    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'join-token', 'managed-kubeconfig', 'kubeconfig', 'metadata'] as const) {
       await this.store.delete(secretName(this.clusterId, what));
     }
   }

@@ -13,6 +13,7 @@ import { Engine, type EngineOptions } from './engine.js';
 import type { EngineEventListener } from './events.js';
 import { clusterKey, emptyLedger, manifestState, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
+import { providerAddonIds } from './steps/managed.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -23,6 +24,26 @@ const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], st
   'change-api-endpoint': 'moving the API endpoint of an existing cluster (new serving certificates and kubeconfigs) is not carried out yet; keep its API load balancer as it is',
   'update-load-balancer-roles': "changing an existing load balancer's roles is not carried out yet (its nodes render their configuration at boot); add a new load balancer and remove the old one",
 };
+
+/**
+ * What a managed service cannot change on a running cluster, said before anything is touched: CMK fixes the add-ons
+ * it installs at creation, and a node pool's instance type (a different type is a new pool).
+ */
+function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec): string[] {
+  if (spec.controlPlane !== 'managed' || built.controlPlane !== 'managed') return [];
+  const out: string[] = [];
+  const installed = (c: ClusterSpec) => providerAddonIds(c).join(', ') || 'none';
+  if (installed(built) !== installed(spec)) {
+    out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and cannot change them (${installed(built)} -> ${installed(spec)}); install others with Helm, or create a new cluster`);
+  }
+  for (const pool of spec.pools) {
+    const before = built.pools.find((p) => p.name === pool.name);
+    if (before && before.serverType !== pool.serverType) {
+      out.push(`cluster ${spec.name}: node pool ${pool.name} cannot change its instance type (${before.serverType ?? ''} -> ${pool.serverType ?? ''}) on the managed service; add a pool with the new type and remove the old one`);
+    }
+  }
+  return out;
+}
 
 export interface ManifestStatus {
   project: string;
@@ -82,13 +103,15 @@ export class Kubeplane {
     if (!planned.ok) {
       throw new KubeplaneError('invalid', planned.issues.map((i) => `${i.path}: ${i.message}`).join('\n'), { resource: manifest.name, code: 'InvalidChange' });
     }
-    const unsupported = planned.plan.operations.filter((o) => NOT_YET_CARRIED_OUT[o.kind] && records.some((r) => r.clusterId === o.clusterId && r.current));
+    const unsupported = planned.plan.operations
+      .filter((o) => NOT_YET_CARRIED_OUT[o.kind] && records.some((r) => r.clusterId === o.clusterId && r.current))
+      .map((o) => `cluster ${o.cluster}: ${NOT_YET_CARRIED_OUT[o.kind]} (${o.reason})`);
+    for (const spec of desired.clusters) {
+      const built = records.find((r) => r.clusterId === spec.id)?.current;
+      if (built) unsupported.push(...managedChangesRefused(built, spec));
+    }
     if (unsupported.length > 0) {
-      throw new KubeplaneError(
-        'invalid',
-        unsupported.map((o) => `cluster ${o.cluster}: ${NOT_YET_CARRIED_OUT[o.kind]} (${o.reason})`).join('\n'),
-        { resource: manifest.name, code: 'UnsupportedChange' },
-      );
+      throw new KubeplaneError('invalid', [...new Set(unsupported)].join('\n'), { resource: manifest.name, code: 'UnsupportedChange' });
     }
 
     const project = await this.#updateProject(manifest.name, (p) => ({

@@ -57,6 +57,20 @@ export interface Ledger {
   regions: string[];
   /** When the join token for machines added to a running cluster expires (ms); the token is a secret. */
   joinTokenExpiresAt?: number;
+  /** A managed control plane (CMK) and its node pools, as the provider named them. */
+  managed?: ManagedLedger;
+}
+
+export interface ManagedLedger {
+  provider: string;
+  region: string;
+  /** The provider-side cluster name and id. */
+  name: string;
+  id: string;
+  /** `https://<provider's API name>:6443` */
+  apiEndpoint?: string;
+  /** By manifest pool name: the provider's pool id, the count kubeplane asks for, and the machines it chose to remove (drained first). */
+  pools: Record<string, { id: string; count: number; removing?: string[] }>;
 }
 
 export interface ClusterRecord {
@@ -101,7 +115,7 @@ export interface ProjectRecord {
 
 export const projectKey = (project: string) => `projects/${project}`;
 export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
-export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
+export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
 
 export function emptyLedger(): Ledger {
   return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, dnsSync: {}, regions: [] };

@@ -3,6 +3,7 @@
 // the others, and each names the path of the field to change.
 import { IssueCollector, type Path, type ValidationIssue } from './issues.js';
 import { checkKubernetesVersion } from './kubernetes-versions.js';
+import { autoclustersConfigSchema } from '../providers-data/crusoe.js';
 import { checkDns1123Label, checkDnsName, checkLabelValue, checkQualifiedName } from './names.js';
 import { MANIFEST_LISTS, type ManifestList, type ParsedDocument } from './parse.js';
 import { PROVIDER_TYPE_INFO, providerTypesWith, type ProviderType } from './provider-types.js';
@@ -100,7 +101,20 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   });
   const poolKnown = (name: string) => pools.has(name) || parsed.brokenNames.dynamic.has(name) || parsed.brokenNames.static.has(name);
 
+  /** A DNS provider entry and zone (a load balancer's `dns`, a cluster's `apiDns`), reported under `path`. */
+  const checkDnsTarget = (provider: string, dnsZone: string, path: Path) => {
+    const dnsType = providers.get(provider);
+    if (!providerKnown(provider)) {
+      out.error([...path, 'provider'], `provider "${provider}" is not defined in providers[]${listOf(providers.keys())}`);
+    } else if (dnsType && !PROVIDER_TYPE_INFO[dnsType].dns) {
+      out.error([...path, 'provider'], `provider "${provider}" is of type ${dnsType}, which has no DNS; use one of type ${providerTypesWith('dns').join(', ')}`);
+    }
+    const zoneProblem = checkDnsName(dnsZone.replace(/\.$/, '').toLowerCase(), 'dns.dnsZone');
+    if (zoneProblem) out.error([...path, 'dnsZone'], zoneProblem);
+  };
+
   // ---- kubernetes clusters
+  const hostnames = new Map<string, string>(); // fqdn -> what uses it (a load balancer, a cluster's API name)
   const usedPools = new Set<string>();
   const staticUse = new Map<string, string>(); // static pool -> "cluster X" / "load balancer Y"
   const clusters = new Map<string, { def: ClusterDef; path: Path; control: Set<string>; compute: Set<string> }>();
@@ -169,10 +183,35 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (cluster.installationProxy?.endpoint !== undefined && !isUrl(cluster.installationProxy.endpoint)) {
       out.error([...path, 'installationProxy', 'endpoint'], `"${cluster.installationProxy.endpoint}" is not a URL such as http://proxy.example.com:8080`);
     }
+    if (cluster.apiDns) {
+      const dnsPath = [...path, 'apiDns'];
+      if (!managed) {
+        out.error(dnsPath, 'apiDns names the API of a managed control plane; a self-managed cluster gets its API name from a load balancer with the API role (targetPort 6443)');
+      }
+      checkDnsTarget(cluster.apiDns.provider, cluster.apiDns.dnsZone, dnsPath);
+      if (cluster.apiDns.hostname !== undefined) {
+        const problem = checkDnsName(cluster.apiDns.hostname, 'hostname');
+        if (problem) out.error([...dnsPath, 'hostname'], problem);
+        else {
+          const fqdn = `${cluster.apiDns.hostname}.${cluster.apiDns.dnsZone.replace(/\.$/, '')}`.toLowerCase();
+          const owner = hostnames.get(fqdn);
+          if (owner !== undefined) out.error([...dnsPath, 'hostname'], `${fqdn} is already used by ${owner}; hostnames must be unique per zone`);
+          else hostnames.set(fqdn, `the API name of cluster "${cluster.name}"`);
+        }
+      }
+    }
     const addons = new Set<string>();
     (cluster.addons ?? []).forEach((addon, j) => {
       if (addons.has(addon.name)) out.error([...path, 'addons', j, 'name'], `add-on "${addon.name}" is listed twice`);
       addons.add(addon.name);
+      if (addon.name === 'autoclusters') {
+        if (!managed) out.error([...path, 'addons', j, 'name'], 'autoclusters is node remediation of Crusoe Managed Kubernetes; it needs controlPlane: managed');
+        const parsed = autoclustersConfigSchema.safeParse(addon.config ?? {});
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          if (issue) out.error([...path, 'addons', j, 'config', ...issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k))], issue.message);
+        }
+      }
     });
     clusters.set(cluster.name, { def: cluster, path, control: role.control, compute: role.compute });
   });
@@ -206,7 +245,6 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   // ---- load-balancer clusters
   const lbNames = new Set<string>();
   const apiLbFor = new Map<string, string>();
-  const hostnames = new Map<string, string>(); // fqdn -> lb name
   const usedRoles = new Set<string>();
   m.loadBalancers.clusters.forEach((lb, i) => {
     const path = at('lbClusters', i);
@@ -219,6 +257,12 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       out.error([...path, 'targetedK8s'], `cluster "${lb.targetedK8s}" is not defined in kubernetes.clusters${listOf(clusters.keys())}`);
     }
     const k8sPools = target ? new Set([...target.control, ...target.compute]) : undefined;
+    if (target?.def.controlPlane === 'managed') {
+      out.error(
+        [...path, 'targetedK8s'],
+        `cluster "${lb.targetedK8s}" has a managed control plane; kubeplane load balancers reach their targets over the WireGuard overlay, which managed nodes do not join. Expose services with a Kubernetes Service of type LoadBalancer or NodePort, and name the API with the cluster's apiDns`,
+      );
+    }
 
     let isApiLb = false;
     const seenRoles = new Set<string>();
@@ -235,9 +279,6 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       if (!role || !target || !k8sPools) return;
       const api = role.targetPort === API_SERVER_PORT;
       if (api) isApiLb = true;
-      if (api && target.def.controlPlane === 'managed') {
-        out.error(p, `cluster "${lb.targetedK8s}" has a managed control plane; its API endpoint is run by the provider, not by a load balancer`);
-      }
       for (const pool of role.targetPools) {
         if (!poolKnown(pool)) continue;
         if (!k8sPools.has(pool)) {
@@ -257,15 +298,8 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     }
 
     // DNS
-    const dnsType = providers.get(lb.dns.provider);
-    if (!providerKnown(lb.dns.provider)) {
-      out.error([...path, 'dns', 'provider'], `provider "${lb.dns.provider}" is not defined in providers[]${listOf(providers.keys())}`);
-    } else if (dnsType && !PROVIDER_TYPE_INFO[dnsType].dns) {
-      out.error([...path, 'dns', 'provider'], `provider "${lb.dns.provider}" is of type ${dnsType}, which has no DNS; use one of type ${providerTypesWith('dns').join(', ')}`);
-    }
+    checkDnsTarget(lb.dns.provider, lb.dns.dnsZone, [...path, 'dns']);
     const zone = lb.dns.dnsZone.replace(/\.$/, '').toLowerCase();
-    const zoneProblem = checkDnsName(zone, 'dns.dnsZone');
-    if (zoneProblem) out.error([...path, 'dns', 'dnsZone'], zoneProblem);
     const names: Array<[string, Path]> = [];
     if (lb.dns.hostname !== undefined) names.push([lb.dns.hostname, [...path, 'dns', 'hostname']]);
     (lb.dns.alternativeNames ?? []).forEach((n, j) => names.push([n, [...path, 'dns', 'alternativeNames', j]]));
@@ -278,8 +312,8 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       const fqdn = `${name}.${zone}`;
       const owner = hostnames.get(fqdn);
       if (owner !== undefined) {
-        out.error(p, owner === lb.name ? `${fqdn} is listed twice` : `${fqdn} is already used by load balancer "${owner}"; hostnames must be unique per zone`);
-      } else hostnames.set(fqdn, lb.name);
+        out.error(p, owner === `load balancer "${lb.name}"` ? `${fqdn} is listed twice` : `${fqdn} is already used by ${owner}; hostnames must be unique per zone`);
+      } else hostnames.set(fqdn, `load balancer "${lb.name}"`);
     }
 
     const seenPools = new Set<string>();

@@ -144,6 +144,17 @@ export const clusterSchema = z.strictObject({
   /** kubeplane: `managed` means the provider runs the control plane (Crusoe Managed Kubernetes). */
   controlPlane: z.enum(['self-managed', 'managed']).optional(),
   addons: z.array(addonSchema).optional(),
+  /**
+   * kubeplane, managed control planes only: a name for the API endpoint in one of your DNS zones, a CNAME to the
+   * provider's own API name (a self-managed cluster gets its API name from its API load balancer).
+   */
+  apiDns: z
+    .strictObject({
+      dnsZone: z.string(),
+      provider: z.string(),
+      hostname: z.string().optional(),
+    })
+    .optional(),
   access: z
     .strictObject({
       apiAllowedCidrs: z.array(z.string()).optional(),

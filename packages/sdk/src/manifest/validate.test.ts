@@ -98,7 +98,7 @@ describe('validating manifests', () => {
     const text = example('crusoe-cmk.yaml').replace('image: 1.33.4-cmk.4', 'image: 1.33.4-cmk.1');
     const r = validateManifestText(text, { file: 'cmk.yaml' });
     expect(r.ok).toBe(true);
-    expect(r.warnings).toEqual([expect.objectContaining({ path: 'nodePools.dynamic[1].image', line: text.split('\n').findIndex((l) => l.includes('cmk.1')) + 1 })]);
+    expect(r.warnings).toEqual([expect.objectContaining({ path: 'nodePools.dynamic[0].image', line: text.split('\n').findIndex((l) => l.includes('cmk.1')) + 1 })]);
     expect(r.warnings[0]?.message).toContain('NFS');
   });
 

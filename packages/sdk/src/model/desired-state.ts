@@ -6,13 +6,14 @@ import { KubeplaneError } from '../errors.js';
 import { checkKubernetesVersion } from '../manifest/kubernetes-versions.js';
 import { PROVIDER_TYPE_INFO } from '../manifest/provider-types.js';
 import { API_SERVER_PORT, stableJson } from '../manifest/rules.js';
-import type { DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef } from '../manifest/schema.js';
+import type { ClusterDef, DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef } from '../manifest/schema.js';
 import { clusterId, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
 import { cidrsOverlap, hostAt, hostIndexOf, isCidr, parseCidr, usableHosts, type Cidr } from './ipv4.js';
 import type {
   ApiEndpoint,
   ClusterSpec,
   CurrentState,
+  DnsSpec,
   LoadBalancerSpec,
   NodeRole,
   NodeSpec,
@@ -147,6 +148,7 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
       loadBalancers,
       networks: [],
       addons: [...(def.addons ?? [])],
+      ...(def.apiDns ? { apiDns: apiDnsSpec(def.apiDns, def.name, pathOf('clusters', ci)) } : {}),
       access: {
         apiAllowedCidrs: def.access?.apiAllowedCidrs ?? ['0.0.0.0/0'],
         sshAllowedCidrs: def.access?.sshAllowedCidrs ?? [],
@@ -162,6 +164,14 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
     cluster.networks = allocateNetworks(cluster, [network, requireCidr(podCidr, 'podCidr'), requireCidr(serviceCidr, 'serviceCidr')], previous);
     return cluster;
   });
+
+  function apiDnsSpec(dns: NonNullable<ClusterDef['apiDns']>, cluster: string, path: string): DnsSpec {
+    const dnsProvider = providers.get(dns.provider);
+    if (!dnsProvider) throw new KubeplaneError('invalid', `provider "${dns.provider}" is not defined`, { resource: `${path}.apiDns.provider` });
+    const zone = dns.dnsZone.replace(/\.$/, '').toLowerCase();
+    const hostname = (dns.hostname ?? defaultHostname(project, cluster, 'api')).toLowerCase();
+    return { zone, provider: dnsProvider.name, providerType: dnsProvider.providerType, hostname, fqdn: `${hostname}.${zone}`, alternativeNames: [] };
+  }
 
   function loadBalancerSpec(lb: LbClusterDef, id: string, path: string, makePool: (name: string) => PoolSpec): LoadBalancerSpec {
     const dnsProvider = providers.get(lb.dns.provider);

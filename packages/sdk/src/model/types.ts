@@ -113,6 +113,8 @@ export interface ClusterSpec {
   loadBalancers: LoadBalancerSpec[];
   networks: ProviderNetworkSpec[];
   addons: AddonDef[];
+  /** Managed control planes: the CNAME in the user's zone for the provider's API name (`alternativeNames` empty). */
+  apiDns?: DnsSpec;
   access: { apiAllowedCidrs: string[]; sshAllowedCidrs: string[] };
   upgrade: { strategy: 'rolling' | 'on-delete'; maxSurge: number };
   encryption: { secretsAtRest: boolean };

@@ -87,6 +87,7 @@ function planCreate(c: ClusterSpec, drafts: Draft[]): void {
     op(drafts, BAND.endpoint, 'change-api-endpoint', 'infrastructure', c, c.apiEndpoint.node, `the API endpoint is a reserved IP on the first control-plane node, ${c.apiEndpoint.node}`);
   }
   for (const pool of orderPools(c.pools)) createPool(c, pool, drafts, `pool "${pool.name}" is new`);
+  if (c.apiDns) upsertApiDns(c, drafts, `the API is named ${c.apiDns.fqdn}`);
   op(drafts, BAND.outputs, 'write-outputs', 'outputs', c, c.name, 'the kubeconfig and metadata are written once the cluster is ready');
 }
 
@@ -100,6 +101,13 @@ function createLoadBalancer(c: ClusterSpec, lb: LoadBalancerSpec, drafts: Draft[
       details: { zone: lb.dns.zone, provider: lb.dns.provider },
     });
   }
+}
+
+/** A managed control plane's API name: a CNAME to the provider's API name once the cluster runs. */
+function upsertApiDns(c: ClusterSpec, drafts: Draft[], reason: string): void {
+  const dns = c.apiDns;
+  if (!dns) return;
+  op(drafts, BAND.endpoint, 'upsert-dns-record', 'dns', c, dns.fqdn, `${reason} (zone ${dns.zone}, provider ${dns.provider}): a CNAME to the provider's API name`, { details: { zone: dns.zone, provider: dns.provider } });
 }
 
 function createPool(c: ClusterSpec, pool: PoolSpec, drafts: Draft[], reason: string, band: number = BAND.additions): void {
@@ -119,6 +127,7 @@ function planDelete(c: ClusterSpec, drafts: Draft[], reason: string): void {
   const b = BAND.teardown;
   op(drafts, b, 'delete-outputs', 'outputs', c, c.name, reason);
   for (const lb of c.loadBalancers) deleteLoadBalancer(c, lb, drafts, reason, b);
+  if (c.apiDns) op(drafts, b, 'delete-dns-record', 'dns', c, c.apiDns.fqdn, reason, { details: { zone: c.apiDns.zone, provider: c.apiDns.provider } });
   for (const pool of [...orderPools(c.pools)].reverse()) deletePool(c, pool, drafts, reason, false, b);
   for (const n of c.networks) op(drafts, b, 'delete-network', 'infrastructure', c, `${n.provider}/${n.region}`, reason);
   op(drafts, b, 'delete-cluster', 'infrastructure', c, c.name, `${reason}; everything tagged with cluster id ${c.id} is swept`);
@@ -183,6 +192,10 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
   }
 
   // 1. Load balancers and the API endpoint.
+  if (want.apiDns?.fqdn !== have.apiDns?.fqdn) {
+    if (want.apiDns) upsertApiDns(want, drafts, `the API is now named ${want.apiDns.fqdn}`);
+    if (have.apiDns) op(drafts, BAND.deletions, 'delete-dns-record', 'dns', want, have.apiDns.fqdn, `the API is no longer named ${have.apiDns.fqdn}`, { details: { zone: have.apiDns.zone, provider: have.apiDns.provider } });
+  }
   const haveLbs = new Map(have.loadBalancers.map((l) => [l.name, l]));
   const wantLbs = new Map(want.loadBalancers.map((l) => [l.name, l]));
   for (const lb of want.loadBalancers) {

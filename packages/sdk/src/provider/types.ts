@@ -1,6 +1,7 @@
 // The plain types of the provider contract (docs/provider-contract.md). They do not depend on the manifest
 // model: the engine adapts manifest objects into these requests.
 import type { Outcome } from './outcome.js';
+import type { KubernetesApi } from '../engine/ports/kubernetes.js';
 
 /** Tag/label keys every provider writes on every resource it creates (rule C2). */
 export const CLUSTER_ID_TAG = 'kubeplane.dev/cluster-id';
@@ -354,6 +355,8 @@ export interface ManagedNodeInfo {
   providerId: string;
   state: NodeState;
   createdAt?: string;
+  privateIPv4?: string;
+  publicIPv4?: string;
 }
 
 export interface ManagedVersions {
@@ -380,7 +383,34 @@ export interface ManagedKubernetesApi {
   versions(region: string, context?: CallContext): Promise<Outcome<ManagedVersions>>;
   /** The machines of one pool (`ref.name` = pool name), so the engine can choose, cordon and drain before a scale-down. */
   listNodePoolNodes(cluster: ScopedRef, pool: string, context?: CallContext): Promise<Outcome<ManagedNodeInfo[]>>;
+  /**
+   * The service's own settings for a running cluster, applied through the provider's API and through the
+   * cluster's (`kubernetes`, built from the admin kubeconfig): for CMK the add-on credentials Secret, the
+   * autoscaler's per-pool limits and AutoClusters remediation. Writes only what differs; pending while the cluster
+   * is not ready for them (an add-on still installing). Absent when the service has nothing to configure.
+   */
+  configureCluster?(request: ManagedClusterConfig, kubernetes: ManagedClusterKubernetes, context?: CallContext): Promise<Outcome<ManagedClusterConfigResult>>;
 }
+
+/** What a managed cluster's settings are configured from (the manifest's cluster, as the engine sees it). */
+export interface ManagedClusterConfig {
+  clusterId: string;
+  /** The provider-side cluster name (`ManagedClusterInfo.name`). */
+  name: string;
+  region: string;
+  /** Autoscaled pools and their limits. */
+  autoscaler: Array<{ pool: string; min: number; max: number }>;
+  /** The manifest's add-ons with their config (`autoclusters` carries remediation settings). */
+  addons: Array<{ name: string; config?: Record<string, unknown> }>;
+}
+
+export interface ManagedClusterConfigResult {
+  /** What was written, for the engine's events (`secret cmk-x`, `autoscaler limits`, …); empty when all matched. */
+  changed: string[];
+}
+
+/** The part of the cluster's API a managed service's settings need. */
+export type ManagedClusterKubernetes = Pick<KubernetesApi, 'getSecret' | 'applySecret' | 'getDeploymentArgs' | 'setDeploymentArgs'>;
 
 export interface Capabilities {
   compute: boolean;

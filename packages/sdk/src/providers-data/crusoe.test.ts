@@ -59,6 +59,11 @@ describe('crusoeClusterWarnings', () => {
     const w = crusoeClusterWarnings({ version: '1.29.1-cmk.1', addons: ['cluster_autoscaler'], pools: [{ name: 'cpu', productName: 'c1a.8x', nodePoolVersion: '1.31.7-cmk.9' }] });
     expect(codes(w)).toEqual(['unsupported-version', 'autoscaler-defaults', 'version-skew']);
   });
+  it('warns when AutoClusters has no GPU pool to remediate, once for the cluster', () => {
+    const pools = [{ name: 'cpu', productName: 'c1a.16x', nodePoolVersion: '1.33.4-cmk.4', autoscaler: { min: 1, max: 2 } }];
+    expect(crusoeClusterWarnings({ version: '1.33.4-cmk.20', autoClusters: true, addons, pools }).map((w) => [w.code, w.path])).toEqual([['autoclusters-non-gpu', 'addons']]);
+    expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.20', autoClusters: true, addons, pools: [...pools, { name: 'h100', productName: 'h100-80gb-sxm-ib.8x', nodePoolVersion: '1.33.4-cmk.4', autoscaler: { min: 1, max: 2 } }] }))).toEqual([]);
+  });
   it('warns when AutoClusters is asked of a version below its minimum', () => {
     expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.15', autoClusters: true, addons, pools: [] }))).toEqual(['autoclusters-version']);
   });
@@ -98,16 +103,13 @@ kubernetes:
       pools: { compute: [h100, cpu] }
       addons: [{ name: crusoe_csi }, { name: nvidia_gpu_operator }, { name: nvidia_network_operator }, { name: cluster_autoscaler }]
 `;
-  it('validates a CMK manifest and warns about the GPU pool\'s pre-NFS worker image and missing limits, by manifest path', () => {
+  it('validates a CMK manifest and warns about the GPU pool\'s pre-NFS worker image by manifest path (a fixed pool is pinned, so no autoscaler-defaults)', () => {
     const result = validateManifestText(manifest);
     expect(result.errors).toEqual([]);
     const [parsed] = result.manifests;
     if (!parsed) throw new Error('no manifest');
     const warnings = crusoeManifestWarnings(parsed);
-    expect(warnings.map((w) => [w.code, w.path])).toEqual([
-      ['autoscaler-defaults', 'nodePools.dynamic[0]'],
-      ['worker-image-before-nfs', 'nodePools.dynamic[0].image'],
-    ]);
+    expect(warnings.map((w) => [w.code, w.path])).toEqual([['worker-image-before-nfs', 'nodePools.dynamic[0].image']]);
     expect(warnings.every((w) => w.cluster === 'gpu-lab')).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 // Crusoe Managed Kubernetes (CMK) facts from the seeds (cmk-cluster-details.txt, cmk-addons.txt) and
 // crusoe-notes.md, as data; and a pure check that turns them into warnings for one cluster.
+import { z } from 'zod';
 import type { Manifest } from '../manifest/schema.js';
 
 /** `1.33.4-cmk.15`, `1.33.4-cmk.5-gb200`: Kubernetes version, Crusoe build counter, optional variant. */
@@ -168,9 +169,6 @@ export function crusoeClusterWarnings(input: CrusoeClusterCheckInput): CrusoeWar
     if (isInfinibandType(pool.productName) && !addons.has('nvidia_network_operator')) {
       out.push({ code: 'missing-network-operator', path: `pools[${i}].productName`, message: `pool ${pool.name} uses InfiniBand type ${pool.productName} but the cluster has no nvidia_network_operator add-on; HCAs will not be exposed` });
     }
-    if (input.autoClusters && !gpu) {
-      out.push({ code: 'autoclusters-non-gpu', path: `pools[${i}].productName`, message: `AutoClusters remediates GPU nodes only; pool ${pool.name} (${pool.productName}) is not covered` });
-    }
     if (addons.has('cluster_autoscaler') && !pool.autoscaler) {
       out.push({ code: 'autoscaler-defaults', path: `pools[${i}]`, message: `pool ${pool.name} has no autoscaler limits; the CMK autoscaler manages it with min 1, max 254 unless --nodes=<min>:<max>:${pool.name} is set` });
     }
@@ -194,6 +192,9 @@ export function crusoeClusterWarnings(input: CrusoeClusterCheckInput): CrusoeWar
       out.push({ code: 'worker-image-before-nfs', path: `pools[${i}].nodePoolVersion`, message: `pool ${pool.name} uses ${pool.nodePoolVersion}, older than ${nfsWorker}, the first ${np.minorVersion} worker image with NFS pre-installed; each node downloads the NFS packages (about ${CMK_NFS_PACKAGE_DOWNLOAD_SECONDS / 60} minutes) before its first shared-volume mount` });
     }
   });
+  if (input.autoClusters && input.pools.length > 0 && !input.pools.some((p) => crusoeInstanceFamily(p.productName)?.kind === 'gpu')) {
+    out.push({ code: 'autoclusters-non-gpu', path: 'addons', message: `AutoClusters remediates GPU nodes only; none of the pools (${input.pools.map((p) => `${p.name}: ${p.productName}`).join(', ')}) is covered` });
+  }
   return out;
 }
 
@@ -222,7 +223,8 @@ export function crusoeManifestWarnings(manifest: Manifest): CrusoeManifestWarnin
       version: cluster.version,
       addons,
       autoClusters: addons.includes('autoclusters'),
-      pools: pools.map(({ pool }) => ({ name: pool.name, productName: pool.serverType, ...(parseCmkVersion(pool.image) ? { nodePoolVersion: pool.image } : {}), ...(pool.autoscaler ? { autoscaler: pool.autoscaler } : {}) })),
+      // kubeplane pins a fixed pool at its count (--nodes=<count>:<count>:<pool>), so the autoscaler leaves it alone.
+      pools: pools.map(({ pool }) => ({ name: pool.name, productName: pool.serverType, ...(parseCmkVersion(pool.image) ? { nodePoolVersion: pool.image } : {}), autoscaler: pool.autoscaler ?? { min: pool.count ?? 1, max: pool.count ?? 1 } })),
     });
     for (const w of warnings) {
       const m = /^pools\[(\d+)\](?:\.(\w+))?$/.exec(w.path);
@@ -234,3 +236,18 @@ export function crusoeManifestWarnings(manifest: Manifest): CrusoeManifestWarnin
   });
   return out;
 }
+
+/** The node issues AutoClusters remediates, as its configuration API names them (crusoe-notes.md §3.4). */
+export const CMK_REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
+
+/**
+ * The `autoclusters` add-on's `config` in a manifest: per-issue overrides of CMK's default (REPLACE_NODE), and
+ * whether a replacement may come from the project's reservations. Issues not named keep CMK's default.
+ */
+export const autoclustersConfigSchema = z.strictObject({
+  remediation: z
+    .partialRecord(z.enum(CMK_REMEDIATION_ISSUES, { error: `issue must be one of ${CMK_REMEDIATION_ISSUES.join(', ')}` }), z.enum(['REPLACE_NODE', 'OFF'], { error: 'action must be REPLACE_NODE or OFF' }))
+    .optional(),
+  fallbackToProjectReservations: z.boolean().optional(),
+});
+export type AutoclustersConfig = z.infer<typeof autoclustersConfigSchema>;

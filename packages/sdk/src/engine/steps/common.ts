@@ -33,13 +33,17 @@ export function desiredOf(record: ClusterRecord): ClusterSpec {
   return record.desired;
 }
 
-/** The inbound rules every node of the cluster gets, as CMK keeps them for its clusters. */
+/**
+ * The inbound rules every node of the cluster gets, as CMK keeps them for its clusters. A managed cluster's nodes
+ * get only ICMP and SSH: the provider runs the API (and its own rules for it) and the nodes' network.
+ */
 export function firewallRules(spec: ClusterSpec): FirewallRule[] {
+  const managed = spec.controlPlane === 'managed';
   const rules: FirewallRule[] = [
-    { protocol: 'udp', port: WIREGUARD_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'WireGuard overlay between nodes (any cloud, roaming)' },
+    ...(managed ? [] : [{ protocol: 'udp', port: WIREGUARD_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'WireGuard overlay between nodes (any cloud, roaming)' } satisfies FirewallRule]),
     { protocol: 'icmp', sourceCidrs: ['0.0.0.0/0'], description: 'path MTU discovery and diagnostics' },
   ];
-  if (spec.access.apiAllowedCidrs.length > 0) {
+  if (!managed && spec.access.apiAllowedCidrs.length > 0) {
     rules.push({ protocol: 'tcp', port: 6443, sourceCidrs: spec.access.apiAllowedCidrs, description: 'Kubernetes API from the allowed ranges' });
   }
   if (spec.access.sshAllowedCidrs.length > 0) {

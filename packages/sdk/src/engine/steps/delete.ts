@@ -34,6 +34,7 @@ export const deleteDns: StepDefinition = {
         targets.set(lb.dns.fqdn, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'A', setIdentifiers: ids });
         for (const alt of lb.dns.alternativeNames) targets.set(`${alt}.${lb.dns.zone}`, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'CNAME', setIdentifiers: [] });
       }
+      if (spec.apiDns) targets.set(spec.apiDns.fqdn, { zone: spec.apiDns.zone, provider: spec.apiDns.provider, type: 'CNAME', setIdentifiers: [] });
     }
     for (const [name, e] of Object.entries(ledger.dns)) targets.set(name, e);
     for (const [name, t] of targets) {
@@ -72,6 +73,7 @@ export const teardown: StepDefinition = {
     ledger.sshKeys = {};
     ledger.nodes = {};
     delete ledger.reservedIp;
+    delete ledger.managed;
     return next(`nothing tagged ${ctx.record.clusterId} is left in ${regions.size} region${regions.size === 1 ? '' : 's'}`);
   },
 };

@@ -3,12 +3,14 @@ import { addons, outputs } from './outputs.js';
 import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
 import { dns } from './dns.js';
 import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';
+import { controlPlane } from './managed.js';
 import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes } from './kubernetes.js';
 import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
 
 export const STEPS: Record<StepName, StepDefinition> = {
   prepare,
   networks,
+  'control-plane': controlPlane,
   'create-nodes': createNodes,
   'await-machines': awaitMachines,
   dns,

@@ -23,6 +23,7 @@ import {
   waitFor,
 } from './common.js';
 import { isPending } from '../../provider/outcome.js';
+import { awaitManagedMachines, checkManagedVersions, ensureManagedPools, isManaged } from './managed.js';
 import { next, wait, type StepDefinition, type StepContext, type StepResult } from './types.js';
 
 /** Machines requested per step invocation: keeps each invocation short and within rate budgets. */
@@ -34,8 +35,13 @@ export const prepare: StepDefinition = {
   timeoutMessage: () => 'could not prepare the cluster keys',
   async run(ctx) {
     const spec = desiredOf(ctx.record);
-    if (spec.controlPlane === 'managed') {
-      return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: managed control planes (Crusoe CMK) are not provisioned by this engine yet`, { resource: spec.sourcePath }) };
+    if (isManaged(spec)) {
+      // Nothing of kubeplane's PKI or mesh: the provider runs the control plane and the nodes' network. The SSH key
+      // goes onto the pools' machines; versions are checked before anything is created.
+      const refused = await checkManagedVersions(ctx);
+      if (refused) return refused;
+      if (!(await ctx.secrets.ssh())) await ctx.secrets.putSsh(generateSshKeyPair(`kubeplane-${spec.id}`));
+      return next(`the provider offers ${spec.version.raw} and the pools' node images`);
     }
     const statics = spec.pools.filter((p) => p.kind === 'static').map((p) => p.name);
     if (statics.length > 0) {
@@ -127,7 +133,8 @@ export const networks: StepDefinition = {
         ...(ip.value.attachedTo ? { attachedTo: ip.value.attachedTo } : {}),
       };
     }
-    return next(`networks ready in ${spec.networks.length} region${spec.networks.length === 1 ? '' : 's'}`);
+    const ready = `networks ready in ${spec.networks.length} region${spec.networks.length === 1 ? '' : 's'}`;
+    return isManaged(spec) ? next(ready, 'control-plane') : next(ready, 'create-nodes');
   },
 };
 
@@ -180,6 +187,7 @@ export const createNodes: StepDefinition = {
   timeoutMessage: (r) => `the machines of cluster ${r.name} could not all be requested within an hour (rate limits or capacity)`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
+    if (isManaged(spec)) return ensureManagedPools(ctx);
     const ledger = ctx.record.ledger;
     const keys = await ctx.secrets.keys();
     if (!keys) throw new KubeplaneError('invalid', 'the cluster keys are missing; the prepare step did not run');
@@ -310,6 +318,7 @@ export const awaitMachines: StepDefinition = {
     `machines not running after 30 minutes: ${Object.entries(r.ledger.nodes).filter(([, n]) => n.state !== 'running').map(([name]) => name).join(', ')}; check the provider's console for capacity or image problems`,
   async run(ctx): Promise<StepResult> {
     const spec = desiredOf(ctx.record);
+    if (isManaged(spec)) return awaitManagedMachines(ctx);
     const ledger = ctx.record.ledger;
     const wanted = nodesOf(spec).map(({ node }) => node.name);
     const observed = await observeMachines(ctx);

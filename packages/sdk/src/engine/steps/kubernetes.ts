@@ -7,16 +7,25 @@ import { renderNginxConfig } from '../../bootstrap/lb-nginx.js';
 import type { Taint } from '../../manifest/schema.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
-import { bootstrapView, desiredOf, firewallName, networkName, nodesOf, regionKey, waitFor } from './common.js';
+import type { NodeRole, PoolSpec } from '../../model/types.js';
+import { bootstrapView, desiredOf, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
+import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
 import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepContext, type StepDefinition } from './types.js';
 
 const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
 
-async function api(ctx: StepContext): Promise<KubernetesApi> {
-  const pki = await ctx.secrets.pki();
-  if (!pki) throw new KubeplaneError('invalid', `cluster ${ctx.record.name} has no admin credentials yet`);
-  return ctx.kubernetes(pki.secret.adminKubeconfig);
+export async function api(ctx: StepContext): Promise<KubernetesApi> {
+  const kubeconfig = await ctx.secrets.adminKubeconfig();
+  if (!kubeconfig) throw new KubeplaneError('invalid', `cluster ${ctx.record.name} has no admin credentials yet`);
+  return ctx.kubernetes(kubeconfig);
+}
+
+/** The Kubernetes nodes each pool should have: kubeplane's own node names, or the machines a managed pool has now. */
+function poolMembers(ctx: StepContext): Array<{ pool: PoolSpec; nodes: Array<{ name: string; role: NodeRole }> }> {
+  const spec = desiredOf(ctx.record);
+  if (isManaged(spec)) return spec.pools.map((pool) => ({ pool, nodes: managedPoolMembers(ctx, pool.name).map((name) => ({ name, role: 'compute' as const })) }));
+  return poolsOf(spec).map((pool) => ({ pool, nodes: pool.nodes.filter((n) => n.role !== 'loadbalancer') }));
 }
 
 export const awaitApi: StepDefinition = {
@@ -35,10 +44,9 @@ export const awaitNodes: StepDefinition = {
   timeoutSeconds: 1800,
   timeoutMessage: (r) => `nodes of ${r.name} did not all join within 30 minutes; see docs/bootstrap.md, "A node that does not join"`,
   async run(ctx) {
-    const spec = desiredOf(ctx.record);
     const k8s = await api(ctx);
     const members = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
-    const wanted = nodesOf(spec).filter(({ node }) => node.role !== 'loadbalancer').map(({ node }) => node.name);
+    const wanted = poolMembers(ctx).flatMap(({ nodes }) => nodes.map((n) => n.name));
     const missing = wanted.filter((n) => !members.get(n)?.ready);
     if (missing.length > 0) {
       return wait(15, `${wanted.length - missing.length}/${wanted.length} nodes Ready; waiting for ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`);
@@ -55,14 +63,13 @@ export const nodeMetadata: StepDefinition = {
     const spec = desiredOf(ctx.record);
     const k8s = await api(ctx);
     const members = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
-    const previous = new Map((ctx.record.current ? nodesOf(ctx.record.current) : []).map(({ node, pool }) => [node.name, pool]));
+    const previous = new Map((ctx.record.current ? poolsOf(ctx.record.current) : []).map((pool) => [pool.name, pool]));
     let patched = 0;
-    for (const { node, pool } of nodesOf(spec)) {
-      if (node.role === 'loadbalancer') continue;
+    for (const { pool, nodes } of poolMembers(ctx)) for (const node of nodes) {
       const live = members.get(node.name);
       if (!live) continue;
       const labels: Record<string, string | null> = { ...pool.labels, 'kubeplane.dev/nodepool': pool.name, 'kubeplane.dev/cluster-id': spec.id };
-      for (const key of Object.keys(previous.get(node.name)?.labels ?? {})) if (!(key in labels)) labels[key] = null;
+      for (const key of Object.keys(previous.get(pool.name)?.labels ?? {})) if (!(key in labels)) labels[key] = null;
       const taints = [...(node.role === 'control' ? [CONTROL_PLANE_TAINT] : []), ...pool.taints];
       const labelsDiffer = Object.entries(labels).some(([k, v]) => (v === null ? k in live.labels : live.labels[k] !== v));
       if (labelsDiffer || stableJson(live.taints) !== stableJson(taints)) {
@@ -70,7 +77,9 @@ export const nodeMetadata: StepDefinition = {
         patched++;
       }
     }
-    return next(patched ? `patched labels and taints of ${patched} nodes` : 'labels and taints as declared');
+    const done = patched ? `patched labels and taints of ${patched} nodes` : 'labels and taints as declared';
+    // A managed cluster's network is the provider's: no WireGuard membership to publish.
+    return isManaged(spec) ? next(done, 'remove-nodes') : next(done, 'mesh');
   },
 };
 
@@ -101,7 +110,16 @@ export const removeNodes: StepDefinition = {
   async run(ctx) {
     const spec = desiredOf(ctx.record);
     const ledger = ctx.record.ledger;
-    const wanted = new Set(nodesOf(spec).map(({ node }) => node.name));
+    if (isManaged(spec)) {
+      // The provider deletes the machines and their Node objects; kubeplane cordons and drains them first.
+      const managed = await removeManagedNodes(ctx, async (node) => {
+        const drained = await (await api(ctx)).drainNode(node);
+        return isPending(drained) ? waitFor(drained, `draining ${node}`, ctx) : null;
+      });
+      if (managed) return managed;
+    }
+    // A managed cluster's machines are the provider's to remove (above); only kubeplane's own machines here.
+    const wanted = new Set(isManaged(spec) ? Object.keys(ledger.nodes) : nodesOf(spec).map(({ node }) => node.name));
     const rank = { compute: 0, loadbalancer: 1, control: 2 } as const;
     const doomed = Object.entries(ledger.nodes)
       .filter(([name]) => !wanted.has(name))

@@ -5,6 +5,8 @@ import { Redacted } from '../../redacted.js';
 import { KubeplaneError } from '../../errors.js';
 import type { ClusterSpec } from '../../model/types.js';
 import { desiredOf, poolsOf } from './common.js';
+import { api } from './kubernetes.js';
+import { configureManaged, isManaged } from './managed.js';
 import { next, type StepDefinition } from './types.js';
 
 export const ADDONS_CONFIGMAP = 'kubeplane-addons';
@@ -15,24 +17,33 @@ export const addons: StepDefinition = {
   timeoutMessage: (r) => `the add-ons of ${r.name} could not be declared`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
-    const pki = await ctx.secrets.pki();
-    if (!pki) throw new KubeplaneError('invalid', 'no admin credentials');
-    const k8s = ctx.kubernetes(pki.secret.adminKubeconfig);
+    const k8s = await api(ctx);
     const declared = [{ name: 'cilium' }, ...spec.addons.filter((a) => a.name !== 'cilium')];
     await k8s.applyConfigMap('kube-system', ADDONS_CONFIGMAP, { addons: JSON.stringify(declared) }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
-    return next(`declared ${declared.map((a) => a.name).join(', ')}`);
+    const declaredText = `declared ${declared.map((a) => a.name).join(', ')}`;
+    if (!isManaged(spec)) return next(declaredText);
+    const configured = await configureManaged(ctx, k8s);
+    if (!Array.isArray(configured)) return configured;
+    return next(configured.length ? `${declaredText}; updated ${configured.join(', ')}` : `${declaredText}; the provider's settings match`);
   },
 };
 
-/** The metadata output, in the shape of Claudie's metadata Secret. */
-export function metadataOf(spec: ClusterSpec, ledger: { nodes: Record<string, { publicIPv4?: string; privateIPv4?: string }> }, sshPrivateKey: string): Record<string, unknown> {
+/**
+ * The metadata output, in the shape of Claudie's metadata Secret. A managed cluster's nodes are the provider's
+ * machines (by pool, from the ledger); their private address is the VPC's, as they are on no overlay.
+ */
+export function metadataOf(spec: ClusterSpec, ledger: { nodes: Record<string, { pool: string; publicIPv4?: string; privateIPv4?: string }> }, sshPrivateKey: string): Record<string, unknown> {
   const dynamic: Record<string, unknown> = {};
   const lbs: Record<string, Record<string, unknown>> = {};
   for (const pool of spec.pools) {
-    dynamic[pool.name] = {
-      node_ips: Object.fromEntries(pool.nodes.map((n) => [n.name, { public_ip: ledger.nodes[n.name]?.publicIPv4 ?? '', private_ip: n.overlayIp }])),
-      nodepool_private_key: sshPrivateKey,
-    };
+    const ips: Array<[string, { public_ip: string; private_ip: string }]> =
+      spec.controlPlane === 'managed'
+        ? Object.entries(ledger.nodes)
+            .filter(([, n]) => n.pool === pool.name)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([name, n]) => [name, { public_ip: n.publicIPv4 ?? '', private_ip: n.privateIPv4 ?? '' }])
+        : pool.nodes.map((n) => [n.name, { public_ip: ledger.nodes[n.name]?.publicIPv4 ?? '', private_ip: n.overlayIp }]);
+    dynamic[pool.name] = { node_ips: Object.fromEntries(ips), nodepool_private_key: sshPrivateKey };
   }
   for (const lb of spec.loadBalancers) {
     lbs[lb.name] = Object.fromEntries(
@@ -51,10 +62,10 @@ export const outputs: StepDefinition = {
   timeoutMessage: (r) => `the outputs of ${r.name} could not be written`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
-    const pki = await ctx.secrets.pki();
+    const kubeconfig = await ctx.secrets.adminKubeconfig();
     const ssh = await ctx.secrets.ssh();
-    if (!pki || !ssh) throw new KubeplaneError('invalid', 'the cluster credentials are missing');
-    await ctx.secrets.putOutput('kubeconfig', pki.secret.adminKubeconfig);
+    if (!kubeconfig || !ssh) throw new KubeplaneError('invalid', 'the cluster credentials are missing');
+    await ctx.secrets.putOutput('kubeconfig', kubeconfig);
     await ctx.secrets.putOutput('metadata', Redacted.of(JSON.stringify(metadataOf(spec, ctx.record.ledger, ssh.privateKey.reveal()))));
     // What was built is now the current state, with what the clouds reported about each machine.
     const current = structuredClone(spec);
@@ -65,6 +76,7 @@ export const outputs: StepDefinition = {
       }
     }
     ctx.record.current = current;
-    return { kind: 'finished', message: `kubeconfig and metadata written; ${poolsOf(spec).reduce((n, p) => n + p.nodes.length, 0)} nodes` };
+    const nodes = isManaged(spec) ? Object.keys(ctx.record.ledger.nodes).length : poolsOf(spec).reduce((n, p) => n + p.nodes.length, 0);
+    return { kind: 'finished', message: `kubeconfig and metadata written; ${nodes} nodes` };
   },
 };

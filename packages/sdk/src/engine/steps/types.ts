@@ -52,6 +52,7 @@ export interface StepDefinition {
 export const APPLY_FLOW = [
   'prepare',
   'networks',
+  'control-plane',
   'create-nodes',
   'await-machines',
   'dns',

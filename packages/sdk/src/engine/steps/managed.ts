@@ -1,0 +1,272 @@
+// A managed control plane (Crusoe CMK) through the same phases as a self-managed one: the provider runs the control
+// plane and creates the pools' machines; kubeplane asks for the cluster and its pools, waits for them, chooses and
+// drains the nodes a scale-down removes, and configures the service's settings through the cluster's API.
+import { KubeplaneError } from '../../errors.js';
+import { Redacted } from '../../redacted.js';
+import { isPending } from '../../provider/outcome.js';
+import type { ManagedKubernetesApi, ManagedNodeInfo, ManagedNodePoolRequest } from '../../provider/types.js';
+import type { ClusterSpec, PoolSpec } from '../../model/types.js';
+import type { ManagedLedger, NodeResource } from '../records.js';
+import { CMK_ADDONS } from '../../providers-data/crusoe.js';
+import { desiredOf, networkName, regionKey, waitFor } from './common.js';
+import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
+
+export const isManaged = (spec: ClusterSpec) => spec.controlPlane === 'managed';
+
+/** The provider and region that run a managed cluster: every pool's (validation keeps them to one provider type). */
+export function managedTarget(spec: ClusterSpec): { provider: string; region: string } {
+  const targets = new Set(spec.pools.map((p) => (p.provider ? `${p.provider.name}/${p.provider.region}` : '')));
+  const [first] = spec.pools;
+  if (!first?.provider || targets.size !== 1) {
+    throw new KubeplaneError('invalid', `cluster ${spec.name}: a managed control plane runs in one provider region; its pools use ${[...targets].join(', ') || 'none'}`, { resource: spec.sourcePath });
+  }
+  return { provider: first.provider.name, region: first.provider.region };
+}
+
+export async function managedApi(ctx: StepContext): Promise<{ api: ManagedKubernetesApi; providerName: string; region: string }> {
+  const spec = desiredOf(ctx.record);
+  const { provider: name, region } = managedTarget(spec);
+  const provider = await ctx.provider(name, region);
+  if (!provider.managedKubernetes) throw new KubeplaneError('invalid', `provider ${name} does not run managed control planes`, { provider: name, resource: spec.sourcePath });
+  return { api: provider.managedKubernetes, providerName: name, region };
+}
+
+function requireLedger(ctx: StepContext): ManagedLedger {
+  const m = ctx.record.ledger.managed;
+  if (!m) throw new KubeplaneError('invalid', `cluster ${ctx.record.name}: the managed control plane is not recorded; the control-plane step did not run`);
+  return m;
+}
+
+/** Before anything is created: the version and every pool's node image must be on the provider's current list. */
+export async function checkManagedVersions(ctx: StepContext): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const { api, region } = await managedApi(ctx);
+  const versions = await api.versions(region);
+  if (isPending(versions)) return waitFor(versions, 'the provider\'s version list', ctx);
+  const problems: string[] = [];
+  if (!versions.value.cluster.includes(spec.version.raw)) problems.push(`${spec.sourcePath}.version: ${spec.version.raw} is not offered; choose one of ${versions.value.cluster.join(', ')}`);
+  for (const pool of spec.pools) {
+    if (pool.image && !versions.value.nodePool.includes(pool.image)) problems.push(`${pool.sourcePath}.image: node image ${pool.image} is not offered; choose one of ${versions.value.nodePool.join(', ')}`);
+  }
+  if (problems.length > 0) return { kind: 'failed', error: new KubeplaneError('invalid', problems.join('; '), { resource: spec.sourcePath }) };
+  return null;
+}
+
+/** The provider's add-on ids among the manifest's add-ons (those installed at creation), sorted. */
+export function providerAddonIds(spec: ClusterSpec): string[] {
+  const ids = new Set<string>(CMK_ADDONS.map((a) => a.id));
+  return spec.addons.map((a) => a.name).filter((n) => ids.has(n)).sort();
+}
+
+export const controlPlane: StepDefinition = {
+  phase: 'infrastructure',
+  timeoutSeconds: 3600,
+  timeoutMessage: (r) => `the managed control plane of ${r.name} was not running within an hour; see the provider's console`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    if (!isManaged(spec)) return next('the control plane is kubeplane\'s (kubeadm on the control pools)');
+    const { api, providerName, region } = await managedApi(ctx);
+    const net = ctx.record.ledger.networks[regionKey(providerName, region)];
+    const cluster = await api.ensureCluster({
+      name: spec.id,
+      clusterId: spec.id,
+      region,
+      kubernetesVersion: spec.version.raw,
+      addons: providerAddonIds(spec),
+      networkName: net?.name ?? networkName(spec.id, region),
+    });
+    if (isPending(cluster)) return waitFor(cluster, `managed control plane ${spec.id}`, ctx);
+    const ledger = ctx.record.ledger;
+    if (!ledger.managed) ctx.emit({ type: 'resource-created', kind: 'managed-cluster', name: cluster.value.name, provider: providerName });
+    ledger.managed = {
+      provider: providerName,
+      region,
+      name: cluster.value.name,
+      id: cluster.value.id,
+      ...(cluster.value.apiEndpoint ? { apiEndpoint: cluster.value.apiEndpoint } : {}),
+      pools: ledger.managed?.pools ?? {},
+    };
+    const kubeconfig = await api.kubeconfig({ clusterId: spec.id, name: cluster.value.name, region });
+    if (isPending(kubeconfig)) return waitFor(kubeconfig, `credentials of ${cluster.value.name}`, ctx);
+    await ctx.secrets.putManagedKubeconfig(Redacted.of(kubeconfig.value));
+    return next(`managed control plane ${cluster.value.name} running at ${cluster.value.apiEndpoint ?? 'the provider\'s endpoint'}`);
+  },
+};
+
+/** The count a pool asks for: fixed pools their count; autoscaled pools what the autoscaler holds, within the manifest's limits. */
+function wantedCount(pool: PoolSpec, live: number | undefined): number {
+  if (!pool.autoscaler) return pool.count;
+  return Math.min(pool.autoscaler.max, Math.max(pool.autoscaler.min, live ?? pool.count));
+}
+
+async function poolRequest(ctx: StepContext, pool: PoolSpec, count: number, removeNodes?: string[]): Promise<ManagedNodePoolRequest> {
+  const spec = desiredOf(ctx.record);
+  const m = requireLedger(ctx);
+  const ssh = await ctx.secrets.ssh();
+  return {
+    clusterId: spec.id,
+    clusterName: m.name,
+    name: pool.name,
+    serverType: pool.serverType ?? '',
+    count,
+    labels: { ...pool.labels, 'kubeplane.dev/nodepool': pool.name, 'kubeplane.dev/cluster-id': spec.id },
+    taints: pool.taints.map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
+    ...(pool.image ? { kubernetesVersion: pool.image } : {}),
+    ...(ssh ? { sshPublicKey: ssh.publicKey } : {}),
+    ...(removeNodes ? { removeNodes } : {}),
+  };
+}
+
+const liveNodes = (nodes: ManagedNodeInfo[]) => nodes.filter((n) => n.state !== 'deleting' && n.state !== 'deleted');
+
+/** create-nodes for a managed cluster: every pool created or grown (scale-downs wait for remove-nodes, which drains first). */
+export async function ensureManagedPools(ctx: StepContext): Promise<StepResult> {
+  const spec = desiredOf(ctx.record);
+  const m = requireLedger(ctx);
+  const { api, providerName, region } = await managedApi(ctx);
+  const ref = { clusterId: spec.id, name: m.name, region };
+  let pendingResult: StepResult | null = null;
+  for (const pool of spec.pools) {
+    const listed = await api.listNodePoolNodes(ref, pool.name);
+    if (isPending(listed)) return waitFor(listed, `machines of pool ${pool.name}`, ctx);
+    const live = liveNodes(listed.value).length;
+    const known = m.pools[pool.name];
+    const want = wantedCount(pool, known || live > 0 ? live : undefined);
+    const outcome = await api.ensureNodePool(await poolRequest(ctx, pool, Math.max(want, live), known?.removing));
+    if (isPending(outcome)) {
+      pendingResult ??= waitFor(outcome, `node pool ${pool.name}`, ctx);
+      continue;
+    }
+    if (!known) ctx.emit({ type: 'resource-created', kind: 'node-pool', name: pool.name, provider: providerName });
+    m.pools[pool.name] = { id: outcome.value.id, count: want, ...(known?.removing ? { removing: known.removing } : {}) };
+  }
+  return pendingResult ?? next(`${spec.pools.length} node pool${spec.pools.length === 1 ? '' : 's'} requested`);
+}
+
+/** Brings the ledger's machines of one pool to what the provider lists (CMK replaces and removes machines itself). */
+function recordPoolNodes(ctx: StepContext, poolName: string, nodes: ManagedNodeInfo[]): void {
+  const m = requireLedger(ctx);
+  const ledger = ctx.record.ledger;
+  const listed = new Set(nodes.map((n) => n.name));
+  for (const [name, n] of Object.entries(ledger.nodes)) if (n.pool === poolName && !listed.has(name)) delete ledger.nodes[name];
+  for (const n of liveNodes(nodes)) {
+    const known = ledger.nodes[n.name];
+    const node: NodeResource = {
+      pool: poolName,
+      role: 'compute',
+      provider: m.provider,
+      region: m.region,
+      id: n.id,
+      providerId: n.providerId,
+      ...(n.publicIPv4 ? { publicIPv4: n.publicIPv4 } : {}),
+      ...(n.privateIPv4 ? { privateIPv4: n.privateIPv4 } : {}),
+      state: n.state === 'running' ? 'running' : 'pending',
+      createdAt: known?.createdAt ?? (n.createdAt ? Date.parse(n.createdAt) : ctx.now),
+    };
+    ledger.nodes[n.name] = node;
+  }
+}
+
+/** await-machines for a managed cluster: each pool has the machines it asked for, running. */
+export async function awaitManagedMachines(ctx: StepContext): Promise<StepResult> {
+  const spec = desiredOf(ctx.record);
+  const m = requireLedger(ctx);
+  const { api, region } = await managedApi(ctx);
+  const short: string[] = [];
+  let total = 0;
+  for (const pool of spec.pools) {
+    const listed = await api.listNodePoolNodes({ clusterId: spec.id, name: m.name, region }, pool.name);
+    if (isPending(listed)) return waitFor(listed, `machines of pool ${pool.name}`, ctx);
+    recordPoolNodes(ctx, pool.name, listed.value);
+    const want = m.pools[pool.name]?.count ?? pool.count;
+    const running = listed.value.filter((n) => n.state === 'running').length;
+    total += running;
+    if (running < want) short.push(`${pool.name} ${running}/${want}`);
+  }
+  if (short.length > 0) return wait(15, `machines running: ${short.join(', ')}`);
+  return next(`${total} machines running in ${spec.pools.length} node pool${spec.pools.length === 1 ? '' : 's'}`);
+}
+
+/** The ledger's machines of a pool that are not being removed: the pool's Kubernetes nodes. */
+export function managedPoolMembers(ctx: StepContext, pool: string): string[] {
+  return Object.entries(ctx.record.ledger.nodes)
+    .filter(([, n]) => n.pool === pool && n.state !== 'deleting')
+    .map(([name]) => name)
+    .sort();
+}
+
+/**
+ * remove-nodes for a managed cluster, one piece of work per run: a pool the manifest dropped is drained node by node
+ * and deleted; a pool above its count has the newest nodes chosen (the choice is kept until done), drained, and
+ * handed to the provider, which lowers the count and deletes exactly those machines.
+ */
+export async function removeManagedNodes(ctx: StepContext, drain: (node: string) => Promise<StepResult | null>): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const m = ctx.record.ledger.managed;
+  if (!m) return null;
+  const { api, region, providerName } = await managedApi(ctx);
+  const ref = { clusterId: spec.id, name: m.name, region };
+  const ledger = ctx.record.ledger;
+  for (const [poolName, entry] of Object.entries(m.pools).sort(([a], [b]) => a.localeCompare(b))) {
+    const pool = spec.pools.find((p) => p.name === poolName);
+    if (!pool) {
+      for (const node of managedPoolMembers(ctx, poolName)) {
+        const drained = await drain(node);
+        if (drained) return drained;
+      }
+      const gone = await api.deleteNodePool({ clusterId: spec.id, name: poolName, region });
+      if (isPending(gone)) return waitFor(gone, `deleting node pool ${poolName}`, ctx);
+      for (const [name, n] of Object.entries(ledger.nodes)) if (n.pool === poolName) delete ledger.nodes[name];
+      delete m.pools[poolName];
+      ctx.emit({ type: 'resource-deleted', kind: 'node-pool', name: poolName, provider: providerName });
+      return next(`removed node pool ${poolName}`, 'remove-nodes');
+    }
+    const listed = await api.listNodePoolNodes(ref, poolName);
+    if (isPending(listed)) return waitFor(listed, `machines of pool ${poolName}`, ctx);
+    const live = liveNodes(listed.value);
+    const want = wantedCount(pool, live.length);
+    if (live.length <= want && !entry.removing) continue;
+    // Newest first: the machines that carry the least work; kept in the ledger so every retry names the same ones.
+    entry.removing ??= [...live]
+      .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))
+      .slice(0, live.length - want)
+      .map((n) => n.id);
+    const victims = listed.value.filter((n) => entry.removing?.includes(n.id));
+    for (const v of victims) {
+      if (v.state === 'deleting' || v.state === 'deleted') continue;
+      const drained = await drain(v.name);
+      if (drained) return drained;
+    }
+    for (const v of victims) if (ledger.nodes[v.name]) ledger.nodes[v.name] = { ...(ledger.nodes[v.name] as NodeResource), state: 'deleting' };
+    const outcome = await api.ensureNodePool(await poolRequest(ctx, pool, want, entry.removing));
+    if (isPending(outcome)) return waitFor(outcome, `scaling node pool ${poolName} to ${want}`, ctx);
+    for (const v of victims) {
+      delete ledger.nodes[v.name];
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name: v.name, provider: providerName });
+    }
+    m.pools[poolName] = { id: entry.id, count: want };
+    return next(`node pool ${poolName} scaled to ${want}`, 'remove-nodes');
+  }
+  return null;
+}
+
+/** The addons phase's managed part: the service's own settings (credentials Secret, autoscaler limits, remediation). */
+export async function configureManaged(ctx: StepContext, kubernetes: Parameters<NonNullable<ManagedKubernetesApi['configureCluster']>>[1]): Promise<StepResult | string[]> {
+  const spec = desiredOf(ctx.record);
+  const m = requireLedger(ctx);
+  const { api, region } = await managedApi(ctx);
+  if (!api.configureCluster) return [];
+  const outcome = await api.configureCluster(
+    {
+      clusterId: spec.id,
+      name: m.name,
+      region,
+      // A fixed pool is pinned at its count, so the service's autoscaler does not resize it (its default is 1–254).
+      autoscaler: spec.pools.map((p) => ({ pool: p.name, min: p.autoscaler?.min ?? p.count, max: p.autoscaler?.max ?? p.count })),
+      addons: spec.addons.map((a) => ({ name: a.name, ...(a.config ? { config: a.config } : {}) })),
+    },
+    kubernetes,
+  );
+  if (isPending(outcome)) return waitFor(outcome, `settings of ${m.name}`, ctx);
+  return outcome.value.changed;
+}
