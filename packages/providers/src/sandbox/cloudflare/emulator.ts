@@ -3,13 +3,14 @@
 // balancers) that only an account with the subscription may use; the 1200-per-5-minutes limit; an inventory.
 import { createHash } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { TokenBucket } from '@kubeplane/sdk';
+import { TokenBucket, type TokenBucketLimits, type TokenBucketState } from '@kubeplane/sdk';
 import { type SandboxContext, countCall } from '../context.js';
-import type { CloudName, FaultKind } from '../faults.js';
+import type { FaultKind } from '../faults.js';
+import { refill } from '../state-entries.js';
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4';
+/** The cloud name this emulator counts calls and takes faults under (a CloudName). */
 export const CLOUDFLARE_CLOUD = 'cloudflare';
-const cloud = CLOUDFLARE_CLOUD as string as CloudName;
 
 type Json = Record<string, unknown>;
 
@@ -48,6 +49,24 @@ interface Monitor { id: string; type: string; port: number; description: string;
 interface Pool { id: string; name: string; description: string; monitor: string | null; origins: Json[]; enabled: boolean }
 interface Lb { id: string; zoneId: string; name: string; description: string; default_pools: string[]; fallback_pool: string; ttl: number; steering_policy: string; proxied: boolean }
 
+/**
+ * Everything the emulator keeps, as plain data (sandbox snapshots): the account, its subscription and rate limit,
+ * the id counter, and every zone, record, monitor, pool and load balancer. Maps are arrays of entries. Not in it:
+ * the API token (given again on restore) and `log`, which is for assertions.
+ */
+export interface CloudflareEmulatorState {
+  accountId: string;
+  loadBalancing: boolean;
+  rateLimit: TokenBucketLimits;
+  budget: TokenBucketState;
+  seq: number;
+  zones: Array<[string, Zone]>;
+  records: Array<[string, DnsRec]>;
+  monitors: Array<[string, Monitor]>;
+  pools: Array<[string, Pool]>;
+  loadBalancers: Array<[string, Lb]>;
+}
+
 export class CloudflareEmulator {
   readonly #ctx: SandboxContext;
   readonly #options: CloudflareEmulatorOptions;
@@ -63,13 +82,50 @@ export class CloudflareEmulator {
 
   constructor(ctx: SandboxContext, options: CloudflareEmulatorOptions) {
     this.#ctx = ctx;
-    this.#options = options;
+    this.#options = { ...options };
     const limits = options.rateLimit ?? { capacity: 1200, refillPerSecond: 4 };
     this.budget = new TokenBucket(limits, ctx.clock);
     for (const name of options.zones) {
       const z: Zone = { id: this.#id(), name };
       this.zones.set(z.id, z);
     }
+  }
+
+  get accountId(): string {
+    return this.#options.accountId;
+  }
+
+  /** A deep copy of the emulator's state (see CloudflareEmulatorState). */
+  state(): CloudflareEmulatorState {
+    return structuredClone({
+      accountId: this.#options.accountId,
+      loadBalancing: this.#options.loadBalancing,
+      rateLimit: { ...this.budget.limits },
+      budget: this.budget.state(),
+      seq: this.#seq,
+      zones: [...this.zones.entries()],
+      records: [...this.records.entries()],
+      monitors: [...this.monitors.entries()],
+      pools: [...this.pools.entries()],
+      loadBalancers: [...this.loadBalancers.entries()],
+    });
+  }
+
+  /**
+   * Replaces the emulator's state with a copy of `state`, which must be of this emulator's account (the rate limit
+   * is the constructor's option).
+   */
+  restore(state: CloudflareEmulatorState): void {
+    if (state.accountId !== this.#options.accountId) throw new Error(`cannot restore the Cloudflare state of account ${state.accountId} into the emulator of account ${this.#options.accountId}`);
+    const s = structuredClone(state);
+    this.#options.loadBalancing = s.loadBalancing;
+    this.budget.restore(s.budget);
+    this.#seq = s.seq;
+    refill(this.zones, s.zones);
+    refill(this.records, s.records);
+    refill(this.monitors, s.monitors);
+    refill(this.pools, s.pools);
+    refill(this.loadBalancers, s.loadBalancers);
   }
 
   handlers(): HttpHandler[] {
@@ -130,7 +186,7 @@ export class CloudflareEmulator {
     countCall(this.#ctx, CLOUDFLARE_CLOUD, operation);
     if (request.headers.get('authorization') !== `Bearer ${this.#options.apiToken}`) return this.#fail(403, 10000, 'Authentication error');
     if (this.budget.tryTake(1) > 0) return this.#fail(429, 971, 'Please wait and consider throttling your request speed', { 'Retry-After': String(Math.ceil(1 / this.budget.limits.refillPerSecond)) });
-    const fault = this.#ctx.faults.take(cloud, operation);
+    const fault = this.#ctx.faults.take(CLOUDFLARE_CLOUD, operation);
     if (fault && fault !== 'lost-response') {
       const response = this.#fault(fault);
       if (response !== 'lost-response') return response;

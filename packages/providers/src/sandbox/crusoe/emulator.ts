@@ -5,7 +5,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { type SandboxContext, countCall } from '../context.js';
-import type { CloudName, FaultKind } from '../faults.js';
+import type { FaultKind } from '../faults.js';
+import { refill } from '../state-entries.js';
 import { LATENCY } from '../latency.js';
 import { authorizationHeader, canonicalQuery } from '../../crusoe/signing.js';
 import { userDataFromStartupScript } from '../../crusoe/startup-script.js';
@@ -37,9 +38,8 @@ export const CRUSOE_LATENCY = {
   apiCall: LATENCY.apiCall,
 } as const;
 
-/** The cloud name this emulator counts calls and takes faults under (see the registration note in the report). */
+/** The cloud name this emulator counts calls and takes faults under (a CloudName). */
 export const CRUSOE_CLOUD = 'crusoe';
-const cloud = CRUSOE_CLOUD as string as CloudName;
 
 type Json = Record<string, unknown>;
 
@@ -124,14 +124,43 @@ type OpCompletion =
   | { kind: 'pool-created'; id: string; vmsCreated: number };
 interface Op { id: string; family: string; resourceId: string; state: 'IN_PROGRESS' | 'SUCCEEDED' | 'FAILED'; startedAt: number; finishAt: number; completion: OpCompletion; result?: unknown }
 
+/**
+ * Everything the emulator keeps, as plain data (sandbox snapshots): options but the keys, counters, stock, every
+ * resource (copied with all its fields, whatever they are) and the operations in flight. Maps are arrays of entries.
+ * Not in it: the access keys (given again on restore) and `rejected`, `signed` and `log`, which are for assertions.
+ * SECRET: it holds the VMs' startup scripts (cluster keys, join tokens) and the CMK clusters' CA and admin keys:
+ * write it with mode 0600, never log it.
+ */
+export interface CrusoeEmulatorState {
+  projectId: string;
+  maxSkewSeconds: number;
+  quota: { vms: number; gpuVms: number };
+  seq: number;
+  ipSeq: number;
+  /** Capacity left per `<location>/<type>`. */
+  stock: Array<[string, number]>;
+  vms: Array<[string, Vm]>;
+  networks: Array<[string, Network]>;
+  subnets: Array<[string, Subnet]>;
+  firewallRules: Array<[string, FwRule]>;
+  sshKeys: Array<[string, SshKey]>;
+  disks: Array<[string, Disk]>;
+  partitions: Array<[string, Partition]>;
+  /** CMK clusters, with their AutoClusters settings (remediation overrides, fallback). */
+  clusters: Array<[string, Cluster]>;
+  pools: Array<[string, Pool]>;
+  /** Asynchronous operations, finished and in flight, each with what finishing it does (OpCompletion). */
+  operations: Array<[string, Op]>;
+}
+
 const REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
 
 export class CrusoeEmulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #keys: Record<string, string>;
   readonly projectId: string;
-  readonly #maxSkewMs: number;
-  readonly #quota: { vms: number; gpuVms: number };
+  #maxSkewMs: number;
+  #quota: { vms: number; gpuVms: number };
   readonly #stock = new Map<string, number>();
   #seq = 0;
   #ipSeq = 10;
@@ -171,6 +200,49 @@ export class CrusoeEmulator implements SandboxVmSource {
       const r: FwRule = { id: this.#uuid(), name, networkId: net.id, action: 'allow', direction: 'ingress', protocols: ['tcp', 'udp', 'icmp'], sources: [...sources], sourcePorts: [], destinations: [{ cidr: net.cidr }], destinationPorts: name === 'default-allow-ssh' ? ['22'] : [], state: 'active', isDefault: true, owner: 'default' };
       this.firewallRules.set(r.id, r);
     }
+  }
+
+  /** A deep copy of the emulator's state (see CrusoeEmulatorState). */
+  state(): CrusoeEmulatorState {
+    return structuredClone({
+      projectId: this.projectId,
+      maxSkewSeconds: this.#maxSkewMs / 1000,
+      quota: this.#quota,
+      seq: this.#seq,
+      ipSeq: this.#ipSeq,
+      stock: [...this.#stock.entries()],
+      vms: [...this.vms.entries()],
+      networks: [...this.networks.entries()],
+      subnets: [...this.subnets.entries()],
+      firewallRules: [...this.firewallRules.entries()],
+      sshKeys: [...this.sshKeys.entries()],
+      disks: [...this.disks.entries()],
+      partitions: [...this.partitions.entries()],
+      clusters: [...this.clusters.entries()],
+      pools: [...this.pools.entries()],
+      operations: [...this.operations.entries()],
+    });
+  }
+
+  /** Replaces the emulator's state with a copy of `state`, which must be of this emulator's project. */
+  restore(state: CrusoeEmulatorState): void {
+    if (state.projectId !== this.projectId) throw new Error(`cannot restore the Crusoe state of project ${state.projectId} into the emulator of project ${this.projectId}`);
+    const s = structuredClone(state);
+    this.#maxSkewMs = s.maxSkewSeconds * 1000;
+    this.#quota = s.quota;
+    this.#seq = s.seq;
+    this.#ipSeq = s.ipSeq;
+    refill(this.#stock, s.stock);
+    refill(this.vms, s.vms);
+    refill(this.networks, s.networks);
+    refill(this.subnets, s.subnets);
+    refill(this.firewallRules, s.firewallRules);
+    refill(this.sshKeys, s.sshKeys);
+    refill(this.disks, s.disks);
+    refill(this.partitions, s.partitions);
+    refill(this.clusters, s.clusters);
+    refill(this.pools, s.pools);
+    refill(this.operations, s.operations);
   }
 
   handlers(): HttpHandler[] {
@@ -315,7 +387,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       return this.#error(401, 'bad_credentials', reason);
     }
     this.signed.push({ operation, timestamp: request.headers.get('x-crusoe-timestamp') ?? '' });
-    const fault = this.#ctx.faults.take(cloud, operation);
+    const fault = this.#ctx.faults.take(CRUSOE_CLOUD, operation);
     if (fault && fault !== 'lost-response') {
       const response = this.#fault(fault);
       if (response !== 'lost-response') return response;
