@@ -1,8 +1,9 @@
 // The inventory: every live resource in every sandbox cloud, read directly from the emulators' state
 // (not through a provider), so tests can prove that nothing leaked.
 
+/** One resource. A cloud's items may carry more fields than these (a Crusoe item has `owner`, the name that says whose it is). */
 export interface InventoryItem {
-  cloud: 'hetzner' | 'ec2' | 'route53';
+  cloud: 'hetzner' | 'ec2' | 'route53' | 'crusoe' | 'cloudflare';
   kind: string;
   id: string;
   name?: string;

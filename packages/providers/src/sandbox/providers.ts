@@ -1,14 +1,19 @@
-// Providers bound to the sandbox clouds: the real AWS and Hetzner providers, with the sandbox's accepted
-// credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
+// Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, with the sandbox's
+// accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
 import { KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory } from '@kubeplane/sdk';
 import { AwsProvider } from '../aws/provider.js';
 import { HetznerProvider } from '../hetzner/provider.js';
+import { CrusoeProvider } from '../crusoe/provider.js';
+import { CloudflareProvider } from '../cloudflare/provider.js';
 import { kubernetesConnector } from '../kubernetes/client.js';
-import { SANDBOX_CREDENTIALS, type Sandbox } from './sandbox.js';
+import { SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
+import type { Sandbox } from './sandbox.js';
 
 /** The region AWS providers use for global services (Route 53). */
 const GLOBAL_REGION = 'us-east-1';
+/** The provider types the sandbox has a cloud for, as the error for any other names them. */
+const SANDBOX_PROVIDER_TYPES = ['aws', 'cloudflare', 'crusoe', 'hetzner'];
 
 export function sandboxProviders(sandbox: Sandbox): ProviderFactory {
   const budgets = new RateBudgets(sandbox.clock);
@@ -25,8 +30,20 @@ export function sandboxProviders(sandbox: Sandbox): ProviderFactory {
           budgets,
           random: sandbox.random,
         });
+      case 'crusoe':
+        return new CrusoeProvider({
+          accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.crusoeAccessKeyId),
+          secretKey: Redacted.of(SANDBOX_CREDENTIALS.crusoeSecretKey),
+          projectId: sandbox.crusoe.projectId,
+          clock: sandbox.clock,
+          budgets,
+          random: sandbox.random,
+          sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+        });
+      case 'cloudflare':
+        return CloudflareProvider.connect({ apiToken: Redacted.of(SANDBOX_CREDENTIALS.cloudflareApiToken), accountId: sandbox.cloudflare.accountId, clock: sandbox.clock, budgets, random: sandbox.random });
       default:
-        throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: aws, hetzner`, { provider: def.providerType, resource: def.name });
+        throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`, { provider: def.providerType, resource: def.name });
     }
   };
 }

@@ -1,16 +1,21 @@
-// The sandbox clouds: Hetzner, EC2 and Route 53 emulators behind one msw server, on one virtual clock,
-// with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
+// The sandbox clouds: Hetzner, EC2, Route 53, Crusoe and Cloudflare emulators behind one msw server, on one virtual
+// clock, with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
 import { setupServer } from 'msw/node';
 import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
 import type { SandboxContext } from './context.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import type { InventoryItem } from './inventory.js';
-import type { SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
+import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
 import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
+import { CrusoeEmulator, type CrusoeEmulatorOptions } from './crusoe/emulator.js';
+import { CloudflareEmulator, type CloudflareEmulatorOptions } from './cloudflare/emulator.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
+import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
+
+export { SANDBOX_CREDENTIALS };
 
 export interface SandboxOptions {
   seed?: number;
@@ -18,11 +23,16 @@ export interface SandboxOptions {
   hetzner?: Partial<HetznerEmulatorOptions>;
   ec2?: Partial<Ec2EmulatorOptions>;
   route53?: Partial<Route53EmulatorOptions>;
+  /** The Crusoe project (default: SANDBOX_CREDENTIALS' key and project). */
+  crusoe?: Partial<CrusoeEmulatorOptions>;
+  /** The Cloudflare account (default: SANDBOX_CREDENTIALS' token and account, with Load Balancing, owning SANDBOX_CLOUDFLARE_ZONES). */
+  cloudflare?: Partial<CloudflareEmulatorOptions>;
   /** EC2 regions served, each with its own state as on AWS (default: the common US and EU regions). */
   ec2Regions?: string[];
   /**
-   * A world to continue from (`sandbox.snapshot()`): its time, randomness, regions, zones, rate limits and every
-   * resource replace `seed`, `ec2Regions` and the emulators' non-credential options. A `clock` given with it must
+   * A world to continue from (`sandbox.snapshot()`): its time, randomness, regions, zones, rate limits, Crusoe
+   * project, Cloudflare account and every resource replace `seed`, `ec2Regions` and the emulators' non-credential
+   * options. A `clock` given with it must
    * not be ahead of the snapshot; it is moved to the snapshot's time.
    */
   snapshot?: SandboxSnapshot;
@@ -33,16 +43,17 @@ export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock'> & {
   hetzner?: { token?: string };
   ec2?: { accessKeyId?: string; secretAccessKey?: string };
   route53?: { accessKeyId?: string; secretAccessKey?: string };
+  crusoe?: { keys?: Record<string, string> };
+  cloudflare?: { apiToken?: string };
 };
 
 export const SANDBOX_EC2_REGIONS = ['eu-central-1', 'eu-central-2', 'eu-west-1', 'eu-north-1', 'us-east-1', 'us-east-2', 'us-west-2', 'ap-southeast-1'];
 
-/** The credentials the sandbox accepts by default (fake values, but treated as secrets all the same). */
-export const SANDBOX_CREDENTIALS = {
-  hetznerToken: 'sandbox-hetzner-token-7f3c9a1e5b2d4c6f8e0a',
-  awsAccessKeyId: 'AKIASANDBOX000000001',
-  awsSecretAccessKey: 'sandbox/aws/secret/key/5e1b7d9c3a2f4e6b8d0c',
-} as const;
+/**
+ * Machine states that are not billed: Hetzner `deleting`/`off`, EC2 `shutting-down`/`terminated`, and Crusoe
+ * `STATE_DELETING` (a deleted Crusoe VM leaves the inventory; STATE_DELETED is the API's name, should it stay).
+ */
+const NOT_LIVE = new Set(['shutting-down', 'terminated', 'deleting', 'off', 'STATE_DELETING', 'STATE_DELETED']);
 
 export class Sandbox implements SandboxVmSource {
   readonly clock: VirtualClock;
@@ -57,6 +68,10 @@ export class Sandbox implements SandboxVmSource {
   /** EC2 per region. */
   readonly ec2Regions: ReadonlyMap<string, Ec2Emulator>;
   readonly route53: Route53Emulator;
+  /** One Crusoe project: VMs, VPC networking, InfiniBand, CMK clusters and node pools. */
+  readonly crusoe: CrusoeEmulator;
+  /** One Cloudflare account: zones, DNS records, Load Balancing. */
+  readonly cloudflare: CloudflareEmulator;
   /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
   readonly kubernetes: KubernetesEmulator;
   readonly #server: ReturnType<typeof setupServer>;
@@ -83,15 +98,38 @@ export class Sandbox implements SandboxVmSource {
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
+    this.crusoe = new CrusoeEmulator(this.context, {
+      keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
+      projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
+      ...options.crusoe,
+      ...(snapshot ? { projectId: snapshot.crusoe.projectId } : {}),
+    });
+    this.cloudflare = new CloudflareEmulator(this.context, {
+      apiToken: SANDBOX_CREDENTIALS.cloudflareApiToken,
+      accountId: SANDBOX_CREDENTIALS.cloudflareAccountId,
+      zones: [...SANDBOX_CLOUDFLARE_ZONES],
+      loadBalancing: true,
+      ...options.cloudflare,
+      ...(snapshot ? { accountId: snapshot.cloudflare.accountId, rateLimit: snapshot.cloudflare.rateLimit } : {}),
+    });
     this.kubernetes = new KubernetesEmulator(this.context, { vms: this });
     if (snapshot) {
       this.faults.restore(snapshot.faults);
       this.hetzner.restore(snapshot.hetzner);
       for (const state of snapshot.ec2) this.ec2Regions.get(state.region)?.restore(state);
       this.route53.restore(snapshot.route53);
+      this.crusoe.restore(snapshot.crusoe);
+      this.cloudflare.restore(snapshot.cloudflare);
       this.kubernetes.restore(snapshot.kubernetes);
     }
-    this.#server = setupServer(...this.hetzner.handlers(), ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()), ...this.route53.handlers(), ...this.kubernetes.handlers());
+    this.#server = setupServer(
+      ...this.hetzner.handlers(),
+      ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
+      ...this.route53.handlers(),
+      ...this.crusoe.handlers(),
+      ...this.cloudflare.handlers(),
+      ...this.kubernetes.handlers(),
+    );
   }
 
   /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
@@ -100,8 +138,8 @@ export class Sandbox implements SandboxVmSource {
   }
 
   /**
-   * The whole world as a plain JSON value, a deep copy (see SandboxSnapshot). It holds the machines' user-data
-   * and with it cluster private keys: write it with mode 0600, never log it.
+   * The whole world as a plain JSON value, a deep copy (see SandboxSnapshot). It holds the machines' user-data and
+   * startup scripts, and with them cluster private keys: write it with mode 0600, never log it.
    */
   snapshot(): SandboxSnapshot {
     return {
@@ -113,6 +151,8 @@ export class Sandbox implements SandboxVmSource {
       hetzner: this.hetzner.state(),
       ec2: [...this.ec2Regions.values()].map((e) => e.state()),
       route53: this.route53.state(),
+      crusoe: this.crusoe.state(),
+      cloudflare: this.cloudflare.state(),
       kubernetes: this.kubernetes.state(),
     };
   }
@@ -139,17 +179,28 @@ export class Sandbox implements SandboxVmSource {
 
   /** Every live resource in every sandbox cloud. */
   inventory(): InventoryItem[] {
-    return [...this.hetzner.inventory(), ...[...this.ec2Regions.values()].flatMap((e) => e.inventory()), ...this.route53.inventory()];
+    return [
+      ...this.hetzner.inventory(),
+      ...[...this.ec2Regions.values()].flatMap((e) => e.inventory()),
+      ...this.route53.inventory(),
+      ...this.crusoe.inventory(),
+      ...this.cloudflare.inventory(),
+    ];
   }
 
   /** Machines that are up (not shutting down or gone), across the clouds: what a user would be billed for. */
   liveMachines(): InventoryItem[] {
-    return this.inventory().filter((i) => i.kind === 'node' && !['shutting-down', 'terminated', 'deleting', 'off'].includes(i.state ?? ''));
+    return this.inventory().filter((i) => i.kind === 'node' && !NOT_LIVE.has(i.state ?? ''));
   }
 
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
-    return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms())];
+    return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms()), ...this.crusoe.listVms()];
+  }
+
+  /** The control planes the clouds run themselves (Crusoe CMK), for the Kubernetes emulator. */
+  listManagedClusters(): SandboxManagedCluster[] {
+    return this.crusoe.listManagedClusters();
   }
 
   /** Wire requests per `<cloud> <operation>`. */

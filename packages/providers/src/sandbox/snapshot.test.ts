@@ -187,8 +187,12 @@ describe('a sandbox snapshot', () => {
   });
 
   it('is refused with an actionable error when it is of another version or not a snapshot', () => {
-    expect(() => asSandboxSnapshot({ v: 2 })).toThrow(/version 2; this kubeplane reads version 1/);
+    // Version 1 worlds (before Crusoe and Cloudflare joined the sandbox) are refused, not half-restored.
+    expect(() => asSandboxSnapshot({ v: 1, clockMs: 0, random: 1, calls: [], ec2: [] })).toThrow(/version 1; this kubeplane reads version 2/);
+    expect(() => asSandboxSnapshot({ v: 3 })).toThrow(/version 3; this kubeplane reads version 2/);
     expect(() => asSandboxSnapshot('nope')).toThrow(/not a JSON object/);
-    expect(() => new Sandbox({ snapshot: { v: 1 } as unknown as SandboxSnapshot })).toThrow(/clockMs is not a number/);
+    expect(() => new Sandbox({ snapshot: { v: 2 } as unknown as SandboxSnapshot })).toThrow(/clockMs is not a number/);
+    const { crusoe: _crusoe, ...withoutCrusoe } = JSON.parse(JSON.stringify(new Sandbox().snapshot())) as SandboxSnapshot;
+    expect(() => asSandboxSnapshot(withoutCrusoe)).toThrow(/has no crusoe; the file is damaged/);
   });
 });

@@ -5,20 +5,25 @@ import type { FaultInjectorState } from './faults.js';
 import type { HetznerEmulatorState } from './hetzner/emulator.js';
 import type { Ec2EmulatorState } from './ec2/emulator.js';
 import type { Route53EmulatorState } from './route53/emulator.js';
+import type { CrusoeEmulatorState } from './crusoe/emulator.js';
+import type { CloudflareEmulatorState } from './cloudflare/emulator.js';
 import type { KubernetesEmulatorState } from './kubernetes/emulator.js';
 
-export const SANDBOX_SNAPSHOT_VERSION = 1;
+/** 2: Crusoe and Cloudflare joined the sandbox. */
+export const SANDBOX_SNAPSHOT_VERSION = 2;
 
 /**
  * Everything a Sandbox holds: virtual time, the random generator's state, request counters, fault rules in
- * effect, and every emulator's resources, counters and pending work (actions, changes, boots, Describe lag,
- * the clusters' objects and scheduled kubelet and controller events). Maps are arrays of entries.
+ * effect, and every emulator's resources, counters and pending work (actions, changes, operations, boots, Describe
+ * lag, the clusters' objects and scheduled kubelet and controller events). Maps are arrays of entries.
  *
- * Not in it: the credentials the emulators accept (given again on restore; default SANDBOX_CREDENTIALS), and
- * the process-wide request-id counter of the wire responses (ids in headers, which no state refers to).
+ * Not in it: the credentials the emulators accept (given again on restore; default SANDBOX_CREDENTIALS), the
+ * process-wide request-id counter of the wire responses (ids in headers, which no state refers to), and the
+ * request logs the Crusoe and Cloudflare emulators keep for assertions.
  *
- * SECRET: the machines' user-data is in it (twice: in the cloud emulators and in the kubelets), and it holds
- * cluster private keys (the CA key, bootstrap tokens). Write it with file mode 0600 and never log it.
+ * SECRET: the machines' user-data and Crusoe startup scripts are in it (twice: in the cloud emulators and in the
+ * kubelets), and it holds cluster private keys (the CA key, bootstrap tokens). Write it with file mode 0600 and
+ * never log it.
  */
 export interface SandboxSnapshot {
   v: typeof SANDBOX_SNAPSHOT_VERSION;
@@ -33,6 +38,8 @@ export interface SandboxSnapshot {
   /** One per region, in the order the sandbox serves them (the first is `sandbox.ec2`). */
   ec2: Ec2EmulatorState[];
   route53: Route53EmulatorState;
+  crusoe: CrusoeEmulatorState;
+  cloudflare: CloudflareEmulatorState;
   kubernetes: KubernetesEmulatorState;
 }
 
@@ -52,7 +59,7 @@ export function asSandboxSnapshot(value: unknown): SandboxSnapshot {
   for (const key of ['calls', 'ec2'] as const) {
     if (!Array.isArray(o[key])) throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a list; the file is damaged`, { resource: 'sandbox snapshot' });
   }
-  for (const key of ['faults', 'hetzner', 'route53', 'kubernetes'] as const) {
+  for (const key of ['faults', 'hetzner', 'route53', 'crusoe', 'cloudflare', 'kubernetes'] as const) {
     if (o[key] === null || typeof o[key] !== 'object') throw new KubeplaneError('invalid', `the sandbox snapshot has no ${key}; the file is damaged`, { resource: 'sandbox snapshot' });
   }
   return o as unknown as SandboxSnapshot;

@@ -1,16 +1,18 @@
 // Runs the Cloudflare emulator on its own msw server, on a virtual clock with faults and an inventory, and
-// adapts it to the conformance suite.
+// adapts it to the conformance suite. `Sandbox` runs the same emulator beside the other clouds.
 import { setupServer } from 'msw/node';
 import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import type { SandboxContext } from '../context.js';
-import { FaultInjector, type CloudName } from '../faults.js';
+import { FaultInjector } from '../faults.js';
+import { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CREDENTIALS } from '../accounts.js';
 import { CLOUDFLARE_CLOUD, CloudflareEmulator, type CloudflareEmulatorOptions, type CloudflareInventoryItem } from './emulator.js';
 
+/** The Sandbox's Cloudflare credentials (SANDBOX_CREDENTIALS) and its own zone, the one this harness serves. */
 export const CLOUDFLARE_SANDBOX_CREDENTIALS = {
-  apiToken: 'sandbox-cloudflare-token-9c4e2a7b5d1f3e8a6c0b',
-  accountId: '0c0ffee0c0ffee0c0ffee0c0ffee0c0f',
-  zone: 'kubeplane-sandbox.dev',
+  apiToken: SANDBOX_CREDENTIALS.cloudflareApiToken,
+  accountId: SANDBOX_CREDENTIALS.cloudflareAccountId,
+  zone: SANDBOX_CLOUDFLARE_ZONE,
 } as const;
 
 export interface CloudflareSandboxOptions {
@@ -39,11 +41,11 @@ export class CloudflareSandbox implements ConformanceSandbox {
 
   /** DNS has no node operations: every target means any Cloudflare call. */
   injectFault(_target: FaultTarget, kind: FaultKind, times = 1): void {
-    this.faults.add({ cloud: CLOUDFLARE_CLOUD as string as CloudName, operation: '*', kind, times });
+    this.faults.add({ cloud: CLOUDFLARE_CLOUD, operation: '*', kind, times });
   }
 
   injectWireFault(operation: string, kind: FaultKind, times = 1): void {
-    this.faults.add({ cloud: CLOUDFLARE_CLOUD as string as CloudName, operation, kind, times });
+    this.faults.add({ cloud: CLOUDFLARE_CLOUD, operation, kind, times });
   }
 
   inventory(): CloudflareInventoryItem[] {

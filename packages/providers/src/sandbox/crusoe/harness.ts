@@ -1,21 +1,22 @@
 // Runs the Crusoe emulator on its own msw server with a virtual clock, fault injection and an inventory, and
-// adapts it to the conformance suite. (Sandbox registration of the emulator is the sandbox owner's; see docs.)
+// adapts it to the conformance suite. `Sandbox` runs the same emulator beside the other clouds.
 import { setupServer } from 'msw/node';
 import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import type { SandboxContext } from '../context.js';
-import { FaultInjector, type CloudName } from '../faults.js';
+import { FaultInjector } from '../faults.js';
+import { SANDBOX_CREDENTIALS } from '../accounts.js';
 import { CRUSOE_CLOUD, CrusoeEmulator, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './emulator.js';
 
-/** Fake credentials the Crusoe sandbox accepts (treated as secrets all the same). */
-export const CRUSOE_SANDBOX_CREDENTIALS = {
-  accessKeyId: 'CRUSOESANDBOXKEY0001',
-  /** Unpadded base64url, as Crusoe issues secret keys. */
-  secretKey: Buffer.from('sandbox-crusoe-secret-key-2f9e4b7c1d3a').toString('base64url'),
-  projectId: 'a1b2c3d4-0000-4000-8000-00000000c0de',
-} as const;
+export { SANDBOX_SSH_PUBLIC_KEY } from '../accounts.js';
 
-export const SANDBOX_SSH_PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3eC6F8mgbVf1kEXnBFqQyrm0Ae4jMX0lCezHzDdJ3X kubeplane-sandbox';
+/** Fake credentials the Crusoe sandbox accepts (treated as secrets all the same): the Sandbox's (SANDBOX_CREDENTIALS). */
+export const CRUSOE_SANDBOX_CREDENTIALS = {
+  accessKeyId: SANDBOX_CREDENTIALS.crusoeAccessKeyId,
+  /** Unpadded base64url, as Crusoe issues secret keys. */
+  secretKey: SANDBOX_CREDENTIALS.crusoeSecretKey,
+  projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
+} as const;
 
 const WIRE: Record<Exclude<FaultTarget, 'any'>, string> = {
   'create-node': 'POST /compute/vms/instances',
@@ -47,12 +48,12 @@ export class CrusoeSandbox implements ConformanceSandbox {
   }
 
   injectFault(target: FaultTarget, kind: FaultKind, times = 1): void {
-    this.faults.add({ cloud: CRUSOE_CLOUD as string as CloudName, operation: target === 'any' ? '*' : WIRE[target], kind, times });
+    this.faults.add({ cloud: CRUSOE_CLOUD, operation: target === 'any' ? '*' : WIRE[target], kind, times });
   }
 
   /** Inject a fault on any wire operation (`POST /kubernetes/nodepools`, …). */
   injectWireFault(operation: string, kind: FaultKind, times = 1): void {
-    this.faults.add({ cloud: CRUSOE_CLOUD as string as CloudName, operation, kind, times });
+    this.faults.add({ cloud: CRUSOE_CLOUD, operation, kind, times });
   }
 
   inventory(): CrusoeInventoryItem[] {
