@@ -1,6 +1,7 @@
 // Each sandbox cluster's own TLS material, as its first control plane would serve it: the API server certificate
-// and key that kubeplane rendered into the control plane's user-data, and the cluster CA that signed them (and
-// that signs its clients). Read from the sandbox world; these are keys: never logged, never written elsewhere.
+// and key that kubeplane rendered into the control plane's user-data (a managed control plane, CMK, comes with
+// its own from the cloud), and the cluster CA that signed them (and that signs its clients). Read from the sandbox
+// world; these are keys: never logged, never written elsewhere.
 import { X509Certificate } from 'node:crypto';
 import { Redacted } from '@kubeplane/sdk';
 import { readBootConfig, type NodeBootConfig, type Sandbox } from '@kubeplane/providers';
@@ -38,7 +39,9 @@ function controlPlaneOf(config: NodeBootConfig): string | undefined {
 }
 
 /** The clusters whose API answers now, each with the TLS material of a running control plane that serves it. */
-export function clusterTls(sandbox: Sandbox): { clusters: ClusterTls[]; problems: ClusterTlsProblem[] } {
+export function clusterTls(sandbox: Pick<Sandbox, 'listVms' | 'kubernetes'>): { clusters: ClusterTls[]; problems: ClusterTlsProblem[] } {
+  // Up to the clock's now, as a request would see it (a control plane the cloud started since the last look answers).
+  sandbox.kubernetes.tick();
   const candidates = new Map<string, Array<{ init: boolean; cert: string; key: string; ca: string | undefined }>>();
   for (const vm of sandbox.listVms()) {
     if (vm.state !== 'running') continue;
@@ -66,15 +69,19 @@ export function clusterTls(sandbox: Sandbox): { clusters: ClusterTls[]; problems
     }
     const caPem = cluster.api.identity.caPem;
     const ca = new X509Certificate(caPem);
-    const found = (candidates.get(endpoint) ?? []).sort((a, b) => Number(b.init) - Number(a.init)).find((c) => {
+    const signed = (cert: string): boolean => {
       try {
-        return new X509Certificate(c.cert).verify(ca.publicKey);
+        return new X509Certificate(cert).verify(ca.publicKey);
       } catch {
         return false;
       }
-    });
+    };
+    const managed = cluster.api.identity.serving;
+    const found = managed
+      ? [{ cert: managed.certPem, key: managed.keyPem }].find((c) => signed(c.cert))
+      : (candidates.get(endpoint) ?? []).sort((a, b) => Number(b.init) - Number(a.init)).find((c) => signed(c.cert));
     if (!found) {
-      problems.push({ name, endpoint, message: 'no running control plane carries a serving certificate signed by the cluster CA' });
+      problems.push({ name, endpoint, message: managed ? 'its managed control plane\'s serving certificate is not signed by the cluster CA' : 'no running control plane carries a serving certificate signed by the cluster CA' });
       continue;
     }
     clusters.push({ name, endpoint, host: hostOf(endpoint), caPem, certPem: found.cert, keyPem: Redacted.of(found.key) });
