@@ -138,7 +138,7 @@ export type SimEventSnapshot = SimEventOf<number, number>;
 
 /**
  * The simulated side of every cluster as plain data (sandbox snapshots). Kubelets keep their machines' user-data,
- * which holds cluster private keys: written to disk with mode 0600, never logged.
+ * which holds cluster private keys, and managed clusters their serving keys: written to disk with mode 0600, never logged.
  */
 export interface KubeletSimulationState {
   /** Every kubelet ever started, retired ones included. */
