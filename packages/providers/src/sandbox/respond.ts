@@ -1,17 +1,12 @@
 // Answers one fetch Request from the sandbox's emulators without intercepting anything, for servers that bridge
 // real HTTP to the sandbox (`kubeplane sandbox serve`). The request's URL must name the cloud's real host.
-import { getResponse, type RequestHandler } from 'msw';
+import { getResponse } from 'msw';
 import type { Sandbox } from './sandbox.js';
 
 export type SandboxResponder = (request: Request) => Promise<Response | undefined>;
 
 /** The sandbox's handlers, in the order its own msw server uses them; undefined when no emulator claims the request. */
 export function sandboxResponder(sandbox: Sandbox): SandboxResponder {
-  const handlers: RequestHandler[] = [
-    ...sandbox.hetzner.handlers(),
-    ...[...sandbox.ec2Regions.values()].flatMap((e) => e.handlers()),
-    ...sandbox.route53.handlers(),
-    ...sandbox.kubernetes.handlers(),
-  ];
+  const handlers = sandbox.handlers();
   return (request) => getResponse(handlers, request);
 }

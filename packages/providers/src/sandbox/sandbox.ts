@@ -1,5 +1,6 @@
 // The sandbox clouds: Hetzner, EC2, Route 53, Crusoe and Cloudflare emulators behind one msw server, on one virtual
 // clock, with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
+import type { HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
 import type { SandboxContext } from './context.js';
@@ -122,14 +123,7 @@ export class Sandbox implements SandboxVmSource {
       this.cloudflare.restore(snapshot.cloudflare);
       this.kubernetes.restore(snapshot.kubernetes);
     }
-    this.#server = setupServer(
-      ...this.hetzner.handlers(),
-      ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
-      ...this.route53.handlers(),
-      ...this.crusoe.handlers(),
-      ...this.cloudflare.handlers(),
-      ...this.kubernetes.handlers(),
-    );
+    this.#server = setupServer(...this.handlers());
   }
 
   /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
@@ -155,6 +149,18 @@ export class Sandbox implements SandboxVmSource {
       cloudflare: this.cloudflare.state(),
       kubernetes: this.kubernetes.state(),
     };
+  }
+
+  /** Every emulator's request handlers, in the order the sandbox's msw server tries them. */
+  handlers(): HttpHandler[] {
+    return [
+      ...this.hetzner.handlers(),
+      ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
+      ...this.route53.handlers(),
+      ...this.crusoe.handlers(),
+      ...this.cloudflare.handlers(),
+      ...this.kubernetes.handlers(),
+    ];
   }
 
   /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */
