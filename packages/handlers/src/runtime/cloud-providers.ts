@@ -1,7 +1,7 @@
 // The real providers, made from each manifest provider's credentials: one factory for every runtime (the
 // CLI resolves credentials from env/file, Lambda also from Secrets Manager), sharing rate budgets per process.
 import { KubeplaneError, RateBudgets, systemClock, type ProviderDef, type ProviderFactory } from '@kubeplane/sdk';
-import { AwsProvider, HetznerProvider } from '@kubeplane/providers';
+import { AwsProvider, CloudflareProvider, CrusoeProvider, HetznerProvider } from '@kubeplane/providers';
 import type { Credentials } from './credentials.js';
 
 export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promise<Credentials>, defaultRegion = 'us-east-1'): ProviderFactory {
@@ -20,8 +20,19 @@ export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promis
         if (!accessKeyId || !secretAccessKey) throw new KubeplaneError('auth', `provider ${def.name}: AWS credentials incomplete`, { resource: def.name });
         return new AwsProvider({ region: region ?? defaultRegion, account: def.name, credentials: { accessKeyId, secretAccessKey }, clock: systemClock, budgets });
       }
+      case 'crusoe': {
+        const { accesskey, secretkey, project } = creds;
+        if (!accesskey || !secretkey) throw new KubeplaneError('auth', `provider ${def.name}: Crusoe credentials incomplete (accesskey and secretkey)`, { resource: def.name });
+        if (!project) throw new KubeplaneError('invalid', `provider ${def.name}: Crusoe needs the project id (secretRef key "project")`, { resource: def.name });
+        return new CrusoeProvider({ accessKeyId: accesskey, secretKey: secretkey, projectId: project.reveal(), clock: systemClock, budgets });
+      }
+      case 'cloudflare': {
+        const { apitoken, accountid } = creds;
+        if (!apitoken || !accountid) throw new KubeplaneError('auth', `provider ${def.name}: Cloudflare credentials incomplete (apitoken and accountid)`, { resource: def.name });
+        return CloudflareProvider.connect({ apiToken: apitoken, accountId: accountid.reveal(), clock: systemClock, budgets });
+      }
       default:
-        throw new KubeplaneError('invalid', `provider type ${def.providerType} (${def.name}) has no kubeplane provider yet; available: aws, hetzner`, { resource: def.name });
+        throw new KubeplaneError('invalid', `provider type ${def.providerType} (${def.name}) has no kubeplane provider yet; available: aws, cloudflare, crusoe, hetzner`, { resource: def.name });
     }
   };
 }

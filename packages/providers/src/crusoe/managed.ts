@@ -30,7 +30,7 @@ export interface ManagedDeps {
   findNetwork(name: string): Promise<CrusoeNetwork | undefined>;
   subnetIn(network: CrusoeNetwork, location: string): Promise<{ id: string }>;
   ensurePartition(name: string, location: string, serverType: string): Promise<{ id: string }>;
-  defaultSshPublicKey: string;
+  defaultSshPublicKey(resource: string): string;
   /** The credentials CMK's add-ons use (`cmk-<cluster>`): the provider's own, from the manifest's secretRef. */
   addonCredentials: { accessKeyId: Redacted<string>; secretKey: Redacted<string> };
 }
@@ -252,7 +252,7 @@ export class CrusoeManagedKubernetes {
     if (!cluster || plainState(cluster.state) !== 'RUNNING') return pending('dependency', 30, `node pool ${request.name} waits for CMK cluster ${clusterName} to run`);
     const labels = request.labels ?? {};
     const taints = request.taints ?? [];
-    const sshPublicKey = request.sshPublicKey ?? this.#deps.defaultSshPublicKey;
+    const sshPublicKey = request.sshPublicKey ?? this.#deps.defaultSshPublicKey(request.name);
     const pool = (await this.#pools(cluster.id)).find((p) => p.name === request.name);
     if (!pool) {
       const partition = /-ib(\.|$)/.test(request.serverType) ? await this.#deps.ensurePartition(request.infinibandPartitionName ?? `${request.clusterId}-${request.name}-ib`, cluster.location, request.serverType) : undefined;

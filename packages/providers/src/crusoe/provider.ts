@@ -72,7 +72,8 @@ export interface CrusoeProviderOptions {
   projectId: string;
   clock: Clock;
   /** The OpenSSH public key machines get when a request names no ensured key (Crusoe requires one on every VM). */
-  sshPublicKey: string;
+  /** The key for VMs and node pools whose request names none (the engine always names the cluster's own). */
+  sshPublicKey?: string;
   /** Shared budgets; pass the same instance to every provider of a process. */
   budgets?: RateBudgets;
   baseUrl?: string;
@@ -105,7 +106,7 @@ export class CrusoeProvider implements Provider {
   readonly client: CrusoeClient;
   readonly managed: CrusoeManagedKubernetes;
   readonly #random: () => number;
-  readonly #sshPublicKey: string;
+  readonly #sshPublicKey: string | undefined;
 
   constructor(options: CrusoeProviderOptions) {
     const budgets = options.budgets ?? new RateBudgets(options.clock);
@@ -170,7 +171,7 @@ export class CrusoeProvider implements Provider {
       findNetwork: (name) => this.#findNetwork(name),
       subnetIn: (network, location) => this.#subnetIn(network, location),
       ensurePartition: (name, location, type) => this.ensurePartition(name, location, type),
-      defaultSshPublicKey: this.#sshPublicKey,
+      defaultSshPublicKey: (resource) => requireSshKey(this.#sshPublicKey, resource),
       addonCredentials: { accessKeyId: options.accessKeyId, secretKey: options.secretKey },
     });
     this.managedKubernetes = this.managed.api;
@@ -255,7 +256,7 @@ export class CrusoeProvider implements Provider {
       if (disk.status === 'pending') return disk;
       disks = [{ disk_id: disk.value.id, mode: 'read-write', attachment_type: 'data' }];
     }
-    const sshPublicKey = request.sshKeyName ? await this.#sshPublicKeyOf(request.sshKeyName) : this.#sshPublicKey;
+    const sshPublicKey = request.sshKeyName ? await this.#sshPublicKeyOf(request.sshKeyName) : requireSshKey(this.#sshPublicKey, request.name);
     const body = {
       name: request.name,
       type: request.serverType,
@@ -650,4 +651,10 @@ export class CrusoeProvider implements Provider {
     for (const k of own((await this.client.request('GET', 'users/ssh-keys', itemsOf(sshKeySchema))).items)) await this.#deleteSshKey(k.name);
     return done(undefined);
   }
+}
+
+/** Crusoe wants an SSH key on every VM and node pool. */
+function requireSshKey(key: string | undefined, resource: string): string {
+  if (!key) throw new KubeplaneError('invalid', `crusoe requires an SSH public key on every VM and node pool; ${resource} names none and the provider has no sshPublicKey`, { provider: PROVIDER, code: 'ssh_key_required', resource });
+  return key;
 }

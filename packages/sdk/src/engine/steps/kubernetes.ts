@@ -111,11 +111,8 @@ export const removeNodes: StepDefinition = {
     const spec = desiredOf(ctx.record);
     const ledger = ctx.record.ledger;
     if (isManaged(spec)) {
-      // The provider deletes the machines and their Node objects; kubeplane cordons and drains them first.
-      const managed = await removeManagedNodes(ctx, async (node) => {
-        const drained = await (await api(ctx)).drainNode(node);
-        return isPending(drained) ? waitFor(drained, `draining ${node}`, ctx) : null;
-      });
+      // The provider deletes the machines; kubeplane chooses them, cordons and drains them first, then forgets their Nodes.
+      const managed = await removeManagedNodes(ctx, () => api(ctx));
       if (managed) return managed;
     }
     // A managed cluster's machines are the provider's to remove (above); only kubeplane's own machines here.

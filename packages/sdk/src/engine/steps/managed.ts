@@ -7,6 +7,7 @@ import { isPending } from '../../provider/outcome.js';
 import type { ManagedKubernetesApi, ManagedNodeInfo, ManagedNodePoolRequest } from '../../provider/types.js';
 import type { ClusterSpec, PoolSpec } from '../../model/types.js';
 import type { ManagedLedger, NodeResource } from '../records.js';
+import type { KubernetesApi } from '../ports/kubernetes.js';
 import { CMK_ADDONS } from '../../providers-data/crusoe.js';
 import { desiredOf, networkName, regionKey, waitFor } from './common.js';
 import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
@@ -200,7 +201,15 @@ export function managedPoolMembers(ctx: StepContext, pool: string): string[] {
  * and deleted; a pool above its count has the newest nodes chosen (the choice is kept until done), drained, and
  * handed to the provider, which lowers the count and deletes exactly those machines.
  */
-export async function removeManagedNodes(ctx: StepContext, drain: (node: string) => Promise<StepResult | null>): Promise<StepResult | null> {
+export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Promise<KubernetesApi>): Promise<StepResult | null> {
+  const drain = async (node: string): Promise<StepResult | null> => {
+    const drained = await (await kubernetes()).drainNode(node);
+    return isPending(drained) ? waitFor(drained, `draining ${node}`, ctx) : null;
+  };
+  // Once the machines are gone: their Node objects too, rather than wait for the cloud controller to notice.
+  const forget = async (nodes: string[]) => {
+    for (const node of nodes) await (await kubernetes()).deleteNode(node);
+  };
   const spec = desiredOf(ctx.record);
   const m = ctx.record.ledger.managed;
   if (!m) return null;
@@ -216,7 +225,9 @@ export async function removeManagedNodes(ctx: StepContext, drain: (node: string)
       }
       const gone = await api.deleteNodePool({ clusterId: spec.id, name: poolName, region });
       if (isPending(gone)) return waitFor(gone, `deleting node pool ${poolName}`, ctx);
-      for (const [name, n] of Object.entries(ledger.nodes)) if (n.pool === poolName) delete ledger.nodes[name];
+      const members = Object.entries(ledger.nodes).filter(([, n]) => n.pool === poolName).map(([name]) => name);
+      await forget(members);
+      for (const name of members) delete ledger.nodes[name];
       delete m.pools[poolName];
       ctx.emit({ type: 'resource-deleted', kind: 'node-pool', name: poolName, provider: providerName });
       return next(`removed node pool ${poolName}`, 'remove-nodes');
@@ -240,6 +251,7 @@ export async function removeManagedNodes(ctx: StepContext, drain: (node: string)
     for (const v of victims) if (ledger.nodes[v.name]) ledger.nodes[v.name] = { ...(ledger.nodes[v.name] as NodeResource), state: 'deleting' };
     const outcome = await api.ensureNodePool(await poolRequest(ctx, pool, want, entry.removing));
     if (isPending(outcome)) return waitFor(outcome, `scaling node pool ${poolName} to ${want}`, ctx);
+    await forget(victims.map((v) => v.name));
     for (const v of victims) {
       delete ledger.nodes[v.name];
       ctx.emit({ type: 'resource-deleted', kind: 'machine', name: v.name, provider: providerName });
