@@ -37,6 +37,8 @@ export interface ProviderTypeInfo {
   spot: boolean;
   compute: boolean;
   managedKubernetes: boolean;
+  /** Standalone reserved IPs exist (the API address of a cluster without an API load balancer). Absent means true. */
+  reservedIps?: boolean;
 }
 
 const req = (key: string, format?: CredentialKey['format']): CredentialKey => ({ key, required: true, ...(format ? { format } : {}) });
@@ -69,6 +71,7 @@ export const PROVIDER_TYPE_INFO: Record<ProviderType, ProviderTypeInfo> = {
     spot: true,
     compute: true,
     managedKubernetes: true,
+    reservedIps: false,
   },
   cloudflare: {
     type: 'cloudflare',

@@ -342,6 +342,20 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     for (const name of lb.pools) usedPools.add(name);
   });
 
+  // A self-managed cluster without an API load balancer serves its API on a reserved IP of its first control pool.
+  for (const [name, cluster] of clusters) {
+    if (cluster.def.controlPlane === 'managed' || apiLbFor.has(name)) continue;
+    const first = cluster.def.pools.control?.[0];
+    const pool = first !== undefined ? pools.get(first) : undefined;
+    const type = pool?.kind === 'dynamic' ? providers.get(pool.def.providerSpec.name) : undefined;
+    if (type && PROVIDER_TYPE_INFO[type].reservedIps === false) {
+      out.error(
+        [...cluster.path, 'pools', 'control', 0],
+        `cluster "${name}" has no API load balancer, so its API would be a reserved IP on pool "${first}", but ${type} has no standalone reserved IPs; add a load balancer with the API role (targetPort 6443), or put the first control pool on another provider`,
+      );
+    }
+  }
+
   // ---- whole-manifest checks
   for (const [name, pool] of pools) {
     if (!usedPools.has(name) && !parsed.poolsReferencedByBroken.has(name)) {
