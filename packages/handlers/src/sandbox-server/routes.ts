@@ -1,8 +1,8 @@
 // Where a request to a served port goes in the sandbox: the real cloud URL the emulators answer on. One AWS port
 // serves EC2 in every sandbox region and Route 53 (as AWS_ENDPOINT_URL expects); the EC2 region is the one the
 // client signed for, since a client given --endpoint-url signs for its configured region and the served host.
-import { randomUUID } from 'node:crypto';
-import { HETZNER_API } from '@kubeplane/providers';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { CLOUDFLARE_API, CRUSOE_API, HETZNER_API } from '@kubeplane/providers';
 
 export type Target = { url: string } | { status: number; contentType: string; body: string };
 
@@ -27,8 +27,43 @@ export function awsTarget(path: string, authorization: string | undefined, regio
   return { url: `https://ec2.${region}.amazonaws.com${path}` };
 }
 
-export function hetznerTarget(path: string): Target {
-  const base = new URL(HETZNER_API);
-  if (path === base.pathname || path.startsWith(`${base.pathname}/`) || path.startsWith(`${base.pathname}?`)) return { url: `${base.origin}${path}` };
-  return { status: 404, contentType: 'application/json', body: JSON.stringify({ error: { code: 'not_found', message: `the Hetzner Cloud API is served under ${base.pathname}` } }) };
+/** An API served on a port of its own, under its real path prefix (`/v1`, `/client/v4`). */
+export interface ServedApi {
+  name: string;
+  /** The real base URL (`https://api.hetzner.cloud/v1`). */
+  base: string;
+  /** The cloud's own error body (JSON) for a request the server refuses before the emulator sees it. */
+  error: (status: 400 | 404, message: string) => string;
 }
+
+/**
+ * The served path on the real host, unchanged: path and query are what the client sent, byte for byte (Crusoe's
+ * signature covers both). A target the URL parser would rewrite (dot segments, unescaped characters) is refused
+ * rather than changed behind the client's back; anything outside the API's prefix is the cloud's own 404.
+ */
+export function apiTarget(api: ServedApi, path: string): Target {
+  const base = new URL(api.base);
+  const refuse = (status: 400 | 404, message: string): Target => ({ status, contentType: 'application/json', body: api.error(status, message) });
+  if (!(path === base.pathname || path.startsWith(`${base.pathname}/`) || path.startsWith(`${base.pathname}?`))) return refuse(404, `the ${api.name} API is served under ${base.pathname}`);
+  const url = new URL(`${base.origin}${path}`);
+  const normal = `${url.pathname}${url.search}`;
+  if (normal !== path) return refuse(400, `the ${api.name} API takes the request path normalised and escaped, as ${normal}`);
+  return { url: url.href };
+}
+
+export const HETZNER: ServedApi = {
+  name: 'Hetzner Cloud',
+  base: HETZNER_API,
+  error: (status, message) => JSON.stringify({ error: { code: status === 404 ? 'not_found' : 'invalid_input', message } }),
+};
+export const CRUSOE: ServedApi = {
+  name: 'Crusoe Cloud',
+  base: CRUSOE_API,
+  error: (status, message) => JSON.stringify({ code: status === 404 ? 'not_found' : 'bad_request', message, error_id: randomBytes(8).toString('hex') }),
+};
+/** The v4 envelope; Cloudflare's codes for these are 7000 (no route for that URI) and 7003 (could not route). */
+export const CLOUDFLARE: ServedApi = {
+  name: 'Cloudflare',
+  base: CLOUDFLARE_API,
+  error: (status, message) => JSON.stringify({ success: false, errors: [{ code: status === 404 ? 7000 : 7003, message }], messages: [], result: null }),
+};

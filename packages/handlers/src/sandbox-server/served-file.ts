@@ -41,7 +41,7 @@ export async function readServedFile(stateDir: string): Promise<ServedFile> {
   return file;
 }
 
-/** Environment variables for AWS and Hetzner clients, secrets included: for the credentials file only. */
+/** Environment variables for the clouds' clients; secrets only `withSecrets` (the credentials file), else a pointer to it. */
 export function clientEnvironment(endpoints: ServedEndpoints, withSecrets: boolean): Array<[string, string]> {
   const secret = (value: string) => (withSecrets ? value : '<in credentials.env>');
   return [
@@ -51,6 +51,13 @@ export function clientEnvironment(endpoints: ServedEndpoints, withSecrets: boole
     ['AWS_DEFAULT_REGION', endpoints.ec2Regions[0] ?? 'eu-central-1'],
     ['HCLOUD_ENDPOINT', endpoints.hetzner],
     ['HCLOUD_TOKEN', secret(SANDBOX_CREDENTIALS.hetznerToken)],
+    ['CRUSOE_API_ENDPOINT', endpoints.crusoe],
+    ['CRUSOE_ACCESS_KEY_ID', SANDBOX_CREDENTIALS.crusoeAccessKeyId],
+    ['CRUSOE_SECRET_KEY', secret(SANDBOX_CREDENTIALS.crusoeSecretKey)],
+    ['CRUSOE_PROJECT_ID', SANDBOX_CREDENTIALS.crusoeProjectId],
+    ['CLOUDFLARE_API_BASE', endpoints.cloudflare],
+    ['CLOUDFLARE_API_TOKEN', secret(SANDBOX_CREDENTIALS.cloudflareApiToken)],
+    ['CLOUDFLARE_ACCOUNT_ID', SANDBOX_CREDENTIALS.cloudflareAccountId],
   ];
 }
 

@@ -1,6 +1,7 @@
 // `kubeplane sandbox serve` driven by clients we did not write: the AWS CLI (EC2, Route 53), the official Python
-// hcloud library, curl and Node's own TLS stack against each cluster's API with its generated PKI. The server
-// runs as its own process on a world built by `kubeplane apply --sandbox`, on ephemeral loopback ports.
+// hcloud library, curl (Cloudflare, Crusoe, clusters) and Node's own TLS stack against each cluster's API with its
+// generated PKI; Crusoe, for which none is installed, through kubeplane's own signing client over real HTTP. The
+// server runs as its own process on a world built by `kubeplane apply --sandbox`, on ephemeral loopback ports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseKubeconfig, Sandbox, SANDBOX_CREDENTIALS, type KubeConnection } from '@kubeplane/providers';
-import { Redacted } from '@kubeplane/sdk';
+import { CrusoeProvider, parseKubeconfig, Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type KubeConnection } from '@kubeplane/providers';
+import { Redacted, type Clock } from '@kubeplane/sdk';
 import { runCli } from '../../../../test/helpers/cli.js';
 import { clusterTls } from './cluster-tls.js';
 import type { ServedFile } from './served-file.js';
@@ -22,14 +23,17 @@ const root = join(import.meta.dirname, '..', '..', '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const entry = join(import.meta.dirname, 'test-support', 'cli-process.ts');
 
+/** Virtual time runs at ten times real time while the server runs. */
+const SPEED = 10;
 let dir = '';
 let served: ServedFile;
 let server: ChildProcess | undefined;
 let serverOutput = '';
+let readyAtMs = 0;
 let awsEnv: NodeJS.ProcessEnv = {};
 
 async function startServer(): Promise<void> {
-  const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', dir, '--port-base', '0', '--speed', '10'], {
+  const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', dir, '--port-base', '0', '--speed', String(SPEED)], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,6 +44,7 @@ async function startServer(): Promise<void> {
     const onData = (chunk: Buffer) => {
       serverOutput += chunk.toString('utf8');
       if (serverOutput.includes('[sandbox] ready')) {
+        readyAtMs = Date.now();
         clearTimeout(timer);
         resolve();
       }
@@ -96,6 +101,21 @@ afterAll(async () => {
 async function aws(args: string[], env: NodeJS.ProcessEnv = awsEnv): Promise<ToolRun> {
   const bin = await requireTool('aws', 'awscli');
   return runTool(bin, ['--endpoint-url', served.aws, '--output', 'json', ...args], env);
+}
+
+/** The served world's time as the server keeps it: the virtual time it printed at start, plus real time since times the speed. */
+function servedWorldClock(): Clock {
+  const start = Date.parse(/virtual time x\d+ \(now ([^)]+)\)/.exec(serverOutput)?.[1] ?? '');
+  if (!Number.isFinite(start)) throw new Error(`kubeplane sandbox serve did not print its virtual time:\n${serverOutput}`);
+  return { now: () => start + (Date.now() - readyAtMs) * SPEED };
+}
+
+async function curl(args: string[]): Promise<{ status: number; body: string }> {
+  const bin = await requireTool('curl', 'curl');
+  const run = await runTool(bin, ['-sS', '-w', '\n%{http_code}', ...args], { PATH: process.env.PATH ?? '' });
+  if (run.code !== 0) throw new Error(`curl exit ${run.code}: ${run.stderr}`);
+  const cut = run.stdout.lastIndexOf('\n');
+  return { status: Number(run.stdout.slice(cut + 1)), body: run.stdout.slice(0, cut) };
 }
 
 function json<T>(run: ToolRun): T {
@@ -273,6 +293,73 @@ except APIException as e:
   });
 });
 
+describe('kubeplane sandbox serve: the Cloudflare API v4 through curl', () => {
+  const bearer = (token: string) => ['-H', `Authorization: Bearer ${token}`];
+  type Envelope<T> = { success: boolean; errors: Array<{ code: number; message: string }>; messages: unknown[]; result: T };
+  type Zone = { id: string; name: string };
+
+  it('lists the sandbox account\'s zones in the v4 envelope', async () => {
+    const res = await curl([...bearer(SANDBOX_CREDENTIALS.cloudflareApiToken), `${served.cloudflare}/zones`]);
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.body) as Envelope<Zone[]>;
+    expect(body).toMatchObject({ success: true, errors: [], messages: [] });
+    expect(body.result.map((z) => z.name).sort()).toEqual([...SANDBOX_CLOUDFLARE_ZONES].sort());
+  });
+
+  it('creates a DNS record that the zone then lists', async () => {
+    const auth = bearer(SANDBOX_CREDENTIALS.cloudflareApiToken);
+    const zones = JSON.parse((await curl([...auth, `${served.cloudflare}/zones?name=${SANDBOX_CLOUDFLARE_ZONE}`])).body) as Envelope<Zone[]>;
+    const zoneId = zones.result[0]?.id ?? '';
+    const record = { type: 'A', name: `served.${SANDBOX_CLOUDFLARE_ZONE}`, content: '192.0.2.20', ttl: 60 };
+    const created = await curl([...auth, '-X', 'POST', '-H', 'Content-Type: application/json', '--data', JSON.stringify(record), `${served.cloudflare}/zones/${zoneId}/dns_records`]);
+    expect(created.status).toBe(200);
+    expect((JSON.parse(created.body) as Envelope<unknown>).result).toMatchObject(record);
+    const listed = JSON.parse((await curl([...auth, `${served.cloudflare}/zones/${zoneId}/dns_records?type=A&name=served.${SANDBOX_CLOUDFLARE_ZONE}`])).body) as Envelope<Array<{ content: string }>>;
+    expect(listed.result.map((r) => r.content)).toEqual(['192.0.2.20']);
+  });
+
+  it('answers a wrong token with Cloudflare\'s 403 authentication error, and a path outside /client/v4 with its 404', async () => {
+    const wrong = await curl([...bearer('not-the-sandbox-token'), `${served.cloudflare}/zones`]);
+    expect(wrong.status).toBe(403);
+    expect(JSON.parse(wrong.body)).toEqual({ success: false, errors: [{ code: 10000, message: 'Authentication error' }], messages: [], result: null });
+    const outside = await curl([...bearer(SANDBOX_CREDENTIALS.cloudflareApiToken), `${new URL(served.cloudflare).origin}/client/v3/zones`]);
+    expect(outside.status).toBe(404);
+    expect(JSON.parse(outside.body)).toMatchObject({ success: false, errors: [{ code: 7000 }], result: null });
+  });
+});
+
+describe('kubeplane sandbox serve: the Crusoe Cloud API through a signing client over HTTP', () => {
+  // Crusoe checks X-Crusoe-Timestamp against its own clock, which for the sandbox is the served world's virtual clock.
+  const provider = (secretKey: string = SANDBOX_CREDENTIALS.crusoeSecretKey) =>
+    new CrusoeProvider({
+      accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.crusoeAccessKeyId),
+      secretKey: Redacted.of(secretKey),
+      projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
+      clock: servedWorldClock(),
+      baseUrl: served.crusoe,
+    });
+
+  it('accepts requests signed for the served /v1 paths and their queries: CMK versions, an SSH key, a VM search', async () => {
+    const crusoe = provider();
+    const versions = await crusoe.managedKubernetes.versions('us-east1-a');
+    expect(versions.status === 'done' && versions.value.cluster.length).toBeGreaterThan(0);
+    const key = await crusoe.network.ensureSshKey({ name: 'served-test-key', clusterId: 'served-test', region: 'us-east1-a', publicKey: SANDBOX_SSH_PUBLIC_KEY });
+    expect(key).toMatchObject({ status: 'done', value: { name: 'served-test-key' } });
+    // The query carries escapes (`names=a%2Cb+c`): signed as sent, it must reach the emulator byte for byte.
+    expect(await crusoe.client.listInstances({ names: ['served-test-none', 'served test'] })).toEqual([]);
+  });
+
+  it('answers a wrong secret and an unsigned request with 401 bad_credentials, and a path outside /v1 with Crusoe\'s 404', async () => {
+    await expect(provider(Buffer.from('not the sandbox secret key').toString('base64url')).client.listInstances()).rejects.toMatchObject({ kind: 'auth', details: { code: 'bad_credentials', status: 401 } });
+    const unsigned = await curl([`${served.crusoe}/locations`]);
+    expect(unsigned.status).toBe(401);
+    expect(JSON.parse(unsigned.body)).toEqual({ code: 'bad_credentials', message: expect.any(String) as unknown, error_id: expect.any(String) as unknown });
+    const outside = await curl([`${new URL(served.crusoe).origin}/v2/locations`]);
+    expect(outside.status).toBe(404);
+    expect(JSON.parse(outside.body)).toMatchObject({ code: 'not_found', error_id: expect.any(String) as unknown });
+  });
+});
+
 describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own PKI', () => {
   it('lists a cluster\'s nodes with the served kubeconfig, verifying the serving certificate against the cluster CA', async () => {
     const conn = await kubeconfigFor('hybrid');
@@ -385,9 +472,13 @@ describe('kubeplane sandbox serve: one writer, and nothing lost on the way out',
     expect(serverOutput).toContain('[sandbox] stopped; the world is saved');
     expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.awsSecretAccessKey);
     expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.hetznerToken);
+    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.crusoeSecretKey);
+    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.cloudflareApiToken);
     const world = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
     const tagged = [...world.ec2.instances.values()].filter((i) => i.tags['team'] === 'served-test');
     expect(tagged).toHaveLength(2);
+    expect(world.crusoe.inventory()).toContainEqual(expect.objectContaining({ kind: 'ssh-key', name: 'served-test-key' }));
+    expect(world.cloudflare.inventory()).toContainEqual(expect.objectContaining({ kind: 'dns-record', name: `served.${SANDBOX_CLOUDFLARE_ZONE}` }));
     await expect(readFile(join(dir, 'sandbox', 'served.json'), 'utf8')).rejects.toThrow(/ENOENT/);
     const status = await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root });
     expect(status.code).toBe(1);

@@ -1,6 +1,7 @@
 // The sandbox as local servers real clients talk to: one HTTP port for AWS (EC2 in every region, Route 53), one
-// for the Hetzner Cloud API, and one HTTPS port per cluster with the cluster's own certificates, all on 127.0.0.1
-// only. Virtual time follows real time times `speed`; the world is saved shortly after requests and periodically.
+// each for the Hetzner Cloud, Crusoe Cloud and Cloudflare APIs, and one HTTPS port per cluster with the cluster's
+// own certificates, all on 127.0.0.1 only. Virtual time follows real time times `speed`; the world is saved shortly
+// after requests and periodically.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -8,13 +9,13 @@ import { sandboxResponder, type Sandbox, type SandboxResponder } from '@kubeplan
 import { clusterTls, type ClusterTls, type ClusterTlsProblem } from './cluster-tls.js';
 import { discovery } from './discovery.js';
 import { BodyTooLarge, readBody, toFetchRequest, writeFetchResponse, writePlain } from './http-bridge.js';
-import { awsTarget, hetznerTarget, type Target } from './routes.js';
+import { apiTarget, awsTarget, CLOUDFLARE, CRUSOE, HETZNER, type ServedApi, type Target } from './routes.js';
 
 /** Loopback only: the sandbox's credentials are published constants, so nothing else may reach it. */
 export const SERVE_HOST = '127.0.0.1';
 
 export interface SandboxServerOptions {
-  /** First port (AWS), then Hetzner, then one per cluster in endpoint order; 0 = every port ephemeral. */
+  /** First port (AWS), then Hetzner, Crusoe, Cloudflare, then one per cluster in endpoint order; 0 = every port ephemeral. */
   portBase: number;
   /** Virtual milliseconds per real millisecond (0 stops time). */
   speed: number;
@@ -44,6 +45,10 @@ export interface ServedEndpoints {
   aws: string;
   /** The Hetzner Cloud API base (`…/v1`). */
   hetzner: string;
+  /** The Crusoe Cloud API base (`…/v1`): clients sign the path with its `/v1`, as against the real API. */
+  crusoe: string;
+  /** The Cloudflare API base (`…/client/v4`). */
+  cloudflare: string;
   ec2Regions: string[];
   clusters: ServedCluster[];
   /** Clusters in the world that are not served, and why. */
@@ -63,7 +68,7 @@ export class SandboxServer {
   #realStart = performance.now();
   #virtualStart: number;
   #closed = false;
-  endpoints: ServedEndpoints = { aws: '', hetzner: '', ec2Regions: [], clusters: [], notServed: [] };
+  endpoints: ServedEndpoints = { aws: '', hetzner: '', crusoe: '', cloudflare: '', ec2Regions: [], clusters: [], notServed: [] };
 
   private constructor(sandbox: Sandbox, options: SandboxServerOptions) {
     this.#sandbox = sandbox;
@@ -89,14 +94,19 @@ export class SandboxServer {
     const regions = [...this.#sandbox.ec2Regions.keys()];
     const port = (offset: number) => (this.#options.portBase === 0 ? 0 : this.#options.portBase + offset);
     const aws = await this.#bind(createHttpServer(this.#handler((req) => awsTarget(req.url ?? '/', req.headers.authorization, regions))), port(0));
-    const hetzner = await this.#bind(createHttpServer(this.#handler((req) => hetznerTarget(req.url ?? '/'))), port(1));
+    // Each API keeps its real path prefix on its port, so a client's base URL is the served origin plus that prefix.
+    const api = async (served: ServedApi, offset: number) =>
+      `http://${SERVE_HOST}:${await this.#bind(createHttpServer(this.#handler((req) => apiTarget(served, req.url ?? '/'))), port(offset))}${new URL(served.base).pathname}`;
+    const hetzner = await api(HETZNER, 1);
+    const crusoe = await api(CRUSOE, 2);
+    const cloudflare = await api(CLOUDFLARE, 3);
     const { clusters, problems } = clusterTls(this.#sandbox);
     const served: ServedCluster[] = [];
     for (const [i, cluster] of clusters.entries()) {
-      const p = await this.#bind(this.#clusterServer(cluster), port(2 + i));
+      const p = await this.#bind(this.#clusterServer(cluster), port(4 + i));
       served.push({ name: cluster.name, endpoint: cluster.endpoint, tlsServerName: cluster.host, url: `https://${SERVE_HOST}:${p}` });
     }
-    this.endpoints = { aws: `http://${SERVE_HOST}:${aws}`, hetzner: `http://${SERVE_HOST}:${hetzner}/v1`, ec2Regions: regions, clusters: served, notServed: problems };
+    this.endpoints = { aws: `http://${SERVE_HOST}:${aws}`, hetzner, crusoe, cloudflare, ec2Regions: regions, clusters: served, notServed: problems };
     this.#timers.push(setInterval(() => this.#advance(), this.#options.tickMs));
     this.#timers.push(setInterval(() => this.#scheduleSave(0), this.#options.saveEveryMs));
   }

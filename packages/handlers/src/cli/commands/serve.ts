@@ -1,6 +1,7 @@
 // `kubeplane sandbox serve`: the persisted sandbox world as local servers that real clients talk to (the AWS CLI,
-// hcloud, kubectl), until SIGINT or SIGTERM. It holds the state directory's writer lock the whole time, so other
-// writers stop with a message that names it, and writes the world back as it changes and when it stops.
+// hcloud, Crusoe and Cloudflare clients, kubectl), until SIGINT or SIGTERM. It holds the state directory's writer
+// lock the whole time, so other writers stop with a message that names it, and writes the world back as it changes
+// and when it stops.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
@@ -56,6 +57,8 @@ export async function serve(argv: string[], io: CliIo, stop?: Promise<unknown>):
     println(io.stdout, `[sandbox] serving the sandbox world of ${stateDir} on 127.0.0.1, virtual time x${speed} (now ${new Date(sandbox.clock.now()).toISOString()})`);
     println(io.stdout, `  EC2 (${e.ec2Regions.join(', ')}) and Route 53: ${e.aws}`);
     println(io.stdout, `  Hetzner Cloud API: ${e.hetzner}`);
+    println(io.stdout, `  Crusoe Cloud API: ${e.crusoe}`);
+    println(io.stdout, `  Cloudflare API: ${e.cloudflare}`);
     for (const c of e.clusters) println(io.stdout, `  Kubernetes ${c.name} (${c.endpoint}): ${c.url}  — kubeplane kubeconfig ${c.name} --sandbox --served --state-dir ${stateDir}`);
     for (const p of e.notServed) println(io.stdout, `  Kubernetes ${p.name} (${p.endpoint}): not served, ${p.message}`);
     println(io.stdout, 'environment (secrets in the file; source it: . ' + credentialsFilePath(stateDir) + '):');
