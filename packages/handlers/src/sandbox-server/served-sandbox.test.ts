@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrusoeProvider, parseKubeconfig, Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type KubeConnection } from '@kubeplane/providers';
-import { Redacted, type Clock } from '@kubeplane/sdk';
+import { Redacted, systemClock } from '@kubeplane/sdk';
 import { runCli } from '../../../../test/helpers/cli.js';
 import { clusterTls } from './cluster-tls.js';
 import type { ServedFile } from './served-file.js';
@@ -29,7 +29,6 @@ let dir = '';
 let served: ServedFile;
 let server: ChildProcess | undefined;
 let serverOutput = '';
-let readyAtMs = 0;
 let awsEnv: NodeJS.ProcessEnv = {};
 
 async function startServer(): Promise<void> {
@@ -44,7 +43,6 @@ async function startServer(): Promise<void> {
     const onData = (chunk: Buffer) => {
       serverOutput += chunk.toString('utf8');
       if (serverOutput.includes('[sandbox] ready')) {
-        readyAtMs = Date.now();
         clearTimeout(timer);
         resolve();
       }
@@ -101,13 +99,6 @@ afterAll(async () => {
 async function aws(args: string[], env: NodeJS.ProcessEnv = awsEnv): Promise<ToolRun> {
   const bin = await requireTool('aws', 'awscli');
   return runTool(bin, ['--endpoint-url', served.aws, '--output', 'json', ...args], env);
-}
-
-/** The served world's time as the server keeps it: the virtual time it printed at start, plus real time since times the speed. */
-function servedWorldClock(): Clock {
-  const start = Date.parse(/virtual time x\d+ \(now ([^)]+)\)/.exec(serverOutput)?.[1] ?? '');
-  if (!Number.isFinite(start)) throw new Error(`kubeplane sandbox serve did not print its virtual time:\n${serverOutput}`);
-  return { now: () => start + (Date.now() - readyAtMs) * SPEED };
 }
 
 async function curl(args: string[]): Promise<{ status: number; body: string }> {
@@ -335,7 +326,8 @@ describe('kubeplane sandbox serve: the Crusoe Cloud API through a signing client
       accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.crusoeAccessKeyId),
       secretKey: Redacted.of(secretKey),
       projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
-      clock: servedWorldClock(),
+      // A real client signs with the machine's clock; the served sandbox checks timestamps against it.
+      clock: systemClock,
       baseUrl: served.crusoe,
     });
 

@@ -75,6 +75,8 @@ export class SandboxServer {
     this.#options = { saveDelayMs: 1000, saveEveryMs: 30_000, tickMs: 100, ...options };
     this.#respond = sandboxResponder(sandbox);
     this.#virtualStart = sandbox.clock.now();
+    // Real Crusoe clients sign with the machine's clock, not the world's.
+    sandbox.crusoe.checkTimestampsAgainst({ now: () => Date.now() });
   }
 
   static async start(sandbox: Sandbox, options: SandboxServerOptions): Promise<SandboxServer> {

@@ -317,6 +317,16 @@ export class CrusoeEmulator implements SandboxVmSource {
     return `00000000-0000-4000-8000-${this.#seq.toString(16).padStart(12, '0')}`;
   }
 
+  #timestampClock: { now(): number } | undefined;
+
+  /**
+   * Checks X-Crusoe-Timestamp against `clock` instead of the virtual clock: for real clients of the served sandbox,
+   * which sign with the machine's time while the world runs on its own. Not part of the state.
+   */
+  checkTimestampsAgainst(clock: { now(): number } | undefined): void {
+    this.#timestampClock = clock;
+  }
+
   #now(): number {
     return this.#ctx.clock.now();
   }
@@ -344,7 +354,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     const timestamp = request.headers.get('x-crusoe-timestamp') ?? '';
     if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/.test(timestamp)) return 'X-Crusoe-Timestamp must be RFC 3339 to the second';
     const when = Date.parse(timestamp);
-    if (!Number.isFinite(when) || Math.abs(when - this.#now()) > this.#maxSkewMs) return 'request timestamp is outside the allowed window';
+    if (!Number.isFinite(when) || Math.abs(when - (this.#timestampClock ?? { now: () => this.#now() }).now()) > this.#maxSkewMs) return 'request timestamp is outside the allowed window';
     const raw = url.search.replace(/^\?/, '');
     // The API wants the query sorted in the URL as well as in the signature.
     if (raw !== canonicalQuery(raw)) return 'query parameters must be lexicographically sorted and escaped';
