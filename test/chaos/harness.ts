@@ -142,12 +142,88 @@ export interface ChaosReport {
 }
 
 
+/** The engine under chaos: crashing state writes, a duplicating queue, expiring leases and two workers. */
+function chaosEngine(seed: number, rng: () => number, sandbox: Sandbox) {
+  const state = new CrashingStateStore(new MemoryStateStore(), rng, rng() * 0.08);
+  const queue = new ChaosQueue(new MemoryQueue<StepEvent>({ clock: sandbox.clock, visibilityTimeoutSeconds: 60 }), rng, { duplicate: rng() * 0.15, delay: rng() * 0.2 });
+  const lease = new ExpiringLease(sandbox.clock, rng, rng() * 0.1);
+  const options = { state, secrets: new MemorySecretStore(), queue, lease, clock: sandbox.clock, random: seededRandomSource(`chaos-${seed}`), providers: sandboxProviders(sandbox), kubernetes: sandboxKubernetes(sandbox), leaseSeconds: 60 };
+  const kp = new Kubeplane(options);
+  // A second worker on the same queue and stores, as a second Lambda would be.
+  const workers = [kp.engine, new Engine({ ...options, workerId: 'second' })];
+  if (process.env.CHAOS_TRACE) for (const w of workers) w.on((e) => console.log(w.workerId, JSON.stringify(e).slice(0, 220)));
+  const counts = { crashes: 0, messages: 0 };
+  // A crash inside apply or destroy is a CLI process dying: the user runs the command again.
+  const again = async (command: () => Promise<unknown>) => {
+    for (;;) {
+      try {
+        return await command();
+      } catch (e) {
+        if (!(e instanceof SimulatedCrash)) throw e;
+        counts.crashes++;
+      }
+    }
+  };
+  /** Delivers messages until the queue is empty; applies `changeAt` mid-flight; `check` runs after every batch. */
+  const drive = async (check: () => void, changeAt?: { after: number; manifest: Manifest; before?: (m: Manifest) => void }) => {
+    state.armed = true;
+    for (let guard = 0; guard < 5000; guard++) {
+      const batch = await queue.receive(4);
+      if (batch.length === 0) {
+        const next = await queue.nextVisibleAt();
+        if (process.env.CHAOS_TRACE) console.log('idle; next visible at', next, 'now', sandbox.clock.now(), 'size', await queue.size());
+        if (next === null && changeAt) {
+          // The work finished before the change was due: change the manifest now.
+          const { manifest, before } = changeAt;
+          before?.(manifest);
+          await again(() => kp.apply(manifest));
+          changeAt = undefined;
+          continue;
+        }
+        if (next === null) break;
+        sandbox.clock.advanceTo(next);
+        continue;
+      }
+      // Deliveries of one batch run concurrently on two workers.
+      await Promise.all(
+        batch.map(async (m, i) => {
+          const worker = workers[i % workers.length] as Engine;
+          try {
+            const outcome = await worker.process(m);
+            if (process.env.CHAOS_TRACE) console.log(worker.workerId, 'processed', m.body.step, m.body.seq, m.body.attempt, m.receipt.slice(0, 8), outcome);
+          } catch (e) {
+            if (process.env.CHAOS_TRACE) console.log(worker.workerId, 'CRASH', m.body.step, m.body.seq, String(e));
+            if (e instanceof SimulatedCrash) counts.crashes++;
+            else throw e;
+          }
+        }),
+      );
+      counts.messages += batch.length;
+      check();
+      if (changeAt && counts.messages >= changeAt.after) {
+        const { manifest, before } = changeAt;
+        before?.(manifest);
+        await again(() => kp.apply(manifest));
+        changeAt = undefined;
+      }
+    }
+    state.armed = false;
+  };
+  /** Destroys the project under the same chaos; anything left in the clouds afterwards is a violation. */
+  const destroyAndReport = async (project: string, check: () => void, violations: string[], finalState: string): Promise<ChaosReport> => {
+    await again(() => kp.destroy(project));
+    await drive(check);
+    const leaked = sandbox.inventory();
+    if (leaked.length) violations.push(`leaked after destroy: ${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}`);
+    return { seed, messages: counts.messages, crashes: counts.crashes, faultsFired: sandbox.faults.fired.length, violations, finalState, leaked: leaked.length };
+  };
+  return { kp, drive, destroyAndReport };
+}
+
 export async function chaosRun(seed: number): Promise<ChaosReport> {
   const rng = seededRandom(seed * 7919 + 13);
   const sandbox = new Sandbox({ seed }).listen();
   const violations: string[] = [];
-  let crashes = 0;
-  let messages = 0;
   try {
     // The schedule, drawn from the seed.
     const storm = rng();
@@ -160,14 +236,7 @@ export async function chaosRun(seed: number): Promise<ChaosReport> {
       { cloud: 'route53', operation: '*', kind: 'throttled', probability: rng() * 0.1 },
     ];
     for (const rule of rules) sandbox.injectFault(rule);
-    const state = new CrashingStateStore(new MemoryStateStore(), rng, rng() * 0.08);
-    const queue = new ChaosQueue(new MemoryQueue<StepEvent>({ clock: sandbox.clock, visibilityTimeoutSeconds: 60 }), rng, { duplicate: rng() * 0.15, delay: rng() * 0.2 });
-    const lease = new ExpiringLease(sandbox.clock, rng, rng() * 0.1);
-    const options = { state, secrets: new MemorySecretStore(), queue, lease, clock: sandbox.clock, random: seededRandomSource(`chaos-${seed}`), providers: sandboxProviders(sandbox), kubernetes: sandboxKubernetes(sandbox), leaseSeconds: 60 };
-    const kp = new Kubeplane(options);
-    // A second worker on the same queue and stores, as a second Lambda would be.
-    const workers = [kp.engine, new Engine({ ...options, workerId: 'second' })];
-    if (process.env.CHAOS_TRACE) for (const w of workers) w.on((e) => console.log(w.workerId, JSON.stringify(e).slice(0, 220)));
+    const { kp, drive, destroyAndReport } = chaosEngine(seed, rng, sandbox);
 
     const first = 1 + Math.floor(rng() * 2);
     const second = first === 1 ? 2 : 1;
@@ -183,67 +252,12 @@ export async function chaosRun(seed: number): Promise<ChaosReport> {
       const ghosts = names.filter((n) => ![...allowed].some((a) => n.endsWith(a)));
       if (ghosts.length) violations.push(`machines no manifest asked for: ${ghosts.join(', ')}`);
     };
-    // A crash inside apply or destroy is a CLI process dying: the user runs the command again.
-    const again = async (command: () => Promise<unknown>) => {
-      for (;;) {
-        try {
-          return await command();
-        } catch (e) {
-          if (!(e instanceof SimulatedCrash)) throw e;
-          crashes++;
-        }
-      }
-    };
-    const drive = async (changeAt?: { after: number; manifest: Manifest }) => {
-      state.armed = true;
-      for (let guard = 0; guard < 5000; guard++) {
-        const batch = await queue.receive(4);
-        if (batch.length === 0) {
-          const next = await queue.nextVisibleAt();
-          if (process.env.CHAOS_TRACE) console.log('idle; next visible at', next, 'now', sandbox.clock.now(), 'size', await queue.size());
-          if (next === null && changeAt) {
-            // The work finished before the change was due: change the manifest now.
-            remember(changeAt.manifest);
-            const m = changeAt.manifest;
-            await again(() => kp.apply(m));
-            changeAt = undefined;
-            continue;
-          }
-          if (next === null) break;
-          sandbox.clock.advanceTo(next);
-          continue;
-        }
-        // Deliveries of one batch run concurrently on two workers.
-        await Promise.all(
-          batch.map(async (m, i) => {
-            const worker = workers[i % workers.length] as Engine;
-            try {
-              const outcome = await worker.process(m);
-              if (process.env.CHAOS_TRACE) console.log(worker.workerId, 'processed', m.body.step, m.body.seq, m.body.attempt, m.receipt.slice(0, 8), outcome);
-            } catch (e) {
-              if (process.env.CHAOS_TRACE) console.log(worker.workerId, 'CRASH', m.body.step, m.body.seq, String(e));
-              if (e instanceof SimulatedCrash) crashes++;
-              else throw e;
-            }
-          }),
-        );
-        messages += batch.length;
-        check();
-        if (changeAt && messages >= changeAt.after) {
-          remember(changeAt.manifest);
-          const m = changeAt.manifest;
-          await again(() => kp.apply(m));
-          changeAt = undefined;
-        }
-      }
-      state.armed = false;
-    };
 
     const m1 = chaosManifest(first);
     const m2 = chaosManifest(second);
     remember(m1);
     await kp.apply(m1);
-    await drive({ after: 5 + Math.floor(rng() * 40), manifest: m2 });
+    await drive(check, { after: 5 + Math.floor(rng() * 40), manifest: m2, before: remember });
     const status = await kp.status('chaos');
     // Converged to the latest manifest: its machines and nodes, nothing else.
     const live = sandbox.liveMachines().map((i) => i.name ?? '').sort();
@@ -253,11 +267,84 @@ export async function chaosRun(seed: number): Promise<ChaosReport> {
     const ready = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).map((n) => n.name);
     for (const e of expected.filter((x) => !x.startsWith('lb'))) if (!ready.some((n) => n.endsWith(e))) violations.push(`node ${e} is not Ready`);
 
-    await again(() => kp.destroy('chaos'));
-    await drive();
-    const leaked = sandbox.inventory();
-    if (leaked.length) violations.push(`leaked after destroy: ${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}`);
-    return { seed, messages, crashes, faultsFired: sandbox.faults.fired.length, violations, finalState: status.state, leaked: leaked.length };
+    return await destroyAndReport('chaos', check, violations, status.state);
+  } finally {
+    sandbox.close();
+  }
+}
+
+export const CMK_CHAOS_MANIFEST = `apiVersion: kubeplane.dev/v1
+kind: Manifest
+metadata: { name: cmk-chaos }
+providers:
+  - { name: crusoe-1, providerType: crusoe, secretRef: { env: { accesskey: CRUSOE_ACCESS_KEY_ID, secretkey: CRUSOE_SECRET_KEY, project: CRUSOE_PROJECT_ID } } }
+  - { name: cf-1, providerType: cloudflare, secretRef: { env: { apitoken: CLOUDFLARE_API_TOKEN, accountid: CLOUDFLARE_ACCOUNT_ID } } }
+nodePools:
+  dynamic:
+    - { name: gpu, providerSpec: { name: crusoe-1, region: us-east1-a }, count: GPUS, serverType: h100-80gb-sxm-ib.8x, image: 1.33.4-cmk.4 }
+    - { name: cpu, providerSpec: { name: crusoe-1, region: us-east1-a }, autoscaler: { min: 1, max: 3 }, serverType: c1a.8x, image: 1.33.4-cmk.4 }
+kubernetes:
+  clusters:
+    - name: cmk
+      version: "1.33.4-cmk.20"
+      network: 10.9.0.0/24
+      controlPlane: managed
+      pools: { compute: [gpu, cpu] }
+      apiDns: { dnsZone: kubeplane-sandbox.dev, provider: cf-1, hostname: cmk-chaos }
+      addons: [{ name: nvidia_gpu_operator }, { name: nvidia_network_operator }, { name: cluster_autoscaler }]
+`;
+
+/**
+ * The same chaos for a Crusoe Managed Kubernetes cluster: 429 and 5xx storms on Crusoe and Cloudflare, lost responses
+ * to the cluster and node-pool creates, crashes, duplicates and a pool count changed mid-flight. It must converge to
+ * one cluster with one pool per name and the latest counts, and leave nothing after destroy.
+ */
+export async function cmkChaosRun(seed: number): Promise<ChaosReport> {
+  const rng = seededRandom(seed * 104729 + 7);
+  const sandbox = new Sandbox({ seed }).listen();
+  const violations: string[] = [];
+  try {
+    const rules: FaultRule[] = [
+      { cloud: 'crusoe', operation: '*', kind: 'throttled', probability: rng() * 0.12 },
+      { cloud: 'crusoe', operation: '*', kind: 'server-error', probability: rng() * 0.06 },
+      { cloud: 'crusoe', operation: 'POST /kubernetes/clusters', kind: rng() < 0.5 ? 'timeout' : 'lost-response', probability: rng() * 0.4 },
+      { cloud: 'crusoe', operation: 'POST /kubernetes/nodepools', kind: rng() < 0.5 ? 'timeout' : 'lost-response', probability: rng() * 0.4 },
+      { cloud: 'crusoe', operation: 'PATCH /kubernetes/nodepools/{id}', kind: 'lost-response', probability: rng() * 0.3 },
+      { cloud: 'cloudflare', operation: '*', kind: 'throttled', probability: rng() * 0.1 },
+    ];
+    for (const rule of rules) sandbox.injectFault(rule);
+    const { kp, drive, destroyAndReport } = chaosEngine(seed, rng, sandbox);
+    const manifest = (gpus: number): Manifest => {
+      const r = validateManifestText(CMK_CHAOS_MANIFEST.replace('GPUS', String(gpus)));
+      if (!r.ok || !r.manifests[0]) throw new Error(r.errors.map((e) => e.message).join('; '));
+      return r.manifests[0];
+    };
+    const first = 1 + Math.floor(rng() * 3);
+    const second = first === 1 ? 3 : 1;
+    const poolsOf = () => [...sandbox.crusoe.pools.values()];
+    const check = () => {
+      const clusters = [...sandbox.crusoe.clusters.values()].filter((c) => c.state !== 'STATE_DELETING');
+      if (clusters.length > 1) violations.push(`${clusters.length} CMK clusters: ${clusters.map((c) => c.name).join(', ')}`);
+      const names = poolsOf().map((p) => `${p.clusterId}/${p.name}`);
+      const dupes = names.filter((n, i) => names.indexOf(n) !== i);
+      if (dupes.length) violations.push(`duplicate node pools: ${dupes.join(', ')}`);
+      for (const p of poolsOf()) {
+        const vms = [...sandbox.crusoe.vms.values()].filter((v) => v.nodePoolId === p.id && v.state !== 'STATE_DELETING').length;
+        const cap = p.name === 'gpu' ? Math.max(first, second) : 3;
+        if (vms > cap) violations.push(`pool ${p.name} has ${vms} machines, more than any manifest asked for (${cap})`);
+      }
+    };
+    await kp.apply(manifest(first));
+    await drive(check, { after: 5 + Math.floor(rng() * 40), manifest: manifest(second) });
+    const status = await kp.status('cmk-chaos');
+    if (status.state !== 'DONE') violations.push(`did not converge: ${JSON.stringify(status.clusters)}`);
+    const count = (pool: string) => [...sandbox.crusoe.vms.values()].filter((v) => v.nodePoolId === poolsOf().find((p) => p.name === pool)?.id && v.state !== 'STATE_DELETING').length;
+    if (count('gpu') !== second) violations.push(`gpu pool has ${count('gpu')} machines, not ${second}`);
+    if (count('cpu') < 1 || count('cpu') > 3) violations.push(`cpu pool has ${count('cpu')} machines, outside 1..3`);
+    const ready = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready);
+    if (ready.length !== count('gpu') + count('cpu')) violations.push(`${ready.length} nodes Ready for ${count('gpu') + count('cpu')} machines`);
+
+    return await destroyAndReport('cmk-chaos', check, violations, status.state);
   } finally {
     sandbox.close();
   }

@@ -1,7 +1,7 @@
 // Which seeds a chaos run covers, and the tests for them: CHAOS_SEED replays one, CHAOS_SEEDS sets how many
 // (default 200). The seeds are split by parity over two test files so the two test workers share them.
 import { describe, expect, it } from 'vitest';
-import { chaosRun } from './harness.js';
+import { chaosRun, cmkChaosRun, type ChaosReport } from './harness.js';
 
 export function chaosSeeds(parity: 0 | 1): number[] {
   if (process.env.CHAOS_SEED) return Number(process.env.CHAOS_SEED) % 2 === parity ? [Number(process.env.CHAOS_SEED)] : [];
@@ -10,10 +10,20 @@ export function chaosSeeds(parity: 0 | 1): number[] {
 }
 
 export function describeChaos(parity: 0 | 1): void {
-  describe('chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy', () => {
-    for (const seed of chaosSeeds(parity)) {
-      it(`seed ${seed} (replay: CHAOS_SEED=${seed} npx vitest run test/chaos)`, async () => {
-        const report = await chaosRun(seed);
+  describeRuns('chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy', chaosSeeds(parity), chaosRun);
+}
+
+/** The CMK schedules: a fifth as many seeds (a CMK cluster's life is longer in steps), CMK_CHAOS_SEED replays one. */
+export function describeCmkChaos(): void {
+  const seeds = process.env.CMK_CHAOS_SEED ? [Number(process.env.CMK_CHAOS_SEED)] : Array.from({ length: Math.ceil(Number(process.env.CHAOS_SEEDS ?? 200) / 5) }, (_, i) => i + 1);
+  describeRuns('chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy', seeds, cmkChaosRun, 'CMK_CHAOS_SEED');
+}
+
+function describeRuns(title: string, seeds: number[], run: (seed: number) => Promise<ChaosReport>, replay = 'CHAOS_SEED'): void {
+  describe(title, () => {
+    for (const seed of seeds) {
+      it(`seed ${seed} (replay: ${replay}=${seed} npx vitest run test/chaos)`, async () => {
+        const report = await run(seed);
         expect(report.violations, `seed ${seed}: ${JSON.stringify(report)}`).toEqual([]);
         expect(report.leaked).toBe(0);
       });

@@ -236,7 +236,14 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
     if (isPending(listed)) return waitFor(listed, `machines of pool ${poolName}`, ctx);
     const live = liveNodes(listed.value);
     const want = wantedCount(pool, live.length);
-    if (live.length <= want && !entry.removing) continue;
+    if (live.length <= want && !entry.removing) {
+      // Nodes of the pool whose machines are gone or going (a scale-down whose record write was lost, a machine the
+      // provider replaced): forgotten, as a cloud controller would, so the cluster does not count them.
+      const machines = new Set(live.map((n) => n.name));
+      const stale = (await (await kubernetes()).listNodes()).filter((n) => n.labels['kubeplane.dev/nodepool'] === poolName && !machines.has(n.name)).map((n) => n.name);
+      await forget(stale);
+      continue;
+    }
     // Newest first: the machines that carry the least work; kept in the ledger so every retry names the same ones.
     entry.removing ??= [...live]
       .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))
