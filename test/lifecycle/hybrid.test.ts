@@ -89,4 +89,22 @@ describe('the hybrid example on the sandbox', () => {
     expect(await kp.status('hybrid')).toMatchObject({ clusters: {} });
     expect(await kp.projects()).toEqual([]);
   });
+
+  it('changes a load balancer\'s roles in place: the firewall opens the new port, and the LB nodes get the new nginx configuration', async () => {
+    const { sandbox, kp } = world(9);
+    await applyAndRun(kp, hybrid);
+    const withHttp = hybrid
+      .replace('  clusters:\n    - name: hybrid-lb\n      roles: [apiserver, https]', '    - name: http\n      protocol: tcp\n      port: 80\n      targetPort: 30080\n      targetPools: [htz-worker]\n  clusters:\n    - name: hybrid-lb\n      roles: [apiserver, https, http]');
+    expect(withHttp).not.toBe(hybrid);
+    const machinesBefore = liveMachines(sandbox);
+    const { result } = await applyAndRun(kp, withHttp);
+    expect(result.plan.operations.map((o) => o.kind)).toContain('update-load-balancer-roles');
+    const conf = (await kubeConfigMap(kp)).data['lb-hybrid-lb'] ?? '';
+    expect(conf).toMatch(/listen 80\b/);
+    expect(conf).toMatch(/:30080\b/);
+    // No machine was replaced; the nodes' sync agents apply the published configuration (after nginx -t).
+    expect(liveMachines(sandbox)).toEqual(machinesBefore);
+    const rules = [...sandbox.hetzner.firewalls.values()].flatMap((f) => f.rules).map((r) => `${String(r['protocol'])}/${String(r['port'] ?? '')}`);
+    expect(rules).toContain('tcp/80');
+  });
 });

@@ -22,7 +22,6 @@ import { providerAddonIds } from './steps/managed.js';
 const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], string>> = {
   'upgrade-version': 'Kubernetes version upgrades (replacing nodes control plane first) are not carried out yet; keep the version, or create a new cluster at the new version and move workloads',
   'change-api-endpoint': 'moving the API endpoint of an existing cluster (new serving certificates and kubeconfigs) is not carried out yet; keep its API load balancer as it is',
-  'update-load-balancer-roles': "changing an existing load balancer's roles is not carried out yet (its nodes render their configuration at boot); add a new load balancer and remove the old one",
 };
 
 /**
