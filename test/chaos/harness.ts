@@ -282,7 +282,7 @@ providers:
 nodePools:
   dynamic:
     - { name: gpu, providerSpec: { name: crusoe-1, region: us-east1-a }, count: GPUS, serverType: h100-80gb-sxm-ib.8x, image: 1.33.4-cmk.4 }
-    - { name: cpu, providerSpec: { name: crusoe-1, region: us-east1-a }, autoscaler: { min: 1, max: 3 }, serverType: c1a.8x, image: 1.33.4-cmk.4 }
+    - { name: cpu, providerSpec: { name: crusoe-1, region: us-east1-a }, autoscaler: { min: 1, max: 3 }, serverType: c1a.8x, image: CPU_IMAGE }
 kubernetes:
   clusters:
     - name: cmk
@@ -314,8 +314,8 @@ export async function cmkChaosRun(seed: number): Promise<ChaosReport> {
     ];
     for (const rule of rules) sandbox.injectFault(rule);
     const { kp, drive, destroyAndReport } = chaosEngine(seed, rng, sandbox);
-    const manifest = (gpus: number): Manifest => {
-      const r = validateManifestText(CMK_CHAOS_MANIFEST.replace('GPUS', String(gpus)));
+    const manifest = (gpus: number, cpuImage = '1.33.4-cmk.4'): Manifest => {
+      const r = validateManifestText(CMK_CHAOS_MANIFEST.replace('GPUS', String(gpus)).replace('CPU_IMAGE', cpuImage));
       if (!r.ok || !r.manifests[0]) throw new Error(r.errors.map((e) => e.message).join('; '));
       return r.manifests[0];
     };
@@ -330,17 +330,23 @@ export async function cmkChaosRun(seed: number): Promise<ChaosReport> {
       if (dupes.length) violations.push(`duplicate node pools: ${dupes.join(', ')}`);
       for (const p of poolsOf()) {
         const vms = [...sandbox.crusoe.vms.values()].filter((v) => v.nodePoolId === p.id && v.state !== 'STATE_DELETING').length;
-        const cap = p.name === 'gpu' ? Math.max(first, second) : 3;
+        // A rotation adds one machine while it drains another.
+        const cap = (p.name === 'gpu' ? Math.max(first, second) : 3) + 1;
         if (vms > cap) violations.push(`pool ${p.name} has ${vms} machines, more than any manifest asked for (${cap})`);
       }
     };
     await kp.apply(manifest(first));
-    await drive(check, { after: 5 + Math.floor(rng() * 40), manifest: manifest(second) });
+    // Half the schedules also move the CPU pool to a new node image mid-flight: its machines are rotated.
+    const cpuImage = rng() < 0.5 ? '1.33.4-cmk.6' : '1.33.4-cmk.4';
+    await drive(check, { after: 5 + Math.floor(rng() * 40), manifest: manifest(second, cpuImage) });
     const status = await kp.status('cmk-chaos');
     if (status.state !== 'DONE') violations.push(`did not converge: ${JSON.stringify(status.clusters)}`);
     const count = (pool: string) => [...sandbox.crusoe.vms.values()].filter((v) => v.nodePoolId === poolsOf().find((p) => p.name === pool)?.id && v.state !== 'STATE_DELETING').length;
     if (count('gpu') !== second) violations.push(`gpu pool has ${count('gpu')} machines, not ${second}`);
     if (count('cpu') < 1 || count('cpu') > 3) violations.push(`cpu pool has ${count('cpu')} machines, outside 1..3`);
+    const cpuPool = poolsOf().find((p) => p.name === 'cpu');
+    const outdated = [...sandbox.crusoe.vms.values()].filter((v) => v.nodePoolId === cpuPool?.id && v.state !== 'STATE_DELETING' && v.image !== `cmk-worker:${cpuImage}`);
+    if (outdated.length) violations.push(`cpu machines not on ${cpuImage}: ${outdated.map((v) => `${v.name} (${v.image})`).join(', ')}`);
     const ready = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready);
     if (ready.length !== count('gpu') + count('cpu')) violations.push(`${ready.length} nodes Ready for ${count('gpu') + count('cpu')} machines`);
 

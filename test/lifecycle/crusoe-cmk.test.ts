@@ -139,6 +139,32 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     expect(args2?.filter((a) => a.startsWith('--nodes='))).toEqual(['--nodes=2:4:cpu', '--nodes=1:1:h100']);
   });
 
+  it('rotates a pool onto a new node image: one machine at a time, each replacement Ready before the old one is drained', async () => {
+    const text = withPools(example, 1, { min: 2, max: 4 }, '198.51.100.0/24');
+    const cpuBefore = vmsOfPool('cpu');
+    expect(cpuBefore).toHaveLength(2);
+    const upgraded = text.replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6');
+    expect(upgraded).not.toBe(text);
+    const planned = await w.kp.plan(manifestOf(upgraded));
+    if (!planned.ok) throw new Error(JSON.stringify(planned.issues));
+    expect(planned.plan.operations.filter((o) => o.kind === 'rotate-nodes').map((o) => o.target)).toEqual(['cpu']);
+    const readyLow: number[] = [];
+    const off = w.kp.on((e) => {
+      if (e.type === 'step-done' && e.step === 'remove-nodes') readyLow.push(w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready && n.labels['kubeplane.dev/nodepool'] === 'cpu').length);
+    });
+    await applyAndRun(manifestOf(upgraded));
+    off();
+    const cpuAfter = vmsOfPool('cpu');
+    expect(cpuAfter).toHaveLength(2);
+    expect(cpuAfter.filter((n) => cpuBefore.includes(n))).toEqual([]);
+    const images = [...w.sandbox.crusoe.vms.values()].filter((v) => cpuAfter.includes(v.name)).map((v) => v.image);
+    expect(images).toEqual(['cmk-worker:1.33.4-cmk.6', 'cmk-worker:1.33.4-cmk.6']);
+    // Capacity never dropped below the pool's count while its machines were replaced.
+    expect(Math.min(...readyLow)).toBeGreaterThanOrEqual(2);
+    const nodes = await (await cluster()).listNodes();
+    expect(nodes.filter((n) => n.labels['kubeplane.dev/nodepool'] === 'cpu' && n.ready).map((n) => n.name).sort()).toEqual(cpuAfter);
+  });
+
   it('refuses what CMK cannot change, before touching anything', async () => {
     const calls = w.sandbox.totalCalls();
     await expect(w.kp.apply(manifestOf(example.replace('        - name: crusoe_csi\n', '')))).rejects.toThrow(/installs its add-ons at creation/);

@@ -298,10 +298,16 @@ export class CrusoeManagedKubernetes {
       for (const v of victims.slice(0, live.length - request.count)) await this.#deleteById(`compute/vms/instances/${v.id}`, v.name);
       return pending('in-progress', 10, `node pool ${request.name}: count lowered to ${request.count}, deleting ${live.length - request.count} chosen node(s)`);
     }
+    // A version change is sent once: before it, the machines run the pool's configuration; after it, none does (until
+    // the caller's rotation adds new ones). The pool object has no version field to compare with (crusoe-notes §2.8).
+    const latest = new Map(pool.instance_details.map((d) => [d.id, d.using_latest_config]));
+    const versionDue = Boolean(request.updateVersion && request.kubernetesVersion) && live.every((v) => latest.get(v.id) !== false);
     if (request.count !== pool.count || !sameLabels || !sameTaints) {
       await this.#patchPool(pool, request.count, labels, taints, request.kubernetesVersion, sshPublicKey);
-      return pending('in-progress', 10, `node pool ${request.name} is being updated (count ${pool.count} -> ${request.count}; labels and taints apply to new nodes)`);
+      return pending('in-progress', 10, `node pool ${request.name} is being updated (count ${pool.count} -> ${request.count}; labels, taints and version apply to new nodes)`);
     }
+    // A version alone changes nothing that exists: nothing to wait for (the caller rotates the machines).
+    if (versionDue) await this.#patchPool(pool, request.count, labels, taints, request.kubernetesVersion, sshPublicKey);
     if (live.length < pool.count) return pending('in-progress', 15, `node pool ${request.name}: ${live.length}/${pool.count} machines created`);
     return done({ name: pool.name, id: pool.id, ready: live.filter((v) => plainState(v.state) === 'RUNNING').length, count: pool.count, nodeIds: live.map((v) => v.id) });
   }
@@ -352,9 +358,11 @@ export class CrusoeManagedKubernetes {
     const cluster = await this.#requireCluster(clusterRef.name);
     const pool = (await this.#pools(cluster.id)).find((p) => p.name === poolName);
     if (!pool) return done([]);
+    const latest = new Map(pool.instance_details.map((d) => [d.id, d.using_latest_config]));
     return done(
       (await this.#poolVms(pool)).map((v) => {
         const ips = v.network_interfaces?.[0]?.ips?.[0];
+        const upToDate = latest.get(v.id);
         return {
           id: v.id,
           name: v.name,
@@ -363,6 +371,7 @@ export class CrusoeManagedKubernetes {
           ...(v.created_at ? { createdAt: v.created_at } : {}),
           ...(ips?.private_ipv4?.address ? { privateIPv4: ips.private_ipv4.address } : {}),
           ...(ips?.public_ipv4?.address ? { publicIPv4: ips.public_ipv4.address } : {}),
+          ...(upToDate !== undefined ? { upToDate } : {}),
         };
       }),
     );

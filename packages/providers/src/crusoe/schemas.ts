@@ -111,6 +111,8 @@ export const nodePoolSchema = z.object({
   count: z.number(),
   image_id: z.string().optional(),
   instance_ids: z.array(z.string()).default([]),
+  /** Per machine: whether it runs the pool's current configuration (a version change applies to new machines only). */
+  instance_details: z.array(z.object({ id: z.string(), using_latest_config: z.boolean().optional() })).default([]),
   node_labels: z.record(z.string(), z.string()).default({}),
   node_taints: z.array(taintSchema).nullable().default([]),
   subnet_id: z.string().optional(),

@@ -31,6 +31,9 @@ const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], st
 function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec): string[] {
   if (spec.controlPlane !== 'managed' || built.controlPlane !== 'managed') return [];
   const out: string[] = [];
+  if (built.version.raw !== spec.version.raw) {
+    out.push(`cluster ${spec.name}: the managed control plane's version (${built.version.raw} -> ${spec.version.raw}) is upgraded by the provider (Crusoe: through its support); node pools take new node images through their image`);
+  }
   const installed = (c: ClusterSpec) => providerAddonIds(c).join(', ') || 'none';
   if (installed(built) !== installed(spec)) {
     out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and cannot change them (${installed(built)} -> ${installed(spec)}); install others with Helm, or create a new cluster`);

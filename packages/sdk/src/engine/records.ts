@@ -69,8 +69,11 @@ export interface ManagedLedger {
   id: string;
   /** `https://<provider's API name>:6443` */
   apiEndpoint?: string;
-  /** By manifest pool name: the provider's pool id, the count kubeplane asks for, and the machines it chose to remove (drained first). */
-  pools: Record<string, { id: string; count: number; removing?: string[] }>;
+  /**
+   * By manifest pool name: the provider's pool id, the count kubeplane asks for, the node image version it last set,
+   * the machines it chose to remove (drained first), and the machine a rotation to a new image is replacing.
+   */
+  pools: Record<string, { id: string; count: number; image?: string; removing?: string[]; rotating?: string }>;
 }
 
 export interface ClusterRecord {

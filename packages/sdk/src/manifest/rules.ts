@@ -492,11 +492,14 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
   if (!next) return [];
   const out = new IssueCollector(parsed.pathPrefix);
   const before = new Map(previous.nodePools.dynamic.map((p) => [p.name, p]));
+  // A managed cluster's pools take a new node image (kubeplane rotates their machines onto it).
+  const managedPools = new Set(next.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => c.pools.compute ?? []));
   next.nodePools.dynamic.forEach((pool, i) => {
     const old = before.get(pool.name);
     if (!old) return;
     const path = [...MANIFEST_LISTS.dynamic.path, parsed.positions.dynamic[i] ?? i];
     for (const field of IMMUTABLE_POOL_FIELDS) {
+      if (field === 'image' && managedPools.has(pool.name)) continue;
       if (stableJson(old[field]) !== stableJson(pool[field])) {
         out.error(
           [...path, field],

@@ -91,6 +91,14 @@ describe('validating manifests', () => {
     expect(r.errors[0]?.message).toContain('cpx32 -> cpx42');
   });
 
+  it('lets a managed cluster\'s pool take a new node image (its machines are rotated), but not a new instance type', () => {
+    const before = validateManifestText(example('crusoe-cmk.yaml')).manifests;
+    const image = example('crusoe-cmk.yaml').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6');
+    expect(validateManifestText(image, { previous: before }).errors).toEqual([]);
+    const type = example('crusoe-cmk.yaml').replace('serverType: c1a.16x', 'serverType: c1a.32x');
+    expect(validateManifestText(type, { previous: before }).errors.map((e) => e.path)).toEqual(['nodePools.dynamic[1].serverType']);
+  });
+
   it('rejects two documents with one name', () => {
     const r = validateManifestText(`${example('minimal.yaml')}\n---\n${example('minimal.yaml')}`);
     expect(r.errors.map((e) => e.message)).toEqual(['2 documents are named "minimal"; each manifest needs its own name']);

@@ -162,6 +162,11 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
     const old = haveAll.get(pool.name);
     if (old && old.kind === 'dynamic' && pool.kind === 'dynamic' && old.templateHash !== pool.templateHash) {
       const changed = IMMUTABLE_POOL_FIELDS.filter((f) => !sameImmutable(f, old, pool));
+      if (want.controlPlane === 'managed' && changed.length === 1 && changed[0] === 'image') {
+        // A managed pool takes a new node image for new machines; kubeplane rotates the existing ones onto it.
+        op(drafts, BAND.lowPriority, 'rotate-nodes', 'kubernetes', want, pool.name, `node image ${old.image ?? ''} -> ${pool.image ?? ''}: new machines get it; the ${old.nodes.length} existing one${old.nodes.length === 1 ? ' is' : 's are'} replaced one at a time (one extra machine while each is drained)`, { pool: pool.name, details: { from: old.image ?? '', to: pool.image ?? '' } });
+        continue;
+      }
       issue(
         `${pool.sourcePath}.${changed[0] ?? 'serverType'}`,
         `${changed.join(', ') || 'the machine template'} of existing pool "${pool.name}" cannot change; rename the pool instead: kubeplane adds the new pool before it removes the old one`,

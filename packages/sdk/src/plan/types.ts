@@ -20,6 +20,7 @@ export type OperationKind =
   | 'delete-dns-record'
   | 'change-api-endpoint'
   | 'upgrade-version'
+  | 'rotate-nodes'
   | 'patch-node-metadata'
   | 'update-autoscaler-limits'
   | 'update-addons'

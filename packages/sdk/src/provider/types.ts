@@ -335,6 +335,11 @@ export interface ManagedNodePoolRequest {
    * same list on every call until the pool is done (the machines may still be listed while they are deleted).
    */
   removeNodes?: string[];
+  /**
+   * The caller changed `kubernetesVersion` since it last set it: the pool is updated to it even when nothing else
+   * differs (providers cannot always read a pool's version back). New machines get it; the caller rotates the old ones.
+   */
+  updateVersion?: boolean;
 }
 
 export interface ManagedNodePoolInfo {
@@ -357,6 +362,8 @@ export interface ManagedNodeInfo {
   createdAt?: string;
   privateIPv4?: string;
   publicIPv4?: string;
+  /** False when the machine predates the pool's current configuration (its node image version): a rotation replaces it. */
+  upToDate?: boolean;
 }
 
 export interface ManagedVersions {

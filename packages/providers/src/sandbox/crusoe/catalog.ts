@@ -56,5 +56,6 @@ export const CRUSOE_QUOTA = { vms: 200, gpuVms: 64 } as const;
 
 /** CMK versions: the seeds' images, plus older builds so that warnings and validation have something to find. */
 export const CMK_CLUSTER_VERSIONS = [...new Set(['1.30.8-cmk.12', '1.31.7-cmk.9', '1.32.7-cmk.3', ...Object.values(CMK_NFS_CONTROL_PLANE_IMAGES), ...Object.values(CMK_AUTOCLUSTERS_MIN_VERSIONS)])];
-export const CMK_NODE_POOL_VERSIONS = [...new Set(['1.30.8-cmk.12', '1.32.7-cmk.3', '1.33.4-cmk.3', ...Object.values(CMK_NFS_WORKER_IMAGES), ...Object.values(CMK_NFS_GB200_WORKER_IMAGES)])];
+// 1.33.4-cmk.6: a worker image newer than the seeds' NFS-baked one, so node image rotations have somewhere to go.
+export const CMK_NODE_POOL_VERSIONS = [...new Set(['1.30.8-cmk.12', '1.32.7-cmk.3', '1.33.4-cmk.3', ...Object.values(CMK_NFS_WORKER_IMAGES), '1.33.4-cmk.6', ...Object.values(CMK_NFS_GB200_WORKER_IMAGES)])];
 export const CMK_ADDON_IDS = ['crusoe_csi', 'nvidia_gpu_operator', 'nvidia_network_operator', 'cluster_autoscaler', 'autocluster_active_testing'] as const;

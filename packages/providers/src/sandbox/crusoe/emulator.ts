@@ -1082,7 +1082,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     const vms = [...this.vms.values()].filter((v) => v.nodePoolId === p.id);
     return {
       id: p.id, name: p.name, cluster_id: p.clusterId, project_id: this.projectId, type: p.type.product_name, count: p.count, image_id: `cmk-${p.version}`,
-      instance_ids: vms.map((v) => v.id), instance_details: vms.map((v) => ({ id: v.id, using_latest_config: true })), node_labels: p.labels, node_taints: p.taints,
+      instance_ids: vms.map((v) => v.id), instance_details: vms.map((v) => ({ id: v.id, using_latest_config: v.image === `cmk-worker:${p.version}` })), node_labels: p.labels, node_taints: p.taints,
       subnet_id: p.subnetId, reservation_id: '', ephemeral_storage_for_containerd: false, state: p.state, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
     };
   }

@@ -132,14 +132,17 @@ export async function ensureManagedPools(ctx: StepContext): Promise<StepResult> 
     if (isPending(listed)) return waitFor(listed, `machines of pool ${pool.name}`, ctx);
     const live = liveNodes(listed.value).length;
     const known = m.pools[pool.name];
-    const want = wantedCount(pool, known || live > 0 ? live : undefined);
-    const outcome = await api.ensureNodePool(await poolRequest(ctx, pool, Math.max(want, live), known?.removing));
+    const want = known?.rotating ? known.count : wantedCount(pool, known || live > 0 ? live : undefined);
+    // A new node image goes to the pool once; its machines are rotated onto it by remove-nodes. Sent too when the
+    // ledger does not know the pool yet (it may have been created at another image before a change or a crash).
+    const updateVersion = Boolean(pool.image && known?.image !== pool.image);
+    const outcome = await api.ensureNodePool({ ...(await poolRequest(ctx, pool, Math.max(want, live), known?.removing)), ...(updateVersion ? { updateVersion } : {}) });
     if (isPending(outcome)) {
       pendingResult ??= waitFor(outcome, `node pool ${pool.name}`, ctx);
       continue;
     }
     if (!known) ctx.emit({ type: 'resource-created', kind: 'node-pool', name: pool.name, provider: providerName });
-    m.pools[pool.name] = { id: outcome.value.id, count: want, ...(known?.removing ? { removing: known.removing } : {}) };
+    m.pools[pool.name] = { ...known, id: outcome.value.id, count: want, ...(pool.image ? { image: pool.image } : {}) };
   }
   return pendingResult ?? next(`${spec.pools.length} node pool${spec.pools.length === 1 ? '' : 's'} requested`);
 }
@@ -235,6 +238,9 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
     const listed = await api.listNodePoolNodes(ref, poolName);
     if (isPending(listed)) return waitFor(listed, `machines of pool ${poolName}`, ctx);
     const live = liveNodes(listed.value);
+    if (entry.rotating || (!entry.removing && live.some((n) => n.upToDate === false))) {
+      return rotate(ctx, { pool, entry, listed: listed.value, api, kubernetes, drain, forget, providerName });
+    }
     const want = wantedCount(pool, live.length);
     if (live.length <= want && !entry.removing) {
       // Nodes of the pool whose machines are gone or going (a scale-down whose record write was lost, a machine the
@@ -263,7 +269,8 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
       delete ledger.nodes[v.name];
       ctx.emit({ type: 'resource-deleted', kind: 'machine', name: v.name, provider: providerName });
     }
-    m.pools[poolName] = { id: entry.id, count: want };
+    const { removing: _done, ...kept } = entry;
+    m.pools[poolName] = { ...kept, count: want };
     return next(`node pool ${poolName} scaled to ${want}`, 'remove-nodes');
   }
   return null;
@@ -288,4 +295,65 @@ export async function configureManaged(ctx: StepContext, kubernetes: Parameters<
   );
   if (isPending(outcome)) return waitFor(outcome, `settings of ${m.name}`, ctx);
   return outcome.value.changed;
+}
+
+/**
+ * One step of rotating a pool onto its new node image, one machine at a time with a surge of one: the pool grows by
+ * one (the new machine gets the new image), and once every machine of the pool is a Ready node, the oldest outdated
+ * one is drained and removed with the count lowered again. The machine being replaced is kept in the ledger.
+ */
+async function rotate(
+  ctx: StepContext,
+  r: {
+    pool: PoolSpec;
+    entry: ManagedLedger['pools'][string];
+    listed: ManagedNodeInfo[];
+    api: ManagedKubernetesApi;
+    kubernetes: () => Promise<KubernetesApi>;
+    drain: (node: string) => Promise<StepResult | null>;
+    forget: (nodes: string[]) => Promise<void>;
+    providerName: string;
+  },
+): Promise<StepResult> {
+  const { pool, entry, api } = r;
+  const live = liveNodes(r.listed);
+  const want = entry.count;
+  recordPoolNodes(ctx, pool.name, r.listed);
+  const old = entry.rotating ? r.listed.find((n) => n.id === entry.rotating) : undefined;
+  if (!entry.rotating || !old || old.state === 'deleting' || old.state === 'deleted') {
+    if (old) {
+      // Its removal was under way when the last run ended: finish it.
+      await r.forget([old.name]);
+      delete ctx.record.ledger.nodes[old.name];
+    }
+    const stale = live.filter((n) => n.upToDate === false).sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.name.localeCompare(b.name));
+    const next_ = stale[0];
+    if (!next_) {
+      delete entry.rotating;
+      return next(`node pool ${pool.name} runs node image ${pool.image ?? 'the latest'} on every machine`, 'remove-nodes');
+    }
+    entry.rotating = next_.id;
+    return next(`rotating node pool ${pool.name} onto ${pool.image ?? 'its new configuration'}: replacing ${next_.name} (${stale.length} to go)`, 'remove-nodes');
+  }
+  // Surge: one machine more than wanted, so capacity never drops.
+  if (live.length < want + 1) {
+    const grown = await api.ensureNodePool(await poolRequest(ctx, pool, want + 1));
+    if (isPending(grown)) return waitFor(grown, `adding a machine to ${pool.name} before ${old.name} goes`, ctx);
+  }
+  const nodes = new Map((await (await r.kubernetes()).listNodes()).map((n) => [n.name, n]));
+  const waiting = live.filter((n) => n.state !== 'running' || !nodes.get(n.name)?.ready);
+  if (live.length < want + 1 || waiting.length > 0) {
+    return wait(15, `rotating ${pool.name}: waiting for ${waiting.map((n) => n.name).join(', ') || 'the new machine'} to be a Ready node before ${old.name} is drained`);
+  }
+  const drained = await r.drain(old.name);
+  if (drained) return drained;
+  const ledgerNode = ctx.record.ledger.nodes[old.name];
+  if (ledgerNode) ledgerNode.state = 'deleting';
+  const shrunk = await api.ensureNodePool(await poolRequest(ctx, pool, want, [old.id]));
+  if (isPending(shrunk)) return waitFor(shrunk, `removing ${old.name} from ${pool.name}`, ctx);
+  await r.forget([old.name]);
+  delete ctx.record.ledger.nodes[old.name];
+  delete entry.rotating;
+  ctx.emit({ type: 'resource-deleted', kind: 'machine', name: old.name, provider: r.providerName });
+  return next(`replaced ${old.name} in node pool ${pool.name}`, 'remove-nodes');
 }
