@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileLease, clusterKey } from '@kubeplane/sdk';
-import type { Sandbox } from '@kubeplane/providers';
+import { sandboxKubernetes, type Sandbox } from '@kubeplane/providers';
 import { acquireProcessLock } from '../../packages/handlers/src/runtime/process-lock.js';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 
@@ -20,15 +20,74 @@ function world(seed = 3) {
   return w;
 }
 
-describe('changes the engine cannot carry out yet are refused, not reported DONE', () => {
-  it('refuses a version upgrade of an existing cluster before touching anything', async () => {
+describe('a Kubernetes version upgrade of an existing cluster', () => {
+  it('refuses an upgrade combined with new nodes before touching anything (they would join an older control plane)', async () => {
     const { kp, sandbox } = world();
     await kp.apply(manifestOf(minimal));
     await kp.run();
     const before = sandbox.totalCalls();
-    await expect(kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"')))).rejects.toThrow(/version upgrades .* not carried out yet/);
+    await expect(kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"').replace(/count: 2\n(\s+)serverType: cpx32/, 'count: 3\n$1serverType: cpx32')))).rejects.toThrow(/upgrade Kubernetes and add nodes in two applies/);
     expect(sandbox.totalCalls()).toBe(before);
     expect((await kp.status('minimal')).state).toBe('DONE');
+  });
+
+  it('upgrades in place, control plane first, one node at a time, each drained and back in service before the next', async () => {
+    const { kp, sandbox, events } = world(4);
+    await kp.apply(manifestOf(minimal));
+    await kp.run();
+    const machines = sandbox.liveMachines().map((m) => m.id).sort();
+    const versions = () => Object.fromEntries(sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).map((n) => [n.name, n]));
+    const order: string[] = [];
+    const off = kp.on((e) => {
+      if (e.type === 'waiting' && e.step === 'upgrade' && /kubeadm upgrade/.test(e.reason)) order.push(e.reason);
+    });
+    await kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"')));
+    const run = await kp.run();
+    off();
+    expect(run.stopped).toBe('idle');
+    const status = await kp.status('minimal');
+    expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
+    // In place: the same machines, every node Ready, schedulable and reporting v1.35.0.
+    expect(sandbox.liveMachines().map((m) => m.id).sort()).toEqual(machines);
+    const nodes = Object.values(versions());
+    expect(nodes.length).toBe(3);
+    for (const n of nodes) {
+      expect(n.ready).toBe(true);
+      expect(n.unschedulable).toBe(false);
+    }
+    const kubelets = sandbox.kubernetes.kubelets().filter((k) => k.state === 'ready');
+    expect(kubelets.every((k) => k.log.some((l) => l.message === 'kubelet: restarted at v1.35.0'))).toBe(true);
+    expect(kubelets.some((k) => k.log.some((l) => /failed/.test(l.message)))).toBe(false);
+    // Control plane first (kubeadm upgrade apply), then the workers one at a time (kubeadm upgrade node).
+    expect(order.map((r) => /upgrading (\S+) to v1\.35\.0 \(kubeadm upgrade (\w+)\)/.exec(r)?.slice(1).join(' '))).toEqual([
+      expect.stringMatching(/-control-01 apply$/),
+      expect.stringMatching(/-workers-01 node$/),
+      expect.stringMatching(/-workers-02 node$/),
+    ]);
+    const k8s = sandboxKubernetes(sandbox)(await kp.kubeconfig('minimal', 'minimal'));
+    const kubeletVersions = (await k8s.listNodes()).map((n) => n.kubeletVersion);
+    expect(kubeletVersions).toEqual(['v1.35.0', 'v1.35.0', 'v1.35.0']);
+    const mesh = await k8s.getConfigMap('kube-system', 'kubeplane-mesh');
+    expect(Object.keys(mesh ?? {}).filter((k) => k.startsWith('upgrade-'))).toEqual([]);
+    expect(events.some((e) => e.type === 'error')).toBe(false);
+    const endpoint = sandbox.kubernetes.inventory().clusters[0]?.endpoint ?? '';
+    expect(sandbox.kubernetes.cluster(endpoint)?.identity.kubernetesVersion).toBe('v1.35.0');
+  });
+
+  it('the sandbox holds kubeadm to its rules: a worker told to upgrade before its control plane refuses', async () => {
+    const { kp, sandbox } = world(5);
+    await kp.apply(manifestOf(minimal));
+    await kp.run();
+    const k8s = sandboxKubernetes(sandbox)(await kp.kubeconfig('minimal', 'minimal'));
+    const worker = (await k8s.listNodes()).find((n) => n.name.includes('-workers-'))?.name ?? '';
+    const mesh = (await k8s.getConfigMap('kube-system', 'kubeplane-mesh')) ?? {};
+    await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', { ...mesh, 'upgrade-nodes': worker, 'upgrade-version': '1.35.0', 'upgrade-package': '1.35.0-1.1', 'upgrade-mode': 'node' });
+    await k8s.listNodes();
+    sandbox.clock.advance(5 * 60_000);
+    const nodes = await k8s.listNodes();
+    expect(nodes.find((n) => n.name === worker)?.kubeletVersion).toBe('v1.34.2');
+    const log = sandbox.kubernetes.kubelets().find((k) => k.node === worker)?.log.map((l) => l.message) ?? [];
+    expect(log.some((m) => /upgrade the control plane first/.test(m))).toBe(true);
   });
 });
 

@@ -121,7 +121,7 @@ export function renderMeshSyncScript(): string {
 # and applies it to ${WIREGUARD_INTERFACE} with \`wg syncconf\`, which keeps live sessions. Nodes added or removed
 # later thus reach every node without anyone logging in. On a load-balancer node it also applies its load
 # balancer's nginx configuration from the same ConfigMap, so scaled target pools reach it too.
-# Usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]
+# Usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]   (KUBEPLANE_NODE: this node's name, for upgrades)
 set -eu
 
 kubeconfig="\${1:?usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]}"
@@ -179,12 +179,50 @@ if [ -n "$load_balancer" ]; then
     echo "kubeplane-mesh-sync: applied the new configuration of load balancer $load_balancer"
   fi
 fi
+
+# In-place upgrades: when the engine names this node in upgrade-nodes (after draining it), it installs kubeadm of the
+# new version from that minor's repository, runs kubeadm upgrade (apply on the first control plane, node elsewhere),
+# then the kubelet and kubectl, and restarts the kubelet. The engine waits for the Node to report the new version.
+if [ -z "$load_balancer" ] && [ -n "\${KUBEPLANE_NODE:-}" ]; then
+  setting() {
+    kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} \
+      get configmap ${MESH_CONFIGMAP} -o "jsonpath={.data.$1}"
+  }
+  upgrade_version=$(setting upgrade-version)
+  case " $(setting upgrade-nodes) " in
+    *" $KUBEPLANE_NODE "*)
+      if [ -n "$upgrade_version" ] && [ "$(kubelet --version | awk '{print $2}')" != "v$upgrade_version" ]; then
+        upgrade_package=$(setting upgrade-package)
+        upgrade_mode=$(setting upgrade-mode)
+        minor=$(printf '%s' "$upgrade_version" | cut -d. -f1,2)
+        echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v$minor/deb/ /" \
+          >/etc/apt/sources.list.d/kubernetes.list
+        apt-get update -q
+        apt-mark unhold kubeadm kubelet kubectl
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "kubeadm=$upgrade_package"
+        if [ "$upgrade_mode" = apply ]; then
+          kubeadm upgrade apply -y "v$upgrade_version"
+        else
+          kubeadm upgrade node
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "kubelet=$upgrade_package" "kubectl=$upgrade_package"
+        apt-mark hold kubeadm kubelet kubectl
+        systemctl daemon-reload
+        systemctl restart kubelet
+        echo "kubeplane-mesh-sync: upgraded $KUBEPLANE_NODE to v$upgrade_version"
+      fi
+      ;;
+  esac
+fi
 `;
 }
 
 export function meshSyncKubeconfigPath(node: BootstrapNode): string {
   return node.role === 'loadbalancer' ? MESH_READER_KUBECONFIG_PATH : KUBELET_KUBECONFIG_PATH;
 }
+
+/** The mesh ConfigMap keys of an in-place upgrade: the nodes to upgrade now, the version, its package, apply|node. */
+export const UPGRADE_KEYS = { nodes: 'upgrade-nodes', version: 'upgrade-version', package: 'upgrade-package', mode: 'upgrade-mode' } as const;
 
 /** The key of a load balancer's nginx configuration in the mesh ConfigMap (the engine publishes it). */
 export const LB_CONFIG_KEY_PREFIX = 'lb-';
@@ -199,7 +237,8 @@ ConditionPathExists=/etc/wireguard/${WIREGUARD_INTERFACE}.conf
 
 [Service]
 Type=oneshot
-ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}${loadBalancer ? ` ${loadBalancer}` : ''}
+${node.role === 'loadbalancer' ? '' : `Environment=KUBEPLANE_NODE=${node.name}
+`}ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}${loadBalancer ? ` ${loadBalancer}` : ''}
 `;
 }
 

@@ -20,7 +20,6 @@ import { providerAddonIds } from './steps/managed.js';
  * them rather than report DONE for work it did not do.
  */
 const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], string>> = {
-  'upgrade-version': 'Kubernetes version upgrades (replacing nodes control plane first) are not carried out yet; keep the version, or create a new cluster at the new version and move workloads',
   'change-api-endpoint': 'moving the API endpoint of an existing cluster (new serving certificates and kubeconfigs) is not carried out yet; keep its API load balancer as it is',
 };
 
@@ -111,6 +110,11 @@ export class Kubeplane {
     for (const spec of desired.clusters) {
       const built = records.find((r) => r.clusterId === spec.id)?.current;
       if (built) unsupported.push(...managedChangesRefused(built, spec));
+      const ops = planned.plan.operations.filter((o) => o.clusterId === spec.id);
+      if (built && ops.some((o) => o.kind === 'upgrade-version') && ops.some((o) => o.kind === 'create-node')) {
+        // New machines would boot the new version and join a control plane still on the old one (kubelet newer than the API server).
+        unsupported.push(`cluster ${spec.name}: upgrade Kubernetes and add nodes in two applies: first the version (${built.version.raw} -> ${spec.version.raw}), then the nodes`);
+      }
     }
     if (unsupported.length > 0) {
       throw new KubeplaneError('invalid', [...new Set(unsupported)].join('\n'), { resource: manifest.name, code: 'UnsupportedChange' });

@@ -496,6 +496,14 @@ export class ClusterApi {
     this.store.replace('nodes', { ...node, spec: { ...spec, taints: taints(nodeTaints(node)) }, status: { ...s, conditions } });
   }
 
+  /** The kubelet restarted at another version (an in-place upgrade): what the Node reports from then on. */
+  setKubeletVersion(name: string, version: string): void {
+    const node = this.store.get('nodes', undefined, name);
+    if (!node) return;
+    const s = obj(node['status']) ?? {};
+    this.store.replace('nodes', { ...node, status: { ...s, nodeInfo: { ...(obj(s['nodeInfo']) ?? {}), kubeletVersion: version } } });
+  }
+
   /** The CNI is up on the node: Ready, and its DaemonSet pods with it. */
   setNodeReady(name: string, atMs: number): void {
     this.#setNodeCondition(name, 'True', 'KubeletReady', 'kubelet is posting ready status', atMs, (t) => t.filter((x) => x.key !== NOT_READY_TAINT && x.key !== UNREACHABLE_TAINT));

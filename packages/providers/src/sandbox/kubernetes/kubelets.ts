@@ -78,6 +78,8 @@ interface Kubelet {
   config?: NodeBootConfig;
   cluster?: SimCluster;
   discoveryDeadline?: number;
+  /** The version an in-place upgrade of this node is under way to (from the mesh ConfigMap). */
+  upgrading?: string;
 }
 
 /**
@@ -94,7 +96,9 @@ type SimEventOf<K, C> =
   /** A managed control plane starts or stops answering. */
   | { kind: 'managed-up' | 'managed-down'; cluster: C }
   /** The cloud controller manager deletes the Node of a machine that no longer exists (managed node pools). */
-  | { kind: 'node-deleted'; cluster: C; node: string; providerId: string };
+  | { kind: 'node-deleted'; cluster: C; node: string; providerId: string }
+  /** An in-place upgrade the node's sync agent ran from the mesh ConfigMap (kubeadm upgrade apply|node) finished. */
+  | { kind: 'upgraded'; kubelet: K; cluster: C; version: string; mode: string };
 
 type SimEvent = SimEventOf<Kubelet, SimCluster>;
 
@@ -121,6 +125,7 @@ export interface KubeletSnapshot {
   /** Index into the snapshot's clusters. */
   cluster?: number;
   discoveryDeadline?: number;
+  upgrading?: string;
 }
 
 export interface SimClusterSnapshot {
@@ -159,6 +164,12 @@ export interface KubeletSimulationState {
 const STAGED_CA = '/etc/kubeplane/pki/ca.crt';
 const STAGED_CA_KEY = '/etc/kubeplane/pki/ca.key';
 const STAGED_MESH = '/etc/kubeplane/mesh.yaml';
+/** The ConfigMap the nodes' sync agents read (bootstrap/wireguard-mesh.ts). */
+const STAGED_MESH_CONFIGMAP = 'kubeplane-mesh';
+
+function obj(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
 
 /** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo, computed as kubeadm does (independently of the sdk). */
 export function caCertHash(pem: string): string {
@@ -219,7 +230,51 @@ export class KubeletSimulation {
     }
     for (const k of this.#kubelets.values()) if (k.alive && !seen.has(k.id)) this.#goneAt(k, Math.max(floor, now));
     this.events.runUntil(now, (event, at) => this.#run(event, at));
+    this.#noticeUpgrades(now);
     this.#processedUntil = now;
+  }
+
+  /**
+   * The nodes' sync agents read `upgrade-nodes`, `upgrade-version` and `upgrade-mode` from the mesh ConfigMap (as
+   * renderMeshSyncScript does): a node named there upgrades in place, within a timer period plus the upgrade itself.
+   */
+  #noticeUpgrades(now: number): void {
+    for (const cluster of new Set(this.clusters.values())) {
+      if (cluster.managed) continue;
+      const data = obj(cluster.api.store.get('configmaps', 'kube-system', STAGED_MESH_CONFIGMAP)?.['data']) ?? {};
+      const version = typeof data['upgrade-version'] === 'string' ? data['upgrade-version'] : '';
+      const nodes = new Set(String(data['upgrade-nodes'] ?? '').split(/\s+/).filter(Boolean));
+      if (!version || nodes.size === 0) continue;
+      for (const k of this.#kubelets.values()) {
+        const node = k.status.node;
+        if (!k.alive || k.cluster !== cluster || !node || !nodes.has(node) || k.upgrading === version) continue;
+        if (k.status.state !== 'ready' && k.status.state !== 'registered') continue;
+        const current = obj(obj(cluster.api.store.get('nodes', undefined, node)?.['status'])?.['nodeInfo'])?.['kubeletVersion'];
+        if (current === `v${version}`) continue;
+        k.upgrading = version;
+        this.#log(k, now, `kubeplane-mesh-sync: upgrading in place to v${version} (kubeadm upgrade ${String(data['upgrade-mode'] ?? 'node')})`);
+        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, { kind: 'upgraded', kubelet: k, cluster, version, mode: String(data['upgrade-mode'] ?? 'node') });
+      }
+    }
+  }
+
+  /** kubeadm's own checks, then the new kubelet: `apply` upgrades the control plane (one minor at most), `node` follows it. */
+  #upgraded(k: Kubelet, cluster: SimCluster, version: string, mode: string, at: number): void {
+    const node = k.status.node;
+    if (!k.alive || !node || this.reachable(cluster.endpoint) !== cluster) return;
+    const [, tMinor = '0', tPatch = '0'] = /^(\d+)\.(\d+)\.(\d+)/.exec(version) ?? [];
+    const [, cMinor = '0', cPatch = '0'] = /^v?(\d+)\.(\d+)\.(\d+)/.exec(cluster.api.identity.kubernetesVersion) ?? [];
+    const target = Number(tMinor) * 1000 + Number(tPatch);
+    const control = Number(cMinor) * 1000 + Number(cPatch);
+    if (mode === 'apply') {
+      if (!cluster.controlPlanes.has(k)) return this.#log(k, at, 'kubeadm upgrade apply: failed: this node is not a control plane');
+      if (target < control || Number(tMinor) - Number(cMinor) > 1) return this.#log(k, at, `kubeadm upgrade apply: failed: cannot go from ${cluster.api.identity.kubernetesVersion} to v${version} (one minor at a time, no downgrades)`);
+      cluster.api.identity.kubernetesVersion = `v${version}`;
+    } else if (control < target) {
+      return this.#log(k, at, `kubeadm upgrade node: failed: the control plane runs ${cluster.api.identity.kubernetesVersion}; a kubelet v${version} would be newer than the API server (upgrade the control plane first)`);
+    }
+    cluster.api.setKubeletVersion(node, `v${version}`);
+    this.#log(k, at, `kubelet: restarted at v${version}`);
   }
 
   /** The cluster that answers at `host:port`, if its API is up. */
@@ -565,6 +620,8 @@ export class KubeletSimulation {
         return;
       case 'node-deleted':
         return this.#deleteCloudNode(event.cluster, event.node, event.providerId, at);
+      case 'upgraded':
+        return this.#upgraded(event.kubelet, event.cluster, event.version, event.mode, at);
     }
   }
 
@@ -612,6 +669,7 @@ export class KubeletSimulation {
         configured: k.config !== undefined,
         ...(k.cluster ? { cluster: cl(k.cluster) } : {}),
         ...(k.discoveryDeadline !== undefined ? { discoveryDeadline: k.discoveryDeadline } : {}),
+        ...(k.upgrading !== undefined ? { upgrading: k.upgrading } : {}),
       })),
       retired: this.#retired.map(ku),
       current: [...this.#kubelets.entries()].map(([id, k]) => [id, ku(k)]),
@@ -646,6 +704,7 @@ export class KubeletSimulation {
         // The boot config is a pure function of the user-data; it was read without a failure before.
         ...(x.configured ? { config: readBootConfig(vm.userData) } : {}),
         ...(x.discoveryDeadline !== undefined ? { discoveryDeadline: x.discoveryDeadline } : {}),
+        ...(x.upgrading !== undefined ? { upgrading: x.upgrading } : {}),
       };
     });
     const at = <T>(list: T[], i: number, what: string): T => {

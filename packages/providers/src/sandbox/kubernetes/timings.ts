@@ -22,6 +22,10 @@ export const KUBE_TIMINGS = {
   discoveryRetryMs: 5_000,
   discoveryTimeoutMs: 15 * 60_000,
   kubeadmAttempts: 5,
+  /** The mesh sync timer's period (OnUnitActiveSec=60s): how soon a node sees what the engine published. */
+  meshSyncIntervalMs: 60_000,
+  /** An in-place upgrade: packages from the new minor's repository, kubeadm upgrade apply|node, kubelet restart (estimate). */
+  kubeadmUpgradeMs: 120_000,
   /** The TTL kubeadm gives a token without one (24h). */
   defaultTokenTtlMs: 24 * 3600_000,
 } as const;

@@ -4,7 +4,7 @@ import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
 import { dns } from './dns.js';
 import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';
 import { controlPlane } from './managed.js';
-import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes } from './kubernetes.js';
+import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes, upgrade } from './kubernetes.js';
 import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
 
 export const STEPS: Record<StepName, StepDefinition> = {
@@ -18,6 +18,7 @@ export const STEPS: Record<StepName, StepDefinition> = {
   'await-nodes': awaitNodes,
   'node-metadata': nodeMetadata,
   mesh,
+  upgrade,
   'remove-nodes': removeNodes,
   addons,
   outputs,

@@ -2,7 +2,8 @@
 // patch labels and taints, publish the WireGuard membership, and remove nodes that are no longer wanted —
 // one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
 import { KubeplaneError } from '../../errors.js';
-import { lbConfigKey, meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE } from '../../bootstrap/wireguard-mesh.js';
+import { lbConfigKey, meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE, UPGRADE_KEYS } from '../../bootstrap/wireguard-mesh.js';
+import { kubernetesPackageVersion, resolveVersions } from '../../bootstrap/versions.js';
 import { renderNginxConfig } from '../../bootstrap/lb-nginx.js';
 import type { Taint } from '../../manifest/schema.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
@@ -97,11 +98,76 @@ export const mesh: StepDefinition = {
     for (const lb of cluster.loadBalancers) data[lbConfigKey(lb.name)] = renderNginxConfig(cluster, lb);
     const k8s = await api(ctx);
     const current = await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP);
+    // An upgrade under way keeps its instructions (the upgrade step owns those keys).
+    for (const key of Object.values(UPGRADE_KEYS)) if (current?.[key] !== undefined) data[key] = current[key];
     if (current && stableJson(current) === stableJson(data)) return next('WireGuard membership and load-balancer targets unchanged');
     await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, data, { 'app.kubernetes.io/managed-by': 'kubeplane' });
     return next(`published ${cluster.nodes.length} WireGuard peers${cluster.loadBalancers.length ? ` and ${cluster.loadBalancers.length} load-balancer configuration(s)` : ''}; nodes apply them within a minute`);
   },
 };
+
+/**
+ * Kubernetes version upgrades in place, as kubeadm wants them: control planes first, one at a time (the first with
+ * `kubeadm upgrade apply`), then workers, `upgrade.maxSurge` at a time. Each node is drained, named in the mesh
+ * ConfigMap (its sync agent upgrades packages, runs kubeadm and restarts the kubelet), and uncordoned once its Node
+ * reports the new version and is Ready. One batch per run; the instructions are removed when every node is done.
+ */
+export const upgrade: StepDefinition = {
+  phase: 'kubernetes',
+  // A large cluster upgrades a few nodes at a time, a few minutes each.
+  timeoutSeconds: 48 * 3600,
+  timeoutMessage: (r) => `the upgrade of ${r.name} did not finish within 48 hours; see the nodes' kubeplane-mesh-sync logs (journalctl -u kubeplane-mesh-sync)`,
+  async run(ctx) {
+    const spec = desiredOf(ctx.record);
+    const target = `v${spec.version.major}.${spec.version.minor}.${spec.version.patch}`;
+    const k8s = await api(ctx);
+    const nodes = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
+    const config = (await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP)) ?? {};
+    const members = poolMembers(ctx).flatMap(({ nodes: ns }) => ns);
+    const control = members.filter((n) => n.role === 'control').map((n) => n.name);
+    const workers = members.filter((n) => n.role !== 'control').map((n) => n.name);
+    const behind = (name: string) => nodes.get(name)?.kubeletVersion !== target;
+    const named = (config[UPGRADE_KEYS.nodes] ?? '').split(/\s+/).filter(Boolean);
+    if (named.length > 0 && config[UPGRADE_KEYS.version] === target.slice(1)) {
+      // A batch is under way: wait for it, then uncordon it.
+      const waiting = named.filter((n) => nodes.has(n) && (behind(n) || !nodes.get(n)?.ready));
+      if (waiting.length > 0) return wait(30, `upgrading ${waiting.join(', ')} to ${target}`);
+      for (const n of named) if (nodes.get(n)?.unschedulable) await k8s.patchNode(n, { unschedulable: false });
+      await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, withoutUpgrade(config), { 'app.kubernetes.io/managed-by': 'kubeplane' });
+      return next(`upgraded ${named.join(', ')} to ${target}`, 'upgrade');
+    }
+    const pendingControl = control.filter(behind);
+    const batch = pendingControl.length > 0 ? pendingControl.slice(0, 1) : workers.filter(behind).slice(0, Math.max(1, spec.upgrade.maxSurge));
+    if (batch.length === 0) {
+      if (named.length > 0) await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, withoutUpgrade(config), { 'app.kubernetes.io/managed-by': 'kubeplane' });
+      return next(members.length ? `every node runs ${target}` : 'no nodes to upgrade');
+    }
+    for (const n of batch) {
+      const drained = await k8s.drainNode(n);
+      if (isPending(drained)) return waitFor(drained, `draining ${n} before its upgrade`, ctx);
+    }
+    // kubeadm upgrade apply once, on the first control plane to move; every other node follows it.
+    const mode = pendingControl.length === control.length && pendingControl.length > 0 ? 'apply' : 'node';
+    await k8s.applyConfigMap(
+      MESH_NAMESPACE,
+      MESH_CONFIGMAP,
+      {
+        ...withoutUpgrade(config),
+        [UPGRADE_KEYS.nodes]: batch.join(' '),
+        [UPGRADE_KEYS.version]: target.slice(1),
+        [UPGRADE_KEYS.package]: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)),
+        [UPGRADE_KEYS.mode]: mode,
+      },
+      { 'app.kubernetes.io/managed-by': 'kubeplane' },
+    );
+    return wait(60, `upgrading ${batch.join(', ')} to ${target} (kubeadm upgrade ${mode}); the nodes' sync agents pick it up within a minute`);
+  },
+};
+
+function withoutUpgrade(config: Record<string, string>): Record<string, string> {
+  const keys = new Set<string>(Object.values(UPGRADE_KEYS));
+  return Object.fromEntries(Object.entries(config).filter(([k]) => !keys.has(k)));
+}
 
 export const removeNodes: StepDefinition = {
   phase: 'kubernetes',

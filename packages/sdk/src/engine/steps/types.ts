@@ -60,6 +60,7 @@ export const APPLY_FLOW = [
   'await-nodes',
   'node-metadata',
   'mesh',
+  'upgrade',
   'remove-nodes',
   'addons',
   'outputs',
