@@ -137,10 +137,13 @@ export const upgrade: StepDefinition = {
       return next(`upgraded ${named.join(', ')} to ${target}`, 'upgrade');
     }
     const pendingControl = control.filter(behind);
-    const batch = pendingControl.length > 0 ? pendingControl.slice(0, 1) : workers.filter(behind).slice(0, Math.max(1, spec.upgrade.maxSurge));
+    // strategy on-delete: the control planes move (the API server must); workers keep their version until replaced.
+    const workerBatch = spec.upgrade.strategy === 'on-delete' ? [] : workers.filter(behind).slice(0, Math.max(1, spec.upgrade.maxSurge));
+    const batch = pendingControl.length > 0 ? pendingControl.slice(0, 1) : workerBatch;
     if (batch.length === 0) {
       if (named.length > 0) await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, withoutUpgrade(config), { 'app.kubernetes.io/managed-by': 'kubeplane' });
-      return next(members.length ? `every node runs ${target}` : 'no nodes to upgrade');
+      const left = workers.filter(behind).length;
+      return next(left > 0 ? `the control planes run ${target}; ${left} workers keep their version until replaced (upgrade.strategy on-delete)` : members.length ? `every node runs ${target}` : 'no nodes to upgrade');
     }
     for (const n of batch) {
       const drained = await k8s.drainNode(n);
