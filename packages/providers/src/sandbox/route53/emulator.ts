@@ -117,6 +117,12 @@ export class Route53Emulator {
     return out;
   }
 
+  /** A health-check id (a UUID on Route 53), from the emulator's counter so seeded worlds repeat exactly. */
+  #uuid(): string {
+    this.#seq += 1;
+    return `5a1e0053-0000-4000-8000-${this.#seq.toString(16).padStart(12, '0')}`;
+  }
+
   #id(prefix: string): string {
     this.#seq += 1;
     return `${prefix}${this.#seq.toString(36).toUpperCase().padStart(12, '0')}`;
@@ -234,7 +240,7 @@ export class Route53Emulator {
       if (existing.ip !== cfg.IPAddress || existing.port !== Number(cfg.Port)) throw new Route53Error(409, 'HealthCheckAlreadyExists', `A health check with caller reference ${ref} already exists with a different configuration.`);
       return this.#xml(201, 'CreateHealthCheckResponse', this.#healthCheckXml(existing), { Location: `${BASE}/healthcheck/${existing.id}` });
     }
-    const h: HealthCheck = { id: crypto.randomUUID(), callerReference: ref, ip: cfg.IPAddress ?? '', port: Number(cfg.Port ?? 80), type: cfg.Type };
+    const h: HealthCheck = { id: this.#uuid(), callerReference: ref, ip: cfg.IPAddress ?? '', port: Number(cfg.Port ?? 80), type: cfg.Type };
     this.healthChecks.set(h.id, h);
     return this.#xml(201, 'CreateHealthCheckResponse', this.#healthCheckXml(h), { Location: `${BASE}/healthcheck/${h.id}` });
   }
