@@ -51,4 +51,36 @@ describe('day two', () => {
     const ready = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready);
     expect(ready).toHaveLength(4);
   });
+
+  it('repairs drift on apply --reconcile: a worker deleted behind kubeplane\'s back is created again and joins', async () => {
+    const w = sandboxWorld(8);
+    sandbox = w.sandbox;
+    const m = manifestOf(minimal);
+    await w.kp.apply(m);
+    await w.kp.run();
+    const status = await w.kp.status('minimal');
+    const clusterId = status.clusters['minimal']?.id ?? '';
+    const machines = liveMachines(w.sandbox);
+    const victim = machines.find((n) => n.includes('-workers-')) ?? '';
+    // Someone deletes a worker in the Hetzner console.
+    const hetzner = await sandboxProvidersOf(w.sandbox)(m.providers[0] as (typeof m.providers)[number], 'fsn1');
+    for (let i = 0; i < 30; i++) {
+      const gone = await hetzner.compute?.deleteNode({ clusterId, name: victim, region: 'fsn1' });
+      if (gone?.status === 'done') break;
+      w.sandbox.clock.advance(5_000);
+    }
+    expect(liveMachines(w.sandbox)).not.toContain(victim);
+    w.sandbox.clock.advance(15 * 60_000);
+
+    // A plain apply of the same manifest has nothing to do; --reconcile looks and repairs.
+    expect((await w.kp.apply(m)).queued).toEqual([]);
+    await w.kp.apply(m, { reconcile: true });
+    await w.kp.run();
+    const after = await w.kp.status('minimal');
+    expect(after.state, JSON.stringify(after.clusters)).toBe('DONE');
+    expect(liveMachines(w.sandbox)).toEqual(machines);
+    const nodes = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
+    expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toEqual([...machines].sort());
+    expect(w.events.some((e) => e.type === 'resource-deleted' && e.kind === 'machine' && (e as { name: string }).name === victim)).toBe(true);
+  });
 });

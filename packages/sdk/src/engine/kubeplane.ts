@@ -96,8 +96,12 @@ export class Kubeplane {
     return { desired, planned: planChanges(desired, specs((r) => r.current)) };
   }
 
-  /** Records the manifest as the project's desired state and queues the work. Rejects invalid changes before touching anything. */
-  async apply(manifest: Manifest): Promise<ApplyResult> {
+  /**
+   * Records the manifest as the project's desired state and queues the work. Rejects invalid changes before touching
+   * anything. `reconcile: true` runs every cluster's flow even when nothing changed, so drift is repaired: machines
+   * deleted behind kubeplane's back are created again, firewall rules and DNS records are put back as declared.
+   */
+  async apply(manifest: Manifest, options: { reconcile?: boolean } = {}): Promise<ApplyResult> {
     const { clock } = this.#options;
     const records = await this.#clusterRecords(manifest.name);
     const { desired, planned } = await this.#planWith(manifest, records);
@@ -131,7 +135,7 @@ export class Kubeplane {
     const changed = new Set(planned.plan.operations.map((o) => o.clusterId));
     for (const spec of desired.clusters) {
       const existing = records.find((r) => r.clusterId === spec.id);
-      const settled = existing && existing.status.state === 'DONE' && existing.target === 'present' && !changed.has(spec.id);
+      const settled = existing && existing.status.state === 'DONE' && existing.target === 'present' && !changed.has(spec.id) && !options.reconcile;
       if (settled) continue;
       await this.#startFlow(spec.id, project, (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }), 'prepare', 'infrastructure');
       queued.push(spec.name);

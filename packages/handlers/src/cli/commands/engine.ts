@@ -15,7 +15,7 @@ const common = {
   verbose: { type: 'boolean', short: 'v' },
 } as const;
 
-export const applyUsage = 'kubeplane apply <manifest> [--sandbox] [--state-dir DIR] [--json] [-v]';
+export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
 export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR]';
@@ -55,7 +55,7 @@ async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io:
 }
 
 export async function apply(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: common });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' } } });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
   const manifests = await readManifests(positionals[0] as string, io);
   if (typeof manifests === 'number') return manifests;
@@ -64,7 +64,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
     const started = rt.clock.now();
     if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] virtual clouds in virtual time: nothing real is created or billed');
     for (const m of manifests) {
-      const applied = await kp.apply(m);
+      const applied = await kp.apply(m, { reconcile: values.reconcile ?? false });
       if (!values.json) {
         io.stdout.write(formatPlan(applied.plan, { maxLinesPerCluster: values.verbose ? Infinity : 12 }));
         if (applied.queued.length === 0) println(io.stdout, `${m.name}: nothing to do`);

@@ -279,12 +279,16 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
     regions.set(key, { provider, region });
   }
   const wanted = new Map(nodesOf(spec).map(({ node, pool }) => [node.name, { node, pool }]));
-  for (const { provider: providerName, region } of regions.values()) {
+  const seen = new Set<string>();
+  const listedRegions = new Set<string>();
+  for (const [key, { provider: providerName, region }] of regions) {
     const provider = await ctx.provider(providerName, region);
     if (!provider.compute) continue;
     const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
     if (isPending(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
+    listedRegions.add(key);
     for (const info of listed.value) {
+      seen.add(info.name);
       if (info.state === 'deleting' || info.state === 'deleted') continue;
       if (info.state === 'failed' && wanted.has(info.name)) {
         return { kind: 'failed', error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, { provider: providerName, resource: info.name }) };
@@ -308,6 +312,39 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
       };
     }
   }
+  return forgetVanished(ctx, seen, listedRegions, new Set(wanted.keys()));
+}
+
+/** A machine created this long ago and no longer listed is gone (listings may lag a fresh create by seconds). */
+const VANISHED_AFTER_MS = 10 * 60_000;
+
+/**
+ * Machines in the ledger that their provider no longer lists (deleted behind kubeplane's back) are forgotten, so
+ * create-nodes makes them again, and their stale Node objects are removed so the new machines can join under their
+ * names. A vanished control plane is not recreated: a new one would initialise another cluster.
+ */
+async function forgetVanished(ctx: StepContext, seen: Set<string>, listedRegions: Set<string>, wanted: Set<string>): Promise<StepResult | { kind: 'ok' }> {
+  const ledger = ctx.record.ledger;
+  const vanished = Object.entries(ledger.nodes).filter(
+    ([name, n]) => !seen.has(name) && n.state !== 'deleting' && n.state !== 'creating' && listedRegions.has(regionKey(n.provider, n.region)) && ctx.now - n.createdAt > VANISHED_AFTER_MS,
+  );
+  const control = vanished.filter(([name, n]) => n.role === 'control' && wanted.has(name)).map(([name]) => name);
+  if (control.length > 0) {
+    return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${control.length > 1 ? 's' : ''} ${control.join(', ')} ${control.length > 1 ? 'were' : 'was'} deleted outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`, { resource: control[0] ?? '' }) };
+  }
+  if (vanished.length === 0) return { kind: 'ok' };
+  const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
+  for (const [name, n] of vanished) {
+    if (kubeconfig && n.role !== 'loadbalancer') {
+      try {
+        await ctx.kubernetes(kubeconfig).deleteNode(name);
+      } catch {
+        // Best effort: the new machine's join reports a Node still Ready under its name.
+      }
+    }
+    delete ledger.nodes[name];
+    ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: n.provider });
+  }
   return { kind: 'ok' };
 }
 
@@ -323,6 +360,8 @@ export const awaitMachines: StepDefinition = {
     const wanted = nodesOf(spec).map(({ node }) => node.name);
     const observed = await observeMachines(ctx);
     if (observed.kind !== 'ok') return observed;
+    const missing = wanted.filter((name) => !ledger.nodes[name]);
+    if (missing.length > 0) return next(`machines ${missing.join(', ')} are gone; creating them again`, 'create-nodes');
     const notRunning = wanted.filter((name) => ledger.nodes[name]?.state !== 'running');
     if (notRunning.length > 0) {
       return wait(notRunning.length > 10 ? 15 : 10, `${wanted.length - notRunning.length}/${wanted.length} machines running; waiting for ${notRunning.slice(0, 3).join(', ')}${notRunning.length > 3 ? ', ...' : ''}`);
