@@ -83,4 +83,49 @@ describe('day two', () => {
     expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toEqual([...machines].sort());
     expect(w.events.some((e) => e.type === 'resource-deleted' && e.kind === 'machine' && (e as { name: string }).name === victim)).toBe(true);
   });
+
+  it('remediates a worker whose kubelet hangs: NotReady past remediation.notReadyMinutes, its machine is replaced', async () => {
+    const w = sandboxWorld(10);
+    sandbox = w.sandbox;
+    const m = manifestOf(minimal);
+    await w.kp.apply(m);
+    await w.kp.run();
+    const machines = liveMachines(w.sandbox);
+    const worker = machines.find((n) => n.includes('-workers-')) ?? '';
+    const before = w.sandbox.inventory().find((i) => i.name === worker)?.id;
+    expect(w.sandbox.kubernetes.hangKubelet(worker)).toBe(true);
+    w.sandbox.clock.advance(15 * 60_000);
+    const notReady = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).find((n) => n.name === worker);
+    expect(notReady?.ready).toBe(false);
+
+    await w.kp.apply(m, { reconcile: true });
+    await w.kp.run();
+    const after = await w.kp.status('minimal');
+    expect(after.state, JSON.stringify(after.clusters)).toBe('DONE');
+    expect(liveMachines(w.sandbox)).toEqual(machines);
+    // The same name on a new machine, Ready.
+    expect(w.sandbox.inventory().find((i) => i.name === worker)?.id).not.toBe(before);
+    const nodes = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
+    expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toEqual([...machines].sort());
+    const replaced = w.events.find((e) => e.type === 'step-done' && e.step === 'await-nodes' && /was NotReady for more than 10 minutes/.test(e.message));
+    expect(replaced).toBeDefined();
+  });
+
+  it('leaves NotReady workers alone with remediation.notReadyMinutes: 0', async () => {
+    const w = sandboxWorld(10);
+    sandbox = w.sandbox;
+    const m = manifestOf(minimal.replace('      pools:', '      remediation: { notReadyMinutes: 0 }\n      pools:'));
+    await w.kp.apply(m);
+    await w.kp.run();
+    const worker = liveMachines(w.sandbox).find((n) => n.includes('-workers-')) ?? '';
+    const before = w.sandbox.inventory().find((i) => i.name === worker)?.id;
+    w.sandbox.kubernetes.hangKubelet(worker);
+    w.sandbox.clock.advance(15 * 60_000);
+    await w.kp.apply(m, { reconcile: true });
+    await w.kp.run({ maxMessages: 200 });
+    expect(w.sandbox.inventory().find((i) => i.name === worker)?.id).toBe(before);
+    const status = await w.kp.status('minimal');
+    // It is reported, not replaced: the apply ends in ERROR naming the step and what to look at.
+    expect(status.clusters['minimal']?.message).toMatch(/await-nodes: nodes of minimal did not all join within 30 minutes/);
+  });
 });

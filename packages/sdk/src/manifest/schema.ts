@@ -168,6 +168,8 @@ export const clusterSchema = z.strictObject({
     })
     .optional(),
   encryption: z.strictObject({ secretsAtRest: z.boolean() }).optional(),
+  /** kubeplane: a worker NotReady this long while its machine runs is replaced on the next apply (0: never). */
+  remediation: z.strictObject({ notReadyMinutes: z.int().min(0).max(10_080) }).optional(),
 });
 
 export const lbRoleSchema = z.strictObject({

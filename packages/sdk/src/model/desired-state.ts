@@ -21,6 +21,8 @@ import type {
   ProviderNetworkSpec,
 } from './types.js';
 
+/** How long a worker may be NotReady, its machine running, before the engine replaces it. */
+export const DEFAULT_NOT_READY_MINUTES = 10;
 export const DEFAULT_POD_CIDR = '10.244.0.0/16';
 export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
 const MAX_NODES_PER_POOL = 255;
@@ -155,6 +157,7 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
       },
       upgrade: { strategy: def.upgrade?.strategy ?? 'rolling', maxSurge: def.upgrade?.maxSurge ?? 1 },
       encryption: { secretsAtRest: def.encryption?.secretsAtRest ?? true },
+      remediation: { notReadyMinutes: def.remediation?.notReadyMinutes ?? DEFAULT_NOT_READY_MINUTES },
       ...(def.installationProxy
         ? { installationProxy: { mode: def.installationProxy.mode, endpoint: def.installationProxy.endpoint ?? '', noProxy: def.installationProxy.noProxy ?? '' } }
         : {}),

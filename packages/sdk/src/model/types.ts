@@ -118,6 +118,8 @@ export interface ClusterSpec {
   access: { apiAllowedCidrs: string[]; sshAllowedCidrs: string[] };
   upgrade: { strategy: 'rolling' | 'on-delete'; maxSurge: number };
   encryption: { secretsAtRest: boolean };
+  /** Workers NotReady this many minutes (machine running) are replaced; 0: never. */
+  remediation: { notReadyMinutes: number };
   installationProxy?: { mode: 'on' | 'off' | 'default'; endpoint: string; noProxy: string };
 }
 

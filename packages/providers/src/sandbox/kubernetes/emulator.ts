@@ -146,6 +146,12 @@ export class KubernetesEmulator {
     return this.simulation.events.nextAt();
   }
 
+  /** A fault: `node`'s kubelet stops posting status while its machine runs (it goes NotReady after the grace period). */
+  hangKubelet(node: string): boolean {
+    this.tick();
+    return this.simulation.hangKubelet(node, this.#ctx.clock.now());
+  }
+
   /** Each machine's boot as its kubelet and kubeadm would log it: state, failure reason, timings. */
   kubelets(): KubeletStatus[] {
     this.tick();

@@ -80,6 +80,8 @@ interface Kubelet {
   discoveryDeadline?: number;
   /** The version an in-place upgrade of this node is under way to (from the mesh ConfigMap). */
   upgrading?: string;
+  /** A fault: the kubelet stopped posting status while its machine runs (hangKubelet). */
+  hung?: boolean;
 }
 
 /**
@@ -126,6 +128,7 @@ export interface KubeletSnapshot {
   cluster?: number;
   discoveryDeadline?: number;
   upgrading?: string;
+  hung?: boolean;
 }
 
 export interface SimClusterSnapshot {
@@ -585,7 +588,23 @@ export class KubeletSimulation {
     this.events.at(at + KUBE_TIMINGS.ciliumReadyMs, { kind: 'node-ready', kubelet: k, cluster, node: node.name });
   }
 
+  /**
+   * A fault for remediation tests: the node's kubelet stops posting status while its machine keeps running (a hung
+   * kubelet, a wedged GPU driver). The node lifecycle controller marks it unreachable after the grace period.
+   */
+  hangKubelet(node: string, now: number): boolean {
+    const k = [...this.#kubelets.values()].find((x) => x.alive && x.status.node === node && x.cluster);
+    if (!k?.cluster) return false;
+    k.hung = true;
+    k.status.state = 'failed';
+    k.status.reason = 'kubelet stopped posting node status (sandbox fault)';
+    this.#log(k, now, `failed: ${k.status.reason}`);
+    this.events.at(now + KUBE_TIMINGS.nodeMonitorGraceMs, { kind: 'unreachable', cluster: k.cluster, node });
+    return true;
+  }
+
   #nodeReady(k: Kubelet, cluster: SimCluster, node: string, at: number): void {
+    if (k.hung) return;
     if (!k.alive || this.reachable(cluster.endpoint) !== cluster) return;
     if (!cluster.api.store.get('nodes', undefined, node)) return;
     cluster.api.setNodeReady(node, at);
@@ -670,6 +689,7 @@ export class KubeletSimulation {
         ...(k.cluster ? { cluster: cl(k.cluster) } : {}),
         ...(k.discoveryDeadline !== undefined ? { discoveryDeadline: k.discoveryDeadline } : {}),
         ...(k.upgrading !== undefined ? { upgrading: k.upgrading } : {}),
+        ...(k.hung !== undefined ? { hung: k.hung } : {}),
       })),
       retired: this.#retired.map(ku),
       current: [...this.#kubelets.entries()].map(([id, k]) => [id, ku(k)]),
@@ -705,6 +725,7 @@ export class KubeletSimulation {
         ...(x.configured ? { config: readBootConfig(vm.userData) } : {}),
         ...(x.discoveryDeadline !== undefined ? { discoveryDeadline: x.discoveryDeadline } : {}),
         ...(x.upgrading !== undefined ? { upgrading: x.upgrading } : {}),
+        ...(x.hung !== undefined ? { hung: x.hung } : {}),
       };
     });
     const at = <T>(list: T[], i: number, what: string): T => {

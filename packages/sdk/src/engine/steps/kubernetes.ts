@@ -6,13 +6,13 @@ import { lbConfigKey, meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESP
 import { kubernetesPackageVersion, resolveVersions } from '../../bootstrap/versions.js';
 import { renderNginxConfig } from '../../bootstrap/lb-nginx.js';
 import type { Taint } from '../../manifest/schema.js';
-import type { KubernetesApi } from '../ports/kubernetes.js';
+import type { KubeNode, KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
 import type { NodeRole, PoolSpec } from '../../model/types.js';
 import { bootstrapView, desiredOf, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
 import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
 import { isPending } from '../../provider/outcome.js';
-import { next, wait, type StepContext, type StepDefinition } from './types.js';
+import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
 
 const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
 
@@ -48,6 +48,8 @@ export const awaitNodes: StepDefinition = {
     const k8s = await api(ctx);
     const members = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
     const wanted = poolMembers(ctx).flatMap(({ nodes }) => nodes.map((n) => n.name));
+    const remediated = await remediate(ctx, k8s, members);
+    if (remediated) return remediated;
     const missing = wanted.filter((n) => !members.get(n)?.ready);
     if (missing.length > 0) {
       return wait(15, `${wanted.length - missing.length}/${wanted.length} nodes Ready; waiting for ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`);
@@ -55,6 +57,36 @@ export const awaitNodes: StepDefinition = {
     return next(`${wanted.length} nodes Ready`);
   },
 };
+
+/**
+ * Node remediation (self-managed clusters; CMK has AutoClusters): a worker NotReady for `remediation.notReadyMinutes`
+ * while its machine runs is taken out — its Node deleted, its machine deleted — and create-nodes makes it again under
+ * the same name. Control planes are only reported: replacing one means etcd membership changes. One at a time.
+ */
+async function remediate(ctx: StepContext, k8s: KubernetesApi, members: Map<string, KubeNode>): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const limitMs = (spec.remediation?.notReadyMinutes ?? 10) * 60_000;
+  if (isManaged(spec) || limitMs === 0) return null;
+  const ledger = ctx.record.ledger;
+  const workers = nodesOf(spec).filter(({ node }) => node.role === 'compute').map(({ node }) => node.name);
+  const stale = (name: string) => {
+    const live = members.get(name);
+    return live !== undefined && !live.ready && live.readySince !== undefined && ctx.now - live.readySince > limitMs && ledger.nodes[name]?.state === 'running';
+  };
+  const name = workers.find((n) => ledger.nodes[n]?.state === 'deleting') ?? workers.find(stale);
+  const machine = name ? ledger.nodes[name] : undefined;
+  if (!name || !machine) return null;
+  if (machine.state !== 'deleting') {
+    await k8s.deleteNode(name);
+    machine.state = 'deleting';
+  }
+  const provider = await ctx.provider(machine.provider, machine.region);
+  const gone = provider.compute ? await provider.compute.deleteNode({ clusterId: spec.id, name, region: machine.region }) : undefined;
+  if (gone && isPending(gone)) return waitFor(gone, `replacing NotReady worker ${name}`, ctx);
+  delete ledger.nodes[name];
+  ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: machine.provider });
+  return next(`${name} was NotReady for more than ${limitMs / 60_000} minutes: its machine is replaced`, 'create-nodes');
+}
 
 export const nodeMetadata: StepDefinition = {
   phase: 'kubernetes',
