@@ -64,6 +64,15 @@ describe('the api handler', () => {
     expect((await call('GET', '/projects/minimal')).body).toMatchObject({ state: 'SCHEDULED_FOR_DELETION' });
   });
 
+  it('queues every cluster again on POST /projects/<name>/reconcile, even when nothing changed', async () => {
+    const { call, queue } = api();
+    await call('POST', '/projects', minimal);
+    const res = await call('POST', '/projects/minimal/reconcile');
+    expect(res).toEqual({ status: 202, body: { project: 'minimal', generation: 2, queued: ['minimal'] } });
+    expect(await queue.size()).toBeGreaterThan(0);
+    expect((await call('POST', '/projects/nothing/reconcile')).status).toBe(404);
+  });
+
   it('answers 404 for an unknown project or route and 405 for a wrong method', async () => {
     const { call } = api();
     expect((await call('GET', '/projects/nothing')).status).toBe(404);

@@ -1,5 +1,5 @@
 // The HTTP API (API Gateway HTTP API or a Lambda function URL, payload format 2.0): apply a manifest, read a
-// project's status, destroy a project. A manifest is validated before anything is stored; its errors come
+// project's status, destroy a project, reconcile it (repair drift). A manifest is validated before anything is stored; its errors come
 // back as JSON with their paths. Authorization is the gateway's job (IAM/SigV4), never this function's.
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -16,7 +16,7 @@ export interface ApiHandlerOptions {
 
 export type ApiHandler = middy.MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
 
-const PROJECT = /^\/projects\/([a-z0-9][a-z0-9-]{0,62})(\/destroy)?\/?$/;
+const PROJECT = /^\/projects\/([a-z0-9][a-z0-9-]{0,62})(\/destroy|\/reconcile)?\/?$/;
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const logger = options.logger ?? jsonLogger();
@@ -42,12 +42,18 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       return json(202, { applied, warnings: result.warnings.map((i) => ({ path: i.path, message: i.message })) });
     }
     const m = PROJECT.exec(path);
-    if (!m) return json(404, { error: `no route for ${method} ${path}; try POST /projects, GET /projects/<name>, POST /projects/<name>/destroy` });
+    if (!m) return json(404, { error: `no route for ${method} ${path}; try POST /projects, GET /projects/<name>, POST /projects/<name>/destroy, POST /projects/<name>/reconcile` });
     const project = m[1] ?? '';
-    if (m[2]) {
+    if (m[2] === '/destroy') {
       if (method !== 'POST') return json(405, { error: `use POST ${path}` });
       const r = await kp.destroy(project);
       return json(202, { project, queued: r.queued });
+    }
+    if (m[2] === '/reconcile') {
+      // For a schedule (EventBridge Scheduler): the last applied manifest again, every cluster's flow run to repair drift.
+      if (method !== 'POST') return json(405, { error: `use POST ${path}` });
+      const r = await kp.reconcile(project);
+      return json(202, { project, generation: r.generation, queued: r.queued });
     }
     if (method !== 'GET') return json(405, { error: `use GET ${path}` });
     const status = await kp.status(project);
@@ -62,6 +68,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         return await route(event);
       } catch (e) {
         logger.log('error', 'request failed', { path: event.rawPath, ...errorFields(e) });
+        if (isKubeplaneError(e) && e.kind === 'not-found') return json(404, { error: e.message });
         if (isKubeplaneError(e) && (e.kind === 'invalid' || e.kind === 'conflict')) {
           return json(e.kind === 'invalid' ? 400 : 409, { errors: e.message.split('\n').map((line) => ({ path: line.includes(': ') ? line.slice(0, line.indexOf(': ')) : '', message: line.includes(': ') ? line.slice(line.indexOf(': ') + 2) : line })) });
         }

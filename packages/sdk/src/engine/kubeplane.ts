@@ -148,6 +148,17 @@ export class Kubeplane {
     return { generation: project.generation, plan: planned.plan, queued };
   }
 
+  /**
+   * Runs every cluster of the project through its flow again with the manifest last applied, repairing drift
+   * (`apply(manifest, { reconcile: true })`): for a schedule, or after someone changed things in a console.
+   */
+  async reconcile(project: string): Promise<ApplyResult> {
+    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const manifest = stored?.value.manifest;
+    if (!manifest) throw new KubeplaneError('not-found', `project ${project} has no applied manifest to reconcile${stored ? ' (it is being destroyed)' : ''}`, { resource: project });
+    return this.apply(manifest, { reconcile: true });
+  }
+
   /** Deletes every cluster of the project, whatever state it is in. */
   async destroy(project: string): Promise<{ queued: string[] }> {
     const records = await this.#clusterRecords(project);
