@@ -165,6 +165,20 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     expect(nodes.filter((n) => n.labels['kubeplane.dev/nodepool'] === 'cpu' && n.ready).map((n) => n.name).sort()).toEqual(cpuAfter);
   });
 
+  it('takes a new image and a smaller count in one apply: outdated machines are removed first, the rest rotated', async () => {
+    const base = withPools(example, 1, { min: 2, max: 4 }, '198.51.100.0/24').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6');
+    await applyAndRun(manifestOf(base.replace('count: 1\n', 'count: 3\n')));
+    expect(vmsOfPool('h100')).toHaveLength(3);
+    await applyAndRun(manifestOf(base.replace(/(serverType: h100-80gb-sxm-ib\.8x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6')));
+    const h100 = vmsOfPool('h100');
+    expect(h100).toHaveLength(1);
+    expect([...w.sandbox.crusoe.vms.values()].filter((v) => h100.includes(v.name)).map((v) => v.image)).toEqual(['cmk-worker:1.33.4-cmk.6']);
+    const nodes = await (await cluster()).listNodes();
+    expect(nodes.filter((n) => n.labels['kubeplane.dev/nodepool'] === 'h100' && n.ready && !n.unschedulable).map((n) => n.name)).toEqual(h100);
+    // Back to the example's images for the tests that follow.
+    await applyAndRun(manifestOf(withPools(example, 1, { min: 2, max: 4 }, '198.51.100.0/24').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6').replace(/(serverType: h100-80gb-sxm-ib\.8x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6')));
+  });
+
   it('refuses what CMK cannot change, before touching anything', async () => {
     const calls = w.sandbox.totalCalls();
     await expect(w.kp.apply(manifestOf(example.replace('        - name: crusoe_csi\n', '')))).rejects.toThrow(/installs its add-ons at creation/);

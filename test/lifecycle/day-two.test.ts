@@ -128,4 +128,16 @@ describe('day two', () => {
     // It is reported, not replaced: the apply ends in ERROR naming the step and what to look at.
     expect(status.clusters['minimal']?.message).toMatch(/await-nodes: nodes of minimal did not all join within 30 minutes/);
   });
+
+  it('a reconcile never interrupts work under way', async () => {
+    const w = sandboxWorld(12);
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    await w.kp.run({ maxMessages: 5 });
+    expect((await w.kp.status('minimal')).state).toBe('IN_PROGRESS');
+    expect((await w.kp.reconcile('minimal')).queued).toEqual([]);
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
+    expect((await w.kp.reconcile('minimal')).queued).toEqual(['minimal']);
+  });
 });

@@ -176,7 +176,8 @@ export class Engine {
           pushStage(record.status, { status: 'DONE', stage: phase, taskDescription: result.message, timestamp: new Date(now).toISOString() });
           events.push({ type: 'phase-started', at: now, project: record.project, cluster: record.name, phase: toPhase });
         }
-        record.step = { phase: toPhase, name: to, seq: record.step.seq + 1, since: to === step ? record.step.since : now, attempts: 0 };
+        // A step that hands to itself keeps its deadline, unless it made progress (a node removed, a batch requested).
+        record.step = { phase: toPhase, name: to, seq: record.step.seq + 1, since: to === step && !progressed ? record.step.since : now, attempts: 0 };
         record.status = { ...record.status, state: 'IN_PROGRESS', phase: toPhase, message: result.message };
         follow = { delay: 0 };
         outcome = 'advanced';

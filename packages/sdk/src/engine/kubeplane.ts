@@ -2,6 +2,7 @@
 // apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
 // does the work. `run()` drives the local runner in-process, which is what scripts and the CLI use.
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
+import { stableJson } from '../manifest/rules.js';
 import type { Manifest } from '../manifest/schema.js';
 import { buildDesiredState } from '../model/desired-state.js';
 import type { ClusterSpec, CurrentState } from '../model/types.js';
@@ -137,6 +138,9 @@ export class Kubeplane {
       const existing = records.find((r) => r.clusterId === spec.id);
       const settled = existing && existing.status.state === 'DONE' && existing.target === 'present' && !changed.has(spec.id) && !options.reconcile;
       if (settled) continue;
+      // A reconcile (a schedule, say) never interrupts work under way or brings back a cluster being deleted.
+      const busy = existing && (existing.status.state === 'IN_PROGRESS' || existing.status.state === 'WAIT_FOR_PICKUP' || existing.target === 'absent');
+      if (options.reconcile && busy && stableJson(existing.desired) === stableJson(spec)) continue;
       await this.#startFlow(spec.id, project, (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }), 'prepare', 'infrastructure');
       queued.push(spec.name);
     }

@@ -59,6 +59,8 @@ export interface Ledger {
   joinTokenExpiresAt?: number;
   /** A managed control plane (CMK) and its node pools, as the provider named them. */
   managed?: ManagedLedger;
+  /** Node remediation: machines replaced per node in the apply under way (cleared when the cluster is DONE). */
+  remediated?: Record<string, number>;
 }
 
 export interface ManagedLedger {

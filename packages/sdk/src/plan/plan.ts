@@ -246,7 +246,7 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
 
   // 5. Low priority: version, node metadata, autoscaler limits, add-ons, access rules.
   if (compareKubernetesVersions(want.version, have.version) > 0) {
-    op(drafts, BAND.lowPriority, 'upgrade-version', 'kubernetes', want, want.name, `Kubernetes ${have.version.raw} -> ${want.version.raw}: nodes are upgraded in place (kubeadm upgrade), each drained first: control planes one at a time, then workers ${want.upgrade.maxSurge} at a time`, {
+    op(drafts, BAND.lowPriority, 'upgrade-version', 'kubernetes', want, want.name, `Kubernetes ${have.version.raw} -> ${want.version.raw}: nodes are upgraded in place (kubeadm upgrade), each drained first: control planes one at a time, then ${want.upgrade.strategy === 'on-delete' ? 'workers keep their version until replaced (strategy on-delete)' : `workers ${want.upgrade.maxSurge} at a time`}`, {
       details: { from: upstreamVersion(have.version), to: upstreamVersion(want.version) },
     });
   }

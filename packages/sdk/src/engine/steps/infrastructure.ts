@@ -335,13 +335,8 @@ async function forgetVanished(ctx: StepContext, seen: Set<string>, listedRegions
   if (vanished.length === 0) return { kind: 'ok' };
   const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
   for (const [name, n] of vanished) {
-    if (kubeconfig && n.role !== 'loadbalancer') {
-      try {
-        await ctx.kubernetes(kubeconfig).deleteNode(name);
-      } catch {
-        // Best effort: the new machine's join reports a Node still Ready under its name.
-      }
-    }
+    // The stale Node goes first (a failure retries the step): a new machine cannot join under a Ready Node's name.
+    if (kubeconfig && n.role !== 'loadbalancer') await ctx.kubernetes(kubeconfig).deleteNode(name);
     delete ledger.nodes[name];
     ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: n.provider });
   }

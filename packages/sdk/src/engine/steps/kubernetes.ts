@@ -68,24 +68,44 @@ async function remediate(ctx: StepContext, k8s: KubernetesApi, members: Map<stri
   const limitMs = (spec.remediation?.notReadyMinutes ?? 10) * 60_000;
   if (isManaged(spec) || limitMs === 0) return null;
   const ledger = ctx.record.ledger;
-  const workers = nodesOf(spec).filter(({ node }) => node.role === 'compute').map(({ node }) => node.name);
+  // Only nodes a finished apply left Ready: a new machine that never gets Ready is a render or image problem, and
+  // await-nodes reports it rather than replacing it over and over.
+  const built = new Set(ctx.record.current ? nodesOf(ctx.record.current).map(({ node }) => node.name) : []);
+  const replaced = (ledger.remediated ??= {});
+  const workers = nodesOf(spec).filter(({ node }) => node.role === 'compute' && built.has(node.name)).map(({ node }) => node.name);
   const stale = (name: string) => {
     const live = members.get(name);
-    return live !== undefined && !live.ready && live.readySince !== undefined && ctx.now - live.readySince > limitMs && ledger.nodes[name]?.state === 'running';
+    return live !== undefined && !live.ready && live.readySince !== undefined && ctx.now - live.readySince > limitMs && ledger.nodes[name]?.state === 'running' && (replaced[name] ?? 0) < MAX_REMEDIATIONS;
   };
   const name = workers.find((n) => ledger.nodes[n]?.state === 'deleting') ?? workers.find(stale);
   const machine = name ? ledger.nodes[name] : undefined;
   if (!name || !machine) return null;
   if (machine.state !== 'deleting') {
-    await k8s.deleteNode(name);
+    // The intent first (written with this run), so a crash before the deletions still finishes them next time.
     machine.state = 'deleting';
+    replaced[name] = (replaced[name] ?? 0) + 1;
+    return next(`${name} has been NotReady for more than ${limitMs / 60_000} minutes while its machine runs: replacing it`, 'await-nodes');
   }
+  const gone = await deleteMachine(ctx, k8s, name);
+  if (gone) return gone;
+  return next(`${name} was NotReady for more than ${limitMs / 60_000} minutes: its machine is replaced`, 'create-nodes');
+}
+
+/** Replacements of one node within one apply before await-nodes gives up and reports it. */
+const MAX_REMEDIATIONS = 2;
+
+/** Deletes a machine the ledger marks `deleting`, with its Node, and forgets it; a wait while the provider works. */
+async function deleteMachine(ctx: StepContext, k8s: KubernetesApi | null, name: string): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const machine = ctx.record.ledger.nodes[name];
+  if (!machine) return null;
+  if (k8s && machine.role !== 'loadbalancer') await k8s.deleteNode(name);
   const provider = await ctx.provider(machine.provider, machine.region);
   const gone = provider.compute ? await provider.compute.deleteNode({ clusterId: spec.id, name, region: machine.region }) : undefined;
-  if (gone && isPending(gone)) return waitFor(gone, `replacing NotReady worker ${name}`, ctx);
-  delete ledger.nodes[name];
+  if (gone && isPending(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
+  delete ctx.record.ledger.nodes[name];
   ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: machine.provider });
-  return next(`${name} was NotReady for more than ${limitMs / 60_000} minutes: its machine is replaced`, 'create-nodes');
+  return null;
 }
 
 export const nodeMetadata: StepDefinition = {
@@ -165,7 +185,7 @@ export const upgrade: StepDefinition = {
       const waiting = named.filter((n) => nodes.has(n) && (behind(n) || !nodes.get(n)?.ready));
       if (waiting.length > 0) return wait(30, `upgrading ${waiting.join(', ')} to ${target}`);
       for (const n of named) if (nodes.get(n)?.unschedulable) await k8s.patchNode(n, { unschedulable: false });
-      await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, withoutUpgrade(config), { 'app.kubernetes.io/managed-by': 'kubeplane' });
+      await publishUpgrade(k8s, config);
       return next(`upgraded ${named.join(', ')} to ${target}`, 'upgrade');
     }
     const pendingControl = control.filter(behind);
@@ -173,7 +193,7 @@ export const upgrade: StepDefinition = {
     const workerBatch = spec.upgrade.strategy === 'on-delete' ? [] : workers.filter(behind).slice(0, Math.max(1, spec.upgrade.maxSurge));
     const batch = pendingControl.length > 0 ? pendingControl.slice(0, 1) : workerBatch;
     if (batch.length === 0) {
-      if (named.length > 0) await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, withoutUpgrade(config), { 'app.kubernetes.io/managed-by': 'kubeplane' });
+      if (named.length > 0) await publishUpgrade(k8s, config);
       const left = workers.filter(behind).length;
       return next(left > 0 ? `the control planes run ${target}; ${left} workers keep their version until replaced (upgrade.strategy on-delete)` : members.length ? `every node runs ${target}` : 'no nodes to upgrade');
     }
@@ -183,31 +203,27 @@ export const upgrade: StepDefinition = {
     }
     // kubeadm upgrade apply once, on the first control plane to move; every other node follows it.
     const mode = pendingControl.length === control.length && pendingControl.length > 0 ? 'apply' : 'node';
-    await k8s.applyConfigMap(
-      MESH_NAMESPACE,
-      MESH_CONFIGMAP,
-      {
-        ...withoutUpgrade(config),
-        [UPGRADE_KEYS.nodes]: batch.join(' '),
-        [UPGRADE_KEYS.version]: target.slice(1),
-        [UPGRADE_KEYS.package]: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)),
-        [UPGRADE_KEYS.mode]: mode,
-      },
-      { 'app.kubernetes.io/managed-by': 'kubeplane' },
-    );
+    await publishUpgrade(k8s, config, {
+      [UPGRADE_KEYS.nodes]: batch.join(' '),
+      [UPGRADE_KEYS.version]: target.slice(1),
+      [UPGRADE_KEYS.package]: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)),
+      [UPGRADE_KEYS.mode]: mode,
+    });
     return wait(60, `upgrading ${batch.join(', ')} to ${target} (kubeadm upgrade ${mode}); the nodes' sync agents pick it up within a minute`);
   },
 };
 
-function withoutUpgrade(config: Record<string, string>): Record<string, string> {
+/** Writes the mesh ConfigMap with the given upgrade instructions in place of any earlier ones (none: cleared). */
+async function publishUpgrade(k8s: KubernetesApi, config: Record<string, string>, upgrade: Record<string, string> = {}): Promise<void> {
   const keys = new Set<string>(Object.values(UPGRADE_KEYS));
-  return Object.fromEntries(Object.entries(config).filter(([k]) => !keys.has(k)));
+  const rest = Object.fromEntries(Object.entries(config).filter(([k]) => !keys.has(k)));
+  await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, { ...rest, ...upgrade }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
 }
 
 export const removeNodes: StepDefinition = {
   phase: 'kubernetes',
   timeoutSeconds: 3600,
-  timeoutMessage: (r) => `a node of ${r.name} could not be drained within an hour; a PodDisruptionBudget may forbid every eviction`,
+  timeoutMessage: (r) => `nodes of ${r.name} could not be removed or replaced for an hour: a PodDisruptionBudget may forbid every eviction, or a replacement machine did not become a Ready node`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
     const ledger = ctx.record.ledger;
@@ -225,20 +241,14 @@ export const removeNodes: StepDefinition = {
     const first = doomed[0];
     if (first) {
       const [name, node] = first;
-      if (node.role !== 'loadbalancer' && node.state !== 'deleting') {
-        const k8s = await api(ctx);
+      const k8s = node.role !== 'loadbalancer' ? await api(ctx) : null;
+      if (k8s && node.state !== 'deleting') {
         const drained = await k8s.drainNode(name);
         if (isPending(drained)) return waitFor(drained, `draining ${name}`, ctx);
-        await k8s.deleteNode(name);
       }
       node.state = 'deleting';
-      const provider = await ctx.provider(node.provider, node.region);
-      if (provider.compute) {
-        const gone = await provider.compute.deleteNode({ clusterId: spec.id, name, region: node.region });
-        if (isPending(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
-      }
-      delete ledger.nodes[name];
-      ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: node.provider });
+      const gone = await deleteMachine(ctx, k8s, name);
+      if (gone) return gone;
       // Once more: the next node, or (none left) the regions no pool uses any more.
       return next(doomed.length > 1 ? `removed ${name}; ${doomed.length - 1} to go` : `removed ${name}`, 'remove-nodes');
     }

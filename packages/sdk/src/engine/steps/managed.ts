@@ -45,9 +45,13 @@ export async function checkManagedVersions(ctx: StepContext): Promise<StepResult
   const versions = await api.versions(region);
   if (isPending(versions)) return waitFor(versions, 'the provider\'s version list', ctx);
   const problems: string[] = [];
-  if (!versions.value.cluster.includes(spec.version.raw)) problems.push(`${spec.sourcePath}.version: ${spec.version.raw} is not offered; choose one of ${versions.value.cluster.join(', ')}`);
+  // Only what this apply introduces: a running cluster on a version the provider has since deprecated stays usable.
+  const built = ctx.record.current;
+  const newVersion = built?.version.raw !== spec.version.raw;
+  const newImage = (pool: PoolSpec) => built?.pools.find((p) => p.name === pool.name)?.image !== pool.image;
+  if (newVersion && !versions.value.cluster.includes(spec.version.raw)) problems.push(`${spec.sourcePath}.version: ${spec.version.raw} is not offered; choose one of ${versions.value.cluster.join(', ')}`);
   for (const pool of spec.pools) {
-    if (pool.image && !versions.value.nodePool.includes(pool.image)) problems.push(`${pool.sourcePath}.image: node image ${pool.image} is not offered; choose one of ${versions.value.nodePool.join(', ')}`);
+    if (pool.image && newImage(pool) && !versions.value.nodePool.includes(pool.image)) problems.push(`${pool.sourcePath}.image: node image ${pool.image} is not offered; choose one of ${versions.value.nodePool.join(', ')}`);
   }
   if (problems.length > 0) return { kind: 'failed', error: new KubeplaneError('invalid', problems.join('; '), { resource: spec.sourcePath }) };
   return null;
@@ -132,11 +136,12 @@ export async function ensureManagedPools(ctx: StepContext): Promise<StepResult> 
     if (isPending(listed)) return waitFor(listed, `machines of pool ${pool.name}`, ctx);
     const live = liveNodes(listed.value).length;
     const known = m.pools[pool.name];
-    const want = known?.rotating ? known.count : wantedCount(pool, known || live > 0 ? live : undefined);
+    // During a rotation the surge machine is not part of what the pool wants.
+    const want = known?.rotating ? wantedCount(pool, known.count) : wantedCount(pool, known || live > 0 ? live : undefined);
     // A new node image goes to the pool once; its machines are rotated onto it by remove-nodes. Sent too when the
     // ledger does not know the pool yet (it may have been created at another image before a change or a crash).
     const updateVersion = Boolean(pool.image && known?.image !== pool.image);
-    const outcome = await api.ensureNodePool({ ...(await poolRequest(ctx, pool, Math.max(want, live), known?.removing)), ...(updateVersion ? { updateVersion } : {}) });
+    const outcome = await api.ensureNodePool({ ...(await poolRequest(ctx, pool, Math.max(want, live))), ...(updateVersion ? { updateVersion } : {}) });
     if (isPending(outcome)) {
       pendingResult ??= waitFor(outcome, `node pool ${pool.name}`, ctx);
       continue;
@@ -213,6 +218,14 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
   const forget = async (nodes: string[]) => {
     for (const node of nodes) await (await kubernetes()).deleteNode(node);
   };
+  // ... and the ledger's record of them, with an event for each.
+  const gone = async (nodes: string[]) => {
+    await forget(nodes);
+    for (const node of nodes) {
+      delete ctx.record.ledger.nodes[node];
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name: node, provider: ctx.record.ledger.managed?.provider ?? '' });
+    }
+  };
   const spec = desiredOf(ctx.record);
   const m = ctx.record.ledger.managed;
   if (!m) return null;
@@ -226,11 +239,9 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
         const drained = await drain(node);
         if (drained) return drained;
       }
-      const gone = await api.deleteNodePool({ clusterId: spec.id, name: poolName, region });
-      if (isPending(gone)) return waitFor(gone, `deleting node pool ${poolName}`, ctx);
-      const members = Object.entries(ledger.nodes).filter(([, n]) => n.pool === poolName).map(([name]) => name);
-      await forget(members);
-      for (const name of members) delete ledger.nodes[name];
+      const deleted = await api.deleteNodePool({ clusterId: spec.id, name: poolName, region });
+      if (isPending(deleted)) return waitFor(deleted, `deleting node pool ${poolName}`, ctx);
+      await gone(Object.entries(ledger.nodes).filter(([, n]) => n.pool === poolName).map(([name]) => name));
       delete m.pools[poolName];
       ctx.emit({ type: 'resource-deleted', kind: 'node-pool', name: poolName, provider: providerName });
       return next(`removed node pool ${poolName}`, 'remove-nodes');
@@ -238,10 +249,12 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
     const listed = await api.listNodePoolNodes(ref, poolName);
     if (isPending(listed)) return waitFor(listed, `machines of pool ${poolName}`, ctx);
     const live = liveNodes(listed.value);
-    if (entry.rotating || (!entry.removing && live.some((n) => n.upToDate === false))) {
-      return rotate(ctx, { pool, entry, listed: listed.value, api, kubernetes, drain, forget, providerName });
-    }
+    // A rotation under way finishes first; then a scale-down; then a rotation starts if machines are outdated.
+    if (entry.rotating) return rotate(ctx, { pool, entry, listed: listed.value, api, kubernetes, drain, gone });
     const want = wantedCount(pool, live.length);
+    if (live.length <= want && !entry.removing && live.some((n) => n.upToDate === false)) {
+      return rotate(ctx, { pool, entry, listed: listed.value, api, kubernetes, drain, gone });
+    }
     if (live.length <= want && !entry.removing) {
       // Nodes of the pool whose machines are gone or going (a scale-down whose record write was lost, a machine the
       // provider replaced): forgotten, as a cloud controller would, so the cluster does not count them.
@@ -250,9 +263,10 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
       await forget(stale);
       continue;
     }
-    // Newest first: the machines that carry the least work; kept in the ledger so every retry names the same ones.
+    // Outdated machines first (no rotation needed for them), then the newest, which carry the least work; kept in
+    // the ledger so every retry names the same ones.
     entry.removing ??= [...live]
-      .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))
+      .sort((a, b) => Number(a.upToDate !== false) - Number(b.upToDate !== false) || (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))
       .slice(0, live.length - want)
       .map((n) => n.id);
     const victims = listed.value.filter((n) => entry.removing?.includes(n.id));
@@ -264,11 +278,7 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
     for (const v of victims) if (ledger.nodes[v.name]) ledger.nodes[v.name] = { ...(ledger.nodes[v.name] as NodeResource), state: 'deleting' };
     const outcome = await api.ensureNodePool(await poolRequest(ctx, pool, want, entry.removing));
     if (isPending(outcome)) return waitFor(outcome, `scaling node pool ${poolName} to ${want}`, ctx);
-    await forget(victims.map((v) => v.name));
-    for (const v of victims) {
-      delete ledger.nodes[v.name];
-      ctx.emit({ type: 'resource-deleted', kind: 'machine', name: v.name, provider: providerName });
-    }
+    await gone(victims.map((v) => v.name));
     const { removing: _done, ...kept } = entry;
     m.pools[poolName] = { ...kept, count: want };
     return next(`node pool ${poolName} scaled to ${want}`, 'remove-nodes');
@@ -311,8 +321,7 @@ async function rotate(
     api: ManagedKubernetesApi;
     kubernetes: () => Promise<KubernetesApi>;
     drain: (node: string) => Promise<StepResult | null>;
-    forget: (nodes: string[]) => Promise<void>;
-    providerName: string;
+    gone: (nodes: string[]) => Promise<void>;
   },
 ): Promise<StepResult> {
   const { pool, entry, api } = r;
@@ -321,11 +330,8 @@ async function rotate(
   recordPoolNodes(ctx, pool.name, r.listed);
   const old = entry.rotating ? r.listed.find((n) => n.id === entry.rotating) : undefined;
   if (!entry.rotating || !old || old.state === 'deleting' || old.state === 'deleted') {
-    if (old) {
-      // Its removal was under way when the last run ended: finish it.
-      await r.forget([old.name]);
-      delete ctx.record.ledger.nodes[old.name];
-    }
+    // Its removal was under way when the last run ended: finish it.
+    if (old) await r.gone([old.name]);
     const stale = live.filter((n) => n.upToDate === false).sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.name.localeCompare(b.name));
     const next_ = stale[0];
     if (!next_) {
@@ -340,20 +346,21 @@ async function rotate(
     const grown = await api.ensureNodePool(await poolRequest(ctx, pool, want + 1));
     if (isPending(grown)) return waitFor(grown, `adding a machine to ${pool.name} before ${old.name} goes`, ctx);
   }
+  // The surge machine (the newest, on the new configuration) must be a Ready node; other machines' health is not
+  // this rotation's business (a NotReady machine may be the very reason for it).
   const nodes = new Map((await (await r.kubernetes()).listNodes()).map((n) => [n.name, n]));
-  const waiting = live.filter((n) => n.state !== 'running' || !nodes.get(n.name)?.ready);
-  if (live.length < want + 1 || waiting.length > 0) {
-    return wait(15, `rotating ${pool.name}: waiting for ${waiting.map((n) => n.name).join(', ') || 'the new machine'} to be a Ready node before ${old.name} is drained`);
+  const surge = live.filter((n) => n.id !== old.id && n.upToDate !== false).sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))[0];
+  if (live.length < want + 1 || !surge || surge.state !== 'running' || !nodes.get(surge.name)?.ready) {
+    return wait(15, `rotating ${pool.name}: waiting for ${surge?.name ?? 'the new machine'} to be a Ready node before ${old.name} is drained`);
   }
   const drained = await r.drain(old.name);
   if (drained) return drained;
   const ledgerNode = ctx.record.ledger.nodes[old.name];
   if (ledgerNode) ledgerNode.state = 'deleting';
-  const shrunk = await api.ensureNodePool(await poolRequest(ctx, pool, want, [old.id]));
+  // One machine fewer than now (the pool may have grown meanwhile), exactly the old one.
+  const shrunk = await api.ensureNodePool(await poolRequest(ctx, pool, live.length - 1, [old.id]));
   if (isPending(shrunk)) return waitFor(shrunk, `removing ${old.name} from ${pool.name}`, ctx);
-  await r.forget([old.name]);
-  delete ctx.record.ledger.nodes[old.name];
+  await r.gone([old.name]);
   delete entry.rotating;
-  ctx.emit({ type: 'resource-deleted', kind: 'machine', name: old.name, provider: r.providerName });
   return next(`replaced ${old.name} in node pool ${pool.name}`, 'remove-nodes');
 }
