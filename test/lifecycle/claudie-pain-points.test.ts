@@ -21,14 +21,21 @@ function world(seed = 3) {
 }
 
 describe('a Kubernetes version upgrade of an existing cluster', () => {
-  it('refuses an upgrade combined with new nodes before touching anything (they would join an older control plane)', async () => {
+  it('upgrades and adds a worker in one apply: the new machine joins at the version the control plane runs, then moves with the rest', async () => {
     const { kp, sandbox } = world();
     await kp.apply(manifestOf(minimal));
     await kp.run();
-    const before = sandbox.totalCalls();
-    await expect(kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"').replace(/count: 2\n(\s+)serverType: cpx32/, 'count: 3\n$1serverType: cpx32')))).rejects.toThrow(/upgrade Kubernetes and add nodes in two applies/);
-    expect(sandbox.totalCalls()).toBe(before);
-    expect((await kp.status('minimal')).state).toBe('DONE');
+    await kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"').replace(/count: 2\n(\s+)serverType: cpx32/, 'count: 3\n$1serverType: cpx32')));
+    await kp.run();
+    const status = await kp.status('minimal');
+    expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
+    const k8s = sandboxKubernetes(sandbox)(await kp.kubeconfig('minimal', 'minimal'));
+    const nodes = await k8s.listNodes();
+    expect(nodes).toHaveLength(4);
+    expect(nodes.map((n) => n.kubeletVersion)).toEqual(['v1.35.0', 'v1.35.0', 'v1.35.0', 'v1.35.0']);
+    const added = sandbox.kubernetes.kubelets().find((k) => k.node?.endsWith('-workers-03'));
+    expect(added?.log.map((l) => l.message)).toEqual(expect.arrayContaining(['kubelet: restarted at v1.35.0']));
+    expect(sandbox.kubernetes.kubelets().some((k) => k.log.some((l) => /failed/.test(l.message)))).toBe(false);
   });
 
   it('upgrades in place, control plane first, one node at a time, each drained and back in service before the next', async () => {

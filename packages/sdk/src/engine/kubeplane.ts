@@ -115,11 +115,6 @@ export class Kubeplane {
     for (const spec of desired.clusters) {
       const built = records.find((r) => r.clusterId === spec.id)?.current;
       if (built) unsupported.push(...managedChangesRefused(built, spec));
-      const ops = planned.plan.operations.filter((o) => o.clusterId === spec.id);
-      if (built && ops.some((o) => o.kind === 'upgrade-version') && ops.some((o) => o.kind === 'create-node')) {
-        // New machines would boot the new version and join a control plane still on the old one (kubelet newer than the API server).
-        unsupported.push(`cluster ${spec.name}: upgrade Kubernetes and add nodes in two applies: first the version (${built.version.raw} -> ${spec.version.raw}), then the nodes`);
-      }
     }
     if (unsupported.length > 0) {
       throw new KubeplaneError('invalid', [...new Set(unsupported)].join('\n'), { resource: manifest.name, code: 'UnsupportedChange' });

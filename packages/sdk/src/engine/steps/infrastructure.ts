@@ -191,7 +191,11 @@ export const createNodes: StepDefinition = {
     const ledger = ctx.record.ledger;
     const keys = await ctx.secrets.keys();
     if (!keys) throw new KubeplaneError('invalid', 'the cluster keys are missing; the prepare step did not run');
-    const cluster = bootstrapView(ctx.record);
+    // Machines added to a built cluster boot the version its control plane runs now; during a version change the
+    // upgrade step brings them along (a kubelet must never be newer than the API server).
+    const built = ctx.record.current?.version;
+    const view = bootstrapView(ctx.record);
+    const cluster = built ? { ...view, kubernetesVersion: { major: built.major, minor: built.minor, patch: built.patch } } : view;
     const now = new Date(ctx.now);
     // Issued once: a PKI in the SecretStore is used even if the record never learnt of it (a crash after the
     // secret write), because machines created in that attempt already carry its CA and token.
