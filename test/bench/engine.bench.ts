@@ -60,6 +60,12 @@ export async function run(): Promise<BenchResult[]> {
       { name: `engine: 3 + ${workers}, cloud API calls (Kubernetes API calls)`, value: r.calls, unit: 'calls', note: `${r.kubeCalls} Kubernetes API calls; real time ${(r.realMs / 1000).toFixed(1)} s` },
     );
   }
+  const up = await upgradeTime();
+  out.push(
+    { name: 'engine: in-place upgrade 1.34.2 -> 1.35.0 of examples/minimal.yaml (1 control plane + 2 workers), virtual', value: up.elapsed / 1000, unit: 's', note: `floor ${(up.floor / 1000).toFixed(0)} s: per node, one sync-timer period and the upgrade, one node at a time` },
+    { name: 'engine: in-place upgrade, ratio to the floor', value: up.elapsed / up.floor, unit: 'x floor', target: '<= 1.2x' },
+    { name: 'engine: in-place upgrade, steps (queue messages)', value: up.messages, unit: 'steps' },
+  );
   const cmk = await cmkTimeToReady();
   out.push(
     { name: 'engine: CMK cluster (examples/crusoe-cmk.yaml, 3 nodes), apply -> all Ready, virtual', value: cmk.ready / 1000, unit: 's', note: `floor ${(cmk.floor / 1000).toFixed(0)} s: VPC rules, CMK create, pool VM create, join, CNI` },
@@ -85,6 +91,29 @@ async function cmkTimeToReady() {
     const readyAt = Math.max(...w.events.filter((e) => e.type === 'step-done' && e.step === 'await-nodes').map((e) => e.at));
     const floor = CRUSOE_LATENCY.firewallRule + CRUSOE_LATENCY.cmkClusterCreate + CRUSOE_LATENCY.vmCreate + KUBE_TIMINGS.kubeadmJoinMs + KUBE_TIMINGS.ciliumReadyMs;
     return { ready: readyAt - started, floor, messages: run.messages, calls: w.sandbox.totalCalls((k) => !k.startsWith('kubernetes')), kubeCalls: w.sandbox.totalCalls((k) => k.startsWith('kubernetes')) };
+  } finally {
+    w.sandbox.close();
+  }
+}
+
+/**
+ * A version upgrade of the minimal example, in place. Its floor: nodes go one at a time (the example's maxSurge is 1),
+ * each waiting up to one sync-timer period for its agent to see the instruction and then upgrading.
+ */
+async function upgradeTime() {
+  const w = sandboxWorld(11);
+  try {
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');
+    await w.kp.apply(manifestOf(text));
+    await w.kp.run();
+    const started = w.sandbox.clock.now();
+    await w.kp.apply(manifestOf(text.replace('"1.34.2"', '"1.35.0"')));
+    const run = await w.kp.run();
+    const status = await w.kp.status('minimal');
+    if (status.state !== 'DONE') throw new Error(`upgrade bench ended ${status.state}: ${JSON.stringify(status.clusters)}`);
+    const done = Math.max(...w.events.filter((e) => e.type === 'step-done' && e.step === 'upgrade').map((e) => e.at));
+    const floor = 3 * (KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs);
+    return { elapsed: done - started, floor, messages: run.messages };
   } finally {
     w.sandbox.close();
   }

@@ -215,7 +215,10 @@ export class KubernetesEmulator {
     // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
     if (!cluster) return HttpResponse.error();
     try {
-      return await this.#serve(cluster.api, request, url, segments);
+      const response = await this.#serve(cluster.api, request, url, segments);
+      // What a write changed is seen by the nodes from now on (an upgrade instruction, say), not from the next request.
+      if (request.method !== 'GET') this.tick();
+      return response;
     } catch (error) {
       if (error instanceof ApiError) return HttpResponse.json(error.status(), { status: error.code });
       const message = error instanceof Error ? error.message : 'internal error';
