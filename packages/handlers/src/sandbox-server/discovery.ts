@@ -3,6 +3,11 @@
 import { KUBERNETES_SANDBOX_RESOURCES } from '@kubeplane/providers';
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
+/** kubectl's short names (`kubectl get deploy`), as the real API server's discovery lists them. */
+const SHORT_NAMES: Record<string, string[]> = {
+  nodes: ['no'], pods: ['po'], namespaces: ['ns'], configmaps: ['cm'], services: ['svc'], deployments: ['deploy'],
+  daemonsets: ['ds'], replicasets: ['rs'], statefulsets: ['sts'], poddisruptionbudgets: ['pdb'], serviceaccounts: ['sa'],
+};
 
 type Spec = { kind: string; group: string; namespaced: boolean };
 const RESOURCES = KUBERNETES_SANDBOX_RESOURCES as Record<string, Spec>;
@@ -15,7 +20,7 @@ function resourceList(group: string): unknown {
   const groupVersion = group ? `${group}/v1` : 'v1';
   const resources = Object.entries(RESOURCES)
     .filter(([, spec]) => spec.group === group)
-    .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS }));
+    .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS, ...(SHORT_NAMES[name] ? { shortNames: SHORT_NAMES[name] } : {}) }));
   if (group === '' && RESOURCES['pods']) resources.push({ name: 'pods/eviction', singularName: '', namespaced: true, kind: 'Eviction', verbs: ['create'] });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }

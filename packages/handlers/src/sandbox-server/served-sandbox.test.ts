@@ -73,7 +73,7 @@ async function stopServer(signal: NodeJS.Signals): Promise<number | null> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubeplane-serve-'));
-  for (const manifest of ['examples/minimal.yaml', 'examples/hybrid-aws-hetzner.yaml']) {
+  for (const manifest of ['examples/minimal.yaml', 'examples/hybrid-aws-hetzner.yaml', 'examples/crusoe-cmk.yaml']) {
     const applied = await runCli(['apply', manifest, '--sandbox', '--state-dir', dir], { cwd: root });
     if (applied.code !== 0) throw new Error(`apply ${manifest} failed:\n${applied.stderr}${applied.stdout}`);
   }
@@ -379,6 +379,25 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
     const names = nodes.stdout.trim().split('\n');
     expect(names).toHaveLength(8);
     expect(names.every((n) => n.startsWith('node/hybrid-'))).toBe(true);
+  });
+
+  it('serves a CMK cluster to kubectl with the kubeconfig CMK handed out: its nodes, and the autoscaler limits kubeplane set', async () => {
+    const kubectl = await requireTool('kubectl', 'kubernetes-client');
+    const status = await runCli(['status', 'gpu-lab', '--sandbox', '--state-dir', dir, '--json'], { cwd: root });
+    const id = (JSON.parse(status.stdout) as { projects: Array<{ clusters: Record<string, { id: string }> }> }).projects[0]?.clusters['gpu-lab']?.id ?? '';
+    expect(id).toMatch(/^gpu-lab-/);
+    // By the CMK cluster's name (the cluster id), as `serve` prints it.
+    const run = await runCli(['kubeconfig', id, '--sandbox', '--served', '--state-dir', dir], { cwd: root });
+    const file = join(dir, 'cmk.kubeconfig');
+    await writeFile(file, run.stdout, { mode: 0o600 });
+    const env = { PATH: process.env.PATH ?? '', HOME: dir };
+    const nodes = await runTool(kubectl, ['--kubeconfig', file, 'get', 'nodes', '-o', 'name'], env);
+    expect(nodes.code, nodes.stderr).toBe(0);
+    expect(nodes.stdout.trim().split('\n')).toHaveLength(3);
+    const args = await runTool(kubectl, ['--kubeconfig', file, '-n', 'crusoe-system', 'get', 'deploy', 'cluster-autoscaler', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'], env);
+    expect(args.code, args.stderr).toBe(0);
+    expect(args.stdout).toContain('--nodes=1:6:cpu');
+    expect(args.stdout).toContain('--nodes=2:2:h100');
   });
 
   it('serves curl the same, with the cluster CA and the admin client certificate (an IP endpoint: minimal)', async () => {

@@ -148,19 +148,28 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
   });
 }
 
+/** The project and name of a cluster given by name or by id (`gpu-lab` or `gpu-lab-m5ih4t7`), in one project or all. */
+export async function findCluster(kp: Kubeplane, cluster: string, project?: string): Promise<{ project: string; name: string }> {
+  const projects = project ? [project] : await kp.projects();
+  const owners: Array<{ project: string; name: string }> = [];
+  for (const p of projects) {
+    for (const [name, c] of Object.entries((await kp.status(p)).clusters)) if (name === cluster || c.id === cluster) owners.push({ project: p, name });
+  }
+  const [first] = owners;
+  if (!first) throw new UsageError(`no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`);
+  if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.map((o) => o.project).join(', ')}; pass --project`);
+  return first;
+}
+
 export async function kubeconfig(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, project: { type: 'string' } } });
   if (positionals.length !== 1) throw new UsageError('kubeconfig needs a cluster name');
   const cluster = positionals[0] as string;
   return withRuntime(io, values, false, 'kubeconfig', async (rt) => {
     const kp = rt.kubeplane;
-    const projects = values.project ? [values.project] : await kp.projects();
-    const owners = [];
-    for (const p of projects) if ((await kp.status(p)).clusters[cluster]) owners.push(p);
-    if (owners.length === 0) throw new UsageError(`no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`);
-    if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.join(', ')}; pass --project`);
+    const owner = await findCluster(kp, cluster, values.project);
     try {
-      io.stdout.write((await kp.kubeconfig(owners[0] as string, cluster)).reveal());
+      io.stdout.write((await kp.kubeconfig(owner.project, owner.name)).reveal());
     } catch (e) {
       if (isKubeplaneError(e)) {
         println(io.stderr, `kubeplane kubeconfig: ${e.message}`);

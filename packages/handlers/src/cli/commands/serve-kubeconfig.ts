@@ -8,6 +8,7 @@ import { hostOf } from '../../sandbox-server/cluster-tls.js';
 import { servedKubeconfig } from '../../sandbox-server/kubeconfig.js';
 import { readServedFile } from '../../sandbox-server/served-file.js';
 import { UsageError, type CliIo } from '../io.js';
+import { findCluster } from './engine.js';
 
 export const servedKubeconfigUsage = 'kubeplane kubeconfig <cluster> --sandbox (--served | --server https://127.0.0.1:PORT) [--project P] [--state-dir DIR]';
 
@@ -29,12 +30,8 @@ export async function kubeconfigServed(argv: string[], io: CliIo): Promise<numbe
   const rt = await LocalRuntime.open({ stateDir, sandbox: true, env: io.env, cwd: io.cwd, write: false, command: 'kubeconfig' });
   try {
     const kp = rt.kubeplane;
-    const projects = values.project ? [values.project] : await kp.projects();
-    const owners: string[] = [];
-    for (const p of projects) if ((await kp.status(p)).clusters[cluster]) owners.push(p);
-    if (owners.length === 0) throw new UsageError(`no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`);
-    if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.join(', ')}; pass --project`);
-    const admin = await kp.kubeconfig(owners[0] as string, cluster);
+    const owner = await findCluster(kp, cluster, values.project);
+    const admin = await kp.kubeconfig(owner.project, owner.name);
     const endpoint = new URL(parseKubeconfig(admin).server).host;
     let server = values.server;
     if (server === undefined) {
