@@ -81,6 +81,33 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     expect(sandbox.kubernetes.cluster(endpoint)?.identity.kubernetesVersion).toBe('v1.35.0');
   });
 
+  it('refuses to take back an upgrade half done: it says which nodes run the newer version, and puts drained nodes back in service', async () => {
+    const { kp, sandbox } = world(6);
+    await kp.apply(manifestOf(minimal));
+    await kp.run();
+    await kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"')));
+    // Run until the control plane has moved and a worker is being upgraded.
+    const k8s = sandboxKubernetes(sandbox)(await kp.kubeconfig('minimal', 'minimal'));
+    for (let i = 0; i < 200; i++) {
+      await kp.run({ maxMessages: 1 });
+      const mesh = await k8s.getConfigMap('kube-system', 'kubeplane-mesh');
+      if ((mesh?.['upgrade-nodes'] ?? '').includes('-workers-')) break;
+    }
+    await kp.apply(manifestOf(minimal));
+    await kp.run();
+    const status = await kp.status('minimal');
+    expect(status.state).toBe('ERROR');
+    expect(status.clusters['minimal']?.message).toMatch(/-control-01 already runs v1\.35\.0, newer than v1\.34\.2; Kubernetes cannot be downgraded/);
+    const nodes = await k8s.listNodes();
+    expect(nodes.filter((n) => n.unschedulable)).toEqual([]);
+    expect((await k8s.getConfigMap('kube-system', 'kubeplane-mesh'))?.['upgrade-nodes']).toBeUndefined();
+    // Applying the newer version again finishes the upgrade.
+    await kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"')));
+    await kp.run();
+    expect((await kp.status('minimal')).state).toBe('DONE');
+    expect((await k8s.listNodes()).map((n) => n.kubeletVersion)).toEqual(['v1.35.0', 'v1.35.0', 'v1.35.0']);
+  });
+
   it('the sandbox holds kubeadm to its rules: a worker told to upgrade before its control plane refuses', async () => {
     const { kp, sandbox } = world(5);
     await kp.apply(manifestOf(minimal));

@@ -191,7 +191,14 @@ if [ -z "$load_balancer" ] && [ -n "\${KUBEPLANE_NODE:-}" ]; then
   upgrade_version=$(setting upgrade-version)
   case " $(setting upgrade-nodes) " in
     *" $KUBEPLANE_NODE "*)
-      if [ -n "$upgrade_version" ] && [ "$(kubelet --version | awk '{print $2}')" != "v$upgrade_version" ]; then
+      # What the running kubelet reports, not what is installed: a run cut short before the restart is finished.
+      reported=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s get node "$KUBEPLANE_NODE" \
+        -o 'jsonpath={.status.nodeInfo.kubeletVersion}')
+      if [ -n "$upgrade_version" ] && [ "$reported" != "v$upgrade_version" ] \
+        && [ "$(kubelet --version | awk '{print $2}')" = "v$upgrade_version" ]; then
+        systemctl restart kubelet
+        echo "kubeplane-mesh-sync: restarted the kubelet at v$upgrade_version"
+      elif [ -n "$upgrade_version" ] && [ "$reported" != "v$upgrade_version" ]; then
         upgrade_package=$(setting upgrade-package)
         upgrade_mode=$(setting upgrade-mode)
         minor=$(printf '%s' "$upgrade_version" | cut -d. -f1,2)

@@ -59,6 +59,8 @@ export interface Ledger {
   joinTokenExpiresAt?: number;
   /** A managed control plane (CMK) and its node pools, as the provider named them. */
   managed?: ManagedLedger;
+  /** Upgrade batches finished in the apply under way: each is progress, so the upgrade step's deadline is per batch. */
+  upgradedBatches?: number;
   /** Node remediation: machines replaced per node in the apply under way (cleared when the cluster is DONE). */
   remediated?: Record<string, number>;
 }
@@ -73,9 +75,10 @@ export interface ManagedLedger {
   apiEndpoint?: string;
   /**
    * By manifest pool name: the provider's pool id, the count kubeplane asks for, the node image version it last set,
-   * the machines it chose to remove (drained first), and the machine a rotation to a new image is replacing.
+   * the machines it chose to remove (drained first), the machine a rotation to a new image is replacing and the
+   * machine count it holds meanwhile (one more than when that round began).
    */
-  pools: Record<string, { id: string; count: number; image?: string; removing?: string[]; rotating?: string }>;
+  pools: Record<string, { id: string; count: number; image?: string; removing?: string[]; rotating?: string; surge?: number }>;
 }
 
 export interface ClusterRecord {

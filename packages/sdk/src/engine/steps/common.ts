@@ -11,7 +11,9 @@ import type { RandomSource } from '../../bootstrap/random.js';
 import type { FirewallRule } from '../../provider/types.js';
 import type { ClusterSpec, NodeSpec, PoolSpec } from '../../model/types.js';
 import type { ClusterRecord } from '../records.js';
-import { wait, type StepResult } from './types.js';
+import { wait, type StepContext, type StepResult } from './types.js';
+import type { KubernetesApi } from '../ports/kubernetes.js';
+import { isPending } from '../../provider/outcome.js';
 
 export const regionKey = (provider: string, region: string) => `${provider}/${region}`;
 export const networkName = (clusterId: string, region: string) => `${clusterId}-${region}`.slice(0, 63).replace(/-+$/, '');
@@ -87,4 +89,18 @@ export function waitFor(p: Pending, what: string, ctx: { attempt: number; random
  */
 export function bootView(cluster: BootstrapCluster, nodeName: string): BootstrapCluster {
   return { ...cluster, nodes: cluster.nodes.filter((n) => n.role !== 'compute' || n.name === nodeName) };
+}
+
+/** Deletes a machine the ledger marks `deleting`, with its Node, and forgets it; a wait while the provider works. */
+export async function deleteMachine(ctx: StepContext, k8s: KubernetesApi | null, name: string): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const machine = ctx.record.ledger.nodes[name];
+  if (!machine) return null;
+  if (k8s && machine.role !== 'loadbalancer') await k8s.deleteNode(name);
+  const provider = await ctx.provider(machine.provider, machine.region);
+  const gone = provider.compute ? await provider.compute.deleteNode({ clusterId: spec.id, name, region: machine.region }) : undefined;
+  if (gone && isPending(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
+  delete ctx.record.ledger.nodes[name];
+  ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: machine.provider });
+  return null;
 }

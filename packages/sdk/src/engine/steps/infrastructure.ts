@@ -12,6 +12,7 @@ import { generateSshKeyPair } from '../cluster-secrets.js';
 import {
   apiIpName,
   bootView,
+  deleteMachine,
   bootstrapView,
   desiredOf,
   firewallName,
@@ -210,6 +211,15 @@ export const createNodes: StepDefinition = {
     // adopted, never created twice; machines nobody wants any more are removed later by remove-nodes.
     const observed = await observeMachines(ctx);
     if (observed.kind !== 'ok') return observed;
+    // Wanted machines left `deleting` (a remediation interrupted by a new apply): finish the deletion, then recreate.
+    const leftDeleting = nodesOf(spec).filter(({ node }) => ledger.nodes[node.name]?.state === 'deleting').map(({ node }) => node.name);
+    if (leftDeleting.length > 0) {
+      const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
+      for (const name of leftDeleting) {
+        const pending = await deleteMachine(ctx, kubeconfig ? ctx.kubernetes(kubeconfig) : null, name);
+        if (pending) return pending;
+      }
+    }
     const todo = creationOrder(ctx).filter(({ node }) => !ledger.nodes[node.name]);
     const bootstrapToken = todo.some(({ node }) => node.role !== 'loadbalancer') ? await joinToken(ctx) : undefined;
     // A retried create must send the same user-data (EC2 checks it against the ClientToken): the render time

@@ -9,7 +9,7 @@ import type { Taint } from '../../manifest/schema.js';
 import type { KubeNode, KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
 import type { NodeRole, PoolSpec } from '../../model/types.js';
-import { bootstrapView, desiredOf, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
+import { bootstrapView, deleteMachine, desiredOf, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
 import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
 import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
@@ -77,7 +77,10 @@ async function remediate(ctx: StepContext, k8s: KubernetesApi, members: Map<stri
     const live = members.get(name);
     return live !== undefined && !live.ready && live.readySince !== undefined && ctx.now - live.readySince > limitMs && ledger.nodes[name]?.state === 'running' && (replaced[name] ?? 0) < MAX_REMEDIATIONS;
   };
-  const name = workers.find((n) => ledger.nodes[n]?.state === 'deleting') ?? workers.find(stale);
+  // A cause that takes many workers down at once (the CNI, the network) is not fixed by replacing machines.
+  const down = workers.filter((n) => members.get(n) && !members.get(n)?.ready).length;
+  const widespread = down > Math.max(1, Math.floor(workers.length * MAX_NOT_READY_SHARE));
+  const name = workers.find((n) => ledger.nodes[n]?.state === 'deleting') ?? (widespread ? undefined : workers.find(stale));
   const machine = name ? ledger.nodes[name] : undefined;
   if (!name || !machine) return null;
   if (machine.state !== 'deleting') {
@@ -93,20 +96,8 @@ async function remediate(ctx: StepContext, k8s: KubernetesApi, members: Map<stri
 
 /** Replacements of one node within one apply before await-nodes gives up and reports it. */
 const MAX_REMEDIATIONS = 2;
-
-/** Deletes a machine the ledger marks `deleting`, with its Node, and forgets it; a wait while the provider works. */
-async function deleteMachine(ctx: StepContext, k8s: KubernetesApi | null, name: string): Promise<StepResult | null> {
-  const spec = desiredOf(ctx.record);
-  const machine = ctx.record.ledger.nodes[name];
-  if (!machine) return null;
-  if (k8s && machine.role !== 'loadbalancer') await k8s.deleteNode(name);
-  const provider = await ctx.provider(machine.provider, machine.region);
-  const gone = provider.compute ? await provider.compute.deleteNode({ clusterId: spec.id, name, region: machine.region }) : undefined;
-  if (gone && isPending(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
-  delete ctx.record.ledger.nodes[name];
-  ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: machine.provider });
-  return null;
-}
+/** Above this share of NotReady workers (and more than one), nothing is replaced: the cause is the cluster's, not the machines'. */
+const MAX_NOT_READY_SHARE = 0.4;
 
 export const nodeMetadata: StepDefinition = {
   phase: 'kubernetes',
@@ -166,9 +157,9 @@ export const mesh: StepDefinition = {
  */
 export const upgrade: StepDefinition = {
   phase: 'kubernetes',
-  // A large cluster upgrades a few nodes at a time, a few minutes each.
-  timeoutSeconds: 48 * 3600,
-  timeoutMessage: (r) => `the upgrade of ${r.name} did not finish within 48 hours; see the nodes' kubeplane-mesh-sync logs (journalctl -u kubeplane-mesh-sync)`,
+  // Per batch: each finished batch is progress (recorded in the ledger), which starts the deadline afresh.
+  timeoutSeconds: 2 * 3600,
+  timeoutMessage: (r) => `a batch of the upgrade of ${r.name} did not finish within 2 hours; see the nodes' kubeplane-mesh-sync logs (journalctl -u kubeplane-mesh-sync)`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
     const target = `v${spec.version.major}.${spec.version.minor}.${spec.version.patch}`;
@@ -180,13 +171,27 @@ export const upgrade: StepDefinition = {
     const workers = members.filter((n) => n.role !== 'control').map((n) => n.name);
     const behind = (name: string) => nodes.get(name)?.kubeletVersion !== target;
     const named = (config[UPGRADE_KEYS.nodes] ?? '').split(/\s+/).filter(Boolean);
+    const uncordon = async (names: string[]) => {
+      for (const n of names) if (nodes.get(n)?.unschedulable) await k8s.patchNode(n, { unschedulable: false });
+    };
     if (named.length > 0 && config[UPGRADE_KEYS.version] === target.slice(1)) {
       // A batch is under way: wait for it, then uncordon it.
       const waiting = named.filter((n) => nodes.has(n) && (behind(n) || !nodes.get(n)?.ready));
       if (waiting.length > 0) return wait(30, `upgrading ${waiting.join(', ')} to ${target}`);
-      for (const n of named) if (nodes.get(n)?.unschedulable) await k8s.patchNode(n, { unschedulable: false });
+      await uncordon(named);
       await publishUpgrade(k8s, config);
+      ctx.record.ledger.upgradedBatches = (ctx.record.ledger.upgradedBatches ?? 0) + 1;
       return next(`upgraded ${named.join(', ')} to ${target}`, 'upgrade');
+    }
+    if (named.length > 0) {
+      // Instructions for another version (the manifest changed mid-upgrade): withdrawn, their nodes back in service.
+      await uncordon(named);
+      await publishUpgrade(k8s, config);
+    }
+    // Kubernetes does not go back: a node already past the manifest's version (an upgrade to it was under way) stays.
+    const ahead = members.map((n) => n.name).filter((n) => versionAbove(nodes.get(n)?.kubeletVersion, target));
+    if (ahead.length > 0) {
+      return { kind: 'failed', error: new KubeplaneError('invalid', `${ahead.join(', ')} already run${ahead.length === 1 ? 's' : ''} ${nodes.get(ahead[0] ?? '')?.kubeletVersion ?? 'a newer version'}, newer than ${target}; Kubernetes cannot be downgraded: apply that version again to finish the upgrade`, { resource: spec.sourcePath }) };
     }
     const pendingControl = control.filter(behind);
     // strategy on-delete: the control planes move (the API server must); workers keep their version until replaced.
@@ -212,6 +217,15 @@ export const upgrade: StepDefinition = {
     return wait(60, `upgrading ${batch.join(', ')} to ${target} (kubeadm upgrade ${mode}); the nodes' sync agents pick it up within a minute`);
   },
 };
+
+/** `v1.35.0` is above `v1.34.2` (major, minor, patch). */
+function versionAbove(version: string | undefined, than: string): boolean {
+  const parse = (v: string) => (/^v?(\d+)\.(\d+)\.(\d+)/.exec(v) ?? []).slice(1, 4).map(Number);
+  if (!version) return false;
+  const [a = 0, b = 0, c = 0] = parse(version);
+  const [x = 0, y = 0, z = 0] = parse(than);
+  return a !== x ? a > x : b !== y ? b > y : c > z;
+}
 
 /** Writes the mesh ConfigMap with the given upgrade instructions in place of any earlier ones (none: cleared). */
 async function publishUpgrade(k8s: KubernetesApi, config: Record<string, string>, upgrade: Record<string, string> = {}): Promise<void> {

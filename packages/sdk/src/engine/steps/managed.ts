@@ -141,7 +141,8 @@ export async function ensureManagedPools(ctx: StepContext): Promise<StepResult> 
     // A new node image goes to the pool once; its machines are rotated onto it by remove-nodes. Sent too when the
     // ledger does not know the pool yet (it may have been created at another image before a change or a crash).
     const updateVersion = Boolean(pool.image && known?.image !== pool.image);
-    const outcome = await api.ensureNodePool({ ...(await poolRequest(ctx, pool, Math.max(want, live))), ...(updateVersion ? { updateVersion } : {}) });
+    // Never below what a rotation under way holds (its surge machine).
+    const outcome = await api.ensureNodePool({ ...(await poolRequest(ctx, pool, Math.max(want, live, known?.rotating ? (known.surge ?? 0) : 0))), ...(updateVersion ? { updateVersion } : {}) });
     if (isPending(outcome)) {
       pendingResult ??= waitFor(outcome, `node pool ${pool.name}`, ctx);
       continue;
@@ -326,7 +327,6 @@ async function rotate(
 ): Promise<StepResult> {
   const { pool, entry, api } = r;
   const live = liveNodes(r.listed);
-  const want = entry.count;
   recordPoolNodes(ctx, pool.name, r.listed);
   const old = entry.rotating ? r.listed.find((n) => n.id === entry.rotating) : undefined;
   if (!entry.rotating || !old || old.state === 'deleting' || old.state === 'deleted') {
@@ -336,22 +336,28 @@ async function rotate(
     const next_ = stale[0];
     if (!next_) {
       delete entry.rotating;
+      delete entry.surge;
       return next(`node pool ${pool.name} runs node image ${pool.image ?? 'the latest'} on every machine`, 'remove-nodes');
     }
     entry.rotating = next_.id;
+    entry.surge = live.length + 1;
     return next(`rotating node pool ${pool.name} onto ${pool.image ?? 'its new configuration'}: replacing ${next_.name} (${stale.length} to go)`, 'remove-nodes');
   }
-  // Surge: one machine more than wanted, so capacity never drops.
-  if (live.length < want + 1) {
-    const grown = await api.ensureNodePool(await poolRequest(ctx, pool, want + 1));
+  // Surge: a machine on the new configuration first (one more than when the round began), so capacity never drops.
+  // Counted from the machines there were, not from the pool's target, which an apply may have changed meanwhile.
+  const target = entry.surge ?? live.length + 1;
+  if (live.length < target) {
+    const grown = await api.ensureNodePool(await poolRequest(ctx, pool, target));
     if (isPending(grown)) return waitFor(grown, `adding a machine to ${pool.name} before ${old.name} goes`, ctx);
+    return wait(15, `rotating ${pool.name}: a machine on the new configuration is coming before ${old.name} is drained`);
   }
-  // The surge machine (the newest, on the new configuration) must be a Ready node; other machines' health is not
-  // this rotation's business (a NotReady machine may be the very reason for it).
-  const nodes = new Map((await (await r.kubernetes()).listNodes()).map((n) => [n.name, n]));
   const surge = live.filter((n) => n.id !== old.id && n.upToDate !== false).sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))[0];
-  if (live.length < want + 1 || !surge || surge.state !== 'running' || !nodes.get(surge.name)?.ready) {
-    return wait(15, `rotating ${pool.name}: waiting for ${surge?.name ?? 'the new machine'} to be a Ready node before ${old.name} is drained`);
+  if (!surge) return wait(15, `rotating ${pool.name}: waiting for a machine on the new configuration before ${old.name} is drained`);
+  // It must be a Ready node; other machines' health is not this rotation's business (a NotReady machine may be the
+  // very reason for it).
+  const nodes = new Map((await (await r.kubernetes()).listNodes()).map((n) => [n.name, n]));
+  if (surge.state !== 'running' || !nodes.get(surge.name)?.ready) {
+    return wait(15, `rotating ${pool.name}: waiting for ${surge.name} to be a Ready node before ${old.name} is drained`);
   }
   const drained = await r.drain(old.name);
   if (drained) return drained;
@@ -362,5 +368,6 @@ async function rotate(
   if (isPending(shrunk)) return waitFor(shrunk, `removing ${old.name} from ${pool.name}`, ctx);
   await r.gone([old.name]);
   delete entry.rotating;
+  delete entry.surge;
   return next(`replaced ${old.name} in node pool ${pool.name}`, 'remove-nodes');
 }

@@ -77,6 +77,7 @@ export const outputs: StepDefinition = {
     }
     ctx.record.current = current;
     delete ctx.record.ledger.remediated;
+    delete ctx.record.ledger.upgradedBatches;
     const nodes = isManaged(spec) ? Object.keys(ctx.record.ledger.nodes).length : poolsOf(spec).reduce((n, p) => n + p.nodes.length, 0);
     return { kind: 'finished', message: `kubeconfig and metadata written; ${nodes} nodes` };
   },
