@@ -57,7 +57,7 @@ import {
   RateBudgets,
   done,
   pending,
-  retryLater,
+  guardedCall,
   type CallContext,
   type Capabilities,
   type Clock,
@@ -215,12 +215,9 @@ export class AwsProvider implements Provider {
     return this.#guard(context, () => this.#teardown(clusterId));
   }
 
-  async #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    try {
-      return await call();
-    } catch (error) {
-      return retryLater(error, context?.attempt ?? 0, { baseSeconds: 1, maxSeconds: 120, random: this.#random });
-    }
+  /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
+  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    return guardedCall(call, context?.attempt ?? 0, this.#random);
   }
 
   #count(operation: string): void {

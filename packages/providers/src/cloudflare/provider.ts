@@ -7,7 +7,7 @@ import {
   KubeplaneError,
   RateBudgets,
   done,
-  retryLater,
+  guardedCall,
   type CallContext,
   type Capabilities,
   type Clock,
@@ -91,12 +91,9 @@ export class CloudflareProvider implements Provider {
     return { provider: PROVIDER, accountId: this.accountId, capabilities: this.capabilities };
   }
 
-  async #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    try {
-      return await call();
-    } catch (error) {
-      return retryLater(error, context?.attempt ?? 0, { baseSeconds: 1, maxSeconds: 120, random: this.#random });
-    }
+  /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
+  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    return guardedCall(call, context?.attempt ?? 0, this.#random);
   }
 
   /** DNS-only: there is nothing tagged but records, monitors, pools and load balancers. */

@@ -9,7 +9,7 @@ import {
   RateBudgets,
   done,
   pending,
-  retryLater,
+  guardedCall,
   type CallContext,
   type Capabilities,
   type Clock,
@@ -189,13 +189,9 @@ export class CrusoeProvider implements Provider {
     return this.#guard(context, () => this.#teardown(clusterId));
   }
 
-  /** Turns budget waits, throttles and transient failures into pending; terminal errors propagate. */
-  async #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    try {
-      return await call();
-    } catch (error) {
-      return retryLater(error, context?.attempt ?? 0, { baseSeconds: 1, maxSeconds: 120, random: this.#random });
-    }
+  /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
+  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    return guardedCall(call, context?.attempt ?? 0, this.#random);
   }
 
   // ---- compute -----------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // retryable ones into "pending, check again after N seconds" instead of sleeping.
 import { KubeplaneError, type ErrorKind, type KubeplaneErrorDetails } from '../errors.js';
 import { backoffSeconds, type BackoffOptions } from './backoff.js';
-import { pending, type Pending } from './outcome.js';
+import { pending, type Outcome, type Pending } from './outcome.js';
 
 /** The kind an HTTP status implies when the provider's own code says nothing more specific. */
 export function kindFromHttpStatus(status: number): ErrorKind {
@@ -90,6 +90,18 @@ export function retryLater(error: unknown, attempt: number, options: BackoffOpti
   const told = error.details.retryAfterSeconds;
   const seconds = told !== undefined && told > 0 ? told : backoffSeconds(attempt, options);
   return pending(error.kind === 'throttled' ? 'throttled' : 'retryable', seconds, error.message, error);
+}
+
+/**
+ * Runs one provider call for the contract: budget waits, throttles and transient failures become a pending outcome
+ * (what the cloud asked for, or a jittered backoff by the caller's attempt); terminal errors propagate.
+ */
+export async function guardedCall<T>(call: () => Promise<Outcome<T>>, attempt: number, random: () => number): Promise<Outcome<T>> {
+  try {
+    return await call();
+  } catch (error) {
+    return retryLater(error, attempt, { baseSeconds: 1, maxSeconds: 120, random });
+  }
 }
 
 /** A KubeplaneError with the details every provider error carries. */
