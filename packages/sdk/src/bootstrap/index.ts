@@ -68,6 +68,7 @@ export {
   LB_CONFIG_KEY_PREFIX,
   renderMeshSyncTimer,
   renderWireguardConfig,
+  UPGRADE_KEYS,
   WIREGUARD_MTU,
   WIREGUARD_PORT,
   type MeshPeer,

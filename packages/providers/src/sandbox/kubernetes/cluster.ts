@@ -11,6 +11,7 @@ import {
   invalid,
   iso,
   notFound,
+  obj,
   ObjectStore,
   RESOURCES,
   type ObjectStoreState,
@@ -52,10 +53,6 @@ interface Toleration {
 export const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-function obj(value: unknown): Json | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
-}
 
 function labelsOf(o: KubeObject): Record<string, string> {
   return o.metadata.labels ?? {};

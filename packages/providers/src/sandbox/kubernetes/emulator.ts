@@ -13,7 +13,7 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } from './kubelets.js';
-import { ApiError, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
+import { ApiError, obj, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
 
 export const KUBERNETES_API_PORT = 6443;
@@ -65,10 +65,6 @@ export interface KubernetesInventory {
 }
 
 type Route = { resource: Resource; namespace?: string; name?: string; subresource?: string };
-
-function obj(value: unknown): Json | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
-}
 
 function notFoundPath(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});

@@ -7,7 +7,8 @@ import { createHash, createPrivateKey, createPublicKey, X509Certificate } from '
 import { parseAllDocuments } from 'yaml';
 import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type RegisterNode, type TaintLike } from './cluster.js';
 import { EventQueue, type QueuedEvent } from './events.js';
-import type { KubeObject } from './store.js';
+import { MESH_CONFIGMAP, MESH_NAMESPACE, UPGRADE_KEYS } from '@kubeplane/sdk';
+import { obj, type KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
@@ -167,12 +168,6 @@ export interface KubeletSimulationState {
 const STAGED_CA = '/etc/kubeplane/pki/ca.crt';
 const STAGED_CA_KEY = '/etc/kubeplane/pki/ca.key';
 const STAGED_MESH = '/etc/kubeplane/mesh.yaml';
-/** The ConfigMap the nodes' sync agents read (bootstrap/wireguard-mesh.ts). */
-const STAGED_MESH_CONFIGMAP = 'kubeplane-mesh';
-
-function obj(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 /** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo, computed as kubeadm does (independently of the sdk). */
 export function caCertHash(pem: string): string {
@@ -244,9 +239,10 @@ export class KubeletSimulation {
   #noticeUpgrades(now: number): void {
     for (const cluster of new Set(this.clusters.values())) {
       if (cluster.managed) continue;
-      const data = obj(cluster.api.store.get('configmaps', 'kube-system', STAGED_MESH_CONFIGMAP)?.['data']) ?? {};
-      const version = typeof data['upgrade-version'] === 'string' ? data['upgrade-version'] : '';
-      const nodes = new Set(String(data['upgrade-nodes'] ?? '').split(/\s+/).filter(Boolean));
+      const data = obj(cluster.api.store.get('configmaps', MESH_NAMESPACE, MESH_CONFIGMAP)?.['data']) ?? {};
+      const written = data[UPGRADE_KEYS.version];
+      const version = typeof written === 'string' ? written : '';
+      const nodes = new Set(String(data[UPGRADE_KEYS.nodes] ?? '').split(/\s+/).filter(Boolean));
       if (!version || nodes.size === 0) continue;
       for (const k of this.#kubelets.values()) {
         const node = k.status.node;
@@ -255,8 +251,8 @@ export class KubeletSimulation {
         const current = obj(obj(cluster.api.store.get('nodes', undefined, node)?.['status'])?.['nodeInfo'])?.['kubeletVersion'];
         if (current === `v${version}`) continue;
         k.upgrading = version;
-        this.#log(k, now, `kubeplane-mesh-sync: upgrading in place to v${version} (kubeadm upgrade ${String(data['upgrade-mode'] ?? 'node')})`);
-        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, { kind: 'upgraded', kubelet: k, cluster, version, mode: String(data['upgrade-mode'] ?? 'node') });
+        this.#log(k, now, `kubeplane-mesh-sync: upgrading in place to v${version} (kubeadm upgrade ${String(data[UPGRADE_KEYS.mode] ?? 'node')})`);
+        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, { kind: 'upgraded', kubelet: k, cluster, version, mode: String(data[UPGRADE_KEYS.mode] ?? 'node') });
       }
     }
   }

@@ -3,6 +3,11 @@
 
 export type Json = Record<string, unknown>;
 
+/** `value` as a JSON object, or undefined when it is anything else (null, an array, a scalar). */
+export function obj(value: unknown): Json | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
 export interface KubeObject extends Json {
   metadata: Json & { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
 }
