@@ -13,6 +13,7 @@ import { userDataFromStartupScript } from '../../crusoe/startup-script.js';
 import type { SandboxManagedCluster, SandboxManagedNode, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion, issueCmkPki, type CmkPki } from './cmk-pki.js';
 import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, initialStock, type CrusoeTypeSpec } from './catalog.js';
+import { sandboxPublicAddress } from '../public-addresses.js';
 
 export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
 
@@ -650,7 +651,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       subnetId: args.subnet.id,
       networkId: args.subnet.networkId,
       privateIp: this.#hostIp(args.subnet),
-      ...(args.publicIpType === 'none' ? {} : { publicIp: { id: this.#uuid(), address: `198.18.${Math.floor(this.#ipSeq / 250)}.${(this.#ipSeq % 250) + 1}`, type: args.publicIpType ?? 'dynamic' } }),
+      ...(args.publicIpType === 'none' ? {} : { publicIp: { id: this.#uuid(), address: sandboxPublicAddress('crusoe', this.#ipSeq), type: args.publicIpType ?? 'dynamic' } }),
       ...(args.partitionId ? { partitionId: args.partitionId } : {}),
       ...(args.nodePoolId ? { nodePoolId: args.nodePoolId } : {}),
       diskIds: args.diskIds ?? [],

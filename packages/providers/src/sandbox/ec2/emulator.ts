@@ -10,6 +10,7 @@ import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
+import { sandboxPublicAddress } from '../public-addresses.js';
 
 const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 const OWNER = '123456789012';
@@ -363,7 +364,7 @@ export class Ec2Emulator implements SandboxVmSource {
       case 'DeleteSecurityGroup': return this.#deleteSecurityGroup(p);
       case 'AllocateAddress': {
         this.#ipSeq += 1;
-        const a: Address = { allocationId: this.#id('eipalloc'), publicIp: `198.51.${Math.floor(this.#ipSeq / 250) % 250}.${(this.#ipSeq % 250) + 1}`, tags: tagsFor(p, 'elastic-ip') };
+        const a: Address = { allocationId: this.#id('eipalloc'), publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, this.#ipSeq), tags: tagsFor(p, 'elastic-ip') };
         this.addresses.set(a.allocationId, a);
         return this.#xml(action, t('publicIp', a.publicIp) + t('domain', 'vpc') + t('allocationId', a.allocationId));
       }
@@ -485,7 +486,7 @@ export class Ec2Emulator implements SandboxVmSource {
         runningAt: now + LATENCY.ec2RunInstancesCall + sample(LATENCY.ec2PendingToRunning, this.#ctx.random),
         privateIp: `${base[0]}.${base[1]}.${Number(base[2]) + Math.floor(host / 250)}.${(host % 250) + 4}`,
         // Subnets map a public IP on launch, as the default VPC does.
-        publicIp: `18.${Math.floor(host / 250) % 250}.${(host % 250) + 1}.${(this.#seq % 250) + 1}`,
+        publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, (this.#ipSeq += 1)),
         ...(subnet ? { subnetId: subnet.id, vpcId: subnet.vpcId } : {}),
         ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes, userData: userData ?? '',
       };

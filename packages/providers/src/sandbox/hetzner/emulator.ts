@@ -11,6 +11,7 @@ import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { matchesLabelSelector } from '../label-selector.js';
 import { HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
+import { sandboxPublicAddress } from '../public-addresses.js';
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
 const CLUSTER_LABEL = 'kubeplane.dev/cluster-id';
@@ -508,7 +509,7 @@ export class HetznerEmulator implements SandboxVmSource {
 
   #publicIp(): string {
     const n = this.#nextIp++;
-    return `203.0.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+    return sandboxPublicAddress('hetzner', n);
   }
 
   #createServer(body: Json): Json {
