@@ -6,7 +6,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isKubeplaneError, KubeplaneError, Redacted, VirtualClock, type KubernetesApi, type RenderedCluster } from '@kubeplane/sdk';
 import { KubernetesEmulator } from '../sandbox/kubernetes/emulator.js';
-import { FakeVms, RENDER_NOW, renderGolden, sandboxContext } from '../sandbox/kubernetes/fixture.js';
+import { FakeVms, goldenCluster, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from '../sandbox/kubernetes/fixture.js';
 import { KubernetesClient, kubernetesConnector } from './client.js';
 import { parseKubeconfig } from './kubeconfig.js';
 
@@ -51,9 +51,10 @@ afterAll(() => server.close());
 /** The first control plane and two workers, booted and Ready (coredns: both replicas on the control plane). */
 beforeEach(() => {
   clock = new VirtualClock(RENDER_NOW.getTime());
-  const vms = new FakeVms(clock);
+  const vms = new FakeVms(clock, publicAddresses(goldenCluster()));
   emulator = new KubernetesEmulator(sandboxContext(clock), { vms });
   server.resetHandlers(...emulator.handlers());
+  vms.run(nodeOf('lb-1'));
   vms.run(nodeOf('aws-cp-1'));
   vms.run(nodeOf('aws-worker-1'));
   vms.run(nodeOf('htz-worker-1'));

@@ -1,7 +1,7 @@
 // Sandbox snapshots: a world with resources in every cloud and a cluster booting saves to JSON, restores to the
 // same world, and continues after the restore exactly as it would have continued without one.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RateBudgets, Redacted, settle, type NodeRequest, type Provider, type RenderedCluster, type RenderedNode } from '@kubeplane/sdk';
+import { RateBudgets, Redacted, renderNode, seededRandomSource, settle, WIREGUARD_PORT, type NodeRequest, type Provider, type RenderContext, type RenderedCluster, type RenderedNode } from '@kubeplane/sdk';
 import { AwsProvider } from '../aws/provider.js';
 import { HetznerProvider } from '../hetzner/provider.js';
 import { createInfrastructure, dnsRecords, names, type ClusterScenario } from './cluster-scenario.js';
@@ -15,13 +15,14 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const S = 1000;
 let rendered: RenderedCluster;
+let renderCtx: RenderContext;
 const open: Sandbox[] = [];
 afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
 beforeAll(async () => {
-  ({ rendered } = await renderGolden());
+  ({ rendered, ctx: renderCtx } = await renderGolden());
 });
 
 function providers(s: Sandbox) {
@@ -40,9 +41,15 @@ function node(name: string): RenderedNode {
   return n;
 }
 
-/** A machine for a golden node with its real user-data, as the engine would request it. */
-function request(name: string): NodeRequest {
-  const n = node(name);
+/**
+ * A machine for a golden node with its real user-data, as the engine would request it: rendered with the public
+ * addresses of the machines that exist already, so its WireGuard peers are where it will look for them.
+ */
+async function request(s: Sandbox, name: string): Promise<NodeRequest> {
+  const addresses = new Map(s.listVms().flatMap((v) => (v.publicIPv4 ? [[v.name, v.publicIPv4] as const] : [])));
+  const cluster = { ...renderCtx.cluster, nodes: renderCtx.cluster.nodes.map((c) => (addresses.has(c.name) ? { ...c, publicEndpoint: `${addresses.get(c.name)}:${WIREGUARD_PORT}` } : c)) };
+  // A random source of its own per node, so both worlds of a comparison render the same bytes.
+  const n = await renderNode({ ...renderCtx, random: seededRandomSource(`snapshot-test/${name}`), cluster, pki: rendered.pki, node: name });
   const bytes = n.userData.bytes.reveal();
   const scenario = n.provider === 'aws' ? awsScenario : hzScenario;
   const net = names(scenario);
@@ -70,7 +77,7 @@ async function createMachines(s: Sandbox, p: ReturnType<typeof providers>, machi
       return {
         name,
         run: async (attempt: number) => {
-          const outcome = await provider.compute!.createNode(request(name), { attempt });
+          const outcome = await provider.compute!.createNode(await request(s, name), { attempt });
           if (outcome.status === 'done') ids.push(`${name}=${outcome.value.providerId}`);
           return outcome;
         },
@@ -92,8 +99,12 @@ async function buildWorld(seed: number): Promise<Sandbox> {
   const p = providers(s);
   await createInfrastructure(p.hetzner, s.clock, hzScenario);
   await createInfrastructure(p.aws, s.clock, awsScenario);
-  await createMachines(s, p, ['aws-cp-1', 'aws-worker-1', 'htz-worker-1', 'lb-1']);
-  s.clock.advance(120 * S);
+  // In the engine's order: the load balancer, the first control plane, then workers that know where both are.
+  await createMachines(s, p, ['lb-1']);
+  await createMachines(s, p, ['aws-cp-1']);
+  await createMachines(s, p, ['aws-worker-1', 'htz-worker-1']);
+  // Hetzner boots the load balancer in about 75 s, kubeadm init behind it needs it up: the API answers after ~4 min.
+  s.clock.advance(240 * S);
   s.kubernetes.kubelets();
   await createMachines(s, p, ['htz-worker-2']);
   const dns = p.aws.dns!;

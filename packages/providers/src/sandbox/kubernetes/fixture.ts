@@ -81,11 +81,20 @@ export function userDataFor(node: RenderedNode, form: 'base64' | 'text' | 'bytes
   return Buffer.from(bytes).toString('utf8');
 }
 
+/** The public address each node of `cluster` was rendered with (its WireGuard peers send there). */
+export function publicAddresses(cluster: BootstrapCluster): Record<string, string> {
+  return Object.fromEntries(cluster.nodes.flatMap((n) => (n.publicEndpoint ? [[n.name, n.publicEndpoint.slice(0, n.publicEndpoint.lastIndexOf(':'))]] : [])));
+}
+
 /** A SandboxVmSource driven by the test. */
 export class FakeVms implements SandboxVmSource {
   readonly vms = new Map<string, SandboxVm>();
 
-  constructor(readonly clock: VirtualClock) {}
+  /** `addresses`: each machine's public address, by name (those the render gave its peers: see publicAddresses). */
+  constructor(
+    readonly clock: VirtualClock,
+    readonly addresses: Record<string, string> = {},
+  ) {}
 
   listVms(): SandboxVm[] {
     return [...this.vms.values()].map((vm) => ({ ...vm }));
@@ -99,7 +108,7 @@ export class FakeVms implements SandboxVmSource {
       state: 'running',
       runningSinceMs: options.runningSinceMs ?? this.clock.now(),
       userData: options.userData ?? userDataFor(node),
-      ...(options.publicIPv4 ? { publicIPv4: options.publicIPv4 } : {}),
+      ...(options.publicIPv4 ?? this.addresses[options.name ?? node.name] ? { publicIPv4: options.publicIPv4 ?? this.addresses[options.name ?? node.name] } : {}),
     };
     this.vms.set(vm.name, vm);
     return vm;

@@ -6,7 +6,8 @@ import { Redacted, renderBootstrapTokenSecret, renderNode, VirtualClock, type Re
 import { parse } from 'yaml';
 import { kubernetesConnector } from '../../kubernetes/client.js';
 import { KubernetesEmulator } from './emulator.js';
-import { FakeVms, RENDER_NOW, renderGolden, sandboxContext } from './fixture.js';
+import { FakeVms, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from './fixture.js';
+import type { SandboxVm } from './vm-source.js';
 import { KUBE_TIMINGS } from './timings.js';
 
 const T0 = RENDER_NOW.getTime();
@@ -26,6 +27,12 @@ function node(name: string) {
   return n;
 }
 
+/** The first control plane and the API load balancer in front of it (the engine creates the load balancers first). */
+function runApiPath(): void {
+  vms.run(node('lb-1'));
+  vms.run(node('aws-cp-1'));
+}
+
 function status(vm: string) {
   const s = emulator.kubelets().filter((k) => k.vm === vm).pop();
   if (!s) throw new Error(`no kubelet for ${vm}`);
@@ -41,7 +48,7 @@ afterAll(() => server.close());
 
 function fresh(): void {
   clock = new VirtualClock(T0);
-  vms = new FakeVms(clock);
+  vms = new FakeVms(clock, publicAddresses(ctx.cluster));
   emulator = new KubernetesEmulator(sandboxContext(clock), { vms });
   server.resetHandlers(...emulator.handlers());
 }
@@ -51,7 +58,7 @@ afterEach(() => server.resetHandlers());
 describe('a cluster booting from rendered user-data', () => {
   it('brings the API up at the endpoint 105 s after the first control plane runs (60 s OS preparation + 45 s kubeadm init)', async () => {
     fresh();
-    vms.run(node('aws-cp-1'));
+    runApiPath();
     const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
     clock.advance(KUBE_TIMINGS.osPreparationMs + KUBE_TIMINGS.kubeadmInitMs - 1);
     const before = await api.ready();
@@ -116,7 +123,7 @@ describe('a cluster booting from rendered user-data', () => {
 
   it('publishes the mesh ConfigMap the first control plane applies, and kube-public/cluster-info with the CA', async () => {
     fresh();
-    vms.run(node('aws-cp-1'));
+    runApiPath();
     clock.advance(110 * S);
     const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
     const mesh = await api.getConfigMap('kube-system', 'kubeplane-mesh');
@@ -130,6 +137,7 @@ describe('a cluster booting from rendered user-data', () => {
     fresh();
     const cp = node('aws-cp-1');
     expect(cp.userData.compressed).toBe(true);
+    vms.run(node('lb-1'));
     vms.run(cp, { userData: cp.userData.bytes.reveal() });
     vms.run(node('htz-worker-1'), { userData: Buffer.from(node('htz-worker-1').userData.bytes.reveal()).toString('base64') });
     vms.run(node('aws-worker-1'), { userData: Buffer.from(node('aws-worker-1').userData.bytes.reveal()).toString('utf8') });
@@ -170,7 +178,7 @@ describe('a cluster booting from rendered user-data', () => {
 describe('a worker with a wiring mistake never registers', () => {
   async function bootWith(mistake: Partial<Parameters<typeof renderNode>[0]>, name = 'htz-worker-1') {
     fresh();
-    vms.run(node('aws-cp-1'));
+    runApiPath();
     const bad = await renderNode({ ...ctx, pki: rendered.pki, node: name, ...mistake });
     vms.run(bad);
     // Long past the discovery timeout and every kubeadm retry of the script.
@@ -203,7 +211,7 @@ describe('a worker with a wiring mistake never registers', () => {
 
   it('when its token expired before it joined (24 h after kubeadm init)', async () => {
     fresh();
-    vms.run(node('aws-cp-1'));
+    runApiPath();
     clock.advance(25 * 3600 * S);
     vms.run(node('htz-worker-1'));
     clock.advance(3 * 3600 * S);
@@ -215,7 +223,7 @@ describe('a worker with a wiring mistake never registers', () => {
 describe('a worker added later', () => {
   it('joins with a fresh token once the engine has created its bootstrap-token Secret', async () => {
     fresh();
-    vms.run(node('aws-cp-1'));
+    runApiPath();
     clock.advance(25 * 3600 * S);
     const token = Redacted.of('k8pl4n.abcdefghij012345');
     const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
@@ -258,12 +266,75 @@ describe('a cluster behind a reserved IP', () => {
 describe('a machine whose user-data is not a kubeplane bootstrap', () => {
   it('never registers and says why, like cloud-init would', async () => {
     fresh();
-    vms.run(node('aws-cp-1'));
+    runApiPath();
     vms.run(node('htz-worker-1'), { name: 'plain-vm', userData: '#!/bin/sh\necho hello\n' });
     vms.run(node('htz-worker-1'), { name: 'no-runcmd', userData: '#cloud-config\nhostname: x\n' });
     clock.advance(300 * S);
     expect(status('plain-vm').reason).toContain('not a #cloud-config');
     expect(status('no-runcmd').reason).toContain('runcmd is empty');
     expect(emulator.inventory().clusters[0]?.nodes.map((n) => n.name)).toEqual(['aws-cp-1']);
+  });
+});
+
+describe('the overlay at first boot, by WireGuard rules', () => {
+  /** The golden cluster rendered as if no machine existed yet: no peer has an endpoint (how nodes were rendered before). */
+  async function renderedWithoutEndpoints(): Promise<RenderedCluster> {
+    const cluster = { ...ctx.cluster, nodes: ctx.cluster.nodes.map(({ publicEndpoint: _unused, ...n }) => n) };
+    return (await renderGolden(cluster)).rendered;
+  }
+  const nodeOf = (r: RenderedCluster, name: string) => {
+    const n = r.nodes.find((x) => x.name === name);
+    if (!n) throw new Error(`no rendered node ${name}`);
+    return n;
+  };
+
+  it('fails kubeadm init behind a load balancer when neither the LB nor the control plane knows where the other is', async () => {
+    const r = await renderedWithoutEndpoints();
+    fresh();
+    vms.run(nodeOf(r, 'lb-1'));
+    vms.run(nodeOf(r, 'aws-cp-1'));
+    clock.advance(20 * 60 * S);
+    const s = status('aws-cp-1');
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain('timed out waiting for the API server at https://api.hybrid.example.com:6443');
+    expect(s.reason).toContain("no WireGuard handshake between lb-1 and aws-cp-1: neither knows the other's endpoint");
+    expect(emulator.inventory().clusters).toEqual([]);
+  });
+
+  it('never registers a worker no control plane can reach over WireGuard', async () => {
+    const r = await renderedWithoutEndpoints();
+    fresh();
+    runApiPath();
+    // The control plane was rendered before this worker had an address; the worker without the control plane's.
+    vms.run(nodeOf(r, 'aws-worker-1'));
+    clock.advance(300 * S);
+    const s = status('aws-worker-1');
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain("node-ip 192.168.2.21 is unreachable from control plane aws-cp-1: no WireGuard handshake between aws-worker-1 and aws-cp-1: neither knows the other's endpoint");
+    expect(emulator.inventory().clusters[0]?.nodes.map((n) => n.name)).toEqual(['aws-cp-1']);
+  });
+
+  it('refuses a control-plane join whose etcd peer cannot be reached, and accepts one that knows the first control plane', async () => {
+    const r = await renderedWithoutEndpoints();
+    fresh();
+    runApiPath();
+    // aws-cp-2 does not know aws-cp-1, and came up at another address than the one aws-cp-1 has for it.
+    vms.run(nodeOf(r, 'aws-cp-2'), { publicIPv4: '198.18.7.7' });
+    vms.run(node('aws-cp-3'));
+    clock.advance(400 * S);
+    expect(status('aws-cp-2').state).toBe('failed');
+    expect(status('aws-cp-2').reason).toContain('kubeadm join --control-plane: cannot reach etcd at 192.168.2.1:2380');
+    expect(status('aws-cp-3').state).toBe('ready');
+  });
+
+  it('takes an endpoint that is not the peer\'s address for no endpoint at all', async () => {
+    fresh();
+    runApiPath();
+    vms.run(node('aws-worker-1'));
+    // aws-cp-1 came up at another address than the one aws-worker-1 was rendered with (and does not know the worker).
+    vms.vms.set('aws-cp-1', { ...(vms.vms.get('aws-cp-1') as SandboxVm), publicIPv4: '198.18.9.9' });
+    clock.advance(300 * S);
+    expect(status('aws-worker-1').state).toBe('failed');
+    expect(status('aws-worker-1').reason).toContain('aws-worker-1 has 3.120.10.11:51820 for aws-cp-1 (its address is 198.18.9.9)');
   });
 });

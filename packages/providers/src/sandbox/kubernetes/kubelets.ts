@@ -11,6 +11,7 @@ import { MESH_CONFIGMAP, MESH_NAMESPACE, UPGRADE_KEYS } from '@kubeplane/sdk';
 import { obj, type KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
+import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
 
 export type KubeletState =
@@ -83,6 +84,8 @@ interface Kubelet {
   upgrading?: string;
   /** A fault: the kubelet stopped posting status while its machine runs (hangKubelet). */
   hung?: boolean;
+  /** kubeadm init attempts that found no load balancer able to reach this control plane yet. */
+  initAttempts?: number;
 }
 
 /**
@@ -130,6 +133,7 @@ export interface KubeletSnapshot {
   discoveryDeadline?: number;
   upgrading?: string;
   hung?: boolean;
+  initAttempts?: number;
 }
 
 export interface SimClusterSnapshot {
@@ -168,6 +172,10 @@ export interface KubeletSimulationState {
 const STAGED_CA = '/etc/kubeplane/pki/ca.crt';
 const STAGED_CA_KEY = '/etc/kubeplane/pki/ca.key';
 const STAGED_MESH = '/etc/kubeplane/mesh.yaml';
+const WIREGUARD_CONF = '/etc/wireguard/wg0.conf';
+const STAGED_NGINX = '/etc/kubeplane/nginx.conf';
+/** The bootstrap script's pause between kubeadm attempts (`retry 5 60 kubeadm_once`). */
+const KUBEADM_RETRY_MS = 60_000;
 
 /** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo, computed as kubeadm does (independently of the sdk). */
 export function caCertHash(pem: string): string {
@@ -184,8 +192,19 @@ function hostOf(endpoint: string): string {
   return i > 0 ? endpoint.slice(0, i) : endpoint;
 }
 
+/**
+ * Real machines behind the simulation (the netns mode, ../netns/): each running machine boots for real from the same
+ * user-data, and what its stand-in kubeadm and kubelet report (KubeletSimulation.report) takes the place of the
+ * simulation's own boot timeline and rules. Managed node-pool machines are never driven: they have no user-data.
+ */
+export interface MachineDriver {
+  start(vm: SandboxVm): void;
+  stop(vm: SandboxVm): void;
+}
+
 export class KubeletSimulation {
   readonly #source: SandboxVmSource;
+  #driver: MachineDriver | undefined;
   readonly events = new EventQueue<SimEvent>();
   readonly #kubelets = new Map<string, Kubelet>();
   readonly #retired: Kubelet[] = [];
@@ -195,6 +214,63 @@ export class KubeletSimulation {
 
   constructor(source: SandboxVmSource) {
     this.#source = source;
+  }
+
+  /** From now on, machines that start running boot for real through `driver`, and their reports drive their kubelets. */
+  useDriver(driver: MachineDriver): void {
+    this.#driver = driver;
+  }
+
+  /**
+   * What a real machine reported (the netns mode), at virtual time `at`: its bootstrap ended, kubeadm initialised,
+   * joined, upgraded or failed, its kubelet (re)started. The machine checked everything itself, against real TLS,
+   * WireGuard and etcd; the simulation keeps the cluster's API objects in step with it.
+   */
+  report(machine: string, event: string, detail: Record<string, unknown>, at: number): void {
+    const k = this.#kubelets.get(machine);
+    if (!k?.alive || !k.config) return;
+    const text = (key: string): string => (typeof detail[key] === 'string' ? (detail[key] as string) : '');
+    switch (event) {
+      case 'bootstrap-exit': {
+        const code = Number(detail['code'] ?? 1);
+        if (code !== 0) return this.#fail(k, at, `kubeplane-bootstrap exited with code ${code}${k.status.reason ? `: ${k.status.reason}` : ''} (see /var/log/kubeplane-bootstrap.log on the machine)`);
+        this.#log(k, at, 'bootstrap: done');
+        if (k.config.mode === 'loadbalancer') k.status.state = 'load-balancer';
+        return;
+      }
+      case 'kubeadm-failed':
+        k.status.reason = text('reason');
+        return this.#log(k, at, `kubeadm: ${k.status.reason}`);
+      case 'kubeadm-init-ok':
+        return this.#initDone(k, at, text('caPem') || (k.config.files.get(STAGED_CA) ?? ''), true);
+      case 'kubeadm-join-ok': {
+        const endpoint = k.config.kubeadm?.join?.apiServerEndpoint ?? '';
+        const cluster = this.reachable(endpoint);
+        if (!cluster) return this.#fail(k, at, `kubeadm join reported success, but no cluster answers at ${endpoint} in the sandbox`);
+        k.cluster = cluster;
+        const controlPlane = detail['controlPlane'] === true;
+        if (controlPlane) cluster.controlPlanes.add(k);
+        return this.#register(k, cluster, at, controlPlane);
+      }
+      case 'kubelet-started': {
+        const version = text('version');
+        const node = k.status.node;
+        if (!version || !node || !k.cluster || (k.status.state !== 'ready' && k.status.state !== 'registered')) return;
+        const current = obj(obj(k.cluster.api.store.get('nodes', undefined, node)?.['status'])?.['nodeInfo'])?.['kubeletVersion'];
+        if (current !== version) {
+          k.cluster.api.setKubeletVersion(node, version);
+          this.#log(k, at, `kubelet: restarted at ${version}`);
+        }
+        return;
+      }
+      case 'kubeadm-upgrade-ok': {
+        const version = text('version').replace(/^v/, '');
+        if (text('mode') === 'apply' && k.cluster) k.cluster.api.identity.kubernetesVersion = `v${version}`;
+        return this.#log(k, at, `kubeadm upgrade ${text('mode')}: v${version}`);
+      }
+      default:
+        return this.#log(k, at, `${event}`);
+    }
   }
 
   /** Brings the simulated side up to `now`: notices new and vanished VMs, then runs every due event. */
@@ -228,7 +304,8 @@ export class KubeletSimulation {
     }
     for (const k of this.#kubelets.values()) if (k.alive && !seen.has(k.id)) this.#goneAt(k, Math.max(floor, now));
     this.events.runUntil(now, (event, at) => this.#run(event, at));
-    this.#noticeUpgrades(now);
+    // Real machines run the real sync agent, which reads the same instructions.
+    if (!this.#driver) this.#noticeUpgrades(now);
     this.#processedUntil = now;
   }
 
@@ -380,12 +457,18 @@ export class KubeletSimulation {
       k.status.endpoint = endpoint;
       this.#endpoints.add(endpoint);
     }
+    if (this.#driver) {
+      this.#log(k, bootAt, 'netns: booting the machine for real');
+      this.#driver.start(vm);
+      return k;
+    }
     this.events.at(Math.max(runningSince + KUBE_TIMINGS.osPreparationMs, floor), { kind: 'prepared', kubelet: k });
     return k;
   }
 
   #gone(k: Kubelet, atMs: number): void {
     k.alive = false;
+    if (this.#driver && !k.vm.managed) this.#driver.stop(k.vm);
     const wasRegistered = k.status.state === 'registered' || k.status.state === 'ready';
     if (k.status.state !== 'failed') k.status.state = 'stopped';
     this.#log(k, atMs, 'machine stopped');
@@ -441,6 +524,40 @@ export class KubeletSimulation {
     this.#discover(k, at);
   }
 
+  /** The machine as the overlay sees it at first boot: the wg0.conf its user-data writes, and its public address. */
+  #overlayMember(k: Kubelet): OverlayMember | undefined {
+    const text = k.config?.files.get(WIREGUARD_CONF);
+    const config = text === undefined ? undefined : parseWireguardConfig(text);
+    if (!config) return undefined;
+    return { name: k.status.node ?? k.vm.name, config, ...(k.vm.publicIPv4 ? { publicIPv4: k.vm.publicIPv4 } : {}) };
+  }
+
+  static #roleOf(k: Kubelet): string {
+    const mode = k.config?.mode;
+    return mode === 'loadbalancer' ? 'loadbalancer' : mode === 'join' ? 'compute' : 'control';
+  }
+
+  /** Why `a` and `b` cannot reach each other over WireGuard, or null when they can (see overlay-rules.ts). */
+  #overlayProblem(a: Kubelet, b: Kubelet): string | null {
+    const ma = this.#overlayMember(a);
+    const mb = this.#overlayMember(b);
+    if (!ma || !mb) return `${a.status.node ?? a.vm.name} or ${b.status.node ?? b.vm.name} has no WireGuard configuration (${WIREGUARD_CONF})`;
+    const roles = new Map<OverlayMember, string>([[ma, KubeletSimulation.#roleOf(a)], [mb, KubeletSimulation.#roleOf(b)]]);
+    return overlayPairForms(ma, mb, (m) => roles.get(m) ?? 'compute') ? null : overlayPairProblem(ma, mb);
+  }
+
+  /** The live load-balancer machines whose nginx forwards the API port to this control plane's overlay address. */
+  #apiLoadBalancers(k: Kubelet, port: string): Kubelet[] {
+    const own = this.#overlayMember(k)?.config.overlayIp;
+    if (!own) return [];
+    return [...this.#kubelets.values()].filter((lb) => {
+      if (!lb.alive || lb.config?.mode !== 'loadbalancer' || lb.status.state !== 'load-balancer') return false;
+      const nginx = lb.config.files.get(STAGED_NGINX) ?? '';
+      const peers = this.#overlayMember(lb)?.config.peers ?? [];
+      return nginx.includes(`server ${own}:${port} `) && peers.some((p) => p.overlayIp === own);
+    });
+  }
+
   #keyMismatch(caPem: string, caKeyPem: string): string | null {
     try {
       const certSpki = new X509Certificate(caPem).publicKey.export({ type: 'spki', format: 'der' });
@@ -451,10 +568,27 @@ export class KubeletSimulation {
     }
   }
 
-  #initDone(k: Kubelet, at: number, caPem: string): void {
+  #initDone(k: Kubelet, at: number, caPem: string, verified = false): void {
     if (!k.alive || !k.config?.kubeadm?.init) return;
     const init = k.config.kubeadm.init;
     const endpoint = init.controlPlaneEndpoint;
+    if (verified && this.reachable(endpoint)) return this.#fail(k, at, `kubeadm init: another cluster already answers at ${endpoint}`);
+    // kubeadm init talks to the API through controlPlaneEndpoint from its upload-config phase on. Behind a load
+    // balancer that is nginx on the LB nodes forwarding over WireGuard to this node's overlay address.
+    if (!verified && !isIpv4(hostOf(endpoint))) {
+      const port = endpoint.slice(endpoint.lastIndexOf(':') + 1);
+      const lbs = this.#apiLoadBalancers(k, port);
+      const reaching = lbs.filter((lb) => this.#overlayProblem(lb, k) === null);
+      if (reaching.length === 0) {
+        const why = lbs.length === 0 ? `no load-balancer node forwards ${endpoint} to this node yet` : lbs.map((lb) => this.#overlayProblem(lb, k)).join('; ');
+        const attempts = (k.initAttempts ?? 0) + 1;
+        k.initAttempts = attempts;
+        if (attempts >= KUBE_TIMINGS.kubeadmAttempts) return this.#fail(k, at, `kubeadm init: timed out waiting for the API server at https://${endpoint}: ${why}`);
+        this.#log(k, at, `kubeadm init: the API server at https://${endpoint} does not answer (${why}); resetting and retrying`);
+        this.events.at(at + KUBE_TIMINGS.kubeadmInitMs + KUBEADM_RETRY_MS, { kind: 'init-done', kubelet: k, caPem });
+        return;
+      }
+    }
     const cluster = this.#cluster({ name: init.clusterName, endpoint, kubernetesVersion: init.kubernetesVersion, caPem }, caCertHash(caPem), new Set([k]), at, at);
     this.clusters.set(endpoint, cluster);
     k.cluster = cluster;
@@ -504,6 +638,11 @@ export class KubeletSimulation {
       if (caCertHash(caPem) !== cluster.caHash) return this.#fail(k, at, 'kubeadm join --control-plane: the CA certificate on this node is not the cluster CA');
       const mismatch = this.#keyMismatch(caPem, caKey);
       if (mismatch) return this.#fail(k, at, `kubeadm join --control-plane: ${mismatch}`);
+      // etcd member add and the new member's raft traffic run between control planes' overlay addresses.
+      for (const member of cluster.controlPlanes) {
+        const problem = member.alive ? this.#overlayProblem(k, member) : null;
+        if (problem) return this.#fail(k, at, `kubeadm join --control-plane: cannot reach etcd at ${this.#overlayMember(member)?.config.overlayIp ?? member.vm.name}:2380: ${problem}`);
+      }
       const start = Math.max(at, cluster.controlPlaneJoinBusyUntil);
       cluster.controlPlaneJoinBusyUntil = start + KUBE_TIMINGS.kubeadmControlPlaneJoinMs;
       k.status.state = 'joining';
@@ -531,6 +670,14 @@ export class KubeletSimulation {
       return this.#fail(k, at, `a Node with name "${node}" and status "Ready" already exists in the cluster; delete it or change the name of this new joining node`);
     }
     const controlPlane = k.config?.kubeadm?.join?.controlPlane === true;
+    if (!controlPlane && !k.vm.managed) {
+      // The kubelet's node-ip is its overlay address: the API servers reach it (logs, exec, webhooks) and Cilium
+      // tunnels to it only over WireGuard. A worker no control plane can reach would register and be broken.
+      for (const member of cluster.controlPlanes) {
+        const problem = member.alive ? this.#overlayProblem(k, member) : null;
+        if (problem) return this.#fail(k, at, `kubelet: node-ip ${this.#overlayMember(k)?.config.overlayIp ?? '?'} is unreachable from control plane ${member.status.node ?? member.vm.name}: ${problem}`);
+      }
+    }
     if (controlPlane) cluster.controlPlanes.add(k);
     this.#register(k, cluster, at, controlPlane);
   }
@@ -686,6 +833,7 @@ export class KubeletSimulation {
         ...(k.discoveryDeadline !== undefined ? { discoveryDeadline: k.discoveryDeadline } : {}),
         ...(k.upgrading !== undefined ? { upgrading: k.upgrading } : {}),
         ...(k.hung !== undefined ? { hung: k.hung } : {}),
+        ...(k.initAttempts !== undefined ? { initAttempts: k.initAttempts } : {}),
       })),
       retired: this.#retired.map(ku),
       current: [...this.#kubelets.entries()].map(([id, k]) => [id, ku(k)]),
@@ -722,6 +870,7 @@ export class KubeletSimulation {
         ...(x.discoveryDeadline !== undefined ? { discoveryDeadline: x.discoveryDeadline } : {}),
         ...(x.upgrading !== undefined ? { upgrading: x.upgrading } : {}),
         ...(x.hung !== undefined ? { hung: x.hung } : {}),
+        ...(x.initAttempts !== undefined ? { initAttempts: x.initAttempts } : {}),
       };
     });
     const at = <T>(list: T[], i: number, what: string): T => {

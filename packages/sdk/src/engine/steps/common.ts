@@ -68,6 +68,8 @@ export function bootstrapView(record: ClusterRecord): BootstrapCluster {
   const spec = desiredOf(record);
   const publicEndpoints: Record<string, string> = {};
   for (const [name, n] of Object.entries(record.ledger.nodes)) if (n.publicIPv4) publicEndpoints[name] = `${n.publicIPv4}:${WIREGUARD_PORT}`;
+  // The API node answers on the reserved IP once it is attached (EC2 replaces the machine's first address with it).
+  if (spec.apiEndpoint.kind === 'reserved-ip' && record.ledger.reservedIp) publicEndpoints[spec.apiEndpoint.node] = `${record.ledger.reservedIp.ip}:${WIREGUARD_PORT}`;
   return bootstrapClusterFromSpec(spec, { ...(record.ledger.reservedIp ? { apiHost: record.ledger.reservedIp.ip } : {}), publicEndpoints });
 }
 

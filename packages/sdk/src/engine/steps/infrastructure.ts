@@ -7,6 +7,8 @@ import { renderNode } from '../../bootstrap/render.js';
 import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
 import { seededRandomSource } from '../../bootstrap/random.js';
 import type { NodeResource } from '../records.js';
+import type { BootstrapCluster } from '../../bootstrap/input.js';
+import type { NodeSpec } from '../../model/types.js';
 import type { ClusterKeys } from '../../bootstrap/pki.js';
 import { generateSshKeyPair } from '../cluster-secrets.js';
 import {
@@ -175,11 +177,29 @@ async function joinToken(ctx: StepContext): Promise<Redacted<string> | undefined
   return token;
 }
 
-/** Order of creation: load balancers (the API endpoint), the first control plane, other control planes, workers. */
+/** Order of creation: load balancers, the first control plane (it runs kubeadm init), other control planes, workers. */
 function creationOrder(ctx: StepContext) {
   const spec = desiredOf(ctx.record);
   const rank = { loadbalancer: 0, control: 1, compute: 2 } as const;
   return nodesOf(spec).sort((a, b) => rank[a.node.role] - rank[b.node.role]);
+}
+
+/**
+ * The nodes `node` must reach over WireGuard at its first boot, before anything can use the cluster's API to tell it
+ * more: a control plane needs the load balancers in front of the API (they forward to it over the overlay) and the
+ * control planes before it (etcd); a worker needs the control planes (the API server reaches its kubelet, Cilium
+ * its VXLAN). WireGuard forms a pair only if one side knows the other's endpoint (and sends to it), so each node is
+ * created only once these peers, all created before it, have a known public address: its wg0.conf then names them
+ * and it starts the handshake, and they learn its address by roaming. See docs/bootstrap.md.
+ */
+export function bootPeersBefore(order: ReadonlyArray<{ node: NodeSpec }>, name: string): NodeSpec[] {
+  const at = order.findIndex(({ node }) => node.name === name);
+  const self = order[at]?.node;
+  if (!self) return [];
+  return order
+    .slice(0, at)
+    .map(({ node }) => node)
+    .filter((peer) => peer.role === 'control' || (self.role === 'control' && peer.role === 'loadbalancer'));
 }
 
 export const createNodes: StepDefinition = {
@@ -195,8 +215,8 @@ export const createNodes: StepDefinition = {
     // Machines added to a built cluster boot the version its control plane runs now; during a version change the
     // upgrade step brings them along (a kubelet must never be newer than the API server).
     const built = ctx.record.current?.version;
-    const view = bootstrapView(ctx.record);
-    const cluster = built ? { ...view, kubernetesVersion: { major: built.major, minor: built.minor, patch: built.patch } } : view;
+    const withVersion = (view: BootstrapCluster): BootstrapCluster => (built ? { ...view, kubernetesVersion: { major: built.major, minor: built.minor, patch: built.patch } } : view);
+    const cluster = withVersion(bootstrapView(ctx.record));
     const now = new Date(ctx.now);
     // Issued once: a PKI in the SecretStore is used even if the record never learnt of it (a crash after the
     // secret write), because machines created in that attempt already carry its CA and token.
@@ -220,19 +240,30 @@ export const createNodes: StepDefinition = {
         if (pending) return pending;
       }
     }
-    const todo = creationOrder(ctx).filter(({ node }) => !ledger.nodes[node.name]);
+    const order = creationOrder(ctx);
+    const todo = order.filter(({ node }) => !ledger.nodes[node.name]);
     const bootstrapToken = todo.some(({ node }) => node.role !== 'loadbalancer') ? await joinToken(ctx) : undefined;
     // A retried create must send the same user-data (EC2 checks it against the ClientToken): the render time
     // is the day, and certificate serials come from a seed of the cluster, node and day.
     const day = Math.floor(ctx.now / 86_400_000) * 86_400_000;
     let created = 0;
-    for (const { node, pool } of todo.slice(0, CREATE_BATCH)) {
+    const blocked: Array<{ node: string; peers: string[] }> = [];
+    for (const { node, pool } of todo) {
+      if (created >= CREATE_BATCH) break;
+      // Rendered with every address known now, including machines created earlier in this loop.
+      const known = withVersion(bootstrapView(ctx.record));
+      const endpoints = new Map(known.nodes.map((n) => [n.name, n.publicEndpoint]));
+      const unknown = bootPeersBefore(order, node.name).filter((peer) => !endpoints.get(peer.name)).map((peer) => peer.name);
+      if (unknown.length > 0) {
+        blocked.push({ node: node.name, peers: unknown });
+        continue;
+      }
       const prov = pool.provider;
       if (!prov) throw new KubeplaneError('invalid', `pool ${pool.name} has no provider`);
       const provider = await ctx.provider(prov.name, prov.region);
       if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
       const random = seededRandomSource(`${spec.id}/${node.name}/${day}`);
-      const rendered = await renderNode({ cluster: bootView(cluster, node.name), keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(bootstrapToken ? { bootstrapToken } : {}), ...(ctx.versions ? { versions: ctx.versions } : {}) });
+      const rendered = await renderNode({ cluster: bootView(known, node.name), keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(bootstrapToken ? { bootstrapToken } : {}), ...(ctx.versions ? { versions: ctx.versions } : {}) });
       const key = regionKey(prov.name, prov.region);
       const reservedIp = ctx.record.ledger.reservedIp;
       const takesApiIp =
@@ -273,6 +304,11 @@ export const createNodes: StepDefinition = {
       created++;
     }
     const left = todo.length - created;
+    const first = blocked[0];
+    if (first && created === 0 && left === blocked.length) {
+      // Addresses appear once the provider lists the new machines (EC2: while they are pending).
+      return wait(5, `waiting for the public address of ${first.peers.join(', ')}: ${first.node}${blocked.length > 1 ? ` and ${blocked.length - 1} more` : ''} must know where to reach ${first.peers.length > 1 ? 'them' : 'it'} at first boot`);
+    }
     if (left > 0) return next(`requested ${created} machines, ${left} to go`, 'create-nodes');
     return next(todo.length ? `requested ${created} machines` : 'every machine was requested before');
   },
