@@ -121,7 +121,7 @@ const validManifest = fc
     const clusters = r.clusters.map((cluster, ci) => {
       const control = r.poolNames[ci * 2] as string;
       const compute = r.poolNames[ci * 2 + 1] as string;
-      dynamic.push({ name: control, providerSpec: { name: 'aws-1', region: 'eu-central-1' }, count: 1 + (ci % 3), serverType: 't3.medium', image: 'ami-1' });
+      dynamic.push({ name: control, providerSpec: { name: 'aws-1', region: 'eu-central-1' }, count: 1, serverType: 't3.medium', image: 'ami-1' });
       dynamic.push({
         name: compute,
         providerSpec: { name: 'htz-1', region: 'fsn1', zone: 'fsn1-dc14' },

@@ -354,6 +354,19 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
         `cluster "${name}" has no API load balancer, so its API would be a reserved IP on pool "${first}", but ${type} has no standalone reserved IPs; add a load balancer with the API role (targetPort 6443), or put the first control pool on another provider`,
       );
     }
+    // A reserved IP is the address of one machine: with several control planes behind it the cluster's API, every
+    // node's kubelet and every kubeconfig go down with that one machine, so the others would be HA in name only.
+    const controlNodes = (cluster.def.pools.control ?? []).reduce((sum, poolName) => {
+      const p = pools.get(poolName);
+      if (p?.kind === 'dynamic') return sum + (p.def.count ?? p.def.autoscaler?.max ?? 0);
+      return sum + (p?.kind === 'static' ? p.def.nodes.length : 0);
+    }, 0);
+    if (controlNodes > 1) {
+      out.error(
+        [...cluster.path, 'pools', 'control'],
+        `cluster "${name}" has ${controlNodes} control-plane nodes but no API load balancer: its API would be a reserved IP on one of them, a single point of failure for the whole cluster; add a load balancer with the API role (port and targetPort 6443) targeting the control pools, or use one control-plane node`,
+      );
+    }
   }
 
   // ---- whole-manifest checks
