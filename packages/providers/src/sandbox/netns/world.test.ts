@@ -242,6 +242,8 @@ runcmd:
     const r = await world.exec(m, 'curl -fsSL https://example.com/install.sh');
     expect(r.code).toBe(6);
     expect(r.stderr).toContain('sandbox: no network: https://example.com/install.sh is not reachable from a sandbox machine');
+    const literal = await world.exec(m, 'curl -fsS http://1.1.1.1/');
+    expect([literal.code, literal.stderr.trim()]).toEqual([6, 'sandbox: no network: http://1.1.1.1/ is not reachable from a sandbox machine']);
     await world.stop(m);
   });
 
@@ -273,6 +275,14 @@ runcmd:
     await world.settle();
     expect((await world.exec(m, 'cat /root/ticks')).stdout).toBe('tick\ntick\n');
     await world.stop(m);
+  });
+
+  it('settle() names the machine and the command when a tracked process stays busy', async () => {
+    const m = vm('busy', '198.18.0.97', '#cloud-config\nruncmd:\n  - while :; do :; done\n');
+    await world.boot(m);
+    await expect(world.settle({ timeoutMs: 1000 })).rejects.toThrow(/machine hetzner\/busy is still running "cloud-init \(write_files, runcmd\)"/);
+    await world.stop(m);
+    await world.settle();
   });
 
   it('close() leaves no namespace and no wireguard-go process behind', async () => {

@@ -366,8 +366,8 @@ export class NetnsWorld {
   }
 
   /** Wakes what is due at clock.now(), then resolves once no machine has a busy tracked process. */
-  async settle(): Promise<void> {
-    const limit = this.#options.settleTimeoutMs ?? 120_000;
+  async settle(options: { timeoutMs?: number } = {}): Promise<void> {
+    const limit = options.timeoutMs ?? this.#options.settleTimeoutMs ?? 120_000;
     const deadline = Date.now() + limit;
     for (;;) {
       this.#wakeDue();

@@ -76,6 +76,15 @@ function isIPv4(host: string): boolean {
   return /^\d+\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/**
+ * Addresses a sandbox machine can reach: the machines' public range 198.18.0.0/15 (RFC 2544), private ranges
+ * (RFC 1918, RFC 6598: overlays, pod and service networks) and loopback. Any other address is the Internet.
+ */
+function sandboxAddress(ip: string): boolean {
+  const [a = 0, b = 0] = ip.split('.').map(Number);
+  return (a === 198 && (b === 18 || b === 19)) || a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+}
+
 main(async (args) => {
   const parsed = parseCurlArgs(args);
   if (!parsed.url) throw new StandinFailure('curl: no URL specified!', 2);
@@ -100,7 +109,7 @@ main(async (args) => {
   }
   // A sandbox machine (its public address, or a name the sandbox's DNS resolves): the real curl over the bridge.
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIPv4(host) ? [host] : await resolve(host);
+  const addresses = (isIPv4(host) ? [host] : await resolve(host)).filter(sandboxAddress);
   if (addresses.length === 0) throw new StandinFailure(`sandbox: no network: ${parsed.url} is not reachable from a sandbox machine`, 6);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const extra = isIPv4(host) ? [] : ['--resolve', `${host}:${port}:${addresses.join(',')}`];
