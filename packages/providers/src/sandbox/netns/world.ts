@@ -143,6 +143,7 @@ export class NetnsWorld {
     const host = await NetnsHost.open(options.baseDir ? { baseDir: options.baseDir } : {});
     try {
       const standinsDir = options.standinsDir ?? defaultStandinsDir();
+      if (/^\/(tmp|run)(\/|$)/.test(standinsDir)) throw new Error(`netns: the stand-ins directory ${standinsDir} is under /tmp or /run, which every machine replaces with its own; put it elsewhere`);
       const binDir = join(host.runDir, 'bin');
       mkdirSync(binDir, { recursive: true });
       for (const s of STANDINS) writeFileSync(join(binDir, s.command), shim(standinsDir, s.module, s.command), { mode: 0o755 });
