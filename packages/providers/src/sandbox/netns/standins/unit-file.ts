@@ -1,0 +1,86 @@
+// Reading systemd unit files the way the systemctl stand-in needs: [Section] Key=Value (systemd.syntax(7)) and
+// time spans (systemd.time(7): "60s", "1min 30s", "2h", a bare number is seconds).
+import { existsSync, readFileSync } from 'node:fs';
+
+/** systemd's unit search path for system units, highest priority first (systemd.unit(5), "Unit File Load Path"). */
+export const UNIT_DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/local/lib/systemd/system', '/lib/systemd/system', '/usr/lib/systemd/system'];
+
+export type UnitFile = Map<string, Map<string, string[]>>;
+
+export function findUnitFile(unit: string): string | undefined {
+  for (const dir of UNIT_DIRS) if (existsSync(`${dir}/${unit}`)) return `${dir}/${unit}`;
+  const template = /^([^@]+@)[^.]+(\.\w+)$/.exec(unit);
+  if (template) for (const dir of UNIT_DIRS) if (existsSync(`${dir}/${template[1] ?? ''}${template[2] ?? ''}`)) return `${dir}/${template[1] ?? ''}${template[2] ?? ''}`;
+  return undefined;
+}
+
+export function parseUnitFile(text: string): UnitFile {
+  const out: UnitFile = new Map();
+  let section = '';
+  // Backslash-newline continues a line (systemd.syntax(7)).
+  for (const raw of text.replace(/\\\n/g, ' ').split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const s = /^\[(.+)\]$/.exec(line);
+    if (s) {
+      section = s[1] ?? '';
+      if (!out.has(section)) out.set(section, new Map());
+      continue;
+    }
+    const m = /^([A-Za-z0-9]+)\s*=\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const values = out.get(section) ?? new Map<string, string[]>();
+    out.set(section, values);
+    const key = m[1] ?? '';
+    // An empty assignment resets list settings such as ExecStart= and Environment=.
+    if ((m[2] ?? '') === '') values.set(key, []);
+    else values.set(key, [...(values.get(key) ?? []), m[2] ?? '']);
+  }
+  return out;
+}
+
+export function readUnitFile(path: string): UnitFile {
+  return parseUnitFile(readFileSync(path, 'utf8'));
+}
+
+export function unitValues(unit: UnitFile, section: string, key: string): string[] {
+  return unit.get(section)?.get(key) ?? [];
+}
+
+const TIME_UNITS: Record<string, number> = {
+  us: 1e-6, usec: 1e-6, ms: 1e-3, msec: 1e-3,
+  s: 1, sec: 1, second: 1, seconds: 1,
+  m: 60, min: 60, minute: 60, minutes: 60,
+  h: 3600, hr: 3600, hour: 3600, hours: 3600,
+  d: 86400, day: 86400, days: 86400,
+  w: 604800, week: 604800, weeks: 604800,
+};
+
+/** A systemd.time(7) time span in seconds. */
+export function parseTimeSpan(text: string): number {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  let total = 0;
+  let matched = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = TIME_UNITS[m[2] ?? ''];
+    if (unit === undefined) throw new Error(`invalid time span ${JSON.stringify(text)}`);
+    total += Number(m[1]) * unit;
+    matched += m[0].length;
+  }
+  if (matched === 0 || t.replace(/\s+/g, '').length !== t.replace(/\s+/g, '').length) throw new Error(`invalid time span ${JSON.stringify(text)}`);
+  return total;
+}
+
+/** Environment= assignments (systemd.exec(5)): space-separated, each optionally double-quoted. */
+export function parseEnvironment(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const value of values) {
+    for (const m of value.matchAll(/"([^"]*)"|(\S+)/g)) {
+      const assignment = m[1] ?? m[2] ?? '';
+      const eq = assignment.indexOf('=');
+      if (eq > 0) out[assignment.slice(0, eq)] = assignment.slice(eq + 1);
+    }
+  }
+  return out;
+}
