@@ -55,3 +55,7 @@ export { cloudflareErrorKind } from './cloudflare/errors.js';
 export { CloudflareEmulator, CLOUDFLARE_API, CLOUDFLARE_CLOUD, type CloudflareEmulatorOptions, type CloudflareEmulatorState, type CloudflareInventoryItem } from './sandbox/cloudflare/emulator.js';
 export { CloudflareSandbox, CLOUDFLARE_SANDBOX_CREDENTIALS, type CloudflareSandboxOptions } from './sandbox/cloudflare/harness.js';
 export { clusterReadyFloorMs, type ClusterShape, type FloorCloud } from './sandbox/floor.js';
+export { NetnsSandbox, type NetnsSandboxOptions } from './sandbox/netns/netns-sandbox.js';
+export { NetnsUnavailable } from './sandbox/netns/host.js';
+export type { HandshakeReport } from './sandbox/netns/world.js';
+export { resolveSandboxName } from './sandbox/dns-resolver.js';

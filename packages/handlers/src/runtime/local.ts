@@ -21,7 +21,7 @@ import {
   type ProviderFactory,
   type StepEvent,
 } from '@kubeplane/sdk';
-import { Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { NetnsSandbox, Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 import { resolveCredentials } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
@@ -41,6 +41,11 @@ export interface LocalRuntimeOptions {
   /** The command, for the lock's holder message. */
   command?: string;
   seed?: number;
+  /**
+   * The sandbox's netns mode: every sandbox machine becomes a network namespace on this host that boots from its
+   * user-data with real WireGuard, nginx, etcd and TLS (needs root). The machines live as long as this runtime.
+   */
+  netns?: boolean;
 }
 
 type Mode = 'sandbox' | 'cloud';
@@ -50,6 +55,8 @@ export class LocalRuntime {
     readonly kubeplane: Kubeplane,
     readonly clock: Clock,
     readonly sandbox: Sandbox | undefined,
+    /** The sandbox's real machines (netns mode). */
+    readonly netns: NetnsSandbox | undefined,
     private readonly options: LocalRuntimeOptions,
     private readonly lock: ProcessLock | undefined,
   ) {}
@@ -57,6 +64,7 @@ export class LocalRuntime {
   static async open(options: LocalRuntimeOptions): Promise<LocalRuntime> {
     const dir = options.stateDir;
     let lock: ProcessLock | undefined;
+    if (options.netns && !options.sandbox) throw new KubeplaneError('invalid', '--netns runs the sandbox clouds\' machines in network namespaces; add --sandbox');
     if (!options.memory) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud');
@@ -64,6 +72,7 @@ export class LocalRuntime {
     }
     try {
       let sandbox: Sandbox | undefined;
+      let netns: NetnsSandbox | undefined;
       let clock: Clock = systemClock;
       let providers: ProviderFactory;
       let kubernetes: EngineOptions['kubernetes'];
@@ -71,6 +80,7 @@ export class LocalRuntime {
         sandbox = options.memory ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(dir, options.seed ?? 1);
         sandbox.listen();
         clock = sandbox.clock;
+        if (options.netns) netns = await NetnsSandbox.attach(sandbox);
         providers = sandboxProviders(sandbox);
         kubernetes = sandboxKubernetes(sandbox);
       } else {
@@ -85,8 +95,10 @@ export class LocalRuntime {
         clock,
         providers,
         kubernetes,
+        // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
+        ...(netns ? { clockParticipant: netns } : {}),
       });
-      return new LocalRuntime(kubeplane, clock, sandbox, options, lock);
+      return new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock);
     } catch (e) {
       await lock?.release();
       throw e;
@@ -104,6 +116,7 @@ export class LocalRuntime {
       // Only a writer (it holds the directory's lock) writes the world back; readers leave it as it was.
       if (this.options.write) await this.save();
     } finally {
+      await this.netns?.close();
       this.sandbox?.close();
       await this.lock?.release();
     }

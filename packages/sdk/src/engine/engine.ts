@@ -17,6 +17,7 @@ import type { Lease } from './ports/lease.js';
 import { SQS_MAX_DELAY_SECONDS, type Queue, type ReceivedMessage } from './ports/queue.js';
 import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
+import type { ClockParticipant } from './runner.js';
 import { clusterKey, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
 import { followingStep, isStepName, STEPS, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
 
@@ -34,6 +35,8 @@ export interface EngineOptions {
   versions?: Partial<BootstrapVersions>;
   /** How long a step may hold its cluster's lease (a step that runs longer loses it). */
   leaseSeconds?: number;
+  /** Another party on a virtual clock that `run()` lets finish what is due before it moves time (the sandbox's netns machines). */
+  clockParticipant?: ClockParticipant;
 }
 
 export type ProcessOutcome = 'advanced' | 'waiting' | 'finished' | 'failed' | 'stale' | 'busy' | 'conflict' | 'invalid';

@@ -12,6 +12,6 @@ export * from './events.js';
 export * from './records.js';
 export { ClusterSecrets, generateSshKeyPair, type SshKeyPair } from './cluster-secrets.js';
 export { Engine, type EngineOptions, type ProcessOutcome } from './engine.js';
-export { LocalRunner, type RunOptions, type RunReport } from './runner.js';
+export { LocalRunner, type ClockParticipant, type RunOptions, type RunReport } from './runner.js';
 export { Kubeplane, type ApplyResult, type ManifestStatus } from './kubeplane.js';
 export { STEPS, APPLY_FLOW, DELETE_FLOW, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';

@@ -197,7 +197,8 @@ export class Kubeplane {
 
   /** Runs queued work in this process until none is left (see LocalRunner). */
   run(options?: RunOptions): Promise<RunReport> {
-    return this.#runner.runUntilIdle(options);
+    const participant = this.engine.options.clockParticipant;
+    return this.#runner.runUntilIdle(participant ? { participant, ...options } : options);
   }
 
   async status(project: string): Promise<ManifestStatus> {

@@ -7,6 +7,18 @@ import type { Engine, ProcessOutcome } from './engine.js';
 import type { StepEvent } from './events.js';
 import type { Queue } from './ports/queue.js';
 
+/**
+ * Something else living on the same virtual clock: the sandbox's real machines in its netns mode, whose processes
+ * wait in virtual time. The runner lets it finish what is due before each batch, and jumps time no further than its
+ * next wake-up.
+ */
+export interface ClockParticipant {
+  /** Resolves once everything due at the clock's now is done (or waits on a later virtual time). */
+  settle(): Promise<void>;
+  /** When it next has something to do (virtual ms), or null. */
+  nextWakeAt(): number | null;
+}
+
 export interface RunOptions {
   /** Stop after this many messages (a safety net against a loop; default 1,000,000). */
   maxMessages?: number;
@@ -14,6 +26,8 @@ export interface RunOptions {
   maxElapsedMs?: number;
   /** Called between messages; return true to stop early (tests inject crashes and faults here). */
   beforeMessage?: (count: number) => boolean | void;
+  /** Another party on the virtual clock (see ClockParticipant). */
+  participant?: ClockParticipant;
 }
 
 export interface RunReport {
@@ -40,11 +54,13 @@ export class LocalRunner {
     for (;;) {
       if (messages >= max) return report('max-messages');
       if (options.maxElapsedMs !== undefined && this.clock.now() - started > options.maxElapsedMs) return report('max-elapsed');
+      await options.participant?.settle();
       const batch = await this.queue.receive(10);
       if (batch.length === 0) {
         const next = await this.queue.nextVisibleAt();
         if (next === null) return report('idle');
-        if (this.clock instanceof VirtualClock) this.clock.advanceTo(next);
+        const wake = options.participant?.nextWakeAt() ?? null;
+        if (this.clock instanceof VirtualClock) this.clock.advanceTo(wake !== null && wake > this.clock.now() ? Math.min(next, wake) : next);
         else await new Promise((r) => setTimeout(r, Math.max(5, Math.min(1000, next - this.clock.now()))));
         continue;
       }

@@ -9,7 +9,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
 
 describe('kubeplane sandbox lifecycle (the README main job)', () => {
-  it('runs the hybrid example through create, scale up and down, add and remove a pool and destroy, leaking nothing', async () => {
+  it('runs the hybrid example through create, scale up and down, add and remove a pool, an in-place upgrade and destroy, leaking nothing', async () => {
     const run = await runCli(['sandbox', 'lifecycle', 'examples/hybrid-aws-hetzner.yaml'], { cwd: root });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -20,6 +20,7 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
     expect(run.stdout).toMatch(/scale aws-worker down 4 -> 1\s+DONE\s+\S+\s+9\s+7 /);
     expect(run.stdout).toMatch(/add pool extra\s+DONE\s+\S+\s+10\s+8 /);
     expect(run.stdout).toMatch(/remove pool extra\s+DONE\s+\S+\s+9\s+7 /);
+    expect(run.stdout).toMatch(/upgrade 1\.34\.2 -> 1\.35\.0 in place\s+DONE\s+\S+\s+9\s+7 /);
     expect(run.stdout).toMatch(/destroy\s+DELETED/);
     expect(run.stdout).toContain('leaked resources: 0');
   });
@@ -29,12 +30,12 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { leakedResources: number; stages: Array<{ state: string }> };
     expect(summary.leakedResources).toBe(0);
-    expect(summary.stages.map((s) => s.state)).toEqual(['DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DELETED']);
+    expect(summary.stages.map((s) => s.state)).toEqual(['DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DELETED']);
   });
 
   it('derives its stages from the manifest: the first fixed-size compute pool is scaled and copied', () => {
     const m = validateManifestText(readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8')).manifests[0];
     if (!m) throw new Error('no manifest');
-    expect(lifecycleStages(m).map((s) => s.name)).toEqual(['create', 'scale workers up 2 -> 4', 'scale workers down 4 -> 1', 'add pool extra', 'remove pool extra', 'destroy']);
+    expect(lifecycleStages(m).map((s) => s.name)).toEqual(['create', 'scale workers up 2 -> 4', 'scale workers down 4 -> 1', 'add pool extra', 'remove pool extra', 'upgrade 1.34.2 -> 1.35.0 in place', 'destroy']);
   });
 });

@@ -3,12 +3,13 @@
 // summary that ends in the count of resources left behind in the sandbox clouds (which must be 0).
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
-import { formatIssue, validateManifestFile, type Manifest } from '@kubeplane/sdk';
+import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
+import type { NetnsSandbox } from '@kubeplane/providers';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { println, UsageError, type CliIo } from '../io.js';
 import { elapsed, progressPrinter } from '../progress.js';
 
-export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--seed N] [--json] [-v]';
+export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--json] [-v]';
 
 interface Stage {
   name: string;
@@ -32,21 +33,34 @@ export function lifecycleStages(m: Manifest): Stage[] {
     nodePools: { ...scaledDown.nodePools, dynamic: [...scaledDown.nodePools.dynamic, { ...pool, name: extraName, count: 1 }] },
     kubernetes: { clusters: scaledDown.kubernetes.clusters.map((c) => (c.name === cluster.name ? { ...c, pools: { ...c.pools, compute: [...(c.pools.compute ?? []), extraName] } } : c)) },
   };
-  return [
+  const stages: Stage[] = [
     { name: 'create', manifest: m },
     { name: `scale ${pool.name} up ${pool.count} -> ${up}`, manifest: withCount(up) },
     { name: `scale ${pool.name} down ${up} -> ${down}`, manifest: scaledDown },
     { name: `add pool ${extraName}`, manifest: withExtra },
     { name: `remove pool ${extraName}`, manifest: scaledDown },
-    { name: 'destroy', manifest: null },
   ];
+  // An in-place upgrade to the next minor (kubeadm's one-minor-at-a-time path), or the next patch on the newest minor.
+  const from = checkKubernetesVersion(cluster.version);
+  if (cluster.controlPlane !== 'managed' && from.ok && !from.version.build && !from.version.prerelease) {
+    const v = from.version;
+    const to = v.minor < NEWEST_MINOR ? `1.${v.minor + 1}.0` : `1.${v.minor}.${v.patch + 1}`;
+    const upgraded: Manifest = { ...scaledDown, kubernetes: { clusters: scaledDown.kubernetes.clusters.map((c) => (c.name === cluster.name ? { ...c, version: to } : c)) } };
+    stages.push({ name: `upgrade ${v.raw} -> ${to} in place`, manifest: upgraded });
+  }
+  return [...stages, { name: 'destroy', manifest: null }];
 }
 
-export async function lifecycle(argv: string[], io: CliIo): Promise<number> {
+export interface LifecycleHooks {
+  /** Called once the netns machines are attached (benchmarks sample their memory). */
+  onNetns?: (netns: NetnsSandbox) => void;
+}
+
+export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks = {}): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { seed: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' } },
+    options: { seed: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, netns: { type: 'boolean' } },
   });
   if (positionals.length !== 1) throw new UsageError('lifecycle needs exactly one manifest file');
   const file = positionals[0] as string;
@@ -59,16 +73,18 @@ export async function lifecycle(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(seed)) throw new UsageError('--seed must be a whole number');
 
   const realStart = performance.now();
-  const rt = await LocalRuntime.open({ stateDir: DEFAULT_STATE_DIR, sandbox: true, memory: true, env: io.env, cwd: io.cwd, seed });
+  const rt = await LocalRuntime.open({ stateDir: DEFAULT_STATE_DIR, sandbox: true, memory: true, env: io.env, cwd: io.cwd, seed, netns: values.netns ?? false });
+  const netns = rt.netns;
+  if (netns) hooks.onNetns?.(netns);
   const sandbox = rt.sandbox;
   if (!sandbox) throw new Error('the lifecycle runs on the sandbox');
   const kp = rt.kubeplane;
   const json = values.json ?? false;
   const off = kp.on(progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false }));
-  const rows: Array<{ stage: string; state: string; virtual: string; machines: number; ready: number; messages: number }> = [];
+  const rows: Array<{ stage: string; state: string; virtual: string; machines: number; ready: number; messages: number; overlay: string }> = [];
   let ok = true;
   try {
-    if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})`);
+    if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`);
     for (const stage of lifecycleStages(manifest)) {
       if (!json) println(io.stdout, `[sandbox] == ${stage.name}`);
       const t0 = rt.clock.now();
@@ -77,7 +93,27 @@ export async function lifecycle(argv: string[], io: CliIo): Promise<number> {
       const run = await kp.run();
       const status = await kp.status(manifest.name);
       const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? 'DELETED' : status.state;
-      const good = stage.manifest ? state === 'DONE' : state === 'DELETED';
+      let good = stage.manifest ? state === 'DONE' : state === 'DELETED';
+      let overlay = '-';
+      if (netns && stage.manifest && good) {
+        // Two sync-timer periods: every node's agent has applied the peer list the engine published last.
+        await netns.pass(150_000);
+        const mesh = await overlayOf(netns);
+        overlay = mesh.text;
+        good &&= mesh.ok;
+        if (!mesh.ok) println(io.stderr, `[sandbox] ${stage.name}: overlay pairs without a WireGuard handshake: ${mesh.missing}`);
+        if (stage.name === 'create') {
+          const workerNode = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).find((n) => n.ready && !('node-role.kubernetes.io/control-plane' in n.labels));
+          const worker = workerNode && sandbox.kubernetes.kubelets().find((k) => k.node === workerNode.name && k.state === 'ready');
+          if (worker) {
+            await netns.reboot({ cloud: worker.cloud, name: worker.vm });
+            const after = await overlayOf(netns);
+            if (!json) println(io.stdout, `[sandbox] rebooted ${worker.vm}: overlay handshakes: ${after.text}`);
+            good &&= after.ok;
+          }
+        }
+      }
+      for (const problem of netns?.problems() ?? []) println(io.stderr, `[sandbox] ${problem}`);
       ok &&= good;
       rows.push({
         stage: stage.name,
@@ -86,6 +122,7 @@ export async function lifecycle(argv: string[], io: CliIo): Promise<number> {
         machines: sandbox.liveMachines().length,
         ready: stage.manifest ? sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length : 0,
         messages: run.messages,
+        overlay,
       });
       if (!good) {
         println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status.clusters).map((c) => c.message).join('; ')}`);
@@ -104,12 +141,21 @@ export async function lifecycle(argv: string[], io: CliIo): Promise<number> {
   } else {
     println(io.stdout, '');
     println(io.stdout, '[sandbox] summary');
-    const header = ['stage', 'result', 'virtual time', 'machines', 'Ready nodes', 'steps'];
-    const table = [header, ...rows.map((r) => [r.stage, r.state, r.virtual, String(r.machines), String(r.ready), String(r.messages)])];
+    const header = ['stage', 'result', 'virtual time', 'machines', 'Ready nodes', 'steps', 'overlay handshakes'];
+    const table = [header, ...rows.map((r) => [r.stage, r.state, r.virtual, String(r.machines), String(r.ready), String(r.messages), r.overlay])];
     const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
     for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
     println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
     println(io.stdout, `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`);
   }
   return ok && leaked.length === 0 ? 0 : 1;
+}
+
+/** Handshakes over every pair of machines of each cluster that should have one (the whole mesh): `X/Y`. */
+async function overlayOf(netns: NetnsSandbox): Promise<{ ok: boolean; text: string; missing: string }> {
+  const reports = await netns.handshakes();
+  const handshook = reports.reduce((n, r) => n + r.handshook, 0);
+  const expected = reports.reduce((n, r) => n + r.expected, 0);
+  const missing = reports.flatMap((r) => r.missing.map(([a, b]) => `${a}–${b}`));
+  return { ok: handshook === expected && expected > 0, text: `${handshook}/${expected}`, missing: missing.join(', ') };
 }
