@@ -2,7 +2,9 @@
 // user-data (NetnsWorld), and the Kubernetes simulation follows what those machines report instead of its own boot
 // timeline. The engine's runner treats it as a participant of the virtual clock (settle, nextWakeAt).
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ClockParticipant } from '@kubeplane/sdk';
 import { resolveSandboxName } from '../dns-resolver.js';
@@ -45,7 +47,12 @@ export class NetnsSandbox implements ClockParticipant {
         // Bring the simulation up to now first: what was due before the report happens before it.
         sandbox.kubernetes.tick();
         sandbox.kubernetes.simulation.report(machine, event, detail, sandbox.clock.now());
-        if (event === 'bootstrap-exit' && Number(detail['code']) !== 0) problems.push(`${machine}: bootstrap exited with code ${String(detail['code'])}`);
+        if (event === 'bootstrap-exit' && Number(detail['code']) !== 0) {
+          // What the machine's own logs say, as an operator would read them on its console.
+          const m = world.machines.find((x) => x.id === machine);
+          const log = (path: string) => (m ? tailOf(join(m.root, path), 6) : '');
+          problems.push(`${machine}: bootstrap exited with code ${String(detail['code'])}\n${log('var/log/kubeplane-bootstrap.log') || log('var/log/cloud-init-output.log')}`);
+        }
       },
       ...(options.baseDir ? { baseDir: options.baseDir } : {}),
       ...(options.settleTimeoutMs ? { settleTimeoutMs: options.settleTimeoutMs } : {}),
@@ -146,5 +153,13 @@ export class NetnsSandbox implements ClockParticipant {
   async close(): Promise<void> {
     await Promise.allSettled([...this.#pending]);
     await this.world.close();
+  }
+}
+
+function tailOf(path: string, lines: number): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+  } catch {
+    return '';
   }
 }

@@ -135,7 +135,8 @@ function modulesLoad(): UnitDriver {
   return {
     start: () => {
       for (const dir of dirs.filter((d) => existsSync(d))) {
-        for (const f of readdirSync(dir).filter((n) => n.endsWith('.conf')).sort()) {
+        // A dangling symlink (Debian's modules.conf -> ../modules without /etc/modules) is skipped, as systemd does.
+        for (const f of readdirSync(dir).filter((n) => n.endsWith('.conf') && existsSync(`${dir}/${n}`)).sort()) {
           for (const raw of readFileSync(`${dir}/${f}`, 'utf8').split('\n')) {
             const m = raw.trim();
             if (m === '' || m.startsWith('#') || m.startsWith(';')) continue;
