@@ -1,0 +1,136 @@
+// The kubeadm stand-in on a rendered cluster's real node files, in namespaces: init brings up real etcd and the
+// apiserver stand-in behind real TLS; a worker joins by token discovery and TLS bootstrap, or is refused as kubeadm
+// refuses it. One world (network namespace) for the file; each test a fresh machine (disk).
+import { X509Certificate } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RenderedCluster, RenderedNode } from '@kubeplane/sdk';
+import { renderGolden } from '../../kubernetes/fixture.js';
+import { publicKeyPin } from '../../kubernetes/token-discovery.js';
+import { TestWorld, type BridgeRequest } from './testing/machine-namespaces.js';
+
+const ENDPOINT = 'api.hybrid.example.com:6443';
+const INSTALLED = { kubeadm: '1.31.4-1.1', kubelet: '1.31.4-1.1', kubectl: '1.31.4-1.1' };
+
+let world: TestWorld;
+let rendered: RenderedCluster;
+
+function node(name: string): RenderedNode {
+  const n = rendered.nodes.find((x) => x.name === name);
+  if (!n) throw new Error(`no node ${name}`);
+  return n;
+}
+
+/** What cloud-init writes (write_files), as a path → content map. */
+function filesOf(n: RenderedNode): Record<string, string> {
+  return Object.fromEntries(n.files.map((f) => [f.path, f.content.reveal()]));
+}
+
+/** The bootstrap script's place_certificates: staged PKI copied to /etc/kubernetes/pki. */
+function placed(files: Record<string, string>, names: string[]): Record<string, string> {
+  const out = { ...files };
+  for (const name of names) {
+    const staged = files[`/etc/kubeplane/pki/${name}`];
+    if (staged !== undefined) out[`/etc/kubernetes/pki/${name}`] = staged;
+  }
+  return out;
+}
+
+/** The sandbox's API for this cluster, as the bridge would answer: cluster-info, the token Secret, Nodes, version. */
+function bridge(request: BridgeRequest): { status: number; body: unknown } {
+  if (request.endpoint !== ENDPOINT) return { status: 503, body: { message: `no cluster at ${request.endpoint}` } };
+  const path = request.path.split('?')[0];
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  if (path === '/version') return { status: 200, body: { major: '1', minor: '31', gitVersion: 'v1.31.4' } };
+  if (path === '/api/v1/namespaces/kube-public/configmaps/cluster-info') {
+    const kubeconfig = `apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: ${b64(rendered.pki.public.clusterCaCertificate)}\n    server: https://${ENDPOINT}\n  name: ""\nkind: Config\n`;
+    return { status: 200, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info', namespace: 'kube-public' }, data: { kubeconfig } } };
+  }
+  if (path === '/api/v1/namespaces/kube-system/secrets') {
+    const [id = '', secret = ''] = rendered.pki.secret.bootstrapToken.reveal().split('.');
+    const data = { 'token-id': b64(id), 'token-secret': b64(secret), 'usage-bootstrap-signing': b64('true'), 'usage-bootstrap-authentication': b64('true'), 'auth-extra-groups': b64('system:bootstrappers:kubeadm:default-node-token') };
+    return { status: 200, body: { kind: 'SecretList', items: [{ metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.kubernetes.io/token', data }] } };
+  }
+  return { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound' } };
+}
+
+beforeAll(async () => {
+  rendered = (await renderGolden()).rendered;
+  world = await TestWorld.create();
+  world.bridge = bridge;
+  // The sandbox's DNS: the endpoint's name (a load balancer's in production) answers at the first control plane here.
+  world.names.set('api.hybrid.example.com', ['192.168.2.1']);
+}, 60_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe('kubeadm init on the first control plane', () => {
+  it('brings up real etcd and the apiserver behind real TLS and reports kubeadm-init-ok with the cluster CA', async () => {
+    const files = placed(filesOf(node('aws-cp-1')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
+    const cp = await world.machine('aws-cp-1', { files, installed: INSTALLED, addresses: ['192.168.2.1'] });
+    const result = await cp.run('kubeadm', ['init', '--config', '/etc/kubeplane/kubeadm.yaml', '--skip-token-print']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[certs] Using existing apiserver certificate and key on disk');
+    expect(world.reportsOf('aws-cp-1')).toEqual([{ machine: 'aws-cp-1', event: 'kubeadm-init-ok', detail: { caPem: rendered.pki.public.clusterCaCertificate } }]);
+    expect(world.sleeps.get('aws-cp-1')).toBeGreaterThanOrEqual(45);
+
+    // Real etcd answers over TLS with kubeadm's healthcheck client certificate.
+    const etcd = await cp.sh('ETCDCTL_API=3 etcdctl --endpoints=https://192.168.2.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key endpoint health');
+    expect(etcd.stdout + etcd.stderr).toContain('is healthy');
+    // The API answers on the endpoint's name with the rendered serving certificate, verified against the cluster CA.
+    const healthz = await cp.sh('curl -sS --cacert /etc/kubernetes/pki/ca.crt --resolve api.hybrid.example.com:6443:192.168.2.1 https://api.hybrid.example.com:6443/healthz');
+    expect(healthz.stdout).toBe('ok');
+    // admin.conf's client certificate is accepted; a request past the apiserver reaches the bridge for this endpoint.
+    const admin = await cp.sh('kubectl --kubeconfig /etc/kubernetes/admin.conf get --raw /version 2>&1 || curl -sS --cacert /etc/kubernetes/pki/ca.crt --cert /etc/kubernetes/pki/apiserver-kubelet-client.crt --key /etc/kubernetes/pki/apiserver-kubelet-client.key https://192.168.2.1:6443/version');
+    expect(admin.stdout).toContain('v1.31.4');
+    expect(world.bridgeRequests.some((r) => r.path === '/version' && r.endpoint === ENDPOINT)).toBe(true);
+    const kubelet = await cp.sh('cat /etc/kubernetes/kubelet.conf');
+    expect(kubelet.stdout).toContain('server: https://api.hybrid.example.com:6443');
+  }, 120_000);
+});
+
+describe('kubeadm join of a worker', () => {
+  const worker = (name: string, address: string, change: (files: Record<string, string>) => Record<string, string> = (f) => f) =>
+    world.machine(name, { files: change(filesOf(node('aws-worker-1'))), installed: INSTALLED, addresses: [address] });
+
+  it('fails preflight when /etc/kubernetes/pki/ca.crt is there before join, in kubeadm words', async () => {
+    const w = await worker('worker-ca-placed', '192.168.2.41', (f) => placed(f, ['ca.crt']));
+    const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists');
+    expect(result.stderr).toContain('error execution phase preflight: preflight checks failed');
+    expect(world.reportsOf('worker-ca-placed').map((r) => r.event)).toEqual(['kubeadm-failed']);
+  }, 60_000);
+
+  it('refuses a cluster CA that does not match the pinned hash', async () => {
+    const w = await worker('worker-wrong-pin', '192.168.2.42', (f) => ({ ...f, '/etc/kubeplane/kubeadm.yaml': (f['/etc/kubeplane/kubeadm.yaml'] ?? '').replace(/sha256:[0-9a-f]{64}/, `sha256:${'1'.repeat(64)}`) }));
+    const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${publicKeyPin(rendered.pki.public.clusterCaCertificate)}" are pinned`);
+    expect((await w.sh('test -e /etc/kubernetes/kubelet.conf')).code).toBe(1);
+  }, 60_000);
+
+  it('refuses cluster-info whose signature does not verify with its token', async () => {
+    const [id] = rendered.pki.secret.bootstrapToken.reveal().split('.');
+    const w = await worker('worker-bad-jws', '192.168.2.43', (f) => ({ ...f, '/etc/kubeplane/kubeadm.yaml': (f['/etc/kubeplane/kubeadm.yaml'] ?? '').replace(/token: [a-z0-9]{6}\.[a-z0-9]{16}/, `token: ${id}.0000000000000000`) }));
+    const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("failed to verify JWS signature of received cluster info object, can't trust this API Server");
+  }, 60_000);
+
+  it('joins a clean worker: discovery, a CSR signed by the cluster CA, kubelet.conf, kubeadm-join-ok', async () => {
+    const w = await worker('worker-clean', '192.168.2.44');
+    const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(world.reportsOf('worker-clean')).toEqual([{ machine: 'worker-clean', event: 'kubeadm-join-ok', detail: { controlPlane: false } }]);
+    const pem = (await w.sh('cat /var/lib/kubelet/pki/kubelet-client-current.pem')).stdout;
+    const cert = new X509Certificate(pem);
+    expect(cert.subject).toContain('CN=system:node:aws-worker-1');
+    expect(cert.verify(new X509Certificate(rendered.pki.public.clusterCaCertificate).publicKey)).toBe(true);
+    expect((await w.sh('cat /etc/kubernetes/pki/ca.crt')).stdout).toBe(rendered.pki.public.clusterCaCertificate);
+    expect((await w.sh('test -e /etc/kubernetes/bootstrap-kubelet.conf')).code).toBe(1);
+  }, 60_000);
+});
