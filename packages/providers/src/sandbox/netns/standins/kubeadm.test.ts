@@ -4,6 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster, RenderedNode } from '@kubeplane/sdk';
+import type { TestMachine } from './testing/machine-namespaces.js';
 import { renderGolden } from '../../kubernetes/fixture.js';
 import { publicKeyPin } from '../../kubernetes/token-discovery.js';
 import { TestWorld, type BridgeRequest } from './testing/machine-namespaces.js';
@@ -13,6 +14,7 @@ const INSTALLED = { kubeadm: '1.31.4-1.1', kubelet: '1.31.4-1.1', kubectl: '1.31
 
 let world: TestWorld;
 let rendered: RenderedCluster;
+let controlPlane: TestMachine;
 
 function node(name: string): RenderedNode {
   const n = rendered.nodes.find((x) => x.name === name);
@@ -50,8 +52,23 @@ function bridge(request: BridgeRequest): { status: number; body: unknown } {
     const data = { 'token-id': b64(id), 'token-secret': b64(secret), 'usage-bootstrap-signing': b64('true'), 'usage-bootstrap-authentication': b64('true'), 'auth-extra-groups': b64('system:bootstrappers:kubeadm:default-node-token') };
     return { status: 200, body: { kind: 'SecretList', items: [{ metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.kubernetes.io/token', data }] } };
   }
-  return { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound' } };
+  // Everything else: a small object store, as the emulator keeps objects (kubectl apply creates and patches).
+  const key = path ?? '';
+  if (request.method === 'GET' && objects.has(key)) return { status: 200, body: objects.get(key) };
+  if (request.method === 'POST') {
+    const obj = JSON.parse(request.body) as { metadata?: { name?: string } };
+    objects.set(`${key}/${obj.metadata?.name ?? ''}`, obj);
+    return { status: 201, body: obj };
+  }
+  if (request.method === 'PATCH' && objects.has(key)) {
+    objects.set(key, { ...(objects.get(key) as object), ...(JSON.parse(request.body) as object) });
+    return { status: 200, body: objects.get(key) };
+  }
+  const name = key.split('/').at(-1) ?? '';
+  return { status: 404, body: { kind: 'Status', apiVersion: 'v1', code: 404, reason: 'NotFound', message: `"${name}" not found` } };
 }
+
+const objects = new Map<string, unknown>();
 
 beforeAll(async () => {
   rendered = (await renderGolden()).rendered;
@@ -69,6 +86,7 @@ describe('kubeadm init on the first control plane', () => {
   it('brings up real etcd and the apiserver behind real TLS and reports kubeadm-init-ok with the cluster CA', async () => {
     const files = placed(filesOf(node('aws-cp-1')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
     const cp = await world.machine('aws-cp-1', { files, installed: INSTALLED, addresses: ['192.168.2.1'] });
+    controlPlane = cp;
     const result = await cp.run('kubeadm', ['init', '--config', '/etc/kubeplane/kubeadm.yaml', '--skip-token-print']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -132,5 +150,86 @@ describe('kubeadm join of a worker', () => {
     expect(cert.verify(new X509Certificate(rendered.pki.public.clusterCaCertificate).publicKey)).toBe(true);
     expect((await w.sh('cat /etc/kubernetes/pki/ca.crt')).stdout).toBe(rendered.pki.public.clusterCaCertificate);
     expect((await w.sh('test -e /etc/kubernetes/bootstrap-kubelet.conf')).code).toBe(1);
+  }, 60_000);
+});
+
+async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the node tools on the initialised control plane', () => {
+  it('kubectl applies the mesh manifest through the API and reads a key back with jsonpath', async () => {
+    const applied = await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', 'apply', '-f', '/etc/kubeplane/mesh.yaml']);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout).toContain('configmap/kubeplane-mesh created');
+    expect(applied.stdout).toContain('role.rbac.authorization.k8s.io/');
+    const peers = await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', '--request-timeout=20s', '-n', 'kube-system', 'get', 'configmap', 'kubeplane-mesh', '-o', 'jsonpath={.data.peers}']);
+    expect(peers.code).toBe(0);
+    expect(peers.stdout).toContain('192.168.2.1');
+    const missing = await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', '-n', 'kube-system', 'get', 'configmap', 'nope', '-o', 'jsonpath={.data.x}']);
+    expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining('Error from server (NotFound)') });
+  }, 60_000);
+
+  it('kubeadm, kubelet and kubectl do not exist on a machine that has not installed them', async () => {
+    const bare = await world.machine('bare', {});
+    for (const tool of ['kubeadm', 'kubelet', 'kubectl']) {
+      const result = await bare.run(tool, ['version']);
+      expect(result).toMatchObject({ code: 127, stderr: `bash: line 1: ${tool}: command not found\n` });
+    }
+  }, 60_000);
+
+  it('the kubelet prints its installed version, refuses to run without a kubeconfig, and reports when it starts', async () => {
+    expect((await controlPlane.run('kubelet', ['--version'])).stdout).toBe('Kubernetes v1.31.4\n');
+    const fresh = await world.machine('kubelet-without-config', { installed: INSTALLED });
+    const refused = await fresh.run('kubelet', []);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('unable to load bootstrap kubeconfig: stat /etc/kubernetes/bootstrap-kubelet.conf: no such file or directory');
+    await controlPlane.sh('kubelet >/var/log/kubelet.log 2>&1 &');
+    const started = await until(() => world.reportsOf('aws-cp-1').find((r) => r.event === 'kubelet-started'), 'kubelet-started');
+    expect(started.detail).toEqual({ version: 'v1.31.4' });
+  }, 60_000);
+
+  it("containerd's default config has the switches the node script edits", async () => {
+    const result = await controlPlane.sh("containerd config default > /etc/containerd-test.toml && sed -i 's/SystemdCgroup = false/SystemdCgroup = true/' /etc/containerd-test.toml && grep -c 'SystemdCgroup = true' /etc/containerd-test.toml && grep sandbox_image /etc/containerd-test.toml");
+    expect(result.stdout).toBe('1\n    sandbox_image = "registry.k8s.io/pause:3.8"\n');
+  }, 30_000);
+
+  it('cilium installs once through the API, then only upgrades, and reports its settings', async () => {
+    const args = ['--version', '1.16.5', '--set', 'kubeProxyReplacement=true', '--set', 'k8sServiceHost=api.hybrid.example.com'];
+    const noConfig = await controlPlane.run('cilium', ['install', ...args]);
+    expect(noConfig.code).toBe(1);
+    const install = await controlPlane.sh(`KUBECONFIG=/etc/kubernetes/admin.conf cilium install ${args.join(' ')}`);
+    expect(install.code).toBe(0);
+    const again = await controlPlane.sh(`KUBECONFIG=/etc/kubernetes/admin.conf cilium install ${args.join(' ')}`);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining('cannot re-use a name that is still in use') });
+    expect((await controlPlane.sh(`KUBECONFIG=/etc/kubernetes/admin.conf cilium upgrade ${args.join(' ')}`)).code).toBe(0);
+    const oks = world.reportsOf('aws-cp-1').filter((r) => r.event === 'cilium-ok');
+    expect(oks).toHaveLength(2);
+    expect(oks[0]?.detail).toEqual({ version: '1.16.5', settings: { kubeProxyReplacement: 'true', k8sServiceHost: 'api.hybrid.example.com' } });
+  }, 60_000);
+
+  it('kubeadm upgrade apply refuses to skip a minor, then upgrades one minor with a new kubeadm', async () => {
+    const skip = await controlPlane.run('kubeadm', ['upgrade', 'apply', '-y', 'v1.33.0']);
+    expect(skip.code).toBe(1);
+    expect(skip.stderr).toContain('Specified version to upgrade to "v1.33.0" is too high; kubeadm can upgrade only 1 minor version at a time');
+    await controlPlane.sh('echo 1.32.1-1.1 > /var/lib/kubeplane-standin/installed/kubeadm');
+    const ok = await controlPlane.run('kubeadm', ['upgrade', 'apply', '-y', 'v1.32.1']);
+    expect(ok.stderr).toBe('');
+    expect(world.reportsOf('aws-cp-1').at(-1)).toMatchObject({ event: 'kubeadm-upgrade-ok', detail: { version: '1.32.1', mode: 'apply' } });
+  }, 60_000);
+
+  it('kubeadm reset stops etcd and the apiserver and removes what kubeadm wrote', async () => {
+    const result = await controlPlane.run('kubeadm', ['reset', '--force']);
+    expect(result.code).toBe(0);
+    const left = await controlPlane.sh('ls /etc/kubernetes/manifests /etc/kubernetes/pki /var/lib/etcd; ls /etc/kubernetes');
+    expect(left.stdout.trim()).toBe('/etc/kubernetes/manifests:\n\n/etc/kubernetes/pki:\n\n/var/lib/etcd:\nmanifests\npki');
+    const healthz = await controlPlane.sh('curl -sS -k --max-time 2 https://192.168.2.1:6443/healthz');
+    expect(healthz.code).not.toBe(0);
   }, 60_000);
 });
