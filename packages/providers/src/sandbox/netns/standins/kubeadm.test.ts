@@ -42,6 +42,11 @@ function bridge(request: BridgeRequest): { status: number; body: unknown } {
   if (request.endpoint !== ENDPOINT) return { status: 503, body: { message: `no cluster at ${request.endpoint}` } };
   const path = request.path.split('?')[0];
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  if (path === '/api/v1/nodes') {
+    // The simulation registered the first control plane when it reported kubeadm-init-ok.
+    const cp = { metadata: { name: 'aws-cp-1', labels: { 'node-role.kubernetes.io/control-plane': '' } }, status: { addresses: [{ type: 'InternalIP', address: '192.168.2.1' }], nodeInfo: { kubeletVersion: 'v1.31.4' } } };
+    return { status: 200, body: { kind: 'NodeList', items: [cp] } };
+  }
   if (path === '/version') return { status: 200, body: { major: '1', minor: '31', gitVersion: 'v1.31.4' } };
   if (path === '/api/v1/namespaces/kube-public/configmaps/cluster-info') {
     const kubeconfig = `apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: ${b64(rendered.pki.public.clusterCaCertificate)}\n    server: https://${ENDPOINT}\n  name: ""\nkind: Config\n`;
@@ -163,6 +168,21 @@ async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10
   }
 }
 
+describe('kubeadm join --control-plane', () => {
+  it('adds an etcd member over the network, starts etcd and the apiserver, and reports kubeadm-join-ok', async () => {
+    const files = placed(filesOf(node('aws-cp-2')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
+    const cp2 = await world.machine('aws-cp-2', { files, installed: INSTALLED, addresses: ['192.168.2.2'] });
+    const result = await cp2.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(world.reportsOf('aws-cp-2')).toEqual([{ machine: 'aws-cp-2', event: 'kubeadm-join-ok', detail: { controlPlane: true } }]);
+    const members = await controlPlane.sh('ETCDCTL_API=3 etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key member list');
+    expect(members.stdout).toContain('aws-cp-1, https://192.168.2.1:2380');
+    expect(members.stdout).toContain('aws-cp-2, https://192.168.2.2:2380');
+    expect((await cp2.sh('curl -sS --cacert /etc/kubernetes/pki/ca.crt https://192.168.2.2:6443/healthz')).stdout).toBe('ok');
+  }, 120_000);
+});
+
 describe('the node tools on the initialised control plane', () => {
   it('kubectl applies the mesh manifest through the API and reads a key back with jsonpath', async () => {
     const applied = await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', 'apply', '-f', '/etc/kubeplane/mesh.yaml']);
@@ -222,6 +242,20 @@ describe('the node tools on the initialised control plane', () => {
     const ok = await controlPlane.run('kubeadm', ['upgrade', 'apply', '-y', 'v1.32.1']);
     expect(ok.stderr).toBe('');
     expect(world.reportsOf('aws-cp-1').at(-1)).toMatchObject({ event: 'kubeadm-upgrade-ok', detail: { version: '1.32.1', mode: 'apply' } });
+  }, 60_000);
+
+  it('kubeadm certs renew reissues a certificate with the same names from its CA', async () => {
+    const before = new X509Certificate((await controlPlane.sh('cat /etc/kubernetes/pki/apiserver.crt')).stdout);
+    const result = await controlPlane.run('kubeadm', ['certs', 'renew', 'apiserver']);
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringContaining('apiserver renewed') });
+    const after = new X509Certificate((await controlPlane.sh('cat /etc/kubernetes/pki/apiserver.crt')).stdout);
+    expect(after.serialNumber).not.toBe(before.serialNumber);
+    expect(after.subjectAltName).toBe(before.subjectAltName);
+    expect(after.subject).toBe(before.subject);
+    expect(after.verify(new X509Certificate(rendered.pki.public.clusterCaCertificate).publicKey)).toBe(true);
+    const admin = await controlPlane.run('kubeadm', ['certs', 'renew', 'admin.conf']);
+    expect(admin.code).toBe(0);
+    expect((await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', 'get', '--raw', '/version'])).stdout).toContain('v1.31.4');
   }, 60_000);
 
   it('kubeadm reset stops etcd and the apiserver and removes what kubeadm wrote', async () => {

@@ -459,6 +459,22 @@ async function etcdMemberAdd(nodeName: string, advertiseAddress: string): Promis
     .join(',');
 }
 
+/** etcd/etcd.go WaitForClusterAvailable: the local member answers healthy, a virtual second between tries. */
+async function waitEtcd(): Promise<void> {
+  let last = '';
+  for (let i = 0; i < 120; i += 1) {
+    try {
+      etcdctl(['https://127.0.0.1:2379'], ['endpoint', 'health']);
+      return;
+    } catch (error) {
+      last = ((error as { stderr?: string }).stderr ?? String(error)).trim().split('\n')[0] ?? '';
+    }
+    await virtualSleep(1);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new KubeadmFailure('control-plane-join/etcd', `error creating local etcd static pod manifest file: timeout waiting for etcd cluster to be available: ${last}`);
+}
+
 async function join(argv: string[], kubeadmVersion: string): Promise<void> {
   let config: JoinConfig;
   try {
@@ -510,13 +526,15 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
   // the service network is unknown here, so the service IP is not among the names required of the certificate.
   controlPlaneCerts(cluster, config.node.name, advertiseAddress, false);
   writeKubeconfigs(cluster, config.node.name, advertiseAddress, bindPort, ['admin', 'super-admin', 'controller-manager', 'scheduler']);
+  writeControlPlaneManifests(cluster, advertiseAddress, bindPort);
+  // kubelet-start comes before control-plane-join: the TLS bootstrap runs while the cluster's etcd still has quorum.
+  await tlsBootstrap(config, caPem, server);
   const initialCluster = await etcdMemberAdd(config.node.name, advertiseAddress);
   writeEtcdManifest(cluster, config.node.name, advertiseAddress, initialCluster, 'existing');
-  writeControlPlaneManifests(cluster, advertiseAddress, bindPort);
-  await tlsBootstrap(config, caPem, server);
   await syncStaticPods();
   saveState({ kubernetesVersion: cluster.kubernetesVersion, endpoint: config.apiServerEndpoint, controlPlane: true });
   log('[etcd] Waiting for the new etcd member to join the cluster. This can take up to 40s');
+  await waitEtcd();
   await waitHealthy(`${advertiseAddress}:${bindPort}`, caPem, 240, 'the new kube-apiserver');
   await virtualSleep(KUBE_TIMINGS.kubeadmControlPlaneJoinMs / 1000);
   await report('kubeadm-join-ok', { controlPlane: true });
@@ -601,6 +619,70 @@ async function upgrade(argv: string[], kubeadmVersion: string): Promise<void> {
   throw new KubeadmFailure('upgrade', `unknown command "${mode ?? ''}" for "kubeadm upgrade"`);
 }
 
+// ---- certs renew (cmd/kubeadm/app/cmd/certs.go, phases/certs/renewal/manager.go) --------------------------------------
+
+// What `kubeadm certs renew` knows: the certificate (or kubeconfig) file and the CA that signs it. Renewal keeps the
+// existing certificate's subject and SANs, takes a new key and a new validity (renewal/readwriter.go).
+const RENEWABLE: Record<string, { file: string; ca: string; usages: Array<'server' | 'client'> }> = {
+  apiserver: { file: `${PKI}/apiserver.crt`, ca: `${PKI}/ca`, usages: ['server'] },
+  'apiserver-kubelet-client': { file: `${PKI}/apiserver-kubelet-client.crt`, ca: `${PKI}/ca`, usages: ['client'] },
+  'apiserver-etcd-client': { file: `${PKI}/apiserver-etcd-client.crt`, ca: `${PKI}/etcd/ca`, usages: ['client'] },
+  'front-proxy-client': { file: `${PKI}/front-proxy-client.crt`, ca: `${PKI}/front-proxy-ca`, usages: ['client'] },
+  'etcd-server': { file: `${PKI}/etcd/server.crt`, ca: `${PKI}/etcd/ca`, usages: ['server', 'client'] },
+  'etcd-peer': { file: `${PKI}/etcd/peer.crt`, ca: `${PKI}/etcd/ca`, usages: ['server', 'client'] },
+  'etcd-healthcheck-client': { file: `${PKI}/etcd/healthcheck-client.crt`, ca: `${PKI}/etcd/ca`, usages: ['client'] },
+  'admin.conf': { file: '/etc/kubernetes/admin.conf', ca: `${PKI}/ca`, usages: ['client'] },
+  'super-admin.conf': { file: '/etc/kubernetes/super-admin.conf', ca: `${PKI}/ca`, usages: ['client'] },
+  'controller-manager.conf': { file: '/etc/kubernetes/controller-manager.conf', ca: `${PKI}/ca`, usages: ['client'] },
+  'scheduler.conf': { file: '/etc/kubernetes/scheduler.conf', ca: `${PKI}/ca`, usages: ['client'] },
+};
+
+function subjectOf(cert: X509Certificate): string {
+  // node prints the subject one RDN per line ("O=..", "CN=.."); openssl's -subj takes them slash-separated.
+  return `/${cert.subject.split('\n').filter((l) => l.length > 0).join('/')}`;
+}
+
+function renewOne(name: string): void {
+  const spec = RENEWABLE[name];
+  if (!spec) throw new KubeadmFailure('certs renew', `unknown command "${name}" for "kubeadm certs renew"`);
+  if (!existsSync(spec.file)) {
+    log(`MISSING! ${name}`);
+    return;
+  }
+  if (!existsSync(`${spec.ca}.key`)) throw new KubeadmFailure('certs renew', `failed to renew ${name}: certificate authority ${spec.ca.slice(PKI.length + 1)} is not present: ${spec.ca}.key: no such file or directory`);
+  const isKubeconfig = spec.file.endsWith('.conf');
+  const creds = isKubeconfig ? readKubeconfig(spec.file) : undefined;
+  const old = new X509Certificate(creds?.certPem ?? readFileSync(spec.file, 'utf8'));
+  const sans = (old.subjectAltName ?? '').split(', ').filter((x) => x.length > 0);
+  const tmp = `${STANDIN_STATE_DIR}/kubeadm/renew`;
+  const issued = issueToFiles(tmp, { cert: `${spec.ca}.crt`, key: `${spec.ca}.key` }, {
+    subject: subjectOf(old),
+    usages: spec.usages,
+    dnsNames: sans.filter((x) => x.startsWith('DNS:')).map((x) => x.slice(4)),
+    ipAddresses: sans.filter((x) => x.startsWith('IP Address:')).map((x) => x.slice(11)),
+  });
+  rmSync(`${tmp}.crt`, { force: true });
+  rmSync(`${tmp}.key`, { force: true });
+  if (creds) {
+    const text = readFileSync(spec.file, 'utf8')
+      .replace(/client-certificate-data: \S+/, `client-certificate-data: ${Buffer.from(issued.cert).toString('base64')}`)
+      .replace(/client-key-data: \S+/, `client-key-data: ${Buffer.from(issued.key).toString('base64')}`);
+    write(spec.file, text);
+  } else {
+    write(spec.file, issued.cert, 0o644);
+    write(spec.file.replace(/\.crt$/, '.key'), issued.key);
+  }
+  log(`${name} renewed`);
+}
+
+function certs(argv: string[]): void {
+  if (argv[0] !== 'renew') throw new KubeadmFailure('certs', `unknown command "${argv[0] ?? ''}" for "kubeadm certs" (the sandbox's kubeadm does renew)`);
+  const which = argv.slice(1).filter((a) => !a.startsWith('-'));
+  if (which.length === 0) throw new KubeadmFailure('certs renew', 'missing subcommand; "kubeadm certs renew" is not meant to be run on its own');
+  for (const name of which[0] === 'all' ? Object.keys(RENEWABLE) : which) renewOne(name);
+  log('\nDone renewing certificates. You must restart the kube-apiserver, kube-controller-manager, kube-scheduler and etcd, so that they can use the new certificates.');
+}
+
 // ---- main -----------------------------------------------------------------------------------------------------------
 
 async function main(argv: string[]): Promise<number> {
@@ -624,6 +706,9 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'upgrade':
         await upgrade(argv.slice(1), kubeadmVersion);
+        return 0;
+      case 'certs':
+        certs(argv.slice(1));
         return 0;
       default:
         process.stderr.write(`unknown command "${command ?? ''}" for "kubeadm"\n`);

@@ -29,6 +29,8 @@ const KINDS: Record<string, { group: string; version: string; plural: string; na
   ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', namespaced: false },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
   DaemonSet: { group: 'apps', version: 'v1', plural: 'daemonsets', namespaced: true },
+  // Served once Cilium's CRDs exist (cilium install creates them); the sandbox's API answers for it or not.
+  CiliumClusterwideNetworkPolicy: { group: 'cilium.io', version: 'v2', plural: 'ciliumclusterwidenetworkpolicies', namespaced: false },
 };
 const ALIASES: Record<string, string> = { configmap: 'ConfigMap', configmaps: 'ConfigMap', cm: 'ConfigMap', node: 'Node', nodes: 'Node', no: 'Node', secret: 'Secret', secrets: 'Secret', namespace: 'Namespace', ns: 'Namespace' };
 

@@ -1,5 +1,5 @@
-// Test support for the stand-ins: a network namespace shared by the test's machines, and per machine a mount
-// namespace held by a keeper process (overlays over /etc and /var, tmpfs over /run and /tmp), as the harness's
+// Test support for the stand-ins: per machine a network namespace (eth0 on a bridge in the world's hub namespace,
+// the machine's overlay addresses on it, as wg0 would carry them) and a mount namespace held by a keeper process (overlays over /etc and /var, tmpfs over /run and /tmp), as the harness's
 // machines have; a fake control socket (sleeps return at once and are summed, reports recorded, names resolved from a
 // table) and a fake API bridge (a handler the test gives). Needs root and real namespaces: when they are missing,
 // `TestWorld.create` throws saying what is missing — the test fails, it does not skip.
@@ -81,7 +81,7 @@ export class TestMachine {
       KUBEPLANE_NETNS_MACHINE: this.name,
     };
     return new Promise((resolve, reject) => {
-      const child = spawn('nsenter', ['-t', String(this.keeper.pid), '-m', '-n', '--', command, ...args], { env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('nsenter', ['-t', String(this.keeper.pid), '-m', '-n', '-u', '--', command, ...args], { env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -109,6 +109,7 @@ export class TestWorld {
   bridge: BridgeHandler = () => ({ status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' } });
   readonly #servers: Server[] = [];
   readonly #machines: TestMachine[] = [];
+  readonly #namespaces: string[] = [];
 
   private constructor(
     readonly dir: string,
@@ -138,8 +139,9 @@ export class TestWorld {
     // kubeadm restarts the kubelet through systemctl; the harness's systemctl is not part of these tests: record only.
     writeFileSync(join(world.binDir, 'systemctl'), `#!/bin/sh\necho "$@" >> /var/log/systemctl-calls.log\n`, { mode: 0o755 });
     execFileSync('ip', ['netns', 'add', world.netns]);
-    execFileSync('ip', ['netns', 'exec', world.netns, 'ip', 'link', 'set', 'lo', 'up']);
-    execFileSync('ip', ['netns', 'exec', world.netns, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+    world.#namespaces.push(world.netns);
+    execFileSync('ip', ['netns', 'exec', world.netns, 'ip', 'link', 'add', 'br0', 'type', 'bridge']);
+    execFileSync('ip', ['netns', 'exec', world.netns, 'ip', 'link', 'set', 'br0', 'up']);
     const control = createServer((req, res) => void world.#control(req, res));
     const kube = createServer((req, res) => void world.#kube(req, res));
     world.#servers.push(control, kube);
@@ -193,15 +195,28 @@ export class TestWorld {
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, content, { mode: path.includes('/pki/') || path.endsWith('.conf') ? 0o600 : 0o644 });
     }
-    for (const address of options.addresses ?? []) execFileSync('ip', ['netns', 'exec', this.netns, 'ip', 'addr', 'add', `${address}/32`, 'dev', 'lo']);
+    const index = this.#namespaces.length;
+    const netns = `${this.netns}-m${index}`;
+    execFileSync('ip', ['netns', 'add', netns]);
+    this.#namespaces.push(netns);
+    const inside = (...cmd: string[]): void => void execFileSync('ip', ['netns', 'exec', netns, ...cmd]);
+    inside('ip', 'link', 'set', 'lo', 'up');
+    // What the sysctl stand-in applies from /etc/sysctl.d on a real boot.
+    inside('sysctl', '-qw', 'net.ipv4.ip_forward=1');
+    const veth = `${this.netns.slice(5, 11)}v${index}`;
+    execFileSync('ip', ['link', 'add', 'name', veth, 'netns', this.netns, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns]);
+    execFileSync('ip', ['netns', 'exec', this.netns, 'ip', 'link', 'set', veth, 'master', 'br0', 'up']);
+    inside('ip', 'link', 'set', 'eth0', 'up');
+    (options.addresses ?? []).forEach((address, i) => inside('ip', 'addr', 'add', `${address}/${i === 0 ? 24 : 32}`, 'dev', 'eth0'));
     const mounts = [
       ...tops.map(([top, mount]) => `mount -t overlay overlay -o lowerdir=${mount},upperdir=${dir}/${top}.upper,workdir=${dir}/${top}.work ${mount}`),
       'mount -t tmpfs tmpfs /run',
       'mount -t tmpfs tmpfs /tmp',
+      `hostname ${name}`,
       'echo ready',
       'exec sleep infinity',
     ].join(' && ');
-    const keeper = spawn('ip', ['netns', 'exec', this.netns, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', mounts], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const keeper = spawn('ip', ['netns', 'exec', netns, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', mounts], { stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       let err = '';
       keeper.stderr?.on('data', (c: Buffer) => (err += c.toString()));
@@ -217,27 +232,31 @@ export class TestWorld {
     return this.reports.filter((r) => r.machine === machine);
   }
 
-  /** Kills every process in the world's network namespace (keepers, etcd, apiservers: all started by the test). */
+  /** Kills every process in the world's network namespaces (keepers, etcd, apiservers: all started by the test). */
   async close(): Promise<void> {
-    let pids: number[] = [];
-    try {
-      pids = execFileSync('ip', ['netns', 'pids', this.netns], { encoding: 'utf8' }).split('\n').filter((p) => /^\d+$/.test(p)).map(Number);
-    } catch {
-      pids = [];
-    }
-    for (const pid of pids) {
+    for (const netns of this.#namespaces) {
+      let pids: number[] = [];
       try {
-        process.kill(pid, 'SIGKILL');
+        pids = execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8' }).split('\n').filter((p) => /^\d+$/.test(p)).map(Number);
       } catch {
-        // already gone
+        pids = [];
+      }
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
       }
     }
     for (const m of this.#machines) m.keeper.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
-    try {
-      execFileSync('ip', ['netns', 'del', this.netns], { stdio: 'ignore' });
-    } catch {
-      // never created
+    for (const netns of [...this.#namespaces].reverse()) {
+      try {
+        execFileSync('ip', ['netns', 'del', netns], { stdio: 'ignore' });
+      } catch {
+        // never created
+      }
     }
     for (const s of this.#servers) s.close();
     rmSync(this.dir, { recursive: true, force: true });
