@@ -244,6 +244,14 @@ describe('the node tools on the initialised control plane', () => {
     expect(world.reportsOf('aws-cp-1').at(-1)).toMatchObject({ event: 'kubeadm-upgrade-ok', detail: { version: '1.32.1', mode: 'apply' } });
   }, 60_000);
 
+  it('the apiserver refuses a client certificate of another CA, and anonymous requests beyond discovery', async () => {
+    const foreign = await controlPlane.sh('cd /tmp && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout k.pem -out c.pem -subj /O=system:masters/CN=mallory -days 1 2>/dev/null && curl -sS -o /dev/null -w "%{http_code}" --cacert /etc/kubernetes/pki/ca.crt --cert c.pem --key k.pem https://192.168.2.1:6443/api/v1/nodes');
+    expect(foreign.stdout).toBe('401');
+    const anonymous = await controlPlane.sh('curl -sS -w " %{http_code}" --cacert /etc/kubernetes/pki/ca.crt https://192.168.2.1:6443/api/v1/nodes');
+    expect(anonymous.stdout).toContain('User \\"system:anonymous\\" cannot get path \\"/api/v1/nodes\\"');
+    expect(anonymous.stdout.endsWith(' 403')).toBe(true);
+  }, 30_000);
+
   it('kubeadm certs renew reissues a certificate with the same names from its CA', async () => {
     const before = new X509Certificate((await controlPlane.sh('cat /etc/kubernetes/pki/apiserver.crt')).stdout);
     const result = await controlPlane.run('kubeadm', ['certs', 'renew', 'apiserver']);
