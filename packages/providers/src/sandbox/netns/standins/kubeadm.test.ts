@@ -143,6 +143,18 @@ describe('kubeadm join of a worker', () => {
     expect(result.stderr).toContain("failed to verify JWS signature of received cluster info object, can't trust this API Server");
   }, 60_000);
 
+  it('refuses to join under the name of a Node that is Ready', async () => {
+    objects.set('/api/v1/nodes/aws-worker-1', { metadata: { name: 'aws-worker-1' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    try {
+      const w = await worker('worker-name-taken', '192.168.2.45');
+      const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('a Node with name "aws-worker-1" and status "Ready" already exists in the cluster');
+    } finally {
+      objects.delete('/api/v1/nodes/aws-worker-1');
+    }
+  }, 60_000);
+
   it('joins a clean worker: discovery, a CSR signed by the cluster CA, kubelet.conf, kubeadm-join-ok', async () => {
     const w = await worker('worker-clean', '192.168.2.44');
     const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);

@@ -495,6 +495,15 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
     const skew = kubeletSkewError(upstreamVersion(kubelet), clusterVersion);
     if (skew) throw new KubeadmFailure('kubelet-start', skew);
   }
+  // phases/join/kubelet.go: a Ready Node of this name is another machine's; joining would take it over.
+  log(`[kubelet-start] Checking for an existing Node in the cluster with name "${config.node.name}" and status "Ready"`);
+  const existing = await kubeRequest({ server, caPem, token: config.token, path: `/api/v1/nodes/${config.node.name}` });
+  if (existing.status === 200) {
+    const conditions = (existing.json() as { status?: { conditions?: Array<{ type?: string; status?: string }> } }).status?.conditions ?? [];
+    if (conditions.some((c) => c.type === 'Ready' && c.status === 'True')) {
+      throw new KubeadmFailure('kubelet-start', `a Node with name "${config.node.name}" and status "Ready" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node`);
+    }
+  }
   if (!config.controlPlane) {
     await tlsBootstrap(config, caPem, server);
     saveState({ kubernetesVersion: clusterVersion, endpoint: config.apiServerEndpoint, controlPlane: false });
