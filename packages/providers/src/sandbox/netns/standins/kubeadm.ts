@@ -27,7 +27,7 @@ import { firstServiceIp, KubeadmConfigError, parseInitConfig, parseJoinConfig, t
 import { kubeRequest } from './kube-client.js';
 import { readKubeconfig, renderKubeconfig } from './kubeconfig.js';
 import { issueToFiles, newCsr, newKey } from './openssl.js';
-import { daemonPid, renderStaticPod, stopDaemon, syncStaticPods } from './static-pods.js';
+import { daemonPid, renderStaticPod, stopDaemon } from './static-pods.js';
 
 const PKI = '/etc/kubernetes/pki';
 const KUBELET_DIR = '/var/lib/kubelet';
@@ -324,9 +324,8 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
   writeControlPlaneManifests(cluster, config.advertiseAddress, config.bindPort);
   writeKubeletConfig();
   log('[kubelet-start] Starting the kubelet');
+  // The kubelet runs the static pods (etcd, kube-apiserver); kubeadm only waits for them, as the real one does.
   systemctl('restart', 'kubelet');
-  // The kubelet runs the static pods; started here too (idempotent) so init does not depend on the kubelet's timing.
-  await syncStaticPods();
   saveState({ kubernetesVersion: cluster.kubernetesVersion, endpoint: cluster.controlPlaneEndpoint ?? `${config.advertiseAddress}:${config.bindPort}`, controlPlane: true });
   const caPem = readFileSync(`${PKI}/ca.crt`, 'utf8');
   log('[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory "/etc/kubernetes/manifests"');
@@ -540,7 +539,6 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
   await tlsBootstrap(config, caPem, server);
   const initialCluster = await etcdMemberAdd(config.node.name, advertiseAddress);
   writeEtcdManifest(cluster, config.node.name, advertiseAddress, initialCluster, 'existing');
-  await syncStaticPods();
   saveState({ kubernetesVersion: cluster.kubernetesVersion, endpoint: config.apiServerEndpoint, controlPlane: true });
   log('[etcd] Waiting for the new etcd member to join the cluster. This can take up to 40s');
   await waitEtcd();

@@ -5,12 +5,12 @@
 // serves its port 10250 with a self-signed certificate (kubelet.crt, as without serverTLSBootstrap), and reports
 // kubelet-started so the sandbox can register and update its Node. Registration itself is the simulation's.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { KUBELET_KUBECONFIG, BOOTSTRAP_KUBELET_KUBECONFIG, KUBELET_PORT } from '../../kubernetes/kubeadm-rules.js';
 import { report } from './control-client.js';
 import { requireInstalled } from './installed.js';
-import { syncStaticPods } from './static-pods.js';
+import { PID_DIR, syncStaticPods } from './static-pods.js';
 
 const version = requireInstalled('kubelet', 'kubelet');
 const argv = process.argv.slice(2);
@@ -39,10 +39,16 @@ async function daemon(): Promise<void> {
   kubeletLog('I', `"Kubelet version" kubeletVersion="${version}"`);
   const serving = selfSignedServing();
   const server = createServer(serving, (_req, res) => void res.writeHead(401).end('Unauthorized'));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+  // One kubelet per machine: a second one finds its port taken and exits, as the real one does.
+  await new Promise<void>((resolve) => {
+    server.once('error', (error) => {
+      kubeletLog('E', `"Failed to listen and serve" err="listen tcp 0.0.0.0:${KUBELET_PORT}: bind: address already in use" detail="${error.message}"`);
+      process.exit(1);
+    });
     server.listen(KUBELET_PORT, '0.0.0.0', () => resolve());
   });
+  mkdirSync(PID_DIR, { recursive: true });
+  writeFileSync(`${PID_DIR}/kubelet.pid`, `${process.pid}\n`);
   await syncStaticPods();
   try {
     await report('kubelet-started', { version });
@@ -53,6 +59,7 @@ async function daemon(): Promise<void> {
   const stop = (): void => {
     clearInterval(timer);
     server.close();
+    rmSync(`${PID_DIR}/kubelet.pid`, { force: true });
     process.exit(0);
   };
   process.on('SIGTERM', stop);

@@ -136,8 +136,23 @@ export class TestWorld {
     const world = new TestWorld(`/dev/shm/kubeplane-standin-test-${id}`, `kpst-${id}`);
     mkdirSync(world.binDir, { recursive: true });
     for (const name of SHIMS) writeFileSync(join(world.binDir, name), `#!/bin/sh\nexec ${process.execPath} ${join(STANDINS_DIST, `${name}.js`)} "$@"\n`, { mode: 0o755 });
-    // kubeadm restarts the kubelet through systemctl; the harness's systemctl is not part of these tests: record only.
-    writeFileSync(join(world.binDir, 'systemctl'), `#!/bin/sh\necho "$@" >> /var/log/systemctl-calls.log\n`, { mode: 0o755 });
+    // kubeadm (re)starts the kubelet through systemctl. The harness's systemctl is not part of these tests; this one
+    // only runs the kubelet unit: stop it (waiting until it is gone), start it in the background.
+    writeFileSync(
+      join(world.binDir, 'systemctl'),
+      [
+        '#!/bin/sh',
+        'echo "$@" >> /var/log/systemctl-calls.log',
+        'pidfile=/run/kubeplane-standin/kubelet.pid',
+        'stop() { [ -f $pidfile ] || return 0; pid=$(cat $pidfile); kill $pid 2>/dev/null; while kill -0 $pid 2>/dev/null; do /bin/sleep 0.1; done; rm -f $pidfile; }',
+        'case "$1 ${2%.service}" in',
+        '  "stop kubelet") stop ;;',
+        '  "start kubelet"|"restart kubelet") stop; kubelet </dev/null >>/var/log/kubelet.log 2>&1 & ;;',
+        'esac',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
     execFileSync('ip', ['netns', 'add', world.netns]);
     world.#namespaces.push(world.netns);
     execFileSync('ip', ['netns', 'exec', world.netns, 'ip', 'link', 'add', 'br0', 'type', 'bridge']);
