@@ -114,6 +114,22 @@ describe('kubeadm init on the first control plane', () => {
   }, 120_000);
 });
 
+describe('kubeadm init refusals', () => {
+  it('refuses an apiserver certificate on disk that lacks a name kubeadm requires (the control-plane endpoint)', async () => {
+    const files = placed(filesOf(node('aws-cp-3')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
+    // aws-cp-3 renders a join config; give it aws-cp-1's init config with its own name and address, and an endpoint
+    // its rendered serving certificate does not name.
+    const cp1 = filesOf(node('aws-cp-1'))['/etc/kubeplane/kubeadm.yaml'] ?? '';
+    files['/etc/kubeplane/kubeadm.yaml'] = cp1.replace('controlPlaneEndpoint: api.hybrid.example.com:6443', 'controlPlaneEndpoint: other.example.com:6443').replaceAll('192.168.2.1\n', '192.168.2.3\n').replace('name: aws-cp-1', 'name: aws-cp-3');
+    const cp3 = await world.machine('aws-cp-3-bad-cert', { files, installed: INSTALLED, addresses: ['192.168.2.3'] });
+    const result = await cp3.run('kubeadm', ['init', '--config', '/etc/kubeplane/kubeadm.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error execution phase certs/apiserver: [certs] certificate apiserver is invalid: x509: certificate is valid for');
+    expect(result.stderr).toContain('not other.example.com');
+    expect(world.reportsOf('aws-cp-3-bad-cert').map((r) => r.event)).toEqual(['kubeadm-failed']);
+  }, 60_000);
+});
+
 describe('kubeadm join of a worker', () => {
   const worker = (name: string, address: string, change: (files: Record<string, string>) => Record<string, string> = (f) => f) =>
     world.machine(name, { files: change(filesOf(node('aws-worker-1'))), installed: INSTALLED, addresses: [address] });
@@ -167,6 +183,12 @@ describe('kubeadm join of a worker', () => {
     expect(cert.verify(new X509Certificate(rendered.pki.public.clusterCaCertificate).publicKey)).toBe(true);
     expect((await w.sh('cat /etc/kubernetes/pki/ca.crt')).stdout).toBe(rendered.pki.public.clusterCaCertificate);
     expect((await w.sh('test -e /etc/kubernetes/bootstrap-kubelet.conf')).code).toBe(1);
+
+    // Its kubelet.conf works, and kubeadm upgrade node refuses a kubelet minor the control plane does not run yet.
+    await w.sh('echo 1.32.1-1.1 > /var/lib/kubeplane-standin/installed/kubeadm');
+    const upgrade = await w.run('kubeadm', ['upgrade', 'node']);
+    expect(upgrade.code).toBe(1);
+    expect(upgrade.stderr).toContain('the kubelet version is higher than the control plane version');
   }, 60_000);
 });
 
