@@ -9,6 +9,7 @@ import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdenti
 import { EventQueue, type QueuedEvent } from './events.js';
 import { MESH_CONFIGMAP, MESH_NAMESPACE, UPGRADE_KEYS } from '@kubeplane/sdk';
 import { obj, type KubeObject } from './store.js';
+import { upgradeApplyErrors, upgradeNodeErrors } from './kubeadm-rules.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
@@ -338,16 +339,17 @@ export class KubeletSimulation {
   #upgraded(k: Kubelet, cluster: SimCluster, version: string, mode: string, at: number): void {
     const node = k.status.node;
     if (!k.alive || !node || this.reachable(cluster.endpoint) !== cluster) return;
-    const [, tMinor = '0', tPatch = '0'] = /^(\d+)\.(\d+)\.(\d+)/.exec(version) ?? [];
-    const [, cMinor = '0', cPatch = '0'] = /^v?(\d+)\.(\d+)\.(\d+)/.exec(cluster.api.identity.kubernetesVersion) ?? [];
-    const target = Number(tMinor) * 1000 + Number(tPatch);
-    const control = Number(cMinor) * 1000 + Number(cPatch);
+    // The package brings kubeadm and the kubelet of `version`; kubeadm's rules decide (kubeadm-rules.ts, shared with
+    // the netns kubeadm stand-in): apply goes one minor at a time and never down, node never overtakes the control plane.
+    const clusterVersion = cluster.api.identity.kubernetesVersion;
     if (mode === 'apply') {
       if (!cluster.controlPlanes.has(k)) return this.#log(k, at, 'kubeadm upgrade apply: failed: this node is not a control plane');
-      if (target < control || Number(tMinor) - Number(cMinor) > 1) return this.#log(k, at, `kubeadm upgrade apply: failed: cannot go from ${cluster.api.identity.kubernetesVersion} to v${version} (one minor at a time, no downgrades)`);
+      const errors = upgradeApplyErrors({ clusterVersion, kubeadmVersion: version, target: version });
+      if (errors.length > 0) return this.#log(k, at, `kubeadm upgrade apply: failed: ${errors.join('; ')}`);
       cluster.api.identity.kubernetesVersion = `v${version}`;
-    } else if (control < target) {
-      return this.#log(k, at, `kubeadm upgrade node: failed: the control plane runs ${cluster.api.identity.kubernetesVersion}; a kubelet v${version} would be newer than the API server (upgrade the control plane first)`);
+    } else {
+      const errors = upgradeNodeErrors({ clusterVersion, kubeadmVersion: version });
+      if (errors.length > 0) return this.#log(k, at, `kubeadm upgrade node: failed: ${errors.join('; ')} (upgrade the control plane first)`);
     }
     cluster.api.setKubeletVersion(node, `v${version}`);
     this.#log(k, at, `kubelet: restarted at v${version}`);

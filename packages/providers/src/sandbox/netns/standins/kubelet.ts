@@ -1,0 +1,73 @@
+// kubelet stand-in. `kubelet --version` prints the installed package's version. As a daemon (systemd's kubelet unit)
+// it needs /etc/kubernetes/kubelet.conf — or a bootstrap kubeconfig — as the real one does (without either it exits
+// and systemd restarts it: the crash loop every node shows before kubeadm ran; cmd/kubelet/app/server.go
+// buildKubeletClientConfig); it runs the static pods of /etc/kubernetes/manifests (pkg/kubelet/config/file.go),
+// serves its port 10250 with a self-signed certificate (kubelet.crt, as without serverTLSBootstrap), and reports
+// kubelet-started so the sandbox can register and update its Node. Registration itself is the simulation's.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { KUBELET_KUBECONFIG, BOOTSTRAP_KUBELET_KUBECONFIG, KUBELET_PORT } from '../../kubernetes/kubeadm-rules.js';
+import { report } from './control-client.js';
+import { requireInstalled } from './installed.js';
+import { PID_DIR, syncStaticPods } from './static-pods.js';
+
+const version = requireInstalled('kubelet', 'kubelet');
+const argv = process.argv.slice(2);
+
+function kubeletLog(level: 'I' | 'E', message: string): void {
+  const now = new Date();
+  const stamp = `${String(now.getUTCMonth() + 1).padStart(2, '0')}${String(now.getUTCDate()).padStart(2, '0')} ${now.toISOString().slice(11, 23)}`;
+  process.stderr.write(`${level}${stamp} ${process.pid} server.go] ${message}\n`);
+}
+
+function selfSignedServing(): { cert: Buffer; key: Buffer } {
+  const dir = '/var/lib/kubelet/pki';
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(`${dir}/kubelet.crt`)) {
+    const host = execFileSync('hostname', { encoding: 'utf8' }).trim();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${dir}/kubelet.key`, '-out', `${dir}/kubelet.crt`, '-subj', `/CN=${host}@${Math.floor(Date.now() / 1000)}`, '-days', '365', '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
+  }
+  return { cert: readFileSync(`${dir}/kubelet.crt`), key: readFileSync(`${dir}/kubelet.key`) };
+}
+
+async function daemon(): Promise<void> {
+  if (!existsSync(KUBELET_KUBECONFIG) && !existsSync(BOOTSTRAP_KUBELET_KUBECONFIG)) {
+    kubeletLog('E', `"command failed" err="failed to run Kubelet: unable to load bootstrap kubeconfig: stat ${BOOTSTRAP_KUBELET_KUBECONFIG}: no such file or directory"`);
+    process.exit(1);
+  }
+  kubeletLog('I', `"Kubelet version" kubeletVersion="${version}"`);
+  const serving = selfSignedServing();
+  const server = createServer(serving, (_req, res) => void res.writeHead(401).end('Unauthorized'));
+  // One kubelet per machine: a second one finds its port taken and exits, as the real one does.
+  await new Promise<void>((resolve) => {
+    server.once('error', (error) => {
+      kubeletLog('E', `"Failed to listen and serve" err="listen tcp 0.0.0.0:${KUBELET_PORT}: bind: address already in use" detail="${error.message}"`);
+      process.exit(1);
+    });
+    server.listen(KUBELET_PORT, '0.0.0.0', () => resolve());
+  });
+  mkdirSync(PID_DIR, { recursive: true });
+  writeFileSync(`${PID_DIR}/kubelet.pid`, `${process.pid}\n`);
+  await syncStaticPods();
+  try {
+    await report('kubelet-started', { version });
+  } catch (error) {
+    kubeletLog('E', `"could not report to the sandbox" err="${error instanceof Error ? error.message : String(error)}"`);
+  }
+  const timer = setInterval(() => void syncStaticPods().catch(() => undefined), 2000);
+  const stop = (): void => {
+    clearInterval(timer);
+    server.close();
+    rmSync(`${PID_DIR}/kubelet.pid`, { force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (argv.includes('--version')) {
+  process.stdout.write(`Kubernetes ${version}\n`);
+} else {
+  await daemon();
+}
