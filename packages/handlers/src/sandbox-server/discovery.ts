@@ -9,15 +9,20 @@ const SHORT_NAMES: Record<string, string[]> = {
   daemonsets: ['ds'], replicasets: ['rs'], statefulsets: ['sts'], poddisruptionbudgets: ['pdb'], serviceaccounts: ['sa'],
 };
 
-type Spec = { kind: string; group: string; namespaced: boolean };
+type Spec = { kind: string; group: string; namespaced: boolean; version?: string };
 const RESOURCES = KUBERNETES_SANDBOX_RESOURCES as Record<string, Spec>;
 
 function groups(): string[] {
   return [...new Set(Object.values(RESOURCES).map((r) => r.group).filter((g) => g !== ''))].sort();
 }
 
+/** The version a group is served at (cilium.io serves v2, every other group v1). */
+function versionOf(group: string): string {
+  return Object.values(RESOURCES).find((r) => r.group === group)?.version ?? 'v1';
+}
+
 function resourceList(group: string): unknown {
-  const groupVersion = group ? `${group}/v1` : 'v1';
+  const groupVersion = group ? `${group}/${versionOf(group)}` : 'v1';
   const resources = Object.entries(RESOURCES)
     .filter(([, spec]) => spec.group === group)
     .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS, ...(SHORT_NAMES[name] ? { shortNames: SHORT_NAMES[name] } : {}) }));
@@ -33,16 +38,17 @@ export function discovery(path: string, serverAddress: string): unknown {
     return {
       kind: 'APIGroupList',
       apiVersion: 'v1',
-      groups: groups().map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })),
+      groups: groups().map((name) => ({ name, versions: [{ groupVersion: `${name}/${versionOf(name)}`, version: versionOf(name) }], preferredVersion: { groupVersion: `${name}/${versionOf(name)}`, version: versionOf(name) } })),
     };
   }
   if (clean === '/api/v1') return resourceList('');
-  const m = /^\/apis\/([^/]+)\/v1$/.exec(clean);
-  if (m && groups().includes(m[1] ?? '')) return resourceList(m[1] ?? '');
+  const m = /^\/apis\/([^/]+)\/(v\d+)$/.exec(clean);
+  if (m && groups().includes(m[1] ?? '') && versionOf(m[1] ?? '') === m[2]) return resourceList(m[1] ?? '');
   const g = /^\/apis\/([^/]+)$/.exec(clean);
   if (g && groups().includes(g[1] ?? '')) {
     const name = g[1] ?? '';
-    return { kind: 'APIGroup', apiVersion: 'v1', name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } };
+    const version = versionOf(name);
+    return { kind: 'APIGroup', apiVersion: 'v1', name, versions: [{ groupVersion: `${name}/${version}`, version }], preferredVersion: { groupVersion: `${name}/${version}`, version } };
   }
   return undefined;
 }

@@ -14,6 +14,7 @@ import {
   obj,
   ObjectStore,
   RESOURCES,
+  resourceVersion,
   type ObjectStoreState,
   validName,
   type Json,
@@ -344,6 +345,10 @@ export class ClusterApi {
         return { ...next, apiVersion: 'v1', kind: 'Namespace', status: { phase: 'Active' } };
       case 'pods':
         return { ...next, apiVersion: 'v1', kind: 'Pod', status: current ? current['status'] : { phase: 'Pending' } };
+      case 'roles':
+      case 'rolebindings':
+      case 'ciliumclusterwidenetworkpolicies':
+        return { ...next, apiVersion: `${RESOURCES[resource].group}/${resourceVersion(resource)}`, kind: RESOURCES[resource].kind };
     }
   }
 

@@ -6,14 +6,14 @@
 // Authentication is not checked here: msw intercepts requests in-process, before TLS, so neither the client
 // certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
 // Serving the same emulator over real TLS (and checking the admin certificate) is another issue's work.
-// Also not modelled: RBAC and admission beyond the checks in cluster.ts, watches, graceful pod termination (an
+// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, watches, graceful pod termination (an
 // evicted pod is gone at once), rollout pacing (a changed pod template replaces the pods at once), JSON patch,
 // and DNS: a load-balancer hostname is taken to reach the cluster whose kubeadm init named it.
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } from './kubelets.js';
-import { ApiError, obj, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
+import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
 
 export const KUBERNETES_API_PORT = 6443;
@@ -72,12 +72,14 @@ function notFoundPath(): ApiError {
 
 function parseRoute(segments: string[]): Route {
   let group: string;
+  let version = 'v1';
   let rest: string[];
   if (segments[0] === 'api' && segments[1] === 'v1') {
     group = '';
     rest = segments.slice(2);
-  } else if (segments[0] === 'apis' && segments.length >= 3 && segments[2] === 'v1') {
+  } else if (segments[0] === 'apis' && segments.length >= 3) {
     group = segments[1] ?? '';
+    version = segments[2] ?? '';
     rest = segments.slice(3);
   } else throw notFoundPath();
   let route: Route;
@@ -89,7 +91,7 @@ function parseRoute(segments: string[]): Route {
     if (rest.length > 3) throw notFoundPath();
   }
   const spec = Object.hasOwn(RESOURCES, route.resource) ? RESOURCES[route.resource] : undefined;
-  if (!spec || spec.group !== group) throw notFoundPath();
+  if (!spec || spec.group !== group || resourceVersion(route.resource) !== version) throw notFoundPath();
   if (route.namespace !== undefined && !spec.namespaced) throw notFoundPath();
   return route;
 }
@@ -100,7 +102,7 @@ function listKind(resource: Resource): string {
 
 function apiVersion(resource: Resource): string {
   const group = RESOURCES[resource].group;
-  return group ? `${group}/v1` : 'v1';
+  return group ? `${group}/${resourceVersion(resource)}` : 'v1';
 }
 
 function withoutTypeMeta(o: KubeObject): Json {

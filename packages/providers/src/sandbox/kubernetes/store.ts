@@ -21,7 +21,18 @@ export const RESOURCES = {
   pods: { kind: 'Pod', group: '', namespaced: true },
   deployments: { kind: 'Deployment', group: 'apps', namespaced: true },
   poddisruptionbudgets: { kind: 'PodDisruptionBudget', group: 'policy', namespaced: true },
+  // Stored as written, not enforced: the first control plane applies the mesh reader's Role and RoleBinding and the
+  // metadata-blocking Cilium policy, and a real API server would accept them.
+  roles: { kind: 'Role', group: 'rbac.authorization.k8s.io', namespaced: true },
+  rolebindings: { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', namespaced: true },
+  ciliumclusterwidenetworkpolicies: { kind: 'CiliumClusterwideNetworkPolicy', group: 'cilium.io', version: 'v2', namespaced: false },
 } as const;
+
+/** The API version a resource is served at (v1 unless its group serves another, as cilium.io serves v2). */
+export function resourceVersion(resource: Resource): string {
+  const spec = RESOURCES[resource] as { version?: string };
+  return spec.version ?? 'v1';
+}
 export type Resource = keyof typeof RESOURCES;
 
 /** An API error, rendered as a meta/v1 Status. */

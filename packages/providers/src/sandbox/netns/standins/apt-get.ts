@@ -5,7 +5,9 @@
 // do not change without --allow-change-held-packages. Messages are apt 2.6's (apt-pkg/cachefile.cc,
 // apt-private/private-install.cc, apt-pkg/acquire-item.cc in salsa.debian.org/apt-team/apt).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { INSTALLED_DIR } from './installed.js';
+import { ENABLED_DIR } from './records.js';
 import { ENV, main, StandinFailure, virtualSleep } from './control-client.js';
 import { KUBERNETES_PACKAGES, kubernetesRepoMinor, readAptState, STANDIN_DEBIAN_PACKAGES, writeAptState } from './apt-state.js';
 
@@ -138,6 +140,14 @@ async function install(args: string[]): Promise<number> {
   for (const p of changes) {
     process.stdout.write(`Setting up ${p.pkg} (${p.version}) ...\n`);
     state.installed[p.pkg] = p.version;
+    // What the Kubernetes stand-ins check before they run (installed.ts): a program whose package is absent does not exist.
+    mkdirSync(INSTALLED_DIR, { recursive: true });
+    writeFileSync(`${INSTALLED_DIR}/${p.pkg}`, `${p.version}\n`);
+    // The kubelet package enables kubelet.service in its postinst (deb-systemd-helper), so it starts at every boot.
+    if (p.pkg === 'kubelet' && !existsSync(`${ENABLED_DIR}/kubelet.service`)) {
+      mkdirSync(ENABLED_DIR, { recursive: true });
+      symlinkSync('/dev/null', `${ENABLED_DIR}/kubelet.service`);
+    }
   }
   writeAptState(state);
   return 0;

@@ -20,3 +20,6 @@ export function appendLine(path: string, line: string): void {
   mkdirSync(dirname(path), { recursive: true });
   appendFileSync(path, `${line}\n`);
 }
+
+/** Where `systemctl enable` records a unit (the machine's disk: /etc survives reboot), one symlink per unit as in *.wants/. */
+export const ENABLED_DIR = '/etc/kubeplane-netns/wants';

@@ -9,10 +9,8 @@ import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, sym
 import { DAEMON_UNITS } from './table.js';
 import { ENV, main, registerTimer, StandinFailure } from './control-client.js';
 import { findUnitFile, parseEnvironment, parseTimeSpan, readUnitFile, unitValues } from './unit-file.js';
-import { appendLine, RUNTIME_RECORD_DIR } from './records.js';
+import { appendLine, ENABLED_DIR, RUNTIME_RECORD_DIR } from './records.js';
 
-/** Where `enable` records a unit (the machine's disk: /etc survives reboot), one symlink per unit as in *.wants/. */
-export const ENABLED_DIR = '/etc/kubeplane-netns/wants';
 const UNIT_STATE_DIR = `${RUNTIME_RECORD_DIR}/units`;
 
 /** systemctl's exit status for "unit not found" / "program is not running" (systemctl(1), EXIT STATUS; LSB). */
