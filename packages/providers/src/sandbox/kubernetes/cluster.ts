@@ -17,6 +17,7 @@ import {
   resourceVersion,
   type ObjectStoreState,
   validName,
+  validPathSegmentName,
   type Json,
   type KubeObject,
   type Resource,
@@ -226,7 +227,9 @@ export class ClusterApi {
         throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
       }
     }
-    if (!validName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`);
+    if (resource === 'roles' || resource === 'rolebindings') {
+      if (!validPathSegmentName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": may not be '.' or '..' and may not contain '/' or '%'`);
+    } else if (!validName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`);
     this.#requireNamespace(resource, namespace);
     const prepared = this.#prepare(resource, { ...body, metadata: { ...metadata, name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) } } as KubeObject, null);
     delete prepared.metadata['resourceVersion'];

@@ -82,6 +82,15 @@ export function validName(name: string): boolean {
   return name.length > 0 && name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
 }
 
+/**
+ * RBAC objects are named by path segment, not DNS subdomain (`system:controller:...`, `kubeplane:mesh-reader`):
+ * anything but `.`, `..` and names holding `/` or `%` (pkg/apis/rbac/validation ValidateRBACName →
+ * apimachinery's path.IsValidPathSegmentName).
+ */
+export function validPathSegmentName(name: string): boolean {
+  return name.length > 0 && name !== '.' && name !== '..' && !/[/%]/.test(name);
+}
+
 export function clone<T>(value: T): T {
   return structuredClone(value);
 }
