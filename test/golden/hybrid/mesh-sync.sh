@@ -159,11 +159,15 @@ if [ -z "$load_balancer" ] && [ -n "$node" ] && [ -n "$upgrade_version" ]; then
       # What the running kubelet reports: a run cut short before the restart is finished.
       reported=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s get node "$node" \
         -o 'jsonpath={.status.nodeInfo.kubeletVersion}')
+      installed=$(kubelet --version | awk '{print $2}')
       if [ "$reported" = "v$upgrade_version" ]; then
         :
-      elif [ "$(kubelet --version | awk '{print $2}')" = "v$upgrade_version" ]; then
+      elif [ "$installed" = "v$upgrade_version" ]; then
         systemctl restart kubelet
         log "restarted the kubelet at v$upgrade_version"
+      elif [ "$(printf '%s\n' "$installed" "v$upgrade_version" | sort -V | tail -n 1)" = "$installed" ]; then
+        # A node made after the instruction (its name reused) runs newer: Kubernetes does not go back.
+        log "not upgrading to v$upgrade_version: the kubelet here is newer ($installed)"
       else
         minor=$(printf '%s' "$upgrade_version" | cut -d. -f1,2)
         echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v$minor/deb/ /" \

@@ -281,6 +281,18 @@ describe('the mesh sync agent on a worker', () => {
   });
 });
 
+describe('the mesh sync agent and old instructions', () => {
+  it('never moves a node back: an instruction older than the kubelet it runs (a node made since, under the same name) is ignored', () => {
+    const node = fakeNode(nodeOf('aws-worker-1'));
+    const upgrade = { nodes: ['aws-worker-1'], version: '1.34.2', package: '1.34.2-1.1', mode: 'node' as const };
+    const result = node.run(signMeshBundle(bundle({ upgrade }), keys.meshSigning.privateKeyPem), { reported: 'v1.35.0', kubelet: 'v1.35.0' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('not upgrading to v1.34.2: the kubelet here is newer (v1.35.0)');
+    expect(node.calls().filter((c) => c.startsWith('apt-get') || c.startsWith('kubeadm'))).toEqual([]);
+    expect(node.file(APT_LIST)).toBeUndefined();
+  });
+});
+
 describe('the mesh sync agent on a load balancer', () => {
   let pki: ClusterPki;
   beforeAll(async () => {
