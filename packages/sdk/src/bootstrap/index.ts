@@ -60,19 +60,31 @@ export {
   MESH_NAMESPACE,
   meshPeers,
   PERSISTENT_KEEPALIVE_SECONDS,
+  MESH_SERIAL_PATH,
   renderMeshManifest,
-  renderMeshPeerList,
   renderMeshSyncScript,
   renderMeshSyncService,
-  lbConfigKey,
-  LB_CONFIG_KEY_PREFIX,
   renderMeshSyncTimer,
   renderWireguardConfig,
-  UPGRADE_KEYS,
   WIREGUARD_MTU,
   WIREGUARD_PORT,
   type MeshPeer,
 } from './wireguard-mesh.js';
+export {
+  generateMeshSigningKeyPair,
+  MESH_BUNDLE_HEADER,
+  MESH_BUNDLE_KEY,
+  MESH_BUNDLE_LINE_PATTERNS,
+  MESH_BUNDLE_SIGNATURE_KEY,
+  MESH_SIGNING_PUBLIC_KEY_PATH,
+  parseMeshBundle,
+  serializeMeshBundle,
+  signMeshBundle,
+  verifyMeshBundle,
+  type MeshBundle,
+  type MeshBundleCheck,
+  type UpgradeInstruction,
+} from './mesh-bundle.js';
 export { LB_HEALTH_PORT, renderNginxConfig } from './lb-nginx.js';
 export { renderBootstrapScript, type BootstrapScriptInput, type NodeMode } from './bootstrap-script.js';
 export {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import './reflect-metadata-shim.js';
 import * as x509 from '@peculiar/x509';
 import { Redacted } from '../redacted.js';
+import { generateMeshSigningKeyPair } from './mesh-bundle.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { firstServiceIp, isIpv4 } from './network.js';
 import { randomLowerAlnum, randomSerialNumber, type RandomSource } from './random.js';
@@ -34,6 +35,11 @@ export interface ClusterKeys {
   apiServer: Record<string, PemKeyPair>;
   /** Per load-balancer node: the client key it reads the mesh peer list with. */
   meshReader: Record<string, PemKeyPair>;
+  /**
+   * Ed25519: signs the mesh bundle the nodes' sync agents act on (mesh-bundle.ts). Its public half is in every node's
+   * user-data; the private half never leaves the SecretStore.
+   */
+  meshSigning: PemKeyPair;
 }
 
 export async function generateRsaKeyPair(): Promise<PemKeyPair> {
@@ -69,6 +75,7 @@ export async function generateClusterKeys(cluster: Pick<BootstrapCluster, 'nodes
     admin: await generateEcKeyPair(),
     apiServer: await perNode('control'),
     meshReader: await perNode('loadbalancer'),
+    meshSigning: generateMeshSigningKeyPair(),
   };
 }
 
@@ -296,7 +303,7 @@ export function renderKubeconfig(input: KubeconfigInput): Redacted<string> {
 /** Issues the cluster-wide PKI. Per-node certificates come from `issueApiServerCertificate` / `issueMeshReaderCertificate`. */
 export async function issueClusterPki(
   cluster: BootstrapCluster,
-  keys: ClusterKeys,
+  keys: Omit<ClusterKeys, 'meshSigning'>,
   options: IssueOptions,
 ): Promise<ClusterPki> {
   const clusterCaCertificate = await issueCa('kubernetes', keys.clusterCa, options);

@@ -5,6 +5,7 @@ import { BOOTSTRAP_SCRIPT_PATH, renderBootstrapScript, STAGING_DIR, type NodeMod
 import type { BootstrapCluster, BootstrapLoadBalancer, BootstrapNode, BootstrapVersions, BootstrapNodeRole } from './input.js';
 import { renderKubeadmConfig, splitNodeLabels } from './kubeadm.js';
 import { renderNginxConfig } from './lb-nginx.js';
+import { MESH_SIGNING_PUBLIC_KEY_PATH } from './mesh-bundle.js';
 import {
   apiServerUrl,
   issueApiServerCertificate,
@@ -69,14 +70,14 @@ export interface RenderedNode {
 export interface RenderedCluster {
   pki: ClusterPki;
   meshPeers: MeshPeer[];
-  /** The ConfigMap + RBAC the first control plane applies, and the engine re-applies when membership changes. */
+  /** The (empty) mesh ConfigMap and its RBAC, which the first control plane applies; the engine publishes the signed bundle into it. */
   meshManifest: string;
   nodes: RenderedNode[];
 }
 
-function file(path: string, permissions: NodeFile['permissions'], content: string | Redacted<string>): NodeFile {
+function file(path: string, permissions: NodeFile['permissions'], content: string | Redacted<string>, encoding?: NodeFile['encoding']): NodeFile {
   const secret = typeof content !== 'string';
-  return { path, permissions, secret, content: typeof content === 'string' ? Redacted.of(content) : content };
+  return { path, permissions, secret, content: typeof content === 'string' ? Redacted.of(content) : content, ...(encoding ? { encoding } : {}) };
 }
 
 function initNodeName(ctx: RenderContext): string {
@@ -124,9 +125,11 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
   const files: NodeFile[] = [
     ...hostFiles(node),
     file(`/etc/wireguard/${WIREGUARD_INTERFACE}.conf`, '0600', renderWireguardConfig(cluster, node, wg.privateKey, peers)),
-    file(MESH_SYNC_SCRIPT_PATH, '0755', renderMeshSyncScript()),
+    // 10 KB of shell on every node: gzipped, it leaves a Hetzner control plane's plain-text user-data room.
+    file(MESH_SYNC_SCRIPT_PATH, '0755', renderMeshSyncScript(), 'gzip'),
     file('/etc/systemd/system/kubeplane-mesh-sync.service', '0644', renderMeshSyncService(node, node.role === 'loadbalancer' ? loadBalancerOf(cluster, node).name : undefined)),
     file('/etc/systemd/system/kubeplane-mesh-sync.timer', '0644', renderMeshSyncTimer()),
+    file(MESH_SIGNING_PUBLIC_KEY_PATH, '0644', keys.meshSigning.publicKeyPem),
   ];
   if (mode === 'loadbalancer') {
     const key = keys.meshReader[node.name];
@@ -181,7 +184,7 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
       if (pki.secret.encryptionConfiguration) {
         files.push(file(`${STAGING_DIR}/encryption-config.yaml`, '0600', pki.secret.encryptionConfiguration));
       }
-      if (mode === 'init') files.push(file(`${STAGING_DIR}/mesh.yaml`, '0644', renderMeshManifest(peers)));
+      if (mode === 'init') files.push(file(`${STAGING_DIR}/mesh.yaml`, '0644', renderMeshManifest()));
     }
   }
   files.push(file(BOOTSTRAP_SCRIPT_PATH, '0700', renderBootstrapScript({ cluster, node, mode, versions })));
@@ -226,5 +229,5 @@ export async function renderCluster(ctx: RenderContext): Promise<RenderedCluster
   const nodes: RenderedNode[] = [];
   for (const node of ctx.cluster.nodes) nodes.push(await renderNode({ ...ctx, pki, node: node.name }));
   const peers = meshPeers(ctx.cluster, publicKeys(ctx));
-  return { pki, meshPeers: peers, meshManifest: renderMeshManifest(peers), nodes };
+  return { pki, meshPeers: peers, meshManifest: renderMeshManifest(), nodes };
 }

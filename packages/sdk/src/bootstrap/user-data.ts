@@ -12,6 +12,11 @@ export interface NodeFile {
   permissions: '0600' | '0644' | '0700' | '0755';
   secret: boolean;
   content: Redacted<string>;
+  /**
+   * `gzip`: carried gzip+base64 (cloud-init's `gz+b64`), for a large file every node gets (the mesh sync agent), so
+   * user-data that must stay plain text (Hetzner) keeps room for the rest.
+   */
+  encoding?: 'gzip';
 }
 
 /** Raw user-data limits, before any base64 the API applies. */
@@ -41,7 +46,9 @@ export function renderCloudConfig(input: CloudConfigInput): Redacted<string> {
       path: f.path,
       owner: 'root:root',
       permissions: f.permissions,
-      content: f.content.reveal(),
+      ...(f.encoding === 'gzip'
+        ? { encoding: 'gz+b64', content: gzipSync(Buffer.from(f.content.reveal(), 'utf8'), { level: 9 }).toString('base64') }
+        : { content: f.content.reveal() }),
     })),
     runcmd: [[BOOTSTRAP_SCRIPT_PATH]],
   };

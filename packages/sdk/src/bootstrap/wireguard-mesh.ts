@@ -1,9 +1,10 @@
-// The WireGuard overlay: each node's wg-quick config from the peers known when it is rendered, the peer list the
-// engine publishes into the cluster (ConfigMap kube-system/kubeplane-mesh), and the on-node agent that applies it.
+// The WireGuard overlay: each node's wg-quick config from the peers known when it is rendered, the ConfigMap the
+// engine publishes the signed mesh bundle in (kube-system/kubeplane-mesh), and the on-node agent that follows it.
 import { stringify } from 'yaml';
 import { Redacted } from '../redacted.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { parseCidr } from './network.js';
+import { MESH_BUNDLE_KEY, MESH_BUNDLE_LINE_PATTERNS, MESH_BUNDLE_SIGNATURE_KEY, MESH_SIGNING_PUBLIC_KEY_PATH } from './mesh-bundle.js';
 import { MESH_READERS_GROUP } from './pki.js';
 
 export const WIREGUARD_INTERFACE = 'wg0';
@@ -13,13 +14,20 @@ export const WIREGUARD_PORT = 51820;
  * any 1500-byte path. Cilium detects it from wg0 and subtracts its own VXLAN overhead for pods.
  */
 export const WIREGUARD_MTU = 1420;
-/** Keeps NAT mappings alive (AWS public IPs are 1:1 NAT, home routers drop idle UDP after ~30 s). */
+/**
+ * Sent to every peer whose endpoint is known, and to every peer when either side is behind NAT. A pair handshakes only
+ * when one side knows the other's endpoint and sends something: with a keepalive the side that knows speaks at once
+ * (not when the first packet happens to need the tunnel), and the other side learns its address by roaming. It also
+ * keeps NAT mappings alive (AWS public IPs are 1:1 NAT, home routers drop idle UDP after ~30 s).
+ */
 export const PERSISTENT_KEEPALIVE_SECONDS = 25;
 export const MESH_CONFIGMAP = 'kubeplane-mesh';
 export const MESH_NAMESPACE = 'kube-system';
 export const MESH_SYNC_SCRIPT_PATH = '/usr/local/sbin/kubeplane-mesh-sync';
 export const MESH_READER_KUBECONFIG_PATH = '/etc/kubeplane/mesh-reader.conf';
 export const KUBELET_KUBECONFIG_PATH = '/etc/kubernetes/kubelet.conf';
+/** The serial of the last mesh bundle the node's agent applied; it refuses lower ones. */
+export const MESH_SERIAL_PATH = '/var/lib/kubeplane/mesh-serial';
 
 /** A mesh member as the overlay sees it: public key and addresses, never a private key. */
 export interface MeshPeer {
@@ -45,7 +53,7 @@ export function meshPeers(cluster: BootstrapCluster, publicKeys: Record<string, 
 }
 
 function needsKeepalive(self: { behindNat?: boolean }, peer: MeshPeer): boolean {
-  return self.behindNat === true || peer.behindNat;
+  return peer.endpoint !== undefined || self.behindNat === true || peer.behindNat;
 }
 
 /** `/etc/wireguard/wg0.conf` (wg-quick format) for `node`; it holds that node's private key and no other. */
@@ -67,32 +75,26 @@ export function renderWireguardConfig(
   for (const peer of peers) {
     if (peer.name === node.name) continue;
     lines.push('', '[Peer]', `# ${peer.name}`, `PublicKey = ${peer.publicKey}`, `AllowedIPs = ${peer.overlayIp}/32`);
-    // Without an endpoint the peer is learned when it first reaches us (WireGuard roaming).
+    // Without an endpoint the peer is learned when it first reaches us (WireGuard roaming): our keepalive towards
+    // the peers we know makes every pair where one side knows the other handshake at boot.
     if (peer.endpoint) lines.push(`Endpoint = ${peer.endpoint}`);
     if (needsKeepalive(node, peer)) lines.push(`PersistentKeepalive = ${PERSISTENT_KEEPALIVE_SECONDS}`);
   }
   return Redacted.of(`${lines.join('\n')}\n`);
 }
 
-/** The peer list the sync agent reads: one line per node, `name publicKey overlayIp endpoint|- nat|direct`. */
-export function renderMeshPeerList(peers: MeshPeer[]): string {
-  return peers
-    .map((p) => `${p.name} ${p.publicKey} ${p.overlayIp} ${p.endpoint ?? '-'} ${p.behindNat ? 'nat' : 'direct'}\n`)
-    .join('');
-}
-
 /**
- * The ConfigMap with the peer list plus the RBAC that lets nodes (group system:nodes, via kubelet credentials)
+ * The mesh ConfigMap, empty until the engine publishes the signed bundle into it (every node boots with the peers
+ * known at render time, so nothing needs a bundle before that), plus the RBAC that lets nodes (group system:nodes, via kubelet credentials)
  * and load-balancer nodes (group kubeplane:mesh-readers) read it. The Node authorizer alone would refuse:
  * a kubelet may only read ConfigMaps its pods reference.
  */
-export function renderMeshManifest(peers: MeshPeer[]): string {
+export function renderMeshManifest(): string {
   const docs = [
     {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: MESH_CONFIGMAP, namespace: MESH_NAMESPACE, labels: { 'app.kubernetes.io/managed-by': 'kubeplane' } },
-      data: { peers: renderMeshPeerList(peers) },
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -114,96 +116,187 @@ export function renderMeshManifest(peers: MeshPeer[]): string {
   return docs.map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
 }
 
-/** The sync agent: a POSIX shell script run by a systemd timer; arguments are the kubeconfig and nat|direct. */
+/**
+ * The sync agent: a POSIX shell script run as root by a systemd timer; arguments are the kubeconfig, nat|direct and,
+ * on a load-balancer node, its load balancer. It acts only on a bundle signed with the cluster's mesh key
+ * (mesh-bundle.ts), checked line by line with the same patterns the engine signs with.
+ */
 export function renderMeshSyncScript(): string {
+  const p = MESH_BUNDLE_LINE_PATTERNS;
   return `#!/bin/sh
-# kubeplane mesh sync: reads the overlay's peer list from the cluster (ConfigMap ${MESH_NAMESPACE}/${MESH_CONFIGMAP})
-# and applies it to ${WIREGUARD_INTERFACE} with \`wg syncconf\`, which keeps live sessions. Nodes added or removed
-# later thus reach every node without anyone logging in. On a load-balancer node it also applies its load
-# balancer's nginx configuration from the same ConfigMap, so scaled target pools reach it too.
-# Usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]   (KUBEPLANE_NODE: this node's name, for upgrades)
+# kubeplane mesh sync: applies the engine's signed mesh bundle (ConfigMap ${MESH_NAMESPACE}/${MESH_CONFIGMAP}) as root, so it
+# first verifies the signature with the key from user-data, refuses a serial below the last applied (a replay) and
+# checks every line; it changes nothing unless all of it passes. Then: WireGuard peers (wg syncconf and ${WIREGUARD_INTERFACE}.conf,
+# kept at reboot); on a load balancer its nginx.conf (nginx -t) and a renewed mesh-reader certificate (if it chains to
+# the cluster CA and is for this node's key); elsewhere an in-place upgrade that names this node.
+# Usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]   (KUBEPLANE_NODE: this node's name)
 set -eu
+export LC_ALL=C
 
 kubeconfig="\${1:?usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]}"
 self_nat="\${2:-direct}"
 load_balancer="\${3:-}"
+node="\${KUBEPLANE_NODE:-}"
 interface=${WIREGUARD_INTERFACE}
+# Tests run the agent against a scratch root; on a node it is /.
+root="\${KUBEPLANE_MESH_ROOT:-}"
+wg_conf="$root/etc/wireguard/${WIREGUARD_INTERFACE}.conf"
+signing_key="$root${MESH_SIGNING_PUBLIC_KEY_PATH}"
+serial_file="$root${MESH_SERIAL_PATH}"
+nginx_conf="$root/etc/nginx/nginx.conf"
+apt_list="$root/etc/apt/sources.list.d/kubernetes.list"
+
+log() { echo "kubeplane-mesh-sync: $*"; }
+refuse() {
+  echo "kubeplane-mesh-sync: refused the mesh bundle: $*; nothing changed" >&2
+  exit 1
+}
+# Replaces a file in one step (a reader sees the old or the new one), with the given mode.
+replace() {
+  cp "$1" "$2.kubeplane-new"
+  chmod "$3" "$2.kubeplane-new"
+  mv -f "$2.kubeplane-new" "$2"
+}
+kubeconfig_data() { sed -n "s/^ *$1: *//p" "$kubeconfig" | head -n 1 | base64 -d; }
 
 if [ ! -s "$kubeconfig" ]; then
-  echo "kubeplane-mesh-sync: $kubeconfig does not exist yet (node not joined); nothing to do"
+  log "$kubeconfig does not exist yet (node not joined); nothing to do"
   exit 0
 fi
 
-peers=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} \\
-  get configmap ${MESH_CONFIGMAP} -o 'jsonpath={.data.peers}')
-if [ -z "$peers" ]; then
-  echo "kubeplane-mesh-sync: the peer list is empty; keeping the current configuration" >&2
-  exit 1
-fi
-
-self_key=$(wg show "$interface" public-key)
 umask 077
-conf=$(mktemp)
-trap 'rm -f "$conf"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bundle="$work/bundle"
 
-{
-  printf '[Interface]\\nPrivateKey = %s\\nListenPort = %s\\n' \\
-    "$(wg show "$interface" private-key)" "$(wg show "$interface" listen-port)"
-  printf '%s\\n' "$peers" | while read -r name key ip endpoint nat; do
-    if [ -z "$key" ] || [ "$key" = "$self_key" ]; then
-      continue
-    fi
-    printf '\\n[Peer]\\n# %s\\nPublicKey = %s\\nAllowedIPs = %s/32\\n' "$name" "$key" "$ip"
-    if [ "$endpoint" != "-" ]; then
-      printf 'Endpoint = %s\\n' "$endpoint"
-    fi
-    if [ "$self_nat" = nat ] || [ "$nat" = nat ]; then
-      printf 'PersistentKeepalive = ${PERSISTENT_KEEPALIVE_SECONDS}\\n'
-    fi
-  done
-} >"$conf"
+# One read, so the signature is checked against the bundle read with it.
+kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} get configmap ${MESH_CONFIGMAP} \\
+  -o 'jsonpath={.data.${MESH_BUNDLE_KEY}}{"\\n"}{.data.${MESH_BUNDLE_SIGNATURE_KEY.replace('.', '\\.')}}{"\\n"}' >"$work/configmap"
+sed -n 1p "$work/configmap" | base64 -d >"$bundle" 2>/dev/null || refuse "the bundle is not base64"
+sed -n 2p "$work/configmap" | base64 -d >"$work/signature" 2>/dev/null || refuse "the signature is not base64"
+if [ ! -s "$bundle" ]; then
+  log "no signed bundle published yet; nothing to do"
+  exit 0
+fi
+openssl pkeyutl -verify -pubin -inkey "$signing_key" -rawin -in "$bundle" -sigfile "$work/signature" >/dev/null 2>&1 \\
+  || refuse "its signature does not verify with $signing_key"
 
-wg syncconf "$interface" "$conf"
-echo "kubeplane-mesh-sync: applied $(printf '%s\\n' "$peers" | grep -c .) peers to $interface"
+# Every line one the engine writes, then what a pattern cannot say.
+[ "$(head -n 1 "$bundle")" = '${p.header}' ] || refuse "it does not start with ${p.header}"
+stray=$(grep -Evx -e '${p.header}' -e '${p.serial}' \\
+  -e '${p.peer}' \\
+  -e '${p.upgrade}' \\
+  -e '${p.lb}' -e '${p.cert}' "$bundle" | head -n 1 | cut -c 1-80)
+[ -z "$stray" ] || refuse "a line is not one kubeplane writes: $stray"
+[ "$(grep -c '^serial ' "$bundle")" = 1 ] || refuse "it has no single serial"
+[ "$(grep -c '^upgrade ' "$bundle")" -le 1 ] || refuse "it has more than one upgrade instruction"
+grep -q '^peer ' "$bundle" || refuse "it lists no peers"
+once() {
+  twice=$(grep "^$1 " "$bundle" | cut -d ' ' -f "$2" | sort | uniq -d | head -n 1)
+  [ -z "$twice" ] || refuse "$3 $twice appears twice"
+}
+once peer 2 node
+once peer 3 'WireGuard key'
+once peer 4 'overlay address'
+once lb 2 'load balancer'
+once cert 2 'the certificate of'
+read -r _ upgrade_version upgrade_package upgrade_mode upgrade_nodes <<UPGRADE
+$(grep '^upgrade ' "$bundle" || true)
+UPGRADE
+if [ -n "$upgrade_version" ]; then
+  case "$upgrade_package" in
+    "$upgrade_version"-*) ;;
+    *) refuse "package $upgrade_package is not of version $upgrade_version" ;;
+  esac
+fi
+serial=$(sed -n 's/^serial //p' "$bundle")
+last=$(cat "$serial_file" 2>/dev/null || true)
+case "$last" in '' | *[!0-9]*) last=0 ;; esac
+[ "$serial" -ge "$last" ] || refuse "its serial $serial is below the last applied ($last): a replay"
+
+# The node's own [Interface] (address, port, MTU, private key) stays as user-data wrote it.
+sed -n '/^\\[Peer\\]/q;/^$/!p' "$wg_conf" >"$work/interface"
+grep -q '^PrivateKey' "$work/interface" || refuse "$wg_conf has no [Interface] with a PrivateKey"
+self_key=$(wg show "$interface" public-key)
+grep '^peer ' "$bundle" | while read -r _ name key ip endpoint nat; do
+  if [ "$key" = "$self_key" ]; then
+    continue
+  fi
+  printf '\\n[Peer]\\n# %s\\nPublicKey = %s\\nAllowedIPs = %s/32\\n' "$name" "$key" "$ip"
+  if [ "$endpoint" != - ]; then
+    printf 'Endpoint = %s\\n' "$endpoint"
+  fi
+  # The side that knows the endpoint speaks first, so the pair handshakes at once; NAT needs it too.
+  if [ "$endpoint" != - ] || [ "$self_nat" = nat ] || [ "$nat" = nat ]; then
+    printf 'PersistentKeepalive = ${PERSISTENT_KEEPALIVE_SECONDS}\\n'
+  fi
+done >"$work/peers"
+cat "$work/interface" "$work/peers" >"$work/wg0.conf"
+{ grep -E '^(\\[Interface\\]|PrivateKey|ListenPort|FwMark)' "$work/interface"; cat "$work/peers"; } >"$work/sync.conf"
 
 if [ -n "$load_balancer" ]; then
-  nginx_conf=$(mktemp)
-  trap 'rm -f "$conf" "$nginx_conf"' EXIT
-  kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} \\
-    get configmap ${MESH_CONFIGMAP} -o "jsonpath={.data.${LB_CONFIG_KEY_PREFIX}$load_balancer}" >"$nginx_conf"
-  if [ -s "$nginx_conf" ] && ! cmp -s "$nginx_conf" /etc/nginx/nginx.conf; then
-    # Only a configuration nginx accepts replaces the running one.
-    nginx -t -q -c "$nginx_conf"
-    install -m 0644 "$nginx_conf" /etc/nginx/nginx.conf
-    systemctl reload nginx
-    echo "kubeplane-mesh-sync: applied the new configuration of load balancer $load_balancer"
+  awk -v lb="$load_balancer" '$1 == "lb" && $2 == lb { print $3 }' "$bundle" | base64 -d >"$work/nginx.conf"
+  if [ -s "$work/nginx.conf" ] && ! cmp -s "$work/nginx.conf" "$nginx_conf"; then
+    nginx -t -q -c "$work/nginx.conf" || refuse "nginx -t does not accept the configuration of load balancer $load_balancer"
+    new_nginx=1
+  fi
+  certificate=$(awk -v n="$node" '$1 == "cert" && $2 == n { print $3 }' "$bundle")
+  if [ -n "$node" ] && [ -n "$certificate" ]; then
+    printf '%s\\n' "$certificate" | base64 -d >"$work/cert.pem"
+    kubeconfig_data client-certificate-data >"$work/current.pem"
+    if ! cmp -s "$work/cert.pem" "$work/current.pem"; then
+      kubeconfig_data certificate-authority-data >"$work/ca.pem"
+      kubeconfig_data client-key-data >"$work/key.pem"
+      openssl verify -purpose sslclient -CAfile "$work/ca.pem" "$work/cert.pem" >/dev/null 2>&1 \\
+        || refuse "the mesh-reader certificate of $node does not chain to the cluster CA"
+      [ "$(openssl x509 -in "$work/cert.pem" -noout -pubkey)" = "$(openssl pkey -in "$work/key.pem" -pubout)" ] \\
+        || refuse "the mesh-reader certificate of $node is not for this node's key"
+      sed "s|^\\( *client-certificate-data:\\).*|\\1 $certificate|" "$kubeconfig" >"$work/kubeconfig"
+      new_certificate=1
+    fi
   fi
 fi
 
-# In-place upgrades: when the engine names this node in upgrade-nodes (after draining it), it installs kubeadm of the
-# new version from that minor's repository, runs kubeadm upgrade (apply on the first control plane, node elsewhere),
-# then the kubelet and kubectl, and restarts the kubelet. The engine waits for the Node to report the new version.
-if [ -z "$load_balancer" ] && [ -n "\${KUBEPLANE_NODE:-}" ]; then
-  setting() {
-    kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n ${MESH_NAMESPACE} \
-      get configmap ${MESH_CONFIGMAP} -o "jsonpath={.data.$1}"
-  }
-  upgrade_version=$(setting upgrade-version)
-  case " $(setting upgrade-nodes) " in
-    *" $KUBEPLANE_NODE "*)
-      # What the running kubelet reports, not what is installed: a run cut short before the restart is finished.
-      reported=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s get node "$KUBEPLANE_NODE" \
+# Everything checked: apply it, and no older bundle from now on.
+mkdir -p "\${serial_file%/*}"
+printf '%s\\n' "$serial" >"$work/serial"
+replace "$work/serial" "$serial_file" 0644
+wg syncconf "$interface" "$work/sync.conf"
+if ! cmp -s "$work/wg0.conf" "$wg_conf"; then
+  replace "$work/wg0.conf" "$wg_conf" 0600
+fi
+log "applied bundle $serial: $(grep -c '^peer ' "$bundle") peers on $interface"
+if [ -n "\${new_nginx:-}" ]; then
+  replace "$work/nginx.conf" "$nginx_conf" 0644
+  systemctl reload nginx
+  log "applied the new configuration of load balancer $load_balancer"
+fi
+if [ -n "\${new_certificate:-}" ]; then
+  replace "$work/kubeconfig" "$kubeconfig" 0600
+  log "installed the renewed mesh-reader certificate of $node"
+fi
+
+# In-place upgrade of a node the engine names (drained): kubeadm of the new version from that minor's repository,
+# kubeadm upgrade apply (first control plane) or node, then kubelet and kubectl. The engine waits for the new version.
+if [ -z "$load_balancer" ] && [ -n "$node" ] && [ -n "$upgrade_version" ]; then
+  case " $upgrade_nodes " in
+    *" $node "*)
+      # What the running kubelet reports: a run cut short before the restart is finished.
+      reported=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s get node "$node" \\
         -o 'jsonpath={.status.nodeInfo.kubeletVersion}')
-      if [ -n "$upgrade_version" ] && [ "$reported" != "v$upgrade_version" ] \
-        && [ "$(kubelet --version | awk '{print $2}')" = "v$upgrade_version" ]; then
+      installed=$(kubelet --version | awk '{print $2}')
+      if [ "$reported" = "v$upgrade_version" ]; then
+        :
+      elif [ "$installed" = "v$upgrade_version" ]; then
         systemctl restart kubelet
-        echo "kubeplane-mesh-sync: restarted the kubelet at v$upgrade_version"
-      elif [ -n "$upgrade_version" ] && [ "$reported" != "v$upgrade_version" ]; then
-        upgrade_package=$(setting upgrade-package)
-        upgrade_mode=$(setting upgrade-mode)
+        log "restarted the kubelet at v$upgrade_version"
+      elif [ "$(printf '%s\\n' "$installed" "v$upgrade_version" | sort -V | tail -n 1)" = "$installed" ]; then
+        # A node made after the instruction (its name reused) runs newer: Kubernetes does not go back.
+        log "not upgrading to v$upgrade_version: the kubelet here is newer ($installed)"
+      else
         minor=$(printf '%s' "$upgrade_version" | cut -d. -f1,2)
-        echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v$minor/deb/ /" \
-          >/etc/apt/sources.list.d/kubernetes.list
+        echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v$minor/deb/ /" \\
+          >"$apt_list"
         apt-get update -q
         apt-mark unhold kubeadm kubelet kubectl
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q "kubeadm=$upgrade_package"
@@ -216,7 +309,7 @@ if [ -z "$load_balancer" ] && [ -n "\${KUBEPLANE_NODE:-}" ]; then
         apt-mark hold kubeadm kubelet kubectl
         systemctl daemon-reload
         systemctl restart kubelet
-        echo "kubeplane-mesh-sync: upgraded $KUBEPLANE_NODE to v$upgrade_version"
+        log "upgraded $node to v$upgrade_version"
       fi
       ;;
   esac
@@ -228,13 +321,6 @@ export function meshSyncKubeconfigPath(node: BootstrapNode): string {
   return node.role === 'loadbalancer' ? MESH_READER_KUBECONFIG_PATH : KUBELET_KUBECONFIG_PATH;
 }
 
-/** The mesh ConfigMap keys of an in-place upgrade: the nodes to upgrade now, the version, its package, apply|node. */
-export const UPGRADE_KEYS = { nodes: 'upgrade-nodes', version: 'upgrade-version', package: 'upgrade-package', mode: 'upgrade-mode' } as const;
-
-/** The key of a load balancer's nginx configuration in the mesh ConfigMap (the engine publishes it). */
-export const LB_CONFIG_KEY_PREFIX = 'lb-';
-export const lbConfigKey = (loadBalancer: string) => `${LB_CONFIG_KEY_PREFIX}${loadBalancer}`;
-
 export function renderMeshSyncService(node: BootstrapNode, loadBalancer?: string): string {
   return `[Unit]
 Description=kubeplane: apply the cluster's WireGuard peer list to ${WIREGUARD_INTERFACE}
@@ -244,8 +330,8 @@ ConditionPathExists=/etc/wireguard/${WIREGUARD_INTERFACE}.conf
 
 [Service]
 Type=oneshot
-${node.role === 'loadbalancer' ? '' : `Environment=KUBEPLANE_NODE=${node.name}
-`}ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}${loadBalancer ? ` ${loadBalancer}` : ''}
+Environment=KUBEPLANE_NODE=${node.name}
+ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behindNat === true ? 'nat' : 'direct'}${loadBalancer ? ` ${loadBalancer}` : ''}
 `;
 }
 

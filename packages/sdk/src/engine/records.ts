@@ -61,6 +61,8 @@ export interface Ledger {
   managed?: ManagedLedger;
   /** Upgrade batches finished in the apply under way: each is progress, so the upgrade step's deadline is per batch. */
   upgradedBatches?: number;
+  /** The serial of the last mesh bundle the engine signed: the next one goes above it, even if the ConfigMap was lost. */
+  meshSerial?: number;
   /** Node remediation: machines replaced per node in the apply under way (cleared when the cluster is DONE). */
   remediated?: Record<string, number>;
 }

@@ -42,6 +42,13 @@ describe('kubeplane render', () => {
     expect(readFileSync(join(base, `${worker}/cloud-config.yaml`), 'utf8')).not.toContain(caKeyLine);
     const control = nodes.find((n) => n.includes('control'));
     expect(readFileSync(join(base, `${control}/cloud-config.yaml`), 'utf8')).toContain(caKeyLine);
+    // The mesh signing key is in secrets/ only; every node carries its public half.
+    const signingLine = readFileSync(join(base, 'secrets/mesh-signing.key'), 'utf8').split('\n')[1] ?? '';
+    expect(signingLine).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
+    for (const node of nodes) {
+      expect(readFileSync(join(base, `${node}/cloud-config.yaml`), 'utf8'), node).not.toContain(signingLine);
+      expect(readFileSync(join(base, `${node}/files/etc/kubeplane/mesh-signing.pub`), 'utf8'), node).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+    }
   });
 
   it('exits 1 and prints the issues of an invalid manifest, writing nothing', async () => {

@@ -65,6 +65,8 @@ export async function writeRenderedCluster(
   if (secret.encryptionConfiguration) await put('secrets/encryption-config.yaml', secret.encryptionConfiguration.reveal(), 0o600);
   for (const [name, pair] of Object.entries(keys.apiServer)) await put(`secrets/apiserver-${name}.key`, pair.privateKeyPem.reveal(), 0o600);
   for (const [name, pair] of Object.entries(keys.meshReader)) await put(`secrets/mesh-reader-${name}.key`, pair.privateKeyPem.reveal(), 0o600);
+  // Signs mesh bundles for these nodes (they carry its public half): whoever holds it can make them install packages.
+  await put('secrets/mesh-signing.key', keys.meshSigning.privateKeyPem.reveal(), 0o600);
   for (const [name, pair] of Object.entries(wireguardKeys)) await put(`secrets/wireguard-${name}.key`, `${pair.privateKey.reveal()}\n`, 0o600);
   await mkdir(join(base, 'secrets'), { recursive: true });
   await chmod(join(base, 'secrets'), 0o700);

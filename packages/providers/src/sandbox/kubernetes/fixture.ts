@@ -48,6 +48,7 @@ export function goldenKeys(): ClusterKeys {
     admin: pair(raw['admin'] as RawPair),
     apiServer: many('apiServer'),
     meshReader: many('meshReader'),
+    meshSigning: pair(raw['meshSigning'] as RawPair),
   };
 }
 

@@ -121,13 +121,13 @@ describe('a cluster booting from rendered user-data', () => {
     expect(worker?.providerId).toBeUndefined();
   });
 
-  it('publishes the mesh ConfigMap the first control plane applies, and kube-public/cluster-info with the CA', async () => {
+  it('creates the mesh ConfigMap the first control plane applies (empty until the engine signs a bundle), and kube-public/cluster-info with the CA', async () => {
     fresh();
     runApiPath();
     clock.advance(110 * S);
     const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
     const mesh = await api.getConfigMap('kube-system', 'kubeplane-mesh');
-    expect(mesh?.['peers']?.split('\n').filter(Boolean)).toHaveLength(8);
+    expect(mesh).toEqual({});
     const info = await api.getConfigMap('kube-public', 'cluster-info');
     const kubeconfig = parse(info?.['kubeconfig'] ?? '') as { clusters: Array<{ cluster: { 'certificate-authority-data': string; server: string } }> };
     expect(Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8')).toBe(rendered.pki.public.clusterCaCertificate);

@@ -7,7 +7,7 @@ import { createHash, createPrivateKey, createPublicKey, X509Certificate } from '
 import { parseAllDocuments } from 'yaml';
 import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type RegisterNode, type TaintLike } from './cluster.js';
 import { EventQueue, type QueuedEvent } from './events.js';
-import { MESH_CONFIGMAP, MESH_NAMESPACE, UPGRADE_KEYS } from '@kubeplane/sdk';
+import { MESH_BUNDLE_KEY, MESH_BUNDLE_SIGNATURE_KEY, MESH_CONFIGMAP, MESH_NAMESPACE, MESH_SIGNING_PUBLIC_KEY_PATH, verifyMeshBundle, type UpgradeInstruction } from '@kubeplane/sdk';
 import { obj, type KubeObject } from './store.js';
 import { upgradeApplyErrors, upgradeNodeErrors } from './kubeadm-rules.js';
 import { KUBE_TIMINGS } from './timings.js';
@@ -83,6 +83,8 @@ interface Kubelet {
   discoveryDeadline?: number;
   /** The version an in-place upgrade of this node is under way to (from the mesh ConfigMap). */
   upgrading?: string;
+  /** The serial of the last mesh bundle its sync agent accepted (it refuses lower ones). */
+  meshSerial?: number;
   /** A fault: the kubelet stopped posting status while its machine runs (hangKubelet). */
   hung?: boolean;
   /** kubeadm init attempts that found no load balancer able to reach this control plane yet. */
@@ -133,6 +135,7 @@ export interface KubeletSnapshot {
   cluster?: number;
   discoveryDeadline?: number;
   upgrading?: string;
+  meshSerial?: number;
   hung?: boolean;
   initAttempts?: number;
 }
@@ -311,28 +314,46 @@ export class KubeletSimulation {
   }
 
   /**
-   * The nodes' sync agents read `upgrade-nodes`, `upgrade-version` and `upgrade-mode` from the mesh ConfigMap (as
-   * renderMeshSyncScript does): a node named there upgrades in place, within a timer period plus the upgrade itself.
+   * The nodes' sync agents act only on the signed mesh bundle (as renderMeshSyncScript does): each verifies it with the
+   * public key from its own user-data and refuses a serial below the last it applied. A node named in its upgrade
+   * instruction upgrades in place, within a timer period plus the upgrade itself.
    */
   #noticeUpgrades(now: number): void {
     for (const cluster of new Set(this.clusters.values())) {
       if (cluster.managed) continue;
       const data = obj(cluster.api.store.get('configmaps', MESH_NAMESPACE, MESH_CONFIGMAP)?.['data']) ?? {};
-      const written = data[UPGRADE_KEYS.version];
-      const version = typeof written === 'string' ? written : '';
-      const nodes = new Set(String(data[UPGRADE_KEYS.nodes] ?? '').split(/\s+/).filter(Boolean));
-      if (!version || nodes.size === 0) continue;
       for (const k of this.#kubelets.values()) {
         const node = k.status.node;
-        if (!k.alive || k.cluster !== cluster || !node || !nodes.has(node) || k.upgrading === version) continue;
+        if (!k.alive || k.cluster !== cluster || !node) continue;
+        const upgrade = this.#verifiedUpgrade(k, data, now);
+        if (!upgrade || !upgrade.nodes.includes(node) || k.upgrading === upgrade.version) continue;
+        const version = upgrade.version;
         if (k.status.state !== 'ready' && k.status.state !== 'registered') continue;
         const current = obj(obj(cluster.api.store.get('nodes', undefined, node)?.['status'])?.['nodeInfo'])?.['kubeletVersion'];
         if (current === `v${version}`) continue;
         k.upgrading = version;
-        this.#log(k, now, `kubeplane-mesh-sync: upgrading in place to v${version} (kubeadm upgrade ${String(data[UPGRADE_KEYS.mode] ?? 'node')})`);
-        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, { kind: 'upgraded', kubelet: k, cluster, version, mode: String(data[UPGRADE_KEYS.mode] ?? 'node') });
+        this.#log(k, now, `kubeplane-mesh-sync: upgrading in place to v${version} (kubeadm upgrade ${upgrade.mode})`);
+        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, { kind: 'upgraded', kubelet: k, cluster, version, mode: upgrade.mode });
       }
     }
+  }
+
+  /** Each bundle is checked once per node; a refusal is logged once, as the agent's journal would show it. */
+  readonly #meshChecked = new WeakMap<Kubelet, { signed: string; upgrade?: UpgradeInstruction }>();
+  #verifiedUpgrade(k: Kubelet, data: Record<string, unknown>, now: number): UpgradeInstruction | undefined {
+    const signature = String(data[MESH_BUNDLE_SIGNATURE_KEY] ?? '');
+    const signed = `${String(data[MESH_BUNDLE_KEY] ?? '')} ${signature}`;
+    const seen = this.#meshChecked.get(k);
+    if (seen?.signed === signed) return seen.upgrade;
+    const check = verifyMeshBundle(data, k.config?.files.get(MESH_SIGNING_PUBLIC_KEY_PATH) ?? '', k.meshSerial ?? 0);
+    if (!check.ok) {
+      this.#meshChecked.set(k, { signed });
+      if (signature || k.meshSerial !== undefined) this.#log(k, now, `kubeplane-mesh-sync: refused the mesh bundle: ${check.reason}; nothing changed`);
+      return undefined;
+    }
+    k.meshSerial = check.bundle.serial;
+    this.#meshChecked.set(k, { signed, ...(check.bundle.upgrade ? { upgrade: check.bundle.upgrade } : {}) });
+    return check.bundle.upgrade;
   }
 
   /** kubeadm's own checks, then the new kubelet: `apply` upgrades the control plane (one minor at most), `node` follows it. */
@@ -834,6 +855,7 @@ export class KubeletSimulation {
         ...(k.cluster ? { cluster: cl(k.cluster) } : {}),
         ...(k.discoveryDeadline !== undefined ? { discoveryDeadline: k.discoveryDeadline } : {}),
         ...(k.upgrading !== undefined ? { upgrading: k.upgrading } : {}),
+        ...(k.meshSerial !== undefined ? { meshSerial: k.meshSerial } : {}),
         ...(k.hung !== undefined ? { hung: k.hung } : {}),
         ...(k.initAttempts !== undefined ? { initAttempts: k.initAttempts } : {}),
       })),
@@ -871,6 +893,7 @@ export class KubeletSimulation {
         ...(x.configured ? { config: readBootConfig(vm.userData) } : {}),
         ...(x.discoveryDeadline !== undefined ? { discoveryDeadline: x.discoveryDeadline } : {}),
         ...(x.upgrading !== undefined ? { upgrading: x.upgrading } : {}),
+        ...(x.meshSerial !== undefined ? { meshSerial: x.meshSerial } : {}),
         ...(x.hung !== undefined ? { hung: x.hung } : {}),
         ...(x.initAttempts !== undefined ? { initAttempts: x.initAttempts } : {}),
       };

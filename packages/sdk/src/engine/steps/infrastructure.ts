@@ -2,6 +2,7 @@
 // provider region it uses, then its machines with their rendered user-data, until every machine runs.
 import { KubeplaneError } from '../../errors.js';
 import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
+import { generateMeshSigningKeyPair } from '../../bootstrap/mesh-bundle.js';
 import { Redacted } from '../../redacted.js';
 import { renderNode } from '../../bootstrap/render.js';
 import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
@@ -56,6 +57,11 @@ export const prepare: StepDefinition = {
     // Per-node keys for nodes added since the keys were made.
     let changed = stored === null;
     const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
+    // Keys stored before mesh bundles were signed lack the signing key; it is made once and kept with the rest.
+    if (!(withNodes as Partial<ClusterKeys>).meshSigning) {
+      withNodes.meshSigning = generateMeshSigningKeyPair();
+      changed = true;
+    }
     for (const { node } of nodes) {
       if (node.role === 'control' && !withNodes.apiServer[node.name]) {
         withNodes.apiServer[node.name] = await generateEcKeyPair();

@@ -1,8 +1,11 @@
 // Kubernetes phase: wait until the API answers and every node has joined (nodes bootstrap themselves),
 // patch labels and taints, publish the WireGuard membership, and remove nodes that are no longer wanted —
 // one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
+import { X509Certificate, createPublicKey } from 'node:crypto';
 import { KubeplaneError } from '../../errors.js';
-import { lbConfigKey, meshPeers, renderMeshPeerList, MESH_CONFIGMAP, MESH_NAMESPACE, UPGRADE_KEYS } from '../../bootstrap/wireguard-mesh.js';
+import { meshPeers, MESH_CONFIGMAP, MESH_NAMESPACE } from '../../bootstrap/wireguard-mesh.js';
+import { serializeMeshBundle, signMeshBundle, verifyMeshBundle, type MeshBundle, type UpgradeInstruction } from '../../bootstrap/mesh-bundle.js';
+import { issueMeshReaderCertificate, type ClusterKeys, type PemKeyPair } from '../../bootstrap/pki.js';
 import { kubernetesPackageVersion, resolveVersions } from '../../bootstrap/versions.js';
 import { renderNginxConfig } from '../../bootstrap/lb-nginx.js';
 import type { Taint } from '../../manifest/schema.js';
@@ -133,21 +136,80 @@ export const mesh: StepDefinition = {
   timeoutMessage: (r) => `the WireGuard membership of ${r.name} could not be published`,
   async run(ctx) {
     const cluster = bootstrapView(ctx.record);
-    const wg = await ctx.secrets.wireguard();
-    const keys = Object.fromEntries(Object.entries(wg).map(([n, pair]) => [n, pair.publicKey]));
-    // The peer list, and each load balancer's nginx configuration with its targets' current addresses: the
-    // nodes' sync agents apply both within a minute, so scaled pools reach the load balancers without a login.
-    const data: Record<string, string> = { peers: renderMeshPeerList(meshPeers(cluster, keys)) };
-    for (const lb of cluster.loadBalancers) data[lbConfigKey(lb.name)] = renderNginxConfig(cluster, lb);
-    const k8s = await api(ctx);
-    const current = await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP);
-    // An upgrade under way keeps its instructions (the upgrade step owns those keys).
-    for (const key of Object.values(UPGRADE_KEYS)) if (current?.[key] !== undefined) data[key] = current[key];
-    if (current && stableJson(current) === stableJson(data)) return next('WireGuard membership and load-balancer targets unchanged');
-    await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, data, { 'app.kubernetes.io/managed-by': 'kubeplane' });
+    // An upgrade under way keeps its instruction (the upgrade step owns it).
+    const written = await publishMesh(ctx, await api(ctx), 'keep');
+    if (!written) return next('WireGuard membership and load-balancer targets unchanged');
     return next(`published ${cluster.nodes.length} WireGuard peers${cluster.loadBalancers.length ? ` and ${cluster.loadBalancers.length} load-balancer configuration(s)` : ''}; nodes apply them within a minute`);
   },
 };
+
+/** A mesh-reader certificate is issued afresh when it has less than this left (it is valid for 365 days). */
+export const MESH_READER_RENEW_BEFORE_DAYS = 60;
+
+/** The bundle the nodes follow now, if the ConfigMap holds one signed with the cluster's key (anything else is ignored, as the nodes ignore it). */
+async function currentMesh(k8s: KubernetesApi, keys: ClusterKeys): Promise<MeshBundle | undefined> {
+  const check = verifyMeshBundle((await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP)) ?? undefined, keys.meshSigning.publicKeyPem);
+  return check.ok ? check.bundle : undefined;
+}
+
+async function meshKeys(ctx: StepContext): Promise<ClusterKeys> {
+  const keys = await ctx.secrets.keys();
+  if (!keys?.meshSigning) throw new KubeplaneError('invalid', `cluster ${ctx.record.name} has no mesh signing key; the prepare step did not run`);
+  return keys;
+}
+
+/** The certificate still serves if it is for `key`, from the cluster CA, and has the renewal margin left. */
+function certificateServes(pem: string | undefined, key: PemKeyPair, caPem: string, now: number): pem is string {
+  if (!pem) return false;
+  try {
+    const cert = new X509Certificate(pem);
+    const der = (k: ReturnType<typeof createPublicKey>) => k.export({ type: 'spki', format: 'der' });
+    return (
+      der(cert.publicKey).equals(der(createPublicKey(key.publicKeyPem))) &&
+      cert.verify(new X509Certificate(caPem).publicKey) &&
+      Date.parse(cert.validTo) - now >= MESH_READER_RENEW_BEFORE_DAYS * 86_400_000
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Signs and publishes everything the nodes' sync agents act on as one bundle: the peers, each load balancer's
+ * nginx.conf with its targets' current addresses, the load-balancer nodes' mesh-reader certificates (issued afresh
+ * when they have less than 60 days left) and the upgrade instruction (`keep`: the one published now). The serial goes
+ * above the published one and the ledger's, so nodes never see it go back even if the ConfigMap was lost. Writes
+ * nothing, and returns false, when only the serial would change.
+ */
+async function publishMesh(ctx: StepContext, k8s: KubernetesApi, upgrade: UpgradeInstruction | undefined | 'keep'): Promise<boolean> {
+  const keys = await meshKeys(ctx);
+  const cluster = bootstrapView(ctx.record);
+  const wg = await ctx.secrets.wireguard();
+  const current = await currentMesh(k8s, keys);
+  const pki = await ctx.secrets.pki();
+  const certificates: Record<string, string> = {};
+  for (const node of cluster.nodes.filter((n) => n.role === 'loadbalancer')) {
+    const key = keys.meshReader[node.name];
+    if (!key || !pki) continue;
+    const held = current?.meshReaderCertificates[node.name];
+    certificates[node.name] = certificateServes(held, key, pki.public.clusterCaCertificate, ctx.now)
+      ? held
+      : (await issueMeshReaderCertificate(pki, node, key, { random: ctx.random, now: new Date(ctx.now) })).certificatePem;
+  }
+  const instruction = upgrade === 'keep' ? current?.upgrade : upgrade;
+  const bundle: MeshBundle = {
+    serial: Math.max(current?.serial ?? 0, ctx.record.ledger.meshSerial ?? 0) + 1,
+    peers: meshPeers(cluster, Object.fromEntries(Object.entries(wg).map(([n, pair]) => [n, pair.publicKey]))),
+    ...(instruction ? { upgrade: instruction } : {}),
+    loadBalancers: Object.fromEntries(cluster.loadBalancers.map((lb) => [lb.name, renderNginxConfig(cluster, lb)])),
+    meshReaderCertificates: certificates,
+  };
+  const content = (b: MeshBundle) => serializeMeshBundle({ ...b, serial: 1 });
+  if (current && content(current) === content(bundle)) return false;
+  await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, signMeshBundle(bundle, keys.meshSigning.privateKeyPem), { 'app.kubernetes.io/managed-by': 'kubeplane' });
+  ctx.record.ledger.meshSerial = bundle.serial;
+  return true;
+}
 
 /**
  * Kubernetes version upgrades in place, as kubeadm wants them: control planes first, one at a time (the first with
@@ -165,28 +227,28 @@ export const upgrade: StepDefinition = {
     const target = `v${spec.version.major}.${spec.version.minor}.${spec.version.patch}`;
     const k8s = await api(ctx);
     const nodes = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
-    const config = (await k8s.getConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP)) ?? {};
+    const published = (await currentMesh(k8s, await meshKeys(ctx)))?.upgrade;
     const members = poolMembers(ctx).flatMap(({ nodes: ns }) => ns);
     const control = members.filter((n) => n.role === 'control').map((n) => n.name);
     const workers = members.filter((n) => n.role !== 'control').map((n) => n.name);
     const behind = (name: string) => nodes.get(name)?.kubeletVersion !== target;
-    const named = (config[UPGRADE_KEYS.nodes] ?? '').split(/\s+/).filter(Boolean);
+    const named = published?.nodes ?? [];
     const uncordon = async (names: string[]) => {
       for (const n of names) if (nodes.get(n)?.unschedulable) await k8s.patchNode(n, { unschedulable: false });
     };
-    if (named.length > 0 && config[UPGRADE_KEYS.version] === target.slice(1)) {
+    if (named.length > 0 && published?.version === target.slice(1)) {
       // A batch is under way: wait for it, then uncordon it.
       const waiting = named.filter((n) => nodes.has(n) && (behind(n) || !nodes.get(n)?.ready));
       if (waiting.length > 0) return wait(30, `upgrading ${waiting.join(', ')} to ${target}`);
       await uncordon(named);
-      await publishUpgrade(k8s, config);
+      await publishMesh(ctx, k8s, undefined);
       ctx.record.ledger.upgradedBatches = (ctx.record.ledger.upgradedBatches ?? 0) + 1;
       return next(`upgraded ${named.join(', ')} to ${target}`, 'upgrade');
     }
     if (named.length > 0) {
       // Instructions for another version (the manifest changed mid-upgrade): withdrawn, their nodes back in service.
       await uncordon(named);
-      await publishUpgrade(k8s, config);
+      await publishMesh(ctx, k8s, undefined);
     }
     // Kubernetes does not go back: a node already past the manifest's version (an upgrade to it was under way) stays.
     const ahead = members.map((n) => n.name).filter((n) => versionAbove(nodes.get(n)?.kubeletVersion, target));
@@ -198,7 +260,7 @@ export const upgrade: StepDefinition = {
     const workerBatch = spec.upgrade.strategy === 'on-delete' ? [] : workers.filter(behind).slice(0, Math.max(1, spec.upgrade.maxSurge));
     const batch = pendingControl.length > 0 ? pendingControl.slice(0, 1) : workerBatch;
     if (batch.length === 0) {
-      if (named.length > 0) await publishUpgrade(k8s, config);
+      if (named.length > 0) await publishMesh(ctx, k8s, undefined);
       const left = workers.filter(behind).length;
       return next(left > 0 ? `the control planes run ${target}; ${left} workers keep their version until replaced (upgrade.strategy on-delete)` : members.length ? `every node runs ${target}` : 'no nodes to upgrade');
     }
@@ -208,12 +270,7 @@ export const upgrade: StepDefinition = {
     }
     // kubeadm upgrade apply once, on the first control plane to move; every other node follows it.
     const mode = pendingControl.length === control.length && pendingControl.length > 0 ? 'apply' : 'node';
-    await publishUpgrade(k8s, config, {
-      [UPGRADE_KEYS.nodes]: batch.join(' '),
-      [UPGRADE_KEYS.version]: target.slice(1),
-      [UPGRADE_KEYS.package]: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)),
-      [UPGRADE_KEYS.mode]: mode,
-    });
+    await publishMesh(ctx, k8s, { nodes: batch, version: target.slice(1), package: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)), mode });
     return wait(60, `upgrading ${batch.join(', ')} to ${target} (kubeadm upgrade ${mode}); the nodes' sync agents pick it up within a minute`);
   },
 };
@@ -225,13 +282,6 @@ function versionAbove(version: string | undefined, than: string): boolean {
   const [a = 0, b = 0, c = 0] = parse(version);
   const [x = 0, y = 0, z = 0] = parse(than);
   return a !== x ? a > x : b !== y ? b > y : c > z;
-}
-
-/** Writes the mesh ConfigMap with the given upgrade instructions in place of any earlier ones (none: cleared). */
-async function publishUpgrade(k8s: KubernetesApi, config: Record<string, string>, upgrade: Record<string, string> = {}): Promise<void> {
-  const keys = new Set<string>(Object.values(UPGRADE_KEYS));
-  const rest = Object.fromEntries(Object.entries(config).filter(([k]) => !keys.has(k)));
-  await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, { ...rest, ...upgrade }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
 }
 
 export const removeNodes: StepDefinition = {
