@@ -15,7 +15,7 @@ const common = {
   verbose: { type: 'boolean', short: 'v' },
 } as const;
 
-export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox] [--state-dir DIR] [--json] [-v]';
+export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns]] [--state-dir DIR] [--json] [-v]';
 export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
 export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR]';
@@ -27,10 +27,11 @@ async function readManifests(file: string, io: CliIo): Promise<Manifest[] | numb
   return result.ok ? result.manifests : 1;
 }
 
-async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; 'state-dir'?: string }, write: boolean, command: string, fn: (rt: LocalRuntime) => Promise<T>): Promise<T> {
+async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string }, write: boolean, command: string, fn: (rt: LocalRuntime) => Promise<T>): Promise<T> {
   const rt = await LocalRuntime.open({
     stateDir: resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR),
     sandbox: values.sandbox ?? false,
+    netns: values.netns ?? false,
     env: io.env,
     cwd: io.cwd,
     write,
@@ -55,8 +56,9 @@ async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io:
 }
 
 export async function apply(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' } } });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
+  if (values.netns && !values.sandbox) throw new UsageError('--netns boots the sandbox clouds\' machines in network namespaces; add --sandbox');
   const manifests = await readManifests(positionals[0] as string, io);
   if (typeof manifests === 'number') return manifests;
   return withRuntime(io, values, true, `apply ${positionals[0]}`, async (rt) => {
@@ -70,7 +72,15 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
         if (applied.queued.length === 0) println(io.stdout, `${m.name}: nothing to do`);
       }
     }
+    if (rt.netns && !values.json) println(io.stdout, '[sandbox] --netns: machines created now boot in network namespaces on this host for as long as this command runs; later commands continue in the simulation');
     const statuses = await runToEnd(rt, kp, manifests.map((m) => m.name), io, values.json ?? false, values.verbose ?? false);
+    if (rt.netns) {
+      await rt.netns.pass(150_000);
+      for (const r of await rt.netns.handshakes()) {
+        if (!values.json) println(io.stdout, `[sandbox] cluster ${r.cluster}: overlay handshakes: ${r.handshook}/${r.expected}${r.missing.length ? ` (missing: ${r.missing.map(([a, b]) => `${a}–${b}`).join(', ')})` : ''}`);
+      }
+      for (const problem of rt.netns.problems()) println(io.stderr, `[sandbox] ${problem}`);
+    }
     return finish(io, statuses, values.json ?? false, rt.sandbox !== undefined, rt.clock.now() - started);
   });
 }
