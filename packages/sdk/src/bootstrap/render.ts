@@ -3,7 +3,9 @@
 import { Redacted } from '../redacted.js';
 import { BOOTSTRAP_SCRIPT_PATH, renderBootstrapScript, STAGING_DIR, type NodeMode } from './bootstrap-script.js';
 import type { BootstrapCluster, BootstrapLoadBalancer, BootstrapNode, BootstrapVersions, BootstrapNodeRole } from './input.js';
+import { CERT_RENEW_SCRIPT_PATH, CERT_RENEW_SERVICE, CERT_RENEW_TIMER, renderCertRenewScript, renderCertRenewService, renderCertRenewTimer } from './cert-renewal.js';
 import { renderKubeadmConfig, splitNodeLabels } from './kubeadm.js';
+import { METADATA_POLICY_PATH, renderMetadataPolicy } from './metadata-policy.js';
 import { renderNginxConfig } from './lb-nginx.js';
 import {
   apiServerUrl,
@@ -160,7 +162,6 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
           discoveryHash: pki.public.discoveryHash,
         }),
       ),
-      file(`${STAGING_DIR}/pki/ca.crt`, '0644', pki.public.clusterCaCertificate),
     );
     if (node.role === 'control') {
       const key = keys.apiServer[node.name];
@@ -168,6 +169,7 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
       const serving = await issueApiServerCertificate(cluster, pki, node, key, options);
       const pkiDir = `${STAGING_DIR}/pki`;
       files.push(
+        file(`${pkiDir}/ca.crt`, '0644', pki.public.clusterCaCertificate),
         file(`${pkiDir}/ca.key`, '0600', pki.secret.clusterCaKey),
         file(`${pkiDir}/sa.key`, '0600', pki.secret.serviceAccountKey),
         file(`${pkiDir}/sa.pub`, '0644', pki.public.serviceAccountPublicKey),
@@ -181,7 +183,14 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
       if (pki.secret.encryptionConfiguration) {
         files.push(file(`${STAGING_DIR}/encryption-config.yaml`, '0600', pki.secret.encryptionConfiguration));
       }
-      if (mode === 'init') files.push(file(`${STAGING_DIR}/mesh.yaml`, '0644', renderMeshManifest(peers)));
+      files.push(
+        file(CERT_RENEW_SCRIPT_PATH, '0755', renderCertRenewScript()),
+        file(`/etc/systemd/system/${CERT_RENEW_SERVICE}`, '0644', renderCertRenewService()),
+        file(`/etc/systemd/system/${CERT_RENEW_TIMER}`, '0644', renderCertRenewTimer()),
+      );
+      if (mode === 'init') {
+        files.push(file(`${STAGING_DIR}/mesh.yaml`, '0644', renderMeshManifest(peers)), file(METADATA_POLICY_PATH, '0644', renderMetadataPolicy()));
+      }
     }
   }
   files.push(file(BOOTSTRAP_SCRIPT_PATH, '0700', renderBootstrapScript({ cluster, node, mode, versions })));
