@@ -84,13 +84,14 @@ import {
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
+  USER_DATA_RULES,
 } from '@kubeplane/sdk';
 import { toKubeplaneError } from './errors.js';
 import { Route53Dns } from './route53-dns.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 
-const USER_DATA_LIMIT = 16 * 1024;
+const USER_DATA_LIMIT = USER_DATA_RULES['aws']?.limit ?? 16_384;
 const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
 
 export interface AwsCredentials {

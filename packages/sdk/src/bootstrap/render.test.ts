@@ -548,3 +548,32 @@ describe('what each node does at boot', () => {
     expect(probe(kubeconfig)).toBe('renew');
   });
 });
+
+describe('a control plane on Hetzner, whose API takes user-data only as text', () => {
+  it('gets text user-data within 32 KiB, its larger files gzip+base64 inside write_files, which cloud-init accepts', async () => {
+    requireTool('cloud-init', 'cloud-init');
+    const base = context();
+    const cluster: BootstrapCluster = { ...base.cluster, nodes: base.cluster.nodes.map((n) => (n.role === 'control' ? { ...n, provider: 'hetzner', behindNat: false } : n)) };
+    const result = await renderCluster({ ...base, cluster });
+    const init = result.nodes.find((n) => n.mode === 'init')!;
+    expect(init.provider).toBe('hetzner');
+    expect(init.userData.encoding).toBe('gzip-files');
+    expect(init.userData.compressed).toBe(false);
+    expect(init.userData.size).toBeLessThanOrEqual(32_768);
+    expect(init.userData.uncompressedSize).toBeGreaterThan(32_768);
+    const text = Buffer.from(init.userData.bytes.reveal()).toString('utf8');
+    expect(text).toBe(init.cloudConfig.reveal());
+    expect(text.startsWith('#cloud-config\n')).toBe(true);
+    const path = join(work, 'hetzner-cp.user-data');
+    writeFileSync(path, text);
+    const schema = run('cloud-init', ['schema', '--config-file', path]);
+    expect(schema.status, schema.stdout + schema.stderr).toBe(0);
+    // What cloud-init writes is byte for byte what the node was rendered with.
+    const doc = (await import('yaml')).parse(text) as { write_files: Array<{ path: string; encoding?: string; content: string }> };
+    for (const f of init.files) {
+      const written = doc.write_files.find((w) => w.path === f.path)!;
+      const content = written.encoding === 'gz+b64' ? gunzipSync(Buffer.from(written.content, 'base64')).toString('utf8') : written.content;
+      expect(content, f.path).toBe(f.content.reveal());
+    }
+  });
+});

@@ -17,7 +17,7 @@ import {
   type ClusterPki,
 } from './pki.js';
 import type { RandomSource } from './random.js';
-import { packUserData, renderCloudConfig, type NodeFile, type PackedUserData } from './user-data.js';
+import { COMPRESS_FILES_OVER, packUserData, renderCloudConfig, type NodeFile, type PackedUserData } from './user-data.js';
 import { assertValidBootstrapCluster } from './validate.js';
 import { resolveVersions } from './versions.js';
 import type { WireguardKeyPair } from './wireguard-keys.js';
@@ -60,7 +60,7 @@ export interface RenderedNode {
   mode: NodeMode;
   provider: string;
   files: NodeFile[];
-  /** The #cloud-config text before packing (what `cloud-init schema` checks). */
+  /** The #cloud-config text the user-data carries, before any gzip of the whole (what `cloud-init schema` checks). */
   cloudConfig: Redacted<string>;
   userData: PackedUserData;
   /** Labels a kubelet may not set on itself; the engine patches them after the node joins. */
@@ -209,11 +209,12 @@ export async function renderNode(input: RenderNodeInput): Promise<RenderedNode> 
   const peers = meshPeers(input.cluster, publicKeys(input));
   const files = await nodeFiles(input, node, peers);
   const mode = nodeMode(input, node);
-  const cloudConfig = renderCloudConfig({
+  const configInput = {
     hostname: node.name,
     comment: `kubeplane node ${node.name} (${mode}) of cluster ${input.cluster.name} [${input.cluster.clusterId}]`,
     files,
-  });
+  };
+  const userData = packUserData(renderCloudConfig(configInput), node.provider, node.name, () => renderCloudConfig({ ...configInput, compressFilesOver: COMPRESS_FILES_OVER }));
   const wg = input.wireguardKeys[node.name];
   return {
     name: node.name,
@@ -221,8 +222,8 @@ export async function renderNode(input: RenderNodeInput): Promise<RenderedNode> 
     mode,
     provider: node.provider,
     files,
-    cloudConfig,
-    userData: packUserData(cloudConfig, node.provider, node.name),
+    cloudConfig: userData.text,
+    userData,
     deferredLabels: node.role === 'loadbalancer' ? {} : splitNodeLabels(node).deferred,
     wireguardPublicKey: wg?.publicKey ?? '',
   };
