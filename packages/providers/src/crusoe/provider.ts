@@ -95,7 +95,7 @@ export function poolOf(name: string, clusterId: string): string {
 
 export class CrusoeProvider implements Provider {
   readonly name = PROVIDER;
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false };
+  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false, networkWideFirewalls: true };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
   readonly managedKubernetes: ManagedKubernetesApi;
