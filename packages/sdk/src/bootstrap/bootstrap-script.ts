@@ -261,6 +261,8 @@ export function renderBootstrapScript(input: BootstrapScriptInput): string {
       ['API_PORT', String(cluster.apiEndpoint.port)],
       ['CILIUM_VERSION', versions.cilium],
       ['CILIUM_CLI_VERSION', versions.ciliumCli],
+      // Cilium's Helm value `MTU` (Documentation/helm-values.rst: "the underlying network MTU", set on cilium_vxlan,
+      // cilium_host and lxc_health): its underlying network is wg0, so the WireGuard MTU; Cilium subtracts VXLAN's.
       ['OVERLAY_MTU', String(WIREGUARD_MTU)],
     );
   }
