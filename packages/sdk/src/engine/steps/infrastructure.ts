@@ -154,7 +154,7 @@ async function ensureFirewalls(ctx: StepContext, providerName: string, region: s
   const provider = await ctx.provider(providerName, region);
   if (!provider.network) return null;
   const key = regionKey(providerName, region);
-  const networkName_ = networkName(spec.id, region);
+  const netName = networkName(spec.id, region);
   const perRole = !provider.capabilities.networkWideFirewalls && !isManaged(spec);
   const byRole = firewallRulesByRole(spec, nodeSources);
   const wanted: Array<{ role?: FirewallRole; rules: FirewallRule[] }> = perRole
@@ -162,7 +162,7 @@ async function ensureFirewalls(ctx: StepContext, providerName: string, region: s
     : [{ rules: firewallRules(spec, nodeSources) }];
   for (const { role, rules } of wanted) {
     const name = firewallName(spec.id, region, role);
-    const fw = await provider.network.ensureFirewall({ name, clusterId: spec.id, region, networkName: networkName_, rules });
+    const fw = await provider.network.ensureFirewall({ name, clusterId: spec.id, region, networkName: netName, rules });
     if (isPending(fw)) return waitFor(fw, `firewall ${name}`, ctx);
     const ledgerKey = firewallKey(key, role);
     if (!ledger.firewalls[ledgerKey]) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: providerName });
