@@ -1,5 +1,6 @@
 // Infrastructure phase: the cluster's keys, its networks, firewalls, SSH keys and API address in every
 // provider region it uses, then its machines with their rendered user-data, until every machine runs.
+import { createHash } from 'node:crypto';
 import { KubeplaneError } from '../../errors.js';
 import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
 import { Redacted } from '../../redacted.js';
@@ -144,6 +145,9 @@ export const networks: StepDefinition = {
   },
 };
 
+/** How long a firewall converged with the same rules is taken as converged (the networks step's deadline). */
+const FIREWALL_RECHECK_MS = 30 * 60_000;
+
 /**
  * Brings the firewalls of one provider region to the rules of now: one per role with machines there, or one for
  * the whole region where the cloud's rules are network-wide (and for managed clusters, whose nodes share one set).
@@ -162,11 +166,17 @@ async function ensureFirewalls(ctx: StepContext, providerName: string, region: s
     : [{ rules: firewallRules(spec, nodeSources) }];
   for (const { role, rules } of wanted) {
     const name = firewallName(spec.id, region, role);
+    const ledgerKey = firewallKey(key, role);
+    const rulesHash = createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 32);
+    const known = ledger.firewalls[ledgerKey];
+    // Converged with these very rules within the step's window: a step resumed after a throttle or a fault does not
+    // spend calls on it again (each region's firewalls would otherwise be redone on every attempt). Later applies
+    // converge it again, correcting any drift.
+    if (known?.rulesHash === rulesHash && known.checkedAt !== undefined && ctx.now - known.checkedAt < FIREWALL_RECHECK_MS) continue;
     const fw = await provider.network.ensureFirewall({ name, clusterId: spec.id, region, networkName: netName, rules });
     if (isPending(fw)) return waitFor(fw, `firewall ${name}`, ctx);
-    const ledgerKey = firewallKey(key, role);
-    if (!ledger.firewalls[ledgerKey]) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: providerName });
-    ledger.firewalls[ledgerKey] = { name: fw.value.name, id: fw.value.id };
+    if (!known) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: providerName });
+    ledger.firewalls[ledgerKey] = { name: fw.value.name, id: fw.value.id, rulesHash, checkedAt: ctx.now };
   }
   return null;
 }
