@@ -1,10 +1,4 @@
 #!/bin/sh
-# kubeplane mesh sync: applies the engine's signed mesh bundle (ConfigMap kube-system/kubeplane-mesh) as root, so it
-# first verifies the signature with the key from user-data, refuses a serial below the last applied (a replay) and
-# checks every line; it changes nothing unless all of it passes. Then: WireGuard peers (wg syncconf and wg0.conf,
-# kept at reboot); on a load balancer its nginx.conf (nginx -t) and a renewed mesh-reader certificate (if it chains to
-# the cluster CA and is for this node's key); elsewhere an in-place upgrade that names this node.
-# Usage: kubeplane-mesh-sync KUBECONFIG nat|direct [LOAD_BALANCER]   (KUBEPLANE_NODE: this node's name)
 set -eu
 export LC_ALL=C
 
@@ -13,7 +7,6 @@ self_nat="${2:-direct}"
 load_balancer="${3:-}"
 node="${KUBEPLANE_NODE:-}"
 interface=wg0
-# Tests run the agent against a scratch root; on a node it is /.
 root="${KUBEPLANE_MESH_ROOT:-}"
 wg_conf="$root/etc/wireguard/wg0.conf"
 signing_key="$root/etc/kubeplane/mesh-signing.pub"
@@ -26,7 +19,6 @@ refuse() {
   echo "kubeplane-mesh-sync: refused the mesh bundle: $*; nothing changed" >&2
   exit 1
 }
-# Replaces a file in one step (a reader sees the old or the new one), with the given mode.
 replace() {
   cp "$1" "$2.kubeplane-new"
   chmod "$3" "$2.kubeplane-new"
@@ -44,7 +36,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bundle="$work/bundle"
 
-# One read, so the signature is checked against the bundle read with it.
 kubectl --kubeconfig "$kubeconfig" --request-timeout=20s -n kube-system get configmap kubeplane-mesh \
   -o 'jsonpath={.data.bundle}{"\n"}{.data.bundle\.sig}{"\n"}' >"$work/configmap"
 sed -n 1p "$work/configmap" | base64 -d >"$bundle" 2>/dev/null || refuse "the bundle is not base64"
@@ -56,7 +47,6 @@ fi
 openssl pkeyutl -verify -pubin -inkey "$signing_key" -rawin -in "$bundle" -sigfile "$work/signature" >/dev/null 2>&1 \
   || refuse "its signature does not verify with $signing_key"
 
-# Every line one the engine writes, then what a pattern cannot say.
 [ "$(head -n 1 "$bundle")" = 'kubeplane-mesh 1' ] || refuse "it does not start with kubeplane-mesh 1"
 stray=$(grep -Evx -e 'kubeplane-mesh 1' -e 'serial [1-9][0-9]{0,14}' \
   -e 'peer [a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)* [A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]= (25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3} (((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])|-) (nat|direct)' \
@@ -89,7 +79,6 @@ last=$(cat "$serial_file" 2>/dev/null || true)
 case "$last" in '' | *[!0-9]*) last=0 ;; esac
 [ "$serial" -ge "$last" ] || refuse "its serial $serial is below the last applied ($last): a replay"
 
-# The node's own [Interface] (address, port, MTU, private key) stays as user-data wrote it.
 sed -n '/^\[Peer\]/q;/^$/!p' "$wg_conf" >"$work/interface"
 grep -q '^PrivateKey' "$work/interface" || refuse "$wg_conf has no [Interface] with a PrivateKey"
 self_key=$(wg show "$interface" public-key)
@@ -101,7 +90,6 @@ grep '^peer ' "$bundle" | while read -r _ name key ip endpoint nat; do
   if [ "$endpoint" != - ]; then
     printf 'Endpoint = %s\n' "$endpoint"
   fi
-  # The side that knows the endpoint speaks first, so the pair handshakes at once; NAT needs it too.
   if [ "$endpoint" != - ] || [ "$self_nat" = nat ] || [ "$nat" = nat ]; then
     printf 'PersistentKeepalive = 25\n'
   fi
@@ -132,7 +120,6 @@ if [ -n "$load_balancer" ]; then
   fi
 fi
 
-# Everything checked: apply it, and no older bundle from now on.
 mkdir -p "${serial_file%/*}"
 printf '%s\n' "$serial" >"$work/serial"
 replace "$work/serial" "$serial_file" 0644
@@ -151,12 +138,9 @@ if [ -n "${new_certificate:-}" ]; then
   log "installed the renewed mesh-reader certificate of $node"
 fi
 
-# In-place upgrade of a node the engine names (drained): kubeadm of the new version from that minor's repository,
-# kubeadm upgrade apply (first control plane) or node, then kubelet and kubectl. The engine waits for the new version.
 if [ -z "$load_balancer" ] && [ -n "$node" ] && [ -n "$upgrade_version" ]; then
   case " $upgrade_nodes " in
     *" $node "*)
-      # What the running kubelet reports: a run cut short before the restart is finished.
       reported=$(kubectl --kubeconfig "$kubeconfig" --request-timeout=20s get node "$node" \
         -o 'jsonpath={.status.nodeInfo.kubeletVersion}')
       installed=$(kubelet --version | awk '{print $2}')
@@ -166,7 +150,6 @@ if [ -z "$load_balancer" ] && [ -n "$node" ] && [ -n "$upgrade_version" ]; then
         systemctl restart kubelet
         log "restarted the kubelet at v$upgrade_version"
       elif [ "$(printf '%s\n' "$installed" "v$upgrade_version" | sort -V | tail -n 1)" = "$installed" ]; then
-        # A node made after the instruction (its name reused) runs newer: Kubernetes does not go back.
         log "not upgrading to v$upgrade_version: the kubelet here is newer ($installed)"
       else
         minor=$(printf '%s' "$upgrade_version" | cut -d. -f1,2)

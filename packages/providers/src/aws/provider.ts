@@ -84,13 +84,15 @@ import {
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
+  USER_DATA_RULES,
 } from '@kubeplane/sdk';
 import { toKubeplaneError } from './errors.js';
 import { Route53Dns } from './route53-dns.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 
-const USER_DATA_LIMIT = 16 * 1024;
+const USER_DATA_LIMIT = USER_DATA_RULES['aws']?.limit ?? 16_384;
+export const INSTANCE_METADATA_OPTIONS = { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } as const;
 const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
 
 export interface AwsCredentials {
@@ -380,6 +382,9 @@ export class AwsProvider implements Provider {
         ImageId: request.image,
         InstanceType: request.serverType as never,
         UserData: Buffer.from(request.userData).toString('base64'),
+        // IMDSv2 only, and a hop limit of 1 so that pods (one hop further, behind the node's network namespace)
+        // cannot fetch a token: control-plane user-data holds the cluster's CA keys (docs/bootstrap.md).
+        MetadataOptions: INSTANCE_METADATA_OPTIONS,
         ...(subnetId ? { SubnetId: subnetId } : {}),
         ...(groupIds.length ? { SecurityGroupIds: groupIds } : {}),
         ...(request.sshKeyName ? { KeyName: request.sshKeyName } : {}),

@@ -32,6 +32,7 @@ import {
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
+  USER_DATA_RULES,
 } from '@kubeplane/sdk';
 import { CRUSOE_RATE_LIMIT, CrusoeClient, operationError } from './client.js';
 import { CrusoeManagedKubernetes } from './managed.js';
@@ -94,7 +95,7 @@ export function poolOf(name: string, clusterId: string): string {
 
 export class CrusoeProvider implements Provider {
   readonly name = PROVIDER;
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false };
+  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false, networkWideFirewalls: true };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
   readonly managedKubernetes: ManagedKubernetesApi;
@@ -224,6 +225,10 @@ export class CrusoeProvider implements Provider {
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
     if (typeof request.userData !== 'string') {
       throw new KubeplaneError('invalid', `node ${request.name}: crusoe takes the startup script as text; send uncompressed user data`, { provider: PROVIDER, code: 'user_data_binary', resource: request.name });
+    }
+    const limit = USER_DATA_RULES['crusoe']?.limit ?? STARTUP_SCRIPT_LIMIT;
+    if (!request.userData.startsWith('#!') && Buffer.byteLength(request.userData) > limit) {
+      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; wrapped into a startup script it would exceed kubeplane's ${STARTUP_SCRIPT_LIMIT}-byte bound for Crusoe (at most ${limit} bytes of user data)`, { provider: PROVIDER, code: 'startup_script_too_large', resource: request.name });
     }
     const script = startupScript(request.userData);
     if (Buffer.byteLength(script) > STARTUP_SCRIPT_LIMIT) {

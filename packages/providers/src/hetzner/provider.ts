@@ -34,6 +34,7 @@ import {
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
+  USER_DATA_RULES,
 } from '@kubeplane/sdk';
 import { HetznerClient } from './client.js';
 import { HetznerDns } from './dns.js';
@@ -53,7 +54,7 @@ import {
 } from './schemas.js';
 
 const PROVIDER = 'hetzner';
-const USER_DATA_LIMIT = 32 * 1024;
+const USER_DATA_LIMIT = USER_DATA_RULES['hetzner']?.limit ?? 32_768;
 const CLUSTER_NODES_MARK = '[cluster-nodes]';
 
 export interface HetznerProviderOptions {
@@ -196,10 +197,10 @@ export class HetznerProvider implements Provider {
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
     if (typeof request.userData !== 'string') {
-      throw new KubeplaneError('invalid', `node ${request.name}: Hetzner takes user data as text; it was compressed to bytes, which means it is over 32 KiB before compression`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
+      throw new KubeplaneError('invalid', `node ${request.name}: Hetzner takes user data as text, not bytes (packUserData compresses only for providers whose API carries bytes)`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
     }
     if (Buffer.byteLength(request.userData) > USER_DATA_LIMIT) {
-      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; Hetzner accepts at most 32 KiB (compress it or move files to a download)`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
+      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; Hetzner accepts at most ${USER_DATA_LIMIT} bytes of text`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
     }
     const body = {
       name: request.name,

@@ -3,8 +3,10 @@
 import type { BootstrapCluster, BootstrapNode, BootstrapVersions } from './input.js';
 import type { KubeadmMode } from './kubeadm.js';
 import { controlPlaneEndpoint } from './kubeadm.js';
-import { kubernetesPackageRepository, kubernetesPackageVersion } from './versions.js';
-import { WIREGUARD_INTERFACE } from './wireguard-mesh.js';
+import { KUBERNETES_APT_KEYRING, kubernetesPackageRepository, kubernetesPackageVersion, pauseImage } from './versions.js';
+import { CERT_RENEW_TIMER } from './cert-renewal.js';
+import { METADATA_POLICY_PATH } from './metadata-policy.js';
+import { WIREGUARD_INTERFACE, WIREGUARD_MTU } from './wireguard-mesh.js';
 
 export type NodeMode = KubeadmMode | 'loadbalancer';
 
@@ -20,6 +22,21 @@ export interface BootstrapScriptInput {
   mode: NodeMode;
   versions: BootstrapVersions;
 }
+
+/**
+ * A bash function, `verify_release_key FILE FINGERPRINT`, that exits unless FILE holds exactly one primary key and
+ * its fingerprint is FINGERPRINT (a mirror's file with a second key is refused too). Exported so that every script
+ * that points apt at pkgs.k8s.io (the bootstrap, the mesh agent's upgrades) checks the key the same way.
+ */
+export const KUBERNETES_RELEASE_KEY_CHECK = `verify_release_key() {
+  local file=$1 want=$2 primaries
+  # --with-colons: a "pub" record per primary key, each followed by its "fpr" record (field 10); subkeys are "sub".
+  primaries=$(gpg --batch --show-keys --with-colons "$file" | awk -F: '$1 == "pub" { p = 1; next } p && $1 == "fpr" { print $10; p = 0 }')
+  if [ "$primaries" != "$want" ]; then
+    echo "refusing the package signing key in $file: expected only $want, found: \${primaries:-none}" >&2
+    exit 1
+  fi
+}`;
 
 const HEADER = `set -euo pipefail
 
@@ -52,11 +69,13 @@ prepare_host() {
   sysctl --system >/dev/null
 }
 
+${KUBERNETES_RELEASE_KEY_CHECK}
 add_kubernetes_repository() {
   install -d -m 0755 /etc/apt/keyrings
   retry 10 15 curl -fsSL -o /tmp/kubernetes-release.key "\${K8S_REPO}Release.key"
-  gpg --batch --yes --dearmor -o /etc/apt/keyrings/kubernetes-apt-keyring.gpg /tmp/kubernetes-release.key
-  echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] \${K8S_REPO} /" >/etc/apt/sources.list.d/kubernetes.list
+  verify_release_key /tmp/kubernetes-release.key "\${K8S_KEY_FINGERPRINT}"
+  gpg --batch --yes --dearmor -o ${KUBERNETES_APT_KEYRING} /tmp/kubernetes-release.key
+  echo "deb [signed-by=${KUBERNETES_APT_KEYRING}] \${K8S_REPO} /" >/etc/apt/sources.list.d/kubernetes.list
   retry 10 15 apt-get update -q
 }
 
@@ -73,13 +92,12 @@ start_overlay() {
 `;
 
 function kubernetesSection(mode: NodeMode): string {
+  // A worker places nothing: kubeadm's join preflight (RunJoinNodeChecks, cmd/kubeadm/app/preflight/checks.go) has
+  // FileAvailableCheck{CACertPath} for non-control-plane nodes and fails if /etc/kubernetes/pki/ca.crt exists;
+  // discovery writes it from cluster-info once the CA's public-key hash matches.
   const certs =
     mode === 'join'
-      ? `place_certificates() {
-  install -d -m 0755 /etc/kubernetes/pki
-  install -m 0644 ${STAGING_DIR}/pki/ca.crt /etc/kubernetes/pki/ca.crt
-}
-`
+      ? ''
       : `place_certificates() {
   # The shared CA keys and this node's serving certificate; kubeadm issues every other certificate from them.
   install -d -m 0755 /etc/kubernetes/pki /etc/kubernetes/pki/etcd
@@ -118,7 +136,8 @@ install_cilium() {
     --set k8sServicePort="\${API_PORT}" \\
     --set ipam.mode=kubernetes \\
     --set routingMode=tunnel \\
-    --set tunnelProtocol=vxlan
+    --set tunnelProtocol=vxlan \\
+    --set MTU="\${OVERLAY_MTU}"
 }
 
 after_init() {
@@ -126,6 +145,8 @@ after_init() {
   log "publishing the mesh peer list and its RBAC"
   retry 30 10 kubectl apply -f ${STAGING_DIR}/mesh.yaml
   install_cilium
+  log "denying pods the instance metadata address"
+  retry 30 10 kubectl apply -f ${METADATA_POLICY_PATH}
 }
 `
       : '';
@@ -148,14 +169,19 @@ configure_containerd() {
     log "containerd's default config has no SystemdCgroup switch; refusing to run the kubelet with cgroupfs"
     exit 1
   fi
+  # The sandbox (pause) image kubeadm of this minor expects, not containerd's built-in default.
+  sed -i -E "s|^([[:space:]]*)sandbox_image = .*|\\1sandbox_image = \\"\${PAUSE_IMAGE}\\"|" /etc/containerd/config.toml
+  if ! grep -q "sandbox_image = \\"\${PAUSE_IMAGE}\\"" /etc/containerd/config.toml; then
+    log "containerd's default config has no sandbox_image setting; refusing to run with another pause image than kubeadm's"
+    exit 1
+  fi
   systemctl enable containerd
   systemctl restart containerd
 }
 
 ${certs}
 kubeadm_once() {
-  place_certificates
-  if ${kubeadmCommand} --config ${STAGING_DIR}/kubeadm.yaml${mode === 'init' ? ' --skip-token-print' : ''}; then
+${mode === 'join' ? '' : '  place_certificates\n'}  if ${kubeadmCommand} --config ${STAGING_DIR}/kubeadm.yaml${mode === 'init' ? ' --skip-token-print' : ''}; then
     return 0
   fi
   log "${kubeadmCommand} failed; resetting before the next attempt"
@@ -195,6 +221,7 @@ function mainSection(mode: NodeMode): string {
     const what = mode === 'init' ? 'initialising the control plane' : mode === 'join-control-plane' ? 'joining as a control plane' : 'joining as a worker';
     steps.push(`log "${what} through \${API_ENDPOINT}"`, 'retry 5 60 kubeadm_once');
     if (mode === 'init') steps.push('after_init');
+    if (mode !== 'join') steps.push(`systemctl enable --now ${CERT_RENEW_TIMER}`);
   }
   return `
 main() {
@@ -221,8 +248,12 @@ export function renderBootstrapScript(input: BootstrapScriptInput): string {
     ['MODE', mode],
     ['K8S_REPO', kubernetesPackageRepository(cluster.kubernetesVersion)],
     ['K8S_PACKAGE_VERSION', kubernetesPackageVersion(cluster.kubernetesVersion, versions)],
+    ['K8S_KEY_FINGERPRINT', versions.kubernetesReleaseKeyFingerprint],
   ];
-  if (mode !== 'loadbalancer') vars.push(['API_ENDPOINT', controlPlaneEndpoint(cluster)]);
+  if (!/^[0-9A-F]{40}$/.test(versions.kubernetesReleaseKeyFingerprint)) {
+    throw new Error(`kubernetesReleaseKeyFingerprint must be 40 upper-case hex digits, not ${versions.kubernetesReleaseKeyFingerprint}`);
+  }
+  if (mode !== 'loadbalancer') vars.push(['API_ENDPOINT', controlPlaneEndpoint(cluster)], ['PAUSE_IMAGE', pauseImage(cluster.kubernetesVersion)]);
   if (mode === 'init') {
     vars.push(
       ['ARCH', node.arch],
@@ -230,6 +261,9 @@ export function renderBootstrapScript(input: BootstrapScriptInput): string {
       ['API_PORT', String(cluster.apiEndpoint.port)],
       ['CILIUM_VERSION', versions.cilium],
       ['CILIUM_CLI_VERSION', versions.ciliumCli],
+      // Cilium's Helm value `MTU` (Documentation/helm-values.rst: "the underlying network MTU", set on cilium_vxlan,
+      // cilium_host and lxc_health): its underlying network is wg0, so the WireGuard MTU; Cilium subtracts VXLAN's.
+      ['OVERLAY_MTU', String(WIREGUARD_MTU)],
     );
   }
   const header = [

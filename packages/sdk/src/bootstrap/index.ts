@@ -86,9 +86,14 @@ export {
   type UpgradeInstruction,
 } from './mesh-bundle.js';
 export { LB_HEALTH_PORT, renderNginxConfig } from './lb-nginx.js';
-export { renderBootstrapScript, type BootstrapScriptInput, type NodeMode } from './bootstrap-script.js';
+export { KUBERNETES_RELEASE_KEY_CHECK, renderBootstrapScript, type BootstrapScriptInput, type NodeMode } from './bootstrap-script.js';
 export {
+  COMPRESS_FILES_OVER,
   DEFAULT_USER_DATA_LIMIT,
+  DEFAULT_USER_DATA_RULE,
+  USER_DATA_RULES,
+  userDataRule,
+  type UserDataRule,
   packUserData,
   renderCloudConfig,
   USER_DATA_LIMITS,
@@ -97,7 +102,18 @@ export {
   type NodeFile,
   type PackedUserData,
 } from './user-data.js';
-export { DEFAULT_VERSIONS, kubernetesPackageRepository, kubernetesPackageVersion, resolveVersions } from './versions.js';
+export {
+  DEFAULT_VERSIONS,
+  KUBEADM_PAUSE_VERSIONS,
+  KUBERNETES_APT_KEYRING,
+  KUBERNETES_RELEASE_KEY_FINGERPRINT,
+  kubernetesPackageRepository,
+  kubernetesPackageVersion,
+  pauseImage,
+  resolveVersions,
+} from './versions.js';
+export { METADATA_ADDRESS, METADATA_POLICY_NAME, renderMetadataPolicy } from './metadata-policy.js';
+export { CERT_RENEW_TIMER, CERT_RENEW_WINDOW_DAYS, renderCertRenewScript } from './cert-renewal.js';
 export { assertValidBootstrapCluster, bootstrapIssues, type BootstrapIssue } from './validate.js';
 export {
   nodeMode,

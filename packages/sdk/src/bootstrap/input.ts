@@ -81,4 +81,9 @@ export interface BootstrapVersions {
   ciliumCli: string;
   /** The pkgs.k8s.io Debian revision appended to the Kubernetes version (`1.31.4-1.1`). */
   kubernetesPackageRevision: string;
+  /**
+   * The fingerprint (40 hex digits) of the only key the Kubernetes package repository may be signed with; nodes
+   * refuse a `Release.key` holding any other. Pin a mirror's own key here.
+   */
+  kubernetesReleaseKeyFingerprint: string;
 }

@@ -5,7 +5,7 @@ import { Redacted } from '../redacted.js';
 import { renderBootstrapTokenSecret } from './bootstrap-token.js';
 import { generateBootstrapToken } from './pki.js';
 import { seededRandomSource, systemRandomSource } from './random.js';
-import { packUserData } from './user-data.js';
+import { packUserData, userDataRule } from './user-data.js';
 import { bootstrapIssues } from './validate.js';
 import { generateWireguardKeyPair, wireguardPublicKey } from './wireguard-keys.js';
 
@@ -54,14 +54,32 @@ describe('WireGuard keys', () => {
 });
 
 describe('user-data packing', () => {
-  it('keeps small user-data plain and gzips what does not fit', () => {
+  it('keeps small user-data plain and gzips what does not fit only where the API carries bytes (EC2)', () => {
     const small = packUserData(Redacted.of('#cloud-config\n'), 'aws', 'n');
     expect(small.compressed).toBe(false);
+    expect(small.encoding).toBe('plain');
     const text = `#cloud-config\n# ${'x'.repeat(20_000)}\n`;
     const big = packUserData(Redacted.of(text), 'aws', 'n');
     expect(big.compressed).toBe(true);
+    expect(big.encoding).toBe('gzip');
     expect(gunzipSync(Buffer.from(big.bytes.reveal())).toString()).toBe(text);
     expect(packUserData(Redacted.of(text), 'hetzner', 'n').compressed).toBe(false);
+  });
+
+  it('never hands gzip to a text-only provider: compacted files inside the text, or an invalid error naming node and limit', () => {
+    const text = `#cloud-config\n# ${'x'.repeat(40_000)}\n`;
+    for (const provider of ['hetzner', 'crusoe', 'some-new-cloud']) {
+      const limit = userDataRule(provider).limit;
+      expect(userDataRule(provider).binary, provider).toBe(false);
+      expect(() => packUserData(Redacted.of(text), provider, 'cp-1')).toThrow(new RegExp(`user-data of cp-1 is 40017 bytes, over ${provider}'s limit of ${limit} bytes`));
+      const compact = Redacted.of('#cloud-config\nwrite_files: []\n');
+      const packed = packUserData(Redacted.of(text), provider, 'cp-1', () => compact);
+      expect(packed.encoding, provider).toBe('gzip-files');
+      expect(packed.compressed).toBe(false);
+      expect(Buffer.from(packed.bytes.reveal()).toString('utf8')).toBe(compact.reveal());
+      expect(packed.text.reveal()).toBe(compact.reveal());
+      expect(packed.uncompressedSize).toBe(40_017);
+    }
   });
 
   it('fails with an invalid error naming the node when even gzip does not fit', () => {

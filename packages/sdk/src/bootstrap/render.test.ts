@@ -137,8 +137,8 @@ describe('the hybrid cluster rendered', () => {
       expect(text, node.name).toBe(node.cloudConfig.reveal());
       expect(node.userData.compressed, node.name).toBe(node.userData.uncompressedSize > limit);
     }
-    // The control planes carry the shared CA keys and need gzip on EC2; the workers do not.
-    expect(rendered.nodes.filter((n) => n.userData.compressed).map((n) => n.name)).toEqual(['aws-cp-1', 'aws-cp-2', 'aws-cp-3']);
+    // Every EC2 node is over 16 KB plain since the signed mesh agent and gzipped (EC2 carries bytes); Hetzner's never.
+    expect(rendered.nodes.filter((n) => n.userData.compressed).map((n) => n.name)).toEqual(['aws-cp-1', 'aws-cp-2', 'aws-cp-3', 'aws-worker-1']);
   });
 
   it('embeds only shell scripts that shellcheck passes', () => {
@@ -154,7 +154,8 @@ describe('the hybrid cluster rendered', () => {
         checked += 1;
       }
     }
-    expect(checked).toBe(rendered.nodes.length * 2);
+    // The bootstrap and the mesh agent everywhere, and the certificate renewal on the three control planes.
+    expect(checked).toBe(rendered.nodes.length * 2 + 3);
   });
 
   it('issues certificates that `openssl verify` accepts against their CA', () => {
@@ -321,7 +322,9 @@ describe('the hybrid cluster rendered', () => {
         writeFileSync(target, f.content.reveal(), { mode: Number.parseInt(f.permissions, 8) });
         if (f.path.startsWith('/etc/systemd/system/')) units.push(f.path);
       }
-      expect(units, node.name).toEqual(['/etc/systemd/system/kubeplane-mesh-sync.service', '/etc/systemd/system/kubeplane-mesh-sync.timer']);
+      const expected = ['/etc/systemd/system/kubeplane-mesh-sync.service', '/etc/systemd/system/kubeplane-mesh-sync.timer'];
+      if (node.role === 'control') expected.push('/etc/systemd/system/kubeplane-cert-renew.service', '/etc/systemd/system/kubeplane-cert-renew.timer');
+      expect(units.sort(), node.name).toEqual(expected.sort());
       const result = run('systemd-analyze', ['verify', `--root=${root}`, ...units]);
       expect(result.stderr, node.name).toBe('');
       expect(result.status, node.name).toBe(0);
@@ -437,5 +440,160 @@ describe('a cluster on Kubernetes 1.30 behind a reserved IP', () => {
     const path = join(work, 'v1beta3.user-data');
     writeFileSync(path, init.cloudConfig.reveal());
     expect(run('cloud-init', ['schema', '--config-file', path]).status).toBe(0);
+  });
+});
+
+/** The text of one bash function of a rendered script, to run it alone. */
+function shellFunction(script: string, name: string): string {
+  const match = new RegExp(`^${name}\\(\\) \\{\\n[\\s\\S]*?\\n\\}\\n`, 'm').exec(script);
+  if (!match) throw new Error(`the script has no function ${name}`);
+  return match[0];
+}
+
+describe('what each node does at boot', () => {
+  it('leaves /etc/kubernetes/pki/ca.crt on a worker to kubeadm discovery (join preflight refuses an existing one)', () => {
+    // kubeadm's RunJoinNodeChecks adds FileAvailableCheck{CACertPath} for a node that is not a control plane.
+    for (const node of rendered.nodes.filter((n) => n.mode === 'join')) {
+      const script = fileOf(node, '/usr/local/sbin/kubeplane-bootstrap');
+      expect(script, node.name).not.toContain('/etc/kubernetes/pki');
+      expect(script, node.name).toContain('kubeadm join --config /etc/kubeplane/kubeadm.yaml');
+      expect(node.files.map((f) => f.path).filter((p) => p.includes('/pki/')), node.name).toEqual([]);
+    }
+    for (const node of rendered.nodes.filter((n) => n.role === 'control')) {
+      expect(fileOf(node, '/usr/local/sbin/kubeplane-bootstrap'), node.name).toContain('install -m 0600 "/etc/kubeplane/pki/$f" "/etc/kubernetes/pki/$f"');
+    }
+  });
+
+  it("points containerd at the pause image kubeadm of the cluster's minor uses", () => {
+    const defaults = '[plugins."io.containerd.grpc.v1.cri"]\n    sandbox_image = "registry.k8s.io/pause:3.8"\n    selinux_category_range = 1024\n';
+    for (const node of rendered.nodes.filter((n) => n.role !== 'loadbalancer')) {
+      const script = fileOf(node, '/usr/local/sbin/kubeplane-bootstrap');
+      expect(script, node.name).toContain("readonly PAUSE_IMAGE='registry.k8s.io/pause:3.10'");
+      // Run the script's own sed on containerd 1.7's default CRI section.
+      const sed = /^\s*(sed -i -E "s\|\^\(\[\[:space:\]\]\*\)sandbox_image.*)$/m.exec(script)?.[1] ?? '';
+      expect(sed, node.name).not.toBe('');
+      const path = join(work, `${node.name}-config.toml`);
+      writeFileSync(path, defaults);
+      const result = run('bash', ['-c', `PAUSE_IMAGE='registry.k8s.io/pause:3.10'; ${sed.replace('/etc/containerd/config.toml', path)}`]);
+      expect(result.status, result.stderr).toBe(0);
+      expect(readFileSync(path, 'utf8')).toBe(defaults.replace('pause:3.8', 'pause:3.10'));
+    }
+  });
+
+  it('installs the pkgs.k8s.io key only when it is the one pinned key, and lets a mirror pin its own', async () => {
+    requireTool('gpg', 'gpg');
+    const init = rendered.nodes[0]!;
+    const script = fileOf(init, '/usr/local/sbin/kubeplane-bootstrap');
+    expect(script).toContain("readonly K8S_KEY_FINGERPRINT='DE15B14486CD377B9E876E1A234654DA9A296436'");
+    expect(script.indexOf('verify_release_key /tmp/kubernetes-release.key')).toBeLessThan(script.indexOf('--dearmor'));
+    const verify = shellFunction(script, 'verify_release_key');
+    const home = mkdtempSync(join(tmpdir(), 'kubeplane-gpg-'));
+    const gpg = (...args: string[]) => run('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args]);
+    const fingerprints: string[] = [];
+    for (const who of ['release@example.com', 'other@example.com']) {
+      expect(gpg('--quick-gen-key', who, 'ed25519', 'sign', '1d').status).toBe(0);
+      const listed = gpg('--with-colons', '--list-keys', who).stdout;
+      fingerprints.push(/^fpr:+([0-9A-F]{40}):/m.exec(listed)?.[1] ?? '');
+    }
+    const [good = '', other = ''] = fingerprints;
+    writeFileSync(join(work, 'one.key'), gpg('--armor', '--export', good).stdout);
+    writeFileSync(join(work, 'two.key'), gpg('--armor', '--export', good, other).stdout);
+    const check = (file: string, pinned: string) => run('bash', ['-c', `set -euo pipefail\n${verify}\nverify_release_key '${join(work, file)}' '${pinned}'\necho accepted`]);
+    expect(check('one.key', good).stdout).toContain('accepted');
+    const wrong = check('one.key', other);
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.stderr).toContain(`expected only ${other}, found: ${good}`);
+    expect(check('two.key', good).status).not.toBe(0);
+    rmSync(home, { recursive: true, force: true });
+    const mirrored = await renderNode({ ...ctx, pki: rendered.pki, node: 'htz-worker-1', versions: { kubernetesReleaseKeyFingerprint: other } });
+    expect(fileOf(mirrored, '/usr/local/sbin/kubeplane-bootstrap')).toContain(`readonly K8S_KEY_FINGERPRINT='${other}'`);
+  });
+
+  it("runs Cilium's VXLAN at the WireGuard MTU and denies every pod the metadata address at init", () => {
+    const init = rendered.nodes.find((n) => n.mode === 'init')!;
+    const script = fileOf(init, '/usr/local/sbin/kubeplane-bootstrap');
+    expect(script).toContain("readonly OVERLAY_MTU='1420'");
+    expect(script).toContain('--set MTU="${OVERLAY_MTU}"');
+    expect(script).toMatch(/install_cilium\n\s+log "denying pods the instance metadata address"\n\s+retry 30 10 kubectl apply -f \/etc\/kubeplane\/metadata-deny\.yaml\n/);
+    const policy = fileOf(init, '/etc/kubeplane/metadata-deny.yaml');
+    expect(policy).toBe(
+      [
+        'apiVersion: cilium.io/v2',
+        'kind: CiliumClusterwideNetworkPolicy',
+        'metadata:',
+        '  name: kubeplane-deny-instance-metadata',
+        'spec:',
+        '  description: "kubeplane: pods may not reach the instance metadata service (it serves user-data holding node secrets)"',
+        '  endpointSelector: {}',
+        '  enableDefaultDeny:',
+        '    egress: false',
+        '    ingress: false',
+        '  egressDeny:',
+        '    - toCIDR:',
+        '        - 169.254.169.254/32',
+        '',
+      ].join('\n'),
+    );
+    for (const node of rendered.nodes.filter((n) => n.mode !== 'init')) {
+      expect(node.files.some((f) => f.path === '/etc/kubeplane/metadata-deny.yaml'), node.name).toBe(false);
+    }
+  });
+
+  it('renews on control planes, daily, the kubeadm certificates that expire within 60 days', () => {
+    requireTool('openssl', 'openssl');
+    for (const node of rendered.nodes) {
+      const script = fileOf(node, '/usr/local/sbin/kubeplane-bootstrap');
+      expect(script.includes('systemctl enable --now kubeplane-cert-renew.timer'), node.name).toBe(node.role === 'control');
+    }
+    const cp = rendered.nodes.find((n) => n.mode === 'join-control-plane')!;
+    const renew = fileOf(cp, '/usr/local/sbin/kubeplane-cert-renew');
+    expect(renew).toContain('apiserver /etc/kubernetes/pki/apiserver.crt\n');
+    expect(renew).toContain('kubeadm certs renew "$name"');
+    expect(fileOf(cp, '/etc/systemd/system/kubeplane-cert-renew.timer')).toContain('OnCalendar=daily');
+    const expiresSoon = shellFunction(renew, 'expires_soon');
+    const cert = (days: number): string => {
+      const key = join(work, `renew-${days}.key`);
+      const crt = join(work, `renew-${days}.crt`);
+      const made = run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', crt, '-days', String(days), '-subj', '/CN=t']);
+      expect(made.status, made.stderr).toBe(0);
+      return crt;
+    };
+    const soon = cert(30);
+    const later = cert(300);
+    const kubeconfig = join(work, 'renew-admin.conf');
+    writeFileSync(kubeconfig, `users:\n- name: a\n  user:\n    client-certificate-data: ${Buffer.from(readFileSync(soon)).toString('base64')}\n`);
+    const probe = (file: string) => run('bash', ['-c', `set -euo pipefail\nreadonly WINDOW=$((60 * 86400))\n${expiresSoon}\nif expires_soon '${file}'; then echo renew; else echo keep; fi`]).stdout.trim();
+    expect(probe(soon)).toBe('renew');
+    expect(probe(later)).toBe('keep');
+    expect(probe(kubeconfig)).toBe('renew');
+  });
+});
+
+describe('a control plane on Hetzner, whose API takes user-data only as text', () => {
+  it('gets text user-data within 32 KiB, its larger files gzip+base64 inside write_files, which cloud-init accepts', async () => {
+    requireTool('cloud-init', 'cloud-init');
+    const base = context();
+    const cluster: BootstrapCluster = { ...base.cluster, nodes: base.cluster.nodes.map((n) => (n.role === 'control' ? { ...n, provider: 'hetzner', behindNat: false } : n)) };
+    const result = await renderCluster({ ...base, cluster });
+    const init = result.nodes.find((n) => n.mode === 'init')!;
+    expect(init.provider).toBe('hetzner');
+    expect(init.userData.encoding).toBe('gzip-files');
+    expect(init.userData.compressed).toBe(false);
+    expect(init.userData.size).toBeLessThanOrEqual(32_768);
+    expect(init.userData.uncompressedSize).toBeGreaterThan(32_768);
+    const text = Buffer.from(init.userData.bytes.reveal()).toString('utf8');
+    expect(text).toBe(init.cloudConfig.reveal());
+    expect(text.startsWith('#cloud-config\n')).toBe(true);
+    const path = join(work, 'hetzner-cp.user-data');
+    writeFileSync(path, text);
+    const schema = run('cloud-init', ['schema', '--config-file', path]);
+    expect(schema.status, schema.stdout + schema.stderr).toBe(0);
+    // What cloud-init writes is byte for byte what the node was rendered with.
+    const doc = (await import('yaml')).parse(text) as { write_files: Array<{ path: string; encoding?: string; content: string }> };
+    for (const f of init.files) {
+      const written = doc.write_files.find((w) => w.path === f.path)!;
+      const content = written.encoding === 'gz+b64' ? gunzipSync(Buffer.from(written.content, 'base64')).toString('utf8') : written.content;
+      expect(content, f.path).toBe(f.content.reveal());
+    }
   });
 });

@@ -1,9 +1,12 @@
 // Renders every node of a cluster (or one node added later) from explicit inputs: the cluster, its keys, a random
 // source and the clock. Same inputs, same bytes. Private material stays Redacted; `pki.secret` is for the SecretStore.
+import { withoutShellComments } from './shell-comments.js';
 import { Redacted } from '../redacted.js';
 import { BOOTSTRAP_SCRIPT_PATH, renderBootstrapScript, STAGING_DIR, type NodeMode } from './bootstrap-script.js';
 import type { BootstrapCluster, BootstrapLoadBalancer, BootstrapNode, BootstrapVersions, BootstrapNodeRole } from './input.js';
+import { CERT_RENEW_SCRIPT_PATH, CERT_RENEW_SERVICE, CERT_RENEW_TIMER, renderCertRenewScript, renderCertRenewService, renderCertRenewTimer } from './cert-renewal.js';
 import { renderKubeadmConfig, splitNodeLabels } from './kubeadm.js';
+import { METADATA_POLICY_PATH, renderMetadataPolicy } from './metadata-policy.js';
 import { renderNginxConfig } from './lb-nginx.js';
 import { MESH_SIGNING_PUBLIC_KEY_PATH } from './mesh-bundle.js';
 import {
@@ -16,7 +19,7 @@ import {
   type ClusterPki,
 } from './pki.js';
 import type { RandomSource } from './random.js';
-import { packUserData, renderCloudConfig, type NodeFile, type PackedUserData } from './user-data.js';
+import { COMPRESS_FILES_OVER, packUserData, renderCloudConfig, type NodeFile, type PackedUserData } from './user-data.js';
 import { assertValidBootstrapCluster } from './validate.js';
 import { resolveVersions } from './versions.js';
 import type { WireguardKeyPair } from './wireguard-keys.js';
@@ -59,7 +62,7 @@ export interface RenderedNode {
   mode: NodeMode;
   provider: string;
   files: NodeFile[];
-  /** The #cloud-config text before packing (what `cloud-init schema` checks). */
+  /** The #cloud-config text the user-data carries, before any gzip of the whole (what `cloud-init schema` checks). */
   cloudConfig: Redacted<string>;
   userData: PackedUserData;
   /** Labels a kubelet may not set on itself; the engine patches them after the node joins. */
@@ -75,9 +78,9 @@ export interface RenderedCluster {
   nodes: RenderedNode[];
 }
 
-function file(path: string, permissions: NodeFile['permissions'], content: string | Redacted<string>, encoding?: NodeFile['encoding']): NodeFile {
+function file(path: string, permissions: NodeFile['permissions'], content: string | Redacted<string>): NodeFile {
   const secret = typeof content !== 'string';
-  return { path, permissions, secret, content: typeof content === 'string' ? Redacted.of(content) : content, ...(encoding ? { encoding } : {}) };
+  return { path, permissions, secret, content: typeof content === 'string' ? Redacted.of(content) : content };
 }
 
 function initNodeName(ctx: RenderContext): string {
@@ -126,7 +129,7 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
     ...hostFiles(node),
     file(`/etc/wireguard/${WIREGUARD_INTERFACE}.conf`, '0600', renderWireguardConfig(cluster, node, wg.privateKey, peers)),
     // 10 KB of shell on every node: gzipped, it leaves a Hetzner control plane's plain-text user-data room.
-    file(MESH_SYNC_SCRIPT_PATH, '0755', renderMeshSyncScript(), 'gzip'),
+    file(MESH_SYNC_SCRIPT_PATH, '0755', withoutShellComments(renderMeshSyncScript())),
     file('/etc/systemd/system/kubeplane-mesh-sync.service', '0644', renderMeshSyncService(node, node.role === 'loadbalancer' ? loadBalancerOf(cluster, node).name : undefined)),
     file('/etc/systemd/system/kubeplane-mesh-sync.timer', '0644', renderMeshSyncTimer()),
     file(MESH_SIGNING_PUBLIC_KEY_PATH, '0644', keys.meshSigning.publicKeyPem),
@@ -163,7 +166,6 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
           discoveryHash: pki.public.discoveryHash,
         }),
       ),
-      file(`${STAGING_DIR}/pki/ca.crt`, '0644', pki.public.clusterCaCertificate),
     );
     if (node.role === 'control') {
       const key = keys.apiServer[node.name];
@@ -171,6 +173,7 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
       const serving = await issueApiServerCertificate(cluster, pki, node, key, options);
       const pkiDir = `${STAGING_DIR}/pki`;
       files.push(
+        file(`${pkiDir}/ca.crt`, '0644', pki.public.clusterCaCertificate),
         file(`${pkiDir}/ca.key`, '0600', pki.secret.clusterCaKey),
         file(`${pkiDir}/sa.key`, '0600', pki.secret.serviceAccountKey),
         file(`${pkiDir}/sa.pub`, '0644', pki.public.serviceAccountPublicKey),
@@ -184,10 +187,17 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
       if (pki.secret.encryptionConfiguration) {
         files.push(file(`${STAGING_DIR}/encryption-config.yaml`, '0600', pki.secret.encryptionConfiguration));
       }
-      if (mode === 'init') files.push(file(`${STAGING_DIR}/mesh.yaml`, '0644', renderMeshManifest()));
+      files.push(
+        file(CERT_RENEW_SCRIPT_PATH, '0755', withoutShellComments(renderCertRenewScript())),
+        file(`/etc/systemd/system/${CERT_RENEW_SERVICE}`, '0644', renderCertRenewService()),
+        file(`/etc/systemd/system/${CERT_RENEW_TIMER}`, '0644', renderCertRenewTimer()),
+      );
+      if (mode === 'init') {
+        files.push(file(`${STAGING_DIR}/mesh.yaml`, '0644', renderMeshManifest()), file(METADATA_POLICY_PATH, '0644', renderMetadataPolicy()));
+      }
     }
   }
-  files.push(file(BOOTSTRAP_SCRIPT_PATH, '0700', renderBootstrapScript({ cluster, node, mode, versions })));
+  files.push(file(BOOTSTRAP_SCRIPT_PATH, '0700', withoutShellComments(renderBootstrapScript({ cluster, node, mode, versions }))));
   return files;
 }
 
@@ -203,11 +213,12 @@ export async function renderNode(input: RenderNodeInput): Promise<RenderedNode> 
   const peers = meshPeers(input.cluster, publicKeys(input));
   const files = await nodeFiles(input, node, peers);
   const mode = nodeMode(input, node);
-  const cloudConfig = renderCloudConfig({
+  const configInput = {
     hostname: node.name,
     comment: `kubeplane node ${node.name} (${mode}) of cluster ${input.cluster.name} [${input.cluster.clusterId}]`,
     files,
-  });
+  };
+  const userData = packUserData(renderCloudConfig(configInput), node.provider, node.name, () => renderCloudConfig({ ...configInput, compressFilesOver: COMPRESS_FILES_OVER }));
   const wg = input.wireguardKeys[node.name];
   return {
     name: node.name,
@@ -215,8 +226,8 @@ export async function renderNode(input: RenderNodeInput): Promise<RenderedNode> 
     mode,
     provider: node.provider,
     files,
-    cloudConfig,
-    userData: packUserData(cloudConfig, node.provider, node.name),
+    cloudConfig: userData.text,
+    userData,
     deferredLabels: node.role === 'loadbalancer' ? {} : splitNodeLabels(node).deferred,
     wireguardPublicKey: wg?.publicKey ?? '',
   };

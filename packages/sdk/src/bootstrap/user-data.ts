@@ -12,44 +12,68 @@ export interface NodeFile {
   permissions: '0600' | '0644' | '0700' | '0755';
   secret: boolean;
   content: Redacted<string>;
-  /**
-   * `gzip`: carried gzip+base64 (cloud-init's `gz+b64`), for a large file every node gets (the mesh sync agent), so
-   * user-data that must stay plain text (Hetzner) keeps room for the rest.
-   */
-  encoding?: 'gzip';
 }
 
-/** Raw user-data limits, before any base64 the API applies. */
-export const USER_DATA_LIMITS: Readonly<Record<string, number>> = {
-  aws: 16_384,
-  hetzner: 32_768,
+/**
+ * What each provider's API takes as user-data: the limit on the bytes packUserData produces, and whether the API
+ * carries bytes (so gzip, which cloud-init inflates itself, may be sent) or only text. The one table packUserData,
+ * `kubeplane render` and the providers' own checks read.
+ */
+export interface UserDataRule {
+  limit: number;
+  binary: boolean;
+  /** Where the rule comes from. */
+  source: string;
+}
+
+export const USER_DATA_RULES: Readonly<Record<string, UserDataRule>> = {
+  aws: { limit: 16_384, binary: true, source: 'EC2 RunInstances UserData: 16 KB of raw bytes, base64-encoded on the wire' },
+  hetzner: { limit: 32_768, binary: false, source: 'Hetzner Cloud POST /servers user_data: a JSON string of at most 32 KiB' },
+  // The provider wraps the cloud-config, base64-encoded, into a startup script held to 32 KiB (startup-script.ts).
+  crusoe: { limit: 24_064, binary: false, source: "Crusoe startup script (text): base64 of the cloud-config plus a wrapper within kubeplane's 32 KiB bound" },
 };
-/** Providers without a documented limit get EC2's, the smallest we know. */
-export const DEFAULT_USER_DATA_LIMIT = 16_384;
+
+/** Providers without a documented rule: EC2's limit, the smallest we know, and text only. */
+export const DEFAULT_USER_DATA_RULE: UserDataRule = { limit: 16_384, binary: false, source: "no documented limit: EC2's, as text" };
+
+export function userDataRule(provider: string): UserDataRule {
+  return USER_DATA_RULES[provider] ?? DEFAULT_USER_DATA_RULE;
+}
+
+/** Raw user-data limits by provider (from USER_DATA_RULES). */
+export const USER_DATA_LIMITS: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(USER_DATA_RULES).map(([k, r]) => [k, r.limit]));
+export const DEFAULT_USER_DATA_LIMIT = DEFAULT_USER_DATA_RULE.limit;
 
 export function userDataLimit(provider: string): number {
-  return USER_DATA_LIMITS[provider] ?? DEFAULT_USER_DATA_LIMIT;
+  return userDataRule(provider).limit;
 }
 
 export interface CloudConfigInput {
   hostname: string;
   comment: string;
   files: NodeFile[];
+  /**
+   * Write files larger than this many bytes gzip+base64-encoded (cloud-init's write_files `encoding: gz+b64`), which
+   * keeps the user-data text for providers whose API takes no bytes.
+   */
+  compressFilesOver?: number;
 }
+
+/** Files above this size are compressed inside the cloud-config when the whole does not fit a text-only provider. */
+export const COMPRESS_FILES_OVER = 512;
 
 /** The #cloud-config text. It holds every file's content, so it is as secret as the most secret file. */
 export function renderCloudConfig(input: CloudConfigInput): Redacted<string> {
   const doc = {
     hostname: input.hostname,
     preserve_hostname: false,
-    write_files: input.files.map((f) => ({
-      path: f.path,
-      owner: 'root:root',
-      permissions: f.permissions,
-      ...(f.encoding === 'gzip'
-        ? { encoding: 'gz+b64', content: gzipSync(Buffer.from(f.content.reveal(), 'utf8'), { level: 9 }).toString('base64') }
-        : { content: f.content.reveal() }),
-    })),
+    write_files: input.files.map((f) => {
+      const content = f.content.reveal();
+      const entry = { path: f.path, owner: 'root:root', permissions: f.permissions };
+      const compress = input.compressFilesOver !== undefined && Buffer.byteLength(content) > input.compressFilesOver;
+      if (!compress) return { ...entry, content };
+      return { ...entry, encoding: 'gz+b64', content: gzipSync(Buffer.from(content, 'utf8'), { level: 9 }).toString('base64') };
+    }),
     runcmd: [[BOOTSTRAP_SCRIPT_PATH]],
   };
   return Redacted.of(`#cloud-config\n# ${input.comment}\n${stringify(doc, { lineWidth: 0 })}`);
@@ -58,26 +82,52 @@ export function renderCloudConfig(input: CloudConfigInput): Redacted<string> {
 export interface PackedUserData {
   /** The bytes to hand to the provider (plain text or gzip). */
   bytes: Redacted<Uint8Array>;
+  /**
+   * `plain`: the cloud-config as it is; `gzip`: the whole gzipped (providers whose API carries bytes);
+   * `gzip-files`: text whose larger files are gzip+base64 inside write_files (text-only providers).
+   */
+  encoding: 'plain' | 'gzip' | 'gzip-files';
+  /** True when `bytes` is gzip (encoding `gzip`): what the provider must be given as bytes. */
   compressed: boolean;
+  /** The #cloud-config text the bytes carry (before any gzip of the whole). */
+  text: Redacted<string>;
   size: number;
+  /** Bytes of the cloud-config with every file written plainly. */
   uncompressedSize: number;
   limit: number;
 }
 
-/** Plain when it fits, gzip (deterministic: no name, mtime 0) when it does not; an error when neither fits. */
-export function packUserData(text: Redacted<string>, provider: string, resource: string): PackedUserData {
-  const limit = userDataLimit(provider);
+/**
+ * Plain when it fits. Otherwise, where the provider's API carries bytes, gzip of the whole (deterministic: no name,
+ * mtime 0); where it takes only text, `compact()` (the cloud-config with its larger files gzip+base64-encoded) if
+ * given and it fits. An `invalid` error naming the node and the limit when nothing fits.
+ */
+export function packUserData(text: Redacted<string>, provider: string, resource: string, compact?: () => Redacted<string>): PackedUserData {
+  const rule = userDataRule(provider);
+  const limit = rule.limit;
   const plain = Buffer.from(text.reveal(), 'utf8');
+  const uncompressedSize = plain.length;
   if (plain.length <= limit) {
-    return { bytes: Redacted.of(new Uint8Array(plain)), compressed: false, size: plain.length, uncompressedSize: plain.length, limit };
+    return { bytes: Redacted.of(new Uint8Array(plain)), encoding: 'plain', compressed: false, text, size: plain.length, uncompressedSize, limit };
   }
-  const gz = gzipSync(plain, { level: 9 });
-  if (gz.length > limit) {
+  if (rule.binary) {
+    const gz = gzipSync(plain, { level: 9 });
+    if (gz.length <= limit) {
+      return { bytes: Redacted.of(new Uint8Array(gz)), encoding: 'gzip', compressed: true, text, size: gz.length, uncompressedSize, limit };
+    }
+    throw new KubeplaneError('invalid', `user-data of ${resource} is ${gz.length} bytes gzipped (${plain.length} plain), over ${provider}'s limit of ${limit} bytes`, { provider, resource });
+  }
+  if (compact) {
+    const compacted = compact();
+    const bytes = Buffer.from(compacted.reveal(), 'utf8');
+    if (bytes.length <= limit) {
+      return { bytes: Redacted.of(new Uint8Array(bytes)), encoding: 'gzip-files', compressed: false, text: compacted, size: bytes.length, uncompressedSize, limit };
+    }
     throw new KubeplaneError(
       'invalid',
-      `user-data of ${resource} is ${gz.length} bytes gzipped (${plain.length} plain), over ${provider}'s limit of ${limit} bytes`,
+      `user-data of ${resource} is ${bytes.length} bytes with its files gzip+base64-encoded (${plain.length} plain), over ${provider}'s limit of ${limit} bytes (${provider} takes user-data as text, so it cannot be gzipped as a whole)`,
       { provider, resource },
     );
   }
-  return { bytes: Redacted.of(new Uint8Array(gz)), compressed: true, size: gz.length, uncompressedSize: plain.length, limit };
+  throw new KubeplaneError('invalid', `user-data of ${resource} is ${plain.length} bytes, over ${provider}'s limit of ${limit} bytes (${provider} takes user-data as text, so it cannot be gzipped)`, { provider, resource });
 }

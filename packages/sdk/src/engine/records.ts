@@ -45,7 +45,10 @@ export interface NodeResource {
 export interface Ledger {
   /** By `<provider>/<region>`. */
   networks: Record<string, { name: string; id: string }>;
-  firewalls: Record<string, { name: string; id: string }>;
+  /** By `<provider>/<region>`, and `#<role>` where firewalls are per role (see firewallKey). */
+  firewalls: Record<string, { name: string; id: string; rulesHash?: string; checkedAt?: number }>;
+  /** The cluster's machine addresses last written into the firewalls' API rules (see clusterNodeSources). */
+  firewallSources?: string[];
   sshKeys: Record<string, { name: string; id: string }>;
   reservedIp?: { provider: string; region: string; zone?: string; name: string; id: string; ip: string; attachedTo?: string };
   nodes: Record<string, NodeResource>;

@@ -433,6 +433,12 @@ export interface Capabilities {
    * a static public IP is allocated with its VM (`reservedIpName` in the node request), so `ensureReservedIp` is `invalid`.
    */
   reservedIps?: boolean;
+  /**
+   * A firewall's rules apply to every machine of its network, whichever machines name it (Crusoe VPC rules), rather
+   * than only to the machines it is attached to (EC2 security groups, Hetzner firewalls). Absent means false. The
+   * engine then keeps one firewall per region with the union of the roles' rules.
+   */
+  networkWideFirewalls?: boolean;
 }
 
 /** What a provider found carrying a cluster's tag, for teardown and leak checks. */

@@ -15,6 +15,7 @@ import {
   type BootstrapAdapterOptions,
   type BootstrapCluster,
   type ClusterKeys,
+  type PackedUserData,
   type RenderedCluster,
   type WireguardKeyPair,
 } from '@kubeplane/sdk';
@@ -26,6 +27,13 @@ async function write(path: string, content: string | Uint8Array, mode: number): 
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, content, { mode });
   await chmod(path, mode);
+}
+
+/** How the user-data was packed, as `packUserData` decided from the provider's rule (USER_DATA_RULES). */
+function packing(u: PackedUserData): string {
+  if (u.encoding === 'gzip') return ` (gzip of ${u.uncompressedSize} B)`;
+  if (u.encoding === 'gzip-files') return ` (text, files gzip+base64; ${u.uncompressedSize} B plain)`;
+  return '';
 }
 
 /** Writes one rendered cluster under `<out>/<cluster>/`; returns the number of files written. */
@@ -105,7 +113,7 @@ export async function render(argv: string[], io: CliIo): Promise<number> {
         const u = node.userData;
         println(
           io.stdout,
-          `  ${node.name.padEnd(28)} ${node.mode.padEnd(18)} user-data ${u.size} B${u.compressed ? ` (gzip of ${u.uncompressedSize} B)` : ''} of ${u.limit} B`,
+          `  ${node.name.padEnd(28)} ${node.mode.padEnd(18)} user-data ${u.size} B${packing(u)} of ${u.limit} B (${node.provider})`,
         );
       }
     }

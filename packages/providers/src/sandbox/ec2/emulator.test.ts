@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
+import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, DescribeInstancesCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -78,5 +78,33 @@ describe('EC2 emulator (wire format)', () => {
   it('verifies the SigV4 signature: the right key id with a wrong secret fails', async () => {
     expect(await codeOf(client('not-the-secret').send(run()))).toBe('AuthFailure');
     expect(sandbox.inventory().filter((i) => i.kind === 'node')).toHaveLength(0);
+  });
+});
+
+describe('EC2 emulator: instance metadata options', () => {
+  const describeOne = async (ec2: EC2Client, id: string) => (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0];
+
+  it("reports EC2's defaults when RunInstances sets none: IMDSv1 allowed, hop limit 1, endpoint enabled", async () => {
+    const ec2 = client();
+    const id = (await ec2.send(run())).Instances?.[0]?.InstanceId ?? '';
+    const pending = await describeOne(ec2, id);
+    expect(pending?.MetadataOptions).toEqual({ State: 'pending', HttpTokens: 'optional', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled', HttpProtocolIpv6: 'disabled', InstanceMetadataTags: 'disabled' });
+    sandbox.clock.advance(120_000);
+    expect((await describeOne(ec2, id))?.MetadataOptions?.State).toBe('applied');
+  });
+
+  it('keeps and reports the options RunInstances was given', async () => {
+    const ec2 = client();
+    const out = await ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } }));
+    expect(out.Instances?.[0]?.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' });
+    const id = out.Instances?.[0]?.InstanceId ?? '';
+    expect((await describeOne(ec2, id))?.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' });
+    expect(sandbox.ec2.instances.get(id)?.metadataOptions).toMatchObject({ httpTokens: 'required', httpPutResponseHopLimit: 1 });
+  });
+
+  it('refuses a hop limit outside 1-64 and an unknown token mode', async () => {
+    const ec2 = client();
+    expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpPutResponseHopLimit: 65 } })))).toBe('InvalidParameterValue');
+    expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'sometimes' as never } })))).toBe('InvalidParameterValue');
   });
 });

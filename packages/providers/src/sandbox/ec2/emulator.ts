@@ -58,9 +58,38 @@ export interface Instance {
   id: string; reservationId: string; type: string; imageId: string; zone: string; subnetId?: string; vpcId?: string;
   groups: string[]; keyName?: string; tags: Tags; launchedAt: number; visibleAt: number; runningAt: number;
   terminatedAt?: number; terminateRequestedAt?: number; privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
+  /** Absent in snapshots taken before the emulator kept it: EC2's defaults then. */
+  metadataOptions?: MetadataOptions;
   /** Base64, as received; kept in memory for the simulated kubelets (it holds bootstrap tokens), never in the inventory. */
   userData: string;
 }
+/**
+ * The instance metadata service options RunInstances takes (`MetadataOptions.*`) and DescribeInstances reports
+ * (`metadataOptions`, InstanceMetadataOptionsResponse). What a request leaves out takes EC2's default: tokens
+ * optional (IMDSv1 on), hop limit 1, endpoint enabled; IPv6 endpoint and instance tags disabled.
+ */
+export interface MetadataOptions { httpTokens: 'optional' | 'required'; httpPutResponseHopLimit: number; httpEndpoint: 'enabled' | 'disabled'; httpProtocolIpv6: 'enabled' | 'disabled'; instanceMetadataTags: 'enabled' | 'disabled' }
+export const DEFAULT_METADATA_OPTIONS: MetadataOptions = { httpTokens: 'optional', httpPutResponseHopLimit: 1, httpEndpoint: 'enabled', httpProtocolIpv6: 'disabled', instanceMetadataTags: 'disabled' };
+
+function metadataOptionsOf(p: URLSearchParams): MetadataOptions {
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const value = p.get(`MetadataOptions.${name}`);
+    if (value === null) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${value}) for parameter MetadataOptions.${name} is invalid. Valid values: ${allowed.join(', ')}.`);
+    return value as T;
+  };
+  const hop = p.get('MetadataOptions.HttpPutResponseHopLimit');
+  const hops = hop === null ? DEFAULT_METADATA_OPTIONS.httpPutResponseHopLimit : Number(hop);
+  if (!Number.isInteger(hops) || hops < 1 || hops > 64) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${hop ?? ''}) for parameter MetadataOptions.HttpPutResponseHopLimit is invalid. It must be an integer from 1 to 64.`);
+  return {
+    httpTokens: oneOf('HttpTokens', ['optional', 'required'] as const, DEFAULT_METADATA_OPTIONS.httpTokens),
+    httpPutResponseHopLimit: hops,
+    httpEndpoint: oneOf('HttpEndpoint', ['enabled', 'disabled'] as const, DEFAULT_METADATA_OPTIONS.httpEndpoint),
+    httpProtocolIpv6: oneOf('HttpProtocolIpv6', ['enabled', 'disabled'] as const, DEFAULT_METADATA_OPTIONS.httpProtocolIpv6),
+    instanceMetadataTags: oneOf('InstanceMetadataTags', ['enabled', 'disabled'] as const, DEFAULT_METADATA_OPTIONS.instanceMetadataTags),
+  };
+}
+
 export interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string }
 export interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number }
 export interface Igw { id: string; tags: Tags; vpcId?: string }
@@ -469,6 +498,7 @@ export class Ec2Emulator implements SandboxVmSource {
       const sg = this.#must(this.securityGroups, g, 'InvalidGroup.NotFound', 'security group');
       if (subnet && sg.vpcId !== subnet.vpcId) throw new Ec2Error(400, 'InvalidParameter', `Security group ${g} and subnet ${subnet.id} belong to different networks.`);
     }
+    const metadataOptions = metadataOptionsOf(p);
     const keyName = p.get('KeyName') ?? undefined;
     if (keyName && ![...this.keyPairs.values()].some((k) => k.name === keyName)) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
     const zone = p.get('Placement.AvailabilityZone') ?? subnet?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
@@ -489,6 +519,7 @@ export class Ec2Emulator implements SandboxVmSource {
         publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, (this.#ipSeq += 1)),
         ...(subnet ? { subnetId: subnet.id, vpcId: subnet.vpcId } : {}),
         ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes, userData: userData ?? '',
+        metadataOptions: { ...metadataOptions },
       };
       this.instances.set(inst.id, inst);
       created.push(inst);
@@ -501,13 +532,17 @@ export class Ec2Emulator implements SandboxVmSource {
     const state = this.#state(i);
     const address = [...this.addresses.values()].find((a) => a.instanceId === i.id);
     const publicIp = address?.publicIp ?? (state.name === 'running' || state.name === 'pending' ? i.publicIp : undefined);
+    const mo = i.metadataOptions ?? DEFAULT_METADATA_OPTIONS;
     return (
       t('instanceId', i.id) + t('imageId', i.imageId) + el('instanceState', t('code', state.code), t('name', state.name)) +
       t('privateDnsName', `ip-${i.privateIp.replace(/\./g, '-')}.${this.#options.region}.compute.internal`) + t('keyName', i.keyName) + t('amiLaunchIndex', 0) +
       t('instanceType', i.type) + t('launchTime', new Date(i.launchedAt).toISOString()) + el('placement', t('availabilityZone', i.zone), t('tenancy', 'default')) +
       t('subnetId', i.subnetId) + t('vpcId', i.vpcId) + t('privateIpAddress', i.privateIp) + t('ipAddress', publicIp) + t('clientToken', i.clientToken) +
       items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', this.securityGroups.get(g)?.name ?? '')) + t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
-      t('rootDeviceType', 'ebs') + t('hypervisor', 'xen') + this.#tagsXml(i.tags)
+      t('rootDeviceType', 'ebs') + t('hypervisor', 'xen') + this.#tagsXml(i.tags) +
+      // EC2 reports the options `pending` until the instance can serve them, then `applied`.
+      el('metadataOptions', t('state', state.name === 'pending' ? 'pending' : 'applied'), t('httpTokens', mo.httpTokens), t('httpPutResponseHopLimit', mo.httpPutResponseHopLimit),
+        t('httpEndpoint', mo.httpEndpoint), t('httpProtocolIpv6', mo.httpProtocolIpv6), t('instanceMetadataTags', mo.instanceMetadataTags))
     );
   }
 

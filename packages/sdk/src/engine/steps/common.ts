@@ -17,7 +17,6 @@ import { isPending } from '../../provider/outcome.js';
 
 export const regionKey = (provider: string, region: string) => `${provider}/${region}`;
 export const networkName = (clusterId: string, region: string) => `${clusterId}-${region}`.slice(0, 63).replace(/-+$/, '');
-export const firewallName = (clusterId: string, region: string) => `${networkName(clusterId, region)}-fw`;
 export const sshKeyName = (clusterId: string, region: string) => `${networkName(clusterId, region)}-ssh`;
 export const apiIpName = (clusterId: string) => `${clusterId}-api`;
 
@@ -35,32 +34,105 @@ export function desiredOf(record: ClusterRecord): ClusterSpec {
   return record.desired;
 }
 
+/** A machine's role, as far as firewalls go: each role has its own firewall where the cloud attaches them per machine. */
+export type FirewallRole = 'control' | 'compute' | 'loadbalancer';
+export const FIREWALL_ROLES: readonly FirewallRole[] = ['control', 'compute', 'loadbalancer'];
+const ROLE_SUFFIX: Record<FirewallRole, string> = { control: 'cp', compute: 'worker', loadbalancer: 'lb' };
+
+/** The firewall of a role in a region, or (no role) the one firewall of a region where rules are network-wide. */
+export const firewallName = (clusterId: string, region: string, role?: FirewallRole) =>
+  `${networkName(clusterId, region)}-fw${role ? `-${ROLE_SUFFIX[role]}` : ''}`;
+/** The ledger's key of a firewall: the region's key, and the role where firewalls are per role. */
+export const firewallKey = (region: string, role?: FirewallRole) => (role ? `${region}#${role}` : region);
+
+/** The cluster's own machines as firewall sources: every known public address, and the reserved API address. */
+export function clusterNodeSources(record: ClusterRecord): string[] {
+  const ips = Object.values(record.ledger.nodes).flatMap((n) => (n.publicIPv4 && n.state !== 'deleting' ? [n.publicIPv4] : []));
+  if (record.ledger.reservedIp?.ip) ips.push(record.ledger.reservedIp.ip);
+  return [...new Set(ips)].sort().map((ip) => `${ip}/32`);
+}
+
 /**
- * The inbound rules every node of the cluster gets, as CMK keeps them for its clusters. A managed cluster's nodes
- * get only ICMP and SSH: the provider runs the API (and its own rules for it) and the nodes' network.
+ * Who may reach the API port: `access.apiAllowedCidrs` and the cluster's own machines (workers and control planes
+ * join and talk to the API through its public endpoint). Addresses become known as machines are created, so the
+ * engine re-applies the rules when they change (networks step, await-machines, remove-nodes).
  */
-export function firewallRules(spec: ClusterSpec): FirewallRule[] {
+export function apiSources(spec: ClusterSpec, nodeSources: string[]): string[] {
+  if (spec.access.apiAllowedCidrs.includes('0.0.0.0/0')) return ['0.0.0.0/0'];
+  return [...new Set([...spec.access.apiAllowedCidrs, ...nodeSources])];
+}
+
+/** What every machine gets: WireGuard, ICMP and SSH from the allowed ranges. */
+function commonRules(spec: ClusterSpec): FirewallRule[] {
   const managed = spec.controlPlane === 'managed';
   const rules: FirewallRule[] = [
     ...(managed ? [] : [{ protocol: 'udp', port: WIREGUARD_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'WireGuard overlay between nodes (any cloud, roaming)' } satisfies FirewallRule]),
     { protocol: 'icmp', sourceCidrs: ['0.0.0.0/0'], description: 'path MTU discovery and diagnostics' },
   ];
-  if (!managed && spec.access.apiAllowedCidrs.length > 0) {
-    rules.push({ protocol: 'tcp', port: 6443, sourceCidrs: spec.access.apiAllowedCidrs, description: 'Kubernetes API from the allowed ranges' });
-  }
   if (spec.access.sshAllowedCidrs.length > 0) {
     rules.push({ protocol: 'tcp', port: 22, sourceCidrs: spec.access.sshAllowedCidrs, description: 'SSH from the allowed ranges' });
+  }
+  return rules;
+}
+
+const byPort = (a: FirewallRule, b: FirewallRule) => String(a.port).localeCompare(String(b.port));
+
+/**
+ * The inbound rules of each role. Control planes expose the API only behind a reserved IP (an API load balancer
+ * reaches them over the overlay); load-balancer nodes expose their roles, the API role only to the API's sources
+ * and the others to the world. A managed cluster's nodes get only ICMP and SSH: the provider runs the API.
+ */
+export function firewallRulesByRole(spec: ClusterSpec, nodeSources: string[]): Record<FirewallRole, FirewallRule[]> {
+  const common = commonRules(spec);
+  if (spec.controlPlane === 'managed') return { control: common, compute: common, loadbalancer: common };
+  const api = apiSources(spec, nodeSources);
+  const control = [...common];
+  if (spec.apiEndpoint.kind === 'reserved-ip') {
+    control.push({ protocol: 'tcp', port: spec.apiEndpoint.port, sourceCidrs: api, description: 'Kubernetes API from the allowed ranges and the cluster\'s machines' });
   }
   const lbPorts = new Map<string, FirewallRule>();
   for (const lb of spec.loadBalancers) {
     for (const role of lb.roles) {
-      lbPorts.set(`${role.protocol}/${role.port}`, { protocol: role.protocol, port: role.port, sourceCidrs: ['0.0.0.0/0'], description: `load-balancer role ${role.name}` });
+      const isApi = lb.api && role.targetPort === 6443;
+      const id = `${role.protocol}/${role.port}`;
+      const rule: FirewallRule = isApi
+        ? { protocol: role.protocol, port: role.port, sourceCidrs: api, description: `load-balancer role ${role.name} (Kubernetes API) from the allowed ranges and the cluster's machines` }
+        : { protocol: role.protocol, port: role.port, sourceCidrs: ['0.0.0.0/0'], description: `load-balancer role ${role.name}` };
+      // Two LB clusters on one port: the wider sources win, so neither stops working.
+      const seen = lbPorts.get(id);
+      if (!seen || rule.sourceCidrs.includes('0.0.0.0/0')) lbPorts.set(id, rule);
     }
   }
   if (spec.loadBalancers.length > 0) {
     lbPorts.set(`tcp/${LB_HEALTH_PORT}`, { protocol: 'tcp', port: LB_HEALTH_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'DNS health checks of load-balancer nodes' });
   }
-  return [...rules, ...[...lbPorts.values()].sort((a, b) => String(a.port).localeCompare(String(b.port)))];
+  return {
+    control: control.sort(byPort),
+    compute: [...common].sort(byPort),
+    loadbalancer: [...common, ...lbPorts.values()].sort(byPort),
+  };
+}
+
+/**
+ * One rule set for clouds whose firewall rules apply to every machine of the network (Crusoe VPC rules): the union
+ * of the roles' rules, the API port still only from the API's sources.
+ */
+export function firewallRules(spec: ClusterSpec, nodeSources: string[] = []): FirewallRule[] {
+  const roles = firewallRulesByRole(spec, nodeSources);
+  const merged = new Map<string, FirewallRule>();
+  for (const rule of [...roles.control, ...roles.compute, ...roles.loadbalancer]) {
+    const id = `${rule.protocol}/${String(rule.port)}`;
+    const seen = merged.get(id);
+    if (!seen || rule.sourceCidrs.includes('0.0.0.0/0')) merged.set(id, rule);
+  }
+  return [...merged.values()].sort(byPort);
+}
+
+/** The roles that have machines in a provider's region. */
+export function rolesIn(spec: ClusterSpec, provider: string, region: string): FirewallRole[] {
+  const roles = new Set<FirewallRole>();
+  for (const pool of poolsOf(spec)) if (pool.provider?.name === provider && pool.provider.region === region) roles.add(pool.role);
+  return FIREWALL_ROLES.filter((r) => roles.has(r));
 }
 
 /** The bootstrap input with everything known now: the API address and the public endpoints of live machines. */

@@ -1,5 +1,6 @@
 // Infrastructure phase: the cluster's keys, its networks, firewalls, SSH keys and API address in every
 // provider region it uses, then its machines with their rendered user-data, until every machine runs.
+import { createHash } from 'node:crypto';
 import { KubeplaneError } from '../../errors.js';
 import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
 import { generateMeshSigningKeyPair } from '../../bootstrap/mesh-bundle.js';
@@ -18,8 +19,13 @@ import {
   deleteMachine,
   bootstrapView,
   desiredOf,
+  clusterNodeSources,
+  firewallKey,
   firewallName,
   firewallRules,
+  firewallRulesByRole,
+  rolesIn,
+  type FirewallRole,
   networkName,
   nodesOf,
   regionKey,
@@ -27,6 +33,7 @@ import {
   waitFor,
 } from './common.js';
 import { isPending } from '../../provider/outcome.js';
+import type { FirewallRule } from '../../provider/types.js';
 import { awaitManagedMachines, checkManagedVersions, ensureManagedPools, isManaged } from './managed.js';
 import { next, wait, type StepDefinition, type StepContext, type StepResult } from './types.js';
 
@@ -111,10 +118,8 @@ export const networks: StepDefinition = {
       if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
       ledger.networks[key] = { name, id: n.value.id };
 
-      const fw = await provider.network.ensureFirewall({ name: firewallName(spec.id, net.region), clusterId: spec.id, region: net.region, networkName: name, rules: firewallRules(spec) });
-      if (isPending(fw)) return waitFor(fw, `firewall of ${name}`, ctx);
-      if (!ledger.firewalls[key]) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: net.provider });
-      ledger.firewalls[key] = { name: fw.value.name, id: fw.value.id };
+      const fw = await ensureFirewalls(ctx, net.provider, net.region, clusterNodeSources(ctx.record));
+      if (fw) return fw;
 
       const keyName = sshKeyName(spec.id, net.region);
       const k = await provider.network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
@@ -142,10 +147,63 @@ export const networks: StepDefinition = {
         ...(ip.value.attachedTo ? { attachedTo: ip.value.attachedTo } : {}),
       };
     }
+    ledger.firewallSources = clusterNodeSources(ctx.record);
     const ready = `networks ready in ${spec.networks.length} region${spec.networks.length === 1 ? '' : 's'}`;
     return isManaged(spec) ? next(ready, 'control-plane') : next(ready, 'create-nodes');
   },
 };
+
+/** How long a firewall converged with the same rules is taken as converged (the networks step's deadline). */
+const FIREWALL_RECHECK_MS = 30 * 60_000;
+
+/**
+ * Brings the firewalls of one provider region to the rules of now: one per role with machines there, or one for
+ * the whole region where the cloud's rules are network-wide (and for managed clusters, whose nodes share one set).
+ */
+async function ensureFirewalls(ctx: StepContext, providerName: string, region: string, nodeSources: string[]): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const ledger = ctx.record.ledger;
+  const provider = await ctx.provider(providerName, region);
+  if (!provider.network) return null;
+  const key = regionKey(providerName, region);
+  const netName = networkName(spec.id, region);
+  const perRole = !provider.capabilities.networkWideFirewalls && !isManaged(spec);
+  const byRole = firewallRulesByRole(spec, nodeSources);
+  const wanted: Array<{ role?: FirewallRole; rules: FirewallRule[] }> = perRole
+    ? rolesIn(spec, providerName, region).map((role) => ({ role, rules: byRole[role] }))
+    : [{ rules: firewallRules(spec, nodeSources) }];
+  for (const { role, rules } of wanted) {
+    const name = firewallName(spec.id, region, role);
+    const ledgerKey = firewallKey(key, role);
+    const rulesHash = createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 32);
+    const known = ledger.firewalls[ledgerKey];
+    // Converged with these very rules within the step's window: a step resumed after a throttle or a fault does not
+    // spend calls on it again (each region's firewalls would otherwise be redone on every attempt). Later applies
+    // converge it again, correcting any drift.
+    if (known?.rulesHash === rulesHash && known.checkedAt !== undefined && ctx.now - known.checkedAt < FIREWALL_RECHECK_MS) continue;
+    const fw = await provider.network.ensureFirewall({ name, clusterId: spec.id, region, networkName: netName, rules });
+    if (isPending(fw)) return waitFor(fw, `firewall ${name}`, ctx);
+    if (!known) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: providerName });
+    ledger.firewalls[ledgerKey] = { name: fw.value.name, id: fw.value.id, rulesHash, checkedAt: ctx.now };
+  }
+  return null;
+}
+
+/**
+ * Once machines have addresses (or lose them), the API rules follow: re-applied in every region when the cluster's
+ * machine addresses differ from those last written. Needs no API server, so workers can join through the endpoint.
+ */
+export async function refreshFirewalls(ctx: StepContext): Promise<StepResult | null> {
+  const spec = desiredOf(ctx.record);
+  const sources = clusterNodeSources(ctx.record);
+  if (JSON.stringify(sources) === JSON.stringify(ctx.record.ledger.firewallSources ?? [])) return null;
+  for (const net of spec.networks) {
+    const pending = await ensureFirewalls(ctx, net.provider, net.region, sources);
+    if (pending) return pending;
+  }
+  ctx.record.ledger.firewallSources = sources;
+  return null;
+}
 
 const Redact = (value: string) => Redacted.of(value);
 const JOIN_TOKEN_TTL_MS = 24 * 3600_000;
@@ -181,6 +239,11 @@ async function joinToken(ctx: StepContext): Promise<Redacted<string> | undefined
   await ctx.secrets.putJoinToken(token);
   ledger.joinTokenExpiresAt = expiresAt;
   return token;
+}
+
+/** A machine's firewall: its role's, or the region's one where firewalls are not per role. */
+function firewallOf(firewalls: Record<string, { name: string; id: string }>, region: string, role: FirewallRole): { name: string; id: string } | undefined {
+  return firewalls[firewallKey(region, role)] ?? firewalls[region];
 }
 
 /** Order of creation: load balancers, the first control plane (it runs kubeadm init), other control planes, workers. */
@@ -285,7 +348,7 @@ export const createNodes: StepDefinition = {
         userData: rendered.userData.compressed ? rendered.userData.bytes.reveal() : Buffer.from(rendered.userData.bytes.reveal()).toString('utf8'),
         ...(ledger.sshKeys[key] ? { sshKeyName: ledger.sshKeys[key].name } : {}),
         ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
-        ...(ledger.firewalls[key] ? { firewallNames: [ledger.firewalls[key].name] } : {}),
+        ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
         ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
         labels: { 'kubeplane.dev/role': node.role },
       });
@@ -413,6 +476,9 @@ export const awaitMachines: StepDefinition = {
     if (observed.kind !== 'ok') return observed;
     const missing = wanted.filter((name) => !ledger.nodes[name]);
     if (missing.length > 0) return next(`machines ${missing.join(', ')} are gone; creating them again`, 'create-nodes');
+    // Addresses seen so far go into the API rules now, so early machines can join while others still boot.
+    const firewalls = await refreshFirewalls(ctx);
+    if (firewalls) return firewalls;
     const notRunning = wanted.filter((name) => ledger.nodes[name]?.state !== 'running');
     if (notRunning.length > 0) {
       return wait(notRunning.length > 10 ? 15 : 10, `${wanted.length - notRunning.length}/${wanted.length} machines running; waiting for ${notRunning.slice(0, 3).join(', ')}${notRunning.length > 3 ? ', ...' : ''}`);

@@ -12,7 +12,8 @@ import type { Taint } from '../../manifest/schema.js';
 import type { KubeNode, KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
 import type { NodeRole, PoolSpec } from '../../model/types.js';
-import { bootstrapView, deleteMachine, desiredOf, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
+import { refreshFirewalls } from './infrastructure.js';
+import { bootstrapView, deleteMachine, desiredOf, FIREWALL_ROLES, firewallKey, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
 import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
 import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
@@ -325,7 +326,7 @@ export const removeNodes: StepDefinition = {
       if (!provider.network) continue;
       const ref = { clusterId: spec.id, region };
       for (const [what, outcome] of [
-        ['firewall', () => provider.network!.deleteFirewall({ ...ref, name: firewallName(spec.id, region) })],
+        ...[undefined, ...FIREWALL_ROLES].map((role) => ['firewall', () => provider.network!.deleteFirewall({ ...ref, name: firewallName(spec.id, region, role) })] as const),
         ['ssh key', () => provider.network!.deleteSshKey({ ...ref, name: ledger.sshKeys[key]?.name ?? '' })],
         ['network', () => provider.network!.deleteNetwork({ ...ref, name: networkName(spec.id, region) })],
       ] as const) {
@@ -333,9 +334,14 @@ export const removeNodes: StepDefinition = {
         if (isPending(o)) return waitFor(o, `removing the ${what} in ${region}`, ctx);
       }
       delete ledger.networks[key];
-      delete ledger.firewalls[key];
+      for (const role of [undefined, ...FIREWALL_ROLES]) delete ledger.firewalls[firewallKey(key, role)];
       delete ledger.sshKeys[key];
       ctx.emit({ type: 'resource-deleted', kind: 'network', name: key, provider: providerName });
+    }
+    // Removed machines' addresses leave the API rules (they may be handed to someone else).
+    if (!isManaged(spec)) {
+      const firewalls = await refreshFirewalls(ctx);
+      if (firewalls) return firewalls;
     }
     return next('no nodes to remove');
   },
