@@ -1,4 +1,6 @@
 #!/bin/sh
+# kubeplane mesh sync: applies the engine's signed mesh bundle (ConfigMap kube-system/kubeplane-mesh) as root, so it
+# first verifies the signature with the key from user-data, refuses a serial below the last applied (a replay) and
 set -eu
 export LC_ALL=C
 

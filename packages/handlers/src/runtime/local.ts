@@ -96,7 +96,7 @@ export class LocalRuntime {
         providers,
         kubernetes,
         // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
-        ...(netns ? { clockParticipant: netns } : {}),
+        ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
       });
       return new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock);
     } catch (e) {

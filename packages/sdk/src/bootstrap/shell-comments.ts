@@ -3,19 +3,22 @@
 // commented source stays where people read it: the renderers, and the golden files under test/golden.
 
 /**
- * `script` without its comment-only lines (the `#!` line kept). Heredoc bodies are data and stay as they are; so do
- * comments after code on a line, which would need a shell parser to find safely.
+ * `script` without its comment-only lines, except the header: the `#!` line and the first two comment lines after
+ * it, which say on the node what the file is. Heredoc bodies are data and stay as they are; so do comments after code
+ * on a line, which would need a shell parser to find safely.
  */
 export function withoutShellComments(script: string): string {
   const out: string[] = [];
   let heredoc: string | undefined;
+  let header = script.startsWith('#!');
   script.split('\n').forEach((line, i) => {
     if (heredoc !== undefined) {
       out.push(line);
       if (line.trim() === heredoc) heredoc = undefined;
       return;
     }
-    if (i === 0 && line.startsWith('#!')) return void out.push(line);
+    if (header && (i === 0 || (i <= 2 && line.startsWith('#')))) return void out.push(line);
+    header = false;
     if (/^\s*#/.test(line)) return;
     const opens = /<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1/.exec(line.replace(/<<</g, ''));
     if (opens) heredoc = opens[2];

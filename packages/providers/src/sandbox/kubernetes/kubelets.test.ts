@@ -140,9 +140,10 @@ describe('a cluster booting from rendered user-data', () => {
     vms.run(node('lb-1'));
     vms.run(cp, { userData: cp.userData.bytes.reveal() });
     vms.run(node('htz-worker-1'), { userData: Buffer.from(node('htz-worker-1').userData.bytes.reveal()).toString('base64') });
-    vms.run(node('aws-worker-1'), { userData: Buffer.from(node('aws-worker-1').userData.bytes.reveal()).toString('utf8') });
+    expect(node('htz-worker-2').userData.compressed).toBe(false);
+    vms.run(node('htz-worker-2'), { userData: Buffer.from(node('htz-worker-2').userData.bytes.reveal()).toString('utf8') });
     clock.advance(200 * S);
-    expect(['aws-cp-1', 'htz-worker-1', 'aws-worker-1'].map((n) => status(n).state)).toEqual(['ready', 'ready', 'ready']);
+    expect(['aws-cp-1', 'htz-worker-1', 'htz-worker-2'].map((n) => status(n).state)).toEqual(['ready', 'ready', 'ready']);
   });
 
   it('makes a node NotReady 40 s after its machine disappears, and leaves deleting it to the engine', async () => {
@@ -336,5 +337,21 @@ describe('the overlay at first boot, by WireGuard rules', () => {
     clock.advance(300 * S);
     expect(status('aws-worker-1').state).toBe('failed');
     expect(status('aws-worker-1').reason).toContain('aws-worker-1 has 3.120.10.11:51820 for aws-cp-1 (its address is 198.18.9.9)');
+  });
+});
+
+describe("kubeadm join's preflight, from the shared rule table", () => {
+  it('refuses a worker whose user-data writes /etc/kubernetes/pki/ca.crt before the join', async () => {
+    fresh();
+    runApiPath();
+    const worker = node('htz-worker-1');
+    const text = Buffer.from(worker.userData.bytes.reveal()).toString('utf8');
+    const placed = text.replace('write_files:\n', `write_files:\n  - path: /etc/kubernetes/pki/ca.crt\n    owner: root:root\n    permissions: "0644"\n    content: |\n${rendered.pki.public.clusterCaCertificate.trim().split('\n').map((l) => `      ${l}`).join('\n')}\n`);
+    expect(placed).not.toBe(text);
+    vms.run(worker, { userData: placed });
+    clock.advance(300 * S);
+    const s = status('htz-worker-1');
+    expect(s.state).toBe('failed');
+    expect(s.reason).toContain('[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists');
   });
 });

@@ -9,9 +9,10 @@ import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdenti
 import { EventQueue, type QueuedEvent } from './events.js';
 import { MESH_BUNDLE_KEY, MESH_BUNDLE_SIGNATURE_KEY, MESH_CONFIGMAP, MESH_NAMESPACE, MESH_SIGNING_PUBLIC_KEY_PATH, verifyMeshBundle, type UpgradeInstruction } from '@kubeplane/sdk';
 import { obj, type KubeObject } from './store.js';
-import { upgradeApplyErrors, upgradeNodeErrors } from './kubeadm-rules.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
+import { bootDiskView } from './boot-disk-view.js';
+import { formatPreflight, joinPreflight, upgradeApplyErrors, upgradeNodeErrors } from './kubeadm-rules.js';
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
 
@@ -176,6 +177,7 @@ export interface KubeletSimulationState {
 const STAGED_CA = '/etc/kubeplane/pki/ca.crt';
 const STAGED_CA_KEY = '/etc/kubeplane/pki/ca.key';
 const STAGED_MESH = '/etc/kubeplane/mesh.yaml';
+const BOOTSTRAP_SCRIPT = '/usr/local/sbin/kubeplane-bootstrap';
 const WIREGUARD_CONF = '/etc/wireguard/wg0.conf';
 const STAGED_NGINX = '/etc/kubeplane/nginx.conf';
 /** The bootstrap script's pause between kubeadm attempts (`retry 5 60 kubeadm_once`). */
@@ -541,6 +543,18 @@ export class KubeletSimulation {
       this.#log(k, at, `kubeadm init: control-plane endpoint ${endpoint}`);
       this.events.at(at + KUBE_TIMINGS.kubeadmInitMs, { kind: 'init-done', kubelet: k, caPem });
       return;
+    }
+    const join = kubeadm.join;
+    if (join) {
+      // kubeadm join's preflight, from the same rule table as the netns mode's kubeadm, on the disk the bootstrap
+      // script leaves: what user-data writes plus what its place_certificates installs.
+      const result = joinPreflight(bootDiskView(config, config.files.get(BOOTSTRAP_SCRIPT) ?? ''), {
+        controlPlane: join.controlPlane,
+        apiServerEndpoint: join.apiServerEndpoint,
+        kubeadmVersion: config.kubeletVersion ?? '',
+        kubeletVersion: config.kubeletVersion,
+      });
+      if (result.errors.length > 0) return this.#fail(k, at, `kubeadm join: ${formatPreflight(result).trim().split('\n').map((l) => l.trim()).join(' ')}`);
     }
     k.status.state = 'waiting-for-api';
     k.discoveryDeadline = at + KUBE_TIMINGS.discoveryTimeoutMs * KUBE_TIMINGS.kubeadmAttempts;
