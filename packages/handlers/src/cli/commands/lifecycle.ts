@@ -126,6 +126,10 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       });
       if (!good) {
         println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status.clusters).map((c) => c.message).join('; ')}`);
+        // What each machine that is not a Ready node says, as its kubeadm and kubelet logs would.
+        for (const k of sandbox.kubernetes.kubelets().filter((x) => x.state !== 'ready' && x.state !== 'load-balancer' && x.state !== 'stopped')) {
+          println(io.stderr, `[sandbox]   ${k.cloud}/${k.vm}: ${k.state}${k.reason ? `: ${k.reason}` : ''}`);
+        }
         break;
       }
     }

@@ -13,6 +13,7 @@ import { createServer, request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { authenticateBootstrapToken, computeDetachedJws, JWS_KEY_PREFIX, signingTokens, type BootstrapTokenSecret } from '../../kubernetes/token-discovery.js';
 import { csrSubject, signCsr } from './openssl.js';
+import { virtualNow } from './control-client.js';
 
 type Json = Record<string, unknown>;
 
@@ -124,7 +125,7 @@ async function authenticate(req: IncomingMessage): Promise<User | 'unauthorized'
   }
   const auth = req.headers['authorization'];
   if (typeof auth === 'string' && auth.startsWith('Bearer ')) {
-    const user = authenticateBootstrapToken(auth.slice(7).trim(), await tokenSecrets(), Date.now());
+    const user = authenticateBootstrapToken(auth.slice(7).trim(), await tokenSecrets(), await virtualNow());
     return user ? { name: user.user, groups: [...user.groups, 'system:authenticated'] } : 'unauthorized';
   }
   return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
@@ -231,7 +232,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const kubeconfig = data['kubeconfig'];
     if (kubeconfig !== undefined) {
       for (const key of Object.keys(data)) if (key.startsWith(JWS_KEY_PREFIX)) delete data[key];
-      for (const t of signingTokens(await tokenSecrets(), Date.now())) data[`${JWS_KEY_PREFIX}${t.id}`] = computeDetachedJws(kubeconfig, t.id, t.secret);
+      for (const t of signingTokens(await tokenSecrets(), await virtualNow())) data[`${JWS_KEY_PREFIX}${t.id}`] = computeDetachedJws(kubeconfig, t.id, t.secret);
     }
     return json(res, 200, { ...cm, data });
   }

@@ -141,11 +141,16 @@ async function apply(creds: KubeCredentials, g: Globals, file: string): Promise<
   }
 }
 
-/** kubectl's JSONPath for the `{.a.b.c}` forms the scripts use; a missing field prints nothing, as kubectl does. */
+/**
+ * kubectl's JSONPath (k8s.io/client-go/util/jsonpath) for the forms the scripts use: `{.a.b.c}` fields, a dot inside
+ * a key escaped as `\.` (`{.data.bundle\.sig}`), and text literals `{"\n"}`; a missing field prints nothing.
+ */
 function jsonpath(value: unknown, template: string): string {
-  return template.replace(/\{([^}]*)\}/g, (_all, expr: string) => {
+  return template.replace(/\{((?:"(?:[^"\\]|\\.)*")|[^}]*)\}/g, (_all, expr: string) => {
+    if (expr.startsWith('"')) return JSON.parse(expr) as string;
     let cur: unknown = value;
-    for (const key of expr.replace(/^\./, '').split('.').filter((k) => k.length > 0)) cur = cur !== null && typeof cur === 'object' ? (cur as Json)[key] : undefined;
+    const keys = expr.replace(/^\./, '').split(/(?<!\\)\./).map((k) => k.replace(/\\\./g, '.'));
+    for (const key of keys.filter((k) => k.length > 0)) cur = cur !== null && typeof cur === 'object' ? (cur as Json)[key] : undefined;
     if (cur === undefined || cur === null) return '';
     return typeof cur === 'string' ? cur : JSON.stringify(cur);
   });

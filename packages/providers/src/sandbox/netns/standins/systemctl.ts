@@ -166,6 +166,8 @@ function standinDaemon(unit: string, module: string): UnitDriver {
   };
 }
 
+const CALENDAR_PERIODS: Readonly<Record<string, number>> = { hourly: 3600, daily: 86_400, weekly: 7 * 86_400 };
+
 function timer(unit: string, path: string): UnitDriver {
   // systemd.timer(5): OnBootSec= is relative to boot, OnUnitActiveSec= to the last activation of the unit the timer
   // activates (Unit=, by default the .service of the same name). The harness fires it on the virtual clock.
@@ -174,9 +176,14 @@ function timer(unit: string, path: string): UnitDriver {
   return {
     start: async () => {
       const file = readUnitFile(path);
-      const onBoot = unitValues(file, 'Timer', 'OnBootSec').at(-1);
-      const every = unitValues(file, 'Timer', 'OnUnitActiveSec').at(-1);
-      if (onBoot === undefined && every === undefined) throw new StandinFailure(`${unit} has no OnBootSec= or OnUnitActiveSec=; the sandbox models no other trigger.`, 1);
+      // OnCalendar= (systemd.time(7)): the shorthands hourly, daily, weekly become that period, counted from the
+      // timer's start instead of the wall-clock boundary; other calendar expressions are not modelled.
+      const calendar = unitValues(file, 'Timer', 'OnCalendar').at(-1);
+      const calendarSeconds = calendar === undefined ? undefined : CALENDAR_PERIODS[calendar.trim()];
+      if (calendar !== undefined && calendarSeconds === undefined) throw new StandinFailure(`${unit}: OnCalendar=${calendar} is not modelled by the sandbox (hourly, daily, weekly are)`, 1);
+      const onBoot = unitValues(file, 'Timer', 'OnBootSec').at(-1) ?? (calendarSeconds === undefined ? undefined : `${calendarSeconds}s`);
+      const every = unitValues(file, 'Timer', 'OnUnitActiveSec').at(-1) ?? (calendarSeconds === undefined ? undefined : `${calendarSeconds}s`);
+      if (onBoot === undefined && every === undefined) throw new StandinFailure(`${unit} has no OnBootSec=, OnUnitActiveSec= or OnCalendar=; the sandbox models no other trigger.`, 1);
       if (!findUnitFile(target())) throw notFound(target(), 'start');
       mkdirSync(UNIT_STATE_DIR, { recursive: true });
       writeFileSync(activeFile, `${target()}\n`);
