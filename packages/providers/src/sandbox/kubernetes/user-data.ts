@@ -1,8 +1,10 @@
 // Reads a machine's user-data the way its first boot would: inflate/decode it as cloud-init does, take the files
 // cloud-init writes and the command it runs, and from the bootstrap script find the kubeadm config it would use.
 // A mistake here is a BootFailure with the message the node's logs would show.
-import { gunzipSync } from 'node:zlib';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
+import { CloudConfigInvalid, parseCloudConfig, type CloudConfig } from '../netns/cloud-init.js';
+
+export { decodeUserData } from '../netns/cloud-init.js';
 
 export type BootMode = 'init' | 'join' | 'join-control-plane' | 'loadbalancer';
 
@@ -52,34 +54,6 @@ export class BootFailure extends Error {
   }
 }
 
-function isGzip(bytes: Uint8Array): boolean {
-  return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-}
-
-function inflate(bytes: Uint8Array): string {
-  if (!isGzip(bytes)) return Buffer.from(bytes).toString('utf8');
-  try {
-    return gunzipSync(bytes).toString('utf8');
-  } catch {
-    throw new BootFailure('cloud-init: user-data looks gzip-compressed but does not inflate');
-  }
-}
-
-/** The user-data text cloud-init would see: bytes or base64, gzip or not. */
-export function decodeUserData(raw: string | Uint8Array): string {
-  if (typeof raw !== 'string') return inflate(raw);
-  if (raw.startsWith('#')) return raw;
-  const compact = raw.replace(/\s+/g, '');
-  if (compact.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
-    const text = inflate(Buffer.from(compact, 'base64'));
-    if (text.startsWith('#')) return text;
-  }
-  // Gzip bytes carried in a latin1 string (a cloud emulator that kept the body as binary text).
-  const latin1 = Buffer.from(raw, 'latin1');
-  if (isGzip(latin1)) return inflate(latin1);
-  return raw;
-}
-
 type Json = Record<string, unknown>;
 
 function asObject(value: unknown): Json | undefined {
@@ -90,13 +64,6 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function fileContent(entry: Json): string {
-  const content = str(entry['content']) ?? '';
-  const encoding = str(entry['encoding']) ?? '';
-  if (encoding === 'b64' || encoding === 'base64') return Buffer.from(content, 'base64').toString('utf8');
-  if (encoding === 'gz+b64' || encoding === 'gzip+base64' || encoding === 'gz+base64') return gunzipSync(Buffer.from(content, 'base64')).toString('utf8');
-  return content;
-}
 
 /** kubeadm's duration format (`24h0m0s`, `15m`, `90s`) in ms. */
 export function parseDuration(text: string): number {
@@ -200,24 +167,20 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
 
 /** Parses a machine's user-data as its first boot would. Throws BootFailure with what the node would log. */
 export function readBootConfig(raw: string | Uint8Array): NodeBootConfig {
-  const text = decodeUserData(raw);
-  if (!text.startsWith('#cloud-config')) throw new BootFailure('cloud-init: user-data is not a #cloud-config document; nothing was configured');
-  let doc: Json;
+  // cloud-init's own reading (the netns mode carries out the same parse): files in order, decoded, and runcmd.
+  let cloudConfig: CloudConfig;
   try {
-    doc = asObject(parse(text)) ?? {};
+    cloudConfig = parseCloudConfig(raw);
   } catch (error) {
-    throw new BootFailure(`cloud-init: user-data is not valid YAML (${error instanceof Error ? (error.message.split('\n')[0] ?? '') : ''})`);
+    if (error instanceof CloudConfigInvalid) throw new BootFailure(error.message);
+    throw error;
   }
   const files = new Map<string, string>();
-  for (const entry of Array.isArray(doc['write_files']) ? doc['write_files'] : []) {
-    const o = asObject(entry);
-    const path = str(o?.['path']);
-    if (o && path) files.set(path, fileContent(o));
-  }
-  const hostname = str(doc['hostname']) ?? '';
-  const runcmd = Array.isArray(doc['runcmd']) ? doc['runcmd'] : [];
+  for (const f of cloudConfig.files) files.set(f.path, f.append ? `${files.get(f.path) ?? ''}${f.content.toString('utf8')}` : f.content.toString('utf8'));
+  const hostname = cloudConfig.hostname ?? '';
+  const runcmd = cloudConfig.runcmd;
   const first = runcmd[0];
-  const command = Array.isArray(first) ? str(first[0]) : str(first)?.split(/\s+/)[0];
+  const command = Array.isArray(first) ? first[0] : first?.split(/\s+/)[0];
   if (!command) throw new BootFailure('cloud-init: runcmd is empty; no bootstrap ran');
   const script = files.get(command);
   if (script === undefined) throw new BootFailure(`cloud-init: runcmd runs ${command}, which user-data does not write`);

@@ -3,7 +3,6 @@
 // Source of every rule: https://cloudinit.readthedocs.io/en/latest/reference/modules.html (Write Files, Runcmd).
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
-import { decodeUserData } from '../kubernetes/user-data.js';
 
 export interface CloudInitFile {
   path: string;
@@ -56,6 +55,34 @@ function decodeContent(content: string, encoding: string, path: string): Buffer 
     }
   }
   return bytes;
+}
+
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+function inflate(bytes: Uint8Array): string {
+  if (!isGzip(bytes)) return Buffer.from(bytes).toString('utf8');
+  try {
+    return gunzipSync(bytes).toString('utf8');
+  } catch {
+    throw new CloudConfigInvalid('user-data looks gzip-compressed but does not inflate');
+  }
+}
+
+/** The user-data text cloud-init would see: bytes or base64, gzip or not. */
+export function decodeUserData(raw: string | Uint8Array): string {
+  if (typeof raw !== 'string') return inflate(raw);
+  if (raw.startsWith('#')) return raw;
+  const compact = raw.replace(/\s+/g, '');
+  if (compact.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
+    const text = inflate(Buffer.from(compact, 'base64'));
+    if (text.startsWith('#')) return text;
+  }
+  // Gzip bytes carried in a latin1 string (a cloud emulator that kept the body as binary text).
+  const latin1 = Buffer.from(raw, 'latin1');
+  if (isGzip(latin1)) return inflate(latin1);
+  return raw;
 }
 
 /** Parses user-data (bytes or base64, gzip or not) into what cloud-init would act on. */
