@@ -119,8 +119,18 @@ export class NetnsSandbox implements ClockParticipant {
     }
   }
 
-  handshakes(): Promise<HandshakeReport[]> {
-    return this.world.handshakes();
+  /**
+   * Handshakes per cluster (see NetnsWorld.handshakes), measured again for up to `withinMs` of real time while pairs
+   * are missing: WireGuard retries a lost handshake initiation after 5 s (REKEY_TIMEOUT), and a loaded host delays
+   * the first one.
+   */
+  async handshakes(withinMs = 20_000): Promise<HandshakeReport[]> {
+    const until = Date.now() + withinMs;
+    for (;;) {
+      const reports = await this.world.handshakes();
+      if (reports.every((r) => r.handshook === r.expected) || Date.now() >= until) return reports;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
 
   /** Reboots a machine: its disk stays, its processes, /run and /tmp go; enabled units start again. */
