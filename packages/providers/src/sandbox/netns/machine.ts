@@ -22,6 +22,11 @@ export interface NetnsMachineOptions {
   publicIPv4: string;
   /** Environment every process of the machine gets (PATH with the stand-ins first, control sockets). */
   env: Record<string, string>;
+  /**
+   * Host directories under /tmp or /run that must stay visible at their own path inside the machine, whose /tmp and
+   * /run are its own: the project the stand-ins run from when it was checked out there (a CI clone in /tmp).
+   */
+  hostPaths?: string[];
 }
 
 export interface ExecResult {
@@ -35,8 +40,10 @@ function shQuote(text: string): string {
 }
 
 /** The keeper: mounts the machine's trees inside its fresh mount namespace, says `ready`, then holds the namespace. */
-function keeperScript(dir: string, hostname: string): string {
+function keeperScript(dir: string, hostname: string, hostPaths: readonly string[] = []): string {
   const lines = ['set -e', `hostname ${shQuote(hostname)}`];
+  // Kept aside before the machine's own /tmp and /run hide them, put back at their paths afterwards.
+  hostPaths.forEach((path, i) => lines.push(`mkdir -p ${shQuote(join(dir, `host-${i}`))}`, `mount --bind ${shQuote(path)} ${shQuote(join(dir, `host-${i}`))}`));
   for (const tree of DISK_TREES) {
     const key = tree.slice(1).replace(/\//g, '-');
     const upper = join(dir, 'disk', key);
@@ -45,6 +52,7 @@ function keeperScript(dir: string, hostname: string): string {
     lines.push(`mount -t overlay overlay -o ${shQuote(`lowerdir=${tree},upperdir=${upper},workdir=${work}`)} ${tree}`);
   }
   for (const tree of VOLATILE_TREES) lines.push(`mount -t tmpfs -o mode=${tree === '/tmp' ? '1777' : '0755'} tmpfs ${tree}`);
+  hostPaths.forEach((path, i) => lines.push(`mkdir -p ${shQuote(path)}`, `mount --bind ${shQuote(join(dir, `host-${i}`))} ${shQuote(path)}`));
   lines.push('mkdir -p /run/lock /run/kubeplane-netns', 'echo ready', 'exec sleep infinity');
   return lines.join('\n');
 }
@@ -58,6 +66,7 @@ export class NetnsMachine {
   readonly #host: NetnsHost;
   readonly #veth: string;
   readonly #env: Record<string, string>;
+  readonly #hostPaths: string[];
   #keeper: ChildProcess | undefined;
   #keeperPid = 0;
   /** Virtual ms of the current boot (systemd.timer OnBootSec counts from it). */
@@ -72,6 +81,7 @@ export class NetnsMachine {
     this.publicIPv4 = options.publicIPv4;
     this.hostname = options.hostname;
     this.#env = options.env;
+    this.#hostPaths = options.hostPaths ?? [];
   }
 
   get running(): boolean {
@@ -108,7 +118,7 @@ export class NetnsMachine {
   }
 
   async #startKeeper(): Promise<void> {
-    const child = spawn('ip', ['netns', 'exec', this.namespace, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', keeperScript(this.dir, this.hostname)], {
+    const child = spawn('ip', ['netns', 'exec', this.namespace, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', keeperScript(this.dir, this.hostname, this.#hostPaths)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#keeper = child;

@@ -3,7 +3,7 @@
 // report, and measures the WireGuard mesh they built. Invariant: virtual time moves only when the runner moves it;
 // settle() returns once every tracked process is either finished or blocked in a virtual sleep.
 import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VirtualClock } from '@kubeplane/sdk';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
@@ -80,6 +80,19 @@ function defaultStandinsDir(): string {
   return here.replace(/\/src\/sandbox\/netns\/standins\/$/, '/dist/sandbox/netns/standins/').replace(/\/$/, '');
 }
 
+/** The checkout this module runs from: the nearest directory up holding package-lock.json (its node_modules too). */
+function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (dir !== '/' && !existsSync(join(dir, 'package-lock.json'))) dir = dirname(dir);
+  return dir;
+}
+
+/** Of `paths`, those under /tmp or /run (which every machine replaces with its own), without nested duplicates. */
+function volatileHostPaths(paths: string[]): string[] {
+  const volatile = paths.filter((p) => /^\/(tmp|run)\//.test(p)).sort();
+  return volatile.filter((p, i) => !volatile.slice(0, i).some((q) => p.startsWith(`${q}/`)));
+}
+
 function shim(standinsDir: string, module: string, command: string): string {
   const entry = `${standinsDir}/${module}.js`;
   return `#!/bin/sh
@@ -103,6 +116,8 @@ export class NetnsWorld {
   readonly kubeSocket: string;
   readonly binDir: string;
   readonly standinsDir: string;
+  /** Host paths under /tmp or /run the machines must still see (see NetnsMachineOptions.hostPaths). */
+  readonly #hostPaths: string[];
   readonly #options: NetnsWorldOptions;
   readonly #control: ControlServer;
   readonly #bridge: KubeBridge;
@@ -136,6 +151,7 @@ export class NetnsWorld {
     this.mirrorKeyFingerprint = init.fingerprint;
     this.binDir = init.binDir;
     this.standinsDir = init.standinsDir;
+    this.#hostPaths = volatileHostPaths([projectRoot(), init.standinsDir]);
   }
 
   /** Checks the host (NetnsUnavailable otherwise), cleans up dead runs, starts the sockets and the mirror. */
@@ -143,7 +159,6 @@ export class NetnsWorld {
     const host = await NetnsHost.open(options.baseDir ? { baseDir: options.baseDir } : {});
     try {
       const standinsDir = options.standinsDir ?? defaultStandinsDir();
-      if (/^\/(tmp|run)(\/|$)/.test(standinsDir)) throw new Error(`netns: the stand-ins directory ${standinsDir} is under /tmp or /run, which every machine replaces with its own; put it elsewhere`);
       const binDir = join(host.runDir, 'bin');
       mkdirSync(binDir, { recursive: true });
       for (const s of STANDINS) writeFileSync(join(binDir, s.command), shim(standinsDir, s.module, s.command), { mode: 0o755 });
@@ -209,6 +224,7 @@ export class NetnsWorld {
       hostname: config?.hostname ?? vm.name,
       publicIPv4: vm.publicIPv4,
       env: this.#env(id),
+      hostPaths: this.#hostPaths,
     });
     this.#machines.set(id, { vm, machine, ...(config ? { config } : {}) });
     try {
