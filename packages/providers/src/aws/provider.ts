@@ -46,6 +46,10 @@ import {
   type TagSpecification,
   type ResourceType,
 } from '@aws-sdk/client-ec2';
+
+/** EC2's error codes for a gateway that another call already detached, or deleted. */
+const GATEWAY_DETACHED = ['Gateway.NotAttached', 'InvalidInternetGatewayID.NotFound'] as const;
+const GATEWAY_GONE = ['InvalidInternetGatewayID.NotFound'] as const;
 import { Route53Client } from '@aws-sdk/client-route-53';
 import {
   CLUSTER_ID_TAG,
@@ -224,6 +228,19 @@ export class AwsProvider implements Provider {
 
   #count(operation: string): void {
     this.sent.set(operation, (this.sent.get(operation) ?? 0) + 1);
+  }
+
+  /**
+   * A teardown call another delivery of the same step may have made first (steps run at least once, sometimes side by
+   * side): EC2's answer that it is already done is success, not a failure of the teardown.
+   */
+  async #alreadyDoneIs(codes: readonly string[], call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      if (error instanceof KubeplaneError && codes.includes(String(error.details.code))) return;
+      throw error;
+    }
   }
 
   async #send<O>(bucket: Bucket, operation: string, command: object, resource?: string, cost = 1): Promise<O> {
@@ -520,8 +537,8 @@ export class AwsProvider implements Provider {
     }
     const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: [{ Name: 'attachment.vpc-id', Values: [vpcId] }] }));
     for (const g of igws.InternetGateways ?? []) {
-      await this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: vpcId }), name);
-      await this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), name);
+      await this.#alreadyDoneIs(GATEWAY_DETACHED, () => this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: vpcId }), name));
+      await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), name));
     }
     try {
       await this.#send('mutating', 'DeleteVpc', new DeleteVpcCommand({ VpcId: vpcId }), name);
@@ -756,8 +773,8 @@ export class AwsProvider implements Provider {
     }
     // Gateways left detached by an interrupted network delete.
     for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) {
-      for (const a of g.Attachments ?? []) await this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: a.VpcId ?? '' }), clusterId);
-      await this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), clusterId);
+      for (const a of g.Attachments ?? []) await this.#alreadyDoneIs(GATEWAY_DETACHED, () => this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: a.VpcId ?? '' }), clusterId));
+      await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), clusterId));
     }
     return done(undefined);
   }
