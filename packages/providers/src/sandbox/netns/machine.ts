@@ -2,8 +2,9 @@
 // and UTS namespaces (held by a keeper process) with a persistent disk over /etc, /var, /usr/local and /root and
 // fresh tmpfs over /run and /tmp at every boot. Commands enter it with nsenter; stop() and reboot() kill everything.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { deleteNamespace, run, type NetnsHost } from './host.js';
 
 /** The trees a machine writes that survive its reboot: overlays whose upper dirs are the machine's disk. */
@@ -40,10 +41,35 @@ function shQuote(text: string): string {
 }
 
 /** The keeper: mounts the machine's trees inside its fresh mount namespace, says `ready`, then holds the namespace. */
+/**
+ * Shell commands that keep host directories visible at their own paths in a mount namespace whose /tmp and /run are
+ * replaced: `before` binds each aside (under `dir`, which must not be under them), `after` binds it back.
+ */
+export function hostPathMounts(dir: string, paths: readonly string[]): { before: string[]; after: string[] } {
+  const aside = (i: number) => shQuote(join(dir, `host-${i}`));
+  return {
+    before: paths.flatMap((path, i) => [`mkdir -p ${aside(i)}`, `mount --bind ${shQuote(path)} ${aside(i)}`]),
+    after: paths.flatMap((path, i) => [`mkdir -p ${shQuote(path)}`, `mount --bind ${aside(i)} ${shQuote(path)}`]),
+  };
+}
+
+/** The checkout this module runs from (the nearest directory up holding package-lock.json, with its node_modules). */
+export function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (dir !== '/' && !existsSync(join(dir, 'package-lock.json'))) dir = dirname(dir);
+  return dir;
+}
+
+/** Of `paths`, those under /tmp or /run (which every machine replaces with its own), without nested duplicates. */
+export function volatileHostPaths(paths: string[]): string[] {
+  const volatile = paths.filter((p) => /^\/(tmp|run)\//.test(p)).sort();
+  return volatile.filter((p, i) => !volatile.slice(0, i).some((q) => p.startsWith(`${q}/`)));
+}
+
 function keeperScript(dir: string, hostname: string, hostPaths: readonly string[] = []): string {
   const lines = ['set -e', `hostname ${shQuote(hostname)}`];
-  // Kept aside before the machine's own /tmp and /run hide them, put back at their paths afterwards.
-  hostPaths.forEach((path, i) => lines.push(`mkdir -p ${shQuote(join(dir, `host-${i}`))}`, `mount --bind ${shQuote(path)} ${shQuote(join(dir, `host-${i}`))}`));
+  const keep = hostPathMounts(dir, hostPaths);
+  lines.push(...keep.before);
   for (const tree of DISK_TREES) {
     const key = tree.slice(1).replace(/\//g, '-');
     const upper = join(dir, 'disk', key);
@@ -52,7 +78,7 @@ function keeperScript(dir: string, hostname: string, hostPaths: readonly string[
     lines.push(`mount -t overlay overlay -o ${shQuote(`lowerdir=${tree},upperdir=${upper},workdir=${work}`)} ${tree}`);
   }
   for (const tree of VOLATILE_TREES) lines.push(`mount -t tmpfs -o mode=${tree === '/tmp' ? '1777' : '0755'} tmpfs ${tree}`);
-  hostPaths.forEach((path, i) => lines.push(`mkdir -p ${shQuote(path)}`, `mount --bind ${shQuote(join(dir, `host-${i}`))} ${shQuote(path)}`));
+  lines.push(...keep.after);
   lines.push('mkdir -p /run/lock /run/kubeplane-netns', 'echo ready', 'exec sleep infinity');
   return lines.join('\n');
 }

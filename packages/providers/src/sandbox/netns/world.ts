@@ -3,12 +3,12 @@
 // report, and measures the WireGuard mesh they built. Invariant: virtual time moves only when the runner moves it;
 // settle() returns once every tracked process is either finished or blocked in a virtual sleep.
 import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VirtualClock } from '@kubeplane/sdk';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { NetnsHost } from './host.js';
-import { NetnsMachine, type ExecResult } from './machine.js';
+import { NetnsMachine, projectRoot, volatileHostPaths, type ExecResult } from './machine.js';
 import { CloudConfigInvalid, parseCloudConfig, renderFirstBootScript, type CloudConfig } from './cloud-init.js';
 import { ControlServer, KubeBridge, type KubeResponder, type SleepRequest, type TimerRequest } from './control.js';
 import { createPackageMirror } from './mirror.js';
@@ -78,19 +78,6 @@ function defaultStandinsDir(): string {
   const here = fileURLToPath(new URL('./standins/', import.meta.url));
   // Under vitest this module runs from src/ (the `source` condition); the stand-ins always run compiled.
   return here.replace(/\/src\/sandbox\/netns\/standins\/$/, '/dist/sandbox/netns/standins/').replace(/\/$/, '');
-}
-
-/** The checkout this module runs from: the nearest directory up holding package-lock.json (its node_modules too). */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (dir !== '/' && !existsSync(join(dir, 'package-lock.json'))) dir = dirname(dir);
-  return dir;
-}
-
-/** Of `paths`, those under /tmp or /run (which every machine replaces with its own), without nested duplicates. */
-function volatileHostPaths(paths: string[]): string[] {
-  const volatile = paths.filter((p) => /^\/(tmp|run)\//.test(p)).sort();
-  return volatile.filter((p, i) => !volatile.slice(0, i).some((q) => p.startsWith(`${q}/`)));
 }
 
 function shim(standinsDir: string, module: string, command: string): string {

@@ -3,6 +3,7 @@
 // machines have; a fake control socket (sleeps return at once and are summed, reports recorded, names resolved from a
 // table) and a fake API bridge (a handler the test gives). Needs root and real namespaces: when they are missing,
 // `TestWorld.create` throws saying what is missing — the test fails, it does not skip.
+import { hostPathMounts, projectRoot, volatileHostPaths } from '../../machine.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -223,10 +224,14 @@ export class TestWorld {
     execFileSync('ip', ['netns', 'exec', this.netns, 'ip', 'link', 'set', veth, 'master', 'br0', 'up']);
     inside('ip', 'link', 'set', 'eth0', 'up');
     (options.addresses ?? []).forEach((address, i) => inside('ip', 'addr', 'add', `${address}/${i === 0 ? 24 : 32}`, 'dev', 'eth0'));
+    // A checkout under /tmp (a CI clone) stays visible: the stand-ins run from it.
+    const keep = hostPathMounts(dir, volatileHostPaths([projectRoot()]));
     const mounts = [
       ...tops.map(([top, mount]) => `mount -t overlay overlay -o lowerdir=${mount},upperdir=${dir}/${top}.upper,workdir=${dir}/${top}.work ${mount}`),
+      ...keep.before,
       'mount -t tmpfs tmpfs /run',
       'mount -t tmpfs tmpfs /tmp',
+      ...keep.after,
       `hostname ${name}`,
       'echo ready',
       'exec sleep infinity',
