@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clusterKey, MemoryQueue, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import { clusterKey, MemoryLease, MemoryQueue, systemClock, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -108,6 +108,51 @@ describe('one step at a time', () => {
 
     await w.kp.run();
     expect((await w.kp.status('minimal')).state).toBe('DONE');
+  });
+});
+
+describe('long steps', () => {
+  it('keep their lease by renewing it while they run, so another delivery stays out', async () => {
+    // The lease runs on the real clock here, like a Lambda's, and a create call takes longer than the lease.
+    let slow = false;
+    const second: Array<Promise<string>> = [];
+    let w: World | undefined;
+    const world = sandboxWorld(39, (sb) => {
+      const real = sandboxProviders(sb);
+      return {
+        lease: new MemoryLease(systemClock),
+        leaseSeconds: 1.5,
+        providers: async (def, region) => {
+          const provider = await real(def, region);
+          const compute = provider.compute;
+          if (compute && !(compute as { slowed?: boolean }).slowed) {
+            const create = compute.createNode.bind(compute);
+            Object.assign(compute, {
+              slowed: true,
+              createNode: async (request: Parameters<typeof create>[0], context?: Parameters<typeof create>[1]) => {
+                if (slow) {
+                  slow = false;
+                  // Well past the lease: only renewals keep it. Another delivery of the same step tries meanwhile.
+                  await new Promise((r) => setTimeout(r, 2500));
+                  const r = await recordOf(w as World, 'minimal');
+                  second.push(w!.kp.engine.handle(w!.kp.engine.eventOf(r)));
+                  await new Promise((r) => setTimeout(r, 1000));
+                }
+                return create(request, context);
+              },
+            });
+          }
+          return provider;
+        },
+      };
+    });
+    w = world;
+    sandbox = world.sandbox;
+    await world.kp.apply(manifestOf(minimal));
+    const r = await runUntilStep(world, 'minimal', 'create-nodes');
+    slow = true;
+    expect(await world.kp.engine.handle(world.kp.engine.eventOf(r))).not.toBe('conflict');
+    expect(await Promise.all(second)).toEqual(['busy']);
   });
 });
 
