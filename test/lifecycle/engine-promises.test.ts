@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clusterKey, MemoryLease, MemoryQueue, systemClock, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { clusterKey, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -266,5 +268,31 @@ describe('machines that vanish', () => {
     expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
     expect(liveMachines(w.sandbox)).toContain(victim);
     expect(liveMachines(w.sandbox)).toHaveLength(3);
+  });
+});
+
+describe('long manifest names', () => {
+  const named = (name: string) => minimal.replace('name: minimal\n', `name: ${name}\n`);
+  const longest = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+
+  it('accepts a metadata.name of 253 characters, Kubernetes\' limit for object names, and refuses 254', () => {
+    expect(longest).toHaveLength(253);
+    expect(validateManifestText(named(longest)).errors).toEqual([]);
+    expect(validateManifestText(named(`${longest}d`)).errors.map((e) => e.path)).toEqual(['metadata.name']);
+  });
+
+  it('applies a project named with 253 characters on the file-backed stores, to DONE', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeplane-long-name-'));
+    const w = sandboxWorld(40, (sb) => ({
+      state: new FileStateStore(dir),
+      secrets: new FileSecretStore(dir),
+      lease: new FileLease(dir, sb.clock),
+      queue: new FileQueue<StepEvent>(dir, 'steps', { clock: sb.clock, visibilityTimeoutSeconds: 120 }),
+    }));
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(named(longest)));
+    await w.kp.run();
+    expect((await w.kp.status(longest)).state).toBe('DONE');
+    expect(await w.kp.projects()).toEqual([longest]);
   });
 });
