@@ -31,25 +31,30 @@ async function runUntilStep(w: World, project: string, step: string): Promise<Cl
   throw new Error(`cluster ${project} never reached step ${step}`);
 }
 
-/** The sandbox's providers, counting the create calls each machine name gets. */
-function countingCreates(sb: Sandbox, calls: string[]): ProviderFactory {
+type Create = NonNullable<Awaited<ReturnType<ProviderFactory>>['compute']>['createNode'];
+
+/** The sandbox's providers, with every machine create call going through `around`. */
+function aroundCreates(sb: Sandbox, around: (request: Parameters<Create>[0], create: () => ReturnType<Create>) => ReturnType<Create>): ProviderFactory {
   const real = sandboxProviders(sb);
+  const wrapped = new WeakSet<object>();
   return async (def, region) => {
     const provider = await real(def, region);
     const compute = provider.compute;
-    if (compute && !(compute as { counted?: boolean }).counted) {
+    if (compute && !wrapped.has(compute)) {
+      wrapped.add(compute);
       const create = compute.createNode.bind(compute);
-      Object.assign(compute, {
-        counted: true,
-        createNode: (request: Parameters<typeof create>[0], context?: Parameters<typeof create>[1]) => {
-          calls.push(request.name);
-          return create(request, context);
-        },
-      });
+      compute.createNode = (request, context) => around(request, () => create(request, context));
     }
     return provider;
   };
 }
+
+/** The sandbox's providers, counting the create calls each machine name gets. */
+const countingCreates = (sb: Sandbox, calls: string[]) =>
+  aroundCreates(sb, (request, create) => {
+    calls.push(request.name);
+    return create();
+  });
 
 /** A queue whose next send fails, as if the process died between the record write and the send. */
 class QueueThatFailsOnce<T> extends MemoryQueue<T> {
@@ -120,32 +125,20 @@ describe('long steps', () => {
     const second: Array<Promise<string>> = [];
     let w: World | undefined;
     const world = sandboxWorld(39, (sb) => {
-      const real = sandboxProviders(sb);
       return {
         lease: new MemoryLease(systemClock),
         leaseSeconds: 1.5,
-        providers: async (def, region) => {
-          const provider = await real(def, region);
-          const compute = provider.compute;
-          if (compute && !(compute as { slowed?: boolean }).slowed) {
-            const create = compute.createNode.bind(compute);
-            Object.assign(compute, {
-              slowed: true,
-              createNode: async (request: Parameters<typeof create>[0], context?: Parameters<typeof create>[1]) => {
-                if (slow) {
-                  slow = false;
-                  // Well past the lease: only renewals keep it. Another delivery of the same step tries meanwhile.
-                  await new Promise((r) => setTimeout(r, 2500));
-                  const r = await recordOf(w as World, 'minimal');
-                  second.push(w!.kp.engine.handle(w!.kp.engine.eventOf(r)));
-                  await new Promise((r) => setTimeout(r, 1000));
-                }
-                return create(request, context);
-              },
-            });
+        providers: aroundCreates(sb, async (_request, create) => {
+          if (slow) {
+            slow = false;
+            // Well past the lease: only renewals keep it. Another delivery of the same step tries meanwhile.
+            await new Promise((r) => setTimeout(r, 2500));
+            const r = await recordOf(w as World, 'minimal');
+            second.push(w!.kp.engine.handle(w!.kp.engine.eventOf(r)));
+            await new Promise((r) => setTimeout(r, 1000));
           }
-          return provider;
-        },
+          return create();
+        }),
       };
     });
     w = world;
