@@ -7,6 +7,7 @@ import {
   NODEPOOL_TAG,
   RATE_LIMITS,
   RateBudgets,
+  type RateBudgetSource,
   done,
   pending,
   guardedCall,
@@ -64,7 +65,7 @@ export interface HetznerProviderOptions {
   project: string;
   clock: Clock;
   /** Shared budgets; pass the same instance to every provider of a process. */
-  budgets?: RateBudgets;
+  budgets?: RateBudgetSource;
   baseUrl?: string;
   random?: () => number;
 }
@@ -103,10 +104,10 @@ export class HetznerProvider implements Provider {
     this.#random = options.random ?? Math.random;
     this.dns = new HetznerDns({ client: this.client, guard: (c, f) => this.#guard(c, f) });
     this.compute = {
-      createNode: (r, c) => this.#guard(c, () => this.#createNode(r)),
+      createNode: (r, c) => this.#guard(c, () => this.#createNode(r), this.#createRequests(r)),
       listNodes: (s, c) => this.#guard(c, async () => done(await this.#listNodes(s))),
       getNode: (r, c) => this.#guard(c, async () => done(await this.#getNode(r))),
-      deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r)),
+      deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r), this.#ids.has(`servers/${r.name}`) ? 1 : 2),
       serverTypes: (_region, c) =>
         this.#guard(c, async () =>
           done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => ({ name: t.name, vcpus: t.cores, memoryGiB: t.memory, architecture: t.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const) }))),
@@ -118,15 +119,15 @@ export class HetznerProvider implements Provider {
       zones: (_region, c) => this.#guard(c, async () => done((await this.client.list('locations', 'locations', locationSchema)).map((l) => ({ name: l.name, region: l.network_zone })))),
     };
     this.network = {
-      ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r)),
-      deleteNetwork: (r, c) => this.#guard(c, () => this.#deleteNamed('networks', 'networks', networkSchema, r)),
-      ensureFirewall: (r, c) => this.#guard(c, () => this.#ensureFirewall(r)),
-      deleteFirewall: (r, c) => this.#guard(c, () => this.#deleteNamed('firewalls', 'firewalls', firewallSchema, r)),
-      ensureReservedIp: (r, c) => this.#guard(c, () => this.#ensureReservedIp(r)),
-      attachReservedIp: (ip, node, c) => this.#guard(c, () => this.#attachReservedIp(ip, node)),
-      deleteReservedIp: (r, c) => this.#guard(c, () => this.#deleteNamed('primary_ips', 'primary_ips', primaryIpSchema, r)),
-      ensureSshKey: (r, c) => this.#guard(c, () => this.#ensureSshKey(r)),
-      deleteSshKey: (r, c) => this.#guard(c, () => this.#deleteNamed('ssh_keys', 'ssh_keys', sshKeySchema, r)),
+      ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r), 2),
+      deleteNetwork: (r, c) => this.#guard(c, () => this.#deleteNamed('networks', 'networks', networkSchema, r), 2),
+      ensureFirewall: (r, c) => this.#guard(c, () => this.#ensureFirewall(r), r.networkName && r.rules.some((x) => x.fromClusterNodes) ? 3 : 2),
+      deleteFirewall: (r, c) => this.#guard(c, () => this.#deleteNamed('firewalls', 'firewalls', firewallSchema, r), 2),
+      ensureReservedIp: (r, c) => this.#guard(c, () => this.#ensureReservedIp(r), 2),
+      attachReservedIp: (ip, node, c) => this.#guard(c, () => this.#attachReservedIp(ip, node), 2),
+      deleteReservedIp: (r, c) => this.#guard(c, () => this.#deleteNamed('primary_ips', 'primary_ips', primaryIpSchema, r), 2),
+      ensureSshKey: (r, c) => this.#guard(c, () => this.#ensureSshKey(r), 2),
+      deleteSshKey: (r, c) => this.#guard(c, () => this.#deleteNamed('ssh_keys', 'ssh_keys', sshKeySchema, r), 2),
     };
   }
 
@@ -142,9 +143,23 @@ export class HetznerProvider implements Provider {
     return this.#guard(context, () => this.#teardown(clusterId));
   }
 
-  /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
-  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    return guardedCall(call, context?.attempt ?? 0, this.#random);
+  /**
+   * Budget waits, throttles and transient failures become pending; terminal errors propagate. A call of
+   * several `requests` takes their tokens at once (HetznerClient.prepaid), so it makes progress on a spent budget.
+   */
+  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>, requests = 1): Promise<Outcome<T>> {
+    return guardedCall(() => this.client.prepaid(requests, call), context?.attempt ?? 0, this.#random);
+  }
+
+  /** The create, and a lookup for each id this provider does not know yet. */
+  #createRequests(r: NodeRequest): number {
+    const ids = [
+      ...(r.networkName ? [`networks/${r.networkName}`] : []),
+      ...(r.firewallNames ?? []).map((f) => `firewalls/${f}`),
+      ...(r.placementGroupName ? [`placement_groups/${r.placementGroupName}`] : []),
+      ...(r.reservedIpName ? [`primary_ips/${r.reservedIpName}`] : []),
+    ];
+    return 1 + ids.filter((id) => !this.#ids.has(id)).length;
   }
 
   #selector(clusterId: string, nodepool?: string): string {
