@@ -6,6 +6,7 @@ import {
   KubeplaneError,
   NODEPOOL_TAG,
   RATE_LIMITS,
+  RateBudgetWait,
   RateBudgets,
   type RateBudgetSource,
   done,
@@ -57,6 +58,8 @@ import {
 const PROVIDER = 'hetzner';
 const USER_DATA_LIMIT = USER_DATA_RULES['hetzner']?.limit ?? 32_768;
 const CLUSTER_NODES_MARK = '[cluster-nodes]';
+/** Servers a teardown call deletes at most; the rest on the next call (the delete step's next run). */
+export const TEARDOWN_BATCH = 25;
 
 export interface HetznerProviderOptions {
   /** The project's API token (from a SecretResolver). */
@@ -432,11 +435,21 @@ export class HetznerProvider implements Provider {
   async #teardown(clusterId: string): Promise<Outcome<void>> {
     const selector = { label_selector: this.#selector(clusterId) };
     const item = z.object({ id: z.number(), name: z.string() });
-    // Dependency order: servers first (they hold IPs, firewalls and network attachments).
-    const servers = await this.client.list('servers', 'servers', item, selector);
+    // Dependency order: servers first (they hold IPs, firewalls and network attachments). A bounded batch per
+    // call, as far as the budget goes: one run of the step stays short, and the rest goes on the next run.
+    const servers = await this.client.list('servers', 'servers', item.extend({ status: z.string().optional() }), selector);
     if (servers.length > 0) {
-      for (const s of servers) await this.#deleteId('servers', s.id, s.name);
-      return pending('in-progress', 5, `deleting ${servers.length} server(s) of cluster ${clusterId}`);
+      let deleted = 0;
+      for (const s of servers.filter((x) => x.status !== 'deleting').slice(0, TEARDOWN_BATCH)) {
+        try {
+          await this.#deleteId('servers', s.id, s.name);
+        } catch (error) {
+          if (error instanceof RateBudgetWait && deleted > 0) return pending('rate-budget', error.retryAfterSeconds, `deleted ${deleted} of ${servers.length} server(s) of cluster ${clusterId}; the rest when the rate budget allows`);
+          throw error;
+        }
+        deleted += 1;
+      }
+      return pending('in-progress', 5, `deleting ${servers.length} server(s) of cluster ${clusterId} (${deleted} in this call, at most ${TEARDOWN_BATCH})`);
     }
     for (const record of await this.dns.tagged(clusterId)) await this.dns.deleteTagged(record);
     let waiting = 0;
