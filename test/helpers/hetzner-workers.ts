@@ -68,7 +68,7 @@ export interface HetznerWorkersResult {
   overruns: number;
   /** Calls the budget made wait (`rate-budget` pendings). */
   budgetWaits: number;
-  /** The time the project's budget needs for `requests`, starting from `left` tokens. */
+  /** The time the project's bucket needs for the requests it accepted, starting from `left` tokens. */
   floorMs: number;
   nodes: number;
   distinctNodes: number;
@@ -141,7 +141,8 @@ export async function runHetznerWorkers(o: HetznerWorkersOptions): Promise<Hetzn
       throttledToCaller: result.pendings.throttled ?? 0,
       overruns,
       budgetWaits: result.pendings['rate-budget'] ?? 0,
-      floorMs: (Math.max(0, times.length - o.left) / limits.refillPerSecond) * 1000,
+      // Answered 429s spend nothing of the bucket, so they do not count towards the floor.
+      floorMs: (Math.max(0, times.length - sandbox.hetzner.throttled - o.left) / limits.refillPerSecond) * 1000,
       nodes: nodes.length,
       distinctNodes: new Set(nodes.map((n) => n.name)).size,
     };

@@ -1,6 +1,7 @@
-// The one DynamoDB table behind the serverless runtime: state records, cluster leases, the queue's
-// deduplication log and the shared rate budgets, told apart by the prefix of the partition key. A sparse index on the first key segment lists state keys by prefix without a
-// scan; leases carry no segment, so they never appear in it. The CDK app and the tests create it from here.
+// The one DynamoDB table behind the serverless runtime: state records, cluster leases, the queue's deduplication
+// log and the shared rate budgets, told apart by the prefix of the partition key. A sparse index on the first key
+// segment lists state keys by prefix without a scan; leases and budgets carry no segment, so they never appear in
+// it. The CDK app and the tests create it from here.
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 export const PARTITION_KEY = 'pk';
