@@ -1,6 +1,7 @@
-// The one DynamoDB table behind the serverless runtime: state records, cluster leases and the queue's
-// deduplication log, told apart by the prefix of the partition key. A sparse index on the first key segment lists state keys by prefix without a
-// scan; leases carry no segment, so they never appear in it. The CDK app and the tests create it from here.
+// The one DynamoDB table behind the serverless runtime: state records, cluster leases, the queue's deduplication
+// log and the shared rate budgets, told apart by the prefix of the partition key. A sparse index on the first key
+// segment lists state keys by prefix without a scan; leases and budgets carry no segment, so they never appear in
+// it. The CDK app and the tests create it from here.
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 export const PARTITION_KEY = 'pk';
@@ -9,6 +10,8 @@ export const PREFIX_INDEX = 'byPrefix';
 export const STATE_PREFIX = 's/';
 export const LEASE_PREFIX = 'l/';
 export const DEDUPLICATION_PREFIX = 'd/';
+/** Shared rate budgets: one item per budget key (dynamodb-rate-budget.ts). */
+export const BUDGET_PREFIX = 'b/';
 /** Expired deduplication entries are removed by DynamoDB's TTL on this attribute (epoch seconds). */
 export const TTL_ATTRIBUTE = 'ttl';
 

@@ -5,6 +5,7 @@ export * from './dynamodb-table.js';
 export * from './dynamodb-state-store.js';
 export * from './dynamodb-lease.js';
 export * from './dynamodb-deduplication-log.js';
+export * from './dynamodb-rate-budget.js';
 export * from './secrets-manager-store.js';
 export * from './logger.js';
 export * from './middleware.js';

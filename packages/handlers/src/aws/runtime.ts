@@ -3,11 +3,12 @@
 // providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
 // provider's credential keys) on Lambda, or env/file as locally.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderFactory, type StepEvent } from '@kubeplane/sdk';
+import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderFactory, type RateBudgetSource, type StepEvent } from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import { resolveCredentials, type Credentials } from '../runtime/credentials.js';
 import { cloudProviderFactory } from '../runtime/cloud-providers.js';
 import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
+import { dynamoDbRateBudgets } from './dynamodb-rate-budget.js';
 import { DynamoDbLease } from './dynamodb-lease.js';
 import { DynamoDbStateStore } from './dynamodb-state-store.js';
 import { SecretsManagerStore } from './secrets-manager-store.js';
@@ -48,14 +49,15 @@ export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = proce
     secrets: new SecretsManagerStore({ ...base, namePrefix: env.KUBEPLANE_SECRET_PREFIX ?? 'kubeplane/' }),
     queue,
     clock: systemClock,
-    providers: lambdaProviders(env, region),
+    // One budget per provider account and region for every container, on the table's `b/` items.
+    providers: lambdaProviders(env, region, dynamoDbRateBudgets({ ...base, tableName })),
     kubernetes: kubernetesConnector(),
     leaseSeconds: Number(env.KUBEPLANE_LEASE_SECONDS ?? 120),
   });
   return { kubeplane, queue, maxReceiveCount: Number(env.KUBEPLANE_MAX_RECEIVE_COUNT ?? 5) };
 }
 
-function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string): ProviderFactory {
+function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets: RateBudgetSource): ProviderFactory {
   const secrets = new Map<string, SecretsManagerClient>();
   const credentialsOf = async (def: Parameters<ProviderFactory>[0]): Promise<Credentials> => {
     const ref = def.secretRef.awsSecretsManager;
@@ -73,5 +75,5 @@ function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string): Provide
     if (typeof parsed !== 'object' || parsed === null) throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
     return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, Redacted.of(v)]));
   };
-  return cloudProviderFactory(credentialsOf, defaultRegion);
+  return cloudProviderFactory(credentialsOf, defaultRegion, budgets);
 }

@@ -1,11 +1,11 @@
 // The real providers, made from each manifest provider's credentials: one factory for every runtime (the
-// CLI resolves credentials from env/file, Lambda also from Secrets Manager), sharing rate budgets per process.
-import { KubeplaneError, RateBudgets, systemClock, type ProviderDef, type ProviderFactory } from '@kubeplane/sdk';
+// CLI resolves credentials from env/file, Lambda also from Secrets Manager), on the rate budgets the runtime
+// shares between its workers (a file in the state directory, a DynamoDB item), or one process's.
+import { KubeplaneError, RateBudgets, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
 import { AwsProvider, CloudflareProvider, CrusoeProvider, HetznerProvider } from '@kubeplane/providers';
 import type { Credentials } from './credentials.js';
 
-export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promise<Credentials>, defaultRegion = 'us-east-1'): ProviderFactory {
-  const budgets = new RateBudgets(systemClock);
+export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promise<Credentials>, defaultRegion = 'us-east-1', budgets: RateBudgetSource = new RateBudgets(systemClock)): ProviderFactory {
   return async (def, region) => {
     const creds = await credentialsOf(def);
     switch (def.providerType) {

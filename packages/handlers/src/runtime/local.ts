@@ -24,6 +24,7 @@ import {
 import { NetnsSandbox, Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 import { resolveCredentials } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
+import { fileRateBudgets } from '@kubeplane/sdk';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
 
 export const DEFAULT_STATE_DIR = '.kubeplane';
@@ -84,7 +85,7 @@ export class LocalRuntime {
         providers = sandboxProviders(sandbox);
         kubernetes = sandboxKubernetes(sandbox);
       } else {
-        providers = cloudProviders(options.env, options.cwd);
+        providers = cloudProviders(options.env, options.cwd, options.memory ? undefined : dir);
         kubernetes = kubernetesConnector();
       }
       const kubeplane = new Kubeplane({
@@ -162,6 +163,7 @@ async function checkMode(dir: string, mode: Mode): Promise<void> {
 }
 
 /** Real providers, with credentials resolved from each provider's secretRef (env or file) when first needed. */
-function cloudProviders(env: NodeJS.ProcessEnv, cwd: string): ProviderFactory {
-  return cloudProviderFactory((def) => resolveCredentials(def, env, cwd));
+function cloudProviders(env: NodeJS.ProcessEnv, cwd: string, stateDir: string | undefined): ProviderFactory {
+  // Rate budgets in the state directory: every kubeplane process on it shares one budget per account.
+  return cloudProviderFactory((def) => resolveCredentials(def, env, cwd), undefined, stateDir ? fileRateBudgets(stateDir) : undefined);
 }

@@ -81,6 +81,7 @@ import {
   type Outcome,
   type Provider,
   type RateBudget,
+  type RateBudgetSource,
   type Redacted,
   type ReservedIpInfo,
   type ReservedIpRequest,
@@ -111,7 +112,8 @@ export interface AwsProviderOptions {
   /** The account (or a name for it): providers for the same account and region share budgets. */
   account: string;
   clock: Clock;
-  budgets?: RateBudgets;
+  /** Shared budgets (in-process RateBudgets, or a store shared by every worker); pass the same source to every provider. */
+  budgets?: RateBudgetSource;
   random?: () => number;
   /** Route 53 on/off (default on). */
   dns?: boolean;
@@ -244,10 +246,10 @@ export class AwsProvider implements Provider {
   }
 
   async #send<O>(bucket: Bucket, operation: string, command: object, resource?: string, cost = 1): Promise<O> {
-    const wait = this.#budgets[bucket].tryTake(1);
+    const wait = await this.#budgets[bucket].take(1);
     if (wait > 0) throw new RateBudgetWait(`aws ${bucket}`, wait);
     if (bucket === 'run') {
-      const launchWait = this.#budgets.launches.tryTake(cost);
+      const launchWait = await this.#budgets.launches.take(cost);
       if (launchWait > 0) throw new RateBudgetWait('aws instance-launches', launchWait);
     }
     this.#count(operation);
@@ -255,7 +257,7 @@ export class AwsProvider implements Provider {
       return (await this.#ec2.send(command as never)) as O;
     } catch (error) {
       const k = toKubeplaneError(error, 'ec2', operation, resource);
-      if (k.kind === 'throttled') this.#budgets[bucket].observeRemaining(0);
+      if (k.kind === 'throttled') await this.#budgets[bucket].observeRemaining(0);
       throw k;
     }
   }
@@ -378,7 +380,7 @@ export class AwsProvider implements Provider {
       throw new KubeplaneError('invalid', `node ${request.name}: user data is ${bytes} bytes; EC2 accepts at most 16 KB before base64 (compress it or move files to a download)`, { provider: 'aws', code: 'UserDataTooLarge', resource: request.name });
     }
     // RunInstances' bucket (2/s) is the narrow one: wait for it before spending a Describe on the lookup.
-    const runAvailable = this.#budgets.run.available();
+    const runAvailable = await this.#budgets.run.available();
     if (runAvailable < 1) throw new RateBudgetWait('aws run', (1 - runAvailable) / this.#budgets.run.limits.refillPerSecond);
     const named = await this.#instancesNamed(request.clusterId, request.name);
     const live = named.find((i) => LIVE_STATES.includes(i.State?.Name ?? '') && i.State?.Name !== 'shutting-down');

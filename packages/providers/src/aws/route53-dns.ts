@@ -39,14 +39,14 @@ export class Route53Dns implements DnsApi {
   }
 
   async #send<O>(operation: string, command: unknown, resource?: string): Promise<O> {
-    const wait = this.#o.budget.tryTake(1);
+    const wait = await this.#o.budget.take(1);
     if (wait > 0) throw new RateBudgetWait('aws route53', wait);
     this.#o.count(operation);
     try {
       return (await this.#o.client.send(command as never)) as O;
     } catch (error) {
       const k = toKubeplaneError(error, 'route53', operation, resource);
-      if (k.kind === 'throttled') this.#o.budget.observeRemaining(0);
+      if (k.kind === 'throttled') await this.#o.budget.observeRemaining(0);
       throw k;
     }
   }

@@ -46,7 +46,7 @@ export class CloudflareClient {
 
   /** The envelope's `result` (and `result_info`). */
   async call<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, result: S, options: CloudflareRequestOptions = {}): Promise<{ result: z.infer<S>; totalPages: number }> {
-    const wait = this.#budget.tryTake(1);
+    const wait = await this.#budget.take(1);
     if (wait > 0) throw new RateBudgetWait(PROVIDER, wait + 4 / this.#budget.limits.refillPerSecond);
     const searchParams: Record<string, string> = {};
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) searchParams[k] = String(v);
@@ -74,8 +74,8 @@ export class CloudflareClient {
         const told = retryAfterFromHeaders(response.headers, this.#clock.now());
         if (told !== undefined && told > 0) {
           retryAfterSeconds = Math.min(told, 300);
-          this.#budget.blockUntil(this.#clock.now() + retryAfterSeconds * 1000);
-        } else this.#budget.observeRemaining(0);
+          await this.#budget.blockUntil(this.#clock.now() + retryAfterSeconds * 1000);
+        } else await this.#budget.observeRemaining(0);
       }
       const advice = cloudflareAdvice(kind);
       throw new KubeplaneError(kind, `cloudflare ${label}${options.resource ? ` (${options.resource})` : ''}: ${first ? `${first.code}: ${first.message}` : `HTTP ${response.statusCode}`}${advice ? `; ${advice}` : ''}`, {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   KubeplaneError,
   RateBudgets,
+  type RateBudgetSource,
   done,
   guardedCall,
   type CallContext,
@@ -33,7 +34,7 @@ export interface CloudflareProviderOptions {
   clock: Clock;
   /** Whether the account has Load Balancing (`CloudflareProvider.connect` finds out). Without it, failover records are written plain. */
   loadBalancing: boolean;
-  budgets?: RateBudgets;
+  budgets?: RateBudgetSource;
   baseUrl?: string;
   random?: () => number;
 }

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { KubeplaneError, RateBudgets, Redacted, TokenBucket, type Clock } from '@kubeplane/sdk';
+import { InProcessRateBudget, KubeplaneError, RateBudgets, Redacted, TokenBucket, type Clock } from '@kubeplane/sdk';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox } from '../sandbox/crusoe/harness.js';
 import { CRUSOE_API } from '../sandbox/crusoe/emulator.js';
 import { CrusoeClient } from './client.js';
@@ -141,7 +141,7 @@ describe('CrusoeClient against the sandbox', () => {
 describe('CrusoeClient budget', () => {
   it('sends nothing while its rate budget is spent', async () => {
     sandbox = new CrusoeSandbox();
-    const budget = new TokenBucket({ capacity: 1, refillPerSecond: 1 }, sandbox.clock, 0);
+    const budget = new InProcessRateBudget(new TokenBucket({ capacity: 1, refillPerSecond: 1 }, sandbox.clock, 0));
     const c = new CrusoeClient({ accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId), secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey), projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, clock: sandbox.clock, budget });
     await expect(c.request('GET', 'locations', z.unknown())).rejects.toThrow(/rate budget/);
     expect(sandbox.requestCount()).toBe(0);

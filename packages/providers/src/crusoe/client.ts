@@ -119,7 +119,7 @@ export class CrusoeClient {
   }
 
   async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, schema: S, options: CrusoeRequestOptions = {}): Promise<z.infer<S>> {
-    const wait = this.#budget.tryTake(1);
+    const wait = await this.#budget.take(1);
     // A contract call takes a few requests (find, create, read back): wait until a few tokens are there, or a
     // drained bucket would hand out one token per call forever and the call would never get through.
     if (wait > 0) throw new RateBudgetWait(PROVIDER, wait + (CALL_BURST - 1) / this.#budget.limits.refillPerSecond);
@@ -148,7 +148,7 @@ export class CrusoeClient {
         if (response.statusCode < 400) throw new KubeplaneError('retryable', `crusoe ${label}: response is not JSON`, { provider: PROVIDER, status: response.statusCode, code: 'invalid_response' });
       }
     }
-    if (response.statusCode >= 400) throw this.#error(label, response.statusCode, json, response.headers, options.resource);
+    if (response.statusCode >= 400) throw await this.#error(label, response.statusCode, json, response.headers, options.resource);
     const parsed = schema.safeParse(json ?? {});
     if (!parsed.success) {
       throw new KubeplaneError('retryable', `crusoe ${label}: unexpected response shape (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})`, { provider: PROVIDER, code: 'invalid_response', status: response.statusCode });
@@ -156,7 +156,7 @@ export class CrusoeClient {
     return parsed.data;
   }
 
-  #error(label: string, status: number, json: unknown, headers: Record<string, string | string[] | undefined>, resource: string | undefined): KubeplaneError {
+  async #error(label: string, status: number, json: unknown, headers: Record<string, string | string[] | undefined>, resource: string | undefined): Promise<KubeplaneError> {
     const body = errorBodySchema.safeParse(json);
     const code = (body.success ? body.data.code : undefined) ?? `http_${status}`;
     const rawMessage = (body.success ? (body.data.message ?? body.data.reason) : undefined) ?? `HTTP ${status}`;
@@ -167,9 +167,9 @@ export class CrusoeClient {
       const told = retryAfterFromHeaders(headers, this.#clock.now());
       if (told !== undefined && told > 0) {
         retryAfterSeconds = Math.min(told, 300);
-        this.#budget.blockUntil(this.#clock.now() + retryAfterSeconds * 1000);
+        await this.#budget.blockUntil(this.#clock.now() + retryAfterSeconds * 1000);
       } else {
-        this.#budget.observeRemaining(0);
+        await this.#budget.observeRemaining(0);
       }
     }
     const advice = crusoeAdvice(kind);

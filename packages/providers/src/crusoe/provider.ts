@@ -7,6 +7,7 @@ import {
   KubeplaneError,
   NODEPOOL_TAG,
   RateBudgets,
+  type RateBudgetSource,
   done,
   pending,
   guardedCall,
@@ -76,7 +77,7 @@ export interface CrusoeProviderOptions {
   /** The key for VMs and node pools whose request names none (the engine always names the cluster's own). */
   sshPublicKey?: string;
   /** Shared budgets; pass the same instance to every provider of a process. */
-  budgets?: RateBudgets;
+  budgets?: RateBudgetSource;
   baseUrl?: string;
   random?: () => number;
   /** got-level retries for idempotent requests (see CrusoeClientOptions.retries). */

@@ -1,5 +1,6 @@
 // A small typed client for the Hetzner Cloud API on got + zod: one request path that spends the project's
 // rate budget first, learns from RateLimit-* headers, and maps every failure to a KubeplaneError.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import got, { type Got } from 'got';
 import { z } from 'zod';
 import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
@@ -38,6 +39,8 @@ export class HetznerClient {
   #calibrating: Promise<void> | undefined;
   readonly #lastPages = new Map<string, number>();
   #calibrated = false;
+  /** Tokens a contract call took up front for its requests (see `prepaid`). */
+  readonly #paid = new AsyncLocalStorage<{ left: number }>();
 
   constructor(options: HetznerClientOptions) {
     this.#token = options.token;
@@ -57,13 +60,38 @@ export class HetznerClient {
     return { provider: PROVIDER };
   }
 
+  /**
+   * Runs a contract call of about `requests` requests on tokens taken for all of them at once. Taken one by one,
+   * a call of several requests under a spent budget (many workers waiting for each refilled token) would
+   * spend its first token on a lookup, find no second one, and start again from the lookup on every retry.
+   */
+  async prepaid<T>(requests: number, call: () => Promise<T>): Promise<T> {
+    const n = Math.min(Math.floor(requests), Math.floor(this.#budget.limits.capacity));
+    if (n <= 1) return call();
+    await this.#calibration();
+    const wait = await this.#budget.take(n);
+    if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+    await this.#calibration();
+    return this.#paid.run({ left: n }, call);
+  }
+
+  /** Takes up to `n` of the tokens the running call paid for; returns how many it took. */
+  #fromCall(n: number): number {
+    const paid = this.#paid.getStore();
+    const used = Math.min(n, paid?.left ?? 0);
+    if (paid) paid.left -= used;
+    return used;
+  }
+
   async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
     // Until a response has told us what is left of the project's budget (other tools share it), send one
     // request at a time rather than a burst sized to a budget we only assume.
-    if (!options.prepaid) {
+    if (!options.prepaid && this.#fromCall(1) === 0) {
       await this.#calibration();
-      const wait = this.#budget.tryTake(1);
+      const wait = await this.#budget.take(1);
       if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+      // The take may have waited on a shared store, and another request may have become the calibrating one.
+      await this.#calibration();
     }
     const searchParams = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) {
@@ -93,7 +121,7 @@ export class HetznerClient {
     const remaining = Number(response.headers['ratelimit-remaining']);
     if (response.headers['ratelimit-remaining'] !== undefined && Number.isFinite(remaining)) {
       // Requests still in flight were counted by us but not yet by the API when it wrote this header.
-      this.#budget.observeRemaining(Math.max(0, remaining - this.#inFlight));
+      await this.#budget.observeRemaining(Math.max(0, remaining - this.#inFlight));
       this.#calibrated = true;
     }
     const requestId = typeof response.headers['x-correlation-id'] === 'string' ? response.headers['x-correlation-id'] : undefined;
@@ -113,7 +141,7 @@ export class HetznerClient {
       const kind = hetznerErrorKind(code, response.statusCode) ?? (response.statusCode === 429 ? 'throttled' : response.statusCode === 401 ? 'auth' : 'invalid');
       let retryAfterSeconds: number | undefined;
       if (kind === 'throttled') {
-        this.#budget.observeRemaining(0);
+        await this.#budget.observeRemaining(0);
         const told = retryAfterFromHeaders(response.headers, this.#clock.now());
         // Hetzner's RateLimit-Reset is when the bucket is full again; one request is possible after 1/refill s.
         if (told !== undefined) retryAfterSeconds = Math.max(1 / this.#budget.limits.refillPerSecond, Math.min(told, 60));
@@ -150,9 +178,13 @@ export class HetznerClient {
     // callers take the refill between pages, and a long listing would restart from page 1 forever.
     const listKey = `${path}?${JSON.stringify(query)}`;
     const expected = Math.min(this.#lastPages.get(listKey) ?? 1, Math.floor(this.#budget.limits.capacity));
-    await this.#calibration();
-    const wait = this.#budget.tryTake(expected);
-    if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+    const rest = expected - this.#fromCall(expected);
+    if (rest > 0) {
+      await this.#calibration();
+      const wait = await this.#budget.take(rest);
+      if (wait > 0) throw new RateBudgetWait(PROVIDER, wait);
+      await this.#calibration();
+    }
     const out: Array<z.infer<S>> = [];
     let page: number | null = 1;
     while (page !== null) {

@@ -6,7 +6,9 @@ import {
   KubeplaneError,
   NODEPOOL_TAG,
   RATE_LIMITS,
+  RateBudgetWait,
   RateBudgets,
+  type RateBudgetSource,
   done,
   pending,
   guardedCall,
@@ -56,6 +58,8 @@ import {
 const PROVIDER = 'hetzner';
 const USER_DATA_LIMIT = USER_DATA_RULES['hetzner']?.limit ?? 32_768;
 const CLUSTER_NODES_MARK = '[cluster-nodes]';
+/** Servers a teardown call deletes at most; the rest on the next call (the delete step's next run). */
+export const TEARDOWN_BATCH = 25;
 
 export interface HetznerProviderOptions {
   /** The project's API token (from a SecretResolver). */
@@ -64,7 +68,7 @@ export interface HetznerProviderOptions {
   project: string;
   clock: Clock;
   /** Shared budgets; pass the same instance to every provider of a process. */
-  budgets?: RateBudgets;
+  budgets?: RateBudgetSource;
   baseUrl?: string;
   random?: () => number;
 }
@@ -103,10 +107,10 @@ export class HetznerProvider implements Provider {
     this.#random = options.random ?? Math.random;
     this.dns = new HetznerDns({ client: this.client, guard: (c, f) => this.#guard(c, f) });
     this.compute = {
-      createNode: (r, c) => this.#guard(c, () => this.#createNode(r)),
+      createNode: (r, c) => this.#guard(c, () => this.#createNode(r), this.#createRequests(r)),
       listNodes: (s, c) => this.#guard(c, async () => done(await this.#listNodes(s))),
       getNode: (r, c) => this.#guard(c, async () => done(await this.#getNode(r))),
-      deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r)),
+      deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r), this.#ids.has(`servers/${r.name}`) ? 1 : 2),
       serverTypes: (_region, c) =>
         this.#guard(c, async () =>
           done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => ({ name: t.name, vcpus: t.cores, memoryGiB: t.memory, architecture: t.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const) }))),
@@ -118,15 +122,15 @@ export class HetznerProvider implements Provider {
       zones: (_region, c) => this.#guard(c, async () => done((await this.client.list('locations', 'locations', locationSchema)).map((l) => ({ name: l.name, region: l.network_zone })))),
     };
     this.network = {
-      ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r)),
-      deleteNetwork: (r, c) => this.#guard(c, () => this.#deleteNamed('networks', 'networks', networkSchema, r)),
-      ensureFirewall: (r, c) => this.#guard(c, () => this.#ensureFirewall(r)),
-      deleteFirewall: (r, c) => this.#guard(c, () => this.#deleteNamed('firewalls', 'firewalls', firewallSchema, r)),
-      ensureReservedIp: (r, c) => this.#guard(c, () => this.#ensureReservedIp(r)),
-      attachReservedIp: (ip, node, c) => this.#guard(c, () => this.#attachReservedIp(ip, node)),
-      deleteReservedIp: (r, c) => this.#guard(c, () => this.#deleteNamed('primary_ips', 'primary_ips', primaryIpSchema, r)),
-      ensureSshKey: (r, c) => this.#guard(c, () => this.#ensureSshKey(r)),
-      deleteSshKey: (r, c) => this.#guard(c, () => this.#deleteNamed('ssh_keys', 'ssh_keys', sshKeySchema, r)),
+      ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r), 2),
+      deleteNetwork: (r, c) => this.#guard(c, () => this.#deleteNamed('networks', 'networks', networkSchema, r), 2),
+      ensureFirewall: (r, c) => this.#guard(c, () => this.#ensureFirewall(r), r.networkName && r.rules.some((x) => x.fromClusterNodes) ? 3 : 2),
+      deleteFirewall: (r, c) => this.#guard(c, () => this.#deleteNamed('firewalls', 'firewalls', firewallSchema, r), 2),
+      ensureReservedIp: (r, c) => this.#guard(c, () => this.#ensureReservedIp(r), 2),
+      attachReservedIp: (ip, node, c) => this.#guard(c, () => this.#attachReservedIp(ip, node), 2),
+      deleteReservedIp: (r, c) => this.#guard(c, () => this.#deleteNamed('primary_ips', 'primary_ips', primaryIpSchema, r), 2),
+      ensureSshKey: (r, c) => this.#guard(c, () => this.#ensureSshKey(r), 2),
+      deleteSshKey: (r, c) => this.#guard(c, () => this.#deleteNamed('ssh_keys', 'ssh_keys', sshKeySchema, r), 2),
     };
   }
 
@@ -142,9 +146,23 @@ export class HetznerProvider implements Provider {
     return this.#guard(context, () => this.#teardown(clusterId));
   }
 
-  /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
-  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    return guardedCall(call, context?.attempt ?? 0, this.#random);
+  /**
+   * Budget waits, throttles and transient failures become pending; terminal errors propagate. A call of
+   * several `requests` takes their tokens at once (HetznerClient.prepaid), so it makes progress on a spent budget.
+   */
+  #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>, requests = 1): Promise<Outcome<T>> {
+    return guardedCall(() => this.client.prepaid(requests, call), context?.attempt ?? 0, this.#random);
+  }
+
+  /** The create, and a lookup for each id this provider does not know yet. */
+  #createRequests(r: NodeRequest): number {
+    const ids = [
+      ...(r.networkName ? [`networks/${r.networkName}`] : []),
+      ...(r.firewallNames ?? []).map((f) => `firewalls/${f}`),
+      ...(r.placementGroupName ? [`placement_groups/${r.placementGroupName}`] : []),
+      ...(r.reservedIpName ? [`primary_ips/${r.reservedIpName}`] : []),
+    ];
+    return 1 + ids.filter((id) => !this.#ids.has(id)).length;
   }
 
   #selector(clusterId: string, nodepool?: string): string {
@@ -417,11 +435,21 @@ export class HetznerProvider implements Provider {
   async #teardown(clusterId: string): Promise<Outcome<void>> {
     const selector = { label_selector: this.#selector(clusterId) };
     const item = z.object({ id: z.number(), name: z.string() });
-    // Dependency order: servers first (they hold IPs, firewalls and network attachments).
-    const servers = await this.client.list('servers', 'servers', item, selector);
+    // Dependency order: servers first (they hold IPs, firewalls and network attachments). A bounded batch per
+    // call, as far as the budget goes: one run of the step stays short, and the rest goes on the next run.
+    const servers = await this.client.list('servers', 'servers', item.extend({ status: z.string().optional() }), selector);
     if (servers.length > 0) {
-      for (const s of servers) await this.#deleteId('servers', s.id, s.name);
-      return pending('in-progress', 5, `deleting ${servers.length} server(s) of cluster ${clusterId}`);
+      let deleted = 0;
+      for (const s of servers.filter((x) => x.status !== 'deleting').slice(0, TEARDOWN_BATCH)) {
+        try {
+          await this.#deleteId('servers', s.id, s.name);
+        } catch (error) {
+          if (error instanceof RateBudgetWait && deleted > 0) return pending('rate-budget', error.retryAfterSeconds, `deleted ${deleted} of ${servers.length} server(s) of cluster ${clusterId}; the rest when the rate budget allows`);
+          throw error;
+        }
+        deleted += 1;
+      }
+      return pending('in-progress', 5, `deleting ${servers.length} server(s) of cluster ${clusterId} (${deleted} in this call, at most ${TEARDOWN_BATCH})`);
     }
     for (const record of await this.dns.tagged(clusterId)) await this.dns.deleteTagged(record);
     let waiting = 0;

@@ -1,7 +1,7 @@
 // Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, with the sandbox's
 // accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
-import { KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory } from '@kubeplane/sdk';
+import { KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
 import { AwsProvider } from '../aws/provider.js';
 import { HetznerProvider } from '../hetzner/provider.js';
 import { CrusoeProvider } from '../crusoe/provider.js';
@@ -15,8 +15,8 @@ const GLOBAL_REGION = 'us-east-1';
 /** The provider types the sandbox has a cloud for, as the error for any other names them. */
 const SANDBOX_PROVIDER_TYPES = ['aws', 'cloudflare', 'crusoe', 'hetzner'];
 
-export function sandboxProviders(sandbox: Sandbox): ProviderFactory {
-  const budgets = new RateBudgets(sandbox.clock);
+/** `budgets`: one process's by default; pass a shared source to let several workers share the sandbox clouds' budgets. */
+export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = new RateBudgets(sandbox.clock)): ProviderFactory {
   return async (def, region) => {
     switch (def.providerType) {
       case 'hetzner':

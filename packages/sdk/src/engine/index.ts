@@ -17,3 +17,4 @@ export { defaultOverdueSeconds, type WatchdogOptions, type WatchdogReport } from
 export { LocalRunner, type ClockParticipant, type RunOptions, type RunReport } from './runner.js';
 export { Kubeplane, type ApplyResult, type ManifestStatus } from './kubeplane.js';
 export { STEPS, APPLY_FLOW, DELETE_FLOW, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
+export { FileBucketStore, fileRateBudgets } from './adapters/file-rate-budget.js';

@@ -7,3 +7,4 @@ export * from './rate-budget.js';
 export * from './backoff.js';
 export * from './classify.js';
 export * from './settle.js';
+export * from './shared-rate-budget.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from './clock.js';
+import { describeRateBudgetSuite } from './conformance/rate-budget-suite.js';
 import { RATE_LIMITS, RateBudgets, TokenBucket } from './rate-budget.js';
+import { MemoryBucketStore, SharedRateBudgets, type BucketStore } from './shared-rate-budget.js';
 
 describe('TokenBucket', () => {
   it('grants the burst at once and then refills at the configured rate', () => {
@@ -68,14 +70,54 @@ describe('TokenBucket', () => {
   });
 });
 
-describe('RateBudgets', () => {
-  it('shares one bucket between callers of the same key', () => {
-    const clock = new VirtualClock();
+describeRateBudgetSuite('in one process (RateBudgets)', {
+  inFlightAllowance: 0,
+  async store(clock) {
     const budgets = new RateBudgets(clock);
-    const a = budgets.get('aws:1:eu-central-1:run-instances', RATE_LIMITS.ec2RunInstances);
-    const b = budgets.get('aws:1:eu-central-1:run-instances', RATE_LIMITS.ec2RunInstances);
-    for (let i = 0; i < 5; i++) expect(a.tryTake()).toBe(0);
-    expect(b.tryTake()).toBeGreaterThan(0);
-    expect(budgets.get('aws:1:us-east-1:run-instances', RATE_LIMITS.ec2RunInstances).tryTake()).toBe(0);
+    return { worker: () => budgets };
+  },
+});
+
+describeRateBudgetSuite('shared, on a store in memory (SharedRateBudgets)', {
+  inFlightAllowance: 10,
+  async store(clock) {
+    const store = new MemoryBucketStore();
+    return { worker: () => new SharedRateBudgets(store, clock) };
+  },
+});
+
+describe('SharedRateBudgets', () => {
+  it('refuses a take it knows cannot be granted without asking the store', async () => {
+    const clock = new VirtualClock();
+    const inner = new MemoryBucketStore();
+    let calls = 0;
+    const counting: BucketStore = {
+      take: (key, now, addMs, slackMs) => ((calls += 1), inner.take(key, now, addMs, slackMs)),
+      raise: (...args) => ((calls += 1), inner.raise(...args)),
+    };
+    const budget = new SharedRateBudgets(counting, clock).get('aws:1:eu-central-1:run', RATE_LIMITS.ec2RunInstances);
+    for (let i = 0; i < 5; i++) await budget.take();
+    expect(calls).toBe(5);
+    expect(await budget.take()).toBeCloseTo(0.5);
+    expect(await budget.take()).toBeCloseTo(0.5);
+    expect(calls).toBe(5);
+    // Reports that change nothing it knows of are not written either.
+    await budget.observeRemaining(3);
+    expect(calls).toBe(5);
+  });
+
+  it('matches the sandbox clouds\' own token bucket request by request', async () => {
+    const clock = new VirtualClock();
+    const limits = { capacity: 7, refillPerSecond: 3 };
+    const cloud = new TokenBucket(limits, clock);
+    const budget = new SharedRateBudgets(new MemoryBucketStore(), clock).get('k', limits);
+    // A pseudo-random walk of takes and waits: every grant here is a grant there, and no refusal is early.
+    let x = 7;
+    for (let i = 0; i < 500; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      clock.advance(x % 700);
+      const wait = await budget.take();
+      expect(cloud.tryTake() === 0).toBe(wait === 0);
+    }
   });
 });

@@ -9,17 +9,29 @@ export interface TokenBucketLimits {
   refillPerSecond: number;
 }
 
-/** A rate budget a provider consults before each request. Implementations may be shared between processes. */
+/**
+ * A rate budget a provider awaits before each request. Implementations may be shared between processes (one
+ * DynamoDB item or one file per key), so every call is asynchronous.
+ */
 export interface RateBudget {
   readonly limits: TokenBucketLimits;
-  /** Takes `cost` tokens and returns 0, or takes nothing and returns the seconds until they will be there. */
-  tryTake(cost?: number): number;
-  /** Lowers what is left to what the cloud reported (e.g. Hetzner `RateLimit-Remaining`). Never raises it. */
-  observeRemaining(remaining: number): void;
-  /** Empties the bucket until `untilMs` (the cloud said "come back at"). */
-  blockUntil(untilMs: number): void;
-  /** Tokens available now (fractional). */
-  available(): number;
+  /** Takes `cost` tokens and resolves 0, or takes nothing and resolves the seconds until they will be there. */
+  take(cost?: number): Promise<number>;
+  /**
+   * The cloud reported `remaining` (e.g. Hetzner `RateLimit-Remaining`): when more than that is left here, lowers
+   * what is left to it (a shared budget to a little less, for other workers' requests the cloud has not yet
+   * counted). Never raises it.
+   */
+  observeRemaining(remaining: number): Promise<void>;
+  /** Empties the budget until `untilMs` (the cloud said "come back at"). */
+  blockUntil(untilMs: number): Promise<void>;
+  /** Tokens available now (fractional); a shared budget may answer from what it last saw (an upper bound). */
+  available(): Promise<number>;
+}
+
+/** Where providers get their budgets: one per key, so providers for one account and region share it. */
+export interface RateBudgetSource {
+  get(key: string, limits: TokenBucketLimits): RateBudget;
 }
 
 /** A token bucket's mutable state, plain data (for the sandbox's snapshot). */
@@ -29,7 +41,11 @@ export interface TokenBucketState {
   blockedUntil: number;
 }
 
-export class TokenBucket implements RateBudget {
+/**
+ * The token bucket itself, synchronous: the in-process budget's state, and the sandbox clouds' own limits
+ * (their emulators decide a 429 inside one request handler).
+ */
+export class TokenBucket {
   readonly limits: TokenBucketLimits;
   readonly #clock: Clock;
   #tokens: number;
@@ -116,11 +132,37 @@ export const RATE_LIMITS = {
   route53: { capacity: 50, refillPerSecond: 10 },
 } as const satisfies Record<string, TokenBucketLimits>;
 
+/** A TokenBucket as a RateBudget: the budget of one process. */
+export class InProcessRateBudget implements RateBudget {
+  constructor(readonly bucket: TokenBucket) {}
+
+  get limits(): TokenBucketLimits {
+    return this.bucket.limits;
+  }
+
+  async take(cost = 1): Promise<number> {
+    return this.bucket.tryTake(cost);
+  }
+
+  async observeRemaining(remaining: number): Promise<void> {
+    this.bucket.observeRemaining(remaining);
+  }
+
+  async blockUntil(untilMs: number): Promise<void> {
+    this.bucket.blockUntil(untilMs);
+  }
+
+  async available(): Promise<number> {
+    return this.bucket.available();
+  }
+}
+
 /**
- * Buckets shared by key, so two provider instances for the same account and region draw on one budget.
- * Keys look like `hetzner:<project>` or `aws:<account>:<region>:run-instances`.
+ * In-process budgets by key, so two provider instances for the same account and region in one process draw on
+ * one budget. Keys look like `hetzner:<project>` or `aws:<account>:<region>:run-instances`. Workers in several
+ * processes share budgets through a store instead (SharedRateBudgets).
  */
-export class RateBudgets {
+export class RateBudgets implements RateBudgetSource {
   readonly #clock: Clock;
   readonly #buckets = new Map<string, RateBudget>();
 
@@ -131,7 +173,7 @@ export class RateBudgets {
   get(key: string, limits: TokenBucketLimits): RateBudget {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
-      bucket = new TokenBucket(limits, this.#clock);
+      bucket = new InProcessRateBudget(new TokenBucket(limits, this.#clock));
       this.#buckets.set(key, bucket);
     }
     return bucket;

@@ -495,3 +495,4 @@ export function runProviderConformance(options: ConformanceOptions): void {
 }
 export * from './managed-kubernetes.js';
 export * from './dns.js';
+export * from './rate-budget-suite.js';
