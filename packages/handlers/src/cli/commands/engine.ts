@@ -156,7 +156,9 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
 function finish(io: CliIo, statuses: ManifestStatus[], json: boolean, sandbox: boolean, ms: number): number {
   const failed = statuses.some((s) => s.state === 'ERROR' || s.state === 'IN_PROGRESS');
   if (json) println(io.stdout, JSON.stringify({ sandbox, elapsedMs: ms, projects: statuses }));
-  else for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${s.state} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
+  // A project whose every cluster was deleted is gone from the state: say so, not its empty status's state.
+  const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? 'DELETED' : s.state);
+  if (!json) for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${stateOf(s)} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
   return failed ? EXIT.failed : EXIT.ok;
 }
 
