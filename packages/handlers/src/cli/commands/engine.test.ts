@@ -172,4 +172,29 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     expect(destroyed.code).toBe(0);
     expect(destroyed.stdout).toContain('resources left in the sandbox clouds: 0');
   });
+
+  it('resumes at once after a crashed writer: its message in flight and its lease are reclaimed, not waited out', async () => {
+    const seconds = (out: string): number => {
+      const m = /minimal: DONE after (?:(\d+)m)?(\d+)s \(virtual\)/.exec(out);
+      return m ? Number(m[1] ?? 0) * 60 + Number(m[2]) : Number.NaN;
+    };
+    const clean = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', await mkdtemp(join(tmpdir(), 'kubeplane-cli-'))], { cwd: root });
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    // A writer that took the first step's message and the cluster's lease, and died without a word.
+    const { LocalRuntime } = await import('../../runtime/local.js');
+    const { validateManifestFile } = await import('@kubeplane/sdk');
+    const rt = await LocalRuntime.open({ stateDir: dir, sandbox: true, write: true, env: {}, cwd: root, command: 'apply (crashes)' });
+    const manifest = (await validateManifestFile(join(root, 'examples', 'minimal.yaml'))).manifests[0];
+    if (!manifest) throw new Error('no manifest');
+    await rt.kubeplane.apply(manifest);
+    const { FileQueue, FileLease } = await import('@kubeplane/sdk');
+    const [message] = await new FileQueue<{ clusterId: string }>(dir, 'steps', { clock: rt.clock, visibilityTimeoutSeconds: 300 }).receive(1);
+    await new FileLease(dir, rt.clock).acquire(`clusters/${message?.body.clusterId ?? ''}`, 'crashed/1', 120);
+    await rt.close();
+    const resumed = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('resuming after an interrupted run: 1 step message(s) in flight and 1 lease(s) released');
+    // Virtual time, deterministic: no 300 s visibility timeout or 120 s lease is sat out.
+    expect(seconds(resumed.stdout)).toBeLessThanOrEqual(seconds(clean.stdout) + 30);
+  });
 });
