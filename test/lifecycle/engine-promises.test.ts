@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clusterKey, MemoryQueue, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { clusterKey, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -29,25 +31,30 @@ async function runUntilStep(w: World, project: string, step: string): Promise<Cl
   throw new Error(`cluster ${project} never reached step ${step}`);
 }
 
-/** The sandbox's providers, counting the create calls each machine name gets. */
-function countingCreates(sb: Sandbox, calls: string[]): ProviderFactory {
+type Create = NonNullable<Awaited<ReturnType<ProviderFactory>>['compute']>['createNode'];
+
+/** The sandbox's providers, with every machine create call going through `around`. */
+function aroundCreates(sb: Sandbox, around: (request: Parameters<Create>[0], create: () => ReturnType<Create>) => ReturnType<Create>): ProviderFactory {
   const real = sandboxProviders(sb);
+  const wrapped = new WeakSet<object>();
   return async (def, region) => {
     const provider = await real(def, region);
     const compute = provider.compute;
-    if (compute && !(compute as { counted?: boolean }).counted) {
+    if (compute && !wrapped.has(compute)) {
+      wrapped.add(compute);
       const create = compute.createNode.bind(compute);
-      Object.assign(compute, {
-        counted: true,
-        createNode: (request: Parameters<typeof create>[0], context?: Parameters<typeof create>[1]) => {
-          calls.push(request.name);
-          return create(request, context);
-        },
-      });
+      compute.createNode = (request, context) => around(request, () => create(request, context));
     }
     return provider;
   };
 }
+
+/** The sandbox's providers, counting the create calls each machine name gets. */
+const countingCreates = (sb: Sandbox, calls: string[]) =>
+  aroundCreates(sb, (request, create) => {
+    calls.push(request.name);
+    return create();
+  });
 
 /** A queue whose next send fails, as if the process died between the record write and the send. */
 class QueueThatFailsOnce<T> extends MemoryQueue<T> {
@@ -108,6 +115,39 @@ describe('one step at a time', () => {
 
     await w.kp.run();
     expect((await w.kp.status('minimal')).state).toBe('DONE');
+  });
+});
+
+describe('long steps', () => {
+  it('keep their lease by renewing it while they run, so another delivery stays out', async () => {
+    // The lease runs on the real clock here, like a Lambda's, and a create call takes longer than the lease.
+    let slow = false;
+    const second: Array<Promise<string>> = [];
+    let w: World | undefined;
+    const world = sandboxWorld(39, (sb) => {
+      return {
+        lease: new MemoryLease(systemClock),
+        leaseSeconds: 1.5,
+        providers: aroundCreates(sb, async (_request, create) => {
+          if (slow) {
+            slow = false;
+            // Well past the lease: only renewals keep it. Another delivery of the same step tries meanwhile.
+            await new Promise((r) => setTimeout(r, 2500));
+            const r = await recordOf(w as World, 'minimal');
+            second.push(w!.kp.engine.handle(w!.kp.engine.eventOf(r)));
+            await new Promise((r) => setTimeout(r, 1000));
+          }
+          return create();
+        }),
+      };
+    });
+    w = world;
+    sandbox = world.sandbox;
+    await world.kp.apply(manifestOf(minimal));
+    const r = await runUntilStep(world, 'minimal', 'create-nodes');
+    slow = true;
+    expect(await world.kp.engine.handle(world.kp.engine.eventOf(r))).not.toBe('conflict');
+    expect(await Promise.all(second)).toEqual(['busy']);
   });
 });
 
@@ -221,5 +261,31 @@ describe('machines that vanish', () => {
     expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
     expect(liveMachines(w.sandbox)).toContain(victim);
     expect(liveMachines(w.sandbox)).toHaveLength(3);
+  });
+});
+
+describe('long manifest names', () => {
+  const named = (name: string) => minimal.replace('name: minimal\n', `name: ${name}\n`);
+  const longest = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+
+  it('accepts a metadata.name of 253 characters, Kubernetes\' limit for object names, and refuses 254', () => {
+    expect(longest).toHaveLength(253);
+    expect(validateManifestText(named(longest)).errors).toEqual([]);
+    expect(validateManifestText(named(`${longest}d`)).errors.map((e) => e.path)).toEqual(['metadata.name']);
+  });
+
+  it('applies a project named with 253 characters on the file-backed stores, to DONE', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeplane-long-name-'));
+    const w = sandboxWorld(40, (sb) => ({
+      state: new FileStateStore(dir),
+      secrets: new FileSecretStore(dir),
+      lease: new FileLease(dir, sb.clock),
+      queue: new FileQueue<StepEvent>(dir, 'steps', { clock: sb.clock, visibilityTimeoutSeconds: 120 }),
+    }));
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(named(longest)));
+    await w.kp.run();
+    expect((await w.kp.status(longest)).state).toBe('DONE');
+    expect(await w.kp.projects()).toEqual([longest]);
   });
 });
