@@ -5,7 +5,23 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Aborted on the first Ctrl-C (SIGINT) or SIGTERM: apply and destroy then finish the step in hand, save, and
+   * return EXIT.interrupted. The bin script sets it; in-process callers may.
+   */
+  signal?: AbortSignal;
 }
+
+/** The exit codes (docs/cli.md). */
+export const EXIT = {
+  ok: 0,
+  /** Something failed, a cluster is not where it was asked to be, resources are left, or a name is unknown. */
+  failed: 1,
+  /** The command line is wrong: the usage line says how. */
+  usage: 2,
+  /** Stopped by Ctrl-C or SIGTERM after finishing the step in hand; run the same command again to continue. */
+  interrupted: 130,
+} as const;
 
 export type Command = (argv: string[], io: CliIo) => Promise<number>;
 

@@ -1,7 +1,7 @@
 // The kubeplane CLI: parses the command line and runs a command in-process. Every command gets a CliIo
 // and returns its exit code, so tests call main() directly.
 import { isKubeplaneError } from '@kubeplane/sdk';
-import { println, UsageError, type CliIo, type Command } from './io.js';
+import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { apply, applyUsage, destroy, destroyUsage, kubeconfig, kubeconfigUsage, status, statusUsage } from './commands/engine.js';
 import { lifecycle, lifecycleUsage } from './commands/lifecycle.js';
 import { serve, serveUsage } from './commands/serve.js';
@@ -12,6 +12,13 @@ import { schema } from './commands/schema.js';
 import { validate, validateUsage } from './commands/validate.js';
 
 export type { CliIo } from './io.js';
+export { EXIT } from './io.js';
+
+/** Whether the command finishes its step in hand on Ctrl-C (CliIo.signal) rather than stopping at once. */
+export function handlesInterrupts(argv: readonly string[]): boolean {
+  const [name, sub] = argv;
+  return name === 'apply' || name === 'destroy' || (name === 'sandbox' && sub === 'serve');
+}
 
 interface CommandEntry {
   run: Command;
@@ -66,12 +73,18 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       println(io.stderr, `kubeplane ${name}: ${(e as Error).message}\nusage: ${command.usage}`);
-      return 2;
+      return EXIT.usage;
     }
+    // One line a person can act on; the stack only when asked for (-v), for a bug report.
+    const verbose = rest.includes('-v') || rest.includes('--verbose');
     if (isKubeplaneError(e)) {
-      println(io.stderr, `kubeplane ${name}: ${e.kind}: ${e.message}${e.details.resource ? ` (${e.details.resource})` : ''}`);
-      return 1;
+      const resource = e.details.resource;
+      println(io.stderr, `kubeplane ${name}: ${e.kind}: ${e.message}${resource && !e.message.includes(resource) ? ` (${resource})` : ''}`);
+    } else {
+      // Node's own errors name the file (ENOENT: no such file or directory, open '…'); anything else is a bug.
+      println(io.stderr, `kubeplane ${name}: ${e instanceof Error ? e.message : String(e)}${verbose ? '' : ' (run with -v for details)'}`);
     }
-    throw e;
+    if (verbose && e instanceof Error && e.stack) println(io.stderr, e.stack);
+    return EXIT.failed;
   }
 }

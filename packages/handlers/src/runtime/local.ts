@@ -1,7 +1,8 @@
 // The local runtime: the engine on file-backed ports under a state directory (or in memory), driven
 // in-process — against real clouds with credentials from each provider's secretRef, or against the sandbox
-// clouds in virtual time, whose world is kept in the same directory between commands.
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+// clouds in virtual time, whose world is kept in the same directory between commands, durable as a cloud is:
+// it is written before every state write, so a kill at any point never leaves the ledger ahead of the clouds.
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   FileLease,
@@ -19,7 +20,10 @@ import {
   type Clock,
   type EngineOptions,
   type ProviderFactory,
+  type PutOptions,
+  type StateStore,
   type StepEvent,
+  type Versioned,
 } from '@kubeplane/sdk';
 import { NetnsSandbox, Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 import { resolveCredentials } from './credentials.js';
@@ -51,7 +55,21 @@ export interface LocalRuntimeOptions {
 
 type Mode = 'sandbox' | 'cloud';
 
+/** What a writer found left by a predecessor that crashed or was killed, and set going again. */
+export interface Recovery {
+  /** Messages that were in flight (received, never acknowledged): deliverable again at once. */
+  messages: number;
+  /** Leases a dead process held: released. */
+  leases: number;
+  /** Clusters IN_PROGRESS whose step had no message: queued again (the watchdog). */
+  requeued: Array<{ project: string; cluster: string; step: string }>;
+}
+
 export class LocalRuntime {
+  /** Set by a writer on opening a directory: what it reclaimed from a crashed predecessor. */
+  recovery: Recovery = { messages: 0, leases: 0, requeued: [] };
+  #savedAtCalls = -1;
+
   private constructor(
     readonly kubeplane: Kubeplane,
     readonly clock: Clock,
@@ -60,16 +78,28 @@ export class LocalRuntime {
     readonly netns: NetnsSandbox | undefined,
     private readonly options: LocalRuntimeOptions,
     private readonly lock: ProcessLock | undefined,
+    private readonly ports: { queue?: FileQueue<StepEvent>; lease?: FileLease },
   ) {}
+
+  /** The state directory (for messages). */
+  get stateDir(): string {
+    return this.options.stateDir;
+  }
 
   static async open(options: LocalRuntimeOptions): Promise<LocalRuntime> {
     const dir = options.stateDir;
     let lock: ProcessLock | undefined;
     if (options.netns && !options.sandbox) throw new KubeplaneError('invalid', '--netns runs the sandbox clouds\' machines in network namespaces; add --sandbox');
     if (!options.memory) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud');
-      if (options.write) lock = await acquireProcessLock(join(dir, 'writer.lock'), options.command ?? 'kubeplane');
+      await checkFolder(dir);
+      if (options.write) {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud', true);
+        lock = await acquireProcessLock(join(dir, 'writer.lock'), options.command ?? 'kubeplane');
+      } else {
+        // A reader leaves the folder as it found it: no mode file, so the first writer still chooses.
+        await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud', false);
+      }
     }
     try {
       let sandbox: Sandbox | undefined;
@@ -88,28 +118,59 @@ export class LocalRuntime {
         providers = cloudProviders(options.env, options.cwd, options.memory ? undefined : dir);
         kubernetes = kubernetesConnector();
       }
+      const fileQueue = options.memory ? undefined : new FileQueue<StepEvent>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 });
+      const fileLease = options.memory ? undefined : new FileLease(dir, clock);
+      // The world is saved before each state write (see WorldFirstStateStore); `rt` exists by the first write.
+      let rt: LocalRuntime | undefined;
+      const fileState = options.memory ? undefined : new FileStateStore(dir);
+      const state: StateStore = fileState ? (sandbox && options.write ? new WorldFirstStateStore(fileState, () => rt?.saveIfChanged() ?? Promise.resolve()) : fileState) : new MemoryStateStore();
       const kubeplane = new Kubeplane({
-        state: options.memory ? new MemoryStateStore() : new FileStateStore(dir),
+        state,
         secrets: options.memory ? new MemorySecretStore() : new FileSecretStore(dir),
-        queue: options.memory ? new MemoryQueue<StepEvent>({ clock, visibilityTimeoutSeconds: 300 }) : new FileQueue<StepEvent>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 }),
-        lease: options.memory ? new MemoryLease(clock) : new FileLease(dir, clock),
+        queue: fileQueue ?? new MemoryQueue<StepEvent>({ clock, visibilityTimeoutSeconds: 300 }),
+        lease: fileLease ?? new MemoryLease(clock),
         clock,
         providers,
         kubernetes,
         // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
         ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
       });
-      return new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock);
+      rt = new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock, { ...(fileQueue ? { queue: fileQueue } : {}), ...(fileLease ? { lease: fileLease } : {}) });
+      if (lock) await rt.#recover();
+      return rt;
     } catch (e) {
       await lock?.release();
       throw e;
     }
   }
 
+  /**
+   * Holding the writer lock, no other process works on this directory: what a crashed predecessor left in flight
+   * (messages hidden for the visibility timeout, leases until they expire) is released now rather than waited out,
+   * and the watchdog queues again every cluster whose step has no message at all.
+   */
+  async #recover(): Promise<void> {
+    const { queue, lease } = this.ports;
+    if (!queue || !lease) return;
+    const messages = await queue.reclaimInFlight();
+    const leases = await lease.releaseAll();
+    const { requeued } = await this.kubeplane.watchdog({
+      overdueAfterSeconds: 0,
+      isQueued: async (event) => (await queue.bodies()).some((b) => b.key === event.key),
+    });
+    this.recovery = { messages, leases, requeued };
+  }
+
   /** Writes the sandbox world back (0600: machines' user-data holds cluster keys). */
   async save(): Promise<void> {
     if (!this.sandbox || this.options.memory) return;
+    this.#savedAtCalls = this.sandbox.totalCalls();
     await writeFileAtomic(join(this.options.stateDir, 'sandbox', 'world.json'), JSON.stringify(this.sandbox.snapshot()), 0o600);
+  }
+
+  /** Saves the world if a cloud request was served since the last save (reads too: they move rate budgets). */
+  async saveIfChanged(): Promise<void> {
+    if (this.sandbox && this.sandbox.totalCalls() !== this.#savedAtCalls) await this.save();
   }
 
   async close(): Promise<void> {
@@ -124,19 +185,71 @@ export class LocalRuntime {
   }
 }
 
+/**
+ * A StateStore that first makes the sandbox world durable: the engine writes state after its cloud calls, so the
+ * ledger never records a machine the world file has not. (A kill between the save and the state write leaves the
+ * world ahead of the ledger, as a crash after a real cloud call does; find-before-create and tags cover that.)
+ */
+class WorldFirstStateStore implements StateStore {
+  constructor(
+    private readonly inner: StateStore,
+    private readonly saveWorld: () => Promise<void>,
+  ) {}
+
+  get<T>(key: string): Promise<Versioned<T> | null> {
+    return this.inner.get<T>(key);
+  }
+
+  async put<T>(key: string, value: T, expectedRevision: number, options?: PutOptions): Promise<number> {
+    await this.saveWorld();
+    return this.inner.put(key, value, expectedRevision, options);
+  }
+
+  async delete(key: string, expectedRevision: number): Promise<void> {
+    await this.saveWorld();
+    return this.inner.delete(key, expectedRevision);
+  }
+
+  list(prefix: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+}
+
 async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
+  const path = join(dir, 'sandbox', 'world.json');
   let text: string;
   try {
-    text = await readFile(join(dir, 'sandbox', 'world.json'), 'utf8');
+    text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Sandbox({ seed });
     throw e;
   }
-  return Sandbox.fromSnapshot(JSON.parse(text) as Parameters<typeof Sandbox.fromSnapshot>[0]);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new KubeplaneError('invalid', `${path} is not valid JSON (${(e as Error).message}); it may have been cut short. Remove the state directory to start from an empty sandbox`, { resource: path, code: 'CorruptFile' });
+  }
+  try {
+    return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0]);
+  } catch (e) {
+    if (e instanceof KubeplaneError) throw new KubeplaneError(e.kind, `${path}: ${e.message}`, { ...e.details, resource: path });
+    throw e;
+  }
+}
+
+/** A --state-dir that exists must be a folder. */
+async function checkFolder(dir: string): Promise<void> {
+  const info = await stat(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    if (e.code === 'ENOTDIR') throw new KubeplaneError('invalid', `the state directory ${dir} is inside a file, not a folder; pass another --state-dir`, { resource: dir });
+    throw e;
+  });
+  if (info && !info.isDirectory()) throw new KubeplaneError('invalid', `the state directory ${dir} is a file, not a folder; pass another --state-dir`, { resource: dir });
 }
 
 /** A state directory is for the sandbox or for real clouds, never both: mixing them would mix worlds. */
-async function checkMode(dir: string, mode: Mode): Promise<void> {
+async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void> {
   const path = join(dir, 'mode');
   let existing: string | undefined;
   try {
@@ -149,7 +262,7 @@ async function checkMode(dir: string, mode: Mode): Promise<void> {
     if (!empty && mode === 'sandbox') {
       throw new KubeplaneError('invalid', `${dir} holds real-cloud state; use another --state-dir for the sandbox`);
     }
-    await writeFile(path, `${mode}\n`, { mode: 0o600 });
+    if (write) await writeFileAtomic(path, `${mode}\n`, 0o600);
     return;
   }
   if (existing !== mode) {

@@ -1,52 +1,28 @@
 // One writer per state directory: a command that changes a world (apply, destroy, sandbox serve) holds this
-// lock for its whole run. A lock whose process is gone is taken over; a live one stops the command with a
-// message that names the holder.
-import { open, readFile, rm, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { KubeplaneError } from '@kubeplane/sdk';
+// lock for its whole run. A lock whose process is gone is taken over atomically (see the sdk's file-lock.ts); a
+// live one stops the command with a message that names the holder.
+import { KubeplaneError, alive, tryLock } from '@kubeplane/sdk';
+
+export { alive };
 
 export interface ProcessLock {
   release(): Promise<void>;
 }
 
 export async function acquireProcessLock(path: string, command: string): Promise<ProcessLock> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(JSON.stringify({ pid: process.pid, command, since: new Date().toISOString() }));
-      await handle.close();
-      return { release: () => rm(path, { force: true }) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      let holder: { pid?: number; command?: string; since?: string } = {};
-      try {
-        holder = JSON.parse(await readFile(path, 'utf8')) as typeof holder;
-      } catch {
-        // Half-written by a process that just started; look again.
-        await new Promise((r) => setTimeout(r, 50));
-        continue;
-      }
-      if (holder.pid !== undefined && !alive(holder.pid)) {
-        await rm(path, { force: true });
-        continue;
-      }
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const result = await tryLock(path, command);
+    if ('held' in result) return result.held;
+    const holder = result.holder;
+    if (holder) {
       throw new KubeplaneError(
         'conflict',
-        `another kubeplane process (pid ${holder.pid ?? '?'}, "${holder.command ?? '?'}" since ${holder.since ?? '?'}) is using this state directory; wait for it to finish or stop it`,
+        `another kubeplane process (pid ${holder.pid}, "${holder.command ?? '?'}" since ${holder.since}) is using this state directory; wait for it to finish or stop it`,
         { resource: path },
       );
     }
+    // Being released, or a lock file of an older kubeplane being written: look again shortly.
+    await new Promise((r) => setTimeout(r, 50));
   }
-  throw new KubeplaneError('conflict', `could not take the lock ${path}`, { resource: path });
-}
-
-/** Whether a process with this id exists (one we may not signal still counts). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  throw new KubeplaneError('conflict', `could not take the lock ${path}; if no kubeplane process is running, delete it`, { resource: path });
 }

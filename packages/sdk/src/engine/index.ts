@@ -6,7 +6,7 @@ export * from './ports/queue.js';
 export * from './ports/lease.js';
 export * from './adapters/memory.js';
 export * from './adapters/file.js';
-export { withFileLock, writeFileAtomic } from './adapters/file-lock.js';
+export { alive, tryLock, withFileLock, writeFileAtomic, type HeldLock, type LockOwner, type TryLockResult } from './adapters/file-lock.js';
 export * from './ports/kubernetes.js';
 export * from './events.js';
 export * from './records.js';

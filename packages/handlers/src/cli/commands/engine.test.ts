@@ -85,4 +85,116 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
       await lock.release();
     }
   });
+
+  it('a reader leaves an empty folder as it found it, so the README\'s next apply --sandbox works', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const status = await runCli(['status', '--state-dir', dir], { cwd: root });
+    expect(status.code).toBe(0);
+    const kubeconfig = await runCli(['kubeconfig', 'minimal', '--state-dir', dir], { cwd: root });
+    expect(kubeconfig.code).toBe(1);
+    expect(kubeconfig.stderr).toContain('no cluster named minimal');
+    await expect(stat(join(dir, 'mode'))).rejects.toThrow();
+    const applied = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+  });
+
+  it('names an unknown project or cluster and exits 1 (status, destroy)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const flags = ['--sandbox', '--state-dir', dir];
+    const status = await runCli(['status', 'nope', ...flags], { cwd: root });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toMatch(/^kubeplane status: not-found: no project named nope in .*\n$/);
+    const destroyed = await runCli(['destroy', 'nope', ...flags], { cwd: root });
+    expect(destroyed.code).toBe(1);
+    expect(destroyed.stderr).toMatch(/^kubeplane destroy: not-found: no project or cluster named nope in .*\n$/);
+  });
+
+  it('exits 1 when destroy leaves resources behind in the sandbox clouds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const flags = ['--sandbox', '--state-dir', dir];
+    const team = join(dir, 'team.yaml');
+    await writeFile(team, (await readFile(join(root, 'examples', 'minimal.yaml'), 'utf8')).replace('name: minimal\n', 'name: team\n'));
+    expect((await runCli(['apply', 'examples/minimal.yaml', ...flags], { cwd: root })).code).toBe(0);
+    expect((await runCli(['apply', team, ...flags], { cwd: root })).code).toBe(0);
+    // The state of project team is lost (deleted by hand): its machines stay in the clouds, known to nobody.
+    const teamStatus = JSON.parse((await runCli(['status', 'team', '--json', ...flags], { cwd: root })).stdout) as { projects: Array<{ clusters: Record<string, { id: string }> }> };
+    const { rm } = await import('node:fs/promises');
+    for (const c of Object.values(teamStatus.projects[0]?.clusters ?? {})) await rm(join(dir, 'state', 'clusters', `${c.id}.json`));
+    await rm(join(dir, 'state', 'projects', 'team.json'));
+    const destroyed = await runCli(['destroy', 'minimal', ...flags], { cwd: root });
+    expect(destroyed.stdout).toMatch(/minimal: DELETED|minimal: deleting/);
+    expect(destroyed.stdout).not.toContain('resources left in the sandbox clouds: 0');
+    expect(destroyed.code).toBe(1);
+    expect(destroyed.stderr).toMatch(/resource\(s\) of the deleted clusters are left: hetzner/);
+  });
+
+  it('says in one line, naming the file, that --state-dir is a file or that the world file is cut short', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const file = join(dir, 'not-a-folder');
+    await writeFile(file, 'x');
+    const onFile = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', file], { cwd: root });
+    expect(onFile.code).toBe(1);
+    expect(onFile.stderr).toBe(`kubeplane apply: invalid: the state directory ${file} is a file, not a folder; pass another --state-dir\n`);
+    const flags = ['--sandbox', '--state-dir', dir];
+    expect((await runCli(['apply', 'examples/minimal.yaml', ...flags], { cwd: root })).code).toBe(0);
+    const world = join(dir, 'sandbox', 'world.json');
+    const text = await readFile(world, 'utf8');
+    await writeFile(world, text.slice(0, text.length >> 1));
+    const cut = await runCli(['status', ...flags], { cwd: root });
+    expect(cut.code).toBe(1);
+    expect(cut.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(cut.stderr).toContain(`${world} is not valid JSON`);
+  });
+
+  it('stops after the step in hand when interrupted, exits 130, and the next apply finishes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    const flags = ['--sandbox', '--state-dir', dir];
+    const interrupt = new AbortController();
+    const { PassThrough } = await import('node:stream');
+    const { main } = await import('../main.js');
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let errText = '';
+    err.on('data', (c: Buffer) => (errText += c.toString()));
+    let lines = 0;
+    out.on('data', (c: Buffer) => {
+      lines += c.toString().split('\n').filter((l) => /^\[sandbox\] \+/.test(l)).length;
+      if (lines >= 3) interrupt.abort();
+    });
+    const code = await main(['apply', 'examples/minimal.yaml', ...flags], { stdout: out, stderr: err, cwd: root, env: {}, signal: interrupt.signal });
+    expect(code).toBe(130);
+    expect(errText).toContain('interrupted: the step in hand finished and everything is saved');
+    const again = await runCli(['apply', 'examples/minimal.yaml', ...flags], { cwd: root });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/minimal: DONE/);
+    const destroyed = await runCli(['destroy', 'examples/minimal.yaml', ...flags], { cwd: root });
+    expect(destroyed.code).toBe(0);
+    expect(destroyed.stdout).toContain('resources left in the sandbox clouds: 0');
+  });
+
+  it('resumes at once after a crashed writer: its message in flight and its lease are reclaimed, not waited out', async () => {
+    const seconds = (out: string): number => {
+      const m = /minimal: DONE after (?:(\d+)m)?(\d+)s \(virtual\)/.exec(out);
+      return m ? Number(m[1] ?? 0) * 60 + Number(m[2]) : Number.NaN;
+    };
+    const clean = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', await mkdtemp(join(tmpdir(), 'kubeplane-cli-'))], { cwd: root });
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
+    // A writer that took the first step's message and the cluster's lease, and died without a word.
+    const { LocalRuntime } = await import('../../runtime/local.js');
+    const { validateManifestFile } = await import('@kubeplane/sdk');
+    const rt = await LocalRuntime.open({ stateDir: dir, sandbox: true, write: true, env: {}, cwd: root, command: 'apply (crashes)' });
+    const manifest = (await validateManifestFile(join(root, 'examples', 'minimal.yaml'))).manifests[0];
+    if (!manifest) throw new Error('no manifest');
+    await rt.kubeplane.apply(manifest);
+    const { FileQueue, FileLease } = await import('@kubeplane/sdk');
+    const [message] = await new FileQueue<{ clusterId: string }>(dir, 'steps', { clock: rt.clock, visibilityTimeoutSeconds: 300 }).receive(1);
+    await new FileLease(dir, rt.clock).acquire(`clusters/${message?.body.clusterId ?? ''}`, 'crashed/1', 120);
+    await rt.close();
+    const resumed = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('resuming after an interrupted run: 1 step message(s) in flight and 1 lease(s) released');
+    // Virtual time, deterministic: no 300 s visibility timeout or 120 s lease is sat out.
+    expect(seconds(resumed.stdout)).toBeLessThanOrEqual(seconds(clean.stdout) + 30);
+  });
 });

@@ -3,9 +3,9 @@
 // the state directory, in virtual time, and says so on every line.
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
-import { formatIssue, formatPlan, isKubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus } from '@kubeplane/sdk';
+import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus } from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { println, UsageError, type CliIo } from '../io.js';
+import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { elapsed, progressPrinter } from '../progress.js';
 
 const common = {
@@ -38,21 +38,32 @@ async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: bo
     command,
   });
   try {
+    const r = rt.recovery;
+    if (write && (r.messages || r.leases || r.requeued.length)) {
+      println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}resuming after an interrupted run: ${r.messages} step message(s) in flight and ${r.leases} lease(s) released${r.requeued.length ? `, queued again: ${r.requeued.map((x) => `${x.cluster} ${x.step}`).join(', ')}` : ''}`);
+    }
     return await fn(rt);
   } finally {
     await rt.close();
   }
 }
 
-/** Runs queued work to the end, printing progress; returns the final status of each project touched. */
-async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io: CliIo, json: boolean, verbose: boolean): Promise<ManifestStatus[]> {
+/** Runs queued work to the end (or to the step in hand, after Ctrl-C), printing progress; the final status of each project touched, or null if interrupted. */
+async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io: CliIo, json: boolean, verbose: boolean): Promise<ManifestStatus[] | null> {
   const off = kp.on(progressPrinter(io.stdout, { json, sandbox: rt.sandbox !== undefined, clock: rt.clock, verbose }));
+  let report;
   try {
-    await kp.run();
+    report = await kp.run({ beforeMessage: () => io.signal?.aborted === true });
   } finally {
     off();
   }
+  if (report.stopped === 'stopped') return null;
   return Promise.all(projects.map((p) => kp.status(p)));
+}
+
+function interrupted(io: CliIo, rt: LocalRuntime, command: string): number {
+  println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}interrupted: the step in hand finished and everything is saved; run \`kubeplane ${command}\` again to continue`);
+  return EXIT.interrupted;
 }
 
 export async function apply(argv: string[], io: CliIo): Promise<number> {
@@ -74,6 +85,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
     }
     if (rt.netns && !values.json) println(io.stdout, '[sandbox] --netns: machines created now boot in network namespaces on this host for as long as this command runs; later commands continue in the simulation');
     const statuses = await runToEnd(rt, kp, manifests.map((m) => m.name), io, values.json ?? false, values.verbose ?? false);
+    if (!statuses) return interrupted(io, rt, `apply ${argv.join(' ')}`);
     if (rt.netns) {
       await rt.netns.pass(150_000);
       for (const r of await rt.netns.handshakes()) {
@@ -95,40 +107,59 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
   return withRuntime(io, values, true, `destroy ${target}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
-    if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] destroying in the sandbox world');
+    const json = values.json ?? false;
+    if (rt.sandbox && !json) println(io.stdout, '[sandbox] destroying in the sandbox world');
     const projects = isFile ? manifests.map((m) => m.name) : [target];
+    // The ids of the clusters being deleted, to count what of theirs is left in the sandbox clouds afterwards.
+    const ids = new Set<string>();
+    const idsOf = async (project: string): Promise<void> => {
+      for (const c of Object.values((await kp.status(project)).clusters)) ids.add(c.id);
+    };
+    let owner: string | undefined;
     if (!isFile && (await kp.status(target)).generation === 0) {
       // Not a project: a cluster of one, deleted on its own.
       const owners: string[] = [];
       for (const p of await kp.projects()) if ((await kp.status(p)).clusters[target]) owners.push(p);
       if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in projects ${owners.join(', ')}; pass the manifest file instead`);
-      const owner = owners[0];
-      if (owner) {
-        await kp.destroyCluster(owner, target);
-        if (!values.json) println(io.stdout, `${owner}: deleting cluster ${target} (applying the manifest again creates it again)`);
-        const statuses = await runToEnd(rt, kp, [owner], io, values.json ?? false, values.verbose ?? false);
-        return finish(io, statuses, values.json ?? false, rt.sandbox !== undefined, rt.clock.now() - started);
+      owner = owners[0];
+      if (!owner) throw new KubeplaneError('not-found', `no project or cluster named ${target} in ${rt.stateDir}${(await kp.projects()).length ? ` (projects: ${(await kp.projects()).join(', ')})` : ''}`, { resource: target });
+      const cluster = (await kp.status(owner)).clusters[target];
+      if (cluster) ids.add(cluster.id);
+      await kp.destroyCluster(owner, target);
+      if (!json) println(io.stdout, `${owner}: deleting cluster ${target} (applying the manifest again creates it again)`);
+    } else {
+      for (const [i, project] of projects.entries()) {
+        const known = (await kp.status(project)).generation > 0;
+        // With the manifest at hand even a cluster whose state was lost is swept by its tag.
+        const m = manifests[i];
+        const queued = known ? await kp.destroy(project) : m ? await kp.destroyByManifest(m) : { queued: [] };
+        await idsOf(project);
+        if (!json) println(io.stdout, queued.queued.length ? `${project}: deleting ${queued.queued.join(', ')}` : `${project}: nothing to delete`);
       }
     }
-    for (const [i, project] of projects.entries()) {
-      const known = (await kp.status(project)).generation > 0;
-      // With the manifest at hand even a cluster whose state was lost is swept by its tag.
-      const m = manifests[i];
-      const queued = known ? await kp.destroy(project) : m ? await kp.destroyByManifest(m) : { queued: [] };
-      if (!values.json) println(io.stdout, queued.queued.length ? `${project}: deleting ${queued.queued.join(', ')}` : `${project}: nothing to delete`);
+    const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false);
+    if (!statuses) return interrupted(io, rt, `destroy ${argv.join(' ')}`);
+    let left = 0;
+    if (rt.sandbox) {
+      const inventory = rt.sandbox.inventory();
+      // With no project left in this state directory, anything in its sandbox clouds is a leak.
+      const ours = (await kp.projects()).length === 0 ? inventory : inventory.filter((i) => i.clusterId !== undefined && ids.has(i.clusterId));
+      left = ours.length;
+      if (!json) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${inventory.length}`);
+      if (left > 0) println(io.stderr, `[sandbox] ${left} resource(s) of the deleted clusters are left: ${ours.slice(0, 10).map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}${left > 10 ? ', …' : ''}`);
     }
-    const statuses = await runToEnd(rt, kp, projects, io, values.json ?? false, values.verbose ?? false);
-    const leaks = rt.sandbox?.inventory().length;
-    if (!values.json && leaks !== undefined) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${leaks}`);
-    return finish(io, statuses, values.json ?? false, rt.sandbox !== undefined, rt.clock.now() - started);
+    const code = finish(io, statuses, json, rt.sandbox !== undefined, rt.clock.now() - started);
+    return left > 0 ? EXIT.failed : code;
   });
 }
 
 function finish(io: CliIo, statuses: ManifestStatus[], json: boolean, sandbox: boolean, ms: number): number {
   const failed = statuses.some((s) => s.state === 'ERROR' || s.state === 'IN_PROGRESS');
   if (json) println(io.stdout, JSON.stringify({ sandbox, elapsedMs: ms, projects: statuses }));
-  else for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${s.state} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
-  return failed ? 1 : 0;
+  // A project whose every cluster was deleted is gone from the state: say so, not its empty status's state.
+  const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? 'DELETED' : s.state);
+  if (!json) for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${stateOf(s)} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
+  return failed ? EXIT.failed : EXIT.ok;
 }
 
 function describeClusters(s: ManifestStatus): string {
@@ -142,6 +173,11 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
     const kp = rt.kubeplane;
     const projects = positionals.length ? positionals : await kp.projects();
     const statuses = await Promise.all(projects.map((p) => kp.status(p)));
+    const unknown = statuses.filter((s) => s.generation === 0 && Object.keys(s.clusters).length === 0).map((s) => s.project);
+    if (unknown.length) {
+      const known = await kp.projects();
+      throw new KubeplaneError('not-found', `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`, { resource: unknown.join(', ') });
+    }
     if (values.json) {
       println(io.stdout, JSON.stringify({ sandbox: rt.sandbox !== undefined, projects: statuses }, null, 2));
       return 0;
@@ -166,7 +202,7 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
     for (const [name, c] of Object.entries((await kp.status(p)).clusters)) if (name === cluster || c.id === cluster) owners.push({ project: p, name });
   }
   const [first] = owners;
-  if (!first) throw new UsageError(`no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`);
+  if (!first) throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`, { resource: cluster });
   if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.map((o) => o.project).join(', ')}; pass --project`);
   return first;
 }

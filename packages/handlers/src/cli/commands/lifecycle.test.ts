@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateManifestText } from '@kubeplane/sdk';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { runCli } from '../../../../../test/helpers/cli.js';
 import { lifecycleStages } from './lifecycle.js';
 
@@ -31,6 +33,18 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
     const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { leakedResources: number; stages: Array<{ state: string }> };
     expect(summary.leakedResources).toBe(0);
     expect(summary.stages.map((s) => s.state)).toEqual(['DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DELETED']);
+  });
+
+  it('destroys after a failed stage and counts what is left: a create that fails on a missing DNS zone leaks nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-lifecycle-'));
+    const manifest = join(dir, 'no-zone.yaml');
+    await writeFile(manifest, readFileSync(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8').replaceAll('dnsZone: example.com', 'dnsZone: missing-zone.example'));
+    const run = await runCli(['sandbox', 'lifecycle', manifest], { cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/create\s+ERROR/);
+    expect(run.stdout).not.toMatch(/scale aws-worker/);
+    expect(run.stdout).toMatch(/destroy\s+DELETED/);
+    expect(run.stdout).toContain('leaked resources: 0');
   });
 
   it('derives its stages from the manifest: the first fixed-size compute pool is scaled and copied', () => {

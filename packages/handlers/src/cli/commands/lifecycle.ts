@@ -85,12 +85,21 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   let ok = true;
   try {
     if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`);
+    // After a failed stage the rest are skipped but destroy, which always runs: the count of what is left means
+    // something only once everything was asked to go.
+    let failedStage = false;
     for (const stage of lifecycleStages(manifest)) {
+      if (failedStage && stage.manifest) continue;
       if (!json) println(io.stdout, `[sandbox] == ${stage.name}`);
       const t0 = rt.clock.now();
-      if (stage.manifest) await kp.apply(stage.manifest);
-      else await kp.destroy(manifest.name);
-      const run = await kp.run();
+      let run = { messages: 0 };
+      try {
+        if (stage.manifest) await kp.apply(stage.manifest);
+        else await kp.destroy(manifest.name);
+        run = await kp.run();
+      } catch (e) {
+        println(io.stderr, `[sandbox] ${stage.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
       const status = await kp.status(manifest.name);
       const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? 'DELETED' : status.state;
       let good = stage.manifest ? state === 'DONE' : state === 'DELETED';
@@ -130,7 +139,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         for (const k of sandbox.kubernetes.kubelets().filter((x) => x.state !== 'ready' && x.state !== 'load-balancer' && x.state !== 'stopped')) {
           println(io.stderr, `[sandbox]   ${k.cloud}/${k.vm}: ${k.state}${k.reason ? `: ${k.reason}` : ''}`);
         }
-        break;
+        failedStage = true;
       }
     }
   } finally {

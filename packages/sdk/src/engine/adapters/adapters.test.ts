@@ -73,3 +73,31 @@ describe('file adapters: long names', () => {
     expect((await lease.acquire(`clusters/${'x'.repeat(253)}`, 'a', 60))?.owner).toBe('a');
   });
 });
+
+describe('file adapters: reclaiming what a crashed process left (for a caller that knows it is alone)', () => {
+  it('makes messages in flight deliverable at once instead of after the visibility timeout', async () => {
+    const { VirtualClock } = await import('../../provider/clock.js');
+    const clock = new VirtualClock(0);
+    const dir = await fresh();
+    const crashed = new FileQueue<{ n: number }>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 });
+    await crashed.send({ n: 1 }, { groupId: 'c1' });
+    expect(await crashed.receive(10)).toHaveLength(1);
+    const next = new FileQueue<{ n: number }>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 });
+    expect(await next.receive(10)).toHaveLength(0);
+    expect(await next.reclaimInFlight()).toBe(1);
+    expect((await next.receive(10)).map((m) => m.body)).toEqual([{ n: 1 }]);
+    expect(await next.bodies()).toEqual([{ n: 1 }]);
+  });
+
+  it('releases every lease held, and the next grant still gets a larger fencing token', async () => {
+    const { VirtualClock } = await import('../../provider/clock.js');
+    const clock = new VirtualClock(0);
+    const dir = await fresh();
+    const held = await new FileLease(dir, clock).acquire('clusters/c1', 'dead-worker/1', 120);
+    const lease = new FileLease(dir, clock);
+    expect(await lease.acquire('clusters/c1', 'cli/2', 120)).toBeNull();
+    expect(await lease.releaseAll()).toBe(1);
+    const grant = await lease.acquire('clusters/c1', 'cli/2', 120);
+    expect(grant?.token).toBeGreaterThan(held?.token ?? Infinity);
+  });
+});

@@ -1,61 +1,222 @@
-// A lock file for a state directory: exclusive creation (O_EXCL) with the holder's pid, taken over when the
-// holder is gone or the lock is older than its lifetime, so a crashed process never needs a manual unlock.
-import { open, readFile, rename, rm, writeFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+// Locks on a local folder, for a state directory's writer and for each file's read-modify-write, whose takeover of
+// a crashed holder's lock is atomic: of any number of processes that find the same dead holder, exactly one wins.
+//
+// Why not a library: proper-lockfile (the usual choice) removes a stale lock with rmdir and then mkdirs its own, so a
+// process that judged the old lock stale can remove the lock another process has just taken, and both hold it
+// (moxystudio/node-proper-lockfile#121, and npm/lockfile#4 for the same race); it also knows a dead holder only by
+// an old mtime, so every crash costs its whole stale period. Kernel locks (flock/fcntl through fs-ext or os-lock) are
+// atomic by construction but are native addons, which the sdk, bundled into Lambda functions, cannot carry.
+//
+// How it is atomic, with nothing but rename(2), which replaces neither a non-empty folder nor a folder by a file:
+// - A lock is a folder `<path>` holding `owner.json` ({pid, host, nonce, ...}). It is made as a temporary folder
+//   with its owner file inside and renamed to `<path>`: it appears whole or not at all, and the rename fails when
+//   `<path>` exists.
+// - A holder whose process is gone (same host, no such pid, or our own pid with a nonce we do not hold) is stale.
+//   It is taken over by renaming `<path>` to `<path>.stale-<its nonce>`. Only the first such rename can succeed:
+//   after it that name is a non-empty folder, so a late process that judged the same holder stale and now renames
+//   whatever lock stands at `<path>` (perhaps a live one) onto it fails, and looks again. Tombstones are swept
+//   after an hour, long after any process could still act on what it read.
+// - Release renames the holder's own folder away before removing it, so `<path>` is never half-removed.
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { KubeplaneError } from '../../errors.js';
 
-const STALE_MS = 30_000;
+/** Who holds a lock: written inside it, read by whoever finds it taken. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  nonce: string;
+  /** ISO time the lock was taken. */
+  since: string;
+  /** What the holder is doing, for the message that names it (`apply examples/minimal.yaml`). */
+  command?: string;
+}
 
+export interface HeldLock {
+  readonly owner: LockOwner;
+  /** Gives the lock up; a second call does nothing. */
+  release(): Promise<void>;
+}
+
+export type TryLockResult = { held: HeldLock } | { holder: LockOwner | null };
+
+/** Nonces of the locks this process holds right now: a lock with our pid and another nonce is a former process's. */
+const heldHere = new Set<string>();
+const TOMBSTONE_MS = 60 * 60 * 1000;
+
+/** Takes the lock if it is free or its holder is gone; otherwise says who holds it (null: being released). */
+export async function tryLock(path: string, command?: string): Promise<TryLockResult> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), since: new Date().toISOString(), ...(command ? { command } : {}) };
+    const tmp = `${path}.${owner.nonce}.tmp`;
+    await mkdir(tmp, { mode: 0o700 });
+    await writeWhole(join(tmp, 'owner.json'), JSON.stringify(owner), 0o600, false);
+    heldHere.add(owner.nonce);
+    try {
+      await rename(tmp, path);
+      return { held: heldLock(path, owner) };
+    } catch (e) {
+      heldHere.delete(owner.nonce);
+      await rm(tmp, { recursive: true, force: true });
+      if (!isTaken(e)) throw e;
+    }
+    const holder = await readOwner(path);
+    if (holder === 'gone') continue;
+    if (holder === null || !isStale(holder)) return { holder };
+    if (await takeOver(path, holder)) continue;
+    // Someone else took it over first; look again at whoever holds it now.
+  }
+  return { holder: null };
+}
+
+/**
+ * Waits for the lock (polling, up to `timeoutMs`), runs `fn` holding it, and releases it. For short critical
+ * sections: a read-modify-write of one file.
+ */
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
   const started = Date.now();
-  await mkdir(dirname(lockPath), { recursive: true });
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx', 0o600);
-      await handle.writeFile(JSON.stringify({ pid: process.pid, at: Date.now() }));
-      await handle.close();
+  let lock: HeldLock | undefined;
+  for (let attempt = 0; !lock; attempt++) {
+    const result = await tryLock(lockPath);
+    if ('held' in result) {
+      lock = result.held;
       break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (await isStale(lockPath)) {
-        await rm(lockPath, { force: true });
-        continue;
-      }
-      if (Date.now() - started > timeoutMs) {
-        const holder = await readFile(lockPath, 'utf8').catch(() => '?');
-        throw new KubeplaneError('conflict', `${lockPath} is held by another kubeplane process (${holder}); wait for it to finish`, { resource: lockPath });
-      }
-      await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt)));
     }
+    if (Date.now() - started > timeoutMs) {
+      const h = result.holder;
+      throw new KubeplaneError('conflict', `${lockPath} is held by another kubeplane process (${h ? `pid ${h.pid} on ${h.host} since ${h.since}` : 'being released'}); wait for it to finish`, { resource: lockPath });
+    }
+    await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt)));
   }
   try {
     return await fn();
   } finally {
-    await rm(lockPath, { force: true });
+    await lock.release();
   }
 }
 
-async function isStale(lockPath: string): Promise<boolean> {
+function heldLock(path: string, owner: LockOwner): HeldLock {
+  let released = false;
+  return {
+    owner,
+    async release() {
+      if (released) return;
+      released = true;
+      // Only we remove our lock, and nobody takes over a live holder's: what stands at `path` is ours.
+      const gone = `${path}.released-${owner.nonce}`;
+      try {
+        await rename(path, gone);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        return;
+      } finally {
+        heldHere.delete(owner.nonce);
+      }
+      await rm(gone, { recursive: true, force: true });
+    },
+  };
+}
+
+function isTaken(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  // ENOTEMPTY/EEXIST: a lock folder stands there; ENOTDIR/EISDIR: a lock file of an older kubeplane does.
+  return code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR';
+}
+
+/** The holder of the lock at `path`; 'gone' if there is none any more; null if it cannot be told (yet). */
+async function readOwner(path: string): Promise<LockOwner | 'gone' | null> {
+  let text: string;
   try {
-    const { pid, at } = JSON.parse(await readFile(lockPath, 'utf8')) as { pid: number; at: number };
-    if (Date.now() - at > STALE_MS) return true;
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'ESRCH';
-    }
+    const info = await stat(path);
+    text = await readFile(info.isDirectory() ? join(path, 'owner.json') : path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'gone';
+    throw e;
+  }
+  try {
+    const o = JSON.parse(text) as Partial<LockOwner> & { at?: number };
+    if (typeof o.pid !== 'number') return null;
+    // A lock file of an older kubeplane: no host or nonce; its pid and time stand in for them.
+    return { pid: o.pid, host: o.host ?? hostname(), nonce: o.nonce ?? `legacy-${o.pid}-${o.since ?? o.at ?? 0}`, since: o.since ?? new Date(o.at ?? 0).toISOString(), ...(o.command ? { command: o.command } : {}) };
   } catch {
-    // Being written right now, or unreadable: not stale yet unless it stays that way (the timeout decides).
-    return false;
+    // A lock file of an older kubeplane, half-written: its process either finishes it or is gone; look again.
+    return null;
   }
 }
 
-/** Writes a file so readers see the old content or the new one, never half of it. */
+function isStale(owner: LockOwner): boolean {
+  // Another machine's process (a shared folder) cannot be checked: never taken over.
+  if (owner.host !== hostname()) return false;
+  if (owner.pid === process.pid) return !heldHere.has(owner.nonce);
+  return !alive(owner.pid);
+}
+
+/** Moves a stale holder's lock aside; true if this call did it (the lock is then free to compete for). */
+async function takeOver(path: string, stale: LockOwner): Promise<boolean> {
+  const tomb = `${path}.stale-${stale.nonce}`;
+  try {
+    await rename(path, tomb);
+  } catch (e) {
+    if (isTaken(e) || (e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+  await sweepTombstones(path);
+  return true;
+}
+
+async function sweepTombstones(path: string): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.stale-`;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const info = await stat(join(dir, name)).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > TOMBSTONE_MS) await rm(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether a process with this id exists (one we may not signal still counts). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Writes a file so readers see the old content or the new one, never half of it, and so it survives a power cut
+ * once this resolves: the data is flushed before the rename, and the folder (which holds the name) after it.
+ */
 export async function writeFileAtomic(path: string, data: string, mode = 0o644): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: mode === 0o600 ? 0o700 : 0o755 });
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: mode === 0o600 ? 0o700 : 0o755 });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, data, { mode });
-  await rename(tmp, path);
+  try {
+    await writeWhole(tmp, data, mode, true);
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  const folder = await open(dir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+async function writeWhole(path: string, data: string, mode: number, sync: boolean): Promise<void> {
+  const handle = await open(path, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    if (sync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

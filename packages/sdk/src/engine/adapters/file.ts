@@ -235,6 +235,30 @@ export class FileQueue<T> implements Queue<T> {
   async size(): Promise<number> {
     return (await readJson<QueueFile<T>>(this.#path))?.messages.length ?? 0;
   }
+
+  /**
+   * Makes every message in flight deliverable again at once, as if its visibility timeout had run out; returns how
+   * many. Only for a caller that knows no receiver is alive (the CLI, holding its state directory's writer lock,
+   * after a crashed predecessor), which would otherwise wait out the timeout.
+   */
+  async reclaimInFlight(): Promise<number> {
+    const now = this.#clock.now();
+    return this.#update((q) => {
+      let n = 0;
+      for (const m of q.messages) {
+        if (m.receipt === undefined) continue;
+        delete m.receipt;
+        m.visibleAt = Math.min(m.visibleAt, now);
+        n++;
+      }
+      return n;
+    });
+  }
+
+  /** The bodies of every message held, due or not, in flight or not (the watchdog asks whether a step is queued). */
+  async bodies(): Promise<T[]> {
+    return ((await readJson<QueueFile<T>>(this.#path))?.messages ?? []).map((m) => m.body);
+  }
 }
 
 export class FileLease implements Lease {
@@ -282,6 +306,23 @@ export class FileLease implements Lease {
       const held = await readJson<LeaseGrant>(path);
       // Keep the token (expired) so the next grant's fencing token still grows.
       if (held && held.token === grant.token && held.owner === grant.owner) await writeFileAtomic(path, JSON.stringify({ ...held, owner: '', expiresAt: 0 }));
+    });
+  }
+
+  /**
+   * Ends every lease held, keeping each fencing token (so the next grant's still grows); returns how many. Only for
+   * a caller that knows no holder is alive (the CLI, holding its state directory's writer lock, after a crash).
+   */
+  async releaseAll(): Promise<number> {
+    return this.#lock(async () => {
+      let n = 0;
+      for (const path of await walk(join(this.dir, 'leases'))) {
+        const held = await readJson<LeaseGrant>(path);
+        if (!held || held.expiresAt <= this.clock.now() || held.owner === '') continue;
+        await writeFileAtomic(path, JSON.stringify({ ...held, owner: '', expiresAt: 0 }));
+        n++;
+      }
+      return n;
     });
   }
 }

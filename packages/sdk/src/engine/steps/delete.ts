@@ -2,6 +2,7 @@
 // tag, so it works from any state — a failed create, or state lost altogether), then the secrets and records.
 import { regionKey, waitFor } from './common.js';
 import { isPending } from '../../provider/outcome.js';
+import { isKubeplaneError } from '../../errors.js';
 import { next, type StepDefinition } from './types.js';
 import type { ClusterSpec } from '../../model/types.js';
 
@@ -43,8 +44,12 @@ export const deleteDns: StepDefinition = {
       const records = provider.capabilities.dnsFailover && t.type === 'A' && t.setIdentifiers.length
         ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))
         : [{ name, type: t.type }];
-      const gone = await provider.dns.deleteRecords(t.zone, clusterId, records);
-      if (isPending(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
+      // A zone that does not exist holds no records of ours (a create that failed on a missing zone): nothing to remove.
+      const gone = await provider.dns.deleteRecords(t.zone, clusterId, records).catch((e: unknown) => {
+        if (isKubeplaneError(e) && e.kind === 'not-found') return null;
+        throw e;
+      });
+      if (gone && isPending(gone)) return waitFor(gone, `removing DNS record ${name}`, ctx);
       if (ledger.dns[name]) ctx.emit({ type: 'resource-deleted', kind: 'dns-record', name, provider: t.provider });
       delete ledger.dns[name];
     }
