@@ -1,9 +1,19 @@
 // The real providers, made from each manifest provider's credentials: one factory for every runtime (the
 // CLI resolves credentials from env/file, Lambda also from Secrets Manager), on the rate budgets the runtime
 // shares between its workers (a file in the state directory, a DynamoDB item), or one process's.
-import { KubeplaneError, RateBudgets, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
+import { createHash } from 'node:crypto';
+import { KubeplaneError, RateBudgets, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource, type Redacted } from '@kubeplane/sdk';
 import { AwsProvider, CloudflareProvider, CrusoeProvider, HetznerProvider } from '@kubeplane/providers';
 import type { Credentials } from './credentials.js';
+
+/**
+ * The rate-budget identity of a credential: one budget per cloud account (Hetzner: a token belongs to one project; AWS:
+ * an access key to one account), whatever the manifest calls the provider, so two manifests or tenants naming the same
+ * account differently still share its budget. A short hash: the key names the account without holding the credential.
+ */
+export function budgetIdentity(credential: Redacted<string>): string {
+  return `id-${createHash('sha256').update(credential.reveal()).digest('hex').slice(0, 16)}`;
+}
 
 export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promise<Credentials>, defaultRegion = 'us-east-1', budgets: RateBudgetSource = new RateBudgets(systemClock)): ProviderFactory {
   return async (def, region) => {
@@ -12,13 +22,13 @@ export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promis
       case 'hetzner': {
         const token = creds.credentials;
         if (!token) throw new KubeplaneError('auth', `provider ${def.name}: no Hetzner token`, { resource: def.name });
-        return new HetznerProvider({ token, project: def.name, clock: systemClock, budgets });
+        return new HetznerProvider({ token, project: budgetIdentity(token), clock: systemClock, budgets });
       }
       case 'aws': {
         const accessKeyId = creds.accesskey;
         const secretAccessKey = creds.secretkey;
         if (!accessKeyId || !secretAccessKey) throw new KubeplaneError('auth', `provider ${def.name}: AWS credentials incomplete`, { resource: def.name });
-        return new AwsProvider({ region: region ?? defaultRegion, account: def.name, credentials: { accessKeyId, secretAccessKey }, clock: systemClock, budgets });
+        return new AwsProvider({ region: region ?? defaultRegion, account: budgetIdentity(accessKeyId), credentials: { accessKeyId, secretAccessKey }, clock: systemClock, budgets });
       }
       case 'crusoe': {
         const { accesskey, secretkey, project } = creds;
