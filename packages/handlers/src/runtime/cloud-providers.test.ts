@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { RateBudgets, Redacted, systemClock, type ProviderDef } from '@kubeplane/sdk';
 import { cloudProviderFactory } from './cloud-providers.js';
+import type { Credentials } from './credentials.js';
 
 const hetznerToken = 'h'.repeat(64);
 const def = (name: string, providerType: 'hetzner' | 'aws'): ProviderDef => ({ name, providerType, secretRef: { env: {} } }) as unknown as ProviderDef;
@@ -10,7 +11,9 @@ const def = (name: string, providerType: 'hetzner' | 'aws'): ProviderDef => ({ n
 describe('cloudProviderFactory rate-budget keys', () => {
   it('gives two names for one Hetzner project one budget, keyed without the token', async () => {
     const budgets = new RateBudgets(systemClock);
-    const factory = cloudProviderFactory(async (d) => (d.providerType === 'hetzner' ? { credentials: Redacted.of(hetznerToken) } : { accesskey: Redacted.of('AKIAABCDEFGHIJKLMNOP'), secretkey: Redacted.of('s'.repeat(40)) }), 'eu-central-1', budgets);
+    const credentials = async (d: ProviderDef): Promise<Credentials> =>
+      d.providerType === 'hetzner' ? { credentials: Redacted.of(hetznerToken) } : { accesskey: Redacted.of('AKIAABCDEFGHIJKLMNOP'), secretkey: Redacted.of('s'.repeat(40)) };
+    const factory = cloudProviderFactory(credentials, 'eu-central-1', budgets);
     await factory(def('hetzner-a', 'hetzner'), 'fsn1');
     await factory(def('hetzner-b', 'hetzner'), 'nbg1');
     await factory(def('aws-a', 'aws'), 'eu-central-1');
