@@ -9,6 +9,7 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
+  type SendMessageCommandOutput,
   type Message,
 } from '@aws-sdk/client-sqs';
 import { SQS_MAX_DELAY_SECONDS, systemClock, type Clock, type Queue, type ReceivedMessage, type SendOptions } from '@kubeplane/sdk';
@@ -51,23 +52,31 @@ export class SqsQueue<T> implements Queue<T> {
     this.#dedup = options.deduplication;
   }
 
-  async send(body: T, options: SendOptions): Promise<void> {
-    // Standard queues have no deduplication ids; the optional log stands in for them (a duplicate that slips
-    // through is harmless by design: it finds the record moved on and is dropped).
+  async send(body: T, options: SendOptions & { attributes?: Record<string, string> }): Promise<void> {
+    // Standard queues have no deduplication ids; the optional log stands in for them. The id is claimed before
+    // the send, so of concurrent senders one sends, and given back if the send fails, so nothing is lost.
     const dedupId = options.deduplicationId === undefined ? undefined : `${options.groupId}/${options.deduplicationId}`;
-    if (dedupId !== undefined && (await this.#dedup?.seen(dedupId))) return;
+    const claim = dedupId === undefined || !this.#dedup ? undefined : await this.#dedup.claim(dedupId);
+    if (claim === null) return;
     // Whole seconds, at most 900 (callers chain longer waits).
     const delay = Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delaySeconds ?? 0)));
-    const out = await this.client.send(
-      new SendMessageCommand({
-        QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify(body),
-        DelaySeconds: delay,
-        MessageAttributes: { [GROUP_ATTRIBUTE]: { DataType: 'String', StringValue: options.groupId } },
-      }),
-    );
+    const attributes = Object.fromEntries(Object.entries(options.attributes ?? {}).map(([k, v]) => [k, { DataType: 'String', StringValue: v }]));
+    let out: SendMessageCommandOutput;
+    try {
+      out = await this.client.send(
+        new SendMessageCommand({
+          QueueUrl: this.queueUrl,
+          MessageBody: JSON.stringify(body),
+          DelaySeconds: delay,
+          MessageAttributes: { ...attributes, [GROUP_ATTRIBUTE]: { DataType: 'String', StringValue: options.groupId } },
+        }),
+      );
+    } catch (e) {
+      // The send's error is what the caller must see; a failed give-back only delays the id's next send to the window's end.
+      if (claim) await this.#dedup?.release(claim).catch(() => undefined);
+      throw e;
+    }
     if (out.MessageId) this.#due.set(out.MessageId, this.#clock.now() + delay * 1000);
-    if (dedupId !== undefined) await this.#dedup?.record(dedupId);
   }
 
   async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
