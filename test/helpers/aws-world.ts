@@ -7,7 +7,8 @@ import { setupServer } from 'msw/node';
 import { Kubeplane, type EngineEvent, type EngineOptions, type Lease, type StateStore, type StepEvent } from '@kubeplane/sdk';
 import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 import { createStepHandler, DynamoDbDeduplicationLog, DynamoDbLease, DynamoDbStateStore, jsonLogger, SecretsManagerStore, SqsQueue, type StepHandler } from '@kubeplane/handlers';
-import { followClock, type AwsEmulators } from './aws-emulators.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { followClock, startAwsEmulators, type AwsEmulators } from './aws-emulators.js';
 
 export interface AwsWorld {
   sandbox: Sandbox;
@@ -77,6 +78,35 @@ export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions
     close() {
       restoreClock();
       server.close();
+    },
+  };
+}
+
+/**
+ * For a test file: starts the emulators once for the file and closes each world opened by `open` after its test.
+ * Call at the top level of the file.
+ */
+export function useAwsWorlds(): { readonly emulators: AwsEmulators; open(options?: AwsWorldOptions): Promise<AwsWorld> } {
+  let emulators: AwsEmulators | undefined;
+  const open: AwsWorld[] = [];
+  beforeAll(async () => {
+    emulators = await startAwsEmulators();
+  });
+  afterAll(async () => {
+    await emulators?.stop();
+  });
+  afterEach(() => {
+    for (const w of open.splice(0)) w.close();
+  });
+  return {
+    get emulators() {
+      if (!emulators) throw new Error('the AWS emulators start in beforeAll; use them inside a test');
+      return emulators;
+    },
+    async open(options) {
+      const w = await awsWorld(this.emulators, options);
+      open.push(w);
+      return w;
     },
   };
 }

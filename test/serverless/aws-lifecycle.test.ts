@@ -3,31 +3,19 @@
 // as the SQS event source mapping would. The outcome must equal the local runtime's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { StepEvent } from '@kubeplane/sdk';
 import { createDeadLetterHandler } from '@kubeplane/handlers';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
-import { startAwsEmulators, type AwsEmulators } from '../helpers/aws-emulators.js';
-import { awsWorld, type AwsWorld } from '../helpers/aws-world.js';
+import { useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
 import { runEventSourceMapping } from '../helpers/lambda-simulator.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');
 const workers = (n: number) => minimal.replace(/count: 2\n/, `count: ${n}\n`);
 
-let emulators: AwsEmulators;
-let world: AwsWorld | undefined;
-beforeAll(async () => {
-  emulators = await startAwsEmulators();
-});
-afterAll(async () => {
-  await emulators.stop();
-});
-afterEach(() => {
-  world?.close();
-  world = undefined;
-});
+const worlds = useAwsWorlds();
 
 /** What the local runtime (in-memory ports, in-process queue) ends with for the same manifests and seed. */
 async function localOutcome(seed: number, manifests: string[]) {
@@ -58,7 +46,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
   it('is created, scaled up and down and destroyed with the same outcome as the local runtime, leaving nothing behind', async () => {
     const manifests = [minimal, workers(3), workers(1)];
     const local = await localOutcome(3, manifests);
-    world = await awsWorld(emulators, { seed: 3 });
+    const world = await worlds.open({ seed: 3 });
     const aws = [];
     const counts = [];
     for (const text of manifests) {
@@ -83,7 +71,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
 
   it('does no harm when a message is delivered again after its visibility timeout', async () => {
     const [local] = await localOutcome(5, [minimal]);
-    world = await awsWorld(emulators, { seed: 5 });
+    const world = await worlds.open({ seed: 5 });
     const lost: StepEvent[] = [];
     // The deletes of three step messages are lost, so each comes back after the timeout, its step long done.
     const r = await applyOnAws(world, minimal, (body) => {
@@ -101,7 +89,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
   it('resumes a step whose handler was killed mid-way when SQS delivers its message again', async () => {
     const [local] = await localOutcome(6, [minimal]);
     let hang = false;
-    world = await awsWorld(emulators, {
+    const world = await worlds.open({
       seed: 6,
       wrapState: (s) => ({
         get: (k) => s.get(k),
@@ -131,7 +119,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     const holders = new Map<string, number>();
     let most = 0;
     let refused = 0;
-    world = await awsWorld(emulators, {
+    const world = await worlds.open({
       seed: 8,
       wrapLease: (l) => ({
         async acquire(key, owner, ttl) {
@@ -157,7 +145,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
 
   it('turns a poison message into the cluster\'s ERROR status with the reason, and sends it to the DLQ', async () => {
     let broken = false;
-    world = await awsWorld(emulators, {
+    const world = await worlds.open({
       seed: 9,
       maxReceiveCount: 3,
       wrapLease: (l) => ({
@@ -181,7 +169,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(status?.state).toBe('ERROR');
     expect(status?.message).toMatch(/^dns: gave up after 3 deliveries of message minimal-\w+\/1\/\d+\/0: Error: lease table unavailable \(simulated outage\)$/);
 
-    const sqs = new SQSClient(emulators.sqs);
+    const sqs = new SQSClient(worlds.emulators.sqs);
     const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: world.dlqUrl, MaxNumberOfMessages: 10 }));
     sqs.destroy();
     expect(dead.Messages?.map((m) => (JSON.parse(m.Body ?? '{}') as StepEvent).step)).toEqual(['dns']);

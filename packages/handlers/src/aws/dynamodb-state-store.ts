@@ -12,7 +12,7 @@ import {
   UpdateItemCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { checkKey, KubeplaneError, revisionConflict, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { checkKey, fenced, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STATE_PREFIX } from './dynamodb-table.js';
 
@@ -44,7 +44,7 @@ export class DynamoDbStateStore implements StateStore {
    * item (`fence` is the highest token written). An update, not a put: a write without a fence leaves the
    * stored fence as it is.
    */
-  async put<T>(key: string, value: T, expectedRevision: number, options: { fence?: number } = {}): Promise<number> {
+  async put<T>(key: string, value: T, expectedRevision: number, options: PutOptions = {}): Promise<number> {
     checkKey(key);
     const revision = expectedRevision + 1;
     const { fence } = options;
@@ -148,13 +148,6 @@ export class DynamoDbStateStore implements StateStore {
 
 /** The highest lease token (fencing token) a fenced write has carried, kept next to the revision. */
 const FENCE_ATTRIBUTE = 'fence';
-
-function fenced(key: string, fence: number, stored: number): KubeplaneError {
-  return new KubeplaneError('conflict', `state "${key}" was written under lease token ${stored}, later than this writer's ${fence}: its lease was taken over; the write is refused`, {
-    resource: key,
-    code: 'Fenced',
-  });
-}
 
 const pk = (key: string): Record<string, AttributeValue> => ({ [PARTITION_KEY]: { S: STATE_PREFIX + key } });
 const segment = (key: string) => key.split('/')[0] ?? key;

@@ -19,6 +19,9 @@ import type { DeduplicationLog } from './dynamodb-deduplication-log.js';
 /** The message attribute that carries the group (the cluster id) on a standard queue. */
 export const GROUP_ATTRIBUTE = 'kubeplane-group';
 
+/** A received message with its string message attributes (the group attribute among them). */
+export type SqsReceivedMessage<T> = ReceivedMessage<T> & { attributes: Record<string, string> };
+
 export interface SqsQueueOptions extends AwsClientOptions {
   queueUrl: string;
   /** Hidden this long after a receive (default 30 s); at least 6x the handler's timeout on Lambda. */
@@ -79,7 +82,7 @@ export class SqsQueue<T> implements Queue<T> {
     if (out.MessageId) this.#due.set(out.MessageId, this.#clock.now() + delay * 1000);
   }
 
-  async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
+  async receive(max: number): Promise<Array<SqsReceivedMessage<T>>> {
     const out = await this.client.send(
       new ReceiveMessageCommand({
         QueueUrl: this.queueUrl,
@@ -87,7 +90,7 @@ export class SqsQueue<T> implements Queue<T> {
         VisibilityTimeout: this.#visibility,
         WaitTimeSeconds: 0,
         MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-        MessageAttributeNames: [GROUP_ATTRIBUTE],
+        MessageAttributeNames: ['All'],
       }),
     );
     const now = this.#clock.now();
@@ -167,8 +170,10 @@ export class SqsQueue<T> implements Queue<T> {
   }
 }
 
-function toReceived<T>(m: Message): ReceivedMessage<T> {
+function toReceived<T>(m: Message): SqsReceivedMessage<T> {
+  const attributes = Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).flatMap(([k, v]) => (v.StringValue === undefined ? [] : [[k, v.StringValue]])));
   return {
+    attributes,
     body: JSON.parse(m.Body ?? 'null') as T,
     groupId: m.MessageAttributes?.[GROUP_ATTRIBUTE]?.StringValue ?? '',
     receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
