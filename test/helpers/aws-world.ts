@@ -59,6 +59,7 @@ export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions
     kubernetes: sandboxKubernetes(sandbox),
     // A step may hold its cluster for less than the visibility timeout, so a killed step's lease is free by the time its message returns.
     leaseSeconds: Math.min(120, visibility),
+    messageVisibilitySeconds: visibility,
   };
   const kp = new Kubeplane(options_);
   const events: EngineEvent[] = [];

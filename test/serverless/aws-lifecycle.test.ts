@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { StepEvent } from '@kubeplane/sdk';
-import { createDeadLetterHandler } from '@kubeplane/handlers';
+import { createDeadLetterHandler, createWatchdogHandler } from '@kubeplane/handlers';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 import { useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
 import { runEventSourceMapping } from '../helpers/lambda-simulator.js';
@@ -185,5 +185,44 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
     expect(world.sandbox.inventory()).toEqual([]);
     expect(await world.kp.projects()).toEqual([]);
+  });
+
+  it('creates the cluster again after a destroy, within the queue\'s deduplication window (a new incarnation, new message keys)', async () => {
+    const world = await worlds.open({ seed: 10 });
+    await applyOnAws(world, minimal);
+    await world.kp.destroy('minimal');
+    await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
+    expect(await world.kp.projects()).toEqual([]);
+    // Well inside the 300 s window in which the first creation's message keys are remembered.
+    const r = await applyOnAws(world, minimal);
+    expect(r.machines).toHaveLength(3);
+  }, 240_000);
+
+  it('brings a cluster whose step message was lost to DONE on the watchdog\'s schedule', async () => {
+    const world = await worlds.open({ seed: 11 });
+    const watchdog = createWatchdogHandler({ kubeplane: world.kp, logger: { log: () => undefined, child() { return this; } } });
+    // The API function dies between apply's record write and its send: the cluster is IN_PROGRESS, no message exists.
+    const send = world.queue.send.bind(world.queue);
+    world.queue.send = () => Promise.reject(new Error('the API function was killed before its send (simulated)'));
+    await expect(world.kp.apply(manifestOf(minimal))).rejects.toThrow(/killed before its send/);
+    world.queue.send = send;
+    const idle = await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock });
+    expect(idle.deliveries).toBe(0);
+    expect((await world.kp.status('minimal')).clusters.minimal).toMatchObject({ state: 'IN_PROGRESS', message: 'queued' });
+
+    // EventBridge runs the watchdog every 5 minutes; it re-queues once the message is overdue (visibility + lease + 60 s).
+    const start = world.sandbox.clock.now();
+    let requeued: Array<{ cluster: string; step: string }> = [];
+    while (requeued.length === 0) {
+      world.sandbox.clock.advance(5 * 60_000);
+      requeued = (await watchdog({} as never, { awsRequestId: 'watchdog' } as Context)).requeued;
+    }
+    expect(requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'prepare' }]);
+    expect(world.sandbox.clock.now() - start).toBeLessThanOrEqual((120 + 120 + 60 + 300) * 1000);
+    const run = await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
+    expect(run.stopped).toBe('idle');
+    expect((await world.kp.status('minimal')).clusters.minimal?.state).toBe('DONE');
+    // A second run of the watchdog finds nothing to do.
+    expect((await watchdog({} as never, { awsRequestId: 'watchdog-2' } as Context)).requeued).toEqual([]);
   });
 });
