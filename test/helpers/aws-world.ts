@@ -83,6 +83,9 @@ export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions
   };
 }
 
+/** Whole lifecycles through three emulators take a minute alone, more on a busy machine: a bound, not a speed claim. */
+export const LIFECYCLE_TIMEOUT = 300_000;
+
 /**
  * For a test file: starts the emulators once for the file and closes each world opened by `open` after its test.
  * Call at the top level of the file.

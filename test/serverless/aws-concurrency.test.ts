@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '@kubeplane/sdk';
 import { manifestOf } from '../helpers/sandbox-world.js';
-import { useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
+import { LIFECYCLE_TIMEOUT, useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
 import { runEventSourceMapping } from '../helpers/lambda-simulator.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');
@@ -34,7 +34,7 @@ type HandledLine = { message?: string; step?: string; outcome?: string; messageI
 const handled = (w: AwsWorld) => w.logs.map((l) => JSON.parse(l) as HandledLine).filter((l) => l.message === 'step handled');
 const secretWrites = () => worlds.emulators.secretsEmulator.calls.filter((c) => /CreateSecret|PutSecretValue/.test(c)).length;
 
-describe('two deliveries of one step in one Lambda container', () => {
+describe('two deliveries of one step in one Lambda container', { timeout: LIFECYCLE_TIMEOUT }, () => {
   it('run it once when one batch holds its message twice: the second copy waits for the first and finds it done', async () => {
     const world = await worlds.open({ seed: 3, wrapLease: acquisitionsInTurn });
     const [writesBefore, secretsBefore] = [secretWrites(), worlds.emulators.secretsEmulator.secrets.size];
@@ -74,7 +74,7 @@ describe('two deliveries of one step in one Lambda container', () => {
   });
 });
 
-describe('a step message whose cluster is held by a crashed invocation', () => {
+describe('a step message whose cluster is held by a crashed invocation', { timeout: LIFECYCLE_TIMEOUT }, () => {
   it('is re-sent after 2, 4, 8 … s, so the crashed holder\'s 120 s lease costs a handful of invocations, not one every 2 s', async () => {
     const world = await worlds.open({ seed: 5 });
     await world.kp.apply(manifestOf(minimal));
