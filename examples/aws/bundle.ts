@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-export const FUNCTIONS = { step: 'step', api: 'api', deadLetter: 'dead-letter' } as const;
+export const FUNCTIONS = { step: 'step', api: 'api', deadLetter: 'dead-letter', watchdog: 'watchdog' } as const;
 export type FunctionName = keyof typeof FUNCTIONS;
 
 const entries = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'packages', 'handlers', 'src', 'aws', 'lambda');

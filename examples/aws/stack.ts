@@ -1,9 +1,11 @@
-// The kubeplane serverless deployment: the step queue and its DLQ, the DynamoDB table, the step, dead-letter
-// and API functions (nodejs22.x, esbuild bundles), the API as an IAM-authorised function URL, and
-// least-privilege roles. Plus a managed policy for the credentials kubeplane's AWS provider uses to build
+// The kubeplane serverless deployment: the step queue and its DLQ, the DynamoDB table, the step, dead-letter,
+// API and watchdog functions (nodejs22.x, esbuild bundles), the API as an IAM-authorised function URL, the
+// watchdog on a 5-minute schedule, and least-privilege roles. Plus a managed policy for the credentials kubeplane's AWS provider uses to build
 // clusters: EC2 changes only on resources tagged kubeplane.dev/cluster-id, Route 53 only in the named zones.
 import { ArnFormat, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -69,6 +71,7 @@ export class KubeplaneStack extends Stack {
       KUBEPLANE_SECRET_PREFIX: SECRET_PREFIX,
       KUBEPLANE_MAX_RECEIVE_COUNT: String(maxReceiveCount),
       KUBEPLANE_LEASE_SECONDS: String(leaseSeconds),
+      KUBEPLANE_VISIBILITY_SECONDS: String(6 * stepTimeout),
     };
     const fn = (id: string, name: FunctionName, timeout: number) =>
       new lambda.Function(this, id, {
@@ -83,13 +86,17 @@ export class KubeplaneStack extends Stack {
     const stepFn = fn('StepFunction', 'step', stepTimeout);
     const deadLetterFn = fn('DeadLetterFunction', 'deadLetter', deadLetterTimeout);
     const apiFn = fn('ApiFunction', 'api', 30);
+    const watchdogFn = fn('WatchdogFunction', 'watchdog', 60);
 
     stepFn.addEventSource(new SqsEventSource(steps, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
     deadLetterFn.addEventSource(new SqsEventSource(stepsDlq, { batchSize: 10, reportBatchItemFailures: true }));
     // Never anonymous: callers sign with SigV4 and need lambda:InvokeFunctionUrl on this function.
     apiFn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
 
-    for (const f of [stepFn, deadLetterFn, apiFn]) {
+    // A lost step message stalls its cluster at most the overdue time (visibility + lease + 60 s) plus this period.
+    new events.Rule(this, 'WatchdogSchedule', { schedule: events.Schedule.rate(Duration.minutes(5)), targets: [new eventTargets.LambdaFunction(watchdogFn)] });
+
+    for (const f of [stepFn, deadLetterFn, apiFn, watchdogFn]) {
       table.grantReadWriteData(f);
       steps.grantSendMessages(f);
     }
@@ -100,6 +107,7 @@ export class KubeplaneStack extends Stack {
     });
     // ListSecrets has no resource-level permissions; the store filters by its name prefix.
     const listSecrets = new iam.PolicyStatement({ actions: ['secretsmanager:ListSecrets'], resources: ['*'] });
+    // The watchdog reads records and sends messages only: no secrets.
     for (const f of [stepFn, deadLetterFn, apiFn]) {
       f.addToRolePolicy(clusterSecrets);
       f.addToRolePolicy(listSecrets);

@@ -7,7 +7,8 @@ import { setupServer } from 'msw/node';
 import { Kubeplane, type EngineEvent, type EngineOptions, type Lease, type StateStore, type StepEvent } from '@kubeplane/sdk';
 import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
 import { createStepHandler, DynamoDbDeduplicationLog, DynamoDbLease, DynamoDbStateStore, jsonLogger, SecretsManagerStore, SqsQueue, type StepHandler } from '@kubeplane/handlers';
-import { followClock, type AwsEmulators } from './aws-emulators.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { followClock, startAwsEmulators, type AwsEmulators } from './aws-emulators.js';
 
 export interface AwsWorld {
   sandbox: Sandbox;
@@ -58,6 +59,7 @@ export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions
     kubernetes: sandboxKubernetes(sandbox),
     // A step may hold its cluster for less than the visibility timeout, so a killed step's lease is free by the time its message returns.
     leaseSeconds: Math.min(120, visibility),
+    messageVisibilitySeconds: visibility,
   };
   const kp = new Kubeplane(options_);
   const events: EngineEvent[] = [];
@@ -77,6 +79,38 @@ export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions
     close() {
       restoreClock();
       server.close();
+    },
+  };
+}
+
+/** Whole lifecycles through three emulators take a minute alone, more on a busy machine: a bound, not a speed claim. */
+export const LIFECYCLE_TIMEOUT = 300_000;
+
+/**
+ * For a test file: starts the emulators once for the file and closes each world opened by `open` after its test.
+ * Call at the top level of the file.
+ */
+export function useAwsWorlds(): { readonly emulators: AwsEmulators; open(options?: AwsWorldOptions): Promise<AwsWorld> } {
+  let emulators: AwsEmulators | undefined;
+  const open: AwsWorld[] = [];
+  beforeAll(async () => {
+    emulators = await startAwsEmulators();
+  });
+  afterAll(async () => {
+    await emulators?.stop();
+  });
+  afterEach(() => {
+    for (const w of open.splice(0)) w.close();
+  });
+  return {
+    get emulators() {
+      if (!emulators) throw new Error('the AWS emulators start in beforeAll; use them inside a test');
+      return emulators;
+    },
+    async open(options) {
+      const w = await awsWorld(this.emulators, options);
+      open.push(w);
+      return w;
     },
   };
 }

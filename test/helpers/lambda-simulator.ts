@@ -25,8 +25,11 @@ export interface SimulatorOptions {
   clock: VirtualClock;
   batchSize?: number;
   maxDeliveries?: number;
-  /** Called per delivered message; 'lose-delete' keeps it after success, 'kill' abandons the invocation unawaited. */
-  onMessage?: (body: StepEvent, delivery: number) => 'lose-delete' | 'kill' | void;
+  /**
+   * Called per delivered message; 'lose-delete' keeps it after success, 'kill' abandons the invocation unawaited,
+   * 'twice' puts the message in its batch a second time (two deliveries of one message in one invocation).
+   */
+  onMessage?: (body: StepEvent, delivery: number) => 'lose-delete' | 'kill' | 'twice' | void;
 }
 
 let requests = 0;
@@ -62,12 +65,13 @@ export async function runEventSourceMapping(options: SimulatorOptions): Promise<
     }
     const actions = batch.map((m) => options.onMessage?.(m.body, report.deliveries));
     report.deliveries += batch.length;
-    const records: SQSRecord[] = batch.map((m) => ({
-      messageId: m.receipt,
+    const records: SQSRecord[] = batch.flatMap((m, i) => (actions[i] === 'twice' ? [{ ...m, copy: false }, { ...m, copy: true }] : [{ ...m, copy: false }])).map((m) => ({
+      // A second copy has its own id, as a second delivery would; its failures are reported under that id.
+      messageId: m.copy ? `${m.receipt}#2` : m.receipt,
       receiptHandle: m.receipt,
       body: JSON.stringify(m.body),
       attributes: { ApproximateReceiveCount: String(m.receiveCount), SentTimestamp: String(clock.now()), SenderId: 'test', ApproximateFirstReceiveTimestamp: String(clock.now()) },
-      messageAttributes: {},
+      messageAttributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, { stringValue: v, dataType: 'String' as const }])),
       md5OfBody: '',
       eventSource: 'aws:sqs',
       eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:kubeplane-steps',

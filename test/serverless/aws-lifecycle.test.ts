@@ -3,31 +3,19 @@
 // as the SQS event source mapping would. The outcome must equal the local runtime's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { StepEvent } from '@kubeplane/sdk';
-import { createDeadLetterHandler } from '@kubeplane/handlers';
+import { createDeadLetterHandler, createWatchdogHandler } from '@kubeplane/handlers';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
-import { startAwsEmulators, type AwsEmulators } from '../helpers/aws-emulators.js';
-import { awsWorld, type AwsWorld } from '../helpers/aws-world.js';
+import { LIFECYCLE_TIMEOUT, useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
 import { runEventSourceMapping } from '../helpers/lambda-simulator.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');
 const workers = (n: number) => minimal.replace(/count: 2\n/, `count: ${n}\n`);
 
-let emulators: AwsEmulators;
-let world: AwsWorld | undefined;
-beforeAll(async () => {
-  emulators = await startAwsEmulators();
-});
-afterAll(async () => {
-  await emulators.stop();
-});
-afterEach(() => {
-  world?.close();
-  world = undefined;
-});
+const worlds = useAwsWorlds();
 
 /** What the local runtime (in-memory ports, in-process queue) ends with for the same manifests and seed. */
 async function localOutcome(seed: number, manifests: string[]) {
@@ -54,11 +42,11 @@ async function applyOnAws(w: AwsWorld, text: string, onMessage?: Parameters<type
   return { run, state: status.clusters.minimal?.state, machines: liveMachines(w.sandbox) };
 }
 
-describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager)', () => {
+describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager)', { timeout: LIFECYCLE_TIMEOUT }, () => {
   it('is created, scaled up and down and destroyed with the same outcome as the local runtime, leaving nothing behind', async () => {
     const manifests = [minimal, workers(3), workers(1)];
     const local = await localOutcome(3, manifests);
-    world = await awsWorld(emulators, { seed: 3 });
+    const world = await worlds.open({ seed: 3 });
     const aws = [];
     const counts = [];
     for (const text of manifests) {
@@ -83,7 +71,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
 
   it('does no harm when a message is delivered again after its visibility timeout', async () => {
     const [local] = await localOutcome(5, [minimal]);
-    world = await awsWorld(emulators, { seed: 5 });
+    const world = await worlds.open({ seed: 5 });
     const lost: StepEvent[] = [];
     // The deletes of three step messages are lost, so each comes back after the timeout, its step long done.
     const r = await applyOnAws(world, minimal, (body) => {
@@ -101,7 +89,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
   it('resumes a step whose handler was killed mid-way when SQS delivers its message again', async () => {
     const [local] = await localOutcome(6, [minimal]);
     let hang = false;
-    world = await awsWorld(emulators, {
+    const world = await worlds.open({
       seed: 6,
       wrapState: (s) => ({
         get: (k) => s.get(k),
@@ -131,7 +119,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     const holders = new Map<string, number>();
     let most = 0;
     let refused = 0;
-    world = await awsWorld(emulators, {
+    const world = await worlds.open({
       seed: 8,
       wrapLease: (l) => ({
         async acquire(key, owner, ttl) {
@@ -157,7 +145,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
 
   it('turns a poison message into the cluster\'s ERROR status with the reason, and sends it to the DLQ', async () => {
     let broken = false;
-    world = await awsWorld(emulators, {
+    const world = await worlds.open({
       seed: 9,
       maxReceiveCount: 3,
       wrapLease: (l) => ({
@@ -179,9 +167,9 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(run.failures).toBe(3);
     const status = (await world.kp.status('minimal')).clusters.minimal;
     expect(status?.state).toBe('ERROR');
-    expect(status?.message).toMatch(/^dns: gave up after 3 deliveries of message minimal-\w+\/1\/\d+\/0: Error: lease table unavailable \(simulated outage\)$/);
+    expect(status?.message).toMatch(/^dns: gave up after 3 deliveries of message minimal-\w+\/\w+\/1\/\d+\/0: Error: lease table unavailable \(simulated outage\)$/);
 
-    const sqs = new SQSClient(emulators.sqs);
+    const sqs = new SQSClient(worlds.emulators.sqs);
     const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: world.dlqUrl, MaxNumberOfMessages: 10 }));
     sqs.destroy();
     expect(dead.Messages?.map((m) => (JSON.parse(m.Body ?? '{}') as StepEvent).step)).toEqual(['dns']);
@@ -197,5 +185,44 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
     expect(world.sandbox.inventory()).toEqual([]);
     expect(await world.kp.projects()).toEqual([]);
+  });
+
+  it('creates the cluster again after a destroy, within the queue\'s deduplication window (a new incarnation, new message keys)', async () => {
+    const world = await worlds.open({ seed: 10 });
+    await applyOnAws(world, minimal);
+    await world.kp.destroy('minimal');
+    await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
+    expect(await world.kp.projects()).toEqual([]);
+    // Well inside the 300 s window in which the first creation's message keys are remembered.
+    const r = await applyOnAws(world, minimal);
+    expect(r.machines).toHaveLength(3);
+  });
+
+  it('brings a cluster whose step message was lost to DONE on the watchdog\'s schedule', async () => {
+    const world = await worlds.open({ seed: 11 });
+    const watchdog = createWatchdogHandler({ kubeplane: world.kp, logger: { log: () => undefined, child() { return this; } } });
+    // The API function dies between apply's record write and its send: the cluster is IN_PROGRESS, no message exists.
+    const send = world.queue.send.bind(world.queue);
+    world.queue.send = () => Promise.reject(new Error('the API function was killed before its send (simulated)'));
+    await expect(world.kp.apply(manifestOf(minimal))).rejects.toThrow(/killed before its send/);
+    world.queue.send = send;
+    const idle = await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock });
+    expect(idle.deliveries).toBe(0);
+    expect((await world.kp.status('minimal')).clusters.minimal).toMatchObject({ state: 'IN_PROGRESS', message: 'queued' });
+
+    // EventBridge runs the watchdog every 5 minutes; it re-queues once the message is overdue (visibility + lease + 60 s).
+    const start = world.sandbox.clock.now();
+    let requeued: Array<{ cluster: string; step: string }> = [];
+    while (requeued.length === 0) {
+      world.sandbox.clock.advance(5 * 60_000);
+      requeued = (await watchdog({} as never, { awsRequestId: 'watchdog' } as Context)).requeued;
+    }
+    expect(requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'prepare' }]);
+    expect(world.sandbox.clock.now() - start).toBeLessThanOrEqual((120 + 120 + 60 + 300) * 1000);
+    const run = await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
+    expect(run.stopped).toBe('idle');
+    expect((await world.kp.status('minimal')).clusters.minimal?.state).toBe('DONE');
+    // A second run of the watchdog finds nothing to do.
+    expect((await watchdog({} as never, { awsRequestId: 'watchdog-2' } as Context)).requeued).toEqual([]);
   });
 });

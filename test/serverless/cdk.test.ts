@@ -59,7 +59,7 @@ describe('the CDK deploy example', () => {
 
   it('runs every function on nodejs22.x and serves the API only to IAM-signed callers', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     expect(fns.every(([, f]) => f.Properties.Runtime === 'nodejs22.x')).toBe(true);
     expect(ofType('AWS::Lambda::Url').map(([, u]) => u.Properties.AuthType)).toEqual(['AWS_IAM']);
   });
@@ -82,6 +82,23 @@ describe('the CDK deploy example', () => {
     expect(mutating.every((s) => JSON.stringify(s.Condition ?? {}).includes('ResourceTag/kubeplane.dev/cluster-id'))).toBe(true);
     const route53 = statements.find((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets'));
     expect(route53?.Resource).toEqual('arn:aws:route53:::hostedzone/Z0123456789ABCDEFGHIJ');
+  });
+
+  it('runs the watchdog every 5 minutes, with a role that reads and writes the table and sends step messages only', () => {
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(5 minutes)']);
+    const target = asArray(rules[0]?.[1].Properties.Targets as unknown[])[0] as { Arn: unknown };
+    const [watchdogId, watchdog] = ofType('AWS::Lambda::Function').find(([id]) => id === ref(target.Arn)) ?? [];
+    expect(watchdogId).toMatch(/^WatchdogFunction/);
+    // EventBridge may invoke it (and nothing else is granted to the rule).
+    expect(ofType('AWS::Lambda::Permission').some(([, p]) => ref(p.Properties.FunctionName) === watchdogId && p.Properties.Principal === 'events.amazonaws.com')).toBe(true);
+    const role = ref(watchdog?.Properties.Role);
+    const actions = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === role))
+      .flatMap(([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[] }>)
+      .flatMap((st) => asArray(st.Action));
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions.every((a) => /^(dynamodb:|sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$)/.test(a)), actions.join(', ')).toBe(true);
   });
 
   it('bundles each handler into one file under Lambda\'s 50 MB zip limit', () => {

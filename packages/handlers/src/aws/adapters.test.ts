@@ -3,7 +3,7 @@
 // suite checks the standard-queue rules in place of the FIFO group and deduplication rules.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describePortSuite } from '@kubeplane/sdk/port-suite';
-import { Redacted, VirtualClock } from '@kubeplane/sdk';
+import { isKubeplaneError, Redacted, VirtualClock } from '@kubeplane/sdk';
 import { awsPorts, followClock, startAwsEmulators, type AwsEmulators } from '../../../../test/helpers/aws-emulators.js';
 import { DynamoDbStateStore } from './dynamodb-state-store.js';
 import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
@@ -55,6 +55,21 @@ describe('DynamoDbStateStore', () => {
     expect((await store.get<{ machines: unknown[] }>('clusters/big'))?.value.machines).toEqual(machines);
   });
 
+  it('refuses a write fenced by an older lease token than one already written, and keeps the fence through unfenced writes', async () => {
+    const store = new DynamoDbStateStore({ ...emulators.dynamodb, tableName: await emulators.createTable() });
+    await store.put('clusters/c', 'created', 0);
+    await store.put('clusters/c', 'by holder 7', 1, { fence: 7 });
+    // A holder whose lease was taken over (token 5 < 7) writes on the revision it read: refused, nothing written.
+    await expect(store.put('clusters/c', 'by stale holder 5', 2, { fence: 5 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.kind === 'conflict' && e.details.code === 'Fenced');
+    // A write without a fence is judged by revision only and leaves the stored fence at 7.
+    await store.put('clusters/c', 'unfenced', 2);
+    await expect(store.put('clusters/c', 'by stale holder 6', 3, { fence: 6 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'Fenced');
+    // A stale revision with a good fence is an ordinary revision conflict.
+    await expect(store.put('clusters/c', 'late', 2, { fence: 9 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'RevisionConflict');
+    expect(await store.put('clusters/c', 'by holder 7 again', 3, { fence: 7 })).toBe(4);
+    expect(await store.get('clusters/c')).toEqual({ value: 'by holder 7 again', revision: 4 });
+  });
+
   it('lists keys by a partial first segment too', async () => {
     const store = new DynamoDbStateStore({ ...emulators.dynamodb, tableName: await emulators.createTable() });
     await store.put('projects/a', 1, 0);
@@ -88,5 +103,28 @@ describe('SqsQueue with a deduplication log', () => {
     clock.advance(300_001);
     await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
     expect(await q.size()).toBe(4);
+  });
+
+  it('sends once when several senders send the same deduplication id at the same moment', async () => {
+    const clock = new VirtualClock();
+    restoreClock = followClock(clock);
+    const { queueUrl } = await emulators.createQueue();
+    const deduplication = new DynamoDbDeduplicationLog({ ...emulators.dynamodb, tableName: await emulators.createTable(), clock });
+    // Separate queue instances, as separate Lambda containers.
+    const senders = Array.from({ length: 8 }, () => new SqsQueue<{ n: number }>({ ...emulators.sqs, queueUrl, clock, deduplication }));
+    await Promise.all(senders.map((q) => q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' })));
+    expect(await senders[0]!.size()).toBe(1);
+  });
+
+  it('gives the claim back when the send fails, so the next sender of the id sends', async () => {
+    const clock = new VirtualClock();
+    restoreClock = followClock(clock);
+    const { queueUrl } = await emulators.createQueue();
+    const deduplication = new DynamoDbDeduplicationLog({ ...emulators.dynamodb, tableName: await emulators.createTable(), clock });
+    const broken = new SqsQueue<{ n: number }>({ ...emulators.sqs, queueUrl: `${queueUrl}-missing`, clock, deduplication });
+    await expect(broken.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' })).rejects.toThrow();
+    const q = new SqsQueue<{ n: number }>({ ...emulators.sqs, queueUrl, clock, deduplication });
+    await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+    expect(await q.size()).toBe(1);
   });
 });

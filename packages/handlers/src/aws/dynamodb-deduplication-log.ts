@@ -1,17 +1,26 @@
 // What SQS FIFO's deduplication window gives, for the standard queue: a send names its deduplication id (the
-// step key) and is skipped if the id was sent within the window. Recorded *after* the send succeeds, so a
-// crash can cause a duplicate (harmless: the engine drops it as stale) but never a lost message. Without it
-// every stale redelivery would re-queue its cluster's current step, and duplicates would live as long as the flow.
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+// step key) and first *claims* it with a conditional put (no claim of the id, or only an expired one), so of
+// concurrent senders of one id exactly one sends. A send that fails gives its claim back, so the next sender
+// sends and nothing is lost; a crash between claim and send leaves the id claimed for the window — the message
+// comes back through SQS redelivery of the step that sent it, or the watchdog (docs/serverless.md).
+import { randomUUID } from 'node:crypto';
+import { DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '@kubeplane/sdk';
 import { awsClientConfig } from './client-config.js';
 import type { DynamoDbOptions } from './dynamodb-state-store.js';
-import { DEDUPLICATION_PREFIX, PARTITION_KEY, TTL_ATTRIBUTE } from './dynamodb-table.js';
+import { DEDUPLICATION_PREFIX, isConditionFailed, PARTITION_KEY, TTL_ATTRIBUTE } from './dynamodb-table.js';
+
+/** A granted claim on a deduplication id; `token` tells this claim from a later one of the same id. */
+export interface DeduplicationClaim {
+  id: string;
+  token: string;
+}
 
 export interface DeduplicationLog {
-  /** True when `id` was recorded within the window. */
-  seen(id: string): Promise<boolean>;
-  record(id: string): Promise<void>;
+  /** Claims `id` for the window: a claim when no unexpired claim of it exists (so the caller sends), else null. */
+  claim(id: string): Promise<DeduplicationClaim | null>;
+  /** Gives a claim back (its send failed), so the next sender of the id sends. A later claim is left alone. */
+  release(claim: DeduplicationClaim): Promise<void>;
 }
 
 export interface DynamoDbDeduplicationLogOptions extends DynamoDbOptions {
@@ -33,19 +42,42 @@ export class DynamoDbDeduplicationLog implements DeduplicationLog {
     this.#windowMs = (options.windowSeconds ?? 300) * 1000;
   }
 
-  async seen(id: string): Promise<boolean> {
-    const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: { S: DEDUPLICATION_PREFIX + id } }, ConsistentRead: true }));
-    return Number(out.Item?.until?.N ?? 0) > this.#clock.now();
+  async claim(id: string): Promise<DeduplicationClaim | null> {
+    const now = this.#clock.now();
+    const until = now + this.#windowMs;
+    const token = randomUUID();
+    try {
+      // DynamoDB's TTL sweeps expired entries (in seconds, some time after expiry; `until` is what counts).
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: { [PARTITION_KEY]: { S: DEDUPLICATION_PREFIX + id }, until: { N: String(until) }, token: { S: token }, [TTL_ATTRIBUTE]: { N: String(Math.ceil(until / 1000) + 3600) } },
+          ConditionExpression: 'attribute_not_exists(#pk) OR #until < :now',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#until': 'until' },
+          ExpressionAttributeValues: { ':now': { N: String(now) } },
+        }),
+      );
+      return { id, token };
+    } catch (e) {
+      if (isConditionFailed(e)) return null;
+      throw e;
+    }
   }
 
-  async record(id: string): Promise<void> {
-    const until = this.#clock.now() + this.#windowMs;
-    // DynamoDB's TTL sweeps expired entries (in seconds, some time after expiry; `until` is what counts).
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.tableName,
-        Item: { [PARTITION_KEY]: { S: DEDUPLICATION_PREFIX + id }, until: { N: String(until) }, [TTL_ATTRIBUTE]: { N: String(Math.ceil(until / 1000) + 3600) } },
-      }),
-    );
+  async release(claim: DeduplicationClaim): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: { S: DEDUPLICATION_PREFIX + claim.id } },
+          ConditionExpression: '#token = :token',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':token': { S: claim.token } },
+        }),
+      );
+    } catch (e) {
+      // Expired and claimed again by another sender: that claim is theirs to keep.
+      if (!isConditionFailed(e)) throw e;
+    }
   }
 }

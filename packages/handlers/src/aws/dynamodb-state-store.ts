@@ -1,17 +1,18 @@
 // The engine's StateStore port on DynamoDB: one item per key, every write a conditional write on the stored
-// revision, reads strongly consistent. Records above 64 KiB are gzipped (an item may hold 400 KB; a cluster of
-// hundreds of machines has a large ledger), and a sparse index lists keys by prefix without a scan.
+// revision (and, for a fenced write, on the highest lease token written so far), reads strongly consistent.
+// Records above 64 KiB are gzipped (an item may hold 400 KB; a cluster of hundreds of machines has a large
+// ledger), and a sparse index lists keys by prefix without a scan.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
-  PutItemCommand,
   QueryCommand,
   ScanCommand,
+  UpdateItemCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { checkKey, revisionConflict, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { checkKey, fenced, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STATE_PREFIX } from './dynamodb-table.js';
 
@@ -38,23 +39,53 @@ export class DynamoDbStateStore implements StateStore {
     return { value: decode(out.Item) as T, revision: Number(out.Item.rev?.N ?? 0) };
   }
 
-  async put<T>(key: string, value: T, expectedRevision: number): Promise<number> {
+  /**
+   * One UpdateItem whose condition checks the revision and, with `fence`, that no later lease holder wrote the
+   * item (`fence` is the highest token written). An update, not a put: a write without a fence leaves the
+   * stored fence as it is.
+   */
+  async put<T>(key: string, value: T, expectedRevision: number, options: PutOptions = {}): Promise<number> {
     checkKey(key);
     const revision = expectedRevision + 1;
+    const { fence } = options;
+    const body = encode(value);
+    const names: Record<string, string> = { '#seg': SEGMENT_ATTRIBUTE, '#rev': 'rev', '#body': body.name, '#other': body.name === 'doc' ? 'docz' : 'doc' };
+    const values: Record<string, AttributeValue> = { ':seg': { S: segment(key) }, ':newrev': { N: String(revision) }, ':body': body.value };
+    let set = '#seg = :seg, #rev = :newrev, #body = :body';
+    const conditions = [];
+    if (expectedRevision === 0) {
+      names['#pk'] = PARTITION_KEY;
+      conditions.push('attribute_not_exists(#pk)');
+    } else {
+      conditions.push('#rev = :rev');
+      values[':rev'] = { N: String(expectedRevision) };
+    }
+    if (fence !== undefined) {
+      names['#fence'] = FENCE_ATTRIBUTE;
+      values[':fence'] = { N: String(fence) };
+      // The condition lets a fenced write through only when the stored fence is at most `fence`, so max() is `fence`.
+      conditions.push('(attribute_not_exists(#fence) OR #fence <= :fence)');
+      set += ', #fence = :fence';
+    }
     try {
       await this.client.send(
-        new PutItemCommand({
+        new UpdateItemCommand({
           TableName: this.tableName,
-          Item: { ...pk(key), [SEGMENT_ATTRIBUTE]: { S: segment(key) }, rev: { N: String(revision) }, ...encode(value) },
-          ...(expectedRevision === 0
-            ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }
-            : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': { N: String(expectedRevision) } } }),
+          Key: pk(key),
+          UpdateExpression: `SET ${set} REMOVE #other`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
       return revision;
     } catch (e) {
-      if (isConditionFailed(e)) throw revisionConflict(key, expectedRevision, await this.#revision(key));
-      throw e;
+      if (!isConditionFailed(e)) throw e;
+      // Which of the two conditions failed: read the item back (a write after the failure at worst names the other).
+      const stored = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: pk(key), ConsistentRead: true }));
+      const storedFence = stored.Item?.[FENCE_ATTRIBUTE]?.N;
+      if (fence !== undefined && storedFence !== undefined && Number(storedFence) > fence) throw fenced(key, fence, Number(storedFence));
+      throw revisionConflict(key, expectedRevision, Number(stored.Item?.rev?.N ?? 0));
     }
   }
 
@@ -115,13 +146,16 @@ export class DynamoDbStateStore implements StateStore {
   }
 }
 
+/** The highest lease token (fencing token) a fenced write has carried, kept next to the revision. */
+const FENCE_ATTRIBUTE = 'fence';
+
 const pk = (key: string): Record<string, AttributeValue> => ({ [PARTITION_KEY]: { S: STATE_PREFIX + key } });
 const segment = (key: string) => key.split('/')[0] ?? key;
 
-function encode(value: unknown): Record<string, AttributeValue> {
+function encode(value: unknown): { name: 'doc' | 'docz'; value: AttributeValue } {
   const json = JSON.stringify(value);
-  if (Buffer.byteLength(json) <= COMPRESS_ABOVE) return { doc: { S: json } };
-  return { docz: { B: gzipSync(json) } };
+  if (Buffer.byteLength(json) <= COMPRESS_ABOVE) return { name: 'doc', value: { S: json } };
+  return { name: 'docz', value: { B: gzipSync(json) } };
 }
 
 function decode(item: Record<string, AttributeValue>): unknown {

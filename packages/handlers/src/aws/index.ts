@@ -11,4 +11,5 @@ export * from './logger.js';
 export * from './middleware.js';
 export * from './step-handler.js';
 export * from './api-handler.js';
+export * from './watchdog-handler.js';
 export * from './runtime.js';

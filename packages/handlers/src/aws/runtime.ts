@@ -23,6 +23,8 @@ export interface AwsRuntimeEnv {
   KUBEPLANE_MAX_RECEIVE_COUNT?: string;
   /** Must stay below the queue's visibility timeout. */
   KUBEPLANE_LEASE_SECONDS?: string;
+  /** The step queue's visibility timeout: with the lease, how long the watchdog waits before it takes a step's message as lost. */
+  KUBEPLANE_VISIBILITY_SECONDS?: string;
 }
 
 export interface AwsRuntime {
@@ -53,6 +55,7 @@ export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = proce
     providers: lambdaProviders(env, region, dynamoDbRateBudgets({ ...base, tableName })),
     kubernetes: kubernetesConnector(),
     leaseSeconds: Number(env.KUBEPLANE_LEASE_SECONDS ?? 120),
+    ...(env.KUBEPLANE_VISIBILITY_SECONDS ? { messageVisibilitySeconds: Number(env.KUBEPLANE_VISIBILITY_SECONDS) } : {}),
   });
   return { kubeplane, queue, maxReceiveCount: Number(env.KUBEPLANE_MAX_RECEIVE_COUNT ?? 5) };
 }

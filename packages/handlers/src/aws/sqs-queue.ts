@@ -9,6 +9,7 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
+  type SendMessageCommandOutput,
   type Message,
 } from '@aws-sdk/client-sqs';
 import { SQS_MAX_DELAY_SECONDS, systemClock, type Clock, type Queue, type ReceivedMessage, type SendOptions } from '@kubeplane/sdk';
@@ -17,6 +18,9 @@ import type { DeduplicationLog } from './dynamodb-deduplication-log.js';
 
 /** The message attribute that carries the group (the cluster id) on a standard queue. */
 export const GROUP_ATTRIBUTE = 'kubeplane-group';
+
+/** A received message with its string message attributes (the group attribute among them). */
+export type SqsReceivedMessage<T> = ReceivedMessage<T> & { attributes: Record<string, string> };
 
 export interface SqsQueueOptions extends AwsClientOptions {
   queueUrl: string;
@@ -51,26 +55,34 @@ export class SqsQueue<T> implements Queue<T> {
     this.#dedup = options.deduplication;
   }
 
-  async send(body: T, options: SendOptions): Promise<void> {
-    // Standard queues have no deduplication ids; the optional log stands in for them (a duplicate that slips
-    // through is harmless by design: it finds the record moved on and is dropped).
+  async send(body: T, options: SendOptions & { attributes?: Record<string, string> }): Promise<void> {
+    // Standard queues have no deduplication ids; the optional log stands in for them. The id is claimed before
+    // the send, so of concurrent senders one sends, and given back if the send fails, so nothing is lost.
     const dedupId = options.deduplicationId === undefined ? undefined : `${options.groupId}/${options.deduplicationId}`;
-    if (dedupId !== undefined && (await this.#dedup?.seen(dedupId))) return;
+    const claim = dedupId === undefined || !this.#dedup ? undefined : await this.#dedup.claim(dedupId);
+    if (claim === null) return;
     // Whole seconds, at most 900 (callers chain longer waits).
     const delay = Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delaySeconds ?? 0)));
-    const out = await this.client.send(
-      new SendMessageCommand({
-        QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify(body),
-        DelaySeconds: delay,
-        MessageAttributes: { [GROUP_ATTRIBUTE]: { DataType: 'String', StringValue: options.groupId } },
-      }),
-    );
+    const attributes = Object.fromEntries(Object.entries(options.attributes ?? {}).map(([k, v]) => [k, { DataType: 'String', StringValue: v }]));
+    let out: SendMessageCommandOutput;
+    try {
+      out = await this.client.send(
+        new SendMessageCommand({
+          QueueUrl: this.queueUrl,
+          MessageBody: JSON.stringify(body),
+          DelaySeconds: delay,
+          MessageAttributes: { ...attributes, [GROUP_ATTRIBUTE]: { DataType: 'String', StringValue: options.groupId } },
+        }),
+      );
+    } catch (e) {
+      // The send's error is what the caller must see; a failed give-back only delays the id's next send to the window's end.
+      if (claim) await this.#dedup?.release(claim).catch(() => undefined);
+      throw e;
+    }
     if (out.MessageId) this.#due.set(out.MessageId, this.#clock.now() + delay * 1000);
-    if (dedupId !== undefined) await this.#dedup?.record(dedupId);
   }
 
-  async receive(max: number): Promise<Array<ReceivedMessage<T>>> {
+  async receive(max: number): Promise<Array<SqsReceivedMessage<T>>> {
     const out = await this.client.send(
       new ReceiveMessageCommand({
         QueueUrl: this.queueUrl,
@@ -78,7 +90,7 @@ export class SqsQueue<T> implements Queue<T> {
         VisibilityTimeout: this.#visibility,
         WaitTimeSeconds: 0,
         MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-        MessageAttributeNames: [GROUP_ATTRIBUTE],
+        MessageAttributeNames: ['All'],
       }),
     );
     const now = this.#clock.now();
@@ -158,8 +170,10 @@ export class SqsQueue<T> implements Queue<T> {
   }
 }
 
-function toReceived<T>(m: Message): ReceivedMessage<T> {
+function toReceived<T>(m: Message): SqsReceivedMessage<T> {
+  const attributes = Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).flatMap(([k, v]) => (v.StringValue === undefined ? [] : [[k, v.StringValue]])));
   return {
+    attributes,
     body: JSON.parse(m.Body ?? 'null') as T,
     groupId: m.MessageAttributes?.[GROUP_ATTRIBUTE]?.StringValue ?? '',
     receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),

@@ -1,19 +1,25 @@
 // The SQS handler that runs step messages: each record is one StepEvent for the engine; the reply lists the
-// records to retry (partial batch failures). A cluster busy under another handler's lease, or a lost
-// compare-and-swap, sends the message again with a short delay instead of failing it, so contention never
-// pushes a good message towards the DLQ; only real failures count towards maxReceiveCount, and the last one
-// sets the cluster's status to ERROR with the reason before SQS moves the message to the DLQ.
+// records to retry (partial batch failures). Records of one cluster run one after the other, clusters in
+// parallel. A cluster busy under another invocation's lease, or a lost compare-and-swap, sends the message again
+// with a growing delay instead of failing it, so contention never pushes a good message towards the DLQ; only
+// real failures count towards maxReceiveCount, and the last one sets the cluster's status to ERROR with the
+// reason before SQS moves the message to the DLQ.
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { busyRetryDelaySeconds, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
+import { recordsInOrder } from './records-in-order.js';
+import { GROUP_ATTRIBUTE } from './sqs-queue.js';
 
 /** Where a step message goes back to (the queue the handler is subscribed to). */
 export interface StepSender {
-  send(body: StepEvent, options: { groupId: string; delaySeconds?: number }): Promise<void>;
+  send(body: StepEvent, options: { groupId: string; delaySeconds?: number; attributes?: Record<string, string> }): Promise<void>;
 }
+
+/** The message attribute a re-sent busy/conflict copy carries: how many times its step was re-sent so. */
+export const RESENDS_ATTRIBUTE = 'kubeplane-resends';
 
 export interface StepHandlerOptions {
   kubeplane: Kubeplane;
@@ -32,6 +38,7 @@ export class InvalidStepMessage extends Error {
 export function createStepHandler(options: StepHandlerOptions): StepHandler {
   const logger = options.logger ?? jsonLogger();
   const engine = options.kubeplane.engine;
+  const leaseSeconds = engine.options.leaseSeconds ?? 120; // the engine's default
 
   async function record(r: SQSRecord): Promise<ProcessOutcome> {
     const deliveries = Number(r.attributes.ApproximateReceiveCount || 1);
@@ -55,13 +62,17 @@ export function createStepHandler(options: StepHandlerOptions): StepHandler {
       }
       throw e;
     }
+    let resend: { resends: number; delaySeconds: number } | undefined;
     if (outcome === 'busy' || outcome === 'conflict') {
       // Re-sent rather than failed: the copy starts with a fresh receive count. It carries no deduplication
       // id, since its own id was sent moments ago; a crash between the send and the delete leaves a duplicate,
-      // which the engine drops as stale.
-      await options.queue.send(event, { groupId: event.clusterId, delaySeconds: outcome === 'busy' ? 2 : 1 });
+      // which the engine drops as stale. The copy counts the re-sends, so a cluster whose lease holder crashed
+      // is tried after 2, 4, 8 … s (capped by the lease) instead of every 2 s until the lease runs out.
+      const resends = Number(r.messageAttributes[RESENDS_ATTRIBUTE]?.stringValue ?? 0) + 1;
+      resend = { resends, delaySeconds: busyRetryDelaySeconds(resends, leaseSeconds) };
+      await options.queue.send(event, { groupId: event.clusterId, delaySeconds: resend.delaySeconds, attributes: { [RESENDS_ATTRIBUTE]: String(resends) } });
     }
-    log.log('info', 'step handled', { outcome });
+    log.log('info', 'step handled', { outcome, ...resend });
     return outcome;
   }
 
@@ -69,8 +80,18 @@ export function createStepHandler(options: StepHandlerOptions): StepHandler {
     .use(invocationLogging(logger))
     .handler(async (event, context) => {
       const processor = new BatchProcessor(EventType.SQS);
-      return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
+      // One cluster's records one after the other, clusters in parallel (see records-in-order.ts).
+      const inOrder = recordsInOrder(event.Records, clusterOf, record);
+      return processPartialResponse(event, inOrder, processor, { context, throwOnFullBatchFailure: false });
     });
+}
+
+/** The cluster a record's message is for: its group attribute, or the body's clusterId (undefined when invalid). */
+function clusterOf(r: SQSRecord): string | undefined {
+  const group = r.messageAttributes[GROUP_ATTRIBUTE]?.stringValue;
+  if (group) return group;
+  const parsed = parseStepEvent(r.body);
+  return parsed.ok ? parsed.event.clusterId : undefined;
 }
 
 /**

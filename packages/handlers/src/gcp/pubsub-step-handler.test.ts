@@ -25,7 +25,7 @@ function world() {
   const lease = new MemoryLease(clock);
   const kp = new Kubeplane({ state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue, lease, clock, providers: () => Promise.reject(new Error('no clouds here')), kubernetes: () => { throw new Error('no clusters here'); } });
   const handler = createPubSubStepHandler({ kubeplane: kp, maxDeliveryAttempts: 5, logger: { log: () => undefined, child() { return this; } } });
-  return { kp, queue, lease, handler };
+  return { kp, queue, lease, handler, clock };
 }
 
 function cloudEvent(step: StepEvent, deliveryAttempt = 1) {
@@ -66,5 +66,23 @@ describe('the Pub/Sub CloudEvent step handler', () => {
     const { handler } = world();
     expect(await handler({ id: '1', type: PUBSUB_MESSAGE_PUBLISHED, source: 's', data: { message: { data: Buffer.from('{"hello":1}').toString('base64') } } })).toBe('invalid');
     expect(await handler({ id: '2', type: 'google.cloud.storage.object.v1.finalized', source: 's', data: {} })).toBe('invalid');
+  });
+
+  it('sends a busy message again as a fresh one on its last permitted delivery instead of letting it go to the dead-letter topic', async () => {
+    const { kp, queue, lease, handler, clock } = world();
+    await kp.apply(manifest);
+    const [first] = await queue.receive(1);
+    await queue.ack(first?.receipt ?? '');
+    await lease.acquire(`clusters/${first!.body.clusterId}`, 'another-instance', 60);
+    // Acknowledged (returns), not failed: the dead-letter policy never sees it.
+    expect(await handler(cloudEvent(first!.body, 5))).toBe('busy');
+    expect(await queue.size()).toBe(1);
+    // The copy is the same step message, delayed; once the other instance's lease is over it runs the step, and
+    // the cluster was never failed.
+    expect((await kp.status('gcp')).clusters.gcp?.state).toBe('IN_PROGRESS');
+    clock.advance(120_000);
+    const [copy] = await queue.receive(1);
+    expect(copy?.body).toEqual(first!.body);
+    expect(await handler(cloudEvent(copy!.body, 1))).toBe('advanced');
   });
 });

@@ -1,10 +1,11 @@
 // The Google Cloud Functions runtime: a CloudEvent handler for Pub/Sub "message published" events that runs
 // the same step as the Lambda handler. Messages are published with ordering key = cluster id, so Pub/Sub hands
 // one cluster's messages over in order; the cluster lease still serialises steps, as on AWS.
-// Throwing makes Pub/Sub redeliver (with the subscription's retry policy); the last permitted delivery sets the
-// cluster's status to ERROR with the reason before the message goes to the dead-letter topic.
+// Throwing makes Pub/Sub redeliver (with the subscription's retry policy); the last permitted delivery of a failing
+// step sets the cluster's status to ERROR with the reason before the message goes to the dead-letter topic, while
+// a busy cluster's last one is sent again as a fresh message, so contention never dead-letters a good message.
 import { z } from 'zod';
-import { parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { busyRetryDelaySeconds, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
 
 export const PUBSUB_MESSAGE_PUBLISHED = 'google.cloud.pubsub.topic.v1.messagePublished';
@@ -71,9 +72,22 @@ export function createPubSubStepHandler(options: PubSubStepHandlerOptions): (clo
       }
       throw e;
     }
+    if (outcome === 'busy' || outcome === 'conflict') {
+      // Contention is not a failure of the step, so it must never take the message to the dead-letter topic.
+      // Before the last attempt: nack, and Pub/Sub's retry policy backs off (exponentially, between the
+      // subscription's minimum and maximum backoff). On the last one: a fresh copy goes out through the engine's
+      // queue, which starts again at attempt 1, and this delivery is acknowledged. (Marking the cluster failed, as
+      // for a real error, would turn a healthy long step held by another instance into an ERROR.)
+      if (deliveryAttempt < options.maxDeliveryAttempts) {
+        log.log('info', 'step handled', { outcome, retry: 'redelivery' });
+        throw new RetryStepLater(`cluster ${event.clusterId} is busy; retry`);
+      }
+      const delaySeconds = busyRetryDelaySeconds(deliveryAttempt, options.kubeplane.engine.leaseSeconds);
+      await options.kubeplane.engine.options.queue.send(event, { groupId: event.clusterId, delaySeconds });
+      log.log('info', 'step handled', { outcome, retry: 'sent again', delaySeconds });
+      return outcome;
+    }
     log.log('info', 'step handled', { outcome });
-    // Busy or a lost compare-and-swap: let Pub/Sub deliver it again (its retry policy backs off).
-    if (outcome === 'busy' || outcome === 'conflict') throw new RetryStepLater(`cluster ${event.clusterId} is busy; retry`);
     return outcome;
   };
 }
