@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { checkKey, fenced, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
-import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STATE_PREFIX } from './dynamodb-table.js';
+import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STATE_PREFIX, TTL_ATTRIBUTE } from './dynamodb-table.js';
 
 const COMPRESS_ABOVE = 64 * 1024;
 
@@ -35,7 +35,8 @@ export class DynamoDbStateStore implements StateStore {
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: pk(key), ConsistentRead: true }));
-    if (!out.Item) return null;
+    // An item without a revision is a deleted key's tombstone, kept for its fence.
+    if (!out.Item || out.Item.rev === undefined) return null;
     return { value: decode(out.Item) as T, revision: Number(out.Item.rev?.N ?? 0) };
   }
 
@@ -49,13 +50,13 @@ export class DynamoDbStateStore implements StateStore {
     const revision = expectedRevision + 1;
     const { fence } = options;
     const body = encode(value);
-    const names: Record<string, string> = { '#seg': SEGMENT_ATTRIBUTE, '#rev': 'rev', '#body': body.name, '#other': body.name === 'doc' ? 'docz' : 'doc' };
+    const names: Record<string, string> = { '#seg': SEGMENT_ATTRIBUTE, '#rev': 'rev', '#body': body.name, '#other': body.name === 'doc' ? 'docz' : 'doc', '#ttl': TTL_ATTRIBUTE };
     const values: Record<string, AttributeValue> = { ':seg': { S: segment(key) }, ':newrev': { N: String(revision) }, ':body': body.value };
     let set = '#seg = :seg, #rev = :newrev, #body = :body';
     const conditions = [];
     if (expectedRevision === 0) {
-      names['#pk'] = PARTITION_KEY;
-      conditions.push('attribute_not_exists(#pk)');
+      // A new key, or one deleted earlier whose tombstone keeps its fence.
+      conditions.push('attribute_not_exists(#rev)');
     } else {
       conditions.push('#rev = :rev');
       values[':rev'] = { N: String(expectedRevision) };
@@ -72,7 +73,7 @@ export class DynamoDbStateStore implements StateStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: pk(key),
-          UpdateExpression: `SET ${set} REMOVE #other`,
+          UpdateExpression: `SET ${set} REMOVE #other, #ttl`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -89,16 +90,42 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
+  /**
+   * Deletes the key when its revision matches. A key that carried a fence leaves a tombstone holding only that fence
+   * (no revision, so it reads as missing and lists as nothing; swept by TTL after a day): a key's fence outlives its
+   * deletion, so a lease holder of the deleted life cannot overwrite the key made again (see PutOptions).
+   */
   async delete(key: string, expectedRevision: number): Promise<void> {
     checkKey(key);
+    if (expectedRevision === 0) {
+      const actual = await this.#revision(key);
+      if (actual !== 0) throw revisionConflict(key, 0, actual);
+      return;
+    }
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: pk(key),
+          UpdateExpression: 'SET #ttl = :ttl REMOVE #rev, #seg, doc, docz',
+          ConditionExpression: '#rev = :rev AND attribute_exists(#fence)',
+          ExpressionAttributeNames: { '#rev': 'rev', '#seg': SEGMENT_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE, '#fence': FENCE_ATTRIBUTE },
+          ExpressionAttributeValues: { ':rev': { N: String(expectedRevision) }, ':ttl': { N: String(Math.ceil(Date.now() / 1000) + 86_400) } },
+        }),
+      );
+      return;
+    } catch (e) {
+      if (!isConditionFailed(e)) throw e;
+    }
+    // No fence to keep (or the revision moved on): an ordinary conditional delete.
     try {
       await this.client.send(
         new DeleteItemCommand({
           TableName: this.tableName,
           Key: pk(key),
-          ...(expectedRevision === 0
-            ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }
-            : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': { N: String(expectedRevision) } } }),
+          ConditionExpression: '#rev = :rev',
+          ExpressionAttributeNames: { '#rev': 'rev' },
+          ExpressionAttributeValues: { ':rev': { N: String(expectedRevision) } },
         }),
       );
     } catch (e) {
@@ -128,8 +155,8 @@ export class DynamoDbStateStore implements StateStore {
           : await this.client.send(
               new ScanCommand({
                 TableName: this.tableName,
-                FilterExpression: 'begins_with(#pk, :prefix)',
-                ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+                FilterExpression: 'begins_with(#pk, :prefix) AND attribute_exists(#rev)',
+                ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#rev': 'rev' },
                 ExpressionAttributeValues: { ':prefix': { S: STATE_PREFIX + prefix } },
                 ProjectionExpression: '#pk',
                 ...(start ? { ExclusiveStartKey: start } : {}),

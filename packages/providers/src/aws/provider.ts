@@ -96,6 +96,8 @@ import { Route53Dns } from './route53-dns.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 
+/** EC2's answers for a VPC, subnet, security group, route table or gateway id that no longer exists. */
+const STALE_ID_CODES = /^Invalid(Vpc|Subnet|Group|SecurityGroup|RouteTable|InternetGateway)(ID)?\.NotFound$/;
 const USER_DATA_LIMIT = USER_DATA_RULES['aws']?.limit ?? 16_384;
 export const INSTANCE_METADATA_OPTIONS = { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } as const;
 const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
@@ -225,7 +227,25 @@ export class AwsProvider implements Provider {
 
   /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
   #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    return guardedCall(call, context?.attempt ?? 0, this.#random);
+    return guardedCall(() => this.#forgettingStaleIds(call), context?.attempt ?? 0, this.#random);
+  }
+
+  /**
+   * Ids are cached by name for the life of this provider (a warm Lambda container keeps it for hours). Another worker may
+   * have deleted a VPC, subnet or security group and made it again under the same name (destroy, then apply): EC2 then
+   * answers Invalid…ID.NotFound for the cached id. That is no reason to fail the step: forget every cached id and let
+   * the call be retried, which looks them up again (and also rides out EC2's eventual consistency for new ones).
+   */
+  async #forgettingStaleIds<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    try {
+      return await call();
+    } catch (error) {
+      const code = error instanceof KubeplaneError ? error.details.code : undefined;
+      if (!code || !STALE_ID_CODES.test(code) || this.#ids.size === 0) throw error;
+      this.#ids.clear();
+      this.#clusterView.clear();
+      throw new KubeplaneError('retryable', `${error instanceof Error ? error.message : String(error)} (an id cached by this worker went stale; looking it up again)`, { provider: 'aws', code }, { cause: error });
+    }
   }
 
   #count(operation: string): void {

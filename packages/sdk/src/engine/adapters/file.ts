@@ -95,9 +95,10 @@ export class FileStateStore implements StateStore {
       const stored = await readJson<StateFile<T>>(path);
       const actual = stored?.revision ?? 0;
       if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-      const fence = nextFence(key, stored?.fence, options.fence);
+      const fence = nextFence(key, stored ? stored.fence : await readDeletedFence(path), options.fence);
       const next: StateFile<T> = { key, revision: actual + 1, ...(fence !== undefined ? { fence } : {}), value };
       await writeFileAtomic(path, JSON.stringify(next, null, 1));
+      if (!stored) await rm(deletedFencePath(path), { force: true });
       return actual + 1;
     });
   }
@@ -105,8 +106,11 @@ export class FileStateStore implements StateStore {
   async delete(key: string, expectedRevision: number): Promise<void> {
     const path = this.#path(key);
     await this.#lock(async () => {
-      const actual = (await readJson<Versioned<unknown>>(path))?.revision ?? 0;
+      const stored = await readJson<StateFile<unknown>>(path);
+      const actual = stored?.revision ?? 0;
       if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
+      // A key's fence outlives its deletion (see PutOptions): kept beside it, in a file list() does not see.
+      if (stored?.fence !== undefined) await writeFileAtomic(deletedFencePath(path), String(stored.fence));
       await rm(path, { force: true });
     });
   }
@@ -119,6 +123,21 @@ export class FileStateStore implements StateStore {
       if (key !== null && key.startsWith(prefix)) keys.push(key);
     }
     return keys.sort();
+  }
+}
+
+/** Where the fence of a deleted key is kept: `<key>.fence` beside the `<key>.json` it had. */
+function deletedFencePath(path: string): string {
+  return path.replace(/\.json$/, '.fence');
+}
+
+async function readDeletedFence(path: string): Promise<number | undefined> {
+  try {
+    const n = Number((await readFile(deletedFencePath(path), 'utf8')).trim());
+    return Number.isFinite(n) ? n : undefined;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
   }
 }
 

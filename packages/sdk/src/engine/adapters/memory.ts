@@ -12,6 +12,8 @@ import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore
 
 export class MemoryStateStore implements StateStore {
   readonly #data = new Map<string, { json: string; revision: number; fence?: number }>();
+  /** Fences of deleted keys: a key's fence outlives its deletion (see PutOptions). */
+  readonly #deletedFences = new Map<string, number>();
 
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
@@ -24,15 +26,18 @@ export class MemoryStateStore implements StateStore {
     const stored = this.#data.get(key);
     const actual = stored?.revision ?? 0;
     if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-    const fence = nextFence(key, stored?.fence, options.fence);
+    const fence = nextFence(key, stored ? stored.fence : this.#deletedFences.get(key), options.fence);
     this.#data.set(key, { json: JSON.stringify(value), revision: actual + 1, ...(fence !== undefined ? { fence } : {}) });
+    this.#deletedFences.delete(key);
     return actual + 1;
   }
 
   async delete(key: string, expectedRevision: number): Promise<void> {
     checkKey(key);
-    const actual = this.#data.get(key)?.revision ?? 0;
+    const stored = this.#data.get(key);
+    const actual = stored?.revision ?? 0;
     if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
+    if (stored?.fence !== undefined) this.#deletedFences.set(key, stored.fence);
     this.#data.delete(key);
   }
 

@@ -83,6 +83,22 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       expect(await s.put('clusters/f', 'by-4', 3, { fence: 4 })).toBe(4);
     });
 
+    it('keeps a key\'s fence through its deletion: a holder of a deleted life cannot overwrite the key made again', async () => {
+      const s = await adapters.stateStore();
+      // Life 1: written unfenced (apply holds no lease), then under token 2, then deleted (destroy).
+      await s.put('clusters/d', 'life-1', 0);
+      await s.put('clusters/d', 'life-1-step', 1, { fence: 2 });
+      await s.delete('clusters/d', 2);
+      expect(await s.get('clusters/d')).toBeNull();
+      expect(await s.list('clusters/')).not.toContain('clusters/d');
+      // Life 2 starts at revision 1 again; a holder of life 1 (token 1) that read revision 1 wakes and writes.
+      expect(await s.put('clusters/d', 'life-2', 0)).toBe(1);
+      const refused = await s.put('clusters/d', 'late', 1, { fence: 1 }).then(() => null, (e: unknown) => e);
+      expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
+      expect((await s.get<string>('clusters/d'))?.value).toBe('life-2');
+      expect(await s.put('clusters/d', 'life-2-step', 1, { fence: 3 })).toBe(2);
+    });
+
     it('keeps the stored fence through writes without one, which are checked by revision only', async () => {
       const s = await adapters.stateStore();
       await s.put('clusters/g', 'fenced', 0, { fence: 5 });
