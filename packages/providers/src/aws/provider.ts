@@ -362,8 +362,14 @@ export class AwsProvider implements Provider {
     return subnets;
   }
 
-  #clientToken(clusterId: string, name: string, generation: number): string {
-    return createHash('sha256').update(`${clusterId}/${name}/${generation}`).digest('hex').slice(0, 48);
+  /**
+   * The creation's token from the engine's ledger when it gives one; otherwise one per generation (terminated
+   * instances still listed), which breaks once they leave DescribeInstances (about an hour) while EC2 still
+   * remembers the token (IdempotentParameterMismatch when the node is created again).
+   */
+  #clientToken(request: NodeRequest, generation: number): string {
+    const basis = request.idempotencyToken !== undefined ? `${request.clusterId}/${request.name}/token/${request.idempotencyToken}` : `${request.clusterId}/${request.name}/${generation}`;
+    return createHash('sha256').update(basis).digest('hex').slice(0, 48);
   }
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
@@ -380,13 +386,13 @@ export class AwsProvider implements Provider {
       this.#launched.set(`${request.clusterId}/${request.name}`, live.InstanceId ?? '');
       return done(this.#nodeInfo(live));
     }
-    // The token is deterministic, so a retry after a lost response or a duplicate delivery returns the same
-    // instance. A node re-created after a termination gets the next generation.
+    // The token is the same for every retry of one creation, so a retry after a lost response or a duplicate delivery
+    // returns the same instance; a node created again gets a new one (see #clientToken).
     const generation = named.filter((i) => i.State?.Name === 'terminated' || i.State?.Name === 'shutting-down').length;
     const subnetId = await this.#subnetFor(request);
     const groupIds = await Promise.all((request.firewallNames ?? []).map((f) => this.#idByTag('sg', request.clusterId, f)));
     const extra = { ...(request.labels ?? {}), [NODEPOOL_TAG]: request.nodepool };
-    const token = this.#clientToken(request.clusterId, request.name, generation);
+    const token = this.#clientToken(request, generation);
     let out: { Instances?: Instance[] };
     try {
       out = await this.#send<{ Instances?: Instance[] }>(

@@ -1,7 +1,9 @@
 // The step machine: takes one queue message, runs that cluster's current step under the cluster's lease,
 // writes the record back with compare-and-swap, and sends the next message. Duplicate, reordered, stale or
-// redelivered messages are harmless: a message names the generation and step sequence it expects, and one
-// that finds the record elsewhere only makes sure the current step's message exists.
+// redelivered messages are harmless: a message names the incarnation, generation and step sequence it expects,
+// and one that finds the record elsewhere only makes sure the current step's message exists. The lease is held by
+// one invocation (not one process), so two deliveries of a step never both run it, and every record write is
+// fenced by the lease's token, so a holder whose lease ran out cannot overwrite its successor.
 import { randomUUID } from 'node:crypto';
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { systemRandomSource, type RandomSource } from '../bootstrap/random.js';
@@ -13,7 +15,8 @@ import { stableJson } from '../manifest/rules.js';
 import { ClusterSecrets } from './cluster-secrets.js';
 import { stepEventKey, stepEventSchema, type EngineEvent, type EngineEventListener, type StepEvent } from './events.js';
 import type { KubernetesConnector } from './ports/kubernetes.js';
-import type { Lease } from './ports/lease.js';
+import type { Lease, LeaseGrant } from './ports/lease.js';
+import { busyRetryDelaySeconds } from './busy-retry.js';
 import { SQS_MAX_DELAY_SECONDS, type Queue, type ReceivedMessage } from './ports/queue.js';
 import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
@@ -33,8 +36,16 @@ export interface EngineOptions {
   /** Names this process in leases. */
   workerId?: string;
   versions?: Partial<BootstrapVersions>;
-  /** How long a step may hold its cluster's lease (a step that runs longer loses it). */
+  /**
+   * How long a step holds its cluster's lease at a time (default 120). A step renews it every third of this on the
+   * real clock while it runs; one that cannot (its process stalled) loses it, and its record write is then fenced.
+   */
   leaseSeconds?: number;
+  /**
+   * The queue's visibility timeout (default 300): how long a delivered message stays hidden. With the lease it bounds
+   * how long a message can be in flight, after which the watchdog takes a step without a message as lost.
+   */
+  messageVisibilitySeconds?: number;
   /** Another party on a virtual clock that `run()` lets finish what is due before it moves time (the sandbox's netns machines). */
   clockParticipant?: ClockParticipant;
 }
@@ -61,12 +72,17 @@ export class Engine {
     for (const l of this.#listeners) l(event);
   }
 
-  /** Puts the message for a cluster's current step on the queue (idempotent: deduplicated by its key). */
-  async enqueue(record: ClusterRecord, delaySeconds = 0): Promise<void> {
+  get leaseSeconds(): number {
+    return this.options.leaseSeconds ?? 120;
+  }
+
+  /** The event for a cluster's current step, as `enqueue` sends it. */
+  eventOf(record: ClusterRecord): StepEvent {
     const event: StepEvent = {
       v: 1,
       project: record.project,
       clusterId: record.clusterId,
+      incarnation: record.incarnation,
       generation: record.generation,
       seq: record.step.seq,
       phase: record.step.phase,
@@ -75,7 +91,16 @@ export class Engine {
       key: '',
     };
     event.key = stepEventKey(event);
-    await this.options.queue.send(event, { groupId: record.clusterId, deduplicationId: event.key, delaySeconds: Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, delaySeconds)) });
+    return event;
+  }
+
+  /**
+   * Puts the message for a cluster's current step on the queue (idempotent: deduplicated by its key). The record
+   * written before should carry `step.dueAt = dueAt(now, delaySeconds)`, so the watchdog knows when to expect it.
+   */
+  async enqueue(record: ClusterRecord, delaySeconds = 0): Promise<void> {
+    const event = this.eventOf(record);
+    await this.options.queue.send(event, { groupId: record.clusterId, deduplicationId: event.key, delaySeconds: queueDelay(delaySeconds) });
   }
 
   /** Handles one delivered message: runs the step, sends what follows, acknowledges (or releases) it. */
@@ -88,7 +113,7 @@ export class Engine {
       return 'invalid';
     }
     const outcome = await this.handle(parsed.data);
-    if (outcome === 'busy' || outcome === 'conflict') await queue.release(message.receipt, outcome === 'busy' ? 2 : 1);
+    if (outcome === 'busy' || outcome === 'conflict') await queue.release(message.receipt, outcome === 'busy' ? busyRetryDelaySeconds(message.receiveCount, this.leaseSeconds) : 1);
     else await queue.ack(message.receipt);
     return outcome;
   }
@@ -96,12 +121,17 @@ export class Engine {
   /** Runs the step an event names, if it is still the cluster's current step. */
   async handle(event: StepEvent): Promise<ProcessOutcome> {
     const { state, lease, clock } = this.options;
-    const grant = await lease.acquire(clusterKey(event.clusterId), this.workerId, this.options.leaseSeconds ?? 120);
-    if (!grant) return 'busy';
+    // The holder is this invocation: another delivery of the same step in this process is someone else.
+    const held = await lease.acquire(clusterKey(event.clusterId), `${this.workerId}/${randomUUID()}`, this.leaseSeconds);
+    if (!held) return 'busy';
+    const renewal = keepRenewed(lease, held, this.leaseSeconds);
+    const grant = held;
     try {
       const stored = await state.get<ClusterRecord>(clusterKey(event.clusterId));
       if (!stored) return 'stale';
       const record = stored.value;
+      // Another creation of the cluster (destroyed and made again), or a message of the format without incarnations.
+      if (event.incarnation === undefined || event.incarnation !== record.incarnation) return 'stale';
       const older = event.generation < record.generation || (event.generation === record.generation && (event.seq < record.step.seq || (event.seq === record.step.seq && event.attempt < record.step.attempts)));
       if (older || event.generation !== record.generation || event.seq !== record.step.seq || event.step !== record.step.name) {
         // Out of date or a duplicate: the record moved on. Make sure its current step is queued, in case the
@@ -118,19 +148,32 @@ export class Engine {
       const def = STEPS[stepName];
       const now = clock.now();
       const ledgerBefore = JSON.stringify(record.ledger);
+      let revision = stored.revision;
+      let lost = false;
+      const checkpoint = async () => {
+        try {
+          revision = await state.put(clusterKey(record.clusterId), record, revision, { fence: grant.token });
+        } catch (e) {
+          if (isKubeplaneError(e) && e.kind === 'conflict') lost = true;
+          throw e;
+        }
+      };
       const { result, events } =
         now - record.step.since > def.timeoutSeconds * 1000
           ? { result: { kind: 'failed', error: new KubeplaneError('retryable', def.timeoutMessage(record), { resource: record.name }) } as StepResult, events: [] }
-          : await this.#run(stepName, record, projectStored.value, now);
+          : await this.#run(stepName, record, projectStored.value, now, checkpoint);
+      // The record moved on under a checkpoint (another step, or a successor holding the lease): nothing to write.
+      if (lost) return 'conflict';
       // A wait after progress (the ledger changed) starts the backoff afresh.
       const progressed = JSON.stringify(record.ledger) !== ledgerBefore;
-      return await this.#commit(record, stored.revision, result, events, progressed);
+      return await this.#commit(record, revision, grant.token, result, events, progressed);
     } finally {
-      await lease.release(grant);
+      await renewal.stop();
+      await lease.release(renewal.current());
     }
   }
 
-  async #run(step: StepName, record: ClusterRecord, project: ProjectRecord, now: number): Promise<{ result: StepResult; events: EngineEvent[] }> {
+  async #run(step: StepName, record: ClusterRecord, project: ProjectRecord, now: number, checkpoint: () => Promise<void>): Promise<{ result: StepResult; events: EngineEvent[] }> {
     const emitted: EngineEvent[] = [];
     const ctx: StepContext = {
       record,
@@ -148,6 +191,7 @@ export class Engine {
       ...(this.options.versions ? { versions: this.options.versions } : {}),
       attempt: record.step.failures ?? 0,
       emit: (e) => emitted.push({ ...e, at: now, project: record.project, cluster: record.name } as EngineEvent),
+      checkpoint,
     };
     try {
       // Events are published only once the record write that makes them true has happened.
@@ -162,7 +206,7 @@ export class Engine {
     }
   }
 
-  async #commit(record: ClusterRecord, revision: number, result: StepResult, events: EngineEvent[], progressed: boolean): Promise<ProcessOutcome> {
+  async #commit(record: ClusterRecord, revision: number, fence: number, result: StepResult, events: EngineEvent[], progressed: boolean): Promise<ProcessOutcome> {
     const { state, clock } = this.options;
     const now = clock.now();
     const step = record.step.name as StepName;
@@ -211,9 +255,10 @@ export class Engine {
         break;
       }
     }
+    if (follow) record.step.dueAt = dueAt(now, follow.delay);
     try {
       if (result.kind === 'finished' && record.target === 'absent') await this.#forget(record, revision);
-      else await state.put(clusterKey(record.clusterId), record, revision);
+      else await state.put(clusterKey(record.clusterId), record, revision, { fence });
     } catch (e) {
       if (isKubeplaneError(e) && e.kind === 'conflict') return 'conflict';
       throw e;
@@ -254,4 +299,46 @@ export class Engine {
     }
     return p;
   }
+}
+
+/** The delay a queue is asked for: SQS allows at most 15 minutes, so longer waits come back early and wait again. */
+export function queueDelay(seconds: number): number {
+  return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, seconds));
+}
+
+/** When a message sent at `now` with this delay becomes due (ms): what `record.step.dueAt` holds. */
+export function dueAt(now: number, delaySeconds: number): number {
+  return now + queueDelay(delaySeconds) * 1000;
+}
+
+/**
+ * Renews a lease every third of its time on the real clock while a step runs (an unref'd timer, so it never keeps a
+ * process alive). A renewal that finds the lease taken stops; the step's record write is then refused by the fence.
+ */
+function keepRenewed(lease: Lease, grant: LeaseGrant, ttlSeconds: number): { current(): LeaseGrant; stop(): Promise<void> } {
+  let current = grant;
+  let lost = false;
+  let inFlight: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (lost || inFlight) return;
+    inFlight = lease
+      .renew(current, ttlSeconds)
+      .then((renewed) => {
+        if (renewed) current = renewed;
+        else lost = true;
+      })
+      // A failed renewal is tried again at the next tick; the lease's expiry and the fence keep things safe meanwhile.
+      .catch(() => undefined)
+      .finally(() => {
+        inFlight = null;
+      });
+  }, Math.max(1, (ttlSeconds * 1000) / 3));
+  timer.unref();
+  return {
+    current: () => current,
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
 }

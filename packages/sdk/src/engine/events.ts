@@ -12,6 +12,12 @@ export const stepEventSchema = z.strictObject({
   v: z.literal(STEP_EVENT_VERSION),
   project: z.string().min(1),
   clusterId: z.string().min(1),
+  /**
+   * The creation of the cluster this event belongs to (ClusterRecord.incarnation): a cluster destroyed and created
+   * again starts its generations and steps over, so only this tells its messages from the earlier one's. Messages
+   * of the older format, without it, are stale.
+   */
+  incarnation: z.string().min(1).optional(),
   /** The manifest generation this event works toward; older generations are dropped. */
   generation: z.int().min(1),
   /** The record's step sequence number this event expects; a duplicate of an executed step finds it moved on. */
@@ -20,7 +26,7 @@ export const stepEventSchema = z.strictObject({
   step: z.string().min(1),
   /** How many times this same step was re-enqueued (waits and retries); drives backoff. */
   attempt: z.int().min(0),
-  /** `<clusterId>/<generation>/<seq>/<attempt>`: the queue's deduplication id. */
+  /** `<clusterId>/<incarnation>/<generation>/<seq>/<attempt>`: the queue's deduplication id. */
   key: z.string().min(1),
 });
 export type StepEvent = z.infer<typeof stepEventSchema>;
@@ -37,8 +43,8 @@ export function parseStepEvent(text: string): { ok: true; event: StepEvent } | {
   return parsed.success ? { ok: true, event: parsed.data } : { ok: false, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
 }
 
-export function stepEventKey(e: Pick<StepEvent, 'clusterId' | 'generation' | 'seq' | 'attempt'>): string {
-  return `${e.clusterId}/${e.generation}/${e.seq}/${e.attempt}`;
+export function stepEventKey(e: Pick<StepEvent, 'clusterId' | 'incarnation' | 'generation' | 'seq' | 'attempt'>): string {
+  return `${e.clusterId}/${e.incarnation ?? '-'}/${e.generation}/${e.seq}/${e.attempt}`;
 }
 
 export type EngineEvent =

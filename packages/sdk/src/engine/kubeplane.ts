@@ -10,9 +10,10 @@ import { plan as planChanges } from '../plan/plan.js';
 import type { Plan, PlanResult } from '../plan/types.js';
 import type { Redacted } from '../redacted.js';
 import { ClusterSecrets } from './cluster-secrets.js';
-import { Engine, type EngineOptions } from './engine.js';
+import { dueAt, Engine, type EngineOptions } from './engine.js';
+import { runWatchdog, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
 import type { EngineEventListener } from './events.js';
-import { clusterKey, emptyLedger, manifestState, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
+import { clusterKey, emptyLedger, manifestState, newIncarnation, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { providerAddonIds } from './steps/managed.js';
 
@@ -152,6 +153,8 @@ export class Kubeplane {
    * (`apply(manifest, { reconcile: true })`): for a schedule, or after someone changed things in a console.
    */
   async reconcile(project: string): Promise<ApplyResult> {
+    // A busy cluster is left to its work by the apply below, so a lost message is looked for first.
+    await this.watchdog({ project });
     const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
     const manifest = stored?.value.manifest;
     if (!manifest) throw new KubeplaneError('not-found', `project ${project} has no applied manifest to reconcile${stored ? ' (it is being destroyed)' : ''}`, { resource: project });
@@ -193,6 +196,17 @@ export class Kubeplane {
       await this.#startFlow(spec.id, p, (x) => ({ ...x, name: spec.name, target: 'absent', desired: x.desired ?? spec, lastManifest: x.lastManifest ?? manifest }), 'delete-outputs', 'delete');
     }
     return { queued: desired.clusters.map((c) => c.name) };
+  }
+
+  /**
+   * Re-queues every IN_PROGRESS cluster (of one project, or all) whose current step's message is overdue: due more
+   * than `overdueAfterSeconds` ago (default: the queue's visibility timeout + the lease + 60 s, the longest a message
+   * can be in flight). Its message was lost (a crash between the record write and the send, a queue that dropped
+   * it); the step's attempt is bumped with compare-and-swap, so the old message, if it still exists, is stale.
+   * For the schedule of serverless runtimes, and every CLI command that holds the writer lock.
+   */
+  watchdog(options: WatchdogOptions = {}): Promise<WatchdogReport> {
+    return runWatchdog(this.engine, options);
   }
 
   /** Runs queued work in this process until none is left (see LocalRunner). */
@@ -289,6 +303,7 @@ export class Kubeplane {
         project: project.project,
         name: Object.entries(project.clusters).find(([, id]) => id === clusterId)?.[0] ?? clusterId,
         clusterId,
+        incarnation: newIncarnation(),
         generation: 0,
         target: 'present',
         desired: null,
@@ -300,8 +315,10 @@ export class Kubeplane {
         lastManifest: null,
       };
       const next = change(base);
+      // Records written before incarnations existed get one now (their messages in flight are stale).
+      next.incarnation = base.incarnation || newIncarnation();
       next.generation = project.generation;
-      next.step = { phase, name: step, seq: base.step.seq + 1, since: clock.now(), attempts: 0 };
+      next.step = { phase, name: step, seq: base.step.seq + 1, since: clock.now(), attempts: 0, dueAt: dueAt(clock.now(), 0) };
       next.status = { ...base.status, state: 'IN_PROGRESS', phase, message: step === 'prepare' ? 'queued' : 'deletion queued' };
       try {
         await state.put(clusterKey(clusterId), next, stored?.revision ?? 0);

@@ -1,6 +1,7 @@
 // What the engine keeps in the StateStore: one record per project (the manifest as applied, its generation)
 // and one per cluster (desired and built state, the provider resources it owns, where its steps stand, and
 // a status in Claudie's vocabulary). Records hold no secret: keys and kubeconfigs live in the SecretStore.
+import { randomUUID } from 'node:crypto';
 import type { Manifest } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
 import type { ClusterPkiPublic } from '../bootstrap/pki.js';
@@ -34,11 +35,22 @@ export interface NodeResource {
   provider: string;
   region: string;
   zone?: string;
+  /** The provider's id; absent while the machine is `requested` (its create call not yet answered). */
   id?: string;
   providerId?: string;
   publicIPv4?: string;
   privateIPv4?: string;
-  state: 'creating' | 'pending' | 'running' | 'deleting';
+  /**
+   * `requested`: the creation's token is in the ledger and the create call may have been made, not yet answered.
+   * `creating`: the provider answered the create; `pending`/`running` as last listed.
+   */
+  state: 'requested' | 'creating' | 'pending' | 'running' | 'deleting';
+  /**
+   * This creation's idempotency token (NodeRequest.idempotencyToken), written to the ledger before the create call:
+   * a retry of the same creation sends the same token, and a machine created again under the same name gets a new one
+   * (a cloud remembers tokens far longer than it lists the machines they made).
+   */
+  token?: string;
   createdAt: number;
 }
 
@@ -91,6 +103,11 @@ export interface ClusterRecord {
   project: string;
   name: string;
   clusterId: string;
+  /**
+   * Random, set when the record is first created: a cluster destroyed and created again gets a new one, so its step
+   * messages (whose keys name it) never collide with the earlier cluster's in a queue's deduplication window.
+   */
+  incarnation: string;
   generation: number;
   /** `absent`: the cluster is being deleted. */
   target: 'present' | 'absent';
@@ -109,6 +126,11 @@ export interface ClusterRecord {
     attempts: number;
     /** Transient failures in a row without progress; drives the backoff. */
     failures?: number;
+    /**
+     * When the message for this step is due (ms): set with every write that queues one. The watchdog re-queues a
+     * cluster whose step is overdue by more than a message can spend in flight (a message lost to a crash).
+     */
+    dueAt?: number;
   };
   status: ClusterStatus;
   /** The manifest this cluster was last applied from: deletion still knows its providers after the project's is gone. */
@@ -129,6 +151,11 @@ export interface ProjectRecord {
 export const projectKey = (project: string) => `projects/${project}`;
 export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
 export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
+
+/** A cluster creation's id (ClusterRecord.incarnation). */
+export function newIncarnation(): string {
+  return randomUUID().replace(/-/g, '').slice(0, 16);
+}
 
 export function emptyLedger(): Ledger {
   return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, dnsSync: {}, regions: [] };

@@ -24,8 +24,15 @@ export interface CallContext {
 export type NodeState = 'pending' | 'running' | 'stopping' | 'stopped' | 'deleting' | 'deleted' | 'failed' | 'unknown';
 
 export interface NodeRequest {
-  /** Deterministic and unique per cluster, e.g. `<clusterId>-<pool>-<nn>`; the idempotency key. */
+  /** Deterministic and unique per cluster, e.g. `<clusterId>-<pool>-<nn>`; with the token below, the idempotency key. */
   name: string;
+  /**
+   * This creation's token, kept by the engine (in its ledger, before the call) for as long as the creation is under
+   * way: the same for every retry of it, new when a machine is created again under the same name. Providers whose
+   * API takes a client token (EC2's ClientToken) build it from this, since a cloud remembers tokens far longer than it
+   * lists the machines they made. Absent: the provider derives one of its own.
+   */
+  idempotencyToken?: string;
   clusterId: string;
   nodepool: string;
   /** Provider region (`eu-central-1`, `fsn1`'s network zone or location, per provider). */

@@ -1,6 +1,6 @@
 // File-backed adapters: the embedded default under `.kubeplane/`. Every mutation happens under the
 // directory's lock file and lands with an atomic rename; secrets live in a 0700 folder as 0600 files.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { Clock } from '../../provider/clock.js';
@@ -10,16 +10,50 @@ import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
 import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
-import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
+import { KubeplaneError } from '../../errors.js';
+import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Versioned } from '../ports/state-store.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 
 async function readJson<T>(path: string): Promise<T | null> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
+    text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    // A file cut short (a full disk, a copy interrupted) or edited by hand: say which, so a person can act on it.
+    throw new KubeplaneError('invalid', `${path} is not valid JSON (${(e as Error).message}); it may have been cut short or edited by hand: restore it from a backup, or remove it if what it held can be lost`, {
+      resource: path,
+      code: 'CorruptFile',
+    });
+  }
+}
+
+/**
+ * A file name takes 255 bytes, and an atomic write adds a temporary suffix of up to 30: a key segment longer than
+ * this is stored under a shortened name with its hash (after `~`, which keys never contain), and the file keeps
+ * the key itself, so every valid name (a manifest name may be 253 characters) can be stored and listed.
+ */
+const MAX_SEGMENT = 200;
+
+/** The path of a key under `root`, each segment a file or folder name that fits. */
+function keyPath(root: string, key: string): string {
+  checkKey(key);
+  const segments = key.split('/').map((segment) =>
+    segment.length <= MAX_SEGMENT ? segment : `${segment.slice(0, 100)}~${createHash('sha256').update(segment).digest('hex').slice(0, 40)}`,
+  );
+  return join(root, ...segments.slice(0, -1), `${segments.at(-1) ?? ''}.json`);
+}
+
+/** The key a file under `root` holds: from its path, or from the file where the path was shortened (keyPath). */
+async function keyOf(root: string, path: string): Promise<string | null> {
+  const fromPath = relative(root, path).split(sep).join('/').replace(/\.json$/, '');
+  if (!fromPath.includes('~')) return fromPath;
+  return (await readJson<{ key?: string }>(path))?.key ?? null;
 }
 
 async function walk(dir: string): Promise<string[]> {
@@ -43,8 +77,7 @@ export class FileStateStore implements StateStore {
   constructor(private readonly dir: string) {}
 
   #path(key: string): string {
-    checkKey(key);
-    return join(this.dir, 'state', `${key}.json`);
+    return keyPath(join(this.dir, 'state'), key);
   }
 
   #lock<T>(fn: () => Promise<T>): Promise<T> {
@@ -52,15 +85,19 @@ export class FileStateStore implements StateStore {
   }
 
   async get<T>(key: string): Promise<Versioned<T> | null> {
-    return readJson<Versioned<T>>(this.#path(key));
+    const stored = await readJson<StateFile<T>>(this.#path(key));
+    return stored ? { value: stored.value, revision: stored.revision } : null;
   }
 
-  async put<T>(key: string, value: T, expectedRevision: number): Promise<number> {
+  async put<T>(key: string, value: T, expectedRevision: number, options: PutOptions = {}): Promise<number> {
     const path = this.#path(key);
     return this.#lock(async () => {
-      const actual = (await readJson<Versioned<T>>(path))?.revision ?? 0;
+      const stored = await readJson<StateFile<T>>(path);
+      const actual = stored?.revision ?? 0;
       if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-      await writeFileAtomic(path, JSON.stringify({ revision: actual + 1, value }, null, 1));
+      const fence = nextFence(key, stored?.fence, options.fence);
+      const next: StateFile<T> = { key, revision: actual + 1, ...(fence !== undefined ? { fence } : {}), value };
+      await writeFileAtomic(path, JSON.stringify(next, null, 1));
       return actual + 1;
     });
   }
@@ -76,23 +113,32 @@ export class FileStateStore implements StateStore {
 
   async list(prefix: string): Promise<string[]> {
     const root = join(this.dir, 'state');
-    return (await walk(root))
-      .map((p) => relative(root, p).split(sep).join('/').replace(/\.json$/, ''))
-      .filter((k) => k.startsWith(prefix))
-      .sort();
+    const keys: string[] = [];
+    for (const path of await walk(root)) {
+      const key = await keyOf(root, path);
+      if (key !== null && key.startsWith(prefix)) keys.push(key);
+    }
+    return keys.sort();
   }
+}
+
+/** A state file: the key (for names shortened by keyPath), its revision, the highest lease token written, the value. */
+interface StateFile<T> {
+  key?: string;
+  revision: number;
+  fence?: number;
+  value: T;
 }
 
 export class FileSecretStore implements SecretStore {
   constructor(private readonly dir: string) {}
 
   #path(name: string): string {
-    checkKey(name);
-    return join(this.dir, 'secrets', `${name}.json`);
+    return keyPath(join(this.dir, 'secrets'), name);
   }
 
   async put(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<void> {
-    await writeFileAtomic(this.#path(name), JSON.stringify({ labels, value: value.reveal() }), 0o600);
+    await writeFileAtomic(this.#path(name), JSON.stringify({ key: name, labels, value: value.reveal() }), 0o600);
   }
 
   async get(name: string): Promise<Redacted<string> | null> {
@@ -110,7 +156,8 @@ export class FileSecretStore implements SecretStore {
     for (const path of await walk(root)) {
       const entry = await readJson<{ labels: Record<string, string> }>(path);
       if (!entry || !labelsMatch(entry.labels, labels)) continue;
-      out.push({ name: relative(root, path).split(sep).join('/').replace(/\.json$/, ''), labels: entry.labels });
+      const name = await keyOf(root, path);
+      if (name !== null) out.push({ name, labels: entry.labels });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -197,8 +244,7 @@ export class FileLease implements Lease {
   ) {}
 
   #path(key: string): string {
-    checkKey(key);
-    return join(this.dir, 'leases', `${key}.json`);
+    return keyPath(join(this.dir, 'leases'), key);
   }
 
   #lock<T>(fn: () => Promise<T>): Promise<T> {

@@ -8,10 +8,10 @@ import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
 import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
-import { checkKey, revisionConflict, type StateStore, type Versioned } from '../ports/state-store.js';
+import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Versioned } from '../ports/state-store.js';
 
 export class MemoryStateStore implements StateStore {
-  readonly #data = new Map<string, { json: string; revision: number }>();
+  readonly #data = new Map<string, { json: string; revision: number; fence?: number }>();
 
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
@@ -19,11 +19,13 @@ export class MemoryStateStore implements StateStore {
     return entry ? { value: JSON.parse(entry.json) as T, revision: entry.revision } : null;
   }
 
-  async put<T>(key: string, value: T, expectedRevision: number): Promise<number> {
+  async put<T>(key: string, value: T, expectedRevision: number, options: PutOptions = {}): Promise<number> {
     checkKey(key);
-    const actual = this.#data.get(key)?.revision ?? 0;
+    const stored = this.#data.get(key);
+    const actual = stored?.revision ?? 0;
     if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-    this.#data.set(key, { json: JSON.stringify(value), revision: actual + 1 });
+    const fence = nextFence(key, stored?.fence, options.fence);
+    this.#data.set(key, { json: JSON.stringify(value), revision: actual + 1, ...(fence !== undefined ? { fence } : {}) });
     return actual + 1;
   }
 

@@ -8,13 +8,23 @@ export interface Versioned<T> {
   revision: number;
 }
 
+export interface PutOptions {
+  /**
+   * A lease grant's fencing token. The store keeps the highest fence written for the key beside its revision: a put
+   * carrying a smaller one than stored fails with a `conflict` (details.code `Fenced`) and writes nothing, so a
+   * holder whose lease ran out and was taken over cannot overwrite its successor's work. On success the stored
+   * fence becomes the larger of the two; a put without a fence leaves it as it is and is checked by revision only.
+   */
+  fence?: number;
+}
+
 export interface StateStore {
   get<T>(key: string): Promise<Versioned<T> | null>;
   /**
    * Writes `value` if the stored revision is `expectedRevision` (0: the key must not exist yet) and returns the
-   * new revision; otherwise throws a `conflict` KubeplaneError and writes nothing.
+   * new revision; otherwise throws a `conflict` KubeplaneError and writes nothing. See PutOptions for fencing.
    */
-  put<T>(key: string, value: T, expectedRevision: number): Promise<number>;
+  put<T>(key: string, value: T, expectedRevision: number, options?: PutOptions): Promise<number>;
   /** Deletes when the revision matches; deleting a missing key with expectedRevision 0 is fine. */
   delete(key: string, expectedRevision: number): Promise<void>;
   /** Keys starting with `prefix`, sorted. */
@@ -28,9 +38,23 @@ export function revisionConflict(key: string, expected: number, actual: number):
   });
 }
 
+export function fenced(key: string, fence: number, stored: number): KubeplaneError {
+  return new KubeplaneError('conflict', `state "${key}" was written under lease token ${stored}, newer than this writer's ${fence}: its lease ran out and another step took over`, {
+    resource: key,
+    code: 'Fenced',
+  });
+}
+
 /** Keys are paths of safe segments: `clusters/prod-abc1234`, so every adapter can store them as files. */
 export function checkKey(key: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/.test(key)) {
     throw new KubeplaneError('invalid', `"${key}" is not a valid state key (letters, digits, '.', '_', '-', separated by '/')`);
   }
+}
+
+/** The fence to store after a put carrying `fence` (see PutOptions); throws `Fenced` when the stored one is newer. */
+export function nextFence(key: string, stored: number | undefined, fence: number | undefined): number | undefined {
+  if (fence === undefined) return stored;
+  if (stored !== undefined && stored > fence) throw fenced(key, fence, stored);
+  return Math.max(stored ?? fence, fence);
 }

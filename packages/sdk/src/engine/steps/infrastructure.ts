@@ -7,7 +7,7 @@ import { generateMeshSigningKeyPair } from '../../bootstrap/mesh-bundle.js';
 import { Redacted } from '../../redacted.js';
 import { renderNode } from '../../bootstrap/render.js';
 import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
-import { seededRandomSource } from '../../bootstrap/random.js';
+import { randomLowerAlnum, seededRandomSource } from '../../bootstrap/random.js';
 import type { NodeResource } from '../records.js';
 import type { BootstrapCluster } from '../../bootstrap/input.js';
 import type { NodeSpec } from '../../model/types.js';
@@ -310,7 +310,12 @@ export const createNodes: StepDefinition = {
       }
     }
     const order = creationOrder(ctx);
-    const todo = order.filter(({ node }) => !ledger.nodes[node.name]);
+    // `requested`: a creation whose token is in the ledger but whose create call was never answered (a crash, a lost
+    // response, a throttle): asked again with the same token, so the cloud returns the machine if it made one.
+    const todo = order.filter(({ node }) => !ledger.nodes[node.name] || ledger.nodes[node.name]?.state === 'requested');
+    const reserved = reserveCreations(ctx, todo.slice(0, CREATE_BATCH));
+    // The tokens reach the StateStore before any create call that uses them.
+    if (reserved > 0) await ctx.checkpoint();
     const bootstrapToken = todo.some(({ node }) => node.role !== 'loadbalancer') ? await joinToken(ctx) : undefined;
     // A retried create must send the same user-data (EC2 checks it against the ClientToken): the render time
     // is the day, and certificate serials come from a seed of the cluster, node and day.
@@ -337,8 +342,10 @@ export const createNodes: StepDefinition = {
       const reservedIp = ctx.record.ledger.reservedIp;
       const takesApiIp =
         spec.apiEndpoint.kind === 'reserved-ip' && spec.apiEndpoint.node === node.name && reservedIp && !provider.capabilities.attachReservedIpAfterCreate;
+      const token = ledger.nodes[node.name]?.token;
       const outcome = await provider.compute.createNode({
         name: node.name,
+        ...(token ? { idempotencyToken: token } : {}),
         clusterId: spec.id,
         nodepool: pool.name,
         region: prov.region,
@@ -367,6 +374,7 @@ export const createNodes: StepDefinition = {
         ...(outcome.value.publicIPv4 ? { publicIPv4: outcome.value.publicIPv4 } : {}),
         ...(outcome.value.privateIPv4 ? { privateIPv4: outcome.value.privateIPv4 } : {}),
         state: 'creating',
+        ...(token ? { token } : {}),
         createdAt: ctx.now,
       };
       ctx.emit({ type: 'resource-created', kind: 'machine', name: node.name, provider: prov.name });
@@ -382,6 +390,31 @@ export const createNodes: StepDefinition = {
     return next(todo.length ? `requested ${created} machines` : 'every machine was requested before');
   },
 };
+
+/**
+ * Gives each node about to be created that has no creation under way a `requested` ledger entry with a new
+ * idempotency token (returns how many). A machine created again under an earlier name (scaled down and up,
+ * remediated, vanished) so never reuses the token of the one before, which the cloud may still remember.
+ */
+function reserveCreations(ctx: StepContext, nodes: ReadonlyArray<{ node: NodeSpec; pool: { name: string; provider?: { name: string; region: string; zone?: string } } }>): number {
+  const ledger = ctx.record.ledger;
+  let reserved = 0;
+  for (const { node, pool } of nodes) {
+    if (ledger.nodes[node.name] || !pool.provider) continue;
+    ledger.nodes[node.name] = {
+      pool: pool.name,
+      role: node.role,
+      provider: pool.provider.name,
+      region: pool.provider.region,
+      ...(pool.provider.zone ? { zone: pool.provider.zone } : {}),
+      state: 'requested',
+      token: randomLowerAlnum(ctx.random, 20),
+      createdAt: ctx.now,
+    };
+    reserved++;
+  }
+  return reserved;
+}
 
 /**
  * Lists the cluster's machines (by its tag) in every region it uses or used: updates what the ledger knows
@@ -427,6 +460,7 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
         ...(info.publicIPv4 ? { publicIPv4: info.publicIPv4 } : {}),
         ...(info.privateIPv4 ? { privateIPv4: info.privateIPv4 } : {}),
         state,
+        ...(known?.token ? { token: known.token } : {}),
         createdAt: known?.createdAt ?? ctx.now,
       };
     }
@@ -434,7 +468,10 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
   return forgetVanished(ctx, seen, listedRegions, new Set(wanted.keys()));
 }
 
-/** A machine created this long ago and no longer listed is gone (listings may lag a fresh create by seconds). */
+/**
+ * A machine created (or requested) this long ago and no longer listed is gone: the provider's eventual-consistency
+ * grace (listings may lag a fresh create by seconds, EC2's by a minute or two).
+ */
 const VANISHED_AFTER_MS = 10 * 60_000;
 
 /**
@@ -444,16 +481,25 @@ const VANISHED_AFTER_MS = 10 * 60_000;
  */
 async function forgetVanished(ctx: StepContext, seen: Set<string>, listedRegions: Set<string>, wanted: Set<string>): Promise<StepResult | { kind: 'ok' }> {
   const ledger = ctx.record.ledger;
-  const vanished = Object.entries(ledger.nodes).filter(
-    ([name, n]) => !seen.has(name) && n.state !== 'deleting' && n.state !== 'creating' && listedRegions.has(regionKey(n.provider, n.region)) && ctx.now - n.createdAt > VANISHED_AFTER_MS,
-  );
-  const control = vanished.filter(([name, n]) => n.role === 'control' && wanted.has(name)).map(([name]) => name);
+  const unlisted = Object.entries(ledger.nodes).filter(([name, n]) => !seen.has(name) && listedRegions.has(regionKey(n.provider, n.region)));
+  // Within the grace a machine not listed may be a fresh one the listing has not caught up with, but it is not
+  // known to run: it does not count as running until it is listed again.
+  for (const [, n] of unlisted) if (n.state === 'running') n.state = 'pending';
+  // Past the grace it is gone, whatever the ledger says of it (a create answered but never listed, a machine deleted
+  // behind kubeplane's back, a request whose call never reached the cloud): forgotten, so create-nodes makes it.
+  const vanished = unlisted.filter(([, n]) => ctx.now - n.createdAt > VANISHED_AFTER_MS);
+  const control = vanished.filter(([name, n]) => n.role === 'control' && wanted.has(name) && n.state !== 'requested' && n.state !== 'deleting').map(([name]) => name);
   if (control.length > 0) {
     return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${control.length > 1 ? 's' : ''} ${control.join(', ')} ${control.length > 1 ? 'were' : 'was'} deleted outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`, { resource: control[0] ?? '' }) };
   }
   if (vanished.length === 0) return { kind: 'ok' };
   const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
   for (const [name, n] of vanished) {
+    if (n.state === 'requested') {
+      // Never made (else it would be listed by now): a new request with a new token follows.
+      delete ledger.nodes[name];
+      continue;
+    }
     // The stale Node goes first (a failure retries the step): a new machine cannot join under a Ready Node's name.
     if (kubeconfig && n.role !== 'loadbalancer') await ctx.kubernetes(kubeconfig).deleteNode(name);
     delete ledger.nodes[name];
@@ -474,7 +520,7 @@ export const awaitMachines: StepDefinition = {
     const wanted = nodesOf(spec).map(({ node }) => node.name);
     const observed = await observeMachines(ctx);
     if (observed.kind !== 'ok') return observed;
-    const missing = wanted.filter((name) => !ledger.nodes[name]);
+    const missing = wanted.filter((name) => !ledger.nodes[name] || ledger.nodes[name]?.state === 'requested');
     if (missing.length > 0) return next(`machines ${missing.join(', ')} are gone; creating them again`, 'create-nodes');
     // Addresses seen so far go into the API rules now, so early machines can join while others still boot.
     const firewalls = await refreshFirewalls(ctx);

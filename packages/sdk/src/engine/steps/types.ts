@@ -39,6 +39,12 @@ export interface StepContext {
   /** Transient failures of this step in a row without progress (0 the first time); drives the backoff. */
   attempt: number;
   emit(event: EmitInput): void;
+  /**
+   * Writes the record as the step has changed it so far (compare-and-swap, fenced by the step's lease), before a call
+   * that must find its intent in the ledger if the process dies during it (a creation's idempotency token). Throws a
+   * `conflict` when another step changed the record or took the lease; the step then ends as a conflict.
+   */
+  checkpoint(): Promise<void>;
 }
 
 export interface StepDefinition {

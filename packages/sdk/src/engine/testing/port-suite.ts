@@ -69,6 +69,43 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       expect(await s.list('p/')).toEqual(['p/b']);
     });
 
+    it('refuses a write fenced by an older lease token than one written before, and writes nothing', async () => {
+      const s = await adapters.stateStore();
+      await s.put('clusters/f', 'by-1', 0, { fence: 1 });
+      await s.put('clusters/f', 'by-3', 1, { fence: 3 });
+      // The holder of token 2 lost its lease to token 3: even on the current revision its write is refused.
+      const refused = await s.put('clusters/f', 'by-2', 2, { fence: 2 }).then(() => null, (e: unknown) => e);
+      expect(isConflict(refused)).toBe(true);
+      expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
+      expect(await s.get('clusters/f')).toEqual({ value: 'by-3', revision: 2 });
+      // The same token again, or a newer one, writes.
+      expect(await s.put('clusters/f', 'by-3-again', 2, { fence: 3 })).toBe(3);
+      expect(await s.put('clusters/f', 'by-4', 3, { fence: 4 })).toBe(4);
+    });
+
+    it('keeps the stored fence through writes without one, which are checked by revision only', async () => {
+      const s = await adapters.stateStore();
+      await s.put('clusters/g', 'fenced', 0, { fence: 5 });
+      expect(await s.put('clusters/g', 'unfenced', 1)).toBe(2);
+      await expect(s.put('clusters/g', 'old-holder', 2, { fence: 4 })).rejects.toSatisfy(isConflict);
+      await expect(s.put('clusters/g', 'stale', 1)).rejects.toSatisfy(isConflict);
+      expect(await s.get('clusters/g')).toEqual({ value: 'unfenced', revision: 2 });
+      expect(await s.put('clusters/g', 'holder', 2, { fence: 5 })).toBe(3);
+    });
+
+    it('stores and lists keys whose segments are as long as a manifest name may be (253 characters)', async () => {
+      const s = await adapters.stateStore();
+      const long = `projects/${'a'.repeat(120)}.${'b'.repeat(132)}`;
+      const longer = `projects/${'a'.repeat(120)}.${'c'.repeat(132)}`;
+      await s.put(long, { n: 1 }, 0);
+      await s.put(longer, { n: 2 }, 0);
+      expect(await s.get(long)).toEqual({ value: { n: 1 }, revision: 1 });
+      expect(await s.get(longer)).toEqual({ value: { n: 2 }, revision: 1 });
+      expect(await s.list('projects/')).toEqual([long, longer].sort());
+      await s.delete(long, 1);
+      expect(await s.list('projects/')).toEqual([longer]);
+    });
+
     it('refuses keys that could escape the store', async () => {
       const s = await adapters.stateStore();
       await expect(s.put('../etc/passwd', 1, 0)).rejects.toThrow(/not a valid state key/);
