@@ -451,7 +451,7 @@ function chaosEngine(seed: number, rng: () => number, sandbox: Sandbox, faults: 
   };
   const faultEvents = () => sandbox.faults.fired.length + chaosQueue.duplicates + counts.crashes + counts.lost + counts.dying + lease.forcedExpiries;
   const report = (finalState: string, leaked: number): ChaosReport => ({
-    seed, messages: counts.messages, crashes: counts.crashes, faultsFired: sandbox.faults.fired.length, violations, finalState, leaked, faultEvents: faultEvents(), requeued: counts.requeued,
+    seed, messages: counts.messages, crashes: counts.crashes, faultsFired: sandbox.faults.fired.length, violations: [...new Set(violations)], finalState, leaked, faultEvents: faultEvents(), requeued: counts.requeued,
   });
   return { kp, drive, command, idle, destroyAndCheck, report };
 }
@@ -520,7 +520,7 @@ export async function chaosRun(seed: number): Promise<ChaosReport> {
  * them 2 -> 1, wait hours (EC2 forgets terminated instances after an hour, not their ClientTokens), 1 -> 2,
  * converge and destroy.
  */
-export async function chaosLife(seed: number, withFaults: boolean): Promise<ChaosReport> {
+async function chaosLife(seed: number, withFaults: boolean): Promise<ChaosReport> {
   const rng = seededRandom(seed * 7919 + 13);
   const rng2 = seededRandom(seed * 31337 + 101);
   const sandbox = new Sandbox({ seed }).listen();
