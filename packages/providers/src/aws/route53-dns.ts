@@ -149,7 +149,13 @@ export class Route53Dns implements DnsApi {
       const matches = sets.filter((s) => records.some((r) => dot(r.name) === s.Name && r.type === s.Type && (r.setIdentifier ?? '') === (s.SetIdentifier ?? '')));
       if (matches.length > 0) {
         // DELETE must carry the current values exactly; they come from the listing just made.
-        await this.#send('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
+        try {
+          await this.#send('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
+        } catch (error) {
+          // Another delivery of the step deleted some of them after our listing: the batch is refused whole; list again.
+          if (error instanceof KubeplaneError && error.details.code === 'InvalidChangeBatch') throw new KubeplaneError('retryable', `${error.message} (changed meanwhile; listing again)`, { provider: 'aws', code: 'InvalidChangeBatch', resource: zone }, { cause: error });
+          throw error;
+        }
       }
       // Health checks are found by the cluster id in their CallerReference, not through the records: a retry
       // after the records went (and before their checks did) must still remove the checks.
