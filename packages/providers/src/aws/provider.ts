@@ -61,6 +61,7 @@ import {
   RateBudgets,
   done,
   pending,
+  forgettingStaleIds,
   guardedCall,
   type CallContext,
   type Capabilities,
@@ -227,25 +228,11 @@ export class AwsProvider implements Provider {
 
   /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
   #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    return guardedCall(() => this.#forgettingStaleIds(call), context?.attempt ?? 0, this.#random);
-  }
-
-  /**
-   * Ids are cached by name for the life of this provider (a warm Lambda container keeps it for hours). Another worker may
-   * have deleted a VPC, subnet or security group and made it again under the same name (destroy, then apply): EC2 then
-   * answers Invalid…ID.NotFound for the cached id. That is no reason to fail the step: forget every cached id and let
-   * the call be retried, which looks them up again (and also rides out EC2's eventual consistency for new ones).
-   */
-  async #forgettingStaleIds<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    try {
-      return await call();
-    } catch (error) {
-      const code = error instanceof KubeplaneError ? error.details.code : undefined;
-      if (!code || !STALE_ID_CODES.test(code) || this.#ids.size === 0) throw error;
-      this.#ids.clear();
-      this.#clusterView.clear();
-      throw new KubeplaneError('retryable', `${error instanceof Error ? error.message : String(error)} (an id cached by this worker went stale; looking it up again)`, { provider: 'aws', code }, { cause: error });
-    }
+    // A stale cached id also drops the cached views of instances (they name the same resources).
+    const ids = this.#ids;
+    const view = this.#clusterView;
+    const caches = { get size() { return ids.size; }, clear: () => { ids.clear(); view.clear(); } };
+    return guardedCall(() => forgettingStaleIds(call, caches, (e) => STALE_ID_CODES.test(e.details.code ?? ''), 'aws'), context?.attempt ?? 0, this.#random);
   }
 
   #count(operation: string): void {

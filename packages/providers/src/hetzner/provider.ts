@@ -11,6 +11,7 @@ import {
   type RateBudgetSource,
   done,
   pending,
+  forgettingStaleIds,
   guardedCall,
   type CallContext,
   type Capabilities,
@@ -151,22 +152,7 @@ export class HetznerProvider implements Provider {
    * several `requests` takes their tokens at once (HetznerClient.prepaid), so it makes progress on a spent budget.
    */
   #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>, requests = 1): Promise<Outcome<T>> {
-    return guardedCall(() => this.client.prepaid(requests, () => this.#forgettingStaleIds(call)), context?.attempt ?? 0, this.#random);
-  }
-
-  /**
-   * Ids are cached by name for the life of this provider (a warm Lambda container keeps it for hours). Another worker may
-   * have deleted a network, firewall or server and made it again under the same name (destroy, then apply): Hetzner then
-   * answers not_found for the cached id. Forget every cached id and let the call be retried, which looks them up again.
-   */
-  async #forgettingStaleIds<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof KubeplaneError && error.kind === 'not-found') || this.#ids.size === 0) throw error;
-      this.#ids.clear();
-      throw new KubeplaneError('retryable', `${error.message} (an id cached by this worker went stale; looking it up again)`, { provider: PROVIDER, code: 'not_found' }, { cause: error });
-    }
+    return guardedCall(() => this.client.prepaid(requests, () => forgettingStaleIds(call, this.#ids, (e) => e.kind === 'not-found', PROVIDER)), context?.attempt ?? 0, this.#random);
   }
 
   /** The create, and a lookup for each id this provider does not know yet. */

@@ -108,3 +108,19 @@ export async function guardedCall<T>(call: () => Promise<Outcome<T>>, attempt: n
 export function providerError(kind: ErrorKind, message: string, details: KubeplaneErrorDetails, cause?: unknown): KubeplaneError {
   return new KubeplaneError(kind, message, details, cause === undefined ? undefined : { cause });
 }
+
+/**
+ * Runs a provider call that may use ids cached by name for the provider's life (a warm Lambda container keeps one for
+ * hours). Another worker may have deleted the resource and made it again under the same name (destroy, then apply):
+ * the cloud then answers not-found for the cached id. That is no reason to fail the step: the cache is forgotten and
+ * the error becomes retryable, so the next attempt looks the ids up again.
+ */
+export async function forgettingStaleIds<T>(call: () => Promise<T>, cache: { readonly size: number; clear(): void }, isStaleId: (error: KubeplaneError) => boolean, provider: string): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof KubeplaneError && isStaleId(error)) || cache.size === 0) throw error;
+    cache.clear();
+    throw new KubeplaneError('retryable', `${error.message} (an id cached by this worker went stale; looking it up again)`, { provider, ...(error.details.code ? { code: error.details.code } : {}) }, { cause: error });
+  }
+}
