@@ -11,7 +11,9 @@
 // - A lock is a folder `<path>` holding `owner.json` ({pid, host, nonce, ...}). It is made as a temporary folder
 //   with its owner file inside and renamed to `<path>`: it appears whole or not at all, and the rename fails when
 //   `<path>` exists.
-// - A holder whose process is gone (same host, no such pid, or our own pid with a nonce we do not hold) is stale.
+// - A holder whose process is gone (same host, no such pid, or our own pid written by an earlier process with that
+//   pid) is stale. A lock of this very process (same `instance`) is never stale: if we no longer hold it, it was
+//   released after we read it, and the lock now at `<path>` may be a live one of ours; we look again.
 //   It is taken over by renaming `<path>` to `<path>.stale-<its nonce>`. Only the first such rename can succeed:
 //   after it that name is a non-empty folder, so a late process that judged the same holder stale and now renames
 //   whatever lock stands at `<path>` (perhaps a live one) onto it fails, and looks again. Tombstones are swept
@@ -28,6 +30,8 @@ export interface LockOwner {
   pid: number;
   host: string;
   nonce: string;
+  /** Random per process: tells this process's locks from those of an earlier process that had the same pid. */
+  instance?: string;
   /** ISO time the lock was taken. */
   since: string;
   /** What the holder is doing, for the message that names it (`apply examples/minimal.yaml`). */
@@ -44,13 +48,14 @@ export type TryLockResult = { held: HeldLock } | { holder: LockOwner | null };
 
 /** Nonces of the locks this process holds right now: a lock with our pid and another nonce is a former process's. */
 const heldHere = new Set<string>();
+const INSTANCE = randomBytes(8).toString('hex');
 const TOMBSTONE_MS = 60 * 60 * 1000;
 
 /** Takes the lock if it is free or its holder is gone; otherwise says who holds it (null: being released). */
 export async function tryLock(path: string, command?: string): Promise<TryLockResult> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 10; attempt++) {
-    const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), since: new Date().toISOString(), ...(command ? { command } : {}) };
+    const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), instance: INSTANCE, since: new Date().toISOString(), ...(command ? { command } : {}) };
     const tmp = `${path}.${owner.nonce}.tmp`;
     await mkdir(tmp, { mode: 0o700 });
     await writeWhole(join(tmp, 'owner.json'), JSON.stringify(owner), 0o600, false);
@@ -64,7 +69,7 @@ export async function tryLock(path: string, command?: string): Promise<TryLockRe
       if (!isTaken(e)) throw e;
     }
     const holder = await readOwner(path);
-    if (holder === 'gone') continue;
+    if (holder === 'gone' || releasedHere(holder)) continue;
     if (holder === null || !isStale(holder)) return { holder };
     if (await takeOver(path, holder)) continue;
     // Someone else took it over first; look again at whoever holds it now.
@@ -141,17 +146,23 @@ async function readOwner(path: string): Promise<LockOwner | 'gone' | null> {
     const o = JSON.parse(text) as Partial<LockOwner> & { at?: number };
     if (typeof o.pid !== 'number') return null;
     // A lock file of an older kubeplane: no host or nonce; its pid and time stand in for them.
-    return { pid: o.pid, host: o.host ?? hostname(), nonce: o.nonce ?? `legacy-${o.pid}-${o.since ?? o.at ?? 0}`, since: o.since ?? new Date(o.at ?? 0).toISOString(), ...(o.command ? { command: o.command } : {}) };
+    return { pid: o.pid, host: o.host ?? hostname(), nonce: o.nonce ?? `legacy-${o.pid}-${o.since ?? o.at ?? 0}`, ...(o.instance ? { instance: o.instance } : {}), since: o.since ?? new Date(o.at ?? 0).toISOString(), ...(o.command ? { command: o.command } : {}) };
   } catch {
     // A lock file of an older kubeplane, half-written: its process either finishes it or is gone; look again.
     return null;
   }
 }
 
+/** A lock this process took and has released since it was read: not a holder at all; look again. */
+function releasedHere(owner: LockOwner): boolean {
+  return owner.host === hostname() && owner.pid === process.pid && owner.instance === INSTANCE && !heldHere.has(owner.nonce);
+}
+
 function isStale(owner: LockOwner): boolean {
   // Another machine's process (a shared folder) cannot be checked: never taken over.
   if (owner.host !== hostname()) return false;
-  if (owner.pid === process.pid) return !heldHere.has(owner.nonce);
+  // Our pid: stale only if an earlier process with this pid wrote it (ours are either held or released here).
+  if (owner.pid === process.pid) return owner.instance !== INSTANCE;
   return !alive(owner.pid);
 }
 
@@ -163,6 +174,14 @@ async function takeOver(path: string, stale: LockOwner): Promise<boolean> {
   } catch (e) {
     if (isTaken(e) || (e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw e;
+  }
+  // The holder read may have released and exited just before we judged it dead, and a live lock taken its place:
+  // then what we moved is that live lock. Put it back (a rename of microseconds after the first; the window left is
+  // a third process taking the free path between the two, after a holder exited between our read and our check).
+  const moved = await readOwner(tomb).catch(() => null);
+  if (moved !== null && moved !== 'gone' && moved.nonce !== stale.nonce) {
+    await rename(tomb, path).catch(() => undefined);
+    return false;
   }
   await sweepTombstones(path);
   return true;
