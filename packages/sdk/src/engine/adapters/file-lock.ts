@@ -69,7 +69,7 @@ export async function tryLock(path: string, command?: string): Promise<TryLockRe
       if (!isTaken(e)) throw e;
     }
     const holder = await readOwner(path);
-    if (holder === 'gone' || releasedHere(holder)) continue;
+    if (holder === 'gone' || (holder !== null && releasedHere(holder))) continue;
     if (holder === null || !isStale(holder)) return { holder };
     if (await takeOver(path, holder)) continue;
     // Someone else took it over first; look again at whoever holds it now.
