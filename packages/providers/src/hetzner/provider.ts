@@ -185,6 +185,21 @@ export class HetznerProvider implements Provider {
     return found;
   }
 
+  /**
+   * Creates a resource whose name must be unique in the project, after a lookup found none. Another call (a
+   * duplicate delivery, a lease holder that woke late) may have created it in between: Hetzner then answers
+   * uniqueness_error, and `adopt` looks again and takes what is there. If the look finds nothing by that name, the
+   * clash is on something else (an SSH key's fingerprint) and `adopt` throws the error it is given.
+   */
+  async #createNamed<T, R>(create: () => Promise<T>, created: (t: T) => Outcome<R>, adopt: (clash: KubeplaneError) => Promise<Outcome<R>>): Promise<Outcome<R>> {
+    try {
+      return created(await create());
+    } catch (error) {
+      if (!(error instanceof KubeplaneError) || error.details.code !== 'uniqueness_error') throw error;
+      return adopt(error);
+    }
+  }
+
   async #idOf(path: string, key: string, name: string, kind: string): Promise<number> {
     const cacheKey = `${path}/${name}`;
     const cached = this.#ids.get(cacheKey);
@@ -286,7 +301,7 @@ export class HetznerProvider implements Provider {
     return done(undefined);
   }
 
-  async #ensureNetwork(request: NetworkRequest): Promise<Outcome<NetworkInfo>> {
+  async #ensureNetwork(request: NetworkRequest, clash?: KubeplaneError): Promise<Outcome<NetworkInfo>> {
     const info = (n: z.infer<typeof networkSchema>): NetworkInfo => ({ name: n.name, id: String(n.id), clusterId: n.labels[CLUSTER_ID_TAG] ?? '', cidr: n.ip_range, subnets: n.subnets.map((s, i) => ({ id: `${n.id}-${i}`, cidr: s.ip_range, zone: s.network_zone })) });
     const existing = await this.#findByName('networks', 'networks', networkSchema, request.name);
     if (existing) {
@@ -295,12 +310,19 @@ export class HetznerProvider implements Provider {
       return done(info(existing));
     }
     const zone = request.region === 'ash' ? 'us-east' : request.region === 'hil' ? 'us-west' : request.region === 'sin' ? 'ap-southeast' : 'eu-central';
-    const created = await this.client.request('POST', 'networks', z.object({ network: networkSchema }), {
-      resource: request.name,
-      body: { name: request.name, ip_range: request.cidr, labels: this.#labels(request.clusterId, request.labels), subnets: request.subnets.map((s) => ({ type: 'cloud', ip_range: s.cidr, network_zone: zone })) },
-    });
-    this.#ids.set(`networks/${request.name}`, created.network.id);
-    return done(info(created.network));
+    if (clash) throw clash;
+    return this.#createNamed(
+      () =>
+        this.client.request('POST', 'networks', z.object({ network: networkSchema }), {
+          resource: request.name,
+          body: { name: request.name, ip_range: request.cidr, labels: this.#labels(request.clusterId, request.labels), subnets: request.subnets.map((s) => ({ type: 'cloud', ip_range: s.cidr, network_zone: zone })) },
+        }),
+      (created) => {
+        this.#ids.set(`networks/${request.name}`, created.network.id);
+        return done(info(created.network));
+      },
+      (error) => this.#ensureNetwork(request, error),
+    );
   }
 
   #toHetznerRules(rules: FirewallRule[], clusterCidr: string | undefined): HetznerFirewallRule[] {
@@ -328,7 +350,7 @@ export class HetznerProvider implements Provider {
       });
   }
 
-  async #ensureFirewall(request: FirewallRequest): Promise<Outcome<FirewallInfo>> {
+  async #ensureFirewall(request: FirewallRequest, clash?: KubeplaneError): Promise<Outcome<FirewallInfo>> {
     let clusterCidr: string | undefined;
     if (request.networkName && request.rules.some((r) => r.fromClusterNodes)) {
       clusterCidr = (await this.#findByName('networks', 'networks', networkSchema, request.networkName))?.ip_range;
@@ -346,28 +368,41 @@ export class HetznerProvider implements Provider {
       }
       return done(info(existing));
     }
-    const created = await this.client.request('POST', 'firewalls', z.object({ firewall: firewallSchema }), { resource: request.name, body: { name: request.name, labels: this.#labels(request.clusterId, request.labels), rules: wanted } });
-    this.#ids.set(`firewalls/${request.name}`, created.firewall.id);
-    return done(info(created.firewall));
+    if (clash) throw clash;
+    return this.#createNamed(
+      () => this.client.request('POST', 'firewalls', z.object({ firewall: firewallSchema }), { resource: request.name, body: { name: request.name, labels: this.#labels(request.clusterId, request.labels), rules: wanted } }),
+      (created) => {
+        this.#ids.set(`firewalls/${request.name}`, created.firewall.id);
+        return done(info(created.firewall));
+      },
+      (error) => this.#ensureFirewall(request, error),
+    );
   }
 
   #ipInfo(p: z.infer<typeof primaryIpSchema>): ReservedIpInfo {
     return { name: p.name, id: String(p.id), clusterId: p.labels[CLUSTER_ID_TAG] ?? '', ip: p.ip, ...(p.assignee_id !== null ? { attachedTo: `hcloud://${p.assignee_id}` } : {}) };
   }
 
-  async #ensureReservedIp(request: ReservedIpRequest): Promise<Outcome<ReservedIpInfo>> {
+  async #ensureReservedIp(request: ReservedIpRequest, clash?: KubeplaneError): Promise<Outcome<ReservedIpInfo>> {
     const existing = await this.#findByName('primary_ips', 'primary_ips', primaryIpSchema, request.name);
     if (existing) {
       this.#ownedBy(existing.labels, request.clusterId, 'primary ip', request.name);
       this.#ids.set(`primary_ips/${request.name}`, existing.id);
       return done(this.#ipInfo(existing));
     }
-    const created = await this.client.request('POST', 'primary_ips', z.object({ primary_ip: primaryIpSchema }), {
-      resource: request.name,
-      body: { name: request.name, type: 'ipv4', assignee_type: 'server', location: locationOf(request.region, request.zone), auto_delete: false, labels: this.#labels(request.clusterId, request.labels) },
-    });
-    this.#ids.set(`primary_ips/${request.name}`, created.primary_ip.id);
-    return done(this.#ipInfo(created.primary_ip));
+    if (clash) throw clash;
+    return this.#createNamed(
+      () =>
+        this.client.request('POST', 'primary_ips', z.object({ primary_ip: primaryIpSchema }), {
+          resource: request.name,
+          body: { name: request.name, type: 'ipv4', assignee_type: 'server', location: locationOf(request.region, request.zone), auto_delete: false, labels: this.#labels(request.clusterId, request.labels) },
+        }),
+      (created) => {
+        this.#ids.set(`primary_ips/${request.name}`, created.primary_ip.id);
+        return done(this.#ipInfo(created.primary_ip));
+      },
+      (error) => this.#ensureReservedIp(request, error),
+    );
   }
 
   async #attachReservedIp(ip: ScopedRef, node: NodeRef): Promise<Outcome<ReservedIpInfo>> {
@@ -379,15 +414,19 @@ export class HetznerProvider implements Provider {
     throw new KubeplaneError('invalid', `hetzner assigns a primary IP when the server is created: pass reservedIpName=${ip.name} in the node request for ${node.name}`, { provider: PROVIDER, code: 'attach_after_create_unsupported', resource: node.name });
   }
 
-  async #ensureSshKey(request: SshKeyRequest): Promise<Outcome<SshKeyInfo>> {
+  async #ensureSshKey(request: SshKeyRequest, clash?: KubeplaneError): Promise<Outcome<SshKeyInfo>> {
     const info = (k: z.infer<typeof sshKeySchema>): SshKeyInfo => ({ name: k.name, id: String(k.id), clusterId: k.labels[CLUSTER_ID_TAG] ?? '', fingerprint: k.fingerprint });
     const existing = await this.#findByName('ssh_keys', 'ssh_keys', sshKeySchema, request.name);
     if (existing) {
       this.#ownedBy(existing.labels, request.clusterId, 'ssh key', request.name);
       return done(info(existing));
     }
-    const created = await this.client.request('POST', 'ssh_keys', z.object({ ssh_key: sshKeySchema }), { resource: request.name, body: { name: request.name, public_key: request.publicKey, labels: this.#labels(request.clusterId, request.labels) } });
-    return done(info(created.ssh_key));
+    if (clash) throw clash;
+    return this.#createNamed(
+      () => this.client.request('POST', 'ssh_keys', z.object({ ssh_key: sshKeySchema }), { resource: request.name, body: { name: request.name, public_key: request.publicKey, labels: this.#labels(request.clusterId, request.labels) } }),
+      (created) => done(info(created.ssh_key)),
+      (error) => this.#ensureSshKey(request, error),
+    );
   }
 
   async #deleteNamed<S extends z.ZodType>(path: string, key: string, schema: S, ref: ScopedRef): Promise<Outcome<void>> {
