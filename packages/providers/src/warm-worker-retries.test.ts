@@ -1,0 +1,53 @@
+// What a warm worker meets when another worker changed the cloud under it (found by chaos: a destroy and apply
+// by another Lambda container; two deliveries of one DNS step). Each ends in a retry, not a failed step.
+import { afterEach, describe, expect, it } from 'vitest';
+import { RateBudgets, Redacted, settle } from '@kubeplane/sdk';
+import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox/sandbox.js';
+import { HetznerProvider } from './hetzner/provider.js';
+import { AwsProvider } from './aws/provider.js';
+
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+let sandbox: Sandbox | undefined;
+afterEach(() => sandbox?.close());
+
+describe('a warm worker after another worker changed the cloud', () => {
+  it('Hetzner: a firewall re-made under its name (new id) is looked up again, not reported missing', async () => {
+    sandbox = new Sandbox({ seed: 3 }).listen();
+    const s = sandbox;
+    const worker = () => new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'ww', clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
+    const warm = worker();
+    const other = worker();
+    const scope = { clusterId: 'ww', region: 'fsn1' };
+    const firewall = { ...scope, name: 'ww-fw', rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }] };
+    const node = (name: string) => ({ name, clusterId: 'ww', nodepool: 'w', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', userData: '#cloud-config\n', firewallNames: ['ww-fw'] });
+    await settle((attempt) => warm.network.ensureFirewall(firewall, { attempt }), { clock: s.clock });
+    await settle((attempt) => warm.compute.createNode(node('ww-1'), { attempt }), { clock: s.clock });
+    // The other worker destroys and re-creates: same name, another id.
+    await settle((attempt) => other.compute.deleteNode({ ...scope, name: 'ww-1' }, { attempt }), { clock: s.clock });
+    await settle((attempt) => other.network.deleteFirewall({ ...scope, name: 'ww-fw' }, { attempt }), { clock: s.clock });
+    await settle((attempt) => other.network.ensureFirewall(firewall, { attempt }), { clock: s.clock });
+    const first = await warm.compute.createNode(node('ww-2'), { attempt: 1 });
+    expect(first).toMatchObject({ status: 'pending' });
+    const created = await settle((attempt) => warm.compute.createNode(node('ww-2'), { attempt }), { clock: s.clock });
+    expect(created.name).toBe('ww-2');
+  });
+
+  it('Route 53: a delete batch refused because another delivery deleted the records after the listing is retried', async () => {
+    sandbox = new Sandbox({ seed: 4, ec2: { describeLagMaxMs: 0 } }).listen();
+    const s = sandbox;
+    const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
+    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random }).dns!;
+    const [a, b] = [worker(), worker()];
+    const records = [
+      { name: 'api.ww.example.com', type: 'A' as const, ttl: 60, values: ['203.0.113.7'] },
+      { name: 'ingress.ww.example.com', type: 'A' as const, ttl: 60, values: ['203.0.113.8'] },
+    ];
+    await settle((attempt) => a.upsertRecords('example.com', 'ww', records, { attempt }), { clock: s.clock });
+    // Both deliveries list the records, then both send their DELETE batch: the second batch names records gone.
+    const outcomes = await Promise.all([a.deleteRecords('example.com', 'ww', records, { attempt: 1 }), b.deleteRecords('example.com', 'ww', records, { attempt: 1 })]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['done', 'pending']);
+    await settle((attempt) => b.deleteRecords('example.com', 'ww', records, { attempt }), { clock: s.clock });
+    const left = await settle((attempt) => a.listRecords('example.com', { attempt }), { clock: s.clock });
+    expect(left.filter((r) => r.name.endsWith('ww.example.com'))).toEqual([]);
+  });
+});
