@@ -1,6 +1,7 @@
 // The adapter from the model's desired state to bootstrap rendering input: one cluster's nodes with their
 // roles, overlay addresses, OS and architecture, and its load balancers' roles resolved to overlay targets.
 import { KubeplaneError } from '../errors.js';
+import { API_SERVER_PORT } from '../manifest/rules.js';
 import type { ClusterSpec } from '../model/types.js';
 import type { BootstrapArch, BootstrapCluster, BootstrapNode, BootstrapOs } from './input.js';
 
@@ -34,8 +35,10 @@ export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAd
     throw new KubeplaneError('invalid', `cluster ${spec.name} serves its API on a reserved IP that does not exist yet; pass its address as apiHost (--api-host <ip>)`, { resource: spec.sourcePath });
   }
   const pools = [...spec.pools, ...spec.loadBalancers.flatMap((lb) => lb.pools)];
-  const ipsOf = (poolNames: string[]): string[] =>
-    pools.filter((p) => poolNames.includes(p.name)).flatMap((p) => p.nodes.map((n) => n.overlayIp));
+  // A role names manifest pools; the worker copy of a control pool answers to its name too, except for the API role,
+  // whose targets are the control planes only.
+  const ipsOf = (poolNames: string[], controlOnly: boolean): string[] =>
+    pools.filter((p) => poolNames.includes(p.blueprint ?? p.name) && (!controlOnly || p.role === 'control')).flatMap((p) => p.nodes.map((n) => n.overlayIp));
   const nodes: BootstrapNode[] = [];
   const seen = new Set<string>();
   for (const pool of pools) {
@@ -82,7 +85,7 @@ export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAd
         protocol: r.protocol,
         port: r.port,
         targetPort: r.targetPort,
-        targets: ipsOf(r.targetPools),
+        targets: ipsOf(r.targetPools, r.targetPort === API_SERVER_PORT),
         proxyProtocol: r.proxyProtocol,
         stickySessions: r.stickySessions,
       })),

@@ -47,6 +47,16 @@ const CMK_BUILD_RE = /^cmk\.\d+(?:-[a-z0-9]+)?$/;
 
 const supportedRange = `1.${OLDEST_SUPPORTED_MINOR}–1.${NEWEST_MINOR}`;
 
+/**
+ * The minors the two systems kubeplane stands in for support today, named in the warning for older ones.
+ * Claudie: the version regex of internal/api/manifest/validate_kubernetes.go accepts 1.34–1.36 on main (KubeOne
+ * 1.14), 1.33–1.35 in v0.13–v0.15. CMK: the control-plane and worker image tables of its add-on notes list
+ * 1.30–1.33 (seeds/cmk-addons.txt).
+ */
+export const CLAUDIE_MINORS = { from: 34, to: 36 } as const;
+export const CMK_MINORS = { from: 30, to: 33 } as const;
+const whoSupports = `Claudie supports 1.${CLAUDIE_MINORS.from}–1.${CLAUDIE_MINORS.to}, Crusoe Managed Kubernetes 1.${CMK_MINORS.from}–1.${CMK_MINORS.to}`;
+
 /** Reads and checks a version against the catalog; the message says what to write instead. */
 export function checkKubernetesVersion(input: string): VersionCheck {
   const m = VERSION_RE.exec(input.trim());
@@ -86,7 +96,7 @@ export function checkKubernetesVersion(input: string): VersionCheck {
     return {
       ok: true,
       version,
-      warning: `Kubernetes 1.${minor} is past its support window (neither CMK nor Claudie supports it); supported: ${supportedRange}`,
+      warning: `Kubernetes 1.${minor} is past its support window (${whoSupports}); kubeplane still installs it from pkgs.k8s.io, but upgrade to 1.${OLDEST_SUPPORTED_MINOR} or newer`,
     };
   }
   return { ok: true, version };

@@ -2,7 +2,7 @@
 // Each list element is checked on its own, so one broken pool does not hide the errors of the others,
 // and the names of broken elements are kept so references to them are not reported twice.
 import { z } from 'zod';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import { formatPath, type Path, type ValidationIssue } from './issues.js';
 import {
   CLAUDIE_API_VERSION,
@@ -18,7 +18,7 @@ import {
   staticPoolSchema,
   type Manifest,
 } from './schema.js';
-import { YamlSourceMap } from './source-map.js';
+import { LazyStreamSourceMaps, type SourceLocator } from './source-map.js';
 
 /** The lists of a manifest, by their path under the spec. */
 export const MANIFEST_LISTS = {
@@ -46,61 +46,123 @@ export interface ParsedDocument {
   /** `['spec']` for Claudie documents, `[]` for native ones. */
   pathPrefix: Path;
   file?: string;
-  sourceMap?: YamlSourceMap;
+  sourceMap?: SourceLocator;
+  /** Set when the document is another kind of object (a Claudie TemplateGitReference, a Secret): its kind. */
+  otherKind?: string;
 }
 
 export interface ParseOptions {
   /** Shown in every issue as `file:line`. */
   file?: string;
+  /** Tighter (or looser) limits than MANIFEST_LIMITS, e.g. an API's body size. */
+  limits?: Partial<ManifestLimits>;
 }
+
+/**
+ * Limits on one manifest text, checked before anything else is done with it, so a hostile or broken input
+ * costs bounded time and memory (the API and the CLI both read through here).
+ */
+export interface ManifestLimits {
+  /** Size of the text in bytes (UTF-8). */
+  bytes: number;
+  /** Nesting of mappings and lists. */
+  depth: number;
+  /** Mapping keys and list entries in the whole stream (aliases counted as often as they are used). */
+  keys: number;
+  /** `*alias` references per document. */
+  aliases: number;
+}
+
+export const MANIFEST_LIMITS: ManifestLimits = { bytes: 4 * 1024 * 1024, depth: 64, keys: 250_000, aliases: 100 };
 
 /** Parses YAML or JSON text (JSON is YAML); a multi-document stream gives one result per document. */
 export function parseManifestText(text: string, options: ParseOptions = {}): ParsedDocument[] {
-  const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (!Array.isArray(docs)) {
-    // An empty stream: parseAllDocuments returns an EmptyStream.
-    return [emptyFailure('the file holds no manifest document', options.file)];
+  const limits = { ...MANIFEST_LIMITS, ...options.limits };
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > limits.bytes) {
+    return [emptyFailure(`the manifest is ${formatBytes(size)}; at most ${formatBytes(limits.bytes)} is accepted (size limit)`, options.file)];
   }
+  // js-yaml reads values in one linear pass and refuses duplicate keys, deep nesting and alias bombs as it
+  // goes; the slower `yaml` library is only asked for line numbers when an issue needs one (source-map.ts).
+  let values: unknown[];
+  try {
+    values = loadAll(text, { schema: CORE_SCHEMA, maxDepth: limits.depth, maxAliases: limits.aliases });
+  } catch (e) {
+    return [yamlFailure(e, text, limits, options.file)];
+  }
+  const budget = { left: limits.keys };
+  for (const value of values) {
+    if (!withinKeyBudget(value, budget, 0, limits.depth)) {
+      return [emptyFailure(`the manifest holds more than ${limits.keys.toLocaleString('en')} keys and list entries (aliases counted each time they are used); split it into several manifests (keys limit)`, options.file)];
+    }
+  }
+  const maps = new LazyStreamSourceMaps(text);
   const results: ParsedDocument[] = [];
-  for (const doc of docs) {
-    if (doc.contents === null && doc.errors.length === 0) continue; // a blank document between `---`
-    if (doc.errors.length > 0) {
-      const failure = emptyFailure('', options.file);
-      failure.issues = doc.errors.map((e) => ({
-        severity: 'error' as const,
-        path: '(document)',
-        message: `YAML syntax: ${e.message.split('\n')[0]}`,
-        ...(options.file ? { file: options.file } : {}),
-        ...lineOf(lines, e.pos[0]),
-      }));
-      // Later syntax errors are usually echoes of the first; one precise line is more useful than five.
-      failure.issues = failure.issues.slice(0, 1);
-      results.push(failure);
-      continue;
-    }
-    const sourceMap = new YamlSourceMap(doc, lines);
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (e) {
-      // Unresolved aliases and alias bombs surface only when the document is turned into values.
-      const failure = emptyFailure(`YAML: ${(e as Error).message}`, options.file);
-      results.push(failure);
-      continue;
-    }
+  values.forEach((value, index) => {
+    if (value === null || value === undefined) return; // a blank document between `---`
     const parsed = parseManifestObject(value, options);
-    parsed.sourceMap = sourceMap;
-    attachPositions(parsed.issues, sourceMap, options.file);
+    parsed.sourceMap = maps.forDocument(index);
+    if (parsed.issues.length > 0) attachPositions(parsed.issues, parsed.sourceMap, options.file);
     results.push(parsed);
-  }
+  });
   if (results.length === 0) return [emptyFailure('the file holds no manifest document', options.file)];
+  // Other documents beside manifests (a Claudie TemplateGitReference, a Secret) are skipped with a warning.
+  if (results.some((r) => r.manifest !== null)) {
+    for (const r of results) {
+      if (r.otherKind === undefined) continue;
+      for (const issue of r.issues) {
+        issue.severity = 'warning';
+        issue.message = `${issue.message}; this document is skipped`;
+      }
+    }
+  }
   return results;
 }
 
-function lineOf(lines: LineCounter, offset: number): { line?: number; column?: number } {
-  const pos = lines.linePos(offset);
-  return pos.line > 0 ? { line: pos.line, column: pos.col } : {};
+/** Counts keys and entries down to the budget; stops early, so an alias bomb costs at most the budget. */
+function withinKeyBudget(value: unknown, budget: { left: number }, depth: number, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth > maxDepth) return false;
+  const children = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
+  budget.left -= children.length;
+  if (budget.left < 0) return false;
+  for (const child of children) if (!withinKeyBudget(child, budget, depth + 1, maxDepth)) return false;
+  return true;
+}
+
+function yamlFailure(e: unknown, text: string, limits: ManifestLimits, file?: string): ParsedDocument {
+  if (!(e instanceof YAMLException)) {
+    // js-yaml documents that any exception may escape on broken input; none may reach the user as a stack.
+    return emptyFailure('YAML: the text could not be read as YAML', file);
+  }
+  const line = e.mark ? e.mark.line + 1 : undefined;
+  const column = e.mark ? e.mark.column + 1 : undefined;
+  let message = `YAML syntax: ${e.reason}`;
+  if (e.reason.startsWith('duplicated mapping key')) {
+    const key = e.mark ? keyAt(text, e.mark.position) : '';
+    message = `duplicate key${key ? ` "${key}"` : ''}: a mapping may hold each key once`;
+  } else if (e.reason.startsWith('nesting exceeded maxDepth')) {
+    message = `the manifest is nested more than ${limits.depth} levels deep (depth limit)`;
+  } else if (e.reason.startsWith('aliases exceeded maxAliases')) {
+    message = `the manifest uses more than ${limits.aliases} YAML aliases (*name) in one document (alias limit)`;
+  }
+  const failure = emptyFailure(message, file);
+  const issue = failure.issues[0];
+  if (issue && line !== undefined) {
+    issue.line = line;
+    if (column !== undefined) issue.column = column;
+  }
+  return failure;
+}
+
+/** The key written at `offset` (where js-yaml marks a duplicate), without quotes. */
+function keyAt(text: string, offset: number): string {
+  const m = /^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#\n]*?))\s*:/.exec(text.slice(offset, offset + 300));
+  return (m?.[1] ?? m?.[2]?.replace(/''/g, "'") ?? m?.[3] ?? '').trim();
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(0)} KiB` : `${n} bytes`;
 }
 
 /** Parses a plain object (a document already read by the caller). */
@@ -124,6 +186,11 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
     prefix = [];
     body = doc;
     checkKeys(doc, ['$schema', 'apiVersion', 'kind', 'metadata', ...SPEC_KEYS], [], fail);
+  } else if (doc.apiVersion === CLAUDIE_API_VERSION && typeof doc.kind === 'string' && doc.kind !== CLAUDIE_KIND && CLAUDIE_OTHER_KINDS[doc.kind]) {
+    // One line that says what the file is, instead of every field of it reported as unknown.
+    result.otherKind = doc.kind;
+    fail(['kind'], `this is a Claudie ${doc.kind} (${CLAUDIE_OTHER_KINDS[doc.kind]}), not a manifest; kubeplane reads InputManifest documents (apiVersion ${CLAUDIE_API_VERSION}, kind ${CLAUDIE_KIND}) or its own (apiVersion ${NATIVE_API_VERSION}, kind ${NATIVE_KIND})`);
+    return result;
   } else if (doc.apiVersion === CLAUDIE_API_VERSION) {
     if (doc.kind !== CLAUDIE_KIND) fail(['kind'], `kind must be ${CLAUDIE_KIND} for apiVersion ${CLAUDIE_API_VERSION}`);
     source = 'claudie';
@@ -135,6 +202,11 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
     }
     body = doc.spec as Record<string, unknown>;
     checkKeys(body, SPEC_KEYS, ['spec'], fail);
+  } else if (typeof doc.apiVersion === 'string' && typeof doc.kind === 'string' && doc.kind !== '' && doc.kind !== NATIVE_KIND && doc.kind !== CLAUDIE_KIND) {
+    // Another Kubernetes object (a Secret for the credentials, a Namespace) kept in the same file.
+    result.otherKind = doc.kind;
+    fail(['kind'], `this is a Kubernetes ${doc.kind} (apiVersion ${doc.apiVersion}), not a manifest; kubeplane reads apiVersion ${NATIVE_API_VERSION} (kind ${NATIVE_KIND}) or ${CLAUDIE_API_VERSION} (kind ${CLAUDIE_KIND})`);
+    return result;
   } else {
     fail(
       ['apiVersion'],
@@ -147,7 +219,7 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
   result.pathPrefix = prefix;
 
   const meta = metadataSchema.safeParse(doc.metadata, { error: explainIssue });
-  if (!meta.success) pushZodIssues(issues, meta.error, ['metadata']);
+  if (!meta.success) pushZodIssues(issues, meta.error, ['metadata'], metadataSchema);
 
   const lists = {} as Record<ManifestList, unknown[]>;
   for (const [key, list] of Object.entries(MANIFEST_LISTS) as Array<[ManifestList, (typeof MANIFEST_LISTS)[ManifestList]]>) {
@@ -180,7 +252,7 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
         kept.push(r.data);
         result.positions[key].push(index);
       } else {
-        pushZodIssues(issues, r.error, [...listPath, index]);
+        pushZodIssues(issues, r.error, [...listPath, index], list.schema);
         const name = (element as { name?: unknown } | null)?.name;
         if (typeof name === 'string') result.brokenNames[key].add(name);
         for (const ref of poolReferences(key, element)) result.poolsReferencedByBroken.add(ref);
@@ -206,6 +278,16 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
 
 const SPEC_KEYS = ['providers', 'nodePools', 'kubernetes', 'loadBalancers'];
 
+/**
+ * Claudie's other kinds in claudie.io/v1beta1, and what they are (berops/claudie manifests/claudie/crd:
+ * claudie.io_templategitreferences.yaml, claudie.io_settings.yaml).
+ */
+const CLAUDIE_OTHER_KINDS: Record<string, string> = {
+  TemplateGitReference: "a git repository of Claudie's OpenTofu and Ansible templates; kubeplane renders its own and ignores providers[].templatesRef",
+  Setting: "Claudie operator settings; kubeplane has no operator to configure",
+  Settings: "Claudie operator settings; kubeplane has no operator to configure",
+};
+
 /** Pool names a (possibly malformed) cluster, load balancer or role element refers to. */
 function poolReferences(list: ManifestList, element: unknown): string[] {
   const e = (element ?? {}) as Record<string, unknown>;
@@ -226,7 +308,8 @@ function checkKeys(obj: Record<string, unknown>, allowed: readonly string[], pat
 
 function unknownFieldMessage(key: string, allowed: readonly string[]): string {
   const suggestion = closest(key, allowed);
-  return `unknown field "${key}"${suggestion ? `; did you mean "${suggestion}"?` : `; allowed here: ${allowed.join(', ')}`}`;
+  if (suggestion) return `unknown field "${key}"; did you mean "${suggestion}"?`;
+  return allowed.length > 0 ? `unknown field "${key}" here; allowed here: ${allowed.join(', ')}` : `unknown field "${key}"`;
 }
 
 function emptyFailure(message: string, file?: string): ParsedDocument {
@@ -244,7 +327,7 @@ function emptyFailure(message: string, file?: string): ParsedDocument {
 }
 
 /** Adds line and column to issues whose path resolves in the source. */
-export function attachPositions(issues: ValidationIssue[], map: YamlSourceMap, file?: string): void {
+export function attachPositions(issues: ValidationIssue[], map: SourceLocator, file?: string): void {
   for (const issue of issues) {
     if (issue.line !== undefined) continue;
     const pos = map.locate(parsePath(issue.path));
@@ -268,59 +351,90 @@ export function parsePath(text: string): Path {
   return text === '(document)' ? [] : out;
 }
 
-function pushZodIssues(issues: ValidationIssue[], error: z.ZodError, base: Path): void {
+function pushZodIssues(issues: ValidationIssue[], error: z.ZodError, base: Path, schema: z.ZodType): void {
+  const keyPath = (p: readonly PropertyKey[]) => p.map((k) => (typeof k === 'symbol' ? String(k) : k));
   // A misspelt required field shows as "unknown field" plus "is required"; report the typo only.
   const typoFixes = new Set<string>();
   for (const iss of error.issues) {
     if (iss.code !== 'unrecognized_keys') continue;
+    const allowed = allowedKeysAt(schema, keyPath(iss.path)) ?? [];
     for (const key of iss.keys) {
-      const fix = closest(key, KNOWN_FIELDS);
-      if (fix) typoFixes.add(formatPath([...iss.path.map(String), fix]));
+      const fix = closest(key, allowed);
+      if (fix) typoFixes.add(formatPath([...keyPath(iss.path), fix]));
     }
   }
   for (const iss of error.issues) {
-    if (iss.code === 'invalid_type' && iss.input === undefined && typoFixes.has(formatPath(iss.path.map(String)))) continue;
-    const path: Path = [...base, ...(iss.path as PropertyKey[]).map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    if (iss.code === 'invalid_type' && iss.input === undefined && typoFixes.has(formatPath(keyPath(iss.path)))) continue;
+    const path: Path = [...base, ...keyPath(iss.path)];
     let message = iss.message;
     if (iss.code === 'unrecognized_keys') {
       // One issue per unknown key, each pointing at the key itself.
+      const allowed = allowedKeysAt(schema, keyPath(iss.path)) ?? [];
       for (const key of iss.keys) {
-        issues.push({ severity: 'error', path: formatPath([...path, key]), message: `unknown field "${key}"` + suggestFor(key) });
+        issues.push({ severity: 'error', path: formatPath([...path, key]), message: unknownFieldMessage(key, allowed) });
       }
       continue;
     }
     if (iss.code === 'invalid_type' && message.startsWith('__required__')) {
-      message = `${String(path[path.length - 1])} is required`;
+      message = `${fieldName(path)} is required`;
+    } else if (/^(must|may|needs) /.test(message)) {
+      // Our sentences start with the verb; the field they concern goes first.
+      message = `${fieldName(path)} ${message}`;
     }
     issues.push({ severity: 'error', path: formatPath(path), message });
   }
 }
 
-function suggestFor(key: string): string {
-  const s = closest(key, KNOWN_FIELDS);
-  return s ? `; did you mean "${s}"?` : '';
+/** `port`, or `targetPools[0]` for a list entry. */
+function fieldName(path: Path): string {
+  const last = path[path.length - 1];
+  if (typeof last === 'number') {
+    const parent = path[path.length - 2];
+    return `${typeof parent === 'string' ? parent : 'entry'}[${last}]`;
+  }
+  return last === undefined ? 'the document' : String(last);
 }
 
-const KNOWN_FIELDS: string[] = [
-  ...new Set([
-    ...Object.keys(dynamicPoolSchema.shape),
-    ...Object.keys(staticPoolSchema.shape),
-    ...Object.keys(clusterSchema.shape),
-    ...Object.keys(providerSchema.shape),
-    ...Object.keys(lbRoleSchema.shape),
-    ...Object.keys(lbClusterSchema.shape),
-    ...['region', 'zone', 'externalNetworkName', 'min', 'max', 'control', 'compute', 'dnsZone', 'provider', 'hostname'],
-    ...['alternativeNames', 'cpuCount', 'memory', 'nvidiaGpuCount', 'nvidiaGpuType', 'endpoint', 'username', 'key', 'value'],
-    ...['effect', 'proxyProtocol', 'stickySessions', 'apiAllowedCidrs', 'sshAllowedCidrs', 'strategy', 'maxSurge'],
-    ...['secretsAtRest', 'mode', 'noProxy', 'namespace', 'env', 'file', 'awsSecretsManager'],
-  ]),
-];
+interface ZodDefLike {
+  type?: string;
+  innerType?: unknown;
+  shape?: Record<string, unknown>;
+  element?: unknown;
+  valueType?: unknown;
+  in?: unknown;
+}
+
+/** The field names a strict object of `schema` allows at `path`, for suggestions; undefined when unknown. */
+function allowedKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] | undefined {
+  const def = (s: unknown): ZodDefLike | undefined => (s as { _zod?: { def?: ZodDefLike } } | undefined)?._zod?.def;
+  const unwrap = (s: unknown): unknown => {
+    let cur = s;
+    for (let i = 0; i < 10; i++) {
+      const d = def(cur);
+      if (d && (d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault') && d.innerType) cur = d.innerType;
+      else if (d && d.type === 'pipe' && d.in) cur = d.in;
+      else break;
+    }
+    return cur;
+  };
+  let cur = unwrap(schema);
+  for (const seg of path) {
+    const d = def(cur);
+    if (d?.type === 'object' && d.shape && typeof seg === 'string') cur = unwrap(d.shape[seg]);
+    else if (d?.type === 'array' && typeof seg === 'number') cur = unwrap(d.element);
+    else if (d?.type === 'record') cur = unwrap(d.valueType);
+    else return undefined;
+  }
+  const d = def(cur);
+  return d?.type === 'object' && d.shape ? Object.keys(d.shape) : undefined;
+}
 
 /** The allowed word within edit distance 2 of `word` (a likely typo), if any. */
 function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const c of candidates) {
+    if (c === word) continue; // suggesting what was typed helps nobody
     const d = editDistance(word.toLowerCase(), c.toLowerCase());
     if (d < bestDistance) {
       best = c;
@@ -356,7 +470,14 @@ export function explainIssue(iss: z.core.$ZodRawIssue): string | undefined {
     }
     case 'too_small':
       if (iss.origin === 'array') return `needs at least ${String(iss.minimum)} entr${Number(iss.minimum) === 1 ? 'y' : 'ies'}`;
-      return undefined;
+      if (iss.origin === 'string') return `must be at least ${String(iss.minimum)} characters long`;
+      return `must be ${iss.inclusive === false ? 'more than' : 'at least'} ${String(iss.minimum)}`;
+    case 'too_big':
+      if (iss.origin === 'array') return `may hold at most ${String(iss.maximum)} entries`;
+      if (iss.origin === 'string') return `must be at most ${String(iss.maximum)} characters long`;
+      return `must be ${iss.inclusive === false ? 'less than' : 'at most'} ${String(iss.maximum)}`;
+    case 'invalid_format':
+      return `must be ${iss.format === 'regex' ? 'in the documented form' : `a valid ${iss.format}`}`;
     case 'invalid_value':
       return `must be ${iss.values.map((v) => JSON.stringify(v)).join(' or ')}`;
     default:

@@ -9,12 +9,15 @@ import { MANIFEST_LISTS, type ManifestList, type ParsedDocument } from './parse.
 import { PROVIDER_TYPE_INFO, providerTypesWith, type ProviderType } from './provider-types.js';
 import type { ClusterDef, DynamicPoolDef, Manifest, SecretRef, StaticPoolDef, Taint } from './schema.js';
 import { isCidr, parseCidr, parseIPv4, usableHosts } from '../model/ipv4.js';
+import { computeInstanceName } from '../model/ids.js';
 
 export const NAME_LIMITS = { provider: 15, pool: 14, cluster: 28, loadBalancer: 28 } as const;
 export const RESERVED_PORTS = { from: 64512, to: 65535 } as const;
 export const API_SERVER_PORT = 6443;
 const ANNOTATIONS_LIMIT = 256 * 1024;
 const ENV_VAR = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** metav1.Time's wire form (RFC 3339, as Go's time.RFC3339 parses it). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   const m = parsed.manifest;
@@ -24,10 +27,12 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   const known = (list: ManifestList, name: string, names: Set<string>) => names.has(name) || parsed.brokenNames[list].has(name);
 
   // ---- metadata
-  if (m.name === '') out.error(['metadata', 'name'], 'metadata.name is required; it names the project');
+  // metadata sits beside spec in a Claudie document, so its path takes no spec. prefix.
+  const metadataError = (message: string) => out.issues.push({ severity: 'error', path: 'metadata.name', message });
+  if (m.name === '') metadataError('metadata.name is required; it names the project');
   else {
     const problem = checkDnsName(m.name, 'metadata.name');
-    if (problem) out.error(['metadata', 'name'], problem);
+    if (problem) metadataError(problem);
   }
 
   // ---- providers
@@ -75,6 +80,12 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     }
     if (spec && type === 'gcp' && (spec.nvidiaGpuCount ?? spec.nvidiaGpu ?? 0) > 0 && !spec.nvidiaGpuType) {
       out.error([...path, 'machineSpec', 'nvidiaGpuType'], 'GCP pools with GPUs need machineSpec.nvidiaGpuType, e.g. nvidia-tesla-t4');
+    }
+    // Claudie: ProviderSpec.ExternalNetworkName `validate:"external_net"`, which requires it when providerSpec.name is
+    // "openstack" (berops/claudie internal/api/manifest/validate_node_pool.go, validateExternalNet). kubeplane asks it of
+    // every pool of an OpenStack provider too: the machines get their public addresses from that network.
+    if (!pool.providerSpec.externalNetworkName && (type === 'openstack' || pool.providerSpec.name === 'openstack')) {
+      out.error([...path, 'providerSpec', 'externalNetworkName'], `OpenStack pools need providerSpec.externalNetworkName, the external network that gives the machines their public addresses (Claudie requires it too)`);
     }
     if (pool.spot && type && !PROVIDER_TYPE_INFO[type].spot) {
       out.error([...path, 'spot'], `provider type ${type} has no spot machines; spot is offered by ${providerTypesWith('spot').join(', ')}`);
@@ -137,7 +148,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     }
     if (managed && compute.length === 0) out.error([...path, 'pools', 'compute'], 'a managed cluster needs at least one compute pool');
 
-    const seen = new Set<string>();
+    // Claudie (internal/api/manifest/validate_kubernetes.go, validateNodepools): a pool may appear once in control and
+    // once in compute. A dynamic pool in both is built twice from its blueprint, once as control planes and once as
+    // workers (CreateNodepools(control, true) and CreateNodepools(compute, false)); a static pool's machines can hold
+    // one role only.
     const role = { control: new Set<string>(), compute: new Set<string>() };
     for (const kind of ['control', 'compute'] as const) {
       (kind === 'control' ? control : compute).forEach((name, j) => {
@@ -147,18 +161,21 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
           return;
         }
         usedPools.add(name);
-        role[kind].add(name);
-        if (seen.has(name)) {
-          out.error(p, `pool "${name}" is listed twice in cluster "${cluster.name}"; to get more nodes, raise its count`);
+        if (role[kind].has(name)) {
+          out.error(p, `pool "${name}" is listed twice in the ${kind} pools of cluster "${cluster.name}"; to get more nodes, raise its count`);
           return;
         }
-        seen.add(name);
+        role[kind].add(name);
         const pool = pools.get(name);
         if (!pool) return;
         if (pool.kind === 'static') {
           const other = staticUse.get(name);
-          if (other) out.error(p, `static pool "${name}" is already used by ${other}; a static machine can serve one cluster`);
+          if (kind === 'compute' && role.control.has(name)) {
+            out.error(p, `static pool "${name}" is already a control pool of cluster "${cluster.name}"; a static machine can hold one role, so list it in control or compute`);
+          } else if (other) out.error(p, `static pool "${name}" is already used by ${other}; a static machine can serve one cluster`);
           else staticUse.set(name, `cluster "${cluster.name}"`);
+        } else if (kind === 'compute' && role.control.has(name) && pools.has(computeInstanceName(name))) {
+          out.error(p, `pool "${name}" is both a control and a compute pool, and its worker copy would be named "${computeInstanceName(name)}", which another pool already is; rename one of them`);
         }
         if (kind === 'control' && pool.kind === 'dynamic' && pool.def.spot) {
           out.error(p, `pool "${name}" is a spot pool; control-plane pools cannot be spot (they may be reclaimed)`);
@@ -383,7 +400,7 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   for (const [name, cluster] of clusters) {
     const network = parseCidr(cluster.def.network);
     if (!isCidr(network)) continue;
-    const poolNames = [...cluster.control, ...cluster.compute];
+    const poolNames = [...cluster.control, ...cluster.compute]; // a pool in both is built twice
     for (const lb of m.loadBalancers.clusters) if (lb.targetedK8s === name) poolNames.push(...lb.pools);
     let nodes = 0;
     for (const poolName of poolNames) {
@@ -487,6 +504,9 @@ function checkNodeMeta(
     if (taint.value !== undefined) {
       const v = checkLabelValue(taint.value, 'taint value');
       if (v) out.error([...path, 'taints', j, 'value'], v);
+    }
+    if (typeof taint.timeAdded === 'string' && !RFC3339.test(taint.timeAdded)) {
+      out.error([...path, 'taints', j, 'timeAdded'], `timeAdded "${taint.timeAdded}" must be an RFC 3339 time such as 2024-05-01T12:00:00Z`);
     }
     const id = `${taint.key}:${taint.effect}`;
     if (seen.has(id)) out.error([...path, 'taints', j], `taint ${id} is listed twice`);

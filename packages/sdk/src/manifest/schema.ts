@@ -18,6 +18,11 @@ export const taintSchema = z.strictObject({
   key: z.string(),
   value: z.string().optional(),
   effect: z.enum(TAINT_EFFECTS, { error: `taint effect must be one of ${TAINT_EFFECTS.join(', ')}` }),
+  /**
+   * Kubernetes' Taint.timeAdded (RFC 3339), part of Claudie's CRD since it embeds core/v1 Taint; accepted and not
+   * applied (the node controller sets it for NoExecute taints).
+   */
+  timeAdded: z.string().nullable().optional(),
 });
 
 /**
@@ -53,7 +58,8 @@ export const providerSchema = z.strictObject({
 const nodeCount = z.int().min(1, 'count must be at least 1').max(255, 'count must be at most 255 (the node index is one byte)');
 
 export const autoscalerSchema = z.strictObject({
-  min: z.int().min(0, 'autoscaler.min must be 0 or more').max(255, 'autoscaler.min must be at most 255'),
+  /** Optional in Claudie's CRD; Claudie reads a missing min as 0 (AutoscalerConfig.isDefined: min >= 0 && max > 0). */
+  min: z.int().min(0, 'autoscaler.min must be 0 or more').max(255, 'autoscaler.min must be at most 255').default(0),
   max: z.int().min(1, 'autoscaler.max must be at least 1').max(255, 'autoscaler.max must be at most 255'),
 });
 

@@ -16,7 +16,7 @@ describe('validating manifests', () => {
     expect(r.manifests[0]?.nodePools.dynamic.map((p) => p.name)).toEqual(['aws-control', 'aws-worker', 'aws-lb']);
     expect(r.warnings).toHaveLength(1);
     expect(r.warnings[0]).toMatchObject({ path: 'spec.kubernetes.clusters[0].version', line: 51 });
-    expect(r.warnings[0]?.message).toContain('1.30–1.36');
+    expect(r.warnings[0]?.message).toContain('Claudie supports 1.34–1.36, Crusoe Managed Kubernetes 1.30–1.33');
   });
 
   // Every example but the Claudie guide's, whose 1.27 is past support on purpose.

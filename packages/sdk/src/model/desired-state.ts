@@ -6,8 +6,8 @@ import { KubeplaneError } from '../errors.js';
 import { checkKubernetesVersion } from '../manifest/kubernetes-versions.js';
 import { PROVIDER_TYPE_INFO } from '../manifest/provider-types.js';
 import { API_SERVER_PORT, stableJson } from '../manifest/rules.js';
-import type { ClusterDef, DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef } from '../manifest/schema.js';
-import { clusterId, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
+import type { ClusterDef, DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef, Taint } from '../manifest/schema.js';
+import { clusterId, computeInstanceName, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
 import { cidrsOverlap, hostAt, hostIndexOf, isCidr, parseCidr, usableHosts, type Cidr } from './ipv4.js';
 import type {
   ApiEndpoint,
@@ -46,14 +46,14 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
     if (!version.ok) throw new KubeplaneError('invalid', version.message, { resource: `${pathOf('clusters', ci)}.version` });
     const network = requireCidr(def.network, `${pathOf('clusters', ci)}.network`);
 
-    const makePool = (name: string, role: NodeRole, ownerId: string, previousPool: PoolSpec | undefined): PoolSpec => {
+    const makePool = (name: string, role: NodeRole, ownerId: string, previousPool: PoolSpec | undefined, instance?: string): PoolSpec => {
       const d = dynamic.get(name);
-      if (d) return dynamicPool(d.def, d.path, role, ownerId, previousPool);
+      if (d) return dynamicPool(d.def, d.path, role, ownerId, previousPool, instance);
       const s = statics.get(name);
       if (s) return staticPool(s.def, s.path, role, ownerId, previousPool);
       throw new KubeplaneError('invalid', `pool "${name}" is not defined`, { resource: pathOf('clusters', ci) });
     };
-    const dynamicPool = (p: DynamicPoolDef, path: string, role: NodeRole, ownerId: string, prev: PoolSpec | undefined): PoolSpec => {
+    const dynamicPool = (p: DynamicPoolDef, path: string, role: NodeRole, ownerId: string, prev: PoolSpec | undefined, instance = p.name): PoolSpec => {
       const provider = providers.get(p.providerSpec.name);
       if (!provider) throw new KubeplaneError('invalid', `provider "${p.providerSpec.name}" is not defined`, { resource: `${path}.providerSpec.name` });
       let count = p.count ?? 0;
@@ -63,7 +63,8 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
       }
       const storageDiskSize = role === 'compute' ? (p.storageDiskSize ?? 50) : 0;
       const pool: PoolSpec = {
-        name: p.name,
+        name: instance,
+        ...(instance !== p.name ? { blueprint: p.name } : {}),
         kind: 'dynamic',
         role,
         sourcePath: path,
@@ -77,11 +78,11 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
         ...(p.autoscaler ? { autoscaler: { ...p.autoscaler } } : {}),
         labels: { ...(p.labels ?? {}) },
         annotations: { ...(p.annotations ?? {}) },
-        taints: [...(p.taints ?? [])],
+        taints: taintsOf(p.taints),
         templateHash: shortHash([stableJson({ provider: p.providerSpec, type: provider.providerType, serverType: p.serverType, image: p.image, storageDiskSize: p.storageDiskSize ?? null, machineSpec: p.machineSpec ?? null })], 10),
         nodes: [],
       };
-      pool.nodes = keepAndAddNodes(prev?.nodes ?? [], count).map((index) => ({ name: nodeName(ownerId, p.name, index), index, pool: p.name, role, overlayIp: '' }));
+      pool.nodes = keepAndAddNodes(prev?.nodes ?? [], count).map((index) => ({ name: nodeName(ownerId, instance, index), index, pool: instance, role, overlayIp: '' }));
       return pool;
     };
     const staticPool = (p: StaticPoolDef, path: string, role: NodeRole, ownerId: string, prev: PoolSpec | undefined): PoolSpec => {
@@ -112,16 +113,25 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
         count: p.nodes.length,
         labels: { ...(p.labels ?? {}) },
         annotations: { ...(p.annotations ?? {}) },
-        taints: [...(p.taints ?? [])],
+        taints: taintsOf(p.taints),
         templateHash: shortHash(['static', String(p.sshPort ?? 22)], 10),
         nodes: nodes.sort((a, b) => a.index - b.index),
       };
     };
 
     const prevPool = (owner: { pools: PoolSpec[] } | undefined, name: string) => owner?.pools.find((p) => p.name === name);
+    // A dynamic pool in both lists is two pools, as in Claudie: its control planes under its name, its workers
+    // under computeInstanceName (both answer to the pool's name in load-balancer roles).
+    const control = new Set(def.pools.control ?? []);
+    const computeInstance = (n: string): PoolSpec => {
+      if (!control.has(n) || !dynamic.has(n)) return makePool(n, 'compute', id, prevPool(previous, n));
+      const instance = computeInstanceName(n);
+      const pool = makePool(n, 'compute', id, prevPool(previous, instance), instance);
+      return pool;
+    };
     const pools: PoolSpec[] = [
       ...(def.pools.control ?? []).map((n) => makePool(n, 'control', id, prevPool(previous, n))),
-      ...(def.pools.compute ?? []).map((n) => makePool(n, 'compute', id, prevPool(previous, n))),
+      ...(def.pools.compute ?? []).map(computeInstance),
     ];
 
     const loadBalancers = manifest.loadBalancers.clusters
@@ -215,6 +225,11 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
   }
 
   return { project, clusters };
+}
+
+/** Taints as the nodes get them: timeAdded (accepted from Claudie's CRD) is the node controller's to set. */
+function taintsOf(taints: readonly Taint[] | undefined): Taint[] {
+  return (taints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect }));
 }
 
 function machineSpecOf(p: DynamicPoolDef): NonNullable<PoolSpec['machineSpec']> {

@@ -33,3 +33,12 @@ export function nodeName(ownerId: string, pool: string, index: number): string {
 export function defaultHostname(project: string, cluster: string, lb: string): string {
   return shortHash([project, cluster, lb, 'hostname'], 12);
 }
+
+/**
+ * The name of the worker copy of a dynamic pool listed in both `control` and `compute` of one cluster. Claudie builds
+ * such a pool twice, each copy under its own `<name>-<hash>`; kubeplane keeps the control copy under the pool's name
+ * (so adding a pool to compute never renames its control planes) and gives the workers this one.
+ */
+export function computeInstanceName(pool: string): string {
+  return `${pool}-w`;
+}

@@ -29,7 +29,10 @@ export interface PoolProvider {
 }
 
 export interface PoolSpec {
+  /** Unique within its cluster (or load balancer): the manifest's pool name, or its worker copy's name. */
   name: string;
+  /** The manifest pool this one is built from, when its name differs (the worker copy of a control pool). */
+  blueprint?: string;
   kind: 'dynamic' | 'static';
   role: NodeRole;
   /** Manifest path of the pool's definition, for messages. */
