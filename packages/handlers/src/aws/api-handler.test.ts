@@ -45,6 +45,18 @@ describe('the api handler', () => {
     expect(await queue.size()).toBe(0);
   });
 
+  it('refuses a body past the parsing limits or with a duplicate key, with the line, storing nothing', async () => {
+    const { call, state, queue } = api();
+    const deep = await call('POST', '/projects', `${minimal}extra: ${'['.repeat(100)}${']'.repeat(100)}\n`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('depth limit'), line: minimal.split('\n').length })]);
+    const dup = await call('POST', '/projects', minimal.replace('count: 2', 'count: 2\n      count: 3'));
+    expect(dup.status).toBe(400);
+    expect(dup.body.errors).toEqual([expect.objectContaining({ message: 'duplicate key "count": a mapping may hold each key once' })]);
+    expect(await state.list('')).toEqual([]);
+    expect(await queue.size()).toBe(0);
+  });
+
   it('applies a valid manifest, queues its first step and reports its status', async () => {
     const { call, queue } = api();
     const res = await call('POST', '/projects', minimal);
