@@ -52,9 +52,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (pools.has(name)) out.error([...entry.path, 'name'], `pool name "${name}" is used twice; pool names must be unique across dynamic and static pools`);
     else pools.set(name, entry);
   };
+  const claudie = m.source === 'claudie';
   m.nodePools.dynamic.forEach((pool, i) => {
     const path = at('dynamic', i);
-    checkName(out, [...path, 'name'], pool.name, 'pool name', NAME_LIMITS.pool);
+    checkPoolName(out, [...path, 'name'], pool.name, claudie);
     addPool(pool.name, { kind: 'dynamic', def: pool, path });
     const type = providers.get(pool.providerSpec.name);
     if (!providerKnown(pool.providerSpec.name)) {
@@ -96,7 +97,7 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   const endpoints = new Map<string, Path>();
   m.nodePools.static.forEach((pool, i) => {
     const path = at('static', i);
-    checkName(out, [...path, 'name'], pool.name, 'pool name', NAME_LIMITS.pool);
+    checkPoolName(out, [...path, 'name'], pool.name, claudie);
     addPool(pool.name, { kind: 'static', def: pool, path });
     pool.nodes.forEach((node, j) => {
       const nodePath = [...path, 'nodes', j];
@@ -379,9 +380,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       return sum + (p?.kind === 'static' ? p.def.nodes.length : 0);
     }, 0);
     if (controlNodes > 1) {
-      out.error(
+      // Claudie builds such clusters (the first control node's address is the API), so for its documents this is advice.
+      (claudie ? out.warning.bind(out) : out.error.bind(out))(
         [...cluster.path, 'pools', 'control'],
-        `cluster "${name}" has ${controlNodes} control-plane nodes but no API load balancer: its API would be a reserved IP on one of them, a single point of failure for the whole cluster; add a load balancer with the API role (port and targetPort 6443) targeting the control pools, or use one control-plane node`,
+        `cluster "${name}" has ${controlNodes} control-plane nodes but no API load balancer: its API would be a reserved IP on one of them, a single point of failure for the whole cluster; add a load balancer with the API role (port and targetPort 6443) targeting the control pools, or use one control-plane node${claudie ? ' (a warning for Claudie documents: Claudie builds such clusters, with its API on the first control node)' : ''}`,
       );
     }
   }
@@ -418,6 +420,21 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     }
   }
   return out.issues;
+}
+
+/**
+ * Claudie refuses pool names over 14 characters today (DynamicNodePool.Name `validate:"max=14"`), but the e2e sets of
+ * its older releases use longer ones (`hetzner-control`). For Claudie documents a name up to 20 characters is a
+ * warning: a node name (cluster id, pool, worker suffix `-w`, index) still fits a 63-character hostname.
+ */
+const CLAUDIE_LEGACY_POOL_NAME = 20;
+
+function checkPoolName(out: IssueCollector, path: Path, name: string, claudie: boolean): void {
+  if (claudie && name.length > NAME_LIMITS.pool && name.length <= CLAUDIE_LEGACY_POOL_NAME && checkDns1123Label(name, 'pool name', CLAUDIE_LEGACY_POOL_NAME) === null) {
+    out.warning(path, `pool name "${name}" is ${name.length} characters; Claudie allows at most ${NAME_LIMITS.pool} today (kubeplane accepts up to ${CLAUDIE_LEGACY_POOL_NAME} in Claudie documents)`);
+    return;
+  }
+  checkName(out, path, name, 'pool name', NAME_LIMITS.pool);
 }
 
 function checkName(out: IssueCollector, path: Path, name: string, what: string, max: number): void {
