@@ -9,9 +9,9 @@ const WRONG_SECRET = 'wrong/secret/key/0123456789abcdef';
 runProviderConformance({
   name: 'aws',
   sandbox: () => conformanceHarness('aws', { seed: 11 }),
-  makeProvider: (s) =>
+  makeProvider: (s, region = 'eu-central-1') =>
     new AwsProvider({
-      region: 'eu-central-1',
+      region,
       account: 'conformance',
       credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
       clock: s.clock,
@@ -21,5 +21,5 @@ runProviderConformance({
   makeUnauthorizedProvider: (s) =>
     new AwsProvider({ region: 'eu-central-1', account: 'other', credentials: { accessKeyId: Redacted.of('AKIAWRONGWRONGWRONG1'), secretAccessKey: Redacted.of(WRONG_SECRET) }, clock: s.clock }),
   secretValues: [SANDBOX_CREDENTIALS.awsSecretAccessKey, SANDBOX_CREDENTIALS.awsAccessKeyId, WRONG_SECRET, 'AKIAWRONGWRONGWRONG1'],
-  fixtures: { region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', dnsZone: 'example.com' },
+  fixtures: { region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', dnsZone: 'example.com', secondRegion: { region: 'eu-west-1', zone: 'eu-west-1a' } },
 });

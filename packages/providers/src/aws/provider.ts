@@ -175,7 +175,10 @@ export class AwsProvider implements Provider {
       route53: budgets.get(`aws:${options.account}:route53`, RATE_LIMITS.route53),
     };
     const withDns = options.dns ?? true;
-    this.capabilities = { compute: true, network: true, dns: withDns, dnsFailover: withDns, attachReservedIpAfterCreate: true, managedKubernetes: false };
+    // Key pairs, security groups and VPCs are per region: "The key pair returned to you is available only in the
+    // Amazon Web Services Region in which you create it" (EC2 API reference, CreateKeyPair); a security group belongs
+    // to its VPC, a VPC to its region. Route 53 is global (one client in us-east-1 above).
+    this.capabilities = { compute: true, network: true, dns: withDns, dnsFailover: withDns, attachReservedIpAfterCreate: true, managedKubernetes: false, scopes: { sshKey: 'region' } };
     if (withDns) {
       const route53 = new Route53Client({ region: 'us-east-1', credentials, maxAttempts: 1 });
       this.dns = new Route53Dns({ client: route53, budget: this.#budgets.route53, guard: (c, f) => this.#guard(c, f), count: (op) => this.#count(op) });

@@ -96,7 +96,11 @@ export function poolOf(name: string, clusterId: string): string {
 
 export class CrusoeProvider implements Provider {
   readonly name = PROVIDER;
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false, networkWideFirewalls: true };
+  /**
+   * SSH keys are the user's, not a location's or even the project's (`/users/ssh-keys` in
+   * reference/crusoe-api-v1-swagger.json): one serves every location. Firewall rules belong to their VPC network.
+   */
+  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false, networkWideFirewalls: true, scopes: { sshKey: 'project' } };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
   readonly managedKubernetes: ManagedKubernetesApi;

@@ -1,5 +1,6 @@
 // The Hetzner Cloud provider: compute (servers) and network (networks, firewalls, primary IPs, SSH keys,
 // placement groups) over the typed got + zod client, polite to the project's 3600 requests/hour budget.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   CLUSTER_ID_TAG,
@@ -86,9 +87,21 @@ export function locationOf(region: string, zone: string | undefined): string {
   return dc ? (dc[1] ?? region) : zone;
 }
 
+/** The MD5 fingerprint Hetzner gives an SSH key: of the key's decoded blob, as colon-separated hex (the API's `fingerprint`). */
+export function sshFingerprint(publicKey: string): string {
+  const hex = createHash('md5').update(Buffer.from(publicKey.trim().split(/\s+/)[1] ?? '', 'base64')).digest('hex');
+  return hex.match(/../g)?.join(':') ?? '';
+}
+
 export class HetznerProvider implements Provider {
   readonly name = PROVIDER;
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: true, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false };
+  /**
+   * SSH keys belong to the project, not a location, and the API keeps their fingerprints unique per project (a second
+   * upload of the same key under another name is `uniqueness_error`): one key serves every location. Sources: the
+   * Cloud API's SSH key schema (`reference/hetzner-cloud-openapi.json`: `fingerprint` filter "the SSH key matching the
+   * specified fingerprint"), hetznercloud/terraform-provider-hcloud#12 ("SSH key with the same fingerprint already exists").
+   */
+  readonly capabilities: Capabilities = { compute: true, network: true, dns: true, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false, scopes: { sshKey: 'project' } };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
   readonly dns: HetznerDns;
@@ -275,7 +288,10 @@ export class HetznerProvider implements Provider {
   async #listNodes(selector: NodeSelector): Promise<NodeInfo[]> {
     const servers = await this.client.list('servers', 'servers', serverSchema, { label_selector: this.#selector(selector.clusterId, selector.nodepool) });
     for (const s of servers) this.#ids.set(`servers/${s.name}`, s.id);
-    return servers.map((s) => this.#nodeInfo(s)).sort((a, b) => a.name.localeCompare(b.name));
+    // The project's servers are listed from every location (the API has no location filter): a region's listing
+    // keeps that location's (or, for a network zone, its locations'), so a cluster over fsn1 and nbg1 gets each once.
+    const inRegion = (s: HetznerServer) => !selector.region || s.location.name === selector.region || s.location.network_zone === selector.region;
+    return servers.filter(inRegion).map((s) => this.#nodeInfo(s)).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async #getNode(ref: NodeRef): Promise<NodeInfo | null> {
@@ -421,7 +437,17 @@ export class HetznerProvider implements Provider {
       this.#ownedBy(existing.labels, request.clusterId, 'ssh key', request.name);
       return done(info(existing));
     }
-    if (clash) throw clash;
+    if (clash) {
+      // Not a name clash: the project holds this very key under another name (the project keeps fingerprints unique).
+      // The cluster's own key under an earlier name (one made per location before keys were made once per project)
+      // is taken as it is; anyone else's is not ours to use or delete.
+      const [same] = await this.client.list('ssh_keys', 'ssh_keys', sshKeySchema, { fingerprint: sshFingerprint(request.publicKey) });
+      if (!same) throw clash;
+      if (same.labels[CLUSTER_ID_TAG] !== request.clusterId) {
+        throw new KubeplaneError('conflict', `hetzner SSH key ${request.name}: the project already holds this public key as ${same.name}, which is not cluster ${request.clusterId}'s; remove it or give the cluster its own key`, { provider: PROVIDER, code: 'uniqueness_error', resource: request.name });
+      }
+      return done(info(same));
+    }
     return this.#createNamed(
       () => this.client.request('POST', 'ssh_keys', z.object({ ssh_key: sshKeySchema }), { resource: request.name, body: { name: request.name, public_key: request.publicKey, labels: this.#labels(request.clusterId, request.labels) } }),
       (created) => done(info(created.ssh_key)),

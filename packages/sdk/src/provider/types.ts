@@ -446,6 +446,26 @@ export interface Capabilities {
    * engine then keeps one firewall per region with the union of the roles' rules.
    */
   networkWideFirewalls?: boolean;
+  /**
+   * How far one resource of a kind reaches in the provider's account, so the engine makes it once per that scope
+   * rather than once per region it uses. Absent (or a kind absent): `region`.
+   */
+  scopes?: ResourceScopes;
+}
+
+/**
+ * `project`: one serves every region of the account (and the API may refuse a second copy: Hetzner keeps SSH key
+ * fingerprints unique per project). `region`: each region has its own (EC2 key pairs, security groups, VPCs).
+ */
+export type ResourceScope = 'project' | 'region';
+
+/**
+ * The scope of each kind whose scope the engine follows. Networks and firewalls are made per provider region: each
+ * network gets its own range from the model, and a Hetzner network or firewall (project resources) or a Crusoe VPC
+ * made once per location under its own name is legal, where a second copy of an SSH key is not.
+ */
+export interface ResourceScopes {
+  sshKey?: ResourceScope;
 }
 
 /** What a provider found carrying a cluster's tag, for teardown and leak checks. */

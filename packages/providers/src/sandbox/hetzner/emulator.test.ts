@@ -32,6 +32,25 @@ describe('Hetzner emulator (wire format)', () => {
     expect(s.server.status).toBe('running');
   });
 
+  it('attaches a server to a network only through a subnet of its location\'s network zone (fsn1, nbg1 and hel1 share eu-central)', async () => {
+    const created = await api.post('networks', { json: { name: 'n1', ip_range: '10.0.0.0/16', subnets: [{ type: 'cloud', ip_range: '10.0.1.0/24', network_zone: 'eu-central' }] } });
+    const id = (created.body as unknown as { network: { id: number } }).network.id;
+    for (const location of ['fsn1', 'nbg1', 'hel1']) expect((await api.post('servers', { json: { ...server(`in-${location}`), location, networks: [id] } })).statusCode).toBe(201);
+    const ash = await api.post('servers', { json: { ...server('in-ash'), location: 'ash', networks: [id] } });
+    expect(ash.statusCode).toBe(400);
+    expect((ash.body as unknown as Body).error?.code).toBe('invalid_input');
+  });
+
+  it('finds an SSH key by its fingerprint and refuses the same key under a second name', async () => {
+    const publicKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIF1vC2mH8m3pZ0cVqYk7W8eQm1xk6b7pQ8m2y1q3aL9Z test';
+    const first = (await api.post('ssh_keys', { json: { name: 'k1', public_key: publicKey } })).body as unknown as { ssh_key: { fingerprint: string } };
+    const again = await api.post('ssh_keys', { json: { name: 'k2', public_key: publicKey } });
+    expect((again.body as unknown as Body).error?.code).toBe('uniqueness_error');
+    await api.post('ssh_keys', { json: { name: 'other', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3eC6F8mgbVf1kEXnBFqQyrm0Ae4jMX0lCezHzDdJ3X x' } });
+    const found = (await api.get('ssh_keys', { searchParams: { fingerprint: first.ssh_key.fingerprint } })).body as unknown as { ssh_keys: Array<{ name: string }> };
+    expect(found.ssh_keys.map((k) => k.name)).toEqual(['k1']);
+  });
+
   it('rejects a second server with the same name as uniqueness_error (409)', async () => {
     await api.post('servers', { json: server('dup') });
     const r = await api.post('servers', { json: server('dup') });

@@ -352,7 +352,12 @@ export class HetznerEmulator implements SandboxVmSource {
         }
         break;
       case 'ssh_keys':
-        if (id === undefined) return method === 'GET' ? [200, this.#list('ssh_keys', [...this.sshKeys.values()].filter((k) => this.#filter(k, query)).map((k) => this.#sshKeyJson(k)), query)] : [201, { ssh_key: this.#sshKeyJson(this.#createSshKey(body)) }];
+        if (id === undefined) {
+          // `fingerprint` filters the list to the one key with that MD5 fingerprint (GET /ssh_keys in the Cloud API's OpenAPI).
+          const fingerprint = query.get('fingerprint');
+          const keys = [...this.sshKeys.values()].filter((k) => this.#filter(k, query) && (fingerprint === null || k.fingerprint === fingerprint));
+          return method === 'GET' ? [200, this.#list('ssh_keys', keys.map((k) => this.#sshKeyJson(k)), query)] : [201, { ssh_key: this.#sshKeyJson(this.#createSshKey(body)) }];
+        }
         if (method === 'GET') return [200, { ssh_key: this.#sshKeyJson(this.#get(this.sshKeys, id, 'ssh_key')) }];
         if (method === 'DELETE') {
           this.#get(this.sshKeys, id, 'ssh_key');
@@ -525,6 +530,13 @@ export class HetznerEmulator implements SandboxVmSource {
     if (userDataBytes > USER_DATA_LIMIT) throw new ApiError(400, 'invalid_input', 'user_data must not exceed 32 KiB', { fields: [{ name: 'user_data' }] });
     const labels = this.#labels(body['labels']);
     const networks = Array.isArray(body['networks']) ? (body['networks'] as unknown[]).map((n) => this.#get(this.networks, Number(n), 'network')) : [];
+    // A server joins a network through a subnet of its location's network zone: "at least one Subnet with the zone
+    // covering Server's location must exist" (Networks, IP address management, in reference/hetzner-cloud-openapi.json).
+    for (const n of networks) {
+      if (!n.subnets.some((sub) => sub.network_zone === location.network_zone)) {
+        throw new ApiError(400, 'invalid_input', `network ${n.id} has no subnet in network zone ${location.network_zone} of location ${location.name}`, { fields: [{ name: 'networks' }] });
+      }
+    }
     const firewalls = Array.isArray(body['firewalls']) ? (body['firewalls'] as Array<{ firewall: unknown }>).map((f) => this.#get(this.firewalls, Number(f.firewall), 'firewall').id) : [];
     if (Array.isArray(body['ssh_keys'])) for (const k of body['ssh_keys'] as unknown[]) if (![...this.sshKeys.values()].some((x) => x.name === k || x.id === Number(k))) throw new ApiError(400, 'invalid_input', `ssh key ${String(k)} not found`, { fields: [{ name: 'ssh_keys' }] });
     const placement = body['placement_group'] === undefined || body['placement_group'] === null ? undefined : this.#get(this.placementGroups, Number(body['placement_group']), 'placement_group').id;

@@ -8,7 +8,7 @@ import { WIREGUARD_PORT } from '../../bootstrap/wireguard-mesh.js';
 import type { Pending } from '../../provider/outcome.js';
 import { backoffSeconds } from '../../provider/backoff.js';
 import type { RandomSource } from '../../bootstrap/random.js';
-import type { FirewallRule } from '../../provider/types.js';
+import type { Capabilities, FirewallRule, ResourceScopes } from '../../provider/types.js';
 import type { ClusterSpec, NodeSpec, PoolSpec } from '../../model/types.js';
 import type { ClusterRecord } from '../records.js';
 import { wait, type StepContext, type StepResult } from './types.js';
@@ -17,7 +17,20 @@ import { isPending } from '../../provider/outcome.js';
 
 export const regionKey = (provider: string, region: string) => `${provider}/${region}`;
 export const networkName = (clusterId: string, region: string) => `${clusterId}-${region}`.slice(0, 63).replace(/-+$/, '');
-export const sshKeyName = (clusterId: string, region: string) => `${networkName(clusterId, region)}-ssh`;
+/** The cluster's SSH key in a region, or (no region) the one key of a provider whose keys serve every region. */
+export const sshKeyName = (clusterId: string, region?: string) => (region === undefined ? `${clusterId.slice(0, 59)}-ssh` : `${networkName(clusterId, region)}-ssh`);
+
+/**
+ * Where one resource of `kind` serves a provider region, as the provider declares it (Capabilities.scopes): the
+ * ledger key (`<provider>` for the whole account, `<provider>/<region>` for one region) and the region its name
+ * carries (none for the whole account). A provider-wide resource is made once and removed after its last region.
+ */
+export function scopeOf(capabilities: Capabilities, kind: keyof ResourceScopes, provider: string, region: string): { key: string; region?: string } {
+  return capabilities.scopes?.[kind] === 'project' ? { key: provider } : { key: regionKey(provider, region), region };
+}
+
+/** Whether a ledger key names a provider-wide resource (`<provider>`) rather than one region's (`<provider>/<region>`). */
+export const isProviderWideKey = (key: string) => !key.includes('/');
 export const apiIpName = (clusterId: string) => `${clusterId}-api`;
 
 /** Every pool of the cluster, its load balancers' pools included. */

@@ -29,6 +29,7 @@ import {
   networkName,
   nodesOf,
   regionKey,
+  scopeOf,
   sshKeyName,
   waitFor,
 } from './common.js';
@@ -101,6 +102,8 @@ export const networks: StepDefinition = {
     const ledger = ctx.record.ledger;
     const ssh = await ctx.secrets.ssh();
     if (!ssh) throw new KubeplaneError('invalid', 'the SSH key is missing; the prepare step did not run');
+    // Keys of provider-wide scope are ensured once per run, however many of the provider's regions the cluster uses.
+    const keysEnsured = new Set<string>();
     for (const net of spec.networks) {
       const key = regionKey(net.provider, net.region);
       if (!ledger.regions.includes(key)) ledger.regions.push(key);
@@ -121,11 +124,16 @@ export const networks: StepDefinition = {
       const fw = await ensureFirewalls(ctx, net.provider, net.region, clusterNodeSources(ctx.record));
       if (fw) return fw;
 
-      const keyName = sshKeyName(spec.id, net.region);
+      const scope = scopeOf(provider.capabilities, 'sshKey', net.provider, net.region);
+      if (keysEnsured.has(scope.key)) continue;
+      const keyName = sshKeyName(spec.id, scope.region);
       const k = await provider.network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
       if (isPending(k)) return waitFor(k, `SSH key ${keyName}`, ctx);
-      if (!ledger.sshKeys[key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: keyName, provider: net.provider });
-      ledger.sshKeys[key] = { name: keyName, id: k.value.id };
+      if (!ledger.sshKeys[scope.key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: k.value.name, provider: net.provider });
+      // The provider's name for it: a key made before the scope was known (one region's name) is adopted, not copied.
+      ledger.sshKeys[scope.key] = { name: k.value.name, id: k.value.id };
+      if (scope.key !== key) delete ledger.sshKeys[key];
+      keysEnsured.add(scope.key);
     }
     if (spec.apiEndpoint.kind === 'reserved-ip') {
       const endpointNode = spec.apiEndpoint.node;
@@ -343,6 +351,7 @@ export const createNodes: StepDefinition = {
       const takesApiIp =
         spec.apiEndpoint.kind === 'reserved-ip' && spec.apiEndpoint.node === node.name && reservedIp && !provider.capabilities.attachReservedIpAfterCreate;
       const token = ledger.nodes[node.name]?.token;
+      const sshKey = ledger.sshKeys[scopeOf(provider.capabilities, 'sshKey', prov.name, prov.region).key];
       const outcome = await provider.compute.createNode({
         name: node.name,
         ...(token ? { idempotencyToken: token } : {}),
@@ -353,7 +362,7 @@ export const createNodes: StepDefinition = {
         serverType: pool.serverType ?? '',
         image: pool.image ?? '',
         userData: rendered.userData.compressed ? rendered.userData.bytes.reveal() : Buffer.from(rendered.userData.bytes.reveal()).toString('utf8'),
-        ...(ledger.sshKeys[key] ? { sshKeyName: ledger.sshKeys[key].name } : {}),
+        ...(sshKey ? { sshKeyName: sshKey.name } : {}),
         ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
         ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
         ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),

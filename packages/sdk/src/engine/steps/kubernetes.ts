@@ -13,7 +13,7 @@ import type { KubeNode, KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
 import type { NodeRole, PoolSpec } from '../../model/types.js';
 import { refreshFirewalls } from './infrastructure.js';
-import { bootstrapView, deleteMachine, desiredOf, FIREWALL_ROLES, firewallKey, firewallName, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
+import { bootstrapView, deleteMachine, desiredOf, FIREWALL_ROLES, firewallKey, firewallName, isProviderWideKey, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
 import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
 import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
@@ -327,7 +327,8 @@ export const removeNodes: StepDefinition = {
       const ref = { clusterId: spec.id, region };
       for (const [what, outcome] of [
         ...[undefined, ...FIREWALL_ROLES].map((role) => ['firewall', () => provider.network!.deleteFirewall({ ...ref, name: firewallName(spec.id, region, role) })] as const),
-        ['ssh key', () => provider.network!.deleteSshKey({ ...ref, name: ledger.sshKeys[key]?.name ?? '' })],
+        // A key of this region only; a provider-wide key stays while another region of the provider uses it (below).
+        ...(ledger.sshKeys[key] ? [['ssh key', () => provider.network!.deleteSshKey({ ...ref, name: ledger.sshKeys[key]?.name ?? '' })] as const] : []),
         ['network', () => provider.network!.deleteNetwork({ ...ref, name: networkName(spec.id, region) })],
       ] as const) {
         const o = await outcome();
@@ -337,6 +338,18 @@ export const removeNodes: StepDefinition = {
       for (const role of [undefined, ...FIREWALL_ROLES]) delete ledger.firewalls[firewallKey(key, role)];
       delete ledger.sshKeys[key];
       ctx.emit({ type: 'resource-deleted', kind: 'network', name: key, provider: providerName });
+    }
+    // Provider-wide keys go after their provider's last region: no machine of the cluster can be made with them any more.
+    const usedProviders = new Set(spec.networks.map((n) => n.provider));
+    for (const [key, sshKey] of Object.entries(ledger.sshKeys)) {
+      if (!isProviderWideKey(key) || usedProviders.has(key)) continue;
+      const last = ctx.record.ledger.regions.filter((r) => r.startsWith(`${key}/`)).at(-1)?.slice(key.length + 1) ?? '';
+      const provider = await ctx.provider(key, last);
+      if (!provider.network) continue;
+      const gone = await provider.network.deleteSshKey({ clusterId: spec.id, region: last, name: sshKey.name });
+      if (isPending(gone)) return waitFor(gone, `removing the SSH key ${sshKey.name}`, ctx);
+      delete ledger.sshKeys[key];
+      ctx.emit({ type: 'resource-deleted', kind: 'ssh-key', name: sshKey.name, provider: key });
     }
     // Removed machines' addresses leave the API rules (they may be handed to someone else).
     if (!isManaged(spec)) {

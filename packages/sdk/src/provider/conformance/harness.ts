@@ -33,6 +33,8 @@ export interface ConformanceFixtures {
   image: string;
   /** A DNS zone that exists in the sandbox, when the provider has the dns capability. */
   dnsZone?: string;
+  /** Another region of the same account (C18: pools in two regions), with a zone where the provider needs one. */
+  secondRegion: { region: string; zone?: string };
 }
 
 export interface ConformanceOptions {
@@ -40,7 +42,8 @@ export interface ConformanceOptions {
   name: string;
   /** A fresh sandbox (started) per test. */
   sandbox: () => ConformanceSandbox | Promise<ConformanceSandbox>;
-  makeProvider: (sandbox: ConformanceSandbox) => Provider;
+  /** The provider for `region` (default: the fixtures' region); providers bound to a region (EC2) make one per region. */
+  makeProvider: (sandbox: ConformanceSandbox, region?: string) => Provider;
   /** A provider built with credentials the sandbox rejects. */
   makeUnauthorizedProvider: (sandbox: ConformanceSandbox) => Provider;
   /** The credential values in use; none may appear in errors, logs or dumps. */

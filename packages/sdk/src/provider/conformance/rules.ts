@@ -24,4 +24,5 @@ export const CONTRACT_RULES = [
   { id: 'C15', title: 'DNS changes are pending until in sync; record deletes are idempotent', mandatory: 'with-capability' },
   { id: 'C16', title: 'server types, images and zones can be looked up', mandatory: true },
   { id: 'C17', title: 'providerId has the Kubernetes spec.providerID form', mandatory: true },
+  { id: 'C18', title: 'pools in two regions of one account: each resource made once per the scope the provider declares', mandatory: true },
 ] as const satisfies readonly ContractRule[];
