@@ -173,7 +173,7 @@ describe('the watchdog', () => {
     // Not yet: the message might still be in flight somewhere.
     expect((await w.kp.watchdog()).requeued).toEqual([]);
     w.sandbox.clock.advance(10 * 60_000);
-    expect((await w.kp.watchdog()).requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'prepare' }]);
+    expect((await w.kp.watchdog()).requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'preflight' }]);
     await w.kp.run();
     expect((await w.kp.status('minimal')).state).toBe('DONE');
   });

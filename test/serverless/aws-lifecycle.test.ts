@@ -217,7 +217,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
       world.sandbox.clock.advance(5 * 60_000);
       requeued = (await watchdog({} as never, { awsRequestId: 'watchdog' } as Context)).requeued;
     }
-    expect(requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'prepare' }]);
+    expect(requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'preflight' }]);
     expect(world.sandbox.clock.now() - start).toBeLessThanOrEqual((120 + 120 + 60 + 300) * 1000);
     const run = await runEventSourceMapping({ queue: world.queue, handlers: [world.handler], clock: world.sandbox.clock, maxDeliveries: 2000 });
     expect(run.stopped).toBe('idle');

@@ -12,6 +12,7 @@ export { hetznerErrorKind } from './hetzner/errors.js';
 export { EnvFileSecretResolver, type SecretRef, type SecretResolver } from './secrets/secret-resolver.js';
 export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox/sandbox.js';
 export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './sandbox/accounts.js';
+export { holdManifestDnsZones } from './sandbox/manifest-zones.js';
 export { conformanceHarness, type ConformanceHarness } from './sandbox/conformance-harness.js';
 export { FaultInjector, type FaultRule, type CloudName } from './sandbox/faults.js';
 export type { InventoryItem } from './sandbox/inventory.js';

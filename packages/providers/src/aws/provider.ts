@@ -198,6 +198,19 @@ export class AwsProvider implements Provider {
           const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', new DescribeImagesCommand({ Owners: ['099720109477'] }));
           return done((out.Images ?? []).map((i) => ({ id: i.ImageId ?? '', name: i.Name ?? '', architecture: i.Architecture === 'arm64' ? ('arm64' as const) : ('x86_64' as const) })));
         }),
+      // DescribeImages by id: an AMI id names one image in one region, whoever owns it; InvalidAMIID.* means none.
+      image: (_r, ref, c) =>
+        this.#guard(c, async () => {
+          if (!ref.startsWith('ami-')) return done(null);
+          try {
+            const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', new DescribeImagesCommand({ ImageIds: [ref] }));
+            const i = out.Images?.[0];
+            return done(i ? { id: i.ImageId ?? ref, name: i.Name ?? ref, architecture: i.Architecture === 'arm64' ? ('arm64' as const) : ('x86_64' as const), ...(i.DeprecationTime ? { deprecation: { announced: i.DeprecationTime } } : {}) } : null);
+          } catch (e) {
+            if (e instanceof KubeplaneError && /^InvalidAMIID\./.test(e.details.code ?? '')) return done(null);
+            throw e;
+          }
+        }),
       zones: (_r, c) =>
         this.#guard(c, async () => {
           const out = await this.#send<DescribeAvailabilityZonesCommandOutput>('describe', 'DescribeAvailabilityZones', new DescribeAvailabilityZonesCommand({}));

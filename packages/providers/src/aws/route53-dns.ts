@@ -51,6 +51,24 @@ export class Route53Dns implements DnsApi {
     }
   }
 
+  /**
+   * Every hosted zone of the account (ListHostedZonesByName, paged by NextDNSName/NextHostedZoneId as
+   * https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListHostedZonesByName.html describes), for preflight.
+   */
+  zones(context?: CallContext): Promise<Outcome<string[]>> {
+    return this.#o.guard(context, async () => {
+      const out: string[] = [];
+      let next: { DNSName?: string; HostedZoneId?: string } = {};
+      for (let page = 0; page < 50; page++) {
+        const res = await this.#send<{ HostedZones?: Array<{ Name?: string }>; IsTruncated?: boolean; NextDNSName?: string; NextHostedZoneId?: string }>('ListHostedZonesByName', new ListHostedZonesByNameCommand({ ...next, MaxItems: 100 }));
+        out.push(...(res.HostedZones ?? []).map((z) => undot(z.Name ?? '')));
+        if (!res.IsTruncated || !res.NextDNSName) break;
+        next = { DNSName: res.NextDNSName, ...(res.NextHostedZoneId ? { HostedZoneId: res.NextHostedZoneId } : {}) };
+      }
+      return done(out);
+    });
+  }
+
   async #zoneId(zone: string): Promise<string> {
     const cached = this.#zones.get(zone);
     if (cached) return cached;

@@ -68,6 +68,7 @@ export class CloudflareProvider implements Provider {
       changeStatus: (id, c) => g(c, () => Promise.resolve(done({ id, status: 'in-sync' as const }))),
       listRecords: (zone, c) => g(c, async () => done(await this.#list(zone))),
       deleteRecords: (zone, clusterId, refs, c) => g(c, () => this.#delete(zone, clusterId, refs)),
+      zones: (c) => g(c, async () => done((await this.client.list('zones', zoneSchema)).map((z2) => z2.name))),
     };
   }
 

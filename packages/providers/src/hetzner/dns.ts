@@ -27,6 +27,11 @@ export class HetznerDns implements DnsApi {
     return { dns: 'hetzner' };
   }
 
+  /** The project's DNS zones (GET /zones), for preflight. */
+  zones(context?: CallContext): Promise<Outcome<string[]>> {
+    return this.#guard(context, async () => done((await this.#client.list('zones', 'zones', zoneSchema)).map((z2) => z2.name)));
+  }
+
   /** `api.c1.example.de` in zone `example.de` -> `api.c1`; the apex is `@`. */
   #relative(zone: string, name: string): string {
     const n = name.replace(/\.$/, '').toLowerCase();

@@ -35,6 +35,7 @@ import {
   type ReservedIpInfo,
   type ReservedIpRequest,
   type ScopedRef,
+  type ServerTypeInfo,
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
@@ -45,6 +46,7 @@ import { HetznerDns } from './dns.js';
 import {
   firewallSchema,
   imageSchema,
+  datacenterSchema,
   locationSchema,
   networkSchema,
   placementGroupSchema,
@@ -127,13 +129,23 @@ export class HetznerProvider implements Provider {
       deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r), this.#ids.has(`servers/${r.name}`) ? 1 : 2),
       serverTypes: (_region, c) =>
         this.#guard(c, async () =>
-          done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => ({ name: t.name, vcpus: t.cores, memoryGiB: t.memory, architecture: t.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const) }))),
+          done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => serverTypeInfo(t))),
         ),
       images: (_region, c) =>
         this.#guard(c, async () =>
-          done((await this.client.list('images', 'images', imageSchema, { type: 'system' })).map((i) => ({ id: String(i.id), name: i.name ?? String(i.id), description: i.description, architecture: i.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const) }))),
+          done(
+            (await this.client.list('images', 'images', imageSchema, { type: 'system' })).map((i) => ({
+              id: String(i.id),
+              name: i.name ?? String(i.id),
+              description: i.description,
+              architecture: i.architecture === 'arm' ? ('arm64' as const) : ('x86_64' as const),
+              ...(i.deprecated ? { deprecation: { announced: i.deprecated } } : {}),
+            })),
+          ),
         ),
-      zones: (_region, c) => this.#guard(c, async () => done((await this.client.list('locations', 'locations', locationSchema)).map((l) => ({ name: l.name, region: l.network_zone })))),
+      // A pool's region is a Hetzner location (fsn1) and its zone a data center there (fsn1-dc14), as in Claudie.
+      zones: (region, c) => this.#guard(c, async () => done((await this.client.list('datacenters', 'datacenters', datacenterSchema)).filter((d) => d.location.name === region).map((d) => ({ name: d.name, region: d.location.name })))),
+      regions: (c) => this.#guard(c, async () => done((await this.client.list('locations', 'locations', locationSchema)).map((l) => ({ name: l.name })))),
     };
     this.network = {
       ensureNetwork: (r, c) => this.#guard(c, () => this.#ensureNetwork(r), 2),
@@ -528,4 +540,18 @@ export class HetznerProvider implements Provider {
     if (waiting > 0) return pending('dependency', 5, `${waiting} resource(s) of cluster ${clusterId} are still in use`);
     return done(undefined);
   }
+}
+
+/** A server type with its per-location support and deprecation (`server_types[].locations`, the current fields). */
+function serverTypeInfo(t: z.infer<typeof serverTypeSchema>): ServerTypeInfo {
+  const info: ServerTypeInfo = { name: t.name, vcpus: t.cores, memoryGiB: t.memory, architecture: t.architecture === 'arm' ? 'arm64' : 'x86_64' };
+  const deprecation = (d: { announced: string; unavailable_after: string }) => ({ announced: d.announced, unavailableAfter: d.unavailable_after });
+  if (t.locations) {
+    info.availableIn = t.locations.map((l) => l.name);
+    const per = Object.fromEntries(t.locations.flatMap((l) => (l.deprecation ? [[l.name, deprecation(l.deprecation)]] : [])));
+    if (Object.keys(per).length > 0) info.deprecationIn = per;
+  } else if (t.deprecation) {
+    info.deprecation = deprecation(t.deprecation);
+  }
+  return info;
 }

@@ -78,8 +78,20 @@ export type HetznerSshKey = z.infer<typeof sshKeySchema>;
 
 export const placementGroupSchema = z.object({ id: z.number(), name: z.string(), labels: labelsSchema });
 
-export const serverTypeSchema = z.object({ name: z.string(), cores: z.number(), memory: z.number(), architecture: z.string() });
-export const imageSchema = z.object({ id: z.number(), name: z.string().nullable(), description: z.string(), architecture: z.string() });
+/** `deprecation_info` (hetzner-cloud-openapi.json): set when deprecated; unusable for creation after `unavailable_after`. */
+const deprecationSchema = z.object({ announced: z.string(), unavailable_after: z.string() }).nullable().optional();
+export const serverTypeSchema = z.object({
+  name: z.string(),
+  cores: z.number(),
+  memory: z.number(),
+  architecture: z.string(),
+  deprecation: deprecationSchema,
+  /** Only the listed locations support the type; per location, its deprecation (`server_type_location`). */
+  locations: z.array(z.object({ name: z.string(), deprecation: deprecationSchema })).optional(),
+});
+/** `deprecated`: the time from which the image is considered deprecated, or null. */
+export const imageSchema = z.object({ id: z.number(), name: z.string().nullable(), description: z.string(), architecture: z.string(), deprecated: z.string().nullable().optional() });
+export const datacenterSchema = z.object({ name: z.string(), location: z.object({ name: z.string() }) });
 export const locationSchema = z.object({ name: z.string(), network_zone: z.string() });
 
 export const errorEnvelopeSchema = z.object({

@@ -11,8 +11,10 @@ import type { BootstrapVersions } from '../bootstrap/input.js';
 import type { Clock } from '../provider/clock.js';
 import { backoffSeconds } from '../provider/backoff.js';
 import type { Provider } from '../provider/types.js';
+import type { ProviderDef } from '../manifest/schema.js';
 import { stableJson } from '../manifest/rules.js';
 import { ClusterSecrets } from './cluster-secrets.js';
+import { CatalogCache } from './preflight.js';
 import { stepEventKey, stepEventSchema, type EngineEvent, type EngineEventListener, type StepEvent } from './events.js';
 import type { KubernetesConnector } from './ports/kubernetes.js';
 import type { Lease, LeaseGrant } from './ports/lease.js';
@@ -57,10 +59,13 @@ export class Engine {
   readonly workerId: string;
   readonly #listeners = new Set<EngineEventListener>();
   readonly #providers = new Map<string, Promise<Provider>>();
+  /** Catalog answers (server types, images, zones, DNS zones) reused by every cluster's preflight of a run. */
+  readonly catalogs: CatalogCache;
 
   constructor(options: EngineOptions) {
     this.options = options;
     this.workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
+    this.catalogs = new CatalogCache(options.clock);
   }
 
   on(listener: EngineEventListener): () => void {
@@ -188,6 +193,7 @@ export class Engine {
       }),
       provider: (name, region) => this.#provider(project, record, name, region),
       kubernetes: this.options.kubernetes,
+      catalogs: this.catalogs,
       ...(this.options.versions ? { versions: this.options.versions } : {}),
       attempt: record.step.failures ?? 0,
       emit: (e) => emitted.push({ ...e, at: now, project: record.project, cluster: record.name } as EngineEvent),
@@ -289,8 +295,13 @@ export class Engine {
   async #provider(project: ProjectRecord, record: ClusterRecord, name: string, region: string | undefined): Promise<Provider> {
     const def = (project.manifest ?? record.lastManifest)?.providers.find((p) => p.name === name);
     if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${project.project}`);
+    return this.providerFor(project.project, def, region);
+  }
+
+  /** The provider for a manifest entry and region, made once per project, entry and credentials. */
+  providerFor(project: string, def: ProviderDef, region: string | undefined): Promise<Provider> {
     // Per project and credentials too: two projects may both call a provider "aws-1" with other accounts.
-    const key = `${project.project}/${name}/${region ?? ''}/${stableJson(def.secretRef)}`;
+    const key = `${project}/${def.name}/${region ?? ''}/${stableJson(def.secretRef)}`;
     let p = this.#providers.get(key);
     if (!p) {
       p = this.options.providers(def, region);

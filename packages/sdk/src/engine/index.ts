@@ -18,3 +18,4 @@ export { LocalRunner, type ClockParticipant, type RunOptions, type RunReport } f
 export { Kubeplane, type ApplyResult, type ManifestStatus } from './kubeplane.js';
 export { STEPS, APPLY_FLOW, DELETE_FLOW, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
 export { FileBucketStore, fileRateBudgets } from './adapters/file-rate-budget.js';
+export { CatalogCache, closestNames, preflight, preflightError, type PreflightIssue, type PreflightProviders } from './preflight.js';

@@ -16,6 +16,7 @@ import type { EngineEventListener } from './events.js';
 import { clusterKey, emptyLedger, manifestState, newIncarnation, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { providerAddonIds } from './steps/managed.js';
+import { preflight, type PreflightIssue } from './preflight.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -99,6 +100,21 @@ export class Kubeplane {
   }
 
   /**
+   * The manifest against its providers' live catalogs (credentials, regions, zones, server types, images, DNS zones),
+   * as the first step of apply checks it, without recording anything: for callers that want the problems before they
+   * apply (the CLI prints them with file:line). The answers are cached, so the step that follows asks nothing again.
+   */
+  async preflight(manifest: Manifest): Promise<PreflightIssue[]> {
+    const defs = new Map(manifest.providers.map((p) => [p.name, p]));
+    const providerOf = (name: string, region?: string) => {
+      const def = defs.get(name);
+      if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${manifest.name}`);
+      return this.engine.providerFor(manifest.name, def, region);
+    };
+    return preflight(manifest, providerOf, this.engine.catalogs, this.#options.clock.now());
+  }
+
+  /**
    * Records the manifest as the project's desired state and queues the work. Rejects invalid changes before touching
    * anything. `reconcile: true` runs every cluster's flow even when nothing changed, so drift is repaired: machines
    * deleted behind kubeplane's back are created again, firewall rules and DNS records are put back as declared.
@@ -137,7 +153,7 @@ export class Kubeplane {
       // A reconcile (a schedule, say) never interrupts work under way or brings back a cluster being deleted.
       const busy = existing && (existing.status.state === 'IN_PROGRESS' || existing.status.state === 'WAIT_FOR_PICKUP' || existing.target === 'absent');
       if (options.reconcile && busy && stableJson(existing.desired) === stableJson(spec)) continue;
-      await this.#startFlow(spec.id, project, (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }), 'prepare', 'infrastructure');
+      await this.#startFlow(spec.id, project, (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }), 'preflight', 'infrastructure');
       queued.push(spec.name);
     }
     for (const r of records) {
@@ -294,7 +310,7 @@ export class Kubeplane {
   }
 
   /** Moves a cluster's record to the start of a flow at the project's generation, and queues that step. */
-  async #startFlow(clusterId: string, project: ProjectRecord, change: (r: ClusterRecord) => ClusterRecord, step: 'prepare' | 'delete-outputs', phase: 'infrastructure' | 'delete'): Promise<void> {
+  async #startFlow(clusterId: string, project: ProjectRecord, change: (r: ClusterRecord) => ClusterRecord, step: 'preflight' | 'delete-outputs', phase: 'infrastructure' | 'delete'): Promise<void> {
     const { state, clock } = this.#options;
     for (let i = 0; i < 20; i++) {
       const stored = await state.get<ClusterRecord>(clusterKey(clusterId));
@@ -319,7 +335,7 @@ export class Kubeplane {
       next.incarnation = base.incarnation || newIncarnation();
       next.generation = project.generation;
       next.step = { phase, name: step, seq: base.step.seq + 1, since: clock.now(), attempts: 0, dueAt: dueAt(clock.now(), 0) };
-      next.status = { ...base.status, state: 'IN_PROGRESS', phase, message: step === 'prepare' ? 'queued' : 'deletion queued' };
+      next.status = { ...base.status, state: 'IN_PROGRESS', phase, message: step === 'preflight' ? 'queued' : 'deletion queued' };
       try {
         await state.put(clusterKey(clusterId), next, stored?.revision ?? 0);
         this.engine.emit({ type: 'phase-started', at: clock.now(), project: next.project, cluster: next.name, phase });

@@ -15,6 +15,11 @@ export interface ValidationResult {
   issues: ValidationIssue[];
   errors: ValidationIssue[];
   warnings: ValidationIssue[];
+  /**
+   * Issues found later about one of `manifests` (preflight's, with spec paths) as this result reports its own: the
+   * document's path prefix (`spec.` for Claudie documents), file and line.
+   */
+  locate(manifest: Manifest, found: ReadonlyArray<Omit<ValidationIssue, 'file' | 'line' | 'column'>>): ValidationIssue[];
 }
 
 export interface ValidateOptions extends ParseOptions {
@@ -36,7 +41,7 @@ export async function validateManifestFile(path: string, options: Omit<ValidateO
     text = await readFile(path, 'utf8');
   } catch (e) {
     const issue: ValidationIssue = { severity: 'error', path: '(document)', message: `cannot read ${path}: ${(e as Error).message}`, file: options.file ?? path };
-    return { ok: false, manifests: [], issues: [issue], errors: [issue], warnings: [] };
+    return { ok: false, manifests: [], issues: [issue], errors: [issue], warnings: [], locate: (_m, found) => found.map((f) => ({ ...f })) };
   }
   return validateManifestText(text, { ...options, file: options.file ?? path });
 }
@@ -44,6 +49,7 @@ export async function validateManifestFile(path: string, options: Omit<ValidateO
 function finish(docs: ParsedDocument[], options: ValidateOptions): ValidationResult {
   const issues: ValidationIssue[] = [];
   const manifests: Manifest[] = [];
+  const documents = new Map<Manifest, ParsedDocument>();
   for (const doc of docs) {
     issues.push(...doc.issues);
     if (!doc.manifest) continue;
@@ -58,6 +64,7 @@ function finish(docs: ParsedDocument[], options: ValidateOptions): ValidationRes
     else if (doc.file) for (const f of found) f.file = doc.file;
     issues.push(...found);
     manifests.push(doc.manifest);
+    documents.set(doc.manifest, doc);
   }
   const names = new Map<string, number>();
   for (const m of manifests) names.set(m.name, (names.get(m.name) ?? 0) + 1);
@@ -68,5 +75,12 @@ function finish(docs: ParsedDocument[], options: ValidateOptions): ValidationRes
   }
   issues.sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0));
   const errors = issues.filter((i) => i.severity === 'error');
-  return { ok: errors.length === 0, manifests, issues, errors, warnings: issues.filter((i) => i.severity === 'warning') };
+  const locate = (manifest: Manifest, found: ReadonlyArray<Omit<ValidationIssue, 'file' | 'line' | 'column'>>): ValidationIssue[] => {
+    const doc = documents.get(manifest);
+    const out: ValidationIssue[] = found.map((f) => ({ ...f, path: doc ? formatPath([...doc.pathPrefix, ...parsePath(f.path)]) : f.path }));
+    if (doc?.sourceMap) attachPositions(out, doc.sourceMap, doc.file);
+    else if (doc?.file) for (const f of out) f.file = doc.file;
+    return out;
+  };
+  return { ok: errors.length === 0, manifests, issues, errors, warnings: issues.filter((i) => i.severity === 'warning'), locate };
 }

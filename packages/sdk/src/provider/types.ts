@@ -101,6 +101,22 @@ export interface ServerTypeInfo {
   memoryGiB: number;
   architecture: 'x86_64' | 'arm64';
   gpus?: number;
+  /**
+   * Where the type can be ordered, when the cloud says (Hetzner `server_types[].locations`, EC2
+   * DescribeInstanceTypeOfferings per zone): zone or location names. Absent: everywhere in the region.
+   */
+  availableIn?: string[];
+  /** The cloud lists the type as deprecated: still orderable until `unavailableAfter` (ISO time), if given. */
+  deprecation?: Deprecation;
+  /** Deprecation per location (Hetzner `locations[].deprecation`), where it differs by location. */
+  deprecationIn?: Record<string, Deprecation>;
+}
+
+/** A catalog entry's deprecation, as the clouds publish it (Hetzner `deprecation_info`, EC2 `DeprecationTime`). */
+export interface Deprecation {
+  announced?: string;
+  /** After this time the entry cannot be used to create anything. */
+  unavailableAfter?: string;
 }
 
 export interface ImageInfo {
@@ -108,6 +124,12 @@ export interface ImageInfo {
   name: string;
   architecture: 'x86_64' | 'arm64';
   description?: string;
+  /** The cloud lists the image as deprecated (Hetzner `deprecated`, EC2 `DeprecationTime` in the past). */
+  deprecation?: Deprecation;
+}
+
+export interface RegionInfo {
+  name: string;
 }
 
 export interface ZoneInfo {
@@ -131,6 +153,13 @@ export interface ComputeApi {
   serverTypes(region: string, context?: CallContext): Promise<Outcome<ServerTypeInfo[]>>;
   images(region: string, context?: CallContext): Promise<Outcome<ImageInfo[]>>;
   zones(region: string, context?: CallContext): Promise<Outcome<ZoneInfo[]>>;
+  /**
+   * One image by id or name, for ids a catalog listing does not show (EC2: any AMI the account may launch, not only
+   * the owner's list): null when the cloud has none of that id.
+   */
+  image?(region: string, ref: string, context?: CallContext): Promise<Outcome<ImageInfo | null>>;
+  /** The regions the account can use (EC2 DescribeRegions, Hetzner locations, Crusoe locations), for preflight. */
+  regions?(context?: CallContext): Promise<Outcome<RegionInfo[]>>;
 }
 
 export interface SubnetRequest {
@@ -278,6 +307,8 @@ export interface DnsApi {
   listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>>;
   /** Removes the records (and their health checks); records that are already gone are fine. */
   deleteRecords(zone: string, clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>>;
+  /** The zones the account holds (names without the trailing dot), so preflight can check `dnsZone` before anything is created. */
+  zones?(context?: CallContext): Promise<Outcome<string[]>>;
 }
 
 /** A control plane the provider runs (Crusoe CMK). Requests are plain data, like the self-managed ones. */

@@ -3,7 +3,8 @@
 // the state directory, in virtual time, and says so on every line.
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
-import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus } from '@kubeplane/sdk';
+import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus, type ValidationResult } from '@kubeplane/sdk';
+import { holdManifestDnsZones } from '@kubeplane/providers';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { elapsed, progressPrinter } from '../progress.js';
@@ -15,16 +16,36 @@ const common = {
   verbose: { type: 'boolean', short: 'v' },
 } as const;
 
-export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns]] [--state-dir DIR] [--json] [-v]';
+export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--state-dir DIR] [--json] [-v]';
 export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
 export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR]';
 
 async function readManifests(file: string, io: CliIo): Promise<Manifest[] | number> {
+  const result = await readValidated(file, io);
+  return typeof result === 'number' ? result : result.manifests;
+}
+
+async function readValidated(file: string, io: CliIo): Promise<ValidationResult | number> {
   const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
   const result = await validateManifestFile(resolve(io.cwd, file), { file: shown });
   for (const issue of result.issues) println(io.stderr, formatIssue(issue));
-  return result.ok ? result.manifests : 1;
+  return result.ok ? result : 1;
+}
+
+/**
+ * Preflight before anything is recorded: every manifest against its providers' live catalogs, one line per problem
+ * with file:line (the engine's first step checks again, from the cache, for the runtimes that have no file).
+ */
+async function preflightAll(kp: Kubeplane, validated: ValidationResult, io: CliIo, sandbox: boolean): Promise<boolean> {
+  let ok = true;
+  for (const m of validated.manifests) {
+    const issues = validated.locate(m, await kp.preflight(m));
+    for (const issue of issues) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${issue.severity === 'error' ? 'preflight: ' : ''}${formatIssue(issue)}`);
+    if (issues.some((i) => i.severity === 'error')) ok = false;
+  }
+  if (!ok) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}preflight failed: nothing was created`);
+  return ok;
 }
 
 async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string }, write: boolean, command: string, fn: (rt: LocalRuntime) => Promise<T>): Promise<T> {
@@ -67,15 +88,23 @@ function interrupted(io: CliIo, rt: LocalRuntime, command: string): number {
 }
 
 export async function apply(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } } });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
   if (values.netns && !values.sandbox) throw new UsageError('--netns boots the sandbox clouds\' machines in network namespaces; add --sandbox');
-  const manifests = await readManifests(positionals[0] as string, io);
-  if (typeof manifests === 'number') return manifests;
+  if (values['without-dns-zones'] && !values.sandbox) throw new UsageError('--without-dns-zones leaves the manifest\'s DNS zones out of the sandbox accounts; add --sandbox');
+  const validated = await readValidated(positionals[0] as string, io);
+  if (typeof validated === 'number') return validated;
+  const manifests = validated.manifests;
   return withRuntime(io, values, true, `apply ${positionals[0]}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
     if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] virtual clouds in virtual time: nothing real is created or billed');
+    if (rt.sandbox && !values['without-dns-zones']) {
+      // The sandbox accounts hold the zones the manifest names, as the user's own accounts would.
+      const added = manifests.flatMap((m) => (rt.sandbox ? holdManifestDnsZones(rt.sandbox, m) : []));
+      if (added.length && !values.json) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${added.join(', ')}`);
+    }
+    if (!(await preflightAll(kp, validated, io, rt.sandbox !== undefined))) return EXIT.failed;
     for (const m of manifests) {
       const applied = await kp.apply(m, { reconcile: values.reconcile ?? false });
       if (!values.json) {

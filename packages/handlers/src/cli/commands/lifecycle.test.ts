@@ -35,13 +35,15 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
     expect(summary.stages.map((s) => s.state)).toEqual(['DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DONE', 'DELETED']);
   });
 
-  it('destroys after a failed stage and counts what is left: a create that fails on a missing DNS zone leaks nothing', async () => {
+  it('destroys after a failed stage and counts what is left: a create refused in preflight for a DNS zone the account lacks leaks nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-lifecycle-'));
     const manifest = join(dir, 'no-zone.yaml');
     await writeFile(manifest, readFileSync(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8').replaceAll('dnsZone: example.com', 'dnsZone: missing-zone.example'));
-    const run = await runCli(['sandbox', 'lifecycle', manifest], { cwd: root });
+    const run = await runCli(['sandbox', 'lifecycle', manifest, '--without-dns-zones'], { cwd: root });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/create\s+ERROR/);
+    expect(run.stderr).toContain('loadBalancers.clusters[0].dns.dnsZone: the aws account of provider aws-1 holds no DNS zone missing-zone.example');
+    expect(run.stdout).not.toMatch(/machines created|create-nodes/);
     expect(run.stdout).not.toMatch(/scale aws-worker/);
     expect(run.stdout).toMatch(/destroy\s+DELETED/);
     expect(run.stdout).toContain('leaked resources: 0');

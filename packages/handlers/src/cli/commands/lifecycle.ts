@@ -4,12 +4,12 @@
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
 import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
-import type { NetnsSandbox } from '@kubeplane/providers';
+import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/providers';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { println, UsageError, type CliIo } from '../io.js';
 import { elapsed, progressPrinter } from '../progress.js';
 
-export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--json] [-v]';
+export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--json] [-v]';
 
 interface Stage {
   name: string;
@@ -60,7 +60,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { seed: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, netns: { type: 'boolean' } },
+    options: { seed: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },
   });
   if (positionals.length !== 1) throw new UsageError('lifecycle needs exactly one manifest file');
   const file = positionals[0] as string;
@@ -80,11 +80,14 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   if (!sandbox) throw new Error('the lifecycle runs on the sandbox');
   const kp = rt.kubeplane;
   const json = values.json ?? false;
+  // The sandbox accounts hold the DNS zones the manifest names, as the user's would; --without-dns-zones tests the refusal.
+  const zones = values['without-dns-zones'] ? [] : holdManifestDnsZones(sandbox, manifest);
   const off = kp.on(progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false }));
   const rows: Array<{ stage: string; state: string; virtual: string; machines: number; ready: number; messages: number; overlay: string }> = [];
   let ok = true;
   try {
     if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`);
+    if (!json && zones.length) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${zones.join(', ')}`);
     // After a failed stage the rest are skipped but destroy, which always runs: the count of what is left means
     // something only once everything was asked to go.
     let failedStage = false;

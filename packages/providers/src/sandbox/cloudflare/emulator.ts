@@ -85,10 +85,14 @@ export class CloudflareEmulator {
     this.#options = { ...options };
     const limits = options.rateLimit ?? { capacity: 1200, refillPerSecond: 4 };
     this.budget = new TokenBucket(limits, ctx.clock);
-    for (const name of options.zones) {
-      const z: Zone = { id: this.#id(), name };
-      this.zones.set(z.id, z);
-    }
+    for (const name of options.zones) this.addZone(name);
+  }
+
+  /** A zone the account's owner added, unless one of that name exists. */
+  addZone(name: string): void {
+    if ([...this.zones.values()].some((z) => z.name === name)) return;
+    const z: Zone = { id: this.#id(), name };
+    this.zones.set(z.id, z);
   }
 
   get accountId(): string {

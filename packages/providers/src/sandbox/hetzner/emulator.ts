@@ -10,7 +10,7 @@ import type { InventoryItem } from '../inventory.js';
 import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { matchesLabelSelector } from '../label-selector.js';
-import { HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
+import { HETZNER_DATACENTERS, HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPE_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
@@ -117,12 +117,16 @@ export class HetznerEmulator implements SandboxVmSource {
     this.#token = options.token;
     const limits = options.rateLimit ?? RATE_LIMITS.hetznerProject;
     this.budget = new TokenBucket(limits, ctx.clock, limits.capacity - (options.initiallySpent ?? 0));
-    for (const name of options.dnsZones ?? ['example.de']) {
-      const zone: Zone = { id: this.#id(), name, labels: {}, ttl: 3600, created: ctx.clock.now() };
-      this.zones.set(zone.id, zone);
-      this.rrsets.push({ zone: zone.id, name: '@', type: 'SOA', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }], labels: {} });
-      this.rrsets.push({ zone: zone.id, name: '@', type: 'NS', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com.' }, { value: 'oxygen.ns.hetzner.com.' }, { value: 'helium.ns.hetzner.de.' }], labels: {} });
-    }
+    for (const name of options.dnsZones ?? ['example.de']) this.addDnsZone(name);
+  }
+
+  /** A DNS zone the project's owner made (with its SOA and NS records), unless one of that name exists. */
+  addDnsZone(name: string): void {
+    if ([...this.zones.values()].some((z) => z.name === name)) return;
+    const zone: Zone = { id: this.#id(), name, labels: {}, ttl: 3600, created: this.#ctx.clock.now() };
+    this.zones.set(zone.id, zone);
+    this.rrsets.push({ zone: zone.id, name: '@', type: 'SOA', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }], labels: {} });
+    this.rrsets.push({ zone: zone.id, name: '@', type: 'NS', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com.' }, { value: 'oxygen.ns.hetzner.com.' }, { value: 'helium.ns.hetzner.de.' }], labels: {} });
   }
 
   /** A deep copy of the emulator's state. */
@@ -382,16 +386,41 @@ export class HetznerEmulator implements SandboxVmSource {
         }
         break;
       case 'server_types':
-        if (method === 'GET' && id === undefined) return [200, this.#list('server_types', HETZNER_SERVER_TYPES.map((t) => ({ ...t, deprecated: false, prices: [], storage_type: 'local', locations: HETZNER_LOCATIONS.map((l) => ({ id: l.id, name: l.name, deprecation: null })) })), query)];
+        if (method === 'GET' && id === undefined) {
+          return [
+            200,
+            this.#list(
+              'server_types',
+              HETZNER_SERVER_TYPES.map((t) => {
+                const where = HETZNER_SERVER_TYPE_LOCATIONS[t.name];
+                // The top-level `deprecated`/`deprecation` are the API's older fields, kept in step with the per-location ones.
+                return { ...t, deprecated: where?.deprecation !== undefined, deprecation: where?.deprecation ?? null, prices: [], storage_type: 'local', locations: HETZNER_LOCATIONS.filter((l) => !where?.only || where.only.includes(l.name)).map((l) => ({ id: l.id, name: l.name, deprecation: where?.deprecation ?? null })) };
+              }),
+              query,
+            ),
+          ];
+        }
         break;
       case 'images':
         if (method === 'GET' && id === undefined) {
           const arch = query.get('architecture');
-          return [200, this.#list('images', HETZNER_IMAGES.filter((i) => !arch || i.architecture === arch).map((i) => ({ ...i, status: 'available', labels: {}, deprecated: null, protection: { delete: false }, rapid_deploy: true })), query)];
+          return [200, this.#list('images', HETZNER_IMAGES.filter((i) => !arch || i.architecture === arch).map((i) => ({ deprecated: null, ...i, status: 'available', labels: {}, protection: { delete: false }, rapid_deploy: true })), query)];
         }
         break;
       case 'locations':
         if (method === 'GET' && id === undefined) return [200, this.#list('locations', [...HETZNER_LOCATIONS], query)];
+        break;
+      case 'datacenters':
+        // `data_center`: its location in full and the server types it supports / has available now.
+        if (method === 'GET' && id === undefined) {
+          const all = HETZNER_DATACENTERS.map((d) => {
+            const location = HETZNER_LOCATIONS.find((l) => l.name === d.location);
+            const ids = HETZNER_SERVER_TYPES.filter((t) => { const w = HETZNER_SERVER_TYPE_LOCATIONS[t.name]; return !w?.only || w.only.includes(d.location); }).map((t) => t.id);
+            return { id: d.id, name: d.name, description: d.description, location, server_types: { supported: ids, available: ids, available_for_migration: ids } };
+          });
+          const name = query.get('name');
+          return [200, { ...this.#list('datacenters', all.filter((d) => !name || d.name === name), query), recommendation: 4 }];
+        }
         break;
     }
     throw new ApiError(404, 'not_found', `${method} ${path} is not an endpoint of this API`);

@@ -62,17 +62,21 @@ export class Route53Emulator {
     this.#ctx = ctx;
     this.#secrets = new Map([[options.accessKeyId, options.secretAccessKey]]);
     this.#budget = new TokenBucket(RATE_LIMITS.route53, ctx.clock);
-    for (const name of options.zones ?? ['example.com']) {
-      const id = `Z0SANDBOX${String(this.zones.size + 1).padStart(5, '0')}`;
-      const zone = fqdn(name);
-      this.zones.set(id, {
-        id, name: zone,
-        records: [
-          { name: zone, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.net.'] },
-          { name: zone, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
-        ],
-      });
-    }
+    for (const name of options.zones ?? ['example.com']) this.addZone(name);
+  }
+
+  /** A hosted zone the account's owner made (with its NS and SOA records), unless one of that name exists. */
+  addZone(name: string): void {
+    const zone = fqdn(name);
+    if ([...this.zones.values()].some((z) => z.name === zone)) return;
+    const id = `Z0SANDBOX${String(this.zones.size + 1).padStart(5, '0')}`;
+    this.zones.set(id, {
+      id, name: zone,
+      records: [
+        { name: zone, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.net.'] },
+        { name: zone, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
+      ],
+    });
   }
 
   /** A deep copy of the emulator's state. */
@@ -192,7 +196,7 @@ export class Route53Emulator {
       const dns = q.get('dnsname') ? fqdn(q.get('dnsname') ?? '') : undefined;
       const zones = [...this.zones.values()].filter((z) => !dns || z.name >= dns).sort((a, b) => a.name.localeCompare(b.name));
       const max = Number(q.get('maxitems') ?? '100');
-      return this.#xml(200, 'ListHostedZonesByNameResponse', el('HostedZones', ...zones.slice(0, max).map((z) => el('HostedZone', t('Id', `/hostedzone/${z.id}`), t('Name', z.name), t('CallerReference', z.id), el('Config', t('PrivateZone', false)), t('ResourceRecordSetCount', z.records.length)))) + t('DNSName', q.get('dnsname')) + t('IsTruncated', zones.length > max) + t('MaxItems', max));
+      return this.#xml(200, 'ListHostedZonesByNameResponse', el('HostedZones', ...zones.slice(0, max).map((z) => el('HostedZone', t('Id', `/hostedzone/${z.id}`), t('Name', z.name), t('CallerReference', z.id), el('Config', t('PrivateZone', false)), t('ResourceRecordSetCount', z.records.length)))) + t('DNSName', q.get('dnsname')) + t('IsTruncated', zones.length > max) + (zones.length > max ? t('NextDNSName', zones[max]?.name) + t('NextHostedZoneId', zones[max]?.id) : '') + t('MaxItems', max));
     }
     if (parts[0] === 'hostedzone' && parts[2] === 'rrset') {
       const zone = this.zones.get(parts[1] ?? '');

@@ -4,10 +4,12 @@ import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
 import { dns } from './dns.js';
 import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';
 import { controlPlane } from './managed.js';
+import { preflight } from './preflight.js';
 import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes, upgrade } from './kubernetes.js';
 import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
 
 export const STEPS: Record<StepName, StepDefinition> = {
+  preflight,
   prepare,
   networks,
   'control-plane': controlPlane,

@@ -11,6 +11,7 @@ import type { EngineEvent, EnginePhase } from '../events.js';
 import type { KubernetesConnector } from '../ports/kubernetes.js';
 import type { ClusterRecord, ProjectRecord } from '../records.js';
 import type { ProviderDef } from '../../manifest/schema.js';
+import type { CatalogCache } from '../preflight.js';
 
 /**
  * Gives the engine a provider for a manifest provider entry and a region (credentials are resolved by the
@@ -35,6 +36,8 @@ export interface StepContext {
   secrets: ClusterSecrets;
   provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
+  /** The providers' catalog answers, shared by every step of this engine (preflight). */
+  catalogs: CatalogCache;
   versions?: Partial<BootstrapVersions>;
   /** Transient failures of this step in a row without progress (0 the first time); drives the backoff. */
   attempt: number;
@@ -56,6 +59,7 @@ export interface StepDefinition {
 }
 
 export const APPLY_FLOW = [
+  'preflight',
   'prepare',
   'networks',
   'control-plane',

@@ -1,0 +1,39 @@
+// Every manifest under examples/ goes through `kubeplane sandbox lifecycle` with every stage DONE and nothing left
+// behind in the sandbox clouds (issue 15). The sandbox accounts hold the DNS zones each manifest names.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../../../test/helpers/cli.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
+
+/**
+ * static-and-dynamic.yaml is left out: its static pools (Claudie's bring-your-own nodes over SSH) are built by another
+ * part of issue 15 (item 8), and until then its `prepare` refuses them. Add it here when they are.
+ */
+const NOT_YET = new Set(['static-and-dynamic.yaml']);
+const examples = readdirSync(join(root, 'examples')).filter((f) => /\.ya?ml$/.test(f) && !NOT_YET.has(f)).sort();
+
+describe('every example manifest through the sandbox lifecycle', () => {
+  it('finds the examples', () => {
+    expect(examples).toContain('claudie-bursting.yaml');
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(examples)('%s: every stage DONE, destroy DELETED, leaked resources: 0', async (file) => {
+    const run = await runCli(['sandbox', 'lifecycle', `examples/${file}`, '--json'], { cwd: root });
+    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { leakedResources: number; leaked: unknown[]; stages: Array<{ stage: string; state: string }> };
+    const states = summary.stages.map((s) => `${s.stage}: ${s.state}`);
+    // Validation warnings are allowed (Claudie's guide pins Kubernetes 1.27); anything else on stderr is a failure.
+    const problems = run.stderr.split('\n').filter((l) => l.trim() && !/^\S+:\d+ \S+: warning: /.test(l));
+    expect({ file, problems, states, leaked: summary.leaked }).toEqual({
+      file,
+      problems: [],
+      states: summary.stages.map((s) => `${s.stage}: ${s.stage === 'destroy' ? 'DELETED' : 'DONE'}`),
+      leaked: [],
+    });
+    expect(summary.leakedResources).toBe(0);
+    expect(run.code).toBe(0);
+  });
+});

@@ -1,0 +1,73 @@
+// Preflight before the first create (issue 15, item 7): `kubeplane apply` of a manifest naming what its clouds do not
+// offer fails with one line per problem (file:line, the alternatives) and exit 1, and the sandbox clouds hold nothing.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { validateManifestText } from '@kubeplane/sdk';
+import { Sandbox } from '@kubeplane/providers';
+import { runCli } from '../../../../../test/helpers/cli.js';
+import { LocalRuntime } from '../../runtime/local.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
+const fixture = 'test/fixtures/preflight/unavailable.yaml';
+
+async function inventoryOf(stateDir: string): Promise<ReturnType<Sandbox['inventory']>> {
+  const world = JSON.parse(await readFile(join(stateDir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0];
+  return Sandbox.fromSnapshot(world).inventory();
+}
+
+describe('kubeplane apply: preflight before the first create', () => {
+  it('refuses a retired server type, a missing image, zone and location, one line each with file:line and what Hetzner offers, and creates nothing for any cluster', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-'));
+    const run = await runCli(['apply', fixture, '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(run.code).toBe(1);
+    const problems = run.stderr.split('\n').filter((l) => l.startsWith('[sandbox] preflight: '));
+    expect(problems).toEqual([
+      `[sandbox] preflight: ${fixture}:22 nodePools.dynamic[1].serverType: hetzner server type cpx21 was deprecated and cannot be ordered since 2025-12-31T00:00:00Z; it offers in fsn1-dc14: cpx22, cax11, cpx32, cpx42`,
+      `[sandbox] preflight: ${fixture}:28 nodePools.dynamic[2].image: hetzner has no image ubuntu-25.10 in nbg1; it offers: ubuntu-20.04, ubuntu-22.04, ubuntu-24.04`,
+      `[sandbox] preflight: ${fixture}:30 nodePools.dynamic[3].providerSpec.zone: hetzner has no zone ash-dc9 in ash; it offers: ash-dc1`,
+      `[sandbox] preflight: ${fixture}:32 nodePools.dynamic[3].serverType: hetzner server type ccx13 is not offered in ash-dc9 (only in fsn1, nbg1, hel1); it offers in ash-dc9: cax11, cpx22, cpx32, cpx42`,
+      `[sandbox] preflight: ${fixture}:35 nodePools.dynamic[4].providerSpec.region: hetzner has no region fsn9 for provider hetzner-1; it offers: fsn1, ash, hel1, nbg1`,
+    ]);
+    expect(run.stderr).toContain('preflight failed: nothing was created');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(await inventoryOf(dir)).toEqual([]);
+    // Nothing was recorded either: the good cluster of the same manifest was not started.
+    const status = await runCli(['status', '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(status.stdout).toContain('no projects in this state directory');
+  });
+
+  it('refuses a DNS zone the account does not hold when the sandbox accounts are not given the manifest\'s zones', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-dns-'));
+    const manifest = join(dir, 'missing-zone.yaml');
+    const text = (await readFile(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8')).replaceAll('dnsZone: example.com', 'dnsZone: missing-zone.example');
+    await writeFile(manifest, text);
+    const line = text.split('\n').findIndex((l) => l.includes('dnsZone: missing-zone.example')) + 1;
+    const run = await runCli(['apply', manifest, '--sandbox', '--without-dns-zones', '--state-dir', join(dir, 'state')], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`[sandbox] preflight: missing-zone.yaml:${line} loadBalancers.clusters[0].dns.dnsZone: the aws account of provider aws-1 holds no DNS zone missing-zone.example; create it there first (it holds: example.com)`);
+    expect(await inventoryOf(join(dir, 'state'))).toEqual([]);
+  });
+
+  it('stops every cluster at its first step when apply is called without the CLI (the serverless runtimes), creating nothing', async () => {
+    const text = await readFile(join(root, fixture), 'utf8');
+    const manifest = validateManifestText(text).manifests[0];
+    if (!manifest) throw new Error('fixture does not parse');
+    const rt = await LocalRuntime.open({ stateDir: '.kubeplane', sandbox: true, memory: true, env: {}, cwd: root });
+    try {
+      await rt.kubeplane.apply(manifest);
+      await rt.kubeplane.run();
+      const status = await rt.kubeplane.status(manifest.name);
+      expect(status.state).toBe('ERROR');
+      for (const c of Object.values(status.clusters)) {
+        expect(c.state).toBe('ERROR');
+        expect(c.message).toMatch(/^preflight: preflight found 5 problem\(s\); nothing was created:\nnodePools\.dynamic\[1\]\.serverType: /);
+      }
+      expect(rt.sandbox?.inventory()).toEqual([]);
+    } finally {
+      await rt.close();
+    }
+  });
+});

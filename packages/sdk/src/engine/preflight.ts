@@ -1,0 +1,200 @@
+// Preflight: before anything of a project is created, every provider's credentials, and every region, zone, server
+// type, image and DNS zone the manifest names, are checked against the providers' live catalogs (cached per run).
+import { distance } from 'fastest-levenshtein';
+import { isKubeplaneError, KubeplaneError } from '../errors.js';
+import { stableJson } from '../manifest/rules.js';
+import type { Manifest, ProviderDef } from '../manifest/schema.js';
+import type { Clock } from '../provider/clock.js';
+import type { Outcome } from '../provider/outcome.js';
+import type { Deprecation, ImageInfo, Provider, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
+
+/** One problem found: the manifest path (spec paths, as validation reports them), what is wrong and what exists instead. */
+export interface PreflightIssue {
+  severity: 'error' | 'warning';
+  path: string;
+  message: string;
+}
+
+export type PreflightProviders = (name: string, region?: string) => Promise<Provider>;
+
+/** How many alternatives a message names. */
+const ALTERNATIVES = 4;
+/** How long a catalog answer is reused: one apply's run, not a day's (catalogs change when clouds retire types). */
+const CATALOG_TTL_MS = 10 * 60_000;
+
+/**
+ * Catalog answers per provider account, region and kind, shared by every cluster's preflight step of a run (and the
+ * CLI's check before apply), so a project of many clusters asks each catalog once.
+ */
+export class CatalogCache {
+  readonly #entries = new Map<string, { at: number; value: Promise<unknown> }>();
+  constructor(private readonly clock: Clock) {}
+
+  get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const now = this.clock.now();
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.at < CATALOG_TTL_MS) return hit.value as Promise<T>;
+    const value = load();
+    this.#entries.set(key, { at: now, value });
+    // A failed answer (throttled, credentials refused) is asked again next time.
+    value.catch(() => this.#entries.delete(key));
+    return value;
+  }
+}
+
+/** Thrown (through the step's retry) when a catalog call is pending: throttled or a transient failure. */
+class CatalogPending extends KubeplaneError {}
+
+async function valueOf<T>(outcome: Promise<Outcome<T>>, what: string): Promise<T> {
+  const o = await outcome;
+  if (o.status === 'done') return o.value;
+  throw new CatalogPending(o.reason === 'throttled' ? 'throttled' : 'retryable', `${what}: ${o.message}`, { retryAfterSeconds: o.retryAfterSeconds });
+}
+
+/** `a, b, c` of the names closest to `word` (by edit distance), for "offers instead". */
+export function closestNames(word: string, names: readonly string[], n = ALTERNATIVES): string {
+  const unique = [...new Set(names)].filter((x) => x !== word);
+  unique.sort((a, b) => distance(word, a) - distance(word, b) || a.localeCompare(b));
+  return unique.slice(0, n).join(', ') || 'none';
+}
+
+function unavailable(d: Deprecation | undefined, now: number): boolean {
+  return d?.unavailableAfter !== undefined && Date.parse(d.unavailableAfter) <= now;
+}
+
+interface Located {
+  provider: ProviderDef;
+  providerIndex: number;
+}
+
+/**
+ * Checks a manifest against its providers' catalogs. Errors are what would make a create fail later (or never be
+ * noticed, like a zone that does not exist); warnings are deprecated entries still offered. Credentials refused are
+ * one error per provider. A catalog that is throttled or briefly failing throws a retryable error.
+ */
+export async function preflight(manifest: Manifest, providers: PreflightProviders, cache: CatalogCache, now: number): Promise<PreflightIssue[]> {
+  const issues: PreflightIssue[] = [];
+  const refused = new Set<string>();
+  const located = (name: string): Located | undefined => {
+    const providerIndex = manifest.providers.findIndex((p) => p.name === name);
+    const provider = manifest.providers[providerIndex];
+    return provider ? { provider, providerIndex } : undefined;
+  };
+  // Runs a catalog call; credentials the cloud refuses become one issue per provider, other terminal errors name the call.
+  const ask = async <T>(at: Located, key: string, call: () => Promise<T>): Promise<T | undefined> => {
+    if (refused.has(at.provider.name)) return undefined;
+    try {
+      return await cache.get(`${stableJson(at.provider)}/${key}`, call);
+    } catch (e) {
+      if (e instanceof CatalogPending || !isKubeplaneError(e) || e.retryable) throw e;
+      if (e.kind === 'auth') {
+        refused.add(at.provider.name);
+        issues.push({ severity: 'error', path: `providers[${at.providerIndex}].secretRef`, message: `${at.provider.providerType} refused the credentials of provider ${at.provider.name}: ${e.message}` });
+        return undefined;
+      }
+      throw e;
+    }
+  };
+
+  // Regions each provider offers, asked once per provider.
+  const regionsOf = async (at: Located): Promise<string[] | undefined> => {
+    const p = await providers(at.provider.name);
+    const list = p.compute?.regions;
+    if (!list) return undefined;
+    return (await ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`)))?.map((r) => r.name);
+  };
+
+  const managedClusters = new Set(manifest.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => [...(c.pools.control ?? []), ...(c.pools.compute ?? [])]));
+  for (const [i, pool] of manifest.nodePools.dynamic.entries()) {
+    const at = located(pool.providerSpec.name);
+    if (!at) continue;
+    const base = `nodePools.dynamic[${i}]`;
+    const { region, zone } = pool.providerSpec;
+    const regions = await regionsOf(at);
+    if (refused.has(at.provider.name)) continue;
+    if (regions && !regions.includes(region)) {
+      issues.push({ severity: 'error', path: `${base}.providerSpec.region`, message: `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, regions)}` });
+      continue;
+    }
+    const p = await providers(at.provider.name, region);
+    const compute = p.compute;
+    if (!compute) continue;
+    const zones = await ask<ZoneInfo[]>(at, `zones/${region}`, () => valueOf(compute.zones(region), `${at.provider.name} zones of ${region}`));
+    if (zones === undefined) continue;
+    if (zone !== undefined && !zones.some((z) => z.name === zone)) {
+      const offered = zones.map((z) => z.name);
+      issues.push({ severity: 'error', path: `${base}.providerSpec.zone`, message: `${at.provider.providerType} has no zone ${zone} in ${region}; it offers: ${closestNames(zone, offered)}` });
+    }
+    const types = await ask<ServerTypeInfo[]>(at, `server-types/${region}`, () => valueOf(compute.serverTypes(region), `${at.provider.name} server types of ${region}`));
+    const where = zone ?? region;
+    const usable = (t: ServerTypeInfo): boolean => (!t.availableIn || t.availableIn.includes(where) || t.availableIn.includes(region)) && !unavailable(t.deprecationIn?.[where] ?? t.deprecationIn?.[region] ?? t.deprecation, now);
+    let type: ServerTypeInfo | undefined;
+    if (types) {
+      type = types.find((t) => t.name === pool.serverType);
+      const offered = types.filter(usable).map((t) => t.name);
+      if (!type) {
+        issues.push({ severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+      } else if (!usable(type)) {
+        const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
+        const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn ? ` (only in ${type.availableIn.join(', ')})` : ''}`;
+        issues.push({ severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+      } else {
+        const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
+        if (d) issues.push({ severity: 'warning', path: `${base}.serverType`, message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''}; consider ${closestNames(pool.serverType, offered.filter((n) => n !== pool.serverType), 2)}` });
+      }
+    }
+    if (managedClusters.has(pool.name)) {
+      // A managed pool's image is the service's node image version (CMK), from its own list.
+      const mk = p.managedKubernetes;
+      const versions = mk ? await ask(at, `versions/${region}`, () => valueOf(mk.versions(region), `${at.provider.name} versions of ${region}`)) : undefined;
+      if (versions && !versions.nodePool.includes(pool.image)) {
+        issues.push({ severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no node image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, versions.nodePool)}` });
+      }
+      continue;
+    }
+    const images = await ask<ImageInfo[]>(at, `images/${region}`, () => valueOf(compute.images(region), `${at.provider.name} images of ${region}`));
+    if (!images) continue;
+    const matching = images.filter((im) => im.id === pool.image || im.name === pool.image);
+    if (matching.length === 0 && compute.image) {
+      const lookup = compute.image.bind(compute);
+      const one = await ask<ImageInfo | null>(at, `image/${region}/${pool.image}`, () => valueOf(lookup(region, pool.image), `${at.provider.name} image ${pool.image} in ${region}`));
+      if (one) matching.push(one);
+    }
+    const fits = type ? matching.filter((im) => im.architecture === type.architecture) : matching;
+    const offered = images.filter((im) => !type || im.architecture === type.architecture).map((im) => im.name || im.id);
+    if (matching.length === 0) {
+      issues.push({ severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, offered)}` });
+    } else if (fits.length === 0 && type) {
+      issues.push({ severity: 'error', path: `${base}.image`, message: `image ${pool.image} is not built for ${type.architecture}, the architecture of server type ${pool.serverType}; images for it: ${closestNames(pool.image, offered)}` });
+    } else {
+      const d = fits.find((im) => im.deprecation)?.deprecation;
+      if (d && fits.every((im) => im.deprecation)) issues.push({ severity: 'warning', path: `${base}.image`, message: `${at.provider.providerType} lists image ${pool.image} as deprecated${d.announced ? ` since ${d.announced}` : ''}; consider ${closestNames(pool.image, offered, 2)}` });
+    }
+  }
+
+  // DNS zones: the API names of managed clusters and the hostnames of load balancers.
+  const dnsUses: Array<{ path: string; zone: string; provider: string }> = [
+    ...manifest.kubernetes.clusters.flatMap((c, i) => (c.apiDns ? [{ path: `kubernetes.clusters[${i}].apiDns.dnsZone`, zone: c.apiDns.dnsZone, provider: c.apiDns.provider }] : [])),
+    ...manifest.loadBalancers.clusters.map((lb, i) => ({ path: `loadBalancers.clusters[${i}].dns.dnsZone`, zone: lb.dns.dnsZone, provider: lb.dns.provider })),
+  ];
+  for (const use of dnsUses) {
+    const at = located(use.provider);
+    if (!at) continue;
+    const p = await providers(at.provider.name);
+    const list = p.dns?.zones;
+    if (!list) continue;
+    const zones = await ask<string[]>(at, 'dns-zones', () => valueOf(list.call(p.dns), `${at.provider.name} DNS zones`));
+    if (!zones) continue;
+    const wanted = use.zone.replace(/\.$/, '').toLowerCase();
+    if (!zones.some((z) => z.replace(/\.$/, '').toLowerCase() === wanted)) {
+      issues.push({ severity: 'error', path: use.path, message: `the ${at.provider.providerType} account of provider ${at.provider.name} holds no DNS zone ${use.zone}; create it there first (it holds: ${closestNames(wanted, zones)})` });
+    }
+  }
+  return issues;
+}
+
+/** The error a failed preflight ends in: one line per problem, `path: message`. */
+export function preflightError(project: string, issues: readonly PreflightIssue[]): KubeplaneError {
+  const errors = issues.filter((i) => i.severity === 'error');
+  return new KubeplaneError('invalid', `preflight found ${errors.length} problem(s); nothing was created:\n${errors.map((i) => `${i.path}: ${i.message}`).join('\n')}`, { resource: project, code: 'PreflightFailed' });
+}
