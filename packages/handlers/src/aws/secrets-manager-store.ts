@@ -51,6 +51,18 @@ export class SecretsManagerStore implements SecretStore {
     if (tags.length > 0 && !unchanged) await this.client.send(new TagResourceCommand({ SecretId: id, Tags: tags }));
   }
 
+  async create(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<boolean> {
+    const tags = Object.entries(labels).map(([Key, Value]) => ({ Key, Value }));
+    try {
+      // CreateSecret is the atomic check: of concurrent creators of one name, the others get ResourceExistsException.
+      await this.client.send(new CreateSecretCommand({ Name: this.#prefix + name, SecretString: value.reveal(), Tags: tags, ...(this.#kmsKeyId ? { KmsKeyId: this.#kmsKeyId } : {}) }));
+      return true;
+    } catch (e) {
+      if (errorName(e) === 'ResourceExistsException') return false;
+      throw e;
+    }
+  }
+
   async get(name: string): Promise<Redacted<string> | null> {
     try {
       const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.#prefix + name }));

@@ -49,18 +49,35 @@ export class ClusterSecrets {
     await this.store.put(secretName(this.clusterId, what), Redacted.of(JSON.stringify(seal(value))), { ...this.labels, ...extraLabels });
   }
 
+  /**
+   * Stores `candidate` unless the secret exists, and returns what is stored: the first issuer's value. Two overlapping
+   * invocations of a step (a lease that ran out mid-step, a duplicate delivery) may both find nothing and both issue;
+   * with a plain put the last writer would win while machines already carry the first one's material.
+   */
+  async #issue<T>(what: Parameters<typeof secretName>[1], candidate: T): Promise<T> {
+    if (await this.store.create(secretName(this.clusterId, what), Redacted.of(JSON.stringify(seal(candidate))), this.labels)) return candidate;
+    const stored = await this.#get<T>(what);
+    if (stored === null) throw new Error(`the ${what} secret of cluster ${this.clusterId} exists but could not be read`);
+    return stored;
+  }
+
   keys(): Promise<ClusterKeys | null> {
     return this.#get<ClusterKeys>('keys');
   }
   putKeys(keys: ClusterKeys): Promise<void> {
     return this.#put('keys', keys);
   }
+  /** The cluster's first keys, once: the ones stored if another invocation issued them first. */
+  issueKeys(keys: ClusterKeys): Promise<ClusterKeys> {
+    return this.#issue('keys', keys);
+  }
   /** The issued PKI, both halves: once stored it is the cluster's for good (machines carry its CA). */
   pki(): Promise<ClusterPki | null> {
     return this.#get<ClusterPki>('pki');
   }
-  putPki(pki: ClusterPki): Promise<void> {
-    return this.#put('pki', pki);
+  /** Issues the PKI once: returns the stored PKI if another invocation issued one first (use that one). */
+  issuePki(pki: ClusterPki): Promise<ClusterPki> {
+    return this.#issue('pki', pki);
   }
   async wireguard(): Promise<Record<string, WireguardKeyPair>> {
     return (await this.#get<Record<string, WireguardKeyPair>>('wireguard')) ?? {};
@@ -86,8 +103,9 @@ export class ClusterSecrets {
   ssh(): Promise<SshKeyPair | null> {
     return this.#get<SshKeyPair>('ssh');
   }
-  putSsh(pair: SshKeyPair): Promise<void> {
-    return this.#put('ssh', pair);
+  /** The cluster's SSH key, once: the stored one if another invocation made it first. */
+  issueSsh(pair: SshKeyPair): Promise<SshKeyPair> {
+    return this.#issue('ssh', pair);
   }
 
   /** Outputs are stored as plain text (a kubeconfig, a metadata JSON), labelled like Claudie's output Secrets. */

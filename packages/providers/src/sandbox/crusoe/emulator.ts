@@ -281,6 +281,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     return [...this.vms.values()].map((v) => ({
       cloud: CRUSOE_CLOUD,
       name: v.name,
+      id: v.id,
       state: v.state === 'STATE_RUNNING' ? ('running' as const) : v.state === 'STATE_DELETING' ? ('stopping' as const) : ('pending' as const),
       ...(v.state === 'STATE_RUNNING' ? { runningSinceMs: v.runningAt } : {}),
       userData: v.node ? '' : (userDataFromStartupScript(v.startupScript) ?? ''),

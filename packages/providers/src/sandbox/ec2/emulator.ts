@@ -256,6 +256,7 @@ export class Ec2Emulator implements SandboxVmSource {
       return {
         cloud: 'ec2',
         name: i.tags['kubeplane.dev/name'] ?? i.tags['Name'] ?? i.id,
+        id: i.id,
         state: vmState,
         ...(this.#now() >= i.runningAt && (i.terminateRequestedAt === undefined || i.terminateRequestedAt > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
         ...(i.terminateRequestedAt !== undefined ? { stoppedAtMs: i.terminateRequestedAt } : {}),

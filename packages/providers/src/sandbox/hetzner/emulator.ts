@@ -201,6 +201,7 @@ export class HetznerEmulator implements SandboxVmSource {
       return {
         cloud: 'hetzner',
         name: s.name,
+        id: String(s.id),
         state: running ? 'running' : 'pending',
         ...(running ? { runningSinceMs: s.runningAt } : {}),
         userData: s.userData,

@@ -102,10 +102,11 @@ export class FakeVms implements SandboxVmSource {
   }
 
   /** A machine running from now (or `runningSinceMs`) with the node's user-data. */
-  run(node: RenderedNode, options: { runningSinceMs?: number; userData?: string | Uint8Array; name?: string; publicIPv4?: string } = {}): SandboxVm {
+  run(node: RenderedNode, options: { runningSinceMs?: number; userData?: string | Uint8Array; name?: string; publicIPv4?: string; id?: string } = {}): SandboxVm {
     const vm: SandboxVm = {
       cloud: node.provider === 'aws' ? 'ec2' : node.provider,
       name: options.name ?? node.name,
+      ...(options.id ? { id: options.id } : {}),
       state: 'running',
       runningSinceMs: options.runningSinceMs ?? this.clock.now(),
       userData: options.userData ?? userDataFor(node),

@@ -176,6 +176,24 @@ describe('a cluster booting from rendered user-data', () => {
   });
 });
 
+describe('a machine beside a terminated machine of its name', () => {
+  it('keeps running (one boot, one kubeadm init) when a duplicate launch of its name was terminated before it ran', async () => {
+    fresh();
+    // EC2 lists a terminated instance for an hour: here a duplicate launch the engine terminated while pending.
+    const cp = node('aws-cp-1');
+    vms.vms.set('duplicate', { cloud: 'ec2', name: cp.name, id: 'i-duplicate', state: 'terminated', stoppedAtMs: T0 - 60 * S, userData: '' });
+    vms.run(node('lb-1'));
+    vms.run(cp, { id: 'i-kept' });
+    for (let t = 0; t < 600; t += 10) {
+      clock.advance(10 * S);
+      emulator.tick();
+    }
+    const boots = emulator.kubelets().filter((k) => k.vm === cp.name);
+    expect(boots.map((k) => k.state)).toEqual(['ready']);
+    expect(boots[0]?.log.filter((l) => l.message.startsWith('kubeadm init: control plane up'))).toHaveLength(1);
+  });
+});
+
 describe('a worker with a wiring mistake never registers', () => {
   async function bootWith(mistake: Partial<Parameters<typeof renderNode>[0]>, name = 'htz-worker-1') {
     fresh();

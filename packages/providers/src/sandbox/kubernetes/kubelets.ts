@@ -184,6 +184,11 @@ const STAGED_NGINX = '/etc/kubeplane/nginx.conf';
 const KUBEADM_RETRY_MS = 60_000;
 
 /** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo, computed as kubeadm does (independently of the sdk). */
+/** Whether two looks at machines of one name see the same machine: by the cloud's id where both carry one. */
+function sameMachine(a: SandboxVm, b: SandboxVm): boolean {
+  return a.id === undefined || b.id === undefined || a.id === b.id;
+}
+
 export function caCertHash(pem: string): string {
   const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
   return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
@@ -288,11 +293,15 @@ export class KubeletSimulation {
     for (const vm of this.#source.listVms()) {
       const id = `${vm.cloud}/${vm.name}`;
       const current = this.#kubelets.get(id);
+      // A stopped machine of the same name as the one a kubelet runs on (a terminated duplicate launch, the machine a
+      // re-creation replaced) is another machine: its stop must not stop this kubelet, nor its past boot replace it.
+      const same = current !== undefined && sameMachine(current.vm, vm);
       if (vm.state !== 'running') {
-        if (current?.alive && (vm.runningSinceMs === undefined || current.runningSince === vm.runningSinceMs)) {
+        if (current?.alive && same && (vm.runningSinceMs === undefined || current.runningSince === vm.runningSinceMs)) {
           this.#goneAt(current, Math.max(vm.stoppedAtMs ?? now, floor, current.runningSince));
-        } else if (vm.runningSinceMs !== undefined && vm.stoppedAtMs !== undefined && vm.stoppedAtMs > floor && current?.runningSince !== vm.runningSinceMs) {
-          // A machine that ran and stopped between two looks: it still booted for as long as it ran.
+        } else if (vm.runningSinceMs !== undefined && vm.stoppedAtMs !== undefined && vm.stoppedAtMs > floor && current?.runningSince !== vm.runningSinceMs && !(current?.alive && !same)) {
+          // A machine that ran and stopped between two looks: it still booted for as long as it ran (unless another
+          // machine of its name runs: the simulation follows one machine per name, the one that runs).
           if (current) this.#retired.push(current);
           this.#goneAt(this.#start(id, vm, vm.runningSinceMs, floor), vm.stoppedAtMs);
         }
@@ -300,7 +309,7 @@ export class KubeletSimulation {
       }
       seen.add(id);
       const runningSince = vm.runningSinceMs ?? now;
-      if (current && current.runningSince === runningSince && current.alive) {
+      if (current && same && current.runningSince === runningSince && current.alive) {
         current.vm = vm;
         continue;
       }

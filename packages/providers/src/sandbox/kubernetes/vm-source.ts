@@ -21,6 +21,12 @@ export interface SandboxVm {
   /** The cloud that runs it (`ec2`, `hetzner`, ...). Together with `name` it identifies the machine. */
   cloud: string;
   name: string;
+  /**
+   * The cloud's own id of this machine (EC2 instance id, Hetzner server id, Crusoe VM id). One name can belong to two
+   * machines at once, e.g. a duplicate EC2 launch that was terminated (listed for an hour) beside the one that runs:
+   * the id tells them apart. Absent when a source cannot tell; then one name is taken for one machine.
+   */
+  id?: string;
   state: SandboxVmState;
   /** Virtual ms since the epoch when the machine entered `running` (its first boot starts then). */
   runningSinceMs?: number;

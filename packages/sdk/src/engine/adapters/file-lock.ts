@@ -19,7 +19,7 @@
 //   whatever lock stands at `<path>` (perhaps a live one) onto it fails, and looks again. Tombstones are swept
 //   after an hour, long after any process could still act on what it read.
 // - Release renames the holder's own folder away before removing it, so `<path>` is never half-removed.
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -228,6 +228,33 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o644):
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * Writes `path` whole unless it exists; true if this call wrote it. link(2) fails with EEXIST when the name is
+ * taken, so of two concurrent creators (processes or not) exactly one wins and nobody sees a partial file.
+ */
+export async function createFileAtomic(path: string, data: string, mode = 0o644): Promise<boolean> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: mode === 0o600 ? 0o700 : 0o755 });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  let created = false;
+  try {
+    await writeWhole(tmp, data, mode, true);
+    await link(tmp, path);
+    created = true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  const folder = await open(dir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+  return created;
 }
 
 async function writeWhole(path: string, data: string, mode: number, sync: boolean): Promise<void> {

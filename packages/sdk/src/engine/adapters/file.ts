@@ -12,7 +12,7 @@ import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret
 import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
 import { KubeplaneError } from '../../errors.js';
 import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Versioned } from '../ports/state-store.js';
-import { withFileLock, writeFileAtomic } from './file-lock.js';
+import { createFileAtomic, withFileLock, writeFileAtomic } from './file-lock.js';
 
 async function readJson<T>(path: string): Promise<T | null> {
   let text: string;
@@ -158,6 +158,10 @@ export class FileSecretStore implements SecretStore {
 
   async put(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<void> {
     await writeFileAtomic(this.#path(name), JSON.stringify({ key: name, labels, value: value.reveal() }), 0o600);
+  }
+
+  create(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<boolean> {
+    return createFileAtomic(this.#path(name), JSON.stringify({ key: name, labels, value: value.reveal() }), 0o600);
   }
 
   async get(name: string): Promise<Redacted<string> | null> {

@@ -54,6 +54,13 @@ export class MemorySecretStore implements SecretStore {
     this.#data.set(name, { value: value.reveal(), labels: { ...labels } });
   }
 
+  async create(name: string, value: Redacted<string>, labels: Record<string, string> = {}): Promise<boolean> {
+    checkKey(name);
+    if (this.#data.has(name)) return false;
+    this.#data.set(name, { value: value.reveal(), labels: { ...labels } });
+    return true;
+  }
+
   async get(name: string): Promise<Redacted<string> | null> {
     const entry = this.#data.get(name);
     return entry ? Redacted.of(entry.value) : null;

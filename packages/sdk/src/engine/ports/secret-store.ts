@@ -10,6 +10,12 @@ export interface SecretEntry {
 export interface SecretStore {
   /** Creates or replaces the secret. */
   put(name: string, value: Redacted<string>, labels?: Record<string, string>): Promise<void>;
+  /**
+   * Creates the secret only if none of that name exists; true if this call created it. Of concurrent creators exactly
+   * one wins, so material that must be issued once (a cluster's PKI: machines carry its CA and token) is the first
+   * issuer's for every step, even when two invocations of one step overlap (a lease that ran out mid-step).
+   */
+  create(name: string, value: Redacted<string>, labels?: Record<string, string>): Promise<boolean>;
   get(name: string): Promise<Redacted<string> | null>;
   /** Deleting a missing secret is fine. */
   delete(name: string): Promise<void>;

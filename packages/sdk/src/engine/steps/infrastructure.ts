@@ -52,7 +52,7 @@ export const prepare: StepDefinition = {
       // goes onto the pools' machines; versions are checked before anything is created.
       const refused = await checkManagedVersions(ctx);
       if (refused) return refused;
-      if (!(await ctx.secrets.ssh())) await ctx.secrets.putSsh(generateSshKeyPair(`kubeplane-${spec.id}`));
+      if (!(await ctx.secrets.ssh())) await ctx.secrets.issueSsh(generateSshKeyPair(`kubeplane-${spec.id}`));
       return next(`the provider offers ${spec.version.raw} and the pools' node images`);
     }
     const statics = spec.pools.filter((p) => p.kind === 'static').map((p) => p.name);
@@ -60,10 +60,10 @@ export const prepare: StepDefinition = {
       return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: static pools (${statics.join(', ')}) are not provisioned by this engine yet`, { resource: spec.sourcePath }) };
     }
     const nodes = nodesOf(spec);
-    const stored = await ctx.secrets.keys();
-    const keys = stored ?? (await generateClusterKeys({ nodes: [] }));
+    // The cluster-wide keys are made once (the CA keys sign everything after); an overlapping run keeps the first's.
+    const keys = (await ctx.secrets.keys()) ?? (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: [] })));
     // Per-node keys for nodes added since the keys were made.
-    let changed = stored === null;
+    let changed = false;
     const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
     // Keys stored before mesh bundles were signed lack the signing key; it is made once and kept with the rest.
     if (!(withNodes as Partial<ClusterKeys>).meshSigning) {
@@ -88,7 +88,7 @@ export const prepare: StepDefinition = {
       for (const { node } of missing) wg[node.name] = generateWireguardKeyPair(ctx.random);
       await ctx.secrets.putWireguard(wg);
     }
-    if (!(await ctx.secrets.ssh())) await ctx.secrets.putSsh(generateSshKeyPair(`kubeplane-${spec.id}`));
+    if (!(await ctx.secrets.ssh())) await ctx.secrets.issueSsh(generateSshKeyPair(`kubeplane-${spec.id}`));
     return next(`keys ready for ${nodes.length} nodes`);
   },
 };
@@ -299,8 +299,8 @@ export const createNodes: StepDefinition = {
     // secret write), because machines created in that attempt already carry its CA and token.
     let pki = await ctx.secrets.pki();
     if (!pki) {
-      pki = await issueClusterPki(cluster, keys, { random: ctx.random, now });
-      await ctx.secrets.putPki(pki);
+      // Issued once even when two invocations of this step overlap: both use whichever PKI was stored first.
+      pki = await ctx.secrets.issuePki(await issueClusterPki(cluster, keys, { random: ctx.random, now }));
     }
     ctx.record.pki = pki.public;
     const wireguardKeys = await ctx.secrets.wireguard();

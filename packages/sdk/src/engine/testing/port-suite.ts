@@ -153,6 +153,23 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
     });
   });
 
+  describe(`${name}: SecretStore create`, () => {
+    it('creates a secret once: a second create of the name leaves the first value and says it did not create', async () => {
+      const s = await adapters.secretStore();
+      expect(await s.create('clusters/c1/pki', Redacted.of('first'), { cluster: 'c1' })).toBe(true);
+      expect(await s.create('clusters/c1/pki', Redacted.of('second'), { cluster: 'c1' })).toBe(false);
+      expect((await s.get('clusters/c1/pki'))?.reveal()).toBe('first');
+      expect((await s.list({ cluster: 'c1' })).map((e) => e.name)).toEqual(['clusters/c1/pki']);
+    });
+
+    it('lets exactly one of concurrent creators win, and every one reads the winner', async () => {
+      const s = await adapters.secretStore();
+      const won = await Promise.all(['a', 'b', 'c', 'd'].map((v) => s.create('clusters/c2/pki', Redacted.of(v))));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect((await s.get('clusters/c2/pki'))?.reveal()).toBe(['a', 'b', 'c', 'd'][won.indexOf(true)]);
+    });
+  });
+
   describe(`${name}: Queue`, () => {
     it('holds a delayed message until its delay has passed', async () => {
       const clock = new VirtualClock();
