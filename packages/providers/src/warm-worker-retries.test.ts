@@ -50,4 +50,26 @@ describe('a warm worker after another worker changed the cloud', () => {
     const left = await settle((attempt) => a.listRecords('example.com', { attempt }), { clock: s.clock });
     expect(left.filter((r) => r.name.endsWith('ww.example.com'))).toEqual([]);
   });
+
+  it('AWS: two invocations ensuring one network at once (CreateVpc takes no ClientToken) end with one VPC, used by both', async () => {
+    sandbox = new Sandbox({ seed: 5, ec2: { describeLagMaxMs: 0 } }).listen();
+    const s = sandbox;
+    const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
+    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
+    const [a, b] = [worker(), worker()];
+    const network = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-net', cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', zone: 'eu-central-1a' }] };
+    const ensure = (p: AwsProvider) => settle((attempt) => p.network!.ensureNetwork(network, { attempt }), { clock: s.clock });
+    const [na, nb] = await Promise.all([ensure(a), ensure(b)]);
+    // A later ensure (the next run of the step) removes what the overlap left, and keeps the one both use.
+    const again = await ensure(b);
+    expect(new Set([na.id, nb.id, again.id]).size).toBe(1);
+    const kinds = s.inventory().filter((i) => i.clusterId === 'ww').map((i) => i.kind);
+    expect(kinds.filter((k) => k === 'network')).toHaveLength(1);
+    // Both workers' security groups and machines land in that VPC.
+    const fw = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-fw', networkName: 'ww-net', rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }] };
+    await settle((attempt) => a.network!.ensureFirewall(fw, { attempt }), { clock: s.clock });
+    const node = { name: 'ww-1', clusterId: 'ww', nodepool: 'w', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n', networkName: 'ww-net', firewallNames: ['ww-fw'] };
+    const created = await settle((attempt) => b.compute!.createNode(node, { attempt }), { clock: s.clock });
+    expect(created.name).toBe('ww-1');
+  });
 });

@@ -134,6 +134,9 @@ function tagMap(tags: Tag[] | undefined): Record<string, string> {
   return out;
 }
 
+/** When kubeplane made a VPC (ms since the epoch): tells the oldest of duplicates. */
+const CREATED_TAG = 'kubeplane.dev/created';
+
 export class AwsProvider implements Provider {
   readonly name = 'aws';
   readonly capabilities: Capabilities;
@@ -360,7 +363,7 @@ export class AwsProvider implements Provider {
     const cached = this.#ids.get(cacheKey);
     if (cached) return cached;
     let id: string | undefined;
-    if (kind === 'vpc') id = (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs?.[0]?.VpcId;
+    if (kind === 'vpc') id = (await this.#vpcsByName(clusterId, name))[0];
     if (kind === 'subnet') id = (await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: this.#byName(clusterId, name) }))).Subnets?.[0]?.SubnetId;
     if (kind === 'sg') id = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: this.#byName(clusterId, name) }))).SecurityGroups?.[0]?.GroupId;
     if (!id) throw new KubeplaneError('not-found', `aws ${kind} ${name} of cluster ${clusterId} does not exist; ensure it before the nodes that use it`, { provider: 'aws', code: 'NotFound', resource: name });
@@ -504,36 +507,84 @@ export class AwsProvider implements Provider {
     return done(undefined);
   }
 
+  /**
+   * The VPCs of a cluster under one name, the one to use first: the oldest by its `kubeplane:created` tag (the
+   * id breaks ties; a VPC without the tag, from an older kubeplane, counts as oldest). CreateVpc takes no
+   * ClientToken, so two invocations that overlap (a lease that ran out mid-step) can each make one; every worker
+   * then picks the same one, and ensureNetwork removes the others.
+   */
+  async #vpcsByName(clusterId: string, name: string): Promise<string[]> {
+    const vpcs = (await this.#send<{ Vpcs?: Array<{ VpcId?: string; Tags?: Tag[] }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs ?? [];
+    const created = (v: { Tags?: Tag[] }) => Number(tagValue(v.Tags, CREATED_TAG) ?? 0) || 0;
+    return vpcs
+      .sort((a, b) => created(a) - created(b) || (a.VpcId ?? '').localeCompare(b.VpcId ?? ''))
+      .map((v) => v.VpcId ?? '')
+      .filter((id) => id !== '');
+  }
+
   async #ensureNetwork(request: NetworkRequest): Promise<Outcome<NetworkInfo>> {
     const { clusterId, name } = request;
-    let vpcId = (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs?.[0]?.VpcId;
-    if (!vpcId) {
-      const created = await this.#send<{ Vpc?: { VpcId?: string } }>('mutating', 'CreateVpc', new CreateVpcCommand({ CidrBlock: request.cidr, TagSpecifications: this.#tagSpecs(['vpc'], clusterId, name, request.labels) }), name);
-      vpcId = created.Vpc?.VpcId ?? '';
+    let vpcs = await this.#vpcsByName(clusterId, name);
+    if (vpcs.length === 0) {
+      const tags = this.#tagSpecs(['vpc'], clusterId, name, { ...request.labels, [CREATED_TAG]: String(this.#clock.now()) });
+      const created = await this.#send<{ Vpc?: { VpcId?: string } }>('mutating', 'CreateVpc', new CreateVpcCommand({ CidrBlock: request.cidr, TagSpecifications: tags }), name);
+      // Another invocation may have made one at the same time: look again, and use the oldest.
+      vpcs = await this.#vpcsByName(clusterId, name);
+      if (vpcs.length === 0) vpcs = [created.Vpc?.VpcId ?? ''];
     }
+    const [vpcId = '', ...extra] = vpcs;
+    // A duplicate with something still in it (a machine placed there meanwhile) stays until teardown, which
+    // removes every tagged VPC.
+    for (const duplicate of extra) await this.#deleteVpc(duplicate, name, true).catch(() => undefined);
     this.#ids.set(`vpc/${clusterId}/${name}`, vpcId);
     // Internet gateway, attached, and the default route in the VPC's main route table.
     const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: this.#byName(clusterId, `${name}-igw`) }));
-    let igw = igws.InternetGateways?.[0];
+    // The gateway attached to this VPC, else a free one of the name; one that overlapping invocations made twice is
+    // left to teardown (a VPC takes one gateway).
+    let igw = igws.InternetGateways?.find((g) => (g.Attachments ?? []).some((a) => a.VpcId === vpcId)) ?? igws.InternetGateways?.find((g) => (g.Attachments ?? []).length === 0);
     if (!igw) {
       const created = await this.#send<{ InternetGateway?: { InternetGatewayId?: string } }>('mutating', 'CreateInternetGateway', new CreateInternetGatewayCommand({ TagSpecifications: this.#tagSpecs(['internet-gateway'], clusterId, `${name}-igw`, request.labels) }), name);
       igw = { InternetGatewayId: created.InternetGateway?.InternetGatewayId ?? '', Attachments: [] };
     }
     const igwId = igw.InternetGatewayId ?? '';
     if (!(igw.Attachments ?? []).some((a) => a.VpcId === vpcId)) {
-      await this.#send('mutating', 'AttachInternetGateway', new AttachInternetGatewayCommand({ InternetGatewayId: igwId, VpcId: vpcId }), name);
+      try {
+        await this.#send('mutating', 'AttachInternetGateway', new AttachInternetGatewayCommand({ InternetGatewayId: igwId, VpcId: vpcId }), name);
+      } catch (error) {
+        // An overlapping invocation attached its own gateway first (a VPC takes one): use that one next time.
+        if (error instanceof KubeplaneError && error.details.code === 'Resource.AlreadyAssociated') return pending('retryable', 1, `network ${name} got its gateway from another call; looking again`);
+        throw error;
+      }
+    } else {
+      // Gateways of this name that overlapping invocations made and never attached.
+      for (const spare of igws.InternetGateways ?? []) {
+        if (spare === igw || (spare.Attachments ?? []).length > 0) continue;
+        await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: spare.InternetGatewayId ?? '' }), name));
+      }
     }
     const tables = await this.#send<{ RouteTables?: Array<{ RouteTableId?: string; Routes?: Array<{ DestinationCidrBlock?: string; GatewayId?: string }> }> }>('describe', 'DescribeRouteTables', new DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'association.main', Values: ['true'] }] }));
     const main = tables.RouteTables?.[0];
     if (main && !(main.Routes ?? []).some((r) => r.DestinationCidrBlock === '0.0.0.0/0' && r.GatewayId === igwId)) {
-      await this.#send('mutating', 'CreateRoute', new CreateRouteCommand({ RouteTableId: main.RouteTableId ?? '', DestinationCidrBlock: '0.0.0.0/0', GatewayId: igwId }), name);
+      try {
+        await this.#send('mutating', 'CreateRoute', new CreateRouteCommand({ RouteTableId: main.RouteTableId ?? '', DestinationCidrBlock: '0.0.0.0/0', GatewayId: igwId }), name);
+      } catch (error) {
+        // Added by an overlapping invocation since the listing (to the VPC's one gateway).
+        if (!(error instanceof KubeplaneError && error.details.code === 'RouteAlreadyExists')) throw error;
+      }
     }
     const existing = await this.#send<{ Subnets?: Array<{ SubnetId?: string; CidrBlock?: string; AvailabilityZone?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
     const subnets = (existing.Subnets ?? []).map((s) => ({ id: s.SubnetId ?? '', cidr: s.CidrBlock ?? '', zone: s.AvailabilityZone ?? '' }));
     for (const [index, s] of request.subnets.entries()) {
       if (subnets.some((x) => x.cidr === s.cidr)) continue;
       const zone = s.zone ?? `${this.#region}a`;
-      const created = await this.#send<{ Subnet?: { SubnetId?: string } }>('mutating', 'CreateSubnet', new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: s.cidr, AvailabilityZone: zone, TagSpecifications: this.#tagSpecs(['subnet'], clusterId, `${name}-${index}`, request.labels) }), name);
+      let created: { Subnet?: { SubnetId?: string } };
+      try {
+        created = await this.#send<{ Subnet?: { SubnetId?: string } }>('mutating', 'CreateSubnet', new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: s.cidr, AvailabilityZone: zone, TagSpecifications: this.#tagSpecs(['subnet'], clusterId, `${name}-${index}`, request.labels) }), name);
+      } catch (error) {
+        // Made by an overlapping invocation since the listing: look again next time.
+        if (error instanceof KubeplaneError && error.details.code === 'InvalidSubnet.Conflict') return pending('retryable', 1, `subnet ${s.cidr} of ${name} was created meanwhile; listing again`);
+        throw error;
+      }
       subnets.push({ id: created.Subnet?.SubnetId ?? '', cidr: s.cidr, zone });
     }
     this.#ids.set(`subnets/${clusterId}/${name}`, JSON.stringify(subnets));
@@ -551,12 +602,25 @@ export class AwsProvider implements Provider {
     return done(undefined);
   }
 
-  async #deleteVpc(vpcId: string, name: string): Promise<Outcome<void>> {
+  /** Deletes a VPC with its subnets and gateway, and (`withGroups`: a duplicate's) its security groups. */
+  async #deleteVpc(vpcId: string, name: string, withGroups = false): Promise<Outcome<void>> {
     const dependency = (error: unknown): Outcome<void> => {
       if (error instanceof KubeplaneError && error.details.code === 'DependencyViolation') return pending('dependency', 10, `network ${name} still has dependents (instances shutting down?)`);
       if (error instanceof KubeplaneError && error.kind === 'not-found') return done(undefined);
       throw error;
     };
+    if (withGroups) {
+      const groups = await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+      for (const g of groups.SecurityGroups ?? []) {
+        if (g.GroupName === 'default') continue;
+        try {
+          await this.#send('mutating', 'DeleteSecurityGroup', new DeleteSecurityGroupCommand({ GroupId: g.GroupId ?? '' }), name);
+        } catch (error) {
+          const o = dependency(error);
+          if (o.status === 'pending') return o;
+        }
+      }
+    }
     const subnets = await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
     for (const s of subnets.Subnets ?? []) {
       try {

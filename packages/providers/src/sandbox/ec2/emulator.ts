@@ -359,6 +359,10 @@ export class Ec2Emulator implements SandboxVmSource {
         const g = this.#must(this.igws, p.get('InternetGatewayId'), 'InvalidInternetGatewayID.NotFound', 'internet gateway');
         const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
         if (g.vpcId && g.vpcId !== vpc.id) throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${g.id} is already attached to network ${g.vpcId}`);
+        // A VPC takes one internet gateway ("You can attach only one internet gateway to a VPC":
+        // https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Internet_Gateway.html).
+        const other = [...this.igws.values()].find((x) => x.vpcId === vpc.id && x.id !== g.id);
+        if (other) throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${vpc.id} is already associated with ${other.id}`);
         g.vpcId = vpc.id;
         return this.#xml(action, t('return', true));
       }
