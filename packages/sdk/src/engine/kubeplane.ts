@@ -16,7 +16,7 @@ import type { EngineEventListener } from './events.js';
 import { clusterKey, emptyLedger, manifestState, newIncarnation, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { providerAddonIds } from './steps/managed.js';
-import { preflight, type PreflightIssue } from './preflight.js';
+import { establishedPools, preflight, type PreflightIssue } from './preflight.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -111,7 +111,10 @@ export class Kubeplane {
       if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${manifest.name}`);
       return this.engine.providerFor(manifest.name, def, region);
     };
-    return preflight(manifest, providerOf, this.engine.catalogs, this.#options.clock.now());
+    const records = await this.#clusterRecords(manifest.name);
+    const { desired } = await this.#planWith(manifest, records);
+    const established = establishedPools(records.flatMap((r) => (r.current ? [r.current] : [])), desired.clusters);
+    return preflight(manifest, providerOf, this.engine.catalogs, this.#options.clock.now(), { established });
   }
 
   /**
@@ -142,6 +145,7 @@ export class Kubeplane {
       generation: p.generation + 1,
       manifest,
       clusters: { ...p.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) },
+      establishedPools: [...establishedPools(records.flatMap((r) => (r.current ? [r.current] : [])), desired.clusters)].sort(),
       updatedAt: clock.now(),
     }));
     const queued: string[] = [];

@@ -6,7 +6,16 @@ import { stableJson } from '../manifest/rules.js';
 import type { Manifest, ProviderDef } from '../manifest/schema.js';
 import type { Clock } from '../provider/clock.js';
 import type { Outcome } from '../provider/outcome.js';
+import type { ClusterSpec } from '../model/types.js';
 import type { Deprecation, ImageInfo, Provider, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
+
+export interface PreflightOptions {
+  /**
+   * Manifest pools whose machines exist and that this apply neither grows nor changes (same template, no more
+   * nodes): their catalog problems are warnings, since nothing of them is created.
+   */
+  established?: ReadonlySet<string>;
+}
 
 /** One problem found: the manifest path (spec paths, as validation reports them), what is wrong and what exists instead. */
 export interface PreflightIssue {
@@ -72,8 +81,20 @@ interface Located {
  * noticed, like a zone that does not exist); warnings are deprecated entries still offered. Credentials refused are
  * one error per provider. A catalog that is throttled or briefly failing throws a retryable error.
  */
-export async function preflight(manifest: Manifest, providers: PreflightProviders, cache: CatalogCache, now: number): Promise<PreflightIssue[]> {
-  const issues: PreflightIssue[] = [];
+export async function preflight(manifest: Manifest, providers: PreflightProviders, cache: CatalogCache, now: number, options: PreflightOptions = {}): Promise<PreflightIssue[]> {
+  const found: PreflightIssue[] = [];
+  const issues = {
+    push(issue: PreflightIssue & { pool?: string }): void {
+      const { pool, ...rest } = issue;
+      // A pool whose machines exist and stay as they are creates nothing: what the cloud no longer sells does not
+      // stop the apply (a reconcile, a change elsewhere); it is said, and stops only a pool that grows or changes.
+      if (pool !== undefined && rest.severity === 'error' && options.established?.has(pool)) {
+        found.push({ ...rest, severity: 'warning', message: `${rest.message}; the pool's machines exist and keep running, but no more can be created until it is changed` });
+      } else {
+        found.push(rest);
+      }
+    },
+  };
   const refused = new Set<string>();
   const located = (name: string): Located | undefined => {
     const providerIndex = manifest.providers.findIndex((p) => p.name === name);
@@ -89,7 +110,7 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       if (e instanceof CatalogPending || !isKubeplaneError(e) || e.retryable) throw e;
       if (e.kind === 'auth') {
         refused.add(at.provider.name);
-        issues.push({ severity: 'error', path: `providers[${at.providerIndex}].secretRef`, message: `${at.provider.providerType} refused the credentials of provider ${at.provider.name}: ${e.message}` });
+        found.push({ severity: 'error', path: `providers[${at.providerIndex}].secretRef`, message: `${at.provider.providerType} refused the credentials of provider ${at.provider.name}: ${e.message}` });
         return undefined;
       }
       throw e;
@@ -113,7 +134,7 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const regions = await regionsOf(at);
     if (refused.has(at.provider.name)) continue;
     if (regions && !regions.includes(region)) {
-      issues.push({ severity: 'error', path: `${base}.providerSpec.region`, message: `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, regions)}` });
+      issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message: `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, regions)}` });
       continue;
     }
     const p = await providers(at.provider.name, region);
@@ -123,7 +144,7 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     if (zones === undefined) continue;
     if (zone !== undefined && !zones.some((z) => z.name === zone)) {
       const offered = zones.map((z) => z.name);
-      issues.push({ severity: 'error', path: `${base}.providerSpec.zone`, message: `${at.provider.providerType} has no zone ${zone} in ${region}; it offers: ${closestNames(zone, offered)}` });
+      issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.zone`, message: `${at.provider.providerType} has no zone ${zone} in ${region}; it offers: ${closestNames(zone, offered)}` });
     }
     const types = await ask<ServerTypeInfo[]>(at, `server-types/${region}`, () => valueOf(compute.serverTypes(region), `${at.provider.name} server types of ${region}`));
     const where = zone ?? region;
@@ -133,11 +154,11 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       type = types.find((t) => t.name === pool.serverType);
       const offered = types.filter(usable).map((t) => t.name);
       if (!type) {
-        issues.push({ severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else if (!usable(type)) {
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
         const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn ? ` (only in ${type.availableIn.join(', ')})` : ''}`;
-        issues.push({ severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else {
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
         if (d) issues.push({ severity: 'warning', path: `${base}.serverType`, message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''}; consider ${closestNames(pool.serverType, offered.filter((n) => n !== pool.serverType), 2)}` });
@@ -148,7 +169,7 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       const mk = p.managedKubernetes;
       const versions = mk ? await ask(at, `versions/${region}`, () => valueOf(mk.versions(region), `${at.provider.name} versions of ${region}`)) : undefined;
       if (versions && !versions.nodePool.includes(pool.image)) {
-        issues.push({ severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no node image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, versions.nodePool)}` });
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no node image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, versions.nodePool)}` });
       }
       continue;
     }
@@ -163,9 +184,9 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const fits = type ? matching.filter((im) => im.architecture === type.architecture) : matching;
     const offered = images.filter((im) => !type || im.architecture === type.architecture).map((im) => im.name || im.id);
     if (matching.length === 0) {
-      issues.push({ severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, offered)}` });
+      issues.push({ pool: pool.name, severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, offered)}` });
     } else if (fits.length === 0 && type) {
-      issues.push({ severity: 'error', path: `${base}.image`, message: `image ${pool.image} is not built for ${type.architecture}, the architecture of server type ${pool.serverType}; images for it: ${closestNames(pool.image, offered)}` });
+      issues.push({ pool: pool.name, severity: 'error', path: `${base}.image`, message: `image ${pool.image} is not built for ${type.architecture}, the architecture of server type ${pool.serverType}; images for it: ${closestNames(pool.image, offered)}` });
     } else {
       const d = fits.find((im) => im.deprecation)?.deprecation;
       if (d && fits.every((im) => im.deprecation)) issues.push({ severity: 'warning', path: `${base}.image`, message: `${at.provider.providerType} lists image ${pool.image} as deprecated${d.announced ? ` since ${d.announced}` : ''}; consider ${closestNames(pool.image, offered, 2)}` });
@@ -187,10 +208,30 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     if (!zones) continue;
     const wanted = use.zone.replace(/\.$/, '').toLowerCase();
     if (!zones.some((z) => z.replace(/\.$/, '').toLowerCase() === wanted)) {
-      issues.push({ severity: 'error', path: use.path, message: `the ${at.provider.providerType} account of provider ${at.provider.name} holds no DNS zone ${use.zone}; create it there first (it holds: ${closestNames(wanted, zones)})` });
+      found.push({ severity: 'error', path: use.path, message: `the ${at.provider.providerType} account of provider ${at.provider.name} holds no DNS zone ${use.zone}; create it there first (it holds: ${closestNames(wanted, zones)})` });
     }
   }
-  return issues;
+  return found;
+}
+
+/**
+ * The manifest pools (by their manifest name) of a project whose built machines this apply neither grows nor
+ * changes: every built pool made from it has the template and at least the nodes the new desired state wants.
+ */
+export function establishedPools(built: readonly ClusterSpec[], desired: readonly ClusterSpec[]): Set<string> {
+  const out = new Set<string>();
+  const changed = new Set<string>();
+  for (const spec of desired) {
+    const was = built.find((c) => c.id === spec.id);
+    for (const pool of spec.pools) {
+      const manifestName = pool.blueprint ?? pool.name;
+      const before = was?.pools.find((p) => p.name === pool.name);
+      if (before && before.templateHash === pool.templateHash && before.nodes.length > 0 && pool.count <= before.count) out.add(manifestName);
+      else changed.add(manifestName);
+    }
+  }
+  for (const name of changed) out.delete(name);
+  return out;
 }
 
 /** The error a failed preflight ends in: one line per problem, `path: message`. */

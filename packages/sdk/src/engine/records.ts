@@ -145,6 +145,8 @@ export interface ProjectRecord {
   manifest: Manifest | null;
   /** Cluster name -> id, for every cluster the project has or had and that is not yet deleted. */
   clusters: Record<string, string>;
+  /** Manifest pools with machines that the last apply neither grew nor changed (preflight only warns about them). */
+  establishedPools?: string[];
   updatedAt: number;
 }
 

@@ -70,4 +70,29 @@ describe('kubeplane apply: preflight before the first create', () => {
       await rt.close();
     }
   });
+
+  it('lets an unchanged pool whose server type the cloud retired since it was built go on (a warning), and refuses to grow it', async () => {
+    const text = (await readFile(join(root, 'examples', 'minimal.yaml'), 'utf8')).replace('serverType: cpx32', 'serverType: cx22');
+    const manifest = validateManifestText(text).manifests[0];
+    if (!manifest) throw new Error('example does not parse');
+    const rt = await LocalRuntime.open({ stateDir: '.kubeplane', sandbox: true, memory: true, env: {}, cwd: root });
+    try {
+      await rt.kubeplane.apply(manifest);
+      await rt.kubeplane.run();
+      expect((await rt.kubeplane.status(manifest.name)).state).toBe('DONE');
+      // Hetzner stops selling cx22 (the sandbox catalog retires it at the end of 2026).
+      rt.sandbox!.clock.advanceTo(Date.parse('2027-01-15T00:00:00Z'));
+      await rt.kubeplane.apply(manifest, { reconcile: true });
+      await rt.kubeplane.run();
+      expect((await rt.kubeplane.status(manifest.name)).state).toBe('DONE');
+      const grown = validateManifestText(text.replace('count: 2', 'count: 3')).manifests[0]!;
+      await rt.kubeplane.apply(grown);
+      await rt.kubeplane.run();
+      const status = await rt.kubeplane.status(manifest.name);
+      expect(status.state).toBe('ERROR');
+      expect(Object.values(status.clusters)[0]?.message).toContain('nodePools.dynamic[1].serverType: hetzner server type cx22 was deprecated and cannot be ordered since 2026-12-31');
+    } finally {
+      await rt.close();
+    }
+  }, 120_000);
 });
