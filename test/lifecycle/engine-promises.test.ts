@@ -186,6 +186,25 @@ describe('the watchdog', () => {
     expect((await w.kp.status('minimal')).state).toBe('DONE');
   });
 
+  it('gives a step whose message was lost for longer than its timeout the whole of its time once re-queued', async () => {
+    const w = await crashedApply(37);
+    // Preflight may take 30 minutes; its message was lost 40 minutes ago, before it ever ran.
+    w.sandbox.clock.advance(40 * 60_000);
+    expect((await w.kp.watchdog()).requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'preflight' }]);
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
+  });
+
+  it('does not time out a step whose message waited in a runtime that was stopped', async () => {
+    const w = sandboxWorld(38);
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    // Nothing ran the queue for 40 minutes (a local runtime that was stopped); the message is still there.
+    w.sandbox.clock.advance(40 * 60_000);
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
+  });
+
   it('leaves alone a cluster whose message is merely delayed', async () => {
     const w = sandboxWorld(36);
     sandbox = w.sandbox;

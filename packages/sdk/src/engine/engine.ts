@@ -25,6 +25,7 @@ import type { StateStore } from './ports/state-store.js';
 import type { ClockParticipant } from './runner.js';
 import { clusterKey, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
 import { followingStep, isStepName, STEPS, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
+import { defaultOverdueSeconds, lostMs } from './watchdog.js';
 
 export interface EngineOptions {
   state: StateStore;
@@ -163,6 +164,9 @@ export class Engine {
           throw e;
         }
       };
+      // A message handled later than any message spends in flight was held up outside the engine (a stopped local
+      // runtime): that time is not the step's, as for a lost message the watchdog re-queues.
+      record.step.since += lostMs(record.step, now, defaultOverdueSeconds(this.options) * 1000);
       const { result, events } =
         now - record.step.since > def.timeoutSeconds * 1000
           ? { result: { kind: 'failed', error: new KubeplaneError('retryable', def.timeoutMessage(record), { resource: record.name }) } as StepResult, events: [] }
