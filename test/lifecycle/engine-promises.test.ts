@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { clusterKey, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import { clusterKey, KubeplaneError, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, MemorySecretStore, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type Redacted, type SendOptions, type StepEvent } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -218,6 +218,33 @@ describe('the watchdog', () => {
     // Even taking any message as lost the moment it is due, one due later is not.
     expect((await w.kp.watchdog({ overdueAfterSeconds: 0 })).requeued).toEqual([]);
     expect((await recordOf(w, 'minimal')).step).toEqual(r.step);
+  });
+});
+
+/** A SecretStore whose every write is throttled, as Secrets Manager answers a caller over its request rate. */
+class ThrottledSecretStore extends MemorySecretStore {
+  static readonly reason = 'secretsmanager CreateSecret: ThrottlingException: Rate exceeded';
+  #refuse(): Promise<never> {
+    return Promise.reject(new KubeplaneError('throttled', ThrottledSecretStore.reason, { retryAfterSeconds: 120 }));
+  }
+  override put(_name: string, _value: Redacted<string>): Promise<void> {
+    return this.#refuse();
+  }
+  override create(_name: string, _value: Redacted<string>): Promise<boolean> {
+    return this.#refuse();
+  }
+}
+
+describe('a step that runs out of time', () => {
+  it('reports what its last attempt failed on, not only what it could not do', async () => {
+    const w = sandboxWorld(39, { secrets: new ThrottledSecretStore() });
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    await w.kp.run();
+    const status = (await w.kp.status('minimal')).clusters.minimal;
+    expect(status?.state).toBe('ERROR');
+    expect(status?.message).toContain('prepare: could not prepare the cluster keys');
+    expect(status?.message).toContain(ThrottledSecretStore.reason);
   });
 });
 
