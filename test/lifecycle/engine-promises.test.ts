@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { clusterKey, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import { clusterKey, KubeplaneError, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, MemorySecretStore, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type Redacted, type SendOptions, type StepEvent } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -186,6 +186,25 @@ describe('the watchdog', () => {
     expect((await w.kp.status('minimal')).state).toBe('DONE');
   });
 
+  it('gives a step whose message was lost for longer than its timeout the whole of its time once re-queued', async () => {
+    const w = await crashedApply(37);
+    // Preflight may take 30 minutes; its message was lost 40 minutes ago, before it ever ran.
+    w.sandbox.clock.advance(40 * 60_000);
+    expect((await w.kp.watchdog()).requeued).toEqual([{ project: 'minimal', cluster: 'minimal', step: 'preflight' }]);
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
+  });
+
+  it('does not time out a step whose message waited in a runtime that was stopped', async () => {
+    const w = sandboxWorld(38);
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    // Nothing ran the queue for 40 minutes (a local runtime that was stopped); the message is still there.
+    w.sandbox.clock.advance(40 * 60_000);
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
+  });
+
   it('leaves alone a cluster whose message is merely delayed', async () => {
     const w = sandboxWorld(36);
     sandbox = w.sandbox;
@@ -199,6 +218,33 @@ describe('the watchdog', () => {
     // Even taking any message as lost the moment it is due, one due later is not.
     expect((await w.kp.watchdog({ overdueAfterSeconds: 0 })).requeued).toEqual([]);
     expect((await recordOf(w, 'minimal')).step).toEqual(r.step);
+  });
+});
+
+/** A SecretStore whose every write is throttled, as Secrets Manager answers a caller over its request rate. */
+class ThrottledSecretStore extends MemorySecretStore {
+  static readonly reason = 'secretsmanager CreateSecret: ThrottlingException: Rate exceeded';
+  #refuse(): Promise<never> {
+    return Promise.reject(new KubeplaneError('throttled', ThrottledSecretStore.reason, { retryAfterSeconds: 120 }));
+  }
+  override put(_name: string, _value: Redacted<string>): Promise<void> {
+    return this.#refuse();
+  }
+  override create(_name: string, _value: Redacted<string>): Promise<boolean> {
+    return this.#refuse();
+  }
+}
+
+describe('a step that runs out of time', () => {
+  it('reports what its last attempt failed on, not only what it could not do', async () => {
+    const w = sandboxWorld(39, { secrets: new ThrottledSecretStore() });
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    await w.kp.run();
+    const status = (await w.kp.status('minimal')).clusters.minimal;
+    expect(status?.state).toBe('ERROR');
+    expect(status?.message).toContain('prepare: could not prepare the cluster keys');
+    expect(status?.message).toContain(ThrottledSecretStore.reason);
   });
 });
 

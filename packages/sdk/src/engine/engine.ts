@@ -25,6 +25,8 @@ import type { StateStore } from './ports/state-store.js';
 import type { ClockParticipant } from './runner.js';
 import { clusterKey, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
 import { followingStep, isStepName, STEPS, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
+import type { StepDefinition } from './steps/types.js';
+import { defaultOverdueSeconds, lostMs } from './watchdog.js';
 
 export interface EngineOptions {
   state: StateStore;
@@ -163,9 +165,12 @@ export class Engine {
           throw e;
         }
       };
+      // A message handled later than any message spends in flight was held up outside the engine (a stopped local
+      // runtime): that time is not the step's, as for a lost message the watchdog re-queues.
+      record.step.since += lostMs(record.step, now, defaultOverdueSeconds(this.options) * 1000);
       const { result, events } =
         now - record.step.since > def.timeoutSeconds * 1000
-          ? { result: { kind: 'failed', error: new KubeplaneError('retryable', def.timeoutMessage(record), { resource: record.name }) } as StepResult, events: [] }
+          ? { result: { kind: 'failed', error: timedOut(def, record) } as StepResult, events: [] }
           : await this.#run(stepName, record, projectStored.value, now, checkpoint);
       // The record moved on under a checkpoint (another step, or a successor holding the lease): nothing to write.
       if (lost) return 'conflict';
@@ -238,7 +243,7 @@ export class Engine {
       }
       case 'wait': {
         const failures = result.transient && !progressed ? (record.step.failures ?? 0) + 1 : 0;
-        record.step = { ...record.step, attempts: record.step.attempts + 1, failures };
+        record.step = { ...record.step, attempts: record.step.attempts + 1, failures, reason: result.reason };
         record.status = { ...record.status, message: result.reason };
         events.push({ type: 'waiting', at: now, project: record.project, cluster: record.name, phase, step, seconds: result.seconds, reason: result.reason });
         follow = { delay: result.seconds };
@@ -310,6 +315,13 @@ export class Engine {
     }
     return p;
   }
+}
+
+/** A step past its deadline: what it could not do, for how long it tried, and the reason its last attempt gave. */
+function timedOut(def: StepDefinition, record: ClusterRecord): KubeplaneError {
+  const limit = def.timeoutSeconds % 3600 === 0 ? `${def.timeoutSeconds / 3600} h` : def.timeoutSeconds % 60 === 0 ? `${def.timeoutSeconds / 60} min` : `${def.timeoutSeconds} s`;
+  const last = record.step.reason ? `; its last attempt: ${record.step.reason}` : '; no attempt of it reported why';
+  return new KubeplaneError('retryable', `${def.timeoutMessage(record)} (step ${record.step.name} gave up after ${limit}${last})`, { resource: record.name });
 }
 
 /** The delay a queue is asked for: SQS allows at most 15 minutes, so longer waits come back early and wait again. */

@@ -126,6 +126,8 @@ export interface ClusterRecord {
     attempts: number;
     /** Transient failures in a row without progress; drives the backoff. */
     failures?: number;
+    /** Why this step last waited: what its timeout reports as the reason it gave up. */
+    reason?: string;
     /**
      * When the message for this step is due (ms): set with every write that queues one. The watchdog re-queues a
      * cluster whose step is overdue by more than a message can spend in flight (a message lost to a crash).

@@ -28,6 +28,17 @@ export function defaultOverdueSeconds(options: Pick<EngineOptions, 'messageVisib
   return (options.messageVisibilitySeconds ?? 300) + (options.leaseSeconds ?? 120) + 60;
 }
 
+/**
+ * How long a step's message has been lost (ms): all the time since it was due, once that is more than `inFlightMs`
+ * (longer than any message spends in flight), else 0. That time is nobody's work on the step (a crash before the
+ * send, a runtime that was stopped), so the step's deadline moves by as much: a step whose message was lost longer
+ * than its timeout would otherwise fail, timed out, the first time it runs.
+ */
+export function lostMs(step: Pick<ClusterRecord['step'], 'dueAt' | 'since'>, now: number, inFlightMs: number): number {
+  const late = now - (step.dueAt ?? step.since);
+  return late > inFlightMs ? late : 0;
+}
+
 export async function runWatchdog(engine: Engine, options: WatchdogOptions = {}): Promise<WatchdogReport> {
   const { state } = engine.options;
   const overdueMs = (options.overdueAfterSeconds ?? defaultOverdueSeconds(engine.options)) * 1000;
@@ -57,7 +68,9 @@ async function requeueIfOverdue(engine: Engine, clusterId: string, overdueMs: nu
   if (!grant) return null;
   try {
     const now = clock.now();
-    const next: ClusterRecord = { ...r, incarnation: r.incarnation || newIncarnation(), step: { ...r.step, attempts: r.step.attempts + 1, dueAt: now } };
+    // The time the message was lost is given back to the step's deadline (see lostMs): the new message is due now.
+    const since = r.step.since + lostMs(r.step, now, overdueMs);
+    const next: ClusterRecord = { ...r, incarnation: r.incarnation || newIncarnation(), step: { ...r.step, since, attempts: r.step.attempts + 1, dueAt: now } };
     try {
       // On the revision read above: a record that moved meanwhile has its message, and is left alone.
       await state.put(clusterKey(clusterId), next, stored.revision, { fence: grant.token });
