@@ -61,7 +61,7 @@ export async function generateEcKeyPair(): Promise<PemKeyPair> {
 }
 
 /** Fresh keys for every CA and for every control-plane and load-balancer node of the cluster (not deterministic). */
-export async function generateClusterKeys(cluster: Pick<BootstrapCluster, 'nodes'>): Promise<ClusterKeys> {
+export async function generateClusterKeys(cluster: { nodes: ReadonlyArray<Pick<BootstrapNode, 'name' | 'role'>> }): Promise<ClusterKeys> {
   const perNode = async (role: BootstrapNode['role']): Promise<Record<string, PemKeyPair>> => {
     const out: Record<string, PemKeyPair> = {};
     for (const node of cluster.nodes.filter((n) => n.role === role)) out[node.name] = await generateEcKeyPair();

@@ -61,7 +61,8 @@ export const prepare: StepDefinition = {
     }
     const nodes = nodesOf(spec);
     // The cluster-wide keys are made once (the CA keys sign everything after); an overlapping run keeps the first's.
-    const keys = (await ctx.secrets.keys()) ?? (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: [] })));
+    // Issued with the keys of today's nodes, so a new cluster's keys are written once.
+    const keys = (await ctx.secrets.keys()) ?? (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: nodes.map(({ node }) => ({ name: node.name, role: node.role })) })));
     // Per-node keys for nodes added since the keys were made.
     let changed = false;
     const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
