@@ -60,3 +60,5 @@ export { NetnsSandbox, type NetnsSandboxOptions } from './sandbox/netns/netns-sa
 export { NetnsUnavailable } from './sandbox/netns/host.js';
 export type { HandshakeReport } from './sandbox/netns/world.js';
 export { resolveSandboxName } from './sandbox/dns-resolver.js';
+export { SshMachineAccess, hostKeyFingerprint, type SshMachineAccessOptions } from './static/ssh-machine-access.js';
+export { SandboxStaticMachines } from './sandbox/static-machines.js';

@@ -2,7 +2,7 @@
 // (AWS 20/40 characters, Hetzner 64) so a wrong credential fails before any cloud call. Messages name the
 // variable or file, never a value.
 import { resolve } from 'node:path';
-import { KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted } from '@kubeplane/sdk';
+import { KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
 import { EnvFileSecretResolver } from '@kubeplane/providers';
 
 export type Credentials = Record<string, Redacted<string>>;
@@ -43,4 +43,15 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
     }
   }
   return out;
+}
+
+/**
+ * A static node's SSH private key: its secretRef's `privatekey`, from an environment variable or a YAML/JSON file
+ * (a relative path resolves against `cwd`, as providers' files do).
+ */
+export async function resolveStaticKey(node: string, ref: SecretRef, env: NodeJS.ProcessEnv, cwd: string): Promise<Redacted<string>> {
+  const resolver = new EnvFileSecretResolver(env);
+  if (ref.env?.['privatekey']) return resolver.resolve({ source: 'env', name: ref.env['privatekey'] });
+  if (ref.file) return resolver.resolve({ source: 'file', path: resolve(cwd, ref.file), key: 'privatekey' });
+  throw new KubeplaneError('invalid', `static node ${node}: its SSH key is read locally from secretRef.env.privatekey or secretRef.file; ${ref.awsSecretsManager ? 'awsSecretsManager' : 'a Kubernetes Secret'} is not read by this runtime`, { resource: node });
 }

@@ -19,14 +19,15 @@ import {
   writeFileAtomic,
   type Clock,
   type EngineOptions,
+  type MachineAccess,
   type ProviderFactory,
   type PutOptions,
   type StateStore,
   type StepEvent,
   type Versioned,
 } from '@kubeplane/sdk';
-import { NetnsSandbox, Sandbox, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
-import { resolveCredentials } from './credentials.js';
+import { NetnsSandbox, Sandbox, SshMachineAccess, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { resolveCredentials, resolveStaticKey } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { fileRateBudgets } from '@kubeplane/sdk';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
@@ -107,6 +108,7 @@ export class LocalRuntime {
       let clock: Clock = systemClock;
       let providers: ProviderFactory;
       let kubernetes: EngineOptions['kubernetes'];
+      let machines: MachineAccess;
       if (options.sandbox) {
         sandbox = options.memory ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(dir, options.seed ?? 1);
         sandbox.listen();
@@ -114,9 +116,11 @@ export class LocalRuntime {
         if (options.netns) netns = await NetnsSandbox.attach(sandbox);
         providers = sandboxProviders(sandbox);
         kubernetes = sandboxKubernetes(sandbox);
+        machines = sandbox.staticMachines.access();
       } else {
         providers = cloudProviders(options.env, options.cwd, options.memory ? undefined : dir);
         kubernetes = kubernetesConnector();
+        machines = new SshMachineAccess({ privateKey: (target) => resolveStaticKey(target.node, target.secretRef, options.env, options.cwd) });
       }
       const fileQueue = options.memory ? undefined : new FileQueue<StepEvent>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 });
       const fileLease = options.memory ? undefined : new FileLease(dir, clock);
@@ -132,6 +136,7 @@ export class LocalRuntime {
         clock,
         providers,
         kubernetes,
+        machines,
         // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
         ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
       });

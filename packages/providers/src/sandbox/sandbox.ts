@@ -6,6 +6,7 @@ import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
 import type { SandboxContext } from './context.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import type { InventoryItem } from './inventory.js';
+import { SandboxStaticMachines } from './static-machines.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
 import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
@@ -75,6 +76,8 @@ export class Sandbox implements SandboxVmSource {
   readonly cloudflare: CloudflareEmulator;
   /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
   readonly kubernetes: KubernetesEmulator;
+  /** The user's own machines (static pools): SSH servers on loopback, started on first contact. */
+  readonly staticMachines: SandboxStaticMachines;
   readonly #server: ReturnType<typeof setupServer>;
   #listening = false;
 
@@ -99,6 +102,7 @@ export class Sandbox implements SandboxVmSource {
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
+    this.staticMachines = new SandboxStaticMachines(this.clock);
     this.crusoe = new CrusoeEmulator(this.context, {
       keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
       projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
@@ -173,6 +177,7 @@ export class Sandbox implements SandboxVmSource {
   }
 
   close(): void {
+    this.staticMachines.close();
     if (this.#listening) {
       this.#server.close();
       this.#listening = false;
@@ -201,7 +206,7 @@ export class Sandbox implements SandboxVmSource {
 
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
-    return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms()), ...this.crusoe.listVms()];
+    return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms()), ...this.crusoe.listVms(), ...this.staticMachines.listVms()];
   }
 
   /** The control planes the clouds run themselves (Crusoe CMK), for the Kubernetes emulator. */

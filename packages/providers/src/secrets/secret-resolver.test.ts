@@ -31,6 +31,24 @@ describe('EnvFileSecretResolver', () => {
     expect((await resolver.resolve({ source: 'file', path: join(dir, 'aws.json'), key: 'secretAccessKey' })).reveal()).toBe(SECRET);
   });
 
+  it('reads a key of a YAML file, a multi-line private key included', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kp-secret-'));
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
+    await writeFile(join(dir, 'hetzner.yaml'), `# the project's API token\ncredentials: ${SECRET}\nprivatekey: |\n  ${key.split('\n').join('\n  ')}\n`);
+    const resolver = new EnvFileSecretResolver({});
+    expect((await resolver.resolve({ source: 'file', path: join(dir, 'hetzner.yaml'), key: 'credentials' })).reveal()).toBe(SECRET);
+    expect((await resolver.resolve({ source: 'file', path: join(dir, 'hetzner.yaml'), key: 'privatekey' })).reveal()).toBe(key);
+  });
+
+  it('does not quote a malformed secret YAML file in its error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kp-secret-'));
+    await writeFile(join(dir, 'bad.yaml'), `token: [${SECRET}\n`);
+    const error = (await new EnvFileSecretResolver({}).resolve({ source: 'file', path: join(dir, 'bad.yaml'), key: 'token' }).catch((e: unknown) => e)) as KubeplaneError;
+    expect(error.kind).toBe('invalid');
+    expect(error.message).toContain('bad.yaml');
+    expect(`${error.message} ${JSON.stringify(error)} ${inspect(error)}`).not.toContain(SECRET);
+  });
+
   it('does not quote a malformed secret file in its error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kp-secret-'));
     await writeFile(join(dir, 'bad.json'), `{"token": "${SECRET}"`);

@@ -1,12 +1,13 @@
 // Resolves a provider's secretRef to credentials wrapped in Redacted, from the environment or a file.
 // Errors name where the secret was looked for, never what it contains.
 import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import { KubeplaneError, Redacted } from '@kubeplane/sdk';
 
 export type SecretRef =
   /** An environment variable holding the value. */
   | { source: 'env'; name: string }
-  /** A file holding the value (trimmed), or a JSON object whose `key` holds it. */
+  /** A file holding the value (trimmed), or a YAML or JSON mapping whose `key` holds it. */
   | { source: 'file'; path: string; key?: string };
 
 export interface SecretResolver {
@@ -45,12 +46,13 @@ export class EnvFileSecretResolver implements SecretResolver {
       if (text.trim() === '') throw new KubeplaneError('auth', `secret is empty: ${describe(ref)}`, { code: 'SecretEmpty', resource: ref.path });
       return Redacted.of(text.trim());
     }
+    // YAML 1.2 is a superset of JSON (https://yaml.org/spec/1.2.2/#12-yaml-history), so one parser reads both forms.
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseYaml(text, { uniqueKeys: false, maxAliasCount: 0 });
     } catch {
       // Never echo the parser's message: it quotes the file's content.
-      throw new KubeplaneError('invalid', `secret file is not JSON: ${describe(ref)}`, { code: 'SecretMalformed', resource: ref.path });
+      throw new KubeplaneError('invalid', `secret file is neither a YAML nor a JSON mapping: ${describe(ref)}`, { code: 'SecretMalformed', resource: ref.path });
     }
     const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[ref.key] : undefined;
     if (typeof value !== 'string' || value.trim() === '') throw new KubeplaneError('auth', `secret not found: ${describe(ref)} has no string value`, { code: 'SecretNotFound', resource: ref.path });

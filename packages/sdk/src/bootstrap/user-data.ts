@@ -30,6 +30,8 @@ export const USER_DATA_RULES: Readonly<Record<string, UserDataRule>> = {
   aws: { limit: 16_384, binary: true, source: 'EC2 RunInstances UserData: 16 KB of raw bytes, base64-encoded on the wire' },
   hetzner: { limit: 32_768, binary: false, source: 'Hetzner Cloud POST /servers user_data: a JSON string of at most 32 KiB' },
   // The provider wraps the cloud-config, base64-encoded, into a startup script held to 32 KiB (startup-script.ts).
+  // Sent over SSH by kubeplane itself (static-machine.ts): no API limit; bounded so a session stays short.
+  static: { limit: 262_144, binary: false, source: 'static machines: kubeplane writes the user-data over SSH (no API limit)' },
   crusoe: { limit: 24_064, binary: false, source: "Crusoe startup script (text): base64 of the cloud-config plus a wrapper within kubeplane's 32 KiB bound" },
 };
 

@@ -23,6 +23,7 @@ import { SQS_MAX_DELAY_SECONDS, type Queue, type ReceivedMessage } from './ports
 import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
 import type { ClockParticipant } from './runner.js';
+import type { MachineAccess } from './ports/machine-access.js';
 import { clusterKey, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
 import { followingStep, isStepName, STEPS, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
 import type { StepDefinition } from './steps/types.js';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   clock: Clock;
   providers: ProviderFactory;
   kubernetes: KubernetesConnector;
+  /** SSH into static (bring-your-own) machines; without it a cluster with static pools fails in prepare. */
+  machines?: MachineAccess;
   random?: RandomSource;
   /** Names this process in leases. */
   workerId?: string;
@@ -198,6 +201,7 @@ export class Engine {
       }),
       provider: (name, region) => this.#provider(project, record, name, region),
       kubernetes: this.options.kubernetes,
+      ...(this.options.machines ? { machines: this.options.machines } : {}),
       catalogs: this.catalogs,
       ...(this.options.versions ? { versions: this.options.versions } : {}),
       attempt: record.step.failures ?? 0,

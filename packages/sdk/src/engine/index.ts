@@ -8,6 +8,7 @@ export * from './adapters/memory.js';
 export * from './adapters/file.js';
 export { alive, tryLock, withFileLock, writeFileAtomic, type HeldLock, type LockOwner, type TryLockResult } from './adapters/file-lock.js';
 export * from './ports/kubernetes.js';
+export * from './ports/machine-access.js';
 export * from './events.js';
 export * from './records.js';
 export { ClusterSecrets, generateSshKeyPair, type SshKeyPair } from './cluster-secrets.js';

@@ -2,7 +2,7 @@
 // and one per cluster (desired and built state, the provider resources it owns, where its steps stand, and
 // a status in Claudie's vocabulary). Records hold no secret: keys and kubeconfigs live in the SecretStore.
 import { randomUUID } from 'node:crypto';
-import type { Manifest } from '../manifest/schema.js';
+import type { Manifest, SecretRef } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
 import type { ClusterPkiPublic } from '../bootstrap/pki.js';
 import type { EnginePhase } from './events.js';
@@ -52,6 +52,11 @@ export interface NodeResource {
    */
   token?: string;
   createdAt: number;
+  /**
+   * A static machine: where kubeplane reached it and the host key it pinned at first contact (a fingerprint; no key
+   * material). The machine is the user's: removing the node resets it, never deletes it.
+   */
+  static?: { endpoint: string; port: number; username: string; secretRef: SecretRef; hostKey: string };
 }
 
 export interface Ledger {
@@ -64,6 +69,11 @@ export interface Ledger {
   sshKeys: Record<string, { name: string; id: string }>;
   reservedIp?: { provider: string; region: string; zone?: string; name: string; id: string; ip: string; attachedTo?: string };
   nodes: Record<string, NodeResource>;
+  /**
+   * Host keys of static machines by endpoint (`SHA256:` fingerprints), pinned at first contact and kept after the
+   * node is removed: the same machine added again must offer the same key.
+   */
+  staticHostKeys?: Record<string, string>;
   /** By record name. */
   dns: Record<string, { zone: string; provider: string; type: 'A' | 'CNAME'; values: string[]; setIdentifiers: string[] }>;
   /** Per load balancer: the record set last sent (as a hash) and its change, until the provider reports it in sync. */

@@ -101,7 +101,7 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
           index = next;
           used.add(index);
         }
-        return { name: nodeName(ownerId, p.name, index), index, pool: p.name, role, overlayIp: '', staticEndpoint: n.endpoint };
+        return { name: nodeName(ownerId, p.name, index), index, pool: p.name, role, overlayIp: '', staticEndpoint: n.endpoint, staticAccess: { port: p.sshPort ?? 22, username: n.username ?? 'root', secretRef: n.secretRef } };
       });
       return {
         name: p.name,

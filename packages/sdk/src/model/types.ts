@@ -1,7 +1,7 @@
 // The typed domain the planner and the engine work on: clusters, pools, nodes, load balancers and DNS
 // records, with deterministic identities. Desired and current state share these types (as in Claudie),
 // so comparing them is a matter of matching names.
-import type { AddonDef, ProviderType, Taint } from '../manifest/index.js';
+import type { AddonDef, ProviderType, SecretRef, Taint } from '../manifest/index.js';
 import type { KubernetesVersion } from '../manifest/kubernetes-versions.js';
 
 export type NodeRole = 'control' | 'compute' | 'loadbalancer';
@@ -17,6 +17,8 @@ export interface NodeSpec {
   overlayIp: string;
   /** Static machines: the address kubeplane reaches them at. */
   staticEndpoint?: string;
+  /** Static machines: how kubeplane logs in (Claudie's defaults: port 22, user root). The key stays where secretRef points. */
+  staticAccess?: { port: number; username: string; secretRef: SecretRef };
   /** Observed from the cloud (current state only). */
   observed?: { providerId?: string; publicIPv4?: string; privateIPv4?: string; status?: 'creating' | 'running' | 'ready' | 'not-ready' | 'deleting' };
 }

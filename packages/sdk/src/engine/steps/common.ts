@@ -10,7 +10,9 @@ import { backoffSeconds } from '../../provider/backoff.js';
 import type { RandomSource } from '../../bootstrap/random.js';
 import type { Capabilities, FirewallRule, ResourceScopes } from '../../provider/types.js';
 import type { ClusterSpec, NodeSpec, PoolSpec } from '../../model/types.js';
-import type { ClusterRecord } from '../records.js';
+import type { ClusterRecord, NodeResource } from '../records.js';
+import { Redacted } from '../../redacted.js';
+import { renderStaticReset } from '../../bootstrap/static-machine.js';
 import { wait, type StepContext, type StepResult } from './types.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { isPending } from '../../provider/outcome.js';
@@ -184,10 +186,29 @@ export async function deleteMachine(ctx: StepContext, k8s: KubernetesApi | null,
   const machine = ctx.record.ledger.nodes[name];
   if (!machine) return null;
   if (k8s && machine.role !== 'loadbalancer') await k8s.deleteNode(name);
+  if (machine.static) {
+    await resetStaticMachine(ctx, name, machine.static);
+    delete ctx.record.ledger.nodes[name];
+    ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: machine.provider });
+    return null;
+  }
   const provider = await ctx.provider(machine.provider, machine.region);
   const gone = provider.compute ? await provider.compute.deleteNode({ clusterId: spec.id, name, region: machine.region }) : undefined;
   if (gone && isPending(gone)) return waitFor(gone, `deleting machine ${name}`, ctx);
   delete ctx.record.ledger.nodes[name];
   ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: machine.provider });
   return null;
+}
+
+/**
+ * A static machine leaves the cluster: reset over SSH (kubeadm reset, then what the bootstrap wrote and installed;
+ * see renderStaticReset), with the host key pinned when it joined. The machine is the user's and is not deleted.
+ */
+export async function resetStaticMachine(ctx: StepContext, name: string, machine: NonNullable<NodeResource['static']>): Promise<void> {
+  if (!ctx.machines) throw new KubeplaneError('invalid', `static node ${name} (${machine.endpoint}) must be reset over SSH, and this runtime has no SSH access configured`, { resource: name });
+  const run = await ctx.machines.run(
+    { node: name, endpoint: machine.endpoint, port: machine.port, username: machine.username, secretRef: machine.secretRef, hostKey: machine.hostKey },
+    Redacted.of(renderStaticReset(name)),
+  );
+  if (run.exitCode !== 0) throw new KubeplaneError('retryable', `static node ${name} (${machine.endpoint}): the reset failed (exit ${run.exitCode}): ${run.output}`, { resource: name });
 }

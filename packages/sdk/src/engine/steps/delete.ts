@@ -1,6 +1,6 @@
 // Delete phase: outputs, then DNS records, then everything in the clouds carrying the cluster's tag (found by
 // tag, so it works from any state — a failed create, or state lost altogether), then the secrets and records.
-import { regionKey, waitFor } from './common.js';
+import { regionKey, resetStaticMachine, waitFor } from './common.js';
 import { isPending } from '../../provider/outcome.js';
 import { isKubeplaneError } from '../../errors.js';
 import { next, type StepDefinition } from './types.js';
@@ -63,6 +63,14 @@ export const teardown: StepDefinition = {
   timeoutSeconds: Number.POSITIVE_INFINITY,
   timeoutMessage: (r) => `resources of ${r.name} are still present; see the provider's console for resources tagged kubeplane.dev/cluster-id=${r.clusterId}`,
   async run(ctx) {
+    // Static machines are the user's: reset, not deleted (one at a time; each is removed from the ledger once clean).
+    for (const [name, node] of Object.entries(ctx.record.ledger.nodes)) {
+      if (!node.static) continue;
+      await resetStaticMachine(ctx, name, node.static);
+      delete ctx.record.ledger.nodes[name];
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: node.provider });
+      await ctx.checkpoint();
+    }
     const regions = new Set(ctx.record.ledger.regions);
     for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));
     for (const key of [...regions].sort()) {

@@ -6,6 +6,7 @@ import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueCl
 import { generateMeshSigningKeyPair } from '../../bootstrap/mesh-bundle.js';
 import { Redacted } from '../../redacted.js';
 import { renderNode } from '../../bootstrap/render.js';
+import { renderStaticBootstrap } from '../../bootstrap/static-machine.js';
 import { generateWireguardKeyPair } from '../../bootstrap/wireguard-keys.js';
 import { randomLowerAlnum, seededRandomSource } from '../../bootstrap/random.js';
 import type { NodeResource } from '../records.js';
@@ -56,8 +57,8 @@ export const prepare: StepDefinition = {
       return next(`the provider offers ${spec.version.raw} and the pools' node images`);
     }
     const statics = spec.pools.filter((p) => p.kind === 'static').map((p) => p.name);
-    if (statics.length > 0) {
-      return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: static pools (${statics.join(', ')}) are not provisioned by this engine yet`, { resource: spec.sourcePath }) };
+    if (statics.length > 0 && !ctx.machines) {
+      return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: static pools (${statics.join(', ')}) are reached over SSH, and this runtime has no SSH access configured (EngineOptions.machines); run it with the CLI or give the engine a MachineAccess`, { resource: spec.sourcePath }) };
     }
     const nodes = nodesOf(spec);
     // The cluster-wide keys are made once (the CA keys sign everything after); an overlapping run keeps the first's.
@@ -341,6 +342,12 @@ export const createNodes: StepDefinition = {
         blocked.push({ node: node.name, peers: unknown });
         continue;
       }
+      if (pool.kind === 'static') {
+        const rendered = await renderNode({ cluster: bootView(known, node.name), keys, wireguardKeys, random: seededRandomSource(`${spec.id}/${node.name}/${day}`), now: new Date(day), pki, node: node.name, ...(bootstrapToken ? { bootstrapToken } : {}), ...(ctx.versions ? { versions: ctx.versions } : {}) });
+        await bootstrapStaticMachine(ctx, node, pool.name, rendered.userData.bytes.reveal());
+        created++;
+        continue;
+      }
       const prov = pool.provider;
       if (!prov) throw new KubeplaneError('invalid', `pool ${pool.name} has no provider`);
       const provider = await ctx.provider(prov.name, prov.region);
@@ -400,6 +407,38 @@ export const createNodes: StepDefinition = {
     return next(todo.length ? `requested ${created} machines` : 'every machine was requested before');
   },
 };
+
+/**
+ * A static machine becomes its node: its user-data is carried out over SSH as cloud-init would (the same rendered
+ * bootstrap a cloud machine boots with), started detached, and the machine counts as running from then on — it joins
+ * on its own, as a cloud machine does. The host key it offers at first contact is pinned in the ledger; the ledger
+ * entry is written only once the bootstrap started, so a failed attempt is tried again whole (the script is
+ * idempotent on the machine).
+ */
+async function bootstrapStaticMachine(ctx: StepContext, node: NodeSpec, pool: string, userData: string | Uint8Array): Promise<void> {
+  const access = node.staticAccess;
+  if (!ctx.machines || !access || !node.staticEndpoint) throw new KubeplaneError('invalid', `static node ${node.name} cannot be reached: no SSH access`, { resource: node.name });
+  const pinned = ctx.record.ledger.staticHostKeys?.[node.staticEndpoint];
+  const target = { node: node.name, endpoint: node.staticEndpoint, port: access.port, username: access.username, secretRef: access.secretRef, ...(pinned ? { hostKey: pinned } : {}) };
+  const run = await ctx.machines.run(target, renderStaticBootstrap(node.name, userData));
+  // Pinned as soon as seen, even if the script failed: the next attempt must meet the same machine.
+  ctx.record.ledger.staticHostKeys = { ...(ctx.record.ledger.staticHostKeys ?? {}), [node.staticEndpoint]: run.hostKey };
+  if (run.exitCode !== 0) {
+    throw new KubeplaneError('retryable', `static node ${node.name} (${node.staticEndpoint}): the bootstrap could not be started (exit ${run.exitCode}): ${run.output}`, { resource: node.name });
+  }
+  ctx.record.ledger.nodes[node.name] = {
+    pool,
+    role: node.role,
+    provider: 'static',
+    region: node.staticEndpoint,
+    id: node.staticEndpoint,
+    ...(/^\d+\.\d+\.\d+\.\d+$/.test(node.staticEndpoint) ? { publicIPv4: node.staticEndpoint } : {}),
+    state: 'running',
+    createdAt: ctx.now,
+    static: { endpoint: node.staticEndpoint, port: access.port, username: access.username, secretRef: access.secretRef, hostKey: run.hostKey },
+  };
+  ctx.emit({ type: 'resource-created', kind: 'machine', name: node.name, provider: 'static' });
+}
 
 /**
  * Gives each node about to be created that has no creation under way a `requested` ledger entry with a new

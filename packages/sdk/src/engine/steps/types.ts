@@ -1,6 +1,7 @@
 // What a step is: one bounded piece of work on one cluster that ends with "go on to step X", "wait N
 // seconds and run me again", "finished" or "failed". Steps mutate the record they are given; the engine
 // writes it back with compare-and-swap, so a step that loses a race changes nothing.
+import type { MachineAccess } from '../ports/machine-access.js';
 import type { KubeplaneError } from '../../errors.js';
 import type { Provider } from '../../provider/types.js';
 import type { RandomSource } from '../../bootstrap/random.js';
@@ -36,6 +37,8 @@ export interface StepContext {
   secrets: ClusterSecrets;
   provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
+  /** SSH into static machines (absent in runtimes that cannot reach them). */
+  machines?: MachineAccess;
   /** The providers' catalog answers, shared by every step of this engine (preflight). */
   catalogs: CatalogCache;
   versions?: Partial<BootstrapVersions>;
