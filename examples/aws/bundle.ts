@@ -26,7 +26,9 @@ export async function bundleHandlers(outDir: string, options: { awsSdk?: 'runtim
       target: 'node22',
       format: 'esm',
       conditions: ['source'],
-      ...(options.awsSdk === 'bundled' ? {} : { external: ['@aws-sdk/*', '@smithy/*'] }),
+      // ssh2 (static machines) loads its native speed-ups and cpu-features inside try/catch and falls back to pure JS:
+      // left out, they are simply absent in the function.
+      external: [...(options.awsSdk === 'bundled' ? [] : ['@aws-sdk/*', '@smithy/*']), 'cpu-features', '*.node'],
       // Some dependencies still call require(); give the ESM bundle one.
       banner: { js: "import{createRequire as __kpRequire}from'node:module';const require=__kpRequire(import.meta.url);" },
       logLevel: 'error',
