@@ -118,11 +118,11 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
   };
 
   // Regions each provider offers, asked once per provider.
-  const regionsOf = async (at: Located): Promise<string[] | undefined> => {
+  const regionsOf = async (at: Located): Promise<RegionInfo[] | undefined> => {
     const p = await providers(at.provider.name);
     const list = p.compute?.regions;
     if (!list) return undefined;
-    return (await ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`)))?.map((r) => r.name);
+    return ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`));
   };
 
   const managedClusters = new Set(manifest.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => [...(c.pools.control ?? []), ...(c.pools.compute ?? [])]));
@@ -133,9 +133,16 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const { region, zone } = pool.providerSpec;
     const regions = await regionsOf(at);
     if (refused.has(at.provider.name)) continue;
-    if (regions && !regions.includes(region)) {
-      issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message: `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, regions)}` });
-      continue;
+    if (regions) {
+      const enabled = regions.filter((r) => r.enabled !== false).map((r) => r.name);
+      if (!enabled.includes(region)) {
+        // A region that exists but the account has not enabled (an AWS opt-in Region) is told apart from a typo.
+        const message = regions.some((r) => r.name === region)
+          ? `${at.provider.providerType} region ${region} is not enabled for the account of provider ${at.provider.name} (it must be opted in first); enabled regions: ${closestNames(region, enabled)}`
+          : `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, enabled)}`;
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message });
+        continue;
+      }
     }
     const p = await providers(at.provider.name, region);
     const compute = p.compute;
@@ -148,16 +155,23 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     }
     const types = await ask<ServerTypeInfo[]>(at, `server-types/${region}`, () => valueOf(compute.serverTypes(region), `${at.provider.name} server types of ${region}`));
     const where = zone ?? region;
-    const usable = (t: ServerTypeInfo): boolean => (!t.availableIn || t.availableIn.includes(where) || t.availableIn.includes(region)) && !unavailable(t.deprecationIn?.[where] ?? t.deprecationIn?.[region] ?? t.deprecation, now);
+    // Availability is per location (Hetzner: a zoned pool's datacenter is in a listed location) or, where the cloud
+    // names zones in it (EC2 offerings per availability zone), per zone: then a zoned pool needs its own zone.
+    const zoneNames = new Set(zones.map((z) => z.name));
+    const offeredAt = (t: ServerTypeInfo): boolean => {
+      if (!t.availableIn || t.availableIn.includes(where)) return true;
+      return zone !== undefined && t.availableIn.includes(region) && !t.availableIn.some((n) => zoneNames.has(n));
+    };
+    const usable = (t: ServerTypeInfo): boolean => offeredAt(t) && !unavailable(t.deprecationIn?.[where] ?? t.deprecationIn?.[region] ?? t.deprecation, now);
     let type: ServerTypeInfo | undefined;
     if (types) {
       type = types.find((t) => t.name === pool.serverType);
       const offered = types.filter(usable).map((t) => t.name);
       if (!type) {
-        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType} in ${region}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else if (!usable(type)) {
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
-        const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn ? ` (only in ${type.availableIn.join(', ')})` : ''}`;
+        const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn?.length ? ` (only in ${type.availableIn.filter((n, _i, all) => n !== region || !all.some((z) => zoneNames.has(z))).join(', ')})` : ''}`;
         issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else {
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;

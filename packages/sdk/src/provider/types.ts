@@ -130,6 +130,8 @@ export interface ImageInfo {
 
 export interface RegionInfo {
   name: string;
+  /** false: the region exists but the account has not enabled it (EC2 DescribeRegions `optInStatus` not-opted-in). */
+  enabled?: boolean;
 }
 
 export interface ZoneInfo {

@@ -39,6 +39,21 @@ describe('kubeplane apply: preflight before the first create', () => {
     expect(status.stdout).toContain('no projects in this state directory');
   });
 
+  it('refuses an AWS Region that does not exist, one the account has not enabled, and a GPU type its zone or Region does not offer, asked of DescribeRegions and the offerings, and creates nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-aws-'));
+    const awsFixture = 'test/fixtures/preflight/aws-unavailable.yaml';
+    const run = await runCli(['apply', awsFixture, '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n').filter((l) => l.startsWith('[sandbox] preflight: '))).toEqual([
+      `[sandbox] preflight: ${awsFixture}:26 nodePools.dynamic[2].providerSpec.region: aws has no region eu-central-9 for provider aws-1; it offers: eu-central-1, eu-central-2, eu-north-1, eu-west-1`,
+      `[sandbox] preflight: ${awsFixture}:31 nodePools.dynamic[3].providerSpec.region: aws region ap-east-1 is not enabled for the account of provider aws-1 (it must be opted in first); enabled regions: us-east-1, us-east-2, eu-west-1, ap-southeast-1`,
+      `[sandbox] preflight: ${awsFixture}:38 nodePools.dynamic[4].serverType: aws server type g5.xlarge is not offered in eu-central-1c (only in eu-central-1a, eu-central-1b); it offers in eu-central-1c: t3.xlarge, c6i.xlarge, m6i.xlarge, t3.large`,
+      `[sandbox] preflight: ${awsFixture}:43 nodePools.dynamic[5].serverType: aws has no server type g5.xlarge in eu-north-1; it offers in eu-north-1: t3.xlarge, c6i.xlarge, m6i.xlarge, t3.large`,
+    ]);
+    expect(run.stderr).toContain('preflight failed: nothing was created');
+    expect(await inventoryOf(dir)).toEqual([]);
+  });
+
   it('refuses a DNS zone the account does not hold when the sandbox accounts are not given the manifest\'s zones', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-dns-'));
     const manifest = join(dir, 'missing-zone.yaml');
