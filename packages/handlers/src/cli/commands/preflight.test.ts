@@ -54,6 +54,18 @@ describe('kubeplane apply: preflight before the first create', () => {
     expect(await inventoryOf(dir)).toEqual([]);
   });
 
+  it('refuses a Crusoe location that does not exist and a GPU type the named location does not offer, asked of GET /locations and GET /capacities, and creates nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-crusoe-'));
+    const crusoeFixture = 'test/fixtures/preflight/crusoe-unavailable.yaml';
+    const run = await runCli(['apply', crusoeFixture, '--sandbox', '--state-dir', dir], { cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n').filter((l) => l.startsWith('[sandbox] preflight: '))).toEqual([
+      `[sandbox] preflight: ${crusoeFixture}:23 nodePools.dynamic[1].providerSpec.region: crusoe has no region us-west9-a for provider crusoe-1; it offers: us-east1-a, eu-iceland1-a, us-northcentral1-a, us-southcentral1-a`,
+      `[sandbox] preflight: ${crusoeFixture}:30 nodePools.dynamic[2].serverType: crusoe server type gb200-186gb-nvl-ib.4x is not offered in us-east1-a (only in us-southcentral1-a); it offers in us-east1-a: h200-141gb-sxm-ib.8x, a100-80gb-sxm-ib.8x, h100-80gb-sxm-ib.8x, a100-80gb.8x`,
+    ]);
+    expect(await inventoryOf(dir)).toEqual([]);
+  });
+
   it('refuses a DNS zone the account does not hold when the sandbox accounts are not given the manifest\'s zones', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-dns-'));
     const manifest = join(dir, 'missing-zone.yaml');
