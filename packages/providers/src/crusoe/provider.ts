@@ -150,6 +150,7 @@ export class CrusoeProvider implements Provider {
               architecture: t.product_name.startsWith('gb200') ? ('arm64' as const) : ('x86_64' as const),
               ...(t.num_gpu ? { gpus: t.num_gpu } : {}),
               availableIn: locationsOf(t.product_name),
+              stockIn: Object.fromEntries(capacities.filter((x) => x.type === t.product_name).map((x) => [x.location, x.quantity])),
             })),
           );
         }),

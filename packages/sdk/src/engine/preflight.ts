@@ -174,6 +174,12 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
         const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn?.length ? ` (only in ${type.availableIn.filter((n, _i, all) => n !== region || !all.some((z) => zoneNames.has(z))).join(', ')})` : ''}`;
         issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else {
+        // Stock changes by the hour and a pool that grows already holds some of its machines: short stock is said, not refused.
+        const stock = type.stockIn?.[where] ?? type.stockIn?.[region];
+        const wanted = pool.count ?? pool.autoscaler?.min ?? 0;
+        if (stock !== undefined && stock < wanted && !options.established?.has(pool.name)) {
+          issues.push({ severity: 'warning', path: `${base}.count`, message: `${at.provider.providerType} can start only ${stock} ${pool.serverType} in ${where} now and the pool wants ${wanted}: creating more fails while it is out of stock (types with stock for the pool: ${closestNames(pool.serverType, types.filter((t) => usable(t) && (t.stockIn?.[where] ?? Infinity) >= wanted).map((t) => t.name), 2)})` });
+        }
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
         if (d) issues.push({ severity: 'warning', path: `${base}.serverType`, message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''}; consider ${closestNames(pool.serverType, offered.filter((n) => n !== pool.serverType), 2)}` });
       }

@@ -110,6 +110,8 @@ export interface ServerTypeInfo {
   deprecation?: Deprecation;
   /** Deprecation per location (Hetzner `locations[].deprecation`), where it differs by location. */
   deprecationIn?: Record<string, Deprecation>;
+  /** Machines of the type that can start now, per location, where the cloud says (Crusoe `GET /capacities` quantity). */
+  stockIn?: Record<string, number>;
 }
 
 /** A catalog entry's deprecation, as the clouds publish it (Hetzner `deprecation_info`, EC2 `DeprecationTime`). */
