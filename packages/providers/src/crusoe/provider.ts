@@ -46,6 +46,7 @@ import {
   itemsOf,
   kubernetesClusterSchema,
   capacitiesSchema,
+  projectQuotasSchema,
   locationsSchema,
   nodePoolSchema,
   sshKeySchema,
@@ -151,9 +152,19 @@ export class CrusoeProvider implements Provider {
               ...(t.num_gpu ? { gpus: t.num_gpu } : {}),
               availableIn: locationsOf(t.product_name),
               stockIn: Object.fromEntries(capacities.filter((x) => x.type === t.product_name).map((x) => [x.location, x.quantity])),
+              ...withQuota(capacities.find((x) => x.type === t.product_name && x.quota_type)?.quota_type),
             })),
           );
         }),
+      // The project's limits; a capacity names the quota type its machines count against (CapacityV1.quota_type).
+      quotas: (c) =>
+        g(c, async () =>
+          done(
+            (await this.client.request('GET', this.client.project('quotas'), projectQuotasSchema)).quotas
+              .filter((q) => q.type !== undefined && q.max !== undefined)
+              .map((q) => ({ name: q.type ?? '', description: q.description ?? q.programmatic_name ?? q.type ?? '', max: q.max ?? 0, available: q.available ?? q.max ?? 0 })),
+          ),
+        ),
       // Crusoe's locations (`us-east1-a`) are what a manifest's region names.
       regions: (c) => g(c, async () => done((await this.client.request('GET', 'locations', locationsSchema)).items.map((name) => ({ name })))),
       images: (region, c) =>
@@ -674,4 +685,8 @@ export class CrusoeProvider implements Provider {
 function requireSshKey(key: string | undefined, resource: string): string {
   if (!key) throw new KubeplaneError('invalid', `crusoe requires an SSH public key on every VM and node pool; ${resource} names none and the provider has no sshPublicKey`, { provider: PROVIDER, code: 'ssh_key_required', resource });
   return key;
+}
+
+function withQuota(quota: string | undefined): { quota?: string } {
+  return quota === undefined ? {} : { quota };
 }

@@ -7,7 +7,7 @@ import type { Manifest, ProviderDef } from '../manifest/schema.js';
 import type { Clock } from '../provider/clock.js';
 import type { Outcome } from '../provider/outcome.js';
 import type { ClusterSpec } from '../model/types.js';
-import type { Deprecation, ImageInfo, Provider, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
+import type { Deprecation, ImageInfo, Provider, QuotaInfo, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
 
 export interface PreflightOptions {
   /**
@@ -125,6 +125,8 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     return ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`));
   };
 
+  // Machines per provider and quota, counted over every pool, checked against the account's limits after the pools.
+  const quotaUses: Array<{ at: Located; quota: string; count: number; isNew: boolean; path: string; pool: string }> = [];
   const managedClusters = new Set(manifest.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => [...(c.pools.control ?? []), ...(c.pools.compute ?? [])]));
   for (const [i, pool] of manifest.nodePools.dynamic.entries()) {
     const at = located(pool.providerSpec.name);
@@ -184,6 +186,7 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
         if (d) issues.push({ severity: 'warning', path: `${base}.serverType`, message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''}; consider ${closestNames(pool.serverType, offered.filter((n) => n !== pool.serverType), 2)}` });
       }
     }
+    if (type?.quota !== undefined) quotaUses.push({ at, quota: type.quota, count: pool.count ?? pool.autoscaler?.min ?? 0, isNew: !options.established?.has(pool.name), path: `${base}.count`, pool: pool.name });
     if (managedClusters.has(pool.name)) {
       // A managed pool's image is the service's node image version (CMK), from its own list.
       const mk = p.managedKubernetes;
@@ -210,6 +213,29 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     } else {
       const d = fits.find((im) => im.deprecation)?.deprecation;
       if (d && fits.every((im) => im.deprecation)) issues.push({ severity: 'warning', path: `${base}.image`, message: `${at.provider.providerType} lists image ${pool.image} as deprecated${d.announced ? ` since ${d.announced}` : ''}; consider ${closestNames(pool.image, offered, 2)}` });
+    }
+  }
+
+  // Quotas: every pool's machines at once must fit the limit (an error: creating them cannot succeed); the new pools'
+  // machines must fit what is left now (a warning: other projects free some, and a growing pool holds some already).
+  for (const name of new Set(quotaUses.map((u) => u.at.provider.name))) {
+    const uses = quotaUses.filter((u) => u.at.provider.name === name);
+    const at = uses[0]!.at;
+    const p = await providers(name);
+    const list = p.compute?.quotas;
+    if (!list) continue;
+    const limits = await ask<QuotaInfo[]>(at, 'quotas', () => valueOf(list.call(p.compute), `${name} quotas`));
+    for (const limit of limits ?? []) {
+      const counted = uses.filter((u) => u.quota === limit.name);
+      if (counted.length === 0) continue;
+      const total = counted.reduce((n, u) => n + u.count, 0);
+      const added = counted.filter((u) => u.isNew).reduce((n, u) => n + u.count, 0);
+      const pools = counted.map((u) => `${u.pool}: ${u.count}`).join(', ');
+      if (total > limit.max) {
+        found.push({ severity: 'error', path: counted[0]!.path, message: `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} allows ${limit.max} machines and the manifest's pools want ${total} (${pools}); raise it with the provider or lower the counts` });
+      } else if (added > limit.available) {
+        found.push({ severity: 'warning', path: counted[0]!.path, message: `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} has ${limit.available} machines left and the new or changed pools want ${added} (${pools}); creating more fails once it is used up` });
+      }
     }
   }
 

@@ -112,6 +112,16 @@ export interface ServerTypeInfo {
   deprecationIn?: Record<string, Deprecation>;
   /** Machines of the type that can start now, per location, where the cloud says (Crusoe `GET /capacities` quantity). */
   stockIn?: Record<string, number>;
+  /** The quota the type's machines count against (Crusoe `CapacityV1.quota_type`), a `QuotaInfo.name`. */
+  quota?: string;
+}
+
+/** A project or account limit (Crusoe `GET /projects/{id}/quotas`). */
+export interface QuotaInfo {
+  name: string;
+  description: string;
+  max: number;
+  available: number;
 }
 
 /** A catalog entry's deprecation, as the clouds publish it (Hetzner `deprecation_info`, EC2 `DeprecationTime`). */
@@ -164,6 +174,8 @@ export interface ComputeApi {
   image?(region: string, ref: string, context?: CallContext): Promise<Outcome<ImageInfo | null>>;
   /** The regions the account can use (EC2 DescribeRegions, Hetzner locations, Crusoe locations), for preflight. */
   regions?(context?: CallContext): Promise<Outcome<RegionInfo[]>>;
+  /** The account's limits on machines, where the cloud lists them with the types that count against each, for preflight. */
+  quotas?(context?: CallContext): Promise<Outcome<QuotaInfo[]>>;
 }
 
 export interface SubnetRequest {

@@ -13,6 +13,10 @@ import { userDataFromStartupScript } from '../../crusoe/startup-script.js';
 import type { SandboxManagedCluster, SandboxManagedNode, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion, issueCmkPki, type CmkPki } from './cmk-pki.js';
 import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, crusoeOffers, initialStock, type CrusoeTypeSpec } from './catalog.js';
+
+/** The sandbox project's quota types (ProjectQuota.type); a capacity names the one its type counts against (CapacityV1.quota_type). */
+const VMS_QUOTA = 'PROJECT_QUOTA_TYPE_MAXIMUM_VMS';
+const GPU_VMS_QUOTA = 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS';
 import { sandboxPublicAddress } from '../public-addresses.js';
 
 export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
@@ -819,15 +823,15 @@ export class CrusoeEmulator implements SandboxVmSource {
    */
   #capacities(location: string | null, product: string | null): Json[] {
     return CRUSOE_LOCATIONS.flatMap((l) =>
-      CRUSOE_TYPES.filter((t) => crusoeOffers(l, t.product_name) && (!location || l === location) && (!product || t.product_name === product)).map((t) => ({ type: t.product_name, location: l, quantity: Math.max(0, this.#stock.get(`${l}/${t.product_name}`) ?? 0), num_slices: 1 })),
+      CRUSOE_TYPES.filter((t) => crusoeOffers(l, t.product_name) && (!location || l === location) && (!product || t.product_name === product)).map((t) => ({ type: t.product_name, location: l, quantity: Math.max(0, this.#stock.get(`${l}/${t.product_name}`) ?? 0), num_slices: 1, quota_type: t.num_gpu > 0 ? GPU_VMS_QUOTA : VMS_QUOTA })),
     );
   }
 
   #quotas(): Json[] {
     const live = [...this.vms.values()].filter((v) => v.state !== 'STATE_DELETING');
     return [
-      { type: 'PROJECT_QUOTA_TYPE_MAXIMUM_VMS', programmatic_name: 'vms', category: 'compute', description: 'VMs', max: this.#quota.vms, used: live.length, available: this.#quota.vms - live.length },
-      { type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS', programmatic_name: 'gpu_vms', category: 'compute', description: 'GPU VMs', max: this.#quota.gpuVms, used: live.filter((v) => v.type.num_gpu > 0).length, available: this.#quota.gpuVms - live.filter((v) => v.type.num_gpu > 0).length },
+      { type: VMS_QUOTA, programmatic_name: 'vms', category: 'compute', description: 'VMs', max: this.#quota.vms, used: live.length, available: this.#quota.vms - live.length },
+      { type: GPU_VMS_QUOTA, programmatic_name: 'gpu_vms', category: 'compute', description: 'GPU VMs', max: this.#quota.gpuVms, used: live.filter((v) => v.type.num_gpu > 0).length, available: this.#quota.gpuVms - live.filter((v) => v.type.num_gpu > 0).length },
     ];
   }
 
