@@ -55,7 +55,7 @@ const SPARSE_OFFERINGS: Record<string, { regions: readonly string[]; zones: read
   'g5.xlarge': { regions: ['us-east-1', 'us-west-2', 'eu-central-1', 'eu-west-1'], zones: ['a', 'b'] },
 };
 
-export function ec2TypeOfferedIn(type: string, region: string, zones: readonly string[]): string[] {
+function ec2TypeOfferedIn(type: string, region: string, zones: readonly string[]): string[] {
   const sparse = SPARSE_OFFERINGS[type];
   if (!sparse) return [...zones];
   if (!sparse.regions.includes(region)) return [];
@@ -601,7 +601,8 @@ export class Ec2Emulator implements SandboxVmSource {
     const zone = p.get('Placement.AvailabilityZone') ?? subnet?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
     const offered = this.#offeredZones(type.name);
     if (!offered.includes(zone)) {
-      // EC2's answer for a type its zone does not offer (error code Unsupported, API reference "Error codes").
+      // EC2's answer for a type its zone does not offer, code and words as a user met it in sa-east-1b
+      // (https://github.com/trailofbits/algo/issues/314).
       throw new Ec2Error(400, 'Unsupported', `Your requested instance type (${type.name}) is not supported in your requested Availability Zone (${zone}).${offered.length ? ` Please retry your request by not specifying an Availability Zone or choosing ${offered.join(', ')}.` : ''}`);
     }
     if (this.#buckets.launches.tryTake(max) > 0) throw new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.');
