@@ -20,7 +20,9 @@ import {
   DescribeAddressesCommand,
   DescribeAvailabilityZonesCommand,
   DescribeImagesCommand,
+  DescribeInstanceTypeOfferingsCommand,
   DescribeInstanceTypesCommand,
+  DescribeRegionsCommand,
   DescribeInstancesCommand,
   DescribeInternetGatewaysCommand,
   DescribeKeyPairsCommand,
@@ -36,7 +38,9 @@ import {
   RunInstancesCommand,
   TerminateInstancesCommand,
   type Filter,
+  type DescribeInstanceTypeOfferingsCommandOutput,
   type DescribeInstanceTypesCommandOutput,
+  type DescribeRegionsCommandOutput,
   type DescribeImagesCommandOutput,
   type DescribeAvailabilityZonesCommandOutput,
   type Instance,
@@ -191,10 +195,38 @@ export class AwsProvider implements Provider {
       listNodes: (s, c) => this.#guard(c, async () => done((await this.#describeCluster(s.clusterId, s.nodepool)).map((i) => this.#nodeInfo(i)).sort((a, b) => a.name.localeCompare(b.name)))),
       getNode: (r, c) => this.#guard(c, () => this.#getNode(r)),
       deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r)),
+      // The types of the provider's Region (DescribeInstanceTypes lists "all instance types for the current Region"),
+      // each with the zones that offer it (DescribeInstanceTypeOfferings by availability-zone): a GPU type is often
+      // offered in some zones only, and RunInstances in another fails with Unsupported. The Region itself is listed
+      // too, for pools that name no zone. Both calls are paged (NextToken).
       serverTypes: (_r, c) =>
         this.#guard(c, async () => {
-          const out = await this.#send<DescribeInstanceTypesCommandOutput>('describe', 'DescribeInstanceTypes', new DescribeInstanceTypesCommand({}));
-          return done((out.InstanceTypes ?? []).map((t) => ({ name: t.InstanceType ?? '', vcpus: t.VCpuInfo?.DefaultVCpus ?? 0, memoryGiB: (t.MemoryInfo?.SizeInMiB ?? 0) / 1024, architecture: t.ProcessorInfo?.SupportedArchitectures?.includes('arm64') ? ('arm64' as const) : ('x86_64' as const) })));
+          const types = await this.#pages<DescribeInstanceTypesCommandOutput>('DescribeInstanceTypes', (NextToken) => new DescribeInstanceTypesCommand({ MaxResults: 100, ...(NextToken ? { NextToken } : {}) }));
+          const offerings = await this.#pages<DescribeInstanceTypeOfferingsCommandOutput>('DescribeInstanceTypeOfferings', (NextToken) => new DescribeInstanceTypeOfferingsCommand({ LocationType: 'availability-zone', MaxResults: 1000, ...(NextToken ? { NextToken } : {}) }));
+          const zonesOf = new Map<string, string[]>();
+          for (const o of offerings.flatMap((page) => page.InstanceTypeOfferings ?? [])) {
+            if (!o.InstanceType || !o.Location) continue;
+            zonesOf.set(o.InstanceType, [...(zonesOf.get(o.InstanceType) ?? []), o.Location]);
+          }
+          return done(
+            types.flatMap((page) => page.InstanceTypes ?? []).map((t) => {
+              const zones = (zonesOf.get(t.InstanceType ?? '') ?? []).sort();
+              return {
+                name: t.InstanceType ?? '',
+                vcpus: t.VCpuInfo?.DefaultVCpus ?? 0,
+                memoryGiB: (t.MemoryInfo?.SizeInMiB ?? 0) / 1024,
+                architecture: t.ProcessorInfo?.SupportedArchitectures?.includes('arm64') ? ('arm64' as const) : ('x86_64' as const),
+                availableIn: zones.length > 0 ? [this.#region, ...zones] : [],
+              };
+            }),
+          );
+        }),
+      // DescribeRegions with AllRegions: the Regions enabled for the account, and those that exist but need opting in
+      // (optInStatus not-opted-in), so that preflight can tell a Region that does not exist from one not enabled.
+      regions: (c) =>
+        this.#guard(c, async () => {
+          const out = await this.#send<DescribeRegionsCommandOutput>('describe', 'DescribeRegions', new DescribeRegionsCommand({ AllRegions: true }));
+          return done((out.Regions ?? []).map((r) => ({ name: r.RegionName ?? '', enabled: r.OptInStatus !== 'not-opted-in' })));
         }),
       images: (_r, c) =>
         this.#guard(c, async () => {
@@ -286,6 +318,18 @@ export class AwsProvider implements Provider {
       if (k.kind === 'throttled') await this.#budgets[bucket].observeRemaining(0);
       throw k;
     }
+  }
+
+  /** Every page of a paged Describe call, following NextToken. */
+  async #pages<O extends { NextToken?: string | undefined }>(operation: string, command: (token: string | undefined) => object): Promise<O[]> {
+    const out: O[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.#send<O>('describe', operation, command(token));
+      out.push(page);
+      token = page.NextToken;
+    } while (token);
+    return out;
   }
 
   #tagSpecs(types: ResourceType[], clusterId: string, name: string, extra: Record<string, string> = {}): TagSpecification[] {

@@ -45,6 +45,8 @@ import {
   instanceTypeSchema,
   itemsOf,
   kubernetesClusterSchema,
+  capacitiesSchema,
+  projectQuotasSchema,
   locationsSchema,
   nodePoolSchema,
   sshKeySchema,
@@ -133,18 +135,38 @@ export class CrusoeProvider implements Provider {
       listNodes: (s, c) => g(c, async () => done(await this.#listNodes(s))),
       getNode: (r, c) => g(c, async () => done(await this.#getNode(r))),
       deleteNode: (r, c) => g(c, () => this.#deleteNode(r)),
+      // The project's types, each with the locations that offer it: `GET /capacities` lists a capacity per type and
+      // location offering it (none where it is not offered), so a GPU type of another data center is caught before a
+      // create, and the message can say where it is.
       serverTypes: (_region, c) =>
-        g(c, async () =>
-          done(
-            (await this.client.request('GET', this.client.project('compute/vms/types'), itemsOf(instanceTypeSchema))).items.map((t) => ({
+        g(c, async () => {
+          const types = (await this.client.request('GET', this.client.project('compute/vms/types'), itemsOf(instanceTypeSchema))).items;
+          const capacities = (await this.client.request('GET', 'capacities', capacitiesSchema)).items;
+          const locationsOf = (type: string): string[] => [...new Set(capacities.filter((x) => x.type === type).map((x) => x.location))].sort();
+          return done(
+            types.map((t) => ({
               name: t.product_name,
               vcpus: t.cpu_cores ?? 0,
               memoryGiB: t.memory_gb ?? 0,
               architecture: t.product_name.startsWith('gb200') ? ('arm64' as const) : ('x86_64' as const),
               ...(t.num_gpu ? { gpus: t.num_gpu } : {}),
+              availableIn: locationsOf(t.product_name),
+              stockIn: Object.fromEntries(capacities.filter((x) => x.type === t.product_name).map((x) => [x.location, x.quantity])),
+              ...withQuota(capacities.find((x) => x.type === t.product_name && x.quota_type)?.quota_type),
             })),
+          );
+        }),
+      // The project's limits; a capacity names the quota type its machines count against (CapacityV1.quota_type).
+      quotas: (c) =>
+        g(c, async () =>
+          done(
+            (await this.client.request('GET', this.client.project('quotas'), projectQuotasSchema)).quotas
+              .filter((q) => q.type !== undefined && q.max !== undefined)
+              .map((q) => ({ name: q.type ?? '', description: q.description ?? q.programmatic_name ?? q.type ?? '', max: q.max ?? 0, available: q.available ?? q.max ?? 0 })),
           ),
         ),
+      // Crusoe's locations (`us-east1-a`) are what a manifest's region names.
+      regions: (c) => g(c, async () => done((await this.client.request('GET', 'locations', locationsSchema)).items.map((name) => ({ name })))),
       images: (region, c) =>
         g(c, async () =>
           done(
@@ -663,4 +685,8 @@ export class CrusoeProvider implements Provider {
 function requireSshKey(key: string | undefined, resource: string): string {
   if (!key) throw new KubeplaneError('invalid', `crusoe requires an SSH public key on every VM and node pool; ${resource} names none and the provider has no sshPublicKey`, { provider: PROVIDER, code: 'ssh_key_required', resource });
   return key;
+}
+
+function withQuota(quota: string | undefined): { quota?: string } {
+  return quota === undefined ? {} : { quota };
 }

@@ -59,6 +59,10 @@ export const instanceTypeSchema = z.object({
 });
 export const imageSchema = z.object({ id: z.string(), name: z.string(), tags: z.array(z.string()).default([]), locations: z.array(z.string()).default([]), description: z.string().optional() });
 export const locationsSchema = z.object({ items: z.array(z.string()) });
+/** `GET /capacities` (crusoe-api-v1-swagger.json, `ListCapacitiesResponseV1` of `CapacityV1`). */
+export const capacitiesSchema = z.object({ items: z.array(z.object({ type: z.string().optional(), location: z.string(), quantity: z.number(), quota_type: z.string().optional() })) });
+/** `GET /projects/{id}/quotas` (crusoe-api-v1-swagger.json, `ListProjectQuotasResponse` of `ProjectQuota`). */
+export const projectQuotasSchema = z.object({ quotas: z.array(z.object({ type: z.string().optional(), programmatic_name: z.string().optional(), description: z.string().optional(), max: z.number().optional(), available: z.number().optional() })).default([]) });
 
 export const vpcSubnetSchema = z.object({ id: z.string(), name: z.string(), cidr: z.string(), location: z.string(), vpc_network_id: z.string() });
 export type CrusoeSubnet = z.infer<typeof vpcSubnetSchema>;

@@ -97,7 +97,7 @@ export class Sandbox implements SandboxVmSource {
     this.ec2Regions = new Map(
       regions.map((region) => [
         region,
-        new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, zones: [`${region}a`, `${region}b`, `${region}c`], ...options.ec2, region }),
+        new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, zones: [`${region}a`, `${region}b`, `${region}c`], accountRegions: regions, ...options.ec2, region }),
       ]),
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;

@@ -7,7 +7,7 @@ import type { Manifest, ProviderDef } from '../manifest/schema.js';
 import type { Clock } from '../provider/clock.js';
 import type { Outcome } from '../provider/outcome.js';
 import type { ClusterSpec } from '../model/types.js';
-import type { Deprecation, ImageInfo, Provider, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
+import type { Deprecation, ImageInfo, Provider, QuotaInfo, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
 
 export interface PreflightOptions {
   /**
@@ -118,13 +118,15 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
   };
 
   // Regions each provider offers, asked once per provider.
-  const regionsOf = async (at: Located): Promise<string[] | undefined> => {
+  const regionsOf = async (at: Located): Promise<RegionInfo[] | undefined> => {
     const p = await providers(at.provider.name);
     const list = p.compute?.regions;
     if (!list) return undefined;
-    return (await ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`)))?.map((r) => r.name);
+    return ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`));
   };
 
+  // Machines per provider and quota, counted over every pool, checked against the account's limits after the pools.
+  const quotaUses: Array<{ at: Located; quota: string; count: number; isNew: boolean; path: string; pool: string }> = [];
   const managedClusters = new Set(manifest.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => [...(c.pools.control ?? []), ...(c.pools.compute ?? [])]));
   for (const [i, pool] of manifest.nodePools.dynamic.entries()) {
     const at = located(pool.providerSpec.name);
@@ -133,9 +135,16 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const { region, zone } = pool.providerSpec;
     const regions = await regionsOf(at);
     if (refused.has(at.provider.name)) continue;
-    if (regions && !regions.includes(region)) {
-      issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message: `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, regions)}` });
-      continue;
+    if (regions) {
+      const enabled = regions.filter((r) => r.enabled !== false).map((r) => r.name);
+      if (!enabled.includes(region)) {
+        // A region that exists but the account has not enabled (an AWS opt-in Region) is told apart from a typo.
+        const message = regions.some((r) => r.name === region)
+          ? `${at.provider.providerType} region ${region} is not enabled for the account of provider ${at.provider.name} (it must be opted in first); enabled regions: ${closestNames(region, enabled)}`
+          : `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, enabled)}`;
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message });
+        continue;
+      }
     }
     const p = await providers(at.provider.name, region);
     const compute = p.compute;
@@ -148,22 +157,36 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     }
     const types = await ask<ServerTypeInfo[]>(at, `server-types/${region}`, () => valueOf(compute.serverTypes(region), `${at.provider.name} server types of ${region}`));
     const where = zone ?? region;
-    const usable = (t: ServerTypeInfo): boolean => (!t.availableIn || t.availableIn.includes(where) || t.availableIn.includes(region)) && !unavailable(t.deprecationIn?.[where] ?? t.deprecationIn?.[region] ?? t.deprecation, now);
+    // Availability is per location (Hetzner: a zoned pool's datacenter is in a listed location) or, where the cloud
+    // names zones in it (EC2 offerings per availability zone), per zone: then a zoned pool needs its own zone.
+    const zoneNames = new Set(zones.map((z) => z.name));
+    const offeredAt = (t: ServerTypeInfo): boolean => {
+      if (!t.availableIn || t.availableIn.includes(where)) return true;
+      return zone !== undefined && t.availableIn.includes(region) && !t.availableIn.some((n) => zoneNames.has(n));
+    };
+    const usable = (t: ServerTypeInfo): boolean => offeredAt(t) && !unavailable(t.deprecationIn?.[where] ?? t.deprecationIn?.[region] ?? t.deprecation, now);
     let type: ServerTypeInfo | undefined;
     if (types) {
       type = types.find((t) => t.name === pool.serverType);
       const offered = types.filter(usable).map((t) => t.name);
       if (!type) {
-        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType} in ${region}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else if (!usable(type)) {
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
-        const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn ? ` (only in ${type.availableIn.join(', ')})` : ''}`;
+        const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn?.length ? ` (only in ${type.availableIn.filter((n, _i, all) => n !== region || !all.some((z) => zoneNames.has(z))).join(', ')})` : ''}`;
         issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
       } else {
+        // Stock changes by the hour and a pool that grows already holds some of its machines: short stock is said, not refused.
+        const stock = type.stockIn?.[where] ?? type.stockIn?.[region];
+        const wanted = pool.count ?? pool.autoscaler?.min ?? 0;
+        if (stock !== undefined && stock < wanted && !options.established?.has(pool.name)) {
+          issues.push({ severity: 'warning', path: `${base}.count`, message: `${at.provider.providerType} can start only ${stock} ${pool.serverType} in ${where} now and the pool wants ${wanted}: creating more fails while it is out of stock (types with stock for the pool: ${closestNames(pool.serverType, types.filter((t) => usable(t) && (t.stockIn?.[where] ?? Infinity) >= wanted).map((t) => t.name), 2)})` });
+        }
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
         if (d) issues.push({ severity: 'warning', path: `${base}.serverType`, message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''}; consider ${closestNames(pool.serverType, offered.filter((n) => n !== pool.serverType), 2)}` });
       }
     }
+    if (type?.quota !== undefined) quotaUses.push({ at, quota: type.quota, count: pool.count ?? pool.autoscaler?.min ?? 0, isNew: !options.established?.has(pool.name), path: `${base}.count`, pool: pool.name });
     if (managedClusters.has(pool.name)) {
       // A managed pool's image is the service's node image version (CMK), from its own list.
       const mk = p.managedKubernetes;
@@ -190,6 +213,29 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     } else {
       const d = fits.find((im) => im.deprecation)?.deprecation;
       if (d && fits.every((im) => im.deprecation)) issues.push({ severity: 'warning', path: `${base}.image`, message: `${at.provider.providerType} lists image ${pool.image} as deprecated${d.announced ? ` since ${d.announced}` : ''}; consider ${closestNames(pool.image, offered, 2)}` });
+    }
+  }
+
+  // Quotas: every pool's machines at once must fit the limit (an error: creating them cannot succeed); the new pools'
+  // machines must fit what is left now (a warning: other projects free some, and a growing pool holds some already).
+  for (const name of new Set(quotaUses.map((u) => u.at.provider.name))) {
+    const uses = quotaUses.filter((u) => u.at.provider.name === name);
+    const at = uses[0]!.at;
+    const p = await providers(name);
+    const list = p.compute?.quotas;
+    if (!list) continue;
+    const limits = await ask<QuotaInfo[]>(at, 'quotas', () => valueOf(list.call(p.compute), `${name} quotas`));
+    for (const limit of limits ?? []) {
+      const counted = uses.filter((u) => u.quota === limit.name);
+      if (counted.length === 0) continue;
+      const total = counted.reduce((n, u) => n + u.count, 0);
+      const added = counted.filter((u) => u.isNew).reduce((n, u) => n + u.count, 0);
+      const pools = counted.map((u) => `${u.pool}: ${u.count}`).join(', ');
+      if (total > limit.max) {
+        found.push({ severity: 'error', path: counted[0]!.path, message: `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} allows ${limit.max} machines and the manifest's pools want ${total} (${pools}); raise it with the provider or lower the counts` });
+      } else if (added > limit.available) {
+        found.push({ severity: 'warning', path: counted[0]!.path, message: `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} has ${limit.available} machines left and the new or changed pools want ${added} (${pools}); creating more fails once it is used up` });
+      }
     }
   }
 

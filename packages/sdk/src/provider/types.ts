@@ -110,6 +110,18 @@ export interface ServerTypeInfo {
   deprecation?: Deprecation;
   /** Deprecation per location (Hetzner `locations[].deprecation`), where it differs by location. */
   deprecationIn?: Record<string, Deprecation>;
+  /** Machines of the type that can start now, per location, where the cloud says (Crusoe `GET /capacities` quantity). */
+  stockIn?: Record<string, number>;
+  /** The quota the type's machines count against (Crusoe `CapacityV1.quota_type`), a `QuotaInfo.name`. */
+  quota?: string;
+}
+
+/** A project or account limit (Crusoe `GET /projects/{id}/quotas`). */
+export interface QuotaInfo {
+  name: string;
+  description: string;
+  max: number;
+  available: number;
 }
 
 /** A catalog entry's deprecation, as the clouds publish it (Hetzner `deprecation_info`, EC2 `DeprecationTime`). */
@@ -130,6 +142,8 @@ export interface ImageInfo {
 
 export interface RegionInfo {
   name: string;
+  /** false: the region exists but the account has not enabled it (EC2 DescribeRegions `optInStatus` not-opted-in). */
+  enabled?: boolean;
 }
 
 export interface ZoneInfo {
@@ -160,6 +174,8 @@ export interface ComputeApi {
   image?(region: string, ref: string, context?: CallContext): Promise<Outcome<ImageInfo | null>>;
   /** The regions the account can use (EC2 DescribeRegions, Hetzner locations, Crusoe locations), for preflight. */
   regions?(context?: CallContext): Promise<Outcome<RegionInfo[]>>;
+  /** The account's limits on machines, where the cloud lists them with the types that count against each, for preflight. */
+  quotas?(context?: CallContext): Promise<Outcome<QuotaInfo[]>>;
 }
 
 export interface SubnetRequest {

@@ -18,6 +18,15 @@ async function inventoryOf(stateDir: string): Promise<ReturnType<Sandbox['invent
   return Sandbox.fromSnapshot(world).inventory();
 }
 
+/** `kubeplane apply --sandbox` of a fixture that preflight must refuse: its problem lines, and what the clouds hold after. */
+async function applyRefused(fixture: string): Promise<{ problems: string[]; inventory: ReturnType<Sandbox['inventory']> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-'));
+  const run = await runCli(['apply', fixture, '--sandbox', '--state-dir', dir], { cwd: root });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('preflight failed: nothing was created');
+  return { problems: run.stderr.split('\n').filter((l) => l.startsWith('[sandbox] preflight: ')), inventory: await inventoryOf(dir) };
+}
+
 describe('kubeplane apply: preflight before the first create', () => {
   it('refuses a retired server type, a missing image, zone and location, one line each with file:line and what Hetzner offers, and creates nothing for any cluster', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-'));
@@ -37,6 +46,28 @@ describe('kubeplane apply: preflight before the first create', () => {
     // Nothing was recorded either: the good cluster of the same manifest was not started.
     const status = await runCli(['status', '--sandbox', '--state-dir', dir], { cwd: root });
     expect(status.stdout).toContain('no projects in this state directory');
+  });
+
+  it('refuses an AWS Region that does not exist, one the account has not enabled, and a GPU type its zone or Region does not offer, asked of DescribeRegions and the offerings, and creates nothing', async () => {
+    const f = 'test/fixtures/preflight/aws-unavailable.yaml';
+    const { problems, inventory } = await applyRefused(f);
+    expect(problems).toEqual([
+      `[sandbox] preflight: ${f}:26 nodePools.dynamic[2].providerSpec.region: aws has no region eu-central-9 for provider aws-1; it offers: eu-central-1, eu-central-2, eu-north-1, eu-west-1`,
+      `[sandbox] preflight: ${f}:31 nodePools.dynamic[3].providerSpec.region: aws region ap-east-1 is not enabled for the account of provider aws-1 (it must be opted in first); enabled regions: us-east-1, us-east-2, eu-west-1, ap-southeast-1`,
+      `[sandbox] preflight: ${f}:38 nodePools.dynamic[4].serverType: aws server type g5.xlarge is not offered in eu-central-1c (only in eu-central-1a, eu-central-1b); it offers in eu-central-1c: t3.xlarge, c6i.xlarge, m6i.xlarge, t3.large`,
+      `[sandbox] preflight: ${f}:43 nodePools.dynamic[5].serverType: aws has no server type g5.xlarge in eu-north-1; it offers in eu-north-1: t3.xlarge, c6i.xlarge, m6i.xlarge, t3.large`,
+    ]);
+    expect(inventory).toEqual([]);
+  });
+
+  it('refuses a Crusoe location that does not exist and a GPU type the named location does not offer, asked of GET /locations and GET /capacities, and creates nothing', async () => {
+    const f = 'test/fixtures/preflight/crusoe-unavailable.yaml';
+    const { problems, inventory } = await applyRefused(f);
+    expect(problems).toEqual([
+      `[sandbox] preflight: ${f}:23 nodePools.dynamic[1].providerSpec.region: crusoe has no region us-west9-a for provider crusoe-1; it offers: us-east1-a, eu-iceland1-a, us-northcentral1-a, us-southcentral1-a`,
+      `[sandbox] preflight: ${f}:30 nodePools.dynamic[2].serverType: crusoe server type gb200-186gb-nvl-ib.4x is not offered in us-east1-a (only in us-southcentral1-a); it offers in us-east1-a: h200-141gb-sxm-ib.8x, a100-80gb-sxm-ib.8x, h100-80gb-sxm-ib.8x, a100-80gb.8x`,
+    ]);
+    expect(inventory).toEqual([]);
   });
 
   it('refuses a DNS zone the account does not hold when the sandbox accounts are not given the manifest\'s zones', async () => {

@@ -37,8 +37,24 @@ export const CRUSOE_IMAGES = [
   { id: 'img-0004', name: 'ubuntu24.04-nvidia-nvl-arm64-gb200', tags: ['latest'], description: 'Ubuntu 24.04 arm64 for GB200 NVL', arm64: true },
 ] as const;
 
-/** VMs of a type a location can still start (GPU stock is scarce; CPU is plenty). */
+/**
+ * The locations that offer a type, where not all do: a cloud's GPU generations live in some data centers only, and
+ * Crusoe's `GET /capacities` lists capacity per type and location (crusoe-api-v1-swagger.json, `CapacityV1`). The
+ * sandbox's sets are invented, of that shape.
+ */
+const OFFERED_IN: Record<string, readonly string[]> = {
+  'gb200-186gb-nvl-ib.4x': ['us-southcentral1-a'],
+  'h200-141gb-sxm-ib.8x': ['us-east1-a', 'us-southcentral1-a'],
+};
+
+export function crusoeOffers(location: string, type: string): boolean {
+  const only = OFFERED_IN[type];
+  return only === undefined || only.includes(location);
+}
+
+/** VMs of a type a location can still start (GPU stock is scarce; CPU is plenty); none where it is not offered. */
 export function initialStock(location: string, type: CrusoeTypeSpec): number {
+  if (!crusoeOffers(location, type.product_name)) return 0;
   if (type.num_gpu === 0) return 10_000;
   return location === 'us-east1-a' ? 16 : 4;
 }

@@ -35,6 +35,16 @@ describe('Crusoe emulator', () => {
     expect(CRUSOE_LATENCY.vmCreate).toBe(120_000);
   });
 
+  it('lists capacity per type and location only where the location offers the type, with the quota it counts against, filtered by location and product, and counts down with stock', async () => {
+    sandbox = new CrusoeSandbox();
+    const gb200 = (await call('GET', '/capacities', { query: { product_name: 'gb200-186gb-nvl-ib.4x' } })).json['items'];
+    expect(gb200).toEqual([{ type: 'gb200-186gb-nvl-ib.4x', location: 'us-southcentral1-a', quantity: 4, num_slices: 1, quota_type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS' }]);
+    const east = (await call('GET', '/capacities', { query: { location: 'us-east1-a', product_name: 'a100-80gb.8x' } })).json['items'];
+    expect(east).toEqual([{ type: 'a100-80gb.8x', location: 'us-east1-a', quantity: 16, num_slices: 1, quota_type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS' }]);
+    await call('POST', 'compute/vms/instances', { body: vm('g-1', 'a100-80gb.8x', { image: 'ubuntu22.04-nvidia-sxm-docker:latest' }) });
+    expect((await call('GET', '/capacities', { query: { location: 'us-east1-a', product_name: 'a100-80gb.8x' } })).json['items']).toMatchObject([{ quantity: 15 }]);
+  });
+
   it('answers an unknown operation with 403, as the spec says', async () => {
     sandbox = new CrusoeSandbox();
     expect((await call('GET', 'compute/vms/instances/operations/00000000-0000-4000-8000-0000000fffff')).status).toBe(403);

@@ -12,7 +12,11 @@ import { authorizationHeader, canonicalQuery } from '../../crusoe/signing.js';
 import { userDataFromStartupScript } from '../../crusoe/startup-script.js';
 import type { SandboxManagedCluster, SandboxManagedNode, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion, issueCmkPki, type CmkPki } from './cmk-pki.js';
-import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, initialStock, type CrusoeTypeSpec } from './catalog.js';
+import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, crusoeOffers, initialStock, type CrusoeTypeSpec } from './catalog.js';
+
+/** The sandbox project's quota types (ProjectQuota.type); a capacity names the one its type counts against (CapacityV1.quota_type). */
+const VMS_QUOTA = 'PROJECT_QUOTA_TYPE_MAXIMUM_VMS';
+const GPU_VMS_QUOTA = 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS';
 import { sandboxPublicAddress } from '../public-addresses.js';
 
 export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
@@ -553,6 +557,7 @@ export class CrusoeEmulator implements SandboxVmSource {
   #route(method: string, path: string, query: URLSearchParams, body: Json): [number, unknown] | Promise<[number, unknown]> {
     const parts = path.split('/').filter(Boolean);
     if (parts[0] === 'locations' && method === 'GET') return [200, { items: [...CRUSOE_LOCATIONS] }];
+    if (parts[0] === 'capacities' && method === 'GET') return [200, { items: this.#capacities(query.get('location'), query.get('product_name')) }];
     if (parts[0] === 'compute' && parts[1] === 'images' && method === 'GET') return [200, { items: CRUSOE_IMAGES.map((i) => ({ id: i.id, name: i.name, tags: [...i.tags], locations: [...CRUSOE_LOCATIONS], description: i.description, created_at: '2025-01-01T00:00:00Z' })) }];
     if (parts[0] === 'users' && parts[1] === 'ssh-keys') return this.#sshKeys(method, query, body);
     if (parts[0] !== 'projects' || parts.length < 3) throw new ApiError(404, 'not_found', `${method} ${path} is not an endpoint of this API`);
@@ -811,11 +816,22 @@ export class CrusoeEmulator implements SandboxVmSource {
     throw new ApiError(400, 'bad_request', `${method} on a disk is not modelled by the sandbox`);
   }
 
+  /**
+   * `GET /capacities` (crusoe-api-v1-swagger.json, listSliceCapacities: "Lists available Crusoe Cloud capacity with
+   * optional filters on location and product name"): one `CapacityV1` per type a location offers, `quantity` the VMs
+   * of it that can start there now. A type a location does not offer has no entry.
+   */
+  #capacities(location: string | null, product: string | null): Json[] {
+    return CRUSOE_LOCATIONS.flatMap((l) =>
+      CRUSOE_TYPES.filter((t) => crusoeOffers(l, t.product_name) && (!location || l === location) && (!product || t.product_name === product)).map((t) => ({ type: t.product_name, location: l, quantity: Math.max(0, this.#stock.get(`${l}/${t.product_name}`) ?? 0), num_slices: 1, quota_type: t.num_gpu > 0 ? GPU_VMS_QUOTA : VMS_QUOTA })),
+    );
+  }
+
   #quotas(): Json[] {
     const live = [...this.vms.values()].filter((v) => v.state !== 'STATE_DELETING');
     return [
-      { type: 'PROJECT_QUOTA_TYPE_MAXIMUM_VMS', programmatic_name: 'vms', category: 'compute', description: 'VMs', max: this.#quota.vms, used: live.length, available: this.#quota.vms - live.length },
-      { type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS', programmatic_name: 'gpu_vms', category: 'compute', description: 'GPU VMs', max: this.#quota.gpuVms, used: live.filter((v) => v.type.num_gpu > 0).length, available: this.#quota.gpuVms - live.filter((v) => v.type.num_gpu > 0).length },
+      { type: VMS_QUOTA, programmatic_name: 'vms', category: 'compute', description: 'VMs', max: this.#quota.vms, used: live.length, available: this.#quota.vms - live.length },
+      { type: GPU_VMS_QUOTA, programmatic_name: 'gpu_vms', category: 'compute', description: 'GPU VMs', max: this.#quota.gpuVms, used: live.filter((v) => v.type.num_gpu > 0).length, available: this.#quota.gpuVms - live.filter((v) => v.type.num_gpu > 0).length },
     ];
   }
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, DescribeInstancesCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
+import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeRegionsCommand, paginateDescribeInstanceTypeOfferings, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -12,9 +12,46 @@ afterEach(() => sandbox.close());
 const client = (secretAccessKey: string = SANDBOX_CREDENTIALS.awsSecretAccessKey, accessKeyId: string = SANDBOX_CREDENTIALS.awsAccessKeyId) => new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
 const run = (token?: string, tags: Record<string, string> = {}, userData = '') =>
   new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small', ...(token ? { ClientToken: token } : {}), UserData: Buffer.from(userData).toString('base64'), TagSpecifications: [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }] });
+const offeringsOfGpu = (locationType: 'region' | 'availability-zone') => new DescribeInstanceTypeOfferingsCommand({ LocationType: locationType, Filters: [{ Name: 'instance-type', Values: ['g5.xlarge'] }] });
 const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: { name?: string }) => e.name);
 
 describe('EC2 emulator (wire format)', () => {
+  it('lists the Regions the account has enabled, and with AllRegions the opt-in ones it has not, each with its optInStatus', async () => {
+    const ec2 = client();
+    const enabled = (await ec2.send(new DescribeRegionsCommand({}))).Regions ?? [];
+    expect(enabled.map((r) => r.RegionName).sort()).toEqual([...sandbox.ec2Regions.keys()].sort());
+    expect(enabled.find((r) => r.RegionName === 'eu-central-2')).toEqual({ RegionName: 'eu-central-2', Endpoint: 'ec2.eu-central-2.amazonaws.com', OptInStatus: 'opted-in' });
+    const all = (await ec2.send(new DescribeRegionsCommand({ AllRegions: true }))).Regions ?? [];
+    expect(all.find((r) => r.RegionName === 'ap-east-1')?.OptInStatus).toBe('not-opted-in');
+    expect(all.some((r) => r.RegionName === 'eu-central-9')).toBe(false);
+    expect(await codeOf(ec2.send(new DescribeRegionsCommand({ RegionNames: ['eu-central-9'] })))).toBe('InvalidParameterValue');
+  });
+
+  it('offers the GPU type in two zones of the Region only, pages the offerings, and refuses to launch it in a third zone with Unsupported', async () => {
+    const ec2 = client();
+    const zones: string[] = [];
+    let pages = 0;
+    for await (const page of paginateDescribeInstanceTypeOfferings({ client: ec2, pageSize: 5 }, { LocationType: 'availability-zone', MaxResults: 5 })) {
+      pages += 1;
+      for (const o of page.InstanceTypeOfferings ?? []) if (o.InstanceType === 'g5.xlarge') zones.push(o.Location ?? '');
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(zones.sort()).toEqual(['eu-central-1a', 'eu-central-1b']);
+    const inRegion = await ec2.send(offeringsOfGpu('region'));
+    expect(inRegion.InstanceTypeOfferings).toEqual([{ InstanceType: 'g5.xlarge', LocationType: 'region', Location: 'eu-central-1' }]);
+    const launch = (zone: string) => ec2.send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 'g5.xlarge', Placement: { AvailabilityZone: zone } }));
+    expect(await codeOf(launch('eu-central-1c'))).toBe('Unsupported');
+    expect(await codeOf(launch('eu-central-1b'))).toBe('ok');
+  });
+
+  it('describes only the instance types of its own Region', async () => {
+    const stockholm = new EC2Client({ region: 'eu-north-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
+    const names = ((await stockholm.send(new DescribeInstanceTypesCommand({}))).InstanceTypes ?? []).map((t) => t.InstanceType);
+    expect(names).toContain('t3.medium');
+    expect(names).not.toContain('g5.xlarge');
+    expect(await codeOf(client().send(new DescribeInstanceTypesCommand({ InstanceTypes: ['g5.xlarge'] })))).toBe('ok');
+  });
+
   it('returns the same instance for a repeated ClientToken and refuses it with other parameters', async () => {
     const ec2 = client();
     const a = await ec2.send(run('t1'));

@@ -34,6 +34,34 @@ export const EC2_INSTANCE_TYPES = [
   { name: 'g5.xlarge', vcpus: 4, memoryMiB: 16384, arch: 'x86_64' },
 ] as const;
 
+/**
+ * The Regions of AWS's commercial partition and whether an account must opt in to use them: Regions launched before
+ * 20 March 2019 are enabled by default, later ones are disabled until the account enables them
+ * (https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html, "Region opt-in"). DescribeRegions
+ * with AllRegions lists them all; the sandbox account has the Regions the sandbox serves enabled, and no other.
+ */
+export const AWS_REGIONS: ReadonlyArray<{ name: string; optIn: boolean }> = [
+  ...['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'sa-east-1', 'eu-central-1', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'eu-north-1', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-southeast-1', 'ap-southeast-2', 'ap-south-1'].map((name) => ({ name, optIn: false })),
+  ...['af-south-1', 'ap-east-1', 'ap-east-2', 'ap-south-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5', 'ap-southeast-7', 'ca-west-1', 'eu-central-2', 'eu-south-1', 'eu-south-2', 'il-central-1', 'me-central-1', 'me-south-1', 'mx-central-1'].map((name) => ({ name, optIn: true })),
+];
+
+/**
+ * The zone letters of a Region where an instance type is offered (DescribeInstanceTypeOfferings). On AWS the newer and
+ * GPU families are offered in fewer Regions and fewer zones than general-purpose ones (the offerings differ per account
+ * and zone: https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-regions.html); the sandbox's invented
+ * but same-shaped rule: g5 (GPU) only in zones a and b of four Regions, everything else in every zone.
+ */
+const SPARSE_OFFERINGS: Record<string, { regions: readonly string[]; zones: readonly string[] }> = {
+  'g5.xlarge': { regions: ['us-east-1', 'us-west-2', 'eu-central-1', 'eu-west-1'], zones: ['a', 'b'] },
+};
+
+function ec2TypeOfferedIn(type: string, region: string, zones: readonly string[]): string[] {
+  const sparse = SPARSE_OFFERINGS[type];
+  if (!sparse) return [...zones];
+  if (!sparse.regions.includes(region)) return [];
+  return zones.filter((z) => sparse.zones.includes(z.slice(region.length)));
+}
+
 export const EC2_IMAGES = [
   { id: 'ami-0ubuntu2404amd64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-20260101', arch: 'x86_64' },
   { id: 'ami-0ubuntu2404arm64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-arm64-server-20260101', arch: 'arm64' },
@@ -114,6 +142,8 @@ export interface Ec2EmulatorOptions {
   zones: string[];
   /** Max spread of the DescribeInstances lag for new instances (eventual consistency), ms. */
   describeLagMaxMs: number;
+  /** The Regions enabled for the account, as DescribeRegions lists them (default: this one). */
+  accountRegions?: readonly string[];
 }
 
 type BucketName = 'run' | 'launches' | 'terminate' | 'describe' | 'mutating';
@@ -436,16 +466,78 @@ export class Ec2Emulator implements SandboxVmSource {
         return this.#xml(action, items('imagesSet', found, (i) => t('imageId', i.id) + t('imageLocation', `099720109477/${i.name}`) + t('imageState', 'available') + t('imageOwnerId', '099720109477') + t('isPublic', true) + t('architecture', i.arch) + t('imageType', 'machine') + t('name', i.name) + t('rootDeviceType', 'ebs') + t('virtualizationType', 'hvm')));
       }
       case 'DescribeInstanceTypes': {
+        // "By default, all instance types for the current Region are described" (EC2 API reference, DescribeInstanceTypes).
         const names = queryList(p, 'InstanceType');
-        const found = EC2_INSTANCE_TYPES.filter((x) => names.length === 0 || names.includes(x.name));
+        const found = EC2_INSTANCE_TYPES.filter((x) => (names.length === 0 || names.includes(x.name)) && this.#offeredZones(x.name).length > 0);
         if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidInstanceType', `The following supplied instance types do not exist: [${names.filter((n) => !found.some((f) => f.name === n)).join(', ')}]`);
-        return this.#xml(action, items('instanceTypeSet', found, (x) => t('instanceType', x.name) + el('vCpuInfo', t('defaultVCpus', x.vcpus)) + el('memoryInfo', t('sizeInMiB', x.memoryMiB)) + el('processorInfo', items('supportedArchitectures', [x.arch], (a) => esc(a)))));
+        const page = this.#page(found, p, 100);
+        return this.#xml(action, items('instanceTypeSet', page.items, (x) => t('instanceType', x.name) + el('vCpuInfo', t('defaultVCpus', x.vcpus)) + el('memoryInfo', t('sizeInMiB', x.memoryMiB)) + el('processorInfo', items('supportedArchitectures', [x.arch], (a) => esc(a)))) + t('nextToken', page.next));
       }
+      case 'DescribeInstanceTypeOfferings': return this.#describeOfferings(p);
+      case 'DescribeRegions': return this.#describeRegions(p);
       case 'DescribeAvailabilityZones':
-        return this.#xml(action, items('availabilityZoneInfo', this.#options.zones, (z) => t('zoneName', z) + t('zoneState', 'available') + t('regionName', this.#options.region) + t('zoneId', z.replace(this.#options.region, 'euc1-az')) + t('zoneType', 'availability-zone')));
+        return this.#xml(action, items('availabilityZoneInfo', this.#options.zones, (z) => t('zoneName', z) + t('zoneState', 'available') + t('regionName', this.#options.region) + t('zoneId', this.#zoneId(z)) + t('zoneType', 'availability-zone')));
       default:
         throw new Ec2Error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
     }
+  }
+
+  #offeredZones(type: string): string[] {
+    return ec2TypeOfferedIn(type, this.#options.region, this.#options.zones);
+  }
+
+  /** `MaxResults`/`NextToken` paging (the token is the offset, opaque to clients). */
+  #page<T>(list: readonly T[], p: URLSearchParams, max: number): { items: T[]; next?: string } {
+    const size = Math.min(max, Number(p.get('MaxResults') ?? max) || max);
+    const start = Number(p.get('NextToken') ?? '0');
+    if (!Number.isInteger(start) || start < 0) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid value '${p.get('NextToken') ?? ''}' for NextToken.`);
+    const items = list.slice(start, start + size);
+    return start + size < list.length ? { items, next: String(start + size) } : { items };
+  }
+
+  /**
+   * DescribeInstanceTypeOfferings (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypeOfferings.html):
+   * per `LocationType` (region by default, availability-zone, availability-zone-id) the types offered there, filtered by
+   * `location` and `instance-type`; a location of another Region matches nothing. At most 1000 per page.
+   */
+  #describeOfferings(p: URLSearchParams): Response {
+    const locationType = p.get('LocationType') ?? 'region';
+    if (!['region', 'availability-zone', 'availability-zone-id'].includes(locationType)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${locationType}) for parameter locationType is invalid. Valid values: region, availability-zone, availability-zone-id, outpost.`);
+    const offerings = EC2_INSTANCE_TYPES.flatMap((x) => {
+      const zones = this.#offeredZones(x.name);
+      if (locationType === 'region') return zones.length > 0 ? [{ type: x.name, location: this.#options.region }] : [];
+      return zones.map((z) => ({ type: x.name, location: locationType === 'availability-zone' ? z : this.#zoneId(z) }));
+    });
+    const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
+    const found = offerings.filter((o) => filters.every((f) => (f.name === 'location' ? f.values.includes(o.location) : f.name === 'instance-type' ? f.values.includes(o.type) : false)));
+    const page = this.#page(found, p, 1000);
+    return this.#xml('DescribeInstanceTypeOfferings', items('instanceTypeOfferingSet', page.items, (o) => t('instanceType', o.type) + t('locationType', locationType) + t('location', o.location)) + t('nextToken', page.next));
+  }
+
+  /**
+   * DescribeRegions (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeRegions.html): the Regions
+   * enabled for the account, or with `AllRegions=true` every Region with its `optInStatus`; `RegionName.N` may name
+   * any Region, enabled or not, and a name that is no Region is `InvalidParameterValue`.
+   */
+  #describeRegions(p: URLSearchParams): Response {
+    const enabled = new Set(this.#options.accountRegions ?? [this.#options.region]);
+    // On AWS a Region that needs no opt-in is always enabled; the sandbox account has only the Regions the sandbox serves
+    // enabled (it cannot answer for others), so the rest read as not-opted-in, which is what preflight must catch.
+    const listed = [...AWS_REGIONS, ...[...enabled].filter((n) => !AWS_REGIONS.some((r) => r.name === n)).map((name) => ({ name, optIn: false }))].map((r) => ({
+      name: r.name,
+      status: !enabled.has(r.name) ? 'not-opted-in' : r.optIn ? 'opted-in' : 'opt-in-not-required',
+    }));
+    const names = queryList(p, 'RegionName');
+    const unknown = names.find((n) => !listed.some((r) => r.name === n));
+    if (unknown !== undefined) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid region: ${unknown}`);
+    const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
+    const attr = (r: { name: string; status: string }, name: string): string => (name === 'region-name' ? r.name : name === 'opt-in-status' ? r.status : name === 'endpoint' ? `ec2.${r.name}.amazonaws.com` : '');
+    const found = listed.filter((r) => (names.length > 0 ? names.includes(r.name) : p.get('AllRegions') === 'true' || r.status !== 'not-opted-in') && filters.every((f) => f.values.includes(attr(r, f.name))));
+    return this.#xml('DescribeRegions', items('regionInfo', found, (r) => t('regionName', r.name) + t('regionEndpoint', `ec2.${r.name}.amazonaws.com`) + t('optInStatus', r.status)));
+  }
+
+  #zoneId(zone: string): string {
+    return zone.replace(this.#options.region, 'euc1-az');
   }
 
   #must<T>(map: Map<string, T>, id: string | null, code: string, what: string): T {
@@ -507,6 +599,12 @@ export class Ec2Emulator implements SandboxVmSource {
     const keyName = p.get('KeyName') ?? undefined;
     if (keyName && ![...this.keyPairs.values()].some((k) => k.name === keyName)) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
     const zone = p.get('Placement.AvailabilityZone') ?? subnet?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
+    const offered = this.#offeredZones(type.name);
+    if (!offered.includes(zone)) {
+      // EC2's answer for a type its zone does not offer, code and words as a user met it in sa-east-1b
+      // (https://github.com/trailofbits/algo/issues/314).
+      throw new Ec2Error(400, 'Unsupported', `Your requested instance type (${type.name}) is not supported in your requested Availability Zone (${zone}).${offered.length ? ` Please retry your request by not specifying an Availability Zone or choosing ${offered.join(', ')}.` : ''}`);
+    }
     if (this.#buckets.launches.tryTake(max) > 0) throw new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.');
     const reservationId = this.#id('r');
     const tags = tagsFor(p, 'instance');

@@ -527,6 +527,12 @@ export function runProviderConformance(options: ConformanceOptions): void {
         const zones = await run(() => compute().zones(fixtures.region));
         expect(zones.length).toBeGreaterThan(0);
         if (fixtures.zone) expect(zones.map((z) => z.name)).toContain(fixtures.zone);
+        // Preflight names a region the account cannot use from this list (optional: a provider without it is not asked).
+        const regions = compute().regions;
+        if (regions) {
+          const listed = await run(() => regions.call(compute()));
+          expect(listed.filter((r) => r.enabled !== false).map((r) => r.name)).toContain(fixtures.region);
+        }
       });
     });
 
