@@ -1,7 +1,7 @@
 // The Cloud Functions handler runs a step from a synthetic Pub/Sub CloudEvent, as Cloud Functions gen 2
 // delivers it, with the step's message published under the cluster id as ordering key.
 import { describe, expect, it } from 'vitest';
-import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, VirtualClock, validateManifestText, type Manifest, type StepEvent } from '@kubeplane/sdk';
+import { done, Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, VirtualClock, validateManifestText, type Manifest, type Provider, type StepEvent } from '@kubeplane/sdk';
 import { createPubSubStepHandler, pubSubMessageFor, PUBSUB_MESSAGE_PUBLISHED, RetryStepLater } from './pubsub-step-handler.js';
 
 const manifest = validateManifestText(`apiVersion: kubeplane.dev/v1
@@ -19,11 +19,21 @@ kubernetes:
     - { name: gcp, version: "1.34.2", network: 10.0.0.0/24, pools: { control: [control], compute: [] } }
 `).manifests[0] as Manifest;
 
+/** The catalog of a cloud, all the first step (preflight) asks of one; nothing here creates anything. */
+const catalogOnly = {
+  name: 'hetzner',
+  compute: {
+    zones: async () => done([{ name: 'fsn1-dc14', region: 'fsn1' }]),
+    serverTypes: async () => done([{ name: 'cpx22', vcpus: 2, memoryGiB: 4, architecture: 'x86_64' as const }]),
+    images: async () => done([{ id: '1', name: 'ubuntu-24.04', architecture: 'x86_64' as const }]),
+  },
+} as unknown as Provider;
+
 function world() {
   const clock = new VirtualClock();
   const queue = new MemoryQueue<StepEvent>({ clock });
   const lease = new MemoryLease(clock);
-  const kp = new Kubeplane({ state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue, lease, clock, providers: () => Promise.reject(new Error('no clouds here')), kubernetes: () => { throw new Error('no clusters here'); } });
+  const kp = new Kubeplane({ state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue, lease, clock, providers: () => Promise.resolve(catalogOnly), kubernetes: () => { throw new Error('no clusters here'); } });
   const handler = createPubSubStepHandler({ kubeplane: kp, maxDeliveryAttempts: 5, logger: { log: () => undefined, child() { return this; } } });
   return { kp, queue, lease, handler, clock };
 }
@@ -49,7 +59,7 @@ describe('the Pub/Sub CloudEvent step handler', () => {
     expect(pubSubMessageFor(first!.body).orderingKey).toBe(first!.body.clusterId);
     expect(await handler(cloudEvent(first!.body))).toBe('advanced');
     const [next] = await queue.receive(1);
-    expect(next?.body).toMatchObject({ step: 'networks', seq: first!.body.seq + 1 });
+    expect(next?.body).toMatchObject({ step: 'prepare', seq: first!.body.seq + 1 });
     // The same message again (Pub/Sub is at-least-once) is dropped as stale.
     expect(await handler(cloudEvent(first!.body, 2))).toBe('stale');
   });

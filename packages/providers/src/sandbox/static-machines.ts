@@ -31,7 +31,7 @@ interface StaticHost {
 export class SandboxStaticMachines implements SandboxVmSource {
   readonly #clock: Clock;
   readonly #hosts = new Map<string, StaticHost>();
-  readonly #client = utils.generateKeyPairSync('ed25519');
+  readonly #client = ed25519KeyPair();
   readonly #clientPublic: Buffer;
 
   constructor(clock: Clock) {
@@ -80,7 +80,7 @@ export class SandboxStaticMachines implements SandboxVmSource {
     const key = `${endpoint}:${port}`;
     const known = this.#hosts.get(key);
     if (known) return known;
-    const hostKey = utils.generateKeyPairSync('ed25519').private;
+    const hostKey = ed25519KeyPair().private;
     const server = new Server({ hostKeys: [hostKey] }, (client) => this.#serve(host, client));
     const host: StaticHost = {
       endpoint,
@@ -151,3 +151,13 @@ export class SandboxStaticMachines implements SandboxVmSource {
   }
 }
 
+/**
+ * An Ed25519 key pair from ssh2. Its generator drops leading zero bytes of the public key (about 1 key in 200 comes
+ * out 31 bytes long) and then refuses that key itself ("Malformed OpenSSH public key"); such a pair is drawn again.
+ */
+export function ed25519KeyPair(): { private: string; public: string } {
+  for (;;) {
+    const pair = utils.generateKeyPairSync('ed25519');
+    if (!(utils.parseKey(pair.public) instanceof Error)) return pair;
+  }
+}

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ssh2 from 'ssh2';
 import { KubeplaneError, Redacted, renderStaticBootstrap, renderStaticReset, STATIC_STATE_DIR, type MachineTarget } from '@kubeplane/sdk';
 import { SshMachineAccess } from './ssh-machine-access.js';
+import { ed25519KeyPair } from '../sandbox/static-machines.js';
 
 const SSHD = '/usr/sbin/sshd';
 const available = existsSync(SSHD) && existsSync('/usr/bin/ssh-keygen') && process.getuid?.() === 0;
@@ -51,7 +52,7 @@ describe.skipIf(!available && !process.env['CI'])('static machines over a real O
   let sshd: ChildProcess | undefined;
   let port = 0;
   let hostFingerprint = '';
-  const client = ssh2.utils.generateKeyPairSync('ed25519');
+  const client = ed25519KeyPair();
   const access = new SshMachineAccess({ privateKey: async () => Redacted.of(client.private), dial: async () => ({ host: '127.0.0.1', port }) });
   const target = (hostKey?: string): MachineTarget => ({ node: 'sshd-test-01', endpoint: '192.0.2.10', port: 22, username: 'root', secretRef: { env: { privatekey: 'TEST_KEY' } }, ...(hostKey ? { hostKey } : {}) });
   const sh = async (script: string, hostKey = hostFingerprint) => access.run(target(hostKey), Redacted.of(script));
