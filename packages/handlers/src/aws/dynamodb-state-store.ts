@@ -4,7 +4,6 @@
 // ledger), and a sparse index lists keys by prefix without a scan.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
-  DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
   QueryCommand,
@@ -43,23 +42,26 @@ export class DynamoDbStateStore implements StateStore {
   /**
    * One UpdateItem whose condition checks the revision and, with `fence`, that no later lease holder wrote the
    * item (`fence` is the highest token written). An update, not a put: a write without a fence leaves the
-   * stored fence as it is.
+   * stored fence as it is, and a key made again continues from its tombstone's last revision.
    */
   async put<T>(key: string, value: T, expectedRevision: number, options: PutOptions = {}): Promise<number> {
     checkKey(key);
-    const revision = expectedRevision + 1;
     const { fence } = options;
     const body = encode(value);
     const names: Record<string, string> = { '#seg': SEGMENT_ATTRIBUTE, '#rev': 'rev', '#body': body.name, '#other': body.name === 'doc' ? 'docz' : 'doc', '#ttl': TTL_ATTRIBUTE };
-    const values: Record<string, AttributeValue> = { ':seg': { S: segment(key) }, ':newrev': { N: String(revision) }, ':body': body.value };
-    let set = '#seg = :seg, #rev = :newrev, #body = :body';
+    const values: Record<string, AttributeValue> = { ':seg': { S: segment(key) }, ':body': body.value, ':one': { N: '1' } };
+    let set = '#seg = :seg, #body = :body';
     const conditions = [];
     if (expectedRevision === 0) {
-      // A new key, or one deleted earlier whose tombstone keeps its fence.
+      // A new key, or one deleted earlier: its tombstone keeps the last revision, which the new life continues.
       conditions.push('attribute_not_exists(#rev)');
+      names['#last'] = LAST_REVISION_ATTRIBUTE;
+      values[':zero'] = { N: '0' };
+      set += ', #rev = if_not_exists(#last, :zero) + :one';
     } else {
       conditions.push('#rev = :rev');
       values[':rev'] = { N: String(expectedRevision) };
+      set += ', #rev = #rev + :one';
     }
     if (fence !== undefined) {
       names['#fence'] = FENCE_ATTRIBUTE;
@@ -69,7 +71,7 @@ export class DynamoDbStateStore implements StateStore {
       set += ', #fence = :fence';
     }
     try {
-      await this.client.send(
+      const out = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: pk(key),
@@ -77,61 +79,63 @@ export class DynamoDbStateStore implements StateStore {
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return revision;
+      return Number(out.Attributes?.rev?.N ?? NaN);
     } catch (e) {
       if (!isConditionFailed(e)) throw e;
-      // Which of the two conditions failed: read the item back (a write after the failure at worst names the other).
-      const stored = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: pk(key), ConsistentRead: true }));
-      const storedFence = stored.Item?.[FENCE_ATTRIBUTE]?.N;
-      if (fence !== undefined && storedFence !== undefined && Number(storedFence) > fence) throw fenced(key, fence, Number(storedFence));
-      throw revisionConflict(key, expectedRevision, Number(stored.Item?.rev?.N ?? 0));
+      throw await this.#refusal(key, expectedRevision, fence);
     }
   }
 
   /**
-   * Deletes the key when its revision matches. A key that carried a fence leaves a tombstone holding only that fence
-   * (no revision, so it reads as missing and lists as nothing; swept by TTL after a day): a key's fence outlives its
-   * deletion, so a lease holder of the deleted life cannot overwrite the key made again (see PutOptions).
+   * Deletes the key when its revision matches (and, with `fence`, when no later lease holder wrote it). The item
+   * stays as a tombstone holding the last revision and the fence (no `rev`, so it reads as missing and lists as
+   * nothing; swept by TTL after a day, far longer than any lease): a later life of the key continues both, so a
+   * writer of the deleted life can neither match a revision nor pass the fence (see Versioned, PutOptions).
    */
-  async delete(key: string, expectedRevision: number): Promise<void> {
+  async delete(key: string, expectedRevision: number, options: PutOptions = {}): Promise<void> {
     checkKey(key);
     if (expectedRevision === 0) {
       const actual = await this.#revision(key);
       if (actual !== 0) throw revisionConflict(key, 0, actual);
       return;
     }
+    const { fence } = options;
+    const names: Record<string, string> = { '#rev': 'rev', '#seg': SEGMENT_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE, '#last': LAST_REVISION_ATTRIBUTE };
+    const values: Record<string, AttributeValue> = { ':rev': { N: String(expectedRevision) }, ':ttl': { N: String(Math.ceil(Date.now() / 1000) + 86_400) } };
+    let set = '#ttl = :ttl, #last = :rev';
+    let condition = '#rev = :rev';
+    if (fence !== undefined) {
+      names['#fence'] = FENCE_ATTRIBUTE;
+      values[':fence'] = { N: String(fence) };
+      condition += ' AND (attribute_not_exists(#fence) OR #fence <= :fence)';
+      set += ', #fence = :fence';
+    }
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: pk(key),
-          UpdateExpression: 'SET #ttl = :ttl REMOVE #rev, #seg, doc, docz',
-          ConditionExpression: '#rev = :rev AND attribute_exists(#fence)',
-          ExpressionAttributeNames: { '#rev': 'rev', '#seg': SEGMENT_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE, '#fence': FENCE_ATTRIBUTE },
-          ExpressionAttributeValues: { ':rev': { N: String(expectedRevision) }, ':ttl': { N: String(Math.ceil(Date.now() / 1000) + 86_400) } },
+          UpdateExpression: `SET ${set} REMOVE #seg, doc, docz, #rev`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
-      return;
     } catch (e) {
       if (!isConditionFailed(e)) throw e;
+      throw await this.#refusal(key, expectedRevision, fence);
     }
-    // No fence to keep (or the revision moved on): an ordinary conditional delete.
-    try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: pk(key),
-          ConditionExpression: '#rev = :rev',
-          ExpressionAttributeNames: { '#rev': 'rev' },
-          ExpressionAttributeValues: { ':rev': { N: String(expectedRevision) } },
-        }),
-      );
-    } catch (e) {
-      if (isConditionFailed(e)) throw revisionConflict(key, expectedRevision, await this.#revision(key));
-      throw e;
-    }
+  }
+
+  /** Which condition refused a write: read the item back (a write after the failure at worst names the other). */
+  async #refusal(key: string, expectedRevision: number, fence: number | undefined): Promise<Error> {
+    const stored = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: pk(key), ConsistentRead: true }));
+    const storedFence = stored.Item?.[FENCE_ATTRIBUTE]?.N;
+    if (fence !== undefined && storedFence !== undefined && Number(storedFence) > fence) return fenced(key, fence, Number(storedFence));
+    return revisionConflict(key, expectedRevision, Number(stored.Item?.rev?.N ?? 0));
   }
 
   async list(prefix: string): Promise<string[]> {
@@ -175,6 +179,8 @@ export class DynamoDbStateStore implements StateStore {
 
 /** The highest lease token (fencing token) a fenced write has carried, kept next to the revision. */
 const FENCE_ATTRIBUTE = 'fence';
+/** A tombstone's last revision: the revision its key had when it was deleted. */
+const LAST_REVISION_ATTRIBUTE = 'lastrev';
 
 const pk = (key: string): Record<string, AttributeValue> => ({ [PARTITION_KEY]: { S: STATE_PREFIX + key } });
 const segment = (key: string) => key.split('/')[0] ?? key;

@@ -210,9 +210,9 @@ class WorldFirstStateStore implements StateStore {
     return this.inner.put(key, value, expectedRevision, options);
   }
 
-  async delete(key: string, expectedRevision: number): Promise<void> {
+  async delete(key: string, expectedRevision: number, options?: PutOptions): Promise<void> {
     await this.saveWorld();
-    return this.inner.delete(key, expectedRevision);
+    return this.inner.delete(key, expectedRevision, options);
   }
 
   list(prefix: string): Promise<string[]> {

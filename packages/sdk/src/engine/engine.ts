@@ -272,7 +272,7 @@ export class Engine {
     }
     if (follow) record.step.dueAt = dueAt(now, follow.delay);
     try {
-      if (result.kind === 'finished' && record.target === 'absent') await this.#forget(record, revision);
+      if (result.kind === 'finished' && record.target === 'absent') await this.#forget(record, revision, fence);
       else await state.put(clusterKey(record.clusterId), record, revision, { fence });
     } catch (e) {
       if (isKubeplaneError(e) && e.kind === 'conflict') return 'conflict';
@@ -283,9 +283,9 @@ export class Engine {
     return outcome;
   }
 
-  async #forget(record: ClusterRecord, revision: number): Promise<void> {
+  async #forget(record: ClusterRecord, revision: number, fence: number): Promise<void> {
     const { state } = this.options;
-    await state.delete(clusterKey(record.clusterId), revision);
+    await state.delete(clusterKey(record.clusterId), revision, { fence });
     for (let i = 0; i < 10; i++) {
       const p = await state.get<ProjectRecord>(projectKey(record.project));
       if (!p) return;

@@ -11,7 +11,7 @@ import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
 import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
 import { KubeplaneError } from '../../errors.js';
-import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Versioned } from '../ports/state-store.js';
+import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Tombstone, type Versioned } from '../ports/state-store.js';
 import { createFileAtomic, withFileLock, writeFileAtomic } from './file-lock.js';
 
 async function readJson<T>(path: string): Promise<T | null> {
@@ -95,22 +95,28 @@ export class FileStateStore implements StateStore {
       const stored = await readJson<StateFile<T>>(path);
       const actual = stored?.revision ?? 0;
       if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-      const fence = nextFence(key, stored ? stored.fence : await readDeletedFence(path), options.fence);
-      const next: StateFile<T> = { key, revision: actual + 1, ...(fence !== undefined ? { fence } : {}), value };
+      const before = stored ?? (await readTombstone(path));
+      const fence = nextFence(key, before?.fence, options.fence);
+      const revision = (before?.revision ?? 0) + 1;
+      const next: StateFile<T> = { key, revision, ...(fence !== undefined ? { fence } : {}), value };
       await writeFileAtomic(path, JSON.stringify(next, null, 1));
-      if (!stored) await rm(deletedFencePath(path), { force: true });
-      return actual + 1;
+      if (!stored) await Promise.all([rm(tombstonePath(path), { force: true }), rm(legacyFencePath(path), { force: true })]);
+      return revision;
     });
   }
 
-  async delete(key: string, expectedRevision: number): Promise<void> {
+  async delete(key: string, expectedRevision: number, options: PutOptions = {}): Promise<void> {
     const path = this.#path(key);
     await this.#lock(async () => {
       const stored = await readJson<StateFile<unknown>>(path);
       const actual = stored?.revision ?? 0;
       if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-      // A key's fence outlives its deletion (see PutOptions): kept beside it, in a file list() does not see.
-      if (stored?.fence !== undefined) await writeFileAtomic(deletedFencePath(path), String(stored.fence));
+      if (!stored) return;
+      const fence = nextFence(key, stored.fence, options.fence);
+      // The key's revision and fence outlive its deletion (see Versioned, PutOptions): kept beside it, in a file
+      // list() does not see. Written before the removal, so a crash between the two loses nothing.
+      const tombstone: Tombstone = { revision: stored.revision, ...(fence !== undefined ? { fence } : {}) };
+      await writeFileAtomic(tombstonePath(path), JSON.stringify(tombstone));
       await rm(path, { force: true });
     });
   }
@@ -126,15 +132,22 @@ export class FileStateStore implements StateStore {
   }
 }
 
-/** Where the fence of a deleted key is kept: `<key>.fence` beside the `<key>.json` it had. */
-function deletedFencePath(path: string): string {
+/** Where a deleted key's tombstone is kept: `<key>.deleted` beside the `<key>.json` it had. */
+function tombstonePath(path: string): string {
+  return path.replace(/\.json$/, '.deleted');
+}
+
+/** Earlier versions kept only a deleted key's fence, as a number in `<key>.fence`. */
+function legacyFencePath(path: string): string {
   return path.replace(/\.json$/, '.fence');
 }
 
-async function readDeletedFence(path: string): Promise<number | undefined> {
+async function readTombstone(path: string): Promise<Tombstone | undefined> {
+  const tombstone = await readJson<Tombstone>(tombstonePath(path));
+  if (tombstone) return tombstone;
   try {
-    const n = Number((await readFile(deletedFencePath(path), 'utf8')).trim());
-    return Number.isFinite(n) ? n : undefined;
+    const fence = Number((await readFile(legacyFencePath(path), 'utf8')).trim());
+    return Number.isFinite(fence) ? { revision: 0, fence } : undefined;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;

@@ -8,12 +8,12 @@ import type { Lease, LeaseGrant } from '../ports/lease.js';
 import type { Queue, ReceivedMessage, SendOptions } from '../ports/queue.js';
 import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret-store.js';
 import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
-import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Versioned } from '../ports/state-store.js';
+import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Tombstone, type Versioned } from '../ports/state-store.js';
 
 export class MemoryStateStore implements StateStore {
   readonly #data = new Map<string, { json: string; revision: number; fence?: number }>();
-  /** Fences of deleted keys: a key's fence outlives its deletion (see PutOptions). */
-  readonly #deletedFences = new Map<string, number>();
+  /** What deleted keys left: their last revision and fence, which a later life of the key continues. */
+  readonly #tombstones = new Map<string, Tombstone>();
 
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
@@ -26,18 +26,22 @@ export class MemoryStateStore implements StateStore {
     const stored = this.#data.get(key);
     const actual = stored?.revision ?? 0;
     if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-    const fence = nextFence(key, stored ? stored.fence : this.#deletedFences.get(key), options.fence);
-    this.#data.set(key, { json: JSON.stringify(value), revision: actual + 1, ...(fence !== undefined ? { fence } : {}) });
-    this.#deletedFences.delete(key);
-    return actual + 1;
+    const before = stored ?? this.#tombstones.get(key);
+    const fence = nextFence(key, before?.fence, options.fence);
+    const revision = (before?.revision ?? 0) + 1;
+    this.#data.set(key, { json: JSON.stringify(value), revision, ...(fence !== undefined ? { fence } : {}) });
+    this.#tombstones.delete(key);
+    return revision;
   }
 
-  async delete(key: string, expectedRevision: number): Promise<void> {
+  async delete(key: string, expectedRevision: number, options: PutOptions = {}): Promise<void> {
     checkKey(key);
     const stored = this.#data.get(key);
     const actual = stored?.revision ?? 0;
     if (actual !== expectedRevision) throw revisionConflict(key, expectedRevision, actual);
-    if (stored?.fence !== undefined) this.#deletedFences.set(key, stored.fence);
+    if (!stored) return;
+    const fence = nextFence(key, stored.fence, options.fence);
+    this.#tombstones.set(key, { revision: stored.revision, ...(fence !== undefined ? { fence } : {}) });
     this.#data.delete(key);
   }
 

@@ -4,7 +4,12 @@ import { KubeplaneError } from '../../errors.js';
 
 export interface Versioned<T> {
   value: T;
-  /** 1 for the first write, +1 for each later one. */
+  /**
+   * 1 for the first write of a key never written before, +1 for each later one. Revisions keep counting across a
+   * deletion: a key made again starts above the revision it was deleted at, so a revision read in an earlier life
+   * of the key never matches a later one (no ABA: a writer that read revision 5 before a destroy cannot land its
+   * write when the re-created key happens to reach revision 5 again).
+   */
   revision: number;
 }
 
@@ -25,8 +30,12 @@ export interface StateStore {
    * new revision; otherwise throws a `conflict` KubeplaneError and writes nothing. See PutOptions for fencing.
    */
   put<T>(key: string, value: T, expectedRevision: number, options?: PutOptions): Promise<number>;
-  /** Deletes when the revision matches; deleting a missing key with expectedRevision 0 is fine. */
-  delete(key: string, expectedRevision: number): Promise<void>;
+  /**
+   * Deletes when the revision matches (and, with a fence, when no newer lease holder wrote the key); deleting a
+   * missing key with expectedRevision 0 is fine. The key's last revision and fence outlive the deletion (see
+   * Versioned and PutOptions).
+   */
+  delete(key: string, expectedRevision: number, options?: PutOptions): Promise<void>;
   /** Keys starting with `prefix`, sorted. */
   list(prefix: string): Promise<string[]>;
 }
@@ -50,6 +59,12 @@ export function checkKey(key: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/.test(key)) {
     throw new KubeplaneError('invalid', `"${key}" is not a valid state key (letters, digits, '.', '_', '-', separated by '/')`);
   }
+}
+
+/** What a deleted key leaves behind: its last revision and fence, so a later life of the key continues both. */
+export interface Tombstone {
+  revision: number;
+  fence?: number;
 }
 
 /** The fence to store after a put carrying `fence` (see PutOptions); throws `Fenced` when the stored one is newer. */

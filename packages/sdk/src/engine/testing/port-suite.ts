@@ -91,12 +91,43 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       await s.delete('clusters/d', 2);
       expect(await s.get('clusters/d')).toBeNull();
       expect(await s.list('clusters/')).not.toContain('clusters/d');
-      // Life 2 starts at revision 1 again; a holder of life 1 (token 1) that read revision 1 wakes and writes.
-      expect(await s.put('clusters/d', 'life-2', 0)).toBe(1);
-      const refused = await s.put('clusters/d', 'late', 1, { fence: 1 }).then(() => null, (e: unknown) => e);
+      // Life 2 continues the revisions (3); a holder of life 1 (token 1) writes on life 2's revision: fenced.
+      expect(await s.put('clusters/d', 'life-2', 0)).toBe(3);
+      const refused = await s.put('clusters/d', 'late', 3, { fence: 1 }).then(() => null, (e: unknown) => e);
       expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
       expect((await s.get<string>('clusters/d'))?.value).toBe('life-2');
-      expect(await s.put('clusters/d', 'life-2-step', 1, { fence: 3 })).toBe(2);
+      expect(await s.put('clusters/d', 'life-2-step', 3, { fence: 3 })).toBe(4);
+    });
+
+    it('keeps counting revisions across a deletion, so a revision read in an earlier life never matches (no ABA)', async () => {
+      const s = await adapters.stateStore();
+      // Life 1 reaches revision 2; a writer reads it there and stalls. Destroy deletes the key; apply makes it again.
+      await s.put('projects/p', 'life-1', 0);
+      await s.put('projects/p', 'life-1-b', 1);
+      await s.delete('projects/p', 2);
+      expect(await s.put('projects/p', 'life-2', 0)).toBe(3);
+      expect(await s.get('projects/p')).toEqual({ value: 'life-2', revision: 3 });
+      // Life 1's revisions 1 and 2 (and a delete on them) are all stale now, unfenced or not.
+      await expect(s.put('projects/p', 'late', 2)).rejects.toSatisfy(isConflict);
+      await expect(s.put('projects/p', 'late', 1)).rejects.toSatisfy(isConflict);
+      await expect(s.delete('projects/p', 2)).rejects.toSatisfy(isConflict);
+      expect(await s.put('projects/p', 'life-2-b', 3)).toBe(4);
+      // A third life continues from the second.
+      await s.delete('projects/p', 4);
+      expect(await s.put('projects/p', 'life-3', 0)).toBe(5);
+    });
+
+    it('refuses a delete fenced by an older lease token, and deletes nothing', async () => {
+      const s = await adapters.stateStore();
+      await s.put('clusters/e', 'by-4', 0, { fence: 4 });
+      const refused = await s.delete('clusters/e', 1, { fence: 3 }).then(() => null, (e: unknown) => e);
+      expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
+      expect(await s.get('clusters/e')).toEqual({ value: 'by-4', revision: 1 });
+      await s.delete('clusters/e', 1, { fence: 5 });
+      expect(await s.get('clusters/e')).toBeNull();
+      // The deleting holder's token (5) outlives the deletion too.
+      await expect(s.put('clusters/e', 'late', 0, { fence: 4 })).rejects.toSatisfy(isConflict);
+      expect(await s.put('clusters/e', 'next', 0, { fence: 6 })).toBe(2);
     });
 
     it('keeps the stored fence through writes without one, which are checked by revision only', async () => {
