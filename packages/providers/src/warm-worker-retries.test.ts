@@ -1,7 +1,7 @@
 // What a warm worker meets when another worker changed the cloud under it (found by chaos: a destroy and apply
 // by another Lambda container; two deliveries of one DNS step). Each ends in a retry, not a failed step.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateBudgets, Redacted, settle } from '@kubeplane/sdk';
+import { KubeplaneError, RateBudgets, Redacted, settle } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox/sandbox.js';
 import { HetznerProvider } from './hetzner/provider.js';
 import { AwsProvider } from './aws/provider.js';
@@ -71,5 +71,24 @@ describe('a warm worker after another worker changed the cloud', () => {
     const node = { name: 'ww-1', clusterId: 'ww', nodepool: 'w', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n', networkName: 'ww-net', firewallNames: ['ww-fw'] };
     const created = await settle((attempt) => b.compute!.createNode(node, { attempt }), { clock: s.clock });
     expect(created.name).toBe('ww-1');
+  });
+
+  it('AWS: removing a duplicate VPC surfaces an error other than a dependency (here: access denied), not swallowing it', async () => {
+    sandbox = new Sandbox({ seed: 6, ec2: { describeLagMaxMs: 0 } }).listen();
+    const s = sandbox;
+    const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
+    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
+    const [a, b] = [worker(), worker()];
+    const network = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-net', cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', zone: 'eu-central-1a' }] };
+    const ensure = (p: AwsProvider) => settle((attempt) => p.network!.ensureNetwork(network, { attempt }), { clock: s.clock });
+    // The overlap makes two VPCs; the denied removal of the younger one must reach the caller.
+    s.faults.add({ cloud: 'ec2', operation: 'DeleteVpc', kind: 'auth', times: 1 });
+    const outcomes = await Promise.allSettled([ensure(a), ensure(b)]);
+    const again = await ensure(b).then(() => null, (e: unknown) => e);
+    const errors = [...outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : [])), ...(again ? [again] : [])];
+    expect(errors.map((e) => (e instanceof KubeplaneError ? e.kind : String(e)))).toEqual(['auth']);
+    // With the fault gone, the next ensure removes the duplicate.
+    await ensure(a);
+    expect(s.inventory().filter((i) => i.clusterId === 'ww' && i.kind === 'network')).toHaveLength(1);
   });
 });

@@ -577,9 +577,9 @@ export class AwsProvider implements Provider {
       if (vpcs.length === 0) vpcs = [created.Vpc?.VpcId ?? ''];
     }
     const [vpcId = '', ...extra] = vpcs;
-    // A duplicate with something still in it (a machine placed there meanwhile) stays until teardown, which
-    // removes every tagged VPC.
-    for (const duplicate of extra) await this.#deleteVpc(duplicate, name, true).catch(() => undefined);
+    // A duplicate with something still in it (a machine placed there meanwhile: DependencyViolation, a pending
+    // outcome) stays until teardown, which removes every tagged VPC; any other error reaches the step.
+    for (const duplicate of extra) await this.#deleteVpc(duplicate, name, true);
     this.#ids.set(`vpc/${clusterId}/${name}`, vpcId);
     // Internet gateway, attached, and the default route in the VPC's main route table.
     const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: this.#byName(clusterId, `${name}-igw`) }));
