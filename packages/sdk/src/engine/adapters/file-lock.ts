@@ -16,8 +16,9 @@
 //   released after we read it, and the lock now at `<path>` may be a live one of ours; we look again.
 //   It is taken over by renaming `<path>` to `<path>.stale-<its nonce>`. Only the first such rename can succeed:
 //   after it that name is a non-empty folder, so a late process that judged the same holder stale and now renames
-//   whatever lock stands at `<path>` (perhaps a live one) onto it fails, and looks again. Tombstones are swept
-//   after an hour, long after any process could still act on what it read.
+//   whatever lock stands at `<path>` (perhaps a live one) onto it fails, and looks again. Tombstones, and what a
+//   process killed mid-way left (half-made or half-released locks), are swept after an hour, long after any process
+//   could still act on what it read.
 // - Release renames the holder's own folder away before removing it, so `<path>` is never half-removed.
 import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -62,6 +63,7 @@ export async function tryLock(path: string, command?: string): Promise<TryLockRe
     heldHere.add(owner.nonce);
     try {
       await rename(tmp, path);
+      if (!swept.has(path)) await sweepLeftovers(path);
       return { held: heldLock(path, owner) };
     } catch (e) {
       heldHere.delete(owner.nonce);
@@ -183,15 +185,25 @@ async function takeOver(path: string, stale: LockOwner): Promise<boolean> {
     await rename(tomb, path).catch(() => undefined);
     return false;
   }
-  await sweepTombstones(path);
+  await sweepLeftovers(path);
   return true;
 }
 
-async function sweepTombstones(path: string): Promise<void> {
+/** Lock paths whose leftovers this process has swept once (see sweepLeftovers). */
+const swept = new Set<string>();
+
+/**
+ * Removes what processes killed mid-way left beside the lock at `path`, once an hour old: tombstones of taken-over
+ * locks (`.stale-`), locks killed between their release's rename and removal (`.released-`) and half-made locks
+ * killed before their rename (`.<nonce>.tmp`). Done at each takeover, and at the first lock of a path in a process.
+ */
+async function sweepLeftovers(path: string): Promise<void> {
+  swept.add(path);
   const dir = dirname(path);
-  const prefix = `${basename(path)}.stale-`;
+  const base = basename(path);
+  const leftover = (name: string) => name.startsWith(`${base}.stale-`) || name.startsWith(`${base}.released-`) || /^[0-9a-f]{16}\.tmp$/.test(name.slice(base.length + 1));
   for (const name of await readdir(dir).catch(() => [] as string[])) {
-    if (!name.startsWith(prefix)) continue;
+    if (!name.startsWith(`${base}.`) || !leftover(name)) continue;
     const info = await stat(join(dir, name)).catch(() => null);
     if (info && Date.now() - info.mtimeMs > TOMBSTONE_MS) await rm(join(dir, name), { recursive: true, force: true });
   }
