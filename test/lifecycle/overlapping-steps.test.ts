@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterKey, Engine, KubeplaneError, MemorySecretStore, type ClusterRecord, type ProviderFactory, type Lease, type LeaseGrant, type Redacted, type VirtualClock } from '@kubeplane/sdk';
+import { clusterKey, Engine, KubeplaneError, MemoryLease, MemorySecretStore, type ClusterRecord, type ProviderFactory, type Redacted } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -12,30 +12,6 @@ const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', '
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
-
-/** A lease that, while `runOut` is set, counts every holder's lease as run out: the next contender gets it at once. */
-class LeaseThatRunsOut implements Lease {
-  runOut = false;
-  readonly #held = new Map<string, LeaseGrant>();
-  #token = 0;
-  constructor(private readonly clock: VirtualClock) {}
-  async acquire(key: string, owner: string, ttlSeconds: number): Promise<LeaseGrant | null> {
-    const held = this.#held.get(key);
-    if (!this.runOut && held && held.owner !== owner && held.expiresAt > this.clock.now()) return null;
-    const grant = { key, owner, token: ++this.#token, expiresAt: this.clock.now() + ttlSeconds * 1000 };
-    this.#held.set(key, grant);
-    return { ...grant };
-  }
-  async renew(grant: LeaseGrant, ttlSeconds: number): Promise<LeaseGrant | null> {
-    const held = this.#held.get(grant.key);
-    if (held?.token !== grant.token) return null;
-    held.expiresAt = this.clock.now() + ttlSeconds * 1000;
-    return { ...held };
-  }
-  async release(grant: LeaseGrant): Promise<void> {
-    if (this.#held.get(grant.key)?.token === grant.token) this.#held.delete(grant.key);
-  }
-}
 
 /**
  * A SecretStore interleaving two invocations that issue a PKI, while `meet` is set: both read the PKI before either
@@ -101,12 +77,13 @@ async function recordOf(w: World, project: string): Promise<ClusterRecord> {
 
 describe('two overlapping invocations of the step that creates the machines', () => {
   it.each(['first', 'second'] as const)('issue one PKI between them: workers created after them join the cluster their control plane formed (the %s to store waits)', async (waits) => {
-    let lease: LeaseThatRunsOut | undefined;
+    // While set, a live holder's lease counts as run out: the next contender gets it at once.
+    const lease = { runOut: false };
     const secrets = new SecretsInterleaved(waits);
     // The overlapping invocations create the control plane only; the workers come in a later invocation, rendered
     // from the stored PKI, so they join only if it is the one the control plane was created with.
     const refuse = { workers: true };
-    const w = sandboxWorld(41, (sb) => ({ lease: (lease = new LeaseThatRunsOut(sb.clock)), secrets, providers: workersRefused(sb, refuse) }));
+    const w = sandboxWorld(41, (sb) => ({ lease: new MemoryLease(sb.clock, { runsOut: () => lease.runOut }), secrets, providers: workersRefused(sb, refuse) }));
     sandbox = w.sandbox;
     await w.kp.apply(manifestOf(minimal));
     let r = await recordOf(w, 'minimal');
@@ -117,12 +94,12 @@ describe('two overlapping invocations of the step that creates the machines', ()
     expect(r.step.name).toBe('create-nodes');
 
     // Both find no PKI yet and both issue one; each creates machines with what it holds.
-    lease!.runOut = true;
+    lease.runOut = true;
     secrets.meet = true;
     const late = new Engine({ ...w.options, workerId: 'late-holder' });
     const event = w.kp.engine.eventOf(r);
     await Promise.all([late.handle(event), w.kp.engine.handle(event)]);
-    lease!.runOut = false;
+    lease.runOut = false;
     secrets.meet = false;
     refuse.workers = false;
 

@@ -149,19 +149,33 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 }
 
+export interface MemoryLeaseOptions {
+  /**
+   * For tests of stalled holders: asked when another owner contends for a live lease; true counts the holder's lease
+   * as run out (a paused process, a slow Lambda), so the contender gets it with a new token and the holder's renewals
+   * and fenced writes fail from then on.
+   */
+  runsOut?: (held: LeaseGrant, contender: string) => boolean;
+}
+
 export class MemoryLease implements Lease {
   readonly #clock: Clock;
+  readonly #runsOut: MemoryLeaseOptions['runsOut'];
   readonly #leases = new Map<string, LeaseGrant>();
   readonly #tokens = new Map<string, number>();
 
-  constructor(clock: Clock = systemClock) {
+  constructor(clock: Clock = systemClock, options: MemoryLeaseOptions = {}) {
     this.#clock = clock;
+    this.#runsOut = options.runsOut;
   }
 
   async acquire(key: string, owner: string, ttlSeconds: number): Promise<LeaseGrant | null> {
     const now = this.#clock.now();
-    const held = this.#leases.get(key);
-    if (held && held.expiresAt > now && held.owner !== owner) return null;
+    let held = this.#leases.get(key);
+    if (held && held.expiresAt > now && held.owner !== owner) {
+      if (!this.#runsOut?.({ ...held }, owner)) return null;
+      held = undefined;
+    }
     const token = held && held.owner === owner && held.expiresAt > now ? held.token : (this.#tokens.get(key) ?? 0) + 1;
     this.#tokens.set(key, token);
     const grant = { key, owner, token, expiresAt: now + ttlSeconds * 1000 };
