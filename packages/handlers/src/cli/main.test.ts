@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
@@ -41,12 +42,45 @@ describe('kubeplane CLI', () => {
     expect(run.stdout).not.toContain('create-');
   });
 
-  it('schema prints the JSON Schema, and docs/manifest.schema.json is the current one', async () => {
+  it('schema prints the native JSON Schema by default, the one in docs/schema/kubeplane.schema.json', async () => {
     const run = await runCli(['schema'], { cwd: root });
     expect(run.code).toBe(0);
-    const schema = JSON.parse(run.stdout) as { properties: Record<string, unknown> };
+    const schema = JSON.parse(run.stdout) as { $id: string; title: string; properties: Record<string, unknown> };
+    expect(schema.$id).toBe('https://kubeplane.dev/schemas/kubeplane.schema.json');
+    expect(schema.title).toBe('kubeplane manifest (kubeplane.dev/v1 Manifest)');
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['apiVersion', 'providers', 'nodePools', 'kubernetes', 'loadBalancers']));
-    expect(JSON.parse(readFileSync(join(root, 'docs', 'manifest.schema.json'), 'utf8'))).toEqual(schema);
+    expect(run.stdout).toBe(readFileSync(join(root, 'docs', 'schema', 'kubeplane.schema.json'), 'utf8'));
+  });
+
+  it('schema --format claudie prints the InputManifest schema, the one in docs/schema/claudie.schema.json', async () => {
+    const run = await runCli(['schema', '--format', 'claudie'], { cwd: root });
+    expect(run.code).toBe(0);
+    const schema = JSON.parse(run.stdout) as { $id: string; title: string; properties: Record<string, { const?: string }> };
+    expect(schema.$id).toBe('https://kubeplane.dev/schemas/claudie.schema.json');
+    expect(schema.title).toContain('Claudie InputManifest (claudie.io/v1beta1 InputManifest)');
+    expect(schema.properties.apiVersion?.const).toBe('claudie.io/v1beta1');
+    expect(Object.keys(schema.properties)).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    expect(run.stdout).toBe(readFileSync(join(root, 'docs', 'schema', 'claudie.schema.json'), 'utf8'));
+  });
+
+  it('schema --out writes the schema to a file instead', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeplane-schema-'));
+    try {
+      const run = await runCli(['schema', '--format', 'claudie', '--out', 'sub/claudie.json'], { cwd: dir });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('wrote the claudie manifest schema to sub/claudie.json');
+      expect(readFileSync(join(dir, 'sub', 'claudie.json'), 'utf8')).toBe(readFileSync(join(root, 'docs', 'schema', 'claudie.schema.json'), 'utf8'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('schema with an unknown --format is a usage error naming the formats', async () => {
+    const run = await runCli(['schema', '--format', 'crd'], { cwd: root });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('kubeplane schema: unknown --format "crd"; use native (kubeplane.dev/v1 Manifest) or claudie (claudie.io/v1beta1 InputManifest)\nusage: kubeplane schema [--format native|claudie] [--out <file>]\n');
   });
 
   it('usage errors exit 2 with the usage line', async () => {

@@ -8,7 +8,7 @@ import { serve, serveUsage } from './commands/serve.js';
 import { kubeconfigServed, wantsServedKubeconfig } from './commands/serve-kubeconfig.js';
 import { planCommand, planUsage } from './commands/plan.js';
 import { render, renderUsage } from './commands/render.js';
-import { schema } from './commands/schema.js';
+import { schema, schemaUsage } from './commands/schema.js';
 import { validate, validateUsage } from './commands/validate.js';
 
 export type { CliIo } from './io.js';
@@ -35,7 +35,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   kubeconfig: { run: (argv, io) => (wantsServedKubeconfig(argv) ? kubeconfigServed(argv, io) : kubeconfig(argv, io)), usage: `${kubeconfigUsage} [--served | --server URL]`, summary: "print a cluster's admin kubeconfig (--served: for kubeplane sandbox serve)" },
   sandbox: { run: sandboxCommand, usage: `${lifecycleUsage} | ${serveUsage.replace('kubeplane sandbox ', '')}`, summary: 'the whole lifecycle on the sandbox clouds; serve: the sandbox world to real clients' },
   render: { run: render, usage: renderUsage, summary: 'write what every node would run, with its secrets (0600)' },
-  schema: { run: schema, usage: 'kubeplane schema', summary: 'print the JSON Schema of the native manifest' },
+  schema: { run: schema, usage: schemaUsage, summary: 'print the JSON Schema of native manifests or Claudie InputManifests, for editors' },
 };
 
 async function sandboxCommand(argv: string[], io: CliIo): Promise<number> {

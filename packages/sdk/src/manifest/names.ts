@@ -6,6 +6,17 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
+/**
+ * The same rules as JSON Schema patterns, for the editor schemas (json-schema.ts). A pattern cannot count the
+ * parts of a qualified name separately, so lengths are left to maxLength where one applies and to the validator.
+ */
+export const NAME_PATTERNS = {
+  dns1123Label: DNS1123_LABEL.source,
+  dnsSubdomain: DNS1123_SUBDOMAIN.source,
+  qualifiedName: `^(${DNS1123_SUBDOMAIN.source.slice(1, -1)}/)?${QUALIFIED_NAME_PART.source.slice(1)}`,
+  labelValue: LABEL_VALUE.source,
+} as const;
+
 export function checkDns1123Label(value: string, what: string, maxLength: number): string | null {
   if (value.length === 0) return `${what} must not be empty`;
   if (value.length > maxLength) return `${what} "${value}" is ${value.length} characters; at most ${maxLength} are allowed`;

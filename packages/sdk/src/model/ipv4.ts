@@ -8,6 +8,13 @@ export interface Cidr {
 }
 
 const OCTET = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const OCTET_GROUP = OCTET.source.slice(1, -1);
+
+/** What parseIPv4 and parseCidr accept, as JSON Schema patterns (host bits are left to parseCidr). */
+export const IPV4_PATTERNS = {
+  address: `^${OCTET_GROUP}(\\.${OCTET_GROUP}){3}$`,
+  cidr: `^${OCTET_GROUP}(\\.${OCTET_GROUP}){3}/(3[0-2]|[0-2]?\\d)$`,
+} as const;
 
 export function parseIPv4(text: string): number | null {
   const parts = text.split('.');
