@@ -41,7 +41,9 @@ describe.each(kinds)('the sandbox\'s static machines ($use)', ({ use, skip }) =>
     expect(reset.output).toContain('kubeplane: c-rack-01 reset');
     expect(machines.leftovers('198.51.100.10')).toEqual([]);
     expect(machines.listVms()).toMatchObject([{ name: 'c-rack-01', state: 'terminated' }]);
-    expect((await machines.info())?.kind).toBe(use);
+    const info = await machines.info();
+    expect(info?.kind).toBe(use);
+    expect(info?.description).toMatch(use === 'openssh' ? /^OpenSSH_\S+ \(real sshd\) on 127\.0\.0\.1:\d+$/ : /^in-process ssh2 server \(asked for\) on 127\.0\.0\.1:\d+$/);
   });
 
   it.skipIf(skip)('refuse nothing but the pin: a reinstalled machine (new host key) is a clear error with both fingerprints', async () => {

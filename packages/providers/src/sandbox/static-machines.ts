@@ -100,7 +100,7 @@ export class SandboxStaticMachines implements SandboxVmSource {
     this.#backend ??= (async () => {
       const client = this.#clientKey();
       const inProcess = (why?: string) => ({ backend: new Ssh2Machines(this.#clock, client.public, () => ed25519KeyPair().private), ...(why ? { why } : {}) });
-      if (this.#use === 'in-process') return inProcess('chosen');
+      if (this.#use === 'in-process') return inProcess('asked for');
       const available = await openSshAvailability();
       if (available.ok) return { backend: new OpenSshMachines(this.#clock, client.public, available.version) };
       if (this.#use === 'openssh') throw new Error(`real sshd machines cannot run here: ${available.reason}`);

@@ -5,8 +5,11 @@
 // What is real: sshd (its key exchange, public-key authentication, session), the login shell, sudo for a non-root
 // user, and every file the scripts write and remove. What is not: the programs listed in MACHINE_STANDINS, which
 // would reach past the machine (the network namespace, the kernel, the package mirrors and systemd are this host's)
-// or do not exist here (kubeadm, the kubelet); each is a shell script that only logs its arguments (STANDINS_LOG).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+// or do not exist here (kubeadm, the kubelet); each is a shell script that only logs its arguments (`standins.log` in
+// the machine's directory) and succeeds, but curl, which fails as it does offline. So the first boot runs for real up
+// to its first download and then waits in its retries, as on a machine without network; the simulated kubelet, fed
+// the user-data the machine was handed, stands in for the join.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,7 +39,7 @@ export const MACHINE_STANDINS: Readonly<Record<string, string>> = {
   containerd: 'not installable here; nothing runs containers',
   'apt-get': 'no package mirror is reachable, and the host\'s package database must not change',
   'apt-mark': 'as apt-get',
-  curl: 'no network: downloads fetch nothing',
+  curl: 'no network: it fails as curl does without one (exit 6, "Could not resolve host"; https://curl.se/libcurl/c/libcurl-errors.html)',
   systemctl: 'the machine has no systemd (its PID 1 is the sandbox\'s shell); a unit would start on this host',
   sysctl: 'kernel parameters are this host\'s (the machine shares its kernel and network namespace)',
   modprobe: 'kernel modules are this host\'s',
@@ -81,11 +84,8 @@ async function accepting(port: number): Promise<boolean> {
 
 /** sshd's version (`OpenSSH_9.2`), from `sshd -V` (older releases print it in their usage text, also on stderr). */
 function sshdVersion(): string {
-  try {
-    return execFileSync(SSHD, ['-V'], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  } catch (e) {
-    return String((e as { stderr?: Buffer }).stderr ?? '');
-  }
+  const run = spawnSync(SSHD, ['-V'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return `${run.stdout?.toString() ?? ''}${run.stderr?.toString() ?? ''}`;
 }
 
 export type OpenSshAvailability = { ok: true; version: string } | { ok: false; reason: string };
@@ -150,13 +150,8 @@ function machineScript(dir: string, options: OpenSshMachineOptions): string {
 }
 
 function standinScript(name: string, why: string, log: string): string {
-  return [
-    '#!/bin/sh',
-    `# Sandbox stand-in for ${name}: ${why}. It only logs its arguments.`,
-    `printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${shQuote(name)}" $*" >>${shQuote(log)}`,
-    'exit 0',
-    '',
-  ].join('\n');
+  const offline = name === 'curl' ? ['for a in "$@"; do case "$a" in http*://*) host=${a#*://}; host=${host%%[/:]*};; esac; done', 'echo "curl: (6) Could not resolve host: ${host:-}" >&2', 'exit 6'] : ['exit 0'];
+  return ['#!/bin/sh', `# Sandbox stand-in for ${name}: ${why}. It logs its arguments.`, `printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${shQuote(name)}" $*" >>${shQuote(log)}`, ...offline, ''].join('\n');
 }
 
 /** Machines of this process not yet stopped: ended however the process ends (see `track`). */
