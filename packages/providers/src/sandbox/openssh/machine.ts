@@ -367,7 +367,7 @@ export class OpenSshMachine {
       child.stdout.resume();
       child.stdin.on('error', () => undefined);
       let up = false;
-      for (let i = 0; i < 200 && child.exitCode === null && child.signalCode === null; i++) {
+      for (let i = 0; i < 400 && child.exitCode === null && child.signalCode === null; i++) {
         if ((up = await accepting(this.port))) break;
         await new Promise((r) => setTimeout(r, 25));
       }
