@@ -47,7 +47,8 @@ export class SandboxStaticMachines implements SandboxVmSource {
       privateKey: async () => Redacted.of(this.#clientKey().private),
       dial: async (target) => (await this.#choose()).backend.dial(target.endpoint, target.port, target.username),
     });
-    return {
+    const access: MachineAccess & { toJSON(): Record<string, string> } = {
+      toJSON: () => ({ machineAccess: 'ssh2 (sandbox machines)' }),
       run: async (target: MachineTarget, script: Redacted<string>): Promise<MachineRun> => {
         try {
           return await ssh.run(target, script);
@@ -57,6 +58,7 @@ export class SandboxStaticMachines implements SandboxVmSource {
         }
       },
     };
+    return access;
   }
 
   /** Which machines serve the static pools; undefined while none was contacted. */
