@@ -61,4 +61,5 @@ export { NetnsUnavailable } from './sandbox/netns/host.js';
 export type { HandshakeReport } from './sandbox/netns/world.js';
 export { resolveSandboxName } from './sandbox/dns-resolver.js';
 export { SshMachineAccess, hostKeyFingerprint, type SshMachineAccessOptions } from './static/ssh-machine-access.js';
-export { SandboxStaticMachines } from './sandbox/static-machines.js';
+export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './sandbox/static-machines.js';
+export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './sandbox/openssh/machine.js';

@@ -184,7 +184,7 @@ export class LocalRuntime {
       if (this.options.write) await this.save();
     } finally {
       await this.netns?.close();
-      this.sandbox?.close();
+      await this.sandbox?.close();
       await this.lock?.release();
     }
   }

@@ -38,6 +38,8 @@ export interface SandboxOptions {
    * not be ahead of the snapshot; it is moved to the snapshot's time.
    */
   snapshot?: SandboxSnapshot;
+  /** The user's machines of static pools: real sshd machines where they can run (`auto`, the default), or not. */
+  staticMachines?: 'auto' | 'openssh' | 'in-process';
 }
 
 /** What may be given with a snapshot: the clock to use, and the credentials the emulators accept. */
@@ -76,7 +78,7 @@ export class Sandbox implements SandboxVmSource {
   readonly cloudflare: CloudflareEmulator;
   /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
   readonly kubernetes: KubernetesEmulator;
-  /** The user's own machines (static pools): SSH servers on loopback, started on first contact. */
+  /** The user's own machines (static pools): SSH servers on loopback (real sshd where it can run), started on first contact. */
   readonly staticMachines: SandboxStaticMachines;
   readonly #server: ReturnType<typeof setupServer>;
   #listening = false;
@@ -102,7 +104,7 @@ export class Sandbox implements SandboxVmSource {
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
-    this.staticMachines = new SandboxStaticMachines(this.clock);
+    this.staticMachines = new SandboxStaticMachines(this.clock, { use: options.staticMachines ?? 'auto' });
     this.crusoe = new CrusoeEmulator(this.context, {
       keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
       projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
@@ -176,12 +178,13 @@ export class Sandbox implements SandboxVmSource {
     return this;
   }
 
-  close(): void {
-    this.staticMachines.close();
+  /** Stops intercepting HTTP and ends the static machines (their sshd processes, namespaces and directories). */
+  async close(): Promise<void> {
     if (this.#listening) {
       this.#server.close();
       this.#listening = false;
     }
+    await this.staticMachines.close();
   }
 
   injectFault(rule: FaultRule): void {

@@ -1,37 +1,16 @@
 // The ssh2 adapter against a real OpenSSH server (Debian openssh-server; .ci/run installs it): the static bootstrap
-// and reset kubeplane renders, run as root over SSH, host-key pinning. sshd runs in its own mount namespace with
-// overlays on /etc, /var, /usr and /root, so what the scripts write and remove stays out of this machine.
+// and reset kubeplane renders, run as root over SSH, host-key pinning. sshd runs as the sandbox's machines do
+// (../sandbox/openssh/machine.ts): its own mount, PID and UTS namespaces with overlays on /etc, /var, /usr, /root and
+// /home, so what the scripts write and remove stays out of this machine.
 // Skipped only where sshd is missing outside CI; in CI it must run.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import ssh2 from 'ssh2';
 import { KubeplaneError, Redacted, renderStaticBootstrap, renderStaticReset, STATIC_STATE_DIR, type MachineTarget } from '@kubeplane/sdk';
 import { SshMachineAccess } from './ssh-machine-access.js';
 import { ed25519KeyPair } from '../sandbox/static-machines.js';
+import { OpenSshMachine, openSshAvailability } from '../sandbox/openssh/machine.js';
 
-const SSHD = '/usr/sbin/sshd';
-const available = existsSync(SSHD) && existsSync('/usr/bin/ssh-keygen') && process.getuid?.() === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
+const availability = await openSshAvailability();
+const available = availability.ok;
 
 const USER_DATA = `#cloud-config
 # kubeplane node sshd-test-01 (join) of cluster sshd [sshd-test]
@@ -49,41 +28,22 @@ runcmd:
 `;
 
 describe.skipIf(!available && !process.env['CI'])('static machines over a real OpenSSH server', () => {
-  let sshd: ChildProcess | undefined;
-  let port = 0;
+  let machine: OpenSshMachine | undefined;
   let hostFingerprint = '';
   const client = ed25519KeyPair();
-  const access = new SshMachineAccess({ privateKey: async () => Redacted.of(client.private), dial: async () => ({ host: '127.0.0.1', port }) });
+  const access = new SshMachineAccess({ privateKey: async () => Redacted.of(client.private), dial: async () => ({ host: '127.0.0.1', port: machine?.port ?? 0 }) });
   const target = (hostKey?: string): MachineTarget => ({ node: 'sshd-test-01', endpoint: '192.0.2.10', port: 22, username: 'root', secretRef: { env: { privatekey: 'TEST_KEY' } }, ...(hostKey ? { hostKey } : {}) });
   const sh = async (script: string, hostKey = hostFingerprint) => access.run(target(hostKey), Redacted.of(script));
 
   beforeAll(async () => {
-    if (!available) throw new Error(`${SSHD} or ssh-keygen is missing or not root: CI installs openssh-server in .ci/run`);
-    const dir = mkdtempSync(join(tmpdir(), 'kp-sshd-'));
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host')]);
-    hostFingerprint = execFileSync('ssh-keygen', ['-l', '-f', join(dir, 'host.pub')]).toString().split(' ')[1] ?? '';
-    writeFileSync(join(dir, 'authorized_keys'), `${client.public}\n`, { mode: 0o600 });
-    port = await freePort();
-    writeFileSync(
-      join(dir, 'sshd_config'),
-      [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'UsePAM no', 'StrictModes no', `PidFile ${join(dir, 'sshd.pid')}`].join('\n') + '\n',
-    );
-    execFileSync('mkdir', ['-p', '/run/sshd']);
-    const overlays = ['/etc', '/var', '/usr', '/root']
-      .map((d, i) => `mkdir -p ${dir}/o${i}/up ${dir}/o${i}/work && mount -t overlay overlay -o lowerdir=${d},upperdir=${dir}/o${i}/up,workdir=${dir}/o${i}/work ${d}`)
-      .join(' && ');
-    sshd = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `${overlays} && exec ${SSHD} -D -e -f ${join(dir, 'sshd_config')}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let log = '';
-    sshd.stderr?.on('data', (c: Buffer) => (log += c.toString()));
-    for (let i = 0; i < 100 && !(await accepting(port)); i++) {
-      if (sshd.exitCode !== null) throw new Error(`sshd exited: ${log}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(readFileSync(join(dir, 'host.pub'), 'utf8')).toContain('ssh-ed25519');
+    if (!availability.ok) throw new Error(`real sshd machines cannot run here: ${availability.reason}; CI installs openssh-server and sudo in .ci/run`);
+    machine = await OpenSshMachine.start({ authorizedKey: client.public, hostname: 'sshd-test-01' });
+    hostFingerprint = machine.hostKeyFingerprint;
+    expect(hostFingerprint).toMatch(/^SHA256:/);
   });
 
-  afterAll(() => {
-    sshd?.kill();
+  afterAll(async () => {
+    await machine?.stop();
   });
 
   it('pins the host key on first contact: the fingerprint is the one ssh-keygen prints', async () => {
@@ -117,5 +77,7 @@ describe.skipIf(!available && !process.env['CI'])('static machines over a real O
     expect((await sh(renderStaticReset('sshd-test-01'))).exitCode).toBe(0);
     const left = await sh(`for p in /etc/kubeplane /usr/local/sbin/kubeplane-bootstrap /var/lib/kubeplane ${STATIC_STATE_DIR}; do test -e "$p" && echo "$p"; done; cat /root/user-file`);
     expect(left.output).toBe('mine');
+    // Read from the host side, the machine's disk holds nothing of kubeplane's: only the user's file.
+    expect(machine?.written()).toEqual(['/root/user-file']);
   });
 });

@@ -14,6 +14,11 @@ export const STATIC_STATE_DIR = '/var/lib/kubeplane-static';
 export const STATIC_BOOTSTRAP_HEADER = '# kubeplane static bootstrap';
 /** The first line of the reset script. */
 export const STATIC_RESET_HEADER = '# kubeplane static reset';
+/**
+ * Files of the user's the boot edits in place (the hostname cloud-init's `hostname` sets; swap lines commented out of
+ * fstab): copied aside before the boot, put back by the reset.
+ */
+const EDITED_IN_PLACE = ['/etc/hostname', '/etc/fstab'];
 
 function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
@@ -43,9 +48,13 @@ export function renderStaticBootstrap(node: string, userData: string | Uint8Arra
     // What the reset removes: the files the boot writes, and packages that were not there before it.
     `printf '%s\\n' ${files.map(shQuote).join(' ')} >${STATIC_STATE_DIR}/files`,
     `if command -v dpkg-query >/dev/null 2>&1; then dpkg-query -W -f='\${Package}\\n' | sort >${STATIC_STATE_DIR}/packages.before; fi`,
+    `install -d -m 0700 ${STATIC_STATE_DIR}/before ${STATIC_STATE_DIR}/gnupg`,
+    `hostname >${STATIC_STATE_DIR}/hostname.before 2>/dev/null || true`,
+    ...EDITED_IN_PLACE.map((f) => `if [ -f ${f} ]; then cp -p ${f} ${STATIC_STATE_DIR}/before/${f.slice(1).replace(/\//g, '_')}; fi`),
     `printf %s ${shQuote(Buffer.from(firstBoot).toString('base64'))} | base64 -d >${STATIC_STATE_DIR}/first-boot.sh`,
     `chmod 0700 ${STATIC_STATE_DIR}/first-boot.sh`,
-    `nohup setsid sh ${STATIC_STATE_DIR}/first-boot.sh </dev/null >/dev/null 2>&1 &`,
+    // gpg (the package key check) keeps its home under the state directory, not in root's home, so the reset takes it.
+    `GNUPGHOME=${STATIC_STATE_DIR}/gnupg nohup setsid sh ${STATIC_STATE_DIR}/first-boot.sh </dev/null >/dev/null 2>&1 &`,
     `echo "kubeplane: the bootstrap of ${node} started"`,
   ];
   return Redacted.of(`${lines.join('\n')}\n`);
@@ -56,7 +65,8 @@ export function renderStaticBootstrap(node: string, userData: string | Uint8Arra
  * kubeadm reset leaves by its own documentation — the CNI configuration and the interfaces
  * (https://kubernetes.io/docs/reference/setup-tools/kubeadm/kubeadm-reset/, "The reset process does not clean CNI
  * configuration"), then kubeplane's units, the files the boot wrote, the packages it installed (those not on the
- * machine before) and the package repository it added. The machine stays the user's; nothing else is touched.
+ * machine before) and the package repository it added; the files it edited in place (EDITED_IN_PLACE) and the
+ * hostname are put back as they were. The machine stays the user's; nothing else is touched.
  * Runs to the end on a machine that was never bootstrapped (every removal is guarded), so a retry is harmless.
  */
 export function renderStaticReset(node: string): string {
@@ -83,6 +93,9 @@ export function renderStaticReset(node: string): string {
     `  added=$(dpkg-query -W -f='\${Package}\\n' | sort | comm -13 ${dir}/packages.before -)`,
     '  if [ -n "$added" ]; then DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $added >/dev/null 2>&1 || true; fi',
     'fi',
+    // What the boot edited in place goes back as it was, and so does the running hostname.
+    ...EDITED_IN_PLACE.map((f) => `if [ -f ${dir}/before/${f.slice(1).replace(/\//g, '_')} ]; then cat ${dir}/before/${f.slice(1).replace(/\//g, '_')} >${f}; fi`),
+    `if [ -s ${dir}/hostname.before ]; then hostname "$(cat ${dir}/hostname.before)" 2>/dev/null || true; fi`,
     `rm -rf ${dir}`,
     `echo "kubeplane: ${node} reset"`,
   ];

@@ -85,6 +85,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const off = kp.on(progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false }));
   const rows: Array<{ stage: string; state: string; virtual: string; machines: number; ready: number; messages: number; overlay: string }> = [];
   let ok = true;
+  // The static pools' nodes that joined (Ready) at some stage: their machines were bootstrapped over SSH.
+  const staticJoined = new Set<string>();
   try {
     if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`);
     if (!json && zones.length) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${zones.join(', ')}`);
@@ -126,6 +128,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         }
       }
       for (const problem of netns?.problems() ?? []) println(io.stderr, `[sandbox] ${problem}`);
+      for (const k of sandbox.kubernetes.kubelets()) if (k.cloud === 'static' && k.state === 'ready' && k.node) staticJoined.add(k.node);
       ok &&= good;
       rows.push({
         stage: stage.name,
@@ -150,8 +153,21 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   }
   const leaked = sandbox.inventory();
   const calls = sandbox.totalCalls();
+  // The user's machines (static pools) are not deleted but reset: what kubeplane left on each must be nothing.
+  const machines = await sandbox.staticMachines.info();
+  const staticMachines = machines && {
+    kind: machines.kind,
+    description: machines.description,
+    joined: [...staticJoined].sort(),
+    leftovers: Object.fromEntries(manifest.nodePools.static.flatMap((p) => p.nodes.map((n) => [n.endpoint, sandbox.staticMachines.leftovers(n.endpoint)] as const))),
+  };
+  const leftoverFiles = staticMachines ? Object.values(staticMachines.leftovers).flat().length : 0;
+  if (leftoverFiles > 0) {
+    ok = false;
+    for (const [endpoint, files] of Object.entries(staticMachines?.leftovers ?? {})) if (files.length) println(io.stderr, `[sandbox] static machine ${endpoint} after destroy still holds: ${files.join(', ')}`);
+  }
   await rt.close();
-  const summary = { manifest: shown, seed, stages: rows, apiCalls: calls, leakedResources: leaked.length, leaked, realSeconds: (performance.now() - realStart) / 1000 };
+  const summary = { manifest: shown, seed, stages: rows, apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
   if (json) {
     println(io.stdout, JSON.stringify(summary));
   } else {
@@ -162,6 +178,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
     for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
     println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
+    if (staticMachines) println(io.stdout, `  static machines: ${staticMachines.description}; ${staticMachines.joined.length} joined as Ready nodes; kubeplane files left on them: ${leftoverFiles}`);
     println(io.stdout, `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`);
   }
   return ok && leaked.length === 0 ? 0 : 1;
