@@ -222,11 +222,13 @@ class WorldFirstStateStore implements StateStore {
 
 async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
   const path = join(dir, 'sandbox', 'world.json');
+  // The static pools' machines are kept beside the world: a later command meets the same machines (host keys, disks).
+  const staticMachinesDir = join(dir, 'sandbox', 'static-machines');
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Sandbox({ seed });
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Sandbox({ seed, staticMachinesDir });
     throw e;
   }
   let value: unknown;
@@ -236,7 +238,7 @@ async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
     throw new KubeplaneError('invalid', `${path} is not valid JSON (${(e as Error).message}); it may have been cut short. Remove the state directory to start from an empty sandbox`, { resource: path, code: 'CorruptFile' });
   }
   try {
-    return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0]);
+    return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0], { staticMachinesDir });
   } catch (e) {
     if (e instanceof KubeplaneError) throw new KubeplaneError(e.kind, `${path}: ${e.message}`, { ...e.details, resource: path });
     throw e;

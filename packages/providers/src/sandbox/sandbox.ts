@@ -40,10 +40,12 @@ export interface SandboxOptions {
   snapshot?: SandboxSnapshot;
   /** The user's machines of static pools: real sshd machines where they can run (`auto`, the default), or not. */
   staticMachines?: 'auto' | 'openssh' | 'in-process';
+  /** Where the static machines are kept between processes (a state directory's); see SandboxStaticMachinesOptions. */
+  staticMachinesDir?: string;
 }
 
 /** What may be given with a snapshot: the clock to use, and the credentials the emulators accept. */
-export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock'> & {
+export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock' | 'staticMachines' | 'staticMachinesDir'> & {
   hetzner?: { token?: string };
   ec2?: { accessKeyId?: string; secretAccessKey?: string };
   route53?: { accessKeyId?: string; secretAccessKey?: string };
@@ -104,7 +106,7 @@ export class Sandbox implements SandboxVmSource {
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
     this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
-    this.staticMachines = new SandboxStaticMachines(this.clock, { use: options.staticMachines ?? 'auto' });
+    this.staticMachines = new SandboxStaticMachines(this.clock, { use: options.staticMachines ?? 'auto', ...(options.staticMachinesDir !== undefined ? { saveDir: options.staticMachinesDir } : {}) });
     this.crusoe = new CrusoeEmulator(this.context, {
       keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
       projectId: SANDBOX_CREDENTIALS.crusoeProjectId,

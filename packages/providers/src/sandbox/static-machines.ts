@@ -15,10 +15,16 @@ import type { StaticMachineBackend } from './static/backend.js';
 import { Ssh2Machines } from './static/ssh2-machines.js';
 import { OpenSshMachines } from './static/openssh-machines.js';
 import { openSshAvailability } from './openssh/machine.js';
+import { SavedMachines, vmOf } from './static/saved.js';
 
 export interface SandboxStaticMachinesOptions {
   /** `auto` (default): real sshd machines where they can run, else in-process ssh2 servers. */
   use?: 'auto' | 'openssh' | 'in-process';
+  /**
+   * Where the machines are kept between processes (static/saved.ts): their state, host keys and disks. Without it
+   * they live as long as this object.
+   */
+  saveDir?: string;
 }
 
 /** Which machines serve the static pools, and why (for the one line `kubeplane sandbox lifecycle` prints). */
@@ -32,6 +38,7 @@ export interface StaticMachinesInfo {
 export class SandboxStaticMachines implements SandboxVmSource {
   readonly #clock: Clock;
   readonly #use: NonNullable<SandboxStaticMachinesOptions['use']>;
+  readonly #saved: SavedMachines | undefined;
   #client: { private: string; public: string } | undefined;
   #backend: Promise<{ backend: StaticMachineBackend; why?: string }> | undefined;
   #chosen: { backend: StaticMachineBackend; why?: string } | undefined;
@@ -39,6 +46,7 @@ export class SandboxStaticMachines implements SandboxVmSource {
   constructor(clock: Clock, options: SandboxStaticMachinesOptions = {}) {
     this.#clock = clock;
     this.#use = options.use ?? 'auto';
+    this.#saved = options.saveDir === undefined ? undefined : new SavedMachines(options.saveDir);
   }
 
   /** The engine's way in: the real ssh2 adapter, dialling these loopback servers with the sandbox's key. */
@@ -82,7 +90,8 @@ export class SandboxStaticMachines implements SandboxVmSource {
   }
 
   listVms(): SandboxVm[] {
-    return this.#chosen?.backend.listVms() ?? [];
+    // Machines kept by an earlier process are nodes (or were) before this one contacts them.
+    return this.#chosen?.backend.listVms() ?? this.#saved?.list().flatMap(vmOf) ?? [];
   }
 
   /** Ends every machine (sshd processes, their namespaces and mounts) and removes their directories. */
@@ -101,10 +110,10 @@ export class SandboxStaticMachines implements SandboxVmSource {
   #choose(): Promise<{ backend: StaticMachineBackend; why?: string }> {
     this.#backend ??= (async () => {
       const client = this.#clientKey();
-      const inProcess = (why?: string) => ({ backend: new Ssh2Machines(this.#clock, client.public, () => ed25519KeyPair().private), ...(why ? { why } : {}) });
+      const inProcess = (why?: string) => ({ backend: new Ssh2Machines(this.#clock, client.public, () => ed25519KeyPair().private, this.#saved), ...(why ? { why } : {}) });
       if (this.#use === 'in-process') return inProcess('asked for');
       const available = await openSshAvailability();
-      if (available.ok) return { backend: new OpenSshMachines(this.#clock, client.public, available.version) };
+      if (available.ok) return { backend: new OpenSshMachines(this.#clock, client.public, available.version, this.#saved) };
       if (this.#use === 'openssh') throw new Error(`real sshd machines cannot run here: ${available.reason}`);
       return inProcess(available.reason);
     })();

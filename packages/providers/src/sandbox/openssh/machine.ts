@@ -10,7 +10,7 @@
 // to its first download and then waits in its retries, as on a machine without network; the simulated kubelet, fed
 // the user-data the machine was handed, stands in for the join.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,14 @@ export interface OpenSshMachineOptions {
   users?: readonly string[];
   /** Its hostname (its own UTS namespace). */
   hostname?: string;
+  /**
+   * A directory the machine is kept in between processes: its host key, its disk (the overlays' upper dirs, copied
+   * with `cp -a`, whiteouts included) and what setting it up wrote. Restored from at start when it holds a machine,
+   * saved to at stop: a later process (`kubeplane destroy --sandbox` after `apply --sandbox`) starts the same machine,
+   * offering the same host key, with what kubeplane's scripts left on it. The running machine itself lives in a
+   * temporary directory, traversable by its users (a state directory is not).
+   */
+  keep?: string;
 }
 
 function shQuote(text: string): string {
@@ -223,7 +231,9 @@ export class OpenSshMachine {
       writeFileSync(join(dir, 'authorized_keys'), `${options.authorizedKey.trim()}\n`, { mode: 0o644 });
       mkdirSync(join(dir, 'standins'), { mode: 0o755 });
       for (const [name, why] of Object.entries(MACHINE_STANDINS)) writeFileSync(join(dir, 'standins', name), standinScript(name, why, join(dir, 'standins.log')), { mode: 0o755 });
-      await machine.#boot(true);
+      const kept = machine.#restore();
+      await machine.#boot(!kept);
+      machine.#save();
       return machine;
     } catch (error) {
       machine.stopSync();
@@ -297,6 +307,7 @@ export class OpenSshMachine {
   async rekey(): Promise<void> {
     this.#end();
     await this.#boot(true);
+    this.#save();
   }
 
   async stop(): Promise<void> {
@@ -306,15 +317,45 @@ export class OpenSshMachine {
       this.#end();
       await exited;
     }
+    this.#save(true);
     rmSync(this.dir, { recursive: true, force: true });
     untrack(this);
   }
 
-  /** For a process on its way out (exit, signals): kills the namespace's PID 1 and removes the directory at once. */
+  /** For a process on its way out (exit, signals): kills the namespace's PID 1, saves it (see keep) and removes the directory at once. */
   stopSync(): void {
     this.#end();
+    this.#save(true);
     rmSync(this.dir, { recursive: true, force: true });
     untrack(this);
+  }
+
+  /** Takes the host key, disk and baseline from `keep` when it holds a machine; true if it did. */
+  #restore(): boolean {
+    const keep = this.options.keep;
+    if (!keep || !existsSync(join(keep, 'host'))) return false;
+    copyFileSync(join(keep, 'host'), join(this.dir, 'host'));
+    chmodSync(join(this.dir, 'host'), 0o600);
+    writeFileSync(join(this.dir, 'host.pub'), execFileSync(SSH_KEYGEN, ['-y', '-f', join(this.dir, 'host')]));
+    this.hostKeyFingerprint = execFileSync(SSH_KEYGEN, ['-l', '-f', join(this.dir, 'host.pub')]).toString().split(' ')[1] ?? '';
+    if (existsSync(join(keep, 'disk'))) execFileSync('cp', ['-a', join(keep, 'disk'), join(this.dir, 'disk')]);
+    if (existsSync(join(keep, 'baseline.json'))) this.#baseline = new Set(JSON.parse(readFileSync(join(keep, 'baseline.json'), 'utf8')) as string[]);
+    return true;
+  }
+
+  /** Writes the host key (and, `withDisk`, the disk) to `keep`; the disk only while no script runs on it. */
+  #save(withDisk = false): void {
+    const keep = this.options.keep;
+    if (!keep || !existsSync(join(this.dir, 'host'))) return;
+    mkdirSync(keep, { recursive: true, mode: 0o700 });
+    copyFileSync(join(this.dir, 'host'), join(keep, 'host'));
+    chmodSync(join(keep, 'host'), 0o600);
+    writeFileSync(join(keep, 'baseline.json'), JSON.stringify([...this.#baseline]));
+    if (!withDisk || !existsSync(join(this.dir, 'disk'))) return;
+    rmSync(join(keep, 'disk.new'), { recursive: true, force: true });
+    execFileSync('cp', ['-a', join(this.dir, 'disk'), join(keep, 'disk.new')]);
+    rmSync(join(keep, 'disk'), { recursive: true, force: true });
+    renameSync(join(keep, 'disk.new'), join(keep, 'disk'));
   }
 
   #end(): void {

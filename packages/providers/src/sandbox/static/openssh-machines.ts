@@ -1,21 +1,17 @@
 // The user's machines in the sandbox as real OpenSSH servers (../openssh/machine.ts): kubeplane's rendered bootstrap
 // and reset run in a real shell over real SSH, and what the machine did is read back from its disk (the overlays'
 // upper dirs): the node its bootstrap made of it and the user-data, handed to the same simulated kubelet a cloud
-// machine's user-data goes to (the kubelet and kubeadm cannot run here; see MACHINE_STANDINS).
+// machine's user-data goes to (the kubelet and kubeadm cannot run here; see MACHINE_STANDINS). With a SavedMachines
+// directory, machines outlive the process: a later one starts them again from their saved disk and host key.
 import { STATIC_STATE_DIR, type Clock } from '@kubeplane/sdk';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { OpenSshMachine } from '../openssh/machine.js';
 import type { StaticMachineBackend } from './backend.js';
+import { vmOf, type MachineState, type SavedMachines } from './saved.js';
 
-interface Host {
-  endpoint: string;
-  port: number;
-  machine: Promise<OpenSshMachine>;
+interface Host extends MachineState {
+  machine?: Promise<OpenSshMachine>;
   started?: OpenSshMachine;
-  node?: string;
-  userData?: string;
-  runningSinceMs?: number;
-  stoppedAtMs?: number;
 }
 
 export class OpenSshMachines implements StaticMachineBackend {
@@ -23,25 +19,37 @@ export class OpenSshMachines implements StaticMachineBackend {
   readonly version: string;
   readonly #clock: Clock;
   readonly #authorizedKey: string;
+  readonly #saved: SavedMachines | undefined;
   readonly #hosts = new Map<string, Host>();
 
-  constructor(clock: Clock, authorizedKey: string, version: string) {
+  constructor(clock: Clock, authorizedKey: string, version: string, saved?: SavedMachines) {
     this.#clock = clock;
     this.#authorizedKey = authorizedKey;
     this.version = version;
+    this.#saved = saved;
+    for (const h of saved?.list() ?? []) this.#hosts.set(`${h.endpoint}:${h.port}`, { ...h });
   }
 
   async dial(endpoint: string, port: number, username: string): Promise<{ host: string; port: number }> {
     const key = `${endpoint}:${port}`;
     let host = this.#hosts.get(key);
     if (!host) {
-      const machine = OpenSshMachine.start({ authorizedKey: this.#authorizedKey, users: [username], hostname: endpoint.replace(/[^A-Za-z0-9-]/g, '-') });
-      host = { endpoint, port, machine };
-      const h = host;
+      host = { endpoint, port };
       this.#hosts.set(key, host);
-      void machine.then((m) => (h.started = m), () => this.#hosts.delete(key));
     }
-    const machine = await host.machine;
+    if (!host.machine) {
+      const h = host;
+      const keep = this.#saved?.machineDir(endpoint, port);
+      h.machine = OpenSshMachine.start({ authorizedKey: this.#authorizedKey, users: [username], hostname: endpoint.replace(/[^A-Za-z0-9-]/g, '-'), ...(keep ? { keep } : {}) });
+      void h.machine.then(
+        (m) => {
+          h.started = m;
+          this.#saved?.save(stateOf(h));
+        },
+        () => delete h.machine,
+      );
+    }
+    const machine = await (host.machine as Promise<OpenSshMachine>);
     return { host: '127.0.0.1', port: machine.port };
   }
 
@@ -50,6 +58,7 @@ export class OpenSshMachines implements StaticMachineBackend {
     for (const h of this.#hosts.values()) {
       const m = h.started;
       if (!m) continue;
+      const before = JSON.stringify(stateOf(h));
       const started = m.wrote(`${STATIC_STATE_DIR}/started`);
       if (started) {
         const node = m.readWritten(`${STATIC_STATE_DIR}/node`)?.toString('utf8');
@@ -65,6 +74,7 @@ export class OpenSshMachines implements StaticMachineBackend {
         // The reset removed the state directory; kubeadm reset stops the kubelet first.
         h.stoppedAtMs = this.#clock.now();
       }
+      if (JSON.stringify(stateOf(h)) !== before) this.#saved?.save(stateOf(h));
     }
   }
 
@@ -74,26 +84,29 @@ export class OpenSshMachines implements StaticMachineBackend {
 
   async reinstall(endpoint: string, port: number): Promise<void> {
     const host = this.#hosts.get(`${endpoint}:${port}`);
-    if (!host) throw new Error(`no sandbox machine at ${endpoint}:${port}`);
+    if (!host?.machine) throw new Error(`no sandbox machine at ${endpoint}:${port}`);
     await (await host.machine).rekey();
   }
 
   async listening(): Promise<Array<{ endpoint: string; port: number; local: number }>> {
-    return Promise.all([...this.#hosts.values()].map(async (h) => ({ endpoint: h.endpoint, port: h.port, local: (await h.machine).port })));
+    const started = [...this.#hosts.values()].filter((h) => h.machine);
+    return Promise.all(started.map(async (h) => ({ endpoint: h.endpoint, port: h.port, local: (await h.machine!).port })));
   }
 
   listVms(): SandboxVm[] {
     this.observe();
-    return [...this.#hosts.values()].flatMap((h): SandboxVm[] =>
-      h.node && h.userData !== undefined && h.runningSinceMs !== undefined
-        ? [{ cloud: 'static', name: h.node, id: `${h.endpoint}:${h.port}`, state: h.stoppedAtMs === undefined ? 'running' : 'terminated', runningSinceMs: h.runningSinceMs, ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}), userData: h.userData, publicIPv4: h.endpoint }]
-        : [],
-    );
+    return [...this.#hosts.values()].flatMap(vmOf);
   }
 
   async close(): Promise<void> {
     const hosts = [...this.#hosts.values()];
     this.#hosts.clear();
-    await Promise.all(hosts.map(async (h) => (await h.machine.catch(() => undefined))?.stop()));
+    for (const h of hosts) if (h.started) this.#saved?.save(stateOf(h));
+    await Promise.all(hosts.map(async (h) => (await h.machine?.catch(() => undefined))?.stop()));
   }
+}
+
+function stateOf(h: Host): MachineState {
+  const { machine: _machine, started: _started, ...state } = h;
+  return state;
 }

@@ -9,14 +9,18 @@ import ssh2, { type Connection } from 'ssh2';
 const { Server, utils } = ssh2;
 type Server = InstanceType<typeof Server>;
 import { STATIC_BOOTSTRAP_HEADER, STATIC_RESET_HEADER, STATIC_STATE_DIR, parseCloudConfig, type Clock } from '@kubeplane/sdk';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import type { StaticMachineBackend } from './backend.js';
+import { vmOf, type SavedMachines } from './saved.js';
 
 interface StaticHost {
   endpoint: string;
   port: number;
-  server: Server;
-  listening: Promise<number>;
+  /** Its server, once contacted. */
+  server?: Server;
+  listening?: Promise<number>;
   /** The node its bootstrap made of it, while it is one. */
   node?: string;
   userData?: string;
@@ -33,19 +37,25 @@ export class Ssh2Machines implements StaticMachineBackend {
   readonly #clientPublicKey: string;
   readonly #clientPublic: Buffer;
   readonly #hostKey: () => string;
+  readonly #saved: SavedMachines | undefined;
 
-  /** `clientPublicKey`: the one key allowed in (OpenSSH line); `hostKey` draws a private host key per machine. */
-  constructor(clock: Clock, clientPublicKey: string, hostKey: () => string) {
+  /**
+   * `clientPublicKey`: the one key allowed in (OpenSSH line); `hostKey` draws a private host key per machine;
+   * `saved`: where machines are kept between processes (their state and host key).
+   */
+  constructor(clock: Clock, clientPublicKey: string, hostKey: () => string, saved?: SavedMachines) {
     this.#clock = clock;
     this.#clientPublicKey = clientPublicKey;
     this.#hostKey = hostKey;
+    this.#saved = saved;
     const parsed = utils.parseKey(clientPublicKey);
     if (parsed instanceof Error) throw parsed;
     this.#clientPublic = parsed.getPublicSSH();
+    for (const h of saved?.list() ?? []) this.#hosts.set(`${h.endpoint}:${h.port}`, { ...h, files: new Set(h.files ?? []) });
   }
 
   async dial(endpoint: string, port: number): Promise<{ host: string; port: number }> {
-    return { host: '127.0.0.1', port: await this.#host(endpoint, port).listening };
+    return { host: '127.0.0.1', port: await this.#listen(this.#host(endpoint, port)) };
   }
 
   observe(): void {
@@ -55,9 +65,12 @@ export class Ssh2Machines implements StaticMachineBackend {
   async reinstall(endpoint: string, port: number): Promise<void> {
     const host = this.#hosts.get(`${endpoint}:${port}`);
     if (!host) throw new Error(`no sandbox machine at ${endpoint}:${port}`);
-    host.server.close();
+    host.server?.close();
     this.#hosts.delete(`${endpoint}:${port}`);
-    await this.#host(endpoint, port).listening;
+    if (this.#saved) writeFileSync(join(this.#saved.machineDir(endpoint, port), 'host'), this.#hostKey(), { mode: 0o600 });
+    const again = this.#host(endpoint, port);
+    Object.assign(again, { node: host.node, userData: host.userData, runningSinceMs: host.runningSinceMs, stoppedAtMs: host.stoppedAtMs, files: host.files });
+    await this.#listen(again);
   }
 
   leftovers(endpoint: string): string[] {
@@ -65,19 +78,16 @@ export class Ssh2Machines implements StaticMachineBackend {
   }
 
   async listening(): Promise<Array<{ endpoint: string; port: number; local: number }>> {
-    return Promise.all([...this.#hosts.values()].map(async (h) => ({ endpoint: h.endpoint, port: h.port, local: await h.listening })));
+    const started = [...this.#hosts.values()].filter((h) => h.listening);
+    return Promise.all(started.map(async (h) => ({ endpoint: h.endpoint, port: h.port, local: await (h.listening as Promise<number>) })));
   }
 
   listVms(): SandboxVm[] {
-    return [...this.#hosts.values()].flatMap((h): SandboxVm[] =>
-      h.node && h.userData !== undefined && h.runningSinceMs !== undefined
-        ? [{ cloud: 'static', name: h.node, id: `${h.endpoint}:${h.port}`, state: h.stoppedAtMs === undefined ? 'running' : 'terminated', runningSinceMs: h.runningSinceMs, ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}), userData: h.userData, publicIPv4: h.endpoint }]
-        : [],
-    );
+    return [...this.#hosts.values()].flatMap(vmOf);
   }
 
   async close(): Promise<void> {
-    for (const h of this.#hosts.values()) h.server.close();
+    for (const h of this.#hosts.values()) h.server?.close();
     this.#hosts.clear();
   }
 
@@ -85,16 +95,33 @@ export class Ssh2Machines implements StaticMachineBackend {
     const key = `${endpoint}:${port}`;
     const known = this.#hosts.get(key);
     if (known) return known;
-    const server = new Server({ hostKeys: [this.#hostKey()] }, (client) => this.#serve(host, client));
-    const host: StaticHost = {
-      endpoint,
-      port,
-      server,
-      files: new Set(),
-      listening: new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))),
-    };
+    const host: StaticHost = { endpoint, port, files: new Set() };
     this.#hosts.set(key, host);
     return host;
+  }
+
+  /** Starts the machine's server on first contact, with its kept host key (or a new one, kept from then on). */
+  #listen(host: StaticHost): Promise<number> {
+    if (host.listening) return host.listening;
+    let hostKey: string;
+    const file = this.#saved && join(this.#saved.machineDir(host.endpoint, host.port), 'host');
+    if (file && existsSync(file)) hostKey = readFileSync(file, 'utf8');
+    else {
+      hostKey = this.#hostKey();
+      if (file && this.#saved) {
+        mkdirSync(this.#saved.machineDir(host.endpoint, host.port), { recursive: true, mode: 0o700 });
+        writeFileSync(file, hostKey, { mode: 0o600 });
+        this.#save(host);
+      }
+    }
+    const server = new Server({ hostKeys: [hostKey] }, (client) => this.#serve(host, client));
+    host.server = server;
+    host.listening = new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+    return host.listening;
+  }
+
+  #save(h: StaticHost): void {
+    this.#saved?.save({ endpoint: h.endpoint, port: h.port, ...(h.node !== undefined ? { node: h.node } : {}), ...(h.userData !== undefined ? { userData: h.userData } : {}), ...(h.runningSinceMs !== undefined ? { runningSinceMs: h.runningSinceMs } : {}), ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}), files: [...h.files] });
   }
 
   #serve(host: StaticHost, client: Connection): void {
@@ -142,12 +169,14 @@ export class Ssh2Machines implements StaticMachineBackend {
       delete host.stoppedAtMs;
       for (const f of config.files) host.files.add(f.path);
       for (const f of ['started', 'node', 'user-data', 'files', 'first-boot.sh']) host.files.add(`${STATIC_STATE_DIR}/${f}`);
+      this.#save(host);
       return { code: 0, output: `kubeplane: the bootstrap of ${node} started` };
     }
     if (first.startsWith(`${STATIC_RESET_HEADER} `)) {
       // The kubelet stops with the reset (kubeadm reset stops it first); the machine keeps running, as the user's.
       if (host.runningSinceMs !== undefined && host.stoppedAtMs === undefined) host.stoppedAtMs = this.#clock.now();
       host.files.clear();
+      this.#save(host);
       return { code: 0, output: `kubeplane: ${first.slice(STATIC_RESET_HEADER.length + 1)} reset` };
     }
     return { code: 127, output: 'the sandbox machine runs only kubeplane bootstrap and reset scripts' };
