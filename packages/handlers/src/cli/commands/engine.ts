@@ -10,7 +10,8 @@ import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, print, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonResult } from '../json-output.js';
 import { writeSecretDocument } from '../secret-output.js';
-import { elapsed, progressPrinter } from '../progress.js';
+import { checkCredentials } from './credentials-check.js';
+import { DELETED, elapsed, progressPrinter } from '../progress.js';
 
 const common = {
   sandbox: { type: 'boolean' },
@@ -155,6 +156,17 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
   const validated = await readValidated(positionals[0] as string, io, json ? 'apply' : undefined);
   if (typeof validated === 'number') return validated;
   const manifests = validated.manifests;
+  if (!values.sandbox) {
+    // Before the state directory is even opened: a credential that does not resolve stops the apply with nothing recorded.
+    const missing = await checkCredentials(validated, io.env, io.cwd);
+    if (missing.length) {
+      const message = 'credentials missing: nothing was recorded';
+      if (json) return jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'auth', message }, issues: missing });
+      for (const issue of missing) println(io.stderr, `credentials: ${formatIssue(issue)}`);
+      println(io.stderr, message);
+      return EXIT.failed;
+    }
+  }
   return withRuntime(io, values, true, `apply ${positionals[0]}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
@@ -252,7 +264,7 @@ function finish(io: CliIo, command: string, statuses: ManifestStatus[], json: bo
   const failed = leftovers || statuses.some((s) => s.state === 'ERROR' || s.state === 'IN_PROGRESS');
   if (json) return jsonResult(io, command, failed ? EXIT.failed : EXIT.ok, { sandbox, elapsedMs: ms, ...extra, projects: statuses });
   // A project whose every cluster was deleted is gone from the state: say so, not its empty status's state.
-  const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? 'DELETED' : s.state);
+  const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? DELETED : s.state);
   if (!json) for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${stateOf(s)} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
   return failed ? EXIT.failed : EXIT.ok;
 }

@@ -9,7 +9,7 @@ import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
-import { elapsed, progressPrinter } from '../progress.js';
+import { DELETED, elapsed, progressPrinter } from '../progress.js';
 
 export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--json] [-v]';
 
@@ -122,8 +122,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         println(io.stderr, `[sandbox] ${stage.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
       const status = await kp.status(manifest.name);
-      const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? 'DELETED' : status.state;
-      let good = stage.manifest ? state === 'DONE' : state === 'DELETED';
+      const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? DELETED : status.state;
+      let good = stage.manifest ? state === 'DONE' : state === DELETED;
       let overlay = '-';
       if (netns && stage.manifest && good) {
         // Two sync-timer periods: every node's agent has applied the peer list the engine published last.
