@@ -29,12 +29,29 @@ export interface KubeplaneErrorDetails {
   status?: number;
 }
 
+/**
+ * Characters that must not reach a terminal or log raw when they come from a name or value: C0 controls but line
+ * feed and tab (ESC starts ANSI sequences, NUL and CR hide text), DEL, C1 controls (U+0080–U+009F, CSI among them),
+ * the line/paragraph separators, and the bidirectional formatting characters of Unicode UAX #9 (U+061C, U+200E/F,
+ * U+202A–U+202E, U+2066–U+2069) that reorder what a reader sees (CVE-2021-42574, "Trojan Source").
+ */
+const UNSAFE_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Escapes every unsafe character as `\uXXXX`. That is JSON's escape too, so escaping the text of a JSON document
+ * leaves it valid JSON that decodes to the original string.
+ */
+export function escapeControl(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
 export class KubeplaneError extends Error {
   readonly kind: ErrorKind;
   readonly details: KubeplaneErrorDetails;
 
   constructor(kind: ErrorKind, message: string, details: KubeplaneErrorDetails = {}, options?: { cause?: unknown }) {
-    super(message, options);
+    // Messages quote names and values from manifests and requests: escaped here, once, for every reader.
+    super(escapeControl(message), options);
     this.name = 'KubeplaneError';
     this.kind = kind;
     this.details = details;

@@ -8,7 +8,8 @@ import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStor
 import { createApiHandler } from './api-handler.js';
 import { jsonLogger } from './logger.js';
 
-const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8');
+// The serverless API takes credentials only from Secrets Manager, under the project's own prefix.
+const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8').replace('env: { credentials: HCLOUD_TOKEN }', 'awsSecretsManager: { secretId: kubeplane-providers/minimal/hetzner-1 }');
 
 function api() {
   const clock = new VirtualClock();
@@ -92,5 +93,27 @@ describe('the api handler', () => {
     expect((await call('GET', '/projects/nothing')).status).toBe(404);
     expect((await call('GET', '/clusters')).status).toBe(404);
     expect((await call('DELETE', '/projects')).status).toBe(405);
+  });
+
+  describe('refuses a secretRef the step function must not read, storing nothing', () => {
+    it.each([
+      ['the function\'s own environment', 'env: { credentials: AWS_SECRET_ACCESS_KEY }', 400, 'providers[0].secretRef.env', 'environment variables are refused'],
+      ['the function\'s own files', 'file: /proc/self/environ', 400, 'providers[0].secretRef.file', 'files are refused'],
+      ['another cluster\'s secret', 'awsSecretsManager: { secretId: kubeplane/other-cluster-abc1234/kubeconfig }', 403, 'providers[0].secretRef.awsSecretsManager.secretId', 'secret kubeplane/other-cluster-abc1234/kubeconfig is not this project\'s'],
+      ['another project\'s provider secret, by ARN', 'awsSecretsManager: { secretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:kubeplane-providers/other/hetzner-1-AbCdEf" }', 403, 'providers[0].secretRef.awsSecretsManager.secretId', 'not this project\'s: a manifest may name only secrets under kubeplane-providers/minimal/'],
+    ])('%s', async (_, ref, status, path, message) => {
+      const { call, state, queue } = api();
+      const res = await call('POST', '/projects', minimal.replace('awsSecretsManager: { secretId: kubeplane-providers/minimal/hetzner-1 }', ref));
+      expect(res.status).toBe(status);
+      expect(res.body.errors).toEqual([expect.objectContaining({ path, line: 11, message: expect.stringContaining(message) as unknown })]);
+      expect(await state.list('')).toEqual([]);
+      expect(await queue.size()).toBe(0);
+    });
+
+    it('accepts its own project\'s secret by ARN', async () => {
+      const { call } = api();
+      const res = await call('POST', '/projects', minimal.replace('secretId: kubeplane-providers/minimal/hetzner-1', 'secretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:kubeplane-providers/minimal/hetzner-1-AbCdEf"'));
+      expect(res.status).toBe(202);
+    });
   });
 });

@@ -6,12 +6,18 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { isKubeplaneError, validateManifestText, type Kubeplane } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
+import { PROVIDER_SECRET_PREFIX, refusedSecretRefs } from './secret-refs.js';
 
 export interface ApiHandlerOptions {
   kubeplane: Kubeplane;
   logger?: Logger;
   /** Largest manifest accepted (bytes); default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Provider credentials and SSH keys must be Secrets Manager secrets named `<prefix><project>/…` (default
+   * `kubeplane-providers/`, which the step function's role may read); anything else is refused (secret-refs.ts).
+   */
+  providerSecretPrefix?: string;
 }
 
 export type ApiHandler = middy.MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
@@ -33,6 +39,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       if (!result.ok || result.manifests.length === 0) {
         const errors = result.errors.length > 0 ? result.errors : [{ severity: 'error' as const, path: '', message: 'the request body holds no manifest' }];
         return json(400, { errors: errors.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })), warnings: result.warnings.map((i) => ({ path: i.path, message: i.message })) });
+      }
+      // Before anything is stored: a reference to the function's own environment, files or another tenant's secret.
+      const prefix = options.providerSecretPrefix ?? PROVIDER_SECRET_PREFIX;
+      const refused = result.manifests.flatMap((m) => {
+        const found = refusedSecretRefs(m, prefix);
+        return result.locate(m, found.map(({ status: _status, ...issue }) => issue)).map((issue, i) => ({ ...issue, status: found[i]?.status ?? 400 }));
+      });
+      if (refused.length > 0) {
+        return json(refused.some((r) => r.status === 400) ? 400 : 403, { errors: refused.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })) });
       }
       const applied = [];
       for (const manifest of result.manifests) {

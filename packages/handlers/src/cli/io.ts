@@ -1,5 +1,7 @@
 // What a CLI command may touch: its output streams, working directory and environment. Commands take
 // this instead of `process` so tests run them in-process and read what they print.
+import { escapeControl } from '@kubeplane/sdk';
+
 export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -25,8 +27,14 @@ export const EXIT = {
 
 export type Command = (argv: string[], io: CliIo) => Promise<number>;
 
+/** Writes a message (not data: kubeconfigs and schemas are written as they are), its control characters escaped. */
+export function print(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(escapeControl(text));
+}
+
+/** One message line; see print. */
 export function println(stream: NodeJS.WritableStream, text = ''): void {
-  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+  print(stream, text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** A usage error: printed with the command's usage line, exit code 2. */

@@ -32,8 +32,10 @@ describe('kubeplane CLI', () => {
     expect(text.stdout).toContain('create-node minimal-');
     expect(text.stdout).toContain('plan: 1 create-cluster');
     const json = await runCli(['plan', 'examples/minimal.yaml', '--json'], { cwd: root });
-    const plan = JSON.parse(json.stdout) as { operations: Array<{ kind: string }> };
-    expect(plan.operations.filter((o) => o.kind === 'create-node')).toHaveLength(3);
+    const result = JSON.parse(json.stdout) as { type: string; plans: Array<{ operations: Array<{ kind: string }> }> };
+    expect(result.type).toBe('result');
+    const plan = result.plans[0];
+    expect(plan?.operations.filter((o) => o.kind === 'create-node')).toHaveLength(3);
   });
 
   it('plan refuses an invalid manifest before planning anything', async () => {

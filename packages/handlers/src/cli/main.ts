@@ -2,14 +2,16 @@
 // and returns its exit code, so tests call main() directly.
 import { isKubeplaneError } from '@kubeplane/sdk';
 import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
-import { apply, applyUsage, destroy, destroyUsage, kubeconfig, kubeconfigUsage, status, statusUsage } from './commands/engine.js';
-import { lifecycle, lifecycleUsage } from './commands/lifecycle.js';
-import { serve, serveUsage } from './commands/serve.js';
+import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
+import { apply, applyHelp, destroy, destroyHelp, kubeconfig, kubeconfigHelp, status, statusHelp } from './commands/engine.js';
+import { lifecycle, lifecycleHelp } from './commands/lifecycle.js';
+import { serve, serveHelp } from './commands/serve.js';
 import { kubeconfigServed, wantsServedKubeconfig } from './commands/serve-kubeconfig.js';
-import { planCommand, planUsage } from './commands/plan.js';
-import { render, renderUsage } from './commands/render.js';
-import { schema, schemaUsage } from './commands/schema.js';
-import { validate, validateUsage } from './commands/validate.js';
+import { planCommand, planHelp } from './commands/plan.js';
+import { render, renderHelp } from './commands/render.js';
+import { schema, schemaHelp } from './commands/schema.js';
+import { validate, validateHelp } from './commands/validate.js';
+import { jsonResult, wantsJson } from './json-output.js';
 
 export type { CliIo } from './io.js';
 export { EXIT } from './io.js';
@@ -22,67 +24,101 @@ export function handlesInterrupts(argv: readonly string[]): boolean {
 
 interface CommandEntry {
   run: Command;
-  usage: string;
-  summary: string;
+  help: CommandHelp;
 }
 
+/** Every command, by the words that name it; `sandbox` is a group of two. */
 const COMMANDS: Record<string, CommandEntry> = {
-  validate: { run: validate, usage: validateUsage, summary: 'check manifests; one line per problem, file:line path: message' },
-  plan: { run: (argv, io) => planCommand(argv, io), usage: planUsage, summary: 'show what apply would change, and why' },
-  apply: { run: apply, usage: applyUsage, summary: 'create or update the clusters of a manifest, showing progress' },
-  status: { run: status, usage: statusUsage, summary: 'the state of each project and cluster, as Claudie reports it' },
-  destroy: { run: destroy, usage: destroyUsage, summary: 'delete every cluster of a manifest or project, from any state' },
-  kubeconfig: { run: (argv, io) => (wantsServedKubeconfig(argv) ? kubeconfigServed(argv, io) : kubeconfig(argv, io)), usage: `${kubeconfigUsage} [--served | --server URL]`, summary: "print a cluster's admin kubeconfig (--served: for kubeplane sandbox serve)" },
-  sandbox: { run: sandboxCommand, usage: `${lifecycleUsage} | ${serveUsage.replace('kubeplane sandbox ', '')}`, summary: 'the whole lifecycle on the sandbox clouds; serve: the sandbox world to real clients' },
-  render: { run: render, usage: renderUsage, summary: 'write what every node would run, with its secrets (0600)' },
-  schema: { run: schema, usage: schemaUsage, summary: 'print the JSON Schema of native manifests or Claudie InputManifests, for editors' },
+  validate: { run: validate, help: validateHelp },
+  plan: { run: (argv, io) => planCommand(argv, io), help: planHelp },
+  apply: { run: apply, help: applyHelp },
+  status: { run: status, help: statusHelp },
+  destroy: { run: destroy, help: destroyHelp },
+  kubeconfig: { run: (argv, io) => (wantsServedKubeconfig(argv) ? kubeconfigServed(argv, io) : kubeconfig(argv, io)), help: kubeconfigHelp },
+  'sandbox lifecycle': { run: lifecycle, help: lifecycleHelp },
+  'sandbox serve': { run: (argv, io) => serve(argv, io), help: serveHelp },
+  render: { run: render, help: renderHelp },
+  schema: { run: schema, help: schemaHelp },
 };
 
-async function sandboxCommand(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === 'lifecycle') return lifecycle(rest, io);
-  if (sub === 'serve') return serve(rest, io);
-  throw new UsageError(`unknown sandbox command "${sub ?? ''}"; try: kubeplane sandbox lifecycle <manifest>, or kubeplane sandbox serve`);
-}
+const sandboxHelp: CommandHelp = {
+  name: 'sandbox',
+  usage: ['kubeplane sandbox lifecycle <manifest> [options]', 'kubeplane sandbox serve [options]'],
+  summary: 'the sandbox clouds: a manifest\'s whole lifecycle, or the sandbox world served to real clients',
+  description: '`kubeplane sandbox <command> --help` shows the options of each.',
+  options: [],
+};
 
 function help(): string {
-  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
-  return [
+  return formatCommandList(
     'kubeplane: Kubernetes clusters across clouds from one manifest',
-    '',
-    'usage:',
-    ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
-    '',
-  ].join('\n');
+    Object.values(COMMANDS).map((c) => c.help),
+    '`kubeplane <command> --help` shows the options of a command; docs/cli.md the exit codes and the --json schema.',
+  );
+}
+
+/** `--help` or `-h` anywhere before a `--`. */
+function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/** The command named by the first words of argv (`apply`, `sandbox serve`) and the arguments after them. */
+function lookup(argv: readonly string[]): { entry?: CommandEntry; name: string; rest: string[] } {
+  const [first = '', second = '', ...after] = argv;
+  if (first === 'sandbox') {
+    const entry = COMMANDS[`sandbox ${second}`];
+    return entry ? { entry, name: `sandbox ${second}`, rest: after } : { name: 'sandbox', rest: argv.slice(1) };
+  }
+  return { ...(COMMANDS[first] ? { entry: COMMANDS[first] } : {}), name: first, rest: argv.slice(1) };
 }
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  const words = argv[0] === 'help' ? argv.slice(1) : argv;
+  const [name] = words;
+  if (!name || name === '--help' || name === '-h') {
     io.stdout.write(help());
-    return name ? 0 : 2;
+    return name || argv[0] === 'help' ? EXIT.ok : EXIT.usage;
   }
-  const command = COMMANDS[name];
+  const found = lookup(words);
+  const json = wantsJson(found.rest);
+  if (found.name === 'sandbox' && (wantsHelp(words) || argv[0] === 'help')) {
+    io.stdout.write(formatHelp(sandboxHelp));
+    return EXIT.ok;
+  }
+  const command = found.entry;
   if (!command) {
-    println(io.stderr, `kubeplane: unknown command "${name}"\n`);
-    io.stderr.write(help());
-    return 2;
+    const message = found.name === 'sandbox' ? `unknown sandbox command "${words[1] ?? ''}"` : `unknown command "${found.name}"`;
+    if (json) return jsonResult(io, found.name, EXIT.usage, { error: { kind: 'usage', message } });
+    println(io.stderr, `kubeplane: ${message}\n`);
+    io.stderr.write(found.name === 'sandbox' ? formatHelp(sandboxHelp) : help());
+    return EXIT.usage;
   }
+  if (wantsHelp(found.rest) || argv[0] === 'help') {
+    io.stdout.write(formatHelp(command.help));
+    return EXIT.ok;
+  }
+  const label = `kubeplane ${found.name}`;
   try {
-    return await command.run(rest, io);
+    return await command.run(found.rest, io);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      println(io.stderr, `kubeplane ${name}: ${(e as Error).message}\nusage: ${command.usage}`);
+      const message = (e as Error).message;
+      if (json) return jsonResult(io, found.name, EXIT.usage, { error: { kind: 'usage', message, usage: command.help.usage } });
+      println(io.stderr, `${label}: ${message}\n${command.help.usage.map((u, i) => formatUsage(u, i === 0 ? 'usage: ' : '       ')).join('\n')}`);
       return EXIT.usage;
     }
     // One line a person can act on; the stack only when asked for (-v), for a bug report.
-    const verbose = rest.includes('-v') || rest.includes('--verbose');
+    const verbose = found.rest.includes('-v') || found.rest.includes('--verbose');
     if (isKubeplaneError(e)) {
       const resource = e.details.resource;
-      println(io.stderr, `kubeplane ${name}: ${e.kind}: ${e.message}${resource && !e.message.includes(resource) ? ` (${resource})` : ''}`);
+      if (json) return jsonResult(io, found.name, EXIT.failed, { error: { kind: e.kind, message: e.message, ...(resource ? { resource } : {}) } });
+      println(io.stderr, `${label}: ${e.kind}: ${e.message}${resource && !e.message.includes(resource) ? ` (${resource})` : ''}`);
     } else {
       // Node's own errors name the file (ENOENT: no such file or directory, open '…'); anything else is a bug.
-      println(io.stderr, `kubeplane ${name}: ${e instanceof Error ? e.message : String(e)}${verbose ? '' : ' (run with -v for details)'}`);
+      const message = e instanceof Error ? e.message : String(e);
+      if (json) return jsonResult(io, found.name, EXIT.failed, { error: { kind: 'internal', message } });
+      println(io.stderr, `${label}: ${message}${verbose ? '' : ' (run with -v for details)'}`);
     }
     if (verbose && e instanceof Error && e.stack) println(io.stderr, e.stack);
     return EXIT.failed;

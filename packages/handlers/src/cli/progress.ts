@@ -12,6 +12,12 @@ export interface ProgressOptions {
   verbose?: boolean;
 }
 
+/**
+ * What the CLI prints for a project or cluster that is gone, every resource of it deleted: not a stored state (a
+ * deleted project has no record), but a state as the user reads it (docs/workflow.md).
+ */
+export const DELETED = 'DELETED';
+
 export function elapsed(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;

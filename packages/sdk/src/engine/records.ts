@@ -9,10 +9,12 @@ import type { EnginePhase } from './events.js';
 
 export const RECORD_VERSION = 1;
 
-/** Claudie's per-cluster workflow states. */
-export type ClusterState = 'WAIT_FOR_PICKUP' | 'IN_PROGRESS' | 'DONE' | 'ERROR';
-/** Claudie's manifest states. */
-export type ManifestState = 'WATCHING_FOR_CHANGES' | 'IN_PROGRESS' | 'DONE' | 'ERROR' | 'SCHEDULED_FOR_DELETION';
+/** Claudie's per-cluster workflow states (InputManifest `.status.clusters[].state`); docs/workflow.md explains each. */
+export const CLUSTER_STATES = ['WAIT_FOR_PICKUP', 'IN_PROGRESS', 'DONE', 'ERROR'] as const;
+export type ClusterState = (typeof CLUSTER_STATES)[number];
+/** Claudie's manifest states (InputManifest `.status.state`); docs/workflow.md explains each. */
+export const MANIFEST_STATES = ['WATCHING_FOR_CHANGES', 'IN_PROGRESS', 'DONE', 'ERROR', 'SCHEDULED_FOR_DELETION'] as const;
+export type ManifestState = (typeof MANIFEST_STATES)[number];
 
 export interface StageRecord {
   status: 'DONE' | 'ERROR';

@@ -3,11 +3,15 @@
 // the state directory, in virtual time, and says so on every line.
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
-import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus, type ValidationResult } from '@kubeplane/sdk';
+import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
 import { holdManifestDnsZones } from '@kubeplane/providers';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { EXIT, println, UsageError, type CliIo } from '../io.js';
-import { elapsed, progressPrinter } from '../progress.js';
+import { OPTIONS, type CommandHelp } from '../help.js';
+import { EXIT, println, print, UsageError, type CliIo } from '../io.js';
+import { invalidManifest, jsonResult } from '../json-output.js';
+import { writeSecretDocument } from '../secret-output.js';
+import { checkCredentials } from './credentials-check.js';
+import { DELETED, elapsed, progressPrinter } from '../progress.js';
 
 const common = {
   sandbox: { type: 'boolean' },
@@ -19,33 +23,87 @@ const common = {
 export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--state-dir DIR] [--json] [-v]';
 export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
-export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR]';
+export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR] [--out FILE]';
 
-async function readManifests(file: string, io: CliIo): Promise<Manifest[] | number> {
-  const result = await readValidated(file, io);
+export const applyHelp: CommandHelp = {
+  name: 'apply',
+  usage: [applyUsage],
+  summary: 'create or update the clusters of a manifest, showing progress',
+  description: 'Checks the manifest, the credentials and the providers\' catalogs before anything is recorded, then runs every step to the end in this process. The first Ctrl-C finishes the step in hand and exits 130.',
+  options: [
+    ['--reconcile', 'run every cluster\'s flow again even if the manifest did not change, to repair drift'],
+    OPTIONS.sandbox,
+    ['--netns', 'with --sandbox: boot the machines in network namespaces with real WireGuard, nginx and etcd'],
+    ['--without-dns-zones', 'with --sandbox: leave the manifest\'s DNS zones out of the sandbox accounts'],
+    OPTIONS.stateDir,
+    OPTIONS.json,
+    OPTIONS.verbose,
+  ],
+};
+
+export const destroyHelp: CommandHelp = {
+  name: 'destroy',
+  usage: [destroyUsage],
+  summary: 'delete every cluster of a manifest or project, from any state',
+  description: 'A cluster name deletes that cluster alone; a manifest file also sweeps clusters whose state was lost, by their tags.',
+  options: [OPTIONS.sandbox, OPTIONS.stateDir, OPTIONS.json, OPTIONS.verbose],
+};
+
+export const statusHelp: CommandHelp = {
+  name: 'status',
+  usage: [statusUsage],
+  summary: 'the state of each project and cluster, as Claudie reports it',
+  description: 'Every project in the state directory, or the ones named; docs/workflow.md explains each state.',
+  options: [OPTIONS.sandbox, OPTIONS.stateDir, OPTIONS.json],
+};
+
+export const kubeconfigHelp: CommandHelp = {
+  name: 'kubeconfig',
+  usage: [kubeconfigUsage, 'kubeplane kubeconfig <cluster> --sandbox (--served | --server URL) [--project P] [--state-dir DIR] [--out FILE]'],
+  summary: 'print a cluster\'s admin kubeconfig',
+  description: 'It holds the cluster\'s admin credentials: when standard output is a file (kubeconfig > file) that file is made private (0600) before anything is written to it.',
+  options: [
+    ['--project P', 'the project of the cluster, when clusters of that name exist in several'],
+    OPTIONS.sandbox,
+    OPTIONS.stateDir,
+    ['--out FILE', 'write the kubeconfig to FILE (created or replaced, mode 0600) instead of standard output'],
+    ['--served', 'with --sandbox: point it at the port kubeplane sandbox serve serves the cluster on'],
+    ['--server URL', 'with --sandbox: point it at https://127.0.0.1:PORT'],
+  ],
+};
+
+async function readManifests(file: string, io: CliIo, json: string | undefined): Promise<Manifest[] | number> {
+  const result = await readValidated(file, io, json);
   return typeof result === 'number' ? result : result.manifests;
 }
 
-async function readValidated(file: string, io: CliIo): Promise<ValidationResult | number> {
+/**
+ * The manifests of a file, its issues printed (one line each on stderr), or the exit code of a file with errors.
+ * With --json (`json`: the command's name) the issues wait for the result line instead.
+ */
+async function readValidated(file: string, io: CliIo, json: string | undefined): Promise<ValidationResult | number> {
   const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
   const result = await validateManifestFile(resolve(io.cwd, file), { file: shown });
+  if (json) return result.ok ? result : jsonResult(io, json, EXIT.failed, { error: invalidManifest(result.issues), issues: result.issues });
   for (const issue of result.issues) println(io.stderr, formatIssue(issue));
-  return result.ok ? result : 1;
+  return result.ok ? result : EXIT.failed;
 }
 
 /**
  * Preflight before anything is recorded: every manifest against its providers' live catalogs, one line per problem
  * with file:line (the engine's first step checks again, from the cache, for the runtimes that have no file).
  */
-async function preflightAll(kp: Kubeplane, validated: ValidationResult, io: CliIo, sandbox: boolean): Promise<boolean> {
+async function preflightAll(kp: Kubeplane, validated: ValidationResult, io: CliIo, sandbox: boolean, json: boolean): Promise<{ ok: boolean; issues: ValidationIssue[] }> {
   let ok = true;
+  const all: ValidationIssue[] = [];
   for (const m of validated.manifests) {
     const issues = validated.locate(m, await kp.preflight(m));
-    for (const issue of issues) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${issue.severity === 'error' ? 'preflight: ' : ''}${formatIssue(issue)}`);
+    all.push(...issues);
+    if (!json) for (const issue of issues) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${issue.severity === 'error' ? 'preflight: ' : ''}${formatIssue(issue)}`);
     if (issues.some((i) => i.severity === 'error')) ok = false;
   }
-  if (!ok) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}preflight failed: nothing was created`);
-  return ok;
+  if (!ok && !json) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}preflight failed: nothing was created`);
+  return { ok, issues: all };
 }
 
 async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string }, write: boolean, command: string, fn: (rt: LocalRuntime) => Promise<T>): Promise<T> {
@@ -82,7 +140,9 @@ async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io:
   return Promise.all(projects.map((p) => kp.status(p)));
 }
 
-function interrupted(io: CliIo, rt: LocalRuntime, command: string): number {
+function interrupted(io: CliIo, rt: LocalRuntime, command: string, json: boolean): number {
+  const message = `interrupted: the step in hand finished and everything is saved; run \`kubeplane ${command}\` again to continue`;
+  if (json) return jsonResult(io, command.split(' ')[0] ?? command, EXIT.interrupted, { error: { kind: 'interrupted', message } });
   println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}interrupted: the step in hand finished and everything is saved; run \`kubeplane ${command}\` again to continue`);
   return EXIT.interrupted;
 }
@@ -92,9 +152,21 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
   if (values.netns && !values.sandbox) throw new UsageError('--netns boots the sandbox clouds\' machines in network namespaces; add --sandbox');
   if (values['without-dns-zones'] && !values.sandbox) throw new UsageError('--without-dns-zones leaves the manifest\'s DNS zones out of the sandbox accounts; add --sandbox');
-  const validated = await readValidated(positionals[0] as string, io);
+  const json = values.json ?? false;
+  const validated = await readValidated(positionals[0] as string, io, json ? 'apply' : undefined);
   if (typeof validated === 'number') return validated;
   const manifests = validated.manifests;
+  if (!values.sandbox) {
+    // Before the state directory is even opened: a credential that does not resolve stops the apply with nothing recorded.
+    const missing = await checkCredentials(validated, io.env, io.cwd);
+    if (missing.length) {
+      const message = 'credentials missing: nothing was recorded';
+      if (json) return jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'auth', message }, issues: missing });
+      for (const issue of missing) println(io.stderr, `credentials: ${formatIssue(issue)}`);
+      println(io.stderr, message);
+      return EXIT.failed;
+    }
+  }
   return withRuntime(io, values, true, `apply ${positionals[0]}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
@@ -104,25 +176,32 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
       const added = manifests.flatMap((m) => (rt.sandbox ? holdManifestDnsZones(rt.sandbox, m) : []));
       if (added.length && !values.json) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${added.join(', ')}`);
     }
-    if (!(await preflightAll(kp, validated, io, rt.sandbox !== undefined))) return EXIT.failed;
+    const preflight = await preflightAll(kp, validated, io, rt.sandbox !== undefined, json);
+    if (!preflight.ok) {
+      return json ? jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'invalid', message: 'preflight failed: nothing was created' }, issues: preflight.issues }) : EXIT.failed;
+    }
+    const plans: Plan[] = [];
     for (const m of manifests) {
       const applied = await kp.apply(m, { reconcile: values.reconcile ?? false });
+      plans.push(applied.plan);
       if (!values.json) {
-        io.stdout.write(formatPlan(applied.plan, { maxLinesPerCluster: values.verbose ? Infinity : 12 }));
+        print(io.stdout, formatPlan(applied.plan, { maxLinesPerCluster: values.verbose ? Infinity : 12 }));
         if (applied.queued.length === 0) println(io.stdout, `${m.name}: nothing to do`);
       }
     }
     if (rt.netns && !values.json) println(io.stdout, '[sandbox] --netns: machines created now boot in network namespaces on this host for as long as this command runs; later commands continue in the simulation');
     const statuses = await runToEnd(rt, kp, manifests.map((m) => m.name), io, values.json ?? false, values.verbose ?? false);
-    if (!statuses) return interrupted(io, rt, `apply ${argv.join(' ')}`);
+    if (!statuses) return interrupted(io, rt, `apply ${argv.join(' ')}`, json);
+    const overlay: Array<{ cluster: string; handshook: number; expected: number }> = [];
     if (rt.netns) {
       await rt.netns.pass(150_000);
       for (const r of await rt.netns.handshakes()) {
+        overlay.push({ cluster: r.cluster, handshook: r.handshook, expected: r.expected });
         if (!values.json) println(io.stdout, `[sandbox] cluster ${r.cluster}: overlay handshakes: ${r.handshook}/${r.expected}${r.missing.length ? ` (missing: ${r.missing.map(([a, b]) => `${a}–${b}`).join(', ')})` : ''}`);
       }
       for (const problem of rt.netns.problems()) println(io.stderr, `[sandbox] ${problem}`);
     }
-    return finish(io, statuses, values.json ?? false, rt.sandbox !== undefined, rt.clock.now() - started);
+    return finish(io, 'apply', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, { plans, ...(rt.netns ? { overlay } : {}), ...(preflight.issues.length ? { issues: preflight.issues } : {}) });
   });
 }
 
@@ -131,7 +210,7 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('destroy needs a manifest file or a project name');
   const target = positionals[0] as string;
   const isFile = /\.(ya?ml|json)$/i.test(target);
-  const manifests = isFile ? await readManifests(target, io) : [];
+  const manifests = isFile ? await readManifests(target, io, values.json ? 'destroy' : undefined) : [];
   if (typeof manifests === 'number') return manifests;
   return withRuntime(io, values, true, `destroy ${target}`, async (rt) => {
     const kp = rt.kubeplane;
@@ -167,7 +246,7 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       }
     }
     const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false);
-    if (!statuses) return interrupted(io, rt, `destroy ${argv.join(' ')}`);
+    if (!statuses) return interrupted(io, rt, `destroy ${argv.join(' ')}`, json);
     let left = 0;
     if (rt.sandbox) {
       const inventory = rt.sandbox.inventory();
@@ -177,16 +256,15 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       if (!json) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${inventory.length}`);
       if (left > 0) println(io.stderr, `[sandbox] ${left} resource(s) of the deleted clusters are left: ${ours.slice(0, 10).map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}${left > 10 ? ', …' : ''}`);
     }
-    const code = finish(io, statuses, json, rt.sandbox !== undefined, rt.clock.now() - started);
-    return left > 0 ? EXIT.failed : code;
+    return finish(io, 'destroy', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, rt.sandbox ? { leftResources: left } : {}, left > 0);
   });
 }
 
-function finish(io: CliIo, statuses: ManifestStatus[], json: boolean, sandbox: boolean, ms: number): number {
-  const failed = statuses.some((s) => s.state === 'ERROR' || s.state === 'IN_PROGRESS');
-  if (json) println(io.stdout, JSON.stringify({ sandbox, elapsedMs: ms, projects: statuses }));
+function finish(io: CliIo, command: string, statuses: ManifestStatus[], json: boolean, sandbox: boolean, ms: number, extra: { issues?: ValidationIssue[] } & Record<string, unknown> = {}, leftovers = false): number {
+  const failed = leftovers || statuses.some((s) => s.state === 'ERROR' || s.state === 'IN_PROGRESS');
+  if (json) return jsonResult(io, command, failed ? EXIT.failed : EXIT.ok, { sandbox, elapsedMs: ms, ...extra, projects: statuses });
   // A project whose every cluster was deleted is gone from the state: say so, not its empty status's state.
-  const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? 'DELETED' : s.state);
+  const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? DELETED : s.state);
   if (!json) for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${stateOf(s)} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
   return failed ? EXIT.failed : EXIT.ok;
 }
@@ -207,10 +285,7 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
       const known = await kp.projects();
       throw new KubeplaneError('not-found', `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`, { resource: unknown.join(', ') });
     }
-    if (values.json) {
-      println(io.stdout, JSON.stringify({ sandbox: rt.sandbox !== undefined, projects: statuses }, null, 2));
-      return 0;
-    }
+    if (values.json) return jsonResult(io, 'status', EXIT.ok, { sandbox: rt.sandbox !== undefined, projects: statuses });
     if (statuses.length === 0) println(io.stdout, `${rt.sandbox ? '[sandbox] ' : ''}no projects in this state directory`);
     for (const s of statuses) {
       println(io.stdout, `${rt.sandbox ? '[sandbox] ' : ''}${s.project}: ${s.state} (generation ${s.generation})`);
@@ -237,14 +312,15 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
 }
 
 export async function kubeconfig(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, project: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, project: { type: 'string' }, out: { type: 'string' } } });
+  if (values.out === '') throw new UsageError('--out needs a file name');
   if (positionals.length !== 1) throw new UsageError('kubeconfig needs a cluster name');
   const cluster = positionals[0] as string;
   return withRuntime(io, values, false, 'kubeconfig', async (rt) => {
     const kp = rt.kubeplane;
     const owner = await findCluster(kp, cluster, values.project);
     try {
-      io.stdout.write((await kp.kubeconfig(owner.project, owner.name)).reveal());
+      await writeSecretDocument(io, (await kp.kubeconfig(owner.project, owner.name)).reveal(), values.out);
     } catch (e) {
       if (isKubeplaneError(e)) {
         println(io.stderr, `kubeplane kubeconfig: ${e.message}`);

@@ -6,10 +6,26 @@ import { relative, resolve } from 'node:path';
 import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
 import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/providers';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { println, UsageError, type CliIo } from '../io.js';
-import { elapsed, progressPrinter } from '../progress.js';
+import { OPTIONS, type CommandHelp } from '../help.js';
+import { EXIT, println, UsageError, type CliIo } from '../io.js';
+import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
+import { DELETED, elapsed, progressPrinter } from '../progress.js';
 
 export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--json] [-v]';
+
+export const lifecycleHelp: CommandHelp = {
+  name: 'sandbox lifecycle',
+  usage: [lifecycleUsage],
+  summary: 'create, scale, add and remove a pool, upgrade and destroy on the sandbox clouds',
+  description: 'In memory and in virtual time; ends with the resources left in the sandbox clouds. Exit 0 only if every stage passed and nothing is left.',
+  options: [
+    ['--netns', 'boot the machines in network namespaces with real WireGuard, nginx, etcd and TLS'],
+    ['--seed N', 'the seed of the sandbox\'s randomness and faults (default 1)'],
+    ['--without-dns-zones', 'leave the manifest\'s DNS zones out of the sandbox accounts, to see the refusal'],
+    OPTIONS.json,
+    OPTIONS.verbose,
+  ],
+};
 
 interface Stage {
   name: string;
@@ -66,9 +82,11 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const file = positionals[0] as string;
   const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
   const validated = await validateManifestFile(resolve(io.cwd, file), { file: shown });
-  for (const issue of validated.issues) println(io.stderr, formatIssue(issue));
+  const json = values.json ?? false;
   const manifest = validated.manifests[0];
-  if (!validated.ok || !manifest) return 1;
+  if (json && (!validated.ok || !manifest)) return jsonResult(io, 'sandbox lifecycle', EXIT.failed, { error: invalidManifest(validated.issues), issues: validated.issues });
+  if (!json) for (const issue of validated.issues) println(io.stderr, formatIssue(issue));
+  if (!validated.ok || !manifest) return EXIT.failed;
   const seed = Number(values.seed ?? 1);
   if (!Number.isInteger(seed)) throw new UsageError('--seed must be a whole number');
 
@@ -79,7 +97,6 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const sandbox = rt.sandbox;
   if (!sandbox) throw new Error('the lifecycle runs on the sandbox');
   const kp = rt.kubeplane;
-  const json = values.json ?? false;
   // The sandbox accounts hold the DNS zones the manifest names, as the user's would; --without-dns-zones tests the refusal.
   const zones = values['without-dns-zones'] ? [] : holdManifestDnsZones(sandbox, manifest);
   const off = kp.on(progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false }));
@@ -95,7 +112,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     let failedStage = false;
     for (const stage of lifecycleStages(manifest)) {
       if (failedStage && stage.manifest) continue;
-      if (!json) println(io.stdout, `[sandbox] == ${stage.name}`);
+      if (json) jsonLine(io, { type: 'stage', stage: stage.name, sandbox: true });
+      else println(io.stdout, `[sandbox] == ${stage.name}`);
       const t0 = rt.clock.now();
       let run = { messages: 0 };
       try {
@@ -106,8 +124,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         println(io.stderr, `[sandbox] ${stage.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
       const status = await kp.status(manifest.name);
-      const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? 'DELETED' : status.state;
-      let good = stage.manifest ? state === 'DONE' : state === 'DELETED';
+      const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? DELETED : status.state;
+      let good = stage.manifest ? state === 'DONE' : state === DELETED;
       let overlay = '-';
       if (netns && stage.manifest && good) {
         // Two sync-timer periods: every node's agent has applied the peer list the engine published last.
@@ -168,20 +186,18 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   }
   await rt.close();
   const summary = { manifest: shown, seed, stages: rows, apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
-  if (json) {
-    println(io.stdout, JSON.stringify(summary));
-  } else {
-    println(io.stdout, '');
-    println(io.stdout, '[sandbox] summary');
-    const header = ['stage', 'result', 'virtual time', 'machines', 'Ready nodes', 'steps', 'overlay handshakes'];
-    const table = [header, ...rows.map((r) => [r.stage, r.state, r.virtual, String(r.machines), String(r.ready), String(r.messages), r.overlay])];
-    const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
-    for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
-    println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
-    if (staticMachines) println(io.stdout, `  static machines: ${staticMachines.description}; ${staticMachines.joined.length} joined as Ready nodes; kubeplane files left on them: ${leftoverFiles}`);
-    println(io.stdout, `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`);
-  }
-  return ok && leaked.length === 0 ? 0 : 1;
+  const code = ok && leaked.length === 0 ? EXIT.ok : EXIT.failed;
+  if (json) return jsonResult(io, 'sandbox lifecycle', code, { ...summary, ...(validated.issues.length ? { issues: validated.issues } : {}) });
+  println(io.stdout, '');
+  println(io.stdout, '[sandbox] summary');
+  const header = ['stage', 'result', 'virtual time', 'machines', 'Ready nodes', 'steps', 'overlay handshakes'];
+  const table = [header, ...rows.map((r) => [r.stage, r.state, r.virtual, String(r.machines), String(r.ready), String(r.messages), r.overlay])];
+  const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
+  println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
+  if (staticMachines) println(io.stdout, `  static machines: ${staticMachines.description}; ${staticMachines.joined.length} joined as Ready nodes; kubeplane files left on them: ${leftoverFiles}`);
+  println(io.stdout, `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`);
+  return code;
 }
 
 /** Handshakes over every pair of machines of each cluster that should have one (the whole mesh): `X/Y`. */

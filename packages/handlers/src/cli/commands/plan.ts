@@ -3,11 +3,21 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join, relative, resolve } from 'node:path';
-import { buildDesiredState, emptyState, formatIssue, formatPlan, plan, validateManifestFile, type Plan, type PlanResult, type Manifest } from '@kubeplane/sdk';
+import { buildDesiredState, emptyState, formatIssue, formatPlan, plan, validateManifestFile, type Plan, type PlanResult, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { println, UsageError, type CliIo } from '../io.js';
+import { OPTIONS, type CommandHelp } from '../help.js';
+import { EXIT, print, println, UsageError, type CliIo } from '../io.js';
+import { invalidManifest, jsonResult } from '../json-output.js';
 
 export const planUsage = 'kubeplane plan <manifest> [--json] [--sandbox] [--state-dir DIR]';
+
+export const planHelp: CommandHelp = {
+  name: 'plan',
+  usage: [planUsage],
+  summary: 'show what apply would change, and why',
+  description: 'Against the state in the state directory (empty when there is none); nothing is changed.',
+  options: [OPTIONS.json, OPTIONS.sandbox, OPTIONS.stateDir],
+};
 
 export async function planCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -19,25 +29,31 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
   const file = positionals[0] as string;
   const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
   const result = await validateManifestFile(resolve(io.cwd, file), { file: shown });
-  for (const issue of result.issues) println(values.json && result.ok ? io.stderr : io.stdout, formatIssue(issue));
-  if (!result.ok) return 1;
+  const json = values.json ?? false;
+  if (json && !result.ok) return jsonResult(io, 'plan', EXIT.failed, { error: invalidManifest(result.issues), issues: result.issues });
+  if (!json) for (const issue of result.issues) println(io.stdout, formatIssue(issue));
+  if (!result.ok) return EXIT.failed;
 
   const stateDir = resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR);
   const planAll = async (planOne: (m: Manifest) => Promise<PlanResult>): Promise<number> => {
     const plans: Plan[] = [];
+    const issues: ValidationIssue[] = [...result.issues];
     let failed = false;
     for (const manifest of result.manifests) {
       const planned = await planOne(manifest);
       if (!planned.ok) {
         failed = true;
-        for (const issue of planned.issues) println(io.stdout, formatIssue({ ...issue, file: shown }));
+        const located = planned.issues.map((issue) => ({ ...issue, file: shown }));
+        issues.push(...located);
+        if (!json) for (const issue of located) println(io.stdout, formatIssue(issue));
         continue;
       }
       plans.push(planned.plan);
-      if (!values.json) io.stdout.write(formatPlan(planned.plan));
+      if (!json) print(io.stdout, formatPlan(planned.plan));
     }
-    if (values.json) println(io.stdout, JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2));
-    return failed ? 1 : 0;
+    const code = failed ? EXIT.failed : EXIT.ok;
+    if (json) return jsonResult(io, 'plan', code, { plans, issues, ...(failed ? { error: { kind: 'invalid', message: 'a manifest cannot be planned; see issues' } } : {}) });
+    return code;
   };
   // Without a state directory there is nothing yet: plan against the empty state, touching nothing.
   if (!existsSync(join(stateDir, 'mode'))) return planAll(async (m) => plan(buildDesiredState(m), emptyState(m.name)));

@@ -19,9 +19,21 @@ import {
   type RenderedCluster,
   type WireguardKeyPair,
 } from '@kubeplane/sdk';
+import type { CommandHelp } from '../help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 
 export const renderUsage = 'kubeplane render <manifest> --out <dir> [--api-host <ip>]';
+
+export const renderHelp: CommandHelp = {
+  name: 'render',
+  usage: [renderUsage],
+  summary: 'write what every node would run, with its secrets (0600)',
+  description: 'User-data, kubeadm, WireGuard and load balancer configuration of every self-managed cluster, with freshly generated keys; nothing is created.',
+  options: [
+    ['--out <dir>', 'the folder to write into, one subfolder per cluster'],
+    ['--api-host <ip>', 'the API address, needed when the cluster serves its API on a reserved IP not yet reserved'],
+  ],
+};
 
 async function write(path: string, content: string | Uint8Array, mode: number): Promise<void> {
   await mkdir(dirname(path), { recursive: true });

@@ -8,9 +8,8 @@ import { hostOf } from '../../sandbox-server/cluster-tls.js';
 import { servedKubeconfig } from '../../sandbox-server/kubeconfig.js';
 import { readServedFile } from '../../sandbox-server/served-file.js';
 import { UsageError, type CliIo } from '../io.js';
+import { writeSecretDocument } from '../secret-output.js';
 import { findCluster } from './engine.js';
-
-export const servedKubeconfigUsage = 'kubeplane kubeconfig <cluster> --sandbox (--served | --server https://127.0.0.1:PORT) [--project P] [--state-dir DIR]';
 
 export function wantsServedKubeconfig(argv: string[]): boolean {
   return argv.some((a) => a === '--served' || a === '--server' || a.startsWith('--server='));
@@ -20,9 +19,10 @@ export async function kubeconfigServed(argv: string[], io: CliIo): Promise<numbe
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { sandbox: { type: 'boolean' }, served: { type: 'boolean' }, server: { type: 'string' }, project: { type: 'string' }, 'state-dir': { type: 'string' } },
+    options: { sandbox: { type: 'boolean' }, served: { type: 'boolean' }, server: { type: 'string' }, project: { type: 'string' }, 'state-dir': { type: 'string' }, out: { type: 'string' } },
   });
   if (positionals.length !== 1) throw new UsageError('kubeconfig needs a cluster name');
+  if (values.out === '') throw new UsageError('--out needs a file name');
   if (!values.sandbox) throw new UsageError('--served and --server are for sandbox clusters: add --sandbox');
   if (values.server !== undefined && !/^https:\/\/127\.0\.0\.1:\d+$/.test(values.server)) throw new UsageError('--server must be https://127.0.0.1:<port>, where kubeplane sandbox serve serves the cluster');
   const cluster = positionals[0] as string;
@@ -39,7 +39,7 @@ export async function kubeconfigServed(argv: string[], io: CliIo): Promise<numbe
       if (!served) throw new UsageError(`the sandbox server does not serve ${cluster} (${endpoint}); it serves the clusters whose API answered when it started — restart it`);
       server = served.url;
     }
-    io.stdout.write(servedKubeconfig(admin, server, hostOf(endpoint)).reveal());
+    await writeSecretDocument(io, servedKubeconfig(admin, server, hostOf(endpoint)).reveal(), values.out);
     return 0;
   } finally {
     await rt.close();

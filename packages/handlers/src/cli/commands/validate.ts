@@ -3,9 +3,19 @@
 import { parseArgs } from 'node:util';
 import { resolve, relative } from 'node:path';
 import { formatIssue, validateManifestFile } from '@kubeplane/sdk';
-import { println, UsageError, type CliIo } from '../io.js';
+import type { CommandHelp } from '../help.js';
+import { EXIT, println, UsageError, type CliIo } from '../io.js';
+import { issueJson, jsonResult } from '../json-output.js';
 
 export const validateUsage = 'kubeplane validate <manifest.yaml|json>... [--json]';
+
+export const validateHelp: CommandHelp = {
+  name: 'validate',
+  usage: [validateUsage],
+  summary: 'check manifests; one line per problem, file:line path: message',
+  description: 'Exit 0 when every file is valid (warnings are printed), 1 otherwise. Nothing is touched.',
+  options: [['--json', 'print one {"type":"result"} line with the issues of every file (docs/cli.md)']],
+};
 
 export async function validate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
@@ -17,7 +27,7 @@ export async function validate(argv: string[], io: CliIo): Promise<number> {
     const result = await validateManifestFile(resolve(io.cwd, file), { file: shown });
     failed ||= !result.ok;
     if (values.json) {
-      report.push({ file: shown, ok: result.ok, issues: result.issues });
+      report.push({ file: shown, ok: result.ok, issues: result.issues.map(issueJson) });
       continue;
     }
     for (const issue of result.issues) println(io.stdout, formatIssue(issue));
@@ -28,6 +38,7 @@ export async function validate(argv: string[], io: CliIo): Promise<number> {
       println(io.stderr, `${shown}: ${result.errors.length} error${result.errors.length === 1 ? '' : 's'}`);
     }
   }
-  if (values.json) println(io.stdout, JSON.stringify(report, null, 2));
-  return failed ? 1 : 0;
+  const code = failed ? EXIT.failed : EXIT.ok;
+  if (values.json) return jsonResult(io, 'validate', code, { files: report, ...(failed ? { error: { kind: 'invalid', message: 'a manifest has errors; see files[].issues' } } : {}) });
+  return code;
 }
