@@ -10,6 +10,9 @@ import type { BenchResult } from '../../../../test/bench/types.js';
 export function largeManifest(clusters = 100, poolsPerCluster = 10, nodesPerPool = 10): Record<string, unknown> {
   const dynamic: unknown[] = [];
   const k8s: unknown[] = [];
+  // Each cluster's several control-plane nodes sit behind an API load balancer (one machine), as validation requires.
+  const roles: unknown[] = [];
+  const lbClusters: unknown[] = [];
   for (let c = 0; c < clusters; c++) {
     const names: string[] = [];
     for (let p = 0; p < poolsPerCluster; p++) {
@@ -26,6 +29,9 @@ export function largeManifest(clusters = 100, poolsPerCluster = 10, nodesPerPool
       });
     }
     k8s.push({ name: `cluster-${c}`, version: '1.34.2', network: `10.${c}.0.0/24`, pools: { control: [names[0]], compute: names.slice(1) } });
+    dynamic.push({ name: `c${c}-lb`, providerSpec: { name: 'htz-1', region: 'fsn1' }, count: 1, serverType: 'cpx11', image: 'ubuntu-24.04' });
+    roles.push({ name: `api-${c}`, protocol: 'tcp', port: 6443, targetPort: 6443, targetPools: [names[0]] });
+    lbClusters.push({ name: `lb-${c}`, roles: [`api-${c}`], dns: { dnsZone: 'example.com', provider: 'aws-1', hostname: `api-${c}` }, targetedK8s: `cluster-${c}`, pools: [`c${c}-lb`] });
   }
   return {
     apiVersion: 'kubeplane.dev/v1',
@@ -37,6 +43,7 @@ export function largeManifest(clusters = 100, poolsPerCluster = 10, nodesPerPool
     ],
     nodePools: { dynamic },
     kubernetes: { clusters: k8s },
+    loadBalancers: { roles, clusters: lbClusters },
   };
 }
 
