@@ -4,7 +4,7 @@
 // Throwing makes Pub/Sub redeliver (with the subscription's retry policy); the last permitted delivery of a failing
 // step sets the cluster's status to ERROR with the reason before the message goes to the dead-letter topic, while
 // a busy cluster's last one is sent again as a fresh message, so contention never dead-letters a good message.
-import { z } from 'zod';
+import * as z from 'zod';
 import { busyRetryDelaySeconds, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
 

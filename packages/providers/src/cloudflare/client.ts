@@ -1,7 +1,7 @@
 // A typed client for the Cloudflare API v4 on got + zod: bearer token, the `{success, errors, result,
 // result_info}` envelope unwrapped, paged lists, and every failure a KubeplaneError without the token.
 import got, { type Got } from 'got';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
 import { cloudflareAdvice, cloudflareErrorKind } from './errors.js';
 import { envelope, errorEnvelopeSchema } from './schemas.js';

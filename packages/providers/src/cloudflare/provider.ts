@@ -2,7 +2,7 @@
 // failover through Cloudflare Load Balancing (a TCP monitor and a pool per record set, a load balancer per name)
 // when the account has it, and plain records when it does not (berops/claudie#2005, #2029).
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   KubeplaneError,
   RateBudgets,

@@ -1,6 +1,6 @@
 // zod schemas for the Cloudflare API v4 parts kubeplane uses: the envelope, zones, DNS records, and Load
 // Balancing monitors, pools and load balancers; and the account subscriptions that say whether LB is there.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const cfErrorSchema = z.object({ code: z.number(), message: z.string() });
 export const resultInfoSchema = z.object({ page: z.number().optional(), per_page: z.number().optional(), count: z.number().optional(), total_count: z.number().optional(), total_pages: z.number().optional() });

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InProcessRateBudget, KubeplaneError, RateBudgets, Redacted, TokenBucket, type Clock } from '@kubeplane/sdk';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox } from '../sandbox/crusoe/harness.js';
 import { CRUSOE_API } from '../sandbox/crusoe/emulator.js';

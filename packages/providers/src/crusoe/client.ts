@@ -1,7 +1,7 @@
 // A typed client for the Crusoe Cloud API v1 on got + zod: every request is signed (v1.0) in a beforeRequest
 // hook, so a retry carries a fresh timestamp and signature; errors become KubeplaneErrors; VM lists are paged.
 import got, { type Got } from 'got';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
 import { crusoeAdvice, crusoeErrorKind, crusoeMessage } from './errors.js';
 import { errorBodySchema, instanceListSchema, operationSchema, type CrusoeInstance, type CrusoeOperation } from './schemas.js';

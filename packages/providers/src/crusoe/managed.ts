@@ -1,7 +1,7 @@
 // Crusoe Managed Kubernetes (CMK) behind the contract's ManagedKubernetesApi: clusters from the provider's version
 // list with their add-ons, node pools (every PATCH sends the current count; scale-down lowers the count, then
 // deletes the VMs the engine chose), the admin kubeconfig, and AutoClusters remediation settings.
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeplaneError, autoclustersConfigSchema, done, isPending, pending, type CallContext, type ManagedClusterConfig, type ManagedClusterConfigResult, type ManagedClusterKubernetes, type Redacted, type ManagedClusterInfo, type ManagedClusterRequest, type ManagedKubernetesApi, type ManagedNodeInfo, type ManagedNodePoolInfo, type ManagedNodePoolRequest, type ManagedVersions, type Outcome, type ScopedRef } from '@kubeplane/sdk';
 import { operationError, type CrusoeClient } from './client.js';
 import { reconcileCmkInCluster } from './cmk-in-cluster.js';

@@ -1,7 +1,7 @@
 // The Crusoe Cloud provider: compute (VMs with startup scripts, GPU and InfiniBand types), network (VPC networks,
 // subnets, firewall rules, SSH keys), InfiniBand partitions, and managed Kubernetes (CMK clusters and node pools).
 // Crusoe resources carry no labels: ownership is the name, which always starts with the kubeplane cluster id.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CLUSTER_ID_TAG,
   KubeplaneError,

@@ -1,6 +1,6 @@
 // zod schemas for the parts of the Crusoe Cloud API v1 (crusoe-api-v1-swagger.json) kubeplane reads. Fields the
 // spec marks required but the API has been seen to omit are optional here; unknown fields are dropped.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const errorBodySchema = z.object({
   code: z.union([z.string(), z.number()]).transform(String).optional(),

@@ -2,7 +2,7 @@
 // rate budget first, learns from RateLimit-* headers, and maps every failure to a KubeplaneError.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import got, { type Got } from 'got';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
 import { errorEnvelopeSchema, metaSchema } from './schemas.js';
 import { hetznerAdvice, hetznerErrorKind } from './errors.js';

@@ -1,6 +1,6 @@
 // Hetzner DNS (zones and RRSets in the Cloud API) as a DnsApi: A, AAAA and CNAME record sets labelled with the
 // cluster id; changes are actions, done when they succeed. No health-checked failover on Hetzner.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUSTER_ID_TAG, KubeplaneError, done, pending, type CallContext, type DnsApi, type DnsChange, type DnsRecord, type Outcome } from '@kubeplane/sdk';
 import type { HetznerClient } from './client.js';
 

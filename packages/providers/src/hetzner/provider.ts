@@ -1,7 +1,7 @@
 // The Hetzner Cloud provider: compute (servers) and network (networks, firewalls, primary IPs, SSH keys,
 // placement groups) over the typed got + zod client, polite to the project's 3600 requests/hour budget.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CLUSTER_ID_TAG,
   KubeplaneError,

@@ -1,6 +1,6 @@
 // zod schemas for the parts of the Hetzner Cloud API responses we read (hetzner-cloud-openapi.json).
 // Unknown fields pass through untouched; missing required ones fail loudly as `invalid` responses.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const labelsSchema = z.record(z.string(), z.string());
 

@@ -2,7 +2,7 @@
 // verifies the API server's certificate, maps Status errors onto KubeplaneError kinds and never lets a secret
 // value (a key, a token, a Secret's data) into an error, a log or a thrown got error.
 import got, { type Got, type Method } from 'got';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   done,
   KubeplaneError,

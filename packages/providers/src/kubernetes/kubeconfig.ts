@@ -1,7 +1,7 @@
 // Reads an admin kubeconfig into what an HTTPS client needs: the server URL, the CA to verify it with, and
 // the client certificate (or a bearer token). The key and token stay Redacted; errors never quote the file.
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeplaneError, Redacted } from '@kubeplane/sdk';
 
 export interface KubeConnection {

@@ -1,6 +1,6 @@
 // zod schemas for the Kubernetes objects the client reads (core/v1, apps/v1, meta/v1 Status). Unknown fields pass
 // through; a missing field we rely on fails as an `invalid response` rather than as undefined later.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const statusSchema = z.looseObject({
   kind: z.literal('Status'),

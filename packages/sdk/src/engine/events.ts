@@ -1,7 +1,7 @@
 // The engine's two event kinds. StepEvent is the queue message that drives one bounded step of one
 // cluster (versioned, validated with zod on receipt). EngineEvent is the typed stream callers and the CLI
 // watch: phases starting, steps done, resources created, waits and errors.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PHASES = ['infrastructure', 'dns', 'kubernetes', 'addons', 'outputs', 'delete'] as const;
 export type EnginePhase = (typeof PHASES)[number];

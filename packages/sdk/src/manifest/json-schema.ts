@@ -5,7 +5,7 @@
 // VS Code's YAML extension, monaco-yaml and most LSP editors) validates; its 2019-09/2020-12 support is still open
 // (issues #856, #1112). The schemas are looser than `validate` for rules that need the whole manifest (references,
 // uniqueness, networks, versions in the catalog), never stricter: json-schema.test.ts checks that.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLAUDIE_API_VERSION, CLAUDIE_KIND, claudieManifestSchema, NATIVE_API_VERSION, NATIVE_KIND, nativeManifestSchema, poolNameSchema } from './schema.js';
 import { NAME_LIMITS } from './rules.js';
 

@@ -1,7 +1,7 @@
 // Reads manifests from YAML (one or many documents), JSON or a plain object into the typed model.
 // Each list element is checked on its own, so one broken pool does not hide the errors of the others,
 // and the names of broken elements are kept so references to them are not reported twice.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import { formatPath, type Path, type ValidationIssue } from './issues.js';
 import {

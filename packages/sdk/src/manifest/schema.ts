@@ -7,7 +7,7 @@
 // manifests/claudie/crd/claudie.io_inputmanifests.yaml and the struct tags of internal/api/manifest/manifest.go),
 // and a pattern or limit is only stated where rules.ts enforces the same one, so the JSON Schema never refuses
 // a manifest that `validate` accepts.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROVIDER_TYPES, RETIRED_PROVIDER_TYPES } from './provider-types.js';
 import { NAME_PATTERNS, TAINT_EFFECTS } from './names.js';
 import { IPV4_PATTERNS } from '../model/ipv4.js';

@@ -1,6 +1,6 @@
 // Crusoe Managed Kubernetes (CMK) facts from the seeds (cmk-cluster-details.txt, cmk-addons.txt) and
 // crusoe-notes.md, as data; and a pure check that turns them into warnings for one cluster.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Manifest } from '../manifest/schema.js';
 
 /** `1.33.4-cmk.15`, `1.33.4-cmk.5-gb200`: Kubernetes version, Crusoe build counter, optional variant. */
