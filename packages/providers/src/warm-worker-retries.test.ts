@@ -52,13 +52,7 @@ describe('a warm worker after another worker changed the cloud', () => {
   });
 
   it('AWS: two invocations ensuring one network at once (CreateVpc takes no ClientToken) end with one VPC, used by both', async () => {
-    sandbox = new Sandbox({ seed: 5, ec2: { describeLagMaxMs: 0 } }).listen();
-    const s = sandbox;
-    const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
-    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
-    const [a, b] = [worker(), worker()];
-    const network = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-net', cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', zone: 'eu-central-1a' }] };
-    const ensure = (p: AwsProvider) => settle((attempt) => p.network!.ensureNetwork(network, { attempt }), { clock: s.clock });
+    const { s, a, b, ensure } = twoAwsWorkers(5);
     const [na, nb] = await Promise.all([ensure(a), ensure(b)]);
     // A later ensure (the next run of the step) removes what the overlap left, and keeps the one both use.
     const again = await ensure(b);
@@ -74,13 +68,7 @@ describe('a warm worker after another worker changed the cloud', () => {
   });
 
   it('AWS: removing a duplicate VPC surfaces an error other than a dependency (here: access denied), not swallowing it', async () => {
-    sandbox = new Sandbox({ seed: 6, ec2: { describeLagMaxMs: 0 } }).listen();
-    const s = sandbox;
-    const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
-    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
-    const [a, b] = [worker(), worker()];
-    const network = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-net', cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', zone: 'eu-central-1a' }] };
-    const ensure = (p: AwsProvider) => settle((attempt) => p.network!.ensureNetwork(network, { attempt }), { clock: s.clock });
+    const { s, a, b, ensure } = twoAwsWorkers(6);
     // The overlap makes two VPCs; the denied removal of the younger one must reach the caller.
     s.faults.add({ cloud: 'ec2', operation: 'DeleteVpc', kind: 'auth', times: 1 });
     const outcomes = await Promise.allSettled([ensure(a), ensure(b)]);
@@ -92,3 +80,14 @@ describe('a warm worker after another worker changed the cloud', () => {
     expect(s.inventory().filter((i) => i.clusterId === 'ww' && i.kind === 'network')).toHaveLength(1);
   });
 });
+
+/** Two AWS workers (two Lambda containers) of one account on a fresh sandbox, and an ensure of one network by either. */
+function twoAwsWorkers(seed: number) {
+  const s = new Sandbox({ seed, ec2: { describeLagMaxMs: 0 } }).listen();
+  sandbox = s;
+  const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
+  const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
+  const network = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-net', cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', zone: 'eu-central-1a' }] };
+  const ensure = (p: AwsProvider) => settle((attempt) => p.network!.ensureNetwork(network, { attempt }), { clock: s.clock });
+  return { s, a: worker(), b: worker(), ensure };
+}
