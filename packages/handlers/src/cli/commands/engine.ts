@@ -143,7 +143,7 @@ async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io:
 function interrupted(io: CliIo, rt: LocalRuntime, command: string, json: boolean): number {
   const message = `interrupted: the step in hand finished and everything is saved; run \`kubeplane ${command}\` again to continue`;
   if (json) return jsonResult(io, command.split(' ')[0] ?? command, EXIT.interrupted, { error: { kind: 'interrupted', message } });
-  println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}interrupted: the step in hand finished and everything is saved; run \`kubeplane ${command}\` again to continue`);
+  println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}${message}`);
   return EXIT.interrupted;
 }
 
