@@ -39,14 +39,15 @@ describe('stand-in daemons', () => {
     const vm = { cloud: 'ec2', name: 'node', state: 'running' as const, publicIPv4: '198.18.1.10', userData: '#cloud-config\nruncmd:\n  - systemctl enable containerd\n  - systemctl restart containerd\n' };
     await world.boot(vm);
     await world.settle();
-    await new Promise((r) => setTimeout(r, 500));
-    // Untracked: the daemon reports in its own time, possibly after runcmd ended (Type=simple returns at spawn).
+    // Untracked: the daemon reports in its own time, possibly after runcmd ended (Type=simple returns at spawn),
+    // and on a loaded machine a node process takes a while to start: wait for it, do not guess how long.
+    await until(() => reports.includes('ec2/node containerd-up') && world.nextWakeAt() === clock.now() + 3600_000);
     expect([...reports].sort()).toEqual(['ec2/node bootstrap-exit', 'ec2/node containerd-up']);
     expect(world.nextWakeAt()).toBe(clock.now() + 3600_000);
     expect((await world.exec(vm, 'systemctl is-active containerd')).stdout).toBe('active\n');
     await world.reboot(vm);
     await world.settle();
-    await new Promise((r) => setTimeout(r, 500));
+    await until(() => reports.filter((r) => r === 'ec2/node containerd-up').length >= 2);
     expect(reports.filter((r) => r === 'ec2/node containerd-up')).toHaveLength(2);
   });
 
@@ -59,3 +60,8 @@ describe('stand-in daemons', () => {
     expect(r.stderr).toContain(`Job for kubelet.service failed: the sandbox stand-in daemon ${standins}/kubelet.js does not exist`);
   });
 });
+
+/** Polls `done` (every 50 ms, up to 30 s of real time) for what a process does in its own time. */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done() && waited < 30_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+}
