@@ -39,6 +39,7 @@ export class SandboxStaticMachines implements SandboxVmSource {
   readonly #clock: Clock;
   readonly #use: NonNullable<SandboxStaticMachinesOptions['use']>;
   readonly #saved: SavedMachines | undefined;
+  #keptVms: SandboxVm[] | undefined;
   #client: { private: string; public: string } | undefined;
   #backend: Promise<{ backend: StaticMachineBackend; why?: string }> | undefined;
   #chosen: { backend: StaticMachineBackend; why?: string } | undefined;
@@ -90,8 +91,11 @@ export class SandboxStaticMachines implements SandboxVmSource {
   }
 
   listVms(): SandboxVm[] {
-    // Machines kept by an earlier process are nodes (or were) before this one contacts them.
-    return this.#chosen?.backend.listVms() ?? this.#saved?.list().flatMap(vmOf) ?? [];
+    // Machines kept by an earlier process are nodes (or were) before this one contacts them; read once, since the
+    // kubelets ask at every look and nothing changes them until a backend is chosen.
+    if (this.#chosen) return this.#chosen.backend.listVms();
+    this.#keptVms ??= this.#saved?.list().flatMap(vmOf) ?? [];
+    return this.#keptVms;
   }
 
   /** Ends every machine (sshd processes, their namespaces and mounts) and removes their directories. */
