@@ -29,9 +29,14 @@ class Contender {
     await this.until(() => this.replies.some(pred));
     return this.replies.splice(this.replies.findIndex(pred), 1)[0] as Reply;
   }
-  /** Resolves once `cond` holds, looking again at every reply; takes no reply. */
+  /** Resolves once `cond` holds, looking again at every reply; takes no reply. A contender's error fails the trial at once. */
   async until(cond: () => boolean): Promise<void> {
-    while (!cond()) await new Promise<void>((r) => this.#waiters.push(r));
+    for (;;) {
+      const failed = this.replies.find((r) => r.error !== undefined);
+      if (failed) throw new Error(`contender ${this.child.pid} failed: ${failed.error}`);
+      if (cond()) return;
+      await new Promise<void>((r) => this.#waiters.push(r));
+    }
   }
 }
 
@@ -76,10 +81,10 @@ describe('taking over a stale lock', () => {
       await mkdir(join(root, String(trial)));
       await plantStale(path, dead, trial % 2 === 1);
       for (const c of pair) c.child.send({ go: 'writer', path });
-      const replies = await Promise.all(pair.map((c) => c.next((r) => r.acquired !== undefined || r.error !== undefined)));
-      outcomes.push(replies.map((r) => (r.error ? `error ${r.error}` : r.acquired ? 'ran' : 'refused')).join('+'));
+      const replies = await Promise.all(pair.map((c) => c.next((r) => r.acquired !== undefined)));
+      outcomes.push(replies.map((r) => (r.acquired ? 'ran' : 'refused')).join('+'));
       for (const c of pair) c.child.send({ release: true });
-      await Promise.all(pair.map((c) => c.next((r) => r.done === true || r.error !== undefined)));
+      await Promise.all(pair.map((c) => c.next((r) => r.done === true)));
     }
     const bad = outcomes.map((o, i) => ({ trial: i, o })).filter(({ o }) => o !== 'ran+refused' && o !== 'refused+ran');
     expect(bad).toEqual([]);

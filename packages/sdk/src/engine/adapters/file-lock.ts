@@ -141,7 +141,9 @@ async function readOwner(path: string): Promise<LockOwner | 'gone' | null> {
     text = await readFile(info.isDirectory() ? join(path, 'owner.json') : path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return 'gone';
+    // ENOTDIR/EISDIR: what we looked at changed kind before we read it (an older kubeplane's lock file taken over
+    // and replaced by a lock folder, or the reverse): the lock we saw is gone; look at the new one.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return 'gone';
     throw e;
   }
   try {
