@@ -443,8 +443,8 @@ function chaosEngine(seed: number, rng: () => number, sandbox: Sandbox, faults: 
   const destroyAndCheck = async (project: string, check: () => void): Promise<number> => {
     await command(() => kp.destroy(project));
     await drive(check);
-    const status = await kp.status(project);
-    if (Object.keys(status.clusters).length > 0) violations.push(`destroy did not finish: ${JSON.stringify(status.clusters)}`);
+    const status = await kp.findStatus(project);
+    if (status) violations.push(`destroy did not finish: ${JSON.stringify(status.clusters)}`);
     const leaked = sandbox.inventory();
     if (leaked.length) violations.push(`leaked after destroy: ${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}`);
     return leaked.length;
@@ -585,8 +585,8 @@ async function chaosLife(seed: number, withFaults: boolean): Promise<ChaosReport
       await drive(check, undefined, flap);
       await command(() => kp.destroy('chaos'));
       await drive(check);
-      const after = await kp.status('chaos');
-      if (Object.keys(after.clusters).length > 0) violations.push(`destroy right after apply did not finish: ${JSON.stringify(after.clusters)}`);
+      const after = await kp.findStatus('chaos');
+      if (after) violations.push(`destroy right after apply did not finish: ${JSON.stringify(after.clusters)}`);
     }
     await command(() => kp.apply(m1));
     await drive(check, { after: changeAfter, manifest: m2, before: remember });

@@ -189,7 +189,7 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
   it('is destroyed: nothing is left in Crusoe or Cloudflare', async () => {
     await w.kp.destroy('gpu-lab');
     await w.kp.run();
-    expect((await w.kp.status('gpu-lab')).clusters).toEqual({});
+    expect(await w.kp.findStatus('gpu-lab')).toBeNull();
     expect(w.sandbox.inventory()).toEqual([]);
     expect(w.sandbox.kubernetes.inventory().clusters.filter((c) => c.up)).toEqual([]);
   });

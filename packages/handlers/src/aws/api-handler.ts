@@ -71,8 +71,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       return json(202, { project, generation: r.generation, queued: r.queued });
     }
     if (method !== 'GET') return json(405, { error: `use GET ${path}` });
-    const status = await kp.status(project);
-    if (status.generation === 0 && Object.keys(status.clusters).length === 0) return json(404, { error: `no project ${project}` });
+    const status = await kp.findStatus(project);
+    if (!status) return json(404, { error: `no project ${project}` });
     return json(200, status);
   }
 

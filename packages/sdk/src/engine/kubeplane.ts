@@ -4,6 +4,8 @@
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { stableJson } from '../manifest/rules.js';
 import type { Manifest } from '../manifest/schema.js';
+import { toDocument } from '../manifest/serialize.js';
+import { validateManifestObject } from '../manifest/validate.js';
 import { buildDesiredState } from '../model/desired-state.js';
 import type { ClusterSpec, CurrentState } from '../model/types.js';
 import { plan as planChanges } from '../plan/plan.js';
@@ -49,6 +51,30 @@ function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec): string[] 
   return out;
 }
 
+/**
+ * The manifest as validation makes it, whatever a caller hands in: a Manifest from validateManifest*, one built or
+ * changed in code since, or a manifest document (`{ apiVersion, kind, ... }`). Every problem is named, with its path,
+ * before anything is read or recorded; a TypeScript type is no guarantee for a caller in JavaScript or across JSON.
+ */
+function checkedManifest(input: unknown, action: string): Manifest {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new KubeplaneError('invalid', `${action} takes a manifest (from validateManifestText, validateManifestFile or validateManifestObject), not ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`, { code: 'InvalidManifest' });
+  }
+  const result = validateManifestObject('apiVersion' in input ? input : toDocument(input as Manifest));
+  const [manifest] = result.manifests;
+  if (!result.ok || !manifest) {
+    const name = (input as { name?: unknown }).name;
+    throw new KubeplaneError('invalid', result.errors.map((i) => `${i.path}: ${i.message}`).join('\n'), { ...(typeof name === 'string' ? { resource: name } : {}), code: 'InvalidManifest' });
+  }
+  return manifest;
+}
+
+/** A project's name as every method takes it: a string, or a clear error for a caller without types. */
+function checkedProject(project: unknown): string {
+  if (typeof project !== 'string' || project === '') throw new KubeplaneError('invalid', `a project is named by a non-empty string, not ${project === '' ? 'an empty string' : project === null ? 'null' : typeof project}`, { code: 'InvalidProject' });
+  return project;
+}
+
 export interface ManifestStatus {
   project: string;
   state: ManifestState;
@@ -84,8 +110,9 @@ export class Kubeplane {
     return { project, clusters: records.map((r) => r.current ?? r.desired).filter((c): c is ClusterSpec => c !== null) };
   }
 
-  /** The plan apply would carry out now. The manifest must have passed validation. */
-  async plan(manifest: Manifest): Promise<PlanResult> {
+  /** The plan apply would carry out now. The manifest is validated again (see apply). */
+  async plan(input: Manifest): Promise<PlanResult> {
+    const manifest = checkedManifest(input, 'plan');
     return (await this.#planWith(manifest, await this.#clusterRecords(manifest.name))).planned;
   }
 
@@ -104,7 +131,8 @@ export class Kubeplane {
    * as the first step of apply checks it, without recording anything: for callers that want the problems before they
    * apply (the CLI prints them with file:line). The answers are cached, so the step that follows asks nothing again.
    */
-  async preflight(manifest: Manifest): Promise<PreflightIssue[]> {
+  async preflight(input: Manifest): Promise<PreflightIssue[]> {
+    const manifest = checkedManifest(input, 'preflight');
     const defs = new Map(manifest.providers.map((p) => [p.name, p]));
     const providerOf = (name: string, region?: string) => {
       const def = defs.get(name);
@@ -121,8 +149,11 @@ export class Kubeplane {
    * Records the manifest as the project's desired state and queues the work. Rejects invalid changes before touching
    * anything. `reconcile: true` runs every cluster's flow even when nothing changed, so drift is repaired: machines
    * deleted behind kubeplane's back are created again, firewall rules and DNS records are put back as declared.
+   * What it is given is validated again, as validateManifestObject would: a manifest changed in code after its
+   * validation, or built by hand, is refused with every problem named ('invalid', code InvalidManifest).
    */
-  async apply(manifest: Manifest, options: { reconcile?: boolean } = {}): Promise<ApplyResult> {
+  async apply(input: Manifest, options: { reconcile?: boolean } = {}): Promise<ApplyResult> {
+    const manifest = checkedManifest(input, 'apply');
     const { clock } = this.#options;
     const records = await this.#clusterRecords(manifest.name);
     const { desired, planned } = await this.#planWith(manifest, records);
@@ -209,7 +240,8 @@ export class Kubeplane {
    * Sweeps a cluster whose state was lost: everything carrying its tag in the manifest's provider regions.
    * The manifest tells which providers and regions to look in; the cluster id is derived from it.
    */
-  async destroyByManifest(manifest: Manifest): Promise<{ queued: string[] }> {
+  async destroyByManifest(input: Manifest): Promise<{ queued: string[] }> {
+    const manifest = checkedManifest(input, 'destroyByManifest');
     const desired = buildDesiredState(manifest);
     const p = await this.#updateProject(manifest.name, (x) => ({ ...x, generation: x.generation + 1, manifest: null, clusters: { ...x.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) } }));
     for (const spec of desired.clusters) {
@@ -235,9 +267,22 @@ export class Kubeplane {
     return this.#runner.runUntilIdle(participant ? { participant, ...options } : options);
   }
 
+  /** The state of a project and each of its clusters; 'not-found' for a project never applied or deleted whole. */
   async status(project: string): Promise<ManifestStatus> {
+    const status = await this.findStatus(project);
+    if (!status) {
+      const known = await this.projects();
+      throw new KubeplaneError('not-found', `no project named ${project}${known.length ? ` (projects: ${known.join(', ')})` : ' (there are no projects)'}`, { resource: project });
+    }
+    return status;
+  }
+
+  /** As status, but null for a project that is not recorded: never applied, or deleted whole. */
+  async findStatus(project: string): Promise<ManifestStatus | null> {
+    checkedProject(project);
     const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
     const records = await this.#clusterRecords(project);
+    if (!stored && records.length === 0) return null;
     return {
       project,
       state: manifestState(records, stored?.value.manifest === null && records.length > 0),

@@ -7,7 +7,8 @@ export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest
   const metadata = {
     name: manifest.name,
     ...(manifest.namespace !== undefined ? { namespace: manifest.namespace } : {}),
-    ...(Object.keys(manifest.labels).length ? { labels: manifest.labels } : {}),
+    // A manifest built in code may lack what validation fills in: leave it to validation to name what is missing.
+    ...(manifest.labels !== undefined && Object.keys(manifest.labels).length ? { labels: manifest.labels } : {}),
   };
   const spec = {
     providers: manifest.providers,

@@ -137,7 +137,8 @@ async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io:
     off();
   }
   if (report.stopped === 'stopped') return null;
-  return Promise.all(projects.map((p) => kp.status(p)));
+  // A project whose every cluster was deleted is gone from the state: an empty status, which finish calls DELETED.
+  return Promise.all(projects.map(async (p) => (await kp.findStatus(p)) ?? { project: p, state: 'WATCHING_FOR_CHANGES' as const, generation: 0, clusters: {} }));
 }
 
 function interrupted(io: CliIo, rt: LocalRuntime, command: string, json: boolean): number {
@@ -221,23 +222,23 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
     // The ids of the clusters being deleted, to count what of theirs is left in the sandbox clouds afterwards.
     const ids = new Set<string>();
     const idsOf = async (project: string): Promise<void> => {
-      for (const c of Object.values((await kp.status(project)).clusters)) ids.add(c.id);
+      for (const c of Object.values((await kp.findStatus(project))?.clusters ?? {})) ids.add(c.id);
     };
     let owner: string | undefined;
-    if (!isFile && (await kp.status(target)).generation === 0) {
+    if (!isFile && !(await kp.findStatus(target))?.generation) {
       // Not a project: a cluster of one, deleted on its own.
       const owners: string[] = [];
-      for (const p of await kp.projects()) if ((await kp.status(p)).clusters[target]) owners.push(p);
+      for (const p of await kp.projects()) if ((await kp.findStatus(p))?.clusters[target]) owners.push(p);
       if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in projects ${owners.join(', ')}; pass the manifest file instead`);
       owner = owners[0];
       if (!owner) throw new KubeplaneError('not-found', `no project or cluster named ${target} in ${rt.stateDir}${(await kp.projects()).length ? ` (projects: ${(await kp.projects()).join(', ')})` : ''}`, { resource: target });
-      const cluster = (await kp.status(owner)).clusters[target];
+      const cluster = (await kp.findStatus(owner))?.clusters[target];
       if (cluster) ids.add(cluster.id);
       await kp.destroyCluster(owner, target);
       if (!json) println(io.stdout, `${owner}: deleting cluster ${target} (applying the manifest again creates it again)`);
     } else {
       for (const [i, project] of projects.entries()) {
-        const known = (await kp.status(project)).generation > 0;
+        const known = ((await kp.findStatus(project))?.generation ?? 0) > 0;
         // With the manifest at hand even a cluster whose state was lost is swept by its tag.
         const m = manifests[i];
         const queued = known ? await kp.destroy(project) : m ? await kp.destroyByManifest(m) : { queued: [] };
@@ -279,8 +280,9 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
   return withRuntime(io, values, false, 'status', async (rt) => {
     const kp = rt.kubeplane;
     const projects = positionals.length ? positionals : await kp.projects();
-    const statuses = await Promise.all(projects.map((p) => kp.status(p)));
-    const unknown = statuses.filter((s) => s.generation === 0 && Object.keys(s.clusters).length === 0).map((s) => s.project);
+    const found = await Promise.all(projects.map(async (p) => ({ p, s: await kp.findStatus(p) })));
+    const statuses = found.flatMap(({ s }) => (s ? [s] : []));
+    const unknown = found.filter(({ s }) => !s).map(({ p }) => p);
     if (unknown.length) {
       const known = await kp.projects();
       throw new KubeplaneError('not-found', `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`, { resource: unknown.join(', ') });
@@ -303,7 +305,7 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
   const projects = project ? [project] : await kp.projects();
   const owners: Array<{ project: string; name: string }> = [];
   for (const p of projects) {
-    for (const [name, c] of Object.entries((await kp.status(p)).clusters)) if (name === cluster || c.id === cluster) owners.push({ project: p, name });
+    for (const [name, c] of Object.entries((await kp.findStatus(p))?.clusters ?? {})) if (name === cluster || c.id === cluster) owners.push({ project: p, name });
   }
   const [first] = owners;
   if (!first) throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`, { resource: cluster });

@@ -123,8 +123,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       } catch (e) {
         println(io.stderr, `[sandbox] ${stage.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
-      const status = await kp.status(manifest.name);
-      const state = stage.manifest ? status.state : Object.keys(status.clusters).length === 0 ? DELETED : status.state;
+      const status = await kp.findStatus(manifest.name);
+      const state = !status ? DELETED : stage.manifest || Object.keys(status.clusters).length > 0 ? status.state : DELETED;
       let good = stage.manifest ? state === 'DONE' : state === DELETED;
       let overlay = '-';
       if (netns && stage.manifest && good) {
@@ -158,7 +158,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         overlay,
       });
       if (!good) {
-        println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status.clusters).map((c) => c.message).join('; ')}`);
+        println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {}).map((c) => c.message).join('; ')}`);
         // What each machine that is not a Ready node says, as its kubeadm and kubelet logs would.
         for (const k of sandbox.kubernetes.kubelets().filter((x) => x.state !== 'ready' && x.state !== 'load-balancer' && x.state !== 'stopped')) {
           println(io.stderr, `[sandbox]   ${k.cloud}/${k.vm}: ${k.state}${k.reason ? `: ${k.reason}` : ''}`);
