@@ -1,0 +1,138 @@
+// The three packages as a new user gets them: `npm pack`ed, installed together into a fresh project outside this
+// repository, and used from there: a TypeScript script (ESM, strict, NodeNext) that runs a cluster's lifecycle on the
+// sandbox clouds, an ESM node:http service, and a CommonJS consumer compiled with TypeScript's defaults for CommonJS
+// (module commonjs, node10 resolution). Nothing of the workspace leaks in: no source condition, no symlinks.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const typeRoots = [join(root, 'node_modules', '@types')];
+let dir = '';
+let tarballs: Array<{ name: string; filename: string; files: Array<{ path: string }> }> = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kubeplane-fresh-project-'));
+  const packed = await exec('npm', ['pack', '--json', '--pack-destination', dir, '-w', 'packages/sdk', '-w', 'packages/providers', '-w', 'packages/handlers'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  tarballs = JSON.parse(packed.stdout) as typeof tarballs;
+  const app = join(dir, 'app');
+  await mkdir(app);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }, null, 2));
+  // All three at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it.
+  await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename))], { cwd: app, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
+}, 660_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function compile(project: string, compilerOptions: Record<string, unknown>, files: string[]): Promise<void> {
+  await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, types: ['node'], typeRoots, outDir: 'out', ...compilerOptions }, files }));
+  const r = await exec(process.execPath, [tsc, '-p', project]).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? 'tsc failed' }));
+  expect(`${r.stdout}${r.stderr}`).toBe('');
+}
+
+describe('the packed packages', () => {
+  it('hold built files, types and sources, and no tests or test support', () => {
+    expect(tarballs.map((t) => t.name).sort()).toEqual(['@kubeplane/handlers', '@kubeplane/providers', '@kubeplane/sdk']);
+    for (const t of tarballs) {
+      const paths = t.files.map((f) => f.path);
+      expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts']));
+      expect(paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo/.test(p)), t.name).toEqual([]);
+    }
+  });
+
+  it('run a TypeScript ESM script: validate, apply on the sandbox, DONE, destroy, nothing left', async () => {
+    const app = join(dir, 'app');
+    await writeFile(join(app, 'minimal.yaml'), await readFile(join(root, 'examples', 'minimal.yaml')));
+    await writeFile(
+      join(app, 'script.ts'),
+      `import { createSandboxKubeplane } from '@kubeplane/handlers';
+import { validateManifestFile, type Manifest } from '@kubeplane/sdk';
+
+const result = await validateManifestFile('minimal.yaml');
+const manifest: Manifest | undefined = result.manifests[0];
+if (!result.ok || !manifest) throw new Error(result.errors.map((e) => e.message).join('; '));
+const local = await createSandboxKubeplane();
+await local.kubeplane.apply(manifest);
+await local.kubeplane.run();
+const state = (await local.kubeplane.status(manifest.name)).state;
+await local.kubeplane.destroy(manifest.name);
+await local.kubeplane.run();
+console.log(JSON.stringify({ state, gone: (await local.kubeplane.findStatus(manifest.name)) === null, left: local.sandbox.inventory().length }));
+await local.close();
+`,
+    );
+    await compile(app, { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext' }, ['script.ts']);
+    const r = await exec(process.execPath, [join(app, 'out', 'script.js')], { cwd: app, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    expect(JSON.parse(r.stdout.trim().split('\n').pop() ?? '')).toEqual({ state: 'DONE', gone: true, left: 0 });
+  }, 180_000);
+
+  it('serve from an ESM node:http service: a manifest POSTed is planned on the real providers without credentials', async () => {
+    const app = join(dir, 'app');
+    await writeFile(
+      join(app, 'service.mjs'),
+      `import { createServer } from 'node:http';
+import { createKubeplane } from '@kubeplane/handlers';
+import { validateManifestText } from '@kubeplane/sdk';
+
+const local = await createKubeplane({ memory: true });
+const server = createServer(async (req, res) => {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  const result = validateManifestText(text);
+  if (!result.ok) return res.writeHead(400).end(JSON.stringify(result.errors));
+  const planned = await local.kubeplane.plan(result.manifests[0]);
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ operations: planned.ok ? planned.plan.operations.length : -1 }));
+});
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+process.once('SIGTERM', () => server.close(() => local.close()));
+`,
+    );
+    const child = spawn(process.execPath, [join(app, 'service.mjs')], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /port (\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child.once('exit', () => reject(new Error(`the service ended: ${out}`)));
+      });
+      const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: await readFile(join(root, 'examples', 'minimal.yaml')) });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { operations: number }).operations).toBeGreaterThan(5);
+      const bad = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'apiVersion: kubeplane.dev/v1\nkind: Manifest\nmetadata: {name: Bad_Name}\n' });
+      expect(bad.status).toBe(400);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 120_000);
+
+  it('load in a CommonJS project compiled with TypeScript defaults for CommonJS (require of ES modules)', async () => {
+    const cjs = join(dir, 'app', 'cjs');
+    await mkdir(cjs, { recursive: true });
+    await writeFile(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-consumer', private: true, type: 'commonjs' }));
+    await writeFile(
+      join(cjs, 'consumer.ts'),
+      `import { validateManifestText } from '@kubeplane/sdk';
+import { createKubeplane } from '@kubeplane/handlers';
+
+const result = validateManifestText('apiVersion: kubeplane.dev/v1\\nkind: Manifest\\nmetadata: {name: demo}\\n');
+console.log(JSON.stringify({ ok: result.ok, name: result.manifests[0]?.name, createKubeplane: typeof createKubeplane }));
+`,
+    );
+    await compile(cjs, { target: 'ES2022', module: 'commonjs', esModuleInterop: true }, ['consumer.ts']);
+    expect(await readFile(join(cjs, 'out', 'consumer.js'), 'utf8')).toContain('require("@kubeplane/sdk")');
+    const r = await exec(process.execPath, ['--no-warnings', join(cjs, 'out', 'consumer.js')], { cwd: cjs });
+    expect(JSON.parse(r.stdout.trim())).toEqual({ ok: true, name: 'demo', createKubeplane: 'function' });
+  }, 120_000);
+});
