@@ -1,11 +1,12 @@
 // The AWS runtime as a Lambda function builds it once per container, from its environment: the engine on the
 // DynamoDB table, the SQS step queue (with the deduplication log) and Secrets Manager, with real cloud
 // providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
-// provider's credential keys) on Lambda, or env/file as locally.
+// provider's credential keys) under the project's own prefix, and nothing else (secret-refs.ts).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderFactory, type RateBudgetSource, type StepEvent } from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
-import { resolveCredentials, type Credentials } from '../runtime/credentials.js';
+import type { Credentials } from '../runtime/credentials.js';
+import { PROVIDER_SECRET_PREFIX, refusedSecretRef } from './secret-refs.js';
 import { cloudProviderFactory } from '../runtime/cloud-providers.js';
 import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
 import { dynamoDbRateBudgets } from './dynamodb-rate-budget.js';
@@ -25,6 +26,8 @@ export interface AwsRuntimeEnv {
   KUBEPLANE_LEASE_SECONDS?: string;
   /** The step queue's visibility timeout: with the lease, how long the watchdog waits before it takes a step's message as lost. */
   KUBEPLANE_VISIBILITY_SECONDS?: string;
+  /** Where providers' credential secrets live, one folder per project (default `kubeplane-providers/`). */
+  KUBEPLANE_PROVIDER_SECRET_PREFIX?: string;
 }
 
 export interface AwsRuntime {
@@ -62,9 +65,14 @@ export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = proce
 
 function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets: RateBudgetSource): ProviderFactory {
   const secrets = new Map<string, SecretsManagerClient>();
-  const credentialsOf = async (def: Parameters<ProviderFactory>[0]): Promise<Credentials> => {
+  const credentialsOf = async (def: Parameters<ProviderFactory>[0], project: string | undefined): Promise<Credentials> => {
+    // The rule the API applies to what it accepts (secret-refs.ts), applied again where credentials are read: a manifest
+    // that reached the table another way (the SDK, an older API) must not make the function read its own environment,
+    // its files, or another project's secret.
+    const refusal = project === undefined ? { message: 'no project named for the provider; the serverless runtime reads only a project\'s own secrets' } : refusedSecretRef(def.secretRef, 'secretRef', `${env.KUBEPLANE_PROVIDER_SECRET_PREFIX ?? PROVIDER_SECRET_PREFIX}${project}/`);
+    if (refusal) throw new KubeplaneError('auth', `provider ${def.name}: ${refusal.message}`, { resource: def.name, code: 'SecretRefRefused' });
     const ref = def.secretRef.awsSecretsManager;
-    if (!ref) return resolveCredentials(def, env, '/tmp');
+    if (!ref) throw new KubeplaneError('auth', `provider ${def.name}: no awsSecretsManager secretRef`, { resource: def.name });
     const region = ref.region ?? defaultRegion;
     let client = secrets.get(region);
     if (!client) secrets.set(region, (client = new SecretsManagerClient({ region, maxAttempts: 3 })));

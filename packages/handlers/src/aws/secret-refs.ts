@@ -18,7 +18,8 @@ export function secretName(secretId: string): string {
   return arn?.[1] ?? secretId;
 }
 
-function check(ref: SecretRef, path: string, prefix: string): SecretRefRefusal | undefined {
+/** Why the serverless runtime refuses a secretRef (undefined: it may be read); `prefix` is the project's own folder. */
+export function refusedSecretRef(ref: SecretRef, path: string, prefix: string): SecretRefRefusal | undefined {
   const only = `the serverless API reads credentials only from AWS Secrets Manager secrets under ${prefix}: use secretRef.awsSecretsManager.secretId ${prefix}<name>`;
   if (ref.env) return { status: 400, severity: 'error', path: `${path}.env`, message: `environment variables are refused: the step function would read its own environment; ${only}` };
   if (ref.file) return { status: 400, severity: 'error', path: `${path}.file`, message: `files are refused: the step function would read its own files; ${only}` };
@@ -35,12 +36,12 @@ export function refusedSecretRefs(manifest: Manifest, providerSecretPrefix = PRO
   const prefix = `${providerSecretPrefix}${manifest.name}/`;
   const refused: SecretRefRefusal[] = [];
   for (const [i, p] of manifest.providers.entries()) {
-    const r = check(p.secretRef, `providers[${i}].secretRef`, prefix);
+    const r = refusedSecretRef(p.secretRef, `providers[${i}].secretRef`, prefix);
     if (r) refused.push(r);
   }
   for (const [i, pool] of manifest.nodePools.static.entries()) {
     for (const [j, node] of pool.nodes.entries()) {
-      const r = check(node.secretRef, `nodePools.static[${i}].nodes[${j}].secretRef`, prefix);
+      const r = refusedSecretRef(node.secretRef, `nodePools.static[${i}].nodes[${j}].secretRef`, prefix);
       if (r) refused.push(r);
     }
   }

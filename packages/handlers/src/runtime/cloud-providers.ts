@@ -15,9 +15,9 @@ export function budgetIdentity(credential: Redacted<string>): string {
   return `id-${createHash('sha256').update(credential.reveal()).digest('hex').slice(0, 16)}`;
 }
 
-export function cloudProviderFactory(credentialsOf: (def: ProviderDef) => Promise<Credentials>, defaultRegion = 'us-east-1', budgets: RateBudgetSource = new RateBudgets(systemClock)): ProviderFactory {
-  return async (def, region) => {
-    const creds = await credentialsOf(def);
+export function cloudProviderFactory(credentialsOf: (def: ProviderDef, project: string | undefined) => Promise<Credentials>, defaultRegion = 'us-east-1', budgets: RateBudgetSource = new RateBudgets(systemClock)): ProviderFactory {
+  return async (def, region, context) => {
+    const creds = await credentialsOf(def, context?.project);
     switch (def.providerType) {
       case 'hetzner': {
         const token = creds.credentials;

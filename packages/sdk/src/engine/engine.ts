@@ -313,7 +313,7 @@ export class Engine {
     const key = `${project}/${def.name}/${region ?? ''}/${stableJson(def.secretRef)}`;
     let p = this.#providers.get(key);
     if (!p) {
-      p = this.options.providers(def, region);
+      p = this.options.providers(def, region, { project });
       this.#providers.set(key, p);
       p.catch(() => this.#providers.delete(key));
     }

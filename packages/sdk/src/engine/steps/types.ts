@@ -18,7 +18,8 @@ import type { CatalogCache } from '../preflight.js';
  * Gives the engine a provider for a manifest provider entry and a region (credentials are resolved by the
  * factory). Region is absent for global services such as DNS.
  */
-export type ProviderFactory = (def: ProviderDef, region: string | undefined) => Promise<Provider>;
+/** Makes the provider of a manifest entry, for a region; `context.project` names the project whose manifest it is. */
+export type ProviderFactory = (def: ProviderDef, region: string | undefined, context?: { project: string }) => Promise<Provider>;
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
