@@ -1,15 +1,27 @@
-// Shows the engine's events as a person or a program wants them: one line per phase, step and resource
-// with the elapsed (virtual, in the sandbox) time, or one JSON object per event with --json.
-import type { Clock, EngineEvent } from '@kubeplane/sdk';
+// Shows the engine's events as a person or a program wants them. On a terminal: one line per phase, step and
+// resource, and below them a status line rewritten in place, saying for each cluster at work what it does or waits
+// for, until when, and how long the command has run (refreshed every second on real clouds). Not on a terminal (a
+// pipe, a CI log): one line per event, a wait included when its reason changes. With --json, one JSON object per event.
+import { escapeControl, type Clock, type EngineEvent } from '@kubeplane/sdk';
 import { println } from './io.js';
 
 export interface ProgressOptions {
   json: boolean;
-  /** Mark every line as sandbox output. */
+  /** Mark every line as sandbox output (its times are virtual). */
   sandbox: boolean;
   clock: Clock;
-  /** Print waits too (they repeat while machines boot). */
+  /** Print every wait and every resource created or deleted. */
   verbose?: boolean;
+  /** Draw the live status line (default: when `out` is a terminal and TERM is not `dumb`). */
+  live?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A listener for Kubeplane.on; clear() takes the status line away before others print (the next event draws it again), close() for good. */
+export interface ProgressPrinter {
+  (e: EngineEvent): void;
+  clear(): void;
+  close(): void;
 }
 
 /**
@@ -23,10 +35,46 @@ export function elapsed(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOptions): (e: EngineEvent) => void {
+
+const CLEAR_LINE = '\r\x1b[2K';
+
+export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOptions): ProgressPrinter {
   const started = options.clock.now();
   const tag = options.sandbox ? '[sandbox] ' : '';
-  return (e) => {
+  const env = options.env ?? process.env;
+  const live = !options.json && (options.live ?? ((out as NodeJS.WriteStream).isTTY === true && env.TERM !== 'dumb'));
+  const columns = (): number => (out as NodeJS.WriteStream).columns || 100;
+  /** What each cluster at work is at, for the status line. */
+  const activity = new Map<string, string>();
+  const lastWait = new Map<string, string>();
+  let drawn = false;
+  // Real clouds: the elapsed time moves on while nothing happens. The sandbox's time is virtual: only events move it.
+  const timer = live && !options.sandbox ? setInterval(() => redraw(), 1000) : undefined;
+  timer?.unref();
+
+  /** A time the way this run counts it: virtual `+1m05s` in the sandbox, the wall clock's `14:03:07` on real clouds. */
+  const when = (at: number): string => (options.sandbox ? `+${elapsed(at - started)}` : new Date(at).toTimeString().slice(0, 8));
+
+  function statusLine(): string {
+    const parts = [...activity].map(([cluster, text]) => `${cluster}: ${text}`);
+    const line = `${tag}… ${elapsed(options.clock.now() - started)} — ${parts.join('; ') || 'working'}`;
+    return line.length > columns() - 1 ? `${line.slice(0, Math.max(10, columns() - 2))}…` : line;
+  }
+
+  function redraw(): void {
+    if (!live) return;
+    // Written raw (println escapes its lines): the names and reasons in it are escaped here instead.
+    out.write(`${CLEAR_LINE}${escapeControl(statusLine())}`);
+    drawn = true;
+  }
+
+  function line(text: string): void {
+    if (live && drawn) out.write(CLEAR_LINE);
+    println(out, text);
+    drawn = false;
+  }
+
+  const printer = ((e: EngineEvent) => {
     if (options.json) {
       println(out, JSON.stringify({ ...e, sandbox: options.sandbox }));
       return;
@@ -34,26 +82,46 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
     const t = `${tag}+${elapsed(e.at - started).padStart(6)}`;
     switch (e.type) {
       case 'phase-started':
-        println(out, `${t} ${e.cluster}: phase ${e.phase}`);
+        activity.set(e.cluster, `phase ${e.phase}`);
+        line(`${t} ${e.cluster}: phase ${e.phase}`);
         break;
       case 'step-done':
-        println(out, `${t} ${e.cluster}:   ${e.step} — ${e.message}`);
+        activity.set(e.cluster, `${e.phase}: ${e.step} done`);
+        lastWait.delete(e.cluster);
+        line(`${t} ${e.cluster}:   ${e.step} — ${e.message}`);
         break;
       case 'resource-created':
-        if (options.verbose) println(out, `${t} ${e.cluster}:     + ${e.kind} ${e.name}${e.provider ? ` (${e.provider})` : ''}`);
-        break;
       case 'resource-deleted':
-        if (options.verbose) println(out, `${t} ${e.cluster}:     - ${e.kind} ${e.name}${e.provider ? ` (${e.provider})` : ''}`);
+        if (options.verbose) line(`${t} ${e.cluster}:     ${e.type === 'resource-created' ? '+' : '-'} ${e.kind} ${e.name}${e.provider ? ` (${e.provider})` : ''}`);
         break;
-      case 'waiting':
-        if (options.verbose) println(out, `${t} ${e.cluster}:   ${e.step} waits ${Math.round(e.seconds)}s: ${e.reason}`);
+      case 'waiting': {
+        const until = e.at + e.seconds * 1000;
+        // When first: a long reason is what a narrow terminal cuts.
+        activity.set(e.cluster, `${e.step} waits until ${when(until)}: ${e.reason}`);
+        // Off a terminal a repeated wait adds nothing; a new reason is news (it is all a slow step shows).
+        const key = `${e.step}\n${e.reason}`;
+        if (options.verbose || (!live && lastWait.get(e.cluster) !== key)) line(`${t} ${e.cluster}:   ${e.step} waits ${Math.round(e.seconds)}s (until ${when(until)}): ${e.reason}`);
+        lastWait.set(e.cluster, key);
         break;
+      }
       case 'error':
-        println(out, `${t} ${e.cluster}: ERROR in ${e.step} (${e.kind}): ${e.message}`);
+        line(`${t} ${e.cluster}: ERROR in ${e.step} (${e.kind}): ${e.message}`);
         break;
       case 'cluster-done':
-        println(out, `${t} ${e.cluster}: ${e.state}`);
+        activity.delete(e.cluster);
+        lastWait.delete(e.cluster);
+        line(`${t} ${e.cluster}: ${e.state}`);
         break;
     }
+    redraw();
+  }) as ProgressPrinter;
+  printer.clear = () => {
+    if (live && drawn) out.write(CLEAR_LINE);
+    drawn = false;
   };
+  printer.close = () => {
+    if (timer) clearInterval(timer);
+    printer.clear();
+  };
+  return printer;
 }

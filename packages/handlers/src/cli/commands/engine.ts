@@ -129,12 +129,14 @@ async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: bo
 
 /** Runs queued work to the end (or to the step in hand, after Ctrl-C), printing progress; the final status of each project touched, or null if interrupted. */
 async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io: CliIo, json: boolean, verbose: boolean): Promise<ManifestStatus[] | null> {
-  const off = kp.on(progressPrinter(io.stdout, { json, sandbox: rt.sandbox !== undefined, clock: rt.clock, verbose }));
+  const printer = progressPrinter(io.stdout, { json, sandbox: rt.sandbox !== undefined, clock: rt.clock, verbose, env: io.env });
+  const off = kp.on(printer);
   let report;
   try {
     report = await kp.run({ beforeMessage: () => io.signal?.aborted === true });
   } finally {
     off();
+    printer.close();
   }
   if (report.stopped === 'stopped') return null;
   // A project whose every cluster was deleted is gone from the state: an empty status, which finish calls DELETED.

@@ -99,7 +99,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const kp = rt.kubeplane;
   // The sandbox accounts hold the DNS zones the manifest names, as the user's would; --without-dns-zones tests the refusal.
   const zones = values['without-dns-zones'] ? [] : holdManifestDnsZones(sandbox, manifest);
-  const off = kp.on(progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false }));
+  const printer = progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false, env: io.env });
+  const off = kp.on(printer);
   const rows: Array<{ stage: string; state: string; virtual: string; machines: number; ready: number; messages: number; overlay: string }> = [];
   let ok = true;
   // The static pools' nodes that joined (Ready) at some stage: their machines were bootstrapped over SSH.
@@ -120,7 +121,9 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         if (stage.manifest) await kp.apply(stage.manifest);
         else await kp.destroy(manifest.name);
         run = await kp.run();
+        printer.clear();
       } catch (e) {
+        printer.clear();
         println(io.stderr, `[sandbox] ${stage.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
       const status = await kp.findStatus(manifest.name);
@@ -168,6 +171,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     }
   } finally {
     off();
+    printer.close();
   }
   const leaked = sandbox.inventory();
   const calls = sandbox.totalCalls();

@@ -1,0 +1,84 @@
+// What a person sees while a long apply works: waits are never silent. Off a terminal, one line per event, a wait
+// when its reason changes, with when it ends; on a terminal, a status line rewritten in place under the event lines.
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Clock, EngineEvent } from '@kubeplane/sdk';
+import { progressPrinter } from './progress.js';
+
+class Captured extends Writable {
+  text = '';
+  isTTY: boolean;
+  columns = 100;
+  constructor(tty: boolean) {
+    super();
+    this.isTTY = tty;
+  }
+  override _write(chunk: Buffer, _enc: string, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+const clockAt = (t: { now: number }): Clock => ({ now: () => t.now }) as unknown as Clock;
+const base = { project: 'p', cluster: 'minimal' };
+const events = (t0: number): EngineEvent[] => [
+  { type: 'phase-started', at: t0, ...base, phase: 'infrastructure' },
+  { type: 'step-done', at: t0 + 2_000, ...base, phase: 'infrastructure', step: 'networks', message: '1 network' },
+  { type: 'waiting', at: t0 + 5_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running' },
+  { type: 'waiting', at: t0 + 20_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running' },
+  { type: 'waiting', at: t0 + 35_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 10, reason: '2 of 3 machines running' },
+  { type: 'cluster-done', at: t0 + 65_000, ...base, state: 'DONE' },
+];
+
+describe('progress off a terminal', () => {
+  it('prints each wait whose reason changed, with its end, and no control codes', () => {
+    const out = new Captured(false);
+    const t = { now: 1_000_000 };
+    const printer = progressPrinter(out, { json: false, sandbox: true, clock: clockAt(t), env: {} });
+    for (const e of events(1_000_000)) {
+      t.now = e.at;
+      printer(e);
+    }
+    printer.close();
+    expect(out.text.split('\n')).toEqual([
+      '[sandbox] +    0s minimal: phase infrastructure',
+      '[sandbox] +    2s minimal:   networks — 1 network',
+      '[sandbox] +    5s minimal:   await-machines waits 15s (until +20s): 1 of 3 machines running',
+      '[sandbox] +   35s minimal:   await-machines waits 10s (until +45s): 2 of 3 machines running',
+      '[sandbox] + 1m05s minimal: DONE',
+      '',
+    ]);
+  });
+});
+
+describe('progress on a terminal', () => {
+  it('keeps a status line under the event lines, saying what each cluster waits for and until when, and clears it at the end', () => {
+    const out = new Captured(true);
+    const t = { now: Date.UTC(2026, 11, 1, 12, 0, 0) };
+    const printer = progressPrinter(out, { json: false, sandbox: false, clock: clockAt(t), env: { TERM: 'xterm' } });
+    for (const e of events(t.now)) {
+      t.now = e.at;
+      printer(e);
+      if (e.type === 'waiting' && e.reason.startsWith('2 of 3')) {
+        const status = out.text.slice(out.text.lastIndexOf('\r\x1b[2K') + 5);
+        expect(status).toBe(`… 35s — minimal: await-machines waits until ${new Date(e.at + 10_000).toTimeString().slice(0, 8)}: 2 of 3 machines running`);
+      }
+    }
+    printer.close();
+    // Only the event lines stay once every status line is cleared; the repeated waits drew no line of their own.
+    const lines = out.text.replace(/\r\x1b\[2K[^\n\r]*(?=\r\x1b\[2K)/g, '').replace(/\r\x1b\[2K/g, '').split('\n');
+    expect(lines.filter((l) => l.includes('waits'))).toEqual([]);
+    expect(lines.at(-2)).toMatch(/minimal: DONE$/);
+    expect(out.text.endsWith('\r\x1b[2K')).toBe(true);
+  });
+
+  it('draws nothing live with TERM=dumb or --json', () => {
+    for (const options of [{ json: false, env: { TERM: 'dumb' } }, { json: true, env: { TERM: 'xterm' } }]) {
+      const out = new Captured(true);
+      const printer = progressPrinter(out, { ...options, sandbox: true, clock: clockAt({ now: 0 }) });
+      for (const e of events(0)) printer(e);
+      printer.close();
+      expect(out.text).not.toContain('\x1b');
+    }
+  });
+});
