@@ -169,7 +169,7 @@ class ExpiringLease implements Lease {
  * write: it must not land over writes made since it read the record (the lease ran out; fencing stops it).
  */
 class DyingStateStore implements StateStore {
-  paused: { key: string; expected: number; writesAtRead: number; resume: () => void } | null = null;
+  paused: { key: string; expected: number; writesAtRead: number; resume: () => void; kill: () => void } | null = null;
   readonly #readAt = new Map<string, number>();
   constructor(private readonly inner: CrashingStateStore, private readonly onPause: () => void, private readonly violations: string[], private readonly name: string) {}
   async get<T>(key: string): Promise<Versioned<T> | null> {
@@ -196,8 +196,8 @@ class DyingStateStore implements StateStore {
   }
   async #freeze(key: string, expected: number): Promise<void> {
     if (this.paused || !key.startsWith('clusters/')) return;
-    await new Promise<void>((resolve) => {
-      this.paused = { key, expected, writesAtRead: this.#readAt.get(key) ?? 0, resume: resolve };
+    await new Promise<void>((resolve, reject) => {
+      this.paused = { key, expected, writesAtRead: this.#readAt.get(key) ?? 0, resume: resolve, kill: () => reject(new SimulatedCrash()) };
       this.onPause();
     });
   }
@@ -251,6 +251,8 @@ export interface ChaosReport {
   faultEvents?: number;
   /** Clusters the watchdog re-queued. */
   requeued?: number;
+  /** Deliveries whose worker died holding the lease. */
+  dying?: number;
   /** The messages the same schedule took without faults, and the bound derived from it (see messageBound). */
   faultFreeMessages?: number;
   messageBound?: number;
@@ -451,9 +453,21 @@ function chaosEngine(seed: number, rng: () => number, sandbox: Sandbox, faults: 
   };
   const faultEvents = () => sandbox.faults.fired.length + chaosQueue.duplicates + counts.crashes + counts.lost + counts.dying + lease.forcedExpiries;
   const report = (finalState: string, leaked: number): ChaosReport => ({
-    seed, messages: counts.messages, crashes: counts.crashes, faultsFired: sandbox.faults.fired.length, violations: [...new Set(violations)], finalState, leaked, faultEvents: faultEvents(), requeued: counts.requeued,
+    seed, messages: counts.messages, crashes: counts.crashes, faultsFired: sandbox.faults.fired.length, violations: [...new Set(violations)], finalState, leaked, faultEvents: faultEvents(), requeued: counts.requeued, dying: counts.dying,
   });
-  return { kp, drive, command, idle, destroyAndCheck, report };
+  /**
+   * The schedule is over: the dead holders that never woke are gone for good, their processes with them. Ended here
+   * (their step fails as a crash), or their lease-renewal timers would keep this whole world in memory, seed after seed.
+   */
+  const bury = async () => {
+    for (const d of dead) {
+      if (d.woke) continue;
+      d.woke = true;
+      d.store.paused?.kill();
+      await d.done;
+    }
+  };
+  return { kp, drive, command, idle, destroyAndCheck, report, bury };
 }
 
 export const CHAOS_MANIFEST = `apiVersion: kubeplane.dev/v1
@@ -526,6 +540,7 @@ async function chaosLife(seed: number, withFaults: boolean): Promise<ChaosReport
   const sandbox = new Sandbox({ seed }).listen();
   const violations: string[] = [];
   const on = withFaults ? 1 : 0;
+  let buried: (() => Promise<void>) | undefined;
   try {
     // The schedule, drawn from the seed.
     const storm = rng();
@@ -546,7 +561,8 @@ async function chaosLife(seed: number, withFaults: boolean): Promise<ChaosReport
     const changeAfter = 5 + Math.floor(rng2() * 40);
     // Without faults every probability the engine's wrappers draw against is zero.
     const silent = () => (withFaults ? rng() : 1);
-    const { kp, drive, command, idle, destroyAndCheck, report } = chaosEngine(seed, silent, sandbox, faults, rng2, violations);
+    const { kp, drive, command, idle, destroyAndCheck, report, bury } = chaosEngine(seed, silent, sandbox, faults, rng2, violations);
+    buried = bury;
 
     const allowed = new Set<string>();
     const remember = (m: Manifest) => {
@@ -610,7 +626,8 @@ async function chaosLife(seed: number, withFaults: boolean): Promise<ChaosReport
     }
     return report(finalState, leaked);
   } finally {
-    sandbox.close();
+    await buried?.();
+    await sandbox.close();
   }
 }
 

@@ -352,7 +352,11 @@ function keepRenewed(lease: Lease, grant: LeaseGrant, ttlSeconds: number): { cur
       .renew(current, ttlSeconds)
       .then((renewed) => {
         if (renewed) current = renewed;
-        else lost = true;
+        else {
+          // Taken by another holder: nothing more to renew, and nothing to keep ticking (or alive) until stop().
+          lost = true;
+          clearInterval(timer);
+        }
       })
       // A failed renewal is tried again at the next tick; the lease's expiry and the fence keep things safe meanwhile.
       .catch(() => undefined)

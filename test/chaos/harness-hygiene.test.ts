@@ -1,0 +1,27 @@
+// A chaos seed leaves nothing running behind it: a worker that "died" holding a lease is a process gone for good, so
+// its lease-renewal timer must end with the seed. Left running, each such timer kept its whole world (sandbox,
+// engine, user-data) in memory, and a 1,000-seed run slowed from seconds to a minute per seed as they piled up.
+import { afterEach, expect, it, vi } from 'vitest';
+import { chaosRun } from './harness.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+it('ends the dead lease holders of a seed with it: every interval timer it started is cleared', async () => {
+  const running = new Set<unknown>();
+  const set = globalThis.setInterval;
+  const clear = globalThis.clearInterval;
+  vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof setInterval>) => {
+    const timer = set(...args);
+    running.add(timer);
+    return timer;
+  }) as typeof setInterval);
+  vi.spyOn(globalThis, 'clearInterval').mockImplementation(((timer: Parameters<typeof clearInterval>[0]) => {
+    running.delete(timer);
+    clear(timer);
+  }) as typeof clearInterval);
+  // Seed 13: a short schedule with a worker that dies holding its lease and never wakes.
+  const report = await chaosRun(13);
+  expect(report.violations).toEqual([]);
+  expect(report.dying).toBeGreaterThan(0);
+  expect(running.size).toBe(0);
+}, 120_000);
