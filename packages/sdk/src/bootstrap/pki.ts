@@ -1,10 +1,9 @@
 // The cluster PKI, issued up front so every node's configuration can be rendered before any machine exists:
 // the three CAs, the service-account key, per-node serving and client certificates, the bootstrap token and
 // the CA discovery hash. Keys are inputs (stored in the SecretStore and reused), so issuance is reproducible.
-import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, webcrypto } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, webcrypto, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
-import './reflect-metadata-shim.js';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { Redacted } from '../redacted.js';
 import { generateMeshSigningKeyPair } from './mesh-bundle.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
@@ -12,6 +11,9 @@ import { firstServiceIp, isIpv4 } from './network.js';
 import { randomLowerAlnum, randomSerialNumber, type RandomSource } from './random.js';
 
 const generateKeyPairAsync = promisify(generateNodeKeyPair);
+
+/** The X.509 library, on first use (see x509.ts). */
+const loadX509 = () => import('./x509.js');
 
 /** A key pair as PEM (PKCS#8 private, SPKI public), RSA or ECDSA P-256; the form the SecretStore keeps. */
 export interface PemKeyPair {
@@ -151,11 +153,12 @@ function validity(now: Date, days: number): { notBefore: Date; notAfter: Date } 
   return { notBefore: new Date(now.getTime() - BACKDATE_MS), notAfter: new Date(now.getTime() + days * DAY_MS) };
 }
 
-function toPem(cert: x509.X509Certificate): string {
+function toPem(cert: X509.X509Certificate): string {
   return `${cert.toString('pem').replace(/\r\n/g, '\n').trim()}\n`;
 }
 
 async function issueCa(commonName: string, pair: PemKeyPair, options: IssueOptions): Promise<string> {
+  const x509 = await loadX509();
   const keys = await importKeyPair(pair);
   const cert = await x509.X509CertificateGenerator.createSelfSigned(
     {
@@ -189,14 +192,15 @@ export interface LeafRequest {
 
 /** A leaf certificate signed by `ca`: serving (serverAuth) or client (clientAuth), with the given SANs. */
 export async function issueLeafCertificate(request: LeafRequest, options: IssueOptions): Promise<IssuedCertificate> {
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(request.ca.certificatePem);
   const caKeys = await importKeyPair({ publicKeyPem: caCert.publicKey.toString('pem'), privateKeyPem: request.ca.key });
   const leafKeys = await importKeyPair(request.key);
-  const names: x509.JsonGeneralName[] = [
+  const names: X509.JsonGeneralName[] = [
     ...(request.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
     ...(request.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
   ];
-  const extensions: x509.Extension[] = [
+  const extensions: X509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
     new x509.ExtendedKeyUsageExtension(
@@ -224,8 +228,8 @@ export async function issueLeafCertificate(request: LeafRequest, options: IssueO
 
 /** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo: what `kubeadm join` pins the CA with. */
 export function discoveryHash(caCertificatePem: string): string {
-  const cert = new x509.X509Certificate(caCertificatePem);
-  return `sha256:${createHash('sha256').update(Buffer.from(cert.publicKey.rawData)).digest('hex')}`;
+  const spki = new X509Certificate(caCertificatePem).publicKey.export({ type: 'spki', format: 'der' });
+  return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
 }
 
 export function generateBootstrapToken(random: RandomSource): Redacted<string> {
