@@ -8,6 +8,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -40,6 +41,8 @@ export class KubeplaneStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The records of every cluster (what exists where): a stack update that would replace it fails instead.
+      deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     table.addGlobalSecondaryIndex({
@@ -51,18 +54,22 @@ export class KubeplaneStack extends Stack {
 
     const deadLetterTimeout = 30;
     // The DLQ's own failures go to a last-resort queue, so no message is ever dropped unseen.
-    const lastResort = new sqs.Queue(this, 'StepsDeadLetterFailures', { retentionPeriod: Duration.days(14), enforceSSL: true });
+    // Messages name clusters and steps, never secrets; encrypted at rest all the same (SSE-SQS, no key to manage).
+    const encryption = sqs.QueueEncryption.SQS_MANAGED;
+    const lastResort = new sqs.Queue(this, 'StepsDeadLetterFailures', { retentionPeriod: Duration.days(14), enforceSSL: true, encryption });
     const stepsDlq = new sqs.Queue(this, 'StepsDeadLetter', {
       retentionPeriod: Duration.days(14),
       visibilityTimeout: Duration.seconds(6 * deadLetterTimeout),
       deadLetterQueue: { queue: lastResort, maxReceiveCount: 3 },
       enforceSSL: true,
+      encryption,
     });
     // A standard queue: per-message DelaySeconds (FIFO has only a queue-wide delay). See docs/serverless.md.
     const steps = new sqs.Queue(this, 'Steps', {
       visibilityTimeout: Duration.seconds(6 * stepTimeout),
       deadLetterQueue: { queue: stepsDlq, maxReceiveCount },
       enforceSSL: true,
+      encryption,
     });
 
     const environment = {
@@ -73,7 +80,9 @@ export class KubeplaneStack extends Stack {
       KUBEPLANE_LEASE_SECONDS: String(leaseSeconds),
       KUBEPLANE_VISIBILITY_SECONDS: String(6 * stepTimeout),
     };
-    const fn = (id: string, name: FunctionName, timeout: number) =>
+    // Each function's logs kept a month, and a reserved concurrency: a flood of API calls cannot starve the steps of
+    // the account's concurrency, nor a step storm the API, and no function scales past what its work needs.
+    const fn = (id: string, name: FunctionName, timeout: number, reserved: number) =>
       new lambda.Function(this, id, {
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
@@ -82,24 +91,28 @@ export class KubeplaneStack extends Stack {
         timeout: Duration.seconds(timeout),
         memorySize: 512,
         environment,
+        reservedConcurrentExecutions: reserved,
+        logGroup: new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.RETAIN }),
       });
-    const stepFn = fn('StepFunction', 'step', stepTimeout);
-    const deadLetterFn = fn('DeadLetterFunction', 'deadLetter', deadLetterTimeout);
-    const apiFn = fn('ApiFunction', 'api', 30);
-    const watchdogFn = fn('WatchdogFunction', 'watchdog', 60);
+    const stepConcurrency = 20;
+    const stepFn = fn('StepFunction', 'step', stepTimeout, stepConcurrency);
+    const deadLetterFn = fn('DeadLetterFunction', 'deadLetter', deadLetterTimeout, 2);
+    const apiFn = fn('ApiFunction', 'api', 30, 10);
+    const watchdogFn = fn('WatchdogFunction', 'watchdog', 60, 1);
 
-    stepFn.addEventSource(new SqsEventSource(steps, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
-    deadLetterFn.addEventSource(new SqsEventSource(stepsDlq, { batchSize: 10, reportBatchItemFailures: true }));
+    // The event sources stay within the reserved concurrency, so SQS never hands a function more than it may run.
+    stepFn.addEventSource(new SqsEventSource(steps, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: stepConcurrency }));
+    deadLetterFn.addEventSource(new SqsEventSource(stepsDlq, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }));
     // Never anonymous: callers sign with SigV4 and need lambda:InvokeFunctionUrl on this function.
     apiFn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
 
     // A lost step message stalls its cluster at most the overdue time (visibility + lease + 60 s) plus this period.
     new events.Rule(this, 'WatchdogSchedule', { schedule: events.Schedule.rate(Duration.minutes(5)), targets: [new eventTargets.LambdaFunction(watchdogFn)] });
 
-    for (const f of [stepFn, deadLetterFn, apiFn, watchdogFn]) {
-      table.grantReadWriteData(f);
-      steps.grantSendMessages(f);
-    }
+    for (const f of [stepFn, deadLetterFn, apiFn, watchdogFn]) table.grantReadWriteData(f);
+    // The functions that feed the step queue: a step queues its next, the API an apply's first, the watchdog a lost
+    // one. The dead-letter function only marks clusters failed.
+    for (const f of [stepFn, apiFn, watchdogFn]) steps.grantSendMessages(f);
     const secretArn = (prefix: string) => this.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const clusterSecrets = new iam.PolicyStatement({
       actions: ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:TagResource', 'secretsmanager:UntagResource'],
@@ -107,11 +120,10 @@ export class KubeplaneStack extends Stack {
     });
     // ListSecrets has no resource-level permissions; the store filters by its name prefix.
     const listSecrets = new iam.PolicyStatement({ actions: ['secretsmanager:ListSecrets'], resources: ['*'] });
-    // The watchdog reads records and sends messages only: no secrets.
-    for (const f of [stepFn, deadLetterFn, apiFn]) {
-      f.addToRolePolicy(clusterSecrets);
-      f.addToRolePolicy(listSecrets);
-    }
+    // Only the step function writes and reads cluster secrets (CA keys, SSH keys, kubeconfigs): the API records intents
+    // and reads status, the dead-letter function and the watchdog touch records only.
+    stepFn.addToRolePolicy(clusterSecrets);
+    stepFn.addToRolePolicy(listSecrets);
     // Only the step function talks to clouds, with credentials read from these secrets.
     stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn(PROVIDER_SECRET_PREFIX)] }));
 

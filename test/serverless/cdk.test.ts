@@ -101,6 +101,52 @@ describe('the CDK deploy example', () => {
     expect(actions.every((a) => /^(dynamodb:|sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$)/.test(a)), actions.join(', ')).toBe(true);
   });
 
+  /** Each function's role's statements, by the function's logical id prefix (StepFunction, ApiFunction, ...). */
+  const statementsOf = (fnPrefix: string) => {
+    const [, fn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(fnPrefix)) ?? [];
+    const role = ref(fn?.Properties.Role);
+    return ofType('AWS::IAM::Policy')
+      .filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === role))
+      .flatMap(([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown }>);
+  };
+
+  it('gives cluster secrets (CA keys, SSH keys, kubeconfigs) to the step function alone', () => {
+    const secretActions = (prefix: string) => statementsOf(prefix).flatMap((st) => asArray(st.Action)).filter((a) => a.startsWith('secretsmanager:'));
+    expect(secretActions('StepFunction')).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret']));
+    for (const fn of ['ApiFunction', 'DeadLetterFunction', 'WatchdogFunction']) expect(secretActions(fn), fn).toEqual([]);
+  });
+
+  it('lets a role send only to the queue its function feeds: the step queue, from the step, API and watchdog functions', () => {
+    const queueOf = (id: string) => ofType('AWS::SQS::Queue').find(([q]) => q === id)?.[0] ?? id;
+    const sendsTo = (prefix: string) =>
+      statementsOf(prefix)
+        .filter((st) => asArray(st.Action).some((a) => a === 'sqs:SendMessage'))
+        .flatMap((st) => asArray(st.Resource).map((r) => queueOf(ref(r)).replace(/[0-9A-F]{8}$/, '')));
+    expect(Object.fromEntries(['StepFunction', 'ApiFunction', 'WatchdogFunction', 'DeadLetterFunction'].map((f) => [f, sendsTo(f)]))).toEqual({
+      StepFunction: ['Steps'],
+      ApiFunction: ['Steps'],
+      WatchdogFunction: ['Steps'],
+      DeadLetterFunction: [],
+    });
+  });
+
+  it('keeps logs a month, reserves each function\'s concurrency, protects the table from deletion and encrypts the queues', () => {
+    const fns = ofType('AWS::Lambda::Function');
+    for (const [id, f] of fns) {
+      expect(Number(f.Properties.ReservedConcurrentExecutions), id).toBeGreaterThan(0);
+      const group = resources[ref((f.Properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup)];
+      expect(group?.Type, id).toBe('AWS::Logs::LogGroup');
+      expect(group?.Properties.RetentionInDays, id).toBe(30);
+    }
+    // SQS may hand a function at most what it may run.
+    for (const [, m] of ofType('AWS::Lambda::EventSourceMapping')) {
+      const fn = resources[ref(m.Properties.FunctionName)];
+      expect((m.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency).toBeLessThanOrEqual(Number(fn?.Properties.ReservedConcurrentExecutions));
+    }
+    expect(ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.DeletionProtectionEnabled)).toEqual([true]);
+    expect(ofType('AWS::SQS::Queue').map(([, q]) => q.Properties.SqsManagedSseEnabled)).toEqual([true, true, true]);
+  });
+
   it('bundles each handler into one file under Lambda\'s 50 MB zip limit', () => {
     for (const s of Object.values(sizes)) expect(s.bytes).toBeLessThan(50 * 1024 * 1024);
   });
