@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { isPending, RateBudgets, Redacted } from '@kubeplane/sdk';
+import { isPending, RateBudgets, Redacted, settle, type NetworkRequest } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
 import { AwsProvider } from './provider.js';
 
@@ -22,5 +22,30 @@ describe('AWS provider machines', () => {
     const ec2 = new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
     const described = (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0];
     expect(described?.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' });
+  });
+});
+
+describe('AWS provider networks seen by two workers', () => {
+  // Two workers (warm Lambda containers) each keep the ids they looked up. One deletes the cluster's VPC and makes it
+  // again, with a subnet in a zone added since; the other must not place a machine by what it remembers (it failed
+  // with "network ... has no subnet in eu-central-1a": its VPC id was the deleted VPC's).
+  it('places a machine in the network as it is now, not as this worker last saw it', async () => {
+    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'two-workers', credentials, clock: sandbox.clock, budgets: new RateBudgets(sandbox.clock), random: sandbox.random });
+    const [a, b] = [worker(), worker()];
+    const network = (subnets: NetworkRequest['subnets']): NetworkRequest => ({ name: 'c2-eu', clusterId: 'c2', region: 'eu-central-1', cidr: '10.20.0.0/16', subnets });
+    const run = <T>(call: () => Promise<import('@kubeplane/sdk').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 50 });
+    const node = (name: string, zone: string) => ({ name, clusterId: 'c2', nodepool: 'p', region: 'eu-central-1', zone, serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n', networkName: 'c2-eu' });
+    await run(() => b.network!.ensureNetwork(network([{ cidr: '10.20.1.0/24', zone: 'eu-central-1b' }])));
+    // Worker a learns the VPC's id (a security group goes into it), not its subnets.
+    const firewall = { name: 'c2-eu-fw', clusterId: 'c2', region: 'eu-central-1', networkName: 'c2-eu', rules: [] };
+    await run(() => a.network!.ensureFirewall(firewall));
+    // Worker b: the cluster's next life, its network made again with a subnet in eu-central-1a too.
+    await run(() => b.network!.deleteFirewall({ clusterId: 'c2', name: 'c2-eu-fw', region: 'eu-central-1' }));
+    await run(() => b.network!.deleteNetwork({ clusterId: 'c2', name: 'c2-eu', region: 'eu-central-1' }));
+    const again = await run(() => b.network!.ensureNetwork(network([{ cidr: '10.20.1.0/24', zone: 'eu-central-1b' }, { cidr: '10.20.2.0/24', zone: 'eu-central-1a' }])));
+    const created = await run(() => a.compute!.createNode(node('c2-p-02', 'eu-central-1a')));
+    const ec2 = new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
+    const described = (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [created.id] }))).Reservations?.[0]?.Instances?.[0];
+    expect(described?.SubnetId).toBe(again.subnets.find((x) => x.zone === 'eu-central-1a')?.id);
   });
 });

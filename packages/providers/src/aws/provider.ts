@@ -417,8 +417,15 @@ export class AwsProvider implements Provider {
 
   async #subnetFor(request: NodeRequest): Promise<string | undefined> {
     if (!request.networkName) return undefined;
-    const subnets = await this.#networkSubnets(request.clusterId, request.networkName);
-    const match = subnets.find((s) => !request.zone || s.zone === request.zone) ?? subnets[0];
+    const pick = (subnets: Array<{ id: string; zone: string }>) => subnets.find((s) => !request.zone || s.zone === request.zone) ?? subnets[0];
+    let match = pick(await this.#networkSubnets(request.clusterId, request.networkName));
+    if (!match || (request.zone && match.zone !== request.zone)) {
+      // What this process remembers of the network may be another life's: another worker (a warm Lambda container
+      // beside this one) deleted and re-created the VPC, or added the subnet of a new zone, since this one looked.
+      this.#ids.delete(`vpc/${request.clusterId}/${request.networkName}`);
+      this.#ids.delete(`subnets/${request.clusterId}/${request.networkName}`);
+      match = pick(await this.#networkSubnets(request.clusterId, request.networkName));
+    }
     if (!match) throw new KubeplaneError('not-found', `network ${request.networkName} has no subnet${request.zone ? ` in ${request.zone}` : ''}`, { provider: 'aws', code: 'NoSubnet', resource: request.name });
     return match.id;
   }
