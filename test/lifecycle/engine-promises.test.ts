@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { clusterKey, KubeplaneError, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, MemorySecretStore, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type Redacted, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import { clusterKey, KubeplaneError, pending, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, MemorySecretStore, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type Redacted, type SendOptions, type StepEvent } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -333,5 +333,45 @@ describe('long manifest names', () => {
     await w.kp.run();
     expect((await w.kp.status(longest)).state).toBe('DONE');
     expect(await w.kp.projects()).toEqual([longest]);
+  });
+});
+
+describe('a step resumed after a fault', () => {
+  it('does not ensure again what the same run of the step already ensured', async () => {
+    // The networks step ensures a network, a firewall per role and an SSH key per region; the key fails four times.
+    const calls: string[] = [];
+    let keyFailures = 4;
+    const w = sandboxWorld(40, (sb) => {
+      const real = sandboxProviders(sb);
+      const wrapped = new WeakSet<object>();
+      const providers: ProviderFactory = async (def, region) => {
+        const provider = await real(def, region);
+        const network = provider.network;
+        if (network && !wrapped.has(network)) {
+          wrapped.add(network);
+          const { ensureNetwork, ensureFirewall, ensureSshKey } = network;
+          network.ensureNetwork = (r, c) => (calls.push(`network ${r.name}`), ensureNetwork.call(network, r, c));
+          network.ensureFirewall = (r, c) => (calls.push(`firewall ${r.name}`), ensureFirewall.call(network, r, c));
+          network.ensureSshKey = async (r, c) => {
+            calls.push(`ssh-key ${r.name}`);
+            if (keyFailures-- > 0) return pending('retryable', 5, 'InternalError: An internal error has occurred');
+            return ensureSshKey.call(network, r, c);
+          };
+        }
+        return provider;
+      };
+      return { providers };
+    });
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    const r = await runUntilStep(w, 'minimal', 'create-nodes');
+    const count = (prefix: string) => calls.filter((c) => c.startsWith(prefix)).length;
+    expect(count('ssh-key')).toBe(5);
+    expect(count('network')).toBe(1);
+    expect(count('firewall')).toBe(Object.keys(r.ledger.firewalls).length);
+    // The next step starts with nothing ensured.
+    expect(r.step.ensured).toBeUndefined();
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
   });
 });

@@ -158,6 +158,7 @@ export class Engine {
       const def = STEPS[stepName];
       const now = clock.now();
       const ledgerBefore = JSON.stringify(record.ledger);
+      const ensuredBefore = record.step.ensured?.length ?? 0;
       let revision = stored.revision;
       let lost = false;
       const checkpoint = async () => {
@@ -177,8 +178,8 @@ export class Engine {
           : await this.#run(stepName, record, projectStored.value, now, checkpoint);
       // The record moved on under a checkpoint (another step, or a successor holding the lease): nothing to write.
       if (lost) return 'conflict';
-      // A wait after progress (the ledger changed) starts the backoff afresh.
-      const progressed = JSON.stringify(record.ledger) !== ledgerBefore;
+      // A wait after progress (the ledger changed, or one more resource ensured) starts the backoff afresh.
+      const progressed = JSON.stringify(record.ledger) !== ledgerBefore || (record.step.ensured?.length ?? 0) > ensuredBefore;
       return await this.#commit(record, revision, grant.token, result, events, progressed);
     } finally {
       await renewal.stop();

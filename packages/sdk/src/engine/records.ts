@@ -65,7 +65,7 @@ export interface Ledger {
   /** By `<provider>/<region>`. */
   networks: Record<string, { name: string; id: string }>;
   /** By `<provider>/<region>`, and `#<role>` where firewalls are per role (see firewallKey). */
-  firewalls: Record<string, { name: string; id: string; rulesHash?: string; checkedAt?: number }>;
+  firewalls: Record<string, { name: string; id: string; rulesHash?: string }>;
   /** The cluster's machine addresses last written into the firewalls' API rules (see clusterNodeSources). */
   firewallSources?: string[];
   sshKeys: Record<string, { name: string; id: string }>;
@@ -138,6 +138,12 @@ export interface ClusterRecord {
     attempts: number;
     /** Transient failures in a row without progress; drives the backoff. */
     failures?: number;
+    /**
+     * What this run of the step has already ensured at the provider (a network, a firewall with its rules, a key): an
+     * attempt after a throttle or a fault resumes after them instead of reading each again, so a step of twenty calls
+     * is not all-or-nothing under a steady error rate. A new run of the step (the next step, a new apply) starts empty.
+     */
+    ensured?: string[];
     /** Why this step last waited: what its timeout reports as the reason it gave up. */
     reason?: string;
     /**

@@ -164,6 +164,17 @@ export function bootstrapView(record: ClusterRecord): BootstrapCluster {
  * Turns a pending outcome into a wait, so a step stops and resumes when the provider said. Repeated transient
  * failures of the same step back off exponentially (with jitter) on top of what the provider asked for.
  */
+/**
+ * Runs `ensure` unless this run of the step already did for `what` (see ClusterRecord.step.ensured); null when it
+ * was done before or is done now, else the wait for what is pending.
+ */
+export async function ensureOnce(ctx: StepContext, what: string, ensure: () => Promise<StepResult | null>): Promise<StepResult | null> {
+  if (ctx.record.step.ensured?.includes(what)) return null;
+  const pending = await ensure();
+  if (!pending) (ctx.record.step.ensured ??= []).push(what);
+  return pending;
+}
+
 export function waitFor(p: Pending, what: string, ctx: { attempt: number; random: RandomSource }): StepResult {
   const transient = p.reason === 'retryable' || p.reason === 'throttled';
   const jitter = () => (ctx.random.bytes(1)[0] ?? 0) / 256;

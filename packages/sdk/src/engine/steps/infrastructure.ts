@@ -20,6 +20,7 @@ import {
   deleteMachine,
   bootstrapView,
   desiredOf,
+  ensureOnce,
   clusterNodeSources,
   firewallKey,
   firewallName,
@@ -110,18 +111,23 @@ export const networks: StepDefinition = {
       const key = regionKey(net.provider, net.region);
       if (!ledger.regions.includes(key)) ledger.regions.push(key);
       const provider = await ctx.provider(net.provider, net.region);
-      if (!provider.network) continue;
+      const network = provider.network;
+      if (!network) continue;
       const name = networkName(spec.id, net.region);
-      const n = await provider.network.ensureNetwork({
-        name,
-        clusterId: spec.id,
-        region: net.region,
-        cidr: net.cidr,
-        subnets: net.subnets.map((s) => (s.zone ? { cidr: s.cidr, zone: s.zone } : { cidr: s.cidr })),
+      const netWait = await ensureOnce(ctx, `network ${key}`, async () => {
+        const n = await network.ensureNetwork({
+          name,
+          clusterId: spec.id,
+          region: net.region,
+          cidr: net.cidr,
+          subnets: net.subnets.map((s) => (s.zone ? { cidr: s.cidr, zone: s.zone } : { cidr: s.cidr })),
+        });
+        if (isPending(n)) return waitFor(n, `network ${name}`, ctx);
+        if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
+        ledger.networks[key] = { name, id: n.value.id };
+        return null;
       });
-      if (isPending(n)) return waitFor(n, `network ${name}`, ctx);
-      if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
-      ledger.networks[key] = { name, id: n.value.id };
+      if (netWait) return netWait;
 
       const fw = await ensureFirewalls(ctx, net.provider, net.region, clusterNodeSources(ctx.record));
       if (fw) return fw;
@@ -129,42 +135,48 @@ export const networks: StepDefinition = {
       const scope = scopeOf(provider.capabilities, 'sshKey', net.provider, net.region);
       if (keysEnsured.has(scope.key)) continue;
       const keyName = sshKeyName(spec.id, scope.region);
-      const k = await provider.network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
-      if (isPending(k)) return waitFor(k, `SSH key ${keyName}`, ctx);
-      if (!ledger.sshKeys[scope.key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: k.value.name, provider: net.provider });
-      // The provider's name for it: a key made before the scope was known (one region's name) is adopted, not copied.
-      ledger.sshKeys[scope.key] = { name: k.value.name, id: k.value.id };
-      if (scope.key !== key) delete ledger.sshKeys[key];
+      const keyWait = await ensureOnce(ctx, `ssh-key ${scope.key}`, async () => {
+        const k = await network.ensureSshKey({ name: keyName, clusterId: spec.id, region: net.region, publicKey: ssh.publicKey });
+        if (isPending(k)) return waitFor(k, `SSH key ${keyName}`, ctx);
+        if (!ledger.sshKeys[scope.key]) ctx.emit({ type: 'resource-created', kind: 'ssh-key', name: k.value.name, provider: net.provider });
+        // The provider's name for it: a key made before the scope was known (one region's name) is adopted, not copied.
+        ledger.sshKeys[scope.key] = { name: k.value.name, id: k.value.id };
+        if (scope.key !== key) delete ledger.sshKeys[key];
+        return null;
+      });
+      if (keyWait) return keyWait;
       keysEnsured.add(scope.key);
     }
     if (spec.apiEndpoint.kind === 'reserved-ip') {
       const endpointNode = spec.apiEndpoint.node;
       const pool = spec.pools.find((p) => p.name === (spec.apiEndpoint as { pool: string }).pool);
-      if (!pool?.provider) throw new KubeplaneError('invalid', `the API endpoint node ${endpointNode} has no provider`);
-      const provider = await ctx.provider(pool.provider.name, pool.provider.region);
-      if (!provider.network) throw new KubeplaneError('invalid', `provider ${pool.provider.name} cannot reserve an IP for the API endpoint; add an API load balancer`);
+      const where = pool?.provider;
+      if (!where) throw new KubeplaneError('invalid', `the API endpoint node ${endpointNode} has no provider`);
+      const network = (await ctx.provider(where.name, where.region)).network;
+      if (!network) throw new KubeplaneError('invalid', `provider ${where.name} cannot reserve an IP for the API endpoint; add an API load balancer`);
       const name = apiIpName(spec.id);
-      const ip = await provider.network.ensureReservedIp({ name, clusterId: spec.id, region: pool.provider.region, ...(pool.provider.zone ? { zone: pool.provider.zone } : {}) });
-      if (isPending(ip)) return waitFor(ip, `reserved IP ${name}`, ctx);
-      if (!ledger.reservedIp) ctx.emit({ type: 'resource-created', kind: 'reserved-ip', name, provider: pool.provider.name });
-      ledger.reservedIp = {
-        provider: pool.provider.name,
-        region: pool.provider.region,
-        ...(pool.provider.zone ? { zone: pool.provider.zone } : {}),
-        name,
-        id: ip.value.id,
-        ip: ip.value.ip,
-        ...(ip.value.attachedTo ? { attachedTo: ip.value.attachedTo } : {}),
-      };
+      const ipWait = await ensureOnce(ctx, `reserved-ip ${name}`, async () => {
+        const ip = await network.ensureReservedIp({ name, clusterId: spec.id, region: where.region, ...(where.zone ? { zone: where.zone } : {}) });
+        if (isPending(ip)) return waitFor(ip, `reserved IP ${name}`, ctx);
+        if (!ledger.reservedIp) ctx.emit({ type: 'resource-created', kind: 'reserved-ip', name, provider: where.name });
+        ledger.reservedIp = {
+          provider: where.name,
+          region: where.region,
+          ...(where.zone ? { zone: where.zone } : {}),
+          name,
+          id: ip.value.id,
+          ip: ip.value.ip,
+          ...(ip.value.attachedTo ? { attachedTo: ip.value.attachedTo } : {}),
+        };
+        return null;
+      });
+      if (ipWait) return ipWait;
     }
     ledger.firewallSources = clusterNodeSources(ctx.record);
     const ready = `networks ready in ${spec.networks.length} region${spec.networks.length === 1 ? '' : 's'}`;
     return isManaged(spec) ? next(ready, 'control-plane') : next(ready, 'create-nodes');
   },
 };
-
-/** How long a firewall converged with the same rules is taken as converged (the networks step's deadline). */
-const FIREWALL_RECHECK_MS = 30 * 60_000;
 
 /**
  * Brings the firewalls of one provider region to the rules of now: one per role with machines there, or one for
@@ -174,7 +186,8 @@ async function ensureFirewalls(ctx: StepContext, providerName: string, region: s
   const spec = desiredOf(ctx.record);
   const ledger = ctx.record.ledger;
   const provider = await ctx.provider(providerName, region);
-  if (!provider.network) return null;
+  const network = provider.network;
+  if (!network) return null;
   const key = regionKey(providerName, region);
   const netName = networkName(spec.id, region);
   const perRole = !provider.capabilities.networkWideFirewalls && !isManaged(spec);
@@ -187,14 +200,16 @@ async function ensureFirewalls(ctx: StepContext, providerName: string, region: s
     const ledgerKey = firewallKey(key, role);
     const rulesHash = createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 32);
     const known = ledger.firewalls[ledgerKey];
-    // Converged with these very rules within the step's window: a step resumed after a throttle or a fault does not
-    // spend calls on it again (each region's firewalls would otherwise be redone on every attempt). Later applies
-    // converge it again, correcting any drift.
-    if (known?.rulesHash === rulesHash && known.checkedAt !== undefined && ctx.now - known.checkedAt < FIREWALL_RECHECK_MS) continue;
-    const fw = await provider.network.ensureFirewall({ name, clusterId: spec.id, region, networkName: netName, rules });
-    if (isPending(fw)) return waitFor(fw, `firewall ${name}`, ctx);
-    if (!known) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: providerName });
-    ledger.firewalls[ledgerKey] = { name: fw.value.name, id: fw.value.id, rulesHash, checkedAt: ctx.now };
+    // Converged with these very rules in this run of the step: an attempt after a throttle or a fault does not spend
+    // calls on it again. Later steps and applies converge it again, correcting any drift.
+    const pending = await ensureOnce(ctx, `firewall ${ledgerKey} ${rulesHash}`, async () => {
+      const fw = await network.ensureFirewall({ name, clusterId: spec.id, region, networkName: netName, rules });
+      if (isPending(fw)) return waitFor(fw, `firewall ${name}`, ctx);
+      if (!known) ctx.emit({ type: 'resource-created', kind: 'firewall', name: fw.value.name, provider: providerName });
+      ledger.firewalls[ledgerKey] = { name: fw.value.name, id: fw.value.id, rulesHash };
+      return null;
+    });
+    if (pending) return pending;
   }
   return null;
 }
