@@ -52,6 +52,11 @@ describe('the hybrid example on the sandbox', () => {
     expect(nodes.filter((n) => n.ready)).toHaveLength(8);
     expect(liveMachines(sandbox)).toHaveLength(10);
     expect(run.elapsedMs).toBeLessThan(15 * 60_000);
+    // The AWS work was done as sessions of the provider role, each tagged with this cluster.
+    const id = (await kp.status('hybrid')).clusters.hybrid?.id;
+    const sessions = sandbox.sts.sessions();
+    expect(sessions.length).toBeGreaterThan(0);
+    expect(sessions.every((s) => s.tags['kubeplane.dev/cluster-id'] === id && s.uses > 0)).toBe(true);
   });
 
   it('scales a pool up and down, adds and removes a pool, then is destroyed leaving nothing behind', async () => {

@@ -2,6 +2,7 @@
 export { HetznerProvider, type HetznerProviderOptions } from './hetzner/provider.js';
 export { HetznerClient, HETZNER_DEFAULT_BASE_URL, type HetznerClientOptions } from './hetzner/client.js';
 export { AwsProvider, type AwsProviderOptions, type AwsCredentials } from './aws/provider.js';
+export { sessionNameFor, type AwsRoleToAssume } from './aws/assume-role.js';
 export { Route53Dns } from './aws/route53-dns.js';
 export { HetznerDns } from './hetzner/dns.js';
 export { simulate, type SimTask, type SimResult } from './sandbox/simulation.js';
@@ -20,6 +21,7 @@ export { LATENCY, sample, type Spread } from './sandbox/latency.js';
 export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './sandbox/hetzner/emulator.js';
 export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './sandbox/ec2/emulator.js';
 export { Route53Emulator, type Route53EmulatorOptions } from './sandbox/route53/emulator.js';
+export { StsEmulator, SANDBOX_AWS_ACCOUNT, SANDBOX_PROVIDER_ROLE, type StsEmulatorOptions, type StsEmulatorState, type StsRole, type StsSession } from './sandbox/sts/emulator.js';
 export { KubernetesClient, kubernetesConnector, type KubernetesClientOptions } from './kubernetes/client.js';
 export { parseKubeconfig, type KubeConnection } from './kubernetes/kubeconfig.js';
 export { kubernetesErrorKind } from './kubernetes/errors.js';

@@ -2,7 +2,7 @@
 // (AWS 20/40 characters, Hetzner 64) so a wrong credential fails before any cloud call. Messages name the
 // variable or file, never a value.
 import { resolve } from 'node:path';
-import { KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
+import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
 import { EnvFileSecretResolver } from '@kubeplane/providers';
 
 export type Credentials = Record<string, Redacted<string>>;
@@ -12,6 +12,8 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
   const ref = def.secretRef;
   const keys = PROVIDER_TYPE_INFO[def.providerType].credentials;
   const out: Credentials = {};
+  /** Why a key could not be read from a file: reported if it turns out to be required. */
+  const unread: Record<string, unknown> = {};
   if (ref.env) {
     for (const k of keys) {
       const variable = ref.env[k.key];
@@ -24,7 +26,7 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
       try {
         out[k.key] = await resolver.resolve({ source: 'file', path, key: k.key });
       } catch (e) {
-        if (k.required) throw e;
+        unread[k.key] = e;
       }
     }
   } else if (ref.awsSecretsManager) {
@@ -35,7 +37,7 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
   for (const k of keys) {
     const value = out[k.key];
     if (!value) {
-      if (k.required) throw new KubeplaneError('auth', `provider ${def.name}: credential "${k.key}" is missing`, { resource: def.name });
+      if (credentialRequired(k, (key) => out[key] !== undefined)) throw unread[k.key] ?? new KubeplaneError('auth', `provider ${def.name}: credential "${k.key}" is missing${k.requiredUnless ? ` (or give ${k.requiredUnless})` : ''}`, { resource: def.name });
       continue;
     }
     if (k.format && !k.format.pattern.test(value.reveal())) {

@@ -97,6 +97,7 @@ import {
   USER_DATA_RULES,
 } from '@kubeplane/sdk';
 import { toKubeplaneError } from './errors.js';
+import { AssumedRoleCredentials, renewingEndedSession, type AwsCredentialIdentity, type AwsKeys, type AwsRoleToAssume } from './assume-role.js';
 import { Route53Dns } from './route53-dns.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -107,15 +108,14 @@ const USER_DATA_LIMIT = USER_DATA_RULES['aws']?.limit ?? 16_384;
 export const INSTANCE_METADATA_OPTIONS = { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } as const;
 const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
 
-export interface AwsCredentials {
-  accessKeyId: Redacted<string>;
-  secretAccessKey: Redacted<string>;
-  sessionToken?: Redacted<string>;
-}
+export type AwsCredentials = AwsKeys;
 
 export interface AwsProviderOptions {
   region: string;
-  credentials: AwsCredentials;
+  /** Keys to sign with, or (with assumeRole) to ask STS for the role's session with; none: the SDK's default chain. */
+  credentials?: AwsCredentials;
+  /** Work as a session of this role (short-lived credentials, tagged with the cluster), asked for with `credentials`. */
+  assumeRole?: AwsRoleToAssume;
   /** The account (or a name for it): providers for the same account and region share budgets. */
   account: string;
   clock: Clock;
@@ -166,9 +166,7 @@ export class AwsProvider implements Provider {
     this.#region = options.region;
     this.#clock = options.clock;
     this.#random = options.random ?? Math.random;
-    const creds = options.credentials;
-    // A function, so the SDK never holds the values in a printable config object.
-    const credentials = async () => ({ accessKeyId: creds.accessKeyId.reveal(), secretAccessKey: creds.secretAccessKey.reveal(), ...(creds.sessionToken ? { sessionToken: creds.sessionToken.reveal() } : {}) });
+    const credentials = this.#credentialsOf(options);
     // maxAttempts 1: retries are ours, as pending outcomes on the virtual clock, not sleeps inside the SDK.
     this.#ec2 = new EC2Client({ region: options.region, credentials, maxAttempts: 1 });
     const budgets = options.budgets ?? new RateBudgets(options.clock);
@@ -277,13 +275,27 @@ export class AwsProvider implements Provider {
     return this.#guard(context, () => this.#teardown(clusterId));
   }
 
+  #session: AssumedRoleCredentials | undefined;
+
+  /** A function either way, so the SDK never holds the values in a printable config object. */
+  #credentialsOf(options: AwsProviderOptions): () => Promise<AwsCredentialIdentity> {
+    if (options.assumeRole) {
+      this.#session = new AssumedRoleCredentials({ role: options.assumeRole, region: options.region, clock: options.clock, ...(options.credentials ? { base: options.credentials } : {}) });
+      return this.#session.provider;
+    }
+    const keys = options.credentials;
+    if (!keys) throw new KubeplaneError('auth', 'the AWS provider needs keys or a role to assume');
+    return async () => ({ accessKeyId: keys.accessKeyId.reveal(), secretAccessKey: keys.secretAccessKey.reveal(), ...(keys.sessionToken ? { sessionToken: keys.sessionToken.reveal() } : {}) });
+  }
+
   /** Budget waits, throttles and transient failures become pending; terminal errors propagate. */
   #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
     // A stale cached id also drops the cached views of instances (they name the same resources).
     const ids = this.#ids;
     const view = this.#clusterView;
     const caches = { get size() { return ids.size; }, clear: () => { ids.clear(); view.clear(); } };
-    return guardedCall(() => forgettingStaleIds(call, caches, (e) => STALE_ID_CODES.test(e.details.code ?? ''), 'aws'), context?.attempt ?? 0, this.#random);
+    const renewing = this.#session ? renewingEndedSession(this.#session, call) : call;
+    return guardedCall(() => forgettingStaleIds(renewing, caches, (e) => STALE_ID_CODES.test(e.details.code ?? ''), 'aws'), context?.attempt ?? 0, this.#random);
   }
 
   #count(operation: string): void {

@@ -3,7 +3,7 @@
 import type { FaultKind } from '@kubeplane/sdk/conformance';
 
 export type { FaultKind };
-export type CloudName = 'hetzner' | 'ec2' | 'route53' | 'crusoe' | 'cloudflare' | 'kubernetes';
+export type CloudName = 'hetzner' | 'ec2' | 'route53' | 'sts' | 'crusoe' | 'cloudflare' | 'kubernetes';
 
 export interface FaultRule {
   cloud: CloudName;

@@ -1,13 +1,15 @@
 // Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, with the sandbox's
 // accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
-import { KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
 import { AwsProvider } from '../aws/provider.js';
 import { HetznerProvider } from '../hetzner/provider.js';
 import { CrusoeProvider } from '../crusoe/provider.js';
 import { CloudflareProvider } from '../cloudflare/provider.js';
 import { kubernetesConnector } from '../kubernetes/client.js';
 import { SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
+import { SANDBOX_PROVIDER_ROLE } from './sts/emulator.js';
+import { sessionNameFor } from '../aws/assume-role.js';
 import type { Sandbox } from './sandbox.js';
 
 /** The region AWS providers use for global services (Route 53). */
@@ -17,7 +19,7 @@ const SANDBOX_PROVIDER_TYPES = ['aws', 'cloudflare', 'crusoe', 'hetzner'];
 
 /** `budgets`: one process's by default; pass a shared source to let several workers share the sandbox clouds' budgets. */
 export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = new RateBudgets(sandbox.clock)): ProviderFactory {
-  return async (def, region) => {
+  return async (def, region, context) => {
     switch (def.providerType) {
       case 'hetzner':
         return new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: def.name, clock: sandbox.clock, budgets, random: sandbox.random });
@@ -26,6 +28,9 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
           region: region ?? GLOBAL_REGION,
           account: def.name,
           credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+          // A cluster's work as a session of the account's provider role tagged with the cluster, as a deployed runtime
+          // does (docs/serverless.md); project-wide reads with the keys.
+          ...(context?.cluster ? { assumeRole: { roleArn: SANDBOX_PROVIDER_ROLE, sessionName: sessionNameFor(context.cluster), tags: { [CLUSTER_ID_TAG]: context.cluster } } } : {}),
           clock: sandbox.clock,
           budgets,
           random: sandbox.random,

@@ -11,6 +11,7 @@ import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './kubern
 import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
+import { StsEmulator, type StsEmulatorOptions } from './sts/emulator.js';
 import { CrusoeEmulator, type CrusoeEmulatorOptions } from './crusoe/emulator.js';
 import { CloudflareEmulator, type CloudflareEmulatorOptions } from './cloudflare/emulator.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
@@ -25,6 +26,7 @@ export interface SandboxOptions {
   hetzner?: Partial<HetznerEmulatorOptions>;
   ec2?: Partial<Ec2EmulatorOptions>;
   route53?: Partial<Route53EmulatorOptions>;
+  sts?: Partial<StsEmulatorOptions>;
   /** The Crusoe project (default: SANDBOX_CREDENTIALS' key and project). */
   crusoe?: Partial<CrusoeEmulatorOptions>;
   /** The Cloudflare account (default: SANDBOX_CREDENTIALS' token and account, with Load Balancing, owning SANDBOX_CLOUDFLARE_ZONES). */
@@ -74,6 +76,8 @@ export class Sandbox implements SandboxVmSource {
   /** EC2 per region. */
   readonly ec2Regions: ReadonlyMap<string, Ec2Emulator>;
   readonly route53: Route53Emulator;
+  /** The AWS account's STS: roles to assume (kubeplane-provider by default), and the keys EC2 and Route 53 accept. */
+  readonly sts: StsEmulator;
   /** One Crusoe project: VMs, VPC networking, InfiniBand, CMK clusters and node pools. */
   readonly crusoe: CrusoeEmulator;
   /** One Cloudflare account: zones, DNS records, Load Balancing. */
@@ -97,15 +101,17 @@ export class Sandbox implements SandboxVmSource {
     this.faults = new FaultInjector(this.random);
     this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map(snapshot?.calls) };
     this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
+    this.sts = new StsEmulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.sts });
+    const keyring = this.sts;
     const regions = snapshot ? snapshot.ec2.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));
     this.ec2Regions = new Map(
       regions.map((region) => [
         region,
-        new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, zones: [`${region}a`, `${region}b`, `${region}c`], accountRegions: regions, ...options.ec2, region }),
+        new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, zones: [`${region}a`, `${region}b`, `${region}c`], accountRegions: regions, keyring, ...options.ec2, region }),
       ]),
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
-    this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.route53 });
+    this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, keyring, ...options.route53 });
     this.staticMachines = new SandboxStaticMachines(this.clock, { use: options.staticMachines ?? 'auto', ...(options.staticMachinesDir !== undefined ? { saveDir: options.staticMachinesDir } : {}) });
     this.crusoe = new CrusoeEmulator(this.context, {
       keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
@@ -127,6 +133,7 @@ export class Sandbox implements SandboxVmSource {
       this.hetzner.restore(snapshot.hetzner);
       for (const state of snapshot.ec2) this.ec2Regions.get(state.region)?.restore(state);
       this.route53.restore(snapshot.route53);
+      if (snapshot.sts) this.sts.restore(snapshot.sts);
       this.crusoe.restore(snapshot.crusoe);
       this.cloudflare.restore(snapshot.cloudflare);
       this.kubernetes.restore(snapshot.kubernetes);
@@ -153,6 +160,7 @@ export class Sandbox implements SandboxVmSource {
       hetzner: this.hetzner.state(),
       ec2: [...this.ec2Regions.values()].map((e) => e.state()),
       route53: this.route53.state(),
+      sts: this.sts.state(),
       crusoe: this.crusoe.state(),
       cloudflare: this.cloudflare.state(),
       kubernetes: this.kubernetes.state(),
@@ -165,6 +173,7 @@ export class Sandbox implements SandboxVmSource {
       ...this.hetzner.handlers(),
       ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
       ...this.route53.handlers(),
+      ...this.sts.handlers(),
       ...this.crusoe.handlers(),
       ...this.cloudflare.handlers(),
       ...this.kubernetes.handlers(),

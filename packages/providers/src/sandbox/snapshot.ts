@@ -5,6 +5,7 @@ import type { FaultInjectorState } from './faults.js';
 import type { HetznerEmulatorState } from './hetzner/emulator.js';
 import type { Ec2EmulatorState } from './ec2/emulator.js';
 import type { Route53EmulatorState } from './route53/emulator.js';
+import type { StsEmulatorState } from './sts/emulator.js';
 import type { CrusoeEmulatorState } from './crusoe/emulator.js';
 import type { CloudflareEmulatorState } from './cloudflare/emulator.js';
 import type { KubernetesEmulatorState } from './kubernetes/emulator.js';
@@ -38,6 +39,8 @@ export interface SandboxSnapshot {
   /** One per region, in the order the sandbox serves them (the first is `sandbox.ec2`). */
   ec2: Ec2EmulatorState[];
   route53: Route53EmulatorState;
+  /** Roles and the sessions issued (absent in snapshots written before the sandbox had STS). */
+  sts?: StsEmulatorState;
   crusoe: CrusoeEmulatorState;
   cloudflare: CloudflareEmulatorState;
   kubernetes: KubernetesEmulatorState;

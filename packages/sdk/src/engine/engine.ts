@@ -305,16 +305,19 @@ export class Engine {
   async #provider(project: ProjectRecord, record: ClusterRecord, name: string, region: string | undefined): Promise<Provider> {
     const def = (project.manifest ?? record.lastManifest)?.providers.find((p) => p.name === name);
     if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${project.project}`);
-    return this.providerFor(project.project, def, region);
+    return this.providerFor(project.project, def, region, record.clusterId);
   }
 
-  /** The provider for a manifest entry and region, made once per project, entry and credentials. */
-  providerFor(project: string, def: ProviderDef, region: string | undefined): Promise<Provider> {
+  /**
+   * The provider for a manifest entry and region, made once per project, entry, credentials and cluster (a provider
+   * may work as a session scoped to one cluster, as AWS's does with a role); no cluster for project-wide reads.
+   */
+  providerFor(project: string, def: ProviderDef, region: string | undefined, cluster?: string): Promise<Provider> {
     // Per project and credentials too: two projects may both call a provider "aws-1" with other accounts.
-    const key = `${project}/${def.name}/${region ?? ''}/${stableJson(def.secretRef)}`;
+    const key = `${project}/${cluster ?? ''}/${def.name}/${region ?? ''}/${stableJson(def.secretRef)}`;
     let p = this.#providers.get(key);
     if (!p) {
-      p = this.options.providers(def, region, { project });
+      p = this.options.providers(def, region, { project, ...(cluster ? { cluster } : {}) });
       this.#providers.set(key, p);
       p.catch(() => this.#providers.delete(key));
     }

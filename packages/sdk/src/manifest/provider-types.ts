@@ -26,6 +26,8 @@ export const RETIRED_PROVIDER_TYPES: Record<string, string> = {
 export interface CredentialKey {
   key: string;
   required: boolean;
+  /** Required unless this other key is given (AWS keys are optional with a role to assume from the runtime's own identity). */
+  requiredUnless?: string;
   /** Checked when the credential is resolved, never against a value in the manifest. */
   format?: { pattern: RegExp; description: string };
 }
@@ -42,14 +44,24 @@ export interface ProviderTypeInfo {
 }
 
 const req = (key: string, format?: CredentialKey['format']): CredentialKey => ({ key, required: true, ...(format ? { format } : {}) });
-const opt = (key: string): CredentialKey => ({ key, required: false });
+const opt = (key: string, format?: CredentialKey['format']): CredentialKey => ({ key, required: false, ...(format ? { format } : {}) });
+
+/** Whether a credential key must be given, with these keys present. */
+export function credentialRequired(k: CredentialKey, present: (key: string) => boolean): boolean {
+  return k.required && !(k.requiredUnless !== undefined && present(k.requiredUnless));
+}
 
 export const PROVIDER_TYPE_INFO: Record<ProviderType, ProviderTypeInfo> = {
   aws: {
     type: 'aws',
     credentials: [
-      req('accesskey', { pattern: /^[A-Z0-9]{20}$/, description: '20 upper-case letters and digits' }),
-      req('secretkey', { pattern: /^.{40}$/, description: 'exactly 40 characters' }),
+      { ...req('accesskey', { pattern: /^[A-Z0-9]{20}$/, description: '20 upper-case letters and digits' }), requiredUnless: 'rolearn' },
+      { ...req('secretkey', { pattern: /^.{40}$/, description: 'exactly 40 characters' }), requiredUnless: 'rolearn' },
+      // Temporary keys (an ASIA… key) come with their session token.
+      opt('sessiontoken'),
+      // A role the provider works as, one short session per cluster tagged with its id (docs/providers.md, AWS).
+      opt('rolearn', { pattern: /^arn:aws[a-z-]*:iam::\d{12}:role\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/, description: 'an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)' }),
+      opt('externalid', { pattern: /^[\w+=,.@:\/-]{2,1224}$/, description: "2 to 1224 of letters, digits and +=,.@:/-" }),
     ],
     dns: true,
     spot: true,

@@ -6,7 +6,7 @@ import { checkKubernetesVersion } from './kubernetes-versions.js';
 import { autoclustersConfigSchema } from '../providers-data/crusoe.js';
 import { checkDns1123Label, checkDnsName, checkLabelValue, checkQualifiedName } from './names.js';
 import { MANIFEST_LISTS, type ManifestList, type ParsedDocument } from './parse.js';
-import { PROVIDER_TYPE_INFO, providerTypesWith, type ProviderType } from './provider-types.js';
+import { credentialRequired, PROVIDER_TYPE_INFO, providerTypesWith, type CredentialKey, type ProviderType } from './provider-types.js';
 import type { ClusterDef, DynamicPoolDef, Manifest, SecretRef, StaticPoolDef, Taint } from './schema.js';
 import { isCidr, parseCidr, parseIPv4, usableHosts } from '../model/ipv4.js';
 import { computeInstanceName } from '../model/ids.js';
@@ -42,7 +42,7 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     checkName(out, [...path, 'name'], p.name, 'provider name', NAME_LIMITS.provider);
     if (providers.has(p.name)) out.error([...path, 'name'], `provider name "${p.name}" is used twice; provider names must be unique`);
     providers.set(p.name, p.providerType);
-    checkSecretRef(out, [...path, 'secretRef'], p.secretRef, PROVIDER_TYPE_INFO[p.providerType].credentials.map((c) => c));
+    checkSecretRef(out, [...path, 'secretRef'], p.secretRef, PROVIDER_TYPE_INFO[p.providerType].credentials);
   });
   const providerKnown = (name: string) => providers.has(name) || parsed.brokenNames.providers.has(name);
 
@@ -456,13 +456,8 @@ function isUrl(text: string): boolean {
   }
 }
 
-interface CredentialKeySpec {
-  key: string;
-  required: boolean;
-}
-
 /** One form only; a Kubernetes Secret needs name and namespace; an env map names exactly the provider's keys. */
-function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: readonly CredentialKeySpec[]): void {
+function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: readonly CredentialKey[]): void {
   const forms = [
     ref.name !== undefined || ref.namespace !== undefined ? 'name/namespace' : null,
     ref.env !== undefined ? 'env' : null,
@@ -491,7 +486,9 @@ function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: r
     const unknownKeys = Object.keys(ref.env).some((key) => !allowed.includes(key));
     for (const k of keys) {
       // An unknown key is usually a misspelt required one: its message already lists what is expected.
-      if (k.required && !unknownKeys && !(k.key in ref.env)) out.error([...path, 'env'], `credential key "${k.key}" is missing; name the environment variable that holds it`);
+      if (credentialRequired(k, (key) => key in (ref.env ?? {})) && !unknownKeys && !(k.key in ref.env)) {
+        out.error([...path, 'env'], `credential key "${k.key}" is missing; name the environment variable that holds it${k.requiredUnless ? ` (or give ${k.requiredUnless})` : ''}`);
+      }
     }
   }
 }

@@ -117,3 +117,18 @@ describe('validating manifests', () => {
     expect(r.issues).toEqual([]);
   });
 });
+
+describe('AWS credentials by role', () => {
+  const hybrid = readFileSync(join(examples, 'hybrid-aws-hetzner.yaml'), 'utf8');
+  const withEnv = (env: string) => hybrid.replace('env: { accesskey: AWS_ACCESS_KEY_ID, secretkey: AWS_SECRET_ACCESS_KEY }', `env: ${env}`);
+
+  it('accepts a role alone (assumed with the runtime\'s own identity), or with keys and an external id', () => {
+    expect(validateManifestText(withEnv('{ rolearn: KUBEPLANE_AWS_ROLE }')).errors).toEqual([]);
+    expect(validateManifestText(withEnv('{ accesskey: K, secretkey: S, sessiontoken: T, rolearn: R, externalid: E }')).errors).toEqual([]);
+  });
+
+  it('asks for the missing half of a key pair, saying a role would do instead', () => {
+    const r = validateManifestText(withEnv('{ accesskey: AWS_ACCESS_KEY_ID }'));
+    expect(r.errors.map((e) => [e.path, e.message])).toEqual([['providers[0].secretRef.env', 'credential key "secretkey" is missing; name the environment variable that holds it (or give rolearn)']]);
+  });
+});

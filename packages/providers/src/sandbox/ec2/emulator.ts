@@ -10,6 +10,7 @@ import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
+import type { AwsKeyring } from '../sts/emulator.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
 
 const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
@@ -144,6 +145,8 @@ export interface Ec2EmulatorOptions {
   describeLagMaxMs: number;
   /** The Regions enabled for the account, as DescribeRegions lists them (default: this one). */
   accountRegions?: readonly string[];
+  /** The account's keys and STS sessions (the sandbox's STS); without it, only accessKeyId is accepted. */
+  keyring?: AwsKeyring;
 }
 
 type BucketName = 'run' | 'launches' | 'terminate' | 'describe' | 'mutating';
@@ -334,9 +337,10 @@ export class Ec2Emulator implements SandboxVmSource {
     const action = params.get('Action') ?? '';
     countCall(this.#ctx, 'ec2', action);
     this.requests += 1;
-    if (verifySigV4(request, text, new Map([[this.#options.accessKeyId, this.#options.secretAccessKey]])) !== 'ok') {
-      return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
-    }
+    const signed = this.#options.keyring ? this.#options.keyring.verify(request, text) : verifySigV4(request, text, new Map([[this.#options.accessKeyId, this.#options.secretAccessKey]]));
+    // EC2's answer to a session's credentials past their expiry.
+    if (signed === 'expired') return this.#error(new Ec2Error(400, 'RequestExpired', 'Request has expired.'));
+    if (signed !== 'ok') return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
     if (this.#bucket(action).tryTake(1) > 0) {
       this.throttled += 1;
       return this.#error(new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.'));

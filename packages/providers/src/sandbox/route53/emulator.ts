@@ -9,6 +9,7 @@ import type { InventoryItem } from '../inventory.js';
 import { LATENCY } from '../latency.js';
 import { el, t } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
+import type { AwsKeyring } from '../sts/emulator.js';
 
 const BASE = 'https://route53.amazonaws.com/2013-04-01';
 const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
@@ -29,6 +30,8 @@ export interface Route53EmulatorOptions {
   secretAccessKey: string;
   /** Hosted zones that exist before the test (user-owned), e.g. `example.com`. */
   zones: string[];
+  /** The account's keys and STS sessions (the sandbox's STS); without it, only accessKeyId is accepted. */
+  keyring?: AwsKeyring;
 }
 
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, isArray: (name) => ['Change', 'ResourceRecord'].includes(name) });
@@ -51,6 +54,7 @@ export interface Route53EmulatorState {
 export class Route53Emulator {
   readonly #ctx: SandboxContext;
   readonly #secrets: ReadonlyMap<string, string>;
+  readonly #keyring: AwsKeyring | undefined;
   readonly zones = new Map<string, Zone>();
   readonly healthChecks = new Map<string, HealthCheck>();
   readonly changes = new Map<string, Change>();
@@ -61,6 +65,7 @@ export class Route53Emulator {
   constructor(ctx: SandboxContext, options: Partial<Route53EmulatorOptions> & { accessKeyId: string; secretAccessKey: string }) {
     this.#ctx = ctx;
     this.#secrets = new Map([[options.accessKeyId, options.secretAccessKey]]);
+    this.#keyring = options.keyring;
     this.#budget = new TokenBucket(RATE_LIMITS.route53, ctx.clock);
     for (const name of options.zones ?? ['example.com']) this.addZone(name);
   }
@@ -147,7 +152,8 @@ export class Route53Emulator {
     const operation = this.#operation(request.method, path);
     countCall(this.#ctx, 'route53', operation);
     const body = request.method === 'POST' ? await request.text() : '';
-    const signed = verifySigV4(request, body, this.#secrets);
+    const signed = this.#keyring ? this.#keyring.verify(request, body) : verifySigV4(request, body, this.#secrets);
+    if (signed === 'expired') return this.#error(new Route53Error(403, 'ExpiredToken', 'The security token included in the request is expired'));
     if (signed === 'unknown-key' || signed === 'missing') return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
     if (signed !== 'ok') return this.#error(new Route53Error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
     if (this.#budget.tryTake(1) > 0) {

@@ -19,7 +19,11 @@ import type { CatalogCache } from '../preflight.js';
  * factory). Region is absent for global services such as DNS.
  */
 /** Makes the provider of a manifest entry, for a region; `context.project` names the project whose manifest it is. */
-export type ProviderFactory = (def: ProviderDef, region: string | undefined, context?: { project: string }) => Promise<Provider>;
+/**
+ * Makes the provider for a manifest entry in a region. `context.cluster` is the cluster id when the provider works for
+ * one cluster (its steps), absent for project-wide reads (preflight's catalogs).
+ */
+export type ProviderFactory = (def: ProviderDef, region: string | undefined, context?: { project: string; cluster?: string }) => Promise<Provider>;
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
