@@ -12,12 +12,18 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { parseAccessGrants, type AccessGrant } from '../../packages/handlers/src/aws/access.js';
 import { PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, TTL_ATTRIBUTE } from '../../packages/handlers/src/aws/dynamodb-table.js';
 import type { FunctionName } from './bundle.js';
 
 export interface KubeplaneStackProps extends StackProps {
   /** Bundle directories from bundleHandlers(). */
   bundles: Record<FunctionName, { dir: string }>;
+  /**
+   * Who may read and change which project through the API (docs/serverless.md, "Who may do what"); empty, the API
+   * refuses every request. Callers also need lambda:InvokeFunctionUrl on the API function to reach it at all.
+   */
+  access: AccessGrant[];
   /** Route 53 hosted zone ids the AWS provider may change records in. */
   hostedZoneIds: string[];
   /** Step function timeout (default 90 s); the lease (120 s) outlasts it, the visibility timeout is 6x it. */
@@ -105,6 +111,8 @@ export class KubeplaneStack extends Stack {
     deadLetterFn.addEventSource(new SqsEventSource(stepsDlq, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }));
     // Never anonymous: callers sign with SigV4 and need lambda:InvokeFunctionUrl on this function.
     apiFn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+    // What each verified caller may do, for the API alone; checked here so a wrong grant fails the synth, not a cold start.
+    apiFn.addEnvironment('KUBEPLANE_ACCESS', JSON.stringify(parseAccessGrants(props.access, 'KubeplaneStackProps.access')));
 
     // A lost step message stalls its cluster at most the overdue time (visibility + lease + 60 s) plus this period.
     new events.Rule(this, 'WatchdogSchedule', { schedule: events.Schedule.rate(Duration.minutes(5)), targets: [new eventTargets.LambdaFunction(watchdogFn)] });

@@ -8,19 +8,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { bundleHandlers, type FunctionName } from '../../examples/aws/bundle.js';
+import type { AccessGrant } from '../../packages/handlers/src/aws/access.js';
 import { KubeplaneStack } from '../../examples/aws/stack.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let out: string;
 let resources: Record<string, Resource>;
-let sizes: Record<FunctionName, { bytes: number }>;
+let sizes: Record<FunctionName, { dir: string; bytes: number }>;
+const access: AccessGrant[] = [{ principal: 'arn:aws:iam::123456789012:role/team-a-*', projects: ['team-a-*'], role: 'operator' }];
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'kubeplane-cdk-'));
   const bundles = await bundleHandlers(join(out, 'bundles'));
   sizes = bundles;
   const app = new App({ outdir: join(out, 'cdk.out') });
-  const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'] });
+  const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, access, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'] });
   resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
   process.stdout.write(`lambda bundles (minified, AWS SDK from the runtime): ${Object.entries(bundles).map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`).join(', ')}\n`);
 }, 120_000);
@@ -62,6 +64,16 @@ describe('the CDK deploy example', () => {
     expect(fns).toHaveLength(4);
     expect(fns.every(([, f]) => f.Properties.Runtime === 'nodejs22.x')).toBe(true);
     expect(ofType('AWS::Lambda::Url').map(([, u]) => u.Properties.AuthType)).toEqual(['AWS_IAM']);
+  });
+
+  it('hands the access grants to the API function alone', () => {
+    const grantsOf = Object.fromEntries(ofType('AWS::Lambda::Function').map(([id, f]) => [id.replace(/[0-9A-F]{8}$/, ''), (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables.KUBEPLANE_ACCESS]));
+    expect(grantsOf).toEqual({ StepFunction: undefined, DeadLetterFunction: undefined, ApiFunction: JSON.stringify(access), WatchdogFunction: undefined });
+  });
+
+  it('refuses to synthesise a grant the API would refuse, naming it', () => {
+    const bad = [...access, { principal: 'arn:aws:iam::123456789012:role/ops', projects: ['*'], role: 'owner' }] as AccessGrant[];
+    expect(() => new KubeplaneStack(new App(), 'Kubeplane', { bundles: sizes, access: bad, hostedZoneIds: [] })).toThrow('KubeplaneStackProps.access: grant 1, role: "owner" is not one of reader, operator');
   });
 
   it('allows no action on every resource unless the action has no resource-level permissions, and never every action', () => {

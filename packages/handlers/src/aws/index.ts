@@ -10,6 +10,7 @@ export * from './secrets-manager-store.js';
 export * from './logger.js';
 export * from './middleware.js';
 export * from './step-handler.js';
+export * from './access.js';
 export * from './api-handler.js';
 export * from './watchdog-handler.js';
 export * from './runtime.js';

@@ -3,7 +3,7 @@
 // the table another way must not make the function use its own environment, its files or another project's secret.
 import { describe, expect, it } from 'vitest';
 import { isKubeplaneError, type ProviderDef } from '@kubeplane/sdk';
-import { awsRuntimeFromEnv } from './runtime.js';
+import { accessGrantsFromEnv, awsRuntimeFromEnv } from './runtime.js';
 
 const env = { AWS_REGION: 'eu-central-1', KUBEPLANE_TABLE: 'kubeplane', KUBEPLANE_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/steps', AWS_SECRET_ACCESS_KEY: 'the-function-own-secret', AWS_ACCESS_KEY_ID: 'ASIAFUNCTIONOWNKEY' };
 
@@ -34,5 +34,19 @@ describe('the Lambda runtime given a provider secretRef', () => {
     for (const secretId of ['kubeplane-providers/tenant-b/hetzner', 'kubeplane/tenant-a-abc123/pki', 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:kubeplane-providers/tenant-b/x-AbCdEf']) {
       expect(await refusal({ name: 'h', providerType: 'hetzner', secretRef: { awsSecretsManager: { secretId } } } as unknown as ProviderDef)).toMatch(/is not this project's/);
     }
+  });
+});
+
+describe('the API function given KUBEPLANE_ACCESS', () => {
+  it('reads the grants of a JSON array, and none when it is unset', () => {
+    const grant = { principal: 'arn:aws:iam::123456789012:role/team-a', projects: ['team-a-*'], role: 'operator' };
+    expect(accessGrantsFromEnv({ ...env, KUBEPLANE_ACCESS: JSON.stringify([grant]) })).toEqual([grant]);
+    expect(accessGrantsFromEnv(env)).toEqual([]);
+  });
+
+  it('fails with one line naming the variable and what is wrong with it', () => {
+    // Anchored at both ends and without the s flag: the message is one line.
+    expect(() => accessGrantsFromEnv({ ...env, KUBEPLANE_ACCESS: "[{principal: 'x'}]" })).toThrow(/^environment variable KUBEPLANE_ACCESS is not JSON \(.+\); set it to a JSON array of \{"principal", "projects", "role"\} grants$/);
+    expect(() => accessGrantsFromEnv({ ...env, KUBEPLANE_ACCESS: '[{"principal": "arn:aws:iam::123456789012:role/a", "projects": ["*"], "role": "owner"}]' })).toThrow(/^environment variable KUBEPLANE_ACCESS: grant 0, role: "owner" is not one of reader, operator$/);
   });
 });

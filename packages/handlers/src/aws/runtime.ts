@@ -6,6 +6,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderFactory, type RateBudgetSource, type StepEvent } from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
+import { accessGrantsFromJson, type AccessGrant } from './access.js';
 import { PROVIDER_SECRET_PREFIX, refusedSecretRef } from './secret-refs.js';
 import { cloudProviderFactory } from '../runtime/cloud-providers.js';
 import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';
@@ -28,6 +29,8 @@ export interface AwsRuntimeEnv {
   KUBEPLANE_VISIBILITY_SECONDS?: string;
   /** Where providers' credential secrets live, one folder per project (default `kubeplane-providers/`). */
   KUBEPLANE_PROVIDER_SECRET_PREFIX?: string;
+  /** The API function's access grants, a JSON array (access.ts); unset, the API refuses every request. */
+  KUBEPLANE_ACCESS?: string;
 }
 
 export interface AwsRuntime {
@@ -61,6 +64,12 @@ export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = proce
     ...(env.KUBEPLANE_VISIBILITY_SECONDS ? { messageVisibilitySeconds: Number(env.KUBEPLANE_VISIBILITY_SECONDS) } : {}),
   });
   return { kubeplane, queue, maxReceiveCount: Number(env.KUBEPLANE_MAX_RECEIVE_COUNT ?? 5) };
+}
+
+/** The API's access grants from KUBEPLANE_ACCESS; a malformed value throws, naming the variable, so the cold start fails. */
+export function accessGrantsFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = process.env): AccessGrant[] {
+  const text = env.KUBEPLANE_ACCESS;
+  return text ? accessGrantsFromJson(text, 'environment variable KUBEPLANE_ACCESS') : [];
 }
 
 function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets: RateBudgetSource): ProviderFactory {
