@@ -101,6 +101,14 @@ describe('the api handler', () => {
     expect((await call('POST', '/projects/nothing/reconcile')).status).toBe(404);
   });
 
+  it('reads and destroys a project whose name has dots, as metadata.name allows', async () => {
+    const { call } = api();
+    const dotted = minimal.replace('name: minimal', 'name: web.team-a.example');
+    expect((await call('POST', '/projects', dotted.replace('kubeplane-providers/minimal/', 'kubeplane-providers/web.team-a.example/'))).status).toBe(202);
+    expect((await call('GET', '/projects/web.team-a.example')).status).toBe(200);
+    expect((await call('POST', '/projects/web.team-a.example/destroy')).status).toBe(202);
+  });
+
   it('answers 404 for an unknown project or route and 405 for a wrong method', async () => {
     const { call } = api();
     expect((await call('GET', '/projects/nothing')).status).toBe(404);

@@ -40,7 +40,8 @@ interface Caller {
   sourceIp: string | undefined;
 }
 
-const PROJECT = /^\/projects\/([a-z0-9][a-z0-9-]{0,62})(\/destroy|\/reconcile)?\/?$/;
+// A project name is a DNS subdomain (metadata.name): up to 253 of a-z, 0-9, '-' and '.'.
+const PROJECT = /^\/projects\/([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)(\/destroy|\/reconcile)?\/?$/;
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const logger = options.logger ?? jsonLogger();
