@@ -59,19 +59,28 @@ export class KubeplaneStack extends Stack {
     });
 
     const deadLetterTimeout = 30;
-    // The DLQ's own failures go to a last-resort queue, so no message is ever dropped unseen.
     // Messages name clusters and steps, never secrets; encrypted at rest all the same (SSE-SQS, no key to manage).
     const encryption = sqs.QueueEncryption.SQS_MANAGED;
-    const lastResort = new sqs.Queue(this, 'StepsDeadLetterFailures', { retentionPeriod: Duration.days(14), enforceSSL: true, encryption });
+    // Queue names are the stack's own, so each queue's ARN can be written before the queue exists: a redrive-allow
+    // policy naming the queue that feeds it, while that queue names it as its DLQ, would otherwise be a cycle.
+    const queueArn = (name: string) => this.formatArn({ service: 'sqs', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME });
+    const names = { steps: `${this.stackName}-steps`, deadLetter: `${this.stackName}-steps-dead-letter`, kept: `${this.stackName}-steps-kept` };
+    const onlyFrom = (id: string, name: string) => ({ redrivePermission: sqs.RedrivePermission.BY_QUEUE, sourceQueues: [sqs.Queue.fromQueueArn(this, id, queueArn(name))] });
+    // Dead letters once their clusters are marked ERROR (and the DLQ's own failures): read by no function, kept 14
+    // days for inspection, and redriven with StartMessageMoveTask (docs/serverless.md, "Dead letters").
+    const kept = new sqs.Queue(this, 'StepsKept', { queueName: names.kept, retentionPeriod: Duration.days(14), enforceSSL: true, encryption, redriveAllowPolicy: onlyFrom('DeadLetterSource', names.deadLetter) });
     const stepsDlq = new sqs.Queue(this, 'StepsDeadLetter', {
+      queueName: names.deadLetter,
       retentionPeriod: Duration.days(14),
       visibilityTimeout: Duration.seconds(6 * deadLetterTimeout),
-      deadLetterQueue: { queue: lastResort, maxReceiveCount: 3 },
+      deadLetterQueue: { queue: kept, maxReceiveCount: 3 },
+      redriveAllowPolicy: onlyFrom('StepsSource', names.steps),
       enforceSSL: true,
       encryption,
     });
     // A standard queue: per-message DelaySeconds (FIFO has only a queue-wide delay). See docs/serverless.md.
     const steps = new sqs.Queue(this, 'Steps', {
+      queueName: names.steps,
       visibilityTimeout: Duration.seconds(6 * stepTimeout),
       deadLetterQueue: { queue: stepsDlq, maxReceiveCount },
       enforceSSL: true,
@@ -119,8 +128,10 @@ export class KubeplaneStack extends Stack {
 
     for (const f of [stepFn, deadLetterFn, apiFn, watchdogFn]) table.grantReadWriteData(f);
     // The functions that feed the step queue: a step queues its next, the API an apply's first, the watchdog a lost
-    // one. The dead-letter function only marks clusters failed.
+    // one. The dead-letter function marks clusters failed and keeps the message.
     for (const f of [stepFn, apiFn, watchdogFn]) steps.grantSendMessages(f);
+    kept.grantSendMessages(deadLetterFn);
+    deadLetterFn.addEnvironment('KUBEPLANE_KEPT_QUEUE_URL', kept.queueUrl);
     const secretArn = (prefix: string) => this.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const clusterSecrets = new iam.PolicyStatement({
       actions: ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:TagResource', 'secretsmanager:UntagResource'],

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { StepEvent } from '@kubeplane/sdk';
-import { createDeadLetterHandler, createWatchdogHandler } from '@kubeplane/handlers';
+import { createDeadLetterHandler, createWatchdogHandler, sqsKeeper } from '@kubeplane/handlers';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 import { LIFECYCLE_TIMEOUT, useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
 import { runEventSourceMapping } from '../helpers/lambda-simulator.js';
@@ -173,11 +173,21 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: world.dlqUrl, MaxNumberOfMessages: 10 }));
     sqs.destroy();
     expect(dead.Messages?.map((m) => (JSON.parse(m.Body ?? '{}') as StepEvent).step)).toEqual(['dns']);
-    // The DLQ handler leaves a cluster already in ERROR as it is.
-    const dlq = createDeadLetterHandler({ kubeplane: world.kp, logger: { log: () => undefined, child() { return this; } } });
+    // The DLQ handler leaves a cluster already in ERROR as it is, and keeps the message (not deleted: inspected, redriven).
+    const { queueUrl: keptUrl } = await worlds.emulators.createQueue();
+    const dlq = createDeadLetterHandler({ kubeplane: world.kp, keeper: sqsKeeper({ ...worlds.emulators.sqs, queueUrl: keptUrl }), logger: { log: () => undefined, child() { return this; } } });
     const records = (dead.Messages ?? []).map((m) => ({ messageId: m.MessageId ?? '', receiptHandle: '', body: m.Body ?? '', attributes: { ApproximateReceiveCount: '4', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:dlq', awsRegion: 'eu-central-1' }));
-    await dlq({ Records: records }, { awsRequestId: 'dlq-1' } as Context);
+    expect(await dlq({ Records: records }, { awsRequestId: 'dlq-1' } as Context)).toEqual({ batchItemFailures: [] });
     expect((await world.kp.status('minimal')).clusters.minimal?.message).toBe(status?.message);
+    const keptClient = new SQSClient(worlds.emulators.sqs);
+    const kept = await keptClient.send(new ReceiveMessageCommand({ QueueUrl: keptUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    keptClient.destroy();
+    expect(kept.Messages?.map((m) => [m.Body, m.MessageAttributes?.['kubeplane-dead-letter']?.StringValue, m.MessageAttributes?.['kubeplane-dead-letter-id']?.StringValue])).toEqual(
+      (dead.Messages ?? []).map((m) => [m.Body, 'cluster already moved on', m.MessageId]),
+    );
+    // A keeper that fails leaves the message in the DLQ for another try.
+    const stuck = createDeadLetterHandler({ kubeplane: world.kp, keeper: { keep: () => Promise.reject(new Error('SQS unavailable (simulated)')) }, logger: { log: () => undefined, child() { return this; } } });
+    expect(await stuck({ Records: records }, { awsRequestId: 'dlq-2' } as Context)).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) });
 
     // Deleting the half-built cluster works once the outage is over.
     broken = false;

@@ -44,8 +44,18 @@ describe('the CDK deploy example', () => {
     const without = queues.filter(([id]) => !withDlq.some(([w]) => w === id)).map(([id]) => id);
     expect(without).toHaveLength(1);
     expect(targets.has(without[0] ?? '')).toBe(true);
-    // The last-resort queue is read by no function: nothing consumes it, so nothing can be lost from it.
+    // The kept queue is read by no function: nothing consumes it, so nothing can be lost from it.
     expect(ofType('AWS::Lambda::EventSourceMapping').some(([, m]) => ref(m.Properties.EventSourceArn) === without[0])).toBe(false);
+  });
+
+  it('lets only the queue that feeds it use each dead-letter queue, and keeps dead letters for redrive', () => {
+    const byId = Object.fromEntries(ofType('AWS::SQS::Queue').map(([id, q]) => [id.replace(/[0-9A-F]{8}$/, ''), q.Properties]));
+    const allowed = (id: string) => JSON.stringify(byId[id]?.RedriveAllowPolicy);
+    expect(allowed('StepsDeadLetter')).toMatch(/"redrivePermission":"byQueue","sourceQueueArns":\[.*-steps"\]/);
+    expect(allowed('StepsKept')).toMatch(/"redrivePermission":"byQueue","sourceQueueArns":\[.*-steps-dead-letter"\]/);
+    expect(byId['Steps']?.RedriveAllowPolicy).toBeUndefined();
+    const deadLetterEnv = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith('DeadLetterFunction'))?.[1].Properties.Environment as { Variables: Record<string, unknown> };
+    expect(ref(deadLetterEnv.Variables.KUBEPLANE_KEPT_QUEUE_URL)).toMatch(/^StepsKept/);
   });
 
   it('sets each consumed queue\'s visibility timeout to at least 6x its function\'s timeout, with partial batch responses', () => {
@@ -128,7 +138,7 @@ describe('the CDK deploy example', () => {
     for (const fn of ['ApiFunction', 'DeadLetterFunction', 'WatchdogFunction']) expect(secretActions(fn), fn).toEqual([]);
   });
 
-  it('lets a role send only to the queue its function feeds: the step queue, from the step, API and watchdog functions', () => {
+  it('lets a role send only to the queue its function feeds: the step queue from the step, API and watchdog functions, the kept queue from the dead-letter function', () => {
     const queueOf = (id: string) => ofType('AWS::SQS::Queue').find(([q]) => q === id)?.[0] ?? id;
     const sendsTo = (prefix: string) =>
       statementsOf(prefix)
@@ -138,7 +148,7 @@ describe('the CDK deploy example', () => {
       StepFunction: ['Steps'],
       ApiFunction: ['Steps'],
       WatchdogFunction: ['Steps'],
-      DeadLetterFunction: [],
+      DeadLetterFunction: ['StepsKept'],
     });
   });
 

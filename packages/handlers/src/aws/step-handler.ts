@@ -12,6 +12,7 @@ import { errorFields, jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
 import { recordsInOrder } from './records-in-order.js';
 import { GROUP_ATTRIBUTE } from './sqs-queue.js';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 /** Where a step message goes back to (the queue the handler is subscribed to). */
 export interface StepSender {
@@ -99,21 +100,61 @@ function clusterOf(r: SQSRecord): string | undefined {
  * The step handler usually got there first with the actual error; this covers deliveries that timed out or
  * crashed, which never got to say why.
  */
-export function createDeadLetterHandler(options: { kubeplane: Kubeplane; logger?: Logger }): StepHandler {
+/**
+ * Where the dead-letter function puts each message once it has marked its cluster: a queue nothing consumes, kept
+ * 14 days for inspection and redrive (docs/serverless.md, "Dead letters").
+ */
+export interface DeadLetterKeeper {
+  keep(record: SQSRecord, note: Record<string, string>): Promise<void>;
+}
+
+/** Keeps dead letters in an SQS queue, with the original message id and what the function did as attributes. */
+export function sqsKeeper(options: { region: string; queueUrl: string; maxAttempts?: number; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } }): DeadLetterKeeper {
+  const client = new SQSClient({ region: options.region, maxAttempts: options.maxAttempts ?? 3, ...(options.endpoint ? { endpoint: options.endpoint } : {}), ...(options.credentials ? { credentials: options.credentials } : {}) });
+  return {
+    async keep(record, note) {
+      const attributes = { ...note, 'kubeplane-dead-letter-id': record.messageId, 'kubeplane-receive-count': record.attributes.ApproximateReceiveCount };
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: options.queueUrl,
+          MessageBody: record.body,
+          MessageAttributes: Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, { DataType: 'String', StringValue: v }])),
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * The dead-letter queue's handler: a step message that failed every delivery sets its cluster to ERROR with the
+ * reason, and is then kept (keeper) for inspection and redrive rather than deleted. A message that cannot be kept
+ * is left in the DLQ (a batch item failure), whose own redrive policy moves it to the kept queue after 3 tries.
+ */
+export function createDeadLetterHandler(options: { kubeplane: Kubeplane; keeper: DeadLetterKeeper; logger?: Logger }): StepHandler {
   const logger = options.logger ?? jsonLogger();
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(invocationLogging(logger))
     .handler(async (event) => {
+      const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
       for (const r of event.Records) {
         const parsed = parseStepEvent(r.body);
+        let note: Record<string, string>;
         if (!parsed.ok) {
           logger.log('error', 'invalid message in the DLQ', { messageId: r.messageId, issues: parsed.issues });
-          continue;
+          note = { 'kubeplane-dead-letter': 'not a step message' };
+        } else {
+          const e = parsed.event;
+          const marked = await options.kubeplane.markFailed(e.clusterId, `step message ${e.key} could not be processed (it timed out or crashed on every delivery) and was moved to the dead-letter queue; see the step function's logs, then apply again to retry`, { generation: e.generation, seq: e.seq });
+          logger.log('error', 'dead-lettered step message', { messageId: r.messageId, clusterId: e.clusterId, step: e.step, key: e.key, marked });
+          note = { 'kubeplane-dead-letter': marked ? 'cluster marked ERROR' : 'cluster already moved on' };
         }
-        const e = parsed.event;
-        const marked = await options.kubeplane.markFailed(e.clusterId, `step message ${e.key} could not be processed (it timed out or crashed on every delivery) and was moved to the dead-letter queue; see the step function's logs, then apply again to retry`, { generation: e.generation, seq: e.seq });
-        logger.log('error', 'dead-lettered step message', { messageId: r.messageId, clusterId: e.clusterId, step: e.step, key: e.key, marked });
+        try {
+          await options.keeper.keep(r, note);
+        } catch (error) {
+          logger.log('error', 'could not keep a dead-lettered message; it stays in the DLQ', { messageId: r.messageId, ...errorFields(error) });
+          batchItemFailures.push({ itemIdentifier: r.messageId });
+        }
       }
-      return { batchItemFailures: [] };
+      return { batchItemFailures };
     });
 }
