@@ -134,7 +134,7 @@ export class KubeplaneStack extends Stack {
     deadLetterFn.addEnvironment('KUBEPLANE_KEPT_QUEUE_URL', kept.queueUrl);
     const secretArn = (prefix: string) => this.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const clusterSecrets = new iam.PolicyStatement({
-      actions: ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:TagResource', 'secretsmanager:UntagResource'],
+      actions: ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret', 'secretsmanager:RestoreSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:TagResource', 'secretsmanager:UntagResource'],
       resources: [secretArn(SECRET_PREFIX)],
     });
     // ListSecrets has no resource-level permissions; the store filters by its name prefix.

@@ -134,7 +134,7 @@ describe('the CDK deploy example', () => {
 
   it('gives cluster secrets (CA keys, SSH keys, kubeconfigs) to the step function alone', () => {
     const secretActions = (prefix: string) => statementsOf(prefix).flatMap((st) => asArray(st.Action)).filter((a) => a.startsWith('secretsmanager:'));
-    expect(secretActions('StepFunction')).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret']));
+    expect(secretActions('StepFunction')).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:RestoreSecret']));
     for (const fn of ['ApiFunction', 'DeadLetterFunction', 'WatchdogFunction']) expect(secretActions(fn), fn).toEqual([]);
   });
 

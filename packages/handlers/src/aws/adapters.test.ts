@@ -86,6 +86,26 @@ describe('SecretsManagerStore', () => {
     await store.put('x/labels', Redacted.of('v2'), { cluster: 'c1' });
     expect((await store.list({ cluster: 'c1' })).find((e) => e.name === 'x/labels')?.labels).toEqual({ cluster: 'c1' });
   });
+
+  it('deletes into a 7-day recovery window, and a cluster made again under the same id takes its names back', async () => {
+    const store = awsPorts(emulators, '', '', new VirtualClock()).secrets;
+    await store.put('c9/keys', Redacted.of('first CA key'), { cluster: 'c9' });
+    await store.delete('c9/keys');
+    // Restorable (a CA key destroyed by mistake), but gone for the engine.
+    expect(emulators.secretsEmulator.secrets.get('kubeplane/c9/keys')?.deletedDate).toBeDefined();
+    expect(await store.get('c9/keys')).toBeNull();
+    expect(await store.list({ cluster: 'c9' })).toEqual([]);
+    await store.delete('c9/keys');
+    // The cluster's next life: its first writer wins the name, with its own value and labels.
+    expect(await store.create('c9/keys', Redacted.of('second CA key'), { cluster: 'c9', life: '2' })).toBe(true);
+    expect((await store.get('c9/keys'))?.reveal()).toBe('second CA key');
+    expect(await store.create('c9/keys', Redacted.of('a racer'), { cluster: 'c9' })).toBe(false);
+    expect((await store.list({ cluster: 'c9' })).map((e) => e.labels)).toEqual([{ cluster: 'c9', life: '2' }]);
+    // put over a deleted name too.
+    await store.delete('c9/keys');
+    await store.put('c9/keys', Redacted.of('third CA key'));
+    expect((await store.get('c9/keys'))?.reveal()).toBe('third CA key');
+  });
 });
 
 describe('SqsQueue with a deduplication log', () => {
