@@ -1,8 +1,9 @@
 // The kubeplane serverless deployment: the step queue and its DLQ, the DynamoDB table, the step, dead-letter,
 // API and watchdog functions (nodejs22.x, esbuild bundles), the API as an IAM-authorised function URL, the
-// watchdog on a 5-minute schedule, and least-privilege roles. Plus a managed policy for the credentials kubeplane's AWS provider uses to build
-// clusters: EC2 changes only on resources tagged kubeplane.dev/cluster-id, Route 53 only in the named zones.
-import { ArnFormat, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+// watchdog on a 5-minute schedule, and least-privilege roles. Plus what kubeplane's AWS provider builds clusters with:
+// ProviderRole, which the step function assumes per cluster with the session tag kubeplane.dev/cluster-id, and whose
+// session touches only that cluster's EC2 resources; and ProviderPolicy, the fallback for static IAM-user keys.
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
@@ -13,6 +14,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseAccessGrants, type AccessGrant } from '../../packages/handlers/src/aws/access.js';
+import type { DnsRecordType } from '@kubeplane/sdk';
 import { PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, TTL_ATTRIBUTE } from '../../packages/handlers/src/aws/dynamodb-table.js';
 import type { FunctionName } from './bundle.js';
 
@@ -26,6 +28,21 @@ export interface KubeplaneStackProps extends StackProps {
   access: AccessGrant[];
   /** Route 53 hosted zone ids the AWS provider may change records in. */
   hostedZoneIds: string[];
+  /**
+   * The DNS names the AWS provider may write records under, each with every name below it (`example.com` allows
+   * `hybrid.example.com`): your manifests' `dnsZone`s, or the subdomains their hostnames live in. None: no record
+   * changes at all.
+   */
+  dnsDomains: string[];
+  /**
+   * The owners whose images the AWS provider may launch (`ec2:Owner`: an account id, or `amazon`). Default Amazon and
+   * Canonical (099720109477, Ubuntu's images); add your account for your own AMIs.
+   */
+  imageOwners?: string[];
+  /** The Regions the AWS provider may use (`aws:RequestedRegion`). Default every Region: pools may be anywhere. */
+  regions?: string[];
+  /** An external id the step function must give when it assumes ProviderRole (`sts:ExternalId`); default none. */
+  providerRoleExternalId?: string;
   /** Step function timeout (default 90 s); the lease (120 s) outlasts it, the visibility timeout is 6x it. */
   stepTimeoutSeconds?: number;
   maxReceiveCount?: number;
@@ -34,6 +51,8 @@ export interface KubeplaneStackProps extends StackProps {
 const CLUSTER_TAG = 'kubeplane.dev/cluster-id';
 const SECRET_PREFIX = 'kubeplane/';
 const PROVIDER_SECRET_PREFIX = 'kubeplane-providers/';
+/** Canonical's account, which publishes Ubuntu's AMIs (https://documentation.ubuntu.com/aws/aws-how-to/instances/find-ubuntu-images/). */
+const CANONICAL = '099720109477';
 
 export class KubeplaneStack extends Stack {
   constructor(scope: Construct, id: string, props: KubeplaneStackProps) {
@@ -146,42 +165,157 @@ export class KubeplaneStack extends Stack {
     // Only the step function talks to clouds, with credentials read from these secrets.
     stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn(PROVIDER_SECRET_PREFIX)] }));
 
+    const provider = { zoneIds: props.hostedZoneIds, dnsDomains: props.dnsDomains, imageOwners: props.imageOwners ?? ['amazon', CANONICAL], ...(props.regions ? { regions: props.regions } : {}) };
+    // Short-lived credentials per cluster: the step function assumes ProviderRole with the session tag
+    // kubeplane.dev/cluster-id = the cluster's id, and every create and change of the role's policies compares the
+    // resource's cluster tag with that session tag, so a session touches only its own cluster (one cluster's step
+    // cannot terminate another's machines, whatever its manifest says).
+    const stepRole = stepFn.role;
+    if (!stepRole) throw new Error('the step function has no role to assume ProviderRole with');
+    const stepPrincipal = new iam.ArnPrincipal(stepRole.roleArn);
+    // A tagged session carries the cluster tag and no other. An untagged one is for project-wide reads (preflight's
+    // catalogs): with no session tag to compare with, every create and change of the role's policies is refused to it.
+    const onlyClusterTag = { 'ForAllValues:StringEquals': { 'aws:TagKeys': [CLUSTER_TAG] } };
+    const sessionTag = { Null: { [`aws:RequestTag/${CLUSTER_TAG}`]: 'false' }, ...onlyClusterTag };
+    const providerRole = new iam.Role(this, 'ProviderRole', {
+      description: `Assumed by the step function per cluster (session tag ${CLUSTER_TAG}): kubeplane's AWS provider, on that cluster's resources only`,
+      // sts:ExternalId is a key of AssumeRole only, so it stays off the TagSession statement below.
+      assumedBy: new iam.PrincipalWithConditions(stepPrincipal, { ...onlyClusterTag, ...(props.providerRoleExternalId ? { StringEquals: { 'sts:ExternalId': props.providerRoleExternalId } } : {}) }),
+      maxSessionDuration: Duration.hours(1),
+    });
+    // Session tags need sts:TagSession in the trust policy besides sts:AssumeRole
+    // (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_permissions-required).
+    providerRole.assumeRolePolicy?.addStatements(new iam.PolicyStatement({ actions: ['sts:TagSession'], principals: [stepPrincipal], conditions: sessionTag }));
+    stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [providerRole.roleArn], conditions: onlyClusterTag }));
+    stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:TagSession'], resources: [providerRole.roleArn], conditions: sessionTag }));
+    new CfnOutput(this, 'ProviderRoleArn', { value: providerRole.roleArn, description: 'The role the AWS provider assumes per cluster (session tag kubeplane.dev/cluster-id)' });
+    new iam.ManagedPolicy(this, 'ProviderRolePolicy', {
+      description: `ProviderRole's permissions: EC2 creates and changes only where ${CLUSTER_TAG} is the session's cluster`,
+      statements: providerStatements(this, { ...provider, cluster: SESSION_CLUSTER }),
+      roles: [providerRole],
+    });
+    // The fallback: long-lived keys of an IAM user in kubeplane-providers/* carry no session tag, so their policy can
+    // only require that a resource carries some cluster's tag. Prefer ProviderRole.
     new iam.ManagedPolicy(this, 'ProviderPolicy', {
-      description: `For the credentials in ${PROVIDER_SECRET_PREFIX}*: what kubeplane's AWS provider does, on resources tagged ${CLUSTER_TAG} only`,
-      statements: providerStatements(this, props.hostedZoneIds),
+      description: `Fallback for static IAM-user keys in ${PROVIDER_SECRET_PREFIX}*: kubeplane's AWS provider on resources tagged ${CLUSTER_TAG} (any cluster); prefer ProviderRole`,
+      statements: providerStatements(this, { ...provider, cluster: ANY_CLUSTER }),
     });
   }
 }
 
-function providerStatements(stack: Stack, zoneIds: string[]): iam.PolicyStatement[] {
-  const ec2 = (resource: string) => stack.formatArn({ service: 'ec2', resource, resourceName: '*' });
-  const tagged = { StringLike: { [`aws:ResourceTag/${CLUSTER_TAG}`]: '*' } };
-  const tagging = { StringLike: { [`aws:RequestTag/${CLUSTER_TAG}`]: '*' } };
+/**
+ * How a statement names "this cluster": ProviderRole's sessions compare the tag with their own session tag (a policy
+ * variable, https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html); an IAM user has no
+ * session tags, so the fallback accepts any cluster's tag.
+ */
+interface ClusterScope {
+  operator: 'StringEquals' | 'StringLike';
+  value: string;
+}
+const SESSION_CLUSTER: ClusterScope = { operator: 'StringEquals', value: `\${aws:PrincipalTag/${CLUSTER_TAG}}` };
+const ANY_CLUSTER: ClusterScope = { operator: 'StringLike', value: '*' };
+
+interface ProviderPolicyOptions {
+  cluster: ClusterScope;
+  zoneIds: string[];
+  dnsDomains: string[];
+  imageOwners: string[];
+  regions?: string[];
+}
+
+/** The record types kubeplane writes (DnsRecordType): a type added there fails to compile here until it is allowed. */
+const RECORD_TYPES = Object.keys({ A: true, AAAA: true, CNAME: true } satisfies Record<DnsRecordType, true>);
+
+/** What kubeplane's AWS provider calls (packages/providers/src/aws/provider.ts, route53-dns.ts), and no more. */
+function providerStatements(stack: Stack, o: ProviderPolicyOptions): iam.PolicyStatement[] {
+  // Every Region in the ARNs: a manifest's pools may be in any (the provider has a client per Region); `regions`
+  // narrows it with a condition on every EC2 statement instead. Partition and account from the stack.
+  const ec2 = (type: string) => stack.formatArn({ service: 'ec2', region: '*', resource: type, resourceName: '*' });
+  const inRegions: Conditions = o.regions ? { StringEquals: { 'aws:RequestedRegion': o.regions } } : {};
+  const ec2Statement = (actions: string[], resources: string[], conditions: Conditions = {}) =>
+    new iam.PolicyStatement({ actions: actions.map((a) => `ec2:${a}`), resources, conditions: mergeConditions(conditions, inRegions) });
+  const thisCluster = (key: 'aws:RequestTag' | 'aws:ResourceTag', ifExists = false) => ({ [`${o.cluster.operator}${ifExists ? 'IfExists' : ''}`]: { [`${key}/${CLUSTER_TAG}`]: o.cluster.value } });
+  const created = ['instance', 'volume', 'vpc', 'subnet', 'security-group', 'internet-gateway', 'elastic-ip', 'key-pair'];
+  const createActions = ['RunInstances', 'CreateVpc', 'CreateSubnet', 'CreateSecurityGroup', 'CreateInternetGateway', 'AllocateAddress', 'ImportKeyPair'];
+  const zones = o.zoneIds.map((id) => stack.formatArn({ service: 'route53', region: '', account: '', resource: 'hostedzone', resourceName: id }));
+  const route53 = (resource: string) => stack.formatArn({ service: 'route53', region: '', account: '', resource, resourceName: '*' });
   return [
-    // Reads have no resource-level permissions in EC2.
-    new iam.PolicyStatement({
-      actions: ['ec2:DescribeVpcs', 'ec2:DescribeSubnets', 'ec2:DescribeSecurityGroups', 'ec2:DescribeKeyPairs', 'ec2:DescribeInternetGateways', 'ec2:DescribeInstances', 'ec2:DescribeRouteTables', 'ec2:DescribeInstanceTypes', 'ec2:DescribeImages', 'ec2:DescribeAvailabilityZones', 'ec2:DescribeAddresses'],
-      resources: ['*'],
-    }),
-    // Creating: only with the cluster tag in the request.
-    new iam.PolicyStatement({
-      actions: ['ec2:RunInstances', 'ec2:CreateVpc', 'ec2:CreateSubnet', 'ec2:CreateSecurityGroup', 'ec2:CreateInternetGateway', 'ec2:AllocateAddress', 'ec2:ImportKeyPair'],
-      resources: ['instance', 'volume', 'network-interface', 'vpc', 'subnet', 'security-group', 'internet-gateway', 'elastic-ip', 'key-pair'].map(ec2),
-      conditions: tagging,
-    }),
-    // RunInstances also names an image and, in the cluster's VPC, a subnet and security groups already tagged.
-    new iam.PolicyStatement({ actions: ['ec2:RunInstances'], resources: [stack.formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*' })] }),
-    new iam.PolicyStatement({ actions: ['ec2:CreateTags'], resources: [ec2('*')], conditions: { StringEquals: { 'ec2:CreateAction': ['RunInstances', 'CreateVpc', 'CreateSubnet', 'CreateSecurityGroup', 'CreateInternetGateway', 'AllocateAddress', 'ImportKeyPair'] } } }),
-    // Changing and deleting: only what carries the cluster tag.
-    new iam.PolicyStatement({
-      actions: ['ec2:TerminateInstances', 'ec2:RevokeSecurityGroupIngress', 'ec2:AuthorizeSecurityGroupIngress', 'ec2:ReleaseAddress', 'ec2:AssociateAddress', 'ec2:DisassociateAddress', 'ec2:DetachInternetGateway', 'ec2:AttachInternetGateway', 'ec2:DeleteInternetGateway', 'ec2:DeleteKeyPair', 'ec2:DeleteVpc', 'ec2:DeleteSubnet', 'ec2:DeleteSecurityGroup', 'ec2:CreateRoute', 'ec2:RunInstances'],
-      resources: ['instance', 'vpc', 'subnet', 'security-group', 'internet-gateway', 'elastic-ip', 'key-pair', 'route-table', 'network-interface'].map(ec2),
-      conditions: tagged,
-    }),
-    // No zones named: no record changes allowed at all.
-    ...(zoneIds.length > 0 ? [new iam.PolicyStatement({ actions: ['route53:ChangeResourceRecordSets', 'route53:ListResourceRecordSets'], resources: zoneIds.map((id) => `arn:aws:route53:::hostedzone/${id}`) })] : []),
-    // Health checks and zone look-ups have no resource-level permissions.
-    new iam.PolicyStatement({ actions: ['route53:ListHostedZonesByName', 'route53:ListHealthChecks', 'route53:CreateHealthCheck', 'route53:DeleteHealthCheck'], resources: ['*'] }),
-    new iam.PolicyStatement({ actions: ['route53:GetChange'], resources: ['arn:aws:route53:::change/*'] }),
+    // Reads have no resource-level permissions in EC2: a session can list every cluster's resources (not change them).
+    ec2Statement(['DescribeVpcs', 'DescribeSubnets', 'DescribeSecurityGroups', 'DescribeKeyPairs', 'DescribeInternetGateways', 'DescribeInstances', 'DescribeRouteTables', 'DescribeInstanceTypes', 'DescribeInstanceTypeOfferings', 'DescribeImages', 'DescribeAvailabilityZones', 'DescribeRegions', 'DescribeAddresses'], ['*']),
+    // Creating: only with this cluster's tag in the request (tag on create), and tagging only while creating.
+    ec2Statement(createActions, created.map(ec2), thisCluster('aws:RequestTag')),
+    ec2Statement(['CreateTags'], [...created, 'network-interface'].map(ec2), mergeConditions(thisCluster('aws:RequestTag'), { StringEquals: { 'ec2:CreateAction': createActions } })),
+    // RunInstances creates the instance's network interface, which the provider does not tag (instance and volume
+    // only); one it tags must carry this cluster's tag. The instance of the same request must, and so must its subnet
+    // and security groups (below), so the interface lands in this cluster's network.
+    ec2Statement(['RunInstances'], [ec2('network-interface')], thisCluster('aws:RequestTag', true)),
+    // Only images of the owners named (Amazon's, Canonical's by default): not any AMI shared with or public to the account.
+    ec2Statement(['RunInstances'], [stack.formatArn({ service: 'ec2', region: '*', account: '', resource: 'image', resourceName: '*' })], { StringEquals: { 'ec2:Owner': o.imageOwners } }),
+    // Changing and deleting, and creating inside (a subnet in a VPC, an instance in a subnet with security groups and
+    // a key pair): only what carries this cluster's tag.
+    ec2Statement(
+      ['TerminateInstances', 'RevokeSecurityGroupIngress', 'AuthorizeSecurityGroupIngress', 'ReleaseAddress', 'AssociateAddress', 'DisassociateAddress', 'DetachInternetGateway', 'AttachInternetGateway', 'DeleteInternetGateway', 'DeleteKeyPair', 'DeleteVpc', 'DeleteSubnet', 'DeleteSecurityGroup', 'CreateRoute', 'RunInstances', 'CreateSubnet', 'CreateSecurityGroup'],
+      ['instance', 'vpc', 'subnet', 'security-group', 'internet-gateway', 'elastic-ip', 'key-pair', 'route-table', 'network-interface'].map(ec2),
+      thisCluster('aws:ResourceTag'),
+    ),
+    // The default route goes into the VPC's main route table, which EC2 makes with the VPC and cannot tag on creation
+    // (CreateVpc tags the VPC only), so it carries no cluster tag. IAM cannot tie a route table to its VPC's tags (the
+    // keys of CreateRoute's route-table are its own tags, ec2:RouteTableID and ec2:Vpc, an ARN:
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html), so a route may go into
+    // any route table without a cluster tag; never into one tagged for a cluster, this one's aside (above).
+    ec2Statement(['CreateRoute'], [ec2('route-table')], { Null: { [`aws:ResourceTag/${CLUSTER_TAG}`]: 'true' } }),
+    // Records only in the zones named, only under the DNS domains named, only the types kubeplane writes, and only
+    // UPSERT and DELETE (route53-dns.ts). Route 53 records carry no tags, so IAM cannot tell one cluster's from
+    // another's: a session may change any record under those domains. Names are compared normalized (lower case, no
+    // trailing dot: https://docs.aws.amazon.com/Route53/latest/DeveloperGuide/specifying-rrset-conditions.html).
+    ...(zones.length > 0 && o.dnsDomains.length > 0
+      ? [
+          new iam.PolicyStatement({
+            actions: ['route53:ChangeResourceRecordSets'],
+            resources: zones,
+            conditions: {
+              // ForAllValues is true of an empty set: the names must be there.
+              Null: { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': 'false' },
+              'ForAllValues:StringLike': { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': o.dnsDomains.map(normalizedDomain).flatMap((d) => [d, `*.${d}`]) },
+              'ForAllValues:StringEquals': { 'route53:ChangeResourceRecordSetsRecordTypes': RECORD_TYPES, 'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'] },
+            },
+          }),
+        ]
+      : []),
+    ...(zones.length > 0 ? [new iam.PolicyStatement({ actions: ['route53:ListResourceRecordSets'], resources: zones })] : []),
+    new iam.PolicyStatement({ actions: ['route53:GetChange'], resources: [route53('change')] }),
+    // DeleteHealthCheck names a health check but has no condition keys, and Route 53 has no tag keys for IAM
+    // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonroute53.html): any health check of
+    // the account, though nothing else. The provider deletes only checks whose CallerReference starts with its cluster id.
+    new iam.PolicyStatement({ actions: ['route53:DeleteHealthCheck'], resources: [route53('healthcheck')] }),
+    // Zone look-ups, health-check listing and creation have no resource-level permissions.
+    new iam.PolicyStatement({ actions: ['route53:ListHostedZonesByName', 'route53:ListHealthChecks', 'route53:CreateHealthCheck'], resources: ['*'] }),
   ];
+}
+
+/** A policy statement's Condition block: operator, then condition key, then value(s). */
+type Conditions = Record<string, Record<string, unknown>>;
+
+/** Conditions of several sources in one block; two values for one operator and key cannot both hold, so that throws. */
+function mergeConditions(...blocks: Conditions[]): Conditions {
+  const out: Conditions = {};
+  for (const block of blocks) {
+    for (const [operator, keys] of Object.entries(block)) {
+      for (const [key, value] of Object.entries(keys)) {
+        if (out[operator]?.[key] !== undefined) throw new Error(`two conditions ${operator} on ${key}`);
+        out[operator] = { ...out[operator], [key]: value };
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * A DNS domain as Route 53's record-name condition key holds it: lower case, no trailing dot. Names with characters
+ * other than letters, digits, '-', '_' and '.' would need octal escapes there; such a domain is refused.
+ */
+function normalizedDomain(domain: string): string {
+  const name = domain.toLowerCase().replace(/\.$/, '');
+  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(name)) throw new Error(`dnsDomains: ${domain} is not a DNS domain of letters, digits, '-', '_' and '.'`);
+  return name;
 }

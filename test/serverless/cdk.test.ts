@@ -1,6 +1,8 @@
 // The CDK deploy example synthesises offline (esbuild bundles, no AWS account) and its template keeps the
 // rules: every work queue has a DLQ, each visibility timeout is at least 6x its function's timeout, the API is
-// IAM-authorised, and no IAM statement allows every action or any action on every resource without cause.
+// IAM-authorised, no IAM statement allows every action or any action on every resource without cause, and the AWS
+// provider's role is assumed per cluster and touches only that cluster's resources (iam-simulation.test.ts runs a
+// lifecycle's calls against it).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,15 +16,17 @@ import { KubeplaneStack } from '../../examples/aws/stack.js';
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let out: string;
 let resources: Record<string, Resource>;
-let sizes: Record<FunctionName, { dir: string; bytes: number }>;
+let sizes: Record<FunctionName, { bytes: number }>;
+let bundlesDir: Record<FunctionName, { dir: string }>;
 const access: AccessGrant[] = [{ principal: 'arn:aws:iam::123456789012:role/team-a-*', projects: ['team-a-*'], role: 'operator' }];
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'kubeplane-cdk-'));
   const bundles = await bundleHandlers(join(out, 'bundles'));
   sizes = bundles;
+  bundlesDir = bundles;
   const app = new App({ outdir: join(out, 'cdk.out') });
-  const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, access, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'] });
+  const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, access, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'], dnsDomains: ['example.com'] });
   resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
   process.stdout.write(`lambda bundles (minified, AWS SDK from the runtime): ${Object.entries(bundles).map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`).join(', ')}\n`);
 }, 120_000);
@@ -83,7 +87,7 @@ describe('the CDK deploy example', () => {
 
   it('refuses to synthesise a grant the API would refuse, naming it', () => {
     const bad = [...access, { principal: 'arn:aws:iam::123456789012:role/ops', projects: ['*'], role: 'owner' }] as AccessGrant[];
-    expect(() => new KubeplaneStack(new App(), 'Kubeplane', { bundles: sizes, access: bad, hostedZoneIds: [] })).toThrow('KubeplaneStackProps.access: grant 1, role: "owner" is not one of reader, operator');
+    expect(() => new KubeplaneStack(new App(), 'Kubeplane', { bundles: bundlesDir, access: bad, hostedZoneIds: [], dnsDomains: [] })).toThrow('KubeplaneStackProps.access: grant 1, role: "owner" is not one of reader, operator');
   });
 
   it('allows no action on every resource unless the action has no resource-level permissions, and never every action', () => {
@@ -92,18 +96,86 @@ describe('the CDK deploy example', () => {
     const everyAction = statements.filter((s) => asArray(s.Action).some((a) => a === '*' || a.endsWith(':*')));
     expect(everyAction).toEqual([]);
     const unscoped = statements.filter((s) => asArray(s.Resource).includes('*')).flatMap((s) => asArray(s.Action));
-    // Describe/List calls and Route 53 health checks cannot be scoped to resources in IAM.
-    expect(unscoped.every((a) => /^(ec2:Describe|secretsmanager:ListSecrets$|route53:(ListHostedZonesByName|ListHealthChecks|CreateHealthCheck|DeleteHealthCheck)$)/.test(a)), unscoped.join(', ')).toBe(true);
+    // Describe/List calls and Route 53 health-check creation cannot be scoped to resources in IAM.
+    expect(unscoped.every((a) => /^(ec2:Describe|secretsmanager:ListSecrets$|route53:(ListHostedZonesByName|ListHealthChecks|CreateHealthCheck)$)/.test(a)), unscoped.join(', ')).toBe(true);
   });
 
-  it('lets the AWS provider change only EC2 resources carrying the cluster tag, and Route 53 only in the named zones', () => {
-    const [[, policy] = ['', undefined]] = ofType('AWS::IAM::ManagedPolicy');
-    const statements = asArray((policy?.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> }>;
-    const mutating = statements.filter((s) => asArray(s.Action).some((a) => /^ec2:(Terminate|Delete|Revoke|Authorize|Release|Associate|Disassociate|Attach|Detach)/.test(a)));
-    expect(mutating.length).toBeGreaterThan(0);
-    expect(mutating.every((s) => JSON.stringify(s.Condition ?? {}).includes('ResourceTag/kubeplane.dev/cluster-id'))).toBe(true);
-    const route53 = statements.find((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets'));
-    expect(route53?.Resource).toEqual('arn:aws:route53:::hostedzone/Z0123456789ABCDEFGHIJ');
+  type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>>; Principal?: unknown };
+  const documentOf = (prefix: string, type = 'AWS::IAM::ManagedPolicy') => {
+    const [, found] = ofType(type).find(([id]) => id.startsWith(prefix)) ?? [];
+    return asArray((found?.Properties.PolicyDocument as { Statement: unknown } | undefined)?.Statement) as Statement[];
+  };
+  /** The values cluster tags are compared with (a Null test compares with none). */
+  const clusterValues = (statements: Statement[]) =>
+    statements.flatMap((st) => Object.entries(st.Condition ?? {}).filter(([op]) => op !== 'Null').flatMap(([, keys]) => Object.entries(keys).filter(([k]) => k.endsWith('Tag/kubeplane.dev/cluster-id')).map(([, v]) => v)));
+
+  it('lets the AWS provider change only EC2 resources carrying the cluster tag, and Route 53 records only in the named zones, under the named domains', () => {
+    for (const prefix of ['ProviderRolePolicy', 'ProviderPolicy']) {
+      const statements = documentOf(prefix);
+      const mutating = statements.filter((s) => asArray(s.Action).some((a) => /^ec2:(Terminate|Delete|Revoke|Authorize|Release|Associate|Disassociate|Attach|Detach)/.test(a)));
+      expect(mutating.length, prefix).toBeGreaterThan(0);
+      expect(mutating.every((s) => JSON.stringify(s.Condition ?? {}).includes('ResourceTag/kubeplane.dev/cluster-id')), prefix).toBe(true);
+      const route53 = statements.find((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets'));
+      // The partition comes from the stack (aws-cn, aws-us-gov), not a literal arn:aws:.
+      expect(route53?.Resource, prefix).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':route53:::hostedzone/Z0123456789ABCDEFGHIJ']] });
+      expect(route53?.Condition?.['ForAllValues:StringLike'], prefix).toEqual({ 'route53:ChangeResourceRecordSetsNormalizedRecordNames': ['example.com', '*.example.com'] });
+      expect(route53?.Condition?.['ForAllValues:StringEquals'], prefix).toEqual({ 'route53:ChangeResourceRecordSetsRecordTypes': ['A', 'AAAA', 'CNAME'], 'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'] });
+      // EC2 ARNs in every Region (pools may be anywhere), and images of Amazon and Canonical only.
+      expect(JSON.stringify(statements)).not.toContain(':ec2:eu-central-1:');
+      const image = statements.find((s) => JSON.stringify(s.Resource).includes('::image/'));
+      expect(image?.Condition, prefix).toEqual({ StringEquals: { 'ec2:Owner': ['amazon', '099720109477'] } });
+    }
+  });
+
+  it('scopes ProviderRole to the session\'s cluster: every cluster condition compares with the session tag, none accepts any cluster', () => {
+    const values = clusterValues(documentOf('ProviderRolePolicy'));
+    expect(values.length).toBeGreaterThan(3);
+    expect(new Set(values)).toEqual(new Set(['${aws:PrincipalTag/kubeplane.dev/cluster-id}']));
+    // Untagged is allowed once: a route in the VPC's main route table, which EC2 makes untagged (see stack.ts).
+    const untagged = documentOf('ProviderRolePolicy').filter((st) => st.Condition?.['Null']?.['aws:ResourceTag/kubeplane.dev/cluster-id'] === 'true');
+    expect(untagged.map((st) => [asArray(st.Action), st.Resource])).toEqual([[['ec2:CreateRoute'], { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ec2:*:', { Ref: 'AWS::AccountId' }, ':route-table/*']] }]]);
+    // The fallback for static keys has no session tag to compare with: any cluster's tag.
+    expect(new Set(clusterValues(documentOf('ProviderPolicy')))).toEqual(new Set(['*']));
+  });
+
+  it('lets the step function alone assume ProviderRole, with sts:TagSession, and only with the cluster-id session tag', () => {
+    const [roleId, role] = ofType('AWS::IAM::Role').find(([id]) => id.startsWith('ProviderRole')) ?? [];
+    const trust = asArray((role?.Properties.AssumeRolePolicyDocument as { Statement: unknown }).Statement) as Statement[];
+    const [, stepFn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith('StepFunction')) ?? [];
+    const stepRole = ref(stepFn?.Properties.Role);
+    expect(trust.flatMap((s) => asArray(s.Action)).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    for (const s of trust) {
+      expect(ref((s.Principal as { AWS: unknown }).AWS)).toBe(stepRole);
+      expect(s.Condition?.['ForAllValues:StringEquals']).toEqual({ 'aws:TagKeys': ['kubeplane.dev/cluster-id'] });
+    }
+    // Tagging needs the cluster tag; an untagged session (project-wide reads) may be had, and can change nothing.
+    expect(trust.map((s) => [s.Action, s.Condition?.['Null']])).toEqual([['sts:AssumeRole', undefined], ['sts:TagSession', { 'aws:RequestTag/kubeplane.dev/cluster-id': 'false' }]]);
+    const assumers = ['StepFunction', 'ApiFunction', 'DeadLetterFunction', 'WatchdogFunction'].filter((f) => statementsOf(f).some((st) => asArray(st.Action).includes('sts:AssumeRole') && ref(st.Resource) === roleId));
+    expect(assumers).toEqual(['StepFunction']);
+    expect(ofType('AWS::IAM::ManagedPolicy').filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === roleId)).map(([id]) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['ProviderRolePolicy']);
+  });
+
+  it('narrows the provider to the Regions and image owners named, and asks for the external id on AssumeRole only', () => {
+    const app = new App({ outdir: join(out, 'cdk.out.options') });
+    const stack = new KubeplaneStack(app, 'Narrow', { bundles: bundlesDir, access, hostedZoneIds: [], dnsDomains: [], regions: ['eu-central-1', 'us-east-1'], imageOwners: ['111122223333'], providerRoleExternalId: 'kubeplane-ext' });
+    const narrow = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+    const [, role] = Object.entries(narrow).find(([id, r]) => id.startsWith('ProviderRole') && r.Type === 'AWS::IAM::Role') ?? [];
+    const trust = asArray((role?.Properties.AssumeRolePolicyDocument as { Statement: unknown }).Statement) as Statement[];
+    expect(trust.map((s) => [s.Action, s.Condition?.['StringEquals']])).toEqual([['sts:AssumeRole', { 'sts:ExternalId': 'kubeplane-ext' }], ['sts:TagSession', undefined]]);
+    for (const [id, p] of Object.entries(narrow).filter(([i, r]) => i.startsWith('Provider') && r.Type === 'AWS::IAM::ManagedPolicy')) {
+      const statements = asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Statement[];
+      const ec2 = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('ec2:')));
+      expect(ec2.every((s) => JSON.stringify(s.Condition?.['StringEquals']?.['aws:RequestedRegion']) === '["eu-central-1","us-east-1"]'), id).toBe(true);
+      expect(statements.find((s) => JSON.stringify(s.Resource).includes('::image/'))?.Condition?.['StringEquals']?.['ec2:Owner'], id).toEqual(['111122223333']);
+      // No zones, no domains: no record changes at all.
+      expect(statements.some((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets')), id).toBe(false);
+    }
+  });
+
+  it('keeps each managed policy within IAM\'s 6,144 characters (whitespace not counted)', () => {
+    // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html; CDK does not check it. The partition
+    // is counted as written in the template, a little longer than the longest partition name.
+    for (const [id, p] of ofType('AWS::IAM::ManagedPolicy')) expect(JSON.stringify(p.Properties.PolicyDocument).replace(/\s/g, '').length, id).toBeLessThan(6144);
   });
 
   it('runs the watchdog every 5 minutes, with a role that reads and writes the table and sends step messages only', () => {

@@ -12,6 +12,7 @@ export { awsErrorKind } from './aws/errors.js';
 export { hetznerErrorKind } from './hetzner/errors.js';
 export { EnvFileSecretResolver, type SecretRef, type SecretResolver } from './secrets/secret-resolver.js';
 export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox/sandbox.js';
+export type { AwsCall, AwsCallListener, AwsCallResource } from './sandbox/aws-calls.js';
 export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './sandbox/accounts.js';
 export { holdManifestDnsZones } from './sandbox/manifest-zones.js';
 export { conformanceHarness, type ConformanceHarness } from './sandbox/conformance-harness.js';

@@ -17,6 +17,7 @@ import { CloudflareEmulator, type CloudflareEmulatorOptions } from './cloudflare
 import { KubernetesEmulator } from './kubernetes/emulator.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
 import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
+import type { AwsCallListener } from './aws-calls.js';
 
 export { SANDBOX_CREDENTIALS };
 
@@ -196,6 +197,17 @@ export class Sandbox implements SandboxVmSource {
       this.#listening = false;
     }
     await this.staticMachines.close();
+  }
+
+  /**
+   * Tells `listener` of every signed request to the EC2 (any Region) and Route 53 emulators, with the resources it
+   * names and their tags, before it is served: what an IAM policy test evaluates. Returns the function that stops it.
+   */
+  onAwsCall(listener: AwsCallListener): () => void {
+    const stops = [...[...this.ec2Regions.values()].map((e) => e.onCall(listener)), this.route53.onCall(listener)];
+    return () => {
+      for (const stop of stops) stop();
+    };
   }
 
   injectFault(rule: FaultRule): void {

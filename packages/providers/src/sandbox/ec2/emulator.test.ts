@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeRegionsCommand, paginateDescribeInstanceTypeOfferings, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
+import type { AwsCall } from '../aws-calls.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 let sandbox: Sandbox;
@@ -143,5 +144,34 @@ describe('EC2 emulator: instance metadata options', () => {
     const ec2 = client();
     expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpPutResponseHopLimit: 65 } })))).toBe('InvalidParameterValue');
     expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'sometimes' as never } })))).toBe('InvalidParameterValue');
+  });
+});
+
+describe('EC2 emulator: the audit of calls (sandbox.onAwsCall)', () => {
+  it('tells a listener of each signed request, before it is served, with the resources it names and their tags — never the user-data', async () => {
+    const ec2 = client();
+    const vpc = (await ec2.send(new CreateVpcCommand({ CidrBlock: '10.1.0.0/16', TagSpecifications: [{ ResourceType: 'vpc', Tags: [{ Key: 'kubeplane.dev/cluster-id', Value: 'c1' }] }] }))).Vpc?.VpcId ?? '';
+    const calls: AwsCall[] = [];
+    const stop = sandbox.onAwsCall((c) => calls.push(c));
+    const subnet = (await ec2.send(new CreateSubnetCommand({ VpcId: vpc, CidrBlock: '10.1.1.0/24', TagSpecifications: [{ ResourceType: 'subnet', Tags: [{ Key: 'kubeplane.dev/cluster-id', Value: 'c1' }] }] }))).Subnet?.SubnetId ?? '';
+    await ec2.send(new RunInstancesCommand({ ...run(undefined, { 'kubeplane.dev/cluster-id': 'c1' }, 'secret user-data').input, SubnetId: subnet }));
+    await codeOf(ec2.send(new DeleteVpcCommand({ VpcId: 'vpc-0000000000000dead' })));
+    stop();
+    await ec2.send(new DescribeInstancesCommand({}));
+
+    expect(calls.map((c) => `${c.service} ${c.action} ${c.region}`)).toEqual(['ec2 CreateSubnet eu-central-1', 'ec2 RunInstances eu-central-1', 'ec2 DeleteVpc eu-central-1']);
+    expect(calls[0]?.resources).toEqual([
+      { type: 'subnet', id: '*', tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: true },
+      { type: 'vpc', id: vpc, tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: false },
+    ]);
+    expect(calls[1]?.resources).toEqual([
+      { type: 'instance', id: '*', tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: true },
+      { type: 'volume', id: '*', tags: {}, created: true },
+      { type: 'network-interface', id: '*', tags: {}, created: true },
+      { type: 'subnet', id: subnet, tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: false },
+      { type: 'image', id: 'ami-0ubuntu2404amd64', tags: {}, created: false, owner: '099720109477' },
+    ]);
+    expect(JSON.stringify(calls)).not.toContain(Buffer.from('secret user-data').toString('base64'));
+    expect(calls[2]?.resources).toEqual([{ type: 'vpc', id: 'vpc-0000000000000dead', tags: {}, created: false, missing: true }]);
   });
 });

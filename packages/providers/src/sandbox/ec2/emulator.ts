@@ -12,9 +12,12 @@ import { el, items, queryList, queryMembers, t, tagsFor } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
 import type { AwsKeyring } from '../sts/emulator.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
+import { AwsCallAudit, type AwsCallListener, type AwsCallResource } from '../aws-calls.js';
 
 const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 const OWNER = '123456789012';
+/** Canonical's account: the owner of every image the emulator serves (Ubuntu's AMIs). */
+const IMAGE_OWNER = '099720109477';
 const CLUSTER_TAG = 'kubeplane.dev/cluster-id';
 const USER_DATA_LIMIT = 16 * 1024;
 
@@ -191,6 +194,7 @@ export class Ec2Emulator implements SandboxVmSource {
   readonly keyPairs = new Map<string, KeyPair>();
   readonly #tokens = new Map<string, { hash: string; instanceIds: string[] }>();
   readonly #buckets: Record<BucketName, TokenBucket>;
+  readonly #audit = new AwsCallAudit();
   throttled = 0;
   requests = 0;
 
@@ -258,6 +262,14 @@ export class Ec2Emulator implements SandboxVmSource {
     for (const name of Object.keys(this.#buckets) as BucketName[]) this.#buckets[name].restore(s.buckets[name]);
     this.throttled = s.throttled;
     this.requests = s.requests;
+  }
+
+  /**
+   * Tells `listener` of every signed request before it is served (as IAM authorizes it: throttled and failing calls
+   * too), with the resources it names and their tags. Returns the function that stops it.
+   */
+  onCall(listener: AwsCallListener): () => void {
+    return this.#audit.add(listener);
   }
 
   handlers(): HttpHandler[] {
@@ -341,6 +353,14 @@ export class Ec2Emulator implements SandboxVmSource {
     // EC2's answer to a session's credentials past their expiry.
     if (signed === 'expired') return this.#error(new Ec2Error(400, 'RequestExpired', 'Request has expired.'));
     if (signed !== 'ok') return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
+    this.#audit.emit(() => ({
+      service: 'ec2',
+      action,
+      region: this.#options.region,
+      params: Object.fromEntries([...params.entries()].filter(([k]) => k !== 'UserData')),
+      resources: this.#resourcesOf(action, params),
+      ...(this.#options.keyring ? { caller: this.#options.keyring.callerOf(request) } : {}),
+    }));
     if (this.#bucket(action).tryTake(1) > 0) {
       this.throttled += 1;
       return this.#error(new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.'));
@@ -370,6 +390,62 @@ export class Ec2Emulator implements SandboxVmSource {
     } catch (e) {
       if (e instanceof Ec2Error) return this.#error(e);
       throw e;
+    }
+  }
+
+  /**
+   * The resources a request names, by the resource types the Service Authorization Reference lists for its action
+   * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html), with their tags now.
+   * RunInstances: the instance, its volume and network interface (created), the subnet, security groups, key pair and
+   * image. Describe calls name none (EC2 has no resource-level permissions for them).
+   */
+  #resourcesOf(action: string, p: URLSearchParams): AwsCallResource[] {
+    const had = (type: string, id: string, found: { tags: Tags } | undefined): AwsCallResource =>
+      found ? { type, id, tags: { ...found.tags }, created: false } : { type, id, tags: {}, created: false, missing: true };
+    const creates = (type: string, id = '*'): AwsCallResource => ({ type, id, tags: tagsFor(p, type), created: true });
+    const vpc = () => had('vpc', p.get('VpcId') ?? '', this.vpcs.get(p.get('VpcId') ?? ''));
+    const group = (id: string) => had('security-group', id, this.securityGroups.get(id));
+    const keyPair = (name: string | null, id: string | null) => {
+      const k = [...this.keyPairs.values()].find((x) => x.name === name || x.id === id);
+      return had('key-pair', k?.name ?? name ?? id ?? '', k);
+    };
+    const address = (a: Address | undefined, id: string) => had('elastic-ip', a?.allocationId ?? id, a);
+    const instance = (id: string) => had('instance', id, this.instances.get(id));
+    const gateway = () => had('internet-gateway', p.get('InternetGatewayId') ?? '', this.igws.get(p.get('InternetGatewayId') ?? ''));
+    switch (action) {
+      case 'RunInstances': {
+        const subnet = p.get('SubnetId');
+        const image = p.get('ImageId') ?? '';
+        return [
+          creates('instance'), creates('volume'), creates('network-interface'),
+          ...(subnet ? [had('subnet', subnet, this.subnets.get(subnet))] : []),
+          ...queryList(p, 'SecurityGroupId').map(group),
+          ...(p.get('KeyName') ? [keyPair(p.get('KeyName'), null)] : []),
+          { type: 'image', id: image, tags: {}, created: false, owner: IMAGE_OWNER },
+        ];
+      }
+      case 'TerminateInstances': return queryList(p, 'InstanceId').map(instance);
+      case 'CreateVpc': return [creates('vpc')];
+      case 'DeleteVpc': return [vpc()];
+      case 'CreateSubnet': return [creates('subnet'), vpc()];
+      case 'DeleteSubnet': return [had('subnet', p.get('SubnetId') ?? '', this.subnets.get(p.get('SubnetId') ?? ''))];
+      case 'CreateInternetGateway': return [creates('internet-gateway')];
+      case 'AttachInternetGateway':
+      case 'DetachInternetGateway': return [gateway(), vpc()];
+      case 'DeleteInternetGateway': return [gateway()];
+      case 'CreateRoute': return [had('route-table', p.get('RouteTableId') ?? '', this.routeTables.get(p.get('RouteTableId') ?? ''))];
+      case 'CreateSecurityGroup': return [creates('security-group'), vpc()];
+      case 'AuthorizeSecurityGroupIngress':
+      case 'RevokeSecurityGroupIngress':
+      case 'DeleteSecurityGroup': return [group(p.get('GroupId') ?? '')];
+      case 'AllocateAddress': return [creates('elastic-ip')];
+      case 'AssociateAddress': return [address(this.addresses.get(p.get('AllocationId') ?? ''), p.get('AllocationId') ?? ''), instance(p.get('InstanceId') ?? '')];
+      case 'DisassociateAddress': return [address([...this.addresses.values()].find((a) => a.associationId === p.get('AssociationId')), p.get('AssociationId') ?? '')];
+      case 'ReleaseAddress': return [address(this.addresses.get(p.get('AllocationId') ?? ''), p.get('AllocationId') ?? '')];
+      // A key pair's ARN ends in its name, which the request gives.
+      case 'ImportKeyPair': return [creates('key-pair', p.get('KeyName') ?? '')];
+      case 'DeleteKeyPair': return [keyPair(p.get('KeyName'), p.get('KeyPairId'))];
+      default: return [];
     }
   }
 
@@ -467,7 +543,7 @@ export class Ec2Emulator implements SandboxVmSource {
         const ids = queryList(p, 'ImageId');
         const found = ids.length === 0 ? [...EC2_IMAGES] : ids.map((id) => imageFor(id, 'x86_64')).filter((i): i is NonNullable<typeof i> => i !== undefined);
         if (ids.length > 0 && found.length < ids.length) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${ids.join(', ')}]' does not exist`);
-        return this.#xml(action, items('imagesSet', found, (i) => t('imageId', i.id) + t('imageLocation', `099720109477/${i.name}`) + t('imageState', 'available') + t('imageOwnerId', '099720109477') + t('isPublic', true) + t('architecture', i.arch) + t('imageType', 'machine') + t('name', i.name) + t('rootDeviceType', 'ebs') + t('virtualizationType', 'hvm')));
+        return this.#xml(action, items('imagesSet', found, (i) => t('imageId', i.id) + t('imageLocation', `${IMAGE_OWNER}/${i.name}`) + t('imageState', 'available') + t('imageOwnerId', IMAGE_OWNER) + t('isPublic', true) + t('architecture', i.arch) + t('imageType', 'machine') + t('name', i.name) + t('rootDeviceType', 'ebs') + t('virtualizationType', 'hvm')));
       }
       case 'DescribeInstanceTypes': {
         // "By default, all instance types for the current Region are described" (EC2 API reference, DescribeInstanceTypes).

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeResourceRecordSetsCommand, CreateHealthCheckCommand, DeleteHealthCheckCommand, GetChangeCommand, ListResourceRecordSetsCommand, Route53Client, type Change } from '@aws-sdk/client-route-53';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
+import type { AwsCall } from '../aws-calls.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 let sandbox: Sandbox;
@@ -60,5 +61,25 @@ describe('Route 53 emulator (wire format)', () => {
       new ChangeResourceRecordSetsCommand({ HostedZoneId: ZONE, ChangeBatch: { Changes: [{ Action: 'CREATE', ResourceRecordSet: { Name: 'lb.example.com', Type: 'A', TTL: 30, SetIdentifier: 'p', Failover: 'PRIMARY', HealthCheckId: hc.HealthCheck?.Id ?? '', ResourceRecords: [{ Value: '192.0.2.1' }] } }] } }),
     );
     expect(await codeOf(client.send(new DeleteHealthCheckCommand({ HealthCheckId: hc.HealthCheck?.Id ?? '' })))).toBe('HealthCheckInUse');
+  });
+});
+
+describe('Route 53 emulator: the audit of calls (sandbox.onAwsCall)', () => {
+  it('names the zone of a change batch with each change, the change of GetChange and the health check of DeleteHealthCheck', async () => {
+    const client = r53();
+    const calls: AwsCall[] = [];
+    sandbox.onAwsCall((c) => calls.push(c));
+    const out = await client.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: ZONE, ChangeBatch: { Changes: [a('X.example.com.', '192.0.2.1', 'UPSERT')] } }));
+    await client.send(new GetChangeCommand({ Id: out.ChangeInfo?.Id ?? '' }));
+    const check = await client.send(new CreateHealthCheckCommand({ CallerReference: 'c1/x', HealthCheckConfig: { Type: 'TCP', IPAddress: '192.0.2.1', Port: 65534 } }));
+    await client.send(new DeleteHealthCheckCommand({ HealthCheckId: check.HealthCheck?.Id ?? '' }));
+
+    expect(calls.map((c) => [c.action, c.region, c.resources.map((r) => `${r.type}/${r.id}`)])).toEqual([
+      ['ChangeResourceRecordSets', 'us-east-1', [`hostedzone/${ZONE}`]],
+      ['GetChange', 'us-east-1', [`change/${(out.ChangeInfo?.Id ?? '').replace('/change/', '')}`]],
+      ['CreateHealthCheck', 'us-east-1', []],
+      ['DeleteHealthCheck', 'us-east-1', [`healthcheck/${check.HealthCheck?.Id ?? ''}`]],
+    ]);
+    expect(calls[0]?.changes).toEqual([{ action: 'UPSERT', name: 'X.example.com.', type: 'A' }]);
   });
 });

@@ -10,6 +10,7 @@ import { LATENCY } from '../latency.js';
 import { el, t } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
 import type { AwsKeyring } from '../sts/emulator.js';
+import { AwsCallAudit, type AwsCall, type AwsCallListener } from '../aws-calls.js';
 
 const BASE = 'https://route53.amazonaws.com/2013-04-01';
 const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
@@ -59,6 +60,7 @@ export class Route53Emulator {
   readonly healthChecks = new Map<string, HealthCheck>();
   readonly changes = new Map<string, Change>();
   readonly #budget: TokenBucket;
+  readonly #audit = new AwsCallAudit();
   #seq = 0;
   throttled = 0;
 
@@ -111,6 +113,15 @@ export class Route53Emulator {
     this.throttled = s.throttled;
   }
 
+  /**
+   * Tells `listener` of every signed request before it is served (as IAM authorizes it: throttled and failing calls
+   * too), with the zone, change or health check it names and, for a change batch, its changes. Returns the function
+   * that stops it.
+   */
+  onCall(listener: AwsCallListener): () => void {
+    return this.#audit.add(listener);
+  }
+
   handlers(): HttpHandler[] {
     return [http.all(`${BASE}/*`, async ({ request }) => this.#handle(request))];
   }
@@ -156,6 +167,7 @@ export class Route53Emulator {
     if (signed === 'expired') return this.#error(new Route53Error(403, 'ExpiredToken', 'The security token included in the request is expired'));
     if (signed === 'unknown-key' || signed === 'missing') return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
     if (signed !== 'ok') return this.#error(new Route53Error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
+    this.#audit.emit(() => ({ ...this.#auditRecord(operation, request.method, path, url.searchParams, body), ...(this.#keyring ? { caller: this.#keyring.callerOf(request) } : {}) }));
     if (this.#budget.tryTake(1) > 0) {
       this.throttled += 1;
       return this.#error(new Route53Error(400, 'Throttling', 'Rate exceeded'));
@@ -186,6 +198,29 @@ export class Route53Emulator {
       if (e instanceof Route53Error) return this.#error(e);
       throw e;
     }
+  }
+
+  /**
+   * The resource an operation names, by the resource types the Service Authorization Reference lists for it
+   * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonroute53.html): the hosted zone of a
+   * record operation, the change of GetChange, the health check of DeleteHealthCheck; the list and create operations
+   * name none. Route 53 keeps no tags IAM could read, so none are given.
+   */
+  #auditRecord(operation: string, method: string, path: string, q: URLSearchParams, body: string): AwsCall {
+    const parts = path.split('/').filter(Boolean);
+    const id = parts[1] ?? '';
+    const resource = (type: string, found: boolean) => [{ type, id, tags: {}, created: false, ...(found ? {} : { missing: true }) }];
+    const resources =
+      operation === 'ChangeResourceRecordSets' || operation === 'ListResourceRecordSets' ? resource('hostedzone', this.zones.has(id))
+        : operation === 'GetChange' ? resource('change', this.changes.has(id))
+        : operation === 'DeleteHealthCheck' ? resource('healthcheck', this.healthChecks.has(id))
+        : [];
+    const call: AwsCall = { service: 'route53', action: operation, region: 'us-east-1', params: { method, path, ...Object.fromEntries(q.entries()) }, resources };
+    if (operation === 'ChangeResourceRecordSets') {
+      const doc = parser.parse(body) as { ChangeResourceRecordSetsRequest?: { ChangeBatch?: { Changes?: { Change?: Array<{ Action?: string; ResourceRecordSet?: { Name?: string; Type?: string } }> } } } };
+      call.changes = (doc.ChangeResourceRecordSetsRequest?.ChangeBatch?.Changes?.Change ?? []).map((c) => ({ action: c.Action ?? '', name: c.ResourceRecordSet?.Name ?? '', type: c.ResourceRecordSet?.Type ?? '' }));
+    }
+    return call;
   }
 
   #operation(method: string, path: string): string {

@@ -49,6 +49,14 @@ export interface StsEmulatorState {
 export interface AwsKeyring {
   /** The request's signature checked against the long-lived key or the live session its token names. */
   verify(request: Request, body: string): SigV4Result | 'expired';
+  /** Who signed a request: the account's user, or a role session with its session tags. */
+  callerOf(request: Request): AwsCaller;
+}
+
+export interface AwsCaller {
+  arn: string;
+  /** A role session's tags (aws:PrincipalTag); none for the user. */
+  tags: Record<string, string>;
 }
 
 class StsError extends Error {
@@ -152,12 +160,17 @@ export class StsEmulator implements AwsKeyring {
     }
   }
 
-  #caller(request: Request): { arn: string; userId: string } {
+  callerOf(request: Request): AwsCaller {
+    const { arn, session } = this.#caller(request);
+    return { arn, tags: { ...(session?.tags ?? {}) } };
+  }
+
+  #caller(request: Request): { arn: string; userId: string; session?: StsSession } {
     const token = request.headers.get('x-amz-security-token');
     const session = token === null ? undefined : [...this.#sessions.values()].find((s) => s.sessionToken === token);
     if (!session) return { arn: `arn:aws:iam::${SANDBOX_AWS_ACCOUNT}:user/kubeplane-sandbox`, userId: 'AIDASANDBOXUSER00001' };
     const role = ROLE_ARN.exec(session.roleArn)?.[2] ?? 'role';
-    return { arn: `arn:aws:sts::${SANDBOX_AWS_ACCOUNT}:assumed-role/${role}/${session.sessionName}`, userId: `AROASANDBOX${role.length}:${session.sessionName}` };
+    return { arn: `arn:aws:sts::${SANDBOX_AWS_ACCOUNT}:assumed-role/${role}/${session.sessionName}`, userId: `AROASANDBOX${role.length}:${session.sessionName}`, session };
   }
 
   #assumeRole(p: URLSearchParams, caller: { arn: string }): Response {
