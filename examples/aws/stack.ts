@@ -234,7 +234,7 @@ function providerStatements(stack: Stack, o: ProviderPolicyOptions): iam.PolicyS
   const inRegions: Conditions = o.regions ? { StringEquals: { 'aws:RequestedRegion': o.regions } } : {};
   const ec2Statement = (actions: string[], resources: string[], conditions: Conditions = {}) =>
     new iam.PolicyStatement({ actions: actions.map((a) => `ec2:${a}`), resources, conditions: mergeConditions(conditions, inRegions) });
-  const thisCluster = (key: 'aws:RequestTag' | 'aws:ResourceTag', ifExists = false) => ({ [`${o.cluster.operator}${ifExists ? 'IfExists' : ''}`]: { [`${key}/${CLUSTER_TAG}`]: o.cluster.value } });
+  const thisCluster = (key: 'aws:RequestTag' | 'aws:ResourceTag') => ({ [o.cluster.operator]: { [`${key}/${CLUSTER_TAG}`]: o.cluster.value } });
   const created = ['instance', 'volume', 'vpc', 'subnet', 'security-group', 'internet-gateway', 'elastic-ip', 'key-pair'];
   const createActions = ['RunInstances', 'CreateVpc', 'CreateSubnet', 'CreateSecurityGroup', 'CreateInternetGateway', 'AllocateAddress', 'ImportKeyPair'];
   const zones = o.zoneIds.map((id) => stack.formatArn({ service: 'route53', region: '', account: '', resource: 'hostedzone', resourceName: id }));
@@ -245,10 +245,8 @@ function providerStatements(stack: Stack, o: ProviderPolicyOptions): iam.PolicyS
     // Creating: only with this cluster's tag in the request (tag on create), and tagging only while creating.
     ec2Statement(createActions, created.map(ec2), thisCluster('aws:RequestTag')),
     ec2Statement(['CreateTags'], [...created, 'network-interface'].map(ec2), mergeConditions(thisCluster('aws:RequestTag'), { StringEquals: { 'ec2:CreateAction': createActions } })),
-    // RunInstances creates the instance's network interface, which the provider does not tag (instance and volume
-    // only); one it tags must carry this cluster's tag. The instance of the same request must, and so must its subnet
-    // and security groups (below), so the interface lands in this cluster's network.
-    ec2Statement(['RunInstances'], [ec2('network-interface')], thisCluster('aws:RequestTag', true)),
+    // RunInstances creates the instance's network interface too, which the provider tags like the instance and volume.
+    ec2Statement(['RunInstances'], [ec2('network-interface')], thisCluster('aws:RequestTag')),
     // Only images of the owners named (Amazon's, Canonical's by default): not any AMI shared with or public to the account.
     ec2Statement(['RunInstances'], [stack.formatArn({ service: 'ec2', region: '*', account: '', resource: 'image', resourceName: '*' })], { StringEquals: { 'ec2:Owner': o.imageOwners } }),
     // Changing and deleting, and creating inside (a subnet in a VPC, an instance in a subnet with security groups and

@@ -503,7 +503,8 @@ export class AwsProvider implements Provider {
         ...(groupIds.length ? { SecurityGroupIds: groupIds } : {}),
         ...(request.sshKeyName ? { KeyName: request.sshKeyName } : {}),
         ...(request.zone && !subnetId ? { Placement: { AvailabilityZone: request.zone } } : {}),
-        TagSpecifications: this.#tagSpecs(['instance', 'volume'], request.clusterId, request.name, extra),
+        // The interface too: a policy that confines a session to its cluster can then require the tag on everything made.
+        TagSpecifications: this.#tagSpecs(['instance', 'volume', 'network-interface'], request.clusterId, request.name, extra),
       }),
       request.name,
     );
