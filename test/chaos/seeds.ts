@@ -16,7 +16,9 @@ export function describeChaos(parity: 0 | 1): void {
 
 /** The CMK schedules: a fifth as many seeds (a CMK cluster's life is longer in steps), CMK_CHAOS_SEED replays one. */
 export function describeCmkChaos(): void {
-  const seeds = process.env.CMK_CHAOS_SEED ? [Number(process.env.CMK_CHAOS_SEED)] : Array.from({ length: Math.ceil(Number(process.env.CHAOS_SEEDS ?? 200) / 5) }, (_, i) => i + 1);
+  // A range of CHAOS_FIRST..+CHAOS_SEEDS covers the CMK seeds of its fifth of the range (1-25 for seeds 1-125).
+  const first = Math.floor((Number(process.env.CHAOS_FIRST ?? 1) - 1) / 5) + 1;
+  const seeds = process.env.CMK_CHAOS_SEED ? [Number(process.env.CMK_CHAOS_SEED)] : Array.from({ length: Math.ceil(Number(process.env.CHAOS_SEEDS ?? 200) / 5) }, (_, i) => i + first);
   describeRuns('chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy', seeds, cmkChaosRun, 'CMK_CHAOS_SEED');
 }
 
