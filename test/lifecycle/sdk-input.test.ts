@@ -82,4 +82,13 @@ describe('status of a project that does not exist', () => {
     expect((await kp.findStatus('minimal'))?.generation).toBe(1);
     expect(await refusal(() => kp.status(42 as unknown as string))).toMatchObject({ kind: 'invalid', code: 'InvalidProject' });
   });
+
+  it('is refused, not taken as the name "undefined", by destroy, destroyCluster, kubeconfig and reconcile', async () => {
+    w = sandboxWorld(1);
+    const kp = w.kp;
+    const missing = undefined as unknown as string;
+    for (const call of [() => kp.destroy(missing), () => kp.destroyCluster(missing, 'c'), () => kp.kubeconfig(missing, 'c'), () => kp.reconcile(''), () => kp.destroy('')]) {
+      expect(await refusal(call)).toMatchObject({ kind: 'invalid', code: 'InvalidProject' });
+    }
+  });
 });

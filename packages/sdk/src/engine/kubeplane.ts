@@ -204,6 +204,7 @@ export class Kubeplane {
    * (`apply(manifest, { reconcile: true })`): for a schedule, or after someone changed things in a console.
    */
   async reconcile(project: string): Promise<ApplyResult> {
+    checkedProject(project);
     // A busy cluster is left to its work by the apply below, so a lost message is looked for first.
     await this.watchdog({ project });
     const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
@@ -332,6 +333,7 @@ export class Kubeplane {
   }
 
   async #clusterRecords(project: string): Promise<ClusterRecord[]> {
+    checkedProject(project);
     const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
     if (!stored) return [];
     const out: ClusterRecord[] = [];
