@@ -346,7 +346,7 @@ export function dueAt(now: number, delaySeconds: number): number {
  * Renews a lease every third of its time on the real clock while a step runs (an unref'd timer, so it never keeps a
  * process alive). A renewal that finds the lease taken stops; the step's record write is then refused by the fence.
  */
-function keepRenewed(lease: Lease, grant: LeaseGrant, ttlSeconds: number): { current(): LeaseGrant; stop(): Promise<void> } {
+export function keepRenewed(lease: Lease, grant: LeaseGrant, ttlSeconds: number): { current(): LeaseGrant; stop(): Promise<void> } {
   let current = grant;
   let lost = false;
   let inFlight: Promise<void> | null = null;
