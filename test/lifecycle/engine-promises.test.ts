@@ -375,3 +375,31 @@ describe('a step resumed after a fault', () => {
     expect((await w.kp.status('minimal')).state).toBe('DONE');
   });
 });
+
+describe('a step told to retry very soon', () => {
+  it('waits at least its backoff, so a hint of 0.05 s repeated does not spend its twelve tries in a second', async () => {
+    // A catalog read that the rate budget keeps refusing for 30 s of virtual time, each time saying "in 0.05 s".
+    let busyUntil = 0;
+    const w = sandboxWorld(41, (sb) => {
+      const real = sandboxProviders(sb);
+      const wrapped = new WeakSet<object>();
+      const providers: ProviderFactory = async (def, region, context) => {
+        const provider = await real(def, region, context);
+        const compute = provider.compute;
+        if (compute && !wrapped.has(compute)) {
+          wrapped.add(compute);
+          const serverTypes = compute.serverTypes.bind(compute);
+          compute.serverTypes = async (r, c) => (sb.clock.now() < busyUntil ? pending('throttled', 0.05, 'rate budget hetzner is spent; next request possible in 0.05 s') : serverTypes(r, c));
+        }
+        return provider;
+      };
+      return { providers };
+    });
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(minimal));
+    busyUntil = w.sandbox.clock.now() + 30_000;
+    await w.kp.run();
+    const status = (await w.kp.status('minimal')).clusters.minimal;
+    expect(status?.state, status?.message).toBe('DONE');
+  });
+});

@@ -215,7 +215,10 @@ export class Engine {
     } catch (e) {
       const error = isKubeplaneError(e) ? e : new KubeplaneError('retryable', `unexpected error in step ${step}: ${(e as Error).message}`, {}, { cause: e });
       if (error.retryable && (record.step.failures ?? 0) < 12) {
-        const seconds = error.details.retryAfterSeconds ?? backoffSeconds(record.step.failures ?? 0, { maxSeconds: 300, random: () => (ctx.random.bytes(1)[0] ?? 0) / 256 });
+        // The later of the cloud's own hint and the backoff: a hint of "0.05 s" (a rate budget's next token) repeated
+        // for an attempt that needs more tokens than that would spend the twelve tries in a second.
+        const backoff = backoffSeconds(record.step.failures ?? 0, { maxSeconds: 300, random: () => (ctx.random.bytes(1)[0] ?? 0) / 256 });
+        const seconds = Math.max(error.details.retryAfterSeconds ?? 0, backoff);
         return { result: { kind: 'wait', seconds, reason: `${error.kind}: ${error.message}`, transient: true }, events: emitted };
       }
       return { result: { kind: 'failed', error }, events: emitted };
