@@ -3,14 +3,13 @@
 // watchdog on a 5-minute schedule, and least-privilege roles. Plus what kubeplane's AWS provider builds clusters with:
 // ProviderRole, which the step function assumes per cluster with the session tag kubeplane.dev/cluster-id, and whose
 // session touches only that cluster's EC2 resources; and ProviderPolicy, the fallback for static IAM-user keys.
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Names, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseAccessGrants, type AccessGrant } from '../../packages/handlers/src/aws/access.js';
@@ -116,8 +115,14 @@ export class KubeplaneStack extends Stack {
     };
     // Each function's logs kept a month, and a reserved concurrency: a flood of API calls cannot starve the steps of
     // the account's concurrency, nor a step storm the API, and no function scales past what its work needs.
-    const fn = (id: string, name: FunctionName, timeout: number, reserved: number) =>
-      new lambda.Function(this, id, {
+    const fn = (id: string, name: FunctionName, timeout: number, reserved: number) => {
+      const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.RETAIN });
+      // A role of its own, not CDK's default one, which carries AWSLambdaBasicExecutionRole: logs:CreateLogGroup and
+      // writes to every log group of the account. Lambda writes the function's output to this group alone, which the
+      // stack makes, with the role (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html).
+      const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: `kubeplane's ${name} function: what it calls, and no more (test/serverless/runtime-roles.test.ts)` });
+      logGroup.grantWrite(role);
+      return new lambda.Function(this, id, {
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
         handler: 'index.handler',
@@ -126,17 +131,27 @@ export class KubeplaneStack extends Stack {
         memorySize: 512,
         environment,
         reservedConcurrentExecutions: reserved,
-        logGroup: new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.RETAIN }),
+        role,
+        logGroup,
       });
+    };
     const stepConcurrency = 20;
     const stepFn = fn('StepFunction', 'step', stepTimeout, stepConcurrency);
     const deadLetterFn = fn('DeadLetterFunction', 'deadLetter', deadLetterTimeout, 2);
     const apiFn = fn('ApiFunction', 'api', 30, 10);
     const watchdogFn = fn('WatchdogFunction', 'watchdog', 60, 1);
 
+    // Lambda polls a consumed queue with the function's role, which needs ReceiveMessage, DeleteMessage and
+    // GetQueueAttributes on it (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-lambda-function-trigger.html);
+    // SqsEventSource would grant ChangeMessageVisibility and GetQueueUrl too, which neither Lambda nor the code calls.
     // The event sources stay within the reserved concurrency, so SQS never hands a function more than it may run.
-    stepFn.addEventSource(new SqsEventSource(steps, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: stepConcurrency }));
-    deadLetterFn.addEventSource(new SqsEventSource(stepsDlq, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }));
+    const consume = (f: lambda.Function, queue: sqs.Queue, maxConcurrency: number) => {
+      f.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'], resources: [queue.queueArn] }));
+      // SqsEventSource's id for the mapping, so a deployed stack keeps its mappings.
+      f.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, { eventSourceArn: queue.queueArn, batchSize: 10, reportBatchItemFailures: true, maxConcurrency });
+    };
+    consume(stepFn, steps, stepConcurrency);
+    consume(deadLetterFn, stepsDlq, 2);
     // Never anonymous: callers sign with SigV4 and need lambda:InvokeFunctionUrl on this function.
     apiFn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
     // What each verified caller may do, for the API alone; checked here so a wrong grant fails the synth, not a cold start.
@@ -145,23 +160,37 @@ export class KubeplaneStack extends Stack {
     // A lost step message stalls its cluster at most the overdue time (visibility + lease + 60 s) plus this period.
     new events.Rule(this, 'WatchdogSchedule', { schedule: events.Schedule.rate(Duration.minutes(5)), targets: [new eventTargets.LambdaFunction(watchdogFn)] });
 
-    for (const f of [stepFn, deadLetterFn, apiFn, watchdogFn]) table.grantReadWriteData(f);
+    // Each role holds what its function calls and no more; test/serverless/runtime-roles.test.ts records every call of a
+    // realistic run and fails on a permission more or less. On the table, by key: records and rate budgets are read and
+    // updated, leases and deduplication claims put (and a claim deleted when its send fails); the dead-letter function
+    // only marks a cluster failed. Only the watchdog lists (projects, a query on the prefix index). grantReadWriteData
+    // would add batch reads and writes, scans, transactions' checks, DescribeTable and stream reads, on every index.
+    const tableAccess = (f: lambda.Function, actions: string[], indexActions: string[] = []) => {
+      f.addToRolePolicy(new iam.PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
+      if (indexActions.length > 0) f.addToRolePolicy(new iam.PolicyStatement({ actions: indexActions.map((a) => `dynamodb:${a}`), resources: [`${table.tableArn}/index/${PREFIX_INDEX}`] }));
+    };
+    const byKey = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+    tableAccess(stepFn, byKey);
+    tableAccess(apiFn, byKey);
+    tableAccess(watchdogFn, byKey, ['Query']);
+    tableAccess(deadLetterFn, ['GetItem', 'UpdateItem']);
     // The functions that feed the step queue: a step queues its next, the API an apply's first, the watchdog a lost
-    // one. The dead-letter function marks clusters failed and keeps the message.
-    for (const f of [stepFn, apiFn, watchdogFn]) steps.grantSendMessages(f);
-    kept.grantSendMessages(deadLetterFn);
+    // one. The dead-letter function marks clusters failed and keeps the message. SendMessage alone: grantSendMessages
+    // adds GetQueueAttributes and GetQueueUrl, which none calls.
+    const sends = (f: lambda.Function, queue: sqs.Queue) => f.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+    for (const f of [stepFn, apiFn, watchdogFn]) sends(f, steps);
+    sends(deadLetterFn, kept);
     deadLetterFn.addEnvironment('KUBEPLANE_KEPT_QUEUE_URL', kept.queueUrl);
     const secretArn = (prefix: string) => this.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const clusterSecrets = new iam.PolicyStatement({
       actions: ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret', 'secretsmanager:RestoreSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:TagResource', 'secretsmanager:UntagResource'],
       resources: [secretArn(SECRET_PREFIX)],
     });
-    // ListSecrets has no resource-level permissions; the store filters by its name prefix.
-    const listSecrets = new iam.PolicyStatement({ actions: ['secretsmanager:ListSecrets'], resources: ['*'] });
     // Only the step function writes and reads cluster secrets (CA keys, SSH keys, kubeconfigs): the API records intents
-    // and reads status, the dead-letter function and the watchdog touch records only.
+    // and reads status, the dead-letter function and the watchdog touch records only. By name: the engine never lists
+    // secrets, so no ListSecrets (which IAM cannot scope: it would show every secret name of the account). Tagging, for
+    // CreateSecret with tags (the API reference requires TagResource for it) and to bring a restored secret's tags in line.
     stepFn.addToRolePolicy(clusterSecrets);
-    stepFn.addToRolePolicy(listSecrets);
     // Only the step function talks to clouds, with credentials read from these secrets.
     stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn(PROVIDER_SECRET_PREFIX)] }));
 

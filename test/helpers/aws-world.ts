@@ -31,17 +31,30 @@ export interface AwsWorldOptions {
   wrapLease?: (l: Lease) => Lease;
 }
 
-export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions = {}): Promise<AwsWorld> {
-  const sandbox = new Sandbox({ seed: options.seed ?? 1 });
+/**
+ * The sandbox clouds for a test on the emulators: their msw handlers answer the cloud calls, loopback calls (the
+ * emulators) pass through, and Date.now() (fauxqs's SQS time) follows the sandbox's virtual clock until `close`.
+ */
+export function sandboxOnLoopback(seed: number): { sandbox: Sandbox; close(): void } {
+  const sandbox = new Sandbox({ seed });
+  // Every sandbox cloud (STS too, which an AWS provider's sessions come from), then the loopback emulators.
   const server = setupServer(
-    ...sandbox.hetzner.handlers(),
-    ...[...sandbox.ec2Regions.values()].flatMap((e) => e.handlers()),
-    ...sandbox.route53.handlers(),
-    ...sandbox.kubernetes.handlers(),
+    ...sandbox.handlers(),
     http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()),
   );
   server.listen({ onUnhandledRequest: 'error' });
   const restoreClock = followClock(sandbox.clock);
+  return {
+    sandbox,
+    close() {
+      restoreClock();
+      server.close();
+    },
+  };
+}
+
+export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions = {}): Promise<AwsWorld> {
+  const { sandbox, close } = sandboxOnLoopback(options.seed ?? 1);
   const visibility = options.visibilityTimeoutSeconds ?? 120;
   const { queueUrl, dlqUrl } = await emulators.createQueue({ maxReceiveCount: options.maxReceiveCount ?? 5, visibilityTimeoutSeconds: visibility });
   const tableName = await emulators.createTable();
@@ -76,10 +89,7 @@ export async function awsWorld(emulators: AwsEmulators, options: AwsWorldOptions
     secondHandler: () => createStepHandler({ kubeplane: new Kubeplane(options_), queue, maxReceiveCount, logger }),
     events,
     logs,
-    close() {
-      restoreClock();
-      server.close();
-    },
+    close,
   };
 }
 

@@ -2,9 +2,12 @@
 // invokes the step handler(s) with an SQSEvent, deletes what succeeded and leaves failures to their visibility
 // timeout, and — on the sandbox's virtual clock — jumps time to the next message when none is due. Hooks let a
 // test lose a delete, kill an invocation mid-step, or hand one message to two handlers at once.
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { VirtualClock, StepEvent } from '@kubeplane/sdk';
-import type { SqsQueue, StepHandler } from '@kubeplane/handlers';
+import type { SqsQueue } from '@kubeplane/handlers';
+
+/** A function an SQS event source invokes (the step or the dead-letter handler, or a stand-in for one). */
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 export interface SimulatorReport {
   invocations: number;
@@ -16,7 +19,7 @@ export interface SimulatorReport {
 export interface SimulatorOptions {
   queue: SqsQueue<StepEvent>;
   /** One handler, or several (Lambda instances): see duplicateUntil. */
-  handlers: StepHandler[];
+  handlers: SqsHandler[];
   /**
    * Until this many messages were delivered, every batch goes to all handlers at once (one message handled by
    * two instances at the same time, as at-least-once delivery allows); after that, batches take turns.
@@ -78,7 +81,7 @@ export async function runEventSourceMapping(options: SimulatorOptions): Promise<
       awsRegion: 'eu-central-1',
     }));
     const event: SQSEvent = { Records: records };
-    const handlers = report.deliveries <= (options.duplicateUntil ?? 0) ? options.handlers : [options.handlers[report.invocations % options.handlers.length] as StepHandler];
+    const handlers = report.deliveries <= (options.duplicateUntil ?? 0) ? options.handlers : [options.handlers[report.invocations % options.handlers.length] as SqsHandler];
     report.invocations += handlers.length;
     if (actions.includes('kill')) {
       // The invocation dies mid-way: nothing is deleted, nothing awaited; SQS redelivers after the timeout.

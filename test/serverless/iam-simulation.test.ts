@@ -3,17 +3,14 @@
 // into the requests IAM authorizes (test/helpers/aws-iam-requests.ts) and evaluated with @cloud-copilot/iam-simulate
 // against ProviderRole's policies from the synthesised template: a session tagged with the cluster's id may make every
 // call; one tagged with another cluster's id may make none that changes something, where IAM can tell the two apart.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { runSimulation } from '@cloud-copilot/iam-simulate';
 import type { AwsCall } from '@kubeplane/providers';
-import { KubeplaneStack } from '../../examples/aws/stack.js';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
-import { iamCallOf, type IamCall, type IamRequest } from '../helpers/aws-iam-requests.js';
+import { iamCallOf, type IamCall } from '../helpers/aws-iam-requests.js';
+import { iamDecider } from '../helpers/iam-decisions.js';
+import { logicalIdOf, resolveIntrinsics, rolePolicies as policiesOf, synthesiseKubeplaneStack, type PolicyDocument, type SynthesisedStack } from '../helpers/kubeplane-template.js';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-central-1';
@@ -26,34 +23,14 @@ const hybrid = readFileSync(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), '
 const twoRegions = hybrid.replace('providerSpec: { name: aws-1, region: eu-central-1, zone: eu-central-1b }', 'providerSpec: { name: aws-1, region: us-east-1, zone: us-east-1b }');
 const awsWorkers = (n: number) => twoRegions.replace(/count: 2\n(\s+)serverType: t3.large/, `count: ${n}\n$1serverType: t3.large`);
 
-type Statement = Record<string, unknown>;
-interface PolicyDocument { Version: string; Statement: Statement[] }
-type Resource = { Type: string; Properties: Record<string, unknown> };
-
-let dir: string;
-let resources: Record<string, Resource>;
+let stack: SynthesisedStack;
 let world: World;
 let clusterId: string;
 const calls: AwsCall[] = [];
 let iamCalls: IamCall[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kubeplane-iam-'));
-  // The policies do not depend on the code: an empty handler stands in for each bundle (no esbuild run).
-  const bundle = { dir: join(dir, 'handler') };
-  mkdirSync(bundle.dir);
-  writeFileSync(join(bundle.dir, 'index.js'), 'export const handler = async () => {};\n');
-  const app = new App({ outdir: join(dir, 'cdk.out') });
-  const stack = new KubeplaneStack(app, 'Kubeplane', {
-    bundles: { step: bundle, deadLetter: bundle, api: bundle, watchdog: bundle },
-    access: [],
-    hostedZoneIds: ['Z0SANDBOX00001'],
-    dnsDomains: ['example.com'],
-    // An explicit account and Region resolve the stack's tokens but the partition, which stays AWS::Partition.
-    env: { account: ACCOUNT, region: REGION },
-  });
-  resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
-
+  stack = synthesiseKubeplaneStack({ account: ACCOUNT, region: REGION, hostedZoneIds: ['Z0SANDBOX00001'], dnsDomains: ['example.com'] });
   world = sandboxWorld(11);
   world.sandbox.onAwsCall((call) => calls.push(call));
   const { kp } = world;
@@ -76,44 +53,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  stack?.close();
 });
 
-/** A template value with its intrinsic functions resolved as CloudFormation would in partition `aws`. */
-function resolved(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(resolved);
-  if (value === null || typeof value !== 'object') return value;
-  const o = value as Record<string, unknown>;
-  if ('Ref' in o) {
-    const known: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::AccountId': ACCOUNT, 'AWS::Region': REGION };
-    const ref = known[String(o.Ref)];
-    if (ref === undefined) throw new Error(`cannot resolve Ref ${String(o.Ref)}`);
-    return ref;
-  }
-  if ('Fn::Join' in o) {
-    const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
-    return parts.map(resolved).join(sep);
-  }
-  const fn = Object.keys(o).find((k) => k.startsWith('Fn::'));
-  if (fn) throw new Error(`cannot resolve ${fn}`);
-  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, resolved(v)]));
-}
-
-const logicalId = (prefix: string, type: string) => {
-  const found = Object.entries(resources).filter(([id, r]) => id.startsWith(prefix) && r.Type === type).map(([id]) => id);
-  expect(found, `${type} ${prefix}`).toHaveLength(1);
-  return found[0] ?? '';
-};
-
-/** The documents of the managed and inline policies attached to a role of the template. */
-function rolePolicies(roleId: string): PolicyDocument[] {
-  const attached = (r: Resource) => ((r.Properties.Roles as Array<{ Ref?: string }> | undefined) ?? []).some((x) => x.Ref === roleId);
-  return Object.values(resources)
-    .filter((r) => (r.Type === 'AWS::IAM::ManagedPolicy' || r.Type === 'AWS::IAM::Policy') && attached(r))
-    .map((r) => resolved(r.Properties.PolicyDocument) as PolicyDocument);
-}
-
-type Decision = 'Allowed' | 'ImplicitlyDenied' | 'ExplicitlyDenied';
+const at = { partition: 'aws', account: ACCOUNT, region: REGION };
+const logicalId = (prefix: string, type: string) => logicalIdOf(stack.resources, prefix, type);
+const rolePolicies = (roleId: string) => policiesOf(stack.resources, roleId, at);
 
 interface Decisions {
   /** The requests not allowed, described. */
@@ -123,42 +68,20 @@ interface Decisions {
   distinct: number;
 }
 
-/** Each distinct request once (a lifecycle repeats the same Describe hundreds of times). */
 async function decide(policies: PolicyDocument[], principal: string, principalTags: Record<string, string>): Promise<Decisions> {
-  const cache = new Map<string, Promise<Decision>>();
-  const decision = (r: IamRequest): Promise<Decision> => {
-    const contextVariables = { ...r.context, ...Object.fromEntries(Object.entries(principalTags).map(([k, v]) => [`aws:PrincipalTag/${k}`, v])) };
-    const key = JSON.stringify([r.action, r.resource, contextVariables]);
-    let found = cache.get(key);
-    if (!found) {
-      found = runSimulation(
-        {
-          request: { principal, action: r.action, resource: { resource: r.resource, accountId: ACCOUNT }, contextVariables },
-          identityPolicies: policies.map((policy, i) => ({ name: `policy-${i}`, policy })),
-          serviceControlPolicies: [],
-          resourceControlPolicies: [],
-        },
-        {},
-      ).then((result) => {
-        if (result.resultType === 'error') throw new Error(`${r.action} on ${r.resource}: ${JSON.stringify(result.errors)}`);
-        return result.overallResult as Decision;
-      });
-      cache.set(key, found);
-    }
-    return found;
-  };
+  const iam = iamDecider({ account: ACCOUNT, principal, policies, principalTags });
   const denied: string[] = [];
   const out: Decisions['calls'] = [];
   for (const call of iamCalls) {
     let allowed = true;
     for (const r of call.requests) {
-      if ((await decision(r)) === 'Allowed') continue;
+      if ((await iam.decide(r)) === 'Allowed') continue;
       allowed = false;
       denied.push(`${r.call}: ${r.action} on ${r.resource} ${JSON.stringify(r.context)}`);
     }
     out.push({ call, allowed });
   }
-  return { denied: [...new Set(denied)], calls: out, distinct: cache.size };
+  return { denied: [...new Set(denied)], calls: out, distinct: iam.distinct };
 }
 
 const sessionOf = (roleId: string) => `arn:aws:sts::${ACCOUNT}:assumed-role/${roleId}/kubeplane-step`;
@@ -206,7 +129,7 @@ describe('the AWS provider under the policies of the CDK deploy', () => {
 
   it('lets static IAM-user keys under the fallback policy make every one of those calls', async () => {
     const policy = logicalId('ProviderPolicy', 'AWS::IAM::ManagedPolicy');
-    const document = resolved(resources[policy]?.Properties.PolicyDocument) as PolicyDocument;
+    const document = resolveIntrinsics(stack.resources[policy]?.Properties.PolicyDocument, at) as PolicyDocument;
     expect((await decide([document], `arn:aws:iam::${ACCOUNT}:user/kubeplane`, {})).denied).toEqual([]);
   });
 

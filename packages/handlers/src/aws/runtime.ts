@@ -3,7 +3,7 @@
 // providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
 // provider's credential keys) under the project's own prefix, and nothing else (secret-refs.ts).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderFactory, type RateBudgetSource, type StepEvent } from '@kubeplane/sdk';
+import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource, type StepEvent } from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
 import { accessGrantsFromJson, type AccessGrant } from './access.js';
@@ -72,19 +72,37 @@ export function accessGrantsFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = pro
   return text ? accessGrantsFromJson(text, 'environment variable KUBEPLANE_ACCESS') : [];
 }
 
-function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets: RateBudgetSource): ProviderFactory {
-  const secrets = new Map<string, SecretsManagerClient>();
-  const credentialsOf = async (def: Parameters<ProviderFactory>[0], project: string | undefined): Promise<Credentials> => {
+/** Where a provider's credentials are read from, and with which client. */
+export interface ProviderSecretsOptions {
+  /** Each project's folder of provider secrets is `<prefix><project>/` (KUBEPLANE_PROVIDER_SECRET_PREFIX). */
+  prefix: string;
+  /** The Region of a secretRef that names none. */
+  defaultRegion: string;
+  /**
+   * The Secrets Manager client of a Region. Default: one per Region on the SDK's provider chain (the function's role);
+   * tests pass clients on an emulator, whose calls they record.
+   */
+  clientFor?: (region: string) => SecretsManagerClient;
+}
+
+/**
+ * A provider's credentials as the step function reads them: a JSON secret of the provider's credential keys
+ * (`awsSecretsManager`), under the project's own prefix and nowhere else.
+ */
+export function providerSecretCredentials(options: ProviderSecretsOptions): (def: ProviderDef, project: string | undefined) => Promise<Credentials> {
+  const clients = new Map<string, SecretsManagerClient>();
+  const clientFor = options.clientFor ?? ((region: string) => new SecretsManagerClient({ region, maxAttempts: 3 }));
+  return async (def, project) => {
     // The rule the API applies to what it accepts (secret-refs.ts), applied again where credentials are read: a manifest
     // that reached the table another way (the SDK, an older API) must not make the function read its own environment,
     // its files, or another project's secret.
-    const refusal = project === undefined ? { message: 'no project named for the provider; the serverless runtime reads only a project\'s own secrets' } : refusedSecretRef(def.secretRef, 'secretRef', `${env.KUBEPLANE_PROVIDER_SECRET_PREFIX ?? PROVIDER_SECRET_PREFIX}${project}/`);
+    const refusal = project === undefined ? { message: 'no project named for the provider; the serverless runtime reads only a project\'s own secrets' } : refusedSecretRef(def.secretRef, 'secretRef', `${options.prefix}${project}/`);
     if (refusal) throw new KubeplaneError('auth', `provider ${def.name}: ${refusal.message}`, { resource: def.name, code: 'SecretRefRefused' });
     const ref = def.secretRef.awsSecretsManager;
     if (!ref) throw new KubeplaneError('auth', `provider ${def.name}: no awsSecretsManager secretRef`, { resource: def.name });
-    const region = ref.region ?? defaultRegion;
-    let client = secrets.get(region);
-    if (!client) secrets.set(region, (client = new SecretsManagerClient({ region, maxAttempts: 3 })));
+    const region = ref.region ?? options.defaultRegion;
+    let client = clients.get(region);
+    if (!client) clients.set(region, (client = clientFor(region)));
     const out = await client.send(new GetSecretValueCommand({ SecretId: ref.secretId }));
     let parsed: unknown;
     try {
@@ -95,5 +113,8 @@ function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets:
     if (typeof parsed !== 'object' || parsed === null) throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
     return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, Redacted.of(v)]));
   };
-  return cloudProviderFactory(credentialsOf, defaultRegion, budgets);
+}
+
+function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets: RateBudgetSource): ProviderFactory {
+  return cloudProviderFactory(providerSecretCredentials({ prefix: env.KUBEPLANE_PROVIDER_SECRET_PREFIX ?? PROVIDER_SECRET_PREFIX, defaultRegion }), defaultRegion, budgets);
 }

@@ -108,9 +108,12 @@ export interface DeadLetterKeeper {
   keep(record: SQSRecord, note: Record<string, string>): Promise<void>;
 }
 
-/** Keeps dead letters in an SQS queue, with the original message id and what the function did as attributes. */
-export function sqsKeeper(options: { region: string; queueUrl: string; maxAttempts?: number; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } }): DeadLetterKeeper {
-  const client = new SQSClient({ region: options.region, maxAttempts: options.maxAttempts ?? 3, ...(options.endpoint ? { endpoint: options.endpoint } : {}), ...(options.credentials ? { credentials: options.credentials } : {}) });
+/**
+ * Keeps dead letters in an SQS queue, with the original message id and what the function did as attributes. `client`
+ * replaces the one built from the other options (tests record its calls).
+ */
+export function sqsKeeper(options: { region: string; queueUrl: string; maxAttempts?: number; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string }; client?: SQSClient }): DeadLetterKeeper {
+  const client = options.client ?? new SQSClient({ region: options.region, maxAttempts: options.maxAttempts ?? 3, ...(options.endpoint ? { endpoint: options.endpoint } : {}), ...(options.credentials ? { credentials: options.credentials } : {}) });
   return {
     async keep(record, note) {
       const attributes = { ...note, 'kubeplane-dead-letter-id': record.messageId, 'kubeplane-receive-count': record.attributes.ApproximateReceiveCount };

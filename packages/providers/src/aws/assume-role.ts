@@ -68,12 +68,14 @@ export class AssumedRoleCredentials {
     const now = this.#clock.now();
     const current = this.#current;
     // The SDK caches an identity by its `expiration` on the wall clock, while sessions end on the engine's clock
-    // (virtual in the sandbox): handing it an identity that is due now makes it ask here before every call.
-    if (current && now < current.expiresAt - REFRESH_MARGIN_MS) return { ...current.identity, expiration: new Date() };
+    // (virtual in the sandbox): handing it an identity that is due now makes it ask here before every call. Due by
+    // Date.now(), the clock the SDK compares it with: `new Date()` does not follow a Date.now() a test has set to a
+    // virtual clock (aws-emulators.ts followClock), and the SDK would keep a session past its end.
+    if (current && now < current.expiresAt - REFRESH_MARGIN_MS) return { ...current.identity, expiration: new Date(Date.now()) };
     this.#pending ??= this.#assume().finally(() => {
       this.#pending = undefined;
     });
-    return { ...(await this.#pending), expiration: new Date() };
+    return { ...(await this.#pending), expiration: new Date(Date.now()) };
   };
 
   /** Forgets the session (a service called it expired): the next call assumes the role again. */
