@@ -1,0 +1,35 @@
+// A provider's credentials from a file: AWS takes keys or a role, so a file holding only `rolearn` is complete, a
+// file holding half a key pair names the key and the file, and an unreadable file says why rather than "missing".
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ProviderDef } from '@kubeplane/sdk';
+import { resolveCredentials } from './credentials.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kubeplane-credentials-'));
+const aws = (file: string) => ({ name: 'aws-1', providerType: 'aws', secretRef: { file } }) as unknown as ProviderDef;
+const write = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text, { mode: 0o600 });
+  return name;
+};
+
+describe('resolveCredentials from a file', () => {
+  it('takes a role alone for AWS, with its external id', async () => {
+    const creds = await resolveCredentials(aws(write('role.yaml', 'rolearn: arn:aws:iam::123456789012:role/kubeplane-provider\nexternalid: team-a-7f3\n')), {}, dir);
+    expect(Object.keys(creds).sort()).toEqual(['externalid', 'rolearn']);
+    expect(creds.rolearn?.reveal()).toBe('arn:aws:iam::123456789012:role/kubeplane-provider');
+  });
+
+  it('names the missing half of a key pair with its file', async () => {
+    await expect(resolveCredentials(aws(write('half.yaml', 'accesskey: AKIAABCDEFGHIJKLMNOP\n')), {}, dir)).rejects.toThrow(/secret not found: file .*half\.yaml \(key secretkey\) has no string value/);
+  });
+
+  it('reports an unreadable file as such, not as a missing key', async () => {
+    await expect(resolveCredentials(aws('no-such-file.yaml'), {}, dir)).rejects.toThrow(/secret not readable: .*no-such-file\.yaml/);
+  });
+
+  it('refuses a role ARN that is not one', async () => {
+    await expect(resolveCredentials(aws(write('user.yaml', 'rolearn: arn:aws:iam::123456789012:user/alice\n')), {}, dir)).rejects.toThrow('credential "rolearn" is not an IAM role ARN');
+  });
+});
