@@ -3,7 +3,7 @@
 // and cloud API calls it took. The baseline in the same run is the floor itself, computed from the model.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterReadyFloorMs, CRUSOE_LATENCY, holdManifestDnsZones, KUBE_TIMINGS } from '@kubeplane/providers';
+import { clusterReadyFloorMs, CRUSOE_LATENCY, holdManifestDnsZones, KUBE_TIMINGS } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 import type { BenchResult } from './types.js';
 

@@ -30,6 +30,7 @@ export async function run(): Promise<BenchResult[]> {
   const sdk = await importMs('@kubeplane/sdk');
   const providers = await importMs('@kubeplane/providers');
   const handlers = await importMs('@kubeplane/handlers');
+  const sandbox = await importMs('@kubeplane/sandbox');
   const after = await importMs('@aws-sdk/client-ec2');
   const baseline = (before + after) / 2;
   const note = `bare @aws-sdk/client-ec2 in the same run: ${before.toFixed(0)} ms before, ${after.toFixed(0)} ms after`;
@@ -38,6 +39,7 @@ export async function run(): Promise<BenchResult[]> {
     { name: `import @kubeplane/sdk (median of ${RUNS})`, value: sdk, unit: 'ms', note: `${(sdk / baseline).toFixed(2)}x the baseline; ${note}` },
     { name: `import @kubeplane/providers (median of ${RUNS})`, value: providers / baseline, unit: 'x baseline', target: '<= 1.3x', note: `${providers.toFixed(0)} ms; ${note}` },
     { name: `import @kubeplane/handlers (median of ${RUNS})`, value: handlers, unit: 'ms', note: `${(handlers / baseline).toFixed(2)}x the baseline` },
+    { name: `import @kubeplane/sandbox (median of ${RUNS})`, value: sandbox, unit: 'ms', note: `${(sandbox / baseline).toFixed(2)}x the baseline; only tests, --sandbox and createSandboxKubeplane load it` },
   );
   const dir = await mkdtemp(join(root, 'node_modules', '.cache', 'kubeplane-validate-only-'));
   try {

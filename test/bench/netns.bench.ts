@@ -3,7 +3,7 @@
 // one machine's namespace (every process in it, sampled while the lifecycle runs).
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { NetnsSandbox } from '@kubeplane/providers';
+import type { NetnsSandbox } from '@kubeplane/sandbox';
 import { lifecycle } from '../../packages/handlers/src/cli/commands/lifecycle.js';
 import type { BenchResult } from './types.js';
 

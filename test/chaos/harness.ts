@@ -25,7 +25,7 @@ import {
   type Versioned,
   type VirtualClock,
 } from '@kubeplane/sdk';
-import { Sandbox, sandboxKubernetes, sandboxProviders, type FaultRule } from '@kubeplane/providers';
+import { Sandbox, sandboxKubernetes, sandboxProviders, type FaultRule } from '@kubeplane/sandbox';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Kubeplane, type StepEvent } from '@kubeplane/sdk';
-import { sandboxKubernetes, sandboxProviders, type Sandbox } from '@kubeplane/providers';
+import { sandboxKubernetes, sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import {
   awsClientConfig,
   createApiHandler,

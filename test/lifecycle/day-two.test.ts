@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sandboxProviders as sandboxProvidersOf, type Sandbox } from '@kubeplane/providers';
+import { sandboxProviders as sandboxProvidersOf, type Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');

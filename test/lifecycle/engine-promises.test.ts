@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { clusterKey, KubeplaneError, pending, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, MemorySecretStore, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type Redacted, type SendOptions, type StepEvent } from '@kubeplane/sdk';
-import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
+import { sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');

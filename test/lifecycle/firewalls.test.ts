@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kubeplane } from '@kubeplane/sdk';
-import type { Sandbox } from '@kubeplane/providers';
+import type { Sandbox } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 
 const examples = join(import.meta.dirname, '..', '..', 'examples');

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kubeplane } from '@kubeplane/sdk';
-import type { Sandbox } from '@kubeplane/providers';
+import type { Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, meshBundleOf, meshSigningKey, sandboxWorld } from '../helpers/sandbox-world.js';
 
 const hybrid = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8');

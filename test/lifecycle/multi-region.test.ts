@@ -3,7 +3,7 @@
 // resource is made once per the scope its cloud gives it: one Hetzner SSH key for the project, one key pair per
 // EC2 region (Capabilities.scopes).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '@kubeplane/providers';
+import type { Sandbox } from '@kubeplane/sandbox';
 import type { Kubeplane } from '@kubeplane/sdk';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 

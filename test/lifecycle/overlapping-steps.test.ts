@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterKey, Engine, KubeplaneError, MemoryLease, MemorySecretStore, type ClusterRecord, type ProviderFactory, type Redacted } from '@kubeplane/sdk';
-import { sandboxProviders, type Sandbox } from '@kubeplane/providers';
+import { sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');

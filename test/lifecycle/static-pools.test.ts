@@ -1,11 +1,11 @@
 // Static pools (the user's own machines, reached over SSH) on the sandbox, through the public API: a node removed
 // from a pool is drained, then reset over SSH, and its machine is left clean — it stays the user's, nothing of
 // kubeplane's on it. The sandbox's machines are real sshd servers where they can run (see
-// packages/providers/src/sandbox/openssh/machine.ts), otherwise its in-process ssh2 servers; both are asked the same.
+// packages/sandbox/src/openssh/machine.ts), otherwise its in-process ssh2 servers; both are asked the same.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdManifestDnsZones, type Sandbox } from '@kubeplane/providers';
+import { holdManifestDnsZones, type Sandbox } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 
 const example = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'static-and-dynamic.yaml'), 'utf8');

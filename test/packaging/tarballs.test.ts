@@ -1,9 +1,10 @@
-// The three packages as a new user gets them: `npm pack`ed, installed together into a fresh project outside this
+// The four packages as a new user gets them: `npm pack`ed, installed together into a fresh project outside this
 // repository, and used from there: a TypeScript script (ESM, strict, NodeNext) that runs a cluster's lifecycle on the
 // sandbox clouds, an ESM node:http service, and a CommonJS consumer compiled with TypeScript's defaults for CommonJS
 // (module commonjs, node10 resolution). Nothing of the workspace leaks in: no source condition, no symlinks.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,12 +19,12 @@ let tarballs: Array<{ name: string; filename: string; files: Array<{ path: strin
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubeplane-fresh-project-'));
-  const packed = await exec('npm', ['pack', '--json', '--pack-destination', dir, '-w', 'packages/sdk', '-w', 'packages/providers', '-w', 'packages/handlers'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  const packed = await exec('npm', ['pack', '--json', '--pack-destination', dir, '-w', 'packages/sdk', '-w', 'packages/providers', '-w', 'packages/sandbox', '-w', 'packages/handlers'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
   tarballs = JSON.parse(packed.stdout) as typeof tarballs;
   const app = join(dir, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }, null, 2));
-  // All three at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it.
+  // All four at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it.
   await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename))], { cwd: app, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
 }, 660_000);
 
@@ -39,11 +40,30 @@ async function compile(project: string, compilerOptions: Record<string, unknown>
 
 describe('the packed packages', () => {
   it('hold built files, types and sources, and no tests or test support', () => {
-    expect(tarballs.map((t) => t.name).sort()).toEqual(['@kubeplane/handlers', '@kubeplane/providers', '@kubeplane/sdk']);
+    expect(tarballs.map((t) => t.name).sort()).toEqual(['@kubeplane/handlers', '@kubeplane/providers', '@kubeplane/sandbox', '@kubeplane/sdk']);
     for (const t of tarballs) {
       const paths = t.files.map((f) => f.path);
       expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts']));
       expect(paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo/.test(p)), t.name).toEqual([]);
+    }
+  });
+
+  it('keep the sandbox clouds out of the real providers: no emulator in @kubeplane/providers, no test tooling among its dependencies', async () => {
+    const providers = tarballs.find((t) => t.name === '@kubeplane/providers');
+    expect(providers?.files.map((f) => f.path).filter((p) => /sandbox|emulator/i.test(p))).toEqual([]);
+    const installed = JSON.parse(await readFile(join(dir, 'app', 'node_modules', '@kubeplane', 'providers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(installed.dependencies).filter((d) => /msw|vitest|fast-check|@kubeplane\/sandbox/.test(d))).toEqual([]);
+    // Importing the providers loads no AWS SDK client until an AWS provider makes a call (a Hetzner user never pays
+    // for it): with the EC2 client's package moved away, the import still succeeds.
+    const app = join(dir, 'app');
+    const entry = createRequire(join(app, 'node_modules', '@kubeplane', 'providers', 'package.json')).resolve('@aws-sdk/client-ec2');
+    const ec2 = entry.slice(0, entry.indexOf('/dist-cjs/'));
+    await rename(ec2, `${ec2}.away`);
+    try {
+      const r = await exec(process.execPath, ['--input-type=module', '-e', "const p = await import('@kubeplane/providers'); console.log(typeof p.AwsProvider)"], { cwd: app });
+      expect(r.stdout.trim()).toBe('function');
+    } finally {
+      await rename(`${ec2}.away`, ec2);
     }
   });
 

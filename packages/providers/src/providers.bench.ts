@@ -4,9 +4,8 @@ import { RateBudgets, Redacted, type Provider } from '@kubeplane/sdk';
 import type { BenchResult } from '../../../test/bench/types.js';
 import { AwsProvider } from './aws/provider.js';
 import { HetznerProvider } from './hetzner/provider.js';
-import { createInfrastructure, createNodes, type ClusterScenario } from './sandbox/cluster-scenario.js';
-import { nodeCreationFloorMs } from './sandbox/latency.js';
-import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox/sandbox.js';
+import { nodeCreationFloorMs, Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
+import { type ClusterScenario, createInfrastructure, createNodes } from '@kubeplane/sandbox/testing';
 
 const NODES = 100;
 

@@ -2,7 +2,7 @@
 // by another Lambda container; two deliveries of one DNS step). Each ends in a retry, not a failed step.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeplaneError, RateBudgets, Redacted, settle } from '@kubeplane/sdk';
-import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox/sandbox.js';
+import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { HetznerProvider } from './hetzner/provider.js';
 import { AwsProvider } from './aws/provider.js';
 

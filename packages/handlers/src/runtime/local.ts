@@ -26,7 +26,10 @@ import {
   type StepEvent,
   type Versioned,
 } from '@kubeplane/sdk';
-import { NetnsSandbox, Sandbox, SshMachineAccess, kubernetesConnector, sandboxKubernetes, sandboxProviders } from '@kubeplane/providers';
+import { SshMachineAccess, kubernetesConnector } from '@kubeplane/providers';
+// The sandbox clouds (msw and the emulators) are loaded only by a runtime that uses them, so importing this module
+// for the real clouds carries none of them.
+import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { resolveCredentials, resolveStaticKey } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { fileRateBudgets } from '@kubeplane/sdk';
@@ -110,6 +113,7 @@ export class LocalRuntime {
       let kubernetes: EngineOptions['kubernetes'];
       let machines: MachineAccess;
       if (options.sandbox) {
+        const { NetnsSandbox, Sandbox, sandboxKubernetes, sandboxProviders } = await import('@kubeplane/sandbox');
         sandbox = options.memory ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(dir, options.seed ?? 1);
         sandbox.listen();
         clock = sandbox.clock;
@@ -221,6 +225,7 @@ class WorldFirstStateStore implements StateStore {
 }
 
 async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
+  const { Sandbox } = await import('@kubeplane/sandbox');
   const path = join(dir, 'sandbox', 'world.json');
   // The static pools' machines are kept beside the world: a later command meets the same machines (host keys, disks).
   const staticMachinesDir = join(dir, 'sandbox', 'static-machines');

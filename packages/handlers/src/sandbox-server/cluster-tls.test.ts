@@ -3,7 +3,8 @@
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeProvider, CrusoeSandbox, KubernetesEmulator, parseKubeconfig, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/providers';
+import { CrusoeProvider, parseKubeconfig } from '@kubeplane/providers';
+import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, KubernetesEmulator, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { Redacted, settle, type Outcome } from '@kubeplane/sdk';
 import { clusterTls } from './cluster-tls.js';
 

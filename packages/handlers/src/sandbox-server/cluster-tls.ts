@@ -4,7 +4,7 @@
 // world; these are keys: never logged, never written elsewhere.
 import { X509Certificate } from 'node:crypto';
 import { Redacted } from '@kubeplane/sdk';
-import { readBootConfig, type NodeBootConfig, type Sandbox } from '@kubeplane/providers';
+import { readBootConfig, type NodeBootConfig, type Sandbox } from '@kubeplane/sandbox';
 
 const STAGED_PKI = '/etc/kubeplane/pki';
 

@@ -4,7 +4,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeplaneError, writeFileAtomic } from '@kubeplane/sdk';
-import { SANDBOX_CREDENTIALS } from '@kubeplane/providers';
+import { SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import type { ServedEndpoints } from './server.js';
 import { alive } from '../runtime/process-lock.js';
 

@@ -2,8 +2,7 @@
 // is replaced before it ends (on the engine's clock), and a refused AssumeRole is one clear auth error naming the role.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isPending, RateBudgets, Redacted, settle, type NetworkRequest } from '@kubeplane/sdk';
-import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
-import { SANDBOX_AWS_ACCOUNT, SANDBOX_PROVIDER_ROLE } from '../sandbox/sts/emulator.js';
+import { Sandbox, SANDBOX_AWS_ACCOUNT, SANDBOX_CREDENTIALS, SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 import { sessionNameFor } from './assume-role.js';
 

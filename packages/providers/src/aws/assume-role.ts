@@ -2,9 +2,10 @@
 // it works on so the role's policies can name that one cluster (aws:PrincipalTag), refreshed on the engine's clock
 // before it expires. The session is asked for with the runtime's own identity (a Lambda function's role) or with
 // long-lived keys when given.
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
 import { awsErrorKind } from './errors.js';
+import { loadSts } from './sdk-modules.js';
 
 /** What the SDK signs with (its AwsCredentialIdentity). */
 export interface AwsCredentialIdentity {
@@ -44,7 +45,8 @@ export function sessionNameFor(text: string): string {
 }
 
 export class AssumedRoleCredentials {
-  readonly #sts: STSClient;
+  /** Made on first use: the SDK module is loaded then. */
+  readonly #sts: () => Promise<STSClient>;
   readonly #role: AwsRoleToAssume;
   readonly #clock: Clock;
   #current: { identity: AwsCredentialIdentity; expiresAt: number } | undefined;
@@ -56,11 +58,12 @@ export class AssumedRoleCredentials {
     this.#clock = options.clock;
     const base = options.base;
     // Without keys, the SDK's default chain: a Lambda function's or an instance's own role.
-    this.#sts = new STSClient({
+    let sts: Promise<STSClient> | undefined;
+    this.#sts = () => (sts ??= loadSts().then((m) => new m.STSClient({
       region: options.region,
       maxAttempts: 1,
       ...(base ? { credentials: async () => ({ accessKeyId: base.accessKeyId.reveal(), secretAccessKey: base.secretAccessKey.reveal(), ...(base.sessionToken ? { sessionToken: base.sessionToken.reveal() } : {}) }) } : {}),
-    });
+    })));
   }
 
   /** The SDK's credential provider: the live session, or a new one when it is within the margin of its end. */
@@ -87,7 +90,8 @@ export class AssumedRoleCredentials {
     const role = this.#role;
     let out;
     try {
-      out = await this.#sts.send(
+      const [client, { AssumeRoleCommand }] = await Promise.all([this.#sts(), loadSts()]);
+      out = await client.send(
         new AssumeRoleCommand({
           RoleArn: role.roleArn,
           RoleSessionName: role.sessionName,

@@ -1,7 +1,6 @@
 import { RateBudgets, Redacted } from '@kubeplane/sdk';
 import { runProviderConformance } from '@kubeplane/sdk/conformance';
-import { conformanceHarness, type ConformanceHarness } from '../sandbox/conformance-harness.js';
-import { SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
+import { type ConformanceHarness, conformanceHarness, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 
 const WRONG_SECRET = 'wrong/secret/key/0123456789abcdef';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { isPending, RateBudgets, Redacted, settle, type NetworkRequest } from '@kubeplane/sdk';
-import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
+import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';

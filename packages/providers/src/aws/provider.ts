@@ -1,60 +1,25 @@
 // The AWS provider: EC2 compute and network (VPC, subnets, internet gateway, security groups, Elastic IPs,
 // key pairs) and Route 53 DNS, over the AWS SDK v3. Every call first spends the matching EC2/Route 53 budget.
 import { createHash } from 'node:crypto';
-import {
+import type {
   EC2Client,
-  AllocateAddressCommand,
-  AssociateAddressCommand,
-  AttachInternetGatewayCommand,
-  AuthorizeSecurityGroupIngressCommand,
-  CreateInternetGatewayCommand,
-  CreateRouteCommand,
-  CreateSecurityGroupCommand,
-  CreateSubnetCommand,
-  CreateVpcCommand,
-  DeleteInternetGatewayCommand,
-  DeleteKeyPairCommand,
-  DeleteSecurityGroupCommand,
-  DeleteSubnetCommand,
-  DeleteVpcCommand,
-  DescribeAddressesCommand,
-  DescribeAvailabilityZonesCommand,
-  DescribeImagesCommand,
-  DescribeInstanceTypeOfferingsCommand,
-  DescribeInstanceTypesCommand,
-  DescribeRegionsCommand,
-  DescribeInstancesCommand,
-  DescribeInternetGatewaysCommand,
-  DescribeKeyPairsCommand,
-  DescribeRouteTablesCommand,
-  DescribeSecurityGroupsCommand,
-  DescribeSubnetsCommand,
-  DescribeVpcsCommand,
-  DetachInternetGatewayCommand,
-  DisassociateAddressCommand,
-  ImportKeyPairCommand,
-  ReleaseAddressCommand,
-  RevokeSecurityGroupIngressCommand,
-  RunInstancesCommand,
-  TerminateInstancesCommand,
-  type Filter,
-  type DescribeInstanceTypeOfferingsCommandOutput,
-  type DescribeInstanceTypesCommandOutput,
-  type DescribeRegionsCommandOutput,
-  type DescribeImagesCommandOutput,
-  type DescribeAvailabilityZonesCommandOutput,
-  type Instance,
-  type IpPermission,
-  type SecurityGroup,
-  type Tag,
-  type TagSpecification,
-  type ResourceType,
+  Filter,
+  DescribeInstanceTypeOfferingsCommandOutput,
+  DescribeInstanceTypesCommandOutput,
+  DescribeRegionsCommandOutput,
+  DescribeImagesCommandOutput,
+  DescribeAvailabilityZonesCommandOutput,
+  Instance,
+  IpPermission,
+  SecurityGroup,
+  Tag,
+  TagSpecification,
+  ResourceType,
 } from '@aws-sdk/client-ec2';
 
 /** EC2's error codes for a gateway that another call already detached, or deleted. */
 const GATEWAY_DETACHED = ['Gateway.NotAttached', 'InvalidInternetGatewayID.NotFound'] as const;
 const GATEWAY_GONE = ['InvalidInternetGatewayID.NotFound'] as const;
-import { Route53Client } from '@aws-sdk/client-route-53';
 import {
   CLUSTER_ID_TAG,
   KubeplaneError,
@@ -96,9 +61,10 @@ import {
   type TaggedResource,
   USER_DATA_RULES,
 } from '@kubeplane/sdk';
+import { loadEc2, loadRoute53, type Ec2Module } from './sdk-modules.js';
 import { toKubeplaneError } from './errors.js';
 import { AssumedRoleCredentials, renewingEndedSession, type AwsCredentialIdentity, type AwsKeys, type AwsRoleToAssume } from './assume-role.js';
-import { Route53Dns } from './route53-dns.js';
+import { Route53Dns, type Route53DnsOptions } from './route53-dns.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 
@@ -148,7 +114,7 @@ export class AwsProvider implements Provider {
   readonly network: NetworkApi;
   readonly dns?: DnsApi;
   readonly #region: string;
-  readonly #ec2: EC2Client;
+  readonly #ec2: () => Promise<EC2Client>;
   readonly #budgets: Record<Bucket, RateBudget>;
   readonly #random: () => number;
   readonly #clock: Clock;
@@ -168,7 +134,8 @@ export class AwsProvider implements Provider {
     this.#random = options.random ?? Math.random;
     const credentials = this.#credentialsOf(options);
     // maxAttempts 1: retries are ours, as pending outcomes on the virtual clock, not sleeps inside the SDK.
-    this.#ec2 = new EC2Client({ region: options.region, credentials, maxAttempts: 1 });
+    let ec2: Promise<EC2Client> | undefined;
+    this.#ec2 = () => (ec2 ??= loadEc2().then((sdk) => new sdk.EC2Client({ region: options.region, credentials, maxAttempts: 1 })));
     const budgets = options.budgets ?? new RateBudgets(options.clock);
     const key = `aws:${options.account}:${options.region}`;
     this.#budgets = {
@@ -185,8 +152,9 @@ export class AwsProvider implements Provider {
     // to its VPC, a VPC to its region. Route 53 is global (one client in us-east-1 above).
     this.capabilities = { compute: true, network: true, dns: withDns, dnsFailover: withDns, attachReservedIpAfterCreate: true, managedKubernetes: false, scopes: { sshKey: 'region' } };
     if (withDns) {
-      const route53 = new Route53Client({ region: 'us-east-1', credentials, maxAttempts: 1 });
-      this.dns = new Route53Dns({ client: route53, budget: this.#budgets.route53, guard: (c, f) => this.#guard(c, f), count: (op) => this.#count(op) });
+      let route53: ReturnType<Route53DnsOptions['client']> | undefined;
+      const client = () => (route53 ??= loadRoute53().then((sdk) => new sdk.Route53Client({ region: 'us-east-1', credentials, maxAttempts: 1 })));
+      this.dns = new Route53Dns({ client, budget: this.#budgets.route53, guard: (c, f) => this.#guard(c, f), count: (op) => this.#count(op) });
     }
     this.compute = {
       createNode: (r, c) => this.#guard(c, () => this.#createNode(r)),
@@ -199,8 +167,8 @@ export class AwsProvider implements Provider {
       // too, for pools that name no zone. Both calls are paged (NextToken).
       serverTypes: (_r, c) =>
         this.#guard(c, async () => {
-          const types = await this.#pages<DescribeInstanceTypesCommandOutput>('DescribeInstanceTypes', (NextToken) => new DescribeInstanceTypesCommand({ MaxResults: 100, ...(NextToken ? { NextToken } : {}) }));
-          const offerings = await this.#pages<DescribeInstanceTypeOfferingsCommandOutput>('DescribeInstanceTypeOfferings', (NextToken) => new DescribeInstanceTypeOfferingsCommand({ LocationType: 'availability-zone', MaxResults: 1000, ...(NextToken ? { NextToken } : {}) }));
+          const types = await this.#pages<DescribeInstanceTypesCommandOutput>('DescribeInstanceTypes', (NextToken, sdk) => new sdk.DescribeInstanceTypesCommand({ MaxResults: 100, ...(NextToken ? { NextToken } : {}) }));
+          const offerings = await this.#pages<DescribeInstanceTypeOfferingsCommandOutput>('DescribeInstanceTypeOfferings', (NextToken, sdk) => new sdk.DescribeInstanceTypeOfferingsCommand({ LocationType: 'availability-zone', MaxResults: 1000, ...(NextToken ? { NextToken } : {}) }));
           const zonesOf = new Map<string, string[]>();
           for (const o of offerings.flatMap((page) => page.InstanceTypeOfferings ?? [])) {
             if (!o.InstanceType || !o.Location) continue;
@@ -223,12 +191,12 @@ export class AwsProvider implements Provider {
       // (optInStatus not-opted-in), so that preflight can tell a Region that does not exist from one not enabled.
       regions: (c) =>
         this.#guard(c, async () => {
-          const out = await this.#send<DescribeRegionsCommandOutput>('describe', 'DescribeRegions', new DescribeRegionsCommand({ AllRegions: true }));
+          const out = await this.#send<DescribeRegionsCommandOutput>('describe', 'DescribeRegions', (sdk) => new sdk.DescribeRegionsCommand({ AllRegions: true }));
           return done((out.Regions ?? []).map((r) => ({ name: r.RegionName ?? '', enabled: r.OptInStatus !== 'not-opted-in' })));
         }),
       images: (_r, c) =>
         this.#guard(c, async () => {
-          const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', new DescribeImagesCommand({ Owners: ['099720109477'] }));
+          const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', (sdk) => new sdk.DescribeImagesCommand({ Owners: ['099720109477'] }));
           return done((out.Images ?? []).map((i) => ({ id: i.ImageId ?? '', name: i.Name ?? '', architecture: i.Architecture === 'arm64' ? ('arm64' as const) : ('x86_64' as const) })));
         }),
       // DescribeImages by id: an AMI id names one image in one region, whoever owns it; InvalidAMIID.* means none.
@@ -236,7 +204,7 @@ export class AwsProvider implements Provider {
         this.#guard(c, async () => {
           if (!ref.startsWith('ami-')) return done(null);
           try {
-            const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', new DescribeImagesCommand({ ImageIds: [ref] }));
+            const out = await this.#send<DescribeImagesCommandOutput>('describe', 'DescribeImages', (sdk) => new sdk.DescribeImagesCommand({ ImageIds: [ref] }));
             const i = out.Images?.[0];
             return done(i ? { id: i.ImageId ?? ref, name: i.Name ?? ref, architecture: i.Architecture === 'arm64' ? ('arm64' as const) : ('x86_64' as const), ...(i.DeprecationTime ? { deprecation: { announced: i.DeprecationTime } } : {}) } : null);
           } catch (e) {
@@ -246,7 +214,7 @@ export class AwsProvider implements Provider {
         }),
       zones: (_r, c) =>
         this.#guard(c, async () => {
-          const out = await this.#send<DescribeAvailabilityZonesCommandOutput>('describe', 'DescribeAvailabilityZones', new DescribeAvailabilityZonesCommand({}));
+          const out = await this.#send<DescribeAvailabilityZonesCommandOutput>('describe', 'DescribeAvailabilityZones', (sdk) => new sdk.DescribeAvailabilityZonesCommand({}));
           return done((out.AvailabilityZones ?? []).map((z) => ({ name: z.ZoneName ?? '', region: z.RegionName ?? this.#region })));
         }),
     };
@@ -315,7 +283,7 @@ export class AwsProvider implements Provider {
     }
   }
 
-  async #send<O>(bucket: Bucket, operation: string, command: object, resource?: string, cost = 1): Promise<O> {
+  async #send<O>(bucket: Bucket, operation: string, command: (ec2: Ec2Module) => object, resource?: string, cost = 1): Promise<O> {
     const wait = await this.#budgets[bucket].take(1);
     if (wait > 0) throw new RateBudgetWait(`aws ${bucket}`, wait);
     if (bucket === 'run') {
@@ -324,7 +292,8 @@ export class AwsProvider implements Provider {
     }
     this.#count(operation);
     try {
-      return (await this.#ec2.send(command as never)) as O;
+      const [client, module] = await Promise.all([this.#ec2(), loadEc2()]);
+      return (await client.send(command(module) as never)) as O;
     } catch (error) {
       const k = toKubeplaneError(error, 'ec2', operation, resource);
       if (k.kind === 'throttled') await this.#budgets[bucket].observeRemaining(0);
@@ -333,11 +302,11 @@ export class AwsProvider implements Provider {
   }
 
   /** Every page of a paged Describe call, following NextToken. */
-  async #pages<O extends { NextToken?: string | undefined }>(operation: string, command: (token: string | undefined) => object): Promise<O[]> {
+  async #pages<O extends { NextToken?: string | undefined }>(operation: string, command: (token: string | undefined, ec2: Ec2Module) => object): Promise<O[]> {
     const out: O[] = [];
     let token: string | undefined;
     do {
-      const page = await this.#send<O>('describe', operation, command(token));
+      const page = await this.#send<O>('describe', operation, (m) => command(token, m));
       out.push(page);
       token = page.NextToken;
     } while (token);
@@ -382,7 +351,7 @@ export class AwsProvider implements Provider {
     const out: Instance[] = [];
     let token: string | undefined;
     do {
-      const page = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }>; NextToken?: string }>('describe', 'DescribeInstances', new DescribeInstancesCommand({ Filters: filters, MaxResults: 1000, ...(token ? { NextToken: token } : {}) }));
+      const page = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }>; NextToken?: string }>('describe', 'DescribeInstances', (sdk) => new sdk.DescribeInstancesCommand({ Filters: filters, MaxResults: 1000, ...(token ? { NextToken: token } : {}) }));
       for (const r of page.Reservations ?? []) out.push(...(r.Instances ?? []));
       token = page.NextToken;
     } while (token);
@@ -420,8 +389,8 @@ export class AwsProvider implements Provider {
     if (cached) return cached;
     let id: string | undefined;
     if (kind === 'vpc') id = (await this.#vpcsByName(clusterId, name))[0];
-    if (kind === 'subnet') id = (await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: this.#byName(clusterId, name) }))).Subnets?.[0]?.SubnetId;
-    if (kind === 'sg') id = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: this.#byName(clusterId, name) }))).SecurityGroups?.[0]?.GroupId;
+    if (kind === 'subnet') id = (await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', (sdk) => new sdk.DescribeSubnetsCommand({ Filters: this.#byName(clusterId, name) }))).Subnets?.[0]?.SubnetId;
+    if (kind === 'sg') id = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', (sdk) => new sdk.DescribeSecurityGroupsCommand({ Filters: this.#byName(clusterId, name) }))).SecurityGroups?.[0]?.GroupId;
     if (!id) throw new KubeplaneError('not-found', `aws ${kind} ${name} of cluster ${clusterId} does not exist; ensure it before the nodes that use it`, { provider: 'aws', code: 'NotFound', resource: name });
     this.#ids.set(cacheKey, id);
     return id;
@@ -447,7 +416,7 @@ export class AwsProvider implements Provider {
     const cached = this.#ids.get(cacheKey);
     if (cached) return JSON.parse(cached) as Array<{ id: string; zone: string; cidr: string }>;
     const vpcId = await this.#idByTag('vpc', clusterId, networkName);
-    const out = await this.#send<{ Subnets?: Array<{ SubnetId?: string; AvailabilityZone?: string; CidrBlock?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+    const out = await this.#send<{ Subnets?: Array<{ SubnetId?: string; AvailabilityZone?: string; CidrBlock?: string }> }>('describe', 'DescribeSubnets', (sdk) => new sdk.DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
     const subnets = (out.Subnets ?? []).map((s) => ({ id: s.SubnetId ?? '', zone: s.AvailabilityZone ?? '', cidr: s.CidrBlock ?? '' }));
     if (subnets.length > 0) this.#ids.set(cacheKey, JSON.stringify(subnets));
     return subnets;
@@ -489,7 +458,7 @@ export class AwsProvider implements Provider {
       out = await this.#send<{ Instances?: Instance[] }>(
       'run',
       'RunInstances',
-      new RunInstancesCommand({
+      (sdk) => new sdk.RunInstancesCommand({
         MinCount: 1,
         MaxCount: 1,
         ClientToken: token,
@@ -515,7 +484,7 @@ export class AwsProvider implements Provider {
       const earlier = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }> }>(
         'describe',
         'DescribeInstances',
-        new DescribeInstancesCommand({ Filters: [{ Name: 'client-token', Values: [token] }] }),
+        (sdk) => new sdk.DescribeInstancesCommand({ Filters: [{ Name: 'client-token', Values: [token] }] }),
         request.name,
       );
       const adopted = (earlier.Reservations ?? []).flatMap((r) => r.Instances ?? []).find((i) => LIVE_STATES.includes(i.State?.Name ?? '') && i.State?.Name !== 'shutting-down');
@@ -540,7 +509,7 @@ export class AwsProvider implements Provider {
     const launched = this.#launched.get(`${ref.clusterId}/${ref.name}`);
     if (!launched) return done(null);
     try {
-      const byId = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }> }>('describe', 'DescribeInstances', new DescribeInstancesCommand({ InstanceIds: [launched] }), ref.name);
+      const byId = await this.#send<{ Reservations?: Array<{ Instances?: Instance[] }> }>('describe', 'DescribeInstances', (sdk) => new sdk.DescribeInstancesCommand({ InstanceIds: [launched] }), ref.name);
       const instance = byId.Reservations?.[0]?.Instances?.[0];
       return done(instance && instance.State?.Name !== 'terminated' ? this.#nodeInfo(instance) : null);
     } catch (error) {
@@ -558,7 +527,7 @@ export class AwsProvider implements Provider {
     if (launched) ids.add(launched);
     if (ids.size === 0) return done(undefined);
     try {
-      await this.#send('terminate', 'TerminateInstances', new TerminateInstancesCommand({ InstanceIds: [...ids] }), ref.name);
+      await this.#send('terminate', 'TerminateInstances', (sdk) => new sdk.TerminateInstancesCommand({ InstanceIds: [...ids] }), ref.name);
     } catch (error) {
       if (error instanceof KubeplaneError && error.details.code === 'InvalidInstanceID.NotFound') {
         if (found.length === 0 && launched) return pending('dependency', 2, `instance ${launched} (${ref.name}) is not visible yet; terminating it once it is`);
@@ -578,7 +547,7 @@ export class AwsProvider implements Provider {
    * then picks the same one, and ensureNetwork removes the others.
    */
   async #vpcsByName(clusterId: string, name: string): Promise<string[]> {
-    const vpcs = (await this.#send<{ Vpcs?: Array<{ VpcId?: string; Tags?: Tag[] }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs ?? [];
+    const vpcs = (await this.#send<{ Vpcs?: Array<{ VpcId?: string; Tags?: Tag[] }> }>('describe', 'DescribeVpcs', (sdk) => new sdk.DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }))).Vpcs ?? [];
     const created = (v: { Tags?: Tag[] }) => Number(tagValue(v.Tags, CREATED_TAG) ?? 0) || 0;
     return vpcs
       .sort((a, b) => created(a) - created(b) || (a.VpcId ?? '').localeCompare(b.VpcId ?? ''))
@@ -591,7 +560,7 @@ export class AwsProvider implements Provider {
     let vpcs = await this.#vpcsByName(clusterId, name);
     if (vpcs.length === 0) {
       const tags = this.#tagSpecs(['vpc'], clusterId, name, { ...request.labels, [CREATED_TAG]: String(this.#clock.now()) });
-      const created = await this.#send<{ Vpc?: { VpcId?: string } }>('mutating', 'CreateVpc', new CreateVpcCommand({ CidrBlock: request.cidr, TagSpecifications: tags }), name);
+      const created = await this.#send<{ Vpc?: { VpcId?: string } }>('mutating', 'CreateVpc', (sdk) => new sdk.CreateVpcCommand({ CidrBlock: request.cidr, TagSpecifications: tags }), name);
       // Another invocation may have made one at the same time: look again, and use the oldest.
       vpcs = await this.#vpcsByName(clusterId, name);
       if (vpcs.length === 0) vpcs = [created.Vpc?.VpcId ?? ''];
@@ -602,18 +571,18 @@ export class AwsProvider implements Provider {
     for (const duplicate of extra) await this.#deleteVpc(duplicate, name, true);
     this.#ids.set(`vpc/${clusterId}/${name}`, vpcId);
     // Internet gateway, attached, and the default route in the VPC's main route table.
-    const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: this.#byName(clusterId, `${name}-igw`) }));
+    const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', (sdk) => new sdk.DescribeInternetGatewaysCommand({ Filters: this.#byName(clusterId, `${name}-igw`) }));
     // The gateway attached to this VPC, else a free one of the name; one that overlapping invocations made twice is
     // left to teardown (a VPC takes one gateway).
     let igw = igws.InternetGateways?.find((g) => (g.Attachments ?? []).some((a) => a.VpcId === vpcId)) ?? igws.InternetGateways?.find((g) => (g.Attachments ?? []).length === 0);
     if (!igw) {
-      const created = await this.#send<{ InternetGateway?: { InternetGatewayId?: string } }>('mutating', 'CreateInternetGateway', new CreateInternetGatewayCommand({ TagSpecifications: this.#tagSpecs(['internet-gateway'], clusterId, `${name}-igw`, request.labels) }), name);
+      const created = await this.#send<{ InternetGateway?: { InternetGatewayId?: string } }>('mutating', 'CreateInternetGateway', (sdk) => new sdk.CreateInternetGatewayCommand({ TagSpecifications: this.#tagSpecs(['internet-gateway'], clusterId, `${name}-igw`, request.labels) }), name);
       igw = { InternetGatewayId: created.InternetGateway?.InternetGatewayId ?? '', Attachments: [] };
     }
     const igwId = igw.InternetGatewayId ?? '';
     if (!(igw.Attachments ?? []).some((a) => a.VpcId === vpcId)) {
       try {
-        await this.#send('mutating', 'AttachInternetGateway', new AttachInternetGatewayCommand({ InternetGatewayId: igwId, VpcId: vpcId }), name);
+        await this.#send('mutating', 'AttachInternetGateway', (sdk) => new sdk.AttachInternetGatewayCommand({ InternetGatewayId: igwId, VpcId: vpcId }), name);
       } catch (error) {
         // An overlapping invocation attached its own gateway first (a VPC takes one): use that one next time.
         if (error instanceof KubeplaneError && error.details.code === 'Resource.AlreadyAssociated') return pending('retryable', 1, `network ${name} got its gateway from another call; looking again`);
@@ -623,27 +592,27 @@ export class AwsProvider implements Provider {
       // Gateways of this name that overlapping invocations made and never attached.
       for (const spare of igws.InternetGateways ?? []) {
         if (spare === igw || (spare.Attachments ?? []).length > 0) continue;
-        await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: spare.InternetGatewayId ?? '' }), name));
+        await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', (sdk) => new sdk.DeleteInternetGatewayCommand({ InternetGatewayId: spare.InternetGatewayId ?? '' }), name));
       }
     }
-    const tables = await this.#send<{ RouteTables?: Array<{ RouteTableId?: string; Routes?: Array<{ DestinationCidrBlock?: string; GatewayId?: string }> }> }>('describe', 'DescribeRouteTables', new DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'association.main', Values: ['true'] }] }));
+    const tables = await this.#send<{ RouteTables?: Array<{ RouteTableId?: string; Routes?: Array<{ DestinationCidrBlock?: string; GatewayId?: string }> }> }>('describe', 'DescribeRouteTables', (sdk) => new sdk.DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'association.main', Values: ['true'] }] }));
     const main = tables.RouteTables?.[0];
     if (main && !(main.Routes ?? []).some((r) => r.DestinationCidrBlock === '0.0.0.0/0' && r.GatewayId === igwId)) {
       try {
-        await this.#send('mutating', 'CreateRoute', new CreateRouteCommand({ RouteTableId: main.RouteTableId ?? '', DestinationCidrBlock: '0.0.0.0/0', GatewayId: igwId }), name);
+        await this.#send('mutating', 'CreateRoute', (sdk) => new sdk.CreateRouteCommand({ RouteTableId: main.RouteTableId ?? '', DestinationCidrBlock: '0.0.0.0/0', GatewayId: igwId }), name);
       } catch (error) {
         // Added by an overlapping invocation since the listing (to the VPC's one gateway).
         if (!(error instanceof KubeplaneError && error.details.code === 'RouteAlreadyExists')) throw error;
       }
     }
-    const existing = await this.#send<{ Subnets?: Array<{ SubnetId?: string; CidrBlock?: string; AvailabilityZone?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+    const existing = await this.#send<{ Subnets?: Array<{ SubnetId?: string; CidrBlock?: string; AvailabilityZone?: string }> }>('describe', 'DescribeSubnets', (sdk) => new sdk.DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
     const subnets = (existing.Subnets ?? []).map((s) => ({ id: s.SubnetId ?? '', cidr: s.CidrBlock ?? '', zone: s.AvailabilityZone ?? '' }));
     for (const [index, s] of request.subnets.entries()) {
       if (subnets.some((x) => x.cidr === s.cidr)) continue;
       const zone = s.zone ?? `${this.#region}a`;
       let created: { Subnet?: { SubnetId?: string } };
       try {
-        created = await this.#send<{ Subnet?: { SubnetId?: string } }>('mutating', 'CreateSubnet', new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: s.cidr, AvailabilityZone: zone, TagSpecifications: this.#tagSpecs(['subnet'], clusterId, `${name}-${index}`, request.labels) }), name);
+        created = await this.#send<{ Subnet?: { SubnetId?: string } }>('mutating', 'CreateSubnet', (sdk) => new sdk.CreateSubnetCommand({ VpcId: vpcId, CidrBlock: s.cidr, AvailabilityZone: zone, TagSpecifications: this.#tagSpecs(['subnet'], clusterId, `${name}-${index}`, request.labels) }), name);
       } catch (error) {
         // Made by an overlapping invocation since the listing: look again next time.
         if (error instanceof KubeplaneError && error.details.code === 'InvalidSubnet.Conflict') return pending('retryable', 1, `subnet ${s.cidr} of ${name} was created meanwhile; listing again`);
@@ -656,7 +625,7 @@ export class AwsProvider implements Provider {
   }
 
   async #deleteNetwork(clusterId: string, name: string): Promise<Outcome<void>> {
-    const vpcs = await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }));
+    const vpcs = await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', (sdk) => new sdk.DescribeVpcsCommand({ Filters: this.#byName(clusterId, name) }));
     for (const vpc of vpcs.Vpcs ?? []) {
       const outcome = await this.#deleteVpc(vpc.VpcId ?? '', name);
       if (outcome.status === 'pending') return outcome;
@@ -674,33 +643,33 @@ export class AwsProvider implements Provider {
       throw error;
     };
     if (withGroups) {
-      const groups = await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+      const groups = await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', (sdk) => new sdk.DescribeSecurityGroupsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
       for (const g of groups.SecurityGroups ?? []) {
         if (g.GroupName === 'default') continue;
         try {
-          await this.#send('mutating', 'DeleteSecurityGroup', new DeleteSecurityGroupCommand({ GroupId: g.GroupId ?? '' }), name);
+          await this.#send('mutating', 'DeleteSecurityGroup', (sdk) => new sdk.DeleteSecurityGroupCommand({ GroupId: g.GroupId ?? '' }), name);
         } catch (error) {
           const o = dependency(error);
           if (o.status === 'pending') return o;
         }
       }
     }
-    const subnets = await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
+    const subnets = await this.#send<{ Subnets?: Array<{ SubnetId?: string }> }>('describe', 'DescribeSubnets', (sdk) => new sdk.DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }] }));
     for (const s of subnets.Subnets ?? []) {
       try {
-        await this.#send('mutating', 'DeleteSubnet', new DeleteSubnetCommand({ SubnetId: s.SubnetId ?? '' }), name);
+        await this.#send('mutating', 'DeleteSubnet', (sdk) => new sdk.DeleteSubnetCommand({ SubnetId: s.SubnetId ?? '' }), name);
       } catch (error) {
         const o = dependency(error);
         if (o.status === 'pending') return o;
       }
     }
-    const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: [{ Name: 'attachment.vpc-id', Values: [vpcId] }] }));
+    const igws = await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string }> }>('describe', 'DescribeInternetGateways', (sdk) => new sdk.DescribeInternetGatewaysCommand({ Filters: [{ Name: 'attachment.vpc-id', Values: [vpcId] }] }));
     for (const g of igws.InternetGateways ?? []) {
-      await this.#alreadyDoneIs(GATEWAY_DETACHED, () => this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: vpcId }), name));
-      await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), name));
+      await this.#alreadyDoneIs(GATEWAY_DETACHED, () => this.#send('mutating', 'DetachInternetGateway', (sdk) => new sdk.DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: vpcId }), name));
+      await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', (sdk) => new sdk.DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), name));
     }
     try {
-      await this.#send('mutating', 'DeleteVpc', new DeleteVpcCommand({ VpcId: vpcId }), name);
+      await this.#send('mutating', 'DeleteVpc', (sdk) => new sdk.DeleteVpcCommand({ VpcId: vpcId }), name);
     } catch (error) {
       return dependency(error);
     }
@@ -751,11 +720,11 @@ export class AwsProvider implements Provider {
   async #ensureFirewall(request: FirewallRequest): Promise<Outcome<FirewallInfo>> {
     if (!request.networkName) throw new KubeplaneError('invalid', `firewall ${request.name}: AWS security groups belong to a VPC; set networkName`, { provider: 'aws', code: 'MissingNetwork', resource: request.name });
     const vpcId = await this.#idByTag('vpc', request.clusterId, request.networkName);
-    const describe = async () => (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'group-name', Values: [request.name] }] }))).SecurityGroups?.[0];
+    const describe = async () => (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', (sdk) => new sdk.DescribeSecurityGroupsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'group-name', Values: [request.name] }] }))).SecurityGroups?.[0];
     let group = await describe();
     if (!group) {
       try {
-        const created = await this.#send<{ GroupId?: string }>('mutating', 'CreateSecurityGroup', new CreateSecurityGroupCommand({ GroupName: request.name, Description: `kubeplane ${request.clusterId} ${request.name}`, VpcId: vpcId, TagSpecifications: this.#tagSpecs(['security-group'], request.clusterId, request.name, request.labels) }), request.name);
+        const created = await this.#send<{ GroupId?: string }>('mutating', 'CreateSecurityGroup', (sdk) => new sdk.CreateSecurityGroupCommand({ GroupName: request.name, Description: `kubeplane ${request.clusterId} ${request.name}`, VpcId: vpcId, TagSpecifications: this.#tagSpecs(['security-group'], request.clusterId, request.name, request.labels) }), request.name);
         group = { GroupId: created.GroupId ?? '', GroupName: request.name, IpPermissions: [], Tags: [{ Key: CLUSTER_ID_TAG, Value: request.clusterId }] };
       } catch (error) {
         if (!(error instanceof KubeplaneError && error.details.code === 'InvalidGroup.Duplicate')) throw error;
@@ -770,10 +739,10 @@ export class AwsProvider implements Provider {
     const current = this.#currentAtoms(group);
     const revoke = [...current.entries()].filter(([k]) => !wanted.has(k)).map(([, v]) => v);
     const authorize = [...wanted.entries()].filter(([k]) => !current.has(k)).map(([, v]) => v);
-    if (revoke.length > 0) await this.#send('mutating', 'RevokeSecurityGroupIngress', new RevokeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: revoke }), request.name);
+    if (revoke.length > 0) await this.#send('mutating', 'RevokeSecurityGroupIngress', (sdk) => new sdk.RevokeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: revoke }), request.name);
     if (authorize.length > 0) {
       try {
-        await this.#send('mutating', 'AuthorizeSecurityGroupIngress', new AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: authorize }), request.name);
+        await this.#send('mutating', 'AuthorizeSecurityGroupIngress', (sdk) => new sdk.AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: authorize }), request.name);
       } catch (error) {
         // A retry after a lost response: the rules are there already. Re-read and converge next time.
         if (!(error instanceof KubeplaneError && error.details.code === 'InvalidPermission.Duplicate')) throw error;
@@ -784,7 +753,7 @@ export class AwsProvider implements Provider {
   }
 
   async #deleteFirewall(ref: ScopedRef): Promise<Outcome<void>> {
-    const groups = await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: this.#byName(ref.clusterId, ref.name) }));
+    const groups = await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', (sdk) => new sdk.DescribeSecurityGroupsCommand({ Filters: this.#byName(ref.clusterId, ref.name) }));
     for (const g of groups.SecurityGroups ?? []) {
       const outcome = await this.#deleteGroup(g.GroupId ?? '', ref.name);
       if (outcome.status === 'pending') return outcome;
@@ -795,7 +764,7 @@ export class AwsProvider implements Provider {
 
   async #deleteGroup(groupId: string, name: string): Promise<Outcome<void>> {
     try {
-      await this.#send('mutating', 'DeleteSecurityGroup', new DeleteSecurityGroupCommand({ GroupId: groupId }), name);
+      await this.#send('mutating', 'DeleteSecurityGroup', (sdk) => new sdk.DeleteSecurityGroupCommand({ GroupId: groupId }), name);
       return done(undefined);
     } catch (error) {
       if (error instanceof KubeplaneError && error.details.code === 'DependencyViolation') return pending('dependency', 10, `security group ${name} is still used by instances that are shutting down`);
@@ -805,16 +774,16 @@ export class AwsProvider implements Provider {
   }
 
   async #addresses(filters: Filter[]): Promise<Array<{ AllocationId?: string; PublicIp?: string; InstanceId?: string; AssociationId?: string; Tags?: Tag[] }>> {
-    return (await this.#send<{ Addresses?: Array<{ AllocationId?: string; PublicIp?: string; InstanceId?: string; AssociationId?: string; Tags?: Tag[] }> }>('describe', 'DescribeAddresses', new DescribeAddressesCommand({ Filters: filters }))).Addresses ?? [];
+    return (await this.#send<{ Addresses?: Array<{ AllocationId?: string; PublicIp?: string; InstanceId?: string; AssociationId?: string; Tags?: Tag[] }> }>('describe', 'DescribeAddresses', (sdk) => new sdk.DescribeAddressesCommand({ Filters: filters }))).Addresses ?? [];
   }
 
   async #ensureReservedIp(request: ReservedIpRequest): Promise<Outcome<ReservedIpInfo>> {
     const found = (await this.#addresses(this.#byName(request.clusterId, request.name))).sort((a, b) => (a.AllocationId ?? '').localeCompare(b.AllocationId ?? ''));
     const [keep, ...duplicates] = found;
     // AllocateAddress has no client token: a lost response can leave a second address. Keep the oldest.
-    for (const d of duplicates) if (!d.AssociationId) await this.#send('mutating', 'ReleaseAddress', new ReleaseAddressCommand({ AllocationId: d.AllocationId ?? '' }), request.name);
+    for (const d of duplicates) if (!d.AssociationId) await this.#send('mutating', 'ReleaseAddress', (sdk) => new sdk.ReleaseAddressCommand({ AllocationId: d.AllocationId ?? '' }), request.name);
     if (keep) return done({ name: request.name, id: keep.AllocationId ?? '', clusterId: request.clusterId, ip: keep.PublicIp ?? '', ...(keep.InstanceId ? { attachedTo: keep.InstanceId } : {}) });
-    const created = await this.#send<{ AllocationId?: string; PublicIp?: string }>('mutating', 'AllocateAddress', new AllocateAddressCommand({ Domain: 'vpc', TagSpecifications: this.#tagSpecs(['elastic-ip'], request.clusterId, request.name, request.labels) }), request.name);
+    const created = await this.#send<{ AllocationId?: string; PublicIp?: string }>('mutating', 'AllocateAddress', (sdk) => new sdk.AllocateAddressCommand({ Domain: 'vpc', TagSpecifications: this.#tagSpecs(['elastic-ip'], request.clusterId, request.name, request.labels) }), request.name);
     return done({ name: request.name, id: created.AllocationId ?? '', clusterId: request.clusterId, ip: created.PublicIp ?? '' });
   }
 
@@ -827,7 +796,7 @@ export class AwsProvider implements Provider {
     if (address.InstanceId === instance.InstanceId) return done(info());
     if (instance.State?.Name !== 'running') return pending('in-progress', 5, `node ${node.name} is ${instance.State?.Name ?? 'starting'}; the address is attached once it runs`);
     try {
-      await this.#send('mutating', 'AssociateAddress', new AssociateAddressCommand({ AllocationId: address.AllocationId ?? '', InstanceId: instance.InstanceId ?? '' }), ip.name);
+      await this.#send('mutating', 'AssociateAddress', (sdk) => new sdk.AssociateAddressCommand({ AllocationId: address.AllocationId ?? '', InstanceId: instance.InstanceId ?? '' }), ip.name);
     } catch (error) {
       if (error instanceof KubeplaneError && error.details.code === 'IncorrectInstanceState') return pending('in-progress', 5, `node ${node.name} cannot take an address yet`);
       throw error;
@@ -837,9 +806,9 @@ export class AwsProvider implements Provider {
 
   async #releaseAll(addresses: Array<{ AllocationId?: string; AssociationId?: string }>, name: string): Promise<Outcome<void>> {
     for (const a of addresses) {
-      if (a.AssociationId) await this.#send('mutating', 'DisassociateAddress', new DisassociateAddressCommand({ AssociationId: a.AssociationId }), name);
+      if (a.AssociationId) await this.#send('mutating', 'DisassociateAddress', (sdk) => new sdk.DisassociateAddressCommand({ AssociationId: a.AssociationId }), name);
       try {
-        await this.#send('mutating', 'ReleaseAddress', new ReleaseAddressCommand({ AllocationId: a.AllocationId ?? '' }), name);
+        await this.#send('mutating', 'ReleaseAddress', (sdk) => new sdk.ReleaseAddressCommand({ AllocationId: a.AllocationId ?? '' }), name);
       } catch (error) {
         if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
       }
@@ -852,11 +821,11 @@ export class AwsProvider implements Provider {
   }
 
   async #ensureSshKey(request: SshKeyRequest): Promise<Outcome<SshKeyInfo>> {
-    const find = async () => (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; KeyName?: string; KeyFingerprint?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: [{ Name: 'key-name', Values: [request.name] }] }))).KeyPairs?.[0];
+    const find = async () => (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; KeyName?: string; KeyFingerprint?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', (sdk) => new sdk.DescribeKeyPairsCommand({ Filters: [{ Name: 'key-name', Values: [request.name] }] }))).KeyPairs?.[0];
     let key = await find();
     if (!key) {
       try {
-        const created = await this.#send<{ KeyPairId?: string; KeyName?: string; KeyFingerprint?: string }>('mutating', 'ImportKeyPair', new ImportKeyPairCommand({ KeyName: request.name, PublicKeyMaterial: new TextEncoder().encode(request.publicKey), TagSpecifications: this.#tagSpecs(['key-pair'], request.clusterId, request.name, request.labels) }), request.name);
+        const created = await this.#send<{ KeyPairId?: string; KeyName?: string; KeyFingerprint?: string }>('mutating', 'ImportKeyPair', (sdk) => new sdk.ImportKeyPairCommand({ KeyName: request.name, PublicKeyMaterial: new TextEncoder().encode(request.publicKey), TagSpecifications: this.#tagSpecs(['key-pair'], request.clusterId, request.name, request.labels) }), request.name);
         key = { ...created, Tags: [{ Key: CLUSTER_ID_TAG, Value: request.clusterId }] };
       } catch (error) {
         if (!(error instanceof KubeplaneError && error.details.code === 'InvalidKeyPair.Duplicate')) throw error;
@@ -869,8 +838,8 @@ export class AwsProvider implements Provider {
   }
 
   async #deleteSshKey(ref: ScopedRef): Promise<Outcome<void>> {
-    const keys = (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: this.#byName(ref.clusterId, ref.name) }))).KeyPairs ?? [];
-    for (const k of keys) await this.#send('mutating', 'DeleteKeyPair', new DeleteKeyPairCommand({ KeyPairId: k.KeyPairId ?? '' }), ref.name);
+    const keys = (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', (sdk) => new sdk.DescribeKeyPairsCommand({ Filters: this.#byName(ref.clusterId, ref.name) }))).KeyPairs ?? [];
+    for (const k of keys) await this.#send('mutating', 'DeleteKeyPair', (sdk) => new sdk.DeleteKeyPairCommand({ KeyPairId: k.KeyPairId ?? '' }), ref.name);
     return done(undefined);
   }
 
@@ -880,11 +849,11 @@ export class AwsProvider implements Provider {
     const nameOf = (tags: Tag[] | undefined) => tagValue(tags, NAME_TAG);
     for (const i of await this.#describe([...filters, { Name: 'instance-state-name', Values: LIVE_STATES }])) out.push({ kind: 'node', id: i.InstanceId ?? '', ...(nameOf(i.Tags) ? { name: nameOf(i.Tags) ?? '' } : {}) });
     for (const a of await this.#addresses(filters)) out.push({ kind: 'reserved-ip', id: a.AllocationId ?? '', ...(nameOf(a.Tags) ? { name: nameOf(a.Tags) ?? '' } : {}) });
-    for (const g of (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? []) out.push({ kind: 'firewall', id: g.GroupId ?? '', ...(nameOf(g.Tags) ? { name: nameOf(g.Tags) ?? '' } : {}) });
-    for (const k of (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: filters }))).KeyPairs ?? []) out.push({ kind: 'ssh-key', id: k.KeyPairId ?? '', ...(nameOf(k.Tags) ? { name: nameOf(k.Tags) ?? '' } : {}) });
-    for (const s of (await this.#send<{ Subnets?: Array<{ SubnetId?: string; Tags?: Tag[] }> }>('describe', 'DescribeSubnets', new DescribeSubnetsCommand({ Filters: filters }))).Subnets ?? []) out.push({ kind: 'subnet', id: s.SubnetId ?? '', ...(nameOf(s.Tags) ? { name: nameOf(s.Tags) ?? '' } : {}) });
-    for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Tags?: Tag[] }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) out.push({ kind: 'other', id: g.InternetGatewayId ?? '', ...(nameOf(g.Tags) ? { name: nameOf(g.Tags) ?? '' } : {}) });
-    for (const v of (await this.#send<{ Vpcs?: Array<{ VpcId?: string; Tags?: Tag[] }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: filters }))).Vpcs ?? []) out.push({ kind: 'network', id: v.VpcId ?? '', ...(nameOf(v.Tags) ? { name: nameOf(v.Tags) ?? '' } : {}) });
+    for (const g of (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', (sdk) => new sdk.DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? []) out.push({ kind: 'firewall', id: g.GroupId ?? '', ...(nameOf(g.Tags) ? { name: nameOf(g.Tags) ?? '' } : {}) });
+    for (const k of (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string; Tags?: Tag[] }> }>('describe', 'DescribeKeyPairs', (sdk) => new sdk.DescribeKeyPairsCommand({ Filters: filters }))).KeyPairs ?? []) out.push({ kind: 'ssh-key', id: k.KeyPairId ?? '', ...(nameOf(k.Tags) ? { name: nameOf(k.Tags) ?? '' } : {}) });
+    for (const s of (await this.#send<{ Subnets?: Array<{ SubnetId?: string; Tags?: Tag[] }> }>('describe', 'DescribeSubnets', (sdk) => new sdk.DescribeSubnetsCommand({ Filters: filters }))).Subnets ?? []) out.push({ kind: 'subnet', id: s.SubnetId ?? '', ...(nameOf(s.Tags) ? { name: nameOf(s.Tags) ?? '' } : {}) });
+    for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Tags?: Tag[] }> }>('describe', 'DescribeInternetGateways', (sdk) => new sdk.DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) out.push({ kind: 'other', id: g.InternetGatewayId ?? '', ...(nameOf(g.Tags) ? { name: nameOf(g.Tags) ?? '' } : {}) });
+    for (const v of (await this.#send<{ Vpcs?: Array<{ VpcId?: string; Tags?: Tag[] }> }>('describe', 'DescribeVpcs', (sdk) => new sdk.DescribeVpcsCommand({ Filters: filters }))).Vpcs ?? []) out.push({ kind: 'network', id: v.VpcId ?? '', ...(nameOf(v.Tags) ? { name: nameOf(v.Tags) ?? '' } : {}) });
     return out;
   }
 
@@ -894,7 +863,7 @@ export class AwsProvider implements Provider {
     const launchedHere = [...this.#launched.entries()].filter(([k]) => k.startsWith(`${clusterId}/`));
     const toTerminate = instances.filter((i) => i.State?.Name !== 'shutting-down').map((i) => i.InstanceId ?? '');
     for (let i = 0; i < toTerminate.length; i += 1000) {
-      await this.#send('terminate', 'TerminateInstances', new TerminateInstancesCommand({ InstanceIds: toTerminate.slice(i, i + 1000) }), clusterId);
+      await this.#send('terminate', 'TerminateInstances', (sdk) => new sdk.TerminateInstancesCommand({ InstanceIds: toTerminate.slice(i, i + 1000) }), clusterId);
     }
     if (instances.length > 0) {
       for (const [k, id] of launchedHere) if (instances.some((i) => i.InstanceId === id)) this.#launched.delete(k);
@@ -904,7 +873,7 @@ export class AwsProvider implements Provider {
     // Instances launched moments ago may not be listed yet (eventual consistency): check them by id.
     for (const [key, id] of launchedHere) {
       try {
-        await this.#send('terminate', 'TerminateInstances', new TerminateInstancesCommand({ InstanceIds: [id] }), key);
+        await this.#send('terminate', 'TerminateInstances', (sdk) => new sdk.TerminateInstancesCommand({ InstanceIds: [id] }), key);
         this.#launched.delete(key);
         return pending('in-progress', 15, `instance ${id} was not listed yet; terminating it`);
       } catch (error) {
@@ -913,27 +882,27 @@ export class AwsProvider implements Provider {
       }
     }
     await this.#releaseAll(await this.#addresses(filters), clusterId);
-    const groups = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', new DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? [];
+    const groups = (await this.#send<{ SecurityGroups?: SecurityGroup[] }>('describe', 'DescribeSecurityGroups', (sdk) => new sdk.DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? [];
     // Rules that reference other groups of the cluster block their deletion: revoke those first.
     for (const g of groups) {
       const refs = (g.IpPermissions ?? []).filter((p) => (p.UserIdGroupPairs ?? []).some((pair) => pair.GroupId !== g.GroupId));
-      if (refs.length > 0) await this.#send('mutating', 'RevokeSecurityGroupIngress', new RevokeSecurityGroupIngressCommand({ GroupId: g.GroupId ?? '', IpPermissions: refs.map((p) => ({ IpProtocol: p.IpProtocol ?? '-1', FromPort: p.FromPort ?? -1, ToPort: p.ToPort ?? -1, UserIdGroupPairs: (p.UserIdGroupPairs ?? []).filter((pair) => pair.GroupId !== g.GroupId).map((pair) => ({ GroupId: pair.GroupId ?? '' })) })) }), clusterId);
+      if (refs.length > 0) await this.#send('mutating', 'RevokeSecurityGroupIngress', (sdk) => new sdk.RevokeSecurityGroupIngressCommand({ GroupId: g.GroupId ?? '', IpPermissions: refs.map((p) => ({ IpProtocol: p.IpProtocol ?? '-1', FromPort: p.FromPort ?? -1, ToPort: p.ToPort ?? -1, UserIdGroupPairs: (p.UserIdGroupPairs ?? []).filter((pair) => pair.GroupId !== g.GroupId).map((pair) => ({ GroupId: pair.GroupId ?? '' })) })) }), clusterId);
     }
     for (const g of groups) {
       const outcome = await this.#deleteGroup(g.GroupId ?? '', g.GroupName ?? '');
       if (outcome.status === 'pending') return outcome;
     }
-    for (const k of (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string }> }>('describe', 'DescribeKeyPairs', new DescribeKeyPairsCommand({ Filters: filters }))).KeyPairs ?? []) {
-      await this.#send('mutating', 'DeleteKeyPair', new DeleteKeyPairCommand({ KeyPairId: k.KeyPairId ?? '' }), clusterId);
+    for (const k of (await this.#send<{ KeyPairs?: Array<{ KeyPairId?: string }> }>('describe', 'DescribeKeyPairs', (sdk) => new sdk.DescribeKeyPairsCommand({ Filters: filters }))).KeyPairs ?? []) {
+      await this.#send('mutating', 'DeleteKeyPair', (sdk) => new sdk.DeleteKeyPairCommand({ KeyPairId: k.KeyPairId ?? '' }), clusterId);
     }
-    for (const v of (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', new DescribeVpcsCommand({ Filters: filters }))).Vpcs ?? []) {
+    for (const v of (await this.#send<{ Vpcs?: Array<{ VpcId?: string }> }>('describe', 'DescribeVpcs', (sdk) => new sdk.DescribeVpcsCommand({ Filters: filters }))).Vpcs ?? []) {
       const outcome = await this.#deleteVpc(v.VpcId ?? '', clusterId);
       if (outcome.status === 'pending') return outcome;
     }
     // Gateways left detached by an interrupted network delete.
-    for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', new DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) {
-      for (const a of g.Attachments ?? []) await this.#alreadyDoneIs(GATEWAY_DETACHED, () => this.#send('mutating', 'DetachInternetGateway', new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: a.VpcId ?? '' }), clusterId));
-      await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), clusterId));
+    for (const g of (await this.#send<{ InternetGateways?: Array<{ InternetGatewayId?: string; Attachments?: Array<{ VpcId?: string }> }> }>('describe', 'DescribeInternetGateways', (sdk) => new sdk.DescribeInternetGatewaysCommand({ Filters: filters }))).InternetGateways ?? []) {
+      for (const a of g.Attachments ?? []) await this.#alreadyDoneIs(GATEWAY_DETACHED, () => this.#send('mutating', 'DetachInternetGateway', (sdk) => new sdk.DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '', VpcId: a.VpcId ?? '' }), clusterId));
+      await this.#alreadyDoneIs(GATEWAY_GONE, () => this.#send('mutating', 'DeleteInternetGateway', (sdk) => new sdk.DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId ?? '' }), clusterId));
     }
     return done(undefined);
   }

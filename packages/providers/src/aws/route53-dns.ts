@@ -1,23 +1,18 @@
 // Route 53 as a DnsApi: record sets in one atomic change batch, health-checked failover, GetChange until
 // INSYNC, paged listing; health checks carry the cluster id as the first segment of their CallerReference.
 import { createHash } from 'node:crypto';
-import {
-  ChangeResourceRecordSetsCommand,
-  CreateHealthCheckCommand,
-  DeleteHealthCheckCommand,
-  ListHealthChecksCommand,
-  GetChangeCommand,
-  ListHostedZonesByNameCommand,
-  ListResourceRecordSetsCommand,
-  type Change,
-  type ResourceRecordSet,
-  type Route53Client,
+import type {
+  Change,
+  ResourceRecordSet,
+  Route53Client,
 } from '@aws-sdk/client-route-53';
 import { KubeplaneError, RateBudgetWait, done, pending, type CallContext, type DnsApi, type DnsChange, type DnsRecord, type Outcome, type RateBudget } from '@kubeplane/sdk';
 import { toKubeplaneError } from './errors.js';
+import { loadRoute53, type Route53Module } from './sdk-modules.js';
 
 export interface Route53DnsOptions {
-  client: Route53Client;
+  /** The Route 53 client, made on first use (the SDK module is loaded then). */
+  client: () => Promise<Route53Client>;
   budget: RateBudget;
   guard: <T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>) => Promise<Outcome<T>>;
   count: (operation: string) => void;
@@ -38,12 +33,13 @@ export class Route53Dns implements DnsApi {
     return { dns: 'route53' };
   }
 
-  async #send<O>(operation: string, command: unknown, resource?: string): Promise<O> {
+  async #send<O>(operation: string, command: (route53: Route53Module) => object, resource?: string): Promise<O> {
     const wait = await this.#o.budget.take(1);
     if (wait > 0) throw new RateBudgetWait('aws route53', wait);
     this.#o.count(operation);
     try {
-      return (await this.#o.client.send(command as never)) as O;
+      const [client, module] = await Promise.all([this.#o.client(), loadRoute53()]);
+      return (await client.send(command(module) as never)) as O;
     } catch (error) {
       const k = toKubeplaneError(error, 'route53', operation, resource);
       if (k.kind === 'throttled') await this.#o.budget.observeRemaining(0);
@@ -60,7 +56,7 @@ export class Route53Dns implements DnsApi {
       const out: string[] = [];
       let next: { DNSName?: string; HostedZoneId?: string } = {};
       for (let page = 0; page < 50; page++) {
-        const res = await this.#send<{ HostedZones?: Array<{ Name?: string }>; IsTruncated?: boolean; NextDNSName?: string; NextHostedZoneId?: string }>('ListHostedZonesByName', new ListHostedZonesByNameCommand({ ...next, MaxItems: 100 }));
+        const res = await this.#send<{ HostedZones?: Array<{ Name?: string }>; IsTruncated?: boolean; NextDNSName?: string; NextHostedZoneId?: string }>('ListHostedZonesByName', (sdk) => new sdk.ListHostedZonesByNameCommand({ ...next, MaxItems: 100 }));
         out.push(...(res.HostedZones ?? []).map((z) => undot(z.Name ?? '')));
         if (!res.IsTruncated || !res.NextDNSName) break;
         next = { DNSName: res.NextDNSName, ...(res.NextHostedZoneId ? { HostedZoneId: res.NextHostedZoneId } : {}) };
@@ -72,7 +68,7 @@ export class Route53Dns implements DnsApi {
   async #zoneId(zone: string): Promise<string> {
     const cached = this.#zones.get(zone);
     if (cached) return cached;
-    const out = await this.#send<{ HostedZones?: Array<{ Id?: string; Name?: string }> }>('ListHostedZonesByName', new ListHostedZonesByNameCommand({ DNSName: zone, MaxItems: 1 }), zone);
+    const out = await this.#send<{ HostedZones?: Array<{ Id?: string; Name?: string }> }>('ListHostedZonesByName', (sdk) => new sdk.ListHostedZonesByNameCommand({ DNSName: zone, MaxItems: 1 }), zone);
     const hz = out.HostedZones?.find((z) => undot(z.Name ?? '') === undot(zone));
     if (!hz?.Id) throw new KubeplaneError('not-found', `Route 53 has no hosted zone ${zone} in this account; create it or name another dnsZone`, { provider: 'aws', code: 'NoSuchHostedZone', resource: zone });
     const id = hz.Id.replace('/hostedzone/', '');
@@ -90,7 +86,7 @@ export class Route53Dns implements DnsApi {
     if (!check) return undefined;
     const out = await this.#send<{ HealthCheck?: { Id?: string } }>(
       'CreateHealthCheck',
-      new CreateHealthCheckCommand({ CallerReference: this.#callerReference(clusterId, record, check.ip, check.port), HealthCheckConfig: { Type: 'TCP', IPAddress: check.ip, Port: check.port, RequestInterval: 30, FailureThreshold: 3 } }),
+      (sdk) => new sdk.CreateHealthCheckCommand({ CallerReference: this.#callerReference(clusterId, record, check.ip, check.port), HealthCheckConfig: { Type: 'TCP', IPAddress: check.ip, Port: check.port, RequestInterval: 30, FailureThreshold: 3 } }),
       record.name,
     );
     return out.HealthCheck?.Id;
@@ -115,14 +111,14 @@ export class Route53Dns implements DnsApi {
         };
         changes.push({ Action: 'UPSERT', ResourceRecordSet: set });
       }
-      const out = await this.#send<{ ChangeInfo?: { Id?: string; Status?: string } }>('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: `kubeplane ${clusterId}`, Changes: changes } }), zone);
+      const out = await this.#send<{ ChangeInfo?: { Id?: string; Status?: string } }>('ChangeResourceRecordSets', (sdk) => new sdk.ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: `kubeplane ${clusterId}`, Changes: changes } }), zone);
       return done({ id: (out.ChangeInfo?.Id ?? '').replace('/change/', ''), status: out.ChangeInfo?.Status === 'INSYNC' ? 'in-sync' : 'pending' });
     });
   }
 
   changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>> {
     return this.#o.guard(context, async () => {
-      const out = await this.#send<{ ChangeInfo?: { Status?: string } }>('GetChange', new GetChangeCommand({ Id: changeId }), changeId);
+      const out = await this.#send<{ ChangeInfo?: { Status?: string } }>('GetChange', (sdk) => new sdk.GetChangeCommand({ Id: changeId }), changeId);
       if (out.ChangeInfo?.Status === 'INSYNC') return done({ id: changeId, status: 'in-sync' });
       return pending('in-progress', 15, `DNS change ${changeId} is propagating (Route 53 needs about 60 s)`);
     });
@@ -134,7 +130,7 @@ export class Route53Dns implements DnsApi {
     for (;;) {
       const page = await this.#send<{ ResourceRecordSets?: ResourceRecordSet[]; IsTruncated?: boolean; NextRecordName?: string; NextRecordType?: string; NextRecordIdentifier?: string }>(
         'ListResourceRecordSets',
-        new ListResourceRecordSetsCommand({ HostedZoneId: zoneId, MaxItems: 300, ...(start.name ? { StartRecordName: start.name } : {}), ...(start.type ? { StartRecordType: start.type as never } : {}), ...(start.id ? { StartRecordIdentifier: start.id } : {}) }),
+        (sdk) => new sdk.ListResourceRecordSetsCommand({ HostedZoneId: zoneId, MaxItems: 300, ...(start.name ? { StartRecordName: start.name } : {}), ...(start.type ? { StartRecordType: start.type as never } : {}), ...(start.id ? { StartRecordIdentifier: start.id } : {}) }),
       );
       out.push(...(page.ResourceRecordSets ?? []));
       if (!page.IsTruncated) return out;
@@ -168,7 +164,7 @@ export class Route53Dns implements DnsApi {
       if (matches.length > 0) {
         // DELETE must carry the current values exactly; they come from the listing just made.
         try {
-          await this.#send('ChangeResourceRecordSets', new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
+          await this.#send('ChangeResourceRecordSets', (sdk) => new sdk.ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
         } catch (error) {
           // Another delivery of the step deleted some of them after our listing: the batch is refused whole; list again.
           if (error instanceof KubeplaneError && error.details.code === 'InvalidChangeBatch') throw new KubeplaneError('retryable', `${error.message} (changed meanwhile; listing again)`, { provider: 'aws', code: 'InvalidChangeBatch', resource: zone }, { cause: error });
@@ -181,7 +177,7 @@ export class Route53Dns implements DnsApi {
       for (const check of await this.#clusterHealthChecks(clusterId)) {
         if (inUse.has(check)) continue;
         try {
-          await this.#send('DeleteHealthCheck', new DeleteHealthCheckCommand({ HealthCheckId: check }), zone);
+          await this.#send('DeleteHealthCheck', (sdk) => new sdk.DeleteHealthCheckCommand({ HealthCheckId: check }), zone);
         } catch (error) {
           if (error instanceof KubeplaneError && error.kind === 'not-found') continue;
           // Still referenced from a record in another zone of the cluster: that zone's deletion removes it.
@@ -199,7 +195,7 @@ export class Route53Dns implements DnsApi {
     for (;;) {
       const page = await this.#send<{ HealthChecks?: Array<{ Id?: string; CallerReference?: string }>; IsTruncated?: boolean; NextMarker?: string }>(
         'ListHealthChecks',
-        new ListHealthChecksCommand({ MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }),
+        (sdk) => new sdk.ListHealthChecksCommand({ MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }),
       );
       for (const h of page.HealthChecks ?? []) if (h.Id && h.CallerReference?.startsWith(`${clusterId}/`)) ids.push(h.Id);
       if (!page.IsTruncated || !page.NextMarker) return ids;

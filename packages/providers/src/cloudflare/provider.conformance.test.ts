@@ -1,6 +1,6 @@
 import { Redacted } from '@kubeplane/sdk';
 import { runDnsProviderConformance, type ConformanceSandbox } from '@kubeplane/sdk/conformance';
-import { CLOUDFLARE_SANDBOX_CREDENTIALS, CloudflareSandbox } from '../sandbox/cloudflare/harness.js';
+import { CLOUDFLARE_SANDBOX_CREDENTIALS, CloudflareSandbox } from '@kubeplane/sandbox';
 import { CloudflareProvider } from './provider.js';
 
 const WRONG_TOKEN = 'wrong-cloudflare-token-0123456789';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeplaneError, Redacted, settle, type Outcome } from '@kubeplane/sdk';
-import { CLOUDFLARE_SANDBOX_CREDENTIALS as CREDS, CloudflareSandbox } from '../sandbox/cloudflare/harness.js';
+import { CLOUDFLARE_SANDBOX_CREDENTIALS as CREDS, CloudflareSandbox } from '@kubeplane/sandbox';
 import { CloudflareProvider } from './provider.js';
 
 let sandbox: CloudflareSandbox;

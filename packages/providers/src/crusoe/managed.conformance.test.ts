@@ -1,6 +1,6 @@
 import { Redacted } from '@kubeplane/sdk';
 import { runManagedKubernetesConformance } from '@kubeplane/sdk/conformance';
-import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../sandbox/crusoe/harness.js';
+import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { CrusoeProvider } from './provider.js';
 
 runManagedKubernetesConformance({

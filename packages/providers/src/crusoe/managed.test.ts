@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeplaneError, Redacted, settle, type Outcome } from '@kubeplane/sdk';
-import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../sandbox/crusoe/harness.js';
+import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { autoscalerNodeArgs, cmkAddonSecret, reconcileCmkInCluster, withAutoscalerNodeArgs } from './cmk-in-cluster.js';
 import { CrusoeProvider } from './provider.js';
 

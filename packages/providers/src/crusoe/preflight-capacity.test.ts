@@ -5,8 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { CatalogCache, preflight, validateManifestText } from '@kubeplane/sdk';
-import { Sandbox } from '../sandbox/sandbox.js';
-import { sandboxProviders } from '../sandbox/providers.js';
+import { Sandbox, sandboxProviders } from '@kubeplane/sandbox';
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());

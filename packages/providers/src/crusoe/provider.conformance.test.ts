@@ -1,6 +1,6 @@
 import { Redacted } from '@kubeplane/sdk';
 import { runProviderConformance } from '@kubeplane/sdk/conformance';
-import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../sandbox/crusoe/harness.js';
+import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { CrusoeProvider } from './provider.js';
 
 const WRONG_SECRET = Buffer.from('not-the-crusoe-secret-0123456789').toString('base64url');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Redacted, settle, type NodeRequest, type Outcome } from '@kubeplane/sdk';
-import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../sandbox/crusoe/harness.js';
+import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { CrusoeProvider, poolOf } from './provider.js';
 
 let sandbox: CrusoeSandbox;

@@ -2,8 +2,8 @@
 // the provider paces itself, the project never answers 429, and the caller sees no throttle.
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateBudgets, Redacted } from '@kubeplane/sdk';
-import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
-import { createInfrastructure, createNodes, type ClusterScenario } from '../sandbox/cluster-scenario.js';
+import { Sandbox, SANDBOX_CREDENTIALS, simulate } from '@kubeplane/sandbox';
+import { type ClusterScenario, createInfrastructure, createNodes, nodeRequests } from '@kubeplane/sandbox/testing';
 import { HetznerProvider } from './provider.js';
 
 let sandbox: Sandbox | undefined;
@@ -56,8 +56,6 @@ describe('Hetzner project rate budget', () => {
         return clock.now() >= until ? { status: 'done' as const, value: undefined } : { status: 'pending' as const, reason: 'in-progress' as const, retryAfterSeconds: 2, message: 'neighbour' };
       },
     };
-    const { simulate } = await import('../sandbox/simulation.js');
-    const { nodeRequests } = await import('../sandbox/cluster-scenario.js');
     const result = await simulate(clock, [neighbourTask, ...nodeRequests(scenario).map((r) => ({ name: r.name, run: (attempt: number) => provider.compute.createNode(r, { attempt }) }))]);
     const nodes = sandbox.inventory().filter((i) => i.kind === 'node' && i.clusterId === 'nb');
     expect(nodes).toHaveLength(60);

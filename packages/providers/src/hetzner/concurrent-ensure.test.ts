@@ -4,7 +4,7 @@
 // with "firewall name is already used").
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateBudgets, Redacted, type Outcome } from '@kubeplane/sdk';
-import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
+import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { HetznerProvider } from './provider.js';
 
 let sandbox: Sandbox | undefined;

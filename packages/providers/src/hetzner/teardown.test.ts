@@ -2,8 +2,8 @@
 // as the project's budget goes, and the next call goes on from what is left.
 import { afterEach, describe, expect, it } from 'vitest';
 import { RATE_LIMITS, RateBudgets, Redacted } from '@kubeplane/sdk';
-import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox/sandbox.js';
-import { createInfrastructure, createNodes, type ClusterScenario } from '../sandbox/cluster-scenario.js';
+import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
+import { type ClusterScenario, createInfrastructure, createNodes } from '@kubeplane/sandbox/testing';
 import { HetznerProvider, TEARDOWN_BATCH } from './provider.js';
 
 let sandbox: Sandbox | undefined;

@@ -5,8 +5,8 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isKubeplaneError, KubeplaneError, Redacted, VirtualClock, type KubernetesApi, type RenderedCluster } from '@kubeplane/sdk';
-import { KubernetesEmulator } from '../sandbox/kubernetes/emulator.js';
-import { FakeVms, goldenCluster, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from '../sandbox/kubernetes/fixture.js';
+import { KubernetesEmulator } from '@kubeplane/sandbox';
+import { FakeVms, goldenCluster, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from '@kubeplane/sandbox/testing';
 import { KubernetesClient, kubernetesConnector } from './client.js';
 import { parseKubeconfig } from './kubeconfig.js';
 

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeplaneError, Redacted, renderStaticBootstrap, renderStaticReset, STATIC_STATE_DIR, type MachineTarget } from '@kubeplane/sdk';
 import { SshMachineAccess } from './ssh-machine-access.js';
-import { ed25519KeyPair } from '../sandbox/static-machines.js';
-import { OpenSshMachine, openSshAvailability } from '../sandbox/openssh/machine.js';
+import { openSshAvailability, OpenSshMachine } from '@kubeplane/sandbox';
+import { ed25519KeyPair } from '@kubeplane/sandbox/testing';
 
 const availability = await openSshAvailability();
 const available = availability.ok;

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
 import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
-import { holdManifestDnsZones } from '@kubeplane/providers';
+import { holdManifestDnsZones } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, print, UsageError, type CliIo } from '../io.js';

@@ -4,7 +4,7 @@
 // cannot run (openssh-server, sudo, root, mount namespaces); in CI it must run (.ci/run installs what it needs).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSshAvailability } from '@kubeplane/providers';
+import { openSshAvailability } from '@kubeplane/sandbox';
 import { runCli } from '../../../../../test/helpers/cli.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
 import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
-import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/providers';
+import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';

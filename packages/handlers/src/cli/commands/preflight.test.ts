@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateManifestText } from '@kubeplane/sdk';
-import { Sandbox } from '@kubeplane/providers';
+import { Sandbox } from '@kubeplane/sandbox';
 import { runCli } from '../../../../../test/helpers/cli.js';
 import { LocalRuntime } from '../../runtime/local.js';
 

@@ -26,7 +26,7 @@ export interface NetnsWorldOptions {
   onReport?: ReportListener;
   /** Default /dev/shm/kubeplane-netns. */
   baseDir?: string;
-  /** Compiled stand-ins (default: dist/sandbox/netns/standins next to this module's build). */
+  /** Compiled stand-ins (default: dist/netns/standins next to this module's build). */
   standinsDir?: string;
   /** Real-time guard for settle() (default 120 s). */
   settleTimeoutMs?: number;
@@ -77,7 +77,7 @@ interface Booted {
 function defaultStandinsDir(): string {
   const here = fileURLToPath(new URL('./standins/', import.meta.url));
   // Under vitest this module runs from src/ (the `source` condition); the stand-ins always run compiled.
-  return here.replace(/\/src\/sandbox\/netns\/standins\/$/, '/dist/sandbox/netns/standins/').replace(/\/$/, '');
+  return here.replace(/\/src\/netns\/standins\/$/, '/dist/netns/standins/').replace(/\/$/, '');
 }
 
 function shim(standinsDir: string, module: string, command: string): string {

@@ -10,7 +10,7 @@ export const ENV = {
   run: 'KUBEPLANE_NETNS_RUN',
   /** The sandbox package mirror's directory (Release.key, fingerprint, cilium tarballs). */
   mirror: 'KUBEPLANE_NETNS_MIRROR',
-  /** dist/sandbox/netns/standins: where the daemon entries live. */
+  /** dist/netns/standins: where the daemon entries live. */
   standins: 'KUBEPLANE_NETNS_STANDINS',
   /** The node binary the shims run. */
   node: 'KUBEPLANE_NETNS_NODE',

@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redacted, renderBootstrapTokenSecret, renderNode, VirtualClock, type RenderContext, type RenderedCluster } from '@kubeplane/sdk';
 import { parse } from 'yaml';
-import { kubernetesConnector } from '../../kubernetes/client.js';
+import { kubernetesConnector } from '@kubeplane/providers';
 import { KubernetesEmulator } from './emulator.js';
 import { FakeVms, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from './fixture.js';
 import type { SandboxVm } from './vm-source.js';

@@ -2,14 +2,14 @@
 // accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
 import { CLUSTER_ID_TAG, KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
-import { AwsProvider } from '../aws/provider.js';
-import { HetznerProvider } from '../hetzner/provider.js';
-import { CrusoeProvider } from '../crusoe/provider.js';
-import { CloudflareProvider } from '../cloudflare/provider.js';
-import { kubernetesConnector } from '../kubernetes/client.js';
+import { AwsProvider } from '@kubeplane/providers';
+import { HetznerProvider } from '@kubeplane/providers';
+import { CrusoeProvider } from '@kubeplane/providers';
+import { CloudflareProvider } from '@kubeplane/providers';
+import { kubernetesConnector } from '@kubeplane/providers';
 import { SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
 import { SANDBOX_PROVIDER_ROLE } from './sts/emulator.js';
-import { sessionNameFor } from '../aws/assume-role.js';
+import { sessionNameFor } from '@kubeplane/providers';
 import type { Sandbox } from './sandbox.js';
 
 /** The region AWS providers use for global services (Route 53). */

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRUSOE_API, CRUSOE_LATENCY } from './emulator.js';
 import { CRUSOE_SANDBOX_CREDENTIALS as CREDS, CrusoeSandbox } from './harness.js';
-import { authorizationHeader, buildQuery, crusoeTimestamp } from '../../crusoe/signing.js';
-import { startupScript } from '../../crusoe/startup-script.js';
+import { crusoeAuthorizationHeader as authorizationHeader, crusoeBuildQuery as buildQuery, crusoeTimestamp } from '@kubeplane/providers';
+import { crusoeStartupScript as startupScript } from '@kubeplane/providers';
 
 let sandbox: CrusoeSandbox;
 afterEach(() => sandbox.stop());

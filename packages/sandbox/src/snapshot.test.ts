@@ -2,8 +2,8 @@
 // same world, and continues after the restore exactly as it would have continued without one.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RateBudgets, Redacted, renderNode, seededRandomSource, settle, WIREGUARD_PORT, type NodeRequest, type Provider, type RenderContext, type RenderedCluster, type RenderedNode } from '@kubeplane/sdk';
-import { AwsProvider } from '../aws/provider.js';
-import { HetznerProvider } from '../hetzner/provider.js';
+import { AwsProvider } from '@kubeplane/providers';
+import { HetznerProvider } from '@kubeplane/providers';
 import { createInfrastructure, dnsRecords, names, type ClusterScenario } from './cluster-scenario.js';
 import { renderGolden, RENDER_NOW } from './kubernetes/fixture.js';
 import { KUBE_TIMINGS } from './kubernetes/timings.js';

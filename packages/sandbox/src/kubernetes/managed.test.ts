@@ -3,7 +3,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redacted, renderKubeconfig, VirtualClock } from '@kubeplane/sdk';
-import { kubernetesConnector } from '../../kubernetes/client.js';
+import { kubernetesConnector } from '@kubeplane/providers';
 import { issueCmkPki, type CmkPki } from '../crusoe/cmk-pki.js';
 import { KubernetesEmulator } from './emulator.js';
 import { RENDER_NOW, sandboxContext } from './fixture.js';

@@ -28,7 +28,7 @@ const MACHINE_RECORDS = new Set(['/var/log/wtmp', '/var/log/btmp', '/var/log/las
 
 /**
  * The programs the machine lacks or must not run for real, and why. kubeadm and the kubelet stand for themselves in
- * the sandbox's simulated kubelets (packages/providers/src/sandbox/kubernetes), which read the user-data the machine
+ * the sandbox's simulated kubelets (packages/sandbox/src/kubernetes), which read the user-data the machine
  * was handed; here they only log.
  */
 export const MACHINE_STANDINS: Readonly<Record<string, string>> = {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeplaneError, RateBudgets, Redacted, settle, type Outcome, type ProviderDef } from '@kubeplane/sdk';
-import { AwsProvider } from '../aws/provider.js';
-import { CloudflareProvider } from '../cloudflare/provider.js';
-import { CrusoeProvider } from '../crusoe/provider.js';
-import { HetznerProvider } from '../hetzner/provider.js';
+import { AwsProvider } from '@kubeplane/providers';
+import { CloudflareProvider } from '@kubeplane/providers';
+import { CrusoeProvider } from '@kubeplane/providers';
+import { HetznerProvider } from '@kubeplane/providers';
 import { SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
 import { sandboxProviders } from './providers.js';
 import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox.js';

@@ -26,8 +26,8 @@ export interface BridgeRequest {
 
 export type BridgeHandler = (request: BridgeRequest) => { status: number; body: unknown };
 
-/** dist/sandbox/netns/standins, where the compiled stand-ins are (tests run after `tsc -b`). */
-export const STANDINS_DIST = fileURLToPath(new URL('../../../../../dist/sandbox/netns/standins/', import.meta.url));
+/** dist/netns/standins, where the compiled stand-ins are (tests run after `tsc -b`). */
+export const STANDINS_DIST = fileURLToPath(new URL('../../../../dist/netns/standins/', import.meta.url));
 
 const SHIMS = ['kubeadm', 'kubelet', 'kubectl', 'containerd', 'cilium'];
 

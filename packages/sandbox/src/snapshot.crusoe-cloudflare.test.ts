@@ -3,8 +3,8 @@
 // exactly as it would have without the snapshot.
 import { afterEach, describe, expect, it } from 'vitest';
 import { settle, type DnsRecord, type Outcome, type ProviderDef } from '@kubeplane/sdk';
-import type { CloudflareProvider } from '../cloudflare/provider.js';
-import type { CrusoeProvider } from '../crusoe/provider.js';
+import type { CloudflareProvider } from '@kubeplane/providers';
+import type { CrusoeProvider } from '@kubeplane/providers';
 import { sandboxProviders } from './providers.js';
 import { Sandbox } from './sandbox.js';
 import { asSandboxSnapshot, type SandboxSnapshot } from './snapshot.js';

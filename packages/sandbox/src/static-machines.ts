@@ -9,7 +9,7 @@
 import ssh2 from 'ssh2';
 const { utils } = ssh2;
 import { Redacted, type Clock, type MachineAccess, type MachineRun, type MachineTarget } from '@kubeplane/sdk';
-import { SshMachineAccess } from '../static/ssh-machine-access.js';
+import { SshMachineAccess } from '@kubeplane/providers';
 import type { SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
 import type { StaticMachineBackend } from './static/backend.js';
 import { Ssh2Machines } from './static/ssh2-machines.js';

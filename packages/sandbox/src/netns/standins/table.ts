@@ -4,7 +4,7 @@
 export interface StandinEntry {
   /** The command name inside machines (`apt-get`). */
   command: string;
-  /** The compiled module under dist/sandbox/netns/standins/ (without .js). */
+  /** The compiled module under dist/netns/standins/ (without .js). */
   module: string;
   owner: 'H1' | 'H2';
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@kubeplane/sdk';
 import { NetnsWorld } from './world.js';
 
-const built = fileURLToPath(new URL('../../../dist/sandbox/netns/standins/', import.meta.url));
+const built = fileURLToPath(new URL('../../dist/netns/standins/', import.meta.url));
 // Not under /tmp: every machine mounts its own /tmp, so the host's would be invisible inside.
 const standins = mkdtempSync('/dev/shm/kp-standins-');
 const clock = new VirtualClock(Date.UTC(2026, 0, 1));

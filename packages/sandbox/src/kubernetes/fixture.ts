@@ -24,7 +24,7 @@ import type { SandboxContext } from '../context.js';
 import type { SandboxVm, SandboxVmSource } from './vm-source.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const GOLDEN_HYBRID_DIR = resolve(here, '../../../../../test/golden/hybrid');
+export const GOLDEN_HYBRID_DIR = resolve(here, '../../../../test/golden/hybrid');
 export const RENDER_NOW = new Date('2026-01-01T00:00:00Z');
 
 interface RawPair {

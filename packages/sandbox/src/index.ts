@@ -1,0 +1,45 @@
+// @kubeplane/sandbox: the sandbox clouds — wire-level emulators on a virtual clock, faults, and machines in network namespaces.
+export { simulate, type SimTask, type SimResult } from './simulation.js';
+export { nodeCreationFloorMs } from './latency.js';
+export { verifySigV4 } from './sigv4.js';
+export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox.js';
+export type { AwsCall, AwsCallListener, AwsCallResource } from './aws-calls.js';
+export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './accounts.js';
+export { holdManifestDnsZones } from './manifest-zones.js';
+export { conformanceHarness, type ConformanceHarness } from './conformance-harness.js';
+export { FaultInjector, type FaultRule, type CloudName } from './faults.js';
+export type { InventoryItem } from './inventory.js';
+export { LATENCY, sample, type Spread } from './latency.js';
+export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './hetzner/emulator.js';
+export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './ec2/emulator.js';
+export { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
+export { StsEmulator, SANDBOX_AWS_ACCOUNT, SANDBOX_PROVIDER_ROLE, type StsEmulatorOptions, type StsEmulatorState, type StsRole, type StsSession } from './sts/emulator.js';
+export {
+  KubernetesEmulator,
+  KUBERNETES_API_PORT,
+  type KubernetesEmulatorOptions,
+  type KubernetesInventory,
+  type KubernetesInventoryCluster,
+  type KubernetesInventoryNode,
+  type KubernetesInventoryPod,
+} from './kubernetes/emulator.js';
+export type { SandboxVm, SandboxVmSource, SandboxVmState } from './kubernetes/vm-source.js';
+export type { KubeletStatus, KubeletState, KubeletLogEntry } from './kubernetes/kubelets.js';
+export { KUBE_TIMINGS } from './kubernetes/timings.js';
+export { sandboxProviders, sandboxKubernetes } from './providers.js';
+export { sandboxResponder, type SandboxResponder } from './respond.js';
+export { readBootConfig, type NodeBootConfig } from './kubernetes/user-data.js';
+export { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from './kubernetes/store.js';
+export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeEmulatorState, type CrusoeInventoryItem } from './crusoe/emulator.js';
+export { CrusoeSandbox, CRUSOE_SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type CrusoeSandboxOptions } from './crusoe/harness.js';
+export { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
+export type { SandboxRestoreOptions } from './sandbox.js';
+export { CloudflareEmulator, CLOUDFLARE_API, CLOUDFLARE_CLOUD, type CloudflareEmulatorOptions, type CloudflareEmulatorState, type CloudflareInventoryItem } from './cloudflare/emulator.js';
+export { CloudflareSandbox, CLOUDFLARE_SANDBOX_CREDENTIALS, type CloudflareSandboxOptions } from './cloudflare/harness.js';
+export { clusterReadyFloorMs, type ClusterShape, type FloorCloud } from './floor.js';
+export { NetnsSandbox, type NetnsSandboxOptions } from './netns/netns-sandbox.js';
+export { NetnsUnavailable } from './netns/host.js';
+export type { HandshakeReport } from './netns/world.js';
+export { resolveSandboxName } from './dns-resolver.js';
+export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
+export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './openssh/machine.js';
