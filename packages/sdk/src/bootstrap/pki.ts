@@ -1,19 +1,16 @@
 // The cluster PKI, issued up front so every node's configuration can be rendered before any machine exists:
 // the three CAs, the service-account key, per-node serving and client certificates, the bootstrap token and
 // the CA discovery hash. Keys are inputs (stored in the SecretStore and reused), so issuance is reproducible.
-import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, webcrypto, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
-import type * as X509 from '@peculiar/x509';
 import { Redacted } from '../redacted.js';
+import { authorityKeyIdentifier, basicConstraints, certificatePem, distinguishedName, extendedKeyUsage, issuerOf, KEY_USAGE, keyUsage, spkiOf, subjectAltName, subjectKeyIdentifier } from './certificate.js';
 import { generateMeshSigningKeyPair } from './mesh-bundle.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { firstServiceIp, isIpv4 } from './network.js';
 import { randomLowerAlnum, randomSerialNumber, type RandomSource } from './random.js';
 
 const generateKeyPairAsync = promisify(generateNodeKeyPair);
-
-/** The X.509 library, on first use (see x509.ts). */
-const loadX509 = () => import('./x509.js');
 
 /** A key pair as PEM (PKCS#8 private, SPKI public), RSA or ECDSA P-256; the form the SecretStore keeps. */
 export interface PemKeyPair {
@@ -121,64 +118,32 @@ export interface IssueOptions {
   now: Date;
 }
 
-const SIGNING = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
 const CA_DAYS = 3650;
 const LEAF_DAYS = 365;
 // A little backdating so a node whose clock runs slightly behind still accepts fresh certificates.
 const BACKDATE_MS = 5 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const crypto = webcrypto;
-
-function pemBody(pem: string): Buffer {
-  return Buffer.from(pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
-}
-
-const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-
-function keyAlgorithm(pair: PemKeyPair): typeof SIGNING | typeof EC_P256 {
-  const type = createPrivateKey(pair.privateKeyPem.reveal()).asymmetricKeyType;
-  if (type === 'rsa') return SIGNING;
-  if (type === 'ec') return EC_P256;
-  throw new Error(`unsupported key type ${String(type)}: kubeplane uses RSA and ECDSA P-256 keys`);
-}
-
-async function importKeyPair(pair: PemKeyPair): Promise<webcrypto.CryptoKeyPair> {
-  const algorithm = keyAlgorithm(pair);
-  const privateKey = await crypto.subtle.importKey('pkcs8', pemBody(pair.privateKeyPem.reveal()), algorithm, true, ['sign']);
-  const publicKey = await crypto.subtle.importKey('spki', pemBody(pair.publicKeyPem), algorithm, true, ['verify']);
-  return { privateKey, publicKey };
-}
 
 function validity(now: Date, days: number): { notBefore: Date; notAfter: Date } {
   return { notBefore: new Date(now.getTime() - BACKDATE_MS), notAfter: new Date(now.getTime() + days * DAY_MS) };
 }
 
-function toPem(cert: X509.X509Certificate): string {
-  return `${cert.toString('pem').replace(/\r\n/g, '\n').trim()}\n`;
+function serial(random: RandomSource): Buffer {
+  return Buffer.from(randomSerialNumber(random), 'hex');
 }
 
 async function issueCa(commonName: string, pair: PemKeyPair, options: IssueOptions): Promise<string> {
-  const x509 = await loadX509();
-  const keys = await importKeyPair(pair);
-  const cert = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      serialNumber: randomSerialNumber(options.random),
-      name: `CN=${commonName}`,
-      keys,
-      signingAlgorithm: SIGNING,
-      ...validity(options.now, CA_DAYS),
-      extensions: [
-        new x509.BasicConstraintsExtension(true, undefined, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
-      ],
-    },
-    crypto,
-  );
-  return toPem(cert);
+  const spki = spkiOf(pair.publicKeyPem);
+  const name = distinguishedName(`CN=${commonName}`);
+  return certificatePem({
+    serialNumber: serial(options.random),
+    issuer: name,
+    subject: name,
+    ...validity(options.now, CA_DAYS),
+    spki,
+    extensions: [basicConstraints(true), keyUsage([KEY_USAGE.keyCertSign, KEY_USAGE.digitalSignature, KEY_USAGE.keyEncipherment]), subjectKeyIdentifier(spki)],
+    signingKey: createPrivateKey(pair.privateKeyPem.reveal()),
+  });
 }
 
 export interface LeafRequest {
@@ -192,38 +157,25 @@ export interface LeafRequest {
 
 /** A leaf certificate signed by `ca`: serving (serverAuth) or client (clientAuth), with the given SANs. */
 export async function issueLeafCertificate(request: LeafRequest, options: IssueOptions): Promise<IssuedCertificate> {
-  const x509 = await loadX509();
-  const caCert = new x509.X509Certificate(request.ca.certificatePem);
-  const caKeys = await importKeyPair({ publicKeyPem: caCert.publicKey.toString('pem'), privateKeyPem: request.ca.key });
-  const leafKeys = await importKeyPair(request.key);
-  const names: X509.JsonGeneralName[] = [
-    ...(request.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
-    ...(request.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
-  ];
-  const extensions: X509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension(
-      [request.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
-      false,
-    ),
-    await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
-  ];
-  if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names, false));
-  const cert = await x509.X509CertificateGenerator.create(
-    {
-      serialNumber: randomSerialNumber(options.random),
-      subject: request.subject,
-      issuer: caCert.subject,
-      publicKey: leafKeys.publicKey,
-      signingKey: caKeys.privateKey,
-      signingAlgorithm: SIGNING,
-      ...validity(options.now, LEAF_DAYS),
-      extensions,
-    },
-    crypto,
-  );
-  return { certificatePem: toPem(cert) };
+  const issuer = issuerOf(request.ca.certificatePem);
+  const dnsNames = request.dnsNames ?? [];
+  const ipAddresses = request.ipAddresses ?? [];
+  const certificate = certificatePem({
+    serialNumber: serial(options.random),
+    issuer: issuer.name,
+    subject: distinguishedName(request.subject),
+    ...validity(options.now, LEAF_DAYS),
+    spki: spkiOf(request.key.publicKeyPem),
+    extensions: [
+      basicConstraints(false),
+      keyUsage([KEY_USAGE.digitalSignature, KEY_USAGE.keyEncipherment]),
+      extendedKeyUsage(request.usage),
+      authorityKeyIdentifier(issuer.spki),
+      ...(dnsNames.length + ipAddresses.length > 0 ? [subjectAltName(dnsNames, ipAddresses)] : []),
+    ],
+    signingKey: createPrivateKey(request.ca.key.reveal()),
+  });
+  return { certificatePem: certificate };
 }
 
 /** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo: what `kubeadm join` pins the CA with. */
