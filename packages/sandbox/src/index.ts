@@ -43,3 +43,7 @@ export type { HandshakeReport } from './netns/world.js';
 export { resolveSandboxName } from './dns-resolver.js';
 export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
 export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './openssh/machine.js';
+export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedCluster, type ServedEndpoints } from './serve/server.js';
+export { clientEnvironment, credentialsFilePath, readServedFile, removeServedFile, servedFilePath, writeCredentialsFile, writeServedFile, type ServedFile } from './serve/served-file.js';
+export { clusterTls, hostOf as servedClusterHost, type ClusterTls, type ClusterTlsProblem } from './serve/cluster-tls.js';
+export { servedKubeconfig } from './serve/kubeconfig.js';

@@ -5,8 +5,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { SandboxServer } from '../../sandbox-server/server.js';
-import { clientEnvironment, credentialsFilePath, removeServedFile, writeCredentialsFile, writeServedFile } from '../../sandbox-server/served-file.js';
+import { clientEnvironment, credentialsFilePath, removeServedFile, SandboxServer, writeCredentialsFile, writeServedFile } from '@kubeplane/sandbox';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 

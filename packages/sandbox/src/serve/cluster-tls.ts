@@ -4,7 +4,8 @@
 // world; these are keys: never logged, never written elsewhere.
 import { X509Certificate } from 'node:crypto';
 import { Redacted } from '@kubeplane/sdk';
-import { readBootConfig, type NodeBootConfig, type Sandbox } from '@kubeplane/sandbox';
+import { type NodeBootConfig, readBootConfig } from '../kubernetes/user-data.js';
+import type { Sandbox } from '../sandbox.js';
 
 const STAGED_PKI = '/etc/kubeplane/pki';
 

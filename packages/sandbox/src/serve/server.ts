@@ -5,7 +5,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { sandboxResponder, type Sandbox, type SandboxResponder } from '@kubeplane/sandbox';
+import type { Sandbox } from '../sandbox.js';
+import { type SandboxResponder, sandboxResponder } from '../respond.js';
 import { clusterTls, type ClusterTls, type ClusterTlsProblem } from './cluster-tls.js';
 import { discovery } from './discovery.js';
 import { BodyTooLarge, readBody, toFetchRequest, writeFetchResponse, writePlain } from './http-bridge.js';

@@ -1,6 +1,6 @@
 // The Kubernetes discovery documents (/api, /apis, /api/v1, /apis/<group>/v1) for the resources the sandbox's
 // API emulator serves, so that kubectl, which asks for them before anything else, can find `nodes` and the rest.
-import { KUBERNETES_SANDBOX_RESOURCES } from '@kubeplane/sandbox';
+import { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from '../kubernetes/store.js';
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
 /** kubectl's short names (`kubectl get deploy`), as the real API server's discovery lists them. */

@@ -4,7 +4,8 @@ import { createServer as createHttpsServer, request as httpsRequest } from 'node
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrusoeProvider, parseKubeconfig } from '@kubeplane/providers';
-import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, KubernetesEmulator, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
+import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../crusoe/harness.js';
+import { KubernetesEmulator } from '../kubernetes/emulator.js';
 import { Redacted, settle, type Outcome } from '@kubeplane/sdk';
 import { clusterTls } from './cluster-tls.js';
 

@@ -3,10 +3,9 @@
 // source, <state dir>/sandbox/credentials.env (0600; the sandbox's fake credentials, kept out of the terminal).
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeplaneError, writeFileAtomic } from '@kubeplane/sdk';
-import { SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
+import { alive, KubeplaneError, writeFileAtomic } from '@kubeplane/sdk';
+import { SANDBOX_CREDENTIALS } from '../sandbox.js';
 import type { ServedEndpoints } from './server.js';
-import { alive } from '../runtime/process-lock.js';
 
 export interface ServedFile extends ServedEndpoints {
   pid: number;

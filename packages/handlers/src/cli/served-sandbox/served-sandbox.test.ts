@@ -12,11 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrusoeProvider, parseKubeconfig, type KubeConnection } from '@kubeplane/providers';
-import { Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
+import { clusterTls, Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type ServedFile } from '@kubeplane/sandbox';
 import { Redacted, systemClock } from '@kubeplane/sdk';
-import { runCli } from '../../../../test/helpers/cli.js';
-import { clusterTls } from './cluster-tls.js';
-import type { ServedFile } from './served-file.js';
+import { runCli } from '../../../../../test/helpers/cli.js';
 import { requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

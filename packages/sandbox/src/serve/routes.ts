@@ -2,7 +2,9 @@
 // serves EC2 in every sandbox region and Route 53 (as AWS_ENDPOINT_URL expects); the EC2 region is the one the
 // client signed for, since a client given --endpoint-url signs for its configured region and the served host.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { CLOUDFLARE_API, CRUSOE_API, HETZNER_API } from '@kubeplane/sandbox';
+import { CLOUDFLARE_API } from '../cloudflare/emulator.js';
+import { CRUSOE_API } from '../crusoe/emulator.js';
+import { HETZNER_API } from '../hetzner/emulator.js';
 
 export type Target = { url: string } | { status: number; contentType: string; body: string };
 
