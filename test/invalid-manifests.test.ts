@@ -20,7 +20,7 @@ describe.each(sets)('invalid manifests ($name) are rejected with the path and a 
   it(`has a corpus of at least ${min} mistakes`, () => {
     expect(files.length).toBeGreaterThanOrEqual(min);
     if (name === 'invalid-claudie') {
-      for (const file of files) expect(readFileSync(join(dir, file), 'utf8'), file).toMatch(/^# claudie: \S+\.(go|yaml) \(/m);
+      for (const file of files) expect(readFileSync(join(dir, file), 'utf8'), file).toMatch(/^# claudie: \S+\.(go|yaml|md) \(/m);
     }
   });
 

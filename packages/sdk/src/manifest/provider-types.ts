@@ -14,6 +14,7 @@ export const PROVIDER_TYPES = [
   'cloudrift',
   'verda',
   'ovh',
+  'vastai',
 ] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
@@ -129,6 +130,9 @@ export const PROVIDER_TYPE_INFO: Record<ProviderType, ProviderTypeInfo> = {
     compute: true,
     managedKubernetes: false,
   },
+  // A GPU marketplace: pools name the machine they want (machineSpec) and Claudie rents the cheapest matching offer
+  // (berops/claudie docs/input-manifest/providers/vastai.md). The team key is optional; SSH keys need the personal one.
+  vastai: { type: 'vastai', credentials: [req('personalapikey'), opt('teamapikey')], dns: false, spot: false, compute: true, managedKubernetes: false },
 };
 
 export function providerTypesWith(feature: 'dns' | 'spot' | 'managedKubernetes'): ProviderType[] {

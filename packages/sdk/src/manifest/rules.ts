@@ -82,6 +82,7 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (spec && type === 'gcp' && (spec.nvidiaGpuCount ?? spec.nvidiaGpu ?? 0) > 0 && !spec.nvidiaGpuType) {
       out.error([...path, 'machineSpec', 'nvidiaGpuType'], 'GCP pools with GPUs need machineSpec.nvidiaGpuType, e.g. nvidia-tesla-t4');
     }
+    if (type === 'vastai') checkVastAiPool(out, path, pool);
     // Claudie: ProviderSpec.ExternalNetworkName `validate:"external_net"`, which requires it when providerSpec.name is
     // "openstack" (berops/claudie internal/api/manifest/validate_node_pool.go, validateExternalNet). kubeplane asks it of
     // every pool of an OpenStack provider too: the machines get their public addresses from that network.
@@ -177,6 +178,9 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
           else staticUse.set(name, `cluster "${cluster.name}"`);
         } else if (kind === 'compute' && role.control.has(name) && pools.has(computeInstanceName(name))) {
           out.error(p, `pool "${name}" is both a control and a compute pool, and its worker copy would be named "${computeInstanceName(name)}", which another pool already is; rename one of them`);
+        }
+        if (kind === 'control' && pool.kind === 'dynamic' && providers.get(pool.def.providerSpec.name) === 'vastai') {
+          out.error(p, `pool "${name}" is a VastAI pool; VastAI pools can be compute pools only (Claudie refuses them as control pools)`);
         }
         if (kind === 'control' && pool.kind === 'dynamic' && pool.def.spot) {
           out.error(p, `pool "${name}" is a spot pool; control-plane pools cannot be spot (they may be reclaimed)`);
@@ -356,6 +360,9 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       if (pool?.kind === 'dynamic' && pool.def.autoscaler) {
         out.error(p, `pool "${name}" is autoscaled; load-balancer pools need a fixed count`);
       }
+      if (pool?.kind === 'dynamic' && providers.get(pool.def.providerSpec.name) === 'vastai') {
+        out.error(p, `pool "${name}" is a VastAI pool; VastAI pools can be compute pools only (Claudie refuses them for load balancers)`);
+      }
     });
     for (const name of lb.pools) usedPools.add(name);
   });
@@ -428,6 +435,35 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
  * warning: a node name (cluster id, pool, worker suffix `-w`, index) still fits a 63-character hostname.
  */
 const CLAUDIE_LEGACY_POOL_NAME = 20;
+
+/** VastAI's predefined regions (berops/claudie docs/input-manifest/providers/vastai.md, "Region mapping"). */
+const VASTAI_REGIONS = ['europe', 'asia', 'africa', 'north-america', 'south-america', 'oceania'];
+
+/**
+ * VastAI rents by offer, found from what the pool asks for (berops/claudie docs/input-manifest/providers/vastai.md):
+ * every machineSpec field must be given, the region is a predefined region or two-letter country codes (at most 63
+ * characters: it becomes a node label value), and the Ubuntu VM image needs 130 GB of disk.
+ */
+function checkVastAiPool(out: IssueCollector, path: Path, pool: DynamicPoolDef): void {
+  const spec = pool.machineSpec ?? {};
+  const missing = (['cpuCount', 'memory', 'nvidiaGpuCount', 'nvidiaGpuType', 'vram'] as const).filter((k) => spec[k] === undefined && !(k === 'nvidiaGpuCount' && spec.nvidiaGpu !== undefined));
+  if (missing.length > 0) {
+    out.error([...path, 'machineSpec'], `VastAI pools need every machineSpec field (cpuCount, memory, nvidiaGpuCount, nvidiaGpuType, vram): VastAI rents the offer that matches them; missing ${missing.join(', ')}`);
+  }
+  const region = pool.providerSpec.region.trim();
+  if (region !== '' && !VASTAI_REGIONS.includes(region)) {
+    const codes = region.split(/\s+/);
+    if (region.length > 63) out.error([...path, 'providerSpec', 'region'], `a VastAI region list is at most 63 characters (it becomes a node label value), not ${region.length}`);
+    else if (!codes.every((c) => /^[A-Z]{2}$/.test(c))) {
+      out.error([...path, 'providerSpec', 'region'], `VastAI regions are one of ${VASTAI_REGIONS.join(', ')}, or two-letter country codes separated by spaces (e.g. "DE US GB"), not "${region}"`);
+    }
+  }
+  if (pool.storageDiskSize !== undefined && pool.storageDiskSize < 130) {
+    out.warning([...path, 'storageDiskSize'], `VastAI's Ubuntu VM image needs at least 130 GB of storage; ${pool.storageDiskSize} GB will not boot it`);
+  } else if (pool.storageDiskSize === undefined) {
+    out.warning([...path, 'storageDiskSize'], 'VastAI\'s Ubuntu VM image needs at least 130 GB of storage; set storageDiskSize to 130 or more');
+  }
+}
 
 function checkPoolName(out: IssueCollector, path: Path, name: string, claudie: boolean): void {
   if (claudie && name.length > NAME_LIMITS.pool && name.length <= CLAUDIE_LEGACY_POOL_NAME && checkDns1123Label(name, 'pool name', CLAUDIE_LEGACY_POOL_NAME) === null) {

@@ -140,8 +140,9 @@ export const machineSpecSchema = z
     cpuCount: z.int().min(1).optional().meta({ description: 'CPU cores of the server type (with memory).' }),
     memory: z.int().min(1).optional().meta({ description: 'GB of memory of the server type (with cpuCount).' }),
     nvidiaGpuCount: z.int().min(0).optional().meta({ description: 'NVIDIA GPUs per machine.' }),
-    nvidiaGpuType: z.string().optional().meta({ description: 'The GPU model; GCP needs it when nvidiaGpuCount > 0.' }),
+    nvidiaGpuType: z.string().optional().meta({ description: 'The GPU model; GCP needs it when nvidiaGpuCount > 0, VastAI always (e.g. RTX 4090).' }),
     nvidiaGpu: z.int().min(0).optional().meta({ description: 'Deprecated in Claudie in favour of nvidiaGpuCount; accepted.' }),
+    vram: z.int().min(1).optional().meta({ description: 'GB of memory of one GPU; VastAI pools match offers with exactly this much.' }),
   })
   .meta({ description: 'What the server type offers, for autoscaling from zero and for GPU machines.' });
 
