@@ -1,5 +1,5 @@
-// Claudie's own manifests (its end-to-end test sets and docs, copied under test/fixtures/claudie with their source
-// and commit in a header) validate with no errors, as Claudie accepts them, and plan. Warnings are allowed: they
+// Claudie's own manifests (its end-to-end test sets and the InputManifests of its docs, copied under test/fixtures/claudie
+// with their source and commit in a header) validate with no errors, as Claudie accepts them, and plan. Warnings are allowed: they
 // carry kubeplane's stricter advice and say why.
 //
 // Test sets with static nodes say `endpoint: replace-me`: Claudie's testing framework puts the addresses of the
@@ -27,7 +27,7 @@ function fillStaticEndpoints(text: string): string {
 
 describe("Claudie's own manifests are accepted as Claudie accepts them", () => {
   it('has a corpus: every InputManifest of its e2e test sets and docs that Claudie accepts today', () => {
-    expect(files.length).toBeGreaterThanOrEqual(68);
+    expect(files.length).toBeGreaterThanOrEqual(75);
     for (const file of files) expect(readFileSync(join(root, file), 'utf8')).toMatch(/^# Source: berops\/claudie \S+ @ [0-9a-f]{40}\n/);
   });
 
@@ -40,6 +40,18 @@ describe("Claudie's own manifests are accepted as Claudie accepts them", () => {
       const planned = plan(buildDesiredState(m), emptyState(m.name));
       expect(planned.ok).toBe(true);
     }
+  });
+
+  it("warns, without refusing, where Claudie's current release would refuse the Kubernetes version its older docs use", () => {
+    const text = readFileSync(join(root, 'docs', 'hetzner-1.yaml'), 'utf8');
+    expect(text).toContain('version: v1.31.0');
+    const claudie = validateManifestText(text, { file: 'hetzner-1.yaml' });
+    expect(claudie.errors).toEqual([]);
+    expect(claudie.warnings.map((w) => `${w.path}: ${w.message}`)).toContain(
+      "spec.kubernetes.clusters[0].version: Claudie's current release accepts Kubernetes 1.34–1.36 only and would refuse v1.31.0; kubeplane installs it",
+    );
+    const current = validateManifestText(text.replace('version: v1.31.0', 'version: v1.35.0'), { file: 'hetzner-1.yaml' });
+    expect(current.warnings.filter((w) => w.path.endsWith('.version'))).toEqual([]);
   });
 });
 

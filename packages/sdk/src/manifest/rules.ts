@@ -2,7 +2,7 @@
 // load-balancer roles and DNS, static machines, spot, credentials. All errors are collected, none stops
 // the others, and each names the path of the field to change.
 import { IssueCollector, type Path, type ValidationIssue } from './issues.js';
-import { checkKubernetesVersion } from './kubernetes-versions.js';
+import { checkKubernetesVersion, CLAUDIE_MINORS } from './kubernetes-versions.js';
 import { autoclustersConfigSchema } from '../providers-data/crusoe.js';
 import { checkDns1123Label, checkDnsName, checkLabelValue, checkQualifiedName } from './names.js';
 import { MANIFEST_LISTS, type ManifestList, type ParsedDocument } from './parse.js';
@@ -138,6 +138,12 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     const version = checkKubernetesVersion(cluster.version);
     if (!version.ok) out.error([...path, 'version'], version.message);
     else if (version.warning) out.warning([...path, 'version'], version.warning);
+    else if (claudie && (version.version.minor < CLAUDIE_MINORS.from || version.version.minor > CLAUDIE_MINORS.to)) {
+      // kubeplane installs every minor of its catalog; Claudie's main branch refuses versions outside its regex
+      // (internal/api/manifest/validate_kubernetes.go, validateVersion). Said, not refused: older Claudie releases
+      // accepted other minors (1.30–1.32 at v0.9), and their manifests are still the user's.
+      out.warning([...path, 'version'], `Claudie's current release accepts Kubernetes 1.${CLAUDIE_MINORS.from}–1.${CLAUDIE_MINORS.to} only and would refuse ${cluster.version}; kubeplane installs it`);
+    }
 
     const managed = cluster.controlPlane === 'managed';
     const control = cluster.pools.control ?? [];
