@@ -134,7 +134,7 @@ describe('the AWS provider under the policies of the CDK deploy', () => {
   });
 
   it('names in ProviderRole\'s policies every EC2 and Route 53 action the provider\'s source sends, called in this lifecycle or not', () => {
-    const sent = (file: string, service: string) => [...readFileSync(join(root, 'packages', 'providers', 'src', 'aws', file), 'utf8').matchAll(/new ([A-Za-z0-9]+)Command\(/g)].map((m) => `${service}:${m[1] ?? ''}`);
+    const sent = (file: string, service: string) => [...readFileSync(join(root, 'packages', 'providers', 'src', 'aws', file), 'utf8').matchAll(/new (?:[A-Za-z0-9]+\.)?([A-Za-z0-9]+)Command\(/g)].map((m) => `${service}:${m[1] ?? ''}`);
     const actions = new Set(rolePolicies(logicalId('ProviderRole', 'AWS::IAM::Role')).flatMap((d) => d.Statement.flatMap((s) => [s.Action].flat() as string[])));
     const source = [...sent('provider.ts', 'ec2'), ...sent('route53-dns.ts', 'route53')];
     expect(source.length).toBeGreaterThan(20);

@@ -10,7 +10,7 @@ import { Sandbox } from './sandbox.js';
 import { asSandboxSnapshot } from './snapshot.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8');
+const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8');
 
 const open: Sandbox[] = [];
 afterEach(() => {

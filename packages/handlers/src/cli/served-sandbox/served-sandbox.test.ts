@@ -18,7 +18,7 @@ import { runCli } from '../../../../../test/helpers/cli.js';
 import { requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const root = join(import.meta.dirname, '..', '..', '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const entry = join(import.meta.dirname, 'test-support', 'cli-process.ts');
 
