@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
+    // Hooks that run a whole CLI command (apply on the sandbox) get the same minute as tests, not vitest's 10 s.
+    hookTimeout: 60_000,
   },
 });
