@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -56,8 +56,7 @@ describe('the packed packages', () => {
     // Importing the providers loads no AWS SDK client until an AWS provider makes a call (a Hetzner user never pays
     // for it): with the EC2 client's package moved away, the import still succeeds.
     const app = join(dir, 'app');
-    const entry = createRequire(join(app, 'node_modules', '@kubeplane', 'providers', 'package.json')).resolve('@aws-sdk/client-ec2');
-    const ec2 = entry.slice(0, entry.indexOf('/dist-cjs/'));
+    const ec2 = dirname(createRequire(join(app, 'node_modules', '@kubeplane', 'providers', 'package.json')).resolve('@aws-sdk/client-ec2/package.json'));
     await rename(ec2, `${ec2}.away`);
     try {
       const r = await exec(process.execPath, ['--input-type=module', '-e', "const p = await import('@kubeplane/providers'); console.log(typeof p.AwsProvider)"], { cwd: app });

@@ -9,6 +9,9 @@ import { basicConstraints, certificatePem, distinguishedName, issuerOf, KEY_USAG
 import { generateEcKeyPair, generateRsaKeyPair, issueLeafCertificate, type PemKeyPair } from './pki.js';
 import { seededRandomSource } from './random.js';
 
+/** What OpenSSL prints of a certificate. */
+const opensslText = (pem: string): string => execFileSync('openssl', ['x509', '-noout', '-text'], { input: pem, encoding: 'utf8' });
+
 async function ca(name: string, key: PemKeyPair, notAfter = new Date('2035-01-01T00:00:00Z')): Promise<string> {
   const spki = spkiOf(key.publicKeyPem);
   return certificatePem({
@@ -29,7 +32,7 @@ describe('certificates on node:crypto', () => {
     const caPem = await ca('Zürich CA', caKey, new Date('2051-06-01T12:00:00Z'));
     const longName = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example`;
     const { certificatePem: leafPem } = await issueLeafCertificate(
-      { subject: 'CN=kube-apiserver, O=system:masters', usage: 'server', dnsNames: ['kubernetes', longName], ipAddresses: ['10.96.0.1', 'fd00:10:96::1', '::1'], key: await generateEcKeyPair(), ca: { certificatePem: caPem, key: caKey.privateKeyPem } },
+      { subject: 'CN=kube-apiserver, O=system:masters', usage: 'server', dnsNames: ['kubernetes', longName], ipAddresses: ['10.96.0.1', 'fd00:10:96::1', '::1', '::ffff:192.0.2.1'], key: await generateEcKeyPair(), ca: { certificatePem: caPem, key: caKey.privateKeyPem } },
       { random: seededRandomSource('certificate-test'), now: new Date('2026-03-01T10:20:30Z') },
     );
     const root = new X509Certificate(caPem);
@@ -49,8 +52,9 @@ describe('certificates on node:crypto', () => {
     expect(leaf.checkIP('fd00:10:96::1')).toBe('fd00:10:96::1');
     expect(leaf.checkIP('::1')).toBe('::1');
     expect(leaf.checkIP('10.96.0.1')).toBe('10.96.0.1');
+    expect(opensslText(leafPem)).toMatch(/IP Address:0:0:0:0:0:FFFF:C000:201/i);
     expect(leaf.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']);
-    const text = execFileSync('openssl', ['x509', '-noout', '-text'], { input: leafPem, encoding: 'utf8' });
+    const text = opensslText(leafPem);
     expect(text).toContain('Digital Signature, Key Encipherment');
     expect(text).toContain('CA:FALSE');
     expect(text).toMatch(/IP Address:FD00:10:96:0:0:0:0:1/i);

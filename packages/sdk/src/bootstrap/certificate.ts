@@ -81,7 +81,8 @@ function ipBytes(ip: string): Buffer {
   if (family === 4) return Buffer.from(ip.split('.').map(Number));
   if (family !== 6) throw new Error(`"${ip}" is not an IP address`);
   const [head = '', tail = ''] = ip.includes('::') ? ip.split('::') : [ip, ''];
-  const groups = (s: string) => (s ? s.split(':') : []);
+  // A dotted IPv4 tail (RFC 4291 2.2, e.g. ::ffff:192.0.2.1) is the last two groups.
+  const groups = (s: string) => (s ? s.split(':') : []).flatMap((g) => (g.includes('.') ? ipBytes(g).toString('hex').match(/.{4}/g) ?? [] : [g]));
   const left = groups(head);
   const right = groups(tail);
   const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
