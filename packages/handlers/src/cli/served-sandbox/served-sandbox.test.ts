@@ -2,7 +2,6 @@
 // hcloud library, curl (Cloudflare, Crusoe, clusters) and Node's own TLS stack against each cluster's API with its
 // generated PKI; Crusoe, for which none is installed, through kubeplane's own signing client over real HTTP. The
 // server runs as its own process on a world built by `kubeplane apply --sandbox`, on ephemeral loopback ports.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
@@ -16,84 +15,35 @@ import { clusterTls, Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES,
 import { Redacted, systemClock } from '@kubeplane/sdk';
 import { runCli } from '../../../../../test/helpers/cli.js';
 import { requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
+import { repositoryRoot, ServedWorld } from './test-support/served-world.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
-const entry = join(import.meta.dirname, 'test-support', 'cli-process.ts');
+const root = repositoryRoot;
 
-/** Virtual time runs at ten times real time while the server runs. */
-const SPEED = 10;
+let world: ServedWorld;
 let dir = '';
 let served: ServedFile;
-let server: ChildProcess | undefined;
-let serverOutput = '';
 let awsEnv: NodeJS.ProcessEnv = {};
 
-async function startServer(): Promise<void> {
-  const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', dir, '--port-base', '0', '--speed', String(SPEED)], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kubeplane sandbox serve did not get ready in 60 s:\n${serverOutput}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      serverOutput += chunk.toString('utf8');
-      if (serverOutput.includes('[sandbox] ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kubeplane sandbox serve exited (${String(code)}) before it was ready:\n${serverOutput}`));
-    });
-  });
-  served = JSON.parse(await readFile(join(dir, 'sandbox', 'served.json'), 'utf8')) as ServedFile;
-}
-
-async function stopServer(signal: NodeJS.Signals): Promise<number | null> {
-  const child = server;
-  if (!child || child.exitCode !== null) return child?.exitCode ?? null;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill(signal);
-  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 30_000).unref());
-  const result = await Promise.race([exited, timeout]);
-  if (result === 'timeout') {
-    child.kill('SIGKILL');
-    throw new Error(`kubeplane sandbox serve did not stop on ${signal} in 30 s`);
-  }
-  return result;
-}
-
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kubeplane-serve-'));
-  for (const manifest of ['examples/minimal.yaml', 'examples/hybrid-aws-hetzner.yaml', 'examples/crusoe-cmk.yaml']) {
-    const applied = await runCli(['apply', manifest, '--sandbox', '--state-dir', dir], { cwd: root });
-    if (applied.code !== 0) throw new Error(`apply ${manifest} failed:\n${applied.stderr}${applied.stdout}`);
-  }
-  await startServer();
-  awsEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: dir,
-    AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-    AWS_ACCESS_KEY_ID: SANDBOX_CREDENTIALS.awsAccessKeyId,
-    AWS_SECRET_ACCESS_KEY: SANDBOX_CREDENTIALS.awsSecretAccessKey,
-    AWS_DEFAULT_REGION: 'eu-central-1',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_PAGER: '',
-  };
+  world = await ServedWorld.start({ manifests: ['examples/minimal.yaml', 'examples/hybrid-aws-hetzner.yaml', 'examples/crusoe-cmk.yaml'] });
+  dir = world.dir;
+  served = world.served;
+  awsEnv = world.awsEnv();
 }, 180_000);
 
 afterAll(async () => {
-  await stopServer('SIGTERM').catch(() => undefined);
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await world?.dispose();
 }, 60_000);
+
+async function startServer(): Promise<void> {
+  await world.serve(10);
+  served = world.served;
+}
+
+async function stopServer(signal: NodeJS.Signals): Promise<number | null> {
+  return world.stop(signal);
+}
 
 async function aws(args: string[], env: NodeJS.ProcessEnv = awsEnv): Promise<ToolRun> {
   const bin = await requireTool('aws', 'awscli');
@@ -431,8 +381,8 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
     const conn = await kubeconfigFor('hybrid');
     const kubectl = await requireTool('kubectl', 'kubernetes-client');
     const servedKubeconfig = (await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root })).stdout;
-    const world = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
-    const { clusters } = clusterTls(world);
+    const saved = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
+    const { clusters } = clusterTls(saved);
     const hybrid = clusters.find((c) => c.name === 'hybrid');
     const minimal = clusters.find((c) => c.name === 'minimal');
     if (!hybrid || !minimal) throw new Error('both clusters must have TLS material');
@@ -479,16 +429,16 @@ describe('kubeplane sandbox serve: one writer, and nothing lost on the way out',
 
   it('saves the world on SIGTERM with what the clients did, and releases the lock', async () => {
     expect(await stopServer('SIGTERM')).toBe(0);
-    expect(serverOutput).toContain('[sandbox] stopped; the world is saved');
-    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.awsSecretAccessKey);
-    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.hetznerToken);
-    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.crusoeSecretKey);
-    expect(serverOutput).not.toContain(SANDBOX_CREDENTIALS.cloudflareApiToken);
-    const world = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
-    const tagged = [...world.ec2.instances.values()].filter((i) => i.tags['team'] === 'served-test');
+    expect(world.output).toContain('[sandbox] stopped; the world is saved');
+    expect(world.output).not.toContain(SANDBOX_CREDENTIALS.awsSecretAccessKey);
+    expect(world.output).not.toContain(SANDBOX_CREDENTIALS.hetznerToken);
+    expect(world.output).not.toContain(SANDBOX_CREDENTIALS.crusoeSecretKey);
+    expect(world.output).not.toContain(SANDBOX_CREDENTIALS.cloudflareApiToken);
+    const saved = Sandbox.fromSnapshot(JSON.parse(await readFile(join(dir, 'sandbox', 'world.json'), 'utf8')) as Parameters<typeof Sandbox.fromSnapshot>[0]);
+    const tagged = [...saved.ec2.instances.values()].filter((i) => i.tags['team'] === 'served-test');
     expect(tagged).toHaveLength(2);
-    expect(world.crusoe.inventory()).toContainEqual(expect.objectContaining({ kind: 'ssh-key', name: 'served-test-key' }));
-    expect(world.cloudflare.inventory()).toContainEqual(expect.objectContaining({ kind: 'dns-record', name: `served.${SANDBOX_CLOUDFLARE_ZONE}` }));
+    expect(saved.crusoe.inventory()).toContainEqual(expect.objectContaining({ kind: 'ssh-key', name: 'served-test-key' }));
+    expect(saved.cloudflare.inventory()).toContainEqual(expect.objectContaining({ kind: 'dns-record', name: `served.${SANDBOX_CLOUDFLARE_ZONE}` }));
     await expect(readFile(join(dir, 'sandbox', 'served.json'), 'utf8')).rejects.toThrow(/ENOENT/);
     const status = await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root });
     expect(status.code).toBe(1);
