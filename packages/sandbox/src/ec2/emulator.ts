@@ -13,6 +13,10 @@ import { verifySigV4 } from '../sigv4.js';
 import type { AwsKeyring } from '../sts/emulator.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
 import { AwsCallAudit, type AwsCallListener, type AwsCallResource } from '../aws-calls.js';
+import { Ec2Error } from './errors.js';
+import { filterMatches, filtersOf, KNOWN_FILTERS } from './filters.js';
+import { createTags, deleteTags, describeTags, type Taggable } from './tags.js';
+import { checkIdShape, notFound, requireIds, type Ec2IdKind } from './ids.js';
 
 const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 const OWNER = '123456789012';
@@ -122,20 +126,14 @@ function metadataOptionsOf(p: URLSearchParams): MetadataOptions {
   };
 }
 
-export interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string }
-export interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number }
+export interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string; isDefault?: boolean }
+export interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number; defaultForAz?: boolean }
 export interface Igw { id: string; tags: Tags; vpcId?: string }
 export interface RouteTable { id: string; vpcId: string; main: boolean; routes: Array<{ cidr: string; gatewayId: string }>; tags: Tags }
 export interface Permission { protocol: string; from: number; to: number; cidrs: Array<{ cidr: string; description?: string }>; groups: string[] }
 export interface SecurityGroup { id: string; name: string; description: string; vpcId: string; tags: Tags; ingress: Permission[] }
 export interface Address { allocationId: string; publicIp: string; tags: Tags; instanceId?: string; associationId?: string }
 export interface KeyPair { id: string; name: string; fingerprint: string; tags: Tags }
-
-class Ec2Error extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
-}
 
 export interface Ec2EmulatorOptions {
   /** The access key id the account accepts. */
@@ -425,6 +423,12 @@ export class Ec2Emulator implements SandboxVmSource {
         ];
       }
       case 'TerminateInstances': return queryList(p, 'InstanceId').map(instance);
+      // Tagging is authorized on the resources tagged (the Service Authorization Reference lists every taggable type).
+      case 'CreateTags':
+      case 'DeleteTags': return queryList(p, 'ResourceId').map((id) => {
+        const found = this.#taggables().find((r) => r.id === id);
+        return had(found?.type ?? 'unknown', id, found);
+      });
       case 'CreateVpc': return [creates('vpc')];
       case 'DeleteVpc': return [vpc()];
       case 'CreateSubnet': return [creates('subnet'), vpc()];
@@ -455,10 +459,10 @@ export class Ec2Emulator implements SandboxVmSource {
       case 'DescribeInstances': return this.#describeInstances(p);
       case 'TerminateInstances': return this.#terminateInstances(p);
       case 'CreateVpc': return this.#createVpc(p);
-      case 'DescribeVpcs': return this.#xml(action, items('vpcSet', this.#filter([...this.vpcs.values()], p, 'VpcId', (v) => v.id, (v, n) => this.#vpcAttr(v, n)), (v) => this.#vpcXml(v)));
+      case 'DescribeVpcs': return this.#xml(action, items('vpcSet', this.#filter([...this.vpcs.values()], p, action, 'VpcId', (v) => v.id, (v, n) => this.#vpcAttr(v, n), 'vpc'), (v) => this.#vpcXml(v)));
       case 'DeleteVpc': return this.#deleteVpc(p);
       case 'CreateSubnet': return this.#createSubnet(p);
-      case 'DescribeSubnets': return this.#xml(action, items('subnetSet', this.#filter([...this.subnets.values()], p, 'SubnetId', (s) => s.id, (s, n) => (n === 'vpc-id' ? [s.vpcId] : this.#tagAttr(s.tags, n))), (s) => this.#subnetXml(s)));
+      case 'DescribeSubnets': return this.#xml(action, items('subnetSet', this.#filter([...this.subnets.values()], p, action, 'SubnetId', (s) => s.id, (s, n) => this.#subnetAttr(s, n), 'subnet'), (s) => this.#subnetXml(s)));
       case 'DeleteSubnet': return this.#deleteSubnet(p);
       case 'CreateInternetGateway': {
         const g: Igw = { id: this.#id('igw'), tags: tagsFor(p, 'internet-gateway') };
@@ -467,7 +471,7 @@ export class Ec2Emulator implements SandboxVmSource {
       }
       case 'AttachInternetGateway': {
         const g = this.#must(this.igws, p.get('InternetGatewayId'), 'InvalidInternetGatewayID.NotFound', 'internet gateway');
-        const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+        const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
         if (g.vpcId && g.vpcId !== vpc.id) throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${g.id} is already attached to network ${g.vpcId}`);
         // A VPC takes one internet gateway ("You can attach only one internet gateway to a VPC":
         // https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Internet_Gateway.html).
@@ -489,8 +493,8 @@ export class Ec2Emulator implements SandboxVmSource {
         this.igws.delete(g.id);
         return this.#xml(action, t('return', true));
       }
-      case 'DescribeInternetGateways': return this.#xml(action, items('internetGatewaySet', this.#filter([...this.igws.values()], p, 'InternetGatewayId', (g) => g.id, (g, n) => (n === 'attachment.vpc-id' ? (g.vpcId ? [g.vpcId] : []) : this.#tagAttr(g.tags, n))), (g) => this.#igwXml(g)));
-      case 'DescribeRouteTables': return this.#xml(action, items('routeTableSet', this.#filter([...this.routeTables.values()], p, 'RouteTableId', (r) => r.id, (r, n) => (n === 'vpc-id' ? [r.vpcId] : n === 'association.main' ? [String(r.main)] : this.#tagAttr(r.tags, n))), (r) => this.#routeTableXml(r)));
+      case 'DescribeInternetGateways': return this.#xml(action, items('internetGatewaySet', this.#filter([...this.igws.values()], p, action, 'InternetGatewayId', (g) => g.id, (g, n) => (n === 'internet-gateway-id' ? [g.id] : n === 'attachment.vpc-id' ? (g.vpcId ? [g.vpcId] : []) : n === 'attachment.state' ? (g.vpcId ? ['available'] : []) : n === 'owner-id' ? [OWNER] : this.#tagAttr(g.tags, n))), (g) => this.#igwXml(g)));
+      case 'DescribeRouteTables': return this.#xml(action, items('routeTableSet', this.#filter([...this.routeTables.values()], p, action, 'RouteTableId', (r) => r.id, (r, n) => (n === 'route-table-id' ? [r.id] : n === 'vpc-id' ? [r.vpcId] : n === 'association.main' ? [String(r.main)] : n === 'owner-id' ? [OWNER] : this.#tagAttr(r.tags, n))), (r) => this.#routeTableXml(r)));
       case 'CreateRoute': {
         const rt = this.#must(this.routeTables, p.get('RouteTableId'), 'InvalidRouteTableID.NotFound', 'route table');
         const cidr = p.get('DestinationCidrBlock') ?? '';
@@ -502,7 +506,7 @@ export class Ec2Emulator implements SandboxVmSource {
         return this.#xml(action, t('return', true));
       }
       case 'CreateSecurityGroup': return this.#createSecurityGroup(p);
-      case 'DescribeSecurityGroups': return this.#xml(action, items('securityGroupInfo', this.#filter([...this.securityGroups.values()], p, 'GroupId', (g) => g.id, (g, n) => (n === 'vpc-id' ? [g.vpcId] : n === 'group-name' ? [g.name] : this.#tagAttr(g.tags, n))), (g) => this.#sgXml(g)));
+      case 'DescribeSecurityGroups': return this.#xml(action, items('securityGroupInfo', this.#filter([...this.securityGroups.values()], p, action, 'GroupId', (g) => g.id, (g, n) => (n === 'group-id' ? [g.id] : n === 'vpc-id' ? [g.vpcId] : n === 'group-name' ? [g.name] : n === 'description' ? [g.description] : n === 'owner-id' ? [OWNER] : this.#tagAttr(g.tags, n)), 'security-group'), (g) => this.#sgXml(g)));
       case 'AuthorizeSecurityGroupIngress': return this.#changeIngress(p, 'authorize');
       case 'RevokeSecurityGroupIngress': return this.#changeIngress(p, 'revoke');
       case 'DeleteSecurityGroup': return this.#deleteSecurityGroup(p);
@@ -526,11 +530,11 @@ export class Ec2Emulator implements SandboxVmSource {
         this.addresses.delete(a.allocationId);
         return this.#xml(action, t('return', true));
       }
-      case 'DescribeAddresses': return this.#xml(action, items('addressesSet', this.#filter([...this.addresses.values()], p, 'AllocationId', (a) => a.allocationId, (a, n) => this.#tagAttr(a.tags, n)), (a) => this.#addressXml(a)));
+      case 'DescribeAddresses': return this.#xml(action, items('addressesSet', this.#filter([...this.addresses.values()], p, action, 'AllocationId', (a) => a.allocationId, (a, n) => (n === 'allocation-id' ? [a.allocationId] : n === 'association-id' ? (a.associationId ? [a.associationId] : []) : n === 'instance-id' ? (a.instanceId ? [a.instanceId] : []) : n === 'public-ip' ? [a.publicIp] : n === 'domain' ? ['vpc'] : this.#tagAttr(a.tags, n))), (a) => this.#addressXml(a)));
       case 'ImportKeyPair': return this.#importKeyPair(p);
       case 'DescribeKeyPairs': {
         const names = queryList(p, 'KeyName');
-        const found = this.#filter([...this.keyPairs.values()], p, 'KeyPairId', (k) => k.id, (k, n) => (n === 'key-name' ? [k.name] : this.#tagAttr(k.tags, n))).filter((k) => names.length === 0 || names.includes(k.name));
+        const found = this.#filter([...this.keyPairs.values()], p, action, 'KeyPairId', (k) => k.id, (k, n) => (n === 'key-pair-id' ? [k.id] : n === 'key-name' ? [k.name] : n === 'fingerprint' ? [k.fingerprint] : this.#tagAttr(k.tags, n))).filter((k) => names.length === 0 || names.includes(k.name));
         if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${names.find((n) => !found.some((k) => k.name === n)) ?? ''}' does not exist`);
         return this.#xml(action, items('keySet', found, (k) => t('keyPairId', k.id) + t('keyName', k.name) + t('keyFingerprint', k.fingerprint) + this.#tagsXml(k.tags)));
       }
@@ -555,11 +559,46 @@ export class Ec2Emulator implements SandboxVmSource {
       }
       case 'DescribeInstanceTypeOfferings': return this.#describeOfferings(p);
       case 'DescribeRegions': return this.#describeRegions(p);
-      case 'DescribeAvailabilityZones':
-        return this.#xml(action, items('availabilityZoneInfo', this.#options.zones, (z) => t('zoneName', z) + t('zoneState', 'available') + t('regionName', this.#options.region) + t('zoneId', this.#zoneId(z)) + t('zoneType', 'availability-zone')));
+      case 'CreateTags':
+        createTags(p, this.#taggables());
+        return this.#xml(action, t('return', true));
+      case 'DeleteTags':
+        deleteTags(p, this.#taggables());
+        return this.#xml(action, t('return', true));
+      case 'DescribeTags': {
+        const page = this.#page(describeTags(p, this.#taggables()), p, 1000);
+        return this.#xml(action, items('tagSet', page.items, (x) => t('resourceId', x.resourceId) + t('resourceType', x.resourceType) + t('key', x.key) + t('value', x.value)) + t('nextToken', page.next));
+      }
+      case 'DescribeAvailabilityZones': {
+        // DescribeAvailabilityZones (API_DescribeAvailabilityZones.html): by ZoneName.N / ZoneId.N, an unknown one being
+        // InvalidParameterValue, and by the filters the reference lists.
+        const names = queryList(p, 'ZoneName');
+        const zoneIds = queryList(p, 'ZoneId');
+        const unknown = names.find((n) => !this.#options.zones.includes(n)) ?? zoneIds.find((z) => !this.#options.zones.some((n) => this.#zoneId(n) === z));
+        if (unknown !== undefined) throw new Ec2Error(400, 'InvalidParameterValue', `The zone '${unknown}' does not exist.`);
+        const filters = filtersOf(p, KNOWN_FILTERS.DescribeAvailabilityZones);
+        const attr = (z: string, name: string): string => (name === 'zone-name' ? z : name === 'zone-id' ? this.#zoneId(z) : name === 'region-name' ? this.#options.region : name === 'state' ? 'available' : 'availability-zone');
+        const zones = this.#options.zones.filter((z) => (names.length === 0 || names.includes(z)) && (zoneIds.length === 0 || zoneIds.includes(this.#zoneId(z))) && filters.every((f) => filterMatches(f, [attr(z, f.name)])));
+        return this.#xml(action, items('availabilityZoneInfo', zones, (z) => t('zoneName', z) + t('zoneState', 'available') + t('regionName', this.#options.region) + t('zoneId', this.#zoneId(z)) + t('zoneType', 'availability-zone') + t('groupName', this.#options.region) + t('networkBorderGroup', this.#options.region) + t('optInStatus', 'opt-in-not-required')));
+      }
       default:
         throw new Ec2Error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
     }
+  }
+
+  /** Every resource tags can be put on, as CreateTags and DescribeTags see them (instances while they are visible). */
+  #taggables(): Taggable[] {
+    const of = (type: string) => (x: { id: string; tags: Tags }): Taggable => ({ id: x.id, type, tags: x.tags });
+    return [
+      ...[...this.instances.values()].filter((i) => this.#visible(i)).map(of('instance')),
+      ...[...this.vpcs.values()].map(of('vpc')),
+      ...[...this.subnets.values()].map(of('subnet')),
+      ...[...this.securityGroups.values()].map(of('security-group')),
+      ...[...this.igws.values()].map(of('internet-gateway')),
+      ...[...this.routeTables.values()].map(of('route-table')),
+      ...[...this.addresses.values()].map((a) => ({ id: a.allocationId, type: 'elastic-ip', tags: a.tags })),
+      ...[...this.keyPairs.values()].map(of('key-pair')),
+    ];
   }
 
   #offeredZones(type: string): string[] {
@@ -588,8 +627,8 @@ export class Ec2Emulator implements SandboxVmSource {
       if (locationType === 'region') return zones.length > 0 ? [{ type: x.name, location: this.#options.region }] : [];
       return zones.map((z) => ({ type: x.name, location: locationType === 'availability-zone' ? z : this.#zoneId(z) }));
     });
-    const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
-    const found = offerings.filter((o) => filters.every((f) => (f.name === 'location' ? f.values.includes(o.location) : f.name === 'instance-type' ? f.values.includes(o.type) : false)));
+    const filters = filtersOf(p, KNOWN_FILTERS.DescribeInstanceTypeOfferings);
+    const found = offerings.filter((o) => filters.every((f) => filterMatches(f, [f.name === 'location' ? o.location : o.type])));
     const page = this.#page(found, p, 1000);
     return this.#xml('DescribeInstanceTypeOfferings', items('instanceTypeOfferingSet', page.items, (o) => t('instanceType', o.type) + t('locationType', locationType) + t('location', o.location)) + t('nextToken', page.next));
   }
@@ -610,14 +649,27 @@ export class Ec2Emulator implements SandboxVmSource {
     const names = queryList(p, 'RegionName');
     const unknown = names.find((n) => !listed.some((r) => r.name === n));
     if (unknown !== undefined) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid region: ${unknown}`);
-    const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
-    const attr = (r: { name: string; status: string }, name: string): string => (name === 'region-name' ? r.name : name === 'opt-in-status' ? r.status : name === 'endpoint' ? `ec2.${r.name}.amazonaws.com` : '');
-    const found = listed.filter((r) => (names.length > 0 ? names.includes(r.name) : p.get('AllRegions') === 'true' || r.status !== 'not-opted-in') && filters.every((f) => f.values.includes(attr(r, f.name))));
+    const filters = filtersOf(p, KNOWN_FILTERS.DescribeRegions);
+    const attr = (r: { name: string; status: string }, name: string): string => (name === 'region-name' ? r.name : name === 'opt-in-status' ? r.status : `ec2.${r.name}.amazonaws.com`);
+    const found = listed.filter((r) => (names.length > 0 ? names.includes(r.name) : p.get('AllRegions') === 'true' || r.status !== 'not-opted-in') && filters.every((f) => filterMatches(f, [attr(r, f.name)])));
     return this.#xml('DescribeRegions', items('regionInfo', found, (r) => t('regionName', r.name) + t('regionEndpoint', `ec2.${r.name}.amazonaws.com`) + t('optInStatus', r.status)));
   }
 
+  /**
+   * A zone's id (`euc1-az2`): the Region's short code and a number, which AWS maps to zone letters per account
+   * (https://docs.aws.amazon.com/ram/latest/userguide/working-with-az-ids.html); the sandbox maps a to 1, b to 2, …
+   */
   #zoneId(zone: string): string {
-    return zone.replace(this.#options.region, 'euc1-az');
+    const letter = zone.slice(this.#options.region.length);
+    return `${regionCode(this.#options.region)}-az${letter.charCodeAt(0) - 'a'.charCodeAt(0) + 1}`;
+  }
+
+  /** The resource `id` names, or EC2's Malformed or NotFound error for its kind. */
+  #mustId<T>(kind: Ec2IdKind, map: Map<string, T>, id: string | null): T {
+    checkIdShape(kind, id ?? '');
+    const found = map.get(id ?? '');
+    if (!found) throw notFound(kind, [id ?? '']);
+    return found;
   }
 
   #must<T>(map: Map<string, T>, id: string | null, code: string, what: string): T {
@@ -635,11 +687,15 @@ export class Ec2Emulator implements SandboxVmSource {
     return [];
   }
 
-  /** Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. */
-  #filter<T>(list: T[], p: URLSearchParams, idName: string, idOf: (x: T) => string, attr: (x: T, name: string) => string[]): T[] {
+  /**
+   * Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. Ids of `kind` must be well formed and name a resource
+   * (Describe* by id answers NotFound for an unknown one, it never returns an empty set).
+   */
+  #filter<T>(list: T[], p: URLSearchParams, action: keyof typeof KNOWN_FILTERS, idName: string, idOf: (x: T) => string, attr: (x: T, name: string) => string[], kind?: Ec2IdKind): T[] {
     const ids = queryList(p, idName);
-    const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
-    return list.filter((x) => (ids.length === 0 || ids.includes(idOf(x))) && filters.every((f) => attr(x, f.name).some((v) => f.values.includes(v))));
+    const filters = filtersOf(p, KNOWN_FILTERS[action]);
+    if (kind) requireIds(kind, ids, (id) => list.some((x) => idOf(x) === id));
+    return list.filter((x) => (ids.length === 0 || ids.includes(idOf(x))) && filters.every((f) => filterMatches(f, attr(x, f.name))));
   }
 
   #tagsXml(tags: Tags): string {
@@ -663,16 +719,18 @@ export class Ec2Emulator implements SandboxVmSource {
     }
     const type = EC2_INSTANCE_TYPES.find((x) => x.name === p.get('InstanceType'));
     if (!type) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid value '${p.get('InstanceType') ?? ''}' for InstanceType.`);
+    // ImageId is required unless a launch template gives it (API_RunInstances.html); the sandbox has no launch templates.
+    if (!p.get('ImageId')) throw new Ec2Error(400, 'MissingParameter', 'The request must contain the parameter ImageId');
     const image = imageFor(p.get('ImageId') ?? '', type.arch);
     if (!image) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${p.get('ImageId') ?? ''}]' does not exist`);
     if (image.arch !== type.arch) throw new Ec2Error(400, 'InvalidParameterValue', `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`);
     const userData = p.get('UserData');
     const userDataBytes = userData ? Buffer.from(userData, 'base64').length : 0;
     if (userDataBytes > USER_DATA_LIMIT) throw new Ec2Error(400, 'InvalidParameterValue', 'User data is limited to 16384 bytes');
-    const subnet = p.get('SubnetId') ? this.#must(this.subnets, p.get('SubnetId'), 'InvalidSubnetID.NotFound', 'subnet') : undefined;
+    const subnet = p.get('SubnetId') ? this.#mustId('subnet', this.subnets, p.get('SubnetId')) : undefined;
     const groups = queryList(p, 'SecurityGroupId');
     for (const g of groups) {
-      const sg = this.#must(this.securityGroups, g, 'InvalidGroup.NotFound', 'security group');
+      const sg = this.#mustId('security-group', this.securityGroups, g);
       if (subnet && sg.vpcId !== subnet.vpcId) throw new Ec2Error(400, 'InvalidParameter', `Security group ${g} and subnet ${subnet.id} belong to different networks.`);
     }
     const metadataOptions = metadataOptionsOf(p);
@@ -729,18 +787,21 @@ export class Ec2Emulator implements SandboxVmSource {
     );
   }
 
+  /** The instance `id` names if DescribeInstances would show it. */
+  #visibleInstance(id: string): Instance | undefined {
+    const i = this.instances.get(id);
+    return i && this.#visible(i) ? i : undefined;
+  }
+
   #visible(i: Instance): boolean {
     return this.#now() >= i.visibleAt && !(i.terminatedAt !== undefined && this.#now() > i.terminatedAt + 3_600_000);
   }
 
   #describeInstances(p: URLSearchParams): Response {
     const ids = queryList(p, 'InstanceId');
-    for (const id of ids) {
-      const i = this.instances.get(id);
-      if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
-    }
+    requireIds('instance', ids, (id) => this.#visibleInstance(id) !== undefined);
     const visible = [...this.instances.values()].filter((i) => this.#visible(i));
-    const matched = this.#filter(visible, p, 'InstanceId', (i) => i.id, (i, n) => (n === 'instance-state-name' ? [this.#state(i).name] : n === 'client-token' ? (i.clientToken ? [i.clientToken] : []) : n === 'subnet-id' ? (i.subnetId ? [i.subnetId] : []) : n === 'vpc-id' ? (i.vpcId ? [i.vpcId] : []) : this.#tagAttr(i.tags, n)));
+    const matched = this.#filter(visible, p, 'DescribeInstances', 'InstanceId', (i) => i.id, (i, n) => this.#instanceAttr(i, n));
     const maxResults = p.get('MaxResults') ? Number(p.get('MaxResults')) : undefined;
     if (maxResults !== undefined && (maxResults < 5 || maxResults > 1000)) throw new Ec2Error(400, 'InvalidParameterValue', 'Value for parameter MaxResults is invalid: must be between 5 and 1000');
     if (maxResults !== undefined && ids.length > 0) throw new Ec2Error(400, 'InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');
@@ -753,10 +814,7 @@ export class Ec2Emulator implements SandboxVmSource {
   #terminateInstances(p: URLSearchParams): Response {
     const ids = queryList(p, 'InstanceId');
     const out: string[] = [];
-    for (const id of ids) {
-      const i = this.instances.get(id);
-      if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
-    }
+    requireIds('instance', ids, (id) => this.#visibleInstance(id) !== undefined);
     for (const id of ids) {
       const i = this.instances.get(id)!;
       const previous = this.#state(i);
@@ -789,7 +847,50 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #vpcAttr(v: Vpc, name: string): string[] {
-    return name === 'cidr' || name === 'cidr-block' ? [v.cidr] : this.#tagAttr(v.tags, name);
+    switch (name) {
+      case 'vpc-id': return [v.id];
+      case 'cidr': case 'cidr-block': case 'cidr-block-association.cidr-block': return [v.cidr];
+      case 'is-default': return [String(v.isDefault === true)];
+      case 'state': return ['available'];
+      case 'owner-id': return [OWNER];
+      default: return this.#tagAttr(v.tags, name);
+    }
+  }
+
+  #subnetAttr(s: Subnet, name: string): string[] {
+    switch (name) {
+      case 'subnet-id': return [s.id];
+      case 'vpc-id': return [s.vpcId];
+      case 'cidr': case 'cidr-block': case 'cidrBlock': return [s.cidr];
+      case 'availability-zone': case 'availabilityZone': return [s.zone];
+      case 'availability-zone-id': return [this.#zoneId(s.zone)];
+      case 'default-for-az': case 'defaultForAz': return [String(s.defaultForAz === true)];
+      case 'state': return ['available'];
+      case 'owner-id': return [OWNER];
+      default: return this.#tagAttr(s.tags, name);
+    }
+  }
+
+  #instanceAttr(i: Instance, name: string): string[] {
+    const opt = (v: string | undefined): string[] => (v === undefined ? [] : [v]);
+    switch (name) {
+      case 'instance-id': return [i.id];
+      case 'instance-state-name': return [this.#state(i).name];
+      case 'instance-state-code': return [String(this.#state(i).code)];
+      case 'instance-type': return [i.type];
+      case 'image-id': return [i.imageId];
+      case 'client-token': return opt(i.clientToken);
+      case 'subnet-id': return opt(i.subnetId);
+      case 'vpc-id': return opt(i.vpcId);
+      case 'availability-zone': return [i.zone];
+      case 'private-ip-address': return [i.privateIp];
+      case 'ip-address': return opt([...this.addresses.values()].find((a) => a.instanceId === i.id)?.publicIp ?? i.publicIp);
+      case 'key-name': return opt(i.keyName);
+      case 'instance.group-id': return i.groups;
+      case 'instance.group-name': return i.groups.map((g) => this.securityGroups.get(g)?.name ?? '');
+      case 'architecture': return opt(EC2_IMAGES.find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.arch);
+      default: return this.#tagAttr(i.tags, name);
+    }
   }
 
   #vpcXml(v: Vpc): string {
@@ -797,7 +898,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #deleteVpc(p: URLSearchParams): Response {
-    const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+    const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
     const deps = [...this.subnets.values()].some((s) => s.vpcId === vpc.id) || [...this.igws.values()].some((g) => g.vpcId === vpc.id) || [...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name !== 'default') || [...this.routeTables.values()].some((r) => r.vpcId === vpc.id && !r.main);
     if (deps) throw new Ec2Error(400, 'DependencyViolation', `The vpc '${vpc.id}' has dependencies and cannot be deleted.`);
     for (const [id, r] of this.routeTables) if (r.vpcId === vpc.id) this.routeTables.delete(id);
@@ -807,7 +908,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #createSubnet(p: URLSearchParams): Response {
-    const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+    const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
     const zone = p.get('AvailabilityZone') ?? this.#options.zones[0] ?? '';
     if (!this.#options.zones.includes(zone)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${zone}) for parameter availabilityZone is invalid. Subnets can currently only be created in the following availability zones: ${this.#options.zones.join(', ')}.`);
     const cidr = p.get('CidrBlock') ?? '';
@@ -822,7 +923,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #deleteSubnet(p: URLSearchParams): Response {
-    const s = this.#must(this.subnets, p.get('SubnetId'), 'InvalidSubnetID.NotFound', 'subnet');
+    const s = this.#mustId('subnet', this.subnets, p.get('SubnetId'));
     if (this.#liveInstances().some((i) => i.subnetId === s.id)) throw new Ec2Error(400, 'DependencyViolation', `The subnet '${s.id}' has dependencies and cannot be deleted.`);
     this.subnets.delete(s.id);
     return this.#xml('DeleteSubnet', t('return', true));
@@ -841,7 +942,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #createSecurityGroup(p: URLSearchParams): Response {
-    const vpc = this.#must(this.vpcs, p.get('VpcId'), 'InvalidVpcID.NotFound', 'vpc');
+    const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
     const name = p.get('GroupName') ?? '';
     if ([...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name === name)) throw new Ec2Error(400, 'InvalidGroup.Duplicate', `The security group '${name}' already exists for VPC '${vpc.id}'`);
     const g: SecurityGroup = { id: this.#id('sg'), name, description: p.get('GroupDescription') ?? '', vpcId: vpc.id, tags: tagsFor(p, 'security-group'), ingress: [] };
@@ -858,7 +959,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #changeIngress(p: URLSearchParams, mode: 'authorize' | 'revoke'): Response {
-    const g = this.#must(this.securityGroups, p.get('GroupId'), 'InvalidGroup.NotFound', 'security group');
+    const g = this.#mustId('security-group', this.securityGroups, p.get('GroupId'));
     for (const m of queryMembers(p, 'IpPermissions')) {
       const protocol = m.get('IpProtocol') ?? '-1';
       const from = Number(m.get('FromPort') ?? '-1');
@@ -874,7 +975,7 @@ export class Ec2Emulator implements SandboxVmSource {
         }
         for (const id of groups) {
           if (perm.groups.includes(id)) throw new Ec2Error(400, 'InvalidPermission.Duplicate', `the specified rule "peer: ${id}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`);
-          this.#must(this.securityGroups, id, 'InvalidGroup.NotFound', 'security group');
+          this.#mustId('security-group', this.securityGroups, id);
           perm.groups.push(id);
         }
       } else {
@@ -888,7 +989,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #deleteSecurityGroup(p: URLSearchParams): Response {
-    const g = this.#must(this.securityGroups, p.get('GroupId'), 'InvalidGroup.NotFound', 'security group');
+    const g = this.#mustId('security-group', this.securityGroups, p.get('GroupId'));
     if (this.#liveInstances().some((i) => i.groups.includes(g.id))) throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
     if ([...this.securityGroups.values()].some((o) => o.id !== g.id && o.ingress.some((x) => x.groups.includes(g.id)))) throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
     this.securityGroups.delete(g.id);
@@ -898,8 +999,8 @@ export class Ec2Emulator implements SandboxVmSource {
   #associateAddress(p: URLSearchParams): Response {
     const a = this.addresses.get(p.get('AllocationId') ?? '');
     if (!a) throw new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${p.get('AllocationId') ?? ''}' does not exist`);
-    const i = this.instances.get(p.get('InstanceId') ?? '');
-    if (!i || !this.#visible(i)) throw new Ec2Error(400, 'InvalidInstanceID.NotFound', `The instance ID '${p.get('InstanceId') ?? ''}' does not exist`);
+    requireIds('instance', [p.get('InstanceId') ?? ''], (id) => this.#visibleInstance(id) !== undefined);
+    const i = this.#visibleInstance(p.get('InstanceId') ?? '')!;
     if (this.#state(i).name !== 'running') throw new Ec2Error(400, 'IncorrectInstanceState', `The instance '${i.id}' is not in a valid state for this operation.`);
     if (a.instanceId && a.instanceId !== i.id && p.get('AllowReassociation') !== 'true') throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${a.allocationId} is already associated with associate-id ${a.associationId ?? ''}`);
     if (a.instanceId !== i.id) {
@@ -928,6 +1029,13 @@ export class Ec2Emulator implements SandboxVmSource {
     this.keyPairs.set(k.id, k);
     return this.#xml('ImportKeyPair', t('keyFingerprint', k.fingerprint) + t('keyName', k.name) + t('keyPairId', k.id) + this.#tagsXml(k.tags));
   }
+}
+
+/** A Region's short code as zone ids carry it: `eu-central-1` -> `euc1`, `ap-southeast-2` -> `apse2`. */
+function regionCode(region: string): string {
+  const [area = '', direction = '', number = ''] = region.split('-');
+  const short = direction.replace('central', 'c').replace('north', 'n').replace('south', 's').replace('east', 'e').replace('west', 'w');
+  return `${area}${short}${number}`;
 }
 
 function esc(value: string): string {

@@ -1,0 +1,68 @@
+// EC2's `Filter.N.Name` / `Filter.N.Value.M` selection for Describe* actions: each action accepts the filter names its
+// API reference lists; a name it does not know is refused, and values match with the `*` and `?` wildcards.
+import { queryList, queryMembers } from '../xml.js';
+import { Ec2Error } from './errors.js';
+
+export interface Ec2Filter {
+  name: string;
+  values: string[];
+}
+
+/** The request's filters, refusing any whose name is not in `known` (a `tag:<key>` filter is always known). */
+export function filtersOf(p: URLSearchParams, known: readonly string[]): Ec2Filter[] {
+  const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
+  for (const f of filters) {
+    // EC2 answers an unknown filter name with InvalidParameterValue, "The filter 'public-ip' is invalid"
+    // (https://github.com/boto/boto3/issues/1299). A filter AWS documents but the sandbox does not evaluate is refused the
+    // same way rather than silently matching nothing.
+    if (!f.name.startsWith('tag:') && !known.includes(f.name)) throw new Ec2Error(400, 'InvalidParameterValue', `The filter '${f.name}' is invalid`);
+  }
+  return filters;
+}
+
+/**
+ * Whether one of `actual` matches one of the filter's values. "You can use wildcards with the filter values: an
+ * asterisk (*) matches zero or more characters, and a question mark (?) matches zero or one character"
+ * (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/Using_Filtering.html); a backslash escapes them.
+ */
+export function filterMatches(filter: Ec2Filter, actual: readonly string[]): boolean {
+  return filter.values.some((pattern) => {
+    const re = globToRegExp(pattern);
+    return actual.some((v) => re.test(v));
+  });
+}
+
+function globToRegExp(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] ?? '';
+    if (c === '\\' && i + 1 < pattern.length) out += escapeRe(pattern[++i] ?? '');
+    else if (c === '*') out += '.*';
+    else if (c === '?') out += '.?';
+    else out += escapeRe(c);
+  }
+  return new RegExp(`^${out}$`, 's');
+}
+
+function escapeRe(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The filter names the sandbox evaluates per action, each one the action's API reference lists
+ * (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_<Action>.html, "Filter.N"); `tag-key` everywhere tags are.
+ */
+export const KNOWN_FILTERS = {
+  DescribeInstances: ['instance-id', 'instance-state-name', 'instance-state-code', 'instance-type', 'image-id', 'client-token', 'subnet-id', 'vpc-id', 'availability-zone', 'private-ip-address', 'ip-address', 'key-name', 'instance.group-id', 'instance.group-name', 'architecture', 'tag-key'],
+  DescribeVpcs: ['vpc-id', 'cidr', 'cidr-block', 'cidr-block-association.cidr-block', 'is-default', 'state', 'owner-id', 'tag-key'],
+  DescribeSubnets: ['subnet-id', 'vpc-id', 'cidr-block', 'cidr', 'cidrBlock', 'availability-zone', 'availabilityZone', 'availability-zone-id', 'default-for-az', 'defaultForAz', 'state', 'owner-id', 'tag-key'],
+  DescribeSecurityGroups: ['group-id', 'group-name', 'vpc-id', 'description', 'owner-id', 'tag-key'],
+  DescribeInternetGateways: ['internet-gateway-id', 'attachment.vpc-id', 'attachment.state', 'owner-id', 'tag-key'],
+  DescribeRouteTables: ['route-table-id', 'vpc-id', 'association.main', 'owner-id', 'tag-key'],
+  DescribeAddresses: ['allocation-id', 'association-id', 'instance-id', 'public-ip', 'domain', 'tag-key'],
+  DescribeKeyPairs: ['key-pair-id', 'key-name', 'fingerprint', 'tag-key'],
+  DescribeTags: ['key', 'value', 'resource-id', 'resource-type'],
+  DescribeRegions: ['region-name', 'opt-in-status', 'endpoint'],
+  DescribeAvailabilityZones: ['zone-name', 'zone-id', 'region-name', 'state', 'zone-type'],
+  DescribeInstanceTypeOfferings: ['location', 'instance-type'],
+} as const;
