@@ -11,6 +11,7 @@ import { el, t } from '../xml.js';
 import { verifySigV4 } from '../sigv4.js';
 import type { AwsKeyring } from '../sts/emulator.js';
 import { AwsCallAudit, type AwsCall, type AwsCallListener } from '../aws-calls.js';
+import { compareNames, fqdn, reversedName, wireName } from './dns-names.js';
 
 const BASE = 'https://route53.amazonaws.com/2013-04-01';
 const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
@@ -37,10 +38,6 @@ export interface Route53EmulatorOptions {
 
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, isArray: (name) => ['Change', 'ResourceRecord'].includes(name) });
 
-function fqdn(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.endsWith('.') ? lower : `${lower}.`;
-}
 
 /** Everything the emulator keeps, as plain data (sandbox snapshots), except the credentials. */
 export interface Route53EmulatorState {
@@ -211,7 +208,7 @@ export class Route53Emulator {
     const id = parts[1] ?? '';
     const resource = (type: string, found: boolean) => [{ type, id, tags: {}, created: false, ...(found ? {} : { missing: true }) }];
     const resources =
-      operation === 'ChangeResourceRecordSets' || operation === 'ListResourceRecordSets' ? resource('hostedzone', this.zones.has(id))
+      operation === 'ChangeResourceRecordSets' || operation === 'ListResourceRecordSets' || operation === 'GetHostedZone' ? resource('hostedzone', this.zones.has(id))
         : operation === 'GetChange' ? resource('change', this.changes.has(id))
         : operation === 'DeleteHealthCheck' ? resource('healthcheck', this.healthChecks.has(id))
         : [];
@@ -228,20 +225,21 @@ export class Route53Emulator {
     if (path.startsWith('/change/')) return 'GetChange';
     if (path.startsWith('/healthcheck')) return method === 'POST' ? 'CreateHealthCheck' : method === 'DELETE' ? 'DeleteHealthCheck' : 'ListHealthChecks';
     if (path.startsWith('/hostedzonesbyname')) return 'ListHostedZonesByName';
+    if (method === 'GET' && /^\/hostedzone\/?$/.test(path)) return 'ListHostedZones';
+    if (method === 'GET' && /^\/hostedzone\/[^/]+$/.test(path)) return 'GetHostedZone';
     return `${method} ${path}`;
   }
 
   #route(method: string, path: string, q: URLSearchParams, body: string): Response {
     const parts = path.split('/').filter(Boolean);
-    if (parts[0] === 'hostedzonesbyname' && method === 'GET') {
-      const dns = q.get('dnsname') ? fqdn(q.get('dnsname') ?? '') : undefined;
-      const zones = [...this.zones.values()].filter((z) => !dns || z.name >= dns).sort((a, b) => a.name.localeCompare(b.name));
-      const max = Number(q.get('maxitems') ?? '100');
-      return this.#xml(200, 'ListHostedZonesByNameResponse', el('HostedZones', ...zones.slice(0, max).map((z) => el('HostedZone', t('Id', `/hostedzone/${z.id}`), t('Name', z.name), t('CallerReference', z.id), el('Config', t('PrivateZone', false)), t('ResourceRecordSetCount', z.records.length)))) + t('DNSName', q.get('dnsname')) + t('IsTruncated', zones.length > max) + (zones.length > max ? t('NextDNSName', zones[max]?.name) + t('NextHostedZoneId', zones[max]?.id) : '') + t('MaxItems', max));
+    if (parts[0] === 'hostedzonesbyname' && method === 'GET') return this.#listZonesByName(q);
+    if (parts[0] === 'hostedzone' && parts.length === 1 && method === 'GET') return this.#listZones(q);
+    if (parts[0] === 'hostedzone' && parts.length === 2 && method === 'GET') {
+      const zone = this.#zone(parts[1] ?? '');
+      return this.#xml(200, 'GetHostedZoneResponse', this.#zoneXml(zone) + el('DelegationSet', el('NameServers', ...this.#nameServers(zone).map((n) => t('NameServer', n.replace(/\.$/, ''))))));
     }
     if (parts[0] === 'hostedzone' && parts[2] === 'rrset') {
-      const zone = this.zones.get(parts[1] ?? '');
-      if (!zone) throw new Route53Error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${parts[1] ?? ''}`);
+      const zone = this.#zone(parts[1] ?? '');
       return method === 'POST' ? this.#change(zone, body) : this.#listRecords(zone, q);
     }
     if (parts[0] === 'change' && method === 'GET') {
@@ -263,6 +261,64 @@ export class Route53Emulator {
       }
     }
     throw new Route53Error(404, 'InvalidAction', `${method} ${path} is not an operation of this API`);
+  }
+
+  #zone(id: string): Zone {
+    const zone = this.zones.get(id);
+    if (!zone) throw new Route53Error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${id}`);
+    return zone;
+  }
+
+  #zoneXml(z: Zone): string {
+    return el('HostedZone', t('Id', `/hostedzone/${z.id}`), t('Name', wireName(z.name)), t('CallerReference', z.id), el('Config', t('PrivateZone', false)), t('ResourceRecordSetCount', z.records.length));
+  }
+
+  /** The zone's name servers, as its apex NS record lists them (GetHostedZone's DelegationSet). */
+  #nameServers(z: Zone): string[] {
+    return z.records.find((r) => r.name === z.name && r.type === 'NS')?.values ?? [];
+  }
+
+  /** `maxitems`: at most 100 for the hosted zone lists (API_ListHostedZones.html, "MaxItems"). */
+  #maxItems(q: URLSearchParams, limit: number): number {
+    const raw = q.get('maxitems');
+    const max = raw === null ? limit : Number(raw);
+    if (!Number.isInteger(max) || max < 1) throw new Route53Error(400, 'InvalidInput', `1 validation error detected: Value '${raw ?? ''}' at 'maxItems' failed to satisfy constraint: Member must be a positive integer`);
+    return Math.min(max, limit);
+  }
+
+  /**
+   * ListHostedZones (https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListHostedZones.html): pages of at
+   * most 100 zones; `marker` is the id of the first zone of the page, as NextMarker gave it. The sandbox lists zones in
+   * the order they were made.
+   */
+  #listZones(q: URLSearchParams): Response {
+    const max = this.#maxItems(q, 100);
+    const zones = [...this.zones.values()];
+    const marker = q.get('marker');
+    let start = 0;
+    if (marker !== null) {
+      start = zones.findIndex((z) => z.id === marker.replace(/^\/hostedzone\//, ''));
+      if (start < 0) throw new Route53Error(400, 'InvalidInput', `Invalid marker: ${marker}`);
+    }
+    const page = zones.slice(start, start + max);
+    const next = zones[start + max];
+    return this.#xml(200, 'ListHostedZonesResponse', el('HostedZones', ...page.map((z) => this.#zoneXml(z))) + t('Marker', marker ?? '') + t('IsTruncated', next !== undefined) + t('NextMarker', next?.id) + t('MaxItems', max));
+  }
+
+  /**
+   * ListHostedZonesByName (https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListHostedZonesByName.html):
+   * zones sorted by name with the labels reversed, from `dnsname` on (and `hostedzoneid` among zones of that name);
+   * a `hostedzoneid` without a `dnsname` is InvalidInput.
+   */
+  #listZonesByName(q: URLSearchParams): Response {
+    const max = this.#maxItems(q, 100);
+    const dns = q.get('dnsname') ? fqdn(q.get('dnsname') ?? '') : undefined;
+    const fromId = q.get('hostedzoneid');
+    if (fromId && !dns) throw new Route53Error(400, 'InvalidInput', 'The input is not valid: hostedzoneid requires dnsname');
+    const sorted = [...this.zones.values()].sort((a, b) => compareNames(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const zones = sorted.filter((z) => !dns || reversedName(z.name) > reversedName(dns) || (z.name === dns && (!fromId || z.id >= fromId)));
+    const next = zones[max];
+    return this.#xml(200, 'ListHostedZonesByNameResponse', el('HostedZones', ...zones.slice(0, max).map((z) => this.#zoneXml(z))) + t('DNSName', q.get('dnsname')) + t('HostedZoneId', fromId) + t('IsTruncated', next !== undefined) + (next ? t('NextDNSName', wireName(next.name)) + t('NextHostedZoneId', next.id) : '') + t('MaxItems', max));
   }
 
   #changeInfo(c: Change): string {
@@ -334,20 +390,27 @@ export class Route53Emulator {
     return this.#xml(200, 'ChangeResourceRecordSetsResponse', this.#changeInfo(change));
   }
 
+  /**
+   * ListResourceRecordSets (https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html):
+   * "sorted by name with the labels reversed", records of one name by type; `name` (and `type`, `identifier`) says
+   * where a page starts, in that same order; a `type` without a `name` is InvalidInput. Pages of at most 300.
+   */
   #listRecords(zone: Zone, q: URLSearchParams): Response {
     const max = Math.min(300, Number(q.get('maxitems') ?? '300'));
-    const sorted = [...zone.records].sort((a, b) => a.name.localeCompare(b.name) || a.type.localeCompare(b.type) || (a.setIdentifier ?? '').localeCompare(b.setIdentifier ?? ''));
-    let start = 0;
+    const order = (a: RecordSet, b: RecordSet): number => compareNames(a.name, b.name) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) || ((a.setIdentifier ?? '') < (b.setIdentifier ?? '') ? -1 : (a.setIdentifier ?? '') > (b.setIdentifier ?? '') ? 1 : 0);
+    const sorted = [...zone.records].sort(order);
     const name = q.get('name');
+    if (q.get('type') && !name) throw new Route53Error(400, 'InvalidInput', 'The input is not valid: if you specify type, you must also specify name');
+    let start = 0;
     if (name) {
-      const key = [fqdn(name), q.get('type') ?? '', q.get('identifier') ?? ''];
-      start = sorted.findIndex((r) => [r.name, r.type, r.setIdentifier ?? ''].join('\u0000') >= key.join('\u0000'));
+      const from: RecordSet = { name: fqdn(name), type: q.get('type') ?? '', values: [], ...(q.get('identifier') ? { setIdentifier: q.get('identifier') ?? '' } : {}) };
+      start = sorted.findIndex((r) => order(r, from) >= 0);
       if (start < 0) start = sorted.length;
     }
     const page = sorted.slice(start, start + max);
     const next = sorted[start + max];
     const recordXml = (r: RecordSet) =>
-      el('ResourceRecordSet', t('Name', r.name), t('Type', r.type), t('SetIdentifier', r.setIdentifier), t('Failover', r.failover), t('MultiValueAnswer', r.multiValue), t('TTL', r.ttl), el('ResourceRecords', ...r.values.map((v) => el('ResourceRecord', t('Value', v)))), t('HealthCheckId', r.healthCheckId));
-    return this.#xml(200, 'ListResourceRecordSetsResponse', el('ResourceRecordSets', ...page.map(recordXml)) + t('IsTruncated', next !== undefined) + t('MaxItems', max) + (next ? t('NextRecordName', next.name) + t('NextRecordType', next.type) + t('NextRecordIdentifier', next.setIdentifier) : ''));
+      el('ResourceRecordSet', t('Name', wireName(r.name)), t('Type', r.type), t('SetIdentifier', r.setIdentifier), t('Failover', r.failover), t('MultiValueAnswer', r.multiValue), t('TTL', r.ttl), el('ResourceRecords', ...r.values.map((v) => el('ResourceRecord', t('Value', v)))), t('HealthCheckId', r.healthCheckId));
+    return this.#xml(200, 'ListResourceRecordSetsResponse', el('ResourceRecordSets', ...page.map(recordXml)) + t('IsTruncated', next !== undefined) + t('MaxItems', max) + (next ? t('NextRecordName', wireName(next.name)) + t('NextRecordType', next.type) + t('NextRecordIdentifier', next.setIdentifier) : ''));
   }
 }
