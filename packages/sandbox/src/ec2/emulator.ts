@@ -128,7 +128,7 @@ function metadataOptionsOf(p: URLSearchParams): MetadataOptions {
 
 export interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string; isDefault?: boolean }
 export interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number; defaultForAz?: boolean }
-export interface Igw { id: string; tags: Tags; vpcId?: string }
+export interface Igw { id: string; tags: Tags; vpcId?: string; isDefault?: boolean }
 export interface RouteTable { id: string; vpcId: string; main: boolean; routes: Array<{ cidr: string; gatewayId: string }>; tags: Tags }
 export interface Permission { protocol: string; from: number; to: number; cidrs: Array<{ cidr: string; description?: string }>; groups: string[] }
 export interface SecurityGroup { id: string; name: string; description: string; vpcId: string; tags: Tags; ingress: Permission[] }
@@ -148,6 +148,8 @@ export interface Ec2EmulatorOptions {
   accountRegions?: readonly string[];
   /** The account's keys and STS sessions (the sandbox's STS); without it, only accessKeyId is accepted. */
   keyring?: AwsKeyring;
+  /** Whether the Region starts with its default VPC, as every account's Regions do (default: true). */
+  defaultVpc?: boolean;
 }
 
 type BucketName = 'run' | 'launches' | 'terminate' | 'describe' | 'mutating';
@@ -175,6 +177,8 @@ export interface Ec2EmulatorState {
   buckets: Record<BucketName, TokenBucketState>;
   throttled: number;
   requests: number;
+  /** Whether the default VPC was made (a snapshot from before the emulator had one gets it on restore). */
+  defaultVpcMade?: boolean;
 }
 
 export class Ec2Emulator implements SandboxVmSource {
@@ -206,6 +210,44 @@ export class Ec2Emulator implements SandboxVmSource {
       describe: new TokenBucket(RATE_LIMITS.ec2Describe, ctx.clock),
       mutating: new TokenBucket(RATE_LIMITS.ec2Mutating, ctx.clock),
     };
+    if (this.#options.defaultVpc !== false) this.#makeDefaultVpc();
+  }
+
+  /**
+   * The default VPC every Region of an account starts with (https://docs.aws.amazon.com/vpc/latest/userguide/default-vpc.html):
+   * 172.31.0.0/16, a /20 default subnet per zone that maps public IPs, an attached internet gateway routed from the
+   * main route table, and the default security group. Its ids come from the Region's name, not the id counter, so a
+   * seeded world's other ids stay as they were.
+   */
+  #makeDefaultVpc(): void {
+    const region = this.#options.region;
+    const id = (prefix: string, n = 0) => `${prefix}-${createHash('sha256').update(`default-vpc/${region}/${prefix}/${n}`).digest('hex').slice(0, 17)}`;
+    const vpc: Vpc = { id: id('vpc'), cidr: '172.31.0.0/16', tags: {}, mainRouteTable: id('rtb'), isDefault: true };
+    const igw: Igw = { id: id('igw'), tags: {}, vpcId: vpc.id, isDefault: true };
+    this.vpcs.set(vpc.id, vpc);
+    this.igws.set(igw.id, igw);
+    this.routeTables.set(vpc.mainRouteTable, { id: vpc.mainRouteTable, vpcId: vpc.id, main: true, routes: [{ cidr: '0.0.0.0/0', gatewayId: igw.id }], tags: {} });
+    const sg: SecurityGroup = { id: id('sg'), name: 'default', description: 'default VPC security group', vpcId: vpc.id, tags: {}, ingress: [] };
+    this.securityGroups.set(sg.id, sg);
+    this.#options.zones.forEach((zone, k) => {
+      const subnet: Subnet = { id: id('subnet', k), vpcId: vpc.id, cidr: `172.31.${k * 16}.0/20`, zone, tags: {}, nextHost: 0, defaultForAz: true };
+      this.subnets.set(subnet.id, subnet);
+    });
+  }
+
+  /**
+   * Where RunInstances without a SubnetId puts the instance: the default subnet of its zone. "If you don't specify a
+   * subnet ID, we choose a default subnet from your default VPC for you. If you don't have a default VPC, you must
+   * specify a subnet ID" (API_RunInstances.html, SubnetId): EC2 then answers VPCIdNotSpecified, "No default VPC for this
+   * user" (as users meet it, https://github.com/aws/karpenter-provider-aws/issues/7834); a default VPC without a
+   * default subnet in the zone is MissingInput.
+   */
+  #defaultSubnet(zone: string): Subnet {
+    const vpc = [...this.vpcs.values()].find((v) => v.isDefault);
+    if (!vpc) throw new Ec2Error(400, 'VPCIdNotSpecified', 'No default VPC for this user');
+    const subnet = [...this.subnets.values()].find((x) => x.vpcId === vpc.id && x.defaultForAz && x.zone === zone);
+    if (!subnet) throw new Ec2Error(400, 'MissingInput', `No default subnet for availability zone: '${zone}'.`);
+    return subnet;
   }
 
   get region(): string {
@@ -233,6 +275,7 @@ export class Ec2Emulator implements SandboxVmSource {
       buckets: { run: b.run.state(), launches: b.launches.state(), terminate: b.terminate.state(), describe: b.describe.state(), mutating: b.mutating.state() },
       throttled: this.throttled,
       requests: this.requests,
+      defaultVpcMade: true,
     });
   }
 
@@ -260,6 +303,7 @@ export class Ec2Emulator implements SandboxVmSource {
     for (const name of Object.keys(this.#buckets) as BucketName[]) this.#buckets[name].restore(s.buckets[name]);
     this.throttled = s.throttled;
     this.requests = s.requests;
+    if (s.defaultVpcMade !== true && this.#options.defaultVpc !== false) this.#makeDefaultVpc();
   }
 
   /**
@@ -280,9 +324,10 @@ export class Ec2Emulator implements SandboxVmSource {
     });
     return [
       ...[...this.instances.values()].filter((i) => this.#state(i).name !== 'terminated').map((i) => item('node', i.id, i.tags, this.#state(i).name)),
-      ...[...this.vpcs.values()].map((v) => item('network', v.id, v.tags)),
-      ...[...this.subnets.values()].map((s) => item('subnet', s.id, s.tags)),
-      ...[...this.igws.values()].map((g) => item('internet-gateway', g.id, g.tags)),
+      // The default VPC and its parts are the account's, made by AWS, not by anyone the inventory accounts for.
+      ...[...this.vpcs.values()].filter((v) => !v.isDefault).map((v) => item('network', v.id, v.tags)),
+      ...[...this.subnets.values()].filter((s) => !s.defaultForAz).map((s) => item('subnet', s.id, s.tags)),
+      ...[...this.igws.values()].filter((g) => !g.isDefault).map((g) => item('internet-gateway', g.id, g.tags)),
       ...[...this.routeTables.values()].filter((r) => !r.main).map((r) => item('route-table', r.id, r.tags)),
       ...[...this.securityGroups.values()].filter((g) => g.name !== 'default').map((g) => item('firewall', g.id, g.tags)),
       ...[...this.addresses.values()].map((a) => item('reserved-ip', a.allocationId, a.tags)),
@@ -727,16 +772,21 @@ export class Ec2Emulator implements SandboxVmSource {
     const userData = p.get('UserData');
     const userDataBytes = userData ? Buffer.from(userData, 'base64').length : 0;
     if (userDataBytes > USER_DATA_LIMIT) throw new Ec2Error(400, 'InvalidParameterValue', 'User data is limited to 16384 bytes');
-    const subnet = p.get('SubnetId') ? this.#mustId('subnet', this.subnets, p.get('SubnetId')) : undefined;
-    const groups = queryList(p, 'SecurityGroupId');
-    for (const g of groups) {
+    const named = p.get('SubnetId') ? this.#mustId('subnet', this.subnets, p.get('SubnetId')) : undefined;
+    const zone = p.get('Placement.AvailabilityZone') ?? named?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
+    if (named && named.zone !== zone) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${zone}) for parameter availabilityZone is invalid. Subnet '${named.id}' is in availability zone '${named.zone}'.`);
+    const subnet = named ?? this.#defaultSubnet(zone);
+    const given = queryList(p, 'SecurityGroupId');
+    for (const g of given) {
       const sg = this.#mustId('security-group', this.securityGroups, g);
-      if (subnet && sg.vpcId !== subnet.vpcId) throw new Ec2Error(400, 'InvalidParameter', `Security group ${g} and subnet ${subnet.id} belong to different networks.`);
+      if (sg.vpcId !== subnet.vpcId) throw new Ec2Error(400, 'InvalidParameter', `Security group ${g} and subnet ${subnet.id} belong to different networks.`);
     }
+    // "If you don't specify a security group ID, we use the default security group for the VPC" (API_RunInstances.html).
+    const vpcDefaultGroup = [...this.securityGroups.values()].find((g) => g.vpcId === subnet.vpcId && g.name === 'default');
+    const groups = given.length > 0 ? given : vpcDefaultGroup ? [vpcDefaultGroup.id] : [];
     const metadataOptions = metadataOptionsOf(p);
     const keyName = p.get('KeyName') ?? undefined;
     if (keyName && ![...this.keyPairs.values()].some((k) => k.name === keyName)) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
-    const zone = p.get('Placement.AvailabilityZone') ?? subnet?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
     const offered = this.#offeredZones(type.name);
     if (!offered.includes(zone)) {
       // EC2's answer for a type its zone does not offer, code and words as a user met it in sa-east-1b
@@ -749,8 +799,8 @@ export class Ec2Emulator implements SandboxVmSource {
     const created: Instance[] = [];
     for (let n = 0; n < max; n++) {
       const now = this.#now();
-      const host = subnet ? (subnet.nextHost += 1) : ++this.#ipSeq;
-      const base = (subnet?.cidr ?? '172.31.0.0/16').split('/')[0]!.split('.');
+      const host = (subnet.nextHost += 1);
+      const base = subnet.cidr.split('/')[0]!.split('.');
       const inst: Instance = {
         id: this.#id('i'), reservationId, type: type.name, imageId: image.id, zone, groups, tags: { ...tags }, launchedAt: now,
         visibleAt: now + Math.min(this.#options.describeLagMaxMs, sample({ ...LATENCY.ec2DescribeLag, maxMs: Math.max(LATENCY.ec2DescribeLag.typicalMs, this.#options.describeLagMaxMs) }, this.#ctx.random)),
@@ -758,7 +808,7 @@ export class Ec2Emulator implements SandboxVmSource {
         privateIp: `${base[0]}.${base[1]}.${Number(base[2]) + Math.floor(host / 250)}.${(host % 250) + 4}`,
         // Subnets map a public IP on launch, as the default VPC does.
         publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, (this.#ipSeq += 1)),
-        ...(subnet ? { subnetId: subnet.id, vpcId: subnet.vpcId } : {}),
+        subnetId: subnet.id, vpcId: subnet.vpcId,
         ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes, userData: userData ?? '',
         metadataOptions: { ...metadataOptions },
       };
@@ -894,7 +944,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #vpcXml(v: Vpc): string {
-    return t('vpcId', v.id) + t('ownerId', OWNER) + t('state', 'available') + t('cidrBlock', v.cidr) + t('instanceTenancy', 'default') + t('isDefault', false) + this.#tagsXml(v.tags);
+    return t('vpcId', v.id) + t('ownerId', OWNER) + t('state', 'available') + t('cidrBlock', v.cidr) + t('instanceTenancy', 'default') + t('isDefault', v.isDefault === true) + this.#tagsXml(v.tags);
   }
 
   #deleteVpc(p: URLSearchParams): Response {
@@ -919,7 +969,7 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #subnetXml(s: Subnet): string {
-    return t('subnetId', s.id) + t('state', 'available') + t('vpcId', s.vpcId) + t('cidrBlock', s.cidr) + t('availableIpAddressCount', 250) + t('availabilityZone', s.zone) + t('mapPublicIpOnLaunch', true) + this.#tagsXml(s.tags);
+    return t('subnetId', s.id) + t('state', 'available') + t('vpcId', s.vpcId) + t('cidrBlock', s.cidr) + t('availableIpAddressCount', 250) + t('availabilityZone', s.zone) + t('availabilityZoneId', this.#zoneId(s.zone)) + t('defaultForAz', s.defaultForAz === true) + t('mapPublicIpOnLaunch', true) + this.#tagsXml(s.tags);
   }
 
   #deleteSubnet(p: URLSearchParams): Response {

@@ -71,6 +71,24 @@ describe('EC2 emulator: RunInstances parameters', () => {
   it('answers a launch without an image with MissingParameter', async () => {
     expect(await failure(launch({ ImageId: undefined }))).toMatchObject({ code: 'MissingParameter', status: 400 });
   });
+
+  it('launches an instance without a subnet into the default subnet of its zone, with the VPC\'s default security group', async () => {
+    const vpcs = (await ec2().send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs ?? [];
+    expect(vpcs.map((v) => [v.CidrBlock, v.IsDefault])).toEqual([['172.31.0.0/16', true]]);
+    const subnets = (await ec2().send(new DescribeSubnetsCommand({ Filters: [{ Name: 'default-for-az', Values: ['true'] }, { Name: 'availability-zone', Values: ['eu-central-1b'] }] }))).Subnets ?? [];
+    expect(subnets.map((x) => [x.VpcId, x.CidrBlock, x.DefaultForAz])).toEqual([[vpcs[0]?.VpcId, '172.31.16.0/20', true]]);
+    const instance = (await launch({ Placement: { AvailabilityZone: 'eu-central-1b' } })).Instances?.[0];
+    expect([instance?.VpcId, instance?.SubnetId, instance?.PrivateIpAddress?.startsWith('172.31.16.')]).toEqual([vpcs[0]?.VpcId, subnets[0]?.SubnetId, true]);
+    expect(instance?.SecurityGroups?.map((g) => g.GroupName)).toEqual(['default']);
+    // The account's default VPC is no resource of anyone's cluster: the inventory leaves it out.
+    expect(sandbox.inventory().filter((i) => i.cloud === 'ec2' && i.kind !== 'node')).toEqual([]);
+  });
+
+  it('answers a launch without a subnet in a Region with no default VPC with VPCIdNotSpecified', async () => {
+    sandbox.close();
+    sandbox = new Sandbox({ seed: 1, ec2: { describeLagMaxMs: 0, defaultVpc: false } }).listen();
+    expect(await failure(launch())).toMatchObject({ code: 'VPCIdNotSpecified', status: 400, message: 'No default VPC for this user' });
+  });
 });
 
 describe('EC2 emulator: tags', () => {
