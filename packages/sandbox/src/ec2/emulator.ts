@@ -93,7 +93,10 @@ type Tags = Record<string, string>;
 export interface Instance {
   id: string; reservationId: string; type: string; imageId: string; zone: string; subnetId?: string; vpcId?: string;
   groups: string[]; keyName?: string; tags: Tags; launchedAt: number; visibleAt: number; runningAt: number;
-  terminatedAt?: number; terminateRequestedAt?: number; privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
+  terminatedAt?: number; terminateRequestedAt?: number;
+  /** StopInstances: when it was asked and when the instance is `stopped`; StartInstances clears both. */
+  stopRequestedAt?: number; stoppedAt?: number;
+  privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
   /** Absent in snapshots taken before the emulator kept it: EC2's defaults then. */
   metadataOptions?: MetadataOptions;
   /** Base64, as received; kept in memory for the simulated kubelets (it holds bootstrap tokens), never in the inventory. */
@@ -339,15 +342,16 @@ export class Ec2Emulator implements SandboxVmSource {
   listVms(): SandboxVm[] {
     return [...this.instances.values()].map((i) => {
       const state = this.#state(i).name;
-      const vmState: SandboxVm['state'] = state === 'running' ? 'running' : state === 'pending' ? 'pending' : state === 'terminated' ? 'terminated' : 'stopping';
+      const vmState: SandboxVm['state'] = state === 'running' ? 'running' : state === 'pending' ? 'pending' : state === 'terminated' ? 'terminated' : state === 'stopped' ? 'stopped' : 'stopping';
       const address = [...this.addresses.values()].find((a) => a.instanceId === i.id);
+      const stoppedAtMs = i.terminateRequestedAt ?? i.stopRequestedAt;
       return {
         cloud: 'ec2',
         name: i.tags['kubeplane.dev/name'] ?? i.tags['Name'] ?? i.id,
         id: i.id,
         state: vmState,
-        ...(this.#now() >= i.runningAt && (i.terminateRequestedAt === undefined || i.terminateRequestedAt > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
-        ...(i.terminateRequestedAt !== undefined ? { stoppedAtMs: i.terminateRequestedAt } : {}),
+        ...(this.#now() >= i.runningAt && (stoppedAtMs === undefined || stoppedAtMs > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
+        ...(stoppedAtMs !== undefined ? { stoppedAtMs } : {}),
         userData: i.userData,
         ...(address?.publicIp ?? i.publicIp ? { publicIPv4: address?.publicIp ?? i.publicIp } : {}),
         privateIPv4: i.privateIp,
@@ -367,6 +371,7 @@ export class Ec2Emulator implements SandboxVmSource {
   #state(i: Instance): { code: number; name: string } {
     const now = this.#now();
     if (i.terminatedAt !== undefined) return now >= i.terminatedAt ? { code: 48, name: 'terminated' } : { code: 32, name: 'shutting-down' };
+    if (i.stoppedAt !== undefined) return now >= i.stoppedAt ? { code: 80, name: 'stopped' } : { code: 64, name: 'stopping' };
     return now >= i.runningAt ? { code: 16, name: 'running' } : { code: 0, name: 'pending' };
   }
 
@@ -467,7 +472,9 @@ export class Ec2Emulator implements SandboxVmSource {
           { type: 'image', id: image, tags: {}, created: false, owner: IMAGE_OWNER },
         ];
       }
-      case 'TerminateInstances': return queryList(p, 'InstanceId').map(instance);
+      case 'TerminateInstances':
+      case 'StopInstances':
+      case 'StartInstances': return queryList(p, 'InstanceId').map(instance);
       // Tagging is authorized on the resources tagged (the Service Authorization Reference lists every taggable type).
       case 'CreateTags':
       case 'DeleteTags': return queryList(p, 'ResourceId').map((id) => {
@@ -503,6 +510,8 @@ export class Ec2Emulator implements SandboxVmSource {
       case 'RunInstances': return this.#runInstances(p);
       case 'DescribeInstances': return this.#describeInstances(p);
       case 'TerminateInstances': return this.#terminateInstances(p);
+      case 'StopInstances': return this.#stopOrStart(p, 'stop');
+      case 'StartInstances': return this.#stopOrStart(p, 'start');
       case 'CreateVpc': return this.#createVpc(p);
       case 'DescribeVpcs': return this.#xml(action, items('vpcSet', this.#filter([...this.vpcs.values()], p, action, 'VpcId', (v) => v.id, (v, n) => this.#vpcAttr(v, n), 'vpc'), (v) => this.#vpcXml(v)));
       case 'DeleteVpc': return this.#deleteVpc(p);
@@ -877,6 +886,37 @@ export class Ec2Emulator implements SandboxVmSource {
       out.push(t('instanceId', id) + el('currentState', t('code', current.code), t('name', current.name)) + el('previousState', t('code', previous.code), t('name', previous.name)));
     }
     return this.#xml('TerminateInstances', el('instancesSet', ...out.map((x) => el('item', x))));
+  }
+
+  /**
+   * StopInstances and StartInstances (API_StopInstances.html, API_StartInstances.html; the instance lifecycle:
+   * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-lifecycle.html): running -> stopping -> stopped
+   * -> pending -> running. Asking for the state an instance is in or heading to changes nothing; an instance that
+   * cannot make the move (pending, terminated, stopping when started) is IncorrectInstanceState, and then none moves.
+   */
+  #stopOrStart(p: URLSearchParams, mode: 'stop' | 'start'): Response {
+    const ids = queryList(p, 'InstanceId');
+    if (ids.length === 0) throw new Ec2Error(400, 'MissingParameter', 'The request must contain the parameter InstanceId');
+    requireIds('instance', ids, (id) => this.#visibleInstance(id) !== undefined);
+    const instances = ids.map((id) => this.#visibleInstance(id)!);
+    const allowed = mode === 'stop' ? ['running', 'stopping', 'stopped'] : ['stopped', 'pending', 'running'];
+    const stuck = instances.find((i) => !allowed.includes(this.#state(i).name));
+    if (stuck) throw new Ec2Error(400, 'IncorrectInstanceState', `This instance '${stuck.id}' is not in a state from which it can be ${mode === 'stop' ? 'stopped' : 'started'}.`);
+    const out = instances.map((i) => {
+      const previous = this.#state(i);
+      if (mode === 'stop' && previous.name === 'running') {
+        i.stopRequestedAt = this.#now();
+        i.stoppedAt = this.#now() + LATENCY.ec2ShuttingDownToTerminated;
+      }
+      if (mode === 'start' && previous.name === 'stopped') {
+        delete i.stopRequestedAt;
+        delete i.stoppedAt;
+        i.runningAt = this.#now() + sample(LATENCY.ec2PendingToRunning, this.#ctx.random);
+      }
+      const current = this.#state(i);
+      return t('instanceId', i.id) + el('currentState', t('code', current.code), t('name', current.name)) + el('previousState', t('code', previous.code), t('name', previous.name));
+    });
+    return this.#xml(mode === 'stop' ? 'StopInstances' : 'StartInstances', el('instancesSet', ...out.map((x) => el('item', x))));
   }
 
   #liveInstances(): Instance[] {
