@@ -243,13 +243,14 @@ export class Ec2Emulator implements SandboxVmSource {
    * subnet ID, we choose a default subnet from your default VPC for you. If you don't have a default VPC, you must
    * specify a subnet ID" (API_RunInstances.html, SubnetId): EC2 then answers VPCIdNotSpecified, "No default VPC for this
    * user" (as users meet it, https://github.com/aws/karpenter-provider-aws/issues/7834); a default VPC without a
-   * default subnet in the zone is MissingInput.
+   * default subnet in the zone is InvalidInput, "No default subnet for availability zone" (the words juju's EC2 provider matches on,
+   * https://github.com/juju/juju, provider/ec2).
    */
   #defaultSubnet(zone: string): Subnet {
     const vpc = [...this.vpcs.values()].find((v) => v.isDefault);
     if (!vpc) throw new Ec2Error(400, 'VPCIdNotSpecified', 'No default VPC for this user');
     const subnet = [...this.subnets.values()].find((x) => x.vpcId === vpc.id && x.defaultForAz && x.zone === zone);
-    if (!subnet) throw new Ec2Error(400, 'MissingInput', `No default subnet for availability zone: '${zone}'.`);
+    if (!subnet) throw new Ec2Error(400, 'InvalidInput', `No default subnet for availability zone: '${zone}'.`);
     return subnet;
   }
 
