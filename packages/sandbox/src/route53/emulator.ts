@@ -176,7 +176,8 @@ export class Route53Emulator {
         this.throttled += 1;
         return this.#error(new Route53Error(400, 'Throttling', 'Rate exceeded'));
       case 'server-error':
-        return this.#error(new Route53Error(500, 'ServiceUnavailable', 'Service is unavailable'));
+        // "ServiceUnavailable ... HTTP Status Code: 503" (https://docs.aws.amazon.com/Route53/latest/APIReference/CommonErrors.html).
+        return this.#error(new Route53Error(503, 'ServiceUnavailable', 'Service is unavailable'));
       case 'timeout':
         return HttpResponse.error();
       case 'quota':

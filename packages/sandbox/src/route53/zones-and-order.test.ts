@@ -70,3 +70,10 @@ describe('Route 53 emulator: record set order', () => {
     expect((await failure(r53().send(new ListResourceRecordSetsCommand({ HostedZoneId: id, StartRecordType: 'A' })))).code).toBe('InvalidInput');
   });
 });
+
+describe('Route 53 emulator: server errors', () => {
+  it('answers a server-side failure with ServiceUnavailable and HTTP 503, as its common errors say', async () => {
+    sandbox.injectFault({ cloud: 'route53', operation: 'ListHostedZones', kind: 'server-error', times: 1 });
+    expect(await failure(r53().send(new ListHostedZonesCommand({})))).toEqual({ code: 'ServiceUnavailable', status: 503 });
+  });
+});
