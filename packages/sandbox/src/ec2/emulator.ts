@@ -548,8 +548,8 @@ export class Ec2Emulator implements SandboxVmSource {
         this.igws.delete(g.id);
         return this.#xml(action, t('return', true));
       }
-      case 'DescribeInternetGateways': return this.#xml(action, items('internetGatewaySet', this.#filter([...this.igws.values()], p, action, 'InternetGatewayId', (g) => g.id, (g, n) => (n === 'internet-gateway-id' ? [g.id] : n === 'attachment.vpc-id' ? (g.vpcId ? [g.vpcId] : []) : n === 'attachment.state' ? (g.vpcId ? ['available'] : []) : n === 'owner-id' ? [OWNER] : this.#tagAttr(g.tags, n))), (g) => this.#igwXml(g)));
-      case 'DescribeRouteTables': return this.#xml(action, items('routeTableSet', this.#filter([...this.routeTables.values()], p, action, 'RouteTableId', (r) => r.id, (r, n) => (n === 'route-table-id' ? [r.id] : n === 'vpc-id' ? [r.vpcId] : n === 'association.main' ? [String(r.main)] : n === 'owner-id' ? [OWNER] : this.#tagAttr(r.tags, n))), (r) => this.#routeTableXml(r)));
+      case 'DescribeInternetGateways': return this.#xml(action, items('internetGatewaySet', this.#filter([...this.igws.values()], p, action, 'InternetGatewayId', (g) => g.id, (g, n) => (n === 'internet-gateway-id' ? [g.id] : n === 'attachment.vpc-id' ? (g.vpcId ? [g.vpcId] : []) : n === 'attachment.state' ? (g.vpcId ? ['available'] : []) : n === 'owner-id' ? [OWNER] : this.#tagAttr(g.tags, n)), (id) => new Ec2Error(400, 'InvalidInternetGatewayID.NotFound', `The internetGateway ID '${id}' does not exist`)), (g) => this.#igwXml(g)));
+      case 'DescribeRouteTables': return this.#xml(action, items('routeTableSet', this.#filter([...this.routeTables.values()], p, action, 'RouteTableId', (r) => r.id, (r, n) => (n === 'route-table-id' ? [r.id] : n === 'vpc-id' ? [r.vpcId] : n === 'association.main' ? [String(r.main)] : n === 'owner-id' ? [OWNER] : this.#tagAttr(r.tags, n)), (id) => new Ec2Error(400, 'InvalidRouteTableID.NotFound', `The routeTable ID '${id}' does not exist`)), (r) => this.#routeTableXml(r)));
       case 'CreateRoute': {
         const rt = this.#must(this.routeTables, p.get('RouteTableId'), 'InvalidRouteTableID.NotFound', 'route table');
         const cidr = p.get('DestinationCidrBlock') ?? '';
@@ -585,11 +585,11 @@ export class Ec2Emulator implements SandboxVmSource {
         this.addresses.delete(a.allocationId);
         return this.#xml(action, t('return', true));
       }
-      case 'DescribeAddresses': return this.#xml(action, items('addressesSet', this.#filter([...this.addresses.values()], p, action, 'AllocationId', (a) => a.allocationId, (a, n) => (n === 'allocation-id' ? [a.allocationId] : n === 'association-id' ? (a.associationId ? [a.associationId] : []) : n === 'instance-id' ? (a.instanceId ? [a.instanceId] : []) : n === 'public-ip' ? [a.publicIp] : n === 'domain' ? ['vpc'] : this.#tagAttr(a.tags, n))), (a) => this.#addressXml(a)));
+      case 'DescribeAddresses': return this.#xml(action, items('addressesSet', this.#filter([...this.addresses.values()], p, action, 'AllocationId', (a) => a.allocationId, (a, n) => (n === 'allocation-id' ? [a.allocationId] : n === 'association-id' ? (a.associationId ? [a.associationId] : []) : n === 'instance-id' ? (a.instanceId ? [a.instanceId] : []) : n === 'public-ip' ? [a.publicIp] : n === 'domain' ? ['vpc'] : this.#tagAttr(a.tags, n)), (id) => new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${id}' does not exist`)), (a) => this.#addressXml(a)));
       case 'ImportKeyPair': return this.#importKeyPair(p);
       case 'DescribeKeyPairs': {
         const names = queryList(p, 'KeyName');
-        const found = this.#filter([...this.keyPairs.values()], p, action, 'KeyPairId', (k) => k.id, (k, n) => (n === 'key-pair-id' ? [k.id] : n === 'key-name' ? [k.name] : n === 'fingerprint' ? [k.fingerprint] : this.#tagAttr(k.tags, n))).filter((k) => names.length === 0 || names.includes(k.name));
+        const found = this.#filter([...this.keyPairs.values()], p, action, 'KeyPairId', (k) => k.id, (k, n) => (n === 'key-pair-id' ? [k.id] : n === 'key-name' ? [k.name] : n === 'fingerprint' ? [k.fingerprint] : this.#tagAttr(k.tags, n)), (id) => new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair ID '${id}' does not exist`)).filter((k) => names.length === 0 || names.includes(k.name));
         if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${names.find((n) => !found.some((k) => k.name === n)) ?? ''}' does not exist`);
         return this.#xml(action, items('keySet', found, (k) => t('keyPairId', k.id) + t('keyName', k.name) + t('keyFingerprint', k.fingerprint) + this.#tagsXml(k.tags)));
       }
@@ -746,10 +746,12 @@ export class Ec2Emulator implements SandboxVmSource {
    * Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. Ids of `kind` must be well formed and name a resource
    * (Describe* by id answers NotFound for an unknown one, it never returns an empty set).
    */
-  #filter<T>(list: T[], p: URLSearchParams, action: keyof typeof KNOWN_FILTERS, idName: string, idOf: (x: T) => string, attr: (x: T, name: string) => string[], kind?: Ec2IdKind): T[] {
+  #filter<T>(list: T[], p: URLSearchParams, action: keyof typeof KNOWN_FILTERS, idName: string, idOf: (x: T) => string, attr: (x: T, name: string) => string[], kind?: Ec2IdKind | ((id: string) => Ec2Error)): T[] {
     const ids = queryList(p, idName);
     const filters = filtersOf(p, KNOWN_FILTERS[action]);
-    if (kind) requireIds(kind, ids, (id) => list.some((x) => idOf(x) === id));
+    if (typeof kind === 'string') requireIds(kind, ids, (id) => list.some((x) => idOf(x) === id));
+    const unknown = ids.find((id) => !list.some((x) => idOf(x) === id));
+    if (typeof kind === 'function' && unknown !== undefined) throw kind(unknown);
     return list.filter((x) => (ids.length === 0 || ids.includes(idOf(x))) && filters.every((f) => filterMatches(f, attr(x, f.name))));
   }
 

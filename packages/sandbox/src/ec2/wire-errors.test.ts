@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  CreateSecurityGroupCommand, CreateTagsCommand, CreateVpcCommand, DeleteTagsCommand, DescribeAvailabilityZonesCommand, DescribeInstancesCommand, DescribeSecurityGroupsCommand,
+  CreateSecurityGroupCommand, CreateTagsCommand, DescribeAddressesCommand, DescribeInternetGatewaysCommand, DescribeKeyPairsCommand, DescribeRouteTablesCommand, CreateVpcCommand, DeleteTagsCommand, DescribeAvailabilityZonesCommand, DescribeInstancesCommand, DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand, DescribeTagsCommand, DescribeVpcsCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
@@ -31,6 +31,13 @@ describe('EC2 emulator: ids that are malformed or name nothing', () => {
     expect((await failure(ec2().send(new DescribeSubnetsCommand({ SubnetIds: ['subnet-1'] })))).code).toBe('InvalidSubnetID.Malformed');
     expect((await failure(ec2().send(new DescribeSecurityGroupsCommand({ GroupIds: ['sg-nope'] })))).code).toBe('InvalidGroupId.Malformed');
     expect((await failure(launch({ SubnetId: 'subnet-nope' }))).code).toBe('InvalidSubnetID.Malformed');
+  });
+
+  it('answers Describe* of gateways, route tables, addresses and key pairs by an unknown id with their NotFound', async () => {
+    expect((await failure(ec2().send(new DescribeInternetGatewaysCommand({ InternetGatewayIds: ['igw-0123456789abcdef0'] })))).code).toBe('InvalidInternetGatewayID.NotFound');
+    expect((await failure(ec2().send(new DescribeRouteTablesCommand({ RouteTableIds: ['rtb-0123456789abcdef0'] })))).code).toBe('InvalidRouteTableID.NotFound');
+    expect((await failure(ec2().send(new DescribeAddressesCommand({ AllocationIds: ['eipalloc-0123456789abcdef0'] })))).code).toBe('InvalidAllocationID.NotFound');
+    expect((await failure(ec2().send(new DescribeKeyPairsCommand({ KeyPairIds: ['key-0123456789abcdef0'] })))).code).toBe('InvalidKeyPair.NotFound');
   });
 
   it('describes a known id as before', async () => {
