@@ -85,7 +85,7 @@ async function session(): Promise<void> {
   await e(new ec2sdk.DescribeKeyPairsCommand({}));
   const launched = await e<ec2sdk.Reservation>(new ec2sdk.RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small', SubnetId: subnet, SecurityGroupIds: [sg], KeyName: 'k', ClientToken: 'c1', TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'n' }] }] }));
   const instance = launched?.Instances?.[0]?.InstanceId ?? '';
-  await e(new ec2sdk.RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
+  await e(new ec2sdk.RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
   await e(new ec2sdk.DescribeInstancesCommand({}));
   await e(new ec2sdk.CreateTagsCommand({ Resources: [vpc, instance], Tags: [{ Key: 'team', Value: 'x' }] }));
   await e(new ec2sdk.DescribeTagsCommand({}));
@@ -118,6 +118,7 @@ async function session(): Promise<void> {
   const zone = zones?.HostedZones?.[0]?.Id ?? '';
   await r(new r53sdk.GetHostedZoneCommand({ Id: zone }));
   await r(new r53sdk.ListHostedZonesByNameCommand({ DNSName: 'example.com' }));
+  await r(new r53sdk.GetHostedZoneCountCommand({}));
   const changes = (action: r53sdk.ChangeAction) => ({ HostedZoneId: zone, ChangeBatch: { Changes: [{ Action: action, ResourceRecordSet: { Name: '*.example.com', Type: r53sdk.RRType.A, TTL: 60, ResourceRecords: [{ Value: '192.0.2.1' }] } }] } });
   const change = (await r<r53sdk.ChangeResourceRecordSetsResponse>(new r53sdk.ChangeResourceRecordSetsCommand(changes('CREATE')))) ?.ChangeInfo?.Id ?? '';
   await r(new r53sdk.ChangeResourceRecordSetsCommand(changes('CREATE')));

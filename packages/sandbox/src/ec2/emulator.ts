@@ -870,7 +870,10 @@ export class Ec2Emulator implements SandboxVmSource {
     const offset = p.get('NextToken') ? Number(Buffer.from(p.get('NextToken') ?? '', 'base64').toString('utf8')) : 0;
     const page = maxResults === undefined ? matched : matched.slice(offset, offset + maxResults);
     const next = maxResults !== undefined && offset + maxResults < matched.length ? Buffer.from(String(offset + maxResults)).toString('base64') : undefined;
-    return this.#xml('DescribeInstances', items('reservationSet', page, (i) => t('reservationId', i.reservationId) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', [i], (x) => this.#instanceXml(x))) + t('nextToken', next));
+    // One reservation per RunInstances call, holding every instance it launched (API_Reservation.html).
+    const reservations = new Map<string, Instance[]>();
+    for (const i of page) reservations.set(i.reservationId, [...(reservations.get(i.reservationId) ?? []), i]);
+    return this.#xml('DescribeInstances', items('reservationSet', [...reservations.entries()], ([id, list]) => t('reservationId', id) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', list, (x) => this.#instanceXml(x))) + t('nextToken', next));
   }
 
   #terminateInstances(p: URLSearchParams): Response {

@@ -98,6 +98,16 @@ describe('EC2 emulator: RunInstances parameters', () => {
   });
 });
 
+describe('EC2 emulator: DescribeInstances', () => {
+  it('describes the instances of one launch in one reservation', async () => {
+    const launched = await ec2().send(new RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
+    await launch();
+    const reservations = (await ec2().send(new DescribeInstancesCommand({}))).Reservations ?? [];
+    expect(reservations.map((r) => r.Instances?.length)).toEqual([2, 1]);
+    expect(reservations[0]?.ReservationId).toBe(launched.ReservationId);
+  });
+});
+
 describe('EC2 emulator: tags', () => {
   it('creates, overwrites, describes and deletes tags on any taggable resource', async () => {
     const vpc = (await ec2().send(new CreateVpcCommand({ CidrBlock: '10.2.0.0/16' }))).Vpc?.VpcId ?? '';

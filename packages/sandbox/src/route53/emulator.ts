@@ -226,6 +226,7 @@ export class Route53Emulator {
     if (path.startsWith('/change/')) return 'GetChange';
     if (path.startsWith('/healthcheck')) return method === 'POST' ? 'CreateHealthCheck' : method === 'DELETE' ? 'DeleteHealthCheck' : 'ListHealthChecks';
     if (path.startsWith('/hostedzonesbyname')) return 'ListHostedZonesByName';
+    if (path.startsWith('/hostedzonecount')) return 'GetHostedZoneCount';
     if (method === 'GET' && /^\/hostedzone\/?$/.test(path)) return 'ListHostedZones';
     if (method === 'GET' && /^\/hostedzone\/[^/]+$/.test(path)) return 'GetHostedZone';
     return `${method} ${path}`;
@@ -234,6 +235,8 @@ export class Route53Emulator {
   #route(method: string, path: string, q: URLSearchParams, body: string): Response {
     const parts = path.split('/').filter(Boolean);
     if (parts[0] === 'hostedzonesbyname' && method === 'GET') return this.#listZonesByName(q);
+    // GetHostedZoneCount (https://docs.aws.amazon.com/Route53/latest/APIReference/API_GetHostedZoneCount.html).
+    if (parts[0] === 'hostedzonecount' && method === 'GET') return this.#xml(200, 'GetHostedZoneCountResponse', t('HostedZoneCount', this.zones.size));
     if (parts[0] === 'hostedzone' && parts.length === 1 && method === 'GET') return this.#listZones(q);
     if (parts[0] === 'hostedzone' && parts.length === 2 && method === 'GET') {
       const zone = this.#zone(parts[1] ?? '');
