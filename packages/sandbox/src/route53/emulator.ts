@@ -264,7 +264,8 @@ export class Route53Emulator {
         return this.#xml(200, 'ListHealthChecksResponse', el('HealthChecks', ...[...this.healthChecks.values()].map((h) => this.#healthCheckXml(h))) + t('IsTruncated', false) + t('MaxItems', 1000) + t('Marker', ''));
       }
     }
-    throw new Route53Error(404, 'InvalidAction', `${method} ${path} is not an operation of this API`);
+    // "InvalidAction: The action or operation requested is invalid", HTTP 400 (Route 53's common errors).
+    throw new Route53Error(400, 'InvalidAction', `${method} ${path} is not an operation of this API`);
   }
 
   #zone(id: string): Zone {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChangeResourceRecordSetsCommand, GetHostedZoneCommand, ListHostedZonesByNameCommand, ListHostedZonesCommand, ListResourceRecordSetsCommand, Route53Client, type Change } from '@aws-sdk/client-route-53';
+import { ChangeResourceRecordSetsCommand, CreateHostedZoneCommand, GetHostedZoneCommand, ListHostedZonesByNameCommand, ListHostedZonesCommand, ListResourceRecordSetsCommand, Route53Client, type Change } from '@aws-sdk/client-route-53';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -75,5 +75,9 @@ describe('Route 53 emulator: server errors', () => {
   it('answers a server-side failure with ServiceUnavailable and HTTP 503, as its common errors say', async () => {
     sandbox.injectFault({ cloud: 'route53', operation: 'ListHostedZones', kind: 'server-error', times: 1 });
     expect(await failure(r53().send(new ListHostedZonesCommand({})))).toEqual({ code: 'ServiceUnavailable', status: 503 });
+  });
+
+  it('answers an operation it does not serve (CreateHostedZone) with InvalidAction and HTTP 400', async () => {
+    expect(await failure(r53().send(new CreateHostedZoneCommand({ Name: 'new.example', CallerReference: 'x' })))).toEqual({ code: 'InvalidAction', status: 400 });
   });
 });
