@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool, runTool, type ToolRun } from './test-support/tools.js';
 import { ServedWorld } from './test-support/served-world.js';
 
+/** Every command is a CLI process of its own (1-2 s each, more on a loaded machine): a test gets minutes, not vitest's one. */
+const CLI_TEST_MS = 300_000;
 let world: ServedWorld;
 
 beforeAll(async () => {
@@ -43,7 +45,7 @@ describe('aws ec2 against the served sandbox', () => {
     expect(regions.Regions).toEqual([expect.objectContaining({ RegionName: 'eu-central-1', OptInStatus: 'opt-in-not-required' })]);
     const zones = await ok<{ AvailabilityZones: Array<{ ZoneName: string; ZoneId: string; State: string }> }>('ec2', 'describe-availability-zones', '--filters', 'Name=zone-name,Values=eu-central-1a');
     expect(zones.AvailabilityZones).toEqual([expect.objectContaining({ ZoneName: 'eu-central-1a', ZoneId: 'euc1-az1', State: 'available' })]);
-  });
+  }, CLI_TEST_MS);
 
   it('create-tags, describe-tags (by resource-id, resource-type, key and value) and delete-tags', async () => {
     const vpc = (await ok<{ Vpc: { VpcId: string } }>('ec2', 'create-vpc', '--cidr-block', '10.20.0.0/16')).Vpc.VpcId;
@@ -60,7 +62,7 @@ describe('aws ec2 against the served sandbox', () => {
     const vpcs = await ok<{ Vpcs: Array<{ VpcId: string }> }>('ec2', 'describe-vpcs', '--filters', 'Name=tag:Name,Values=cli-*');
     expect(vpcs.Vpcs.map((v) => v.VpcId)).toEqual([vpc]);
     expect(await errorCode('ec2', 'create-tags', '--resources', 'vpc-0000000000000dead', '--tags', 'Key=a,Value=b')).toBe('InvalidVpcID.NotFound');
-  });
+  }, CLI_TEST_MS);
 
   it('answers unknown ids with the kind\'s NotFound and malformed ids with Malformed', async () => {
     expect(await errorCode('ec2', 'describe-vpcs', '--vpc-ids', 'vpc-0123456789abcdef0')).toBe('InvalidVpcID.NotFound');
@@ -71,13 +73,13 @@ describe('aws ec2 against the served sandbox', () => {
     expect(await errorCode('ec2', 'terminate-instances', '--instance-ids', 'i-bogus')).toBe('InvalidInstanceID.Malformed');
     expect(await errorCode('ec2', 'describe-vpcs', '--vpc-ids', 'vpc-bogus')).toBe('InvalidVpcID.Malformed');
     expect(await errorCode('ec2', 'describe-security-groups', '--group-ids', 'sg-bogus')).toBe('InvalidGroupId.Malformed');
-  });
+  }, CLI_TEST_MS);
 
   it('refuses a filter name the action does not have with InvalidParameterValue', async () => {
     const run = await aws('ec2', 'describe-instances', '--filters', 'Name=bogus,Values=x');
     expect(run.code).toBe(254);
     expect(run.stderr).toContain("(InvalidParameterValue) when calling the DescribeInstances operation: The filter 'bogus' is invalid");
-  });
+  }, CLI_TEST_MS);
 
   it('run-instances: without an image MissingParameter; without a subnet into the default VPC; then filters, --query and terminate', async () => {
     expect(await errorCode('ec2', 'run-instances', '--instance-type', 't3.small')).toBe('MissingParameter');
@@ -92,7 +94,27 @@ describe('aws ec2 against the served sandbox', () => {
     expect(terminated.TerminatingInstances.map((t) => t.CurrentState.Name)).toEqual(['shutting-down', 'shutting-down']);
     const running = instancesOf(await ok<Reservations>('ec2', 'describe-instances', '--filters', 'Name=tag:role,Values=cli-run', 'Name=instance-state-name,Values=running'));
     expect(running).toEqual([]);
-  });
+  }, CLI_TEST_MS);
+
+  it('stop-instances and start-instances move an instance through stopping, stopped, pending and running', async () => {
+    const id = (await ok<{ Instances: Instance[] }>('ec2', 'run-instances', '--image-id', 'ami-0965bd5ba4d59211c', '--instance-type', 't3.small')).Instances[0]?.InstanceId ?? '';
+    const reach = async (state: string) => {
+      for (let tries = 0; tries < 30; tries++) {
+        const states = await ok<string[]>('ec2', 'describe-instances', '--instance-ids', id, '--query', 'Reservations[].Instances[].State.Name');
+        if (states[0] === state) return;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      throw new Error(`${id} never reached ${state}`);
+    };
+    await reach('running');
+    const stopping = await ok<{ StoppingInstances: Array<{ CurrentState: { Name: string }; PreviousState: { Name: string } }> }>('ec2', 'stop-instances', '--instance-ids', id);
+    expect(stopping.StoppingInstances.map((x) => [x.PreviousState.Name, x.CurrentState.Name])).toEqual([['running', 'stopping']]);
+    await reach('stopped');
+    const starting = await ok<{ StartingInstances: Array<{ CurrentState: { Name: string } }> }>('ec2', 'start-instances', '--instance-ids', id);
+    expect(starting.StartingInstances.map((x) => x.CurrentState.Name)).toEqual(['pending']);
+    await reach('running');
+    await ok('ec2', 'terminate-instances', '--instance-ids', id);
+  }, CLI_TEST_MS);
 
   it('authorize-security-group-ingress shows in describe-security-groups, and a duplicate rule is InvalidPermission.Duplicate', async () => {
     const vpc = (await ok<{ Vpc: { VpcId: string } }>('ec2', 'create-vpc', '--cidr-block', '10.30.0.0/16')).Vpc.VpcId;
@@ -101,7 +123,7 @@ describe('aws ec2 against the served sandbox', () => {
     const described = await ok<{ SecurityGroups: Array<{ IpPermissions: Array<{ IpProtocol: string; FromPort: number; ToPort: number; IpRanges: Array<{ CidrIp: string }> }> }> }>('ec2', 'describe-security-groups', '--group-ids', sg);
     expect(described.SecurityGroups[0]?.IpPermissions).toEqual([expect.objectContaining({ IpProtocol: 'tcp', FromPort: 443, ToPort: 443, IpRanges: [{ CidrIp: '0.0.0.0/0' }] })]);
     expect(await errorCode('ec2', 'authorize-security-group-ingress', '--group-id', sg, '--protocol', 'tcp', '--port', '443', '--cidr', '0.0.0.0/0')).toBe('InvalidPermission.Duplicate');
-  });
+  }, CLI_TEST_MS);
 
   it('run-instances without a subnet in a Region whose default VPC was deleted is VPCIdNotSpecified', async () => {
     const inRegion = (...args: string[]) => [...args, '--region', 'us-west-2'];
@@ -118,7 +140,7 @@ describe('aws ec2 against the served sandbox', () => {
     const run = await aws(...inRegion('ec2', 'run-instances', '--image-id', 'ami-0965bd5ba4d59211c', '--instance-type', 't3.small'));
     expect(run.code).toBe(254);
     expect(run.stderr).toContain('(VPCIdNotSpecified) when calling the RunInstances operation: No default VPC for this user');
-  });
+  }, CLI_TEST_MS);
 });
 
 describe('aws route53 against the served sandbox', () => {
@@ -132,7 +154,7 @@ describe('aws route53 against the served sandbox', () => {
     const byName = await ok<{ HostedZones: Array<{ Name: string }> }>('route53', 'list-hosted-zones-by-name', '--dns-name', 'example.com');
     expect(byName.HostedZones[0]?.Name).toBe('example.com.');
     expect(await errorCode('route53', 'get-hosted-zone', '--id', 'Z0NOSUCHZONE')).toBe('NoSuchHostedZone');
-  });
+  }, CLI_TEST_MS);
 
   it('change-resource-record-sets, get-change and list-resource-record-sets in Route 53\'s order (labels reversed, then type)', async () => {
     const zoneId = (await ok<{ HostedZones: Array<{ Id: string; Name: string }> }>('route53', 'list-hosted-zones')).HostedZones.find((z) => z.Name === 'example.com.')?.Id ?? '';
@@ -151,5 +173,5 @@ describe('aws route53 against the served sandbox', () => {
     expect(paged.ResourceRecordSets.map((r) => `${r.Name} ${r.Type}`)).toEqual(listed.ResourceRecordSets.map((r) => `${r.Name} ${r.Type}`));
     const from = await ok<{ ResourceRecordSets: Array<{ Name: string; Type: string }> }>('route53', 'list-resource-record-sets', '--hosted-zone-id', zoneId, '--start-record-name', 'www.example.com', '--start-record-type', 'TXT', '--max-items', '2');
     expect(from.ResourceRecordSets.map((r) => `${r.Name} ${r.Type}`)).toEqual(['www.example.com. TXT', 'a.www.example.com. A']);
-  });
+  }, CLI_TEST_MS);
 });
