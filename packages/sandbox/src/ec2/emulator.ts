@@ -945,7 +945,7 @@ export class Ec2Emulator implements SandboxVmSource {
   #vpcAttr(v: Vpc, name: string): string[] {
     switch (name) {
       case 'vpc-id': return [v.id];
-      case 'cidr': case 'cidr-block': case 'cidr-block-association.cidr-block': return [v.cidr];
+      case 'cidr': case 'cidr-block-association.cidr-block': return [v.cidr];
       case 'is-default': return [String(v.isDefault === true)];
       case 'state': return ['available'];
       case 'owner-id': return [OWNER];
@@ -959,7 +959,7 @@ export class Ec2Emulator implements SandboxVmSource {
       case 'vpc-id': return [s.vpcId];
       case 'cidr': case 'cidr-block': case 'cidrBlock': return [s.cidr];
       case 'availability-zone': case 'availabilityZone': return [s.zone];
-      case 'availability-zone-id': return [this.#zoneId(s.zone)];
+      case 'availability-zone-id': case 'availabilityZoneId': return [this.#zoneId(s.zone)];
       case 'default-for-az': case 'defaultForAz': return [String(s.defaultForAz === true)];
       case 'state': return ['available'];
       case 'owner-id': return [OWNER];

@@ -54,8 +54,8 @@ function escapeRe(c: string): string {
  */
 export const KNOWN_FILTERS = {
   DescribeInstances: ['instance-id', 'instance-state-name', 'instance-state-code', 'instance-type', 'image-id', 'client-token', 'subnet-id', 'vpc-id', 'availability-zone', 'private-ip-address', 'ip-address', 'key-name', 'instance.group-id', 'instance.group-name', 'architecture', 'tag-key'],
-  DescribeVpcs: ['vpc-id', 'cidr', 'cidr-block', 'cidr-block-association.cidr-block', 'is-default', 'state', 'owner-id', 'tag-key'],
-  DescribeSubnets: ['subnet-id', 'vpc-id', 'cidr-block', 'cidr', 'cidrBlock', 'availability-zone', 'availabilityZone', 'availability-zone-id', 'default-for-az', 'defaultForAz', 'state', 'owner-id', 'tag-key'],
+  DescribeVpcs: ['vpc-id', 'cidr', 'cidr-block-association.cidr-block', 'is-default', 'state', 'owner-id', 'tag-key'],
+  DescribeSubnets: ['subnet-id', 'vpc-id', 'cidr-block', 'cidr', 'cidrBlock', 'availability-zone', 'availabilityZone', 'availability-zone-id', 'availabilityZoneId', 'default-for-az', 'defaultForAz', 'state', 'owner-id', 'tag-key'],
   DescribeSecurityGroups: ['group-id', 'group-name', 'vpc-id', 'description', 'owner-id', 'tag-key'],
   DescribeInternetGateways: ['internet-gateway-id', 'attachment.vpc-id', 'attachment.state', 'owner-id', 'tag-key'],
   DescribeRouteTables: ['route-table-id', 'vpc-id', 'association.main', 'owner-id', 'tag-key'],

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  CreateSecurityGroupCommand, CreateTagsCommand, DescribeAddressesCommand, DescribeInternetGatewaysCommand, DescribeKeyPairsCommand, DescribeRouteTablesCommand, CreateVpcCommand, DeleteTagsCommand, DescribeAvailabilityZonesCommand, DescribeInstancesCommand, DescribeSecurityGroupsCommand,
+  CreateSecurityGroupCommand, CreateSubnetCommand, CreateTagsCommand, DescribeAddressesCommand, DescribeInternetGatewaysCommand, DescribeKeyPairsCommand, DescribeRouteTablesCommand, CreateVpcCommand, DeleteTagsCommand, DescribeAvailabilityZonesCommand, DescribeInstancesCommand, DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand, DescribeTagsCommand, DescribeVpcsCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
@@ -50,6 +50,16 @@ describe('EC2 emulator: filters', () => {
   it('refuses a filter name the action does not know with InvalidParameterValue', async () => {
     expect(await failure(ec2().send(new DescribeInstancesCommand({ Filters: [{ Name: 'bogus', Values: ['x'] }] })))).toMatchObject({ code: 'InvalidParameterValue', message: "The filter 'bogus' is invalid" });
     expect((await failure(ec2().send(new DescribeVpcsCommand({ Filters: [{ Name: 'instance-state-name', Values: ['running'] }] })))).code).toBe('InvalidParameterValue');
+  });
+
+  it('takes the alias filter names DescribeSubnets documents, and only the VPC filter names DescribeVpcs documents', async () => {
+    const vpc = (await ec2().send(new CreateVpcCommand({ CidrBlock: '10.4.0.0/16' }))).Vpc?.VpcId ?? '';
+    await ec2().send(new CreateSubnetCommand({ VpcId: vpc, CidrBlock: '10.4.1.0/24', AvailabilityZone: 'eu-central-1a' }));
+    for (const name of ['cidr', 'cidr-block', 'cidrBlock']) {
+      expect(((await ec2().send(new DescribeSubnetsCommand({ Filters: [{ Name: name, Values: ['10.4.1.0/24'] }] }))).Subnets ?? []).map((x) => x.VpcId)).toEqual([vpc]);
+    }
+    expect(((await ec2().send(new DescribeVpcsCommand({ Filters: [{ Name: 'cidr', Values: ['10.4.0.0/16'] }] }))).Vpcs ?? []).map((v) => v.VpcId)).toEqual([vpc]);
+    expect((await failure(ec2().send(new DescribeVpcsCommand({ Filters: [{ Name: 'cidr-block', Values: ['10.4.0.0/16'] }] })))).code).toBe('InvalidParameterValue');
   });
 
   it('matches filter values with the * and ? wildcards', async () => {
