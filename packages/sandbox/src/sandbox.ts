@@ -18,6 +18,7 @@ import { KubernetesEmulator } from './kubernetes/emulator.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
 import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
 import type { AwsCallListener } from './aws-calls.js';
+import { refuseUnserved } from './sealed.js';
 
 export { SANDBOX_CREDENTIALS };
 
@@ -142,6 +143,13 @@ export class Sandbox implements SandboxVmSource {
     this.#server = setupServer(...this.handlers());
   }
 
+  /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */
+  #unservedHint(url: URL): string | undefined {
+    const ec2 = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname);
+    if (ec2) return `the sandbox emulates EC2 in ${[...this.ec2Regions.keys()].join(', ')}, not in ${ec2[1] ?? ''}`;
+    return undefined;
+  }
+
   /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
   static fromSnapshot(snapshot: SandboxSnapshot, options: SandboxRestoreOptions = {}): Sandbox {
     return new Sandbox({ ...options, snapshot });
@@ -181,10 +189,14 @@ export class Sandbox implements SandboxVmSource {
     ];
   }
 
-  /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */
+  /**
+   * Starts intercepting HTTP. Any request no emulator serves fails at once with a SandboxUnservedRequestError naming
+   * its host and path: there is no network.
+   */
   listen(): this {
     if (!this.#listening) {
-      this.#server.listen({ onUnhandledRequest: 'error' });
+      // Each emulator claims only its own hosts and answers every path there (its 404 where it has nothing).
+      this.#server.listen({ onUnhandledRequest: refuseUnserved((url) => this.#unservedHint(url)) });
       this.#listening = true;
     }
     return this;
