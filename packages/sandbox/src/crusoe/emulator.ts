@@ -739,7 +739,9 @@ export class CrusoeEmulator implements SandboxVmSource {
           interface_type: 'ethernet',
           mac_address: vmMacAddress(vm),
           external_dns_name: '',
-          ips: [{ private_ipv4: { address: vm.privateIp }, ...(vm.publicIp ? { public_ipv4: vm.publicIp } : {}) }],
+          // IPAddresses requires public_ipv4; the gateway's model is a Go struct (x-go-package rest-gateway/internal/models),
+          // so a VM without a public address carries its zero value (our reading: the swagger gives no example of one).
+          ips: [{ private_ipv4: { address: vm.privateIp }, public_ipv4: vm.publicIp ?? { id: '', address: '', type: '' } }],
         },
       ],
       // HostChannelAdapter: every field is required; the partition's IB network is the transport network too

@@ -88,6 +88,15 @@ describe('Crusoe VMs as the API describes them', () => {
     expect((await call(world, 'GET', `compute/vms/instances/${String(withData['id'])}`)).json).toEqual(withData);
   });
 
+  it('gives a VM without a public address the zero value of public_ipv4, which IPAddresses requires', async () => {
+    sandbox = new CrusoeSandbox();
+    await call(sandbox, 'POST', 'compute/vms/instances', { body: vm('private-1', { network_interfaces: [{ ips: [{ public_ipv4: { type: 'none' } }] }] }) });
+    const [listed] = (await call(sandbox, 'GET', 'compute/vms/instances')).json['items'] as Json[];
+    const ips = (nics(listed as Json)[0]?.['ips'] as Json[])[0] as Json;
+    expect(ips['public_ipv4']).toEqual({ id: '', address: '', type: '' });
+    expect(ips['private_ipv4']).toMatchObject({ address: expect.stringMatching(/^172\.27\./) as unknown });
+  });
+
   it('describes an InfiniBand VM\'s host channel adapter with its GUID and its IB network, as HostChannelAdapter requires', async () => {
     sandbox = new CrusoeSandbox();
     const world = sandbox;
