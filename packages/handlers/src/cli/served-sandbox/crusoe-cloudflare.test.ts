@@ -167,3 +167,11 @@ describe('the served Crusoe API through curl, signed as Crusoe clients sign', ()
     expect(res.json).toMatchObject({ code: 'not_found', error_id: expect.any(String) as unknown });
   });
 });
+
+describe('the served sandbox never sends a request on', () => {
+  it('answers a path no AWS emulator serves on the AWS port with a 404 of its own', async () => {
+    const res = await curl(['-X', 'GET', `${served.aws}/no/such/path`]);
+    expect(res.status).toBe(404);
+    expect(res.body).toContain('the sandbox has nothing at GET /no/such/path');
+  });
+});
