@@ -145,9 +145,12 @@ export class Sandbox implements SandboxVmSource {
 
   /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */
   #unservedHint(url: URL): string | undefined {
-    const ec2 = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname);
-    if (ec2) return `the sandbox emulates EC2 in ${[...this.ec2Regions.keys()].join(', ')}, not in ${ec2[1] ?? ''}`;
-    return undefined;
+    const region = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
+    if (region === undefined) return undefined;
+    // EC2 takes Query requests by GET or POST (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/Query-Requests.html);
+    // the sandbox serves POST / only, which is what the SDKs and the CLI send.
+    if (this.ec2Regions.has(region)) return 'the sandbox serves EC2 Query requests as POST / only';
+    return `the sandbox emulates EC2 in ${[...this.ec2Regions.keys()].join(', ')}, not in ${region}`;
   }
 
   /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
@@ -195,7 +198,8 @@ export class Sandbox implements SandboxVmSource {
    */
   listen(): this {
     if (!this.#listening) {
-      // Each emulator claims only its own hosts and answers every path there (its 404 where it has nothing).
+      // Emulators claim their own hosts (Hetzner, Crusoe, Cloudflare and Route 53 answer every path there, unknown ones
+      // with their 404); what none claims, another host, an EC2 Region not emulated, a path EC2 or STS do not take, fails.
       this.#server.listen({ onUnhandledRequest: refuseUnserved((url) => this.#unservedHint(url)) });
       this.#listening = true;
     }

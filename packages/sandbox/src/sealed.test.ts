@@ -61,7 +61,9 @@ describe('a listening Sandbox is sealed', () => {
 
   it('refuses what the EC2, STS and Route 53 hosts do not serve', async () => {
     sandbox = new Sandbox({ seed: 1 }).listen();
-    expectRefused(await attempt('https://ec2.eu-central-1.amazonaws.com/?Action=DescribeVpcs'), 'GET', 'https://ec2.eu-central-1.amazonaws.com/');
+    const get = await attempt('https://ec2.eu-central-1.amazonaws.com/?Action=DescribeVpcs');
+    expectRefused(get, 'GET', 'https://ec2.eu-central-1.amazonaws.com/');
+    expect(String((get as { error: Error }).error.message)).toContain('the sandbox serves EC2 Query requests as POST / only');
     expectRefused(await attempt('https://ec2.eu-central-1.amazonaws.com/other', { method: 'POST', body: 'Action=DescribeVpcs' }), 'POST', 'https://ec2.eu-central-1.amazonaws.com/other');
     expectRefused(await attempt('https://sts.amazonaws.com/?Action=GetCallerIdentity'), 'GET', 'https://sts.amazonaws.com/');
     expectRefused(await attempt('https://route53.amazonaws.com/2012-12-12/hostedzone'), 'GET', 'https://route53.amazonaws.com/2012-12-12/hostedzone');
