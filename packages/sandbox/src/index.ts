@@ -3,6 +3,7 @@ export { simulate, type SimTask, type SimResult } from './simulation.js';
 export { nodeCreationFloorMs } from './latency.js';
 export { verifySigV4 } from './sigv4.js';
 export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox.js';
+export { SandboxUnservedRequestError } from './sealed.js';
 export type { AwsCall, AwsCallListener, AwsCallResource } from './aws-calls.js';
 export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './accounts.js';
 export { holdManifestDnsZones } from './manifest-zones.js';

@@ -18,6 +18,7 @@ import { KubernetesEmulator } from './kubernetes/emulator.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
 import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
 import type { AwsCallListener } from './aws-calls.js';
+import { refuseUnserved } from './sealed.js';
 
 export { SANDBOX_CREDENTIALS };
 
@@ -142,6 +143,16 @@ export class Sandbox implements SandboxVmSource {
     this.#server = setupServer(...this.handlers());
   }
 
+  /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */
+  #unservedHint(url: URL): string | undefined {
+    const region = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
+    if (region === undefined) return undefined;
+    // EC2 takes Query requests by GET or POST (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/Query-Requests.html);
+    // the sandbox serves POST / only, which is what the SDKs and the CLI send.
+    if (this.ec2Regions.has(region)) return 'the sandbox serves EC2 Query requests as POST / only';
+    return `the sandbox emulates EC2 in ${[...this.ec2Regions.keys()].join(', ')}, not in ${region}`;
+  }
+
   /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
   static fromSnapshot(snapshot: SandboxSnapshot, options: SandboxRestoreOptions = {}): Sandbox {
     return new Sandbox({ ...options, snapshot });
@@ -181,10 +192,15 @@ export class Sandbox implements SandboxVmSource {
     ];
   }
 
-  /** Starts intercepting HTTP. Anything not addressed to a sandbox cloud fails: there is no network. */
+  /**
+   * Starts intercepting HTTP. Any request no emulator serves fails at once with a SandboxUnservedRequestError naming
+   * its host and path: there is no network.
+   */
   listen(): this {
     if (!this.#listening) {
-      this.#server.listen({ onUnhandledRequest: 'error' });
+      // Emulators claim their own hosts (Hetzner, Crusoe, Cloudflare and Route 53 answer every path there, unknown ones
+      // with their 404); what none claims, another host, an EC2 Region not emulated, a path EC2 or STS do not take, fails.
+      this.#server.listen({ onUnhandledRequest: refuseUnserved((url) => this.#unservedHint(url)) });
       this.#listening = true;
     }
     return this;

@@ -602,7 +602,8 @@ export class CrusoeProvider implements Provider {
     const existing = keys.find((k) => k.name === request.name);
     if (existing) return done({ name: existing.name, id: existing.id, clusterId: request.clusterId });
     try {
-      const created = await this.client.request('POST', 'users/ssh-keys', sshKeySchema, { body: { name: request.name, public_key: request.publicKey }, resource: request.name });
+      // CreateSSHKeyResponse (crusoe-api-v1-swagger.json) wraps the new key in `ssh_key`.
+      const created = (await this.client.request('POST', 'users/ssh-keys', z.object({ ssh_key: sshKeySchema }), { body: { name: request.name, public_key: request.publicKey }, resource: request.name })).ssh_key;
       return done({ name: created.name, id: created.id, clusterId: request.clusterId });
     } catch (error) {
       if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;

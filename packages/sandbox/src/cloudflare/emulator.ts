@@ -44,7 +44,16 @@ class ApiError extends Error {
 }
 
 interface Zone { id: string; name: string }
-interface DnsRec { id: string; zoneId: string; name: string; type: string; content: string; ttl: number; proxied: boolean; comment: string | null }
+interface DnsRec {
+  id: string; zoneId: string; name: string; type: string; content: string; ttl: number; proxied: boolean; comment: string | null;
+  /** Virtual ms of the create and of the last change (absent in states saved before they were kept). */
+  createdOn?: number; modifiedOn?: number;
+}
+
+/** The sandbox's nameservers, as Cloudflare assigns a pair per account (the names are the sandbox's). */
+const NAME_SERVERS = ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'];
+/** When records and zones saved without a time were made. */
+const EPOCH = '2026-01-01T00:00:00Z';
 interface Monitor { id: string; type: string; port: number; description: string; interval: number; timeout: number; retries: number }
 interface Pool { id: string; name: string; description: string; monitor: string | null; origins: Json[]; enabled: boolean }
 interface Lb { id: string; zoneId: string; name: string; description: string; default_pools: string[]; fallback_pool: string; ttl: number; steering_policy: string; proxied: boolean }
@@ -155,8 +164,12 @@ export class CloudflareEmulator {
     return createHash('md5').update(`cf-${this.#seq}`).digest('hex');
   }
 
-  #ok(result: unknown, info?: Json): Response {
-    return HttpResponse.json({ success: true, errors: [], messages: [], result, ...(info ? { result_info: info } : {}) }, { headers: { 'cf-ray': `${this.#id().slice(0, 16)}-SBX` } });
+  #ok(result: unknown, info?: Json, messages: Json[] = []): Response {
+    return HttpResponse.json({ success: true, errors: [], messages, result, ...(info ? { result_info: info } : {}) }, { headers: { 'cf-ray': `${this.#id().slice(0, 16)}-SBX` } });
+  }
+
+  #iso(ms: number | undefined): string {
+    return ms === undefined ? EPOCH : new Date(ms).toISOString();
   }
 
   #fail(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
@@ -188,6 +201,7 @@ export class CloudflareEmulator {
     const path = url.pathname.replace(/^\/client\/v4/, '');
     const operation = `${request.method} ${path.replace(/[0-9a-f]{32}/g, '{id}')}`;
     countCall(this.#ctx, CLOUDFLARE_CLOUD, operation);
+    if (path === '/user/tokens/verify' && request.method === 'GET') return this.#verifyToken(request);
     if (request.headers.get('authorization') !== `Bearer ${this.#options.apiToken}`) return this.#fail(403, 10000, 'Authentication error');
     if (this.budget.tryTake(1) > 0) return this.#fail(429, 971, 'Please wait and consider throttling your request speed', { 'Retry-After': String(Math.ceil(1 / this.budget.limits.refillPerSecond)) });
     const fault = this.#ctx.faults.take(CLOUDFLARE_CLOUD, operation);
@@ -217,6 +231,17 @@ export class CloudflareEmulator {
     }
   }
 
+  /**
+   * GET /user/tokens/verify (https://developers.cloudflare.com/api/resources/user/subresources/tokens/methods/verify):
+   * the token's id and status, with the "valid and active" message (the troubleshooting page's example,
+   * https://developers.cloudflare.com/fundamentals/api/troubleshooting/); an unknown token is 401, code 1000.
+   */
+  #verifyToken(request: Request): Response {
+    if (request.headers.get('authorization') !== `Bearer ${this.#options.apiToken}`) return this.#fail(401, 1000, 'Invalid API Token');
+    const id = createHash('md5').update(`cf-token/${this.#options.apiToken}`).digest('hex');
+    return this.#ok({ id, status: 'active' }, undefined, [{ code: 10000, message: 'This API Token is valid and active', type: null }]);
+  }
+
   #page<T>(items: T[], query: URLSearchParams): [T[], Json] {
     const perPage = Math.min(5000, Math.max(5, Number(query.get('per_page') ?? 100) || 100));
     const page = Math.max(1, Number(query.get('page') ?? 1) || 1);
@@ -228,11 +253,12 @@ export class CloudflareEmulator {
     const [a, b, c, d, e] = parts;
     if (a === 'zones' && b === undefined && method === 'GET') {
       const name = query.get('name');
-      return this.#page([...this.zones.values()].filter((z) => !name || z.name === name).map((z) => ({ id: z.id, name: z.name, status: 'active' })), query);
+      return this.#page([...this.zones.values()].filter((z) => !name || z.name === name).map((z) => this.#zoneJson(z)), query);
     }
     if (a === 'zones' && b) {
       const zone = this.zones.get(b);
       if (!zone) throw new ApiError(404, 7003, 'Could not route to /zones/' + b + ', perhaps your object identifier is invalid?');
+      if (c === undefined && method === 'GET') return [this.#zoneJson(zone)];
       if (c === 'dns_records') return this.#records(method, zone, d, query, body);
       if (c === 'load_balancers') return [this.#lbs(method, zone, d, body)];
     }
@@ -253,28 +279,65 @@ export class CloudflareEmulator {
     throw new ApiError(404, 7000, 'No route for that URI');
   }
 
+  /**
+   * A zone as GET /zones/{zone_id} gives it (https://developers.cloudflare.com/api/resources/zones/methods/get/): a
+   * full setup, active, on the account, with its assigned nameservers. Plan and permissions are left out.
+   */
+  #zoneJson(z: Zone): Json {
+    return {
+      id: z.id, name: z.name, status: 'active', paused: false, type: 'full', development_mode: 0,
+      name_servers: [...NAME_SERVERS], original_name_servers: null, original_registrar: null, original_dnshost: null,
+      created_on: EPOCH, modified_on: EPOCH, activated_on: EPOCH,
+      account: { id: this.#options.accountId, name: 'kubeplane sandbox' },
+      owner: { id: null, type: 'user', email: null },
+      meta: { step: 2, custom_certificate_quota: 0, page_rule_quota: 3, phishing_detected: false },
+    };
+  }
+
   #requireLb(): void {
     // Without the subscription the Load Balancing endpoints refuse (the exact code is the emulator's assumption).
     if (!this.#options.loadBalancing) throw new ApiError(403, 1015, 'Load Balancing is not enabled for this account; purchase a Load Balancing subscription');
   }
 
+  /** A DNS record as the API gives it (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/get/). */
   #recordJson(r: DnsRec): Json {
-    return { id: r.id, zone_id: r.zoneId, name: r.name, type: r.type, content: r.content, ttl: r.ttl, proxied: r.proxied, comment: r.comment };
+    const zone = this.zones.get(r.zoneId);
+    return {
+      id: r.id, zone_id: r.zoneId, zone_name: zone?.name ?? '', name: r.name, type: r.type, content: r.content, proxiable: r.type !== 'TXT', proxied: r.proxied, ttl: r.ttl,
+      settings: {}, meta: {}, comment: r.comment, tags: [], created_on: this.#iso(r.createdOn), modified_on: this.#iso(r.modifiedOn ?? r.createdOn),
+    };
+  }
+
+  /**
+   * A record's name as Cloudflare stores it: "DNS record name (or @ for the zone apex)"
+   * (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/create/), and a name that does
+   * not end in the zone is relative to it, as in the dashboard (`www` is `www.<zone>`). A fully qualified name
+   * (trailing dot) outside the zone is refused.
+   */
+  #recordName(zone: Zone, raw: unknown): string {
+    const given = String(raw ?? '').trim();
+    if (given === '' ) throw new ApiError(400, 9007, 'DNS record name is required.');
+    if (given === '@') return zone.name;
+    const absolute = given.endsWith('.');
+    const name = given.replace(/\.$/, '').toLowerCase();
+    if (name === zone.name || name.endsWith(`.${zone.name}`)) return name;
+    if (absolute) throw new ApiError(400, 1004, `DNS Validation Error: ${name} is not in zone ${zone.name}`);
+    return `${name}.${zone.name}`;
   }
 
   #validateRecord(zone: Zone, input: Json, except: Set<string>, pending: DnsRec[]): DnsRec {
-    const name = String(input['name'] ?? '').replace(/\.$/, '');
+    const name = this.#recordName(zone, input['name']);
     const type = String(input['type'] ?? '');
     const content = String(input['content'] ?? '');
     if (!['A', 'AAAA', 'CNAME', 'TXT'].includes(type)) throw new ApiError(400, 1004, `DNS Validation Error: unsupported type ${type}`);
-    if (name !== zone.name && !name.endsWith(`.${zone.name}`)) throw new ApiError(400, 1004, `DNS Validation Error: ${name} is not in zone ${zone.name}`);
     if (type === 'A' && !/^\d{1,3}(\.\d{1,3}){3}$/.test(content)) throw new ApiError(400, 9005, 'Content for A record must be a valid IPv4 address.');
     const ttl = Number(input['ttl'] ?? 1);
     if (!(ttl === 1 || (ttl >= 30 && ttl <= 86400))) throw new ApiError(400, 1004, 'DNS Validation Error: ttl must be 1 (auto) or between 30 and 86400');
     const others = [...[...this.records.values()].filter((r) => !except.has(r.id)), ...pending].filter((r) => r.zoneId === zone.id && r.name === name);
     if (others.some((r) => r.type === type && r.content === content)) throw new ApiError(400, 81058, 'An identical record already exists.');
     if (others.some((r) => (r.type === 'CNAME') !== (type === 'CNAME') && ['A', 'AAAA', 'CNAME'].includes(r.type))) throw new ApiError(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.');
-    return { id: this.#id(), zoneId: zone.id, name, type, content, ttl, proxied: input['proxied'] === true, comment: typeof input['comment'] === 'string' ? input['comment'] : null };
+    const now = this.#ctx.clock.now();
+    return { id: this.#id(), zoneId: zone.id, name, type, content, ttl, proxied: input['proxied'] === true, comment: typeof input['comment'] === 'string' ? input['comment'] : null, createdOn: now, modifiedOn: now };
   }
 
   #records(method: string, zone: Zone, id: string | undefined, query: URLSearchParams, body: Json): [unknown, Json?] {
@@ -299,25 +362,51 @@ export class CloudflareEmulator {
         if (!cur || gone.has(cur.id)) throw new ApiError(404, 81044, `Record ${String(p['id'])} does not exist.`);
         return { ...cur, ...(p['ttl'] !== undefined ? { ttl: Number(p['ttl']) } : {}), ...(typeof p['comment'] === 'string' ? { comment: p['comment'] } : {}), ...(typeof p['content'] === 'string' ? { content: p['content'] } : {}) };
       });
+      // Puts overwrite whole records, as PUT on one record does.
+      const replaced = new Set([...gone, ...patched.map((p) => p.id)]);
+      const put: DnsRec[] = [];
+      for (const p of list('puts')) {
+        const cur = this.records.get(String(p['id']));
+        if (!cur || cur.zoneId !== zone.id || replaced.has(cur.id)) throw new ApiError(404, 81044, `Record ${String(p['id'])} does not exist.`);
+        replaced.add(cur.id);
+        const next = this.#validateRecord(zone, p, replaced, put);
+        put.push({ ...next, id: cur.id, ...(cur.createdOn !== undefined ? { createdOn: cur.createdOn } : {}) });
+      }
       const posted: DnsRec[] = [];
-      for (const p of list('posts')) posted.push(this.#validateRecord(zone, p, gone, posted));
+      for (const p of list('posts')) posted.push(this.#validateRecord(zone, p, replaced, [...put, ...posted]));
       for (const d of deletes) this.records.delete(d);
       for (const p of patched) this.records.set(p.id, p);
+      for (const p of put) this.records.set(p.id, p);
       for (const p of posted) this.records.set(p.id, p);
-      return [{ deletes: deletes.map((d) => ({ id: d })), patches: patched.map((r) => this.#recordJson(r)), puts: [], posts: posted.map((r) => this.#recordJson(r)) }];
+      return [{ deletes: deletes.map((d) => ({ id: d })), patches: patched.map((r) => this.#recordJson(r)), puts: put.map((r) => this.#recordJson(r)), posts: posted.map((r) => this.#recordJson(r)) }];
     }
-    const r = id ? this.records.get(id) : undefined;
+    if (id === undefined) throw this.#methodNotAllowed(method);
+    const r = this.records.get(id);
     if (!r || r.zoneId !== zone.id) throw new ApiError(404, 81044, 'Record does not exist.');
     if (method === 'GET') return [this.#recordJson(r)];
     if (method === 'DELETE') {
       this.records.delete(r.id);
       return [{ id: r.id }];
     }
-    if (method === 'PATCH') {
-      Object.assign(r, { ...(body['ttl'] !== undefined ? { ttl: Number(body['ttl']) } : {}), ...(typeof body['content'] === 'string' ? { content: body['content'] } : {}) });
+    // PUT overwrites the record (every field as for a create); PATCH changes the fields given
+    // (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/update/ and .../edit/). Both
+    // keep the id and the creation time and are checked as a create is, against the zone's other records.
+    if (method === 'PUT' || method === 'PATCH') {
+      const input = method === 'PUT' ? body : { name: r.name, type: r.type, content: r.content, ttl: r.ttl, proxied: r.proxied, comment: r.comment, ...body };
+      const next = this.#validateRecord(zone, input, new Set([r.id]), []);
+      Object.assign(r, { name: next.name, type: next.type, content: next.content, ttl: next.ttl, proxied: next.proxied, comment: next.comment, modifiedOn: next.modifiedOn });
       return [this.#recordJson(r)];
     }
-    throw new ApiError(405, 10000, 'method not allowed');
+    throw this.#methodNotAllowed(method);
+  }
+
+  /**
+   * What Cloudflare answers a method a path does not take, with an API token: 405, code 10000, "<METHOD> method not
+   * allowed for the api_token authentication scheme" (reported for a record PUT without its id:
+   * https://community.cloudflare.com/t/put-method-not-allowed-for-the-api-token-authentication-scheme/381292).
+   */
+  #methodNotAllowed(method: string): ApiError {
+    return new ApiError(405, 10000, `${method} method not allowed for the api_token authentication scheme`);
   }
 
   #monitorsRoute(method: string, id: string | undefined, body: Json): unknown {
@@ -346,7 +435,7 @@ export class CloudflareEmulator {
       this.monitors.delete(m.id);
       return { id: m.id };
     }
-    throw new ApiError(405, 10000, 'method not allowed');
+    throw this.#methodNotAllowed(method);
   }
 
   #poolsRoute(method: string, id: string | undefined, body: Json): unknown {
@@ -377,7 +466,7 @@ export class CloudflareEmulator {
       this.pools.delete(p.id);
       return { id: p.id };
     }
-    throw new ApiError(405, 10000, 'method not allowed');
+    throw this.#methodNotAllowed(method);
   }
 
   #lbs(method: string, zone: Zone, id: string | undefined, body: Json): unknown {
@@ -410,6 +499,6 @@ export class CloudflareEmulator {
       this.loadBalancers.delete(l.id);
       return { id: l.id };
     }
-    throw new ApiError(405, 10000, 'method not allowed');
+    throw this.#methodNotAllowed(method);
   }
 }

@@ -5,6 +5,7 @@ import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import type { SandboxContext } from '../context.js';
 import { FaultInjector } from '../faults.js';
+import { refuseUnserved } from '../sealed.js';
 import { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CREDENTIALS } from '../accounts.js';
 import { CLOUDFLARE_CLOUD, CloudflareEmulator, type CloudflareEmulatorOptions, type CloudflareInventoryItem } from './emulator.js';
 
@@ -36,7 +37,8 @@ export class CloudflareSandbox implements ConformanceSandbox {
     this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
     this.emulator = new CloudflareEmulator(this.context, { apiToken: CLOUDFLARE_SANDBOX_CREDENTIALS.apiToken, accountId: CLOUDFLARE_SANDBOX_CREDENTIALS.accountId, zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone], loadBalancing: options.loadBalancing ?? true, ...options.emulator });
     this.#server = setupServer(...this.emulator.handlers());
-    this.#server.listen({ onUnhandledRequest: 'error' });
+    // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
+    this.#server.listen({ onUnhandledRequest: refuseUnserved() });
   }
 
   /** DNS has no node operations: every target means any Cloudflare call. */

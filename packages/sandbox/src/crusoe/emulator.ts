@@ -108,7 +108,11 @@ interface Network { id: string; name: string; cidr: string; isDefault: boolean; 
 interface Subnet { id: string; name: string; cidr: string; location: string; networkId: string; isDefault: boolean; deleting: boolean; nextHost: number }
 interface FwRule { id: string; name: string; networkId: string; action: string; direction: string; protocols: string[]; sources: Json[]; sourcePorts: string[]; destinations: Json[]; destinationPorts: string[]; state: 'active' | 'inactive'; isDefault: boolean; owner: string }
 interface SshKey { id: string; name: string; publicKey: string }
-interface Disk { id: string; name: string; type: string; sizeGiB: number; location: string; attachedTo?: string; ready: boolean }
+interface Disk {
+  id: string; name: string; type: string; sizeGiB: number; location: string; attachedTo?: string; ready: boolean;
+  /** Virtual ms of the create request (absent in states saved before it was kept). */
+  createdAt?: number;
+}
 interface Partition { id: string; name: string; ibNetworkId: string }
 interface Cluster {
   id: string; name: string; location: string; version: string; subnetId: string; addOns: string[]; state: string; private: boolean; remediation: Record<string, string>; fallback: boolean;
@@ -159,6 +163,38 @@ export interface CrusoeEmulatorState {
 }
 
 const REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
+
+/** AttachedDiskV1.block_size / DiskV1.block_size: bytes; the swagger's example and the default of DisksPostRequestV1. */
+const DISK_BLOCK_SIZE = 4096;
+/** The creation time of disks saved before the emulator kept one. */
+const DISK_EPOCH = '2026-01-01T00:00:00Z';
+
+/**
+ * What a VM has of its own besides its id (its OS disk, its NIC, its MAC and its HCA GUID) follows from the VM's
+ * creation number: unique in the project, and the same again when a seeded world is replayed (the emulator's ids
+ * are its counter, which is part of its state). They need nothing stored, so saved worlds keep them too.
+ */
+function vmPartId(vm: Vm, part: 'os-disk' | 'nic'): string {
+  // A UUID of the same form as the emulator's own, apart in its fourth group: unique beside them.
+  return `00000000-0000-4000-${part === 'os-disk' ? '8d15' : '8e71'}-${vm.seq.toString(16).padStart(12, '0')}`;
+}
+
+/** A locally administered unicast MAC (first octet 02) holding the VM's number: never the same for two VMs. */
+function vmMacAddress(vm: Vm): string {
+  const n = vm.seq.toString(16).padStart(10, '0').slice(-10);
+  return ['02', ...(n.match(/../g) ?? [])].join(':');
+}
+
+/** HostChannelAdapter.guid, in the swagger example's form (`946d:ae03:0021:69aa`): a fixed vendor half and the VM's number. */
+function vmHcaGuid(vm: Vm): string {
+  const n = vm.seq.toString(16).padStart(8, '0').slice(-8);
+  return `946d:ae03:${n.slice(0, 4)}:${n.slice(4)}`;
+}
+
+/** DiskV1.serial_number, in the example's form (19 upper-case hex digits), from the disk's id. */
+function diskSerialNumber(id: string): string {
+  return createHash('sha256').update(`disk-serial/${id}`).digest('hex').slice(0, 19).toUpperCase();
+}
 
 export class CrusoeEmulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
@@ -673,6 +709,8 @@ export class CrusoeEmulator implements SandboxVmSource {
   }
 
   #vmJson(vm: Vm): Json {
+    const created = this.#iso(vm.createdAt);
+    const partition = vm.partitionId ? this.partitions.get(vm.partitionId) : undefined;
     return {
       id: vm.id,
       name: vm.name,
@@ -680,26 +718,37 @@ export class CrusoeEmulator implements SandboxVmSource {
       location: vm.location,
       project_id: this.projectId,
       state: vm.state,
-      created_at: this.#iso(vm.createdAt),
-      updated_at: this.#iso(vm.createdAt),
+      created_at: created,
+      updated_at: created,
       maintenance_policy: 'unspecified',
+      // AttachedDiskV1 (crusoe-api-v1-swagger.json): the disk's own fields plus how it is attached.
       disks: [
-        { id: `${vm.id.slice(0, -4)}d15c`, name: `${vm.name}-os`, type: 'persistent-ssd', size: '128GiB', attachment_type: 'os', mode: 'read-write' },
-        ...vm.diskIds.flatMap((d) => { const disk = this.disks.get(d); return disk ? [{ id: disk.id, name: disk.name, type: disk.type, size: `${disk.sizeGiB}GiB`, attachment_type: 'data', mode: 'read-write' }] : []; }),
+        { ...this.#diskFields({ id: vmPartId(vm, 'os-disk'), name: `${vm.name}-os`, type: 'persistent-ssd', sizeGiB: 128, location: vm.location, createdAt: vm.createdAt }), attachment_type: 'os', mode: 'read-write' },
+        ...vm.diskIds.flatMap((d) => {
+          const disk = this.disks.get(d);
+          return disk ? [{ ...this.#diskFields(disk), attachment_type: 'data', mode: 'read-write' }] : [];
+        }),
       ],
+      // NetworkInterface: every VM has its own interface id and MAC address.
       network_interfaces: [
         {
-          id: `${vm.id.slice(0, -4)}0e71`,
+          id: vmPartId(vm, 'nic'),
           name: 'eth0',
           network: vm.networkId,
           subnet: vm.subnetId,
           interface_type: 'ethernet',
-          mac_address: '00:00:5e:00:53:af',
+          mac_address: vmMacAddress(vm),
           external_dns_name: '',
-          ips: [{ private_ipv4: { address: vm.privateIp }, ...(vm.publicIp ? { public_ipv4: vm.publicIp } : {}) }],
+          // IPAddresses requires public_ipv4; the gateway's model is a Go struct (x-go-package rest-gateway/internal/models),
+          // so a VM without a public address carries its zero value (our reading: the swagger gives no example of one).
+          ips: [{ private_ipv4: { address: vm.privateIp }, public_ipv4: vm.publicIp ?? { id: '', address: '', type: '' } }],
         },
       ],
-      host_channel_adapters: vm.partitionId ? [{ ib_partition_id: vm.partitionId, transport_partition_id: vm.partitionId, type: 'infiniband' }] : [],
+      // HostChannelAdapter: every field is required; the partition's IB network is the transport network too
+      // (the API names the same thing twice, `ib_*` and `transport_*`).
+      host_channel_adapters: vm.partitionId
+        ? [{ type: 'infiniband', guid: vmHcaGuid(vm), ib_partition_id: vm.partitionId, transport_partition_id: vm.partitionId, ib_network_id: partition?.ibNetworkId ?? '', transport_network_id: partition?.ibNetworkId ?? '' }]
+        : [],
     };
   }
 
@@ -786,8 +835,14 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (network.location !== location) throw new ApiError(400, 'bad_request', `IB partition ${partition.name} is in ${network.location}, not ${location}`);
   }
 
+  /** The fields DiskV1 and AttachedDiskV1 share (crusoe-api-v1-swagger.json), all of them required there. */
+  #diskFields(d: Pick<Disk, 'id' | 'name' | 'type' | 'sizeGiB' | 'location' | 'createdAt'>): Json {
+    const created = d.createdAt === undefined ? DISK_EPOCH : this.#iso(d.createdAt);
+    return { id: d.id, name: d.name, type: d.type, size: `${d.sizeGiB}GiB`, location: d.location, block_size: DISK_BLOCK_SIZE, serial_number: diskSerialNumber(d.id), created_at: created, updated_at: created };
+  }
+
   #diskJson(d: Disk): Json {
-    return { id: d.id, name: d.name, type: d.type, size: `${d.sizeGiB}GiB`, location: d.location, block_size: 4096, serial_number: d.id.slice(-12).toUpperCase(), attached_to: d.attachedTo ? [{ vm_id: d.attachedTo, attachment_type: 'data', mode: 'read-write' }] : [], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' };
+    return { ...this.#diskFields(d), attached_to: d.attachedTo ? [{ vm_id: d.attachedTo, attachment_type: 'data', mode: 'read-write' }] : [] };
   }
 
   #disks(method: string, id: string | undefined, body: Json): [number, unknown] {
@@ -802,7 +857,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       // Limits from the CSI driver, which cites the docs (crusoe-notes.md §2.4).
       if (type === 'persistent-ssd' && (sizeGiB < 1 || sizeGiB > 10 * 1024)) throw new ApiError(400, 'bad_request', 'persistent-ssd disks are 1 GiB to 10 TiB');
       if (type === 'shared-volume' && (sizeGiB < 1024 || sizeGiB % 1024 !== 0)) throw new ApiError(400, 'bad_request', 'shared volumes are at least 1 TiB, in whole TiB');
-      const d: Disk = { id: this.#uuid(), name: this.#name(body['name'], this.disks.values(), 'disk'), type, sizeGiB, location: this.#location(body['location']), ready: false };
+      const d: Disk = { id: this.#uuid(), name: this.#name(body['name'], this.disks.values(), 'disk'), type, sizeGiB, location: this.#location(body['location']), ready: false, createdAt: this.#now() };
       this.disks.set(d.id, d);
       return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskCreate, { kind: 'disk-created', id: d.id })];
     }
@@ -947,13 +1002,19 @@ export class CrusoeEmulator implements SandboxVmSource {
   }
 
   #sshKeys(method: string, query: URLSearchParams, body: Json): [number, unknown] {
-    const json = (k: SshKey) => ({ id: k.id, name: k.name, public_key: k.publicKey, created_at: '2026-01-01T00:00:00Z', fingerprints: { sha256: createHash('sha256').update(k.publicKey).digest('base64') } });
+    // SSHKey.fingerprints: both required; OpenSSH's forms (`ssh-keygen -l`) of the key blob, MD5 as colon-separated hex.
+    const json = (k: SshKey) => {
+      const blob = Buffer.from(k.publicKey.split(/\s+/)[1] ?? '', 'base64');
+      const md5 = createHash('md5').update(blob).digest('hex').match(/../g)?.join(':') ?? '';
+      return { id: k.id, name: k.name, public_key: k.publicKey, created_at: '2026-01-01T00:00:00Z', fingerprints: { md5, sha256: createHash('sha256').update(blob).digest('base64').replace(/=+$/, '') } };
+    };
     if (method === 'GET') return [200, { items: [...this.sshKeys.values()].map(json) }];
     if (method === 'POST') {
       if (typeof body['public_key'] !== 'string' || !/^ssh-(ed25519|rsa) /.test(body['public_key'])) throw new ApiError(400, 'bad_request', 'public_key must be an OpenSSH public key');
       const k: SshKey = { id: this.#uuid(), name: this.#name(body['name'], this.sshKeys.values(), 'SSH key'), publicKey: body['public_key'] };
       this.sshKeys.set(k.id, k);
-      return [200, json(k)];
+      // CreateSSHKeyResponse wraps the key: `{"ssh_key": SSHKey}`.
+      return [200, { ssh_key: json(k) }];
     }
     if (method === 'DELETE') {
       const id = query.get('id') ?? '';
@@ -979,7 +1040,8 @@ export class CrusoeEmulator implements SandboxVmSource {
       if ([...this.vms.values()].some((v) => v.partitionId === p.id)) throw new ApiError(409, 'in_use', `IB partition ${p.name} still has VMs`);
       if ([...this.pools.values()].some((x) => x.partitionId === p.id)) throw new ApiError(409, 'in_use', `IB partition ${p.name} is used by a node pool`);
       this.partitions.delete(p.id);
-      return [204, null];
+      // 200 emptyResponse in the swagger (DELETE /projects/{project_id}/networking/ib-partitions/{ib_partition_id}), as the other deletes here.
+      return [200, {}];
     }
     throw new ApiError(400, 'bad_request', `${method} on an IB partition is not modelled`);
   }

@@ -5,6 +5,7 @@ import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import type { SandboxContext } from '../context.js';
 import { FaultInjector } from '../faults.js';
+import { refuseUnserved } from '../sealed.js';
 import { SANDBOX_CREDENTIALS } from '../accounts.js';
 import { CRUSOE_CLOUD, CrusoeEmulator, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './emulator.js';
 
@@ -44,7 +45,8 @@ export class CrusoeSandbox implements ConformanceSandbox {
     this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
     this.emulator = new CrusoeEmulator(this.context, { keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey }, projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, ...options.emulator });
     this.#server = setupServer(...this.emulator.handlers());
-    this.#server.listen({ onUnhandledRequest: 'error' });
+    // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
+    this.#server.listen({ onUnhandledRequest: refuseUnserved() });
   }
 
   injectFault(target: FaultTarget, kind: FaultKind, times = 1): void {

@@ -121,7 +121,14 @@ export class KubernetesEmulator {
   }
 
   handlers(): HttpHandler[] {
-    return [http.all('*', async ({ request }) => this.#handle(request))];
+    // Claims only its own requests: a handler that matched and answered nothing would let msw send the request out.
+    return [http.all(({ request }) => this.#claims(new URL(request.url)), async ({ request }) => this.#handle(request))];
+  }
+
+  /** HTTPS to the API port, or to an endpoint a cluster is known at. */
+  #claims(url: URL): boolean {
+    const port = url.port || '443';
+    return url.protocol === 'https:' && (port === String(KUBERNETES_API_PORT) || this.simulation.knownEndpoints().has(`${url.hostname}:${port}`));
   }
 
   /** A deep copy of the state, as it is (not brought up to the clock's now: restoring then continuing is identical). */
@@ -200,10 +207,8 @@ export class KubernetesEmulator {
 
   async #handle(request: Request): Promise<Response | undefined> {
     const url = new URL(request.url);
-    if (url.protocol !== 'https:') return undefined;
-    const port = url.port || '443';
-    const endpoint = `${url.hostname}:${port}`;
-    if (port !== String(KUBERNETES_API_PORT) && !this.simulation.knownEndpoints().has(endpoint)) return undefined;
+    if (!this.#claims(url)) return undefined;
+    const endpoint = `${url.hostname}:${url.port || '443'}`;
     this.tick();
     this.requests += 1;
     const cluster = this.simulation.reachable(endpoint);
