@@ -12,6 +12,7 @@ import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
 import { StsEmulator, type StsEmulatorOptions } from './sts/emulator.js';
+import { conformanceChecked } from './openapi/conformance.js';
 import { CrusoeEmulator, type CrusoeEmulatorOptions } from './crusoe/emulator.js';
 import { CloudflareEmulator, type CloudflareEmulatorOptions } from './cloudflare/emulator.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
@@ -171,11 +172,11 @@ export class Sandbox implements SandboxVmSource {
   /** Every emulator's request handlers, in the order the sandbox's msw server tries them. */
   handlers(): HttpHandler[] {
     return [
-      ...this.hetzner.handlers(),
+      ...conformanceChecked('hetzner', this.hetzner.handlers()),
       ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
       ...this.route53.handlers(),
       ...this.sts.handlers(),
-      ...this.crusoe.handlers(),
+      ...conformanceChecked('crusoe', this.crusoe.handlers()),
       ...this.cloudflare.handlers(),
       ...this.kubernetes.handlers(),
     ];
