@@ -416,6 +416,11 @@ export class HetznerEmulator implements SandboxVmSource {
           if (body['labels'] !== undefined) n.labels = this.#labels(body['labels']);
           return [200, { network: this.#networkJson(n) }];
         }
+        if (method === 'POST' && sub === 'actions' && action === 'add_subnet') {
+          const n = found(this.networks, id, 'network');
+          n.subnets.push(this.#subnet(n, body));
+          return [201, { action: this.#action('add_subnet', [{ id, type: 'network' }], 1_000) }];
+        }
         if (method === 'DELETE') {
           found(this.networks, id, 'network');
           for (const s of this.servers.values()) s.privateNets = s.privateNets.filter((p) => p.network !== id);
@@ -914,10 +919,19 @@ export class HetznerEmulator implements SandboxVmSource {
     const name = this.#name(body['name'], this.networks.values(), 'network');
     const ipRange = body['ip_range'];
     if (typeof ipRange !== 'string' || !/^(10|172|192)\.\d+\.\d+\.\d+\/\d+$/.test(ipRange)) throw new ApiError(400, 'invalid_input', 'ip_range must be an RFC 1918 CIDR', { fields: [{ name: 'ip_range' }] });
-    const subnets = Array.isArray(body['subnets']) ? (body['subnets'] as Json[]).map((s) => ({ type: String(s['type'] ?? 'cloud'), ip_range: String(s['ip_range']), network_zone: String(s['network_zone'] ?? 'eu-central'), gateway: String(s['ip_range']).replace(/\d+\/\d+$/, '1') })) : [];
-    const n: Network = { id: this.#id(), name, labels: this.#labels(body['labels']), ipRange, subnets, created: this.#now(), nextHost: 1 };
+    const n: Network = { id: this.#id(), name, labels: this.#labels(body['labels']), ipRange, subnets: [], created: this.#now(), nextHost: 1 };
+    if (Array.isArray(body['subnets'])) for (const sub of body['subnets'] as Json[]) n.subnets.push(this.#subnet(n, sub));
     this.networks.set(n.id, n);
     return n;
+  }
+
+  /** A subnet (`subnets[]` of POST /networks, the body of add_subnet): its gateway is the range's first address. */
+  #subnet(n: Network, body: Json): Network['subnets'][number] {
+    const type = String(body['type'] ?? 'cloud');
+    if (!['cloud', 'server', 'vswitch'].includes(type)) throw invalidInput('type', 'must be cloud, server or vswitch');
+    const range = typeof body['ip_range'] === 'string' ? body['ip_range'] : undefined;
+    if (range === undefined || !/^\d+\.\d+\.\d+\.\d+\/\d+$/.test(range)) throw invalidInput('ip_range', `a subnet of ${n.ipRange} is required`);
+    return { type, ip_range: range, network_zone: String(body['network_zone'] ?? 'eu-central'), gateway: range.replace(/\d+\/\d+$/, '1') };
   }
 
   #networkJson(n: Network): Json {

@@ -84,8 +84,9 @@ export class FloatingIps {
     const id = this.p.id();
     const f: FloatingIp = { id, name: name ?? `floating_ip-${id}`, description: typeof body['description'] === 'string' ? body['description'] : null, labels: this.p.labels(body['labels']), ip: this.p.publicIp(), homeLocation, server, dnsPtr: null, created: this.p.now(), deleteProtection: false };
     this.items.set(id, f);
-    const action = server === null ? null : this.p.action('assign_floating_ip', [{ id, type: 'floating_ip' }, { id: server, type: 'server' }], 2_000);
-    return { floating_ip: this.json(f), action };
+    // create_floating_ip_response: `action` (not nullable) when there is one to follow, the assignment; else absent.
+    if (server === null) return { floating_ip: this.json(f) };
+    return { floating_ip: this.json(f), action: this.p.action('assign_floating_ip', [{ id, type: 'floating_ip' }, { id: server, type: 'server' }], 2_000) };
   }
 
   json(f: FloatingIp): Json {

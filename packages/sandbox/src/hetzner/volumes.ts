@@ -47,9 +47,10 @@ export class Volumes {
       }
       if (method === 'DELETE') {
         if (volume.deleteProtection) throw new ApiError(403, 'protected', `volume ${id} is protected against deletion`);
-        // "The Volume must not be attached to a Server" (DELETE /volumes/{id}); the spec names no specific code, so the
-        // general `conflict` one (https://docs.hetzner.cloud/reference/cloud#errors).
-        if (volume.server !== null) throw new ApiError(409, 'conflict', `volume ${id} is attached to server ${volume.server}; detach it first`);
+        // "The Volume must not be attached to a Server" (DELETE /volumes/{id}). The API answers `service_error` ("volume
+        // with ID '…' is still attached to a server", hetznercloud/csi-driver#12); not `conflict`, which means "changed
+        // during the request" and which hcloud-go retries forever (hcloud/client_handler_retry.go).
+        if (volume.server !== null) throw new ApiError(422, 'service_error', `volume with ID '${id}' is still attached to a server`);
         this.items.delete(id);
         return [204, undefined];
       }
@@ -60,7 +61,7 @@ export class Volumes {
     switch (action) {
       case 'attach': {
         const server = this.p.serverId(body['server'], 'server');
-        if (volume.server !== null) throw new ApiError(409, 'conflict', `volume ${id} is already attached to server ${volume.server}`);
+        if (volume.server !== null) throw new ApiError(422, 'service_error', `volume with ID '${id}' is already attached to a server`);
         // "Works only if the Server is in the same Location as the Volume" (POST /volumes/{id}/actions/attach).
         if (this.serverLocation(server) !== volume.location) throw invalidInput('server', `volume ${id} is in ${volume.location}, server ${server} in ${this.serverLocation(server)}`);
         volume.server = server;
