@@ -24,6 +24,8 @@ import { privateNetMac } from './mac-addresses.js';
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
 const CLUSTER_LABEL = 'kubeplane.dev/cluster-id';
 const USER_DATA_LIMIT = 32 * 1024;
+// DELETE /primary_ips/{id}: from this date an assigned Primary IP "needs to be unassigned before it can be deleted".
+const MUST_UNASSIGN_FROM = Date.parse('2026-05-01T00:00:00Z');
 
 
 export interface Server {
@@ -450,9 +452,31 @@ export class HetznerEmulator implements SandboxVmSource {
         }
         if (method === 'DELETE') {
           const ip = found(this.primaryIps, id, 'primary_ip');
-          if (ip.assigneeId !== null) throw new ApiError(409, 'conflict', `primary ip ${id} is assigned to server ${ip.assigneeId}; unassign it or delete the server first`);
+          // DELETE /primary_ips/{id}: an assigned IP is unassigned automatically until 1 May 2026 (422
+          // must_be_unassigned after), and only from a server that is off (422 server_not_stopped).
+          if (ip.assigneeId !== null) {
+            if (this.#now() >= MUST_UNASSIGN_FROM) throw new ApiError(422, 'must_be_unassigned', `primary ip ${id} is assigned to server ${ip.assigneeId}; unassign it first`);
+            this.#unassignPrimaryIp(ip);
+          }
           this.primaryIps.delete(id);
           return [204, undefined];
+        }
+        if (method === 'POST' && sub === 'actions' && action === 'assign') {
+          const ip = found(this.primaryIps, id, 'primary_ip');
+          const server = found(this.servers, this.#project().serverId(body['assignee_id'], 'assignee_id'), 'server');
+          // POST /primary_ips/{id}/actions/assign: the server must be off and without an IP of this type.
+          if (ip.assigneeId !== null) throw new ApiError(422, 'primary_ip_already_assigned', `primary ip ${id} is already assigned to server ${ip.assigneeId}`);
+          if (this.#status(server) !== 'off') throw new ApiError(422, 'server_not_stopped', 'The Server is running, but needs to be powered off');
+          if (server.ipv4) throw new ApiError(422, 'server_has_ipv4', `server ${server.id} already has a primary IPv4`);
+          ip.assigneeId = server.id;
+          server.ipv4 = { id: ip.id, ip: ip.ip };
+          return [201, { action: this.#action('assign_primary_ip', [{ id, type: 'primary_ip' }, { id: server.id, type: 'server' }], 1_000) }];
+        }
+        if (method === 'POST' && sub === 'actions' && action === 'unassign') {
+          const ip = found(this.primaryIps, id, 'primary_ip');
+          const server = ip.assigneeId;
+          this.#unassignPrimaryIp(ip);
+          return [201, { action: this.#action('unassign_primary_ip', [{ id, type: 'primary_ip' }, ...(server === null ? [] : [{ id: server, type: 'server' }])], 1_000) }];
         }
         return undefined;
       case 'ssh_keys':
@@ -770,6 +794,15 @@ export class HetznerEmulator implements SandboxVmSource {
     this.servers.set(id, server);
     const action = this.#action('create_server', [{ id, type: 'server' }], boot);
     return { server: this.#serverJson(server), action, next_actions: [this.#action('start_server', [{ id, type: 'server' }], boot)], root_password: null };
+  }
+
+  /** Takes `ip` off its server, which must be off ("A Server must be powered off", POST .../actions/unassign). */
+  #unassignPrimaryIp(ip: PrimaryIp): void {
+    if (ip.assigneeId === null) return;
+    const server = this.servers.get(ip.assigneeId);
+    if (server && this.#status(server) !== 'off') throw new ApiError(422, 'server_not_stopped', 'The Server is running, but needs to be powered off');
+    if (server) delete server.ipv4;
+    ip.assigneeId = null;
   }
 
   /** Every MAC in use on a private network interface, so a new one is unique in the project. */

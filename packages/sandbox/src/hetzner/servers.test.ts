@@ -121,4 +121,16 @@ describe('Hetzner emulator: servers', () => {
     expect(list.map((s) => s.name)).toEqual(['alpha', 'zeta']);
     expect(list[0]!.datacenter.name).toBe('fsn1-dc14');
   });
+
+  it('deletes an assigned primary IP only from a server that is off, and unassigns it from the server', async () => {
+    const ip = body<{ primary_ip: { id: number } }>(await api.post('primary_ips', { json: { name: 'ip', type: 'ipv4', assignee_type: 'server', location: 'fsn1' } })).primary_ip.id;
+    const id = await running('s', { public_net: { ipv4: ip, enable_ipv6: false } });
+    const refused = await api.delete(`primary_ips/${ip}`);
+    expect(refused.statusCode).toBe(422);
+    expect(body<Body>(refused).error?.code).toBe('server_not_stopped');
+    await api.post(`servers/${id}/actions/poweroff`);
+    sandbox.clock.advance(10_000);
+    expect((await api.delete(`primary_ips/${ip}`)).statusCode).toBe(204);
+    expect(body<{ server: { public_net: { ipv4: unknown } } }>(await api.get(`servers/${id}`)).server.public_net.ipv4).toBeNull();
+  });
 });
