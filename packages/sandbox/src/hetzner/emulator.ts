@@ -20,6 +20,9 @@ import { FloatingIps, type FloatingIp } from './floating-ips.js';
 import { LoadBalancers, type LoadBalancer } from './load-balancers.js';
 import { Certificates, type Certificate } from './certificates.js';
 import { privateNetMac } from './mac-addresses.js';
+import { DnsZones, type RRSet, type Zone } from './dns-zones.js';
+
+export type { RRSet, Zone } from './dns-zones.js';
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
 const CLUSTER_LABEL = 'kubeplane.dev/cluster-id';
@@ -52,8 +55,6 @@ export interface Firewall { id: number; name: string; labels: Labels; rules: Jso
 export interface PrimaryIp { id: number; name: string; labels: Labels; ip: string; assigneeId: number | null; autoDelete: boolean; location: (typeof HETZNER_LOCATIONS)[number]; created: number }
 export interface SshKey { id: number; name: string; labels: Labels; publicKey: string; fingerprint: string; created: number }
 export interface PlacementGroup { id: number; name: string; labels: Labels; created: number }
-export interface Zone { id: number; name: string; labels: Labels; ttl: number; created: number }
-export interface RRSet { zone: number; name: string; type: string; ttl: number | null; records: Array<{ value: string; comment?: string }>; labels: Labels }
 export interface Action { id: number; command: string; started: number; finishAt: number; resources: Array<{ id: number; type: string }> }
 
 
@@ -109,8 +110,7 @@ export class HetznerEmulator implements SandboxVmSource {
   readonly sshKeys = new Map<number, SshKey>();
   readonly placementGroups = new Map<number, PlacementGroup>();
   readonly actions = new Map<number, Action>();
-  readonly zones = new Map<number, Zone>();
-  readonly rrsets: RRSet[] = [];
+  readonly dns: DnsZones;
   readonly volumes: Volumes;
   readonly floatingIps: FloatingIps;
   readonly loadBalancers: LoadBalancers;
@@ -126,8 +126,9 @@ export class HetznerEmulator implements SandboxVmSource {
     this.#token = options.token;
     const limits = options.rateLimit ?? RATE_LIMITS.hetznerProject;
     this.budget = new TokenBucket(limits, ctx.clock, limits.capacity - (options.initiallySpent ?? 0));
-    for (const name of options.dnsZones ?? ['example.de']) this.addDnsZone(name);
     const project = this.#project();
+    this.dns = new DnsZones(project);
+    for (const name of options.dnsZones ?? ['example.de']) this.addDnsZone(name);
     const serverLocation = (id: number) => found(this.servers, id, 'server').location.name;
     this.volumes = new Volumes(project, serverLocation);
     this.floatingIps = new FloatingIps(project, serverLocation);
@@ -156,11 +157,15 @@ export class HetznerEmulator implements SandboxVmSource {
 
   /** A DNS zone the project's owner made (with its SOA and NS records), unless one of that name exists. */
   addDnsZone(name: string): void {
-    if ([...this.zones.values()].some((z) => z.name === name)) return;
-    const zone: Zone = { id: this.#id(), name, labels: {}, ttl: 3600, created: this.#ctx.clock.now() };
-    this.zones.set(zone.id, zone);
-    this.rrsets.push({ zone: zone.id, name: '@', type: 'SOA', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }], labels: {} });
-    this.rrsets.push({ zone: zone.id, name: '@', type: 'NS', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com.' }, { value: 'oxygen.ns.hetzner.com.' }, { value: 'helium.ns.hetzner.de.' }], labels: {} });
+    this.dns.add(name);
+  }
+
+  get zones(): Map<number, Zone> {
+    return this.dns.zones;
+  }
+
+  get rrsets(): RRSet[] {
+    return this.dns.rrsets;
   }
 
   /** A deep copy of the emulator's state. */
@@ -388,7 +393,7 @@ export class HetznerEmulator implements SandboxVmSource {
 
   #route(method: string, path: string, query: URLSearchParams, body: Json): [number, unknown] {
     const parts = path.split('/').filter(Boolean);
-    if (parts[0] === 'zones') return this.#routeZones(method, parts.slice(1).map(decodeURIComponent), query, body);
+    if (parts[0] === 'zones') return this.dns.route(method, parts.slice(1).map(decodeURIComponent), query, body);
     const [collection, idText, sub, action] = parts;
     const id = idText === undefined ? undefined : Number(idText);
     if (idText !== undefined && !Number.isInteger(id)) throw new ApiError(404, 'not_found', `${collection}/${idText} not found`);
@@ -628,69 +633,6 @@ export class HetznerEmulator implements SandboxVmSource {
         return [201, { actions: this.#removeFirewall(fw, this.#firewallResources(body['remove_from'])) }];
     }
     return undefined;
-  }
-
-  #routeZones(method: string, parts: string[], query: URLSearchParams, body: Json): [number, unknown] {
-    const [zoneRef, sub, rrName, rrType, actions, action] = parts;
-    if (zoneRef === undefined) {
-      if (method === 'GET') return [200, this.#listOf('zones', this.zones.values(), (z) => this.#zoneJson(z), query, undefined)];
-      throw new ApiError(405, 'method_not_allowed', 'zones are created by the user in this sandbox');
-    }
-    const zone = [...this.zones.values()].find((z) => String(z.id) === zoneRef || z.name === zoneRef);
-    if (!zone) throw new ApiError(404, 'not_found', `zone '${zoneRef}' not found`);
-    if (sub === undefined && method === 'GET') return [200, { zone: this.#zoneJson(zone) }];
-    if (sub !== 'rrsets') throw new ApiError(404, 'not_found', `${method} zones/${parts.join('/')} is not an endpoint of this API`);
-    const change = (command: string) => this.#action(command, [{ id: zone.id, type: 'zone' }], LATENCY.hetznerDnsChange);
-    if (rrName === undefined) {
-      if (method === 'GET') {
-        const selector = query.get('label_selector');
-        const matches = selector === null ? () => true : hetznerLabelSelector(selector);
-        const sets = this.rrsets.filter((r) => r.zone === zone.id && (!query.get('name') || r.name === query.get('name')) && (!query.get('type') || r.type === query.get('type')) && matches(r.labels));
-        return [200, this.#list('rrsets', sets.map((r) => this.#rrsetJson(r)), query, undefined)];
-      }
-      if (method === 'POST') {
-        const name = String(body['name'] ?? '');
-        const type = String(body['type'] ?? '');
-        if (!/^(@|[a-z0-9*_]([a-z0-9-_.]*[a-z0-9])?)$/.test(name) || name.endsWith(zone.name)) throw new ApiError(400, 'invalid_input', `invalid rrset name '${name}': lower case, relative to the zone, '@' for the apex`, { fields: [{ name: 'name' }] });
-        if (!['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA'].includes(type)) throw new ApiError(400, 'invalid_input', `invalid rrset type '${type}'`, { fields: [{ name: 'type' }] });
-        if (this.rrsets.some((r) => r.zone === zone.id && r.name === name && r.type === type)) throw new ApiError(409, 'uniqueness_error', `rrset ${name}/${type} already exists`);
-        const set: RRSet = { zone: zone.id, name, type, ttl: body['ttl'] === undefined ? null : Number(body['ttl']), records: this.#records(body['records']), labels: this.#labels(body['labels']) };
-        this.rrsets.push(set);
-        return [201, { rrset: this.#rrsetJson(set), action: change('create_rrset') }];
-      }
-    }
-    const index = this.rrsets.findIndex((r) => r.zone === zone.id && r.name === rrName && r.type === rrType);
-    const set = this.rrsets[index];
-    if (!set) throw new ApiError(404, 'not_found', `rrset ${rrName ?? ''}/${rrType ?? ''} not found`);
-    if (actions === undefined && method === 'GET') return [200, { rrset: this.#rrsetJson(set) }];
-    if (actions === undefined && method === 'DELETE') {
-      this.rrsets.splice(index, 1);
-      return [201, { action: change('delete_rrset') }];
-    }
-    if (actions === 'actions' && method === 'POST' && action === 'set_records') {
-      set.records = this.#records(body['records']);
-      return [201, { action: change('set_rrset_records') }];
-    }
-    if (actions === 'actions' && method === 'POST' && action === 'change_ttl') {
-      set.ttl = body['ttl'] === null || body['ttl'] === undefined ? null : Number(body['ttl']);
-      return [201, { action: change('change_rrset_ttl') }];
-    }
-    throw new ApiError(404, 'not_found', `${method} zones/${parts.join('/')} is not an endpoint of this API`);
-  }
-
-  #records(value: unknown): RRSet['records'] {
-    if (!Array.isArray(value) || value.length === 0 || value.length > 50) throw new ApiError(400, 'invalid_input', 'records must hold 1 to 50 records', { fields: [{ name: 'records' }] });
-    const records = (value as Json[]).map((r) => ({ value: String(r['value'] ?? ''), ...(typeof r['comment'] === 'string' ? { comment: r['comment'] } : {}) }));
-    if (new Set(records.map((r) => r.value)).size !== records.length) throw new ApiError(400, 'invalid_input', 'record values must be distinct', { fields: [{ name: 'records' }] });
-    return records;
-  }
-
-  #zoneJson(z: Zone): Json {
-    return { id: z.id, name: z.name, mode: 'primary', ttl: z.ttl, labels: z.labels, created: this.#iso(z.created), status: 'ok', registrar: 'other', record_count: this.rrsets.filter((r) => r.zone === z.id).length, primary_nameservers: [], protection: { delete: false }, authoritative_nameservers: { assigned: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'], delegated: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'], delegation_last_check: null, delegation_status: 'valid' } };
-  }
-
-  #rrsetJson(r: RRSet): Json {
-    return { id: `${r.name}/${r.type}`, name: r.name, type: r.type, ttl: r.ttl, records: r.records, labels: r.labels, protection: { change: false }, zone: r.zone };
   }
 
   #filter(resource: { name: string; labels: Labels }, query: URLSearchParams): boolean {
