@@ -102,7 +102,7 @@ export class Sandbox implements SandboxVmSource {
     this.random = () => this.rng.next();
     this.faults = new FaultInjector(this.random);
     this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map(snapshot?.calls) };
-    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
+    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, macSeed: options.seed ?? 1, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
     this.sts = new StsEmulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.sts });
     const keyring = this.sts;
     const regions = snapshot ? snapshot.ec2.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));

@@ -65,6 +65,8 @@ export interface HetznerEmulatorOptions {
   rateLimit?: TokenBucketLimits;
   /** Requests already spent by other tools sharing the project when the sandbox starts. */
   initiallySpent?: number;
+  /** The sandbox's seed, from which private interfaces' MAC addresses are derived (default 1). */
+  macSeed?: number;
   /** DNS zones that exist in the project before the test (user-owned). */
   dnsZones?: string[];
 }
@@ -78,6 +80,8 @@ export interface HetznerEmulatorState {
   budget: TokenBucketState;
   nextId: number;
   nextIp: number;
+  /** Absent in snapshots taken before MACs were derived from the seed (they used 1). */
+  macSeed?: number;
   servers: Array<[number, Server]>;
   networks: Array<[number, Network]>;
   firewalls: Array<[number, Firewall]>;
@@ -103,6 +107,7 @@ export class HetznerEmulator implements SandboxVmSource {
   readonly budget: TokenBucket;
   #nextId = 1000;
   #nextIp = 1;
+  #macSeed: number;
   readonly servers = new Map<number, Server>();
   readonly networks = new Map<number, Network>();
   readonly firewalls = new Map<number, Firewall>();
@@ -124,6 +129,7 @@ export class HetznerEmulator implements SandboxVmSource {
   constructor(ctx: SandboxContext, options: HetznerEmulatorOptions) {
     this.#ctx = ctx;
     this.#token = options.token;
+    this.#macSeed = options.macSeed ?? 1;
     const limits = options.rateLimit ?? RATE_LIMITS.hetznerProject;
     this.budget = new TokenBucket(limits, ctx.clock, limits.capacity - (options.initiallySpent ?? 0));
     const project = this.#project();
@@ -175,6 +181,7 @@ export class HetznerEmulator implements SandboxVmSource {
       budget: this.budget.state(),
       nextId: this.#nextId,
       nextIp: this.#nextIp,
+      macSeed: this.#macSeed,
       servers: [...this.servers.entries()],
       networks: [...this.networks.entries()],
       firewalls: [...this.firewalls.entries()],
@@ -200,6 +207,7 @@ export class HetznerEmulator implements SandboxVmSource {
     this.budget.restore(s.budget);
     this.#nextId = s.nextId;
     this.#nextIp = s.nextIp;
+    this.#macSeed = s.macSeed ?? 1;
     const refill = <K, V>(map: Map<K, V>, entries: Array<[K, V]>): void => {
       map.clear();
       for (const [k, v] of entries) map.set(k, v);
@@ -730,7 +738,7 @@ export class HetznerEmulator implements SandboxVmSource {
     const server: Server = {
       id, name, labels, created: this.#now(), runningAt: this.#now() + boot, serverType, image, location,
       ...(ipv4 ? { ipv4 } : {}),
-      privateNets: networks.map((n) => ({ network: n.id, ip: this.#privateIp(n), mac: privateNetMac(id, n.id, this.#macs()) })),
+      privateNets: networks.map((n) => ({ network: n.id, ip: this.#privateIp(n), mac: privateNetMac(this.#macSeed, id, n.id, this.#macs()) })),
       firewalls, ...(placement !== undefined ? { placementGroup: placement } : {}), userDataBytes, userData,
     };
     this.servers.set(id, server);
@@ -883,7 +891,7 @@ export class HetznerEmulator implements SandboxVmSource {
         ipv6: null, floating_ips: this.floatingIps.assignedTo(s.id),
         firewalls: this.#appliedFirewalls(s).map((f) => ({ id: f, status: 'applied' })),
       },
-      private_net: s.privateNets.map((p) => ({ network: p.network, ip: p.ip, alias_ips: [], mac_address: p.mac ?? privateNetMac(s.id, p.network, new Set()) })),
+      private_net: s.privateNets.map((p) => ({ network: p.network, ip: p.ip, alias_ips: [], mac_address: p.mac ?? privateNetMac(this.#macSeed, s.id, p.network, new Set()) })),
       placement_group: s.placementGroup === undefined ? null : this.#placementJson(found(this.placementGroups, s.placementGroup, 'placement_group')),
       protection: { delete: false, rebuild: false }, rescue_enabled: false, locked: false, backup_window: null,
       outgoing_traffic: 0, ingoing_traffic: 0, included_traffic: 21990232555520, primary_disk_size: s.serverType.disk, volumes: this.volumes.attachedTo(s.id), load_balancers: this.loadBalancers.targeting(s.id), iso: null,

@@ -72,6 +72,9 @@ describe('Hetzner emulator: servers', () => {
     sandbox.close();
     sandbox = new Sandbox({ seed: 7 }).listen();
     expect(await build()).toEqual(first);
+    sandbox.close();
+    sandbox = new Sandbox({ seed: 8 }).listen();
+    expect(await build()).not.toEqual(first);
   });
 
   it('lists a firewall applied by label selector on the servers it matches, and on the firewall with them', async () => {
