@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // Hooks that run a whole CLI command (apply on the sandbox) get the same minute as tests, not vitest's 10 s.
     hookTimeout: 60_000,
+    // Every Hetzner and Crusoe response of the run is checked against the vendor's API document (test/setup/).
+    globalSetup: ['test/setup/openapi-conformance.global.ts'],
   },
 });

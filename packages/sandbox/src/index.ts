@@ -29,6 +29,7 @@ export type { KubeletStatus, KubeletState, KubeletLogEntry } from './kubernetes/
 export { KUBE_TIMINGS } from './kubernetes/timings.js';
 export { sandboxProviders, sandboxKubernetes } from './providers.js';
 export { sandboxResponder, type SandboxResponder } from './respond.js';
+export { CONFORMANCE_DIR_ENV, type RecordedViolation } from './openapi/conformance.js';
 export { readBootConfig, type NodeBootConfig } from './kubernetes/user-data.js';
 export { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from './kubernetes/store.js';
 export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeEmulatorState, type CrusoeInventoryItem } from './crusoe/emulator.js';

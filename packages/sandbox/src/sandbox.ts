@@ -12,6 +12,7 @@ import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator
 import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
 import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
 import { StsEmulator, type StsEmulatorOptions } from './sts/emulator.js';
+import { conformanceChecked } from './openapi/conformance.js';
 import { CrusoeEmulator, type CrusoeEmulatorOptions } from './crusoe/emulator.js';
 import { CloudflareEmulator, type CloudflareEmulatorOptions } from './cloudflare/emulator.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
@@ -102,7 +103,7 @@ export class Sandbox implements SandboxVmSource {
     this.random = () => this.rng.next();
     this.faults = new FaultInjector(this.random);
     this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map(snapshot?.calls) };
-    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
+    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, macSeed: options.seed ?? 1, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
     this.sts = new StsEmulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.sts });
     const keyring = this.sts;
     const regions = snapshot ? snapshot.ec2.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));
@@ -182,11 +183,11 @@ export class Sandbox implements SandboxVmSource {
   /** Every emulator's request handlers, in the order the sandbox's msw server tries them. */
   handlers(): HttpHandler[] {
     return [
-      ...this.hetzner.handlers(),
+      ...conformanceChecked('hetzner', this.hetzner.handlers()),
       ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
       ...this.route53.handlers(),
       ...this.sts.handlers(),
-      ...this.crusoe.handlers(),
+      ...conformanceChecked('crusoe', this.crusoe.handlers()),
       ...this.cloudflare.handlers(),
       ...this.kubernetes.handlers(),
     ];

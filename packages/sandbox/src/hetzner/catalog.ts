@@ -49,3 +49,21 @@ export const HETZNER_IMAGES = [
   // Deprecated (image `deprecated`: "point in time when the Image is considered to be deprecated"); still listed.
   { id: 67794396, name: 'ubuntu-20.04', description: 'Ubuntu 20.04', type: 'system', os_flavor: 'ubuntu', os_version: '20.04', architecture: 'x86', deprecated: '2025-05-31T00:00:00Z' },
 ] as const;
+
+/** Load balancer types (GET /load_balancer_types, `load_balancer_type`); limits as Hetzner lists them. */
+export const HETZNER_LOAD_BALANCER_TYPES = [
+  { id: 1, name: 'lb11', description: 'LB11', max_connections: 10000, max_services: 5, max_targets: 25, max_assigned_certificates: 10 },
+  { id: 2, name: 'lb21', description: 'LB21', max_connections: 20000, max_services: 15, max_targets: 75, max_assigned_certificates: 25 },
+  { id: 3, name: 'lb31', description: 'LB31', max_connections: 40000, max_services: 30, max_targets: 150, max_assigned_certificates: 50 },
+] as const;
+
+/** Public ISOs (GET /isos, `iso`): installer images a server can boot from. */
+export const HETZNER_ISOS = [
+  { id: 4483, name: 'ubuntu-24.04.1-live-server-amd64.iso', description: 'Ubuntu 24.04.1 (amd64)', type: 'public', architecture: 'x86', deprecation: null },
+  { id: 4484, name: 'ubuntu-24.04.1-live-server-arm64.iso', description: 'Ubuntu 24.04.1 (arm64)', type: 'public', architecture: 'arm', deprecation: null },
+  { id: 3793, name: 'debian-12.7.0-amd64-netinst.iso', description: 'Debian 12.7 (amd64/netinstall)', type: 'public', architecture: 'x86', deprecation: null },
+] as const;
+
+/** When the system images were published and how big they are (`image.created`, `disk_size` in GB, `image_size`). */
+export const HETZNER_IMAGE_CREATED = '2024-04-25T00:00:00Z';
+export const HETZNER_IMAGE_DISK_GB = 5;

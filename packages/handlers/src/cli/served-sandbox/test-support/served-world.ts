@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SANDBOX_CREDENTIALS, type ServedFile } from '@kubeplane/sandbox';
+import { SANDBOX_CREDENTIALS, CONFORMANCE_DIR_ENV, type ServedFile } from '@kubeplane/sandbox';
 import { runCli } from '../../../../../../test/helpers/cli.js';
 
 export const repositoryRoot = join(import.meta.dirname, '..', '..', '..', '..', '..', '..');
@@ -17,6 +17,12 @@ export interface ServedWorldOptions {
   manifests: string[];
   /** Virtual seconds per real second while the server runs (10 by default). */
   speed?: number;
+}
+
+/** The run's response-conformance directory (test/setup/openapi-conformance.global.ts), for the served sandbox too. */
+function conformanceEnv(): NodeJS.ProcessEnv {
+  const dir = process.env[CONFORMANCE_DIR_ENV];
+  return dir ? { [CONFORMANCE_DIR_ENV]: dir } : {};
 }
 
 export class ServedWorld {
@@ -43,7 +49,7 @@ export class ServedWorld {
   async serve(speed: number): Promise<void> {
     const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', this.dir, '--port-base', '0', '--speed', String(speed)], {
       cwd: repositoryRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: this.dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      env: { PATH: process.env.PATH ?? '', HOME: this.dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...conformanceEnv() },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;

@@ -1,0 +1,184 @@
+// Load balancers of the emulated Hetzner project: a type, a location, services (listen → destination port) and
+// targets (servers, label selectors, IPs) (https://docs.hetzner.cloud/reference/cloud#load-balancers).
+import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
+import { found, SORT_ID_NAME_CREATED, type HetznerProject } from './project.js';
+import { HETZNER_LOAD_BALANCER_TYPES, HETZNER_LOCATIONS } from './catalog.js';
+import { hetznerLabelSelector } from './label-selector.js';
+
+type Target = { type: 'server'; server: number; usePrivateIp: boolean } | { type: 'label_selector'; selector: string; usePrivateIp: boolean } | { type: 'ip'; ip: string };
+interface Service { protocol: string; listen_port: number; destination_port: number; proxyprotocol: boolean; health_check: Json; http?: Json }
+export interface LoadBalancer { id: number; name: string; labels: Labels; type: string; location: string; algorithm: string; services: Service[]; targets: Target[]; ipv4: string; created: number; deleteProtection: boolean }
+
+export class LoadBalancers {
+  readonly items = new Map<number, LoadBalancer>();
+
+  constructor(
+    private readonly p: HetznerProject,
+    /** Every server's id and labels, for label-selector targets. */
+    private readonly servers: () => Array<{ id: number; labels: Labels }>,
+  ) {}
+
+  /** The load balancers with `serverId` among their targets, directly or through a label selector. */
+  targeting(serverId: number): number[] {
+    return [...this.items.values()].filter((lb) => this.#serverTargets(lb).includes(serverId)).map((lb) => lb.id);
+  }
+
+  /** A deleted server leaves the load balancers that targeted it by id. */
+  forgetServer(serverId: number): void {
+    for (const lb of this.items.values()) lb.targets = lb.targets.filter((t) => !(t.type === 'server' && t.server === serverId));
+  }
+
+  #serverTargets(lb: LoadBalancer): number[] {
+    const ids = new Set<number>();
+    for (const t of lb.targets) {
+      if (t.type === 'server') ids.add(t.server);
+      if (t.type === 'label_selector') {
+        const matches = hetznerLabelSelector(t.selector);
+        for (const s of this.servers()) if (matches(s.labels)) ids.add(s.id);
+      }
+    }
+    return [...ids];
+  }
+
+  route(method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
+    if (id === undefined) {
+      if (method === 'GET') return [200, this.p.list('load_balancers', this.items.values(), (lb) => this.json(lb), query, SORT_ID_NAME_CREATED)];
+      if (method === 'POST') return [201, this.#create(body)];
+      return undefined;
+    }
+    const lb = found(this.items, id, 'load_balancer');
+    if (sub === undefined) {
+      if (method === 'GET') return [200, { load_balancer: this.json(lb) }];
+      if (method === 'PUT') {
+        if (body['name'] !== undefined && body['name'] !== lb.name) lb.name = this.p.name(body['name'], this.items.values(), 'load_balancer');
+        if (body['labels'] !== undefined) lb.labels = this.p.labels(body['labels']);
+        return [200, { load_balancer: this.json(lb) }];
+      }
+      if (method === 'DELETE') {
+        if (lb.deleteProtection) throw new ApiError(403, 'protected', `load balancer ${id} is protected against deletion`);
+        this.items.delete(id);
+        return [204, undefined];
+      }
+      return undefined;
+    }
+    if (sub !== 'actions' || method !== 'POST') return undefined;
+    const done = (command: string) => [201, { action: this.p.action(command, [{ id, type: 'load_balancer' }], 1_000) }] as [number, unknown];
+    switch (action) {
+      case 'add_target': {
+        const target = this.#target(body);
+        if (lb.targets.some((t) => JSON.stringify(t) === JSON.stringify(target))) throw new ApiError(409, 'target_already_defined', 'the load balancer already has this target');
+        lb.targets.push(target);
+        return done('add_target');
+      }
+      case 'remove_target': {
+        const target = this.#target(body);
+        const before = lb.targets.length;
+        lb.targets = lb.targets.filter((t) => !(t.type === target.type && (t.type === 'server' ? t.server === (target as { server: number }).server : t.type === 'label_selector' ? t.selector === (target as { selector: string }).selector : t.ip === (target as { ip: string }).ip)));
+        if (lb.targets.length === before) throw new ApiError(404, 'not_found', 'the load balancer has no such target');
+        return done('remove_target');
+      }
+      case 'add_service': {
+        const service = this.#service(body);
+        if (lb.services.some((s) => s.listen_port === service.listen_port)) throw new ApiError(409, 'source_port_already_used', `listen port ${service.listen_port} is already used`);
+        lb.services.push(service);
+        return done('add_service');
+      }
+      case 'delete_service': {
+        const port = Number(body['listen_port']);
+        if (!lb.services.some((s) => s.listen_port === port)) throw new ApiError(404, 'not_found', `no service listens on port ${port}`);
+        lb.services = lb.services.filter((s) => s.listen_port !== port);
+        return done('delete_service');
+      }
+      case 'change_algorithm':
+        lb.algorithm = this.#algorithm(body['type']);
+        return done('change_algorithm');
+      case 'change_type': {
+        const type = HETZNER_LOAD_BALANCER_TYPES.find((t) => t.name === body['load_balancer_type'] || String(t.id) === String(body['load_balancer_type']));
+        if (!type) throw invalidInput('load_balancer_type', 'load balancer type not found');
+        lb.type = type.name;
+        return done('change_load_balancer_type');
+      }
+      case 'change_protection':
+        if (typeof body['delete'] === 'boolean') lb.deleteProtection = body['delete'];
+        return done('change_protection');
+    }
+    return undefined;
+  }
+
+  #algorithm(value: unknown): string {
+    // `load_balancer_algorithm.type`: round_robin (the default) or least_connections.
+    const type = value === undefined ? 'round_robin' : String(value);
+    if (!['round_robin', 'least_connections'].includes(type)) throw invalidInput('algorithm', 'must be round_robin or least_connections');
+    return type;
+  }
+
+  #target(body: Json): Target {
+    const usePrivateIp = body['use_private_ip'] === true;
+    switch (body['type']) {
+      case 'server':
+        return { type: 'server', server: this.p.serverId((body['server'] as Json | undefined)?.['id'], 'server'), usePrivateIp };
+      case 'label_selector': {
+        const selector = String((body['label_selector'] as Json | undefined)?.['selector'] ?? '');
+        hetznerLabelSelector(selector);
+        return { type: 'label_selector', selector, usePrivateIp };
+      }
+      case 'ip':
+        return { type: 'ip', ip: String((body['ip'] as Json | undefined)?.['ip'] ?? '') };
+    }
+    throw invalidInput('type', 'must be server, label_selector or ip');
+  }
+
+  #service(body: Json): Service {
+    const protocol = String(body['protocol'] ?? '');
+    if (!['tcp', 'http', 'https'].includes(protocol)) throw invalidInput('protocol', 'must be tcp, http or https');
+    // listen_port and destination_port default to 80/443 for http/https and are required for tcp (load_balancer_service).
+    const fallback = protocol === 'https' ? 443 : protocol === 'http' ? 80 : undefined;
+    const listen = body['listen_port'] === undefined ? fallback : Number(body['listen_port']);
+    const destination = body['destination_port'] === undefined ? fallback : Number(body['destination_port']);
+    if (listen === undefined || !Number.isInteger(listen) || listen < 1 || listen > 65535) throw invalidInput('listen_port', 'must be a port number');
+    if (destination === undefined || !Number.isInteger(destination) || destination < 1 || destination > 65535) throw invalidInput('destination_port', 'must be a port number');
+    const check = (body['health_check'] ?? {}) as Json;
+    return {
+      protocol, listen_port: listen, destination_port: destination, proxyprotocol: body['proxyprotocol'] === true,
+      health_check: { protocol: check['protocol'] ?? (protocol === 'https' ? 'http' : protocol), port: check['port'] ?? destination, interval: check['interval'] ?? 15, timeout: check['timeout'] ?? 10, retries: check['retries'] ?? 3 },
+    };
+  }
+
+  #create(body: Json): Json {
+    const name = this.p.name(body['name'], this.items.values(), 'load_balancer');
+    const type = HETZNER_LOAD_BALANCER_TYPES.find((t) => t.name === body['load_balancer_type'] || String(t.id) === String(body['load_balancer_type']));
+    if (!type) throw invalidInput('load_balancer_type', 'load balancer type not found');
+    const location = typeof body['location'] === 'string' ? body['location'] : body['network_zone'] === 'us-east' ? 'ash' : body['network_zone'] === 'eu-central' ? 'fsn1' : undefined;
+    if (location === undefined || !HETZNER_LOCATIONS.some((l) => l.name === location)) throw invalidInput('location', 'a location or a network_zone is required');
+    const lb: LoadBalancer = {
+      id: this.p.id(), name, labels: this.p.labels(body['labels']), type: type.name, location, algorithm: this.#algorithm((body['algorithm'] as Json | undefined)?.['type']),
+      services: Array.isArray(body['services']) ? (body['services'] as Json[]).map((s) => this.#service(s)) : [],
+      targets: Array.isArray(body['targets']) ? (body['targets'] as Json[]).map((t) => this.#target(t)) : [],
+      ipv4: this.p.publicIp(), created: this.p.now(), deleteProtection: false,
+    };
+    this.items.set(lb.id, lb);
+    return { load_balancer: this.json(lb), action: this.p.action('create_load_balancer', [{ id: lb.id, type: 'load_balancer' }], 10_000) };
+  }
+
+  json(lb: LoadBalancer): Json {
+    const type = HETZNER_LOAD_BALANCER_TYPES.find((t) => t.name === lb.type)!;
+    const health = (s: Service) => ({ listen_port: s.listen_port, status: 'healthy' });
+    const servers = this.servers();
+    return {
+      id: lb.id, name: lb.name, labels: lb.labels, created: this.p.iso(lb.created), algorithm: { type: lb.algorithm },
+      load_balancer_type: { ...type, deprecated: null, prices: [] }, location: this.p.locationJson(lb.location),
+      public_net: { enabled: true, ipv4: { ip: lb.ipv4, dns_ptr: `static.${lb.ipv4}.clients.your-server.de` }, ipv6: { ip: null, dns_ptr: null } },
+      private_net: [], protection: { delete: lb.deleteProtection }, included_traffic: 21990232555520, ingoing_traffic: 0, outgoing_traffic: 0,
+      services: lb.services,
+      targets: lb.targets.map((t) => {
+        if (t.type === 'server') return { type: 'server', server: { id: t.server }, use_private_ip: t.usePrivateIp, health_status: lb.services.map(health) };
+        if (t.type === 'ip') return { type: 'ip', ip: { ip: t.ip }, health_status: lb.services.map(health) };
+        const matches = hetznerLabelSelector(t.selector);
+        return {
+          type: 'label_selector', label_selector: { selector: t.selector }, use_private_ip: t.usePrivateIp,
+          targets: servers.filter((s) => matches(s.labels)).map((s) => ({ type: 'server', server: { id: s.id }, use_private_ip: t.usePrivateIp, health_status: lb.services.map(health) })),
+        };
+      }),
+    };
+  }
+}

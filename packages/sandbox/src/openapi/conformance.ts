@@ -1,0 +1,78 @@
+// Response conformance for the emulators that have a vendor API document (Hetzner: OpenAPI 3.0.3, Crusoe: Swagger
+// 2.0): when KUBEPLANE_OPENAPI_CONFORMANCE_DIR names a directory, every response they give is validated and each
+// violation is appended, one JSON line, to a file of this process there; the test run's global setup reads them all.
+import { appendFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { getResponse, http, type HttpHandler } from 'msw';
+import type { Violation } from './validator.js';
+
+export const CONFORMANCE_DIR_ENV = 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR';
+
+export type DocumentedCloud = 'hetzner' | 'crusoe';
+
+export interface RecordedViolation extends Violation {
+  cloud: DocumentedCloud;
+  /** The concrete request, to find the test that made it. */
+  request: string;
+}
+
+/** The vendor documents, copied into the repository (packages/sandbox/specs/) from the vendors' published files. */
+const DOCUMENTS: Record<DocumentedCloud, { file: string; baseUrl: string }> = {
+  hetzner: { file: 'hetzner-cloud-openapi.json', baseUrl: 'https://api.hetzner.cloud/v1' },
+  crusoe: { file: 'crusoe-api-v1-swagger.json', baseUrl: 'https://api.cloud.crusoe.ai/v1' },
+};
+
+type Validate = (method: string, path: string, status: number, body: unknown) => Violation[];
+const validators = new Map<DocumentedCloud, Promise<Validate>>();
+
+/** One validator per document per process: compiling schemas is the expensive part, and it is shared by every Sandbox. */
+function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
+  let v = validators.get(cloud);
+  if (!v) {
+    v = (async () => {
+      // Loaded only when conformance is on: ajv and the 2 MB of documents stay out of ordinary runs.
+      const { ResponseValidator } = await import('./validator.js');
+      const specs = new URL('../../specs/', import.meta.url);
+      const doc = JSON.parse(await readFile(new URL(DOCUMENTS[cloud].file, specs), 'utf8')) as Record<string, unknown>;
+      const validator = new ResponseValidator(doc);
+      return (method, path, status, body) => validator.validate(method, path, status, body);
+    })();
+    validators.set(cloud, v);
+  }
+  return v;
+}
+
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.clone().text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `handlers` behind one handler that validates each response they give (unchanged) when conformance is on; the
+ * handlers themselves otherwise. Network errors (a simulated timeout or lost response) have no status to check.
+ */
+export function conformanceChecked(cloud: DocumentedCloud, handlers: HttpHandler[], env: NodeJS.ProcessEnv = process.env): HttpHandler[] {
+  const dir = env[CONFORMANCE_DIR_ENV];
+  if (!dir) return handlers;
+  const file = join(dir, `${process.pid}.jsonl`);
+  // The wrapper answers the documented API's host; the cloud's other hosts (Crusoe's managed clusters) keep their handlers.
+  return [
+    http.all(`${DOCUMENTS[cloud].baseUrl}/*`, async ({ request }) => {
+      const response = await getResponse(handlers, request);
+      if (!response || response.type === 'error') return response;
+      const validate = await validatorFor(cloud);
+      const url = new URL(request.url);
+      const violations = validate(request.method, url.pathname, response.status, await bodyOf(response));
+      // Synchronous, so a violation is on disk even if the process is killed right after answering.
+      for (const v of violations) appendFileSync(file, `${JSON.stringify({ cloud, request: `${request.method} ${url.pathname}${url.search}`, ...v } satisfies RecordedViolation)}\n`);
+      return response;
+    }),
+    ...handlers,
+  ];
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { findOperation } from './document.js';
+import { ResponseValidator } from './validator.js';
+
+const spec = (file: string) => JSON.parse(readFileSync(new URL(`../../specs/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const hetzner = spec('hetzner-cloud-openapi.json');
+const crusoe = spec('crusoe-api-v1-swagger.json');
+const hetznerValidator = new ResponseValidator(hetzner);
+
+describe('OpenAPI response validator', () => {
+  it('finds the operation of a concrete path, preferring literal segments over templated ones', () => {
+    expect(findOperation(hetzner, 'GET', '/v1/servers/42')?.name).toBe('GET /servers/{id}');
+    expect(findOperation(hetzner, 'GET', '/v1/servers/actions')?.name).toBe('GET /servers/actions');
+    expect(findOperation(hetzner, 'POST', '/v1/servers/42/actions/poweroff')?.name).toBe('POST /servers/{id}/actions/poweroff');
+    expect(findOperation(crusoe, 'GET', '/v1/capacities')?.name).toBe('GET /capacities');
+    expect(findOperation(hetzner, 'GET', '/v2/servers')).toBeUndefined();
+  });
+
+  it('reports a missing required field with its JSON pointer', () => {
+    const violations = hetznerValidator.validate('GET', '/v1/locations/1', 200, { location: { id: 1, name: 'fsn1' } });
+    expect(violations.length).toBeGreaterThan(0);
+    expect(violations[0]).toMatchObject({ operation: 'GET /locations/{id}', status: 200, pointer: '/location' });
+    expect(violations.map((v) => v.message).join()).toContain('description');
+  });
+
+  it('accepts null where the schema is nullable and refuses it where it is not', () => {
+    const location = { id: 1, name: 'fsn1', description: 'Falkenstein DC Park 1', country: 'DE', city: 'Falkenstein', latitude: 50.47612, longitude: 12.370071, network_zone: 'eu-central' };
+    expect(hetznerValidator.validate('GET', '/v1/locations/1', 200, { location })).toEqual([]);
+    const action = { id: 1, command: 'start_server', status: 'running', progress: 0, started: '2026-01-01T00:00:00Z', finished: null, resources: [], error: null };
+    expect(hetznerValidator.validate('GET', '/v1/actions/1', 200, { action })).toEqual([]);
+    expect(hetznerValidator.validate('GET', '/v1/actions/1', 200, { action: { ...action, started: null } }).map((v) => v.pointer)).toContain('/action/started');
+  });
+
+  it('checks date-time formats and error envelopes of the 4xx range', () => {
+    const action = { id: 1, command: 'x', status: 'success', progress: 100, started: 'yesterday', finished: null, resources: [], error: null };
+    expect(hetznerValidator.validate('GET', '/v1/actions/1', 200, { action }).map((v) => v.pointer)).toContain('/action/started');
+    expect(hetznerValidator.validate('GET', '/v1/servers/1', 404, { error: { code: 'not_found', message: 'gone', details: {} } })).toEqual([]);
+    expect(hetznerValidator.validate('GET', '/v1/servers/1', 404, { message: 'gone' })).not.toEqual([]);
+  });
+
+  it('refuses a status the operation does not declare and a body where none is declared', () => {
+    expect(hetznerValidator.validate('DELETE', '/v1/networks/1', 200, null)[0]?.message).toMatch(/not a declared response/);
+    expect(hetznerValidator.validate('DELETE', '/v1/networks/1', 204, undefined)).toEqual([]);
+  });
+
+  it('validates Swagger 2.0 responses reached through response $refs', () => {
+    const v = new ResponseValidator(crusoe);
+    expect(v.validate('GET', '/v1/capacities', 200, { items: 'not an array' }).length).toBeGreaterThan(0);
+  });
+});
