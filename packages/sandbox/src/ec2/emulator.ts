@@ -306,6 +306,7 @@ export class Ec2Emulator implements SandboxVmSource {
         ...(this.#now() >= i.runningAt && (i.terminateRequestedAt === undefined || i.terminateRequestedAt > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
         ...(i.terminateRequestedAt !== undefined ? { stoppedAtMs: i.terminateRequestedAt } : {}),
         userData: i.userData,
+        ...((t) => (t ? { machine: { vcpus: t.vcpus, memoryMiB: t.memoryMiB } } : {}))(EC2_INSTANCE_TYPES.find((x) => x.name === i.type)),
         ...(address?.publicIp ?? i.publicIp ? { publicIPv4: address?.publicIp ?? i.publicIp } : {}),
         privateIPv4: i.privateIp,
       };
