@@ -745,7 +745,8 @@ export class ClusterApi {
   markNodeUnreachable(name: string, atMs: number): void {
     const node = this.store.get('nodes', undefined, name);
     if (!node) return;
-    this.recordEvent(node, { type: 'Normal', component: 'node-controller', reason: 'NodeNotReady', message: 'Node is not ready' }, atMs);
+    // The node lifecycle controller's RecordNodeStatusChange (pkg/controller/nodelifecycle).
+    this.recordEvent(node, { type: 'Normal', component: 'node-controller', reason: 'NodeNotReady', message: `Node ${name} status is now: NodeNotReady` }, atMs);
     this.#setNodeCondition(name, 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.', atMs, (t) => [
       ...t.filter((x) => x.key !== NOT_READY_TAINT && x.key !== UNREACHABLE_TAINT),
       { key: UNREACHABLE_TAINT, effect: 'NoSchedule' },

@@ -229,7 +229,8 @@ export class KubernetesEmulator {
   }
 
   async #body(request: Request): Promise<Json> {
-    // The sandbox decodes JSON only; 415 is what makes client-go retry a protobuf body as JSON (rest/request.go).
+    // The sandbox decodes JSON only. A real API server decodes protobuf too; kubectl 1.32 does not retry a 415 as
+    // JSON (its fallback is for CBOR), so what kubectl sends as protobuf is read where it must be (access reviews).
     if ((request.headers.get('content-type') ?? '').includes('protobuf')) {
       throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
     }
