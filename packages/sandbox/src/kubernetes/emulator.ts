@@ -217,7 +217,8 @@ export class KubernetesEmulator {
     // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
     if (!cluster) return HttpResponse.error();
     try {
-      const response = await this.#serve(cluster, request, url, segments);
+      const dryRun = url.searchParams.getAll('dryRun');
+      const response = dryRun.length > 0 && request.method !== 'GET' ? await this.#dryRun(cluster, dryRun, () => this.#serve(cluster, request, url, segments)) : await this.#serve(cluster, request, url, segments);
       // What a write changed is seen by the nodes from now on (an upgrade instruction, say), not from the next request.
       if (request.method !== 'GET') this.tick();
       return response;
@@ -243,6 +244,23 @@ export class KubernetesEmulator {
     const o = obj(body);
     if (!o && !Array.isArray(body)) throw new ApiError(400, 'BadRequest', 'the request body must be a JSON object');
     return (o ?? { $list: body }) as Json;
+  }
+
+  /**
+   * A write with `dryRun=All` (kubectl --dry-run=server) goes through validation, defaulting and admission and answers
+   * what would be stored, and persists nothing (https://kubernetes.io/docs/reference/using-api/api-concepts/#dry-run):
+   * here the write runs and the cluster's objects are put back. What its controllers scheduled meanwhile finds its
+   * objects gone and does nothing.
+   */
+  async #dryRun(cluster: SimCluster, values: string[], write: () => Promise<Response>): Promise<Response> {
+    const unsupported = values.find((v) => v !== 'All');
+    if (unsupported !== undefined) throw new ApiError(400, 'BadRequest', `dryRun: Unsupported value: "${unsupported}": supported values: "All"`);
+    const saved = cluster.api.state();
+    try {
+      return await write();
+    } finally {
+      cluster.api.restore(saved);
+    }
   }
 
   /** The body as JSON, or YAML for an apply (kubectl sends JSON, which is YAML too). */

@@ -80,6 +80,18 @@ describe('kubectl patch', () => {
   });
 });
 
+describe('--dry-run=server', () => {
+  it('answers what a patch or an apply would store and stores nothing', async () => {
+    await ok(['apply', '--server-side', '--validate=false', '-f', await configMap('dry', 'setup', { a: '1' })]);
+    const answered = await ok(['patch', 'configmap', 'dry', '--type=merge', '-p', '{"data":{"a":"2"}}', '--dry-run=server', '-o', 'jsonpath={.data}']);
+    expect(JSON.parse(answered)).toEqual({ a: '2' });
+    expect(JSON.parse(await ok(['get', 'configmap', 'dry', '-o', 'jsonpath={.data}']))).toEqual({ a: '1' });
+    expect(await ok(['apply', '--server-side', '--validate=false', '--dry-run=server', '-f', await configMap('dry-new', 'setup', { a: '1' })])).toContain('configmap/dry-new serverside-applied (server dry run)');
+    const missing = await kubectl(['get', 'configmap', 'dry-new']);
+    expect(missing.stderr).toContain('configmaps "dry-new" not found');
+  });
+});
+
 describe('kubectl apply --server-side', () => {
   it('records the manager, refuses another manager\'s change to its field, and gives the field away with --force-conflicts', async () => {
     const first = await ok(['apply', '--server-side', '--validate=false', '-f', await configMap('applied', 'kubectl', { shared: 'x', mine: '1' })]);
