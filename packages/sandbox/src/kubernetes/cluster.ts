@@ -421,7 +421,7 @@ export class ClusterApi {
    */
   recordEvent(
     involved: KubeObject,
-    e: { type: 'Normal' | 'Warning'; reason: string; message: string; component: string; host?: string },
+    e: { type: 'Normal' | 'Warning'; reason: string; message: string; component: string; host?: string; fieldPath?: string },
     atMs: number,
   ): void {
     for (const old of this.store.list('events')) {
@@ -444,6 +444,7 @@ export class ClusterApi {
           uid: involved.metadata['uid'],
           apiVersion: involved['apiVersion'],
           ...(involved['kind'] === 'Node' ? {} : { resourceVersion: involved.metadata.resourceVersion }),
+          ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}),
         },
         reason: e.reason,
         message: e.message,
@@ -824,6 +825,16 @@ export class ClusterApi {
 
   #setPodRunning(pod: KubeObject, atMs: number): void {
     const status = obj(pod['status']) ?? {};
+    if (status['phase'] !== 'Running') {
+      // The kubelet's container events (kuberuntime_container.go startContainer), on the container's field path.
+      const host = podNode(pod);
+      for (const c of (obj(pod['spec'])?.['containers'] as Json[] | undefined) ?? []) {
+        const name = String(c['name'] ?? '');
+        const on = { type: 'Normal' as const, component: 'kubelet', ...(host ? { host } : {}), fieldPath: `spec.containers{${name}}` };
+        this.recordEvent(pod, { ...on, reason: 'Created', message: `Created container: ${name}` }, atMs);
+        this.recordEvent(pod, { ...on, reason: 'Started', message: `Started container ${name}` }, atMs);
+      }
+    }
     this.store.replace('pods', {
       ...pod,
       status: { ...status, phase: 'Running', startTime: status['startTime'] ?? iso(atMs), conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True', lastTransitionTime: iso(atMs) }] },

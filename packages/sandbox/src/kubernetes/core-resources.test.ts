@@ -78,6 +78,21 @@ describe('the node lifecycle', () => {
     expect(scheduled[0]?.['message']).toMatch(/^Successfully assigned kube-system\/\S+ to w-1$/);
   });
 
+  it('records the kubelet\'s Created and Started events on each container of a pod that starts', () => {
+    const api = cluster();
+    api.registerNode(node('w-1', false, '10.0.0.9'), t0);
+    api.setNodeReady('w-1', t0 + 30_000);
+    const cilium = api.list('pods', 'kube-system', 'k8s-app=cilium')[0];
+    const events = api.list('events', 'kube-system', undefined, `involvedObject.name=${cilium?.metadata.name ?? ''}`);
+    expect(events.map((e) => [e['reason'], e['message'], (e['involvedObject'] as { fieldPath?: string }).fieldPath])).toEqual([
+      ['Created', 'Created container: cilium-agent', 'spec.containers{cilium-agent}'],
+      ['Started', 'Started container cilium-agent', 'spec.containers{cilium-agent}'],
+    ]);
+    // A node that turns Ready again does not restart a running pod's containers.
+    api.setNodeReady('w-1', t0 + 60_000);
+    expect(api.list('events', 'kube-system', undefined, `involvedObject.name=${cilium?.metadata.name ?? ''}`)).toHaveLength(2);
+  });
+
   it('expires events after the API server\'s one-hour TTL', () => {
     const api = cluster();
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);

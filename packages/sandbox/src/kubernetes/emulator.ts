@@ -13,7 +13,7 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import { parse as parseYaml } from 'yaml';
 import { managerFromUserAgent } from './apply.js';
 import { reviewFromProtobuf, selfSubjectAccessReview } from './access-review.js';
-import { heartbeatView } from './heartbeats.js';
+import { heartbeatView, type LeaseRenewals } from './heartbeats.js';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus, type SimCluster } from './kubelets.js';
@@ -279,7 +279,9 @@ export class KubernetesEmulator {
     // Who writes, for managedFields: the fieldManager parameter, else the client's User-Agent (fieldmanager.go).
     const fieldManager = url.searchParams.get('fieldManager') ?? undefined;
     const writer = { manager: fieldManager ?? managerFromUserAgent(request.headers.get('user-agent')) };
-    const live = (o: KubeObject): KubeObject => heartbeatView(o, this.simulation.leaseRenewals(cluster.endpoint, now));
+    // Nodes and Leases as their kubelets keep them fresh (heartbeats.ts), the renewals looked up once per request.
+    let renewals: LeaseRenewals | undefined;
+    const live = (o: KubeObject): KubeObject => (o['kind'] === 'Node' || o['kind'] === 'Lease' ? heartbeatView(o, (renewals ??= this.simulation.leaseRenewals(cluster.endpoint, now))) : o);
     const method = request.method;
     if (segments.length === 1 && ['readyz', 'livez', 'healthz'].includes(segments[0] ?? '') && method === 'GET') {
       return new HttpResponse('ok', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
