@@ -111,6 +111,24 @@ describe('kubectl apply --server-side', () => {
     expect(byManager).toEqual({ kubectl: { operation: 'Apply', data: ['f:mine'] }, other: { operation: 'Apply', data: ['f:shared', 'f:theirs'] } });
   });
 
+  it('applies a Deployment, and a second apply changes the container by name and drops the env it no longer sets', async () => {
+    const deployment = (image: string, env: Array<{ name: string; value: string }>) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image, env }] } } },
+    });
+    const file = join(world.dir, 'web.json');
+    await writeFile(file, JSON.stringify(deployment('nginx:1.27', [{ name: 'A', value: '1' }, { name: 'B', value: '2' }])));
+    expect(await ok(['apply', '--server-side', '--validate=false', '-f', file])).toContain('deployment.apps/web serverside-applied');
+    await writeFile(file, JSON.stringify(deployment('nginx:1.28', [{ name: 'B', value: '2' }])));
+    await ok(['apply', '--server-side', '--validate=false', '-f', file]);
+    const container = JSON.parse(await ok(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0]}'])) as { image: string; env: unknown[] };
+    expect(container).toEqual({ name: 'web', image: 'nginx:1.28', env: [{ name: 'B', value: '2' }] });
+    const pods = (await ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].spec.containers[0].image}'])).trim().split(' ');
+    expect(pods).toEqual(['nginx:1.28', 'nginx:1.28']);
+  });
+
   it('removes a field its manager stops applying, and lets the same value be co-owned without a conflict', async () => {
     await ok(['apply', '--server-side', '--validate=false', '-f', await configMap('pruned', 'kubectl', { keep: '1', drop: '2' })]);
     await ok(['apply', '--server-side', '--validate=false', '--field-manager=other', '-f', await configMap('pruned', 'kubectl', { keep: '1' })]);
