@@ -1103,18 +1103,3 @@ export class ClusterApi {
     return null;
   }
 }
-
-function fieldValue(o: KubeObject, field: string): string | null {
-  switch (field) {
-    case 'metadata.name':
-      return o.metadata.name;
-    case 'metadata.namespace':
-      return o.metadata.namespace ?? '';
-    case 'spec.nodeName':
-      return String(obj(o['spec'])?.['nodeName'] ?? '');
-    case 'status.phase':
-      return String(obj(o['status'])?.['phase'] ?? '');
-    default:
-      return null;
-  }
-}
