@@ -354,6 +354,7 @@ export class Ec2Emulator implements SandboxVmSource {
         ...(this.#now() >= i.runningAt && (stoppedAtMs === undefined || stoppedAtMs > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
         ...(stoppedAtMs !== undefined ? { stoppedAtMs } : {}),
         userData: i.userData,
+        ...((t) => (t ? { machine: { vcpus: t.vcpus, memoryMiB: t.memoryMiB } } : {}))(EC2_INSTANCE_TYPES.find((x) => x.name === i.type)),
         ...(address?.publicIp ?? i.publicIp ? { publicIPv4: address?.publicIp ?? i.publicIp } : {}),
         privateIPv4: i.privateIp,
       };

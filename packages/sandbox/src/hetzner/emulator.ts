@@ -265,6 +265,7 @@ export class HetznerEmulator implements SandboxVmSource {
         state: running ? 'running' : status === 'off' ? 'stopped' : status === 'stopping' ? 'stopping' : 'pending',
         ...(running ? { runningSinceMs: s.runningAt } : {}),
         userData: s.userData,
+        machine: { vcpus: s.serverType.cores, memoryMiB: s.serverType.memory * 1024, diskGiB: s.serverType.disk },
         ...(s.ipv4 ? { publicIPv4: s.ipv4.ip } : {}),
         ...(s.privateNets[0] ? { privateIPv4: s.privateNets[0].ip } : {}),
       };

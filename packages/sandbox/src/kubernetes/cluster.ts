@@ -3,6 +3,12 @@
 // PodDisruptionBudgets, and the node lifecycle (Ready, unreachable, taint-based eviction, pod GC on delete).
 import { createHash } from 'node:crypto';
 import { matchesLabelSelector } from '../label-selector.js';
+import { recordUpdate, serverSideApply } from './apply.js';
+import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
+import { nodeResources, UNKNOWN_MACHINE, type MachineSize } from './node-resources.js';
+import { jsonPatch } from './patch-json.js';
+import { mergePatch, strategicMergePatch } from './patch-strategic.js';
+import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
 import {
   ApiError,
@@ -16,6 +22,7 @@ import {
   RESOURCES,
   resourceVersion,
   type ObjectStoreState,
+  uuidFrom,
   validName,
   validPathSegmentName,
   type Json,
@@ -98,46 +105,15 @@ function nodeReady(node: KubeObject): boolean {
   return conditions.some((c) => c['type'] === 'Ready' && c['status'] === 'True');
 }
 
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  const p = obj(patch);
-  if (!p) return clone(patch);
-  const out: Json = { ...(obj(target) ?? {}) };
-  for (const [k, v] of Object.entries(p)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
+export { mergePatch, strategicMergePatch } from './patch-strategic.js';
+
+function apiVersionOf(resource: Resource): string {
+  return RESOURCES[resource].group ? `${RESOURCES[resource].group}/${resourceVersion(resource)}` : 'v1';
 }
 
-/** Lists whose items a strategic merge patch merges by a key (the patchMergeKey in the Kubernetes types). */
-const MERGE_KEYS: Record<string, string> = { containers: 'name', initContainers: 'name', volumes: 'name', env: 'name', volumeMounts: 'mountPath', ports: 'containerPort', imagePullSecrets: 'name' };
-
-/** A strategic merge patch, for the lists the engine patches; other lists are replaced as in a merge patch. */
-export function strategicMergePatch(target: unknown, patch: unknown): unknown {
-  const p = obj(patch);
-  if (!p) return clone(patch);
-  const out: Json = { ...(obj(target) ?? {}) };
-  for (const [k, v] of Object.entries(p)) {
-    if (v === null) {
-      delete out[k];
-      continue;
-    }
-    const mergeKey = MERGE_KEYS[k];
-    if (mergeKey && Array.isArray(v) && Array.isArray(out[k])) {
-      const merged = (out[k] as unknown[]).map((item) => clone(item));
-      for (const patchItem of v) {
-        const pi = obj(patchItem);
-        const idx = pi ? merged.findIndex((m) => obj(m)?.[mergeKey] === pi[mergeKey]) : -1;
-        if (pi && pi['$patch'] === 'delete') {
-          if (idx >= 0) merged.splice(idx, 1);
-        } else if (idx >= 0) merged[idx] = strategicMergePatch(merged[idx], patchItem);
-        else merged.push(clone(patchItem));
-      }
-      out[k] = merged;
-    } else out[k] = strategicMergePatch(out[k], v);
-  }
-  return out;
+/** A MicroTime (Lease renewTime, Event eventTime): RFC 3339 with microseconds. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
 function templateHash(template: unknown): string {
@@ -161,7 +137,21 @@ export interface ClusterIdentity {
   caPem: string;
   /** A managed control plane's serving certificate and key (kubeadm clusters keep theirs in user-data). A key: never logged. */
   serving?: { certPem: string; keyPem: string };
+  /** The Service subnet (kubeadm's networking.serviceSubnet); DEFAULT_SERVICE_SUBNET when absent. */
+  serviceSubnet?: string;
 }
+
+/** Who writes, for managedFields: the request's fieldManager (or its User-Agent's), and `force` for an apply. */
+export interface WriteOptions {
+  manager?: string;
+  force?: boolean;
+}
+
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** The kubelet's node lease: 40 s, renewed every quarter of it (KubeletConfiguration nodeLeaseDurationSeconds). */
+export const NODE_LEASE_SECONDS = 40;
+/** Events live an hour (kube-apiserver --event-ttl). */
+const EVENT_TTL_MS = 3600_000;
 
 export interface RegisterNode {
   name: string;
@@ -172,6 +162,8 @@ export interface RegisterNode {
   kubeletVersion: string;
   arch: string;
   controlPlane: boolean;
+  /** The machine's size from its cloud's catalog, for capacity and allocatable. */
+  machine?: MachineSize;
 }
 
 export class ClusterApi {
@@ -205,21 +197,13 @@ export class ClusterApi {
     let items = this.store.sortedList(resource, namespace);
     if (labelSelector) items = items.filter((o) => matchesLabelSelector(labelsOf(o), labelSelector));
     if (fieldSelector) {
-      const clauses = fieldSelector.split(',').map((c) => c.trim()).filter((c) => c.length > 0);
-      items = items.filter((o) =>
-        clauses.every((clause) => {
-          const ne = clause.includes('!=');
-          const [field, value] = ne ? clause.split('!=') : clause.split(/==?/);
-          const actual = fieldValue(o, field ?? '');
-          if (actual === null) throw new ApiError(400, 'BadRequest', `"${field ?? ''}" is not a known field selector: only "metadata.name", "metadata.namespace", "spec.nodeName", "status.phase"`);
-          return ne ? actual !== value : actual === value;
-        }),
-      );
+      const clauses = parseFieldSelector(resource, fieldSelector);
+      items = items.filter((o) => matchesFieldSelector(o, clauses));
     }
     return items;
   }
 
-  create(resource: Resource, namespace: string | undefined, body: Json, nowMs: number): KubeObject {
+  create(resource: Resource, namespace: string | undefined, body: Json, nowMs: number, write: WriteOptions = {}): KubeObject {
     const metadata = obj(body['metadata']) ?? {};
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
     if (RESOURCES[resource].namespaced) {
@@ -233,34 +217,88 @@ export class ClusterApi {
     this.#requireNamespace(resource, namespace);
     const prepared = this.#prepare(resource, { ...body, metadata: { ...metadata, name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) } } as KubeObject, null);
     delete prepared.metadata['resourceVersion'];
+    if (write.manager !== undefined) recordUpdate(null, prepared, write.manager, apiVersionOf(resource), nowMs);
     const created = this.store.create(resource, prepared, nowMs);
     this.reconcile(nowMs);
     return created;
   }
 
-  replace(resource: Resource, namespace: string | undefined, name: string, body: Json, nowMs: number): KubeObject {
+  replace(resource: Resource, namespace: string | undefined, name: string, body: Json, nowMs: number, write: WriteOptions = {}): KubeObject {
     const current = this.get(resource, namespace, name);
     const metadata = obj(body['metadata']) ?? {};
     if (metadata['name'] !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`);
     const rv = metadata['resourceVersion'];
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(resource, name);
     const next = this.#prepare(resource, { ...body, metadata: { ...metadata, ...(RESOURCES[resource].namespaced ? { namespace } : {}) } } as KubeObject, current);
+    if (write.manager !== undefined) recordUpdate(current, next, write.manager, apiVersionOf(resource), nowMs);
     const stored = this.store.replace(resource, next, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(next['spec']) });
     this.reconcile(nowMs);
     return stored;
   }
 
-  patch(resource: Resource, namespace: string | undefined, name: string, patch: unknown, contentType: string, nowMs: number): KubeObject {
+  /**
+   * PATCH in the four types the API server accepts (apimachinery's types.PatchType): JSON patch, merge patch,
+   * strategic merge patch, and server-side apply, which creates the object when it is missing.
+   */
+  patch(resource: Resource, namespace: string | undefined, name: string, patch: unknown, contentType: string, nowMs: number, write: WriteOptions = {}): KubeObject {
+    const type = contentType.split(';')[0]?.trim() ?? '';
+    if (type === 'application/apply-patch+yaml') return this.#apply(resource, namespace, name, patch, nowMs, write);
     const current = this.get(resource, namespace, name);
     let merged: unknown;
-    if (contentType.startsWith('application/merge-patch+json')) merged = mergePatch(current, patch);
-    else if (contentType.startsWith('application/strategic-merge-patch+json')) merged = strategicMergePatch(current, patch);
-    else throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/strategic-merge-patch+json`);
-    const next = obj(merged) as KubeObject;
+    if (type === 'application/merge-patch+json') merged = mergePatch(current, patch);
+    else if (type === 'application/strategic-merge-patch+json') merged = strategicMergePatch(current, patch);
+    else if (type === 'application/json-patch+json') merged = jsonPatch(current, patch);
+    else {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+      );
+    }
+    const next = obj(merged) as KubeObject | undefined;
+    if (!next || !obj(next.metadata)) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ message: 'the patched object has no metadata' }] });
     next.metadata = { ...(obj(next.metadata) as KubeObject['metadata']), name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) };
-    const rv = obj(obj(patch)?.['metadata'])?.['resourceVersion'];
+    const rv = type === 'application/json-patch+json' ? next.metadata.resourceVersion : obj(obj(patch)?.['metadata'])?.['resourceVersion'];
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(resource, name);
     const prepared = this.#prepare(resource, next, current);
+    if (write.manager !== undefined) recordUpdate(current, prepared, write.manager, apiVersionOf(resource), nowMs);
+    const stored = this.store.replace(resource, prepared, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(prepared['spec']) });
+    this.reconcile(nowMs);
+    return stored;
+  }
+
+  /** Server-side apply (https://kubernetes.io/docs/reference/using-api/server-side-apply/). */
+  #apply(resource: Resource, namespace: string | undefined, name: string, body: unknown, nowMs: number, write: WriteOptions): KubeObject {
+    // handlers/patch.go: "fieldManager is required for apply requests" (kubectl sends `kubectl` by default).
+    // validation.ValidatePatchOptions: an apply without a fieldManager is an invalid PatchOptions (kubectl always sends one).
+    if (!write.manager) {
+      throw new ApiError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
+        kind: 'PatchOptions',
+        group: 'meta.k8s.io',
+        causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+      });
+    }
+    const applied = obj(body) as KubeObject | undefined;
+    const meta = obj(applied?.['metadata']);
+    if (!applied || !meta) throw new ApiError(400, 'BadRequest', 'error decoding YAML: the apply configuration is not an object with metadata');
+    const kind = RESOURCES[resource].kind;
+    if (applied['kind'] !== kind || applied['apiVersion'] !== apiVersionOf(resource)) {
+      throw new ApiError(400, 'BadRequest', `the API version in the data (${String(applied['apiVersion'])}) does not match the expected API version (${apiVersionOf(resource)})`);
+    }
+    if (meta['name'] !== undefined && meta['name'] !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
+    if (RESOURCES[resource].namespaced) this.#requireNamespace(resource, namespace);
+    const current = this.store.get(resource, RESOURCES[resource].namespaced ? namespace : undefined, name) ?? null;
+    const options = { manager: write.manager, force: write.force === true, apiVersion: apiVersionOf(resource), nowMs };
+    const merged = serverSideApply(current, { ...applied, metadata: { ...meta, name } } as KubeObject, options);
+    merged.metadata = { ...merged.metadata, name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) };
+    if (!current) {
+      const managedFields = merged.metadata['managedFields'];
+      const created = this.create(resource, namespace, merged, nowMs);
+      const stored = this.store.replace(resource, { ...created, metadata: { ...created.metadata, managedFields } });
+      return stored;
+    }
+    const prepared = this.#prepare(resource, merged, current);
+    prepared.metadata = { ...prepared.metadata, managedFields: merged.metadata['managedFields'] };
     const stored = this.store.replace(resource, prepared, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(prepared['spec']) });
     this.reconcile(nowMs);
     return stored;
@@ -272,6 +310,9 @@ export class ClusterApi {
     if (resource === 'nodes') {
       // The pod garbage collector removes pods bound to a node that no longer exists.
       for (const pod of this.store.list('pods')) if (podNode(pod) === name) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
+      // The garbage collector deletes the node's Lease (owned by the Node), and the API server's endpoint goes.
+      this.store.delete('leases', NODE_LEASE_NAMESPACE, name);
+      this.#reconcileApiEndpoints(nowMs);
     }
     if (resource === 'namespaces') {
       for (const r of Object.keys(RESOURCES) as Resource[]) {
@@ -348,11 +389,157 @@ export class ClusterApi {
         return { ...next, apiVersion: 'v1', kind: 'Namespace', status: { phase: 'Active' } };
       case 'pods':
         return { ...next, apiVersion: 'v1', kind: 'Pod', status: current ? current['status'] : { phase: 'Pending' } };
+      case 'services': {
+        const used = new Set(this.store.list('services').filter((o) => o.metadata.name !== name || o.metadata.namespace !== next.metadata.namespace).map((o) => String(obj(o['spec'])?.['clusterIP'] ?? '')));
+        return prepareService(next, current, this.#serviceSubnet(), used);
+      }
+      case 'events':
+        // An Event without timestamps gets none filled in: the recorder (client-go's EventRecorder) sets them.
+        return { ...next, apiVersion: 'v1', kind: 'Event', involvedObject: obj(next['involvedObject']) ?? {} };
+      case 'selfsubjectaccessreviews':
+        // Never stored: the emulator answers the review in the response to the POST.
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      case 'endpoints':
+      case 'leases':
       case 'roles':
       case 'rolebindings':
       case 'ciliumclusterwidenetworkpolicies':
         return { ...next, apiVersion: `${RESOURCES[resource].group}/${resourceVersion(resource)}`, kind: RESOURCES[resource].kind };
     }
+  }
+
+  #serviceSubnet(): string {
+    return this.identity.serviceSubnet ?? DEFAULT_SERVICE_SUBNET;
+  }
+
+  // ---- events, leases and the `kubernetes` Service -----------------------------------------------------------
+
+  /**
+   * Records a core/v1 Event as client-go's EventRecorder posts it: named `<object>.<hex unix nanos>`, in the
+   * object's namespace (`default` for cluster-scoped ones), count 1. Events older than the API server's event TTL
+   * are dropped as they would expire from etcd.
+   */
+  recordEvent(
+    involved: KubeObject,
+    e: { type: 'Normal' | 'Warning'; reason: string; message: string; component: string; host?: string; fieldPath?: string },
+    atMs: number,
+  ): void {
+    for (const old of this.store.list('events')) {
+      if (Date.parse(String(old['lastTimestamp'] ?? '')) + EVENT_TTL_MS < atMs) this.store.delete('events', old.metadata.namespace, old.metadata.name);
+    }
+    const namespace = involved.metadata.namespace ?? 'default';
+    const nanos = BigInt(Math.round(atMs * 1000)) * 1000n;
+    let name = `${involved.metadata.name}.${nanos.toString(16)}`;
+    for (let i = 1; this.store.get('events', namespace, name); i++) name = `${involved.metadata.name}.${(nanos + BigInt(i)).toString(16)}`;
+    this.store.create(
+      'events',
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: {
+          kind: involved['kind'],
+          ...(involved.metadata.namespace ? { namespace: involved.metadata.namespace } : {}),
+          name: involved.metadata.name,
+          uid: involved.metadata['uid'],
+          apiVersion: involved['apiVersion'],
+          ...(involved['kind'] === 'Node' ? {} : { resourceVersion: involved.metadata.resourceVersion }),
+          ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}),
+        },
+        reason: e.reason,
+        message: e.message,
+        source: { component: e.component, ...(e.host ? { host: e.host } : {}) },
+        firstTimestamp: iso(atMs),
+        lastTimestamp: iso(atMs),
+        count: 1,
+        type: e.type,
+        eventTime: null,
+        reportingComponent: e.component,
+        reportingInstance: e.host ?? '',
+      },
+      atMs,
+    );
+  }
+
+  /** The node's Lease in kube-node-lease, renewed at `atMs` (the kubelet's node lease controller). */
+  renewNodeLease(node: KubeObject, atMs: number): void {
+    const existing = this.store.get('leases', NODE_LEASE_NAMESPACE, node.metadata.name);
+    const spec = { holderIdentity: node.metadata.name, leaseDurationSeconds: NODE_LEASE_SECONDS, renewTime: microTime(atMs) };
+    if (existing) {
+      this.store.replace('leases', { ...existing, spec: { ...(obj(existing['spec']) ?? {}), ...spec } });
+      return;
+    }
+    this.store.create(
+      'leases',
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: {
+          name: node.metadata.name,
+          namespace: NODE_LEASE_NAMESPACE,
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata['uid'] }],
+        },
+        spec,
+      },
+      atMs,
+    );
+  }
+
+  /**
+   * default/kubernetes's Endpoints list the API servers' advertised addresses (the endpoint reconciler of each
+   * kube-apiserver keeps its own there): here the control-plane nodes' internal IPs, port 6443.
+   */
+  #reconcileApiEndpoints(atMs: number): void {
+    if (!this.store.get('services', 'default', 'kubernetes')) return;
+    const addresses = this.store
+      .sortedList('nodes')
+      .filter((n) => labelsOf(n)['node-role.kubernetes.io/control-plane'] !== undefined)
+      .flatMap((n) => ((obj(n['status'])?.['addresses'] as Json[] | undefined) ?? []).filter((a) => a['type'] === 'InternalIP').map((a) => ({ ip: a['address'] })));
+    const subsets = addresses.length > 0 ? [{ addresses, ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] : [];
+    const existing = this.store.get('endpoints', 'default', 'kubernetes');
+    const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets };
+    if (!existing) this.store.create('endpoints', body, atMs);
+    else if (JSON.stringify(existing['subsets']) !== JSON.stringify(subsets)) this.store.replace('endpoints', { ...existing, subsets });
+  }
+
+  /**
+   * The Services a kubeadm cluster starts with: default/kubernetes (the API server's virtual IP, the first address
+   * of the service subnet) and kube-system/kube-dns (the tenth, as kubeadm's CoreDNS add-on gets it), labelled as
+   * kubeadm labels it so that `kubectl cluster-info` lists it.
+   */
+  #defaultServices(nowMs: number): void {
+    const subnet = this.#serviceSubnet();
+    if (!this.store.get('services', 'default', 'kubernetes')) {
+      this.create(
+        'services',
+        'default',
+        {
+          metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
+          spec: { clusterIP: serviceIp(subnet, 1), ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }] },
+        },
+        nowMs,
+      );
+    }
+    if (!this.store.get('services', 'kube-system', 'kube-dns')) {
+      this.create(
+        'services',
+        'kube-system',
+        {
+          metadata: { name: 'kube-dns', labels: { 'k8s-app': 'kube-dns', 'kubernetes.io/cluster-service': 'true', 'kubernetes.io/name': 'CoreDNS' } },
+          spec: {
+            clusterIP: serviceIp(subnet, 10),
+            selector: { 'k8s-app': 'kube-dns' },
+            ports: [
+              { name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 },
+              { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 },
+              { name: 'metrics', port: 9153, protocol: 'TCP', targetPort: 9153 },
+            ],
+          },
+        },
+        nowMs,
+      );
+    }
+    this.#reconcileApiEndpoints(nowMs);
   }
 
   // ---- evictions and PodDisruptionBudgets -------------------------------------------------------------------
@@ -434,6 +621,14 @@ export class ClusterApi {
       spec: { taints, ...(input.providerId ? { providerID: input.providerId } : {}) },
       status: {
         conditions: [
+          // The kubelet's pressure conditions (pkg/kubelet/nodestatus/setters.go), all healthy on a fresh machine.
+          ...(
+            [
+              ['MemoryPressure', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
+              ['DiskPressure', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
+              ['PIDPressure', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
+            ] as const
+          ).map(([type, reason, message]) => ({ type, status: 'False', reason, message, lastHeartbeatTime: iso(nowMs), lastTransitionTime: iso(nowMs) })),
           {
             type: 'Ready',
             status: 'False',
@@ -444,10 +639,34 @@ export class ClusterApi {
           },
         ],
         addresses: [...(input.internalIp ? [{ type: 'InternalIP', address: input.internalIp }] : []), { type: 'Hostname', address: input.name }],
-        nodeInfo: { kubeletVersion: input.kubeletVersion, architecture: input.arch, operatingSystem: 'linux', containerRuntimeVersion: 'containerd://1.7.24' },
+        ...nodeResources(input.machine ?? UNKNOWN_MACHINE),
+        daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+        nodeInfo: {
+          // /etc/machine-id is 32 hex digits; the boot id changes with every boot.
+          machineID: createHash('sha256').update(`machine/${input.name}`).digest('hex').slice(0, 32),
+          systemUUID: uuidFrom(`system/${input.name}`, 0),
+          bootID: uuidFrom(`boot/${input.name}`, nowMs),
+          kernelVersion: '6.8.0-51-generic',
+          osImage: 'Ubuntu 24.04.1 LTS',
+          kubeProxyVersion: input.kubeletVersion,
+          kubeletVersion: input.kubeletVersion,
+          architecture: input.arch,
+          operatingSystem: 'linux',
+          containerRuntimeVersion: 'containerd://1.7.24',
+        },
       },
     };
     const stored = existing ? this.store.replace('nodes', { ...node, metadata: { ...node.metadata, resourceVersion: existing.metadata.resourceVersion } }) : this.store.create('nodes', node, nowMs);
+    this.renewNodeLease(stored, nowMs);
+    // What the kubelet and the node lifecycle controller report for a node that registers (kubelet.go, nodestatus).
+    const kubelet = { type: 'Normal' as const, component: 'kubelet', host: input.name };
+    this.recordEvent(stored, { ...kubelet, reason: 'Starting', message: 'Starting kubelet.' }, nowMs);
+    for (const [reason, what] of [['NodeHasSufficientMemory', 'NodeHasSufficientMemory'], ['NodeHasNoDiskPressure', 'NodeHasNoDiskPressure'], ['NodeHasSufficientPID', 'NodeHasSufficientPID']] as const) {
+      this.recordEvent(stored, { ...kubelet, reason, message: `Node ${input.name} status is now: ${what}` }, nowMs);
+    }
+    this.recordEvent(stored, { ...kubelet, reason: 'NodeAllocatableEnforced', message: 'Updated Node Allocatable limit across pods' }, nowMs);
+    this.recordEvent(stored, { type: 'Normal', component: 'node-controller', reason: 'RegisteredNode', message: `Node ${input.name} event: Registered Node ${input.name} in Controller` }, nowMs);
+    if (input.controlPlane) this.#reconcileApiEndpoints(nowMs);
     // Cilium's agent (a DaemonSet pod) starts on every node; it is what makes the node Ready.
     this.#createPod(
       {
@@ -511,6 +730,8 @@ export class ClusterApi {
 
   /** The CNI is up on the node: Ready, and its DaemonSet pods with it. */
   setNodeReady(name: string, atMs: number): void {
+    const before = this.store.get('nodes', undefined, name);
+    if (before && !nodeReady(before)) this.recordEvent(before, { type: 'Normal', component: 'kubelet', host: name, reason: 'NodeReady', message: `Node ${name} status is now: NodeReady` }, atMs);
     this.#setNodeCondition(name, 'True', 'KubeletReady', 'kubelet is posting ready status', atMs, (t) => t.filter((x) => x.key !== NOT_READY_TAINT && x.key !== UNREACHABLE_TAINT));
     for (const pod of this.store.list('pods')) {
       if (podNode(pod) !== name) continue;
@@ -525,6 +746,8 @@ export class ClusterApi {
   markNodeUnreachable(name: string, atMs: number): void {
     const node = this.store.get('nodes', undefined, name);
     if (!node) return;
+    // The node lifecycle controller's RecordNodeStatusChange (pkg/controller/nodelifecycle).
+    this.recordEvent(node, { type: 'Normal', component: 'node-controller', reason: 'NodeNotReady', message: `Node ${name} status is now: NodeNotReady` }, atMs);
     this.#setNodeCondition(name, 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.', atMs, (t) => [
       ...t.filter((x) => x.key !== NOT_READY_TAINT && x.key !== UNREACHABLE_TAINT),
       { key: UNREACHABLE_TAINT, effect: 'NoSchedule' },
@@ -602,6 +825,16 @@ export class ClusterApi {
 
   #setPodRunning(pod: KubeObject, atMs: number): void {
     const status = obj(pod['status']) ?? {};
+    if (status['phase'] !== 'Running') {
+      // The kubelet's container events (kuberuntime_container.go startContainer), on the container's field path.
+      const host = podNode(pod);
+      for (const c of (obj(pod['spec'])?.['containers'] as Json[] | undefined) ?? []) {
+        const name = String(c['name'] ?? '');
+        const on = { type: 'Normal' as const, component: 'kubelet', ...(host ? { host } : {}), fieldPath: `spec.containers{${name}}` };
+        this.recordEvent(pod, { ...on, reason: 'Created', message: `Created container: ${name}` }, atMs);
+        this.recordEvent(pod, { ...on, reason: 'Started', message: `Started container ${name}` }, atMs);
+      }
+    }
     this.store.replace('pods', {
       ...pod,
       status: { ...status, phase: 'Running', startTime: status['startTime'] ?? iso(atMs), conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True', lastTransitionTime: iso(atMs) }] },
@@ -725,6 +958,7 @@ export class ClusterApi {
       if (!best) continue;
       const target = best.n.metadata.name;
       const bound = this.store.replace('pods', { ...pod, spec: { ...(obj(pod['spec']) ?? {}), nodeName: target } });
+      this.recordEvent(bound, { type: 'Normal', component: 'default-scheduler', reason: 'Scheduled', message: `Successfully assigned ${bound.metadata.namespace ?? ''}/${bound.metadata.name} to ${target}` }, nowMs);
       const l = loadOf(target);
       l.total += 1;
       l.byOwner.set(owner, (l.byOwner.get(owner) ?? 0) + 1);
@@ -751,6 +985,7 @@ export class ClusterApi {
       '',
     ].join('\n');
     this.create('configmaps', 'kube-public', { metadata: { name: 'cluster-info' }, data: { kubeconfig } }, nowMs);
+    this.#defaultServices(nowMs);
     for (const { token, expiresAtMs } of input.tokens) {
       const [id, secret] = token.split('.');
       if (!id || !secret) continue;
@@ -866,20 +1101,5 @@ export class ClusterApi {
     const expiration = field('expiration');
     if (expiration !== undefined && Date.parse(expiration) <= nowMs) return `${noJws} (the token expired at ${expiration})`;
     return null;
-  }
-}
-
-function fieldValue(o: KubeObject, field: string): string | null {
-  switch (field) {
-    case 'metadata.name':
-      return o.metadata.name;
-    case 'metadata.namespace':
-      return o.metadata.namespace ?? '';
-    case 'spec.nodeName':
-      return String(obj(o['spec'])?.['nodeName'] ?? '');
-    case 'status.phase':
-      return String(obj(o['status'])?.['phase'] ?? '');
-    default:
-      return null;
   }
 }

@@ -7,12 +7,16 @@
 // certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
 // Serving the same emulator over real TLS (and checking the admin certificate) is another issue's work.
 // Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, watches, graceful pod termination (an
-// evicted pod is gone at once), rollout pacing (a changed pod template replaces the pods at once), JSON patch,
+// evicted pod is gone at once), rollout pacing (a changed pod template replaces the pods at once),
 // and DNS: a load-balancer hostname is taken to reach the cluster whose kubeadm init named it.
 import { http, HttpResponse, type HttpHandler } from 'msw';
+import { parse as parseYaml } from 'yaml';
+import { managerFromUserAgent } from './apply.js';
+import { reviewFromProtobuf, selfSubjectAccessReview } from './access-review.js';
+import { heartbeatView, type LeaseRenewals } from './heartbeats.js';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
-import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } from './kubelets.js';
+import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus, type SimCluster } from './kubelets.js';
 import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
 
@@ -218,7 +222,8 @@ export class KubernetesEmulator {
     // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
     if (!cluster) return HttpResponse.error();
     try {
-      const response = await this.#serve(cluster.api, request, url, segments);
+      const dryRun = url.searchParams.getAll('dryRun');
+      const response = dryRun.length > 0 && request.method !== 'GET' ? await this.#dryRun(cluster, dryRun, () => this.#serve(cluster, request, url, segments)) : await this.#serve(cluster, request, url, segments);
       // What a write changed is seen by the nodes from now on (an upgrade instruction, say), not from the next request.
       if (request.method !== 'GET') this.tick();
       return response;
@@ -230,6 +235,11 @@ export class KubernetesEmulator {
   }
 
   async #body(request: Request): Promise<Json> {
+    // The sandbox decodes JSON only. A real API server decodes protobuf too; kubectl 1.32 does not retry a 415 as
+    // JSON (its fallback is for CBOR), so what kubectl sends as protobuf is read where it must be (access reviews).
+    if ((request.headers.get('content-type') ?? '').includes('protobuf')) {
+      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    }
     let body: unknown;
     try {
       body = await request.json();
@@ -241,8 +251,42 @@ export class KubernetesEmulator {
     return (o ?? { $list: body }) as Json;
   }
 
-  async #serve(api: ClusterApi, request: Request, url: URL, segments: string[]): Promise<Response> {
+  /**
+   * A write with `dryRun=All` (kubectl --dry-run=server) goes through validation, defaulting and admission and answers
+   * what would be stored, and persists nothing (https://kubernetes.io/docs/reference/using-api/api-concepts/#dry-run):
+   * here the write runs and the cluster's objects are put back. What its controllers scheduled meanwhile finds its
+   * objects gone and does nothing.
+   */
+  async #dryRun(cluster: SimCluster, values: string[], write: () => Promise<Response>): Promise<Response> {
+    const unsupported = values.find((v) => v !== 'All');
+    if (unsupported !== undefined) throw new ApiError(400, 'BadRequest', `dryRun: Unsupported value: "${unsupported}": supported values: "All"`);
+    const saved = cluster.api.state();
+    try {
+      return await write();
+    } finally {
+      cluster.api.restore(saved);
+    }
+  }
+
+  /** The body as JSON, or YAML for an apply (kubectl sends JSON, which is YAML too). */
+  async #patchBody(request: Request, contentType: string): Promise<unknown> {
+    const text = await request.text();
+    try {
+      return contentType.startsWith('application/apply-patch+yaml') ? (parseYaml(text) as unknown) : (JSON.parse(text) as unknown);
+    } catch {
+      throw new ApiError(400, 'BadRequest', 'the request body could not be decoded');
+    }
+  }
+
+  async #serve(cluster: SimCluster, request: Request, url: URL, segments: string[]): Promise<Response> {
+    const api = cluster.api;
     const now = this.#ctx.clock.now();
+    // Who writes, for managedFields: the fieldManager parameter, else the client's User-Agent (fieldmanager.go).
+    const fieldManager = url.searchParams.get('fieldManager') ?? undefined;
+    const writer = { manager: fieldManager ?? managerFromUserAgent(request.headers.get('user-agent')) };
+    // Nodes and Leases as their kubelets keep them fresh (heartbeats.ts), the renewals looked up once per request.
+    let renewals: LeaseRenewals | undefined;
+    const live = (o: KubeObject): KubeObject => (o['kind'] === 'Node' || o['kind'] === 'Lease' ? heartbeatView(o, (renewals ??= this.simulation.leaseRenewals(cluster.endpoint, now))) : o);
     const method = request.method;
     if (segments.length === 1 && ['readyz', 'livez', 'healthz'].includes(segments[0] ?? '') && method === 'GET') {
       return new HttpResponse('ok', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
@@ -263,25 +307,39 @@ export class KubernetesEmulator {
       }
       throw notFoundPath();
     }
+    if (resource === 'selfsubjectaccessreviews') {
+      if (method !== 'POST' || name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      const protobuf = (request.headers.get('content-type') ?? '').includes('protobuf');
+      const review = protobuf ? reviewFromProtobuf(Buffer.from(await request.arrayBuffer())) : await this.#body(request);
+      return HttpResponse.json(selfSubjectAccessReview(review), { status: 201 });
+    }
     if (name === undefined) {
-      if (method === 'GET') return this.#list(api, resource, namespace, url);
+      if (method === 'GET') return this.#list(api, resource, namespace, url, live);
       if (method === 'POST') {
         if (RESOURCES[resource].namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-        const created = api.create(resource, namespace, await this.#body(request), now);
+        const created = api.create(resource, namespace, await this.#body(request), now, writer);
         return HttpResponse.json(created, { status: 201 });
       }
       throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
     switch (method) {
       case 'GET':
-        return HttpResponse.json(api.get(resource, namespace, name));
+        return HttpResponse.json(live(api.get(resource, namespace, name)));
       case 'PUT':
-        return HttpResponse.json(api.replace(resource, namespace, name, await this.#body(request), now));
+        return HttpResponse.json(api.replace(resource, namespace, name, await this.#body(request), now, writer));
       case 'PATCH': {
         const contentType = request.headers.get('content-type') ?? '';
-        const body = await this.#body(request);
-        if (body['$list'] !== undefined) throw new ApiError(415, 'UnsupportedMediaType', 'JSON patch is not supported by the sandbox; use a merge or strategic merge patch');
-        return HttpResponse.json(api.patch(resource, namespace, name, body, contentType, now));
+        const apply = contentType.startsWith('application/apply-patch+yaml');
+        const force = url.searchParams.get('force');
+        // validation.ValidatePatchOptions: force is for apply only.
+        if (force !== null && !apply) {
+          throw new ApiError(422, 'Invalid', `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`, { kind: 'PatchOptions', group: 'meta.k8s.io' });
+        }
+        const body = await this.#patchBody(request, contentType);
+        const existed = apply && api.store.get(resource, RESOURCES[resource].namespaced ? namespace : undefined, name) !== undefined;
+        const patched = api.patch(resource, namespace, name, body, contentType, now, apply ? { ...(fieldManager !== undefined ? { manager: fieldManager } : {}), force: force === 'true' } : writer);
+        // An apply that created the object answers 201 Created, as a create does.
+        return HttpResponse.json(patched, { status: apply && !existed ? 201 : 200 });
       }
       case 'DELETE': {
         const deleted = api.delete(resource, namespace, name, now);
@@ -292,7 +350,7 @@ export class KubernetesEmulator {
     }
   }
 
-  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, url: URL): Response {
+  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, url: URL, live: (o: KubeObject) => KubeObject): Response {
     if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
       // Listing in a missing namespace is an empty list, as on a real API server.
       return HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: { resourceVersion: api.store.revision }, items: [] });
@@ -311,7 +369,7 @@ export class KubernetesEmulator {
       kind: listKind(resource),
       apiVersion: apiVersion(resource),
       metadata: { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) },
-      items: page.map(withoutTypeMeta),
+      items: page.map((o) => withoutTypeMeta(live(o))),
     });
   }
 }

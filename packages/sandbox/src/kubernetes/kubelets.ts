@@ -16,6 +16,16 @@ import { formatPreflight, joinPreflight, upgradeApplyErrors, upgradeNodeErrors }
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
 
+/** The kubelet renews its node Lease every 10 s (a quarter of nodeLeaseDurationSeconds, 40). */
+export const LEASE_RENEW_MS = 10_000;
+/** And posts an unchanged node status every nodeStatusReportFrequency, 5 min (KubeletConfiguration default). */
+export const NODE_STATUS_REPORT_MS = 300_000;
+
+/** The last instant at or before `nowMs` of a period `everyMs` started at `fromMs`. */
+export function lastTick(fromMs: number, nowMs: number, everyMs: number): number {
+  return fromMs + Math.floor(Math.max(0, nowMs - fromMs) / everyMs) * everyMs;
+}
+
 export type KubeletState =
   | 'preparing'
   | 'initializing'
@@ -501,6 +511,7 @@ export class KubeletSimulation {
   }
 
   #gone(k: Kubelet, atMs: number): void {
+    if (k.alive) this.#freezeLease(k, atMs);
     k.alive = false;
     if (this.#driver && !k.vm.managed) this.#driver.stop(k.vm);
     const wasRegistered = k.status.state === 'registered' || k.status.state === 'ready';
@@ -635,7 +646,7 @@ export class KubeletSimulation {
         return;
       }
     }
-    const cluster = this.#cluster({ name: init.clusterName, endpoint, kubernetesVersion: init.kubernetesVersion, caPem }, caCertHash(caPem), new Set([k]), at, at);
+    const cluster = this.#cluster({ name: init.clusterName, endpoint, kubernetesVersion: init.kubernetesVersion, caPem, ...(init.serviceSubnet ? { serviceSubnet: init.serviceSubnet } : {}) }, caCertHash(caPem), new Set([k]), at, at);
     this.clusters.set(endpoint, cluster);
     k.cluster = cluster;
     const meshConfigMaps: KubeObject[] = [];
@@ -742,6 +753,7 @@ export class KubeletSimulation {
         kubeletVersion: managed.kubeletVersion ?? cluster.api.identity.kubernetesVersion,
         arch: managed.labels['kubernetes.io/arch'] ?? 'amd64',
         controlPlane,
+        ...(k.vm.machine ? { machine: k.vm.machine } : {}),
       };
     }
     const config = k.config;
@@ -764,6 +776,7 @@ export class KubeletSimulation {
       kubeletVersion: config.kubeletVersion ?? cluster.api.identity.kubernetesVersion,
       arch: config.arch ?? 'amd64',
       controlPlane,
+      ...(k.vm.machine ? { machine: k.vm.machine } : {}),
     };
   }
 
@@ -778,12 +791,36 @@ export class KubeletSimulation {
   }
 
   /**
+   * When each running kubelet of the cluster at `endpoint` last renewed its node Lease: every quarter of the lease
+   * duration (10 s) since it registered (pkg/kubelet/nodelease: renewInterval = 0.25 × nodeLeaseDurationSeconds).
+   * Computed on read rather than scheduled, so a long simulation does not carry an event per node every 10 s.
+   */
+  leaseRenewals(endpoint: string, nowMs: number): Map<string, { renewedAtMs: number; registeredAtMs: number }> {
+    const out = new Map<string, { renewedAtMs: number; registeredAtMs: number }>();
+    for (const k of this.#kubelets.values()) {
+      const registeredAtMs = k.status.registeredAtMs;
+      if (!k.alive || k.hung || !k.status.node || k.cluster?.endpoint !== endpoint || registeredAtMs === undefined || registeredAtMs > nowMs) continue;
+      out.set(k.status.node, { registeredAtMs, renewedAtMs: lastTick(registeredAtMs, nowMs, LEASE_RENEW_MS) });
+    }
+    return out;
+  }
+
+  /** The kubelet stops renewing: its Lease keeps the last renewal before `atMs`. */
+  #freezeLease(k: Kubelet, atMs: number): void {
+    const node = k.status.node ? k.cluster?.api.store.get('nodes', undefined, k.status.node) : undefined;
+    const registeredAtMs = k.status.registeredAtMs;
+    if (!node || !k.cluster || registeredAtMs === undefined || k.hung) return;
+    k.cluster.api.renewNodeLease(node, lastTick(registeredAtMs, atMs, LEASE_RENEW_MS));
+  }
+
+  /**
    * A fault for remediation tests: the node's kubelet stops posting status while its machine keeps running (a hung
    * kubelet, a wedged GPU driver). The node lifecycle controller marks it unreachable after the grace period.
    */
   hangKubelet(node: string, now: number): boolean {
     const k = [...this.#kubelets.values()].find((x) => x.alive && x.status.node === node && x.cluster);
     if (!k?.cluster) return false;
+    this.#freezeLease(k, now);
     k.hung = true;
     k.status.state = 'failed';
     k.status.reason = 'kubelet stopped posting node status (sandbox fault)';

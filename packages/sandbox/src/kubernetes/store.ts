@@ -1,5 +1,6 @@
 // One cluster's object store, as the API server keeps it in etcd: objects by resource, namespace and name, with a
 // cluster-wide resourceVersion, uids and creation timestamps; and the meta/v1 Status errors the API answers with.
+import { createHash } from 'node:crypto';
 
 export type Json = Record<string, unknown>;
 
@@ -26,6 +27,13 @@ export const RESOURCES = {
   roles: { kind: 'Role', group: 'rbac.authorization.k8s.io', namespaced: true },
   rolebindings: { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', namespaced: true },
   ciliumclusterwidenetworkpolicies: { kind: 'CiliumClusterwideNetworkPolicy', group: 'cilium.io', version: 'v2', namespaced: false },
+  services: { kind: 'Service', group: '', namespaced: true },
+  endpoints: { kind: 'Endpoints', group: '', namespaced: true },
+  events: { kind: 'Event', group: '', namespaced: true },
+  leases: { kind: 'Lease', group: 'coordination.k8s.io', namespaced: true },
+  // Create-only and never stored: the API server answers the review in its response
+  // (https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access).
+  selfsubjectaccessreviews: { kind: 'SelfSubjectAccessReview', group: 'authorization.k8s.io', namespaced: false },
 } as const;
 
 /** The API version a resource is served at (v1 unless its group serves another, as cilium.io serves v2). */
@@ -180,7 +188,7 @@ export class ObjectStore {
       metadata: {
         ...obj.metadata,
         ...(ns !== undefined ? { namespace: ns } : {}),
-        uid: `${this.#uidPrefix}-${String(this.#uid).padStart(8, '0')}`,
+        uid: uuidFrom(this.#uidPrefix, this.#uid),
         resourceVersion: String(this.#revision),
         creationTimestamp: iso(nowMs),
         generation: 1,
@@ -222,6 +230,18 @@ export class ObjectStore {
     }
     return current;
   }
+}
+
+/**
+ * A uid as the API server makes them: an RFC 4122 version 4 UUID (apimachinery's uuid.NewUUID uses google/uuid's
+ * NewRandom). Here the random bits come from a hash of the store's prefix and a counter, so a seeded world repeats.
+ */
+export function uuidFrom(prefix: string, n: number): string {
+  const b = createHash('sha256').update(`${prefix}/${n}`).digest().subarray(0, 16);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40; // version 4 (RFC 4122 §4.4)
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80; // the RFC 4122 variant
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export function iso(ms: number): string {

@@ -20,6 +20,8 @@ export interface KubeadmInit {
   kubernetesVersion: string;
   tokens: Array<{ token: string; ttlMs: number }>;
   advertiseAddress?: string;
+  /** ClusterConfiguration networking.serviceSubnet (kubeadm's default is 10.96.0.0/12). */
+  serviceSubnet?: string;
 }
 
 export interface KubeadmJoin {
@@ -131,6 +133,7 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
     });
     const local = asObject(init['localAPIEndpoint']);
     const advertiseAddress = str(local?.['advertiseAddress']);
+    const serviceSubnet = str(asObject(cluster['networking'])?.['serviceSubnet']);
     return {
       nodeName: str(reg['name']) ?? '',
       taints: taints(reg['taints']),
@@ -141,6 +144,7 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
         kubernetesVersion: str(cluster['kubernetesVersion']) ?? '',
         tokens,
         ...(advertiseAddress ? { advertiseAddress } : {}),
+        ...(serviceSubnet ? { serviceSubnet } : {}),
       },
     };
   }
