@@ -144,7 +144,7 @@ describe('kubeplane sandbox serve: EC2 and Route 53 through the AWS CLI', () => 
     expect(terminated.TerminatingInstances.map((t) => t.CurrentState.Name)).toEqual(['shutting-down', 'shutting-down']);
     const running = json<Described>(await aws(['ec2', 'describe-instances', '--filters', 'Name=tag:team,Values=served-test', 'Name=instance-state-name,Values=running']));
     expect(running.Reservations.flatMap((r) => r.Instances)).toHaveLength(0);
-  });
+  }, 180_000);
 
   it('serves each region the client signs for: eu-west-1 has none of eu-central-1\'s machines', async () => {
     type Described = { Reservations: Array<{ Instances: unknown[] }> };
