@@ -15,6 +15,9 @@ import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } from './kubelets.js';
 import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
+import { requireDecodableBody } from './content-negotiation.js';
+import { includeObjectOf, tableVersion, toTable } from './table.js';
+import { changeLog, isWatch, watchStream } from './watch.js';
 
 export const KUBERNETES_API_PORT = 6443;
 
@@ -212,6 +215,8 @@ export class KubernetesEmulator {
     countCall(this.#ctx, 'kubernetes', `${request.method} /${template}`);
     // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
     if (!cluster) return HttpResponse.error();
+    // The change log starts with the first request a cluster serves: watches resume from any revision after it.
+    changeLog(cluster.api.store);
     try {
       const response = await this.#serve(cluster.api, request, url, segments);
       // What a write changed is seen by the nodes from now on (an upgrade instruction, say), not from the next request.
@@ -225,6 +230,7 @@ export class KubernetesEmulator {
   }
 
   async #body(request: Request): Promise<Json> {
+    requireDecodableBody(request.method, request.headers.get('content-type'));
     let body: unknown;
     try {
       body = await request.json();
@@ -259,7 +265,7 @@ export class KubernetesEmulator {
       throw notFoundPath();
     }
     if (name === undefined) {
-      if (method === 'GET') return this.#list(api, resource, namespace, url);
+      if (method === 'GET') return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url);
       if (method === 'POST') {
         if (RESOURCES[resource].namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
         const created = api.create(resource, namespace, await this.#body(request), now);
@@ -268,8 +274,12 @@ export class KubernetesEmulator {
       throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
     switch (method) {
-      case 'GET':
-        return HttpResponse.json(api.get(resource, namespace, name));
+      case 'GET': {
+        const found = api.get(resource, namespace, name);
+        const table = tableVersion(request.headers.get('accept'));
+        if (!table) return HttpResponse.json(found);
+        return HttpResponse.json(toTable({ resource, objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
+      }
       case 'PUT':
         return HttpResponse.json(api.replace(resource, namespace, name, await this.#body(request), now));
       case 'PATCH': {
@@ -287,10 +297,14 @@ export class KubernetesEmulator {
     }
   }
 
-  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, url: URL): Response {
+  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL): Response {
+    const table = tableVersion(request.headers.get('accept'));
+    const asTable = (items: KubeObject[], listMeta: Json) =>
+      table ? HttpResponse.json(toTable({ resource, objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
     if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
       // Listing in a missing namespace is an empty list, as on a real API server.
-      return HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: { resourceVersion: api.store.revision }, items: [] });
+      const listMeta = { resourceVersion: api.store.revision };
+      return asTable([], listMeta) ?? HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: listMeta, items: [] });
     }
     const all = api.list(resource, namespace, url.searchParams.get('labelSelector') ?? undefined, url.searchParams.get('fieldSelector') ?? undefined);
     const limit = Number(url.searchParams.get('limit') ?? '0');
@@ -302,11 +316,43 @@ export class KubernetesEmulator {
     }
     const page = limit > 0 ? all.slice(offset, offset + limit) : all.slice(offset);
     const next = limit > 0 && offset + limit < all.length ? offset + limit : undefined;
-    return HttpResponse.json({
-      kind: listKind(resource),
-      apiVersion: apiVersion(resource),
-      metadata: { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) },
-      items: page.map(withoutTypeMeta),
+    const listMeta = { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) };
+    return asTable(page, listMeta) ?? HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: listMeta, items: page.map(withoutTypeMeta) });
+  }
+
+  /** `?watch=true` on a collection: a chunked stream of WatchEvents (see watch.ts). */
+  #watch(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL): Response {
+    const params = url.searchParams;
+    const labelSelector = params.get('labelSelector') ?? undefined;
+    const fieldSelector = params.get('fieldSelector') ?? undefined;
+    // Also checks the selectors, so that a bad one is a 400 before the stream starts.
+    const current = api.list(resource, namespace, labelSelector, fieldSelector);
+    const rv = params.get('resourceVersion') ?? '';
+    if (rv !== '' && !/^\d+$/.test(rv)) throw new ApiError(400, 'BadRequest', `Invalid value: "${rv}": resourceVersion must be a number`);
+    const bookmarks = ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(params.get('allowWatchBookmarks') ?? '');
+    const sendInitialEvents = params.get('sendInitialEvents') === 'true';
+    // No resourceVersion (or "0", any): the current state first, as synthetic ADDED events (api-concepts#semantics-for-watch).
+    const initial = rv === '' || rv === '0' || sendInitialEvents;
+    const timeout = Number(params.get('timeoutSeconds') ?? '');
+    const table = tableVersion(request.headers.get('accept'));
+    const include = includeObjectOf(params.get('includeObject'));
+    const body = watchStream({
+      filter: { resource, ...(namespace !== undefined ? { namespace } : {}), ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) },
+      log: changeLog(api.store),
+      initial: initial ? current : undefined,
+      from: Number(rv || '0'),
+      revision: () => api.store.revision,
+      bookmarks,
+      initialEventsEnd: sendInitialEvents && bookmarks,
+      // The API server's default is its --min-request-timeout (1800 s); the client's timeoutSeconds wins.
+      timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout * 1000 : 1_800_000,
+      // The watch cache sends a bookmark about once a minute (cacher.go, bookmarkFrequency).
+      bookmarkEveryMs: 60_000,
+      render: (o, first) =>
+        table ? toTable({ resource, objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
+      tick: () => this.tick(),
+      tickEveryMs: 200,
     });
+    return new HttpResponse(body, { status: 200, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
   }
 }
