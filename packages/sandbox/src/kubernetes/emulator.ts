@@ -16,6 +16,8 @@ import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } fr
 import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
 import { requireDecodableBody } from './content-negotiation.js';
+import { openApi } from './openapi.js';
+import { fieldValidationOf, validateFields, warningHeaders } from './openapi-validation.js';
 import { includeObjectOf, tableVersion, toTable } from './table.js';
 import { changeLog, isWatch, watchStream } from './watch.js';
 
@@ -106,6 +108,13 @@ function listKind(resource: Resource): string {
 function apiVersion(resource: Resource): string {
   const group = RESOURCES[resource].group;
   return group ? `${group}/${resourceVersion(resource)}` : 'v1';
+}
+
+/** Field validation's warnings as Warning headers (one header, a comma-separated list, is the same to HTTP). */
+function withWarnings(warnings: string[]): Headers {
+  const headers = new Headers();
+  for (const w of warningHeaders(warnings)) headers.append('warning', w);
+  return headers;
 }
 
 function withoutTypeMeta(o: KubeObject): Json {
@@ -252,6 +261,8 @@ export class KubernetesEmulator {
       const v = /^v(\d+)\.(\d+)/.exec(api.identity.kubernetesVersion);
       return HttpResponse.json({ major: v?.[1] ?? '1', minor: v?.[2] ?? '0', gitVersion: api.identity.kubernetesVersion, platform: 'linux/amd64' });
     }
+    const spec = method === 'GET' ? openApi(url.pathname, request.headers.get('accept'), api.identity.kubernetesVersion) : undefined;
+    if (spec) return new HttpResponse(spec.body, { status: spec.status, headers: { 'content-type': spec.contentType, ...spec.headers } });
     const route = parseRoute(segments);
     const { resource, namespace, name, subresource } = route;
     if (subresource !== undefined) {
@@ -268,8 +279,10 @@ export class KubernetesEmulator {
       if (method === 'GET') return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url);
       if (method === 'POST') {
         if (RESOURCES[resource].namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-        const created = api.create(resource, namespace, await this.#body(request), now);
-        return HttpResponse.json(created, { status: 201 });
+        const body = await this.#body(request);
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
+        const created = api.create(resource, namespace, body, now);
+        return HttpResponse.json(created, { status: 201, headers: withWarnings(warnings) });
       }
       throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
@@ -281,12 +294,15 @@ export class KubernetesEmulator {
         return HttpResponse.json(toTable({ resource, objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
       }
       case 'PUT':
-        return HttpResponse.json(api.replace(resource, namespace, name, await this.#body(request), now));
+        const body = await this.#body(request);
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
+        return HttpResponse.json(api.replace(resource, namespace, name, body, now), { headers: withWarnings(warnings) });
       case 'PATCH': {
         const contentType = request.headers.get('content-type') ?? '';
         const body = await this.#body(request);
         if (body['$list'] !== undefined) throw new ApiError(415, 'UnsupportedMediaType', 'JSON patch is not supported by the sandbox; use a merge or strategic merge patch');
-        return HttpResponse.json(api.patch(resource, namespace, name, body, contentType, now));
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')), true);
+        return HttpResponse.json(api.patch(resource, namespace, name, body, contentType, now), { headers: withWarnings(warnings) });
       }
       case 'DELETE': {
         const deleted = api.delete(resource, namespace, name, now);
