@@ -1,10 +1,13 @@
-// Which request bodies the emulated API server can decode. It speaks JSON only: a body in another media type
-// (kubectl sends built-in kinds as protobuf) gets 415, on which client-go falls back to JSON, as it does against
-// an API server that cannot decode protobuf for a kind (apimachinery/pkg/runtime/serializer, negotiation errors).
+// Which request bodies the emulated API server can decode: JSON, and protobuf for the kinds protobuf.ts knows
+// (kubectl's typed clients send built-in kinds as protobuf and do not retry in JSON on 415: client-go 1.32 falls back
+// only from CBOR). Any other media type gets 415 with the API server's Status
+// (apimachinery/pkg/runtime/serializer negotiation errors). Responses are always JSON, whatever the Accept header
+// prefers: client-go decodes by the response's Content-Type.
 import { ApiError } from './store.js';
 
 /** Media types a create or update body may be in (PATCH has its own: see cluster.ts). */
-const ACCEPTED_BODY_TYPES = ['application/json'];
+const ACCEPTED_BODY_TYPES = ['application/json', 'application/vnd.kubernetes.protobuf'];
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** The media type of a Content-Type header, lower-cased, without parameters; '' when absent. */
 export function mediaType(contentType: string | null): string {

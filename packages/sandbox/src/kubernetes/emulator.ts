@@ -15,7 +15,8 @@ import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus } from './kubelets.js';
 import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
-import { requireDecodableBody } from './content-negotiation.js';
+import { mediaType, PROTOBUF, requireDecodableBody } from './content-negotiation.js';
+import { decodeProtobufBody } from './protobuf.js';
 import { openApi } from './openapi.js';
 import { fieldValidationOf, validateFields, warningHeaders } from './openapi-validation.js';
 import { includeObjectOf, tableVersion, toTable } from './table.js';
@@ -240,6 +241,7 @@ export class KubernetesEmulator {
 
   async #body(request: Request): Promise<Json> {
     requireDecodableBody(request.method, request.headers.get('content-type'));
+    if (mediaType(request.headers.get('content-type')) === PROTOBUF) return decodeProtobufBody(new Uint8Array(await request.arrayBuffer()));
     let body: unknown;
     try {
       body = await request.json();
