@@ -2,7 +2,8 @@
 // API emulator serves, so that kubectl, which asks for them before anything else, can find `nodes` and the rest.
 import { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from '../kubernetes/store.js';
 
-const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
+/** The verbs every served resource takes (watch since watch.ts); clients such as informers check for list and watch. */
+const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 /** kubectl's short names (`kubectl get deploy`), as the real API server's discovery lists them. */
 const SHORT_NAMES: Record<string, string[]> = {
   nodes: ['no'], pods: ['po'], namespaces: ['ns'], configmaps: ['cm'], services: ['svc'], deployments: ['deploy'],
