@@ -6,7 +6,8 @@
 // Authentication is not checked here: msw intercepts requests in-process, before TLS, so neither the client
 // certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
 // Serving the same emulator over real TLS (and checking the admin certificate) is another issue's work.
-// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, watches, graceful pod termination (an
+// Watches, server-side Tables, the OpenAPI documents and field validation are served (watch.ts, table.ts, openapi.ts).
+// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, graceful pod termination (an
 // evicted pod is gone at once), rollout pacing (a changed pod template replaces the pods at once), JSON patch,
 // and DNS: a load-balancer hostname is taken to reach the cluster whose kubeadm init named it.
 import { http, HttpResponse, type HttpHandler } from 'msw';

@@ -2,7 +2,8 @@
 // for every `get`), with the columns and cell rules of the API server's printers, so kubectl shows what it shows there.
 // Columns and cells: kubernetes/pkg/printers/internalversion/printers.go (AddHandlers, printNode, printPod, …);
 // the Table shape and includeObject: https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables
-import { obj, RESOURCES, resourceVersion, type Json, type KubeObject, type Resource } from './store.js';
+import { obj, type Json, type KubeObject, type Resource } from './store.js';
+import { typed } from './typed.js';
 
 export interface TableColumn {
   name: string;
@@ -236,11 +237,6 @@ const DEFAULT_PRINTER: Printer = {
   columns: [NAME, col('Created At', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.')],
   cells: (o) => [o.metadata.name, o.metadata['creationTimestamp'] ?? null],
 };
-
-function typed(resource: Resource, o: KubeObject): KubeObject {
-  const group = RESOURCES[resource].group;
-  return { ...o, apiVersion: group ? `${group}/${resourceVersion(resource)}` : 'v1', kind: RESOURCES[resource].kind };
-}
 
 function rowObject(resource: Resource, o: KubeObject, include: IncludeObject, version: string): Json | undefined {
   if (include === 'None') return undefined;

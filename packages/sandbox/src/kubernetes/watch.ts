@@ -3,7 +3,8 @@
 // Semantics: https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes and
 // #semantics-for-watch; the too-old error and its wording: apiserver/pkg/storage/cacher/watch_cache.go.
 import { matchesLabelSelector } from '../label-selector.js';
-import { ApiError, clone, obj, RESOURCES, resourceVersion, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
+import { ApiError, clone, obj, RESOURCES, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
+import { apiVersionOf, typed } from './typed.js';
 
 /** Events kept per cluster; a watch from before the oldest gets 410 Expired and must list again (as after compaction). */
 export const CHANGE_LOG_CAPACITY = 2000;
@@ -116,11 +117,6 @@ export function eventFor(filter: WatchFilter, change: StoreChange): Omit<WatchEv
   return undefined;
 }
 
-export function typed(resource: Resource, o: KubeObject): KubeObject {
-  const group = RESOURCES[resource].group;
-  return { ...o, apiVersion: group ? `${group}/${resourceVersion(resource)}` : 'v1', kind: RESOURCES[resource].kind };
-}
-
 export interface WatchStreamOptions {
   filter: WatchFilter;
   log: ChangeLog;
@@ -159,7 +155,7 @@ export function watchStream(options: WatchStreamOptions): ReadableStream<Uint8Ar
         first = false;
       };
       const bookmark = (annotations?: Record<string, string>) =>
-        send({ type: 'BOOKMARK', object: { kind: RESOURCES[filter.resource].kind, apiVersion: typed(filter.resource, { metadata: { name: '' } }).apiVersion, metadata: { resourceVersion: options.revision(), ...(annotations ? { annotations } : {}) } } });
+        send({ type: 'BOOKMARK', object: { kind: RESOURCES[filter.resource].kind, apiVersion: apiVersionOf(filter.resource), metadata: { resourceVersion: options.revision(), ...(annotations ? { annotations } : {}) } } });
       const timers: Array<ReturnType<typeof setTimeout>> = [];
       let unsubscribe = (): void => undefined;
       cleanup = () => {
