@@ -14,9 +14,19 @@ describe('protobuf request bodies', () => {
     expect(decodeProtobufBody(KUBECTL_CONFIGMAP)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: 'b' } });
   });
 
+  it('answers 415 rather than drop a field it does not know that the body sets, and takes one sent empty', () => {
+    const withField = (extra: number[]) => {
+      const raw = [0x0a, 0x03, 0x0a, 0x01, 0x78, ...extra];
+      return Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x0f, 0x0a, 0x02, ...Buffer.from('v1'), 0x12, 0x09, ...Buffer.from('ConfigMap'), 0x12, raw.length, ...raw]);
+    };
+    // Field 9 is no ConfigMap field the sandbox describes: set, it is refused; empty, it is what Go sends for unset.
+    expect(() => decodeProtobufBody(withField([0x4a, 0x01, 0x41]))).toThrow(expect.objectContaining({ code: 415 }) as ApiError);
+    expect(decodeProtobufBody(withField([0x4a, 0x00]))).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+  });
+
   it('answers 415 for a kind it cannot decode, and 400 for bytes that are not the envelope', () => {
-    const deployment = Buffer.concat([Buffer.from('6b387300', 'hex'), Buffer.from([0x0a, 0x15, 0x0a, 0x07, ...Buffer.from('apps/v1'), 0x12, 0x0a, ...Buffer.from('Deployment')])]);
-    expect(() => decodeProtobufBody(deployment)).toThrow(expect.objectContaining({ code: 415, reason: 'UnsupportedMediaType' }) as ApiError);
+    const statefulSet = Buffer.concat([Buffer.from('6b387300', 'hex'), Buffer.from([0x0a, 0x16, 0x0a, 0x07, ...Buffer.from('apps/v1'), 0x12, 0x0b, ...Buffer.from('StatefulSet'), 0x12, 0x00])]);
+    expect(() => decodeProtobufBody(statefulSet)).toThrow(expect.objectContaining({ code: 415, reason: 'UnsupportedMediaType' }) as ApiError);
     expect(() => decodeProtobufBody(Buffer.from('{"kind":"ConfigMap"}'))).toThrow(expect.objectContaining({ code: 400 }) as ApiError);
   });
 });

@@ -1,6 +1,7 @@
 // Request bodies in the API server's protobuf encoding, which kubectl's typed clients send for built-in kinds
-// (`kubectl create configmap|secret|namespace`, drain's evictions): the `k8s\0` envelope around a runtime.Unknown,
-// whose raw bytes are the kind's message. Only the kinds described here decode; any other gets 415, as from a server
+// (`kubectl create configmap|secret|namespace|deployment`, drain's evictions): the `k8s\0` envelope around a
+// runtime.Unknown, whose raw bytes are the kind's message. Only the kinds and fields described here decode; a body
+// of another kind, or one that sets a field not described, gets 415 (never a field silently dropped), as from a server
 // without a protobuf serializer for it. Wire format: apimachinery/pkg/runtime/serializer/protobuf/protobuf.go; field
 // numbers: the generated.proto files of k8s.io/api core/v1, policy/v1 and apimachinery meta/v1.
 import { ApiError, type Json } from './store.js';
@@ -8,7 +9,11 @@ import { ApiError, type Json } from './store.js';
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
 
 type Field =
-  | { name: string; type: 'string' | 'bytes' | 'int' | 'bool' | 'time' }
+  | { name: string; type: 'string' | 'bytes' | 'bool' | 'time' }
+  /** `optional`: a pointer in Go (replicas), so a zero sent is a zero meant; other zero numbers are unset. */
+  | { name: string; type: 'int'; optional?: boolean }
+  /** Read and left out: what a create ignores (a Deployment's status). */
+  | { name: string; type: 'ignored' }
   | { name: string; type: 'message'; message: Message }
   | { name: string; type: 'repeated-string' }
   | { name: string; type: 'repeated-message'; message: Message }
@@ -43,6 +48,62 @@ const OBJECT_META: Message = {
 
 const meta: Field = { name: 'metadata', type: 'message', message: OBJECT_META };
 
+const LABEL_SELECTOR: Message = {
+  1: { name: 'matchLabels', type: 'map-string' },
+  2: { name: 'matchExpressions', type: 'repeated-message', message: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'repeated-string' } } },
+};
+
+const CONTAINER: Message = {
+  1: { name: 'name', type: 'string' },
+  2: { name: 'image', type: 'string' },
+  3: { name: 'command', type: 'repeated-string' },
+  4: { name: 'args', type: 'repeated-string' },
+  5: { name: 'workingDir', type: 'string' },
+  6: {
+    name: 'ports',
+    type: 'repeated-message',
+    message: { 1: { name: 'name', type: 'string' }, 2: { name: 'hostPort', type: 'int' }, 3: { name: 'containerPort', type: 'int' }, 4: { name: 'protocol', type: 'string' }, 5: { name: 'hostIP', type: 'string' } },
+  },
+  7: { name: 'env', type: 'repeated-message', message: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } } },
+  // ResourceRequirements: an empty one is what kubectl create sends; limits and requests are not decoded.
+  8: { name: 'resources', type: 'message', message: {} },
+  13: { name: 'terminationMessagePath', type: 'string' },
+  14: { name: 'imagePullPolicy', type: 'string' },
+  16: { name: 'stdin', type: 'bool' },
+  17: { name: 'stdinOnce', type: 'bool' },
+  18: { name: 'tty', type: 'bool' },
+  20: { name: 'terminationMessagePolicy', type: 'string' },
+};
+
+const POD_SPEC: Message = {
+  2: { name: 'containers', type: 'repeated-message', message: CONTAINER },
+  3: { name: 'restartPolicy', type: 'string' },
+  4: { name: 'terminationGracePeriodSeconds', type: 'int', optional: true },
+  6: { name: 'dnsPolicy', type: 'string' },
+  7: { name: 'nodeSelector', type: 'map-string' },
+  8: { name: 'serviceAccountName', type: 'string' },
+  9: { name: 'serviceAccount', type: 'string' },
+  10: { name: 'nodeName', type: 'string' },
+  11: { name: 'hostNetwork', type: 'bool' },
+  12: { name: 'hostPID', type: 'bool' },
+  13: { name: 'hostIPC', type: 'bool' },
+  16: { name: 'hostname', type: 'string' },
+  17: { name: 'subdomain', type: 'string' },
+  19: { name: 'schedulerName', type: 'string' },
+  24: { name: 'priorityClassName', type: 'string' },
+};
+
+const DEPLOYMENT_SPEC: Message = {
+  1: { name: 'replicas', type: 'int', optional: true },
+  2: { name: 'selector', type: 'message', message: LABEL_SELECTOR },
+  3: { name: 'template', type: 'message', message: { 1: meta, 2: { name: 'spec', type: 'message', message: POD_SPEC } } },
+  4: { name: 'strategy', type: 'message', message: { 1: { name: 'type', type: 'string' } } },
+  5: { name: 'minReadySeconds', type: 'int' },
+  6: { name: 'revisionHistoryLimit', type: 'int', optional: true },
+  7: { name: 'paused', type: 'bool' },
+  9: { name: 'progressDeadlineSeconds', type: 'int', optional: true },
+};
+
 /** The kinds decoded, by `apiVersion/kind` (the envelope's TypeMeta). */
 const KINDS: Record<string, Message> = {
   'v1/ConfigMap': { 1: meta, 2: { name: 'data', type: 'map-string' }, 3: { name: 'binaryData', type: 'map-bytes' }, 4: { name: 'immutable', type: 'bool' } },
@@ -52,8 +113,9 @@ const KINDS: Record<string, Message> = {
     2: { name: 'spec', type: 'message', message: { 1: { name: 'finalizers', type: 'repeated-string' } } },
     3: { name: 'status', type: 'message', message: { 1: { name: 'phase', type: 'string' } } },
   },
-  // DeleteOptions (field 2) are not modelled: an eviction's grace period and preconditions are not honoured anyway.
-  'policy/v1/Eviction': { 1: meta },
+  'apps/v1/Deployment': { 1: meta, 2: { name: 'spec', type: 'message', message: DEPLOYMENT_SPEC }, 3: { name: 'status', type: 'ignored' } },
+  // DeleteOptions: an eviction's grace period and preconditions are not honoured anyway.
+  'policy/v1/Eviction': { 1: meta, 2: { name: 'deleteOptions', type: 'ignored' } },
 };
 
 class Reader {
@@ -83,13 +145,22 @@ class Reader {
     return out;
   }
 
-  skip(wireType: number): void {
-    if (wireType === 0) this.varint();
-    else if (wireType === 1) this.#pos += 8;
-    else if (wireType === 2) this.chunk();
-    else if (wireType === 5) this.#pos += 4;
-    else throw malformed();
+  /** Skips a field; whether it held anything but the zero value (an unset field in Go's encoding). */
+  skip(wireType: number): boolean {
+    if (wireType === 0) return this.varint() !== 0n;
+    if (wireType === 2) return this.chunk().length > 0;
+    if (wireType === 1 || wireType === 5) {
+      const width = wireType === 1 ? 8 : 4;
+      const set = this.bytes.subarray(this.#pos, this.#pos + width).some((b) => b !== 0);
+      this.#pos += width;
+      return set;
+    }
+    throw malformed();
   }
+}
+
+function unsupported(): ApiError {
+  return new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json');
 }
 
 function malformed(): ApiError {
@@ -135,7 +206,7 @@ function decode(bytes: Uint8Array, message: Message): Json {
   for (const { number, wireType, reader } of fields(bytes)) {
     const field = message[number];
     if (!field) {
-      reader.skip(wireType);
+      if (reader.skip(wireType)) throw unsupported();
       continue;
     }
     switch (field.type) {
@@ -149,11 +220,14 @@ function decode(bytes: Uint8Array, message: Message): Json {
         break;
       case 'int': {
         const v = BigInt.asIntN(64, reader.varint());
-        if (v !== 0n) out[field.name] = Number(v);
+        if (v !== 0n || field.optional) out[field.name] = Number(v);
         break;
       }
       case 'bool':
-        out[field.name] = reader.varint() !== 0n;
+        if (reader.varint() !== 0n) out[field.name] = true;
+        break;
+      case 'ignored':
+        reader.skip(wireType);
         break;
       case 'time': {
         const v = time(reader.chunk());
@@ -195,8 +269,6 @@ export function decodeProtobufBody(body: Uint8Array): Json {
     else reader.skip(wireType);
   }
   const message = KINDS[`${apiVersion}/${kind}`];
-  if (!message || !raw) {
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json`);
-  }
+  if (!message || !raw) throw unsupported();
   return { apiVersion, kind, ...decode(raw, message) };
 }

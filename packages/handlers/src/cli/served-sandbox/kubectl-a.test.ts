@@ -1,6 +1,6 @@
 // kubectl 1.32 against a served cluster, TLS verification on, with no flags a real API server would not need:
 // `apply -f` (validated against the served OpenAPI v3 documents and strict field validation), server-side Table
-// output for `get`, watches for `get -w` and `wait`, protobuf bodies for `create configmap`, and `explain`.
+// output for `get`, watches for `get -w` and `wait`, protobuf bodies for `create configmap|deployment`, and `explain`.
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -205,6 +205,15 @@ describe('kubectl create and explain', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe('configmap/x created');
     expect((await kubectl('get', 'configmap', 'x', '-o', 'jsonpath={.data.a}')).stdout).toBe('b');
+  });
+
+  it('creates a Deployment with `kubectl create deployment`, zero replicas kept as zero', async () => {
+    const run = await kubectl('create', 'deployment', 'idle', '--image=nginx:1.27', '--replicas=0', '--port=8080', '--', 'sleep', '3600');
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('deployment.apps/idle created');
+    const spec = JSON.parse((await kubectl('get', 'deployment', 'idle', '-o', 'jsonpath={.spec}')).stdout) as { replicas: number; template: { spec: { containers: Array<Record<string, unknown>> } } };
+    expect(spec.replicas).toBe(0);
+    expect(spec.template.spec.containers[0]).toMatchObject({ name: 'nginx', image: 'nginx:1.27', command: ['sleep', '3600'], ports: [{ containerPort: 8080 }] });
   });
 
   it('explains configmap.data from the served OpenAPI v3 document', async () => {
