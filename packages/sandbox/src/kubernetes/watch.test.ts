@@ -139,3 +139,23 @@ describe('watch streams', () => {
     expect(() => store.create('configmaps', cm('late'), T0)).not.toThrow();
   });
 });
+
+describe('the change log after a snapshot is restored', () => {
+  it('starts again from the restored revision: a watch from before it gets 410, one from it sees what follows', async () => {
+    const store = new ObjectStore('t');
+    const log = new ChangeLog(store);
+    store.create('configmaps', cm('a'), T0);
+    const snapshot = store.state();
+    store.create('configmaps', cm('b'), T0);
+    store.create('configmaps', cm('c'), T0);
+    store.restore(snapshot);
+    const restoredAt = Number(store.revision);
+    const stale = open(store, log, { from: restoredAt - 1 });
+    expect((await stale.events())[0]).toMatchObject({ type: 'ERROR', object: { code: 410 } });
+    await stale.stop();
+    const w = open(store, log, { from: restoredAt });
+    store.create('configmaps', cm('d'), T0);
+    expect(summary(await w.events())).toEqual([`ADDED d@${restoredAt + 1}`]);
+    await w.stop();
+  });
+});

@@ -19,19 +19,40 @@ export class ChangeLog {
   readonly #subscribers = new Set<(change: LoggedChange) => void>();
   /** Every change after this revision is in the log. */
   #complete: number;
+  /** The store's revision after the last change logged. */
+  #last: number;
+  readonly #store: ObjectStore;
 
   constructor(store: ObjectStore, capacity = CHANGE_LOG_CAPACITY) {
+    this.#store = store;
     this.#complete = Number(store.revision);
+    this.#last = this.#complete;
     store.onChange((change) => {
-      const logged: LoggedChange = { ...clone(change), revision: Number(change.object.metadata.resourceVersion) };
+      const revision = Number(change.object.metadata.resourceVersion);
+      // Each write moves the revision by one: the store stood at revision - 1 before this one.
+      this.#resync(revision - 1);
+      const logged: LoggedChange = { ...clone(change), revision };
+      this.#last = revision;
       this.#events.push(logged);
       if (this.#events.length > capacity) this.#complete = this.#events.shift()?.revision ?? this.#complete;
       for (const s of this.#subscribers) s(logged);
     });
   }
 
+  /**
+   * A store restored from a snapshot moved its revision without changes to log: what the log holds no longer
+   * describes it, so it starts again from there (a watch from before gets 410 and lists again).
+   */
+  #resync(now = Number(this.#store.revision)): void {
+    if (now === this.#last) return;
+    this.#events.length = 0;
+    this.#complete = now;
+    this.#last = now;
+  }
+
   /** The changes after `revision`, or undefined when some of them are no longer kept. */
   since(revision: number): LoggedChange[] | undefined {
+    this.#resync();
     if (revision < this.#complete) return undefined;
     return this.#events.filter((e) => e.revision > revision);
   }
