@@ -163,6 +163,15 @@ describe('kubectl get with server-side Table output', () => {
     }
   });
 
+  it('lists the pods and deployments of a namespace with `kubectl get all`, each with its own columns', async () => {
+    const run = await kubectl('get', 'all', '-n', 'kube-system');
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m);
+    expect(run.stdout).toMatch(/^pod\/cilium-\S+\s+\d+\/1\s+Running\s+0\s+\S+$/m);
+    expect(run.stdout).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/m);
+    expect(run.stdout).toMatch(/^deployment\.apps\/coredns\s+\d+\/\d+\s+\d+\s+\d+\s+\S+$/m);
+  });
+
   it('lists ConfigMaps with their DATA count', async () => {
     const run = await kubectl('get', 'configmaps', '-n', 'kube-public');
     expect(run.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^NAME\s+DATA\s+AGE$/), expect.stringMatching(/^cluster-info\s+1\s+\S+$/)]);
