@@ -296,10 +296,11 @@ export class KubernetesEmulator {
         if (!table) return HttpResponse.json(found);
         return HttpResponse.json(toTable({ resource, objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
       }
-      case 'PUT':
+      case 'PUT': {
         const body = await this.#body(request);
         const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
         return HttpResponse.json(api.replace(resource, namespace, name, body, now), { headers: withWarnings(warnings) });
+      }
       case 'PATCH': {
         const contentType = request.headers.get('content-type') ?? '';
         const body = await this.#body(request);
