@@ -159,6 +159,9 @@ export function openApiV2Document(kubernetesVersion: string): Document {
   return { swagger: '2.0', info: info(kubernetesVersion), paths: v2Paths, definitions: toV2(schemas(all)) };
 }
 
+/** Documents already rendered, by Kubernetes version and path: the served kinds do not change while a process runs. */
+const served = new Map<string, OpenApiAnswer>();
+
 export interface OpenApiAnswer {
   status: number;
   body: string;
@@ -177,6 +180,9 @@ export function openApi(pathname: string, accept: string | null, kubernetesVersi
   if (types.length > 0 && !types.some((t) => t === 'application/json' || t === '*/*' || t === 'application/*')) {
     return { status: 406, contentType: 'text/plain; charset=utf-8', body: `only application/json is served for ${pathname}\n` };
   }
+  const key = `${kubernetesVersion} ${pathname}`;
+  const cached = served.get(key);
+  if (cached) return cached;
   let doc: Json | undefined;
   if (pathname === '/openapi/v2') doc = openApiV2Document(kubernetesVersion);
   else if (pathname === '/openapi/v3') doc = openApiV3Index(kubernetesVersion);
@@ -184,5 +190,7 @@ export function openApi(pathname: string, accept: string | null, kubernetesVersi
   if (!doc) return { status: 404, contentType: 'text/plain; charset=utf-8', body: '404 page not found\n' };
   // A hash-addressed document never changes: kube-openapi lets clients cache it for good.
   const immutable = pathname.startsWith('/openapi/v3/');
-  return { status: 200, contentType: 'application/json', body: JSON.stringify(doc), ...(immutable ? { headers: { 'cache-control': 'public, immutable' } } : {}) };
+  const answer: OpenApiAnswer = { status: 200, contentType: 'application/json', body: JSON.stringify(doc), ...(immutable ? { headers: { 'cache-control': 'public, immutable' } } : {}) };
+  served.set(key, answer);
+  return answer;
 }
