@@ -349,6 +349,11 @@ export class KubernetesEmulator {
     const current = api.list(resource, namespace, labelSelector, fieldSelector);
     const rv = params.get('resourceVersion') ?? '';
     if (rv !== '' && !/^\d+$/.test(rv)) throw new ApiError(400, 'BadRequest', `Invalid value: "${rv}": resourceVersion must be a number`);
+    // A revision the store has not reached: the watch cache waits up to 3 s for it, then answers 504 with the cause
+    // client-go relists on (apiserver storage.NewTooLargeResourceVersionError); nothing here moves it meanwhile.
+    if (rv !== '' && Number(rv) > Number(api.store.revision)) {
+      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${api.store.revision}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+    }
     const bookmarks = ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(params.get('allowWatchBookmarks') ?? '');
     const sendInitialEvents = params.get('sendInitialEvents') === 'true';
     // No resourceVersion (or "0", any): the current state first, as synthetic ADDED events (api-concepts#semantics-for-watch).

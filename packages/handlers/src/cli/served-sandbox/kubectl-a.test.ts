@@ -197,6 +197,17 @@ describe('kubectl watches', () => {
     expect(out).toMatch(/^watched\s+2\s/m);
   });
 
+  it('streams WatchEvents to `kubectl get --raw` from a resourceVersion, and refuses one the server has not reached', async () => {
+    const listed = JSON.parse((await kubectl('get', '--raw', '/api/v1/namespaces/kube-public/configmaps')).stdout) as { metadata: { resourceVersion: string } };
+    await kubectl('create', 'configmap', 'after-list', '-n', 'kube-public', '--from-literal=k=v');
+    const run = await kubectl('get', '--raw', `/api/v1/namespaces/kube-public/configmaps?watch=1&resourceVersion=${listed.metadata.resourceVersion}&timeoutSeconds=1`);
+    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { kind: string; metadata: { name: string } } });
+    expect(events.map((e) => `${e.type} ${e.object.kind}/${e.object.metadata.name}`)).toEqual(['ADDED ConfigMap/after-list']);
+    const ahead = await kubectl('get', '--raw', `/api/v1/configmaps?watch=1&resourceVersion=${Number(listed.metadata.resourceVersion) + 1_000_000}`);
+    expect(ahead.code).not.toBe(0);
+    expect(ahead.stderr).toContain('Too large resource version');
+  });
+
   it('sees a pod the simulated kubelet starts on the virtual clock go from Pending to Running', async () => {
     const file = await manifest('web.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n');
     const out = await watching(['get', 'pods', '-n', 'default', '-l', 'app=web', '-w', '--output-watch-events'], async () => {
