@@ -30,3 +30,23 @@ describe('protobuf request bodies', () => {
     expect(() => decodeProtobufBody(Buffer.from('{"kind":"ConfigMap"}'))).toThrow(expect.objectContaining({ code: 400 }) as ApiError);
   });
 });
+
+// `kubectl create service nodeport np --tcp=80:web --node-port=30080`, as kubectl 1.32.4 sent it.
+const KUBECTL_SERVICE = Buffer.from(
+  '6b3873000a0d0a0276311207536572766963651268' +
+    '0a1d0a026e7012001a0022002a003200380042005a090a036170701202' + '6e70' +
+    '12430a1e0a0638302d776562120354435018502209080110001a03776562' + '2880eb01' + '12090a03617070' + '12026e70' + '1a0022084e6f6465506f72743a00' + '42005200' + '5a00' + '60006800' +
+    '1a020a00' + '1a002200',
+  'hex',
+);
+
+describe('protobuf Services', () => {
+  it('decodes the Service kubectl create service sends, a named target port as its name', () => {
+    expect(decodeProtobufBody(KUBECTL_SERVICE)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'np', labels: { app: 'np' } },
+      spec: { ports: [{ name: '80-web', protocol: 'TCP', port: 80, targetPort: 'web', nodePort: 30080 }], selector: { app: 'np' }, type: 'NodePort' },
+    });
+  });
+});

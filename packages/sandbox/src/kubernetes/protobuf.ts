@@ -14,6 +14,8 @@ type Field =
   | { name: string; type: 'int'; optional?: boolean }
   /** Read and left out: what a create ignores (a Deployment's status). */
   | { name: string; type: 'ignored' }
+  /** intstr.IntOrString: {type, intVal, strVal}, a number or a string in JSON (a Service's targetPort). */
+  | { name: string; type: 'int-or-string' }
   | { name: string; type: 'message'; message: Message }
   | { name: string; type: 'repeated-string' }
   | { name: string; type: 'repeated-message'; message: Message }
@@ -104,6 +106,23 @@ const DEPLOYMENT_SPEC: Message = {
   9: { name: 'progressDeadlineSeconds', type: 'int', optional: true },
 };
 
+const SERVICE_SPEC: Message = {
+  1: {
+    name: 'ports',
+    type: 'repeated-message',
+    message: { 1: { name: 'name', type: 'string' }, 2: { name: 'protocol', type: 'string' }, 3: { name: 'port', type: 'int' }, 4: { name: 'targetPort', type: 'int-or-string' }, 5: { name: 'nodePort', type: 'int' } },
+  },
+  2: { name: 'selector', type: 'map-string' },
+  3: { name: 'clusterIP', type: 'string' },
+  4: { name: 'type', type: 'string' },
+  7: { name: 'sessionAffinity', type: 'string' },
+  8: { name: 'loadBalancerIP', type: 'string' },
+  10: { name: 'externalName', type: 'string' },
+  11: { name: 'externalTrafficPolicy', type: 'string' },
+  12: { name: 'healthCheckNodePort', type: 'int' },
+  13: { name: 'publishNotReadyAddresses', type: 'bool' },
+};
+
 /** The kinds decoded, by `apiVersion/kind` (the envelope's TypeMeta). */
 const KINDS: Record<string, Message> = {
   'v1/ConfigMap': { 1: meta, 2: { name: 'data', type: 'map-string' }, 3: { name: 'binaryData', type: 'map-bytes' }, 4: { name: 'immutable', type: 'bool' } },
@@ -113,6 +132,8 @@ const KINDS: Record<string, Message> = {
     2: { name: 'spec', type: 'message', message: { 1: { name: 'finalizers', type: 'repeated-string' } } },
     3: { name: 'status', type: 'message', message: { 1: { name: 'phase', type: 'string' } } },
   },
+  // What `kubectl create service clusterip|nodeport|externalname` sends.
+  'v1/Service': { 1: meta, 2: { name: 'spec', type: 'message', message: SERVICE_SPEC }, 3: { name: 'status', type: 'ignored' } },
   'apps/v1/Deployment': { 1: meta, 2: { name: 'spec', type: 'message', message: DEPLOYMENT_SPEC }, 3: { name: 'status', type: 'ignored' } },
   // DeleteOptions: an eviction's grace period and preconditions are not honoured anyway.
   'policy/v1/Eviction': { 1: meta, 2: { name: 'deleteOptions', type: 'ignored' } },
@@ -229,6 +250,11 @@ function decode(bytes: Uint8Array, message: Message): Json {
       case 'ignored':
         reader.skip(wireType);
         break;
+      case 'int-or-string': {
+        const v = decode(reader.chunk(), { 1: { name: 'type', type: 'int' }, 2: { name: 'intVal', type: 'int' }, 3: { name: 'strVal', type: 'string' } });
+        out[field.name] = v['type'] === 1 ? (v['strVal'] ?? '') : (v['intVal'] ?? 0);
+        break;
+      }
       case 'time': {
         const v = time(reader.chunk());
         if (v) out[field.name] = v;
