@@ -59,6 +59,21 @@ describe('server-side tables', () => {
     expect(rows(t)[0]?.cells).toEqual(['web-1', '1/2', 'CrashLoopBackOff', '3', '30s', '10.244.1.5', 'w-1', '<none>', '<none>']);
   });
 
+  it('prints services with their type, cluster IP, external address and ports, as printService does', () => {
+    const svc = (spec: Json, status: Json = {}): KubeObject => ({ metadata: { name: 's', creationTimestamp: '2026-01-01T23:00:00Z' }, spec, status });
+    // Services are served once kube-b's RESOURCES entry lands; the printer is keyed by resource name.
+    const cells = (o: KubeObject) => rows(toTable({ resource: 'services' as never, objects: [o], nowMs: NOW, version: 'v1', include: 'None', listMeta: {} }))[0]?.cells;
+    expect(cells(svc({ type: 'ClusterIP', clusterIP: '10.96.0.10', ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }], selector: { 'k8s-app': 'kube-dns' } }))).toEqual(['s', 'ClusterIP', '10.96.0.10', '<none>', '53/UDP,53/TCP', '60m', 'k8s-app=kube-dns']);
+    expect(cells(svc({ type: 'NodePort', clusterIP: '10.96.1.1', ports: [{ port: 80, nodePort: 30080 }] }))?.slice(3, 5)).toEqual(['<none>', '80:30080/TCP']);
+    expect(cells(svc({ type: 'LoadBalancer', clusterIP: '10.96.1.2', ports: [] }))?.slice(3, 5)).toEqual(['<pending>', '<none>']);
+    expect(cells(svc({ type: 'LoadBalancer', clusterIP: '10.96.1.2' }, { loadBalancer: { ingress: [{ ip: '203.0.113.7' }] } }))?.[3]).toBe('203.0.113.7');
+  });
+
+  it('prints endpoints as ip:port, the first three and how many more', () => {
+    const ep: KubeObject = { metadata: { name: 'e' }, subsets: [{ addresses: ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'].map((ip) => ({ ip })), ports: [{ port: 6443 }] }] };
+    expect(rows(toTable({ resource: 'endpoints' as never, objects: [ep], nowMs: NOW, version: 'v1', include: 'None', listMeta: {} }))[0]?.cells).toEqual(['e', '10.0.0.1:6443,10.0.0.2:6443,10.0.0.3:6443 + 1 more...', '<unknown>']);
+  });
+
   it('gives a kind without a printer the default Name and Created At columns', () => {
     const t = toTable({ resource: 'roles', objects: [{ metadata: { name: 'r', creationTimestamp: '2026-01-01T00:00:00Z' } }], nowMs: NOW, version: 'v1', include: 'None', listMeta: {} });
     expect((t['columnDefinitions'] as Array<{ name: string }>).map((c) => c.name)).toEqual(['Name', 'Created At']);

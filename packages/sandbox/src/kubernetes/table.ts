@@ -167,6 +167,59 @@ function deploymentCells(o: KubeObject, nowMs: number): unknown[] {
   ];
 }
 
+/** printService: the external address depends on the type; a load balancer without ingress is <pending>. */
+function serviceCells(o: KubeObject, nowMs: number): unknown[] {
+  const spec = obj(o['spec']) ?? {};
+  const type = str(spec['type'], 'ClusterIP');
+  const externalIPs = Array.isArray(spec['externalIPs']) ? (spec['externalIPs'] as unknown[]).map(String) : [];
+  let external = externalIPs.length > 0 ? externalIPs.join(',') : '<none>';
+  if (type === 'ExternalName') external = str(spec['externalName'], '<none>');
+  if (type === 'LoadBalancer') {
+    const ingress = list(obj(obj(o['status'])?.['loadBalancer'])?.['ingress']).map((i) => str(i['ip'], str(i['hostname'], ''))).filter((x) => x !== '');
+    const all = [...ingress, ...externalIPs];
+    external = all.length > 0 ? all.join(',') : '<pending>';
+  }
+  const ports = list(spec['ports']).map((p) => `${String(p['port'] ?? '')}${p['nodePort'] ? `:${String(p['nodePort'])}` : ''}/${str(p['protocol'], 'TCP')}`);
+  const selector = Object.entries(obj(spec['selector']) ?? {}).map(([k, v]) => `${k}=${String(v)}`);
+  return [o.metadata.name, type, str(spec['clusterIP'], '<none>'), external, ports.length > 0 ? ports.join(',') : '<none>', age(o, nowMs), selector.length > 0 ? selector.join(',') : '<none>'];
+}
+
+/** formatEndpoints: `ip:port` for every address and port, the first three, then how many more. */
+function endpointsCells(o: KubeObject, nowMs: number): unknown[] {
+  const all: string[] = [];
+  for (const subset of list(o['subsets'])) {
+    const ports = list(subset['ports']);
+    for (const address of list(subset['addresses'])) {
+      if (ports.length === 0) all.push(String(address['ip'] ?? ''));
+      for (const port of ports) all.push(`${String(address['ip'] ?? '')}:${String(port['port'] ?? '')}`);
+    }
+  }
+  const shown = all.slice(0, 3).join(',') + (all.length > 3 ? ` + ${all.length - 3} more...` : '');
+  return [o.metadata.name, all.length > 0 ? shown : '<none>', age(o, nowMs)];
+}
+
+/** printEvent: when it was last seen, what it is about, and (wide) where it came from and how often. */
+function eventCells(o: KubeObject, nowMs: number): unknown[] {
+  const involved = obj(o['involvedObject']) ?? {};
+  const seen = (field: string) => (typeof o[field] === 'string' ? humanDuration(nowMs - Date.parse(o[field] as string)) : undefined);
+  const last = seen('lastTimestamp') ?? seen('eventTime') ?? age(o, nowMs);
+  const first = seen('firstTimestamp') ?? seen('eventTime') ?? age(o, nowMs);
+  const count = typeof o['count'] === 'number' ? o['count'] : 1;
+  const source = obj(o['source']) ?? {};
+  return [
+    count > 1 ? `${last} (x${count} over ${first})` : last,
+    str(o['type'], ''),
+    str(o['reason'], ''),
+    `${String(involved['kind'] ?? '').toLowerCase()}/${String(involved['name'] ?? '')}`,
+    str(involved['fieldPath'], ''),
+    [str(source['component'], str(o['reportingComponent'], '')), str(source['host'], '')].filter((x) => x !== '').join(', '),
+    str(o['message'], ''),
+    first,
+    count,
+    o.metadata.name,
+  ];
+}
+
 interface Printer {
   columns: TableColumn[];
   cells: (o: KubeObject, nowMs: number) => unknown[];
@@ -230,7 +283,40 @@ const PRINTERS: Partial<Record<string, Printer>> = {
     columns: [NAME, col('Type', 'string', 'The type of the secret'), col('Data', 'integer', 'Data contains the secret data.'), AGE],
     cells: (o, now) => [o.metadata.name, str(o['type'], 'Opaque'), dataCount(o), age(o, now)],
   },
+  services: {
+    columns: [
+      NAME,
+      col('Type', 'string', 'type determines how the Service is exposed.'),
+      col('Cluster-IP', 'string', 'clusterIP is the IP address of the service and is usually assigned randomly.'),
+      col('External-IP', 'string', 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.'),
+      col('Port(s)', 'string', 'The list of ports that are exposed by this service.'),
+      AGE,
+      col('Selector', 'string', 'Route service traffic to pods with label keys and values matching this selector.', 1),
+    ],
+    cells: serviceCells,
+  },
+  endpoints: { columns: [NAME, col('Endpoints', 'string', 'Endpoints is the list of endpoints in the Endpoints object.'), AGE], cells: endpointsCells },
+  leases: {
+    columns: [NAME, col('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'), AGE],
+    cells: (o, now) => [o.metadata.name, str(obj(o['spec'])?.['holderIdentity'], ''), age(o, now)],
+  },
+  events: {
+    columns: [
+      col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
+      col('Type', 'string', 'Type of this event (Normal, Warning).'),
+      col('Reason', 'string', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+      col('Object', 'string', 'The object that this event is about.'),
+      col('Subobject', 'string', 'The subobject that this event is about.', 1),
+      col('Source', 'string', 'The component reporting this event.', 1),
+      col('Message', 'string', 'A human-readable description of the status of this operation.'),
+      col('First Seen', 'string', 'The time at which the event was first recorded.', 1),
+      col('Count', 'string', 'The number of times this event has occurred.', 1),
+      col('Name', 'string', 'Name must be unique within a namespace.', 1, 'name'),
+    ],
+    cells: eventCells,
+  },
 };
+
 
 /** apiserver/pkg/registry/rest/table.go defaultTableConvertor: for kinds with no printer. */
 const DEFAULT_PRINTER: Printer = {
