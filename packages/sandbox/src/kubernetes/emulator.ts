@@ -6,7 +6,9 @@
 // Authentication is not checked here: msw intercepts requests in-process, before TLS, so neither the client
 // certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
 // Serving the same emulator over real TLS (and checking the admin certificate) is another issue's work.
-// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, watches, graceful pod termination (an
+// Watches, server-side Tables, the OpenAPI documents and field validation are served (watch.ts, table.ts, openapi.ts);
+// JSON, merge, strategic merge patches and server-side apply too (patch-json.ts, patch-strategic.ts, apply.ts).
+// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, graceful pod termination (an
 // evicted pod is gone at once), rollout pacing (a changed pod template replaces the pods at once),
 // and DNS: a load-balancer hostname is taken to reach the cluster whose kubeadm init named it.
 import { http, HttpResponse, type HttpHandler } from 'msw';
@@ -19,6 +21,12 @@ import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus, type SimCluster } from './kubelets.js';
 import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
 import type { SandboxVmSource } from './vm-source.js';
+import { mediaType, PROTOBUF, requireDecodableBody } from './content-negotiation.js';
+import { decodeProtobufBody } from './protobuf.js';
+import { openApi } from './openapi.js';
+import { fieldValidationOf, validateFields, warningHeaders } from './openapi-validation.js';
+import { includeObjectOf, tableVersion, toTable } from './table.js';
+import { changeLog, isWatch, watchStream } from './watch.js';
 
 export const KUBERNETES_API_PORT = 6443;
 
@@ -107,6 +115,13 @@ function listKind(resource: Resource): string {
 function apiVersion(resource: Resource): string {
   const group = RESOURCES[resource].group;
   return group ? `${group}/${resourceVersion(resource)}` : 'v1';
+}
+
+/** Field validation's warnings as Warning headers (one header, a comma-separated list, is the same to HTTP). */
+function withWarnings(warnings: string[]): Headers {
+  const headers = new Headers();
+  for (const w of warningHeaders(warnings)) headers.append('warning', w);
+  return headers;
 }
 
 function withoutTypeMeta(o: KubeObject): Json {
@@ -221,6 +236,8 @@ export class KubernetesEmulator {
     countCall(this.#ctx, 'kubernetes', `${request.method} /${template}`);
     // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
     if (!cluster) return HttpResponse.error();
+    // The change log starts with the first request a cluster serves: watches resume from any revision after it.
+    changeLog(cluster.api.store);
     try {
       const dryRun = url.searchParams.getAll('dryRun');
       const response = dryRun.length > 0 && request.method !== 'GET' ? await this.#dryRun(cluster, dryRun, () => this.#serve(cluster, request, url, segments)) : await this.#serve(cluster, request, url, segments);
@@ -235,11 +252,8 @@ export class KubernetesEmulator {
   }
 
   async #body(request: Request): Promise<Json> {
-    // The sandbox decodes JSON only. A real API server decodes protobuf too; kubectl 1.32 does not retry a 415 as
-    // JSON (its fallback is for CBOR), so what kubectl sends as protobuf is read where it must be (access reviews).
-    if ((request.headers.get('content-type') ?? '').includes('protobuf')) {
-      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    }
+    requireDecodableBody(request.method, request.headers.get('content-type'));
+    if (mediaType(request.headers.get('content-type')) === PROTOBUF) return decodeProtobufBody(new Uint8Array(await request.arrayBuffer()));
     let body: unknown;
     try {
       body = await request.json();
@@ -295,6 +309,8 @@ export class KubernetesEmulator {
       const v = /^v(\d+)\.(\d+)/.exec(api.identity.kubernetesVersion);
       return HttpResponse.json({ major: v?.[1] ?? '1', minor: v?.[2] ?? '0', gitVersion: api.identity.kubernetesVersion, platform: 'linux/amd64' });
     }
+    const spec = method === 'GET' ? openApi(url.pathname, request.headers.get('accept'), api.identity.kubernetesVersion) : undefined;
+    if (spec) return new HttpResponse(spec.body, { status: spec.status, headers: { 'content-type': spec.contentType, ...spec.headers } });
     const route = parseRoute(segments);
     const { resource, namespace, name, subresource } = route;
     if (subresource !== undefined) {
@@ -314,19 +330,28 @@ export class KubernetesEmulator {
       return HttpResponse.json(selfSubjectAccessReview(review), { status: 201 });
     }
     if (name === undefined) {
-      if (method === 'GET') return this.#list(api, resource, namespace, url, live);
+      if (method === 'GET') return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url, live);
       if (method === 'POST') {
         if (RESOURCES[resource].namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-        const created = api.create(resource, namespace, await this.#body(request), now, writer);
-        return HttpResponse.json(created, { status: 201 });
+        const body = await this.#body(request);
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
+        const created = api.create(resource, namespace, body, now, writer);
+        return HttpResponse.json(created, { status: 201, headers: withWarnings(warnings) });
       }
       throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
     switch (method) {
-      case 'GET':
-        return HttpResponse.json(live(api.get(resource, namespace, name)));
-      case 'PUT':
-        return HttpResponse.json(api.replace(resource, namespace, name, await this.#body(request), now, writer));
+      case 'GET': {
+        const found = live(api.get(resource, namespace, name));
+        const table = tableVersion(request.headers.get('accept'));
+        if (!table) return HttpResponse.json(found);
+        return HttpResponse.json(toTable({ resource, objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
+      }
+      case 'PUT': {
+        const body = await this.#body(request);
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
+        return HttpResponse.json(api.replace(resource, namespace, name, body, now, writer), { headers: withWarnings(warnings) });
+      }
       case 'PATCH': {
         const contentType = request.headers.get('content-type') ?? '';
         const apply = contentType.startsWith('application/apply-patch+yaml');
@@ -336,10 +361,12 @@ export class KubernetesEmulator {
           throw new ApiError(422, 'Invalid', `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`, { kind: 'PatchOptions', group: 'meta.k8s.io' });
         }
         const body = await this.#patchBody(request, contentType);
+        const patchObject = obj(body);
+        const warnings = patchObject ? validateFields(resource, patchObject, fieldValidationOf(url.searchParams.get('fieldValidation')), true) : [];
         const existed = apply && api.store.get(resource, RESOURCES[resource].namespaced ? namespace : undefined, name) !== undefined;
         const patched = api.patch(resource, namespace, name, body, contentType, now, apply ? { ...(fieldManager !== undefined ? { manager: fieldManager } : {}), force: force === 'true' } : writer);
         // An apply that created the object answers 201 Created, as a create does.
-        return HttpResponse.json(patched, { status: apply && !existed ? 201 : 200 });
+        return HttpResponse.json(patched, { status: apply && !existed ? 201 : 200, headers: withWarnings(warnings) });
       }
       case 'DELETE': {
         const deleted = api.delete(resource, namespace, name, now);
@@ -350,10 +377,14 @@ export class KubernetesEmulator {
     }
   }
 
-  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, url: URL, live: (o: KubeObject) => KubeObject): Response {
+  #list(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL, live: (o: KubeObject) => KubeObject): Response {
+    const table = tableVersion(request.headers.get('accept'));
+    const asTable = (items: KubeObject[], listMeta: Json) =>
+      table ? HttpResponse.json(toTable({ resource, objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
     if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
       // Listing in a missing namespace is an empty list, as on a real API server.
-      return HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: { resourceVersion: api.store.revision }, items: [] });
+      const listMeta = { resourceVersion: api.store.revision };
+      return asTable([], listMeta) ?? HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: listMeta, items: [] });
     }
     const all = api.list(resource, namespace, url.searchParams.get('labelSelector') ?? undefined, url.searchParams.get('fieldSelector') ?? undefined);
     const limit = Number(url.searchParams.get('limit') ?? '0');
@@ -365,11 +396,49 @@ export class KubernetesEmulator {
     }
     const page = limit > 0 ? all.slice(offset, offset + limit) : all.slice(offset);
     const next = limit > 0 && offset + limit < all.length ? offset + limit : undefined;
-    return HttpResponse.json({
-      kind: listKind(resource),
-      apiVersion: apiVersion(resource),
-      metadata: { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) },
-      items: page.map((o) => withoutTypeMeta(live(o))),
+    const listMeta = { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) };
+    const items = page.map(live);
+    return asTable(items, listMeta) ?? HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: listMeta, items: items.map(withoutTypeMeta) });
+  }
+
+  /** `?watch=true` on a collection: a chunked stream of WatchEvents (see watch.ts). */
+  #watch(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL): Response {
+    const params = url.searchParams;
+    const labelSelector = params.get('labelSelector') ?? undefined;
+    const fieldSelector = params.get('fieldSelector') ?? undefined;
+    // Also checks the selectors, so that a bad one is a 400 before the stream starts.
+    const current = api.list(resource, namespace, labelSelector, fieldSelector);
+    const rv = params.get('resourceVersion') ?? '';
+    if (rv !== '' && !/^\d+$/.test(rv)) throw new ApiError(400, 'BadRequest', `Invalid value: "${rv}": resourceVersion must be a number`);
+    // A revision the store has not reached: the watch cache waits up to 3 s for it, then answers 504 with the cause
+    // client-go relists on (apiserver storage.NewTooLargeResourceVersionError); nothing here moves it meanwhile.
+    if (rv !== '' && Number(rv) > Number(api.store.revision)) {
+      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${api.store.revision}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+    }
+    const bookmarks = ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(params.get('allowWatchBookmarks') ?? '');
+    const sendInitialEvents = params.get('sendInitialEvents') === 'true';
+    // No resourceVersion (or "0", any): the current state first, as synthetic ADDED events (api-concepts#semantics-for-watch).
+    const initial = rv === '' || rv === '0' || sendInitialEvents;
+    const timeout = Number(params.get('timeoutSeconds') ?? '');
+    const table = tableVersion(request.headers.get('accept'));
+    const include = includeObjectOf(params.get('includeObject'));
+    const body = watchStream({
+      filter: { resource, ...(namespace !== undefined ? { namespace } : {}), ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) },
+      log: changeLog(api.store),
+      initial: initial ? current : undefined,
+      from: Number(rv || '0'),
+      revision: () => api.store.revision,
+      bookmarks,
+      initialEventsEnd: sendInitialEvents && bookmarks,
+      // The API server's default is its --min-request-timeout (1800 s); the client's timeoutSeconds wins.
+      timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout * 1000 : 1_800_000,
+      // The watch cache sends a bookmark about once a minute (cacher.go, bookmarkFrequency).
+      bookmarkEveryMs: 60_000,
+      render: (o, first) =>
+        table ? toTable({ resource, objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
+      tick: () => this.tick(),
+      tickEveryMs: 200,
     });
+    return new HttpResponse(body, { status: 200, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
   }
 }

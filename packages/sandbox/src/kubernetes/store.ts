@@ -111,9 +111,18 @@ export interface ObjectStoreState {
   objects: Array<[Resource, Array<[string, KubeObject]>]>;
 }
 
+/** One write to the store, as a watch reports it; `previous` is the object a MODIFIED replaced. */
+export interface StoreChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  resource: Resource;
+  object: KubeObject;
+  previous?: KubeObject;
+}
+
 export class ObjectStore {
   /** Per resource, by `namespace/name`. */
   readonly #objects = new Map<Resource, Map<string, KubeObject>>();
+  readonly #listeners = new Set<(change: StoreChange) => void>();
   #revision = 1;
   #uid = 0;
   readonly #uidPrefix: string;
@@ -148,6 +157,16 @@ export class ObjectStore {
     this.#uid = s.uid;
     this.#objects.clear();
     for (const [resource, entries] of s.objects) this.#objects.set(resource, new Map(entries));
+  }
+
+  /** Calls `listener` after every write (watch streams keep their change log with it); returns the unsubscribe. */
+  onChange(listener: (change: StoreChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(change: StoreChange): void {
+    for (const listener of this.#listeners) listener(change);
   }
 
   get revision(): string {
@@ -195,6 +214,7 @@ export class ObjectStore {
       },
     };
     this.#of(resource).set(key, stored);
+    this.#emit({ type: 'ADDED', resource, object: stored });
     return stored;
   }
 
@@ -218,6 +238,7 @@ export class ObjectStore {
       },
     };
     this.#of(resource).set(key, stored);
+    this.#emit({ type: 'MODIFIED', resource, object: stored, previous: current });
     return stored;
   }
 
@@ -227,6 +248,8 @@ export class ObjectStore {
     if (current) {
       this.#of(resource).delete(key);
       this.#revision += 1;
+      // A DELETED event carries the object at the revision of its deletion (as etcd's delete event does).
+      this.#emit({ type: 'DELETED', resource, object: { ...current, metadata: { ...current.metadata, resourceVersion: String(this.#revision) } } });
     }
     return current;
   }

@@ -2,12 +2,16 @@
 // API emulator serves, so that kubectl, which asks for them before anything else, can find `nodes` and the rest.
 import { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from '../kubernetes/store.js';
 
-const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
+/** The verbs every served resource takes (watch since watch.ts); clients such as informers check for list and watch. */
+const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 /** kubectl's short names (`kubectl get deploy`), as the real API server's discovery lists them. */
 const SHORT_NAMES: Record<string, string[]> = {
   nodes: ['no'], pods: ['po'], namespaces: ['ns'], configmaps: ['cm'], services: ['svc'], deployments: ['deploy'],
   daemonsets: ['ds'], replicasets: ['rs'], statefulsets: ['sts'], poddisruptionbudgets: ['pdb'], serviceaccounts: ['sa'],
 };
+
+/** The resources in the `all` category (`kubectl get all`), as the real API server's discovery lists them. */
+const ALL_CATEGORY = new Set(['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'horizontalpodautoscalers', 'cronjobs', 'jobs']);
 
 type Spec = { kind: string; group: string; namespaced: boolean; version?: string };
 const RESOURCES = KUBERNETES_SANDBOX_RESOURCES as Record<string, Spec>;
@@ -25,7 +29,7 @@ function resourceList(group: string): unknown {
   const groupVersion = group ? `${group}/${versionOf(group)}` : 'v1';
   const resources = Object.entries(RESOURCES)
     .filter(([, spec]) => spec.group === group)
-    .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS, ...(SHORT_NAMES[name] ? { shortNames: SHORT_NAMES[name] } : {}) }));
+    .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS, ...(SHORT_NAMES[name] ? { shortNames: SHORT_NAMES[name] } : {}), ...(ALL_CATEGORY.has(name) ? { categories: ['all'] } : {}) }));
   if (group === '' && RESOURCES['pods']) resources.push({ name: 'pods/eviction', singularName: '', namespaced: true, kind: 'Eviction', verbs: ['create'] });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }

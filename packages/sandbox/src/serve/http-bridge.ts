@@ -43,14 +43,40 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
     res.destroy();
     return;
   }
-  const body = Buffer.from(await response.arrayBuffer());
   const headers: OutgoingHttpHeaders = {};
   response.headers.forEach((value, name) => {
     if (!HOP_BY_HOP.has(name) && name !== 'content-length' && name !== 'content-encoding') headers[name] = value;
   });
+  if (response.headers.get('transfer-encoding') === 'chunked' && response.body) {
+    await streamBody(res, response.status, headers, response.body);
+    return;
+  }
+  const body = Buffer.from(await response.arrayBuffer());
   headers['content-length'] = body.length;
   res.writeHead(response.status, headers);
   res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * A response the emulator streams (a Kubernetes watch): each chunk goes out as it comes, as HTTP/1.1 chunked
+ * transfer coding, until the emulator ends it or the client goes away (which cancels the emulator's stream).
+ */
+async function streamBody(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: ReadableStream<Uint8Array>): Promise<void> {
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  const reader = body.getReader();
+  const onClose = () => void reader.cancel().catch(() => undefined);
+  res.once('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      res.write(value);
+    }
+  } finally {
+    res.off('close', onClose);
+    if (!res.destroyed) res.end();
+  }
 }
 
 export function writePlain(res: ServerResponse, status: number, contentType: string, body: string): void {
