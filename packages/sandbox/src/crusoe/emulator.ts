@@ -461,7 +461,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     try {
       const [status, result] = await this.#route(request.method, path, url.searchParams, body);
       if (fault === 'lost-response') return HttpResponse.error();
-      return status === 204 ? new HttpResponse(null, { status }) : HttpResponse.json(result as Json, { status });
+      return status === 204 || result === undefined ? new HttpResponse(null, { status }) : HttpResponse.json(result as Json, { status });
     } catch (e) {
       if (e instanceof ApiError) return this.#error(e.status, e.code, e.message);
       throw e;
@@ -1020,7 +1020,8 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (method === 'DELETE') {
       const id = query.get('id') ?? '';
       if (!this.sshKeys.delete(id)) throw new ApiError(404, 'not_found', `SSH key ${id} not found`);
-      return [200, {}];
+      // 200 emptyResponse in the swagger ("Empty Response", no schema): no body.
+      return [200, undefined];
     }
     throw new ApiError(400, 'bad_request', `${method} on SSH keys is not modelled`);
   }
@@ -1041,8 +1042,9 @@ export class CrusoeEmulator implements SandboxVmSource {
       if ([...this.vms.values()].some((v) => v.partitionId === p.id)) throw new ApiError(409, 'in_use', `IB partition ${p.name} still has VMs`);
       if ([...this.pools.values()].some((x) => x.partitionId === p.id)) throw new ApiError(409, 'in_use', `IB partition ${p.name} is used by a node pool`);
       this.partitions.delete(p.id);
-      // 200 emptyResponse in the swagger (DELETE /projects/{project_id}/networking/ib-partitions/{ib_partition_id}), as the other deletes here.
-      return [200, {}];
+      // 200 emptyResponse in the swagger (DELETE /projects/{project_id}/networking/ib-partitions/{ib_partition_id}):
+      // "Empty Response", no schema, so no body.
+      return [200, undefined];
     }
     throw new ApiError(400, 'bad_request', `${method} on an IB partition is not modelled`);
   }

@@ -1,73 +1,14 @@
-// Label selectors as the Hetzner Cloud API parses them (https://docs.hetzner.cloud/reference/cloud#label-selector):
-// `k==v`/`k=v`, `k!=v`, `k`, `!k`, `k in (v1,v2)`, `k notin (v1,v2)`, joined by commas. A malformed selector is
-// refused with 400 `invalid_input`, never read as matching nothing.
+// The Hetzner Cloud API's label selectors (https://docs.hetzner.cloud/reference/cloud#label-selector): the shared
+// grammar, a malformed selector refused with 400 `invalid_input`.
+import { labelSelector, LabelSelectorSyntaxError } from '../label-selector.js';
 import { invalidInput, type Labels } from './api-error.js';
-
-type Requirement =
-  | { key: string; op: 'eq' | 'ne'; value: string }
-  | { key: string; op: 'in' | 'notin'; values: string[] }
-  | { key: string; op: 'exists' | 'absent' };
-
-// The label key and value syntax (https://docs.hetzner.cloud/reference/cloud#labels).
-const KEY = '(?:[a-zA-Z0-9.-]+\\/)?[a-zA-Z0-9](?:[-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?';
-const VALUE = '(?:[a-zA-Z0-9](?:[-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?)?';
-const EQ = new RegExp(`^(${KEY})\\s*(==|=|!=)\\s*(${VALUE})$`);
-const SET = new RegExp(`^(${KEY})\\s+(in|notin)\\s+\\(([^()]*)\\)$`);
-const EXISTS = new RegExp(`^(!?)\\s*(${KEY})$`);
-const VALUE_ONLY = new RegExp(`^${VALUE}$`);
-
-/** Splits on the commas between requirements, not those inside `in (a,b)`. */
-function split(selector: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of selector) {
-    if (ch === '(') depth += 1;
-    if (ch === ')') depth -= 1;
-    if (ch === ',' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else current += ch;
-  }
-  parts.push(current);
-  return parts.map((p) => p.trim());
-}
-
-export function parseHetznerLabelSelector(selector: string): Requirement[] {
-  return split(selector).map((part): Requirement => {
-    const eq = EQ.exec(part);
-    if (eq) return { key: eq[1]!, op: eq[2] === '!=' ? 'ne' : 'eq', value: eq[3]! };
-    const set = SET.exec(part);
-    if (set) {
-      const values = set[3]!.split(',').map((v) => v.trim());
-      if (values.some((v) => v === '' || !VALUE_ONLY.test(v))) throw invalidInput('label_selector', `invalid value list in '${part}'`);
-      return { key: set[1]!, op: set[2] === 'in' ? 'in' : 'notin', values };
-    }
-    const exists = EXISTS.exec(part);
-    if (exists) return { key: exists[2]!, op: exists[1] === '!' ? 'absent' : 'exists' };
-    throw invalidInput('label_selector', `invalid label selector expression '${part}'`);
-  });
-}
 
 /** A predicate over labels; throws ApiError (400 invalid_input) for a malformed selector. */
 export function hetznerLabelSelector(selector: string): (labels: Labels) => boolean {
-  const requirements = parseHetznerLabelSelector(selector);
-  return (labels) =>
-    requirements.every((r) => {
-      const value = labels[r.key];
-      switch (r.op) {
-        case 'eq':
-          return value === r.value;
-        case 'ne':
-          return value !== r.value;
-        case 'in':
-          return value !== undefined && r.values.includes(value);
-        case 'notin':
-          return value === undefined || !r.values.includes(value);
-        case 'exists':
-          return value !== undefined;
-        case 'absent':
-          return value === undefined;
-      }
-    });
+  try {
+    return labelSelector(selector);
+  } catch (error) {
+    if (error instanceof LabelSelectorSyntaxError) throw invalidInput('label_selector', error.message);
+    throw error;
+  }
 }

@@ -2,7 +2,7 @@
 // object store, Deployments -> pods, a scheduler honouring taints and cordons, evictions honouring
 // PodDisruptionBudgets, and the node lifecycle (Ready, unreachable, taint-based eviction, pod GC on delete).
 import { createHash } from 'node:crypto';
-import { matchesLabelSelector } from '../label-selector.js';
+import { labelSelector as parseLabelSelector, LabelSelectorSyntaxError } from '../label-selector.js';
 import { recordUpdate, serverSideApply } from './apply.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
 import { nodeResources, UNKNOWN_MACHINE, type MachineSize } from './node-resources.js';
@@ -195,7 +195,10 @@ export class ClusterApi {
 
   list(resource: Resource, namespace: string | undefined, labelSelector?: string, fieldSelector?: string): KubeObject[] {
     let items = this.store.sortedList(resource, namespace);
-    if (labelSelector) items = items.filter((o) => matchesLabelSelector(labelsOf(o), labelSelector));
+    if (labelSelector) {
+      const matches = kubernetesLabelSelector(labelSelector);
+      items = items.filter((o) => matches(labelsOf(o)));
+    }
     if (fieldSelector) {
       const clauses = parseFieldSelector(resource, fieldSelector);
       items = items.filter((o) => matchesFieldSelector(o, clauses));
@@ -1101,5 +1104,15 @@ export class ClusterApi {
     const expiration = field('expiration');
     if (expiration !== undefined && Date.parse(expiration) <= nowMs) return `${noJws} (the token expired at ${expiration})`;
     return null;
+  }
+}
+
+/** A label selector as the API server parses it: a malformed one is 400 BadRequest (labels.Parse's error), not an empty list. */
+export function kubernetesLabelSelector(selector: string): (labels: Record<string, string>) => boolean {
+  try {
+    return parseLabelSelector(selector);
+  } catch (error) {
+    if (error instanceof LabelSelectorSyntaxError) throw new ApiError(400, 'BadRequest', `unable to parse requirement: ${error.message}`);
+    throw error;
   }
 }

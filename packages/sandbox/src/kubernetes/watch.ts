@@ -2,7 +2,8 @@
 // keeps it) and the streams `?watch=true` opens on it, newline-delimited JSON WatchEvents over a chunked response.
 // Semantics: https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes and
 // #semantics-for-watch; the too-old error and its wording: apiserver/pkg/storage/cacher/watch_cache.go.
-import { matchesLabelSelector } from '../label-selector.js';
+import { kubernetesLabelSelector } from './cluster.js';
+import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
 import { ApiError, clone, obj, RESOURCES, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
 import { apiVersionOf, typed } from './typed.js';
 
@@ -89,21 +90,6 @@ export function isWatch(params: URLSearchParams): boolean {
  * Whether an object passes a field selector. Every kind supports metadata.name and metadata.namespace; the other
  * fields a kind supports are paths into the object (spec.nodeName, status.phase), checked by the list first.
  */
-function matchesFields(o: KubeObject, selector: string): boolean {
-  return selector
-    .split(',')
-    .map((c) => c.trim())
-    .filter((c) => c.length > 0)
-    .every((clause) => {
-      const ne = clause.includes('!=');
-      const [field = '', value = ''] = ne ? clause.split('!=') : clause.split(/==?/);
-      let cur: unknown = o;
-      for (const part of field.split('.')) cur = obj(cur)?.[part];
-      const actual = cur === undefined || cur === null ? '' : String(cur);
-      return ne ? actual !== value : actual === value;
-    });
-}
-
 export interface WatchFilter {
   resource: Resource;
   namespace?: string;
@@ -113,8 +99,10 @@ export interface WatchFilter {
 
 function matches(filter: WatchFilter, o: KubeObject): boolean {
   if (filter.namespace !== undefined && o.metadata.namespace !== filter.namespace) return false;
-  if (filter.labelSelector && !matchesLabelSelector(o.metadata.labels ?? {}, filter.labelSelector)) return false;
-  if (filter.fieldSelector && !matchesFields(o, filter.fieldSelector)) return false;
+  // The list's own parsers: a watch selects what a list with the same selectors would (the emulator lists first, so
+  // a malformed selector was refused before the stream started).
+  if (filter.labelSelector && !kubernetesLabelSelector(filter.labelSelector)(o.metadata.labels ?? {})) return false;
+  if (filter.fieldSelector && !matchesFieldSelector(o, parseFieldSelector(filter.resource, filter.fieldSelector))) return false;
   return true;
 }
 

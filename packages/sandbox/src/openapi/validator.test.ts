@@ -17,6 +17,11 @@ describe('OpenAPI response validator', () => {
     expect(findOperation(hetzner, 'GET', '/v2/servers')).toBeUndefined();
   });
 
+  it('takes a 404 for a path the document does not have as the answer it is, and flags any other answer to one', () => {
+    expect(hetznerValidator.validate('GET', '/v1/no-such-collection', 404, { error: { code: 'not_found', message: 'not found' } })).toEqual([]);
+    expect(hetznerValidator.validate('GET', '/v1/no-such-collection', 200, { items: [] })).toEqual([expect.objectContaining({ message: 'no operation in the API document matches this request' })]);
+  });
+
   it('reports a missing required field with its JSON pointer', () => {
     const violations = hetznerValidator.validate('GET', '/v1/locations/1', 200, { location: { id: 1, name: 'fsn1' } });
     expect(violations.length).toBeGreaterThan(0);
