@@ -157,3 +157,19 @@ describe('SelfSubjectAccessReview', () => {
     expect(refused(() => selfSubjectAccessReview({ spec: {} })).code).toBe(422);
   });
 });
+
+describe('Label selectors', () => {
+  it('take the set-based forms a real API server takes, and refuse a malformed one with 400 instead of listing nothing', () => {
+    const api = cluster();
+    for (const [name, tier] of [['web', 'front'], ['api', 'back'], ['db', 'data']] as const) {
+      api.create('configmaps', 'default', { metadata: { name, labels: { tier } } }, t0);
+    }
+    const names = (selector: string) => api.list('configmaps', 'default', selector).map((o) => o.metadata.name);
+    expect(names('tier in (front, back)')).toEqual(['api', 'web']);
+    expect(names('tier notin (front),tier')).toEqual(['api', 'db']);
+    expect(names('!tier').filter((n) => ['web', 'api', 'db'].includes(n))).toEqual([]);
+    const error = refused(() => api.list('configmaps', 'default', 'tier=front=back'));
+    expect(error.code).toBe(400);
+    expect(error.message).toContain('unable to parse requirement');
+  });
+});
