@@ -1,7 +1,8 @@
 // The core objects a real API server keeps beside the workloads: Services and their cluster IPs, node Leases and
 // Events from the node lifecycle, field selectors per resource, capacity from the machine, uids, access reviews.
 import { describe, expect, it } from 'vitest';
-import { reviewFromProtobuf, selfSubjectAccessReview } from './access-review.js';
+import { selfSubjectAccessReview } from './access-review.js';
+import { decodeProtobufBody } from './protobuf.js';
 import { ClusterApi, type RegisterNode } from './cluster.js';
 import { nodeResources } from './node-resources.js';
 import { ApiError, ObjectStore, uuidFrom } from './store.js';
@@ -148,8 +149,8 @@ describe('SelfSubjectAccessReview', () => {
     const attributes = Buffer.concat([str(1, 'default'), str(2, 'create'), str(3, ''), str(5, 'pods')]);
     const review = Buffer.concat([msg(1, Buffer.alloc(0)), msg(2, msg(1, attributes))]);
     const unknown = Buffer.concat([msg(1, Buffer.concat([str(1, 'authorization.k8s.io/v1'), str(2, 'SelfSubjectAccessReview')])), msg(2, review)]);
-    const decoded = reviewFromProtobuf(Buffer.concat([Buffer.from('k8s\0', 'binary'), unknown]));
-    expect(decoded['spec']).toEqual({ resourceAttributes: { namespace: 'default', verb: 'create', group: '', resource: 'pods' } });
+    const decoded = decodeProtobufBody(Buffer.concat([Buffer.from('k8s\0', 'binary'), unknown]));
+    expect(decoded['spec']).toEqual({ resourceAttributes: { namespace: 'default', verb: 'create', resource: 'pods' } });
     expect(selfSubjectAccessReview(decoded)).toMatchObject({ kind: 'SelfSubjectAccessReview', status: { allowed: true } });
   });
 

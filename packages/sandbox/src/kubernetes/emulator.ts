@@ -14,7 +14,7 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { parse as parseYaml } from 'yaml';
 import { managerFromUserAgent } from './apply.js';
-import { reviewFromProtobuf, selfSubjectAccessReview } from './access-review.js';
+import { selfSubjectAccessReview } from './access-review.js';
 import { heartbeatView, type LeaseRenewals } from './heartbeats.js';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
@@ -325,9 +325,7 @@ export class KubernetesEmulator {
     }
     if (resource === 'selfsubjectaccessreviews') {
       if (method !== 'POST' || name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-      const protobuf = (request.headers.get('content-type') ?? '').includes('protobuf');
-      const review = protobuf ? reviewFromProtobuf(Buffer.from(await request.arrayBuffer())) : await this.#body(request);
-      return HttpResponse.json(selfSubjectAccessReview(review), { status: 201 });
+      return HttpResponse.json(selfSubjectAccessReview(await this.#body(request)), { status: 201 });
     }
     if (name === undefined) {
       if (method === 'GET') return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url, live);

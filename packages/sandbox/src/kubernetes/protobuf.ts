@@ -1,5 +1,5 @@
 // Request bodies in the API server's protobuf encoding, which kubectl's typed clients send for built-in kinds
-// (`kubectl create configmap|secret|namespace|deployment`, drain's evictions): the `k8s\0` envelope around a
+// (`kubectl create configmap|secret|namespace|deployment`, drain's evictions, `auth can-i`'s access reviews): the `k8s\0` envelope around a
 // runtime.Unknown, whose raw bytes are the kind's message. Only the kinds and fields described here decode; a body
 // of another kind, or one that sets a field not described, gets 415 (never a field silently dropped), as from a server
 // without a protobuf serializer for it. Wire format: apimachinery/pkg/runtime/serializer/protobuf/protobuf.go; field
@@ -123,6 +123,16 @@ const SERVICE_SPEC: Message = {
   13: { name: 'publishNotReadyAddresses', type: 'bool' },
 };
 
+const RESOURCE_ATTRIBUTES: Message = {
+  1: { name: 'namespace', type: 'string' },
+  2: { name: 'verb', type: 'string' },
+  3: { name: 'group', type: 'string' },
+  4: { name: 'version', type: 'string' },
+  5: { name: 'resource', type: 'string' },
+  6: { name: 'subresource', type: 'string' },
+  7: { name: 'name', type: 'string' },
+};
+
 /** The kinds decoded, by `apiVersion/kind` (the envelope's TypeMeta). */
 const KINDS: Record<string, Message> = {
   'v1/ConfigMap': { 1: meta, 2: { name: 'data', type: 'map-string' }, 3: { name: 'binaryData', type: 'map-bytes' }, 4: { name: 'immutable', type: 'bool' } },
@@ -135,6 +145,21 @@ const KINDS: Record<string, Message> = {
   // What `kubectl create service clusterip|nodeport|externalname` sends.
   'v1/Service': { 1: meta, 2: { name: 'spec', type: 'message', message: SERVICE_SPEC }, 3: { name: 'status', type: 'ignored' } },
   'apps/v1/Deployment': { 1: meta, 2: { name: 'spec', type: 'message', message: DEPLOYMENT_SPEC }, 3: { name: 'status', type: 'ignored' } },
+  // What `kubectl auth can-i` sends: SelfSubjectAccessReview{metadata=1, spec=2}, spec{resourceAttributes=1,
+  // nonResourceAttributes=2} (k8s.io/api/authorization/v1/generated.proto). fieldSelector and labelSelector
+  // (ResourceAttributes 8 and 9, 1.31+) are not described: a review that sets them gets 415.
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: meta,
+    2: {
+      name: 'spec',
+      type: 'message',
+      message: {
+        1: { name: 'resourceAttributes', type: 'message', message: RESOURCE_ATTRIBUTES },
+        2: { name: 'nonResourceAttributes', type: 'message', message: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } },
+      },
+    },
+    3: { name: 'status', type: 'ignored' },
+  },
   // DeleteOptions: an eviction's grace period and preconditions are not honoured anyway.
   'policy/v1/Eviction': { 1: meta, 2: { name: 'deleteOptions', type: 'ignored' } },
 };
