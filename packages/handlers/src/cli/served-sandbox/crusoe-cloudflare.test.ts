@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crusoeAuthorizationHeader, crusoeTimestamp } from '@kubeplane/providers';
 import { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CREDENTIALS, type ServedFile } from '@kubeplane/sandbox';
-import { requireTool, runTool } from './test-support/tools.js';
+import { curl, requireTool, runTool } from './test-support/tools.js';
 import { ServedWorld } from './test-support/served-world.js';
 
 let world: ServedWorld;
@@ -18,14 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.dispose();
 }, 60_000);
-
-async function curl(args: string[]): Promise<{ status: number; body: string }> {
-  const bin = await requireTool('curl', 'curl');
-  const run = await runTool(bin, ['-sS', '-w', '\n%{http_code}', ...args], { PATH: process.env.PATH ?? '' });
-  if (run.code !== 0) throw new Error(`curl exit ${run.code}: ${run.stderr}`);
-  const cut = run.stdout.lastIndexOf('\n');
-  return { status: Number(run.stdout.slice(cut + 1)), body: run.stdout.slice(0, cut) };
-}
 
 type Json = Record<string, unknown>;
 

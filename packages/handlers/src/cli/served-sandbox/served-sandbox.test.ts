@@ -14,7 +14,7 @@ import { CrusoeProvider, parseKubeconfig, type KubeConnection } from '@kubeplane
 import { clusterTls, Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type ServedFile } from '@kubeplane/sandbox';
 import { Redacted, systemClock } from '@kubeplane/sdk';
 import { runCli } from '../../../../../test/helpers/cli.js';
-import { requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
+import { curl, requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
 import { repositoryRoot, ServedWorld } from './test-support/served-world.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -48,14 +48,6 @@ async function stopServer(signal: NodeJS.Signals): Promise<number | null> {
 async function aws(args: string[], env: NodeJS.ProcessEnv = awsEnv): Promise<ToolRun> {
   const bin = await requireTool('aws', 'awscli');
   return runTool(bin, ['--endpoint-url', served.aws, '--output', 'json', ...args], env);
-}
-
-async function curl(args: string[]): Promise<{ status: number; body: string }> {
-  const bin = await requireTool('curl', 'curl');
-  const run = await runTool(bin, ['-sS', '-w', '\n%{http_code}', ...args], { PATH: process.env.PATH ?? '' });
-  if (run.code !== 0) throw new Error(`curl exit ${run.code}: ${run.stderr}`);
-  const cut = run.stdout.lastIndexOf('\n');
-  return { status: Number(run.stdout.slice(cut + 1)), body: run.stdout.slice(0, cut) };
 }
 
 function json<T>(run: ToolRun): T {

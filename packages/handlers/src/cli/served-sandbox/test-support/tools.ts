@@ -50,3 +50,12 @@ export async function requirePythonWithHcloud(): Promise<string> {
   }
   throw new Error('a python3 with the hcloud library is required by this test: install the Debian package python3-hcloud (.ci/run does)');
 }
+
+/** curl (Debian's) with `args`: the HTTP status and the body; throws when curl itself fails. */
+export async function curl(args: string[]): Promise<{ status: number; body: string }> {
+  const bin = await requireTool('curl', 'curl');
+  const run = await runTool(bin, ['-sS', '-w', '\n%{http_code}', ...args], { PATH: process.env.PATH ?? '' });
+  if (run.code !== 0) throw new Error(`curl exit ${run.code}: ${run.stderr}`);
+  const cut = run.stdout.lastIndexOf('\n');
+  return { status: Number(run.stdout.slice(cut + 1)), body: run.stdout.slice(0, cut) };
+}
