@@ -81,6 +81,16 @@ class ApiError extends Error {
   }
 }
 
+/**
+ * A request that conflicts with the project's state (a name taken, a resource in use or not ready): 400 with the
+ * conflict's code. The API document has no 409 anywhere (its responses are 200/201/202/204, 400 badReqError, 401,
+ * 403, 404, 429 and 500), so the bad-request envelope is where the API puts these; clients tell them apart by
+ * `code` (already_exists, in_use, failed_precondition), as kubeplane's client does.
+ */
+function conflict(code: string, message: string): ApiError {
+  return new ApiError(400, code, message);
+}
+
 interface Vm {
   id: string;
   name: string;
@@ -649,7 +659,7 @@ export class CrusoeEmulator implements SandboxVmSource {
 
   #name(value: unknown, taken: Iterable<{ name: string }>, what: string): string {
     if (typeof value !== 'string' || !/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$/.test(value)) throw new ApiError(400, 'bad_request', `invalid ${what} name "${String(value)}"`);
-    for (const t of taken) if (t.name === value) throw new ApiError(409, 'already_exists', `a ${what} named ${value} already exists in this project`);
+    for (const t of taken) if (t.name === value) throw conflict('already_exists', `a ${what} named ${value} already exists in this project`);
     return value;
   }
 
@@ -814,8 +824,8 @@ export class CrusoeEmulator implements SandboxVmSource {
       const disk = this.disks.get(String(d['disk_id']));
       if (!disk) throw new ApiError(400, 'bad_request', `disk ${String(d['disk_id'])} not found`);
       if (disk.location !== location) throw new ApiError(400, 'bad_request', `disk ${disk.name} is in ${disk.location}, not ${location}`);
-      if (!disk.ready) throw new ApiError(409, 'failed_precondition', `disk ${disk.name} is still being created`);
-      if (disk.attachedTo) throw new ApiError(409, 'in_use', `disk ${disk.name} is attached to another VM`);
+      if (!disk.ready) throw conflict('failed_precondition', `disk ${disk.name} is still being created`);
+      if (disk.attachedTo) throw conflict('in_use', `disk ${disk.name} is attached to another VM`);
       return disk.id;
     });
     this.#checkCapacity(location, type, 1);
@@ -866,7 +876,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!d) throw new ApiError(404, 'not_found', `disk ${id ?? ''} not found`);
     if (method === 'GET') return [200, this.#diskJson(d)];
     if (method === 'DELETE') {
-      if (d.attachedTo) throw new ApiError(409, 'in_use', `disk ${d.name} is attached to VM ${d.attachedTo}; detach it or delete the VM first`);
+      if (d.attachedTo) throw conflict('in_use', `disk ${d.name} is attached to VM ${d.attachedTo}; detach it or delete the VM first`);
       return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskDelete, { kind: 'disk-deleted', id: d.id })];
     }
     throw new ApiError(400, 'bad_request', `${method} on a disk is not modelled by the sandbox`);
@@ -917,7 +927,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!n) throw new ApiError(404, 'not_found', `VPC network ${id ?? ''} not found`);
     if (method === 'GET') return [200, this.#networkJson(n)];
     if (method === 'DELETE') {
-      if ([...this.subnets.values()].some((s) => s.networkId === n.id)) throw new ApiError(409, 'in_use', `VPC network ${n.name} still has subnets`);
+      if ([...this.subnets.values()].some((s) => s.networkId === n.id)) throw conflict('in_use', `VPC network ${n.name} still has subnets`);
       n.deleting = true;
       return [200, this.#op('networking/vpc-networks', n.id, CRUSOE_LATENCY.networkDelete, { kind: 'network-deleted', id: n.id })];
     }
@@ -938,8 +948,8 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!s) throw new ApiError(404, 'not_found', `VPC subnet ${id ?? ''} not found`);
     if (method === 'GET') return [200, this.#subnetJson(s)];
     if (method === 'DELETE') {
-      if ([...this.vms.values()].some((v) => v.subnetId === s.id)) throw new ApiError(409, 'in_use', `VPC subnet ${s.name} still has VMs`);
-      if ([...this.clusters.values()].some((c) => c.subnetId === s.id)) throw new ApiError(409, 'in_use', `VPC subnet ${s.name} still has a Kubernetes cluster`);
+      if ([...this.vms.values()].some((v) => v.subnetId === s.id)) throw conflict('in_use', `VPC subnet ${s.name} still has VMs`);
+      if ([...this.clusters.values()].some((c) => c.subnetId === s.id)) throw conflict('in_use', `VPC subnet ${s.name} still has a Kubernetes cluster`);
       s.deleting = true;
       return [200, this.#op('networking/vpc-subnets', s.id, CRUSOE_LATENCY.networkDelete, { kind: 'subnet-deleted', id: s.id })];
     }
@@ -1039,8 +1049,8 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!p) throw new ApiError(404, 'not_found', `IB partition ${id ?? ''} not found`);
     if (method === 'GET') return [200, json(p)];
     if (method === 'DELETE') {
-      if ([...this.vms.values()].some((v) => v.partitionId === p.id)) throw new ApiError(409, 'in_use', `IB partition ${p.name} still has VMs`);
-      if ([...this.pools.values()].some((x) => x.partitionId === p.id)) throw new ApiError(409, 'in_use', `IB partition ${p.name} is used by a node pool`);
+      if ([...this.vms.values()].some((v) => v.partitionId === p.id)) throw conflict('in_use', `IB partition ${p.name} still has VMs`);
+      if ([...this.pools.values()].some((x) => x.partitionId === p.id)) throw conflict('in_use', `IB partition ${p.name} is used by a node pool`);
       this.partitions.delete(p.id);
       // 200 emptyResponse in the swagger (DELETE /projects/{project_id}/networking/ib-partitions/{ib_partition_id}):
       // "Empty Response", no schema, so no body.
@@ -1108,13 +1118,13 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (!c) throw new ApiError(404, 'not_found', `Kubernetes cluster ${id ?? ''} not found`);
     if (sub === undefined && method === 'GET') return [200, this.#clusterJson(c)];
     if (sub === undefined && method === 'DELETE') {
-      if ([...this.pools.values()].some((p) => p.clusterId === c.id)) throw new ApiError(409, 'failed_precondition', `cluster ${c.name} still has node pools; delete them first`);
+      if ([...this.pools.values()].some((p) => p.clusterId === c.id)) throw conflict('failed_precondition', `cluster ${c.name} still has node pools; delete them first`);
       if (c.state === 'STATE_DELETING') return [200, this.#op(fam, c.id, 1_000, { kind: 'none' })];
       c.state = 'STATE_DELETING';
       return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterDelete, { kind: 'cluster-deleted', id: c.id })];
     }
     if (sub === 'get-credentials' && method === 'POST') {
-      if (c.state !== 'STATE_RUNNING') throw new ApiError(409, 'failed_precondition', `cluster ${c.name} is ${c.state}`);
+      if (c.state !== 'STATE_RUNNING') throw conflict('failed_precondition', `cluster ${c.name} is ${c.state}`);
       if (query.get('auth_type') && query.get('auth_type') !== 'admin_cert') throw new ApiError(400, 'bad_request', 'the sandbox models auth_type=admin_cert only');
       const server = `https://${cmkApiHost(c.name)}:${CMK_API_PORT}`;
       const { caPem, adminCertPem, adminKeyPem } = c.pki;
@@ -1173,7 +1183,7 @@ export class CrusoeEmulator implements SandboxVmSource {
   #createPoolVm(p: Pool): Vm {
     const cluster = this.clusters.get(p.clusterId);
     const subnet = this.subnets.get(p.subnetId);
-    if (!cluster || !subnet) throw new ApiError(409, 'failed_precondition', 'cluster or subnet gone');
+    if (!cluster || !subnet) throw conflict('failed_precondition', 'cluster or subnet gone');
     this.#checkCapacity(cluster.location, p.type, 1);
     p.nextIndex += 1;
     // Running after the VM create; joining and the CNI are the Kubernetes simulation's (see CRUSOE_LATENCY).
@@ -1220,7 +1230,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (id === undefined && method === 'POST') {
       const cluster = this.clusters.get(String(body['cluster_id']));
       if (!cluster) throw new ApiError(404, 'not_found', `cluster ${String(body['cluster_id'])} not found`);
-      if (cluster.state !== 'STATE_RUNNING') throw new ApiError(409, 'failed_precondition', `cluster ${cluster.name} is ${cluster.state}; add node pools once it runs`);
+      if (cluster.state !== 'STATE_RUNNING') throw conflict('failed_precondition', `cluster ${cluster.name} is ${cluster.state}; add node pools once it runs`);
       const type = this.#type(body['product_name']);
       const count = Number(body['count']);
       if (!Number.isInteger(count) || count < 0) throw new ApiError(400, 'bad_request', 'count must be a non-negative integer');

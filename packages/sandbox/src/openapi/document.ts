@@ -90,3 +90,23 @@ export function responseSchema(doc: ApiDocument, op: Operation, status: number):
   const media = r.content?.['application/json'];
   return { key, pointer: media?.schema === undefined ? undefined : `${pointer}/content/application~1json/schema` };
 }
+
+/**
+ * Rate limiting (429) and server errors (5xx) come from the API's front door, whatever the operation, so a document
+ * that lists them on some operations only (Crusoe's lists 429 on a few) still describes them for all: the response
+ * the document gives that status elsewhere (the first, in path order), undefined when it gives it nowhere.
+ */
+export function gatewayResponse(doc: ApiDocument, status: number): { operation: Operation; response: ResponseSchema } | undefined {
+  if (status !== 429 && (status < 500 || status > 599)) return undefined;
+  const paths = (doc['paths'] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [template, item] of Object.entries(paths)) {
+    for (const method of METHODS) {
+      const responses = (item[method] as { responses?: Record<string, unknown> } | undefined)?.responses;
+      if (!responses || !Object.hasOwn(responses, String(status))) continue;
+      const operation: Operation = { name: `${method.toUpperCase()} ${template}`, responses, pointer: `#/paths/${escapePointer(template)}/${method}` };
+      const response = responseSchema(doc, operation, status);
+      if (response) return { operation, response };
+    }
+  }
+  return undefined;
+}

@@ -22,6 +22,15 @@ describe('OpenAPI response validator', () => {
     expect(hetznerValidator.validate('GET', '/v1/no-such-collection', 200, { items: [] })).toEqual([expect.objectContaining({ message: 'no operation in the API document matches this request' })]);
   });
 
+  it('checks a 429 or 5xx an operation does not list against the response the document gives it elsewhere', () => {
+    const crusoeValidator = new ResponseValidator(crusoe);
+    const clusters = '/v1/projects/a1b2c3d4-0000-4000-8000-00000000c0de/kubernetes/clusters';
+    expect(crusoeValidator.validate('GET', clusters, 429, { code: '429', message: 'too_many_requests' })).toEqual([]);
+    expect(crusoeValidator.validate('GET', clusters, 429, { error: 'slow down' }).map((v) => v.pointer)).toEqual(['', '']);
+    // Not a front-door status: an operation that does not list 409 must not answer it.
+    expect(crusoeValidator.validate('GET', clusters, 409, { code: 'conflict', message: 'x' })).toEqual([expect.objectContaining({ message: expect.stringContaining('not a declared response') })]);
+  });
+
   it('reports a missing required field with its JSON pointer', () => {
     const violations = hetznerValidator.validate('GET', '/v1/locations/1', 200, { location: { id: 1, name: 'fsn1' } });
     expect(violations.length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 // Checks a response (status and JSON body) against the operation an OpenAPI 3.0 or Swagger 2.0 document declares
 // for the request, with a real JSON Schema validator (ajv 8); violations carry the operation and a JSON pointer.
 import { Ajv, type ValidateFunction } from 'ajv';
-import { findOperation, responseSchema, type ApiDocument } from './document.js';
+import { findOperation, gatewayResponse, responseSchema, type ApiDocument } from './document.js';
 
 export interface Violation {
   /** `GET /servers/{id}`, or the concrete method and path when the document has no such operation. */
@@ -66,7 +66,7 @@ export class ResponseValidator {
     // A path the API does not have is answered 404 (with the vendor's error body): nothing in the document to check
     // that against. Any other answer to such a path is a violation.
     if (!op) return status === 404 ? [] : [{ operation: `${method} ${path}`, status, pointer: '', message: 'no operation in the API document matches this request' }];
-    const declared = responseSchema(this.#doc, op, status);
+    const declared = responseSchema(this.#doc, op, status) ?? gatewayResponse(this.#doc, status)?.response;
     if (!declared) return [{ operation: op.name, status, pointer: '', message: `status ${status} is not a declared response (${Object.keys(op.responses).join(', ')})` }];
     if (declared.pointer === undefined) {
       return body === undefined ? [] : [{ operation: op.name, status, pointer: '', message: 'the response declares no body but one was sent' }];
