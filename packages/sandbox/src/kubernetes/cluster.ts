@@ -823,7 +823,34 @@ export class ClusterApi {
     const status = obj(pod['status']) ?? {};
     const conditions = ((status['conditions'] as Json[] | undefined) ?? []).filter((c) => c['type'] !== 'Ready');
     conditions.push({ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: iso(atMs) });
-    this.store.replace('pods', { ...pod, status: { ...status, conditions } });
+    const containerStatuses = ((status['containerStatuses'] as Json[] | undefined) ?? []).map((c) => ({ ...c, ready }));
+    this.store.replace('pods', { ...pod, status: { ...status, conditions, ...(containerStatuses.length > 0 ? { containerStatuses } : {}) } });
+  }
+
+  /**
+   * What the kubelet reports for a pod whose containers run (core/v1 PodStatus): each container's status, running
+   * since `atMs` and ready, which `kubectl get pods` counts for READY (printers.go printPod), and the node's address
+   * as hostIP (and as podIP for a pod on the host's network). Pod network addresses are not simulated.
+   */
+  #runningStatus(pod: KubeObject, atMs: number): Json {
+    const spec = obj(pod['spec']) ?? {};
+    const host = podNode(pod);
+    const node = host ? this.store.get('nodes', undefined, host) : undefined;
+    const hostIp = ((obj(node?.['status'])?.['addresses'] as Json[] | undefined) ?? []).find((a) => a['type'] === 'InternalIP')?.['address'];
+    const containerStatuses = ((spec['containers'] as Json[] | undefined) ?? []).map((c) => ({
+      name: String(c['name'] ?? ''),
+      image: String(c['image'] ?? ''),
+      imageID: '',
+      containerID: `containerd://${createHash('sha256').update(`${String(pod.metadata['uid'])}/${String(c['name'] ?? '')}`).digest('hex')}`,
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: iso(atMs) } },
+    }));
+    return {
+      containerStatuses,
+      ...(typeof hostIp === 'string' ? { hostIP: hostIp, hostIPs: [{ ip: hostIp }], ...(spec['hostNetwork'] === true ? { podIP: hostIp, podIPs: [{ ip: hostIp }] } : {}) } : {}),
+    };
   }
 
   #setPodRunning(pod: KubeObject, atMs: number): void {
@@ -840,7 +867,7 @@ export class ClusterApi {
     }
     this.store.replace('pods', {
       ...pod,
-      status: { ...status, phase: 'Running', startTime: status['startTime'] ?? iso(atMs), conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True', lastTransitionTime: iso(atMs) }] },
+      status: { ...status, phase: 'Running', startTime: status['startTime'] ?? iso(atMs), conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True', lastTransitionTime: iso(atMs) }], ...(status['phase'] === 'Running' && Array.isArray(status['containerStatuses']) ? { containerStatuses: (status['containerStatuses'] as Json[]).map((c) => ({ ...c, ready: true })) } : this.#runningStatus(pod, atMs)) },
     });
   }
 

@@ -174,3 +174,20 @@ describe('Label selectors', () => {
     expect(error.message).toContain('unable to parse requirement');
   });
 });
+
+describe('Pods the kubelet runs', () => {
+  it('report each container running and ready (kubectl counts READY from them) and the node\'s address as hostIP', () => {
+    const events: Array<{ at: number; event: Parameters<ClusterApi['runEvent']>[0] }> = [];
+    const api = new ClusterApi({ name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: 'v1.32.1', caPem: '' }, (at, event) => events.push({ at, event }), t0);
+    api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
+    api.registerNode(node('w-1', false, '10.0.0.9'), t0);
+    api.setNodeReady('w-1', t0);
+    api.create('pods', 'default', { metadata: { name: 'web' }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } }, t0);
+    api.reconcile(t0);
+    for (const { at, event } of events.splice(0)) api.runEvent(event, at);
+    const status = api.get('pods', 'default', 'web')['status'] as { phase: string; hostIP?: string; containerStatuses?: Array<Record<string, unknown>> };
+    expect(status.phase).toBe('Running');
+    expect(status.hostIP).toBe('10.0.0.9');
+    expect(status.containerStatuses).toEqual([expect.objectContaining({ name: 'nginx', image: 'nginx:1.27', ready: true, restartCount: 0, state: { running: { startedAt: expect.any(String) } } })]);
+  });
+});
