@@ -15,6 +15,7 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import { parse as parseYaml } from 'yaml';
 import { managerFromUserAgent } from './apply.js';
 import { selfSubjectAccessReview } from './access-review.js';
+import { requestedReplicas, scaleOf } from './scale.js';
 import { heartbeatView, type LeaseRenewals } from './heartbeats.js';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
@@ -320,6 +321,15 @@ export class KubernetesEmulator {
         if (metaName !== undefined && metaName !== name) throw new ApiError(400, 'BadRequest', `name in URL does not match name in Eviction object`);
         api.evict(namespace, name, now);
         return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, { status: 201 });
+      }
+      if (resource === 'deployments' && subresource === 'scale' && name && namespace) {
+        const current = scaleOf(api.get(resource, namespace, name));
+        if (method === 'GET') return HttpResponse.json(current);
+        if (method !== 'PUT' && method !== 'PATCH') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        const contentType = request.headers.get('content-type') ?? '';
+        const body = method === 'PUT' ? await this.#body(request) : await this.#patchBody(request, contentType);
+        const replicas = requestedReplicas(current, body, method === 'PATCH' ? contentType : undefined);
+        return HttpResponse.json(scaleOf(api.patch(resource, namespace, name, { spec: { replicas } }, 'application/merge-patch+json', now, writer)));
       }
       throw notFoundPath();
     }

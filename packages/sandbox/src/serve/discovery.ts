@@ -31,6 +31,8 @@ function resourceList(group: string): unknown {
     .filter(([, spec]) => spec.group === group)
     .map(([name, spec]) => ({ name, singularName: spec.kind.toLowerCase(), namespaced: spec.namespaced, kind: spec.kind, verbs: VERBS, ...(SHORT_NAMES[name] ? { shortNames: SHORT_NAMES[name] } : {}), ...(ALL_CATEGORY.has(name) ? { categories: ['all'] } : {}) }));
   if (group === '' && RESOURCES['pods']) resources.push({ name: 'pods/eviction', singularName: '', namespaced: true, kind: 'Eviction', verbs: ['create'] });
+  // kubectl scale finds the scale subresource here (its group is autoscaling, as the real server lists it).
+  if (group === 'apps' && RESOURCES['deployments']) resources.push({ name: 'deployments/scale', singularName: '', namespaced: true, kind: 'Scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1' } as (typeof resources)[number]);
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 

@@ -219,3 +219,20 @@ describe('what kubectl reads about the cluster', () => {
     expect(new Set(uids).size).toBe(8);
   });
 });
+
+describe('kubectl scale and running pods', () => {
+  it('scales a Deployment through its scale subresource, and the new pod runs with its container ready', async () => {
+    expect(await ok(['scale', 'deployment', '-n', 'kube-system', 'coredns', '--replicas=3'])).toContain('deployment.apps/coredns scaled');
+    const scale = JSON.parse(await ok(['get', '--raw', '/apis/apps/v1/namespaces/kube-system/deployments/coredns/scale'])) as { kind: string; spec: { replicas: number }; status: { selector: string } };
+    expect(scale).toMatchObject({ kind: 'Scale', spec: { replicas: 3 }, status: { selector: 'k8s-app=kube-dns' } });
+    // The pod the scale-up made starts on the virtual clock (10x); kubectl counts READY from its container statuses.
+    await ok(['wait', '-n', 'kube-system', '--for=condition=Ready', 'pod', '-l', 'k8s-app=kube-dns', '--timeout=60s']);
+    const pods = JSON.parse(await ok(['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-dns', '-o', 'json'])) as { items: Array<{ status: { hostIP?: string; containerStatuses?: Array<{ ready: boolean }> } }> };
+    expect(pods.items).toHaveLength(3);
+    for (const p of pods.items) {
+      expect(p.status.containerStatuses?.length).toBe(1);
+      expect(p.status.containerStatuses?.every((c) => c.ready)).toBe(true);
+      expect(p.status.hostIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    }
+  }, 180_000);
+});
