@@ -1,5 +1,5 @@
 // Where a request to a served port goes in the sandbox: the real cloud URL the emulators answer on. One AWS port
-// serves EC2 in every sandbox region and Route 53 (as AWS_ENDPOINT_URL expects); the EC2 region is the one the
+// serves EC2 in every sandbox region, Route 53 and STS (as AWS_ENDPOINT_URL expects); the EC2 region is the one the
 // client signed for, since a client given --endpoint-url signs for its configured region and the served host.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CLOUDFLARE_API } from '../cloudflare/emulator.js';
@@ -19,8 +19,19 @@ function ec2Error(code: string, message: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${randomUUID()}</RequestID></Response>`;
 }
 
+/** The service of a SigV4 Authorization header's credential scope (`…/<region>/<service>/aws4_request`). */
+export function signedService(authorization: string | undefined): string | undefined {
+  return /Credential=[^/,\s]+\/\d{8}\/[^/,\s]+\/([^/,\s]+)\/aws4_request/.exec(authorization ?? '')?.[1];
+}
+
 export function awsTarget(path: string, authorization: string | undefined, regions: readonly string[]): Target {
   if (path.startsWith(ROUTE53_PREFIX)) return { url: `https://route53.amazonaws.com${path}` };
+  // STS takes the same Query requests (POST /) as EC2; the client's signature names the service it meant
+  // (AWS_ENDPOINT_URL serves every service from one URL). STS answers at its Regional endpoints and the global one.
+  if (signedService(authorization) === 'sts') {
+    const region = signedRegion(authorization);
+    return { url: region && region !== 'us-east-1' ? `https://sts.${region}.amazonaws.com${path}` : `https://sts.amazonaws.com${path}` };
+  }
   // Unsigned requests go to the first region, whose emulator answers them as EC2 does (MissingAuthenticationToken).
   const region = signedRegion(authorization) ?? regions[0] ?? 'eu-central-1';
   if (!regions.includes(region)) {

@@ -175,3 +175,15 @@ describe('aws route53 against the served sandbox', () => {
     expect(from.ResourceRecordSets.map((r) => `${r.Name} ${r.Type}`)).toEqual(['www.example.com. TXT', 'a.www.example.com. A']);
   }, CLI_TEST_MS);
 });
+
+describe('aws sts against the served sandbox', () => {
+  it('get-caller-identity on the same endpoint (the signature names the service), at the global and a Regional endpoint, and SignatureDoesNotMatch for a wrong secret', async () => {
+    const identity = await ok<{ Account: string; Arn: string }>('sts', 'get-caller-identity');
+    expect(identity).toMatchObject({ Account: '123456789012', Arn: expect.stringMatching(/^arn:aws:iam::123456789012:user\//) });
+    expect(await ok<{ Account: string }>('sts', 'get-caller-identity', '--region', 'eu-west-1')).toMatchObject({ Account: '123456789012' });
+    const bin = await requireTool('aws', 'awscli');
+    const wrong = await runTool(bin, ['--endpoint-url', world.served.aws, 'sts', 'get-caller-identity'], { ...world.awsEnv(), AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    expect(wrong.code).toBe(254);
+    expect(wrong.stderr).toContain('SignatureDoesNotMatch');
+  }, CLI_TEST_MS);
+});
