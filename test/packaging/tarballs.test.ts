@@ -14,6 +14,11 @@ const exec = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const typeRoots = [join(root, 'node_modules', '@types')];
+/**
+ * The environment a user's program runs in: this run's own, less the test harness's variables (the run-wide response
+ * conformance check names a directory the packed sandbox, which ships without the API documents, must not act on).
+ */
+const userEnv: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR'));
 let dir = '';
 let tarballs: Array<{ name: string; filename: string; files: Array<{ path: string }> }> = [];
 
@@ -59,7 +64,7 @@ describe('the packed packages', () => {
     const ec2 = dirname(createRequire(join(app, 'node_modules', '@kubeplane', 'providers', 'package.json')).resolve('@aws-sdk/client-ec2/package.json'));
     await rename(ec2, `${ec2}.away`);
     try {
-      const r = await exec(process.execPath, ['--input-type=module', '-e', "const p = await import('@kubeplane/providers'); console.log(typeof p.AwsProvider)"], { cwd: app });
+      const r = await exec(process.execPath, ['--input-type=module', '-e', "const p = await import('@kubeplane/providers'); console.log(typeof p.AwsProvider)"], { cwd: app, env: userEnv });
       expect(r.stdout.trim()).toBe('function');
     } finally {
       await rename(`${ec2}.away`, ec2);
@@ -88,7 +93,7 @@ await local.close();
 `,
     );
     await compile(app, { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext' }, ['script.ts']);
-    const r = await exec(process.execPath, [join(app, 'out', 'script.js')], { cwd: app, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    const r = await exec(process.execPath, [join(app, 'out', 'script.js')], { cwd: app, env: { ...userEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
     expect(JSON.parse(r.stdout.trim().split('\n').pop() ?? '')).toEqual({ state: 'DONE', gone: true, left: 0 });
   }, 180_000);
 
@@ -113,7 +118,7 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
 process.once('SIGTERM', () => server.close(() => local.close()));
 `,
     );
-    const child = spawn(process.execPath, [join(app, 'service.mjs')], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(app, 'service.mjs')], { cwd: app, env: userEnv, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<number | null>((r) => child.on('exit', r));
     try {
       const port = await new Promise<number>((resolve, reject) => {
@@ -151,7 +156,7 @@ console.log(JSON.stringify({ ok: result.ok, name: result.manifests[0]?.name, cre
     );
     await compile(cjs, { target: 'ES2022', module: 'commonjs', esModuleInterop: true }, ['consumer.ts']);
     expect(await readFile(join(cjs, 'out', 'consumer.js'), 'utf8')).toContain('require("@kubeplane/sdk")');
-    const r = await exec(process.execPath, ['--no-warnings', join(cjs, 'out', 'consumer.js')], { cwd: cjs });
+    const r = await exec(process.execPath, ['--no-warnings', join(cjs, 'out', 'consumer.js')], { cwd: cjs, env: userEnv });
     expect(JSON.parse(r.stdout.trim())).toEqual({ ok: true, name: 'demo', createKubeplane: 'function' });
   }, 120_000);
 });

@@ -34,7 +34,11 @@ function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
       // Loaded only when conformance is on: ajv and the 2 MB of documents stay out of ordinary runs.
       const { ResponseValidator } = await import('./validator.js');
       const specs = new URL('../../specs/', import.meta.url);
-      const doc = JSON.parse(await readFile(new URL(DOCUMENTS[cloud].file, specs), 'utf8')) as Record<string, unknown>;
+      const text = await readFile(new URL(DOCUMENTS[cloud].file, specs), 'utf8').catch(() => {
+        // The documents live in the repository only (the published package leaves them out).
+        throw new Error(`${CONFORMANCE_DIR_ENV} is set, but ${DOCUMENTS[cloud].file} is not in this installation of @kubeplane/sandbox: the response check runs from the kubeplane repository`);
+      });
+      const doc = JSON.parse(text) as Record<string, unknown>;
       const validator = new ResponseValidator(doc);
       return (method, path, status, body) => validator.validate(method, path, status, body);
     })();
