@@ -4,7 +4,7 @@
 // #semantics-for-watch; the too-old error and its wording: apiserver/pkg/storage/cacher/watch_cache.go.
 import { kubernetesLabelSelector } from './cluster.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
-import { ApiError, clone, obj, RESOURCES, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
+import { ApiError, clone, RESOURCES, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
 import { apiVersionOf, typed } from './typed.js';
 
 /** Events kept per cluster; a watch from before the oldest gets 410 Expired and must list again (as after compaction). */
@@ -86,10 +86,6 @@ export function isWatch(params: URLSearchParams): boolean {
   return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(params.get('watch') ?? '');
 }
 
-/**
- * Whether an object passes a field selector. Every kind supports metadata.name and metadata.namespace; the other
- * fields a kind supports are paths into the object (spec.nodeName, status.phase), checked by the list first.
- */
 export interface WatchFilter {
   resource: Resource;
   namespace?: string;
@@ -97,13 +93,22 @@ export interface WatchFilter {
   fieldSelector?: string;
 }
 
+const compiled = new WeakMap<WatchFilter, (o: KubeObject) => boolean>();
+
+/**
+ * Whether `o` passes the watch's selectors, with the list's own parsers (a watch selects what a list with the same
+ * selectors would; the emulator lists first, so a malformed selector was refused before the stream started). Parsed
+ * once per watch, not once per change.
+ */
 function matches(filter: WatchFilter, o: KubeObject): boolean {
-  if (filter.namespace !== undefined && o.metadata.namespace !== filter.namespace) return false;
-  // The list's own parsers: a watch selects what a list with the same selectors would (the emulator lists first, so
-  // a malformed selector was refused before the stream started).
-  if (filter.labelSelector && !kubernetesLabelSelector(filter.labelSelector)(o.metadata.labels ?? {})) return false;
-  if (filter.fieldSelector && !matchesFieldSelector(o, parseFieldSelector(filter.resource, filter.fieldSelector))) return false;
-  return true;
+  let test = compiled.get(filter);
+  if (!test) {
+    const labels = filter.labelSelector ? kubernetesLabelSelector(filter.labelSelector) : undefined;
+    const fields = filter.fieldSelector ? parseFieldSelector(filter.resource, filter.fieldSelector) : undefined;
+    test = (x) => (filter.namespace === undefined || x.metadata.namespace === filter.namespace) && (!labels || labels(x.metadata.labels ?? {})) && (!fields || matchesFieldSelector(x, fields));
+    compiled.set(filter, test);
+  }
+  return test(o);
 }
 
 export interface WatchEvent {
