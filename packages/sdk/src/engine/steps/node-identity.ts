@@ -1,6 +1,11 @@
 // Node identity without cloud controller managers: the `spec.providerID` and topology labels each cloud's CCM would
 // set, derived by kubeplane from what it recorded when it made the machine. No CCM runs, so none can delete another
 // cloud's Nodes in a cluster that spans clouds (the issue a CCM per cloud has: each deletes Nodes it cannot find).
+// Set by the engine's node-metadata step rather than the kubelet's `--provider-id`/`--node-labels` at join: the cloud's
+// id (Hetzner server id, EC2 instance id, Crusoe VM id) exists only once the machine does, after its user-data was
+// rendered, and NodeRestriction would let a kubelet set the topology labels but also let it claim any it likes. The
+// kubelet does register `kubeplane.dev/provider` and `kubeplane.dev/pool` itself (bootstrap/kubeadm.ts), so CSI node
+// affinity on them holds from the first moment a node is schedulable.
 import type { PoolSpec } from '../../model/types.js';
 import type { NodeResource } from '../records.js';
 
