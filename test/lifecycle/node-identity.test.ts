@@ -86,6 +86,25 @@ describe('node identity on Hetzner', () => {
   });
 });
 
+describe('node identity through day two', () => {
+  it('keeps every Node\'s identity through an in-place upgrade, and a worker added in the same apply gets its own', async () => {
+    const { w, nodes } = await created(example('minimal.yaml'), 26, 'minimal', 'minimal');
+    const before = Object.fromEntries((await nodes()).map((n) => [n.name, n.providerId]));
+    await w.kp.apply(manifestOf(example('minimal.yaml').replace('"1.34.2"', '"1.35.0"').replace(/count: 2\n(\s+)serverType: cpx32/, 'count: 3\n$1serverType: cpx32')));
+    await w.kp.run();
+    expect((await w.kp.status('minimal')).state).toBe('DONE');
+    const after = await nodes();
+    expect(after).toHaveLength(4);
+    expect(after.map((n) => n.kubeletVersion)).toEqual(['v1.35.0', 'v1.35.0', 'v1.35.0', 'v1.35.0']);
+    for (const node of after) {
+      expect(node.providerId).toBe(before[node.name] ?? `hcloud://${machineId(w, node.name)}`);
+      expect(node.providerId).toBe(`hcloud://${machineId(w, node.name)}`);
+      expect(identity(node)).toMatchObject({ region: 'fsn1', zone: 'fsn1-dc14', provider: 'hetzner' });
+    }
+    expect(new Set(after.map((n) => n.providerId)).size).toBe(4);
+  });
+});
+
 describe('node identity on AWS beside Hetzner', () => {
   it('gives AWS Nodes aws:///<zone>/<instance id> with the region, the instance\'s zone and type, and Hetzner Nodes theirs', async () => {
     const { w, nodes } = await created(example('hybrid-aws-hetzner.yaml'), 23, 'hybrid', 'hybrid');
