@@ -111,7 +111,7 @@ describe('storage and GPUs from add-ons, with kubectl (needs the helm-controller
     expect(text).toContain('nvidia_gpu_operator');
     const validated = validateManifestText(text);
     if (validated.errors.length > 0) {
-      gate = `the manifest's add-ons are not in this build's catalog: ${validated.errors.map((e) => e.message).join('; ')}`;
+      gate = `the GPU-burst example with add-ons hcloud_csi and nvidia_gpu_operator does not validate in this build: ${validated.errors.map((e) => e.message).join('; ')}`;
       return;
     }
     manifestDir = await mkdtemp(join(tmpdir(), 'kubeplane-addons-'));
