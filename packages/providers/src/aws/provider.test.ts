@@ -49,3 +49,12 @@ describe('AWS provider networks seen by two workers', () => {
     expect(described?.SubnetId).toBe(again.subnets.find((x) => x.zone === 'eu-central-1a')?.id);
   });
 });
+
+describe('the instance types of a Region', () => {
+  it('reports the GPUs DescribeInstanceTypes lists as gpuInfo, and none for the other types', async () => {
+    const provider = new AwsProvider({ region: 'eu-central-1', account: 'gpus', credentials, clock: sandbox.clock, budgets: new RateBudgets(sandbox.clock), random: sandbox.random });
+    const types = await settle(() => provider.compute!.serverTypes('eu-central-1'), { clock: sandbox.clock, maxAttempts: 10 });
+    expect(types.find((t) => t.name === 'g5.xlarge')).toMatchObject({ vcpus: 4, gpus: 1 });
+    expect(types.find((t) => t.name === 't3.large')?.gpus).toBeUndefined();
+  });
+});

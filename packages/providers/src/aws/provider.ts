@@ -182,6 +182,8 @@ export class AwsProvider implements Provider {
                 vcpus: t.VCpuInfo?.DefaultVCpus ?? 0,
                 memoryGiB: (t.MemoryInfo?.SizeInMiB ?? 0) / 1024,
                 architecture: t.ProcessorInfo?.SupportedArchitectures?.includes('arm64') ? ('arm64' as const) : ('x86_64' as const),
+                // GpuInfo.Gpus: one entry per accelerator model, each with its count (DescribeInstanceTypes, GpuDeviceInfo).
+                ...((n) => (n > 0 ? { gpus: n } : {}))((t.GpuInfo?.Gpus ?? []).reduce((sum, g) => sum + (g.Count ?? 0), 0)),
                 availableIn: zones.length > 0 ? [this.#region, ...zones] : [],
               };
             }),

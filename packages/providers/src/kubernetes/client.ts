@@ -265,6 +265,7 @@ export class KubernetesClient implements KubernetesApi {
     if (patch.labels) metadata['labels'] = patch.labels;
     if (patch.taints) spec['taints'] = patch.taints.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }));
     if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
+    if (patch.providerId !== undefined) spec['providerID'] = patch.providerId;
     const body: Record<string, unknown> = {};
     if (Object.keys(metadata).length > 0) body['metadata'] = metadata;
     if (Object.keys(spec).length > 0) body['spec'] = spec;

@@ -39,8 +39,20 @@ export const EC2_INSTANCE_TYPES = [
   { name: 'c6i.xlarge', vcpus: 4, memoryMiB: 8192, arch: 'x86_64' },
   { name: 'c6i.2xlarge', vcpus: 8, memoryMiB: 16384, arch: 'x86_64' },
   { name: 'r6i.large', vcpus: 2, memoryMiB: 16384, arch: 'x86_64' },
-  { name: 'g5.xlarge', vcpus: 4, memoryMiB: 16384, arch: 'x86_64' },
+  // One NVIDIA A10G with 24 GiB (https://aws.amazon.com/ec2/instance-types/g5/); DescribeInstanceTypes reports it as gpuInfo.
+  { name: 'g5.xlarge', vcpus: 4, memoryMiB: 16384, arch: 'x86_64', gpu: { count: 1, manufacturer: 'NVIDIA', name: 'A10G', memoryMiB: 24576 } },
 ] as const;
+
+/**
+ * `gpuInfo` of DescribeInstanceTypes (EC2 API reference, GpuInfo and GpuDeviceInfo): the accelerators of a GPU type,
+ * nothing for the others.
+ */
+function gpuInfo(type: (typeof EC2_INSTANCE_TYPES)[number]): string {
+  if (!('gpu' in type)) return '';
+  const g = type.gpu;
+  const device = t('name', g.name) + t('manufacturer', g.manufacturer) + t('count', g.count) + el('memoryInfo', t('sizeInMiB', g.memoryMiB));
+  return el('gpuInfo', items('gpus', [device], (d) => d) + t('totalGpuMemoryInMiB', g.count * g.memoryMiB));
+}
 
 /**
  * The Regions of AWS's commercial partition and whether an account must opt in to use them: Regions launched before
@@ -611,7 +623,7 @@ export class Ec2Emulator implements SandboxVmSource {
         const found = EC2_INSTANCE_TYPES.filter((x) => (names.length === 0 || names.includes(x.name)) && this.#offeredZones(x.name).length > 0);
         if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidInstanceType', `The following supplied instance types do not exist: [${names.filter((n) => !found.some((f) => f.name === n)).join(', ')}]`);
         const page = this.#page(found, p, 100);
-        return this.#xml(action, items('instanceTypeSet', page.items, (x) => t('instanceType', x.name) + el('vCpuInfo', t('defaultVCpus', x.vcpus)) + el('memoryInfo', t('sizeInMiB', x.memoryMiB)) + el('processorInfo', items('supportedArchitectures', [x.arch], (a) => esc(a)))) + t('nextToken', page.next));
+        return this.#xml(action, items('instanceTypeSet', page.items, (x) => t('instanceType', x.name) + el('vCpuInfo', t('defaultVCpus', x.vcpus)) + el('memoryInfo', t('sizeInMiB', x.memoryMiB)) + el('processorInfo', items('supportedArchitectures', [x.arch], (a) => esc(a))) + gpuInfo(x)) + t('nextToken', page.next));
       }
       case 'DescribeInstanceTypeOfferings': return this.#describeOfferings(p);
       case 'DescribeRegions': return this.#describeRegions(p);

@@ -6,6 +6,7 @@ import { labelSelector as parseLabelSelector, LabelSelectorSyntaxError } from '.
 import { recordUpdate, serverSideApply } from './apply.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
 import { nodeResources, UNKNOWN_MACHINE, type MachineSize } from './node-resources.js';
+import { validateNodeUpdate } from './node-validation.js';
 import { jsonPatch } from './patch-json.js';
 import { mergePatch, strategicMergePatch } from './patch-strategic.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
@@ -359,6 +360,7 @@ export class ClusterApi {
         return { ...next, apiVersion: 'v1', kind: 'ConfigMap', data };
       }
       case 'nodes': {
+        validateNodeUpdate(current, next);
         const spec = obj(next['spec']) ?? {};
         const taints = spec['taints'];
         if (taints !== undefined && taints !== null) {

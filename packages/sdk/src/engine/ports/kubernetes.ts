@@ -26,6 +26,8 @@ export interface NodePatch {
   /** Replaces the node's taints with exactly these. */
   taints?: Taint[];
   unschedulable?: boolean;
+  /** Sets `spec.providerID`; the API server takes it only while the field is empty (ValidateNodeUpdate). */
+  providerId?: string;
 }
 
 export interface KubernetesApi {

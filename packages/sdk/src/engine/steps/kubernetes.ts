@@ -1,5 +1,5 @@
 // Kubernetes phase: wait until the API answers and every node has joined (nodes bootstrap themselves),
-// patch labels and taints, publish the WireGuard membership, and remove nodes that are no longer wanted —
+// patch labels, taints and node identity (providerID, topology labels: node-identity.ts), publish the WireGuard membership, and remove nodes that are no longer wanted —
 // one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import { KubeplaneError } from '../../errors.js';
@@ -15,6 +15,7 @@ import type { NodeRole, PoolSpec } from '../../model/types.js';
 import { refreshFirewalls } from './infrastructure.js';
 import { bootstrapView, deleteMachine, desiredOf, FIREWALL_ROLES, firewallKey, firewallName, isProviderWideKey, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
 import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
+import { nodeIdentity } from './node-identity.js';
 import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepContext, type StepDefinition, type StepResult } from './types.js';
 
@@ -112,22 +113,32 @@ export const nodeMetadata: StepDefinition = {
     const k8s = await api(ctx);
     const members = new Map((await k8s.listNodes()).map((n) => [n.name, n]));
     const previous = new Map((ctx.record.current ? poolsOf(ctx.record.current) : []).map((pool) => [pool.name, pool]));
+    const managed = isManaged(spec);
     let patched = 0;
+    const foreign: string[] = [];
     for (const { pool, nodes } of poolMembers(ctx)) for (const node of nodes) {
       const live = members.get(node.name);
       if (!live) continue;
-      const labels: Record<string, string | null> = { ...pool.labels, 'kubeplane.dev/nodepool': pool.name, 'kubeplane.dev/cluster-id': spec.id };
+      // A managed cluster's provider runs its own cloud controller manager, which sets the identity (CMK's does).
+      const identity = managed ? undefined : nodeIdentity(node.name, pool, ctx.record.ledger.nodes[node.name]);
+      const labels: Record<string, string | null> = { ...pool.labels, ...identity?.labels, 'kubeplane.dev/nodepool': pool.name, 'kubeplane.dev/cluster-id': spec.id };
       for (const key of Object.keys(previous.get(pool.name)?.labels ?? {})) if (!(key in labels)) labels[key] = null;
       const taints = [...(node.role === 'control' ? [CONTROL_PLANE_TAINT] : []), ...pool.taints];
       const labelsDiffer = Object.entries(labels).some(([k, v]) => (v === null ? k in live.labels : live.labels[k] !== v));
-      if (labelsDiffer || stableJson(live.taints) !== stableJson(taints)) {
-        await k8s.patchNode(node.name, { labels, taints });
+      // The API server takes a providerID once, from "" (ValidateNodeUpdate); a Node already naming another machine
+      // was registered by a machine kubeplane no longer has, and is reported rather than patched in a loop.
+      const providerId = identity?.providerId && !live.providerId ? identity.providerId : undefined;
+      if (identity?.providerId && live.providerId && live.providerId !== identity.providerId) foreign.push(`${node.name} (${live.providerId})`);
+      if (labelsDiffer || providerId || stableJson(live.taints) !== stableJson(taints)) {
+        await k8s.patchNode(node.name, { labels, taints, ...(providerId ? { providerId } : {}) });
         patched++;
       }
     }
-    const done = patched ? `patched labels and taints of ${patched} nodes` : 'labels and taints as declared';
+    const done =
+      (patched ? `patched labels, taints and identity of ${patched} nodes` : 'labels, taints and identity as declared') +
+      (foreign.length ? `; the Nodes of ${foreign.join(', ')} name another machine than kubeplane made under that name: delete them so the machines register again` : '');
     // A managed cluster's network is the provider's: no WireGuard membership to publish.
-    return isManaged(spec) ? next(done, 'remove-nodes') : next(done, 'mesh');
+    return managed ? next(done, 'remove-nodes') : next(done, 'mesh');
   },
 };
 
