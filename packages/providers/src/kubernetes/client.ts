@@ -546,10 +546,10 @@ export class KubernetesClient implements KubernetesApi {
   async listObjects(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<KubeObject[]> {
     const served = await this.#served(apiVersion, kind);
     if (!served) return [];
-    const target = await this.#pathOf(apiVersion, kind, served.namespaced ? namespace : undefined);
-    if (!target) return [];
     // A namespaced kind listed without a namespace: every namespace's (GET /apis/<g>/<v>/<resource>).
-    const path = served.namespaced && !namespace ? `${groupVersionPath(apiVersion)}/${served.resource}` : target.path;
+    const inNamespace = served.namespaced && namespace ? `/namespaces/${enc(namespace)}` : '';
+    const path = `${groupVersionPath(apiVersion)}${inNamespace}/${served.resource}`;
+    const target = { label: `${served.resource}${inNamespace ? ` in ${namespace}` : ''}` };
     const out: KubeObject[] = [];
     let cont: string | undefined;
     do {

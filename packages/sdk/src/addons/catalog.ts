@@ -225,7 +225,7 @@ export const ADDON_CONFIG_SCHEMAS: Partial<Record<ChartAddonId, z.ZodType<Record
     nfs: z.boolean().optional().meta({ description: 'Shared volumes over NFS (chart 0.10.3 or later).' }),
   }),
   cluster_autoscaler: z.strictObject({
-    apiUrl: z.url({ error: 'config.apiUrl must be the URL of the kubeplane API the adapter calls' }).meta({ description: 'The kubeplane API the in-cluster adapter changes pool sizes through.' }),
+    apiUrl: z.url({ error: 'config.apiUrl must be the URL of the kubeplane API the adapter calls' }).optional().meta({ description: 'The kubeplane API the in-cluster adapter changes pool sizes through.' }),
   }),
 };
 
