@@ -2,7 +2,7 @@
 // (AWS 20/40 characters, Hetzner 64) so a wrong credential fails before any cloud call. Messages name the
 // variable or file, never a value.
 import { resolve } from 'node:path';
-import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
+import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type CredentialKey, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
 import { EnvFileSecretResolver } from '@kubeplane/providers';
 
 export type Credentials = Record<string, Redacted<string>>;
@@ -43,6 +43,33 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
     if (k.format && !k.format.pattern.test(value.reveal())) {
       throw new KubeplaneError('auth', `provider ${def.name}: credential "${k.key}" is not ${k.format.description}`, { resource: def.name, code: 'MalformedCredential' });
     }
+  }
+  return out;
+}
+
+/**
+ * An add-on's credential keys from its secretRef (env or file, as providers' are read locally); messages name the
+ * add-on and the variable or file, never a value. Required keys that are missing are refused here.
+ */
+export async function resolveAddonCredentials(ref: SecretRef, keys: readonly CredentialKey[], what: string, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+  const resolver = new EnvFileSecretResolver(env);
+  const out: Credentials = {};
+  if (ref.env) {
+    for (const k of keys) if (ref.env[k.key]) out[k.key] = await resolver.resolve({ source: 'env', name: ref.env[k.key]! });
+  } else if (ref.file) {
+    const path = resolve(cwd, ref.file);
+    for (const k of keys) {
+      try {
+        out[k.key] = await resolver.resolve({ source: 'file', path, key: k.key });
+      } catch (e) {
+        if (k.required) throw e;
+      }
+    }
+  } else {
+    throw new KubeplaneError('invalid', `${what}: its credential is read locally from secretRef.env or secretRef.file; ${ref.awsSecretsManager ? 'awsSecretsManager' : 'a Kubernetes Secret'} is not read by this runtime`, { resource: what });
+  }
+  for (const k of keys) {
+    if (!out[k.key] && credentialRequired(k, (key) => out[key] !== undefined)) throw new KubeplaneError('auth', `${what}: credential "${k.key}" is missing`, { resource: what });
   }
   return out;
 }

@@ -30,7 +30,7 @@ import { SshMachineAccess, kubernetesConnector } from '@kubeplane/providers';
 // The sandbox clouds (msw and the emulators) are loaded only by a runtime that uses them, so importing this module
 // for the real clouds carries none of them.
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
-import { resolveCredentials, resolveStaticKey } from './credentials.js';
+import { resolveAddonCredentials, resolveCredentials, resolveStaticKey } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { fileRateBudgets } from '@kubeplane/sdk';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
@@ -141,6 +141,7 @@ export class LocalRuntime {
         providers,
         kubernetes,
         machines,
+        addonCredentials: (ref, keys, what) => resolveAddonCredentials(ref, keys, what, options.env, options.cwd),
         // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
         ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
       });
