@@ -145,7 +145,6 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
         // The toolkit adds the nvidia runtime to /etc/containerd/config.toml; kubeplane's bootstrap writes that file
         // once, before the node joins, and never again (bootstrap-script.ts: the done marker ends a re-run).
         toolkit: { enabled: true },
-        driver: { enabled: true },
       };
     case 'nvidia_network_operator':
       // Its node components select Mellanox HCAs (PCI vendor 15b3) by NFD labels: the InfiniBand pools' machines.
