@@ -7,12 +7,13 @@ import { EnvFileSecretResolver } from '@kubeplane/providers';
 
 export type Credentials = Record<string, Redacted<string>>;
 
-export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+/**
+ * The keys of a secretRef read locally (env or file), and why a key could not be read from a file (reported only if it
+ * turns out to be required). `what` names whose credential it is in messages (`provider aws-1`, `add-on hcloud_csi`).
+ */
+async function readKeys(what: string, resource: string, ref: SecretRef, keys: readonly CredentialKey[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ out: Credentials; unread: Record<string, unknown> }> {
   const resolver = new EnvFileSecretResolver(env);
-  const ref = def.secretRef;
-  const keys = PROVIDER_TYPE_INFO[def.providerType].credentials;
   const out: Credentials = {};
-  /** Why a key could not be read from a file: reported if it turns out to be required. */
   const unread: Record<string, unknown> = {};
   if (ref.env) {
     for (const k of keys) {
@@ -30,10 +31,16 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
       }
     }
   } else if (ref.awsSecretsManager) {
-    throw new KubeplaneError('invalid', `provider ${def.name}: awsSecretsManager credentials are read by the AWS runtime; locally use secretRef.env or secretRef.file`, { resource: def.name });
+    throw new KubeplaneError('invalid', `${what}: awsSecretsManager credentials are read by the AWS runtime; locally use secretRef.env or secretRef.file`, { resource });
   } else {
-    throw new KubeplaneError('invalid', `provider ${def.name}: a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) needs a cluster to read it from; locally use secretRef.env or secretRef.file`, { resource: def.name });
+    throw new KubeplaneError('invalid', `${what}: a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) needs a cluster to read it from; locally use secretRef.env or secretRef.file`, { resource });
   }
+  return { out, unread };
+}
+
+export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+  const keys = PROVIDER_TYPE_INFO[def.providerType].credentials;
+  const { out, unread } = await readKeys(`provider ${def.name}`, def.name, def.secretRef, keys, env, cwd);
   for (const k of keys) {
     const value = out[k.key];
     if (!value) {
@@ -52,24 +59,9 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
  * add-on and the variable or file, never a value. Required keys that are missing are refused here.
  */
 export async function resolveAddonCredentials(ref: SecretRef, keys: readonly CredentialKey[], what: string, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
-  const resolver = new EnvFileSecretResolver(env);
-  const out: Credentials = {};
-  if (ref.env) {
-    for (const k of keys) if (ref.env[k.key]) out[k.key] = await resolver.resolve({ source: 'env', name: ref.env[k.key]! });
-  } else if (ref.file) {
-    const path = resolve(cwd, ref.file);
-    for (const k of keys) {
-      try {
-        out[k.key] = await resolver.resolve({ source: 'file', path, key: k.key });
-      } catch (e) {
-        if (k.required) throw e;
-      }
-    }
-  } else {
-    throw new KubeplaneError('invalid', `${what}: its credential is read locally from secretRef.env or secretRef.file; ${ref.awsSecretsManager ? 'awsSecretsManager' : 'a Kubernetes Secret'} is not read by this runtime`, { resource: what });
-  }
+  const { out, unread } = await readKeys(what, what, ref, keys, env, cwd);
   for (const k of keys) {
-    if (!out[k.key] && credentialRequired(k, (key) => out[key] !== undefined)) throw new KubeplaneError('auth', `${what}: credential "${k.key}" is missing`, { resource: what });
+    if (!out[k.key] && credentialRequired(k, (key) => out[key] !== undefined)) throw unread[k.key] ?? new KubeplaneError('auth', `${what}: credential "${k.key}" is missing`, { resource: what });
   }
   return out;
 }

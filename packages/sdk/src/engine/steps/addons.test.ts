@@ -15,6 +15,7 @@ import { emptyLedger, RECORD_VERSION, type ClusterRecord, type ProjectRecord } f
 import type { KubeNode, KubeObject, KubernetesApi } from '../ports/kubernetes.js';
 import { done, type Outcome } from '../../provider/outcome.js';
 import { VirtualClock } from '../../provider/clock.js';
+import type { Provider } from '../../provider/types.js';
 import { addons } from './addons.js';
 import type { AddonCredentialResolver, EmitInput, StepContext, StepResult } from './types.js';
 
@@ -185,7 +186,7 @@ const credentials: AddonCredentialResolver = async (ref, keys, what) => {
   return Object.fromEntries(keys.filter((k) => k.required).map((k) => [k.key, Redacted.of(TOKEN)]));
 };
 
-async function run(record: ClusterRecord, project: ProjectRecord): Promise<StepResult> {
+async function run(record: ClusterRecord, project: ProjectRecord, provider?: StepContext['provider']): Promise<StepResult> {
   const store = new MemorySecretStore();
   const secrets = new ClusterSecrets(store, record.clusterId, {});
   await secrets.putManagedKubeconfig(Redacted.of('apiVersion: v1\nkind: Config\n'));
@@ -197,7 +198,7 @@ async function run(record: ClusterRecord, project: ProjectRecord): Promise<StepR
     clock,
     random: systemRandomSource(),
     secrets,
-    provider: () => Promise.reject(new Error('no provider in this test')),
+    provider: provider ?? (() => Promise.reject(new Error('no provider in this test'))),
     kubernetes: () => cluster,
     catalogs: undefined as never,
     attempt: 0,
@@ -330,5 +331,44 @@ describe('the addons step', () => {
     await run(record, project);
     expect(events.filter((e) => e.type === 'addon').length).toBe(first);
   });
-});
 
+  it('on a CMK cluster installs only the add-ons the service did not install at creation, with the cmk Secret\'s keys for Crusoe\'s', async () => {
+    const text = `apiVersion: kubeplane.dev/v1
+kind: Manifest
+metadata: { name: lab }
+providers:
+  - { name: crusoe-1, providerType: crusoe, secretRef: { env: { accesskey: CRUSOE_ACCESS_KEY_ID, secretkey: CRUSOE_SECRET_KEY, project: CRUSOE_PROJECT_ID } } }
+nodePools:
+  dynamic:
+    - { name: h100, providerSpec: { name: crusoe-1, region: us-east1-a }, count: 2, serverType: h100-80gb-sxm-ib.8x, image: 1.33.4-cmk.4 }
+kubernetes:
+  clusters:
+    - name: lab
+      version: "1.33.4-cmk.20"
+      network: 10.200.0.0/24
+      controlPlane: managed
+      pools: { compute: [h100] }
+      addons:
+        - name: nvidia_gpu_operator
+        - name: crusoe_csi
+`;
+    const result = validateManifestText(text);
+    const manifest = result.manifests[0]!;
+    const spec = buildDesiredState(manifest).clusters[0]!;
+    const { record: base } = recordOf(HCLOUD);
+    const record: ClusterRecord = { ...base, clusterId: spec.id, name: 'lab', desired: spec, lastManifest: manifest, ledger: { ...emptyLedger(), managed: { provider: 'crusoe-1', region: 'us-east1-a', name: 'lab-cmk', id: 'c-1', pools: {}, addonsAtCreation: ['nvidia_gpu_operator'] } } };
+    const project: ProjectRecord = { v: RECORD_VERSION, project: 'lab', generation: 1, manifest, clusters: { lab: spec.id }, updatedAt: 0 };
+    cluster.published = { 'crusoe-csi-driver': ['0.10.3'] };
+    await cluster.applySecret('crusoe-system', 'cmk-lab-cmk', { CRUSOE_ACCESS_KEY: Redacted.of('cmk-access'), CRUSOE_SECRET_KEY: Redacted.of('cmk-secret') });
+    const provider = async () => ({ managedKubernetes: {} }) as unknown as Provider;
+    await run(record, project, provider);
+    expect([...cluster.objects.values()].filter((o) => o.kind === 'HelmChart').map((o) => o.metadata.name)).toEqual(['crusoe-csi-driver']);
+    const keys = cluster.secrets.get('kube-system/crusoe-api-keys');
+    expect(Object.fromEntries(Object.entries(keys ?? {}).map(([k, v]) => [k, v.reveal()]))).toEqual({ CRUSOE_CSI_ACCESS_KEY: 'cmk-access', CRUSOE_CSI_SECRET_KEY: 'cmk-secret' });
+    expect(resolved).toEqual([]);
+    cluster.startController();
+    cluster.reconcile();
+    expect((await run(record, project, provider)).kind).toBe('next');
+    expect(record.status.addons?.map((a) => `${a.name} ${a.state}`)).toEqual(['crusoe_csi installed']);
+  });
+});
