@@ -93,6 +93,11 @@ export interface Ledger {
   upgradedBatches?: number;
   /** The serial of the last mesh bundle the engine signed: the next one goes above it, even if the ConfigMap was lost. */
   meshSerial?: number;
+  /**
+   * Per add-on, a hash of the HelmChart spec last applied: a HelmChart whose spec changed in this run may still carry
+   * the controller's Failed condition of the spec before it, which is then not taken as this spec's failure.
+   */
+  addonSpecs?: Record<string, string>;
   /** Node remediation: machines replaced per node in the apply under way (cleared when the cluster is DONE). */
   remediated?: Record<string, number>;
 }

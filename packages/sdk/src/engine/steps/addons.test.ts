@@ -294,6 +294,20 @@ describe('the addons step', () => {
     expect(record.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({ state: 'failed' });
   });
 
+  it('does not take the failure of a version since corrected for the corrected one\'s', async () => {
+    const { record, project } = recordOf(`${HCLOUD}\n          version: "9.9.9"`);
+    await run(record, project);
+    cluster.startController();
+    cluster.reconcile();
+    expect((await run(record, project)).kind).toBe('failed');
+    const { record: fixed } = recordOf(`${HCLOUD}\n          version: "2.18.1"`, record);
+    const first = await run(fixed, project);
+    expect(first.kind).toBe('wait');
+    expect(fixed.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({ state: 'installing', declaredVersion: '2.18.1' });
+    cluster.reconcile();
+    expect((await run(fixed, project)).kind).toBe('next');
+  });
+
   it('keeps the credentials out of the record, the events and the HelmChart', async () => {
     const { record, project } = recordOf(HCLOUD);
     await run(record, project);

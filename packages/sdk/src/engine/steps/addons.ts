@@ -6,7 +6,9 @@ import { CATALOG, isChartAddon, type ChartAddonId } from '../../addons/catalog.j
 import { HELM_CHART_API_VERSION, HELM_CONTROLLER_NAMESPACE, helmChartObject, helmControllerObjects, ADDON_LABEL, MANAGED_SELECTOR } from '../../addons/helm-controller.js';
 import { addonStatus, type AddonStatus } from '../../addons/state.js';
 import { addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
+import { createHash } from 'node:crypto';
 import { KubeplaneError } from '../../errors.js';
+import { stableJson } from '../../manifest/rules.js';
 import type { AddonDef } from '../../manifest/schema.js';
 import { PROVIDER_TYPE_INFO } from '../../manifest/provider-types.js';
 import type { ClusterSpec } from '../../model/types.js';
@@ -178,7 +180,11 @@ export const addons: StepDefinition = {
     for (const object of helmControllerObjects()) await k8s.applyObject(object);
     // 2. Credentials, 3. HelmCharts.
     const values = new Map<ChartAddonId, Record<string, unknown>>();
-    const ctxValues = { spec, ...(apiServerOf(ctx) ? { apiServer: apiServerOf(ctx)! } : {}) };
+    const apiServer = apiServerOf(ctx);
+    const ctxValues = { spec, ...(apiServer ? { apiServer } : {}) };
+    const appliedBefore = ctx.record.ledger.addonSpecs ?? {};
+    const appliedNow: Record<string, string> = {};
+    const changedNow = new Set<string>();
     for (const addon of wanted) {
       const entry = CATALOG[addon.name];
       const data = await credentialData(ctx, k8s, addon);
@@ -186,8 +192,12 @@ export const addons: StepDefinition = {
       else if (data && entry.credential) await k8s.applySecret(entry.targetNamespace, entry.credential.secretName, data, addonLabels(addon.name));
       const v = addonValues(addon, ctxValues);
       values.set(addon.name, v);
-      await k8s.applyObject(helmChartObject(addon.name, addonVersion(addon), v));
+      const chart = helmChartObject(addon.name, addonVersion(addon), v);
+      await k8s.applyObject(chart);
+      appliedNow[addon.name] = createHash('sha256').update(stableJson(chart['spec'])).digest('hex').slice(0, 16);
+      if (appliedBefore[addon.name] !== appliedNow[addon.name]) changedNow.add(addon.name);
     }
+    ctx.record.ledger.addonSpecs = appliedNow;
     // 4. Removals: kubeplane's HelmCharts of add-ons no longer declared (helm-controller uninstalls on delete).
     const wantedIds = new Set<string>(wanted.map((a) => a.name));
     const removing: AddonStatus[] = [];
@@ -212,7 +222,9 @@ export const addons: StepDefinition = {
       const entry = CATALOG[addon.name];
       const helmChart = await k8s.getObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, entry.release);
       const releaseSecrets = await k8s.listObjects('v1', 'Secret', entry.targetNamespace, `owner=helm,name=${entry.release}`);
-      const s = addonStatus({ name: addon.name, chart: entry.chart, declaredVersion: addonVersion(addon), values: values.get(addon.name) ?? {}, helmChart, releaseSecrets, release: entry.release });
+      let s = addonStatus({ name: addon.name, chart: entry.chart, declaredVersion: addonVersion(addon), values: values.get(addon.name) ?? {}, helmChart, releaseSecrets, release: entry.release });
+      // Just changed: a Failed condition is the previous spec's until the controller has run this one.
+      if (s.state === 'failed' && changedNow.has(addon.name)) s = { ...s, state: 'installing', message: `applying ${entry.chart} ${s.declaredVersion} (the last attempt, of another spec, failed: ${s.message})` };
       statuses.push(!running && s.state === 'installing' ? { ...s, message: `${s.message}; waiting for the helm-controller Deployment in ${HELM_CONTROLLER_NAMESPACE} to run` } : s);
     }
     const all = [...statuses, ...removing];
