@@ -14,6 +14,7 @@ import { PROVIDER_TYPE_INFO } from '../../manifest/provider-types.js';
 import type { ClusterSpec } from '../../model/types.js';
 import { CMK_ADDON_SECRET } from '../../providers-data/crusoe.js';
 import { Redacted } from '../../redacted.js';
+import { SDK_VERSION } from '../../version.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { desiredOf } from './common.js';
 import { api } from './kubernetes.js';
@@ -22,8 +23,6 @@ import { next, type StepContext, type StepDefinition, type StepResult } from './
 
 /** How often the step looks again while a chart installs (a helm Job takes tens of seconds to minutes). */
 const INSTALL_POLL_SECONDS = 20;
-/** kubeplane's SDK version: the autoscaler adapter's image tag. */
-const SDK_VERSION = '0.1.0';
 
 type ChartAddon = AddonDef & { name: ChartAddonId };
 
