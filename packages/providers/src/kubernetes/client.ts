@@ -520,7 +520,7 @@ export class KubernetesClient implements KubernetesApi {
     const { apiVersion, kind, metadata } = object;
     const target = await this.#pathOf(apiVersion, kind, metadata.namespace, metadata.name);
     if (!target) {
-      throw new KubeplaneError('retryable', `kubernetes: the API server does not serve ${kind} (${apiVersion}) yet, so ${kind} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name} cannot be applied; its CustomResourceDefinition may not be established`, {
+      throw new KubeplaneError('retryable', `kubernetes: the API server does not serve ${kind} (${apiVersion}) yet: it is not in its discovery of ${apiVersion}, so ${kind} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name} cannot be applied (a custom resource's CRD may not be established yet)`, {
         provider: PROVIDER,
         code: 'KindNotServed',
         resource: `${kind} ${metadata.name}`,

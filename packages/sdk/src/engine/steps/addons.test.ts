@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildDesiredState } from '../../model/desired-state.js';
 import { validateManifestText } from '../../manifest/validate.js';
+import { KubeplaneError } from '../../errors.js';
 import { Redacted } from '../../redacted.js';
 import { systemRandomSource } from '../../bootstrap/random.js';
 import { MemorySecretStore } from '../adapters/memory.js';
@@ -306,6 +307,20 @@ describe('the addons step', () => {
     expect(fixed.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({ state: 'installing', declaredVersion: '2.18.1' });
     cluster.reconcile();
     expect((await run(fixed, project)).kind).toBe('next');
+  });
+
+  it('waits while the API server does not serve HelmCharts yet (a CRD just applied is not established at once)', async () => {
+    const { record, project } = recordOf(HCLOUD);
+    const apply = cluster.applyObject.bind(cluster);
+    let established = false;
+    cluster.applyObject = async (o) => {
+      if (o.kind === 'HelmChart' && !established) throw new KubeplaneError('retryable', 'the API server does not serve HelmChart (helm.cattle.io/v1) yet', { code: 'KindNotServed' });
+      return apply(o);
+    };
+    expect(await run(record, project)).toMatchObject({ kind: 'wait', seconds: 5 });
+    established = true;
+    expect((await run(record, project)).kind).toBe('wait');
+    expect(helmChart('hcloud-csi')).toBeDefined();
   });
 
   it('keeps the credentials out of the record, the events and the HelmChart', async () => {

@@ -7,7 +7,7 @@ import { HELM_CHART_API_VERSION, HELM_CONTROLLER_NAMESPACE, helmChartObject, hel
 import { addonStatus, type AddonStatus } from '../../addons/state.js';
 import { addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
 import { createHash } from 'node:crypto';
-import { KubeplaneError } from '../../errors.js';
+import { isKubeplaneError, KubeplaneError } from '../../errors.js';
 import { stableJson } from '../../manifest/rules.js';
 import type { AddonDef } from '../../manifest/schema.js';
 import { PROVIDER_TYPE_INFO } from '../../manifest/provider-types.js';
@@ -23,6 +23,8 @@ import { next, type StepContext, type StepDefinition, type StepResult } from './
 
 /** How often the step looks again while a chart installs (a helm Job takes tens of seconds to minutes). */
 const INSTALL_POLL_SECONDS = 20;
+/** How soon to look again for a CRD the step has just applied to be established. */
+const CRD_POLL_SECONDS = 5;
 
 type ChartAddon = AddonDef & { name: ChartAddonId };
 
@@ -192,7 +194,13 @@ export const addons: StepDefinition = {
       const v = addonValues(addon, ctxValues);
       values.set(addon.name, v);
       const chart = helmChartObject(addon.name, addonVersion(addon), v);
-      await k8s.applyObject(chart);
+      try {
+        await k8s.applyObject(chart);
+      } catch (e) {
+        // A CRD just created is served once the API server has established it (seconds): look again shortly.
+        if (isKubeplaneError(e) && e.details.code === 'KindNotServed') return { kind: 'wait', seconds: CRD_POLL_SECONDS, reason: `waiting for the API server to serve HelmCharts (${e.message})` };
+        throw e;
+      }
       appliedNow[addon.name] = createHash('sha256').update(stableJson(chart['spec'])).digest('hex').slice(0, 16);
       if (appliedBefore[addon.name] !== appliedNow[addon.name]) changedNow.add(addon.name);
     }
