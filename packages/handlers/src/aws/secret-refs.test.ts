@@ -1,26 +1,14 @@
 // The serverless API's refusal of credentials references it must not read, add-ons' own included.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validateManifestText } from '@kubeplane/sdk';
 import { refusedSecretRefs } from './secret-refs.js';
 
 const manifest = (addonRef: string) => {
-  const r = validateManifestText(`apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: tenant }
-providers:
-  - { name: hetzner-1, providerType: hetzner, secretRef: { awsSecretsManager: { secretId: kubeplane-providers/tenant/hcloud } } }
-nodePools:
-  dynamic:
-    - { name: control, providerSpec: { name: hetzner-1, region: fsn1 }, count: 1, serverType: cpx22, image: ubuntu-24.04 }
-kubernetes:
-  clusters:
-    - name: demo
-      version: "1.34.2"
-      network: 10.0.0.0/24
-      pools: { control: [control] }
-      addons:
-        - { name: hcloud_csi, secretRef: ${addonRef} }
-`);
+  const text = readFileSync(new URL('../../../../test/fixtures/addons/hetzner.yaml', import.meta.url), 'utf8').replace(/\$\{(\w+)\}/g, (_, k: string) =>
+    ({ project: 'tenant', hetznerSecretRef: '{ awsSecretsManager: { secretId: kubeplane-providers/tenant/hcloud } }', addons: `        - { name: hcloud_csi, secretRef: ${addonRef} }` })[k] ?? '',
+  );
+  const r = validateManifestText(text);
   if (!r.ok || !r.manifests[0]) throw new Error(r.issues.map((i) => i.message).join('\n'));
   return r.manifests[0];
 };

@@ -1,5 +1,6 @@
 // apply on a built Crusoe Managed Kubernetes cluster: an add-on added, upgraded or removed after creation is carried
 // out by the addons step's in-cluster mechanism, no longer refused; what CMK cannot change still is.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validateManifestText } from '../manifest/validate.js';
 import { buildDesiredState } from '../model/desired-state.js';
@@ -10,24 +11,8 @@ import { Kubeplane } from './kubeplane.js';
 import { clusterKey, emptyLedger, projectKey, RECORD_VERSION, type ClusterRecord, type ProjectRecord } from './records.js';
 
 const manifest = (addons: string, version = '1.33.4-cmk.20') => {
-  const r = validateManifestText(`apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: lab }
-providers:
-  - { name: crusoe-1, providerType: crusoe, secretRef: { env: { accesskey: CRUSOE_ACCESS_KEY_ID, secretkey: CRUSOE_SECRET_KEY, project: CRUSOE_PROJECT_ID } } }
-nodePools:
-  dynamic:
-    - { name: h100, providerSpec: { name: crusoe-1, region: us-east1-a }, count: 2, serverType: h100-80gb-sxm-ib.8x, image: 1.33.4-cmk.4 }
-kubernetes:
-  clusters:
-    - name: lab
-      version: "${version}"
-      network: 10.200.0.0/24
-      controlPlane: managed
-      pools: { compute: [h100] }
-      addons:
-${addons}
-`);
+  const text = readFileSync(new URL('../../../../test/fixtures/addons/cmk.yaml', import.meta.url), 'utf8').replace(/\$\{(\w+)\}/g, (_, k: string) => ({ version, addons })[k] ?? '');
+  const r = validateManifestText(text);
   if (!r.ok || !r.manifests[0]) throw new Error(r.issues.map((i) => `${i.path}: ${i.message}`).join('\n'));
   return r.manifests[0];
 };

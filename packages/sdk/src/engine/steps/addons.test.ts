@@ -1,6 +1,7 @@
 // The addons step against an in-memory cluster whose helm-controller is simulated here as the contract (C1) says:
 // first install, upgrade on a version change, removal, helm's failure message, and credentials that never reach
 // the record, the events or an error.
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { inspect } from 'node:util';
 import { parse as parseYaml } from 'yaml';
@@ -131,27 +132,9 @@ class FakeCluster implements KubernetesApi {
   }
 }
 
-const MANIFEST = (addonsYaml: string) => `
-apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: demo }
-providers:
-  - name: hetzner-1
-    providerType: hetzner
-    secretRef: { env: { credentials: HCLOUD_TOKEN } }
-nodePools:
-  dynamic:
-    - { name: control, providerSpec: { name: hetzner-1, region: fsn1 }, count: 1, serverType: cpx22, image: ubuntu-24.04 }
-    - { name: workers, providerSpec: { name: hetzner-1, region: fsn1 }, count: 2, serverType: cpx32, image: ubuntu-24.04 }
-kubernetes:
-  clusters:
-    - name: demo
-      version: "1.34.2"
-      network: 10.0.0.0/24
-      pools: { control: [control], compute: [workers] }
-      addons:
-${addonsYaml}
-`;
+const fixture = (name: string, vars: Record<string, string>) =>
+  readFileSync(new URL(`../../../../../test/fixtures/addons/${name}`, import.meta.url), 'utf8').replace(/\$\{(\w+)\}/g, (_, k: string) => vars[k] ?? '');
+const MANIFEST = (addons: string) => fixture('hetzner.yaml', { project: 'demo', hetznerSecretRef: '{ env: { credentials: HCLOUD_TOKEN } }', addons });
 
 function recordOf(addonsYaml: string, before?: ClusterRecord): { record: ClusterRecord; project: ProjectRecord } {
   const result = validateManifestText(MANIFEST(addonsYaml));
@@ -362,25 +345,7 @@ describe('the addons step', () => {
   });
 
   it('on a CMK cluster installs only the add-ons the service did not install at creation, with the cmk Secret\'s keys for Crusoe\'s', async () => {
-    const text = `apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: lab }
-providers:
-  - { name: crusoe-1, providerType: crusoe, secretRef: { env: { accesskey: CRUSOE_ACCESS_KEY_ID, secretkey: CRUSOE_SECRET_KEY, project: CRUSOE_PROJECT_ID } } }
-nodePools:
-  dynamic:
-    - { name: h100, providerSpec: { name: crusoe-1, region: us-east1-a }, count: 2, serverType: h100-80gb-sxm-ib.8x, image: 1.33.4-cmk.4 }
-kubernetes:
-  clusters:
-    - name: lab
-      version: "1.33.4-cmk.20"
-      network: 10.200.0.0/24
-      controlPlane: managed
-      pools: { compute: [h100] }
-      addons:
-        - name: nvidia_gpu_operator
-        - name: crusoe_csi
-`;
+    const text = fixture('cmk.yaml', { version: '1.33.4-cmk.20', addons: '        - name: nvidia_gpu_operator\n        - name: crusoe_csi' });
     const result = validateManifestText(text);
     const manifest = result.manifests[0]!;
     const spec = buildDesiredState(manifest).clusters[0]!;
