@@ -108,3 +108,21 @@ export function addonStatus(o: ObservedAddon): AddonStatus {
   const job = (o.helmChart['status'] as { jobName?: string } | undefined)?.jobName;
   return { ...base, state: 'installing', message: `${installedVersion ? `upgrading ${installedVersion} -> ` : 'installing '}${o.declaredVersion}${job ? ` (Job ${job})` : ''}` };
 }
+
+/**
+ * An add-on a managed service installed at creation (CMK: as Helm releases of its own naming): found by its chart's
+ * name among the cluster's release Secrets, reported from its latest revision. It is the provider's, so it is never
+ * `failed` on kubeplane's account, only shown.
+ */
+export function providerAddonStatus(name: string, chart: string, releaseSecrets: KubeObject[]): AddonStatus {
+  const latest = releaseSecrets
+    .filter((s) => s.metadata.labels?.['owner'] === 'helm')
+    .map(decodeRelease)
+    .filter((r): r is HelmRelease => r !== null && r.chart?.metadata?.name === chart)
+    .sort((a, b) => b.version - a.version || (b.info?.last_deployed ?? '').localeCompare(a.info?.last_deployed ?? ''))[0];
+  const installedVersion = latest?.chart?.metadata?.version;
+  const base = { name, chart, declaredVersion: installedVersion ?? '', ...(installedVersion ? { installedVersion } : {}) };
+  if (!latest) return { ...base, state: 'installing', message: 'installed by the managed service at creation; its Helm release is not visible yet' };
+  const status = latest.info?.status ?? 'unknown';
+  return { ...base, state: status === 'deployed' ? 'installed' : 'installing', message: `installed by the managed service at creation (release ${latest.namespace ?? '?'}/${latest.name}, ${status}); upgraded as the provider documents` };
+}

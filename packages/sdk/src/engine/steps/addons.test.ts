@@ -89,6 +89,32 @@ class FakeCluster implements KubernetesApi {
     if (d) d['status'] = { readyReplicas: 1 };
   }
 
+  /** A Helm 3 release revision as its storage driver writes it: the earlier ones superseded (contract C1). */
+  release(release: string, namespace: string, spec: { chart: string; version: string; valuesContent: string }): void {
+    const revision = (this.revisions.get(release) ?? 0) + 1;
+    this.revisions.set(release, revision);
+    for (const s of [...this.objects.values()].filter((o) => o.kind === 'Secret' && o.metadata.labels?.['name'] === release)) {
+      s.metadata.labels = { ...s.metadata.labels, status: 'superseded' };
+    }
+    const json = {
+      name: release,
+      namespace,
+      version: revision,
+      info: { status: 'deployed', description: revision === 1 ? 'Install complete' : 'Upgrade complete', first_deployed: new Date(this.now).toISOString(), last_deployed: new Date(this.now).toISOString() },
+      chart: { metadata: { name: spec.chart, version: spec.version, appVersion: spec.version } },
+      config: parseYaml(spec.valuesContent) as unknown,
+    };
+    const inner = gzipSync(Buffer.from(JSON.stringify(json))).toString('base64');
+    const name = `sh.helm.release.v1.${release}.v${revision}`;
+    this.objects.set(this.key('v1', 'Secret', namespace, name), {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace, labels: { name: release, owner: 'helm', status: 'deployed', version: String(revision) } },
+      type: 'helm.sh/release.v1',
+      data: { release: Buffer.from(inner).toString('base64') },
+    });
+  }
+
   /** One reconcile of every HelmChart, as k3s-io/helm-controller and Helm 3 record it (contract C1). */
   reconcile(): void {
     for (const chart of [...this.objects.values()].filter((o) => o.kind === 'HelmChart')) {
@@ -105,28 +131,7 @@ class FakeCluster implements KubernetesApi {
         };
         continue;
       }
-      const revision = (this.revisions.get(release) ?? 0) + 1;
-      this.revisions.set(release, revision);
-      for (const s of [...this.objects.values()].filter((o) => o.kind === 'Secret' && o.metadata.labels?.['name'] === release)) {
-        s.metadata.labels = { ...s.metadata.labels, status: 'superseded' };
-      }
-      const json = {
-        name: release,
-        namespace: spec.targetNamespace,
-        version: revision,
-        info: { status: 'deployed', description: revision === 1 ? 'Install complete' : 'Upgrade complete', first_deployed: new Date(this.now).toISOString(), last_deployed: new Date(this.now).toISOString() },
-        chart: { metadata: { name: spec.chart, version: spec.version, appVersion: spec.version } },
-        config: parseYaml(spec.valuesContent) as unknown,
-      };
-      const inner = gzipSync(Buffer.from(JSON.stringify(json))).toString('base64');
-      const name = `sh.helm.release.v1.${release}.v${revision}`;
-      this.objects.set(this.key('v1', 'Secret', spec.targetNamespace, name), {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name, namespace: spec.targetNamespace, labels: { name: release, owner: 'helm', status: 'deployed', version: String(revision) } },
-        type: 'helm.sh/release.v1',
-        data: { release: Buffer.from(inner).toString('base64') },
-      });
+      this.release(release, spec.targetNamespace, spec);
       chart['status'] = { jobName, conditions: [{ type: 'JobCreated', status: 'True', reason: 'Job created', message: `Applying HelmChart using Job kube-system/${jobName}` }] };
     }
   }
@@ -362,7 +367,10 @@ describe('the addons step', () => {
     expect(resolved).toEqual([]);
     cluster.startController();
     cluster.reconcile();
+    // CMK's own release of the GPU operator, as it installed it at creation.
+    cluster.release('nvidia-gpu-operator', 'crusoe-system', { chart: 'gpu-operator', version: 'v25.3.1', valuesContent: '{}' });
     expect((await run(record, project, provider)).kind).toBe('next');
-    expect(record.status.addons?.map((a) => `${a.name} ${a.state}`)).toEqual(['crusoe_csi installed']);
+    expect(record.status.addons?.map((a) => `${a.name} ${a.installedVersion} ${a.state}`)).toEqual(['nvidia_gpu_operator v25.3.1 installed', 'crusoe_csi 0.10.3 installed']);
+    expect(record.status.addons?.[0]?.message).toContain('installed by the managed service at creation (release crusoe-system/nvidia-gpu-operator, deployed)');
   });
 });

@@ -4,7 +4,7 @@
 // status. It waits while an add-on installs, fails with helm's message when one failed, goes on when all are installed.
 import { CATALOG, isChartAddon, type ChartAddonId } from '../../addons/catalog.js';
 import { HELM_CHART_API_VERSION, HELM_CONTROLLER_NAMESPACE, helmChartObject, helmControllerObjects, ADDON_LABEL, MANAGED_SELECTOR } from '../../addons/helm-controller.js';
-import { addonStatus, type AddonStatus } from '../../addons/state.js';
+import { addonStatus, providerAddonStatus, type AddonStatus } from '../../addons/state.js';
 import { addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
 import { createHash } from 'node:crypto';
 import { isKubeplaneError, KubeplaneError } from '../../errors.js';
@@ -171,11 +171,19 @@ export const addons: StepDefinition = {
       if (!Array.isArray(configured)) return configured;
       managedNote = configured.length ? `; updated ${configured.join(', ')}` : '';
     }
-    const wanted = installedByKubeplane(spec, createdByProvider(ctx));
+    const byProvider = createdByProvider(ctx);
+    const wanted = installedByKubeplane(spec, byProvider);
     const existing = await k8s.listObjects(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, MANAGED_SELECTOR);
+    // The managed service's own add-ons are shown, from their Helm releases, never changed.
+    const declaredByProvider = spec.addons.filter((a): a is ChartAddon => isChartAddon(a.name) && byProvider.includes(a.name));
+    const providers: AddonStatus[] = [];
+    if (declaredByProvider.length > 0) {
+      const releases = await k8s.listObjects('v1', 'Secret', undefined, 'owner=helm');
+      for (const a of declaredByProvider) providers.push(providerAddonStatus(a.name, CATALOG[a.name].chart, releases));
+    }
     if (wanted.length === 0 && existing.length === 0) {
-      ctx.record.status.addons = [];
-      return next(`no add-ons to install${managedNote}`);
+      ctx.record.status.addons = providers;
+      return next(`no add-ons for kubeplane to install${managedNote}`);
     }
     // 1. The mechanism (idempotent server-side apply; CRDs first so the HelmCharts' kind is served).
     for (const object of helmControllerObjects()) await k8s.applyObject(object);
@@ -234,7 +242,7 @@ export const addons: StepDefinition = {
       if (s.state === 'failed' && changedNow.has(addon.name)) s = { ...s, state: 'installing', message: `applying ${entry.chart} ${s.declaredVersion} (the last attempt, of another spec, failed: ${s.message})` };
       statuses.push(!running && s.state === 'installing' ? { ...s, message: `${s.message}; waiting for the helm-controller Deployment in ${HELM_CONTROLLER_NAMESPACE} to run` } : s);
     }
-    const all = [...statuses, ...removing];
+    const all = [...providers, ...statuses, ...removing];
     const before = new Map((ctx.record.status.addons ?? []).map((a) => [a.name, a]));
     for (const s of all) {
       if (sameStatus(before.get(s.name), s)) continue;
@@ -245,7 +253,7 @@ export const addons: StepDefinition = {
     if (failed.length > 0) {
       return { kind: 'failed', error: new KubeplaneError('invalid', failed.map((s) => `add-on ${s.name} (${s.chart} ${s.declaredVersion}) failed: ${s.message}`).join('; '), { resource: spec.sourcePath, code: 'AddonFailed' }) } satisfies StepResult;
     }
-    const busy = all.filter((s) => s.state !== 'installed');
+    const busy = [...statuses, ...removing].filter((s) => s.state !== 'installed');
     if (busy.length > 0) return { kind: 'wait', seconds: INSTALL_POLL_SECONDS, reason: busy.map((s) => `${s.name}: ${s.message}`).join('; ') };
     return next(`add-ons installed: ${statuses.map((s) => `${s.name} ${s.installedVersion ?? s.declaredVersion}`).join(', ')}${managedNote}`);
   },
