@@ -158,7 +158,8 @@ function recordOf(addonsYaml: string, before?: ClusterRecord): { record: Cluster
         target: 'present',
         desired: spec,
         current: null,
-        ledger: emptyLedger(),
+        // The API on a reserved IP (the fixture has no API load balancer), as the infrastructure steps record it.
+        ledger: { ...emptyLedger(), reservedIp: { provider: 'hetzner-1', region: 'fsn1', name: 'demo-api', id: '7', ip: '203.0.113.10' } },
         pki: null,
         step: { phase: 'addons', name: 'addons', seq: 1, since: 0, attempts: 0 },
         status: { state: 'IN_PROGRESS', phase: 'addons', message: '', previous: [] },
@@ -219,6 +220,7 @@ describe('the addons step', () => {
     const deployment = cluster.objects.get(cluster.key('apps/v1', 'Deployment', 'kube-system', 'helm-controller'));
     expect(JSON.stringify(deployment)).toContain('rancher/helm-controller:');
     expect(helmChart('cilium')?.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'kubeplane', 'kubeplane.dev/addon': 'cilium' });
+    expect(parseYaml((helmChart('cilium')?.['spec'] as { valuesContent: string }).valuesContent)).toMatchObject({ k8sServiceHost: '203.0.113.10', k8sServicePort: 6443, kubeProxyReplacement: true });
     const hcloud = helmChart('hcloud-csi');
     expect(hcloud?.['spec']).toMatchObject({ repo: 'https://charts.hetzner.cloud', chart: 'hcloud-csi', version: '2.18.0', targetNamespace: 'kube-system', createNamespace: true });
     expect(Object.keys(cluster.secrets.get('kube-system/hcloud-csi-token') ?? {})).toEqual(['token']);

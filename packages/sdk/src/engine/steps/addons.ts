@@ -190,6 +190,10 @@ export const addons: StepDefinition = {
     // 2. Credentials, 3. HelmCharts.
     const values = new Map<ChartAddonId, Record<string, unknown>>();
     const apiServer = apiServerOf(ctx);
+    if (!apiServer && wanted.some((a) => a.name === 'cilium')) {
+      // Without the API endpoint a Cilium upgrade would drop kube-proxy replacement's route to the API server.
+      throw new KubeplaneError('invalid', `cluster ${spec.name}: the API endpoint the nodes use is not recorded, so Cilium's values cannot be built`, { resource: spec.sourcePath });
+    }
     const ctxValues = { spec, ...(apiServer ? { apiServer } : {}) };
     const appliedBefore = ctx.record.ledger.addonSpecs ?? {};
     const appliedNow: Record<string, string> = {};
