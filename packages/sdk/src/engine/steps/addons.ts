@@ -88,10 +88,10 @@ async function credentialData(ctx: StepContext, k8s: KubernetesApi, addon: Chart
   if (ref.fromProvider !== undefined) {
     const def = (ctx.project.manifest ?? ctx.record.lastManifest)?.providers.find((p) => p.name === ref.fromProvider);
     if (!def) throw new KubeplaneError('invalid', `add-on ${addon.name}: provider "${ref.fromProvider}" is not in the manifest`, { resource: spec.sourcePath });
-    resolved = await ctx.addonCredentials(def.secretRef, keys, `add-on ${addon.name} (credentials of provider ${def.name})`);
+    resolved = await ctx.addonCredentials(def.secretRef, keys, `add-on ${addon.name} (credentials of provider ${def.name})`, credential.cloud);
   } else {
     const { fromProvider: _none, ...plain } = ref;
-    resolved = await ctx.addonCredentials(plain, keys, `add-on ${addon.name}`);
+    resolved = await ctx.addonCredentials(plain, keys, `add-on ${addon.name}`, credential.cloud);
   }
   const out: Record<string, Redacted<string>> = {};
   for (const [ours, theirs] of Object.entries(credential.keys)) {

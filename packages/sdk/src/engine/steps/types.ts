@@ -12,7 +12,7 @@ import type { EngineEvent, EnginePhase } from '../events.js';
 import type { KubernetesConnector } from '../ports/kubernetes.js';
 import type { ClusterRecord, ProjectRecord } from '../records.js';
 import type { ProviderDef, SecretRef } from '../../manifest/schema.js';
-import type { CredentialKey } from '../../manifest/provider-types.js';
+import type { CredentialKey, ProviderType } from '../../manifest/provider-types.js';
 import type { Redacted } from '../../redacted.js';
 import type { CatalogCache } from '../preflight.js';
 
@@ -29,9 +29,10 @@ export type ProviderFactory = (def: ProviderDef, region: string | undefined, con
 
 /**
  * Resolves a secretRef (an add-on's own, or the provider's it names with fromProvider) to the credential keys given,
- * each Redacted; `what` names the add-on in messages. The runtime's, as a provider factory resolves providers'.
+ * each Redacted; `what` names the add-on in messages, `cloud` whose keys they are (absent: kubeplane's own token). The
+ * runtime's, as a provider factory resolves providers' (the sandbox answers with its clouds' credentials).
  */
-export type AddonCredentialResolver = (ref: SecretRef, keys: readonly CredentialKey[], what: string) => Promise<Record<string, Redacted<string>>>;
+export type AddonCredentialResolver = (ref: SecretRef, keys: readonly CredentialKey[], what: string, cloud?: ProviderType) => Promise<Record<string, Redacted<string>>>;
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
