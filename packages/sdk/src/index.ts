@@ -8,3 +8,5 @@ export * from './plan/index.js';
 export * from './bootstrap/index.js';
 export * from './engine/index.js';
 export * from './providers-data/crusoe.js';
+export * from './addons/index.js';
+export { SDK_VERSION } from './version.js';

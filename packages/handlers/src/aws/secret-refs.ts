@@ -31,7 +31,7 @@ export function refusedSecretRef(ref: SecretRef, path: string, prefix: string): 
   return undefined;
 }
 
-/** Every secretRef of the manifest (providers and static nodes) that the API refuses, with its path. */
+/** Every secretRef of the manifest (providers, static nodes, add-ons) that the API refuses, with its path. */
 export function refusedSecretRefs(manifest: Manifest, providerSecretPrefix = PROVIDER_SECRET_PREFIX): SecretRefRefusal[] {
   const prefix = `${providerSecretPrefix}${manifest.name}/`;
   const refused: SecretRefRefusal[] = [];
@@ -42,6 +42,14 @@ export function refusedSecretRefs(manifest: Manifest, providerSecretPrefix = PRO
   for (const [i, pool] of manifest.nodePools.static.entries()) {
     for (const [j, node] of pool.nodes.entries()) {
       const r = refusedSecretRef(node.secretRef, `nodePools.static[${i}].nodes[${j}].secretRef`, prefix);
+      if (r) refused.push(r);
+    }
+  }
+  // Add-ons' own credentials too; `fromProvider` names a provider entry, whose reference is checked above.
+  for (const [i, cluster] of manifest.kubernetes.clusters.entries()) {
+    for (const [j, addon] of (cluster.addons ?? []).entries()) {
+      if (!addon.secretRef || addon.secretRef.fromProvider !== undefined) continue;
+      const r = refusedSecretRef(addon.secretRef, `kubernetes.clusters[${i}].addons[${j}].secretRef`, prefix);
       if (r) refused.push(r);
     }
   }

@@ -82,3 +82,19 @@ describe('progress on a terminal', () => {
     }
   });
 });
+
+describe('add-on events', () => {
+  it('prints each add-on state change, with the message while it is not installed', () => {
+    const out = new Captured(false);
+    const t = { now: 1_000_000 };
+    const printer = progressPrinter(out, { json: false, sandbox: false, clock: clockAt(t), env: {} });
+    printer({ type: 'phase-started', at: t.now, ...base, phase: 'addons' });
+    printer({ type: 'addon', at: t.now, ...base, name: 'hcloud_csi', chart: 'hcloud-csi', declaredVersion: '2.18.1', installedVersion: '2.18.0', state: 'installing', message: 'upgrading 2.18.0 -> 2.18.1' });
+    printer({ type: 'addon', at: t.now, ...base, name: 'hcloud_csi', chart: 'hcloud-csi', declaredVersion: '2.18.1', installedVersion: '2.18.1', state: 'installed', message: 'Upgrade complete' });
+    printer.close();
+    expect(out.text.split('\n').slice(1, 3)).toEqual([
+      '+    0s minimal:     add-on hcloud_csi (hcloud-csi 2.18.1): installing — upgrading 2.18.0 -> 2.18.1',
+      '+    0s minimal:     add-on hcloud_csi (hcloud-csi 2.18.1): installed',
+    ]);
+  });
+});

@@ -107,6 +107,9 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
       case 'error':
         line(`${t} ${e.cluster}: ERROR in ${e.step} (${e.kind}): ${e.message}`);
         break;
+      case 'addon':
+        line(`${t} ${e.cluster}:     add-on ${e.name} (${e.chart} ${e.declaredVersion}): ${e.state}${e.state === 'installed' ? '' : ` — ${e.message}`}`);
+        break;
       case 'cluster-done':
         activity.delete(e.cluster);
         lastWait.delete(e.cluster);

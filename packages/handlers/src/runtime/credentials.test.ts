@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProviderDef } from '@kubeplane/sdk';
-import { resolveCredentials } from './credentials.js';
+import { resolveAddonCredentials, resolveCredentials } from './credentials.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubeplane-credentials-'));
 const aws = (file: string) => ({ name: 'aws-1', providerType: 'aws', secretRef: { file } }) as unknown as ProviderDef;
@@ -31,5 +31,20 @@ describe('resolveCredentials from a file', () => {
 
   it('refuses a role ARN that is not one', async () => {
     await expect(resolveCredentials(aws(write('user.yaml', 'rolearn: arn:aws:iam::123456789012:user/alice\n')), {}, dir)).rejects.toThrow('credential "rolearn" is not an IAM role ARN');
+  });
+});
+
+describe('resolveAddonCredentials', () => {
+  const token = [{ key: 'credentials', required: true }] as const;
+
+  it('reads an add-on\'s own keys from the environment, Redacted', async () => {
+    const creds = await resolveAddonCredentials({ env: { credentials: 'CSI_TOKEN' } }, token, 'add-on hcloud_csi', { CSI_TOKEN: 'csi-token-value' }, dir);
+    expect(String(creds.credentials)).toBe('[redacted]');
+    expect(creds.credentials?.reveal()).toBe('csi-token-value');
+  });
+
+  it('names the add-on and the missing key, never a value', async () => {
+    await expect(resolveAddonCredentials({ file: write('csi.yaml', 'other: x\n') }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow(/csi\.yaml \(key credentials\) has no string value/);
+    await expect(resolveAddonCredentials({ name: 'csi', namespace: 'kube-system' }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow('add-on hcloud_csi: a Kubernetes Secret (kube-system/csi) needs a cluster to read it from');
   });
 });

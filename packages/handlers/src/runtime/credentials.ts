@@ -2,17 +2,18 @@
 // (AWS 20/40 characters, Hetzner 64) so a wrong credential fails before any cloud call. Messages name the
 // variable or file, never a value.
 import { resolve } from 'node:path';
-import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
+import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type CredentialKey, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
 import { EnvFileSecretResolver } from '@kubeplane/providers';
 
 export type Credentials = Record<string, Redacted<string>>;
 
-export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+/**
+ * The keys of a secretRef read locally (env or file), and why a key could not be read from a file (reported only if it
+ * turns out to be required). `what` names whose credential it is in messages (`provider aws-1`, `add-on hcloud_csi`).
+ */
+async function readKeys(what: string, resource: string, ref: SecretRef, keys: readonly CredentialKey[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ out: Credentials; unread: Record<string, unknown> }> {
   const resolver = new EnvFileSecretResolver(env);
-  const ref = def.secretRef;
-  const keys = PROVIDER_TYPE_INFO[def.providerType].credentials;
   const out: Credentials = {};
-  /** Why a key could not be read from a file: reported if it turns out to be required. */
   const unread: Record<string, unknown> = {};
   if (ref.env) {
     for (const k of keys) {
@@ -30,10 +31,16 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
       }
     }
   } else if (ref.awsSecretsManager) {
-    throw new KubeplaneError('invalid', `provider ${def.name}: awsSecretsManager credentials are read by the AWS runtime; locally use secretRef.env or secretRef.file`, { resource: def.name });
+    throw new KubeplaneError('invalid', `${what}: awsSecretsManager credentials are read by the AWS runtime; locally use secretRef.env or secretRef.file`, { resource });
   } else {
-    throw new KubeplaneError('invalid', `provider ${def.name}: a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) needs a cluster to read it from; locally use secretRef.env or secretRef.file`, { resource: def.name });
+    throw new KubeplaneError('invalid', `${what}: a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) needs a cluster to read it from; locally use secretRef.env or secretRef.file`, { resource });
   }
+  return { out, unread };
+}
+
+export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+  const keys = PROVIDER_TYPE_INFO[def.providerType].credentials;
+  const { out, unread } = await readKeys(`provider ${def.name}`, def.name, def.secretRef, keys, env, cwd);
   for (const k of keys) {
     const value = out[k.key];
     if (!value) {
@@ -43,6 +50,18 @@ export async function resolveCredentials(def: ProviderDef, env: NodeJS.ProcessEn
     if (k.format && !k.format.pattern.test(value.reveal())) {
       throw new KubeplaneError('auth', `provider ${def.name}: credential "${k.key}" is not ${k.format.description}`, { resource: def.name, code: 'MalformedCredential' });
     }
+  }
+  return out;
+}
+
+/**
+ * An add-on's credential keys from its secretRef (env or file, as providers' are read locally); messages name the
+ * add-on and the variable or file, never a value. Required keys that are missing are refused here.
+ */
+export async function resolveAddonCredentials(ref: SecretRef, keys: readonly CredentialKey[], what: string, env: NodeJS.ProcessEnv, cwd: string): Promise<Credentials> {
+  const { out, unread } = await readKeys(what, what, ref, keys, env, cwd);
+  for (const k of keys) {
+    if (!out[k.key] && credentialRequired(k, (key) => out[key] !== undefined)) throw unread[k.key] ?? new KubeplaneError('auth', `${what}: credential "${k.key}" is missing`, { resource: what });
   }
   return out;
 }

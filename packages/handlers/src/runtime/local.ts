@@ -15,12 +15,15 @@ import {
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
+  Redacted,
   systemClock,
   writeFileAtomic,
+  type AddonCredentialResolver,
   type Clock,
   type EngineOptions,
   type MachineAccess,
   type ProviderFactory,
+  type ProviderType,
   type PutOptions,
   type StateStore,
   type StepEvent,
@@ -30,7 +33,7 @@ import { SshMachineAccess, kubernetesConnector } from '@kubeplane/providers';
 // The sandbox clouds (msw and the emulators) are loaded only by a runtime that uses them, so importing this module
 // for the real clouds carries none of them.
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
-import { resolveCredentials, resolveStaticKey } from './credentials.js';
+import { resolveAddonCredentials, resolveCredentials, resolveStaticKey } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { fileRateBudgets } from '@kubeplane/sdk';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
@@ -112,8 +115,9 @@ export class LocalRuntime {
       let providers: ProviderFactory;
       let kubernetes: EngineOptions['kubernetes'];
       let machines: MachineAccess;
+      let addonCredentials: AddonCredentialResolver = (ref, keys, what) => resolveAddonCredentials(ref, keys, what, options.env, options.cwd);
       if (options.sandbox) {
-        const { NetnsSandbox, Sandbox, sandboxKubernetes, sandboxProviders } = await import('@kubeplane/sandbox');
+        const { NetnsSandbox, Sandbox, sandboxKubernetes, sandboxProviders, SANDBOX_CREDENTIALS } = await import('@kubeplane/sandbox');
         sandbox = options.memory ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(dir, options.seed ?? 1);
         sandbox.listen();
         clock = sandbox.clock;
@@ -121,6 +125,19 @@ export class LocalRuntime {
         providers = sandboxProviders(sandbox);
         kubernetes = sandboxKubernetes(sandbox);
         machines = sandbox.staticMachines.access();
+        // The sandbox clouds accept their own credentials only, as sandboxProviders gives the providers; a token for
+        // kubeplane itself (the autoscaler adapter's) is read as locally.
+        const local = addonCredentials;
+        const clouds: Partial<Record<ProviderType, Record<string, string>>> = {
+          hetzner: { credentials: SANDBOX_CREDENTIALS.hetznerToken },
+          aws: { accesskey: SANDBOX_CREDENTIALS.awsAccessKeyId, secretkey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+          crusoe: { accesskey: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretkey: SANDBOX_CREDENTIALS.crusoeSecretKey, project: SANDBOX_CREDENTIALS.crusoeProjectId },
+        };
+        addonCredentials = async (ref, keys, what, cloud) => {
+          const values = cloud ? clouds[cloud] : undefined;
+          if (!values) return local(ref, keys, what, cloud);
+          return Object.fromEntries(keys.flatMap((k) => (values[k.key] ? [[k.key, Redacted.of(values[k.key]!)]] : [])));
+        };
       } else {
         providers = cloudProviders(options.env, options.cwd, options.memory ? undefined : dir);
         kubernetes = kubernetesConnector();
@@ -141,6 +158,7 @@ export class LocalRuntime {
         providers,
         kubernetes,
         machines,
+        addonCredentials,
         // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
         ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
       });

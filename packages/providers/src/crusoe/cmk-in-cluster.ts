@@ -3,8 +3,8 @@
 import { CMK_ADDON_SECRET, Redacted, done, pending, type KubernetesApi, type Outcome } from '@kubeplane/sdk';
 
 export const CMK_AUTOSCALER = { namespace: 'crusoe-system', deployment: 'cluster-autoscaler' } as const;
-/** Where the `cmk-<cluster>` Secret lives: the namespace of Crusoe's add-ons (the seeds do not say; crusoe-system is our reading). */
-export const CMK_ADDON_SECRET_NAMESPACE = 'crusoe-system';
+/** Where the `cmk-<cluster>` Secret lives (the SDK's CMK_ADDON_SECRET, which the engine's add-ons step reads too). */
+export const CMK_ADDON_SECRET_NAMESPACE = CMK_ADDON_SECRET.namespace;
 
 export interface SecretManifest {
   apiVersion: 'v1';

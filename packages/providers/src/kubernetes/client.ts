@@ -12,6 +12,7 @@ import {
   systemClock,
   type Clock,
   type KubeNode,
+  type KubeObject,
   type KubernetesApi,
   type KubernetesConnector,
   type NodePatch,
@@ -22,6 +23,8 @@ import { kubernetesAdvice, kubernetesErrorKind } from './errors.js';
 import { parseKubeconfig, type KubeConnection } from './kubeconfig.js';
 import {
   anyObjectSchema,
+  apiResourceListSchema,
+  kubeObjectSchema,
   configMapSchema,
   deploymentSchema,
   listSchema,
@@ -109,10 +112,26 @@ function b64(text: string): string {
 
 const enc = encodeURIComponent;
 
+/** Server-side apply's owner of every field kubeplane sets (kubectl's is `kubectl`). */
+const FIELD_MANAGER = 'kubeplane';
+
+/** What discovery says about a kind: its resource (plural) name and whether its objects live in a namespace. */
+interface ServedKind {
+  resource: string;
+  namespaced: boolean;
+}
+
+/** The URL prefix of a group/version: the legacy core group under /api, every other under /apis. */
+function groupVersionPath(apiVersion: string): string {
+  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
 export class KubernetesClient implements KubernetesApi {
   readonly #connection: KubeConnection;
   readonly #clock: Clock;
   readonly #http: Got;
+  /** Discovery answers per group/version; a kind missing from one is looked up again (a CRD may be new). */
+  readonly #discovery = new Map<string, Map<string, ServedKind>>();
   /** Requests sent (for the bench's calls-per-cluster figure). */
   sent = 0;
 
@@ -471,6 +490,88 @@ export class KubernetesClient implements KubernetesApi {
       contentType: 'application/strategic-merge-patch+json',
       resource,
     });
+  }
+
+  /**
+   * The resource name and scope of a kind, from the group/version's APIResourceList, as kubectl's RESTMapper finds
+   * them (k8s.io/client-go/discovery). null when the group/version or the kind is not served (a CRD not yet
+   * established). Subresources (`deployments/scale`) are not kinds of their own.
+   */
+  async #served(apiVersion: string, kind: string): Promise<ServedKind | null> {
+    const cached = this.#discovery.get(apiVersion)?.get(kind);
+    if (cached) return cached;
+    const path = groupVersionPath(apiVersion);
+    const list = await this.#get(path, apiResourceListSchema, `discovery of ${apiVersion}`);
+    const kinds = new Map<string, ServedKind>();
+    for (const r of list?.resources ?? []) if (!r.name.includes('/')) kinds.set(r.kind, { resource: r.name, namespaced: r.namespaced });
+    this.#discovery.set(apiVersion, kinds);
+    return kinds.get(kind) ?? null;
+  }
+
+  async #pathOf(apiVersion: string, kind: string, namespace: string | undefined, name?: string): Promise<{ path: string; label: string } | null> {
+    const served = await this.#served(apiVersion, kind);
+    if (!served) return null;
+    if (served.namespaced && !namespace) throw new KubeplaneError('invalid', `kubernetes: ${kind} (${apiVersion}) ${name ?? ''} is namespaced; name its namespace`, { provider: PROVIDER, resource: `${kind} ${name ?? ''}`.trim() });
+    const base = `${groupVersionPath(apiVersion)}${served.namespaced && namespace ? `/namespaces/${enc(namespace)}` : ''}/${served.resource}`;
+    const where = served.namespaced && namespace ? `${namespace}/` : '';
+    return { path: name === undefined ? base : `${base}/${enc(name)}`, label: `${served.resource} ${where}${name ?? ''}`.trim() };
+  }
+
+  async applyObject(object: KubeObject): Promise<KubeObject> {
+    const { apiVersion, kind, metadata } = object;
+    const target = await this.#pathOf(apiVersion, kind, metadata.namespace, metadata.name);
+    if (!target) {
+      throw new KubeplaneError('retryable', `kubernetes: the API server does not serve ${kind} (${apiVersion}) yet: it is not in its discovery of ${apiVersion}, so ${kind} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name} cannot be applied (a custom resource's CRD may not be established yet)`, {
+        provider: PROVIDER,
+        code: 'KindNotServed',
+        resource: `${kind} ${metadata.name}`,
+      });
+    }
+    // Server-side apply (https://kubernetes.io/docs/reference/using-api/server-side-apply/): a PATCH of the whole
+    // intended object, created when absent; JSON is valid YAML for application/apply-patch+yaml.
+    const stored = await this.#request('PATCH', target.path, kubeObjectSchema, {
+      query: { fieldManager: FIELD_MANAGER, force: 'true' },
+      body: object,
+      contentType: 'application/apply-patch+yaml',
+      resource: target.label,
+    });
+    return stored as KubeObject;
+  }
+
+  async getObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<KubeObject | null> {
+    const target = await this.#pathOf(apiVersion, kind, namespace, name);
+    if (!target) return null;
+    return (await this.#get(target.path, kubeObjectSchema, target.label)) as KubeObject | null;
+  }
+
+  async listObjects(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<KubeObject[]> {
+    const served = await this.#served(apiVersion, kind);
+    if (!served) return [];
+    // A namespaced kind listed without a namespace: every namespace's (GET /apis/<g>/<v>/<resource>).
+    const inNamespace = served.namespaced && namespace ? `/namespaces/${enc(namespace)}` : '';
+    const path = `${groupVersionPath(apiVersion)}${inNamespace}/${served.resource}`;
+    const target = { label: `${served.resource}${inNamespace ? ` in ${namespace}` : ''}` };
+    const out: KubeObject[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.#request('GET', path, listSchema(kubeObjectSchema.omit({ apiVersion: true, kind: true })), {
+        query: { limit: LIST_PAGE_SIZE, continue: cont, labelSelector },
+        resource: target.label,
+      });
+      // List items carry no apiVersion/kind of their own on the wire (the list's are the item type's).
+      out.push(...page.items.map((item) => ({ ...item, apiVersion, kind }) as KubeObject));
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return out;
+  }
+
+  async deleteObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<void> {
+    const target = await this.#pathOf(apiVersion, kind, namespace, name);
+    if (!target) return;
+    // Background propagation, as kubectl delete: the garbage collector removes what the object owns.
+    const response = await this.#send('DELETE', target.path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }, resource: target.label });
+    if (response.status < 300 || response.status === 404) return;
+    throw this.#error('DELETE', target.path, response, { resource: target.label });
   }
 }
 

@@ -84,3 +84,16 @@ export function listSchema<T extends z.ZodType>(item: T) {
 
 /** Any JSON object: for calls whose response body we do not read. */
 export const anyObjectSchema = z.looseObject({});
+
+/** Any object the generic operations read back: apiVersion, kind and metadata are all they rely on. */
+export const kubeObjectSchema = z.looseObject({
+  apiVersion: z.string(),
+  kind: z.string(),
+  metadata: objectMetaSchema,
+});
+
+/** meta/v1 APIResourceList, as `/api/v1` and `/apis/<group>/<version>` serve it (discovery). */
+export const apiResourceListSchema = z.looseObject({
+  groupVersion: z.string().optional(),
+  resources: z.array(z.looseObject({ name: z.string(), kind: z.string(), namespaced: z.boolean() })),
+});

@@ -25,7 +25,7 @@ import type { StateStore } from './ports/state-store.js';
 import type { ClockParticipant } from './runner.js';
 import type { MachineAccess } from './ports/machine-access.js';
 import { clusterKey, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
-import { followingStep, isStepName, STEPS, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
+import { followingStep, isStepName, STEPS, type AddonCredentialResolver, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
 import type { StepDefinition } from './steps/types.js';
 import { defaultOverdueSeconds, lostMs } from './watchdog.js';
 
@@ -39,6 +39,8 @@ export interface EngineOptions {
   kubernetes: KubernetesConnector;
   /** SSH into static (bring-your-own) machines; without it a cluster with static pools fails in prepare. */
   machines?: MachineAccess;
+  /** Reads add-ons' credentials (secretRef); without it an add-on that needs one fails in the addons step. */
+  addonCredentials?: AddonCredentialResolver;
   random?: RandomSource;
   /** Names this process in leases. */
   workerId?: string;
@@ -203,6 +205,7 @@ export class Engine {
       provider: (name, region) => this.#provider(project, record, name, region),
       kubernetes: this.options.kubernetes,
       ...(this.options.machines ? { machines: this.options.machines } : {}),
+      ...(this.options.addonCredentials ? { addonCredentials: this.options.addonCredentials } : {}),
       catalogs: this.catalogs,
       ...(this.options.versions ? { versions: this.options.versions } : {}),
       attempt: record.step.failures ?? 0,

@@ -54,6 +54,19 @@ export type EngineEvent =
   | { type: 'resource-deleted'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
   | { type: 'waiting'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; seconds: number; reason: string }
   | { type: 'error'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string; kind: string }
-  | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' };
+  | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' }
+  /** An add-on's state changed (installing, installed, upgraded, failed, removing), as the cluster reports it. */
+  | {
+      type: 'addon';
+      at: number;
+      project: string;
+      cluster: string;
+      name: string;
+      chart: string;
+      declaredVersion: string;
+      installedVersion?: string;
+      state: 'installed' | 'installing' | 'failed' | 'removing';
+      message: string;
+    };
 
 export type EngineEventListener = (event: EngineEvent) => void;

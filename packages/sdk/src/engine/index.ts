@@ -17,6 +17,6 @@ export { busyRetryDelaySeconds } from './busy-retry.js';
 export { defaultOverdueSeconds, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
 export { LocalRunner, type ClockParticipant, type RunOptions, type RunReport } from './runner.js';
 export { Kubeplane, type ApplyResult, type ManifestStatus } from './kubeplane.js';
-export { STEPS, APPLY_FLOW, DELETE_FLOW, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
+export { STEPS, APPLY_FLOW, DELETE_FLOW, type AddonCredentialResolver, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
 export { FileBucketStore, fileRateBudgets } from './adapters/file-rate-budget.js';
 export { CatalogCache, closestNames, preflight, preflightError, type PreflightIssue, type PreflightProviders } from './preflight.js';

@@ -17,7 +17,6 @@ import { runWatchdog, type WatchdogOptions, type WatchdogReport } from './watchd
 import type { EngineEventListener } from './events.js';
 import { clusterKey, emptyLedger, manifestState, newIncarnation, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
-import { providerAddonIds } from './steps/managed.js';
 import { establishedPools, preflight, type PreflightIssue } from './preflight.js';
 
 /**
@@ -29,18 +28,15 @@ const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], st
 };
 
 /**
- * What a managed service cannot change on a running cluster, said before anything is touched: CMK fixes the add-ons
- * it installs at creation, and a node pool's instance type (a different type is a new pool).
+ * What a managed service cannot change on a running cluster, said before anything is touched: its control plane's
+ * version and a node pool's instance type (a different type is a new pool). Add-ons added, upgraded or removed after
+ * creation go through kubeplane's in-cluster mechanism (steps/addons.ts), as on a self-managed cluster.
  */
 function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec): string[] {
   if (spec.controlPlane !== 'managed' || built.controlPlane !== 'managed') return [];
   const out: string[] = [];
   if (built.version.raw !== spec.version.raw) {
     out.push(`cluster ${spec.name}: the managed control plane's version (${built.version.raw} -> ${spec.version.raw}) is upgraded by the provider (Crusoe: through its support); node pools take new node images through their image`);
-  }
-  const installed = (c: ClusterSpec) => providerAddonIds(c).join(', ') || 'none';
-  if (installed(built) !== installed(spec)) {
-    out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and cannot change them (${installed(built)} -> ${installed(spec)}); install others with Helm, or create a new cluster`);
   }
   for (const pool of spec.pools) {
     const before = built.pools.find((p) => p.name === pool.name);

@@ -1,6 +1,7 @@
 // What the engine keeps in the StateStore: one record per project (the manifest as applied, its generation)
 // and one per cluster (desired and built state, the provider resources it owns, where its steps stand, and
 // a status in Claudie's vocabulary). Records hold no secret: keys and kubeconfigs live in the SecretStore.
+import type { AddonStatus } from '../addons/state.js';
 import { randomUUID } from 'node:crypto';
 import type { Manifest, SecretRef } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
@@ -29,6 +30,8 @@ export interface ClusterStatus {
   message: string;
   /** The last three finished phases, newest last. */
   previous: StageRecord[];
+  /** Each add-on's state as the cluster last reported it (the addons step writes it). */
+  addons?: AddonStatus[];
 }
 
 export interface NodeResource {
@@ -90,6 +93,11 @@ export interface Ledger {
   upgradedBatches?: number;
   /** The serial of the last mesh bundle the engine signed: the next one goes above it, even if the ConfigMap was lost. */
   meshSerial?: number;
+  /**
+   * Per add-on, a hash of the HelmChart spec last applied: a HelmChart whose spec changed in this run may still carry
+   * the controller's Failed condition of the spec before it, which is then not taken as this spec's failure.
+   */
+  addonSpecs?: Record<string, string>;
   /** Node remediation: machines replaced per node in the apply under way (cleared when the cluster is DONE). */
   remediated?: Record<string, number>;
 }
@@ -108,6 +116,8 @@ export interface ManagedLedger {
    * machine count it holds meanwhile (one more than when that round began).
    */
   pools: Record<string, { id: string; count: number; image?: string; removing?: string[]; rotating?: string; surge?: number }>;
+  /** The add-ons the service installed when it created the cluster (they stay the provider's; kubeplane installs the others). */
+  addonsAtCreation?: string[];
 }
 
 export interface ClusterRecord {

@@ -4,6 +4,8 @@
 import { IssueCollector, type Path, type ValidationIssue } from './issues.js';
 import { checkKubernetesVersion, CLAUDIE_MINORS } from './kubernetes-versions.js';
 import { autoclustersConfigSchema } from '../providers-data/crusoe.js';
+import { checkChartAddon } from './addon-rules.js';
+import { isChartAddon, type ChartAddonId } from '../addons/catalog.js';
 import { checkDns1123Label, checkDnsName, checkLabelValue, checkQualifiedName } from './names.js';
 import { MANIFEST_LISTS, type ManifestList, type ParsedDocument } from './parse.js';
 import { credentialRequired, PROVIDER_TYPE_INFO, providerTypesWith, type CredentialKey, type ProviderType } from './provider-types.js';
@@ -239,6 +241,13 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
           const issue = parsed.error.issues[0];
           if (issue) out.error([...path, 'addons', j, 'config', ...issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k))], issue.message);
         }
+      }
+      if (isChartAddon(addon.name)) {
+        const clusterPools = [...control, ...compute].flatMap((name) => {
+          const pool = pools.get(name);
+          return pool?.kind === 'dynamic' ? [pool.def] : [];
+        });
+        checkChartAddon(out, [...path, 'addons', j], addon as typeof addon & { name: ChartAddonId }, { managed, pools: clusterPools, providers, checkSecretRef });
       }
     });
     clusters.set(cluster.name, { def: cluster, path, control: role.control, compute: role.compute });

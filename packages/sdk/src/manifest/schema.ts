@@ -7,6 +7,7 @@
 // manifests/claudie/crd/claudie.io_inputmanifests.yaml and the struct tags of internal/api/manifest/manifest.go),
 // and a pattern or limit is only stated where rules.ts enforces the same one, so the JSON Schema never refuses
 // a manifest that `validate` accepts.
+import { CHART_ADDON_IDS } from '../addons/catalog.js';
 import * as z from 'zod';
 import { PROVIDER_TYPES, RETIRED_PROVIDER_TYPES } from './provider-types.js';
 import { NAME_PATTERNS, TAINT_EFFECTS } from './names.js';
@@ -85,6 +86,20 @@ export const secretRefSchema = z
     // Exactly one form (rules.ts checkSecretRef); looser than the rule, which also refuses `name` beside `env`.
     oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }],
   });
+
+/**
+ * An add-on's own credential: a secretRef in one of the providers' forms, or `fromProvider` to say, explicitly, that
+ * it may use a provider's credentials (never done without it).
+ */
+export const addonSecretRefSchema = secretRefSchema
+  .extend({
+    fromProvider: z.string().optional().meta({ description: `${KUBEPLANE_ONLY} The name of a provider in providers[] whose credentials this add-on may use.`, minLength: 1 }),
+  })
+  .meta({
+    description: `${KUBEPLANE_ONLY} The add-on's credential (CSI drivers: the cloud's keys), written as a Secret in the cluster: {name, namespace} | {env} | {file} | {awsSecretsManager} | {fromProvider}.`,
+    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }, { required: ['fromProvider'] }],
+  });
+export type AddonSecretRef = z.infer<typeof addonSecretRefSchema>;
 
 export const providerSchema = z
   .strictObject({
@@ -203,21 +218,19 @@ export const staticPoolSchema = z
   })
   .meta({ description: 'Machines you already own (bring your own nodes). A static pool serves one cluster in one role.' });
 
-export const ADDON_NAMES = [
-  'cilium',
-  'crusoe_csi',
-  'nvidia_gpu_operator',
-  'nvidia_network_operator',
-  'cluster_autoscaler',
-  'autoclusters',
-] as const;
+export const ADDON_NAMES = [...CHART_ADDON_IDS, 'autoclusters'] as const;
 export type AddonName = (typeof ADDON_NAMES)[number];
 
 export const addonSchema = z
   .strictObject({
     name: z.enum(ADDON_NAMES, { error: `add-on name must be one of ${ADDON_NAMES.join(', ')}` }).meta({ description: 'The add-on.' }),
-    version: z.string().optional().meta({ description: 'Its version; the provider\'s default without one.' }),
-    config: z.record(z.string(), z.unknown()).optional().meta({ description: 'Its settings (autoclusters: {remediation: {<issue>: REPLACE_NODE | OFF}, fallbackToProjectReservations}).' }),
+    version: z.string().optional().meta({ description: 'Its Helm chart version; the catalog\'s pinned default without one (docs/addons.md). Changing it upgrades the add-on.' }),
+    values: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Helm values merged over the ones kubeplane builds (yours win). The keys kubeplane understands are type-checked; the rest pass to the chart.' }),
+    secretRef: addonSecretRefSchema.optional(),
+    config: z.record(z.string(), z.unknown()).optional().meta({ description: 'kubeplane\'s settings of the add-on (autoclusters: {remediation: {<issue>: REPLACE_NODE | OFF}, fallbackToProjectReservations}; crusoe_csi: {nfs}; cluster_autoscaler: {apiUrl}).' }),
   })
   .meta({ description: 'An add-on installed in the cluster.' });
 

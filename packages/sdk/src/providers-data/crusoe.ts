@@ -69,7 +69,8 @@ export const CMK_ADDONS: readonly CmkAddon[] = [
 ];
 
 /** The managed secret CMK creates for Crusoe add-ons, and its keys. */
-export const CMK_ADDON_SECRET = { name: (cluster: string) => `cmk-${cluster}`, accessKey: 'CRUSOE_ACCESS_KEY', secretKey: 'CRUSOE_SECRET_KEY' } as const;
+/** Its namespace is that of Crusoe's add-ons (the seeds do not say; crusoe-system is our reading). */
+export const CMK_ADDON_SECRET = { name: (cluster: string) => `cmk-${cluster}`, namespace: 'crusoe-system', accessKey: 'CRUSOE_ACCESS_KEY', secretKey: 'CRUSOE_SECRET_KEY' } as const;
 
 /** Firewall rules CMK creates, updates and removes with a cluster (cmk-cluster-details.txt). */
 export const CMK_MANAGED_FIREWALL_RULES = [

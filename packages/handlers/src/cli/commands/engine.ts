@@ -3,7 +3,7 @@
 // the state directory, in virtual time, and says so on every line.
 import { parseArgs } from 'node:util';
 import { relative, resolve } from 'node:path';
-import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
+import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type AddonStatus, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
 import { holdManifestDnsZones } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
@@ -296,10 +296,23 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
       for (const [name, c] of Object.entries(s.clusters)) {
         println(io.stdout, `  ${name} [${c.id}]: ${c.state}${c.phase !== 'none' ? `, phase ${c.phase}` : ''} — ${c.message}`);
         for (const p of c.previous) println(io.stdout, `    ${p.timestamp} ${p.stage}: ${p.status} ${p.taskDescription}`);
+        for (const line of addonLines(c.addons ?? [])) println(io.stdout, `    ${line}`);
       }
     }
     return 0;
   });
+}
+
+/** One line per add-on: name, chart, declared and installed version, state, and the message while not installed. */
+export function addonLines(addons: readonly AddonStatus[]): string[] {
+  if (addons.length === 0) return [];
+  return [
+    'add-ons:',
+    ...addons.map((a) => {
+      const versions = a.installedVersion && a.installedVersion !== a.declaredVersion ? `${a.installedVersion} -> ${a.declaredVersion}` : (a.installedVersion ?? a.declaredVersion);
+      return `  ${a.name} (${a.chart} ${versions}): ${a.state}${a.state === 'installed' ? '' : ` — ${a.message}`}`;
+    }),
+  ];
 }
 
 /** The project and name of a cluster given by name or by id (`gpu-lab` or `gpu-lab-m5ih4t7`), in one project or all. */

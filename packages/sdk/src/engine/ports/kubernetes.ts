@@ -30,6 +30,22 @@ export interface NodePatch {
   providerId?: string;
 }
 
+/** Any Kubernetes object, as the API serves it: the fields every object has, the rest kept as sent. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+  };
+  [field: string]: unknown;
+}
+
 export interface KubernetesApi {
   /** Done when the API server answers /readyz; pending (with a reason) while it does not. */
   ready(): Promise<Outcome<void>>;
@@ -50,6 +66,17 @@ export interface KubernetesApi {
   /** Container args of a deployment's first container, or null when the deployment does not exist. */
   getDeploymentArgs(namespace: string, name: string): Promise<string[] | null>;
   setDeploymentArgs(namespace: string, name: string, args: string[]): Promise<void>;
+  /**
+   * Server-side apply (field manager `kubeplane`, conflicts forced) of any object whose kind the API server lists in
+   * its discovery, custom resources of an established CRD included; returns the object as stored.
+   */
+  applyObject(object: KubeObject): Promise<KubeObject>;
+  /** null when the object (or its kind) does not exist; `namespace` is ignored for cluster-scoped kinds. */
+  getObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<KubeObject | null>;
+  /** Every object of a kind (in one namespace, or all), optionally by label selector; [] when the kind is not served. */
+  listObjects(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<KubeObject[]>;
+  /** Deleting an object (or a kind) that is gone is fine. */
+  deleteObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<void>;
 }
 
 /** Builds a client for a cluster from its admin kubeconfig (the engine never sees how it connects). */

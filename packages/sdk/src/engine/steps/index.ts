@@ -1,5 +1,6 @@
 // The step registry: every step by name, and the order the apply and delete flows run them in.
-import { addons, outputs } from './outputs.js';
+import { addons } from './addons.js';
+import { outputs } from './outputs.js';
 import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
 import { dns } from './dns.js';
 import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';

@@ -72,12 +72,16 @@ export const controlPlane: StepDefinition = {
     if (!isManaged(spec)) return next('the control plane is kubeplane\'s (kubeadm on the control pools)');
     const { api, providerName, region } = await managedApi(ctx);
     const net = ctx.record.ledger.networks[regionKey(providerName, region)];
+    // The service installs add-ons only at creation: an existing cluster keeps the list it was created with (older
+    // records: the built spec's, as add-on changes were refused then); the add-ons step installs the others.
+    const known = ctx.record.ledger.managed;
+    const addonsAtCreation = known ? (known.addonsAtCreation ?? providerAddonIds(ctx.record.current ?? spec)) : providerAddonIds(spec);
     const cluster = await api.ensureCluster({
       name: spec.id,
       clusterId: spec.id,
       region,
       kubernetesVersion: spec.version.raw,
-      addons: providerAddonIds(spec),
+      addons: addonsAtCreation,
       networkName: net?.name ?? networkName(spec.id, region),
     });
     if (isPending(cluster)) return waitFor(cluster, `managed control plane ${spec.id}`, ctx);
@@ -90,6 +94,7 @@ export const controlPlane: StepDefinition = {
       id: cluster.value.id,
       ...(cluster.value.apiEndpoint ? { apiEndpoint: cluster.value.apiEndpoint } : {}),
       pools: ledger.managed?.pools ?? {},
+      addonsAtCreation,
     };
     const kubeconfig = await api.kubeconfig({ clusterId: spec.id, name: cluster.value.name, region });
     if (isPending(kubeconfig)) return waitFor(kubeconfig, `credentials of ${cluster.value.name}`, ctx);

@@ -1,32 +1,11 @@
-// Add-ons and outputs: the declared add-ons are recorded in the cluster, then the admin kubeconfig and the
-// metadata (node addresses per pool, the SSH key) are written to the SecretStore, labelled like Claudie's
-// output Secrets, and the cluster is DONE.
+// Outputs: the admin kubeconfig and the metadata (node addresses per pool, the SSH key) are written to the
+// SecretStore, labelled like Claudie's output Secrets, and the cluster is DONE. (Add-ons: steps/addons.ts.)
 import { Redacted } from '../../redacted.js';
 import { KubeplaneError } from '../../errors.js';
 import type { ClusterSpec } from '../../model/types.js';
 import { desiredOf, poolsOf } from './common.js';
-import { api } from './kubernetes.js';
-import { configureManaged, isManaged } from './managed.js';
-import { next, type StepDefinition } from './types.js';
-
-export const ADDONS_CONFIGMAP = 'kubeplane-addons';
-
-export const addons: StepDefinition = {
-  phase: 'addons',
-  timeoutSeconds: 600,
-  timeoutMessage: (r) => `the add-ons of ${r.name} could not be declared`,
-  async run(ctx) {
-    const spec = desiredOf(ctx.record);
-    const k8s = await api(ctx);
-    const declared = [{ name: 'cilium' }, ...spec.addons.filter((a) => a.name !== 'cilium')];
-    await k8s.applyConfigMap('kube-system', ADDONS_CONFIGMAP, { addons: JSON.stringify(declared) }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
-    const declaredText = `declared ${declared.map((a) => a.name).join(', ')}`;
-    if (!isManaged(spec)) return next(declaredText);
-    const configured = await configureManaged(ctx, k8s);
-    if (!Array.isArray(configured)) return configured;
-    return next(configured.length ? `${declaredText}; updated ${configured.join(', ')}` : `${declaredText}; the provider's settings match`);
-  },
-};
+import { isManaged } from './managed.js';
+import type { StepDefinition } from './types.js';
 
 /**
  * The metadata output, in the shape of Claudie's metadata Secret. A managed cluster's nodes are the provider's

@@ -11,7 +11,9 @@ import type { ClusterSecrets } from '../cluster-secrets.js';
 import type { EngineEvent, EnginePhase } from '../events.js';
 import type { KubernetesConnector } from '../ports/kubernetes.js';
 import type { ClusterRecord, ProjectRecord } from '../records.js';
-import type { ProviderDef } from '../../manifest/schema.js';
+import type { ProviderDef, SecretRef } from '../../manifest/schema.js';
+import type { CredentialKey, ProviderType } from '../../manifest/provider-types.js';
+import type { Redacted } from '../../redacted.js';
 import type { CatalogCache } from '../preflight.js';
 
 /**
@@ -24,6 +26,13 @@ import type { CatalogCache } from '../preflight.js';
  * one cluster (its steps), absent for project-wide reads (preflight's catalogs).
  */
 export type ProviderFactory = (def: ProviderDef, region: string | undefined, context?: { project: string; cluster?: string }) => Promise<Provider>;
+
+/**
+ * Resolves a secretRef (an add-on's own, or the provider's it names with fromProvider) to the credential keys given,
+ * each Redacted; `what` names the add-on in messages, `cloud` whose keys they are (absent: kubeplane's own token). The
+ * runtime's, as a provider factory resolves providers' (the sandbox answers with its clouds' credentials).
+ */
+export type AddonCredentialResolver = (ref: SecretRef, keys: readonly CredentialKey[], what: string, cloud?: ProviderType) => Promise<Record<string, Redacted<string>>>;
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
@@ -47,6 +56,8 @@ export interface StepContext {
   /** The providers' catalog answers, shared by every step of this engine (preflight). */
   catalogs: CatalogCache;
   versions?: Partial<BootstrapVersions>;
+  /** Reads an add-on's credential keys from its secretRef (absent in runtimes that cannot). */
+  addonCredentials?: AddonCredentialResolver;
   /** Transient failures of this step in a row without progress (0 the first time); drives the backoff. */
   attempt: number;
   emit(event: EmitInput): void;

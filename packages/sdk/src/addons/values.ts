@@ -1,0 +1,175 @@
+// The Helm values kubeplane builds for each catalog add-on from the cluster's spec, then merges the manifest's
+// `values` over (the user wins, key by key; lists are replaced whole, as Helm merges -f files).
+import { WIREGUARD_MTU } from '../bootstrap/wireguard-mesh.js';
+import type { AddonDef } from '../manifest/schema.js';
+import type { ClusterSpec } from '../model/types.js';
+import { CATALOG, type ChartAddonId } from './catalog.js';
+
+/** The label kubeplane puts on every node with its provider type (contract C4); CSI drivers are pinned by it. */
+export const PROVIDER_LABEL = 'kubeplane.dev/provider';
+export const POOL_LABEL = 'kubeplane.dev/pool';
+
+/** The in-cluster externalgrpc adapter of the cluster autoscaler (its Service), and what it is given. */
+export const AUTOSCALER_ADAPTER = {
+  name: 'kubeplane-autoscaler-adapter',
+  namespace: 'kube-system',
+  port: 8086,
+  image: (sdkVersion: string) => `ghcr.io/kubeplane/autoscaler-adapter:${sdkVersion}`,
+  /** The Secret with the adapter's kubeplane API token (key `token`). */
+  tokenSecret: 'kubeplane-autoscaler-adapter',
+  /** The Secret with the autoscaler's externalgrpc cloud-config, mounted at `cloudConfigDir`. */
+  cloudConfigSecret: 'kubeplane-autoscaler-cloud-config',
+  cloudConfigDir: '/etc/kubeplane-autoscaler',
+} as const;
+
+export interface ValuesContext {
+  spec: ClusterSpec;
+  /** The API server's host and port as nodes reach it (Cilium's kube-proxy replacement needs them). */
+  apiServer?: { host: string; port: number };
+}
+
+type Values = Record<string, unknown>;
+
+function isPlainObject(v: unknown): v is Values {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep merge of Helm values: objects merge key by key, `over` wins, lists and scalars are replaced whole. */
+export function mergeValues(base: Values, over: Values): Values {
+  const out: Values = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isPlainObject(b) && isPlainObject(v) ? mergeValues(b, v) : v;
+  }
+  return out;
+}
+
+/** Required node affinity on kubeplane's provider label: the pods run only on that cloud's nodes. */
+function onCloud(cloud: string): Values {
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: PROVIDER_LABEL, operator: 'In', values: [cloud] }] }],
+      },
+    },
+  };
+}
+
+/** The regions and zones the cluster's pools of a cloud use, for a StorageClass's allowedTopologies. */
+function placesOf(spec: ClusterSpec, cloud: string): { regions: string[]; zones: string[] } {
+  const pools = spec.pools.filter((p) => p.provider?.type === cloud);
+  const regions = [...new Set(pools.map((p) => p.provider!.region))].sort();
+  const zones = [...new Set(pools.flatMap((p) => (p.provider?.zone ? [p.provider.zone] : [])))].sort();
+  return { regions, zones };
+}
+
+/**
+ * The add-on that owns the cluster's one default StorageClass: the CSI driver of the first control-plane pool's
+ * cloud when it is declared (a managed cluster: its pools' cloud), else Longhorn when declared, else none.
+ */
+export function defaultStorageAddon(spec: ClusterSpec): ChartAddonId | undefined {
+  const declared = new Set(spec.addons.map((a) => a.name));
+  const first = spec.pools.find((p) => p.role === 'control') ?? spec.pools[0];
+  const cloud = first?.provider?.type;
+  const csi = (['hcloud_csi', 'aws_ebs_csi', 'crusoe_csi'] as const).find((id) => CATALOG[id].cloud === cloud && declared.has(id));
+  if (csi) return csi;
+  return declared.has('longhorn') ? 'longhorn' : undefined;
+}
+
+/** The values kubeplane sets for an add-on on this cluster, before the user's. */
+export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
+  const { spec } = ctx;
+  const isDefault = defaultStorageAddon(spec) === id;
+  switch (id) {
+    case 'cilium':
+      // The settings bootstrap-script.ts passes to `cilium install` at kubeadm init, so taking the release over
+      // changes nothing; MTU is wg0's, Cilium subtracts its VXLAN overhead (Documentation/helm-values.rst, MTU).
+      return {
+        kubeProxyReplacement: true,
+        ...(ctx.apiServer ? { k8sServiceHost: ctx.apiServer.host, k8sServicePort: ctx.apiServer.port } : {}),
+        ipam: { mode: 'kubernetes' },
+        routingMode: 'tunnel',
+        tunnelProtocol: 'vxlan',
+        MTU: WIREGUARD_MTU,
+      };
+    case 'hcloud_csi': {
+      const { regions } = placesOf(spec, 'hetzner');
+      const credential = CATALOG.hcloud_csi.credential!;
+      return {
+        controller: { affinity: onCloud('hetzner'), hcloudToken: { existingSecret: { name: credential.secretName, key: 'token' } } },
+        node: { affinity: onCloud('hetzner') },
+        storageClasses: [
+          {
+            name: 'hcloud-volumes',
+            defaultStorageClass: isDefault,
+            reclaimPolicy: 'Delete',
+            // The chart's class binds WaitForFirstConsumer; its topology key is the driver's (csi.hetzner.cloud/location).
+            volumeBindingMode: 'WaitForFirstConsumer',
+            allowedTopologies: [{ matchLabelExpressions: [{ key: 'csi.hetzner.cloud/location', values: regions }] }],
+          },
+        ],
+      };
+    }
+    case 'aws_ebs_csi': {
+      const { zones, regions } = placesOf(spec, 'aws');
+      const credential = CATALOG.aws_ebs_csi.credential!;
+      return {
+        awsAccessSecret: { name: credential.secretName, keyId: 'key_id', accessKey: 'access_key' },
+        controller: { affinity: onCloud('aws'), ...(regions.length === 1 ? { region: regions[0] } : {}) },
+        node: { affinity: onCloud('aws') },
+        storageClasses: [
+          {
+            name: 'ebs-gp3',
+            ...(isDefault ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } : {}),
+            volumeBindingMode: 'WaitForFirstConsumer',
+            reclaimPolicy: 'Delete',
+            allowVolumeExpansion: true,
+            parameters: { type: 'gp3' },
+            ...(zones.length > 0 ? { allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: zones }] }] } : {}),
+          },
+        ],
+      };
+    }
+    case 'crusoe_csi':
+      return { controller: { affinity: onCloud('crusoe') }, node: { affinity: onCloud('crusoe') } };
+    case 'longhorn':
+      return { persistence: { defaultClass: isDefault } };
+    case 'metrics_server':
+      // kubeadm's kubelets serve self-signed certificates (serverTLSBootstrap is off), so metrics-server cannot verify them.
+      return { args: ['--kubelet-insecure-tls', '--kubelet-preferred-address-types=InternalIP'] };
+    case 'nvidia_gpu_operator':
+      // Its node daemonsets select GPU nodes by Node Feature Discovery's PCI label for NVIDIA (vendor 10de), which
+      // only the GPU pools' machines carry (gpu-operator values.yaml: node-feature-discovery, daemonsets).
+      return {
+        operator: { defaultRuntime: 'containerd' },
+        // The toolkit adds the nvidia runtime to /etc/containerd/config.toml; kubeplane's bootstrap writes that file
+        // once, before the node joins, and never again (bootstrap-script.ts: the done marker ends a re-run).
+        toolkit: { enabled: true },
+      };
+    case 'nvidia_network_operator':
+      // Its node components select Mellanox HCAs (PCI vendor 15b3) by NFD labels: the InfiniBand pools' machines.
+      return { nfd: { enabled: true } };
+    case 'cluster_autoscaler':
+      return {
+        cloudProvider: 'externalgrpc',
+        // externalgrpc reads its server's address from the cloud-config (cluster-autoscaler/cloudprovider/externalgrpc/README.md).
+        extraArgs: { 'cloud-config': `${AUTOSCALER_ADAPTER.cloudConfigDir}/cloud-config` },
+        extraVolumeSecrets: { 'kubeplane-cloud-config': { name: AUTOSCALER_ADAPTER.cloudConfigSecret, mountPath: AUTOSCALER_ADAPTER.cloudConfigDir } },
+      };
+  }
+}
+
+/** The externalgrpc cloud-config: the adapter's address (plain gRPC inside the cluster). */
+export function autoscalerCloudConfig(): string {
+  return `address: "${AUTOSCALER_ADAPTER.name}.${AUTOSCALER_ADAPTER.namespace}.svc:${AUTOSCALER_ADAPTER.port}"\ngrpc_timeout: 10s\n`;
+}
+
+/** The values the HelmChart carries: kubeplane's, with the manifest's merged over. */
+export function addonValues(addon: AddonDef & { name: ChartAddonId }, ctx: ValuesContext): Values {
+  return mergeValues(builtValues(addon.name, ctx), addon.values ?? {});
+}
+
+/** The chart version installed: the manifest's, else the catalog's default. */
+export function addonVersion(addon: AddonDef & { name: ChartAddonId }): string {
+  return addon.version ?? CATALOG[addon.name].version;
+}
