@@ -54,6 +54,8 @@ export type EngineEvent =
   | { type: 'resource-deleted'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
   | { type: 'waiting'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; seconds: number; reason: string }
   | { type: 'error'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string; kind: string }
-  | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' };
+  | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' }
+  /** An autoscaled pool's provider refused to grow it: the pool keeps what exists and is backed off (pool-scaling.ts). */
+  | { type: 'pool-growth-refused'; at: number; project: string; cluster: string; pool: string; kind: string; message: string };
 
 export type EngineEventListener = (event: EngineEvent) => void;
