@@ -145,4 +145,13 @@ describe('Kubeplane.scalePool', () => {
     expect(group?.template).toMatchObject({ cpu: 4, memoryGiB: 8, gpus: 0, pods: 110 });
     expect(group?.template.labels).toMatchObject({ 'kubeplane.dev/pool': 'workers', 'kubeplane.dev/provider': 'hetzner', 'node.kubernetes.io/instance-type': 'cpx32', 'topology.kubernetes.io/region': 'fsn1' });
   });
+
+  it('takes the template\'s size from the server type, not from a machineSpec that asks for more', async () => {
+    const w = sandboxWorld(32);
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(autoscaled(0, 2).replace(/serverType: cpx32/, 'serverType: cpx32\n      machineSpec: { cpuCount: 16, memory: 32 }')));
+    await w.kp.run();
+    // A new cpx32 has 4 vCPU and 8 GB whatever the manifest wished for: the autoscaler must plan with that.
+    expect((await workers(w.kp))?.template).toMatchObject({ cpu: 4, memoryGiB: 8 });
+  });
 });

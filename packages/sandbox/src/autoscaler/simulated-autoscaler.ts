@@ -168,12 +168,12 @@ export class SimulatedClusterAutoscaler implements ClockParticipant {
   async #scaleUp(groups: GroupState[], now: number): Promise<boolean> {
     const pending = this.#o.cluster.pods().filter(isPending);
     if (pending.length === 0) return false;
-    const registered = new Set(this.#o.cluster.nodes().map((n) => n.metadata.name));
     const nodesByGroup = await this.#nodesByGroup();
     let left = pending;
-    // Upcoming nodes: each group's target less its nodes that registered.
+    // Upcoming nodes: each group's target less its Ready nodes (CA counts a registered node that is not Ready yet
+    // as upcoming: pods wait for it rather than trigger another scale-up).
     for (const g of groups) {
-      const upcoming = g.target - (nodesByGroup.get(g.id) ?? []).filter((n) => registered.has(n.metadata.name)).length;
+      const upcoming = g.target - (nodesByGroup.get(g.id) ?? []).filter(nodeReady).length;
       if (upcoming <= 0) continue;
       const template = await this.#template(g.id);
       left = packOnto(left, template, upcoming).rest;

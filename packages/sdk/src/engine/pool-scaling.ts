@@ -124,7 +124,9 @@ export function nodeGroupOf(record: ClusterRecord, pool: PoolSpec & { autoscaler
   const prov: PoolProvider | undefined = pool.provider;
   if (!prov) throw new KubeplaneError('invalid', `pool ${pool.name} has no provider; only dynamic pools are autoscaled`, { resource: pool.name });
   const m = pool.machineSpec ?? {};
-  const gpus = m.nvidiaGpuCount ?? size?.gpus ?? 0;
+  // The machine the provider gives (its catalog) is what a new node has; the manifest's machineSpec only where the
+  // catalog does not answer (machineSpec describes what was asked for, not what the server type is).
+  const gpus = size?.gpus ?? m.nvidiaGpuCount ?? 0;
   // The labels kubeplane puts on every node (contract C4 of issue 14), then the pool's own.
   const labels: Record<string, string> = {
     'kubernetes.io/os': 'linux',
@@ -146,8 +148,8 @@ export function nodeGroupOf(record: ClusterRecord, pool: PoolSpec & { autoscaler
     serverType: pool.serverType ?? '',
     nodes,
     template: {
-      cpu: m.cpuCount ?? size?.vcpus ?? 0,
-      memoryGiB: m.memory ?? size?.memoryGiB ?? 0,
+      cpu: size?.vcpus ?? m.cpuCount ?? 0,
+      memoryGiB: size?.memoryGiB ?? m.memory ?? 0,
       gpus,
       ...(m.nvidiaGpuType ? { gpuType: m.nvidiaGpuType } : {}),
       pods: KUBELET_MAX_PODS,
