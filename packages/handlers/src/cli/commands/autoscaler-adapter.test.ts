@@ -43,6 +43,12 @@ describe('kubeplane autoscaler-adapter serve', () => {
       stop();
     }
     expect(await served).toBe(0);
+    // kubeplane status shows the pool's counts, in text and in --json.
+    const text = await runCli(['status', '--sandbox'], { cwd: dir, env });
+    expect(text.stdout).toContain('pool workers: 2 wanted (autoscaled 1–3), 2 running');
+    const json = await runCli(['status', '--sandbox', '--json'], { cwd: dir, env });
+    const result = JSON.parse(json.stdout.trim().split('\n').pop() ?? '{}') as { projects: Array<{ clusters: Record<string, { pools: unknown[] }> }> };
+    expect(result.projects[0]?.clusters['minimal']?.pools).toContainEqual({ name: 'workers', target: 2, min: 1, max: 3, running: 2 });
   });
 
   it('refuses to start without a project and cluster, or with both the API and a state directory', async () => {
