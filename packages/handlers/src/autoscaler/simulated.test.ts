@@ -5,7 +5,7 @@
 // False, reason Unschedulable): the sandbox's own scheduler (issue 14, contract C3) sets that condition on its branch.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateManifestText, type Manifest } from '@kubeplane/sdk';
-import { driveUntil, sandboxClusterView, SimulatedClusterAutoscaler, CA_DEFAULTS } from '@kubeplane/sandbox';
+import { driveUntil, sandboxClusterView, SimulatedClusterAutoscaler, CA_DEFAULTS, unschedulablePod } from '@kubeplane/sandbox';
 import { createSandboxKubeplane } from '../runtime/embed.js';
 import { localBackend } from './backend.js';
 import { cloudProviderClient, type CloudProviderClient } from './client.js';
@@ -73,21 +73,9 @@ function api() {
 
 /** Pods of a batch job that need 3 of a cpx32's 4 CPUs each, left unschedulable by the scheduler. */
 function pendingPods(n: number): string[] {
-  const names: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const name = `batch-job-${i}`;
-    api().store.create('pods', {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, namespace: 'default', labels: { app: 'batch-job' } },
-      spec: {
-        containers: [{ name: 'work', image: 'busybox', resources: { requests: { cpu: '3', memory: '2Gi' } } }],
-        nodeSelector: { 'workload.example.com/class': 'batch' },
-        tolerations: [{ key: 'workload.example.com/batch', operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
-      },
-      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.' }] },
-    }, runtime.clock.now());
-    names.push(name);
+  const names = Array.from({ length: n }, (_, i) => `batch-job-${i}`);
+  for (const name of names) {
+    api().store.create('pods', unschedulablePod({ name, requests: { cpu: '3', memory: '2Gi' }, nodeSelector: { 'workload.example.com/class': 'batch' }, tolerations: [{ key: 'workload.example.com/batch', operator: 'Equal', value: 'true', effect: 'NoSchedule' }], nodes: 1 }), runtime.clock.now());
   }
   return names;
 }

@@ -15,3 +15,21 @@ export function sandboxClusterView(emulator: KubernetesEmulator, clusterName: st
     nodes: () => api().store.list('nodes'),
   };
 }
+
+/**
+ * A Pod as kube-scheduler leaves one that fits no node: Pending, PodScheduled False with reason Unschedulable
+ * (kubernetes/kubernetes pkg/scheduler/schedule_one.go). For tests and benchmarks that put demand into a cluster.
+ */
+export function unschedulablePod(options: { name: string; namespace?: string; requests: Record<string, string>; nodeSelector?: Record<string, string>; tolerations?: Array<Record<string, string>>; nodes: number }): import('../kubernetes/store.js').KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: options.name, namespace: options.namespace ?? 'default', labels: { app: options.name.replace(/-\d+$/, '') } },
+    spec: {
+      containers: [{ name: 'work', image: 'registry.k8s.io/pause:3.10', resources: { requests: options.requests } }],
+      ...(options.nodeSelector ? { nodeSelector: options.nodeSelector } : {}),
+      ...(options.tolerations ? { tolerations: options.tolerations } : {}),
+    },
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `0/${options.nodes} nodes are available: ${options.nodes} node(s) didn't match Pod's node affinity/selector.` }] },
+  };
+}
