@@ -7,52 +7,28 @@ import { createSandboxKubeplane } from '../../packages/handlers/src/runtime/embe
 import { localBackend } from '../../packages/handlers/src/autoscaler/backend.js';
 import { cloudProviderClient } from '../../packages/handlers/src/autoscaler/client.js';
 import { serveAutoscalerAdapter } from '../../packages/handlers/src/autoscaler/server.js';
-import { CA_DEFAULTS, driveUntil, KUBE_TIMINGS, nodeCreationFloorMs, sandboxClusterView, SimulatedClusterAutoscaler, unschedulablePod } from '@kubeplane/sandbox';
-import { manifestOf } from '../helpers/sandbox-world.js';
+import { CA_DEFAULTS, driveUntil, KUBE_TIMINGS, nodeCreationFloorMs, sandboxClusterApi, sandboxClusterView, SimulatedClusterAutoscaler, unschedulablePod } from '@kubeplane/sandbox';
+import { autoscaledManifest, BATCH_PODS, BATCH_POOL } from '../helpers/autoscaled-manifest.js';
 import type { BenchResult } from './types.js';
 
 const PODS = 3;
 
-const MANIFEST = `apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: bench-autoscale }
-providers:
-  - { name: hetzner-1, providerType: hetzner, secretRef: { env: { credentials: HCLOUD_TOKEN } } }
-nodePools:
-  dynamic:
-    - { name: control, providerSpec: { name: hetzner-1, region: fsn1 }, count: 1, serverType: cpx22, image: ubuntu-24.04 }
-    - name: batch
-      providerSpec: { name: hetzner-1, region: fsn1 }
-      autoscaler: { min: 0, max: 5 }
-      serverType: cpx32
-      image: ubuntu-24.04
-      labels: { workload.example.com/class: batch }
-      taints: [{ key: workload.example.com/batch, value: "true", effect: NoSchedule }]
-kubernetes:
-  clusters:
-    - { name: bench-autoscale, version: "1.34.2", network: 10.0.0.0/24, pools: { control: [control], compute: [batch] } }
-`;
 
 export async function run(): Promise<BenchResult[]> {
   const runtime = await createSandboxKubeplane({ seed: 77 });
   const kp = runtime.kubeplane;
   try {
-    await kp.apply(manifestOf(MANIFEST));
+    await kp.apply(autoscaledManifest({ project: 'bench-autoscale', max: 5, ...BATCH_POOL }));
     await kp.run();
     const adapter = await serveAutoscalerAdapter({ backend: localBackend(kp, 'bench-autoscale', 'bench-autoscale'), listen: '127.0.0.1:0', now: () => runtime.clock.now() });
     const client = cloudProviderClient(adapter.address);
     try {
       const ca = new SimulatedClusterAutoscaler({ clock: runtime.clock, provider: client, cluster: sandboxClusterView(runtime.sandbox.kubernetes, 'bench-autoscale') });
-      const api = () => {
-        const inv = runtime.sandbox.kubernetes.inventory().clusters.find((c) => c.name === 'bench-autoscale');
-        const c = inv ? runtime.sandbox.kubernetes.cluster(inv.endpoint) : undefined;
-        if (!c) throw new Error('no sandbox cluster bench-autoscale');
-        return c;
-      };
+      const api = () => sandboxClusterApi(runtime.sandbox.kubernetes, 'bench-autoscale');
       // 3 of a cpx32's 4 CPUs each: one pod a node.
       const names = Array.from({ length: PODS }, (_, i) => `bench-job-${i}`);
       for (const name of names) {
-        api().store.create('pods', unschedulablePod({ name, requests: { cpu: '3', memory: '2Gi' }, nodeSelector: { 'workload.example.com/class': 'batch' }, tolerations: [{ key: 'workload.example.com/batch', operator: 'Equal', value: 'true', effect: 'NoSchedule' }], nodes: 1 }), runtime.clock.now());
+        api().store.create('pods', unschedulablePod({ name, requests: { cpu: '3', memory: '2Gi' }, ...BATCH_PODS, nodes: 1 }), runtime.clock.now());
       }
       const scheduled = () => names.every((n) => typeof (api().store.get('pods', 'default', n)?.['spec'] as { nodeName?: unknown } | undefined)?.nodeName === 'string');
       const result = await driveUntil({ clock: runtime.clock, autoscaler: ca, run: (participant) => kp.run({ participant }), until: scheduled, limitMs: 60 * 60_000 });

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
 import * as grpc from '@grpc/grpc-js';
-import { validateManifestText, type Manifest } from '@kubeplane/sdk';
+import { autoscaledManifest } from '../../../../test/helpers/autoscaled-manifest.js';
 import { createSandboxKubeplane } from '../runtime/embed.js';
 import { createApiHandler, type ApiEvent } from '../aws/api-handler.js';
 import { jsonLogger } from '../aws/logger.js';
@@ -13,46 +13,13 @@ import { cloudProviderClient, CloudProviderCallError, type CloudProviderClient }
 import { serveAutoscalerAdapter, type RunningAdapter } from './server.js';
 import { INSTANCE_ERROR_CLASS } from './protocol.js';
 
-const MANIFEST = `apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: elastic }
-providers:
-  - name: hetzner-1
-    providerType: hetzner
-    secretRef: { env: { credentials: HCLOUD_TOKEN } }
-nodePools:
-  dynamic:
-    - name: control
-      providerSpec: { name: hetzner-1, region: fsn1, zone: fsn1-dc14 }
-      count: 1
-      serverType: cpx22
-      image: ubuntu-24.04
-    - name: general
-      providerSpec: { name: hetzner-1, region: fsn1, zone: fsn1-dc14 }
-      autoscaler: { min: 1, max: 3 }
-      serverType: cpx32
-      image: ubuntu-24.04
-      labels: { workload.example.com/class: general }
-      taints:
-        - { key: workload.example.com/class, value: general, effect: NoSchedule }
-kubernetes:
-  clusters:
-    - name: elastic
-      version: "1.34.2"
-      network: 10.0.0.0/24
-      pools: { control: [control], compute: [general] }
-`;
 
 type Runtime = Awaited<ReturnType<typeof createSandboxKubeplane>>;
 let runtime: Runtime;
 let adapter: RunningAdapter | undefined;
 let client: CloudProviderClient | undefined;
 
-function manifest(): Manifest {
-  const r = validateManifestText(MANIFEST);
-  expect(r.errors).toEqual([]);
-  return r.manifests[0] as Manifest;
-}
+const manifest = () => autoscaledManifest({ project: 'elastic', pool: 'general', min: 1, max: 3, zone: 'fsn1-dc14', labels: { 'workload.example.com/class': 'general' }, taint: { key: 'workload.example.com/class', value: 'general', effect: 'NoSchedule' } });
 
 async function serve(backend?: ScalingBackend): Promise<CloudProviderClient> {
   adapter = await serveAutoscalerAdapter({ backend: backend ?? localBackend(runtime.kubeplane, 'elastic', 'elastic'), listen: '127.0.0.1:0', now: () => runtime.clock.now() });

@@ -4,42 +4,13 @@
 // Pods are written into the sandbox API server's store as kube-scheduler leaves them when nothing fits (PodScheduled
 // False, reason Unschedulable): the sandbox's own scheduler (issue 14, contract C3) sets that condition on its branch.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { validateManifestText, type Manifest } from '@kubeplane/sdk';
-import { driveUntil, sandboxClusterView, SimulatedClusterAutoscaler, CA_DEFAULTS, unschedulablePod } from '@kubeplane/sandbox';
+import { driveUntil, sandboxClusterApi, sandboxClusterView, SimulatedClusterAutoscaler, CA_DEFAULTS, unschedulablePod } from '@kubeplane/sandbox';
+import { autoscaledManifest, BATCH_PODS, BATCH_POOL } from '../../../../test/helpers/autoscaled-manifest.js';
 import { createSandboxKubeplane } from '../runtime/embed.js';
 import { localBackend } from './backend.js';
 import { cloudProviderClient, type CloudProviderClient } from './client.js';
 import { serveAutoscalerAdapter, type RunningAdapter } from './server.js';
 
-const MANIFEST = `apiVersion: kubeplane.dev/v1
-kind: Manifest
-metadata: { name: batchy }
-providers:
-  - name: hetzner-1
-    providerType: hetzner
-    secretRef: { env: { credentials: HCLOUD_TOKEN } }
-nodePools:
-  dynamic:
-    - name: control
-      providerSpec: { name: hetzner-1, region: fsn1 }
-      count: 1
-      serverType: cpx22
-      image: ubuntu-24.04
-    - name: batch
-      providerSpec: { name: hetzner-1, region: fsn1 }
-      autoscaler: { min: 0, max: 3 }
-      serverType: cpx32
-      image: ubuntu-24.04
-      labels: { workload.example.com/class: batch }
-      taints:
-        - { key: workload.example.com/batch, value: "true", effect: NoSchedule }
-kubernetes:
-  clusters:
-    - name: batchy
-      version: "1.34.2"
-      network: 10.0.0.0/24
-      pools: { control: [control], compute: [batch] }
-`;
 
 type Runtime = Awaited<ReturnType<typeof createSandboxKubeplane>>;
 let runtime: Runtime;
@@ -48,9 +19,7 @@ let client: CloudProviderClient;
 
 beforeEach(async () => {
   runtime = await createSandboxKubeplane({ seed: 41 });
-  const r = validateManifestText(MANIFEST);
-  expect(r.errors).toEqual([]);
-  await runtime.kubeplane.apply(r.manifests[0] as Manifest);
+  await runtime.kubeplane.apply(autoscaledManifest({ project: 'batchy', max: 3, ...BATCH_POOL }));
   await runtime.kubeplane.run();
   expect((await runtime.kubeplane.status('batchy')).state).toBe('DONE');
   adapter = await serveAutoscalerAdapter({ backend: localBackend(runtime.kubeplane, 'batchy', 'batchy'), listen: '127.0.0.1:0', now: () => runtime.clock.now() });
@@ -63,19 +32,13 @@ afterEach(async () => {
   await runtime.close();
 });
 
-/** The cluster's API server as the sandbox keeps it. */
-function api() {
-  const inv = runtime.sandbox.kubernetes.inventory().clusters.find((c) => c.name === 'batchy');
-  const cluster = inv ? runtime.sandbox.kubernetes.cluster(inv.endpoint) : undefined;
-  if (!cluster) throw new Error('no sandbox cluster batchy');
-  return cluster;
-}
+const api = () => sandboxClusterApi(runtime.sandbox.kubernetes, 'batchy');
 
 /** Pods of a batch job that need 3 of a cpx32's 4 CPUs each, left unschedulable by the scheduler. */
 function pendingPods(n: number): string[] {
   const names = Array.from({ length: n }, (_, i) => `batch-job-${i}`);
   for (const name of names) {
-    api().store.create('pods', unschedulablePod({ name, requests: { cpu: '3', memory: '2Gi' }, nodeSelector: { 'workload.example.com/class': 'batch' }, tolerations: [{ key: 'workload.example.com/batch', operator: 'Equal', value: 'true', effect: 'NoSchedule' }], nodes: 1 }), runtime.clock.now());
+    api().store.create('pods', unschedulablePod({ name, requests: { cpu: '3', memory: '2Gi' }, ...BATCH_PODS, nodes: 1 }), runtime.clock.now());
   }
   return names;
 }

@@ -5,7 +5,7 @@
 // cloud, whose provider refuses to grow (the sandbox's capacity fault: EC2 InsufficientInstanceCapacity, Hetzner
 // resource_unavailable), must be backed off: few IncreaseSize calls over many scans, the cluster still DONE.
 import type { Kubeplane, Manifest } from '@kubeplane/sdk';
-import { driveUntil, sandboxClusterView, SimulatedClusterAutoscaler, type CloudName, type Sandbox } from '@kubeplane/sandbox';
+import { driveUntil, sandboxClusterApi, sandboxClusterView, SimulatedClusterAutoscaler, type CloudName, type Sandbox } from '@kubeplane/sandbox';
 import type { Clock } from '@kubeplane/sdk';
 import { localBackend } from '../../autoscaler/backend.js';
 import { cloudProviderClient } from '../../autoscaler/client.js';
@@ -55,12 +55,7 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
   if (!cluster) return { ok: false, message: 'no cluster', pools: [] };
   const project = manifest.name;
   const view = sandboxClusterView(sandbox.kubernetes, cluster.name);
-  const api = () => {
-    const found = sandbox.kubernetes.inventory().clusters.find((c) => c.name === cluster.name);
-    const c = found ? sandbox.kubernetes.cluster(found.endpoint) : undefined;
-    if (!c) throw new Error(`the sandbox has no cluster ${cluster.name}`);
-    return c;
-  };
+  const api = () => sandboxClusterApi(sandbox.kubernetes, cluster.name);
 
   // The sandbox must leave a pod that fits nowhere Pending and Unschedulable (kube-scheduler's behaviour, issue 14
   // contract C3); a scheduler that binds pods without fitting their requests gives an autoscaler nothing to see.
