@@ -146,6 +146,13 @@ describe('Kubeplane.scalePool', () => {
     expect(group?.template.labels).toMatchObject({ 'kubeplane.dev/pool': 'workers', 'kubeplane.dev/provider': 'hetzner', 'node.kubernetes.io/instance-type': 'cpx32', 'topology.kubernetes.io/region': 'fsn1' });
   });
 
+  it('reads the instance catalog once, however often an autoscaler asks for the node groups', async () => {
+    const w = await built();
+    const before = w.sandbox.totalCalls();
+    for (let i = 0; i < 5; i++) await workers(w.kp);
+    expect(w.sandbox.totalCalls() - before).toBeLessThanOrEqual(1);
+  });
+
   it('takes the template\'s size from the server type, not from a machineSpec that asks for more', async () => {
     const w = sandboxWorld(32);
     sandbox = w.sandbox;

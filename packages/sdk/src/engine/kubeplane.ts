@@ -302,11 +302,20 @@ export class Kubeplane {
   async #serverTypeSize(project: string, manifest: Manifest | null, pool: ClusterSpec['pools'][number]): Promise<{ vcpus: number; memoryGiB: number; gpus?: number } | undefined> {
     const def = manifest?.providers.find((d) => d.name === pool.provider?.name);
     if (!def || !pool.provider || !pool.serverType) return undefined;
-    const provider = await this.engine.providerFor(project, def, pool.provider.region);
-    const types = await provider.compute?.serverTypes(pool.provider.region);
-    // Throttled or busy: the template then comes from the pool's machineSpec alone until the next ask.
-    if (!types || isPending(types)) return undefined;
-    return types.value.find((t) => t.name === pool.serverType);
+    const region = pool.provider.region;
+    const compute = (await this.engine.providerFor(project, def, region)).compute;
+    if (!compute) return undefined;
+    // The catalog preflight reads, under its key: an autoscaler asks every scan, the cloud is asked once an hour.
+    const types = await this.engine.catalogs.get(`${stableJson(def)}/server-types/${region}`, async () => {
+      const o = await compute.serverTypes(region);
+      if (isPending(o)) throw new KubeplaneError(o.reason === 'throttled' ? 'throttled' : 'retryable', `${def.name} server types of ${region}: ${o.message}`);
+      return o.value;
+    }).catch((e: unknown) => {
+      // Throttled or busy: the template comes from the pool's machineSpec until the next ask.
+      if (isKubeplaneError(e) && e.retryable) return undefined;
+      throw e;
+    });
+    return types?.find((t) => t.name === pool.serverType);
   }
 
   /** Deletes every cluster of the project, whatever state it is in. */
