@@ -50,3 +50,4 @@ export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedCluste
 export { clientEnvironment, credentialsFilePath, readServedFile, removeServedFile, servedFilePath, writeCredentialsFile, writeServedFile, type ServedFile } from './serve/served-file.js';
 export { clusterTls, hostOf as servedClusterHost, type ClusterTls, type ClusterTlsProblem } from './serve/cluster-tls.js';
 export { servedKubeconfig } from './serve/kubeconfig.js';
+export * from './autoscaler/index.js';

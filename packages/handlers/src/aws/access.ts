@@ -8,7 +8,7 @@ export const ACCESS_ROLES = ['reader', 'operator'] as const;
 export type AccessRole = (typeof ACCESS_ROLES)[number];
 
 /** What a request does to a project, and the least role that may do it. */
-export const OPERATION_ROLES = { status: 'reader', apply: 'operator', destroy: 'operator', reconcile: 'operator' } as const satisfies Record<string, AccessRole>;
+export const OPERATION_ROLES = { status: 'reader', apply: 'operator', destroy: 'operator', reconcile: 'operator', scale: 'operator' } as const satisfies Record<string, AccessRole>;
 export type ProjectOperation = keyof typeof OPERATION_ROLES;
 
 // Any IAM or STS ARN, as the caller's appears in the event (`userArn`): arn:<partition>:iam|sts::<account>:<resource>.

@@ -265,3 +265,24 @@ describe('the api handler, by access grant', () => {
     for (const secretOrBody of ['kubeplane-providers/', 'serverType', 'cpx22']) expect(t.logs.join('\n')).not.toContain(secretOrBody);
   });
 });
+
+describe('the node-group routes (for the autoscaler adapter)', () => {
+  const reader = `${ACCOUNT}:user/reader`;
+  const grants: AccessGrant[] = [...everything, { principal: reader, projects: ['*'], role: 'reader' }];
+
+  it('lets a reader read node groups but only an operator scale a pool', async () => {
+    const t = api(grants);
+    expect((await t.callAs(reader, 'POST', '/projects/minimal/clusters/minimal/pools/workers/scale', '{"target": 2}')).status).toBe(403);
+    // Past the access check: no such project here, said as a 404.
+    expect((await t.callAs(reader, 'GET', '/projects/minimal/clusters/minimal/node-groups')).status).toBe(404);
+    expect((await t.call('POST', '/projects/minimal/clusters/minimal/pools/workers/scale', '{"target": 2}')).status).toBe(404);
+  });
+
+  it('refuses a scale without a whole-number target and a read with the wrong method', async () => {
+    const t = api();
+    const bad = await t.call('POST', '/projects/minimal/clusters/minimal/pools/workers/scale', '{"target": "two"}');
+    expect(bad).toEqual({ status: 400, body: { error: 'target: a whole number of nodes is required' } });
+    expect((await t.call('POST', '/projects/minimal/clusters/minimal/pools/workers/scale', 'not json')).status).toBe(400);
+    expect((await t.call('POST', '/projects/minimal/clusters/minimal/node-groups')).status).toBe(405);
+  });
+});

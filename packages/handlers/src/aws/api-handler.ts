@@ -42,6 +42,8 @@ interface Caller {
 
 // A project name is a DNS subdomain (metadata.name): up to 253 of a-z, 0-9, '-' and '.'.
 const PROJECT = /^\/projects\/([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)(\/destroy|\/reconcile)?\/?$/;
+// A cluster's autoscaled pools, for a cluster autoscaler's adapter: read them, scale one. Cluster and pool names are DNS labels.
+const NODE_GROUPS = /^\/projects\/([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)\/clusters\/([a-z0-9-]{1,63})\/(?:node-groups|pools\/([a-z0-9-]{1,63})\/scale)\/?$/;
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const logger = options.logger ?? jsonLogger();
@@ -93,7 +95,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     return { project: manifest.name, generation: r.generation, queued: r.queued, operations: r.plan.operations.length };
   }
 
-  async function onProject(operation: Exclude<ProjectOperation, 'apply'>, project: string, caller: Caller): Promise<Result> {
+  async function onProject(operation: Exclude<ProjectOperation, 'apply' | 'scale'>, project: string, caller: Caller): Promise<Result> {
     switch (operation) {
       case 'destroy': {
         const r = await kp.destroy(project);
@@ -114,6 +116,28 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
   }
 
+  /** GET …/node-groups (reader) and POST …/pools/<pool>/scale with `{target, removeNodes?}` (operator). */
+  async function onNodeGroups(event: ApiEvent, method: string, project: string, cluster: string, pool: string | undefined, caller: Caller): Promise<Result> {
+    const operation = pool === undefined ? 'status' : 'scale';
+    const expected = pool === undefined ? 'GET' : 'POST';
+    if (method !== expected) return json(405, { error: `use ${expected} ${event.rawPath}` });
+    if (!access.allows(caller.arn, operation, project)) return refused(caller, operation, [project]);
+    if (pool === undefined) return json(200, { nodeGroups: await kp.nodeGroups(project, cluster) });
+    const text = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return json(400, { error: 'the request body is not JSON; send {"target": <nodes>} or {"target": <nodes>, "removeNodes": [<node names>]}' });
+    }
+    const { target, removeNodes } = (typeof body === 'object' && body !== null ? body : {}) as { target?: unknown; removeNodes?: unknown };
+    if (typeof target !== 'number' || !Number.isInteger(target)) return json(400, { error: 'target: a whole number of nodes is required' });
+    if (removeNodes !== undefined && !(Array.isArray(removeNodes) && removeNodes.every((n) => typeof n === 'string'))) return json(400, { error: 'removeNodes: a list of node names' });
+    const r = await kp.scalePool(project, cluster, pool, target, removeNodes ? { removeNodes: removeNodes as string[] } : {});
+    accepted('scale', project, caller, { cluster, pool, target: r.target });
+    return json(202, { project, cluster, pool, ...r });
+  }
+
   async function route(event: ApiEvent): Promise<Result> {
     const method = event.requestContext.http.method.toUpperCase();
     const path = event.rawPath;
@@ -130,8 +154,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       if (method !== 'POST') return json(405, { error: `${method} ${path} is not allowed; POST a manifest here` });
       return applyManifests(event, caller);
     }
+    const g = NODE_GROUPS.exec(path);
+    if (g) return onNodeGroups(event, method, g[1] ?? '', g[2] ?? '', g[3], caller);
     const m = PROJECT.exec(path);
-    if (!m) return json(404, { error: `no route for ${method} ${path}; try POST /projects, GET /projects/<name>, POST /projects/<name>/destroy, POST /projects/<name>/reconcile` });
+    if (!m) return json(404, { error: `no route for ${method} ${path}; try POST /projects, GET /projects/<name>, POST /projects/<name>/destroy, POST /projects/<name>/reconcile, GET /projects/<name>/clusters/<cluster>/node-groups, POST /projects/<name>/clusters/<cluster>/pools/<pool>/scale` });
     const project = m[1] ?? '';
     const operation = m[2] === '/destroy' ? 'destroy' : m[2] === '/reconcile' ? 'reconcile' : 'status';
     const expected = operation === 'status' ? 'GET' : 'POST';
@@ -149,6 +175,11 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       } catch (e) {
         logger.log('error', 'request failed', { path: event.rawPath, ...errorFields(e) });
         if (isKubeplaneError(e) && e.kind === 'not-found') return json(404, { error: e.message });
+        // A pool backed off after its provider refused to grow it: the caller may ask again after Retry-After.
+        if (isKubeplaneError(e) && (e.kind === 'quota' || e.kind === 'capacity')) {
+          const retry = e.details.retryAfterSeconds;
+          return { ...json(429, { error: e.message, kind: e.kind, ...(e.details.code ? { code: e.details.code } : {}) }), ...(retry ? { headers: { 'content-type': 'application/json', 'retry-after': String(retry) } } : {}) };
+        }
         if (isKubeplaneError(e) && (e.kind === 'invalid' || e.kind === 'conflict')) {
           return json(e.kind === 'invalid' ? 400 : 409, { errors: e.message.split('\n').map((line) => ({ path: line.includes(': ') ? line.slice(0, line.indexOf(': ')) : '', message: line.includes(': ') ? line.slice(line.indexOf(': ') + 2) : line })) });
         }

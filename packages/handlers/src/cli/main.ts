@@ -5,6 +5,7 @@ import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
 import { apply, applyHelp, destroy, destroyHelp, kubeconfig, kubeconfigHelp, status, statusHelp } from './commands/engine.js';
 import { lifecycle, lifecycleHelp } from './commands/lifecycle.js';
+import { autoscalerAdapter, autoscalerAdapterHelp } from './commands/autoscaler-adapter.js';
 import { serve, serveHelp } from './commands/serve.js';
 import { kubeconfigServed, wantsServedKubeconfig } from './commands/serve-kubeconfig.js';
 import { planCommand, planHelp } from './commands/plan.js';
@@ -19,7 +20,7 @@ export { EXIT } from './io.js';
 /** Whether the command finishes its step in hand on Ctrl-C (CliIo.signal) rather than stopping at once. */
 export function handlesInterrupts(argv: readonly string[]): boolean {
   const [name, sub] = argv;
-  return name === 'apply' || name === 'destroy' || (name === 'sandbox' && sub === 'serve');
+  return name === 'apply' || name === 'destroy' || name === 'autoscaler-adapter' || (name === 'sandbox' && sub === 'serve');
 }
 
 interface CommandEntry {
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   'sandbox serve': { run: (argv, io) => serve(argv, io), help: serveHelp },
   render: { run: render, help: renderHelp },
   schema: { run: schema, help: schemaHelp },
+  'autoscaler-adapter': { run: (argv, io) => autoscalerAdapter(argv, io), help: autoscalerAdapterHelp },
 };
 
 const sandboxHelp: CommandHelp = {

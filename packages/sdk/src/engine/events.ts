@@ -67,6 +67,8 @@ export type EngineEvent =
       installedVersion?: string;
       state: 'installed' | 'installing' | 'failed' | 'removing';
       message: string;
-    };
+    }
+  /** An autoscaled pool's provider refused to grow it: the pool keeps what exists and is backed off (pool-scaling.ts). */
+  | { type: 'pool-growth-refused'; at: number; project: string; cluster: string; pool: string; kind: string; message: string };
 
 export type EngineEventListener = (event: EngineEvent) => void;

@@ -18,6 +18,8 @@ import type { EngineEventListener } from './events.js';
 import { clusterKey, emptyLedger, manifestState, newIncarnation, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { establishedPools, preflight, type PreflightIssue } from './preflight.js';
+import { autoscaledPool, growthAllowedAt, nodeGroupOf, scaledPrevious, type NodeGroup } from './pool-scaling.js';
+import { isPending } from '../provider/outcome.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -65,6 +67,22 @@ function checkedManifest(input: unknown, action: string): Manifest {
   return manifest;
 }
 
+/** Every pool of a cluster (its compute and control pools) with its counts, for status. */
+function poolCounts(r: ClusterRecord): PoolCounts[] {
+  const spec = r.desired ?? r.current;
+  if (!spec || r.target === 'absent') return [];
+  return spec.pools.map((p) => {
+    const failure = r.ledger.growthFailures?.[p.name];
+    return {
+      name: p.name,
+      target: p.count,
+      ...(p.autoscaler ? { min: p.autoscaler.min, max: p.autoscaler.max } : {}),
+      running: Object.values(r.ledger.nodes).filter((n) => n.pool === p.name && n.state === 'running').length,
+      ...(failure ? { lastFailure: { kind: failure.kind, message: failure.message, at: new Date(failure.at).toISOString(), retryAfter: new Date(growthAllowedAt(failure)).toISOString() } } : {}),
+    };
+  });
+}
+
 /** A project's name as every method takes it: a string, or a clear error for a caller without types. */
 function checkedProject(project: unknown): string {
   if (typeof project !== 'string' || project === '') throw new KubeplaneError('invalid', `a project is named by a non-empty string, not ${project === '' ? 'an empty string' : project === null ? 'null' : typeof project}`, { code: 'InvalidProject' });
@@ -75,7 +93,18 @@ export interface ManifestStatus {
   project: string;
   state: ManifestState;
   generation: number;
-  clusters: Record<string, ClusterStatus & { id: string }>;
+  clusters: Record<string, ClusterStatus & { id: string; pools?: PoolCounts[] }>;
+}
+
+/** A pool's counts as status shows them: its target, limits when autoscaled, machines running, the last refused growth. */
+export interface PoolCounts {
+  name: string;
+  target: number;
+  min?: number;
+  max?: number;
+  /** Machines of the pool that run (as last listed by the engine). */
+  running: number;
+  lastFailure?: { kind: string; message: string; at: string; retryAfter: string };
 }
 
 export interface ApplyResult {
@@ -209,6 +238,82 @@ export class Kubeplane {
     return this.apply(manifest, { reconcile: true });
   }
 
+  /**
+   * Sets the node count of an autoscaled pool (what a cluster autoscaler asks for), within the pool's min and max, and
+   * starts the cluster's flow to carry it out. `removeNodes` names exactly the nodes to take away (the autoscaler's
+   * choice; the target is then the pool's count less them). The target is kept by later applies of the manifest
+   * (clamped to new limits). A growth refused by the provider falls back to what exists and backs the pool off
+   * (pool-scaling.ts); growth asked for within the backoff is refused with code GrowthBackedOff. Compare-and-swap safe:
+   * each attempt computes the new desired state from the record it replaces.
+   */
+  async scalePool(project: string, cluster: string, pool: string, target: number, options: { removeNodes?: string[] } = {}): Promise<{ target: number; queued: boolean }> {
+    checkedProject(project);
+    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
+    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
+    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const manifest = stored?.value.manifest;
+    if (!manifest || record.target === 'absent') throw new KubeplaneError('invalid', `cluster ${cluster} of project ${project} is being deleted; its pools cannot be scaled`, { resource: cluster });
+    const spec = record.desired ?? record.current;
+    if (!spec) throw new KubeplaneError('invalid', `cluster ${cluster} has no desired state yet`, { resource: cluster });
+    const before = autoscaledPool(spec, pool);
+    // Checked once here for a clear error before anything is written, and again on the record each attempt replaces.
+    const request = { pool, target, ...(options.removeNodes ? { removeNodes: options.removeNodes } : {}) };
+    const checked = scaledPrevious(spec, request, this.#options.clock.now(), record.ledger);
+    const wanted = autoscaledPool(checked, pool).count;
+    if (wanted === before.count && !options.removeNodes?.length) return { target: wanted, queued: false };
+    const p = await this.#updateProject(project, (x) => ({ ...x, generation: x.generation + 1, updatedAt: this.#options.clock.now() }));
+    await this.#startFlow(record.clusterId, p, (r) => {
+      const base = r.desired ?? r.current;
+      if (!base) throw new KubeplaneError('invalid', `cluster ${cluster} has no desired state`, { resource: cluster });
+      const previous = scaledPrevious(base, request, this.#options.clock.now(), r.ledger);
+      const desired = buildDesiredState(manifest, { project, clusters: [previous] }).clusters.find((c) => c.name === cluster);
+      if (!desired) throw new KubeplaneError('not-found', `cluster ${cluster} is no longer in project ${project}'s manifest`, { resource: cluster });
+      return { ...r, target: 'present', desired };
+    }, 'preflight', 'infrastructure');
+    return { target: wanted, queued: true };
+  }
+
+  /**
+   * The autoscaled pools of a cluster as node groups: limits, target, nodes with their state and provider id, a
+   * template node from the provider's instance catalog (for scale-from-zero) and the last refused growth.
+   */
+  async nodeGroups(project: string, cluster: string): Promise<NodeGroup[]> {
+    checkedProject(project);
+    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
+    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
+    const spec = record.desired ?? record.current;
+    if (!spec) return [];
+    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const manifest = stored?.value.manifest ?? record.lastManifest;
+    const out: NodeGroup[] = [];
+    for (const pool of spec.pools) {
+      if (!pool.autoscaler || pool.kind !== 'dynamic') continue;
+      const typed = autoscaledPool(spec, pool.name);
+      out.push(nodeGroupOf(record, typed, await this.#serverTypeSize(project, manifest, pool)));
+    }
+    return out;
+  }
+
+  /** cpu, memory and GPUs of a pool's server type from its provider's catalog (cached per run), if the catalog answers. */
+  async #serverTypeSize(project: string, manifest: Manifest | null, pool: ClusterSpec['pools'][number]): Promise<{ vcpus: number; memoryGiB: number; gpus?: number } | undefined> {
+    const def = manifest?.providers.find((d) => d.name === pool.provider?.name);
+    if (!def || !pool.provider || !pool.serverType) return undefined;
+    const region = pool.provider.region;
+    const compute = (await this.engine.providerFor(project, def, region)).compute;
+    if (!compute) return undefined;
+    // The catalog preflight reads, under its key: an autoscaler asks every scan, the cloud is asked once an hour.
+    const types = await this.engine.catalogs.get(`${stableJson(def)}/server-types/${region}`, async () => {
+      const o = await compute.serverTypes(region);
+      if (isPending(o)) throw new KubeplaneError(o.reason === 'throttled' ? 'throttled' : 'retryable', `${def.name} server types of ${region}: ${o.message}`);
+      return o.value;
+    }).catch((e: unknown) => {
+      // Throttled or busy: the template comes from the pool's machineSpec until the next ask.
+      if (isKubeplaneError(e) && e.retryable) return undefined;
+      throw e;
+    });
+    return types?.find((t) => t.name === pool.serverType);
+  }
+
   /** Deletes every cluster of the project, whatever state it is in. */
   async destroy(project: string): Promise<{ queued: string[] }> {
     const records = await this.#clusterRecords(project);
@@ -284,7 +389,7 @@ export class Kubeplane {
       project,
       state: manifestState(records, stored?.value.manifest === null && records.length > 0),
       generation: stored?.value.generation ?? 0,
-      clusters: Object.fromEntries(records.map((r) => [r.name, { ...r.status, id: r.clusterId }])),
+      clusters: Object.fromEntries(records.map((r) => [r.name, { ...r.status, id: r.clusterId, pools: poolCounts(r) }])),
     };
   }
 

@@ -100,6 +100,17 @@ export interface Ledger {
   addonSpecs?: Record<string, string>;
   /** Node remediation: machines replaced per node in the apply under way (cleared when the cluster is DONE). */
   remediated?: Record<string, number>;
+  /** Per autoscaled pool: the last growth its provider refused, until a growth succeeds (see pool-scaling.ts). */
+  growthFailures?: Record<string, GrowthFailure>;
+}
+
+/** A growth of an autoscaled pool its provider refused: the error's kind and words, when, the count wanted, failures in a row. */
+export interface GrowthFailure {
+  kind: 'quota' | 'capacity' | 'invalid';
+  message: string;
+  at: number;
+  wanted: number;
+  failures: number;
 }
 
 export interface ManagedLedger {

@@ -296,6 +296,12 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
       for (const [name, c] of Object.entries(s.clusters)) {
         println(io.stdout, `  ${name} [${c.id}]: ${c.state}${c.phase !== 'none' ? `, phase ${c.phase}` : ''} — ${c.message}`);
         for (const p of c.previous) println(io.stdout, `    ${p.timestamp} ${p.stage}: ${p.status} ${p.taskDescription}`);
+        // Each pool's counts; an autoscaled pool with its limits and the last growth its provider refused.
+        for (const pool of c.pools ?? []) {
+          const limits = pool.min !== undefined ? ` (autoscaled ${pool.min}–${pool.max})` : '';
+          const refused = pool.lastFailure ? `; growth refused ${pool.lastFailure.at} (${pool.lastFailure.kind}: ${pool.lastFailure.message}), backed off until ${pool.lastFailure.retryAfter}` : '';
+          println(io.stdout, `    pool ${pool.name}: ${pool.target} wanted${limits}, ${pool.running} running${refused}`);
+        }
         for (const line of addonLines(c.addons ?? [])) println(io.stdout, `    ${line}`);
       }
     }

@@ -10,6 +10,7 @@ import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
 import { DELETED, elapsed, progressPrinter } from '../progress.js';
+import { autoscaleStage, autoscaleWanted, type AutoscaleOutcome } from './lifecycle-autoscale.js';
 
 export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--json] [-v]';
 
@@ -105,6 +106,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   let ok = true;
   // The static pools' nodes that joined (Ready) at some stage: their machines were bootstrapped over SSH.
   const staticJoined = new Set<string>();
+  let autoscale: AutoscaleOutcome | undefined;
   try {
     if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`);
     if (!json && zones.length) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${zones.join(', ')}`);
@@ -160,6 +162,29 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         messages: run.messages,
         overlay,
       });
+      if (good && stage.name === 'create' && autoscaleWanted(manifest)) {
+        // The autoscale stage runs on the cluster as created: pods that need more nodes, then none (lifecycle-autoscale.ts).
+        const a0 = rt.clock.now();
+        if (json) jsonLine(io, { type: 'stage', stage: 'autoscale', sandbox: true });
+        else println(io.stdout, '[sandbox] == autoscale');
+        try {
+          autoscale = await autoscaleStage({ kp, sandbox, clock: rt.clock, manifest });
+        } catch (e) {
+          autoscale = { ok: false, message: e instanceof Error ? e.message : String(e), pools: [] };
+        }
+        printer.clear();
+        if (autoscale.unsupported) {
+          if (!json) println(io.stdout, `[sandbox] autoscale: ${autoscale.message}`);
+        } else {
+          const after = await kp.findStatus(manifest.name);
+          const aState = autoscale.ok ? (after?.state ?? DELETED) : 'ERROR';
+          if (!autoscale.ok) println(io.stderr, `[sandbox] autoscale failed: ${autoscale.message}`);
+          else if (!json) println(io.stdout, `[sandbox] autoscale: ${autoscale.message}`);
+          ok &&= autoscale.ok;
+          rows.push({ stage: 'autoscale', state: aState, virtual: elapsed(rt.clock.now() - a0), machines: sandbox.liveMachines().length, ready: sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length, messages: 0, overlay: '-' });
+          if (!autoscale.ok) failedStage = true;
+        }
+      }
       if (!good) {
         println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {}).map((c) => c.message).join('; ')}`);
         // What each machine that is not a Ready node says, as its kubeadm and kubelet logs would.
@@ -189,7 +214,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     for (const [endpoint, files] of Object.entries(staticMachines?.leftovers ?? {})) if (files.length) println(io.stderr, `[sandbox] static machine ${endpoint} after destroy still holds: ${files.join(', ')}`);
   }
   await rt.close();
-  const summary = { manifest: shown, seed, stages: rows, apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
+  const summary = { manifest: shown, seed, stages: rows, ...(autoscale && !autoscale.unsupported ? { autoscale: { pools: autoscale.pools, ...(autoscale.scaleUpMs !== undefined ? { scaleUpSeconds: autoscale.scaleUpMs / 1000 } : {}) } } : {}), apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
   const code = ok && leaked.length === 0 ? EXIT.ok : EXIT.failed;
   if (json) return jsonResult(io, 'sandbox lifecycle', code, { ...summary, ...(validated.issues.length ? { issues: validated.issues } : {}) });
   println(io.stdout, '');
@@ -198,6 +223,9 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const table = [header, ...rows.map((r) => [r.stage, r.state, r.virtual, String(r.machines), String(r.ready), String(r.messages), r.overlay])];
   const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
+  for (const p of autoscale && !autoscale.unsupported ? autoscale.pools : []) {
+    println(io.stdout, `  autoscaled pool ${p.pool} (min ${p.min}, max ${p.max}): target ${p.start} -> ${p.peak} -> ${p.end}; scale-ups asked: ${p.increaseCalls}`);
+  }
   println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
   if (staticMachines) println(io.stdout, `  static machines: ${staticMachines.description}; ${staticMachines.joined.length} joined as Ready nodes; kubeplane files left on them: ${leftoverFiles}`);
   println(io.stdout, `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`);

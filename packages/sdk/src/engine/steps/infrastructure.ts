@@ -1,7 +1,8 @@
 // Infrastructure phase: the cluster's keys, its networks, firewalls, SSH keys and API address in every
 // provider region it uses, then its machines with their rendered user-data, until every machine runs.
 import { createHash } from 'node:crypto';
-import { KubeplaneError } from '../../errors.js';
+import { KubeplaneError, isKubeplaneError } from '../../errors.js';
+import { fallBackAfterRefusal, isAutoscaledGrowth, isGrowthRefusal } from '../pool-scaling.js';
 import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
 import { generateMeshSigningKeyPair } from '../../bootstrap/mesh-bundle.js';
 import { Redacted } from '../../redacted.js';
@@ -346,6 +347,7 @@ export const createNodes: StepDefinition = {
     // is the day, and certificate serials come from a seed of the cluster, node and day.
     const day = Math.floor(ctx.now / 86_400_000) * 86_400_000;
     let created = 0;
+    const givenUp = new Set<string>();
     const blocked: Array<{ node: string; peers: string[] }> = [];
     for (const { node, pool } of todo) {
       if (created >= CREATE_BATCH) break;
@@ -375,7 +377,10 @@ export const createNodes: StepDefinition = {
         spec.apiEndpoint.kind === 'reserved-ip' && spec.apiEndpoint.node === node.name && reservedIp && !provider.capabilities.attachReservedIpAfterCreate;
       const token = ledger.nodes[node.name]?.token;
       const sshKey = ledger.sshKeys[scopeOf(provider.capabilities, 'sshKey', prov.name, prov.region).key];
-      const outcome = await provider.compute.createNode({
+      if (givenUp.has(pool.name)) continue;
+      let outcome: Awaited<ReturnType<typeof provider.compute.createNode>>;
+      try {
+        outcome = await provider.compute.createNode({
         name: node.name,
         ...(token ? { idempotencyToken: token } : {}),
         clusterId: spec.id,
@@ -391,6 +396,15 @@ export const createNodes: StepDefinition = {
         ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
         labels: { 'kubeplane.dev/role': node.role },
       });
+      } catch (e) {
+        // An autoscaled pool growing on a built cluster: a refusal (quota, capacity, a type the provider does not
+        // have) ends this growth, not the cluster's flow, and nothing retries it (see pool-scaling.ts for the backoff).
+        if (!(isKubeplaneError(e) && isGrowthRefusal(e.kind) && isAutoscaledGrowth(ctx.record, pool.name, node.name))) throw e;
+        const given = fallBackAfterRefusal(ctx.record, pool.name, { kind: e.kind, message: e.message }, ctx.now);
+        givenUp.add(pool.name);
+        ctx.emit({ type: 'pool-growth-refused', pool: pool.name, kind: e.kind, message: `pool ${pool.name} could not grow (${given.length} machine${given.length === 1 ? '' : 's'} not made): ${e.message}` });
+        continue;
+      }
       if (isPending(outcome)) {
         if (created > 0) return wait(Math.min(outcome.retryAfterSeconds, 5), `requested ${created} machines; ${outcome.message}`);
         return waitFor(outcome, `machine ${node.name}`, ctx);
@@ -410,9 +424,11 @@ export const createNodes: StepDefinition = {
         createdAt: ctx.now,
       };
       ctx.emit({ type: 'resource-created', kind: 'machine', name: node.name, provider: prov.name });
+      if (ledger.growthFailures?.[pool.name] && isAutoscaledGrowth(ctx.record, pool.name, node.name)) delete ledger.growthFailures[pool.name];
       created++;
     }
-    const left = todo.length - created;
+    // Nodes of a pool whose growth was refused are no longer wanted (fallBackAfterRefusal took them out).
+    const left = todo.length - created - todo.filter(({ pool, node }) => givenUp.has(pool.name) && !ledger.nodes[node.name]).length;
     const first = blocked[0];
     if (first && created === 0 && left === blocked.length) {
       // Addresses appear once the provider lists the new machines (EC2: while they are pending).

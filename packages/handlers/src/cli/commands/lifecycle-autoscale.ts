@@ -1,0 +1,161 @@
+// The lifecycle's `autoscale` stage, for a manifest with an autoscaled compute pool and the cluster_autoscaler add-on:
+// the real externalgrpc adapter (local backend) and the sandbox's simulated cluster-autoscaler run against the
+// created cluster. A Deployment whose pods need more nodes of a pool must make that pool grow (never past max) until
+// every pod is scheduled; once it is deleted the pool must shrink back to min. A second autoscaled pool on another
+// cloud, whose provider refuses to grow (the sandbox's capacity fault: EC2 InsufficientInstanceCapacity, Hetzner
+// resource_unavailable), must be backed off: few IncreaseSize calls over many scans, the cluster still DONE.
+import type { Kubeplane, Manifest } from '@kubeplane/sdk';
+import { driveUntil, sandboxClusterApi, sandboxClusterView, SimulatedClusterAutoscaler, type CloudName, type Sandbox } from '@kubeplane/sandbox';
+import type { Clock } from '@kubeplane/sdk';
+import { localBackend } from '../../autoscaler/backend.js';
+import { cloudProviderClient } from '../../autoscaler/client.js';
+import { serveAutoscalerAdapter } from '../../autoscaler/server.js';
+
+export interface AutoscalePoolCounts {
+  pool: string;
+  min: number;
+  max: number;
+  /** Target before, at its highest, and at the end. */
+  start: number;
+  peak: number;
+  end: number;
+  increaseCalls: number;
+}
+
+export interface AutoscaleOutcome {
+  ok: boolean;
+  /** Why it did not pass, or what it showed. */
+  message: string;
+  pools: AutoscalePoolCounts[];
+  /** Virtual ms from the first pending pod to all pods scheduled. */
+  scaleUpMs?: number;
+  /** The sandbox cannot run the stage (its scheduler does not leave pods Unschedulable): the stage is left out. */
+  unsupported?: boolean;
+}
+
+/** Whether the manifest's first cluster asks for the autoscale stage: an autoscaled compute pool and the add-on. */
+export function autoscaleWanted(m: Manifest): boolean {
+  const cluster = m.kubernetes.clusters[0];
+  if (!cluster || cluster.controlPlane === 'managed') return false;
+  const autoscaled = m.nodePools.dynamic.filter((p) => p.autoscaler && (cluster.pools.compute ?? []).includes(p.name));
+  return autoscaled.length > 0 && (cluster.addons ?? []).some((a) => a.name === 'cluster_autoscaler');
+}
+
+const CLOUD_OF: Record<string, { cloud: CloudName; operation: string } | undefined> = {
+  aws: { cloud: 'ec2', operation: 'RunInstances' },
+  hetzner: { cloud: 'hetzner', operation: 'POST /servers' },
+  crusoe: { cloud: 'crusoe', operation: '*' },
+};
+
+const NAMESPACE = 'default';
+
+export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox; clock: Clock; manifest: Manifest }): Promise<AutoscaleOutcome> {
+  const { kp, sandbox, clock, manifest } = options;
+  const cluster = manifest.kubernetes.clusters[0];
+  if (!cluster) return { ok: false, message: 'no cluster', pools: [] };
+  const project = manifest.name;
+  const view = sandboxClusterView(sandbox.kubernetes, cluster.name);
+  const api = () => sandboxClusterApi(sandbox.kubernetes, cluster.name);
+
+  // The sandbox must leave a pod that fits nowhere Pending and Unschedulable (kube-scheduler's behaviour, issue 14
+  // contract C3); a scheduler that binds pods without fitting their requests gives an autoscaler nothing to see.
+  const probe = 'kubeplane-autoscale-probe';
+  api().create('pods', NAMESPACE, { apiVersion: 'v1', kind: 'Pod', metadata: { name: probe, namespace: NAMESPACE }, spec: { containers: [{ name: 'probe', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100000' } } }] } }, clock.now());
+  await kp.run();
+  const probed = api().store.get('pods', NAMESPACE, probe);
+  const conditions = ((probed?.['status'] as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []);
+  const unschedulable = conditions.some((c) => c['type'] === 'PodScheduled' && c['reason'] === 'Unschedulable');
+  api().store.delete('pods', NAMESPACE, probe);
+  if (!unschedulable) return { ok: true, unsupported: true, message: 'the sandbox\'s scheduler binds pods without fitting their requests (issue 14 contract C3), so no pod is ever unschedulable: the autoscale stage is left out', pools: [] };
+
+  const groupsBefore = await kp.nodeGroups(project, cluster.name);
+  const compute = new Set(cluster.pools.compute ?? []);
+  const autoscaled = groupsBefore.filter((g) => compute.has(g.id));
+  const grow = autoscaled[0];
+  if (!grow) return { ok: false, message: 'no autoscaled compute pool', pools: [] };
+  // The refused pool: an autoscaled pool on another cloud, whose creates the sandbox refuses for lack of capacity.
+  const refused = autoscaled.find((g) => g.id !== grow.id && g.provider.type !== grow.provider.type && CLOUD_OF[g.provider.type]);
+  const fault = refused ? CLOUD_OF[refused.provider.type] : undefined;
+  if (fault) sandbox.faults.add({ cloud: fault.cloud, operation: fault.operation, kind: 'capacity' });
+
+  const adapter = await serveAutoscalerAdapter({ backend: localBackend(kp, project, cluster.name), listen: '127.0.0.1:0', now: () => clock.now() });
+  const client = cloudProviderClient(adapter.address);
+  const ca = new SimulatedClusterAutoscaler({ clock, provider: client, cluster: view });
+  const run = (participant: SimulatedClusterAutoscaler) => kp.run({ participant });
+  const peaks = new Map(autoscaled.map((g) => [g.id, g.target]));
+  const track = async () => {
+    for (const g of await kp.nodeGroups(project, cluster.name)) peaks.set(g.id, Math.max(peaks.get(g.id) ?? 0, g.target));
+  };
+  try {
+    // Pods that each take more than half a node of the pool: one a node, two more nodes than the pool has (within max).
+    const wanted = Math.min(grow.max, grow.target + 2);
+    const podsFor = (g: typeof grow, name: string, replicas: number) => {
+      const cpu = Math.max(0.1, g.template.cpu * 0.6);
+      api().create('deployments', NAMESPACE, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace: NAMESPACE },
+        spec: {
+          replicas,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: {
+              containers: [{ name: 'work', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: `${Math.round(cpu * 1000)}m`, memory: '256Mi' } } }],
+              nodeSelector: { 'kubeplane.dev/pool': g.id },
+              tolerations: g.template.taints.map((t) => ({ key: t.key, operator: 'Equal', ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
+            },
+          },
+        },
+      }, clock.now());
+    };
+    podsFor(grow, 'autoscale-demo', wanted);
+    if (refused) podsFor(refused, 'autoscale-refused', 1);
+    const owned = (app: string) => api().store.list('pods', NAMESPACE).filter((p) => (p.metadata.labels ?? {})['app'] === app);
+    // The Deployment and its pods, as the garbage collector removes a deleted owner's dependents.
+    const removeDeployment = (name: string) => {
+      api().delete('deployments', NAMESPACE, name, clock.now());
+      for (const p of owned(name)) api().store.delete('pods', NAMESPACE, p.metadata.name);
+    };
+    const allScheduled = () => {
+      const pods = owned('autoscale-demo');
+      return pods.length === wanted && pods.every((p) => typeof (p['spec'] as { nodeName?: unknown }).nodeName === 'string');
+    };
+    const up = await driveUntil({ clock, autoscaler: ca, run: async (p) => { await run(p); await track(); }, until: allScheduled, limitMs: 30 * 60_000 });
+    await track();
+    removeDeployment('autoscale-demo');
+    const atMin = async () => (await kp.nodeGroups(project, cluster.name)).find((g) => g.id === grow.id)?.nodes.length === grow.min;
+    const down = up.ok ? await driveUntil({ clock, autoscaler: ca, run: async (p) => { await run(p); await track(); }, until: atMin, limitMs: 60 * 60_000 }) : { ok: false, elapsedMs: 0 };
+    if (refused) removeDeployment('autoscale-refused');
+    const after = await kp.nodeGroups(project, cluster.name);
+    const pools = autoscaled.map((g) => ({
+      pool: g.id,
+      min: g.min,
+      max: g.max,
+      start: g.target,
+      peak: peaks.get(g.id) ?? g.target,
+      end: after.find((x) => x.id === g.id)?.target ?? 0,
+      increaseCalls: ca.events.filter((e) => (e.type === 'scale-up' || e.type === 'scale-up-failed') && e.group === g.id).length,
+    }));
+    const grown = pools.find((p) => p.pool === grow.id);
+    const refusedCounts = refused ? pools.find((p) => p.pool === refused.id) : undefined;
+    // A virtual hour and more of scans: the refused pool asked once, then once a backoff (5, 10, 20, 30 min) at most.
+    const refusedOk = !refusedCounts || (refusedCounts.increaseCalls >= 1 && refusedCounts.increaseCalls <= 6 && refusedCounts.end === refusedCounts.min);
+    const grewOk = Boolean(grown && grown.peak > grown.start && grown.peak <= grown.max && up.ok && down.ok && grown.end === grown.min);
+    const problems = [
+      ...(grewOk ? [] : [`pool ${grow.id}: ${up.ok ? '' : 'pods not all scheduled; '}${down.ok ? '' : 'did not shrink back to min; '}targets ${grown?.start}->${grown?.peak}->${grown?.end}`]),
+      ...(refusedOk ? [] : [`pool ${refused?.id}: ${refusedCounts?.increaseCalls} IncreaseSize calls, target ${refusedCounts?.end}`]),
+    ];
+    return {
+      ok: grewOk && refusedOk && (await kp.status(project)).state === 'DONE',
+      message: problems.join('; ') || `${grow.id} grew ${grown?.start} -> ${grown?.peak} and shrank to ${grown?.end}${refusedCounts ? `; ${refusedCounts.pool} refused by its provider, asked ${refusedCounts.increaseCalls} times` : ''}`,
+      pools,
+      ...(up.ok ? { scaleUpMs: up.elapsedMs } : {}),
+    };
+  } finally {
+    ca.stop();
+    client.close();
+    await adapter.close();
+    sandbox.faults.clear();
+  }
+}
