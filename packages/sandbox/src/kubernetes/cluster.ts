@@ -318,7 +318,9 @@ export class ClusterApi implements HelmHost {
     if (!current) {
       const managedFields = merged.metadata['managedFields'];
       const created = this.create(resource, namespace, merged, nowMs);
-      const stored = this.store.replace(resource, { ...created, metadata: { ...created.metadata, managedFields } });
+      // What the controllers wrote meanwhile (a finalizer, a status) stays: the managedFields go onto the stored object.
+      const now = this.store.get(resource, created.metadata.namespace, created.metadata.name) ?? created;
+      const stored = this.store.replace(resource, { ...now, metadata: { ...now.metadata, managedFields } });
       return stored;
     }
     const prepared = this.#prepare(resource, merged, current, nowMs);

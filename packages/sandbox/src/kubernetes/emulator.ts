@@ -23,6 +23,7 @@ import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus, typ
 import { ApiError, isBuiltin, obj, resourceVersion, specOf, type Json, type KubeObject, type ObjectStore, type Resource } from './store.js';
 import { customResourceAt, servedCustomResources } from './customresources.js';
 import { discovery } from './discovery.js';
+import { helmReleases, type HelmReleaseRecord } from './helm-controller.js';
 import type { SandboxVmSource } from './vm-source.js';
 import { mediaType, PROTOBUF, requireDecodableBody } from './content-negotiation.js';
 import { decodeProtobufBody } from './protobuf.js';
@@ -200,6 +201,13 @@ export class KubernetesEmulator {
   cluster(endpoint: string): ClusterApi | undefined {
     this.tick();
     return this.simulation.clusters.get(endpoint)?.api;
+  }
+
+  /** The Helm releases in the cluster at `endpoint`, each at its newest revision (what the helm-controller installed). */
+  helmReleases(endpoint: string): HelmReleaseRecord[] {
+    this.tick();
+    const c = this.simulation.clusters.get(endpoint);
+    return c ? helmReleases(c.api.store) : [];
   }
 
   inventory(): KubernetesInventory {

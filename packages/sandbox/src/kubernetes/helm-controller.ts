@@ -158,14 +158,15 @@ const decoded = new Map<string, Json>();
 
 /** The release a release Secret holds (Secret.data is base64 of Helm's own base64). */
 function releaseOf(secret: KubeObject): Json {
-  const key = `${String(secret.metadata['uid'])}/${String(secret.metadata.resourceVersion)}`;
-  let r = decoded.get(key);
+  // Keyed by the data itself: uids repeat across seeded worlds, the content says what it is.
+  const outer = String((obj(secret['data']) ?? {})['release'] ?? '');
+  let r = decoded.get(outer);
   if (!r) {
-    const outer = String((obj(secret['data']) ?? {})['release'] ?? '');
     r = decodeRelease(Buffer.from(outer, 'base64').toString('utf8'));
-    decoded.set(key, r);
+    if (decoded.size > 500) decoded.clear();
+    decoded.set(outer, r);
   }
-  return r;
+  return structuredClone(r);
 }
 
 function releaseSecrets(store: ObjectStore, namespace: string, name: string): KubeObject[] {
