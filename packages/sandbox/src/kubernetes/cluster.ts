@@ -11,6 +11,7 @@ import { mergePatch, strategicMergePatch } from './patch-strategic.js';
 import { helmJobDone, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
 import { CRDS, crdSpec, prepareCrd, registerCrds, validateCustomObject } from './customresources.js';
 import { defaultStorageClass, preparePv, preparePvc, prepareStorageClass } from './storage.js';
+import { bindImmediateClaims, bindPodVolumes, filterNode, podClaims, podRequests, terminated, tolerates, unschedulableMessage, type FilterResult } from './scheduling.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
 import {
@@ -83,13 +84,6 @@ function matchLabels(selector: unknown, labels: Record<string, string>): boolean
   return Object.entries(match).every(([k, v]) => labels[k] === v);
 }
 
-function tolerates(tolerations: Toleration[], taint: TaintLike): boolean {
-  return tolerations.some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (t.operator === 'Exists') return t.key === undefined || t.key === '' || t.key === taint.key;
-    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
-  });
-}
 
 function podReady(pod: KubeObject): boolean {
   const conditions = (obj(pod['status'])?.['conditions'] as Json[] | undefined) ?? [];
@@ -243,6 +237,8 @@ export class ClusterApi implements HelmHost {
     delete prepared.metadata['resourceVersion'];
     if (write.manager !== undefined) recordUpdate(null, prepared, write.manager, apiVersionOf(resource), nowMs);
     const created = this.store.create(resource, prepared, nowMs);
+    // A pod created with spec.nodeName skips the scheduler: its node's kubelet starts it.
+    if (resource === 'pods' && podNode(created)) this.#startPod(created, nowMs);
     this.reconcile(nowMs);
     return created;
   }
@@ -1043,51 +1039,86 @@ export class ClusterApi implements HelmHost {
     this.store.replace('deployments', { ...deployment, status });
   }
 
-  /** Binds pending pods: Ready, schedulable nodes whose NoSchedule/NoExecute taints the pod tolerates; spread first. */
+  /**
+   * Binds pending pods (scheduling.ts has the filters and their sources): among Ready nodes that pass every filter,
+   * the one with the fewest pods of the same owner, then the fewest pods (the spreading the default scores give);
+   * a pod that fits nowhere gets PodScheduled=False/Unschedulable and a FailedScheduling event (once per message),
+   * and is tried again on every change (a node joining, a pod going).
+   */
   #schedulePending(nowMs: number): void {
+    bindImmediateClaims(this.store, nowMs);
     const pods = this.store.list('pods');
-    const pendingPods = pods.filter((p) => !podNode(p));
+    const pendingPods = pods.filter((p) => !podNode(p) && !terminated(p) && p.metadata['deletionTimestamp'] === undefined);
     if (pendingPods.length === 0) return;
-    const nodes = this.store.list('nodes').filter((n) => nodeReady(n) && obj(n['spec'])?.['unschedulable'] !== true);
-    if (nodes.length === 0) return;
+    const allNodes = this.store.list('nodes');
     const ownerOf = (p: KubeObject): string => JSON.stringify(p.metadata['ownerReferences'] ?? []);
-    const load = new Map<string, { total: number; byOwner: Map<string, number> }>();
+    const load = new Map<string, { total: number; byOwner: Map<string, number>; used: Record<string, number> }>();
     const loadOf = (node: string) => {
       let l = load.get(node);
       if (!l) {
-        l = { total: 0, byOwner: new Map() };
+        l = { total: 0, byOwner: new Map(), used: {} };
         load.set(node, l);
       }
       return l;
     };
-    for (const p of pods) {
-      const node = podNode(p);
-      if (!node) continue;
+    const count = (node: string, p: KubeObject): void => {
       const l = loadOf(node);
       l.total += 1;
       l.byOwner.set(ownerOf(p), (l.byOwner.get(ownerOf(p)) ?? 0) + 1);
+      for (const [k, v] of Object.entries(podRequests(p))) l.used[k] = (l.used[k] ?? 0) + v;
+    };
+    for (const p of pods) {
+      const node = podNode(p);
+      if (node && !terminated(p)) count(node, p);
     }
     for (const pod of pendingPods) {
-      const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
       const owner = ownerOf(pod);
+      const claims = podClaims(this.store, pod);
       let best: { n: KubeObject; same: number; total: number } | undefined;
-      for (const n of nodes) {
-        if (!nodeTaints(n).every((t) => t.effect === 'PreferNoSchedule' || tolerates(tolerations, t))) continue;
-        const l = loadOf(n.metadata.name);
-        const same = l.byOwner.get(owner) ?? 0;
-        if (!best || same < best.same || (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))) {
-          best = { n, same, total: l.total };
+      const failures: FilterResult[] = [];
+      if (!('error' in claims)) {
+        for (const n of allNodes) {
+          if (!nodeReady(n)) {
+            failures.push({ ok: false, reasons: [`node(s) had untolerated taint {${NOT_READY_TAINT}: }`], unresolvable: true });
+            continue;
+          }
+          const l = loadOf(n.metadata.name);
+          const fit = filterNode(pod, n, l.used, claims.claims);
+          if (!fit.ok) {
+            failures.push(fit);
+            continue;
+          }
+          const same = l.byOwner.get(owner) ?? 0;
+          if (!best || same < best.same || (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))) {
+            best = { n, same, total: l.total };
+          }
         }
       }
-      if (!best) continue;
+      if (!best) {
+        if (allNodes.length > 0) this.#unschedulable(pod, unschedulableMessage(allNodes.length, failures, 'error' in claims ? claims.error : undefined), nowMs);
+        continue;
+      }
       const target = best.n.metadata.name;
-      const bound = this.store.replace('pods', { ...pod, spec: { ...(obj(pod['spec']) ?? {}), nodeName: target } });
+      bindPodVolumes(this.store, pod, best.n, nowMs);
+      const current = this.store.get('pods', pod.metadata.namespace, pod.metadata.name) ?? pod;
+      const status = obj(current['status']) ?? {};
+      const conditions = ((status['conditions'] as Json[] | undefined) ?? []).filter((c) => c['type'] !== 'PodScheduled');
+      const bound = this.store.replace('pods', { ...current, spec: { ...(obj(current['spec']) ?? {}), nodeName: target }, status: { ...status, conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: iso(nowMs) }, ...conditions] } });
       this.recordEvent(bound, { type: 'Normal', component: 'default-scheduler', reason: 'Scheduled', message: `Successfully assigned ${bound.metadata.namespace ?? ''}/${bound.metadata.name} to ${target}` }, nowMs);
-      const l = loadOf(target);
-      l.total += 1;
-      l.byOwner.set(owner, (l.byOwner.get(owner) ?? 0) + 1);
+      count(target, bound);
       this.#startPod(bound, nowMs);
     }
+  }
+
+  /** PodScheduled=False with the scheduler's message, and its FailedScheduling event when the message is new. */
+  #unschedulable(pod: KubeObject, message: string, nowMs: number): void {
+    const status = obj(pod['status']) ?? {};
+    const conditions = (status['conditions'] as Json[] | undefined) ?? [];
+    const previous = conditions.find((c) => c['type'] === 'PodScheduled');
+    if (previous?.['status'] === 'False' && previous['message'] === message) return;
+    const scheduled = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: previous?.['status'] === 'False' ? previous['lastTransitionTime'] : iso(nowMs), reason: 'Unschedulable', message };
+    const updated = this.store.replace('pods', { ...pod, status: { ...status, phase: 'Pending', conditions: [scheduled, ...conditions.filter((c) => c['type'] !== 'PodScheduled')] } });
+    this.recordEvent(updated, { type: 'Warning', component: 'default-scheduler', reason: 'FailedScheduling', message }, nowMs);
   }
 
   // ---- what kubeadm init and the cilium install create --------------------------------------------------------

@@ -760,6 +760,15 @@ function applyNodeEffects(host: HelmHost, nowMs: number): void {
   void nowMs;
 }
 
+/** The topology keys each known driver's node plugin reports (the keys a provisioned volume's node affinity uses). */
+export const DRIVER_TOPOLOGY_KEYS: Readonly<Record<string, readonly string[]>> = {
+  'csi.hetzner.cloud': ['csi.hetzner.cloud/location'],
+  'ebs.csi.aws.com': ['topology.ebs.csi.aws.com/zone'],
+  'ssd.csi.crusoe.ai': ['ssd.csi.crusoe.ai/location'],
+  'fs.csi.crusoe.ai': ['fs.csi.crusoe.ai/location'],
+  'driver.longhorn.io': [],
+};
+
 /** Whether `driver`'s node plugin is registered on `node` (the scheduler's CSI check). */
 export function driverOnNode(node: KubeObject, driver: string): boolean {
   try {
