@@ -9,6 +9,7 @@
 // additionalPrinterColumns (Tables show Name and Age), names conflicting with another CRD.
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ServedResource } from './discovery.js';
+import type { PrinterColumn } from './table.js';
 import { ApiError, iso, obj, registerCustomResource, type Json, type KubeObject, type ObjectStore, type Resource, type ResourceSpec } from './store.js';
 
 export const CRDS: Resource = 'customresourcedefinitions';
@@ -194,4 +195,19 @@ export function validateCustomObject(store: ObjectStore, resource: Resource, o: 
     kind: spec.kind,
     causes,
   });
+}
+
+/** A custom resource's Table columns, from its CRD's first served version (for toTable); {} for a built-in resource. */
+export function printerColumns(store: ObjectStore, resource: Resource): { customColumns?: PrinterColumn[] } {
+  const crd = store.get(CRDS, undefined, resource);
+  if (!crd) return {};
+  const version = ((obj(crd['spec'])?.['versions'] as Json[] | undefined) ?? []).find((v) => v['served'] === true);
+  const columns = ((version?.['additionalPrinterColumns'] as Json[] | undefined) ?? []).map((c) => ({
+    name: String(c['name'] ?? ''),
+    type: String(c['type'] ?? 'string'),
+    jsonPath: String(c['jsonPath'] ?? ''),
+    ...(typeof c['description'] === 'string' ? { description: c['description'] } : {}),
+    ...(typeof c['priority'] === 'number' ? { priority: c['priority'] } : {}),
+  }));
+  return { customColumns: columns };
 }

@@ -21,7 +21,7 @@ import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus, type SimCluster } from './kubelets.js';
 import { ApiError, isBuiltin, obj, resourceVersion, specOf, type Json, type KubeObject, type ObjectStore, type Resource } from './store.js';
-import { customResourceAt, servedCustomResources } from './customresources.js';
+import { customResourceAt, printerColumns, servedCustomResources } from './customresources.js';
 import { discovery } from './discovery.js';
 import { helmReleases, type HelmReleaseRecord } from './helm-controller.js';
 import type { SandboxVmSource } from './vm-source.js';
@@ -376,7 +376,7 @@ export class KubernetesEmulator {
         const found = live(api.get(resource, namespace, name));
         const table = tableVersion(request.headers.get('accept'));
         if (!table) return HttpResponse.json(found);
-        return HttpResponse.json(toTable({ resource, objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
+        return HttpResponse.json(toTable({ resource, ...printerColumns(api.store, resource), objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
       }
       case 'PUT': {
         const body = await this.#body(request);
@@ -414,7 +414,7 @@ export class KubernetesEmulator {
   #list(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL, live: (o: KubeObject) => KubeObject): Response {
     const table = tableVersion(request.headers.get('accept'));
     const asTable = (items: KubeObject[], listMeta: Json) =>
-      table ? HttpResponse.json(toTable({ resource, objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
+      table ? HttpResponse.json(toTable({ resource, ...printerColumns(api.store, resource), objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
     if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
       // Listing in a missing namespace is an empty list, as on a real API server.
       const listMeta = { resourceVersion: api.store.revision };
@@ -469,7 +469,7 @@ export class KubernetesEmulator {
       // The watch cache sends a bookmark about once a minute (cacher.go, bookmarkFrequency).
       bookmarkEveryMs: 60_000,
       render: (o, first) =>
-        table ? toTable({ resource, objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
+        table ? toTable({ resource, ...printerColumns(api.store, resource), objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
       tick: () => this.tick(),
       tickEveryMs: 200,
     });

@@ -210,6 +210,13 @@ describe('the charts\' effects', () => {
     expect(sc).toMatchObject({ provisioner: 'csi.hetzner.cloud', volumeBindingMode: 'WaitForFirstConsumer', reclaimPolicy: 'Delete', metadata: { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true', 'meta.helm.sh/release-name': 'hcloud-csi' } } });
     expect(api().get('nodes', undefined, 'hz-1').metadata.labels?.['csi.hetzner.cloud/location']).toBe('fsn1');
     expect(api().get('nodes', undefined, 'aws-1').metadata.labels?.['csi.hetzner.cloud/location']).toBeUndefined();
+    // kubectl get storageclass / helmcharts: the server's Table, the default class marked, the CRD's printer columns.
+    const table = async (path: string) => (await (await fetch(`https://${cloud.endpoint}${path}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json()) as { rows: Array<{ cells: unknown[] }>; columnDefinitions: Array<{ name: string }> };
+    const classes = await table('/apis/storage.k8s.io/v1/storageclasses');
+    expect(classes.rows.map((r) => r.cells.slice(0, 5))).toEqual([['hcloud-volumes (default)', 'csi.hetzner.cloud', 'Delete', 'WaitForFirstConsumer', 'true']]);
+    const charts = await table(CHARTS);
+    expect(charts.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Repo', 'Chart', 'Version', 'TargetNamespace', 'Bootstrap', 'Failed', 'Job']);
+    expect(charts.rows.map((r) => r.cells)).toEqual([['hcloud-csi', 'https://charts.hetzner.cloud', 'hcloud-csi', '2.18.0', 'kube-system', null, 'False', 'helm-install-hcloud-csi']]);
     // A Hetzner node that joins later registers the driver too.
     cloud.node('hz-2', clock.now(), { labels: HETZNER, providerId: 'hcloud://102' });
     step(60 * S);

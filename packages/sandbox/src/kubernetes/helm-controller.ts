@@ -48,6 +48,15 @@ export const HELMCHART_CRD = {
         served: true,
         storage: true,
         subresources: { status: {} },
+        additionalPrinterColumns: [
+          { jsonPath: '.spec.repo', name: 'Repo', type: 'string' },
+          { jsonPath: '.spec.chart', name: 'Chart', type: 'string' },
+          { jsonPath: '.spec.version', name: 'Version', type: 'string' },
+          { jsonPath: '.spec.targetNamespace', name: 'TargetNamespace', type: 'string' },
+          { jsonPath: '.spec.bootstrap', name: 'Bootstrap', type: 'boolean' },
+          { jsonPath: ".status.conditions[?(@.type=='Failed')].status", name: 'Failed', type: 'string' },
+          { jsonPath: '.status.jobName', name: 'Job', priority: 10, type: 'string' },
+        ],
         schema: {
           openAPIV3Schema: {
             type: 'object',

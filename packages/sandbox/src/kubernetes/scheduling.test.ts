@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterApi, type ClusterEvent, type RegisterNode } from './cluster.js';
 import type { Json, KubeObject } from './store.js';
+import { toTable } from './table.js';
 
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -191,6 +192,8 @@ describe('volume binding', () => {
     const pvc = w.api.get('persistentvolumeclaims', 'default', 'data');
     expect(pvc['status']).toMatchObject({ phase: 'Bound', capacity: { storage: '10Gi' } });
     expect((pvc.metadata['annotations'] as Record<string, string>)['volume.kubernetes.io/selected-node']).toBe('hz-fsn');
+    const row = (toTable({ resource: 'persistentvolumeclaims', objects: [pvc], nowMs: w.now, version: 'v1', include: 'None', listMeta: {} })['rows'] as Array<{ cells: unknown[] }>)[0];
+    expect(row?.cells.slice(0, 7)).toEqual(['data', 'Bound', (pvc['spec'] as Json)['volumeName'], '10Gi', 'RWO', 'hcloud-volumes', '<unset>']);
     const pv = w.api.get('persistentvolumes', undefined, String((pvc['spec'] as Json)['volumeName']));
     expect(pv['spec']).toMatchObject({
       storageClassName: 'hcloud-volumes',
