@@ -359,7 +359,15 @@ export class ClusterApi implements HelmHost {
   #remove(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
     const current = this.get(resource, namespace, name);
     this.store.delete(resource, specOf(resource).namespaced ? namespace : undefined, name);
+    if (resource === 'persistentvolumeclaims') {
+      // The PV controller reclaims a released dynamically provisioned volume by its reclaim policy (Delete: it goes).
+      const volume = obj(current['spec'])?.['volumeName'];
+      const pv = typeof volume === 'string' ? this.store.get('persistentvolumes', undefined, volume) : undefined;
+      if (pv && obj(pv['spec'])?.['persistentVolumeReclaimPolicy'] === 'Delete') this.store.delete('persistentvolumes', undefined, pv.metadata.name);
+      else if (pv) this.store.replace('persistentvolumes', { ...pv, status: { ...(obj(pv['status']) ?? {}), phase: 'Released' } });
+    }
     if (resource === 'nodes') {
+      delete this.#gpus[name];
       // The pod garbage collector removes pods bound to a node that no longer exists.
       for (const pod of this.store.list('pods')) if (podNode(pod) === name) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
       // The garbage collector deletes the node's Lease (owned by the Node), and the API server's endpoint goes.

@@ -121,6 +121,25 @@ describe('custom resources', () => {
     expect((await call('GET', path)).status).toBe(404);
   });
 
+  it('are watched: a chart created after the watch opens arrives as a typed ADDED event', async () => {
+    const response = await fetch(`https://${cloud.endpoint}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts?watch=true&timeoutSeconds=1&labelSelector=${encodeURIComponent('kubeplane.dev/addon=longhorn')}`);
+    expect(response.status).toBe(200);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await call('POST', '/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts', chart('other', { 'kubeplane.dev/addon': 'other' }));
+    await call('POST', '/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts', chart('longhorn', { 'kubeplane.dev/addon': 'longhorn' }));
+    let text = '';
+    const decoder = new TextDecoder();
+    // The watch ends after its timeoutSeconds, with what it saw.
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(text.split('\n').filter((l) => l !== '').length).toBe(1);
+    const first = JSON.parse(text.split('\n')[0] ?? '{}') as { type: string; object: { apiVersion: string; kind: string; metadata: { name: string } } };
+    expect([first.type, first.object.apiVersion, first.object.kind, first.object.metadata.name]).toEqual(['ADDED', 'helm.cattle.io/v1', 'HelmChart', 'longhorn']);
+  });
+
   it('go with their CRD', async () => {
     await call('POST', '/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts', chart('a'));
     expect((await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/helmcharts.helm.cattle.io')).status).toBe(200);

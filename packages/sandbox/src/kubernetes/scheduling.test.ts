@@ -203,6 +203,15 @@ describe('volume binding', () => {
     });
   });
 
+  it('deletes a Delete-policy volume with its claim', () => {
+    const w = storageWorld();
+    w.pod('db', withClaim());
+    const volume = String((w.api.get('persistentvolumeclaims', 'default', 'data')['spec'] as Json)['volumeName']);
+    w.api.delete('pods', 'default', 'db', w.now);
+    w.api.delete('persistentvolumeclaims', 'default', 'data', w.now);
+    expect(w.api.store.get('persistentvolumes', undefined, volume)).toBeUndefined();
+  });
+
   it('sends a later pod of the claim only where the volume\'s node affinity allows', () => {
     const w = storageWorld();
     w.pod('db', withClaim());
