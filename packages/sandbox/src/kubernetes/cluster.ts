@@ -8,10 +8,11 @@ import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
 import { nodeResources, UNKNOWN_MACHINE, type MachineSize } from './node-resources.js';
 import { jsonPatch } from './patch-json.js';
 import { mergePatch, strategicMergePatch } from './patch-strategic.js';
+import { reconcileDaemonSets } from './daemonsets.js';
 import { helmJobDone, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
 import { CRDS, crdSpec, prepareCrd, registerCrds, validateCustomObject } from './customresources.js';
 import { defaultStorageClass, preparePv, preparePvc, prepareStorageClass } from './storage.js';
-import { bindImmediateClaims, bindPodVolumes, filterNode, podClaims, podRequests, terminated, tolerates, unschedulableMessage, type FilterResult } from './scheduling.js';
+import { bindImmediateClaims, bindPodVolumes, filterNode, podClaims, podRequests, terminated, tolerates, unschedulableMessage, type FilterResult, type TaintLike, type Toleration } from './scheduling.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
 import {
@@ -56,19 +57,7 @@ export interface ClusterApiState {
   gpus?: Record<string, number>;
 }
 
-export interface TaintLike {
-  key: string;
-  value?: string;
-  effect: string;
-}
-
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
+export type { TaintLike } from './scheduling.js';
 
 export const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
@@ -359,6 +348,13 @@ export class ClusterApi implements HelmHost {
   #remove(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
     const current = this.get(resource, namespace, name);
     this.store.delete(resource, specOf(resource).namespaced ? namespace : undefined, name);
+    // The garbage collector: pods owned (by uid) by what was deleted (a DaemonSet's, a Job's) go with it.
+    const uid = current.metadata['uid'];
+    if (resource === 'daemonsets' || resource === 'jobs') {
+      for (const pod of this.store.list('pods', current.metadata.namespace)) {
+        if (((pod.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['uid'] === uid)) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
+      }
+    }
     if (resource === 'persistentvolumeclaims') {
       // The PV controller reclaims a released dynamically provisioned volume by its reclaim policy (Delete: it goes).
       const volume = obj(current['spec'])?.['volumeName'];
@@ -451,6 +447,16 @@ export class ClusterApi implements HelmHost {
         const replicas = spec['replicas'] === undefined ? 1 : spec['replicas'];
         return { ...next, apiVersion: 'apps/v1', kind: 'Deployment', spec: { ...spec, replicas }, status: current ? current['status'] : {} };
       }
+      case 'daemonsets': {
+        const spec = obj(next['spec']);
+        const template = obj(spec?.['template']);
+        const podLabels = (obj(obj(template?.['metadata'])?.['labels']) ?? {}) as Record<string, string>;
+        if (!spec || !template) throw invalid('daemonsets', name, 'spec.template', 'Required value');
+        if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
+          throw invalid('daemonsets', name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
+        }
+        return { ...next, apiVersion: 'apps/v1', kind: 'DaemonSet', status: current ? current['status'] : {} };
+      }
       case 'poddisruptionbudgets':
         return { ...next, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' };
       case 'namespaces':
@@ -486,7 +492,6 @@ export class ClusterApi implements HelmHost {
       case 'clusterrolebindings':
       case 'serviceaccounts':
       case 'csidrivers':
-      case 'daemonsets':
       case 'jobs':
       case 'ciliumclusterwidenetworkpolicies':
         return { ...next, apiVersion: apiVersionOf(resource), kind: specOf(resource).kind, ...(current && current['status'] !== undefined ? { status: current['status'] } : {}) };
@@ -988,6 +993,7 @@ export class ClusterApi implements HelmHost {
   reconcile(nowMs: number): void {
     for (const deployment of this.store.list('deployments')) this.#reconcileDeployment(deployment, nowMs);
     reconcileHelmCharts(this, nowMs);
+    reconcileDaemonSets(this.store, nowMs, (pod) => this.#startPod(pod, nowMs));
     this.#schedulePending(nowMs);
     for (const deployment of this.store.list('deployments')) this.#deploymentStatus(deployment);
   }

@@ -162,6 +162,30 @@ describe('placement rules', () => {
   });
 });
 
+describe('DaemonSets', () => {
+  it('run one pod on each node their selector picks and whose taints they tolerate, and go with the DaemonSet', () => {
+    const w = new World();
+    w.node('hz-1', { labels: { 'kubeplane.dev/provider': 'hetzner' } });
+    w.node('hz-2', { labels: { 'kubeplane.dev/provider': 'hetzner' }, taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] });
+    w.node('aws-1', { labels: { 'kubeplane.dev/provider': 'aws' } });
+    const labels = { app: 'csi-node' };
+    w.api.create(
+      'daemonsets',
+      'default',
+      { metadata: { name: 'csi-node' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: { 'kubeplane.dev/provider': 'hetzner' }, containers: [{ name: 'plugin', image: 'csi', resources: { requests: { cpu: '100m' } } }] } } } },
+      w.now,
+    );
+    const pods = () => w.api.list('pods', 'default', 'app=csi-node').map((p) => (p['spec'] as { nodeName: string }).nodeName);
+    expect(pods()).toEqual(['hz-1']);
+    w.advance(10_000);
+    expect(w.api.get('daemonsets', 'default', 'csi-node')['status']).toMatchObject({ desiredNumberScheduled: 1, currentNumberScheduled: 1, numberReady: 1 });
+    w.api.patch('daemonsets', 'default', 'csi-node', { spec: { template: { spec: { tolerations: [{ key: 'dedicated', operator: 'Exists' }] } } } }, 'application/strategic-merge-patch+json', w.now);
+    expect(pods().sort()).toEqual(['hz-1', 'hz-2']);
+    w.api.delete('daemonsets', 'default', 'csi-node', w.now);
+    expect(pods()).toEqual([]);
+  });
+});
+
 describe('volume binding', () => {
   /** Two Hetzner nodes in fsn1 and nbg1 with the hcloud driver registered, one AWS node without it. */
   function storageWorld(): World {

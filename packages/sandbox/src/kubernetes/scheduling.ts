@@ -26,11 +26,12 @@ export interface TaintLike {
   effect: string;
 }
 
-interface Toleration {
+export interface Toleration {
   key?: string;
   operator?: string;
   value?: string;
   effect?: string;
+  tolerationSeconds?: number;
 }
 
 export function tolerates(tolerations: Toleration[], taint: TaintLike): boolean {

@@ -3,31 +3,15 @@
 // and a claim bound by the class the chart installed.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireTool, runTool, type ToolRun } from './test-support/tools.js';
-import { ServedWorld } from './test-support/served-world.js';
+import { describe, expect, it } from 'vitest';
+import { useKubectlWorld } from './test-support/kubectl-world.js';
+import type { ToolRun } from './test-support/tools.js';
 
-let world: ServedWorld;
-let kubeconfig = '';
-let env: NodeJS.ProcessEnv = {};
-
-beforeAll(async () => {
-  world = await ServedWorld.start({ manifests: ['examples/hybrid-aws-hetzner.yaml'] });
-  kubeconfig = await world.kubeconfigFile('hybrid');
-  env = { PATH: process.env.PATH ?? '', HOME: world.dir };
-}, 180_000);
-
-afterAll(async () => {
-  await world?.dispose();
-}, 60_000);
-
-async function kubectl(...args: string[]): Promise<ToolRun> {
-  const bin = await requireTool('kubectl', 'kubernetes-client');
-  return runTool(bin, ['--kubeconfig', kubeconfig, ...args], env);
-}
+const served = useKubectlWorld('examples/hybrid-aws-hetzner.yaml', 'hybrid');
+const kubectl = (...args: string[]) => served.kubectl(...args);
 
 async function apply(name: string, text: string): Promise<ToolRun> {
-  const file = join(world.dir, name);
+  const file = join(served.world.dir, name);
   await writeFile(file, text);
   return kubectl('apply', '-f', file);
 }
