@@ -100,6 +100,19 @@ function nodeReady(node: KubeObject): boolean {
 
 export { mergePatch, strategicMergePatch } from './patch-strategic.js';
 
+/** A workload's spec and pod template, whose labels its selector must match (apps/v1 validation). */
+function podTemplateOf(resource: Resource, o: KubeObject): { spec: Json; template: Json } {
+  const name = o.metadata.name;
+  const spec = obj(o['spec']);
+  const template = obj(spec?.['template']);
+  if (!spec || !template) throw invalid(resource, name, 'spec.template', 'Required value');
+  const podLabels = (obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>;
+  if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
+    throw invalid(resource, name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
+  }
+  return { spec, template };
+}
+
 function apiVersionOf(resource: Resource): string {
   return specOf(resource).group ? `${specOf(resource).group}/${resourceVersion(resource)}` : 'v1';
 }
@@ -435,26 +448,14 @@ export class ClusterApi implements HelmHost {
         return { ...next, apiVersion: 'v1', kind: 'Node', status: current ? current['status'] : next['status'] };
       }
       case 'deployments': {
-        const spec = obj(next['spec']);
-        const template = obj(spec?.['template']);
-        const podLabels = (obj(obj(template?.['metadata'])?.['labels']) ?? {}) as Record<string, string>;
-        if (!spec || !template) throw invalid('deployments', name, 'spec.template', 'Required value');
-        if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
-          throw invalid('deployments', name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
-        }
+        const { spec, template } = podTemplateOf(resource, next);
         const containers = obj(template['spec'])?.['containers'];
         if (!Array.isArray(containers) || containers.length === 0) throw invalid('deployments', name, 'spec.template.spec.containers', 'Required value');
         const replicas = spec['replicas'] === undefined ? 1 : spec['replicas'];
         return { ...next, apiVersion: 'apps/v1', kind: 'Deployment', spec: { ...spec, replicas }, status: current ? current['status'] : {} };
       }
       case 'daemonsets': {
-        const spec = obj(next['spec']);
-        const template = obj(spec?.['template']);
-        const podLabels = (obj(obj(template?.['metadata'])?.['labels']) ?? {}) as Record<string, string>;
-        if (!spec || !template) throw invalid('daemonsets', name, 'spec.template', 'Required value');
-        if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
-          throw invalid('daemonsets', name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
-        }
+        podTemplateOf(resource, next);
         return { ...next, apiVersion: 'apps/v1', kind: 'DaemonSet', status: current ? current['status'] : {} };
       }
       case 'poddisruptionbudgets':
