@@ -336,7 +336,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       ...(v.state === 'STATE_RUNNING' ? { runningSinceMs: v.runningAt } : {}),
       userData: v.node ? '' : (userDataFromStartupScript(v.startupScript) ?? ''),
       privateIPv4: v.privateIp,
-      machine: { vcpus: v.type.cpu_cores, memoryMiB: v.type.memory_gb * 1024, ...(v.type.disk_gb > 0 ? { diskGiB: v.type.disk_gb } : {}) },
+      machine: { vcpus: v.type.cpu_cores, memoryMiB: v.type.memory_gb * 1024, ...(v.type.disk_gb > 0 ? { diskGiB: v.type.disk_gb } : {}), ...(v.type.num_gpu > 0 ? { gpus: v.type.num_gpu } : {}) },
       ...(v.publicIp ? { publicIPv4: v.publicIp.address } : {}),
       ...(v.node ? { managed: structuredClone(v.node) } : {}),
     }));

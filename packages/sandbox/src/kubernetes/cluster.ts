@@ -9,6 +9,11 @@ import { nodeResources, UNKNOWN_MACHINE, type MachineSize } from './node-resourc
 import { validateNodeUpdate } from './node-validation.js';
 import { jsonPatch } from './patch-json.js';
 import { mergePatch, strategicMergePatch } from './patch-strategic.js';
+import { reconcileDaemonSets } from './daemonsets.js';
+import { helmJobDone, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
+import { CRDS, crdSpec, prepareCrd, registerCrds, validateCustomObject } from './customresources.js';
+import { defaultStorageClass, preparePv, preparePvc, prepareStorageClass } from './storage.js';
+import { bindImmediateClaims, bindPodVolumes, filterNode, podClaims, podRequests, terminated, tolerates, unschedulableMessage, type FilterResult, type TaintLike, type Toleration } from './scheduling.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
 import {
@@ -20,8 +25,11 @@ import {
   notFound,
   obj,
   ObjectStore,
+  registerCustomResource,
+  isBuiltin,
   RESOURCES,
   resourceVersion,
+  specOf,
   type ObjectStoreState,
   uuidFrom,
   validName,
@@ -36,7 +44,9 @@ export type ClusterEvent =
   /** Taint-based eviction from a node that stayed unreachable. */
   | { kind: 'evict-unreachable'; node: string; uid: string }
   /** A bound pod's containers have started. */
-  | { kind: 'pod-start'; namespace?: string; name: string; uid: string };
+  | { kind: 'pod-start'; namespace?: string; name: string; uid: string }
+  /** A helm-controller Job's helm command finished (helm-controller.ts). */
+  | { kind: 'helm-job'; namespace: string; name: string; uid: string };
 
 export type Schedule = (atMs: number, event: ClusterEvent) => void;
 
@@ -44,21 +54,11 @@ export type Schedule = (atMs: number, event: ClusterEvent) => void;
 export interface ClusterApiState {
   store: ObjectStoreState;
   podSeq: number;
+  /** NVIDIA GPUs of each node's machine (absent in snapshots from before GPUs were simulated). */
+  gpus?: Record<string, number>;
 }
 
-export interface TaintLike {
-  key: string;
-  value?: string;
-  effect: string;
-}
-
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
+export type { TaintLike } from './scheduling.js';
 
 export const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
@@ -74,13 +74,6 @@ function matchLabels(selector: unknown, labels: Record<string, string>): boolean
   return Object.entries(match).every(([k, v]) => labels[k] === v);
 }
 
-function tolerates(tolerations: Toleration[], taint: TaintLike): boolean {
-  return tolerations.some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (t.operator === 'Exists') return t.key === undefined || t.key === '' || t.key === taint.key;
-    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
-  });
-}
 
 function podReady(pod: KubeObject): boolean {
   const conditions = (obj(pod['status'])?.['conditions'] as Json[] | undefined) ?? [];
@@ -108,9 +101,31 @@ function nodeReady(node: KubeObject): boolean {
 
 export { mergePatch, strategicMergePatch } from './patch-strategic.js';
 
-function apiVersionOf(resource: Resource): string {
-  return RESOURCES[resource].group ? `${RESOURCES[resource].group}/${resourceVersion(resource)}` : 'v1';
+/** A workload's spec and pod template, whose labels its selector must match (apps/v1 validation). */
+function podTemplateOf(resource: Resource, o: KubeObject): { spec: Json; template: Json } {
+  const name = o.metadata.name;
+  const spec = obj(o['spec']);
+  const template = obj(spec?.['template']);
+  if (!spec || !template) throw invalid(resource, name, 'spec.template', 'Required value');
+  const podLabels = (obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>;
+  if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
+    throw invalid(resource, name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
+  }
+  return { spec, template };
 }
+
+function apiVersionOf(resource: Resource): string {
+  return specOf(resource).group ? `${specOf(resource).group}/${resourceVersion(resource)}` : 'v1';
+}
+
+/** The API versions an object of `resource` may be written in: its served version, or any a CRD serves. */
+function writableVersions(resource: Resource): string[] {
+  const spec = specOf(resource);
+  return (spec.custom?.versions ?? [resourceVersion(resource)]).map((v) => (spec.group ? `${spec.group}/${v}` : v));
+}
+
+/** RBAC kinds are named by path segment (ValidateRBACName), the rest by DNS subdomain. */
+const PATH_SEGMENT_NAMED = new Set(['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings']);
 
 /** A MicroTime (Lease renewTime, Event eventTime): RFC 3339 with microseconds. */
 export function microTime(ms: number): string {
@@ -167,11 +182,13 @@ export interface RegisterNode {
   machine?: MachineSize;
 }
 
-export class ClusterApi {
+export class ClusterApi implements HelmHost {
   readonly store: ObjectStore;
   readonly identity: ClusterIdentity;
   readonly #schedule: Schedule;
   #podSeq = 0;
+  /** The GPUs of each node's machine, from its cloud's catalog: what the GPU operator's device plugin would find. */
+  #gpus: Record<string, number> = {};
 
   constructor(identity: ClusterIdentity, schedule: Schedule, nowMs: number) {
     this.identity = identity;
@@ -183,13 +200,13 @@ export class ClusterApi {
   // ---- REST verbs -------------------------------------------------------------------------------------------
 
   #requireNamespace(resource: Resource, namespace: string | undefined): void {
-    if (!RESOURCES[resource].namespaced) return;
+    if (!specOf(resource).namespaced) return;
     if (!namespace || !this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace ?? '');
   }
 
   get(resource: Resource, namespace: string | undefined, name: string): KubeObject {
     this.#requireNamespace(resource, namespace);
-    const found = this.store.get(resource, RESOURCES[resource].namespaced ? namespace : undefined, name);
+    const found = this.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name);
     if (!found) throw notFound(resource, name);
     return found;
   }
@@ -210,19 +227,21 @@ export class ClusterApi {
   create(resource: Resource, namespace: string | undefined, body: Json, nowMs: number, write: WriteOptions = {}): KubeObject {
     const metadata = obj(body['metadata']) ?? {};
     const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
-    if (RESOURCES[resource].namespaced) {
+    if (specOf(resource).namespaced) {
       if (metadata['namespace'] !== undefined && metadata['namespace'] !== namespace) {
         throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
       }
     }
-    if (resource === 'roles' || resource === 'rolebindings') {
+    if (PATH_SEGMENT_NAMED.has(resource)) {
       if (!validPathSegmentName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": may not be '.' or '..' and may not contain '/' or '%'`);
     } else if (!validName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`);
     this.#requireNamespace(resource, namespace);
-    const prepared = this.#prepare(resource, { ...body, metadata: { ...metadata, name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) } } as KubeObject, null);
+    const prepared = this.#prepare(resource, { ...body, metadata: { ...metadata, name, ...(specOf(resource).namespaced ? { namespace } : {}) } } as KubeObject, null, nowMs);
     delete prepared.metadata['resourceVersion'];
     if (write.manager !== undefined) recordUpdate(null, prepared, write.manager, apiVersionOf(resource), nowMs);
     const created = this.store.create(resource, prepared, nowMs);
+    // A pod created with spec.nodeName skips the scheduler: its node's kubelet starts it.
+    if (resource === 'pods' && podNode(created)) this.#startPod(created, nowMs);
     this.reconcile(nowMs);
     return created;
   }
@@ -233,9 +252,9 @@ export class ClusterApi {
     if (metadata['name'] !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`);
     const rv = metadata['resourceVersion'];
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(resource, name);
-    const next = this.#prepare(resource, { ...body, metadata: { ...metadata, ...(RESOURCES[resource].namespaced ? { namespace } : {}) } } as KubeObject, current);
+    const next = this.#prepare(resource, { ...body, metadata: { ...metadata, ...(specOf(resource).namespaced ? { namespace } : {}) } } as KubeObject, current, nowMs);
     if (write.manager !== undefined) recordUpdate(current, next, write.manager, apiVersionOf(resource), nowMs);
-    const stored = this.store.replace(resource, next, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(next['spec']) });
+    const stored = this.#store(resource, current, next, nowMs);
     this.reconcile(nowMs);
     return stored;
   }
@@ -261,12 +280,12 @@ export class ClusterApi {
     }
     const next = obj(merged) as KubeObject | undefined;
     if (!next || !obj(next.metadata)) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ message: 'the patched object has no metadata' }] });
-    next.metadata = { ...(obj(next.metadata) as KubeObject['metadata']), name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) };
+    next.metadata = { ...(obj(next.metadata) as KubeObject['metadata']), name, ...(specOf(resource).namespaced ? { namespace } : {}) };
     const rv = type === 'application/json-patch+json' ? next.metadata.resourceVersion : obj(obj(patch)?.['metadata'])?.['resourceVersion'];
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(resource, name);
-    const prepared = this.#prepare(resource, next, current);
+    const prepared = this.#prepare(resource, next, current, nowMs);
     if (write.manager !== undefined) recordUpdate(current, prepared, write.manager, apiVersionOf(resource), nowMs);
-    const stored = this.store.replace(resource, prepared, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(prepared['spec']) });
+    const stored = this.#store(resource, current, prepared, nowMs);
     this.reconcile(nowMs);
     return stored;
   }
@@ -285,33 +304,80 @@ export class ClusterApi {
     const applied = obj(body) as KubeObject | undefined;
     const meta = obj(applied?.['metadata']);
     if (!applied || !meta) throw new ApiError(400, 'BadRequest', 'error decoding YAML: the apply configuration is not an object with metadata');
-    const kind = RESOURCES[resource].kind;
-    if (applied['kind'] !== kind || applied['apiVersion'] !== apiVersionOf(resource)) {
+    const kind = specOf(resource).kind;
+    if (applied['kind'] !== kind || !writableVersions(resource).includes(String(applied['apiVersion']))) {
       throw new ApiError(400, 'BadRequest', `the API version in the data (${String(applied['apiVersion'])}) does not match the expected API version (${apiVersionOf(resource)})`);
     }
     if (meta['name'] !== undefined && meta['name'] !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
-    if (RESOURCES[resource].namespaced) this.#requireNamespace(resource, namespace);
-    const current = this.store.get(resource, RESOURCES[resource].namespaced ? namespace : undefined, name) ?? null;
+    if (specOf(resource).namespaced) this.#requireNamespace(resource, namespace);
+    const current = this.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name) ?? null;
     const options = { manager: write.manager, force: write.force === true, apiVersion: apiVersionOf(resource), nowMs };
     const merged = serverSideApply(current, { ...applied, metadata: { ...meta, name } } as KubeObject, options);
-    merged.metadata = { ...merged.metadata, name, ...(RESOURCES[resource].namespaced ? { namespace } : {}) };
+    merged.metadata = { ...merged.metadata, name, ...(specOf(resource).namespaced ? { namespace } : {}) };
     if (!current) {
       const managedFields = merged.metadata['managedFields'];
       const created = this.create(resource, namespace, merged, nowMs);
-      const stored = this.store.replace(resource, { ...created, metadata: { ...created.metadata, managedFields } });
+      // What the controllers wrote meanwhile (a finalizer, a status) stays: the managedFields go onto the stored object.
+      const now = this.store.get(resource, created.metadata.namespace, created.metadata.name) ?? created;
+      const stored = this.store.replace(resource, { ...now, metadata: { ...now.metadata, managedFields } });
       return stored;
     }
-    const prepared = this.#prepare(resource, merged, current);
+    const prepared = this.#prepare(resource, merged, current, nowMs);
     prepared.metadata = { ...prepared.metadata, managedFields: merged.metadata['managedFields'] };
-    const stored = this.store.replace(resource, prepared, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(prepared['spec']) });
+    const stored = this.#store(resource, current, prepared, nowMs);
     this.reconcile(nowMs);
     return stored;
   }
 
+  /**
+   * Stores an update; an object being deleted whose last finalizer the update removed is gone then (the API
+   * server's graceful deletion: https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/).
+   */
+  #store(resource: Resource, current: KubeObject, next: KubeObject, nowMs: number): KubeObject {
+    const deleting = current.metadata['deletionTimestamp'];
+    const prepared = deleting !== undefined ? { ...next, metadata: { ...next.metadata, deletionTimestamp: deleting, deletionGracePeriodSeconds: 0 } } : next;
+    const stored = this.store.replace(resource, prepared, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(prepared['spec']) });
+    if (deleting !== undefined && ((stored.metadata['finalizers'] as unknown[] | undefined) ?? []).length === 0) {
+      this.#remove(resource, stored.metadata.namespace, stored.metadata.name, nowMs);
+    }
+    return stored;
+  }
+
+  /**
+   * DELETE: an object with finalizers (other than a CRD's own cleanup, done here) gets its deletionTimestamp and
+   * stays until they are removed; the answer is the object then. Otherwise it goes at once.
+   */
   delete(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
     const current = this.get(resource, namespace, name);
-    this.store.delete(resource, RESOURCES[resource].namespaced ? namespace : undefined, name);
+    const finalizers = ((current.metadata['finalizers'] as string[] | undefined) ?? []).filter((f) => !(resource === CRDS && f === 'customresourcecleanup.apiextensions.k8s.io'));
+    if (finalizers.length > 0) {
+      if (current.metadata['deletionTimestamp'] !== undefined) return current;
+      const marked = this.store.replace(resource, { ...current, metadata: { ...current.metadata, deletionTimestamp: iso(nowMs), deletionGracePeriodSeconds: 0 } });
+      this.reconcile(nowMs);
+      return marked;
+    }
+    return this.#remove(resource, namespace, name, nowMs);
+  }
+
+  #remove(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
+    const current = this.get(resource, namespace, name);
+    this.store.delete(resource, specOf(resource).namespaced ? namespace : undefined, name);
+    // The garbage collector: pods owned (by uid) by what was deleted (a DaemonSet's, a Job's) go with it.
+    const uid = current.metadata['uid'];
+    if (resource === 'daemonsets' || resource === 'jobs') {
+      for (const pod of this.store.list('pods', current.metadata.namespace)) {
+        if (((pod.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['uid'] === uid)) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
+      }
+    }
+    if (resource === 'persistentvolumeclaims') {
+      // The PV controller reclaims a released dynamically provisioned volume by its reclaim policy (Delete: it goes).
+      const volume = obj(current['spec'])?.['volumeName'];
+      const pv = typeof volume === 'string' ? this.store.get('persistentvolumes', undefined, volume) : undefined;
+      if (pv && obj(pv['spec'])?.['persistentVolumeReclaimPolicy'] === 'Delete') this.store.delete('persistentvolumes', undefined, pv.metadata.name);
+      else if (pv) this.store.replace('persistentvolumes', { ...pv, status: { ...(obj(pv['status']) ?? {}), phase: 'Released' } });
+    }
     if (resource === 'nodes') {
+      delete this.#gpus[name];
       // The pod garbage collector removes pods bound to a node that no longer exists.
       for (const pod of this.store.list('pods')) if (podNode(pod) === name) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
       // The garbage collector deletes the node's Lease (owned by the Node), and the API server's endpoint goes.
@@ -319,21 +385,29 @@ export class ClusterApi {
       this.#reconcileApiEndpoints(nowMs);
     }
     if (resource === 'namespaces') {
-      for (const r of Object.keys(RESOURCES) as Resource[]) {
-        if (!RESOURCES[r].namespaced) continue;
+      for (const r of [...Object.keys(RESOURCES), ...this.store.list(CRDS).map((c) => c.metadata.name)]) {
+        if (!specOf(r).namespaced) continue;
         for (const o of this.store.list(r, name)) this.store.delete(r, name, o.metadata.name);
       }
     }
+    // The CRD's cleanup finalizer deletes its objects before the CRD goes (not modelled: the Terminating condition).
+    if (resource === CRDS) for (const o of this.store.list(name)) this.store.delete(name, o.metadata.namespace, o.metadata.name);
     this.reconcile(nowMs);
     return current;
   }
 
   /** Validation and defaulting per resource, as the API server's registry strategies do. */
-  #prepare(resource: Resource, next: KubeObject, current: KubeObject | null): KubeObject {
+  #prepare(resource: Resource, next: KubeObject, current: KubeObject | null, nowMs: number): KubeObject {
     const name = next.metadata.name;
     const labels = next.metadata.labels;
     if (labels !== undefined && (!obj(labels) || Object.values(labels).some((v) => typeof v !== 'string'))) {
       throw invalid(resource, name, 'metadata.labels', 'label values must be strings');
+    }
+    if (!isBuiltin(resource)) {
+      // A custom object keeps the version it was written in; its CRD's schema checks it.
+      const prepared: KubeObject = { ...next, apiVersion: typeof next['apiVersion'] === 'string' && writableVersions(resource).includes(next['apiVersion']) ? next['apiVersion'] : apiVersionOf(resource), kind: specOf(resource).kind };
+      validateCustomObject(this.store, resource, prepared);
+      return prepared;
     }
     switch (resource) {
       case 'secrets': {
@@ -376,17 +450,15 @@ export class ClusterApi {
         return { ...next, apiVersion: 'v1', kind: 'Node', status: current ? current['status'] : next['status'] };
       }
       case 'deployments': {
-        const spec = obj(next['spec']);
-        const template = obj(spec?.['template']);
-        const podLabels = (obj(obj(template?.['metadata'])?.['labels']) ?? {}) as Record<string, string>;
-        if (!spec || !template) throw invalid('deployments', name, 'spec.template', 'Required value');
-        if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
-          throw invalid('deployments', name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
-        }
+        const { spec, template } = podTemplateOf(resource, next);
         const containers = obj(template['spec'])?.['containers'];
         if (!Array.isArray(containers) || containers.length === 0) throw invalid('deployments', name, 'spec.template.spec.containers', 'Required value');
         const replicas = spec['replicas'] === undefined ? 1 : spec['replicas'];
         return { ...next, apiVersion: 'apps/v1', kind: 'Deployment', spec: { ...spec, replicas }, status: current ? current['status'] : {} };
+      }
+      case 'daemonsets': {
+        podTemplateOf(resource, next);
+        return { ...next, apiVersion: 'apps/v1', kind: 'DaemonSet', status: current ? current['status'] : {} };
       }
       case 'poddisruptionbudgets':
         return { ...next, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' };
@@ -404,12 +476,28 @@ export class ClusterApi {
       case 'selfsubjectaccessreviews':
         // Never stored: the emulator answers the review in the response to the POST.
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      case 'customresourcedefinitions': {
+        const crd = prepareCrd(next, current, nowMs);
+        registerCustomResource(crd.metadata.name, crdSpec(crd));
+        return crd;
+      }
+      case 'persistentvolumeclaims':
+        return preparePvc(next, current, defaultStorageClass(this.store));
+      case 'persistentvolumes':
+        return preparePv(next, current);
+      case 'storageclasses':
+        return prepareStorageClass(next, current);
       case 'endpoints':
       case 'leases':
       case 'roles':
       case 'rolebindings':
+      case 'clusterroles':
+      case 'clusterrolebindings':
+      case 'serviceaccounts':
+      case 'csidrivers':
+      case 'jobs':
       case 'ciliumclusterwidenetworkpolicies':
-        return { ...next, apiVersion: `${RESOURCES[resource].group}/${resourceVersion(resource)}`, kind: RESOURCES[resource].kind };
+        return { ...next, apiVersion: apiVersionOf(resource), kind: specOf(resource).kind, ...(current && current['status'] !== undefined ? { status: current['status'] } : {}) };
     }
   }
 
@@ -597,6 +685,8 @@ export class ClusterApi {
 
   registerNode(input: RegisterNode, nowMs: number): KubeObject {
     const existing = this.store.get('nodes', undefined, input.name);
+    if ((input.machine?.gpus ?? 0) > 0) this.#gpus[input.name] = input.machine?.gpus ?? 0;
+    else delete this.#gpus[input.name];
     const labels: Record<string, string> = {
       'beta.kubernetes.io/arch': input.arch,
       'beta.kubernetes.io/os': 'linux',
@@ -769,6 +859,9 @@ export class ClusterApi {
         return this.#evictUnreachable(event.node, event.uid, at);
       case 'pod-start':
         return this.#podStarted(event.namespace, event.name, event.uid, at);
+      case 'helm-job':
+        helmJobDone(this, event.namespace, event.name, event.uid, at);
+        return this.reconcile(at);
     }
   }
 
@@ -786,11 +879,21 @@ export class ClusterApi {
   }
 
   state(): ClusterApiState {
-    return { store: this.store.state(), podSeq: this.#podSeq };
+    return { store: this.store.state(), podSeq: this.#podSeq, ...(Object.keys(this.#gpus).length > 0 ? { gpus: { ...this.#gpus } } : {}) };
+  }
+
+  scheduleJobDone(atMs: number, job: KubeObject): void {
+    this.#schedule(atMs, { kind: 'helm-job', namespace: job.metadata.namespace ?? 'default', name: job.metadata.name, uid: String(job.metadata['uid']) });
+  }
+
+  machineGpus(node: string): number {
+    return this.#gpus[node] ?? 0;
   }
 
   restore(state: ClusterApiState): void {
     this.store.restore(state.store);
+    registerCrds(this.store);
+    this.#gpus = { ...(state.gpus ?? {}) };
     this.#podSeq = state.podSeq;
   }
 
@@ -892,6 +995,8 @@ export class ClusterApi {
   /** The Deployment controller (as ReplicaSets would), the scheduler and Deployment status. */
   reconcile(nowMs: number): void {
     for (const deployment of this.store.list('deployments')) this.#reconcileDeployment(deployment, nowMs);
+    reconcileHelmCharts(this, nowMs);
+    reconcileDaemonSets(this.store, nowMs, (pod) => this.#startPod(pod, nowMs));
     this.#schedulePending(nowMs);
     for (const deployment of this.store.list('deployments')) this.#deploymentStatus(deployment);
   }
@@ -951,51 +1056,86 @@ export class ClusterApi {
     this.store.replace('deployments', { ...deployment, status });
   }
 
-  /** Binds pending pods: Ready, schedulable nodes whose NoSchedule/NoExecute taints the pod tolerates; spread first. */
+  /**
+   * Binds pending pods (scheduling.ts has the filters and their sources): among Ready nodes that pass every filter,
+   * the one with the fewest pods of the same owner, then the fewest pods (the spreading the default scores give);
+   * a pod that fits nowhere gets PodScheduled=False/Unschedulable and a FailedScheduling event (once per message),
+   * and is tried again on every change (a node joining, a pod going).
+   */
   #schedulePending(nowMs: number): void {
+    bindImmediateClaims(this.store, nowMs);
     const pods = this.store.list('pods');
-    const pendingPods = pods.filter((p) => !podNode(p));
+    const pendingPods = pods.filter((p) => !podNode(p) && !terminated(p) && p.metadata['deletionTimestamp'] === undefined);
     if (pendingPods.length === 0) return;
-    const nodes = this.store.list('nodes').filter((n) => nodeReady(n) && obj(n['spec'])?.['unschedulable'] !== true);
-    if (nodes.length === 0) return;
+    const allNodes = this.store.list('nodes');
     const ownerOf = (p: KubeObject): string => JSON.stringify(p.metadata['ownerReferences'] ?? []);
-    const load = new Map<string, { total: number; byOwner: Map<string, number> }>();
+    const load = new Map<string, { total: number; byOwner: Map<string, number>; used: Record<string, number> }>();
     const loadOf = (node: string) => {
       let l = load.get(node);
       if (!l) {
-        l = { total: 0, byOwner: new Map() };
+        l = { total: 0, byOwner: new Map(), used: {} };
         load.set(node, l);
       }
       return l;
     };
-    for (const p of pods) {
-      const node = podNode(p);
-      if (!node) continue;
+    const count = (node: string, p: KubeObject): void => {
       const l = loadOf(node);
       l.total += 1;
       l.byOwner.set(ownerOf(p), (l.byOwner.get(ownerOf(p)) ?? 0) + 1);
+      for (const [k, v] of Object.entries(podRequests(p))) l.used[k] = (l.used[k] ?? 0) + v;
+    };
+    for (const p of pods) {
+      const node = podNode(p);
+      if (node && !terminated(p)) count(node, p);
     }
     for (const pod of pendingPods) {
-      const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
       const owner = ownerOf(pod);
+      const claims = podClaims(this.store, pod);
       let best: { n: KubeObject; same: number; total: number } | undefined;
-      for (const n of nodes) {
-        if (!nodeTaints(n).every((t) => t.effect === 'PreferNoSchedule' || tolerates(tolerations, t))) continue;
-        const l = loadOf(n.metadata.name);
-        const same = l.byOwner.get(owner) ?? 0;
-        if (!best || same < best.same || (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))) {
-          best = { n, same, total: l.total };
+      const failures: FilterResult[] = [];
+      if (!('error' in claims)) {
+        for (const n of allNodes) {
+          if (!nodeReady(n)) {
+            failures.push({ ok: false, reasons: [`node(s) had untolerated taint {${NOT_READY_TAINT}: }`], unresolvable: true });
+            continue;
+          }
+          const l = loadOf(n.metadata.name);
+          const fit = filterNode(pod, n, l.used, claims.claims);
+          if (!fit.ok) {
+            failures.push(fit);
+            continue;
+          }
+          const same = l.byOwner.get(owner) ?? 0;
+          if (!best || same < best.same || (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))) {
+            best = { n, same, total: l.total };
+          }
         }
       }
-      if (!best) continue;
+      if (!best) {
+        if (allNodes.length > 0) this.#unschedulable(pod, unschedulableMessage(allNodes.length, failures, 'error' in claims ? claims.error : undefined), nowMs);
+        continue;
+      }
       const target = best.n.metadata.name;
-      const bound = this.store.replace('pods', { ...pod, spec: { ...(obj(pod['spec']) ?? {}), nodeName: target } });
+      bindPodVolumes(this.store, pod, best.n, nowMs);
+      const current = this.store.get('pods', pod.metadata.namespace, pod.metadata.name) ?? pod;
+      const status = obj(current['status']) ?? {};
+      const conditions = ((status['conditions'] as Json[] | undefined) ?? []).filter((c) => c['type'] !== 'PodScheduled');
+      const bound = this.store.replace('pods', { ...current, spec: { ...(obj(current['spec']) ?? {}), nodeName: target }, status: { ...status, conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: iso(nowMs) }, ...conditions] } });
       this.recordEvent(bound, { type: 'Normal', component: 'default-scheduler', reason: 'Scheduled', message: `Successfully assigned ${bound.metadata.namespace ?? ''}/${bound.metadata.name} to ${target}` }, nowMs);
-      const l = loadOf(target);
-      l.total += 1;
-      l.byOwner.set(owner, (l.byOwner.get(owner) ?? 0) + 1);
+      count(target, bound);
       this.#startPod(bound, nowMs);
     }
+  }
+
+  /** PodScheduled=False with the scheduler's message, and its FailedScheduling event when the message is new. */
+  #unschedulable(pod: KubeObject, message: string, nowMs: number): void {
+    const status = obj(pod['status']) ?? {};
+    const conditions = (status['conditions'] as Json[] | undefined) ?? [];
+    const previous = conditions.find((c) => c['type'] === 'PodScheduled');
+    if (previous?.['status'] === 'False' && previous['message'] === message) return;
+    const scheduled = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: previous?.['status'] === 'False' ? previous['lastTransitionTime'] : iso(nowMs), reason: 'Unschedulable', message };
+    const updated = this.store.replace('pods', { ...pod, status: { ...status, phase: 'Pending', conditions: [scheduled, ...conditions.filter((c) => c['type'] !== 'PodScheduled')] } });
+    this.recordEvent(updated, { type: 'Warning', component: 'default-scheduler', reason: 'FailedScheduling', message }, nowMs);
   }
 
   // ---- what kubeadm init and the cilium install create --------------------------------------------------------

@@ -20,7 +20,10 @@ import { heartbeatView, type LeaseRenewals } from './heartbeats.js';
 import { countCall, type SandboxContext } from '../context.js';
 import type { ClusterApi } from './cluster.js';
 import { KubeletSimulation, type KubeletSimulationState, type KubeletStatus, type SimCluster } from './kubelets.js';
-import { ApiError, obj, resourceVersion, RESOURCES, type Json, type KubeObject, type Resource } from './store.js';
+import { ApiError, isBuiltin, obj, resourceVersion, specOf, type Json, type KubeObject, type ObjectStore, type Resource } from './store.js';
+import { customResourceAt, printerColumns, servedCustomResources } from './customresources.js';
+import { discovery } from './discovery.js';
+import { helmReleases, type HelmReleaseRecord } from './helm-controller.js';
 import type { SandboxVmSource } from './vm-source.js';
 import { mediaType, PROTOBUF, requireDecodableBody } from './content-negotiation.js';
 import { decodeProtobufBody } from './protobuf.js';
@@ -83,7 +86,11 @@ function notFoundPath(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-function parseRoute(segments: string[]): Route {
+/**
+ * The resource a path names: a built-in one, or a custom resource of a CRD the cluster has (`/apis/<group>/<version>/
+ * [namespaces/<ns>/]<plural>`); anything else is the API server's plain 404.
+ */
+function parseRoute(segments: string[], store: ObjectStore): Route {
   let group: string;
   let version = 'v1';
   let rest: string[];
@@ -97,24 +104,31 @@ function parseRoute(segments: string[]): Route {
   } else throw notFoundPath();
   let route: Route;
   if (rest[0] === 'namespaces' && rest.length >= 3) {
-    route = { resource: rest[2] as Resource, namespace: rest[1] ?? '', ...(rest[3] ? { name: rest[3] } : {}), ...(rest[4] ? { subresource: rest[4] } : {}) };
+    route = { resource: rest[2] ?? '', namespace: rest[1] ?? '', ...(rest[3] ? { name: rest[3] } : {}), ...(rest[4] ? { subresource: rest[4] } : {}) };
     if (rest.length > 5) throw notFoundPath();
   } else {
-    route = { resource: rest[0] as Resource, ...(rest[1] ? { name: rest[1] } : {}), ...(rest[2] ? { subresource: rest[2] } : {}) };
+    route = { resource: rest[0] ?? '', ...(rest[1] ? { name: rest[1] } : {}), ...(rest[2] ? { subresource: rest[2] } : {}) };
     if (rest.length > 3) throw notFoundPath();
   }
-  const spec = Object.hasOwn(RESOURCES, route.resource) ? RESOURCES[route.resource] : undefined;
-  if (!spec || spec.group !== group || resourceVersion(route.resource) !== version) throw notFoundPath();
-  if (route.namespace !== undefined && !spec.namespaced) throw notFoundPath();
+  if (isBuiltin(route.resource)) {
+    const spec = specOf(route.resource);
+    if (spec.group !== group || resourceVersion(route.resource) !== version) throw notFoundPath();
+  } else {
+    const custom = group === '' ? undefined : customResourceAt(store, group, version, route.resource);
+    if (custom === undefined) throw notFoundPath();
+    route = { ...route, resource: custom };
+  }
+  if (route.namespace !== undefined && !specOf(route.resource).namespaced) throw notFoundPath();
   return route;
 }
 
 function listKind(resource: Resource): string {
-  return `${RESOURCES[resource].kind}List`;
+  const spec = specOf(resource);
+  return spec.custom?.listKind ?? `${spec.kind}List`;
 }
 
 function apiVersion(resource: Resource): string {
-  const group = RESOURCES[resource].group;
+  const group = specOf(resource).group;
   return group ? `${group}/${resourceVersion(resource)}` : 'v1';
 }
 
@@ -189,6 +203,13 @@ export class KubernetesEmulator {
     return this.simulation.clusters.get(endpoint)?.api;
   }
 
+  /** The Helm releases in the cluster at `endpoint`, each at its newest revision (what the helm-controller installed). */
+  helmReleases(endpoint: string): HelmReleaseRecord[] {
+    this.tick();
+    const c = this.simulation.clusters.get(endpoint);
+    return c ? helmReleases(c.api.store) : [];
+  }
+
   inventory(): KubernetesInventory {
     this.tick();
     const clusters: KubernetesInventoryCluster[] = [];
@@ -233,7 +254,7 @@ export class KubernetesEmulator {
     this.requests += 1;
     const cluster = this.simulation.reachable(endpoint);
     const segments = url.pathname.split('/').filter((s) => s.length > 0);
-    const template = segments.map((s, i) => (i > 0 && (segments[i - 1] === 'namespaces' || RESOURCES[segments[i - 1] as Resource] !== undefined) ? '{name}' : s)).join('/');
+    const template = segments.map((s, i) => (i > 0 && (segments[i - 1] === 'namespaces' || isBuiltin(segments[i - 1] ?? '')) ? '{name}' : s)).join('/');
     countCall(this.#ctx, 'kubernetes', `${request.method} /${template}`);
     // Nothing listens there (yet): a booting control plane, a load balancer without healthy targets, a wrong address.
     if (!cluster) return HttpResponse.error();
@@ -312,7 +333,9 @@ export class KubernetesEmulator {
     }
     const spec = method === 'GET' ? openApi(url.pathname, request.headers.get('accept'), api.identity.kubernetesVersion) : undefined;
     if (spec) return new HttpResponse(spec.body, { status: spec.status, headers: { 'content-type': spec.contentType, ...spec.headers } });
-    const route = parseRoute(segments);
+    const discovered = method === 'GET' ? discovery(url.pathname, cluster.endpoint, servedCustomResources(api.store)) : undefined;
+    if (discovered !== undefined) return HttpResponse.json(discovered);
+    const route = parseRoute(segments, api.store);
     const { resource, namespace, name, subresource } = route;
     if (subresource !== undefined) {
       if (resource === 'pods' && subresource === 'eviction' && method === 'POST' && name && namespace) {
@@ -340,7 +363,7 @@ export class KubernetesEmulator {
     if (name === undefined) {
       if (method === 'GET') return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url, live);
       if (method === 'POST') {
-        if (RESOURCES[resource].namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        if (specOf(resource).namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
         const body = await this.#body(request);
         const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
         const created = api.create(resource, namespace, body, now, writer);
@@ -353,7 +376,7 @@ export class KubernetesEmulator {
         const found = live(api.get(resource, namespace, name));
         const table = tableVersion(request.headers.get('accept'));
         if (!table) return HttpResponse.json(found);
-        return HttpResponse.json(toTable({ resource, objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
+        return HttpResponse.json(toTable({ resource, ...printerColumns(api.store, resource), objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
       }
       case 'PUT': {
         const body = await this.#body(request);
@@ -371,14 +394,17 @@ export class KubernetesEmulator {
         const body = await this.#patchBody(request, contentType);
         const patchObject = obj(body);
         const warnings = patchObject ? validateFields(resource, patchObject, fieldValidationOf(url.searchParams.get('fieldValidation')), true) : [];
-        const existed = apply && api.store.get(resource, RESOURCES[resource].namespaced ? namespace : undefined, name) !== undefined;
+        const existed = apply && api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name) !== undefined;
         const patched = api.patch(resource, namespace, name, body, contentType, now, apply ? { ...(fieldManager !== undefined ? { manager: fieldManager } : {}), force: force === 'true' } : writer);
         // An apply that created the object answers 201 Created, as a create does.
         return HttpResponse.json(patched, { status: apply && !existed ? 201 : 200, headers: withWarnings(warnings) });
       }
       case 'DELETE': {
         const deleted = api.delete(resource, namespace, name, now);
-        return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: deleted.metadata['uid'] } });
+        // An object its finalizers keep is answered as it now is, marked for deletion (as the API server does).
+        if (api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name)) return HttpResponse.json(deleted);
+        const spec = specOf(resource);
+        return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, ...(spec.group ? { group: spec.group } : {}), kind: isBuiltin(resource) ? resource : resource.slice(0, resource.indexOf('.')), uid: deleted.metadata['uid'] } });
       }
       default:
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -388,7 +414,7 @@ export class KubernetesEmulator {
   #list(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL, live: (o: KubeObject) => KubeObject): Response {
     const table = tableVersion(request.headers.get('accept'));
     const asTable = (items: KubeObject[], listMeta: Json) =>
-      table ? HttpResponse.json(toTable({ resource, objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
+      table ? HttpResponse.json(toTable({ resource, ...printerColumns(api.store, resource), objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
     if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
       // Listing in a missing namespace is an empty list, as on a real API server.
       const listMeta = { resourceVersion: api.store.revision };
@@ -443,7 +469,7 @@ export class KubernetesEmulator {
       // The watch cache sends a bookmark about once a minute (cacher.go, bookmarkFrequency).
       bookmarkEveryMs: 60_000,
       render: (o, first) =>
-        table ? toTable({ resource, objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
+        table ? toTable({ resource, ...printerColumns(api.store, resource), objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
       tick: () => this.tick(),
       tickEveryMs: 200,
     });

@@ -21,7 +21,7 @@ import {
   type RenderedNode,
 } from '@kubeplane/sdk';
 import type { SandboxContext } from '../context.js';
-import type { SandboxVm, SandboxVmSource } from './vm-source.js';
+import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const GOLDEN_HYBRID_DIR = resolve(here, '../../../../test/golden/hybrid');
@@ -122,5 +122,49 @@ export class FakeVms implements SandboxVmSource {
     if (!vm) return;
     if (options.keep) this.vms.set(name, { ...vm, state: 'terminated', stoppedAtMs: this.clock.now() });
     else this.vms.delete(name);
+  }
+}
+
+/**
+ * A cloud running one managed control plane (as Crusoe CMK does) whose API answers from `T0`, and machines that
+ * join it on their own: the shortest way to an API server tests can talk HTTP to (`pki` from crusoe/cmk-pki.ts
+ * issueCmkPki, issued once per test file).
+ */
+export class ManagedCloud implements SandboxVmSource {
+  readonly vms = new Map<string, SandboxVm>();
+  readonly endpoint: string;
+
+  constructor(
+    readonly name: string,
+    readonly runningSinceMs: number,
+    readonly pki: { caPem: string; servingCertPem: string; servingKeyPem: string },
+  ) {
+    this.endpoint = `${name}.crusoecloudcompute.com:6443`;
+  }
+
+  listVms(): SandboxVm[] {
+    return [...this.vms.values()].map((v) => structuredClone(v));
+  }
+
+  listManagedClusters(): SandboxManagedCluster[] {
+    return [{ cloud: 'crusoe', name: this.name, endpoint: this.endpoint, kubernetesVersion: 'v1.33.4', state: 'running', runningSinceMs: this.runningSinceMs, caPem: this.pki.caPem, addons: [], serving: { certPem: this.pki.servingCertPem, keyPem: this.pki.servingKeyPem } }];
+  }
+
+  /** A machine that joins from `runningSinceMs` (it registers 20 s later and is Ready 30 s after that). */
+  node(
+    name: string,
+    runningSinceMs: number,
+    options: { labels?: Record<string, string>; taints?: Array<{ key: string; value?: string; effect: string }>; machine?: SandboxVm['machine']; providerId?: string } = {},
+  ): void {
+    this.vms.set(name, {
+      cloud: 'crusoe',
+      name,
+      state: 'running',
+      runningSinceMs,
+      userData: '',
+      privateIPv4: `172.27.0.${10 + this.vms.size}`,
+      ...(options.machine ? { machine: options.machine } : {}),
+      managed: { endpoint: this.endpoint, nodeName: name, labels: options.labels ?? {}, taints: options.taints ?? [], providerId: options.providerId ?? `crusoe://${name}`, kubeletVersion: 'v1.33.4' },
+    });
   }
 }

@@ -10,6 +10,8 @@ export interface MachineSize {
   memoryMiB: number;
   /** The root disk; absent when the catalog does not say (EC2 sizes it by block device mapping). */
   diskGiB?: number;
+  /** NVIDIA GPUs (Crusoe's catalog num_gpu); advertised as nvidia.com/gpu only once the GPU operator runs (helm-controller.ts). */
+  gpus?: number;
 }
 
 /** When a cloud does not say: the smallest shape kubeadm accepts (2 vCPUs, 1700 MB in its preflight), rounded up. */

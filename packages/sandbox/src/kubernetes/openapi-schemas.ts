@@ -2,7 +2,7 @@
 // from k8s.io/api (core/v1, apps/v1 types.go) and apimachinery's ObjectMeta, with short descriptions for `kubectl
 // explain`. A kind or sub-object the sandbox does not describe field by field keeps unknown fields
 // (`x-kubernetes-preserve-unknown-fields`), so strict field validation never refuses what a real server takes.
-import { RESOURCES, resourceVersion, type Resource } from './store.js';
+import { resourceVersion, specOf, type Resource } from './store.js';
 
 export interface Schema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -281,7 +281,7 @@ const KIND_FIELDS: Partial<Record<string, { description: string; properties: Rec
  * (a CRD's cilium.io v2 is io.cilium.v2.<Kind>).
  */
 export function definitionName(resource: Resource): string {
-  const { group, kind } = RESOURCES[resource];
+  const { group, kind } = specOf(resource);
   const version = resourceVersion(resource);
   if (group === '') return `${CORE.replace(/\.v1$/, '')}.${version}.${kind}`;
   if (group.endsWith('.k8s.io') || !group.includes('.')) return `io.k8s.api.${group.split('.')[0] ?? group}.${version}.${kind}`;
@@ -290,7 +290,7 @@ export function definitionName(resource: Resource): string {
 
 /** A served kind's schema, with its group-version-kind, as the documents list it. */
 export function kindSchema(resource: Resource): Schema {
-  const { group, kind } = RESOURCES[resource];
+  const { group, kind } = specOf(resource);
   const fields = KIND_FIELDS[kind];
   return {
     type: 'object',
@@ -308,7 +308,7 @@ export function kindSchema(resource: Resource): Schema {
 
 /** The list kind's schema (`ConfigMapList`). */
 export function listSchema(resource: Resource): Schema {
-  const { group, kind } = RESOURCES[resource];
+  const { group, kind } = specOf(resource);
   return {
     type: 'object',
     description: `${kind}List is a list of ${kind} objects.`,

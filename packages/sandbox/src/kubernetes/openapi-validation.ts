@@ -3,7 +3,7 @@
 // https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation; the message forms are apimachinery's
 // strict decoding errors (runtime.NewStrictDecodingError) and the handlers' "cannot be handled as" wrapping.
 import { kindSchema, SHARED, type Schema } from './openapi-schemas.js';
-import { ApiError, obj, RESOURCES, resourceVersion, type Json, type Resource } from './store.js';
+import { ApiError, obj, resourceVersion, specOf, type Json, type Resource } from './store.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -65,7 +65,7 @@ export function validateFields(resource: Resource, body: Json, directive: FieldV
   if (unknown.length === 0) return [];
   if (directive === 'Warn') return unknown;
   const strict = `strict decoding error: ${unknown.join(', ')}`;
-  const { kind } = RESOURCES[resource];
+  const { kind } = specOf(resource);
   throw new ApiError(400, 'BadRequest', patch ? strict : `${kind} in version "${resourceVersion(resource)}" cannot be handled as a ${kind}: ${strict}`);
 }
 

@@ -5,7 +5,7 @@
 // kube-openapi pkg/handler3 (index paths and serverRelativeURL with its hash).
 import { createHash } from 'node:crypto';
 import { definitionName, kindSchema, listSchema, META, SHARED, type Schema } from './openapi-schemas.js';
-import { RESOURCES, resourceVersion, type Json, type Resource } from './store.js';
+import { RESOURCES, resourceVersion, specOf, type Json, type Resource } from './store.js';
 
 type Document = Json;
 
@@ -20,7 +20,7 @@ interface GroupVersion {
 function groupVersions(): GroupVersion[] {
   const byPath = new Map<string, GroupVersion>();
   for (const resource of Object.keys(RESOURCES) as Resource[]) {
-    const group = RESOURCES[resource].group;
+    const group = specOf(resource).group;
     const version = resourceVersion(resource);
     const path = group ? `apis/${group}/${version}` : `api/${version}`;
     const gv = byPath.get(path) ?? { group, version, path, resources: [] };
@@ -49,13 +49,13 @@ function schemaRef(name: string): Json {
  * *.k8s.io with a domain, as cilium.io) do not; kubectl reads this to choose the patch it sends.
  */
 function patchTypes(resource: Resource): string[] {
-  const group = RESOURCES[resource].group;
+  const group = specOf(resource).group;
   const custom = group.includes('.') && !group.endsWith('.k8s.io');
   return ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', ...(custom ? [] : ['application/strategic-merge-patch+json'])];
 }
 
 function operation(resource: Resource, action: string, verb: string, responseSchema: string, params: Json[], body = false): Json {
-  const { group, kind } = RESOURCES[resource];
+  const { group, kind } = specOf(resource);
   const content = { 'application/json': { schema: schemaRef(responseSchema) } };
   const bodyTypes = action === 'patch' ? patchTypes(resource) : ['application/json'];
   return {
@@ -74,8 +74,8 @@ function paths(gv: GroupVersion): Json {
   const out: Json = {};
   for (const resource of gv.resources) {
     const def = definitionName(resource);
-    const base = `/${gv.path}${RESOURCES[resource].namespaced ? '/namespaces/{namespace}' : ''}/${resource}`;
-    const nsParam = RESOURCES[resource].namespaced ? [param('namespace', 'object name and auth scope, such as for teams and projects', 'path')] : [];
+    const base = `/${gv.path}${specOf(resource).namespaced ? '/namespaces/{namespace}' : ''}/${resource}`;
+    const nsParam = specOf(resource).namespaced ? [param('namespace', 'object name and auth scope, such as for teams and projects', 'path')] : [];
     out[base] = {
       get: operation(resource, 'list', 'list or watch objects of kind', `${def}List`, LIST_PARAMS),
       post: operation(resource, 'post', 'create a', def, WRITE_PARAMS, true),
@@ -86,7 +86,7 @@ function paths(gv: GroupVersion): Json {
       put: operation(resource, 'put', 'replace the specified', def, WRITE_PARAMS, true),
       patch: operation(resource, 'patch', 'partially update the specified', def, [...WRITE_PARAMS, param('force', 'Force is going to "force" Apply requests.')], true),
       delete: operation(resource, 'delete', 'delete a', `${META}.Status`, [param('gracePeriodSeconds', 'The duration in seconds before the object should be deleted.'), param('propagationPolicy', 'Whether and how garbage collection will be performed.')]),
-      parameters: [param('name', `name of the ${RESOURCES[resource].kind}`, 'path'), ...nsParam],
+      parameters: [param('name', `name of the ${specOf(resource).kind}`, 'path'), ...nsParam],
     };
   }
   return out;

@@ -13,19 +13,41 @@ export interface KubeObject extends Json {
   metadata: Json & { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
 }
 
+/** How a resource is served: its kind, group, version and scope (built in, or from an established CRD). */
+export interface ResourceSpec {
+  kind: string;
+  group: string;
+  /** The served version; v1 when absent. */
+  version?: string;
+  namespaced: boolean;
+  /** Custom resources: the CRD's served versions, its singular name, short names and categories. */
+  custom?: { versions: string[]; singular: string; shortNames: string[]; categories: string[]; listKind: string };
+}
+
 /** Resources served, with the kind and group their Status errors name. */
-export const RESOURCES = {
+const BUILTIN = {
   namespaces: { kind: 'Namespace', group: '', namespaced: false },
   nodes: { kind: 'Node', group: '', namespaced: false },
   configmaps: { kind: 'ConfigMap', group: '', namespaced: true },
   secrets: { kind: 'Secret', group: '', namespaced: true },
   pods: { kind: 'Pod', group: '', namespaced: true },
+  serviceaccounts: { kind: 'ServiceAccount', group: '', namespaced: true },
+  persistentvolumeclaims: { kind: 'PersistentVolumeClaim', group: '', namespaced: true },
+  persistentvolumes: { kind: 'PersistentVolume', group: '', namespaced: false },
   deployments: { kind: 'Deployment', group: 'apps', namespaced: true },
+  daemonsets: { kind: 'DaemonSet', group: 'apps', namespaced: true },
+  jobs: { kind: 'Job', group: 'batch', namespaced: true },
   poddisruptionbudgets: { kind: 'PodDisruptionBudget', group: 'policy', namespaced: true },
   // Stored as written, not enforced: the first control plane applies the mesh reader's Role and RoleBinding and the
-  // metadata-blocking Cilium policy, and a real API server would accept them.
+  // metadata-blocking Cilium policy, and a real API server would accept them. The helm-controller's
+  // ServiceAccount and ClusterRoleBinding (contract C1) are stored the same way.
   roles: { kind: 'Role', group: 'rbac.authorization.k8s.io', namespaced: true },
   rolebindings: { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', namespaced: true },
+  clusterroles: { kind: 'ClusterRole', group: 'rbac.authorization.k8s.io', namespaced: false },
+  clusterrolebindings: { kind: 'ClusterRoleBinding', group: 'rbac.authorization.k8s.io', namespaced: false },
+  storageclasses: { kind: 'StorageClass', group: 'storage.k8s.io', namespaced: false },
+  csidrivers: { kind: 'CSIDriver', group: 'storage.k8s.io', namespaced: false },
+  customresourcedefinitions: { kind: 'CustomResourceDefinition', group: 'apiextensions.k8s.io', namespaced: false },
   ciliumclusterwidenetworkpolicies: { kind: 'CiliumClusterwideNetworkPolicy', group: 'cilium.io', version: 'v2', namespaced: false },
   services: { kind: 'Service', group: '', namespaced: true },
   endpoints: { kind: 'Endpoints', group: '', namespaced: true },
@@ -34,14 +56,43 @@ export const RESOURCES = {
   // Create-only and never stored: the API server answers the review in its response
   // (https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access).
   selfsubjectaccessreviews: { kind: 'SelfSubjectAccessReview', group: 'authorization.k8s.io', namespaced: false },
-} as const;
+} as const satisfies Record<string, ResourceSpec>;
+
+/** The built-in resources (plural names), served by every cluster. */
+export const RESOURCES: Readonly<Record<BuiltinResource, ResourceSpec>> = BUILTIN;
+export type BuiltinResource = keyof typeof BUILTIN;
+/**
+ * A resource: a built-in plural (`pods`), or a custom resource's `<plural>.<group>` (`helmcharts.helm.cattle.io`),
+ * the name its CRD has.
+ */
+export type Resource = string;
+
+export function isBuiltin(resource: Resource): resource is BuiltinResource {
+  return Object.hasOwn(BUILTIN, resource);
+}
+
+/**
+ * Custom resources' specs by `<plural>.<group>`, from the CRDs clusters established (customresources.ts registers
+ * them). Shared by the process's clusters: two clusters defining the same CRD name differently would see the last
+ * definition's kind and scope (the sandbox's charts define each CRD one way).
+ */
+const CUSTOM = new Map<string, ResourceSpec>();
+
+export function registerCustomResource(name: string, spec: ResourceSpec): void {
+  CUSTOM.set(name, spec);
+}
+
+/** How `resource` is served; a custom resource nobody registered throws (a caller's bug, not a client's). */
+export function specOf(resource: Resource): ResourceSpec {
+  const found = isBuiltin(resource) ? BUILTIN[resource] : CUSTOM.get(resource);
+  if (!found) throw new Error(`the resource ${resource} is neither built in nor defined by a CRD`);
+  return found;
+}
 
 /** The API version a resource is served at (v1 unless its group serves another, as cilium.io serves v2). */
 export function resourceVersion(resource: Resource): string {
-  const spec = RESOURCES[resource] as { version?: string };
-  return spec.version ?? 'v1';
+  return specOf(resource).version ?? 'v1';
 }
-export type Resource = keyof typeof RESOURCES;
 
 /** An API error, rendered as a meta/v1 Status. */
 export class ApiError extends Error {
@@ -60,27 +111,37 @@ export class ApiError extends Error {
 }
 
 function qualified(resource: Resource): string {
-  const group = RESOURCES[resource].group;
-  return group ? `${resource}.${group}` : resource;
+  const group = groupOf(resource);
+  return group ? `${pluralOf(resource)}.${group}` : resource;
+}
+
+/** A resource's group, also for a custom resource no cluster defines (its name is `<plural>.<group>`). */
+function groupOf(resource: Resource): string {
+  if (isBuiltin(resource)) return BUILTIN[resource].group;
+  return CUSTOM.get(resource)?.group ?? resource.slice(resource.indexOf('.') + 1);
+}
+
+function pluralOf(resource: Resource): string {
+  return isBuiltin(resource) ? resource : resource.slice(0, resource.indexOf('.'));
 }
 
 export function notFound(resource: Resource, name: string): ApiError {
-  return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, { name, kind: resource, ...(RESOURCES[resource].group ? { group: RESOURCES[resource].group } : {}) });
+  return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, { name, kind: pluralOf(resource), ...(groupOf(resource) ? { group: groupOf(resource) } : {}) });
 }
 
 export function alreadyExists(resource: Resource, name: string): ApiError {
-  return new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, { name, kind: resource, ...(RESOURCES[resource].group ? { group: RESOURCES[resource].group } : {}) });
+  return new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, { name, kind: pluralOf(resource), ...(groupOf(resource) ? { group: groupOf(resource) } : {}) });
 }
 
 export function conflict(resource: Resource, name: string): ApiError {
   return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(resource)} "${name}": the object has been modified; please apply your changes to the latest version and try again`, {
     name,
-    kind: resource,
+    kind: pluralOf(resource),
   });
 }
 
 export function invalid(resource: Resource, name: string, field: string, message: string): ApiError {
-  const kind = RESOURCES[resource].kind;
+  const kind = specOf(resource).kind;
   return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${field}: ${message}`, { name, kind, causes: [{ reason: 'FieldValueInvalid', message, field }] });
 }
 
@@ -174,13 +235,14 @@ export class ObjectStore {
   }
 
   get(resource: Resource, namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.#of(resource).get(this.#key(resource, namespace, name));
+    return this.#objects.get(resource)?.get(this.#key(resource, namespace, name));
   }
 
   /** Objects of a resource, in one namespace or all, in creation order (deterministic, and cheap for controllers). */
   list(resource: Resource, namespace?: string): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const obj of this.#of(resource).values()) {
+    // Reads never add an empty entry: a store's state is the same whatever was only looked at.
+    for (const obj of this.#objects.get(resource)?.values() ?? []) {
       if (namespace !== undefined && obj.metadata.namespace !== namespace) continue;
       out.push(obj);
     }
@@ -197,7 +259,7 @@ export class ObjectStore {
 
   /** Stores a new object; fills uid, resourceVersion, creationTimestamp and generation. */
   create(resource: Resource, obj: KubeObject, nowMs: number): KubeObject {
-    const ns = RESOURCES[resource].namespaced ? obj.metadata.namespace : undefined;
+    const ns = specOf(resource).namespaced ? obj.metadata.namespace : undefined;
     const key = this.#key(resource, ns, obj.metadata.name);
     if (this.#of(resource).has(key)) throw alreadyExists(resource, obj.metadata.name);
     this.#revision += 1;
@@ -220,7 +282,7 @@ export class ObjectStore {
 
   /** Replaces an object (after the caller checked the resourceVersion); keeps uid and creationTimestamp. */
   replace(resource: Resource, obj: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
-    const ns = RESOURCES[resource].namespaced ? obj.metadata.namespace : undefined;
+    const ns = specOf(resource).namespaced ? obj.metadata.namespace : undefined;
     const key = this.#key(resource, ns, obj.metadata.name);
     const current = this.#of(resource).get(key);
     if (!current) throw notFound(resource, obj.metadata.name);

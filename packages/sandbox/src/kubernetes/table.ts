@@ -220,7 +220,7 @@ function eventCells(o: KubeObject, nowMs: number): unknown[] {
   ];
 }
 
-interface Printer {
+export interface Printer {
   columns: TableColumn[];
   cells: (o: KubeObject, nowMs: number) => unknown[];
 }
@@ -300,6 +300,84 @@ const PRINTERS: Partial<Record<string, Printer>> = {
     columns: [NAME, col('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'), AGE],
     cells: (o, now) => [o.metadata.name, str(obj(o['spec'])?.['holderIdentity'], ''), age(o, now)],
   },
+  storageclasses: {
+    columns: [
+      NAME,
+      col('Provisioner', 'string', 'Indicates the type of the provisioner.'),
+      col('ReclaimPolicy', 'string', 'Dynamically provisioned PersistentVolumes of this storage class are created with this reclaimPolicy.'),
+      col('VolumeBindingMode', 'string', 'VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.'),
+      col('AllowVolumeExpansion', 'string', 'AllowVolumeExpansion shows whether the storage class allow volume expand.'),
+      AGE,
+    ],
+    // printStorageClass: a default class's name gets " (default)" (storageutil.IsDefaultAnnotation, beta annotation too).
+    cells: (o, now) => {
+      const a = (obj(o.metadata['annotations']) ?? {}) as Record<string, string>;
+      const isDefault = a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+      return [isDefault ? `${o.metadata.name} (default)` : o.metadata.name, str(o['provisioner'], ''), str(o['reclaimPolicy'], 'Delete'), str(o['volumeBindingMode'], 'Immediate'), o['allowVolumeExpansion'] === true ? 'true' : 'false', age(o, now)];
+    },
+  },
+  persistentvolumeclaims: {
+    columns: [
+      NAME,
+      col('Status', 'string', 'Status represents the current information/status of a persistent volume claim.'),
+      col('Volume', 'string', 'VolumeName is the binding reference to the PersistentVolume backing this claim.'),
+      col('Capacity', 'string', 'Capacity represents the actual resources of the underlying volume.'),
+      col('Access Modes', 'string', 'AccessModes contains the actual access modes the volume backing the PVC has.'),
+      col('StorageClass', 'string', 'StorageClassName is the name of the StorageClass required by the claim.'),
+      col('VolumeAttributesClass', 'string', 'VolumeAttributesClassName is the name of the VolumeAttributesClass the claim uses.'),
+      AGE,
+      col('VolumeMode', 'string', 'volumeMode defines what type of volume is required by the claim.', 1),
+    ],
+    cells: (o, now) => {
+      const spec = obj(o['spec']) ?? {};
+      const status = obj(o['status']) ?? {};
+      const bound = status['phase'] === 'Bound';
+      return [
+        o.metadata.name,
+        str(status['phase'], 'Pending'),
+        str(spec['volumeName'], ''),
+        bound ? str(obj(status['capacity'])?.['storage'], '') : '',
+        bound ? accessModes(status['accessModes']) : '',
+        str(spec['storageClassName'], '<unset>'),
+        str(spec['volumeAttributesClassName'], '<unset>'),
+        age(o, now),
+        str(spec['volumeMode'], 'Filesystem'),
+      ];
+    },
+  },
+  persistentvolumes: {
+    columns: [
+      NAME,
+      col('Capacity', 'string', 'capacity is the description of the persistent volume\'s resources and capacity.'),
+      col('Access Modes', 'string', 'accessModes contains all ways the volume can be mounted.'),
+      col('Reclaim Policy', 'string', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.'),
+      col('Status', 'string', 'phase indicates if a volume is available, bound to a claim, or released by a claim.'),
+      col('Claim', 'string', 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.'),
+      col('StorageClass', 'string', 'storageClassName is the name of StorageClass to which this persistent volume belongs.'),
+      col('VolumeAttributesClass', 'string', 'Name of VolumeAttributesClass to which this persistent volume belongs.'),
+      col('Reason', 'string', 'reason is a brief CamelCase string that describes any failure.'),
+      AGE,
+      col('VolumeMode', 'string', 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.', 1),
+    ],
+    cells: (o, now) => {
+      const spec = obj(o['spec']) ?? {};
+      const status = obj(o['status']) ?? {};
+      const claim = obj(spec['claimRef']);
+      return [
+        o.metadata.name,
+        str(obj(spec['capacity'])?.['storage'], ''),
+        accessModes(spec['accessModes']),
+        str(spec['persistentVolumeReclaimPolicy'], 'Delete'),
+        str(status['phase'], 'Available'),
+        claim ? `${String(claim['namespace'] ?? '')}/${String(claim['name'] ?? '')}` : '',
+        str(spec['storageClassName'], ''),
+        str(spec['volumeAttributesClassName'], '<unset>'),
+        str(status['reason'], ''),
+        age(o, now),
+        str(spec['volumeMode'], 'Filesystem'),
+      ];
+    },
+  },
   events: {
     columns: [
       col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
@@ -317,6 +395,54 @@ const PRINTERS: Partial<Record<string, Printer>> = {
   },
 };
 
+
+/** printers.go GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order. */
+function accessModes(v: unknown): string {
+  const modes = Array.isArray(v) ? v.map(String) : [];
+  const short: Array<[string, string]> = [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP']];
+  return short.filter(([m]) => modes.includes(m)).map(([, s]) => s).join(',');
+}
+
+/** A CRD version's additionalPrinterColumns (apiextensions-apiserver pkg/registry/customresource/tableconvertor). */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/**
+ * A column's JSONPath: dotted fields, and the one filter form CRDs commonly use (`.status.conditions[?(@.type=='X')].status`);
+ * anything else prints empty.
+ */
+function jsonPathValue(o: Json, path: string): unknown {
+  let current: unknown[] = [o];
+  const steps = path.replace(/^\./, '').match(/[^.[\]]+|\[\?\(@\.[^)]*\)\]/g) ?? [];
+  for (const step of steps) {
+    const filter = /^\[\?\(@\.([\w-]+)\s*==\s*['"]([^'"]*)['"]\)\]$/.exec(step);
+    if (filter) current = current.flatMap((c) => (Array.isArray(c) ? c : [])).filter((x) => obj(x)?.[filter[1] ?? ''] === filter[2]);
+    else current = current.map((c) => obj(c)?.[step]).filter((x) => x !== undefined);
+  }
+  return current.length === 1 ? current[0] : current.length === 0 ? undefined : current;
+}
+
+/** The printer of a custom resource: Name, then the CRD's columns (Age when it lists none, as v1 CRDs default it). */
+export function customPrinter(columns: PrinterColumn[]): Printer {
+  const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  return {
+    columns: [NAME, ...cols.map((c) => col(c.name, (c.type === 'integer' ? 'integer' : c.type === 'date' ? 'date' : 'string') as TableColumn['type'], c.description ?? '', c.priority ?? 0))],
+    cells: (o, now) => [
+      o.metadata.name,
+      ...cols.map((c) => {
+        const v = jsonPathValue(o, c.jsonPath);
+        if (c.type === 'date') return typeof v === 'string' ? humanDuration(now - Date.parse(v)) : '<unknown>';
+        if (v === undefined) return null;
+        return typeof v === 'object' ? JSON.stringify(v) : v;
+      }),
+    ],
+  };
+}
 
 /** apiserver/pkg/registry/rest/table.go defaultTableConvertor: for kinds with no printer. */
 const DEFAULT_PRINTER: Printer = {
@@ -340,10 +466,12 @@ export interface TableRequest {
   listMeta: Json;
   /** A watch event's Table after the first: the server leaves the column definitions out. */
   withoutColumns?: boolean;
+  /** A custom resource's printer columns (from its CRD). */
+  customColumns?: PrinterColumn[];
 }
 
 export function toTable(request: TableRequest): Json {
-  const printer = PRINTERS[request.resource] ?? DEFAULT_PRINTER;
+  const printer = request.customColumns ? customPrinter(request.customColumns) : (PRINTERS[request.resource] ?? DEFAULT_PRINTER);
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${request.version}`,

@@ -18,6 +18,11 @@ export const KUBE_TIMINGS = {
   unreachableEvictionMs: 300_000,
   /** A scheduled pod to Ready with its image cached (estimate). */
   podStartMs: 5_000,
+  /**
+   * A helm-controller Job (klipper-helm: helm repo fetch, then `helm upgrade --install` without --wait, or
+   * `helm uninstall`) from its pod running to done: 20 s (estimate; k3s's bundled charts take 10-30 s).
+   */
+  helmJobMs: 20_000,
   /** kubeadm's discovery retry interval, its timeout (15m0s in our JoinConfiguration) and the script's 5 attempts. */
   discoveryRetryMs: 5_000,
   discoveryTimeoutMs: 15 * 60_000,

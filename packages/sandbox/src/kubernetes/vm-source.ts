@@ -40,7 +40,7 @@ export interface SandboxVm {
   publicIPv4?: string;
   privateIPv4?: string;
   /** The machine type's size from the cloud's catalog (the kubelet reports it as the Node's capacity). */
-  machine?: { vcpus: number; memoryMiB: number; diskGiB?: number };
+  machine?: { vcpus: number; memoryMiB: number; diskGiB?: number; gpus?: number };
   /** Set for machines of a managed node pool: they join the managed control plane on their own. */
   managed?: SandboxManagedNode;
 }

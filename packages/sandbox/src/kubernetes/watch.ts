@@ -4,7 +4,7 @@
 // #semantics-for-watch; the too-old error and its wording: apiserver/pkg/storage/cacher/watch_cache.go.
 import { kubernetesLabelSelector } from './cluster.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selectors.js';
-import { ApiError, clone, RESOURCES, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
+import { ApiError, clone, specOf, type Json, type KubeObject, type ObjectStore, type Resource, type StoreChange } from './store.js';
 import { apiVersionOf, typed } from './typed.js';
 
 /** Events kept per cluster; a watch from before the oldest gets 410 Expired and must list again (as after compaction). */
@@ -169,7 +169,7 @@ export function watchStream(options: WatchStreamOptions): ReadableStream<Uint8Ar
         first = false;
       };
       const bookmark = (annotations?: Record<string, string>) =>
-        send({ type: 'BOOKMARK', object: { kind: RESOURCES[filter.resource].kind, apiVersion: apiVersionOf(filter.resource), metadata: { resourceVersion: options.revision(), ...(annotations ? { annotations } : {}) } } });
+        send({ type: 'BOOKMARK', object: { kind: specOf(filter.resource).kind, apiVersion: apiVersionOf(filter.resource), metadata: { resourceVersion: options.revision(), ...(annotations ? { annotations } : {}) } } });
       const timers: Array<ReturnType<typeof setTimeout>> = [];
       let unsubscribe = (): void => undefined;
       cleanup = () => {

@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import type { Sandbox } from '../sandbox.js';
 import { type SandboxResponder, sandboxResponder } from '../respond.js';
 import { clusterTls, type ClusterTls, type ClusterTlsProblem } from './cluster-tls.js';
-import { discovery } from './discovery.js';
 import { BodyTooLarge, readBody, toFetchRequest, writeFetchResponse, writePlain } from './http-bridge.js';
 import { apiTarget, awsTarget, CLOUDFLARE, CRUSOE, HETZNER, type ServedApi, type Target } from './routes.js';
 
@@ -122,10 +121,8 @@ export class SandboxServer {
         res.destroy();
         return true;
       }
-      const doc = req.method === 'GET' ? discovery(req.url ?? '/', endpoint) : undefined;
-      if (doc === undefined) return false;
-      writePlain(res, 200, 'application/json', JSON.stringify(doc));
-      return true;
+      // Discovery too is the emulator's: it knows the cluster's CRDs.
+      return false;
     });
     // The client must present a certificate signed by this cluster's CA; nothing else gets past the handshake.
     return createHttpsServer({ key: cluster.keyPem.reveal(), cert: cluster.certPem, ca: cluster.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' }, handler);

@@ -4,31 +4,15 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireTool, runTool, type ToolRun } from './test-support/tools.js';
-import { ServedWorld } from './test-support/served-world.js';
+import { describe, expect, it } from 'vitest';
+import { requireTool } from './test-support/tools.js';
+import { useKubectlWorld } from './test-support/kubectl-world.js';
 
-let world: ServedWorld;
-let kubeconfig = '';
-let env: NodeJS.ProcessEnv = {};
-
-beforeAll(async () => {
-  world = await ServedWorld.start({ manifests: ['examples/hybrid-aws-hetzner.yaml'] });
-  kubeconfig = await world.kubeconfigFile('hybrid');
-  env = { PATH: process.env.PATH ?? '', HOME: world.dir };
-}, 180_000);
-
-afterAll(async () => {
-  await world?.dispose();
-}, 60_000);
-
-async function kubectl(...args: string[]): Promise<ToolRun> {
-  const bin = await requireTool('kubectl', 'kubernetes-client');
-  return runTool(bin, ['--kubeconfig', kubeconfig, ...args], env);
-}
+const served = useKubectlWorld('examples/hybrid-aws-hetzner.yaml', 'hybrid');
+const kubectl = (...args: string[]) => served.kubectl(...args);
 
 async function manifest(name: string, text: string): Promise<string> {
-  const file = join(world.dir, name);
+  const file = join(served.world.dir, name);
   await writeFile(file, text);
   return file;
 }
@@ -40,7 +24,7 @@ async function manifest(name: string, text: string): Promise<string> {
  */
 async function watching(args: string[], meanwhile: () => Promise<void>, done: (out: string) => boolean, timeoutMs = 30_000): Promise<string> {
   const bin = await requireTool('kubectl', 'kubernetes-client');
-  const child = spawn(bin, ['--kubeconfig', kubeconfig, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['--kubeconfig', served.kubeconfig, ...args], { env: served.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   try {
