@@ -242,6 +242,41 @@ describe('drain', () => {
     expect((await api.listNodes()).find((n) => n.name === 'aws-cp-1')?.unschedulable).toBe(true);
   });
 
+  it('waits for the pods it evicted, not for a replacement the scheduler puts back on the cordoned node', async () => {
+    // cilium-operator tolerates every taint (`operator: Exists`), node.kubernetes.io/unschedulable included, so
+    // kube-scheduler may place its replacement on the node being drained; kubectl drain waits for the evicted pods only.
+    const cluster = emulator.cluster('api.hybrid.example.com:6443');
+    if (!cluster) throw new Error('no cluster');
+    const labels = { app: 'tolerates-all' };
+    cluster.create(
+      'deployments',
+      'kube-system',
+      {
+        metadata: { name: 'tolerates-all' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { nodeSelector: { 'kubernetes.io/hostname': 'htz-worker-1' }, tolerations: [{ operator: 'Exists' }], containers: [{ name: 'c' }] } },
+        },
+      },
+      clock.now(),
+    );
+    clock.advance(5 * S);
+    const onNode = () => emulator.inventory().clusters[0]?.pods.filter((p) => p.name.startsWith('tolerates-all-')) ?? [];
+    const [before] = onNode();
+    expect(before?.node).toBe('htz-worker-1');
+    const first = await api.drainNode('htz-worker-1');
+    clock.advance(5 * S);
+    const [after] = onNode();
+    expect(after?.node).toBe('htz-worker-1');
+    expect(after?.name).not.toBe(before?.name);
+    expect(first.status === 'done' ? 'done' : (await api.drainNode('htz-worker-1')).status).toBe('done');
+    // Uncordoned, the drain's record goes with it.
+    await api.patchNode('htz-worker-1', { unschedulable: false });
+    const node = cluster.store.get('nodes', undefined, 'htz-worker-1');
+    expect((node?.metadata as { annotations?: Record<string, string> }).annotations?.['kubeplane.dev/drain-pods']).toBeUndefined();
+  });
+
   it('is done at once for a node with only DaemonSet pods', async () => {
     expect(await api.drainNode('htz-worker-1')).toEqual({ status: 'done', value: undefined });
   });

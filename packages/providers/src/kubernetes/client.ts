@@ -106,6 +106,11 @@ function staysOnDrainedNode(pod: PodObject): boolean {
   return (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
 }
 
+/** The node annotation listing the pods (UIDs) a drain under way evicts; removed when the node is uncordoned. */
+export const DRAIN_PODS_ANNOTATION = 'kubeplane.dev/drain-pods';
+
+const podKey = (p: PodObject): string => p.metadata.uid ?? `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
+
 function b64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64');
 }
@@ -284,6 +289,8 @@ export class KubernetesClient implements KubernetesApi {
     if (patch.labels) metadata['labels'] = patch.labels;
     if (patch.taints) spec['taints'] = patch.taints.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }));
     if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
+    // Uncordoned: the drain that was under way is over.
+    if (patch.unschedulable === false) metadata['annotations'] = { [DRAIN_PODS_ANNOTATION]: null };
     if (patch.providerId !== undefined) spec['providerID'] = patch.providerId;
     const body: Record<string, unknown> = {};
     if (Object.keys(metadata).length > 0) body['metadata'] = metadata;
@@ -312,14 +319,35 @@ export class KubernetesClient implements KubernetesApi {
   }
 
   async drainNode(name: string): Promise<Outcome<void>> {
+    let node: z.infer<typeof nodeSchema> | null;
     try {
-      await this.patchNode(name, { unschedulable: true });
+      node = await this.#get(`/api/v1/nodes/${enc(name)}`, nodeSchema, `node ${name}`);
+      // Cordon first, so nothing new without a toleration for it lands while the pods are listed (kubectl drain's order).
+      if (node && !node.spec?.unschedulable) await this.patchNode(name, { unschedulable: true });
     } catch (error) {
-      // A node that never registered (or was deleted already) has nothing to drain.
       if (error instanceof KubeplaneError && error.kind === 'not-found') return done(undefined);
       throw error;
     }
-    const evictable = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p));
+    // A node that never registered (or was deleted already) has nothing to drain.
+    if (!node) return done(undefined);
+    const present = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p));
+    // The pods the drain evicts are those on the node when it began, as kubectl drain waits for the pods it evicted
+    // (by UID), not for the node to be empty: a pod tolerating every taint (cilium-operator's `operator: Exists`)
+    // may be scheduled back onto the cordoned node (kube-scheduler's NodeUnschedulable plugin lets a pod that
+    // tolerates node.kubernetes.io/unschedulable through), and waiting for it would never end.
+    const recorded = node.spec?.unschedulable ? node.metadata.annotations?.[DRAIN_PODS_ANNOTATION] : undefined;
+    let tracked: Set<string>;
+    if (recorded === undefined) {
+      tracked = new Set(present.map(podKey));
+      await this.#request('PATCH', `/api/v1/nodes/${enc(name)}`, anyObjectSchema, {
+        body: { metadata: { annotations: { [DRAIN_PODS_ANNOTATION]: [...tracked].join(',') } } },
+        contentType: 'application/merge-patch+json',
+        resource: `node ${name}`,
+      });
+    } else {
+      tracked = new Set(recorded.split(',').filter(Boolean));
+    }
+    const evictable = present.filter((p) => tracked.has(podKey(p)));
     if (evictable.length === 0) return done(undefined);
     const refused: string[] = [];
     let throttled: KubeplaneError | undefined;
@@ -350,9 +378,9 @@ export class KubernetesClient implements KubernetesApi {
       return pending('dependency', DRAIN_POLL_SECONDS, `draining node ${name}: a PodDisruptionBudget refuses to evict ${refused.join(', ')}; waiting for replacements to become ready`);
     }
     if (throttled) return pending('throttled', throttled.details.retryAfterSeconds ?? DRAIN_POLL_SECONDS, throttled.message, throttled);
-    const left = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p));
+    const left = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p) && tracked.has(podKey(p)));
     if (left.length === 0) return done(undefined);
-    return pending('in-progress', DRAIN_POLL_SECONDS, `draining node ${name}: ${left.length} evicted pod(s) still terminating`);
+    return pending('in-progress', DRAIN_POLL_SECONDS, `draining node ${name}: ${left.length} evicted pod(s) still terminating (${left.slice(0, 5).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`).join(', ')}${left.length > 5 ? ', …' : ''})`);
   }
 
   async deleteNode(name: string): Promise<void> {

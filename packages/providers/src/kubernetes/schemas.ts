@@ -24,6 +24,7 @@ const stringMap = z.record(z.string(), z.string());
 export const objectMetaSchema = z.looseObject({
   name: z.string(),
   namespace: z.string().optional(),
+  uid: z.string().optional(),
   resourceVersion: z.string().optional(),
   labels: stringMap.optional(),
   annotations: stringMap.optional(),
