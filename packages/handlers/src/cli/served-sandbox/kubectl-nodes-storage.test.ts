@@ -3,13 +3,11 @@
 // runs — and the API server refuses to change a providerID. Then, once add-ons are installed for real (the
 // helm-controller's HelmChart CRD is served), storage and GPUs: one default StorageClass, a PVC with Hetzner topology
 // bound with its pod on a Hetzner node, and the GPU nodes reporting `nvidia.com/gpu`.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateManifestText } from '@kubeplane/sdk';
 import { requireTool, runTool, type ToolRun } from './test-support/tools.js';
-import { repositoryRoot, ServedWorld } from './test-support/served-world.js';
+import { ServedWorld } from './test-support/served-world.js';
 
 let kubectlBin = '';
 
@@ -93,56 +91,33 @@ describe('node identity, with kubectl', () => {
   });
 });
 
-/**
- * Needs the add-ons of issue 14 (helm-controller, the catalog's hcloud CSI and GPU operator, and their simulated
- * effects): runs where the manifest below validates and the served cluster serves the HelmChart CRD, and says why it
- * did not run anywhere else.
- */
-describe('storage and GPUs from add-ons, with kubectl (needs the helm-controller CRD served)', () => {
-  let world: ServedWorld | undefined;
+/** The GPU-burst example declares its add-ons (hcloud CSI, Crusoe CSI, the NVIDIA operators): what kubectl sees of them. */
+describe('storage and GPUs from add-ons, with kubectl', () => {
+  let world: ServedWorld;
   let kubeconfig = '';
-  let gate = 'not checked';
-  let manifestDir = '';
 
   beforeAll(async () => {
     kubectlBin = await requireTool('kubectl', 'kubernetes-client');
-    const example = await readFile(join(repositoryRoot, 'examples', 'hybrid-hetzner-crusoe-gpu.yaml'), 'utf8');
-    const text = example.replace('        compute: [gpu]\n', '        compute: [gpu]\n      addons:\n        - name: hcloud_csi\n        - name: nvidia_gpu_operator\n');
-    expect(text).toContain('nvidia_gpu_operator');
-    const validated = validateManifestText(text);
-    if (validated.errors.length > 0) {
-      gate = `the GPU-burst example with add-ons hcloud_csi and nvidia_gpu_operator does not validate in this build: ${validated.errors.map((e) => e.message).join('; ')}`;
-      return;
-    }
-    manifestDir = await mkdtemp(join(tmpdir(), 'kubeplane-addons-'));
-    const file = join(manifestDir, 'gpu-burst-addons.yaml');
-    await writeFile(file, text);
-    world = await ServedWorld.start({ manifests: [file] });
+    world = await ServedWorld.start({ manifests: ['examples/hybrid-hetzner-crusoe-gpu.yaml'] });
     kubeconfig = await world.kubeconfigFile('burst');
-    const crd = await kubectl(world, kubeconfig, ['get', 'crd', 'helmcharts.helm.cattle.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
-    gate = crd.code === 0 && crd.stdout.trim() === 'True' ? 'open' : `the HelmChart CRD is not served: ${crd.stderr.trim() || crd.stdout.trim()}`;
+    const crd = await ok(world, kubeconfig, ['get', 'crd', 'helmcharts.helm.cattle.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+    expect(crd.trim()).toBe('True');
   }, 600_000);
 
   afterAll(async () => {
     await world?.dispose();
-    if (manifestDir) await rm(manifestDir, { recursive: true, force: true });
   }, 60_000);
 
-  /** Runs `check` once the gate is open; otherwise the test is reported as skipped with the gate's reason. */
-  const gated = (name: string, check: (w: ServedWorld) => Promise<void>) =>
-    it(name, async (ctx) => {
-      if (gate !== 'open' || !world) return ctx.skip(`gated: ${gate}`);
-      await check(world);
-    }, 240_000);
+  const check = (name: string, body: (w: ServedWorld) => Promise<void>) => it(name, () => body(world), 240_000);
 
-  gated('kubectl get storageclass shows exactly one default, the Hetzner CSI class of the Hetzner control plane', async (w) => {
+  check('kubectl get storageclass shows exactly one default, the Hetzner CSI class of the Hetzner control plane', async (w) => {
     const classes = (JSON.parse(await ok(w, kubeconfig, ['get', 'storageclass', '-o', 'json'])) as { items: Array<{ metadata: { name: string; annotations?: Record<string, string> }; provisioner: string }> }).items;
     const defaults = classes.filter((c) => c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true');
     expect(defaults.map((c) => [c.metadata.name, c.provisioner])).toEqual([['hcloud-volumes', 'csi.hetzner.cloud']]);
     expect(await ok(w, kubeconfig, ['get', 'storageclass'])).toMatch(/hcloud-volumes \(default\)\s+csi\.hetzner\.cloud/);
   });
 
-  gated('a PVC of the Hetzner class binds when its pod is scheduled, and the pod lands on a Hetzner node', async (w) => {
+  check('a PVC of the Hetzner class binds when its pod is scheduled, and the pod lands on a Hetzner node', async (w) => {
     const manifest = join(w.dir, 'pvc-pod.json');
     await writeFile(
       manifest,
@@ -175,7 +150,7 @@ describe('storage and GPUs from add-ons, with kubectl (needs the helm-controller
     expect(JSON.parse(affinity)).toMatchObject({ key: 'csi.hetzner.cloud/location', operator: 'In', values: ['fsn1'] });
   });
 
-  gated('the GPU nodes report nvidia.com/gpu capacity from their machines (8 H100s each), the others none', async (w) => {
+  check('the GPU nodes report nvidia.com/gpu capacity from their machines (8 H100s each), the others none', async (w) => {
     await ok(w, kubeconfig, ['wait', '--for=jsonpath={.status.allocatable.nvidia\\.com/gpu}=8', 'node', '-l', 'kubeplane.dev/pool=gpu', '--timeout=120s']);
     for (const node of await nodes(w, kubeconfig)) {
       const gpu = node.metadata.labels?.['kubeplane.dev/pool'] === 'gpu';
