@@ -1,6 +1,6 @@
 // The scheduler's filters and the volume binder, as kube-scheduler's default plugins decide (contract C3):
 // - NodeUnschedulable (pkg/scheduler/framework/plugins/nodeunschedulable): a cordoned node takes only pods tolerating
-//   node.kubernetes.io/unschedulable:NoSchedule (here: by name, see filterNode); "node(s) were unschedulable".
+//   node.kubernetes.io/unschedulable:NoSchedule; "node(s) were unschedulable".
 // - TaintToleration (plugins/tainttoleration): every NoSchedule/NoExecute taint must be tolerated (PreferNoSchedule
 //   never blocks); "node(s) had untolerated taint {key: value}".
 // - NodeAffinity (plugins/nodeaffinity): spec.nodeSelector and requiredDuringSchedulingIgnoredDuringExecution
@@ -154,11 +154,7 @@ export type FilterResult = { ok: true } | { ok: false; reasons: string[]; unreso
 /** Runs the filters in the default profile's order; `used` is what the node's pods already request. */
 export function filterNode(pod: KubeObject, node: KubeObject, used: Record<string, number>, claims: Claim[]): FilterResult {
   const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
-  // Deviation: only a toleration naming node.kubernetes.io/unschedulable (as the DaemonSet controller adds) lets a pod
-  // onto a cordoned node; kube-scheduler also lets blanket ones (`operator: Exists`, as cilium-operator has) through,
-  // but the engine's drain (providers' drainNode) waits for every non-DaemonSet pod to leave the node, not for the
-  // evicted ones by uid, and would wait forever.
-  if (obj(node['spec'])?.['unschedulable'] === true && !tolerations.some((t) => t.key === 'node.kubernetes.io/unschedulable' && tolerates([t], { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }))) {
+  if (obj(node['spec'])?.['unschedulable'] === true && !tolerates(tolerations, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
     return { ok: false, reasons: ['node(s) were unschedulable'], unresolvable: true };
   }
   const untolerated = nodeTaints(node).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, t));
