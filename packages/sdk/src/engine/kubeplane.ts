@@ -20,6 +20,7 @@ import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { establishedPools, preflight, type PreflightIssue } from './preflight.js';
 import { autoscaledPool, growthAllowedAt, nodeGroupOf, scaledPrevious, type NodeGroup } from './pool-scaling.js';
 import { isPending } from '../provider/outcome.js';
+import { providerAddonIds } from './steps/managed.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -34,9 +35,17 @@ const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], st
  * version and a node pool's instance type (a different type is a new pool). Add-ons added, upgraded or removed after
  * creation go through kubeplane's in-cluster mechanism (steps/addons.ts), as on a self-managed cluster.
  */
-function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec): string[] {
+function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec, addonsAtCreation: readonly string[] | undefined): string[] {
   if (spec.controlPlane !== 'managed' || built.controlPlane !== 'managed') return [];
   const out: string[] = [];
+  // The add-ons CMK installed at creation are CMK's Helm releases, not kubeplane's: removing one or pinning another
+  // version in the manifest would change nothing, so it is refused rather than silently ignored.
+  for (const id of addonsAtCreation ?? providerAddonIds(built)) {
+    const before = built.addons.find((a) => a.name === id);
+    const after = spec.addons.find((a) => a.name === id);
+    if (!after) out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and kubeplane cannot remove ${id}, which it installed; uninstall its Helm release yourself and then remove it from the manifest, or create a new cluster`);
+    else if ((after.version ?? '') !== (before?.version ?? '')) out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and ${id} is its Helm release; upgrade it as Crusoe documents (helm upgrade against that release), not through the manifest's version`);
+  }
   if (built.version.raw !== spec.version.raw) {
     out.push(`cluster ${spec.name}: the managed control plane's version (${built.version.raw} -> ${spec.version.raw}) is upgraded by the provider (Crusoe: through its support); node pools take new node images through their image`);
   }
@@ -189,8 +198,8 @@ export class Kubeplane {
       .filter((o) => NOT_YET_CARRIED_OUT[o.kind] && records.some((r) => r.clusterId === o.clusterId && r.current))
       .map((o) => `cluster ${o.cluster}: ${NOT_YET_CARRIED_OUT[o.kind]} (${o.reason})`);
     for (const spec of desired.clusters) {
-      const built = records.find((r) => r.clusterId === spec.id)?.current;
-      if (built) unsupported.push(...managedChangesRefused(built, spec));
+      const record = records.find((r) => r.clusterId === spec.id);
+      if (record?.current) unsupported.push(...managedChangesRefused(record.current, spec, record.ledger.managed?.addonsAtCreation));
     }
     if (unsupported.length > 0) {
       throw new KubeplaneError('invalid', [...new Set(unsupported)].join('\n'), { resource: manifest.name, code: 'UnsupportedChange' });

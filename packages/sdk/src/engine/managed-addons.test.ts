@@ -17,7 +17,7 @@ const manifest = (addons: string, version = '1.33.4-cmk.20') => {
   return r.manifests[0];
 };
 
-async function builtWith(addons: string): Promise<Kubeplane> {
+async function builtWith(addons: string, addonsAtCreation?: string[]): Promise<Kubeplane> {
   const clock = new VirtualClock(Date.UTC(2026, 11, 2));
   const state = new MemoryStateStore();
   const m = manifest(addons);
@@ -32,7 +32,7 @@ async function builtWith(addons: string): Promise<Kubeplane> {
     target: 'present',
     desired: spec,
     current: spec,
-    ledger: emptyLedger(),
+    ledger: { ...emptyLedger(), ...(addonsAtCreation ? { managed: { provider: 'crusoe-1', region: 'us-east1', name: 'lab', id: 'c-1', pools: {}, addonsAtCreation } } : {}) },
     pki: null,
     step: { phase: 'outputs', name: 'outputs', seq: 9, since: 0, attempts: 0 },
     status: { state: 'DONE', phase: 'none', message: 'done', previous: [] },
@@ -63,8 +63,15 @@ describe('add-on changes on a managed cluster', () => {
   });
 
   it('queues an add-on removed or upgraded after creation', async () => {
-    const kp = await builtWith('        - name: crusoe_csi\n        - name: nvidia_gpu_operator');
-    expect((await kp.apply(manifest('        - { name: crusoe_csi, version: "0.10.4" }'))).queued).toEqual(['lab']);
+    const kp = await builtWith('        - name: crusoe_csi\n        - name: nvidia_gpu_operator', ['nvidia_gpu_operator']);
+    expect((await kp.apply(manifest('        - { name: crusoe_csi, version: "0.10.4" }\n        - name: nvidia_gpu_operator'))).queued).toEqual(['lab']);
+    expect((await kp.apply(manifest('        - name: nvidia_gpu_operator'))).queued).toEqual(['lab']);
+  });
+
+  it('refuses to remove or re-version an add-on CMK installed at creation, which is its Helm release, not kubeplane\'s', async () => {
+    const kp = await builtWith('        - name: crusoe_csi\n        - name: nvidia_gpu_operator', ['nvidia_gpu_operator']);
+    await expect(kp.apply(manifest('        - name: crusoe_csi'))).rejects.toThrow(/kubeplane cannot remove nvidia_gpu_operator, which it installed; uninstall its Helm release yourself/);
+    await expect(kp.apply(manifest('        - name: crusoe_csi\n        - { name: nvidia_gpu_operator, version: v25.3.3 }'))).rejects.toThrow(/nvidia_gpu_operator is its Helm release; upgrade it as Crusoe documents/);
   });
 
   it('still refuses what the service cannot change: the control plane\'s version', async () => {
