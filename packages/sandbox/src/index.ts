@@ -33,7 +33,7 @@ export { sandboxResponder, type SandboxResponder } from './respond.js';
 export { CONFORMANCE_DIR_ENV, type RecordedViolation } from './openapi/conformance.js';
 export { readBootConfig, type NodeBootConfig } from './kubernetes/user-data.js';
 export { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from './kubernetes/store.js';
-export { HELMCHART_CRD, type HelmReleaseRecord } from './kubernetes/helm-controller.js';
+export { type HelmReleaseRecord } from './kubernetes/helm-controller.js';
 export { CHART_REPOSITORIES, type ChartVersion } from './kubernetes/chart-repositories.js';
 export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeEmulatorState, type CrusoeInventoryItem } from './crusoe/emulator.js';
 export { CrusoeSandbox, CRUSOE_SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type CrusoeSandboxOptions } from './crusoe/harness.js';

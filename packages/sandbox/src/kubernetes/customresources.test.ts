@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@kubeplane/sdk';
 import { KubernetesEmulator } from './emulator.js';
 import { ManagedCloud, RENDER_NOW, sandboxContext } from './fixture.js';
-import { HELMCHART_CRD } from './helm-controller.js';
+import { HELM_CHART_CRD as HELMCHART_CRD } from '@kubeplane/sdk';
 import { issueCmkPki, type CmkPki } from '../crusoe/cmk-pki.js';
 
 const T0 = RENDER_NOW.getTime();
@@ -63,7 +63,7 @@ describe('a CustomResourceDefinition', () => {
     const bad = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { ...HELMCHART_CRD, metadata: { name: 'charts.helm.cattle.io' } });
     expect(bad.status).toBe(422);
     expect(String(bad.body['message'])).toContain('metadata.name: Invalid value: "charts.helm.cattle.io": must be spec.names.plural+"."+spec.group');
-    const spec = HELMCHART_CRD.spec;
+    const spec = HELMCHART_CRD['spec'] as { versions: Array<Record<string, unknown>> };
     const noStorage = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { ...HELMCHART_CRD, spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, storage: false })) } });
     expect(noStorage.status).toBe(422);
     expect(String(noStorage.body['message'])).toContain('must have exactly one version marked as storage version');

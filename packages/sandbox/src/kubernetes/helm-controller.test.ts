@@ -9,7 +9,7 @@ import { VirtualClock } from '@kubeplane/sdk';
 import { issueCmkPki, type CmkPki } from '../crusoe/cmk-pki.js';
 import { KubernetesEmulator } from './emulator.js';
 import { ManagedCloud, RENDER_NOW, sandboxContext } from './fixture.js';
-import { HELMCHART_CRD } from './helm-controller.js';
+import { HELM_CHART_CRD as HELMCHART_CRD } from '@kubeplane/sdk';
 import type { ClusterApi } from './cluster.js';
 import type { KubeObject } from './store.js';
 

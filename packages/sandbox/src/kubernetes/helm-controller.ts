@@ -33,67 +33,6 @@ const MANAGED_BY = 'helmcharts.helm.cattle.io/managed-by';
 const CONFIG_HASH = 'helmcharts.helm.cattle.io/configHash';
 const RELEASE_TYPE = 'helm.sh/release.v1';
 
-/** The HelmChart CRD as helm-controller ships it (pkg/crds/yaml/generated/helm.cattle.io_helmcharts.yaml), abridged to the fields kubeplane uses. */
-export const HELMCHART_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'helmcharts.helm.cattle.io' },
-  spec: {
-    group: 'helm.cattle.io',
-    names: { kind: 'HelmChart', listKind: 'HelmChartList', plural: 'helmcharts', singular: 'helmchart' },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: [
-          { jsonPath: '.spec.repo', name: 'Repo', type: 'string' },
-          { jsonPath: '.spec.chart', name: 'Chart', type: 'string' },
-          { jsonPath: '.spec.version', name: 'Version', type: 'string' },
-          { jsonPath: '.spec.targetNamespace', name: 'TargetNamespace', type: 'string' },
-          { jsonPath: '.spec.bootstrap', name: 'Bootstrap', type: 'boolean' },
-          { jsonPath: ".status.conditions[?(@.type=='Failed')].status", name: 'Failed', type: 'string' },
-          { jsonPath: '.status.jobName', name: 'Job', priority: 10, type: 'string' },
-        ],
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              apiVersion: { type: 'string' },
-              kind: { type: 'string' },
-              metadata: { type: 'object' },
-              spec: {
-                type: 'object',
-                properties: {
-                  chart: { type: 'string' },
-                  repo: { type: 'string' },
-                  version: { type: 'string' },
-                  targetNamespace: { type: 'string' },
-                  createNamespace: { type: 'boolean' },
-                  valuesContent: { type: 'string' },
-                  bootstrap: { type: 'boolean' },
-                  backOffLimit: { type: 'integer', format: 'int32' },
-                  failurePolicy: { type: 'string', enum: ['abort', 'reinstall'], default: 'reinstall' },
-                  authSecret: { type: 'object', properties: { name: { type: 'string' } } },
-                  set: { type: 'object', additionalProperties: { 'x-kubernetes-int-or-string': true } },
-                },
-              },
-              status: {
-                type: 'object',
-                properties: {
-                  jobName: { type: 'string' },
-                  conditions: { type: 'array', items: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } } } },
-                },
-              },
-            },
-          },
-        },
-      },
-    ],
-  },
-} as const;
 
 /** What a cluster offers the controller: its objects, its event recorder, its clock's queue and its machines' GPUs. */
 export interface HelmHost {

@@ -19,49 +19,96 @@ export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 const managedLabels = { [MANAGED_BY_LABEL]: MANAGED_BY };
 
 /**
- * A CRD of the helm.cattle.io group. The schema keeps unknown fields: the controller's own validation is the
- * authority on HelmChart fields, and a stricter schema here would reject fields of a newer controller.
+ * The HelmChart CRD as helm-controller ships it (pkg/crds/yaml/generated/helm.cattle.io_helmcharts.yaml), abridged to
+ * the fields kubeplane uses, with its printer columns (kubectl get helmcharts).
  */
-function crd(kind: 'HelmChart' | 'HelmChartConfig'): KubeObject {
-  const plural = `${kind.toLowerCase()}s`;
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.helm.cattle.io`, labels: managedLabels },
-    spec: {
-      group: 'helm.cattle.io',
-      scope: 'Namespaced',
-      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          ...(kind === 'HelmChart' ? { subresources: { status: {} } } : {}),
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          ...(kind === 'HelmChart'
-            ? {
-                additionalPrinterColumns: [
-                  { name: 'Job', type: 'string', jsonPath: '.status.jobName' },
-                  { name: 'Chart', type: 'string', jsonPath: '.spec.chart' },
-                  { name: 'TargetNamespace', type: 'string', jsonPath: '.spec.targetNamespace' },
-                  { name: 'Version', type: 'string', jsonPath: '.spec.version' },
-                  { name: 'Repo', type: 'string', jsonPath: '.spec.repo' },
-                ],
-              }
-            : {}),
+export const HELM_CHART_CRD: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'helmcharts.helm.cattle.io', labels: managedLabels },
+  spec: {
+    group: 'helm.cattle.io',
+    names: { kind: 'HelmChart', listKind: 'HelmChartList', plural: 'helmcharts', singular: 'helmchart' },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { jsonPath: '.spec.repo', name: 'Repo', type: 'string' },
+          { jsonPath: '.spec.chart', name: 'Chart', type: 'string' },
+          { jsonPath: '.spec.version', name: 'Version', type: 'string' },
+          { jsonPath: '.spec.targetNamespace', name: 'TargetNamespace', type: 'string' },
+          { jsonPath: '.spec.bootstrap', name: 'Bootstrap', type: 'boolean' },
+          { jsonPath: ".status.conditions[?(@.type=='Failed')].status", name: 'Failed', type: 'string' },
+          { jsonPath: '.status.jobName', name: 'Job', priority: 10, type: 'string' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              apiVersion: { type: 'string' },
+              kind: { type: 'string' },
+              metadata: { type: 'object' },
+              spec: {
+                type: 'object',
+                properties: {
+                  chart: { type: 'string' },
+                  repo: { type: 'string' },
+                  version: { type: 'string' },
+                  targetNamespace: { type: 'string' },
+                  createNamespace: { type: 'boolean' },
+                  valuesContent: { type: 'string' },
+                  bootstrap: { type: 'boolean' },
+                  backOffLimit: { type: 'integer', format: 'int32' },
+                  failurePolicy: { type: 'string', enum: ['abort', 'reinstall'], default: 'reinstall' },
+                  authSecret: { type: 'object', properties: { name: { type: 'string' } } },
+                  set: { type: 'object', additionalProperties: { 'x-kubernetes-int-or-string': true } },
+                },
+              },
+              status: {
+                type: 'object',
+                properties: {
+                  jobName: { type: 'string' },
+                  conditions: { type: 'array', items: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } } } },
+                },
+              },
+            },
+          },
         },
-      ],
-    },
-  };
-}
+      },
+    ],
+  },
+};
+
+/** HelmChartConfig (values overlaid on a HelmChart's); installed with the controller, not used by kubeplane yet. */
+const HELM_CHART_CONFIG_CRD: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'helmchartconfigs.helm.cattle.io', labels: managedLabels },
+  spec: {
+    group: 'helm.cattle.io',
+    names: { kind: 'HelmChartConfig', listKind: 'HelmChartConfigList', plural: 'helmchartconfigs', singular: 'helmchartconfig' },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { valuesContent: { type: 'string' }, failurePolicy: { type: 'string' } } } } } },
+      },
+    ],
+  },
+};
 
 /** The controller's objects, in the order they must exist (CRDs first; the Deployment last). */
 export function helmControllerObjects(): KubeObject[] {
   const ns = HELM_CONTROLLER_NAMESPACE;
   return [
-    crd('HelmChart'),
-    crd('HelmChartConfig'),
+    HELM_CHART_CRD,
+    HELM_CHART_CONFIG_CRD,
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'helm-controller', namespace: ns, labels: managedLabels } },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
