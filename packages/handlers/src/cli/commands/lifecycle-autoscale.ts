@@ -29,8 +29,6 @@ export interface AutoscaleOutcome {
   pools: AutoscalePoolCounts[];
   /** Virtual ms from the first pending pod to all pods scheduled. */
   scaleUpMs?: number;
-  /** The sandbox cannot run the stage (its scheduler does not leave pods Unschedulable): the stage is left out. */
-  unsupported?: boolean;
 }
 
 /** Whether the manifest's first cluster asks for the autoscale stage: an autoscaled compute pool and the add-on. */
@@ -56,17 +54,6 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
   const project = manifest.name;
   const view = sandboxClusterView(sandbox.kubernetes, cluster.name);
   const api = () => sandboxClusterApi(sandbox.kubernetes, cluster.name);
-
-  // The sandbox must leave a pod that fits nowhere Pending and Unschedulable (kube-scheduler's behaviour, issue 14
-  // contract C3); a scheduler that binds pods without fitting their requests gives an autoscaler nothing to see.
-  const probe = 'kubeplane-autoscale-probe';
-  api().create('pods', NAMESPACE, { apiVersion: 'v1', kind: 'Pod', metadata: { name: probe, namespace: NAMESPACE }, spec: { containers: [{ name: 'probe', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100000' } } }] } }, clock.now());
-  await kp.run();
-  const probed = api().store.get('pods', NAMESPACE, probe);
-  const conditions = ((probed?.['status'] as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []);
-  const unschedulable = conditions.some((c) => c['type'] === 'PodScheduled' && c['reason'] === 'Unschedulable');
-  api().store.delete('pods', NAMESPACE, probe);
-  if (!unschedulable) return { ok: true, unsupported: true, message: 'the sandbox\'s scheduler binds pods without fitting their requests (issue 14 contract C3), so no pod is ever unschedulable: the autoscale stage is left out', pools: [] };
 
   const groupsBefore = await kp.nodeGroups(project, cluster.name);
   const compute = new Set(cluster.pools.compute ?? []);

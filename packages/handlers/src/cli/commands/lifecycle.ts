@@ -173,17 +173,13 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
           autoscale = { ok: false, message: e instanceof Error ? e.message : String(e), pools: [] };
         }
         printer.clear();
-        if (autoscale.unsupported) {
-          if (!json) println(io.stdout, `[sandbox] autoscale: ${autoscale.message}`);
-        } else {
-          const after = await kp.findStatus(manifest.name);
-          const aState = autoscale.ok ? (after?.state ?? DELETED) : 'ERROR';
-          if (!autoscale.ok) println(io.stderr, `[sandbox] autoscale failed: ${autoscale.message}`);
-          else if (!json) println(io.stdout, `[sandbox] autoscale: ${autoscale.message}`);
-          ok &&= autoscale.ok;
-          rows.push({ stage: 'autoscale', state: aState, virtual: elapsed(rt.clock.now() - a0), machines: sandbox.liveMachines().length, ready: sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length, messages: 0, overlay: '-' });
-          if (!autoscale.ok) failedStage = true;
-        }
+        const after = await kp.findStatus(manifest.name);
+        const aState = autoscale.ok ? (after?.state ?? DELETED) : 'ERROR';
+        if (!autoscale.ok) println(io.stderr, `[sandbox] autoscale failed: ${autoscale.message}`);
+        else if (!json) println(io.stdout, `[sandbox] autoscale: ${autoscale.message}`);
+        ok &&= autoscale.ok;
+        rows.push({ stage: 'autoscale', state: aState, virtual: elapsed(rt.clock.now() - a0), machines: sandbox.liveMachines().length, ready: sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length, messages: 0, overlay: '-' });
+        if (!autoscale.ok) failedStage = true;
       }
       if (!good) {
         println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {}).map((c) => c.message).join('; ')}`);
@@ -214,7 +210,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     for (const [endpoint, files] of Object.entries(staticMachines?.leftovers ?? {})) if (files.length) println(io.stderr, `[sandbox] static machine ${endpoint} after destroy still holds: ${files.join(', ')}`);
   }
   await rt.close();
-  const summary = { manifest: shown, seed, stages: rows, ...(autoscale && !autoscale.unsupported ? { autoscale: { pools: autoscale.pools, ...(autoscale.scaleUpMs !== undefined ? { scaleUpSeconds: autoscale.scaleUpMs / 1000 } : {}) } } : {}), apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
+  const summary = { manifest: shown, seed, stages: rows, ...(autoscale ? { autoscale: { pools: autoscale.pools, ...(autoscale.scaleUpMs !== undefined ? { scaleUpSeconds: autoscale.scaleUpMs / 1000 } : {}) } } : {}), apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
   const code = ok && leaked.length === 0 ? EXIT.ok : EXIT.failed;
   if (json) return jsonResult(io, 'sandbox lifecycle', code, { ...summary, ...(validated.issues.length ? { issues: validated.issues } : {}) });
   println(io.stdout, '');
@@ -223,7 +219,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const table = [header, ...rows.map((r) => [r.stage, r.state, r.virtual, String(r.machines), String(r.ready), String(r.messages), r.overlay])];
   const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
-  for (const p of autoscale && !autoscale.unsupported ? autoscale.pools : []) {
+  for (const p of autoscale?.pools ?? []) {
     println(io.stdout, `  autoscaled pool ${p.pool} (min ${p.min}, max ${p.max}): target ${p.start} -> ${p.peak} -> ${p.end}; scale-ups asked: ${p.increaseCalls}`);
   }
   println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
