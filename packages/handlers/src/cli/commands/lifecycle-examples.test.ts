@@ -19,7 +19,12 @@ describe('every example manifest through the sandbox lifecycle', () => {
 
   it.each(examples)('%s: every stage DONE, destroy DELETED, leaked resources: 0', async (file) => {
     const run = await runCli(['sandbox', 'lifecycle', `examples/${file}`, '--json'], { cwd: root });
-    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { leakedResources: number; leaked: unknown[]; stages: Array<{ stage: string; state: string }> };
+    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as {
+      leakedResources: number;
+      leaked: unknown[];
+      stages: Array<{ stage: string; state: string }>;
+      autoscale?: { pools: Array<{ pool: string; min: number; max: number; start: number; peak: number; end: number; increaseCalls: number }> };
+    };
     const states = summary.stages.map((s) => `${s.stage}: ${s.state}`);
     // Validation warnings are allowed (Claudie's guide pins Kubernetes 1.27); anything else on stderr is a failure.
     const problems = run.stderr.split('\n').filter((l) => l.trim() && !/^\S+:\d+ \S+: warning: /.test(l));
@@ -31,5 +36,15 @@ describe('every example manifest through the sandbox lifecycle', () => {
     });
     expect(summary.leakedResources).toBe(0);
     expect(run.code).toBe(0);
+    if (file === 'autoscaled.yaml') {
+      // The autoscale stage (issue 14): pending pods grow the Hetzner pool within its max and it shrinks back to min;
+      // the spot pool, whose cloud has no capacity, is backed off after a few refusals instead of asked in a loop.
+      expect(states).toContain('autoscale: DONE');
+      const pools = Object.fromEntries((summary.autoscale?.pools ?? []).map((p) => [p.pool, p]));
+      const general = pools['general'];
+      expect(general && general.peak > general.start && general.peak <= general.max && general.end === general.min).toBe(true);
+      expect(pools['spot-batch']).toMatchObject({ start: 0, peak: 0, end: 0 });
+      expect(pools['spot-batch']?.increaseCalls).toBeLessThanOrEqual(3);
+    }
   });
 });
