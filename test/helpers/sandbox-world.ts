@@ -1,7 +1,7 @@
 // A kubeplane engine on the sandbox clouds with in-memory ports, for lifecycle tests.
 import { expect } from 'vitest';
 import { ClusterSecrets, Kubeplane, MESH_BUNDLE_KEY, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, parseMeshBundle, validateManifestText, type EngineEvent, type EngineOptions, type Manifest, type MeshBundle, type Redacted, type StepEvent } from '@kubeplane/sdk';
-import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
+import { Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -30,6 +30,7 @@ export function sandboxWorld(seed = 1, overrides: Partial<EngineOptions> | ((san
     clock: sandbox.clock,
     providers: sandboxProviders(sandbox),
     kubernetes: sandboxKubernetes(sandbox),
+    addonCredentials: sandboxAddonCredentials(),
     ...(typeof overrides === 'function' ? overrides(sandbox) : overrides),
   };
   const kp = new Kubeplane(options);

@@ -28,7 +28,7 @@ export type { SandboxVm, SandboxVmSource, SandboxVmState } from './kubernetes/vm
 export type { KubeletStatus, KubeletState, KubeletLogEntry } from './kubernetes/kubelets.js';
 export { KUBE_TIMINGS } from './kubernetes/timings.js';
 export { gpusOf, gpusOfNode, type NodeGpus } from './kubernetes/node-gpus.js';
-export { sandboxProviders, sandboxKubernetes } from './providers.js';
+export { sandboxAddonCredentials, sandboxProviders, sandboxKubernetes } from './providers.js';
 export { sandboxResponder, type SandboxResponder } from './respond.js';
 export { CONFORMANCE_DIR_ENV, type RecordedViolation } from './openapi/conformance.js';
 export { readBootConfig, type NodeBootConfig } from './kubernetes/user-data.js';

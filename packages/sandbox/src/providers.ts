@@ -1,7 +1,7 @@
 // Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, with the sandbox's
 // accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
-import { CLUSTER_ID_TAG, KubeplaneError, RateBudgets, Redacted, type KubernetesConnector, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, KubeplaneError, RateBudgets, Redacted, type AddonCredentialResolver, type KubernetesConnector, type ProviderFactory, type ProviderType, type RateBudgetSource } from '@kubeplane/sdk';
 import { AwsProvider } from '@kubeplane/providers';
 import { HetznerProvider } from '@kubeplane/providers';
 import { CrusoeProvider } from '@kubeplane/providers';
@@ -55,4 +55,25 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
 
 export function sandboxKubernetes(sandbox: Sandbox): KubernetesConnector {
   return kubernetesConnector({ clock: sandbox.clock });
+}
+
+/** The credential keys the sandbox clouds accept, per cloud, as an add-on's Secret holds them. */
+const SANDBOX_CLOUD_KEYS: Partial<Record<ProviderType, Record<string, string>>> = {
+  hetzner: { credentials: SANDBOX_CREDENTIALS.hetznerToken },
+  aws: { accesskey: SANDBOX_CREDENTIALS.awsAccessKeyId, secretkey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+  crusoe: { accesskey: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretkey: SANDBOX_CREDENTIALS.crusoeSecretKey, project: SANDBOX_CREDENTIALS.crusoeProjectId },
+};
+
+/**
+ * Add-on credentials in the sandbox: a cloud's add-on (a CSI driver) gets the sandbox cloud's own credentials, as
+ * sandboxProviders gives the providers; anything else (the autoscaler adapter's token for kubeplane) goes to
+ * `fallback`, or is refused.
+ */
+export function sandboxAddonCredentials(fallback?: AddonCredentialResolver): AddonCredentialResolver {
+  return async (ref, keys, what, cloud) => {
+    const values = cloud ? SANDBOX_CLOUD_KEYS[cloud] : undefined;
+    if (values) return Object.fromEntries(keys.flatMap((k) => (values[k.key] ? [[k.key, Redacted.of(values[k.key]!)]] : [])));
+    if (fallback) return fallback(ref, keys, what, cloud);
+    throw new KubeplaneError('invalid', `${what}: the sandbox holds credentials for its clouds only`, { resource: what });
+  };
 }

@@ -15,7 +15,6 @@ import {
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
-  Redacted,
   systemClock,
   writeFileAtomic,
   type AddonCredentialResolver,
@@ -23,7 +22,6 @@ import {
   type EngineOptions,
   type MachineAccess,
   type ProviderFactory,
-  type ProviderType,
   type PutOptions,
   type StateStore,
   type StepEvent,
@@ -117,7 +115,7 @@ export class LocalRuntime {
       let machines: MachineAccess;
       let addonCredentials: AddonCredentialResolver = (ref, keys, what) => resolveAddonCredentials(ref, keys, what, options.env, options.cwd);
       if (options.sandbox) {
-        const { NetnsSandbox, Sandbox, sandboxKubernetes, sandboxProviders, SANDBOX_CREDENTIALS } = await import('@kubeplane/sandbox');
+        const { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } = await import('@kubeplane/sandbox');
         sandbox = options.memory ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(dir, options.seed ?? 1);
         sandbox.listen();
         clock = sandbox.clock;
@@ -125,19 +123,9 @@ export class LocalRuntime {
         providers = sandboxProviders(sandbox);
         kubernetes = sandboxKubernetes(sandbox);
         machines = sandbox.staticMachines.access();
-        // The sandbox clouds accept their own credentials only, as sandboxProviders gives the providers; a token for
-        // kubeplane itself (the autoscaler adapter's) is read as locally.
-        const local = addonCredentials;
-        const clouds: Partial<Record<ProviderType, Record<string, string>>> = {
-          hetzner: { credentials: SANDBOX_CREDENTIALS.hetznerToken },
-          aws: { accesskey: SANDBOX_CREDENTIALS.awsAccessKeyId, secretkey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
-          crusoe: { accesskey: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretkey: SANDBOX_CREDENTIALS.crusoeSecretKey, project: SANDBOX_CREDENTIALS.crusoeProjectId },
-        };
-        addonCredentials = async (ref, keys, what, cloud) => {
-          const values = cloud ? clouds[cloud] : undefined;
-          if (!values) return local(ref, keys, what, cloud);
-          return Object.fromEntries(keys.flatMap((k) => (values[k.key] ? [[k.key, Redacted.of(values[k.key]!)]] : [])));
-        };
+        // The sandbox clouds accept their own credentials only; a token for kubeplane itself (the autoscaler
+        // adapter's) is read as locally.
+        addonCredentials = sandboxAddonCredentials(addonCredentials);
       } else {
         providers = cloudProviders(options.env, options.cwd, options.memory ? undefined : dir);
         kubernetes = kubernetesConnector();
