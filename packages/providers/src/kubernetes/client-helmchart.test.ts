@@ -1,5 +1,4 @@
-// NEEDS THE SANDBOX'S CRD SERVING (session 11, branch s11-sandbox-k8s): the generic object operations against the
-// sandbox's Kubernetes emulator, as the addons step uses them: the helm-controller's objects (CRDs first), a HelmChart
+// The generic object operations against the sandbox's Kubernetes emulator, as the addons step uses them: the helm-controller's objects (CRDs first), a HelmChart
 // of the established CRD, read back, listed by kubeplane's label and deleted.
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,9 +22,12 @@ beforeEach(() => {
   const vms = new FakeVms(clock, publicAddresses(goldenCluster()));
   const emulator = new KubernetesEmulator(sandboxContext(clock), { vms });
   server.resetHandlers(...emulator.handlers());
-  const first = rendered.nodes.find((n) => n.name === 'aws-cp-1');
-  if (!first) throw new Error('no aws-cp-1 in the golden cluster');
-  vms.run(first);
+  // The API load balancer and the first control plane behind it.
+  for (const name of ['lb-1', 'aws-cp-1']) {
+    const node = rendered.nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no ${name} in the golden cluster`);
+    vms.run(node);
+  }
   clock.advance(300_000);
   api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
 });
