@@ -28,22 +28,20 @@ async function until(args: string[], done: (out: string) => boolean, timeoutMs =
   throw new Error(`kubectl ${args.join(' ')} never got there; last output:\n${out}`);
 }
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
+const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: helmcharts.helm.cattle.io
+  name: widgets.example.com
 spec:
-  group: helm.cattle.io
-  names: {kind: HelmChart, listKind: HelmChartList, plural: helmcharts, singular: helmchart}
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
   scope: Namespaced
   versions:
   - name: v1
     served: true
     storage: true
     additionalPrinterColumns:
-    - {jsonPath: .spec.chart, name: Chart, type: string}
-    - {jsonPath: .spec.version, name: Version, type: string}
-    - {jsonPath: ".status.conditions[?(@.type=='Failed')].status", name: Failed, type: string}
+    - {jsonPath: .spec.size, name: Size, type: integer}
     schema:
       openAPIV3Schema:
         type: object
@@ -51,35 +49,16 @@ spec:
           spec:
             type: object
             properties:
-              repo: {type: string}
-              chart: {type: string}
-              version: {type: string}
-              targetNamespace: {type: string}
-              createNamespace: {type: boolean}
-              valuesContent: {type: string}
-          status:
-            type: object
-            x-kubernetes-preserve-unknown-fields: true
+              size: {type: integer}
 `;
 
-const CONTROLLER = `apiVersion: apps/v1
-kind: Deployment
+const WIDGET = `apiVersion: example.com/v1
+kind: Widget
 metadata:
-  name: helm-controller
-  namespace: kube-system
+  name: small
+  namespace: default
 spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: helm-controller}
-  template:
-    metadata:
-      labels: {app: helm-controller}
-    spec:
-      containers:
-      - name: helm-controller
-        image: rancher/helm-controller:v0.16.13
-      tolerations:
-      - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+  size: 3
 `;
 
 const LONGHORN = `apiVersion: helm.cattle.io/v1
@@ -111,25 +90,24 @@ spec:
 `;
 
 describe('kubectl and the add-on mechanism', () => {
-  it('applies and lists a CRD, and its custom resources with the CRD\'s columns', async () => {
-    const crd = await apply('crd.yaml', CRD);
-    expect(crd.stderr).toBe('');
-    expect(crd.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/helmcharts.helm.cattle.io created');
-    const crds = await kubectl('get', 'crd');
-    expect(crds.stdout).toMatch(/^NAME\s+CREATED AT\n/);
-    expect(crds.stdout).toContain('helmcharts.helm.cattle.io');
+  it('lists the HelmChart CRD kubeplane installed, established, and the charts with its columns; a CRD of the user\'s is served', async () => {
     expect((await kubectl('get', 'crd', 'helmcharts.helm.cattle.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}')).stdout).toBe('True');
-    const chart = await apply('longhorn.yaml', LONGHORN);
-    expect(chart.stderr).toBe('');
-    expect(chart.stdout).toContain('helmchart.helm.cattle.io/longhorn created');
     const charts = await kubectl('get', 'helmcharts', '-A');
-    // Name, then exactly the columns the CRD lists (no Age: it lists none).
-    expect(charts.stdout).toMatch(/^NAMESPACE\s+NAME\s+CHART\s+VERSION\s+FAILED\n/);
-    expect(charts.stdout).toMatch(/kube-system\s+longhorn\s+longhorn\s+1\.9\.1/);
+    // Name, then exactly the columns the CRD lists (helm-controller's: no Age; Job has priority 10, shown with -o wide).
+    expect(charts.stdout).toMatch(/^NAMESPACE\s+NAME\s+REPO\s+CHART\s+VERSION\s+TARGETNAMESPACE\s+BOOTSTRAP\s+FAILED\n/);
+    expect(charts.stdout).toMatch(/kube-system\s+cilium\s+https:\/\/helm\.cilium\.io\s+cilium\s+1\.18\.5\s+kube-system/);
+    const crd = await apply('widget-crd.yaml', WIDGET_CRD);
+    expect(crd.stderr).toBe('');
+    expect(crd.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    expect((await kubectl('get', 'crd')).stdout).toMatch(/^NAME\s+CREATED AT\n/);
+    const widget = await apply('widget.yaml', WIDGET);
+    expect(widget.stderr).toBe('');
+    expect(widget.stdout).toContain('widget.example.com/small created');
+    expect((await kubectl('get', 'widgets')).stdout).toMatch(/^NAME\s+SIZE\nsmall\s+3\n?$/);
   });
 
-  it('installs the chart once the helm-controller runs: a default StorageClass, and a claim that binds with it', async () => {
-    expect((await apply('controller.yaml', CONTROLLER)).code).toBe(0);
+  it('installs a chart applied with kubectl through the running helm-controller: a default StorageClass, and a claim that binds with it', async () => {
+    expect((await apply('longhorn.yaml', LONGHORN)).code).toBe(0);
     await until(['get', 'helmchart', 'longhorn', '-n', 'kube-system', '-o', 'jsonpath={.status.jobName}'], (o) => o === 'helm-install-longhorn');
     const classes = await until(['get', 'storageclass'], (o) => o.includes('longhorn (default)'));
     expect(classes).toMatch(/^NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOLUMEEXPANSION\s+AGE\n/);
