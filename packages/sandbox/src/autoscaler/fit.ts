@@ -1,47 +1,22 @@
-// Whether a pod fits a node, as cluster-autoscaler's scheduling simulation asks it (it runs the kube-scheduler's
-// filters: NodeResourcesFit, NodeAffinity's nodeSelector, TaintToleration): resource requests against allocatable less
-// what the node's pods request, the pod's nodeSelector against the node's labels, and NoSchedule/NoExecute taints
-// against the pod's tolerations (PreferNoSchedule never blocks). Sources: kubernetes/kubernetes
-// pkg/scheduler/framework/plugins/{noderesources/fit.go,nodeaffinity,tainttoleration}.
-import { obj, type Json, type KubeObject } from '../kubernetes/store.js';
+// Whether a pod fits a node, as cluster-autoscaler's scheduling simulation asks it: it runs kube-scheduler's filters
+// (NodeResourcesFit, NodeAffinity, TaintToleration), here the sandbox scheduler's own (kubernetes/scheduling.ts, which
+// cites them) on a template node: requests against allocatable less what the node's pods request, node selectors and
+// required affinity against the node's labels, NoSchedule/NoExecute taints against the pod's tolerations.
+import { nodeMatches, podRequests, resourceAmount, tolerates, type Toleration } from '../kubernetes/scheduling.js';
+import { obj, type KubeObject } from '../kubernetes/store.js';
 
 export type Resources = Record<string, number>;
+/** What a pod asks of a node, as the sandbox's scheduler counts it (cpu in millicores). */
+export { podRequests };
 
-/** A resource.Quantity as a number: cpu in cores ("500m" = 0.5), memory in bytes ("1Gi"), counts as they are. */
-export function parseQuantity(text: string): number {
-  const m = /^([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(text.trim());
-  if (!m) return Number.NaN;
-  const n = Number(m[1]);
-  const scale: Record<string, number> = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-  return n * (m[2] ? (scale[m[2]] ?? 1) : 1);
-}
-
-/** `{cpu: "2", memory: "1Gi"}` (or protobuf Quantities `{string: "2"}`) as numbers. */
+/** `{cpu: "2", memory: "1Gi"}` (or protobuf Quantities `{string: "2"}`) as the scheduler counts them. */
 export function resourcesOf(list: unknown): Resources {
   const out: Resources = {};
   for (const [k, v] of Object.entries(obj(list) ?? {})) {
     const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : typeof obj(v)?.['string'] === 'string' ? String(obj(v)?.['string']) : '';
-    const n = parseQuantity(text);
-    if (Number.isFinite(n)) out[k] = n;
+    if (text) out[k] = resourceAmount(k, text);
   }
   return out;
-}
-
-/**
- * What a pod asks of a node: the sum of its containers' requests, or the largest init container's where that is more
- * (kubernetes.io/docs/concepts/workloads/pods/init-containers/#resource-sharing-within-containers), and one pod.
- */
-export function podRequests(pod: KubeObject): Resources {
-  const spec = obj(pod['spec']) ?? {};
-  const sum: Resources = {};
-  for (const c of (spec['containers'] as Json[] | undefined) ?? []) {
-    for (const [k, v] of Object.entries(resourcesOf(obj(c['resources'])?.['requests']))) sum[k] = (sum[k] ?? 0) + v;
-  }
-  for (const c of (spec['initContainers'] as Json[] | undefined) ?? []) {
-    for (const [k, v] of Object.entries(resourcesOf(obj(c['resources'])?.['requests']))) sum[k] = Math.max(sum[k] ?? 0, v);
-  }
-  sum['pods'] = 1;
-  return sum;
 }
 
 export interface NodeShape {
@@ -50,29 +25,10 @@ export interface NodeShape {
   allocatable: Resources;
 }
 
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-}
-
-/** core/v1 Toleration.ToleratesTaint: empty key with Exists tolerates everything; an empty effect matches all effects. */
-function tolerates(tolerations: Toleration[], taint: { key: string; value?: string; effect: string }): boolean {
-  return tolerations.some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (!t.key) return t.operator === 'Exists';
-    if (t.key !== taint.key) return false;
-    return t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '');
-  });
-}
-
 /** Whether `pod` may run on a node of this shape at all (selector and taints), whatever its load. */
 export function podAllowedOn(pod: KubeObject, node: NodeShape): boolean {
-  const spec = obj(pod['spec']) ?? {};
-  const selector = (obj(spec['nodeSelector']) ?? {}) as Record<string, string>;
-  if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v)) return false;
-  const tolerations = (spec['tolerations'] as Toleration[] | undefined) ?? [];
+  if (!nodeMatches(pod, { metadata: { name: 'template', labels: node.labels } })) return false;
+  const tolerations = (obj(pod['spec'])?.['tolerations'] as Toleration[] | undefined) ?? [];
   return node.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerates(tolerations, t));
 }
 

@@ -2,4 +2,4 @@
 export { sandboxClusterApi, sandboxClusterView, unschedulablePod } from './cluster-view.js';
 export { driveUntil, type DriveResult } from './drive.js';
 export { CA_DEFAULTS, SimulatedClusterAutoscaler, type AutoscalerCloudProvider, type AutoscalerClusterView, type AutoscalerEvent, type SimulatedAutoscalerOptions } from './simulated-autoscaler.js';
-export { fitsIn, nodeShape, parseQuantity, podAllowedOn, podRequests, resourcesOf, type NodeShape, type Resources } from './fit.js';
+export { fitsIn, nodeShape, podAllowedOn, podRequests, resourcesOf, type NodeShape, type Resources } from './fit.js';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '@kubeplane/sdk';
 import type { KubeObject } from '../kubernetes/store.js';
-import { parseQuantity } from './fit.js';
+import { resourcesOf } from './fit.js';
 import { unschedulablePod } from './cluster-view.js';
 import { CA_DEFAULTS, SimulatedClusterAutoscaler, type AutoscalerCloudProvider } from './simulated-autoscaler.js';
 
@@ -55,11 +55,9 @@ function node(name: string, cpu: string, labels: Record<string, string> = {}): K
 }
 
 describe('the simulated cluster-autoscaler', () => {
-  it('reads Kubernetes quantities as the API writes them', () => {
-    expect(parseQuantity('500m')).toBe(0.5);
-    expect(parseQuantity('2Gi')).toBe(2 * 2 ** 30);
-    expect(parseQuantity('1k')).toBe(1000);
-    expect(parseQuantity('lots')).toBeNaN();
+  it('reads resources as the scheduler counts them, in JSON and in the adapter\'s protobuf Quantities', () => {
+    expect(resourcesOf({ cpu: '500m', memory: '2Gi', pods: '110' })).toEqual({ cpu: 500, memory: 2 * 2 ** 30, pods: 110 });
+    expect(resourcesOf({ cpu: { string: '16' }, 'nvidia.com/gpu': { string: '8' } })).toEqual({ cpu: 16_000, 'nvidia.com/gpu': 8 });
   });
 
   it('grows the group that wastes least, by the nodes the pods need, and only groups whose selector and taints admit them', async () => {

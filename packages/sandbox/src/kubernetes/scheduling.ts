@@ -46,7 +46,8 @@ function list(v: unknown): Json[] {
   return Array.isArray(v) ? v.map((x) => obj(x)).filter((x): x is Json => x !== undefined) : [];
 }
 
-function amount(resource: string, q: unknown): number {
+/** A resource quantity as the scheduler compares it: cpu in millicores, anything else in base units; 0 when malformed. */
+export function resourceAmount(resource: string, q: unknown): number {
   try {
     // cpu in millicores; everything else in base units (memory bytes, counts).
     return resource === 'cpu' ? milliValue(q as string) : parseQuantity(q as string);
@@ -62,19 +63,19 @@ export function podRequests(pod: KubeObject): Record<string, number> {
   const of = (c: Json): Record<string, number> => {
     const resources = obj(c['resources']) ?? {};
     const requests = { ...((obj(resources['limits']) ?? {}) as Record<string, unknown>), ...((obj(resources['requests']) ?? {}) as Record<string, unknown>) };
-    return Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, amount(k, v)]));
+    return Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, resourceAmount(k, v)]));
   };
   const total: Record<string, number> = {};
   for (const c of list(spec['containers'])) for (const [k, v] of Object.entries(of(c))) total[k] = (total[k] ?? 0) + v;
   for (const c of list(spec['initContainers'])) for (const [k, v] of Object.entries(of(c))) total[k] = Math.max(total[k] ?? 0, v);
-  for (const [k, v] of Object.entries((obj(spec['overhead']) ?? {}) as Record<string, unknown>)) total[k] = (total[k] ?? 0) + amount(k, v);
+  for (const [k, v] of Object.entries((obj(spec['overhead']) ?? {}) as Record<string, unknown>)) total[k] = (total[k] ?? 0) + resourceAmount(k, v);
   total['pods'] = 1;
   return total;
 }
 
 export function nodeAllocatable(node: KubeObject): Record<string, number> {
   const a = (obj(obj(node['status'])?.['allocatable']) ?? {}) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, amount(k, v)]));
+  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, resourceAmount(k, v)]));
 }
 
 export function terminated(pod: KubeObject): boolean {
