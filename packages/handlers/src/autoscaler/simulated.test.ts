@@ -2,7 +2,7 @@
 // cluster: unschedulable pods grow the pool (packed on as few nodes as fit, never past max), idle nodes are removed
 // after the unneeded time (never below min), and a pool whose provider refuses to grow is backed off, not retried in a loop.
 // Pods are written into the sandbox API server's store as kube-scheduler leaves them when nothing fits (PodScheduled
-// False, reason Unschedulable): the sandbox's own scheduler (issue 14, contract C3) sets that condition on its branch.
+// False, reason Unschedulable); the lifecycle's autoscale stage has the sandbox's scheduler set that condition itself.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { driveUntil, sandboxClusterApi, sandboxClusterView, SimulatedClusterAutoscaler, CA_DEFAULTS, unschedulablePod } from '@kubeplane/sandbox';
 import { autoscaledManifest, BATCH_PODS, BATCH_POOL } from '../../../../test/helpers/autoscaled-manifest.js';

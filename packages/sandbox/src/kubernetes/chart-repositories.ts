@@ -1,5 +1,5 @@
 // The chart repositories the sandbox's simulated helm-controller installs from: per repository URL, the charts and
-// versions its index.yaml publishes (at least the versions kubeplane's catalog pins and one newer each, contract C8).
+// versions its index.yaml publishes (at least the versions kubeplane's catalog pins and one newer each, issue 14).
 // Sources, each repository's index: https://helm.cilium.io/index.yaml, https://charts.hetzner.cloud/index.yaml,
 // https://kubernetes-sigs.github.io/aws-ebs-csi-driver/index.yaml,
 // https://crusoecloud.github.io/crusoe-csi-driver-helm-charts/charts/index.yaml, https://charts.longhorn.io/index.yaml,

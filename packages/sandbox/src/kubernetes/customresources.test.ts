@@ -1,6 +1,6 @@
 // CRDs and custom resources over HTTP, as kubectl and the engine's client use them: discovery, create, SSA, list
 // with label selectors, schema validation, 404 for unknown kinds, finalizers, and deleting a CRD with its objects;
-// and the built-in kinds the add-on mechanism needs (contract C2).
+// and the built-in kinds the add-on mechanism needs (issue 14).
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@kubeplane/sdk';

@@ -1,6 +1,6 @@
 // The simulated helm-controller over HTTP: HelmCharts installed, upgraded, failed and uninstalled by Jobs on the
 // virtual clock, the Helm 3 release Secrets they leave (decoded here with node:zlib as Helm encodes them), and each
-// pinned chart's effect on the cluster (contract C1, C5, C8).
+// pinned chart's effect on the cluster (issue 14).
 import { gunzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { stringify } from 'yaml';

@@ -1,6 +1,6 @@
-// A simulated k3s-io/helm-controller (contract C1): HelmChart objects (helm.cattle.io/v1) reconciled by install,
+// A simulated k3s-io/helm-controller (issue 14): HelmChart objects (helm.cattle.io/v1) reconciled by install,
 // upgrade and uninstall Jobs, the Helm 3 release records they leave, and what the charts kubeplane's catalog pins do
-// to the cluster (contract C8, C5): CSI drivers with their StorageClasses and node registrations, the GPU capacity the
+// to the cluster (issue 14): CSI drivers with their StorageClasses and node registrations, the GPU capacity the
 // GPU operator's device plugin advertises, the Deployments of metrics-server and cluster-autoscaler.
 //
 // What it follows:

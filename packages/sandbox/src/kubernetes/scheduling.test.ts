@@ -1,4 +1,4 @@
-// Scheduling as kube-scheduler does it (contract C3): requests against allocatable (cpu, memory, pods, GPUs), node
+// Scheduling as kube-scheduler does it (issue 14): requests against allocatable (cpu, memory, pods, GPUs), node
 // selectors and required affinity, taints and cordons, the unschedulable condition with the scheduler's message and
 // its event, retries when a node joins, standalone pods, and volume binding with WaitForFirstConsumer topology.
 import { describe, expect, it } from 'vitest';

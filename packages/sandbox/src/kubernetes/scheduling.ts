@@ -1,4 +1,4 @@
-// The scheduler's filters and the volume binder, as kube-scheduler's default plugins decide (contract C3):
+// The scheduler's filters and the volume binder, as kube-scheduler's default plugins decide (issue 14):
 // - NodeUnschedulable (pkg/scheduler/framework/plugins/nodeunschedulable): a cordoned node takes only pods tolerating
 //   node.kubernetes.io/unschedulable:NoSchedule; "node(s) were unschedulable".
 // - TaintToleration (plugins/tainttoleration): every NoSchedule/NoExecute taint must be tolerated (PreferNoSchedule

@@ -40,7 +40,7 @@ const BUILTIN = {
   poddisruptionbudgets: { kind: 'PodDisruptionBudget', group: 'policy', namespaced: true },
   // Stored as written, not enforced: the first control plane applies the mesh reader's Role and RoleBinding and the
   // metadata-blocking Cilium policy, and a real API server would accept them. The helm-controller's
-  // ServiceAccount and ClusterRoleBinding (contract C1) are stored the same way.
+  // ServiceAccount and ClusterRoleBinding (issue 14) are stored the same way.
   roles: { kind: 'Role', group: 'rbac.authorization.k8s.io', namespaced: true },
   rolebindings: { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', namespaced: true },
   clusterroles: { kind: 'ClusterRole', group: 'rbac.authorization.k8s.io', namespaced: false },

@@ -5,7 +5,7 @@ import type { AddonDef } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
 import { CATALOG, type ChartAddonId } from './catalog.js';
 
-/** The label kubeplane puts on every node with its provider type (contract C4); CSI drivers are pinned by it. */
+/** The label kubeplane puts on every node with its provider type (issue 14); CSI drivers are pinned by it. */
 export const PROVIDER_LABEL = 'kubeplane.dev/provider';
 export const POOL_LABEL = 'kubeplane.dev/pool';
 

@@ -127,7 +127,7 @@ export function nodeGroupOf(record: ClusterRecord, pool: PoolSpec & { autoscaler
   // The machine the provider gives (its catalog) is what a new node has; the manifest's machineSpec only where the
   // catalog does not answer (machineSpec describes what was asked for, not what the server type is).
   const gpus = size?.gpus ?? m.nvidiaGpuCount ?? 0;
-  // The labels kubeplane puts on every node (contract C4 of issue 14), then the pool's own.
+  // The labels kubeplane puts on every node (issue 14), then the pool's own.
   const labels: Record<string, string> = {
     'kubernetes.io/os': 'linux',
     'topology.kubernetes.io/region': prov.region,

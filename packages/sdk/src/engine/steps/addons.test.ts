@@ -1,4 +1,4 @@
-// The addons step against an in-memory cluster whose helm-controller is simulated here as the contract (C1) says:
+// The addons step against an in-memory cluster whose helm-controller is simulated here as issue 14 and k3s-io/helm-controller describe it:
 // first install, upgrade on a version change, removal, helm's failure message, and credentials that never reach
 // the record, the events or an error.
 import { readFileSync } from 'node:fs';
@@ -89,7 +89,7 @@ class FakeCluster implements KubernetesApi {
     if (d) d['status'] = { readyReplicas: 1 };
   }
 
-  /** A Helm 3 release revision as its storage driver writes it: the earlier ones superseded (contract C1). */
+  /** A Helm 3 release revision as its storage driver writes it: the earlier ones superseded (issue 14). */
   release(release: string, namespace: string, spec: { chart: string; version: string; valuesContent: string }): void {
     const revision = (this.revisions.get(release) ?? 0) + 1;
     this.revisions.set(release, revision);
@@ -115,7 +115,7 @@ class FakeCluster implements KubernetesApi {
     });
   }
 
-  /** One reconcile of every HelmChart, as k3s-io/helm-controller and Helm 3 record it (contract C1). */
+  /** One reconcile of every HelmChart, as k3s-io/helm-controller and Helm 3 record it (issue 14). */
   reconcile(): void {
     for (const chart of [...this.objects.values()].filter((o) => o.kind === 'HelmChart')) {
       const spec = chart['spec'] as { chart: string; version: string; repo: string; targetNamespace: string; valuesContent: string };
