@@ -65,7 +65,7 @@ describe('add-ons across commands', () => {
     expect(destroy.stdout).toContain('resources left in the sandbox clouds: 0');
   });
 
-  it('Crusoe Managed Kubernetes: an add-on CMK did not install at creation is added afterwards through the cluster', async () => {
+  it('Crusoe Managed Kubernetes: an add-on CMK did not install at creation is added, upgraded and removed afterwards through the cluster', async () => {
     const state = join(dir, 'cmk');
     const file = join(dir, 'crusoe-cmk.yaml');
     const example = readFileSync(join(root, 'examples', 'crusoe-cmk.yaml'), 'utf8');
@@ -81,6 +81,12 @@ describe('add-ons across commands', () => {
     const after = await addonsOf(state, project, cluster);
     expect(after['nvidia_gpu_operator']).toMatchObject({ chart: 'gpu-operator', state: 'installed' });
     expect(after['nvidia_gpu_operator']?.installedVersion).toBe(after['nvidia_gpu_operator']?.declaredVersion);
+
+    // Added by kubeplane, so kubeplane upgrades it and removes it.
+    await apply(state, file, example.replace('        - name: nvidia_gpu_operator\n', '        - { name: nvidia_gpu_operator, version: v25.3.3 }\n'));
+    expect((await addonsOf(state, project, cluster))['nvidia_gpu_operator']).toMatchObject({ declaredVersion: 'v25.3.3', installedVersion: 'v25.3.3', state: 'installed' });
+    await apply(state, file, withoutGpu);
+    expect((await addonsOf(state, project, cluster))['nvidia_gpu_operator']).toBeUndefined();
     const destroy = await runCli(['destroy', file, '--sandbox', '--state-dir', state], { cwd: root });
     expect(destroy.stdout).toContain('resources left in the sandbox clouds: 0');
   });
