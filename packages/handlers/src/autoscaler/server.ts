@@ -21,6 +21,9 @@ import {
  * The label GPU nodes carry: NVIDIA's GPU feature discovery (deployed by the GPU operator) sets
  * `nvidia.com/gpu.present=true` (NVIDIA/k8s-device-plugin docs/gpu-feature-discovery), and kubeplane's templates carry it.
  */
+/** Why the pricing calls answer Unimplemented: nothing to price with, and what to use instead. */
+const NO_PRICES = 'kubeplane has no instance prices (its providers\' catalogs carry none); use an expander other than price, such as least-waste';
+
 export const GPU_LABEL = 'nvidia.com/gpu.present';
 
 /** A gRPC error with its status code, as the service answers. */
@@ -116,12 +119,14 @@ export function cloudProviderImplementation(options: AdapterOptions): grpc.Untyp
       return { nodeGroup: found ? proto(found) : { id: '', minSize: 0, maxSize: 0, debug: '' } };
     }),
 
-    // Optional in the protocol; kubeplane has no prices to give (as most providers: Unimplemented).
+    // Optional in the protocol (externalgrpc.proto: Unimplemented when not offered): the providers' instance
+    // catalogs carry no prices, so the price expander is not offered; the chart values kubeplane builds choose
+    // least-waste (sdk addons/values.ts), which needs none.
     PricingNodePrice: unary(async () => {
-      throw new StatusError(grpc.status.UNIMPLEMENTED, 'PricingNodePrice is not implemented by kubeplane');
+      throw new StatusError(grpc.status.UNIMPLEMENTED, NO_PRICES);
     }),
     PricingPodPrice: unary(async () => {
-      throw new StatusError(grpc.status.UNIMPLEMENTED, 'PricingPodPrice is not implemented by kubeplane');
+      throw new StatusError(grpc.status.UNIMPLEMENTED, NO_PRICES);
     }),
 
     GPULabel: unary(async () => ({ label: GPU_LABEL })),

@@ -96,7 +96,8 @@ describe('catalog values', () => {
   it('runs the cluster autoscaler on externalgrpc, pointed at kubeplane\'s adapter Service', () => {
     const values = builtValues('cluster_autoscaler', { spec: specOf('        - name: cluster_autoscaler') }) as Values;
     expect(values['cloudProvider']).toBe('externalgrpc');
-    expect(values['extraArgs']).toEqual({ 'cloud-config': '/etc/kubeplane-autoscaler/cloud-config' });
+    // The expander the simulated autoscaler follows, and one that needs no prices.
+    expect(values['extraArgs']).toEqual({ 'cloud-config': '/etc/kubeplane-autoscaler/cloud-config', expander: 'least-waste' });
   });
 
   it('has the GPU operator\'s toolkit set up the containerd runtime', () => {

@@ -153,7 +153,9 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
       return {
         cloudProvider: 'externalgrpc',
         // externalgrpc reads its server's address from the cloud-config (cluster-autoscaler/cloudprovider/externalgrpc/README.md).
-        extraArgs: { 'cloud-config': `${AUTOSCALER_ADAPTER.cloudConfigDir}/cloud-config` },
+        // least-waste (cluster-autoscaler expander/waste; its default is random): what the sandbox's simulated
+        // autoscaler does, and it needs no prices, which the adapter does not have.
+        extraArgs: { 'cloud-config': `${AUTOSCALER_ADAPTER.cloudConfigDir}/cloud-config`, expander: 'least-waste' },
         extraVolumeSecrets: { 'kubeplane-cloud-config': { name: AUTOSCALER_ADAPTER.cloudConfigSecret, mountPath: AUTOSCALER_ADAPTER.cloudConfigDir } },
       };
   }
