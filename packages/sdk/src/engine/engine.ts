@@ -19,7 +19,7 @@ import { stepEventKey, stepEventSchema, type EngineEvent, type EngineEventListen
 import type { KubernetesConnector } from './ports/kubernetes.js';
 import type { Lease, LeaseGrant } from './ports/lease.js';
 import { busyRetryDelaySeconds } from './busy-retry.js';
-import { SQS_MAX_DELAY_SECONDS, type Queue, type ReceivedMessage } from './ports/queue.js';
+import { isPullQueue, SQS_MAX_DELAY_SECONDS, type Queue, type QueueSender, type ReceivedMessage } from './ports/queue.js';
 import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
 import type { ClockParticipant } from './runner.js';
@@ -32,7 +32,8 @@ import { defaultOverdueSeconds, lostMs } from './watchdog.js';
 export interface EngineOptions {
   state: StateStore;
   secrets: SecretStore;
-  queue: Queue<StepEvent>;
+  /** Where step messages go: a Queue the local runner receives from, or a push queue's sending half (Cloud Tasks). */
+  queue: Queue<StepEvent> | QueueSender<StepEvent>;
   lease: Lease;
   clock: Clock;
   providers: ProviderFactory;
@@ -115,9 +116,16 @@ export class Engine {
     await this.options.queue.send(event, { groupId: record.clusterId, deduplicationId: event.key, delaySeconds: queueDelay(delaySeconds) });
   }
 
+  /** The queue as one to receive from; a push queue (Cloud Tasks) delivers to its handler instead, so this throws. */
+  pullQueue(): Queue<StepEvent> {
+    const { queue } = this.options;
+    if (!isPullQueue(queue)) throw new KubeplaneError('invalid', 'this engine\'s queue pushes each step message to the step function (Cloud Tasks); nothing in this process receives from it, so there is nothing to run here');
+    return queue;
+  }
+
   /** Handles one delivered message: runs the step, sends what follows, acknowledges (or releases) it. */
   async process(message: ReceivedMessage<unknown>): Promise<ProcessOutcome> {
-    const { queue } = this.options;
+    const queue = this.pullQueue();
     const parsed = stepEventSchema.safeParse(message.body);
     if (!parsed.success) {
       // A malformed message can never succeed: drop it rather than block its group.

@@ -126,12 +126,11 @@ export interface ApplyResult {
 export class Kubeplane {
   readonly engine: Engine;
   readonly #options: EngineOptions;
-  readonly #runner: LocalRunner;
+  #runner: LocalRunner | undefined;
 
   constructor(options: EngineOptions) {
     this.#options = options;
     this.engine = new Engine(options);
-    this.#runner = new LocalRunner(this.engine, options.queue, options.clock);
   }
 
   on(listener: EngineEventListener): () => void {
@@ -373,8 +372,9 @@ export class Kubeplane {
   }
 
   /** Runs queued work in this process until none is left (see LocalRunner). */
-  run(options?: RunOptions): Promise<RunReport> {
+  async run(options?: RunOptions): Promise<RunReport> {
     const participant = this.engine.options.clockParticipant;
+    this.#runner ??= new LocalRunner(this.engine, this.engine.pullQueue(), this.#options.clock);
     return this.#runner.runUntilIdle(participant ? { participant, ...options } : options);
   }
 

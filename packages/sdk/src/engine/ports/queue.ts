@@ -21,8 +21,15 @@ export interface ReceivedMessage<T> {
   receipt: string;
 }
 
-export interface Queue<T> {
+/**
+ * The sending half of a queue: all the engine needs where the queue pushes each message to a handler itself (Cloud
+ * Tasks calls the step function over HTTP; nothing receives from it). The local runner needs a whole Queue.
+ */
+export interface QueueSender<T> {
   send(body: T, options: SendOptions): Promise<void>;
+}
+
+export interface Queue<T> extends QueueSender<T> {
   /** Up to `max` visible messages, at most one per group, each hidden for the visibility timeout. */
   receive(max: number): Promise<Array<ReceivedMessage<T>>>;
   /** Removes a delivered message for good. Acking a stale receipt is a no-op. */
@@ -36,3 +43,8 @@ export interface Queue<T> {
 }
 
 export const SQS_MAX_DELAY_SECONDS = 900;
+
+/** Whether a queue can be received from (the local runner's kind), rather than pushing its messages itself. */
+export function isPullQueue<T>(queue: QueueSender<T>): queue is Queue<T> {
+  return typeof (queue as Partial<Queue<T>>).receive === 'function';
+}
