@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { CloudTasksClient } from '@google-cloud/tasks';
 import { KubeplaneError, type QueueSender, type SendOptions } from '@kubeplane/sdk';
-import { cloudTasksClient, grpcCode, GrpcCode, type GoogleClientOptions } from './google-clients.js';
+import { cloudTasksClient, googleStatus, type GoogleClientOptions } from './google-clients.js';
 
 /** Cloud Tasks allows a dispatch deadline of 15 s to 30 min (https://cloud.google.com/tasks/docs/reference/rest/v2/projects.locations.queues.tasks#Task). */
 export const MIN_DISPATCH_DEADLINE_SECONDS = 15;
@@ -87,7 +87,7 @@ export class CloudTasksQueue<T> implements QueueSender<T> {
       await this.client.createTask({ parent: this.queuePath, task });
     } catch (e) {
       // The name is taken: this message was sent already (or ran within the last hour). Dropping it is the point.
-      if (grpcCode(e) === GrpcCode.ALREADY_EXISTS) return;
+      if (googleStatus(e) === 'ALREADY_EXISTS') return;
       throw e;
     }
   }

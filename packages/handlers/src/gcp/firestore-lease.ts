@@ -4,7 +4,7 @@
 // the fencing token grows with every new grant and survives releases (a release only expires the document).
 import type { Firestore, Precondition } from '@google-cloud/firestore';
 import { systemClock, type Clock, type Lease, type LeaseGrant } from '@kubeplane/sdk';
-import { firestoreClient, grpcCode, GrpcCode } from './google-clients.js';
+import { firestoreClient, googleStatus } from './google-clients.js';
 import { encodeDocumentId, type FirestoreOptions } from './firestore-state-store.js';
 
 export interface FirestoreLeaseOptions extends FirestoreOptions {
@@ -80,6 +80,6 @@ export class FirestoreLease implements Lease {
 
 /** The document changed (or was made) between the read and the commit: another acquirer won. */
 export function lostRace(e: unknown): boolean {
-  const code = grpcCode(e);
-  return code === GrpcCode.ALREADY_EXISTS || code === GrpcCode.FAILED_PRECONDITION;
+  const code = googleStatus(e);
+  return code === 'ALREADY_EXISTS' || code === 'FAILED_PRECONDITION';
 }

@@ -13,7 +13,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { FieldValue, type DocumentSnapshot, type Firestore, type Precondition } from '@google-cloud/firestore';
 import { checkKey, fenced, KubeplaneError, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
-import { firestoreClient, grpcCode, GrpcCode, type GoogleClientOptions } from './google-clients.js';
+import { firestoreClient, googleStatus, type GoogleClientOptions } from './google-clients.js';
 
 const COMPRESS_ABOVE = 256 * 1024;
 /** Firestore's largest document is 1 MiB (1,048,576 bytes) including field names and the name; keep a margin. */
@@ -108,8 +108,8 @@ export class FirestoreStateStore implements StateStore {
         await ref.update(next, precondition);
       }
     } catch (e) {
-      const code = grpcCode(e);
-      if (code !== GrpcCode.ALREADY_EXISTS && code !== GrpcCode.FAILED_PRECONDITION) throw e;
+      const code = googleStatus(e);
+      if (code !== 'ALREADY_EXISTS' && code !== 'FAILED_PRECONDITION') throw e;
       const now = (await ref.get()).data() as StateDoc | undefined;
       throw this.#refusal(key, expectedRevision, fence, now);
     }

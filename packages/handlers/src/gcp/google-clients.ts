@@ -31,11 +31,40 @@ export function cloudTasksClient(o: GoogleClientOptions): CloudTasksClient {
   return new CloudTasksClient({ fallback: true, projectId: o.projectId, ...auth(o) });
 }
 
-/** A gRPC status code carried by an error from any of the three clients (REST errors carry it too), or undefined. */
-export function grpcCode(e: unknown): number | undefined {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
+/** The google.rpc.Code names the adapters act on (https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto). */
+export type GoogleStatus = 'NOT_FOUND' | 'ALREADY_EXISTS' | 'FAILED_PRECONDITION' | 'ABORTED' | 'OTHER';
 
-/** google.rpc.Code values the adapters act on (https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto). */
-export const GrpcCode = { NOT_FOUND: 5, ALREADY_EXISTS: 6, FAILED_PRECONDITION: 9, ABORTED: 10 } as const;
+const RPC_CODES: Record<number, GoogleStatus> = { 5: 'NOT_FOUND', 6: 'ALREADY_EXISTS', 9: 'FAILED_PRECONDITION', 10: 'ABORTED' };
+
+/**
+ * The canonical status of an error from any of the three clients. In REST mode the clients reject with the HTTP
+ * status as `code` and Google's JSON error (`{"error":{"code":409,"status":"ALREADY_EXISTS",…}}`) as the message or
+ * the response data; gRPC-style errors carry the numeric google.rpc.Code. The name decides, since one HTTP status
+ * covers several codes (409: ALREADY_EXISTS and ABORTED; 400: FAILED_PRECONDITION and INVALID_ARGUMENT).
+ */
+export function googleStatus(e: unknown): GoogleStatus {
+  const err = e as { code?: unknown; message?: unknown; status?: unknown; response?: { data?: unknown }; error?: unknown };
+  const named = (v: unknown): GoogleStatus | undefined => {
+    const s = typeof v === 'string' ? v : undefined;
+    return s === 'NOT_FOUND' || s === 'ALREADY_EXISTS' || s === 'FAILED_PRECONDITION' || s === 'ABORTED' ? s : undefined;
+  };
+  const fromBody = (body: unknown): GoogleStatus | undefined => {
+    let b = body;
+    if (typeof b === 'string') {
+      try {
+        b = JSON.parse(b);
+      } catch {
+        return undefined;
+      }
+    }
+    const inner = (b as { error?: { status?: unknown } } | null)?.error;
+    return inner ? (named(inner.status) ?? 'OTHER') : undefined;
+  };
+  const found = named(err.status) ?? fromBody(err.response?.data) ?? fromBody(err.message);
+  if (found) return found;
+  // A gRPC-style numeric code (0-16), as google-gax's GoogleError carries when it decoded the status itself.
+  if (typeof err.code === 'number' && err.code <= 16) return RPC_CODES[err.code] ?? 'OTHER';
+  if (err.code === 404) return 'NOT_FOUND';
+  if (err.code === 412) return 'FAILED_PRECONDITION';
+  return 'OTHER';
+}

@@ -11,7 +11,7 @@
 // https://cloud.google.com/secret-manager/docs/reference/rest/v1/projects.secrets/create
 import type { SecretManagerServiceClient } from '@google-cloud/secret-manager';
 import { KubeplaneError, labelsMatch, Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
-import { grpcCode, GrpcCode, secretManagerClient, type GoogleClientOptions } from './google-clients.js';
+import { googleStatus, secretManagerClient, type GoogleClientOptions } from './google-clients.js';
 
 export interface SecretManagerStoreOptions extends GoogleClientOptions {
   /** Every secret id starts with this (default `kubeplane-`); IAM conditions can be scoped to it. */
@@ -85,7 +85,7 @@ export class SecretManagerStore implements SecretStore {
       });
       return true;
     } catch (e) {
-      if (grpcCode(e) === GrpcCode.ALREADY_EXISTS) return false;
+      if (googleStatus(e) === 'ALREADY_EXISTS') return false;
       throw e;
     }
   }
@@ -110,7 +110,7 @@ export class SecretManagerStore implements SecretStore {
         await this.client.destroySecretVersion({ name });
       } catch (e) {
         // Gone already (another writer destroyed it, or the secret was deleted): what we wanted.
-        if (grpcCode(e) !== GrpcCode.NOT_FOUND && grpcCode(e) !== GrpcCode.FAILED_PRECONDITION) throw e;
+        if (googleStatus(e) !== 'NOT_FOUND' && googleStatus(e) !== 'FAILED_PRECONDITION') throw e;
       }
     }
   }
@@ -160,14 +160,25 @@ export class SecretManagerStore implements SecretStore {
       const [out] = await this.client.accessSecretVersion({ name: `${this.#secret(name)}/versions/latest` });
       return Redacted.of(Buffer.from(out.payload?.data ?? '').toString('utf8'));
     } catch (e) {
-      if (grpcCode(e) !== GrpcCode.NOT_FOUND && grpcCode(e) !== GrpcCode.FAILED_PRECONDITION) throw e;
+      const status = googleStatus(e);
+      if (status !== 'NOT_FOUND' && status !== 'FAILED_PRECONDITION') throw e;
+      // `latest` is the newest version whatever its state: a create's loser destroyed its own after the winner's
+      // (see create), so the value is the newest version still enabled.
+      if (status === 'FAILED_PRECONDITION') {
+        const live = await this.#liveVersions(name);
+        const newest = live[live.length - 1];
+        if (newest) {
+          const [out] = await this.client.accessSecretVersion({ name: newest });
+          return Redacted.of(Buffer.from(out.payload?.data ?? '').toString('utf8'));
+        }
+      }
     }
     // Which: no secret at all, or a secret with no live version yet (being created).
     try {
       await this.client.getSecret({ name: this.#secret(name) });
       return 'no-version';
     } catch (e) {
-      if (grpcCode(e) === GrpcCode.NOT_FOUND) return 'no-secret';
+      if (googleStatus(e) === 'NOT_FOUND') return 'no-secret';
       throw e;
     }
   }
@@ -180,7 +191,7 @@ export class SecretManagerStore implements SecretStore {
     try {
       await this.client.deleteSecret({ name: this.#secret(name) });
     } catch (e) {
-      if (grpcCode(e) !== GrpcCode.NOT_FOUND) throw e;
+      if (googleStatus(e) !== 'NOT_FOUND') throw e;
     }
   }
 
