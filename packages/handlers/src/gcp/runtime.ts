@@ -98,7 +98,7 @@ export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = proce
   const queue = new CloudTasksQueue<StepEvent>({ ...google, location, queue: queueId, url, serviceAccountEmail, dispatchDeadlineSeconds: taskDeadlineSeconds, now: () => clock.now() });
   const providerSecretPrefix = env.KUBEPLANE_PROVIDER_SECRET_PREFIX || GCP_PROVIDER_SECRET_PREFIX;
   const budgets = firestoreRateBudgets({ ...google, firestore, collection: `${prefix}-budgets`, clock });
-  const providers = overrides.providers ?? cloudProviderFactory(providerSecretCredentials({ prefix: providerSecretPrefix, projectId, client: secretsClient }), DEFAULT_AWS_REGION, budgets);
+  const providers = overrides.providers ?? cloudProviderFactory(gcpProviderSecretCredentials({ prefix: providerSecretPrefix, projectId, client: secretsClient }), DEFAULT_AWS_REGION, budgets);
   const kubeplane = new Kubeplane({
     state: new FirestoreStateStore({ ...google, firestore, collection: `${prefix}-state` }),
     lease: new FirestoreLease({ ...google, firestore, collection: `${prefix}-leases`, clock }),
@@ -129,7 +129,7 @@ export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = proce
  * A provider's credentials as the step function reads them: a JSON secret of the provider's credential keys
  * (`gcpSecretManager`), of the runtime's project under the manifest project's own prefix and nowhere else.
  */
-export function providerSecretCredentials(options: { prefix: string; projectId: string; client: SecretManagerServiceClient }): (def: ProviderDef, project: string | undefined) => Promise<Credentials> {
+export function gcpProviderSecretCredentials(options: { prefix: string; projectId: string; client: SecretManagerServiceClient }): (def: ProviderDef, project: string | undefined) => Promise<Credentials> {
   return async (def, project) => {
     // The rule the API applies to what it accepts (secret-refs.ts), applied again where credentials are read: a manifest
     // that reached the store another way must not make the function read its environment, files or another project's secret.
