@@ -268,7 +268,7 @@ export interface GoogleCall {
   headers: Headers;
 }
 
-export type GoogleMethodImpl = (request: Json, call: GoogleCall) => Json | Json[];
+export type GoogleMethodImpl = (request: Json, call: GoogleCall) => Json | Json[] | Promise<Json | Json[]>;
 
 function setPath(target: Json, path: string, value: unknown): void {
   const parts = path.split('.');
@@ -325,6 +325,8 @@ export class GoogleRestService {
     serviceName: string,
     private readonly impl: Record<string, GoogleMethodImpl>,
     private readonly onRequest: (method: string) => void = () => {},
+    /** Picks between rules whose templates overlap (Firestore's document and collection paths): false skips this one. */
+    private readonly accepts: (method: string, vars: Record<string, string>) => boolean = () => true,
   ) {
     const service = googleApis().lookupService(serviceName);
     const routes: Route[] = [];
@@ -369,7 +371,7 @@ export class GoogleRestService {
       bindQuery(url.searchParams, requestType, raw);
       method.vars.forEach((v, i) => setPath(raw, v, decodeURIComponent(match[i + 1] as string)));
       const checked = checkMessage(raw, requestType, '');
-      const answer = (this.impl[method.method.name] ?? unimplemented(method.method.name))(checked, { method: method.method.name, headers: request.headers });
+      const answer = await (this.impl[method.method.name] ?? unimplemented(method.method.name))(checked, { method: method.method.name, headers: request.headers });
       const responseType = method.method.resolvedResponseType as protobuf.Type;
       const encoded = Array.isArray(answer) ? answer.map((a) => encodeMessage(a, responseType, intEnums)) : encodeMessage(answer, responseType, intEnums);
       return HttpResponse.json(encoded);
@@ -383,7 +385,9 @@ export class GoogleRestService {
     for (const route of this.#routes) {
       if (route.verb !== verb) continue;
       const match = route.regex.exec(path);
-      if (match) return { method: route, match };
+      if (!match) continue;
+      const vars = Object.fromEntries(route.vars.map((v, i) => [v, decodeURIComponent(match[i + 1] as string)]));
+      if (this.accepts(route.method.name, vars)) return { method: route, match };
     }
     return undefined;
   }
