@@ -85,8 +85,16 @@ export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOption
         return;
       }
       const reason = `gave up after ${attempt} attempts of task ${event.key}: ${String(errorFields(e).error)}`;
-      const marked = await options.kubeplane.markFailed(event.clusterId, reason, { generation: event.generation, seq: event.seq });
-      await options.deadLetters.update(letter.id, 'failed', reason);
+      let marked: boolean;
+      try {
+        marked = await options.kubeplane.markFailed(event.clusterId, reason, { generation: event.generation, seq: event.seq });
+        await options.deadLetters.update(letter.id, 'failed', reason);
+      } catch (markError) {
+        // The store is failing too: the dead letter stays pending, and the watchdog marks the cluster once it is overdue.
+        log.log('error', 'last attempt failed and the cluster could not be marked; the watchdog will', { deadLetter: letter.id, ...errorFields(markError) });
+        res.status(500).json({ error: 'the step failed on its last attempt; the watchdog marks the cluster' });
+        return;
+      }
       log.log('error', 'last attempt failed: cluster set to ERROR, dead letter kept', { marked, deadLetter: letter.id });
       // Handled: there is nothing left for Cloud Tasks to retry (the queue would drop the task after this attempt anyway).
       res.status(200).json({ outcome: 'dead-lettered', marked });
