@@ -1,10 +1,12 @@
 // The Google Cloud API as Cloud Functions runs it (Functions Framework, HTTP on loopback): the callers Cloud Run
 // verified (iam mode: the forwarded token without its signature) or that the function verifies itself (id-token mode),
 // grants on Google emails, and the secretRefs a manifest may name on this runtime.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { setupServer } from 'msw/node';
+import { GoogleCloudEmulators } from '@kubeplane/sandbox';
 import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, VirtualClock, type StepEvent } from '@kubeplane/sdk';
 import { gcpAccessPolicy } from './access.js';
 import { createGcpApiHandler } from './api-handler.js';
@@ -104,6 +106,33 @@ describe('the Google Cloud API, iam mode', () => {
     expect(t.logged).toContainEqual(expect.objectContaining({ message: 'change accepted', operation: 'apply', project: 'team-a', caller: 'ops@example.com' }));
     expect(t.logged).toContainEqual(expect.objectContaining({ message: 'request refused', status: 403, operation: 'destroy', caller: 'eve@example.com' }));
     expect(JSON.stringify(t.logged)).not.toContain(token.slice(7, 40));
+  });
+});
+
+describe('the Google Cloud API, id-token mode', () => {
+  // Google's certificates from the sandbox's identity emulator; tokens near the real time, which the library checks.
+  const google = new GoogleCloudEmulators({ clock: new VirtualClock(Date.now()) });
+  const server = setupServer(...google.handlers());
+  beforeAll(() => server.listen({ onUnhandledRequest: (req, print) => (new URL(req.url).hostname === '127.0.0.1' ? undefined : print.error()) }));
+  afterAll(() => server.close());
+  const audience = 'https://api.kubeplane.example.com';
+
+  it('accepts a Google ID token for the API\'s audience and applies as its email', async () => {
+    const t = await api({ mode: 'id-token', audience });
+    const res = await t.call(`Bearer ${google.identity.idToken({ email: 'ops@example.com', audience })}`, 'POST', '/projects', manifest(OWN));
+    expect(res.status).toBe(202);
+    expect(t.logged).toContainEqual(expect.objectContaining({ message: 'change accepted', caller: 'ops@example.com' }));
+  });
+
+  it('refuses a token for another audience, and one whose signature is gone, with 401', async () => {
+    const t = await api({ mode: 'id-token', audience });
+    const other = await t.call(`Bearer ${google.identity.idToken({ email: 'ops@example.com', audience: 'https://elsewhere.example.com' })}`, 'GET', '/projects/team-a');
+    expect(other.status).toBe(401);
+    expect(other.body.error).toMatch(/^no verified caller: the ID token was not accepted: .*audience/i);
+    expect(other.body.error).not.toContain('ops@example.com');
+    // What iam mode trusts (Cloud Run checked it) proves nothing here.
+    expect((await t.call(forwarded({ email: 'ops@example.com', aud: audience }), 'GET', '/projects/team-a')).status).toBe(401);
+    expect(await t.kp.projects()).toEqual([]);
   });
 });
 

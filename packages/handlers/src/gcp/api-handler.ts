@@ -68,8 +68,9 @@ export function createGcpApiHandler(options: GcpApiHandlerOptions): HttpHandler 
       if (payload.email_verified === false) return { refusal: 'the ID token\'s email is not verified' };
       return { email: payload.email };
     } catch (e) {
-      // The library's message says what failed (signature, expiry, audience); it quotes no token.
-      return { refusal: `the ID token was not accepted: ${e instanceof Error ? e.message : String(e)}` };
+      // The library's message says what failed (signature, expiry, audience), then quotes the token's claims: cut there.
+      const message = e instanceof Error ? e.message : String(e);
+      return { refusal: `the ID token was not accepted: ${message.split(': {')[0]}` };
     }
   }
 
