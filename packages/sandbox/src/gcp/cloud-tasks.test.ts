@@ -113,3 +113,18 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     expect(await res.json()).toEqual({ error: { code: 400, message: `Invalid JSON payload received. Unknown name "x" at 'task': Cannot find field.`, status: 'INVALID_ARGUMENT' } });
   });
 });
+
+describe('the push side', () => {
+  it('keeps a queue\'s tasks in flight within its max_concurrent_dispatches', async () => {
+    const q = `${parent}/queues/narrow`;
+    google.tasks.createQueue(q, { maxConcurrentDispatches: 2, maxAttempts: 1 });
+    for (let i = 0; i < 3; i += 1) await client.createTask({ parent: q, task: { name: `${q}/tasks/t${i}`, httpRequest: { url } } });
+    const first = google.tasks.takeDue(10);
+    expect(first).toHaveLength(2);
+    expect(google.tasks.nextDueAt()).toBeNull();
+    google.tasks.complete(first[0]?.task as string, { status: 404 });
+    expect(google.tasks.dropped().filter((d) => d.queue === q)).toEqual([{ task: first[0]?.task, queue: q, attempts: 1, lastStatus: 404 }]);
+    expect(google.tasks.takeDue(10)).toHaveLength(1);
+    expect(google.tasks.size(q)).toBe(2);
+  });
+});

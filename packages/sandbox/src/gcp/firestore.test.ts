@@ -114,3 +114,27 @@ describe('Firestore emulator through the real client (preferRest)', () => {
     expect(after.reads - before.reads).toBe(1 + 3);
   });
 });
+
+describe('Firestore values and transforms through the real client', () => {
+  it('keeps nulls, timestamps, bytes, nested maps and arrays, and applies server timestamps, increments and array unions', async () => {
+    const ref = db.collection('kubeplane-dead-letters').doc('v');
+    const at = Timestamp.fromMillis(clock.now() + 5000);
+    await ref.set({ none: null, at, raw: Buffer.from([1, 2, 3]), nested: { list: [1, 'two', { three: 3.5 }] }, n: 1, tags: ['a'] });
+    await ref.update({ stamped: FieldValue.serverTimestamp(), n: FieldValue.increment(2), tags: FieldValue.arrayUnion('a', 'b'), none: null });
+    const data = (await ref.get()).data() as Record<string, unknown>;
+    expect(data).toMatchObject({ none: null, nested: { list: [1, 'two', { three: 3.5 }] }, n: 3, tags: ['a', 'b'] });
+    expect((data.at as Timestamp).isEqual(at)).toBe(true);
+    expect(Buffer.from(data.raw as Uint8Array)).toEqual(Buffer.from([1, 2, 3]));
+    expect((data.stamped as Timestamp).toMillis()).toBe(clock.now());
+    const due = await db.collection('kubeplane-dead-letters').where('at', '<', Timestamp.fromMillis(clock.now() + 10_000)).get();
+    expect(due.docs.map((d) => d.id)).toEqual(['v']);
+    expect((await db.collection('kubeplane-dead-letters').where('none', '==', null).get()).size).toBe(1);
+  });
+
+  it('lists documents and reads several at once', async () => {
+    const docs = await db.collection('kubeplane-leases').listDocuments();
+    expect(docs.map((d) => d.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const got = await db.getAll(db.doc('kubeplane-leases/a'), db.doc('kubeplane-leases/zz'));
+    expect(got.map((s) => s.exists)).toEqual([true, false]);
+  });
+});
