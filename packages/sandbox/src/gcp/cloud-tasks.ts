@@ -72,7 +72,10 @@ interface Task {
   deadlineSeconds: number;
   dispatchCount: number;
   responseCount: number;
-  /** Responses that were not 5xx: X-CloudTasks-TaskExecutionCount. */
+  /**
+   * X-CloudTasks-TaskExecutionCount: "the total number of times that the task has received a response from the
+   * handler ... This number does not include failures due to 5XX error codes."
+   */
   executionCount: number;
   /** Task.first_attempt: "Only dispatch_time will be set. The other Attempt information is not retained by Cloud Tasks." */
   firstDispatchMs?: number;
@@ -242,6 +245,7 @@ export class CloudTasksEmulator {
       attempt.responseStatus = outcome === 'deadline-exceeded' ? { code: 4, message: 'Deadline exceeded.' } : { code: 14, message: 'The target was unreachable.' };
       delete task.previousResponse;
     }
+    // X-CloudTasks-TaskRetryReason's values are not documented; these name the cause the sandbox knows.
     task.retryReason = typeof outcome === 'object' ? `HTTP_STATUS_${outcome.status}` : outcome === 'deadline-exceeded' ? 'DEADLINE_EXCEEDED' : 'UNREACHABLE';
     const retry = (this.#queues.get(task.queue) as Queue).retry;
     const attemptsSpent = retry.maxAttempts !== -1 && task.dispatchCount >= retry.maxAttempts;
