@@ -138,3 +138,34 @@ describe('Firestore values and transforms through the real client', () => {
     expect(got.map((s) => s.exists)).toEqual([true, false]);
   });
 });
+
+describe('Firestore transactions that are left open', () => {
+  it('lose their locks once idle for 60 s on the clock (a crashed function), so others proceed', async () => {
+    const ref = db.collection('kubeplane-leases').doc('abandoned');
+    await ref.set({ owner: 'none' });
+    const database = `projects/${projectId}/databases/(default)`;
+    const begun = await fetch(`https://firestore.googleapis.com/v1/${database}/documents:batchGet`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ documents: [`${database}/documents/kubeplane-leases/abandoned`], newTransaction: { readWrite: {} } }),
+    });
+    expect(begun.status).toBe(200);
+    clock.advance(61_000);
+    const started = Date.now();
+    await ref.set({ owner: 'next' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await ref.get()).get('owner')).toBe('next');
+  });
+
+  it('abort a plain write that waited longer than the lock wait, naming the lock timeout', async () => {
+    const strict = new FirestoreEmulator({ clock, lockWaitMs: 50 });
+    const database = 'projects/p/databases/(default)';
+    const call = (path: string, body: unknown): Promise<Response> =>
+      strict.handle(new Request(`https://firestore.googleapis.com/v1/${database}/documents:${path}`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify(body) }));
+    await call('commit', { writes: [{ update: { name: `${database}/documents/c/d`, fields: {} } }] });
+    expect((await call('batchGet', { documents: [`${database}/documents/c/d`], newTransaction: { readWrite: {} } })).status).toBe(200);
+    const blocked = await call('commit', { writes: [{ update: { name: `${database}/documents/c/d`, fields: { v: { integerValue: '1' } } } }] });
+    expect(blocked.status).toBe(409);
+    expect(await blocked.json()).toEqual({ error: { code: 409, message: 'Transaction lock timeout. Please try again.', status: 'ABORTED' } });
+  });
+});
