@@ -12,7 +12,7 @@
 import { OAuth2Client } from 'google-auth-library';
 import type { Request } from '@google-cloud/functions-framework';
 import type { Kubeplane } from '@kubeplane/sdk';
-import { jsonLogger, type Logger } from '../aws/logger.js';
+import { jsonLogger, type Logger } from '../runtime/logger.js';
 import type { AccessPolicy } from '../aws/access.js';
 import { createApiCore, json, type ApiResponse } from '../runtime/api.js';
 import type { HttpHandler } from './cloud-tasks-step-handler.js';

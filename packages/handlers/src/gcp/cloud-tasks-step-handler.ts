@@ -5,7 +5,7 @@
 // Tasks has no dead-letter queue: the last attempt follows the dead-letter path (firestore-dead-letters.ts).
 import type { Request, Response } from '@google-cloud/functions-framework';
 import { busyRetryDelaySeconds, parseStepEvent, systemClock, type Clock, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
-import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
+import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 
 /** Where a busy step's fresh copy goes (the CloudTasksQueue the engine sends on). */

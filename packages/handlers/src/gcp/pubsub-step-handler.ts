@@ -7,7 +7,7 @@
 // a busy cluster's last one is sent again as a fresh message, so contention never dead-letters a good message.
 import * as z from 'zod';
 import { busyRetryDelaySeconds, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
-import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
+import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 
 export const PUBSUB_MESSAGE_PUBLISHED = 'google.cloud.pubsub.topic.v1.messagePublished';
 

@@ -3,7 +3,7 @@
 // given lazily: it is built on the first request, so a missing variable fails that request with its name, in the log,
 // instead of failing the import (which Cloud Functions reports only as a failed deploy).
 import { http } from '@google-cloud/functions-framework';
-import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
+import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 import { gcpAccessPolicy } from './access.js';
 import { createGcpApiHandler } from './api-handler.js';
 import { createCloudTasksStepHandler, type HttpHandler } from './cloud-tasks-step-handler.js';

@@ -4,7 +4,7 @@
 // delivery that crashed or timed out, which Cloud Tasks drops silently (it has no dead-letter queue).
 import type { WatchdogReport } from '@kubeplane/sdk';
 import { systemClock, type Clock, type Kubeplane } from '@kubeplane/sdk';
-import { errorFields, jsonLogger, type Logger } from '../aws/logger.js';
+import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 import type { HttpHandler } from './cloud-tasks-step-handler.js';
 import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 

@@ -5,7 +5,7 @@
 // and logs every change and every refusal with the caller. Each runtime adapts its requests to ApiRequest.
 import { isKubeplaneError, validateManifestText, type Kubeplane, type Manifest } from '@kubeplane/sdk';
 import { OPERATION_ROLES, type AccessPolicy, type ProjectOperation } from '../aws/access.js';
-import { errorFields, type LogFields, type Logger } from '../aws/logger.js';
+import { errorFields, type LogFields, type Logger } from '../runtime/logger.js';
 import type { SecretRefRefusal } from '../aws/secret-refs.js';
 
 /** A request as the core sees it: the verified caller, the method, the path and the body as text. */
