@@ -140,4 +140,16 @@ describe('the push side', () => {
     expect(google.tasks.takeDue(10)).toHaveLength(1);
     expect(google.tasks.size(q)).toBe(2);
   });
+
+  it('lets a dispatched task be deleted; what its target answers then changes nothing', async () => {
+    const q = `${parent}/queues/deletable`;
+    google.tasks.createQueue(q);
+    const [t] = await client.createTask({ parent: q, task: { httpRequest: { url } } });
+    const [d] = google.tasks.takeDue(1).filter((x) => x.queue === q);
+    expect(d?.task).toBe(t.name);
+    await client.deleteTask({ name: t.name as string });
+    google.tasks.complete(t.name as string, { status: 500 });
+    expect(google.tasks.size(q)).toBe(0);
+    expect(google.tasks.nextDueAt()).toBeNull();
+  });
 });

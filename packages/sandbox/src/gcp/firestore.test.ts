@@ -131,6 +131,14 @@ describe('Firestore values and transforms through the real client', () => {
     expect((await db.collection('kubeplane-dead-letters').where('none', '==', null).get()).size).toBe(1);
   });
 
+  it('queries a subcollection and a collection group', async () => {
+    await db.doc('clusters/c1/events/e1').set({ n: 1 });
+    await db.doc('clusters/c1/events/e2').set({ n: 2 });
+    await db.doc('clusters/c2/events/e3').set({ n: 3 });
+    expect((await db.collection('clusters/c1/events').orderBy('n', 'desc').get()).docs.map((d) => d.id)).toEqual(['e2', 'e1']);
+    expect((await db.collectionGroup('events').where('n', '>=', 2).get()).docs.map((d) => d.ref.path)).toEqual(['clusters/c1/events/e2', 'clusters/c2/events/e3']);
+  });
+
   it('lists documents and reads several at once', async () => {
     const docs = await db.collection('kubeplane-leases').listDocuments();
     expect(docs.map((d) => d.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
