@@ -65,6 +65,17 @@ describe('FirestoreStateStore', () => {
     expect(await store.list('projects/')).toEqual(['projects/a.b/clusters/c']);
   });
 
+  it('lists a prefix across pages, leaving deleted keys out', async () => {
+    const store = new FirestoreStateStore({ projectId, firestore, collection: `${fresh()}-state`, listPageSize: 3 });
+    const keys = Array.from({ length: 8 }, (_, i) => `clusters/c${i}`);
+    for (const k of keys) await store.put(k, 1, 0);
+    await store.put('projects/p', 1, 0);
+    await store.delete('clusters/c3', 1);
+    await store.delete('clusters/c6', 1);
+    expect(await store.list('clusters/')).toEqual(keys.filter((k) => k !== 'clusters/c3' && k !== 'clusters/c6'));
+    expect(await store.list('')).toHaveLength(7);
+  });
+
   it('of concurrent writers on one revision, exactly one wins and the rest get a conflict', async () => {
     const store = new FirestoreStateStore({ projectId, firestore, collection: `${fresh()}-state` });
     await store.put('clusters/c', 0, 0);

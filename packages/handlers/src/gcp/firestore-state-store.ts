@@ -47,10 +47,12 @@ export const decodeDocumentId = (id: string): string => id.replaceAll('%2F', '/'
 export class FirestoreStateStore implements StateStore {
   readonly firestore: Firestore;
   readonly collection: string;
+  readonly #pageSize: number;
 
-  constructor(options: FirestoreOptions) {
+  constructor(options: FirestoreOptions & { listPageSize?: number }) {
     this.firestore = options.firestore ?? firestoreClient(options);
     this.collection = options.collection ?? 'kubeplane-state';
+    this.#pageSize = options.listPageSize ?? 500;
   }
 
   #ref(key: string) {
@@ -126,7 +128,7 @@ export class FirestoreStateStore implements StateStore {
    */
   async list(prefix: string): Promise<string[]> {
     const keys: string[] = [];
-    const pageSize = 500;
+    const pageSize = this.#pageSize;
     let query = this.firestore.collection(this.collection).where('key', '>=', prefix).orderBy('key').limit(pageSize);
     if (prefix !== '') query = this.firestore.collection(this.collection).where('key', '>=', prefix).where('key', '<', `${prefix}\uf8ff`).orderBy('key').limit(pageSize);
     for (;;) {
