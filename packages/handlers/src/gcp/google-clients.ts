@@ -15,9 +15,11 @@ export interface GoogleClientOptions {
   databaseId?: string;
 }
 
-// The generated clients type authClient as their own copy of google-auth-library's AuthClient; the shapes agree.
-type ClientAuth = { authClient?: never };
-const auth = (o: GoogleClientOptions): ClientAuth => (o.authClient ? ({ authClient: o.authClient } as unknown as ClientAuth) : {});
+// google-gax pins its own copy of google-auth-library, so the clients type authClient as that copy's AuthClient; the
+// root's is the same class at runtime. Firestore's Settings do not declare the option at all, but pass their settings
+// on to google-gax, which takes it (types/firestore.d.ts, Settings: "Accept other properties").
+type GaxAuthClient = NonNullable<NonNullable<ConstructorParameters<typeof SecretManagerServiceClient>[0]>['authClient']>;
+const auth = (o: GoogleClientOptions): { authClient?: GaxAuthClient } => (o.authClient ? { authClient: o.authClient as unknown as GaxAuthClient } : {});
 
 export function firestoreClient(o: GoogleClientOptions): Firestore {
   return new Firestore({ projectId: o.projectId, preferRest: true, ...(o.databaseId ? { databaseId: o.databaseId } : {}), ...auth(o) });
