@@ -110,7 +110,10 @@ resource "google_project_iam_member" "firestore" {
 
 # Cluster secrets (CA keys, SSH keys, kubeconfigs): the step function alone creates, reads, writes and deletes them,
 # by name under the cluster prefix, and never one under the provider prefix (the defaults nest: kubeplane- is a prefix
-# of kubeplane-providers-). A custom role: secretmanager.admin would add setIamPolicy, secretAccessor could not write.
+# of kubeplane-providers-). A custom role of exactly what SecretManagerStore calls (createSecret, getSecret,
+# updateSecret, deleteSecret, addSecretVersion, accessSecretVersion, listSecretVersions, destroySecretVersion):
+# secretmanager.admin would add setIamPolicy, secretAccessor could not write. No secretmanager.secrets.list: it is
+# checked on the project, so a name condition cannot narrow it, and the engine reads and writes secrets by name.
 resource "google_project_iam_custom_role" "cluster_secrets" {
   role_id     = "kubeplaneClusterSecrets"
   title       = "kubeplane cluster secrets"
@@ -122,7 +125,6 @@ resource "google_project_iam_custom_role" "cluster_secrets" {
     "secretmanager.secrets.delete",
     "secretmanager.versions.add",
     "secretmanager.versions.access",
-    "secretmanager.versions.get",
     "secretmanager.versions.list",
     "secretmanager.versions.destroy",
   ]
