@@ -408,6 +408,10 @@ describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
     for (const g of secretGrants) expect(String(g.condition)).toMatch(/^resource\.name\.startsWith\("projects\/<data\.google_project\.this\.number>\/secrets\/kubeplane-/);
     // The cluster secrets' prefix is a prefix of the providers': the condition excludes the providers' explicitly.
     expect(String(secretGrants.find((g) => !g.role.startsWith('roles/'))?.condition)).toContain('&& !resource.name.startsWith("projects/<data.google_project.this.number>/secrets/kubeplane-providers-")');
+    // The custom role is what SecretManagerStore calls: no IAM policy changes, no listing (unscopable by name).
+    const custom = deployment(config).resources('google_project_iam_custom_role').flatMap(([, r]) => r['permissions'] as string[]);
+    expect(custom.length).toBeGreaterThan(0);
+    expect(custom.filter((p) => /IamPolicy|secrets\.list$|\*/.test(p))).toEqual([]);
     // The API and the watchdog touch no secret at all.
     expect(grants.filter((g) => /api|watchdog/.test(String(g.member)) && g.role.includes('secret'))).toEqual([]);
   });
