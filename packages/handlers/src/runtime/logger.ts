@@ -1,0 +1,32 @@
+// Structured logs for the handlers: one JSON object per line, redacted by construction — Redacted values print
+// as [redacted] through JSON, and fields whose names say they hold a secret are masked whatever their value.
+import { isKubeplaneError } from '@kubeplane/sdk';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  log(level: LogLevel, message: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
+
+const SECRET_FIELD = /secret|password|token|credential|authorization|private|kubeconfig/i;
+
+export function jsonLogger(sink: (line: string) => void = (line) => process.stdout.write(`${line}\n`), base: LogFields = {}, minLevel: LogLevel = 'info'): Logger {
+  const order: LogLevel[] = ['debug', 'info', 'warn', 'error'];
+  return {
+    log(level, message, fields = {}) {
+      if (order.indexOf(level) < order.indexOf(minLevel)) return;
+      sink(JSON.stringify({ level, message, ...base, ...fields }, (key, value: unknown) => (key !== '' && SECRET_FIELD.test(key) && value !== undefined ? '[redacted]' : value)));
+    },
+    child(fields) {
+      return jsonLogger(sink, { ...base, ...fields }, minLevel);
+    },
+  };
+}
+
+/** An error as log fields: its kind and message, never its cause chain (which may quote a request). */
+export function errorFields(e: unknown): LogFields {
+  if (isKubeplaneError(e)) return { errorKind: e.kind, error: e.message, ...(e.details.resource ? { resource: e.details.resource } : {}) };
+  return { errorKind: 'unexpected', error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+}
