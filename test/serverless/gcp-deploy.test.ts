@@ -4,12 +4,12 @@
 // Tasks lacks), every function's timeout fits the task dispatch deadline, no identity holds a primitive role, the API
 // is never public, the scheduler calls the watchdog with OIDC, and every function's environment is the contract's.
 // Each rule is also run against a broken copy of the text, so none of them can pass by accident.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleGcpFunctions, GCP_ENTRY } from '../../examples/gcp/bundle.js';
+import { bundleGcpFunctions } from '../../examples/gcp/bundle.js';
 
 // Loaded untyped: its declarations pull in the DOM lib (`/// <reference lib="dom" />`), whose fetch types then clash
 // with Node's across the whole type check.
@@ -451,10 +451,7 @@ describe('the Cloud Functions bundle (examples/gcp/bundle.ts)', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('writes index.js and a package.json naming functions-framework 5.0.5 and the clients at the tested versions', async () => {
-    // Until packages/handlers/src/gcp/functions.ts exists, a stand-in entry that registers a function the same way.
-    const entry = existsSync(GCP_ENTRY) ? GCP_ENTRY : join(out, 'entry.ts');
-    if (entry !== GCP_ENTRY) writeFileSync(entry, "import { http } from '@google-cloud/functions-framework';\nhttp('kubeplaneStep', (_req, res) => { res.status(204).end(); });\n");
-    const bundle = await bundleGcpFunctions(join(out, 'functions'), { entry });
+    const bundle = await bundleGcpFunctions(join(out, 'functions'));
     expect(bundle.bytes).toBeGreaterThan(0);
     const manifest = JSON.parse(readFileSync(join(out, 'functions', 'package.json'), 'utf8')) as { main: string; type: string; dependencies: Record<string, string> };
     expect(manifest).toMatchObject({ main: 'index.js', type: 'module' });
@@ -463,6 +460,11 @@ describe('the Cloud Functions bundle (examples/gcp/bundle.ts)', () => {
     // The framework is imported, not bundled: the runtime's instance is the one the functions register with.
     const code = readFileSync(join(out, 'functions', 'index.js'), 'utf8');
     expect(code).toMatch(/from"@google-cloud\/functions-framework"/);
+    // The three entry points functions.tf names are registered by the bundled module (packages/handlers/src/gcp/functions.ts).
+    for (const name of ['kubeplaneStep', 'kubeplaneApi', 'kubeplaneWatchdog']) expect(code, name).toContain(`"${name}"`);
+    // No emulator rides along: the sandbox stays out of the function.
+    expect(code).not.toMatch(/\bmsw\b/);
+    process.stdout.write(`Cloud Functions bundle (minified, clients installed by Cloud Build): ${(bundle.bytes / 1024 / 1024).toFixed(2)} MB\n`);
   }, 120_000);
 });
 
