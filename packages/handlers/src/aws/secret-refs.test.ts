@@ -25,4 +25,10 @@ describe('add-on credentials in the serverless API', () => {
     expect(refusedSecretRefs(manifest('{ awsSecretsManager: { secretId: kubeplane-providers/tenant/csi } }'))).toEqual([]);
     expect(refusedSecretRefs(manifest('{ fromProvider: hetzner-1 }'))).toEqual([]);
   });
+
+  it('refuses a Google Secret Manager secret, which the AWS runtime cannot read, naming it as such', () => {
+    expect(refusedSecretRefs(manifest('{ gcpSecretManager: { secret: kubeplane-providers-tenant-csi } }'))).toEqual([
+      expect.objectContaining({ status: 400, path: 'kubernetes.clusters[0].addons[0].secretRef.gcpSecretManager', message: expect.stringMatching(/^a Google Secret Manager secret is refused: the AWS runtime cannot read it/) }),
+    ]);
+  });
 });
