@@ -53,3 +53,19 @@ export { clientEnvironment, credentialsFilePath, readServedFile, removeServedFil
 export { clusterTls, hostOf as servedClusterHost, type ClusterTls, type ClusterTlsProblem } from './serve/cluster-tls.js';
 export { servedKubeconfig } from './serve/kubeconfig.js';
 export * from './autoscaler/index.js';
+export {
+  GoogleCloudEmulators,
+  SANDBOX_GOOGLE_PROJECT,
+  SANDBOX_GOOGLE_LOCATION,
+  CloudTasksEmulator,
+  FirestoreEmulator,
+  GoogleSecretManagerEmulator,
+  GoogleIdentityEmulator,
+  GoogleApiError,
+  retryDelaySeconds,
+  GOOGLE_ISSUER,
+  type GoogleApiCounts,
+  type TaskDispatch,
+  type TaskOutcome,
+  type QueueRetry,
+} from './gcp/index.js';

@@ -20,6 +20,7 @@ import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } fro
 import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
 import type { AwsCallListener } from './aws-calls.js';
 import { refuseUnserved } from './sealed.js';
+import { GoogleCloudEmulators } from './gcp/index.js';
 
 export { SANDBOX_CREDENTIALS };
 
@@ -87,6 +88,8 @@ export class Sandbox implements SandboxVmSource {
   readonly cloudflare: CloudflareEmulator;
   /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
   readonly kubernetes: KubernetesEmulator;
+  /** Google Cloud (project SANDBOX_GOOGLE_PROJECT): Cloud Tasks, Firestore, Secret Manager and ID tokens. Not in snapshots. */
+  readonly google: GoogleCloudEmulators;
   /** The user's own machines (static pools): SSH servers on loopback (real sshd where it can run), started on first contact. */
   readonly staticMachines: SandboxStaticMachines;
   readonly #server: ReturnType<typeof setupServer>;
@@ -131,6 +134,7 @@ export class Sandbox implements SandboxVmSource {
       ...(snapshot ? { accountId: snapshot.cloudflare.accountId, rateLimit: snapshot.cloudflare.rateLimit } : {}),
     });
     this.kubernetes = new KubernetesEmulator(this.context, { vms: this });
+    this.google = new GoogleCloudEmulators({ clock: this.clock });
     if (snapshot) {
       this.faults.restore(snapshot.faults);
       this.hetzner.restore(snapshot.hetzner);
@@ -146,6 +150,7 @@ export class Sandbox implements SandboxVmSource {
 
   /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */
   #unservedHint(url: URL): string | undefined {
+    if (url.hostname.endsWith('.googleapis.com')) return 'the sandbox emulates Google Cloud Tasks, Firestore and Secret Manager (and Google\'s OAuth certs), not this API';
     const region = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
     if (region === undefined) return undefined;
     // EC2 takes Query requests by GET or POST (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/Query-Requests.html);
@@ -190,6 +195,7 @@ export class Sandbox implements SandboxVmSource {
       ...conformanceChecked('crusoe', this.crusoe.handlers()),
       ...this.cloudflare.handlers(),
       ...this.kubernetes.handlers(),
+      ...this.google.handlers(),
     ];
   }
 

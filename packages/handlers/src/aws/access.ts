@@ -21,7 +21,7 @@ const ASSUMED_ROLE = /^arn:([^:]+):sts::([^:]+):assumed-role\/([^/]+)\/[^/]+$/;
 // Messages name no field: the error puts each after its grant's index (`grant 2, role: …`).
 const required = (what: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
-const projectPattern = z.string({ error: required('a string') }).refine((p) => checkDnsName(p.replaceAll('*', 'x'), 'project') === null, {
+export const projectPattern = z.string({ error: required('a string') }).refine((p) => checkDnsName(p.replaceAll('*', 'x'), 'project') === null, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a project name or pattern: lower-case letters, digits, '-' and '.', with * for any run of characters`,
 });
 
@@ -110,6 +110,6 @@ function selectsRolesByPath(principalArn: string): boolean {
 }
 
 /** `*` matches any run of characters (none included), as in IAM's StringLike; everything else is literal. */
-function wildcard(pattern: string): RegExp {
+export function wildcard(pattern: string): RegExp {
   return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&')).join('.*')}$`);
 }

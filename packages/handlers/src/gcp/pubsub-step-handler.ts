@@ -1,5 +1,6 @@
-// The Google Cloud Functions runtime: a CloudEvent handler for Pub/Sub "message published" events that runs
-// the same step as the Lambda handler. Messages are published with ordering key = cluster id, so Pub/Sub hands
+// A CloudEvent handler for Pub/Sub "message published" events that runs the same step as the Lambda handler. Cloud
+// Tasks is the Google runtime's queue (cloud-tasks-queue.ts: per-task delays, named tasks that deduplicate); this
+// adapter remains for those who publish step messages to a topic themselves. Messages are published with ordering key = cluster id, so Pub/Sub hands
 // one cluster's messages over in order; the cluster lease still serialises steps, as on AWS.
 // Throwing makes Pub/Sub redeliver (with the subscription's retry policy); the last permitted delivery of a failing
 // step sets the cluster's status to ERROR with the reason before the message goes to the dead-letter topic, while

@@ -48,3 +48,10 @@ describe('resolveAddonCredentials', () => {
     await expect(resolveAddonCredentials({ name: 'csi', namespace: 'kube-system' }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow('add-on hcloud_csi: a Kubernetes Secret (kube-system/csi) needs a cluster to read it from');
   });
 });
+
+describe('credentials the local runtime cannot read', () => {
+  it('says a Google Secret Manager secret is read by the Google Cloud runtime, and what to use locally', async () => {
+    const def = { name: 'hetzner-1', providerType: 'hetzner', secretRef: { gcpSecretManager: { secret: 'kubeplane-providers-minimal-hetzner-1' } } } as unknown as ProviderDef;
+    await expect(resolveCredentials(def, {}, dir)).rejects.toThrow('provider hetzner-1: gcpSecretManager credentials are read by the Google Cloud runtime; locally use secretRef.env or secretRef.file');
+  });
+});

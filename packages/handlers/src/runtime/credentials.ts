@@ -32,6 +32,8 @@ async function readKeys(what: string, resource: string, ref: SecretRef, keys: re
     }
   } else if (ref.awsSecretsManager) {
     throw new KubeplaneError('invalid', `${what}: awsSecretsManager credentials are read by the AWS runtime; locally use secretRef.env or secretRef.file`, { resource });
+  } else if (ref.gcpSecretManager) {
+    throw new KubeplaneError('invalid', `${what}: gcpSecretManager credentials are read by the Google Cloud runtime; locally use secretRef.env or secretRef.file`, { resource });
   } else {
     throw new KubeplaneError('invalid', `${what}: a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) needs a cluster to read it from; locally use secretRef.env or secretRef.file`, { resource });
   }
@@ -74,5 +76,5 @@ export async function resolveStaticKey(node: string, ref: SecretRef, env: NodeJS
   const resolver = new EnvFileSecretResolver(env);
   if (ref.env?.['privatekey']) return resolver.resolve({ source: 'env', name: ref.env['privatekey'] });
   if (ref.file) return resolver.resolve({ source: 'file', path: resolve(cwd, ref.file), key: 'privatekey' });
-  throw new KubeplaneError('invalid', `static node ${node}: its SSH key is read locally from secretRef.env.privatekey or secretRef.file; ${ref.awsSecretsManager ? 'awsSecretsManager' : 'a Kubernetes Secret'} is not read by this runtime`, { resource: node });
+  throw new KubeplaneError('invalid', `static node ${node}: its SSH key is read locally from secretRef.env.privatekey or secretRef.file; ${ref.awsSecretsManager ? 'awsSecretsManager' : ref.gcpSecretManager ? 'gcpSecretManager' : 'a Kubernetes Secret'} is not read by this runtime`, { resource: node });
 }

@@ -70,7 +70,7 @@ export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef
   if (entry.credential) {
     const cloud = entry.credential.cloud;
     if (!ref && !cmkVended) {
-      out.error(path, `${addon.name} needs its own ${cloud} credential: secretRef {env} | {file} | {name, namespace} | {awsSecretsManager}, or {fromProvider: <provider name>} to let it use a provider's`);
+      out.error(path, `${addon.name} needs its own ${cloud} credential: secretRef {env} | {file} | {name, namespace} | {awsSecretsManager} | {gcpSecretManager}, or {fromProvider: <provider name>} to let it use a provider's`);
     }
   }
   if (ref) {
@@ -82,7 +82,7 @@ export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef
     if (cmkVended && addon.name !== 'cluster_autoscaler') out.warning(refPath, `on Crusoe Managed Kubernetes ${addon.name} reads the cluster's cmk-<cluster> Secret; this secretRef is not used`);
     const keys: readonly CredentialKey[] = entry.credential ? PROVIDER_TYPE_INFO[entry.credential.cloud].credentials : [{ key: 'token', required: true }];
     if (ref.fromProvider !== undefined) {
-      const others = [ref.name, ref.namespace, ref.env, ref.file, ref.awsSecretsManager].some((v) => v !== undefined);
+      const others = [ref.name, ref.namespace, ref.env, ref.file, ref.awsSecretsManager, ref.gcpSecretManager].some((v) => v !== undefined);
       if (others) out.error(refPath, 'secretRef mixes fromProvider with another form; use exactly one form');
       const type = ctx.providers.get(ref.fromProvider);
       if (!type) out.error([...refPath, 'fromProvider'], `provider "${ref.fromProvider}" is not defined in providers[]`);

@@ -2,6 +2,7 @@
 export * from './issues.js';
 export * from './kubernetes-versions.js';
 export * from './names.js';
+export * from './gcp-secret-name.js';
 export * from './provider-types.js';
 export * from './schema.js';
 export { parseManifestObject, parseManifestText, parsePath, type ParsedDocument, type ParseOptions } from './parse.js';

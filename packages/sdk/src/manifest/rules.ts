@@ -6,6 +6,7 @@ import { checkKubernetesVersion, CLAUDIE_MINORS } from './kubernetes-versions.js
 import { autoclustersConfigSchema } from '../providers-data/crusoe.js';
 import { checkChartAddon } from './addon-rules.js';
 import { isChartAddon, type ChartAddonId } from '../addons/catalog.js';
+import { checkGcpSecretManagerRef } from './gcp-secret-name.js';
 import { checkDns1123Label, checkDnsName, checkLabelValue, checkQualifiedName } from './names.js';
 import { MANIFEST_LISTS, type ManifestList, type ParsedDocument } from './parse.js';
 import { credentialRequired, PROVIDER_TYPE_INFO, providerTypesWith, type CredentialKey, type ProviderType } from './provider-types.js';
@@ -514,9 +515,10 @@ function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: r
     ref.env !== undefined ? 'env' : null,
     ref.file !== undefined ? 'file' : null,
     ref.awsSecretsManager !== undefined ? 'awsSecretsManager' : null,
+    ref.gcpSecretManager !== undefined ? 'gcpSecretManager' : null,
   ].filter((f): f is string => f !== null);
   if (forms.length === 0) {
-    out.error(path, 'secretRef needs one of: name and namespace (a Kubernetes Secret), env, file, awsSecretsManager');
+    out.error(path, 'secretRef needs one of: name and namespace (a Kubernetes Secret), env, file, awsSecretsManager, gcpSecretManager');
     return;
   }
   if (forms.length > 1) {
@@ -528,6 +530,9 @@ function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: r
     if (!ref.namespace) out.error([...path, 'namespace'], 'secretRef.namespace is required with secretRef.name');
   }
   if (ref.file !== undefined && ref.file.trim() === '') out.error([...path, 'file'], 'secretRef.file must be a path');
+  if (ref.gcpSecretManager) {
+    for (const issue of checkGcpSecretManagerRef(ref.gcpSecretManager)) out.error([...path, 'gcpSecretManager', issue.field], issue.message);
+  }
   if (ref.env) {
     const allowed = keys.map((k) => k.key);
     for (const [key, variable] of Object.entries(ref.env)) {

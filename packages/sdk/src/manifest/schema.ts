@@ -11,6 +11,7 @@ import { CHART_ADDON_IDS } from '../addons/catalog.js';
 import * as z from 'zod';
 import { PROVIDER_TYPES, RETIRED_PROVIDER_TYPES } from './provider-types.js';
 import { NAME_PATTERNS, TAINT_EFFECTS } from './names.js';
+import { GCP_SECRET_PATTERNS } from './gcp-secret-name.js';
 import { IPV4_PATTERNS } from '../model/ipv4.js';
 
 export const NATIVE_API_VERSION = 'kubeplane.dev/v1';
@@ -56,7 +57,7 @@ export const taintSchema = z
 /**
  * Where a provider's credentials come from. Exactly one form: a Kubernetes Secret (`name` + `namespace`,
  * Claudie's form), environment variables (`env`: credential key -> variable name), a file of keys (`file`),
- * or an AWS Secrets Manager secret. The values themselves never appear in a manifest.
+ * an AWS Secrets Manager secret, or a Google Cloud Secret Manager secret. The values themselves never appear in a manifest.
  */
 export const secretRefSchema = z
   .strictObject({
@@ -80,11 +81,20 @@ export const secretRefSchema = z
       })
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} An AWS Secrets Manager secret holding the credential keys.` }),
+    gcpSecretManager: z
+      .strictObject({
+        // The forms Secret Manager names (gcp-secret-name.ts, checked by rules.ts).
+        secret: z.string().meta({ description: 'The secret\'s id (`kubeplane-providers-minimal-hetzner-1`) or its full name (`projects/<project>/secrets/<id>`); its payload is a JSON object of the credential keys.', pattern: GCP_SECRET_PATTERNS.secret }),
+        version: z.string().optional().meta({ description: 'The version to read: a number or an alias such as `latest` (the default).', pattern: GCP_SECRET_PATTERNS.version }),
+        project: z.string().optional().meta({ description: 'The Google Cloud project (id or number) holding the secret, when `secret` is an id; default the runtime\'s own project. Not with a full name.', pattern: GCP_SECRET_PATTERNS.project }),
+      })
+      .optional()
+      .meta({ description: `${KUBEPLANE_ONLY} A Google Cloud Secret Manager secret holding the credential keys.` }),
   })
   .meta({
-    description: 'Where credentials come from, in exactly one form: {name, namespace} (a Kubernetes Secret) | {env} | {file} | {awsSecretsManager}. The values never appear in a manifest.',
+    description: 'Where credentials come from, in exactly one form: {name, namespace} (a Kubernetes Secret) | {env} | {file} | {awsSecretsManager} | {gcpSecretManager}. The values never appear in a manifest.',
     // Exactly one form (rules.ts checkSecretRef); looser than the rule, which also refuses `name` beside `env`.
-    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }],
+    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }, { required: ['gcpSecretManager'] }],
   });
 
 /**
@@ -96,8 +106,8 @@ export const addonSecretRefSchema = secretRefSchema
     fromProvider: z.string().optional().meta({ description: `${KUBEPLANE_ONLY} The name of a provider in providers[] whose credentials this add-on may use.`, minLength: 1 }),
   })
   .meta({
-    description: `${KUBEPLANE_ONLY} The add-on's credential (CSI drivers: the cloud's keys), written as a Secret in the cluster: {name, namespace} | {env} | {file} | {awsSecretsManager} | {fromProvider}.`,
-    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }, { required: ['fromProvider'] }],
+    description: `${KUBEPLANE_ONLY} The add-on's credential (CSI drivers: the cloud's keys), written as a Secret in the cluster: {name, namespace} | {env} | {file} | {awsSecretsManager} | {gcpSecretManager} | {fromProvider}.`,
+    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }, { required: ['gcpSecretManager'] }, { required: ['fromProvider'] }],
   });
 export type AddonSecretRef = z.infer<typeof addonSecretRefSchema>;
 
@@ -202,7 +212,7 @@ export const dynamicPoolSchema = z
 export const staticNodeSchema = z
   .strictObject({
     endpoint: z.string().meta({ description: 'The machine\'s IPv4 address, reached over SSH; unique in the manifest.', pattern: IPV4_PATTERNS.address }),
-    secretRef: secretRefSchema.meta({ description: 'Where the SSH private key comes from (the key `privatekey`), in one form: {name, namespace} | {env} | {file} | {awsSecretsManager}.' }),
+    secretRef: secretRefSchema.meta({ description: 'Where the SSH private key comes from (the key `privatekey`), in one form: {name, namespace} | {env} | {file} | {awsSecretsManager} | {gcpSecretManager}.' }),
     username: z.string().optional().meta({ description: 'SSH user with root rights; default root.', default: 'root' }),
   })
   .meta({ description: 'A machine you own, reached over SSH.' });

@@ -14,6 +14,7 @@ function pathOf(def: ProviderDef, index: number, resource: string | undefined): 
   }
   if (ref.file) return `${base}.file`;
   if (ref.awsSecretsManager) return `${base}.awsSecretsManager`;
+  if (ref.gcpSecretManager) return `${base}.gcpSecretManager`;
   return base;
 }
 

@@ -1,0 +1,73 @@
+// Dead letters for the Cloud Tasks runtime, which has no dead-letter queue: a task that reaches its last attempt is
+// recorded here (pending) before its step runs. If the step returns, the record goes; if it throws, the cluster is
+// marked ERROR and the record kept ('failed'); if the function crashed or timed out, the record stays pending and
+// the watchdog marks the cluster once the dispatch deadline has passed ('expired'). Kept records are for people:
+// the message, the reason, when — the same thing SQS's kept dead-letter queue holds on AWS.
+import { createHash } from 'node:crypto';
+import type { Firestore } from '@google-cloud/firestore';
+import type { StepEvent } from '@kubeplane/sdk';
+import { firestoreClient } from './google-clients.js';
+import type { FirestoreOptions } from './firestore-state-store.js';
+
+export type DeadLetterStatus = 'pending' | 'failed' | 'expired' | 'invalid';
+
+export interface DeadLetter {
+  id: string;
+  /** The task's full name (or the request's, for a message that was not a step event). */
+  task: string;
+  status: DeadLetterStatus;
+  /** The message as received (JSON text). */
+  body: string;
+  event?: StepEvent;
+  reason?: string;
+  /** ms */
+  recordedAt: number;
+  /** ms: when a pending record's delivery can no longer be running (its dispatch deadline). */
+  deadlineAt: number;
+}
+
+export class FirestoreDeadLetters {
+  readonly firestore: Firestore;
+  readonly collection: string;
+
+  constructor(options: FirestoreOptions) {
+    this.firestore = options.firestore ?? firestoreClient(options);
+    this.collection = options.collection ?? 'kubeplane-dead-letters';
+  }
+
+  /** One record per task (ids are a hash: task names hold '/'); a retried last attempt overwrites its own. */
+  idOf(task: string): string {
+    return createHash('sha256').update(task).digest('hex').slice(0, 40);
+  }
+
+  async record(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
+    const id = this.idOf(letter.task);
+    const doc = Object.fromEntries(Object.entries({ ...letter, id }).filter(([, v]) => v !== undefined));
+    await this.firestore.collection(this.collection).doc(id).set(doc);
+    return { ...letter, id };
+  }
+
+  async update(id: string, status: DeadLetterStatus, reason: string): Promise<void> {
+    await this.firestore.collection(this.collection).doc(id).update({ status, reason });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.firestore.collection(this.collection).doc(id).delete();
+  }
+
+  async get(id: string): Promise<DeadLetter | null> {
+    const snap = await this.firestore.collection(this.collection).doc(id).get();
+    return snap.exists ? (snap.data() as DeadLetter) : null;
+  }
+
+  /** Pending records whose deadline is before `now` (the deliveries that crashed or timed out on their last attempt). */
+  async overdue(now: number): Promise<DeadLetter[]> {
+    const page = await this.firestore.collection(this.collection).where('status', '==', 'pending').get();
+    return page.docs.map((d) => d.data() as DeadLetter).filter((d) => d.deadlineAt < now);
+  }
+
+  async list(): Promise<DeadLetter[]> {
+    const page = await this.firestore.collection(this.collection).get();
+    return page.docs.map((d) => d.data() as DeadLetter).sort((a, b) => a.recordedAt - b.recordedAt);
+  }
+}
