@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StepEvent } from '@kubeplane/sdk';
+import { SANDBOX_GOOGLE_PROJECT } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 import { GCP_LIFECYCLE_TIMEOUT, openGcpWorld, type GcpWorld, type GcpWorldOptions } from '../helpers/gcp-world.js';
 import { runCloudTasks, type DispatcherOptions } from '../helpers/cloud-tasks-dispatcher.js';
@@ -74,7 +75,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     // All state is in Firestore and every secret in Secret Manager: the emulators hold them, nothing else does.
     const google = w.sandbox.google;
     expect(google.firestore.documentNames().some((n) => n.includes(`${w.collectionPrefix}-state/`))).toBe(true);
-    expect(google.secrets.secretIds().filter((id) => id.startsWith(w.secretPrefix)).length).toBeGreaterThanOrEqual(5);
+    expect(google.secrets.secretIds(SANDBOX_GOOGLE_PROJECT).filter((id) => id.startsWith(w.secretPrefix)).length).toBeGreaterThanOrEqual(5);
 
     await w.kp.destroy('minimal');
     const run = await dispatch(w);
@@ -83,7 +84,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect(await w.kp.projects()).toEqual([]);
     expect(google.tasks.size()).toBe(0);
     expect(google.tasks.dropped()).toEqual([]);
-    expect(google.secrets.secretIds().filter((id) => id.startsWith(w.secretPrefix))).toEqual([]);
+    expect(google.secrets.secretIds(SANDBOX_GOOGLE_PROJECT).filter((id) => id.startsWith(w.secretPrefix))).toEqual([]);
     // Nothing secret was logged: the cluster's private keys never appear in the functions' log lines.
     expect(w.logs.join('\n')).not.toMatch(/PRIVATE KEY|client-key-data/);
     process.stdout.write(`gcp runtime, minimal example: create/scale-up/scale-down ${JSON.stringify(counts)}, destroy ${JSON.stringify({ invocations: run.invocations, tasks: run.dispatches })}\n`);
@@ -103,7 +104,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
         }
       },
     });
-    expect(twice).toEqual(['networks', 'dns', 'create-nodes', 'mesh']);
+    expect(twice.sort()).toEqual(['create-nodes', 'dns', 'mesh', 'networks']);
     expect({ state: r.state, machines: r.machines }).toEqual(local);
     const created = w.events.filter((e) => e.type === 'resource-created' && e.kind === 'machine');
     expect(created).toHaveLength(3);
@@ -114,13 +115,21 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
 
   it('resumes a step whose function was killed mid-way when Cloud Tasks retries its task', async () => {
     const [local] = await localOutcome(6, [minimal]);
-    let hang = false;
+    // The next record write of the cluster after the kill never returns: the killed invocation's (requests reach the
+    // function a moment after they are sent, so which write is decided when it happens, not when the task is sent).
+    let hangNext = false;
     const w = await world({
       seed: 6,
       wrapState: (s) => ({
         get: (k) => s.get(k),
         // The kill lands after the step's cloud calls, before its record write: the machines exist, the record does not say so.
-        put: (k, v, rev, o) => (hang && k.startsWith('clusters/') ? new Promise<number>(() => undefined) : s.put(k, v, rev, o)),
+        put: (k, v, rev, o) => {
+          if (hangNext && k.startsWith('clusters/')) {
+            hangNext = false;
+            return new Promise<number>(() => undefined);
+          }
+          return s.put(k, v, rev, o);
+        },
         delete: (k, rev, o) => s.delete(k, rev, o),
         list: (p) => s.list(p),
       }),
@@ -128,10 +137,9 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     let killed = 0;
     const r = await applyOnGcp(w, minimal, {
       onTask: (_d, body) => {
-        hang = false;
         if (stepOf(body) === 'create-nodes' && killed === 0) {
           killed++;
-          hang = true;
+          hangNext = true;
           return 'kill';
         }
       },
@@ -191,12 +199,14 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
         if (stepOf(body) === 'dns') broken = true;
       },
     });
-    expect(run.failures).toBe(3);
+    // Two attempts answered 5xx; the last one marked the cluster and answered 2xx (nothing is left to retry).
+    expect(run.failures).toBe(2);
     const status = (await w.kp.status('minimal')).clusters.minimal;
     expect(status?.state).toBe('ERROR');
     expect(status?.message).toMatch(/^dns: gave up after 3 attempts of task minimal-\w+\/\w+\/1\/\d+\/0: Error: lease collection unavailable \(simulated outage\)$/);
-    // Cloud Tasks gave the task up after its last attempt; kubeplane kept it, with why.
-    expect(w.sandbox.google.tasks.dropped().map((d) => d.attempts)).toEqual([3]);
+    // Cloud Tasks has no dead-letter queue: kubeplane kept the task, with why, and Cloud Tasks holds nothing more.
+    expect(w.sandbox.google.tasks.dropped()).toEqual([]);
+    expect(w.sandbox.google.tasks.size()).toBe(0);
     const kept = await w.deadLetters.list();
     expect(kept.map((d) => [d.event?.step, d.status])).toEqual([['dns', 'failed']]);
     expect(kept[0]?.reason).toMatch(/lease collection unavailable/);
@@ -210,26 +220,27 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
   });
 
   it('marks the cluster ERROR when its task\'s last attempt crashed, on the watchdog\'s schedule', async () => {
-    let hang = false;
+    let crash = false;
     const w = await world({
       seed: 12,
       maxAttempts: 2,
-      wrapState: (s) => ({
-        get: (k) => s.get(k),
-        put: (k, v, rev, o) => (hang && k.startsWith('clusters/') ? new Promise<number>(() => undefined) : s.put(k, v, rev, o)),
-        delete: (k, rev, o) => s.delete(k, rev, o),
-        list: (p) => s.list(p),
+      // Each attempt dies before it gets anywhere (the instance is killed, or runs past its deadline, before the lease):
+      // no handler lives to say why, and none holds the cluster.
+      wrapLease: (l) => ({
+        // (The watchdog's own turn with the lease is not a step's.)
+        acquire: (key, owner, ttl) => (crash && !owner.startsWith('watchdog/') ? new Promise<null>(() => undefined) : l.acquire(key, owner, ttl)),
+        renew: (g, ttl) => l.renew(g, ttl),
+        release: (g) => l.release(g),
       }),
     });
     await w.kp.apply(manifestOf(minimal));
-    // Every attempt of the dns step's task dies unanswered (a timeout or an out-of-memory kill): no handler lives to say why.
     const run = await dispatch(w, {
       onTask: (_d, body) => {
-        hang = stepOf(body) === 'dns';
-        return hang ? 'kill' : undefined;
+        // From the dns step on, every attempt dies (requests reach the function a moment after they are sent).
+        crash ||= stepOf(body) === 'dns';
+        return crash ? 'kill' : undefined;
       },
     });
-    hang = false;
     expect(run.stopped).toBe('idle');
     expect(w.sandbox.google.tasks.dropped().map((d) => d.attempts)).toEqual([2]);
     expect((await w.kp.status('minimal')).clusters.minimal?.state).toBe('IN_PROGRESS');
@@ -240,8 +251,8 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
       await w.watchdog();
       marked = (await w.kp.status('minimal')).clusters.minimal?.state === 'ERROR';
     }
-    expect(marked).toBe(true);
-    expect((await w.kp.status('minimal')).clusters.minimal?.message).toMatch(/^dns: .*timed out or crashed/);
+    expect(marked, JSON.stringify({ letters: await w.deadLetters.list(), status: (await w.kp.status('minimal')).clusters.minimal, logs: w.logLines().slice(-6) })).toBe(true);
+    expect((await w.kp.status('minimal')).clusters.minimal?.message).toMatch(/^dns: .*did not finish its last attempt \(it crashed or ran past its 600 s deadline\)/);
     expect((await w.deadLetters.list()).map((d) => [d.event?.step, d.status])).toEqual([['dns', 'expired']]);
   });
 
