@@ -164,6 +164,12 @@ export function checkMessage(value: unknown, type: protobuf.Type, path: string):
   for (const [key, raw] of Object.entries(value as Json)) {
     const field = type.fields[camel(key)];
     if (!field) throw invalidArgument(`Invalid JSON payload received. Unknown name "${key}"${where(path)}: Cannot find field.`);
+    // google.protobuf.NullValue's JSON is null (Firestore's `nullValue`); elsewhere null means the field is unset.
+    if (field.resolvedType?.fullName === '.google.protobuf.NullValue') {
+      if (raw !== null && raw !== 0 && raw !== 'NULL_VALUE') throw invalidValue(path === '' ? snake(field.name) : `${path}.${snake(field.name)}`, 'type.googleapis.com/google.protobuf.NullValue', raw);
+      out[field.name] = null;
+      continue;
+    }
     if (raw === null && field.resolvedType?.fullName !== '.google.protobuf.Value') continue;
     const at = path === '' ? snake(field.name) : `${path}.${snake(field.name)}`;
     if (field.map) {

@@ -107,9 +107,49 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     await client.resumeQueue({ name: queue });
   });
 
+  it('takes enums by name or number and answers in the encoding asked', async () => {
+    const created = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { name: `${queue}/tasks/by-name`, httpRequest: { url, httpMethod: 'PUT' } } }) });
+    expect(((await created.json()) as { httpRequest: { httpMethod: unknown } }).httpRequest.httpMethod).toBe('PUT');
+    const asInt = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks/by-name?$alt=json%3Benum-encoding=int`, { headers: { authorization: 'Bearer t' } });
+    expect(((await asInt.json()) as { httpRequest: { httpMethod: unknown } }).httpRequest.httpMethod).toBe(4);
+    const byNumber = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks?$alt=json%3Benum-encoding=int`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { name: `${queue}/tasks/by-number`, httpRequest: { url, httpMethod: 6 } }, responseView: 2 }) });
+    expect(await byNumber.json()).toMatchObject({ httpRequest: { httpMethod: 6 }, view: 2 });
+    const bad = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { httpRequest: { url, httpMethod: 'FETCH' } } }) });
+    expect(bad.status).toBe(400);
+    await client.deleteTask({ name: `${queue}/tasks/by-name` });
+    await client.deleteTask({ name: `${queue}/tasks/by-number` });
+  });
+
   it('refuses an unknown field as Google does', async () => {
     const res = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { httpRequest: { url }, x: 1 } }) });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { code: 400, message: `Invalid JSON payload received. Unknown name "x" at 'task': Cannot find field.`, status: 'INVALID_ARGUMENT' } });
+  });
+});
+
+describe('the push side', () => {
+  it('keeps a queue\'s tasks in flight within its max_concurrent_dispatches', async () => {
+    const q = `${parent}/queues/narrow`;
+    google.tasks.createQueue(q, { maxConcurrentDispatches: 2, maxAttempts: 1 });
+    for (let i = 0; i < 3; i += 1) await client.createTask({ parent: q, task: { name: `${q}/tasks/t${i}`, httpRequest: { url } } });
+    const first = google.tasks.takeDue(10);
+    expect(first).toHaveLength(2);
+    expect(google.tasks.nextDueAt()).toBeNull();
+    google.tasks.complete(first[0]?.task as string, { status: 404 });
+    expect(google.tasks.dropped().filter((d) => d.queue === q)).toEqual([{ task: first[0]?.task, queue: q, attempts: 1, lastStatus: 404 }]);
+    expect(google.tasks.takeDue(10)).toHaveLength(1);
+    expect(google.tasks.size(q)).toBe(2);
+  });
+
+  it('lets a dispatched task be deleted; what its target answers then changes nothing', async () => {
+    const q = `${parent}/queues/deletable`;
+    google.tasks.createQueue(q);
+    const [t] = await client.createTask({ parent: q, task: { httpRequest: { url } } });
+    const [d] = google.tasks.takeDue(1).filter((x) => x.queue === q);
+    expect(d?.task).toBe(t.name);
+    await client.deleteTask({ name: t.name as string });
+    google.tasks.complete(t.name as string, { status: 500 });
+    expect(google.tasks.size(q)).toBe(0);
+    expect(google.tasks.nextDueAt()).toBeNull();
   });
 });

@@ -46,6 +46,10 @@ interface Queue {
   name: string;
   state: 'RUNNING' | 'PAUSED';
   retry: QueueRetry;
+  /** RateLimits.max_concurrent_dispatches: at most this many of the queue's tasks in flight (default 1000). */
+  maxConcurrentDispatches: number;
+  /** RateLimits.max_dispatches_per_second, shown, not enforced: the dispatcher paces deliveries. */
+  maxDispatchesPerSecond: number;
 }
 
 interface Attempt {
@@ -68,7 +72,10 @@ interface Task {
   deadlineSeconds: number;
   dispatchCount: number;
   responseCount: number;
-  /** Responses that were not 5xx: X-CloudTasks-TaskExecutionCount. */
+  /**
+   * X-CloudTasks-TaskExecutionCount: "the total number of times that the task has received a response from the
+   * handler ... This number does not include failures due to 5XX error codes."
+   */
   executionCount: number;
   /** Task.first_attempt: "Only dispatch_time will be set. The other Attempt information is not retained by Cloud Tasks." */
   firstDispatchMs?: number;
@@ -187,10 +194,11 @@ export class CloudTasksEmulator {
   }
 
   /** Creates a RUNNING queue (what `gcloud tasks queues create` or the deploy does). */
-  createQueue(name: string, config: Partial<QueueRetry> = {}): void {
+  createQueue(name: string, config: Partial<QueueRetry> & { maxConcurrentDispatches?: number } = {}): void {
     const parent = QUEUE_NAME.exec(name)?.[1];
     if (!parent) throw new Error(`a queue name is projects/<project>/locations/<location>/queues/<id>, not ${name}`);
-    this.#createQueue(name, { retryConfig: {} }, parent, config);
+    const { maxConcurrentDispatches, ...retry } = config;
+    this.#createQueue(name, { retryConfig: {}, ...(maxConcurrentDispatches !== undefined ? { rateLimits: { maxConcurrentDispatches } } : {}) }, parent, retry);
   }
 
   /** The earliest time (ms) a task not in flight in a RUNNING queue is due; null when there is none. */
@@ -204,7 +212,12 @@ export class CloudTasksEmulator {
   takeDue(max: number): TaskDispatch[] {
     const now = this.#clock.now();
     const due = [...this.#tasks.values()].filter((t) => this.#dispatchable(t) && t.scheduleMs <= now).sort((a, b) => a.scheduleMs - b.scheduleMs || a.createMs - b.createMs);
-    return due.slice(0, Math.max(0, max)).map((t) => this.#dispatch(t, now));
+    const out: TaskDispatch[] = [];
+    for (const t of due) {
+      if (out.length >= max) break;
+      if (this.#dispatchable(t)) out.push(this.#dispatch(t, now));
+    }
+    return out;
   }
 
   /**
@@ -213,7 +226,9 @@ export class CloudTasksEmulator {
    */
   complete(name: string, outcome: TaskOutcome): void {
     const task = this.#tasks.get(name);
-    if (!task?.inFlight) throw new Error(`Cloud Tasks has no task ${name} in flight`);
+    // "A task can be deleted if it is scheduled or dispatched": what its target answers after that changes nothing.
+    if (!task) return;
+    if (!task.inFlight) throw new Error(`Cloud Tasks' task ${name} is not in flight: complete() follows takeDue()`);
     const now = this.#clock.now();
     task.inFlight = false;
     task.forced = false;
@@ -232,6 +247,7 @@ export class CloudTasksEmulator {
       attempt.responseStatus = outcome === 'deadline-exceeded' ? { code: 4, message: 'Deadline exceeded.' } : { code: 14, message: 'The target was unreachable.' };
       delete task.previousResponse;
     }
+    // X-CloudTasks-TaskRetryReason's values are not documented; these name the cause the sandbox knows.
     task.retryReason = typeof outcome === 'object' ? `HTTP_STATUS_${outcome.status}` : outcome === 'deadline-exceeded' ? 'DEADLINE_EXCEEDED' : 'UNREACHABLE';
     const retry = (this.#queues.get(task.queue) as Queue).retry;
     const attemptsSpent = retry.maxAttempts !== -1 && task.dispatchCount >= retry.maxAttempts;
@@ -261,7 +277,16 @@ export class CloudTasksEmulator {
   }
 
   #dispatchable(t: Task): boolean {
-    return !t.inFlight && (t.forced || this.#queues.get(t.queue)?.state === 'RUNNING');
+    if (t.inFlight) return false;
+    if (t.forced) return true;
+    const queue = this.#queues.get(t.queue);
+    return queue?.state === 'RUNNING' && this.#inFlight(queue.name) < queue.maxConcurrentDispatches;
+  }
+
+  #inFlight(queue: string): number {
+    let n = 0;
+    for (const t of this.#tasks.values()) if (t.queue === queue && t.inFlight) n += 1;
+    return n;
   }
 
   #dispatch(task: Task, now: number): TaskDispatch {
@@ -315,7 +340,17 @@ export class CloudTasksEmulator {
     };
     if (retry.maxAttempts < -1) throw invalidArgument('RetryConfig.max_attempts must be >= -1.');
     if (retry.minBackoffSeconds > retry.maxBackoffSeconds) throw invalidArgument('RetryConfig.min_backoff must not be greater than RetryConfig.max_backoff.');
-    const queue: Queue = { name, state: body.state === 'PAUSED' ? 'PAUSED' : 'RUNNING', retry };
+    const limits = (body.rateLimits as Json | undefined) ?? {};
+    // RateLimits' defaults for a queue made through the API: 500 dispatches a second, 1000 concurrent.
+    const queue: Queue = {
+      name,
+      state: body.state === 'PAUSED' ? 'PAUSED' : 'RUNNING',
+      retry,
+      maxConcurrentDispatches: typeof limits.maxConcurrentDispatches === 'number' && limits.maxConcurrentDispatches > 0 ? limits.maxConcurrentDispatches : 1000,
+      maxDispatchesPerSecond: typeof limits.maxDispatchesPerSecond === 'number' && limits.maxDispatchesPerSecond > 0 ? limits.maxDispatchesPerSecond : 500,
+    };
+    if (queue.maxConcurrentDispatches > 5000) throw invalidArgument('RateLimits.max_concurrent_dispatches must be at most 5000.');
+    if (queue.maxDispatchesPerSecond > 500) throw invalidArgument('RateLimits.max_dispatches_per_second must be at most 500.');
     this.#queues.set(name, queue);
     return queue;
   }
@@ -331,7 +366,7 @@ export class CloudTasksEmulator {
     return {
       name: q.name,
       state: q.state,
-      rateLimits: { maxDispatchesPerSecond: 500, maxBurstSize: 100, maxConcurrentDispatches: 1000 },
+      rateLimits: { maxDispatchesPerSecond: q.maxDispatchesPerSecond, maxBurstSize: 100, maxConcurrentDispatches: q.maxConcurrentDispatches },
       retryConfig: { maxAttempts: q.retry.maxAttempts, minBackoff: s(q.retry.minBackoffSeconds), maxBackoff: s(q.retry.maxBackoffSeconds), maxDoublings: q.retry.maxDoublings, maxRetryDuration: s(q.retry.maxRetryDurationSeconds) },
     };
   }

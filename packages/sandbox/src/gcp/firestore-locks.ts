@@ -22,7 +22,11 @@ export class DocumentLocks {
   readonly #held = new Map<string, Set<string>>();
   #waiters: Array<() => void> = [];
 
-  constructor(private readonly lockWaitMs: number) {}
+  constructor(
+    private readonly lockWaitMs: number,
+    /** Whether a holder's transaction has expired (its locks are then released to whoever asks). */
+    private readonly expired: (owner: LockOwner) => boolean = () => false,
+  ) {}
 
   /** Takes `doc` for `owner`, waiting for its holder unless `owner` is older (then the holder is wounded). */
   async acquire(owner: LockOwner, doc: string): Promise<void> {
@@ -31,7 +35,7 @@ export class DocumentLocks {
       if (owner.wounded) throw aborted();
       const holder = this.#holders.get(doc);
       if (!holder || holder.id === owner.id) break;
-      if (owner.age < holder.age) {
+      if (owner.age < holder.age || this.expired(holder)) {
         holder.wounded = true;
         this.release(holder);
         continue;
@@ -50,6 +54,11 @@ export class DocumentLocks {
     for (;;) {
       const holder = this.#holders.get(doc);
       if (!holder || holder.id === writer?.id) return;
+      if (this.expired(holder)) {
+        holder.wounded = true;
+        this.release(holder);
+        continue;
+      }
       if (!(await this.#wait(deadline))) throw aborted();
     }
   }

@@ -114,3 +114,66 @@ describe('Firestore emulator through the real client (preferRest)', () => {
     expect(after.reads - before.reads).toBe(1 + 3);
   });
 });
+
+describe('Firestore values and transforms through the real client', () => {
+  it('keeps nulls, timestamps, bytes, nested maps and arrays, and applies server timestamps, increments and array unions', async () => {
+    const ref = db.collection('kubeplane-dead-letters').doc('v');
+    const at = Timestamp.fromMillis(clock.now() + 5000);
+    await ref.set({ none: null, at, raw: Buffer.from([1, 2, 3]), nested: { list: [1, 'two', { three: 3.5 }] }, n: 1, tags: ['a'] });
+    await ref.update({ stamped: FieldValue.serverTimestamp(), n: FieldValue.increment(2), tags: FieldValue.arrayUnion('a', 'b'), none: null });
+    const data = (await ref.get()).data() as Record<string, unknown>;
+    expect(data).toMatchObject({ none: null, nested: { list: [1, 'two', { three: 3.5 }] }, n: 3, tags: ['a', 'b'] });
+    expect((data.at as Timestamp).isEqual(at)).toBe(true);
+    expect(Buffer.from(data.raw as Uint8Array)).toEqual(Buffer.from([1, 2, 3]));
+    expect((data.stamped as Timestamp).toMillis()).toBe(clock.now());
+    const due = await db.collection('kubeplane-dead-letters').where('at', '<', Timestamp.fromMillis(clock.now() + 10_000)).get();
+    expect(due.docs.map((d) => d.id)).toEqual(['v']);
+    expect((await db.collection('kubeplane-dead-letters').where('none', '==', null).get()).size).toBe(1);
+  });
+
+  it('queries a subcollection and a collection group', async () => {
+    await db.doc('clusters/c1/events/e1').set({ n: 1 });
+    await db.doc('clusters/c1/events/e2').set({ n: 2 });
+    await db.doc('clusters/c2/events/e3').set({ n: 3 });
+    expect((await db.collection('clusters/c1/events').orderBy('n', 'desc').get()).docs.map((d) => d.id)).toEqual(['e2', 'e1']);
+    expect((await db.collectionGroup('events').where('n', '>=', 2).get()).docs.map((d) => d.ref.path)).toEqual(['clusters/c1/events/e2', 'clusters/c2/events/e3']);
+  });
+
+  it('lists documents and reads several at once', async () => {
+    const docs = await db.collection('kubeplane-leases').listDocuments();
+    expect(docs.map((d) => d.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const got = await db.getAll(db.doc('kubeplane-leases/a'), db.doc('kubeplane-leases/zz'));
+    expect(got.map((s) => s.exists)).toEqual([true, false]);
+  });
+});
+
+describe('Firestore transactions that are left open', () => {
+  it('lose their locks once idle for 60 s on the clock (a crashed function), so others proceed', async () => {
+    const ref = db.collection('kubeplane-leases').doc('abandoned');
+    await ref.set({ owner: 'none' });
+    const database = `projects/${projectId}/databases/(default)`;
+    const begun = await fetch(`https://firestore.googleapis.com/v1/${database}/documents:batchGet`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ documents: [`${database}/documents/kubeplane-leases/abandoned`], newTransaction: { readWrite: {} } }),
+    });
+    expect(begun.status).toBe(200);
+    clock.advance(61_000);
+    const started = Date.now();
+    await ref.set({ owner: 'next' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await ref.get()).get('owner')).toBe('next');
+  });
+
+  it('abort a plain write that waited longer than the lock wait, naming the lock timeout', async () => {
+    const strict = new FirestoreEmulator({ clock, lockWaitMs: 50 });
+    const database = 'projects/p/databases/(default)';
+    const call = (path: string, body: unknown): Promise<Response> =>
+      strict.handle(new Request(`https://firestore.googleapis.com/v1/${database}/documents:${path}`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify(body) }));
+    await call('commit', { writes: [{ update: { name: `${database}/documents/c/d`, fields: {} } }] });
+    expect((await call('batchGet', { documents: [`${database}/documents/c/d`], newTransaction: { readWrite: {} } })).status).toBe(200);
+    const blocked = await call('commit', { writes: [{ update: { name: `${database}/documents/c/d`, fields: { v: { integerValue: '1' } } } }] });
+    expect(blocked.status).toBe(409);
+    expect(await blocked.json()).toEqual({ error: { code: 409, message: 'Transaction lock timeout. Please try again.', status: 'ABORTED' } });
+  });
+});

@@ -26,6 +26,8 @@ interface Doc {
 
 interface Transaction extends LockOwner {
   database: string;
+  beganMs: number;
+  lastActiveMs: number;
   readOnly: boolean;
   /** Documents read in the transaction and their update time then (0: did not exist). */
   reads: Map<string, number>;
@@ -67,7 +69,13 @@ export class FirestoreEmulator {
   /** `lockWaitMs`: how long (wall time) a request waits for another transaction's lock before ABORTED (default 10 s). */
   constructor(options: { clock: VirtualClock; lockWaitMs?: number }) {
     this.#clock = options.clock;
-    this.#locks = new DocumentLocks(options.lockWaitMs ?? 10_000);
+    // "Transactions time out after 270 seconds or after 60 seconds of idle expiration time"
+    // (https://firebase.google.com/docs/firestore/quotas#time_limits), on the sandbox's clock.
+    this.#locks = new DocumentLocks(options.lockWaitMs ?? 10_000, (owner) => {
+      const tx = this.#transactions.get(owner.id);
+      const now = this.#clock.now();
+      return !tx || now - tx.beganMs > 270_000 || now - tx.lastActiveMs > 60_000;
+    });
     this.#service = new GoogleRestService(
       FIRESTORE_HOST,
       'google.firestore.v1.Firestore',
@@ -98,6 +106,11 @@ export class FirestoreEmulator {
 
   handler(): HttpHandler {
     return this.#service.handler();
+  }
+
+  /** Answers one request as firestore.googleapis.com would (what the msw handler calls). */
+  handle(request: Request): Promise<Response> {
+    return this.#service.handle(request);
   }
 
   counts(): FirestoreCounts {
@@ -140,13 +153,15 @@ export class FirestoreEmulator {
     const tx = typeof id === 'string' ? this.#transactions.get(id) : undefined;
     if (!tx) throw invalidArgument('The referenced transaction has expired or is no longer valid.');
     if (tx.wounded) throw aborted();
+    tx.lastActiveMs = this.#clock.now();
     return tx;
   }
 
   #begin(database: string, readOnly: boolean): string {
     const id = randomBytes(16).toString('base64');
     this.#transactionSeq += 1;
-    this.#transactions.set(id, { id, age: this.#transactionSeq, wounded: false, database, readOnly, reads: new Map() });
+    const now = this.#clock.now();
+    this.#transactions.set(id, { id, age: this.#transactionSeq, wounded: false, database, readOnly, reads: new Map(), beganMs: now, lastActiveMs: now });
     return id;
   }
 
@@ -160,10 +175,21 @@ export class FirestoreEmulator {
     return {};
   }
 
+  /** Locks `names` for `tx`; a transaction that cannot get them is over (ABORTED), its other locks released. */
+  async #lock(tx: Transaction, names: string[]): Promise<void> {
+    try {
+      for (const name of names) await this.#locks.acquire(tx, name);
+    } catch (error) {
+      this.#transactions.delete(tx.id);
+      this.#locks.release(tx);
+      throw error;
+    }
+  }
+
   async #getDocument(r: Json): Promise<Json> {
     const name = r.name as string;
     const tx = r.transaction !== undefined ? this.#transaction(r.transaction) : undefined;
-    if (tx && !tx.readOnly) await this.#locks.acquire(tx, name);
+    if (tx && !tx.readOnly) await this.#lock(tx, [name]);
     const doc = this.#docs.get(name);
     this.#counts.reads += 1;
     tx?.reads.set(name, doc?.updateMicros ?? 0);
@@ -204,7 +230,7 @@ export class FirestoreEmulator {
   async #batchGet(r: Json): Promise<Json[]> {
     const database = r.database as string;
     const { tx, begun } = this.#readTx(r, database);
-    if (tx && !tx.readOnly) for (const name of (r.documents as string[] | undefined) ?? []) await this.#locks.acquire(tx, name);
+    if (tx && !tx.readOnly) await this.#lock(tx, (r.documents as string[] | undefined) ?? []);
     const readTime = rfc3339Micros(Math.max(this.#clock.now() * 1000, this.#lastMicros));
     const out: Json[] = [];
     for (const name of (r.documents as string[] | undefined) ?? []) {
@@ -228,7 +254,7 @@ export class FirestoreEmulator {
     let found = runStructuredQuery(parent, query, this.#docs.values()) as Doc[];
     if (tx && !tx.readOnly && found.length > 0) {
       // Locks the documents the query returned (not the range: a document inserted into it is not blocked).
-      for (const d of found) await this.#locks.acquire(tx, d.name);
+      await this.#lock(tx, found.map((d) => d.name));
       found = runStructuredQuery(parent, query, this.#docs.values()) as Doc[];
     }
     // "There is a minimum charge of one document read for each query that you perform, even if the query returns no results."
