@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import type { StepEvent } from '@kubeplane/sdk';
 import { createDeadLetterHandler, createWatchdogHandler, sqsKeeper } from '@kubeplane/handlers';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
+import { leaseHolders } from '../helpers/lease-holders.js';
 import { LIFECYCLE_TIMEOUT, useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';
 import { runEventSourceMapping } from '../helpers/lambda-simulator.js';
 
@@ -116,30 +117,14 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
 
   it('never lets two handlers given the same messages at once both hold the cluster lease', async () => {
     const [local] = await localOutcome(8, [minimal]);
-    const holders = new Map<string, number>();
-    let most = 0;
-    let refused = 0;
+    const leases = leaseHolders();
     const world = await worlds.open({
       seed: 8,
-      wrapLease: (l) => ({
-        async acquire(key, owner, ttl) {
-          const g = await l.acquire(key, owner, ttl);
-          if (g) {
-            holders.set(key, (holders.get(key) ?? 0) + 1);
-            most = Math.max(most, holders.get(key) ?? 0);
-          } else refused++;
-          return g;
-        },
-        renew: (g, ttl) => l.renew(g, ttl),
-        async release(g) {
-          holders.set(g.key, (holders.get(g.key) ?? 0) - 1);
-          await l.release(g);
-        },
-      }),
+      wrapLease: (l) => leases.wrap(l),
     });
     const r = await applyOnAws(world, minimal, undefined, [world.handler, world.secondHandler()], 25);
-    expect(refused).toBeGreaterThan(0);
-    expect(most).toBe(1);
+    expect(leases.refused).toBeGreaterThan(0);
+    expect(leases.most).toBe(1);
     expect({ state: r.state, machines: r.machines }).toEqual(local);
   });
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StepEvent } from '@kubeplane/sdk';
 import { SANDBOX_GOOGLE_PROJECT } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
+import { leaseHolders } from '../helpers/lease-holders.js';
 import { GCP_LIFECYCLE_TIMEOUT, openGcpWorld, type GcpWorld, type GcpWorldOptions } from '../helpers/gcp-world.js';
 import { runCloudTasks, type DispatcherOptions } from '../helpers/cloud-tasks-dispatcher.js';
 
@@ -154,31 +155,15 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
 
   it('never lets two instances given the same tasks at once both run a cluster\'s step', async () => {
     const [local] = await localOutcome(8, [minimal]);
-    const holders = new Map<string, number>();
-    let most = 0;
-    let refused = 0;
+    const leases = leaseHolders();
     const w = await world({
       seed: 8,
-      wrapLease: (l) => ({
-        async acquire(key, owner, ttl) {
-          const g = await l.acquire(key, owner, ttl);
-          if (g) {
-            holders.set(key, (holders.get(key) ?? 0) + 1);
-            most = Math.max(most, holders.get(key) ?? 0);
-          } else refused++;
-          return g;
-        },
-        renew: (g, ttl) => l.renew(g, ttl),
-        async release(g) {
-          holders.set(g.key, (holders.get(g.key) ?? 0) - 1);
-          await l.release(g);
-        },
-      }),
+      wrapLease: (l) => leases.wrap(l),
     });
     let n = 0;
     const r = await applyOnGcp(w, minimal, { instances: 2, onTask: () => (n++ < 25 ? 'twice' : undefined) });
-    expect(refused).toBeGreaterThan(0);
-    expect(most).toBe(1);
+    expect(leases.refused).toBeGreaterThan(0);
+    expect(leases.most).toBe(1);
     expect({ state: r.state, machines: r.machines }).toEqual(local);
   });
 
