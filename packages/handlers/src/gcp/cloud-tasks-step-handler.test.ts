@@ -179,4 +179,10 @@ describe('the Cloud Tasks step function', () => {
     expect((await w.deadLetters.list()).map((d) => d.status)).toEqual(['expired']);
     w.close();
   });
+
+  it('a dead letter removed meanwhile (its delivery finished after all) is not an error for the watchdog', async () => {
+    const w = await world();
+    expect(await w.deadLetters.update(w.deadLetters.idOf('gone'), 'expired', 'late')).toBe(false);
+    w.close();
+  });
 });
