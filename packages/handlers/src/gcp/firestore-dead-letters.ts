@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Firestore } from '@google-cloud/firestore';
 import type { StepEvent } from '@kubeplane/sdk';
-import { firestoreClient } from './google-clients.js';
+import { firestoreClient, googleStatus } from './google-clients.js';
 import type { FirestoreOptions } from './firestore-state-store.js';
 
 export type DeadLetterStatus = 'pending' | 'failed' | 'expired' | 'invalid';
@@ -47,8 +47,15 @@ export class FirestoreDeadLetters {
     return { ...letter, id };
   }
 
-  async update(id: string, status: DeadLetterStatus, reason: string): Promise<void> {
-    await this.firestore.collection(this.collection).doc(id).update({ status, reason });
+  /** Sets a record's status and reason; false when it is gone (its delivery finished after all and removed it). */
+  async update(id: string, status: DeadLetterStatus, reason: string): Promise<boolean> {
+    try {
+      await this.firestore.collection(this.collection).doc(id).update({ status, reason });
+      return true;
+    } catch (e) {
+      if (googleStatus(e) === 'NOT_FOUND') return false;
+      throw e;
+    }
   }
 
   async remove(id: string): Promise<void> {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
 import { VirtualClock, type ProviderDef } from '@kubeplane/sdk';
-import { GoogleSecretManagerEmulator } from '../../../sandbox/src/gcp/secret-manager.js';
+import { GoogleSecretManagerEmulator } from '@kubeplane/sandbox';
 import { secretManagerClient } from './google-clients.js';
 import { gcpProviderSecretCredentials, gcpRuntimeFromEnv } from './runtime.js';
 import type { FirestoreStateStore } from './firestore-state-store.js';
