@@ -1,13 +1,12 @@
 // The Google Cloud adapters pass the engine's port suite on the sandbox's emulators, through the real clients in REST
 // mode: Firestore (state, lease) and Secret Manager (secrets). The queue part of the suite tests pull queues (receive,
 // ack, release); Cloud Tasks v2 has no pull — it pushes each task to the step function — so CloudTasksQueue is a
-// QueueSender and is tested on its own (cloud-tasks-queue.test.ts); the suite's queue slot gets the in-memory queue,
-// which says nothing about Cloud Tasks.
+// QueueSender, tested on its own (cloud-tasks-queue.test.ts), and the suite's queue tests are left out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
 import { describePortSuite } from '@kubeplane/sdk/port-suite';
-import { isKubeplaneError, MemoryQueue, VirtualClock } from '@kubeplane/sdk';
+import { isKubeplaneError, VirtualClock } from '@kubeplane/sdk';
 import { FirestoreEmulator } from '@kubeplane/sandbox';
 import { GoogleSecretManagerEmulator } from '@kubeplane/sandbox';
 import { FirestoreStateStore } from './firestore-state-store.js';
@@ -38,9 +37,6 @@ describePortSuite('Google Cloud (Firestore, Secret Manager)', {
   },
   async secretStore() {
     return new SecretManagerStore({ projectId, client: secrets, idPrefix: `${fresh()}-`, settleMs: 1000 });
-  },
-  async queue(clock) {
-    return new MemoryQueue<{ n: number }>({ clock, visibilityTimeoutSeconds: 30 });
   },
   async lease(clock) {
     return new FirestoreLease({ projectId, firestore, collection: `${fresh()}-leases`, clock });
