@@ -321,7 +321,9 @@ const UNAUTHENTICATED = new GoogleApiError(
 
 /**
  * One Google API host served from a service's proto: `impl` implements the methods by name; a method the service
- * has but `impl` lacks answers 501 UNIMPLEMENTED (as a method not enabled would), a path no rule matches Google's 404.
+ * has but `impl` lacks is refused, as the sealed sandbox refuses an API it does not emulate, in Google's form for a
+ * method a server does not offer (501 UNIMPLEMENTED, the code google.rpc.Code gives it), naming the method; a path no
+ * rule matches gets Google's 404.
  */
 export class GoogleRestService {
   readonly #routes: Route[];
@@ -401,7 +403,7 @@ export class GoogleRestService {
 
 function unimplemented(name: string): GoogleMethodImpl {
   return () => {
-    throw new GoogleApiError('UNIMPLEMENTED', `Method ${name} is not implemented by the kubeplane sandbox.`);
+    throw new GoogleApiError('UNIMPLEMENTED', `the sandbox does not emulate ${name} (only the methods kubeplane's Google runtime calls are served; the sandbox has no network)`);
   };
 }
 

@@ -51,4 +51,14 @@ describe('the sandbox\'s Google Cloud', () => {
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
   });
+
+  it('refuses a method of an emulated API that it does not emulate, naming it, in Google\'s form', async () => {
+    sandbox = new Sandbox({ seed: 1 }).listen();
+    // Firestore's RunAggregationQuery (a client's count()): declared in the proto, not served by the sandbox.
+    const res = await fetch(`https://firestore.googleapis.com/v1/projects/p/databases/(default)/documents:runAggregationQuery`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(501);
+    const { error } = (await res.json()) as { error: { status: string; message: string } };
+    expect(error.status).toBe('UNIMPLEMENTED');
+    expect(error.message).toMatch(/^the sandbox does not emulate \S*RunAggregationQuery/);
+  });
 });
