@@ -82,6 +82,28 @@ describe('FirestoreStateStore', () => {
   });
 });
 
+describe('FirestoreStateStore reads', () => {
+  it('writes on the version it just read or wrote without reading the document again, and still refuses a write another store made in between', async () => {
+    const collection = `${fresh()}-state`;
+    const store = new FirestoreStateStore({ projectId, firestore, collection });
+    const other = new FirestoreStateStore({ projectId, firestore, collection });
+    const reads = () => firestoreEmulator.counts().reads;
+    await store.put('clusters/c', { step: 1 }, 0);
+    const got = await store.get<{ step: number }>('clusters/c');
+    const before = reads();
+    // The engine's pattern: read, then write on that revision, then write again on the one it wrote.
+    expect(await store.put('clusters/c', { step: 2 }, got?.revision ?? -1, { fence: 3 })).toBe(2);
+    expect(await store.put('clusters/c', { step: 3 }, 2, { fence: 3 })).toBe(3);
+    await store.delete('clusters/c', 3, { fence: 3 });
+    expect(reads() - before).toBe(0);
+    // Another writer moves the key on; this store's remembered version is stale, and the precondition says so.
+    expect(await other.put('clusters/c', { step: 'other' }, 0, { fence: 4 })).toBe(4);
+    await expect(store.put('clusters/c', { step: 5 }, 0, { fence: 3 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'Fenced');
+    await expect(store.put('clusters/c', { step: 5 }, 3, { fence: 4 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'RevisionConflict');
+    expect(await store.get('clusters/c')).toEqual({ value: { step: 'other' }, revision: 4 });
+  });
+});
+
 describe('FirestoreLease', () => {
   it('gives one of concurrent acquirers the lease, with a token above every earlier one', async () => {
     const clock = new VirtualClock();

@@ -10,8 +10,12 @@
 // round trips (BeginTransaction, and a rollback on failure) and, on the server libraries, pessimistic locks that make
 // racing steps wait on each other instead of failing fast, which is what the engine wants (it re-reads and retries).
 // https://firebase.google.com/docs/firestore/reference/rest/v1/Precondition
+// The read is usually already done: the engine writes a key on the revision it just read, so the store remembers,
+// per key, the version it last read or wrote (revision, fence, update time) and commits on that without reading again.
+// Should the document have changed since, the precondition fails as it would after a fresh read, and only then is the
+// document read (to say whether the refusal is a revision conflict or a fence).
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { FieldValue, type DocumentSnapshot, type Firestore, type Precondition } from '@google-cloud/firestore';
+import { FieldValue, type DocumentSnapshot, type Firestore, type Precondition, type Timestamp } from '@google-cloud/firestore';
 import { checkKey, fenced, KubeplaneError, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { firestoreClient, googleStatus, type GoogleClientOptions } from './google-clients.js';
 
@@ -44,10 +48,23 @@ interface StateDoc {
 export const encodeDocumentId = (key: string): string => key.replaceAll('/', '%2F');
 export const decodeDocumentId = (id: string): string => id.replaceAll('%2F', '/');
 
+/** A document's version as this store last saw it: enough for a compare-and-swap without reading it again. */
+interface Seen {
+  /** Undefined: no document (its first write creates it). */
+  updateTime: Timestamp | undefined;
+  rev: number;
+  fence: number | undefined;
+  deleted: boolean;
+}
+
+/** Keys remembered at most (an instance serves many clusters over its life); the oldest are forgotten first. */
+const SEEN_KEYS = 1000;
+
 export class FirestoreStateStore implements StateStore {
   readonly firestore: Firestore;
   readonly collection: string;
   readonly #pageSize: number;
+  readonly #seen = new Map<string, Seen>();
 
   constructor(options: FirestoreOptions & { listPageSize?: number }) {
     this.firestore = options.firestore ?? firestoreClient(options);
@@ -63,63 +80,82 @@ export class FirestoreStateStore implements StateStore {
     checkKey(key);
     const snap = await this.#ref(key).get();
     const data = snap.data() as StateDoc | undefined;
+    this.#remember(key, seenOf(snap));
     if (!data || data.deleted) return null;
     return { value: decode(data) as T, revision: data.rev };
+  }
+
+  #remember(key: string, seen: Seen): void {
+    this.#seen.delete(key);
+    this.#seen.set(key, seen);
+    if (this.#seen.size > SEEN_KEYS) this.#seen.delete(this.#seen.keys().next().value as string);
+  }
+
+  /** The document's version: the one remembered when it is at the revision the writer expects, else read now. */
+  async #current(key: string, expectedRevision: number): Promise<Seen> {
+    const seen = this.#seen.get(key);
+    if (seen && (seen.deleted ? 0 : seen.rev) === expectedRevision) return seen;
+    const read = seenOf(await this.#ref(key).get());
+    this.#remember(key, read);
+    return read;
   }
 
   async put<T>(key: string, value: T, expectedRevision: number, options: PutOptions = {}): Promise<number> {
     checkKey(key);
     const body = encode(key, value);
-    const snap = await this.#ref(key).get();
-    const stored = snap.data() as StateDoc | undefined;
-    const live = stored && !stored.deleted ? stored.rev : 0;
+    const stored = await this.#current(key, expectedRevision);
+    const live = stored.deleted ? 0 : stored.rev;
     if (live !== expectedRevision) throw this.#refusal(key, expectedRevision, options.fence, stored);
-    if (options.fence !== undefined && stored?.fence !== undefined && stored.fence > options.fence) throw fenced(key, options.fence, stored.fence);
-    const rev = (stored?.rev ?? 0) + 1; // a tombstone's revision continues
-    const fence = options.fence ?? stored?.fence;
+    if (options.fence !== undefined && stored.fence !== undefined && stored.fence > options.fence) throw fenced(key, options.fence, stored.fence);
+    const rev = stored.rev + 1; // a tombstone's revision continues
+    const fence = options.fence ?? stored.fence;
     const next: Record<string, unknown> = { key, rev, deleted: false, ...body, ...(body.doc !== undefined ? { docz: FieldValue.delete() } : { doc: FieldValue.delete() }) };
     if (fence !== undefined) next.fence = fence;
-    await this.#commit(key, snap, next, expectedRevision, options.fence);
+    await this.#commit(key, stored, next, expectedRevision, options.fence, { rev, fence, deleted: false });
     return rev;
   }
 
   async delete(key: string, expectedRevision: number, options: PutOptions = {}): Promise<void> {
     checkKey(key);
-    const snap = await this.#ref(key).get();
-    const stored = snap.data() as StateDoc | undefined;
-    const live = stored && !stored.deleted ? stored.rev : 0;
+    const stored = await this.#current(key, expectedRevision);
+    const live = stored.deleted ? 0 : stored.rev;
     if (live !== expectedRevision) throw this.#refusal(key, expectedRevision, options.fence, stored);
     if (expectedRevision === 0) return; // missing, and meant to be
-    if (options.fence !== undefined && stored?.fence !== undefined && stored.fence > options.fence) throw fenced(key, options.fence, stored.fence);
-    const fence = options.fence ?? stored?.fence;
+    if (options.fence !== undefined && stored.fence !== undefined && stored.fence > options.fence) throw fenced(key, options.fence, stored.fence);
+    const fence = options.fence ?? stored.fence;
     // The tombstone: revision and fence stay, the body goes (a deleted cluster's state must not linger).
-    const next: Record<string, unknown> = { key, rev: stored?.rev ?? 0, deleted: true, doc: FieldValue.delete(), docz: FieldValue.delete() };
+    const next: Record<string, unknown> = { key, rev: stored.rev, deleted: true, doc: FieldValue.delete(), docz: FieldValue.delete() };
     if (fence !== undefined) next.fence = fence;
-    await this.#commit(key, snap, next, expectedRevision, options.fence);
+    await this.#commit(key, stored, next, expectedRevision, options.fence, { rev: stored.rev, fence, deleted: true });
   }
 
-  /** Writes `next` only if the document is still as `snap` saw it; a change in between is the caller's conflict. */
-  async #commit(key: string, snap: DocumentSnapshot, next: Record<string, unknown>, expectedRevision: number, fence: number | undefined): Promise<void> {
+  /**
+   * Writes `next` only if the document is still at the version `seen` (its update time, or absent); a change in between
+   * is the caller's conflict. On success the written version is remembered (`written`, at the write's update time).
+   */
+  async #commit(key: string, seen: Seen, next: Record<string, unknown>, expectedRevision: number, fence: number | undefined, written: Omit<Seen, 'updateTime'>): Promise<void> {
     const ref = this.#ref(key);
     try {
-      if (!snap.exists) {
-        // exists: false — of concurrent first writers, one creates and the rest get ALREADY_EXISTS.
-        await ref.create(Object.fromEntries(Object.entries(next).filter(([, v]) => !(v instanceof FieldValue))));
-      } else {
-        const precondition: Precondition = { lastUpdateTime: snap.updateTime! };
-        await ref.update(next, precondition);
-      }
+      // exists: false — of concurrent first writers, one creates and the rest get ALREADY_EXISTS.
+      const result =
+        seen.updateTime === undefined
+          ? await ref.create(Object.fromEntries(Object.entries(next).filter(([, v]) => !(v instanceof FieldValue))))
+          : await ref.update(next, { lastUpdateTime: seen.updateTime } satisfies Precondition);
+      // A write's time is the document's new update time (WriteResult.update_time).
+      this.#remember(key, { ...written, updateTime: result.writeTime });
     } catch (e) {
+      this.#seen.delete(key);
       const code = googleStatus(e);
       if (code !== 'ALREADY_EXISTS' && code !== 'FAILED_PRECONDITION') throw e;
-      const now = (await ref.get()).data() as StateDoc | undefined;
+      const now = seenOf(await ref.get());
+      this.#remember(key, now);
       throw this.#refusal(key, expectedRevision, fence, now);
     }
   }
 
-  #refusal(key: string, expectedRevision: number, fence: number | undefined, stored: StateDoc | undefined): Error {
-    if (fence !== undefined && stored?.fence !== undefined && stored.fence > fence) return fenced(key, fence, stored.fence);
-    return revisionConflict(key, expectedRevision, stored && !stored.deleted ? stored.rev : 0);
+  #refusal(key: string, expectedRevision: number, fence: number | undefined, stored: Seen): Error {
+    if (fence !== undefined && stored.fence !== undefined && stored.fence > fence) return fenced(key, fence, stored.fence);
+    return revisionConflict(key, expectedRevision, stored.deleted ? 0 : stored.rev);
   }
 
   /**
@@ -142,6 +178,12 @@ export class FirestoreStateStore implements StateStore {
     }
     return keys.sort();
   }
+}
+
+function seenOf(snap: DocumentSnapshot): Seen {
+  const data = snap.data() as StateDoc | undefined;
+  if (!snap.exists || !data) return { updateTime: undefined, rev: 0, fence: undefined, deleted: true };
+  return { updateTime: snap.updateTime, rev: data.rev, fence: data.fence, deleted: data.deleted === true };
 }
 
 function encode(key: string, value: unknown): { doc: string; docz?: never } | { docz: Buffer; doc?: never } {
