@@ -120,7 +120,7 @@ export class KubeplaneStack extends Stack {
       // A role of its own, not CDK's default one, which carries AWSLambdaBasicExecutionRole: logs:CreateLogGroup and
       // writes to every log group of the account. Lambda writes the function's output to this group alone, which the
       // stack makes, with the role (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html).
-      const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: `kubeplane's ${name} function: what it calls, and no more (test/serverless/runtime-roles.test.ts)` });
+      const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: `kubeplane's ${name} function: what it calls, and no more (test/serverless/runtime-roles.e2e.test.ts)` });
       logGroup.grantWrite(role);
       return new lambda.Function(this, id, {
         runtime: lambda.Runtime.NODEJS_22_X,
@@ -160,7 +160,7 @@ export class KubeplaneStack extends Stack {
     // A lost step message stalls its cluster at most the overdue time (visibility + lease + 60 s) plus this period.
     new events.Rule(this, 'WatchdogSchedule', { schedule: events.Schedule.rate(Duration.minutes(5)), targets: [new eventTargets.LambdaFunction(watchdogFn)] });
 
-    // Each role holds what its function calls and no more; test/serverless/runtime-roles.test.ts records every call of a
+    // Each role holds what its function calls and no more; test/serverless/runtime-roles.e2e.test.ts records every call of a
     // realistic run and fails on a permission more or less. On the table, by key: records and rate budgets are read and
     // updated, leases and deduplication claims put (and a claim deleted when its send fails); the dead-letter function
     // only marks a cluster failed. Only the watchdog lists (projects, a query on the prefix index). grantReadWriteData

@@ -1,34 +1,70 @@
-// Which seeds a chaos run covers, and the tests for them: CHAOS_SEED replays one, CHAOS_SEEDS sets how many
-// (default 200), CHAOS_FIRST the first of them (default 1). The seeds are split by parity over two test files so the two test workers share them.
+// Which seeds a chaos run covers. The window moves with the date: each UTC day runs 200 hybrid schedules it has never
+// run before (seeds 1 + 200·d … 200·(d+1), d the days since 2026-01-01) and a fifth as many CMK ones, so CI keeps
+// finding new schedules instead of proving the same 200 again. The window is cut into PARTS test files
+// (part-<k>.e2e.test.ts), each its own process: one process for hundreds of seeds slows seed after seed (msw's
+// interceptors keep memory), and two workers share the parts. Every seed's test names its replay line.
+//   CHAOS_SEED=n       replays one hybrid seed   CMK_CHAOS_SEED=n   replays one CMK seed
+//   CHAOS_FIRST=f      pins the window's start    CHAOS_SEEDS=c      sets its size (default 200)
 import { describe, expect, it } from 'vitest';
 import { chaosRun, cmkChaosRun, type ChaosReport } from './harness.js';
 
-export function chaosSeeds(parity: 0 | 1): number[] {
-  if (process.env.CHAOS_SEED) return Number(process.env.CHAOS_SEED) % 2 === parity ? [Number(process.env.CHAOS_SEED)] : [];
-  const count = Number(process.env.CHAOS_SEEDS ?? 200);
-  const first = Number(process.env.CHAOS_FIRST ?? 1);
-  return Array.from({ length: count }, (_, i) => i + first).filter((s) => s % 2 === parity);
+/** Test files the window is cut into (test/chaos/part-1 … part-PARTS). */
+export const PARTS = 4;
+export const DEFAULT_WINDOW = 200;
+/** CMK schedules run a fifth as many seeds: a CMK cluster's life is longer in steps. */
+export const CMK_SHARE = 5;
+const EPOCH = Date.UTC(2026, 0, 1);
+
+export interface ChaosWindow {
+  first: number;
+  count: number;
+  /** What chose it: the date, or the environment. */
+  why: string;
 }
 
-export function describeChaos(parity: 0 | 1): void {
-  describeRuns('chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy', chaosSeeds(parity), chaosRun);
+/** The hybrid window of `now` (or of CHAOS_FIRST / CHAOS_SEEDS). */
+export function chaosWindow(env: NodeJS.ProcessEnv = process.env, now = Date.now()): ChaosWindow {
+  const count = Number(env.CHAOS_SEEDS ?? DEFAULT_WINDOW);
+  if (env.CHAOS_FIRST !== undefined) return { first: Number(env.CHAOS_FIRST), count, why: 'CHAOS_FIRST' };
+  const day = Math.max(0, Math.floor((now - EPOCH) / 86_400_000));
+  return { first: 1 + day * count, count, why: `the window of ${new Date(EPOCH + day * 86_400_000).toISOString().slice(0, 10)}` };
 }
 
-/** The CMK schedules: a fifth as many seeds (a CMK cluster's life is longer in steps), CMK_CHAOS_SEED replays one. */
-export function describeCmkChaos(): void {
-  // A range of CHAOS_FIRST..+CHAOS_SEEDS covers the CMK seeds of its fifth of the range (1-25 for seeds 1-125).
-  const first = Math.floor((Number(process.env.CHAOS_FIRST ?? 1) - 1) / 5) + 1;
-  const seeds = process.env.CMK_CHAOS_SEED ? [Number(process.env.CMK_CHAOS_SEED)] : Array.from({ length: Math.ceil(Number(process.env.CHAOS_SEEDS ?? 200) / 5) }, (_, i) => i + first);
-  describeRuns('chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy', seeds, cmkChaosRun, 'CMK_CHAOS_SEED');
+/** Part `part` (1-based) of a range: every PARTS-th seed from its first, so the parts cost about the same. */
+function share(first: number, count: number, part: number, parts: number): number[] {
+  return Array.from({ length: count }, (_, i) => first + i).filter((_, i) => i % parts === part - 1);
 }
 
-function describeRuns(title: string, seeds: number[], run: (seed: number) => Promise<ChaosReport>, replay = 'CHAOS_SEED'): void {
+export function chaosSeeds(part: number, env: NodeJS.ProcessEnv = process.env, now = Date.now()): number[] {
+  if (env.CHAOS_SEED) return part === 1 ? [Number(env.CHAOS_SEED)] : [];
+  if (env.CMK_CHAOS_SEED) return [];
+  const { first, count } = chaosWindow(env, now);
+  return share(first, count, part, PARTS);
+}
+
+/** The CMK window: the hybrid window's fifth (seeds 1-40 for hybrid seeds 1-200). */
+export function cmkChaosSeeds(part: number, env: NodeJS.ProcessEnv = process.env, now = Date.now()): number[] {
+  if (env.CMK_CHAOS_SEED) return part === 1 ? [Number(env.CMK_CHAOS_SEED)] : [];
+  if (env.CHAOS_SEED) return [];
+  const { first, count } = chaosWindow(env, now);
+  return share(Math.floor((first - 1) / CMK_SHARE) + 1, Math.ceil(count / CMK_SHARE), part, PARTS);
+}
+
+/** One part of the window: its hybrid seeds, then its CMK seeds. */
+export function describeChaosPart(part: number): void {
+  describeRuns(`chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy`, chaosSeeds(part), chaosRun, 'CHAOS_SEED');
+  describeRuns('chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy', cmkChaosSeeds(part), cmkChaosRun, 'CMK_CHAOS_SEED');
+}
+
+function describeRuns(title: string, seeds: number[], run: (seed: number) => Promise<ChaosReport>, replay: string): void {
+  if (seeds.length === 0) return;
   describe(title, () => {
     for (const seed of seeds) {
-      it(`seed ${seed} (replay: ${replay}=${seed} npx vitest run test/chaos)`, async () => {
+      const line = `${replay}=${seed} npx vitest run --project e2e test/chaos`;
+      it(`seed ${seed} (replay: ${line})`, async () => {
         const report = await run(seed);
-        expect(report.violations, `seed ${seed}: ${JSON.stringify(report)}`).toEqual([]);
-        expect(report.leaked).toBe(0);
+        expect(report.violations, `seed ${seed} (replay: ${line}): ${JSON.stringify(report)}`).toEqual([]);
+        expect(report.leaked, `seed ${seed} (replay: ${line})`).toBe(0);
         // A seed is a whole cluster's life, twice when the message bound needs the fault-free run: minutes on a
         // busy runner. A seed cut off by the default timeout would keep running into the next one's sandbox.
       }, 600_000);

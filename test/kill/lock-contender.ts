@@ -1,4 +1,4 @@
-// A process that competes for a lock when its parent says so (stale-lock.test.ts): the parent starts two and
+// A process that competes for a lock when its parent says so (stale-lock.e2e.test.ts): the parent starts two and
 // plants a stale lock, and both go at once, as two kubeplane commands started together would.
 import { withFileLock } from '../../packages/sdk/src/engine/adapters/file-lock.js';
 import { acquireProcessLock } from '../../packages/handlers/src/runtime/process-lock.js';

@@ -193,7 +193,7 @@ describe('the CDK deploy example', () => {
       .flatMap((st) => asArray(st.Action));
     expect(actions.length).toBeGreaterThan(0);
     expect(actions.every((a) => /^(dynamodb:|sqs:SendMessage$|logs:(CreateLogStream|PutLogEvents)$)/.test(a)), actions.join(', ')).toBe(true);
-    // No AWS-managed policy (AWSLambdaBasicExecutionRole would write to every log group): runtime-roles.test.ts holds
+    // No AWS-managed policy (AWSLambdaBasicExecutionRole would write to every log group): runtime-roles.e2e.test.ts holds
     // each role's statements against what its function calls.
     expect(resources[role]?.Properties.ManagedPolicyArns).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 // A lock of an older kubeplane is a file; the lock that replaces it after a takeover is a folder. A process that saw
 // the file (stat) and reads it just after another process took it over finds a folder in its place (EISDIR): that is
 // a lock changing hands, to be looked at again, not an error ending the command. Seen in CI as a contender that never
-// came back (stale-lock.test.ts); made deterministic here by doing the other process's takeover inside that read.
+// came back (stale-lock.e2e.test.ts); made deterministic here by doing the other process's takeover inside that read.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +24,16 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...real, readFile };
 });
 
+// The fast tier shares one module graph between the files a worker runs (isolate: false): file-lock.js may already be
+// loaded there with the real fs. Loaded afresh here, it sees the mock; the next file loads it afresh without.
+vi.resetModules();
 const { tryLock } = await import('./file-lock.js');
 
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  vi.doUnmock('node:fs/promises');
+  vi.resetModules();
 });
 
 describe('a stale lock file taken over between our look and our read', () => {
