@@ -1,7 +1,7 @@
 // The sandbox clouds: Hetzner, EC2, Route 53, Crusoe and Cloudflare emulators behind one msw server, on one virtual
 // clock, with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
 import type { HttpHandler } from 'msw';
-import { setupServer } from 'msw/node';
+import { interceptHttp } from './intercept.js';
 import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
 import type { SandboxContext } from './context.js';
 import { FaultInjector, type FaultRule } from './faults.js';
@@ -92,7 +92,7 @@ export class Sandbox implements SandboxVmSource {
   readonly google: GoogleCloudEmulators;
   /** The user's own machines (static pools): SSH servers on loopback (real sshd where it can run), started on first contact. */
   readonly staticMachines: SandboxStaticMachines;
-  readonly #server: ReturnType<typeof setupServer>;
+  readonly #server: ReturnType<typeof interceptHttp>;
   #listening = false;
 
   constructor(options: SandboxOptions = {}) {
@@ -145,7 +145,7 @@ export class Sandbox implements SandboxVmSource {
       this.cloudflare.restore(snapshot.cloudflare);
       this.kubernetes.restore(snapshot.kubernetes);
     }
-    this.#server = setupServer(...this.handlers());
+    this.#server = interceptHttp(...this.handlers());
   }
 
   /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */

@@ -1,6 +1,6 @@
 // Runs the Cloudflare emulator on its own msw server, on a virtual clock with faults and an inventory, and
 // adapts it to the conformance suite. `Sandbox` runs the same emulator beside the other clouds.
-import { setupServer } from 'msw/node';
+import { interceptHttp } from '../intercept.js';
 import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import type { SandboxContext } from '../context.js';
@@ -28,7 +28,7 @@ export class CloudflareSandbox implements ConformanceSandbox {
   readonly context: SandboxContext;
   readonly faults: FaultInjector;
   readonly emulator: CloudflareEmulator;
-  readonly #server: ReturnType<typeof setupServer>;
+  readonly #server: ReturnType<typeof interceptHttp>;
 
   constructor(options: CloudflareSandboxOptions = {}) {
     this.clock = options.clock ?? new VirtualClock();
@@ -36,7 +36,7 @@ export class CloudflareSandbox implements ConformanceSandbox {
     this.faults = new FaultInjector(random);
     this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
     this.emulator = new CloudflareEmulator(this.context, { apiToken: CLOUDFLARE_SANDBOX_CREDENTIALS.apiToken, accountId: CLOUDFLARE_SANDBOX_CREDENTIALS.accountId, zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone], loadBalancing: options.loadBalancing ?? true, ...options.emulator });
-    this.#server = setupServer(...this.emulator.handlers());
+    this.#server = interceptHttp(...this.emulator.handlers());
     // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
     this.#server.listen({ onUnhandledRequest: refuseUnserved() });
   }

@@ -1,6 +1,6 @@
 // Runs the Crusoe emulator on its own msw server with a virtual clock, fault injection and an inventory, and
 // adapts it to the conformance suite. `Sandbox` runs the same emulator beside the other clouds.
-import { setupServer } from 'msw/node';
+import { interceptHttp } from '../intercept.js';
 import { VirtualClock, seededRandom } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import type { SandboxContext } from '../context.js';
@@ -36,7 +36,7 @@ export class CrusoeSandbox implements ConformanceSandbox {
   readonly context: SandboxContext;
   readonly faults: FaultInjector;
   readonly emulator: CrusoeEmulator;
-  readonly #server: ReturnType<typeof setupServer>;
+  readonly #server: ReturnType<typeof interceptHttp>;
 
   constructor(options: CrusoeSandboxOptions = {}) {
     this.clock = options.clock ?? new VirtualClock();
@@ -44,7 +44,7 @@ export class CrusoeSandbox implements ConformanceSandbox {
     this.faults = new FaultInjector(random);
     this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
     this.emulator = new CrusoeEmulator(this.context, { keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey }, projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, ...options.emulator });
-    this.#server = setupServer(...this.emulator.handlers());
+    this.#server = interceptHttp(...this.emulator.handlers());
     // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
     this.#server.listen({ onUnhandledRequest: refuseUnserved() });
   }
