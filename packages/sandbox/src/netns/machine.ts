@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shQuote } from '@kubeplane/sdk';
 import { deleteNamespace, run, type NetnsHost } from './host.js';
 
 /** The trees a machine writes that survive its reboot: overlays whose upper dirs are the machine's disk. */
@@ -36,9 +37,6 @@ export interface ExecResult {
   stderr: string;
 }
 
-function shQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The keeper: mounts the machine's trees inside its fresh mount namespace, says `ready`, then holds the namespace. */
 /**

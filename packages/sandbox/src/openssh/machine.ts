@@ -14,6 +14,7 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync,
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { shQuote } from '@kubeplane/sdk';
 import { hostPathMounts } from '../netns/machine.js';
 
 export const SSHD = '/usr/sbin/sshd';
@@ -68,9 +69,6 @@ export interface OpenSshMachineOptions {
   keep?: string;
 }
 
-function shQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

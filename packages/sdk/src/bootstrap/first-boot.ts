@@ -131,7 +131,8 @@ export function parseCloudConfig(raw: string | Uint8Array): CloudConfig {
   return out;
 }
 
-function shQuote(text: string): string {
+/** A word the shell reads as exactly `text`: single-quoted, each ' written as '\''. */
+export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 

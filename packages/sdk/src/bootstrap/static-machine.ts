@@ -4,7 +4,7 @@
 import { Redacted } from '../redacted.js';
 import { BOOTSTRAP_LOG_PATH, BOOTSTRAP_SCRIPT_PATH, STAGING_DIR } from './bootstrap-script.js';
 import { CERT_RENEW_SCRIPT_PATH, CERT_RENEW_TIMER } from './cert-renewal.js';
-import { parseCloudConfig, renderFirstBootScript } from './first-boot.js';
+import { parseCloudConfig, renderFirstBootScript, shQuote } from './first-boot.js';
 import { KUBERNETES_APT_KEYRING } from './versions.js';
 import { MESH_SYNC_SCRIPT_PATH, WIREGUARD_INTERFACE } from './wireguard-mesh.js';
 
@@ -20,9 +20,6 @@ export const STATIC_RESET_HEADER = '# kubeplane static reset';
  */
 const EDITED_IN_PLACE = ['/etc/hostname', '/etc/fstab'];
 
-function shQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * Writes the node's user-data and its first-boot script under STATIC_STATE_DIR, records what the machine had before

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { DAEMON_UNITS } from './table.js';
 import { ENV, main, registerTimer, StandinFailure } from './control-client.js';
-import { findUnitFile, parseEnvironment, parseTimeSpan, readUnitFile, unitValues } from './unit-file.js';
+import { execLines, findUnitFile, oneshotScript, parseEnvironment, parseTimeSpan, readUnitFile, unitValues } from './unit-file.js';
 import { appendLine, ENABLED_DIR, RUNTIME_RECORD_DIR } from './records.js';
 
 const UNIT_STATE_DIR = `${RUNTIME_RECORD_DIR}/units`;
@@ -200,36 +200,33 @@ function timer(unit: string, path: string): UnitDriver {
 
 function serviceFromFile(unit: string, path: string): UnitDriver {
   const file = readUnitFile(path);
-  const type = unitValues(file, 'Service', 'Type').at(-1) ?? 'simple';
-  const env = parseEnvironment(unitValues(file, 'Service', 'Environment'));
-  const execs = unitValues(file, 'Service', 'ExecStart');
-  const pidFile = `${UNIT_STATE_DIR}/${unit}.pid`;
-  // ExecStart prefixes (systemd.service(5)): '-' ignores a failure; '@', '+', '!' change nothing in a sandbox.
-  const strip = (line: string): { line: string; ignore: boolean } => {
-    const m = /^([-@+!:]*)(.*)$/.exec(line) ?? ['', '', line];
-    return { line: m[2] ?? '', ignore: (m[1] ?? '').includes('-') };
-  };
   for (const check of unitValues(file, 'Unit', 'ConditionPathExists')) {
     const negate = check.startsWith('!');
     if (existsSync(check.replace(/^!/, '')) === negate) return { start: () => undefined, stop: () => undefined, reload: () => undefined, active: () => false };
   }
+  const oneshot = oneshotScript(file);
+  if (oneshot !== null) {
+    return {
+      start: () => {
+        if (sh(['sh', '-c', oneshot]) !== 0) throw failed(unit);
+      },
+      stop: () => undefined,
+      reload: () => undefined,
+      active: () => true,
+    };
+  }
+  const env = parseEnvironment(unitValues(file, 'Service', 'Environment'));
+  const pidFile = `${UNIT_STATE_DIR}/${unit}.pid`;
   return {
     start: () => {
-      if (type === 'oneshot') {
-        for (const exec of execs) {
-          const { line, ignore } = strip(exec);
-          if (sh(['sh', '-c', line], env) !== 0 && !ignore) throw failed(unit);
-        }
-        return;
-      }
       if (pidAlive(pidFile)) return;
-      const first = execs[0];
+      const first = execLines(file)[0];
       if (!first) throw new StandinFailure(`${unit} has no ExecStart=.`, 1);
-      spawnDaemon(unit, ['sh', '-c', `exec ${strip(first).line}`], env);
+      spawnDaemon(unit, ['sh', '-c', `exec ${first.line}`], env);
     },
     stop: () => stopPid(pidFile),
     reload: () => undefined,
-    active: () => type === 'oneshot' || pidAlive(pidFile),
+    active: () => pidAlive(pidFile),
   };
 }
 

@@ -7,10 +7,11 @@ export const UNIT_DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/lo
 
 export type UnitFile = Map<string, Map<string, string[]>>;
 
-export function findUnitFile(unit: string): string | undefined {
-  for (const dir of UNIT_DIRS) if (existsSync(`${dir}/${unit}`)) return `${dir}/${unit}`;
+/** The unit's file on the search path; `root` is the machine's / as another mount namespace sees it (the world). */
+export function findUnitFile(unit: string, root = ''): string | undefined {
   const template = /^([^@]+@)[^.]+(\.\w+)$/.exec(unit);
-  if (template) for (const dir of UNIT_DIRS) if (existsSync(`${dir}/${template[1] ?? ''}${template[2] ?? ''}`)) return `${dir}/${template[1] ?? ''}${template[2] ?? ''}`;
+  const names = [unit, ...(template ? [`${template[1] ?? ''}${template[2] ?? ''}`] : [])];
+  for (const name of names) for (const dir of UNIT_DIRS) if (existsSync(`${root}${dir}/${name}`)) return `${root}${dir}/${name}`;
   return undefined;
 }
 
@@ -83,4 +84,31 @@ export function parseEnvironment(values: string[]): Record<string, string> {
     }
   }
   return out;
+}
+
+/** ExecStart= lines without their prefixes (systemd.service(5)): '-' ignores a failure; '@', '+', '!', ':' change nothing here. */
+export function execLines(unit: UnitFile): Array<{ line: string; ignoreFailure: boolean }> {
+  return unitValues(unit, 'Service', 'ExecStart').map((exec) => {
+    const m = /^([-@+!:]*)(.*)$/.exec(exec);
+    return { line: m?.[2] ?? exec, ignoreFailure: (m?.[1] ?? '').includes('-') };
+  });
+}
+
+/** Stand-ins import nothing from the SDK (each of their process starts counts), hence this copy of its shQuote. */
+const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A Type=oneshot service as one shell script, what systemd does to start it: skip it (exit 0) when a
+ * ConditionPathExists= does not hold, set its Environment=, run each ExecStart= in turn and fail (exit 1) at the first
+ * failure not prefixed '-'. null for any other type. The systemctl stand-in runs it for `systemctl start`, the world
+ * when the unit's timer elapses (systemd starts the service itself then; no systemctl runs).
+ */
+export function oneshotScript(unit: UnitFile): string | null {
+  if ((unitValues(unit, 'Service', 'Type').at(-1) ?? 'simple') !== 'oneshot') return null;
+  const conditions = unitValues(unit, 'Unit', 'ConditionPathExists').map((check) =>
+    check.startsWith('!') ? `[ ! -e ${quote(check.slice(1))} ] || exit 0` : `[ -e ${quote(check)} ] || exit 0`,
+  );
+  const env = Object.entries(parseEnvironment(unitValues(unit, 'Service', 'Environment'))).map(([k, v]) => `export ${k}=${quote(v)}`);
+  const execs = execLines(unit).map(({ line, ignoreFailure }) => `sh -c ${quote(line)}${ignoreFailure ? '' : ' || exit 1'}`);
+  return [...conditions, ...env, ...execs, 'exit 0'].join('\n');
 }
