@@ -11,6 +11,7 @@ import {
   MemorySecretStore,
   MemoryStateStore,
   seededRandom,
+  reusedRsaKeyPairs,
   seededRandomSource,
   validateManifestText,
   type Lease,
@@ -273,13 +274,19 @@ export interface NewFaults {
   oneContainer: number;
 }
 
+/**
+ * The clusters of a chaos process share three RSA CA keys (ECDSA keys stay fresh): a new RSA-2048 key for each of a
+ * seed's CAs was a third of its time (5.5 a seed), and what a seed proves does not depend on whose key signs.
+ */
+const CHAOS_KEY_PAIRS = reusedRsaKeyPairs();
+
 /** The engine under chaos: crashing state writes and enqueues, a duplicating queue, expiring leases, dying holders and two workers. */
 function chaosEngine(seed: number, rng: () => number, sandbox: Sandbox, faults: NewFaults, rng2: () => number, violations: string[]) {
   const state = new CrashingStateStore(new MemoryStateStore(), rng, rng() * 0.08);
   const chaosQueue = new ChaosQueue(new MemoryQueue<StepEvent>({ clock: sandbox.clock, visibilityTimeoutSeconds: 60 }), rng, { duplicate: rng() * 0.15, delay: rng() * 0.2 });
   const queue = new EnqueueCrashingQueue(chaosQueue, rng2, faults.enqueueCrash);
   const lease = new ExpiringLease(sandbox.clock, rng, rng() * 0.1, violations);
-  const options = { state, secrets: new MemorySecretStore(), queue, lease, clock: sandbox.clock, random: seededRandomSource(`chaos-${seed}`), providers: sandboxProviders(sandbox), kubernetes: sandboxKubernetes(sandbox), leaseSeconds: 60, messageVisibilitySeconds: 60 };
+  const options = { state, secrets: new MemorySecretStore(), queue, lease, clock: sandbox.clock, random: seededRandomSource(`chaos-${seed}`), keyPairs: CHAOS_KEY_PAIRS, providers: sandboxProviders(sandbox), kubernetes: sandboxKubernetes(sandbox), leaseSeconds: 60, messageVisibilitySeconds: 60 };
   const kp = new Kubeplane(options);
   // Ticks an empty queue with a cluster still IN_PROGRESS is given before the run counts the cluster as stuck: a
   // lost message was due at most SQS's longest delay from now, the watchdog takes it for lost once it is overdue

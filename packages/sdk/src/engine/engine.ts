@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { systemRandomSource, type RandomSource } from '../bootstrap/random.js';
+import { freshKeyPairs, type KeyPairSource } from '../bootstrap/pki.js';
 import type { BootstrapVersions } from '../bootstrap/input.js';
 import type { Clock } from '../provider/clock.js';
 import { backoffSeconds } from '../provider/backoff.js';
@@ -43,6 +44,11 @@ export interface EngineOptions {
   /** Reads add-ons' credentials (secretRef); without it an add-on that needs one fails in the addons step. */
   addonCredentials?: AddonCredentialResolver;
   random?: RandomSource;
+  /**
+   * Makes the clusters' key pairs (default freshKeyPairs: new ones for every cluster). Test harnesses that make many
+   * throwaway sandbox clusters may pass reusedRsaKeyPairs(); a real cluster must never share its CA keys.
+   */
+  keyPairs?: KeyPairSource;
   /** Names this process in leases. */
   workerId?: string;
   versions?: Partial<BootstrapVersions>;
@@ -205,6 +211,7 @@ export class Engine {
       now,
       clock: this.options.clock,
       random: this.options.random ?? systemRandomSource(),
+      keyPairs: this.options.keyPairs ?? freshKeyPairs,
       secrets: new ClusterSecrets(this.options.secrets, record.clusterId, {
         'kubeplane.dev/project': record.project,
         'kubeplane.dev/cluster': record.name,

@@ -11,6 +11,7 @@ import { validateManifestText } from '../../manifest/validate.js';
 import { KubeplaneError } from '../../errors.js';
 import { Redacted } from '../../redacted.js';
 import { systemRandomSource } from '../../bootstrap/random.js';
+import { freshKeyPairs } from '../../bootstrap/pki.js';
 import { MemorySecretStore } from '../adapters/memory.js';
 import { ClusterSecrets } from '../cluster-secrets.js';
 import { emptyLedger, RECORD_VERSION, type ClusterRecord, type ProjectRecord } from '../records.js';
@@ -187,6 +188,7 @@ async function run(record: ClusterRecord, project: ProjectRecord, provider?: Ste
     now: cluster.now,
     clock,
     random: systemRandomSource(),
+    keyPairs: freshKeyPairs,
     secrets,
     provider: provider ?? (() => Promise.reject(new Error('no provider in this test'))),
     kubernetes: () => cluster,

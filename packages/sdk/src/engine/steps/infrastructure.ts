@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { KubeplaneError, isKubeplaneError } from '../../errors.js';
 import { fallBackAfterRefusal, isAutoscaledGrowth, isGrowthRefusal } from '../pool-scaling.js';
-import { generateBootstrapToken, generateClusterKeys, generateEcKeyPair, issueClusterPki } from '../../bootstrap/pki.js';
+import { generateBootstrapToken, generateClusterKeys, issueClusterPki } from '../../bootstrap/pki.js';
 import { generateMeshSigningKeyPair } from '../../bootstrap/mesh-bundle.js';
 import { Redacted } from '../../redacted.js';
 import { renderNode } from '../../bootstrap/render.js';
@@ -65,7 +65,7 @@ export const prepare: StepDefinition = {
     const nodes = nodesOf(spec);
     // The cluster-wide keys are made once (the CA keys sign everything after); an overlapping run keeps the first's.
     // Issued with the keys of today's nodes, so a new cluster's keys are written once.
-    const keys = (await ctx.secrets.keys()) ?? (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: nodes.map(({ node }) => ({ name: node.name, role: node.role })) })));
+    const keys = (await ctx.secrets.keys()) ?? (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: nodes.map(({ node }) => ({ name: node.name, role: node.role })) }, ctx.keyPairs)));
     // Per-node keys for nodes added since the keys were made.
     let changed = false;
     const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
@@ -76,11 +76,11 @@ export const prepare: StepDefinition = {
     }
     for (const { node } of nodes) {
       if (node.role === 'control' && !withNodes.apiServer[node.name]) {
-        withNodes.apiServer[node.name] = await generateEcKeyPair();
+        withNodes.apiServer[node.name] = await ctx.keyPairs.ec();
         changed = true;
       }
       if (node.role === 'loadbalancer' && !withNodes.meshReader[node.name]) {
-        withNodes.meshReader[node.name] = await generateEcKeyPair();
+        withNodes.meshReader[node.name] = await ctx.keyPairs.ec();
         changed = true;
       }
     }

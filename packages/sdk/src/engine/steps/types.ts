@@ -5,6 +5,7 @@ import type { MachineAccess } from '../ports/machine-access.js';
 import type { KubeplaneError } from '../../errors.js';
 import type { Provider } from '../../provider/types.js';
 import type { RandomSource } from '../../bootstrap/random.js';
+import type { KeyPairSource } from '../../bootstrap/pki.js';
 import type { BootstrapVersions } from '../../bootstrap/input.js';
 import type { Clock } from '../../provider/clock.js';
 import type { ClusterSecrets } from '../cluster-secrets.js';
@@ -48,6 +49,8 @@ export interface StepContext {
   now: number;
   clock: Clock;
   random: RandomSource;
+  /** Makes the cluster's key pairs (EngineOptions.keyPairs). */
+  keyPairs: KeyPairSource;
   secrets: ClusterSecrets;
   provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
