@@ -6,8 +6,8 @@
 // next request. Node's own parsers live in such a pool, but the interceptor's never return to one, so each is kept
 // until the process ends: about a thousand per chaos seed, and every garbage collection walks them all. A chaos
 // process slowed seed after seed (seeds 41-50 took 52 s after 40 others, 32 s alone). 0.41 is the last line for
-// Node 20 (0.42 and msw 3 need Node 22, and parse HTTP themselves). So the interceptor's parsers are closed here once
-// freed, as Node closes a parser its pool has no room for.
+// Node 20 (0.42 and msw 3 need Node 22, and parse HTTP themselves; upstream: mswjs/interceptors#779). So the
+// interceptor's parsers are closed here once freed, as Node closes a parser its pool has no room for.
 import { createRequire } from 'node:module';
 import { setupServer } from 'msw/node';
 import type { AnyHandler } from 'msw';
