@@ -34,6 +34,9 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
           clock: sandbox.clock,
           budgets,
           random: sandbox.random,
+          // The sandbox's AWS answers at AWS's own endpoints, in this process: an AWS_ENDPOINT_URL in the environment
+          // (docs/sandbox.md has people source one for `kubeplane sandbox serve`) must not send requests elsewhere.
+          ownEndpoints: true,
         });
       case 'crusoe':
         return new CrusoeProvider({

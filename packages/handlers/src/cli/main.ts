@@ -1,6 +1,6 @@
 // The kubeplane CLI: parses the command line and runs a command in-process. Every command gets a CliIo
 // and returns its exit code, so tests call main() directly.
-import { isKubeplaneError } from '@kubeplane/sdk';
+import { fileSystemError, isKubeplaneError, KubeplaneError } from '@kubeplane/sdk';
 import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
 import { apply, applyHelp, destroy, destroyHelp, kubeconfig, kubeconfigHelp, status, statusHelp } from './commands/engine.js';
@@ -112,12 +112,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     // One line a person can act on; the stack only when asked for (-v), for a bug report.
     const verbose = found.rest.includes('-v') || found.rest.includes('--verbose');
-    if (isKubeplaneError(e)) {
-      const resource = e.details.resource;
-      if (json) return jsonResult(io, found.name, EXIT.failed, { error: { kind: e.kind, message: e.message, ...(resource ? { resource } : {}) } });
-      println(io.stderr, `${label}: ${e.kind}: ${e.message}${resource && !e.message.includes(resource) ? ` (${resource})` : ''}`);
+    const known = isKubeplaneError(e) ? e : nodeFileError(e);
+    if (known) {
+      const resource = known.details.resource;
+      if (json) return jsonResult(io, found.name, EXIT.failed, { error: { kind: known.kind, message: known.message, ...(resource ? { resource } : {}) } });
+      println(io.stderr, `${label}: ${known.kind}: ${known.message}${resource && !known.message.includes(resource) ? ` (${resource})` : ''}`);
     } else {
-      // Node's own errors name the file (ENOENT: no such file or directory, open '…'); anything else is a bug.
+      // Anything else is a bug.
       const message = e instanceof Error ? e.message : String(e);
       if (json) return jsonResult(io, found.name, EXIT.failed, { error: { kind: 'internal', message } });
       println(io.stderr, `${label}: ${message}${verbose ? '' : ' (run with -v for details)'}`);
@@ -125,4 +126,19 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (verbose && e instanceof Error && e.stack) println(io.stderr, e.stack);
     return EXIT.failed;
   }
+}
+
+/** What Node's file system calls are doing, as the message says it: `cannot <action> <path>`. */
+const SYSCALL_ACTIONS: Readonly<Record<string, string>> = { mkdir: 'create the folder', scandir: 'list', unlink: 'remove', rmdir: 'remove', stat: 'look at', lstat: 'look at' };
+
+/**
+ * A Node file system error that names its file (a code and a path), with a kind like ours: the adapters turn their
+ * own into KubeplaneErrors, but a file error from anywhere else still gets the same `<kind>: ` and the same fixes.
+ */
+function nodeFileError(e: unknown): KubeplaneError | undefined {
+  const { code, path, syscall } = (e ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
+  if (!(e instanceof Error) || typeof code !== 'string' || typeof path !== 'string') return undefined;
+  const action = typeof syscall === 'string' ? (SYSCALL_ACTIONS[syscall] ?? syscall) : 'use';
+  const mapped = fileSystemError(e, path, action);
+  return mapped instanceof KubeplaneError ? mapped : new KubeplaneError('invalid', e.message, { resource: path, code }, { cause: e });
 }

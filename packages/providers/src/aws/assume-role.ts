@@ -6,6 +6,7 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
 import { awsErrorKind } from './errors.js';
 import { loadSts } from './sdk-modules.js';
+import { OWN_ENDPOINTS } from './own-endpoints.js';
 
 /** What the SDK signs with (its AwsCredentialIdentity). */
 export interface AwsCredentialIdentity {
@@ -52,7 +53,8 @@ export class AssumedRoleCredentials {
   #current: { identity: AwsCredentialIdentity; expiresAt: number } | undefined;
   #pending: Promise<AwsCredentialIdentity> | undefined;
 
-  constructor(options: { role: AwsRoleToAssume; region: string; clock: Clock; base?: AwsKeys }) {
+  /** `ownEndpoints`: STS at AWS's own endpoint whatever the environment says (AwsProviderOptions.ownEndpoints). */
+  constructor(options: { role: AwsRoleToAssume; region: string; clock: Clock; base?: AwsKeys; ownEndpoints?: boolean }) {
     if (!ROLE_ARN.test(options.role.roleArn)) throw new KubeplaneError('invalid', `"${options.role.roleArn}" is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`);
     this.#role = options.role;
     this.#clock = options.clock;
@@ -62,6 +64,7 @@ export class AssumedRoleCredentials {
     this.#sts = () => (sts ??= loadSts().then((m) => new m.STSClient({
       region: options.region,
       maxAttempts: 1,
+      ...(options.ownEndpoints ? OWN_ENDPOINTS : {}),
       ...(base ? { credentials: async () => ({ accessKeyId: base.accessKeyId.reveal(), secretAccessKey: base.secretAccessKey.reveal(), ...(base.sessionToken ? { sessionToken: base.sessionToken.reveal() } : {}) }) } : {}),
     })));
   }

@@ -65,6 +65,7 @@ import { loadEc2, loadRoute53, type Ec2Module } from './sdk-modules.js';
 import { toKubeplaneError } from './errors.js';
 import { AssumedRoleCredentials, renewingEndedSession, type AwsCredentialIdentity, type AwsKeys, type AwsRoleToAssume } from './assume-role.js';
 import { Route53Dns, type Route53DnsOptions } from './route53-dns.js';
+import { OWN_ENDPOINTS } from './own-endpoints.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 
@@ -90,6 +91,13 @@ export interface AwsProviderOptions {
   random?: () => number;
   /** Route 53 on/off (default on). */
   dns?: boolean;
+  /**
+   * Send every request to AWS's own endpoint for the region, whatever the environment and the shared config file say
+   * (AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE>, a profile's endpoint_url, AWS_USE_FIPS_ENDPOINT,
+   * AWS_USE_DUALSTACK_ENDPOINT): the sandbox's in-process clouds answer there, and only there. Default false: a run
+   * against real clouds honours them (a served sandbox, a proxy, FIPS endpoints).
+   */
+  ownEndpoints?: boolean;
 }
 
 type Bucket = 'run' | 'launches' | 'terminate' | 'describe' | 'mutating' | 'route53';
@@ -135,7 +143,8 @@ export class AwsProvider implements Provider {
     const credentials = this.#credentialsOf(options);
     // maxAttempts 1: retries are ours, as pending outcomes on the virtual clock, not sleeps inside the SDK.
     let ec2: Promise<EC2Client> | undefined;
-    this.#ec2 = () => (ec2 ??= loadEc2().then((sdk) => new sdk.EC2Client({ region: options.region, credentials, maxAttempts: 1 })));
+    const endpoints = options.ownEndpoints ? OWN_ENDPOINTS : {};
+    this.#ec2 = () => (ec2 ??= loadEc2().then((sdk) => new sdk.EC2Client({ region: options.region, credentials, maxAttempts: 1, ...endpoints })));
     const budgets = options.budgets ?? new RateBudgets(options.clock);
     const key = `aws:${options.account}:${options.region}`;
     this.#budgets = {
@@ -153,7 +162,7 @@ export class AwsProvider implements Provider {
     this.capabilities = { compute: true, network: true, dns: withDns, dnsFailover: withDns, attachReservedIpAfterCreate: true, managedKubernetes: false, scopes: { sshKey: 'region' } };
     if (withDns) {
       let route53: ReturnType<Route53DnsOptions['client']> | undefined;
-      const client = () => (route53 ??= loadRoute53().then((sdk) => new sdk.Route53Client({ region: 'us-east-1', credentials, maxAttempts: 1 })));
+      const client = () => (route53 ??= loadRoute53().then((sdk) => new sdk.Route53Client({ region: 'us-east-1', credentials, maxAttempts: 1, ...endpoints })));
       this.dns = new Route53Dns({ client, budget: this.#budgets.route53, guard: (c, f) => this.#guard(c, f), count: (op) => this.#count(op) });
     }
     this.compute = {
@@ -250,7 +259,7 @@ export class AwsProvider implements Provider {
   /** A function either way, so the SDK never holds the values in a printable config object. */
   #credentialsOf(options: AwsProviderOptions): () => Promise<AwsCredentialIdentity> {
     if (options.assumeRole) {
-      this.#session = new AssumedRoleCredentials({ role: options.assumeRole, region: options.region, clock: options.clock, ...(options.credentials ? { base: options.credentials } : {}) });
+      this.#session = new AssumedRoleCredentials({ role: options.assumeRole, region: options.region, clock: options.clock, ...(options.credentials ? { base: options.credentials } : {}), ...(options.ownEndpoints ? { ownEndpoints: true } : {}) });
       return this.#session.provider;
     }
     const keys = options.credentials;

@@ -1,7 +1,7 @@
 // `kubeplane plan <file> [--json]`: what apply would do, operation by operation, with the reason for each —
 // against the state kept in the state directory (empty when there is none yet).
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { join, relative, resolve } from 'node:path';
 import { buildDesiredState, emptyState, formatIssue, formatPlan, plan, validateManifestFile, type Plan, type PlanResult, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
@@ -20,7 +20,7 @@ export const planHelp: CommandHelp = {
 };
 
 export async function planCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
     options: { json: { type: 'boolean' }, sandbox: { type: 'boolean' }, 'state-dir': { type: 'string' } },

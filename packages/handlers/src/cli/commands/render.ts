@@ -1,13 +1,15 @@
 // `kubeplane render <manifest> --out <dir>`: writes what every machine of every self-managed cluster would
 // run (user-data, kubeadm config, WireGuard config, LB config), with the freshly generated secrets beside them.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import {
   buildDesiredState,
   formatIssue,
   generateClusterKeys,
   generateWireguardKeyPair,
+  fileSystemError,
+  makeDirectory,
   renderCluster,
   systemRandomSource,
   validateManifestFile,
@@ -35,10 +37,17 @@ export const renderHelp: CommandHelp = {
   ],
 };
 
+/** Folders under --out: one that cannot be made is named, and the way out given. */
+const OUT_FOLDER = { what: 'the folder', instead: 'pass another --out' };
+
 async function write(path: string, content: string | Uint8Array, mode: number): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content, { mode });
-  await chmod(path, mode);
+  await makeDirectory(dirname(path), OUT_FOLDER);
+  try {
+    await writeFile(path, content, { mode });
+    await chmod(path, mode);
+  } catch (e) {
+    throw fileSystemError(e, path, 'write');
+  }
 }
 
 /** How the user-data was packed, as `packUserData` decided from the provider's rule (USER_DATA_RULES). */
@@ -88,13 +97,13 @@ export async function writeRenderedCluster(
   // Signs mesh bundles for these nodes (they carry its public half): whoever holds it can make them install packages.
   await put('secrets/mesh-signing.key', keys.meshSigning.privateKeyPem.reveal(), 0o600);
   for (const [name, pair] of Object.entries(wireguardKeys)) await put(`secrets/wireguard-${name}.key`, `${pair.privateKey.reveal()}\n`, 0o600);
-  await mkdir(join(base, 'secrets'), { recursive: true });
+  await makeDirectory(join(base, 'secrets'), OUT_FOLDER);
   await chmod(join(base, 'secrets'), 0o700);
   return count;
 }
 
 export async function render(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
     options: { out: { type: 'string' }, 'api-host': { type: 'string' } },

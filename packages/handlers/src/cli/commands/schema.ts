@@ -1,9 +1,9 @@
 // `kubeplane schema [--format native|claudie] [--out FILE]`: the JSON Schema of either document kind, generated
 // from the zod schemas, for editors (docs/manifest.md says how to point an editor at it).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { MANIFEST_FORMATS, manifestJsonSchema, type ManifestFormat } from '@kubeplane/sdk';
+import { parseCommandArgs } from '../command-args.js';
+import { fileSystemError, makeDirectory, MANIFEST_FORMATS, manifestJsonSchema, type ManifestFormat } from '@kubeplane/sdk';
 import type { CommandHelp } from '../help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 
@@ -21,7 +21,7 @@ export const schemaHelp: CommandHelp = {
 };
 
 export async function schema(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     options: { format: { type: 'string', default: 'native' }, out: { type: 'string' } },
     allowPositionals: true,
@@ -39,8 +39,10 @@ export async function schema(argv: string[], io: CliIo): Promise<number> {
   }
   if (values.out === '') throw new UsageError('--out needs a file name');
   const path = resolve(io.cwd, values.out);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
+  await makeDirectory(dirname(path), { what: 'the folder of --out', instead: 'pass another --out' });
+  await writeFile(path, text).catch((e: unknown) => {
+    throw fileSystemError(e, path, 'write');
+  });
   println(io.stderr, `wrote the ${format} manifest schema to ${values.out}`);
   return 0;
 }

@@ -1,6 +1,6 @@
 // `kubeplane kubeconfig <cluster> --sandbox --served | --server URL`: the admin kubeconfig of a sandbox cluster,
 // pointed at `kubeplane sandbox serve`'s local port for it, with the CA, client certificate and server name kept.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { resolve } from 'node:path';
 import { parseKubeconfig } from '@kubeplane/providers';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
@@ -14,7 +14,7 @@ export function wantsServedKubeconfig(argv: string[]): boolean {
 }
 
 export async function kubeconfigServed(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
     options: { sandbox: { type: 'boolean' }, served: { type: 'boolean' }, server: { type: 'string' }, project: { type: 'string' }, 'state-dir': { type: 'string' }, out: { type: 'string' } },

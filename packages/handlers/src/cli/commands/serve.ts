@@ -2,7 +2,7 @@
 // hcloud, Crusoe and Cloudflare clients, kubectl), until SIGINT or SIGTERM. It holds the state directory's writer
 // lock the whole time, so other writers stop with a message that names it, and writes the world back as it changes
 // and when it stops.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { clientEnvironment, credentialsFilePath, removeServedFile, SandboxServer, writeCredentialsFile, writeServedFile } from '@kubeplane/sandbox';
@@ -43,7 +43,7 @@ function stopSignal(): { promise: Promise<string>; dispose: () => void } {
 
 /** `stop` replaces the process signals (tests); the command returns once it resolves and the world is saved. */
 export async function serve(argv: string[], io: CliIo, stop?: Promise<unknown>): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { 'state-dir': { type: 'string' }, speed: { type: 'string' }, 'port-base': { type: 'string' } } });
+  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { 'state-dir': { type: 'string' }, speed: { type: 'string' }, 'port-base': { type: 'string' } } });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${positionals.join(' ')})`);
   const speed = Number(values.speed ?? '1');
   if (!Number.isFinite(speed) || speed < 0) throw new UsageError('--speed must be a number >= 0 (1 = real time, 60 = a virtual minute per second, 0 = stopped)');

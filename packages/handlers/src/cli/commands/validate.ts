@@ -1,6 +1,6 @@
 // `kubeplane validate <files...>`: checks manifests completely, before anything is touched.
 // Exit 0 when every file is valid (warnings are printed), 1 with one line per issue otherwise.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { resolve, relative } from 'node:path';
 import { formatIssue, validateManifestFile } from '@kubeplane/sdk';
 import type { CommandHelp } from '../help.js';
@@ -18,7 +18,7 @@ export const validateHelp: CommandHelp = {
 };
 
 export async function validate(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
   if (positionals.length === 0) throw new UsageError('validate needs at least one manifest file');
   let failed = false;
   const report: unknown[] = [];

@@ -25,6 +25,8 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KubeplaneError } from '../../errors.js';
+import { fileSystemError } from './file-system-error.js';
+import { makeDirectory } from './make-directory.js';
 
 /** Who holds a lock: written inside it, read by whoever finds it taken. */
 export interface LockOwner {
@@ -54,7 +56,15 @@ const TOMBSTONE_MS = 60 * 60 * 1000;
 
 /** Takes the lock if it is free or its holder is gone; otherwise says who holds it (null: being released). */
 export async function tryLock(path: string, command?: string): Promise<TryLockResult> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    return await lockOnce(path, command);
+  } catch (e) {
+    throw fileSystemError(e, path, 'take the lock');
+  }
+}
+
+async function lockOnce(path: string, command?: string): Promise<TryLockResult> {
+  await makeDirectory(dirname(path), { mode: 0o700 });
   for (let attempt = 0; attempt < 10; attempt++) {
     const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), instance: INSTANCE, since: new Date().toISOString(), ...(command ? { command } : {}) };
     const tmp = `${path}.${owner.nonce}.tmp`;
@@ -117,12 +127,14 @@ function heldLock(path: string, owner: LockOwner): HeldLock {
       try {
         await rename(path, gone);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fileSystemError(e, path, 'release the lock');
         return;
       } finally {
         heldHere.delete(owner.nonce);
       }
-      await rm(gone, { recursive: true, force: true });
+      await rm(gone, { recursive: true, force: true }).catch((e: unknown) => {
+        throw fileSystemError(e, gone, 'remove the released lock');
+      });
     },
   };
 }
@@ -227,20 +239,20 @@ export function alive(pid: number): boolean {
  */
 export async function writeFileAtomic(path: string, data: string, mode = 0o644): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: mode === 0o600 ? 0o700 : 0o755 });
+  await makeDirectory(dir, { mode: mode === 0o600 ? 0o700 : 0o755 });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeWhole(tmp, data, mode, true);
-    await rename(tmp, path);
+    try {
+      await writeWhole(tmp, data, mode, true);
+      await rename(tmp, path);
+    } catch (e) {
+      // The write's own error is the one to report, not a failure to tidy up after it.
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw e;
+    }
+    await syncFolder(dir);
   } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
+    throw fileSystemError(e, path, 'write');
   }
 }
 
@@ -250,25 +262,34 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o644):
  */
 export async function createFileAtomic(path: string, data: string, mode = 0o644): Promise<boolean> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: mode === 0o600 ? 0o700 : 0o755 });
+  await makeDirectory(dir, { mode: mode === 0o600 ? 0o700 : 0o755 });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   let created = false;
   try {
-    await writeWhole(tmp, data, mode, true);
-    await link(tmp, path);
-    created = true;
+    try {
+      await writeWhole(tmp, data, mode, true);
+      await link(tmp, path);
+      created = true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      await rm(tmp, { force: true });
+    }
+    await syncFolder(dir);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  } finally {
-    await rm(tmp, { force: true });
+    throw fileSystemError(e, path, 'write');
   }
+  return created;
+}
+
+/** Flushes a folder, which holds the names of its files, so a rename or link in it survives a power cut. */
+async function syncFolder(dir: string): Promise<void> {
   const folder = await open(dir, 'r');
   try {
     await folder.sync();
   } finally {
     await folder.close();
   }
-  return created;
 }
 
 async function writeWhole(path: string, data: string, mode: number, sync: boolean): Promise<void> {
