@@ -112,8 +112,32 @@ export class Route53Dns implements DnsApi {
         changes.push({ Action: 'UPSERT', ResourceRecordSet: set });
       }
       const out = await this.#send<{ ChangeInfo?: { Id?: string; Status?: string } }>('ChangeResourceRecordSets', (sdk) => new sdk.ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: `kubeplane ${clusterId}`, Changes: changes } }), zone);
+      await this.#deleteReplacedChecks(clusterId, records, new Set(changes.flatMap((c) => (c.ResourceRecordSet?.HealthCheckId ? [c.ResourceRecordSet.HealthCheckId] : []))), zone);
       return done({ id: (out.ChangeInfo?.Id ?? '').replace('/change/', ''), status: out.ChangeInfo?.Status === 'INSYNC' ? 'in-sync' : 'pending' });
     });
+  }
+
+  /**
+   * Health checks follow their machines: a record upserted with a new address (its load-balancer machine replaced)
+   * names a new check, and the check it named before is used by nothing from then on. A check belongs to a record when
+   * its CallerReference is the one #callerReference makes from that record and the check's own address and port, so
+   * the old checks are found again by a retry after a crash, and a check of another record (another zone) is never
+   * taken. Route 53 does not refuse to delete a check a record still names (API_DeleteHealthCheck.html): only checks
+   * no record of this upsert names go.
+   */
+  async #deleteReplacedChecks(clusterId: string, records: DnsRecord[], named: ReadonlySet<string>, zone: string): Promise<void> {
+    const checks = await this.#clusterHealthChecks(clusterId);
+    for (const check of checks) {
+      if (named.has(check.id) || check.ip === undefined || check.port === undefined) continue;
+      const { ip, port } = check;
+      if (!records.some((r) => this.#callerReference(clusterId, r, ip, port) === check.callerReference)) continue;
+      try {
+        await this.#send('DeleteHealthCheck', (sdk) => new sdk.DeleteHealthCheckCommand({ HealthCheckId: check.id }), zone);
+      } catch (error) {
+        if (error instanceof KubeplaneError && (error.kind === 'not-found' || error.details.code === 'HealthCheckInUse')) continue;
+        throw error;
+      }
+    }
   }
 
   changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>> {
@@ -174,7 +198,7 @@ export class Route53Dns implements DnsApi {
       // Health checks are found by the cluster id in their CallerReference, not through the records: a retry
       // after the records went (and before their checks did) must still remove the checks.
       const inUse = new Set(sets.filter((s) => !matches.includes(s)).flatMap((s) => (s.HealthCheckId ? [s.HealthCheckId] : [])));
-      for (const check of await this.#clusterHealthChecks(clusterId)) {
+      for (const { id: check } of await this.#clusterHealthChecks(clusterId)) {
         if (inUse.has(check)) continue;
         try {
           await this.#send('DeleteHealthCheck', (sdk) => new sdk.DeleteHealthCheckCommand({ HealthCheckId: check }), zone);
@@ -189,16 +213,22 @@ export class Route53Dns implements DnsApi {
     });
   }
 
-  async #clusterHealthChecks(clusterId: string): Promise<string[]> {
-    const ids: string[] = [];
+  /** The account's health checks of this cluster (the cluster id opens their CallerReference), with what they check. */
+  async #clusterHealthChecks(clusterId: string): Promise<Array<{ id: string; callerReference: string; ip?: string; port?: number }>> {
+    const out: Array<{ id: string; callerReference: string; ip?: string; port?: number }> = [];
     let marker: string | undefined;
     for (;;) {
-      const page = await this.#send<{ HealthChecks?: Array<{ Id?: string; CallerReference?: string }>; IsTruncated?: boolean; NextMarker?: string }>(
+      const page = await this.#send<{ HealthChecks?: Array<{ Id?: string; CallerReference?: string; HealthCheckConfig?: { IPAddress?: string; Port?: number } }>; IsTruncated?: boolean; NextMarker?: string }>(
         'ListHealthChecks',
         (sdk) => new sdk.ListHealthChecksCommand({ MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }),
       );
-      for (const h of page.HealthChecks ?? []) if (h.Id && h.CallerReference?.startsWith(`${clusterId}/`)) ids.push(h.Id);
-      if (!page.IsTruncated || !page.NextMarker) return ids;
+      for (const h of page.HealthChecks ?? []) {
+        if (!h.Id || !h.CallerReference?.startsWith(`${clusterId}/`)) continue;
+        const ip = h.HealthCheckConfig?.IPAddress;
+        const port = h.HealthCheckConfig?.Port;
+        out.push({ id: h.Id, callerReference: h.CallerReference, ...(ip ? { ip } : {}), ...(port !== undefined ? { port } : {}) });
+      }
+      if (!page.IsTruncated || !page.NextMarker) return out;
       marker = page.NextMarker;
     }
   }

@@ -56,6 +56,16 @@ describe('Crusoe compute', () => {
     await expect(provider.network.ensureReservedIp({ name: 'lab-abc1234-api', clusterId: 'lab-abc1234', region })).rejects.toMatchObject({ kind: 'invalid', details: { code: 'reserved_ip_unsupported' } });
   });
 
+  it('waits for a VM being deleted to go before creating its replacement under the same name, never adopting it', async () => {
+    const first = await run(() => provider.compute.createNode(node('lab-abc1234-w-01')));
+    await run(() => provider.compute.deleteNode({ clusterId: 'lab-abc1234', name: 'lab-abc1234-w-01', region }));
+    const meanwhile = await provider.compute.createNode(node('lab-abc1234-w-01'));
+    expect(meanwhile).toMatchObject({ status: 'pending', reason: 'dependency' });
+    const replacement = await run(() => provider.compute.createNode(node('lab-abc1234-w-01')));
+    expect(replacement.id).not.toBe(first.id);
+    expect(replacement.state).not.toBe('deleting');
+  });
+
   it('rejects a node whose name does not start with its cluster id, before any call', async () => {
     const before = sandbox.requestCount();
     await expect(provider.compute.createNode(node('other-w-01'))).rejects.toMatchObject({ kind: 'invalid', details: { code: 'name_not_owned' } });

@@ -265,6 +265,8 @@ export class CrusoeProvider implements Provider {
       throw new KubeplaneError('invalid', `node ${request.name}: names must start with the cluster id ${request.clusterId} (Crusoe has no labels; the name is the ownership)`, { provider: PROVIDER, code: 'name_not_owned', resource: request.name });
     }
     const existing = await this.#findVm(request.name);
+    // The VM this node replaces still holds the name while it is deleted: never adopted, made once it is gone.
+    if (existing && beingDeleted(existing)) return pending('dependency', 5, `VM ${request.name} is being deleted; its replacement is created once it is gone`);
     if (existing) return done(this.#nodeInfo(existing, request.clusterId, request.labels));
     const location = request.zone ?? request.region;
     const interfaces: Array<Record<string, unknown>> = [];
@@ -304,6 +306,7 @@ export class CrusoeProvider implements Provider {
     }
     const created = await this.#findVm(request.name);
     if (!created) return pending('dependency', 2, `VM ${request.name} was accepted but is not listed yet`);
+    if (beingDeleted(created)) return pending('dependency', 5, `VM ${request.name} is being deleted; its replacement is created once it is gone`);
     return done(this.#nodeInfo(created, request.clusterId, request.labels));
   }
 
@@ -683,6 +686,12 @@ export class CrusoeProvider implements Provider {
 }
 
 /** Crusoe wants an SSH key on every VM and node pool. */
+/** A VM on its way out (DELETING, or DELETED while still listed). */
+function beingDeleted(vm: CrusoeInstance): boolean {
+  const state = nodeState(vm.state);
+  return state === 'deleting' || state === 'deleted';
+}
+
 function requireSshKey(key: string | undefined, resource: string): string {
   if (!key) throw new KubeplaneError('invalid', `crusoe requires an SSH public key on every VM and node pool; ${resource} names none and the provider has no sshPublicKey`, { provider: PROVIDER, code: 'ssh_key_required', resource });
   return key;

@@ -287,6 +287,8 @@ export class HetznerProvider implements Provider {
       const existing = await this.#findByName('servers', 'servers', serverSchema, request.name);
       if (!existing) return pending('dependency', 2, `server ${request.name} is being created by another call`);
       this.#ownedBy(existing.labels, request.clusterId, 'server', request.name);
+      // The machine this node replaces still holds the name while it is deleted: never adopted, made once it is gone.
+      if (existing.status === 'deleting') return pending('dependency', 5, `server ${request.name} is being deleted; its replacement is created once it is gone`);
       this.#ids.set(`servers/${request.name}`, existing.id);
       return done(this.#nodeInfo(existing));
     }

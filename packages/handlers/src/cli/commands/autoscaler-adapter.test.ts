@@ -45,10 +45,10 @@ describe('kubeplane autoscaler-adapter serve', () => {
     expect(await served).toBe(0);
     // kubeplane status shows the pool's counts, in text and in --json.
     const text = await runCli(['status', '--sandbox'], { cwd: dir, env });
-    expect(text.stdout).toContain('pool workers: 2 wanted (autoscaled 1–3), 2 running');
+    expect(text.stdout).toMatch(/pool workers: 2 wanted \(autoscaled 1–3\), 2 running \(as the cloud reported at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)/);
     const json = await runCli(['status', '--sandbox', '--json'], { cwd: dir, env });
     const result = JSON.parse(json.stdout.trim().split('\n').pop() ?? '{}') as { projects: Array<{ clusters: Record<string, { pools: unknown[] }> }> };
-    expect(result.projects[0]?.clusters['minimal']?.pools).toContainEqual({ name: 'workers', target: 2, min: 1, max: 3, running: 2 });
+    expect(result.projects[0]?.clusters['minimal']?.pools).toContainEqual({ name: 'workers', target: 2, min: 1, max: 3, running: 2, readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
   });
 
   it('refuses to start without a project and cluster, or with both the API and a state directory', async () => {

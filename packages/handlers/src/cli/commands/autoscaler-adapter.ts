@@ -4,7 +4,7 @@
 // (the state directory, whose writer lock it then holds and whose queue it runs after each change).
 import { createHash, createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
@@ -73,7 +73,7 @@ function signedFetch(apiUrl: string, region: string): typeof fetch {
 
 /** `stop` replaces the process signals (tests). */
 export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promise<unknown>): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
     options: { project: { type: 'string' }, cluster: { type: 'string' }, listen: { type: 'string' }, 'api-url': { type: 'string' }, region: { type: 'string' }, 'state-dir': { type: 'string' }, sandbox: { type: 'boolean' } },

@@ -68,16 +68,24 @@ export const dns: StepDefinition = {
         current.inSync = true;
       }
       for (const r of records) {
+        if (wanted.has(r.name)) continue;
         wanted.add(r.name);
         const before = ledger.dns[r.name];
         if (!before) ctx.emit({ type: 'resource-created', kind: 'dns-record', name: r.name, provider: group.provider });
         const same = records.filter((x) => x.name === r.name);
+        const setIdentifiers = same.flatMap((x) => (x.setIdentifier ? [x.setIdentifier] : []));
+        // A load-balancer machine removed from its pool: its record set goes, and with it its health check.
+        const stale = (before?.setIdentifiers ?? []).filter((id) => !setIdentifiers.includes(id));
+        if (before && stale.length > 0) {
+          const gone = await provider.dns.deleteRecords(before.zone, spec.id, stale.map((setIdentifier) => ({ name: r.name, type: before.type, setIdentifier })));
+          if (isPending(gone)) return waitFor(gone, `removing the DNS records of ${stale.join(', ')}`, ctx);
+        }
         ledger.dns[r.name] = {
           zone: group.zone,
           provider: group.provider,
           type: r.type === 'CNAME' ? 'CNAME' : 'A',
           values: same.flatMap((x) => x.values).sort(),
-          setIdentifiers: same.flatMap((x) => (x.setIdentifier ? [x.setIdentifier] : [])),
+          setIdentifiers,
         };
       }
     }

@@ -37,7 +37,7 @@ import {
   waitFor,
 } from './common.js';
 import { isPending } from '../../provider/outcome.js';
-import type { FirewallRule } from '../../provider/types.js';
+import type { FirewallRule, NodeState } from '../../provider/types.js';
 import { awaitManagedMachines, checkManagedVersions, ensureManagedPools, isManaged } from './managed.js';
 import { next, wait, type StepDefinition, type StepContext, type StepResult } from './types.js';
 
@@ -513,19 +513,42 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
   const wanted = new Map(nodesOf(spec).map(({ node, pool }) => [node.name, { node, pool }]));
   const seen = new Set<string>();
   const listedRegions = new Set<string>();
+  const gone = new Map<string, GoneMachine>();
   for (const [key, { provider: providerName, region }] of regions) {
     const provider = await ctx.provider(providerName, region);
     if (!provider.compute) continue;
     const listed = await provider.compute.listNodes({ clusterId: spec.id, region });
     if (isPending(listed)) return waitFor(listed, `listing machines in ${region}`, ctx);
     listedRegions.add(key);
+    // A name may be listed twice (EC2: the instance shutting down and its replacement): the one that runs or will is it.
+    const alive = new Set(listed.value.filter((i) => !GONE_STATES.has(i.state)).map((i) => i.name));
     for (const info of listed.value) {
+      const known = ledger.nodes[info.name];
+      if (GONE_STATES.has(info.state)) {
+        if (alive.has(info.name)) continue;
+        // Being deleted by kubeplane (remove-nodes, remediation): those steps finish it.
+        if (known?.state === 'deleting') {
+          seen.add(info.name);
+          continue;
+        }
+        if (wanted.has(info.name)) {
+          // The ledger's entry is this machine's only if the ids agree: a `requested` or `creating` replacement is not.
+          if (known && known.id === info.id) seen.add(info.name);
+          const entry = gone.get(info.name) ?? { name: info.name, provider: providerName, region, states: [], ids: [] };
+          entry.states.push(info.state);
+          entry.ids.push(info.id);
+          gone.set(info.name, entry);
+          continue;
+        }
+        // Not wanted any more: remove-nodes deletes it. It no longer counts as running; one being deleted is not adopted.
+        seen.add(info.name);
+        if (known?.state === 'running') known.state = 'pending';
+        if (info.state === 'deleting' || info.state === 'deleted') continue;
+      }
       seen.add(info.name);
-      if (info.state === 'deleting' || info.state === 'deleted') continue;
       if (info.state === 'failed' && wanted.has(info.name)) {
         return { kind: 'failed', error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, { provider: providerName, resource: info.name }) };
       }
-      const known = ledger.nodes[info.name];
       const want = wanted.get(info.name);
       const state: NodeResource['state'] = known?.state === 'deleting' ? 'deleting' : info.state === 'running' ? 'running' : 'pending';
       if (!known) ctx.emit({ type: 'resource-created', kind: 'machine', name: info.name, provider: providerName });
@@ -545,7 +568,79 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
       };
     }
   }
-  return forgetVanished(ctx, seen, listedRegions, new Set(wanted.keys()));
+  const replaced = await forgetGone(ctx, [...gone.values()], wanted);
+  if (replaced) return replaced;
+  const forgotten = await forgetVanished(ctx, seen, listedRegions, new Set(wanted.keys()));
+  if (forgotten.kind !== 'ok') return forgotten;
+  // Status reports the machines running as of this listing, with its time.
+  ledger.machinesReadAt = ctx.now;
+  return forgotten;
+}
+
+/**
+ * States in which a listed machine is no node of its pool: stopping or stopped (a stopped machine runs no kubelet and
+ * serves nothing, and it starts again only when someone starts it), shutting down or terminated. Someone did it in a
+ * console, or the cloud did (a spot reclaim, a host retirement): the pool is short of it until it is replaced.
+ */
+const GONE_STATES: ReadonlySet<NodeState> = new Set<NodeState>(['stopping', 'stopped', 'deleting', 'deleted']);
+
+interface GoneMachine {
+  name: string;
+  provider: string;
+  region: string;
+  /** Each listing of the name, all in GONE_STATES, and its machine's id. */
+  states: NodeState[];
+  ids: string[];
+}
+
+/**
+ * Wanted machines their provider lists only as stopped, stopping, shutting down or terminated are replaced: a stopped
+ * one is deleted first (it still holds the node's name, so the provider would return it for the create), its stale
+ * Node object is removed, and its ledger entry forgotten, so create-nodes makes the node again with a new token. The
+ * one being deleted is never adopted again. A control plane is not replaced: a new one would initialise another
+ * cluster, and a stopped one holds the etcd data on its disk.
+ */
+async function forgetGone(ctx: StepContext, gone: GoneMachine[], wanted: ReadonlyMap<string, { node: NodeSpec }>): Promise<StepResult | null> {
+  if (gone.length === 0) return null;
+  const spec = desiredOf(ctx.record);
+  const ledger = ctx.record.ledger;
+  const mine = (g: GoneMachine) => {
+    const known = ledger.nodes[g.name];
+    return known !== undefined && known.id !== undefined && g.ids.includes(known.id);
+  };
+  const holdsName = (g: GoneMachine) => g.states.some((s) => s === 'stopping' || s === 'stopped');
+  const control = gone.filter((g) => (ledger.nodes[g.name]?.role ?? wanted.get(g.name)?.node.role) === 'control');
+  const stoppedControl = control.filter(holdsName);
+  const first = stoppedControl[0];
+  if (first) {
+    return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${stoppedControl.length > 1 ? 's' : ''} ${stoppedControl.map((g) => g.name).join(', ')} ${stoppedControl.length > 1 ? 'are' : 'is'} stopped on ${first.provider} in ${first.region} (outside kubeplane); start ${stoppedControl.length > 1 ? 'them' : 'it'} again and reconcile: ${stoppedControl.length > 1 ? 'their disks hold' : 'its disk holds'} the cluster's etcd data, and a new one would start another cluster`, { provider: first.provider, resource: first.name }) };
+  }
+  const deletedControl = control.filter(mine);
+  if (deletedControl.length > 0) {
+    const names = deletedControl.map((g) => g.name);
+    return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'were' : 'was'} deleted outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`, { resource: names[0] ?? '' }) };
+  }
+  const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
+  for (const g of gone) {
+    if (control.includes(g)) continue;
+    const known = ledger.nodes[g.name];
+    // The ledger holds another machine of the name (a replacement requested, or made and not listed yet): it is left
+    // to forgetVanished's grace, and this one untouched. Terminated and unknown: nothing to do, and never adopted.
+    if (known ? !mine(g) : !holdsName(g)) continue;
+    // The machine's name is taken while it is stopped: it goes first, and a failure retries the step.
+    if (holdsName(g)) {
+      const provider = await ctx.provider(g.provider, g.region);
+      const deleted = provider.compute ? await provider.compute.deleteNode({ clusterId: spec.id, name: g.name, region: g.region }) : undefined;
+      if (deleted && isPending(deleted)) return waitFor(deleted, `deleting the stopped machine ${g.name}`, ctx);
+    }
+    const role = known?.role ?? wanted.get(g.name)?.node.role;
+    // The stale Node goes before the ledger entry: a new machine cannot join under a Ready Node's name.
+    if (kubeconfig && role !== 'loadbalancer') await ctx.kubernetes(kubeconfig).deleteNode(g.name);
+    if (!known) continue;
+    delete ledger.nodes[g.name];
+    ctx.emit({ type: 'resource-deleted', kind: 'machine', name: g.name, provider: g.provider });
+  }
+  return null;
 }
 
 /**

@@ -198,6 +198,8 @@ export async function awaitManagedMachines(ctx: StepContext): Promise<StepResult
     total += running;
     if (running < want) short.push(`${pool.name} ${running}/${want}`);
   }
+  // Every pool listed: status reports the machines running as of this read, with its time.
+  ctx.record.ledger.machinesReadAt = ctx.now;
   if (short.length > 0) return wait(15, `machines running: ${short.join(', ')}`);
   return next(`${total} machines running in ${spec.pools.length} node pool${spec.pools.length === 1 ? '' : 's'}`);
 }
