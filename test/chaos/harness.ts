@@ -732,3 +732,53 @@ export async function cmkChaosRun(seed: number): Promise<ChaosReport> {
     sandbox.close();
   }
 }
+
+/**
+ * Permanent faults during destroy (issue 41): a small cluster converges under the usual chaos (crashes, duplicates,
+ * lost leases), then, a few messages into its destroy, one cloud it uses starts refusing for good (auth) or answering
+ * 5xx for good. The destroy must end with the project in ERROR and the kubeconfig kept while anything of it is left,
+ * or DELETED only with nothing left; never DELETED with resources behind, never a deletion that spins for ever. Then the
+ * cloud heals and destroy runs again: nothing may be left.
+ */
+export async function permanentFaultRun(seed: number): Promise<ChaosReport> {
+  const rng = seededRandom(seed * 104_729 + 7);
+  const rng2 = seededRandom(seed * 15_485_863 + 3);
+  const sandbox = new Sandbox({ seed }).listen();
+  const violations: string[] = [];
+  let buried: (() => Promise<void>) | undefined;
+  try {
+    const { kp, drive, command, destroyAndCheck, report, bury } = chaosEngine(seed, rng, sandbox, { enqueueCrash: rng2() * 0.04, lose: rng2(), dying: rng2() * 0.02, oneContainer: rng2() }, rng2, violations);
+    buried = bury;
+    sandbox.injectFault({ cloud: 'hetzner', operation: '*', kind: 'throttled', probability: rng() * 0.1 });
+    const aws = rng() < 0.5 ? 1 : 0;
+    const manifest = chaosManifest(1 + Math.floor(rng() * 2), aws);
+    await command(() => kp.apply(manifest));
+    await drive(() => undefined);
+    const applied = await kp.findStatus('chaos');
+    if (applied?.state !== 'DONE') violations.push(`did not converge before the destroy: ${JSON.stringify(applied?.clusters)}`);
+    const clouds = ['hetzner', 'ec2', 'route53'] as const;
+    const cloud = clouds[Math.floor(rng() * clouds.length)] ?? 'hetzner';
+    const kind = rng() < 0.5 ? 'auth' : 'server-error';
+    const after = Math.floor(rng() * 6);
+    await command(() => kp.destroy('chaos'));
+    await drive(() => undefined, undefined, after);
+    sandbox.injectFault({ cloud, operation: '*', kind });
+    await drive(() => undefined);
+    const status = await kp.findStatus('chaos');
+    const left = sandbox.inventory();
+    const what = `a permanent ${kind} on ${cloud} from message ${after} of the destroy`;
+    if (!status) {
+      if (left.length) violations.push(`${what}: DELETED with ${left.length} resource(s) left: ${left.slice(0, 5).map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}`);
+    } else {
+      if (status.state !== 'ERROR') violations.push(`${what}: the destroy ended ${status.state}, not ERROR: ${JSON.stringify(status.clusters)}`);
+      const kubeconfig = await kp.kubeconfig('chaos', 'chaos').then(() => true, () => false);
+      if (left.length && !kubeconfig) violations.push(`${what}: the kubeconfig was removed while ${left.length} resource(s) are left`);
+    }
+    sandbox.faults.clear();
+    const leaked = await destroyAndCheck('chaos', () => undefined);
+    return report(status ? status.state : 'DELETED', leaked);
+  } finally {
+    await buried?.();
+    await sandbox.close();
+  }
+}

@@ -1,6 +1,6 @@
 // The chaos window CI runs: at least 200 schedules, new ones each day, every seed of the window in exactly one part.
 import { describe, expect, it } from 'vitest';
-import { chaosSeeds, chaosWindow, cmkChaosSeeds, PARTS } from './seeds.js';
+import { chaosSeeds, chaosWindow, cmkChaosSeeds, PARTS, permanentFaultSeeds } from './seeds.js';
 
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`);
 const all = (seeds: (part: number) => number[]) => Array.from({ length: PARTS }, (_, i) => seeds(i + 1)).flat().sort((a, b) => a - b);
@@ -35,5 +35,13 @@ describe('the chaos window', () => {
     expect(all((p) => cmkChaosSeeds(p, { CHAOS_SEED: '4711' }))).toEqual([]);
     expect(all((p) => cmkChaosSeeds(p, { CMK_CHAOS_SEED: '17' }))).toEqual([17]);
     expect(all((p) => chaosSeeds(p, { CMK_CHAOS_SEED: '17' }))).toEqual([]);
+  });
+
+  it('runs a twentieth as many seeds of permanent faults during destroy, replayed alone with PERMANENT_CHAOS_SEED', () => {
+    expect(all((p) => permanentFaultSeeds(p, { CHAOS_FIRST: '201' }))).toEqual(Array.from({ length: 10 }, (_, i) => i + 11));
+    expect(all((p) => permanentFaultSeeds(p, { PERMANENT_CHAOS_SEED: '9' }))).toEqual([9]);
+    expect(all((p) => chaosSeeds(p, { PERMANENT_CHAOS_SEED: '9' }))).toEqual([]);
+    expect(all((p) => cmkChaosSeeds(p, { PERMANENT_CHAOS_SEED: '9' }))).toEqual([]);
+    expect(all((p) => permanentFaultSeeds(p, { CHAOS_SEED: '9' }))).toEqual([]);
   });
 });

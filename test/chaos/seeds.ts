@@ -4,15 +4,18 @@
 // (part-<k>.e2e.test.ts), each its own process: one process for hundreds of seeds slows seed after seed (msw's
 // interceptors keep memory), and two workers share the parts. Every seed's test names its replay line.
 //   CHAOS_SEED=n       replays one hybrid seed   CMK_CHAOS_SEED=n   replays one CMK seed
+//   PERMANENT_CHAOS_SEED=n replays one seed of permanent faults during destroy (a twentieth of the window)
 //   CHAOS_FIRST=f      pins the window's start    CHAOS_SEEDS=c      sets its size (default 200)
 import { describe, expect, it } from 'vitest';
-import { chaosRun, cmkChaosRun, type ChaosReport } from './harness.js';
+import { chaosRun, cmkChaosRun, permanentFaultRun, type ChaosReport } from './harness.js';
 
 /** Test files the window is cut into (test/chaos/part-1 … part-PARTS). */
 export const PARTS = 4;
 export const DEFAULT_WINDOW = 200;
 /** CMK schedules run a fifth as many seeds: a CMK cluster's life is longer in steps. */
 export const CMK_SHARE = 5;
+/** Permanent-fault destroys run a twentieth as many seeds: a short life, the class's point is the end. */
+export const PERMANENT_SHARE = 20;
 const EPOCH = Date.UTC(2026, 0, 1);
 
 export interface ChaosWindow {
@@ -35,9 +38,12 @@ function share(first: number, count: number, part: number, parts: number): numbe
   return Array.from({ length: count }, (_, i) => first + i).filter((_, i) => i % parts === part - 1);
 }
 
+/** A replay of one seed of one class leaves the other classes out. */
+const replaying = (env: NodeJS.ProcessEnv) => Boolean(env.CHAOS_SEED || env.CMK_CHAOS_SEED || env.PERMANENT_CHAOS_SEED);
+
 export function chaosSeeds(part: number, env: NodeJS.ProcessEnv = process.env, now = Date.now()): number[] {
   if (env.CHAOS_SEED) return part === 1 ? [Number(env.CHAOS_SEED)] : [];
-  if (env.CMK_CHAOS_SEED) return [];
+  if (replaying(env)) return [];
   const { first, count } = chaosWindow(env, now);
   return share(first, count, part, PARTS);
 }
@@ -45,15 +51,24 @@ export function chaosSeeds(part: number, env: NodeJS.ProcessEnv = process.env, n
 /** The CMK window: the hybrid window's fifth (seeds 1-40 for hybrid seeds 1-200). */
 export function cmkChaosSeeds(part: number, env: NodeJS.ProcessEnv = process.env, now = Date.now()): number[] {
   if (env.CMK_CHAOS_SEED) return part === 1 ? [Number(env.CMK_CHAOS_SEED)] : [];
-  if (env.CHAOS_SEED) return [];
+  if (replaying(env)) return [];
   const { first, count } = chaosWindow(env, now);
   return share(Math.floor((first - 1) / CMK_SHARE) + 1, Math.ceil(count / CMK_SHARE), part, PARTS);
+}
+
+/** The permanent-fault window: the hybrid window's twentieth (seeds 1-10 for hybrid seeds 1-200). */
+export function permanentFaultSeeds(part: number, env: NodeJS.ProcessEnv = process.env, now = Date.now()): number[] {
+  if (env.PERMANENT_CHAOS_SEED) return part === 1 ? [Number(env.PERMANENT_CHAOS_SEED)] : [];
+  if (replaying(env)) return [];
+  const { first, count } = chaosWindow(env, now);
+  return share(Math.floor((first - 1) / PERMANENT_SHARE) + 1, Math.ceil(count / PERMANENT_SHARE), part, PARTS);
 }
 
 /** One part of the window: its hybrid seeds, then its CMK seeds. */
 export function describeChaosPart(part: number): void {
   describeRuns(`chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy`, chaosSeeds(part), chaosRun, 'CHAOS_SEED');
   describeRuns('chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy', cmkChaosSeeds(part), cmkChaosRun, 'CMK_CHAOS_SEED');
+  describeRuns('chaos with permanent faults (auth, 5xx) during destroy: ERROR with the kubeconfig kept while anything is left, never DELETED with resources behind; nothing left once the cloud heals', permanentFaultSeeds(part), permanentFaultRun, 'PERMANENT_CHAOS_SEED');
 }
 
 function describeRuns(title: string, seeds: number[], run: (seed: number) => Promise<ChaosReport>, replay: string): void {

@@ -29,4 +29,5 @@ process.exitCode = await main(argv, {
   cwd: process.cwd(),
   env: process.env,
   signal: interrupt.signal,
+  stdin: process.stdin,
 });

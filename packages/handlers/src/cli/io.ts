@@ -12,6 +12,8 @@ export interface CliIo {
    * return EXIT.interrupted. The bin script sets it; in-process callers may.
    */
   signal?: AbortSignal;
+  /** Where a command asks a person (destroy's confirmation on real clouds); it asks only when this is a terminal. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 /** The exit codes (docs/cli.md). */

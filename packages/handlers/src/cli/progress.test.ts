@@ -24,9 +24,9 @@ const base = { project: 'p', cluster: 'minimal' };
 const events = (t0: number): EngineEvent[] => [
   { type: 'phase-started', at: t0, ...base, phase: 'infrastructure' },
   { type: 'step-done', at: t0 + 2_000, ...base, phase: 'infrastructure', step: 'networks', message: '1 network' },
-  { type: 'waiting', at: t0 + 5_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running' },
-  { type: 'waiting', at: t0 + 20_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running' },
-  { type: 'waiting', at: t0 + 35_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 10, reason: '2 of 3 machines running' },
+  { type: 'waiting', at: t0 + 5_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running', attempt: 1, failures: 0, since: t0 },
+  { type: 'waiting', at: t0 + 20_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running', attempt: 1, failures: 0, since: t0 },
+  { type: 'waiting', at: t0 + 35_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 10, reason: '2 of 3 machines running', attempt: 1, failures: 0, since: t0 },
   { type: 'cluster-done', at: t0 + 65_000, ...base, state: 'DONE' },
 ];
 
@@ -96,5 +96,24 @@ describe('add-on events', () => {
       '+    0s minimal:     add-on hcloud_csi (hcloud-csi 2.18.1): installing — upgrading 2.18.0 -> 2.18.1',
       '+    0s minimal:     add-on hcloud_csi (hcloud-csi 2.18.1): installed',
     ]);
+  });
+});
+
+describe('a step that keeps failing', () => {
+  it('is reported again at a steady interval with its attempts and last error, on a terminal too', () => {
+    for (const tty of [false, true]) {
+      const out = new Captured(tty);
+      const t = { now: 0 };
+      const printer = progressPrinter(out, { json: false, sandbox: true, clock: clockAt(t), env: { TERM: 'xterm' } });
+      // Every 20 s for 5 minutes the same 5xx: printed once a minute (at 0, 60, 120 … s), never silent for longer.
+      for (let i = 0; i < 15; i++) {
+        t.now = i * 20_000;
+        printer({ type: 'waiting', at: t.now, ...base, phase: 'delete', step: 'teardown', seconds: 20, reason: 'hetzner GET /servers: server_error', attempt: i + 1, failures: i + 1, since: 0 });
+      }
+      printer.close();
+      const lines = out.text.split(/\n|\r\x1b\[2K/).filter((l) => /teardown waits \d+s \(/.test(l));
+      expect(lines.map((l) => /attempt (\d+)/.exec(l)?.[1]), `tty: ${tty}`).toEqual(['1', '4', '7', '10', '13']);
+      expect(lines[1]).toContain('teardown waits 20s (until +1m20s): hetzner GET /servers: server_error [attempt 4, 4 failures in a row, for 1m00s]');
+    }
   });
 });

@@ -38,6 +38,9 @@ export function elapsed(ms: number): string {
 
 const CLEAR_LINE = '\r\x1b[2K';
 
+/** How often a step that keeps failing is reported again (on the run's clock: virtual in the sandbox). */
+export const RETRY_REPORT_MS = 60_000;
+
 export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOptions): ProgressPrinter {
   const started = options.clock.now();
   const tag = options.sandbox ? '[sandbox] ' : '';
@@ -46,7 +49,8 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
   const columns = (): number => (out as NodeJS.WriteStream).columns || 100;
   /** What each cluster at work is at, for the status line. */
   const activity = new Map<string, string>();
-  const lastWait = new Map<string, string>();
+  /** The last wait printed per cluster: what it said and when (on the run's clock). */
+  const lastWait = new Map<string, { key: string; at: number }>();
   let drawn = false;
   // Real clouds: the elapsed time moves on while nothing happens. The sandbox's time is virtual: only events move it.
   const timer = live && !options.sandbox ? setInterval(() => redraw(), 1000) : undefined;
@@ -96,12 +100,19 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
         break;
       case 'waiting': {
         const until = e.at + e.seconds * 1000;
+        const retrying = e.failures > 0 ? ` [attempt ${e.attempt}, ${e.failures} failure${e.failures === 1 ? '' : 's'} in a row, for ${elapsed(e.at - e.since)}]` : '';
         // When first: a long reason is what a narrow terminal cuts.
-        activity.set(e.cluster, `${e.step} waits until ${when(until)}: ${e.reason}`);
-        // Off a terminal a repeated wait adds nothing; a new reason is news (it is all a slow step shows).
+        activity.set(e.cluster, `${e.step} waits until ${when(until)}: ${e.reason}${retrying}`);
+        // Off a terminal a repeated wait adds nothing; a new reason is news (it is all a slow step shows). A step that
+        // keeps failing (5xx, throttling) says so again at a steady interval, with its attempts and last error, on a
+        // terminal too: the status line alone would vanish with the run.
         const key = `${e.step}\n${e.reason}`;
-        if (options.verbose || (!live && lastWait.get(e.cluster) !== key)) line(`${t} ${e.cluster}:   ${e.step} waits ${Math.round(e.seconds)}s (until ${when(until)}): ${e.reason}`);
-        lastWait.set(e.cluster, key);
+        const last = lastWait.get(e.cluster);
+        const due = e.failures > 0 && (last === undefined || e.at - last.at >= RETRY_REPORT_MS);
+        if (options.verbose || (!live && last?.key !== key) || due) {
+          line(`${t} ${e.cluster}:   ${e.step} waits ${Math.round(e.seconds)}s (until ${when(until)}): ${e.reason}${retrying}`);
+          lastWait.set(e.cluster, { key, at: e.at });
+        } else if (last?.key !== key) lastWait.set(e.cluster, { key, at: last?.at ?? e.at });
         break;
       }
       case 'error':

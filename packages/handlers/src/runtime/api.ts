@@ -97,7 +97,8 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
       case 'destroy': {
         const r = await kp.destroy(project);
         accepted('destroy', project, caller);
-        return json(202, { project, queued: r.queued });
+        // What a deletion leaves is read with GET /projects/<name>: ERROR, each cluster's message naming it.
+        return json(202, { project, queued: r.queued, ...(r.swept.length > 0 ? { swept: r.swept } : {}) });
       }
       case 'reconcile': {
         // For a schedule (EventBridge Scheduler): the last applied manifest again, every cluster's flow run to repair drift.

@@ -2,7 +2,7 @@
 // in-process — against real clouds with credentials from each provider's secretRef, or against the sandbox
 // clouds in virtual time, whose world is kept in the same directory between commands, durable as a cloud is:
 // it is written before every state write, so a kill at any point never leaves the ledger ahead of the clouds.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   FileLease,
@@ -34,6 +34,7 @@ import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { resolveAddonCredentials, resolveCredentials, resolveStaticKey } from './credentials.js';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { fileRateBudgets } from '@kubeplane/sdk';
+import { makeDirectory } from '@kubeplane/sdk';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
 
 export const DEFAULT_STATE_DIR = '.kubeplane';
@@ -98,7 +99,7 @@ export class LocalRuntime {
     if (!options.memory) {
       await checkFolder(dir);
       if (options.write) {
-        await mkdir(dir, { recursive: true, mode: 0o700 });
+        await makeDirectory(dir, { mode: 0o700, what: 'the state directory', instead: 'pass another --state-dir' });
         await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud', true);
         lock = await acquireProcessLock(join(dir, 'writer.lock'), options.command ?? 'kubeplane');
       } else {
@@ -228,6 +229,10 @@ class WorldFirstStateStore implements StateStore {
   list(prefix: string): Promise<string[]> {
     return this.inner.list(prefix);
   }
+
+  where(key: string): string {
+    return this.inner.where?.(key) ?? key;
+  }
 }
 
 async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
@@ -266,22 +271,54 @@ async function checkFolder(dir: string): Promise<void> {
   if (info && !info.isDirectory()) throw new KubeplaneError('invalid', `the state directory ${dir} is a file, not a folder; pass another --state-dir`, { resource: dir });
 }
 
-/** A state directory is for the sandbox or for real clouds, never both: mixing them would mix worlds. */
+/** The state key that records, with the state itself, which clouds a state directory is for. */
+export const KIND_KEY = 'meta/kind';
+
+/**
+ * A state directory is for the sandbox or for real clouds, never both: mixing them would mix worlds, and a sandbox
+ * cluster's deterministic id taken to a real cloud could name a real cluster. The kind is kept twice: in the `mode`
+ * file (for people and older versions) and with the state itself (KIND_KEY); a sandbox world in the folder is a third
+ * witness. Any disagreement, a missing or unreadable `mode` beside existing state, is an error naming the file and
+ * the repair, never a guess.
+ */
 async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void> {
   const path = join(dir, 'mode');
-  let existing: string | undefined;
+  let text: string | undefined;
   try {
-    existing = (await readFile(path, 'utf8')).trim();
+    text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  if (existing === undefined) {
-    const empty = await stat(join(dir, 'state')).then(() => false, () => true);
-    if (!empty && mode === 'sandbox') {
-      throw new KubeplaneError('invalid', `${dir} holds real-cloud state; use another --state-dir for the sandbox`);
+  const state = new FileStateStore(dir);
+  const recorded = await state.get<{ kind?: unknown }>(KIND_KEY);
+  const recordedKind = recorded?.value.kind === 'sandbox' || recorded?.value.kind === 'cloud' ? recorded.value.kind : undefined;
+  const world = await stat(join(dir, 'sandbox', 'world.json')).then(() => true, () => false);
+  const hasState = await stat(join(dir, 'state')).then(() => true, () => false);
+  // What the state says it is, whatever the mode file says.
+  const witnessed: Mode | undefined = world ? 'sandbox' : recordedKind;
+  const why = world ? `a sandbox world is kept in ${join(dir, 'sandbox', 'world.json')}` : recordedKind ? `its state was recorded by a ${recordedKind === 'sandbox' ? 'sandbox' : 'real-cloud'} run (${state.where(KIND_KEY)})` : '';
+  const repair = (kind: Mode) => `write it back with \`echo ${kind} > ${path}\``;
+  if (text === undefined) {
+    if (!hasState && !world) {
+      if (write) await record(state, path, mode, recorded?.revision ?? 0);
+      return;
     }
-    if (write) await writeFileAtomic(path, `${mode}\n`, 0o600);
-    return;
+    throw new KubeplaneError(
+      'invalid',
+      `${path} is missing: it says whether ${dir} holds sandbox or real-cloud state, and ${dir} holds state. ${witnessed ? `${why[0]?.toUpperCase()}${why.slice(1)}: ${repair(witnessed)}` : `Nothing else here says which: write \`sandbox\` or \`cloud\` into it, whichever made this state (a sandbox run prints [sandbox] on every line)`}`,
+      { resource: path, code: 'StateDirKind' },
+    );
+  }
+  const existing = text.trim();
+  if (existing !== 'sandbox' && existing !== 'cloud') {
+    throw new KubeplaneError(
+      'invalid',
+      `${path} ${existing === '' ? 'is empty' : `holds ${JSON.stringify(existing.slice(0, 40))}`}, not \`sandbox\` or \`cloud\`: it says whether ${dir} holds sandbox or real-cloud state. ${witnessed ? `${why[0]?.toUpperCase()}${why.slice(1)}: ${repair(witnessed)}` : hasState ? 'Write `sandbox` or `cloud` into it, whichever made this state' : `Nothing is recorded here yet: write \`${mode}\` into it, or remove it`}`,
+      { resource: path, code: 'StateDirKind' },
+    );
+  }
+  if (witnessed && witnessed !== existing) {
+    throw new KubeplaneError('invalid', `${path} says ${existing}, but ${why}: the mode file was changed by hand. ${repair(witnessed)}`, { resource: path, code: 'StateDirKind' });
   }
   if (existing !== mode) {
     throw new KubeplaneError(
@@ -289,8 +326,17 @@ async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void>
       existing === 'sandbox'
         ? `${dir} holds a sandbox world; add --sandbox (or use another --state-dir for real clouds)`
         : `${dir} holds real-cloud state; drop --sandbox (or use another --state-dir for the sandbox)`,
+      { resource: dir, code: 'StateDirKind' },
     );
   }
+  // A directory from before the kind was kept with the state: recorded now, by the first writer.
+  if (write && !recordedKind) await record(state, path, mode, recorded?.revision ?? 0);
+}
+
+/** Records the kind with the state, then in the mode file. */
+async function record(state: FileStateStore, path: string, mode: Mode, revision: number): Promise<void> {
+  await state.put(KIND_KEY, { kind: mode }, revision);
+  await writeFileAtomic(path, `${mode}\n`, 0o600);
 }
 
 /** Real providers, with credentials resolved from each provider's secretRef (env or file) when first needed. */

@@ -25,7 +25,7 @@ import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
 import type { ClockParticipant } from './runner.js';
 import type { MachineAccess } from './ports/machine-access.js';
-import { clusterKey, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
+import { clusterKey, clusterRecordProblem, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
 import { followingStep, isStepName, STEPS, type AddonCredentialResolver, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
 import type { StepDefinition } from './steps/types.js';
 import { defaultOverdueSeconds, lostMs } from './watchdog.js';
@@ -154,7 +154,8 @@ export class Engine {
     const grant = held;
     try {
       const stored = await state.get<ClusterRecord>(clusterKey(event.clusterId));
-      if (!stored) return 'stale';
+      // A value that is not a record (edited by hand) is no step to run: status names it, destroy sweeps it.
+      if (!stored || clusterRecordProblem(stored.value)) return 'stale';
       const record = stored.value;
       // Another creation of the cluster (destroyed and made again), or a message of the format without incarnations.
       if (event.incarnation === undefined || event.incarnation !== record.incarnation) return 'stale';
@@ -271,7 +272,7 @@ export class Engine {
         const failures = result.transient && !progressed ? (record.step.failures ?? 0) + 1 : 0;
         record.step = { ...record.step, attempts: record.step.attempts + 1, failures, reason: result.reason };
         record.status = { ...record.status, message: result.reason };
-        events.push({ type: 'waiting', at: now, project: record.project, cluster: record.name, phase, step, seconds: result.seconds, reason: result.reason });
+        events.push({ type: 'waiting', at: now, project: record.project, cluster: record.name, phase, step, seconds: result.seconds, reason: result.reason, attempt: record.step.attempts, failures, since: record.step.since });
         follow = { delay: result.seconds };
         outcome = 'waiting';
         break;
@@ -324,7 +325,9 @@ export class Engine {
   }
 
   async #provider(project: ProjectRecord, record: ClusterRecord, name: string, region: string | undefined): Promise<Provider> {
-    const def = (project.manifest ?? record.lastManifest)?.providers.find((p) => p.name === name);
+    // While a project is destroyed its manifest is null: the cluster's last manifest, then every provider entry the
+    // project ever used (a region swept for a cluster whose record was lost may be a provider's the manifest dropped).
+    const def = (project.manifest ?? record.lastManifest)?.providers.find((p) => p.name === name) ?? project.used?.providers.find((p) => p.name === name);
     if (!def) throw new KubeplaneError('invalid', `provider "${name}" is not in the manifest of project ${project.project}`);
     return this.providerFor(project.project, def, region, record.clusterId);
   }

@@ -52,7 +52,11 @@ export type EngineEvent =
   | { type: 'step-done'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string }
   | { type: 'resource-created'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
   | { type: 'resource-deleted'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
-  | { type: 'waiting'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; seconds: number; reason: string }
+  /**
+   * A step waits: `attempt` counts its runs so far (1 for the first wait), `failures` the transient failures in a row
+   * (5xx, throttling) behind this wait, 0 when it waits on the cloud's work; `since` is when the step began (ms).
+   */
+  | { type: 'waiting'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; seconds: number; reason: string; attempt: number; failures: number; since: number }
   | { type: 'error'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string; kind: string }
   | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' }
   /** An add-on's state changed (installing, installed, upgraded, failed, removing), as the cluster reports it. */

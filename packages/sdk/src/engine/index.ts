@@ -7,6 +7,8 @@ export * from './ports/lease.js';
 export * from './adapters/memory.js';
 export * from './adapters/file.js';
 export { alive, tryLock, withFileLock, writeFileAtomic, type HeldLock, type LockOwner, type TryLockResult } from './adapters/file-lock.js';
+export { fileSystemError } from './adapters/file-system-error.js';
+export { makeDirectory, type MakeDirectoryOptions } from './adapters/make-directory.js';
 export * from './ports/kubernetes.js';
 export * from './ports/machine-access.js';
 export * from './events.js';
@@ -16,7 +18,7 @@ export { Engine, dueAt, queueDelay, type EngineOptions, type ProcessOutcome } fr
 export { busyRetryDelaySeconds } from './busy-retry.js';
 export { defaultOverdueSeconds, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
 export { LocalRunner, type ClockParticipant, type RunOptions, type RunReport } from './runner.js';
-export { Kubeplane, type ApplyResult, type ManifestStatus, type PoolCounts } from './kubeplane.js';
+export { Kubeplane, type ApplyResult, type DestroyResult, type ManifestStatus, type PoolCounts } from './kubeplane.js';
 export { GROWTH_BACKOFF_INITIAL_MS, GROWTH_BACKOFF_MAX_MS, growthBackoffMs, KUBELET_MAX_PODS, type NodeGroup, type NodeGroupNode, type NodeGroupTemplate } from './pool-scaling.js';
 export { STEPS, APPLY_FLOW, DELETE_FLOW, type AddonCredentialResolver, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
 export { FileBucketStore, fileRateBudgets } from './adapters/file-rate-budget.js';

@@ -15,7 +15,10 @@ import { ClusterSecrets } from './cluster-secrets.js';
 import { dueAt, Engine, type EngineOptions } from './engine.js';
 import { runWatchdog, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
 import type { EngineEventListener } from './events.js';
-import { clusterKey, emptyLedger, manifestState, newIncarnation, projectKey, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
+import { clusterKey, clusterRecordProblem, emptyLedger, manifestState, newIncarnation, projectKey, projectRecordProblem, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
+import type { ProviderDef } from '../manifest/schema.js';
+import type { Versioned } from './ports/state-store.js';
+import { regionKey } from './steps/common.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { establishedPools, preflight, type PreflightIssue } from './preflight.js';
 import { autoscaledPool, growthAllowedAt, nodeGroupOf, scaledPrevious, type NodeGroup } from './pool-scaling.js';
@@ -80,6 +83,9 @@ function checkedManifest(input: unknown, action: string): Manifest {
 function poolCounts(r: ClusterRecord): PoolCounts[] {
   const spec = r.desired ?? r.current;
   if (!spec || r.target === 'absent') return [];
+  // A node is `running` in the ledger only as the engine last listed it from its provider (kubeplane's own removals
+  // since take it out), so the count is the cloud's as of that read, reported with its time.
+  const readAt = r.ledger.machinesReadAt;
   return spec.pools.map((p) => {
     const failure = r.ledger.growthFailures?.[p.name];
     return {
@@ -87,9 +93,22 @@ function poolCounts(r: ClusterRecord): PoolCounts[] {
       target: p.count,
       ...(p.autoscaler ? { min: p.autoscaler.min, max: p.autoscaler.max } : {}),
       running: Object.values(r.ledger.nodes).filter((n) => n.pool === p.name && n.state === 'running').length,
+      ...(readAt !== undefined ? { readAt: new Date(readAt).toISOString() } : {}),
       ...(failure ? { lastFailure: { kind: failure.kind, message: failure.message, at: new Date(failure.at).toISOString(), retryAfter: new Date(growthAllowedAt(failure)).toISOString() } } : {}),
     };
   });
+}
+
+/**
+ * What a project has used after one more apply: each provider entry (the latest definition by name) and every
+ * `<provider>/<region>` of the desired clusters' networks, added to what it used before.
+ */
+function usedBy(before: ProjectRecord['used'], manifest: Manifest, clusters: readonly ClusterSpec[]): NonNullable<ProjectRecord['used']> {
+  const providers = new Map<string, ProviderDef>((before?.providers ?? []).map((d) => [d.name, d]));
+  for (const d of manifest.providers) providers.set(d.name, d);
+  const regions = new Set(before?.regions ?? []);
+  for (const c of clusters) for (const n of c.networks) regions.add(regionKey(n.provider, n.region));
+  return { providers: [...providers.values()].sort((a, b) => a.name.localeCompare(b.name)), regions: [...regions].sort() };
 }
 
 /** A project's name as every method takes it: a string, or a clear error for a caller without types. */
@@ -111,9 +130,18 @@ export interface PoolCounts {
   target: number;
   min?: number;
   max?: number;
-  /** Machines of the pool that run (as last listed by the engine). */
+  /** Machines of the pool its provider listed as running when the engine last read them (at `readAt`), less those kubeplane removed since. */
   running: number;
+  /** When that was (ISO 8601); absent for a cluster whose machines were last read before kubeplane kept the time. */
+  readAt?: string;
   lastFailure?: { kind: string; message: string; at: string; retryAfter: string };
+}
+
+export interface DestroyResult {
+  /** Clusters whose deletion was queued. */
+  queued: string[];
+  /** Of those, the ones with no readable record: swept by their tag in every provider region the project used. */
+  swept: string[];
 }
 
 export interface ApplyResult {
@@ -208,6 +236,8 @@ export class Kubeplane {
       ...p,
       generation: p.generation + 1,
       manifest,
+      lastManifest: manifest,
+      used: usedBy(p.used, manifest, desired.clusters),
       clusters: { ...p.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) },
       establishedPools: [...establishedPools(records.flatMap((r) => (r.current ? [r.current] : [])), desired.clusters)].sort(),
       updatedAt: clock.now(),
@@ -226,7 +256,7 @@ export class Kubeplane {
     }
     for (const r of records) {
       if (desired.clusters.some((c) => c.id === r.clusterId)) continue;
-      await this.#startFlow(r.clusterId, project, (x) => ({ ...x, target: 'absent' }), 'delete-outputs', 'delete');
+      await this.#startFlow(r.clusterId, project, (x) => ({ ...x, target: 'absent' }), 'delete-dns', 'delete');
       queued.push(r.name);
     }
     return { generation: project.generation, plan: planned.plan, queued };
@@ -240,7 +270,7 @@ export class Kubeplane {
     checkedProject(project);
     // A busy cluster is left to its work by the apply below, so a lost message is looked for first.
     await this.watchdog({ project });
-    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const stored = await this.#readProject(project);
     const manifest = stored?.value.manifest;
     if (!manifest) throw new KubeplaneError('not-found', `project ${project} has no applied manifest to reconcile${stored ? ' (it is being destroyed)' : ''}`, { resource: project });
     return this.apply(manifest, { reconcile: true });
@@ -258,7 +288,7 @@ export class Kubeplane {
     checkedProject(project);
     const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
     if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
-    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const stored = await this.#readProject(project);
     const manifest = stored?.value.manifest;
     if (!manifest || record.target === 'absent') throw new KubeplaneError('invalid', `cluster ${cluster} of project ${project} is being deleted; its pools cannot be scaled`, { resource: cluster });
     const spec = record.desired ?? record.current;
@@ -291,7 +321,7 @@ export class Kubeplane {
     if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
     const spec = record.desired ?? record.current;
     if (!spec) return [];
-    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const stored = await this.#readProject(project);
     const manifest = stored?.value.manifest ?? record.lastManifest;
     const out: NodeGroup[] = [];
     for (const pool of spec.pools) {
@@ -322,18 +352,15 @@ export class Kubeplane {
     return types?.find((t) => t.name === pool.serverType);
   }
 
-  /** Deletes every cluster of the project, whatever state it is in. */
-  async destroy(project: string): Promise<{ queued: string[] }> {
-    const records = await this.#clusterRecords(project);
-    const p = await this.#updateProject(project, (x) => ({ ...x, generation: x.generation + 1, manifest: null, updatedAt: this.#options.clock.now() }));
-    for (const r of records) await this.#startFlow(r.clusterId, p, (x) => ({ ...x, target: 'absent' }), 'delete-outputs', 'delete');
-    if (records.length === 0) {
-      const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
-      if (stored) await this.#options.state.delete(projectKey(project), stored.revision);
-    }
-    return { queued: records.map((r) => r.name) };
+  /**
+   * Deletes every cluster of the project, whatever state it is in. A cluster whose record was lost or cannot be read
+   * (the project record still names it) is swept by its tag, in every provider and region the project ever used,
+   * from the manifest last applied (`swept` names them). The deletion is over when findStatus(project) answers null; a
+   * cluster left in ERROR failed for good (its message says why and what is left), and destroy may be asked again.
+   */
+  async destroy(project: string): Promise<DestroyResult> {
+    return this.#destroy(checkedProject(project), null);
   }
-
   /**
    * Deletes one cluster of a project. The project's manifest is left as it is: applying it again creates the
    * cluster again, as a declarative manifest should.
@@ -342,22 +369,54 @@ export class Kubeplane {
     const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
     if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`);
     const p = await this.#updateProject(project, (x) => ({ ...x, generation: x.generation + 1, updatedAt: this.#options.clock.now() }));
-    await this.#startFlow(record.clusterId, p, (x) => ({ ...x, target: 'absent' }), 'delete-outputs', 'delete');
+    await this.#startFlow(record.clusterId, p, (x) => ({ ...x, target: 'absent' }), 'delete-dns', 'delete');
     return { queued: [cluster] };
   }
 
   /**
-   * Sweeps a cluster whose state was lost: everything carrying its tag in the manifest's provider regions.
-   * The manifest tells which providers and regions to look in; the cluster id is derived from it.
+   * destroy() with the manifest at hand: its clusters are deleted too when the state holds nothing of them (state
+   * lost, or never recorded here), swept by their tag in the manifest's provider regions; the cluster ids are derived
+   * from it. Clusters the project record names beyond the manifest's are deleted as destroy() deletes them.
    */
-  async destroyByManifest(input: Manifest): Promise<{ queued: string[] }> {
+  async destroyByManifest(input: Manifest): Promise<DestroyResult> {
     const manifest = checkedManifest(input, 'destroyByManifest');
-    const desired = buildDesiredState(manifest);
-    const p = await this.#updateProject(manifest.name, (x) => ({ ...x, generation: x.generation + 1, manifest: null, clusters: { ...x.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) } }));
-    for (const spec of desired.clusters) {
-      await this.#startFlow(spec.id, p, (x) => ({ ...x, name: spec.name, target: 'absent', desired: x.desired ?? spec, lastManifest: x.lastManifest ?? manifest }), 'delete-outputs', 'delete');
+    return this.#destroy(manifest.name, manifest);
+  }
+
+  async #destroy(project: string, manifest: Manifest | null): Promise<DestroyResult> {
+    const given = manifest ? buildDesiredState(manifest).clusters : [];
+    const p = await this.#updateProject(project, (x) => ({
+      ...x,
+      generation: x.generation + 1,
+      manifest: null,
+      ...((x.lastManifest ?? x.manifest ?? manifest) ? { lastManifest: (x.lastManifest ?? x.manifest ?? manifest) as Manifest } : {}),
+      ...(manifest ? { used: usedBy(x.used, manifest, given) } : {}),
+      clusters: { ...x.clusters, ...Object.fromEntries(given.map((c) => [c.name, c.id])) },
+      updatedAt: this.#options.clock.now(),
+    }));
+    const last = p.lastManifest ?? null;
+    const known = last ? buildDesiredState(last).clusters : [];
+    const regions = p.used?.regions ?? [];
+    const queued: string[] = [];
+    const swept: string[] = [];
+    for (const [name, id] of Object.entries(p.clusters).sort(([a], [b]) => a.localeCompare(b))) {
+      const found = await this.#readCluster(id);
+      const spec = given.find((c) => c.id === id) ?? known.find((c) => c.id === id) ?? null;
+      const from = given.some((c) => c.id === id) ? manifest : last;
+      if (found && 'record' in found) {
+        await this.#startFlow(id, p, (x) => ({ ...x, target: 'absent', desired: x.desired ?? spec, lastManifest: x.lastManifest ?? from }), 'delete-dns', 'delete');
+      } else {
+        // Lost, or unreadable: swept by its tag from what the project record kept; a fresh record replaces a bad one.
+        await this.#startFlow(id, p, (x) => ({ ...x, name, target: 'absent', desired: spec, lastManifest: from, ledger: { ...x.ledger, regions: [...new Set([...x.ledger.regions, ...regions])] } }), 'delete-dns', 'delete', { replace: found !== null });
+        swept.push(name);
+      }
+      queued.push(name);
     }
-    return { queued: desired.clusters.map((c) => c.name) };
+    if (queued.length === 0) {
+      const again = await this.#options.state.get<ProjectRecord>(projectKey(project));
+      if (again) await this.#options.state.delete(projectKey(project), again.revision);
+    }
+    return { queued, swept };
   }
 
   /**
@@ -391,14 +450,16 @@ export class Kubeplane {
   /** As status, but null for a project that is not recorded: never applied, or deleted whole. */
   async findStatus(project: string): Promise<ManifestStatus | null> {
     checkedProject(project);
-    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
-    const records = await this.#clusterRecords(project);
+    const stored = await this.#readProject(project);
+    // A record that cannot be read is shown, not thrown: status still answers, and destroy still sweeps it.
+    const { records, unreadable } = await this.#readClusters(project);
     if (!stored && records.length === 0) return null;
+    const broken: ManifestStatus['clusters'] = Object.fromEntries(unreadable.map((u) => [u.name, { state: 'ERROR' as const, phase: 'none' as const, message: u.message, previous: [], id: u.id }]));
     return {
       project,
-      state: manifestState(records, stored?.value.manifest === null && records.length > 0),
+      state: unreadable.length ? 'ERROR' : manifestState(records, stored?.value.manifest === null && records.length > 0),
       generation: stored?.value.generation ?? 0,
-      clusters: Object.fromEntries(records.map((r) => [r.name, { ...r.status, id: r.clusterId, pools: poolCounts(r) }])),
+      clusters: { ...broken, ...Object.fromEntries(records.map((r) => [r.name, { ...r.status, id: r.clusterId, pools: poolCounts(r) }])) },
     };
   }
 
@@ -443,21 +504,54 @@ export class Kubeplane {
   }
 
   async #clusterRecords(project: string): Promise<ClusterRecord[]> {
+    const { records, unreadable } = await this.#readClusters(project);
+    const [bad] = unreadable;
+    if (bad) throw new KubeplaneError('invalid', bad.message, { resource: bad.where, code: 'CorruptRecord' });
+    return records;
+  }
+
+  /** The project's cluster records, and each one the state holds that is not a record, with the fix. */
+  async #readClusters(project: string): Promise<{ records: ClusterRecord[]; unreadable: Array<{ name: string; id: string; where: string; message: string }> }> {
     checkedProject(project);
-    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
-    if (!stored) return [];
-    const out: ClusterRecord[] = [];
-    for (const id of Object.values(stored.value.clusters)) {
-      const r = await this.#options.state.get<ClusterRecord>(clusterKey(id));
-      if (r) out.push(r.value);
+    const stored = await this.#readProject(project);
+    const records: ClusterRecord[] = [];
+    const unreadable: Array<{ name: string; id: string; where: string; message: string }> = [];
+    for (const [name, id] of Object.entries(stored?.value.clusters ?? {})) {
+      const r = await this.#readCluster(id);
+      if (r && 'problem' in r) {
+        const where = this.#where(clusterKey(id));
+        unreadable.push({ name, id, where, message: `${where} (cluster ${name} of project ${project}) cannot be read: ${r.problem}. Restore it from a backup; or delete the cluster with \`kubeplane destroy ${project}\` (SDK: destroy('${project}')), which sweeps its resources by their tag whatever the record holds` });
+      } else if (r) records.push(r.record);
     }
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return { records: records.sort((a, b) => a.name.localeCompare(b.name)), unreadable };
+  }
+
+  #where(key: string): string {
+    return this.#options.state.where?.(key) ?? `state key ${key}`;
+  }
+
+  /** A cluster record, or why the stored value is not one (with its revision, so a sweep can replace it). */
+  async #readCluster(id: string): Promise<{ record: ClusterRecord; revision: number } | { problem: string; revision: number } | null> {
+    const r = await this.#options.state.get<ClusterRecord>(clusterKey(id));
+    if (!r) return null;
+    const problem = clusterRecordProblem(r.value);
+    return problem ? { problem, revision: r.revision } : { record: r.value, revision: r.revision };
+  }
+
+  /** The project record; one that is not a project record is named with the fix. */
+  async #readProject(project: string): Promise<Versioned<ProjectRecord> | null> {
+    const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
+    const problem = stored && projectRecordProblem(stored.value);
+    if (problem) {
+      throw new KubeplaneError('invalid', `${this.#where(projectKey(project))} (project ${project}) cannot be read: ${problem}. Restore it from a backup; or move it away and run \`kubeplane destroy <manifest file>\` (SDK: destroyByManifest), which sweeps the manifest's clusters by their tag`, { resource: this.#where(projectKey(project)), code: 'CorruptRecord' });
+    }
+    return stored;
   }
 
   async #updateProject(project: string, change: (p: ProjectRecord) => ProjectRecord): Promise<ProjectRecord> {
     const { state, clock } = this.#options;
     for (let i = 0; i < 20; i++) {
-      const stored = await state.get<ProjectRecord>(projectKey(project));
+      const stored = await this.#readProject(project);
       const base: ProjectRecord = stored?.value ?? { v: RECORD_VERSION, project, generation: 0, manifest: null, clusters: {}, updatedAt: clock.now() };
       const next = change(base);
       try {
@@ -471,11 +565,12 @@ export class Kubeplane {
   }
 
   /** Moves a cluster's record to the start of a flow at the project's generation, and queues that step. */
-  async #startFlow(clusterId: string, project: ProjectRecord, change: (r: ClusterRecord) => ClusterRecord, step: 'preflight' | 'delete-outputs', phase: 'infrastructure' | 'delete'): Promise<void> {
+  async #startFlow(clusterId: string, project: ProjectRecord, change: (r: ClusterRecord) => ClusterRecord, step: 'preflight' | 'delete-dns', phase: 'infrastructure' | 'delete', options: { replace?: boolean } = {}): Promise<void> {
     const { state, clock } = this.#options;
     for (let i = 0; i < 20; i++) {
       const stored = await state.get<ClusterRecord>(clusterKey(clusterId));
-      const base: ClusterRecord = stored?.value ?? {
+      // `replace`: the stored value is not a record (see clusterRecordProblem); a fresh one takes its place, by revision.
+      const base: ClusterRecord = (options.replace ? undefined : stored?.value) ?? {
         v: RECORD_VERSION,
         project: project.project,
         name: Object.entries(project.clusters).find(([, id]) => id === clusterId)?.[0] ?? clusterId,
@@ -496,6 +591,8 @@ export class Kubeplane {
       next.incarnation = base.incarnation || newIncarnation();
       next.generation = project.generation;
       next.step = { phase, name: step, seq: base.step.seq + 1, since: clock.now(), attempts: 0, dueAt: dueAt(clock.now(), 0) };
+      // A fresh record after a bad one: its step numbers go on from the revision, so no message of the old one matches.
+      if (options.replace && stored) next.step.seq = stored.revision + 1;
       next.status = { ...base.status, state: 'IN_PROGRESS', phase, message: step === 'preflight' ? 'queued' : 'deletion queued' };
       try {
         await state.put(clusterKey(clusterId), next, stored?.revision ?? 0);

@@ -3,7 +3,7 @@
 // a status in Claudie's vocabulary). Records hold no secret: keys and kubeconfigs live in the SecretStore.
 import type { AddonStatus } from '../addons/state.js';
 import { randomUUID } from 'node:crypto';
-import type { Manifest, SecretRef } from '../manifest/schema.js';
+import type { Manifest, ProviderDef, SecretRef } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
 import type { ClusterPkiPublic } from '../bootstrap/pki.js';
 import type { EnginePhase } from './events.js';
@@ -75,6 +75,11 @@ export interface Ledger {
   reservedIp?: { provider: string; region: string; zone?: string; name: string; id: string; ip: string; attachedTo?: string };
   nodes: Record<string, NodeResource>;
   /**
+   * When the engine last listed the cluster's machines from their providers (ms; create-nodes, await-machines). A cloud
+   * machine's `running` state comes only from such a listing, so status reports the pools' running machines as of then.
+   */
+  machinesReadAt?: number;
+  /**
    * Host keys of static machines by endpoint (`SHA256:` fingerprints), pinned at first contact and kept after the
    * node is removed: the same machine added again must offer the same key.
    */
@@ -102,6 +107,8 @@ export interface Ledger {
   remediated?: Record<string, number>;
   /** Per autoscaled pool: the last growth its provider refused, until a growth succeeds (see pool-scaling.ts). */
   growthFailures?: Record<string, GrowthFailure>;
+  /** Set by the delete flow's teardown once nothing tagged with the cluster is left: only then are its outputs removed. */
+  tornDown?: boolean;
 }
 
 /** A growth of an autoscaled pool its provider refused: the error's kind and words, when, the count wanted, failures in a row. */
@@ -188,6 +195,16 @@ export interface ProjectRecord {
   clusters: Record<string, string>;
   /** Manifest pools with machines that the last apply neither grew nor changed (preflight only warns about them). */
   establishedPools?: string[];
+  /**
+   * The manifest last applied, kept while the project is destroyed (`manifest` is then null): a cluster whose record
+   * was lost is still swept by its tag, from the providers and regions it names.
+   */
+  lastManifest?: Manifest;
+  /**
+   * Every provider entry (its latest definition, which names credentials, never holds them) and `<provider>/<region>`
+   * any apply of the project used: destroy sweeps all of them for a cluster whose record was lost.
+   */
+  used?: { providers: ProviderDef[]; regions: string[] };
   updatedAt: number;
 }
 
@@ -210,8 +227,45 @@ export function pushStage(status: ClusterStatus, stage: StageRecord): void {
 
 /** The manifest's state, from its clusters' states (Claudie's rules). */
 export function manifestState(clusters: ClusterRecord[], deleting: boolean): ManifestState {
-  if (deleting && clusters.length > 0) return 'SCHEDULED_FOR_DELETION';
+  // A deletion that failed for good is an error, not a deletion under way: resources are left until destroy runs again.
   if (clusters.some((c) => c.status.state === 'ERROR')) return 'ERROR';
+  if (deleting && clusters.length > 0) return 'SCHEDULED_FOR_DELETION';
   if (clusters.some((c) => c.status.state === 'IN_PROGRESS' || c.status.state === 'WAIT_FOR_PICKUP')) return 'IN_PROGRESS';
   return clusters.length === 0 ? 'WATCHING_FOR_CHANGES' : 'DONE';
+}
+
+/**
+ * Why a stored value is not a cluster record this version can read (a file edited by hand, written by something else,
+ * or cut short in a way that is still JSON), or null when it is one. Checked on every read, so a bad record is named
+ * instead of failing deep inside a step.
+ */
+export function clusterRecordProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it holds ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a cluster record`;
+  const r = value as Record<string, unknown>;
+  const object = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const checks: Array<[string, boolean]> = [
+    ['project', typeof r.project === 'string'],
+    ['name', typeof r.name === 'string'],
+    ['clusterId', typeof r.clusterId === 'string'],
+    ['generation', typeof r.generation === 'number'],
+    ['target', r.target === 'present' || r.target === 'absent'],
+    ['ledger', object(r.ledger) && object((r.ledger as Record<string, unknown>).nodes) && Array.isArray((r.ledger as Record<string, unknown>).regions)],
+    ['step', object(r.step) && typeof (r.step as Record<string, unknown>).name === 'string' && typeof (r.step as Record<string, unknown>).seq === 'number'],
+    ['status', object(r.status) && typeof (r.status as Record<string, unknown>).state === 'string' && Array.isArray((r.status as Record<string, unknown>).previous)],
+  ];
+  const bad = checks.filter(([, ok]) => !ok).map(([field]) => field);
+  return bad.length ? `${bad.map((f) => `\`${f}\``).join(', ')} ${bad.length === 1 ? 'is' : 'are'} missing or of the wrong type` : null;
+}
+
+/** As clusterRecordProblem, for a project record. */
+export function projectRecordProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it holds ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a project record`;
+  const r = value as Record<string, unknown>;
+  const bad = [
+    ['project', typeof r.project === 'string'],
+    ['generation', typeof r.generation === 'number'],
+    ['clusters', typeof r.clusters === 'object' && r.clusters !== null && !Array.isArray(r.clusters) && Object.values(r.clusters).every((id) => typeof id === 'string')],
+    ['manifest', r.manifest === null || (typeof r.manifest === 'object' && !Array.isArray(r.manifest))],
+  ].filter(([, ok]) => !ok).map(([field]) => field as string);
+  return bad.length ? `${bad.map((f) => `\`${f}\``).join(', ')} ${bad.length === 1 ? 'is' : 'are'} missing or of the wrong type` : null;
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { isKubeplaneError } from '../errors.js';
 import type { Engine, EngineOptions } from './engine.js';
 import type { StepEvent } from './events.js';
-import { clusterKey, newIncarnation, projectKey, type ClusterRecord, type ProjectRecord } from './records.js';
+import { clusterKey, clusterRecordProblem, newIncarnation, projectKey, projectRecordProblem, type ClusterRecord, type ProjectRecord } from './records.js';
 
 export interface WatchdogOptions {
   /** Only this project's clusters (default: every project in the StateStore). */
@@ -46,7 +46,8 @@ export async function runWatchdog(engine: Engine, options: WatchdogOptions = {})
   const requeued: WatchdogReport['requeued'] = [];
   for (const project of projects) {
     const p = await state.get<ProjectRecord>(projectKey(project));
-    if (!p) continue;
+    // A record that is not one is named by status and the commands that read it; the watchdog has nothing to re-queue.
+    if (!p || projectRecordProblem(p.value)) continue;
     for (const clusterId of Object.values(p.value.clusters)) {
       const step = await requeueIfOverdue(engine, clusterId, overdueMs, options.isQueued);
       if (step) requeued.push({ project, ...step });
@@ -59,7 +60,7 @@ async function requeueIfOverdue(engine: Engine, clusterId: string, overdueMs: nu
   const { state, lease, clock } = engine.options;
   const stored = await state.get<ClusterRecord>(clusterKey(clusterId));
   const r = stored?.value;
-  if (!stored || !r || r.status.state !== 'IN_PROGRESS') return null;
+  if (!stored || !r || clusterRecordProblem(r) || r.status.state !== 'IN_PROGRESS') return null;
   // Records from before `dueAt` existed: the step's start is the best guess (a re-queue too early is harmless).
   if (clock.now() - (r.step.dueAt ?? r.step.since) <= overdueMs) return null;
   if (r.incarnation && isQueued && (await isQueued(engine.eventOf(r)))) return null;

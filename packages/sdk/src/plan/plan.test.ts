@@ -136,11 +136,11 @@ describe('plan', () => {
     expect(p[1]?.details).toEqual({ from: '1.34.2', to: '1.35.0' });
   });
 
-  it('deletes everything: DNS and load balancers, then nodes, networks and the cluster last', () => {
+  it('deletes everything: DNS and load balancers, then nodes, networks, the cluster, and its outputs last', () => {
     const base = applied(desired(hybrid));
     const p = planDestroy(base).operations;
-    expect(p[0]?.kind).toBe('delete-outputs');
-    expect(p[p.length - 1]).toMatchObject({ kind: 'delete-cluster', target: 'hybrid' });
+    expect(p[0]?.kind).toBe('delete-dns-record');
+    expect(p.slice(-2)).toMatchObject([{ kind: 'delete-cluster', target: 'hybrid' }, { kind: 'delete-outputs', target: 'hybrid' }]);
     expect(targets(p, 'delete-node')).toHaveLength(10);
     expect(p.filter((o) => o.kind === 'delete-node').some((o) => o.drain)).toBe(false);
     expect(indexOf(p, 'delete-dns-record')).toBeLessThan(indexOf(p, 'delete-node'));

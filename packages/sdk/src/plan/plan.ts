@@ -125,12 +125,13 @@ function createNode(c: ClusterSpec, pool: PoolSpec, node: NodeSpec, drafts: Draf
 
 function planDelete(c: ClusterSpec, drafts: Draft[], reason: string): void {
   const b = BAND.teardown;
-  op(drafts, b, 'delete-outputs', 'outputs', c, c.name, reason);
   for (const lb of c.loadBalancers) deleteLoadBalancer(c, lb, drafts, reason, b);
   if (c.apiDns) op(drafts, b, 'delete-dns-record', 'dns', c, c.apiDns.fqdn, reason, { details: { zone: c.apiDns.zone, provider: c.apiDns.provider } });
   for (const pool of [...orderPools(c.pools)].reverse()) deletePool(c, pool, drafts, reason, false, b);
   for (const n of c.networks) op(drafts, b, 'delete-network', 'infrastructure', c, `${n.provider}/${n.region}`, reason);
   op(drafts, b, 'delete-cluster', 'infrastructure', c, c.name, `${reason}; everything tagged with cluster id ${c.id} is swept`);
+  // The kubeconfig goes last: while anything of the cluster is left, its credentials are kept.
+  op(drafts, b, 'delete-outputs', 'outputs', c, c.name, reason);
 }
 
 function deleteLoadBalancer(c: ClusterSpec, lb: LoadBalancerSpec, drafts: Draft[], reason: string, band: number): void {

@@ -26,6 +26,10 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^\[sandbox\] minimal: DONE \(generation 1\)/m);
     expect(status.stdout).toMatch(/minimal \[minimal-[a-z0-9]{7}\]: DONE/);
+    // Pool counts as the engine last read the machines from the cloud, and when (status itself asks no cloud).
+    expect(status.stdout).toMatch(/^ {4}pool workers: 2 wanted, 2 running \(as the cloud reported at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)$/m);
+    const json = JSON.parse((await runCli(['status', '--json', ...flags], { cwd: root })).stdout) as { projects: Array<{ clusters: Record<string, { pools?: Array<{ name: string; running: number; readAt?: string }> }> }> };
+    expect(json.projects[0]?.clusters['minimal']?.pools?.find((p) => p.name === 'workers')).toMatchObject({ running: 2, readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
 
     const kubeconfig = await runCli(['kubeconfig', 'minimal', ...flags], { cwd: root });
     expect(kubeconfig.code).toBe(0);

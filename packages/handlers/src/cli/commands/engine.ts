@@ -1,7 +1,7 @@
 // `kubeplane apply | destroy | status | kubeconfig`: the engine on the local runtime. apply and destroy run
 // the work to the end in this process and show it as it goes; --sandbox acts on the sandbox world kept in
 // the state directory, in virtual time, and says so on every line.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { relative, resolve } from 'node:path';
 import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type AddonStatus, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
 import { holdManifestDnsZones } from '@kubeplane/sandbox';
@@ -21,7 +21,7 @@ const common = {
 } as const;
 
 export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--state-dir DIR] [--json] [-v]';
-export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--sandbox] [--state-dir DIR] [--json] [-v]';
+export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--yes] [--sandbox] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
 export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR] [--out FILE]';
 
@@ -45,8 +45,8 @@ export const destroyHelp: CommandHelp = {
   name: 'destroy',
   usage: [destroyUsage],
   summary: 'delete every cluster of a manifest or project, from any state',
-  description: 'A cluster name deletes that cluster alone; a manifest file also sweeps clusters whose state was lost, by their tags.',
-  options: [OPTIONS.sandbox, OPTIONS.stateDir, OPTIONS.json, OPTIONS.verbose],
+  description: 'A cluster name deletes that cluster alone. A project sweeps, by their tags, clusters whose records were lost, from the manifest it last applied; a manifest file sweeps its clusters whatever the state directory holds. Exits 0 only when nothing of them is left; on real clouds it asks for confirmation on a terminal.',
+  options: [['--yes', 'on real clouds: delete without asking (for scripts; without a terminal destroy refuses to run without it)'], OPTIONS.sandbox, OPTIONS.stateDir, OPTIONS.json, OPTIONS.verbose],
 };
 
 export const statusHelp: CommandHelp = {
@@ -151,7 +151,7 @@ function interrupted(io: CliIo, rt: LocalRuntime, command: string, json: boolean
 }
 
 export async function apply(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } } });
+  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } } });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
   if (values.netns && !values.sandbox) throw new UsageError('--netns boots the sandbox clouds\' machines in network namespaces; add --sandbox');
   if (values['without-dns-zones'] && !values.sandbox) throw new UsageError('--without-dns-zones leaves the manifest\'s DNS zones out of the sandbox accounts; add --sandbox');
@@ -209,12 +209,21 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
 }
 
 export async function destroy(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: common });
+  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { ...common, yes: { type: 'boolean', short: 'y' } } });
   if (positionals.length !== 1) throw new UsageError('destroy needs a manifest file or a project name');
   const target = positionals[0] as string;
   const isFile = /\.(ya?ml|json)$/i.test(target);
   const manifests = isFile ? await readManifests(target, io, values.json ? 'destroy' : undefined) : [];
   if (typeof manifests === 'number') return manifests;
+  if (!values.sandbox && !values.yes) {
+    // Real machines are about to go: a person confirms, a script says so with --yes (as terraform's -auto-approve).
+    if (!io.stdin?.isTTY || values.json) throw new UsageError(`destroy deletes real cloud resources; pass --yes to confirm${values.json ? ' (--json never asks)' : ' (standard input is not a terminal to ask on)'}`);
+    const what = isFile ? `every cluster of ${manifests.map((m) => m.name).join(', ')}` : target;
+    if (!(await confirm(io, `Delete ${what} on the real clouds, with every resource tagged with its clusters? Only 'yes' confirms: `))) {
+      println(io.stderr, 'destroy: not confirmed; nothing was deleted');
+      return EXIT.failed;
+    }
+  }
   return withRuntime(io, values, true, `destroy ${target}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
@@ -243,9 +252,10 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
         const known = ((await kp.findStatus(project))?.generation ?? 0) > 0;
         // With the manifest at hand even a cluster whose state was lost is swept by its tag.
         const m = manifests[i];
-        const queued = known ? await kp.destroy(project) : m ? await kp.destroyByManifest(m) : { queued: [] };
+        const result = m ? await kp.destroyByManifest(m) : known ? await kp.destroy(project) : { queued: [], swept: [] };
         await idsOf(project);
-        if (!json) println(io.stdout, queued.queued.length ? `${project}: deleting ${queued.queued.join(', ')}` : `${project}: nothing to delete`);
+        if (!json) println(io.stdout, result.queued.length ? `${project}: deleting ${result.queued.join(', ')}` : `${project}: nothing to delete`);
+        if (!json && result.swept.length) println(io.stdout, `${project}: no readable record of ${result.swept.join(', ')}: swept by the tag kubeplane.dev/cluster-id=<id> in every provider region the project used`);
       }
     }
     const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false);
@@ -259,8 +269,24 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       if (!json) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${inventory.length}`);
       if (left > 0) println(io.stderr, `[sandbox] ${left} resource(s) of the deleted clusters are left: ${ours.slice(0, 10).map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}${left > 10 ? ', …' : ''}`);
     }
-    return finish(io, 'destroy', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, rt.sandbox ? { leftResources: left } : {}, left > 0);
+    // Done only when every cluster asked for is gone: a deletion that failed for good leaves its cluster (in ERROR).
+    const remaining = statuses.flatMap((s) => Object.entries(s.clusters).filter(([name]) => !owner || name === target).map(([name, c]) => `${s.project}/${name} ${c.state}: ${c.message}`));
+    if (remaining.length && !json) println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}not deleted: ${remaining.join('; ')}; its resources are left in the clouds: run \`kubeplane destroy ${target}\` again once the cause is fixed`);
+    return finish(io, 'destroy', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, { ...(rt.sandbox ? { leftResources: left } : {}), ...(remaining.length ? { notDeleted: remaining } : {}) }, left > 0 || remaining.length > 0);
   });
+}
+
+/** Asks on the terminal; true for an answer of exactly `yes`. */
+async function confirm(io: CliIo, question: string): Promise<boolean> {
+  const stdin = io.stdin;
+  if (!stdin) return false;
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: stdin, output: io.stderr, terminal: false });
+  try {
+    return (await rl.question(question)).trim() === 'yes';
+  } finally {
+    rl.close();
+  }
 }
 
 function finish(io: CliIo, command: string, statuses: ManifestStatus[], json: boolean, sandbox: boolean, ms: number, extra: { issues?: ValidationIssue[] } & Record<string, unknown> = {}, leftovers = false): number {
@@ -278,7 +304,7 @@ function describeClusters(s: ManifestStatus): string {
 }
 
 export async function status(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: common });
+  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: common });
   return withRuntime(io, values, false, 'status', async (rt) => {
     const kp = rt.kubeplane;
     const projects = positionals.length ? positionals : await kp.projects();
@@ -296,11 +322,13 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
       for (const [name, c] of Object.entries(s.clusters)) {
         println(io.stdout, `  ${name} [${c.id}]: ${c.state}${c.phase !== 'none' ? `, phase ${c.phase}` : ''} — ${c.message}`);
         for (const p of c.previous) println(io.stdout, `    ${p.timestamp} ${p.stage}: ${p.status} ${p.taskDescription}`);
-        // Each pool's counts; an autoscaled pool with its limits and the last growth its provider refused.
+        // Each pool's counts, running as of the engine's last read of the cloud (status itself calls no cloud); an
+        // autoscaled pool with its limits and the last growth its provider refused.
         for (const pool of c.pools ?? []) {
           const limits = pool.min !== undefined ? ` (autoscaled ${pool.min}–${pool.max})` : '';
+          const readAt = pool.readAt ? ` (as the cloud reported at ${pool.readAt})` : '';
           const refused = pool.lastFailure ? `; growth refused ${pool.lastFailure.at} (${pool.lastFailure.kind}: ${pool.lastFailure.message}), backed off until ${pool.lastFailure.retryAfter}` : '';
-          println(io.stdout, `    pool ${pool.name}: ${pool.target} wanted${limits}, ${pool.running} running${refused}`);
+          println(io.stdout, `    pool ${pool.name}: ${pool.target} wanted${limits}, ${pool.running} running${readAt}${refused}`);
         }
         for (const line of addonLines(c.addons ?? [])) println(io.stdout, `    ${line}`);
       }
@@ -335,7 +363,7 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
 }
 
 export async function kubeconfig(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, project: { type: 'string' }, out: { type: 'string' } } });
+  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { ...common, project: { type: 'string' }, out: { type: 'string' } } });
   if (values.out === '') throw new UsageError('--out needs a file name');
   if (positionals.length !== 1) throw new UsageError('kubeconfig needs a cluster name');
   const cluster = positionals[0] as string;

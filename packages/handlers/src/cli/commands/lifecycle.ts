@@ -1,7 +1,7 @@
 // `kubeplane sandbox lifecycle <manifest>`: the whole life of a manifest's clusters on the sandbox clouds, in
 // virtual time and in memory — create, scale a pool up and down, add a pool and remove it, destroy — with a
 // summary that ends in the count of resources left behind in the sandbox clouds (which must be 0).
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import { relative, resolve } from 'node:path';
 import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
 import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/sandbox';
@@ -74,7 +74,7 @@ export interface LifecycleHooks {
 }
 
 export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks = {}): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
     options: { seed: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },

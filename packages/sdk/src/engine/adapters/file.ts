@@ -13,6 +13,7 @@ import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
 import { KubeplaneError } from '../../errors.js';
 import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Tombstone, type Versioned } from '../ports/state-store.js';
 import { createFileAtomic, withFileLock, writeFileAtomic } from './file-lock.js';
+import { fileSystemError } from './file-system-error.js';
 
 async function readJson<T>(path: string): Promise<T | null> {
   let text: string;
@@ -20,7 +21,7 @@ async function readJson<T>(path: string): Promise<T | null> {
     text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
+    throw fileSystemError(e, path, 'read');
   }
   try {
     return JSON.parse(text) as T;
@@ -30,6 +31,15 @@ async function readJson<T>(path: string): Promise<T | null> {
       resource: path,
       code: 'CorruptFile',
     });
+  }
+}
+
+/** Removes a file if it is there. */
+async function remove(path: string): Promise<void> {
+  try {
+    await rm(path, { force: true });
+  } catch (e) {
+    throw fileSystemError(e, path, 'remove');
   }
 }
 
@@ -63,7 +73,7 @@ async function walk(dir: string): Promise<string[]> {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
-    throw e;
+    throw fileSystemError(e, dir, 'list');
   }
   for (const entry of entries) {
     const path = join(dir, entry.name);
@@ -84,8 +94,16 @@ export class FileStateStore implements StateStore {
     return withFileLock(join(this.dir, 'state.lock'), fn);
   }
 
+  where(key: string): string {
+    return this.#path(key);
+  }
+
   async get<T>(key: string): Promise<Versioned<T> | null> {
-    const stored = await readJson<StateFile<T>>(this.#path(key));
+    const path = this.#path(key);
+    const stored = await readJson<StateFile<T>>(path).catch((e: unknown) => {
+      throw e instanceof KubeplaneError && e.details.code === 'CorruptFile' ? corruptState(path, key, e.message.split(';')[0] ?? '') : e;
+    });
+    if (stored && (typeof stored !== 'object' || typeof stored.revision !== 'number' || !('value' in stored))) throw corruptState(path, key, `${path} is not a state file (it has no \`revision\` and \`value\`)`);
     return stored ? { value: stored.value, revision: stored.revision } : null;
   }
 
@@ -100,7 +118,7 @@ export class FileStateStore implements StateStore {
       const revision = (before?.revision ?? 0) + 1;
       const next: StateFile<T> = { key, revision, ...(fence !== undefined ? { fence } : {}), value };
       await writeFileAtomic(path, JSON.stringify(next, null, 1));
-      if (!stored) await Promise.all([rm(tombstonePath(path), { force: true }), rm(legacyFencePath(path), { force: true })]);
+      if (!stored) await Promise.all([remove(tombstonePath(path)), remove(legacyFencePath(path))]);
       return revision;
     });
   }
@@ -117,7 +135,7 @@ export class FileStateStore implements StateStore {
       // list() does not see. Written before the removal, so a crash between the two loses nothing.
       const tombstone: Tombstone = { revision: stored.revision, ...(fence !== undefined ? { fence } : {}) };
       await writeFileAtomic(tombstonePath(path), JSON.stringify(tombstone));
-      await rm(path, { force: true });
+      await remove(path);
     });
   }
 
@@ -130,6 +148,21 @@ export class FileStateStore implements StateStore {
     }
     return keys.sort();
   }
+}
+
+/**
+ * A state file that cannot be read, with the repair that loses nothing in the clouds: a cluster's file may be moved
+ * away, for destroy of its project sweeps the cluster by its tag from what the project's record kept; a project's
+ * file leaves only destroy with the manifest file, which sweeps by tag from the manifest.
+ */
+function corruptState(path: string, key: string, what: string): KubeplaneError {
+  const project = key.startsWith('projects/') ? key.slice('projects/'.length) : undefined;
+  const fix = key.startsWith('clusters/')
+    ? 'restore it from a backup; or move it away and run `kubeplane destroy <project>` (or `kubeplane destroy <manifest file>`), which deletes the cluster by sweeping its resources by their tag'
+    : project !== undefined
+      ? `restore it from a backup; or move it away and run \`kubeplane destroy <manifest file of ${project}>\`, which deletes its clusters by sweeping their resources by their tag`
+      : 'restore it from a backup, or move it away';
+  return new KubeplaneError('invalid', `${what}; it may have been cut short or edited by hand: ${fix}`, { resource: path, code: 'CorruptFile' });
 }
 
 /** Where a deleted key's tombstone is kept: `<key>.deleted` beside the `<key>.json` it had. */
@@ -150,7 +183,7 @@ async function readTombstone(path: string): Promise<Tombstone | undefined> {
     return Number.isFinite(fence) ? { revision: 0, fence } : undefined;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
+    throw fileSystemError(e, legacyFencePath(path), 'read');
   }
 }
 
@@ -183,7 +216,7 @@ export class FileSecretStore implements SecretStore {
   }
 
   async delete(name: string): Promise<void> {
-    await rm(this.#path(name), { force: true });
+    await remove(this.#path(name));
   }
 
   async list(labels?: Record<string, string>): Promise<SecretEntry[]> {

@@ -38,6 +38,8 @@ export interface StateStore {
   delete(key: string, expectedRevision: number, options?: PutOptions): Promise<void>;
   /** Keys starting with `prefix`, sorted. */
   list(prefix: string): Promise<string[]>;
+  /** Where a key is kept, for messages a person acts on (a file's path, a table and its key). */
+  where?(key: string): string;
 }
 
 export function revisionConflict(key: string, expected: number, actual: number): KubeplaneError {

@@ -5,16 +5,42 @@ import { isPending } from '../../provider/outcome.js';
 import { isKubeplaneError } from '../../errors.js';
 import { next, type StepDefinition } from './types.js';
 import type { ClusterSpec } from '../../model/types.js';
+import type { Ledger } from '../records.js';
+
+/**
+ * How long a deletion step (DNS removal, teardown) keeps trying before it ends in ERROR with what it could not delete,
+ * for destroy to be asked again: a cloud that answers 5xx or throttles for an hour is not going to get better by itself.
+ */
+export const DELETION_CEILING_SECONDS = 3600;
 
 export const deleteOutputs: StepDefinition = {
   phase: 'delete',
   timeoutSeconds: 600,
   timeoutMessage: (r) => `the outputs of ${r.name} could not be removed`,
   async run(ctx) {
+    // Outputs go only once nothing is left in the clouds (a record from a version whose delete flow began here goes
+    // through the teardown first): the kubeconfig stays while the cluster's machines may.
+    if (!ctx.record.ledger.tornDown) return next('outputs are kept until the teardown is done', 'delete-dns');
     await ctx.secrets.deleteOutputs();
     return next('outputs removed');
   },
 };
+
+/** What the ledger still holds of a cluster being deleted, for the message of a deletion that gave up. */
+function leftInLedger(r: { ledger: Ledger }): string {
+  const l = r.ledger;
+  const parts = [
+    ...Object.keys(l.nodes).map((n) => `machine ${n}`),
+    ...Object.values(l.networks).map((n) => `network ${n.name}`),
+    ...Object.values(l.firewalls).map((f) => `firewall ${f.name}`),
+    ...Object.values(l.sshKeys).map((k) => `SSH key ${k.name}`),
+    ...(l.reservedIp ? [`address ${l.reservedIp.ip}`] : []),
+    ...(l.managed ? [`managed cluster ${l.managed.name}`] : []),
+    ...Object.keys(l.dns).map((n) => `DNS record ${n}`),
+  ];
+  if (parts.length === 0) return '';
+  return `; left, as last recorded: ${parts.slice(0, 12).join(', ')}${parts.length > 12 ? ` and ${parts.length - 12} more` : ''}`;
+}
 
 /** Every spec the cluster had: DNS names and regions are swept from all of them. */
 function specs(ctx: { record: { desired: ClusterSpec | null; current: ClusterSpec | null } }): ClusterSpec[] {
@@ -23,8 +49,8 @@ function specs(ctx: { record: { desired: ClusterSpec | null; current: ClusterSpe
 
 export const deleteDns: StepDefinition = {
   phase: 'delete',
-  timeoutSeconds: Number.POSITIVE_INFINITY,
-  timeoutMessage: (r) => `the DNS records of ${r.name} could not be removed`,
+  timeoutSeconds: DELETION_CEILING_SECONDS,
+  timeoutMessage: (r) => `the DNS records of ${r.name} could not be removed${leftInLedger(r)}; run destroy again to retry`,
   async run(ctx) {
     const ledger = ctx.record.ledger;
     const clusterId = ctx.record.clusterId;
@@ -59,9 +85,9 @@ export const deleteDns: StepDefinition = {
 
 export const teardown: StepDefinition = {
   phase: 'delete',
-  // A deletion never gives up: it keeps retrying (with backoff) and says why in the status until it is done.
-  timeoutSeconds: Number.POSITIVE_INFINITY,
-  timeoutMessage: (r) => `resources of ${r.name} are still present; see the provider's console for resources tagged kubeplane.dev/cluster-id=${r.clusterId}`,
+  // It retries (with backoff) and says why in the status, up to the ceiling; then ERROR, and destroy may be run again.
+  timeoutSeconds: DELETION_CEILING_SECONDS,
+  timeoutMessage: (r) => `resources of ${r.name} are still present${leftInLedger(r)}; resources tagged kubeplane.dev/cluster-id=${r.clusterId} are left in the clouds: run destroy again to retry`,
   async run(ctx) {
     // Static machines are the user's: reset, not deleted (one at a time; each is removed from the ledger once clean).
     for (const [name, node] of Object.entries(ctx.record.ledger.nodes)) {
@@ -87,6 +113,7 @@ export const teardown: StepDefinition = {
     ledger.nodes = {};
     delete ledger.reservedIp;
     delete ledger.managed;
+    ledger.tornDown = true;
     return next(`nothing tagged ${ctx.record.clusterId} is left in ${regions.size} region${regions.size === 1 ? '' : 's'}`);
   },
 };

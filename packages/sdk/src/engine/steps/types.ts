@@ -97,7 +97,11 @@ export const APPLY_FLOW = [
   'addons',
   'outputs',
 ] as const;
-export const DELETE_FLOW = ['delete-outputs', 'delete-dns', 'teardown', 'forget'] as const;
+/**
+ * Outputs (the kubeconfig) go only after everything in the clouds is: a teardown that fails leaves the user the
+ * credentials of what is still running.
+ */
+export const DELETE_FLOW = ['delete-dns', 'teardown', 'delete-outputs', 'forget'] as const;
 export type StepName = (typeof APPLY_FLOW)[number] | (typeof DELETE_FLOW)[number];
 
 export const next = (message: string, step?: StepName): StepResult => (step ? { kind: 'next', message, step } : { kind: 'next', message });
