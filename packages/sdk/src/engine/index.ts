@@ -20,6 +20,6 @@ export { defaultOverdueSeconds, type WatchdogOptions, type WatchdogReport } from
 export { LocalRunner, type ClockParticipant, type RunOptions, type RunReport } from './runner.js';
 export { Kubeplane, type ApplyResult, type DestroyResult, type ManifestStatus, type PoolCounts } from './kubeplane.js';
 export { GROWTH_BACKOFF_INITIAL_MS, GROWTH_BACKOFF_MAX_MS, growthBackoffMs, KUBELET_MAX_PODS, type NodeGroup, type NodeGroupNode, type NodeGroupTemplate } from './pool-scaling.js';
-export { STEPS, APPLY_FLOW, DELETE_FLOW, type AddonCredentialResolver, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
+export { STEPS, APPLY_FLOW, DELETE_FLOW, DELETION_CEILING_SECONDS, type AddonCredentialResolver, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
 export { FileBucketStore, fileRateBudgets } from './adapters/file-rate-budget.js';
 export { CatalogCache, closestNames, preflight, preflightError, type PreflightIssue, type PreflightProviders } from './preflight.js';

@@ -9,9 +9,11 @@ import type { Ledger } from '../records.js';
 
 /**
  * How long a deletion step (DNS removal, teardown) keeps trying before it ends in ERROR with what it could not delete,
- * for destroy to be asked again: a cloud that answers 5xx or throttles for an hour is not going to get better by itself.
+ * for destroy to be asked again: a cloud that answers 5xx or throttles for four hours is not going to get better by
+ * itself. Not one hour: in a storm of throttling a teardown spends most attempts backing off (up to five minutes
+ * each), and one hour of that is a dozen attempts, too few for one to get through while the cloud is still working.
  */
-export const DELETION_CEILING_SECONDS = 3600;
+export const DELETION_CEILING_SECONDS = 4 * 3600;
 
 export const deleteOutputs: StepDefinition = {
   phase: 'delete',

@@ -2,6 +2,7 @@
 import { addons } from './addons.js';
 import { outputs } from './outputs.js';
 import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
+export { DELETION_CEILING_SECONDS } from './delete.js';
 import { dns } from './dns.js';
 import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';
 import { controlPlane } from './managed.js';
