@@ -18,7 +18,7 @@ let applied: string;
 beforeAll(async () => {
   applied = await mkdtemp(join(tmpdir(), 'kubeplane-destroy-'));
   const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', applied], { cwd: root });
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, `${run.stdout.split('\n').slice(-15).join('\n')}\n${run.stderr}`).toBe(0);
 }, 60_000);
 
 /** A copy of the applied sandbox directory. */
