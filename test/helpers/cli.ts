@@ -26,3 +26,4 @@ export async function runCli(argv: string[], options: { cwd?: string; env?: Node
   const code = await main(argv, { stdout: out, stderr: err, cwd: options.cwd ?? process.cwd(), env: options.env ?? {}, ...(stdin ? { stdin } : {}) });
   return { code, stdout: Buffer.concat(chunks.stdout).toString('utf8'), stderr: Buffer.concat(chunks.stderr).toString('utf8') };
 }
+

@@ -3,8 +3,14 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
+import { httpLeftIntercepted } from '../../../../test/helpers/http-intercepted.js';
+
+// Every command closes what it opened, failing ones too: a sandbox left listening would serve the next test's requests.
+afterEach(async () => {
+  expect(await httpLeftIntercepted()).toBeNull();
+});
 
 const repo = join(import.meta.dirname, '..', '..', '..', '..');
 const minimal = join(repo, 'examples', 'minimal.yaml');

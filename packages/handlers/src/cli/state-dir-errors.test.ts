@@ -6,8 +6,14 @@ import { statfsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
+import { httpLeftIntercepted } from '../../../../test/helpers/http-intercepted.js';
+
+// Every command closes what it opened, failing ones too: a sandbox left listening would serve the next test's requests.
+afterEach(async () => {
+  expect(await httpLeftIntercepted()).toBeNull();
+});
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const repo = join(import.meta.dirname, '..', '..', '..', '..');

@@ -107,9 +107,9 @@ export class LocalRuntime {
         await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud', false);
       }
     }
+    let sandbox: Sandbox | undefined;
+    let netns: NetnsSandbox | undefined;
     try {
-      let sandbox: Sandbox | undefined;
-      let netns: NetnsSandbox | undefined;
       let clock: Clock = systemClock;
       let providers: ProviderFactory;
       let kubernetes: EngineOptions['kubernetes'];
@@ -155,6 +155,9 @@ export class LocalRuntime {
       if (lock) await rt.#recover();
       return rt;
     } catch (e) {
+      // Nothing opened stays open: a sandbox left listening would answer (or refuse) every request of this process.
+      await netns?.close();
+      await sandbox?.close();
       await lock?.release();
       throw e;
     }

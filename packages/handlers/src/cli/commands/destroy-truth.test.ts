@@ -5,9 +5,10 @@
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileStateStore } from '@kubeplane/sdk';
 import { runCli } from '../../../../../test/helpers/cli.js';
+import { httpLeftIntercepted } from '../../../../../test/helpers/http-intercepted.js';
 import { KIND_KEY } from '../../runtime/local.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -20,6 +21,11 @@ beforeAll(async () => {
   const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', applied], { cwd: root });
   expect(run.code, `${run.stdout.split('\n').slice(-15).join('\n')}\n${run.stderr}`).toBe(0);
 }, 60_000);
+
+// Every command closes what it opened, failing ones too: a sandbox left listening would serve the next test's requests.
+afterEach(async () => {
+  expect(await httpLeftIntercepted()).toBeNull();
+});
 
 /** A copy of the applied sandbox directory. */
 async function sandboxCopy(): Promise<string> {
@@ -122,6 +128,7 @@ describe('destroy <project> sweeps by tag what the state lost', () => {
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toContain(`${file} is not valid JSON`);
     expect(blocked.stderr).toContain('move it away and run `kubeplane destroy <project>`');
+    expect(await httpLeftIntercepted(), 'the sandbox of the refused destroy is closed').toBeNull();
     await rm(file);
     const swept = await runCli(['destroy', 'minimal', '--sandbox', '--state-dir', dir], { cwd: root });
     expect(swept.code).toBe(0);
