@@ -121,4 +121,33 @@ describe('destroy under permanent faults ends in ERROR and keeps everything for 
       await rt.close();
     }
   }, 60_000);
+  it('a cloud that throttles for good without saying until when: backs off to the ceiling, not a request a second', async () => {
+    const manifest = example('minimal.yaml');
+    const rt = await createSandboxKubeplane({ seed: 7 });
+    try {
+      const { kubeplane: kp, sandbox } = rt;
+      await kp.apply(manifest);
+      await kp.run();
+      // A 429 without RateLimit headers: the client's own budget waits in turn with the throttles.
+      sandbox.faults.add({ cloud: 'hetzner', operation: '*', kind: 'throttled-no-headers' });
+      const started = rt.clock.now();
+      await kp.destroy('minimal');
+      await kp.run();
+      const status = await kp.findStatus('minimal');
+      expect(status?.state).toBe('ERROR');
+      expect(status?.clusters.minimal?.message).toContain(`gave up after ${DELETION_CEILING_SECONDS / 3600} h`);
+      expect(rt.clock.now() - started).toBeLessThan((DELETION_CEILING_SECONDS + 400) * 1000);
+      // Four hours of backoff capped at five minutes is about fifty attempts, not one a second (14,400).
+      const throttled = sandbox.faults.fired.filter((f) => f.cloud === 'hetzner').length;
+      expect(throttled).toBeGreaterThan(DELETION_CEILING_SECONDS / 300 / 2);
+      expect(throttled).toBeLessThan(400);
+      sandbox.faults.clear();
+      await kp.destroy('minimal');
+      await kp.run();
+      expect(await kp.findStatus('minimal')).toBeNull();
+      expect(sandbox.inventory()).toEqual([]);
+    } finally {
+      await rt.close();
+    }
+  }, 60_000);
 });

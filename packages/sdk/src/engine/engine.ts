@@ -269,7 +269,12 @@ export class Engine {
         break;
       }
       case 'wait': {
-        const failures = result.transient && !progressed ? (record.step.failures ?? 0) + 1 : 0;
+        // A wait for kubeplane's own rate budget is no answer from the cloud. While deleting it leaves the count of
+        // failures as it was: a cloud that throttles for good without saying until when (a 429 without rate-limit
+        // headers) alternates budget waits with throttles, and a reset at each kept the backoff at its first step, a
+        // request a second up to the deletion ceiling. (Apply's steps keep the reset; their own deadlines bound them.)
+        const before = record.step.failures ?? 0;
+        const failures = progressed ? 0 : result.transient ? before + 1 : result.budget === true && phase === 'delete' ? before : 0;
         record.step = { ...record.step, attempts: record.step.attempts + 1, failures, reason: result.reason };
         record.status = { ...record.status, message: result.reason };
         events.push({ type: 'waiting', at: now, project: record.project, cluster: record.name, phase, step, seconds: result.seconds, reason: result.reason, attempt: record.step.attempts, failures, since: record.step.since });

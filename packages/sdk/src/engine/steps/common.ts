@@ -161,10 +161,6 @@ export function bootstrapView(record: ClusterRecord): BootstrapCluster {
 }
 
 /**
- * Turns a pending outcome into a wait, so a step stops and resumes when the provider said. Repeated transient
- * failures of the same step back off exponentially (with jitter) on top of what the provider asked for.
- */
-/**
  * Runs `ensure` unless this run of the step already did for `what` (see ClusterRecord.step.ensured); null when it
  * was done before or is done now, else the wait for what is pending.
  */
@@ -175,11 +171,15 @@ export async function ensureOnce(ctx: StepContext, what: string, ensure: () => P
   return pending;
 }
 
+/**
+ * Turns a pending outcome into a wait, so a step stops and resumes when the provider said. Repeated transient
+ * failures of the same step back off exponentially (with jitter) on top of what the provider asked for.
+ */
 export function waitFor(p: Pending, what: string, ctx: { attempt: number; random: RandomSource }): StepResult {
   const transient = p.reason === 'retryable' || p.reason === 'throttled';
   const jitter = () => (ctx.random.bytes(1)[0] ?? 0) / 256;
   const seconds = transient ? Math.max(p.retryAfterSeconds, backoffSeconds(ctx.attempt, { maxSeconds: 300, random: jitter })) : p.retryAfterSeconds;
-  return { kind: 'wait', seconds, reason: `${what}: ${p.message}`, transient };
+  return { kind: 'wait', seconds, reason: `${what}: ${p.message}`, transient, ...(p.reason === 'rate-budget' ? { budget: true } : {}) };
 }
 
 /**

@@ -37,7 +37,8 @@ export type AddonCredentialResolver = (ref: SecretRef, keys: readonly Credential
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
-  | { kind: 'wait'; seconds: number; reason: string; transient?: boolean }
+  /** `budget`: a wait for kubeplane's own rate budget (no request was sent): neither progress nor a failure. */
+  | { kind: 'wait'; seconds: number; reason: string; transient?: boolean; budget?: boolean }
   | { kind: 'finished'; message: string }
   | { kind: 'failed'; error: KubeplaneError };
 
