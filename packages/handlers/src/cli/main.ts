@@ -4,10 +4,8 @@ import { fileSystemError, isKubeplaneError, KubeplaneError } from '@kubeplane/sd
 import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
 import { apply, applyHelp, destroy, destroyHelp, kubeconfig, kubeconfigHelp, status, statusHelp } from './commands/engine.js';
-import { lifecycle, lifecycleHelp } from './commands/lifecycle.js';
 import { autoscalerAdapter, autoscalerAdapterHelp } from './commands/autoscaler-adapter.js';
-import { serve, serveHelp } from './commands/serve.js';
-import { kubeconfigServed, wantsServedKubeconfig } from './commands/serve-kubeconfig.js';
+import { lifecycleHelp, serveHelp } from './commands/sandbox-help.js';
 import { planCommand, planHelp } from './commands/plan.js';
 import { render, renderHelp } from './commands/render.js';
 import { schema, schemaHelp } from './commands/schema.js';
@@ -28,16 +26,27 @@ interface CommandEntry {
   help: CommandHelp;
 }
 
-/** Every command, by the words that name it; `sandbox` is a group of two. */
+/** `kubeconfig --served` or `--server URL`: the kubeconfig of a sandbox cluster as `sandbox serve` serves it. */
+function wantsServedKubeconfig(argv: string[]): boolean {
+  return argv.some((a) => a === '--served' || a === '--server' || a.startsWith('--server='));
+}
+
+/**
+ * Every command, by the words that name it; `sandbox` is a group of two. The sandbox commands are loaded when run:
+ * a command on real clouds never loads the sandbox clouds or msw (test/lifecycle/real-cloud-imports.test.ts).
+ */
 const COMMANDS: Record<string, CommandEntry> = {
   validate: { run: validate, help: validateHelp },
   plan: { run: (argv, io) => planCommand(argv, io), help: planHelp },
   apply: { run: apply, help: applyHelp },
   status: { run: status, help: statusHelp },
   destroy: { run: destroy, help: destroyHelp },
-  kubeconfig: { run: (argv, io) => (wantsServedKubeconfig(argv) ? kubeconfigServed(argv, io) : kubeconfig(argv, io)), help: kubeconfigHelp },
-  'sandbox lifecycle': { run: lifecycle, help: lifecycleHelp },
-  'sandbox serve': { run: (argv, io) => serve(argv, io), help: serveHelp },
+  kubeconfig: {
+    run: async (argv, io) => (wantsServedKubeconfig(argv) ? (await import('./commands/serve-kubeconfig.js')).kubeconfigServed(argv, io) : kubeconfig(argv, io)),
+    help: kubeconfigHelp,
+  },
+  'sandbox lifecycle': { run: async (argv, io) => (await import('./commands/lifecycle.js')).lifecycle(argv, io), help: lifecycleHelp },
+  'sandbox serve': { run: async (argv, io) => (await import('./commands/serve.js')).serve(argv, io), help: serveHelp },
   render: { run: render, help: renderHelp },
   schema: { run: schema, help: schemaHelp },
   'autoscaler-adapter': { run: (argv, io) => autoscalerAdapter(argv, io), help: autoscalerAdapterHelp },

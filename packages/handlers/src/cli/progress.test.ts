@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Clock, EngineEvent } from '@kubeplane/sdk';
-import { progressPrinter } from './progress.js';
+import { printUnreadyMachines, progressPrinter } from './progress.js';
 
 class Captured extends Writable {
   text = '';
@@ -115,5 +115,29 @@ describe('a step that keeps failing', () => {
       expect(lines.map((l) => /attempt (\d+)/.exec(l)?.[1]), `tty: ${tty}`).toEqual(['1', '4', '7', '10', '13']);
       expect(lines[1]).toContain('teardown waits 20s (until +1m20s): hetzner GET /servers: server_error [attempt 4, 4 failures in a row, for 1m00s]');
     }
+  });
+});
+
+describe('a sandbox command that ends in ERROR', () => {
+  it('says for each machine that is not a Ready node what its kubeadm and kubelet logs end with', () => {
+    const out = new Captured(false);
+    printUnreadyMachines(out, [
+      { cloud: 'hetzner', vm: 'm-control-01', state: 'ready', log: [{ atMs: 0, message: 'kubelet: node Ready (Cilium agent running)' }] },
+      { cloud: 'hetzner', vm: 'm-lb-01', state: 'load-balancer', log: [] },
+      {
+        cloud: 'hetzner',
+        vm: 'm-workers-01',
+        state: 'failed',
+        reason: 'kubelet: node-ip 10.0.0.3 is unreachable\x1b[2J',
+        log: [1, 2, 3, 4].map((i) => ({ atMs: Date.UTC(2026, 0, 1, 0, i), message: `line ${i}` })),
+      },
+    ]);
+    const lines = out.text.trimEnd().split('\n');
+    expect(lines).toEqual([
+      '[sandbox]   hetzner/m-workers-01: failed: kubelet: node-ip 10.0.0.3 is unreachable\\u001b[2J',
+      '[sandbox]     2026-01-01T00:02:00.000Z line 2',
+      '[sandbox]     2026-01-01T00:03:00.000Z line 3',
+      '[sandbox]     2026-01-01T00:04:00.000Z line 4',
+    ]);
   });
 });

@@ -3,6 +3,7 @@
 // for, until when, and how long the command has run (refreshed every second on real clouds). Not on a terminal (a
 // pipe, a CI log): one line per event, a wait included when its reason changes. With --json, one JSON object per event.
 import { escapeControl, type Clock, type EngineEvent } from '@kubeplane/sdk';
+import type { KubeletStatus } from '@kubeplane/sandbox';
 import { println } from './io.js';
 
 export interface ProgressOptions {
@@ -35,6 +36,16 @@ export function elapsed(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
+/**
+ * What each sandbox machine that is not a Ready node says, as its kubeadm and kubelet logs would: its state, why, and
+ * the last lines of its boot log. Printed when a sandbox command ends in ERROR, so a node that did not join says why.
+ */
+export function printUnreadyMachines(out: NodeJS.WritableStream, kubelets: KubeletStatus[], logLines = 3): void {
+  for (const k of kubelets.filter((x) => x.state !== 'ready' && x.state !== 'load-balancer' && x.state !== 'stopped')) {
+    println(out, `[sandbox]   ${k.cloud}/${k.vm}: ${k.state}${k.reason ? `: ${escapeControl(k.reason)}` : ''}`);
+    for (const entry of k.log.slice(-logLines)) println(out, `[sandbox]     ${new Date(entry.atMs).toISOString()} ${escapeControl(entry.message)}`);
+  }
+}
 
 const CLEAR_LINE = '\r\x1b[2K';
 

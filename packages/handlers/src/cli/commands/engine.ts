@@ -4,14 +4,13 @@
 import { parseCommandArgs } from '../command-args.js';
 import { relative, resolve } from 'node:path';
 import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type AddonStatus, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
-import { holdManifestDnsZones } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, print, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonResult } from '../json-output.js';
 import { writeSecretDocument } from '../secret-output.js';
 import { checkCredentials } from './credentials-check.js';
-import { DELETED, elapsed, progressPrinter } from '../progress.js';
+import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 
 const common = {
   sandbox: { type: 'boolean' },
@@ -175,7 +174,9 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
     const started = rt.clock.now();
     if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] virtual clouds in virtual time: nothing real is created or billed');
     if (rt.sandbox && !values['without-dns-zones']) {
-      // The sandbox accounts hold the zones the manifest names, as the user's own accounts would.
+      // The sandbox accounts hold the zones the manifest names, as the user's own accounts would. (Loaded here only:
+      // an apply on real clouds never loads the sandbox.)
+      const { holdManifestDnsZones } = await import('@kubeplane/sandbox');
       const added = manifests.flatMap((m) => (rt.sandbox ? holdManifestDnsZones(rt.sandbox, m) : []));
       if (added.length && !values.json) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${added.join(', ')}`);
     }
@@ -204,6 +205,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
       }
       for (const problem of rt.netns.problems()) println(io.stderr, `[sandbox] ${problem}`);
     }
+    if (rt.sandbox && !json && statuses.some((s) => s.state === 'ERROR')) printUnreadyMachines(io.stderr, rt.sandbox.kubernetes.kubelets());
     return finish(io, 'apply', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, { plans, ...(rt.netns ? { overlay } : {}), ...(preflight.issues.length ? { issues: preflight.issues } : {}) });
   });
 }

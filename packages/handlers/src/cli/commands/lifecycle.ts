@@ -6,27 +6,11 @@ import { relative, resolve } from 'node:path';
 import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
 import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
-import { DELETED, elapsed, progressPrinter } from '../progress.js';
+import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 import { autoscaleStage, autoscaleWanted, type AutoscaleOutcome } from './lifecycle-autoscale.js';
 
-export const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--json] [-v]';
-
-export const lifecycleHelp: CommandHelp = {
-  name: 'sandbox lifecycle',
-  usage: [lifecycleUsage],
-  summary: 'create, scale, add and remove a pool, upgrade and destroy on the sandbox clouds',
-  description: 'In memory and in virtual time; ends with the resources left in the sandbox clouds. Exit 0 only if every stage passed and nothing is left.',
-  options: [
-    ['--netns', 'boot the machines in network namespaces with real WireGuard, nginx, etcd and TLS'],
-    ['--seed N', 'the seed of the sandbox\'s randomness and faults (default 1)'],
-    ['--without-dns-zones', 'leave the manifest\'s DNS zones out of the sandbox accounts, to see the refusal'],
-    OPTIONS.json,
-    OPTIONS.verbose,
-  ],
-};
 
 interface Stage {
   name: string;
@@ -183,10 +167,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       }
       if (!good) {
         println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {}).map((c) => c.message).join('; ')}`);
-        // What each machine that is not a Ready node says, as its kubeadm and kubelet logs would.
-        for (const k of sandbox.kubernetes.kubelets().filter((x) => x.state !== 'ready' && x.state !== 'load-balancer' && x.state !== 'stopped')) {
-          println(io.stderr, `[sandbox]   ${k.cloud}/${k.vm}: ${k.state}${k.reason ? `: ${k.reason}` : ''}`);
-        }
+        printUnreadyMachines(io.stderr, sandbox.kubernetes.kubelets());
         failedStage = true;
       }
     }

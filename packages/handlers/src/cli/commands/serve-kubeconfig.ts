@@ -9,10 +9,6 @@ import { UsageError, type CliIo } from '../io.js';
 import { writeSecretDocument } from '../secret-output.js';
 import { findCluster } from './engine.js';
 
-export function wantsServedKubeconfig(argv: string[]): boolean {
-  return argv.some((a) => a === '--served' || a === '--server' || a.startsWith('--server='));
-}
-
 export async function kubeconfigServed(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: argv,

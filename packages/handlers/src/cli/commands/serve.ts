@@ -6,23 +6,9 @@ import { parseCommandArgs } from '../command-args.js';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { clientEnvironment, credentialsFilePath, removeServedFile, SandboxServer, writeCredentialsFile, writeServedFile } from '@kubeplane/sandbox';
-import { OPTIONS, type CommandHelp } from '../help.js';
+import { DEFAULT_PORT_BASE } from './sandbox-help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 
-export const serveUsage = 'kubeplane sandbox serve [--state-dir DIR] [--speed N] [--port-base P]';
-export const DEFAULT_PORT_BASE = 7400;
-
-export const serveHelp: CommandHelp = {
-  name: 'sandbox serve',
-  usage: [serveUsage],
-  summary: 'serve the sandbox world to real clients (AWS CLI, hcloud, kubectl) until Ctrl-C',
-  description: 'Holds the state directory\'s writer lock while it runs and saves the world as it changes and when it stops.',
-  options: [
-    OPTIONS.stateDir,
-    ['--speed N', 'virtual seconds per real second (1: real time, 60: a minute a second, 0: stopped)'],
-    ['--port-base P', `the first of the local ports (default ${7400}; 0: any free ports)`],
-  ],
-};
 
 /** Resolves when the process is asked to stop. */
 function stopSignal(): { promise: Promise<string>; dispose: () => void } {
