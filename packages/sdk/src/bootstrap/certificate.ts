@@ -3,7 +3,14 @@
 // pkiutil): CAs with basicConstraints cA and keyCertSign, leaves with serverAuth or clientAuth and their SANs.
 import { createHash, createPublicKey, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Redacted } from '../redacted.js';
 import * as der from './der.js';
+
+/** A key pair as PEM (PKCS#8 private, SPKI public), RSA or ECDSA P-256; the form the SecretStore keeps. */
+export interface PemKeyPair {
+  publicKeyPem: string;
+  privateKeyPem: Redacted<string>;
+}
 
 const OID = {
   sha256WithRsa: '1.2.840.113549.1.1.11',

@@ -15,8 +15,16 @@
 // Each line matches one of the patterns below exactly; the agent script greps with the very same patterns.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { Redacted } from '../redacted.js';
-import type { PemKeyPair } from './pki.js';
-import type { MeshPeer } from './wireguard-mesh.js';
+import type { PemKeyPair } from './certificate.js';
+
+/** A mesh member as the overlay sees it: public key and addresses, never a private key. */
+export interface MeshPeer {
+  name: string;
+  publicKey: string;
+  overlayIp: string;
+  endpoint?: string;
+  behindNat: boolean;
+}
 
 export const MESH_BUNDLE_KEY = 'bundle';
 export const MESH_BUNDLE_SIGNATURE_KEY = 'bundle.sig';

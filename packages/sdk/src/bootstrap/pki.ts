@@ -4,7 +4,7 @@
 import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Redacted } from '../redacted.js';
-import { authorityKeyIdentifier, basicConstraints, certificatePem, distinguishedName, extendedKeyUsage, issuerOf, KEY_USAGE, keyUsage, spkiOf, subjectAltName, subjectKeyIdentifier } from './certificate.js';
+import { authorityKeyIdentifier, type PemKeyPair, basicConstraints, certificatePem, distinguishedName, extendedKeyUsage, issuerOf, KEY_USAGE, keyUsage, spkiOf, subjectAltName, subjectKeyIdentifier } from './certificate.js';
 import { generateMeshSigningKeyPair } from './mesh-bundle.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { firstServiceIp, isIpv4 } from './network.js';
@@ -12,11 +12,7 @@ import { randomLowerAlnum, randomSerialNumber, type RandomSource } from './rando
 
 const generateKeyPairAsync = promisify(generateNodeKeyPair);
 
-/** A key pair as PEM (PKCS#8 private, SPKI public), RSA or ECDSA P-256; the form the SecretStore keeps. */
-export interface PemKeyPair {
-  publicKeyPem: string;
-  privateKeyPem: Redacted<string>;
-}
+export type { PemKeyPair } from './certificate.js';
 
 /**
  * Every long-lived key of a cluster. The CAs are RSA because they sign here, and PKCS#1 v1.5 signatures are

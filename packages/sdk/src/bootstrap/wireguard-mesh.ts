@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { Redacted } from '../redacted.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { parseCidr } from './network.js';
-import { MESH_BUNDLE_KEY, MESH_BUNDLE_LINE_PATTERNS, MESH_BUNDLE_SIGNATURE_KEY, MESH_SIGNING_PUBLIC_KEY_PATH } from './mesh-bundle.js';
+import { type MeshPeer, MESH_BUNDLE_KEY, MESH_BUNDLE_LINE_PATTERNS, MESH_BUNDLE_SIGNATURE_KEY, MESH_SIGNING_PUBLIC_KEY_PATH } from './mesh-bundle.js';
 import { MESH_READERS_GROUP } from './pki.js';
 
 export const WIREGUARD_INTERFACE = 'wg0';
@@ -29,14 +29,7 @@ export const KUBELET_KUBECONFIG_PATH = '/etc/kubernetes/kubelet.conf';
 /** The serial of the last mesh bundle the node's agent applied; it refuses lower ones. */
 export const MESH_SERIAL_PATH = '/var/lib/kubeplane/mesh-serial';
 
-/** A mesh member as the overlay sees it: public key and addresses, never a private key. */
-export interface MeshPeer {
-  name: string;
-  publicKey: string;
-  overlayIp: string;
-  endpoint?: string;
-  behindNat: boolean;
-}
+export type { MeshPeer } from './mesh-bundle.js';
 
 export function meshPeers(cluster: BootstrapCluster, publicKeys: Record<string, string>): MeshPeer[] {
   return cluster.nodes.map((node) => {

@@ -9,7 +9,7 @@ import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { systemRandomSource, type RandomSource } from '../bootstrap/random.js';
 import { freshKeyPairs, type KeyPairSource } from '../bootstrap/pki.js';
 import type { BootstrapVersions } from '../bootstrap/input.js';
-import type { Clock } from '../provider/clock.js';
+import type { Clock, ClockParticipant } from '../provider/clock.js';
 import { backoffSeconds } from '../provider/backoff.js';
 import type { Provider } from '../provider/types.js';
 import type { ProviderDef } from '../manifest/schema.js';
@@ -23,12 +23,11 @@ import { busyRetryDelaySeconds } from './busy-retry.js';
 import { isPullQueue, SQS_MAX_DELAY_SECONDS, type Queue, type QueueSender, type ReceivedMessage } from './ports/queue.js';
 import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
-import type { ClockParticipant } from './runner.js';
 import type { MachineAccess } from './ports/machine-access.js';
 import { clusterKey, clusterRecordProblem, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
 import { followingStep, isStepName, STEPS, type AddonCredentialResolver, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
 import type { StepDefinition } from './steps/types.js';
-import { defaultOverdueSeconds, lostMs } from './watchdog.js';
+import { defaultOverdueSeconds, lostMs } from './lost-messages.js';
 
 export interface EngineOptions {
   state: StateStore;

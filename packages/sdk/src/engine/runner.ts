@@ -1,23 +1,11 @@
 // The local runtime: pulls step messages from the queue and hands them to the engine until nothing is left.
 // On a virtual clock it is a discrete-event simulation: when no message is due, time jumps to the next due
 // one, so a three-minute boot costs no real time. On the system clock it sleeps until the next one.
-import type { Clock } from '../provider/clock.js';
+import type { Clock, ClockParticipant } from '../provider/clock.js';
 import { VirtualClock } from '../provider/clock.js';
 import type { Engine, ProcessOutcome } from './engine.js';
 import type { StepEvent } from './events.js';
 import type { Queue } from './ports/queue.js';
-
-/**
- * Something else living on the same virtual clock: the sandbox's real machines in its netns mode, whose processes
- * wait in virtual time. The runner lets it finish what is due before each batch, and jumps time no further than its
- * next wake-up.
- */
-export interface ClockParticipant {
-  /** Resolves once everything due at the clock's now is done (or waits on a later virtual time). */
-  settle(): Promise<void>;
-  /** When it next has something to do (virtual ms), or null. */
-  nextWakeAt(): number | null;
-}
 
 export interface RunOptions {
   /** Stop after this many messages (a safety net against a loop; default 1,000,000). */

@@ -3,8 +3,9 @@
 // queue that lost it): its step's attempt is bumped with compare-and-swap and the step is queued again.
 import { randomUUID } from 'node:crypto';
 import { isKubeplaneError } from '../errors.js';
-import type { Engine, EngineOptions } from './engine.js';
+import type { Engine } from './engine.js';
 import type { StepEvent } from './events.js';
+import { defaultOverdueSeconds, lostMs } from './lost-messages.js';
 import { clusterKey, clusterRecordProblem, newIncarnation, projectKey, projectRecordProblem, type ClusterRecord, type ProjectRecord } from './records.js';
 
 export interface WatchdogOptions {
@@ -18,25 +19,6 @@ export interface WatchdogOptions {
 
 export interface WatchdogReport {
   requeued: Array<{ project: string; cluster: string; step: string }>;
-}
-
-/**
- * The longest a message can be due and not yet handled: hidden while delivered (the visibility timeout), its handler
- * holding the lease (the lease time), and a minute for the clocks and the queue's own lag.
- */
-export function defaultOverdueSeconds(options: Pick<EngineOptions, 'messageVisibilitySeconds' | 'leaseSeconds'>): number {
-  return (options.messageVisibilitySeconds ?? 300) + (options.leaseSeconds ?? 120) + 60;
-}
-
-/**
- * How long a step's message has been lost (ms): all the time since it was due, once that is more than `inFlightMs`
- * (longer than any message spends in flight), else 0. That time is nobody's work on the step (a crash before the
- * send, a runtime that was stopped), so the step's deadline moves by as much: a step whose message was lost longer
- * than its timeout would otherwise fail, timed out, the first time it runs.
- */
-export function lostMs(step: Pick<ClusterRecord['step'], 'dueAt' | 'since'>, now: number, inFlightMs: number): number {
-  const late = now - (step.dueAt ?? step.since);
-  return late > inFlightMs ? late : 0;
 }
 
 export async function runWatchdog(engine: Engine, options: WatchdogOptions = {}): Promise<WatchdogReport> {

@@ -30,3 +30,15 @@ export class VirtualClock implements Clock {
     if (ms > this.#now) this.#now = ms;
   }
 }
+
+/**
+ * Something else living on the same virtual clock: the sandbox's real machines in its netns mode, whose processes
+ * wait in virtual time. The runner lets it finish what is due before each batch, and jumps time no further than its
+ * next wake-up.
+ */
+export interface ClockParticipant {
+  /** Resolves once everything due at the clock's now is done (or waits on a later virtual time). */
+  settle(): Promise<void>;
+  /** When it next has something to do (virtual ms), or null. */
+  nextWakeAt(): number | null;
+}
