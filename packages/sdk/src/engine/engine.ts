@@ -252,7 +252,7 @@ export class Engine {
     let follow: { delay: number } | null = null;
     switch (result.kind) {
       case 'next': {
-        const to = result.step ?? followingStep(step);
+        const to = result.step ?? followingStep(step, record.desired ?? undefined);
         if (!to) throw new KubeplaneError('invalid', `step ${step} has no follower`);
         const toPhase = STEPS[to].phase;
         events.push({ type: 'step-done', at: now, project: record.project, cluster: record.name, phase, step, message: result.message });

@@ -8,6 +8,7 @@ import { awaitMachines, createNodes, networks, prepare } from './infrastructure.
 import { controlPlane } from './managed.js';
 import { preflight } from './preflight.js';
 import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes, upgrade } from './kubernetes.js';
+import type { ClusterSpec } from '../../model/types.js';
 import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
 
 export const STEPS: Record<StepName, StepDefinition> = {
@@ -36,11 +37,14 @@ export function isStepName(name: string): name is StepName {
   return name in STEPS;
 }
 
-/** The step after `step` in its flow, or null at the end. */
-export function followingStep(step: StepName): StepName | null {
+/** The step after `step` in its flow that applies to `spec` (every step, without one), or null at the end. */
+export function followingStep(step: StepName, spec?: ClusterSpec): StepName | null {
   const flow: readonly StepName[] = (APPLY_FLOW as readonly string[]).includes(step) ? APPLY_FLOW : DELETE_FLOW;
-  const i = flow.indexOf(step);
-  return flow[i + 1] ?? null;
+  for (const candidate of flow.slice(flow.indexOf(step) + 1)) {
+    const appliesTo = STEPS[candidate].appliesTo;
+    if (!spec || !appliesTo || appliesTo(spec)) return candidate;
+  }
+  return null;
 }
 
 export * from './types.js';

@@ -175,7 +175,7 @@ export const networks: StepDefinition = {
     }
     ledger.firewallSources = clusterNodeSources(ctx.record);
     const ready = `networks ready in ${spec.networks.length} region${spec.networks.length === 1 ? '' : 's'}`;
-    return isManaged(spec) ? next(ready, 'control-plane') : next(ready, 'create-nodes');
+    return next(ready);
   },
 };
 

@@ -137,13 +137,14 @@ export const nodeMetadata: StepDefinition = {
     const done =
       (patched ? `patched labels, taints and identity of ${patched} nodes` : 'labels, taints and identity as declared') +
       (foreign.length ? `; the Nodes of ${foreign.join(', ')} name another machine than kubeplane made under that name: delete them so the machines register again` : '');
-    // A managed cluster's network is the provider's: no WireGuard membership to publish.
-    return managed ? next(done, 'remove-nodes') : next(done, 'mesh');
+    return next(done);
   },
 };
 
 export const mesh: StepDefinition = {
   phase: 'kubernetes',
+  // A managed cluster's network is the provider's: no WireGuard membership to publish.
+  appliesTo: (spec) => !isManaged(spec),
   timeoutSeconds: 600,
   timeoutMessage: (r) => `the WireGuard membership of ${r.name} could not be published`,
   async run(ctx) {
@@ -231,6 +232,8 @@ async function publishMesh(ctx: StepContext, k8s: KubernetesApi, upgrade: Upgrad
  */
 export const upgrade: StepDefinition = {
   phase: 'kubernetes',
+  // A managed cluster's versions are the provider's (the control-plane and node-pool steps ask it).
+  appliesTo: (spec) => !isManaged(spec),
   // Per batch: each finished batch is progress (recorded in the ledger), which starts the deadline afresh.
   timeoutSeconds: 2 * 3600,
   timeoutMessage: (r) => `a batch of the upgrade of ${r.name} did not finish within 2 hours; see the nodes' kubeplane-mesh-sync logs (journalctl -u kubeplane-mesh-sync)`,

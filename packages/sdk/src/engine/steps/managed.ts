@@ -65,6 +65,7 @@ export function providerAddonIds(spec: ClusterSpec): string[] {
 
 export const controlPlane: StepDefinition = {
   phase: 'infrastructure',
+  appliesTo: isManaged,
   timeoutSeconds: 3600,
   timeoutMessage: (r) => `the managed control plane of ${r.name} was not running within an hour; see the provider's console`,
   async run(ctx) {

@@ -8,6 +8,7 @@ import type { RandomSource } from '../../bootstrap/random.js';
 import type { KeyPairSource } from '../../bootstrap/pki.js';
 import type { BootstrapVersions } from '../../bootstrap/input.js';
 import type { Clock } from '../../provider/clock.js';
+import type { ClusterSpec } from '../../model/types.js';
 import type { ClusterSecrets } from '../cluster-secrets.js';
 import type { EngineEvent, EnginePhase } from '../events.js';
 import type { KubernetesConnector } from '../ports/kubernetes.js';
@@ -78,6 +79,11 @@ export interface StepDefinition {
   /** After this long in the step (waits included) it fails with its timeout message. */
   timeoutSeconds: number;
   timeoutMessage: (record: ClusterRecord) => string;
+  /**
+   * Whether the step has work for a cluster of this spec (absent: always). The flow passes over a step that has none
+   * (followingStep), so a step names its follower only to loop or jump, never to skip one that does not apply.
+   */
+  appliesTo?: (spec: ClusterSpec) => boolean;
   run(ctx: StepContext): Promise<StepResult>;
 }
 
