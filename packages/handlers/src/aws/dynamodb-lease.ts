@@ -1,8 +1,8 @@
-// The engine's Lease port on DynamoDB: a conditional put per grant, so of several concurrent acquirers exactly
-// one wins; an expiry so a crashed holder needs no unlock; a fencing token that grows with every new grant
-// and survives releases (a release only expires the item, it never deletes it).
+// The engine's Lease port on DynamoDB: one item per key, and the SDK's ConditionalLease algorithm over it. A grant is
+// a conditional put on the fencing token as read (or on the item not existing yet), so of several concurrent
+// acquirers exactly one wins; renewing and releasing are one conditional update of the expiry on owner and token.
 import { DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { systemClock, type Clock, type Lease, type LeaseGrant } from '@kubeplane/sdk';
+import { ConditionalLease, systemClock, type Clock, type LeaseRecord, type LeaseTable } from '@kubeplane/sdk';
 import { awsClientConfig } from './client-config.js';
 import type { DynamoDbOptions } from './dynamodb-state-store.js';
 import { isConditionFailed, LEASE_PREFIX, PARTITION_KEY } from './dynamodb-table.js';
@@ -12,71 +12,65 @@ export interface DynamoDbLeaseOptions extends DynamoDbOptions {
   clock?: Clock;
 }
 
-export class DynamoDbLease implements Lease {
+export class DynamoDbLease extends ConditionalLease<number> {
   readonly client: DynamoDBClient;
   readonly tableName: string;
-  readonly #clock: Clock;
 
   constructor(options: DynamoDbLeaseOptions) {
-    this.client = options.client ?? new DynamoDBClient(awsClientConfig(options));
+    const client = options.client ?? new DynamoDBClient(awsClientConfig(options));
+    super(dynamoDbLeaseTable(client, options.tableName), options.clock ?? systemClock);
+    this.client = client;
     this.tableName = options.tableName;
-    this.#clock = options.clock ?? systemClock;
   }
+}
 
-  async acquire(key: string, owner: string, ttlSeconds: number): Promise<LeaseGrant | null> {
-    const now = this.#clock.now();
-    const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: itemKey(key), ConsistentRead: true }));
-    const held = out.Item ? { owner: out.Item.owner?.S ?? '', token: Number(out.Item.token?.N ?? 0), expiresAt: Number(out.Item.expiresAt?.N ?? 0) } : null;
-    if (held && held.expiresAt > now) {
-      if (held.owner !== owner) return null;
-      return this.renew({ key, ...held }, ttlSeconds);
-    }
-    const grant: LeaseGrant = { key, owner, token: (held?.token ?? 0) + 1, expiresAt: now + ttlSeconds * 1000 };
+/** Lease records as items `lease#<key>`; the version a grant is conditioned on is the fencing token. */
+function dynamoDbLeaseTable(client: DynamoDBClient, tableName: string): LeaseTable<number> {
+  /** Runs a conditional write: false when its condition failed (another writer came first). */
+  const conditional = async (write: () => Promise<unknown>): Promise<boolean> => {
     try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: { ...itemKey(key), owner: { S: owner }, token: { N: String(grant.token) }, expiresAt: { N: String(grant.expiresAt) } },
-          // Compare-and-swap on the token read above: of racing acquirers, one writes and the rest fail here.
-          ...(held
-            ? { ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': { N: String(held.token) } } }
-            : { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }),
-        }),
-      );
-      return grant;
-    } catch (e) {
-      if (isConditionFailed(e)) return null;
-      throw e;
-    }
-  }
-
-  async renew(grant: LeaseGrant, ttlSeconds: number): Promise<LeaseGrant | null> {
-    const expiresAt = this.#clock.now() + ttlSeconds * 1000;
-    return (await this.#update(grant, expiresAt)) ? { ...grant, expiresAt } : null;
-  }
-
-  async release(grant: LeaseGrant): Promise<void> {
-    await this.#update(grant, 0);
-  }
-
-  async #update(grant: LeaseGrant, expiresAt: number): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: itemKey(grant.key),
-          UpdateExpression: 'SET #exp = :exp',
-          ConditionExpression: '#owner = :owner AND #token = :token',
-          ExpressionAttributeNames: { '#exp': 'expiresAt', '#owner': 'owner', '#token': 'token' },
-          ExpressionAttributeValues: { ':exp': { N: String(expiresAt) }, ':owner': { S: grant.owner }, ':token': { N: String(grant.token) } },
-        }),
-      );
+      await write();
       return true;
     } catch (e) {
       if (isConditionFailed(e)) return false;
       throw e;
     }
-  }
+  };
+  return {
+    async read(key) {
+      const out = await client.send(new GetItemCommand({ TableName: tableName, Key: itemKey(key), ConsistentRead: true }));
+      if (!out.Item) return null;
+      const record: LeaseRecord = { owner: out.Item.owner?.S ?? '', token: Number(out.Item.token?.N ?? 0), expiresAt: Number(out.Item.expiresAt?.N ?? 0) };
+      return { record, version: record.token };
+    },
+    replace(key, record, version) {
+      return conditional(() =>
+        client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: { ...itemKey(key), owner: { S: record.owner }, token: { N: String(record.token) }, expiresAt: { N: String(record.expiresAt) } },
+            ...(version !== null
+              ? { ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': { N: String(version) } } }
+              : { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }),
+          }),
+        ),
+      );
+    },
+    extend(key, held, expiresAt) {
+      return conditional(() =>
+        client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: itemKey(key),
+            UpdateExpression: 'SET #exp = :exp',
+            ConditionExpression: '#owner = :owner AND #token = :token',
+            ExpressionAttributeNames: { '#exp': 'expiresAt', '#owner': 'owner', '#token': 'token' },
+            ExpressionAttributeValues: { ':exp': { N: String(expiresAt) }, ':owner': { S: held.owner }, ':token': { N: String(held.token) } },
+          }),
+        ),
+      );
+    },
+  };
 }
 
 const itemKey = (key: string): Record<string, AttributeValue> => ({ [PARTITION_KEY]: { S: LEASE_PREFIX + key } });
