@@ -1,13 +1,12 @@
 // The SQS handler that runs step messages: each record is one StepEvent for the engine; the reply lists the
 // records to retry (partial batch failures). Records of one cluster run one after the other, clusters in
-// parallel. A cluster busy under another invocation's lease, or a lost compare-and-swap, sends the message again
-// with a growing delay instead of failing it, so contention never pushes a good message towards the DLQ; only
-// real failures count towards maxReceiveCount, and the last one sets the cluster's status to ERROR with the
-// reason before SQS moves the message to the DLQ.
+// parallel. What becomes of each delivery is the SDK's decision (deliverStep: contention sends a fresh copy with a
+// growing delay, only real failures count towards maxReceiveCount, the last one marks the cluster ERROR); this
+// file maps it onto SQS: a batch item failure, or a copy sent with the re-send count as a message attribute.
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { busyRetryDelaySeconds, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { deliverStep, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
 import { recordsInOrder } from './records-in-order.js';
@@ -38,8 +37,6 @@ export class InvalidStepMessage extends Error {
 
 export function createStepHandler(options: StepHandlerOptions): StepHandler {
   const logger = options.logger ?? jsonLogger();
-  const engine = options.kubeplane.engine;
-  const leaseSeconds = engine.options.leaseSeconds ?? 120; // the engine's default
 
   async function record(r: SQSRecord): Promise<ProcessOutcome> {
     const deliveries = Number(r.attributes.ApproximateReceiveCount || 1);
@@ -51,30 +48,29 @@ export function createStepHandler(options: StepHandlerOptions): StepHandler {
     }
     const event = parsed.event;
     const log = logger.child({ messageId: r.messageId, clusterId: event.clusterId, step: event.step, key: event.key, deliveries });
-    let outcome: ProcessOutcome;
-    try {
-      outcome = await engine.handle(event);
-    } catch (e) {
-      log.log('error', 'step failed', errorFields(e));
-      if (deliveries >= options.maxReceiveCount) {
-        const reason = errorFields(e).error;
-        const marked = await options.kubeplane.markFailed(event.clusterId, `gave up after ${deliveries} deliveries of message ${event.key}: ${String(reason)}`, { generation: event.generation, seq: event.seq });
-        log.log('error', 'poison message: cluster set to ERROR, message goes to the DLQ', { marked });
-      }
-      throw e;
+    const resends = Number(r.messageAttributes[RESENDS_ATTRIBUTE]?.stringValue ?? 0);
+    const decision = await deliverStep(options.kubeplane, { event, attempt: deliveries, maxAttempts: options.maxReceiveCount, resends });
+    switch (decision.action) {
+      case 'retry':
+      case 'dead-letter':
+        log.log('error', 'step failed', errorFields(decision.error));
+        if (decision.action === 'dead-letter') {
+          if (decision.markError) log.log('error', 'last delivery failed and the cluster could not be marked; the dead-letter handler will', errorFields(decision.markError));
+          else log.log('error', 'poison message: cluster set to ERROR, message goes to the DLQ', { marked: decision.marked });
+        }
+        // A batch item failure: SQS delivers it again, or after the last delivery moves it to the DLQ.
+        throw decision.error;
+      case 'resend':
+        // The copy carries no deduplication id, since its own id was sent moments ago; a crash between the send and
+        // the delete leaves a duplicate, which the engine drops as stale.
+        await options.queue.send(event, { groupId: event.clusterId, delaySeconds: decision.delaySeconds, attributes: { [RESENDS_ATTRIBUTE]: String(decision.resends) } });
+        log.log('info', 'step handled', { outcome: decision.outcome, resends: decision.resends, delaySeconds: decision.delaySeconds });
+        return decision.outcome;
+      case 'ack':
+      case 'redeliver':
+        log.log('info', 'step handled', { outcome: decision.outcome });
+        return decision.outcome;
     }
-    let resend: { resends: number; delaySeconds: number } | undefined;
-    if (outcome === 'busy' || outcome === 'conflict') {
-      // Re-sent rather than failed: the copy starts with a fresh receive count. It carries no deduplication
-      // id, since its own id was sent moments ago; a crash between the send and the delete leaves a duplicate,
-      // which the engine drops as stale. The copy counts the re-sends, so a cluster whose lease holder crashed
-      // is tried after 2, 4, 8 … s (capped by the lease) instead of every 2 s until the lease runs out.
-      const resends = Number(r.messageAttributes[RESENDS_ATTRIBUTE]?.stringValue ?? 0) + 1;
-      resend = { resends, delaySeconds: busyRetryDelaySeconds(resends, leaseSeconds) };
-      await options.queue.send(event, { groupId: event.clusterId, delaySeconds: resend.delaySeconds, attributes: { [RESENDS_ATTRIBUTE]: String(resends) } });
-    }
-    log.log('info', 'step handled', { outcome, ...resend });
-    return outcome;
   }
 
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()

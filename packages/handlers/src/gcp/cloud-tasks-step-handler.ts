@@ -1,10 +1,10 @@
 // The step function behind Cloud Tasks: each task is one StepEvent POSTed by Cloud Tasks, which retries it with the
-// queue's backoff until the function answers 2xx. A cluster busy under another invocation's lease, or a lost
-// compare-and-swap, is answered 2xx after a fresh copy of the task is created (no name, a growing delay, the resend
-// count in a header), so contention never uses up a good message's attempts; only real failures (5xx) count. Cloud
-// Tasks has no dead-letter queue: the last attempt follows the dead-letter path (firestore-dead-letters.ts).
+// queue's backoff until the function answers 2xx. What becomes of each attempt is the SDK's decision (deliverStep);
+// this file maps it onto HTTP: contention is answered 2xx after a fresh copy of the task is created (no name, a
+// growing delay, the resend count in a header), a failure with attempts left 5xx. Cloud Tasks has no dead-letter
+// queue: the last attempt follows the dead-letter path (firestore-dead-letters.ts).
 import type { Request, Response } from '@google-cloud/functions-framework';
-import { busyRetryDelaySeconds, parseStepEvent, systemClock, type Clock, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { deliverStep, parseStepEvent, systemClock, type Clock, type Kubeplane, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 
@@ -43,7 +43,6 @@ export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOption
   const logger = options.logger ?? jsonLogger();
   const clock = options.clock ?? systemClock;
   const deadlineMs = (options.taskDeadlineSeconds ?? 600) * 1000;
-  const engine = options.kubeplane.engine;
 
   return async (req, res) => {
     const header = (name: string) => {
@@ -74,42 +73,40 @@ export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOption
     const log = logger.child({ task, clusterId: event.clusterId, step: event.step, key: event.key, attempt });
     // The last attempt: a record first, so that a crash or timeout in the step still leaves a trace the watchdog acts on.
     const letter = last ? await options.deadLetters.record({ task, status: 'pending', body: text, event, recordedAt: clock.now(), deadlineAt: clock.now() + deadlineMs }) : undefined;
-    let outcome: ProcessOutcome;
-    try {
-      outcome = await engine.handle(event);
-    } catch (e) {
-      log.log('error', 'step failed', errorFields(e));
-      if (!letter) {
-        // Cloud Tasks retries with the queue's backoff.
-        res.status(500).json({ error: 'the step failed; Cloud Tasks retries it' });
-        return;
-      }
-      const reason = `gave up after ${attempt} attempts of task ${event.key}: ${String(errorFields(e).error)}`;
-      let marked: boolean;
+    const decision = await deliverStep(options.kubeplane, { event, attempt, maxAttempts: options.maxAttempts, resends: Number(header(RESENDS_HEADER) ?? 0), deliveries: 'attempts of task' });
+    if (decision.action === 'retry' || decision.action === 'dead-letter') log.log('error', 'step failed', errorFields(decision.error));
+    if (decision.action === 'retry') {
+      // Cloud Tasks retries with the queue's backoff.
+      res.status(500).json({ error: 'the step failed; Cloud Tasks retries it' });
+      return;
+    }
+    if (decision.action === 'dead-letter') {
+      // (Only on the last attempt, which recorded the letter above.)
       try {
-        marked = await options.kubeplane.markFailed(event.clusterId, reason, { generation: event.generation, seq: event.seq });
-        await options.deadLetters.update(letter.id, 'failed', reason);
+        if (decision.markError) throw decision.markError;
+        if (letter) await options.deadLetters.update(letter.id, 'failed', decision.reason);
       } catch (markError) {
         // The store is failing too: the dead letter stays pending, and the watchdog marks the cluster once it is overdue.
-        log.log('error', 'last attempt failed and the cluster could not be marked; the watchdog will', { deadLetter: letter.id, ...errorFields(markError) });
+        log.log('error', 'last attempt failed and the cluster could not be marked; the watchdog will', { deadLetter: letter?.id, ...errorFields(markError) });
         res.status(500).json({ error: 'the step failed on its last attempt; the watchdog marks the cluster' });
         return;
       }
-      log.log('error', 'last attempt failed: cluster set to ERROR, dead letter kept', { marked, deadLetter: letter.id });
+      log.log('error', 'last attempt failed: cluster set to ERROR, dead letter kept', { marked: decision.marked, deadLetter: letter?.id });
       // Handled: there is nothing left for Cloud Tasks to retry (the queue would drop the task after this attempt anyway).
-      res.status(200).json({ outcome: 'dead-lettered', marked });
+      res.status(200).json({ outcome: 'dead-lettered', marked: decision.marked });
       return;
     }
     if (letter) await options.deadLetters.remove(letter.id);
-    let resend: { resends: number; delaySeconds: number } | undefined;
-    if (outcome === 'busy' || outcome === 'conflict') {
-      // A fresh task without a name (its own name was used moments ago): a crash between this create and the 2xx
-      // leaves a duplicate, which the engine drops as stale. The count grows the delay: 2, 4, 8 … s, capped by the lease.
-      const resends = Number(header(RESENDS_HEADER) ?? 0) + 1;
-      resend = { resends, delaySeconds: busyRetryDelaySeconds(resends, engine.leaseSeconds) };
-      await options.queue.send(event, { groupId: event.clusterId, delaySeconds: resend.delaySeconds, headers: { [RESENDS_HEADER]: String(resends) } });
+    if (decision.action !== 'resend') {
+      log.log('info', 'step handled', { outcome: decision.outcome });
+      res.status(200).json({ outcome: decision.outcome });
+      return;
     }
-    log.log('info', 'step handled', { outcome, ...resend });
-    res.status(200).json({ outcome, ...resend });
+    // A fresh task without a name (its own name was used moments ago): a crash between this create and the 2xx
+    // leaves a duplicate, which the engine drops as stale.
+    const resend = { resends: decision.resends, delaySeconds: decision.delaySeconds };
+    await options.queue.send(event, { groupId: event.clusterId, delaySeconds: resend.delaySeconds, headers: { [RESENDS_HEADER]: String(resend.resends) } });
+    log.log('info', 'step handled', { outcome: decision.outcome, ...resend });
+    res.status(200).json({ outcome: decision.outcome, ...resend });
   };
 }

@@ -6,7 +6,7 @@
 // step sets the cluster's status to ERROR with the reason before the message goes to the dead-letter topic, while
 // a busy cluster's last one is sent again as a fresh message, so contention never dead-letters a good message.
 import * as z from 'zod';
-import { busyRetryDelaySeconds, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { deliverStep, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 
 export const PUBSUB_MESSAGE_PUBLISHED = 'google.cloud.pubsub.topic.v1.messagePublished';
@@ -63,32 +63,29 @@ export function createPubSubStepHandler(options: PubSubStepHandlerOptions): (clo
     }
     const event = parsed.event;
     const log = logger.child({ eventId: envelope.data.id, clusterId: event.clusterId, step: event.step, key: event.key, deliveryAttempt });
-    let outcome: ProcessOutcome;
-    try {
-      outcome = await options.kubeplane.engine.handle(event);
-    } catch (e) {
-      log.log('error', 'step failed', errorFields(e));
-      if (deliveryAttempt >= options.maxDeliveryAttempts) {
-        await options.kubeplane.markFailed(event.clusterId, `gave up after ${deliveryAttempt} deliveries of message ${event.key}: ${String(errorFields(e).error)}`, { generation: event.generation, seq: event.seq });
-      }
-      throw e;
-    }
-    if (outcome === 'busy' || outcome === 'conflict') {
-      // Contention is not a failure of the step, so it must never take the message to the dead-letter topic.
-      // Before the last attempt: nack, and Pub/Sub's retry policy backs off (exponentially, between the
-      // subscription's minimum and maximum backoff). On the last one: a fresh copy goes out through the engine's
-      // queue, which starts again at attempt 1, and this delivery is acknowledged. (Marking the cluster failed, as
-      // for a real error, would turn a healthy long step held by another instance into an ERROR.)
-      if (deliveryAttempt < options.maxDeliveryAttempts) {
-        log.log('info', 'step handled', { outcome, retry: 'redelivery' });
+    const decision = await deliverStep(options.kubeplane, { event, attempt: deliveryAttempt, maxAttempts: options.maxDeliveryAttempts, contention: 'redeliver' });
+    switch (decision.action) {
+      case 'retry':
+      case 'dead-letter':
+        log.log('error', 'step failed', errorFields(decision.error));
+        if (decision.action === 'dead-letter' && decision.markError) log.log('error', 'last delivery failed and the cluster could not be marked', errorFields(decision.markError));
+        // Pub/Sub delivers it again, or after the last permitted delivery moves it to the dead-letter topic.
+        throw decision.error;
+      case 'redeliver':
+        // Contention before the last attempt: nack, and Pub/Sub's retry policy backs off (exponentially, between the
+        // subscription's minimum and maximum backoff).
+        log.log('info', 'step handled', { outcome: decision.outcome, retry: 'redelivery' });
         throw new RetryStepLater(`cluster ${event.clusterId} is busy; retry`);
-      }
-      const delaySeconds = busyRetryDelaySeconds(deliveryAttempt, options.kubeplane.engine.leaseSeconds);
-      await options.kubeplane.engine.options.queue.send(event, { groupId: event.clusterId, delaySeconds });
-      log.log('info', 'step handled', { outcome, retry: 'sent again', delaySeconds });
-      return outcome;
+      case 'resend':
+        // On the last one: a fresh copy goes out through the engine's queue, which starts again at attempt 1, and
+        // this delivery is acknowledged (marking the cluster failed would turn a healthy long step held by another
+        // instance into an ERROR).
+        await options.kubeplane.engine.options.queue.send(event, { groupId: event.clusterId, delaySeconds: decision.delaySeconds });
+        log.log('info', 'step handled', { outcome: decision.outcome, retry: 'sent again', delaySeconds: decision.delaySeconds });
+        return decision.outcome;
+      case 'ack':
+        log.log('info', 'step handled', { outcome: decision.outcome });
+        return decision.outcome;
     }
-    log.log('info', 'step handled', { outcome });
-    return outcome;
   };
 }

@@ -1,6 +1,6 @@
 // Structured logs for the handlers: one JSON object per line, redacted by construction — Redacted values print
 // as [redacted] through JSON, and fields whose names say they hold a secret are masked whatever their value.
-import { isKubeplaneError } from '@kubeplane/sdk';
+import { errorText, isKubeplaneError } from '@kubeplane/sdk';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -28,5 +28,5 @@ export function jsonLogger(sink: (line: string) => void = (line) => process.stdo
 /** An error as log fields: its kind and message, never its cause chain (which may quote a request). */
 export function errorFields(e: unknown): LogFields {
   if (isKubeplaneError(e)) return { errorKind: e.kind, error: e.message, ...(e.details.resource ? { resource: e.details.resource } : {}) };
-  return { errorKind: 'unexpected', error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+  return { errorKind: 'unexpected', error: errorText(e) };
 }

@@ -9,6 +9,7 @@ export * from './adapters/file.js';
 export { alive, tryLock, withFileLock, writeFileAtomic, type HeldLock, type LockOwner, type TryLockResult } from './adapters/file-lock.js';
 export { fileSystemError } from './adapters/file-system-error.js';
 export { makeDirectory, type MakeDirectoryOptions } from './adapters/make-directory.js';
+export { deliverStep, errorText, type DeliveryDecision, type StepDelivery, type StepDeliveryTarget } from './delivery.js';
 export { ConditionalLease, type LeaseRecord, type LeaseTable } from './adapters/conditional-lease.js';
 export * from './ports/kubernetes.js';
 export * from './ports/machine-access.js';
