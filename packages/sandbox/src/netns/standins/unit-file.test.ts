@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findUnitFile, oneshotScript, parseUnitFile } from './unit-file.js';
+import { findUnitFile, oneshotScript, parseTimeSpan, parseUnitFile } from './unit-file.js';
 
 let dir: string | undefined;
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
@@ -36,12 +36,22 @@ ExecStart=/bin/sh -c 'echo "2 $GREETING" >>$DIR/log'
   });
 
   it('stops at the first failing ExecStart= and fails, unless the line is prefixed with -', () => {
-    expect(start(`[Service]\nType=oneshot\nExecStart=-/bin/false\nExecStart=/bin/sh -c 'echo a >>$DIR/log'\nExecStart=/bin/false\nExecStart=/bin/sh -c 'echo b >>$DIR/log'\n`)).toEqual({ code: 1, log: 'a\n' });
+    expect(
+      start(
+        `[Service]\nType=oneshot\nExecStart=-/bin/false\nExecStart=/bin/sh -c 'echo a >>$DIR/log'\nExecStart=/bin/false\nExecStart=/bin/sh -c 'echo b >>$DIR/log'\n`,
+      ),
+    ).toEqual({ code: 1, log: 'a\n' });
   });
 
   it('does nothing and succeeds when a ConditionPathExists= does not hold, ! negating it', () => {
-    expect(start(`[Unit]\nConditionPathExists=$DIR/absent\n[Service]\nType=oneshot\nExecStart=/bin/sh -c 'echo ran >>$DIR/log'\n`)).toEqual({ code: 0, log: '' });
-    expect(start(`[Unit]\nConditionPathExists=!$DIR/absent\n[Service]\nType=oneshot\nExecStart=/bin/sh -c 'echo ran >>$DIR/log'\n`)).toEqual({ code: 0, log: 'ran\n' });
+    expect(start(`[Unit]\nConditionPathExists=$DIR/absent\n[Service]\nType=oneshot\nExecStart=/bin/sh -c 'echo ran >>$DIR/log'\n`)).toEqual({
+      code: 0,
+      log: '',
+    });
+    expect(start(`[Unit]\nConditionPathExists=!$DIR/absent\n[Service]\nType=oneshot\nExecStart=/bin/sh -c 'echo ran >>$DIR/log'\n`)).toEqual({
+      code: 0,
+      log: 'ran\n',
+    });
   });
 
   it('is null for a service of another type (a daemon needs systemctl)', () => {
@@ -57,5 +67,17 @@ ExecStart=/bin/sh -c 'echo "2 $GREETING" >>$DIR/log'
     expect(findUnitFile('wg-quick@wg0.service', dir)).toBe(join(dir, 'lib/systemd/system/wg-quick@.service'));
     expect(findUnitFile('tick.service', dir)).toBe(join(dir, 'etc/systemd/system/tick.service'));
     expect(findUnitFile('absent.service', dir)).toBeUndefined();
+  });
+});
+
+describe('a time span as systemd.time(7) reads it (parseTimeSpan)', () => {
+  it('adds up numbers with units, blanks between them or not, and takes a bare number as seconds', () => {
+    expect(parseTimeSpan('1min 30s')).toBe(90);
+    expect(parseTimeSpan('2h30min')).toBe(9000);
+    expect(parseTimeSpan(' 45 ')).toBe(45);
+  });
+
+  it('refuses anything else in the text: a stray word, punctuation, an unknown unit', () => {
+    for (const bad of ['1min, 30s', 'x5s', '5s later', '10 fortnights', '']) expect(() => parseTimeSpan(bad), bad).toThrow(/invalid time span/);
   });
 });

@@ -49,12 +49,28 @@ export function unitValues(unit: UnitFile, section: string, key: string): string
 }
 
 const TIME_UNITS: Record<string, number> = {
-  us: 1e-6, usec: 1e-6, ms: 1e-3, msec: 1e-3,
-  s: 1, sec: 1, second: 1, seconds: 1,
-  m: 60, min: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
-  w: 604800, week: 604800, weeks: 604800,
+  us: 1e-6,
+  usec: 1e-6,
+  ms: 1e-3,
+  msec: 1e-3,
+  s: 1,
+  sec: 1,
+  second: 1,
+  seconds: 1,
+  m: 60,
+  min: 60,
+  minute: 60,
+  minutes: 60,
+  h: 3600,
+  hr: 3600,
+  hour: 3600,
+  hours: 3600,
+  d: 86400,
+  day: 86400,
+  days: 86400,
+  w: 604800,
+  week: 604800,
+  weeks: 604800,
 };
 
 /** A systemd.time(7) time span in seconds. */
@@ -62,14 +78,16 @@ export function parseTimeSpan(text: string): number {
   const t = text.trim();
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
   let total = 0;
-  let matched = 0;
+  let covered = '';
   for (const m of t.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
     const unit = TIME_UNITS[m[2] ?? ''];
     if (unit === undefined) throw new Error(`invalid time span ${JSON.stringify(text)}`);
     total += Number(m[1]) * unit;
-    matched += m[0].length;
+    covered += m[0];
   }
-  if (matched === 0 || t.replace(/\s+/g, '').length !== t.replace(/\s+/g, '').length) throw new Error(`invalid time span ${JSON.stringify(text)}`);
+  // Every character but blanks must belong to a number and its unit ("1min 30s"; not "1min, 30s" or "x5s").
+  const blankless = (s: string): string => s.replace(/\s+/g, '');
+  if (covered === '' || blankless(covered) !== blankless(t)) throw new Error(`invalid time span ${JSON.stringify(text)}`);
   return total;
 }
 
