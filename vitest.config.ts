@@ -24,7 +24,16 @@ export default defineConfig({
       // The fast tier shares one module graph per worker (isolate: false): importing the sandbox, the AWS SDK and msw
       // afresh for each of ~160 files cost ~190 s of the tier's ~650 worker-seconds (docs/testing.md). A file that
       // mocks a module loads its subject afresh itself (file-lock-race.test.ts).
-      { extends: true, test: { name: 'fast', isolate: false, include, exclude: ['**/node_modules/**', '**/dist/**', ...e2e], setupFiles: ['test/setup/nothing-left-intercepting.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          isolate: false,
+          include,
+          exclude: ['**/node_modules/**', '**/dist/**', ...e2e],
+          setupFiles: ['test/setup/nothing-left-intercepting.ts'],
+        },
+      },
       { extends: true, test: { name: 'e2e', include: e2e } },
     ],
   },

@@ -15,9 +15,13 @@ import { describe, expect, it } from 'vitest';
 import { buildDesiredState, emptyState, plan, validateManifestText } from '@kubeplane/sdk';
 
 const root = join(import.meta.dirname, 'fixtures', 'claudie');
-const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const retiredRoot = join(import.meta.dirname, 'fixtures', 'claudie-retired');
-const retired = readdirSync(retiredRoot).filter((f) => f.endsWith('.yaml')).sort();
+const retired = readdirSync(retiredRoot)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 /** What Claudie's testing framework does before applying a test set with static nodes. */
 function fillStaticEndpoints(text: string): string {

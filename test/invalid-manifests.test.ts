@@ -15,7 +15,9 @@ const sets = [
 
 describe.each(sets)('invalid manifests ($name) are rejected with the path and a message a person can act on', ({ name, min }) => {
   const dir = join(import.meta.dirname, 'fixtures', name);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 
   it(`has a corpus of at least ${min} mistakes`, () => {
     expect(files.length).toBeGreaterThanOrEqual(min);
@@ -37,12 +39,12 @@ describe.each(sets)('invalid manifests ($name) are rejected with the path and a 
       const errors = run.stdout.split('\n').filter((l) => l.length > 0 && !l.includes(': warning: '));
       expect(errors, run.stdout).toHaveLength(1);
       const [line] = errors;
-      expect(line).toMatch(new RegExp(`^${escape(shown)}:\\d+ ${escape(path ?? '')}: `));
+      expect(line).toMatch(new RegExp(`^${escapeRegExp(shown)}:\\d+ ${escapeRegExp(path ?? '')}: `));
       expect(line).toContain(message);
     });
   }
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

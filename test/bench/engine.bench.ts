@@ -52,7 +52,14 @@ async function timeToReady(workers: number) {
     // Ready is when await-nodes finished; the later steps (labels, mesh, outputs) take no virtual time.
     const readyAt = Math.max(...w.events.filter((e) => e.type === 'step-done' && e.step === 'await-nodes').map((e) => e.at));
     const floor = clusterReadyFloorMs({ controlPlanes: { cloud: 'hetzner', count: 3 }, workers: [{ cloud: 'hetzner', count: workers }] });
-    return { ready: readyAt - started, floor, messages: run.messages, calls: w.sandbox.totalCalls((k) => !k.startsWith('kubernetes')), kubeCalls: w.sandbox.totalCalls((k) => k.startsWith('kubernetes')), realMs: performance.now() - real };
+    return {
+      ready: readyAt - started,
+      floor,
+      messages: run.messages,
+      calls: w.sandbox.totalCalls((k) => !k.startsWith('kubernetes')),
+      kubeCalls: w.sandbox.totalCalls((k) => k.startsWith('kubernetes')),
+      realMs: performance.now() - real,
+    };
   } finally {
     w.sandbox.close();
   }
@@ -63,24 +70,49 @@ export async function run(): Promise<BenchResult[]> {
   for (const workers of [3, 500]) {
     const r = await timeToReady(workers);
     out.push(
-      { name: `engine: 3 control planes + ${workers} workers (Hetzner), apply -> all Ready, virtual`, value: r.ready / 1000, unit: 's', note: `floor ${(r.floor / 1000).toFixed(0)} s from the latency model (the API load balancer's machine not counted: a lower bound)` },
+      {
+        name: `engine: 3 control planes + ${workers} workers (Hetzner), apply -> all Ready, virtual`,
+        value: r.ready / 1000,
+        unit: 's',
+        note: `floor ${(r.floor / 1000).toFixed(0)} s from the latency model (the API load balancer's machine not counted: a lower bound)`,
+      },
       { name: `engine: 3 + ${workers}, ratio to the floor`, value: r.ready / r.floor, unit: 'x floor', target: '<= 1.2x' },
       { name: `engine: 3 + ${workers}, steps (queue messages) per cluster`, value: r.messages, unit: 'steps' },
-      { name: `engine: 3 + ${workers}, cloud API calls (Kubernetes API calls)`, value: r.calls, unit: 'calls', note: `${r.kubeCalls} Kubernetes API calls; real time ${(r.realMs / 1000).toFixed(1)} s` },
+      {
+        name: `engine: 3 + ${workers}, cloud API calls (Kubernetes API calls)`,
+        value: r.calls,
+        unit: 'calls',
+        note: `${r.kubeCalls} Kubernetes API calls; real time ${(r.realMs / 1000).toFixed(1)} s`,
+      },
     );
   }
   const up = await upgradeTime();
   out.push(
-    { name: 'engine: in-place upgrade 1.34.2 -> 1.35.0 of examples/minimal.yaml (1 control plane + 2 workers), virtual', value: up.elapsed / 1000, unit: 's', note: `floor ${(up.floor / 1000).toFixed(0)} s: per node, one sync-timer period and the upgrade, one node at a time` },
+    {
+      name: 'engine: in-place upgrade 1.34.2 -> 1.35.0 of examples/minimal.yaml (1 control plane + 2 workers), virtual',
+      value: up.elapsed / 1000,
+      unit: 's',
+      note: `floor ${(up.floor / 1000).toFixed(0)} s: per node, one sync-timer period and the upgrade, one node at a time`,
+    },
     { name: 'engine: in-place upgrade, ratio to the floor', value: up.elapsed / up.floor, unit: 'x floor', target: '<= 1.2x' },
     { name: 'engine: in-place upgrade, steps (queue messages)', value: up.messages, unit: 'steps' },
   );
   const cmk = await cmkTimeToReady();
   out.push(
-    { name: 'engine: CMK cluster (examples/crusoe-cmk.yaml, 3 nodes), apply -> all Ready, virtual', value: cmk.ready / 1000, unit: 's', note: `floor ${(cmk.floor / 1000).toFixed(0)} s: VPC rules, CMK create, pool VM create, join, CNI` },
+    {
+      name: 'engine: CMK cluster (examples/crusoe-cmk.yaml, 3 nodes), apply -> all Ready, virtual',
+      value: cmk.ready / 1000,
+      unit: 's',
+      note: `floor ${(cmk.floor / 1000).toFixed(0)} s: VPC rules, CMK create, pool VM create, join, CNI`,
+    },
     { name: 'engine: CMK cluster, ratio to the floor', value: cmk.ready / cmk.floor, unit: 'x floor', target: '<= 1.2x' },
     { name: 'engine: CMK cluster, steps (queue messages) to DONE', value: cmk.messages, unit: 'steps' },
-    { name: 'engine: CMK cluster, Crusoe + Cloudflare API calls (Kubernetes API calls)', value: cmk.calls, unit: 'calls', note: `${cmk.kubeCalls} Kubernetes API calls` },
+    {
+      name: 'engine: CMK cluster, Crusoe + Cloudflare API calls (Kubernetes API calls)',
+      value: cmk.calls,
+      unit: 'calls',
+      note: `${cmk.kubeCalls} Kubernetes API calls`,
+    },
   );
   return out;
 }
@@ -98,8 +130,15 @@ async function cmkTimeToReady() {
     const status = await w.kp.status('gpu-lab');
     if (status.state !== 'DONE') throw new Error(`CMK bench cluster ended ${status.state}: ${JSON.stringify(status.clusters)}`);
     const readyAt = Math.max(...w.events.filter((e) => e.type === 'step-done' && e.step === 'await-nodes').map((e) => e.at));
-    const floor = CRUSOE_LATENCY.firewallRule + CRUSOE_LATENCY.cmkClusterCreate + CRUSOE_LATENCY.vmCreate + KUBE_TIMINGS.kubeadmJoinMs + KUBE_TIMINGS.ciliumReadyMs;
-    return { ready: readyAt - started, floor, messages: run.messages, calls: w.sandbox.totalCalls((k) => !k.startsWith('kubernetes')), kubeCalls: w.sandbox.totalCalls((k) => k.startsWith('kubernetes')) };
+    const floor =
+      CRUSOE_LATENCY.firewallRule + CRUSOE_LATENCY.cmkClusterCreate + CRUSOE_LATENCY.vmCreate + KUBE_TIMINGS.kubeadmJoinMs + KUBE_TIMINGS.ciliumReadyMs;
+    return {
+      ready: readyAt - started,
+      floor,
+      messages: run.messages,
+      calls: w.sandbox.totalCalls((k) => !k.startsWith('kubernetes')),
+      kubeCalls: w.sandbox.totalCalls((k) => k.startsWith('kubernetes')),
+    };
   } finally {
     w.sandbox.close();
   }

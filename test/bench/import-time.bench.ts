@@ -17,7 +17,10 @@ async function importMs(specifier: string): Promise<number> {
   const script = `const t=performance.now();await import(${JSON.stringify(specifier)});console.log(performance.now()-t)`;
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
     samples.push(Number(stdout.trim()));
   }
   return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? NaN;
@@ -37,14 +40,37 @@ export async function run(): Promise<BenchResult[]> {
   out.push(
     { name: `import @aws-sdk/client-ec2 (baseline; median of ${RUNS} fresh processes)`, value: baseline, unit: 'ms' },
     { name: `import @kubeplane/sdk (median of ${RUNS})`, value: sdk, unit: 'ms', note: `${(sdk / baseline).toFixed(2)}x the baseline; ${note}` },
-    { name: `import @kubeplane/providers (median of ${RUNS})`, value: providers / baseline, unit: 'x baseline', target: '<= 1.3x', note: `${providers.toFixed(0)} ms; ${note}` },
+    {
+      name: `import @kubeplane/providers (median of ${RUNS})`,
+      value: providers / baseline,
+      unit: 'x baseline',
+      target: '<= 1.3x',
+      note: `${providers.toFixed(0)} ms; ${note}`,
+    },
     { name: `import @kubeplane/handlers (median of ${RUNS})`, value: handlers, unit: 'ms', note: `${(handlers / baseline).toFixed(2)}x the baseline` },
-    { name: `import @kubeplane/sandbox (median of ${RUNS})`, value: sandbox, unit: 'ms', note: `${(sandbox / baseline).toFixed(2)}x the baseline; only tests, --sandbox and createSandboxKubeplane load it` },
+    {
+      name: `import @kubeplane/sandbox (median of ${RUNS})`,
+      value: sandbox,
+      unit: 'ms',
+      note: `${(sandbox / baseline).toFixed(2)}x the baseline; only tests, --sandbox and createSandboxKubeplane load it`,
+    },
   );
   const dir = await mkdtemp(join(root, 'node_modules', '.cache', 'kubeplane-validate-only-'));
   try {
-    await writeFile(join(dir, 'entry.mjs'), "import { validateManifestText } from '@kubeplane/sdk';\nconsole.log(validateManifestText(process.argv[2] ?? '').ok);\n");
-    await build({ entryPoints: [join(dir, 'entry.mjs')], outfile: join(dir, 'out.mjs'), bundle: true, minify: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'error' });
+    await writeFile(
+      join(dir, 'entry.mjs'),
+      "import { validateManifestText } from '@kubeplane/sdk';\nconsole.log(validateManifestText(process.argv[2] ?? '').ok);\n",
+    );
+    await build({
+      entryPoints: [join(dir, 'entry.mjs')],
+      outfile: join(dir, 'out.mjs'),
+      bundle: true,
+      minify: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      logLevel: 'error',
+    });
     const bytes = (await stat(join(dir, 'out.mjs'))).size;
     out.push({ name: 'bundle of a script importing only validateManifestText (minified ESM)', value: bytes / 1e3, unit: 'KB', target: '<= 500 KB' });
   } finally {

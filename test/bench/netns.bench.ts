@@ -41,12 +41,25 @@ export async function run(): Promise<BenchResult[]> {
   const peakMiB = [...peaks.values()].map((b) => b / 2 ** 20).sort((a, b) => b - a);
   const handshakes = /create\s+DONE.*?(\d+\/\d+)\s*$/m.exec(netns.out)?.[1] ?? '?';
   return [
-    { name: `lifecycle of ${example}, default mode (wall time)`, value: plain.ms / 1000, unit: 's', note: plain.code === 0 ? 'every stage DONE, leaked 0' : `exit ${plain.code}` },
+    {
+      name: `lifecycle of ${example}, default mode (wall time)`,
+      value: plain.ms / 1000,
+      unit: 's',
+      note: plain.code === 0 ? 'every stage DONE, leaked 0' : `exit ${plain.code}`,
+    },
     {
       name: `lifecycle of ${example}, --netns (wall time)`,
       value: netns.ms / 1000,
       unit: 's',
-      note: `${(netns.ms / plain.ms).toFixed(1)}x the default mode in this run; ${netns.code === 0 ? `every stage DONE, create ${handshakes} handshakes, leaked 0` : `exit ${netns.code}: ${netns.out.split('\n').filter((l) => l.includes('ended') || l.includes('without a WireGuard')).join(' | ').slice(0, 300)}`}`,
+      note: `${(netns.ms / plain.ms).toFixed(1)}x the default mode in this run; ${
+        netns.code === 0
+          ? `every stage DONE, create ${handshakes} handshakes, leaked 0`
+          : `exit ${netns.code}: ${netns.out
+              .split('\n')
+              .filter((l) => l.includes('ended') || l.includes('without a WireGuard'))
+              .join(' | ')
+              .slice(0, 300)}`
+      }`,
     },
     {
       name: 'peak resident memory of one machine namespace (--netns, hybrid)',

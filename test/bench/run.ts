@@ -19,10 +19,7 @@ async function findBenchFiles(dir: string): Promise<string[]> {
 }
 
 const filter = process.argv[2];
-const files = [
-  ...(await findBenchFiles(join(root, 'packages'))),
-  ...(await findBenchFiles(join(root, 'test'))),
-].filter((f) => !filter || f.includes(filter));
+const files = [...(await findBenchFiles(join(root, 'packages'))), ...(await findBenchFiles(join(root, 'test')))].filter((f) => !filter || f.includes(filter));
 
 const all: Array<BenchResult & { file: string }> = [];
 for (const file of files) {
@@ -40,10 +37,7 @@ console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of rows) console.log(line(row.map(String)));
 
-await writeFile(
-  join(root, 'bench-results.json'),
-  JSON.stringify({ date: new Date().toISOString(), node: process.version, results: all }, null, 2) + '\n',
-);
+await writeFile(join(root, 'bench-results.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results: all }, null, 2)}\n`);
 console.log(`\nwrote bench-results.json (${all.length} figures)`);
 
 function formatNumber(n: number): string {

@@ -62,8 +62,14 @@ function httpsSender(conn: KubeConnection, server: string, headers: Record<strin
     new Promise((resolve, reject) => {
       const req = httpsRequest(
         {
-          host: url.hostname, port: url.port, path, headers, agent,
-          ca: conn.caPem, cert: conn.clientCertificatePem, key: conn.clientKeyPem?.reveal(),
+          host: url.hostname,
+          port: url.port,
+          path,
+          headers,
+          agent,
+          ca: conn.caPem,
+          cert: conn.clientCertificatePem,
+          key: conn.clientKeyPem?.reveal(),
           rejectUnauthorized: true,
           checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(serverName ?? url.hostname, cert),
         },
@@ -108,7 +114,25 @@ function bareHandler(bodies: Map<string, Buffer>) {
 async function selfSigned(dir: string): Promise<{ key: string; cert: string }> {
   const key = join(dir, 'bare.key');
   const cert = join(dir, 'bare.crt');
-  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  await promisify(execFile)('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  ]);
   return { key: await readFile(key, 'utf8'), cert: await readFile(cert, 'utf8') };
 }
 
@@ -118,7 +142,17 @@ async function createServers(hetzner: string): Promise<void> {
   for (let i = 0; i < SERVERS; i++) {
     const body = JSON.stringify({ name: `bench-${String(i).padStart(3, '0')}`, server_type: 'cpx22', image: 'ubuntu-24.04', location: 'fsn1' });
     const reply = await new Promise<Reply>((resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}/servers`, method: 'POST', agent, headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}`, 'content-type': 'application/json' } }, collect(resolve));
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `${url.pathname}/servers`,
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}`, 'content-type': 'application/json' },
+        },
+        collect(resolve),
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -164,11 +198,22 @@ export async function run(): Promise<BenchResult[]> {
     const bareHttpsPort = await listen(bareHttps);
     const kubeBare = await median(httpsSender({ ...conn, caPem: cert }, `https://127.0.0.1:${bareHttpsPort}`, kubeHeaders, '127.0.0.1'), [nodesPath]);
 
-    const note = (b: { ms: number }, s: { ms: number; bytes: number }) => `bare node server ${b.ms.toFixed(2)} ms in this run (${(s.ms / b.ms).toFixed(1)}x); ${s.bytes} bytes; median of ${SAMPLES}`;
+    const note = (b: { ms: number }, s: { ms: number; bytes: number }) =>
+      `bare node server ${b.ms.toFixed(2)} ms in this run (${(s.ms / b.ms).toFixed(1)}x); ${s.bytes} bytes; median of ${SAMPLES}`;
     return [
-      { name: `served sandbox: kubectl get nodes (GET /api/v1/nodes as Table, mTLS, ${cluster.name})`, value: kubeServed.ms, unit: 'ms/request', note: note(kubeBare, kubeServed) },
+      {
+        name: `served sandbox: kubectl get nodes (GET /api/v1/nodes as Table, mTLS, ${cluster.name})`,
+        value: kubeServed.ms,
+        unit: 'ms/request',
+        note: note(kubeBare, kubeServed),
+      },
       { name: 'bare node:https, same request, same body size', value: kubeBare.ms, unit: 'ms/request' },
-      { name: `served sandbox: hcloud server list page (GET /v1/servers?per_page=50, ${SERVERS} servers)`, value: hetznerServed.ms, unit: 'ms/request', note: note(hetznerBare, hetznerServed) },
+      {
+        name: `served sandbox: hcloud server list page (GET /v1/servers?per_page=50, ${SERVERS} servers)`,
+        value: hetznerServed.ms,
+        unit: 'ms/request',
+        note: note(hetznerBare, hetznerServed),
+      },
       { name: 'bare node:http, same requests, same body sizes', value: hetznerBare.ms, unit: 'ms/request' },
     ];
   } finally {

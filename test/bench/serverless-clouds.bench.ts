@@ -46,7 +46,8 @@ async function onGoogle(): Promise<{ create: Phase; destroy: Phase }> {
       const run = await runCloudTasks({ tasks: google.tasks, clock: w.sandbox.clock, targets: w.targets(1) });
       const after = google.counts();
       const state = (await w.kp.status(project).catch(() => undefined))?.clusters;
-      if (run.stopped !== 'idle' || (state && Object.values(state).some((c) => c.state !== 'DONE'))) throw new Error(`the Google Cloud run did not finish: ${JSON.stringify(state)}`);
+      if (run.stopped !== 'idle' || (state && Object.values(state).some((c) => c.state !== 'DONE')))
+        throw new Error(`the Google Cloud run did not finish: ${JSON.stringify(state)}`);
       return {
         invocations: run.invocations,
         messages: after.tasks.created - before.tasks.created,
@@ -89,10 +90,26 @@ async function onAws(): Promise<{ create: Phase; destroy: Phase }> {
       addonCredentials: sandboxAddonCredentials(),
       messageVisibilitySeconds: 120,
     });
-    const handler = createStepHandler({ kubeplane: kp, queue, maxReceiveCount: 5, logger: { log: () => undefined, child() { return this; } } });
+    const handler = createStepHandler({
+      kubeplane: kp,
+      queue,
+      maxReceiveCount: 5,
+      logger: {
+        log: () => undefined,
+        child() {
+          return this;
+        },
+      },
+    });
     const count = (client: string, actions?: string[]) => recorder.calls.filter((c) => c.client === client && (!actions || actions.includes(c.action))).length;
     const phase = async (start: () => Promise<unknown>): Promise<Phase> => {
-      const before = { sent: count('SQSClient', ['SendMessage']), reads: count('DynamoDBClient', ['GetItem', 'Query']), writes: count('DynamoDBClient', ['PutItem', 'UpdateItem']), deletes: count('DynamoDBClient', ['DeleteItem']), secrets: count('SecretsManagerClient') };
+      const before = {
+        sent: count('SQSClient', ['SendMessage']),
+        reads: count('DynamoDBClient', ['GetItem', 'Query']),
+        writes: count('DynamoDBClient', ['PutItem', 'UpdateItem']),
+        deletes: count('DynamoDBClient', ['DeleteItem']),
+        secrets: count('SecretsManagerClient'),
+      };
       await start();
       const run = await runEventSourceMapping({ queue, handlers: [handler], clock: sandbox.clock, batchSize: 1 });
       if (run.stopped !== 'idle') throw new Error('the AWS run did not finish');
@@ -123,12 +140,42 @@ export async function run(): Promise<BenchResult[]> {
     const a = aws[flow];
     const what = `${flow === 'create' ? 'create' : 'destroy'} the hybrid example (10 machines)`;
     out.push(
-      { name: `serverless, Google Cloud: step function invocations to ${what}`, value: g.invocations, unit: 'invocations', note: `AWS, same run: ${a.invocations} Lambda invocations (batch size 1)` },
-      { name: `serverless, Google Cloud: Cloud Tasks tasks created to ${what}`, value: g.messages, unit: 'tasks', note: `AWS, same run: ${a.messages} SQS messages sent` },
-      { name: `serverless, Google Cloud: Firestore document reads to ${what}`, value: g.reads, unit: 'reads', note: `AWS, same run: ${a.reads} DynamoDB GetItem/Query requests` },
-      { name: `serverless, Google Cloud: Firestore document writes to ${what}`, value: g.writes, unit: 'writes', note: `AWS, same run: ${a.writes} DynamoDB PutItem/UpdateItem requests` },
-      { name: `serverless, Google Cloud: Firestore document deletes to ${what}`, value: g.deletes, unit: 'deletes', note: `AWS, same run: ${a.deletes} DynamoDB DeleteItem requests` },
-      { name: `serverless, Google Cloud: Secret Manager requests to ${what}`, value: g.secrets, unit: 'requests', note: `AWS, same run: ${a.secrets} Secrets Manager requests` },
+      {
+        name: `serverless, Google Cloud: step function invocations to ${what}`,
+        value: g.invocations,
+        unit: 'invocations',
+        note: `AWS, same run: ${a.invocations} Lambda invocations (batch size 1)`,
+      },
+      {
+        name: `serverless, Google Cloud: Cloud Tasks tasks created to ${what}`,
+        value: g.messages,
+        unit: 'tasks',
+        note: `AWS, same run: ${a.messages} SQS messages sent`,
+      },
+      {
+        name: `serverless, Google Cloud: Firestore document reads to ${what}`,
+        value: g.reads,
+        unit: 'reads',
+        note: `AWS, same run: ${a.reads} DynamoDB GetItem/Query requests`,
+      },
+      {
+        name: `serverless, Google Cloud: Firestore document writes to ${what}`,
+        value: g.writes,
+        unit: 'writes',
+        note: `AWS, same run: ${a.writes} DynamoDB PutItem/UpdateItem requests`,
+      },
+      {
+        name: `serverless, Google Cloud: Firestore document deletes to ${what}`,
+        value: g.deletes,
+        unit: 'deletes',
+        note: `AWS, same run: ${a.deletes} DynamoDB DeleteItem requests`,
+      },
+      {
+        name: `serverless, Google Cloud: Secret Manager requests to ${what}`,
+        value: g.secrets,
+        unit: 'requests',
+        note: `AWS, same run: ${a.secrets} Secrets Manager requests`,
+      },
     );
   }
   return out;

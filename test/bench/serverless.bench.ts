@@ -63,9 +63,20 @@ export async function run(): Promise<BenchResult[]> {
   const baseline = await coldImportMs('@aws-sdk/client-ec2');
   for (const [name, b] of Object.entries(bundles)) {
     const withSdk = pinned[name as keyof typeof pinned].bytes;
-    out.push({ name: `lambda bundle ${name} (minified; AWS SDK from the nodejs22.x runtime)`, value: b.bytes / 1e6, unit: 'MB', target: '<= 1.0 MB', note: `${(withSdk / 1e6).toFixed(2)} MB with the AWS SDK bundled` });
+    out.push({
+      name: `lambda bundle ${name} (minified; AWS SDK from the nodejs22.x runtime)`,
+      value: b.bytes / 1e6,
+      unit: 'MB',
+      target: '<= 1.0 MB',
+      note: `${(withSdk / 1e6).toFixed(2)} MB with the AWS SDK bundled`,
+    });
     const ms = await coldImportMs(join(b.dir, 'index.mjs'));
-    out.push({ name: `lambda ${name}: cold import (median of 5 fresh processes)`, value: ms, unit: 'ms', note: `bare @aws-sdk/client-ec2 import in the same run: ${baseline.toFixed(0)} ms (${(ms / baseline).toFixed(1)}x)` });
+    out.push({
+      name: `lambda ${name}: cold import (median of 5 fresh processes)`,
+      value: ms,
+      unit: 'ms',
+      note: `bare @aws-sdk/client-ec2 import in the same run: ${baseline.toFixed(0)} ms (${(ms / baseline).toFixed(1)}x)`,
+    });
   }
   const m = await messagesPerCluster();
   out.push(

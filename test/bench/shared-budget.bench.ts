@@ -27,10 +27,23 @@ export async function run(): Promise<BenchResult[]> {
   const ratio = (r: HetznerWorkersResult) => r.elapsedMs / r.floorMs;
   const name = `Hetzner ${SCENARIO.clusters} clusters x ${SCENARIO.nodesPerCluster} nodes, ${SCENARIO.workers} workers, one shared project budget (DynamoDB)`;
   const base = `per-process baseline`;
-  const s = (r: HetznerWorkersResult) => `${r.requests} requests, ${r.distinctNodes} nodes, ${r.budgetWaits} budget waits, ${(r.elapsedMs / 1000).toFixed(0)} s vs floor ${(r.floorMs / 1000).toFixed(0)} s`;
+  const s = (r: HetznerWorkersResult) =>
+    `${r.requests} requests, ${r.distinctNodes} nodes, ${r.budgetWaits} budget waits, ${(r.elapsedMs / 1000).toFixed(0)} s vs floor ${(r.floorMs / 1000).toFixed(0)} s`;
   return [
-    { name: `${name}: 429s reaching the caller`, value: shared.throttledToCaller, unit: '429s', target: '0', note: `${base}: ${perProcess.throttledToCaller} (the project answered ${perProcess.throttledAtCloud} 429s)` },
-    { name: `${name}: budget overruns`, value: shared.overruns, unit: 'requests', target: '0', note: `requests finding the project's bucket empty; ${base}: ${perProcess.overruns}` },
+    {
+      name: `${name}: 429s reaching the caller`,
+      value: shared.throttledToCaller,
+      unit: '429s',
+      target: '0',
+      note: `${base}: ${perProcess.throttledToCaller} (the project answered ${perProcess.throttledAtCloud} 429s)`,
+    },
+    {
+      name: `${name}: budget overruns`,
+      value: shared.overruns,
+      unit: 'requests',
+      target: '0',
+      note: `requests finding the project's bucket empty; ${base}: ${perProcess.overruns}`,
+    },
     {
       name: `${name}: total time vs rate-limit floor`,
       value: ratio(shared),

@@ -24,5 +24,7 @@ for (let from = first; from < first + total; from += part) {
   process.stdout.write(`chaos: ${range}: ${run.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - at) / 1000)} s\n`);
   if (run.status !== 0) failed.push(range);
 }
-process.stdout.write(`chaos: ${total} seeds in ${Math.round((Date.now() - started) / 60_000)} min; ${failed.length === 0 ? 'all passed' : `failed: ${failed.join('; ')}`}\n`);
+process.stdout.write(
+  `chaos: ${total} seeds in ${Math.round((Date.now() - started) / 60_000)} min; ${failed.length === 0 ? 'all passed' : `failed: ${failed.join('; ')}`}\n`,
+);
 process.exitCode = failed.length === 0 ? 0 : 1;

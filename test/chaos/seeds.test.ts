@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { chaosSeeds, chaosWindow, cmkChaosSeeds, PARTS, permanentFaultSeeds } from './seeds.js';
 
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`);
-const all = (seeds: (part: number) => number[]) => Array.from({ length: PARTS }, (_, i) => seeds(i + 1)).flat().sort((a, b) => a - b);
+const all = (seeds: (part: number) => number[]) =>
+  Array.from({ length: PARTS }, (_, i) => seeds(i + 1))
+    .flat()
+    .sort((a, b) => a - b);
 
 describe('the chaos window', () => {
   it('is 200 seeds that move with the date: two days share none', () => {

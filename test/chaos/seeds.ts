@@ -66,9 +66,24 @@ export function permanentFaultSeeds(part: number, env: NodeJS.ProcessEnv = proce
 
 /** One part of the window: its hybrid seeds, then its CMK seeds. */
 export function describeChaosPart(part: number): void {
-  describeRuns(`chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy`, chaosSeeds(part), chaosRun, 'CHAOS_SEED');
-  describeRuns('chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy', cmkChaosSeeds(part), cmkChaosRun, 'CMK_CHAOS_SEED');
-  describeRuns('chaos with permanent faults (auth, 5xx) during destroy: ERROR with the kubeconfig kept while anything is left, never DELETED with resources behind; nothing left once the cloud heals', permanentFaultSeeds(part), permanentFaultRun, 'PERMANENT_CHAOS_SEED');
+  describeRuns(
+    `chaos: every fault schedule converges, holds no duplicate or ghost machine, and leaves nothing after destroy`,
+    chaosSeeds(part),
+    chaosRun,
+    'CHAOS_SEED',
+  );
+  describeRuns(
+    'chaos on a CMK cluster: one cluster, one pool per name, the latest counts, nothing left after destroy',
+    cmkChaosSeeds(part),
+    cmkChaosRun,
+    'CMK_CHAOS_SEED',
+  );
+  describeRuns(
+    'chaos with permanent faults (auth, 5xx) during destroy: ERROR with the kubeconfig kept while anything is left, never DELETED with resources behind; nothing left once the cloud heals',
+    permanentFaultSeeds(part),
+    permanentFaultRun,
+    'PERMANENT_CHAOS_SEED',
+  );
 }
 
 function describeRuns(title: string, seeds: number[], run: (seed: number) => Promise<ChaosReport>, replay: string): void {

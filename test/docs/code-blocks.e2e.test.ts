@@ -21,7 +21,10 @@ interface Block {
 }
 
 function markdownFiles(): string[] {
-  const docs = readdirSync(join(root, 'docs'), { recursive: true }).map(String).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
+  const docs = readdirSync(join(root, 'docs'), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f));
   return ['README.md', ...docs].sort();
 }
 
@@ -34,7 +37,7 @@ function blocksOf(path: string): Block[] {
     if (end < 0) throw new Error(`${path}:${i + 1}: a code block that never ends`);
     const marker = /^<!-- doc-test: (run|compile|serve)\b/.exec(lines[i - 1] ?? '')?.[1] as Block['mode'] | undefined;
     const where = `${path}:${i + 1}`;
-    blocks.push({ where, mode: marker ?? 'run', code: lines.slice(i + 1, end).join('\n') + '\n', file: `${path.replace(/[/.]/g, '-')}-${i + 1}.ts` });
+    blocks.push({ where, mode: marker ?? 'run', code: `${lines.slice(i + 1, end).join('\n')}\n`, file: `${path.replace(/[/.]/g, '-')}-${i + 1}.ts` });
     i = end;
   }
   return blocks;
@@ -67,7 +70,20 @@ beforeAll(() => {
   // The project settings a user of the packages would have: strict, NodeNext, no source condition (dist types).
   writeFileSync(
     join(out, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2023', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['*.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2023',
+        lib: ['ES2023'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      include: ['*.ts'],
+    }),
   );
   for (const b of blocks) writeFileSync(join(out, b.file), b.code);
 });
@@ -76,7 +92,9 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('the code blocks of the README and docs/', () => {
   it('are found where they are expected (a moved block is not silently dropped)', () => {
-    expect(blocks.map((b) => b.where.split(':')[0])).toEqual(expect.arrayContaining(['README.md', 'docs/sdk.md', 'docs/provider-contract.md', 'docs/sandbox.md', 'docs/providers/crusoe.md']));
+    expect(blocks.map((b) => b.where.split(':')[0])).toEqual(
+      expect.arrayContaining(['README.md', 'docs/sdk.md', 'docs/provider-contract.md', 'docs/sandbox.md', 'docs/providers/crusoe.md']),
+    );
     expect(blocks.filter((b) => b.mode === 'run').length).toBeGreaterThanOrEqual(2);
   });
 
@@ -93,7 +111,12 @@ describe('the code blocks of the README and docs/', () => {
 
   for (const b of blocks.filter((x) => x.mode === 'run')) {
     it(`${b.where} runs as written on the sandbox clouds`, () => {
-      const r = spawnSync(process.execPath, [tsx, join(out, b.file)], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+      const r = spawnSync(process.execPath, [tsx, join(out, b.file)], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      });
       expect(r.stderr, r.stderr).not.toMatch(/Error|error TS/);
       expect(r.status, `${b.where} exited ${r.status}:\n${r.stdout}\n${r.stderr}`).toBe(0);
       for (const word of promises(b.code)) expect(r.stdout, `${b.where} promised "${word}"`).toContain(word);
@@ -103,7 +126,11 @@ describe('the code blocks of the README and docs/', () => {
   for (const b of blocks.filter((x) => x.mode === 'serve')) {
     it(`${b.where} serves: a manifest is taken, built to DONE, and bad input gets 400 and 404`, async () => {
       const port = await freePort();
-      const child = spawn(process.execPath, [tsx, join(out, b.file)], { cwd: root, env: { ...process.env, PORT: String(port), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [tsx, join(out, b.file)], {
+        cwd: root,
+        env: { ...process.env, PORT: String(port), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));

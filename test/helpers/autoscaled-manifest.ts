@@ -42,6 +42,14 @@ export function autoscaledManifest(o: AutoscaledManifestOptions): Manifest {
 }
 
 /** The batch pool of the simulated-autoscaler tests and the benchmark: from zero, tainted, labelled. */
-export const BATCH_POOL = { pool: 'batch', min: 0, labels: { 'workload.example.com/class': 'batch' }, taint: { key: 'workload.example.com/batch', value: 'true', effect: 'NoSchedule' } } as const;
+export const BATCH_POOL = {
+  pool: 'batch',
+  min: 0,
+  labels: { 'workload.example.com/class': 'batch' },
+  taint: { key: 'workload.example.com/batch', value: 'true', effect: 'NoSchedule' },
+} as const;
 /** Tolerations and selector of pods meant for the batch pool. */
-export const BATCH_PODS = { nodeSelector: { 'workload.example.com/class': 'batch' }, tolerations: [{ key: 'workload.example.com/batch', operator: 'Equal', value: 'true', effect: 'NoSchedule' }] };
+export const BATCH_PODS = {
+  nodeSelector: { 'workload.example.com/class': 'batch' },
+  tolerations: [{ key: 'workload.example.com/batch', operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+};

@@ -7,7 +7,10 @@
 export interface RecordableClient {
   middlewareStack: {
     add(
-      middleware: (next: (args: { input: object }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: { input: object }) => Promise<unknown>,
+      middleware: (
+        next: (args: { input: object }) => Promise<unknown>,
+        context: { clientName?: string; commandName?: string },
+      ) => (args: { input: object }) => Promise<unknown>,
       options: { step: 'initialize'; name: string },
     ): void;
   };

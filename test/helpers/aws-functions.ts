@@ -96,7 +96,14 @@ export async function deployFunctions(o: DeployOptions): Promise<DeployedFunctio
   const runtimeOf = (fn: FunctionName) => {
     const clients = clientsOf(fn, FROM_CODE);
     const table = { ...emulators.dynamodb, client: clients.dynamodb, tableName, clock };
-    const queue = new SqsQueue<StepEvent>({ ...emulators.sqs, client: clients.sqs, queueUrl, clock, visibilityTimeoutSeconds: o.visibilitySeconds, deduplication: new DynamoDbDeduplicationLog(table) });
+    const queue = new SqsQueue<StepEvent>({
+      ...emulators.sqs,
+      client: clients.sqs,
+      queueUrl,
+      clock,
+      visibilityTimeoutSeconds: o.visibilitySeconds,
+      deduplication: new DynamoDbDeduplicationLog(table),
+    });
     const credentials = providerSecretCredentials({ prefix: o.providerSecretPrefix, defaultRegion: REGION, clientFor: () => clients.secrets });
     const clouds = sandboxProviders(sandbox, dynamoDbRateBudgets(table));
     const kubeplane = new Kubeplane({
@@ -116,7 +123,8 @@ export async function deployFunctions(o: DeployOptions): Promise<DeployedFunctio
     return { kubeplane, queue, clients };
   };
 
-  const poller = (fn: FunctionName, url: string) => new SqsQueue<StepEvent>({ ...emulators.sqs, client: clientsOf(fn, FROM_POLLER).sqs, queueUrl: url, clock, visibilityTimeoutSeconds: o.visibilitySeconds });
+  const poller = (fn: FunctionName, url: string) =>
+    new SqsQueue<StepEvent>({ ...emulators.sqs, client: clientsOf(fn, FROM_POLLER).sqs, queueUrl: url, clock, visibilityTimeoutSeconds: o.visibilitySeconds });
   const step = runtimeOf('step');
   const deadLetter = runtimeOf('deadLetter');
   return {
@@ -128,7 +136,11 @@ export async function deployFunctions(o: DeployOptions): Promise<DeployedFunctio
     step: createStepHandler({ kubeplane: step.kubeplane, queue: step.queue, maxReceiveCount: o.maxReceiveCount, logger }),
     api: createApiHandler({ kubeplane: runtimeOf('api').kubeplane, access: o.access, logger }),
     watchdog: createWatchdogHandler({ kubeplane: runtimeOf('watchdog').kubeplane, logger }),
-    deadLetter: createDeadLetterHandler({ kubeplane: deadLetter.kubeplane, keeper: sqsKeeper({ region: REGION, queueUrl: keptUrl, client: deadLetter.clients.sqs }), logger }),
+    deadLetter: createDeadLetterHandler({
+      kubeplane: deadLetter.kubeplane,
+      keeper: sqsKeeper({ region: REGION, queueUrl: keptUrl, client: deadLetter.clients.sqs }),
+      logger,
+    }),
     stepPoller: poller('step', queueUrl),
     deadLetterPoller: poller('deadLetter', dlqUrl),
     logs,

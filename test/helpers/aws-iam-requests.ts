@@ -60,12 +60,19 @@ async function requestsOf(call: AwsCall, name: string, details: Awaited<ReturnTy
   const actionKeys = (keys: readonly string[]): Record<string, string | string[]> => ({
     'aws:RequestedRegion': call.region,
     ...(keys.includes('ec2:Region') ? { 'ec2:Region': call.region } : {}),
-    ...(call.changes && keys.includes('route53:ChangeResourceRecordSetsNormalizedRecordNames') ? { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': unique(call.changes.map((c) => normalizedRecordName(c.name))) } : {}),
-    ...(call.changes && keys.includes('route53:ChangeResourceRecordSetsRecordTypes') ? { 'route53:ChangeResourceRecordSetsRecordTypes': unique(call.changes.map((c) => c.type)) } : {}),
-    ...(call.changes && keys.includes('route53:ChangeResourceRecordSetsActions') ? { 'route53:ChangeResourceRecordSetsActions': unique(call.changes.map((c) => c.action)) } : {}),
+    ...(call.changes && keys.includes('route53:ChangeResourceRecordSetsNormalizedRecordNames')
+      ? { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': unique(call.changes.map((c) => normalizedRecordName(c.name))) }
+      : {}),
+    ...(call.changes && keys.includes('route53:ChangeResourceRecordSetsRecordTypes')
+      ? { 'route53:ChangeResourceRecordSetsRecordTypes': unique(call.changes.map((c) => c.type)) }
+      : {}),
+    ...(call.changes && keys.includes('route53:ChangeResourceRecordSetsActions')
+      ? { 'route53:ChangeResourceRecordSetsActions': unique(call.changes.map((c) => c.action)) }
+      : {}),
   });
   if (details.resourceTypes.length === 0) {
-    if (call.resources.length > 0) throw new Error(`${name}: the reference lists no resource types, the emulator named ${call.resources.map((r) => r.type).join(', ')}`);
+    if (call.resources.length > 0)
+      throw new Error(`${name}: the reference lists no resource types, the emulator named ${call.resources.map((r) => r.type).join(', ')}`);
     return [{ action: `${call.service}:${details.name}`, resource: '*', context: actionKeys(details.conditionKeys), call: name }];
   }
   const named = new Set(call.resources.map((r) => r.type));
@@ -84,7 +91,12 @@ async function requestsOf(call: AwsCall, name: string, details: Awaited<ReturnTy
       const tagRow = createTags.resourceTypes.find((t) => t.name === r.type);
       if (!tagRow) throw new Error(`${name}: ec2:CreateTags lists no resource type ${r.type}`);
       const tagKeysOfRow = [...tagRow.conditionKeys, ...createTags.conditionKeys];
-      out.push({ action: 'ec2:CreateTags', resource: arn, context: { ...actionKeys(tagKeysOfRow), ...tagKeys(r, tagKeysOfRow), 'ec2:CreateAction': call.action }, call: name });
+      out.push({
+        action: 'ec2:CreateTags',
+        resource: arn,
+        context: { ...actionKeys(tagKeysOfRow), ...tagKeys(r, tagKeysOfRow), 'ec2:CreateAction': call.action },
+        call: name,
+      });
     }
   }
   return out;
@@ -99,7 +111,8 @@ function tagKeys(r: AwsCallResource, keys: readonly string[]): Record<string, st
     if (keys.includes('aws:TagKeys') && entries.length > 0) out['aws:TagKeys'] = entries.map(([k]) => k);
     return out;
   }
-  for (const prefix of ['aws:ResourceTag', 'ec2:ResourceTag']) if (keys.includes(`${prefix}/${TAG_KEY}`)) for (const [k, v] of entries) out[`${prefix}/${k}`] = v;
+  for (const prefix of ['aws:ResourceTag', 'ec2:ResourceTag'])
+    if (keys.includes(`${prefix}/${TAG_KEY}`)) for (const [k, v] of entries) out[`${prefix}/${k}`] = v;
   return out;
 }
 
@@ -157,11 +170,13 @@ export async function runtimeIamRequests(call: RuntimeCall, at: IamAccount): Pro
     const action = `${call.service}:${details.name}`;
     const context = { 'aws:RequestedRegion': call.region, ...call.context };
     if (details.resourceTypes.length === 0) {
-      if (call.resources.length > 0) throw new Error(`${name}: the reference lists no resource types for ${action}, the call named ${call.resources.map((r) => r.type).join(', ')}`);
+      if (call.resources.length > 0)
+        throw new Error(`${name}: the reference lists no resource types for ${action}, the call named ${call.resources.map((r) => r.type).join(', ')}`);
       out.push({ action, resource: '*', context, call: name });
       continue;
     }
-    if (call.resources.length === 0) throw new Error(`${name}: ${action} needs a resource (${details.resourceTypes.map((t) => t.name).join(', ')}), the call named none`);
+    if (call.resources.length === 0)
+      throw new Error(`${name}: ${action} needs a resource (${details.resourceTypes.map((t) => t.name).join(', ')}), the call named none`);
     for (const r of call.resources) {
       if (!details.resourceTypes.some((t) => t.name === r.type)) throw new Error(`${name}: the reference lists no resource type ${r.type} for ${action}`);
       out.push({ action, resource: await arnOfType(call.service, r.type, call.region, at, ...r.names), context, call: name });

@@ -6,7 +6,16 @@ import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { Kubeplane, type EngineEvent, type EngineOptions, type Lease, type StateStore, type StepEvent } from '@kubeplane/sdk';
 import { Sandbox, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
-import { createStepHandler, DynamoDbDeduplicationLog, DynamoDbLease, DynamoDbStateStore, jsonLogger, SecretsManagerStore, SqsQueue, type StepHandler } from '@kubeplane/handlers';
+import {
+  createStepHandler,
+  DynamoDbDeduplicationLog,
+  DynamoDbLease,
+  DynamoDbStateStore,
+  jsonLogger,
+  SecretsManagerStore,
+  SqsQueue,
+  type StepHandler,
+} from '@kubeplane/handlers';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { followClock, startAwsEmulators, type AwsEmulators } from './aws-emulators.js';
 

@@ -12,7 +12,10 @@ export interface CliRun {
  * `stdin`: what a person types, on a terminal (`isTTY`), for commands that ask (destroy on real clouds); without it the
  * command runs as from a script, with no terminal to ask on.
  */
-export async function runCli(argv: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: { tty: boolean; typed: string } } = {}): Promise<CliRun> {
+export async function runCli(
+  argv: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: { tty: boolean; typed: string } } = {},
+): Promise<CliRun> {
   const out = new PassThrough();
   const err = new PassThrough();
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
@@ -26,4 +29,3 @@ export async function runCli(argv: string[], options: { cwd?: string; env?: Node
   const code = await main(argv, { stdout: out, stderr: err, cwd: options.cwd ?? process.cwd(), env: options.env ?? {}, ...(stdin ? { stdin } : {}) });
   return { code, stdout: Buffer.concat(chunks.stdout).toString('utf8'), stderr: Buffer.concat(chunks.stderr).toString('utf8') };
 }
-

@@ -67,7 +67,14 @@ export async function runCloudTasks(options: DispatcherOptions): Promise<Dispatc
         }
         const targets = action === 'twice' ? [pick(0), pick(1)] : [pick(0)];
         report.invocations += targets.length;
-        const statuses = await Promise.all(targets.map((t) => send(t, d).then((r) => r, () => 0)));
+        const statuses = await Promise.all(
+          targets.map((t) =>
+            send(t, d).then(
+              (r) => r,
+              () => 0,
+            ),
+          ),
+        );
         // One delivery's answer settles the task; a duplicate's answer is about a copy Cloud Tasks does not track.
         const status = statuses[0] ?? 0;
         if (status < 200 || status > 299) report.failures++;
@@ -87,7 +94,11 @@ function instancesFor(targets: Record<string, string[]>, url: string): string[] 
 /** Sends the task's request to a function server at `base` (keeping the task URL's path and query); resolves to the HTTP status. */
 async function send(base: string, d: TaskDispatch): Promise<number> {
   const url = new URL(d.url);
-  const res = await fetch(`${base}${url.pathname}${url.search}`, { method: d.method, headers: d.headers, ...(d.method === 'GET' || d.method === 'HEAD' ? {} : { body: d.body }) });
+  const res = await fetch(`${base}${url.pathname}${url.search}`, {
+    method: d.method,
+    headers: d.headers,
+    ...(d.method === 'GET' || d.method === 'HEAD' ? {} : { body: d.body }),
+  });
   await res.arrayBuffer();
   return res.status;
 }

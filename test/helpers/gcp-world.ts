@@ -66,7 +66,10 @@ let worlds = 0;
 export async function openGcpWorld(options: GcpWorldOptions = {}): Promise<GcpWorld> {
   const sandbox = new Sandbox({ seed: options.seed ?? 1 });
   // Every sandbox cloud and Google API; the function servers on loopback pass through.
-  const server = setupServer(...sandbox.handlers(), mswHttp.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
+  const server = setupServer(
+    ...sandbox.handlers(),
+    mswHttp.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()),
+  );
   server.listen({ onUnhandledRequest: 'error' });
   const clock = sandbox.clock;
   const id = `${++worlds}${randomUUID().slice(0, 6)}`;
@@ -74,14 +77,27 @@ export async function openGcpWorld(options: GcpWorldOptions = {}): Promise<GcpWo
   const deadlineSeconds = options.deadlineSeconds ?? 600;
   const queueId = `steps-${id}`;
   // The deploy's queue: finite retries with Cloud Tasks' backoff (examples/gcp/main.tf has the same settings).
-  sandbox.google.tasks.createQueue(`projects/${SANDBOX_GOOGLE_PROJECT}/locations/${SANDBOX_GOOGLE_LOCATION}/queues/${queueId}`, { maxAttempts, minBackoffSeconds: 10, maxBackoffSeconds: 300, maxDoublings: 4 });
+  sandbox.google.tasks.createQueue(`projects/${SANDBOX_GOOGLE_PROJECT}/locations/${SANDBOX_GOOGLE_LOCATION}/queues/${queueId}`, {
+    maxAttempts,
+    minBackoffSeconds: 10,
+    maxBackoffSeconds: 300,
+    maxDoublings: 4,
+  });
   const authClient = new OAuth2Client();
   authClient.setCredentials({ access_token: 'sandbox-google-token' });
   const google = { projectId: SANDBOX_GOOGLE_PROJECT, authClient };
   const firestore = firestoreClient(google);
   const collectionPrefix = `kp${id}`;
   const secretPrefix = `kp${id}-`;
-  const queue = new CloudTasksQueue<StepEvent>({ ...google, location: SANDBOX_GOOGLE_LOCATION, queue: queueId, url: STEP_URL, serviceAccountEmail: TASKS_SERVICE_ACCOUNT, dispatchDeadlineSeconds: deadlineSeconds, now: () => clock.now() });
+  const queue = new CloudTasksQueue<StepEvent>({
+    ...google,
+    location: SANDBOX_GOOGLE_LOCATION,
+    queue: queueId,
+    url: STEP_URL,
+    serviceAccountEmail: TASKS_SERVICE_ACCOUNT,
+    dispatchDeadlineSeconds: deadlineSeconds,
+    now: () => clock.now(),
+  });
   const state = new FirestoreStateStore({ ...google, firestore, collection: `${collectionPrefix}-state` });
   const lease = new FirestoreLease({ ...google, firestore, collection: `${collectionPrefix}-leases`, clock });
   const deadLetters = new FirestoreDeadLetters({ ...google, firestore, collection: `${collectionPrefix}-dead-letters` });

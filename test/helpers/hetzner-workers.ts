@@ -88,22 +88,57 @@ function publicKeyOf(clusterId: string): string {
 export async function runHetznerWorkers(o: HetznerWorkersOptions): Promise<HetznerWorkersResult> {
   const limits = RATE_LIMITS.hetznerProject;
   const sandbox = new Sandbox({ seed: o.seed, hetzner: { initiallySpent: limits.capacity - o.left } });
-  const server = setupServer(...sandbox.hetzner.handlers(), http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
+  const server = setupServer(
+    ...sandbox.hetzner.handlers(),
+    http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()),
+  );
   server.listen({ onUnhandledRequest: 'error' });
   try {
     const clock = sandbox.clock;
     const start = clock.now();
-    const providers = Array.from({ length: o.workers }, (_, i) => new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'shared', clock, budgets: o.budgets(i, clock), random: sandbox.random }));
+    const providers = Array.from(
+      { length: o.workers },
+      (_, i) =>
+        new HetznerProvider({
+          token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+          project: 'shared',
+          clock,
+          budgets: o.budgets(i, clock),
+          random: sandbox.random,
+        }),
+    );
     const chains: SimTask[] = [];
     for (let c = 0; c < o.clusters; c++) {
       const provider = providers[c % o.workers] as HetznerProvider;
       const clusterId = `c${c}`;
       const scope = { clusterId, region: 'fsn1' };
       const steps: Array<{ name: string; run: (attempt: number) => Promise<Outcome<unknown>> }> = [
-        { name: 'network', run: (attempt) => provider.network.ensureNetwork({ ...scope, name: `${clusterId}-net`, cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24' }] }, { attempt }) },
-        { name: 'firewall', run: (attempt) => provider.network.ensureFirewall({ ...scope, name: `${clusterId}-fw`, networkName: `${clusterId}-net`, rules: [{ protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] }, { protocol: 'udp', port: 51820, sourceCidrs: [], fromClusterNodes: true }] }, { attempt }) },
+        {
+          name: 'network',
+          run: (attempt) =>
+            provider.network.ensureNetwork({ ...scope, name: `${clusterId}-net`, cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24' }] }, { attempt }),
+        },
+        {
+          name: 'firewall',
+          run: (attempt) =>
+            provider.network.ensureFirewall(
+              {
+                ...scope,
+                name: `${clusterId}-fw`,
+                networkName: `${clusterId}-net`,
+                rules: [
+                  { protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] },
+                  { protocol: 'udp', port: 51820, sourceCidrs: [], fromClusterNodes: true },
+                ],
+              },
+              { attempt },
+            ),
+        },
         { name: 'ip', run: (attempt) => provider.network.ensureReservedIp({ ...scope, name: `${clusterId}-api` }, { attempt }) },
-        { name: 'key', run: (attempt) => provider.network.ensureSshKey({ ...scope, name: `${clusterId}-key`, publicKey: publicKeyOf(clusterId) }, { attempt }) },
+        {
+          name: 'key',
+          run: (attempt) => provider.network.ensureSshKey({ ...scope, name: `${clusterId}-key`, publicKey: publicKeyOf(clusterId) }, { attempt }),
+        },
         ...Array.from({ length: o.nodesPerCluster }, (_, i) => {
           const request: NodeRequest = {
             name: `${clusterId}-n${String(i + 1).padStart(2, '0')}`,
@@ -121,7 +156,11 @@ export async function runHetznerWorkers(o: HetznerWorkersOptions): Promise<Hetzn
           return { name: request.name, run: (attempt: number) => provider.compute.createNode(request, { attempt }) };
         }),
       ];
-      const chain = (k: number): SimTask => ({ name: `${clusterId}/${steps[k]?.name}`, run: (attempt) => (steps[k] as (typeof steps)[number]).run(attempt), then: () => (k + 1 < steps.length ? [chain(k + 1)] : []) });
+      const chain = (k: number): SimTask => ({
+        name: `${clusterId}/${steps[k]?.name}`,
+        run: (attempt) => (steps[k] as (typeof steps)[number]).run(attempt),
+        then: () => (k + 1 < steps.length ? [chain(k + 1)] : []),
+      });
       chains.push(chain(0));
     }
     const result = await simulate(clock, chains, { maxSteps: 200_000 });

@@ -27,7 +27,9 @@ export interface SynthesisedStack {
 }
 
 /** The stack as `cdk synth` writes it for `account` and `region`; the partition stays AWS::Partition, as in any Region. */
-export function synthesiseKubeplaneStack(options: { account: string; region: string } & Pick<KubeplaneStackProps, 'hostedZoneIds' | 'dnsDomains'>): SynthesisedStack {
+export function synthesiseKubeplaneStack(
+  options: { account: string; region: string } & Pick<KubeplaneStackProps, 'hostedZoneIds' | 'dnsDomains'>,
+): SynthesisedStack {
   const dir = mkdtempSync(join(tmpdir(), 'kubeplane-template-'));
   const bundle = { dir: join(dir, 'handler') };
   mkdirSync(bundle.dir);
@@ -79,7 +81,9 @@ export function resolveIntrinsics(value: unknown, at: Intrinsics): unknown {
 
 /** The one resource of `type` whose logical id starts with `prefix`. */
 export function logicalIdOf(resources: Record<string, TemplateResource>, prefix: string, type: string): string {
-  const found = Object.entries(resources).filter(([id, r]) => id.startsWith(prefix) && r.Type === type).map(([id]) => id);
+  const found = Object.entries(resources)
+    .filter(([id, r]) => id.startsWith(prefix) && r.Type === type)
+    .map(([id]) => id);
   if (found.length !== 1 || found[0] === undefined) throw new Error(`${found.length} resources of type ${type} start with ${prefix}: ${found.join(', ')}`);
   return found[0];
 }
@@ -91,7 +95,8 @@ export function logicalIdOf(resources: Record<string, TemplateResource>, prefix:
 export function rolePolicies(resources: Record<string, TemplateResource>, roleId: string, at: Intrinsics): PolicyDocument[] {
   const role = resources[roleId];
   if (role?.Type !== 'AWS::IAM::Role') throw new Error(`${roleId} is not a role of the template`);
-  if (role.Properties.ManagedPolicyArns !== undefined) throw new Error(`${roleId} has AWS-managed policies, whose statements the template does not hold: ${JSON.stringify(role.Properties.ManagedPolicyArns)}`);
+  if (role.Properties.ManagedPolicyArns !== undefined)
+    throw new Error(`${roleId} has AWS-managed policies, whose statements the template does not hold: ${JSON.stringify(role.Properties.ManagedPolicyArns)}`);
   const attached = (r: TemplateResource) => ((r.Properties.Roles as Array<{ Ref?: string }> | undefined) ?? []).some((x) => x.Ref === roleId);
   return Object.values(resources)
     .filter((r) => (r.Type === 'AWS::IAM::ManagedPolicy' || r.Type === 'AWS::IAM::Policy') && attached(r))

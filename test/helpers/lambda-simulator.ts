@@ -68,20 +68,35 @@ export async function runEventSourceMapping(options: SimulatorOptions): Promise<
     }
     const actions = batch.map((m) => options.onMessage?.(m.body, report.deliveries));
     report.deliveries += batch.length;
-    const records: SQSRecord[] = batch.flatMap((m, i) => (actions[i] === 'twice' ? [{ ...m, copy: false }, { ...m, copy: true }] : [{ ...m, copy: false }])).map((m) => ({
-      // A second copy has its own id, as a second delivery would; its failures are reported under that id.
-      messageId: m.copy ? `${m.receipt}#2` : m.receipt,
-      receiptHandle: m.receipt,
-      body: JSON.stringify(m.body),
-      attributes: { ApproximateReceiveCount: String(m.receiveCount), SentTimestamp: String(clock.now()), SenderId: 'test', ApproximateFirstReceiveTimestamp: String(clock.now()) },
-      messageAttributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, { stringValue: v, dataType: 'String' as const }])),
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:kubeplane-steps',
-      awsRegion: 'eu-central-1',
-    }));
+    const records: SQSRecord[] = batch
+      .flatMap((m, i) =>
+        actions[i] === 'twice'
+          ? [
+              { ...m, copy: false },
+              { ...m, copy: true },
+            ]
+          : [{ ...m, copy: false }],
+      )
+      .map((m) => ({
+        // A second copy has its own id, as a second delivery would; its failures are reported under that id.
+        messageId: m.copy ? `${m.receipt}#2` : m.receipt,
+        receiptHandle: m.receipt,
+        body: JSON.stringify(m.body),
+        attributes: {
+          ApproximateReceiveCount: String(m.receiveCount),
+          SentTimestamp: String(clock.now()),
+          SenderId: 'test',
+          ApproximateFirstReceiveTimestamp: String(clock.now()),
+        },
+        messageAttributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, { stringValue: v, dataType: 'String' as const }])),
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:kubeplane-steps',
+        awsRegion: 'eu-central-1',
+      }));
     const event: SQSEvent = { Records: records };
-    const handlers = report.deliveries <= (options.duplicateUntil ?? 0) ? options.handlers : [options.handlers[report.invocations % options.handlers.length] as SqsHandler];
+    const handlers =
+      report.deliveries <= (options.duplicateUntil ?? 0) ? options.handlers : [options.handlers[report.invocations % options.handlers.length] as SqsHandler];
     report.invocations += handlers.length;
     if (actions.includes('kill')) {
       // The invocation dies mid-way: nothing is deleted, nothing awaited; SQS redelivers after the timeout.

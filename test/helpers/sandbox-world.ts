@@ -1,6 +1,22 @@
 // A kubeplane engine on the sandbox clouds with in-memory ports, for lifecycle tests.
 import { expect } from 'vitest';
-import { ClusterSecrets, Kubeplane, MESH_BUNDLE_KEY, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, parseMeshBundle, validateManifestText, type EngineEvent, type EngineOptions, type Manifest, type MeshBundle, type Redacted, type StepEvent } from '@kubeplane/sdk';
+import {
+  ClusterSecrets,
+  Kubeplane,
+  MESH_BUNDLE_KEY,
+  MemoryLease,
+  MemoryQueue,
+  MemorySecretStore,
+  MemoryStateStore,
+  parseMeshBundle,
+  validateManifestText,
+  type EngineEvent,
+  type EngineOptions,
+  type Manifest,
+  type MeshBundle,
+  type Redacted,
+  type StepEvent,
+} from '@kubeplane/sdk';
 import { Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -42,7 +58,10 @@ export function sandboxWorld(seed = 1, overrides: Partial<EngineOptions> | ((san
 
 /** Names of the machines that are up, across all sandbox clouds. */
 export function liveMachines(sandbox: Sandbox): string[] {
-  return sandbox.liveMachines().map((i) => i.name ?? i.id).sort();
+  return sandbox
+    .liveMachines()
+    .map((i) => i.name ?? i.id)
+    .sort();
 }
 
 /** The mesh bundle in a mesh ConfigMap's data, read without its signature (what the engine published), if any. */

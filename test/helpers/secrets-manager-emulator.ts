@@ -55,7 +55,8 @@ export class SecretsManagerEmulator {
   /** A secret that reads and writes may use: not scheduled for deletion. */
   #live(id: unknown): Secret {
     const s = this.#find(id);
-    if (s.deletedDate !== undefined) throw named('InvalidRequestException', "You can't perform this operation on the secret because it was marked for deletion.");
+    if (s.deletedDate !== undefined)
+      throw named('InvalidRequestException', "You can't perform this operation on the secret because it was marked for deletion.");
     return s;
   }
 
@@ -63,9 +64,16 @@ export class SecretsManagerEmulator {
     switch (op) {
       case 'CreateSecret': {
         const name = String(input.Name);
-        if (this.secrets.get(name)?.deletedDate !== undefined) throw named('InvalidRequestException', "You can't create this secret because a secret with this name is already scheduled for deletion.");
+        if (this.secrets.get(name)?.deletedDate !== undefined)
+          throw named('InvalidRequestException', "You can't create this secret because a secret with this name is already scheduled for deletion.");
         if (this.secrets.has(name)) throw named('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
-        const s: Secret = { name, arn: `arn:aws:secretsmanager:eu-central-1:000000000000:secret:${name}-AbCdEf`, value: String(input.SecretString), tags: (input.Tags as Secret['tags']) ?? [], versions: 1 };
+        const s: Secret = {
+          name,
+          arn: `arn:aws:secretsmanager:eu-central-1:000000000000:secret:${name}-AbCdEf`,
+          value: String(input.SecretString),
+          tags: (input.Tags as Secret['tags']) ?? [],
+          versions: 1,
+        };
         this.secrets.set(name, s);
         return { ARN: s.arn, Name: name, VersionId: `v${s.versions}` };
       }
@@ -89,7 +97,8 @@ export class SecretsManagerEmulator {
           this.secrets.delete(s.name);
           return { ARN: s.arn, Name: s.name, DeletionDate: Date.now() / 1000 };
         }
-        if (s.deletedDate !== undefined) throw named('InvalidRequestException', "You can't perform this operation on the secret because it was already scheduled for deletion.");
+        if (s.deletedDate !== undefined)
+          throw named('InvalidRequestException', "You can't perform this operation on the secret because it was already scheduled for deletion.");
         const days = Number(input.RecoveryWindowInDays ?? 30);
         if (!Number.isInteger(days) || days < 7 || days > 30) throw named('InvalidParameterException', 'RecoveryWindowInDays must be between 7 and 30 days.');
         s.deletedDate = Date.now();
@@ -115,11 +124,22 @@ export class SecretsManagerEmulator {
         const filters = (input.Filters as Array<{ Key: string; Values: string[] }> | undefined) ?? [];
         const prefixes = filters.filter((f) => f.Key === 'name').flatMap((f) => f.Values);
         // Secrets scheduled for deletion are left out unless IncludePlannedDeletion is set.
-        const all = [...this.secrets.values()].filter((s) => s.deletedDate === undefined || input.IncludePlannedDeletion === true).filter((s) => prefixes.length === 0 || prefixes.some((p) => s.name.startsWith(p))).sort((a, b) => a.name.localeCompare(b.name));
+        const all = [...this.secrets.values()]
+          .filter((s) => s.deletedDate === undefined || input.IncludePlannedDeletion === true)
+          .filter((s) => prefixes.length === 0 || prefixes.some((p) => s.name.startsWith(p)))
+          .sort((a, b) => a.name.localeCompare(b.name));
         const start = Number(input.NextToken ?? 0);
         const max = Number(input.MaxResults ?? 100);
         const page = all.slice(start, start + max);
-        return { SecretList: page.map((s) => ({ ARN: s.arn, Name: s.name, Tags: s.tags, ...(s.deletedDate !== undefined ? { DeletedDate: s.deletedDate / 1000 } : {}) })), ...(start + max < all.length ? { NextToken: String(start + max) } : {}) };
+        return {
+          SecretList: page.map((s) => ({
+            ARN: s.arn,
+            Name: s.name,
+            Tags: s.tags,
+            ...(s.deletedDate !== undefined ? { DeletedDate: s.deletedDate / 1000 } : {}),
+          })),
+          ...(start + max < all.length ? { NextToken: String(start + max) } : {}),
+        };
       }
       default:
         throw named('InvalidRequestException', `operation ${op} is not emulated`);

@@ -26,7 +26,11 @@ interface Run {
 
 function kubeplane(args: string[], killAt?: { line: number; delayMs: number }): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let lines = 0;
@@ -85,7 +89,8 @@ async function trial(point: number, line: number, delayMs: number): Promise<stri
   const behind = await ledgerAheadOfWorld(dir);
   if (behind.length) return `${where}, first apply ${how}: the ledger has machines the saved sandbox world does not: ${behind.join(', ')}`;
   const applied = await kubeplane(['apply', MANIFEST, ...flags]);
-  if (applied.code !== 0 || !/\[sandbox\] minimal: DONE/.test(applied.stdout)) return `${where}, first apply ${how}: apply exited ${applied.code}: ${tail(applied.stdout)} ${tail(applied.stderr)}`;
+  if (applied.code !== 0 || !/\[sandbox\] minimal: DONE/.test(applied.stdout))
+    return `${where}, first apply ${how}: apply exited ${applied.code}: ${tail(applied.stdout)} ${tail(applied.stderr)}`;
   const destroyed = await kubeplane(['destroy', MANIFEST, ...flags]);
   if (destroyed.code !== 0 || !/\[sandbox\] minimal: DELETED/.test(destroyed.stdout) || !destroyed.stdout.includes('resources left in the sandbox clouds: 0')) {
     return `${where}, first apply ${how}: destroy exited ${destroyed.code}: ${tail(destroyed.stdout)} ${tail(destroyed.stderr)}`;
@@ -96,7 +101,11 @@ async function trial(point: number, line: number, delayMs: number): Promise<stri
 describe('kill -9 of a real kubeplane apply --sandbox', () => {
   it(`at ${KILL_POINTS} points across the apply, apply then destroy end DONE and DELETED with nothing left`, async () => {
     const random = seeded(13);
-    const points = Array.from({ length: KILL_POINTS }, (_, i) => ({ point: i + 1, line: 1 + Math.round((i * (LINES - 1)) / (KILL_POINTS - 1)), delayMs: Math.floor(random() * 250) }));
+    const points = Array.from({ length: KILL_POINTS }, (_, i) => ({
+      point: i + 1,
+      line: 1 + Math.round((i * (LINES - 1)) / (KILL_POINTS - 1)),
+      delayMs: Math.floor(random() * 250),
+    }));
     const failures: string[] = [];
     const queue = [...points];
     await Promise.all(

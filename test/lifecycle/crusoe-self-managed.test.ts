@@ -25,17 +25,29 @@ describe('GPU workers on Crusoe VMs in a self-managed cluster', () => {
     const status = await w.kp.status('gpu-burst');
     expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
     clusterId = status.clusters['burst']?.id ?? '';
-    expect(gpuVms().map((v) => v.name).sort()).toEqual([`${clusterId}-gpu-01`, `${clusterId}-gpu-02`]);
+    expect(
+      gpuVms()
+        .map((v) => v.name)
+        .sort(),
+    ).toEqual([`${clusterId}-gpu-01`, `${clusterId}-gpu-02`]);
     const nodes = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
-    expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toEqual([`${clusterId}-control-01`, ...gpuVms().map((v) => v.name)].sort());
+    expect(
+      nodes
+        .filter((n) => n.ready)
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual([`${clusterId}-control-01`, ...gpuVms().map((v) => v.name)].sort());
     expect(nodes.find((n) => n.name === `${clusterId}-gpu-01`)?.labels['kubeplane.dev/nodepool']).toBe('gpu');
   });
 
-  it('puts the GPU pool in its own InfiniBand partition and opens only the cluster\'s rules', () => {
+  it("puts the GPU pool in its own InfiniBand partition and opens only the cluster's rules", () => {
     const partition = [...w.sandbox.crusoe.partitions.values()].find((p) => p.name === `${clusterId}-gpu-ib`);
     expect(partition).toBeDefined();
     for (const vm of gpuVms()) expect(vm.partitionId).toBe(partition?.id);
-    const rules = [...w.sandbox.crusoe.firewallRules.values()].filter((r) => r.name.startsWith(`${clusterId}-`)).map((r) => r.name.slice(clusterId.length + 1)).sort();
+    const rules = [...w.sandbox.crusoe.firewallRules.values()]
+      .filter((r) => r.name.startsWith(`${clusterId}-`))
+      .map((r) => r.name.slice(clusterId.length + 1))
+      .sort();
     expect(rules).toEqual(expect.arrayContaining(['us-east1-a-fw-udp-51820', 'us-east1-a-fw-icmp-all', 'us-east1-a-fw-tcp-6443', 'us-east1-a-intra-vpc']));
   });
 

@@ -30,7 +30,9 @@ describe('providers are per project', () => {
     await w.kp.run();
     expect((await w.kp.status('minimal')).state).toBe('DONE');
     expect((await w.kp.status('other')).state).toBe('DONE');
-    expect(new Set(seen.map((s) => s.split('@')[0]))).toEqual(new Set(['{"env":{"credentials":"HCLOUD_TOKEN"}}', '{"env":{"credentials":"OTHER_HCLOUD_TOKEN"}}']));
+    expect(new Set(seen.map((s) => s.split('@')[0]))).toEqual(
+      new Set(['{"env":{"credentials":"HCLOUD_TOKEN"}}', '{"env":{"credentials":"OTHER_HCLOUD_TOKEN"}}']),
+    );
   });
 });
 
@@ -48,11 +50,14 @@ describe('day two', () => {
     const status = await w.kp.status('minimal');
     expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
     expect(liveMachines(w.sandbox)).toHaveLength(4);
-    const ready = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready);
+    const ready = w.sandbox.kubernetes
+      .inventory()
+      .clusters.flatMap((c) => c.nodes)
+      .filter((n) => n.ready);
     expect(ready).toHaveLength(4);
   });
 
-  it('repairs drift on apply --reconcile: a worker deleted behind kubeplane\'s back is created again and joins', async () => {
+  it("repairs drift on apply --reconcile: a worker deleted behind kubeplane's back is created again and joins", async () => {
     const w = sandboxWorld(8);
     sandbox = w.sandbox;
     const m = manifestOf(minimal);
@@ -80,7 +85,12 @@ describe('day two', () => {
     expect(after.state, JSON.stringify(after.clusters)).toBe('DONE');
     expect(liveMachines(w.sandbox)).toEqual(machines);
     const nodes = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
-    expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toEqual([...machines].sort());
+    expect(
+      nodes
+        .filter((n) => n.ready)
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual([...machines].sort());
     expect(w.events.some((e) => e.type === 'resource-deleted' && e.kind === 'machine' && (e as { name: string }).name === victim)).toBe(true);
   });
 
@@ -95,7 +105,10 @@ describe('day two', () => {
     const before = w.sandbox.inventory().find((i) => i.name === worker)?.id;
     expect(w.sandbox.kubernetes.hangKubelet(worker)).toBe(true);
     w.sandbox.clock.advance(15 * 60_000);
-    const notReady = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).find((n) => n.name === worker);
+    const notReady = w.sandbox.kubernetes
+      .inventory()
+      .clusters.flatMap((c) => c.nodes)
+      .find((n) => n.name === worker);
     expect(notReady?.ready).toBe(false);
 
     await w.kp.apply(m, { reconcile: true });
@@ -106,7 +119,12 @@ describe('day two', () => {
     // The same name on a new machine, Ready.
     expect(w.sandbox.inventory().find((i) => i.name === worker)?.id).not.toBe(before);
     const nodes = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
-    expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toEqual([...machines].sort());
+    expect(
+      nodes
+        .filter((n) => n.ready)
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual([...machines].sort());
     const replaced = w.events.find((e) => e.type === 'step-done' && e.step === 'await-nodes' && /was NotReady for more than 10 minutes/.test(e.message));
     expect(replaced).toBeDefined();
   });

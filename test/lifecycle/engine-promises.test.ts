@@ -5,7 +5,25 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { clusterKey, KubeplaneError, pending, FileLease, FileQueue, FileSecretStore, FileStateStore, MemoryLease, MemoryQueue, MemorySecretStore, systemClock, validateManifestText, type ClusterRecord, type ProviderFactory, type Redacted, type SendOptions, type StepEvent } from '@kubeplane/sdk';
+import {
+  clusterKey,
+  KubeplaneError,
+  pending,
+  FileLease,
+  FileQueue,
+  FileSecretStore,
+  FileStateStore,
+  MemoryLease,
+  MemoryQueue,
+  MemorySecretStore,
+  systemClock,
+  validateManifestText,
+  type ClusterRecord,
+  type ProviderFactory,
+  type Redacted,
+  type SendOptions,
+  type StepEvent,
+} from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
@@ -69,7 +87,7 @@ class QueueThatFailsOnce<T> extends MemoryQueue<T> {
 }
 
 describe('incarnations', () => {
-  it('applies, destroys and applies again within the queue\'s deduplication window, and the cluster ends DONE', async () => {
+  it("applies, destroys and applies again within the queue's deduplication window, and the cluster ends DONE", async () => {
     const w = sandboxWorld(31);
     sandbox = w.sandbox;
     const m = manifestOf(minimal);
@@ -314,7 +332,7 @@ describe('long manifest names', () => {
   const named = (name: string) => minimal.replace('name: minimal\n', `name: ${name}\n`);
   const longest = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
 
-  it('accepts a metadata.name of 253 characters, Kubernetes\' limit for object names, and refuses 254', () => {
+  it("accepts a metadata.name of 253 characters, Kubernetes' limit for object names, and refuses 254", () => {
     expect(longest).toHaveLength(253);
     expect(validateManifestText(named(longest)).errors).toEqual([]);
     expect(validateManifestText(named(`${longest}d`)).errors.map((e) => e.path)).toEqual(['metadata.name']);
@@ -389,7 +407,8 @@ describe('a step told to retry very soon', () => {
         if (compute && !wrapped.has(compute)) {
           wrapped.add(compute);
           const serverTypes = compute.serverTypes.bind(compute);
-          compute.serverTypes = async (r, c) => (sb.clock.now() < busyUntil ? pending('throttled', 0.05, 'rate budget hetzner is spent; next request possible in 0.05 s') : serverTypes(r, c));
+          compute.serverTypes = async (r, c) =>
+            sb.clock.now() < busyUntil ? pending('throttled', 0.05, 'rate budget hetzner is spent; next request possible in 0.05 s') : serverTypes(r, c);
         }
         return provider;
       };

@@ -36,7 +36,9 @@ function machines(s: Sandbox): Machine[] {
     for (const i of ec2.instances.values()) {
       if (i.terminateRequestedAt !== undefined) continue;
       const eip = [...ec2.addresses.values()].find((a) => a.instanceId === i.id)?.publicIp;
-      const inbound = i.groups.flatMap((g) => ec2.securityGroups.get(g)?.ingress ?? []).map((p) => ({ port: `${p.protocol}/${p.from}`, sources: p.cidrs.map((c) => c.cidr) }));
+      const inbound = i.groups
+        .flatMap((g) => ec2.securityGroups.get(g)?.ingress ?? [])
+        .map((p) => ({ port: `${p.protocol}/${p.from}`, sources: p.cidrs.map((c) => c.cidr) }));
       out.push({ name: i.tags['kubeplane.dev/name'] ?? i.id, publicIp: eip ?? i.publicIp ?? '', inbound });
     }
   }

@@ -38,7 +38,10 @@ async function kubeConfigMap(kp: Kubeplane): Promise<{ data: Record<string, stri
 
 const htzWorkers = (n: number) => hybrid.replace(/count: 3\n(\s+)serverType: cpx42/, `count: ${n}\n$1serverType: cpx42`);
 const withExtraPool = hybrid
-  .replace('kubernetes:\n', '    - name: aws-extra\n      providerSpec: { name: aws-1, region: eu-west-1 }\n      count: 2\n      serverType: m6i.large\n      image: ami-0694d931cee176e7d\nkubernetes:\n')
+  .replace(
+    'kubernetes:\n',
+    '    - name: aws-extra\n      providerSpec: { name: aws-1, region: eu-west-1 }\n      count: 2\n      serverType: m6i.large\n      image: ami-0694d931cee176e7d\nkubernetes:\n',
+  )
   .replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker, aws-extra]');
 
 describe('the hybrid example on the sandbox', () => {
@@ -63,14 +66,24 @@ describe('the hybrid example on the sandbox', () => {
     const { sandbox, kp, events } = world(7);
     await applyAndRun(kp, hybrid);
     const machines = () => liveMachines(sandbox).length;
-    const ready = () => sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).map((n) => n.name).sort();
+    const ready = () =>
+      sandbox.kubernetes
+        .inventory()
+        .clusters.flatMap((c) => c.nodes)
+        .filter((n) => n.ready)
+        .map((n) => n.name)
+        .sort();
     expect(machines()).toBe(10);
 
     await applyAndRun(kp, htzWorkers(5));
     expect(machines()).toBe(12);
     expect(ready()).toHaveLength(10);
     // The load balancer's https role now targets the two new workers too (published for the LB nodes' sync agent).
-    const overlayOf = (name: string) => sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).find((n) => n.name.endsWith(name))?.internalIp;
+    const overlayOf = (name: string) =>
+      sandbox.kubernetes
+        .inventory()
+        .clusters.flatMap((c) => c.nodes)
+        .find((n) => n.name.endsWith(name))?.internalIp;
     const lbConfig = async () => meshBundleOf((await kubeConfigMap(kp)).data)?.loadBalancers['hybrid-lb'] ?? '';
     for (const w of ['htz-worker-04', 'htz-worker-05']) expect(await lbConfig()).toContain(`${overlayOf(w)}:30443`);
 
@@ -97,11 +110,13 @@ describe('the hybrid example on the sandbox', () => {
     expect(await kp.projects()).toEqual([]);
   });
 
-  it('changes a load balancer\'s roles in place: the firewall opens the new port, and the LB nodes get the new nginx configuration', async () => {
+  it("changes a load balancer's roles in place: the firewall opens the new port, and the LB nodes get the new nginx configuration", async () => {
     const { sandbox, kp } = world(9);
     await applyAndRun(kp, hybrid);
-    const withHttp = hybrid
-      .replace('  clusters:\n    - name: hybrid-lb\n      roles: [apiserver, https]', '    - name: http\n      protocol: tcp\n      port: 80\n      targetPort: 30080\n      targetPools: [htz-worker]\n  clusters:\n    - name: hybrid-lb\n      roles: [apiserver, https, http]');
+    const withHttp = hybrid.replace(
+      '  clusters:\n    - name: hybrid-lb\n      roles: [apiserver, https]',
+      '    - name: http\n      protocol: tcp\n      port: 80\n      targetPort: 30080\n      targetPools: [htz-worker]\n  clusters:\n    - name: hybrid-lb\n      roles: [apiserver, https, http]',
+    );
     expect(withHttp).not.toBe(hybrid);
     const machinesBefore = liveMachines(sandbox);
     const { result } = await applyAndRun(kp, withHttp);
@@ -115,7 +130,7 @@ describe('the hybrid example on the sandbox', () => {
     expect(rules).toContain('tcp/80');
   });
 
-  it('renews the load-balancer nodes\' mesh-reader certificates before they expire, and publishes them signed (never their keys)', async () => {
+  it("renews the load-balancer nodes' mesh-reader certificates before they expire, and publishes them signed (never their keys)", async () => {
     const w = world(5);
     const { sandbox, kp } = w;
     await applyAndRun(kp, hybrid);
@@ -128,8 +143,14 @@ describe('the hybrid example on the sandbox', () => {
       writeFileSync(join(dir, 'ca.pem'), ca);
       const check = (pem: string, at: Date) => {
         writeFileSync(join(dir, 'cert.pem'), pem);
-        const verify = spawnSync('openssl', ['verify', '-purpose', 'sslclient', '-attime', String(Math.floor(at.getTime() / 1000)), '-CAfile', join(dir, 'ca.pem'), join(dir, 'cert.pem')], { encoding: 'utf8' });
-        const subject = spawnSync('openssl', ['x509', '-in', join(dir, 'cert.pem'), '-noout', '-subject', '-enddate', '-nameopt', 'RFC2253'], { encoding: 'utf8' }).stdout;
+        const verify = spawnSync(
+          'openssl',
+          ['verify', '-purpose', 'sslclient', '-attime', String(Math.floor(at.getTime() / 1000)), '-CAfile', join(dir, 'ca.pem'), join(dir, 'cert.pem')],
+          { encoding: 'utf8' },
+        );
+        const subject = spawnSync('openssl', ['x509', '-in', join(dir, 'cert.pem'), '-noout', '-subject', '-enddate', '-nameopt', 'RFC2253'], {
+          encoding: 'utf8',
+        }).stdout;
         return { ok: verify.status === 0, subject };
       };
       for (const [node, pem] of Object.entries(first)) {
@@ -167,7 +188,13 @@ describe('the hybrid example on the sandbox', () => {
     expect(secretLine).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
     const keys = await w.options.state.list('');
     const state = await Promise.all(keys.map((k) => w.options.state.get(k)));
-    const dump = JSON.stringify({ state, events: w.events, plan: result.plan, replan: await kp.plan(manifestOf(hybrid)), mesh: (await kubeConfigMap(kp)).data });
+    const dump = JSON.stringify({
+      state,
+      events: w.events,
+      plan: result.plan,
+      replan: await kp.plan(manifestOf(hybrid)),
+      mesh: (await kubeConfigMap(kp)).data,
+    });
     expect(dump).toContain('hybrid');
     expect(dump).not.toContain(secretLine);
     expect(dump).not.toContain('PRIVATE KEY');

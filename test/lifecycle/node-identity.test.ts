@@ -16,7 +16,13 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function created(text: string, seed: number, project: string, cluster: string, machines = false): Promise<{ w: World; k8s: KubernetesApi; nodes: () => Promise<KubeNode[]> }> {
+async function created(
+  text: string,
+  seed: number,
+  project: string,
+  cluster: string,
+  machines = false,
+): Promise<{ w: World; k8s: KubernetesApi; nodes: () => Promise<KubeNode[]> }> {
   const w = sandboxWorld(seed, (s) => (machines ? { machines: s.staticMachines.access() } : {}));
   sandbox = w.sandbox;
   const manifest = manifestOf(text);
@@ -58,7 +64,7 @@ describe('node identity on Hetzner', () => {
     }
   });
 
-  it('gives a replacement machine\'s Node its own providerID, and the API refuses to change a set one', async () => {
+  it("gives a replacement machine's Node its own providerID, and the API refuses to change a set one", async () => {
     const { w, k8s, nodes } = await created(example('minimal.yaml'), 22, 'minimal', 'minimal');
     const worker = liveMachines(w.sandbox).find((n) => n.includes('-workers-')) ?? '';
     const before = (await nodes()).find((n) => n.name === worker)?.providerId;
@@ -87,10 +93,16 @@ describe('node identity on Hetzner', () => {
 });
 
 describe('node identity through day two', () => {
-  it('keeps every Node\'s identity through an in-place upgrade, and a worker added in the same apply gets its own', async () => {
+  it("keeps every Node's identity through an in-place upgrade, and a worker added in the same apply gets its own", async () => {
     const { w, nodes } = await created(example('minimal.yaml'), 26, 'minimal', 'minimal');
     const before = Object.fromEntries((await nodes()).map((n) => [n.name, n.providerId]));
-    await w.kp.apply(manifestOf(example('minimal.yaml').replace('"1.34.2"', '"1.35.0"').replace(/count: 2\n(\s+)serverType: cpx32/, 'count: 3\n$1serverType: cpx32')));
+    await w.kp.apply(
+      manifestOf(
+        example('minimal.yaml')
+          .replace('"1.34.2"', '"1.35.0"')
+          .replace(/count: 2\n(\s+)serverType: cpx32/, 'count: 3\n$1serverType: cpx32'),
+      ),
+    );
     await w.kp.run();
     expect((await w.kp.status('minimal')).state).toBe('DONE');
     const after = await nodes();
@@ -106,7 +118,7 @@ describe('node identity through day two', () => {
 });
 
 describe('node identity on AWS beside Hetzner', () => {
-  it('gives AWS Nodes aws:///<zone>/<instance id> with the region, the instance\'s zone and type, and Hetzner Nodes theirs', async () => {
+  it("gives AWS Nodes aws:///<zone>/<instance id> with the region, the instance's zone and type, and Hetzner Nodes theirs", async () => {
     const { w, nodes } = await created(example('hybrid-aws-hetzner.yaml'), 23, 'hybrid', 'hybrid');
     const all = await nodes();
     expect(all).toHaveLength(8);
@@ -136,7 +148,10 @@ describe('node identity on Crusoe', () => {
       expect(gpusOfNode({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels: node.labels } })).toEqual({ count: 8, model: 'H100-80GB-SXM' });
     }
     const control = (await nodes()).find((n) => n.name.includes('-control-'));
-    expect(gpusOfNode({ apiVersion: 'v1', kind: 'Node', metadata: { name: control?.name ?? '', labels: control?.labels ?? {} } })).toEqual({ count: 0, model: '' });
+    expect(gpusOfNode({ apiVersion: 'v1', kind: 'Node', metadata: { name: control?.name ?? '', labels: control?.labels ?? {} } })).toEqual({
+      count: 0,
+      model: '',
+    });
   });
 });
 
@@ -148,7 +163,13 @@ describe('node identity on static machines', () => {
     expect(statics).toHaveLength(4);
     for (const node of statics) {
       expect(node.providerId).toBe(`kubeplane://static/${node.name}`);
-      expect(identity(node)).toEqual({ region: undefined, zone: undefined, type: undefined, provider: 'static', pool: node.name.includes('-rack-gpu-') ? 'rack-gpu' : 'rack-control' });
+      expect(identity(node)).toEqual({
+        region: undefined,
+        zone: undefined,
+        type: undefined,
+        provider: 'static',
+        pool: node.name.includes('-rack-gpu-') ? 'rack-gpu' : 'rack-control',
+      });
     }
     for (const node of all.filter((n) => n.name.includes('-htz-overflow-'))) {
       expect(identity(node)).toEqual({ region: 'nbg1', zone: 'nbg1-dc3', type: 'cpx32', provider: 'hetzner', pool: 'htz-overflow' });

@@ -60,7 +60,8 @@ function workersRefused(sb: Sandbox, refuse: { workers: boolean }): ProviderFact
       wrapped.add(compute);
       const create = compute.createNode.bind(compute);
       compute.createNode = (request, context) => {
-        if (refuse.workers && request.name.includes('workers')) return Promise.reject(new KubeplaneError('throttled', 'rate limit exceeded', { retryAfterSeconds: 5 }));
+        if (refuse.workers && request.name.includes('workers'))
+          return Promise.reject(new KubeplaneError('throttled', 'rate limit exceeded', { retryAfterSeconds: 5 }));
         return create(request, context);
       };
     }
@@ -76,37 +77,49 @@ async function recordOf(w: World, project: string): Promise<ClusterRecord> {
 }
 
 describe('two overlapping invocations of the step that creates the machines', () => {
-  it.each(['first', 'second'] as const)('issue one PKI between them: workers created after them join the cluster their control plane formed (the %s to store waits)', async (waits) => {
-    // While set, a live holder's lease counts as run out: the next contender gets it at once.
-    const lease = { runOut: false };
-    const secrets = new SecretsInterleaved(waits);
-    // The overlapping invocations create the control plane only; the workers come in a later invocation, rendered
-    // from the stored PKI, so they join only if it is the one the control plane was created with.
-    const refuse = { workers: true };
-    const w = sandboxWorld(41, (sb) => ({ lease: new MemoryLease(sb.clock, { runsOut: () => lease.runOut }), secrets, providers: workersRefused(sb, refuse) }));
-    sandbox = w.sandbox;
-    await w.kp.apply(manifestOf(minimal));
-    let r = await recordOf(w, 'minimal');
-    for (let i = 0; i < 100 && r.step.name !== 'create-nodes'; i++) {
-      await w.kp.run({ maxMessages: 1 });
-      r = await recordOf(w, 'minimal');
-    }
-    expect(r.step.name).toBe('create-nodes');
+  it.each(['first', 'second'] as const)(
+    'issue one PKI between them: workers created after them join the cluster their control plane formed (the %s to store waits)',
+    async (waits) => {
+      // While set, a live holder's lease counts as run out: the next contender gets it at once.
+      const lease = { runOut: false };
+      const secrets = new SecretsInterleaved(waits);
+      // The overlapping invocations create the control plane only; the workers come in a later invocation, rendered
+      // from the stored PKI, so they join only if it is the one the control plane was created with.
+      const refuse = { workers: true };
+      const w = sandboxWorld(41, (sb) => ({
+        lease: new MemoryLease(sb.clock, { runsOut: () => lease.runOut }),
+        secrets,
+        providers: workersRefused(sb, refuse),
+      }));
+      sandbox = w.sandbox;
+      await w.kp.apply(manifestOf(minimal));
+      let r = await recordOf(w, 'minimal');
+      for (let i = 0; i < 100 && r.step.name !== 'create-nodes'; i++) {
+        await w.kp.run({ maxMessages: 1 });
+        r = await recordOf(w, 'minimal');
+      }
+      expect(r.step.name).toBe('create-nodes');
 
-    // Both find no PKI yet and both issue one; each creates machines with what it holds.
-    lease.runOut = true;
-    secrets.meet = true;
-    const late = new Engine({ ...w.options, workerId: 'late-holder' });
-    const event = w.kp.engine.eventOf(r);
-    await Promise.all([late.handle(event), w.kp.engine.handle(event)]);
-    lease.runOut = false;
-    secrets.meet = false;
-    refuse.workers = false;
+      // Both find no PKI yet and both issue one; each creates machines with what it holds.
+      lease.runOut = true;
+      secrets.meet = true;
+      const late = new Engine({ ...w.options, workerId: 'late-holder' });
+      const event = w.kp.engine.eventOf(r);
+      await Promise.all([late.handle(event), w.kp.engine.handle(event)]);
+      lease.runOut = false;
+      secrets.meet = false;
+      refuse.workers = false;
 
-    await w.kp.run();
-    const status = await w.kp.status('minimal');
-    expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
-    const ready = w.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).map((n) => n.name.replace(/^.*-(\w+-\d+)$/, '$1')).sort();
-    expect(ready).toEqual(['control-01', 'workers-01', 'workers-02']);
-  });
+      await w.kp.run();
+      const status = await w.kp.status('minimal');
+      expect(status.state, JSON.stringify(status.clusters)).toBe('DONE');
+      const ready = w.sandbox.kubernetes
+        .inventory()
+        .clusters.flatMap((c) => c.nodes)
+        .filter((n) => n.ready)
+        .map((n) => n.name.replace(/^.*-(\w+-\d+)$/, '$1'))
+        .sort();
+      expect(ready).toEqual(['control-01', 'workers-01', 'workers-02']);
+    },
+  );
 });

@@ -9,7 +9,8 @@ import type { Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');
-const autoscaled = (min: number, max: number) => minimal.replace(/count: 2\n(\s+)serverType: cpx32/, `autoscaler: { min: ${min}, max: ${max} }\n$1serverType: cpx32`);
+const autoscaled = (min: number, max: number) =>
+  minimal.replace(/count: 2\n(\s+)serverType: cpx32/, `autoscaler: { min: ${min}, max: ${max} }\n$1serverType: cpx32`);
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
@@ -83,7 +84,9 @@ describe('Kubeplane.scalePool', () => {
     const left = (await workers(w.kp))?.nodes.map((n) => n.name);
     expect(left).toEqual([names[0], names[2]]);
     expect(liveMachines(w.sandbox)).not.toContain(middle);
-    expect((await errorOf(w.kp.scalePool('minimal', 'minimal', 'workers', 1, { removeNodes: ['nope'] }))).message).toContain('node nope is not in pool workers');
+    expect((await errorOf(w.kp.scalePool('minimal', 'minimal', 'workers', 1, { removeNodes: ['nope'] }))).message).toContain(
+      'node nope is not in pool workers',
+    );
   });
 
   it('takes two concurrent scale calls one after the other (compare-and-swap): the last target wins, nothing is lost', async () => {
@@ -96,7 +99,7 @@ describe('Kubeplane.scalePool', () => {
     expect(liveMachines(w.sandbox)).toHaveLength(1 + (target ?? 0));
   });
 
-  it('takes a scale while the cluster\'s flow runs: the flow starts again toward the new target', async () => {
+  it("takes a scale while the cluster's flow runs: the flow starts again toward the new target", async () => {
     const w = await built();
     await w.kp.scalePool('minimal', 'minimal', 'workers', 2);
     await w.kp.run({ maxMessages: 4 });
@@ -143,7 +146,12 @@ describe('Kubeplane.scalePool', () => {
     expect(group).toMatchObject({ id: 'workers', min: 0, max: 3, target: 0, nodes: [], serverType: 'cpx32' });
     // Hetzner's cpx32: 4 vCPU, 8 GB.
     expect(group?.template).toMatchObject({ cpu: 4, memoryGiB: 8, gpus: 0, pods: 110 });
-    expect(group?.template.labels).toMatchObject({ 'kubeplane.dev/pool': 'workers', 'kubeplane.dev/provider': 'hetzner', 'node.kubernetes.io/instance-type': 'cpx32', 'topology.kubernetes.io/region': 'fsn1' });
+    expect(group?.template.labels).toMatchObject({
+      'kubeplane.dev/pool': 'workers',
+      'kubeplane.dev/provider': 'hetzner',
+      'node.kubernetes.io/instance-type': 'cpx32',
+      'topology.kubernetes.io/region': 'fsn1',
+    });
   });
 
   it('reads the instance catalog once, however often an autoscaler asks for the node groups', async () => {
@@ -153,7 +161,7 @@ describe('Kubeplane.scalePool', () => {
     expect(w.sandbox.totalCalls() - before).toBeLessThanOrEqual(1);
   });
 
-  it('takes the template\'s size from the server type, not from a machineSpec that asks for more', async () => {
+  it("takes the template's size from the server type, not from a machineSpec that asks for more", async () => {
     const w = sandboxWorld(32);
     sandbox = w.sandbox;
     await w.kp.apply(manifestOf(autoscaled(0, 2).replace(/serverType: cpx32/, 'serverType: cpx32\n      machineSpec: { cpuCount: 16, memory: 32 }')));

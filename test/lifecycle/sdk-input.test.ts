@@ -37,7 +37,12 @@ describe('Kubeplane given input its types do not vouch for', () => {
   it('refuses what is not an object at all, saying what it got', async () => {
     w = sandboxWorld(1);
     const kp = w.kp;
-    for (const [input, got] of [[null, 'null'], ['minimal.yaml', 'string'], [[], 'an array'], [undefined, 'undefined']] as const) {
+    for (const [input, got] of [
+      [null, 'null'],
+      ['minimal.yaml', 'string'],
+      [[], 'an array'],
+      [undefined, 'undefined'],
+    ] as const) {
       const e = await refusal(() => kp.apply(input as unknown as Manifest));
       expect(e.message).toBe(`apply takes a manifest (from validateManifestText, validateManifestFile or validateManifestObject), not ${got}`);
     }
@@ -87,7 +92,13 @@ describe('status of a project that does not exist', () => {
     w = sandboxWorld(1);
     const kp = w.kp;
     const missing = undefined as unknown as string;
-    for (const call of [() => kp.destroy(missing), () => kp.destroyCluster(missing, 'c'), () => kp.kubeconfig(missing, 'c'), () => kp.reconcile(''), () => kp.destroy('')]) {
+    for (const call of [
+      () => kp.destroy(missing),
+      () => kp.destroyCluster(missing, 'c'),
+      () => kp.kubeconfig(missing, 'c'),
+      () => kp.reconcile(''),
+      () => kp.destroy(''),
+    ]) {
       expect(await refusal(call)).toMatchObject({ kind: 'invalid', code: 'InvalidProject' });
     }
   });

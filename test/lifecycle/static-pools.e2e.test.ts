@@ -36,12 +36,29 @@ describe('a static pool that shrinks', () => {
     // A workload on the node that goes: the drain must evict it before the machine is reset.
     const cluster = world.sandbox.kubernetes.inventory().clusters[0];
     const api = world.sandbox.kubernetes.cluster(cluster?.endpoint ?? '');
-    api?.create('pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gpu-job', namespace: 'default' }, spec: { nodeName: gone?.name, containers: [{ name: 'job', image: 'busybox' }] } }, world.sandbox.clock.now());
-    const pods = () => world.sandbox.kubernetes.inventory().clusters.flatMap((c) => c.pods).filter((p) => p.name === 'gpu-job');
+    api?.create(
+      'pods',
+      'default',
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'gpu-job', namespace: 'default' },
+        spec: { nodeName: gone?.name, containers: [{ name: 'job', image: 'busybox' }] },
+      },
+      world.sandbox.clock.now(),
+    );
+    const pods = () =>
+      world.sandbox.kubernetes
+        .inventory()
+        .clusters.flatMap((c) => c.pods)
+        .filter((p) => p.name === 'gpu-job');
     expect(pods()).toMatchObject([{ node: gone?.name }]);
 
     events.length = 0;
-    const evictions = () => Object.entries(world.sandbox.calls()).filter(([k]) => k.includes('/eviction')).reduce((n, [, v]) => n + v, 0);
+    const evictions = () =>
+      Object.entries(world.sandbox.calls())
+        .filter(([k]) => k.includes('/eviction'))
+        .reduce((n, [, v]) => n + v, 0);
     const evictedBefore = evictions();
     await kp.apply(manifestOf(example));
     await kp.run();

@@ -30,22 +30,26 @@ function stageRows(stdout: string): Array<{ stage: string; result: string; hands
 
 describe('the whole lifecycle with every machine in a network namespace (--netns)', () => {
   for (const example of ['minimal.yaml', 'hybrid-aws-hetzner.yaml']) {
-    it(`${example}: every stage DONE with X/Y overlay handshakes, X = Y, a rebooted worker keeps its peers, nothing leaked`, async () => {
-      const stdout = await lifecycleNetns(example);
-      const rows = stageRows(stdout);
-      expect(rows.map((r) => r.stage)).toEqual(expect.arrayContaining(['create', 'destroy']));
-      expect(rows.some((r) => r.stage.startsWith('upgrade '))).toBe(true);
-      for (const row of rows.filter((r) => r.stage !== 'destroy')) {
-        expect(row.result, row.stage).toBe('DONE');
-        const [x, y] = row.handshakes.split('/').map(Number);
-        expect(y, row.stage).toBeGreaterThan(0);
-        expect(x, row.stage).toBe(y);
-      }
-      expect(rows.at(-1)).toMatchObject({ stage: 'destroy', result: 'DELETED' });
-      const reboot = /rebooted \S+: overlay handshakes: (\d+)\/(\d+)/.exec(stdout);
-      expect(reboot, stdout).not.toBeNull();
-      expect(reboot?.[1]).toBe(reboot?.[2]);
-      expect(stdout).toContain('leaked resources: 0');
-    }, 15 * 60_000);
+    it(
+      `${example}: every stage DONE with X/Y overlay handshakes, X = Y, a rebooted worker keeps its peers, nothing leaked`,
+      async () => {
+        const stdout = await lifecycleNetns(example);
+        const rows = stageRows(stdout);
+        expect(rows.map((r) => r.stage)).toEqual(expect.arrayContaining(['create', 'destroy']));
+        expect(rows.some((r) => r.stage.startsWith('upgrade '))).toBe(true);
+        for (const row of rows.filter((r) => r.stage !== 'destroy')) {
+          expect(row.result, row.stage).toBe('DONE');
+          const [x, y] = row.handshakes.split('/').map(Number);
+          expect(y, row.stage).toBeGreaterThan(0);
+          expect(x, row.stage).toBe(y);
+        }
+        expect(rows.at(-1)).toMatchObject({ stage: 'destroy', result: 'DELETED' });
+        const reboot = /rebooted \S+: overlay handshakes: (\d+)\/(\d+)/.exec(stdout);
+        expect(reboot, stdout).not.toBeNull();
+        expect(reboot?.[1]).toBe(reboot?.[2]);
+        expect(stdout).toContain('leaked resources: 0');
+      },
+      15 * 60_000,
+    );
   }
 });

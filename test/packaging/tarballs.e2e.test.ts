@@ -24,13 +24,21 @@ let tarballs: Array<{ name: string; filename: string; files: Array<{ path: strin
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubeplane-fresh-project-'));
-  const packed = await exec('npm', ['pack', '--json', '--pack-destination', dir, '-w', 'packages/sdk', '-w', 'packages/providers', '-w', 'packages/sandbox', '-w', 'packages/handlers'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  const packed = await exec(
+    'npm',
+    ['pack', '--json', '--pack-destination', dir, '-w', 'packages/sdk', '-w', 'packages/providers', '-w', 'packages/sandbox', '-w', 'packages/handlers'],
+    { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+  );
   tarballs = JSON.parse(packed.stdout) as typeof tarballs;
   const app = join(dir, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }, null, 2));
   // All four at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it.
-  await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename))], { cwd: app, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
+  await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename))], {
+    cwd: app,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 600_000,
+  });
 }, 660_000);
 
 afterAll(async () => {
@@ -38,8 +46,14 @@ afterAll(async () => {
 });
 
 async function compile(project: string, compilerOptions: Record<string, unknown>, files: string[]): Promise<void> {
-  await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, types: ['node'], typeRoots, outDir: 'out', ...compilerOptions }, files }));
-  const r = await exec(process.execPath, [tsc, '-p', project]).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? 'tsc failed' }));
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, types: ['node'], typeRoots, outDir: 'out', ...compilerOptions }, files }),
+  );
+  const r = await exec(process.execPath, [tsc, '-p', project]).catch((e: { stdout?: string; stderr?: string }) => ({
+    stdout: e.stdout ?? '',
+    stderr: e.stderr ?? 'tsc failed',
+  }));
   expect(`${r.stdout}${r.stderr}`).toBe('');
 }
 
@@ -49,14 +63,19 @@ describe('the packed packages', () => {
     for (const t of tarballs) {
       const paths = t.files.map((f) => f.path);
       expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts']));
-      expect(paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo/.test(p)), t.name).toEqual([]);
+      expect(
+        paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo/.test(p)),
+        t.name,
+      ).toEqual([]);
     }
   });
 
   it('keep the sandbox clouds out of the real providers: no emulator in @kubeplane/providers, no test tooling among its dependencies', async () => {
     const providers = tarballs.find((t) => t.name === '@kubeplane/providers');
     expect(providers?.files.map((f) => f.path).filter((p) => /sandbox|emulator/i.test(p))).toEqual([]);
-    const installed = JSON.parse(await readFile(join(dir, 'app', 'node_modules', '@kubeplane', 'providers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const installed = JSON.parse(await readFile(join(dir, 'app', 'node_modules', '@kubeplane', 'providers', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(installed.dependencies).filter((d) => /msw|vitest|fast-check|@kubeplane\/sandbox/.test(d))).toEqual([]);
     // Importing the providers loads no AWS SDK client until an AWS provider makes a call (a Hetzner user never pays
     // for it): with the EC2 client's package moved away, the import still succeeds.
@@ -64,7 +83,11 @@ describe('the packed packages', () => {
     const ec2 = dirname(createRequire(join(app, 'node_modules', '@kubeplane', 'providers', 'package.json')).resolve('@aws-sdk/client-ec2/package.json'));
     await rename(ec2, `${ec2}.away`);
     try {
-      const r = await exec(process.execPath, ['--input-type=module', '-e', "const p = await import('@kubeplane/providers'); console.log(typeof p.AwsProvider)"], { cwd: app, env: userEnv });
+      const r = await exec(
+        process.execPath,
+        ['--input-type=module', '-e', "const p = await import('@kubeplane/providers'); console.log(typeof p.AwsProvider)"],
+        { cwd: app, env: userEnv },
+      );
       expect(r.stdout.trim()).toBe('function');
     } finally {
       await rename(`${ec2}.away`, ec2);
@@ -93,7 +116,10 @@ await local.close();
 `,
     );
     await compile(app, { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext' }, ['script.ts']);
-    const r = await exec(process.execPath, [join(app, 'out', 'script.js')], { cwd: app, env: { ...userEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    const r = await exec(process.execPath, [join(app, 'out', 'script.js')], {
+      cwd: app,
+      env: { ...userEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
     expect(JSON.parse(r.stdout.trim().split('\n').pop() ?? '')).toEqual({ state: 'DONE', gone: true, left: 0 });
   }, 180_000);
 
@@ -133,7 +159,10 @@ process.once('SIGTERM', () => server.close(() => local.close()));
       const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: await readFile(join(root, 'examples', 'minimal.yaml')) });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { operations: number }).operations).toBeGreaterThan(5);
-      const bad = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'apiVersion: kubeplane.dev/v1\nkind: Manifest\nmetadata: {name: Bad_Name}\n' });
+      const bad = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        body: 'apiVersion: kubeplane.dev/v1\nkind: Manifest\nmetadata: {name: Bad_Name}\n',
+      });
       expect(bad.status).toBe(400);
     } finally {
       child.kill('SIGTERM');

@@ -64,7 +64,13 @@ describe('two deliveries of one step in one Lambda container', { timeout: LIFECY
     await world.kp.apply(manifestOf(minimal));
     // The same handler (one engine, one worker id) invoked twice at once with each of the first batches
     // (prepare, networks, create-nodes and the copies they cause).
-    const run = await runEventSourceMapping({ queue: world.queue, handlers: [world.handler, world.handler], duplicateUntil: 12, clock: world.sandbox.clock, maxDeliveries: 2000 });
+    const run = await runEventSourceMapping({
+      queue: world.queue,
+      handlers: [world.handler, world.handler],
+      duplicateUntil: 12,
+      clock: world.sandbox.clock,
+      maxDeliveries: 2000,
+    });
     expect(run.stopped).toBe('idle');
     expect((await world.kp.status('minimal')).clusters.minimal?.state).toBe('DONE');
     expect(secretWrites() - writesBefore).toBe(worlds.emulators.secretsEmulator.secrets.size - secretsBefore);
@@ -75,7 +81,7 @@ describe('two deliveries of one step in one Lambda container', { timeout: LIFECY
 });
 
 describe('a step message whose cluster is held by a crashed invocation', { timeout: LIFECYCLE_TIMEOUT }, () => {
-  it('is re-sent after 2, 4, 8 … s, so the crashed holder\'s 120 s lease costs a handful of invocations, not one every 2 s', async () => {
+  it("is re-sent after 2, 4, 8 … s, so the crashed holder's 120 s lease costs a handful of invocations, not one every 2 s", async () => {
     const world = await worlds.open({ seed: 5 });
     await world.kp.apply(manifestOf(minimal));
     const id = (await world.kp.status('minimal')).clusters.minimal?.id ?? '';
@@ -85,7 +91,14 @@ describe('a step message whose cluster is held by a crashed invocation', { timeo
     expect(run.stopped).toBe('idle');
     expect((await world.kp.status('minimal')).clusters.minimal?.state).toBe('DONE');
     const busy = handled(world).filter((l) => l.outcome === 'busy');
-    expect(busy.map((l) => [l.resends, l.delaySeconds])).toEqual([[1, 2], [2, 4], [3, 8], [4, 16], [5, 32], [6, 64]]);
+    expect(busy.map((l) => [l.resends, l.delaySeconds])).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 8],
+      [4, 16],
+      [5, 32],
+      [6, 64],
+    ]);
     process.stdout.write(`crashed lease holder (120 s lease): ${busy.length} busy invocations (every 2 s: about 60)\n`);
   });
 });

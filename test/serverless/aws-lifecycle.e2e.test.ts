@@ -34,9 +34,22 @@ async function localOutcome(seed: number, manifests: string[]) {
   }
 }
 
-async function applyOnAws(w: AwsWorld, text: string, onMessage?: Parameters<typeof runEventSourceMapping>[0]['onMessage'], handlers = [w.handler], duplicateUntil = 0) {
+async function applyOnAws(
+  w: AwsWorld,
+  text: string,
+  onMessage?: Parameters<typeof runEventSourceMapping>[0]['onMessage'],
+  handlers = [w.handler],
+  duplicateUntil = 0,
+) {
   await w.kp.apply(manifestOf(text));
-  const run = await runEventSourceMapping({ queue: w.queue, handlers, clock: w.sandbox.clock, duplicateUntil, maxDeliveries: 2000, ...(onMessage ? { onMessage } : {}) });
+  const run = await runEventSourceMapping({
+    queue: w.queue,
+    handlers,
+    clock: w.sandbox.clock,
+    duplicateUntil,
+    maxDeliveries: 2000,
+    ...(onMessage ? { onMessage } : {}),
+  });
   const status = await w.kp.status('minimal');
   expect(status.clusters.minimal?.state, JSON.stringify(status.clusters.minimal)).toBe('DONE');
   expect(run.stopped).toBe('idle');
@@ -67,7 +80,9 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(await world.queue.size()).toBe(0);
     // Nothing secret was logged: the cluster's private keys never appear in the handler's log lines.
     expect(world.logs.join('\n')).not.toMatch(/PRIVATE KEY|client-key-data/);
-    process.stdout.write(`aws runtime, minimal example: create/scale-up/scale-down ${JSON.stringify(counts)}, destroy ${JSON.stringify({ invocations: run.invocations, messages: run.deliveries })}\n`);
+    process.stdout.write(
+      `aws runtime, minimal example: create/scale-up/scale-down ${JSON.stringify(counts)}, destroy ${JSON.stringify({ invocations: run.invocations, messages: run.deliveries })}\n`,
+    );
   });
 
   it('does no harm when a message is delivered again after its visibility timeout', async () => {
@@ -83,7 +98,9 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     });
     expect(lost.map((l) => l.step)).toEqual(['networks', 'dns', 'mesh']);
     expect({ state: r.state, machines: r.machines }).toEqual(local);
-    const redelivered = world.logs.map((l) => JSON.parse(l) as { key?: string; outcome?: string; deliveries?: number }).filter((l) => lost.some((x) => x.key === l.key) && (l.deliveries ?? 0) > 1);
+    const redelivered = world.logs
+      .map((l) => JSON.parse(l) as { key?: string; outcome?: string; deliveries?: number })
+      .filter((l) => lost.some((x) => x.key === l.key) && (l.deliveries ?? 0) > 1);
     expect(redelivered.map((l) => l.outcome)).toEqual(['stale', 'stale', 'stale']);
   });
 
@@ -128,7 +145,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect({ state: r.state, machines: r.machines }).toEqual(local);
   });
 
-  it('turns a poison message into the cluster\'s ERROR status with the reason, and sends it to the DLQ', async () => {
+  it("turns a poison message into the cluster's ERROR status with the reason, and sends it to the DLQ", async () => {
     let broken = false;
     const world = await worlds.open({
       seed: 9,
@@ -152,7 +169,9 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(run.failures).toBe(3);
     const status = (await world.kp.status('minimal')).clusters.minimal;
     expect(status?.state).toBe('ERROR');
-    expect(status?.message).toMatch(/^dns: gave up after 3 deliveries of message minimal-\w+\/\w+\/1\/\d+\/0: Error: lease table unavailable \(simulated outage\)$/);
+    expect(status?.message).toMatch(
+      /^dns: gave up after 3 deliveries of message minimal-\w+\/\w+\/1\/\d+\/0: Error: lease table unavailable \(simulated outage\)$/,
+    );
 
     const sqs = new SQSClient(worlds.emulators.sqs);
     const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: world.dlqUrl, MaxNumberOfMessages: 10 }));
@@ -160,19 +179,53 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(dead.Messages?.map((m) => (JSON.parse(m.Body ?? '{}') as StepEvent).step)).toEqual(['dns']);
     // The DLQ handler leaves a cluster already in ERROR as it is, and keeps the message (not deleted: inspected, redriven).
     const { queueUrl: keptUrl } = await worlds.emulators.createQueue();
-    const dlq = createDeadLetterHandler({ kubeplane: world.kp, keeper: sqsKeeper({ ...worlds.emulators.sqs, queueUrl: keptUrl }), logger: { log: () => undefined, child() { return this; } } });
-    const records = (dead.Messages ?? []).map((m) => ({ messageId: m.MessageId ?? '', receiptHandle: '', body: m.Body ?? '', attributes: { ApproximateReceiveCount: '4', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:dlq', awsRegion: 'eu-central-1' }));
+    const dlq = createDeadLetterHandler({
+      kubeplane: world.kp,
+      keeper: sqsKeeper({ ...worlds.emulators.sqs, queueUrl: keptUrl }),
+      logger: {
+        log: () => undefined,
+        child() {
+          return this;
+        },
+      },
+    });
+    const records = (dead.Messages ?? []).map((m) => ({
+      messageId: m.MessageId ?? '',
+      receiptHandle: '',
+      body: m.Body ?? '',
+      attributes: { ApproximateReceiveCount: '4', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:dlq',
+      awsRegion: 'eu-central-1',
+    }));
     expect(await dlq({ Records: records }, { awsRequestId: 'dlq-1' } as Context)).toEqual({ batchItemFailures: [] });
     expect((await world.kp.status('minimal')).clusters.minimal?.message).toBe(status?.message);
     const keptClient = new SQSClient(worlds.emulators.sqs);
     const kept = await keptClient.send(new ReceiveMessageCommand({ QueueUrl: keptUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
     keptClient.destroy();
-    expect(kept.Messages?.map((m) => [m.Body, m.MessageAttributes?.['kubeplane-dead-letter']?.StringValue, m.MessageAttributes?.['kubeplane-dead-letter-id']?.StringValue])).toEqual(
-      (dead.Messages ?? []).map((m) => [m.Body, 'cluster already moved on', m.MessageId]),
-    );
+    expect(
+      kept.Messages?.map((m) => [
+        m.Body,
+        m.MessageAttributes?.['kubeplane-dead-letter']?.StringValue,
+        m.MessageAttributes?.['kubeplane-dead-letter-id']?.StringValue,
+      ]),
+    ).toEqual((dead.Messages ?? []).map((m) => [m.Body, 'cluster already moved on', m.MessageId]));
     // A keeper that fails leaves the message in the DLQ for another try.
-    const stuck = createDeadLetterHandler({ kubeplane: world.kp, keeper: { keep: () => Promise.reject(new Error('SQS unavailable (simulated)')) }, logger: { log: () => undefined, child() { return this; } } });
-    expect(await stuck({ Records: records }, { awsRequestId: 'dlq-2' } as Context)).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) });
+    const stuck = createDeadLetterHandler({
+      kubeplane: world.kp,
+      keeper: { keep: () => Promise.reject(new Error('SQS unavailable (simulated)')) },
+      logger: {
+        log: () => undefined,
+        child() {
+          return this;
+        },
+      },
+    });
+    expect(await stuck({ Records: records }, { awsRequestId: 'dlq-2' } as Context)).toEqual({
+      batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })),
+    });
 
     // Deleting the half-built cluster works once the outage is over.
     broken = false;
@@ -182,7 +235,7 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(await world.kp.projects()).toEqual([]);
   });
 
-  it('creates the cluster again after a destroy, within the queue\'s deduplication window (a new incarnation, new message keys)', async () => {
+  it("creates the cluster again after a destroy, within the queue's deduplication window (a new incarnation, new message keys)", async () => {
     const world = await worlds.open({ seed: 10 });
     await applyOnAws(world, minimal);
     await world.kp.destroy('minimal');
@@ -193,9 +246,17 @@ describe('the minimal example on the AWS runtime (SQS, DynamoDB, Secrets Manager
     expect(r.machines).toHaveLength(3);
   });
 
-  it('brings a cluster whose step message was lost to DONE on the watchdog\'s schedule', async () => {
+  it("brings a cluster whose step message was lost to DONE on the watchdog's schedule", async () => {
     const world = await worlds.open({ seed: 11 });
-    const watchdog = createWatchdogHandler({ kubeplane: world.kp, logger: { log: () => undefined, child() { return this; } } });
+    const watchdog = createWatchdogHandler({
+      kubeplane: world.kp,
+      logger: {
+        log: () => undefined,
+        child() {
+          return this;
+        },
+      },
+    });
     // The API function dies between apply's record write and its send: the cluster is IN_PROGRESS, no message exists.
     const send = world.queue.send.bind(world.queue);
     world.queue.send = () => Promise.reject(new Error('the API function was killed before its send (simulated)'));

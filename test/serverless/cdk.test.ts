@@ -28,7 +28,11 @@ beforeAll(async () => {
   const app = new App({ outdir: join(out, 'cdk.out') });
   const stack = new KubeplaneStack(app, 'Kubeplane', { bundles, access, hostedZoneIds: ['Z0123456789ABCDEFGHIJ'], dnsDomains: ['example.com'] });
   resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
-  process.stdout.write(`lambda bundles (minified, AWS SDK from the runtime): ${Object.entries(bundles).map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`).join(', ')}\n`);
+  process.stdout.write(
+    `lambda bundles (minified, AWS SDK from the runtime): ${Object.entries(bundles)
+      .map(([k, v]) => `${k} ${(v.bytes / 1024 / 1024).toFixed(2)} MB`)
+      .join(', ')}\n`,
+  );
 }, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -58,11 +62,13 @@ describe('the CDK deploy example', () => {
     expect(allowed('StepsDeadLetter')).toMatch(/"redrivePermission":"byQueue","sourceQueueArns":\[.*-steps"\]/);
     expect(allowed('StepsKept')).toMatch(/"redrivePermission":"byQueue","sourceQueueArns":\[.*-steps-dead-letter"\]/);
     expect(byId['Steps']?.RedriveAllowPolicy).toBeUndefined();
-    const deadLetterEnv = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith('DeadLetterFunction'))?.[1].Properties.Environment as { Variables: Record<string, unknown> };
+    const deadLetterEnv = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith('DeadLetterFunction'))?.[1].Properties.Environment as {
+      Variables: Record<string, unknown>;
+    };
     expect(ref(deadLetterEnv.Variables.KUBEPLANE_KEPT_QUEUE_URL)).toMatch(/^StepsKept/);
   });
 
-  it('sets each consumed queue\'s visibility timeout to at least 6x its function\'s timeout, with partial batch responses', () => {
+  it("sets each consumed queue's visibility timeout to at least 6x its function's timeout, with partial batch responses", () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(2);
     for (const [, m] of mappings) {
@@ -81,23 +87,40 @@ describe('the CDK deploy example', () => {
   });
 
   it('hands the access grants to the API function alone', () => {
-    const grantsOf = Object.fromEntries(ofType('AWS::Lambda::Function').map(([id, f]) => [id.replace(/[0-9A-F]{8}$/, ''), (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables.KUBEPLANE_ACCESS]));
+    const grantsOf = Object.fromEntries(
+      ofType('AWS::Lambda::Function').map(([id, f]) => [
+        id.replace(/[0-9A-F]{8}$/, ''),
+        (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables.KUBEPLANE_ACCESS,
+      ]),
+    );
     expect(grantsOf).toEqual({ StepFunction: undefined, DeadLetterFunction: undefined, ApiFunction: JSON.stringify(access), WatchdogFunction: undefined });
   });
 
   it('refuses to synthesise a grant the API would refuse, naming it', () => {
     const bad = [...access, { principal: 'arn:aws:iam::123456789012:role/ops', projects: ['*'], role: 'owner' }] as AccessGrant[];
-    expect(() => new KubeplaneStack(new App(), 'Kubeplane', { bundles: bundlesDir, access: bad, hostedZoneIds: [], dnsDomains: [] })).toThrow('KubeplaneStackProps.access: grant 1, role: "owner" is not one of reader, operator');
+    expect(() => new KubeplaneStack(new App(), 'Kubeplane', { bundles: bundlesDir, access: bad, hostedZoneIds: [], dnsDomains: [] })).toThrow(
+      'KubeplaneStackProps.access: grant 1, role: "owner" is not one of reader, operator',
+    );
   });
 
   it('allows no action on every resource unless the action has no resource-level permissions, and never every action', () => {
-    const statements = [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')].flatMap(([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown; Condition?: unknown }>);
+    const statements = [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')].flatMap(
+      ([, p]) =>
+        asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{
+          Action: string | string[];
+          Resource: unknown;
+          Condition?: unknown;
+        }>,
+    );
     expect(statements.length).toBeGreaterThan(5);
     const everyAction = statements.filter((s) => asArray(s.Action).some((a) => a === '*' || a.endsWith(':*')));
     expect(everyAction).toEqual([]);
     const unscoped = statements.filter((s) => asArray(s.Resource).includes('*')).flatMap((s) => asArray(s.Action));
     // EC2's Describe calls, zone look-ups and health-check listing and creation cannot be scoped to resources in IAM.
-    expect(unscoped.every((a) => /^(ec2:Describe|route53:(ListHostedZonesByName|ListHealthChecks|CreateHealthCheck)$)/.test(a)), unscoped.join(', ')).toBe(true);
+    expect(
+      unscoped.every((a) => /^(ec2:Describe|route53:(ListHostedZonesByName|ListHealthChecks|CreateHealthCheck)$)/.test(a)),
+      unscoped.join(', '),
+    ).toBe(true);
   });
 
   type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>>; Principal?: unknown };
@@ -107,19 +130,37 @@ describe('the CDK deploy example', () => {
   };
   /** The values cluster tags are compared with (a Null test compares with none). */
   const clusterValues = (statements: Statement[]) =>
-    statements.flatMap((st) => Object.entries(st.Condition ?? {}).filter(([op]) => op !== 'Null').flatMap(([, keys]) => Object.entries(keys).filter(([k]) => k.endsWith('Tag/kubeplane.dev/cluster-id')).map(([, v]) => v)));
+    statements.flatMap((st) =>
+      Object.entries(st.Condition ?? {})
+        .filter(([op]) => op !== 'Null')
+        .flatMap(([, keys]) =>
+          Object.entries(keys)
+            .filter(([k]) => k.endsWith('Tag/kubeplane.dev/cluster-id'))
+            .map(([, v]) => v),
+        ),
+    );
 
   it('lets the AWS provider change only EC2 resources carrying the cluster tag, and Route 53 records only in the named zones, under the named domains', () => {
     for (const prefix of ['ProviderRolePolicy', 'ProviderPolicy']) {
       const statements = documentOf(prefix);
-      const mutating = statements.filter((s) => asArray(s.Action).some((a) => /^ec2:(Terminate|Delete|Revoke|Authorize|Release|Associate|Disassociate|Attach|Detach)/.test(a)));
+      const mutating = statements.filter((s) =>
+        asArray(s.Action).some((a) => /^ec2:(Terminate|Delete|Revoke|Authorize|Release|Associate|Disassociate|Attach|Detach)/.test(a)),
+      );
       expect(mutating.length, prefix).toBeGreaterThan(0);
-      expect(mutating.every((s) => JSON.stringify(s.Condition ?? {}).includes('ResourceTag/kubeplane.dev/cluster-id')), prefix).toBe(true);
+      expect(
+        mutating.every((s) => JSON.stringify(s.Condition ?? {}).includes('ResourceTag/kubeplane.dev/cluster-id')),
+        prefix,
+      ).toBe(true);
       const route53 = statements.find((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets'));
       // The partition comes from the stack (aws-cn, aws-us-gov), not a literal arn:aws:.
       expect(route53?.Resource, prefix).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':route53:::hostedzone/Z0123456789ABCDEFGHIJ']] });
-      expect(route53?.Condition?.['ForAllValues:StringLike'], prefix).toEqual({ 'route53:ChangeResourceRecordSetsNormalizedRecordNames': ['example.com', '*.example.com'] });
-      expect(route53?.Condition?.['ForAllValues:StringEquals'], prefix).toEqual({ 'route53:ChangeResourceRecordSetsRecordTypes': ['A', 'AAAA', 'CNAME'], 'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'] });
+      expect(route53?.Condition?.['ForAllValues:StringLike'], prefix).toEqual({
+        'route53:ChangeResourceRecordSetsNormalizedRecordNames': ['example.com', '*.example.com'],
+      });
+      expect(route53?.Condition?.['ForAllValues:StringEquals'], prefix).toEqual({
+        'route53:ChangeResourceRecordSetsRecordTypes': ['A', 'AAAA', 'CNAME'],
+        'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'],
+      });
       // EC2 ARNs in every Region (pools may be anywhere), and images of Amazon and Canonical only.
       expect(JSON.stringify(statements)).not.toContain(':ec2:eu-central-1:');
       const image = statements.find((s) => JSON.stringify(s.Resource).includes('::image/'));
@@ -127,13 +168,15 @@ describe('the CDK deploy example', () => {
     }
   });
 
-  it('scopes ProviderRole to the session\'s cluster: every cluster condition compares with the session tag, none accepts any cluster', () => {
+  it("scopes ProviderRole to the session's cluster: every cluster condition compares with the session tag, none accepts any cluster", () => {
     const values = clusterValues(documentOf('ProviderRolePolicy'));
     expect(values.length).toBeGreaterThan(3);
     expect(new Set(values)).toEqual(new Set(['${aws:PrincipalTag/kubeplane.dev/cluster-id}']));
     // Untagged is allowed once: a route in the VPC's main route table, which EC2 makes untagged (see stack.ts).
     const untagged = documentOf('ProviderRolePolicy').filter((st) => st.Condition?.['Null']?.['aws:ResourceTag/kubeplane.dev/cluster-id'] === 'true');
-    expect(untagged.map((st) => [asArray(st.Action), st.Resource])).toEqual([[['ec2:CreateRoute'], { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ec2:*:', { Ref: 'AWS::AccountId' }, ':route-table/*']] }]]);
+    expect(untagged.map((st) => [asArray(st.Action), st.Resource])).toEqual([
+      [['ec2:CreateRoute'], { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ec2:*:', { Ref: 'AWS::AccountId' }, ':route-table/*']] }],
+    ]);
     // The fallback for static keys has no session tag to compare with: any cluster's tag.
     expect(new Set(clusterValues(documentOf('ProviderPolicy')))).toEqual(new Set(['*']));
   });
@@ -149,33 +192,60 @@ describe('the CDK deploy example', () => {
       expect(s.Condition?.['ForAllValues:StringEquals']).toEqual({ 'aws:TagKeys': ['kubeplane.dev/cluster-id'] });
     }
     // Tagging needs the cluster tag; an untagged session (project-wide reads) may be had, and can change nothing.
-    expect(trust.map((s) => [s.Action, s.Condition?.['Null']])).toEqual([['sts:AssumeRole', undefined], ['sts:TagSession', { 'aws:RequestTag/kubeplane.dev/cluster-id': 'false' }]]);
-    const assumers = ['StepFunction', 'ApiFunction', 'DeadLetterFunction', 'WatchdogFunction'].filter((f) => statementsOf(f).some((st) => asArray(st.Action).includes('sts:AssumeRole') && ref(st.Resource) === roleId));
+    expect(trust.map((s) => [s.Action, s.Condition?.['Null']])).toEqual([
+      ['sts:AssumeRole', undefined],
+      ['sts:TagSession', { 'aws:RequestTag/kubeplane.dev/cluster-id': 'false' }],
+    ]);
+    const assumers = ['StepFunction', 'ApiFunction', 'DeadLetterFunction', 'WatchdogFunction'].filter((f) =>
+      statementsOf(f).some((st) => asArray(st.Action).includes('sts:AssumeRole') && ref(st.Resource) === roleId),
+    );
     expect(assumers).toEqual(['StepFunction']);
-    expect(ofType('AWS::IAM::ManagedPolicy').filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === roleId)).map(([id]) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['ProviderRolePolicy']);
+    expect(
+      ofType('AWS::IAM::ManagedPolicy')
+        .filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === roleId))
+        .map(([id]) => id.replace(/[0-9A-F]{8}$/, '')),
+    ).toEqual(['ProviderRolePolicy']);
   });
 
   it('narrows the provider to the Regions and image owners named, and asks for the external id on AssumeRole only', () => {
     const app = new App({ outdir: join(out, 'cdk.out.options') });
-    const stack = new KubeplaneStack(app, 'Narrow', { bundles: bundlesDir, access, hostedZoneIds: [], dnsDomains: [], regions: ['eu-central-1', 'us-east-1'], imageOwners: ['111122223333'], providerRoleExternalId: 'kubeplane-ext' });
+    const stack = new KubeplaneStack(app, 'Narrow', {
+      bundles: bundlesDir,
+      access,
+      hostedZoneIds: [],
+      dnsDomains: [],
+      regions: ['eu-central-1', 'us-east-1'],
+      imageOwners: ['111122223333'],
+      providerRoleExternalId: 'kubeplane-ext',
+    });
     const narrow = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
     const [, role] = Object.entries(narrow).find(([id, r]) => id.startsWith('ProviderRole') && r.Type === 'AWS::IAM::Role') ?? [];
     const trust = asArray((role?.Properties.AssumeRolePolicyDocument as { Statement: unknown }).Statement) as Statement[];
-    expect(trust.map((s) => [s.Action, s.Condition?.['StringEquals']])).toEqual([['sts:AssumeRole', { 'sts:ExternalId': 'kubeplane-ext' }], ['sts:TagSession', undefined]]);
+    expect(trust.map((s) => [s.Action, s.Condition?.['StringEquals']])).toEqual([
+      ['sts:AssumeRole', { 'sts:ExternalId': 'kubeplane-ext' }],
+      ['sts:TagSession', undefined],
+    ]);
     for (const [id, p] of Object.entries(narrow).filter(([i, r]) => i.startsWith('Provider') && r.Type === 'AWS::IAM::ManagedPolicy')) {
       const statements = asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Statement[];
       const ec2 = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('ec2:')));
-      expect(ec2.every((s) => JSON.stringify(s.Condition?.['StringEquals']?.['aws:RequestedRegion']) === '["eu-central-1","us-east-1"]'), id).toBe(true);
+      expect(
+        ec2.every((s) => JSON.stringify(s.Condition?.['StringEquals']?.['aws:RequestedRegion']) === '["eu-central-1","us-east-1"]'),
+        id,
+      ).toBe(true);
       expect(statements.find((s) => JSON.stringify(s.Resource).includes('::image/'))?.Condition?.['StringEquals']?.['ec2:Owner'], id).toEqual(['111122223333']);
       // No zones, no domains: no record changes at all.
-      expect(statements.some((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets')), id).toBe(false);
+      expect(
+        statements.some((s) => asArray(s.Action).includes('route53:ChangeResourceRecordSets')),
+        id,
+      ).toBe(false);
     }
   });
 
-  it('keeps each managed policy within IAM\'s 6,144 characters (whitespace not counted)', () => {
+  it("keeps each managed policy within IAM's 6,144 characters (whitespace not counted)", () => {
     // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html; CDK does not check it. The partition
     // is counted as written in the template, a little longer than the longest partition name.
-    for (const [id, p] of ofType('AWS::IAM::ManagedPolicy')) expect(JSON.stringify(p.Properties.PolicyDocument).replace(/\s/g, '').length, id).toBeLessThan(6144);
+    for (const [id, p] of ofType('AWS::IAM::ManagedPolicy'))
+      expect(JSON.stringify(p.Properties.PolicyDocument).replace(/\s/g, '').length, id).toBeLessThan(6144);
   });
 
   it('runs the watchdog every 5 minutes, with a role that reads and writes the table, sends step messages and writes its own logs only', () => {
@@ -185,14 +255,19 @@ describe('the CDK deploy example', () => {
     const [watchdogId, watchdog] = ofType('AWS::Lambda::Function').find(([id]) => id === ref(target.Arn)) ?? [];
     expect(watchdogId).toMatch(/^WatchdogFunction/);
     // EventBridge may invoke it (and nothing else is granted to the rule).
-    expect(ofType('AWS::Lambda::Permission').some(([, p]) => ref(p.Properties.FunctionName) === watchdogId && p.Properties.Principal === 'events.amazonaws.com')).toBe(true);
+    expect(
+      ofType('AWS::Lambda::Permission').some(([, p]) => ref(p.Properties.FunctionName) === watchdogId && p.Properties.Principal === 'events.amazonaws.com'),
+    ).toBe(true);
     const role = ref(watchdog?.Properties.Role);
     const actions = ofType('AWS::IAM::Policy')
       .filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === role))
       .flatMap(([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[] }>)
       .flatMap((st) => asArray(st.Action));
     expect(actions.length).toBeGreaterThan(0);
-    expect(actions.every((a) => /^(dynamodb:|sqs:SendMessage$|logs:(CreateLogStream|PutLogEvents)$)/.test(a)), actions.join(', ')).toBe(true);
+    expect(
+      actions.every((a) => /^(dynamodb:|sqs:SendMessage$|logs:(CreateLogStream|PutLogEvents)$)/.test(a)),
+      actions.join(', '),
+    ).toBe(true);
     // No AWS-managed policy (AWSLambdaBasicExecutionRole would write to every log group): runtime-roles.e2e.test.ts holds
     // each role's statements against what its function calls.
     expect(resources[role]?.Properties.ManagedPolicyArns).toBeUndefined();
@@ -204,12 +279,19 @@ describe('the CDK deploy example', () => {
     const role = ref(fn?.Properties.Role);
     return ofType('AWS::IAM::Policy')
       .filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === role))
-      .flatMap(([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown }>);
+      .flatMap(
+        ([, p]) => asArray((p.Properties.PolicyDocument as { Statement: unknown }).Statement) as Array<{ Action: string | string[]; Resource: unknown }>,
+      );
   };
 
   it('gives cluster secrets (CA keys, SSH keys, kubeconfigs) to the step function alone', () => {
-    const secretActions = (prefix: string) => statementsOf(prefix).flatMap((st) => asArray(st.Action)).filter((a) => a.startsWith('secretsmanager:'));
-    expect(secretActions('StepFunction')).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:RestoreSecret']));
+    const secretActions = (prefix: string) =>
+      statementsOf(prefix)
+        .flatMap((st) => asArray(st.Action))
+        .filter((a) => a.startsWith('secretsmanager:'));
+    expect(secretActions('StepFunction')).toEqual(
+      expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:RestoreSecret']),
+    );
     for (const fn of ['ApiFunction', 'DeadLetterFunction', 'WatchdogFunction']) expect(secretActions(fn), fn).toEqual([]);
   });
 
@@ -227,7 +309,7 @@ describe('the CDK deploy example', () => {
     });
   });
 
-  it('keeps logs a month, reserves each function\'s concurrency, protects the table from deletion and encrypts the queues', () => {
+  it("keeps logs a month, reserves each function's concurrency, protects the table from deletion and encrypts the queues", () => {
     const fns = ofType('AWS::Lambda::Function');
     for (const [id, f] of fns) {
       expect(Number(f.Properties.ReservedConcurrentExecutions), id).toBeGreaterThan(0);
@@ -238,13 +320,15 @@ describe('the CDK deploy example', () => {
     // SQS may hand a function at most what it may run.
     for (const [, m] of ofType('AWS::Lambda::EventSourceMapping')) {
       const fn = resources[ref(m.Properties.FunctionName)];
-      expect((m.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency).toBeLessThanOrEqual(Number(fn?.Properties.ReservedConcurrentExecutions));
+      expect((m.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency).toBeLessThanOrEqual(
+        Number(fn?.Properties.ReservedConcurrentExecutions),
+      );
     }
     expect(ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.DeletionProtectionEnabled)).toEqual([true]);
     expect(ofType('AWS::SQS::Queue').map(([, q]) => q.Properties.SqsManagedSseEnabled)).toEqual([true, true, true]);
   });
 
-  it('bundles each handler into one file under Lambda\'s 50 MB zip limit', () => {
+  it("bundles each handler into one file under Lambda's 50 MB zip limit", () => {
     for (const s of Object.values(sizes)) expect(s.bytes).toBeLessThan(50 * 1024 * 1024);
   });
 });

@@ -15,7 +15,11 @@ import { bundleGcpFunctions } from '../../examples/gcp/bundle.js';
 // with Node's across the whole type check.
 const { parse } = createRequire(import.meta.url)('@cdktf/hcl2json') as { parse: (file: string, text: string) => Promise<unknown> };
 const dir = join(import.meta.dirname, '..', '..', 'examples', 'gcp');
-const sources = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.tf')).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+const sources = Object.fromEntries(
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.tf'))
+    .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+);
 
 // ---- a Terraform configuration as hcl2json gives it, and an evaluator for the expressions it uses ----------------
 
@@ -212,7 +216,20 @@ function deployment(config: Config, vars: Record<string, Value> = {}) {
     resources('google_cloudfunctions2_function').map(([id, body]) => {
       const service = block(body, 'service_config');
       const build = block(body, 'build_config');
-      return [id, { timeout: Number(ev.value(service?.['timeout_seconds'])), env: ev.value(service?.['environment_variables']) as Record<string, Value>, entryPoint: ev.value(build?.['entry_point']), runtime: ev.value(build?.['runtime']), name: ev.value(body['name']), serviceAccount: ev.value(service?.['service_account_email']), preconditions: ((body['lifecycle'] as Body[] | undefined) ?? []).flatMap((l) => (l['precondition'] as Body[] | undefined) ?? []).map((p) => ev.value(p['condition'])) }];
+      return [
+        id,
+        {
+          timeout: Number(ev.value(service?.['timeout_seconds'])),
+          env: ev.value(service?.['environment_variables']) as Record<string, Value>,
+          entryPoint: ev.value(build?.['entry_point']),
+          runtime: ev.value(build?.['runtime']),
+          name: ev.value(body['name']),
+          serviceAccount: ev.value(service?.['service_account_email']),
+          preconditions: ((body['lifecycle'] as Body[] | undefined) ?? [])
+            .flatMap((l) => (l['precondition'] as Body[] | undefined) ?? [])
+            .map((p) => ev.value(p['condition'])),
+        },
+      ];
     }),
   );
   /** Every grant of a role to a member, whatever the resource: each *_iam_member, each member of each *_iam_binding, for_each expanded. */
@@ -220,13 +237,24 @@ function deployment(config: Config, vars: Record<string, Value> = {}) {
     .filter(([type]) => /^google_.*_iam_(member|binding|policy)$/.test(type))
     .flatMap(([type, byId]) =>
       Object.entries(byId).flatMap(([id, body]) => {
-        if (type.endsWith('_policy')) return [{ type, id, role: 'policy', member: 'authoritative policy', resource: null as Value, condition: undefined as Value | undefined }];
-        const forEach = body['for_each'] === undefined ? [undefined] : ((v) => (Array.isArray(v) ? v : Object.values(v as Record<string, Value>)))(ev.value(body['for_each']));
+        if (type.endsWith('_policy'))
+          return [{ type, id, role: 'policy', member: 'authoritative policy', resource: null as Value, condition: undefined as Value | undefined }];
+        const forEach =
+          body['for_each'] === undefined
+            ? [undefined]
+            : ((v) => (Array.isArray(v) ? v : Object.values(v as Record<string, Value>)))(ev.value(body['for_each']));
         return forEach.flatMap((each) => {
           const e = evaluator(config, { project: PROJECT, ...vars }, each);
           const members = type.endsWith('_binding') ? (e.value(body['members']) as Value[]) : [e.value(body['member'])];
           const condition = block(body, 'condition');
-          return members.map((member) => ({ type, id, role: String(e.value(body['role'])), member, resource: e.value(body['name'] ?? body['service_account_id'] ?? body['project'] ?? null), condition: condition ? e.value(condition['expression']) : undefined }));
+          return members.map((member) => ({
+            type,
+            id,
+            role: String(e.value(body['role'])),
+            member,
+            resource: e.value(body['name'] ?? body['service_account_id'] ?? body['project'] ?? null),
+            condition: condition ? e.value(condition['expression']) : undefined,
+          }));
         });
       }),
     );
@@ -305,7 +333,10 @@ const PRIMITIVE = new Set(['roles/owner', 'roles/editor', 'roles/viewer']);
 function noPrimitiveRole(c: Config): void {
   const { grants } = deployment(c);
   expect(grants.length).toBeGreaterThan(5);
-  expect(grants.filter((g) => g.type.endsWith('_policy')), 'an authoritative IAM policy would replace the project\'s').toEqual([]);
+  expect(
+    grants.filter((g) => g.type.endsWith('_policy')),
+    "an authoritative IAM policy would replace the project's",
+  ).toEqual([]);
   expect(grants.filter((g) => PRIMITIVE.has(g.role)).map((g) => `${g.type}.${g.id}: ${g.role} to ${String(g.member)}`)).toEqual([]);
 }
 
@@ -333,11 +364,26 @@ function schedulerUsesOidc(c: Config): void {
     expect(ev.value(job['schedule'])).toBe('*/5 * * * *');
   }
   // The scheduler identity holds one role: run.invoker on the watchdog's service.
-  expect(grants.filter((g) => String(g.member) === '<google_service_account.scheduler.member>').map((g) => [g.role, String(g.resource)])).toEqual([['roles/run.invoker', '<google_cloudfunctions2_function.watchdog.service_config.0.service>']]);
+  expect(grants.filter((g) => String(g.member) === '<google_service_account.scheduler.member>').map((g) => [g.role, String(g.resource)])).toEqual([
+    ['roles/run.invoker', '<google_cloudfunctions2_function.watchdog.service_config.0.service>'],
+  ]);
 }
 
 /** The contract's table (/work/notes/s12-contracts.md, gcpRuntimeFromEnv): what every function gets, and the API alone. */
-const COMMON_ENV = ['GOOGLE_CLOUD_PROJECT', 'KUBEPLANE_LOCATION', 'KUBEPLANE_TASKS_QUEUE', 'KUBEPLANE_STEP_URL', 'KUBEPLANE_TASKS_SERVICE_ACCOUNT', 'KUBEPLANE_MAX_ATTEMPTS', 'KUBEPLANE_TASK_DEADLINE_SECONDS', 'KUBEPLANE_FIRESTORE_DATABASE', 'KUBEPLANE_COLLECTION_PREFIX', 'KUBEPLANE_SECRET_PREFIX', 'KUBEPLANE_PROVIDER_SECRET_PREFIX', 'KUBEPLANE_LEASE_SECONDS'];
+const COMMON_ENV = [
+  'GOOGLE_CLOUD_PROJECT',
+  'KUBEPLANE_LOCATION',
+  'KUBEPLANE_TASKS_QUEUE',
+  'KUBEPLANE_STEP_URL',
+  'KUBEPLANE_TASKS_SERVICE_ACCOUNT',
+  'KUBEPLANE_MAX_ATTEMPTS',
+  'KUBEPLANE_TASK_DEADLINE_SECONDS',
+  'KUBEPLANE_FIRESTORE_DATABASE',
+  'KUBEPLANE_COLLECTION_PREFIX',
+  'KUBEPLANE_SECRET_PREFIX',
+  'KUBEPLANE_PROVIDER_SECRET_PREFIX',
+  'KUBEPLANE_LEASE_SECONDS',
+];
 const API_ENV = ['KUBEPLANE_ACCESS', 'KUBEPLANE_API_AUTH', 'KUBEPLANE_API_AUDIENCE'];
 function environmentIsTheContract(c: Config): void {
   const { ev, resources, functions, grants } = deployment(c);
@@ -355,11 +401,17 @@ function environmentIsTheContract(c: Config): void {
     expect(f.runtime, id).toBe('nodejs22');
     expect(String(f.serviceAccount), id).toBe(`<google_service_account.${id}.email>`);
   }
-  expect(Object.fromEntries(Object.entries(functions).map(([id, f]) => [id, f.entryPoint]))).toEqual({ step: 'kubeplaneStep', api: 'kubeplaneApi', watchdog: 'kubeplaneWatchdog' });
+  expect(Object.fromEntries(Object.entries(functions).map(([id, f]) => [id, f.entryPoint]))).toEqual({
+    step: 'kubeplaneStep',
+    api: 'kubeplaneApi',
+    watchdog: 'kubeplaneWatchdog',
+  });
   expect(functions['api']?.env['KUBEPLANE_API_AUTH']).toBe('iam');
   expect(functions['api']?.env['KUBEPLANE_API_AUDIENCE']).toBe(`https://${String(region)}-${PROJECT}.cloudfunctions.net/${String(functions['api']?.name)}`);
   // The identity tasks carry may invoke the step function, and only it.
-  expect(grants.filter((g) => String(g.member) === '<google_service_account.tasks.member>').map((g) => [g.role, String(g.resource)])).toEqual([['roles/run.invoker', '<google_cloudfunctions2_function.step.service_config.0.service>']]);
+  expect(grants.filter((g) => String(g.member) === '<google_service_account.tasks.member>').map((g) => [g.role, String(g.resource)])).toEqual([
+    ['roles/run.invoker', '<google_cloudfunctions2_function.step.service_config.0.service>'],
+  ]);
 }
 
 describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
@@ -369,21 +421,33 @@ describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
 
   it('gives every Cloud Tasks queue finite retry limits with backoffs, and rate limits', async () => {
     queueRetryLimits(config);
-    await expect(broken('main.tf', (t) => t.replace(/\n  retry_config \{[\s\S]*?\n  \}\n/, '\n'))).resolves.toSatisfy((c: Config) => fails(() => queueRetryLimits(c)));
-    await expect(broken('main.tf', (t) => t.replace('max_attempts = var.max_attempts', 'max_attempts = -1'))).resolves.toSatisfy((c: Config) => fails(() => queueRetryLimits(c)));
+    await expect(broken('main.tf', (t) => t.replace(/\n {2}retry_config \{[\s\S]*?\n {2}\}\n/, '\n'))).resolves.toSatisfy((c: Config) =>
+      fails(() => queueRetryLimits(c)),
+    );
+    await expect(broken('main.tf', (t) => t.replace('max_attempts = var.max_attempts', 'max_attempts = -1'))).resolves.toSatisfy((c: Config) =>
+      fails(() => queueRetryLimits(c)),
+    );
   });
 
-  it('has a dead-letter path: the step handler\'s last attempt is the queue\'s, dead letters in the database every function uses, the watchdog on a schedule', async () => {
+  it("has a dead-letter path: the step handler's last attempt is the queue's, dead letters in the database every function uses, the watchdog on a schedule", async () => {
     deadLetterPath(config);
-    await expect(broken('main.tf', (t) => t.replace('max_attempts = var.max_attempts', 'max_attempts = 7'))).resolves.toSatisfy((c: Config) => fails(() => deadLetterPath(c)));
-    await expect(broken('functions.tf', (t) => t.replace('KUBEPLANE_MAX_ATTEMPTS           = tostring(var.max_attempts)', 'KUBEPLANE_MAX_ATTEMPTS           = "3"'))).resolves.toSatisfy((c: Config) => fails(() => deadLetterPath(c)));
+    await expect(broken('main.tf', (t) => t.replace('max_attempts = var.max_attempts', 'max_attempts = 7'))).resolves.toSatisfy((c: Config) =>
+      fails(() => deadLetterPath(c)),
+    );
+    await expect(
+      broken('functions.tf', (t) => t.replace('KUBEPLANE_MAX_ATTEMPTS           = tostring(var.max_attempts)', 'KUBEPLANE_MAX_ATTEMPTS           = "3"')),
+    ).resolves.toSatisfy((c: Config) => fails(() => deadLetterPath(c)));
   });
 
-  it('keeps every function\'s timeout within the task dispatch deadline (at most 30 min), and the lease past the step', async () => {
+  it("keeps every function's timeout within the task dispatch deadline (at most 30 min), and the lease past the step", async () => {
     timeoutsFitTheDeadline(config);
     timeoutsFitTheDeadline(config, { task_deadline_seconds: 1800, step_timeout_seconds: 1700 });
-    await expect(broken('functions.tf', (t) => t.replace('timeout_seconds                  = var.step_timeout_seconds', 'timeout_seconds                  = 900'))).resolves.toSatisfy((c: Config) => fails(() => timeoutsFitTheDeadline(c)));
-    await expect(broken('main.tf', (t) => t.replace('watchdog_timeout_seconds = min(120, var.task_deadline_seconds)', 'watchdog_timeout_seconds = 300'))).resolves.toSatisfy((c: Config) => fails(() => timeoutsFitTheDeadline(c)));
+    await expect(
+      broken('functions.tf', (t) => t.replace('timeout_seconds                  = var.step_timeout_seconds', 'timeout_seconds                  = 900')),
+    ).resolves.toSatisfy((c: Config) => fails(() => timeoutsFitTheDeadline(c)));
+    await expect(
+      broken('main.tf', (t) => t.replace('watchdog_timeout_seconds = min(120, var.task_deadline_seconds)', 'watchdog_timeout_seconds = 300')),
+    ).resolves.toSatisfy((c: Config) => fails(() => timeoutsFitTheDeadline(c)));
     // A step timeout past the deadline, given as variables, is refused by the step function's precondition.
     const { functions } = deployment(config, { step_timeout_seconds: 600 });
     expect(functions['step']?.preconditions).toEqual([false]);
@@ -392,24 +456,41 @@ describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
 
   it('grants no primitive role (owner, editor, viewer) to anyone, through any IAM resource', async () => {
     noPrimitiveRole(config);
-    await expect(broken('iam.tf', (t) => t.replace('"roles/storage.objectViewer"]', '"roles/storage.objectViewer", "roles/editor"]'))).resolves.toSatisfy((c: Config) => fails(() => noPrimitiveRole(c)));
-    await expect(broken('iam.tf', (t) => `${t}\nresource "google_project_iam_binding" "ops" {\n  project = var.project\n  role    = "roles/owner"\n  members = [google_service_account.step.member]\n}\n`)).resolves.toSatisfy((c: Config) => fails(() => noPrimitiveRole(c)));
+    await expect(broken('iam.tf', (t) => t.replace('"roles/storage.objectViewer"]', '"roles/storage.objectViewer", "roles/editor"]'))).resolves.toSatisfy(
+      (c: Config) => fails(() => noPrimitiveRole(c)),
+    );
+    await expect(
+      broken(
+        'iam.tf',
+        (t) =>
+          `${t}\nresource "google_project_iam_binding" "ops" {\n  project = var.project\n  role    = "roles/owner"\n  members = [google_service_account.step.member]\n}\n`,
+      ),
+    ).resolves.toSatisfy((c: Config) => fails(() => noPrimitiveRole(c)));
   });
 
   it('scopes each grant to the narrowest resource: the queue, the one service, the tasks identity; Firestore and Secret Manager by condition', () => {
     const { grants } = deployment(config);
     const byRole = (role: string) => grants.filter((g) => g.role === role);
-    expect(byRole('roles/cloudtasks.enqueuer').map((g) => [g.type, String(g.resource)])).toEqual(Array(3).fill(['google_cloud_tasks_queue_iam_member', 'kubeplane-steps']));
-    expect(byRole('roles/iam.serviceAccountUser').map((g) => [g.type, String(g.resource)])).toEqual(Array(3).fill(['google_service_account_iam_member', '<google_service_account.tasks.name>']));
+    expect(byRole('roles/cloudtasks.enqueuer').map((g) => [g.type, String(g.resource)])).toEqual(
+      Array(3).fill(['google_cloud_tasks_queue_iam_member', 'kubeplane-steps']),
+    );
+    expect(byRole('roles/iam.serviceAccountUser').map((g) => [g.type, String(g.resource)])).toEqual(
+      Array(3).fill(['google_service_account_iam_member', '<google_service_account.tasks.name>']),
+    );
     expect(new Set(byRole('roles/run.invoker').map((g) => g.type))).toEqual(new Set(['google_cloud_run_v2_service_iam_member']));
     for (const g of byRole('roles/datastore.user')) expect(g.condition).toBe(`resource.name == "projects/${PROJECT}/databases/kubeplane"`);
     const secretGrants = grants.filter((g) => g.role.includes('secretmanager') || g.role.includes('cluster_secrets'));
     expect(secretGrants.map((g) => String(g.member))).toEqual(['<google_service_account.step.member>', '<google_service_account.step.member>']);
-    for (const g of secretGrants) expect(String(g.condition)).toMatch(/^resource\.name\.startsWith\("projects\/<data\.google_project\.this\.number>\/secrets\/kubeplane-/);
+    for (const g of secretGrants)
+      expect(String(g.condition)).toMatch(/^resource\.name\.startsWith\("projects\/<data\.google_project\.this\.number>\/secrets\/kubeplane-/);
     // The cluster secrets' prefix is a prefix of the providers': the condition excludes the providers' explicitly.
-    expect(String(secretGrants.find((g) => !g.role.startsWith('roles/'))?.condition)).toContain('&& !resource.name.startsWith("projects/<data.google_project.this.number>/secrets/kubeplane-providers-")');
+    expect(String(secretGrants.find((g) => !g.role.startsWith('roles/'))?.condition)).toContain(
+      '&& !resource.name.startsWith("projects/<data.google_project.this.number>/secrets/kubeplane-providers-")',
+    );
     // The custom role is what SecretManagerStore calls: no IAM policy changes, no listing (unscopable by name).
-    const custom = deployment(config).resources('google_project_iam_custom_role').flatMap(([, r]) => r['permissions'] as string[]);
+    const custom = deployment(config)
+      .resources('google_project_iam_custom_role')
+      .flatMap(([, r]) => r['permissions'] as string[]);
     expect(custom.length).toBeGreaterThan(0);
     expect(custom.filter((p) => /IamPolicy|secrets\.list$|\*/.test(p))).toEqual([]);
     // The API and the watchdog touch no secret at all.
@@ -419,21 +500,42 @@ describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
   it('never lets the API be invoked by allUsers or allAuthenticatedUsers', async () => {
     apiNotPublic(config);
     apiNotPublic(config, { api_invokers: ['group:platform@example.com'] });
-    await expect(broken('iam.tf', (t) => `${t}\nresource "google_cloudfunctions2_function_iam_member" "public" {\n  cloud_function = google_cloudfunctions2_function.api.name\n  role           = "roles/cloudfunctions.invoker"\n  member         = "allUsers"\n}\n`)).resolves.toSatisfy((c: Config) => fails(() => apiNotPublic(c)));
+    await expect(
+      broken(
+        'iam.tf',
+        (t) =>
+          `${t}\nresource "google_cloudfunctions2_function_iam_member" "public" {\n  cloud_function = google_cloudfunctions2_function.api.name\n  role           = "roles/cloudfunctions.invoker"\n  member         = "allUsers"\n}\n`,
+      ),
+    ).resolves.toSatisfy((c: Config) => fails(() => apiNotPublic(c)));
     // Through the variable: the for_each over api_invokers would grant it, which is why the variable refuses it.
     expect(fails(() => apiNotPublic(config, { api_invokers: ['allAuthenticatedUsers'] }))).toBe(true);
   });
 
   it('calls the watchdog every 5 minutes with an OIDC token of the scheduler identity, which may invoke nothing else', async () => {
     schedulerUsesOidc(config);
-    await expect(broken('functions.tf', (t) => t.replace('oidc_token {', 'oauth_token {'))).resolves.toSatisfy((c: Config) => fails(() => schedulerUsesOidc(c)));
-    await expect(broken('functions.tf', (t) => t.replace('service_account_email = google_service_account.scheduler.email', 'service_account_email = google_service_account.watchdog.email'))).resolves.toSatisfy((c: Config) => fails(() => schedulerUsesOidc(c)));
+    await expect(broken('functions.tf', (t) => t.replace('oidc_token {', 'oauth_token {'))).resolves.toSatisfy((c: Config) =>
+      fails(() => schedulerUsesOidc(c)),
+    );
+    await expect(
+      broken('functions.tf', (t) =>
+        t.replace('service_account_email = google_service_account.scheduler.email', 'service_account_email = google_service_account.watchdog.email'),
+      ),
+    ).resolves.toSatisfy((c: Config) => fails(() => schedulerUsesOidc(c)));
   });
 
-  it('sets exactly the contract\'s environment on each function, the access grants on the API alone', async () => {
+  it("sets exactly the contract's environment on each function, the access grants on the API alone", async () => {
     environmentIsTheContract(config);
-    await expect(broken('functions.tf', (t) => t.replace('environment_variables            = local.environment\n    ingress_settings                 = "ALLOW_ALL"', 'environment_variables            = merge(local.environment, local.api_only_environment)\n    ingress_settings                 = "ALLOW_ALL"'))).resolves.toSatisfy((c: Config) => fails(() => environmentIsTheContract(c)));
-    await expect(broken('functions.tf', (t) => t.replace('KUBEPLANE_TASKS_QUEUE            = local.queue', 'KUBEPLANE_TASKS_QUEUE            = "steps"'))).resolves.toSatisfy((c: Config) => fails(() => environmentIsTheContract(c)));
+    await expect(
+      broken('functions.tf', (t) =>
+        t.replace(
+          'environment_variables            = local.environment\n    ingress_settings                 = "ALLOW_ALL"',
+          'environment_variables            = merge(local.environment, local.api_only_environment)\n    ingress_settings                 = "ALLOW_ALL"',
+        ),
+      ),
+    ).resolves.toSatisfy((c: Config) => fails(() => environmentIsTheContract(c)));
+    await expect(
+      broken('functions.tf', (t) => t.replace('KUBEPLANE_TASKS_QUEUE            = local.queue', 'KUBEPLANE_TASKS_QUEUE            = "steps"')),
+    ).resolves.toSatisfy((c: Config) => fails(() => environmentIsTheContract(c)));
   });
 
   it('protects the Firestore database from deletion and keeps point-in-time recovery on', () => {
@@ -453,10 +555,20 @@ describe('the Cloud Functions bundle (examples/gcp/bundle.ts)', () => {
   it('writes index.js and a package.json naming functions-framework 5.0.5 and the clients at the tested versions', async () => {
     const bundle = await bundleGcpFunctions(join(out, 'functions'));
     expect(bundle.bytes).toBeGreaterThan(0);
-    const manifest = JSON.parse(readFileSync(join(out, 'functions', 'package.json'), 'utf8')) as { main: string; type: string; dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(out, 'functions', 'package.json'), 'utf8')) as {
+      main: string;
+      type: string;
+      dependencies: Record<string, string>;
+    };
     expect(manifest).toMatchObject({ main: 'index.js', type: 'module' });
     expect(manifest.dependencies['@google-cloud/functions-framework']).toBe('5.0.5');
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@google-cloud/firestore', '@google-cloud/functions-framework', '@google-cloud/secret-manager', '@google-cloud/tasks', 'google-auth-library']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      '@google-cloud/firestore',
+      '@google-cloud/functions-framework',
+      '@google-cloud/secret-manager',
+      '@google-cloud/tasks',
+      'google-auth-library',
+    ]);
     // The framework is imported, not bundled: the runtime's instance is the one the functions register with.
     const code = readFileSync(join(out, 'functions', 'index.js'), 'utf8');
     expect(code).toMatch(/from"@google-cloud\/functions-framework"/);

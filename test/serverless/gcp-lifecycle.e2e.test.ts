@@ -44,7 +44,13 @@ async function localOutcome(seed: number, manifests: string[]) {
 type Hooks = Partial<Pick<DispatcherOptions, 'onTask'>> & { instances?: number };
 
 async function dispatch(w: GcpWorld, hooks: Hooks = {}) {
-  return runCloudTasks({ tasks: w.sandbox.google.tasks, clock: w.sandbox.clock, targets: w.targets(hooks.instances ?? 1), maxDispatches: 2000, ...(hooks.onTask ? { onTask: hooks.onTask } : {}) });
+  return runCloudTasks({
+    tasks: w.sandbox.google.tasks,
+    clock: w.sandbox.clock,
+    targets: w.targets(hooks.instances ?? 1),
+    maxDispatches: 2000,
+    ...(hooks.onTask ? { onTask: hooks.onTask } : {}),
+  });
 }
 
 async function applyOnGcp(w: GcpWorld, text: string, hooks: Hooks = {}) {
@@ -88,7 +94,9 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect(google.secrets.secretIds(SANDBOX_GOOGLE_PROJECT).filter((id) => id.startsWith(w.secretPrefix))).toEqual([]);
     // Nothing secret was logged: the cluster's private keys never appear in the functions' log lines.
     expect(w.logs.join('\n')).not.toMatch(/PRIVATE KEY|client-key-data/);
-    process.stdout.write(`gcp runtime, minimal example: create/scale-up/scale-down ${JSON.stringify(counts)}, destroy ${JSON.stringify({ invocations: run.invocations, tasks: run.dispatches })}\n`);
+    process.stdout.write(
+      `gcp runtime, minimal example: create/scale-up/scale-down ${JSON.stringify(counts)}, destroy ${JSON.stringify({ invocations: run.invocations, tasks: run.dispatches })}\n`,
+    );
   });
 
   it('does no harm when a task is delivered twice at once, to two instances', async () => {
@@ -110,7 +118,10 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     const created = w.events.filter((e) => e.type === 'resource-created' && e.kind === 'machine');
     expect(created).toHaveLength(3);
     // Each duplicate found the cluster busy (the other instance held its lease) or its step already done.
-    const outcomes = w.logLines().filter((l) => twice.length && l.outcome !== undefined && twice.includes(String(l.step))).map((l) => l.outcome);
+    const outcomes = w
+      .logLines()
+      .filter((l) => twice.length && l.outcome !== undefined && twice.includes(String(l.step)))
+      .map((l) => l.outcome);
     expect(outcomes.filter((o) => o === 'busy' || o === 'stale').length).toBeGreaterThanOrEqual(twice.length);
   });
 
@@ -153,7 +164,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect(w.logLines().some((l) => l.step === 'create-nodes' && l.attempt === 2)).toBe(true);
   });
 
-  it('never lets two instances given the same tasks at once both run a cluster\'s step', async () => {
+  it("never lets two instances given the same tasks at once both run a cluster's step", async () => {
     const [local] = await localOutcome(8, [minimal]);
     const leases = leaseHolders();
     const w = await world({
@@ -167,7 +178,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect({ state: r.state, machines: r.machines }).toEqual(local);
   });
 
-  it('turns a poison task into the cluster\'s ERROR status with the reason, and keeps it as a dead letter', async () => {
+  it("turns a poison task into the cluster's ERROR status with the reason, and keeps it as a dead letter", async () => {
     let broken = false;
     const w = await world({
       seed: 9,
@@ -188,7 +199,9 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect(run.failures).toBe(2);
     const status = (await w.kp.status('minimal')).clusters.minimal;
     expect(status?.state).toBe('ERROR');
-    expect(status?.message).toMatch(/^dns: gave up after 3 attempts of task minimal-\w+\/\w+\/1\/\d+\/0: Error: lease collection unavailable \(simulated outage\)$/);
+    expect(status?.message).toMatch(
+      /^dns: gave up after 3 attempts of task minimal-\w+\/\w+\/1\/\d+\/0: Error: lease collection unavailable \(simulated outage\)$/,
+    );
     // Cloud Tasks has no dead-letter queue: kubeplane kept the task, with why, and Cloud Tasks holds nothing more.
     expect(w.sandbox.google.tasks.dropped()).toEqual([]);
     expect(w.sandbox.google.tasks.size()).toBe(0);
@@ -204,7 +217,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect(await w.kp.projects()).toEqual([]);
   });
 
-  it('marks the cluster ERROR when its task\'s last attempt crashed, on the watchdog\'s schedule', async () => {
+  it("marks the cluster ERROR when its task's last attempt crashed, on the watchdog's schedule", async () => {
     let crash = false;
     const w = await world({
       seed: 12,
@@ -236,12 +249,17 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
       await w.watchdog();
       marked = (await w.kp.status('minimal')).clusters.minimal?.state === 'ERROR';
     }
-    expect(marked, JSON.stringify({ letters: await w.deadLetters.list(), status: (await w.kp.status('minimal')).clusters.minimal, logs: w.logLines().slice(-6) })).toBe(true);
-    expect((await w.kp.status('minimal')).clusters.minimal?.message).toMatch(/^dns: .*did not finish its last attempt \(it crashed or ran past its 600 s deadline\)/);
+    expect(
+      marked,
+      JSON.stringify({ letters: await w.deadLetters.list(), status: (await w.kp.status('minimal')).clusters.minimal, logs: w.logLines().slice(-6) }),
+    ).toBe(true);
+    expect((await w.kp.status('minimal')).clusters.minimal?.message).toMatch(
+      /^dns: .*did not finish its last attempt \(it crashed or ran past its 600 s deadline\)/,
+    );
     expect((await w.deadLetters.list()).map((d) => [d.event?.step, d.status])).toEqual([['dns', 'expired']]);
   });
 
-  it('creates the cluster again after a destroy, within Cloud Tasks\' task-name reuse window (a new incarnation, new task names)', async () => {
+  it("creates the cluster again after a destroy, within Cloud Tasks' task-name reuse window (a new incarnation, new task names)", async () => {
     const w = await world({ seed: 10 });
     await applyOnGcp(w, minimal);
     await w.kp.destroy('minimal');
@@ -253,7 +271,7 @@ describe('the minimal example on the Google Cloud runtime (Cloud Tasks, Firestor
     expect(w.sandbox.google.counts().tasks.duplicates).toBeGreaterThanOrEqual(0);
   });
 
-  it('brings a cluster whose first task was never created to DONE on the watchdog\'s schedule', async () => {
+  it("brings a cluster whose first task was never created to DONE on the watchdog's schedule", async () => {
     const w = await world({ seed: 11 });
     // The API function dies between apply's record write and its task: the cluster is IN_PROGRESS, no task exists.
     const send = w.queue.send.bind(w.queue);

@@ -10,7 +10,14 @@ import type { AwsCall } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 import { iamCallOf, type IamCall } from '../helpers/aws-iam-requests.js';
 import { iamDecider } from '../helpers/iam-decisions.js';
-import { logicalIdOf, resolveIntrinsics, rolePolicies as policiesOf, synthesiseKubeplaneStack, type PolicyDocument, type SynthesisedStack } from '../helpers/kubeplane-template.js';
+import {
+  logicalIdOf,
+  resolveIntrinsics,
+  rolePolicies as policiesOf,
+  synthesiseKubeplaneStack,
+  type PolicyDocument,
+  type SynthesisedStack,
+} from '../helpers/kubeplane-template.js';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-central-1';
@@ -20,7 +27,10 @@ const root = join(import.meta.dirname, '..', '..');
 // The hybrid example with its AWS workers in us-east-1, its control plane in eu-central-1: ARNs pinned to the stack's
 // Region would refuse the workers.
 const hybrid = readFileSync(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8');
-const twoRegions = hybrid.replace('providerSpec: { name: aws-1, region: eu-central-1, zone: eu-central-1b }', 'providerSpec: { name: aws-1, region: us-east-1, zone: us-east-1b }');
+const twoRegions = hybrid.replace(
+  'providerSpec: { name: aws-1, region: eu-central-1, zone: eu-central-1b }',
+  'providerSpec: { name: aws-1, region: us-east-1, zone: us-east-1b }',
+);
 const awsWorkers = (n: number) => twoRegions.replace(/count: 2\n(\s+)serverType: t3.large/, `count: ${n}\n$1serverType: t3.large`);
 
 let stack: SynthesisedStack;
@@ -89,26 +99,43 @@ const sessionOf = (roleId: string) => `arn:aws:sts::${ACCOUNT}:assumed-role/${ro
 describe('the AWS provider under the policies of the CDK deploy', () => {
   it('made the calls of a lifecycle in two Regions: networks, machines, DNS with health checks, teardown', () => {
     const made = new Set(calls.map((c) => `${c.service}:${c.action}`));
-    for (const action of ['ec2:CreateVpc', 'ec2:CreateRoute', 'ec2:RunInstances', 'ec2:AuthorizeSecurityGroupIngress', 'ec2:ImportKeyPair', 'ec2:TerminateInstances', 'ec2:DeleteVpc', 'ec2:DescribeRegions', 'route53:ChangeResourceRecordSets', 'route53:CreateHealthCheck', 'route53:DeleteHealthCheck']) expect(made, action).toContain(action);
+    for (const action of [
+      'ec2:CreateVpc',
+      'ec2:CreateRoute',
+      'ec2:RunInstances',
+      'ec2:AuthorizeSecurityGroupIngress',
+      'ec2:ImportKeyPair',
+      'ec2:TerminateInstances',
+      'ec2:DeleteVpc',
+      'ec2:DescribeRegions',
+      'route53:ChangeResourceRecordSets',
+      'route53:CreateHealthCheck',
+      'route53:DeleteHealthCheck',
+    ])
+      expect(made, action).toContain(action);
     const launchedIn = new Set(calls.filter((c) => c.action === 'RunInstances').map((c) => c.region));
     expect([...launchedIn].sort()).toEqual(['eu-central-1', 'us-east-1']);
     // Every change was signed by a session of the provider role tagged with this cluster (the provider assumed it per
     // cluster): what the simulation below evaluates is what the provider presented.
     const changes = calls.filter((c) => !/^(Describe|List|Get)/.test(c.action));
     expect(changes.length).toBeGreaterThan(30);
-    expect(changes.filter((c) => !(c.caller?.arn.includes(':assumed-role/kubeplane-provider/') && c.caller.tags[CLUSTER_TAG] === clusterId)).map((c) => `${c.action} by ${c.caller?.arn ?? '?'}`)).toEqual([]);
+    expect(
+      changes
+        .filter((c) => !(c.caller?.arn.includes(':assumed-role/kubeplane-provider/') && c.caller.tags[CLUSTER_TAG] === clusterId))
+        .map((c) => `${c.action} by ${c.caller?.arn ?? '?'}`),
+    ).toEqual([]);
     // Every resource a call named was there: IAM decides on a missing one's tags too (none), which the policies refuse.
     expect(calls.flatMap((c) => c.resources.filter((r) => r.missing).map((r) => `${c.action} ${r.type} ${r.id}`))).toEqual([]);
   });
 
-  it('lets a ProviderRole session tagged with the cluster\'s id make every one of those calls', async () => {
+  it("lets a ProviderRole session tagged with the cluster's id make every one of those calls", async () => {
     const role = logicalId('ProviderRole', 'AWS::IAM::Role');
     const { denied, distinct } = await decide(rolePolicies(role), sessionOf(role), { [CLUSTER_TAG]: clusterId });
     expect(denied).toEqual([]);
     expect(distinct).toBeGreaterThan(100);
   });
 
-  it('lets a session tagged with another cluster\'s id change nothing of this cluster that IAM can tell apart; it may read everything', async () => {
+  it("lets a session tagged with another cluster's id change nothing of this cluster that IAM can tell apart; it may read everything", async () => {
     const role = logicalId('ProviderRole', 'AWS::IAM::Role');
     const { calls: decided } = await decide(rolePolicies(role), sessionOf(role), { [CLUSTER_TAG]: 'another-cluster' });
     // Reads have no resource-level permissions in EC2 (nor Route 53's zone and health-check listings): every session
@@ -133,9 +160,14 @@ describe('the AWS provider under the policies of the CDK deploy', () => {
     expect((await decide([document], `arn:aws:iam::${ACCOUNT}:user/kubeplane`, {})).denied).toEqual([]);
   });
 
-  it('names in ProviderRole\'s policies every EC2 and Route 53 action the provider\'s source sends, called in this lifecycle or not', () => {
-    const sent = (file: string, service: string) => [...readFileSync(join(root, 'packages', 'providers', 'src', 'aws', file), 'utf8').matchAll(/new (?:[A-Za-z0-9]+\.)?([A-Za-z0-9]+)Command\(/g)].map((m) => `${service}:${m[1] ?? ''}`);
-    const actions = new Set(rolePolicies(logicalId('ProviderRole', 'AWS::IAM::Role')).flatMap((d) => d.Statement.flatMap((s) => [s.Action].flat() as string[])));
+  it("names in ProviderRole's policies every EC2 and Route 53 action the provider's source sends, called in this lifecycle or not", () => {
+    const sent = (file: string, service: string) =>
+      [...readFileSync(join(root, 'packages', 'providers', 'src', 'aws', file), 'utf8').matchAll(/new (?:[A-Za-z0-9]+\.)?([A-Za-z0-9]+)Command\(/g)].map(
+        (m) => `${service}:${m[1] ?? ''}`,
+      );
+    const actions = new Set(
+      rolePolicies(logicalId('ProviderRole', 'AWS::IAM::Role')).flatMap((d) => d.Statement.flatMap((s) => [s.Action].flat() as string[])),
+    );
     const source = [...sent('provider.ts', 'ec2'), ...sent('route53-dns.ts', 'route53')];
     expect(source.length).toBeGreaterThan(20);
     expect(source.filter((a) => !actions.has(a))).toEqual([]);

@@ -19,10 +19,17 @@ import { SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
 import type { FunctionName } from '../../examples/aws/bundle.js';
 import { AwsCallRecorder, type RecordedCall } from '../helpers/aws-call-recorder.js';
 import { REGION, startAwsEmulators, type AwsEmulators } from '../helpers/aws-emulators.js';
-import { deployFunctions, FROM_POLLER, type DeployedFunctions } from '../helpers/aws-functions.js';
+import { deployFunctions, type DeployedFunctions } from '../helpers/aws-functions.js';
 import { runtimeIamRequests, type IamRequest, type RuntimeCall } from '../helpers/aws-iam-requests.js';
 import { iamDecider } from '../helpers/iam-decisions.js';
-import { logicalIdOf, rolePolicies, synthesiseKubeplaneStack, type Intrinsics, type SynthesisedStack, type TemplateResource } from '../helpers/kubeplane-template.js';
+import {
+  logicalIdOf,
+  rolePolicies,
+  synthesiseKubeplaneStack,
+  type Intrinsics,
+  type SynthesisedStack,
+  type TemplateResource,
+} from '../helpers/kubeplane-template.js';
 import { runEventSourceMapping, type SqsHandler } from '../helpers/lambda-simulator.js';
 import { LIFECYCLE_TIMEOUT } from '../helpers/aws-world.js';
 
@@ -41,8 +48,8 @@ const PROVIDER_SECRET_PREFIX = 'kubeplane-providers/';
  * runs here to be seen doing it.
  */
 const NOT_SEEN: Array<{ action: string; on: (fn: FunctionName) => string; why: string }> = [
-  { action: 'logs:CreateLogStream', on: (fn) => `log-group ${FUNCTIONS[fn]}Logs`, why: 'Lambda opens a stream in the function\'s own log group' },
-  { action: 'logs:PutLogEvents', on: (fn) => `log-group ${FUNCTIONS[fn]}Logs`, why: 'Lambda writes the function\'s output to it' },
+  { action: 'logs:CreateLogStream', on: (fn) => `log-group ${FUNCTIONS[fn]}Logs`, why: "Lambda opens a stream in the function's own log group" },
+  { action: 'logs:PutLogEvents', on: (fn) => `log-group ${FUNCTIONS[fn]}Logs`, why: "Lambda writes the function's output to it" },
 ];
 
 /**
@@ -51,7 +58,7 @@ const NOT_SEEN: Array<{ action: string; on: (fn: FunctionName) => string; why: s
  */
 const NEVER_ON_LAMBDA: Record<string, string> = {
   'dynamodb:Scan': 'DynamoDbStateStore.list of a prefix without a whole first segment; the engine lists only `projects/`, a query on the index',
-  'sqs:ChangeMessageVisibility': 'SqsQueue.release, which the local runner\'s engine.process calls; on Lambda a busy step is re-sent instead (step-handler.ts)',
+  'sqs:ChangeMessageVisibility': "SqsQueue.release, which the local runner's engine.process calls; on Lambda a busy step is re-sent instead (step-handler.ts)",
   'secretsmanager:ListSecrets': 'SecretsManagerStore.list, which the engine never calls (it reads and writes secrets by name)',
 };
 
@@ -68,7 +75,8 @@ const refOf = (v: unknown): string => {
   return o.Ref ?? o['Fn::GetAtt']?.[0] ?? '';
 };
 const short = (logicalId: string) => logicalId.replace(/[0-9A-F]{8}$/, '');
-const functionOf = (fn: FunctionName): TemplateResource => stack.resources[logicalIdOf(stack.resources, FUNCTIONS[fn], 'AWS::Lambda::Function')] as TemplateResource;
+const functionOf = (fn: FunctionName): TemplateResource =>
+  stack.resources[logicalIdOf(stack.resources, FUNCTIONS[fn], 'AWS::Lambda::Function')] as TemplateResource;
 const environmentOf = (fn: FunctionName) => (functionOf(fn).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 const roleOf = (fn: FunctionName) => refOf(functionOf(fn).Properties.Role);
 
@@ -96,7 +104,12 @@ const at: Intrinsics = {
 
 /** The emulated resources as the template's: each found by the function environment or event source that names it. */
 function templateResources() {
-  const source = (fn: FunctionName) => refOf(ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => refOf(m.Properties.FunctionName) === logicalIdOf(stack.resources, FUNCTIONS[fn], 'AWS::Lambda::Function'))?.[1].Properties.EventSourceArn);
+  const source = (fn: FunctionName) =>
+    refOf(
+      ofType('AWS::Lambda::EventSourceMapping').find(
+        ([, m]) => refOf(m.Properties.FunctionName) === logicalIdOf(stack.resources, FUNCTIONS[fn], 'AWS::Lambda::Function'),
+      )?.[1].Properties.EventSourceArn,
+    );
   const table = refOf(environmentOf('step').KUBEPLANE_TABLE);
   const steps = refOf(environmentOf('step').KUBEPLANE_QUEUE_URL);
   expect(source('step')).toBe(steps);
@@ -117,11 +130,16 @@ function runtimeCallOf(call: RecordedCall, on: ReturnType<typeof templateResourc
   const base = { action: call.action, region: REGION };
   switch (call.client) {
     case 'DynamoDBClient': {
-      if (input.TableName !== deployed.tableName) throw new Error(`${call.by} ${call.action} on table ${String(input.TableName)}, which the deploy does not have`);
+      if (input.TableName !== deployed.tableName)
+        throw new Error(`${call.by} ${call.action} on table ${String(input.TableName)}, which the deploy does not have`);
       const table = physicalName(on.table);
       // A query on an index is authorized on the index, a resource of its own, `table/<name>/index/<index>`
       // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/iam-policy-example-data-crud.html).
-      return { ...base, service: 'dynamodb', resources: [typeof input.IndexName === 'string' ? { type: 'index', names: [table, input.IndexName] } : { type: 'table', names: [table] }] };
+      return {
+        ...base,
+        service: 'dynamodb',
+        resources: [typeof input.IndexName === 'string' ? { type: 'index', names: [table, input.IndexName] } : { type: 'table', names: [table] }],
+      };
     }
     case 'SQSClient': {
       const queue = on.queues.get(String(input.QueueUrl));
@@ -152,7 +170,14 @@ function assumeRoleCalls(on: ReturnType<typeof templateResources>): RuntimeCall[
     expect(s.roleArn).toBe(SANDBOX_PROVIDER_ROLE);
     const tags = Object.entries(s.tags);
     const context = tags.length === 0 ? {} : { 'aws:TagKeys': tags.map(([k]) => k), ...Object.fromEntries(tags.map(([k, v]) => [`aws:RequestTag/${k}`, v])) };
-    return { service: 'sts', action: 'AssumeRole', region: REGION, resources: [{ type: 'role', names: [physicalName(on.providerRole)] }], context, ...(tags.length > 0 ? { alsoAuthorizes: ['TagSession'] } : {}) };
+    return {
+      service: 'sts',
+      action: 'AssumeRole',
+      region: REGION,
+      resources: [{ type: 'role', names: [physicalName(on.providerRole)] }],
+      context,
+      ...(tags.length > 0 ? { alsoAuthorizes: ['TagSession'] } : {}),
+    };
   });
 }
 
@@ -213,7 +238,15 @@ const OPERATOR = `arn:aws:iam::${ACCOUNT}:role/platform-admin`;
 
 /** An API Gateway HTTP API event of an IAM-signed caller, as the function URL delivers it. */
 async function api(method: string, path: string, body?: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const event = { version: '2.0', rawPath: path, rawQueryString: '', headers: {}, isBase64Encoded: false, requestContext: { http: { method, path, sourceIp: '203.0.113.7' }, authorizer: { iam: { userArn: OPERATOR, accountId: ACCOUNT } } }, ...(body === undefined ? {} : { body }) } as unknown as ApiEvent;
+  const event = {
+    version: '2.0',
+    rawPath: path,
+    rawQueryString: '',
+    headers: {},
+    isBase64Encoded: false,
+    requestContext: { http: { method, path, sourceIp: '203.0.113.7' }, authorizer: { iam: { userArn: OPERATOR, accountId: ACCOUNT } } },
+    ...(body === undefined ? {} : { body }),
+  } as unknown as ApiEvent;
   const res = await deployed.api(event, { awsRequestId: `api-${method}-${path}` } as Context);
   return { status: res.statusCode ?? 0, body: JSON.parse(res.body ?? 'null') as Record<string, unknown> };
 }
@@ -283,8 +316,12 @@ beforeAll(async () => {
   // The operator stores the project's provider credentials (not a function: not recorded): AWS as ProviderRole's
   // sessions, Hetzner as a token.
   const operator = new SecretsManagerClient(awsClientConfig(emulators.secretsManager));
-  await operator.send(new CreateSecretCommand({ Name: `${PROVIDER_SECRET_PREFIX}${PROJECT}/aws-1`, SecretString: JSON.stringify({ rolearn: SANDBOX_PROVIDER_ROLE }) }));
-  await operator.send(new CreateSecretCommand({ Name: `${PROVIDER_SECRET_PREFIX}${PROJECT}/hetzner-1`, SecretString: JSON.stringify({ credentials: 'h'.repeat(64) }) }));
+  await operator.send(
+    new CreateSecretCommand({ Name: `${PROVIDER_SECRET_PREFIX}${PROJECT}/aws-1`, SecretString: JSON.stringify({ rolearn: SANDBOX_PROVIDER_ROLE }) }),
+  );
+  await operator.send(
+    new CreateSecretCommand({ Name: `${PROVIDER_SECRET_PREFIX}${PROJECT}/hetzner-1`, SecretString: JSON.stringify({ credentials: 'h'.repeat(64) }) }),
+  );
   operator.destroy();
 
   // The API's send fails after apply's record write (its dedup claim is given back): the watchdog finds the step
@@ -331,7 +368,9 @@ beforeAll(async () => {
   seen.deadLettered = await runEventSourceMapping({ queue: deployed.deadLetterPoller, handlers: [deployed.deadLetter], clock: sandbox.clock });
   seen.failed = await stateOf();
   const sqs = new SQSClient(awsClientConfig(emulators.sqs));
-  seen.kept = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: deployed.keptUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }))).Messages?.map((m) => m.MessageAttributes?.['kubeplane-dead-letter']?.StringValue);
+  seen.kept = (
+    await sqs.send(new ReceiveMessageCommand({ QueueUrl: deployed.keptUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }))
+  ).Messages?.map((m) => m.MessageAttributes?.['kubeplane-dead-letter']?.StringValue);
   sqs.destroy();
   seen.finalDestroy = (await api('POST', `/projects/${PROJECT}/destroy`)).status;
   await runSteps();
@@ -369,7 +408,11 @@ describe('the roles of the AWS deploy against what each function calls', () => {
     // The paths a short run could miss: secrets restored and their tags brought in line, a failed send's dedup claim
     // given back, provider credentials read.
     for (const action of ['RestoreSecret', 'UntagResource', 'TagResource', 'DeleteItem', 'GetSecretValue']) expect(stepCalls, action).toContain(action);
-    expect(recorder.calls.some((c) => c.by === 'step' && c.action === 'GetSecretValue' && String(c.input.SecretId).startsWith(`${PROVIDER_SECRET_PREFIX}${PROJECT}/`))).toBe(true);
+    expect(
+      recorder.calls.some(
+        (c) => c.by === 'step' && c.action === 'GetSecretValue' && String(c.input.SecretId).startsWith(`${PROVIDER_SECRET_PREFIX}${PROJECT}/`),
+      ),
+    ).toBe(true);
     expect(deployed.sandbox.sts.sessions().length).toBeGreaterThan(0);
   });
 
@@ -378,7 +421,11 @@ describe('the roles of the AWS deploy against what each function calls', () => {
     const denied: Record<string, string[]> = {};
     for (const fn of NAMES) {
       const roleId = roleOf(fn);
-      const iam = iamDecider({ account: ACCOUNT, principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${roleId}/${fn}`, policies: rolePolicies(stack.resources, roleId, at) });
+      const iam = iamDecider({
+        account: ACCOUNT,
+        principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${roleId}/${fn}`,
+        policies: rolePolicies(stack.resources, roleId, at),
+      });
       expect(requests[fn].length, fn).toBeGreaterThan(0);
       const refused = [];
       for (const r of requests[fn]) if ((await iam.decide(r)) !== 'Allowed') refused.push(`${r.action} on ${r.resource} ${JSON.stringify(r.context)}`);
@@ -387,7 +434,7 @@ describe('the roles of the AWS deploy against what each function calls', () => {
     expect(denied).toEqual({ step: [], api: [], watchdog: [], deadLetter: [] });
   });
 
-  it('gives each role no action on any resource its function was not seen to call, but Lambda\'s log writes', async () => {
+  it("gives each role no action on any resource its function was not seen to call, but Lambda's log writes", async () => {
     const requests = await requestsByFunction();
     const report: Record<string, { allowed: string[]; called: string[]; extra: string[]; missing: string[] }> = {};
     for (const fn of NAMES) {
@@ -404,8 +451,13 @@ describe('the roles of the AWS deploy against what each function calls', () => {
         missing: [...called].filter((c) => ![...allowed].some((a) => covers(a, c))).sort(),
       };
     }
-    for (const [fn, r] of Object.entries(report)) process.stdout.write(`${fn} role: ${r.allowed.length} allowed, ${r.called.length} called\n  allowed: ${r.allowed.join(', ')}\n  called:  ${r.called.join(', ')}\n`);
-    expect(Object.fromEntries(Object.entries(report).map(([fn, r]) => [fn, { extra: r.extra, missing: r.missing }]))).toEqual(Object.fromEntries(NAMES.map((fn) => [fn, { extra: [], missing: [] }])));
+    for (const [fn, r] of Object.entries(report))
+      process.stdout.write(
+        `${fn} role: ${r.allowed.length} allowed, ${r.called.length} called\n  allowed: ${r.allowed.join(', ')}\n  called:  ${r.called.join(', ')}\n`,
+      );
+    expect(Object.fromEntries(Object.entries(report).map(([fn, r]) => [fn, { extra: r.extra, missing: r.missing }]))).toEqual(
+      Object.fromEntries(NAMES.map((fn) => [fn, { extra: [], missing: [] }])),
+    );
   });
 
   it('sees every command of the AWS adapters called by some function, but those no function sends on Lambda', () => {
@@ -417,12 +469,17 @@ describe('the roles of the AWS deploy against what each function calls', () => {
       for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/import \{([^}]*)\} from '@aws-sdk\/(client-[a-z-]+)'/g)) {
         const service = services[m[2] ?? ''];
         if (!service) continue;
-        for (const name of (m[1] ?? '').split(',').map((n) => n.trim())) if (name.endsWith('Command')) sent.add(`${service}:${name.slice(0, -'Command'.length)}`);
+        for (const name of (m[1] ?? '').split(',').map((n) => n.trim()))
+          if (name.endsWith('Command')) sent.add(`${service}:${name.slice(0, -'Command'.length)}`);
       }
     }
     expect(sent.size).toBeGreaterThan(15);
     // Lambda's pollers send what the local runner's SqsQueue.receive and ack do, with the function's role.
-    const called = new Set(recorder.calls.map((c) => `${{ DynamoDBClient: 'dynamodb', SQSClient: 'sqs', SecretsManagerClient: 'secretsmanager' }[c.client] ?? c.client}:${c.action}`));
+    const called = new Set(
+      recorder.calls.map(
+        (c) => `${{ DynamoDBClient: 'dynamodb', SQSClient: 'sqs', SecretsManagerClient: 'secretsmanager' }[c.client] ?? c.client}:${c.action}`,
+      ),
+    );
     expect([...sent].filter((a) => !called.has(a) && !(a in NEVER_ON_LAMBDA)).sort()).toEqual([]);
     // And the list of exceptions holds only what is sent and not called.
     expect(Object.keys(NEVER_ON_LAMBDA).filter((a) => !sent.has(a) || called.has(a))).toEqual([]);

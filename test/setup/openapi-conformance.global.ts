@@ -14,7 +14,12 @@ export function setup(): () => void {
   return () => {
     const violations = readdirSync(dir)
       .filter((f) => f.endsWith('.jsonl'))
-      .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as RecordedViolation));
+      .flatMap((f) =>
+        readFileSync(join(dir, f), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as RecordedViolation),
+      );
     rmSync(dir, { recursive: true, force: true });
     if (violations.length === 0) return;
     const distinct = new Map<string, RecordedViolation & { count: number }>();
@@ -25,7 +30,9 @@ export function setup(): () => void {
       if (seen) seen.count += 1;
       else distinct.set(key, { ...v, pointer: v.pointer.replace(/\/\d+(?=\/|$)/g, '/*'), count: 1 });
     }
-    const lines = [...distinct.values()].map((v) => `  ${v.cloud} ${v.operation} → ${v.status} at '${v.pointer}': ${v.message} (${v.count}×, e.g. ${v.request})`);
+    const lines = [...distinct.values()].map(
+      (v) => `  ${v.cloud} ${v.operation} → ${v.status} at '${v.pointer}': ${v.message} (${v.count}×, e.g. ${v.request})`,
+    );
     process.exitCode = 1;
     throw new Error(`${violations.length} responses broke the vendors' API documents (${distinct.size} distinct):\n${lines.join('\n')}`);
   };

@@ -37,7 +37,7 @@ describe('the budget guard', () => {
   it('does not judge a run of part of a tier, and fails when no whole tier was run', () => {
     const v = judge(budgets, { fast: report('fast', 500, 1) }, { fast: 3, e2e: 3 });
     expect(v.ok).toBe(false);
-    expect(v.lines.join('\n')).toContain('took 1 of the tier\'s 3 files, not judged');
+    expect(v.lines.join('\n')).toContain("took 1 of the tier's 3 files, not judged");
     expect(v.lines.join('\n')).toContain('no whole tier has been run');
   });
 

@@ -44,10 +44,13 @@ export function judge(budgets: Budgets, reports: Partial<Record<Tier, TierReport
     const failed = report.files.filter((f) => f.state === 'failed').length;
     const over = report.wallSeconds > limit;
     if (over) ok = false;
-    lines.push(`${tier}: ${s(report.wallSeconds)} wall for ${report.files.length} files (budget ${s(budget.seconds)}, limit ${s(limit)}): ${over ? 'OVER BUDGET' : 'within budget'}${failed ? `; ${failed} files failed` : ''}`);
+    lines.push(
+      `${tier}: ${s(report.wallSeconds)} wall for ${report.files.length} files (budget ${s(budget.seconds)}, limit ${s(limit)}): ${over ? 'OVER BUDGET' : 'within budget'}${failed ? `; ${failed} files failed` : ''}`,
+    );
     if (over) {
       lines.push(`  slowest files of ${tier} (seconds, of which import):`);
-      for (const f of report.files.slice(0, SLOWEST)) lines.push(`    ${f.seconds.toFixed(1).padStart(7)} ${f.importSeconds.toFixed(1).padStart(6)}  ${f.file}`);
+      for (const f of report.files.slice(0, SLOWEST))
+        lines.push(`    ${f.seconds.toFixed(1).padStart(7)} ${f.importSeconds.toFixed(1).padStart(6)}  ${f.file}`);
     }
   }
   if (ciSeconds !== undefined) {
@@ -76,7 +79,10 @@ function updateDurations(root: string, reports: TierReport[]): string {
   for (const [f, secs] of Object.entries(previous)) if (present.has(f)) merged[f] = secs;
   for (const r of reports) for (const f of r.files) if (present.has(f.file)) merged[f.file] = Math.round(f.seconds * 10) / 10;
   const files = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(file, `${JSON.stringify({ why: 'seconds each test file took on the last measured run (npm run test:budget -- --update-durations); the sequencer starts the longest first', files }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ why: 'seconds each test file took on the last measured run (npm run test:budget -- --update-durations); the sequencer starts the longest first', files }, null, 2)}\n`,
+  );
   return file;
 }
 

@@ -40,6 +40,9 @@ export default class LongestFirstSequencer implements TestSequencer {
         return 0;
       }
     };
-    return files.map((spec) => ({ spec, w: weight(spec) })).sort((a, b) => b.w - a.w).map((x) => x.spec);
+    return files
+      .map((spec) => ({ spec, w: weight(spec) }))
+      .sort((a, b) => b.w - a.w)
+      .map((x) => x.spec);
   }
 }

@@ -51,7 +51,14 @@ export default class TimingReporter implements Reporter {
     const d = module.diagnostic();
     const file = relative(this.#root, module.moduleId);
     const importSeconds = (d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration) / 1000;
-    this.#files.push({ file, tier: tierOf(file), seconds: round(importSeconds + d.duration / 1000), importSeconds: round(importSeconds), tests: [...module.children.allTests()].length, state: module.state() });
+    this.#files.push({
+      file,
+      tier: tierOf(file),
+      seconds: round(importSeconds + d.duration / 1000),
+      importSeconds: round(importSeconds),
+      tests: [...module.children.allTests()].length,
+      state: module.state(),
+    });
   }
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {

@@ -20,16 +20,47 @@ const targets: Target[] = [
     name: 'hetzner',
     cloud: 'hetzner',
     createOp: 'POST /servers',
-    make: (s) => new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'faults', clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random }),
-    request: (cluster, i) => ({ name: `${cluster}-w-${String(i).padStart(2, '0')}`, clusterId: cluster, nodepool: 'w', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', userData: '#cloud-config\n' }),
+    make: (s) =>
+      new HetznerProvider({
+        token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+        project: 'faults',
+        clock: s.clock,
+        budgets: new RateBudgets(s.clock),
+        random: s.random,
+      }),
+    request: (cluster, i) => ({
+      name: `${cluster}-w-${String(i).padStart(2, '0')}`,
+      clusterId: cluster,
+      nodepool: 'w',
+      region: 'fsn1',
+      serverType: 'cpx22',
+      image: 'ubuntu-24.04',
+      userData: '#cloud-config\n',
+    }),
   },
   {
     name: 'aws',
     cloud: 'ec2',
     createOp: 'RunInstances',
     make: (s) =>
-      new AwsProvider({ region: 'eu-central-1', account: 'faults', credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) }, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random }),
-    request: (cluster, i) => ({ name: `${cluster}-w-${String(i).padStart(2, '0')}`, clusterId: cluster, nodepool: 'w', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n' }),
+      new AwsProvider({
+        region: 'eu-central-1',
+        account: 'faults',
+        credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+        clock: s.clock,
+        budgets: new RateBudgets(s.clock),
+        random: s.random,
+      }),
+    request: (cluster, i) => ({
+      name: `${cluster}-w-${String(i).padStart(2, '0')}`,
+      clusterId: cluster,
+      nodepool: 'w',
+      region: 'eu-central-1',
+      zone: 'eu-central-1a',
+      serverType: 't3.small',
+      image: 'ami-0ubuntu2404amd64',
+      userData: '#cloud-config\n',
+    }),
   },
 ];
 
@@ -101,9 +132,13 @@ describe.each(targets)('$name under injected faults', (target) => {
   it('survives a random 30% mix of transient faults on every call with no duplicate nodes', async () => {
     sandbox = new Sandbox({ seed: 9 }).listen();
     const provider = target.make(sandbox);
-    for (const kind of ['server-error', 'timeout', 'lost-response', 'throttled-no-headers'] as const) sandbox.injectFault({ cloud: target.cloud, operation: '*', kind, probability: 0.08 });
-    for (let i = 1; i <= 8; i++) await settle((attempt) => provider.compute!.createNode(target.request('c2', i), { attempt }), { clock: sandbox.clock, maxAttempts: 100 });
-    const names = liveNodes(sandbox, 'c2').map((n) => n.name).sort();
+    for (const kind of ['server-error', 'timeout', 'lost-response', 'throttled-no-headers'] as const)
+      sandbox.injectFault({ cloud: target.cloud, operation: '*', kind, probability: 0.08 });
+    for (let i = 1; i <= 8; i++)
+      await settle((attempt) => provider.compute!.createNode(target.request('c2', i), { attempt }), { clock: sandbox.clock, maxAttempts: 100 });
+    const names = liveNodes(sandbox, 'c2')
+      .map((n) => n.name)
+      .sort();
     expect(names).toEqual(Array.from({ length: 8 }, (_, i) => `c2-w-${String(i + 1).padStart(2, '0')}`));
     expect(sandbox.faults.fired.length).toBeGreaterThan(0);
     await settle((attempt) => provider.teardownCluster('c2', 'x', { attempt }), { clock: sandbox.clock, maxAttempts: 200 });
@@ -113,8 +148,23 @@ describe.each(targets)('$name under injected faults', (target) => {
 
 describe('EC2 eventual consistency', () => {
   const make = (s: Sandbox) =>
-    new AwsProvider({ region: 'eu-central-1', account: 'ec', credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) }, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
-  const req = (i: number): NodeRequest => ({ name: `ec-w-${String(i).padStart(2, '0')}`, clusterId: 'ec', nodepool: 'w', region: 'eu-central-1', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '' });
+    new AwsProvider({
+      region: 'eu-central-1',
+      account: 'ec',
+      credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+      clock: s.clock,
+      budgets: new RateBudgets(s.clock),
+      random: s.random,
+    });
+  const req = (i: number): NodeRequest => ({
+    name: `ec-w-${String(i).padStart(2, '0')}`,
+    clusterId: 'ec',
+    nodepool: 'w',
+    region: 'eu-central-1',
+    serverType: 't3.small',
+    image: 'ami-0ubuntu2404amd64',
+    userData: '',
+  });
 
   it('reports a just-launched instance that Describe cannot see yet as pending, not missing', async () => {
     sandbox = new Sandbox({ seed: 2, ec2: { describeLagMaxMs: 5_000 } }).listen();

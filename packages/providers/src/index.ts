@@ -15,8 +15,25 @@ export { CrusoeProvider, type CrusoeProviderOptions } from './crusoe/provider.js
 export { CrusoeClient, CRUSOE_DEFAULT_BASE_URL, CRUSOE_RATE_LIMIT, operationError as crusoeOperationError, type CrusoeClientOptions } from './crusoe/client.js';
 export { CrusoeManagedKubernetes, type AutoClustersSettings, type RemediationAction } from './crusoe/managed.js';
 export { crusoeErrorKind } from './crusoe/errors.js';
-export { authorizationHeader as crusoeAuthorizationHeader, canonicalQuery as crusoeCanonicalQuery, goQueryEscape, crusoeTimestamp, buildQuery as crusoeBuildQuery } from './crusoe/signing.js';
-export { cmkAddonSecret, autoscalerNodeArgs, withAutoscalerNodeArgs, reconcileCmkInCluster, CMK_AUTOSCALER, CMK_ADDON_SECRET_NAMESPACE, type AutoscalerLimits, type SecretManifest, type CmkInClusterInput, type CmkInClusterResult } from './crusoe/cmk-in-cluster.js';
+export {
+  authorizationHeader as crusoeAuthorizationHeader,
+  canonicalQuery as crusoeCanonicalQuery,
+  goQueryEscape,
+  crusoeTimestamp,
+  buildQuery as crusoeBuildQuery,
+} from './crusoe/signing.js';
+export {
+  cmkAddonSecret,
+  autoscalerNodeArgs,
+  withAutoscalerNodeArgs,
+  reconcileCmkInCluster,
+  CMK_AUTOSCALER,
+  CMK_ADDON_SECRET_NAMESPACE,
+  type AutoscalerLimits,
+  type SecretManifest,
+  type CmkInClusterInput,
+  type CmkInClusterResult,
+} from './crusoe/cmk-in-cluster.js';
 export { startupScript as crusoeStartupScript, userDataFromStartupScript as crusoeUserDataFromStartupScript } from './crusoe/startup-script.js';
 export { CloudflareProvider, type CloudflareProviderOptions } from './cloudflare/provider.js';
 export { CloudflareClient, CLOUDFLARE_DEFAULT_BASE_URL, CLOUDFLARE_RATE_LIMIT, type CloudflareClientOptions } from './cloudflare/client.js';

@@ -11,12 +11,24 @@ let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
 
 const aws = (s: Sandbox, budgets: RateBudgets) =>
-  new AwsProvider({ region: 'eu-central-1', account: 'lifecycle', credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) }, clock: s.clock, budgets, random: s.random });
-const hetzner = (s: Sandbox, budgets: RateBudgets) => new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'lifecycle', clock: s.clock, budgets, random: s.random });
+  new AwsProvider({
+    region: 'eu-central-1',
+    account: 'lifecycle',
+    credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+    clock: s.clock,
+    budgets,
+    random: s.random,
+  });
+const hetzner = (s: Sandbox, budgets: RateBudgets) =>
+  new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'lifecycle', clock: s.clock, budgets, random: s.random });
 
 const cases: Array<{ name: string; make: (s: Sandbox, b: RateBudgets) => Provider; scenario: Omit<ClusterScenario, 'dns'> }> = [
   { name: 'hetzner', make: hetzner, scenario: { clusterId: 'hz50', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: 50 } },
-  { name: 'aws', make: aws, scenario: { clusterId: 'aw50', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', nodes: 50 } },
+  {
+    name: 'aws',
+    make: aws,
+    scenario: { clusterId: 'aw50', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', nodes: 50 },
+  },
 ];
 
 describe.each(cases)('$name: 50-node cluster lifecycle', ({ make, scenario: base }) => {
@@ -43,7 +55,13 @@ describe.each(cases)('$name: 50-node cluster lifecycle', ({ make, scenario: base
     // A provider with its own DNS (Hetzner) also gets a record there; the teardown must sweep it by label.
     const ownDns = provider.dns && provider !== dnsProvider && !provider.capabilities.dnsFailover ? provider.dns : undefined;
     if (ownDns) {
-      const own = await settle((attempt) => ownDns.upsertRecords('example.de', scenario.clusterId, [{ name: `api.${scenario.clusterId}.example.de`, type: 'A', ttl: 60, values: [ip.ip] }], { attempt }), { clock });
+      const own = await settle(
+        (attempt) =>
+          ownDns.upsertRecords('example.de', scenario.clusterId, [{ name: `api.${scenario.clusterId}.example.de`, type: 'A', ttl: 60, values: [ip.ip] }], {
+            attempt,
+          }),
+        { clock },
+      );
       await settle((attempt) => ownDns.changeStatus(own.id, { attempt }), { clock });
     }
 

@@ -20,15 +20,38 @@ const cases: Case[] = [
   {
     name: 'hetzner',
     cloud: 'hetzner',
-    make: (s) => new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'bench', clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random }),
+    make: (s) =>
+      new HetznerProvider({
+        token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+        project: 'bench',
+        clock: s.clock,
+        budgets: new RateBudgets(s.clock),
+        random: s.random,
+      }),
     scenario: { clusterId: 'bench', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: NODES, pollSeconds: 5 },
   },
   {
     name: 'aws',
     cloud: 'ec2',
     make: (s) =>
-      new AwsProvider({ region: 'eu-central-1', account: 'bench', credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) }, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random, dns: false }),
-    scenario: { clusterId: 'bench', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', nodes: NODES, pollSeconds: 5 },
+      new AwsProvider({
+        region: 'eu-central-1',
+        account: 'bench',
+        credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+        clock: s.clock,
+        budgets: new RateBudgets(s.clock),
+        random: s.random,
+        dns: false,
+      }),
+    scenario: {
+      clusterId: 'bench',
+      region: 'eu-central-1',
+      zone: 'eu-central-1a',
+      serverType: 't3.small',
+      image: 'ami-0ubuntu2404amd64',
+      nodes: NODES,
+      pollSeconds: 5,
+    },
   },
 ];
 
@@ -68,7 +91,12 @@ export async function run(): Promise<BenchResult[]> {
         unit: 's (virtual)',
         note: `floor ${(floor / 1000).toFixed(1)} s (latency model); ${b.totalCalls() - before} calls incl. ${polls} list/describe`,
       });
-      results.push({ name: `${c.name}: ${NODES}-node creation time / latency-model floor`, value: created.elapsedMs / floor, unit: 'x floor', target: 'close to 1' });
+      results.push({
+        name: `${c.name}: ${NODES}-node creation time / latency-model floor`,
+        value: created.elapsedMs / floor,
+        unit: 'x floor',
+        target: 'close to 1',
+      });
     } finally {
       b.close();
     }

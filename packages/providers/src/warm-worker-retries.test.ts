@@ -14,12 +14,28 @@ describe('a warm worker after another worker changed the cloud', () => {
   it('Hetzner: a firewall re-made under its name (new id) is looked up again, not reported missing', async () => {
     sandbox = new Sandbox({ seed: 3 }).listen();
     const s = sandbox;
-    const worker = () => new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'ww', clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
+    const worker = () =>
+      new HetznerProvider({
+        token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+        project: 'ww',
+        clock: s.clock,
+        budgets: new RateBudgets(s.clock),
+        random: s.random,
+      });
     const warm = worker();
     const other = worker();
     const scope = { clusterId: 'ww', region: 'fsn1' };
     const firewall = { ...scope, name: 'ww-fw', rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }] };
-    const node = (name: string) => ({ name, clusterId: 'ww', nodepool: 'w', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', userData: '#cloud-config\n', firewallNames: ['ww-fw'] });
+    const node = (name: string) => ({
+      name,
+      clusterId: 'ww',
+      nodepool: 'w',
+      region: 'fsn1',
+      serverType: 'cpx22',
+      image: 'ubuntu-24.04',
+      userData: '#cloud-config\n',
+      firewallNames: ['ww-fw'],
+    });
     await settle((attempt) => warm.network.ensureFirewall(firewall, { attempt }), { clock: s.clock });
     await settle((attempt) => warm.compute.createNode(node('ww-1'), { attempt }), { clock: s.clock });
     // The other worker destroys and re-creates: same name, another id.
@@ -36,7 +52,8 @@ describe('a warm worker after another worker changed the cloud', () => {
     sandbox = new Sandbox({ seed: 4, ec2: { describeLagMaxMs: 0 } }).listen();
     const s = sandbox;
     const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
-    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random }).dns!;
+    const worker = () =>
+      new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random }).dns!;
     const [a, b] = [worker(), worker()];
     const records = [
       { name: 'api.ww.example.com', type: 'A' as const, ttl: 60, values: ['203.0.113.7'] },
@@ -44,7 +61,10 @@ describe('a warm worker after another worker changed the cloud', () => {
     ];
     await settle((attempt) => a.upsertRecords('example.com', 'ww', records, { attempt }), { clock: s.clock });
     // Both deliveries list the records, then both send their DELETE batch: the second batch names records gone.
-    const outcomes = await Promise.all([a.deleteRecords('example.com', 'ww', records, { attempt: 1 }), b.deleteRecords('example.com', 'ww', records, { attempt: 1 })]);
+    const outcomes = await Promise.all([
+      a.deleteRecords('example.com', 'ww', records, { attempt: 1 }),
+      b.deleteRecords('example.com', 'ww', records, { attempt: 1 }),
+    ]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['done', 'pending']);
     await settle((attempt) => b.deleteRecords('example.com', 'ww', records, { attempt }), { clock: s.clock });
     const left = await settle((attempt) => a.listRecords('example.com', { attempt }), { clock: s.clock });
@@ -57,12 +77,32 @@ describe('a warm worker after another worker changed the cloud', () => {
     // A later ensure (the next run of the step) removes what the overlap left, and keeps the one both use.
     const again = await ensure(b);
     expect(new Set([na.id, nb.id, again.id]).size).toBe(1);
-    const kinds = s.inventory().filter((i) => i.clusterId === 'ww').map((i) => i.kind);
+    const kinds = s
+      .inventory()
+      .filter((i) => i.clusterId === 'ww')
+      .map((i) => i.kind);
     expect(kinds.filter((k) => k === 'network')).toHaveLength(1);
     // Both workers' security groups and machines land in that VPC.
-    const fw = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-fw', networkName: 'ww-net', rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }] };
+    const fw = {
+      clusterId: 'ww',
+      region: 'eu-central-1',
+      name: 'ww-fw',
+      networkName: 'ww-net',
+      rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }],
+    };
     await settle((attempt) => a.network!.ensureFirewall(fw, { attempt }), { clock: s.clock });
-    const node = { name: 'ww-1', clusterId: 'ww', nodepool: 'w', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n', networkName: 'ww-net', firewallNames: ['ww-fw'] };
+    const node = {
+      name: 'ww-1',
+      clusterId: 'ww',
+      nodepool: 'w',
+      region: 'eu-central-1',
+      zone: 'eu-central-1a',
+      serverType: 't3.small',
+      image: 'ami-0ubuntu2404amd64',
+      userData: '#cloud-config\n',
+      networkName: 'ww-net',
+      firewallNames: ['ww-fw'],
+    };
     const created = await settle((attempt) => b.compute!.createNode(node, { attempt }), { clock: s.clock });
     expect(created.name).toBe('ww-1');
   });
@@ -72,7 +112,10 @@ describe('a warm worker after another worker changed the cloud', () => {
     // The overlap makes two VPCs; the denied removal of the younger one must reach the caller.
     s.faults.add({ cloud: 'ec2', operation: 'DeleteVpc', kind: 'auth', times: 1 });
     const outcomes = await Promise.allSettled([ensure(a), ensure(b)]);
-    const again = await ensure(b).then(() => null, (e: unknown) => e);
+    const again = await ensure(b).then(
+      () => null,
+      (e: unknown) => e,
+    );
     const errors = [...outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : [])), ...(again ? [again] : [])];
     expect(errors.map((e) => (e instanceof KubeplaneError ? e.kind : String(e)))).toEqual(['auth']);
     // With the fault gone, the next ensure removes the duplicate.
@@ -86,7 +129,8 @@ function twoAwsWorkers(seed: number) {
   const s = new Sandbox({ seed, ec2: { describeLagMaxMs: 0 } }).listen();
   sandbox = s;
   const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
-  const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
+  const worker = () =>
+    new AwsProvider({ region: 'eu-central-1', account: 'ww', credentials, clock: s.clock, budgets: new RateBudgets(s.clock), random: s.random });
   const network = { clusterId: 'ww', region: 'eu-central-1', name: 'ww-net', cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', zone: 'eu-central-1a' }] };
   const ensure = (p: AwsProvider) => settle((attempt) => p.network!.ensureNetwork(network, { attempt }), { clock: s.clock });
   return { s, a: worker(), b: worker(), ensure };

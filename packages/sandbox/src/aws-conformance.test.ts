@@ -14,21 +14,32 @@ import { EC2_DOCUMENTED_ERRORS, ROUTE53_DOCUMENTED_ERRORS } from './aws-document
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 
-interface Exchange { service: 'ec2' | 'route53'; operation: string; status: number; body: string; output?: unknown; error?: { name: string; message: string; status?: number } }
+interface Exchange {
+  service: 'ec2' | 'route53';
+  operation: string;
+  status: number;
+  body: string;
+  output?: unknown;
+  error?: { name: string; message: string; status?: number };
+}
 const exchanges: Exchange[] = [];
 let sandbox: Sandbox;
 
 /** Keeps the raw body of each response (the deserializer then reads a copy of it). */
-function recordBodies(stack: { add: (m: never, o: { step: 'deserialize'; priority: 'low'; name: string }) => void }, pending: { status: number; body: string }[]): void {
-  const middleware = (next: (a: unknown) => Promise<{ response: { statusCode: number; body: AsyncIterable<Uint8Array> | Readable } }>) => async (args: unknown) => {
-    const result = await next(args);
-    const chunks: Buffer[] = [];
-    for await (const c of result.response.body as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
-    const body = Buffer.concat(chunks);
-    result.response.body = Readable.from([body]);
-    pending.push({ status: result.response.statusCode, body: body.toString('utf8') });
-    return result;
-  };
+function recordBodies(
+  stack: { add: (m: never, o: { step: 'deserialize'; priority: 'low'; name: string }) => void },
+  pending: { status: number; body: string }[],
+): void {
+  const middleware =
+    (next: (a: unknown) => Promise<{ response: { statusCode: number; body: AsyncIterable<Uint8Array> | Readable } }>) => async (args: unknown) => {
+      const result = await next(args);
+      const chunks: Buffer[] = [];
+      for await (const c of result.response.body as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
+      const body = Buffer.concat(chunks);
+      result.response.body = Readable.from([body]);
+      pending.push({ status: result.response.statusCode, body: body.toString('utf8') });
+      return result;
+    };
   stack.add(middleware as never, { step: 'deserialize', priority: 'low', name: 'recordBodies' });
 }
 
@@ -53,7 +64,13 @@ async function session(): Promise<void> {
     } catch (e) {
       const err = e as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
       const raw = bodies.pop();
-      exchanges.push({ service, operation, status: raw?.status ?? 0, body: raw?.body ?? '', error: { name: err.name, message: err.message, ...(err.$metadata?.httpStatusCode ? { status: err.$metadata.httpStatusCode } : {}) } });
+      exchanges.push({
+        service,
+        operation,
+        status: raw?.status ?? 0,
+        body: raw?.body ?? '',
+        error: { name: err.name, message: err.message, ...(err.$metadata?.httpStatusCode ? { status: err.$metadata.httpStatusCode } : {}) },
+      });
       return undefined;
     }
   };
@@ -65,17 +82,27 @@ async function session(): Promise<void> {
   await e(new ec2sdk.DescribeInstanceTypesCommand({}));
   await e(new ec2sdk.DescribeInstanceTypeOfferingsCommand({ LocationType: 'availability-zone' }));
   await e(new ec2sdk.DescribeImagesCommand({}));
-  const vpc = (await e<ec2sdk.CreateVpcResult>(new ec2sdk.CreateVpcCommand({ CidrBlock: '10.9.0.0/16', TagSpecifications: [{ ResourceType: 'vpc', Tags: [{ Key: 'Name', Value: 'c' }] }] })))?.Vpc?.VpcId ?? '';
+  const vpc =
+    (
+      await e<ec2sdk.CreateVpcResult>(
+        new ec2sdk.CreateVpcCommand({ CidrBlock: '10.9.0.0/16', TagSpecifications: [{ ResourceType: 'vpc', Tags: [{ Key: 'Name', Value: 'c' }] }] }),
+      )
+    )?.Vpc?.VpcId ?? '';
   await e(new ec2sdk.DescribeVpcsCommand({}));
-  const subnet = (await e<ec2sdk.CreateSubnetResult>(new ec2sdk.CreateSubnetCommand({ VpcId: vpc, CidrBlock: '10.9.1.0/24', AvailabilityZone: 'eu-central-1a' })))?.Subnet?.SubnetId ?? '';
+  const subnet =
+    (await e<ec2sdk.CreateSubnetResult>(new ec2sdk.CreateSubnetCommand({ VpcId: vpc, CidrBlock: '10.9.1.0/24', AvailabilityZone: 'eu-central-1a' })))?.Subnet
+      ?.SubnetId ?? '';
   await e(new ec2sdk.DescribeSubnetsCommand({}));
   const igw = (await e<ec2sdk.CreateInternetGatewayResult>(new ec2sdk.CreateInternetGatewayCommand({})))?.InternetGateway?.InternetGatewayId ?? '';
   await e(new ec2sdk.AttachInternetGatewayCommand({ InternetGatewayId: igw, VpcId: vpc }));
   await e(new ec2sdk.DescribeInternetGatewaysCommand({}));
-  const rtb = (await e<ec2sdk.DescribeRouteTablesResult>(new ec2sdk.DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpc] }] })))?.RouteTables?.[0]?.RouteTableId ?? '';
+  const rtb =
+    (await e<ec2sdk.DescribeRouteTablesResult>(new ec2sdk.DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpc] }] })))?.RouteTables?.[0]
+      ?.RouteTableId ?? '';
   await e(new ec2sdk.CreateRouteCommand({ RouteTableId: rtb, DestinationCidrBlock: '0.0.0.0/0', GatewayId: igw }));
   await e(new ec2sdk.DescribeRouteTablesCommand({}));
-  const sg = (await e<ec2sdk.CreateSecurityGroupResult>(new ec2sdk.CreateSecurityGroupCommand({ VpcId: vpc, GroupName: 'web', Description: 'web' })))?.GroupId ?? '';
+  const sg =
+    (await e<ec2sdk.CreateSecurityGroupResult>(new ec2sdk.CreateSecurityGroupCommand({ VpcId: vpc, GroupName: 'web', Description: 'web' })))?.GroupId ?? '';
   const rule = { GroupId: sg, IpPermissions: [{ IpProtocol: 'tcp', FromPort: 443, ToPort: 443, IpRanges: [{ CidrIp: '0.0.0.0/0', Description: 'https' }] }] };
   await e(new ec2sdk.AuthorizeSecurityGroupIngressCommand(rule));
   await e(new ec2sdk.AuthorizeSecurityGroupIngressCommand(rule));
@@ -83,7 +110,19 @@ async function session(): Promise<void> {
   await e(new ec2sdk.RevokeSecurityGroupIngressCommand(rule));
   await e(new ec2sdk.ImportKeyPairCommand({ KeyName: 'k', PublicKeyMaterial: Buffer.from(SANDBOX_SSH_PUBLIC_KEY) }));
   await e(new ec2sdk.DescribeKeyPairsCommand({}));
-  const launched = await e<ec2sdk.Reservation>(new ec2sdk.RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small', SubnetId: subnet, SecurityGroupIds: [sg], KeyName: 'k', ClientToken: 'c1', TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'n' }] }] }));
+  const launched = await e<ec2sdk.Reservation>(
+    new ec2sdk.RunInstancesCommand({
+      MinCount: 1,
+      MaxCount: 1,
+      ImageId: 'ami-0ubuntu2404amd64',
+      InstanceType: 't3.small',
+      SubnetId: subnet,
+      SecurityGroupIds: [sg],
+      KeyName: 'k',
+      ClientToken: 'c1',
+      TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'n' }] }],
+    }),
+  );
   const instance = launched?.Instances?.[0]?.InstanceId ?? '';
   await e(new ec2sdk.RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
   await e(new ec2sdk.DescribeInstancesCommand({}));
@@ -92,7 +131,8 @@ async function session(): Promise<void> {
   await e(new ec2sdk.DeleteTagsCommand({ Resources: [vpc], Tags: [{ Key: 'team' }] }));
   const eip = (await e<ec2sdk.AllocateAddressResult>(new ec2sdk.AllocateAddressCommand({ Domain: 'vpc' })))?.AllocationId ?? '';
   sandbox.clock.advance(60_000);
-  const association = (await e<ec2sdk.AssociateAddressResult>(new ec2sdk.AssociateAddressCommand({ AllocationId: eip, InstanceId: instance })))?.AssociationId ?? '';
+  const association =
+    (await e<ec2sdk.AssociateAddressResult>(new ec2sdk.AssociateAddressCommand({ AllocationId: eip, InstanceId: instance })))?.AssociationId ?? '';
   await e(new ec2sdk.DescribeAddressesCommand({}));
   await e(new ec2sdk.DescribeInstancesCommand({ InstanceIds: [instance] }));
   await e(new ec2sdk.DisassociateAddressCommand({ AssociationId: association }));
@@ -119,12 +159,22 @@ async function session(): Promise<void> {
   await r(new r53sdk.GetHostedZoneCommand({ Id: zone }));
   await r(new r53sdk.ListHostedZonesByNameCommand({ DNSName: 'example.com' }));
   await r(new r53sdk.GetHostedZoneCountCommand({}));
-  const changes = (action: r53sdk.ChangeAction) => ({ HostedZoneId: zone, ChangeBatch: { Changes: [{ Action: action, ResourceRecordSet: { Name: '*.example.com', Type: r53sdk.RRType.A, TTL: 60, ResourceRecords: [{ Value: '192.0.2.1' }] } }] } });
-  const change = (await r<r53sdk.ChangeResourceRecordSetsResponse>(new r53sdk.ChangeResourceRecordSetsCommand(changes('CREATE')))) ?.ChangeInfo?.Id ?? '';
+  const changes = (action: r53sdk.ChangeAction) => ({
+    HostedZoneId: zone,
+    ChangeBatch: {
+      Changes: [{ Action: action, ResourceRecordSet: { Name: '*.example.com', Type: r53sdk.RRType.A, TTL: 60, ResourceRecords: [{ Value: '192.0.2.1' }] } }],
+    },
+  });
+  const change = (await r<r53sdk.ChangeResourceRecordSetsResponse>(new r53sdk.ChangeResourceRecordSetsCommand(changes('CREATE'))))?.ChangeInfo?.Id ?? '';
   await r(new r53sdk.ChangeResourceRecordSetsCommand(changes('CREATE')));
   await r(new r53sdk.GetChangeCommand({ Id: change }));
   await r(new r53sdk.ListResourceRecordSetsCommand({ HostedZoneId: zone, MaxItems: 1 }));
-  const check = (await r<r53sdk.CreateHealthCheckResponse>(new r53sdk.CreateHealthCheckCommand({ CallerReference: 'c/1', HealthCheckConfig: { Type: 'TCP', IPAddress: '192.0.2.1', Port: 443 } })))?.HealthCheck?.Id ?? '';
+  const check =
+    (
+      await r<r53sdk.CreateHealthCheckResponse>(
+        new r53sdk.CreateHealthCheckCommand({ CallerReference: 'c/1', HealthCheckConfig: { Type: 'TCP', IPAddress: '192.0.2.1', Port: 443 } }),
+      )
+    )?.HealthCheck?.Id ?? '';
   await r(new r53sdk.ListHealthChecksCommand({}));
   await r(new r53sdk.DeleteHealthCheckCommand({ HealthCheckId: check }));
   await r(new r53sdk.GetHostedZoneCommand({ Id: 'Z0NOSUCHZONE' }));
@@ -144,7 +194,9 @@ afterAll(() => sandbox.close());
  * responses show it, e.g. https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_AttachInternetGateway.html).
  */
 function rawLeaves(xml: string): string[] {
-  return [...xml.replace(/^<\?xml[^>]*\?>/, '').matchAll(/<([A-Za-z][\w.]*)>([^<]+)<\/\1>/g)].filter((m) => !/^(request[iI][dD]|return)$/.test(m[1] ?? '')).map((m) => `${m[1]}=${m[2]}`);
+  return [...xml.replace(/^<\?xml[^>]*\?>/, '').matchAll(/<([A-Za-z][\w.]*)>([^<]+)<\/\1>/g)]
+    .filter((m) => !/^(request[iI][dD]|return)$/.test(m[1] ?? ''))
+    .map((m) => `${m[1]}=${m[2]}`);
 }
 
 /**
@@ -156,7 +208,10 @@ function parsedLeaves(value: unknown, service: Exchange['service'], top = true):
   if (typeof value === 'string') return value === '' ? 0 : 1;
   if (Array.isArray(value)) return value.reduce((n: number, v) => n + parsedLeaves(v, service, false), 0);
   const skipped = ['$metadata', ...(service === 'ec2' ? ['Return'] : top ? ['Location'] : [])];
-  if (value && typeof value === 'object') return Object.entries(value).filter(([k]) => !skipped.includes(k)).reduce((n, [, v]) => n + parsedLeaves(v, service, false), 0);
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .filter(([k]) => !skipped.includes(k))
+      .reduce((n, [, v]) => n + parsedLeaves(v, service, false), 0);
   return 0;
 }
 
@@ -166,12 +221,15 @@ describe('AWS conformance of the EC2 and Route 53 emulators', () => {
     expect(new Set(exchanges.filter((x) => x.error).map((x) => x.error?.name)).size).toBeGreaterThanOrEqual(9);
   });
 
-  it('every text element of every success reaches the SDK\'s parsed output', () => {
-    const lost = exchanges.filter((x) => x.output).map((x) => ({ operation: x.operation, raw: rawLeaves(x.body), parsed: parsedLeaves(x.output, x.service) })).filter((x) => x.raw.length !== x.parsed);
+  it("every text element of every success reaches the SDK's parsed output", () => {
+    const lost = exchanges
+      .filter((x) => x.output)
+      .map((x) => ({ operation: x.operation, raw: rawLeaves(x.body), parsed: parsedLeaves(x.output, x.service) }))
+      .filter((x) => x.raw.length !== x.parsed);
     expect(lost, JSON.stringify(lost, null, 1)).toEqual([]);
   });
 
-  it('every error parses to its code and HTTP status, in the service\'s envelope, with a code AWS documents', () => {
+  it("every error parses to its code and HTTP status, in the service's envelope, with a code AWS documents", () => {
     for (const x of exchanges.filter((y) => y.error)) {
       const code = /<Code>([^<]+)<\/Code>/.exec(x.body)?.[1];
       expect(x.error?.name, x.body).toBe(code);
@@ -187,15 +245,18 @@ describe('AWS conformance of the EC2 and Route 53 emulators', () => {
     }
   });
 
-  it('every error code the emulators\' source can emit is one AWS documents', () => {
-    const codesIn = (dir: string) => readdirSync(join(import.meta.dirname, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).flatMap((f) => {
-      const text = readFileSync(join(import.meta.dirname, dir, f), 'utf8');
-      return [
-        ...text.matchAll(/new (?:Ec2|Route53)Error\(\d+, '([^']+)'/g),
-        ...text.matchAll(/(?:malformed|notFound): '([^']+)'/g),
-        ...text.matchAll(/#must\([^;]*?'([A-Za-z]+\.[A-Za-z]+)'/g),
-      ].map((m) => m[1] ?? '');
-    });
+  it("every error code the emulators' source can emit is one AWS documents", () => {
+    const codesIn = (dir: string) =>
+      readdirSync(join(import.meta.dirname, dir))
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .flatMap((f) => {
+          const text = readFileSync(join(import.meta.dirname, dir, f), 'utf8');
+          return [
+            ...text.matchAll(/new (?:Ec2|Route53)Error\(\d+, '([^']+)'/g),
+            ...text.matchAll(/(?:malformed|notFound): '([^']+)'/g),
+            ...text.matchAll(/#must\([^;]*?'([A-Za-z]+\.[A-Za-z]+)'/g),
+          ].map((m) => m[1] ?? '');
+        });
     const ec2 = new Set(codesIn('ec2'));
     const route53 = new Set(codesIn('route53'));
     expect(ec2.size).toBeGreaterThan(30);

@@ -49,7 +49,11 @@ export async function createInfrastructure(provider: Provider, clock: VirtualClo
   return simulate(clock, [
     {
       name: 'network',
-      run: (attempt) => net.ensureNetwork({ ...scope, name: n.network, cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', ...(s.zone ? { zone: s.zone } : {}) }] }, { attempt }),
+      run: (attempt) =>
+        net.ensureNetwork(
+          { ...scope, name: n.network, cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', ...(s.zone ? { zone: s.zone } : {}) }] },
+          { attempt },
+        ),
       then: () => [
         {
           name: 'firewall',
@@ -99,8 +103,22 @@ export function dnsRecords(s: ClusterScenario, apiIp: string) {
   const zone = s.dns?.zone ?? 'example.com';
   return [
     { name: `api.${s.clusterId}.${zone}`, type: 'A' as const, ttl: 60, values: [apiIp] },
-    { name: `lb.${s.clusterId}.${zone}`, type: 'A' as const, ttl: 30, values: ['198.51.100.20'], setIdentifier: 'primary', failover: { role: 'primary' as const, healthCheck: { ip: '198.51.100.20', port: 65534 } } },
-    { name: `lb.${s.clusterId}.${zone}`, type: 'A' as const, ttl: 30, values: ['198.51.100.21'], setIdentifier: 'secondary', failover: { role: 'secondary' as const, healthCheck: { ip: '198.51.100.21', port: 65534 } } },
+    {
+      name: `lb.${s.clusterId}.${zone}`,
+      type: 'A' as const,
+      ttl: 30,
+      values: ['198.51.100.20'],
+      setIdentifier: 'primary',
+      failover: { role: 'primary' as const, healthCheck: { ip: '198.51.100.20', port: 65534 } },
+    },
+    {
+      name: `lb.${s.clusterId}.${zone}`,
+      type: 'A' as const,
+      ttl: 30,
+      values: ['198.51.100.21'],
+      setIdentifier: 'secondary',
+      failover: { role: 'secondary' as const, healthCheck: { ip: '198.51.100.21', port: 65534 } },
+    },
     { name: `apps.${s.clusterId}.${zone}`, type: 'CNAME' as const, ttl: 300, values: [`lb.${s.clusterId}.${zone}`] },
   ];
 }

@@ -14,7 +14,15 @@ export { LATENCY, sample, type Spread } from './latency.js';
 export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './ec2/emulator.js';
 export { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
-export { StsEmulator, SANDBOX_AWS_ACCOUNT, SANDBOX_PROVIDER_ROLE, type StsEmulatorOptions, type StsEmulatorState, type StsRole, type StsSession } from './sts/emulator.js';
+export {
+  StsEmulator,
+  SANDBOX_AWS_ACCOUNT,
+  SANDBOX_PROVIDER_ROLE,
+  type StsEmulatorOptions,
+  type StsEmulatorState,
+  type StsRole,
+  type StsSession,
+} from './sts/emulator.js';
 export {
   KubernetesEmulator,
   KUBERNETES_API_PORT,
@@ -33,13 +41,28 @@ export { sandboxResponder, type SandboxResponder } from './respond.js';
 export { CONFORMANCE_DIR_ENV, type RecordedViolation } from './openapi/conformance.js';
 export { readBootConfig, type NodeBootConfig } from './kubernetes/user-data.js';
 export { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from './kubernetes/store.js';
-export { type HelmReleaseRecord } from './kubernetes/helm-controller.js';
+export type { HelmReleaseRecord } from './kubernetes/helm-controller.js';
 export { CHART_REPOSITORIES, type ChartVersion } from './kubernetes/chart-repositories.js';
-export { CrusoeEmulator, CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeEmulatorState, type CrusoeInventoryItem } from './crusoe/emulator.js';
+export {
+  CrusoeEmulator,
+  CRUSOE_API,
+  CRUSOE_CLOUD,
+  CRUSOE_LATENCY,
+  type CrusoeEmulatorOptions,
+  type CrusoeEmulatorState,
+  type CrusoeInventoryItem,
+} from './crusoe/emulator.js';
 export { CrusoeSandbox, CRUSOE_SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type CrusoeSandboxOptions } from './crusoe/harness.js';
 export { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
 export type { SandboxRestoreOptions } from './sandbox.js';
-export { CloudflareEmulator, CLOUDFLARE_API, CLOUDFLARE_CLOUD, type CloudflareEmulatorOptions, type CloudflareEmulatorState, type CloudflareInventoryItem } from './cloudflare/emulator.js';
+export {
+  CloudflareEmulator,
+  CLOUDFLARE_API,
+  CLOUDFLARE_CLOUD,
+  type CloudflareEmulatorOptions,
+  type CloudflareEmulatorState,
+  type CloudflareInventoryItem,
+} from './cloudflare/emulator.js';
 export { CloudflareSandbox, CLOUDFLARE_SANDBOX_CREDENTIALS, type CloudflareSandboxOptions } from './cloudflare/harness.js';
 export { clusterReadyFloorMs, type ClusterShape, type FloorCloud } from './floor.js';
 export { NetnsSandbox, type NetnsSandboxOptions } from './netns/netns-sandbox.js';
@@ -49,7 +72,16 @@ export { resolveSandboxName } from './dns-resolver.js';
 export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
 export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './openssh/machine.js';
 export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedCluster, type ServedEndpoints } from './serve/server.js';
-export { clientEnvironment, credentialsFilePath, readServedFile, removeServedFile, servedFilePath, writeCredentialsFile, writeServedFile, type ServedFile } from './serve/served-file.js';
+export {
+  clientEnvironment,
+  credentialsFilePath,
+  readServedFile,
+  removeServedFile,
+  servedFilePath,
+  writeCredentialsFile,
+  writeServedFile,
+  type ServedFile,
+} from './serve/served-file.js';
 export { clusterTls, hostOf as servedClusterHost, type ClusterTls, type ClusterTlsProblem } from './serve/cluster-tls.js';
 export { servedKubeconfig } from './serve/kubeconfig.js';
 export * from './autoscaler/index.js';

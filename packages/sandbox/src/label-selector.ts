@@ -84,6 +84,8 @@ export function labelSelector(selector: string): (labels: Record<string, string>
           return value !== undefined;
         case 'absent':
           return value === undefined;
+        default:
+          return false;
       }
     });
 }

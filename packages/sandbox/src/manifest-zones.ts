@@ -5,10 +5,7 @@ import type { Sandbox } from './sandbox.js';
 
 /** The zones added (`<cloud> <zone>`), for the CLI to say so. Zones that exist are left as they are. */
 export function holdManifestDnsZones(sandbox: Sandbox, manifest: Manifest): string[] {
-  const uses = [
-    ...manifest.kubernetes.clusters.flatMap((c) => (c.apiDns ? [c.apiDns] : [])),
-    ...manifest.loadBalancers.clusters.map((lb) => lb.dns),
-  ];
+  const uses = [...manifest.kubernetes.clusters.flatMap((c) => (c.apiDns ? [c.apiDns] : [])), ...manifest.loadBalancers.clusters.map((lb) => lb.dns)];
   const added: string[] = [];
   for (const use of uses) {
     const type = manifest.providers.find((p) => p.name === use.provider)?.providerType;

@@ -1,7 +1,17 @@
 // Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, with the sandbox's
 // accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
-import { CLUSTER_ID_TAG, KubeplaneError, RateBudgets, Redacted, type AddonCredentialResolver, type KubernetesConnector, type ProviderFactory, type ProviderType, type RateBudgetSource } from '@kubeplane/sdk';
+import {
+  CLUSTER_ID_TAG,
+  KubeplaneError,
+  RateBudgets,
+  Redacted,
+  type AddonCredentialResolver,
+  type KubernetesConnector,
+  type ProviderFactory,
+  type ProviderType,
+  type RateBudgetSource,
+} from '@kubeplane/sdk';
 import { AwsProvider } from '@kubeplane/providers';
 import { HetznerProvider } from '@kubeplane/providers';
 import { CrusoeProvider } from '@kubeplane/providers';
@@ -22,7 +32,13 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
   return async (def, region, context) => {
     switch (def.providerType) {
       case 'hetzner':
-        return new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: def.name, clock: sandbox.clock, budgets, random: sandbox.random });
+        return new HetznerProvider({
+          token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+          project: def.name,
+          clock: sandbox.clock,
+          budgets,
+          random: sandbox.random,
+        });
       case 'aws':
         return new AwsProvider({
           region: region ?? GLOBAL_REGION,
@@ -30,7 +46,9 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
           credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
           // A cluster's work as a session of the account's provider role tagged with the cluster, as a deployed runtime
           // does (docs/serverless.md); project-wide reads with the keys.
-          ...(context?.cluster ? { assumeRole: { roleArn: SANDBOX_PROVIDER_ROLE, sessionName: sessionNameFor(context.cluster), tags: { [CLUSTER_ID_TAG]: context.cluster } } } : {}),
+          ...(context?.cluster
+            ? { assumeRole: { roleArn: SANDBOX_PROVIDER_ROLE, sessionName: sessionNameFor(context.cluster), tags: { [CLUSTER_ID_TAG]: context.cluster } } }
+            : {}),
           clock: sandbox.clock,
           budgets,
           random: sandbox.random,
@@ -49,9 +67,18 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
           sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
         });
       case 'cloudflare':
-        return CloudflareProvider.connect({ apiToken: Redacted.of(SANDBOX_CREDENTIALS.cloudflareApiToken), accountId: sandbox.cloudflare.accountId, clock: sandbox.clock, budgets, random: sandbox.random });
+        return CloudflareProvider.connect({
+          apiToken: Redacted.of(SANDBOX_CREDENTIALS.cloudflareApiToken),
+          accountId: sandbox.cloudflare.accountId,
+          clock: sandbox.clock,
+          budgets,
+          random: sandbox.random,
+        });
       default:
-        throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`, { provider: def.providerType, resource: def.name });
+        throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`, {
+          provider: def.providerType,
+          resource: def.name,
+        });
     }
   };
 }

@@ -15,5 +15,4 @@ describe('sandbox public addresses', () => {
       }
     }
   });
-
 });

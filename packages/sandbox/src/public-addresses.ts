@@ -8,7 +8,18 @@ const BLOCK_SIZE = 4096;
 const BLOCKS = 32;
 
 /** Fixed blocks: Crusoe, Hetzner (servers and primary IPs), then EC2 regions in this order (others hash into the rest). */
-const FIXED = ['crusoe', 'hetzner', 'ec2:eu-central-1', 'ec2:eu-central-2', 'ec2:eu-west-1', 'ec2:eu-north-1', 'ec2:us-east-1', 'ec2:us-east-2', 'ec2:us-west-2', 'ec2:ap-southeast-1'];
+const FIXED = [
+  'crusoe',
+  'hetzner',
+  'ec2:eu-central-1',
+  'ec2:eu-central-2',
+  'ec2:eu-west-1',
+  'ec2:eu-north-1',
+  'ec2:us-east-1',
+  'ec2:us-east-2',
+  'ec2:us-west-2',
+  'ec2:ap-southeast-1',
+];
 
 function blockOf(owner: string): number {
   const fixed = FIXED.indexOf(owner);

@@ -87,7 +87,12 @@ async function world(m: Manifest, project = 'drift') {
   return { sandbox, kp, settle };
 }
 
-const ec2 = () => new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
+const ec2 = () =>
+  new EC2Client({
+    region: 'eu-central-1',
+    credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+    maxAttempts: 1,
+  });
 
 /** The EC2 instances of a pool that run, by the node name they carry. */
 function running(sandbox: Sandbox, pool: string): Array<{ name: string; id: string; ip?: string }> {
@@ -142,17 +147,23 @@ describe('a reconcile reads the machines from the cloud', () => {
     await kp.reconcile('drift');
     const status = await settle();
     expect(status?.state).toBe('ERROR');
-    expect(status?.message).toMatch(/control-plane machine drift-\w+-control-01 is stopped on aws-1 in eu-central-1 \(outside kubeplane\); start it again and reconcile/);
+    expect(status?.message).toMatch(
+      /control-plane machine drift-\w+-control-01 is stopped on aws-1 in eu-central-1 \(outside kubeplane\); start it again and reconcile/,
+    );
     sandbox.clock.advance(60_000);
     expect(sandbox.listVms().find((v) => v.id === control?.id)?.state).toBe('stopped');
   });
 
   it('replaces a Hetzner server someone powered off', async () => {
-    const minimal = validateManifestText(readFileSync(join(import.meta.dirname, '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8')).manifests[0] as Manifest;
+    const minimal = validateManifestText(readFileSync(join(import.meta.dirname, '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8'))
+      .manifests[0] as Manifest;
     const { sandbox, kp, settle } = await world(minimal, 'minimal');
     const victim = [...sandbox.hetzner.servers.values()].find((s) => s.name.includes('-workers-'));
     if (!victim) throw new Error('a worker expected');
-    const off = await fetch(`https://api.hetzner.cloud/v1/servers/${victim.id}/actions/poweroff`, { method: 'POST', headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` } });
+    const off = await fetch(`https://api.hetzner.cloud/v1/servers/${victim.id}/actions/poweroff`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` },
+    });
     expect(off.status).toBe(201);
 
     await kp.reconcile('minimal');

@@ -20,9 +20,31 @@ describe('Sandbox', () => {
     const clock = sandbox.clock;
     const budgets = new RateBudgets(clock);
     const hetzner = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'vm', clock, budgets });
-    const aws = new AwsProvider({ region: 'eu-central-1', account: 'vm', credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) }, clock, budgets });
-    await settle(() => hetzner.compute.createNode({ name: 'vm-w-01', clusterId: 'vm', nodepool: 'w', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', userData }), { clock });
-    await settle(() => aws.compute.createNode({ name: 'vm-w-02', clusterId: 'vm', nodepool: 'w', region: 'eu-central-1', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData }), { clock });
+    const aws = new AwsProvider({
+      region: 'eu-central-1',
+      account: 'vm',
+      credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+      clock,
+      budgets,
+    });
+    await settle(
+      () =>
+        hetzner.compute.createNode({ name: 'vm-w-01', clusterId: 'vm', nodepool: 'w', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', userData }),
+      { clock },
+    );
+    await settle(
+      () =>
+        aws.compute.createNode({
+          name: 'vm-w-02',
+          clusterId: 'vm',
+          nodepool: 'w',
+          region: 'eu-central-1',
+          serverType: 't3.small',
+          image: 'ami-0ubuntu2404amd64',
+          userData,
+        }),
+      { clock },
+    );
 
     const vms = sandbox.listVms();
     expect(vms.map((v) => [v.cloud, v.name, v.state])).toEqual([
@@ -46,14 +68,21 @@ describe('Crusoe and Cloudflare in the Sandbox', () => {
 
   async function providers(s: Sandbox): Promise<{ crusoe: CrusoeProvider; cloudflare: CloudflareProvider }> {
     const factory = sandboxProviders(s);
-    return { crusoe: (await factory(def('crusoe'), region)) as CrusoeProvider, cloudflare: (await factory(def('cloudflare'), undefined)) as CloudflareProvider };
+    return {
+      crusoe: (await factory(def('crusoe'), region)) as CrusoeProvider,
+      cloudflare: (await factory(def('cloudflare'), undefined)) as CloudflareProvider,
+    };
   }
 
   it('lists Crusoe machines and Cloudflare records in the inventory, and a deleting Crusoe VM no longer as live', async () => {
     sandbox = new Sandbox({ seed: 5 }).listen();
     const { crusoe, cloudflare } = await providers(sandbox);
-    await run(() => crusoe.compute.createNode({ name: `${id}-w-01`, clusterId: id, nodepool: 'w', region, serverType: 'c1a.4x', image: 'ubuntu22.04:latest', userData }));
-    await run(() => cloudflare.dns.upsertRecords('kubeplane-sandbox.dev', id, [{ name: `api.${id}.kubeplane-sandbox.dev`, type: 'A', ttl: 60, values: ['203.0.113.7'] }]));
+    await run(() =>
+      crusoe.compute.createNode({ name: `${id}-w-01`, clusterId: id, nodepool: 'w', region, serverType: 'c1a.4x', image: 'ubuntu22.04:latest', userData }),
+    );
+    await run(() =>
+      cloudflare.dns.upsertRecords('kubeplane-sandbox.dev', id, [{ name: `api.${id}.kubeplane-sandbox.dev`, type: 'A', ttl: 60, values: ['203.0.113.7'] }]),
+    );
 
     expect(sandbox.inventory()).toEqual(
       expect.arrayContaining([
@@ -72,7 +101,7 @@ describe('Crusoe and Cloudflare in the Sandbox', () => {
     expect(sandbox.inventory().filter((i) => i.cloud === 'crusoe')).toEqual([]);
   });
 
-  it('owns kubeplane-sandbox.dev and the other sandbox clouds\' zones in Cloudflare, with Load Balancing', async () => {
+  it("owns kubeplane-sandbox.dev and the other sandbox clouds' zones in Cloudflare, with Load Balancing", async () => {
     sandbox = new Sandbox({ seed: 5 }).listen();
     const { cloudflare } = await providers(sandbox);
     expect(cloudflare.capabilities.dnsFailover).toBe(true);
@@ -84,10 +113,18 @@ describe('Crusoe and Cloudflare in the Sandbox', () => {
     sandbox = new Sandbox({ seed: 5 }).listen();
     const clock = sandbox.clock;
     const wrongSecret = Buffer.from('not-the-crusoe-secret-0123456789').toString('base64url');
-    const crusoe = new CrusoeProvider({ accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.crusoeAccessKeyId), secretKey: Redacted.of(wrongSecret), projectId: SANDBOX_CREDENTIALS.crusoeProjectId, clock, sshPublicKey: SANDBOX_SSH_PUBLIC_KEY });
+    const crusoe = new CrusoeProvider({
+      accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.crusoeAccessKeyId),
+      secretKey: Redacted.of(wrongSecret),
+      projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
+      clock,
+      sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+    });
     await expect(crusoe.compute.listNodes({ clusterId: id, region })).rejects.toMatchObject({ kind: 'auth' });
     expect(sandbox.crusoe.rejected.map((r) => r.reason)).toContain('signature mismatch');
-    await expect(CloudflareProvider.connect({ apiToken: Redacted.of('wrong-cloudflare-token'), accountId: SANDBOX_CREDENTIALS.cloudflareAccountId, clock })).rejects.toMatchObject({ kind: 'auth' });
+    await expect(
+      CloudflareProvider.connect({ apiToken: Redacted.of('wrong-cloudflare-token'), accountId: SANDBOX_CREDENTIALS.cloudflareAccountId, clock }),
+    ).rejects.toMatchObject({ kind: 'auth' });
     expect(sandbox.totalCalls((key) => key.startsWith('crusoe ') || key.startsWith('cloudflare '))).toBeGreaterThanOrEqual(2);
   });
 
@@ -106,7 +143,10 @@ describe('Crusoe and Cloudflare in the Sandbox', () => {
 
   it('names the sandbox clouds when a manifest asks for another', async () => {
     sandbox = new Sandbox({ seed: 5 });
-    const error = await sandboxProviders(sandbox)(def('gcp'), 'europe-west1').then(() => undefined, (e: unknown) => e);
+    const error = await sandboxProviders(sandbox)(def('gcp'), 'europe-west1').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(KubeplaneError);
     expect((error as KubeplaneError).message).toMatch(/sandbox clouds: aws, cloudflare, crusoe, hetzner/);
   });

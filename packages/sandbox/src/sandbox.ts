@@ -98,7 +98,10 @@ export class Sandbox implements SandboxVmSource {
   constructor(options: SandboxOptions = {}) {
     const snapshot = options.snapshot === undefined ? undefined : asSandboxSnapshot(options.snapshot);
     if (snapshot && options.clock && options.clock.now() > snapshot.clockMs) {
-      throw new RangeError(`the clock (${new Date(options.clock.now()).toISOString()}) is ahead of the sandbox snapshot (${new Date(snapshot.clockMs).toISOString()}); time never goes back`);
+      throw new RangeError(
+        `the clock (${new Date(options.clock.now()).toISOString()}) is ahead of the sandbox ` +
+          `snapshot (${new Date(snapshot.clockMs).toISOString()}); time never goes back`,
+      );
     }
     this.clock = options.clock ?? new VirtualClock(snapshot?.clockMs);
     if (snapshot) this.clock.advanceTo(snapshot.clockMs);
@@ -106,19 +109,44 @@ export class Sandbox implements SandboxVmSource {
     this.random = () => this.rng.next();
     this.faults = new FaultInjector(this.random);
     this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map(snapshot?.calls) };
-    this.hetzner = new HetznerEmulator(this.context, { token: SANDBOX_CREDENTIALS.hetznerToken, macSeed: options.seed ?? 1, ...options.hetzner, ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}) });
-    this.sts = new StsEmulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, ...options.sts });
+    this.hetzner = new HetznerEmulator(this.context, {
+      token: SANDBOX_CREDENTIALS.hetznerToken,
+      macSeed: options.seed ?? 1,
+      ...options.hetzner,
+      ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}),
+    });
+    this.sts = new StsEmulator(this.context, {
+      accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
+      secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
+      ...options.sts,
+    });
     const keyring = this.sts;
     const regions = snapshot ? snapshot.ec2.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));
     this.ec2Regions = new Map(
       regions.map((region) => [
         region,
-        new Ec2Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, zones: [`${region}a`, `${region}b`, `${region}c`], accountRegions: regions, keyring, ...options.ec2, region }),
+        new Ec2Emulator(this.context, {
+          accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
+          secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
+          zones: [`${region}a`, `${region}b`, `${region}c`],
+          accountRegions: regions,
+          keyring,
+          ...options.ec2,
+          region,
+        }),
       ]),
     );
     this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
-    this.route53 = new Route53Emulator(this.context, { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey, keyring, ...options.route53 });
-    this.staticMachines = new SandboxStaticMachines(this.clock, { use: options.staticMachines ?? 'auto', ...(options.staticMachinesDir !== undefined ? { saveDir: options.staticMachinesDir } : {}) });
+    this.route53 = new Route53Emulator(this.context, {
+      accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
+      secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
+      keyring,
+      ...options.route53,
+    });
+    this.staticMachines = new SandboxStaticMachines(this.clock, {
+      use: options.staticMachines ?? 'auto',
+      ...(options.staticMachinesDir !== undefined ? { saveDir: options.staticMachinesDir } : {}),
+    });
     this.crusoe = new CrusoeEmulator(this.context, {
       keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
       projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
@@ -150,7 +178,8 @@ export class Sandbox implements SandboxVmSource {
 
   /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */
   #unservedHint(url: URL): string | undefined {
-    if (url.hostname.endsWith('.googleapis.com')) return 'the sandbox emulates Google Cloud Tasks, Firestore and Secret Manager (and Google\'s OAuth certs), not this API';
+    if (url.hostname.endsWith('.googleapis.com'))
+      return "the sandbox emulates Google Cloud Tasks, Firestore and Secret Manager (and Google's OAuth certs), not this API";
     const region = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
     if (region === undefined) return undefined;
     // EC2 takes Query requests by GET or POST (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/Query-Requests.html);
@@ -255,7 +284,12 @@ export class Sandbox implements SandboxVmSource {
 
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
-    return [...this.hetzner.listVms(), ...[...this.ec2Regions.values()].flatMap((e) => e.listVms()), ...this.crusoe.listVms(), ...this.staticMachines.listVms()];
+    return [
+      ...this.hetzner.listVms(),
+      ...[...this.ec2Regions.values()].flatMap((e) => e.listVms()),
+      ...this.crusoe.listVms(),
+      ...this.staticMachines.listVms(),
+    ];
   }
 
   /** The control planes the clouds run themselves (Crusoe CMK), for the Kubernetes emulator. */

@@ -64,24 +64,39 @@ describe('a listening Sandbox is sealed', () => {
     const get = await attempt('https://ec2.eu-central-1.amazonaws.com/?Action=DescribeVpcs');
     expectRefused(get, 'GET', 'https://ec2.eu-central-1.amazonaws.com/');
     expect(String((get as { error: Error }).error.message)).toContain('the sandbox serves EC2 Query requests as POST / only');
-    expectRefused(await attempt('https://ec2.eu-central-1.amazonaws.com/other', { method: 'POST', body: 'Action=DescribeVpcs' }), 'POST', 'https://ec2.eu-central-1.amazonaws.com/other');
+    expectRefused(
+      await attempt('https://ec2.eu-central-1.amazonaws.com/other', { method: 'POST', body: 'Action=DescribeVpcs' }),
+      'POST',
+      'https://ec2.eu-central-1.amazonaws.com/other',
+    );
     expectRefused(await attempt('https://sts.amazonaws.com/?Action=GetCallerIdentity'), 'GET', 'https://sts.amazonaws.com/');
     expectRefused(await attempt('https://route53.amazonaws.com/2012-12-12/hostedzone'), 'GET', 'https://route53.amazonaws.com/2012-12-12/hostedzone');
   });
 
-  it('answers an unknown Hetzner, Cloudflare and Crusoe path with the cloud\'s own 404, and refuses paths outside their APIs', async () => {
+  it("answers an unknown Hetzner, Cloudflare and Crusoe path with the cloud's own 404, and refuses paths outside their APIs", async () => {
     sandbox = new Sandbox({ seed: 1 }).listen();
-    const hetzner = await attempt('https://api.hetzner.cloud/v1/no-such-collection', { headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` } });
+    const hetzner = await attempt('https://api.hetzner.cloud/v1/no-such-collection', {
+      headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` },
+    });
     expect(hetzner).toMatchObject({ status: 404 });
     expect(JSON.parse((hetzner as { body: string }).body)).toMatchObject({ error: { code: 'not_found' } });
 
-    const cloudflare = await attempt('https://api.cloudflare.com/client/v4/no-such-thing', { headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.cloudflareApiToken}` } });
+    const cloudflare = await attempt('https://api.cloudflare.com/client/v4/no-such-thing', {
+      headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.cloudflareApiToken}` },
+    });
     expect(cloudflare).toMatchObject({ status: 404 });
     expect(JSON.parse((cloudflare as { body: string }).body)).toMatchObject({ success: false, errors: [{ code: 7000 }] });
 
     const timestamp = crusoeTimestamp(sandbox.clock.now());
     const path = '/v1/no-such-thing';
-    const authorization = crusoeAuthorizationHeader({ method: 'GET', path, rawQuery: '', timestamp, accessKeyId: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretKey: SANDBOX_CREDENTIALS.crusoeSecretKey });
+    const authorization = crusoeAuthorizationHeader({
+      method: 'GET',
+      path,
+      rawQuery: '',
+      timestamp,
+      accessKeyId: SANDBOX_CREDENTIALS.crusoeAccessKeyId,
+      secretKey: SANDBOX_CREDENTIALS.crusoeSecretKey,
+    });
     const crusoe = await attempt(`https://api.cloud.crusoe.ai${path}`, { headers: { authorization, 'x-crusoe-timestamp': timestamp } });
     expect(crusoe).toMatchObject({ status: 404 });
     expect(JSON.parse((crusoe as { body: string }).body)).toMatchObject({ code: 'not_found' });

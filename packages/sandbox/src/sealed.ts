@@ -15,7 +15,10 @@ export class SandboxUnservedRequestError extends Error {
   readonly path: string;
 
   constructor(method: string, url: URL, hint?: string) {
-    super(`the sandbox does not serve ${method} ${url.protocol}//${url.host}${url.pathname}: ${hint ?? `no sandbox cloud answers at ${url.host}`} (the sandbox has no network)`);
+    super(
+      `the sandbox does not serve ${method} ${url.protocol}//${url.host}${url.pathname}: ` +
+        `${hint ?? `no sandbox cloud answers at ${url.host}`} (the sandbox has no network)`,
+    );
     this.name = 'SandboxUnservedRequestError';
     this.method = method;
     this.host = url.host;

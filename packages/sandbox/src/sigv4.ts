@@ -19,11 +19,19 @@ export function verifySigV4(request: Request, body: string, secrets: ReadonlyMap
   const payloadHash = request.headers.get('x-amz-content-sha256') ?? sha256(body);
   if (payloadHash !== sha256(body) && payloadHash !== 'UNSIGNED-PAYLOAD') return 'bad-signature';
   const url = new URL(request.url);
-  const canonicalUri = url.pathname.split('/').map((segment) => enc(decodeURIComponent(segment))).join('/') || '/';
-  const query = [...url.searchParams.entries()].map(([k, v]) => [enc(k), enc(v)] as const).sort((a, b) => (a[0] === b[0] ? a[1].localeCompare(b[1]) : a[0] < b[0] ? -1 : 1));
+  const canonicalUri =
+    url.pathname
+      .split('/')
+      .map((segment) => enc(decodeURIComponent(segment)))
+      .join('/') || '/';
+  const query = [...url.searchParams.entries()]
+    .map(([k, v]) => [enc(k), enc(v)] as const)
+    .sort((a, b) => (a[0] === b[0] ? a[1].localeCompare(b[1]) : a[0] < b[0] ? -1 : 1));
   const canonicalQuery = query.map(([k, v]) => `${k}=${v}`).join('&');
   const names = signedHeaders.split(';');
-  const canonicalHeaders = names.map((name) => `${name}:${(name === 'host' ? (request.headers.get('host') ?? url.host) : (request.headers.get(name) ?? '')).trim().replace(/\s+/g, ' ')}\n`).join('');
+  const canonicalHeaders = names
+    .map((name) => `${name}:${(name === 'host' ? (request.headers.get('host') ?? url.host) : (request.headers.get(name) ?? '')).trim().replace(/\s+/g, ' ')}\n`)
+    .join('');
   const canonicalRequest = [request.method, canonicalUri, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');

@@ -33,7 +33,14 @@ async function providers(s: Sandbox): Promise<{ crusoe: CrusoeProvider; cloudfla
 const run = <T>(s: Sandbox, call: (attempt: number) => Promise<Outcome<T>>): Promise<T> => settle(call, { clock: s.clock, maxAttempts: 400 });
 
 const failover = (cluster: string): DnsRecord[] =>
-  (['primary', 'secondary'] as const).map((role, i) => ({ name: `api.${cluster}.${ZONE}`, type: 'A', ttl: 30, values: [`203.0.113.${10 + i}`], setIdentifier: `lb-${i + 1}`, failover: { role, healthCheck: { ip: `203.0.113.${10 + i}`, port: 65534 } } }));
+  (['primary', 'secondary'] as const).map((role, i) => ({
+    name: `api.${cluster}.${ZONE}`,
+    type: 'A',
+    ttl: 30,
+    values: [`203.0.113.${10 + i}`],
+    setIdentifier: `lb-${i + 1}`,
+    failover: { role, healthCheck: { ip: `203.0.113.${10 + i}`, port: 65534 } },
+  }));
 
 /**
  * A network with firewall rules and two VMs (one being deleted), a running CMK cluster with a node pool whose VMs
@@ -45,10 +52,35 @@ async function buildWorld(seed: number): Promise<Sandbox> {
   open.push(s);
   const { crusoe, cloudflare } = await providers(s);
   await run(s, () => crusoe.network.ensureNetwork({ name: `${LAB}-net`, clusterId: LAB, region, cidr: '10.30.0.0/16', subnets: [{ cidr: '10.30.1.0/24' }] }));
-  await run(s, () => crusoe.network.ensureFirewall({ name: `${LAB}-fw`, clusterId: LAB, region, networkName: `${LAB}-net`, rules: [{ protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] }, { protocol: 'udp', port: 51820, sourceCidrs: [], fromClusterNodes: true }] }));
-  for (const name of [`${LAB}-w-01`, `${LAB}-w-02`]) await run(s, () => crusoe.compute.createNode({ name, clusterId: LAB, nodepool: 'w', region, serverType: 'c1a.4x', image: 'ubuntu22.04:latest', userData, networkName: `${LAB}-net` }));
+  await run(s, () =>
+    crusoe.network.ensureFirewall({
+      name: `${LAB}-fw`,
+      clusterId: LAB,
+      region,
+      networkName: `${LAB}-net`,
+      rules: [
+        { protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] },
+        { protocol: 'udp', port: 51820, sourceCidrs: [], fromClusterNodes: true },
+      ],
+    }),
+  );
+  for (const name of [`${LAB}-w-01`, `${LAB}-w-02`])
+    await run(s, () =>
+      crusoe.compute.createNode({
+        name,
+        clusterId: LAB,
+        nodepool: 'w',
+        region,
+        serverType: 'c1a.4x',
+        image: 'ubuntu22.04:latest',
+        userData,
+        networkName: `${LAB}-net`,
+      }),
+    );
   await run(s, () => crusoe.managedKubernetes.ensureCluster({ name: LAB, clusterId: LAB, region, kubernetesVersion: '1.33.4-cmk.15', addons: ['crusoe_csi'] }));
-  await run(s, () => crusoe.managedKubernetes.ensureNodePool({ clusterId: LAB, clusterName: LAB, name: 'cpu', serverType: 'c1a.8x', count: 2, labels: { tier: 'cpu' } }));
+  await run(s, () =>
+    crusoe.managedKubernetes.ensureNodePool({ clusterId: LAB, clusterName: LAB, name: 'cpu', serverType: 'c1a.8x', count: 2, labels: { tier: 'cpu' } }),
+  );
   await run(s, () => cloudflare.dns.upsertRecords(ZONE, LAB, failover(LAB)));
   await run(s, () => cloudflare.dns.upsertRecords('example.com', LAB, [{ name: `apps.${LAB}.example.com`, type: 'A', ttl: 60, values: ['203.0.113.20'] }]));
   const provisioning = await crusoe.managedKubernetes.ensureCluster({ name: GPU, clusterId: GPU, region, kubernetesVersion: '1.33.4-cmk.15' });
@@ -69,7 +101,19 @@ describe('a sandbox snapshot with Crusoe and Cloudflare', () => {
     open.push(restored);
 
     const kinds = new Set(original.inventory().map((i) => `${i.cloud}/${i.kind}`));
-    for (const kind of ['crusoe/node', 'crusoe/network', 'crusoe/subnet', 'crusoe/firewall', 'crusoe/managed-cluster', 'crusoe/node-pool', 'crusoe/api-token', 'cloudflare/dns-record', 'cloudflare/load-balancer', 'cloudflare/pool', 'cloudflare/health-check']) {
+    for (const kind of [
+      'crusoe/node',
+      'crusoe/network',
+      'crusoe/subnet',
+      'crusoe/firewall',
+      'crusoe/managed-cluster',
+      'crusoe/node-pool',
+      'crusoe/api-token',
+      'cloudflare/dns-record',
+      'cloudflare/load-balancer',
+      'cloudflare/pool',
+      'cloudflare/health-check',
+    ]) {
       expect(kinds).toContain(kind);
     }
     const inFlight = snapshot.crusoe.operations.filter(([, op]) => op.state === 'IN_PROGRESS').map(([, op]) => op.completion.kind);
@@ -101,13 +145,27 @@ describe('a sandbox snapshot with Crusoe and Cloudflare', () => {
         timeline.push(s.crusoe.state().operations.map(([id, op]) => [id, op.state]));
       }
       // The cluster that was provisioning runs now: it takes a pool, and the first cluster's pool grows.
-      const pool = await run(s, () => crusoe.managedKubernetes.ensureNodePool({ clusterId: GPU, clusterName: GPU, name: 'cpu', serverType: 'c1a.8x', count: 1 }));
-      const grown = await run(s, () => crusoe.managedKubernetes.ensureNodePool({ clusterId: LAB, clusterName: LAB, name: 'cpu', serverType: 'c1a.8x', count: 3, labels: { tier: 'cpu' } }));
+      const pool = await run(s, () =>
+        crusoe.managedKubernetes.ensureNodePool({ clusterId: GPU, clusterName: GPU, name: 'cpu', serverType: 'c1a.8x', count: 1 }),
+      );
+      const grown = await run(s, () =>
+        crusoe.managedKubernetes.ensureNodePool({ clusterId: LAB, clusterName: LAB, name: 'cpu', serverType: 'c1a.8x', count: 3, labels: { tier: 'cpu' } }),
+      );
       await run(s, () => cloudflare.dns.deleteRecords('example.com', LAB, [{ name: `apps.${LAB}.example.com`, type: 'A' }]));
       const records = await run(s, () => cloudflare.dns.listRecords(ZONE));
       s.clock.advance(120 * S);
       s.close();
-      return { timeline, pool, grown, records, at: s.clock.now(), inventory: s.inventory(), vms: s.listVms(), calls: s.calls(), snapshot: JSON.parse(JSON.stringify(s.snapshot())) as unknown };
+      return {
+        timeline,
+        pool,
+        grown,
+        records,
+        at: s.clock.now(),
+        inventory: s.inventory(),
+        vms: s.listVms(),
+        calls: s.calls(),
+        snapshot: JSON.parse(JSON.stringify(s.snapshot())) as unknown,
+      };
     }
 
     const without = await continueIn(original);

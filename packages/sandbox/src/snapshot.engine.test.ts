@@ -57,7 +57,12 @@ describe('the engine across a sandbox snapshot', () => {
     const status = await after.status('minimal');
     expect(status.clusters['minimal']?.state, JSON.stringify(status.clusters['minimal'])).toBe('DONE');
     const nodes = second.kubernetes.inventory().clusters.flatMap((c) => c.nodes);
-    expect(nodes.filter((n) => n.ready).map((n) => n.name).sort()).toHaveLength(3);
+    expect(
+      nodes
+        .filter((n) => n.ready)
+        .map((n) => n.name)
+        .sort(),
+    ).toHaveLength(3);
     expect((await after.kubeconfig('minimal', 'minimal')).reveal()).toContain('server: https://');
 
     await after.destroy('minimal');

@@ -1,7 +1,19 @@
 // Sandbox snapshots: a world with resources in every cloud and a cluster booting saves to JSON, restores to the
 // same world, and continues after the restore exactly as it would have continued without one.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RateBudgets, Redacted, renderNode, seededRandomSource, settle, WIREGUARD_PORT, type NodeRequest, type Provider, type RenderContext, type RenderedCluster, type RenderedNode } from '@kubeplane/sdk';
+import {
+  RateBudgets,
+  Redacted,
+  renderNode,
+  seededRandomSource,
+  settle,
+  WIREGUARD_PORT,
+  type NodeRequest,
+  type Provider,
+  type RenderContext,
+  type RenderedCluster,
+  type RenderedNode,
+} from '@kubeplane/sdk';
 import { AwsProvider } from '@kubeplane/providers';
 import { HetznerProvider } from '@kubeplane/providers';
 import { createInfrastructure, dnsRecords, names, type ClusterScenario } from './cluster-scenario.js';
@@ -27,13 +39,27 @@ beforeAll(async () => {
 
 function providers(s: Sandbox) {
   const budgets = new RateBudgets(s.clock);
-  const aws = new AwsProvider({ region: 'eu-central-1', account: 'snap', credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) }, clock: s.clock, budgets, random: s.random });
+  const aws = new AwsProvider({
+    region: 'eu-central-1',
+    account: 'snap',
+    credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
+    clock: s.clock,
+    budgets,
+    random: s.random,
+  });
   const hetzner = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'snap', clock: s.clock, budgets, random: s.random });
   return { aws, hetzner };
 }
 
 const hzScenario: ClusterScenario = { clusterId: 'hybrid', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: 0 };
-const awsScenario: ClusterScenario = { clusterId: 'hybrid', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.medium', image: 'ami-0ubuntu2404amd64', nodes: 0 };
+const awsScenario: ClusterScenario = {
+  clusterId: 'hybrid',
+  region: 'eu-central-1',
+  zone: 'eu-central-1a',
+  serverType: 't3.medium',
+  image: 'ami-0ubuntu2404amd64',
+  nodes: 0,
+};
 
 function node(name: string): RenderedNode {
   const n = rendered.nodes.find((x) => x.name === name);
@@ -47,7 +73,10 @@ function node(name: string): RenderedNode {
  */
 async function request(s: Sandbox, name: string): Promise<NodeRequest> {
   const addresses = new Map(s.listVms().flatMap((v) => (v.publicIPv4 ? [[v.name, v.publicIPv4] as const] : [])));
-  const cluster = { ...renderCtx.cluster, nodes: renderCtx.cluster.nodes.map((c) => (addresses.has(c.name) ? { ...c, publicEndpoint: `${addresses.get(c.name)}:${WIREGUARD_PORT}` } : c)) };
+  const cluster = {
+    ...renderCtx.cluster,
+    nodes: renderCtx.cluster.nodes.map((c) => (addresses.has(c.name) ? { ...c, publicEndpoint: `${addresses.get(c.name)}:${WIREGUARD_PORT}` } : c)),
+  };
   // A random source of its own per node, so both worlds of a comparison render the same bytes.
   const n = await renderNode({ ...renderCtx, random: seededRandomSource(`snapshot-test/${name}`), cluster, pki: rendered.pki, node: name });
   const bytes = n.userData.bytes.reveal();
@@ -108,10 +137,16 @@ async function buildWorld(seed: number): Promise<Sandbox> {
   s.kubernetes.kubelets();
   await createMachines(s, p, ['htz-worker-2']);
   const dns = p.aws.dns!;
-  const change = await settle((attempt) => dns.upsertRecords('example.com', 'hybrid', dnsRecords({ ...awsScenario, dns: { api: dns, zone: 'example.com' } }, '3.120.10.11'), { attempt }), { clock: s.clock });
+  const change = await settle(
+    (attempt) => dns.upsertRecords('example.com', 'hybrid', dnsRecords({ ...awsScenario, dns: { api: dns, zone: 'example.com' } }, '3.120.10.11'), { attempt }),
+    { clock: s.clock },
+  );
   expect(change.id).toBeTruthy();
   const own = p.hetzner.dns!;
-  await settle((attempt) => own.upsertRecords('example.de', 'hybrid', [{ name: 'api.hybrid.example.de', type: 'A', ttl: 60, values: ['3.120.10.11'] }], { attempt }), { clock: s.clock });
+  await settle(
+    (attempt) => own.upsertRecords('example.de', 'hybrid', [{ name: 'api.hybrid.example.de', type: 'A', ttl: 60, values: ['3.120.10.11'] }], { attempt }),
+    { clock: s.clock },
+  );
   s.clock.advance(10 * S);
   s.kubernetes.kubelets();
   return s;
@@ -128,7 +163,22 @@ describe('a sandbox snapshot', () => {
     open.push(restored);
 
     const kinds = new Set(original.inventory().map((i) => `${i.cloud}/${i.kind}`));
-    for (const kind of ['ec2/firewall', 'ec2/network', 'ec2/node', 'ec2/reserved-ip', 'ec2/ssh-key', 'ec2/subnet', 'hetzner/dns-record', 'hetzner/firewall', 'hetzner/network', 'hetzner/node', 'hetzner/reserved-ip', 'hetzner/ssh-key', 'route53/dns-record', 'route53/health-check']) {
+    for (const kind of [
+      'ec2/firewall',
+      'ec2/network',
+      'ec2/node',
+      'ec2/reserved-ip',
+      'ec2/ssh-key',
+      'ec2/subnet',
+      'hetzner/dns-record',
+      'hetzner/firewall',
+      'hetzner/network',
+      'hetzner/node',
+      'hetzner/reserved-ip',
+      'hetzner/ssh-key',
+      'route53/dns-record',
+      'route53/health-check',
+    ]) {
       expect(kinds).toContain(kind);
     }
     expect(JSON.parse(JSON.stringify(restored.snapshot()))).toEqual(JSON.parse(JSON.stringify(snapshot)));
@@ -174,7 +224,15 @@ describe('a sandbox snapshot', () => {
       }
       const nodes = await settle(() => p.hetzner.compute!.listNodes({ clusterId: 'hybrid' }), { clock: s.clock });
       s.close();
-      return { ids, timeline, nodes, inventory: s.inventory(), kubernetes: s.kubernetes.inventory(), kubelets: s.kubernetes.kubelets(), snapshot: JSON.parse(JSON.stringify(s.snapshot())) as unknown };
+      return {
+        ids,
+        timeline,
+        nodes,
+        inventory: s.inventory(),
+        kubernetes: s.kubernetes.inventory(),
+        kubelets: s.kubernetes.kubelets(),
+        snapshot: JSON.parse(JSON.stringify(s.snapshot())) as unknown,
+      };
     }
 
     const without = await continueIn(original);

@@ -52,18 +52,29 @@ export interface SandboxSnapshot {
  */
 export function asSandboxSnapshot(value: unknown): SandboxSnapshot {
   const o = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  if (!o) throw new KubeplaneError('invalid', 'the sandbox snapshot is not a JSON object; delete it to start from an empty sandbox', { resource: 'sandbox snapshot' });
+  if (!o)
+    throw new KubeplaneError('invalid', 'the sandbox snapshot is not a JSON object; delete it to start from an empty sandbox', {
+      resource: 'sandbox snapshot',
+    });
   if (o['v'] !== SANDBOX_SNAPSHOT_VERSION) {
-    throw new KubeplaneError('invalid', `the sandbox snapshot has version ${JSON.stringify(o['v'])}; this kubeplane reads version ${SANDBOX_SNAPSHOT_VERSION}. Destroy the sandbox clusters with the kubeplane that made it, or delete it to start from an empty sandbox`, { resource: 'sandbox snapshot' });
+    throw new KubeplaneError(
+      'invalid',
+      `the sandbox snapshot has version ${JSON.stringify(o['v'])}; this kubeplane reads version ${SANDBOX_SNAPSHOT_VERSION}. ` +
+        `Destroy the sandbox clusters with the kubeplane that made it, or delete it to start from an empty sandbox`,
+      { resource: 'sandbox snapshot' },
+    );
   }
   for (const key of ['clockMs', 'random'] as const) {
-    if (typeof o[key] !== 'number' || !Number.isFinite(o[key])) throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a number; the file is damaged`, { resource: 'sandbox snapshot' });
+    if (typeof o[key] !== 'number' || !Number.isFinite(o[key]))
+      throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a number; the file is damaged`, { resource: 'sandbox snapshot' });
   }
   for (const key of ['calls', 'ec2'] as const) {
-    if (!Array.isArray(o[key])) throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a list; the file is damaged`, { resource: 'sandbox snapshot' });
+    if (!Array.isArray(o[key]))
+      throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a list; the file is damaged`, { resource: 'sandbox snapshot' });
   }
   for (const key of ['faults', 'hetzner', 'route53', 'crusoe', 'cloudflare', 'kubernetes'] as const) {
-    if (o[key] === null || typeof o[key] !== 'object') throw new KubeplaneError('invalid', `the sandbox snapshot has no ${key}; the file is damaged`, { resource: 'sandbox snapshot' });
+    if (o[key] === null || typeof o[key] !== 'object')
+      throw new KubeplaneError('invalid', `the sandbox snapshot has no ${key}; the file is damaged`, { resource: 'sandbox snapshot' });
   }
   return o as unknown as SandboxSnapshot;
 }

@@ -20,11 +20,18 @@ const kinds = [
   { use: 'openssh' as const, skip: !real.ok && !process.env['CI'] },
 ];
 
-describe.each(kinds)('the sandbox\'s static machines ($use)', ({ use, skip }) => {
+describe.each(kinds)("the sandbox's static machines ($use)", ({ use, skip }) => {
   const machines = new SandboxStaticMachines(new VirtualClock(Date.parse('2026-01-01T00:00:00Z')), { use });
   const access = machines.access();
   // Not root: the scripts go through sudo, as on a cloud image's default user.
-  const target = (hostKey?: string): MachineTarget => ({ node: 'c-rack-01', endpoint: '198.51.100.10', port: 2222, username: 'ubuntu', secretRef: { env: { privatekey: 'K' } }, ...(hostKey ? { hostKey } : {}) });
+  const target = (hostKey?: string): MachineTarget => ({
+    node: 'c-rack-01',
+    endpoint: '198.51.100.10',
+    port: 2222,
+    username: 'ubuntu',
+    secretRef: { env: { privatekey: 'K' } },
+    ...(hostKey ? { hostKey } : {}),
+  });
   afterAll(() => machines.close());
 
   it.skipIf(skip)('boot the user-data they are sent over SSH, and the reset leaves nothing of kubeplane on them', async () => {
@@ -43,7 +50,9 @@ describe.each(kinds)('the sandbox\'s static machines ($use)', ({ use, skip }) =>
     expect(machines.listVms()).toMatchObject([{ name: 'c-rack-01', state: 'terminated' }]);
     const info = await machines.info();
     expect(info?.kind).toBe(use);
-    expect(info?.description).toMatch(use === 'openssh' ? /^OpenSSH_\S+ \(real sshd\) on 127\.0\.0\.1:\d+$/ : /^in-process ssh2 server \(asked for\) on 127\.0\.0\.1:\d+$/);
+    expect(info?.description).toMatch(
+      use === 'openssh' ? /^OpenSSH_\S+ \(real sshd\) on 127\.0\.0\.1:\d+$/ : /^in-process ssh2 server \(asked for\) on 127\.0\.0\.1:\d+$/,
+    );
   });
 
   it.skipIf(skip)('refuse nothing but the pin: a reinstalled machine (new host key) is a clear error with both fingerprints', async () => {
@@ -51,11 +60,13 @@ describe.each(kinds)('the sandbox\'s static machines ($use)', ({ use, skip }) =>
     await machines.reinstall('198.51.100.10', 2222);
     const error = await access.run(target(first.hostKey), Redacted.of(renderStaticReset('c-rack-01'))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeplaneError);
-    expect((error as KubeplaneError).message).toMatch(new RegExp(`c-rack-01 .*pinned ${first.hostKey.replace(/[+/]/g, '\\$&')} at first contact, now offered SHA256:`));
+    expect((error as KubeplaneError).message).toMatch(
+      new RegExp(`c-rack-01 .*pinned ${first.hostKey.replace(/[+/]/g, '\\$&')} at first contact, now offered SHA256:`),
+    );
   });
 });
 
-describe('the sandbox\'s static machines, lazily', () => {
+describe("the sandbox's static machines, lazily", () => {
   it('start nothing and name nothing until a machine is contacted', async () => {
     const machines = new SandboxStaticMachines(new VirtualClock(0));
     machines.access();

@@ -76,7 +76,8 @@ export class SandboxStaticMachines implements SandboxVmSource {
     const { backend, why } = await this.#backend;
     const machines = await backend.listening();
     const where = machines.map((m) => `127.0.0.1:${m.local}`).join(', ');
-    const description = backend instanceof OpenSshMachines ? `${backend.version} (real sshd) on ${where}` : `in-process ssh2 server${why ? ` (${why})` : ''} on ${where}`;
+    const description =
+      backend instanceof OpenSshMachines ? `${backend.version} (real sshd) on ${where}` : `in-process ssh2 server${why ? ` (${why})` : ''} on ${where}`;
     return { kind: backend.kind, description, machines };
   }
 
@@ -114,7 +115,10 @@ export class SandboxStaticMachines implements SandboxVmSource {
   #choose(): Promise<{ backend: StaticMachineBackend; why?: string }> {
     this.#backend ??= (async () => {
       const client = this.#clientKey();
-      const inProcess = (why?: string) => ({ backend: new Ssh2Machines(this.#clock, client.public, () => ed25519KeyPair().private, this.#saved), ...(why ? { why } : {}) });
+      const inProcess = (why?: string) => ({
+        backend: new Ssh2Machines(this.#clock, client.public, () => ed25519KeyPair().private, this.#saved),
+        ...(why ? { why } : {}),
+      });
       if (this.#use === 'in-process') return inProcess('asked for');
       const available = await openSshAvailability();
       if (available.ok) return { backend: new OpenSshMachines(this.#clock, client.public, available.version, this.#saved) };

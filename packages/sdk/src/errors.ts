@@ -2,16 +2,7 @@
 // Every package throws KubeplaneError (or a subclass) so callers can branch on `kind`, never on text.
 
 /** The taxonomy every provider maps its errors to (DESIGN.md, "Failures are data"). */
-export const ERROR_KINDS = [
-  'retryable',
-  'throttled',
-  'quota',
-  'capacity',
-  'auth',
-  'invalid',
-  'not-found',
-  'conflict',
-] as const;
+export const ERROR_KINDS = ['retryable', 'throttled', 'quota', 'capacity', 'auth', 'invalid', 'not-found', 'conflict'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 export interface KubeplaneErrorDetails {

@@ -29,7 +29,11 @@ export function localBackend(kp: Kubeplane, project: string, cluster: string): S
 export function httpBackend(options: { apiUrl: string; project: string; cluster: string; fetch: typeof fetch }): ScalingBackend {
   const base = `${options.apiUrl.replace(/\/$/, '')}/projects/${encodeURIComponent(options.project)}/clusters/${encodeURIComponent(options.cluster)}`;
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
-    const response = await options.fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const response = await options.fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     const text = await response.text();
     let parsed: unknown = null;
     try {
@@ -40,9 +44,25 @@ export function httpBackend(options: { apiUrl: string; project: string; cluster:
     if (response.ok) return parsed;
     const error = errorText(parsed) ?? `${response.status} ${response.statusText}`;
     const retry = Number(response.headers.get('retry-after') ?? '');
-    const kind = response.status === 404 ? 'not-found' : response.status === 400 ? 'invalid' : response.status === 429 ? ((parsed as { kind?: string } | null)?.kind === 'quota' ? 'quota' : 'capacity') : response.status === 409 ? 'conflict' : response.status === 401 || response.status === 403 ? 'auth' : 'retryable';
+    const kind =
+      response.status === 404
+        ? 'not-found'
+        : response.status === 400
+          ? 'invalid'
+          : response.status === 429
+            ? (parsed as { kind?: string } | null)?.kind === 'quota'
+              ? 'quota'
+              : 'capacity'
+            : response.status === 409
+              ? 'conflict'
+              : response.status === 401 || response.status === 403
+                ? 'auth'
+                : 'retryable';
     const code = (parsed as { code?: unknown } | null)?.code;
-    throw new KubeplaneError(kind, `${method} ${base}${path}: ${error}`, { ...(typeof code === 'string' ? { code } : {}), ...(Number.isFinite(retry) && retry > 0 ? { retryAfterSeconds: retry } : {}) });
+    throw new KubeplaneError(kind, `${method} ${base}${path}: ${error}`, {
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(Number.isFinite(retry) && retry > 0 ? { retryAfterSeconds: retry } : {}),
+    });
   };
   return {
     describe: `${options.project}/${options.cluster} (${options.apiUrl})`,

@@ -2,7 +2,15 @@
 // one promise per RPC, errors as the gRPC status they came with. The sandbox's simulated autoscaler and the tests
 // use it against the adapter over loopback.
 import * as grpc from '@grpc/grpc-js';
-import { cloudProviderService, decodeNode, type ProtoAutoscalingOptions, type ProtoExternalGrpcNode, type ProtoInstance, type ProtoNode, type ProtoNodeGroup } from './protocol.js';
+import {
+  cloudProviderService,
+  decodeNode,
+  type ProtoAutoscalingOptions,
+  type ProtoExternalGrpcNode,
+  type ProtoInstance,
+  type ProtoNode,
+  type ProtoNodeGroup,
+} from './protocol.js';
 
 export interface CloudProviderClient {
   nodeGroups(): Promise<ProtoNodeGroup[]>;
@@ -34,7 +42,12 @@ export class CloudProviderCallError extends Error {
   }
 }
 
-const node = (n: Partial<ProtoExternalGrpcNode>): ProtoExternalGrpcNode => ({ providerID: n.providerID ?? '', name: n.name ?? '', labels: n.labels ?? {}, annotations: n.annotations ?? {} });
+const node = (n: Partial<ProtoExternalGrpcNode>): ProtoExternalGrpcNode => ({
+  providerID: n.providerID ?? '',
+  name: n.name ?? '',
+  labels: n.labels ?? {},
+  annotations: n.annotations ?? {},
+});
 
 export function cloudProviderClient(address: string): CloudProviderClient {
   const Client = cloudProviderService();
@@ -60,7 +73,8 @@ export function cloudProviderClient(address: string): CloudProviderClient {
     decreaseTargetSize: async (id, delta) => void (await call('NodeGroupDecreaseTargetSize', { id, delta })),
     nodeGroupNodes: async (id) => (await call<{ instances: ProtoInstance[] }>('NodeGroupNodes', { id })).instances,
     templateNodeInfo: async (id) => decodeNode((await call<{ nodeBytes: Buffer }>('NodeGroupTemplateNodeInfo', { id })).nodeBytes),
-    getOptions: async (id, defaults) => (await call<{ nodeGroupAutoscalingOptions: ProtoAutoscalingOptions }>('NodeGroupGetOptions', { id, defaults })).nodeGroupAutoscalingOptions,
+    getOptions: async (id, defaults) =>
+      (await call<{ nodeGroupAutoscalingOptions: ProtoAutoscalingOptions }>('NodeGroupGetOptions', { id, defaults })).nodeGroupAutoscalingOptions,
     close: () => client.close(),
   };
 }

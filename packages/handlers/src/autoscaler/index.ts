@@ -2,4 +2,13 @@
 export { httpBackend, localBackend, type ScalingBackend } from './backend.js';
 export { cloudProviderImplementation, GPU_LABEL, serveAutoscalerAdapter, templateNode, type AdapterOptions, type RunningAdapter } from './server.js';
 export { cloudProviderClient, CloudProviderCallError, type CloudProviderClient } from './client.js';
-export { decodeNode, encodeNode, EXTERNALGRPC_SERVICE, INSTANCE_ERROR_CLASS, type InstanceState, type ProtoInstance, type ProtoNode, type ProtoNodeGroup } from './protocol.js';
+export {
+  decodeNode,
+  encodeNode,
+  EXTERNALGRPC_SERVICE,
+  INSTANCE_ERROR_CLASS,
+  type InstanceState,
+  type ProtoInstance,
+  type ProtoNode,
+  type ProtoNodeGroup,
+} from './protocol.js';

@@ -24,7 +24,9 @@ let cached: grpc.ServiceClientConstructor | undefined;
 export function cloudProviderService(): grpc.ServiceClientConstructor {
   if (cached) return cached;
   const definition = protoLoader.loadSync(`${protoDir()}externalgrpc.proto`, LOADER_OPTIONS);
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as { clusterautoscaler: { cloudprovider: { v1: { externalgrpc: { CloudProvider: grpc.ServiceClientConstructor } } } } };
+  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+    clusterautoscaler: { cloudprovider: { v1: { externalgrpc: { CloudProvider: grpc.ServiceClientConstructor } } } };
+  };
   cached = loaded.clusterautoscaler.cloudprovider.v1.externalgrpc.CloudProvider;
   return cached;
 }

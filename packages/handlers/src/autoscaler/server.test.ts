@@ -13,16 +13,28 @@ import { cloudProviderClient, CloudProviderCallError, type CloudProviderClient }
 import { serveAutoscalerAdapter, type RunningAdapter } from './server.js';
 import { INSTANCE_ERROR_CLASS } from './protocol.js';
 
-
 type Runtime = Awaited<ReturnType<typeof createSandboxKubeplane>>;
 let runtime: Runtime;
 let adapter: RunningAdapter | undefined;
 let client: CloudProviderClient | undefined;
 
-const manifest = () => autoscaledManifest({ project: 'elastic', pool: 'general', min: 1, max: 3, zone: 'fsn1-dc14', labels: { 'workload.example.com/class': 'general' }, taint: { key: 'workload.example.com/class', value: 'general', effect: 'NoSchedule' } });
+const manifest = () =>
+  autoscaledManifest({
+    project: 'elastic',
+    pool: 'general',
+    min: 1,
+    max: 3,
+    zone: 'fsn1-dc14',
+    labels: { 'workload.example.com/class': 'general' },
+    taint: { key: 'workload.example.com/class', value: 'general', effect: 'NoSchedule' },
+  });
 
 async function serve(backend?: ScalingBackend): Promise<CloudProviderClient> {
-  adapter = await serveAutoscalerAdapter({ backend: backend ?? localBackend(runtime.kubeplane, 'elastic', 'elastic'), listen: '127.0.0.1:0', now: () => runtime.clock.now() });
+  adapter = await serveAutoscalerAdapter({
+    backend: backend ?? localBackend(runtime.kubeplane, 'elastic', 'elastic'),
+    listen: '127.0.0.1:0',
+    now: () => runtime.clock.now(),
+  });
   client = cloudProviderClient(adapter.address);
   return client;
 }
@@ -57,7 +69,7 @@ afterEach(async () => {
 });
 
 describe('the autoscaler adapter (externalgrpc CloudProvider)', () => {
-  it('lists the autoscaled pools as node groups and finds a node\'s group by its providerID', async () => {
+  it("lists the autoscaled pools as node groups and finds a node's group by its providerID", async () => {
     const c = await serve();
     expect(await c.nodeGroups()).toEqual([expect.objectContaining({ id: 'general', minSize: 1, maxSize: 3 })]);
     const [instance] = await c.nodeGroupNodes('general');
@@ -107,7 +119,12 @@ describe('the autoscaler adapter (externalgrpc CloudProvider)', () => {
     const left = (await c.nodeGroupNodes('general')).map((i) => i.id);
     expect(left).toEqual([instances[0]?.id, instances[2]?.id]);
     expect((await failure(c.deleteNodes('general', [{ providerID: 'hcloud://999999' }]))).code).toBe(grpc.status.INVALID_ARGUMENT);
-    const belowMin = await failure(c.deleteNodes('general', left.map((providerID) => ({ providerID }))));
+    const belowMin = await failure(
+      c.deleteNodes(
+        'general',
+        left.map((providerID) => ({ providerID })),
+      ),
+    );
     expect(belowMin.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(belowMin.details).toContain('minimum size 1');
   });
@@ -130,7 +147,13 @@ describe('the autoscaler adapter (externalgrpc CloudProvider)', () => {
     const node = await c.templateNodeInfo('general');
     // Hetzner's cpx32: 4 vCPU, 8 GB.
     expect(node.status.allocatable).toMatchObject({ cpu: { string: '4' }, memory: { string: '8Gi' }, pods: { string: '110' } });
-    expect(node.metadata.labels).toMatchObject({ 'kubeplane.dev/pool': 'general', 'kubeplane.dev/provider': 'hetzner', 'node.kubernetes.io/instance-type': 'cpx32', 'topology.kubernetes.io/zone': 'fsn1-dc14', 'workload.example.com/class': 'general' });
+    expect(node.metadata.labels).toMatchObject({
+      'kubeplane.dev/pool': 'general',
+      'kubeplane.dev/provider': 'hetzner',
+      'node.kubernetes.io/instance-type': 'cpx32',
+      'topology.kubernetes.io/zone': 'fsn1-dc14',
+      'workload.example.com/class': 'general',
+    });
     expect(node.spec.taints).toEqual([{ key: 'workload.example.com/class', value: 'general', effect: 'NoSchedule' }]);
     expect(node.status.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
   });
@@ -156,22 +179,43 @@ describe('the autoscaler adapter (externalgrpc CloudProvider)', () => {
     const instances = await c.nodeGroupNodes('general');
     const failed = instances.filter((i) => i.status.errorInfo?.errorCode);
     expect(failed).toHaveLength(2);
-    expect(failed[0]?.status).toMatchObject({ instanceState: 'instanceCreating', errorInfo: { errorCode: 'OUT_OF_CAPACITY', instanceErrorClass: INSTANCE_ERROR_CLASS.outOfResources } });
+    expect(failed[0]?.status).toMatchObject({
+      instanceState: 'instanceCreating',
+      errorInfo: { errorCode: 'OUT_OF_CAPACITY', instanceErrorClass: INSTANCE_ERROR_CLASS.outOfResources },
+    });
     // Within the backoff: refused at once, nothing reaches the provider.
     const fired = runtime.sandbox.faults.fired.length;
     expect((await failure(c.increaseSize('general', 1))).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     await run();
     expect(runtime.sandbox.faults.fired.length).toBe(fired);
     // The autoscaler deletes failed instances: nothing to delete, no error.
-    await c.deleteNodes('general', failed.map((i) => ({ providerID: i.id })));
+    await c.deleteNodes(
+      'general',
+      failed.map((i) => ({ providerID: i.id })),
+    );
     expect(await c.targetSize('general')).toBe(1);
   });
 
   it('works the same through the serverless HTTP API backend', async () => {
-    const handler = createApiHandler({ kubeplane: runtime.kubeplane, access: [{ principal: 'arn:aws:iam::123456789012:user/autoscaler', projects: ['elastic'], role: 'operator' }], logger: jsonLogger(() => undefined) });
+    const handler = createApiHandler({
+      kubeplane: runtime.kubeplane,
+      access: [{ principal: 'arn:aws:iam::123456789012:user/autoscaler', projects: ['elastic'], role: 'operator' }],
+      logger: jsonLogger(() => undefined),
+    });
     const viaApi: typeof fetch = async (input, init) => {
       const url = new URL(String(input));
-      const event = { version: '2.0', rawPath: url.pathname, rawQueryString: '', headers: {}, isBase64Encoded: false, requestContext: { http: { method: init?.method ?? 'GET', path: url.pathname, sourceIp: '127.0.0.1' }, authorizer: { iam: { userArn: 'arn:aws:iam::123456789012:user/autoscaler' } } }, ...(init?.body ? { body: String(init.body) } : {}) } as unknown as ApiEvent;
+      const event = {
+        version: '2.0',
+        rawPath: url.pathname,
+        rawQueryString: '',
+        headers: {},
+        isBase64Encoded: false,
+        requestContext: {
+          http: { method: init?.method ?? 'GET', path: url.pathname, sourceIp: '127.0.0.1' },
+          authorizer: { iam: { userArn: 'arn:aws:iam::123456789012:user/autoscaler' } },
+        },
+        ...(init?.body ? { body: String(init.body) } : {}),
+      } as unknown as ApiEvent;
       const res = await handler(event, { awsRequestId: 'r' } as Context);
       return new Response(res.body ?? null, { status: res.statusCode ?? 500, headers: res.headers as Record<string, string> });
     };

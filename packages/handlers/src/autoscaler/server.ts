@@ -17,18 +17,21 @@ import {
   type ProtoNodeGroup,
 } from './protocol.js';
 
+/** Why the pricing calls answer Unimplemented: nothing to price with, and what to use instead. */
+const NO_PRICES = "kubeplane has no instance prices (its providers' catalogs carry none); use an expander other than price, such as least-waste";
+
 /**
  * The label GPU nodes carry: NVIDIA's GPU feature discovery (deployed by the GPU operator) sets
  * `nvidia.com/gpu.present=true` (NVIDIA/k8s-device-plugin docs/gpu-feature-discovery), and kubeplane's templates carry it.
  */
-/** Why the pricing calls answer Unimplemented: nothing to price with, and what to use instead. */
-const NO_PRICES = 'kubeplane has no instance prices (its providers\' catalogs carry none); use an expander other than price, such as least-waste';
-
 export const GPU_LABEL = 'nvidia.com/gpu.present';
 
 /** A gRPC error with its status code, as the service answers. */
 class StatusError extends Error {
-  constructor(readonly code: grpc.status, message: string) {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -38,13 +41,19 @@ function statusOf(e: unknown): { code: grpc.status; details: string } {
   if (e instanceof StatusError) return { code: e.code, details: e.message };
   if (!isKubeplaneError(e)) return { code: grpc.status.INTERNAL, details: `kubeplane adapter: ${(e as Error).message ?? String(e)}` };
   const code =
-    e.kind === 'not-found' ? grpc.status.NOT_FOUND
-    : e.kind === 'invalid' ? grpc.status.INVALID_ARGUMENT
-    : e.kind === 'quota' || e.kind === 'capacity' ? grpc.status.RESOURCE_EXHAUSTED
-    : e.kind === 'conflict' ? grpc.status.ABORTED
-    : e.kind === 'auth' ? grpc.status.PERMISSION_DENIED
-    : e.kind === 'throttled' || e.kind === 'retryable' ? grpc.status.UNAVAILABLE
-    : grpc.status.INTERNAL;
+    e.kind === 'not-found'
+      ? grpc.status.NOT_FOUND
+      : e.kind === 'invalid'
+        ? grpc.status.INVALID_ARGUMENT
+        : e.kind === 'quota' || e.kind === 'capacity'
+          ? grpc.status.RESOURCE_EXHAUSTED
+          : e.kind === 'conflict'
+            ? grpc.status.ABORTED
+            : e.kind === 'auth'
+              ? grpc.status.PERMISSION_DENIED
+              : e.kind === 'throttled' || e.kind === 'retryable'
+                ? grpc.status.UNAVAILABLE
+                : grpc.status.INTERNAL;
   return { code, details: e.message };
 }
 
@@ -79,7 +88,11 @@ export function templateNode(group: NodeGroup, random: string): ProtoNode {
   return {
     metadata: { name, labels: { ...t.labels, 'kubernetes.io/hostname': name } },
     spec: { taints: t.taints.map((x) => ({ key: x.key, ...(x.value !== undefined ? { value: x.value } : {}), effect: x.effect })) },
-    status: { capacity: resources, allocatable: { ...resources }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] },
+    status: {
+      capacity: resources,
+      allocatable: { ...resources },
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
+    },
   };
 }
 
@@ -102,11 +115,21 @@ export function cloudProviderImplementation(options: AdapterOptions): grpc.Untyp
   const group = async (id: string): Promise<NodeGroup> => {
     const all = await groups();
     const found = all.find((g) => g.id === id);
-    if (!found) throw new StatusError(grpc.status.NOT_FOUND, `node group ${id} not found in ${backend.describe} (autoscaled pools: ${all.map((g) => g.id).join(', ') || 'none'})`);
+    if (!found)
+      throw new StatusError(
+        grpc.status.NOT_FOUND,
+        `node group ${id} not found in ${backend.describe} (autoscaled pools: ${all.map((g) => g.id).join(', ') || 'none'})`,
+      );
     return found;
   };
-  const owns = (g: NodeGroup, node: ProtoExternalGrpcNode) => g.nodes.find((n) => (node.providerID !== '' && instanceId(n) === node.providerID) || (node.providerID === '' && n.name === node.name));
-  const proto = (g: NodeGroup): ProtoNodeGroup => ({ id: g.id, minSize: g.min, maxSize: g.max, debug: `kubeplane pool ${g.id} (${g.provider.type} ${g.serverType} in ${g.provider.zone ?? g.provider.region}): target ${g.target}, ${g.min}-${g.max}` });
+  const owns = (g: NodeGroup, node: ProtoExternalGrpcNode) =>
+    g.nodes.find((n) => (node.providerID !== '' && instanceId(n) === node.providerID) || (node.providerID === '' && n.name === node.name));
+  const proto = (g: NodeGroup): ProtoNodeGroup => ({
+    id: g.id,
+    minSize: g.min,
+    maxSize: g.max,
+    debug: `kubeplane pool ${g.id} (${g.provider.type} ${g.serverType} in ${g.provider.zone ?? g.provider.region}): target ${g.target}, ${g.min}-${g.max}`,
+  });
 
   return {
     NodeGroups: unary(async () => ({ nodeGroups: (await groups()).map(proto) })),
@@ -149,7 +172,11 @@ export function cloudProviderImplementation(options: AdapterOptions): grpc.Untyp
       if (req.delta <= 0) throw new StatusError(grpc.status.INVALID_ARGUMENT, `size increase must be positive, got ${req.delta}`);
       const g = await group(req.id);
       const desired = g.target + req.delta;
-      if (desired > g.max) throw new StatusError(grpc.status.INVALID_ARGUMENT, `size increase too large for node group ${g.id}: current ${g.target}, desired ${desired}, max ${g.max}`);
+      if (desired > g.max)
+        throw new StatusError(
+          grpc.status.INVALID_ARGUMENT,
+          `size increase too large for node group ${g.id}: current ${g.target}, desired ${desired}, max ${g.max}`,
+        );
       await backend.scalePool(g.id, desired);
       return {};
     }),
@@ -166,7 +193,11 @@ export function cloudProviderImplementation(options: AdapterOptions): grpc.Untyp
       }
       if (names.length === 0) return {};
       const target = g.nodes.filter((n) => n.state !== 'deleting').length - names.length;
-      if (target < g.min) throw new StatusError(grpc.status.FAILED_PRECONDITION, `node group ${g.id} cannot go below its minimum size ${g.min} (deleting ${names.length} of ${target + names.length} nodes)`);
+      if (target < g.min)
+        throw new StatusError(
+          grpc.status.FAILED_PRECONDITION,
+          `node group ${g.id} cannot go below its minimum size ${g.min} (deleting ${names.length} of ${target + names.length} nodes)`,
+        );
       await backend.scalePool(g.id, target, names);
       return {};
     }),
@@ -179,10 +210,17 @@ export function cloudProviderImplementation(options: AdapterOptions): grpc.Untyp
       const target = g.target + req.delta;
       // Only requests not yet fulfilled may go: existing nodes are removed by name (DeleteNodes).
       if (target < existing || -req.delta > creating.length) {
-        throw new StatusError(grpc.status.FAILED_PRECONDITION, `attempt to delete existing nodes of node group ${g.id}: target ${g.target}, delta ${req.delta}, existing nodes ${existing}`);
+        throw new StatusError(
+          grpc.status.FAILED_PRECONDITION,
+          `attempt to delete existing nodes of node group ${g.id}: target ${g.target}, delta ${req.delta}, existing nodes ${existing}`,
+        );
       }
       if (target < g.min) throw new StatusError(grpc.status.FAILED_PRECONDITION, `node group ${g.id} cannot go below its minimum size ${g.min}`);
-      await backend.scalePool(g.id, target, creating.slice(req.delta).map((n) => n.name));
+      await backend.scalePool(
+        g.id,
+        target,
+        creating.slice(req.delta).map((n) => n.name),
+      );
       return {};
     }),
 
@@ -198,7 +236,10 @@ export function cloudProviderImplementation(options: AdapterOptions): grpc.Untyp
         const errorCode = failure.kind === 'quota' ? 'QUOTA_EXCEEDED' : failure.kind === 'capacity' ? 'OUT_OF_CAPACITY' : 'INVALID_INSTANCE_TYPE';
         const instanceErrorClass = failure.kind === 'invalid' ? INSTANCE_ERROR_CLASS.other : INSTANCE_ERROR_CLASS.outOfResources;
         for (let i = 0; i < lost; i++) {
-          instances.push({ id: `${FAILED_PREFIX}${g.id}/${failure.at}/${i}`, status: { instanceState: 'instanceCreating', errorInfo: { errorCode, errorMessage: failure.message, instanceErrorClass } } });
+          instances.push({
+            id: `${FAILED_PREFIX}${g.id}/${failure.at}/${i}`,
+            status: { instanceState: 'instanceCreating', errorInfo: { errorCode, errorMessage: failure.message, instanceErrorClass } },
+          });
         }
       }
       return { instances };

@@ -11,7 +11,6 @@ import { localBackend } from './backend.js';
 import { cloudProviderClient, type CloudProviderClient } from './client.js';
 import { serveAutoscalerAdapter, type RunningAdapter } from './server.js';
 
-
 type Runtime = Awaited<ReturnType<typeof createSandboxKubeplane>>;
 let runtime: Runtime;
 let adapter: RunningAdapter;
@@ -22,7 +21,11 @@ beforeEach(async () => {
   await runtime.kubeplane.apply(autoscaledManifest({ project: 'batchy', max: 3, ...BATCH_POOL }));
   await runtime.kubeplane.run();
   expect((await runtime.kubeplane.status('batchy')).state).toBe('DONE');
-  adapter = await serveAutoscalerAdapter({ backend: localBackend(runtime.kubeplane, 'batchy', 'batchy'), listen: '127.0.0.1:0', now: () => runtime.clock.now() });
+  adapter = await serveAutoscalerAdapter({
+    backend: localBackend(runtime.kubeplane, 'batchy', 'batchy'),
+    listen: '127.0.0.1:0',
+    now: () => runtime.clock.now(),
+  });
   client = cloudProviderClient(adapter.address);
 });
 
@@ -43,7 +46,8 @@ function pendingPods(n: number): string[] {
   return names;
 }
 
-const scheduled = (names: string[]) => names.every((n) => typeof (api().store.get('pods', 'default', n)?.['spec'] as { nodeName?: string } | undefined)?.nodeName === 'string');
+const scheduled = (names: string[]) =>
+  names.every((n) => typeof (api().store.get('pods', 'default', n)?.['spec'] as { nodeName?: string } | undefined)?.nodeName === 'string');
 
 describe('the simulated cluster-autoscaler with the real adapter', () => {
   it('grows the pool for unschedulable pods, then shrinks it back to min once they are gone', async () => {
@@ -58,12 +62,23 @@ describe('the simulated cluster-autoscaler with the real adapter', () => {
     expect(up.elapsedMs).toBeLessThan(10 * 60_000);
 
     for (const p of pods) api().store.delete('pods', 'default', p);
-    const down = await driveUntil({ clock: runtime.clock, autoscaler: ca, run, until: async () => (await client.targetSize('batch')) === 0 && (await client.nodeGroupNodes('batch')).length === 0, limitMs: 60 * 60_000 });
+    const down = await driveUntil({
+      clock: runtime.clock,
+      autoscaler: ca,
+      run,
+      until: async () => (await client.targetSize('batch')) === 0 && (await client.nodeGroupNodes('batch')).length === 0,
+      limitMs: 60 * 60_000,
+    });
     expect(down.ok, JSON.stringify(ca.events)).toBe(true);
     // Not before the unneeded time (and the delay after the scale-up) has passed.
     const removed = ca.events.find((e) => e.type === 'scale-down');
     expect(removed?.at).toBeGreaterThanOrEqual((ca.events.find((e) => e.type === 'scale-up')?.at ?? 0) + CA_DEFAULTS.unneededMs);
-    expect(runtime.sandbox.kubernetes.inventory().clusters[0]?.nodes.map((n) => n.name).filter((n) => n.includes('-batch-'))).toEqual([]);
+    expect(
+      runtime.sandbox.kubernetes
+        .inventory()
+        .clusters[0]?.nodes.map((n) => n.name)
+        .filter((n) => n.includes('-batch-')),
+    ).toEqual([]);
     expect((await runtime.kubeplane.status('batchy')).state).toBe('DONE');
   });
 

@@ -8,7 +8,10 @@ export const ACCESS_ROLES = ['reader', 'operator'] as const;
 export type AccessRole = (typeof ACCESS_ROLES)[number];
 
 /** What a request does to a project, and the least role that may do it. */
-export const OPERATION_ROLES = { status: 'reader', apply: 'operator', destroy: 'operator', reconcile: 'operator', scale: 'operator' } as const satisfies Record<string, AccessRole>;
+export const OPERATION_ROLES = { status: 'reader', apply: 'operator', destroy: 'operator', reconcile: 'operator', scale: 'operator' } as const satisfies Record<
+  string,
+  AccessRole
+>;
 export type ProjectOperation = keyof typeof OPERATION_ROLES;
 
 // Any IAM or STS ARN, as the caller's appears in the event (`userArn`): arn:<partition>:iam|sts::<account>:<resource>.
@@ -22,23 +25,32 @@ const ASSUMED_ROLE = /^arn:([^:]+):sts::([^:]+):assumed-role\/([^/]+)\/[^/]+$/;
 const required = (what: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
 export const projectPattern = z.string({ error: required('a string') }).refine((p) => checkDnsName(p.replaceAll('*', 'x'), 'project') === null, {
-  error: (issue) => `${JSON.stringify(issue.input)} is not a project name or pattern: lower-case letters, digits, '-' and '.', with * for any run of characters`,
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not a project name or pattern: lower-case letters, digits, '-' and '.', with * for any run of characters`,
 });
 
 const principal = z
   .string({ error: required('a string') })
   .min(1, { error: 'is empty; name an IAM ARN such as arn:aws:iam::123456789012:role/team-a', abort: true })
-  .regex(PRINCIPAL, { error: (issue) => `${JSON.stringify(issue.input)} is not an IAM or STS ARN such as arn:aws:iam::123456789012:role/team-a (* matches any run of characters)` })
+  .regex(PRINCIPAL, {
+    error: (issue) => `${JSON.stringify(issue.input)} is not an IAM or STS ARN such as arn:aws:iam::123456789012:role/team-a (* matches any run of characters)`,
+  })
   .refine((p) => !selectsRolesByPath(p), {
-    error: (issue) => `${String(issue.input)} selects roles by their path, which an assumed role's caller ARN does not carry, so it would match every role of the account; name the roles (role/team-a-*), or write role/* if every role is meant`,
+    error: (issue) =>
+      `${String(issue.input)} selects roles by their path, which an assumed role's caller ARN does not carry, so it ` +
+      `would match every role of the account; name the roles (role/team-a-*), or write role/* if every role is meant`,
   });
 
 export const accessGrantSchema = z.strictObject({
   /** An IAM ARN (user, role, or an STS assumed-role session), `*` matching any run of characters. */
   principal,
   /** Project names or patterns (`team-a-*`, `*`). */
-  projects: z.array(projectPattern, { error: required('an array of project names or patterns') }).min(1, { error: 'is empty; name at least one project or pattern' }),
-  role: z.enum(ACCESS_ROLES, { error: (issue) => (issue.input === undefined ? 'is required' : `${JSON.stringify(issue.input)} is not one of ${ACCESS_ROLES.join(', ')}`) }),
+  projects: z
+    .array(projectPattern, { error: required('an array of project names or patterns') })
+    .min(1, { error: 'is empty; name at least one project or pattern' }),
+  role: z.enum(ACCESS_ROLES, {
+    error: (issue) => (issue.input === undefined ? 'is required' : `${JSON.stringify(issue.input)} is not one of ${ACCESS_ROLES.join(', ')}`),
+  }),
 });
 export type AccessGrant = z.infer<typeof accessGrantSchema>;
 
@@ -52,7 +64,8 @@ export function parseAccessGrants(input: unknown, source: string): AccessGrant[]
   const problems = parsed.error.issues.map((i) => {
     const [grant, ...field] = i.path;
     if (grant === undefined) return i.message;
-    return `grant ${String(grant)}${field.length > 0 ? `, ${field.map((f, j) => (typeof f === 'number' ? `[${f}]` : `${j > 0 ? '.' : ''}${String(f)}`)).join('')}` : ''}: ${i.message}`;
+    const where = field.map((f, j) => (typeof f === 'number' ? `[${f}]` : `${j > 0 ? '.' : ''}${String(f)}`)).join('');
+    return `grant ${String(grant)}${where ? `, ${where}` : ''}: ${i.message}`;
   });
   throw new KubeplaneError('invalid', `${source}: ${problems.join('; ')}`, { resource: source });
 }
@@ -63,7 +76,11 @@ export function accessGrantsFromJson(text: string, source: string): AccessGrant[
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new KubeplaneError('invalid', `${source} is not JSON (${e instanceof Error ? e.message : String(e)}); set it to a JSON array of {"principal", "projects", "role"} grants`, { resource: source });
+    throw new KubeplaneError(
+      'invalid',
+      `${source} is not JSON (${e instanceof Error ? e.message : String(e)}); set it to a JSON array of {"principal", "projects", "role"} grants`,
+      { resource: source },
+    );
   }
   return parseAccessGrants(value, source);
 }
@@ -81,13 +98,19 @@ export interface AccessPolicy {
  * (`arn:aws:iam::<account>:role/[<path>/]<role>`), on the role's name: STS drops the path, so the path is not checked.
  */
 export function accessPolicy(input: unknown, source: string): AccessPolicy {
-  const grants = parseAccessGrants(input, source).map((g) => ({ role: g.role, principal: wildcard(withoutRolePath(g.principal)), projects: g.projects.map(wildcard) }));
+  const grants = parseAccessGrants(input, source).map((g) => ({
+    role: g.role,
+    principal: wildcard(withoutRolePath(g.principal)),
+    projects: g.projects.map(wildcard),
+  }));
   return {
     size: grants.length,
     allows(callerArn, operation, project) {
       const identities = callerIdentities(callerArn);
       const needed = OPERATION_ROLES[operation];
-      return grants.some((g) => (needed === 'reader' || g.role === 'operator') && identities.some((id) => g.principal.test(id)) && g.projects.some((p) => p.test(project)));
+      return grants.some(
+        (g) => (needed === 'reader' || g.role === 'operator') && identities.some((id) => g.principal.test(id)) && g.projects.some((p) => p.test(project)),
+      );
     },
   };
 }
@@ -111,5 +134,10 @@ function selectsRolesByPath(principalArn: string): boolean {
 
 /** `*` matches any run of characters (none included), as in IAM's StringLike; everything else is literal. */
 export function wildcard(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }

@@ -49,7 +49,12 @@ describePortSuite('AWS (SQS standard queue, DynamoDB, Secrets Manager)', {
 describe('DynamoDbStateStore', () => {
   it('keeps a record larger than a DynamoDB item may be by compressing it', async () => {
     const store = new DynamoDbStateStore({ ...emulators.dynamodb, tableName: await emulators.createTable() });
-    const machines = Array.from({ length: 5000 }, (_, i) => ({ name: `hybrid-htz-worker-${i}`, id: `srv-${i * 7919}`, address: `10.${i % 250}.${i % 7}.${i % 13}`, state: 'running' }));
+    const machines = Array.from({ length: 5000 }, (_, i) => ({
+      name: `hybrid-htz-worker-${i}`,
+      id: `srv-${i * 7919}`,
+      address: `10.${i % 250}.${i % 7}.${i % 13}`,
+      state: 'running',
+    }));
     expect(JSON.stringify(machines).length).toBeGreaterThan(400 * 1024);
     await store.put('clusters/big', { machines }, 0);
     expect((await store.get<{ machines: unknown[] }>('clusters/big'))?.value.machines).toEqual(machines);
@@ -60,12 +65,18 @@ describe('DynamoDbStateStore', () => {
     await store.put('clusters/c', 'created', 0);
     await store.put('clusters/c', 'by holder 7', 1, { fence: 7 });
     // A holder whose lease was taken over (token 5 < 7) writes on the revision it read: refused, nothing written.
-    await expect(store.put('clusters/c', 'by stale holder 5', 2, { fence: 5 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.kind === 'conflict' && e.details.code === 'Fenced');
+    await expect(store.put('clusters/c', 'by stale holder 5', 2, { fence: 5 })).rejects.toSatisfy(
+      (e: unknown) => isKubeplaneError(e) && e.kind === 'conflict' && e.details.code === 'Fenced',
+    );
     // A write without a fence is judged by revision only and leaves the stored fence at 7.
     await store.put('clusters/c', 'unfenced', 2);
-    await expect(store.put('clusters/c', 'by stale holder 6', 3, { fence: 6 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'Fenced');
+    await expect(store.put('clusters/c', 'by stale holder 6', 3, { fence: 6 })).rejects.toSatisfy(
+      (e: unknown) => isKubeplaneError(e) && e.details.code === 'Fenced',
+    );
     // A stale revision with a good fence is an ordinary revision conflict.
-    await expect(store.put('clusters/c', 'late', 2, { fence: 9 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'RevisionConflict');
+    await expect(store.put('clusters/c', 'late', 2, { fence: 9 })).rejects.toSatisfy(
+      (e: unknown) => isKubeplaneError(e) && e.details.code === 'RevisionConflict',
+    );
     expect(await store.put('clusters/c', 'by holder 7 again', 3, { fence: 7 })).toBe(4);
     expect(await store.get('clusters/c')).toEqual({ value: 'by holder 7 again', revision: 4 });
   });

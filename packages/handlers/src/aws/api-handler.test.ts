@@ -10,7 +10,10 @@ import { createApiHandler, type ApiEvent } from './api-handler.js';
 import { jsonLogger } from './logger.js';
 
 // The serverless API takes credentials only from Secrets Manager, under the project's own prefix.
-const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8').replace('env: { credentials: HCLOUD_TOKEN }', 'awsSecretsManager: { secretId: kubeplane-providers/minimal/hetzner-1 }');
+const minimal = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'minimal.yaml'), 'utf8').replace(
+  'env: { credentials: HCLOUD_TOKEN }',
+  'awsSecretsManager: { secretId: kubeplane-providers/minimal/hetzner-1 }',
+);
 
 /** A project of its own name: the minimal example renamed, its provider secret under that project's prefix. */
 const manifestOf = (project: string) => minimal.replaceAll('minimal', project);
@@ -40,7 +43,15 @@ function api(access: AccessGrant[] = everything) {
   const handler = createApiHandler({ kubeplane: kp, access, logger: jsonLogger((l) => logs.push(l)) });
   const callAs = async (caller: string | null, method: string, path: string, body?: string) => {
     const authorizer = caller === null ? {} : { authorizer: { iam: { userArn: caller, accountId: '123456789012' } } };
-    const event = { version: '2.0', rawPath: path, rawQueryString: '', headers: {}, isBase64Encoded: false, requestContext: { http: { method, path, sourceIp: '203.0.113.7' }, ...authorizer }, ...(body === undefined ? {} : { body }) } as unknown as ApiEvent;
+    const event = {
+      version: '2.0',
+      rawPath: path,
+      rawQueryString: '',
+      headers: {},
+      isBase64Encoded: false,
+      requestContext: { http: { method, path, sourceIp: '203.0.113.7' }, ...authorizer },
+      ...(body === undefined ? {} : { body }),
+    } as unknown as ApiEvent;
     const res = await handler(event, { awsRequestId: 'r' } as Context);
     return { status: res.statusCode ?? 0, body: JSON.parse(res.body ?? 'null') as Record<string, unknown> };
   };
@@ -118,10 +129,22 @@ describe('the api handler', () => {
 
   describe('refuses a secretRef the step function must not read, storing nothing', () => {
     it.each([
-      ['the function\'s own environment', 'env: { credentials: AWS_SECRET_ACCESS_KEY }', 400, 'providers[0].secretRef.env', 'environment variables are refused'],
-      ['the function\'s own files', 'file: /proc/self/environ', 400, 'providers[0].secretRef.file', 'files are refused'],
-      ['another cluster\'s secret', 'awsSecretsManager: { secretId: kubeplane/other-cluster-abc1234/kubeconfig }', 403, 'providers[0].secretRef.awsSecretsManager.secretId', 'secret kubeplane/other-cluster-abc1234/kubeconfig is not this project\'s'],
-      ['another project\'s provider secret, by ARN', 'awsSecretsManager: { secretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:kubeplane-providers/other/hetzner-1-AbCdEf" }', 403, 'providers[0].secretRef.awsSecretsManager.secretId', 'not this project\'s: a manifest may name only secrets under kubeplane-providers/minimal/'],
+      ["the function's own environment", 'env: { credentials: AWS_SECRET_ACCESS_KEY }', 400, 'providers[0].secretRef.env', 'environment variables are refused'],
+      ["the function's own files", 'file: /proc/self/environ', 400, 'providers[0].secretRef.file', 'files are refused'],
+      [
+        "another cluster's secret",
+        'awsSecretsManager: { secretId: kubeplane/other-cluster-abc1234/kubeconfig }',
+        403,
+        'providers[0].secretRef.awsSecretsManager.secretId',
+        "secret kubeplane/other-cluster-abc1234/kubeconfig is not this project's",
+      ],
+      [
+        "another project's provider secret, by ARN",
+        'awsSecretsManager: { secretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:kubeplane-providers/other/hetzner-1-AbCdEf" }',
+        403,
+        'providers[0].secretRef.awsSecretsManager.secretId',
+        "not this project's: a manifest may name only secrets under kubeplane-providers/minimal/",
+      ],
     ])('%s', async (_, ref, status, path, message) => {
       const { call, state, queue } = api();
       const res = await call('POST', '/projects', minimal.replace('awsSecretsManager: { secretId: kubeplane-providers/minimal/hetzner-1 }', ref));
@@ -131,9 +154,16 @@ describe('the api handler', () => {
       expect(await queue.size()).toBe(0);
     });
 
-    it('accepts its own project\'s secret by ARN', async () => {
+    it("accepts its own project's secret by ARN", async () => {
       const { call } = api();
-      const res = await call('POST', '/projects', minimal.replace('secretId: kubeplane-providers/minimal/hetzner-1', 'secretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:kubeplane-providers/minimal/hetzner-1-AbCdEf"'));
+      const res = await call(
+        'POST',
+        '/projects',
+        minimal.replace(
+          'secretId: kubeplane-providers/minimal/hetzner-1',
+          'secretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:kubeplane-providers/minimal/hetzner-1-AbCdEf"',
+        ),
+      );
       expect(res.status).toBe(202);
     });
   });
@@ -164,10 +194,17 @@ describe('the api handler, by access grant', () => {
     ] as const;
     for (const [verb, method, path, body] of requests) {
       const res = await t.callAs(asA, method, path, body);
-      expect(res, `${method} ${path}`).toEqual({ status: 403, body: { error: expect.stringContaining(`${asA} may not ${verb} project team-b: no access grant gives it the `) as unknown } });
+      expect(res, `${method} ${path}`).toEqual({
+        status: 403,
+        body: { error: expect.stringContaining(`${asA} may not ${verb} project team-b: no access grant gives it the `) as unknown },
+      });
     }
     expect(await snapshot(t)).toEqual(before);
-    expect((await t.callAs(session('team-b-deployer'), 'GET', '/projects/team-b')).body).toMatchObject({ project: 'team-b', generation: 1, state: 'IN_PROGRESS' });
+    expect((await t.callAs(session('team-b-deployer'), 'GET', '/projects/team-b')).body).toMatchObject({
+      project: 'team-b',
+      generation: 1,
+      state: 'IN_PROGRESS',
+    });
   });
 
   it('answers a project the caller may not read with the same 403 whether it exists or not', async () => {
@@ -186,7 +223,9 @@ describe('the api handler, by access grant', () => {
     expect((await t.callAs(auditor, 'GET', '/projects/team-b')).status).toBe(200);
     expect((await t.callAs(auditor, 'GET', '/projects/nothing')).status).toBe(404);
     const before = await snapshot(t);
-    expect((await t.callAs(auditor, 'POST', '/projects', manifestOf('team-b'))).body.error).toMatch(/may not apply project team-b: no access grant gives it the operator role on it$/);
+    expect((await t.callAs(auditor, 'POST', '/projects', manifestOf('team-b'))).body.error).toMatch(
+      /may not apply project team-b: no access grant gives it the operator role on it$/,
+    );
     expect((await t.callAs(auditor, 'POST', '/projects/team-b/destroy')).status).toBe(403);
     expect((await t.callAs(auditor, 'POST', '/projects/team-b/reconcile')).status).toBe(403);
     expect(await snapshot(t)).toEqual(before);
@@ -234,15 +273,24 @@ describe('the api handler, by access grant', () => {
 
   it('refuses everyone when no grants are configured, and says so when it starts', async () => {
     const t = api([]);
-    expect(t.logged()).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringContaining('no access grants: every request is refused') as unknown })]);
-    for (const [method, path, body] of [['POST', '/projects', minimal], ['GET', '/projects/minimal'], ['POST', '/projects/minimal/destroy'], ['POST', '/projects/minimal/reconcile']] as const) {
+    expect(t.logged()).toEqual([
+      expect.objectContaining({ level: 'warn', message: expect.stringContaining('no access grants: every request is refused') as unknown }),
+    ]);
+    for (const [method, path, body] of [
+      ['POST', '/projects', minimal],
+      ['GET', '/projects/minimal'],
+      ['POST', '/projects/minimal/destroy'],
+      ['POST', '/projects/minimal/reconcile'],
+    ] as const) {
       expect((await t.callAs(ADMIN, method, path, body)).status, `${method} ${path}`).toBe(403);
     }
     expect(await snapshot(t)).toEqual({ keys: [], queued: 0 });
   });
 
   it('refuses grants it cannot honour when it is built, naming the grant', () => {
-    expect(() => api([...teams, { principal: TEAM_A, projects: ['team-a'], role: 'admin' as 'operator' }])).toThrow(/^ApiHandlerOptions.access: grant 3, role: "admin" is not one of reader, operator$/);
+    expect(() => api([...teams, { principal: TEAM_A, projects: ['team-a'], role: 'admin' as 'operator' }])).toThrow(
+      /^ApiHandlerOptions.access: grant 3, role: "admin" is not one of reader, operator$/,
+    );
   });
 
   it('logs each change and each refusal with the caller and its address, and never the manifest', async () => {

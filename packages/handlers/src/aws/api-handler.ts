@@ -2,7 +2,13 @@
 // (runtime/api.ts): the gateway verifies who calls (IAM/SigV4) and names the caller's ARN in the event; the core decides,
 // by the access grants (access.ts), what that caller may do to which project.
 import middy from '@middy/core';
-import type { APIGatewayEventRequestContextIAMAuthorizer, APIGatewayEventRequestContextV2, APIGatewayProxyEventV2WithRequestContext, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type {
+  APIGatewayEventRequestContextIAMAuthorizer,
+  APIGatewayEventRequestContextV2,
+  APIGatewayProxyEventV2WithRequestContext,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import type { Kubeplane } from '@kubeplane/sdk';
 import { accessPolicy, type AccessGrant } from './access.js';
 import { jsonLogger, type Logger } from './logger.js';
@@ -28,7 +34,9 @@ export interface ApiHandlerOptions {
  * The event as IAM auth (a function URL or HTTP API route with AWS_IAM) delivers it, the verified caller in
  * `requestContext.authorizer.iam`; under any other auth that part is missing, which the handler refuses.
  */
-export type ApiEvent = APIGatewayProxyEventV2WithRequestContext<APIGatewayEventRequestContextV2 & { authorizer?: { iam?: Partial<APIGatewayEventRequestContextIAMAuthorizer['iam']> } }>;
+export type ApiEvent = APIGatewayProxyEventV2WithRequestContext<
+  APIGatewayEventRequestContextV2 & { authorizer?: { iam?: Partial<APIGatewayEventRequestContextIAMAuthorizer['iam']> } }
+>;
 
 export type ApiHandler = middy.MiddyfiedHandler<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
 
@@ -38,7 +46,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   if (access.size === 0) logger.log('warn', 'no access grants: every request is refused; grant callers projects in KUBEPLANE_ACCESS (docs/serverless.md)');
   else logger.log('info', 'access grants loaded', { grants: access.size });
   const prefix = options.providerSecretPrefix ?? PROVIDER_SECRET_PREFIX;
-  const core = createApiCore({ kubeplane: options.kubeplane, access, logger, ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}), refusedSecretRefs: (m) => refusedSecretRefs(m, prefix) });
+  const core = createApiCore({
+    kubeplane: options.kubeplane,
+    access,
+    logger,
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    refusedSecretRefs: (m) => refusedSecretRefs(m, prefix),
+  });
 
   return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(invocationLogging(logger))
@@ -51,7 +65,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       // error no grant can make safe.
       if (!arn) {
         logger.log('warn', 'request refused', { status: 401, method, path, sourceIp });
-        return result(json(401, { error: 'no verified caller in the request: serve this API only through IAM auth (a function URL or HTTP API route with AWS_IAM), which names the caller in requestContext.authorizer.iam' }));
+        return result(
+          json(401, {
+            error:
+              'no verified caller in the request: serve this API only through IAM auth (a function URL ' +
+              'or HTTP API route with AWS_IAM), which names the caller in requestContext.authorizer.iam',
+          }),
+        );
       }
       const body = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       return result(await core({ method, path, body, caller: { id: arn, sourceIp } }));

@@ -51,7 +51,12 @@ export class DynamoDbDeduplicationLog implements DeduplicationLog {
       await this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
-          Item: { [PARTITION_KEY]: { S: DEDUPLICATION_PREFIX + id }, until: { N: String(until) }, token: { S: token }, [TTL_ATTRIBUTE]: { N: String(Math.ceil(until / 1000) + 3600) } },
+          Item: {
+            [PARTITION_KEY]: { S: DEDUPLICATION_PREFIX + id },
+            until: { N: String(until) },
+            token: { S: token },
+            [TTL_ATTRIBUTE]: { N: String(Math.ceil(until / 1000) + 3600) },
+          },
           ConditionExpression: 'attribute_not_exists(#pk) OR #until < :now',
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#until': 'until' },
           ExpressionAttributeValues: { ':now': { N: String(now) } },

@@ -50,7 +50,11 @@ function dynamoDbLeaseTable(client: DynamoDBClient, tableName: string): LeaseTab
             TableName: tableName,
             Item: { ...itemKey(key), owner: { S: record.owner }, token: { N: String(record.token) }, expiresAt: { N: String(record.expiresAt) } },
             ...(version !== null
-              ? { ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': { N: String(version) } } }
+              ? {
+                  ConditionExpression: '#token = :token',
+                  ExpressionAttributeNames: { '#token': 'token' },
+                  ExpressionAttributeValues: { ':token': { N: String(version) } },
+                }
               : { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }),
           }),
         ),

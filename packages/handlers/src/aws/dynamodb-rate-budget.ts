@@ -35,7 +35,11 @@ export class DynamoDbBucketStore implements BucketStore {
           return { granted: true, fullAt: now + addMs };
         }
       } else {
-        const out = await this.#conditional(key, 'SET #f = #f + :add', '#f >= :now AND #f <= :limit', { ':add': num(addMs), ':now': num(now), ':limit': num(now + slackMs + 1e-6) });
+        const out = await this.#conditional(key, 'SET #f = #f + :add', '#f >= :now AND #f <= :limit', {
+          ':add': num(addMs),
+          ':now': num(now),
+          ':limit': num(now + slackMs + 1e-6),
+        });
         if (out) return { granted: true, fullAt: Number(out[FULL_AT]?.N ?? NaN) };
       }
       const stored = await this.#read(key);
@@ -53,7 +57,15 @@ export class DynamoDbBucketStore implements BucketStore {
   }
 
   async #read(key: string): Promise<number | null> {
-    const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: itemKey(key), ConsistentRead: true, ProjectionExpression: '#f', ExpressionAttributeNames: { '#f': FULL_AT } }));
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: itemKey(key),
+        ConsistentRead: true,
+        ProjectionExpression: '#f',
+        ExpressionAttributeNames: { '#f': FULL_AT },
+      }),
+    );
     const value = out.Item?.[FULL_AT]?.N;
     return value === undefined ? null : Number(value);
   }
@@ -86,7 +98,11 @@ export interface DynamoDbRateBudgetsOptions extends DynamoDbOptions, SharedRateB
 
 /** The rate budgets every Lambda container of the deployment shares, on the runtime's table. */
 export function dynamoDbRateBudgets(options: DynamoDbRateBudgetsOptions): SharedRateBudgets {
-  return new SharedRateBudgets(new DynamoDbBucketStore(options), options.clock ?? systemClock, options.inFlightAllowance === undefined ? {} : { inFlightAllowance: options.inFlightAllowance });
+  return new SharedRateBudgets(
+    new DynamoDbBucketStore(options),
+    options.clock ?? systemClock,
+    options.inFlightAllowance === undefined ? {} : { inFlightAllowance: options.inFlightAllowance },
+  );
 }
 
 const itemKey = (key: string): Record<string, AttributeValue> => ({ [PARTITION_KEY]: { S: BUDGET_PREFIX + key } });

@@ -3,14 +3,7 @@
 // Records above 64 KiB are gzipped (an item may hold 400 KB; a cluster of hundreds of machines has a large
 // ledger), and a sparse index lists keys by prefix without a scan.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  DynamoDBClient,
-  GetItemCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { checkKey, fenced, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STATE_PREFIX, TTL_ATTRIBUTE } from './dynamodb-table.js';
@@ -48,7 +41,13 @@ export class DynamoDbStateStore implements StateStore {
     checkKey(key);
     const { fence } = options;
     const body = encode(value);
-    const names: Record<string, string> = { '#seg': SEGMENT_ATTRIBUTE, '#rev': 'rev', '#body': body.name, '#other': body.name === 'doc' ? 'docz' : 'doc', '#ttl': TTL_ATTRIBUTE };
+    const names: Record<string, string> = {
+      '#seg': SEGMENT_ATTRIBUTE,
+      '#rev': 'rev',
+      '#body': body.name,
+      '#other': body.name === 'doc' ? 'docz' : 'doc',
+      '#ttl': TTL_ATTRIBUTE,
+    };
     const values: Record<string, AttributeValue> = { ':seg': { S: segment(key) }, ':body': body.value, ':one': { N: '1' } };
     let set = '#seg = :seg, #body = :body';
     const conditions = [];

@@ -13,7 +13,10 @@ export function invocationLogging<E, R>(logger: Logger): middy.MiddlewareObj<E, 
       logger.log('debug', 'invocation started', { requestId: request.context?.awsRequestId, ...(Array.isArray(records) ? { records: records.length } : {}) });
     },
     after: (request) => {
-      logger.log('debug', 'invocation finished', { requestId: request.context?.awsRequestId, ms: Math.round(performance.now() - (started.get(request) ?? performance.now())) });
+      logger.log('debug', 'invocation finished', {
+        requestId: request.context?.awsRequestId,
+        ms: Math.round(performance.now() - (started.get(request) ?? performance.now())),
+      });
     },
     onError: (request) => {
       logger.log('error', 'invocation failed', { requestId: request.context?.awsRequestId, ...errorFields(request.error) });

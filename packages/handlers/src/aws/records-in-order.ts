@@ -3,7 +3,11 @@
 // second finds the record moved on), and no record waits on another cluster's.
 
 /** Wraps a record handler; `groupOf` names a record's cluster (undefined: not tied to any, runs at once). */
-export function recordsInOrder<R extends object, T>(records: readonly R[], groupOf: (record: R) => string | undefined, run: (record: R) => Promise<T>): (record: R) => Promise<T> {
+export function recordsInOrder<R extends object, T>(
+  records: readonly R[],
+  groupOf: (record: R) => string | undefined,
+  run: (record: R) => Promise<T>,
+): (record: R) => Promise<T> {
   // Each record waits for the one before it in its group, decided up front from the batch's order, so the
   // order in which a batch processor starts the records does not matter.
   const after = new Map<R, Promise<unknown>>();

@@ -3,7 +3,16 @@
 // providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
 // provider's credential keys) under the project's own prefix, and nothing else (secret-refs.ts).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource, type StepEvent } from '@kubeplane/sdk';
+import {
+  KubeplaneError,
+  Kubeplane,
+  Redacted,
+  systemClock,
+  type ProviderDef,
+  type ProviderFactory,
+  type RateBudgetSource,
+  type StepEvent,
+} from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
 import { accessGrantsFromJson, type AccessGrant } from './access.js';
@@ -96,7 +105,10 @@ export function providerSecretCredentials(options: ProviderSecretsOptions): (def
     // The rule the API applies to what it accepts (secret-refs.ts), applied again where credentials are read: a manifest
     // that reached the table another way (the SDK, an older API) must not make the function read its own environment,
     // its files, or another project's secret.
-    const refusal = project === undefined ? { message: 'no project named for the provider; the serverless runtime reads only a project\'s own secrets' } : refusedSecretRef(def.secretRef, 'secretRef', `${options.prefix}${project}/`);
+    const refusal =
+      project === undefined
+        ? { message: "no project named for the provider; the serverless runtime reads only a project's own secrets" }
+        : refusedSecretRef(def.secretRef, 'secretRef', `${options.prefix}${project}/`);
     if (refusal) throw new KubeplaneError('auth', `provider ${def.name}: ${refusal.message}`, { resource: def.name, code: 'SecretRefRefused' });
     const ref = def.secretRef.awsSecretsManager;
     if (!ref) throw new KubeplaneError('auth', `provider ${def.name}: no awsSecretsManager secretRef`, { resource: def.name });
@@ -110,11 +122,20 @@ export function providerSecretCredentials(options: ProviderSecretsOptions): (def
     } catch {
       throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
     }
-    if (typeof parsed !== 'object' || parsed === null) throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
-    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, Redacted.of(v)]));
+    if (typeof parsed !== 'object' || parsed === null)
+      throw new KubeplaneError('auth', `provider ${def.name}: secret ${ref.secretId} is not a JSON object of credential keys`, { resource: def.name });
+    return Object.fromEntries(
+      Object.entries(parsed)
+        .filter((e): e is [string, string] => typeof e[1] === 'string')
+        .map(([k, v]) => [k, Redacted.of(v)]),
+    );
   };
 }
 
 function lambdaProviders(env: NodeJS.ProcessEnv, defaultRegion: string, budgets: RateBudgetSource): ProviderFactory {
-  return cloudProviderFactory(providerSecretCredentials({ prefix: env.KUBEPLANE_PROVIDER_SECRET_PREFIX ?? PROVIDER_SECRET_PREFIX, defaultRegion }), defaultRegion, budgets);
+  return cloudProviderFactory(
+    providerSecretCredentials({ prefix: env.KUBEPLANE_PROVIDER_SECRET_PREFIX ?? PROVIDER_SECRET_PREFIX, defaultRegion }),
+    defaultRegion,
+    budgets,
+  );
 }

@@ -20,14 +20,34 @@ export function secretName(secretId: string): string {
 
 /** Why the serverless runtime refuses a secretRef (undefined: it may be read); `prefix` is the project's own folder. */
 export function refusedSecretRef(ref: SecretRef, path: string, prefix: string): SecretRefRefusal | undefined {
-  const only = `the serverless API reads credentials only from AWS Secrets Manager secrets under ${prefix}: use secretRef.awsSecretsManager.secretId ${prefix}<name>`;
-  if (ref.env) return { status: 400, severity: 'error', path: `${path}.env`, message: `environment variables are refused: the step function would read its own environment; ${only}` };
-  if (ref.file) return { status: 400, severity: 'error', path: `${path}.file`, message: `files are refused: the step function would read its own files; ${only}` };
-  if (ref.gcpSecretManager) return { status: 400, severity: 'error', path: `${path}.gcpSecretManager`, message: `a Google Secret Manager secret is refused: the AWS runtime cannot read it; ${only}` };
-  if (!ref.awsSecretsManager) return { status: 400, severity: 'error', path, message: `a Kubernetes Secret is refused: there is no cluster to read it from; ${only}` };
+  const only =
+    `the serverless API reads credentials only from AWS Secrets Manager secrets under ${prefix}: ` + `use secretRef.awsSecretsManager.secretId ${prefix}<name>`;
+  if (ref.env)
+    return {
+      status: 400,
+      severity: 'error',
+      path: `${path}.env`,
+      message: `environment variables are refused: the step function would read its own environment; ${only}`,
+    };
+  if (ref.file)
+    return { status: 400, severity: 'error', path: `${path}.file`, message: `files are refused: the step function would read its own files; ${only}` };
+  if (ref.gcpSecretManager)
+    return {
+      status: 400,
+      severity: 'error',
+      path: `${path}.gcpSecretManager`,
+      message: `a Google Secret Manager secret is refused: the AWS runtime cannot read it; ${only}`,
+    };
+  if (!ref.awsSecretsManager)
+    return { status: 400, severity: 'error', path, message: `a Kubernetes Secret is refused: there is no cluster to read it from; ${only}` };
   const name = secretName(ref.awsSecretsManager.secretId);
   if (!name.startsWith(prefix) || name.slice(prefix.length).length === 0) {
-    return { status: 403, severity: 'error', path: `${path}.awsSecretsManager.secretId`, message: `secret ${name} is not this project's: a manifest may name only secrets under ${prefix}` };
+    return {
+      status: 403,
+      severity: 'error',
+      path: `${path}.awsSecretsManager.secretId`,
+      message: `secret ${name} is not this project's: a manifest may name only secrets under ${prefix}`,
+    };
   }
   return undefined;
 }

@@ -41,14 +41,17 @@ export class SecretsManagerStore implements SecretStore {
     this.#prefix = options.namePrefix ?? 'kubeplane/';
     this.#kmsKeyId = options.kmsKeyId;
     const days = options.recoveryWindowDays ?? 7;
-    if (days !== 0 && (!Number.isInteger(days) || days < 7 || days > 30)) throw new RangeError(`recoveryWindowDays must be 0 or 7 to 30 (Secrets Manager's range), not ${days}`);
+    if (days !== 0 && (!Number.isInteger(days) || days < 7 || days > 30))
+      throw new RangeError(`recoveryWindowDays must be 0 or 7 to 30 (Secrets Manager's range), not ${days}`);
     this.#recoveryDays = days;
   }
 
   /** CreateSecret, or RestoreSecret of a secret of that name scheduled for deletion; 'exists' when one exists already. */
   async #create(id: string, value: Redacted<string>, tags: Array<{ Key: string; Value: string }>): Promise<'created' | 'exists' | 'restored'> {
     try {
-      await this.client.send(new CreateSecretCommand({ Name: id, SecretString: value.reveal(), Tags: tags, ...(this.#kmsKeyId ? { KmsKeyId: this.#kmsKeyId } : {}) }));
+      await this.client.send(
+        new CreateSecretCommand({ Name: id, SecretString: value.reveal(), Tags: tags, ...(this.#kmsKeyId ? { KmsKeyId: this.#kmsKeyId } : {}) }),
+      );
       return 'created';
     } catch (e) {
       if (errorName(e) === 'ResourceExistsException') return 'exists';
@@ -109,7 +112,9 @@ export class SecretsManagerStore implements SecretStore {
     const entries: SecretEntry[] = [];
     let token: string | undefined;
     do {
-      const out = await this.client.send(new ListSecretsCommand({ Filters: [{ Key: 'name', Values: [this.#prefix] }], MaxResults: 100, ...(token ? { NextToken: token } : {}) }));
+      const out = await this.client.send(
+        new ListSecretsCommand({ Filters: [{ Key: 'name', Values: [this.#prefix] }], MaxResults: 100, ...(token ? { NextToken: token } : {}) }),
+      );
       for (const s of out.SecretList ?? []) {
         if (!s.Name?.startsWith(this.#prefix) || s.DeletedDate) continue;
         const have = Object.fromEntries((s.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));

@@ -171,7 +171,9 @@ export class SqsQueue<T> implements Queue<T> {
 }
 
 function toReceived<T>(m: Message): SqsReceivedMessage<T> {
-  const attributes = Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).flatMap(([k, v]) => (v.StringValue === undefined ? [] : [[k, v.StringValue]])));
+  const attributes = Object.fromEntries(
+    Object.entries(m.MessageAttributes ?? {}).flatMap(([k, v]) => (v.StringValue === undefined ? [] : [[k, v.StringValue]])),
+  );
   return {
     attributes,
     body: JSON.parse(m.Body ?? 'null') as T,

@@ -55,7 +55,8 @@ export function createStepHandler(options: StepHandlerOptions): StepHandler {
       case 'dead-letter':
         log.log('error', 'step failed', errorFields(decision.error));
         if (decision.action === 'dead-letter') {
-          if (decision.markError) log.log('error', 'last delivery failed and the cluster could not be marked; the dead-letter handler will', errorFields(decision.markError));
+          if (decision.markError)
+            log.log('error', 'last delivery failed and the cluster could not be marked; the dead-letter handler will', errorFields(decision.markError));
           else log.log('error', 'poison message: cluster set to ERROR, message goes to the DLQ', { marked: decision.marked });
         }
         // A batch item failure: SQS delivers it again, or after the last delivery moves it to the DLQ.
@@ -63,7 +64,11 @@ export function createStepHandler(options: StepHandlerOptions): StepHandler {
       case 'resend':
         // The copy carries no deduplication id, since its own id was sent moments ago; a crash between the send and
         // the delete leaves a duplicate, which the engine drops as stale.
-        await options.queue.send(event, { groupId: event.clusterId, delaySeconds: decision.delaySeconds, attributes: { [RESENDS_ATTRIBUTE]: String(decision.resends) } });
+        await options.queue.send(event, {
+          groupId: event.clusterId,
+          delaySeconds: decision.delaySeconds,
+          attributes: { [RESENDS_ATTRIBUTE]: String(decision.resends) },
+        });
         log.log('info', 'step handled', { outcome: decision.outcome, resends: decision.resends, delaySeconds: decision.delaySeconds });
         return decision.outcome;
       case 'ack':
@@ -92,11 +97,6 @@ function clusterOf(r: SQSRecord): string | undefined {
 }
 
 /**
- * For the DLQ: a message that arrives here was given up on, so its cluster (if still at that step) shows ERROR.
- * The step handler usually got there first with the actual error; this covers deliveries that timed out or
- * crashed, which never got to say why.
- */
-/**
  * Where the dead-letter function puts each message once it has marked its cluster: a queue nothing consumes, kept
  * 14 days for inspection and redrive (docs/serverless.md, "Dead letters").
  */
@@ -108,8 +108,22 @@ export interface DeadLetterKeeper {
  * Keeps dead letters in an SQS queue, with the original message id and what the function did as attributes. `client`
  * replaces the one built from the other options (tests record its calls).
  */
-export function sqsKeeper(options: { region: string; queueUrl: string; maxAttempts?: number; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string }; client?: SQSClient }): DeadLetterKeeper {
-  const client = options.client ?? new SQSClient({ region: options.region, maxAttempts: options.maxAttempts ?? 3, ...(options.endpoint ? { endpoint: options.endpoint } : {}), ...(options.credentials ? { credentials: options.credentials } : {}) });
+export function sqsKeeper(options: {
+  region: string;
+  queueUrl: string;
+  maxAttempts?: number;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  client?: SQSClient;
+}): DeadLetterKeeper {
+  const client =
+    options.client ??
+    new SQSClient({
+      region: options.region,
+      maxAttempts: options.maxAttempts ?? 3,
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+    });
   return {
     async keep(record, note) {
       const attributes = { ...note, 'kubeplane-dead-letter-id': record.messageId, 'kubeplane-receive-count': record.attributes.ApproximateReceiveCount };
@@ -143,7 +157,12 @@ export function createDeadLetterHandler(options: { kubeplane: Kubeplane; keeper:
           note = { 'kubeplane-dead-letter': 'not a step message' };
         } else {
           const e = parsed.event;
-          const marked = await options.kubeplane.markFailed(e.clusterId, `step message ${e.key} could not be processed (it timed out or crashed on every delivery) and was moved to the dead-letter queue; see the step function's logs, then apply again to retry`, { generation: e.generation, seq: e.seq });
+          const marked = await options.kubeplane.markFailed(
+            e.clusterId,
+            `step message ${e.key} could not be processed (it timed out or crashed on every delivery) and ` +
+              `was moved to the dead-letter queue; see the step function's logs, then apply again to retry`,
+            { generation: e.generation, seq: e.seq },
+          );
           logger.log('error', 'dead-lettered step message', { messageId: r.messageId, clusterId: e.clusterId, step: e.step, key: e.key, marked });
           note = { 'kubeplane-dead-letter': marked ? 'cluster marked ERROR' : 'cluster already moved on' };
         }

@@ -11,7 +11,7 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnTy
   for (const token of tokens) {
     if (token.kind !== 'option' || token.value === undefined) continue;
     const option = config.options?.[token.name];
-    if (!option || option.type !== 'string' || option.multiple) continue;
+    if (option?.type !== 'string' || option.multiple) continue;
     given.set(token.name, [...(given.get(token.name) ?? []), token.value]);
   }
   for (const [name, values] of given) {

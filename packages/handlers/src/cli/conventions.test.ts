@@ -16,15 +16,30 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const root = join(import.meta.dirname, '..', '..', '..', '..');
 const minimal = readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8');
 
-const COMMANDS = [['validate'], ['plan'], ['apply'], ['status'], ['destroy'], ['kubeconfig'], ['sandbox'], ['sandbox', 'lifecycle'], ['sandbox', 'serve'], ['render'], ['schema']];
+const COMMANDS = [
+  ['validate'],
+  ['plan'],
+  ['apply'],
+  ['status'],
+  ['destroy'],
+  ['kubeconfig'],
+  ['sandbox'],
+  ['sandbox', 'lifecycle'],
+  ['sandbox', 'serve'],
+  ['render'],
+  ['schema'],
+];
 
 /** Every JSON line of a --json run, parsed; the run fails the test if any line is not a JSON object with a type. */
 function jsonLines(stdout: string): Array<{ type: string } & Record<string, unknown>> {
-  return stdout.trim().split('\n').map((line) => {
-    const value = JSON.parse(line) as { type?: unknown } & Record<string, unknown>;
-    expect(typeof value.type, line).toBe('string');
-    return value as { type: string } & Record<string, unknown>;
-  });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const value = JSON.parse(line) as { type?: unknown } & Record<string, unknown>;
+      expect(typeof value.type, line).toBe('string');
+      return value as { type: string } & Record<string, unknown>;
+    });
 }
 
 describe('kubeplane <command> --help', () => {
@@ -62,7 +77,7 @@ describe('kubeplane <command> --help', () => {
 });
 
 describe('--json: JSON lines with a type, the last one the result', () => {
-  it('plan --json on an invalid manifest prints a failed result with each error\'s file, line, path and message', async () => {
+  it("plan --json on an invalid manifest prints a failed result with each error's file, line, path and message", async () => {
     const run = await runCli(['plan', 'test/fixtures/invalid/count-zero.yaml', '--json'], { cwd: root });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('');
@@ -70,7 +85,14 @@ describe('--json: JSON lines with a type, the last one the result', () => {
     expect(more).toEqual([]);
     expect(result).toMatchObject({ type: 'result', command: 'plan', ok: false, exitCode: 1, error: { kind: 'invalid' } });
     expect(result?.['issues']).toEqual([
-      { severity: 'error', file: 'test/fixtures/invalid/count-zero.yaml', line: expect.any(Number) as number, column: expect.any(Number) as number, path: 'nodePools.dynamic[1].count', message: 'count must be at least 1' },
+      {
+        severity: 'error',
+        file: 'test/fixtures/invalid/count-zero.yaml',
+        line: expect.any(Number) as number,
+        column: expect.any(Number) as number,
+        path: 'nodePools.dynamic[1].count',
+        message: 'count must be at least 1',
+      },
     ]);
   });
 
@@ -85,7 +107,9 @@ describe('--json: JSON lines with a type, the last one the result', () => {
     const run = await runCli(['status', 'a', '--json', '--frobnicate'], { cwd: root });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('');
-    expect(jsonLines(run.stdout)).toEqual([expect.objectContaining({ type: 'result', command: 'status', ok: false, exitCode: 2, error: expect.objectContaining({ kind: 'usage' }) as unknown })]);
+    expect(jsonLines(run.stdout)).toEqual([
+      expect.objectContaining({ type: 'result', command: 'status', ok: false, exitCode: 2, error: expect.objectContaining({ kind: 'usage' }) as unknown }),
+    ]);
   });
 
   it('an error under --json is a result with its kind and message', async () => {
@@ -153,17 +177,26 @@ describe('control characters in names and values', () => {
   const hostile = 'evil\u001b[31m\u0000\u009b\u202ename';
   const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-  it.each([['validate'], ['plan'], ['apply', '--sandbox'], ['plan', '--json']])('%s on a manifest whose cluster name holds an escape sequence and U+202E prints them escaped', async (...args) => {
-    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-control-'));
-    const file = join(dir, 'hostile.yaml');
-    await writeFile(file, minimal.replace('    - name: minimal', `    - name: "${hostile.replace('\u0000', '\\0').replace('\u001b', '\\e').replace('\u009b', '\\x9b').replace('\u202e', '\\u202e')}"`));
-    const state = args[0] === 'validate' ? [] : ['--state-dir', join(dir, 'state')];
-    const run = await runCli([...args, file, ...state], { cwd: root });
-    expect(run.code).toBe(1);
-    expect(run.stdout + run.stderr).not.toMatch(raw);
-    expect(run.stdout + run.stderr).toContain('evil\\u001b[31m\\u0000\\u009b\\u202ename');
-    await rm(dir, { recursive: true, force: true });
-  });
+  it.each([['validate'], ['plan'], ['apply', '--sandbox'], ['plan', '--json']])(
+    '%s on a manifest whose cluster name holds an escape sequence and U+202E prints them escaped',
+    async (...args) => {
+      const dir = await mkdtemp(join(tmpdir(), 'kubeplane-control-'));
+      const file = join(dir, 'hostile.yaml');
+      await writeFile(
+        file,
+        minimal.replace(
+          '    - name: minimal',
+          `    - name: "${hostile.replace('\u0000', '\\0').replace('\u001b', '\\e').replace('\u009b', '\\x9b').replace('\u202e', '\\u202e')}"`,
+        ),
+      );
+      const state = args[0] === 'validate' ? [] : ['--state-dir', join(dir, 'state')];
+      const run = await runCli([...args, file, ...state], { cwd: root });
+      expect(run.code).toBe(1);
+      expect(run.stdout + run.stderr).not.toMatch(raw);
+      expect(run.stdout + run.stderr).toContain('evil\\u001b[31m\\u0000\\u009b\\u202ename');
+      await rm(dir, { recursive: true, force: true });
+    },
+  );
 
   it('a project name given on the command line is escaped in the error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-control-'));
@@ -176,12 +209,14 @@ describe('control characters in names and values', () => {
 });
 
 describe('credentials are checked before anything is recorded', () => {
-  it('apply with HCLOUD_TOKEN unset names the provider, the variable and the secretRef\'s line, and records no project', async () => {
+  it("apply with HCLOUD_TOKEN unset names the provider, the variable and the secretRef's line, and records no project", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-credentials-'));
     const state = join(dir, 'state');
     const run = await runCli(['apply', 'examples/minimal.yaml', '--state-dir', state], { cwd: root, env: {} });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('credentials: examples/minimal.yaml:11 providers[0].secretRef.env.credentials: hetzner provider hetzner-1: secret not found: environment variable HCLOUD_TOKEN is not set');
+    expect(run.stderr).toContain(
+      'credentials: examples/minimal.yaml:11 providers[0].secretRef.env.credentials: hetzner provider hetzner-1: secret not found: environment variable HCLOUD_TOKEN is not set',
+    );
     expect(run.stderr).toContain('nothing was recorded');
     expect(run.stdout).toBe('');
     expect(existsSync(join(state, 'state', 'projects', 'minimal.json'))).toBe(false);
@@ -189,7 +224,7 @@ describe('credentials are checked before anything is recorded', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a credentials file that cannot be read is named, with its secretRef\'s path', async () => {
+  it("a credentials file that cannot be read is named, with its secretRef's path", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-credentials-'));
     const file = join(dir, 'm.yaml');
     await writeFile(file, minimal.replace('env: { credentials: HCLOUD_TOKEN }', 'file: ./hcloud-missing.yaml'));
@@ -197,7 +232,9 @@ describe('credentials are checked before anything is recorded', () => {
     expect(run.code).toBe(1);
     const [result] = jsonLines(run.stdout);
     expect(result).toMatchObject({ type: 'result', command: 'apply', ok: false, error: { kind: 'auth' } });
-    expect(result?.['issues']).toEqual([expect.objectContaining({ line: 11, path: 'providers[0].secretRef.file', message: expect.stringContaining('hcloud-missing.yaml') as unknown })]);
+    expect(result?.['issues']).toEqual([
+      expect.objectContaining({ line: 11, path: 'providers[0].secretRef.file', message: expect.stringContaining('hcloud-missing.yaml') as unknown }),
+    ]);
     expect(existsSync(join(dir, 'state'))).toBe(false);
     await rm(dir, { recursive: true, force: true });
   });

@@ -23,7 +23,12 @@ export interface JsonError {
 }
 
 /** The last line of a --json run; returns the exit code it reports. */
-export function jsonResult(io: CliIo, command: string, exitCode: number, payload: { error?: JsonError; issues?: ValidationIssue[] } & Record<string, unknown> = {}): number {
+export function jsonResult(
+  io: CliIo,
+  command: string,
+  exitCode: number,
+  payload: { error?: JsonError; issues?: ValidationIssue[] } & Record<string, unknown> = {},
+): number {
   const { issues, ...rest } = payload;
   jsonLine(io, { type: 'result', command, ok: exitCode === EXIT.ok, exitCode, ...rest, ...(issues?.length ? { issues: issues.map(issueJson) } : {}) });
   return exitCode;
@@ -31,7 +36,14 @@ export function jsonResult(io: CliIo, command: string, exitCode: number, payload
 
 /** An issue with every field present in a fixed order: severity, file, line, column, path, message. */
 export function issueJson(issue: ValidationIssue): Record<string, unknown> {
-  return { severity: issue.severity, file: issue.file ?? null, line: issue.line ?? null, column: issue.column ?? null, path: issue.path, message: issue.message };
+  return {
+    severity: issue.severity,
+    file: issue.file ?? null,
+    line: issue.line ?? null,
+    column: issue.column ?? null,
+    path: issue.path,
+    message: issue.message,
+  };
 }
 
 /** The error of a run stopped by invalid manifests. */

@@ -7,8 +7,18 @@ import { runCli } from '../../../../test/helpers/cli.js';
 const root = join(import.meta.dirname, '..', '..', '..', '..');
 
 describe('kubeplane CLI', () => {
-  it('validate accepts the examples, printing the Claudie guide\'s version warning with its line', async () => {
-    const run = await runCli(['validate', 'examples/claudie-bursting.yaml', 'examples/hybrid-aws-hetzner.yaml', 'examples/static-and-dynamic.yaml', 'examples/autoscaled.yaml', 'examples/minimal.yaml'], { cwd: root });
+  it("validate accepts the examples, printing the Claudie guide's version warning with its line", async () => {
+    const run = await runCli(
+      [
+        'validate',
+        'examples/claudie-bursting.yaml',
+        'examples/hybrid-aws-hetzner.yaml',
+        'examples/static-and-dynamic.yaml',
+        'examples/autoscaled.yaml',
+        'examples/minimal.yaml',
+      ],
+      { cwd: root },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('examples/claudie-bursting.yaml:51 spec.kubernetes.clusters[0].version: warning: Kubernetes 1.27 is past its support window');
     expect(run.stdout.match(/: ok \(/g)).toHaveLength(5);
@@ -82,7 +92,9 @@ describe('kubeplane CLI', () => {
     const run = await runCli(['schema', '--format', 'crd'], { cwd: root });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('kubeplane schema: unknown --format "crd"; use native (kubeplane.dev/v1 Manifest) or claudie (claudie.io/v1beta1 InputManifest)\nusage: kubeplane schema [--format native|claudie] [--out <file>]\n');
+    expect(run.stderr).toBe(
+      'kubeplane schema: unknown --format "crd"; use native (kubeplane.dev/v1 Manifest) or claudie (claudie.io/v1beta1 InputManifest)\nusage: kubeplane schema [--format native|claudie] [--out <file>]\n',
+    );
   });
 
   it('usage errors exit 2 with the usage line', async () => {

@@ -55,7 +55,7 @@ const COMMANDS: Record<string, CommandEntry> = {
 const sandboxHelp: CommandHelp = {
   name: 'sandbox',
   usage: ['kubeplane sandbox lifecycle <manifest> [options]', 'kubeplane sandbox serve [options]'],
-  summary: 'the sandbox clouds: a manifest\'s whole lifecycle, or the sandbox world served to real clients',
+  summary: "the sandbox clouds: a manifest's whole lifecycle, or the sandbox world served to real clients",
   description: '`kubeplane sandbox <command> --help` shows the options of each.',
   options: [],
 };
@@ -138,7 +138,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** What Node's file system calls are doing, as the message says it: `cannot <action> <path>`. */
-const SYSCALL_ACTIONS: Readonly<Record<string, string>> = { mkdir: 'create the folder', scandir: 'list', unlink: 'remove', rmdir: 'remove', stat: 'look at', lstat: 'look at' };
+const SYSCALL_ACTIONS: Readonly<Record<string, string>> = {
+  mkdir: 'create the folder',
+  scandir: 'list',
+  unlink: 'remove',
+  rmdir: 'remove',
+  stat: 'look at',
+  lstat: 'look at',
+};
 
 /**
  * A Node file system error that names its file (a code and a path), with a kind like ours: the adapters turn their

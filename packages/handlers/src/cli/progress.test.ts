@@ -24,9 +24,42 @@ const base = { project: 'p', cluster: 'minimal' };
 const events = (t0: number): EngineEvent[] => [
   { type: 'phase-started', at: t0, ...base, phase: 'infrastructure' },
   { type: 'step-done', at: t0 + 2_000, ...base, phase: 'infrastructure', step: 'networks', message: '1 network' },
-  { type: 'waiting', at: t0 + 5_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running', attempt: 1, failures: 0, since: t0 },
-  { type: 'waiting', at: t0 + 20_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 15, reason: '1 of 3 machines running', attempt: 1, failures: 0, since: t0 },
-  { type: 'waiting', at: t0 + 35_000, ...base, phase: 'infrastructure', step: 'await-machines', seconds: 10, reason: '2 of 3 machines running', attempt: 1, failures: 0, since: t0 },
+  {
+    type: 'waiting',
+    at: t0 + 5_000,
+    ...base,
+    phase: 'infrastructure',
+    step: 'await-machines',
+    seconds: 15,
+    reason: '1 of 3 machines running',
+    attempt: 1,
+    failures: 0,
+    since: t0,
+  },
+  {
+    type: 'waiting',
+    at: t0 + 20_000,
+    ...base,
+    phase: 'infrastructure',
+    step: 'await-machines',
+    seconds: 15,
+    reason: '1 of 3 machines running',
+    attempt: 1,
+    failures: 0,
+    since: t0,
+  },
+  {
+    type: 'waiting',
+    at: t0 + 35_000,
+    ...base,
+    phase: 'infrastructure',
+    step: 'await-machines',
+    seconds: 10,
+    reason: '2 of 3 machines running',
+    attempt: 1,
+    failures: 0,
+    since: t0,
+  },
   { type: 'cluster-done', at: t0 + 65_000, ...base, state: 'DONE' },
 ];
 
@@ -66,14 +99,20 @@ describe('progress on a terminal', () => {
     }
     printer.close();
     // Only the event lines stay once every status line is cleared; the repeated waits drew no line of their own.
-    const lines = out.text.replace(/\r\x1b\[2K[^\n\r]*(?=\r\x1b\[2K)/g, '').replace(/\r\x1b\[2K/g, '').split('\n');
+    const lines = out.text
+      .replace(/\r\x1b\[2K[^\n\r]*(?=\r\x1b\[2K)/g, '')
+      .replace(/\r\x1b\[2K/g, '')
+      .split('\n');
     expect(lines.filter((l) => l.includes('waits'))).toEqual([]);
     expect(lines.at(-2)).toMatch(/minimal: DONE$/);
     expect(out.text.endsWith('\r\x1b[2K')).toBe(true);
   });
 
   it('draws nothing live with TERM=dumb or --json', () => {
-    for (const options of [{ json: false, env: { TERM: 'dumb' } }, { json: true, env: { TERM: 'xterm' } }]) {
+    for (const options of [
+      { json: false, env: { TERM: 'dumb' } },
+      { json: true, env: { TERM: 'xterm' } },
+    ]) {
       const out = new Captured(true);
       const printer = progressPrinter(out, { ...options, sandbox: true, clock: clockAt({ now: 0 }) });
       for (const e of events(0)) printer(e);
@@ -89,8 +128,28 @@ describe('add-on events', () => {
     const t = { now: 1_000_000 };
     const printer = progressPrinter(out, { json: false, sandbox: false, clock: clockAt(t), env: {} });
     printer({ type: 'phase-started', at: t.now, ...base, phase: 'addons' });
-    printer({ type: 'addon', at: t.now, ...base, name: 'hcloud_csi', chart: 'hcloud-csi', declaredVersion: '2.18.1', installedVersion: '2.18.0', state: 'installing', message: 'upgrading 2.18.0 -> 2.18.1' });
-    printer({ type: 'addon', at: t.now, ...base, name: 'hcloud_csi', chart: 'hcloud-csi', declaredVersion: '2.18.1', installedVersion: '2.18.1', state: 'installed', message: 'Upgrade complete' });
+    printer({
+      type: 'addon',
+      at: t.now,
+      ...base,
+      name: 'hcloud_csi',
+      chart: 'hcloud-csi',
+      declaredVersion: '2.18.1',
+      installedVersion: '2.18.0',
+      state: 'installing',
+      message: 'upgrading 2.18.0 -> 2.18.1',
+    });
+    printer({
+      type: 'addon',
+      at: t.now,
+      ...base,
+      name: 'hcloud_csi',
+      chart: 'hcloud-csi',
+      declaredVersion: '2.18.1',
+      installedVersion: '2.18.1',
+      state: 'installed',
+      message: 'Upgrade complete',
+    });
     printer.close();
     expect(out.text.split('\n').slice(1, 3)).toEqual([
       '+    0s minimal:     add-on hcloud_csi (hcloud-csi 2.18.1): installing — upgrading 2.18.0 -> 2.18.1',
@@ -108,11 +167,25 @@ describe('a step that keeps failing', () => {
       // Every 20 s for 5 minutes the same 5xx: printed once a minute (at 0, 60, 120 … s), never silent for longer.
       for (let i = 0; i < 15; i++) {
         t.now = i * 20_000;
-        printer({ type: 'waiting', at: t.now, ...base, phase: 'delete', step: 'teardown', seconds: 20, reason: 'hetzner GET /servers: server_error', attempt: i + 1, failures: i + 1, since: 0 });
+        printer({
+          type: 'waiting',
+          at: t.now,
+          ...base,
+          phase: 'delete',
+          step: 'teardown',
+          seconds: 20,
+          reason: 'hetzner GET /servers: server_error',
+          attempt: i + 1,
+          failures: i + 1,
+          since: 0,
+        });
       }
       printer.close();
       const lines = out.text.split(/\n|\r\x1b\[2K/).filter((l) => /teardown waits \d+s \(/.test(l));
-      expect(lines.map((l) => /attempt (\d+)/.exec(l)?.[1]), `tty: ${tty}`).toEqual(['1', '4', '7', '10', '13']);
+      expect(
+        lines.map((l) => /attempt (\d+)/.exec(l)?.[1]),
+        `tty: ${tty}`,
+      ).toEqual(['1', '4', '7', '10', '13']);
       expect(lines[1]).toContain('teardown waits 20s (until +1m20s): hetzner GET /servers: server_error [attempt 4, 4 failures in a row, for 1m00s]');
     }
   });

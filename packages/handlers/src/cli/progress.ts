@@ -107,11 +107,13 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
         break;
       case 'resource-created':
       case 'resource-deleted':
-        if (options.verbose) line(`${t} ${e.cluster}:     ${e.type === 'resource-created' ? '+' : '-'} ${e.kind} ${e.name}${e.provider ? ` (${e.provider})` : ''}`);
+        if (options.verbose)
+          line(`${t} ${e.cluster}:     ${e.type === 'resource-created' ? '+' : '-'} ${e.kind} ${e.name}${e.provider ? ` (${e.provider})` : ''}`);
         break;
       case 'waiting': {
         const until = e.at + e.seconds * 1000;
-        const retrying = e.failures > 0 ? ` [attempt ${e.attempt}, ${e.failures} failure${e.failures === 1 ? '' : 's'} in a row, for ${elapsed(e.at - e.since)}]` : '';
+        const retrying =
+          e.failures > 0 ? ` [attempt ${e.attempt}, ${e.failures} failure${e.failures === 1 ? '' : 's'} in a row, for ${elapsed(e.at - e.since)}]` : '';
         // When first: a long reason is what a narrow terminal cuts.
         activity.set(e.cluster, `${e.step} waits until ${when(until)}: ${e.reason}${retrying}`);
         // Off a terminal a repeated wait adds nothing; a new reason is news (it is all a slow step shows). A step that

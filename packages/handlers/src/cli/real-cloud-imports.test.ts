@@ -21,7 +21,11 @@ async function importsOf(args: string[], stateDir = true): Promise<{ code: numbe
   dirs.push(dir);
   const log = join(dir, 'imports.log');
   const env = { PATH: process.env.PATH ?? '', HOME: dir, HCLOUD_TOKEN: 'a'.repeat(64), KUBEPLANE_IMPORT_LOG: log };
-  const run = promisify(execFile)(process.execPath, ['--import', './test/helpers/record-imports.mjs', 'packages/handlers/bin/kubeplane.js', ...args, ...(stateDir ? ['--state-dir', join(dir, 'state')] : [])], { cwd: root, env, timeout: 45_000 });
+  const run = promisify(execFile)(
+    process.execPath,
+    ['--import', './test/helpers/record-imports.mjs', 'packages/handlers/bin/kubeplane.js', ...args, ...(stateDir ? ['--state-dir', join(dir, 'state')] : [])],
+    { cwd: root, env, timeout: 45_000 },
+  );
   const result = await run.then(
     (r) => ({ code: 0, stderr: r.stderr }),
     (e: { code?: number; stderr?: string }) => ({ code: typeof e.code === 'number' ? e.code : -1, stderr: e.stderr ?? '' }),
@@ -44,7 +48,11 @@ describe('kubeplane on real clouds', () => {
   }, 60_000);
 
   it('status, validate and plan load neither either', async () => {
-    for (const [args, stateDir] of [[['status'], true], [['validate', 'examples/minimal.yaml'], false], [['plan', 'examples/minimal.yaml'], true]] as const) {
+    for (const [args, stateDir] of [
+      [['status'], true],
+      [['validate', 'examples/minimal.yaml'], false],
+      [['plan', 'examples/minimal.yaml'], true],
+    ] as const) {
       const run = await importsOf([...args], stateDir);
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
       expect(run.modules.length).toBeGreaterThan(10);

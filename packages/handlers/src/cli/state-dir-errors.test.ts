@@ -46,19 +46,27 @@ describe.skipIf(!procfs)('a folder the file system does not allow (/proc)', () =
   it('as --state-dir ends apply at once, naming the folder that refused', { timeout: 10_000 }, async () => {
     const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', `${procPath}/x`], { cwd: repo });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`kubeplane apply: invalid: cannot create the state directory ${procPath}/x: /proc does not allow new folders (ENOENT); pass another --state-dir\n`);
+    expect(run.stderr).toBe(
+      `kubeplane apply: invalid: cannot create the state directory ${procPath}/x: /proc does not allow new folders (ENOENT); pass another --state-dir\n`,
+    );
   });
 
   it('as the folder of schema --out ends the command at once', { timeout: 10_000 }, async () => {
     const run = await runCli(['schema', '--out', `${procPath}/schema.json`], { cwd: repo });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`kubeplane schema: invalid: cannot create the folder of --out ${procPath}: /proc does not allow new folders (ENOENT); pass another --out\n`);
+    expect(run.stderr).toBe(
+      `kubeplane schema: invalid: cannot create the folder of --out ${procPath}: /proc does not allow new folders (ENOENT); pass another --out\n`,
+    );
   });
 
   it('as render --out ends the command at once', { timeout: 10_000 }, async () => {
     const run = await runCli(['render', 'examples/minimal.yaml', '--api-host', '203.0.113.10', '--out', procPath], { cwd: repo });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^kubeplane render: invalid: cannot create the folder ${procPath}/minimal/\\S+: /proc does not allow new folders \\(ENOENT\\); pass another --out\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^kubeplane render: invalid: cannot create the folder ${procPath}/minimal/\\S+: /proc does not allow new folders \\(ENOENT\\); pass another --out\\n$`,
+      ),
+    );
   });
 });
 
@@ -68,9 +76,13 @@ describe('a state directory whose files the disk refuses', () => {
     await mkdir(join(dir, 'queues', 'steps.json'), { recursive: true });
     const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir], { cwd: repo });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`kubeplane apply: invalid: cannot read ${join(dir, 'queues', 'steps.json')}: it is a folder where kubeplane keeps a file (EISDIR); move that folder away\n`);
+    expect(run.stderr).toBe(
+      `kubeplane apply: invalid: cannot read ${join(dir, 'queues', 'steps.json')}: it is a folder where kubeplane keeps a file (EISDIR); move that folder away\n`,
+    );
     const json = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', dir, '--json'], { cwd: repo });
-    expect(JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ error: { kind: 'invalid', resource: join(dir, 'queues', 'steps.json') } });
+    expect(JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({
+      error: { kind: 'invalid', resource: join(dir, 'queues', 'steps.json') },
+    });
   });
 
   describe.skipIf(!root)('on a disk mounted for the test (root)', () => {
@@ -89,13 +101,21 @@ describe('a state directory whose files the disk refuses', () => {
     it('names the file and the fix when the disk is full (ENOSPC)', async () => {
       const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', full], { cwd: repo });
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^kubeplane apply: invalid: cannot [a-z ]+ ${full}/\\S+: the disk holding it is full \\(ENOSPC\\); free space and run the command again; everything written before is kept\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^kubeplane apply: invalid: cannot [a-z ]+ ${full}/\\S+: the disk holding it is full \\(ENOSPC\\); free space and run the command again; everything written before is kept\\n$`,
+        ),
+      );
     });
 
     it('names the file and the fix on a read-only file system (EROFS)', async () => {
       const run = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', readOnly], { cwd: repo });
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^kubeplane apply: invalid: cannot [a-z ]+ ${readOnly}/\\S+: (it|${readOnly}) is on a read-only file system \\(EROFS\\); remount that file system read-write, or use a state directory on a writable one\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^kubeplane apply: invalid: cannot [a-z ]+ ${readOnly}/\\S+: (it|${readOnly}) is on a read-only file system \\(EROFS\\); remount that file system read-write, or use a state directory on a writable one\\n$`,
+        ),
+      );
     });
   });
 });

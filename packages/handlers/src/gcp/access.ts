@@ -8,11 +8,17 @@ import { ACCESS_ROLES, OPERATION_ROLES, projectPattern, wildcard, type AccessPol
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 export const gcpAccessGrantSchema = z.strictObject({
-  principal: z
-    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
-    .regex(EMAIL, { error: (issue) => `${JSON.stringify(issue.input)} is not a Google account or service account email such as deployer@my-project.iam.gserviceaccount.com (* matches any run of characters)` }),
-  projects: z.array(projectPattern, { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of project names or patterns') }).min(1, { error: 'is empty; name at least one project or pattern' }),
-  role: z.enum(ACCESS_ROLES, { error: (issue) => (issue.input === undefined ? 'is required' : `${JSON.stringify(issue.input)} is not one of ${ACCESS_ROLES.join(', ')}`) }),
+  principal: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).regex(EMAIL, {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not a Google account or service account email such ` +
+      `as deployer@my-project.iam.gserviceaccount.com (* matches any run of characters)`,
+  }),
+  projects: z
+    .array(projectPattern, { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of project names or patterns') })
+    .min(1, { error: 'is empty; name at least one project or pattern' }),
+  role: z.enum(ACCESS_ROLES, {
+    error: (issue) => (issue.input === undefined ? 'is required' : `${JSON.stringify(issue.input)} is not one of ${ACCESS_ROLES.join(', ')}`),
+  }),
 });
 export type GcpAccessGrant = z.infer<typeof gcpAccessGrantSchema>;
 
@@ -23,7 +29,11 @@ export function gcpAccessPolicy(text: string | undefined, source: string): Acces
     try {
       value = JSON.parse(text);
     } catch (e) {
-      throw new KubeplaneError('invalid', `${source} is not JSON (${e instanceof Error ? e.message : String(e)}); set it to a JSON array of {"principal", "projects", "role"} grants`, { resource: source });
+      throw new KubeplaneError(
+        'invalid',
+        `${source} is not JSON (${e instanceof Error ? e.message : String(e)}); set it to a JSON array of {"principal", "projects", "role"} grants`,
+        { resource: source },
+      );
     }
   }
   const parsed = z.array(gcpAccessGrantSchema, { error: 'must be an array of access grants' }).safeParse(value);
@@ -40,7 +50,9 @@ export function gcpAccessPolicy(text: string | undefined, source: string): Acces
     size: grants.length,
     allows(caller, operation, project) {
       const needed = OPERATION_ROLES[operation];
-      return grants.some((g) => (needed === 'reader' || g.role === 'operator') && g.principal.test(caller.toLowerCase()) && g.projects.some((p) => p.test(project)));
+      return grants.some(
+        (g) => (needed === 'reader' || g.role === 'operator') && g.principal.test(caller.toLowerCase()) && g.projects.some((p) => p.test(project)),
+      );
     },
   };
 }

@@ -46,7 +46,12 @@ describePortSuite('Google Cloud (Firestore, Secret Manager)', {
 describe('FirestoreStateStore', () => {
   it('keeps a record larger than a Firestore document may be by compressing it', async () => {
     const store = new FirestoreStateStore({ projectId, firestore, collection: `${fresh()}-state` });
-    const machines = Array.from({ length: 20000 }, (_, i) => ({ name: `hybrid-htz-worker-${i}`, id: `srv-${i * 7919}`, address: `10.${i % 250}.${i % 7}.${i % 13}`, state: 'running' }));
+    const machines = Array.from({ length: 20000 }, (_, i) => ({
+      name: `hybrid-htz-worker-${i}`,
+      id: `srv-${i * 7919}`,
+      address: `10.${i % 250}.${i % 7}.${i % 13}`,
+      state: 'running',
+    }));
     expect(JSON.stringify(machines).length).toBeGreaterThan(1024 * 1024);
     await store.put('clusters/big', { machines }, 0);
     expect((await store.get<{ machines: unknown[] }>('clusters/big'))?.value.machines).toEqual(machines);
@@ -77,7 +82,11 @@ describe('FirestoreStateStore', () => {
     await store.put('clusters/c', 0, 0);
     const results = await Promise.allSettled([1, 2, 3, 4, 5].map((v) => store.put('clusters/c', v, 1)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => isKubeplaneError((r as PromiseRejectedResult).reason) && ((r as PromiseRejectedResult).reason as { kind: string }).kind === 'conflict')).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => isKubeplaneError((r as PromiseRejectedResult).reason) && ((r as PromiseRejectedResult).reason as { kind: string }).kind === 'conflict'),
+    ).toBe(true);
     expect((await store.get('clusters/c'))?.revision).toBe(2);
   });
 });
@@ -99,7 +108,9 @@ describe('FirestoreStateStore reads', () => {
     // Another writer moves the key on; this store's remembered version is stale, and the precondition says so.
     expect(await other.put('clusters/c', { step: 'other' }, 0, { fence: 4 })).toBe(4);
     await expect(store.put('clusters/c', { step: 5 }, 0, { fence: 3 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'Fenced');
-    await expect(store.put('clusters/c', { step: 5 }, 3, { fence: 4 })).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.details.code === 'RevisionConflict');
+    await expect(store.put('clusters/c', { step: 5 }, 3, { fence: 4 })).rejects.toSatisfy(
+      (e: unknown) => isKubeplaneError(e) && e.details.code === 'RevisionConflict',
+    );
     expect(await store.get('clusters/c')).toEqual({ value: { step: 'other' }, revision: 4 });
   });
 });

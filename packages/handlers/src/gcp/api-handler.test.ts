@@ -35,17 +35,35 @@ const grants = JSON.stringify([
 ]);
 
 /** What Cloud Run forwards in iam mode: the caller's token with the signature replaced. */
-const forwarded = (payload: Record<string, unknown>) => `Bearer ${Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.SIGNATURE_REMOVED_BY_GOOGLE`;
+const forwarded = (payload: Record<string, unknown>) =>
+  `Bearer ${Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.SIGNATURE_REMOVED_BY_GOOGLE`;
 
 let n = 0;
 const servers: Array<{ close(): unknown }> = [];
-afterAll(() => servers.forEach((s) => s.close()));
+afterAll(() => {
+  for (const s of servers) s.close();
+});
 
 async function api(auth: GcpApiAuth = { mode: 'iam' }) {
   const clock = new VirtualClock();
-  const kp = new Kubeplane({ state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue: new MemoryQueue<StepEvent>({ clock }), lease: new MemoryLease(clock), clock, providers: () => Promise.reject(new Error('no clouds here')), kubernetes: () => { throw new Error('no clusters here'); } });
+  const kp = new Kubeplane({
+    state: new MemoryStateStore(),
+    secrets: new MemorySecretStore(),
+    queue: new MemoryQueue<StepEvent>({ clock }),
+    lease: new MemoryLease(clock),
+    clock,
+    providers: () => Promise.reject(new Error('no clouds here')),
+    kubernetes: () => {
+      throw new Error('no clusters here');
+    },
+  });
   const logged: Array<Record<string, unknown>> = [];
-  const logger = { log: (level: string, message: string, fields = {}) => void logged.push({ level, message, ...fields }), child() { return this; } };
+  const logger = {
+    log: (level: string, message: string, fields = {}) => void logged.push({ level, message, ...fields }),
+    child() {
+      return this;
+    },
+  };
   const name = `kubeplaneApi${++n}`;
   http(name, createGcpApiHandler({ kubeplane: kp, access: gcpAccessPolicy(grants, 'KUBEPLANE_ACCESS'), auth, projectId, logger }));
   const srv = getTestServer(name);
@@ -53,7 +71,11 @@ async function api(auth: GcpApiAuth = { mode: 'iam' }) {
   servers.push(srv);
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
   const call = async (authorization: string | undefined, method: string, path: string, body?: string) => {
-    const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/yaml', ...(authorization ? { authorization } : {}) }, ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/yaml', ...(authorization ? { authorization } : {}) },
+      ...(body !== undefined ? { body } : {}),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   return { kp, call, logged };
@@ -73,7 +95,10 @@ describe('the Google Cloud API, iam mode', () => {
   it('refuses a reader who applies, naming the caller, and stores nothing', async () => {
     const t = await api();
     const res = await t.call(forwarded({ email: 'carol@readers.example.com' }), 'POST', '/projects', manifest(OWN));
-    expect(res).toEqual({ status: 403, body: { error: 'carol@readers.example.com may not apply project team-a: no access grant gives it the operator role on it' } });
+    expect(res).toEqual({
+      status: 403,
+      body: { error: 'carol@readers.example.com may not apply project team-a: no access grant gives it the operator role on it' },
+    });
     expect(await t.kp.projects()).toEqual([]);
   });
 
@@ -89,7 +114,12 @@ describe('the Google Cloud API, iam mode', () => {
     ['an environment variable', '{ env: { credentials: HCLOUD_TOKEN } }', 400, 'providers[0].secretRef.env'],
     ['an AWS secret', '{ awsSecretsManager: { secretId: kubeplane-providers/team-a/h } }', 400, 'providers[0].secretRef'],
     ["another project's secret", '{ gcpSecretManager: { secret: kubeplane-providers-team-b-hetzner } }', 403, 'providers[0].secretRef.gcpSecretManager.secret'],
-    ["another Google project's secret", '{ gcpSecretManager: { secret: kubeplane-providers-team-a-hetzner, project: other-project } }', 403, 'providers[0].secretRef.gcpSecretManager'],
+    [
+      "another Google project's secret",
+      '{ gcpSecretManager: { secret: kubeplane-providers-team-a-hetzner, project: other-project } }',
+      403,
+      'providers[0].secretRef.gcpSecretManager',
+    ],
   ])('refuses a manifest whose provider credentials are %s', async (_what, ref, status, path) => {
     const t = await api();
     const res = await t.call(forwarded({ email: 'ops@example.com' }), 'POST', '/projects', manifest(ref));
@@ -117,7 +147,7 @@ describe('the Google Cloud API, id-token mode', () => {
   afterAll(() => server.close());
   const audience = 'https://api.kubeplane.example.com';
 
-  it('accepts a Google ID token for the API\'s audience and applies as its email', async () => {
+  it("accepts a Google ID token for the API's audience and applies as its email", async () => {
     const t = await api({ mode: 'id-token', audience });
     const res = await t.call(`Bearer ${google.identity.idToken({ email: 'ops@example.com', audience })}`, 'POST', '/projects', manifest(OWN));
     expect(res.status).toBe(202);
@@ -126,7 +156,11 @@ describe('the Google Cloud API, id-token mode', () => {
 
   it('refuses a token for another audience, and one whose signature is gone, with 401', async () => {
     const t = await api({ mode: 'id-token', audience });
-    const other = await t.call(`Bearer ${google.identity.idToken({ email: 'ops@example.com', audience: 'https://elsewhere.example.com' })}`, 'GET', '/projects/team-a');
+    const other = await t.call(
+      `Bearer ${google.identity.idToken({ email: 'ops@example.com', audience: 'https://elsewhere.example.com' })}`,
+      'GET',
+      '/projects/team-a',
+    );
     expect(other.status).toBe(401);
     expect(other.body.error).toMatch(/^no verified caller: the ID token was not accepted: .*audience/i);
     expect(other.body.error).not.toContain('ops@example.com');
@@ -138,7 +172,9 @@ describe('the Google Cloud API, id-token mode', () => {
 
 describe('gcpAccessPolicy', () => {
   it('names the grant and field that is wrong', () => {
-    expect(() => gcpAccessPolicy('[{"principal":"arn:aws:iam::1:role/x","projects":["a"],"role":"operator"}]', 'KUBEPLANE_ACCESS')).toThrow(/KUBEPLANE_ACCESS: grant 0, principal: "arn:aws:iam::1:role\/x" is not a Google account/);
+    expect(() => gcpAccessPolicy('[{"principal":"arn:aws:iam::1:role/x","projects":["a"],"role":"operator"}]', 'KUBEPLANE_ACCESS')).toThrow(
+      /KUBEPLANE_ACCESS: grant 0, principal: "arn:aws:iam::1:role\/x" is not a Google account/,
+    );
     expect(() => gcpAccessPolicy('not json', 'KUBEPLANE_ACCESS')).toThrow(/KUBEPLANE_ACCESS is not JSON/);
   });
 

@@ -59,13 +59,19 @@ export function createGcpApiHandler(options: GcpApiHandlerOptions): HttpHandler 
     if (options.auth.mode === 'iam') {
       const payload = jwtPayload(bearer);
       const email = typeof payload?.email === 'string' ? payload.email : undefined;
-      return email ? { email } : { refusal: "the token Cloud Run forwarded names no email; callers must use an ID token of a Google account or service account (Cloud Run's IAM check, run.invoker)" };
+      return email
+        ? { email }
+        : {
+            refusal:
+              'the token Cloud Run forwarded names no email; callers must use an ID token ' +
+              "of a Google account or service account (Cloud Run's IAM check, run.invoker)",
+          };
     }
     try {
       const ticket = await verifier.verifyIdToken({ idToken: bearer, audience: options.auth.audience });
       const payload = ticket.getPayload();
       if (!payload?.email) return { refusal: 'the ID token names no email' };
-      if (payload.email_verified === false) return { refusal: 'the ID token\'s email is not verified' };
+      if (payload.email_verified === false) return { refusal: "the ID token's email is not verified" };
       return { email: payload.email };
     } catch (e) {
       // The library's message says what failed (signature, expiry, audience), then quotes the token's claims: cut there.
@@ -85,7 +91,13 @@ export function createGcpApiHandler(options: GcpApiHandlerOptions): HttpHandler 
       logger.log('warn', 'request refused', { status: 401, method, path, sourceIp, reason: who.refusal });
       out = json(401, { error: `no verified caller: ${who.refusal}` });
     } else {
-      const body = req.rawBody ? req.rawBody.toString('utf8') : typeof req.body === 'string' ? req.body : req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0) ? undefined : JSON.stringify(req.body);
+      const body = req.rawBody
+        ? req.rawBody.toString('utf8')
+        : typeof req.body === 'string'
+          ? req.body
+          : req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0)
+            ? undefined
+            : JSON.stringify(req.body);
       out = await core({ method, path, body, caller: { id: who.email, sourceIp } });
     }
     res.status(out.status).set(out.headers).send(out.body);

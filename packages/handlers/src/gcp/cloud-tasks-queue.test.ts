@@ -25,13 +25,22 @@ afterAll(() => server.close());
 let n = 0;
 function queue(retry: { maxAttempts?: number; minBackoffSeconds?: number; maxBackoffSeconds?: number; maxDoublings?: number } = {}) {
   const id = `steps-${++n}`;
-  const q = new CloudTasksQueue<{ step: string }>({ projectId: google.project, location: google.location, queue: id, url, serviceAccountEmail, dispatchDeadlineSeconds: 900, now: () => clock.now(), client });
+  const q = new CloudTasksQueue<{ step: string }>({
+    projectId: google.project,
+    location: google.location,
+    queue: id,
+    url,
+    serviceAccountEmail,
+    dispatchDeadlineSeconds: 900,
+    now: () => clock.now(),
+    client,
+  });
   google.tasks.createQueue(q.queuePath, retry);
   return q;
 }
 
 describe('CloudTasksQueue', () => {
-  it('pushes a task due now with an ID token that verifies against Google\'s certificates for the step URL', async () => {
+  it("pushes a task due now with an ID token that verifies against Google's certificates for the step URL", async () => {
     const q = queue();
     await q.send({ step: 'prepare' }, { groupId: 'c1' });
     const [d] = google.tasks.takeDue(10);
@@ -84,11 +93,14 @@ describe('CloudTasksQueue', () => {
     for (const d of pushed) google.tasks.complete(d.task, { status: 204 });
   });
 
-  it('is retried with the queue\'s backoff after a failed response, and dropped after maxAttempts', async () => {
+  it("is retried with the queue's backoff after a failed response, and dropped after maxAttempts", async () => {
     const q = queue({ maxAttempts: 3, minBackoffSeconds: 10, maxBackoffSeconds: 300, maxDoublings: 4 });
     await q.send({ step: 'prepare' }, { groupId: 'c1', deduplicationId: 'c1/g1/s4/a0' });
     const name = q.taskName('c1/g1/s4/a0');
-    for (const [attempt, backoff] of [[1, 10], [2, 20]] as const) {
+    for (const [attempt, backoff] of [
+      [1, 10],
+      [2, 20],
+    ] as const) {
       const [d] = google.tasks.takeDue(10);
       expect(d).toMatchObject({ task: name, attempt });
       expect(d!.headers['X-CloudTasks-TaskRetryCount']).toBe(String(attempt - 1));
@@ -110,6 +122,8 @@ describe('CloudTasksQueue', () => {
   });
 
   it('refuses a dispatch deadline Cloud Tasks would not take', () => {
-    expect(() => new CloudTasksQueue({ projectId: 'p', location: 'l', queue: 'q', url, serviceAccountEmail, dispatchDeadlineSeconds: 3600, client })).toThrow("dispatch deadline 3600 s is outside Cloud Tasks' range (15 to 1800 s)");
+    expect(() => new CloudTasksQueue({ projectId: 'p', location: 'l', queue: 'q', url, serviceAccountEmail, dispatchDeadlineSeconds: 3600, client })).toThrow(
+      "dispatch deadline 3600 s is outside Cloud Tasks' range (15 to 1800 s)",
+    );
   });
 });

@@ -5,10 +5,11 @@
 // Delays: scheduleTime (Cloud Tasks allows up to 30 days ahead; the engine asks for at most 900 s).
 // Deduplication: a task named after the message's deduplication id is created once; a second create of the name
 // answers ALREADY_EXISTS, which is the duplicate being dropped. The name stays taken while the task exists and for
-// about an hour after it ran or was deleted ("task de-duplication", https://cloud.google.com/tasks/docs/reference/rest/v2/projects.locations.queues.tasks/create);
-// past that window an id could be sent again. The engine stays safe past it: its deduplication ids name the cluster's
-// incarnation, generation, sequence number and attempt, a message that no longer matches the cluster's record is
-// dropped as stale, and a wait re-sends under a bumped attempt, so an id reused after the window is a stale message.
+// about an hour after it ran or was deleted ("task de-duplication",
+// https://cloud.google.com/tasks/docs/reference/rest/v2/projects.locations.queues.tasks/create); past that window an
+// id could be sent again. The engine stays safe past it: its deduplication ids name the cluster's incarnation,
+// generation, sequence number and attempt, a message that no longer matches the cluster's record is dropped as stale,
+// and a wait re-sends under a bumped attempt, so an id reused after the window is a stale message.
 // Google recommends a well-distributed (hashed) prefix on task names for throughput, as sequential names make a hot
 // spot (https://cloud.google.com/tasks/docs/reference/rest/v2/projects.locations.queues.tasks#Task): names are
 // `<8 hex of sha256(id)>-<the id, made safe>`.
@@ -57,7 +58,10 @@ export class CloudTasksQueue<T> implements QueueSender<T> {
     this.#options = options;
     this.#deadline = options.dispatchDeadlineSeconds ?? 600;
     if (!Number.isInteger(this.#deadline) || this.#deadline < MIN_DISPATCH_DEADLINE_SECONDS || this.#deadline > MAX_DISPATCH_DEADLINE_SECONDS) {
-      throw new KubeplaneError('invalid', `dispatch deadline ${this.#deadline} s is outside Cloud Tasks' range (${MIN_DISPATCH_DEADLINE_SECONDS} to ${MAX_DISPATCH_DEADLINE_SECONDS} s)`);
+      throw new KubeplaneError(
+        'invalid',
+        `dispatch deadline ${this.#deadline} s is outside Cloud Tasks' range (${MIN_DISPATCH_DEADLINE_SECONDS} to ${MAX_DISPATCH_DEADLINE_SECONDS} s)`,
+      );
     }
     this.#now = options.now ?? Date.now;
   }
@@ -69,7 +73,8 @@ export class CloudTasksQueue<T> implements QueueSender<T> {
 
   async send(body: T, options: CloudTasksSendOptions): Promise<void> {
     const delay = options.delaySeconds ?? 0;
-    if (delay < 0 || delay > MAX_SCHEDULE_SECONDS) throw new KubeplaneError('invalid', `a delay of ${delay} s is outside what Cloud Tasks schedules (0 to 30 days)`);
+    if (delay < 0 || delay > MAX_SCHEDULE_SECONDS)
+      throw new KubeplaneError('invalid', `a delay of ${delay} s is outside what Cloud Tasks schedules (0 to 30 days)`);
     const at = this.#now() + delay * 1000;
     const task = {
       ...(options.deduplicationId ? { name: this.taskName(options.deduplicationId) } : {}),

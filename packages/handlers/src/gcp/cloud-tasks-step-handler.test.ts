@@ -7,7 +7,19 @@ import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
-import { done, Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, VirtualClock, validateManifestText, type Manifest, type Provider, type StepEvent } from '@kubeplane/sdk';
+import {
+  done,
+  Kubeplane,
+  MemoryLease,
+  MemoryQueue,
+  MemorySecretStore,
+  MemoryStateStore,
+  VirtualClock,
+  validateManifestText,
+  type Manifest,
+  type Provider,
+  type StepEvent,
+} from '@kubeplane/sdk';
 import { FirestoreEmulator } from '@kubeplane/sandbox';
 import { createCloudTasksStepHandler, RESENDS_HEADER, type TaskSender } from './cloud-tasks-step-handler.js';
 import { FirestoreDeadLetters } from './firestore-dead-letters.js';
@@ -64,16 +76,46 @@ async function world(maxAttempts = 3) {
   const queue = new MemoryQueue<StepEvent>({ clock });
   const lease = new MemoryLease(clock);
   const state = new BreakableState();
-  const kp = new Kubeplane({ state, secrets: new MemorySecretStore(), queue, lease, clock, providers: () => Promise.resolve(catalogOnly), kubernetes: () => { throw new Error('no clusters here'); } });
+  const kp = new Kubeplane({
+    state,
+    secrets: new MemorySecretStore(),
+    queue,
+    lease,
+    clock,
+    providers: () => Promise.resolve(catalogOnly),
+    kubernetes: () => {
+      throw new Error('no clusters here');
+    },
+  });
   const resent: Array<{ body: StepEvent; options: Parameters<TaskSender['send']>[1] }> = [];
   const deadLetters = new FirestoreDeadLetters({ projectId, firestore, collection: `dl-${++worlds}` });
   const name = `kubeplaneStep${worlds}`;
-  http(name, createCloudTasksStepHandler({ kubeplane: kp, queue: { send: async (body, options) => void resent.push({ body, options }) }, maxAttempts, deadLetters, taskDeadlineSeconds: 60, clock, logger: { log: () => undefined, child() { return this; } } }));
+  http(
+    name,
+    createCloudTasksStepHandler({
+      kubeplane: kp,
+      queue: { send: async (body, options) => void resent.push({ body, options }) },
+      maxAttempts,
+      deadLetters,
+      taskDeadlineSeconds: 60,
+      clock,
+      logger: {
+        log: () => undefined,
+        child() {
+          return this;
+        },
+      },
+    }),
+  );
   const srv = getTestServer(name);
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`;
   const post = async (body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const task = (retryCount = 0, extra: Record<string, string> = {}) => ({
@@ -144,7 +186,9 @@ describe('the Cloud Tasks step function', () => {
     const status = await w.kp.status('gcp');
     expect(status.clusters.gcp?.state).toBe('ERROR');
     expect(status.clusters.gcp?.message).toMatch(/gave up after 3 attempts of task .*: Error: the step crashed/);
-    expect(await w.deadLetters.list()).toEqual([expect.objectContaining({ status: 'failed', reason: expect.stringMatching(/the step crashed/) as unknown, event: w.first })]);
+    expect(await w.deadLetters.list()).toEqual([
+      expect.objectContaining({ status: 'failed', reason: expect.stringMatching(/the step crashed/) as unknown, event: w.first }),
+    ]);
     w.close();
   });
 
@@ -169,7 +213,12 @@ describe('the Cloud Tasks step function', () => {
     const headers = w.task(2);
     void w.post(w.first, headers).catch(() => undefined);
     await expect.poll(async () => (await w.deadLetters.list()).map((d) => d.status)).toEqual(['pending']);
-    const log = { log: () => undefined, child() { return this; } };
+    const log = {
+      log: () => undefined,
+      child() {
+        return this;
+      },
+    };
     // Before the deadline the delivery may still be running: nothing happens.
     expect((await runGcpWatchdog(w.kp, w.deadLetters, w.clock, log)).deadLetters).toEqual([]);
     w.clock.advance(61_000);

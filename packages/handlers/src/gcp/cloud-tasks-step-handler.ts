@@ -55,7 +55,9 @@ export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOption
     // end strips X-CloudTasks-* headers from anything else); a request without them is a mistake, told so plainly.
     if (!task || !queue) {
       logger.log('warn', 'request refused: not from Cloud Tasks', { status: 400, method: req.method, path: req.path });
-      res.status(400).json({ error: 'this function runs step tasks from Cloud Tasks: the X-CloudTasks-QueueName and X-CloudTasks-TaskName headers are missing' });
+      res
+        .status(400)
+        .json({ error: 'this function runs step tasks from Cloud Tasks: the X-CloudTasks-QueueName and X-CloudTasks-TaskName headers are missing' });
       return;
     }
     const attempt = Number(header(CLOUD_TASKS_HEADERS.retryCount) ?? 0) + 1;
@@ -65,15 +67,30 @@ export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOption
     if (!parsed.ok) {
       // Can never succeed: keep it for someone to look at, and answer 2xx so that Cloud Tasks stops.
       logger.log('error', 'invalid step message', { task, issues: parsed.issues });
-      await options.deadLetters.record({ task, status: 'invalid', body: text.slice(0, 100_000), reason: 'not a step message', recordedAt: clock.now(), deadlineAt: clock.now() });
+      await options.deadLetters.record({
+        task,
+        status: 'invalid',
+        body: text.slice(0, 100_000),
+        reason: 'not a step message',
+        recordedAt: clock.now(),
+        deadlineAt: clock.now(),
+      });
       res.status(200).json({ outcome: 'invalid' });
       return;
     }
     const event = parsed.event;
     const log = logger.child({ task, clusterId: event.clusterId, step: event.step, key: event.key, attempt });
     // The last attempt: a record first, so that a crash or timeout in the step still leaves a trace the watchdog acts on.
-    const letter = last ? await options.deadLetters.record({ task, status: 'pending', body: text, event, recordedAt: clock.now(), deadlineAt: clock.now() + deadlineMs }) : undefined;
-    const decision = await deliverStep(options.kubeplane, { event, attempt, maxAttempts: options.maxAttempts, resends: Number(header(RESENDS_HEADER) ?? 0), deliveries: 'attempts of task' });
+    const letter = last
+      ? await options.deadLetters.record({ task, status: 'pending', body: text, event, recordedAt: clock.now(), deadlineAt: clock.now() + deadlineMs })
+      : undefined;
+    const decision = await deliverStep(options.kubeplane, {
+      event,
+      attempt,
+      maxAttempts: options.maxAttempts,
+      resends: Number(header(RESENDS_HEADER) ?? 0),
+      deliveries: 'attempts of task',
+    });
     if (decision.action === 'retry' || decision.action === 'dead-letter') log.log('error', 'step failed', errorFields(decision.error));
     if (decision.action === 'retry') {
       // Cloud Tasks retries with the queue's backoff.

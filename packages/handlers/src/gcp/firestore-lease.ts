@@ -19,7 +19,10 @@ export class FirestoreLease extends ConditionalLease<Timestamp> {
   constructor(options: FirestoreLeaseOptions) {
     const firestore = options.firestore ?? firestoreClient(options);
     const collection = options.collection ?? 'kubeplane-leases';
-    super(firestoreLeaseTable((key) => firestore.collection(collection).doc(encodeDocumentId(key))), options.clock ?? systemClock);
+    super(
+      firestoreLeaseTable((key) => firestore.collection(collection).doc(encodeDocumentId(key))),
+      options.clock ?? systemClock,
+    );
     this.firestore = firestore;
     this.collection = collection;
   }

@@ -69,5 +69,9 @@ export interface FirestoreRateBudgetsOptions extends FirestoreOptions, SharedRat
 
 /** The rate budgets every function instance of the deployment shares, in the runtime's budgets collection. */
 export function firestoreRateBudgets(options: FirestoreRateBudgetsOptions): SharedRateBudgets {
-  return new SharedRateBudgets(new FirestoreBucketStore(options), options.clock ?? systemClock, options.inFlightAllowance === undefined ? {} : { inFlightAllowance: options.inFlightAllowance });
+  return new SharedRateBudgets(
+    new FirestoreBucketStore(options),
+    options.clock ?? systemClock,
+    options.inFlightAllowance === undefined ? {} : { inFlightAllowance: options.inFlightAllowance },
+  );
 }

@@ -109,7 +109,13 @@ export class FirestoreStateStore implements StateStore {
     if (options.fence !== undefined && stored.fence !== undefined && stored.fence > options.fence) throw fenced(key, options.fence, stored.fence);
     const rev = stored.rev + 1; // a tombstone's revision continues
     const fence = options.fence ?? stored.fence;
-    const next: Record<string, unknown> = { key, rev, deleted: false, ...body, ...(body.doc !== undefined ? { docz: FieldValue.delete() } : { doc: FieldValue.delete() }) };
+    const next: Record<string, unknown> = {
+      key,
+      rev,
+      deleted: false,
+      ...body,
+      ...(body.doc !== undefined ? { docz: FieldValue.delete() } : { doc: FieldValue.delete() }),
+    };
     if (fence !== undefined) next.fence = fence;
     await this.#commit(key, stored, next, expectedRevision, options.fence, { rev, fence, deleted: false });
     return rev;
@@ -133,7 +139,14 @@ export class FirestoreStateStore implements StateStore {
    * Writes `next` only if the document is still at the version `seen` (its update time, or absent); a change in between
    * is the caller's conflict. On success the written version is remembered (`written`, at the write's update time).
    */
-  async #commit(key: string, seen: Seen, next: Record<string, unknown>, expectedRevision: number, fence: number | undefined, written: Omit<Seen, 'updateTime'>): Promise<void> {
+  async #commit(
+    key: string,
+    seen: Seen,
+    next: Record<string, unknown>,
+    expectedRevision: number,
+    fence: number | undefined,
+    written: Omit<Seen, 'updateTime'>,
+  ): Promise<void> {
     const ref = this.#ref(key);
     try {
       // exists: false — of concurrent first writers, one creates and the rest get ALREADY_EXISTS.
@@ -166,7 +179,8 @@ export class FirestoreStateStore implements StateStore {
     const keys: string[] = [];
     const pageSize = this.#pageSize;
     let query = this.firestore.collection(this.collection).where('key', '>=', prefix).orderBy('key').limit(pageSize);
-    if (prefix !== '') query = this.firestore.collection(this.collection).where('key', '>=', prefix).where('key', '<', `${prefix}\uf8ff`).orderBy('key').limit(pageSize);
+    if (prefix !== '')
+      query = this.firestore.collection(this.collection).where('key', '>=', prefix).where('key', '<', `${prefix}\uf8ff`).orderBy('key').limit(pageSize);
     for (;;) {
       const page = await query.select('key', 'deleted').get();
       for (const d of page.docs) {
@@ -191,7 +205,10 @@ function encode(key: string, value: unknown): { doc: string; docz?: never } | { 
   if (Buffer.byteLength(json) <= COMPRESS_ABOVE) return { doc: json };
   const docz = gzipSync(json);
   if (docz.length > MAX_STORED_BYTES) {
-    throw new KubeplaneError('invalid', `state "${key}" is ${docz.length} bytes even compressed, more than a Firestore document holds (1 MiB)`, { resource: key, code: 'TooLarge' });
+    throw new KubeplaneError('invalid', `state "${key}" is ${docz.length} bytes even compressed, more than a Firestore document holds (1 MiB)`, {
+      resource: key,
+      code: 'TooLarge',
+    });
   }
   return { docz };
 }

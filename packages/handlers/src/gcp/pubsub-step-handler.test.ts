@@ -1,7 +1,19 @@
 // The Cloud Functions handler runs a step from a synthetic Pub/Sub CloudEvent, as Cloud Functions gen 2
 // delivers it, with the step's message published under the cluster id as ordering key.
 import { describe, expect, it } from 'vitest';
-import { done, Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, VirtualClock, validateManifestText, type Manifest, type Provider, type StepEvent } from '@kubeplane/sdk';
+import {
+  done,
+  Kubeplane,
+  MemoryLease,
+  MemoryQueue,
+  MemorySecretStore,
+  MemoryStateStore,
+  VirtualClock,
+  validateManifestText,
+  type Manifest,
+  type Provider,
+  type StepEvent,
+} from '@kubeplane/sdk';
 import { createPubSubStepHandler, pubSubMessageFor, PUBSUB_MESSAGE_PUBLISHED, RetryStepLater } from './pubsub-step-handler.js';
 
 const manifest = validateManifestText(`apiVersion: kubeplane.dev/v1
@@ -33,8 +45,27 @@ function world() {
   const clock = new VirtualClock();
   const queue = new MemoryQueue<StepEvent>({ clock });
   const lease = new MemoryLease(clock);
-  const kp = new Kubeplane({ state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue, lease, clock, providers: () => Promise.resolve(catalogOnly), kubernetes: () => { throw new Error('no clusters here'); } });
-  const handler = createPubSubStepHandler({ kubeplane: kp, maxDeliveryAttempts: 5, logger: { log: () => undefined, child() { return this; } } });
+  const kp = new Kubeplane({
+    state: new MemoryStateStore(),
+    secrets: new MemorySecretStore(),
+    queue,
+    lease,
+    clock,
+    providers: () => Promise.resolve(catalogOnly),
+    kubernetes: () => {
+      throw new Error('no clusters here');
+    },
+  });
+  const handler = createPubSubStepHandler({
+    kubeplane: kp,
+    maxDeliveryAttempts: 5,
+    logger: {
+      log: () => undefined,
+      child() {
+        return this;
+      },
+    },
+  });
   return { kp, queue, lease, handler, clock };
 }
 
@@ -46,7 +77,11 @@ function cloudEvent(step: StepEvent, deliveryAttempt = 1) {
     type: PUBSUB_MESSAGE_PUBLISHED,
     source: '//pubsub.googleapis.com/projects/p/topics/kubeplane-steps',
     datacontenttype: 'application/json',
-    data: { message: { data: m.data.toString('base64'), messageId: '1', orderingKey: m.orderingKey, attributes: m.attributes }, subscription: 'projects/p/subscriptions/kubeplane-steps', deliveryAttempt },
+    data: {
+      message: { data: m.data.toString('base64'), messageId: '1', orderingKey: m.orderingKey, attributes: m.attributes },
+      subscription: 'projects/p/subscriptions/kubeplane-steps',
+      deliveryAttempt,
+    },
   };
 }
 
@@ -74,7 +109,9 @@ describe('the Pub/Sub CloudEvent step handler', () => {
 
   it('acknowledges an event that is not a step message instead of retrying it forever', async () => {
     const { handler } = world();
-    expect(await handler({ id: '1', type: PUBSUB_MESSAGE_PUBLISHED, source: 's', data: { message: { data: Buffer.from('{"hello":1}').toString('base64') } } })).toBe('invalid');
+    expect(
+      await handler({ id: '1', type: PUBSUB_MESSAGE_PUBLISHED, source: 's', data: { message: { data: Buffer.from('{"hello":1}').toString('base64') } } }),
+    ).toBe('invalid');
     expect(await handler({ id: '2', type: 'google.cloud.storage.object.v1.finalized', source: 's', data: {} })).toBe('invalid');
   });
 

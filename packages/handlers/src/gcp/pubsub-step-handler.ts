@@ -63,12 +63,18 @@ export function createPubSubStepHandler(options: PubSubStepHandlerOptions): (clo
     }
     const event = parsed.event;
     const log = logger.child({ eventId: envelope.data.id, clusterId: event.clusterId, step: event.step, key: event.key, deliveryAttempt });
-    const decision = await deliverStep(options.kubeplane, { event, attempt: deliveryAttempt, maxAttempts: options.maxDeliveryAttempts, contention: 'redeliver' });
+    const decision = await deliverStep(options.kubeplane, {
+      event,
+      attempt: deliveryAttempt,
+      maxAttempts: options.maxDeliveryAttempts,
+      contention: 'redeliver',
+    });
     switch (decision.action) {
       case 'retry':
       case 'dead-letter':
         log.log('error', 'step failed', errorFields(decision.error));
-        if (decision.action === 'dead-letter' && decision.markError) log.log('error', 'last delivery failed and the cluster could not be marked', errorFields(decision.markError));
+        if (decision.action === 'dead-letter' && decision.markError)
+          log.log('error', 'last delivery failed and the cluster could not be marked', errorFields(decision.markError));
         // Pub/Sub delivers it again, or after the last permitted delivery moves it to the dead-letter topic.
         throw decision.error;
       case 'redeliver':

@@ -9,13 +9,24 @@ import { gcpRuntimeFromEnv } from './runtime.js';
 describe('registerGcpFunctions with a missing variable', () => {
   it('answers 500 and logs which variable is missing', async () => {
     const logged: Array<Record<string, unknown>> = [];
-    registerGcpFunctions(() => gcpRuntimeFromEnv({ GOOGLE_CLOUD_PROJECT: 'p' }), { log: (level, message, fields = {}) => void logged.push({ level, message, ...fields }), child() { return this; } });
+    registerGcpFunctions(() => gcpRuntimeFromEnv({ GOOGLE_CLOUD_PROJECT: 'p' }), {
+      log: (level, message, fields = {}) => void logged.push({ level, message, ...fields }),
+      child() {
+        return this;
+      },
+    });
     const srv = getTestServer(GCP_FUNCTION_NAMES.api);
     await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
     const res = await fetch(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/projects/a`);
     srv.close();
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: 'the function is misconfigured; see its logs' });
-    expect(logged).toEqual([expect.objectContaining({ level: 'error', message: 'the runtime could not be built from its environment', error: 'environment variable KUBEPLANE_LOCATION is not set; the deploy (examples/gcp) sets it' })]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        message: 'the runtime could not be built from its environment',
+        error: 'environment variable KUBEPLANE_LOCATION is not set; the deploy (examples/gcp) sets it',
+      }),
+    ]);
   });
 });

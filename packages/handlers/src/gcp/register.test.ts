@@ -42,7 +42,23 @@ const urls: Record<string, string> = {};
 beforeAll(async () => {
   server.listen({ onUnhandledRequest: (req, print) => (new URL(req.url).hostname === '127.0.0.1' ? undefined : print.error()) });
   // Registered before the step function's URL is known: the runtime is built on the first request.
-  registerGcpFunctions(() => (runtime ??= gcpRuntimeFromEnv(env, { authClient, clock, providers: () => Promise.resolve(catalogOnly), kubernetes: () => { throw new Error('no clusters here'); } })), { log: () => undefined, child() { return this; } });
+  registerGcpFunctions(
+    () =>
+      (runtime ??= gcpRuntimeFromEnv(env, {
+        authClient,
+        clock,
+        providers: () => Promise.resolve(catalogOnly),
+        kubernetes: () => {
+          throw new Error('no clusters here');
+        },
+      })),
+    {
+      log: () => undefined,
+      child() {
+        return this;
+      },
+    },
+  );
   for (const name of Object.values(GCP_FUNCTION_NAMES)) {
     const srv = getTestServer(name);
     await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
@@ -53,7 +69,7 @@ beforeAll(async () => {
   google.tasks.createQueue(`projects/${google.project}/locations/${google.location}/queues/kubeplane-steps`, { maxAttempts: 5, minBackoffSeconds: 1 });
 });
 afterAll(() => {
-  servers.forEach((s) => s.close());
+  for (const s of servers) s.close();
   server.close();
 });
 
@@ -87,7 +103,11 @@ kubernetes:
   clusters:
     - { name: a, version: "1.34.2", network: 10.0.0.0/24, pools: { control: [control], compute: [] } }
 `;
-    const applied = await fetch(`${urls[GCP_FUNCTION_NAMES.api]}/projects`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/yaml' }, body: manifest });
+    const applied = await fetch(`${urls[GCP_FUNCTION_NAMES.api]}/projects`, {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/yaml' },
+      body: manifest,
+    });
     expect(applied.status).toBe(202);
     expect(google.tasks.size()).toBe(1);
     // The first step (preflight) runs and queues the next one, as a new task.

@@ -15,8 +15,23 @@ export const GCP_FUNCTION_NAMES = { step: 'kubeplaneStep', api: 'kubeplaneApi', 
 /** The three handlers of a runtime. */
 export function gcpHandlers(runtime: GcpRuntime, logger: Logger = jsonLogger()): { step: HttpHandler; api: HttpHandler; watchdog: HttpHandler } {
   return {
-    step: createCloudTasksStepHandler({ kubeplane: runtime.kubeplane, queue: runtime.queue, maxAttempts: runtime.maxAttempts, deadLetters: runtime.deadLetters, taskDeadlineSeconds: runtime.taskDeadlineSeconds, clock: runtime.clock, logger }),
-    api: createGcpApiHandler({ kubeplane: runtime.kubeplane, access: gcpAccessPolicy(runtime.accessJson, 'environment variable KUBEPLANE_ACCESS'), auth: runtime.apiAuth, projectId: runtime.projectId, providerSecretPrefix: runtime.providerSecretPrefix, logger }),
+    step: createCloudTasksStepHandler({
+      kubeplane: runtime.kubeplane,
+      queue: runtime.queue,
+      maxAttempts: runtime.maxAttempts,
+      deadLetters: runtime.deadLetters,
+      taskDeadlineSeconds: runtime.taskDeadlineSeconds,
+      clock: runtime.clock,
+      logger,
+    }),
+    api: createGcpApiHandler({
+      kubeplane: runtime.kubeplane,
+      access: gcpAccessPolicy(runtime.accessJson, 'environment variable KUBEPLANE_ACCESS'),
+      auth: runtime.apiAuth,
+      projectId: runtime.projectId,
+      providerSecretPrefix: runtime.providerSecretPrefix,
+      logger,
+    }),
     watchdog: createGcpWatchdogHandler({ kubeplane: runtime.kubeplane, deadLetters: runtime.deadLetters, clock: runtime.clock, logger }),
   };
 }
@@ -38,7 +53,16 @@ export function registerGcpFunctions(runtime: GcpRuntime | (() => GcpRuntime), l
       }
       await handler(req, res);
     };
-  http(GCP_FUNCTION_NAMES.step, lazily((h) => h.step));
-  http(GCP_FUNCTION_NAMES.api, lazily((h) => h.api));
-  http(GCP_FUNCTION_NAMES.watchdog, lazily((h) => h.watchdog));
+  http(
+    GCP_FUNCTION_NAMES.step,
+    lazily((h) => h.step),
+  );
+  http(
+    GCP_FUNCTION_NAMES.api,
+    lazily((h) => h.api),
+  );
+  http(
+    GCP_FUNCTION_NAMES.watchdog,
+    lazily((h) => h.watchdog),
+  );
 }

@@ -22,7 +22,7 @@ const authClient = new OAuth2Client();
 authClient.setCredentials({ access_token: 't' });
 
 describe('gcpRuntimeFromEnv', () => {
-  it('builds the runtime from the deploy\'s variables, with the documented defaults', () => {
+  it("builds the runtime from the deploy's variables, with the documented defaults", () => {
     const rt = gcpRuntimeFromEnv(env, { authClient });
     expect(rt.projectId).toBe('kubeplane-sandbox');
     expect(rt.queue.queuePath).toBe('projects/kubeplane-sandbox/locations/europe-west1/queues/kubeplane-steps');
@@ -36,7 +36,10 @@ describe('gcpRuntimeFromEnv', () => {
   });
 
   it('takes the collection prefix, lease and deadline from the environment', () => {
-    const rt = gcpRuntimeFromEnv({ ...env, KUBEPLANE_COLLECTION_PREFIX: 'kp-prod', KUBEPLANE_LEASE_SECONDS: '300', KUBEPLANE_TASK_DEADLINE_SECONDS: '1800' }, { authClient });
+    const rt = gcpRuntimeFromEnv(
+      { ...env, KUBEPLANE_COLLECTION_PREFIX: 'kp-prod', KUBEPLANE_LEASE_SECONDS: '300', KUBEPLANE_TASK_DEADLINE_SECONDS: '1800' },
+      { authClient },
+    );
     expect(rt.deadLetters.collection).toBe('kp-prod-dead-letters');
     expect(rt.kubeplane.engine.leaseSeconds).toBe(300);
     expect(rt.taskDeadlineSeconds).toBe(1800);
@@ -49,10 +52,17 @@ describe('gcpRuntimeFromEnv', () => {
   });
 
   it('names a malformed variable and what it must be', () => {
-    expect(() => gcpRuntimeFromEnv({ ...env, KUBEPLANE_TASK_DEADLINE_SECONDS: '3600' }, { authClient })).toThrow('environment variable KUBEPLANE_TASK_DEADLINE_SECONDS is "3600", not a whole number from 15 to 1800');
+    expect(() => gcpRuntimeFromEnv({ ...env, KUBEPLANE_TASK_DEADLINE_SECONDS: '3600' }, { authClient })).toThrow(
+      'environment variable KUBEPLANE_TASK_DEADLINE_SECONDS is "3600", not a whole number from 15 to 1800',
+    );
     expect(() => gcpRuntimeFromEnv({ ...env, KUBEPLANE_API_AUTH: 'none' }, { authClient })).toThrow('KUBEPLANE_API_AUTH is "none"; use iam or id-token');
-    expect(() => gcpRuntimeFromEnv({ ...env, KUBEPLANE_API_AUTH: 'id-token' }, { authClient })).toThrow('environment variable KUBEPLANE_API_AUDIENCE is not set');
-    expect(gcpRuntimeFromEnv({ ...env, KUBEPLANE_API_AUTH: 'id-token', KUBEPLANE_API_AUDIENCE: 'https://api.example.com' }, { authClient }).apiAuth).toEqual({ mode: 'id-token', audience: 'https://api.example.com' });
+    expect(() => gcpRuntimeFromEnv({ ...env, KUBEPLANE_API_AUTH: 'id-token' }, { authClient })).toThrow(
+      'environment variable KUBEPLANE_API_AUDIENCE is not set',
+    );
+    expect(gcpRuntimeFromEnv({ ...env, KUBEPLANE_API_AUTH: 'id-token', KUBEPLANE_API_AUDIENCE: 'https://api.example.com' }, { authClient }).apiAuth).toEqual({
+      mode: 'id-token',
+      audience: 'https://api.example.com',
+    });
   });
 });
 
@@ -66,7 +76,11 @@ describe('provider credentials from Secret Manager', () => {
   const def = (secret: string): ProviderDef => ({ name: 'hetzner-1', providerType: 'hetzner', secretRef: { gcpSecretManager: { secret } } }) as ProviderDef;
 
   it('reads the JSON object of credential keys, each value redacted', async () => {
-    const [s] = await client.createSecret({ parent: 'projects/kubeplane-sandbox', secretId: 'kubeplane-providers-team-a-hetzner', secret: { replication: { automatic: {} } } });
+    const [s] = await client.createSecret({
+      parent: 'projects/kubeplane-sandbox',
+      secretId: 'kubeplane-providers-team-a-hetzner',
+      secret: { replication: { automatic: {} } },
+    });
     await client.addSecretVersion({ parent: s.name!, payload: { data: Buffer.from(JSON.stringify({ credentials: 'hcloud-token-value' })) } });
     const creds = await read(def('kubeplane-providers-team-a-hetzner'), 'team-a');
     expect(creds.credentials?.reveal()).toBe('hcloud-token-value');
@@ -75,15 +89,23 @@ describe('provider credentials from Secret Manager', () => {
 
   it("refuses another project's secret before reading anything", async () => {
     const before = emulator.counts().accesses;
-    await expect(read(def('kubeplane-providers-team-a-hetzner'), 'team-b')).rejects.toThrow(/provider hetzner-1: secret kubeplane-providers-team-a-hetzner is not this project's/);
+    await expect(read(def('kubeplane-providers-team-a-hetzner'), 'team-b')).rejects.toThrow(
+      /provider hetzner-1: secret kubeplane-providers-team-a-hetzner is not this project's/,
+    );
     expect(emulator.counts().accesses).toBe(before);
   });
 
   it('says a secret is not a JSON object of credential keys without quoting it', async () => {
-    const [s] = await client.createSecret({ parent: 'projects/kubeplane-sandbox', secretId: 'kubeplane-providers-team-a-plain', secret: { replication: { automatic: {} } } });
+    const [s] = await client.createSecret({
+      parent: 'projects/kubeplane-sandbox',
+      secretId: 'kubeplane-providers-team-a-plain',
+      secret: { replication: { automatic: {} } },
+    });
     await client.addSecretVersion({ parent: s.name!, payload: { data: Buffer.from('hcloud-token-value') } });
     const failure = read(def('kubeplane-providers-team-a-plain'), 'team-a');
-    await expect(failure).rejects.toThrow('provider hetzner-1: secret projects/kubeplane-sandbox/secrets/kubeplane-providers-team-a-plain/versions/latest is not a JSON object of credential keys');
+    await expect(failure).rejects.toThrow(
+      'provider hetzner-1: secret projects/kubeplane-sandbox/secrets/kubeplane-providers-team-a-plain/versions/latest is not a JSON object of credential keys',
+    );
     await expect(failure).rejects.not.toThrow(/hcloud-token-value/);
   });
 });

@@ -3,7 +3,18 @@
 // with real cloud providers whose credentials come from each provider's secretRef — `gcpSecretManager` (a JSON secret
 // of the provider's credential keys) of the runtime's project under the manifest project's own prefix, nothing else.
 import type { SecretManagerServiceClient } from '@google-cloud/secret-manager';
-import { gcpSecretVersionName, KubeplaneError, Kubeplane, Redacted, systemClock, type Clock, type KubernetesConnector, type ProviderDef, type ProviderFactory, type StepEvent } from '@kubeplane/sdk';
+import {
+  gcpSecretVersionName,
+  KubeplaneError,
+  Kubeplane,
+  Redacted,
+  systemClock,
+  type Clock,
+  type KubernetesConnector,
+  type ProviderDef,
+  type ProviderFactory,
+  type StepEvent,
+} from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
 import { cloudProviderFactory } from '../runtime/cloud-providers.js';
@@ -75,7 +86,8 @@ export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = proce
       return fallback;
     }
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new KubeplaneError('invalid', `environment variable ${name} is "${text}", not a whole number from ${min} to ${max}`, { resource: name });
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new KubeplaneError('invalid', `environment variable ${name} is "${text}", not a whole number from ${min} to ${max}`, { resource: name });
     return n;
   };
   const projectId = need('GOOGLE_CLOUD_PROJECT');
@@ -87,18 +99,33 @@ export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = proce
   const taskDeadlineSeconds = int('KUBEPLANE_TASK_DEADLINE_SECONDS', 600, 15, 1800);
   const leaseSeconds = int('KUBEPLANE_LEASE_SECONDS', 120, 10, 3600);
   const authMode = env.KUBEPLANE_API_AUTH ?? 'iam';
-  if (authMode !== 'iam' && authMode !== 'id-token') throw new KubeplaneError('invalid', `environment variable KUBEPLANE_API_AUTH is "${authMode}"; use iam or id-token`, { resource: 'KUBEPLANE_API_AUTH' });
+  if (authMode !== 'iam' && authMode !== 'id-token')
+    throw new KubeplaneError('invalid', `environment variable KUBEPLANE_API_AUTH is "${authMode}"; use iam or id-token`, { resource: 'KUBEPLANE_API_AUTH' });
   const apiAuth: GcpApiAuth = authMode === 'iam' ? { mode: 'iam' } : { mode: 'id-token', audience: need('KUBEPLANE_API_AUDIENCE') };
   const prefix = env.KUBEPLANE_COLLECTION_PREFIX || 'kubeplane';
   const clock = overrides.clock ?? systemClock;
-  const google: GoogleClientOptions = { projectId, ...(overrides.authClient ? { authClient: overrides.authClient } : {}), ...(env.KUBEPLANE_FIRESTORE_DATABASE ? { databaseId: env.KUBEPLANE_FIRESTORE_DATABASE } : {}) };
+  const google: GoogleClientOptions = {
+    projectId,
+    ...(overrides.authClient ? { authClient: overrides.authClient } : {}),
+    ...(env.KUBEPLANE_FIRESTORE_DATABASE ? { databaseId: env.KUBEPLANE_FIRESTORE_DATABASE } : {}),
+  };
   // One client of each kind per instance, shared by the adapters (connections and tokens are reused).
   const firestore = firestoreClient(google);
   const secretsClient = secretManagerClient(google);
-  const queue = new CloudTasksQueue<StepEvent>({ ...google, location, queue: queueId, url, serviceAccountEmail, dispatchDeadlineSeconds: taskDeadlineSeconds, now: () => clock.now() });
+  const queue = new CloudTasksQueue<StepEvent>({
+    ...google,
+    location,
+    queue: queueId,
+    url,
+    serviceAccountEmail,
+    dispatchDeadlineSeconds: taskDeadlineSeconds,
+    now: () => clock.now(),
+  });
   const providerSecretPrefix = env.KUBEPLANE_PROVIDER_SECRET_PREFIX || GCP_PROVIDER_SECRET_PREFIX;
   const budgets = firestoreRateBudgets({ ...google, firestore, collection: `${prefix}-budgets`, clock });
-  const providers = overrides.providers ?? cloudProviderFactory(gcpProviderSecretCredentials({ prefix: providerSecretPrefix, projectId, client: secretsClient }), DEFAULT_AWS_REGION, budgets);
+  const providers =
+    overrides.providers ??
+    cloudProviderFactory(gcpProviderSecretCredentials({ prefix: providerSecretPrefix, projectId, client: secretsClient }), DEFAULT_AWS_REGION, budgets);
   const kubeplane = new Kubeplane({
     state: new FirestoreStateStore({ ...google, firestore, collection: `${prefix}-state` }),
     lease: new FirestoreLease({ ...google, firestore, collection: `${prefix}-leases`, clock }),
@@ -129,7 +156,11 @@ export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = proce
  * A provider's credentials as the step function reads them: a JSON secret of the provider's credential keys
  * (`gcpSecretManager`), of the runtime's project under the manifest project's own prefix and nowhere else.
  */
-export function gcpProviderSecretCredentials(options: { prefix: string; projectId: string; client: SecretManagerServiceClient }): (def: ProviderDef, project: string | undefined) => Promise<Credentials> {
+export function gcpProviderSecretCredentials(options: {
+  prefix: string;
+  projectId: string;
+  client: SecretManagerServiceClient;
+}): (def: ProviderDef, project: string | undefined) => Promise<Credentials> {
   return async (def, project) => {
     // The rule the API applies to what it accepts (secret-refs.ts), applied again where credentials are read: a manifest
     // that reached the store another way must not make the function read its environment, files or another project's secret.
@@ -150,6 +181,10 @@ export function gcpProviderSecretCredentials(options: { prefix: string; projectI
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new KubeplaneError('auth', `provider ${def.name}: secret ${name} is not a JSON object of credential keys`, { resource: def.name });
     }
-    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, Redacted.of(v)]));
+    return Object.fromEntries(
+      Object.entries(parsed)
+        .filter((e): e is [string, string] => typeof e[1] === 'string')
+        .map(([k, v]) => [k, Redacted.of(v)]),
+    );
   };
 }

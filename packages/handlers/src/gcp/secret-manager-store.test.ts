@@ -26,7 +26,7 @@ beforeEach(() => {
 const store = (settleMs = 2000) => new SecretManagerStore({ projectId, client, settleMs });
 
 describe('SecretManagerStore', () => {
-  it('encodes names into secret ids reversibly, and ids stay within Secret Manager\'s alphabet', () => {
+  it("encodes names into secret ids reversibly, and ids stay within Secret Manager's alphabet", () => {
     for (const name of ['clusters/c1/ca-key', 'a_b.c/d', 'prod-abc1234/kubeconfig', 'ünïcode/x']) {
       const id = encodeSecretName(name);
       expect(id).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -37,11 +37,13 @@ describe('SecretManagerStore', () => {
     expect(decodeSecretName(encodeSecretName('a_2fb'))).toBe('a_2fb');
   });
 
-  it('keeps the engine\'s labels (dots, slashes, capitals) through Secret Manager\'s label alphabet and lists by them', async () => {
+  it("keeps the engine's labels (dots, slashes, capitals) through Secret Manager's label alphabet and lists by them", async () => {
     const s = store();
     await s.put('clusters/c1/kubeconfig', Redacted.of('k'), { cluster: 'Prod-C1', 'kubeplane.dev/output': 'kubeconfig' });
     await s.put('clusters/c2/kubeconfig', Redacted.of('k'), { cluster: 'c2' });
-    expect(await s.list({ 'kubeplane.dev/output': 'kubeconfig' })).toEqual([{ name: 'clusters/c1/kubeconfig', labels: { cluster: 'Prod-C1', 'kubeplane.dev/output': 'kubeconfig' } }]);
+    expect(await s.list({ 'kubeplane.dev/output': 'kubeconfig' })).toEqual([
+      { name: 'clusters/c1/kubeconfig', labels: { cluster: 'Prod-C1', 'kubeplane.dev/output': 'kubeconfig' } },
+    ]);
     expect((await s.list()).map((e) => e.name)).toEqual(['clusters/c1/kubeconfig', 'clusters/c2/kubeconfig']);
   });
 
@@ -51,16 +53,22 @@ describe('SecretManagerStore', () => {
     await s.put('clusters/c1/ca', Redacted.of('two'));
     await s.put('clusters/c1/ca', Redacted.of('three'));
     const [versions] = await client.listSecretVersions({ parent: `projects/${projectId}/secrets/kubeplane-${encodeSecretName('clusters/c1/ca')}` });
-    expect(versions.map((v) => [v.name?.split('/').pop(), v.state]).sort()).toEqual([['1', 'DESTROYED'], ['2', 'DESTROYED'], ['3', 'ENABLED']]);
+    expect(versions.map((v) => [v.name?.split('/').pop(), v.state]).sort()).toEqual([
+      ['1', 'DESTROYED'],
+      ['2', 'DESTROYED'],
+      ['3', 'ENABLED'],
+    ]);
     expect((await s.get('clusters/c1/ca'))?.reveal()).toBe('three');
   });
 
-  it('a creator that loses to one still between CreateSecret and AddSecretVersion reads the winner\'s value', async () => {
+  it("a creator that loses to one still between CreateSecret and AddSecretVersion reads the winner's value", async () => {
     const s = store();
     const secretId = `kubeplane-${encodeSecretName('clusters/c3/pki')}`;
     // The winner's first call only; its value follows 300 ms later.
     await client.createSecret({ parent: `projects/${projectId}`, secretId, secret: { replication: { automatic: {} } } });
-    const late = new Promise((resolve) => setTimeout(resolve, 300)).then(() => client.addSecretVersion({ parent: `projects/${projectId}/secrets/${secretId}`, payload: { data: Buffer.from('winner') } }));
+    const late = new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
+      client.addSecretVersion({ parent: `projects/${projectId}/secrets/${secretId}`, payload: { data: Buffer.from('winner') } }),
+    );
     expect(await s.create('clusters/c3/pki', Redacted.of('loser'))).toBe(false);
     await late;
     expect((await s.get('clusters/c3/pki'))?.reveal()).toBe('winner');

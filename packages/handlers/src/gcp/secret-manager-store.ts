@@ -24,17 +24,24 @@ export interface SecretManagerStoreOptions extends GoogleClientOptions {
 // Secret ids are [A-Za-z0-9_-]{1,255}; names hold '/', '.' and more. Every byte outside [A-Za-z0-9-] (and '_', the
 // escape itself) becomes `_xx` (hex), which reverses exactly. https://cloud.google.com/secret-manager/docs/reference/rest/v1/projects.secrets
 export function encodeSecretName(name: string): string {
-  return [...Buffer.from(name, 'utf8')].map((b) => (/[A-Za-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `_${b.toString(16).padStart(2, '0')}`)).join('');
+  return [...Buffer.from(name, 'utf8')]
+    .map((b) => (/[A-Za-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `_${b.toString(16).padStart(2, '0')}`))
+    .join('');
 }
 export function decodeSecretName(id: string): string {
-  return Buffer.from(id.replace(/_([0-9a-f]{2})|./gs, (m, hex: string | undefined) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m)), 'latin1').toString('utf8');
+  return Buffer.from(
+    id.replace(/_([0-9a-f]{2})|./gs, (m, hex: string | undefined) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m)),
+    'latin1',
+  ).toString('utf8');
 }
 
 // Labels: keys and values are lower-case letters, digits, '_' and '-' (keys start with a letter), at most 63
 // characters. The engine's labels hold '.', '/' and capitals (`kubeplane.dev/output`), so both are encoded as names
 // are (lower-case only: capitals are escaped too) and keys get a leading `k`. https://cloud.google.com/secret-manager/docs/labels
 function encodeLabelPart(s: string): string {
-  return [...Buffer.from(s, 'utf8')].map((b) => (/[a-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `_${b.toString(16).padStart(2, '0')}`)).join('');
+  return [...Buffer.from(s, 'utf8')]
+    .map((b) => (/[a-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `_${b.toString(16).padStart(2, '0')}`))
+    .join('');
 }
 const encodeLabelKey = (k: string) => `k${encodeLabelPart(k)}`;
 const decodeLabelKey = (k: string) => decodeSecretName(k.slice(1));
@@ -44,13 +51,20 @@ function encodeLabels(labels: Record<string, string>, where: string): Record<str
   for (const [k, v] of Object.entries(labels)) {
     const key = encodeLabelKey(k);
     const value = encodeLabelPart(v);
-    if (key.length > 63 || value.length > 63) throw new KubeplaneError('invalid', `secret ${where}: label ${k}=${v} is longer than Secret Manager's labels may be (63 characters, encoded)`, { resource: where });
+    if (key.length > 63 || value.length > 63)
+      throw new KubeplaneError('invalid', `secret ${where}: label ${k}=${v} is longer than Secret Manager's labels may be (63 characters, encoded)`, {
+        resource: where,
+      });
     out[key] = value;
   }
   return out;
 }
 function decodeLabels(labels: Record<string, string> | null | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels ?? {}).filter(([k]) => k.startsWith('k')).map(([k, v]) => [decodeLabelKey(k), decodeSecretName(v)]));
+  return Object.fromEntries(
+    Object.entries(labels ?? {})
+      .filter(([k]) => k.startsWith('k'))
+      .map(([k, v]) => [decodeLabelKey(k), decodeSecretName(v)]),
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,12 +80,14 @@ export class SecretManagerStore implements SecretStore {
     this.#project = options.projectId;
     this.#prefix = options.idPrefix ?? 'kubeplane-';
     this.#settleMs = options.settleMs ?? 10_000;
-    if (!/^[A-Za-z0-9_-]*$/.test(this.#prefix)) throw new KubeplaneError('invalid', `secret id prefix "${this.#prefix}" may hold only letters, digits, '_' and '-' (Secret Manager's ids)`);
+    if (!/^[A-Za-z0-9_-]*$/.test(this.#prefix))
+      throw new KubeplaneError('invalid', `secret id prefix "${this.#prefix}" may hold only letters, digits, '_' and '-' (Secret Manager's ids)`);
   }
 
   #secret(name: string): string {
     const id = this.#prefix + encodeSecretName(name);
-    if (id.length > 255) throw new KubeplaneError('invalid', `secret ${name}: its id ${id.slice(0, 40)}… is longer than Secret Manager allows (255)`, { resource: name });
+    if (id.length > 255)
+      throw new KubeplaneError('invalid', `secret ${name}: its id ${id.slice(0, 40)}… is longer than Secret Manager allows (255)`, { resource: name });
     return `projects/${this.#project}/secrets/${id}`;
   }
 

@@ -11,17 +11,42 @@ export const GCP_PROVIDER_SECRET_PREFIX = 'kubeplane-providers-';
 
 /** Why the runtime refuses a secretRef (undefined: it may be read); `prefix` is the manifest project's own id prefix. */
 export function refusedGcpSecretRef(ref: SecretRef, path: string, prefix: string, googleProject: string): SecretRefRefusal | undefined {
-  const only = `the serverless API reads credentials only from Secret Manager secrets of project ${googleProject} whose id starts with ${prefix}: use secretRef.gcpSecretManager.secret ${prefix}<name>`;
-  if (ref.env) return { status: 400, severity: 'error', path: `${path}.env`, message: `environment variables are refused: the step function would read its own environment; ${only}` };
-  if (ref.file) return { status: 400, severity: 'error', path: `${path}.file`, message: `files are refused: the step function would read its own files; ${only}` };
+  const only =
+    `the serverless API reads credentials only from Secret Manager secrets of project ${googleProject} ` +
+    `whose id starts with ${prefix}: use secretRef.gcpSecretManager.secret ${prefix}<name>`;
+  if (ref.env)
+    return {
+      status: 400,
+      severity: 'error',
+      path: `${path}.env`,
+      message: `environment variables are refused: the step function would read its own environment; ${only}`,
+    };
+  if (ref.file)
+    return { status: 400, severity: 'error', path: `${path}.file`, message: `files are refused: the step function would read its own files; ${only}` };
   const gcp = ref.gcpSecretManager;
-  if (!gcp) return { status: 400, severity: 'error', path, message: `${ref.awsSecretsManager ? 'an AWS Secrets Manager secret' : 'a Kubernetes Secret'} is refused: this runtime cannot read it; ${only}` };
+  if (!gcp)
+    return {
+      status: 400,
+      severity: 'error',
+      path,
+      message: `${ref.awsSecretsManager ? 'an AWS Secrets Manager secret' : 'a Kubernetes Secret'} is refused: this runtime cannot read it; ${only}`,
+    };
   const [, project = '', , id = ''] = gcpSecretVersionName(gcp, googleProject).split('/');
   if (project !== googleProject) {
-    return { status: 403, severity: 'error', path: `${path}.gcpSecretManager`, message: `secret ${gcp.secret} is in project ${project}, not this runtime's (${googleProject}); ${only}` };
+    return {
+      status: 403,
+      severity: 'error',
+      path: `${path}.gcpSecretManager`,
+      message: `secret ${gcp.secret} is in project ${project}, not this runtime's (${googleProject}); ${only}`,
+    };
   }
   if (!id.startsWith(prefix) || id.length === prefix.length) {
-    return { status: 403, severity: 'error', path: `${path}.gcpSecretManager.secret`, message: `secret ${id} is not this project's: a manifest may name only secrets whose id starts with ${prefix}` };
+    return {
+      status: 403,
+      severity: 'error',
+      path: `${path}.gcpSecretManager.secret`,
+      message: `secret ${id} is not this project's: a manifest may name only secrets whose id starts with ${prefix}`,
+    };
   }
   return undefined;
 }

@@ -34,7 +34,9 @@ export async function runGcpWatchdog(kubeplane: Kubeplane, deadLetters: Firestor
   for (const letter of await deadLetters.overdue(clock.now())) {
     const event = letter.event;
     if (!event) continue;
-    const reason = `step task ${event.key} did not finish its last attempt (it crashed or ran past its ${Math.round((letter.deadlineAt - letter.recordedAt) / 1000)} s deadline); see the step function's logs, then apply again to retry`;
+    const reason =
+      `step task ${event.key} did not finish its last attempt (it crashed or ran past its ` +
+      `${Math.round((letter.deadlineAt - letter.recordedAt) / 1000)} s deadline); see the step function's logs, then apply again to retry`;
     const marked = await kubeplane.markFailed(event.clusterId, reason, { generation: event.generation, seq: event.seq });
     await deadLetters.update(letter.id, 'expired', reason);
     logger.log('error', 'dead-lettered step task', { task: letter.task, clusterId: event.clusterId, step: event.step, key: event.key, marked });

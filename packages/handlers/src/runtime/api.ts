@@ -54,7 +54,11 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     const names = [...new Set(projects)];
     logger.log('warn', 'request refused', { status: 403, operation, projects: names, caller: caller.id, sourceIp: caller.sourceIp });
     const verb = operation === 'status' ? 'read' : operation;
-    return json(403, { error: `${caller.id} may not ${verb} project ${names.join(', ')}: no access grant gives it the ${OPERATION_ROLES[operation]} role on ${names.length > 1 ? 'each of them' : 'it'}` });
+    return json(403, {
+      error:
+        `${caller.id} may not ${verb} project ${names.join(', ')}: no access grant gives it ` +
+        `the ${OPERATION_ROLES[operation]} role on ${names.length > 1 ? 'each of them' : 'it'}`,
+    });
   }
 
   /** Every change, with who asked for it: one line an operation and project. */
@@ -68,7 +72,10 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     const result = validateManifestText(text, { file: 'request body' });
     if (!result.ok || result.manifests.length === 0) {
       const errors = result.errors.length > 0 ? result.errors : [{ severity: 'error' as const, path: '', message: 'the request body holds no manifest' }];
-      return json(400, { errors: errors.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })), warnings: result.warnings.map((i) => ({ path: i.path, message: i.message })) });
+      return json(400, {
+        errors: errors.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })),
+        warnings: result.warnings.map((i) => ({ path: i.path, message: i.message })),
+      });
     }
     // Every project of the body is checked before any of them is stored: one the caller may not change refuses the body.
     const forbidden = result.manifests.filter((m) => !access.allows(caller.id, 'apply', m.name)).map((m) => m.name);
@@ -76,10 +83,17 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     // Before anything is stored: a reference to the function's own environment, files or another tenant's secret.
     const refusedRefs = result.manifests.flatMap((m) => {
       const found = options.refusedSecretRefs(m);
-      return result.locate(m, found.map(({ status: _status, ...issue }) => issue)).map((issue, i) => ({ ...issue, status: found[i]?.status ?? 400 }));
+      return result
+        .locate(
+          m,
+          found.map(({ status: _status, ...issue }) => issue),
+        )
+        .map((issue, i) => ({ ...issue, status: found[i]?.status ?? 400 }));
     });
     if (refusedRefs.length > 0) {
-      return json(refusedRefs.some((r) => r.status === 400) ? 400 : 403, { errors: refusedRefs.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })) });
+      return json(refusedRefs.some((r) => r.status === 400) ? 400 : 403, {
+        errors: refusedRefs.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })),
+      });
     }
     const applied = [];
     for (const manifest of result.manifests) applied.push(await applyOne(manifest, caller));
@@ -115,7 +129,14 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
   }
 
   /** GET …/node-groups (reader) and POST …/pools/<pool>/scale with `{target, removeNodes?}` (operator). */
-  async function onNodeGroups(request: ApiRequest, method: string, project: string, cluster: string, pool: string | undefined, caller: Caller): Promise<Result> {
+  async function onNodeGroups(
+    request: ApiRequest,
+    method: string,
+    project: string,
+    cluster: string,
+    pool: string | undefined,
+    caller: Caller,
+  ): Promise<Result> {
     const operation = pool === undefined ? 'status' : 'scale';
     const expected = pool === undefined ? 'GET' : 'POST';
     if (method !== expected) return json(405, { error: `use ${expected} ${request.path}` });
@@ -130,7 +151,8 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     }
     const { target, removeNodes } = (typeof body === 'object' && body !== null ? body : {}) as { target?: unknown; removeNodes?: unknown };
     if (typeof target !== 'number' || !Number.isInteger(target)) return json(400, { error: 'target: a whole number of nodes is required' });
-    if (removeNodes !== undefined && !(Array.isArray(removeNodes) && removeNodes.every((n) => typeof n === 'string'))) return json(400, { error: 'removeNodes: a list of node names' });
+    if (removeNodes !== undefined && !(Array.isArray(removeNodes) && removeNodes.every((n) => typeof n === 'string')))
+      return json(400, { error: 'removeNodes: a list of node names' });
     const r = await kp.scalePool(project, cluster, pool, target, removeNodes ? { removeNodes: removeNodes as string[] } : {});
     accepted('scale', project, caller, { cluster, pool, target: r.target });
     return json(202, { project, cluster, pool, ...r });
@@ -147,7 +169,12 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     const g = NODE_GROUPS.exec(path);
     if (g) return onNodeGroups(request, method, g[1] ?? '', g[2] ?? '', g[3], caller);
     const m = PROJECT.exec(path);
-    if (!m) return json(404, { error: `no route for ${method} ${path}; try POST /projects, GET /projects/<name>, POST /projects/<name>/destroy, POST /projects/<name>/reconcile, GET /projects/<name>/clusters/<cluster>/node-groups, POST /projects/<name>/clusters/<cluster>/pools/<pool>/scale` });
+    if (!m)
+      return json(404, {
+        error:
+          `no route for ${method} ${path}; try POST /projects, GET /projects/<name>, POST /projects/<name>/destroy, POST /projects/<name>/reconcile, ` +
+          `GET /projects/<name>/clusters/<cluster>/node-groups, POST /projects/<name>/clusters/<cluster>/pools/<pool>/scale`,
+      });
     const project = m[1] ?? '';
     const operation = m[2] === '/destroy' ? 'destroy' : m[2] === '/reconcile' ? 'reconcile' : 'status';
     const expected = operation === 'status' ? 'GET' : 'POST';
@@ -166,10 +193,18 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
       // A pool backed off after its provider refused to grow it: the caller may ask again after Retry-After.
       if (isKubeplaneError(e) && (e.kind === 'quota' || e.kind === 'capacity')) {
         const retry = e.details.retryAfterSeconds;
-        return { ...json(429, { error: e.message, kind: e.kind, ...(e.details.code ? { code: e.details.code } : {}) }), ...(retry ? { headers: { 'content-type': 'application/json', 'retry-after': String(retry) } } : {}) };
+        return {
+          ...json(429, { error: e.message, kind: e.kind, ...(e.details.code ? { code: e.details.code } : {}) }),
+          ...(retry ? { headers: { 'content-type': 'application/json', 'retry-after': String(retry) } } : {}),
+        };
       }
       if (isKubeplaneError(e) && (e.kind === 'invalid' || e.kind === 'conflict')) {
-        return json(e.kind === 'invalid' ? 400 : 409, { errors: e.message.split('\n').map((line) => ({ path: line.includes(': ') ? line.slice(0, line.indexOf(': ')) : '', message: line.includes(': ') ? line.slice(line.indexOf(': ') + 2) : line })) });
+        return json(e.kind === 'invalid' ? 400 : 409, {
+          errors: e.message.split('\n').map((line) => ({
+            path: line.includes(': ') ? line.slice(0, line.indexOf(': ')) : '',
+            message: line.includes(': ') ? line.slice(line.indexOf(': ') + 2) : line,
+          })),
+        });
       }
       return json(500, { error: 'internal error; see the function logs' });
     }

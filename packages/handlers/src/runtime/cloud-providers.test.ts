@@ -13,7 +13,9 @@ describe('cloudProviderFactory rate-budget keys', () => {
   it('gives two names for one Hetzner project one budget, keyed without the token', async () => {
     const budgets = new RateBudgets(systemClock);
     const credentials = async (d: ProviderDef): Promise<Credentials> =>
-      d.providerType === 'hetzner' ? { credentials: Redacted.of(hetznerToken) } : { accesskey: Redacted.of('AKIAABCDEFGHIJKLMNOP'), secretkey: Redacted.of('s'.repeat(40)) };
+      d.providerType === 'hetzner'
+        ? { credentials: Redacted.of(hetznerToken) }
+        : { accesskey: Redacted.of('AKIAABCDEFGHIJKLMNOP'), secretkey: Redacted.of('s'.repeat(40)) };
     const factory = cloudProviderFactory(credentials, 'eu-central-1', budgets);
     await factory(def('hetzner-a', 'hetzner'), 'fsn1');
     await factory(def('hetzner-b', 'hetzner'), 'nbg1');
@@ -31,7 +33,7 @@ describe('cloudProviderFactory rate-budget keys', () => {
 });
 
 describe('cloudProviderFactory for AWS by role', () => {
-  it('works as a session of the role tagged with the cluster, asked for with the runtime\'s own identity when no keys are given', async () => {
+  it("works as a session of the role tagged with the cluster, asked for with the runtime's own identity when no keys are given", async () => {
     const sandbox = new Sandbox({ seed: 3 }).listen();
     // The runtime's own identity (a Lambda function's role) reaches the SDK through its default chain.
     vi.stubEnv('AWS_ACCESS_KEY_ID', SANDBOX_CREDENTIALS.awsAccessKeyId);
@@ -39,9 +41,16 @@ describe('cloudProviderFactory for AWS by role', () => {
     try {
       const factory = cloudProviderFactory(async () => ({ rolearn: Redacted.of(SANDBOX_PROVIDER_ROLE) }), 'eu-central-1', new RateBudgets(systemClock));
       const provider = await factory(def('aws-1', 'aws'), 'eu-central-1', { project: 'team-a', cluster: 'team-a-web-k3x9' });
-      const key = await provider.network?.ensureSshKey({ name: 'team-a-web-ssh', clusterId: 'team-a-web-k3x9', region: 'eu-central-1', publicKey: SANDBOX_SSH_PUBLIC_KEY });
+      const key = await provider.network?.ensureSshKey({
+        name: 'team-a-web-ssh',
+        clusterId: 'team-a-web-k3x9',
+        region: 'eu-central-1',
+        publicKey: SANDBOX_SSH_PUBLIC_KEY,
+      });
       expect(key?.status).toBe('done');
-      expect(sandbox.sts.sessions().map((s) => ({ name: s.sessionName, tags: s.tags, used: s.uses > 0 }))).toEqual([{ name: 'kubeplane-team-a-web-k3x9', tags: { 'kubeplane.dev/cluster-id': 'team-a-web-k3x9' }, used: true }]);
+      expect(sandbox.sts.sessions().map((s) => ({ name: s.sessionName, tags: s.tags, used: s.uses > 0 }))).toEqual([
+        { name: 'kubeplane-team-a-web-k3x9', tags: { 'kubeplane.dev/cluster-id': 'team-a-web-k3x9' }, used: true },
+      ]);
     } finally {
       vi.unstubAllEnvs();
       await sandbox.close();
@@ -50,7 +59,9 @@ describe('cloudProviderFactory for AWS by role', () => {
 
   it('refuses half a key pair, or neither keys nor a role, naming the provider', async () => {
     const factory = cloudProviderFactory(async () => ({ accesskey: Redacted.of('AKIAABCDEFGHIJKLMNOP') }));
-    await expect(factory(def('aws-1', 'aws'), 'eu-central-1')).rejects.toThrow('provider aws-1: AWS credentials incomplete (accesskey and secretkey, or rolearn)');
+    await expect(factory(def('aws-1', 'aws'), 'eu-central-1')).rejects.toThrow(
+      'provider aws-1: AWS credentials incomplete (accesskey and secretkey, or rolearn)',
+    );
     const none = cloudProviderFactory(async () => ({}));
     await expect(none(def('aws-1', 'aws'), 'eu-central-1')).rejects.toThrow('AWS credentials incomplete');
   });

@@ -16,13 +16,19 @@ const write = (name: string, text: string) => {
 
 describe('resolveCredentials from a file', () => {
   it('takes a role alone for AWS, with its external id', async () => {
-    const creds = await resolveCredentials(aws(write('role.yaml', 'rolearn: arn:aws:iam::123456789012:role/kubeplane-provider\nexternalid: team-a-7f3\n')), {}, dir);
+    const creds = await resolveCredentials(
+      aws(write('role.yaml', 'rolearn: arn:aws:iam::123456789012:role/kubeplane-provider\nexternalid: team-a-7f3\n')),
+      {},
+      dir,
+    );
     expect(Object.keys(creds).sort()).toEqual(['externalid', 'rolearn']);
     expect(creds.rolearn?.reveal()).toBe('arn:aws:iam::123456789012:role/kubeplane-provider');
   });
 
   it('names the missing half of a key pair with its file', async () => {
-    await expect(resolveCredentials(aws(write('half.yaml', 'accesskey: AKIAABCDEFGHIJKLMNOP\n')), {}, dir)).rejects.toThrow(/secret not found: file .*half\.yaml \(key secretkey\) has no string value/);
+    await expect(resolveCredentials(aws(write('half.yaml', 'accesskey: AKIAABCDEFGHIJKLMNOP\n')), {}, dir)).rejects.toThrow(
+      /secret not found: file .*half\.yaml \(key secretkey\) has no string value/,
+    );
   });
 
   it('reports an unreadable file as such, not as a missing key', async () => {
@@ -30,28 +36,40 @@ describe('resolveCredentials from a file', () => {
   });
 
   it('refuses a role ARN that is not one', async () => {
-    await expect(resolveCredentials(aws(write('user.yaml', 'rolearn: arn:aws:iam::123456789012:user/alice\n')), {}, dir)).rejects.toThrow('credential "rolearn" is not an IAM role ARN');
+    await expect(resolveCredentials(aws(write('user.yaml', 'rolearn: arn:aws:iam::123456789012:user/alice\n')), {}, dir)).rejects.toThrow(
+      'credential "rolearn" is not an IAM role ARN',
+    );
   });
 });
 
 describe('resolveAddonCredentials', () => {
   const token = [{ key: 'credentials', required: true }] as const;
 
-  it('reads an add-on\'s own keys from the environment, Redacted', async () => {
+  it("reads an add-on's own keys from the environment, Redacted", async () => {
     const creds = await resolveAddonCredentials({ env: { credentials: 'CSI_TOKEN' } }, token, 'add-on hcloud_csi', { CSI_TOKEN: 'csi-token-value' }, dir);
     expect(String(creds.credentials)).toBe('[redacted]');
     expect(creds.credentials?.reveal()).toBe('csi-token-value');
   });
 
   it('names the add-on and the missing key, never a value', async () => {
-    await expect(resolveAddonCredentials({ file: write('csi.yaml', 'other: x\n') }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow(/csi\.yaml \(key credentials\) has no string value/);
-    await expect(resolveAddonCredentials({ name: 'csi', namespace: 'kube-system' }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow('add-on hcloud_csi: a Kubernetes Secret (kube-system/csi) needs a cluster to read it from');
+    await expect(resolveAddonCredentials({ file: write('csi.yaml', 'other: x\n') }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow(
+      /csi\.yaml \(key credentials\) has no string value/,
+    );
+    await expect(resolveAddonCredentials({ name: 'csi', namespace: 'kube-system' }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow(
+      'add-on hcloud_csi: a Kubernetes Secret (kube-system/csi) needs a cluster to read it from',
+    );
   });
 });
 
 describe('credentials the local runtime cannot read', () => {
   it('says a Google Secret Manager secret is read by the Google Cloud runtime, and what to use locally', async () => {
-    const def = { name: 'hetzner-1', providerType: 'hetzner', secretRef: { gcpSecretManager: { secret: 'kubeplane-providers-minimal-hetzner-1' } } } as unknown as ProviderDef;
-    await expect(resolveCredentials(def, {}, dir)).rejects.toThrow('provider hetzner-1: gcpSecretManager credentials are read by the Google Cloud runtime; locally use secretRef.env or secretRef.file');
+    const def = {
+      name: 'hetzner-1',
+      providerType: 'hetzner',
+      secretRef: { gcpSecretManager: { secret: 'kubeplane-providers-minimal-hetzner-1' } },
+    } as unknown as ProviderDef;
+    await expect(resolveCredentials(def, {}, dir)).rejects.toThrow(
+      'provider hetzner-1: gcpSecretManager credentials are read by the Google Cloud runtime; locally use secretRef.env or secretRef.file',
+    );
   });
 });

@@ -34,9 +34,19 @@ async function destroyThroughFaults(file: string, faults: Array<{ cloud: CloudNa
     const id = (await kp.status(manifest.name)).clusters[cluster]?.id;
     const ours = () => sandbox.inventory().filter((i) => i.clusterId === id);
     // The serverless API's status is the same truth: what a serverless user's CI polls.
-    const api = createApiCore({ kubeplane: kp, access: accessPolicy([{ principal: 'arn:aws:iam::123456789012:user/ci', projects: [manifest.name], role: 'reader' }], 'test'), logger: jsonLogger(() => undefined), refusedSecretRefs: () => [] });
+    const api = createApiCore({
+      kubeplane: kp,
+      access: accessPolicy([{ principal: 'arn:aws:iam::123456789012:user/ci', projects: [manifest.name], role: 'reader' }], 'test'),
+      logger: jsonLogger(() => undefined),
+      refusedSecretRefs: () => [],
+    });
     const apiStatus = async () => {
-      const r = await api({ method: 'GET', path: `/projects/${manifest.name}`, body: undefined, caller: { id: 'arn:aws:iam::123456789012:user/ci', sourceIp: undefined } });
+      const r = await api({
+        method: 'GET',
+        path: `/projects/${manifest.name}`,
+        body: undefined,
+        caller: { id: 'arn:aws:iam::123456789012:user/ci', sourceIp: undefined },
+      });
       return { status: r.status, body: JSON.parse(r.body) as { state?: string } };
     };
     for (const fault of faults) {
@@ -105,7 +115,9 @@ describe('destroy under permanent faults ends in ERROR and keeps everything for 
       off();
       const status = await kp.findStatus('minimal');
       expect(status?.state).toBe('ERROR');
-      expect(status?.clusters.minimal?.message).toMatch(/^teardown: resources of minimal are still present; left, as last recorded: machine minimal-\S+-control-01, .*; resources tagged kubeplane.dev\/cluster-id=\S+ are left in the clouds: run destroy again to retry \(step teardown gave up after \d+ h; its last attempt: .*(5\d\d|server)/i);
+      expect(status?.clusters.minimal?.message).toMatch(
+        /^teardown: resources of minimal are still present; left, as last recorded: machine minimal-\S+-control-01, .*; resources tagged kubeplane.dev\/cluster-id=\S+ are left in the clouds: run destroy again to retry \(step teardown gave up after \d+ h; its last attempt: .*(5\d\d|server)/i,
+      );
       expect(status?.clusters.minimal?.message).toContain(`gave up after ${DELETION_CEILING_SECONDS / 3600} h`);
       // Within the ceiling and a last backoff (at most 5 minutes), in virtual time.
       expect(rt.clock.now() - started).toBeLessThan((DELETION_CEILING_SECONDS + 400) * 1000);

@@ -40,7 +40,9 @@ describe('createKubeplane', () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(isKubeplaneError(failure) && failure.message).toBe('secret not found: environment variable HCLOUD_TOKEN is not set; export it or point secretRef elsewhere');
+      expect(isKubeplaneError(failure) && failure.message).toBe(
+        'secret not found: environment variable HCLOUD_TOKEN is not set; export it or point secretRef elsewhere',
+      );
     } finally {
       await local.close();
     }

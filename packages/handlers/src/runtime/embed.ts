@@ -49,7 +49,9 @@ export function createKubeplane(options: CreateKubeplaneOptions = {}): Promise<L
  * emulated world (its inventory, faults, clock). While it is open this process's HTTP goes to the sandbox clouds:
  * close it before talking to anything else.
  */
-export function createSandboxKubeplane(options: CreateSandboxKubeplaneOptions = {}): Promise<LocalRuntime & { readonly sandbox: NonNullable<LocalRuntime['sandbox']> }> {
+export function createSandboxKubeplane(
+  options: CreateSandboxKubeplaneOptions = {},
+): Promise<LocalRuntime & { readonly sandbox: NonNullable<LocalRuntime['sandbox']> }> {
   return LocalRuntime.open({
     stateDir: options.stateDir ?? DEFAULT_STATE_DIR,
     sandbox: true,

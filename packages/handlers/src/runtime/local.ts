@@ -95,7 +95,8 @@ export class LocalRuntime {
   static async open(options: LocalRuntimeOptions): Promise<LocalRuntime> {
     const dir = options.stateDir;
     let lock: ProcessLock | undefined;
-    if (options.netns && !options.sandbox) throw new KubeplaneError('invalid', '--netns runs the sandbox clouds\' machines in network namespaces; add --sandbox');
+    if (options.netns && !options.sandbox)
+      throw new KubeplaneError('invalid', "--netns runs the sandbox clouds' machines in network namespaces; add --sandbox");
     if (!options.memory) {
       await checkFolder(dir);
       if (options.write) {
@@ -137,7 +138,11 @@ export class LocalRuntime {
       // The world is saved before each state write (see WorldFirstStateStore); `rt` exists by the first write.
       let rt: LocalRuntime | undefined;
       const fileState = options.memory ? undefined : new FileStateStore(dir);
-      const state: StateStore = fileState ? (sandbox && options.write ? new WorldFirstStateStore(fileState, () => rt?.saveIfChanged() ?? Promise.resolve()) : fileState) : new MemoryStateStore();
+      const state: StateStore = fileState
+        ? sandbox && options.write
+          ? new WorldFirstStateStore(fileState, () => rt?.saveIfChanged() ?? Promise.resolve())
+          : fileState
+        : new MemoryStateStore();
       const kubeplane = new Kubeplane({
         state,
         secrets: options.memory ? new MemorySecretStore() : new FileSecretStore(dir),
@@ -151,7 +156,10 @@ export class LocalRuntime {
         // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
         ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
       });
-      rt = new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock, { ...(fileQueue ? { queue: fileQueue } : {}), ...(fileLease ? { lease: fileLease } : {}) });
+      rt = new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock, {
+        ...(fileQueue ? { queue: fileQueue } : {}),
+        ...(fileLease ? { lease: fileLease } : {}),
+      });
       if (lock) await rt.#recover();
       return rt;
     } catch (e) {
@@ -254,7 +262,11 @@ async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new KubeplaneError('invalid', `${path} is not valid JSON (${(e as Error).message}); it may have been cut short. Remove the state directory to start from an empty sandbox`, { resource: path, code: 'CorruptFile' });
+    throw new KubeplaneError(
+      'invalid',
+      `${path} is not valid JSON (${(e as Error).message}); it may have been cut short. Remove the state directory to start from an empty sandbox`,
+      { resource: path, code: 'CorruptFile' },
+    );
   }
   try {
     return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0], { staticMachinesDir });
@@ -268,10 +280,12 @@ async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
 async function checkFolder(dir: string): Promise<void> {
   const info = await stat(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return null;
-    if (e.code === 'ENOTDIR') throw new KubeplaneError('invalid', `the state directory ${dir} is inside a file, not a folder; pass another --state-dir`, { resource: dir });
+    if (e.code === 'ENOTDIR')
+      throw new KubeplaneError('invalid', `the state directory ${dir} is inside a file, not a folder; pass another --state-dir`, { resource: dir });
     throw e;
   });
-  if (info && !info.isDirectory()) throw new KubeplaneError('invalid', `the state directory ${dir} is a file, not a folder; pass another --state-dir`, { resource: dir });
+  if (info && !info.isDirectory())
+    throw new KubeplaneError('invalid', `the state directory ${dir} is a file, not a folder; pass another --state-dir`, { resource: dir });
 }
 
 /** The state key that records, with the state itself, which clouds a state directory is for. */
@@ -295,11 +309,21 @@ async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void>
   const state = new FileStateStore(dir);
   const recorded = await state.get<{ kind?: unknown }>(KIND_KEY);
   const recordedKind = recorded?.value.kind === 'sandbox' || recorded?.value.kind === 'cloud' ? recorded.value.kind : undefined;
-  const world = await stat(join(dir, 'sandbox', 'world.json')).then(() => true, () => false);
-  const hasState = await stat(join(dir, 'state')).then(() => true, () => false);
+  const world = await stat(join(dir, 'sandbox', 'world.json')).then(
+    () => true,
+    () => false,
+  );
+  const hasState = await stat(join(dir, 'state')).then(
+    () => true,
+    () => false,
+  );
   // What the state says it is, whatever the mode file says.
   const witnessed: Mode | undefined = world ? 'sandbox' : recordedKind;
-  const why = world ? `a sandbox world is kept in ${join(dir, 'sandbox', 'world.json')}` : recordedKind ? `its state was recorded by a ${recordedKind === 'sandbox' ? 'sandbox' : 'real-cloud'} run (${state.where(KIND_KEY)})` : '';
+  const why = world
+    ? `a sandbox world is kept in ${join(dir, 'sandbox', 'world.json')}`
+    : recordedKind
+      ? `its state was recorded by a ${recordedKind === 'sandbox' ? 'sandbox' : 'real-cloud'} run (${state.where(KIND_KEY)})`
+      : '';
   const repair = (kind: Mode) => `write it back with \`echo ${kind} > ${path}\``;
   if (text === undefined) {
     if (!hasState && !world) {
@@ -308,7 +332,10 @@ async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void>
     }
     throw new KubeplaneError(
       'invalid',
-      `${path} is missing: it says whether ${dir} holds sandbox or real-cloud state, and ${dir} holds state. ${witnessed ? `${why[0]?.toUpperCase()}${why.slice(1)}: ${repair(witnessed)}` : `Nothing else here says which: write \`sandbox\` or \`cloud\` into it, whichever made this state (a sandbox run prints [sandbox] on every line)`}`,
+      `${path} is missing: it says whether ${dir} holds sandbox or real-cloud state, and ${dir} holds state. ` +
+        (witnessed
+          ? `${why[0]?.toUpperCase()}${why.slice(1)}: ${repair(witnessed)}`
+          : 'Nothing else here says which: write `sandbox` or `cloud` into it, whichever made this state (a sandbox run prints [sandbox] on every line)'),
       { resource: path, code: 'StateDirKind' },
     );
   }
@@ -316,12 +343,21 @@ async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void>
   if (existing !== 'sandbox' && existing !== 'cloud') {
     throw new KubeplaneError(
       'invalid',
-      `${path} ${existing === '' ? 'is empty' : `holds ${JSON.stringify(existing.slice(0, 40))}`}, not \`sandbox\` or \`cloud\`: it says whether ${dir} holds sandbox or real-cloud state. ${witnessed ? `${why[0]?.toUpperCase()}${why.slice(1)}: ${repair(witnessed)}` : hasState ? 'Write `sandbox` or `cloud` into it, whichever made this state' : `Nothing is recorded here yet: write \`${mode}\` into it, or remove it`}`,
+      `${path} ${existing === '' ? 'is empty' : `holds ${JSON.stringify(existing.slice(0, 40))}`}, ` +
+        `not \`sandbox\` or \`cloud\`: it says whether ${dir} holds sandbox or real-cloud state. ` +
+        (witnessed
+          ? `${why[0]?.toUpperCase()}${why.slice(1)}: ${repair(witnessed)}`
+          : hasState
+            ? 'Write `sandbox` or `cloud` into it, whichever made this state'
+            : `Nothing is recorded here yet: write \`${mode}\` into it, or remove it`),
       { resource: path, code: 'StateDirKind' },
     );
   }
   if (witnessed && witnessed !== existing) {
-    throw new KubeplaneError('invalid', `${path} says ${existing}, but ${why}: the mode file was changed by hand. ${repair(witnessed)}`, { resource: path, code: 'StateDirKind' });
+    throw new KubeplaneError('invalid', `${path} says ${existing}, but ${why}: the mode file was changed by hand. ${repair(witnessed)}`, {
+      resource: path,
+      code: 'StateDirKind',
+    });
   }
   if (existing !== mode) {
     throw new KubeplaneError(

@@ -12,12 +12,20 @@ export interface Logger {
 
 const SECRET_FIELD = /secret|password|token|credential|authorization|private|kubeconfig/i;
 
-export function jsonLogger(sink: (line: string) => void = (line) => process.stdout.write(`${line}\n`), base: LogFields = {}, minLevel: LogLevel = 'info'): Logger {
+export function jsonLogger(
+  sink: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  base: LogFields = {},
+  minLevel: LogLevel = 'info',
+): Logger {
   const order: LogLevel[] = ['debug', 'info', 'warn', 'error'];
   return {
     log(level, message, fields = {}) {
       if (order.indexOf(level) < order.indexOf(minLevel)) return;
-      sink(JSON.stringify({ level, message, ...base, ...fields }, (key, value: unknown) => (key !== '' && SECRET_FIELD.test(key) && value !== undefined ? '[redacted]' : value)));
+      sink(
+        JSON.stringify({ level, message, ...base, ...fields }, (key, value: unknown) =>
+          key !== '' && SECRET_FIELD.test(key) && value !== undefined ? '[redacted]' : value,
+        ),
+      );
     },
     child(fields) {
       return jsonLogger(sink, { ...base, ...fields }, minLevel);

@@ -17,7 +17,8 @@ export async function acquireProcessLock(path: string, command: string): Promise
     if (holder) {
       throw new KubeplaneError(
         'conflict',
-        `another kubeplane process (pid ${holder.pid}, "${holder.command ?? '?'}" since ${holder.since}) is using this state directory; wait for it to finish or stop it`,
+        `another kubeplane process (pid ${holder.pid}, "${holder.command ?? '?'}" since ` +
+          `${holder.since}) is using this state directory; wait for it to finish or stop it`,
         { resource: path },
       );
     }

@@ -14,14 +14,25 @@ beforeEach(() => {
 afterEach(() => sandbox.close());
 
 const keys = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) };
-const network: NetworkRequest = { name: 'c7-eu', clusterId: 'c7', region: 'eu-central-1', cidr: '10.7.0.0/16', subnets: [{ cidr: '10.7.1.0/24', zone: 'eu-central-1a' }] };
+const network: NetworkRequest = {
+  name: 'c7-eu',
+  clusterId: 'c7',
+  region: 'eu-central-1',
+  cidr: '10.7.0.0/16',
+  subnets: [{ cidr: '10.7.1.0/24', zone: 'eu-central-1a' }],
+};
 
 function provider(roleArn = SANDBOX_PROVIDER_ROLE, externalId?: string) {
   return new AwsProvider({
     region: 'eu-central-1',
     account: 'role',
     credentials: keys,
-    assumeRole: { roleArn, sessionName: sessionNameFor('c7'), tags: { 'kubeplane.dev/cluster-id': 'c7' }, ...(externalId ? { externalId: Redacted.of(externalId) } : {}) },
+    assumeRole: {
+      roleArn,
+      sessionName: sessionNameFor('c7'),
+      tags: { 'kubeplane.dev/cluster-id': 'c7' },
+      ...(externalId ? { externalId: Redacted.of(externalId) } : {}),
+    },
     clock: sandbox.clock,
     budgets: new RateBudgets(sandbox.clock),
     random: sandbox.random,

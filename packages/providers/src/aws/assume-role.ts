@@ -55,18 +55,31 @@ export class AssumedRoleCredentials {
 
   /** `ownEndpoints`: STS at AWS's own endpoint whatever the environment says (AwsProviderOptions.ownEndpoints). */
   constructor(options: { role: AwsRoleToAssume; region: string; clock: Clock; base?: AwsKeys; ownEndpoints?: boolean }) {
-    if (!ROLE_ARN.test(options.role.roleArn)) throw new KubeplaneError('invalid', `"${options.role.roleArn}" is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`);
+    if (!ROLE_ARN.test(options.role.roleArn))
+      throw new KubeplaneError('invalid', `"${options.role.roleArn}" is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`);
     this.#role = options.role;
     this.#clock = options.clock;
     const base = options.base;
     // Without keys, the SDK's default chain: a Lambda function's or an instance's own role.
     let sts: Promise<STSClient> | undefined;
-    this.#sts = () => (sts ??= loadSts().then((m) => new m.STSClient({
-      region: options.region,
-      maxAttempts: 1,
-      ...(options.ownEndpoints ? OWN_ENDPOINTS : {}),
-      ...(base ? { credentials: async () => ({ accessKeyId: base.accessKeyId.reveal(), secretAccessKey: base.secretAccessKey.reveal(), ...(base.sessionToken ? { sessionToken: base.sessionToken.reveal() } : {}) }) } : {}),
-    })));
+    this.#sts = () =>
+      (sts ??= loadSts().then(
+        (m) =>
+          new m.STSClient({
+            region: options.region,
+            maxAttempts: 1,
+            ...(options.ownEndpoints ? OWN_ENDPOINTS : {}),
+            ...(base
+              ? {
+                  credentials: async () => ({
+                    accessKeyId: base.accessKeyId.reveal(),
+                    secretAccessKey: base.secretAccessKey.reveal(),
+                    ...(base.sessionToken ? { sessionToken: base.sessionToken.reveal() } : {}),
+                  }),
+                }
+              : {}),
+          }),
+      ));
   }
 
   /** The SDK's credential provider: the live session, or a new one when it is within the margin of its end. */
@@ -107,7 +120,8 @@ export class AssumedRoleCredentials {
       throw assumeRoleError(error, role.roleArn);
     }
     const c = out.Credentials;
-    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) throw new KubeplaneError('retryable', `aws sts AssumeRole (${role.roleArn}): the answer held no credentials`);
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration)
+      throw new KubeplaneError('retryable', `aws sts AssumeRole (${role.roleArn}): the answer held no credentials`);
     const identity = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken };
     // STS's expiry is on the clock the engine runs on (the wall clock, or the sandbox's virtual one).
     const expiresAt = c.Expiration.getTime();
@@ -122,7 +136,10 @@ function assumeRoleError(error: unknown, roleArn: string): KubeplaneError {
   const code = typeof e.name === 'string' ? e.name : 'Unknown';
   const status = e.$metadata?.httpStatusCode;
   const kind = status === undefined ? 'retryable' : awsErrorKind(code, status);
-  const tip = kind === 'auth' ? '; check the role\'s trust policy (it must trust the identity kubeplane runs as, allow sts:TagSession, and name the external id given)' : '';
+  const tip =
+    kind === 'auth'
+      ? "; check the role's trust policy (it must trust the identity kubeplane runs as, allow sts:TagSession, and name the external id given)"
+      : '';
   return new KubeplaneError(kind, `aws sts AssumeRole (${roleArn}): ${code}: ${typeof e.message === 'string' ? e.message : 'request failed'}${tip}`, {
     provider: 'aws',
     code,

@@ -1,12 +1,73 @@
 // AWS (EC2, Route 53) error codes mapped onto kubeplane's error kinds, keeping code, message and request id.
 import { KubeplaneError, isNetworkFailure, networkError, type ErrorKind } from '@kubeplane/sdk';
 
-const THROTTLED = new Set(['RequestLimitExceeded', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'RequestThrottledException', 'TooManyRequestsException', 'PriorRequestNotComplete']);
-const CAPACITY = new Set(['InsufficientInstanceCapacity', 'InsufficientHostCapacity', 'InsufficientCapacity', 'InsufficientReservedInstanceCapacity', 'InsufficientAddressCapacity', 'Unsupported']);
-const QUOTA = new Set(['InstanceLimitExceeded', 'VcpuLimitExceeded', 'AddressLimitExceeded', 'VpcLimitExceeded', 'SecurityGroupLimitExceeded', 'RulesPerSecurityGroupLimitExceeded', 'TooManyHealthChecks', 'MaxSpotInstanceCountExceeded', 'ResourceLimitExceeded', 'KeyPairLimitExceeded', 'InternetGatewayLimitExceeded', 'SubnetLimitExceeded']);
-const AUTH = new Set(['AuthFailure', 'UnauthorizedOperation', 'InvalidClientTokenId', 'SignatureDoesNotMatch', 'OptInRequired', 'Blocked', 'AccessDenied', 'AccessDeniedException', 'ExpiredToken', 'InvalidAccessKeyId', 'IncompleteSignature']);
-const CONFLICT = new Set(['IdempotentParameterMismatch', 'DependencyViolation', 'HealthCheckInUse', 'InvalidIPAddress.InUse', 'Resource.AlreadyAssociated', 'IncorrectInstanceState', 'HealthCheckAlreadyExists', 'RouteAlreadyExists', 'InvalidPermission.Duplicate', 'InvalidGroup.Duplicate', 'InvalidKeyPair.Duplicate', 'InvalidSubnet.Conflict']);
-const RETRYABLE = new Set(['InternalError', 'InternalFailure', 'ServiceUnavailable', 'Unavailable', 'ServerInternal', 'RequestTimeout', 'RequestTimeoutException']);
+const THROTTLED = new Set([
+  'RequestLimitExceeded',
+  'Throttling',
+  'ThrottlingException',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+  'PriorRequestNotComplete',
+]);
+const CAPACITY = new Set([
+  'InsufficientInstanceCapacity',
+  'InsufficientHostCapacity',
+  'InsufficientCapacity',
+  'InsufficientReservedInstanceCapacity',
+  'InsufficientAddressCapacity',
+  'Unsupported',
+]);
+const QUOTA = new Set([
+  'InstanceLimitExceeded',
+  'VcpuLimitExceeded',
+  'AddressLimitExceeded',
+  'VpcLimitExceeded',
+  'SecurityGroupLimitExceeded',
+  'RulesPerSecurityGroupLimitExceeded',
+  'TooManyHealthChecks',
+  'MaxSpotInstanceCountExceeded',
+  'ResourceLimitExceeded',
+  'KeyPairLimitExceeded',
+  'InternetGatewayLimitExceeded',
+  'SubnetLimitExceeded',
+]);
+const AUTH = new Set([
+  'AuthFailure',
+  'UnauthorizedOperation',
+  'InvalidClientTokenId',
+  'SignatureDoesNotMatch',
+  'OptInRequired',
+  'Blocked',
+  'AccessDenied',
+  'AccessDeniedException',
+  'ExpiredToken',
+  'InvalidAccessKeyId',
+  'IncompleteSignature',
+]);
+const CONFLICT = new Set([
+  'IdempotentParameterMismatch',
+  'DependencyViolation',
+  'HealthCheckInUse',
+  'InvalidIPAddress.InUse',
+  'Resource.AlreadyAssociated',
+  'IncorrectInstanceState',
+  'HealthCheckAlreadyExists',
+  'RouteAlreadyExists',
+  'InvalidPermission.Duplicate',
+  'InvalidGroup.Duplicate',
+  'InvalidKeyPair.Duplicate',
+  'InvalidSubnet.Conflict',
+]);
+const RETRYABLE = new Set([
+  'InternalError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'Unavailable',
+  'ServerInternal',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
 
 export function awsErrorKind(code: string, status: number | undefined): ErrorKind {
   if (THROTTLED.has(code)) return 'throttled';

@@ -44,7 +44,7 @@ function provider(ownEndpoints: boolean, cluster?: string): AwsProvider {
 }
 
 describe('AWS endpoints configured in the environment', () => {
-  it('do not move a provider made with ownEndpoints off AWS\'s own EC2, STS and Route 53', async () => {
+  it("do not move a provider made with ownEndpoints off AWS's own EC2, STS and Route 53", async () => {
     for (const [name, value] of Object.entries(ENVIRONMENT)) vi.stubEnv(name, value);
     const p = provider(true, 'c5');
     await expect(settle(() => p.compute!.listNodes({ clusterId: 'c5' }), { clock: sandbox.clock })).resolves.toEqual([]);

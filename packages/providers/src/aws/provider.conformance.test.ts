@@ -18,7 +18,19 @@ runProviderConformance({
       random: (s as ConformanceHarness).sandbox.random,
     }),
   makeUnauthorizedProvider: (s) =>
-    new AwsProvider({ region: 'eu-central-1', account: 'other', credentials: { accessKeyId: Redacted.of('AKIAWRONGWRONGWRONG1'), secretAccessKey: Redacted.of(WRONG_SECRET) }, clock: s.clock }),
+    new AwsProvider({
+      region: 'eu-central-1',
+      account: 'other',
+      credentials: { accessKeyId: Redacted.of('AKIAWRONGWRONGWRONG1'), secretAccessKey: Redacted.of(WRONG_SECRET) },
+      clock: s.clock,
+    }),
   secretValues: [SANDBOX_CREDENTIALS.awsSecretAccessKey, SANDBOX_CREDENTIALS.awsAccessKeyId, WRONG_SECRET, 'AKIAWRONGWRONGWRONG1'],
-  fixtures: { region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', dnsZone: 'example.com', secondRegion: { region: 'eu-west-1', zone: 'eu-west-1a' } },
+  fixtures: {
+    region: 'eu-central-1',
+    zone: 'eu-central-1a',
+    serverType: 't3.small',
+    image: 'ami-0ubuntu2404amd64',
+    dnsZone: 'example.com',
+    secondRegion: { region: 'eu-west-1', zone: 'eu-west-1a' },
+  },
 });

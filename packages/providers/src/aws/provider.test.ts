@@ -15,11 +15,31 @@ const credentials = { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyI
 
 describe('AWS provider machines', () => {
   it('require IMDSv2 with a hop limit of 1, as EC2 reports back (pods cannot read user-data from the metadata service)', async () => {
-    const provider = new AwsProvider({ region: 'eu-central-1', account: 'imds', credentials, clock: sandbox.clock, budgets: new RateBudgets(sandbox.clock), random: sandbox.random });
-    const created = await provider.compute!.createNode({ name: 'c1-cp-1', clusterId: 'c1', nodepool: 'cp', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n' });
+    const provider = new AwsProvider({
+      region: 'eu-central-1',
+      account: 'imds',
+      credentials,
+      clock: sandbox.clock,
+      budgets: new RateBudgets(sandbox.clock),
+      random: sandbox.random,
+    });
+    const created = await provider.compute!.createNode({
+      name: 'c1-cp-1',
+      clusterId: 'c1',
+      nodepool: 'cp',
+      region: 'eu-central-1',
+      zone: 'eu-central-1a',
+      serverType: 't3.small',
+      image: 'ami-0ubuntu2404amd64',
+      userData: '#cloud-config\n',
+    });
     expect(isPending(created)).toBe(false);
     const id = isPending(created) ? '' : created.value.id;
-    const ec2 = new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
+    const ec2 = new EC2Client({
+      region: 'eu-central-1',
+      credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+      maxAttempts: 1,
+    });
     const described = (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0];
     expect(described?.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' });
   });
@@ -30,11 +50,35 @@ describe('AWS provider networks seen by two workers', () => {
   // again, with a subnet in a zone added since; the other must not place a machine by what it remembers (it failed
   // with "network ... has no subnet in eu-central-1a": its VPC id was the deleted VPC's).
   it('places a machine in the network as it is now, not as this worker last saw it', async () => {
-    const worker = () => new AwsProvider({ region: 'eu-central-1', account: 'two-workers', credentials, clock: sandbox.clock, budgets: new RateBudgets(sandbox.clock), random: sandbox.random });
+    const worker = () =>
+      new AwsProvider({
+        region: 'eu-central-1',
+        account: 'two-workers',
+        credentials,
+        clock: sandbox.clock,
+        budgets: new RateBudgets(sandbox.clock),
+        random: sandbox.random,
+      });
     const [a, b] = [worker(), worker()];
-    const network = (subnets: NetworkRequest['subnets']): NetworkRequest => ({ name: 'c2-eu', clusterId: 'c2', region: 'eu-central-1', cidr: '10.20.0.0/16', subnets });
+    const network = (subnets: NetworkRequest['subnets']): NetworkRequest => ({
+      name: 'c2-eu',
+      clusterId: 'c2',
+      region: 'eu-central-1',
+      cidr: '10.20.0.0/16',
+      subnets,
+    });
     const run = <T>(call: () => Promise<import('@kubeplane/sdk').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 50 });
-    const node = (name: string, zone: string) => ({ name, clusterId: 'c2', nodepool: 'p', region: 'eu-central-1', zone, serverType: 't3.small', image: 'ami-0ubuntu2404amd64', userData: '#cloud-config\n', networkName: 'c2-eu' });
+    const node = (name: string, zone: string) => ({
+      name,
+      clusterId: 'c2',
+      nodepool: 'p',
+      region: 'eu-central-1',
+      zone,
+      serverType: 't3.small',
+      image: 'ami-0ubuntu2404amd64',
+      userData: '#cloud-config\n',
+      networkName: 'c2-eu',
+    });
     await run(() => b.network!.ensureNetwork(network([{ cidr: '10.20.1.0/24', zone: 'eu-central-1b' }])));
     // Worker a learns the VPC's id (a security group goes into it), not its subnets.
     const firewall = { name: 'c2-eu-fw', clusterId: 'c2', region: 'eu-central-1', networkName: 'c2-eu', rules: [] };
@@ -42,9 +86,20 @@ describe('AWS provider networks seen by two workers', () => {
     // Worker b: the cluster's next life, its network made again with a subnet in eu-central-1a too.
     await run(() => b.network!.deleteFirewall({ clusterId: 'c2', name: 'c2-eu-fw', region: 'eu-central-1' }));
     await run(() => b.network!.deleteNetwork({ clusterId: 'c2', name: 'c2-eu', region: 'eu-central-1' }));
-    const again = await run(() => b.network!.ensureNetwork(network([{ cidr: '10.20.1.0/24', zone: 'eu-central-1b' }, { cidr: '10.20.2.0/24', zone: 'eu-central-1a' }])));
+    const again = await run(() =>
+      b.network!.ensureNetwork(
+        network([
+          { cidr: '10.20.1.0/24', zone: 'eu-central-1b' },
+          { cidr: '10.20.2.0/24', zone: 'eu-central-1a' },
+        ]),
+      ),
+    );
     const created = await run(() => a.compute!.createNode(node('c2-p-02', 'eu-central-1a')));
-    const ec2 = new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
+    const ec2 = new EC2Client({
+      region: 'eu-central-1',
+      credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+      maxAttempts: 1,
+    });
     const described = (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [created.id] }))).Reservations?.[0]?.Instances?.[0];
     expect(described?.SubnetId).toBe(again.subnets.find((x) => x.zone === 'eu-central-1a')?.id);
   });
@@ -52,7 +107,14 @@ describe('AWS provider networks seen by two workers', () => {
 
 describe('the instance types of a Region', () => {
   it('reports the GPUs DescribeInstanceTypes lists as gpuInfo, and none for the other types', async () => {
-    const provider = new AwsProvider({ region: 'eu-central-1', account: 'gpus', credentials, clock: sandbox.clock, budgets: new RateBudgets(sandbox.clock), random: sandbox.random });
+    const provider = new AwsProvider({
+      region: 'eu-central-1',
+      account: 'gpus',
+      credentials,
+      clock: sandbox.clock,
+      budgets: new RateBudgets(sandbox.clock),
+      random: sandbox.random,
+    });
     const types = await settle(() => provider.compute!.serverTypes('eu-central-1'), { clock: sandbox.clock, maxAttempts: 10 });
     expect(types.find((t) => t.name === 'g5.xlarge')).toMatchObject({ vcpus: 4, gpus: 1 });
     expect(types.find((t) => t.name === 't3.large')?.gpus).toBeUndefined();

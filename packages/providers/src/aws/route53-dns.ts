@@ -1,12 +1,19 @@
 // Route 53 as a DnsApi: record sets in one atomic change batch, health-checked failover, GetChange until
 // INSYNC, paged listing; health checks carry the cluster id as the first segment of their CallerReference.
 import { createHash } from 'node:crypto';
-import type {
-  Change,
-  ResourceRecordSet,
-  Route53Client,
-} from '@aws-sdk/client-route-53';
-import { KubeplaneError, RateBudgetWait, done, pending, type CallContext, type DnsApi, type DnsChange, type DnsRecord, type Outcome, type RateBudget } from '@kubeplane/sdk';
+import type { Change, ResourceRecordSet, Route53Client } from '@aws-sdk/client-route-53';
+import {
+  KubeplaneError,
+  RateBudgetWait,
+  done,
+  pending,
+  type CallContext,
+  type DnsApi,
+  type DnsChange,
+  type DnsRecord,
+  type Outcome,
+  type RateBudget,
+} from '@kubeplane/sdk';
 import { toKubeplaneError } from './errors.js';
 import { loadRoute53, type Route53Module } from './sdk-modules.js';
 
@@ -56,7 +63,10 @@ export class Route53Dns implements DnsApi {
       const out: string[] = [];
       let next: { DNSName?: string; HostedZoneId?: string } = {};
       for (let page = 0; page < 50; page++) {
-        const res = await this.#send<{ HostedZones?: Array<{ Name?: string }>; IsTruncated?: boolean; NextDNSName?: string; NextHostedZoneId?: string }>('ListHostedZonesByName', (sdk) => new sdk.ListHostedZonesByNameCommand({ ...next, MaxItems: 100 }));
+        const res = await this.#send<{ HostedZones?: Array<{ Name?: string }>; IsTruncated?: boolean; NextDNSName?: string; NextHostedZoneId?: string }>(
+          'ListHostedZonesByName',
+          (sdk) => new sdk.ListHostedZonesByNameCommand({ ...next, MaxItems: 100 }),
+        );
         out.push(...(res.HostedZones ?? []).map((z) => undot(z.Name ?? '')));
         if (!res.IsTruncated || !res.NextDNSName) break;
         next = { DNSName: res.NextDNSName, ...(res.NextHostedZoneId ? { HostedZoneId: res.NextHostedZoneId } : {}) };
@@ -68,16 +78,28 @@ export class Route53Dns implements DnsApi {
   async #zoneId(zone: string): Promise<string> {
     const cached = this.#zones.get(zone);
     if (cached) return cached;
-    const out = await this.#send<{ HostedZones?: Array<{ Id?: string; Name?: string }> }>('ListHostedZonesByName', (sdk) => new sdk.ListHostedZonesByNameCommand({ DNSName: zone, MaxItems: 1 }), zone);
+    const out = await this.#send<{ HostedZones?: Array<{ Id?: string; Name?: string }> }>(
+      'ListHostedZonesByName',
+      (sdk) => new sdk.ListHostedZonesByNameCommand({ DNSName: zone, MaxItems: 1 }),
+      zone,
+    );
     const hz = out.HostedZones?.find((z) => undot(z.Name ?? '') === undot(zone));
-    if (!hz?.Id) throw new KubeplaneError('not-found', `Route 53 has no hosted zone ${zone} in this account; create it or name another dnsZone`, { provider: 'aws', code: 'NoSuchHostedZone', resource: zone });
+    if (!hz?.Id)
+      throw new KubeplaneError('not-found', `Route 53 has no hosted zone ${zone} in this account; create it or name another dnsZone`, {
+        provider: 'aws',
+        code: 'NoSuchHostedZone',
+        resource: zone,
+      });
     const id = hz.Id.replace('/hostedzone/', '');
     this.#zones.set(zone, id);
     return id;
   }
 
   #callerReference(clusterId: string, record: DnsRecord, ip: string, port: number): string {
-    const digest = createHash('sha256').update(`${record.name}|${record.type}|${record.setIdentifier ?? ''}|${ip}:${port}`).digest('hex').slice(0, 24);
+    const digest = createHash('sha256')
+      .update(`${record.name}|${record.type}|${record.setIdentifier ?? ''}|${ip}:${port}`)
+      .digest('hex')
+      .slice(0, 24);
     return `${clusterId}/${digest}`.slice(0, 64);
   }
 
@@ -86,7 +108,11 @@ export class Route53Dns implements DnsApi {
     if (!check) return undefined;
     const out = await this.#send<{ HealthCheck?: { Id?: string } }>(
       'CreateHealthCheck',
-      (sdk) => new sdk.CreateHealthCheckCommand({ CallerReference: this.#callerReference(clusterId, record, check.ip, check.port), HealthCheckConfig: { Type: 'TCP', IPAddress: check.ip, Port: check.port, RequestInterval: 30, FailureThreshold: 3 } }),
+      (sdk) =>
+        new sdk.CreateHealthCheckCommand({
+          CallerReference: this.#callerReference(clusterId, record, check.ip, check.port),
+          HealthCheckConfig: { Type: 'TCP', IPAddress: check.ip, Port: check.port, RequestInterval: 30, FailureThreshold: 3 },
+        }),
       record.name,
     );
     return out.HealthCheck?.Id;
@@ -111,8 +137,17 @@ export class Route53Dns implements DnsApi {
         };
         changes.push({ Action: 'UPSERT', ResourceRecordSet: set });
       }
-      const out = await this.#send<{ ChangeInfo?: { Id?: string; Status?: string } }>('ChangeResourceRecordSets', (sdk) => new sdk.ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: `kubeplane ${clusterId}`, Changes: changes } }), zone);
-      await this.#deleteReplacedChecks(clusterId, records, new Set(changes.flatMap((c) => (c.ResourceRecordSet?.HealthCheckId ? [c.ResourceRecordSet.HealthCheckId] : []))), zone);
+      const out = await this.#send<{ ChangeInfo?: { Id?: string; Status?: string } }>(
+        'ChangeResourceRecordSets',
+        (sdk) => new sdk.ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: `kubeplane ${clusterId}`, Changes: changes } }),
+        zone,
+      );
+      await this.#deleteReplacedChecks(
+        clusterId,
+        records,
+        new Set(changes.flatMap((c) => (c.ResourceRecordSet?.HealthCheckId ? [c.ResourceRecordSet.HealthCheckId] : []))),
+        zone,
+      );
       return done({ id: (out.ChangeInfo?.Id ?? '').replace('/change/', ''), status: out.ChangeInfo?.Status === 'INSYNC' ? 'in-sync' : 'pending' });
     });
   }
@@ -152,13 +187,30 @@ export class Route53Dns implements DnsApi {
     const out: ResourceRecordSet[] = [];
     let start: { name?: string; type?: string; id?: string } = {};
     for (;;) {
-      const page = await this.#send<{ ResourceRecordSets?: ResourceRecordSet[]; IsTruncated?: boolean; NextRecordName?: string; NextRecordType?: string; NextRecordIdentifier?: string }>(
+      const page = await this.#send<{
+        ResourceRecordSets?: ResourceRecordSet[];
+        IsTruncated?: boolean;
+        NextRecordName?: string;
+        NextRecordType?: string;
+        NextRecordIdentifier?: string;
+      }>(
         'ListResourceRecordSets',
-        (sdk) => new sdk.ListResourceRecordSetsCommand({ HostedZoneId: zoneId, MaxItems: 300, ...(start.name ? { StartRecordName: start.name } : {}), ...(start.type ? { StartRecordType: start.type as never } : {}), ...(start.id ? { StartRecordIdentifier: start.id } : {}) }),
+        (sdk) =>
+          new sdk.ListResourceRecordSetsCommand({
+            HostedZoneId: zoneId,
+            MaxItems: 300,
+            ...(start.name ? { StartRecordName: start.name } : {}),
+            ...(start.type ? { StartRecordType: start.type as never } : {}),
+            ...(start.id ? { StartRecordIdentifier: start.id } : {}),
+          }),
       );
       out.push(...(page.ResourceRecordSets ?? []));
       if (!page.IsTruncated) return out;
-      start = { ...(page.NextRecordName ? { name: page.NextRecordName } : {}), ...(page.NextRecordType ? { type: page.NextRecordType } : {}), ...(page.NextRecordIdentifier ? { id: page.NextRecordIdentifier } : {}) };
+      start = {
+        ...(page.NextRecordName ? { name: page.NextRecordName } : {}),
+        ...(page.NextRecordType ? { type: page.NextRecordType } : {}),
+        ...(page.NextRecordIdentifier ? { id: page.NextRecordIdentifier } : {}),
+      };
     }
   }
 
@@ -180,18 +232,39 @@ export class Route53Dns implements DnsApi {
     });
   }
 
-  deleteRecords(zone: string, clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>> {
+  deleteRecords(
+    zone: string,
+    clusterId: string,
+    records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>,
+    context?: CallContext,
+  ): Promise<Outcome<void>> {
     return this.#o.guard(context, async () => {
       const zoneId = await this.#zoneId(zone);
       const sets = await this.#allRecordSets(zoneId);
-      const matches = sets.filter((s) => records.some((r) => dot(r.name) === s.Name && r.type === s.Type && (r.setIdentifier ?? '') === (s.SetIdentifier ?? '')));
+      const matches = sets.filter((s) =>
+        records.some((r) => dot(r.name) === s.Name && r.type === s.Type && (r.setIdentifier ?? '') === (s.SetIdentifier ?? '')),
+      );
       if (matches.length > 0) {
         // DELETE must carry the current values exactly; they come from the listing just made.
         try {
-          await this.#send('ChangeResourceRecordSets', (sdk) => new sdk.ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) } }), zone);
+          await this.#send(
+            'ChangeResourceRecordSets',
+            (sdk) =>
+              new sdk.ChangeResourceRecordSetsCommand({
+                HostedZoneId: zoneId,
+                ChangeBatch: { Changes: matches.map((m) => ({ Action: 'DELETE', ResourceRecordSet: m })) },
+              }),
+            zone,
+          );
         } catch (error) {
           // Another delivery of the step deleted some of them after our listing: the batch is refused whole; list again.
-          if (error instanceof KubeplaneError && error.details.code === 'InvalidChangeBatch') throw new KubeplaneError('retryable', `${error.message} (changed meanwhile; listing again)`, { provider: 'aws', code: 'InvalidChangeBatch', resource: zone }, { cause: error });
+          if (error instanceof KubeplaneError && error.details.code === 'InvalidChangeBatch')
+            throw new KubeplaneError(
+              'retryable',
+              `${error.message} (changed meanwhile; listing again)`,
+              { provider: 'aws', code: 'InvalidChangeBatch', resource: zone },
+              { cause: error },
+            );
           throw error;
         }
       }
@@ -218,10 +291,11 @@ export class Route53Dns implements DnsApi {
     const out: Array<{ id: string; callerReference: string; ip?: string; port?: number }> = [];
     let marker: string | undefined;
     for (;;) {
-      const page = await this.#send<{ HealthChecks?: Array<{ Id?: string; CallerReference?: string; HealthCheckConfig?: { IPAddress?: string; Port?: number } }>; IsTruncated?: boolean; NextMarker?: string }>(
-        'ListHealthChecks',
-        (sdk) => new sdk.ListHealthChecksCommand({ MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }),
-      );
+      const page = await this.#send<{
+        HealthChecks?: Array<{ Id?: string; CallerReference?: string; HealthCheckConfig?: { IPAddress?: string; Port?: number } }>;
+        IsTruncated?: boolean;
+        NextMarker?: string;
+      }>('ListHealthChecks', (sdk) => new sdk.ListHealthChecksCommand({ MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }));
       for (const h of page.HealthChecks ?? []) {
         if (!h.Id || !h.CallerReference?.startsWith(`${clusterId}/`)) continue;
         const ip = h.HealthCheckConfig?.IPAddress;

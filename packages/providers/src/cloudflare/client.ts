@@ -37,7 +37,13 @@ export class CloudflareClient {
     this.#token = options.apiToken;
     this.#clock = options.clock;
     this.#budget = options.budget;
-    this.#http = got.extend({ prefixUrl: options.baseUrl ?? CLOUDFLARE_DEFAULT_BASE_URL, retry: { limit: 0 }, throwHttpErrors: false, timeout: { request: options.timeoutMs ?? 30_000 }, responseType: 'text' });
+    this.#http = got.extend({
+      prefixUrl: options.baseUrl ?? CLOUDFLARE_DEFAULT_BASE_URL,
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      timeout: { request: options.timeoutMs ?? 30_000 },
+      responseType: 'text',
+    });
   }
 
   toJSON(): Record<string, string> {
@@ -45,7 +51,12 @@ export class CloudflareClient {
   }
 
   /** The envelope's `result` (and `result_info`). */
-  async call<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, result: S, options: CloudflareRequestOptions = {}): Promise<{ result: z.infer<S>; totalPages: number }> {
+  async call<S extends z.ZodType>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    result: S,
+    options: CloudflareRequestOptions = {},
+  ): Promise<{ result: z.infer<S>; totalPages: number }> {
     const wait = await this.#budget.take(1);
     if (wait > 0) throw new RateBudgetWait(PROVIDER, wait + 4 / this.#budget.limits.refillPerSecond);
     const searchParams: Record<string, string> = {};
@@ -54,7 +65,12 @@ export class CloudflareClient {
     this.sent += 1;
     let response;
     try {
-      response = await this.#http(path.replace(/^\//, ''), { method, searchParams, headers: { authorization: `Bearer ${this.#token.reveal()}`, 'user-agent': 'kubeplane' }, ...(options.body === undefined ? {} : { json: options.body }) });
+      response = await this.#http(path.replace(/^\//, ''), {
+        method,
+        searchParams,
+        headers: { authorization: `Bearer ${this.#token.reveal()}`, 'user-agent': 'kubeplane' },
+        ...(options.body === undefined ? {} : { json: options.body }),
+      });
     } catch (error) {
       throw networkError(PROVIDER, label, new Error(error instanceof Error ? error.message : 'request failed'));
     }
@@ -63,12 +79,18 @@ export class CloudflareClient {
     try {
       json = response.body ? JSON.parse(response.body) : {};
     } catch {
-      throw new KubeplaneError('retryable', `cloudflare ${label}: response is not JSON (HTTP ${response.statusCode})`, { provider: PROVIDER, code: 'invalid_response', status: response.statusCode });
+      throw new KubeplaneError('retryable', `cloudflare ${label}: response is not JSON (HTTP ${response.statusCode})`, {
+        provider: PROVIDER,
+        code: 'invalid_response',
+        status: response.statusCode,
+      });
     }
     if (response.statusCode >= 400) {
       const parsed = errorEnvelopeSchema.safeParse(json);
       const first = parsed.success ? parsed.data.errors[0] : undefined;
-      const kind = cloudflareErrorKind(first?.code, response.statusCode) ?? (response.statusCode === 401 || response.statusCode === 403 ? 'auth' : response.statusCode === 404 ? 'not-found' : 'invalid');
+      const kind =
+        cloudflareErrorKind(first?.code, response.statusCode) ??
+        (response.statusCode === 401 || response.statusCode === 403 ? 'auth' : response.statusCode === 404 ? 'not-found' : 'invalid');
       let retryAfterSeconds: number | undefined;
       if (kind === 'throttled') {
         const told = retryAfterFromHeaders(response.headers, this.#clock.now());
@@ -78,18 +100,27 @@ export class CloudflareClient {
         } else await this.#budget.observeRemaining(0);
       }
       const advice = cloudflareAdvice(kind);
-      throw new KubeplaneError(kind, `cloudflare ${label}${options.resource ? ` (${options.resource})` : ''}: ${first ? `${first.code}: ${first.message}` : `HTTP ${response.statusCode}`}${advice ? `; ${advice}` : ''}`, {
-        provider: PROVIDER,
-        code: first ? String(first.code) : `http_${response.statusCode}`,
-        status: response.statusCode,
-        ...(rayId ? { requestId: rayId } : {}),
-        ...(options.resource ? { resource: options.resource } : {}),
-        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-      });
+      throw new KubeplaneError(
+        kind,
+        `cloudflare ${label}${options.resource ? ` (${options.resource})` : ''}: ` +
+          `${first ? `${first.code}: ${first.message}` : `HTTP ${response.statusCode}`}${advice ? `; ${advice}` : ''}`,
+        {
+          provider: PROVIDER,
+          code: first ? String(first.code) : `http_${response.statusCode}`,
+          status: response.statusCode,
+          ...(rayId ? { requestId: rayId } : {}),
+          ...(options.resource ? { resource: options.resource } : {}),
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+        },
+      );
     }
     const parsed = envelope(result).safeParse(json);
     if (!parsed.success || !parsed.data.success) {
-      throw new KubeplaneError('retryable', `cloudflare ${label}: unexpected response (${parsed.success ? 'success: false' : (parsed.error.issues[0]?.message ?? 'invalid')})`, { provider: PROVIDER, code: 'invalid_response', status: response.statusCode });
+      throw new KubeplaneError(
+        'retryable',
+        `cloudflare ${label}: unexpected response (${parsed.success ? 'success: false' : (parsed.error.issues[0]?.message ?? 'invalid')})`,
+        { provider: PROVIDER, code: 'invalid_response', status: response.statusCode },
+      );
     }
     const data = parsed.data as { result: z.infer<S>; result_info?: { total_pages?: number } };
     return { result: data.result, totalPages: data.result_info?.total_pages ?? 1 };

@@ -38,7 +38,7 @@ export function cloudflareAdvice(kind: ErrorKind): string {
     case 'auth':
       return 'check the API token in the provider secretRef: it needs Zone:DNS:Edit, and Account:Load Balancing:Edit plus Billing:Read for failover';
     case 'conflict':
-      return 'another record of that name exists and is not kubeplane\'s; remove it or choose another hostname';
+      return "another record of that name exists and is not kubeplane's; remove it or choose another hostname";
     case 'invalid':
       return 'fix the record (see the message)';
     case 'quota':

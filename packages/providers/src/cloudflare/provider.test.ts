@@ -11,8 +11,22 @@ const zone = CREDS.zone;
 const failover = (cluster: string) => {
   const name = `api.${cluster}.${zone}`;
   return [
-    { name, type: 'A' as const, ttl: 30, values: ['203.0.113.10'], setIdentifier: 'lb-1', failover: { role: 'primary' as const, healthCheck: { ip: '203.0.113.10', port: 65534 } } },
-    { name, type: 'A' as const, ttl: 30, values: ['203.0.113.11'], setIdentifier: 'lb-2', failover: { role: 'secondary' as const, healthCheck: { ip: '203.0.113.11', port: 65534 } } },
+    {
+      name,
+      type: 'A' as const,
+      ttl: 30,
+      values: ['203.0.113.10'],
+      setIdentifier: 'lb-1',
+      failover: { role: 'primary' as const, healthCheck: { ip: '203.0.113.10', port: 65534 } },
+    },
+    {
+      name,
+      type: 'A' as const,
+      ttl: 30,
+      values: ['203.0.113.11'],
+      setIdentifier: 'lb-2',
+      failover: { role: 'secondary' as const, healthCheck: { ip: '203.0.113.11', port: 65534 } },
+    },
   ];
 };
 
@@ -33,7 +47,10 @@ describe('CloudflareProvider.connect', () => {
   it('surfaces a token that may not read subscriptions as auth, naming the permission (claudie#2029)', async () => {
     sandbox = new CloudflareSandbox();
     sandbox.injectWireFault('GET /accounts/{id}/subscriptions', 'auth', 1);
-    const error = await CloudflareProvider.connect(options()).then(() => undefined, (e: unknown) => e);
+    const error = await CloudflareProvider.connect(options()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(KubeplaneError);
     expect((error as KubeplaneError).kind).toBe('auth');
     expect((error as KubeplaneError).message).toMatch(/Billing:Read/);
@@ -46,7 +63,10 @@ describe('Cloudflare failover', () => {
     const provider = new CloudflareProvider({ ...options(), loadBalancing: true });
     await run(() => provider.dns.upsertRecords(zone, 'c1', failover('c1')));
     const monitors = [...sandbox.emulator.monitors.values()];
-    expect(monitors.map((m) => [m.type, m.port])).toEqual([['tcp', 65534], ['tcp', 65534]]);
+    expect(monitors.map((m) => [m.type, m.port])).toEqual([
+      ['tcp', 65534],
+      ['tcp', 65534],
+    ]);
     const [lb] = [...sandbox.emulator.loadBalancers.values()];
     expect(lb?.name).toBe(`api.c1.${zone}`);
     expect(lb?.steering_policy).toBe('off');
@@ -99,7 +119,10 @@ describe('Cloudflare records', () => {
     sandbox = new CloudflareSandbox();
     const provider = new CloudflareProvider({ ...options(), loadBalancing: true });
     await run(() => provider.dns.upsertRecords(zone, 'other', [{ name: `api.${zone}`, type: 'A', ttl: 60, values: ['192.0.2.1'] }]));
-    const error = await provider.dns.upsertRecords(zone, 'mine', [{ name: `api.${zone}`, type: 'A', ttl: 60, values: ['192.0.2.2'] }]).then(() => undefined, (e: unknown) => e);
+    const error = await provider.dns.upsertRecords(zone, 'mine', [{ name: `api.${zone}`, type: 'A', ttl: 60, values: ['192.0.2.2'] }]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((error as KubeplaneError).kind).toBe('conflict');
     expect([...sandbox.emulator.records.values()].map((r) => r.content)).toEqual(['192.0.2.1']);
   });
@@ -107,7 +130,12 @@ describe('Cloudflare records', () => {
   it('writes a whole change in one batch request', async () => {
     sandbox = new CloudflareSandbox();
     const provider = new CloudflareProvider({ ...options(), loadBalancing: false });
-    await run(() => provider.dns.upsertRecords(zone, 'c1', [{ name: `a.c1.${zone}`, type: 'A', ttl: 60, values: ['192.0.2.1', '192.0.2.2'] }, { name: `b.c1.${zone}`, type: 'CNAME', ttl: 60, values: [`a.c1.${zone}`] }]));
+    await run(() =>
+      provider.dns.upsertRecords(zone, 'c1', [
+        { name: `a.c1.${zone}`, type: 'A', ttl: 60, values: ['192.0.2.1', '192.0.2.2'] },
+        { name: `b.c1.${zone}`, type: 'CNAME', ttl: 60, values: [`a.c1.${zone}`] },
+      ]),
+    );
     const writes = sandbox.emulator.log.filter((l) => l.method !== 'GET');
     expect(writes.map((w) => w.path)).toEqual([`/zones/${[...sandbox.emulator.zones.keys()][0] ?? ''}/dns_records/batch`]);
     expect(sandbox.emulator.records.size).toBe(3);

@@ -34,7 +34,14 @@ const caught = (p: Promise<unknown>): Promise<KubeplaneError> =>
 /** Sends a hand-signed request, as another client would. */
 async function rawSigned(path: string, rawQuery: string, signedQuery: string, timestampMs: number): Promise<Response> {
   const timestamp = crusoeTimestamp(timestampMs);
-  const authorization = authorizationHeader({ method: 'GET', path: `/v1/${path}`, rawQuery: signedQuery, timestamp, accessKeyId: CRUSOE_SANDBOX_CREDENTIALS.accessKeyId, secretKey: CRUSOE_SANDBOX_CREDENTIALS.secretKey });
+  const authorization = authorizationHeader({
+    method: 'GET',
+    path: `/v1/${path}`,
+    rawQuery: signedQuery,
+    timestamp,
+    accessKeyId: CRUSOE_SANDBOX_CREDENTIALS.accessKeyId,
+    secretKey: CRUSOE_SANDBOX_CREDENTIALS.secretKey,
+  });
   return fetch(`${CRUSOE_API}/${path}${rawQuery ? `?${rawQuery}` : ''}`, { headers: { authorization, 'x-crusoe-timestamp': timestamp } });
 }
 
@@ -54,7 +61,12 @@ describe('CrusoeClient against the sandbox', () => {
     expect(error.kind).toBe('auth');
     expect(error.details.code).toBe('bad_credentials');
     expect(error.details.status).toBe(401);
-    for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10, showHidden: true }), inspect(client(sandbox, { secretKey: wrong }), { depth: 10, showHidden: true })]) {
+    for (const text of [
+      error.message,
+      JSON.stringify(error),
+      inspect(error, { depth: 10, showHidden: true }),
+      inspect(client(sandbox, { secretKey: wrong }), { depth: 10, showHidden: true }),
+    ]) {
       expect(text).not.toContain(wrong);
       expect(text).not.toContain(CRUSOE_SANDBOX_CREDENTIALS.secretKey);
     }
@@ -99,7 +111,9 @@ describe('CrusoeClient against the sandbox', () => {
     sandbox = new CrusoeSandbox();
     const c = client(sandbox);
     for (let i = 0; i < 7; i++) {
-      await c.request('POST', c.project('compute/vms/instances'), z.unknown(), { body: { name: `p-${i}`, type: 'c1a.2x', location: 'us-east1-a', image: 'ubuntu22.04:latest', ssh_public_key: 'ssh-ed25519 AAAA k' } });
+      await c.request('POST', c.project('compute/vms/instances'), z.unknown(), {
+        body: { name: `p-${i}`, type: 'c1a.2x', location: 'us-east1-a', image: 'ubuntu22.04:latest', ssh_public_key: 'ssh-ed25519 AAAA k' },
+      });
     }
     const all = await c.listInstances({}, 3);
     expect(all.map((v) => v.name)).toEqual(['p-0', 'p-1', 'p-2', 'p-3', 'p-4', 'p-5', 'p-6']);
@@ -141,7 +155,13 @@ describe('CrusoeClient budget', () => {
   it('sends nothing while its rate budget is spent', async () => {
     sandbox = new CrusoeSandbox();
     const budget = new InProcessRateBudget(new TokenBucket({ capacity: 1, refillPerSecond: 1 }, sandbox.clock, 0));
-    const c = new CrusoeClient({ accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId), secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey), projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, clock: sandbox.clock, budget });
+    const c = new CrusoeClient({
+      accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId),
+      secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey),
+      projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+      clock: sandbox.clock,
+      budget,
+    });
     await expect(c.request('GET', 'locations', z.unknown())).rejects.toThrow(/rate budget/);
     expect(sandbox.requestCount()).toBe(0);
   });

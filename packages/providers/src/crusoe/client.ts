@@ -1,7 +1,7 @@
 // A typed client for the Crusoe Cloud API v1 on got + zod: every request is signed (v1.0) in a beforeRequest
 // hook, so a retry carries a fresh timestamp and signature; errors become KubeplaneErrors; VM lists are paged.
 import got, { type Got } from 'got';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
 import { crusoeAdvice, crusoeErrorKind, crusoeMessage } from './errors.js';
 import { errorBodySchema, instanceListSchema, operationSchema, type CrusoeInstance, type CrusoeOperation } from './schemas.js';
@@ -118,7 +118,12 @@ export class CrusoeClient {
     return `projects/${this.projectId}/${rest.replace(/^\//, '')}`;
   }
 
-  async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, schema: S, options: CrusoeRequestOptions = {}): Promise<z.infer<S>> {
+  async request<S extends z.ZodType>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    schema: S,
+    options: CrusoeRequestOptions = {},
+  ): Promise<z.infer<S>> {
     const wait = await this.#budget.take(1);
     // A contract call takes a few requests (find, create, read back): wait until a few tokens are there, or a
     // drained bucket would hand out one token per call forever and the call would never get through.
@@ -140,28 +145,45 @@ export class CrusoeClient {
       throw networkError(PROVIDER, label, new Error(error instanceof Error ? error.message.replace(/Bearer [^\s"]+/g, 'Bearer [redacted]') : 'request failed'));
     }
     const text = response.body;
-    let json: unknown = undefined;
+    let json: unknown;
     if (text.length > 0) {
       try {
         json = JSON.parse(text);
       } catch {
-        if (response.statusCode < 400) throw new KubeplaneError('retryable', `crusoe ${label}: response is not JSON`, { provider: PROVIDER, status: response.statusCode, code: 'invalid_response' });
+        if (response.statusCode < 400)
+          throw new KubeplaneError('retryable', `crusoe ${label}: response is not JSON`, {
+            provider: PROVIDER,
+            status: response.statusCode,
+            code: 'invalid_response',
+          });
       }
     }
     if (response.statusCode >= 400) throw await this.#error(label, response.statusCode, json, response.headers, options.resource);
     const parsed = schema.safeParse(json ?? {});
     if (!parsed.success) {
-      throw new KubeplaneError('retryable', `crusoe ${label}: unexpected response shape (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})`, { provider: PROVIDER, code: 'invalid_response', status: response.statusCode });
+      throw new KubeplaneError(
+        'retryable',
+        `crusoe ${label}: unexpected response shape (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})`,
+        { provider: PROVIDER, code: 'invalid_response', status: response.statusCode },
+      );
     }
     return parsed.data;
   }
 
-  async #error(label: string, status: number, json: unknown, headers: Record<string, string | string[] | undefined>, resource: string | undefined): Promise<KubeplaneError> {
+  async #error(
+    label: string,
+    status: number,
+    json: unknown,
+    headers: Record<string, string | string[] | undefined>,
+    resource: string | undefined,
+  ): Promise<KubeplaneError> {
     const body = errorBodySchema.safeParse(json);
     const code = (body.success ? body.data.code : undefined) ?? `http_${status}`;
     const rawMessage = (body.success ? (body.data.message ?? body.data.reason) : undefined) ?? `HTTP ${status}`;
     const errorId = body.success ? body.data.error_id : undefined;
-    const kind = crusoeErrorKind(code, rawMessage, status) ?? (status === 401 || status === 403 ? 'auth' : status === 404 ? 'not-found' : status === 409 ? 'conflict' : 'invalid');
+    const kind =
+      crusoeErrorKind(code, rawMessage, status) ??
+      (status === 401 || status === 403 ? 'auth' : status === 404 ? 'not-found' : status === 409 ? 'conflict' : 'invalid');
     let retryAfterSeconds: number | undefined;
     if (kind === 'throttled') {
       const told = retryAfterFromHeaders(headers, this.#clock.now());
@@ -173,14 +195,19 @@ export class CrusoeClient {
       }
     }
     const advice = crusoeAdvice(kind);
-    return new KubeplaneError(kind, `crusoe ${label}${resource ? ` (${resource})` : ''}: ${code}: ${crusoeMessage(rawMessage)}${errorId ? ` [error_id ${errorId}]` : ''}${advice ? `; ${advice}` : ''}`, {
-      provider: PROVIDER,
-      code,
-      status,
-      ...(errorId ? { requestId: errorId } : {}),
-      ...(resource ? { resource } : {}),
-      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-    });
+    return new KubeplaneError(
+      kind,
+      `crusoe ${label}${resource ? ` (${resource})` : ''}: ${code}: ` +
+        `${crusoeMessage(rawMessage)}${errorId ? ` [error_id ${errorId}]` : ''}${advice ? `; ${advice}` : ''}`,
+      {
+        provider: PROVIDER,
+        code,
+        status,
+        ...(errorId ? { requestId: errorId } : {}),
+        ...(resource ? { resource } : {}),
+        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      },
+    );
   }
 
   /** One operation of a family: IN_PROGRESS, SUCCEEDED (result = the resource) or FAILED (result = {code, message}). */
@@ -214,5 +241,9 @@ export function operationError(op: CrusoeOperation, resource: string): Kubeplane
   const message = (result.success ? result.data.message : undefined) ?? 'the operation failed';
   const kind = crusoeErrorKind(code, message, 400) ?? 'invalid';
   const advice = crusoeAdvice(kind);
-  return new KubeplaneError(kind, `crusoe operation ${op.operation_id} (${resource}) failed: ${code}: ${crusoeMessage(message)}${advice ? `; ${advice}` : ''}`, { provider: PROVIDER, code, resource, requestId: op.operation_id });
+  return new KubeplaneError(
+    kind,
+    `crusoe operation ${op.operation_id} (${resource}) failed: ${code}: ${crusoeMessage(message)}${advice ? `; ${advice}` : ''}`,
+    { provider: PROVIDER, code, resource, requestId: op.operation_id },
+  );
 }

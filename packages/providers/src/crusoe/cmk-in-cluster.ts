@@ -18,7 +18,12 @@ export interface SecretManifest {
  * The `cmk-<cluster>` Secret with CRUSOE_ACCESS_KEY / CRUSOE_SECRET_KEY that Crusoe add-ons read. CMK creates it at
  * provisioning; kubeplane re-applies it when the manifest's credentials rotate. Wrapped whole: it holds secrets.
  */
-export function cmkAddonSecret(clusterName: string, accessKeyId: Redacted<string>, secretKey: Redacted<string>, namespace: string = CMK_ADDON_SECRET_NAMESPACE): Redacted<SecretManifest> {
+export function cmkAddonSecret(
+  clusterName: string,
+  accessKeyId: Redacted<string>,
+  secretKey: Redacted<string>,
+  namespace: string = CMK_ADDON_SECRET_NAMESPACE,
+): Redacted<SecretManifest> {
   return Redacted.of({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -37,7 +42,8 @@ export interface AutoscalerLimits {
 /** `--nodes=<min>:<max>:<pool>` per pool, sorted by pool name so the Deployment does not change needlessly. */
 export function autoscalerNodeArgs(limits: readonly AutoscalerLimits[]): string[] {
   for (const l of limits) {
-    if (!Number.isInteger(l.min) || !Number.isInteger(l.max) || l.min < 0 || l.max < l.min) throw new RangeError(`autoscaler limits for ${l.pool}: need 0 <= min <= max, got ${l.min}:${l.max}`);
+    if (!Number.isInteger(l.min) || !Number.isInteger(l.max) || l.min < 0 || l.max < l.min)
+      throw new RangeError(`autoscaler limits for ${l.pool}: need 0 <= min <= max, got ${l.min}:${l.max}`);
   }
   return [...limits].sort((a, b) => a.pool.localeCompare(b.pool)).map((l) => `--nodes=${l.min}:${l.max}:${l.pool}`);
 }
@@ -67,7 +73,10 @@ export interface CmkInClusterResult {
  * only when its values differ) and the autoscaler's `--nodes` arguments (set only when they differ). Pending while the
  * autoscaler Deployment does not exist yet (CMK installs add-ons as the cluster comes up).
  */
-export async function reconcileCmkInCluster(api: Pick<KubernetesApi, 'getSecret' | 'applySecret' | 'getDeploymentArgs' | 'setDeploymentArgs'>, input: CmkInClusterInput): Promise<Outcome<CmkInClusterResult>> {
+export async function reconcileCmkInCluster(
+  api: Pick<KubernetesApi, 'getSecret' | 'applySecret' | 'getDeploymentArgs' | 'setDeploymentArgs'>,
+  input: CmkInClusterInput,
+): Promise<Outcome<CmkInClusterResult>> {
   const result: CmkInClusterResult = { secretUpdated: false, autoscalerUpdated: false };
   if (input.credentials) {
     const namespace = input.namespace ?? CMK_ADDON_SECRET_NAMESPACE;
@@ -82,7 +91,12 @@ export async function reconcileCmkInCluster(api: Pick<KubernetesApi, 'getSecret'
   }
   if (input.autoscaler) {
     const args = await api.getDeploymentArgs(CMK_AUTOSCALER.namespace, CMK_AUTOSCALER.deployment);
-    if (args === null) return pending('dependency', 30, `${CMK_AUTOSCALER.namespace}/${CMK_AUTOSCALER.deployment} does not exist yet; is the cluster_autoscaler add-on enabled?`);
+    if (args === null)
+      return pending(
+        'dependency',
+        30,
+        `${CMK_AUTOSCALER.namespace}/${CMK_AUTOSCALER.deployment} does not exist yet; is the cluster_autoscaler add-on enabled?`,
+      );
     const next = withAutoscalerNodeArgs(args, input.autoscaler);
     if (JSON.stringify(next) !== JSON.stringify(args)) {
       await api.setDeploymentArgs(CMK_AUTOSCALER.namespace, CMK_AUTOSCALER.deployment, next);

@@ -12,21 +12,33 @@ const region = 'us-east1-a';
 
 beforeEach(() => {
   sandbox = new CrusoeSandbox({ seed: 3 });
-  provider = new CrusoeProvider({ accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId), secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey), projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, clock: sandbox.clock, sshPublicKey: SANDBOX_SSH_PUBLIC_KEY, random: () => 0.5 });
+  provider = new CrusoeProvider({
+    accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId),
+    secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey),
+    projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+    clock: sandbox.clock,
+    sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+    random: () => 0.5,
+  });
 });
 afterEach(() => sandbox.stop());
 
 /** A CMK cluster in its own VPC, as the manifest's `controlPlane: managed` cluster becomes. */
 async function cmkCluster(id: string, addons = ['crusoe_csi', 'nvidia_gpu_operator', 'nvidia_network_operator', 'cluster_autoscaler']) {
   await run(() => provider.network.ensureNetwork({ name: `${id}-net`, clusterId: id, region, cidr: '10.20.0.0/16', subnets: [{ cidr: '10.20.0.0/20' }] }));
-  return run(() => provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.20', addons, networkName: `${id}-net` }));
+  return run(() =>
+    provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.20', addons, networkName: `${id}-net` }),
+  );
 }
 
 describe('Crusoe managed Kubernetes (CMK)', () => {
   it('gives a non-default VPC the intra-VPC and egress rules before the cluster, and CMK adds its cmk-cp-* rules', async () => {
     const id = 'gpu-abc1234';
     await cmkCluster(id);
-    const rules = sandbox.inventory().filter((i) => i.kind === 'firewall').map((i) => i.name ?? '');
+    const rules = sandbox
+      .inventory()
+      .filter((i) => i.kind === 'firewall')
+      .map((i) => i.name ?? '');
     expect(rules).toEqual(expect.arrayContaining([`${id}-net-intra-vpc`, `${id}-net-egress`]));
     const cmk = rules.filter((n) => n.startsWith('cmk-cp-')).map((n) => n.replace(/-[0-9a-f]{8}$/, ''));
     expect(cmk.sort()).toEqual(['cmk-cp-api-access-cp', 'cmk-cp-fluent-bit-access-cp', 'cmk-cp-metrics-access-cp', 'cmk-cp-ssh-access-cp']);
@@ -37,20 +49,41 @@ describe('Crusoe managed Kubernetes (CMK)', () => {
     const id = 'gpu-abc1234';
     await cmkCluster(id);
     const pool = await run(() =>
-      provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'h100', serverType: 'h100-80gb-sxm-ib.8x', count: 2, kubernetesVersion: '1.33.4-cmk.4', labels: { accelerator: 'h100' }, taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] }),
+      provider.managedKubernetes.ensureNodePool({
+        clusterId: id,
+        name: 'h100',
+        serverType: 'h100-80gb-sxm-ib.8x',
+        count: 2,
+        kubernetesVersion: '1.33.4-cmk.4',
+        labels: { accelerator: 'h100' },
+        taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+      }),
     );
     expect(pool.nodeIds).toHaveLength(2);
-    expect(sandbox.inventory().filter((i) => i.kind === 'ib-partition').map((i) => i.name)).toEqual([`${id}-h100-ib`]);
+    expect(
+      sandbox
+        .inventory()
+        .filter((i) => i.kind === 'ib-partition')
+        .map((i) => i.name),
+    ).toEqual([`${id}-h100-ib`]);
     const post = sandbox.emulator.log.find((l) => l.method === 'POST' && l.path.endsWith('/kubernetes/nodepools'));
-    expect(post?.body).toMatchObject({ product_name: 'h100-80gb-sxm-ib.8x', count: 2, node_pool_version: '1.33.4-cmk.4', node_labels: { accelerator: 'h100' }, node_taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] });
-    expect(typeof (post?.body?.['transport_partition_id'])).toBe('string');
+    expect(post?.body).toMatchObject({
+      product_name: 'h100-80gb-sxm-ib.8x',
+      count: 2,
+      node_pool_version: '1.33.4-cmk.4',
+      node_labels: { accelerator: 'h100' },
+      node_taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+    });
+    expect(typeof post?.body?.['transport_partition_id']).toBe('string');
   });
 
   it('sends the current count on every PATCH, so a label change does not scale the pool to zero', async () => {
     const id = 'cpu-abc1234';
     await cmkCluster(id, []);
     await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 3 }));
-    const after = await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 3, labels: { tier: 'batch' } }));
+    const after = await run(() =>
+      provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 3, labels: { tier: 'batch' } }),
+    );
     const patches = sandbox.emulator.log.filter((l) => l.method === 'PATCH');
     expect(patches).toHaveLength(1);
     expect(patches[0]?.body).toMatchObject({ action: 'UPDATE', count: 3, node_labels: { tier: 'batch' } });
@@ -62,22 +95,39 @@ describe('Crusoe managed Kubernetes (CMK)', () => {
     const id = 'cpu-abc1234';
     await cmkCluster(id, []);
     const pool = await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 2 }));
-    const down = await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1, removeNodes: [pool.nodeIds[0] ?? ''] }));
+    const down = await run(() =>
+      provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1, removeNodes: [pool.nodeIds[0] ?? ''] }),
+    );
     const patch = sandbox.emulator.log.findIndex((l) => l.method === 'PATCH');
     const del = sandbox.emulator.log.findIndex((l) => l.method === 'DELETE' && l.path.includes('/compute/vms/instances/'));
     expect(patch).toBeGreaterThan(-1);
     expect(del).toBeGreaterThan(patch);
     sandbox.clock.advance(600_000);
-    expect(sandbox.inventory().filter((i) => i.kind === 'node').map((i) => i.id)).toEqual(down.nodeIds);
+    expect(
+      sandbox
+        .inventory()
+        .filter((i) => i.kind === 'node')
+        .map((i) => i.id),
+    ).toEqual(down.nodeIds);
   });
 
   it('refuses a version change or add-on change of an existing cluster with an actionable message', async () => {
     const id = 'cpu-abc1234';
     await cmkCluster(id, ['crusoe_csi']);
-    const error = await provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.32.7-cmk.18', addons: ['crusoe_csi'] }).then(() => undefined, (e: unknown) => e);
+    const error = await provider.managedKubernetes
+      .ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.32.7-cmk.18', addons: ['crusoe_csi'] })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(KubeplaneError);
     expect((error as KubeplaneError).message).toMatch(/support/);
-    const addons = await provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.20', addons: ['crusoe_csi', 'cluster_autoscaler'] }).then(() => undefined, (e: unknown) => e);
+    const addons = await provider.managedKubernetes
+      .ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.20', addons: ['crusoe_csi', 'cluster_autoscaler'] })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect((addons as KubeplaneError).details.code).toBe('addons_immutable');
   });
 
@@ -85,7 +135,10 @@ describe('Crusoe managed Kubernetes (CMK)', () => {
     const id = 'cpu-abc1234';
     await run(() => provider.network.ensureNetwork({ name: `${id}-net`, clusterId: id, region, cidr: '10.20.0.0/16', subnets: [{ cidr: '10.20.0.0/20' }] }));
     await provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.15', networkName: `${id}-net` });
-    expect(await provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1 })).toMatchObject({ status: 'pending', reason: 'dependency' });
+    expect(await provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1 })).toMatchObject({
+      status: 'pending',
+      reason: 'dependency',
+    });
     expect(await provider.managedKubernetes.kubeconfig({ clusterId: id, name: id, region })).toMatchObject({ status: 'pending', reason: 'dependency' });
   });
 
@@ -120,8 +173,17 @@ describe('CMK in-cluster data', () => {
   });
 
   it('writes --nodes=<min>:<max>:<pool> per pool and replaces old ones, keeping other args', () => {
-    expect(autoscalerNodeArgs([{ pool: 'gpu', min: 0, max: 8 }, { pool: 'cpu', min: 1, max: 10 }])).toEqual(['--nodes=1:10:cpu', '--nodes=0:8:gpu']);
-    expect(withAutoscalerNodeArgs(['--cloud-provider=crusoecloud', '--nodes=1:254:cpu', '--v=4'], [{ pool: 'cpu', min: 2, max: 5 }])).toEqual(['--cloud-provider=crusoecloud', '--v=4', '--nodes=2:5:cpu']);
+    expect(
+      autoscalerNodeArgs([
+        { pool: 'gpu', min: 0, max: 8 },
+        { pool: 'cpu', min: 1, max: 10 },
+      ]),
+    ).toEqual(['--nodes=1:10:cpu', '--nodes=0:8:gpu']);
+    expect(withAutoscalerNodeArgs(['--cloud-provider=crusoecloud', '--nodes=1:254:cpu', '--v=4'], [{ pool: 'cpu', min: 2, max: 5 }])).toEqual([
+      '--cloud-provider=crusoecloud',
+      '--v=4',
+      '--nodes=2:5:cpu',
+    ]);
     expect(() => autoscalerNodeArgs([{ pool: 'x', min: 3, max: 1 }])).toThrow(RangeError);
   });
 });
@@ -173,6 +235,9 @@ describe('reconcileCmkInCluster', () => {
   });
 
   it('waits while the autoscaler Deployment does not exist yet', async () => {
-    expect(await reconcileCmkInCluster(cluster(null).api, { clusterName: 'gpu', autoscaler: [{ pool: 'cpu', min: 0, max: 3 }] })).toMatchObject({ status: 'pending', reason: 'dependency' });
+    expect(await reconcileCmkInCluster(cluster(null).api, { clusterName: 'gpu', autoscaler: [{ pool: 'cpu', min: 0, max: 3 }] })).toMatchObject({
+      status: 'pending',
+      reason: 'dependency',
+    });
   });
 });

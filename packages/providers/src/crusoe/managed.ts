@@ -2,7 +2,27 @@
 // list with their add-ons, node pools (every PATCH sends the current count; scale-down lowers the count, then
 // deletes the VMs the engine chose), the admin kubeconfig, and AutoClusters remediation settings.
 import * as z from 'zod';
-import { KubeplaneError, autoclustersConfigSchema, done, isPending, pending, type CallContext, type ManagedClusterConfig, type ManagedClusterConfigResult, type ManagedClusterKubernetes, type Redacted, type ManagedClusterInfo, type ManagedClusterRequest, type ManagedKubernetesApi, type ManagedNodeInfo, type ManagedNodePoolInfo, type ManagedNodePoolRequest, type ManagedVersions, type Outcome, type ScopedRef } from '@kubeplane/sdk';
+import {
+  KubeplaneError,
+  autoclustersConfigSchema,
+  done,
+  isPending,
+  pending,
+  type CallContext,
+  type ManagedClusterConfig,
+  type ManagedClusterConfigResult,
+  type ManagedClusterKubernetes,
+  type Redacted,
+  type ManagedClusterInfo,
+  type ManagedClusterRequest,
+  type ManagedKubernetesApi,
+  type ManagedNodeInfo,
+  type ManagedNodePoolInfo,
+  type ManagedNodePoolRequest,
+  type ManagedVersions,
+  type Outcome,
+  type ScopedRef,
+} from '@kubeplane/sdk';
 import { operationError, type CrusoeClient } from './client.js';
 import { reconcileCmkInCluster } from './cmk-in-cluster.js';
 import { nodeState } from './node-state.js';
@@ -74,7 +94,11 @@ export class CrusoeManagedKubernetes {
   autoClusters(ref: ScopedRef, context?: CallContext): Promise<Outcome<z.infer<typeof autoClustersConfigSchema>>> {
     return this.#deps.guard(context, async () => {
       const cluster = await this.#requireCluster(ref.name);
-      return done(await this.#client.request('GET', this.#client.project(`kubernetes/clusters/${cluster.id}/autoclusters/config`), autoClustersConfigSchema, { resource: ref.name }));
+      return done(
+        await this.#client.request('GET', this.#client.project(`kubernetes/clusters/${cluster.id}/autoclusters/config`), autoClustersConfigSchema, {
+          resource: ref.name,
+        }),
+      );
     });
   }
 
@@ -85,14 +109,20 @@ export class CrusoeManagedKubernetes {
       const path = this.#client.project(`kubernetes/clusters/${cluster.id}/autoclusters/config`);
       const current = await this.#client.request('GET', path, autoClustersConfigSchema, { resource: ref.name });
       const have = Object.fromEntries(current.remediation_configs.filter((r) => r.user_override).map((r) => [r.issue_name, r.user_override]));
-      const set = Object.entries(settings.overrides).filter(([issue, action]) => have[issue] !== action).map(([issue_name, action]) => ({ issue_name, action }));
+      const set = Object.entries(settings.overrides)
+        .filter(([issue, action]) => have[issue] !== action)
+        .map(([issue_name, action]) => ({ issue_name, action }));
       const remove = Object.keys(have).filter((issue) => !(issue in settings.overrides));
       const fallback = settings.fallbackToProjectReservations;
       if (set.length === 0 && remove.length === 0 && (fallback === undefined || fallback === current.fallback_to_project_reservations)) return done(current);
       return done(
         await this.#client.request('PATCH', path, autoClustersConfigSchema, {
           resource: ref.name,
-          body: { fallback_to_project_reservations: fallback ?? current.fallback_to_project_reservations ?? false, set_remediation_overrides: set, remove_remediation_overrides: remove },
+          body: {
+            fallback_to_project_reservations: fallback ?? current.fallback_to_project_reservations ?? false,
+            set_remediation_overrides: set,
+            remove_remediation_overrides: remove,
+          },
         }),
       );
     });
@@ -102,7 +132,11 @@ export class CrusoeManagedKubernetes {
    * The add-on credentials Secret and the autoscaler's `--nodes` limits through the cluster's API, then AutoClusters
    * remediation when the manifest lists the `autoclusters` add-on (CMK's defaults are left alone otherwise).
    */
-  async #configureCluster(request: ManagedClusterConfig, kubernetes: ManagedClusterKubernetes, context: CallContext | undefined): Promise<Outcome<ManagedClusterConfigResult>> {
+  async #configureCluster(
+    request: ManagedClusterConfig,
+    kubernetes: ManagedClusterKubernetes,
+    context: CallContext | undefined,
+  ): Promise<Outcome<ManagedClusterConfigResult>> {
     const changed: string[] = [];
     const autoscaled = request.addons.some((a) => a.name === 'cluster_autoscaler');
     const inCluster = await reconcileCmkInCluster(kubernetes, {
@@ -116,12 +150,21 @@ export class CrusoeManagedKubernetes {
     const autoclusters = request.addons.find((a) => a.name === 'autoclusters');
     if (autoclusters) {
       const parsed = autoclustersConfigSchema.safeParse(autoclusters.config ?? {});
-      if (!parsed.success) throw new KubeplaneError('invalid', `the autoclusters add-on's config: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { provider: PROVIDER, code: 'bad_addon_config', resource: request.name });
+      if (!parsed.success)
+        throw new KubeplaneError('invalid', `the autoclusters add-on's config: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
+          provider: PROVIDER,
+          code: 'bad_addon_config',
+          resource: request.name,
+        });
       const want = parsed.data;
       const before = await this.autoClusters({ clusterId: request.clusterId, name: request.name, region: request.region }, context);
       if (isPending(before)) return before;
       const overrides = Object.fromEntries(Object.entries(want.remediation ?? {}).filter((e): e is [string, RemediationAction] => e[1] !== undefined));
-      const after = await this.configureAutoClusters({ clusterId: request.clusterId, name: request.name, region: request.region }, { overrides, ...(want.fallbackToProjectReservations !== undefined ? { fallbackToProjectReservations: want.fallbackToProjectReservations } : {}) }, context);
+      const after = await this.configureAutoClusters(
+        { clusterId: request.clusterId, name: request.name, region: request.region },
+        { overrides, ...(want.fallbackToProjectReservations !== undefined ? { fallbackToProjectReservations: want.fallbackToProjectReservations } : {}) },
+        context,
+      );
       if (isPending(after)) return after;
       if (JSON.stringify(after.value) !== JSON.stringify(before.value)) changed.push('AutoClusters remediation');
     }
@@ -129,19 +172,25 @@ export class CrusoeManagedKubernetes {
   }
 
   async findCluster(name: string): Promise<CrusoeCluster | undefined> {
-    const listed = await this.#client.request('GET', this.#client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema), { query: { cluster_name: name } });
+    const listed = await this.#client.request('GET', this.#client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema), {
+      query: { cluster_name: name },
+    });
     return listed.items.find((c) => c.name === name);
   }
 
   async #requireCluster(name: string): Promise<CrusoeCluster> {
     const cluster = await this.findCluster(name);
-    if (!cluster) throw new KubeplaneError('not-found', `crusoe Kubernetes cluster ${name} does not exist`, { provider: PROVIDER, code: 'not_found', resource: name });
+    if (!cluster)
+      throw new KubeplaneError('not-found', `crusoe Kubernetes cluster ${name} does not exist`, { provider: PROVIDER, code: 'not_found', resource: name });
     return cluster;
   }
 
   async #versions(): Promise<ManagedVersions> {
     const v = await this.#client.request('GET', this.#client.project('kubernetes/versions'), versionsSchema);
-    return { cluster: v.kubernetes_cluster_versions.map((x) => x.cluster_version_name), nodePool: v.kubernetes_node_pool_versions.map((x) => x.node_pool_version_name) };
+    return {
+      cluster: v.kubernetes_cluster_versions.map((x) => x.cluster_version_name),
+      nodePool: v.kubernetes_node_pool_versions.map((x) => x.node_pool_version_name),
+    };
   }
 
   #info(c: CrusoeCluster, clusterId: string): ManagedClusterInfo {
@@ -150,32 +199,68 @@ export class CrusoeManagedKubernetes {
       name: c.name,
       id: c.id,
       clusterId,
-      state: state === 'RUNNING' ? 'running' : state === 'DELETING' ? 'deleting' : state === 'UPDATING' ? 'updating' : state === 'FAILED' || state === 'ERROR' ? 'failed' : 'provisioning',
+      state:
+        state === 'RUNNING'
+          ? 'running'
+          : state === 'DELETING'
+            ? 'deleting'
+            : state === 'UPDATING'
+              ? 'updating'
+              : state === 'FAILED' || state === 'ERROR'
+                ? 'failed'
+                : 'provisioning',
       ...(c.dns_name ? { apiEndpoint: `https://${c.dns_name}:6443` } : {}),
       kubernetesVersion: c.version,
       addons: c.add_ons,
-      managedResources: ['cmk-cp-api-access-cp-*', 'cmk-cp-metrics-access-cp-*', 'cmk-cp-fluent-bit-access-cp-*', 'cmk-cp-ssh-access-cp-*', `API token cmk-${c.name}`, `Secret cmk-${c.name}`],
+      managedResources: [
+        'cmk-cp-api-access-cp-*',
+        'cmk-cp-metrics-access-cp-*',
+        'cmk-cp-fluent-bit-access-cp-*',
+        'cmk-cp-ssh-access-cp-*',
+        `API token cmk-${c.name}`,
+        `Secret cmk-${c.name}`,
+      ],
     };
   }
 
   async #failure(c: CrusoeCluster | CrusoeNodePool, family: 'kubernetes/clusters' | 'kubernetes/nodepools'): Promise<KubeplaneError> {
     const ops = await this.#client.request('GET', this.#client.project(`${family}/operations`), itemsOf(operationSchema), { query: { resource_id: c.id } });
     const failed = ops.items.filter((o) => o.state === 'FAILED').at(-1);
-    return failed ? operationError(failed, c.name) : new KubeplaneError('invalid', `crusoe ${family === 'kubernetes/clusters' ? 'cluster' : 'node pool'} ${c.name} is in state ${c.state}; delete and recreate it`, { provider: PROVIDER, code: 'failed', resource: c.name });
+    return failed
+      ? operationError(failed, c.name)
+      : new KubeplaneError(
+          'invalid',
+          `crusoe ${family === 'kubernetes/clusters' ? 'cluster' : 'node pool'} ${c.name} is in state ${c.state}; delete and recreate it`,
+          { provider: PROVIDER, code: 'failed', resource: c.name },
+        );
   }
 
   async #ensureCluster(request: ManagedClusterRequest): Promise<Outcome<ManagedClusterInfo>> {
-    if (!ownedBy(request.name, request.clusterId)) throw new KubeplaneError('invalid', `managed cluster ${request.name} must be named after the cluster id ${request.clusterId}`, { provider: PROVIDER, code: 'name_not_owned', resource: request.name });
+    if (!ownedBy(request.name, request.clusterId))
+      throw new KubeplaneError('invalid', `managed cluster ${request.name} must be named after the cluster id ${request.clusterId}`, {
+        provider: PROVIDER,
+        code: 'name_not_owned',
+        resource: request.name,
+      });
     const existing = await this.findCluster(request.name);
     if (!existing) {
       const versions = await this.#versions();
       if (!versions.cluster.includes(request.kubernetesVersion)) {
-        throw new KubeplaneError('invalid', `CMK does not offer version ${request.kubernetesVersion}; choose one of ${versions.cluster.join(', ')}`, { provider: PROVIDER, code: 'unsupported_version', resource: request.name });
+        throw new KubeplaneError('invalid', `CMK does not offer version ${request.kubernetesVersion}; choose one of ${versions.cluster.join(', ')}`, {
+          provider: PROVIDER,
+          code: 'unsupported_version',
+          resource: request.name,
+        });
       }
       let subnetId: string | undefined;
       if (request.networkName) {
         const network = await this.#deps.findNetwork(request.networkName);
-        if (!network) throw new KubeplaneError('not-found', `crusoe VPC network ${request.networkName} does not exist; ensure it (with its intra-VPC rules) before the cluster`, { provider: PROVIDER, code: 'not_found', resource: request.networkName });
+        if (!network)
+          throw new KubeplaneError(
+            'not-found',
+            `crusoe VPC network ${request.networkName} does not exist; ensure it (with its intra-VPC rules) before the cluster`,
+            { provider: PROVIDER, code: 'not_found', resource: request.networkName },
+          );
         subnetId = (await this.#deps.subnetIn(network, request.region)).id;
       }
       try {
@@ -198,11 +283,21 @@ export class CrusoeManagedKubernetes {
       return pending('in-progress', 30, `CMK cluster ${request.name} is being created (a control plane of three VMs; minutes)`);
     }
     if (existing.version !== request.kubernetesVersion) {
-      throw new KubeplaneError('invalid', `CMK cluster ${request.name} runs ${existing.version}, the manifest asks for ${request.kubernetesVersion}: CMK has no in-place upgrade through its API; ask Crusoe support for an upgrade window, or keep ${existing.version}`, { provider: PROVIDER, code: 'version_immutable', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `CMK cluster ${request.name} runs ${existing.version}, the manifest asks for ${request.kubernetesVersion}: CMK ` +
+          `has no in-place upgrade through its API; ask Crusoe support for an upgrade window, or keep ${existing.version}`,
+        { provider: PROVIDER, code: 'version_immutable', resource: request.name },
+      );
     }
     const want = [...(request.addons ?? [])].sort().join(',');
     if ([...existing.add_ons].sort().join(',') !== want) {
-      throw new KubeplaneError('invalid', `CMK cluster ${request.name} has add-ons [${existing.add_ons.join(', ')}], the manifest asks for [${request.addons?.join(', ') ?? ''}]: add-ons are fixed at creation; install others with Helm or recreate the cluster`, { provider: PROVIDER, code: 'addons_immutable', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `CMK cluster ${request.name} has add-ons [${existing.add_ons.join(', ')}], the manifest asks for ` +
+          `[${request.addons?.join(', ') ?? ''}]: add-ons are fixed at creation; install others with Helm or recreate the cluster`,
+        { provider: PROVIDER, code: 'addons_immutable', resource: request.name },
+      );
     }
     const info = this.#info(existing, request.clusterId);
     if (info.state === 'running') return done(info);
@@ -212,7 +307,8 @@ export class CrusoeManagedKubernetes {
   }
 
   async #pools(clusterId: string): Promise<CrusoeNodePool[]> {
-    return (await this.#client.request('GET', this.#client.project('kubernetes/nodepools'), itemsOf(nodePoolSchema), { query: { cluster_id: clusterId } })).items;
+    return (await this.#client.request('GET', this.#client.project('kubernetes/nodepools'), itemsOf(nodePoolSchema), { query: { cluster_id: clusterId } }))
+      .items;
   }
 
   /** Deletes the cluster's node pools, then the cluster; pending until it is gone. */
@@ -238,7 +334,12 @@ export class CrusoeManagedKubernetes {
     const out: Array<z.infer<typeof instanceSchema>> = [];
     let token: string | undefined;
     for (let page = 0; page < 1000; page++) {
-      const data = await this.#client.request('GET', this.#client.project(`kubernetes/nodepools/${pool.id}/vms`), z.object({ items: z.array(instanceSchema).default([]), next_token: z.string().optional() }), { query: { limit: 100, sort: 'created_at', next_token: token } });
+      const data = await this.#client.request(
+        'GET',
+        this.#client.project(`kubernetes/nodepools/${pool.id}/vms`),
+        z.object({ items: z.array(instanceSchema).default([]), next_token: z.string().optional() }),
+        { query: { limit: 100, sort: 'created_at', next_token: token } },
+      );
       out.push(...data.items);
       token = data.next_token || undefined;
       if (!token) break;
@@ -249,13 +350,16 @@ export class CrusoeManagedKubernetes {
   async #ensureNodePool(request: ManagedNodePoolRequest): Promise<Outcome<ManagedNodePoolInfo>> {
     const clusterName = request.clusterName ?? request.clusterId;
     const cluster = await this.findCluster(clusterName);
-    if (!cluster || plainState(cluster.state) !== 'RUNNING') return pending('dependency', 30, `node pool ${request.name} waits for CMK cluster ${clusterName} to run`);
+    if (!cluster || plainState(cluster.state) !== 'RUNNING')
+      return pending('dependency', 30, `node pool ${request.name} waits for CMK cluster ${clusterName} to run`);
     const labels = request.labels ?? {};
     const taints = request.taints ?? [];
     const sshPublicKey = request.sshPublicKey ?? this.#deps.defaultSshPublicKey(request.name);
     const pool = (await this.#pools(cluster.id)).find((p) => p.name === request.name);
     if (!pool) {
-      const partition = /-ib(\.|$)/.test(request.serverType) ? await this.#deps.ensurePartition(request.infinibandPartitionName ?? `${request.clusterId}-${request.name}-ib`, cluster.location, request.serverType) : undefined;
+      const partition = /-ib(\.|$)/.test(request.serverType)
+        ? await this.#deps.ensurePartition(request.infinibandPartitionName ?? `${request.clusterId}-${request.name}-ib`, cluster.location, request.serverType)
+        : undefined;
       try {
         await this.#client.request('POST', this.#client.project('kubernetes/nodepools'), asyncOperationSchema, {
           resource: request.name,
@@ -284,7 +388,8 @@ export class CrusoeManagedKubernetes {
     const vms = await this.#poolVms(pool);
     const live = vms.filter((v) => plainState(v.state) !== 'DELETING');
     const sameLabels = JSON.stringify(Object.entries(pool.node_labels).sort()) === JSON.stringify(Object.entries(labels).sort());
-    const canonTaints = (t: ReadonlyArray<{ key: string; value?: string | undefined; effect: string }>) => JSON.stringify(t.map((x) => [x.key, x.value ?? '', x.effect]).sort());
+    const canonTaints = (t: ReadonlyArray<{ key: string; value?: string | undefined; effect: string }>) =>
+      JSON.stringify(t.map((x) => [x.key, x.value ?? '', x.effect]).sort());
     const sameTaints = canonTaints(pool.node_taints ?? []) === canonTaints(taints);
     if (request.count < pool.count || (request.count === pool.count && live.length > request.count)) {
       // Scale-down: lower the count first (so the platform does not replace what we delete), then delete
@@ -292,7 +397,12 @@ export class CrusoeManagedKubernetes {
       const chosen = request.removeNodes ?? [];
       const victims = live.filter((v) => chosen.includes(v.id) || chosen.includes(v.name));
       if (victims.length < live.length - request.count) {
-        throw new KubeplaneError('invalid', `node pool ${request.name}: scaling ${live.length} -> ${request.count} needs ${live.length - request.count} node(s) named in removeNodes (drained first); got ${victims.length}`, { provider: PROVIDER, code: 'scale_down_needs_nodes', resource: request.name });
+        throw new KubeplaneError(
+          'invalid',
+          `node pool ${request.name}: scaling ${live.length} -> ${request.count} needs ` +
+            `${live.length - request.count} node(s) named in removeNodes (drained first); got ${victims.length}`,
+          { provider: PROVIDER, code: 'scale_down_needs_nodes', resource: request.name },
+        );
       }
       if (request.count < pool.count) await this.#patchPool(pool, request.count, labels, taints, request.kubernetesVersion, sshPublicKey);
       for (const v of victims.slice(0, live.length - request.count)) await this.#deleteById(`compute/vms/instances/${v.id}`, v.name);
@@ -304,24 +414,52 @@ export class CrusoeManagedKubernetes {
     const versionDue = Boolean(request.updateVersion && request.kubernetesVersion) && live.every((v) => latest.get(v.id) !== false);
     if (request.count !== pool.count || !sameLabels || !sameTaints) {
       await this.#patchPool(pool, request.count, labels, taints, request.kubernetesVersion, sshPublicKey);
-      return pending('in-progress', 10, `node pool ${request.name} is being updated (count ${pool.count} -> ${request.count}; labels, taints and version apply to new nodes)`);
+      return pending(
+        'in-progress',
+        10,
+        `node pool ${request.name} is being updated (count ${pool.count} -> ${request.count}; labels, taints and version apply to new nodes)`,
+      );
     }
     // A version alone changes nothing that exists: nothing to wait for (the caller rotates the machines).
     if (versionDue) await this.#patchPool(pool, request.count, labels, taints, request.kubernetesVersion, sshPublicKey);
     if (live.length < pool.count) return pending('in-progress', 15, `node pool ${request.name}: ${live.length}/${pool.count} machines created`);
-    return done({ name: pool.name, id: pool.id, ready: live.filter((v) => plainState(v.state) === 'RUNNING').length, count: pool.count, nodeIds: live.map((v) => v.id) });
+    return done({
+      name: pool.name,
+      id: pool.id,
+      ready: live.filter((v) => plainState(v.state) === 'RUNNING').length,
+      count: pool.count,
+      nodeIds: live.map((v) => v.id),
+    });
   }
 
   /** Every PATCH carries every field, the current count included: CMK treats a missing count as 0. */
-  async #patchPool(pool: CrusoeNodePool, count: number, labels: Record<string, string>, taints: ManagedNodePoolRequest['taints'], version: string | undefined, sshPublicKey: string): Promise<void> {
+  async #patchPool(
+    pool: CrusoeNodePool,
+    count: number,
+    labels: Record<string, string>,
+    taints: ManagedNodePoolRequest['taints'],
+    version: string | undefined,
+    sshPublicKey: string,
+  ): Promise<void> {
     await this.#client.request('PATCH', this.#client.project(`kubernetes/nodepools/${pool.id}`), asyncOperationSchema, {
       resource: pool.name,
-      body: { action: 'UPDATE', count, node_labels: labels, node_taints: taints ?? [], node_pool_version: version ?? '', ssh_public_key: sshPublicKey, ephemeral_storage_for_containerd: false, reservation_id: '' },
+      body: {
+        action: 'UPDATE',
+        count,
+        node_labels: labels,
+        node_taints: taints ?? [],
+        node_pool_version: version ?? '',
+        ssh_public_key: sshPublicKey,
+        ephemeral_storage_for_containerd: false,
+        reservation_id: '',
+      },
     });
   }
 
   async #deleteNodePool(ref: ScopedRef): Promise<Outcome<void>> {
-    const clusters = (await this.#client.request('GET', this.#client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema))).items.filter((c) => ownedBy(c.name, ref.clusterId));
+    const clusters = (await this.#client.request('GET', this.#client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema))).items.filter((c) =>
+      ownedBy(c.name, ref.clusterId),
+    );
     for (const c of clusters) {
       const pool = (await this.#pools(c.id)).find((p) => p.name === ref.name);
       if (!pool) continue;
@@ -333,23 +471,50 @@ export class CrusoeManagedKubernetes {
 
   async #kubeconfig(ref: ScopedRef): Promise<Outcome<string>> {
     const cluster = await this.findCluster(ref.name);
-    if (!cluster) throw new KubeplaneError('not-found', `crusoe Kubernetes cluster ${ref.name} does not exist`, { provider: PROVIDER, code: 'not_found', resource: ref.name });
+    if (!cluster)
+      throw new KubeplaneError('not-found', `crusoe Kubernetes cluster ${ref.name} does not exist`, {
+        provider: PROVIDER,
+        code: 'not_found',
+        resource: ref.name,
+      });
     if (plainState(cluster.state) !== 'RUNNING') return pending('dependency', 20, `CMK cluster ${ref.name} is ${cluster.state}; credentials come once it runs`);
-    const creds = await this.#client.request('POST', this.#client.project(`kubernetes/clusters/${cluster.id}/get-credentials`), credentialsSchema, { query: { auth_type: 'admin_cert' }, resource: ref.name });
+    const creds = await this.#client.request('POST', this.#client.project(`kubernetes/clusters/${cluster.id}/get-credentials`), credentialsSchema, {
+      query: { auth_type: 'admin_cert' },
+      resource: ref.name,
+    });
     if (creds.kube_config) return done(creds.kube_config);
     // Terraform's legacy fallback: build the kubeconfig from the certificate fields.
     if (!creds.cluster_address || !creds.cluster_ca_certificate || !creds.user_client_certificate || !creds.user_client_key) {
-      throw new KubeplaneError('retryable', `crusoe get-credentials for ${ref.name} returned neither a kubeconfig nor certificates`, { provider: PROVIDER, code: 'invalid_response', resource: ref.name });
+      throw new KubeplaneError('retryable', `crusoe get-credentials for ${ref.name} returned neither a kubeconfig nor certificates`, {
+        provider: PROVIDER,
+        code: 'invalid_response',
+        resource: ref.name,
+      });
     }
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     const name = creds.cluster_name ?? cluster.name;
     const user = `${name}-${creds.user_name ?? 'admin'}`;
     return done(
       [
-        'apiVersion: v1', 'kind: Config', `current-context: ${user}`,
-        'clusters:', `- name: ${name}`, '  cluster:', `    server: ${creds.cluster_address}`, `    certificate-authority-data: ${b64(creds.cluster_ca_certificate)}`,
-        'users:', `- name: ${user}`, '  user:', `    client-certificate-data: ${b64(creds.user_client_certificate)}`, `    client-key-data: ${b64(creds.user_client_key)}`,
-        'contexts:', `- name: ${user}`, '  context:', `    cluster: ${name}`, `    user: ${user}`, '',
+        'apiVersion: v1',
+        'kind: Config',
+        `current-context: ${user}`,
+        'clusters:',
+        `- name: ${name}`,
+        '  cluster:',
+        `    server: ${creds.cluster_address}`,
+        `    certificate-authority-data: ${b64(creds.cluster_ca_certificate)}`,
+        'users:',
+        `- name: ${user}`,
+        '  user:',
+        `    client-certificate-data: ${b64(creds.user_client_certificate)}`,
+        `    client-key-data: ${b64(creds.user_client_key)}`,
+        'contexts:',
+        `- name: ${user}`,
+        '  context:',
+        `    cluster: ${name}`,
+        `    user: ${user}`,
+        '',
       ].join('\n'),
     );
   }

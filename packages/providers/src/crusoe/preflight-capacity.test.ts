@@ -22,7 +22,12 @@ async function check(stock: number, gpuVms = 64): Promise<Awaited<ReturnType<typ
 
 it('warns that a Crusoe pool wants more GPU machines than its location can start now, with the count', async () => {
   expect(await check(1)).toEqual([
-    { severity: 'warning', path: 'nodePools.dynamic[1].count', message: 'crusoe can start only 1 h100-80gb-sxm-ib.8x in us-east1-a now and the pool wants 2: creating more fails while it is out of stock (types with stock for the pool: a100-80gb-sxm-ib.8x, h200-141gb-sxm-ib.8x)' },
+    {
+      severity: 'warning',
+      path: 'nodePools.dynamic[1].count',
+      message:
+        'crusoe can start only 1 h100-80gb-sxm-ib.8x in us-east1-a now and the pool wants 2: creating more fails while it is out of stock (types with stock for the pool: a100-80gb-sxm-ib.8x, h200-141gb-sxm-ib.8x)',
+    },
   ]);
 });
 
@@ -32,6 +37,11 @@ it('says nothing of stock when the location has enough', async () => {
 
 it('refuses Crusoe pools that want more GPU machines than the project quota allows, naming the quota and the pools', async () => {
   expect(await check(16, 1)).toEqual([
-    { severity: 'error', path: 'nodePools.dynamic[1].count', message: 'the crusoe quota "GPU VMs" of provider crusoe-1 allows 1 machines and the manifest\'s pools want 2 (gpu: 2); raise it with the provider or lower the counts' },
+    {
+      severity: 'error',
+      path: 'nodePools.dynamic[1].count',
+      message:
+        'the crusoe quota "GPU VMs" of provider crusoe-1 allows 1 machines and the manifest\'s pools want 2 (gpu: 2); raise it with the provider or lower the counts',
+    },
   ]);
 });

@@ -9,8 +9,22 @@ runProviderConformance({
   name: 'crusoe',
   sandbox: () => new CrusoeSandbox({ seed: 11 }),
   makeProvider: (s) =>
-    new CrusoeProvider({ accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId), secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey), projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, clock: s.clock, sshPublicKey: SANDBOX_SSH_PUBLIC_KEY, random: () => 0.5 }),
-  makeUnauthorizedProvider: (s) => new CrusoeProvider({ accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId), secretKey: Redacted.of(WRONG_SECRET), projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, clock: s.clock, sshPublicKey: SANDBOX_SSH_PUBLIC_KEY }),
+    new CrusoeProvider({
+      accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId),
+      secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey),
+      projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+      clock: s.clock,
+      sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+      random: () => 0.5,
+    }),
+  makeUnauthorizedProvider: (s) =>
+    new CrusoeProvider({
+      accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId),
+      secretKey: Redacted.of(WRONG_SECRET),
+      projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+      clock: s.clock,
+      sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+    }),
   secretValues: [CRUSOE_SANDBOX_CREDENTIALS.secretKey, WRONG_SECRET],
   fixtures: { region: 'us-east1-a', serverType: 'c1a.4x', image: 'ubuntu22.04:latest', secondRegion: { region: 'us-northcentral1-a' } },
 });

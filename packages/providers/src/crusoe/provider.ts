@@ -102,13 +102,26 @@ export class CrusoeProvider implements Provider {
    * SSH keys are the user's, not a location's or even the project's (`/users/ssh-keys` in
    * reference/crusoe-api-v1-swagger.json): one serves every location. Firewall rules belong to their VPC network.
    */
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: false, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: true, reservedIps: false, networkWideFirewalls: true, scopes: { sshKey: 'project' } };
+  readonly capabilities: Capabilities = {
+    compute: true,
+    network: true,
+    dns: false,
+    dnsFailover: false,
+    attachReservedIpAfterCreate: false,
+    managedKubernetes: true,
+    reservedIps: false,
+    networkWideFirewalls: true,
+    scopes: { sshKey: 'project' },
+  };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
   readonly managedKubernetes: ManagedKubernetesApi;
   /** Crusoe-specific: InfiniBand partitions for GPU pools, and CMK AutoClusters. */
   readonly infiniband: {
-    ensurePartition(request: { name: string; clusterId: string; region: string; serverType: string }, context?: CallContext): Promise<Outcome<{ id: string; name: string; ibNetworkId: string }>>;
+    ensurePartition(
+      request: { name: string; clusterId: string; region: string; serverType: string },
+      context?: CallContext,
+    ): Promise<Outcome<{ id: string; name: string; ibNetworkId: string }>>;
     deletePartition(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   };
   readonly client: CrusoeClient;
@@ -162,7 +175,12 @@ export class CrusoeProvider implements Provider {
           done(
             (await this.client.request('GET', this.client.project('quotas'), projectQuotasSchema)).quotas
               .filter((q) => q.type !== undefined && q.max !== undefined)
-              .map((q) => ({ name: q.type ?? '', description: q.description ?? q.programmatic_name ?? q.type ?? '', max: q.max ?? 0, available: q.available ?? q.max ?? 0 })),
+              .map((q) => ({
+                name: q.type ?? '',
+                description: q.description ?? q.programmatic_name ?? q.type ?? '',
+                max: q.max ?? 0,
+                available: q.available ?? q.max ?? 0,
+              })),
           ),
         ),
       // Crusoe's locations (`us-east1-a`) are what a manifest's region names.
@@ -172,10 +190,24 @@ export class CrusoeProvider implements Provider {
           done(
             (await this.client.request('GET', 'compute/images', itemsOf(imageSchema))).items
               .filter((i) => i.locations.length === 0 || i.locations.includes(region))
-              .flatMap((i) => (i.tags.length ? i.tags : ['latest']).map((tag) => ({ id: `${i.name}:${tag}`, name: `${i.name}:${tag}`, architecture: /arm64|gb200/.test(i.name) ? ('arm64' as const) : ('x86_64' as const), ...(i.description ? { description: i.description } : {}) }))),
+              .flatMap((i) =>
+                (i.tags.length ? i.tags : ['latest']).map((tag) => ({
+                  id: `${i.name}:${tag}`,
+                  name: `${i.name}:${tag}`,
+                  architecture: /arm64|gb200/.test(i.name) ? ('arm64' as const) : ('x86_64' as const),
+                  ...(i.description ? { description: i.description } : {}),
+                })),
+              ),
           ),
         ),
-      zones: (region, c) => g(c, async () => done((await this.client.request('GET', 'locations', locationsSchema)).items.filter((l) => l === region || l.startsWith(region)).map((l) => ({ name: l, region })))),
+      zones: (region, c) =>
+        g(c, async () =>
+          done(
+            (await this.client.request('GET', 'locations', locationsSchema)).items
+              .filter((l) => l === region || l.startsWith(region))
+              .map((l) => ({ name: l, region })),
+          ),
+        ),
     };
     this.network = {
       ensureNetwork: (r, c) => g(c, () => this.#ensureNetwork(r)),
@@ -183,8 +215,22 @@ export class CrusoeProvider implements Provider {
       ensureFirewall: (r, c) => g(c, () => this.#ensureFirewall(r)),
       deleteFirewall: (r, c) => g(c, () => this.#deleteFirewall(r.name)),
       ensureReservedIp: (r) =>
-        Promise.reject(new KubeplaneError('invalid', `crusoe has no standalone reserved IPs: ${r.name} cannot exist before its VM; pass reservedIpName in the node request to give that VM a static public IPv4, or put a load balancer in front`, { provider: PROVIDER, code: 'reserved_ip_unsupported', resource: r.name })),
-      attachReservedIp: (ip) => Promise.reject(new KubeplaneError('invalid', `crusoe allocates a static public IPv4 with the VM; ${ip.name} cannot be attached afterwards`, { provider: PROVIDER, code: 'reserved_ip_unsupported', resource: ip.name })),
+        Promise.reject(
+          new KubeplaneError(
+            'invalid',
+            `crusoe has no standalone reserved IPs: ${r.name} cannot exist before its VM; pass reservedIpName ` +
+              `in the node request to give that VM a static public IPv4, or put a load balancer in front`,
+            { provider: PROVIDER, code: 'reserved_ip_unsupported', resource: r.name },
+          ),
+        ),
+      attachReservedIp: (ip) =>
+        Promise.reject(
+          new KubeplaneError('invalid', `crusoe allocates a static public IPv4 with the VM; ${ip.name} cannot be attached afterwards`, {
+            provider: PROVIDER,
+            code: 'reserved_ip_unsupported',
+            resource: ip.name,
+          }),
+        ),
       // Nothing standalone was ever created, so there is nothing to delete (rule C9).
       deleteReservedIp: () => Promise.resolve(done(undefined)),
       ensureSshKey: (r, c) => g(c, () => this.#ensureSshKey(r)),
@@ -251,18 +297,36 @@ export class CrusoeProvider implements Provider {
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
     if (typeof request.userData !== 'string') {
-      throw new KubeplaneError('invalid', `node ${request.name}: crusoe takes the startup script as text; send uncompressed user data`, { provider: PROVIDER, code: 'user_data_binary', resource: request.name });
+      throw new KubeplaneError('invalid', `node ${request.name}: crusoe takes the startup script as text; send uncompressed user data`, {
+        provider: PROVIDER,
+        code: 'user_data_binary',
+        resource: request.name,
+      });
     }
     const limit = USER_DATA_RULES['crusoe']?.limit ?? STARTUP_SCRIPT_LIMIT;
     if (!request.userData.startsWith('#!') && Buffer.byteLength(request.userData) > limit) {
-      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; wrapped into a startup script it would exceed kubeplane's ${STARTUP_SCRIPT_LIMIT}-byte bound for Crusoe (at most ${limit} bytes of user data)`, { provider: PROVIDER, code: 'startup_script_too_large', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; wrapped into a startup script ` +
+          `it would exceed kubeplane's ${STARTUP_SCRIPT_LIMIT}-byte bound for Crusoe (at most ${limit} bytes of user data)`,
+        { provider: PROVIDER, code: 'startup_script_too_large', resource: request.name },
+      );
     }
     const script = startupScript(request.userData);
     if (Buffer.byteLength(script) > STARTUP_SCRIPT_LIMIT) {
-      throw new KubeplaneError('invalid', `node ${request.name}: the startup script is ${Buffer.byteLength(script)} bytes, over kubeplane's ${STARTUP_SCRIPT_LIMIT}-byte bound for Crusoe; move large files to a download`, { provider: PROVIDER, code: 'startup_script_too_large', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `node ${request.name}: the startup script is ${Buffer.byteLength(script)} bytes, over ` +
+          `kubeplane's ${STARTUP_SCRIPT_LIMIT}-byte bound for Crusoe; move large files to a download`,
+        { provider: PROVIDER, code: 'startup_script_too_large', resource: request.name },
+      );
     }
     if (!ownedBy(request.name, request.clusterId)) {
-      throw new KubeplaneError('invalid', `node ${request.name}: names must start with the cluster id ${request.clusterId} (Crusoe has no labels; the name is the ownership)`, { provider: PROVIDER, code: 'name_not_owned', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `node ${request.name}: names must start with the cluster id ${request.clusterId} (Crusoe has no labels; the name is the ownership)`,
+        { provider: PROVIDER, code: 'name_not_owned', resource: request.name },
+      );
     }
     const existing = await this.#findVm(request.name);
     // The VM this node replaces still holds the name while it is deleted: never adopted, made once it is gone.
@@ -272,14 +336,21 @@ export class CrusoeProvider implements Provider {
     const interfaces: Array<Record<string, unknown>> = [];
     if (request.networkName) {
       const network = await this.#findNetwork(request.networkName);
-      if (!network) throw new KubeplaneError('not-found', `crusoe VPC network ${request.networkName} does not exist; ensure it before the nodes that use it`, { provider: PROVIDER, code: 'not_found', resource: request.networkName });
+      if (!network)
+        throw new KubeplaneError('not-found', `crusoe VPC network ${request.networkName} does not exist; ensure it before the nodes that use it`, {
+          provider: PROVIDER,
+          code: 'not_found',
+          resource: request.networkName,
+        });
       const subnet = await this.#subnetIn(network, location);
       interfaces.push({ subnet: subnet.id, ips: [{ public_ipv4: { type: request.reservedIpName ? 'static' : 'dynamic' } }] });
     } else if (request.reservedIpName) {
       const subnet = await this.#defaultSubnet(location);
       interfaces.push({ subnet: subnet.id, ips: [{ public_ipv4: { type: 'static' } }] });
     }
-    const hcas = /-ib(\.|$)/.test(request.serverType) ? [{ transport_partition_id: (await this.ensurePartition(`${request.clusterId}-${request.nodepool}-ib`, location, request.serverType)).id }] : [];
+    const hcas = /-ib(\.|$)/.test(request.serverType)
+      ? [{ transport_partition_id: (await this.ensurePartition(`${request.clusterId}-${request.nodepool}-ib`, location, request.serverType)).id }]
+      : [];
     let disks: Array<Record<string, string>> = [];
     if (request.storageDiskGiB && request.storageDiskGiB > 0) {
       const disk = await this.#ensureDisk(`${request.name}-storage`, location, request.storageDiskGiB);
@@ -315,7 +386,11 @@ export class CrusoeProvider implements Provider {
     return vms
       .filter((v) => v.name.startsWith(`${selector.clusterId}-`))
       .map((v) => this.#nodeInfo(v, selector.clusterId))
-      .filter((n) => (!selector.nodepool || n.nodepool === selector.nodepool) && (!selector.region || n.region === selector.region || n.region.startsWith(selector.region)))
+      .filter(
+        (n) =>
+          (!selector.nodepool || n.nodepool === selector.nodepool) &&
+          (!selector.region || n.region === selector.region || n.region.startsWith(selector.region)),
+      )
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -335,7 +410,12 @@ export class CrusoeProvider implements Provider {
 
   async #deleteNode(ref: NodeRef): Promise<Outcome<void>> {
     const vm = await this.#findVm(ref.name);
-    if (vm && !ownedBy(vm.name, ref.clusterId)) throw new KubeplaneError('conflict', `crusoe VM ${ref.name} does not belong to cluster ${ref.clusterId}`, { provider: PROVIDER, code: 'not_owned', resource: ref.name });
+    if (vm && !ownedBy(vm.name, ref.clusterId))
+      throw new KubeplaneError('conflict', `crusoe VM ${ref.name} does not belong to cluster ${ref.clusterId}`, {
+        provider: PROVIDER,
+        code: 'not_owned',
+        resource: ref.name,
+      });
     if (vm && nodeState(vm.state) !== 'deleting') await this.#deleteVm(vm.id, vm.name);
     // A node's storage disk outlives its VM on Crusoe: it goes once the VM has released it.
     const disk = (await this.#disks()).find((d) => d.name === `${ref.name}-storage`);
@@ -354,17 +434,27 @@ export class CrusoeProvider implements Provider {
     const disk = (await this.#disks()).find((d) => d.name === name);
     if (!disk) {
       try {
-        await this.client.request('POST', this.client.project('storage/disks'), asyncOperationSchema, { body: { name, type: 'persistent-ssd', size: `${sizeGiB}GiB`, location }, resource: name });
+        await this.client.request('POST', this.client.project('storage/disks'), asyncOperationSchema, {
+          body: { name, type: 'persistent-ssd', size: `${sizeGiB}GiB`, location },
+          resource: name,
+        });
       } catch (error) {
         if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;
       }
       return pending('in-progress', 5, `storage disk ${name} is being created`);
     }
-    const ops = await this.client.request('GET', this.client.project('storage/disks/operations'), itemsOf(operationSchema), { query: { resource_id: disk.id } });
+    const ops = await this.client.request('GET', this.client.project('storage/disks/operations'), itemsOf(operationSchema), {
+      query: { resource_id: disk.id },
+    });
     const failed = ops.items.find((o) => o.state === 'FAILED');
     if (failed) throw operationError(failed, name);
     if (ops.items.some((o) => o.state === 'IN_PROGRESS')) return pending('in-progress', 5, `storage disk ${name} is being created`);
-    if (disk.location && disk.location !== location) throw new KubeplaneError('conflict', `crusoe disk ${name} exists in ${disk.location}, not ${location}`, { provider: PROVIDER, code: 'disk_location', resource: name });
+    if (disk.location && disk.location !== location)
+      throw new KubeplaneError('conflict', `crusoe disk ${name} exists in ${disk.location}, not ${location}`, {
+        provider: PROVIDER,
+        code: 'disk_location',
+        resource: name,
+      });
     return done(disk);
   }
 
@@ -378,30 +468,49 @@ export class CrusoeProvider implements Provider {
 
   async #sshPublicKeyOf(name: string): Promise<string> {
     const key = (await this.client.request('GET', 'users/ssh-keys', itemsOf(sshKeySchema))).items.find((k) => k.name === name);
-    if (!key) throw new KubeplaneError('not-found', `crusoe SSH key ${name} does not exist; ensure it before the nodes that use it`, { provider: PROVIDER, code: 'not_found', resource: name });
+    if (!key)
+      throw new KubeplaneError('not-found', `crusoe SSH key ${name} does not exist; ensure it before the nodes that use it`, {
+        provider: PROVIDER,
+        code: 'not_found',
+        resource: name,
+      });
     return key.public_key;
   }
 
   /** Ensures an InfiniBand partition on an IB network of the location with capacity for the type (synchronous API). */
   async ensurePartition(name: string, location: string, serverType: string): Promise<{ id: string; name: string; ibNetworkId: string }> {
-    const existing = (await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items.find((p) => p.name === name);
+    const existing = (await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items.find(
+      (p) => p.name === name,
+    );
     if (existing) return { id: existing.id, name: existing.name, ibNetworkId: existing.ib_network_id };
     const networks = (await this.client.request('GET', this.client.project('networking/ib-networks'), itemsOf(ibNetworkSchema))).items;
     const network = networks.find((n) => n.location === location && n.capacities.some((c) => c.slice_type === serverType && c.quantity > 0));
-    if (!network) throw new KubeplaneError('capacity', `crusoe has no InfiniBand network in ${location} with capacity for ${serverType}; choose another location or type`, { provider: PROVIDER, code: 'no_ib_capacity', resource: name });
+    if (!network)
+      throw new KubeplaneError('capacity', `crusoe has no InfiniBand network in ${location} with capacity for ${serverType}; choose another location or type`, {
+        provider: PROVIDER,
+        code: 'no_ib_capacity',
+        resource: name,
+      });
     try {
-      const created = await this.client.request('POST', this.client.project('networking/ib-partitions'), ibPartitionSchema, { body: { name, ib_network_id: network.id }, resource: name });
+      const created = await this.client.request('POST', this.client.project('networking/ib-partitions'), ibPartitionSchema, {
+        body: { name, ib_network_id: network.id },
+        resource: name,
+      });
       return { id: created.id, name: created.name, ibNetworkId: created.ib_network_id };
     } catch (error) {
       if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;
-      const again = (await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items.find((p) => p.name === name);
+      const again = (await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items.find(
+        (p) => p.name === name,
+      );
       if (!again) throw error;
       return { id: again.id, name: again.name, ibNetworkId: again.ib_network_id };
     }
   }
 
   async #deletePartition(name: string): Promise<Outcome<void>> {
-    const found = (await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items.find((p) => p.name === name);
+    const found = (await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items.find(
+      (p) => p.name === name,
+    );
     if (!found) return done(undefined);
     try {
       await this.client.request('DELETE', this.client.project(`networking/ib-partitions/${found.id}`), anything, { resource: name });
@@ -429,13 +538,23 @@ export class CrusoeProvider implements Provider {
 
   async #subnetIn(network: CrusoeNetwork, location: string) {
     const subnet = (await this.#subnets()).find((s) => s.vpc_network_id === network.id && s.location === location);
-    if (!subnet) throw new KubeplaneError('not-found', `crusoe VPC network ${network.name} has no subnet in ${location}; add one to the network request`, { provider: PROVIDER, code: 'not_found', resource: network.name });
+    if (!subnet)
+      throw new KubeplaneError('not-found', `crusoe VPC network ${network.name} has no subnet in ${location}; add one to the network request`, {
+        provider: PROVIDER,
+        code: 'not_found',
+        resource: network.name,
+      });
     return subnet;
   }
 
   async #defaultSubnet(location: string) {
     const subnet = (await this.#subnets()).find((s) => s.name === `default-subnet-${location}`);
-    if (!subnet) throw new KubeplaneError('not-found', `crusoe has no default subnet in ${location}; pass networkName`, { provider: PROVIDER, code: 'not_found', resource: location });
+    if (!subnet)
+      throw new KubeplaneError('not-found', `crusoe has no default subnet in ${location}; pass networkName`, {
+        provider: PROVIDER,
+        code: 'not_found',
+        resource: location,
+      });
     return subnet;
   }
 
@@ -444,14 +563,29 @@ export class CrusoeProvider implements Provider {
   }
 
   async #ensureNetwork(request: NetworkRequest): Promise<Outcome<NetworkInfo>> {
-    if (!ownedBy(request.name, request.clusterId)) throw new KubeplaneError('invalid', `network ${request.name} must start with the cluster id ${request.clusterId}`, { provider: PROVIDER, code: 'name_not_owned', resource: request.name });
+    if (!ownedBy(request.name, request.clusterId))
+      throw new KubeplaneError('invalid', `network ${request.name} must start with the cluster id ${request.clusterId}`, {
+        provider: PROVIDER,
+        code: 'name_not_owned',
+        resource: request.name,
+      });
     let network = await this.#findNetwork(request.name);
     if (network && network.cidr !== request.cidr) {
-      throw new KubeplaneError('invalid', `crusoe VPC network ${request.name} exists with range ${network.cidr}, the request asks for ${request.cidr}; a network's range cannot change (delete it, or keep ${network.cidr})`, { provider: PROVIDER, code: 'network_cidr_immutable', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `crusoe VPC network ${request.name} exists with range ${network.cidr}, the request asks ` +
+          `for ${request.cidr}; a network's range cannot change (delete it, or keep ${network.cidr})`,
+        { provider: PROVIDER, code: 'network_cidr_immutable', resource: request.name },
+      );
     }
     if (!network) {
       try {
-        network = (await this.client.request('POST', this.client.project('networking/vpc-networks'), z.object({ network: vpcNetworkSchema }), { body: { name: request.name, cidr: request.cidr }, resource: request.name })).network;
+        network = (
+          await this.client.request('POST', this.client.project('networking/vpc-networks'), z.object({ network: vpcNetworkSchema }), {
+            body: { name: request.name, cidr: request.cidr },
+            resource: request.name,
+          })
+        ).network;
       } catch (error) {
         if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;
         network = await this.#findNetwork(request.name);
@@ -466,7 +600,12 @@ export class CrusoeProvider implements Provider {
       let found = existing.find((x) => x.name === name);
       if (!found) {
         try {
-          found = (await this.client.request('POST', this.client.project('networking/vpc-subnets'), z.object({ subnet: vpcSubnetSchema }), { body: { name, cidr: s.cidr, location, vpc_network_id: network.id, nat_gateway_enabled: true }, resource: name })).subnet;
+          found = (
+            await this.client.request('POST', this.client.project('networking/vpc-subnets'), z.object({ subnet: vpcSubnetSchema }), {
+              body: { name, cidr: s.cidr, location, vpc_network_id: network.id, nat_gateway_enabled: true },
+              resource: name,
+            })
+          ).subnet;
         } catch (error) {
           if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;
           return pending('dependency', 2, `subnet ${name} is being created by another call`);
@@ -488,7 +627,17 @@ export class CrusoeProvider implements Provider {
         if (have.state !== 'active') settling += 1;
         continue;
       }
-      await this.#createRule({ vpc_network_id: network.id, name: w.name, action: 'allow', direction: w.direction, protocols: ['tcp', 'udp', 'icmp'], sources: w.sources, source_ports: [], destinations: w.destinations, destination_ports: [] });
+      await this.#createRule({
+        vpc_network_id: network.id,
+        name: w.name,
+        action: 'allow',
+        direction: w.direction,
+        protocols: ['tcp', 'udp', 'icmp'],
+        sources: w.sources,
+        source_ports: [],
+        destinations: w.destinations,
+        destination_ports: [],
+      });
       settling += 1;
     }
     if (settling > 0) return pending('in-progress', 5, `intra-VPC firewall rules of ${request.name} are being applied`);
@@ -522,7 +671,8 @@ export class CrusoeProvider implements Provider {
         await this.client.request('DELETE', this.client.project(`networking/vpc-subnets/${s.id}`), anything, { resource: s.name });
       } catch (error) {
         if (error instanceof KubeplaneError && error.kind === 'not-found') continue;
-        if (error instanceof KubeplaneError && error.kind === 'conflict') return pending('dependency', 10, `subnet ${s.name} is still in use (${error.message})`);
+        if (error instanceof KubeplaneError && error.kind === 'conflict')
+          return pending('dependency', 10, `subnet ${s.name} is still in use (${error.message})`);
         throw error;
       }
     }
@@ -556,9 +706,19 @@ export class CrusoeProvider implements Provider {
   }
 
   async #ensureFirewall(request: FirewallRequest): Promise<Outcome<FirewallInfo>> {
-    if (!ownedBy(request.name, request.clusterId)) throw new KubeplaneError('invalid', `firewall ${request.name} must start with the cluster id ${request.clusterId}`, { provider: PROVIDER, code: 'name_not_owned', resource: request.name });
+    if (!ownedBy(request.name, request.clusterId))
+      throw new KubeplaneError('invalid', `firewall ${request.name} must start with the cluster id ${request.clusterId}`, {
+        provider: PROVIDER,
+        code: 'name_not_owned',
+        resource: request.name,
+      });
     const network = request.networkName ? await this.#findNetwork(request.networkName) : (await this.#networks()).find((n) => n.name === 'default-vpc-network');
-    if (!network) throw new KubeplaneError('not-found', `crusoe VPC network ${request.networkName ?? 'default-vpc-network'} does not exist; ensure it before its firewall`, { provider: PROVIDER, code: 'not_found', resource: request.name });
+    if (!network)
+      throw new KubeplaneError(
+        'not-found',
+        `crusoe VPC network ${request.networkName ?? 'default-vpc-network'} does not exist; ensure it before its firewall`,
+        { provider: PROVIDER, code: 'not_found', resource: request.name },
+      );
     // Crusoe rules are VPC-wide, one per (protocol, port); they apply to the network's range.
     const wanted = new Map<string, { rule: FirewallRule; sources: Set<string> }>();
     for (const r of request.rules) {
@@ -568,7 +728,13 @@ export class CrusoeProvider implements Provider {
       if (r.fromClusterNodes) entry.sources.add(network.cidr);
       wanted.set(key, entry);
     }
-    const mine = (await this.#rules()).filter((r) => r.vpc_network_id === network.id && r.name.startsWith(`${request.name}-`) && RULE_SUFFIX.test(r.name) && r.name.replace(RULE_SUFFIX, '') === request.name);
+    const mine = (await this.#rules()).filter(
+      (r) =>
+        r.vpc_network_id === network.id &&
+        r.name.startsWith(`${request.name}-`) &&
+        RULE_SUFFIX.test(r.name) &&
+        r.name.replace(RULE_SUFFIX, '') === request.name,
+    );
     let changes = 0;
     let settling = 0;
     for (const r of mine) {
@@ -578,20 +744,48 @@ export class CrusoeProvider implements Provider {
         changes += 1;
         continue;
       }
-      const have = r.sources.flatMap((s) => (s.cidr ? [s.cidr] : [])).sort().join(',');
+      const have = r.sources
+        .flatMap((s) => (s.cidr ? [s.cidr] : []))
+        .sort()
+        .join(',');
       if (have !== [...w.sources].sort().join(',')) {
-        await this.client.request('PATCH', this.client.project(`networking/vpc-firewall-rules/${r.id}`), asyncOperationSchema, { body: { name: r.name, protocols: [w.rule.protocol], sources: [...w.sources].map((cidr) => ({ cidr })), source_ports: [], destinations: [{ cidr: network.cidr }], destination_ports: r.destination_ports }, resource: r.name });
+        await this.client.request('PATCH', this.client.project(`networking/vpc-firewall-rules/${r.id}`), asyncOperationSchema, {
+          body: {
+            name: r.name,
+            protocols: [w.rule.protocol],
+            sources: [...w.sources].map((cidr) => ({ cidr })),
+            source_ports: [],
+            destinations: [{ cidr: network.cidr }],
+            destination_ports: r.destination_ports,
+          },
+          resource: r.name,
+        });
         changes += 1;
       } else if (r.state !== undefined && r.state !== 'active') settling += 1;
     }
     for (const [key, w] of wanted) {
       if (mine.some((r) => r.name === key)) continue;
       const port = w.rule.port === undefined ? [] : [typeof w.rule.port === 'number' ? String(w.rule.port) : `${w.rule.port[0]}-${w.rule.port[1]}`];
-      await this.#createRule({ vpc_network_id: network.id, name: key, action: 'allow', direction: 'ingress', protocols: [w.rule.protocol], sources: [...w.sources].map((cidr) => ({ cidr })), source_ports: [], destinations: [{ cidr: network.cidr }], destination_ports: port });
+      await this.#createRule({
+        vpc_network_id: network.id,
+        name: key,
+        action: 'allow',
+        direction: 'ingress',
+        protocols: [w.rule.protocol],
+        sources: [...w.sources].map((cidr) => ({ cidr })),
+        source_ports: [],
+        destinations: [{ cidr: network.cidr }],
+        destination_ports: port,
+      });
       changes += 1;
     }
     if (changes + settling > 0) return pending('in-progress', 5, `firewall ${request.name}: ${changes} rule change(s) sent, ${settling} still applying`);
-    return done({ name: request.name, id: `${network.id}/${request.name}`, clusterId: request.clusterId, rules: mine.map((r) => this.#ruleFromCrusoe(r, network.cidr)) });
+    return done({
+      name: request.name,
+      id: `${network.id}/${request.name}`,
+      clusterId: request.clusterId,
+      rules: mine.map((r) => this.#ruleFromCrusoe(r, network.cidr)),
+    });
   }
 
   async #deleteFirewall(name: string): Promise<Outcome<void>> {
@@ -606,7 +800,12 @@ export class CrusoeProvider implements Provider {
     if (existing) return done({ name: existing.name, id: existing.id, clusterId: request.clusterId });
     try {
       // CreateSSHKeyResponse (crusoe-api-v1-swagger.json) wraps the new key in `ssh_key`.
-      const created = (await this.client.request('POST', 'users/ssh-keys', z.object({ ssh_key: sshKeySchema }), { body: { name: request.name, public_key: request.publicKey }, resource: request.name })).ssh_key;
+      const created = (
+        await this.client.request('POST', 'users/ssh-keys', z.object({ ssh_key: sshKeySchema }), {
+          body: { name: request.name, public_key: request.publicKey },
+          resource: request.name,
+        })
+      ).ssh_key;
       return done({ name: created.name, id: created.id, clusterId: request.clusterId });
     } catch (error) {
       if (!(error instanceof KubeplaneError && error.kind === 'conflict')) throw error;
@@ -632,15 +831,19 @@ export class CrusoeProvider implements Provider {
     const own = <T extends { name: string }>(items: T[]) => items.filter((i) => ownedBy(i.name, clusterId));
     for (const c of own((await this.client.request('GET', this.client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema))).items)) {
       out.push({ kind: 'other', detail: 'managed-cluster', id: c.id, name: c.name });
-      for (const p of (await this.client.request('GET', this.client.project('kubernetes/nodepools'), itemsOf(nodePoolSchema), { query: { cluster_id: c.id } })).items) out.push({ kind: 'other', detail: 'node-pool', id: p.id, name: p.name });
+      for (const p of (await this.client.request('GET', this.client.project('kubernetes/nodepools'), itemsOf(nodePoolSchema), { query: { cluster_id: c.id } }))
+        .items)
+        out.push({ kind: 'other', detail: 'node-pool', id: p.id, name: p.name });
     }
     for (const v of own(await this.client.listInstances())) out.push({ kind: 'node', id: v.id, name: v.name });
     for (const d of own(await this.#disks())) out.push({ kind: 'other', detail: 'disk', id: d.id, name: d.name });
     for (const r of own(await this.#rules())) out.push({ kind: 'firewall', id: r.id, name: r.name });
     for (const s of own(await this.#subnets())) out.push({ kind: 'subnet', id: s.id, name: s.name });
     for (const n of own(await this.#networks())) out.push({ kind: 'network', id: n.id, name: n.name });
-    for (const p of own((await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items)) out.push({ kind: 'other', detail: 'ib-partition', id: p.id, name: p.name });
-    for (const k of own((await this.client.request('GET', 'users/ssh-keys', itemsOf(sshKeySchema))).items)) out.push({ kind: 'ssh-key', id: k.id, name: k.name });
+    for (const p of own((await this.client.request('GET', this.client.project('networking/ib-partitions'), itemsOf(ibPartitionSchema))).items))
+      out.push({ kind: 'other', detail: 'ib-partition', id: p.id, name: p.name });
+    for (const k of own((await this.client.request('GET', 'users/ssh-keys', itemsOf(sshKeySchema))).items))
+      out.push({ kind: 'ssh-key', id: k.id, name: k.name });
     return out;
   }
 
@@ -685,7 +888,6 @@ export class CrusoeProvider implements Provider {
   }
 }
 
-/** Crusoe wants an SSH key on every VM and node pool. */
 /** A VM on its way out (DELETING, or DELETED while still listed). */
 function beingDeleted(vm: CrusoeInstance): boolean {
   const state = nodeState(vm.state);
@@ -693,7 +895,12 @@ function beingDeleted(vm: CrusoeInstance): boolean {
 }
 
 function requireSshKey(key: string | undefined, resource: string): string {
-  if (!key) throw new KubeplaneError('invalid', `crusoe requires an SSH public key on every VM and node pool; ${resource} names none and the provider has no sshPublicKey`, { provider: PROVIDER, code: 'ssh_key_required', resource });
+  if (!key)
+    throw new KubeplaneError(
+      'invalid',
+      `crusoe requires an SSH public key on every VM and node pool; ${resource} names none and the provider has no sshPublicKey`,
+      { provider: PROVIDER, code: 'ssh_key_required', resource },
+    );
   return key;
 }
 

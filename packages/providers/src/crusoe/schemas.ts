@@ -57,16 +57,42 @@ export const instanceTypeSchema = z.object({
   num_gpu: z.number().optional(),
   gpu_type: z.string().optional(),
 });
-export const imageSchema = z.object({ id: z.string(), name: z.string(), tags: z.array(z.string()).default([]), locations: z.array(z.string()).default([]), description: z.string().optional() });
+export const imageSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  tags: z.array(z.string()).default([]),
+  locations: z.array(z.string()).default([]),
+  description: z.string().optional(),
+});
 export const locationsSchema = z.object({ items: z.array(z.string()) });
 /** `GET /capacities` (crusoe-api-v1-swagger.json, `ListCapacitiesResponseV1` of `CapacityV1`). */
-export const capacitiesSchema = z.object({ items: z.array(z.object({ type: z.string().optional(), location: z.string(), quantity: z.number(), quota_type: z.string().optional() })) });
+export const capacitiesSchema = z.object({
+  items: z.array(z.object({ type: z.string().optional(), location: z.string(), quantity: z.number(), quota_type: z.string().optional() })),
+});
 /** `GET /projects/{id}/quotas` (crusoe-api-v1-swagger.json, `ListProjectQuotasResponse` of `ProjectQuota`). */
-export const projectQuotasSchema = z.object({ quotas: z.array(z.object({ type: z.string().optional(), programmatic_name: z.string().optional(), description: z.string().optional(), max: z.number().optional(), available: z.number().optional() })).default([]) });
+export const projectQuotasSchema = z.object({
+  quotas: z
+    .array(
+      z.object({
+        type: z.string().optional(),
+        programmatic_name: z.string().optional(),
+        description: z.string().optional(),
+        max: z.number().optional(),
+        available: z.number().optional(),
+      }),
+    )
+    .default([]),
+});
 
 export const vpcSubnetSchema = z.object({ id: z.string(), name: z.string(), cidr: z.string(), location: z.string(), vpc_network_id: z.string() });
 export type CrusoeSubnet = z.infer<typeof vpcSubnetSchema>;
-export const vpcNetworkSchema = z.object({ id: z.string(), name: z.string(), cidr: z.string(), gateway: z.string().optional(), subnets: z.array(z.string()).default([]) });
+export const vpcNetworkSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  cidr: z.string(),
+  gateway: z.string().optional(),
+  subnets: z.array(z.string()).default([]),
+});
 export type CrusoeNetwork = z.infer<typeof vpcNetworkSchema>;
 
 const endpointSchema = z.object({ cidr: z.string().optional(), resource_id: z.string().optional() });
@@ -85,11 +111,23 @@ export const firewallRuleSchema = z.object({
 });
 export type CrusoeFirewallRule = z.infer<typeof firewallRuleSchema>;
 
-export const diskSchema = z.object({ id: z.string(), name: z.string(), type: z.string().optional(), size: z.string().optional(), location: z.string().optional(), attached_to: z.array(z.object({ vm_id: z.string() })).default([]) });
+export const diskSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string().optional(),
+  size: z.string().optional(),
+  location: z.string().optional(),
+  attached_to: z.array(z.object({ vm_id: z.string() })).default([]),
+});
 export type CrusoeDisk = z.infer<typeof diskSchema>;
 
 export const sshKeySchema = z.object({ id: z.string(), name: z.string(), public_key: z.string() });
-export const ibNetworkSchema = z.object({ id: z.string(), name: z.string(), location: z.string(), capacities: z.array(z.object({ slice_type: z.string(), quantity: z.number() })).default([]) });
+export const ibNetworkSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  location: z.string(),
+  capacities: z.array(z.object({ slice_type: z.string(), quantity: z.number() })).default([]),
+});
 export const ibPartitionSchema = z.object({ id: z.string(), name: z.string(), ib_network_id: z.string() });
 
 export const kubernetesClusterSchema = z.object({
@@ -125,8 +163,12 @@ export const nodePoolSchema = z.object({
 export type CrusoeNodePool = z.infer<typeof nodePoolSchema>;
 
 export const versionsSchema = z.object({
-  kubernetes_cluster_versions: z.array(z.object({ cluster_version_name: z.string(), tags: z.array(z.string()).default([]), supported_features: z.array(z.string()).default([]) })),
-  kubernetes_node_pool_versions: z.array(z.object({ node_pool_version_name: z.string(), tags: z.array(z.string()).default([]), supported_features: z.array(z.string()).default([]) })),
+  kubernetes_cluster_versions: z.array(
+    z.object({ cluster_version_name: z.string(), tags: z.array(z.string()).default([]), supported_features: z.array(z.string()).default([]) }),
+  ),
+  kubernetes_node_pool_versions: z.array(
+    z.object({ node_pool_version_name: z.string(), tags: z.array(z.string()).default([]), supported_features: z.array(z.string()).default([]) }),
+  ),
 });
 
 export const credentialsSchema = z.object({
@@ -142,7 +184,14 @@ export const credentialsSchema = z.object({
 export const autoClustersConfigSchema = z.object({
   fallback_to_project_reservations: z.boolean().optional(),
   remediation_configs: z
-    .array(z.object({ issue_name: z.string(), default_action: z.string().optional(), user_override: z.string().optional(), effective_action: z.string().optional() }))
+    .array(
+      z.object({
+        issue_name: z.string(),
+        default_action: z.string().optional(),
+        user_override: z.string().optional(),
+        effective_action: z.string().optional(),
+      }),
+    )
     .default([]),
 });
 

@@ -16,7 +16,13 @@ describe('Hetzner project rate budget', () => {
     sandbox = new Sandbox({ seed: 300, hetzner: { initiallySpent: 3600 - left } }).listen();
     const clock = sandbox.clock;
     const start = clock.now();
-    const provider = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'p300', clock, budgets: new RateBudgets(clock), random: sandbox.random });
+    const provider = new HetznerProvider({
+      token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+      project: 'p300',
+      clock,
+      budgets: new RateBudgets(clock),
+      random: sandbox.random,
+    });
     const scenario: ClusterScenario = { clusterId: 'big', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: 300, pollSeconds: 10 };
 
     const infra = await createInfrastructure(provider, clock, scenario);
@@ -31,7 +37,7 @@ describe('Hetzner project rate budget', () => {
     const times = sandbox.hetzner.requestTimes;
     expect(times.length).toBeGreaterThan(300);
     // In every prefix: no more than what was left plus the refill (1 per second) since the start.
-    times.forEach((t, i) => expect(i + 1).toBeLessThanOrEqual(left + Math.floor((t - start) / 1000)));
+    for (const [i, t] of times.entries()) expect(i + 1).toBeLessThanOrEqual(left + Math.floor((t - start) / 1000));
     // And no hour-long window holds more than the project's 3600.
     let j = 0;
     for (let i = 0; i < times.length; i++) {
@@ -43,7 +49,13 @@ describe('Hetzner project rate budget', () => {
   it('shares a project with a busy neighbour: 429s become waits, every node is created once, the storm stays small', async () => {
     sandbox = new Sandbox({ seed: 301, hetzner: { initiallySpent: 3600 - 40 } }).listen();
     const clock = sandbox.clock;
-    const provider = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'shared', clock, budgets: new RateBudgets(clock), random: sandbox.random });
+    const provider = new HetznerProvider({
+      token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+      project: 'shared',
+      clock,
+      budgets: new RateBudgets(clock),
+      random: sandbox.random,
+    });
     const scenario: ClusterScenario = { clusterId: 'nb', region: 'fsn1', serverType: 'cpx22', image: 'ubuntu-24.04', nodes: 60, pollSeconds: 10 };
     await createInfrastructure(provider, clock, scenario);
     // Another tool (a cloud controller) spends half of the refill, invisibly to our provider's own bucket.
@@ -53,10 +65,15 @@ describe('Hetzner project rate budget', () => {
       name: 'neighbour',
       run: async () => {
         if (sandbox!.hetzner.budget.tryTake(1) === 0) neighbour += 1;
-        return clock.now() >= until ? { status: 'done' as const, value: undefined } : { status: 'pending' as const, reason: 'in-progress' as const, retryAfterSeconds: 2, message: 'neighbour' };
+        return clock.now() >= until
+          ? { status: 'done' as const, value: undefined }
+          : { status: 'pending' as const, reason: 'in-progress' as const, retryAfterSeconds: 2, message: 'neighbour' };
       },
     };
-    const result = await simulate(clock, [neighbourTask, ...nodeRequests(scenario).map((r) => ({ name: r.name, run: (attempt: number) => provider.compute.createNode(r, { attempt }) }))]);
+    const result = await simulate(clock, [
+      neighbourTask,
+      ...nodeRequests(scenario).map((r) => ({ name: r.name, run: (attempt: number) => provider.compute.createNode(r, { attempt }) })),
+    ]);
     const nodes = sandbox.inventory().filter((i) => i.kind === 'node' && i.clusterId === 'nb');
     expect(nodes).toHaveLength(60);
     expect(new Set(nodes.map((n) => n.name)).size).toBe(60);

@@ -126,19 +126,26 @@ export class HetznerClient {
     }
     const requestId = typeof response.headers['x-correlation-id'] === 'string' ? response.headers['x-correlation-id'] : undefined;
     const text = response.body;
-    let json: unknown = undefined;
+    let json: unknown;
     if (text.length > 0) {
       try {
         json = JSON.parse(text);
       } catch {
-        if (response.statusCode < 400) throw new KubeplaneError('retryable', `hetzner ${method} /${path}: response is not JSON`, { provider: PROVIDER, status: response.statusCode, code: 'invalid_response', ...(requestId ? { requestId } : {}) });
+        if (response.statusCode < 400)
+          throw new KubeplaneError('retryable', `hetzner ${method} /${path}: response is not JSON`, {
+            provider: PROVIDER,
+            status: response.statusCode,
+            code: 'invalid_response',
+            ...(requestId ? { requestId } : {}),
+          });
       }
     }
     if (response.statusCode >= 400) {
       const envelope = errorEnvelopeSchema.safeParse(json);
       const code = envelope.success ? envelope.data.error.code : `http_${response.statusCode}`;
       const message = envelope.success ? envelope.data.error.message : `HTTP ${response.statusCode}`;
-      const kind = hetznerErrorKind(code, response.statusCode) ?? (response.statusCode === 429 ? 'throttled' : response.statusCode === 401 ? 'auth' : 'invalid');
+      const kind =
+        hetznerErrorKind(code, response.statusCode) ?? (response.statusCode === 429 ? 'throttled' : response.statusCode === 401 ? 'auth' : 'invalid');
       let retryAfterSeconds: number | undefined;
       if (kind === 'throttled') {
         await this.#budget.observeRemaining(0);
@@ -147,18 +154,27 @@ export class HetznerClient {
         if (told !== undefined) retryAfterSeconds = Math.max(1 / this.#budget.limits.refillPerSecond, Math.min(told, 60));
       }
       const advice = hetznerAdvice(kind);
-      throw new KubeplaneError(kind, `hetzner ${method} /${path}${options.resource ? ` (${options.resource})` : ''}: ${code}: ${message}${advice ? `; ${advice}` : ''}`, {
-        provider: PROVIDER,
-        code,
-        status: response.statusCode,
-        ...(requestId ? { requestId } : {}),
-        ...(options.resource ? { resource: options.resource } : {}),
-        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-      });
+      throw new KubeplaneError(
+        kind,
+        `hetzner ${method} /${path}${options.resource ? ` (${options.resource})` : ''}: ${code}: ${message}${advice ? `; ${advice}` : ''}`,
+        {
+          provider: PROVIDER,
+          code,
+          status: response.statusCode,
+          ...(requestId ? { requestId } : {}),
+          ...(options.resource ? { resource: options.resource } : {}),
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+        },
+      );
     }
     const parsed = schema.safeParse(json ?? {});
     if (!parsed.success) {
-      throw new KubeplaneError('retryable', `hetzner ${method} /${path}: unexpected response shape (${parsed.error.issues[0]?.message ?? 'invalid'})`, { provider: PROVIDER, code: 'invalid_response', status: response.statusCode, ...(requestId ? { requestId } : {}) });
+      throw new KubeplaneError('retryable', `hetzner ${method} /${path}: unexpected response shape (${parsed.error.issues[0]?.message ?? 'invalid'})`, {
+        provider: PROVIDER,
+        code: 'invalid_response',
+        status: response.statusCode,
+        ...(requestId ? { requestId } : {}),
+      });
     }
     return parsed.data;
   }
@@ -172,7 +188,12 @@ export class HetznerClient {
   }
 
   /** All pages of a list (per_page 50, the API's maximum). */
-  async list<S extends z.ZodType>(path: string, key: string, itemSchema: S, query: Record<string, string | string[] | undefined> = {}): Promise<Array<z.infer<S>>> {
+  async list<S extends z.ZodType>(
+    path: string,
+    key: string,
+    itemSchema: S,
+    query: Record<string, string | string[] | undefined> = {},
+  ): Promise<Array<z.infer<S>>> {
     const pageSchema = z.object({ [key]: z.array(itemSchema), meta: metaSchema });
     // Pay for the pages the last listing had, all at once: taking one token per page would let other
     // callers take the refill between pages, and a long listing would restart from page 1 forever.
@@ -188,7 +209,10 @@ export class HetznerClient {
     const out: Array<z.infer<S>> = [];
     let page: number | null = 1;
     while (page !== null) {
-      const data = (await this.request('GET', path, pageSchema, { query: { ...query, per_page: 50, page }, prepaid: page <= expected })) as Record<string, unknown> & { meta: z.infer<typeof metaSchema> };
+      const data = (await this.request('GET', path, pageSchema, { query: { ...query, per_page: 50, page }, prepaid: page <= expected })) as Record<
+        string,
+        unknown
+      > & { meta: z.infer<typeof metaSchema> };
       out.push(...(data[key] as Array<z.infer<S>>));
       if (data.meta.pagination.last_page) this.#lastPages.set(listKey, data.meta.pagination.last_page);
       page = data.meta.pagination.next_page;

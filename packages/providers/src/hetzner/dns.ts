@@ -5,7 +5,13 @@ import { CLUSTER_ID_TAG, KubeplaneError, done, pending, type CallContext, type D
 import type { HetznerClient } from './client.js';
 
 const PROVIDER = 'hetzner';
-const rrsetSchema = z.object({ name: z.string(), type: z.string(), ttl: z.number().nullable(), records: z.array(z.object({ value: z.string() })), labels: z.record(z.string(), z.string()) });
+const rrsetSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  ttl: z.number().nullable(),
+  records: z.array(z.object({ value: z.string() })),
+  labels: z.record(z.string(), z.string()),
+});
 const actionRef = z.object({ action: z.object({ id: z.number() }) });
 const zoneSchema = z.object({ id: z.number(), name: z.string() });
 
@@ -36,7 +42,8 @@ export class HetznerDns implements DnsApi {
   #relative(zone: string, name: string): string {
     const n = name.replace(/\.$/, '').toLowerCase();
     if (n === zone) return '@';
-    if (!n.endsWith(`.${zone}`)) throw new KubeplaneError('invalid', `record ${name} is not inside zone ${zone}`, { provider: PROVIDER, code: 'outside_zone', resource: name });
+    if (!n.endsWith(`.${zone}`))
+      throw new KubeplaneError('invalid', `record ${name} is not inside zone ${zone}`, { provider: PROVIDER, code: 'outside_zone', resource: name });
     return n.slice(0, -(zone.length + 1));
   }
 
@@ -56,7 +63,12 @@ export class HetznerDns implements DnsApi {
   upsertRecords(zone: string, clusterId: string, records: DnsRecord[], context?: CallContext): Promise<Outcome<DnsChange>> {
     return this.#guard(context, async () => {
       for (const r of records) {
-        if (r.failover || r.healthCheck) throw new KubeplaneError('invalid', `record ${r.name}: Hetzner DNS has no health-checked failover; use a DNS provider that has it (Route 53) or drop the health check`, { provider: PROVIDER, code: 'failover_unsupported', resource: r.name });
+        if (r.failover || r.healthCheck)
+          throw new KubeplaneError(
+            'invalid',
+            `record ${r.name}: Hetzner DNS has no health-checked failover; use a DNS provider that has it (Route 53) or drop the health check`,
+            { provider: PROVIDER, code: 'failover_unsupported', resource: r.name },
+          );
       }
       const actions: number[] = [];
       for (const r of records) {
@@ -69,16 +81,34 @@ export class HetznerDns implements DnsApi {
           if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
         }
         if (!existing) {
-          const created = await this.#client.request('POST', `zones/${encodeURIComponent(zone)}/rrsets`, actionRef, { resource: r.name, body: { name, type: r.type, ttl: r.ttl, records: values.map((value) => ({ value })), labels: { [CLUSTER_ID_TAG]: clusterId } } });
+          const created = await this.#client.request('POST', `zones/${encodeURIComponent(zone)}/rrsets`, actionRef, {
+            resource: r.name,
+            body: { name, type: r.type, ttl: r.ttl, records: values.map((value) => ({ value })), labels: { [CLUSTER_ID_TAG]: clusterId } },
+          });
           actions.push(created.action.id);
           continue;
         }
-        if (existing.labels[CLUSTER_ID_TAG] !== clusterId) throw new KubeplaneError('conflict', `record ${r.name} ${r.type} exists and is not managed by cluster ${clusterId}`, { provider: PROVIDER, code: 'record_taken', resource: r.name });
+        if (existing.labels[CLUSTER_ID_TAG] !== clusterId)
+          throw new KubeplaneError('conflict', `record ${r.name} ${r.type} exists and is not managed by cluster ${clusterId}`, {
+            provider: PROVIDER,
+            code: 'record_taken',
+            resource: r.name,
+          });
         if (JSON.stringify(existing.records.map((x) => x.value).sort()) !== JSON.stringify([...values].sort())) {
-          actions.push((await this.#client.request('POST', `${this.#path(zone, name, r.type)}/actions/set_records`, actionRef, { resource: r.name, body: { records: values.map((value) => ({ value })) } })).action.id);
+          actions.push(
+            (
+              await this.#client.request('POST', `${this.#path(zone, name, r.type)}/actions/set_records`, actionRef, {
+                resource: r.name,
+                body: { records: values.map((value) => ({ value })) },
+              })
+            ).action.id,
+          );
         }
         if (existing.ttl !== r.ttl) {
-          actions.push((await this.#client.request('POST', `${this.#path(zone, name, r.type)}/actions/change_ttl`, actionRef, { resource: r.name, body: { ttl: r.ttl } })).action.id);
+          actions.push(
+            (await this.#client.request('POST', `${this.#path(zone, name, r.type)}/actions/change_ttl`, actionRef, { resource: r.name, body: { ttl: r.ttl } }))
+              .action.id,
+          );
         }
       }
       return done({ id: `actions:${actions.join(',')}`, status: actions.length === 0 ? 'in-sync' : 'pending' });
@@ -87,11 +117,23 @@ export class HetznerDns implements DnsApi {
 
   changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>> {
     return this.#guard(context, async () => {
-      const ids = changeId.replace(/^actions:/, '').split(',').filter(Boolean);
+      const ids = changeId
+        .replace(/^actions:/, '')
+        .split(',')
+        .filter(Boolean);
       if (ids.length === 0) return done({ id: changeId, status: 'in-sync' });
-      const actions = await this.#client.list('actions', 'actions', z.object({ id: z.number(), status: z.string(), error: z.object({ code: z.string(), message: z.string() }).nullable() }), { id: ids });
+      const actions = await this.#client.list(
+        'actions',
+        'actions',
+        z.object({ id: z.number(), status: z.string(), error: z.object({ code: z.string(), message: z.string() }).nullable() }),
+        { id: ids },
+      );
       const failed = actions.find((a) => a.status === 'error');
-      if (failed) throw new KubeplaneError('retryable', `hetzner DNS action ${failed.id} failed: ${failed.error?.message ?? 'unknown error'}; upsert the records again`, { provider: PROVIDER, code: failed.error?.code ?? 'action_failed' });
+      if (failed)
+        throw new KubeplaneError('retryable', `hetzner DNS action ${failed.id} failed: ${failed.error?.message ?? 'unknown error'}; upsert the records again`, {
+          provider: PROVIDER,
+          code: failed.error?.code ?? 'action_failed',
+        });
       if (actions.length === ids.length && actions.every((a) => a.status === 'success')) return done({ id: changeId, status: 'in-sync' });
       return pending('in-progress', 2, `DNS change ${changeId} is being applied`);
     });
@@ -103,12 +145,22 @@ export class HetznerDns implements DnsApi {
       return done(
         sets
           .filter((s) => s.type === 'A' || s.type === 'AAAA' || s.type === 'CNAME')
-          .map((s) => ({ name: this.#absolute(zone, s.name), type: s.type as DnsRecord['type'], ttl: s.ttl ?? 3600, values: s.records.map((r) => (s.type === 'CNAME' ? r.value.replace(/\.$/, '') : r.value)) })),
+          .map((s) => ({
+            name: this.#absolute(zone, s.name),
+            type: s.type as DnsRecord['type'],
+            ttl: s.ttl ?? 3600,
+            values: s.records.map((r) => (s.type === 'CNAME' ? r.value.replace(/\.$/, '') : r.value)),
+          })),
       );
     });
   }
 
-  deleteRecords(zone: string, clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>> {
+  deleteRecords(
+    zone: string,
+    clusterId: string,
+    records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>,
+    context?: CallContext,
+  ): Promise<Outcome<void>> {
     return this.#guard(context, async () => {
       const seen = new Set<string>();
       for (const r of records) {
@@ -117,7 +169,12 @@ export class HetznerDns implements DnsApi {
         seen.add(`${name}/${r.type}`);
         try {
           const existing = (await this.#client.request('GET', this.#path(zone, name, r.type), z.object({ rrset: rrsetSchema }), { resource: r.name })).rrset;
-          if (existing.labels[CLUSTER_ID_TAG] !== clusterId) throw new KubeplaneError('conflict', `record ${r.name} ${r.type} is not managed by cluster ${clusterId}; not deleting it`, { provider: PROVIDER, code: 'record_taken', resource: r.name });
+          if (existing.labels[CLUSTER_ID_TAG] !== clusterId)
+            throw new KubeplaneError('conflict', `record ${r.name} ${r.type} is not managed by cluster ${clusterId}; not deleting it`, {
+              provider: PROVIDER,
+              code: 'record_taken',
+              resource: r.name,
+            });
           await this.#client.request('DELETE', this.#path(zone, name, r.type), z.unknown(), { resource: r.name });
         } catch (error) {
           if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
@@ -131,14 +188,17 @@ export class HetznerDns implements DnsApi {
   async tagged(clusterId: string): Promise<Array<{ zone: string; name: string; type: string }>> {
     const out: Array<{ zone: string; name: string; type: string }> = [];
     for (const zone of await this.#client.list('zones', 'zones', zoneSchema)) {
-      for (const s of await this.#client.list(`zones/${zone.id}/rrsets`, 'rrsets', rrsetSchema, { label_selector: `${CLUSTER_ID_TAG}=${clusterId}` })) out.push({ zone: String(zone.id), name: s.name, type: s.type });
+      for (const s of await this.#client.list(`zones/${zone.id}/rrsets`, 'rrsets', rrsetSchema, { label_selector: `${CLUSTER_ID_TAG}=${clusterId}` }))
+        out.push({ zone: String(zone.id), name: s.name, type: s.type });
     }
     return out;
   }
 
   async deleteTagged(record: { zone: string; name: string; type: string }): Promise<void> {
     try {
-      await this.#client.request('DELETE', `zones/${record.zone}/rrsets/${encodeURIComponent(record.name)}/${record.type}`, z.unknown(), { resource: record.name });
+      await this.#client.request('DELETE', `zones/${record.zone}/rrsets/${encodeURIComponent(record.name)}/${record.type}`, z.unknown(), {
+        resource: record.name,
+      });
     } catch (error) {
       if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
     }

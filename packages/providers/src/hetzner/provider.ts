@@ -49,7 +49,6 @@ import {
   datacenterSchema,
   locationSchema,
   networkSchema,
-  placementGroupSchema,
   primaryIpSchema,
   serverSchema,
   serverTypeSchema,
@@ -91,7 +90,9 @@ export function locationOf(region: string, zone: string | undefined): string {
 
 /** The MD5 fingerprint Hetzner gives an SSH key: of the key's decoded blob, as colon-separated hex (the API's `fingerprint`). */
 export function sshFingerprint(publicKey: string): string {
-  const hex = createHash('md5').update(Buffer.from(publicKey.trim().split(/\s+/)[1] ?? '', 'base64')).digest('hex');
+  const hex = createHash('md5')
+    .update(Buffer.from(publicKey.trim().split(/\s+/)[1] ?? '', 'base64'))
+    .digest('hex');
   return hex.match(/../g)?.join(':') ?? '';
 }
 
@@ -103,7 +104,15 @@ export class HetznerProvider implements Provider {
    * Cloud API's SSH key schema (`reference/hetzner-cloud-openapi.json`: `fingerprint` filter "the SSH key matching the
    * specified fingerprint"), hetznercloud/terraform-provider-hcloud#12 ("SSH key with the same fingerprint already exists").
    */
-  readonly capabilities: Capabilities = { compute: true, network: true, dns: true, dnsFailover: false, attachReservedIpAfterCreate: false, managedKubernetes: false, scopes: { sshKey: 'project' } };
+  readonly capabilities: Capabilities = {
+    compute: true,
+    network: true,
+    dns: true,
+    dnsFailover: false,
+    attachReservedIpAfterCreate: false,
+    managedKubernetes: false,
+    scopes: { sshKey: 'project' },
+  };
   readonly compute: ComputeApi;
   readonly network: NetworkApi;
   readonly dns: HetznerDns;
@@ -128,9 +137,7 @@ export class HetznerProvider implements Provider {
       getNode: (r, c) => this.#guard(c, async () => done(await this.#getNode(r))),
       deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r), this.#ids.has(`servers/${r.name}`) ? 1 : 2),
       serverTypes: (_region, c) =>
-        this.#guard(c, async () =>
-          done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => serverTypeInfo(t))),
-        ),
+        this.#guard(c, async () => done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => serverTypeInfo(t)))),
       images: (_region, c) =>
         this.#guard(c, async () =>
           done(
@@ -144,7 +151,14 @@ export class HetznerProvider implements Provider {
           ),
         ),
       // A pool's region is a Hetzner location (fsn1) and its zone a data center there (fsn1-dc14), as in Claudie.
-      zones: (region, c) => this.#guard(c, async () => done((await this.client.list('datacenters', 'datacenters', datacenterSchema)).filter((d) => d.location.name === region).map((d) => ({ name: d.name, region: d.location.name })))),
+      zones: (region, c) =>
+        this.#guard(c, async () =>
+          done(
+            (await this.client.list('datacenters', 'datacenters', datacenterSchema))
+              .filter((d) => d.location.name === region)
+              .map((d) => ({ name: d.name, region: d.location.name })),
+          ),
+        ),
       regions: (c) => this.#guard(c, async () => done((await this.client.list('locations', 'locations', locationSchema)).map((l) => ({ name: l.name })))),
     };
     this.network = {
@@ -177,7 +191,11 @@ export class HetznerProvider implements Provider {
    * several `requests` takes their tokens at once (HetznerClient.prepaid), so it makes progress on a spent budget.
    */
   #guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>, requests = 1): Promise<Outcome<T>> {
-    return guardedCall(() => this.client.prepaid(requests, () => forgettingStaleIds(call, this.#ids, (e) => e.kind === 'not-found', PROVIDER)), context?.attempt ?? 0, this.#random);
+    return guardedCall(
+      () => this.client.prepaid(requests, () => forgettingStaleIds(call, this.#ids, (e) => e.kind === 'not-found', PROVIDER)),
+      context?.attempt ?? 0,
+      this.#random,
+    );
   }
 
   /** The create, and a lookup for each id this provider does not know yet. */
@@ -201,7 +219,11 @@ export class HetznerProvider implements Provider {
 
   #ownedBy(labels: Record<string, string>, clusterId: string, kind: string, name: string): void {
     if (labels[CLUSTER_ID_TAG] !== clusterId) {
-      throw new KubeplaneError('conflict', `hetzner ${kind} ${name} exists but belongs to cluster ${labels[CLUSTER_ID_TAG] ?? '(none)'}; choose another cluster id or remove it`, { provider: PROVIDER, code: 'name_taken', resource: name });
+      throw new KubeplaneError(
+        'conflict',
+        `hetzner ${kind} ${name} exists but belongs to cluster ${labels[CLUSTER_ID_TAG] ?? '(none)'}; choose another cluster id or remove it`,
+        { provider: PROVIDER, code: 'name_taken', resource: name },
+      );
     }
   }
 
@@ -216,7 +238,11 @@ export class HetznerProvider implements Provider {
    * uniqueness_error, and `adopt` looks again and takes what is there. If the look finds nothing by that name, the
    * clash is on something else (an SSH key's fingerprint) and `adopt` throws the error it is given.
    */
-  async #createNamed<T, R>(create: () => Promise<T>, created: (t: T) => Outcome<R>, adopt: (clash: KubeplaneError) => Promise<Outcome<R>>): Promise<Outcome<R>> {
+  async #createNamed<T, R>(
+    create: () => Promise<T>,
+    created: (t: T) => Outcome<R>,
+    adopt: (clash: KubeplaneError) => Promise<Outcome<R>>,
+  ): Promise<Outcome<R>> {
     try {
       return created(await create());
     } catch (error) {
@@ -230,13 +256,29 @@ export class HetznerProvider implements Provider {
     const cached = this.#ids.get(cacheKey);
     if (cached !== undefined) return cached;
     const found = (await this.#findByName(path, key, z.object({ id: z.number() }), name)) as { id: number } | undefined;
-    if (!found) throw new KubeplaneError('not-found', `hetzner ${kind} ${name} does not exist; ensure it before the nodes that use it`, { provider: PROVIDER, code: 'not_found', resource: name });
+    if (!found)
+      throw new KubeplaneError('not-found', `hetzner ${kind} ${name} does not exist; ensure it before the nodes that use it`, {
+        provider: PROVIDER,
+        code: 'not_found',
+        resource: name,
+      });
     this.#ids.set(cacheKey, found.id);
     return found.id;
   }
 
   #nodeInfo(s: HetznerServer): NodeInfo {
-    const state: NodeState = s.status === 'running' ? 'running' : s.status === 'initializing' || s.status === 'starting' ? 'pending' : s.status === 'deleting' ? 'deleting' : s.status === 'off' ? 'stopped' : s.status === 'stopping' ? 'stopping' : 'unknown';
+    const state: NodeState =
+      s.status === 'running'
+        ? 'running'
+        : s.status === 'initializing' || s.status === 'starting'
+          ? 'pending'
+          : s.status === 'deleting'
+            ? 'deleting'
+            : s.status === 'off'
+              ? 'stopped'
+              : s.status === 'stopping'
+                ? 'stopping'
+                : 'unknown';
     return {
       name: s.name,
       id: String(s.id),
@@ -256,10 +298,18 @@ export class HetznerProvider implements Provider {
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
     if (typeof request.userData !== 'string') {
-      throw new KubeplaneError('invalid', `node ${request.name}: Hetzner takes user data as text, not bytes (packUserData compresses only for providers whose API carries bytes)`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `node ${request.name}: Hetzner takes user data as text, not bytes (packUserData compresses only for providers whose API carries bytes)`,
+        { provider: PROVIDER, code: 'user_data_too_large', resource: request.name },
+      );
     }
     if (Buffer.byteLength(request.userData) > USER_DATA_LIMIT) {
-      throw new KubeplaneError('invalid', `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; Hetzner accepts at most ${USER_DATA_LIMIT} bytes of text`, { provider: PROVIDER, code: 'user_data_too_large', resource: request.name });
+      throw new KubeplaneError(
+        'invalid',
+        `node ${request.name}: user data is ${Buffer.byteLength(request.userData)} bytes; Hetzner accepts at most ${USER_DATA_LIMIT} bytes of text`,
+        { provider: PROVIDER, code: 'user_data_too_large', resource: request.name },
+      );
     }
     const body = {
       name: request.name,
@@ -271,9 +321,15 @@ export class HetznerProvider implements Provider {
       start_after_create: true,
       ...(request.sshKeyName ? { ssh_keys: [request.sshKeyName] } : {}),
       ...(request.networkName ? { networks: [await this.#idOf('networks', 'networks', request.networkName, 'network')] } : {}),
-      ...(request.firewallNames?.length ? { firewalls: await Promise.all(request.firewallNames.map(async (f) => ({ firewall: await this.#idOf('firewalls', 'firewalls', f, 'firewall') }))) } : {}),
-      ...(request.placementGroupName ? { placement_group: await this.#idOf('placement_groups', 'placement_groups', request.placementGroupName, 'placement group') } : {}),
-      ...(request.reservedIpName ? { public_net: { enable_ipv4: true, enable_ipv6: false, ipv4: await this.#idOf('primary_ips', 'primary_ips', request.reservedIpName, 'primary ip') } } : { public_net: { enable_ipv4: true, enable_ipv6: false } }),
+      ...(request.firewallNames?.length
+        ? { firewalls: await Promise.all(request.firewallNames.map(async (f) => ({ firewall: await this.#idOf('firewalls', 'firewalls', f, 'firewall') }))) }
+        : {}),
+      ...(request.placementGroupName
+        ? { placement_group: await this.#idOf('placement_groups', 'placement_groups', request.placementGroupName, 'placement group') }
+        : {}),
+      ...(request.reservedIpName
+        ? { public_net: { enable_ipv4: true, enable_ipv6: false, ipv4: await this.#idOf('primary_ips', 'primary_ips', request.reservedIpName, 'primary ip') } }
+        : { public_net: { enable_ipv4: true, enable_ipv6: false } }),
     };
     // Names are unique per project and the API enforces it, so "create, and adopt on uniqueness_error" is
     // find-before-create without the extra call on the happy path: a lost response or a duplicate delivery
@@ -288,7 +344,8 @@ export class HetznerProvider implements Provider {
       if (!existing) return pending('dependency', 2, `server ${request.name} is being created by another call`);
       this.#ownedBy(existing.labels, request.clusterId, 'server', request.name);
       // The machine this node replaces still holds the name while it is deleted: never adopted, made once it is gone.
-      if (existing.status === 'deleting') return pending('dependency', 5, `server ${request.name} is being deleted; its replacement is created once it is gone`);
+      if (existing.status === 'deleting')
+        return pending('dependency', 5, `server ${request.name} is being deleted; its replacement is created once it is gone`);
       this.#ids.set(`servers/${request.name}`, existing.id);
       return done(this.#nodeInfo(existing));
     }
@@ -305,7 +362,10 @@ export class HetznerProvider implements Provider {
     // The project's servers are listed from every location (the API has no location filter): a region's listing
     // keeps that location's (or, for a network zone, its locations'), so a cluster over fsn1 and nbg1 gets each once.
     const inRegion = (s: HetznerServer) => !selector.region || s.location.name === selector.region || s.location.network_zone === selector.region;
-    return servers.filter(inRegion).map((s) => this.#nodeInfo(s)).sort((a, b) => a.name.localeCompare(b.name));
+    return servers
+      .filter(inRegion)
+      .map((s) => this.#nodeInfo(s))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async #getNode(ref: NodeRef): Promise<NodeInfo | null> {
@@ -332,7 +392,13 @@ export class HetznerProvider implements Provider {
   }
 
   async #ensureNetwork(request: NetworkRequest, clash?: KubeplaneError): Promise<Outcome<NetworkInfo>> {
-    const info = (n: z.infer<typeof networkSchema>): NetworkInfo => ({ name: n.name, id: String(n.id), clusterId: n.labels[CLUSTER_ID_TAG] ?? '', cidr: n.ip_range, subnets: n.subnets.map((s, i) => ({ id: `${n.id}-${i}`, cidr: s.ip_range, zone: s.network_zone })) });
+    const info = (n: z.infer<typeof networkSchema>): NetworkInfo => ({
+      name: n.name,
+      id: String(n.id),
+      clusterId: n.labels[CLUSTER_ID_TAG] ?? '',
+      cidr: n.ip_range,
+      subnets: n.subnets.map((s, i) => ({ id: `${n.id}-${i}`, cidr: s.ip_range, zone: s.network_zone })),
+    });
     const existing = await this.#findByName('networks', 'networks', networkSchema, request.name);
     if (existing) {
       this.#ownedBy(existing.labels, request.clusterId, 'network', request.name);
@@ -345,7 +411,12 @@ export class HetznerProvider implements Provider {
       () =>
         this.client.request('POST', 'networks', z.object({ network: networkSchema }), {
           resource: request.name,
-          body: { name: request.name, ip_range: request.cidr, labels: this.#labels(request.clusterId, request.labels), subnets: request.subnets.map((s) => ({ type: 'cloud', ip_range: s.cidr, network_zone: zone })) },
+          body: {
+            name: request.name,
+            ip_range: request.cidr,
+            labels: this.#labels(request.clusterId, request.labels),
+            subnets: request.subnets.map((s) => ({ type: 'cloud', ip_range: s.cidr, network_zone: zone })),
+          },
         }),
       (created) => {
         this.#ids.set(`networks/${request.name}`, created.network.id);
@@ -359,7 +430,13 @@ export class HetznerProvider implements Provider {
     return rules.map((r) => {
       const sources = [...r.sourceCidrs, ...(r.fromClusterNodes && clusterCidr ? [clusterCidr] : [])];
       const port = r.port === undefined ? null : typeof r.port === 'number' ? String(r.port) : `${r.port[0]}-${r.port[1]}`;
-      return { direction: 'in' as const, protocol: r.protocol, port, source_ips: sources, description: `${r.description ?? ''}${r.fromClusterNodes ? ` ${CLUSTER_NODES_MARK}` : ''}`.trim() || null };
+      return {
+        direction: 'in' as const,
+        protocol: r.protocol,
+        port,
+        source_ips: sources,
+        description: `${r.description ?? ''}${r.fromClusterNodes ? ` ${CLUSTER_NODES_MARK}` : ''}`.trim() || null,
+      };
     });
   }
 
@@ -386,12 +463,18 @@ export class HetznerProvider implements Provider {
       clusterCidr = (await this.#findByName('networks', 'networks', networkSchema, request.networkName))?.ip_range;
     }
     const wanted = this.#toHetznerRules(request.rules, clusterCidr);
-    const info = (f: HetznerFirewall): FirewallInfo => ({ name: f.name, id: String(f.id), clusterId: f.labels[CLUSTER_ID_TAG] ?? '', rules: this.#fromHetznerRules(f, clusterCidr) });
+    const info = (f: HetznerFirewall): FirewallInfo => ({
+      name: f.name,
+      id: String(f.id),
+      clusterId: f.labels[CLUSTER_ID_TAG] ?? '',
+      rules: this.#fromHetznerRules(f, clusterCidr),
+    });
     const existing = await this.#findByName('firewalls', 'firewalls', firewallSchema, request.name);
     if (existing) {
       this.#ownedBy(existing.labels, request.clusterId, 'firewall', request.name);
       this.#ids.set(`firewalls/${request.name}`, existing.id);
-      const canon = (rules: HetznerFirewallRule[]) => JSON.stringify(rules.map((r) => [r.direction, r.protocol, r.port ?? null, [...(r.source_ips ?? [])].sort(), r.description ?? null]).sort());
+      const canon = (rules: HetznerFirewallRule[]) =>
+        JSON.stringify(rules.map((r) => [r.direction, r.protocol, r.port ?? null, [...(r.source_ips ?? [])].sort(), r.description ?? null]).sort());
       if (canon(existing.rules) !== canon(wanted)) {
         await this.client.request('POST', `firewalls/${existing.id}/actions/set_rules`, anyObject, { body: { rules: wanted }, resource: request.name });
         return done(info({ ...existing, rules: wanted }));
@@ -400,7 +483,11 @@ export class HetznerProvider implements Provider {
     }
     if (clash) throw clash;
     return this.#createNamed(
-      () => this.client.request('POST', 'firewalls', z.object({ firewall: firewallSchema }), { resource: request.name, body: { name: request.name, labels: this.#labels(request.clusterId, request.labels), rules: wanted } }),
+      () =>
+        this.client.request('POST', 'firewalls', z.object({ firewall: firewallSchema }), {
+          resource: request.name,
+          body: { name: request.name, labels: this.#labels(request.clusterId, request.labels), rules: wanted },
+        }),
       (created) => {
         this.#ids.set(`firewalls/${request.name}`, created.firewall.id);
         return done(info(created.firewall));
@@ -410,7 +497,13 @@ export class HetznerProvider implements Provider {
   }
 
   #ipInfo(p: z.infer<typeof primaryIpSchema>): ReservedIpInfo {
-    return { name: p.name, id: String(p.id), clusterId: p.labels[CLUSTER_ID_TAG] ?? '', ip: p.ip, ...(p.assignee_id !== null ? { attachedTo: `hcloud://${p.assignee_id}` } : {}) };
+    return {
+      name: p.name,
+      id: String(p.id),
+      clusterId: p.labels[CLUSTER_ID_TAG] ?? '',
+      ip: p.ip,
+      ...(p.assignee_id !== null ? { attachedTo: `hcloud://${p.assignee_id}` } : {}),
+    };
   }
 
   async #ensureReservedIp(request: ReservedIpRequest, clash?: KubeplaneError): Promise<Outcome<ReservedIpInfo>> {
@@ -425,7 +518,14 @@ export class HetznerProvider implements Provider {
       () =>
         this.client.request('POST', 'primary_ips', z.object({ primary_ip: primaryIpSchema }), {
           resource: request.name,
-          body: { name: request.name, type: 'ipv4', assignee_type: 'server', location: locationOf(request.region, request.zone), auto_delete: false, labels: this.#labels(request.clusterId, request.labels) },
+          body: {
+            name: request.name,
+            type: 'ipv4',
+            assignee_type: 'server',
+            location: locationOf(request.region, request.zone),
+            auto_delete: false,
+            labels: this.#labels(request.clusterId, request.labels),
+          },
         }),
       (created) => {
         this.#ids.set(`primary_ips/${request.name}`, created.primary_ip.id);
@@ -437,15 +537,25 @@ export class HetznerProvider implements Provider {
 
   async #attachReservedIp(ip: ScopedRef, node: NodeRef): Promise<Outcome<ReservedIpInfo>> {
     const found = await this.#findByName('primary_ips', 'primary_ips', primaryIpSchema, ip.name);
-    if (!found) throw new KubeplaneError('not-found', `hetzner primary ip ${ip.name} does not exist`, { provider: PROVIDER, code: 'not_found', resource: ip.name });
+    if (!found)
+      throw new KubeplaneError('not-found', `hetzner primary ip ${ip.name} does not exist`, { provider: PROVIDER, code: 'not_found', resource: ip.name });
     const server = await this.#findByName('servers', 'servers', serverSchema, node.name);
     if (!server) return pending('dependency', 5, `server ${node.name} does not exist yet`);
     if (found.assignee_id === server.id) return done(this.#ipInfo(found));
-    throw new KubeplaneError('invalid', `hetzner assigns a primary IP when the server is created: pass reservedIpName=${ip.name} in the node request for ${node.name}`, { provider: PROVIDER, code: 'attach_after_create_unsupported', resource: node.name });
+    throw new KubeplaneError(
+      'invalid',
+      `hetzner assigns a primary IP when the server is created: pass reservedIpName=${ip.name} in the node request for ${node.name}`,
+      { provider: PROVIDER, code: 'attach_after_create_unsupported', resource: node.name },
+    );
   }
 
   async #ensureSshKey(request: SshKeyRequest, clash?: KubeplaneError): Promise<Outcome<SshKeyInfo>> {
-    const info = (k: z.infer<typeof sshKeySchema>): SshKeyInfo => ({ name: k.name, id: String(k.id), clusterId: k.labels[CLUSTER_ID_TAG] ?? '', fingerprint: k.fingerprint });
+    const info = (k: z.infer<typeof sshKeySchema>): SshKeyInfo => ({
+      name: k.name,
+      id: String(k.id),
+      clusterId: k.labels[CLUSTER_ID_TAG] ?? '',
+      fingerprint: k.fingerprint,
+    });
     const existing = await this.#findByName('ssh_keys', 'ssh_keys', sshKeySchema, request.name);
     if (existing) {
       this.#ownedBy(existing.labels, request.clusterId, 'ssh key', request.name);
@@ -458,12 +568,21 @@ export class HetznerProvider implements Provider {
       const [same] = await this.client.list('ssh_keys', 'ssh_keys', sshKeySchema, { fingerprint: sshFingerprint(request.publicKey) });
       if (!same) throw clash;
       if (same.labels[CLUSTER_ID_TAG] !== request.clusterId) {
-        throw new KubeplaneError('conflict', `hetzner SSH key ${request.name}: the project already holds this public key as ${same.name}, which is not cluster ${request.clusterId}'s; remove it or give the cluster its own key`, { provider: PROVIDER, code: 'uniqueness_error', resource: request.name });
+        throw new KubeplaneError(
+          'conflict',
+          `hetzner SSH key ${request.name}: the project already holds this public key as ${same.name}, ` +
+            `which is not cluster ${request.clusterId}'s; remove it or give the cluster its own key`,
+          { provider: PROVIDER, code: 'uniqueness_error', resource: request.name },
+        );
       }
       return done(info(same));
     }
     return this.#createNamed(
-      () => this.client.request('POST', 'ssh_keys', z.object({ ssh_key: sshKeySchema }), { resource: request.name, body: { name: request.name, public_key: request.publicKey, labels: this.#labels(request.clusterId, request.labels) } }),
+      () =>
+        this.client.request('POST', 'ssh_keys', z.object({ ssh_key: sshKeySchema }), {
+          resource: request.name,
+          body: { name: request.name, public_key: request.publicKey, labels: this.#labels(request.clusterId, request.labels) },
+        }),
       (created) => done(info(created.ssh_key)),
       (error) => this.#ensureSshKey(request, error),
     );
@@ -524,7 +643,12 @@ export class HetznerProvider implements Provider {
         try {
           await this.#deleteId('servers', s.id, s.name);
         } catch (error) {
-          if (error instanceof RateBudgetWait && deleted > 0) return pending('rate-budget', error.retryAfterSeconds, `deleted ${deleted} of ${servers.length} server(s) of cluster ${clusterId}; the rest when the rate budget allows`);
+          if (error instanceof RateBudgetWait && deleted > 0)
+            return pending(
+              'rate-budget',
+              error.retryAfterSeconds,
+              `deleted ${deleted} of ${servers.length} server(s) of cluster ${clusterId}; the rest when the rate budget allows`,
+            );
           throw error;
         }
         deleted += 1;

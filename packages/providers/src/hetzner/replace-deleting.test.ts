@@ -11,7 +11,12 @@ import { HETZNER_DEFAULT_BASE_URL } from './client.js';
 
 const name = 'lab-abc1234-workers-01';
 const server = setupServer(
-  http.post(`${HETZNER_DEFAULT_BASE_URL}/servers`, () => HttpResponse.json({ error: { code: 'uniqueness_error', message: 'server name is already used', details: { fields: [{ name: 'name' }] } } }, { status: 409 })),
+  http.post(`${HETZNER_DEFAULT_BASE_URL}/servers`, () =>
+    HttpResponse.json(
+      { error: { code: 'uniqueness_error', message: 'server name is already used', details: { fields: [{ name: 'name' }] } } },
+      { status: 409 },
+    ),
+  ),
   http.get(`${HETZNER_DEFAULT_BASE_URL}/servers`, () =>
     HttpResponse.json({
       servers: [
@@ -36,6 +41,14 @@ afterAll(() => server.close());
 
 it('waits for the server its node replaces to be deleted rather than adopting it', async () => {
   const provider = new HetznerProvider({ token: Redacted.of('t'), project: 'p', clock: new VirtualClock() });
-  const outcome = await provider.compute.createNode({ name, clusterId: 'lab-abc1234', nodepool: 'workers', region: 'fsn1', serverType: 'cpx32', image: 'ubuntu-24.04', userData: '#cloud-config\n' });
+  const outcome = await provider.compute.createNode({
+    name,
+    clusterId: 'lab-abc1234',
+    nodepool: 'workers',
+    region: 'fsn1',
+    serverType: 'cpx32',
+    image: 'ubuntu-24.04',
+    userData: '#cloud-config\n',
+  });
   expect(outcome).toMatchObject({ status: 'pending', reason: 'dependency' });
 });

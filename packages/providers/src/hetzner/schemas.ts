@@ -90,7 +90,13 @@ export const serverTypeSchema = z.object({
   locations: z.array(z.object({ name: z.string(), deprecation: deprecationSchema })).optional(),
 });
 /** `deprecated`: the time from which the image is considered deprecated, or null. */
-export const imageSchema = z.object({ id: z.number(), name: z.string().nullable(), description: z.string(), architecture: z.string(), deprecated: z.string().nullable().optional() });
+export const imageSchema = z.object({
+  id: z.number(),
+  name: z.string().nullable(),
+  description: z.string(),
+  architecture: z.string(),
+  deprecated: z.string().nullable().optional(),
+});
 export const datacenterSchema = z.object({ name: z.string(), location: z.object({ name: z.string() }) });
 export const locationSchema = z.object({ name: z.string(), network_zone: z.string() });
 

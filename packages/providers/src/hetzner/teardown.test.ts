@@ -14,7 +14,13 @@ const scenario: ClusterScenario = { clusterId: 'td', region: 'fsn1', serverType:
 async function builtCluster(seed: number) {
   sandbox = new Sandbox({ seed }).listen();
   const budgets = new RateBudgets(sandbox.clock);
-  const provider = new HetznerProvider({ token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken), project: 'td', clock: sandbox.clock, budgets, random: sandbox.random });
+  const provider = new HetznerProvider({
+    token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
+    project: 'td',
+    clock: sandbox.clock,
+    budgets,
+    random: sandbox.random,
+  });
   await createInfrastructure(provider, sandbox.clock, scenario);
   await createNodes(provider, sandbox.clock, scenario, { poll: false });
   const servers = () => sandbox!.inventory().filter((i) => i.kind === 'node' && i.clusterId === 'td').length;

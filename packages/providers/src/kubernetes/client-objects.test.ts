@@ -27,7 +27,9 @@ const resources = {
 
 function discoveryHandlers(served: Partial<typeof resources> = resources) {
   return Object.entries(served).map(([gv, list]) =>
-    http.get(`${SERVER}/${gv.includes('/') ? 'apis' : 'api'}/${gv}`, () => HttpResponse.json({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: list })),
+    http.get(`${SERVER}/${gv.includes('/') ? 'apis' : 'api'}/${gv}`, () =>
+      HttpResponse.json({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: list }),
+    ),
   );
 }
 
@@ -82,7 +84,11 @@ describe('generic objects', () => {
         return HttpResponse.json({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'helm-controller' } });
       }),
     );
-    await client.applyObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'helm-controller', namespace: 'ignored' } });
+    await client.applyObject({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'helm-controller', namespace: 'ignored' },
+    });
     expect(seen.map((s) => s.path)).toEqual(['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/helm-controller']);
   });
 
@@ -90,7 +96,9 @@ describe('generic objects', () => {
     let established = false;
     server.resetHandlers(
       http.get(`${SERVER}/apis/helm.cattle.io/v1`, () =>
-        established ? HttpResponse.json({ kind: 'APIResourceList', groupVersion: 'helm.cattle.io/v1', resources: resources['helm.cattle.io/v1'] }) : HttpResponse.json({ kind: 'Status', reason: 'NotFound', code: 404 }, { status: 404 }),
+        established
+          ? HttpResponse.json({ kind: 'APIResourceList', groupVersion: 'helm.cattle.io/v1', resources: resources['helm.cattle.io/v1'] })
+          : HttpResponse.json({ kind: 'Status', reason: 'NotFound', code: 404 }, { status: 404 }),
       ),
       http.patch(`${SERVER}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/hcloud-csi`, () => HttpResponse.json(chart)),
     );
@@ -108,8 +116,12 @@ describe('generic objects', () => {
   it('gets an object, and null for one that does not exist', async () => {
     server.resetHandlers(
       ...discoveryHandlers(),
-      http.get(`${SERVER}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/hcloud-csi`, () => HttpResponse.json({ ...chart, status: { jobName: 'helm-install-hcloud-csi' } })),
-      http.get(`${SERVER}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/gone`, () => HttpResponse.json({ kind: 'Status', reason: 'NotFound', code: 404 }, { status: 404 })),
+      http.get(`${SERVER}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/hcloud-csi`, () =>
+        HttpResponse.json({ ...chart, status: { jobName: 'helm-install-hcloud-csi' } }),
+      ),
+      http.get(`${SERVER}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/gone`, () =>
+        HttpResponse.json({ kind: 'Status', reason: 'NotFound', code: 404 }, { status: 404 }),
+      ),
     );
     expect((await client.getObject('helm.cattle.io/v1', 'HelmChart', 'kube-system', 'hcloud-csi'))?.['status']).toEqual({ jobName: 'helm-install-hcloud-csi' });
     expect(await client.getObject('helm.cattle.io/v1', 'HelmChart', 'kube-system', 'gone')).toBeNull();
@@ -122,7 +134,12 @@ describe('generic objects', () => {
         await record(request);
         const cont = new URL(request.url).searchParams.get('continue');
         const name = cont ? 'sh.helm.release.v1.cilium.v2' : 'sh.helm.release.v1.cilium.v1';
-        return HttpResponse.json({ kind: 'SecretList', apiVersion: 'v1', metadata: cont ? {} : { continue: 'page-2' }, items: [{ metadata: { name, namespace: 'kube-system', labels: { owner: 'helm' } } }] });
+        return HttpResponse.json({
+          kind: 'SecretList',
+          apiVersion: 'v1',
+          metadata: cont ? {} : { continue: 'page-2' },
+          items: [{ metadata: { name, namespace: 'kube-system', labels: { owner: 'helm' } } }],
+        });
       }),
     );
     const items = await client.listObjects('v1', 'Secret', 'kube-system', 'owner=helm,name=cilium');
@@ -150,12 +167,17 @@ describe('generic objects', () => {
       ...discoveryHandlers(),
       http.delete(`${SERVER}/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/:name`, async ({ request, params }) => {
         await record(request);
-        return params['name'] === 'gone' ? HttpResponse.json({ kind: 'Status', reason: 'NotFound', code: 404 }, { status: 404 }) : HttpResponse.json({ kind: 'Status', status: 'Success' });
+        return params['name'] === 'gone'
+          ? HttpResponse.json({ kind: 'Status', reason: 'NotFound', code: 404 }, { status: 404 })
+          : HttpResponse.json({ kind: 'Status', status: 'Success' });
       }),
     );
     await client.deleteObject('helm.cattle.io/v1', 'HelmChart', 'kube-system', 'hcloud-csi');
     await client.deleteObject('helm.cattle.io/v1', 'HelmChart', 'kube-system', 'gone');
-    expect(seen.map((s) => s.path)).toEqual(['/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/hcloud-csi', '/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/gone']);
+    expect(seen.map((s) => s.path)).toEqual([
+      '/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/hcloud-csi',
+      '/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts/gone',
+    ]);
     expect(JSON.parse(seen[0]?.body ?? '{}')).toMatchObject({ kind: 'DeleteOptions', propagationPolicy: 'Background' });
   });
 
@@ -166,14 +188,19 @@ describe('generic objects', () => {
     expect(error.message).toContain('HelmChart (helm.cattle.io/v1) hcloud-csi is namespaced');
   });
 
-  it('maps the server\'s refusal of an apply to an error kind with its message', async () => {
+  it("maps the server's refusal of an apply to an error kind with its message", async () => {
     server.resetHandlers(
       ...discoveryHandlers(),
       http.patch(`${SERVER}/api/v1/namespaces/kube-system/serviceaccounts/helm-controller`, () =>
-        HttpResponse.json({ kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message: 'ServiceAccount "helm-controller" is invalid' }, { status: 422 }),
+        HttpResponse.json(
+          { kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message: 'ServiceAccount "helm-controller" is invalid' },
+          { status: 422 },
+        ),
       ),
     );
-    const error = await caught(client.applyObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'helm-controller', namespace: 'kube-system' } }));
+    const error = await caught(
+      client.applyObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'helm-controller', namespace: 'kube-system' } }),
+    );
     expect(error.kind).toBe('invalid');
     expect(error.message).toContain('serviceaccounts kube-system/helm-controller');
     expect(error.message).not.toContain('token-not-for-logs');

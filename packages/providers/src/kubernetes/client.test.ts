@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isKubeplaneError, KubeplaneError, Redacted, VirtualClock, type KubernetesApi, type RenderedCluster } from '@kubeplane/sdk';
+import { isKubeplaneError, type KubeplaneError, Redacted, VirtualClock, type KubernetesApi, type RenderedCluster } from '@kubeplane/sdk';
 import { KubernetesEmulator } from '@kubeplane/sandbox';
 import { FakeVms, goldenCluster, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from '@kubeplane/sandbox/testing';
 import { KubernetesClient, kubernetesConnector } from './client.js';
@@ -105,7 +105,10 @@ describe('config maps and secrets', () => {
     server.use(
       http.post('https://api.hybrid.example.com:6443/api/v1/namespaces/kube-system/secrets', async ({ request }) => {
         const body = await request.text();
-        return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message: `cannot store ${body} (${SECRET_VALUE})` }, { status: 422 });
+        return HttpResponse.json(
+          { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message: `cannot store ${body} (${SECRET_VALUE})` },
+          { status: 422 },
+        );
       }),
     );
     const echoed = await caught(api.applySecret('kube-system', 'echo', { token: Redacted.of(SECRET_VALUE) }));
@@ -129,14 +132,24 @@ describe('config maps and secrets', () => {
 });
 
 describe('error kinds', () => {
-  const status = (code: number, reason: string, message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+  const status = (code: number, reason: string, message: string) => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+  });
 
   it('maps 404 to not-found, 409 to conflict, 429 to throttled with Retry-After, 500 to retryable', async () => {
     const base = 'https://api.hybrid.example.com:6443/api/v1/nodes';
     server.use(
       http.patch(`${base}/gone`, () => HttpResponse.json(status(404, 'NotFound', 'nodes "gone" not found'), { status: 404 })),
       http.patch(`${base}/busy`, () => HttpResponse.json(status(409, 'Conflict', 'the object has been modified'), { status: 409 })),
-      http.patch(`${base}/slow`, () => HttpResponse.json(status(429, 'TooManyRequests', 'too many requests'), { status: 429, headers: { 'Retry-After': '7' } })),
+      http.patch(`${base}/slow`, () =>
+        HttpResponse.json(status(429, 'TooManyRequests', 'too many requests'), { status: 429, headers: { 'Retry-After': '7' } }),
+      ),
       http.patch(`${base}/broken`, () => HttpResponse.json(status(500, 'InternalError', 'etcdserver: leader changed'), { status: 500 })),
       http.patch(`${base}/proxy`, () => new HttpResponse('<html>bad gateway</html>', { status: 502 })),
     );
@@ -155,7 +168,9 @@ describe('error kinds', () => {
   it('maps a 409 on create to a replace, and a conflict that persists to a conflict error', async () => {
     server.use(
       http.put('https://api.hybrid.example.com:6443/api/v1/namespaces/kube-system/configmaps/kubeplane-mesh', () =>
-        HttpResponse.json(status(409, 'Conflict', 'Operation cannot be fulfilled on configmaps "kubeplane-mesh": the object has been modified'), { status: 409 }),
+        HttpResponse.json(status(409, 'Conflict', 'Operation cannot be fulfilled on configmaps "kubeplane-mesh": the object has been modified'), {
+          status: 409,
+        }),
       ),
     );
     const error = await caught(api.applyConfigMap('kube-system', 'kubeplane-mesh', { peers: '' }));
@@ -171,7 +186,10 @@ describe('error kinds', () => {
   });
 
   it('says pending while the API server does not answer, and auth when it refuses the credentials', async () => {
-    const other = new KubernetesClient({ connection: { ...parseKubeconfig(rendered.pki.secret.adminKubeconfig), server: 'https://api.booting.example.com:6443' }, clock });
+    const other = new KubernetesClient({
+      connection: { ...parseKubeconfig(rendered.pki.secret.adminKubeconfig), server: 'https://api.booting.example.com:6443' },
+      clock,
+    });
     const outcome = await other.ready();
     expect(outcome.status).toBe('pending');
     server.use(http.get('https://api.hybrid.example.com:6443/readyz', () => HttpResponse.json(status(401, 'Unauthorized', 'Unauthorized'), { status: 401 })));
@@ -188,7 +206,11 @@ describe('error kinds', () => {
 
 describe('nodes', () => {
   it('patches labels (null removes one), replaces taints and cordons', async () => {
-    await api.patchNode('aws-worker-1', { labels: { 'node-role.kubernetes.io/worker': '', 'kubeplane.dev/workload': null }, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }], unschedulable: true });
+    await api.patchNode('aws-worker-1', {
+      labels: { 'node-role.kubernetes.io/worker': '', 'kubeplane.dev/workload': null },
+      taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+      unschedulable: true,
+    });
     const node = (await api.listNodes()).find((n) => n.name === 'aws-worker-1');
     expect(node?.labels['node-role.kubernetes.io/worker']).toBe('');
     expect(node?.labels['kubeplane.dev/workload']).toBeUndefined();
@@ -202,7 +224,11 @@ describe('nodes', () => {
     server.use(
       http.get('https://api.hybrid.example.com:6443/api/v1/nodes', ({ request }) => {
         const page = new URL(request.url).searchParams.get('continue');
-        const item = (name: string) => ({ metadata: { name }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:02:15Z' }] } });
+        const item = (name: string) => ({
+          metadata: { name },
+          spec: {},
+          status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:02:15Z' }] },
+        });
         return HttpResponse.json({ kind: 'NodeList', apiVersion: 'v1', metadata: page ? {} : { continue: 'next' }, items: page ? [item('b')] : [item('a')] });
       }),
     );
@@ -238,7 +264,12 @@ describe('drain', () => {
     expect(coredns).toHaveLength(2);
     expect(coredns.every((p) => p.node !== 'aws-cp-1')).toBe(true);
     clock.advance(5 * S);
-    expect(emulator.inventory().clusters[0]?.pods.filter((p) => p.name.startsWith('coredns-')).every((p) => p.ready)).toBe(true);
+    expect(
+      emulator
+        .inventory()
+        .clusters[0]?.pods.filter((p) => p.name.startsWith('coredns-'))
+        .every((p) => p.ready),
+    ).toBe(true);
     expect((await api.listNodes()).find((n) => n.name === 'aws-cp-1')?.unschedulable).toBe(true);
   });
 
@@ -256,7 +287,10 @@ describe('drain', () => {
         spec: {
           replicas: 1,
           selector: { matchLabels: labels },
-          template: { metadata: { labels }, spec: { nodeSelector: { 'kubernetes.io/hostname': 'htz-worker-1' }, tolerations: [{ operator: 'Exists' }], containers: [{ name: 'c' }] } },
+          template: {
+            metadata: { labels },
+            spec: { nodeSelector: { 'kubernetes.io/hostname': 'htz-worker-1' }, tolerations: [{ operator: 'Exists' }], containers: [{ name: 'c' }] },
+          },
         },
       },
       clock.now(),
@@ -299,7 +333,10 @@ describe('deployments', () => {
         spec: {
           replicas: 1,
           selector: { matchLabels: { app: 'cluster-autoscaler' } },
-          template: { metadata: { labels: { app: 'cluster-autoscaler' } }, spec: { containers: [{ name: 'cluster-autoscaler', args: ['--cloud-provider=crusoe', '--nodes=1:5:pool-a'] }, { name: 'sidecar' }] } },
+          template: {
+            metadata: { labels: { app: 'cluster-autoscaler' } },
+            spec: { containers: [{ name: 'cluster-autoscaler', args: ['--cloud-provider=crusoe', '--nodes=1:5:pool-a'] }, { name: 'sidecar' }] },
+          },
         },
       },
       clock.now(),
@@ -309,7 +346,7 @@ describe('deployments', () => {
     await api.setDeploymentArgs('crusoe-system', 'cluster-autoscaler', ['--cloud-provider=crusoe', '--nodes=1:9:pool-a']);
     expect(await api.getDeploymentArgs('crusoe-system', 'cluster-autoscaler')).toEqual(['--cloud-provider=crusoe', '--nodes=1:9:pool-a']);
     const stored = cluster.store.get('deployments', 'crusoe-system', 'cluster-autoscaler');
-    const containers = ((stored?.['spec'] as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers).map((c) => c.name);
+    const containers = (stored?.['spec'] as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers.map((c) => c.name);
     expect(containers).toEqual(['cluster-autoscaler', 'sidecar']);
     const podAfter = emulator.inventory().clusters[0]?.pods.find((p) => p.namespace === 'crusoe-system')?.name;
     expect(podAfter).toBeDefined();

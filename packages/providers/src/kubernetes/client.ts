@@ -88,7 +88,9 @@ function toKubeNode(node: NodeObject): KubeNode {
   const out: KubeNode = {
     name: node.metadata.name,
     labels: { ...(node.metadata.labels ?? {}) },
-    taints: (node.spec?.taints ?? []).map((t): Taint => (t.value === undefined || t.value === '' ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect })),
+    taints: (node.spec?.taints ?? []).map(
+      (t): Taint => (t.value === undefined || t.value === '' ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }),
+    ),
     unschedulable: node.spec?.unschedulable === true,
     ready: ready?.status === 'True',
   };
@@ -195,7 +197,7 @@ export class KubernetesClient implements KubernetesApi {
       );
     }
     const text = response.body;
-    let json: unknown = undefined;
+    let json: unknown;
     if (text.length > 0) {
       try {
         json = JSON.parse(text);
@@ -215,7 +217,8 @@ export class KubernetesClient implements KubernetesApi {
     let retryAfterSeconds = retryAfterFromHeaders(response.headers, this.#clock.now());
     if (retryAfterSeconds === undefined && status.success) retryAfterSeconds = status.data.details?.retryAfterSeconds;
     const message = scrub(
-      `kubernetes ${method} ${path}${options.resource ? ` (${options.resource})` : ''}: ${reason ?? `HTTP ${response.status}`}: ${serverMessage}${advice ? `; ${advice}` : ''}`,
+      `kubernetes ${method} ${path}${options.resource ? ` (${options.resource})` : ''}: ` +
+        `${reason ?? `HTTP ${response.status}`}: ${serverMessage}${advice ? `; ${advice}` : ''}`,
       options.secrets,
     );
     return new KubeplaneError(kind, message, {
@@ -231,11 +234,15 @@ export class KubernetesClient implements KubernetesApi {
     const parsed = schema.safeParse(response.json ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new KubeplaneError('retryable', `kubernetes ${method} ${path}: unexpected response shape at ${issue ? issue.path.join('.') : '?'} (${issue?.message ?? 'invalid'})`, {
-        provider: PROVIDER,
-        code: 'InvalidResponse',
-        status: response.status,
-      });
+      throw new KubeplaneError(
+        'retryable',
+        `kubernetes ${method} ${path}: unexpected response shape at ${issue ? issue.path.join('.') : '?'} (${issue?.message ?? 'invalid'})`,
+        {
+          provider: PROVIDER,
+          code: 'InvalidResponse',
+          status: response.status,
+        },
+      );
     }
     return parsed.data;
   }
@@ -268,7 +275,8 @@ export class KubernetesClient implements KubernetesApi {
     if (response.status === 200) return done(undefined);
     const error = this.#error('GET', '/readyz', response, {});
     if (error.kind === 'throttled') return pending('throttled', error.details.retryAfterSeconds ?? NOT_READY_POLL_SECONDS, error.message, error);
-    if (error.kind === 'retryable') return pending('in-progress', NOT_READY_POLL_SECONDS, `the API server at ${this.#connection.server} is not ready yet (HTTP ${response.status})`, error);
+    if (error.kind === 'retryable')
+      return pending('in-progress', NOT_READY_POLL_SECONDS, `the API server at ${this.#connection.server} is not ready yet (HTTP ${response.status})`, error);
     throw error;
   }
 
@@ -287,7 +295,8 @@ export class KubernetesClient implements KubernetesApi {
     const metadata: Record<string, unknown> = {};
     const spec: Record<string, unknown> = {};
     if (patch.labels) metadata['labels'] = patch.labels;
-    if (patch.taints) spec['taints'] = patch.taints.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }));
+    if (patch.taints)
+      spec['taints'] = patch.taints.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }));
     if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
     // Uncordoned: the drain that was under way is over.
     if (patch.unschedulable === false) metadata['annotations'] = { [DRAIN_PODS_ANNOTATION]: null };
@@ -375,12 +384,23 @@ export class KubernetesClient implements KubernetesApi {
       throw error;
     }
     if (refused.length > 0) {
-      return pending('dependency', DRAIN_POLL_SECONDS, `draining node ${name}: a PodDisruptionBudget refuses to evict ${refused.join(', ')}; waiting for replacements to become ready`);
+      return pending(
+        'dependency',
+        DRAIN_POLL_SECONDS,
+        `draining node ${name}: a PodDisruptionBudget refuses to evict ${refused.join(', ')}; waiting for replacements to become ready`,
+      );
     }
     if (throttled) return pending('throttled', throttled.details.retryAfterSeconds ?? DRAIN_POLL_SECONDS, throttled.message, throttled);
     const left = (await this.#podsOn(name)).filter((p) => !staysOnDrainedNode(p) && tracked.has(podKey(p)));
     if (left.length === 0) return done(undefined);
-    return pending('in-progress', DRAIN_POLL_SECONDS, `draining node ${name}: ${left.length} evicted pod(s) still terminating (${left.slice(0, 5).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`).join(', ')}${left.length > 5 ? ', …' : ''})`);
+    return pending(
+      'in-progress',
+      DRAIN_POLL_SECONDS,
+      `draining node ${name}: ${left.length} evicted pod(s) still terminating (${left
+        .slice(0, 5)
+        .map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`)
+        .join(', ')}${left.length > 5 ? ', …' : ''})`,
+    );
   }
 
   async deleteNode(name: string): Promise<void> {
@@ -435,7 +455,11 @@ export class KubernetesClient implements KubernetesApi {
       const type = 'type' in current && typeof current['type'] === 'string' ? current['type'] : undefined;
       const replaced = await this.#send('PUT', item, {
         ...options,
-        body: build({ ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}), ...(meta.labels ? { labels: meta.labels } : {}), ...(type ? { type } : {}) }),
+        body: build({
+          ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+          ...(meta.labels ? { labels: meta.labels } : {}),
+          ...(type ? { type } : {}),
+        }),
       });
       if (replaced.status < 300) return;
       last = this.#error('PUT', item, replaced, options);
@@ -452,7 +476,7 @@ export class KubernetesClient implements KubernetesApi {
         name,
         namespace,
         ...(current?.resourceVersion ? { resourceVersion: current.resourceVersion } : {}),
-        ...(labels ?? current?.labels ? { labels: labels ?? current?.labels } : {}),
+        ...((labels ?? current?.labels) ? { labels: labels ?? current?.labels } : {}),
       },
       data,
     }));
@@ -477,7 +501,7 @@ export class KubernetesClient implements KubernetesApi {
           name,
           namespace,
           ...(current?.resourceVersion ? { resourceVersion: current.resourceVersion } : {}),
-          ...(labels ?? current?.labels ? { labels: labels ?? current?.labels } : {}),
+          ...((labels ?? current?.labels) ? { labels: labels ?? current?.labels } : {}),
         },
         // A Secret's type is immutable: keep the one it has.
         type: current?.type ?? defaultType,
@@ -501,7 +525,11 @@ export class KubernetesClient implements KubernetesApi {
   }
 
   async getDeploymentArgs(namespace: string, name: string): Promise<string[] | null> {
-    const deployment = await this.#get(`/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(name)}`, deploymentSchema, `deployments ${namespace}/${name}`);
+    const deployment = await this.#get(
+      `/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(name)}`,
+      deploymentSchema,
+      `deployments ${namespace}/${name}`,
+    );
     if (!deployment) return null;
     return [...(deployment.spec.template.spec.containers[0]?.args ?? [])];
   }
@@ -539,7 +567,11 @@ export class KubernetesClient implements KubernetesApi {
   async #pathOf(apiVersion: string, kind: string, namespace: string | undefined, name?: string): Promise<{ path: string; label: string } | null> {
     const served = await this.#served(apiVersion, kind);
     if (!served) return null;
-    if (served.namespaced && !namespace) throw new KubeplaneError('invalid', `kubernetes: ${kind} (${apiVersion}) ${name ?? ''} is namespaced; name its namespace`, { provider: PROVIDER, resource: `${kind} ${name ?? ''}`.trim() });
+    if (served.namespaced && !namespace)
+      throw new KubeplaneError('invalid', `kubernetes: ${kind} (${apiVersion}) ${name ?? ''} is namespaced; name its namespace`, {
+        provider: PROVIDER,
+        resource: `${kind} ${name ?? ''}`.trim(),
+      });
     const base = `${groupVersionPath(apiVersion)}${served.namespaced && namespace ? `/namespaces/${enc(namespace)}` : ''}/${served.resource}`;
     const where = served.namespaced && namespace ? `${namespace}/` : '';
     return { path: name === undefined ? base : `${base}/${enc(name)}`, label: `${served.resource} ${where}${name ?? ''}`.trim() };
@@ -549,11 +581,16 @@ export class KubernetesClient implements KubernetesApi {
     const { apiVersion, kind, metadata } = object;
     const target = await this.#pathOf(apiVersion, kind, metadata.namespace, metadata.name);
     if (!target) {
-      throw new KubeplaneError('retryable', `kubernetes: the API server does not serve ${kind} (${apiVersion}) yet: it is not in its discovery of ${apiVersion}, so ${kind} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name} cannot be applied (a custom resource's CRD may not be established yet)`, {
-        provider: PROVIDER,
-        code: 'KindNotServed',
-        resource: `${kind} ${metadata.name}`,
-      });
+      throw new KubeplaneError(
+        'retryable',
+        `kubernetes: the API server does not serve ${kind} (${apiVersion}) yet: it is not in its discovery of ${apiVersion}, so ${kind} ` +
+          `${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name} cannot be applied (a custom resource's CRD may not be established yet)`,
+        {
+          provider: PROVIDER,
+          code: 'KindNotServed',
+          resource: `${kind} ${metadata.name}`,
+        },
+      );
     }
     // Server-side apply (https://kubernetes.io/docs/reference/using-api/server-side-apply/): a PATCH of the whole
     // intended object, created when absent; JSON is valid YAML for application/apply-patch+yaml.
@@ -597,7 +634,10 @@ export class KubernetesClient implements KubernetesApi {
     const target = await this.#pathOf(apiVersion, kind, namespace, name);
     if (!target) return;
     // Background propagation, as kubectl delete: the garbage collector removes what the object owns.
-    const response = await this.#send('DELETE', target.path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }, resource: target.label });
+    const response = await this.#send('DELETE', target.path, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' },
+      resource: target.label,
+    });
     if (response.status < 300 || response.status === 404) return;
     throw this.#error('DELETE', target.path, response, { resource: target.label });
   }

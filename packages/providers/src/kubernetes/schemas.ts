@@ -80,7 +80,10 @@ export const deploymentSchema = z.looseObject({
 export const namespaceSchema = z.looseObject({ metadata: objectMetaSchema });
 
 export function listSchema<T extends z.ZodType>(item: T) {
-  return z.looseObject({ metadata: z.looseObject({ resourceVersion: z.string().optional(), continue: z.string().optional() }).optional(), items: z.array(item) });
+  return z.looseObject({
+    metadata: z.looseObject({ resourceVersion: z.string().optional(), continue: z.string().optional() }).optional(),
+    items: z.array(item),
+  });
 }
 
 /** Any JSON object: for calls whose response body we do not read. */

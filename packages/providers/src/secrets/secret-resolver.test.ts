@@ -43,7 +43,9 @@ describe('EnvFileSecretResolver', () => {
   it('does not quote a malformed secret YAML file in its error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kp-secret-'));
     await writeFile(join(dir, 'bad.yaml'), `token: [${SECRET}\n`);
-    const error = (await new EnvFileSecretResolver({}).resolve({ source: 'file', path: join(dir, 'bad.yaml'), key: 'token' }).catch((e: unknown) => e)) as KubeplaneError;
+    const error = (await new EnvFileSecretResolver({})
+      .resolve({ source: 'file', path: join(dir, 'bad.yaml'), key: 'token' })
+      .catch((e: unknown) => e)) as KubeplaneError;
     expect(error.kind).toBe('invalid');
     expect(error.message).toContain('bad.yaml');
     expect(`${error.message} ${JSON.stringify(error)} ${inspect(error)}`).not.toContain(SECRET);
@@ -52,7 +54,9 @@ describe('EnvFileSecretResolver', () => {
   it('does not quote a malformed secret file in its error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kp-secret-'));
     await writeFile(join(dir, 'bad.json'), `{"token": "${SECRET}"`);
-    const error = (await new EnvFileSecretResolver({}).resolve({ source: 'file', path: join(dir, 'bad.json'), key: 'token' }).catch((e: unknown) => e)) as KubeplaneError;
+    const error = (await new EnvFileSecretResolver({})
+      .resolve({ source: 'file', path: join(dir, 'bad.json'), key: 'token' })
+      .catch((e: unknown) => e)) as KubeplaneError;
     expect(error.kind).toBe('invalid');
     expect(`${error.message} ${JSON.stringify(error)} ${inspect(error)}`).not.toContain(SECRET);
   });

@@ -32,7 +32,11 @@ export class EnvFileSecretResolver implements SecretResolver {
   async resolve(ref: SecretRef): Promise<Redacted<string>> {
     if (ref.source === 'env') {
       const value = this.#env[ref.name];
-      if (value === undefined || value.trim() === '') throw new KubeplaneError('auth', `secret not found: ${describe(ref)} is not set; export it or point secretRef elsewhere`, { code: 'SecretNotFound', resource: ref.name });
+      if (value === undefined || value.trim() === '')
+        throw new KubeplaneError('auth', `secret not found: ${describe(ref)} is not set; export it or point secretRef elsewhere`, {
+          code: 'SecretNotFound',
+          resource: ref.name,
+        });
       return Redacted.of(value.trim());
     }
     let text: string;
@@ -40,7 +44,10 @@ export class EnvFileSecretResolver implements SecretResolver {
       text = await readFile(ref.path, 'utf8');
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      throw new KubeplaneError('auth', `secret not readable: ${describe(ref)} (${typeof code === 'string' ? code : 'read error'})`, { code: 'SecretNotFound', resource: ref.path });
+      throw new KubeplaneError('auth', `secret not readable: ${describe(ref)} (${typeof code === 'string' ? code : 'read error'})`, {
+        code: 'SecretNotFound',
+        resource: ref.path,
+      });
     }
     if (ref.key === undefined) {
       if (text.trim() === '') throw new KubeplaneError('auth', `secret is empty: ${describe(ref)}`, { code: 'SecretEmpty', resource: ref.path });
@@ -52,10 +59,14 @@ export class EnvFileSecretResolver implements SecretResolver {
       parsed = parseYaml(text, { uniqueKeys: false, maxAliasCount: 0 });
     } catch {
       // Never echo the parser's message: it quotes the file's content.
-      throw new KubeplaneError('invalid', `secret file is neither a YAML nor a JSON mapping: ${describe(ref)}`, { code: 'SecretMalformed', resource: ref.path });
+      throw new KubeplaneError('invalid', `secret file is neither a YAML nor a JSON mapping: ${describe(ref)}`, {
+        code: 'SecretMalformed',
+        resource: ref.path,
+      });
     }
     const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[ref.key] : undefined;
-    if (typeof value !== 'string' || value.trim() === '') throw new KubeplaneError('auth', `secret not found: ${describe(ref)} has no string value`, { code: 'SecretNotFound', resource: ref.path });
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new KubeplaneError('auth', `secret not found: ${describe(ref)} has no string value`, { code: 'SecretNotFound', resource: ref.path });
     return Redacted.of(value.trim());
   }
 }

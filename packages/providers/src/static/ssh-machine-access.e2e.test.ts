@@ -31,8 +31,18 @@ describe.skipIf(!available && !process.env['CI'])('static machines over a real O
   let machine: OpenSshMachine | undefined;
   let hostFingerprint = '';
   const client = ed25519KeyPair();
-  const access = new SshMachineAccess({ privateKey: async () => Redacted.of(client.private), dial: async () => ({ host: '127.0.0.1', port: machine?.port ?? 0 }) });
-  const target = (hostKey?: string): MachineTarget => ({ node: 'sshd-test-01', endpoint: '192.0.2.10', port: 22, username: 'root', secretRef: { env: { privatekey: 'TEST_KEY' } }, ...(hostKey ? { hostKey } : {}) });
+  const access = new SshMachineAccess({
+    privateKey: async () => Redacted.of(client.private),
+    dial: async () => ({ host: '127.0.0.1', port: machine?.port ?? 0 }),
+  });
+  const target = (hostKey?: string): MachineTarget => ({
+    node: 'sshd-test-01',
+    endpoint: '192.0.2.10',
+    port: 22,
+    username: 'root',
+    secretRef: { env: { privatekey: 'TEST_KEY' } },
+    ...(hostKey ? { hostKey } : {}),
+  });
   const sh = async (script: string, hostKey = hostFingerprint) => access.run(target(hostKey), Redacted.of(script));
 
   beforeAll(async () => {
@@ -62,7 +72,7 @@ describe.skipIf(!available && !process.env['CI'])('static machines over a real O
     expect((await sh('test -e /root/must-not-exist; echo $?')).output).toBe('1');
   });
 
-  it('runs the rendered bootstrap as cloud-init would, and the reset leaves nothing of it, the user\'s files kept', async () => {
+  it("runs the rendered bootstrap as cloud-init would, and the reset leaves nothing of it, the user's files kept", async () => {
     await sh('echo mine >/root/user-file');
     const started = await sh(renderStaticBootstrap('sshd-test-01', USER_DATA).reveal());
     expect(started).toMatchObject({ exitCode: 0, output: 'kubeplane: the bootstrap of sshd-test-01 started' });
@@ -75,7 +85,9 @@ describe.skipIf(!available && !process.env['CI'])('static machines over a real O
     expect((await sh(renderStaticBootstrap('sshd-test-01', USER_DATA).reveal())).output).toContain('was started before');
 
     expect((await sh(renderStaticReset('sshd-test-01'))).exitCode).toBe(0);
-    const left = await sh(`for p in /etc/kubeplane /usr/local/sbin/kubeplane-bootstrap /var/lib/kubeplane ${STATIC_STATE_DIR}; do test -e "$p" && echo "$p"; done; cat /root/user-file`);
+    const left = await sh(
+      `for p in /etc/kubeplane /usr/local/sbin/kubeplane-bootstrap /var/lib/kubeplane ${STATIC_STATE_DIR}; do test -e "$p" && echo "$p"; done; cat /root/user-file`,
+    );
     expect(left.output).toBe('mine');
     // Read from the host side, the machine's disk holds nothing of kubeplane's: only the user's file.
     expect(machine?.written()).toEqual(['/root/user-file']);

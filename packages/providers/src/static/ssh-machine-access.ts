@@ -77,32 +77,40 @@ export class SshMachineAccess implements MachineAccess {
           return fail(
             new KubeplaneError(
               'invalid',
-              `${where}: the host key changed: pinned ${target.hostKey} at first contact, now offered ${offered}. If the machine was reinstalled, remove its pin (ledger.staticHostKeys) after checking the new key; otherwise someone may be in the middle`,
+              `${where}: the host key changed: pinned ${target.hostKey} at first contact, now offered ${offered}. If the machine was ` +
+                `reinstalled, remove its pin (ledger.staticHostKeys) after checking the new key; otherwise someone may be in the middle`,
               { resource: target.node, code: 'HostKeyChanged' },
             ),
           );
         }
         if (err.level === 'client-authentication') {
-          return fail(new KubeplaneError('auth', `${where}: the machine refused the key from the node's secretRef`, { resource: target.node, code: 'SshAuthFailed' }));
+          return fail(
+            new KubeplaneError('auth', `${where}: the machine refused the key from the node's secretRef`, { resource: target.node, code: 'SshAuthFailed' }),
+          );
         }
         fail(new KubeplaneError('retryable', `${where}: cannot connect (${err.message})`, { resource: target.node }));
       });
       try {
         conn.connect({
-        host,
-        port,
-        username: target.username,
-        // A key read from a file or a variable loses its final newline to trimming; OpenSSH's format wants it.
-        privateKey: key.reveal().endsWith('\n') ? key.reveal() : `${key.reveal()}\n`,
-        readyTimeout: this.#options.readyTimeoutMs ?? 20_000,
-        hostVerifier: (blob: Buffer) => {
-          offered = hostKeyFingerprint(blob);
-          return !target.hostKey || offered === target.hostKey;
-        },
+          host,
+          port,
+          username: target.username,
+          // A key read from a file or a variable loses its final newline to trimming; OpenSSH's format wants it.
+          privateKey: key.reveal().endsWith('\n') ? key.reveal() : `${key.reveal()}\n`,
+          readyTimeout: this.#options.readyTimeoutMs ?? 20_000,
+          hostVerifier: (blob: Buffer) => {
+            offered = hostKeyFingerprint(blob);
+            return !target.hostKey || offered === target.hostKey;
+          },
         });
       } catch {
         // ssh2 throws on a key it cannot parse; its message is generic, never the key.
-        fail(new KubeplaneError('auth', `${where}: the key from the node's secretRef is not an SSH private key (OpenSSH or PEM, unencrypted)`, { resource: target.node, code: 'SshKeyMalformed' }));
+        fail(
+          new KubeplaneError('auth', `${where}: the key from the node's secretRef is not an SSH private key (OpenSSH or PEM, unencrypted)`, {
+            resource: target.node,
+            code: 'SshKeyMalformed',
+          }),
+        );
       }
     });
   }

@@ -8,7 +8,15 @@ import type { AutoscalerClusterView } from './simulated-autoscaler.js';
 export function sandboxClusterApi(emulator: KubernetesEmulator, clusterName: string): ClusterApi {
   const found = emulator.inventory().clusters.find((c) => c.name === clusterName);
   const cluster = found ? emulator.cluster(found.endpoint) : undefined;
-  if (!cluster) throw new Error(`the sandbox has no Kubernetes cluster named ${clusterName} (clusters: ${emulator.inventory().clusters.map((c) => c.name).join(', ') || 'none'})`);
+  if (!cluster)
+    throw new Error(
+      `the sandbox has no Kubernetes cluster named ${clusterName} (clusters: ${
+        emulator
+          .inventory()
+          .clusters.map((c) => c.name)
+          .join(', ') || 'none'
+      })`,
+    );
   return cluster;
 }
 
@@ -24,7 +32,14 @@ export function sandboxClusterView(emulator: KubernetesEmulator, clusterName: st
  * A Pod as kube-scheduler leaves one that fits no node: Pending, PodScheduled False with reason Unschedulable
  * (kubernetes/kubernetes pkg/scheduler/schedule_one.go). For tests and benchmarks that put demand into a cluster.
  */
-export function unschedulablePod(options: { name: string; namespace?: string; requests: Record<string, string>; nodeSelector?: Record<string, string>; tolerations?: Array<Record<string, string>>; nodes: number }): import('../kubernetes/store.js').KubeObject {
+export function unschedulablePod(options: {
+  name: string;
+  namespace?: string;
+  requests: Record<string, string>;
+  nodeSelector?: Record<string, string>;
+  tolerations?: Array<Record<string, string>>;
+  nodes: number;
+}): import('../kubernetes/store.js').KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -34,6 +49,16 @@ export function unschedulablePod(options: { name: string; namespace?: string; re
       ...(options.nodeSelector ? { nodeSelector: options.nodeSelector } : {}),
       ...(options.tolerations ? { tolerations: options.tolerations } : {}),
     },
-    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `0/${options.nodes} nodes are available: ${options.nodes} node(s) didn't match Pod's node affinity/selector.` }] },
+    status: {
+      phase: 'Pending',
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'Unschedulable',
+          message: `0/${options.nodes} nodes are available: ${options.nodes} node(s) didn't match Pod's node affinity/selector.`,
+        },
+      ],
+    },
   };
 }

@@ -19,7 +19,7 @@ export async function driveUntil(options: {
   limitMs: number;
 }): Promise<DriveResult> {
   const { clock, autoscaler } = options;
-  if (!(clock instanceof VirtualClock)) throw new Error('driveUntil moves virtual time: it needs the sandbox\'s VirtualClock');
+  if (!(clock instanceof VirtualClock)) throw new Error("driveUntil moves virtual time: it needs the sandbox's VirtualClock");
   const start = clock.now();
   for (;;) {
     if (await options.until()) return { ok: true, elapsedMs: clock.now() - start };

@@ -45,17 +45,27 @@ function provider(groups: Group[]): AutoscalerCloudProvider & { asked: Array<[st
     nodeGroupNodes: async () => [],
     templateNodeInfo: async (id) => {
       const g = find(id);
-      return { metadata: { labels: g.labels }, spec: { taints: g.taints }, status: { allocatable: { cpu: { string: g.cpu }, memory: { string: g.memory }, pods: { string: '110' } } } };
+      return {
+        metadata: { labels: g.labels },
+        spec: { taints: g.taints },
+        status: { allocatable: { cpu: { string: g.cpu }, memory: { string: g.memory }, pods: { string: '110' } } },
+      };
     },
   };
 }
 
 function node(name: string, cpu: string, labels: Record<string, string> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec: {}, status: { allocatable: { cpu, memory: '16Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels },
+    spec: {},
+    status: { allocatable: { cpu, memory: '16Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] },
+  };
 }
 
 describe('the simulated cluster-autoscaler', () => {
-  it('reads resources as the scheduler counts them, in JSON and in the adapter\'s protobuf Quantities', () => {
+  it("reads resources as the scheduler counts them, in JSON and in the adapter's protobuf Quantities", () => {
     expect(resourcesOf({ cpu: '500m', memory: '2Gi', pods: '110' })).toEqual({ cpu: 500, memory: 2 * 2 ** 30, pods: 110 });
     expect(resourcesOf({ cpu: { string: '16' }, 'nvidia.com/gpu': { string: '8' } })).toEqual({ cpu: 16_000, 'nvidia.com/gpu': 8 });
   });
@@ -65,7 +75,16 @@ describe('the simulated cluster-autoscaler', () => {
     const groups: Group[] = [
       { id: 'big', min: 0, max: 5, target: 0, cpu: '16', memory: '64Gi', labels: { tier: 'batch' }, taints: [] },
       { id: 'small', min: 0, max: 5, target: 0, cpu: '4', memory: '16Gi', labels: { tier: 'batch' }, taints: [] },
-      { id: 'gpu', min: 0, max: 5, target: 0, cpu: '4', memory: '16Gi', labels: { tier: 'batch' }, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] },
+      {
+        id: 'gpu',
+        min: 0,
+        max: 5,
+        target: 0,
+        cpu: '4',
+        memory: '16Gi',
+        labels: { tier: 'batch' },
+        taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }],
+      },
     ];
     const p = provider(groups);
     const pods = [0, 1].map((i) => unschedulablePod({ name: `job-${i}`, requests: { cpu: '3', memory: '8Gi' }, nodeSelector: { tier: 'batch' }, nodes: 1 }));
@@ -79,7 +98,7 @@ describe('the simulated cluster-autoscaler', () => {
     expect(p.asked).toEqual([['small', 2]]);
   });
 
-  it('removes an idle node only after the unneeded time, and never below the group\'s min', async () => {
+  it("removes an idle node only after the unneeded time, and never below the group's min", async () => {
     const clock = new VirtualClock(0);
     const groups: Group[] = [{ id: 'pool', min: 1, max: 5, target: 2, cpu: '4', memory: '16Gi', labels: {}, taints: [] }];
     const p = provider(groups);

@@ -18,8 +18,16 @@ export interface AutoscalerCloudProvider {
   targetSize(id: string): Promise<number>;
   increaseSize(id: string, delta: number): Promise<void>;
   deleteNodes(id: string, nodes: Array<{ providerID?: string; name?: string }>): Promise<void>;
-  nodeGroupNodes(id: string): Promise<Array<{ id: string; status: { instanceState: string; errorInfo: { errorCode: string; errorMessage: string; instanceErrorClass: number } | null } }>>;
-  templateNodeInfo(id: string): Promise<{ metadata: { labels: Record<string, string> }; spec: { taints: Array<{ key: string; value?: string; effect: string }> }; status: { allocatable: Record<string, { string: string }> } }>;
+  nodeGroupNodes(
+    id: string,
+  ): Promise<
+    Array<{ id: string; status: { instanceState: string; errorInfo: { errorCode: string; errorMessage: string; instanceErrorClass: number } | null } }>
+  >;
+  templateNodeInfo(id: string): Promise<{
+    metadata: { labels: Record<string, string> };
+    spec: { taints: Array<{ key: string; value?: string; effect: string }> };
+    status: { allocatable: Record<string, { string: string }> };
+  }>;
 }
 
 /** Where the simulation reads the cluster: the sandbox API server's store. */
@@ -75,7 +83,8 @@ const isPending = (p: KubeObject) => {
 
 const terminated = (p: KubeObject) => ['Succeeded', 'Failed'].includes(String(obj(p['status'])?.['phase'] ?? ''));
 const daemonSetPod = (p: KubeObject) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((o) => o['kind'] === 'DaemonSet');
-const nodeReady = (n: KubeObject) => ((obj(n['status'])?.['conditions'] as Json[] | undefined) ?? []).some((c) => c['type'] === 'Ready' && c['status'] === 'True');
+const nodeReady = (n: KubeObject) =>
+  ((obj(n['status'])?.['conditions'] as Json[] | undefined) ?? []).some((c) => c['type'] === 'Ready' && c['status'] === 'True');
 
 export class SimulatedClusterAutoscaler implements ClockParticipant {
   readonly events: AutoscalerEvent[] = [];
@@ -129,7 +138,13 @@ export class SimulatedClusterAutoscaler implements ClockParticipant {
       await this.#call('Refresh', () => p.refresh());
       const groups: GroupState[] = [];
       for (const g of await this.#call('NodeGroups', () => p.nodeGroups())) {
-        groups.push({ id: g.id, min: g.minSize, max: g.maxSize, target: await this.#call('NodeGroupTargetSize', () => p.targetSize(g.id)), instances: await this.#call('NodeGroupNodes', () => p.nodeGroupNodes(g.id)) });
+        groups.push({
+          id: g.id,
+          min: g.minSize,
+          max: g.maxSize,
+          target: await this.#call('NodeGroupTargetSize', () => p.targetSize(g.id)),
+          instances: await this.#call('NodeGroupNodes', () => p.nodeGroupNodes(g.id)),
+        });
       }
       this.#registerFailures(groups, now);
       const scaledUp = await this.#scaleUp(groups, now);
@@ -148,7 +163,13 @@ export class SimulatedClusterAutoscaler implements ClockParticipant {
       const failures = (current?.failures ?? 0) + 1;
       const until = now + Math.min(this.#s.maxBackoffMs, this.#s.initialBackoffMs * 2 ** (failures - 1));
       this.#backoff.set(g.id, { until, failures });
-      this.events.push({ type: 'backoff', at: now, group: g.id, until, reason: `${failed.status.errorInfo?.errorCode}: ${failed.status.errorInfo?.errorMessage}` });
+      this.events.push({
+        type: 'backoff',
+        at: now,
+        group: g.id,
+        until,
+        reason: `${failed.status.errorInfo?.errorCode}: ${failed.status.errorInfo?.errorMessage}`,
+      });
     }
   }
 
@@ -269,7 +290,12 @@ export class SimulatedClusterAutoscaler implements ClockParticipant {
     }
     for (const [id, list] of perGroup) {
       try {
-        await this.#call('NodeGroupDeleteNodes', () => this.#o.provider.deleteNodes(id, list.map((n) => ({ providerID: String(obj(n['spec'])?.['providerID'] ?? ''), name: n.metadata.name }))));
+        await this.#call('NodeGroupDeleteNodes', () =>
+          this.#o.provider.deleteNodes(
+            id,
+            list.map((n) => ({ providerID: String(obj(n['spec'])?.['providerID'] ?? ''), name: n.metadata.name })),
+          ),
+        );
         for (const n of list) this.#unneededSince.delete(n.metadata.name);
         this.events.push({ type: 'scale-down', at: now, group: id, nodes: list.map((n) => n.metadata.name) });
       } catch (e) {

@@ -5,7 +5,11 @@ import { CLOUDFLARE_SANDBOX_CREDENTIALS as CREDS, CloudflareSandbox } from './ha
 let sandbox: CloudflareSandbox;
 afterEach(() => sandbox.stop());
 const call = (method: string, path: string, body?: unknown, token: string = CREDS.apiToken) =>
-  fetch(`${CLOUDFLARE_API}/${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, unknown> }));
+  fetch(`${CLOUDFLARE_API}/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, unknown> }));
 
 describe('Cloudflare emulator', () => {
   it('answers in the v4 envelope with result_info on lists', async () => {
@@ -25,7 +29,12 @@ describe('Cloudflare emulator', () => {
   it('applies a batch all or nothing', async () => {
     sandbox = new CloudflareSandbox();
     const zoneId = [...sandbox.emulator.zones.keys()][0] ?? '';
-    const bad = await call('POST', `zones/${zoneId}/dns_records/batch`, { posts: [{ name: `a.${CREDS.zone}`, type: 'A', content: '192.0.2.1', ttl: 60 }, { name: `a.${CREDS.zone}`, type: 'CNAME', content: 'x.example', ttl: 60 }] });
+    const bad = await call('POST', `zones/${zoneId}/dns_records/batch`, {
+      posts: [
+        { name: `a.${CREDS.zone}`, type: 'A', content: '192.0.2.1', ttl: 60 },
+        { name: `a.${CREDS.zone}`, type: 'CNAME', content: 'x.example', ttl: 60 },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.json['errors']).toEqual([{ code: 81053, message: expect.any(String) }]);
     expect(sandbox.emulator.records.size).toBe(0);

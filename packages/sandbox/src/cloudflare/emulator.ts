@@ -43,20 +43,56 @@ class ApiError extends Error {
   }
 }
 
-interface Zone { id: string; name: string }
+interface Zone {
+  id: string;
+  name: string;
+}
 interface DnsRec {
-  id: string; zoneId: string; name: string; type: string; content: string; ttl: number; proxied: boolean; comment: string | null;
+  id: string;
+  zoneId: string;
+  name: string;
+  type: string;
+  content: string;
+  ttl: number;
+  proxied: boolean;
+  comment: string | null;
   /** Virtual ms of the create and of the last change (absent in states saved before they were kept). */
-  createdOn?: number; modifiedOn?: number;
+  createdOn?: number;
+  modifiedOn?: number;
 }
 
 /** The sandbox's nameservers, as Cloudflare assigns a pair per account (the names are the sandbox's). */
 const NAME_SERVERS = ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'];
 /** When records and zones saved without a time were made. */
 const EPOCH = '2026-01-01T00:00:00Z';
-interface Monitor { id: string; type: string; port: number; description: string; interval: number; timeout: number; retries: number }
-interface Pool { id: string; name: string; description: string; monitor: string | null; origins: Json[]; enabled: boolean }
-interface Lb { id: string; zoneId: string; name: string; description: string; default_pools: string[]; fallback_pool: string; ttl: number; steering_policy: string; proxied: boolean }
+interface Monitor {
+  id: string;
+  type: string;
+  port: number;
+  description: string;
+  interval: number;
+  timeout: number;
+  retries: number;
+}
+interface Pool {
+  id: string;
+  name: string;
+  description: string;
+  monitor: string | null;
+  origins: Json[];
+  enabled: boolean;
+}
+interface Lb {
+  id: string;
+  zoneId: string;
+  name: string;
+  description: string;
+  default_pools: string[];
+  fallback_pool: string;
+  ttl: number;
+  steering_policy: string;
+  proxied: boolean;
+}
 
 /**
  * Everything the emulator keeps, as plain data (sandbox snapshots): the account, its subscription and rate limit,
@@ -129,7 +165,8 @@ export class CloudflareEmulator {
    * is the constructor's option).
    */
   restore(state: CloudflareEmulatorState): void {
-    if (state.accountId !== this.#options.accountId) throw new Error(`cannot restore the Cloudflare state of account ${state.accountId} into the emulator of account ${this.#options.accountId}`);
+    if (state.accountId !== this.#options.accountId)
+      throw new Error(`cannot restore the Cloudflare state of account ${state.accountId} into the emulator of account ${this.#options.accountId}`);
     const s = structuredClone(state);
     this.#options.loadBalancing = s.loadBalancing;
     this.budget.restore(s.budget);
@@ -165,7 +202,10 @@ export class CloudflareEmulator {
   }
 
   #ok(result: unknown, info?: Json, messages: Json[] = []): Response {
-    return HttpResponse.json({ success: true, errors: [], messages, result, ...(info ? { result_info: info } : {}) }, { headers: { 'cf-ray': `${this.#id().slice(0, 16)}-SBX` } });
+    return HttpResponse.json(
+      { success: true, errors: [], messages, result, ...(info ? { result_info: info } : {}) },
+      { headers: { 'cf-ray': `${this.#id().slice(0, 16)}-SBX` } },
+    );
   }
 
   #iso(ms: number | undefined): string {
@@ -173,7 +213,10 @@ export class CloudflareEmulator {
   }
 
   #fail(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-    return HttpResponse.json({ success: false, errors: [{ code, message }], messages: [], result: null }, { status, headers: { 'cf-ray': `${this.#id().slice(0, 16)}-SBX`, ...headers } });
+    return HttpResponse.json(
+      { success: false, errors: [{ code, message }], messages: [], result: null },
+      { status, headers: { 'cf-ray': `${this.#id().slice(0, 16)}-SBX`, ...headers } },
+    );
   }
 
   #fault(kind: FaultKind): Response | 'lost-response' {
@@ -203,7 +246,10 @@ export class CloudflareEmulator {
     countCall(this.#ctx, CLOUDFLARE_CLOUD, operation);
     if (path === '/user/tokens/verify' && request.method === 'GET') return this.#verifyToken(request);
     if (request.headers.get('authorization') !== `Bearer ${this.#options.apiToken}`) return this.#fail(403, 10000, 'Authentication error');
-    if (this.budget.tryTake(1) > 0) return this.#fail(429, 971, 'Please wait and consider throttling your request speed', { 'Retry-After': String(Math.ceil(1 / this.budget.limits.refillPerSecond)) });
+    if (this.budget.tryTake(1) > 0)
+      return this.#fail(429, 971, 'Please wait and consider throttling your request speed', {
+        'Retry-After': String(Math.ceil(1 / this.budget.limits.refillPerSecond)),
+      });
     const fault = this.#ctx.faults.take(CLOUDFLARE_CLOUD, operation);
     if (fault && fault !== 'lost-response') {
       const response = this.#fault(fault);
@@ -253,11 +299,14 @@ export class CloudflareEmulator {
     const [a, b, c, d, e] = parts;
     if (a === 'zones' && b === undefined && method === 'GET') {
       const name = query.get('name');
-      return this.#page([...this.zones.values()].filter((z) => !name || z.name === name).map((z) => this.#zoneJson(z)), query);
+      return this.#page(
+        [...this.zones.values()].filter((z) => !name || z.name === name).map((z) => this.#zoneJson(z)),
+        query,
+      );
     }
     if (a === 'zones' && b) {
       const zone = this.zones.get(b);
-      if (!zone) throw new ApiError(404, 7003, 'Could not route to /zones/' + b + ', perhaps your object identifier is invalid?');
+      if (!zone) throw new ApiError(404, 7003, `Could not route to /zones/${b}, perhaps your object identifier is invalid?`);
       if (c === undefined && method === 'GET') return [this.#zoneJson(zone)];
       if (c === 'dns_records') return this.#records(method, zone, d, query, body);
       if (c === 'load_balancers') return [this.#lbs(method, zone, d, body)];
@@ -265,10 +314,21 @@ export class CloudflareEmulator {
     if (a === 'accounts' && b) {
       if (b !== this.#options.accountId) throw new ApiError(403, 10000, 'Authentication error');
       if (c === 'subscriptions' && method === 'GET') {
-        return [[
-          { id: 'sub-dns', product: { name: 'prod_dns', public_name: 'DNS' }, rate_plan: { id: 'free', public_name: 'Free' }, state: 'Paid' },
-          ...(this.#options.loadBalancing ? [{ id: 'sub-lb', product: { name: 'prod_load_balancing', public_name: 'Load Balancing' }, rate_plan: { id: 'load_balancing_basic', public_name: 'Load Balancing' }, state: 'Paid' }] : []),
-        ]];
+        return [
+          [
+            { id: 'sub-dns', product: { name: 'prod_dns', public_name: 'DNS' }, rate_plan: { id: 'free', public_name: 'Free' }, state: 'Paid' },
+            ...(this.#options.loadBalancing
+              ? [
+                  {
+                    id: 'sub-lb',
+                    product: { name: 'prod_load_balancing', public_name: 'Load Balancing' },
+                    rate_plan: { id: 'load_balancing_basic', public_name: 'Load Balancing' },
+                    state: 'Paid',
+                  },
+                ]
+              : []),
+          ],
+        ];
       }
       if (c === 'load_balancers') {
         this.#requireLb();
@@ -285,9 +345,19 @@ export class CloudflareEmulator {
    */
   #zoneJson(z: Zone): Json {
     return {
-      id: z.id, name: z.name, status: 'active', paused: false, type: 'full', development_mode: 0,
-      name_servers: [...NAME_SERVERS], original_name_servers: null, original_registrar: null, original_dnshost: null,
-      created_on: EPOCH, modified_on: EPOCH, activated_on: EPOCH,
+      id: z.id,
+      name: z.name,
+      status: 'active',
+      paused: false,
+      type: 'full',
+      development_mode: 0,
+      name_servers: [...NAME_SERVERS],
+      original_name_servers: null,
+      original_registrar: null,
+      original_dnshost: null,
+      created_on: EPOCH,
+      modified_on: EPOCH,
+      activated_on: EPOCH,
       account: { id: this.#options.accountId, name: 'kubeplane sandbox' },
       owner: { id: null, type: 'user', email: null },
       meta: { step: 2, custom_certificate_quota: 0, page_rule_quota: 3, phishing_detected: false },
@@ -303,8 +373,21 @@ export class CloudflareEmulator {
   #recordJson(r: DnsRec): Json {
     const zone = this.zones.get(r.zoneId);
     return {
-      id: r.id, zone_id: r.zoneId, zone_name: zone?.name ?? '', name: r.name, type: r.type, content: r.content, proxiable: r.type !== 'TXT', proxied: r.proxied, ttl: r.ttl,
-      settings: {}, meta: {}, comment: r.comment, tags: [], created_on: this.#iso(r.createdOn), modified_on: this.#iso(r.modifiedOn ?? r.createdOn),
+      id: r.id,
+      zone_id: r.zoneId,
+      zone_name: zone?.name ?? '',
+      name: r.name,
+      type: r.type,
+      content: r.content,
+      proxiable: r.type !== 'TXT',
+      proxied: r.proxied,
+      ttl: r.ttl,
+      settings: {},
+      meta: {},
+      comment: r.comment,
+      tags: [],
+      created_on: this.#iso(r.createdOn),
+      modified_on: this.#iso(r.modifiedOn ?? r.createdOn),
     };
   }
 
@@ -316,7 +399,7 @@ export class CloudflareEmulator {
    */
   #recordName(zone: Zone, raw: unknown): string {
     const given = String(raw ?? '').trim();
-    if (given === '' ) throw new ApiError(400, 9007, 'DNS record name is required.');
+    if (given === '') throw new ApiError(400, 9007, 'DNS record name is required.');
     if (given === '@') return zone.name;
     const absolute = given.endsWith('.');
     const name = given.replace(/\.$/, '').toLowerCase();
@@ -335,16 +418,33 @@ export class CloudflareEmulator {
     if (!(ttl === 1 || (ttl >= 30 && ttl <= 86400))) throw new ApiError(400, 1004, 'DNS Validation Error: ttl must be 1 (auto) or between 30 and 86400');
     const others = [...[...this.records.values()].filter((r) => !except.has(r.id)), ...pending].filter((r) => r.zoneId === zone.id && r.name === name);
     if (others.some((r) => r.type === type && r.content === content)) throw new ApiError(400, 81058, 'An identical record already exists.');
-    if (others.some((r) => (r.type === 'CNAME') !== (type === 'CNAME') && ['A', 'AAAA', 'CNAME'].includes(r.type))) throw new ApiError(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.');
+    if (others.some((r) => (r.type === 'CNAME') !== (type === 'CNAME') && ['A', 'AAAA', 'CNAME'].includes(r.type)))
+      throw new ApiError(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.');
     const now = this.#ctx.clock.now();
-    return { id: this.#id(), zoneId: zone.id, name, type, content, ttl, proxied: input['proxied'] === true, comment: typeof input['comment'] === 'string' ? input['comment'] : null, createdOn: now, modifiedOn: now };
+    return {
+      id: this.#id(),
+      zoneId: zone.id,
+      name,
+      type,
+      content,
+      ttl,
+      proxied: input['proxied'] === true,
+      comment: typeof input['comment'] === 'string' ? input['comment'] : null,
+      createdOn: now,
+      modifiedOn: now,
+    };
   }
 
   #records(method: string, zone: Zone, id: string | undefined, query: URLSearchParams, body: Json): [unknown, Json?] {
     if (id === undefined && method === 'GET') {
       const name = query.get('name');
       const type = query.get('type');
-      return this.#page([...this.records.values()].filter((r) => r.zoneId === zone.id && (!name || r.name === name) && (!type || r.type === type)).map((r) => this.#recordJson(r)), query);
+      return this.#page(
+        [...this.records.values()]
+          .filter((r) => r.zoneId === zone.id && (!name || r.name === name) && (!type || r.type === type))
+          .map((r) => this.#recordJson(r)),
+        query,
+      );
     }
     if (id === undefined && method === 'POST') {
       const r = this.#validateRecord(zone, body, new Set(), []);
@@ -355,12 +455,18 @@ export class CloudflareEmulator {
       // All or nothing: validate every part against the state after the deletes, then apply.
       const list = (k: string) => (Array.isArray(body[k]) ? (body[k] as Json[]) : []);
       const deletes = list('deletes').map((x) => String(x['id']));
-      for (const d of deletes) if (!this.records.has(d) || this.records.get(d)?.zoneId !== zone.id) throw new ApiError(404, 81044, `Record ${d} does not exist.`);
+      for (const d of deletes)
+        if (!this.records.has(d) || this.records.get(d)?.zoneId !== zone.id) throw new ApiError(404, 81044, `Record ${d} does not exist.`);
       const gone = new Set(deletes);
       const patched = list('patches').map((p) => {
         const cur = this.records.get(String(p['id']));
         if (!cur || gone.has(cur.id)) throw new ApiError(404, 81044, `Record ${String(p['id'])} does not exist.`);
-        return { ...cur, ...(p['ttl'] !== undefined ? { ttl: Number(p['ttl']) } : {}), ...(typeof p['comment'] === 'string' ? { comment: p['comment'] } : {}), ...(typeof p['content'] === 'string' ? { content: p['content'] } : {}) };
+        return {
+          ...cur,
+          ...(p['ttl'] !== undefined ? { ttl: Number(p['ttl']) } : {}),
+          ...(typeof p['comment'] === 'string' ? { comment: p['comment'] } : {}),
+          ...(typeof p['content'] === 'string' ? { content: p['content'] } : {}),
+        };
       });
       // Puts overwrite whole records, as PUT on one record does.
       const replaced = new Set([...gone, ...patched.map((p) => p.id)]);
@@ -378,7 +484,14 @@ export class CloudflareEmulator {
       for (const p of patched) this.records.set(p.id, p);
       for (const p of put) this.records.set(p.id, p);
       for (const p of posted) this.records.set(p.id, p);
-      return [{ deletes: deletes.map((d) => ({ id: d })), patches: patched.map((r) => this.#recordJson(r)), puts: put.map((r) => this.#recordJson(r)), posts: posted.map((r) => this.#recordJson(r)) }];
+      return [
+        {
+          deletes: deletes.map((d) => ({ id: d })),
+          patches: patched.map((r) => this.#recordJson(r)),
+          puts: put.map((r) => this.#recordJson(r)),
+          posts: posted.map((r) => this.#recordJson(r)),
+        },
+      ];
     }
     if (id === undefined) throw this.#methodNotAllowed(method);
     const r = this.records.get(id);
@@ -394,7 +507,15 @@ export class CloudflareEmulator {
     if (method === 'PUT' || method === 'PATCH') {
       const input = method === 'PUT' ? body : { name: r.name, type: r.type, content: r.content, ttl: r.ttl, proxied: r.proxied, comment: r.comment, ...body };
       const next = this.#validateRecord(zone, input, new Set([r.id]), []);
-      Object.assign(r, { name: next.name, type: next.type, content: next.content, ttl: next.ttl, proxied: next.proxied, comment: next.comment, modifiedOn: next.modifiedOn });
+      Object.assign(r, {
+        name: next.name,
+        type: next.type,
+        content: next.content,
+        ttl: next.ttl,
+        proxied: next.proxied,
+        comment: next.comment,
+        modifiedOn: next.modifiedOn,
+      });
       return [this.#recordJson(r)];
     }
     throw this.#methodNotAllowed(method);
@@ -413,10 +534,18 @@ export class CloudflareEmulator {
     const json = (m: Monitor) => ({ ...m });
     if (id === undefined && method === 'GET') return [...this.monitors.values()].map(json);
     const fields = (): Omit<Monitor, 'id'> => {
-      if (body['type'] !== 'tcp' && body['type'] !== 'http' && body['type'] !== 'https') throw new ApiError(400, 1002, 'monitor type must be tcp, http or https');
+      if (body['type'] !== 'tcp' && body['type'] !== 'http' && body['type'] !== 'https')
+        throw new ApiError(400, 1002, 'monitor type must be tcp, http or https');
       const port = Number(body['port']);
       if (body['type'] === 'tcp' && !(port >= 1 && port <= 65535)) throw new ApiError(400, 1002, 'a tcp monitor needs a port');
-      return { type: String(body['type']), port, description: String(body['description'] ?? ''), interval: Number(body['interval'] ?? 60), timeout: Number(body['timeout'] ?? 5), retries: Number(body['retries'] ?? 2) };
+      return {
+        type: String(body['type']),
+        port,
+        description: String(body['description'] ?? ''),
+        interval: Number(body['interval'] ?? 60),
+        timeout: Number(body['timeout'] ?? 5),
+        retries: Number(body['retries'] ?? 2),
+      };
     };
     if (id === undefined && method === 'POST') {
       const m: Monitor = { id: this.#id(), ...fields() };
@@ -462,7 +591,8 @@ export class CloudflareEmulator {
       return p;
     }
     if (method === 'DELETE') {
-      if ([...this.loadBalancers.values()].some((l) => l.default_pools.includes(p.id) || l.fallback_pool === p.id)) throw new ApiError(400, 1002, 'pool is referenced by load balancers');
+      if ([...this.loadBalancers.values()].some((l) => l.default_pools.includes(p.id) || l.fallback_pool === p.id))
+        throw new ApiError(400, 1002, 'pool is referenced by load balancers');
       this.pools.delete(p.id);
       return { id: p.id };
     }
@@ -479,11 +609,20 @@ export class CloudflareEmulator {
       const pools = Array.isArray(body['default_pools']) ? (body['default_pools'] as unknown[]).map(String) : [];
       const fallback = String(body['fallback_pool'] ?? '');
       for (const p of [...pools, fallback]) if (!this.pools.has(p)) throw new ApiError(400, 1002, `pool ${p} not found`);
-      return { name: String(body['name'] ?? ''), description: String(body['description'] ?? ''), default_pools: pools, fallback_pool: fallback, ttl: Number(body['ttl'] ?? 30), steering_policy: String(body['steering_policy'] ?? 'off'), proxied: body['proxied'] === true };
+      return {
+        name: String(body['name'] ?? ''),
+        description: String(body['description'] ?? ''),
+        default_pools: pools,
+        fallback_pool: fallback,
+        ttl: Number(body['ttl'] ?? 30),
+        steering_policy: String(body['steering_policy'] ?? 'off'),
+        proxied: body['proxied'] === true,
+      };
     };
     if (id === undefined && method === 'POST') {
       const f = fields();
-      if ([...this.records.values()].some((r) => r.zoneId === zone.id && r.name === f.name)) throw new ApiError(400, 1002, `a DNS record for ${f.name} already exists`);
+      if ([...this.records.values()].some((r) => r.zoneId === zone.id && r.name === f.name))
+        throw new ApiError(400, 1002, `a DNS record for ${f.name} already exists`);
       const l: Lb = { id: this.#id(), zoneId: zone.id, ...f };
       this.loadBalancers.set(l.id, l);
       return l;

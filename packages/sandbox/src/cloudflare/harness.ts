@@ -35,7 +35,13 @@ export class CloudflareSandbox implements ConformanceSandbox {
     const random = seededRandom(options.seed ?? 1);
     this.faults = new FaultInjector(random);
     this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
-    this.emulator = new CloudflareEmulator(this.context, { apiToken: CLOUDFLARE_SANDBOX_CREDENTIALS.apiToken, accountId: CLOUDFLARE_SANDBOX_CREDENTIALS.accountId, zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone], loadBalancing: options.loadBalancing ?? true, ...options.emulator });
+    this.emulator = new CloudflareEmulator(this.context, {
+      apiToken: CLOUDFLARE_SANDBOX_CREDENTIALS.apiToken,
+      accountId: CLOUDFLARE_SANDBOX_CREDENTIALS.accountId,
+      zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone],
+      loadBalancing: options.loadBalancing ?? true,
+      ...options.emulator,
+    });
     this.#server = interceptHttp(...this.emulator.handlers());
     // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
     this.#server.listen({ onUnhandledRequest: refuseUnserved() });

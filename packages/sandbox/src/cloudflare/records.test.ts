@@ -12,7 +12,11 @@ afterEach(() => {
 });
 
 const call = (method: string, path: string, body?: unknown): Promise<{ status: number; json: Envelope }> =>
-  fetch(`${CLOUDFLARE_API}/${path}`, { method, headers: { authorization: `Bearer ${CREDS.apiToken}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then(async (r) => ({ status: r.status, json: (await r.json()) as Envelope }));
+  fetch(`${CLOUDFLARE_API}/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${CREDS.apiToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  }).then(async (r) => ({ status: r.status, json: (await r.json()) as Envelope }));
 
 function world(): { zoneId: string } {
   sandbox = new CloudflareSandbox();
@@ -37,11 +41,16 @@ describe('Cloudflare DNS records', () => {
     expect(outside.json.errors[0]?.code).toBe(1004);
   });
 
-  it('checks a PUT against the zone\'s other records as a create is checked', async () => {
+  it("checks a PUT against the zone's other records as a create is checked", async () => {
     const { zoneId } = world();
     await call('POST', `zones/${zoneId}/dns_records`, { type: 'CNAME', name: 'taken', content: 'elsewhere.example.org', ttl: 60 });
     const mine = await call('POST', `zones/${zoneId}/dns_records`, { type: 'A', name: 'mine', content: '192.0.2.4', ttl: 60 });
-    const clash = await call('PUT', `zones/${zoneId}/dns_records/${String((mine.json.result as Json)['id'])}`, { type: 'A', name: 'taken', content: '192.0.2.4', ttl: 60 });
+    const clash = await call('PUT', `zones/${zoneId}/dns_records/${String((mine.json.result as Json)['id'])}`, {
+      type: 'A',
+      name: 'taken',
+      content: '192.0.2.4',
+      ttl: 60,
+    });
     expect(clash.status).toBe(400);
     expect(clash.json.errors[0]?.code).toBe(81053);
   });
@@ -57,7 +66,7 @@ describe('Cloudflare DNS records', () => {
     expect(got.json.result).toMatchObject({ id, content: '192.0.2.6', ttl: 300 });
   });
 
-  it('answers a method a record does not take with 405 and Cloudflare\'s message', async () => {
+  it("answers a method a record does not take with 405 and Cloudflare's message", async () => {
     const { zoneId } = world();
     const a = await call('POST', `zones/${zoneId}/dns_records`, { type: 'A', name: 'm', content: '192.0.2.7', ttl: 60 });
     const post = await call('POST', `zones/${zoneId}/dns_records/${String((a.json.result as Json)['id'])}`, { type: 'A' });

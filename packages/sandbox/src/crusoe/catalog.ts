@@ -15,13 +15,38 @@ export interface CrusoeTypeSpec {
   gpu_type: string;
 }
 
-const cpu = (family: 'c1a' | 's1a', n: number): CrusoeTypeSpec => ({ product_name: `${family}.${n}x`, description: `${family} ${n} vCPU`, cpu_cores: n, cpu_type: 'AMD EPYC', memory_gb: family === 'c1a' ? n * 4 : n * 8, disk_gb: 0, num_gpu: 0, gpu_type: '' });
-const gpu = (name: string, gpus: number, cores: number, memory: number, gpuType: string, cpuType = 'Intel Xeon'): CrusoeTypeSpec => ({ product_name: name, description: `${gpus}x ${gpuType}`, cpu_cores: cores, cpu_type: cpuType, memory_gb: memory, disk_gb: 7680, num_gpu: gpus, gpu_type: gpuType });
+const cpu = (family: 'c1a' | 's1a', n: number): CrusoeTypeSpec => ({
+  product_name: `${family}.${n}x`,
+  description: `${family} ${n} vCPU`,
+  cpu_cores: n,
+  cpu_type: 'AMD EPYC',
+  memory_gb: family === 'c1a' ? n * 4 : n * 8,
+  disk_gb: 0,
+  num_gpu: 0,
+  gpu_type: '',
+});
+const gpu = (name: string, gpus: number, cores: number, memory: number, gpuType: string, cpuType = 'Intel Xeon'): CrusoeTypeSpec => ({
+  product_name: name,
+  description: `${gpus}x ${gpuType}`,
+  cpu_cores: cores,
+  cpu_type: cpuType,
+  memory_gb: memory,
+  disk_gb: 7680,
+  num_gpu: gpus,
+  gpu_type: gpuType,
+});
 
 export const CRUSOE_TYPES: readonly CrusoeTypeSpec[] = [
-  cpu('c1a', 2), cpu('c1a', 4), cpu('c1a', 8), cpu('c1a', 16), cpu('c1a', 32),
-  cpu('s1a', 20), cpu('s1a', 40), cpu('s1a', 80),
-  gpu('a40.1x', 1, 6, 60, 'A40'), gpu('a40.8x', 8, 48, 480, 'A40'),
+  cpu('c1a', 2),
+  cpu('c1a', 4),
+  cpu('c1a', 8),
+  cpu('c1a', 16),
+  cpu('c1a', 32),
+  cpu('s1a', 20),
+  cpu('s1a', 40),
+  cpu('s1a', 80),
+  gpu('a40.1x', 1, 6, 60, 'A40'),
+  gpu('a40.8x', 8, 48, 480, 'A40'),
   gpu('l40s-48gb.8x', 8, 64, 1024, 'L40S'),
   gpu('a100-80gb.8x', 8, 96, 960, 'A100-80GB'),
   gpu('a100-80gb-sxm-ib.8x', 8, 176, 1440, 'A100-80GB-SXM'),
@@ -71,7 +96,24 @@ export const CRUSOE_IB_NETWORKS = CRUSOE_LOCATIONS.map((location, i) => ({
 export const CRUSOE_QUOTA = { vms: 200, gpuVms: 64 } as const;
 
 /** CMK versions: the seeds' images, plus older builds so that warnings and validation have something to find. */
-export const CMK_CLUSTER_VERSIONS = [...new Set(['1.30.8-cmk.12', '1.31.7-cmk.9', '1.32.7-cmk.3', ...Object.values(CMK_NFS_CONTROL_PLANE_IMAGES), ...Object.values(CMK_AUTOCLUSTERS_MIN_VERSIONS)])];
+export const CMK_CLUSTER_VERSIONS = [
+  ...new Set([
+    '1.30.8-cmk.12',
+    '1.31.7-cmk.9',
+    '1.32.7-cmk.3',
+    ...Object.values(CMK_NFS_CONTROL_PLANE_IMAGES),
+    ...Object.values(CMK_AUTOCLUSTERS_MIN_VERSIONS),
+  ]),
+];
 // 1.33.4-cmk.6: a worker image newer than the seeds' NFS-baked one, so node image rotations have somewhere to go.
-export const CMK_NODE_POOL_VERSIONS = [...new Set(['1.30.8-cmk.12', '1.32.7-cmk.3', '1.33.4-cmk.3', ...Object.values(CMK_NFS_WORKER_IMAGES), '1.33.4-cmk.6', ...Object.values(CMK_NFS_GB200_WORKER_IMAGES)])];
+export const CMK_NODE_POOL_VERSIONS = [
+  ...new Set([
+    '1.30.8-cmk.12',
+    '1.32.7-cmk.3',
+    '1.33.4-cmk.3',
+    ...Object.values(CMK_NFS_WORKER_IMAGES),
+    '1.33.4-cmk.6',
+    ...Object.values(CMK_NFS_GB200_WORKER_IMAGES),
+  ]),
+];
 export const CMK_ADDON_IDS = ['crusoe_csi', 'nvidia_gpu_operator', 'nvidia_network_operator', 'cluster_autoscaler', 'autocluster_active_testing'] as const;

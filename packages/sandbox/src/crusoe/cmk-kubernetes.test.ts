@@ -29,7 +29,10 @@ const run = <T>(call: () => Promise<Outcome<T>>): Promise<T> => settle(call, { c
 beforeEach(() => {
   clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
   const ctx = sandboxContext(clock);
-  crusoe = new CrusoeEmulator(ctx, { keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey }, projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId });
+  crusoe = new CrusoeEmulator(ctx, {
+    keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey },
+    projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+  });
   kubernetes = new KubernetesEmulator(ctx, { vms: crusoe });
   server = setupServer(...crusoe.handlers(), ...kubernetes.handlers());
   server.listen({ onUnhandledRequest: 'error' });
@@ -51,7 +54,16 @@ async function adminApi(): Promise<KubernetesApi> {
 
 async function createCluster(): Promise<void> {
   await run(() => provider.network.ensureNetwork({ name: `${id}-net`, clusterId: id, region, cidr: '10.20.0.0/16', subnets: [{ cidr: '10.20.0.0/20' }] }));
-  await run(() => provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.15', addons: ['crusoe_csi', 'cluster_autoscaler'], networkName: `${id}-net` }));
+  await run(() =>
+    provider.managedKubernetes.ensureCluster({
+      name: id,
+      clusterId: id,
+      region,
+      kubernetesVersion: '1.33.4-cmk.15',
+      addons: ['crusoe_csi', 'cluster_autoscaler'],
+      networkName: `${id}-net`,
+    }),
+  );
 }
 
 describe('a CMK cluster in the sandbox', () => {
@@ -78,7 +90,14 @@ describe('a CMK cluster in the sandbox', () => {
     await createCluster();
     const created = clock.now();
     const pool = await run(() =>
-      provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 2, labels: { tier: 'batch' }, taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }] }),
+      provider.managedKubernetes.ensureNodePool({
+        clusterId: id,
+        name: 'cpu',
+        serverType: 'c1a.8x',
+        count: 2,
+        labels: { tier: 'batch' },
+        taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }],
+      }),
     );
     const api = await adminApi();
     clock.advanceTo(created + CRUSOE_LATENCY.vmCreate + KUBE_TIMINGS.kubeadmJoinMs + KUBE_TIMINGS.ciliumReadyMs);
@@ -87,7 +106,11 @@ describe('a CMK cluster in the sandbox', () => {
     expect(nodes.map((n) => n.name).sort()).toEqual(vms.map((v) => v.name).sort());
     expect(nodes.map((n) => n.providerId).sort()).toEqual(pool.nodeIds.map((vm) => `crusoe://${vm}`).sort());
     for (const node of nodes) {
-      expect(node).toMatchObject({ ready: true, readySince: created + CRUSOE_LATENCY.vmCreate + KUBE_TIMINGS.kubeadmJoinMs + KUBE_TIMINGS.ciliumReadyMs, taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }] });
+      expect(node).toMatchObject({
+        ready: true,
+        readySince: created + CRUSOE_LATENCY.vmCreate + KUBE_TIMINGS.kubeadmJoinMs + KUBE_TIMINGS.ciliumReadyMs,
+        taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }],
+      });
       expect(node.labels).toMatchObject({ tier: 'batch', 'crusoe.ai/nodepool.name': 'cpu', 'node.kubernetes.io/instance-type': 'c1a.8x' });
       expect(node.name).toMatch(/^np-[0-9a-f]{8}-\d+$/);
     }
@@ -108,9 +131,16 @@ describe('a CMK cluster in the sandbox', () => {
     const credentials = { accessKeyId: Redacted.of('AKID-ROTATED'), secretKey: Redacted.of('rotated-secret-value') };
     const outcome = await reconcileCmkInCluster(api, { clusterName: id, credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] });
     expect(outcome).toEqual({ status: 'done', value: { secretUpdated: true, autoscalerUpdated: true } });
-    expect(await api.getDeploymentArgs('crusoe-system', 'cluster-autoscaler')).toEqual(['--cloud-provider=crusoecloud', '--expander=least-waste', '--nodes=1:4:cpu']);
+    expect(await api.getDeploymentArgs('crusoe-system', 'cluster-autoscaler')).toEqual([
+      '--cloud-provider=crusoecloud',
+      '--expander=least-waste',
+      '--nodes=1:4:cpu',
+    ]);
     expect((await api.getSecret('crusoe-system', `cmk-${id}`))?.['CRUSOE_SECRET_KEY']?.reveal()).toBe('rotated-secret-value');
-    expect(await reconcileCmkInCluster(api, { clusterName: id, credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] })).toEqual({ status: 'done', value: { secretUpdated: false, autoscalerUpdated: false } });
+    expect(await reconcileCmkInCluster(api, { clusterName: id, credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] })).toEqual({
+      status: 'done',
+      value: { secretUpdated: false, autoscalerUpdated: false },
+    });
   });
 
   it('loses the Node of a VM the scale-down removed, and stops answering once the cluster is deleted', async () => {
@@ -121,7 +151,9 @@ describe('a CMK cluster in the sandbox', () => {
     const victim = (await api.listNodes()).find((n) => n.providerId === `crusoe://${pool.nodeIds[0] ?? ''}`);
     expect(victim?.ready).toBe(true);
     await run(() => api.drainNode(victim?.name ?? ''));
-    await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1, removeNodes: [pool.nodeIds[0] ?? ''] }));
+    await run(() =>
+      provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1, removeNodes: [pool.nodeIds[0] ?? ''] }),
+    );
     const deletedAt = clock.now();
     // As the engine does: look every 10 s until the Node is gone.
     const left = await run(async () => {

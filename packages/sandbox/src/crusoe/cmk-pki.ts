@@ -1,6 +1,14 @@
 // The PKI a CMK control plane is created with: the cluster CA, the admin client certificate `get-credentials` hands
 // out, and the API server's serving certificate for `<name>.crusoecloudcompute.com`. Issued with the sdk's PKI.
-import { generateEcKeyPair, generateRsaKeyPair, issueClusterPki, issueLeafCertificate, seededRandomSource, type BootstrapCluster, type PemKeyPair } from '@kubeplane/sdk';
+import {
+  generateEcKeyPair,
+  generateRsaKeyPair,
+  issueClusterPki,
+  issueLeafCertificate,
+  seededRandomSource,
+  type BootstrapCluster,
+  type PemKeyPair,
+} from '@kubeplane/sdk';
 
 /** PEMs only, so the emulator keeps them as plain data. The keys are secrets: never logged, never in the inventory. */
 export interface CmkPki {
@@ -31,7 +39,7 @@ export function cmkKubernetesVersion(cmkVersion: string): string {
 export async function issueCmkPki(input: { seed: string; name: string; version: string; nowMs: number }): Promise<CmkPki> {
   const options = { random: seededRandomSource(`crusoe-cmk/${input.seed}`), now: new Date(input.nowMs) };
   const host = cmkApiHost(input.name);
-  const [major = 1, minor = 0, patch = 0] = (cmkKubernetesVersion(input.version).slice(1).split('.').map(Number));
+  const [major = 1, minor = 0, patch = 0] = cmkKubernetesVersion(input.version).slice(1).split('.').map(Number);
   const cluster: BootstrapCluster = {
     name: input.name,
     clusterId: input.name,
@@ -46,12 +54,23 @@ export async function issueCmkPki(input: { seed: string; name: string; version: 
   };
   const ca = await generateRsaKeyPair();
   const [admin, serving] = await Promise.all([generateEcKeyPair(), generateEcKeyPair()]);
-  const pki = await issueClusterPki(cluster, { clusterCa: ca, frontProxyCa: ca, etcdCa: ca, serviceAccount: admin, admin, apiServer: {}, meshReader: {} }, options);
+  const pki = await issueClusterPki(
+    cluster,
+    { clusterCa: ca, frontProxyCa: ca, etcdCa: ca, serviceAccount: admin, admin, apiServer: {}, meshReader: {} },
+    options,
+  );
   const signer = { certificatePem: pki.public.clusterCaCertificate, key: ca.privateKeyPem };
-  const leaf = (subject: string, usage: 'server' | 'client', key: PemKeyPair, dnsNames?: string[]) => issueLeafCertificate({ subject, usage, key, ca: signer, ...(dnsNames ? { dnsNames } : {}) }, options);
+  const leaf = (subject: string, usage: 'server' | 'client', key: PemKeyPair, dnsNames?: string[]) =>
+    issueLeafCertificate({ subject, usage, key, ca: signer, ...(dnsNames ? { dnsNames } : {}) }, options);
   // CMK's admin role: the get-credentials user is `admin`, bound as cluster admin through system:masters.
   const adminCert = await leaf('CN=admin, O=system:masters', 'client', admin);
-  const servingCert = await leaf('CN=kube-apiserver', 'server', serving, [host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']);
+  const servingCert = await leaf('CN=kube-apiserver', 'server', serving, [
+    host,
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    'kubernetes.default.svc.cluster.local',
+  ]);
   return {
     caPem: pki.public.clusterCaCertificate,
     adminCertPem: adminCert.certificatePem,

@@ -8,20 +8,42 @@ let sandbox: CrusoeSandbox;
 afterEach(() => sandbox.stop());
 
 /** A correctly signed request, as any Crusoe client sends it. */
-async function call(method: string, path: string, options: { query?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  options: { query?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const query = buildQuery(options.query ?? {});
   const full = path.startsWith('/') ? path.slice(1) : `projects/${CREDS.projectId}/${path}`;
   const timestamp = crusoeTimestamp(sandbox.clock.now());
-  const authorization = authorizationHeader({ method, path: `/v1/${full}`, rawQuery: query, timestamp, accessKeyId: CREDS.accessKeyId, secretKey: CREDS.secretKey });
-  const response = await fetch(`${CRUSOE_API}/${full}${query ? `?${query}` : ''}`, { method, headers: { authorization, 'x-crusoe-timestamp': timestamp, 'content-type': 'application/json' }, ...(options.body ? { body: JSON.stringify(options.body) } : {}) });
+  const authorization = authorizationHeader({
+    method,
+    path: `/v1/${full}`,
+    rawQuery: query,
+    timestamp,
+    accessKeyId: CREDS.accessKeyId,
+    secretKey: CREDS.secretKey,
+  });
+  const response = await fetch(`${CRUSOE_API}/${full}${query ? `?${query}` : ''}`, {
+    method,
+    headers: { authorization, 'x-crusoe-timestamp': timestamp, 'content-type': 'application/json' },
+    ...(options.body ? { body: JSON.stringify(options.body) } : {}),
+  });
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-const vm = (name: string, type = 'c1a.2x', extra: Record<string, unknown> = {}) => ({ name, type, location: 'us-east1-a', image: 'ubuntu22.04:latest', ssh_public_key: 'ssh-ed25519 AAAA k', ...extra });
+const vm = (name: string, type = 'c1a.2x', extra: Record<string, unknown> = {}) => ({
+  name,
+  type,
+  location: 'us-east1-a',
+  image: 'ubuntu22.04:latest',
+  ssh_public_key: 'ssh-ed25519 AAAA k',
+  ...extra,
+});
 
 describe('Crusoe emulator', () => {
-  it('runs a VM create as an operation that succeeds after the model\'s 120 s, with the VM as its result', async () => {
+  it("runs a VM create as an operation that succeeds after the model's 120 s, with the VM as its result", async () => {
     sandbox = new CrusoeSandbox();
     const created = await call('POST', 'compute/vms/instances', { body: vm('a-1') });
     const op = created.json['operation'] as { operation_id: string; state: string };
@@ -38,11 +60,15 @@ describe('Crusoe emulator', () => {
   it('lists capacity per type and location only where the location offers the type, with the quota it counts against, filtered by location and product, and counts down with stock', async () => {
     sandbox = new CrusoeSandbox();
     const gb200 = (await call('GET', '/capacities', { query: { product_name: 'gb200-186gb-nvl-ib.4x' } })).json['items'];
-    expect(gb200).toEqual([{ type: 'gb200-186gb-nvl-ib.4x', location: 'us-southcentral1-a', quantity: 4, num_slices: 1, quota_type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS' }]);
+    expect(gb200).toEqual([
+      { type: 'gb200-186gb-nvl-ib.4x', location: 'us-southcentral1-a', quantity: 4, num_slices: 1, quota_type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS' },
+    ]);
     const east = (await call('GET', '/capacities', { query: { location: 'us-east1-a', product_name: 'a100-80gb.8x' } })).json['items'];
     expect(east).toEqual([{ type: 'a100-80gb.8x', location: 'us-east1-a', quantity: 16, num_slices: 1, quota_type: 'PROJECT_QUOTA_TYPE_MAXIMUM_GPU_VMS' }]);
     await call('POST', 'compute/vms/instances', { body: vm('g-1', 'a100-80gb.8x', { image: 'ubuntu22.04-nvidia-sxm-docker:latest' }) });
-    expect((await call('GET', '/capacities', { query: { location: 'us-east1-a', product_name: 'a100-80gb.8x' } })).json['items']).toMatchObject([{ quantity: 15 }]);
+    expect((await call('GET', '/capacities', { query: { location: 'us-east1-a', product_name: 'a100-80gb.8x' } })).json['items']).toMatchObject([
+      { quantity: 15 },
+    ]);
   });
 
   it('answers an unknown operation with 403, as the spec says', async () => {
@@ -52,7 +78,9 @@ describe('Crusoe emulator', () => {
 
   it('runs out of GPU stock with out_of_stock and over quota with quota_exceeded', async () => {
     sandbox = new CrusoeSandbox({ emulator: { stock: { 'us-east1-a/a100-80gb.8x': 1 }, quota: { vms: 3, gpuVms: 10 } } });
-    expect((await call('POST', 'compute/vms/instances', { body: vm('g-1', 'a100-80gb.8x', { image: 'ubuntu22.04-nvidia-sxm-docker:latest' }) })).status).toBe(200);
+    expect((await call('POST', 'compute/vms/instances', { body: vm('g-1', 'a100-80gb.8x', { image: 'ubuntu22.04-nvidia-sxm-docker:latest' }) })).status).toBe(
+      200,
+    );
     const stock = await call('POST', 'compute/vms/instances', { body: vm('g-2', 'a100-80gb.8x', { image: 'ubuntu22.04-nvidia-sxm-docker:latest' }) });
     expect(stock).toMatchObject({ status: 400, json: { code: 'out_of_stock' } });
     expect((stock.json['error_id'] as string).length).toBeGreaterThan(0);
@@ -66,10 +94,26 @@ describe('Crusoe emulator', () => {
     const image = { image: 'ubuntu22.04-nvidia-sxm-docker:latest' };
     expect((await call('POST', 'compute/vms/instances', { body: vm('ib-1', 'h100-80gb-sxm-ib.8x', image) })).status).toBe(400);
     const networks = (await call('GET', 'networking/ib-networks')).json['items'] as Array<{ id: string; location: string }>;
-    const far = await call('POST', 'networking/ib-partitions', { body: { name: 'far', ib_network_id: networks.find((n) => n.location === 'eu-iceland1-a')?.id } });
-    expect((await call('POST', 'compute/vms/instances', { body: vm('ib-2', 'h100-80gb-sxm-ib.8x', { ...image, host_channel_adapters: [{ transport_partition_id: far.json['id'] }] }) })).status).toBe(400);
-    const near = await call('POST', 'networking/ib-partitions', { body: { name: 'near', ib_network_id: networks.find((n) => n.location === 'us-east1-a')?.id } });
-    expect((await call('POST', 'compute/vms/instances', { body: vm('ib-3', 'h100-80gb-sxm-ib.8x', { ...image, host_channel_adapters: [{ transport_partition_id: near.json['id'] }] }) })).status).toBe(200);
+    const far = await call('POST', 'networking/ib-partitions', {
+      body: { name: 'far', ib_network_id: networks.find((n) => n.location === 'eu-iceland1-a')?.id },
+    });
+    expect(
+      (
+        await call('POST', 'compute/vms/instances', {
+          body: vm('ib-2', 'h100-80gb-sxm-ib.8x', { ...image, host_channel_adapters: [{ transport_partition_id: far.json['id'] }] }),
+        })
+      ).status,
+    ).toBe(400);
+    const near = await call('POST', 'networking/ib-partitions', {
+      body: { name: 'near', ib_network_id: networks.find((n) => n.location === 'us-east1-a')?.id },
+    });
+    expect(
+      (
+        await call('POST', 'compute/vms/instances', {
+          body: vm('ib-3', 'h100-80gb-sxm-ib.8x', { ...image, host_channel_adapters: [{ transport_partition_id: near.json['id'] }] }),
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('replaces a node pool VM deleted without lowering the count', async () => {

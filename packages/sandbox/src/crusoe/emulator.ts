@@ -12,7 +12,19 @@ import { crusoeAuthorizationHeader as authorizationHeader, crusoeCanonicalQuery 
 import { crusoeUserDataFromStartupScript as userDataFromStartupScript } from '@kubeplane/providers';
 import type { SandboxManagedCluster, SandboxManagedNode, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion, issueCmkPki, type CmkPki } from './cmk-pki.js';
-import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS, CRUSOE_IB_NETWORKS, CRUSOE_IMAGES, CRUSOE_LOCATIONS, CRUSOE_QUOTA, CRUSOE_TYPES, crusoeOffers, initialStock, type CrusoeTypeSpec } from './catalog.js';
+import {
+  CMK_ADDON_IDS,
+  CMK_CLUSTER_VERSIONS,
+  CMK_NODE_POOL_VERSIONS,
+  CRUSOE_IB_NETWORKS,
+  CRUSOE_IMAGES,
+  CRUSOE_LOCATIONS,
+  CRUSOE_QUOTA,
+  CRUSOE_TYPES,
+  crusoeOffers,
+  initialStock,
+  type CrusoeTypeSpec,
+} from './catalog.js';
 
 /** The sandbox project's quota types (ProjectQuota.type); a capacity names the one its type counts against (CapacityV1.quota_type). */
 const VMS_QUOTA = 'PROJECT_QUOTA_TYPE_MAXIMUM_VMS';
@@ -114,24 +126,90 @@ interface Vm {
   /** A node-pool VM's Node as CMK registers it: the pool's labels and taints at the VM's creation (changes apply to new nodes only). */
   node?: SandboxManagedNode;
 }
-interface Network { id: string; name: string; cidr: string; isDefault: boolean; deleting: boolean }
-interface Subnet { id: string; name: string; cidr: string; location: string; networkId: string; isDefault: boolean; deleting: boolean; nextHost: number }
-interface FwRule { id: string; name: string; networkId: string; action: string; direction: string; protocols: string[]; sources: Json[]; sourcePorts: string[]; destinations: Json[]; destinationPorts: string[]; state: 'active' | 'inactive'; isDefault: boolean; owner: string }
-interface SshKey { id: string; name: string; publicKey: string }
+interface Network {
+  id: string;
+  name: string;
+  cidr: string;
+  isDefault: boolean;
+  deleting: boolean;
+}
+interface Subnet {
+  id: string;
+  name: string;
+  cidr: string;
+  location: string;
+  networkId: string;
+  isDefault: boolean;
+  deleting: boolean;
+  nextHost: number;
+}
+interface FwRule {
+  id: string;
+  name: string;
+  networkId: string;
+  action: string;
+  direction: string;
+  protocols: string[];
+  sources: Json[];
+  sourcePorts: string[];
+  destinations: Json[];
+  destinationPorts: string[];
+  state: 'active' | 'inactive';
+  isDefault: boolean;
+  owner: string;
+}
+interface SshKey {
+  id: string;
+  name: string;
+  publicKey: string;
+}
 interface Disk {
-  id: string; name: string; type: string; sizeGiB: number; location: string; attachedTo?: string; ready: boolean;
+  id: string;
+  name: string;
+  type: string;
+  sizeGiB: number;
+  location: string;
+  attachedTo?: string;
+  ready: boolean;
   /** Virtual ms of the create request (absent in states saved before it was kept). */
   createdAt?: number;
 }
-interface Partition { id: string; name: string; ibNetworkId: string }
+interface Partition {
+  id: string;
+  name: string;
+  ibNetworkId: string;
+}
 interface Cluster {
-  id: string; name: string; location: string; version: string; subnetId: string; addOns: string[]; state: string; private: boolean; remediation: Record<string, string>; fallback: boolean;
+  id: string;
+  name: string;
+  location: string;
+  version: string;
+  subnetId: string;
+  addOns: string[];
+  state: string;
+  private: boolean;
+  remediation: Record<string, string>;
+  fallback: boolean;
   /** When the create operation finishes (virtual ms): STATE_RUNNING, and the API answers, from then on. */
   runningAt: number;
   /** The control plane's CA, admin and serving certificates and keys (secrets: never in the inventory). */
   pki: CmkPki;
 }
-interface Pool { id: string; name: string; clusterId: string; type: CrusoeTypeSpec; count: number; version: string; labels: Record<string, string>; taints: Json[]; subnetId: string; partitionId?: string; state: string; nextIndex: number; hex: string }
+interface Pool {
+  id: string;
+  name: string;
+  clusterId: string;
+  type: CrusoeTypeSpec;
+  count: number;
+  version: string;
+  labels: Record<string, string>;
+  taints: Json[];
+  subnetId: string;
+  partitionId?: string;
+  state: string;
+  nextIndex: number;
+  hex: string;
+}
 /**
  * What finishing an operation does, as data, so that operations in flight can be snapshotted: `#complete` does it.
  * Each names its resource by id and finds it when the operation finishes; a resource gone by then is left alone
@@ -139,9 +217,33 @@ interface Pool { id: string; name: string; clusterId: string; type: CrusoeTypeSp
  */
 type OpCompletion =
   | { kind: 'none' }
-  | { kind: 'vm-created' | 'vm-deleted' | 'disk-created' | 'disk-deleted' | 'network-deleted' | 'subnet-deleted' | 'firewall-rule-applied' | 'firewall-rule-deleted' | 'cluster-created' | 'cluster-deleted' | 'pool-updated' | 'pool-deleted'; id: string }
+  | {
+      kind:
+        | 'vm-created'
+        | 'vm-deleted'
+        | 'disk-created'
+        | 'disk-deleted'
+        | 'network-deleted'
+        | 'subnet-deleted'
+        | 'firewall-rule-applied'
+        | 'firewall-rule-deleted'
+        | 'cluster-created'
+        | 'cluster-deleted'
+        | 'pool-updated'
+        | 'pool-deleted';
+      id: string;
+    }
   | { kind: 'pool-created'; id: string; vmsCreated: number };
-interface Op { id: string; family: string; resourceId: string; state: 'IN_PROGRESS' | 'SUCCEEDED' | 'FAILED'; startedAt: number; finishAt: number; completion: OpCompletion; result?: unknown }
+interface Op {
+  id: string;
+  family: string;
+  resourceId: string;
+  state: 'IN_PROGRESS' | 'SUCCEEDED' | 'FAILED';
+  startedAt: number;
+  finishAt: number;
+  completion: OpCompletion;
+  result?: unknown;
+}
 
 /**
  * Everything the emulator keeps, as plain data (sandbox snapshots): options but the keys, counters, stock, every
@@ -244,11 +346,37 @@ export class CrusoeEmulator implements SandboxVmSource {
     const net: Network = { id: this.#uuid(), name: 'default-vpc-network', cidr: '172.27.0.0/16', isDefault: true, deleting: false };
     this.networks.set(net.id, net);
     CRUSOE_LOCATIONS.forEach((location, i) => {
-      const s: Subnet = { id: this.#uuid(), name: `default-subnet-${location}`, cidr: `172.27.${i * 16}.0/20`, location, networkId: net.id, isDefault: true, deleting: false, nextHost: 6 };
+      const s: Subnet = {
+        id: this.#uuid(),
+        name: `default-subnet-${location}`,
+        cidr: `172.27.${i * 16}.0/20`,
+        location,
+        networkId: net.id,
+        isDefault: true,
+        deleting: false,
+        nextHost: 6,
+      };
       this.subnets.set(s.id, s);
     });
-    for (const [name, sources] of [['default-allow-intra-vpc', [{ cidr: net.cidr }]], ['default-allow-ssh', [{ cidr: '0.0.0.0/0' }]]] as const) {
-      const r: FwRule = { id: this.#uuid(), name, networkId: net.id, action: 'allow', direction: 'ingress', protocols: ['tcp', 'udp', 'icmp'], sources: [...sources], sourcePorts: [], destinations: [{ cidr: net.cidr }], destinationPorts: name === 'default-allow-ssh' ? ['22'] : [], state: 'active', isDefault: true, owner: 'default' };
+    for (const [name, sources] of [
+      ['default-allow-intra-vpc', [{ cidr: net.cidr }]],
+      ['default-allow-ssh', [{ cidr: '0.0.0.0/0' }]],
+    ] as const) {
+      const r: FwRule = {
+        id: this.#uuid(),
+        name,
+        networkId: net.id,
+        action: 'allow',
+        direction: 'ingress',
+        protocols: ['tcp', 'udp', 'icmp'],
+        sources: [...sources],
+        sourcePorts: [],
+        destinations: [{ cidr: net.cidr }],
+        destinationPorts: name === 'default-allow-ssh' ? ['22'] : [],
+        state: 'active',
+        isDefault: true,
+        owner: 'default',
+      };
       this.firewallRules.set(r.id, r);
     }
   }
@@ -277,7 +405,8 @@ export class CrusoeEmulator implements SandboxVmSource {
 
   /** Replaces the emulator's state with a copy of `state`, which must be of this emulator's project. */
   restore(state: CrusoeEmulatorState): void {
-    if (state.projectId !== this.projectId) throw new Error(`cannot restore the Crusoe state of project ${state.projectId} into the emulator of project ${this.projectId}`);
+    if (state.projectId !== this.projectId)
+      throw new Error(`cannot restore the Crusoe state of project ${state.projectId} into the emulator of project ${this.projectId}`);
     const s = structuredClone(state);
     this.#maxSkewMs = s.maxSkewSeconds * 1000;
     this.#quota = s.quota;
@@ -310,14 +439,19 @@ export class CrusoeEmulator implements SandboxVmSource {
     };
     const clusterName = (id: string | undefined) => (id ? this.clusters.get(id)?.name : undefined);
     return [
-      ...[...this.vms.values()].map((v) => item('node', v.id, v.name, clusterName(v.nodePoolId ? this.pools.get(v.nodePoolId)?.clusterId : undefined) ?? v.name, v.state)),
+      ...[...this.vms.values()].map((v) =>
+        item('node', v.id, v.name, clusterName(v.nodePoolId ? this.pools.get(v.nodePoolId)?.clusterId : undefined) ?? v.name, v.state),
+      ),
       ...[...this.networks.values()].filter((n) => !n.isDefault).map((n) => item('network', n.id, n.name, n.name)),
       ...[...this.subnets.values()].filter((s) => !s.isDefault).map((s) => item('subnet', s.id, s.name, s.name)),
       ...[...this.firewallRules.values()].filter((r) => !r.isDefault).map((r) => item('firewall', r.id, r.name, r.owner, r.state)),
       ...[...this.sshKeys.values()].map((k) => item('ssh-key', k.id, k.name, k.name)),
       ...[...this.disks.values()].map((d) => item('disk', d.id, d.name, d.name, d.attachedTo ? 'attached' : 'detached')),
       ...[...this.partitions.values()].map((p) => item('ib-partition', p.id, p.name, p.name)),
-      ...[...this.clusters.values()].flatMap((c) => [item('managed-cluster', c.id, c.name, c.name, c.state), ...(c.state === 'STATE_RUNNING' || c.state === 'STATE_DELETING' ? [item('api-token', `token-${c.id}`, `cmk-${c.name}`, c.name)] : [])]),
+      ...[...this.clusters.values()].flatMap((c) => [
+        item('managed-cluster', c.id, c.name, c.name, c.state),
+        ...(c.state === 'STATE_RUNNING' || c.state === 'STATE_DELETING' ? [item('api-token', `token-${c.id}`, `cmk-${c.name}`, c.name)] : []),
+      ]),
       ...[...this.pools.values()].map((p) => item('node-pool', p.id, p.name, clusterName(p.clusterId) ?? p.name, p.state)),
     ];
   }
@@ -336,7 +470,12 @@ export class CrusoeEmulator implements SandboxVmSource {
       ...(v.state === 'STATE_RUNNING' ? { runningSinceMs: v.runningAt } : {}),
       userData: v.node ? '' : (userDataFromStartupScript(v.startupScript) ?? ''),
       privateIPv4: v.privateIp,
-      machine: { vcpus: v.type.cpu_cores, memoryMiB: v.type.memory_gb * 1024, ...(v.type.disk_gb > 0 ? { diskGiB: v.type.disk_gb } : {}), ...(v.type.num_gpu > 0 ? { gpus: v.type.num_gpu } : {}) },
+      machine: {
+        vcpus: v.type.cpu_cores,
+        memoryMiB: v.type.memory_gb * 1024,
+        ...(v.type.disk_gb > 0 ? { diskGiB: v.type.disk_gb } : {}),
+        ...(v.type.num_gpu > 0 ? { gpus: v.type.num_gpu } : {}),
+      },
       ...(v.publicIp ? { publicIPv4: v.publicIp.address } : {}),
       ...(v.node ? { managed: structuredClone(v.node) } : {}),
     }));
@@ -389,7 +528,10 @@ export class CrusoeEmulator implements SandboxVmSource {
   }
 
   #errorId(): string {
-    return createHash('sha256').update(`err-${++this.#seq}`).digest('hex').slice(0, 16);
+    return createHash('sha256')
+      .update(`err-${++this.#seq}`)
+      .digest('hex')
+      .slice(0, 16);
   }
 
   #error(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
@@ -407,7 +549,8 @@ export class CrusoeEmulator implements SandboxVmSource {
     const timestamp = request.headers.get('x-crusoe-timestamp') ?? '';
     if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/.test(timestamp)) return 'X-Crusoe-Timestamp must be RFC 3339 to the second';
     const when = Date.parse(timestamp);
-    if (!Number.isFinite(when) || Math.abs(when - (this.#timestampClock ?? { now: () => this.#now() }).now()) > this.#maxSkewMs) return 'request timestamp is outside the allowed window';
+    if (!Number.isFinite(when) || Math.abs(when - (this.#timestampClock ?? { now: () => this.#now() }).now()) > this.#maxSkewMs)
+      return 'request timestamp is outside the allowed window';
     const raw = url.search.replace(/^\?/, '');
     // The API wants the query sorted in the URL as well as in the signature.
     if (raw !== canonicalQuery(raw)) return 'query parameters must be lexicographically sorted and escaped';
@@ -431,9 +574,17 @@ export class CrusoeEmulator implements SandboxVmSource {
       case 'lost-response':
         return 'lost-response';
       case 'capacity':
-        return this.#error(400, 'out_of_stock', 'rpc error: code = ResourceExhausted desc = Out of stock: no capacity for the requested instance type in this location');
+        return this.#error(
+          400,
+          'out_of_stock',
+          'rpc error: code = ResourceExhausted desc = Out of stock: no capacity for the requested instance type in this location',
+        );
       case 'quota':
-        return this.#error(403, 'quota_exceeded', 'rpc error: code = ResourceExhausted desc = project quota exceeded for VM slices; contact support to raise PROJECT_QUOTA_TYPE_MAXIMUM_VM_SLICES');
+        return this.#error(
+          403,
+          'quota_exceeded',
+          'rpc error: code = ResourceExhausted desc = project quota exceeded for VM slices; contact support to raise PROJECT_QUOTA_TYPE_MAXIMUM_VM_SLICES',
+        );
       case 'auth':
         return this.#error(401, 'bad_credentials', 'invalid credentials');
     }
@@ -442,7 +593,9 @@ export class CrusoeEmulator implements SandboxVmSource {
   async #handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname.replace(/^\/v1/, '');
-    const operation = `${request.method} ${path.replace(`/projects/${this.projectId}`, '').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '{id}')}`;
+    const operation =
+      `${request.method} ` +
+      `${path.replace(`/projects/${this.projectId}`, '').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '{id}')}`;
     countCall(this.#ctx, CRUSOE_CLOUD, operation);
     const reason = this.#verify(request, url);
     if (reason) {
@@ -487,7 +640,14 @@ export class CrusoeEmulator implements SandboxVmSource {
   }
 
   #opJson(op: Op): Json {
-    return { operation_id: op.id, state: op.state, metadata: { resource_id: op.resourceId }, ...(op.result !== undefined ? { result: op.result } : {}), started_at: this.#iso(op.startedAt), completed_at: op.state === 'IN_PROGRESS' ? '' : this.#iso(op.finishAt) };
+    return {
+      operation_id: op.id,
+      state: op.state,
+      metadata: { resource_id: op.resourceId },
+      ...(op.result !== undefined ? { result: op.result } : {}),
+      started_at: this.#iso(op.startedAt),
+      completed_at: op.state === 'IN_PROGRESS' ? '' : this.#iso(op.finishAt),
+    };
   }
 
   /** Does what finishing an operation does (see OpCompletion); returns the operation's result. */
@@ -605,7 +765,20 @@ export class CrusoeEmulator implements SandboxVmSource {
     const parts = path.split('/').filter(Boolean);
     if (parts[0] === 'locations' && method === 'GET') return [200, { items: [...CRUSOE_LOCATIONS] }];
     if (parts[0] === 'capacities' && method === 'GET') return [200, { items: this.#capacities(query.get('location'), query.get('product_name')) }];
-    if (parts[0] === 'compute' && parts[1] === 'images' && method === 'GET') return [200, { items: CRUSOE_IMAGES.map((i) => ({ id: i.id, name: i.name, tags: [...i.tags], locations: [...CRUSOE_LOCATIONS], description: i.description, created_at: '2025-01-01T00:00:00Z' })) }];
+    if (parts[0] === 'compute' && parts[1] === 'images' && method === 'GET')
+      return [
+        200,
+        {
+          items: CRUSOE_IMAGES.map((i) => ({
+            id: i.id,
+            name: i.name,
+            tags: [...i.tags],
+            locations: [...CRUSOE_LOCATIONS],
+            description: i.description,
+            created_at: '2025-01-01T00:00:00Z',
+          })),
+        },
+      ];
     if (parts[0] === 'users' && parts[1] === 'ssh-keys') return this.#sshKeys(method, query, body);
     if (parts[0] !== 'projects' || parts.length < 3) throw new ApiError(404, 'not_found', `${method} ${path} is not an endpoint of this API`);
     if (parts[1] !== this.projectId) throw new ApiError(403, 'unauthorized', `no access to project ${parts[1] ?? ''}`);
@@ -623,9 +796,13 @@ export class CrusoeEmulator implements SandboxVmSource {
         return [200, this.#opJson(op)];
       }
       const resourceId = query.get('resource_id');
-      return [200, { items: [...this.operations.values()].filter((o) => o.family === fam && (!resourceId || o.resourceId === resourceId)).map((o) => this.#opJson(o)) }];
+      return [
+        200,
+        { items: [...this.operations.values()].filter((o) => o.family === fam && (!resourceId || o.resourceId === resourceId)).map((o) => this.#opJson(o)) },
+      ];
     }
-    if (a === 'compute' && b === 'vms' && c === 'types' && method === 'GET') return [200, { items: CRUSOE_TYPES.map((t) => ({ ...t, memory_type: 'DDR5', disk_type: 'NVMe' })) }];
+    if (a === 'compute' && b === 'vms' && c === 'types' && method === 'GET')
+      return [200, { items: CRUSOE_TYPES.map((t) => ({ ...t, memory_type: 'DDR5', disk_type: 'NVMe' })) }];
     if (a === 'compute' && b === 'vms' && c === 'instances') return this.#instances(method, d, query, body);
     if (a === 'quotas' && method === 'GET') return [200, { quotas: this.#quotas() }];
     if (a === 'storage' && b === 'disks') return this.#disks(method, c, body);
@@ -653,12 +830,14 @@ export class CrusoeEmulator implements SandboxVmSource {
   }
 
   #location(value: unknown): string {
-    if (typeof value !== 'string' || !(CRUSOE_LOCATIONS as readonly string[]).includes(value)) throw new ApiError(400, 'bad_request', `unknown location "${String(value)}"`);
+    if (typeof value !== 'string' || !(CRUSOE_LOCATIONS as readonly string[]).includes(value))
+      throw new ApiError(400, 'bad_request', `unknown location "${String(value)}"`);
     return value;
   }
 
   #name(value: unknown, taken: Iterable<{ name: string }>, what: string): string {
-    if (typeof value !== 'string' || !/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$/.test(value)) throw new ApiError(400, 'bad_request', `invalid ${what} name "${String(value)}"`);
+    if (typeof value !== 'string' || !/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$/.test(value))
+      throw new ApiError(400, 'bad_request', `invalid ${what} name "${String(value)}"`);
     for (const t of taken) if (t.name === value) throw conflict('already_exists', `a ${what} named ${value} already exists in this project`);
     return value;
   }
@@ -666,7 +845,12 @@ export class CrusoeEmulator implements SandboxVmSource {
   #checkCapacity(location: string, type: CrusoeTypeSpec, count: number): void {
     const live = [...this.vms.values()].filter((v) => v.state !== 'STATE_DELETING');
     if (live.length + count > this.#quota.vms || (type.num_gpu > 0 && live.filter((v) => v.type.num_gpu > 0).length + count > this.#quota.gpuVms)) {
-      throw new ApiError(403, 'quota_exceeded', `rpc error: code = ResourceExhausted desc = project quota exceeded: ${type.num_gpu > 0 ? `${this.#quota.gpuVms} GPU VMs` : `${this.#quota.vms} VMs`} allowed`);
+      throw new ApiError(
+        403,
+        'quota_exceeded',
+        `rpc error: code = ResourceExhausted desc = project quota exceeded: ` +
+          `${type.num_gpu > 0 ? `${this.#quota.gpuVms} GPU VMs` : `${this.#quota.vms} VMs`} allowed`,
+      );
     }
     const stock = this.#stock.get(`${location}/${type.product_name}`) ?? 0;
     if (stock < count) throw new ApiError(400, 'out_of_stock', `rpc error: code = ResourceExhausted desc = Out of stock: ${type.product_name} in ${location}`);
@@ -689,7 +873,19 @@ export class CrusoeEmulator implements SandboxVmSource {
     return `${a}.${b}.${(c ?? 0) + Math.floor(n / 256)}.${n % 256}`;
   }
 
-  #newVm(args: { name: string; type: CrusoeTypeSpec; location: string; image: string; subnet: Subnet; publicIpType: string | undefined; partitionId?: string; nodePoolId?: string; diskIds?: string[]; startupScript: string; bootMs: number }): Vm {
+  #newVm(args: {
+    name: string;
+    type: CrusoeTypeSpec;
+    location: string;
+    image: string;
+    subnet: Subnet;
+    publicIpType: string | undefined;
+    partitionId?: string;
+    nodePoolId?: string;
+    diskIds?: string[];
+    startupScript: string;
+    bootMs: number;
+  }): Vm {
     this.#ipSeq += 1;
     const vm: Vm = {
       id: this.#uuid(),
@@ -704,7 +900,9 @@ export class CrusoeEmulator implements SandboxVmSource {
       subnetId: args.subnet.id,
       networkId: args.subnet.networkId,
       privateIp: this.#hostIp(args.subnet),
-      ...(args.publicIpType === 'none' ? {} : { publicIp: { id: this.#uuid(), address: sandboxPublicAddress('crusoe', this.#ipSeq), type: args.publicIpType ?? 'dynamic' } }),
+      ...(args.publicIpType === 'none'
+        ? {}
+        : { publicIp: { id: this.#uuid(), address: sandboxPublicAddress('crusoe', this.#ipSeq), type: args.publicIpType ?? 'dynamic' } }),
       ...(args.partitionId ? { partitionId: args.partitionId } : {}),
       ...(args.nodePoolId ? { nodePoolId: args.nodePoolId } : {}),
       diskIds: args.diskIds ?? [],
@@ -734,7 +932,18 @@ export class CrusoeEmulator implements SandboxVmSource {
       maintenance_policy: 'unspecified',
       // AttachedDiskV1 (crusoe-api-v1-swagger.json): the disk's own fields plus how it is attached.
       disks: [
-        { ...this.#diskFields({ id: vmPartId(vm, 'os-disk'), name: `${vm.name}-os`, type: 'persistent-ssd', sizeGiB: 128, location: vm.location, createdAt: vm.createdAt }), attachment_type: 'os', mode: 'read-write' },
+        {
+          ...this.#diskFields({
+            id: vmPartId(vm, 'os-disk'),
+            name: `${vm.name}-os`,
+            type: 'persistent-ssd',
+            sizeGiB: 128,
+            location: vm.location,
+            createdAt: vm.createdAt,
+          }),
+          attachment_type: 'os',
+          mode: 'read-write',
+        },
         ...vm.diskIds.flatMap((d) => {
           const disk = this.disks.get(d);
           return disk ? [{ ...this.#diskFields(disk), attachment_type: 'data', mode: 'read-write' }] : [];
@@ -758,7 +967,16 @@ export class CrusoeEmulator implements SandboxVmSource {
       // HostChannelAdapter: every field is required; the partition's IB network is the transport network too
       // (the API names the same thing twice, `ib_*` and `transport_*`).
       host_channel_adapters: vm.partitionId
-        ? [{ type: 'infiniband', guid: vmHcaGuid(vm), ib_partition_id: vm.partitionId, transport_partition_id: vm.partitionId, ib_network_id: partition?.ibNetworkId ?? '', transport_network_id: partition?.ibNetworkId ?? '' }]
+        ? [
+            {
+              type: 'infiniband',
+              guid: vmHcaGuid(vm),
+              ib_partition_id: vm.partitionId,
+              transport_partition_id: vm.partitionId,
+              ib_network_id: partition?.ibNetworkId ?? '',
+              transport_network_id: partition?.ibNetworkId ?? '',
+            },
+          ]
         : [],
     };
   }
@@ -783,13 +1001,24 @@ export class CrusoeEmulator implements SandboxVmSource {
     const ids = csv('ids');
     const locations = csv('locations');
     const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 25) || 25));
-    let items = [...this.vms.values()].filter((v) => (!names || names.includes(v.name)) && (!ids || ids.includes(v.id)) && (!locations || locations.includes(v.location)));
+    let items = [...this.vms.values()].filter(
+      (v) => (!names || names.includes(v.name)) && (!ids || ids.includes(v.id)) && (!locations || locations.includes(v.location)),
+    );
     if (query.get('sort') === 'created_at') items.sort((x, y) => x.seq - y.seq);
     else {
       // Without a sort the order is not stable between pages (the support article's warning).
-      items = items.map((v) => [this.#ctx.random(), v] as const).sort((x, y) => x[0] - y[0]).map(([, v]) => v);
+      items = items
+        .map((v) => [this.#ctx.random(), v] as const)
+        .sort((x, y) => x[0] - y[0])
+        .map(([, v]) => v);
     }
-    const offset = query.get('next_token') ? Number(Buffer.from(query.get('next_token') ?? '', 'base64').toString('utf8').replace('offset:', '')) || 0 : 0;
+    const offset = query.get('next_token')
+      ? Number(
+          Buffer.from(query.get('next_token') ?? '', 'base64')
+            .toString('utf8')
+            .replace('offset:', ''),
+        ) || 0
+      : 0;
     const page = items.slice(offset, offset + limit);
     const next = offset + limit < items.length ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '';
     const prev = offset > 0 ? Buffer.from(`offset:${Math.max(0, offset - limit)}`).toString('base64') : '';
@@ -802,7 +1031,8 @@ export class CrusoeEmulator implements SandboxVmSource {
     const [name, tag = 'latest'] = image.split(':');
     const found = CRUSOE_IMAGES.find((i) => i.name === name && (i.tags as readonly string[]).includes(tag));
     if (!found) throw new ApiError(400, 'bad_request', `image ${image} not found`);
-    if (found.arm64 !== type.product_name.startsWith('gb200')) throw new ApiError(400, 'bad_request', `image ${image} does not match the architecture of ${type.product_name}`);
+    if (found.arm64 !== type.product_name.startsWith('gb200'))
+      throw new ApiError(400, 'bad_request', `image ${image} does not match the architecture of ${type.product_name}`);
     return image;
   }
 
@@ -816,9 +1046,15 @@ export class CrusoeEmulator implements SandboxVmSource {
     const subnet = typeof nic?.['subnet'] === 'string' ? this.subnets.get(nic['subnet']) : this.#defaultSubnet(location);
     if (!subnet || subnet.location !== location) throw new ApiError(400, 'bad_request', `subnet ${String(nic?.['subnet'])} is not in ${location}`);
     const ips = Array.isArray(nic?.['ips']) ? (nic['ips'][0] as Json | undefined) : undefined;
-    const publicType = typeof (ips?.['public_ipv4'] as Json | undefined)?.['type'] === 'string' ? String((ips?.['public_ipv4'] as Json)['type']) : undefined;
+    const publicIpv4 = ips?.['public_ipv4'] as Json | undefined;
+    const publicType = typeof publicIpv4?.['type'] === 'string' ? publicIpv4['type'] : undefined;
     const hca = Array.isArray(body['host_channel_adapters']) ? (body['host_channel_adapters'][0] as Json | undefined) : undefined;
-    const partitionId = typeof hca?.['transport_partition_id'] === 'string' ? hca['transport_partition_id'] : typeof hca?.['ib_partition_id'] === 'string' ? hca['ib_partition_id'] : undefined;
+    const partitionId =
+      typeof hca?.['transport_partition_id'] === 'string'
+        ? hca['transport_partition_id']
+        : typeof hca?.['ib_partition_id'] === 'string'
+          ? hca['ib_partition_id']
+          : undefined;
     this.#checkPartition(type, location, partitionId);
     const diskIds = (Array.isArray(body['disks']) ? (body['disks'] as Json[]) : []).map((d) => {
       const disk = this.disks.get(String(d['disk_id']));
@@ -829,7 +1065,18 @@ export class CrusoeEmulator implements SandboxVmSource {
       return disk.id;
     });
     this.#checkCapacity(location, type, 1);
-    const vm = this.#newVm({ name, type, location, image, subnet, publicIpType: publicType, ...(partitionId ? { partitionId } : {}), diskIds, startupScript: typeof body['startup_script'] === 'string' ? body['startup_script'] : '', bootMs: CRUSOE_LATENCY.vmCreate });
+    const vm = this.#newVm({
+      name,
+      type,
+      location,
+      image,
+      subnet,
+      publicIpType: publicType,
+      ...(partitionId ? { partitionId } : {}),
+      diskIds,
+      startupScript: typeof body['startup_script'] === 'string' ? body['startup_script'] : '',
+      bootMs: CRUSOE_LATENCY.vmCreate,
+    });
     return this.#op('compute/vms/instances', vm.id, CRUSOE_LATENCY.vmCreate, { kind: 'vm-created', id: vm.id });
   }
 
@@ -839,7 +1086,8 @@ export class CrusoeEmulator implements SandboxVmSource {
       if (partitionId) throw new ApiError(400, 'bad_request', `${type.product_name} has no InfiniBand adapter; remove the partition`);
       return;
     }
-    if (!partitionId) throw new ApiError(400, 'bad_request', `${type.product_name} needs an InfiniBand partition (host_channel_adapters[].transport_partition_id)`);
+    if (!partitionId)
+      throw new ApiError(400, 'bad_request', `${type.product_name} needs an InfiniBand partition (host_channel_adapters[].transport_partition_id)`);
     const partition = this.partitions.get(partitionId);
     const network = CRUSOE_IB_NETWORKS.find((n) => n.id === partition?.ibNetworkId);
     if (!partition || !network) throw new ApiError(400, 'bad_request', `IB partition ${partitionId} not found`);
@@ -849,7 +1097,17 @@ export class CrusoeEmulator implements SandboxVmSource {
   /** The fields DiskV1 and AttachedDiskV1 share (crusoe-api-v1-swagger.json), all of them required there. */
   #diskFields(d: Pick<Disk, 'id' | 'name' | 'type' | 'sizeGiB' | 'location' | 'createdAt'>): Json {
     const created = d.createdAt === undefined ? DISK_EPOCH : this.#iso(d.createdAt);
-    return { id: d.id, name: d.name, type: d.type, size: `${d.sizeGiB}GiB`, location: d.location, block_size: DISK_BLOCK_SIZE, serial_number: diskSerialNumber(d.id), created_at: created, updated_at: created };
+    return {
+      id: d.id,
+      name: d.name,
+      type: d.type,
+      size: `${d.sizeGiB}GiB`,
+      location: d.location,
+      block_size: DISK_BLOCK_SIZE,
+      serial_number: diskSerialNumber(d.id),
+      created_at: created,
+      updated_at: created,
+    };
   }
 
   #diskJson(d: Disk): Json {
@@ -867,8 +1125,17 @@ export class CrusoeEmulator implements SandboxVmSource {
       const sizeGiB = Number(m[1]) * (m[2] === 'TiB' ? 1024 : 1);
       // Limits from the CSI driver, which cites the docs (crusoe-notes.md §2.4).
       if (type === 'persistent-ssd' && (sizeGiB < 1 || sizeGiB > 10 * 1024)) throw new ApiError(400, 'bad_request', 'persistent-ssd disks are 1 GiB to 10 TiB');
-      if (type === 'shared-volume' && (sizeGiB < 1024 || sizeGiB % 1024 !== 0)) throw new ApiError(400, 'bad_request', 'shared volumes are at least 1 TiB, in whole TiB');
-      const d: Disk = { id: this.#uuid(), name: this.#name(body['name'], this.disks.values(), 'disk'), type, sizeGiB, location: this.#location(body['location']), ready: false, createdAt: this.#now() };
+      if (type === 'shared-volume' && (sizeGiB < 1024 || sizeGiB % 1024 !== 0))
+        throw new ApiError(400, 'bad_request', 'shared volumes are at least 1 TiB, in whole TiB');
+      const d: Disk = {
+        id: this.#uuid(),
+        name: this.#name(body['name'], this.disks.values(), 'disk'),
+        type,
+        sizeGiB,
+        location: this.#location(body['location']),
+        ready: false,
+        createdAt: this.#now(),
+      };
       this.disks.set(d.id, d);
       return [200, this.#op(fam, d.id, CRUSOE_LATENCY.diskCreate, { kind: 'disk-created', id: d.id })];
     }
@@ -889,22 +1156,50 @@ export class CrusoeEmulator implements SandboxVmSource {
    */
   #capacities(location: string | null, product: string | null): Json[] {
     return CRUSOE_LOCATIONS.flatMap((l) =>
-      CRUSOE_TYPES.filter((t) => crusoeOffers(l, t.product_name) && (!location || l === location) && (!product || t.product_name === product)).map((t) => ({ type: t.product_name, location: l, quantity: Math.max(0, this.#stock.get(`${l}/${t.product_name}`) ?? 0), num_slices: 1, quota_type: t.num_gpu > 0 ? GPU_VMS_QUOTA : VMS_QUOTA })),
+      CRUSOE_TYPES.filter((t) => crusoeOffers(l, t.product_name) && (!location || l === location) && (!product || t.product_name === product)).map((t) => ({
+        type: t.product_name,
+        location: l,
+        quantity: Math.max(0, this.#stock.get(`${l}/${t.product_name}`) ?? 0),
+        num_slices: 1,
+        quota_type: t.num_gpu > 0 ? GPU_VMS_QUOTA : VMS_QUOTA,
+      })),
     );
   }
 
   #quotas(): Json[] {
     const live = [...this.vms.values()].filter((v) => v.state !== 'STATE_DELETING');
     return [
-      { type: VMS_QUOTA, programmatic_name: 'vms', category: 'compute', description: 'VMs', max: this.#quota.vms, used: live.length, available: this.#quota.vms - live.length },
-      { type: GPU_VMS_QUOTA, programmatic_name: 'gpu_vms', category: 'compute', description: 'GPU VMs', max: this.#quota.gpuVms, used: live.filter((v) => v.type.num_gpu > 0).length, available: this.#quota.gpuVms - live.filter((v) => v.type.num_gpu > 0).length },
+      {
+        type: VMS_QUOTA,
+        programmatic_name: 'vms',
+        category: 'compute',
+        description: 'VMs',
+        max: this.#quota.vms,
+        used: live.length,
+        available: this.#quota.vms - live.length,
+      },
+      {
+        type: GPU_VMS_QUOTA,
+        programmatic_name: 'gpu_vms',
+        category: 'compute',
+        description: 'GPU VMs',
+        max: this.#quota.gpuVms,
+        used: live.filter((v) => v.type.num_gpu > 0).length,
+        available: this.#quota.gpuVms - live.filter((v) => v.type.num_gpu > 0).length,
+      },
     ];
   }
 
   // ---- networking --------------------------------------------------------------------------------------
 
   #networkJson(n: Network): Json {
-    return { id: n.id, name: n.name, cidr: n.cidr, gateway: n.cidr.replace(/\.0\/\d+$/, '.1'), subnets: [...this.subnets.values()].filter((s) => s.networkId === n.id).map((s) => s.id) };
+    return {
+      id: n.id,
+      name: n.name,
+      cidr: n.cidr,
+      gateway: n.cidr.replace(/\.0\/\d+$/, '.1'),
+      subnets: [...this.subnets.values()].filter((s) => s.networkId === n.id).map((s) => s.id),
+    };
   }
 
   #subnetJson(s: Subnet): Json {
@@ -919,7 +1214,13 @@ export class CrusoeEmulator implements SandboxVmSource {
   #networks(method: string, id: string | undefined, body: Json): [number, unknown] {
     if (id === undefined && method === 'GET') return [200, { items: [...this.networks.values()].map((n) => this.#networkJson(n)) }];
     if (id === undefined && method === 'POST') {
-      const n: Network = { id: this.#uuid(), name: this.#name(body['name'], this.networks.values(), 'VPC network'), cidr: this.#cidr(body['cidr']), isDefault: false, deleting: false };
+      const n: Network = {
+        id: this.#uuid(),
+        name: this.#name(body['name'], this.networks.values(), 'VPC network'),
+        cidr: this.#cidr(body['cidr']),
+        isDefault: false,
+        deleting: false,
+      };
       this.networks.set(n.id, n);
       return [200, { network: this.#networkJson(n) }];
     }
@@ -940,7 +1241,16 @@ export class CrusoeEmulator implements SandboxVmSource {
       const network = this.networks.get(String(body['vpc_network_id']));
       if (!network) throw new ApiError(400, 'bad_request', `VPC network ${String(body['vpc_network_id'])} not found`);
       if (typeof body['nat_gateway_enabled'] !== 'boolean') throw new ApiError(400, 'bad_request', 'nat_gateway_enabled is required');
-      const s: Subnet = { id: this.#uuid(), name: this.#name(body['name'], this.subnets.values(), 'VPC subnet'), cidr: this.#cidr(body['cidr']), location: this.#location(body['location']), networkId: network.id, isDefault: false, deleting: false, nextHost: 6 };
+      const s: Subnet = {
+        id: this.#uuid(),
+        name: this.#name(body['name'], this.subnets.values(), 'VPC subnet'),
+        cidr: this.#cidr(body['cidr']),
+        location: this.#location(body['location']),
+        networkId: network.id,
+        isDefault: false,
+        deleting: false,
+        nextHost: 6,
+      };
       this.subnets.set(s.id, s);
       return [200, { subnet: this.#subnetJson(s) }];
     }
@@ -957,7 +1267,19 @@ export class CrusoeEmulator implements SandboxVmSource {
   }
 
   #ruleJson(r: FwRule): Json {
-    return { id: r.id, name: r.name, vpc_network_id: r.networkId, action: r.action, direction: r.direction, protocols: r.protocols, sources: r.sources, source_ports: r.sourcePorts, destinations: r.destinations, destination_ports: r.destinationPorts, state: r.state };
+    return {
+      id: r.id,
+      name: r.name,
+      vpc_network_id: r.networkId,
+      action: r.action,
+      direction: r.direction,
+      protocols: r.protocols,
+      sources: r.sources,
+      source_ports: r.sourcePorts,
+      destinations: r.destinations,
+      destination_ports: r.destinationPorts,
+      state: r.state,
+    };
   }
 
   #ruleFields(body: Json, partial: boolean): Partial<FwRule> {
@@ -968,17 +1290,24 @@ export class CrusoeEmulator implements SandboxVmSource {
       if (!protocols.every((p) => p === 'tcp' || p === 'udp' || p === 'icmp')) throw new ApiError(400, 'bad_request', 'protocols must be tcp, udp or icmp');
       out.protocols = protocols as string[];
     } else if (!partial) throw new ApiError(400, 'bad_request', 'protocols is required');
-    for (const [k, f] of [['sources', 'sources'], ['destinations', 'destinations']] as const) {
+    for (const [k, f] of [
+      ['sources', 'sources'],
+      ['destinations', 'destinations'],
+    ] as const) {
       const v = list(k);
       if (v) {
         for (const e of v) if (typeof (e as Json)['cidr'] === 'string') this.#cidr((e as Json)['cidr']);
         out[f] = v as Json[];
       } else if (!partial) throw new ApiError(400, 'bad_request', `${k} is required`);
     }
-    for (const [k, f] of [['source_ports', 'sourcePorts'], ['destination_ports', 'destinationPorts']] as const) {
+    for (const [k, f] of [
+      ['source_ports', 'sourcePorts'],
+      ['destination_ports', 'destinationPorts'],
+    ] as const) {
       const v = list(k);
       if (v) {
-        if (!v.every((p) => typeof p === 'string' && /^\d{1,5}(-\d{1,5})?$/.test(p))) throw new ApiError(400, 'bad_request', `${k} must be port strings like "22" or "3000-8080"`);
+        if (!v.every((p) => typeof p === 'string' && /^\d{1,5}(-\d{1,5})?$/.test(p)))
+          throw new ApiError(400, 'bad_request', `${k} must be port strings like "22" or "3000-8080"`);
         out[f] = v as string[];
       }
     }
@@ -995,7 +1324,22 @@ export class CrusoeEmulator implements SandboxVmSource {
       if (body['direction'] !== 'ingress' && body['direction'] !== 'egress') throw new ApiError(400, 'bad_request', 'direction must be ingress or egress');
       const name = this.#name(body['name'], this.firewallRules.values(), 'firewall rule');
       const fields = this.#ruleFields(body, false);
-      const r: FwRule = { id: this.#uuid(), name, networkId: network.id, action: body['action'], direction: body['direction'], protocols: [], sources: [], sourcePorts: [], destinations: [], destinationPorts: [], ...fields, state: 'inactive', isDefault: false, owner: name };
+      const r: FwRule = {
+        id: this.#uuid(),
+        name,
+        networkId: network.id,
+        action: body['action'],
+        direction: body['direction'],
+        protocols: [],
+        sources: [],
+        sourcePorts: [],
+        destinations: [],
+        destinationPorts: [],
+        ...fields,
+        state: 'inactive',
+        isDefault: false,
+        owner: name,
+      };
       this.firewallRules.set(r.id, r);
       return [200, this.#op(fam, r.id, CRUSOE_LATENCY.firewallRule, { kind: 'firewall-rule-applied', id: r.id })];
     }
@@ -1017,11 +1361,18 @@ export class CrusoeEmulator implements SandboxVmSource {
     const json = (k: SshKey) => {
       const blob = Buffer.from(k.publicKey.split(/\s+/)[1] ?? '', 'base64');
       const md5 = createHash('md5').update(blob).digest('hex').match(/../g)?.join(':') ?? '';
-      return { id: k.id, name: k.name, public_key: k.publicKey, created_at: '2026-01-01T00:00:00Z', fingerprints: { md5, sha256: createHash('sha256').update(blob).digest('base64').replace(/=+$/, '') } };
+      return {
+        id: k.id,
+        name: k.name,
+        public_key: k.publicKey,
+        created_at: '2026-01-01T00:00:00Z',
+        fingerprints: { md5, sha256: createHash('sha256').update(blob).digest('base64').replace(/=+$/, '') },
+      };
     };
     if (method === 'GET') return [200, { items: [...this.sshKeys.values()].map(json) }];
     if (method === 'POST') {
-      if (typeof body['public_key'] !== 'string' || !/^ssh-(ed25519|rsa) /.test(body['public_key'])) throw new ApiError(400, 'bad_request', 'public_key must be an OpenSSH public key');
+      if (typeof body['public_key'] !== 'string' || !/^ssh-(ed25519|rsa) /.test(body['public_key']))
+        throw new ApiError(400, 'bad_request', 'public_key must be an OpenSSH public key');
       const k: SshKey = { id: this.#uuid(), name: this.#name(body['name'], this.sshKeys.values(), 'SSH key'), publicKey: body['public_key'] };
       this.sshKeys.set(k.id, k);
       // CreateSSHKeyResponse wraps the key: `{"ssh_key": SSHKey}`.
@@ -1040,8 +1391,13 @@ export class CrusoeEmulator implements SandboxVmSource {
     const json = (p: Partition) => ({ id: p.id, name: p.name, ib_network_id: p.ibNetworkId });
     if (id === undefined && method === 'GET') return [200, { items: [...this.partitions.values()].map(json) }];
     if (id === undefined && method === 'POST') {
-      if (!CRUSOE_IB_NETWORKS.some((n) => n.id === body['ib_network_id'])) throw new ApiError(400, 'bad_request', `IB network ${String(body['ib_network_id'])} not found`);
-      const p: Partition = { id: this.#uuid(), name: this.#name(body['name'], this.partitions.values(), 'IB partition'), ibNetworkId: String(body['ib_network_id']) };
+      if (!CRUSOE_IB_NETWORKS.some((n) => n.id === body['ib_network_id']))
+        throw new ApiError(400, 'bad_request', `IB network ${String(body['ib_network_id'])} not found`);
+      const p: Partition = {
+        id: this.#uuid(),
+        name: this.#name(body['name'], this.partitions.values(), 'IB partition'),
+        ibNetworkId: String(body['ib_network_id']),
+      };
       this.partitions.set(p.id, p);
       return [200, json(p)];
     }
@@ -1067,8 +1423,18 @@ export class CrusoeEmulator implements SandboxVmSource {
       return { MajorMinorVersion: mm?.split('.').slice(0, 2).join('.'), PatchVersion: mm?.split('.')[2], BuildVersion: build };
     };
     return {
-      kubernetes_cluster_versions: CMK_CLUSTER_VERSIONS.map((v) => ({ cluster_version_name: v, tags: [], supported_features: ['oidc', ...(this.#autoclusters(v) ? ['autoclusters'] : [])], version_details: details(v) })),
-      kubernetes_node_pool_versions: CMK_NODE_POOL_VERSIONS.map((v) => ({ node_pool_version_name: v, tags: v.endsWith('-gb200') ? ['gb200'] : [], supported_features: ['node_taints', 'ephemeral_storage_for_containerd'], version_details: details(v) })),
+      kubernetes_cluster_versions: CMK_CLUSTER_VERSIONS.map((v) => ({
+        cluster_version_name: v,
+        tags: [],
+        supported_features: ['oidc', ...(this.#autoclusters(v) ? ['autoclusters'] : [])],
+        version_details: details(v),
+      })),
+      kubernetes_node_pool_versions: CMK_NODE_POOL_VERSIONS.map((v) => ({
+        node_pool_version_name: v,
+        tags: v.endsWith('-gb200') ? ['gb200'] : [],
+        supported_features: ['node_taints', 'ephemeral_storage_for_containerd'],
+        version_details: details(v),
+      })),
     };
   }
 
@@ -1080,13 +1446,32 @@ export class CrusoeEmulator implements SandboxVmSource {
 
   #clusterJson(c: Cluster): Json {
     return {
-      id: c.id, name: c.name, project_id: this.projectId, location: c.location, version: c.version, configuration: 'ha', state: c.state, subnet_id: c.subnetId,
-      dns_name: `${c.name}.crusoecloudcompute.com`, add_ons: c.addOns, node_pools: [...this.pools.values()].filter((p) => p.clusterId === c.id).map((p) => p.id),
-      private: c.private, kubelogin_args: {}, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+      id: c.id,
+      name: c.name,
+      project_id: this.projectId,
+      location: c.location,
+      version: c.version,
+      configuration: 'ha',
+      state: c.state,
+      subnet_id: c.subnetId,
+      dns_name: `${c.name}.crusoecloudcompute.com`,
+      add_ons: c.addOns,
+      node_pools: [...this.pools.values()].filter((p) => p.clusterId === c.id).map((p) => p.id),
+      private: c.private,
+      kubelogin_args: {},
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
     };
   }
 
-  #clusters(method: string, id: string | undefined, sub: string | undefined, subsub: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | Promise<[number, unknown]> {
+  #clusters(
+    method: string,
+    id: string | undefined,
+    sub: string | undefined,
+    subsub: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | Promise<[number, unknown]> {
     const fam = 'kubernetes/clusters';
     if (id === undefined && method === 'GET') {
       const name = query.get('cluster_name');
@@ -1096,7 +1481,8 @@ export class CrusoeEmulator implements SandboxVmSource {
       const checked = () => {
         const location = this.#location(body['location']);
         const version = String(body['version'] ?? '');
-        if (!CMK_CLUSTER_VERSIONS.includes(version)) throw new ApiError(400, 'bad_request', `unsupported cluster version "${version}"; available: ${CMK_CLUSTER_VERSIONS.join(', ')}`);
+        if (!CMK_CLUSTER_VERSIONS.includes(version))
+          throw new ApiError(400, 'bad_request', `unsupported cluster version "${version}"; available: ${CMK_CLUSTER_VERSIONS.join(', ')}`);
         const addOns = Array.isArray(body['add_ons']) ? (body['add_ons'] as unknown[]).map(String) : [];
         const unknown = addOns.filter((a) => !(CMK_ADDON_IDS as readonly string[]).includes(a));
         if (unknown.length) throw new ApiError(400, 'bad_request', `unknown add-ons: ${unknown.join(', ')}`);
@@ -1107,35 +1493,78 @@ export class CrusoeEmulator implements SandboxVmSource {
       const request = checked();
       // The control plane's keys take real time: generated before anything changes, then the request is checked
       // again (another may have taken the name meanwhile) and applied at once, so ids keep the order of requests.
-      return issueCmkPki({ seed: `${this.projectId}/${request.name}`, name: request.name, version: request.version, nowMs: this.#now() }).then((pki): [number, unknown] => {
-        const { location, version, addOns, subnet, name } = checked();
-        const c: Cluster = { id: this.#uuid(), name, location, version, subnetId: subnet.id, addOns, state: 'STATE_PROVISIONING', private: body['private'] === true, remediation: {}, fallback: false, runningAt: this.#now() + CRUSOE_LATENCY.cmkClusterCreate, pki };
-        this.clusters.set(c.id, c);
-        return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterCreate, { kind: 'cluster-created', id: c.id })];
-      });
+      return issueCmkPki({ seed: `${this.projectId}/${request.name}`, name: request.name, version: request.version, nowMs: this.#now() }).then(
+        (pki): [number, unknown] => {
+          const { location, version, addOns, subnet, name } = checked();
+          const c: Cluster = {
+            id: this.#uuid(),
+            name,
+            location,
+            version,
+            subnetId: subnet.id,
+            addOns,
+            state: 'STATE_PROVISIONING',
+            private: body['private'] === true,
+            remediation: {},
+            fallback: false,
+            runningAt: this.#now() + CRUSOE_LATENCY.cmkClusterCreate,
+            pki,
+          };
+          this.clusters.set(c.id, c);
+          return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterCreate, { kind: 'cluster-created', id: c.id })];
+        },
+      );
     }
     const c = id ? this.clusters.get(id) : undefined;
     if (!c) throw new ApiError(404, 'not_found', `Kubernetes cluster ${id ?? ''} not found`);
     if (sub === undefined && method === 'GET') return [200, this.#clusterJson(c)];
     if (sub === undefined && method === 'DELETE') {
-      if ([...this.pools.values()].some((p) => p.clusterId === c.id)) throw conflict('failed_precondition', `cluster ${c.name} still has node pools; delete them first`);
+      if ([...this.pools.values()].some((p) => p.clusterId === c.id))
+        throw conflict('failed_precondition', `cluster ${c.name} still has node pools; delete them first`);
       if (c.state === 'STATE_DELETING') return [200, this.#op(fam, c.id, 1_000, { kind: 'none' })];
       c.state = 'STATE_DELETING';
       return [200, this.#op(fam, c.id, CRUSOE_LATENCY.cmkClusterDelete, { kind: 'cluster-deleted', id: c.id })];
     }
     if (sub === 'get-credentials' && method === 'POST') {
       if (c.state !== 'STATE_RUNNING') throw conflict('failed_precondition', `cluster ${c.name} is ${c.state}`);
-      if (query.get('auth_type') && query.get('auth_type') !== 'admin_cert') throw new ApiError(400, 'bad_request', 'the sandbox models auth_type=admin_cert only');
+      if (query.get('auth_type') && query.get('auth_type') !== 'admin_cert')
+        throw new ApiError(400, 'bad_request', 'the sandbox models auth_type=admin_cert only');
       const server = `https://${cmkApiHost(c.name)}:${CMK_API_PORT}`;
       const { caPem, adminCertPem, adminKeyPem } = c.pki;
       const b64 = (s: string) => Buffer.from(s).toString('base64');
       const kubeConfig = [
-        'apiVersion: v1', 'kind: Config', `current-context: ${c.name}-admin`,
-        'clusters:', `- name: ${c.name}`, '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(caPem)}`,
-        'users:', `- name: ${c.name}-admin`, '  user:', `    client-certificate-data: ${b64(adminCertPem)}`, `    client-key-data: ${b64(adminKeyPem)}`,
-        'contexts:', `- name: ${c.name}-admin`, '  context:', `    cluster: ${c.name}`, `    user: ${c.name}-admin`, '',
+        'apiVersion: v1',
+        'kind: Config',
+        `current-context: ${c.name}-admin`,
+        'clusters:',
+        `- name: ${c.name}`,
+        '  cluster:',
+        `    server: ${server}`,
+        `    certificate-authority-data: ${b64(caPem)}`,
+        'users:',
+        `- name: ${c.name}-admin`,
+        '  user:',
+        `    client-certificate-data: ${b64(adminCertPem)}`,
+        `    client-key-data: ${b64(adminKeyPem)}`,
+        'contexts:',
+        `- name: ${c.name}-admin`,
+        '  context:',
+        `    cluster: ${c.name}`,
+        `    user: ${c.name}-admin`,
+        '',
       ].join('\n');
-      return [200, { kube_config: kubeConfig, cluster_name: c.name, cluster_address: server, cluster_ca_certificate: caPem, user_name: 'admin', user_client_certificate: adminCertPem, user_client_key: adminKeyPem }];
+      return [
+        200,
+        {
+          kube_config: kubeConfig,
+          cluster_name: c.name,
+          cluster_address: server,
+          cluster_ca_certificate: caPem,
+          user_name: 'admin',
+          user_client_certificate: adminCertPem,
+          user_client_key: adminKeyPem,
+        },
+      ];
     }
     if (sub === 'autoclusters' && subsub === 'config') {
       if (!this.#autoclusters(c.version)) throw new ApiError(400, 'failed_precondition', `AutoClusters needs a newer cluster version than ${c.version}`);
@@ -1147,10 +1576,23 @@ export class CrusoeEmulator implements SandboxVmSource {
           if (o['action'] !== 'REPLACE_NODE' && o['action'] !== 'OFF') throw new ApiError(400, 'bad_request', 'action must be REPLACE_NODE or OFF');
           c.remediation[issue] = o['action'];
         }
-        for (const issue of Array.isArray(body['remove_remediation_overrides']) ? (body['remove_remediation_overrides'] as unknown[]) : []) delete c.remediation[String(issue)];
+        for (const issue of Array.isArray(body['remove_remediation_overrides']) ? (body['remove_remediation_overrides'] as unknown[]) : [])
+          delete c.remediation[String(issue)];
       }
       if (method === 'GET' || method === 'PATCH') {
-        return [200, { fallback_to_project_reservations: c.fallback, remediation_configs: REMEDIATION_ISSUES.map((issue) => ({ issue_name: issue, default_action: 'REPLACE_NODE', ...(c.remediation[issue] ? { user_override: c.remediation[issue] } : {}), effective_action: c.remediation[issue] ?? 'REPLACE_NODE' })), updated_at: this.#iso(this.#now()) }];
+        return [
+          200,
+          {
+            fallback_to_project_reservations: c.fallback,
+            remediation_configs: REMEDIATION_ISSUES.map((issue) => ({
+              issue_name: issue,
+              default_action: 'REPLACE_NODE',
+              ...(c.remediation[issue] ? { user_override: c.remediation[issue] } : {}),
+              effective_action: c.remediation[issue] ?? 'REPLACE_NODE',
+            })),
+            updated_at: this.#iso(this.#now()),
+          },
+        ];
       }
     }
     throw new ApiError(400, 'bad_request', `${method} ${sub ?? ''} on a cluster is not modelled by the sandbox`);
@@ -1166,7 +1608,21 @@ export class CrusoeEmulator implements SandboxVmSource {
       [`cmk-cp-ssh-access-cp-${short}`, ['22'], '192.0.2.0/24'],
     ];
     for (const [name, ports, source] of rules) {
-      const r: FwRule = { id: this.#uuid(), name, networkId: subnet.networkId, action: 'allow', direction: 'ingress', protocols: ['tcp'], sources: [{ cidr: source }], sourcePorts: [], destinations: [{ resource_id: c.id }], destinationPorts: ports, state: 'active', isDefault: false, owner: c.name };
+      const r: FwRule = {
+        id: this.#uuid(),
+        name,
+        networkId: subnet.networkId,
+        action: 'allow',
+        direction: 'ingress',
+        protocols: ['tcp'],
+        sources: [{ cidr: source }],
+        sourcePorts: [],
+        destinations: [{ resource_id: c.id }],
+        destinationPorts: ports,
+        state: 'active',
+        isDefault: false,
+        owner: c.name,
+      };
       this.firewallRules.set(r.id, r);
     }
   }
@@ -1174,9 +1630,23 @@ export class CrusoeEmulator implements SandboxVmSource {
   #poolJson(p: Pool): Json {
     const vms = [...this.vms.values()].filter((v) => v.nodePoolId === p.id);
     return {
-      id: p.id, name: p.name, cluster_id: p.clusterId, project_id: this.projectId, type: p.type.product_name, count: p.count, image_id: `cmk-${p.version}`,
-      instance_ids: vms.map((v) => v.id), instance_details: vms.map((v) => ({ id: v.id, using_latest_config: v.image === `cmk-worker:${p.version}` })), node_labels: p.labels, node_taints: p.taints,
-      subnet_id: p.subnetId, reservation_id: '', ephemeral_storage_for_containerd: false, state: p.state, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+      id: p.id,
+      name: p.name,
+      cluster_id: p.clusterId,
+      project_id: this.projectId,
+      type: p.type.product_name,
+      count: p.count,
+      image_id: `cmk-${p.version}`,
+      instance_ids: vms.map((v) => v.id),
+      instance_details: vms.map((v) => ({ id: v.id, using_latest_config: v.image === `cmk-worker:${p.version}` })),
+      node_labels: p.labels,
+      node_taints: p.taints,
+      subnet_id: p.subnetId,
+      reservation_id: '',
+      ephemeral_storage_for_containerd: false,
+      state: p.state,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
     };
   }
 
@@ -1187,7 +1657,18 @@ export class CrusoeEmulator implements SandboxVmSource {
     this.#checkCapacity(cluster.location, p.type, 1);
     p.nextIndex += 1;
     // Running after the VM create; joining and the CNI are the Kubernetes simulation's (see CRUSOE_LATENCY).
-    const vm = this.#newVm({ name: `np-${p.hex}-${p.nextIndex}`, type: p.type, location: cluster.location, image: `cmk-worker:${p.version}`, subnet, publicIpType: 'dynamic', ...(p.partitionId ? { partitionId: p.partitionId } : {}), nodePoolId: p.id, startupScript: '', bootMs: CRUSOE_LATENCY.vmCreate });
+    const vm = this.#newVm({
+      name: `np-${p.hex}-${p.nextIndex}`,
+      type: p.type,
+      location: cluster.location,
+      image: `cmk-worker:${p.version}`,
+      subnet,
+      publicIpType: 'dynamic',
+      ...(p.partitionId ? { partitionId: p.partitionId } : {}),
+      nodePoolId: p.id,
+      startupScript: '',
+      bootMs: CRUSOE_LATENCY.vmCreate,
+    });
     // CMK's node identity (crusoe-notes.md, "Node identity"): the pool's labels and taints as they are now, CMK's own
     // labels, and the providerID the autoscaler matches VMs by. Named as the VM (real nodes add `.<location>.compute.internal`).
     const type = p.type.product_name;
@@ -1204,7 +1685,11 @@ export class CrusoeEmulator implements SandboxVmSource {
         'node.kubernetes.io/instance-type': type,
         ...(type.startsWith('gb200') ? { 'kubernetes.io/arch': 'arm64' } : {}),
       },
-      taints: p.taints.map((t) => ({ key: String(t['key']), ...(t['value'] !== undefined && t['value'] !== null ? { value: String(t['value']) } : {}), effect: String(t['effect']) })),
+      taints: p.taints.map((t) => ({
+        key: String(t['key']),
+        ...(t['value'] !== undefined && t['value'] !== null ? { value: String(t['value']) } : {}),
+        effect: String(t['effect']),
+      })),
       providerId: `crusoe://${vm.id}`,
       kubeletVersion: cmkKubernetesVersion(p.version),
     };
@@ -1215,8 +1700,10 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value) || value.length > 50) throw new ApiError(400, 'bad_request', 'node_taints must be a list of at most 50 taints');
     for (const t of value as Json[]) {
-      if (typeof t['key'] !== 'string' || t['key'].startsWith('crusoe.ai/')) throw new ApiError(400, 'bad_request', `taint key ${String(t['key'])} is invalid or reserved (crusoe.ai/)`);
-      if (!['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(String(t['effect']))) throw new ApiError(400, 'bad_request', `taint effect ${String(t['effect'])} is invalid`);
+      if (typeof t['key'] !== 'string' || t['key'].startsWith('crusoe.ai/'))
+        throw new ApiError(400, 'bad_request', `taint key ${String(t['key'])} is invalid or reserved (crusoe.ai/)`);
+      if (!['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(String(t['effect'])))
+        throw new ApiError(400, 'bad_request', `taint effect ${String(t['effect'])} is invalid`);
     }
     return value as Json[];
   }
@@ -1234,16 +1721,41 @@ export class CrusoeEmulator implements SandboxVmSource {
       const type = this.#type(body['product_name']);
       const count = Number(body['count']);
       if (!Number.isInteger(count) || count < 0) throw new ApiError(400, 'bad_request', 'count must be a non-negative integer');
-      const version = typeof body['node_pool_version'] === 'string' ? body['node_pool_version'] : CMK_NODE_POOL_VERSIONS.filter((v) => v.startsWith(cluster.version.split('.').slice(0, 2).join('.')) && !v.endsWith('-gb200')).at(-1) ?? '';
+      const version =
+        typeof body['node_pool_version'] === 'string'
+          ? body['node_pool_version']
+          : (CMK_NODE_POOL_VERSIONS.filter((v) => v.startsWith(cluster.version.split('.').slice(0, 2).join('.')) && !v.endsWith('-gb200')).at(-1) ?? '');
       if (!CMK_NODE_POOL_VERSIONS.includes(version)) throw new ApiError(400, 'bad_request', `unsupported node pool version "${version}"`);
-      const partitionId = typeof body['transport_partition_id'] === 'string' ? body['transport_partition_id'] : typeof body['ib_partition_id'] === 'string' ? body['ib_partition_id'] : undefined;
+      const partitionId =
+        typeof body['transport_partition_id'] === 'string'
+          ? body['transport_partition_id']
+          : typeof body['ib_partition_id'] === 'string'
+            ? body['ib_partition_id']
+            : undefined;
       this.#checkPartition(type, cluster.location, partitionId);
       this.#checkCapacity(cluster.location, type, count);
       const subnetId = typeof body['subnet_id'] === 'string' ? body['subnet_id'] : cluster.subnetId;
       const p: Pool = {
-        id: this.#uuid(), name: this.#name(body['name'], [...this.pools.values()].filter((x) => x.clusterId === cluster.id), 'node pool'), clusterId: cluster.id, type, count, version,
-        labels: (body['node_labels'] as Record<string, string> | undefined) ?? {}, taints: this.#taints(body['node_taints']), subnetId, ...(partitionId ? { partitionId } : {}), state: 'STATE_PROVISIONING', nextIndex: 0,
-        hex: createHash('sha256').update(`${cluster.id}/${String(body['name'])}`).digest('hex').slice(0, 8),
+        id: this.#uuid(),
+        name: this.#name(
+          body['name'],
+          [...this.pools.values()].filter((x) => x.clusterId === cluster.id),
+          'node pool',
+        ),
+        clusterId: cluster.id,
+        type,
+        count,
+        version,
+        labels: (body['node_labels'] as Record<string, string> | undefined) ?? {},
+        taints: this.#taints(body['node_taints']),
+        subnetId,
+        ...(partitionId ? { partitionId } : {}),
+        state: 'STATE_PROVISIONING',
+        nextIndex: 0,
+        hex: createHash('sha256')
+          .update(`${cluster.id}/${String(body['name'])}`)
+          .digest('hex')
+          .slice(0, 8),
       };
       this.pools.set(p.id, p);
       let created = 0;
@@ -1258,8 +1770,20 @@ export class CrusoeEmulator implements SandboxVmSource {
     if (sub === 'vms' && method === 'GET') {
       const vms = [...this.vms.values()].filter((v) => v.nodePoolId === p.id).sort((x, y) => x.seq - y.seq);
       const limit = Math.min(100, Number(query.get('limit') ?? 25) || 25);
-      const offset = Number(Buffer.from(query.get('next_token') ?? '', 'base64').toString('utf8').replace('offset:', '')) || 0;
-      return [200, { items: vms.slice(offset, offset + limit).map((v) => this.#vmJson(v)), next_token: offset + limit < vms.length ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '', prev_token: '' }];
+      const offset =
+        Number(
+          Buffer.from(query.get('next_token') ?? '', 'base64')
+            .toString('utf8')
+            .replace('offset:', ''),
+        ) || 0;
+      return [
+        200,
+        {
+          items: vms.slice(offset, offset + limit).map((v) => this.#vmJson(v)),
+          next_token: offset + limit < vms.length ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '',
+          prev_token: '',
+        },
+      ];
     }
     if (sub === undefined && method === 'GET') return [200, this.#poolJson(p)];
     if (sub === undefined && method === 'PATCH') {
@@ -1272,7 +1796,8 @@ export class CrusoeEmulator implements SandboxVmSource {
       const liveVms = [...this.vms.values()].filter((v) => v.nodePoolId === p.id && v.state !== 'STATE_DELETING').length;
       if (cluster && count > liveVms) this.#checkCapacity(cluster.location, p.type, count - liveVms);
       if (body['node_pool_version'] !== undefined && body['node_pool_version'] !== null && body['node_pool_version'] !== '') {
-        if (!CMK_NODE_POOL_VERSIONS.includes(String(body['node_pool_version']))) throw new ApiError(400, 'bad_request', `unsupported node pool version "${String(body['node_pool_version'])}"`);
+        if (!CMK_NODE_POOL_VERSIONS.includes(String(body['node_pool_version'])))
+          throw new ApiError(400, 'bad_request', `unsupported node pool version "${String(body['node_pool_version'])}"`);
         p.version = String(body['node_pool_version']);
       }
       if (body['node_labels'] !== undefined && body['node_labels'] !== null) p.labels = body['node_labels'] as Record<string, string>;

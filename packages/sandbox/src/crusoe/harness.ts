@@ -43,7 +43,11 @@ export class CrusoeSandbox implements ConformanceSandbox {
     const random = seededRandom(options.seed ?? 1);
     this.faults = new FaultInjector(random);
     this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
-    this.emulator = new CrusoeEmulator(this.context, { keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey }, projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, ...options.emulator });
+    this.emulator = new CrusoeEmulator(this.context, {
+      keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey },
+      projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+      ...options.emulator,
+    });
     this.#server = interceptHttp(...this.emulator.handlers());
     // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
     this.#server.listen({ onUnhandledRequest: refuseUnserved() });

@@ -18,17 +18,40 @@ afterEach(() => {
   sandbox = undefined;
 });
 
-async function call(world: CrusoeSandbox, method: string, path: string, options: { query?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; json: Json }> {
+async function call(
+  world: CrusoeSandbox,
+  method: string,
+  path: string,
+  options: { query?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; json: Json }> {
   const query = buildQuery(options.query ?? {});
   const full = path.startsWith('/') ? path.slice(1) : `projects/${CREDS.projectId}/${path}`;
   const timestamp = crusoeTimestamp(world.clock.now());
-  const authorization = authorizationHeader({ method, path: `/v1/${full}`, rawQuery: query, timestamp, accessKeyId: CREDS.accessKeyId, secretKey: CREDS.secretKey });
-  const response = await fetch(`${CRUSOE_API}/${full}${query ? `?${query}` : ''}`, { method, headers: { authorization, 'x-crusoe-timestamp': timestamp, 'content-type': 'application/json' }, ...(options.body ? { body: JSON.stringify(options.body) } : {}) });
+  const authorization = authorizationHeader({
+    method,
+    path: `/v1/${full}`,
+    rawQuery: query,
+    timestamp,
+    accessKeyId: CREDS.accessKeyId,
+    secretKey: CREDS.secretKey,
+  });
+  const response = await fetch(`${CRUSOE_API}/${full}${query ? `?${query}` : ''}`, {
+    method,
+    headers: { authorization, 'x-crusoe-timestamp': timestamp, 'content-type': 'application/json' },
+    ...(options.body ? { body: JSON.stringify(options.body) } : {}),
+  });
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Json) : {} };
 }
 
-const vm = (name: string, extra: Json = {}) => ({ name, type: 'c1a.2x', location: 'us-east1-a', image: 'ubuntu22.04:latest', ssh_public_key: 'ssh-ed25519 AAAA k', ...extra });
+const vm = (name: string, extra: Json = {}) => ({
+  name,
+  type: 'c1a.2x',
+  location: 'us-east1-a',
+  image: 'ubuntu22.04:latest',
+  ssh_public_key: 'ssh-ed25519 AAAA k',
+  ...extra,
+});
 
 /** Three VMs, one with a data disk, as the API lists them (sorted by creation). */
 async function threeVms(seed: number): Promise<{ world: CrusoeSandbox; vms: Json[] }> {
@@ -97,26 +120,33 @@ describe('Crusoe VMs as the API describes them', () => {
     expect(ips['private_ipv4']).toMatchObject({ address: expect.stringMatching(/^172\.27\./) as unknown });
   });
 
-  it('describes an InfiniBand VM\'s host channel adapter with its GUID and its IB network, as HostChannelAdapter requires', async () => {
+  it("describes an InfiniBand VM's host channel adapter with its GUID and its IB network, as HostChannelAdapter requires", async () => {
     sandbox = new CrusoeSandbox();
     const world = sandbox;
     const networks = (await call(world, 'GET', 'networking/ib-networks')).json['items'] as Json[];
     const east = networks.find((n) => n['location'] === 'us-east1-a') as Json;
     const partition = (await call(world, 'POST', 'networking/ib-partitions', { body: { name: 'ib-1', ib_network_id: east['id'] } })).json;
-    const ibVm = (name: string) => vm(name, { type: 'h100-80gb-sxm-ib.8x', image: 'ubuntu22.04-nvidia-sxm-docker:latest', host_channel_adapters: [{ ib_partition_id: partition['id'] }] });
+    const ibVm = (name: string) =>
+      vm(name, { type: 'h100-80gb-sxm-ib.8x', image: 'ubuntu22.04-nvidia-sxm-docker:latest', host_channel_adapters: [{ ib_partition_id: partition['id'] }] });
     await call(world, 'POST', 'compute/vms/instances', { body: ibVm('g-1') });
     await call(world, 'POST', 'compute/vms/instances', { body: ibVm('g-2') });
     const vms = (await call(world, 'GET', 'compute/vms/instances', { query: { sort: 'created_at' } })).json['items'] as Json[];
     const hcas = vms.map((v) => (v['host_channel_adapters'] as Json[])[0] as Json);
     for (const h of hcas) {
       for (const key of HCA_REQUIRED) expect(h).toHaveProperty(key);
-      expect(h).toMatchObject({ type: 'infiniband', ib_partition_id: partition['id'], transport_partition_id: partition['id'], ib_network_id: east['id'], transport_network_id: east['id'] });
+      expect(h).toMatchObject({
+        type: 'infiniband',
+        ib_partition_id: partition['id'],
+        transport_partition_id: partition['id'],
+        ib_network_id: east['id'],
+        transport_network_id: east['id'],
+      });
       expect(h['guid']).toMatch(/^([0-9a-f]{4}:){3}[0-9a-f]{4}$/);
     }
     expect(hcas[0]?.['guid']).not.toBe(hcas[1]?.['guid']);
   });
 
-  it('answers an SSH key create with CreateSSHKeyResponse (`ssh_key`) and gives OpenSSH\'s MD5 and SHA256 fingerprints', async () => {
+  it("answers an SSH key create with CreateSSHKeyResponse (`ssh_key`) and gives OpenSSH's MD5 and SHA256 fingerprints", async () => {
     sandbox = new CrusoeSandbox();
     // The fingerprints are what `ssh-keygen -l -E sha256` and `-E md5` print for this key.
     const publicKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl kubeplane';

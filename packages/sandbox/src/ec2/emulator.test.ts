@@ -1,5 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CreateSubnetCommand, CreateVpcCommand, DeleteVpcCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeRegionsCommand, paginateDescribeInstanceTypeOfferings, EC2Client, RunInstancesCommand, TerminateInstancesCommand, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
+import {
+  CreateSubnetCommand,
+  CreateVpcCommand,
+  DeleteVpcCommand,
+  DescribeInstancesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeRegionsCommand,
+  paginateDescribeInstanceTypeOfferings,
+  EC2Client,
+  RunInstancesCommand,
+  TerminateInstancesCommand,
+  paginateDescribeInstances,
+  type Instance,
+} from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
 import type { AwsCall } from '../aws-calls.js';
 
@@ -10,18 +24,36 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const client = (secretAccessKey: string = SANDBOX_CREDENTIALS.awsSecretAccessKey, accessKeyId: string = SANDBOX_CREDENTIALS.awsAccessKeyId) => new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
+const client = (secretAccessKey: string = SANDBOX_CREDENTIALS.awsSecretAccessKey, accessKeyId: string = SANDBOX_CREDENTIALS.awsAccessKeyId) =>
+  new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
 const run = (token?: string, tags: Record<string, string> = {}, userData = '') =>
-  new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small', ...(token ? { ClientToken: token } : {}), UserData: Buffer.from(userData).toString('base64'), TagSpecifications: [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }] });
-const offeringsOfGpu = (locationType: 'region' | 'availability-zone') => new DescribeInstanceTypeOfferingsCommand({ LocationType: locationType, Filters: [{ Name: 'instance-type', Values: ['g5.xlarge'] }] });
-const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: { name?: string }) => e.name);
+  new RunInstancesCommand({
+    MinCount: 1,
+    MaxCount: 1,
+    ImageId: 'ami-0ubuntu2404amd64',
+    InstanceType: 't3.small',
+    ...(token ? { ClientToken: token } : {}),
+    UserData: Buffer.from(userData).toString('base64'),
+    TagSpecifications: [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }],
+  });
+const offeringsOfGpu = (locationType: 'region' | 'availability-zone') =>
+  new DescribeInstanceTypeOfferingsCommand({ LocationType: locationType, Filters: [{ Name: 'instance-type', Values: ['g5.xlarge'] }] });
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: { name?: string }) => e.name,
+  );
 
 describe('EC2 emulator (wire format)', () => {
   it('lists the Regions the account has enabled, and with AllRegions the opt-in ones it has not, each with its optInStatus', async () => {
     const ec2 = client();
     const enabled = (await ec2.send(new DescribeRegionsCommand({}))).Regions ?? [];
     expect(enabled.map((r) => r.RegionName).sort()).toEqual([...sandbox.ec2Regions.keys()].sort());
-    expect(enabled.find((r) => r.RegionName === 'eu-central-2')).toEqual({ RegionName: 'eu-central-2', Endpoint: 'ec2.eu-central-2.amazonaws.com', OptInStatus: 'opted-in' });
+    expect(enabled.find((r) => r.RegionName === 'eu-central-2')).toEqual({
+      RegionName: 'eu-central-2',
+      Endpoint: 'ec2.eu-central-2.amazonaws.com',
+      OptInStatus: 'opted-in',
+    });
     const all = (await ec2.send(new DescribeRegionsCommand({ AllRegions: true }))).Regions ?? [];
     expect(all.find((r) => r.RegionName === 'ap-east-1')?.OptInStatus).toBe('not-opted-in');
     expect(all.some((r) => r.RegionName === 'eu-central-9')).toBe(false);
@@ -40,13 +72,26 @@ describe('EC2 emulator (wire format)', () => {
     expect(zones.sort()).toEqual(['eu-central-1a', 'eu-central-1b']);
     const inRegion = await ec2.send(offeringsOfGpu('region'));
     expect(inRegion.InstanceTypeOfferings).toEqual([{ InstanceType: 'g5.xlarge', LocationType: 'region', Location: 'eu-central-1' }]);
-    const launch = (zone: string) => ec2.send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 'g5.xlarge', Placement: { AvailabilityZone: zone } }));
+    const launch = (zone: string) =>
+      ec2.send(
+        new RunInstancesCommand({
+          MinCount: 1,
+          MaxCount: 1,
+          ImageId: 'ami-0ubuntu2404amd64',
+          InstanceType: 'g5.xlarge',
+          Placement: { AvailabilityZone: zone },
+        }),
+      );
     expect(await codeOf(launch('eu-central-1c'))).toBe('Unsupported');
     expect(await codeOf(launch('eu-central-1b'))).toBe('ok');
   });
 
   it('describes only the instance types of its own Region', async () => {
-    const stockholm = new EC2Client({ region: 'eu-north-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
+    const stockholm = new EC2Client({
+      region: 'eu-north-1',
+      credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+      maxAttempts: 1,
+    });
     const names = ((await stockholm.send(new DescribeInstanceTypesCommand({}))).InstanceTypes ?? []).map((t) => t.InstanceType);
     expect(names).toContain('t3.medium');
     expect(names).not.toContain('g5.xlarge');
@@ -69,7 +114,10 @@ describe('EC2 emulator (wire format)', () => {
     }
     const seen: Instance[] = [];
     let pages = 0;
-    for await (const page of paginateDescribeInstances({ client: ec2, pageSize: 5 }, { Filters: [{ Name: 'tag:kubeplane.dev/cluster-id', Values: ['c1'] }], MaxResults: 5 })) {
+    for await (const page of paginateDescribeInstances(
+      { client: ec2, pageSize: 5 },
+      { Filters: [{ Name: 'tag:kubeplane.dev/cluster-id', Values: ['c1'] }], MaxResults: 5 },
+    )) {
       pages += 1;
       for (const r of page.Reservations ?? []) seen.push(...(r.Instances ?? []));
     }
@@ -120,20 +168,30 @@ describe('EC2 emulator (wire format)', () => {
 });
 
 describe('EC2 emulator: instance metadata options', () => {
-  const describeOne = async (ec2: EC2Client, id: string) => (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0];
+  const describeOne = async (ec2: EC2Client, id: string) =>
+    (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0];
 
   it("reports EC2's defaults when RunInstances sets none: IMDSv1 allowed, hop limit 1, endpoint enabled", async () => {
     const ec2 = client();
     const id = (await ec2.send(run())).Instances?.[0]?.InstanceId ?? '';
     const pending = await describeOne(ec2, id);
-    expect(pending?.MetadataOptions).toEqual({ State: 'pending', HttpTokens: 'optional', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled', HttpProtocolIpv6: 'disabled', InstanceMetadataTags: 'disabled' });
+    expect(pending?.MetadataOptions).toEqual({
+      State: 'pending',
+      HttpTokens: 'optional',
+      HttpPutResponseHopLimit: 1,
+      HttpEndpoint: 'enabled',
+      HttpProtocolIpv6: 'disabled',
+      InstanceMetadataTags: 'disabled',
+    });
     sandbox.clock.advance(120_000);
     expect((await describeOne(ec2, id))?.MetadataOptions?.State).toBe('applied');
   });
 
   it('keeps and reports the options RunInstances was given', async () => {
     const ec2 = client();
-    const out = await ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } }));
+    const out = await ec2.send(
+      new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } }),
+    );
     expect(out.Instances?.[0]?.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' });
     const id = out.Instances?.[0]?.InstanceId ?? '';
     expect((await describeOne(ec2, id))?.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' });
@@ -143,23 +201,46 @@ describe('EC2 emulator: instance metadata options', () => {
   it('refuses a hop limit outside 1-64 and an unknown token mode', async () => {
     const ec2 = client();
     expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpPutResponseHopLimit: 65 } })))).toBe('InvalidParameterValue');
-    expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'sometimes' as never } })))).toBe('InvalidParameterValue');
+    expect(await codeOf(ec2.send(new RunInstancesCommand({ ...run().input, MetadataOptions: { HttpTokens: 'sometimes' as never } })))).toBe(
+      'InvalidParameterValue',
+    );
   });
 });
 
 describe('EC2 emulator: the audit of calls (sandbox.onAwsCall)', () => {
   it('tells a listener of each signed request, before it is served, with the resources it names and their tags — never the user-data', async () => {
     const ec2 = client();
-    const vpc = (await ec2.send(new CreateVpcCommand({ CidrBlock: '10.1.0.0/16', TagSpecifications: [{ ResourceType: 'vpc', Tags: [{ Key: 'kubeplane.dev/cluster-id', Value: 'c1' }] }] }))).Vpc?.VpcId ?? '';
+    const vpc =
+      (
+        await ec2.send(
+          new CreateVpcCommand({
+            CidrBlock: '10.1.0.0/16',
+            TagSpecifications: [{ ResourceType: 'vpc', Tags: [{ Key: 'kubeplane.dev/cluster-id', Value: 'c1' }] }],
+          }),
+        )
+      ).Vpc?.VpcId ?? '';
     const calls: AwsCall[] = [];
     const stop = sandbox.onAwsCall((c) => calls.push(c));
-    const subnet = (await ec2.send(new CreateSubnetCommand({ VpcId: vpc, CidrBlock: '10.1.1.0/24', TagSpecifications: [{ ResourceType: 'subnet', Tags: [{ Key: 'kubeplane.dev/cluster-id', Value: 'c1' }] }] }))).Subnet?.SubnetId ?? '';
+    const subnet =
+      (
+        await ec2.send(
+          new CreateSubnetCommand({
+            VpcId: vpc,
+            CidrBlock: '10.1.1.0/24',
+            TagSpecifications: [{ ResourceType: 'subnet', Tags: [{ Key: 'kubeplane.dev/cluster-id', Value: 'c1' }] }],
+          }),
+        )
+      ).Subnet?.SubnetId ?? '';
     await ec2.send(new RunInstancesCommand({ ...run(undefined, { 'kubeplane.dev/cluster-id': 'c1' }, 'secret user-data').input, SubnetId: subnet }));
     await codeOf(ec2.send(new DeleteVpcCommand({ VpcId: 'vpc-0000000000000dead' })));
     stop();
     await ec2.send(new DescribeInstancesCommand({}));
 
-    expect(calls.map((c) => `${c.service} ${c.action} ${c.region}`)).toEqual(['ec2 CreateSubnet eu-central-1', 'ec2 RunInstances eu-central-1', 'ec2 DeleteVpc eu-central-1']);
+    expect(calls.map((c) => `${c.service} ${c.action} ${c.region}`)).toEqual([
+      'ec2 CreateSubnet eu-central-1',
+      'ec2 RunInstances eu-central-1',
+      'ec2 DeleteVpc eu-central-1',
+    ]);
     expect(calls[0]?.resources).toEqual([
       { type: 'subnet', id: '*', tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: true },
       { type: 'vpc', id: vpc, tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: false },

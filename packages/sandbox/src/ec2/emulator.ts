@@ -61,8 +61,43 @@ function gpuInfo(type: (typeof EC2_INSTANCE_TYPES)[number]): string {
  * with AllRegions lists them all; the sandbox account has the Regions the sandbox serves enabled, and no other.
  */
 export const AWS_REGIONS: ReadonlyArray<{ name: string; optIn: boolean }> = [
-  ...['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'sa-east-1', 'eu-central-1', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'eu-north-1', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-southeast-1', 'ap-southeast-2', 'ap-south-1'].map((name) => ({ name, optIn: false })),
-  ...['af-south-1', 'ap-east-1', 'ap-east-2', 'ap-south-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5', 'ap-southeast-7', 'ca-west-1', 'eu-central-2', 'eu-south-1', 'eu-south-2', 'il-central-1', 'me-central-1', 'me-south-1', 'mx-central-1'].map((name) => ({ name, optIn: true })),
+  ...[
+    'us-east-1',
+    'us-east-2',
+    'us-west-1',
+    'us-west-2',
+    'ca-central-1',
+    'sa-east-1',
+    'eu-central-1',
+    'eu-west-1',
+    'eu-west-2',
+    'eu-west-3',
+    'eu-north-1',
+    'ap-northeast-1',
+    'ap-northeast-2',
+    'ap-northeast-3',
+    'ap-southeast-1',
+    'ap-southeast-2',
+    'ap-south-1',
+  ].map((name) => ({ name, optIn: false })),
+  ...[
+    'af-south-1',
+    'ap-east-1',
+    'ap-east-2',
+    'ap-south-2',
+    'ap-southeast-3',
+    'ap-southeast-4',
+    'ap-southeast-5',
+    'ap-southeast-7',
+    'ca-west-1',
+    'eu-central-2',
+    'eu-south-1',
+    'eu-south-2',
+    'il-central-1',
+    'me-central-1',
+    'me-south-1',
+    'mx-central-1',
+  ].map((name) => ({ name, optIn: true })),
 ];
 
 /**
@@ -103,12 +138,28 @@ function imageFor(id: string, arch: string): { id: string; name: string; arch: s
 
 type Tags = Record<string, string>;
 export interface Instance {
-  id: string; reservationId: string; type: string; imageId: string; zone: string; subnetId?: string; vpcId?: string;
-  groups: string[]; keyName?: string; tags: Tags; launchedAt: number; visibleAt: number; runningAt: number;
-  terminatedAt?: number; terminateRequestedAt?: number;
+  id: string;
+  reservationId: string;
+  type: string;
+  imageId: string;
+  zone: string;
+  subnetId?: string;
+  vpcId?: string;
+  groups: string[];
+  keyName?: string;
+  tags: Tags;
+  launchedAt: number;
+  visibleAt: number;
+  runningAt: number;
+  terminatedAt?: number;
+  terminateRequestedAt?: number;
   /** StopInstances: when it was asked and when the instance is `stopped`; StartInstances clears both. */
-  stopRequestedAt?: number; stoppedAt?: number;
-  privateIp: string; publicIp?: string; clientToken?: string; userDataBytes: number;
+  stopRequestedAt?: number;
+  stoppedAt?: number;
+  privateIp: string;
+  publicIp?: string;
+  clientToken?: string;
+  userDataBytes: number;
   /** Absent in snapshots taken before the emulator kept it: EC2's defaults then. */
   metadataOptions?: MetadataOptions;
   /** Base64, as received; kept in memory for the simulated kubelets (it holds bootstrap tokens), never in the inventory. */
@@ -119,19 +170,41 @@ export interface Instance {
  * (`metadataOptions`, InstanceMetadataOptionsResponse). What a request leaves out takes EC2's default: tokens
  * optional (IMDSv1 on), hop limit 1, endpoint enabled; IPv6 endpoint and instance tags disabled.
  */
-export interface MetadataOptions { httpTokens: 'optional' | 'required'; httpPutResponseHopLimit: number; httpEndpoint: 'enabled' | 'disabled'; httpProtocolIpv6: 'enabled' | 'disabled'; instanceMetadataTags: 'enabled' | 'disabled' }
-export const DEFAULT_METADATA_OPTIONS: MetadataOptions = { httpTokens: 'optional', httpPutResponseHopLimit: 1, httpEndpoint: 'enabled', httpProtocolIpv6: 'disabled', instanceMetadataTags: 'disabled' };
+export interface MetadataOptions {
+  httpTokens: 'optional' | 'required';
+  httpPutResponseHopLimit: number;
+  httpEndpoint: 'enabled' | 'disabled';
+  httpProtocolIpv6: 'enabled' | 'disabled';
+  instanceMetadataTags: 'enabled' | 'disabled';
+}
+export const DEFAULT_METADATA_OPTIONS: MetadataOptions = {
+  httpTokens: 'optional',
+  httpPutResponseHopLimit: 1,
+  httpEndpoint: 'enabled',
+  httpProtocolIpv6: 'disabled',
+  instanceMetadataTags: 'disabled',
+};
 
 function metadataOptionsOf(p: URLSearchParams): MetadataOptions {
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const value = p.get(`MetadataOptions.${name}`);
     if (value === null) return fallback;
-    if (!(allowed as readonly string[]).includes(value)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${value}) for parameter MetadataOptions.${name} is invalid. Valid values: ${allowed.join(', ')}.`);
+    if (!(allowed as readonly string[]).includes(value))
+      throw new Ec2Error(
+        400,
+        'InvalidParameterValue',
+        `Value (${value}) for parameter MetadataOptions.${name} is invalid. Valid values: ${allowed.join(', ')}.`,
+      );
     return value as T;
   };
   const hop = p.get('MetadataOptions.HttpPutResponseHopLimit');
   const hops = hop === null ? DEFAULT_METADATA_OPTIONS.httpPutResponseHopLimit : Number(hop);
-  if (!Number.isInteger(hops) || hops < 1 || hops > 64) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${hop ?? ''}) for parameter MetadataOptions.HttpPutResponseHopLimit is invalid. It must be an integer from 1 to 64.`);
+  if (!Number.isInteger(hops) || hops < 1 || hops > 64)
+    throw new Ec2Error(
+      400,
+      'InvalidParameterValue',
+      `Value (${hop ?? ''}) for parameter MetadataOptions.HttpPutResponseHopLimit is invalid. It must be an integer from 1 to 64.`,
+    );
   return {
     httpTokens: oneOf('HttpTokens', ['optional', 'required'] as const, DEFAULT_METADATA_OPTIONS.httpTokens),
     httpPutResponseHopLimit: hops,
@@ -141,14 +214,63 @@ function metadataOptionsOf(p: URLSearchParams): MetadataOptions {
   };
 }
 
-export interface Vpc { id: string; cidr: string; tags: Tags; mainRouteTable: string; isDefault?: boolean }
-export interface Subnet { id: string; vpcId: string; cidr: string; zone: string; tags: Tags; nextHost: number; defaultForAz?: boolean }
-export interface Igw { id: string; tags: Tags; vpcId?: string; isDefault?: boolean }
-export interface RouteTable { id: string; vpcId: string; main: boolean; routes: Array<{ cidr: string; gatewayId: string }>; tags: Tags }
-export interface Permission { protocol: string; from: number; to: number; cidrs: Array<{ cidr: string; description?: string }>; groups: string[] }
-export interface SecurityGroup { id: string; name: string; description: string; vpcId: string; tags: Tags; ingress: Permission[] }
-export interface Address { allocationId: string; publicIp: string; tags: Tags; instanceId?: string; associationId?: string }
-export interface KeyPair { id: string; name: string; fingerprint: string; tags: Tags }
+export interface Vpc {
+  id: string;
+  cidr: string;
+  tags: Tags;
+  mainRouteTable: string;
+  isDefault?: boolean;
+}
+export interface Subnet {
+  id: string;
+  vpcId: string;
+  cidr: string;
+  zone: string;
+  tags: Tags;
+  nextHost: number;
+  defaultForAz?: boolean;
+}
+export interface Igw {
+  id: string;
+  tags: Tags;
+  vpcId?: string;
+  isDefault?: boolean;
+}
+export interface RouteTable {
+  id: string;
+  vpcId: string;
+  main: boolean;
+  routes: Array<{ cidr: string; gatewayId: string }>;
+  tags: Tags;
+}
+export interface Permission {
+  protocol: string;
+  from: number;
+  to: number;
+  cidrs: Array<{ cidr: string; description?: string }>;
+  groups: string[];
+}
+export interface SecurityGroup {
+  id: string;
+  name: string;
+  description: string;
+  vpcId: string;
+  tags: Tags;
+  ingress: Permission[];
+}
+export interface Address {
+  allocationId: string;
+  publicIp: string;
+  tags: Tags;
+  instanceId?: string;
+  associationId?: string;
+}
+export interface KeyPair {
+  id: string;
+  name: string;
+  fingerprint: string;
+  tags: Tags;
+}
 
 export interface Ec2EmulatorOptions {
   /** The access key id the account accepts. */
@@ -217,7 +339,12 @@ export class Ec2Emulator implements SandboxVmSource {
 
   constructor(ctx: SandboxContext, options: Partial<Ec2EmulatorOptions> & { accessKeyId: string; secretAccessKey: string }) {
     this.#ctx = ctx;
-    this.#options = { region: 'eu-central-1', zones: ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'], describeLagMaxMs: LATENCY.ec2DescribeLag.maxMs, ...options };
+    this.#options = {
+      region: 'eu-central-1',
+      zones: ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'],
+      describeLagMaxMs: LATENCY.ec2DescribeLag.maxMs,
+      ...options,
+    };
     this.#buckets = {
       run: new TokenBucket(RATE_LIMITS.ec2RunInstances, ctx.clock),
       launches: new TokenBucket(RATE_LIMITS.ec2InstanceLaunches, ctx.clock),
@@ -241,7 +368,13 @@ export class Ec2Emulator implements SandboxVmSource {
     const igw: Igw = { id: id('igw'), tags: {}, vpcId: vpc.id, isDefault: true };
     this.vpcs.set(vpc.id, vpc);
     this.igws.set(igw.id, igw);
-    this.routeTables.set(vpc.mainRouteTable, { id: vpc.mainRouteTable, vpcId: vpc.id, main: true, routes: [{ cidr: '0.0.0.0/0', gatewayId: igw.id }], tags: {} });
+    this.routeTables.set(vpc.mainRouteTable, {
+      id: vpc.mainRouteTable,
+      vpcId: vpc.id,
+      main: true,
+      routes: [{ cidr: '0.0.0.0/0', gatewayId: igw.id }],
+      tags: {},
+    });
     const sg: SecurityGroup = { id: id('sg'), name: 'default', description: 'default VPC security group', vpcId: vpc.id, tags: {}, ingress: [] };
     this.securityGroups.set(sg.id, sg);
     this.#options.zones.forEach((zone, k) => {
@@ -336,7 +469,12 @@ export class Ec2Emulator implements SandboxVmSource {
 
   inventory(): InventoryItem[] {
     const item = (kind: string, id: string, tags: Tags, state?: string): InventoryItem => ({
-      cloud: 'ec2', kind, id, ...(tags['kubeplane.dev/name'] ?? tags['Name'] ? { name: tags['kubeplane.dev/name'] ?? tags['Name'] } : {}), ...(tags[CLUSTER_TAG] ? { clusterId: tags[CLUSTER_TAG] } : {}), ...(state ? { state } : {}),
+      cloud: 'ec2',
+      kind,
+      id,
+      ...((tags['kubeplane.dev/name'] ?? tags['Name']) ? { name: tags['kubeplane.dev/name'] ?? tags['Name'] } : {}),
+      ...(tags[CLUSTER_TAG] ? { clusterId: tags[CLUSTER_TAG] } : {}),
+      ...(state ? { state } : {}),
     });
     return [
       ...[...this.instances.values()].filter((i) => this.#state(i).name !== 'terminated').map((i) => item('node', i.id, i.tags, this.#state(i).name)),
@@ -355,7 +493,16 @@ export class Ec2Emulator implements SandboxVmSource {
   listVms(): SandboxVm[] {
     return [...this.instances.values()].map((i) => {
       const state = this.#state(i).name;
-      const vmState: SandboxVm['state'] = state === 'running' ? 'running' : state === 'pending' ? 'pending' : state === 'terminated' ? 'terminated' : state === 'stopped' ? 'stopped' : 'stopping';
+      const vmState: SandboxVm['state'] =
+        state === 'running'
+          ? 'running'
+          : state === 'pending'
+            ? 'pending'
+            : state === 'terminated'
+              ? 'terminated'
+              : state === 'stopped'
+                ? 'stopped'
+                : 'stopping';
       const address = [...this.addresses.values()].find((a) => a.instanceId === i.id);
       const stoppedAtMs = i.terminateRequestedAt ?? i.stopRequestedAt;
       return {
@@ -367,7 +514,7 @@ export class Ec2Emulator implements SandboxVmSource {
         ...(stoppedAtMs !== undefined ? { stoppedAtMs } : {}),
         userData: i.userData,
         ...((t) => (t ? { machine: { vcpus: t.vcpus, memoryMiB: t.memoryMiB } } : {}))(EC2_INSTANCE_TYPES.find((x) => x.name === i.type)),
-        ...(address?.publicIp ?? i.publicIp ? { publicIPv4: address?.publicIp ?? i.publicIp } : {}),
+        ...((address?.publicIp ?? i.publicIp) ? { publicIPv4: address?.publicIp ?? i.publicIp } : {}),
         privateIPv4: i.privateIp,
       };
     });
@@ -390,12 +537,19 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #xml(action: string, body: string): Response {
-    return new HttpResponse(`<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${XMLNS}">${t('requestId', requestId())}${body}</${action}Response>`, { status: 200, headers: { 'content-type': 'text/xml;charset=UTF-8' } });
+    return new HttpResponse(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${XMLNS}">${t('requestId', requestId())}${body}</${action}Response>`,
+      { status: 200, headers: { 'content-type': 'text/xml;charset=UTF-8' } },
+    );
   }
 
   #error(e: Ec2Error): Response {
     const id = requestId();
-    return new HttpResponse(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>${t('Code', e.code)}${t('Message', e.message)}</Error></Errors>${t('RequestID', id)}</Response>`, { status: e.status, headers: { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': id } });
+    return new HttpResponse(
+      `<?xml version="1.0" ` +
+        `encoding="UTF-8"?>\n<Response><Errors><Error>${t('Code', e.code)}${t('Message', e.message)}</Error></Errors>${t('RequestID', id)}</Response>`,
+      { status: e.status, headers: { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': id } },
+    );
   }
 
   #bucket(action: string): TokenBucket {
@@ -411,7 +565,9 @@ export class Ec2Emulator implements SandboxVmSource {
     const action = params.get('Action') ?? '';
     countCall(this.#ctx, 'ec2', action);
     this.requests += 1;
-    const signed = this.#options.keyring ? this.#options.keyring.verify(request, text) : verifySigV4(request, text, new Map([[this.#options.accessKeyId, this.#options.secretAccessKey]]));
+    const signed = this.#options.keyring
+      ? this.#options.keyring.verify(request, text)
+      : verifySigV4(request, text, new Map([[this.#options.accessKeyId, this.#options.secretAccessKey]]));
     // EC2's answer to a session's credentials past their expiry.
     if (signed === 'expired') return this.#error(new Ec2Error(400, 'RequestExpired', 'Request has expired.'));
     if (signed !== 'ok') return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
@@ -438,9 +594,23 @@ export class Ec2Emulator implements SandboxVmSource {
       case 'timeout':
         return HttpResponse.error();
       case 'capacity':
-        return this.#error(new Ec2Error(500, 'InsufficientInstanceCapacity', `We currently do not have sufficient ${params.get('InstanceType') ?? ''} capacity in the Availability Zone you requested. Our system will be working on provisioning additional capacity.`));
+        return this.#error(
+          new Ec2Error(
+            500,
+            'InsufficientInstanceCapacity',
+            `We currently do not have sufficient ${params.get('InstanceType') ?? ''} capacity in the ` +
+              `Availability Zone you requested. Our system will be working on provisioning additional capacity.`,
+          ),
+        );
       case 'quota':
-        return this.#error(new Ec2Error(400, 'VcpuLimitExceeded', 'You have requested more vCPU capacity than your current vCPU limit of 32 allows for the instance bucket that the specified instance type belongs to. Please visit http://aws.amazon.com/contact-us/ec2-request to request an adjustment to this limit.'));
+        return this.#error(
+          new Ec2Error(
+            400,
+            'VcpuLimitExceeded',
+            'You have requested more vCPU capacity than your current vCPU limit of 32 allows for the instance bucket that the specified ' +
+              'instance type belongs to. Please visit http://aws.amazon.com/contact-us/ec2-request to request an adjustment to this limit.',
+          ),
+        );
       case 'auth':
         return this.#error(new Ec2Error(401, 'AuthFailure', 'AWS was not able to validate the provided access credentials'));
       default:
@@ -479,7 +649,9 @@ export class Ec2Emulator implements SandboxVmSource {
         const subnet = p.get('SubnetId');
         const image = p.get('ImageId') ?? '';
         return [
-          creates('instance'), creates('volume'), creates('network-interface'),
+          creates('instance'),
+          creates('volume'),
+          creates('network-interface'),
           ...(subnet ? [had('subnet', subnet, this.subnets.get(subnet))] : []),
           ...queryList(p, 'SecurityGroupId').map(group),
           ...(p.get('KeyName') ? [keyPair(p.get('KeyName'), null)] : []),
@@ -488,50 +660,115 @@ export class Ec2Emulator implements SandboxVmSource {
       }
       case 'TerminateInstances':
       case 'StopInstances':
-      case 'StartInstances': return queryList(p, 'InstanceId').map(instance);
+      case 'StartInstances':
+        return queryList(p, 'InstanceId').map(instance);
       // Tagging is authorized on the resources tagged (the Service Authorization Reference lists every taggable type).
       case 'CreateTags':
-      case 'DeleteTags': return queryList(p, 'ResourceId').map((id) => {
-        const found = this.#taggables().find((r) => r.id === id);
-        return had(found?.type ?? 'unknown', id, found);
-      });
-      case 'CreateVpc': return [creates('vpc')];
-      case 'DeleteVpc': return [vpc()];
-      case 'CreateSubnet': return [creates('subnet'), vpc()];
-      case 'DeleteSubnet': return [had('subnet', p.get('SubnetId') ?? '', this.subnets.get(p.get('SubnetId') ?? ''))];
-      case 'CreateInternetGateway': return [creates('internet-gateway')];
+      case 'DeleteTags':
+        return queryList(p, 'ResourceId').map((id) => {
+          const found = this.#taggables().find((r) => r.id === id);
+          return had(found?.type ?? 'unknown', id, found);
+        });
+      case 'CreateVpc':
+        return [creates('vpc')];
+      case 'DeleteVpc':
+        return [vpc()];
+      case 'CreateSubnet':
+        return [creates('subnet'), vpc()];
+      case 'DeleteSubnet':
+        return [had('subnet', p.get('SubnetId') ?? '', this.subnets.get(p.get('SubnetId') ?? ''))];
+      case 'CreateInternetGateway':
+        return [creates('internet-gateway')];
       case 'AttachInternetGateway':
-      case 'DetachInternetGateway': return [gateway(), vpc()];
-      case 'DeleteInternetGateway': return [gateway()];
-      case 'CreateRoute': return [had('route-table', p.get('RouteTableId') ?? '', this.routeTables.get(p.get('RouteTableId') ?? ''))];
-      case 'CreateSecurityGroup': return [creates('security-group'), vpc()];
+      case 'DetachInternetGateway':
+        return [gateway(), vpc()];
+      case 'DeleteInternetGateway':
+        return [gateway()];
+      case 'CreateRoute':
+        return [had('route-table', p.get('RouteTableId') ?? '', this.routeTables.get(p.get('RouteTableId') ?? ''))];
+      case 'CreateSecurityGroup':
+        return [creates('security-group'), vpc()];
       case 'AuthorizeSecurityGroupIngress':
       case 'RevokeSecurityGroupIngress':
-      case 'DeleteSecurityGroup': return [group(p.get('GroupId') ?? '')];
-      case 'AllocateAddress': return [creates('elastic-ip')];
-      case 'AssociateAddress': return [address(this.addresses.get(p.get('AllocationId') ?? ''), p.get('AllocationId') ?? ''), instance(p.get('InstanceId') ?? '')];
-      case 'DisassociateAddress': return [address([...this.addresses.values()].find((a) => a.associationId === p.get('AssociationId')), p.get('AssociationId') ?? '')];
-      case 'ReleaseAddress': return [address(this.addresses.get(p.get('AllocationId') ?? ''), p.get('AllocationId') ?? '')];
+      case 'DeleteSecurityGroup':
+        return [group(p.get('GroupId') ?? '')];
+      case 'AllocateAddress':
+        return [creates('elastic-ip')];
+      case 'AssociateAddress':
+        return [address(this.addresses.get(p.get('AllocationId') ?? ''), p.get('AllocationId') ?? ''), instance(p.get('InstanceId') ?? '')];
+      case 'DisassociateAddress':
+        return [
+          address(
+            [...this.addresses.values()].find((a) => a.associationId === p.get('AssociationId')),
+            p.get('AssociationId') ?? '',
+          ),
+        ];
+      case 'ReleaseAddress':
+        return [address(this.addresses.get(p.get('AllocationId') ?? ''), p.get('AllocationId') ?? '')];
       // A key pair's ARN ends in its name, which the request gives.
-      case 'ImportKeyPair': return [creates('key-pair', p.get('KeyName') ?? '')];
-      case 'DeleteKeyPair': return [keyPair(p.get('KeyName'), p.get('KeyPairId'))];
-      default: return [];
+      case 'ImportKeyPair':
+        return [creates('key-pair', p.get('KeyName') ?? '')];
+      case 'DeleteKeyPair':
+        return [keyPair(p.get('KeyName'), p.get('KeyPairId'))];
+      default:
+        return [];
     }
   }
 
   #route(action: string, p: URLSearchParams): Response {
     switch (action) {
-      case 'RunInstances': return this.#runInstances(p);
-      case 'DescribeInstances': return this.#describeInstances(p);
-      case 'TerminateInstances': return this.#terminateInstances(p);
-      case 'StopInstances': return this.#stopOrStart(p, 'stop');
-      case 'StartInstances': return this.#stopOrStart(p, 'start');
-      case 'CreateVpc': return this.#createVpc(p);
-      case 'DescribeVpcs': return this.#xml(action, items('vpcSet', this.#filter([...this.vpcs.values()], p, action, 'VpcId', (v) => v.id, (v, n) => this.#vpcAttr(v, n), 'vpc'), (v) => this.#vpcXml(v)));
-      case 'DeleteVpc': return this.#deleteVpc(p);
-      case 'CreateSubnet': return this.#createSubnet(p);
-      case 'DescribeSubnets': return this.#xml(action, items('subnetSet', this.#filter([...this.subnets.values()], p, action, 'SubnetId', (s) => s.id, (s, n) => this.#subnetAttr(s, n), 'subnet'), (s) => this.#subnetXml(s)));
-      case 'DeleteSubnet': return this.#deleteSubnet(p);
+      case 'RunInstances':
+        return this.#runInstances(p);
+      case 'DescribeInstances':
+        return this.#describeInstances(p);
+      case 'TerminateInstances':
+        return this.#terminateInstances(p);
+      case 'StopInstances':
+        return this.#stopOrStart(p, 'stop');
+      case 'StartInstances':
+        return this.#stopOrStart(p, 'start');
+      case 'CreateVpc':
+        return this.#createVpc(p);
+      case 'DescribeVpcs':
+        return this.#xml(
+          action,
+          items(
+            'vpcSet',
+            this.#filter(
+              [...this.vpcs.values()],
+              p,
+              action,
+              'VpcId',
+              (v) => v.id,
+              (v, n) => this.#vpcAttr(v, n),
+              'vpc',
+            ),
+            (v) => this.#vpcXml(v),
+          ),
+        );
+      case 'DeleteVpc':
+        return this.#deleteVpc(p);
+      case 'CreateSubnet':
+        return this.#createSubnet(p);
+      case 'DescribeSubnets':
+        return this.#xml(
+          action,
+          items(
+            'subnetSet',
+            this.#filter(
+              [...this.subnets.values()],
+              p,
+              action,
+              'SubnetId',
+              (s) => s.id,
+              (s, n) => this.#subnetAttr(s, n),
+              'subnet',
+            ),
+            (s) => this.#subnetXml(s),
+          ),
+        );
+      case 'DeleteSubnet':
+        return this.#deleteSubnet(p);
       case 'CreateInternetGateway': {
         const g: Igw = { id: this.#id('igw'), tags: tagsFor(p, 'internet-gateway') };
         this.igws.set(g.id, g);
@@ -561,8 +798,62 @@ export class Ec2Emulator implements SandboxVmSource {
         this.igws.delete(g.id);
         return this.#xml(action, t('return', true));
       }
-      case 'DescribeInternetGateways': return this.#xml(action, items('internetGatewaySet', this.#filter([...this.igws.values()], p, action, 'InternetGatewayId', (g) => g.id, (g, n) => (n === 'internet-gateway-id' ? [g.id] : n === 'attachment.vpc-id' ? (g.vpcId ? [g.vpcId] : []) : n === 'attachment.state' ? (g.vpcId ? ['available'] : []) : n === 'owner-id' ? [OWNER] : this.#tagAttr(g.tags, n)), (id) => new Ec2Error(400, 'InvalidInternetGatewayID.NotFound', `The internetGateway ID '${id}' does not exist`)), (g) => this.#igwXml(g)));
-      case 'DescribeRouteTables': return this.#xml(action, items('routeTableSet', this.#filter([...this.routeTables.values()], p, action, 'RouteTableId', (r) => r.id, (r, n) => (n === 'route-table-id' ? [r.id] : n === 'vpc-id' ? [r.vpcId] : n === 'association.main' ? [String(r.main)] : n === 'owner-id' ? [OWNER] : this.#tagAttr(r.tags, n)), (id) => new Ec2Error(400, 'InvalidRouteTableID.NotFound', `The routeTable ID '${id}' does not exist`)), (r) => this.#routeTableXml(r)));
+      case 'DescribeInternetGateways':
+        return this.#xml(
+          action,
+          items(
+            'internetGatewaySet',
+            this.#filter(
+              [...this.igws.values()],
+              p,
+              action,
+              'InternetGatewayId',
+              (g) => g.id,
+              (g, n) =>
+                n === 'internet-gateway-id'
+                  ? [g.id]
+                  : n === 'attachment.vpc-id'
+                    ? g.vpcId
+                      ? [g.vpcId]
+                      : []
+                    : n === 'attachment.state'
+                      ? g.vpcId
+                        ? ['available']
+                        : []
+                      : n === 'owner-id'
+                        ? [OWNER]
+                        : this.#tagAttr(g.tags, n),
+              (id) => new Ec2Error(400, 'InvalidInternetGatewayID.NotFound', `The internetGateway ID '${id}' does not exist`),
+            ),
+            (g) => this.#igwXml(g),
+          ),
+        );
+      case 'DescribeRouteTables':
+        return this.#xml(
+          action,
+          items(
+            'routeTableSet',
+            this.#filter(
+              [...this.routeTables.values()],
+              p,
+              action,
+              'RouteTableId',
+              (r) => r.id,
+              (r, n) =>
+                n === 'route-table-id'
+                  ? [r.id]
+                  : n === 'vpc-id'
+                    ? [r.vpcId]
+                    : n === 'association.main'
+                      ? [String(r.main)]
+                      : n === 'owner-id'
+                        ? [OWNER]
+                        : this.#tagAttr(r.tags, n),
+              (id) => new Ec2Error(400, 'InvalidRouteTableID.NotFound', `The routeTable ID '${id}' does not exist`),
+            ),
+            (r) => this.#routeTableXml(r),
+          ),
+        );
       case 'CreateRoute': {
         const rt = this.#must(this.routeTables, p.get('RouteTableId'), 'InvalidRouteTableID.NotFound', 'route table');
         const cidr = p.get('DestinationCidrBlock') ?? '';
@@ -573,18 +864,54 @@ export class Ec2Emulator implements SandboxVmSource {
         if (!existing) rt.routes.push({ cidr, gatewayId });
         return this.#xml(action, t('return', true));
       }
-      case 'CreateSecurityGroup': return this.#createSecurityGroup(p);
-      case 'DescribeSecurityGroups': return this.#xml(action, items('securityGroupInfo', this.#filter([...this.securityGroups.values()], p, action, 'GroupId', (g) => g.id, (g, n) => (n === 'group-id' ? [g.id] : n === 'vpc-id' ? [g.vpcId] : n === 'group-name' ? [g.name] : n === 'description' ? [g.description] : n === 'owner-id' ? [OWNER] : this.#tagAttr(g.tags, n)), 'security-group'), (g) => this.#sgXml(g)));
-      case 'AuthorizeSecurityGroupIngress': return this.#changeIngress(p, 'authorize');
-      case 'RevokeSecurityGroupIngress': return this.#changeIngress(p, 'revoke');
-      case 'DeleteSecurityGroup': return this.#deleteSecurityGroup(p);
+      case 'CreateSecurityGroup':
+        return this.#createSecurityGroup(p);
+      case 'DescribeSecurityGroups':
+        return this.#xml(
+          action,
+          items(
+            'securityGroupInfo',
+            this.#filter(
+              [...this.securityGroups.values()],
+              p,
+              action,
+              'GroupId',
+              (g) => g.id,
+              (g, n) =>
+                n === 'group-id'
+                  ? [g.id]
+                  : n === 'vpc-id'
+                    ? [g.vpcId]
+                    : n === 'group-name'
+                      ? [g.name]
+                      : n === 'description'
+                        ? [g.description]
+                        : n === 'owner-id'
+                          ? [OWNER]
+                          : this.#tagAttr(g.tags, n),
+              'security-group',
+            ),
+            (g) => this.#sgXml(g),
+          ),
+        );
+      case 'AuthorizeSecurityGroupIngress':
+        return this.#changeIngress(p, 'authorize');
+      case 'RevokeSecurityGroupIngress':
+        return this.#changeIngress(p, 'revoke');
+      case 'DeleteSecurityGroup':
+        return this.#deleteSecurityGroup(p);
       case 'AllocateAddress': {
         this.#ipSeq += 1;
-        const a: Address = { allocationId: this.#id('eipalloc'), publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, this.#ipSeq), tags: tagsFor(p, 'elastic-ip') };
+        const a: Address = {
+          allocationId: this.#id('eipalloc'),
+          publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, this.#ipSeq),
+          tags: tagsFor(p, 'elastic-ip'),
+        };
         this.addresses.set(a.allocationId, a);
         return this.#xml(action, t('publicIp', a.publicIp) + t('domain', 'vpc') + t('allocationId', a.allocationId));
       }
-      case 'AssociateAddress': return this.#associateAddress(p);
+      case 'AssociateAddress':
+        return this.#associateAddress(p);
       case 'DisassociateAddress': {
         const a = [...this.addresses.values()].find((x) => x.associationId === p.get('AssociationId'));
         if (!a) throw new Ec2Error(400, 'InvalidAssociationID.NotFound', `The association ID '${p.get('AssociationId') ?? ''}' does not exist`);
@@ -598,13 +925,57 @@ export class Ec2Emulator implements SandboxVmSource {
         this.addresses.delete(a.allocationId);
         return this.#xml(action, t('return', true));
       }
-      case 'DescribeAddresses': return this.#xml(action, items('addressesSet', this.#filter([...this.addresses.values()], p, action, 'AllocationId', (a) => a.allocationId, (a, n) => (n === 'allocation-id' ? [a.allocationId] : n === 'association-id' ? (a.associationId ? [a.associationId] : []) : n === 'instance-id' ? (a.instanceId ? [a.instanceId] : []) : n === 'public-ip' ? [a.publicIp] : n === 'domain' ? ['vpc'] : this.#tagAttr(a.tags, n)), (id) => new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${id}' does not exist`)), (a) => this.#addressXml(a)));
-      case 'ImportKeyPair': return this.#importKeyPair(p);
+      case 'DescribeAddresses':
+        return this.#xml(
+          action,
+          items(
+            'addressesSet',
+            this.#filter(
+              [...this.addresses.values()],
+              p,
+              action,
+              'AllocationId',
+              (a) => a.allocationId,
+              (a, n) =>
+                n === 'allocation-id'
+                  ? [a.allocationId]
+                  : n === 'association-id'
+                    ? a.associationId
+                      ? [a.associationId]
+                      : []
+                    : n === 'instance-id'
+                      ? a.instanceId
+                        ? [a.instanceId]
+                        : []
+                      : n === 'public-ip'
+                        ? [a.publicIp]
+                        : n === 'domain'
+                          ? ['vpc']
+                          : this.#tagAttr(a.tags, n),
+              (id) => new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${id}' does not exist`),
+            ),
+            (a) => this.#addressXml(a),
+          ),
+        );
+      case 'ImportKeyPair':
+        return this.#importKeyPair(p);
       case 'DescribeKeyPairs': {
         const names = queryList(p, 'KeyName');
-        const found = this.#filter([...this.keyPairs.values()], p, action, 'KeyPairId', (k) => k.id, (k, n) => (n === 'key-pair-id' ? [k.id] : n === 'key-name' ? [k.name] : n === 'fingerprint' ? [k.fingerprint] : this.#tagAttr(k.tags, n)), (id) => new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair ID '${id}' does not exist`)).filter((k) => names.length === 0 || names.includes(k.name));
-        if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${names.find((n) => !found.some((k) => k.name === n)) ?? ''}' does not exist`);
-        return this.#xml(action, items('keySet', found, (k) => t('keyPairId', k.id) + t('keyName', k.name) + t('keyFingerprint', k.fingerprint) + this.#tagsXml(k.tags)));
+        const found = this.#filter(
+          [...this.keyPairs.values()],
+          p,
+          action,
+          'KeyPairId',
+          (k) => k.id,
+          (k, n) => (n === 'key-pair-id' ? [k.id] : n === 'key-name' ? [k.name] : n === 'fingerprint' ? [k.fingerprint] : this.#tagAttr(k.tags, n)),
+          (id) => new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair ID '${id}' does not exist`),
+        ).filter((k) => names.length === 0 || names.includes(k.name));
+        if (names.length > 0 && found.length < names.length)
+          throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${names.find((n) => !found.some((k) => k.name === n)) ?? ''}' does not exist`);
+        return this.#xml(
+          action,
+          items('keySet', found, (k) => t('keyPairId', k.id) + t('keyName', k.name) + t('keyFingerprint', k.fingerprint) + this.#tagsXml(k.tags)),
+        );
       }
       case 'DeleteKeyPair': {
         const k = [...this.keyPairs.values()].find((x) => x.name === p.get('KeyName') || x.id === p.get('KeyPairId'));
@@ -615,18 +986,57 @@ export class Ec2Emulator implements SandboxVmSource {
         const ids = queryList(p, 'ImageId');
         const found = ids.length === 0 ? [...EC2_IMAGES] : ids.map((id) => imageFor(id, 'x86_64')).filter((i): i is NonNullable<typeof i> => i !== undefined);
         if (ids.length > 0 && found.length < ids.length) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${ids.join(', ')}]' does not exist`);
-        return this.#xml(action, items('imagesSet', found, (i) => t('imageId', i.id) + t('imageLocation', `${IMAGE_OWNER}/${i.name}`) + t('imageState', 'available') + t('imageOwnerId', IMAGE_OWNER) + t('isPublic', true) + t('architecture', i.arch) + t('imageType', 'machine') + t('name', i.name) + t('rootDeviceType', 'ebs') + t('virtualizationType', 'hvm')));
+        return this.#xml(
+          action,
+          items(
+            'imagesSet',
+            found,
+            (i) =>
+              t('imageId', i.id) +
+              t('imageLocation', `${IMAGE_OWNER}/${i.name}`) +
+              t('imageState', 'available') +
+              t('imageOwnerId', IMAGE_OWNER) +
+              t('isPublic', true) +
+              t('architecture', i.arch) +
+              t('imageType', 'machine') +
+              t('name', i.name) +
+              t('rootDeviceType', 'ebs') +
+              t('virtualizationType', 'hvm'),
+          ),
+        );
       }
       case 'DescribeInstanceTypes': {
         // "By default, all instance types for the current Region are described" (EC2 API reference, DescribeInstanceTypes).
         const names = queryList(p, 'InstanceType');
         const found = EC2_INSTANCE_TYPES.filter((x) => (names.length === 0 || names.includes(x.name)) && this.#offeredZones(x.name).length > 0);
-        if (names.length > 0 && found.length < names.length) throw new Ec2Error(400, 'InvalidInstanceType', `The following supplied instance types do not exist: [${names.filter((n) => !found.some((f) => f.name === n)).join(', ')}]`);
+        if (names.length > 0 && found.length < names.length)
+          throw new Ec2Error(
+            400,
+            'InvalidInstanceType',
+            `The following supplied instance types do not exist: [${names.filter((n) => !found.some((f) => f.name === n)).join(', ')}]`,
+          );
         const page = this.#page(found, p, 100);
-        return this.#xml(action, items('instanceTypeSet', page.items, (x) => t('instanceType', x.name) + el('vCpuInfo', t('defaultVCpus', x.vcpus)) + el('memoryInfo', t('sizeInMiB', x.memoryMiB)) + el('processorInfo', items('supportedArchitectures', [x.arch], (a) => esc(a))) + gpuInfo(x)) + t('nextToken', page.next));
+        return this.#xml(
+          action,
+          items(
+            'instanceTypeSet',
+            page.items,
+            (x) =>
+              t('instanceType', x.name) +
+              el('vCpuInfo', t('defaultVCpus', x.vcpus)) +
+              el('memoryInfo', t('sizeInMiB', x.memoryMiB)) +
+              el(
+                'processorInfo',
+                items('supportedArchitectures', [x.arch], (a) => esc(a)),
+              ) +
+              gpuInfo(x),
+          ) + t('nextToken', page.next),
+        );
       }
-      case 'DescribeInstanceTypeOfferings': return this.#describeOfferings(p);
-      case 'DescribeRegions': return this.#describeRegions(p);
+      case 'DescribeInstanceTypeOfferings':
+        return this.#describeOfferings(p);
+      case 'DescribeRegions':
+        return this.#describeRegions(p);
       case 'CreateTags':
         createTags(p, this.#taggables());
         return this.#xml(action, t('return', true));
@@ -635,7 +1045,11 @@ export class Ec2Emulator implements SandboxVmSource {
         return this.#xml(action, t('return', true));
       case 'DescribeTags': {
         const page = this.#page(describeTags(p, this.#taggables()), p, 1000);
-        return this.#xml(action, items('tagSet', page.items, (x) => t('resourceId', x.resourceId) + t('resourceType', x.resourceType) + t('key', x.key) + t('value', x.value)) + t('nextToken', page.next));
+        return this.#xml(
+          action,
+          items('tagSet', page.items, (x) => t('resourceId', x.resourceId) + t('resourceType', x.resourceType) + t('key', x.key) + t('value', x.value)) +
+            t('nextToken', page.next),
+        );
       }
       case 'DescribeAvailabilityZones': {
         // DescribeAvailabilityZones (API_DescribeAvailabilityZones.html): by ZoneName.N / ZoneId.N, an unknown one being
@@ -645,9 +1059,38 @@ export class Ec2Emulator implements SandboxVmSource {
         const unknown = names.find((n) => !this.#options.zones.includes(n)) ?? zoneIds.find((z) => !this.#options.zones.some((n) => this.#zoneId(n) === z));
         if (unknown !== undefined) throw new Ec2Error(400, 'InvalidParameterValue', `The zone '${unknown}' does not exist.`);
         const filters = filtersOf(p, KNOWN_FILTERS.DescribeAvailabilityZones);
-        const attr = (z: string, name: string): string => (name === 'zone-name' ? z : name === 'zone-id' ? this.#zoneId(z) : name === 'region-name' ? this.#options.region : name === 'state' ? 'available' : 'availability-zone');
-        const zones = this.#options.zones.filter((z) => (names.length === 0 || names.includes(z)) && (zoneIds.length === 0 || zoneIds.includes(this.#zoneId(z))) && filters.every((f) => filterMatches(f, [attr(z, f.name)])));
-        return this.#xml(action, items('availabilityZoneInfo', zones, (z) => t('zoneName', z) + t('zoneState', 'available') + t('regionName', this.#options.region) + t('zoneId', this.#zoneId(z)) + t('zoneType', 'availability-zone') + t('groupName', this.#options.region) + t('networkBorderGroup', this.#options.region) + t('optInStatus', 'opt-in-not-required')));
+        const attr = (z: string, name: string): string =>
+          name === 'zone-name'
+            ? z
+            : name === 'zone-id'
+              ? this.#zoneId(z)
+              : name === 'region-name'
+                ? this.#options.region
+                : name === 'state'
+                  ? 'available'
+                  : 'availability-zone';
+        const zones = this.#options.zones.filter(
+          (z) =>
+            (names.length === 0 || names.includes(z)) &&
+            (zoneIds.length === 0 || zoneIds.includes(this.#zoneId(z))) &&
+            filters.every((f) => filterMatches(f, [attr(z, f.name)])),
+        );
+        return this.#xml(
+          action,
+          items(
+            'availabilityZoneInfo',
+            zones,
+            (z) =>
+              t('zoneName', z) +
+              t('zoneState', 'available') +
+              t('regionName', this.#options.region) +
+              t('zoneId', this.#zoneId(z)) +
+              t('zoneType', 'availability-zone') +
+              t('groupName', this.#options.region) +
+              t('networkBorderGroup', this.#options.region) +
+              t('optInStatus', 'opt-in-not-required'),
+          ),
+        );
       }
       default:
         throw new Ec2Error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
@@ -656,7 +1099,9 @@ export class Ec2Emulator implements SandboxVmSource {
 
   /** Every resource tags can be put on, as CreateTags and DescribeTags see them (instances while they are visible). */
   #taggables(): Taggable[] {
-    const of = (type: string) => (x: { id: string; tags: Tags }): Taggable => ({ id: x.id, type, tags: x.tags });
+    const of =
+      (type: string) =>
+      (x: { id: string; tags: Tags }): Taggable => ({ id: x.id, type, tags: x.tags });
     return [
       ...[...this.instances.values()].filter((i) => this.#visible(i)).map(of('instance')),
       ...[...this.vpcs.values()].map(of('vpc')),
@@ -689,7 +1134,12 @@ export class Ec2Emulator implements SandboxVmSource {
    */
   #describeOfferings(p: URLSearchParams): Response {
     const locationType = p.get('LocationType') ?? 'region';
-    if (!['region', 'availability-zone', 'availability-zone-id'].includes(locationType)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${locationType}) for parameter locationType is invalid. Valid values: region, availability-zone, availability-zone-id, outpost.`);
+    if (!['region', 'availability-zone', 'availability-zone-id'].includes(locationType))
+      throw new Ec2Error(
+        400,
+        'InvalidParameterValue',
+        `Value (${locationType}) for parameter locationType is invalid. Valid values: region, availability-zone, availability-zone-id, outpost.`,
+      );
     const offerings = EC2_INSTANCE_TYPES.flatMap((x) => {
       const zones = this.#offeredZones(x.name);
       if (locationType === 'region') return zones.length > 0 ? [{ type: x.name, location: this.#options.region }] : [];
@@ -698,7 +1148,11 @@ export class Ec2Emulator implements SandboxVmSource {
     const filters = filtersOf(p, KNOWN_FILTERS.DescribeInstanceTypeOfferings);
     const found = offerings.filter((o) => filters.every((f) => filterMatches(f, [f.name === 'location' ? o.location : o.type])));
     const page = this.#page(found, p, 1000);
-    return this.#xml('DescribeInstanceTypeOfferings', items('instanceTypeOfferingSet', page.items, (o) => t('instanceType', o.type) + t('locationType', locationType) + t('location', o.location)) + t('nextToken', page.next));
+    return this.#xml(
+      'DescribeInstanceTypeOfferings',
+      items('instanceTypeOfferingSet', page.items, (o) => t('instanceType', o.type) + t('locationType', locationType) + t('location', o.location)) +
+        t('nextToken', page.next),
+    );
   }
 
   /**
@@ -718,9 +1172,17 @@ export class Ec2Emulator implements SandboxVmSource {
     const unknown = names.find((n) => !listed.some((r) => r.name === n));
     if (unknown !== undefined) throw new Ec2Error(400, 'InvalidParameterValue', `Invalid region: ${unknown}`);
     const filters = filtersOf(p, KNOWN_FILTERS.DescribeRegions);
-    const attr = (r: { name: string; status: string }, name: string): string => (name === 'region-name' ? r.name : name === 'opt-in-status' ? r.status : `ec2.${r.name}.amazonaws.com`);
-    const found = listed.filter((r) => (names.length > 0 ? names.includes(r.name) : p.get('AllRegions') === 'true' || r.status !== 'not-opted-in') && filters.every((f) => filterMatches(f, [attr(r, f.name)])));
-    return this.#xml('DescribeRegions', items('regionInfo', found, (r) => t('regionName', r.name) + t('regionEndpoint', `ec2.${r.name}.amazonaws.com`) + t('optInStatus', r.status)));
+    const attr = (r: { name: string; status: string }, name: string): string =>
+      name === 'region-name' ? r.name : name === 'opt-in-status' ? r.status : `ec2.${r.name}.amazonaws.com`;
+    const found = listed.filter(
+      (r) =>
+        (names.length > 0 ? names.includes(r.name) : p.get('AllRegions') === 'true' || r.status !== 'not-opted-in') &&
+        filters.every((f) => filterMatches(f, [attr(r, f.name)])),
+    );
+    return this.#xml(
+      'DescribeRegions',
+      items('regionInfo', found, (r) => t('regionName', r.name) + t('regionEndpoint', `ec2.${r.name}.amazonaws.com`) + t('optInStatus', r.status)),
+    );
   }
 
   /**
@@ -759,7 +1221,15 @@ export class Ec2Emulator implements SandboxVmSource {
    * Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. Ids of `kind` must be well formed and name a resource
    * (Describe* by id answers NotFound for an unknown one, it never returns an empty set).
    */
-  #filter<T>(list: T[], p: URLSearchParams, action: keyof typeof KNOWN_FILTERS, idName: string, idOf: (x: T) => string, attr: (x: T, name: string) => string[], kind?: Ec2IdKind | ((id: string) => Ec2Error)): T[] {
+  #filter<T>(
+    list: T[],
+    p: URLSearchParams,
+    action: keyof typeof KNOWN_FILTERS,
+    idName: string,
+    idOf: (x: T) => string,
+    attr: (x: T, name: string) => string[],
+    kind?: Ec2IdKind | ((id: string) => Ec2Error),
+  ): T[] {
     const ids = queryList(p, idName);
     const filters = filtersOf(p, KNOWN_FILTERS[action]);
     if (typeof kind === 'string') requireIds(kind, ids, (id) => list.some((x) => idOf(x) === id));
@@ -777,14 +1247,29 @@ export class Ec2Emulator implements SandboxVmSource {
     const max = Number(p.get('MaxCount') ?? '1');
     if (!(min >= 1 && max >= min)) throw new Ec2Error(400, 'InvalidParameterValue', 'MinCount and MaxCount must be >= 1 and MinCount <= MaxCount');
     const token = p.get('ClientToken') ?? undefined;
-    const hashed = [...p.entries()].filter(([k]) => k !== 'ClientToken').sort().map(([k, v]) => `${k}=${v}`).join('&');
+    const hashed = [...p.entries()]
+      .filter(([k]) => k !== 'ClientToken')
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&');
     const hash = createHash('sha256').update(hashed).digest('hex');
     if (token) {
       const seen = this.#tokens.get(token);
       if (seen) {
-        if (seen.hash !== hash) throw new Ec2Error(400, 'IdempotentParameterMismatch', 'The client token you have provided is associated with a resource that is already deleted or was created with different parameters.');
+        if (seen.hash !== hash)
+          throw new Ec2Error(
+            400,
+            'IdempotentParameterMismatch',
+            'The client token you have provided is associated with a resource that is already deleted or was created with different parameters.',
+          );
         const instances = seen.instanceIds.map((id) => this.instances.get(id)).filter((i): i is Instance => i !== undefined);
-        return this.#xml('RunInstances', t('reservationId', instances[0]?.reservationId ?? '') + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', instances, (i) => this.#instanceXml(i)));
+        return this.#xml(
+          'RunInstances',
+          t('reservationId', instances[0]?.reservationId ?? '') +
+            t('ownerId', OWNER) +
+            el('groupSet') +
+            items('instancesSet', instances, (i) => this.#instanceXml(i)),
+        );
       }
     }
     const type = EC2_INSTANCE_TYPES.find((x) => x.name === p.get('InstanceType'));
@@ -793,13 +1278,23 @@ export class Ec2Emulator implements SandboxVmSource {
     if (!p.get('ImageId')) throw new Ec2Error(400, 'MissingParameter', 'The request must contain the parameter ImageId');
     const image = imageFor(p.get('ImageId') ?? '', type.arch);
     if (!image) throw new Ec2Error(400, 'InvalidAMIID.NotFound', `The image id '[${p.get('ImageId') ?? ''}]' does not exist`);
-    if (image.arch !== type.arch) throw new Ec2Error(400, 'InvalidParameterValue', `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`);
+    if (image.arch !== type.arch)
+      throw new Ec2Error(
+        400,
+        'InvalidParameterValue',
+        `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`,
+      );
     const userData = p.get('UserData');
     const userDataBytes = userData ? Buffer.from(userData, 'base64').length : 0;
     if (userDataBytes > USER_DATA_LIMIT) throw new Ec2Error(400, 'InvalidParameterValue', 'User data is limited to 16384 bytes');
     const named = p.get('SubnetId') ? this.#mustId('subnet', this.subnets, p.get('SubnetId')) : undefined;
     const zone = p.get('Placement.AvailabilityZone') ?? named?.zone ?? this.#options.zones[0] ?? `${this.#options.region}a`;
-    if (named && named.zone !== zone) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${zone}) for parameter availabilityZone is invalid. Subnet '${named.id}' is in availability zone '${named.zone}'.`);
+    if (named && named.zone !== zone)
+      throw new Ec2Error(
+        400,
+        'InvalidParameterValue',
+        `Value (${zone}) for parameter availabilityZone is invalid. Subnet '${named.id}' is in availability zone '${named.zone}'.`,
+      );
     const subnet = named ?? this.#defaultSubnet(zone);
     const given = queryList(p, 'SecurityGroupId');
     for (const g of given) {
@@ -811,12 +1306,18 @@ export class Ec2Emulator implements SandboxVmSource {
     const groups = given.length > 0 ? given : vpcDefaultGroup ? [vpcDefaultGroup.id] : [];
     const metadataOptions = metadataOptionsOf(p);
     const keyName = p.get('KeyName') ?? undefined;
-    if (keyName && ![...this.keyPairs.values()].some((k) => k.name === keyName)) throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
+    if (keyName && ![...this.keyPairs.values()].some((k) => k.name === keyName))
+      throw new Ec2Error(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
     const offered = this.#offeredZones(type.name);
     if (!offered.includes(zone)) {
       // EC2's answer for a type its zone does not offer, code and words as a user met it in sa-east-1b
       // (https://github.com/trailofbits/algo/issues/314).
-      throw new Ec2Error(400, 'Unsupported', `Your requested instance type (${type.name}) is not supported in your requested Availability Zone (${zone}).${offered.length ? ` Please retry your request by not specifying an Availability Zone or choosing ${offered.join(', ')}.` : ''}`);
+      throw new Ec2Error(
+        400,
+        'Unsupported',
+        `Your requested instance type (${type.name}) is not supported in your requested Availability Zone ` +
+          `(${zone}).${offered.length ? ` Please retry your request by not specifying an Availability Zone or choosing ${offered.join(', ')}.` : ''}`,
+      );
     }
     if (this.#buckets.launches.tryTake(max) > 0) throw new Ec2Error(503, 'RequestLimitExceeded', 'Request limit exceeded.');
     const reservationId = this.#id('r');
@@ -827,21 +1328,40 @@ export class Ec2Emulator implements SandboxVmSource {
       const host = (subnet.nextHost += 1);
       const base = subnet.cidr.split('/')[0]!.split('.');
       const inst: Instance = {
-        id: this.#id('i'), reservationId, type: type.name, imageId: image.id, zone, groups, tags: { ...tags }, launchedAt: now,
-        visibleAt: now + Math.min(this.#options.describeLagMaxMs, sample({ ...LATENCY.ec2DescribeLag, maxMs: Math.max(LATENCY.ec2DescribeLag.typicalMs, this.#options.describeLagMaxMs) }, this.#ctx.random)),
+        id: this.#id('i'),
+        reservationId,
+        type: type.name,
+        imageId: image.id,
+        zone,
+        groups,
+        tags: { ...tags },
+        launchedAt: now,
+        visibleAt:
+          now +
+          Math.min(
+            this.#options.describeLagMaxMs,
+            sample({ ...LATENCY.ec2DescribeLag, maxMs: Math.max(LATENCY.ec2DescribeLag.typicalMs, this.#options.describeLagMaxMs) }, this.#ctx.random),
+          ),
         runningAt: now + LATENCY.ec2RunInstancesCall + sample(LATENCY.ec2PendingToRunning, this.#ctx.random),
         privateIp: `${base[0]}.${base[1]}.${Number(base[2]) + Math.floor(host / 250)}.${(host % 250) + 4}`,
         // Subnets map a public IP on launch, as the default VPC does.
         publicIp: sandboxPublicAddress(`ec2:${this.#options.region}`, (this.#ipSeq += 1)),
-        subnetId: subnet.id, vpcId: subnet.vpcId,
-        ...(keyName ? { keyName } : {}), ...(token ? { clientToken: token } : {}), userDataBytes, userData: userData ?? '',
+        subnetId: subnet.id,
+        vpcId: subnet.vpcId,
+        ...(keyName ? { keyName } : {}),
+        ...(token ? { clientToken: token } : {}),
+        userDataBytes,
+        userData: userData ?? '',
         metadataOptions: { ...metadataOptions },
       };
       this.instances.set(inst.id, inst);
       created.push(inst);
     }
     if (token) this.#tokens.set(token, { hash, instanceIds: created.map((i) => i.id) });
-    return this.#xml('RunInstances', t('reservationId', reservationId) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', created, (i) => this.#instanceXml(i)));
+    return this.#xml(
+      'RunInstances',
+      t('reservationId', reservationId) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', created, (i) => this.#instanceXml(i)),
+    );
   }
 
   #instanceXml(i: Instance): string {
@@ -850,15 +1370,35 @@ export class Ec2Emulator implements SandboxVmSource {
     const publicIp = address?.publicIp ?? (state.name === 'running' || state.name === 'pending' ? i.publicIp : undefined);
     const mo = i.metadataOptions ?? DEFAULT_METADATA_OPTIONS;
     return (
-      t('instanceId', i.id) + t('imageId', i.imageId) + el('instanceState', t('code', state.code), t('name', state.name)) +
-      t('privateDnsName', `ip-${i.privateIp.replace(/\./g, '-')}.${this.#options.region}.compute.internal`) + t('keyName', i.keyName) + t('amiLaunchIndex', 0) +
-      t('instanceType', i.type) + t('launchTime', new Date(i.launchedAt).toISOString()) + el('placement', t('availabilityZone', i.zone), t('tenancy', 'default')) +
-      t('subnetId', i.subnetId) + t('vpcId', i.vpcId) + t('privateIpAddress', i.privateIp) + t('ipAddress', publicIp) + t('clientToken', i.clientToken) +
-      items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', this.securityGroups.get(g)?.name ?? '')) + t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
-      t('rootDeviceType', 'ebs') + t('hypervisor', 'xen') + this.#tagsXml(i.tags) +
+      t('instanceId', i.id) +
+      t('imageId', i.imageId) +
+      el('instanceState', t('code', state.code), t('name', state.name)) +
+      t('privateDnsName', `ip-${i.privateIp.replace(/\./g, '-')}.${this.#options.region}.compute.internal`) +
+      t('keyName', i.keyName) +
+      t('amiLaunchIndex', 0) +
+      t('instanceType', i.type) +
+      t('launchTime', new Date(i.launchedAt).toISOString()) +
+      el('placement', t('availabilityZone', i.zone), t('tenancy', 'default')) +
+      t('subnetId', i.subnetId) +
+      t('vpcId', i.vpcId) +
+      t('privateIpAddress', i.privateIp) +
+      t('ipAddress', publicIp) +
+      t('clientToken', i.clientToken) +
+      items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', this.securityGroups.get(g)?.name ?? '')) +
+      t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
+      t('rootDeviceType', 'ebs') +
+      t('hypervisor', 'xen') +
+      this.#tagsXml(i.tags) +
       // EC2 reports the options `pending` until the instance can serve them, then `applied`.
-      el('metadataOptions', t('state', state.name === 'pending' ? 'pending' : 'applied'), t('httpTokens', mo.httpTokens), t('httpPutResponseHopLimit', mo.httpPutResponseHopLimit),
-        t('httpEndpoint', mo.httpEndpoint), t('httpProtocolIpv6', mo.httpProtocolIpv6), t('instanceMetadataTags', mo.instanceMetadataTags))
+      el(
+        'metadataOptions',
+        t('state', state.name === 'pending' ? 'pending' : 'applied'),
+        t('httpTokens', mo.httpTokens),
+        t('httpPutResponseHopLimit', mo.httpPutResponseHopLimit),
+        t('httpEndpoint', mo.httpEndpoint),
+        t('httpProtocolIpv6', mo.httpProtocolIpv6),
+        t('instanceMetadataTags', mo.instanceMetadataTags),
+      )
     );
   }
 
@@ -876,17 +1416,33 @@ export class Ec2Emulator implements SandboxVmSource {
     const ids = queryList(p, 'InstanceId');
     requireIds('instance', ids, (id) => this.#visibleInstance(id) !== undefined);
     const visible = [...this.instances.values()].filter((i) => this.#visible(i));
-    const matched = this.#filter(visible, p, 'DescribeInstances', 'InstanceId', (i) => i.id, (i, n) => this.#instanceAttr(i, n));
+    const matched = this.#filter(
+      visible,
+      p,
+      'DescribeInstances',
+      'InstanceId',
+      (i) => i.id,
+      (i, n) => this.#instanceAttr(i, n),
+    );
     const maxResults = p.get('MaxResults') ? Number(p.get('MaxResults')) : undefined;
-    if (maxResults !== undefined && (maxResults < 5 || maxResults > 1000)) throw new Ec2Error(400, 'InvalidParameterValue', 'Value for parameter MaxResults is invalid: must be between 5 and 1000');
-    if (maxResults !== undefined && ids.length > 0) throw new Ec2Error(400, 'InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');
+    if (maxResults !== undefined && (maxResults < 5 || maxResults > 1000))
+      throw new Ec2Error(400, 'InvalidParameterValue', 'Value for parameter MaxResults is invalid: must be between 5 and 1000');
+    if (maxResults !== undefined && ids.length > 0)
+      throw new Ec2Error(400, 'InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');
     const offset = p.get('NextToken') ? Number(Buffer.from(p.get('NextToken') ?? '', 'base64').toString('utf8')) : 0;
     const page = maxResults === undefined ? matched : matched.slice(offset, offset + maxResults);
     const next = maxResults !== undefined && offset + maxResults < matched.length ? Buffer.from(String(offset + maxResults)).toString('base64') : undefined;
     // One reservation per RunInstances call, holding every instance it launched (API_Reservation.html).
     const reservations = new Map<string, Instance[]>();
     for (const i of page) reservations.set(i.reservationId, [...(reservations.get(i.reservationId) ?? []), i]);
-    return this.#xml('DescribeInstances', items('reservationSet', [...reservations.entries()], ([id, list]) => t('reservationId', id) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', list, (x) => this.#instanceXml(x))) + t('nextToken', next));
+    return this.#xml(
+      'DescribeInstances',
+      items(
+        'reservationSet',
+        [...reservations.entries()],
+        ([id, list]) => t('reservationId', id) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', list, (x) => this.#instanceXml(x)),
+      ) + t('nextToken', next),
+    );
   }
 
   #terminateInstances(p: URLSearchParams): Response {
@@ -902,7 +1458,11 @@ export class Ec2Emulator implements SandboxVmSource {
       }
       for (const a of this.addresses.values()) if (a.instanceId === i.id) this.#detachAddress(a);
       const current = this.#state(i);
-      out.push(t('instanceId', id) + el('currentState', t('code', current.code), t('name', current.name)) + el('previousState', t('code', previous.code), t('name', previous.name)));
+      out.push(
+        t('instanceId', id) +
+          el('currentState', t('code', current.code), t('name', current.name)) +
+          el('previousState', t('code', previous.code), t('name', previous.name)),
+      );
     }
     return this.#xml('TerminateInstances', el('instancesSet', ...out.map((x) => el('item', x))));
   }
@@ -920,7 +1480,12 @@ export class Ec2Emulator implements SandboxVmSource {
     const instances = ids.map((id) => this.#visibleInstance(id)!);
     const allowed = mode === 'stop' ? ['running', 'stopping', 'stopped'] : ['stopped', 'pending', 'running'];
     const stuck = instances.find((i) => !allowed.includes(this.#state(i).name));
-    if (stuck) throw new Ec2Error(400, 'IncorrectInstanceState', `This instance '${stuck.id}' is not in a state from which it can be ${mode === 'stop' ? 'stopped' : 'started'}.`);
+    if (stuck)
+      throw new Ec2Error(
+        400,
+        'IncorrectInstanceState',
+        `This instance '${stuck.id}' is not in a state from which it can be ${mode === 'stop' ? 'stopped' : 'started'}.`,
+      );
     const out = instances.map((i) => {
       const previous = this.#state(i);
       if (mode === 'stop' && previous.name === 'running') {
@@ -933,7 +1498,11 @@ export class Ec2Emulator implements SandboxVmSource {
         i.runningAt = this.#now() + sample(LATENCY.ec2PendingToRunning, this.#ctx.random);
       }
       const current = this.#state(i);
-      return t('instanceId', i.id) + el('currentState', t('code', current.code), t('name', current.name)) + el('previousState', t('code', previous.code), t('name', previous.name));
+      return (
+        t('instanceId', i.id) +
+        el('currentState', t('code', current.code), t('name', current.name)) +
+        el('previousState', t('code', previous.code), t('name', previous.name))
+      );
     });
     return this.#xml(mode === 'stop' ? 'StopInstances' : 'StartInstances', el('instancesSet', ...out.map((x) => el('item', x))));
   }
@@ -957,58 +1526,107 @@ export class Ec2Emulator implements SandboxVmSource {
 
   #vpcAttr(v: Vpc, name: string): string[] {
     switch (name) {
-      case 'vpc-id': return [v.id];
-      case 'cidr': case 'cidr-block-association.cidr-block': return [v.cidr];
-      case 'is-default': return [String(v.isDefault === true)];
-      case 'state': return ['available'];
-      case 'owner-id': return [OWNER];
-      default: return this.#tagAttr(v.tags, name);
+      case 'vpc-id':
+        return [v.id];
+      case 'cidr':
+      case 'cidr-block-association.cidr-block':
+        return [v.cidr];
+      case 'is-default':
+        return [String(v.isDefault === true)];
+      case 'state':
+        return ['available'];
+      case 'owner-id':
+        return [OWNER];
+      default:
+        return this.#tagAttr(v.tags, name);
     }
   }
 
   #subnetAttr(s: Subnet, name: string): string[] {
     switch (name) {
-      case 'subnet-id': return [s.id];
-      case 'vpc-id': return [s.vpcId];
-      case 'cidr': case 'cidr-block': case 'cidrBlock': return [s.cidr];
-      case 'availability-zone': case 'availabilityZone': return [s.zone];
-      case 'availability-zone-id': case 'availabilityZoneId': return [this.#zoneId(s.zone)];
-      case 'default-for-az': case 'defaultForAz': return [String(s.defaultForAz === true)];
-      case 'state': return ['available'];
-      case 'owner-id': return [OWNER];
-      default: return this.#tagAttr(s.tags, name);
+      case 'subnet-id':
+        return [s.id];
+      case 'vpc-id':
+        return [s.vpcId];
+      case 'cidr':
+      case 'cidr-block':
+      case 'cidrBlock':
+        return [s.cidr];
+      case 'availability-zone':
+      case 'availabilityZone':
+        return [s.zone];
+      case 'availability-zone-id':
+      case 'availabilityZoneId':
+        return [this.#zoneId(s.zone)];
+      case 'default-for-az':
+      case 'defaultForAz':
+        return [String(s.defaultForAz === true)];
+      case 'state':
+        return ['available'];
+      case 'owner-id':
+        return [OWNER];
+      default:
+        return this.#tagAttr(s.tags, name);
     }
   }
 
   #instanceAttr(i: Instance, name: string): string[] {
     const opt = (v: string | undefined): string[] => (v === undefined ? [] : [v]);
     switch (name) {
-      case 'instance-id': return [i.id];
-      case 'instance-state-name': return [this.#state(i).name];
-      case 'instance-state-code': return [String(this.#state(i).code)];
-      case 'instance-type': return [i.type];
-      case 'image-id': return [i.imageId];
-      case 'client-token': return opt(i.clientToken);
-      case 'subnet-id': return opt(i.subnetId);
-      case 'vpc-id': return opt(i.vpcId);
-      case 'availability-zone': return [i.zone];
-      case 'private-ip-address': return [i.privateIp];
-      case 'ip-address': return opt([...this.addresses.values()].find((a) => a.instanceId === i.id)?.publicIp ?? i.publicIp);
-      case 'key-name': return opt(i.keyName);
-      case 'instance.group-id': return i.groups;
-      case 'instance.group-name': return i.groups.map((g) => this.securityGroups.get(g)?.name ?? '');
-      case 'architecture': return opt(EC2_IMAGES.find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.arch);
-      default: return this.#tagAttr(i.tags, name);
+      case 'instance-id':
+        return [i.id];
+      case 'instance-state-name':
+        return [this.#state(i).name];
+      case 'instance-state-code':
+        return [String(this.#state(i).code)];
+      case 'instance-type':
+        return [i.type];
+      case 'image-id':
+        return [i.imageId];
+      case 'client-token':
+        return opt(i.clientToken);
+      case 'subnet-id':
+        return opt(i.subnetId);
+      case 'vpc-id':
+        return opt(i.vpcId);
+      case 'availability-zone':
+        return [i.zone];
+      case 'private-ip-address':
+        return [i.privateIp];
+      case 'ip-address':
+        return opt([...this.addresses.values()].find((a) => a.instanceId === i.id)?.publicIp ?? i.publicIp);
+      case 'key-name':
+        return opt(i.keyName);
+      case 'instance.group-id':
+        return i.groups;
+      case 'instance.group-name':
+        return i.groups.map((g) => this.securityGroups.get(g)?.name ?? '');
+      case 'architecture':
+        return opt(EC2_IMAGES.find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.arch);
+      default:
+        return this.#tagAttr(i.tags, name);
     }
   }
 
   #vpcXml(v: Vpc): string {
-    return t('vpcId', v.id) + t('ownerId', OWNER) + t('state', 'available') + t('cidrBlock', v.cidr) + t('instanceTenancy', 'default') + t('isDefault', v.isDefault === true) + this.#tagsXml(v.tags);
+    return (
+      t('vpcId', v.id) +
+      t('ownerId', OWNER) +
+      t('state', 'available') +
+      t('cidrBlock', v.cidr) +
+      t('instanceTenancy', 'default') +
+      t('isDefault', v.isDefault === true) +
+      this.#tagsXml(v.tags)
+    );
   }
 
   #deleteVpc(p: URLSearchParams): Response {
     const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
-    const deps = [...this.subnets.values()].some((s) => s.vpcId === vpc.id) || [...this.igws.values()].some((g) => g.vpcId === vpc.id) || [...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name !== 'default') || [...this.routeTables.values()].some((r) => r.vpcId === vpc.id && !r.main);
+    const deps =
+      [...this.subnets.values()].some((s) => s.vpcId === vpc.id) ||
+      [...this.igws.values()].some((g) => g.vpcId === vpc.id) ||
+      [...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name !== 'default') ||
+      [...this.routeTables.values()].some((r) => r.vpcId === vpc.id && !r.main);
     if (deps) throw new Ec2Error(400, 'DependencyViolation', `The vpc '${vpc.id}' has dependencies and cannot be deleted.`);
     for (const [id, r] of this.routeTables) if (r.vpcId === vpc.id) this.routeTables.delete(id);
     for (const [id, g] of this.securityGroups) if (g.vpcId === vpc.id) this.securityGroups.delete(id);
@@ -1019,51 +1637,107 @@ export class Ec2Emulator implements SandboxVmSource {
   #createSubnet(p: URLSearchParams): Response {
     const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
     const zone = p.get('AvailabilityZone') ?? this.#options.zones[0] ?? '';
-    if (!this.#options.zones.includes(zone)) throw new Ec2Error(400, 'InvalidParameterValue', `Value (${zone}) for parameter availabilityZone is invalid. Subnets can currently only be created in the following availability zones: ${this.#options.zones.join(', ')}.`);
+    if (!this.#options.zones.includes(zone))
+      throw new Ec2Error(
+        400,
+        'InvalidParameterValue',
+        `Value (${zone}) for parameter availabilityZone is invalid. Subnets can currently only ` +
+          `be created in the following availability zones: ${this.#options.zones.join(', ')}.`,
+      );
     const cidr = p.get('CidrBlock') ?? '';
-    if ([...this.subnets.values()].some((s) => s.vpcId === vpc.id && s.cidr === cidr)) throw new Ec2Error(400, 'InvalidSubnet.Conflict', `The CIDR '${cidr}' conflicts with another subnet`);
+    if ([...this.subnets.values()].some((s) => s.vpcId === vpc.id && s.cidr === cidr))
+      throw new Ec2Error(400, 'InvalidSubnet.Conflict', `The CIDR '${cidr}' conflicts with another subnet`);
     const s: Subnet = { id: this.#id('subnet'), vpcId: vpc.id, cidr, zone, tags: tagsFor(p, 'subnet'), nextHost: 0 };
     this.subnets.set(s.id, s);
     return this.#xml('CreateSubnet', el('subnet', this.#subnetXml(s)));
   }
 
   #subnetXml(s: Subnet): string {
-    return t('subnetId', s.id) + t('state', 'available') + t('vpcId', s.vpcId) + t('cidrBlock', s.cidr) + t('availableIpAddressCount', 250) + t('availabilityZone', s.zone) + t('availabilityZoneId', this.#zoneId(s.zone)) + t('defaultForAz', s.defaultForAz === true) + t('mapPublicIpOnLaunch', true) + this.#tagsXml(s.tags);
+    return (
+      t('subnetId', s.id) +
+      t('state', 'available') +
+      t('vpcId', s.vpcId) +
+      t('cidrBlock', s.cidr) +
+      t('availableIpAddressCount', 250) +
+      t('availabilityZone', s.zone) +
+      t('availabilityZoneId', this.#zoneId(s.zone)) +
+      t('defaultForAz', s.defaultForAz === true) +
+      t('mapPublicIpOnLaunch', true) +
+      this.#tagsXml(s.tags)
+    );
   }
 
   #deleteSubnet(p: URLSearchParams): Response {
     const s = this.#mustId('subnet', this.subnets, p.get('SubnetId'));
-    if (this.#liveInstances().some((i) => i.subnetId === s.id)) throw new Ec2Error(400, 'DependencyViolation', `The subnet '${s.id}' has dependencies and cannot be deleted.`);
+    if (this.#liveInstances().some((i) => i.subnetId === s.id))
+      throw new Ec2Error(400, 'DependencyViolation', `The subnet '${s.id}' has dependencies and cannot be deleted.`);
     this.subnets.delete(s.id);
     return this.#xml('DeleteSubnet', t('return', true));
   }
 
   #igwXml(g: Igw): string {
-    return t('internetGatewayId', g.id) + t('ownerId', OWNER) + items('attachmentSet', g.vpcId ? [g.vpcId] : [], (v) => t('vpcId', v) + t('state', 'available')) + this.#tagsXml(g.tags);
+    return (
+      t('internetGatewayId', g.id) +
+      t('ownerId', OWNER) +
+      items('attachmentSet', g.vpcId ? [g.vpcId] : [], (v) => t('vpcId', v) + t('state', 'available')) +
+      this.#tagsXml(g.tags)
+    );
   }
 
   #routeTableXml(r: RouteTable): string {
     return (
-      t('routeTableId', r.id) + t('vpcId', r.vpcId) + t('ownerId', OWNER) +
-      items('routeSet', [{ cidr: this.vpcs.get(r.vpcId)?.cidr ?? '', gatewayId: 'local' }, ...r.routes], (x) => t('destinationCidrBlock', x.cidr) + t('gatewayId', x.gatewayId) + t('state', 'active') + t('origin', x.gatewayId === 'local' ? 'CreateRouteTable' : 'CreateRoute')) +
-      items('associationSet', r.main ? [r.id] : [], (id) => t('routeTableAssociationId', `rtbassoc-${id.slice(4)}`) + t('routeTableId', id) + t('main', true)) + this.#tagsXml(r.tags)
+      t('routeTableId', r.id) +
+      t('vpcId', r.vpcId) +
+      t('ownerId', OWNER) +
+      items(
+        'routeSet',
+        [{ cidr: this.vpcs.get(r.vpcId)?.cidr ?? '', gatewayId: 'local' }, ...r.routes],
+        (x) =>
+          t('destinationCidrBlock', x.cidr) +
+          t('gatewayId', x.gatewayId) +
+          t('state', 'active') +
+          t('origin', x.gatewayId === 'local' ? 'CreateRouteTable' : 'CreateRoute'),
+      ) +
+      items('associationSet', r.main ? [r.id] : [], (id) => t('routeTableAssociationId', `rtbassoc-${id.slice(4)}`) + t('routeTableId', id) + t('main', true)) +
+      this.#tagsXml(r.tags)
     );
   }
 
   #createSecurityGroup(p: URLSearchParams): Response {
     const vpc = this.#mustId('vpc', this.vpcs, p.get('VpcId'));
     const name = p.get('GroupName') ?? '';
-    if ([...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name === name)) throw new Ec2Error(400, 'InvalidGroup.Duplicate', `The security group '${name}' already exists for VPC '${vpc.id}'`);
-    const g: SecurityGroup = { id: this.#id('sg'), name, description: p.get('GroupDescription') ?? '', vpcId: vpc.id, tags: tagsFor(p, 'security-group'), ingress: [] };
+    if ([...this.securityGroups.values()].some((g) => g.vpcId === vpc.id && g.name === name))
+      throw new Ec2Error(400, 'InvalidGroup.Duplicate', `The security group '${name}' already exists for VPC '${vpc.id}'`);
+    const g: SecurityGroup = {
+      id: this.#id('sg'),
+      name,
+      description: p.get('GroupDescription') ?? '',
+      vpcId: vpc.id,
+      tags: tagsFor(p, 'security-group'),
+      ingress: [],
+    };
     this.securityGroups.set(g.id, g);
     return this.#xml('CreateSecurityGroup', t('return', true) + t('groupId', g.id));
   }
 
   #sgXml(g: SecurityGroup): string {
     return (
-      t('ownerId', OWNER) + t('groupId', g.id) + t('groupName', g.name) + t('groupDescription', g.description) + t('vpcId', g.vpcId) +
-      items('ipPermissions', g.ingress, (x) => t('ipProtocol', x.protocol) + (x.protocol === '-1' ? '' : t('fromPort', x.from) + t('toPort', x.to)) + items('groups', x.groups, (id) => t('userId', OWNER) + t('groupId', id)) + items('ipRanges', x.cidrs, (c) => t('cidrIp', c.cidr) + t('description', c.description))) +
-      items('ipPermissionsEgress', [0], () => t('ipProtocol', '-1') + items('ipRanges', ['0.0.0.0/0'], (c) => t('cidrIp', c))) + this.#tagsXml(g.tags)
+      t('ownerId', OWNER) +
+      t('groupId', g.id) +
+      t('groupName', g.name) +
+      t('groupDescription', g.description) +
+      t('vpcId', g.vpcId) +
+      items(
+        'ipPermissions',
+        g.ingress,
+        (x) =>
+          t('ipProtocol', x.protocol) +
+          (x.protocol === '-1' ? '' : t('fromPort', x.from) + t('toPort', x.to)) +
+          items('groups', x.groups, (id) => t('userId', OWNER) + t('groupId', id)) +
+          items('ipRanges', x.cidrs, (c) => t('cidrIp', c.cidr) + t('description', c.description)),
+      ) +
+      items('ipPermissionsEgress', [0], () => t('ipProtocol', '-1') + items('ipRanges', ['0.0.0.0/0'], (c) => t('cidrIp', c))) +
+      this.#tagsXml(g.tags)
     );
   }
 
@@ -1073,22 +1747,36 @@ export class Ec2Emulator implements SandboxVmSource {
       const protocol = m.get('IpProtocol') ?? '-1';
       const from = Number(m.get('FromPort') ?? '-1');
       const to = Number(m.get('ToPort') ?? '-1');
-      const cidrs = queryMembers(m, 'IpRanges').map((r) => ({ cidr: r.get('CidrIp') ?? '', ...(r.get('Description') ? { description: r.get('Description') ?? '' } : {}) }));
+      const cidrs = queryMembers(m, 'IpRanges').map((r) => ({
+        cidr: r.get('CidrIp') ?? '',
+        ...(r.get('Description') ? { description: r.get('Description') ?? '' } : {}),
+      }));
       const groups = queryMembers(m, 'Groups').map((r) => r.get('GroupId') ?? '');
       let perm = g.ingress.find((x) => x.protocol === protocol && x.from === from && x.to === to);
       if (mode === 'authorize') {
         if (!perm) g.ingress.push((perm = { protocol, from, to, cidrs: [], groups: [] }));
         for (const c of cidrs) {
-          if (perm.cidrs.some((x) => x.cidr === c.cidr)) throw new Ec2Error(400, 'InvalidPermission.Duplicate', `the specified rule "peer: ${c.cidr}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`);
+          if (perm.cidrs.some((x) => x.cidr === c.cidr))
+            throw new Ec2Error(
+              400,
+              'InvalidPermission.Duplicate',
+              `the specified rule "peer: ${c.cidr}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`,
+            );
           perm.cidrs.push(c);
         }
         for (const id of groups) {
-          if (perm.groups.includes(id)) throw new Ec2Error(400, 'InvalidPermission.Duplicate', `the specified rule "peer: ${id}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`);
+          if (perm.groups.includes(id))
+            throw new Ec2Error(
+              400,
+              'InvalidPermission.Duplicate',
+              `the specified rule "peer: ${id}, ${protocol.toUpperCase()}, from port: ${from}, to port: ${to}, ALLOW" already exists`,
+            );
           this.#mustId('security-group', this.securityGroups, id);
           perm.groups.push(id);
         }
       } else {
-        if (!perm || cidrs.some((c) => !perm?.cidrs.some((x) => x.cidr === c.cidr)) || groups.some((id) => !perm?.groups.includes(id))) throw new Ec2Error(400, 'InvalidPermission.NotFound', 'The specified rule does not exist in this security group.');
+        if (!perm || cidrs.some((c) => !perm?.cidrs.some((x) => x.cidr === c.cidr)) || groups.some((id) => !perm?.groups.includes(id)))
+          throw new Ec2Error(400, 'InvalidPermission.NotFound', 'The specified rule does not exist in this security group.');
         perm.cidrs = perm.cidrs.filter((x) => !cidrs.some((c) => c.cidr === x.cidr));
         perm.groups = perm.groups.filter((x) => !groups.includes(x));
         if (perm.cidrs.length === 0 && perm.groups.length === 0) g.ingress = g.ingress.filter((x) => x !== perm);
@@ -1100,7 +1788,8 @@ export class Ec2Emulator implements SandboxVmSource {
   #deleteSecurityGroup(p: URLSearchParams): Response {
     const g = this.#mustId('security-group', this.securityGroups, p.get('GroupId'));
     if (this.#liveInstances().some((i) => i.groups.includes(g.id))) throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
-    if ([...this.securityGroups.values()].some((o) => o.id !== g.id && o.ingress.some((x) => x.groups.includes(g.id)))) throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
+    if ([...this.securityGroups.values()].some((o) => o.id !== g.id && o.ingress.some((x) => x.groups.includes(g.id))))
+      throw new Ec2Error(400, 'DependencyViolation', `resource ${g.id} has a dependent object`);
     this.securityGroups.delete(g.id);
     return this.#xml('DeleteSecurityGroup', t('return', true));
   }
@@ -1110,8 +1799,10 @@ export class Ec2Emulator implements SandboxVmSource {
     if (!a) throw new Ec2Error(400, 'InvalidAllocationID.NotFound', `The allocation ID '${p.get('AllocationId') ?? ''}' does not exist`);
     requireIds('instance', [p.get('InstanceId') ?? ''], (id) => this.#visibleInstance(id) !== undefined);
     const i = this.#visibleInstance(p.get('InstanceId') ?? '')!;
-    if (this.#state(i).name !== 'running') throw new Ec2Error(400, 'IncorrectInstanceState', `The instance '${i.id}' is not in a valid state for this operation.`);
-    if (a.instanceId && a.instanceId !== i.id && p.get('AllowReassociation') !== 'true') throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${a.allocationId} is already associated with associate-id ${a.associationId ?? ''}`);
+    if (this.#state(i).name !== 'running')
+      throw new Ec2Error(400, 'IncorrectInstanceState', `The instance '${i.id}' is not in a valid state for this operation.`);
+    if (a.instanceId && a.instanceId !== i.id && p.get('AllowReassociation') !== 'true')
+      throw new Ec2Error(400, 'Resource.AlreadyAssociated', `resource ${a.allocationId} is already associated with associate-id ${a.associationId ?? ''}`);
     if (a.instanceId !== i.id) {
       a.instanceId = i.id;
       a.associationId = `eipassoc-${a.allocationId.slice(9)}`;
@@ -1125,15 +1816,26 @@ export class Ec2Emulator implements SandboxVmSource {
   }
 
   #addressXml(a: Address): string {
-    return t('publicIp', a.publicIp) + t('allocationId', a.allocationId) + t('domain', 'vpc') + t('instanceId', a.instanceId) + t('associationId', a.associationId) + this.#tagsXml(a.tags);
+    return (
+      t('publicIp', a.publicIp) +
+      t('allocationId', a.allocationId) +
+      t('domain', 'vpc') +
+      t('instanceId', a.instanceId) +
+      t('associationId', a.associationId) +
+      this.#tagsXml(a.tags)
+    );
   }
 
   #importKeyPair(p: URLSearchParams): Response {
     const name = p.get('KeyName') ?? '';
     if ([...this.keyPairs.values()].some((k) => k.name === name)) throw new Ec2Error(400, 'InvalidKeyPair.Duplicate', `The keypair '${name}' already exists.`);
     const material = Buffer.from(p.get('PublicKeyMaterial') ?? '', 'base64').toString('utf8');
-    if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]+/.test(material)) throw new Ec2Error(400, 'InvalidKey.Format', 'Key is not in valid OpenSSH public key format');
-    const digest = createHash('sha256').update(Buffer.from(material.split(' ')[1] ?? '', 'base64')).digest('base64').replace(/=+$/, '');
+    if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]+/.test(material))
+      throw new Ec2Error(400, 'InvalidKey.Format', 'Key is not in valid OpenSSH public key format');
+    const digest = createHash('sha256')
+      .update(Buffer.from(material.split(' ')[1] ?? '', 'base64'))
+      .digest('base64')
+      .replace(/=+$/, '');
     const k: KeyPair = { id: this.#id('key'), name, fingerprint: digest, tags: tagsFor(p, 'key-pair') };
     this.keyPairs.set(k.id, k);
     return this.#xml('ImportKeyPair', t('keyFingerprint', k.fingerprint) + t('keyName', k.name) + t('keyPairId', k.id) + this.#tagsXml(k.tags));

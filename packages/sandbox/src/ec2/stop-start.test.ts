@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { DescribeInstancesCommand, EC2Client, RunInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import {
+  DescribeInstancesCommand,
+  EC2Client,
+  RunInstancesCommand,
+  StartInstancesCommand,
+  StopInstancesCommand,
+  TerminateInstancesCommand,
+} from '@aws-sdk/client-ec2';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -9,12 +16,23 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const ec2 = () => new EC2Client({ region: 'eu-central-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
-const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: { name?: string }) => e.name);
+const ec2 = () =>
+  new EC2Client({
+    region: 'eu-central-1',
+    credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+    maxAttempts: 1,
+  });
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: { name?: string }) => e.name,
+  );
 const stateOf = async (id: string) => (await ec2().send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0]?.State?.Name;
 
 it('stops a running instance (stopping, then stopped) and starts it again (pending, then running)', async () => {
-  const id = (await ec2().send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }))).Instances?.[0]?.InstanceId ?? '';
+  const id =
+    (await ec2().send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }))).Instances?.[0]
+      ?.InstanceId ?? '';
   expect(await codeOf(ec2().send(new StopInstancesCommand({ InstanceIds: [id] })))).toBe('IncorrectInstanceState');
   sandbox.clock.advance(60_000);
   const stopped = await ec2().send(new StopInstancesCommand({ InstanceIds: [id] }));

@@ -60,12 +60,14 @@ export function createTags(p: URLSearchParams, all: readonly Taggable[]): void {
     if (key.length === 0 || key.length > 128) throw new Ec2Error(400, 'InvalidParameterValue', `Tag key must be between 1 and 128 characters: '${key}'`);
     if ((value ?? '').length > 256) throw new Ec2Error(400, 'InvalidParameterValue', `Tag value exceeds the maximum length of 256 characters for key '${key}'`);
     // "You can't edit or delete tag keys or values that begin with aws:" (Tag restrictions).
-    if (key.toLowerCase().startsWith('aws:')) throw new Ec2Error(400, 'InvalidParameterValue', `Tag keys starting with 'aws:' are reserved for internal use: '${key}'`);
+    if (key.toLowerCase().startsWith('aws:'))
+      throw new Ec2Error(400, 'InvalidParameterValue', `Tag keys starting with 'aws:' are reserved for internal use: '${key}'`);
   }
   for (const r of resources) {
     const after = new Set([...Object.keys(r.tags), ...tags.map((t) => t.key)]);
     // "Maximum number of tags per resource: 50" (Tag restrictions).
-    if (after.size > MAX_TAGS) throw new Ec2Error(400, 'TagLimitExceeded', `The maximum number of Tags for a resource has been reached (${r.id} would have ${after.size}).`);
+    if (after.size > MAX_TAGS)
+      throw new Ec2Error(400, 'TagLimitExceeded', `The maximum number of Tags for a resource has been reached (${r.id} would have ${after.size}).`);
   }
   for (const r of resources) for (const { key, value } of tags) r.tags[key] = value ?? '';
 }
@@ -100,7 +102,9 @@ export function describeTags(p: URLSearchParams, all: readonly Taggable[]): TagD
     return f;
   });
   const entries = all.flatMap((r) => Object.entries(r.tags).map(([key, value]) => ({ resourceId: r.id, resourceType: r.type, key, value })));
-  const attr = (e: TagDescription, name: string): string[] => [name === 'key' ? e.key : name === 'value' ? e.value : name === 'resource-id' ? e.resourceId : e.resourceType];
+  const attr = (e: TagDescription, name: string): string[] => [
+    name === 'key' ? e.key : name === 'value' ? e.value : name === 'resource-id' ? e.resourceId : e.resourceType,
+  ];
   return entries
     .filter((e) => filters.every((f) => filterMatches(f, attr(e, f.name))))
     .sort((a, b) => a.resourceId.localeCompare(b.resourceId) || a.key.localeCompare(b.key));

@@ -68,7 +68,9 @@ export function googleApis(): protobuf.Root {
   const dir = protoDir();
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => (target.startsWith('google/protobuf/') && !target.endsWith('descriptor.proto') ? target : `${dir}${target}`);
-  root.loadSync(['google/cloud/tasks/v2/cloudtasks.proto', 'google/firestore/v1/firestore.proto', 'google/cloud/secretmanager/v1/service.proto'], { keepCase: false });
+  root.loadSync(['google/cloud/tasks/v2/cloudtasks.proto', 'google/firestore/v1/firestore.proto', 'google/cloud/secretmanager/v1/service.proto'], {
+    keepCase: false,
+  });
   root.resolveAll();
   loaded = root;
   return root;
@@ -108,7 +110,7 @@ function rulesOf(method: protobuf.Method): HttpRule[] {
 }
 
 const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A path template (google/api/http.proto's grammar: `*` one segment, `**` the rest, `{var=...}`, `:verb`) as a regex. */
 function compile(template: string): { regex: RegExp; vars: string[] } {
@@ -116,7 +118,7 @@ function compile(template: string): { regex: RegExp; vars: string[] } {
   const segment = (pattern: string): string =>
     pattern
       .split('/')
-      .map((part) => (part === '**' ? '.+' : part === '*' ? '[^/]+' : escape(part)))
+      .map((part) => (part === '**' ? '.+' : part === '*' ? '[^/]+' : escapeRegExp(part)))
       .join('/');
   let source = '';
   let rest = template;
@@ -132,7 +134,7 @@ function compile(template: string): { regex: RegExp; vars: string[] } {
     last = m.index + m[0].length;
   }
   source += segment(rest.slice(last));
-  if (verb !== undefined) source += `:${escape(verb)}`;
+  if (verb !== undefined) source += `:${escapeRegExp(verb)}`;
   return { regex: new RegExp(`^${source}$`), vars };
 }
 
@@ -166,7 +168,8 @@ export function checkMessage(value: unknown, type: protobuf.Type, path: string):
     if (!field) throw invalidArgument(`Invalid JSON payload received. Unknown name "${key}"${where(path)}: Cannot find field.`);
     // google.protobuf.NullValue's JSON is null (Firestore's `nullValue`); elsewhere null means the field is unset.
     if (field.resolvedType?.fullName === '.google.protobuf.NullValue') {
-      if (raw !== null && raw !== 0 && raw !== 'NULL_VALUE') throw invalidValue(path === '' ? snake(field.name) : `${path}.${snake(field.name)}`, 'type.googleapis.com/google.protobuf.NullValue', raw);
+      if (raw !== null && raw !== 0 && raw !== 'NULL_VALUE')
+        throw invalidValue(path === '' ? snake(field.name) : `${path}.${snake(field.name)}`, 'type.googleapis.com/google.protobuf.NullValue', raw);
       out[field.name] = null;
       continue;
     }
@@ -259,7 +262,8 @@ function encodeValue(value: unknown, field: protobuf.Field, intEnums: boolean): 
   const resolved = field.resolvedType;
   const one = (v: unknown): unknown => {
     if (resolved instanceof protobuf.Enum) return typeof v === 'string' ? (resolved.values[v] ?? v) : v;
-    if (resolved instanceof protobuf.Type && v !== null && typeof v === 'object' && !Array.isArray(v) && !WELL_KNOWN_ANY.has(resolved.fullName)) return encodeMessage(v as Json, resolved, intEnums);
+    if (resolved instanceof protobuf.Type && v !== null && typeof v === 'object' && !Array.isArray(v) && !WELL_KNOWN_ANY.has(resolved.fullName))
+      return encodeMessage(v as Json, resolved, intEnums);
     return v;
   };
   if (field.map && value && typeof value === 'object') return Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, one(v)]));
@@ -288,7 +292,22 @@ function setPath(target: Json, path: string, value: unknown): void {
 }
 
 /** Query parameters the front end itself takes (system parameters), not request fields. */
-const SYSTEM_PARAMETERS = new Set(['$alt', 'alt', '$fields', 'fields', 'prettyPrint', '$prettyPrint', 'key', 'access_token', '$callback', 'callback', 'quotaUser', 'userIp', 'upload_protocol', 'uploadType']);
+const SYSTEM_PARAMETERS = new Set([
+  '$alt',
+  'alt',
+  '$fields',
+  'fields',
+  'prettyPrint',
+  '$prettyPrint',
+  'key',
+  'access_token',
+  '$callback',
+  'callback',
+  'quotaUser',
+  'userIp',
+  'upload_protocol',
+  'uploadType',
+]);
 
 /** The query string's fields (`a.b=1`, repeated by repetition) bound into the request as Google's transcoding does. */
 function bindQuery(params: URLSearchParams, type: protobuf.Type, into: Json): void {
@@ -299,7 +318,10 @@ function bindQuery(params: URLSearchParams, type: protobuf.Type, into: Json): vo
     let field: protobuf.Field | undefined;
     for (const part of parts) {
       field = t?.fields[part];
-      if (!field) throw invalidArgument(`Invalid JSON payload received. Unknown name "${key}": Cannot bind query parameter. Field '${key}' could not be found in request message.`);
+      if (!field)
+        throw invalidArgument(
+          `Invalid JSON payload received. Unknown name "${key}": Cannot bind query parameter. Field '${key}' could not be found in request message.`,
+        );
       t = field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
     }
     const values = params.getAll(key);
@@ -310,13 +332,22 @@ function bindQuery(params: URLSearchParams, type: protobuf.Type, into: Json): vo
 
 /** Google's front end's page for a path no API method serves. */
 function frontEnd404(url: URL): Response {
-  const page = `<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <title>Error 404 (Not Found)!!1</title>\n  <p><b>404.</b> <ins>That’s an error.</ins>\n  <p>The requested URL <code>${url.pathname.replace(/[<>&"]/g, '')}</code> was not found on this server.  <ins>That’s all we know.</ins>\n`;
+  const page = [
+    '<!DOCTYPE html>',
+    '<html lang=en>',
+    '  <meta charset=utf-8>',
+    '  <title>Error 404 (Not Found)!!1</title>',
+    '  <p><b>404.</b> <ins>That’s an error.</ins>',
+    `  <p>The requested URL <code>${url.pathname.replace(/[<>&"]/g, '')}</code> was not found on this server.  <ins>That’s all we know.</ins>`,
+    '',
+  ].join('\n');
   return new Response(page, { status: 404, headers: { 'content-type': 'text/html; charset=UTF-8' } });
 }
 
 const UNAUTHENTICATED = new GoogleApiError(
   'UNAUTHENTICATED',
-  'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+  'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other ' +
+    'valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
 );
 
 /**
@@ -342,7 +373,14 @@ export class GoogleRestService {
       method.resolve();
       for (const rule of rulesOf(method)) {
         const { regex, vars } = compile(rule.path);
-        routes.push({ method, verb: rule.verb, regex, vars, ...(rule.body !== undefined ? { body: rule.body } : {}), hasCustomVerb: /:[A-Za-z]+$/.test(rule.path) });
+        routes.push({
+          method,
+          verb: rule.verb,
+          regex,
+          vars,
+          ...(rule.body !== undefined ? { body: rule.body } : {}),
+          hasCustomVerb: /:[A-Za-z]+$/.test(rule.path),
+        });
       }
     }
     // A custom verb (`:access`) is tried first: `*` would otherwise take `1:access` for a version id.
@@ -351,7 +389,7 @@ export class GoogleRestService {
   }
 
   handler(): HttpHandler {
-    return http.all(new RegExp(`^https://${escape(this.host)}(/.*)?$`), async ({ request }) => this.handle(request));
+    return http.all(new RegExp(`^https://${escapeRegExp(this.host)}(/.*)?$`), async ({ request }) => this.handle(request));
   }
 
   async handle(request: Request): Promise<Response> {
@@ -377,9 +415,12 @@ export class GoogleRestService {
         else setPath(raw, camel(method.body), parsed);
       }
       bindQuery(url.searchParams, requestType, raw);
-      method.vars.forEach((v, i) => setPath(raw, v, decodeURIComponent(match[i + 1] as string)));
+      for (const [i, v] of method.vars.entries()) setPath(raw, v, decodeURIComponent(match[i + 1] as string));
       const checked = checkMessage(raw, requestType, '');
-      const answer = await (this.impl[method.method.name] ?? unimplemented(method.method.name))(checked, { method: method.method.name, headers: request.headers });
+      const answer = await (this.impl[method.method.name] ?? unimplemented(method.method.name))(checked, {
+        method: method.method.name,
+        headers: request.headers,
+      });
       const responseType = method.method.resolvedResponseType as protobuf.Type;
       const encoded = Array.isArray(answer) ? answer.map((a) => encodeMessage(a, responseType, intEnums)) : encodeMessage(answer, responseType, intEnums);
       return HttpResponse.json(encoded);
@@ -403,7 +444,10 @@ export class GoogleRestService {
 
 function unimplemented(name: string): GoogleMethodImpl {
   return () => {
-    throw new GoogleApiError('UNIMPLEMENTED', `the sandbox does not emulate ${name} (only the methods kubeplane's Google runtime calls are served; the sandbox has no network)`);
+    throw new GoogleApiError(
+      'UNIMPLEMENTED',
+      `the sandbox does not emulate ${name} (only the methods kubeplane's Google runtime calls are served; the sandbox has no network)`,
+    );
   };
 }
 

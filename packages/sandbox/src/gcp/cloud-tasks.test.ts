@@ -22,7 +22,10 @@ afterAll(() => server.close());
 
 describe('Cloud Tasks emulator through the real client (REST)', () => {
   it('creates, gets and lists queues', async () => {
-    const [created] = await client.createQueue({ parent, queue: { name: queue, retryConfig: { maxAttempts: 3, minBackoff: { seconds: 10 }, maxBackoff: { seconds: 300 }, maxDoublings: 3 } } });
+    const [created] = await client.createQueue({
+      parent,
+      queue: { name: queue, retryConfig: { maxAttempts: 3, minBackoff: { seconds: 10 }, maxBackoff: { seconds: 300 }, maxDoublings: 3 } },
+    });
     expect(created).toMatchObject({ name: queue, state: 'RUNNING', retryConfig: { maxAttempts: 3, maxDoublings: 3 } });
     await expect(client.createQueue({ parent, queue: { name: queue } })).rejects.toMatchObject({ code: 409 });
     const [got] = await client.getQueue({ name: queue });
@@ -31,10 +34,16 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     expect(queues.map((q) => q.name)).toEqual([queue]);
   });
 
-  it('creates a task, de-duplicates its name for an hour after it ran, and pushes it with Cloud Tasks\' headers and an OIDC token', async () => {
+  it("creates a task, de-duplicates its name for an hour after it ran, and pushes it with Cloud Tasks' headers and an OIDC token", async () => {
     const name = `${queue}/tasks/step-c1-0001`;
     const body = Buffer.from(JSON.stringify({ cluster: 'c1' }));
-    const [task] = await client.createTask({ parent: queue, task: { name, httpRequest: { url, httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, body, oidcToken: { serviceAccountEmail: email } } } });
+    const [task] = await client.createTask({
+      parent: queue,
+      task: {
+        name,
+        httpRequest: { url, httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, body, oidcToken: { serviceAccountEmail: email } },
+      },
+    });
     expect(task).toMatchObject({ name, dispatchCount: 0, view: 'BASIC', dispatchDeadline: { seconds: '600' } });
     expect(task.httpRequest?.body ?? Buffer.alloc(0)).toHaveLength(0);
     const [full] = await client.getTask({ name, responseView: 'FULL' });
@@ -45,7 +54,14 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     const [dispatch] = google.tasks.takeDue(10);
     expect(google.tasks.takeDue(10)).toEqual([]);
     expect(dispatch).toMatchObject({ task: name, queue, url, method: 'POST', attempt: 1, dispatchDeadlineSeconds: 600 });
-    expect(dispatch?.headers).toMatchObject({ 'User-Agent': 'Google-Cloud-Tasks', 'X-CloudTasks-QueueName': 'kubeplane-steps', 'X-CloudTasks-TaskName': 'step-c1-0001', 'X-CloudTasks-TaskRetryCount': '0', 'X-CloudTasks-TaskExecutionCount': '0', 'Content-Type': 'application/json' });
+    expect(dispatch?.headers).toMatchObject({
+      'User-Agent': 'Google-Cloud-Tasks',
+      'X-CloudTasks-QueueName': 'kubeplane-steps',
+      'X-CloudTasks-TaskName': 'step-c1-0001',
+      'X-CloudTasks-TaskRetryCount': '0',
+      'X-CloudTasks-TaskExecutionCount': '0',
+      'Content-Type': 'application/json',
+    });
     const token = (dispatch?.headers.Authorization ?? '').replace(/^Bearer /, '');
     const ticket = await new OAuth2Client().verifyIdToken({ idToken: token, audience: url.split('?')[0] as string });
     expect(ticket.getPayload()?.email).toBe(email);
@@ -58,7 +74,7 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     expect(google.counts().tasks).toEqual({ created: 2, duplicates: 2, dispatched: 1 });
   });
 
-  it('retries on the queue\'s backoff and drops the task when its attempts are spent', async () => {
+  it("retries on the queue's backoff and drops the task when its attempts are spent", async () => {
     const name = `${queue}/tasks/failing`;
     await client.createTask({ parent: queue, task: { name, httpRequest: { url, body: Buffer.from('x') } } });
     const first = google.tasks.takeDue(1)[0];
@@ -68,7 +84,11 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     expect(google.tasks.nextDueAt()).toBe(start + 10_000);
     clock.advanceTo(start + 10_000);
     const second = google.tasks.takeDue(1)[0];
-    expect(second?.headers).toMatchObject({ 'X-CloudTasks-TaskRetryCount': '1', 'X-CloudTasks-TaskExecutionCount': '0', 'X-CloudTasks-TaskPreviousResponse': '500' });
+    expect(second?.headers).toMatchObject({
+      'X-CloudTasks-TaskRetryCount': '1',
+      'X-CloudTasks-TaskExecutionCount': '0',
+      'X-CloudTasks-TaskPreviousResponse': '500',
+    });
     google.tasks.complete(name, 'deadline-exceeded');
     expect(google.tasks.nextDueAt()).toBe(start + 10_000 + 20_000);
     const [got] = await client.getTask({ name });
@@ -81,20 +101,22 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
     expect(google.tasks.dropped()).toEqual([{ task: name, queue, attempts: 3, lastStatus: 503 }]);
   });
 
-  it('follows RetryConfig\'s documented intervals (10s, 20s, 40s, 80s, 160s, 240s, 300s, 300s)', () => {
+  it("follows RetryConfig's documented intervals (10s, 20s, 40s, 80s, 160s, 240s, 300s, 300s)", () => {
     const retry = { maxAttempts: -1, minBackoffSeconds: 10, maxBackoffSeconds: 300, maxDoublings: 3, maxRetryDurationSeconds: 0 };
     expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryDelaySeconds(retry, n))).toEqual([10, 20, 40, 80, 160, 240, 300, 300]);
   });
 
   it('refuses bad names, far schedules, deadlines out of range and oversized tasks', async () => {
     await expect(client.createTask({ parent: queue, task: { name: `${queue}/tasks/bad.name`, httpRequest: { url } } })).rejects.toMatchObject({ code: 400 });
-    await expect(client.createTask({ parent: queue, task: { httpRequest: { url }, scheduleTime: { seconds: Math.floor(clock.now() / 1000) + 31 * 86400 } } })).rejects.toMatchObject({ code: 400 });
+    await expect(
+      client.createTask({ parent: queue, task: { httpRequest: { url }, scheduleTime: { seconds: Math.floor(clock.now() / 1000) + 31 * 86400 } } }),
+    ).rejects.toMatchObject({ code: 400 });
     await expect(client.createTask({ parent: queue, task: { httpRequest: { url }, dispatchDeadline: { seconds: 10 } } })).rejects.toMatchObject({ code: 400 });
     await expect(client.createTask({ parent: queue, task: { httpRequest: { url, body: Buffer.alloc(101 * 1024) } } })).rejects.toMatchObject({ code: 400 });
     await expect(client.createTask({ parent: `${parent}/queues/nope`, task: { httpRequest: { url } } })).rejects.toMatchObject({ code: 404 });
   });
 
-  it('holds a paused queue\'s tasks until it resumes; RunTask forces one', async () => {
+  it("holds a paused queue's tasks until it resumes; RunTask forces one", async () => {
     await client.pauseQueue({ name: queue });
     const [t] = await client.createTask({ parent: queue, task: { httpRequest: { url } } });
     expect(google.tasks.nextDueAt()).toBeNull();
@@ -108,27 +130,47 @@ describe('Cloud Tasks emulator through the real client (REST)', () => {
   });
 
   it('takes enums by name or number and answers in the encoding asked', async () => {
-    const created = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { name: `${queue}/tasks/by-name`, httpRequest: { url, httpMethod: 'PUT' } } }) });
+    const created = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ task: { name: `${queue}/tasks/by-name`, httpRequest: { url, httpMethod: 'PUT' } } }),
+    });
     expect(((await created.json()) as { httpRequest: { httpMethod: unknown } }).httpRequest.httpMethod).toBe('PUT');
-    const asInt = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks/by-name?$alt=json%3Benum-encoding=int`, { headers: { authorization: 'Bearer t' } });
+    const asInt = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks/by-name?$alt=json%3Benum-encoding=int`, {
+      headers: { authorization: 'Bearer t' },
+    });
     expect(((await asInt.json()) as { httpRequest: { httpMethod: unknown } }).httpRequest.httpMethod).toBe(4);
-    const byNumber = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks?$alt=json%3Benum-encoding=int`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { name: `${queue}/tasks/by-number`, httpRequest: { url, httpMethod: 6 } }, responseView: 2 }) });
+    const byNumber = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks?$alt=json%3Benum-encoding=int`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ task: { name: `${queue}/tasks/by-number`, httpRequest: { url, httpMethod: 6 } }, responseView: 2 }),
+    });
     expect(await byNumber.json()).toMatchObject({ httpRequest: { httpMethod: 6 }, view: 2 });
-    const bad = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { httpRequest: { url, httpMethod: 'FETCH' } } }) });
+    const bad = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ task: { httpRequest: { url, httpMethod: 'FETCH' } } }),
+    });
     expect(bad.status).toBe(400);
     await client.deleteTask({ name: `${queue}/tasks/by-name` });
     await client.deleteTask({ name: `${queue}/tasks/by-number` });
   });
 
   it('refuses an unknown field as Google does', async () => {
-    const res = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ task: { httpRequest: { url }, x: 1 } }) });
+    const res = await fetch(`https://cloudtasks.googleapis.com/v2/${queue}/tasks`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ task: { httpRequest: { url }, x: 1 } }),
+    });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: 400, message: `Invalid JSON payload received. Unknown name "x" at 'task': Cannot find field.`, status: 'INVALID_ARGUMENT' } });
+    expect(await res.json()).toEqual({
+      error: { code: 400, message: `Invalid JSON payload received. Unknown name "x" at 'task': Cannot find field.`, status: 'INVALID_ARGUMENT' },
+    });
   });
 });
 
 describe('the push side', () => {
-  it('keeps a queue\'s tasks in flight within its max_concurrent_dispatches', async () => {
+  it("keeps a queue's tasks in flight within its max_concurrent_dispatches", async () => {
     const q = `${parent}/queues/narrow`;
     google.tasks.createQueue(q, { maxConcurrentDispatches: 2, maxAttempts: 1 });
     for (let i = 0; i < 3; i += 1) await client.createTask({ parent: q, task: { name: `${q}/tasks/t${i}`, httpRequest: { url } } });

@@ -144,7 +144,14 @@ export class CloudTasksEmulator {
     this.#clock = options.clock;
     this.#identity = options.identity;
     this.#service = new GoogleRestService(CLOUD_TASKS_HOST, 'google.cloud.tasks.v2.CloudTasks', {
-      CreateQueue: (r) => this.#queueView(this.#createQueue(`${r.parent as string}/queues/${String(((r.queue as Json | undefined)?.name as string | undefined)?.split('/').pop() ?? '')}`, (r.queue as Json | undefined) ?? {}, r.parent as string)),
+      CreateQueue: (r) =>
+        this.#queueView(
+          this.#createQueue(
+            `${r.parent as string}/queues/${String(((r.queue as Json | undefined)?.name as string | undefined)?.split('/').pop() ?? '')}`,
+            (r.queue as Json | undefined) ?? {},
+            r.parent as string,
+          ),
+        ),
       GetQueue: (r) => this.#queueView(this.#queue(r.name as string)),
       ListQueues: (r) => {
         const all = [...this.#queues.values()].filter((q) => q.name.startsWith(`${r.parent as string}/queues/`)).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -211,7 +218,9 @@ export class CloudTasksEmulator {
   /** Up to `max` due tasks, earliest first, marked in flight: the requests Cloud Tasks sends now. */
   takeDue(max: number): TaskDispatch[] {
     const now = this.#clock.now();
-    const due = [...this.#tasks.values()].filter((t) => this.#dispatchable(t) && t.scheduleMs <= now).sort((a, b) => a.scheduleMs - b.scheduleMs || a.createMs - b.createMs);
+    const due = [...this.#tasks.values()]
+      .filter((t) => this.#dispatchable(t) && t.scheduleMs <= now)
+      .sort((a, b) => a.scheduleMs - b.scheduleMs || a.createMs - b.createMs);
     const out: TaskDispatch[] = [];
     for (const t of due) {
       if (out.length >= max) break;
@@ -244,7 +253,8 @@ export class CloudTasksEmulator {
       }
       task.previousResponse = outcome.status;
     } else {
-      attempt.responseStatus = outcome === 'deadline-exceeded' ? { code: 4, message: 'Deadline exceeded.' } : { code: 14, message: 'The target was unreachable.' };
+      attempt.responseStatus =
+        outcome === 'deadline-exceeded' ? { code: 4, message: 'Deadline exceeded.' } : { code: 14, message: 'The target was unreachable.' };
       delete task.previousResponse;
     }
     // X-CloudTasks-TaskRetryReason's values are not documented; these name the cause the sandbox knows.
@@ -255,9 +265,16 @@ export class CloudTasksEmulator {
     const durationSpent = retry.maxRetryDurationSeconds > 0 && elapsed >= retry.maxRetryDurationSeconds;
     // RetryConfig.max_retry_duration: "Once max_retry_duration time has passed *and* the task has been attempted
     // max_attempts times, no further attempts will be made"; an unlimited one of the two leaves the other to decide.
-    const exhausted = (retry.maxAttempts === -1 ? retry.maxRetryDurationSeconds > 0 : attemptsSpent) && (retry.maxRetryDurationSeconds > 0 ? durationSpent : retry.maxAttempts !== -1);
+    const exhausted =
+      (retry.maxAttempts === -1 ? retry.maxRetryDurationSeconds > 0 : attemptsSpent) &&
+      (retry.maxRetryDurationSeconds > 0 ? durationSpent : retry.maxAttempts !== -1);
     if (exhausted) {
-      this.#dropped.push({ task: task.name, queue: task.queue, attempts: task.dispatchCount, lastStatus: typeof outcome === 'object' ? outcome.status : outcome });
+      this.#dropped.push({
+        task: task.name,
+        queue: task.queue,
+        attempts: task.dispatchCount,
+        lastStatus: typeof outcome === 'object' ? outcome.status : outcome,
+      });
       this.#forget(task);
       return;
     }
@@ -313,10 +330,19 @@ export class CloudTasksEmulator {
     if (task.body.length > 0 && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/octet-stream';
     if (task.oidc) {
       // OidcToken.audience: "If not specified, the URI specified in target will be used" (without its query).
-      const audience = task.oidc.audience || task.url.split('?')[0] as string;
+      const audience = task.oidc.audience || (task.url.split('?')[0] as string);
       headers.Authorization = `Bearer ${this.#identity.idToken({ email: task.oidc.serviceAccountEmail, audience })}`;
     }
-    return { task: task.name, queue: task.queue, url: task.url, method: task.method, headers, body: Buffer.from(task.body), dispatchDeadlineSeconds: task.deadlineSeconds, attempt: task.dispatchCount };
+    return {
+      task: task.name,
+      queue: task.queue,
+      url: task.url,
+      method: task.method,
+      headers,
+      body: Buffer.from(task.body),
+      dispatchDeadlineSeconds: task.deadlineSeconds,
+      attempt: task.dispatchCount,
+    };
   }
 
   #forget(task: Task): void {
@@ -326,7 +352,10 @@ export class CloudTasksEmulator {
 
   #createQueue(name: string, body: Json, parent: string, overrides: Partial<QueueRetry> = {}): Queue {
     if (!QUEUE_NAME.test(name) || !name.startsWith(`${parent}/`)) {
-      throw invalidArgument(`Queue name must be formatted: "projects/<PROJECT_ID>/locations/<LOCATION_ID>/queues/<QUEUE_ID>" with QUEUE_ID of letters, numbers or hyphens, at most 100: ${name}`);
+      throw invalidArgument(
+        `Queue name must be formatted: "projects/<PROJECT_ID>/locations/<LOCATION_ID>/queues/<QUEUE_ID>" ` +
+          `with QUEUE_ID of letters, numbers or hyphens, at most 100: ${name}`,
+      );
     }
     if (this.#queues.has(name)) throw alreadyExists('Requested entity already exists');
     const r = (body.retryConfig as Json | undefined) ?? {};
@@ -367,7 +396,13 @@ export class CloudTasksEmulator {
       name: q.name,
       state: q.state,
       rateLimits: { maxDispatchesPerSecond: q.maxDispatchesPerSecond, maxBurstSize: 100, maxConcurrentDispatches: q.maxConcurrentDispatches },
-      retryConfig: { maxAttempts: q.retry.maxAttempts, minBackoff: s(q.retry.minBackoffSeconds), maxBackoff: s(q.retry.maxBackoffSeconds), maxDoublings: q.retry.maxDoublings, maxRetryDuration: s(q.retry.maxRetryDurationSeconds) },
+      retryConfig: {
+        maxAttempts: q.retry.maxAttempts,
+        minBackoff: s(q.retry.minBackoffSeconds),
+        maxBackoff: s(q.retry.maxBackoffSeconds),
+        maxDoublings: q.retry.maxDoublings,
+        maxRetryDuration: s(q.retry.maxRetryDurationSeconds),
+      },
     };
   }
 
@@ -382,13 +417,18 @@ export class CloudTasksEmulator {
     const queue = this.#queues.get(parent);
     if (!queue) throw notFound('Queue does not exist. If you just created the queue, wait at least a minute for the queue to initialize.');
     const body = (r.task as Json | undefined) ?? {};
-    if (body.appEngineHttpRequest !== undefined || body.httpRequest === undefined) throw invalidArgument('The sandbox emulates HTTP target tasks: Task.http_request is required.');
+    if (body.appEngineHttpRequest !== undefined || body.httpRequest === undefined)
+      throw invalidArgument('The sandbox emulates HTTP target tasks: Task.http_request is required.');
     const now = this.#clock.now();
     let name = body.name as string | undefined;
     if (name === undefined || name === '') name = `${parent}/tasks/${String(randomInt(1e9, 1e10 - 1))}${String(randomInt(1e9, 1e10 - 1))}`;
     else {
       const m = TASK_NAME.exec(name);
-      if (!m || m[1] !== parent) throw invalidArgument(`Task name must be formatted: "projects/<PROJECT_ID>/locations/<LOCATION_ID>/queues/<QUEUE_ID>/tasks/<TASK_ID>" with TASK_ID of letters, numbers, hyphens or underscores, at most 500, in queue ${parent}: ${name}`);
+      if (!m || m[1] !== parent)
+        throw invalidArgument(
+          `Task name must be formatted: "projects/<PROJECT_ID>/locations/<LOCATION_ID>/queues/<QUEUE_ID>/tasks/<TASK_ID>" ` +
+            `with TASK_ID of letters, numbers, hyphens or underscores, at most 500, in queue ${parent}: ${name}`,
+        );
       const tomb = this.#tombstones.get(name);
       if (this.#tasks.has(name) || (tomb !== undefined && tomb > now)) {
         this.#counts.duplicates += 1;
@@ -397,15 +437,18 @@ export class CloudTasksEmulator {
     }
     const http = body.httpRequest as Json;
     const url = http.url as string | undefined;
-    if (!url || !/^https?:\/\/[^/]/.test(url) || url.length > 2083) throw invalidArgument(`HttpRequest.url must be an absolute http(s) URL of at most 2083 characters: ${String(url)}`);
+    if (!url || !/^https?:\/\/[^/]/.test(url) || url.length > 2083)
+      throw invalidArgument(`HttpRequest.url must be an absolute http(s) URL of at most 2083 characters: ${String(url)}`);
     const taskBody = Buffer.from((http.body as string | undefined) ?? '', 'base64');
     const size = Buffer.byteLength(JSON.stringify(body));
     if (size > MAX_TASK_BYTES) throw invalidArgument(`Task size too large: ${size} bytes; the maximum task size is 102400 bytes.`);
     const scheduleMs = typeof body.scheduleTime === 'string' ? Math.floor(parseMicros(body.scheduleTime) / 1000) : now;
     if (scheduleMs > now + MAX_SCHEDULE_AHEAD_MS) throw invalidArgument('Task.schedule_time must be at most 30 days in the future.');
     const deadlineSeconds = typeof body.dispatchDeadline === 'string' ? parseDurationSeconds(body.dispatchDeadline) : DEFAULT_DEADLINE_S;
-    if (deadlineSeconds < MIN_DEADLINE_S || deadlineSeconds > MAX_DEADLINE_S) throw invalidArgument(`Task.dispatch_deadline must be in the interval [15s, 1800s] for HTTP tasks, got ${String(body.dispatchDeadline)}.`);
-    if (http.oauthToken !== undefined) throw invalidArgument('The sandbox emulates OIDC tokens only (HttpRequest.oidc_token); OAuth tokens are for *.googleapis.com targets.');
+    if (deadlineSeconds < MIN_DEADLINE_S || deadlineSeconds > MAX_DEADLINE_S)
+      throw invalidArgument(`Task.dispatch_deadline must be in the interval [15s, 1800s] for HTTP tasks, got ${String(body.dispatchDeadline)}.`);
+    if (http.oauthToken !== undefined)
+      throw invalidArgument('The sandbox emulates OIDC tokens only (HttpRequest.oidc_token); OAuth tokens are for *.googleapis.com targets.');
     const oidc = http.oidcToken as Json | undefined;
     if (oidc && typeof oidc.serviceAccountEmail !== 'string') throw invalidArgument('OidcToken.service_account_email is required.');
     const task: Task = {
@@ -415,7 +458,14 @@ export class CloudTasksEmulator {
       method: (http.httpMethod as string | undefined) && http.httpMethod !== 'HTTP_METHOD_UNSPECIFIED' ? (http.httpMethod as string) : 'POST',
       headers: { ...((http.headers as Record<string, string> | undefined) ?? {}) },
       body: taskBody,
-      ...(oidc ? { oidc: { serviceAccountEmail: oidc.serviceAccountEmail as string, ...(typeof oidc.audience === 'string' && oidc.audience !== '' ? { audience: oidc.audience } : {}) } } : {}),
+      ...(oidc
+        ? {
+            oidc: {
+              serviceAccountEmail: oidc.serviceAccountEmail as string,
+              ...(typeof oidc.audience === 'string' && oidc.audience !== '' ? { audience: oidc.audience } : {}),
+            },
+          }
+        : {}),
       // "If schedule_time is not set or is in the past then Cloud Tasks will set it to the current time."
       scheduleMs: Math.max(scheduleMs, now),
       createMs: now,
@@ -461,4 +511,3 @@ export class CloudTasksEmulator {
     };
   }
 }
-

@@ -57,7 +57,7 @@ function matches(doc: StoredDoc, filter: Json): boolean {
     const want = f.value as FsValue;
     // A document without the field never matches a field filter (https://firebase.google.com/docs/firestore/query-data/queries).
     if (v === undefined) return false;
-    const list = (): FsValue[] => (((want.arrayValue as Json | undefined)?.values as FsValue[] | undefined) ?? []);
+    const list = (): FsValue[] => ((want.arrayValue as Json | undefined)?.values as FsValue[] | undefined) ?? [];
     const elements = (): FsValue[] => ('arrayValue' in v ? (((v.arrayValue as Json).values as FsValue[] | undefined) ?? []) : []);
     // Range and (in)equality filters only match values of the same type (numbers being one type).
     const sameType = typeRank(v) === typeRank(want);

@@ -53,7 +53,14 @@ describe('Firestore emulator through the real client (preferRest)', () => {
 
   it('runs where/orderBy/limit/cursor queries', async () => {
     const col = db.collection('kubeplane-leases');
-    for (const [id, n, owner] of [['a', 5, 'x'], ['b', 1, 'y'], ['c', 3, 'x'], ['d', 9, 'z'], ['e', 7, 'x']] as const) await col.doc(id).set({ n, owner });
+    for (const [id, n, owner] of [
+      ['a', 5, 'x'],
+      ['b', 1, 'y'],
+      ['c', 3, 'x'],
+      ['d', 9, 'z'],
+      ['e', 7, 'x'],
+    ] as const)
+      await col.doc(id).set({ n, owner });
     const ids = async (q: FirebaseFirestore.Query): Promise<string[]> => (await q.get()).docs.map((d) => d.id);
     expect(await ids(col.where('owner', '==', 'x').orderBy('n', 'desc'))).toEqual(['e', 'a', 'c']);
     expect(await ids(col.where('n', '>=', 3).where('n', '<', 9).orderBy('n').limit(2))).toEqual(['c', 'a']);
@@ -98,7 +105,12 @@ describe('Firestore emulator through the real client (preferRest)', () => {
   });
 
   it('refuses a document over 1 MiB and serves a named database', async () => {
-    await expect(db.collection('big').doc('x').set({ blob: 'x'.repeat(1_048_576) })).rejects.toThrow(/exceeds the maximum allowed size/);
+    await expect(
+      db
+        .collection('big')
+        .doc('x')
+        .set({ blob: 'x'.repeat(1_048_576) }),
+    ).rejects.toThrow(/exceeds the maximum allowed size/);
     const named = new Firestore({ projectId, databaseId: 'kp', preferRest: true, authClient: authClient as unknown as FirestoreAuth });
     await named.collection('c').doc('d').set({ v: 1 });
     expect(emulator.documentNames(`projects/${projectId}/databases/kp/`)).toEqual([`projects/${projectId}/databases/kp/documents/c/d`]);
@@ -126,7 +138,10 @@ describe('Firestore values and transforms through the real client', () => {
     expect((data.at as Timestamp).isEqual(at)).toBe(true);
     expect(Buffer.from(data.raw as Uint8Array)).toEqual(Buffer.from([1, 2, 3]));
     expect((data.stamped as Timestamp).toMillis()).toBe(clock.now());
-    const due = await db.collection('kubeplane-dead-letters').where('at', '<', Timestamp.fromMillis(clock.now() + 10_000)).get();
+    const due = await db
+      .collection('kubeplane-dead-letters')
+      .where('at', '<', Timestamp.fromMillis(clock.now() + 10_000))
+      .get();
     expect(due.docs.map((d) => d.id)).toEqual(['v']);
     expect((await db.collection('kubeplane-dead-letters').where('none', '==', null).get()).size).toBe(1);
   });
@@ -136,7 +151,10 @@ describe('Firestore values and transforms through the real client', () => {
     await db.doc('clusters/c1/events/e2').set({ n: 2 });
     await db.doc('clusters/c2/events/e3').set({ n: 3 });
     expect((await db.collection('clusters/c1/events').orderBy('n', 'desc').get()).docs.map((d) => d.id)).toEqual(['e2', 'e1']);
-    expect((await db.collectionGroup('events').where('n', '>=', 2).get()).docs.map((d) => d.ref.path)).toEqual(['clusters/c1/events/e2', 'clusters/c2/events/e3']);
+    expect((await db.collectionGroup('events').where('n', '>=', 2).get()).docs.map((d) => d.ref.path)).toEqual([
+      'clusters/c1/events/e2',
+      'clusters/c2/events/e3',
+    ]);
   });
 
   it('lists documents and reads several at once', async () => {
@@ -169,7 +187,13 @@ describe('Firestore transactions that are left open', () => {
     const strict = new FirestoreEmulator({ clock, lockWaitMs: 50 });
     const database = 'projects/p/databases/(default)';
     const call = (path: string, body: unknown): Promise<Response> =>
-      strict.handle(new Request(`https://firestore.googleapis.com/v1/${database}/documents:${path}`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify(body) }));
+      strict.handle(
+        new Request(`https://firestore.googleapis.com/v1/${database}/documents:${path}`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer t' },
+          body: JSON.stringify(body),
+        }),
+      );
     await call('commit', { writes: [{ update: { name: `${database}/documents/c/d`, fields: {} } }] });
     expect((await call('batchGet', { documents: [`${database}/documents/c/d`], newTransaction: { readWrite: {} } })).status).toBe(200);
     const blocked = await call('commit', { writes: [{ update: { name: `${database}/documents/c/d`, fields: { v: { integerValue: '1' } } } }] });

@@ -199,7 +199,9 @@ export class FirestoreEmulator {
 
   #listDocuments(r: Json): Json {
     const prefix = `${r.parent as string}/${r.collectionId as string}/`;
-    const all = [...this.#docs.values()].filter((d) => d.name.startsWith(prefix) && !d.name.slice(prefix.length).includes('/')).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const all = [...this.#docs.values()]
+      .filter((d) => d.name.startsWith(prefix) && !d.name.slice(prefix.length).includes('/'))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
     const { items, nextPageToken } = page(all, r.pageSize, r.pageToken, 300);
     this.#counts.reads += Math.max(1, items.length);
     return { documents: items.map((d) => this.#view(d, r.mask as Json | undefined)), ...(nextPageToken ? { nextPageToken } : {}) };
@@ -216,7 +218,11 @@ export class FirestoreEmulator {
   #updateDocument(r: Json): Json {
     const document = r.document as Json;
     const name = document.name as string;
-    const write: Json = { update: document, ...(r.updateMask ? { updateMask: r.updateMask } : {}), ...(r.currentDocument ? { currentDocument: r.currentDocument } : {}) };
+    const write: Json = {
+      update: document,
+      ...(r.updateMask ? { updateMask: r.updateMask } : {}),
+      ...(r.currentDocument ? { currentDocument: r.currentDocument } : {}),
+    };
     this.#apply(databaseOf(name), [write]);
     return this.#view(this.#docs.get(name) as Doc, r.mask as Json | undefined);
   }
@@ -254,7 +260,10 @@ export class FirestoreEmulator {
     let found = runStructuredQuery(parent, query, this.#docs.values()) as Doc[];
     if (tx && !tx.readOnly && found.length > 0) {
       // Locks the documents the query returned (not the range: a document inserted into it is not blocked).
-      await this.#lock(tx, found.map((d) => d.name));
+      await this.#lock(
+        tx,
+        found.map((d) => d.name),
+      );
       found = runStructuredQuery(parent, query, this.#docs.values()) as Doc[];
     }
     // "There is a minimum charge of one document read for each query that you perform, even if the query returns no results."
@@ -339,7 +348,10 @@ export class FirestoreEmulator {
           }
       }
       const transformResults: FsValue[] = [];
-      const transforms = [...((write.updateTransforms as Json[] | undefined) ?? []), ...((((write.transform as Json | undefined)?.fieldTransforms as Json[] | undefined) ?? []))];
+      const transforms = [
+        ...((write.updateTransforms as Json[] | undefined) ?? []),
+        ...(((write.transform as Json | undefined)?.fieldTransforms as Json[] | undefined) ?? []),
+      ];
       for (const t of transforms) {
         const segs = splitFieldPath(t.fieldPath as string);
         const v = transform(t, getField(fields, segs), commitMicros);
@@ -395,7 +407,8 @@ function transform(t: Json, current: FsValue | undefined, commitMicros: number):
   if (t.setToServerValue !== undefined) return { timestampValue: rfc3339Micros(commitMicros) };
   const operand = (t.increment ?? t.maximum ?? t.minimum) as FsValue | undefined;
   if (operand !== undefined) {
-    if (!isNumber(operand)) throw invalidArgument(`The ${t.increment ? 'increment' : t.maximum ? 'maximum' : 'minimum'} transform of ${String(t.fieldPath)} needs a number.`);
+    if (!isNumber(operand))
+      throw invalidArgument(`The ${t.increment ? 'increment' : t.maximum ? 'maximum' : 'minimum'} transform of ${String(t.fieldPath)} needs a number.`);
     if (!isNumber(current)) return copy(operand);
     if (t.increment !== undefined) {
       // Integer + integer stays an integer (saturating at int64's bounds); anything with a double is a double.

@@ -22,7 +22,9 @@ describe('Google ID tokens', () => {
   });
 
   it('are refused for another audience, when expired, or signed by another key', async () => {
-    await expect(new OAuth2Client().verifyIdToken({ idToken: identity.idToken({ email, audience }), audience: 'https://elsewhere' })).rejects.toThrow(/Wrong recipient/);
+    await expect(new OAuth2Client().verifyIdToken({ idToken: identity.idToken({ email, audience }), audience: 'https://elsewhere' })).rejects.toThrow(
+      /Wrong recipient/,
+    );
     const old = new GoogleIdentityEmulator({ clock: new VirtualClock(Date.now() - 2 * 3600_000) });
     const stale = old.idToken({ email, audience });
     await expect(new OAuth2Client().verifyIdToken({ idToken: stale, audience })).rejects.toThrow(/No pem found/);

@@ -33,7 +33,13 @@ export class GoogleIdentityEmulator {
   get #keys(): Key {
     if (!this.#key) {
       const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      this.#key = { privateKey, publicKey, kid: createHash('sha1').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex') };
+      this.#key = {
+        privateKey,
+        publicKey,
+        kid: createHash('sha1')
+          .update(publicKey.export({ type: 'spki', format: 'der' }))
+          .digest('hex'),
+      };
     }
     return this.#key;
   }
@@ -50,7 +56,9 @@ export class GoogleIdentityEmulator {
    */
   idToken(claims: { email: string; audience: string }): string {
     const iat = Math.floor(this.#clock.now() / 1000);
-    const sub = BigInt(`0x${createHash('sha256').update(claims.email).digest('hex').slice(0, 15)}`).toString().padStart(21, '1');
+    const sub = BigInt(`0x${createHash('sha256').update(claims.email).digest('hex').slice(0, 15)}`)
+      .toString()
+      .padStart(21, '1');
     const header = { alg: 'RS256', kid: this.kid, typ: 'JWT' };
     const payload = { aud: claims.audience, azp: sub, email: claims.email, email_verified: true, exp: iat + LIFETIME_SECONDS, iat, iss: GOOGLE_ISSUER, sub };
     const signed = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}`;
@@ -62,6 +70,9 @@ export class GoogleIdentityEmulator {
     const cache = { 'cache-control': 'public, max-age=21600, must-revalidate, no-transform' };
     const pem = (): Record<string, string> => ({ [this.kid]: this.#keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
     const jwk = (): Json => ({ ...this.#keys.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' });
-    return [http.get(CERTS_V1, () => HttpResponse.json(pem(), { headers: cache })), http.get(CERTS_V3, () => HttpResponse.json({ keys: [jwk()] }, { headers: cache }))];
+    return [
+      http.get(CERTS_V1, () => HttpResponse.json(pem(), { headers: cache })),
+      http.get(CERTS_V3, () => HttpResponse.json({ keys: [jwk()] }, { headers: cache })),
+    ];
   }
 }

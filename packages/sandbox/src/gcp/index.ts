@@ -29,7 +29,10 @@ export class GoogleCloudEmulators {
     this.location = options.location ?? SANDBOX_GOOGLE_LOCATION;
     this.identity = new GoogleIdentityEmulator({ clock: options.clock });
     this.tasks = new CloudTasksEmulator({ clock: options.clock, identity: this.identity });
-    this.firestore = new FirestoreEmulator({ clock: options.clock, ...(options.firestoreLockWaitMs !== undefined ? { lockWaitMs: options.firestoreLockWaitMs } : {}) });
+    this.firestore = new FirestoreEmulator({
+      clock: options.clock,
+      ...(options.firestoreLockWaitMs !== undefined ? { lockWaitMs: options.firestoreLockWaitMs } : {}),
+    });
     this.secrets = new GoogleSecretManagerEmulator({ clock: options.clock });
   }
 
@@ -41,11 +44,23 @@ export class GoogleCloudEmulators {
   counts(): GoogleApiCounts {
     const f = this.firestore.counts();
     const s = this.secrets.counts();
-    return { tasks: this.tasks.counts(), firestore: { requests: f.requests, reads: f.reads, writes: f.writes, deletes: f.deletes }, secretManager: { requests: s.requests, accesses: s.accesses } };
+    return {
+      tasks: this.tasks.counts(),
+      firestore: { requests: f.requests, reads: f.reads, writes: f.writes, deletes: f.deletes },
+      secretManager: { requests: s.requests, accesses: s.accesses },
+    };
   }
 }
 
-export { CloudTasksEmulator, retryDelaySeconds, CLOUD_TASKS_HOST, type TaskDispatch, type TaskOutcome, type QueueRetry, type CloudTasksCounts } from './cloud-tasks.js';
+export {
+  CloudTasksEmulator,
+  retryDelaySeconds,
+  CLOUD_TASKS_HOST,
+  type TaskDispatch,
+  type TaskOutcome,
+  type QueueRetry,
+  type CloudTasksCounts,
+} from './cloud-tasks.js';
 export { FirestoreEmulator, FIRESTORE_HOST, type FirestoreCounts } from './firestore.js';
 export { GoogleSecretManagerEmulator, SECRET_MANAGER_HOST, type SecretManagerCounts } from './secret-manager.js';
 export { GoogleIdentityEmulator, GOOGLE_ISSUER } from './identity.js';

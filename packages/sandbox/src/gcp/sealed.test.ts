@@ -13,7 +13,7 @@ afterEach(async () => {
 
 const bearer = { authorization: 'Bearer t' };
 
-describe('the sandbox\'s Google Cloud', () => {
+describe("the sandbox's Google Cloud", () => {
   it('is served by a listening Sandbox to the real client', async () => {
     sandbox = new Sandbox({ seed: 1 }).listen();
     const authClient = new OAuth2Client();
@@ -36,9 +36,13 @@ describe('the sandbox\'s Google Cloud', () => {
     expect((error as Error).message).toContain('not this API');
   });
 
-  it('answers a path no method of an emulated API has with Google\'s 404 page', async () => {
+  it("answers a path no method of an emulated API has with Google's 404 page", async () => {
     sandbox = new Sandbox({ seed: 1 }).listen();
-    for (const url of ['https://firestore.googleapis.com/v1/projects/p/nothing', 'https://cloudtasks.googleapis.com/v2beta3/projects/p/locations/l/queues', 'https://secretmanager.googleapis.com/']) {
+    for (const url of [
+      'https://firestore.googleapis.com/v1/projects/p/nothing',
+      'https://cloudtasks.googleapis.com/v2beta3/projects/p/locations/l/queues',
+      'https://secretmanager.googleapis.com/',
+    ]) {
       const res = await fetch(url, { headers: bearer });
       expect(res.status).toBe(404);
       expect(await res.text()).toContain('was not found on this server');
@@ -52,10 +56,14 @@ describe('the sandbox\'s Google Cloud', () => {
     expect(((await res.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
   });
 
-  it('refuses a method of an emulated API that it does not emulate, naming it, in Google\'s form', async () => {
+  it("refuses a method of an emulated API that it does not emulate, naming it, in Google's form", async () => {
     sandbox = new Sandbox({ seed: 1 }).listen();
     // Firestore's RunAggregationQuery (a client's count()): declared in the proto, not served by the sandbox.
-    const res = await fetch(`https://firestore.googleapis.com/v1/projects/p/databases/(default)/documents:runAggregationQuery`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`https://firestore.googleapis.com/v1/projects/p/databases/(default)/documents:runAggregationQuery`, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(501);
     const { error } = (await res.json()) as { error: { status: string; message: string } };
     expect(error.status).toBe('UNIMPLEMENTED');

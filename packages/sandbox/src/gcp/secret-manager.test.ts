@@ -25,9 +25,15 @@ describe('Secret Manager emulator through the real client (REST)', () => {
 
   // In REST mode the client rejects with gaxios' error: `code` is the HTTP status, the message Google's JSON error.
   it('creates a secret, refuses a duplicate, adds versions and accesses latest and a number', async () => {
-    const [secret] = await client.createSecret({ parent: `projects/${project}`, secretId: 'kubeplane-a', secret: { replication: { automatic: {} }, labels: { cluster: 'a' } } });
+    const [secret] = await client.createSecret({
+      parent: `projects/${project}`,
+      secretId: 'kubeplane-a',
+      secret: { replication: { automatic: {} }, labels: { cluster: 'a' } },
+    });
     expect(secret.name).toBe(`projects/${project}/secrets/kubeplane-a`);
-    await expect(client.createSecret({ parent: `projects/${project}`, secretId: 'kubeplane-a', secret: { replication: { automatic: {} } } })).rejects.toMatchObject({ code: 409, message: expect.stringContaining('already exists') });
+    await expect(
+      client.createSecret({ parent: `projects/${project}`, secretId: 'kubeplane-a', secret: { replication: { automatic: {} } } }),
+    ).rejects.toMatchObject({ code: 409, message: expect.stringContaining('already exists') });
     await client.addSecretVersion({ parent: secret.name, payload: { data: Buffer.from('one') } });
     const data = Buffer.from('two');
     const [v2] = await client.addSecretVersion({ parent: secret.name, payload: { data, dataCrc32c: crc32c(data) } });
@@ -41,30 +47,52 @@ describe('Secret Manager emulator through the real client (REST)', () => {
   });
 
   it('refuses a wrong checksum, a bad id, a missing replication and a bad label', async () => {
-    await expect(client.addSecretVersion({ parent: `projects/${project}/secrets/kubeplane-a`, payload: { data: Buffer.from('x'), dataCrc32c: 1 } })).rejects.toMatchObject({ code: 400 });
-    await expect(client.createSecret({ parent: `projects/${project}`, secretId: 'bad.id', secret: { replication: { automatic: {} } } })).rejects.toMatchObject({ code: 400 });
+    await expect(
+      client.addSecretVersion({ parent: `projects/${project}/secrets/kubeplane-a`, payload: { data: Buffer.from('x'), dataCrc32c: 1 } }),
+    ).rejects.toMatchObject({ code: 400 });
+    await expect(client.createSecret({ parent: `projects/${project}`, secretId: 'bad.id', secret: { replication: { automatic: {} } } })).rejects.toMatchObject({
+      code: 400,
+    });
     await expect(client.createSecret({ parent: `projects/${project}`, secretId: 'norepl', secret: {} })).rejects.toMatchObject({ code: 400 });
-    await expect(client.createSecret({ parent: `projects/${project}`, secretId: 'badlabel', secret: { replication: { automatic: {} }, labels: { Upper: 'x' } } })).rejects.toMatchObject({ code: 400 });
+    await expect(
+      client.createSecret({ parent: `projects/${project}`, secretId: 'badlabel', secret: { replication: { automatic: {} }, labels: { Upper: 'x' } } }),
+    ).rejects.toMatchObject({ code: 400 });
   });
 
   it('refuses disabled and destroyed versions as Google does, latest included', async () => {
     const name = `projects/${project}/secrets/kubeplane-a`;
     const [disabled] = await client.disableSecretVersion({ name: `${name}/versions/2` });
     expect(disabled.state).toBe('DISABLED');
-    await expect(client.accessSecretVersion({ name: `${name}/versions/latest` })).rejects.toMatchObject({ code: 400, message: expect.stringContaining(`Secret Version [${name}/versions/2] is in DISABLED state.`) });
+    await expect(client.accessSecretVersion({ name: `${name}/versions/latest` })).rejects.toMatchObject({
+      code: 400,
+      message: expect.stringContaining(`Secret Version [${name}/versions/2] is in DISABLED state.`),
+    });
     await client.destroySecretVersion({ name: `${name}/versions/1` });
-    await expect(client.accessSecretVersion({ name: `${name}/versions/1` })).rejects.toMatchObject({ code: 400, message: expect.stringContaining('is in DESTROYED state.') });
+    await expect(client.accessSecretVersion({ name: `${name}/versions/1` })).rejects.toMatchObject({
+      code: 400,
+      message: expect.stringContaining('is in DESTROYED state.'),
+    });
     await expect(client.enableSecretVersion({ name: `${name}/versions/1` })).rejects.toMatchObject({ code: 400 });
     await expect(client.accessSecretVersion({ name: `${name}/versions/7` })).rejects.toMatchObject({ code: 404 });
     const [versions] = await client.listSecretVersions({ parent: name });
-    expect(versions.map((v) => [v.name?.split('/').pop(), v.state])).toEqual([['2', 'DISABLED'], ['1', 'DESTROYED']]);
+    expect(versions.map((v) => [v.name?.split('/').pop(), v.state])).toEqual([
+      ['2', 'DISABLED'],
+      ['1', 'DESTROYED'],
+    ]);
   });
 
   it('lists by label filter, updates labels with a mask and deletes', async () => {
-    await client.createSecret({ parent: `projects/${project}`, secretId: 'kubeplane-b', secret: { replication: { automatic: {} }, labels: { cluster: 'b', role: 'x' } } });
+    await client.createSecret({
+      parent: `projects/${project}`,
+      secretId: 'kubeplane-b',
+      secret: { replication: { automatic: {} }, labels: { cluster: 'b', role: 'x' } },
+    });
     const [byLabel] = await client.listSecrets({ parent: `projects/${project}`, filter: 'labels.cluster=b AND labels.role=x' });
     expect(byLabel.map((s) => s.name)).toEqual([`projects/${project}/secrets/kubeplane-b`]);
-    const [updated] = await client.updateSecret({ secret: { name: `projects/${project}/secrets/kubeplane-b`, labels: { cluster: 'c' } }, updateMask: { paths: ['labels'] } });
+    const [updated] = await client.updateSecret({
+      secret: { name: `projects/${project}/secrets/kubeplane-b`, labels: { cluster: 'c' } },
+      updateMask: { paths: ['labels'] },
+    });
     expect(updated.labels).toEqual({ cluster: 'c' });
     const [none] = await client.listSecrets({ parent: `projects/${project}`, filter: 'labels.cluster=b' });
     expect(none).toEqual([]);
@@ -73,9 +101,15 @@ describe('Secret Manager emulator through the real client (REST)', () => {
   });
 
   it('refuses an unknown field, a request without a token, and answers an unknown path with 404', async () => {
-    const unknown = await fetch(`https://secretmanager.googleapis.com/v1/projects/${project}/secrets?secretId=z`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: JSON.stringify({ replication: { automatic: {} }, colour: 'red' }) });
+    const unknown = await fetch(`https://secretmanager.googleapis.com/v1/projects/${project}/secrets?secretId=z`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      body: JSON.stringify({ replication: { automatic: {} }, colour: 'red' }),
+    });
     expect(unknown.status).toBe(400);
-    expect(await unknown.json()).toEqual({ error: { code: 400, message: `Invalid JSON payload received. Unknown name "colour" at 'secret': Cannot find field.`, status: 'INVALID_ARGUMENT' } });
+    expect(await unknown.json()).toEqual({
+      error: { code: 400, message: `Invalid JSON payload received. Unknown name "colour" at 'secret': Cannot find field.`, status: 'INVALID_ARGUMENT' },
+    });
     const anonymous = await fetch(`https://secretmanager.googleapis.com/v1/projects/${project}/secrets`);
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');

@@ -100,14 +100,19 @@ export class GoogleSecretManagerEmulator {
   }
 
   #view(secret: Secret): Json {
-    return { ...secret.resource, name: secret.name, createTime: rfc3339Micros(secret.createMicros), etag: `"${secret.createMicros.toString(16)}${secret.etagSeq}"` };
+    return {
+      ...secret.resource,
+      name: secret.name,
+      createTime: rfc3339Micros(secret.createMicros),
+      etag: `"${secret.createMicros.toString(16)}${secret.etagSeq}"`,
+    };
   }
 
   #createSecret(r: Json): Json {
     const parent = r.parent as string;
     const id = (r.secretId as string | undefined) ?? '';
     if (!SECRET_ID.test(id)) {
-      throw invalidArgument('The provided Secret ID [' + id + '] does not match the expected format [[a-zA-Z_0-9-]+] or is longer than 255 characters.');
+      throw invalidArgument(`The provided Secret ID [${id}] does not match the expected format [[a-zA-Z_0-9-]+] or is longer than 255 characters.`);
     }
     const body = (r.secret as Json | undefined) ?? {};
     if (body.replication === undefined || Object.keys(body.replication as Json).length === 0) throw invalidArgument('Secret.replication must be specified.');
@@ -238,8 +243,12 @@ function checkLabels(labels: unknown): void {
   const entries = Object.entries(labels as Record<string, string>);
   if (entries.length > 64) throw invalidArgument('A secret may have at most 64 labels.');
   for (const [k, v] of entries) {
-    if (!LABEL_KEY.test(k)) throw invalidArgument(`Label key [${k}] is invalid: keys must be 1-63 lowercase letters, numerals, underscores or hyphens, and start with a lowercase letter.`);
-    if (!LABEL_VALUE.test(v)) throw invalidArgument(`Label value [${v}] of key [${k}] is invalid: values must be at most 63 lowercase letters, numerals, underscores or hyphens.`);
+    if (!LABEL_KEY.test(k))
+      throw invalidArgument(
+        `Label key [${k}] is invalid: keys must be 1-63 lowercase letters, numerals, underscores or hyphens, and start with a lowercase letter.`,
+      );
+    if (!LABEL_VALUE.test(v))
+      throw invalidArgument(`Label value [${v}] of key [${k}] is invalid: values must be at most 63 lowercase letters, numerals, underscores or hyphens.`);
   }
 }
 

@@ -2,9 +2,36 @@
 // real catalog, in the shapes of hetzner-cloud-openapi.json).
 
 export const HETZNER_LOCATIONS = [
-  { id: 1, name: 'fsn1', description: 'Falkenstein DC Park 1', country: 'DE', city: 'Falkenstein', latitude: 50.47612, longitude: 12.370071, network_zone: 'eu-central' },
-  { id: 2, name: 'nbg1', description: 'Nuremberg DC Park 1', country: 'DE', city: 'Nuremberg', latitude: 49.452102, longitude: 11.076665, network_zone: 'eu-central' },
-  { id: 3, name: 'hel1', description: 'Helsinki DC Park 1', country: 'FI', city: 'Helsinki', latitude: 60.169855, longitude: 24.938379, network_zone: 'eu-central' },
+  {
+    id: 1,
+    name: 'fsn1',
+    description: 'Falkenstein DC Park 1',
+    country: 'DE',
+    city: 'Falkenstein',
+    latitude: 50.47612,
+    longitude: 12.370071,
+    network_zone: 'eu-central',
+  },
+  {
+    id: 2,
+    name: 'nbg1',
+    description: 'Nuremberg DC Park 1',
+    country: 'DE',
+    city: 'Nuremberg',
+    latitude: 49.452102,
+    longitude: 11.076665,
+    network_zone: 'eu-central',
+  },
+  {
+    id: 3,
+    name: 'hel1',
+    description: 'Helsinki DC Park 1',
+    country: 'FI',
+    city: 'Helsinki',
+    latitude: 60.169855,
+    longitude: 24.938379,
+    network_zone: 'eu-central',
+  },
   { id: 4, name: 'ash', description: 'Ashburn, VA', country: 'US', city: 'Ashburn, VA', latitude: 39.045821, longitude: -77.487073, network_zone: 'us-east' },
 ] as const;
 
@@ -47,7 +74,16 @@ export const HETZNER_IMAGES = [
   { id: 103908130, name: 'ubuntu-22.04', description: 'Ubuntu 22.04', type: 'system', os_flavor: 'ubuntu', os_version: '22.04', architecture: 'x86' },
   { id: 161547270, name: 'ubuntu-24.04', description: 'Ubuntu 24.04', type: 'system', os_flavor: 'ubuntu', os_version: '24.04', architecture: 'arm' },
   // Deprecated (image `deprecated`: "point in time when the Image is considered to be deprecated"); still listed.
-  { id: 67794396, name: 'ubuntu-20.04', description: 'Ubuntu 20.04', type: 'system', os_flavor: 'ubuntu', os_version: '20.04', architecture: 'x86', deprecated: '2025-05-31T00:00:00Z' },
+  {
+    id: 67794396,
+    name: 'ubuntu-20.04',
+    description: 'Ubuntu 20.04',
+    type: 'system',
+    os_flavor: 'ubuntu',
+    os_version: '20.04',
+    architecture: 'x86',
+    deprecated: '2025-05-31T00:00:00Z',
+  },
 ] as const;
 
 /** Load balancer types (GET /load_balancer_types, `load_balancer_type`); limits as Hetzner lists them. */

@@ -4,8 +4,21 @@ import { ApiError, type Json, type Labels } from './api-error.js';
 import type { HetznerProject } from './project.js';
 import { LATENCY } from '../latency.js';
 
-export interface Zone { id: number; name: string; labels: Labels; ttl: number; created: number }
-export interface RRSet { zone: number; name: string; type: string; ttl: number | null; records: Array<{ value: string; comment?: string }>; labels: Labels }
+export interface Zone {
+  id: number;
+  name: string;
+  labels: Labels;
+  ttl: number;
+  created: number;
+}
+export interface RRSet {
+  zone: number;
+  name: string;
+  type: string;
+  ttl: number | null;
+  records: Array<{ value: string; comment?: string }>;
+  labels: Labels;
+}
 
 export class DnsZones {
   readonly zones = new Map<number, Zone>();
@@ -18,8 +31,22 @@ export class DnsZones {
     if ([...this.zones.values()].some((z) => z.name === name)) return;
     const zone: Zone = { id: this.p.id(), name, labels: {}, ttl: 3600, created: this.p.now() };
     this.zones.set(zone.id, zone);
-    this.rrsets.push({ zone: zone.id, name: '@', type: 'SOA', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }], labels: {} });
-    this.rrsets.push({ zone: zone.id, name: '@', type: 'NS', ttl: 3600, records: [{ value: 'hydrogen.ns.hetzner.com.' }, { value: 'oxygen.ns.hetzner.com.' }, { value: 'helium.ns.hetzner.de.' }], labels: {} });
+    this.rrsets.push({
+      zone: zone.id,
+      name: '@',
+      type: 'SOA',
+      ttl: 3600,
+      records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }],
+      labels: {},
+    });
+    this.rrsets.push({
+      zone: zone.id,
+      name: '@',
+      type: 'NS',
+      ttl: 3600,
+      records: [{ value: 'hydrogen.ns.hetzner.com.' }, { value: 'oxygen.ns.hetzner.com.' }, { value: 'helium.ns.hetzner.de.' }],
+      labels: {},
+    });
   }
 
   route(method: string, parts: string[], query: URLSearchParams, body: Json): [number, unknown] {
@@ -42,10 +69,22 @@ export class DnsZones {
       if (method === 'POST') {
         const name = String(body['name'] ?? '');
         const type = String(body['type'] ?? '');
-        if (!/^(@|[a-z0-9*_]([a-z0-9-_.]*[a-z0-9])?)$/.test(name) || name.endsWith(zone.name)) throw new ApiError(400, 'invalid_input', `invalid rrset name '${name}': lower case, relative to the zone, '@' for the apex`, { fields: [{ name: 'name' }] });
-        if (!['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA'].includes(type)) throw new ApiError(400, 'invalid_input', `invalid rrset type '${type}'`, { fields: [{ name: 'type' }] });
-        if (this.rrsets.some((r) => r.zone === zone.id && r.name === name && r.type === type)) throw new ApiError(409, 'uniqueness_error', `rrset ${name}/${type} already exists`);
-        const set: RRSet = { zone: zone.id, name, type, ttl: body['ttl'] === undefined ? null : Number(body['ttl']), records: this.#records(body['records']), labels: this.p.labels(body['labels']) };
+        if (!/^(@|[a-z0-9*_]([a-z0-9-_.]*[a-z0-9])?)$/.test(name) || name.endsWith(zone.name))
+          throw new ApiError(400, 'invalid_input', `invalid rrset name '${name}': lower case, relative to the zone, '@' for the apex`, {
+            fields: [{ name: 'name' }],
+          });
+        if (!['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA'].includes(type))
+          throw new ApiError(400, 'invalid_input', `invalid rrset type '${type}'`, { fields: [{ name: 'type' }] });
+        if (this.rrsets.some((r) => r.zone === zone.id && r.name === name && r.type === type))
+          throw new ApiError(409, 'uniqueness_error', `rrset ${name}/${type} already exists`);
+        const set: RRSet = {
+          zone: zone.id,
+          name,
+          type,
+          ttl: body['ttl'] === undefined ? null : Number(body['ttl']),
+          records: this.#records(body['records']),
+          labels: this.p.labels(body['labels']),
+        };
         this.rrsets.push(set);
         return [201, { rrset: this.#rrsetJson(set), action: change('create_rrset') }];
       }
@@ -70,17 +109,46 @@ export class DnsZones {
   }
 
   #records(value: unknown): RRSet['records'] {
-    if (!Array.isArray(value) || value.length === 0 || value.length > 50) throw new ApiError(400, 'invalid_input', 'records must hold 1 to 50 records', { fields: [{ name: 'records' }] });
+    if (!Array.isArray(value) || value.length === 0 || value.length > 50)
+      throw new ApiError(400, 'invalid_input', 'records must hold 1 to 50 records', { fields: [{ name: 'records' }] });
     const records = (value as Json[]).map((r) => ({ value: String(r['value'] ?? ''), ...(typeof r['comment'] === 'string' ? { comment: r['comment'] } : {}) }));
-    if (new Set(records.map((r) => r.value)).size !== records.length) throw new ApiError(400, 'invalid_input', 'record values must be distinct', { fields: [{ name: 'records' }] });
+    if (new Set(records.map((r) => r.value)).size !== records.length)
+      throw new ApiError(400, 'invalid_input', 'record values must be distinct', { fields: [{ name: 'records' }] });
     return records;
   }
 
   #zoneJson(z: Zone): Json {
-    return { id: z.id, name: z.name, mode: 'primary', ttl: z.ttl, labels: z.labels, created: this.p.iso(z.created), status: 'ok', registrar: 'other', record_count: this.rrsets.filter((r) => r.zone === z.id).length, primary_nameservers: [], protection: { delete: false }, authoritative_nameservers: { assigned: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'], delegated: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'], delegation_last_check: null, delegation_status: 'valid' } };
+    return {
+      id: z.id,
+      name: z.name,
+      mode: 'primary',
+      ttl: z.ttl,
+      labels: z.labels,
+      created: this.p.iso(z.created),
+      status: 'ok',
+      registrar: 'other',
+      record_count: this.rrsets.filter((r) => r.zone === z.id).length,
+      primary_nameservers: [],
+      protection: { delete: false },
+      authoritative_nameservers: {
+        assigned: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'],
+        delegated: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'],
+        delegation_last_check: null,
+        delegation_status: 'valid',
+      },
+    };
   }
 
   #rrsetJson(r: RRSet): Json {
-    return { id: `${r.name}/${r.type}`, name: r.name, type: r.type, ttl: r.ttl, records: r.records, labels: r.labels, protection: { change: false }, zone: r.zone };
+    return {
+      id: `${r.name}/${r.type}`,
+      name: r.name,
+      type: r.type,
+      ttl: r.ttl,
+      records: r.records,
+      labels: r.labels,
+      protection: { change: false },
+      zone: r.zone,
+    };
   }
 }

@@ -9,7 +9,13 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const api = got.extend({ prefixUrl: HETZNER_API, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json', headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` } });
+const api = got.extend({
+  prefixUrl: HETZNER_API,
+  throwHttpErrors: false,
+  retry: { limit: 0 },
+  responseType: 'json',
+  headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` },
+});
 type Body = Record<string, unknown> & { error?: { code: string; message: string } };
 const server = (name: string, labels: Record<string, string> = {}) => ({ name, server_type: 'cpx22', image: 'ubuntu-24.04', location: 'fsn1', labels });
 
@@ -32,10 +38,13 @@ describe('Hetzner emulator (wire format)', () => {
     expect(s.server.status).toBe('running');
   });
 
-  it('attaches a server to a network only through a subnet of its location\'s network zone (fsn1, nbg1 and hel1 share eu-central)', async () => {
-    const created = await api.post('networks', { json: { name: 'n1', ip_range: '10.0.0.0/16', subnets: [{ type: 'cloud', ip_range: '10.0.1.0/24', network_zone: 'eu-central' }] } });
+  it("attaches a server to a network only through a subnet of its location's network zone (fsn1, nbg1 and hel1 share eu-central)", async () => {
+    const created = await api.post('networks', {
+      json: { name: 'n1', ip_range: '10.0.0.0/16', subnets: [{ type: 'cloud', ip_range: '10.0.1.0/24', network_zone: 'eu-central' }] },
+    });
     const id = (created.body as unknown as { network: { id: number } }).network.id;
-    for (const location of ['fsn1', 'nbg1', 'hel1']) expect((await api.post('servers', { json: { ...server(`in-${location}`), location, networks: [id] } })).statusCode).toBe(201);
+    for (const location of ['fsn1', 'nbg1', 'hel1'])
+      expect((await api.post('servers', { json: { ...server(`in-${location}`), location, networks: [id] } })).statusCode).toBe(201);
     const ash = await api.post('servers', { json: { ...server('in-ash'), location: 'ash', networks: [id] } });
     expect(ash.statusCode).toBe(400);
     expect((ash.body as unknown as Body).error?.code).toBe('invalid_input');
@@ -47,7 +56,9 @@ describe('Hetzner emulator (wire format)', () => {
     const again = await api.post('ssh_keys', { json: { name: 'k2', public_key: publicKey } });
     expect((again.body as unknown as Body).error?.code).toBe('uniqueness_error');
     await api.post('ssh_keys', { json: { name: 'other', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3eC6F8mgbVf1kEXnBFqQyrm0Ae4jMX0lCezHzDdJ3X x' } });
-    const found = (await api.get('ssh_keys', { searchParams: { fingerprint: first.ssh_key.fingerprint } })).body as unknown as { ssh_keys: Array<{ name: string }> };
+    const found = (await api.get('ssh_keys', { searchParams: { fingerprint: first.ssh_key.fingerprint } })).body as unknown as {
+      ssh_keys: Array<{ name: string }>;
+    };
     expect(found.ssh_keys.map((k) => k.name)).toEqual(['k1']);
   });
 
@@ -98,10 +109,14 @@ describe('Hetzner emulator (wire format)', () => {
   });
 
   it('serves zone RRSets: create, uniqueness, set_records as an action, delete; the zone apex is not inventory', async () => {
-    const created = await api.post('zones/example.de/rrsets', { json: { name: 'api', type: 'A', ttl: 60, records: [{ value: '192.0.2.1' }], labels: { 'kubeplane.dev/cluster-id': 'c1' } } });
+    const created = await api.post('zones/example.de/rrsets', {
+      json: { name: 'api', type: 'A', ttl: 60, records: [{ value: '192.0.2.1' }], labels: { 'kubeplane.dev/cluster-id': 'c1' } },
+    });
     expect(created.statusCode).toBe(201);
     expect((await api.post('zones/example.de/rrsets', { json: { name: 'api', type: 'A', records: [{ value: '192.0.2.2' }] } })).statusCode).toBe(409);
-    const set = (await api.post('zones/example.de/rrsets/api/A/actions/set_records', { json: { records: [{ value: '192.0.2.3' }] } })).body as unknown as { action: { id: number; status: string } };
+    const set = (await api.post('zones/example.de/rrsets/api/A/actions/set_records', { json: { records: [{ value: '192.0.2.3' }] } })).body as unknown as {
+      action: { id: number; status: string };
+    };
     expect(set.action.status).toBe('running');
     sandbox.clock.advance(10_000);
     expect(((await api.get(`actions/${set.action.id}`)).body as unknown as { action: { status: string } }).action.status).toBe('success');

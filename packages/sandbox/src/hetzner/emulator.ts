@@ -9,7 +9,17 @@ import type { FaultKind } from '../faults.js';
 import type { InventoryItem } from '../inventory.js';
 import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
-import { HETZNER_DATACENTERS, HETZNER_IMAGE_CREATED, HETZNER_IMAGE_DISK_GB, HETZNER_IMAGES, HETZNER_ISOS, HETZNER_LOAD_BALANCER_TYPES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPE_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
+import {
+  HETZNER_DATACENTERS,
+  HETZNER_IMAGE_CREATED,
+  HETZNER_IMAGE_DISK_GB,
+  HETZNER_IMAGES,
+  HETZNER_ISOS,
+  HETZNER_LOAD_BALANCER_TYPES,
+  HETZNER_LOCATIONS,
+  HETZNER_SERVER_TYPE_LOCATIONS,
+  HETZNER_SERVER_TYPES,
+} from './catalog.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
 import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
 import { hetznerLabelSelector } from './label-selector.js';
@@ -30,7 +40,6 @@ const USER_DATA_LIMIT = 32 * 1024;
 // DELETE /primary_ips/{id}: from this date an assigned Primary IP "needs to be unassigned before it can be deleted".
 const MUST_UNASSIGN_FROM = Date.parse('2026-05-01T00:00:00Z');
 
-
 export interface Server {
   id: number;
   name: string;
@@ -50,13 +59,54 @@ export interface Server {
   /** Kept in memory for the simulated kubelets (it holds bootstrap tokens): never in the inventory. */
   userData: string;
 }
-export interface Network { id: number; name: string; labels: Labels; ipRange: string; subnets: Array<{ type: string; ip_range: string; network_zone: string; gateway: string }>; created: number; nextHost: number }
-export interface Firewall { id: number; name: string; labels: Labels; rules: Json[]; appliedTo: Json[]; created: number }
-export interface PrimaryIp { id: number; name: string; labels: Labels; ip: string; assigneeId: number | null; autoDelete: boolean; location: (typeof HETZNER_LOCATIONS)[number]; created: number }
-export interface SshKey { id: number; name: string; labels: Labels; publicKey: string; fingerprint: string; created: number }
-export interface PlacementGroup { id: number; name: string; labels: Labels; created: number }
-export interface Action { id: number; command: string; started: number; finishAt: number; resources: Array<{ id: number; type: string }> }
-
+export interface Network {
+  id: number;
+  name: string;
+  labels: Labels;
+  ipRange: string;
+  subnets: Array<{ type: string; ip_range: string; network_zone: string; gateway: string }>;
+  created: number;
+  nextHost: number;
+}
+export interface Firewall {
+  id: number;
+  name: string;
+  labels: Labels;
+  rules: Json[];
+  appliedTo: Json[];
+  created: number;
+}
+export interface PrimaryIp {
+  id: number;
+  name: string;
+  labels: Labels;
+  ip: string;
+  assigneeId: number | null;
+  autoDelete: boolean;
+  location: (typeof HETZNER_LOCATIONS)[number];
+  created: number;
+}
+export interface SshKey {
+  id: number;
+  name: string;
+  labels: Labels;
+  publicKey: string;
+  fingerprint: string;
+  created: number;
+}
+export interface PlacementGroup {
+  id: number;
+  name: string;
+  labels: Labels;
+  created: number;
+}
+export interface Action {
+  id: number;
+  command: string;
+  started: number;
+  finishAt: number;
+  resources: Array<{ id: number; type: string }>;
+}
 
 export interface HetznerEmulatorOptions {
   /** The API token the project accepts. */
@@ -236,7 +286,12 @@ export class HetznerEmulator implements SandboxVmSource {
 
   inventory(): InventoryItem[] {
     const item = (kind: string, id: number, name: string, labels: Labels, state?: string): InventoryItem => ({
-      cloud: 'hetzner', kind, id: String(id), name, ...(labels[CLUSTER_LABEL] ? { clusterId: labels[CLUSTER_LABEL] } : {}), ...(state ? { state } : {}),
+      cloud: 'hetzner',
+      kind,
+      id: String(id),
+      name,
+      ...(labels[CLUSTER_LABEL] ? { clusterId: labels[CLUSTER_LABEL] } : {}),
+      ...(state ? { state } : {}),
     });
     return [
       ...[...this.servers.values()].map((s) => item('node', s.id, s.name, s.labels, this.#status(s))),
@@ -249,7 +304,9 @@ export class HetznerEmulator implements SandboxVmSource {
       ...[...this.floatingIps.items.values()].map((f) => item('floating-ip', f.id, f.name, f.labels)),
       ...[...this.loadBalancers.items.values()].map((lb) => item('load-balancer', lb.id, lb.name, lb.labels)),
       ...[...this.certificates.items.values()].map((c) => item('certificate', c.id, c.name, c.labels)),
-      ...this.rrsets.filter((r) => r.name !== '@').map((r) => ({ ...item('dns-record', r.zone, `${r.name}/${r.type}`, r.labels), id: `${r.zone}/${r.name}/${r.type}` })),
+      ...this.rrsets
+        .filter((r) => r.name !== '@')
+        .map((r) => ({ ...item('dns-record', r.zone, `${r.name}/${r.type}`, r.labels), id: `${r.zone}/${r.name}/${r.type}` })),
     ];
   }
 
@@ -312,7 +369,11 @@ export class HetznerEmulator implements SandboxVmSource {
   }
 
   #json(status: number, body: unknown, withRateHeaders = true): Response {
-    const headers: Record<string, string> = { 'X-Correlation-Id': requestId(), Date: new Date(this.#now()).toUTCString(), ...(withRateHeaders ? this.#rateHeaders() : {}) };
+    const headers: Record<string, string> = {
+      'X-Correlation-Id': requestId(),
+      Date: new Date(this.#now()).toUTCString(),
+      ...(withRateHeaders ? this.#rateHeaders() : {}),
+    };
     // A 204 has no body (RFC 9110 §15.3.5); the API sends none.
     if (status === 204) return new HttpResponse(null, { status, headers });
     return HttpResponse.json(body as Json, { status, headers });
@@ -326,7 +387,18 @@ export class HetznerEmulator implements SandboxVmSource {
     switch (kind) {
       case 'throttled':
         this.throttled += 1;
-        return HttpResponse.json({ error: { code: 'rate_limit_exceeded', message: 'limit of 3600 requests per hour reached', details: {} } }, { status: 429, headers: { Date: new Date(this.#now()).toUTCString(), 'RateLimit-Limit': '3600', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(Math.ceil(this.#now() / 1000 + 2)) } });
+        return HttpResponse.json(
+          { error: { code: 'rate_limit_exceeded', message: 'limit of 3600 requests per hour reached', details: {} } },
+          {
+            status: 429,
+            headers: {
+              Date: new Date(this.#now()).toUTCString(),
+              'RateLimit-Limit': '3600',
+              'RateLimit-Remaining': '0',
+              'RateLimit-Reset': String(Math.ceil(this.#now() / 1000 + 2)),
+            },
+          },
+        );
       case 'throttled-no-headers':
         this.throttled += 1;
         return this.#error(new ApiError(429, 'rate_limit_exceeded', 'limit of 3600 requests per hour reached'), false);
@@ -339,7 +411,9 @@ export class HetznerEmulator implements SandboxVmSource {
       case 'capacity':
         return this.#error(new ApiError(412, 'resource_unavailable', 'server type unavailable in this location'));
       case 'quota':
-        return this.#error(new ApiError(403, 'resource_limit_exceeded', 'server limit exceeded: project limit is 10 servers; request an increase in the Hetzner console'));
+        return this.#error(
+          new ApiError(403, 'resource_limit_exceeded', 'server limit exceeded: project limit is 10 servers; request an increase in the Hetzner console'),
+        );
       case 'auth':
         return this.#error(new ApiError(401, 'unauthorized', 'unable to authenticate'));
     }
@@ -360,7 +434,10 @@ export class HetznerEmulator implements SandboxVmSource {
     if (this.budget.tryTake(1) > 0) {
       this.throttled += 1;
       const headers = this.#rateHeaders();
-      return HttpResponse.json({ error: { code: 'rate_limit_exceeded', message: 'limit of 3600 requests per hour reached', details: {} } }, { status: 429, headers: { Date: new Date(this.#now()).toUTCString(), ...headers, 'RateLimit-Remaining': '0' } });
+      return HttpResponse.json(
+        { error: { code: 'rate_limit_exceeded', message: 'limit of 3600 requests per hour reached', details: {} } },
+        { status: 429, headers: { Date: new Date(this.#now()).toUTCString(), ...headers, 'RateLimit-Remaining': '0' } },
+      );
     }
     const fault = this.#ctx.faults.take('hetzner', operation);
     if (fault === 'throttled') {
@@ -368,7 +445,10 @@ export class HetznerEmulator implements SandboxVmSource {
       const reset = Math.ceil(this.#now() / 1000 + 2);
       return HttpResponse.json(
         { error: { code: 'rate_limit_exceeded', message: 'limit of 3600 requests per hour reached', details: {} } },
-        { status: 429, headers: { Date: new Date(this.#now()).toUTCString(), 'RateLimit-Limit': '3600', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(reset) } },
+        {
+          status: 429,
+          headers: { Date: new Date(this.#now()).toUTCString(), 'RateLimit-Limit': '3600', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(reset) },
+        },
       );
     }
     if (fault && fault !== 'lost-response') {
@@ -411,7 +491,15 @@ export class HetznerEmulator implements SandboxVmSource {
     throw new ApiError(404, 'not_found', `${method} ${path} is not an endpoint of this API`);
   }
 
-  #routeResource(collection: string, method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
+  #routeResource(
+    collection: string,
+    method: string,
+    id: number | undefined,
+    sub: string | undefined,
+    action: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | undefined {
     switch (collection) {
       case 'servers':
         return this.#routeServers(method, id, sub, action, query, body);
@@ -424,7 +512,10 @@ export class HetznerEmulator implements SandboxVmSource {
       case 'certificates':
         return this.certificates.route(method, id, sub, query, body);
       case 'networks':
-        if (id === undefined) return method === 'GET' ? [200, this.#listOf('networks', this.networks.values(), (n) => this.#networkJson(n), query, SORT_ID_NAME_CREATED)] : [201, { network: this.#networkJson(this.#createNetwork(body)) }];
+        if (id === undefined)
+          return method === 'GET'
+            ? [200, this.#listOf('networks', this.networks.values(), (n) => this.#networkJson(n), query, SORT_ID_NAME_CREATED)]
+            : [201, { network: this.#networkJson(this.#createNetwork(body)) }];
         if (method === 'GET' && sub === undefined) return [200, { network: this.#networkJson(found(this.networks, id, 'network')) }];
         if (method === 'PUT' && sub === undefined) {
           const n = found(this.networks, id, 'network');
@@ -450,11 +541,23 @@ export class HetznerEmulator implements SandboxVmSource {
         if (id === undefined) {
           if (method === 'GET') {
             const ip = query.get('ip');
-            return [200, this.#listOf('primary_ips', [...this.primaryIps.values()].filter((p) => ip === null || p.ip === ip), (p) => this.#primaryIpJson(p), query, ['id', 'created'])];
+            return [
+              200,
+              this.#listOf(
+                'primary_ips',
+                [...this.primaryIps.values()].filter((p) => ip === null || p.ip === ip),
+                (p) => this.#primaryIpJson(p),
+                query,
+                ['id', 'created'],
+              ),
+            ];
           }
           const created = this.#createPrimaryIp(body);
           // POST /primary_ips answers `create_primary_ip` as its action (create_primary_ip_response).
-          return [201, { primary_ip: this.#primaryIpJson(created), action: this.#action('create_primary_ip', [{ id: created.id, type: 'primary_ip' }], 1_000) }];
+          return [
+            201,
+            { primary_ip: this.#primaryIpJson(created), action: this.#action('create_primary_ip', [{ id: created.id, type: 'primary_ip' }], 1_000) },
+          ];
         }
         if (method === 'GET' && sub === undefined) return [200, { primary_ip: this.#primaryIpJson(found(this.primaryIps, id, 'primary_ip')) }];
         if (method === 'PUT' && sub === undefined) {
@@ -469,7 +572,8 @@ export class HetznerEmulator implements SandboxVmSource {
           // DELETE /primary_ips/{id}: an assigned IP is unassigned automatically until 1 May 2026 (422
           // must_be_unassigned after), and only from a server that is off (422 server_not_stopped).
           if (ip.assigneeId !== null) {
-            if (this.#now() >= MUST_UNASSIGN_FROM) throw new ApiError(422, 'must_be_unassigned', `primary ip ${id} is assigned to server ${ip.assigneeId}; unassign it first`);
+            if (this.#now() >= MUST_UNASSIGN_FROM)
+              throw new ApiError(422, 'must_be_unassigned', `primary ip ${id} is assigned to server ${ip.assigneeId}; unassign it first`);
             this.#unassignPrimaryIp(ip);
           }
           this.primaryIps.delete(id);
@@ -484,13 +588,28 @@ export class HetznerEmulator implements SandboxVmSource {
           if (server.ipv4) throw new ApiError(422, 'server_has_ipv4', `server ${server.id} already has a primary IPv4`);
           ip.assigneeId = server.id;
           server.ipv4 = { id: ip.id, ip: ip.ip };
-          return [201, { action: this.#action('assign_primary_ip', [{ id, type: 'primary_ip' }, { id: server.id, type: 'server' }], 1_000) }];
+          return [
+            201,
+            {
+              action: this.#action(
+                'assign_primary_ip',
+                [
+                  { id, type: 'primary_ip' },
+                  { id: server.id, type: 'server' },
+                ],
+                1_000,
+              ),
+            },
+          ];
         }
         if (method === 'POST' && sub === 'actions' && action === 'unassign') {
           const ip = found(this.primaryIps, id, 'primary_ip');
           const server = ip.assigneeId;
           this.#unassignPrimaryIp(ip);
-          return [201, { action: this.#action('unassign_primary_ip', [{ id, type: 'primary_ip' }, ...(server === null ? [] : [{ id: server, type: 'server' }])], 1_000) }];
+          return [
+            201,
+            { action: this.#action('unassign_primary_ip', [{ id, type: 'primary_ip' }, ...(server === null ? [] : [{ id: server, type: 'server' }])], 1_000) },
+          ];
         }
         return undefined;
       case 'ssh_keys':
@@ -498,7 +617,9 @@ export class HetznerEmulator implements SandboxVmSource {
           // `fingerprint` filters the list to the one key with that MD5 fingerprint (GET /ssh_keys in the Cloud API's OpenAPI).
           const fingerprint = query.get('fingerprint');
           const keys = [...this.sshKeys.values()].filter((k) => fingerprint === null || k.fingerprint === fingerprint);
-          return method === 'GET' ? [200, this.#listOf('ssh_keys', keys, (k) => this.#sshKeyJson(k), query, ['id', 'name'])] : [201, { ssh_key: this.#sshKeyJson(this.#createSshKey(body)) }];
+          return method === 'GET'
+            ? [200, this.#listOf('ssh_keys', keys, (k) => this.#sshKeyJson(k), query, ['id', 'name'])]
+            : [201, { ssh_key: this.#sshKeyJson(this.#createSshKey(body)) }];
         }
         if (method === 'GET') return [200, { ssh_key: this.#sshKeyJson(found(this.sshKeys, id, 'ssh_key')) }];
         if (method === 'PUT') {
@@ -514,7 +635,10 @@ export class HetznerEmulator implements SandboxVmSource {
         }
         return undefined;
       case 'placement_groups':
-        if (id === undefined) return method === 'GET' ? [200, this.#listOf('placement_groups', this.placementGroups.values(), (g) => this.#placementJson(g), query, SORT_ID_NAME_CREATED)] : [201, { placement_group: this.#placementJson(this.#createPlacementGroup(body)), action: null }];
+        if (id === undefined)
+          return method === 'GET'
+            ? [200, this.#listOf('placement_groups', this.placementGroups.values(), (g) => this.#placementJson(g), query, SORT_ID_NAME_CREATED)]
+            : [201, { placement_group: this.#placementJson(this.#createPlacementGroup(body)), action: null }];
         if (method === 'GET') return [200, { placement_group: this.#placementJson(found(this.placementGroups, id, 'placement_group')) }];
         if (method === 'DELETE') {
           found(this.placementGroups, id, 'placement_group');
@@ -527,7 +651,15 @@ export class HetznerEmulator implements SandboxVmSource {
         if (id !== undefined && method === 'GET') return [200, { action: this.#actionJson(found(this.actions, id, 'action')) }];
         if (id === undefined && method === 'GET') {
           const ids = query.getAll('id').map(Number);
-          return [200, this.#list('actions', [...this.actions.values()].filter((a) => ids.length === 0 || ids.includes(a.id)).map((a) => this.#actionJson(a)), query, undefined)];
+          return [
+            200,
+            this.#list(
+              'actions',
+              [...this.actions.values()].filter((a) => ids.length === 0 || ids.includes(a.id)).map((a) => this.#actionJson(a)),
+              query,
+              undefined,
+            ),
+          ];
         }
         return undefined;
     }
@@ -554,13 +686,33 @@ export class HetznerEmulator implements SandboxVmSource {
       case 'images': {
         const arch = query.get('architecture');
         const all = HETZNER_IMAGES.map((i) => this.#imageJson(i));
-        return id === undefined ? [200, this.#list('images', named(all).filter((i) => !arch || i['architecture'] === arch), query, SORT_ID_NAME_CREATED)] : one('image', all);
+        return id === undefined
+          ? [
+              200,
+              this.#list(
+                'images',
+                named(all).filter((i) => !arch || i['architecture'] === arch),
+                query,
+                SORT_ID_NAME_CREATED,
+              ),
+            ]
+          : one('image', all);
       }
       case 'isos': {
         // `architecture` filters, and ISOs without one only with include_architecture_wildcard (GET /isos).
         const arch = query.get('architecture');
         const all = HETZNER_ISOS.map((i) => ({ ...i }) as Json);
-        return id === undefined ? [200, this.#list('isos', named(all).filter((i) => !arch || i['architecture'] === arch), query, undefined)] : one('iso', all);
+        return id === undefined
+          ? [
+              200,
+              this.#list(
+                'isos',
+                named(all).filter((i) => !arch || i['architecture'] === arch),
+                query,
+                undefined,
+              ),
+            ]
+          : one('iso', all);
       }
       case 'locations': {
         const all = HETZNER_LOCATIONS.map((l) => ({ ...l }) as Json);
@@ -574,11 +726,27 @@ export class HetznerEmulator implements SandboxVmSource {
     return undefined;
   }
 
-  #routeServers(method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
+  #routeServers(
+    method: string,
+    id: number | undefined,
+    sub: string | undefined,
+    action: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | undefined {
     if (id === undefined) {
       if (method === 'GET') {
         const status = query.getAll('status');
-        return [200, this.#listOf('servers', [...this.servers.values()].filter((s) => status.length === 0 || status.includes(this.#status(s))), (s) => this.#serverJson(s), query, SORT_ID_NAME_CREATED)];
+        return [
+          200,
+          this.#listOf(
+            'servers',
+            [...this.servers.values()].filter((s) => status.length === 0 || status.includes(this.#status(s))),
+            (s) => this.#serverJson(s),
+            query,
+            SORT_ID_NAME_CREATED,
+          ),
+        ];
       }
       return method === 'POST' ? [201, this.#createServer(body)] : undefined;
     }
@@ -618,8 +786,18 @@ export class HetznerEmulator implements SandboxVmSource {
     return undefined;
   }
 
-  #routeFirewalls(method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
-    if (id === undefined) return method === 'GET' ? [200, this.#listOf('firewalls', this.firewalls.values(), (f) => this.#firewallJson(f), query, SORT_ID_NAME_CREATED)] : [201, this.#createFirewall(body)];
+  #routeFirewalls(
+    method: string,
+    id: number | undefined,
+    sub: string | undefined,
+    action: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | undefined {
+    if (id === undefined)
+      return method === 'GET'
+        ? [200, this.#listOf('firewalls', this.firewalls.values(), (f) => this.#firewallJson(f), query, SORT_ID_NAME_CREATED)]
+        : [201, this.#createFirewall(body)];
     const fw = found(this.firewalls, id, 'firewall');
     if (sub === undefined) {
       if (method === 'GET') return [200, { firewall: this.#firewallJson(fw) }];
@@ -657,7 +835,13 @@ export class HetznerEmulator implements SandboxVmSource {
   }
 
   /** A list of resources filtered by `name` and `label_selector` (a malformed selector is a 400), as #list. */
-  #listOf<T extends { name: string; labels: Labels }>(key: string, items: Iterable<T>, toJson: (item: T) => Json, query: URLSearchParams, sortable: readonly string[] | undefined): Json {
+  #listOf<T extends { name: string; labels: Labels }>(
+    key: string,
+    items: Iterable<T>,
+    toJson: (item: T) => Json,
+    query: URLSearchParams,
+    sortable: readonly string[] | undefined,
+  ): Json {
     const selector = query.get('label_selector');
     if (selector !== null) hetznerLabelSelector(selector);
     return this.#list(key, [...items].filter((i) => this.#filter(i, query)).map(toJson), query, sortable);
@@ -665,9 +849,14 @@ export class HetznerEmulator implements SandboxVmSource {
 
   #labels(value: unknown): Labels {
     if (value === undefined || value === null) return {};
-    if (typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, 'invalid_input', 'invalid input in field labels', { fields: [{ name: 'labels', messages: ['must be an object'] }] });
+    if (typeof value !== 'object' || Array.isArray(value))
+      throw new ApiError(400, 'invalid_input', 'invalid input in field labels', { fields: [{ name: 'labels', messages: ['must be an object'] }] });
     for (const [k, v] of Object.entries(value)) {
-      if (typeof v !== 'string' || !/^([a-z0-9A-Z.-]+\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?$/.test(k) || !/^([a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?)?$/.test(v)) {
+      if (
+        typeof v !== 'string' ||
+        !/^([a-z0-9A-Z.-]+\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?$/.test(k) ||
+        !/^([a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?)?$/.test(v)
+      ) {
         throw new ApiError(400, 'invalid_input', `invalid label ${k}`, { fields: [{ name: 'labels', messages: [`invalid label ${k}`] }] });
       }
     }
@@ -678,7 +867,8 @@ export class HetznerEmulator implements SandboxVmSource {
     if (typeof value !== 'string' || !/^[a-zA-Z0-9]([a-zA-Z0-9-.]{0,61}[a-zA-Z0-9])?$/.test(value)) {
       throw new ApiError(400, 'invalid_input', `invalid input in field 'name'`, { fields: [{ name: 'name', messages: ['must be a valid hostname'] }] });
     }
-    for (const r of collection) if (r.name === value) throw new ApiError(409, 'uniqueness_error', `${what} name is already used`, { fields: [{ name: 'name' }] });
+    for (const r of collection)
+      if (r.name === value) throw new ApiError(409, 'uniqueness_error', `${what} name is already used`, { fields: [{ name: 'name' }] });
     return value;
   }
 
@@ -691,7 +881,16 @@ export class HetznerEmulator implements SandboxVmSource {
   #actionJson(a: Action): Json {
     const finished = this.#now() >= a.finishAt;
     const progress = finished ? 100 : Math.floor(((this.#now() - a.started) / Math.max(1, a.finishAt - a.started)) * 100);
-    return { id: a.id, command: a.command, status: finished ? 'success' : 'running', progress, started: this.#iso(a.started), finished: finished ? this.#iso(a.finishAt) : null, resources: a.resources, error: null };
+    return {
+      id: a.id,
+      command: a.command,
+      status: finished ? 'success' : 'running',
+      progress,
+      started: this.#iso(a.started),
+      finished: finished ? this.#iso(a.finishAt) : null,
+      resources: a.resources,
+      error: null,
+    };
   }
 
   #publicIp(): string {
@@ -702,9 +901,15 @@ export class HetznerEmulator implements SandboxVmSource {
   #createServer(body: Json): Json {
     const name = this.#name(body['name'], this.servers.values(), 'server');
     const serverType = HETZNER_SERVER_TYPES.find((t) => t.name === body['server_type'] || String(t.id) === String(body['server_type']));
-    if (!serverType) throw new ApiError(400, 'invalid_input', `server type ${String(body['server_type'])} not found`, { fields: [{ name: 'server_type', messages: ['server type not found'] }] });
-    const image = HETZNER_IMAGES.find((i) => (i.name === body['image'] || String(i.id) === String(body['image'])) && i.architecture === serverType.architecture);
-    if (!image) throw new ApiError(400, 'invalid_input', `image ${String(body['image'])} not found`, { fields: [{ name: 'image', messages: ['image not found'] }] });
+    if (!serverType)
+      throw new ApiError(400, 'invalid_input', `server type ${String(body['server_type'])} not found`, {
+        fields: [{ name: 'server_type', messages: ['server type not found'] }],
+      });
+    const image = HETZNER_IMAGES.find(
+      (i) => (i.name === body['image'] || String(i.id) === String(body['image'])) && i.architecture === serverType.architecture,
+    );
+    if (!image)
+      throw new ApiError(400, 'invalid_input', `image ${String(body['image'])} not found`, { fields: [{ name: 'image', messages: ['image not found'] }] });
     const location = HETZNER_LOCATIONS.find((l) => l.name === (body['location'] ?? 'fsn1'));
     if (!location) throw new ApiError(400, 'invalid_input', `location ${String(body['location'])} not found`, { fields: [{ name: 'location' }] });
     const userData = typeof body['user_data'] === 'string' ? body['user_data'] : '';
@@ -716,12 +921,22 @@ export class HetznerEmulator implements SandboxVmSource {
     // covering Server's location must exist" (Networks, IP address management, in reference/hetzner-cloud-openapi.json).
     for (const n of networks) {
       if (!n.subnets.some((sub) => sub.network_zone === location.network_zone)) {
-        throw new ApiError(400, 'invalid_input', `network ${n.id} has no subnet in network zone ${location.network_zone} of location ${location.name}`, { fields: [{ name: 'networks' }] });
+        throw new ApiError(400, 'invalid_input', `network ${n.id} has no subnet in network zone ${location.network_zone} of location ${location.name}`, {
+          fields: [{ name: 'networks' }],
+        });
       }
     }
-    const firewalls = Array.isArray(body['firewalls']) ? (body['firewalls'] as Array<{ firewall: unknown }>).map((f) => found(this.firewalls, Number(f.firewall), 'firewall').id) : [];
-    if (Array.isArray(body['ssh_keys'])) for (const k of body['ssh_keys'] as unknown[]) if (![...this.sshKeys.values()].some((x) => x.name === k || x.id === Number(k))) throw new ApiError(400, 'invalid_input', `ssh key ${String(k)} not found`, { fields: [{ name: 'ssh_keys' }] });
-    const placement = body['placement_group'] === undefined || body['placement_group'] === null ? undefined : found(this.placementGroups, Number(body['placement_group']), 'placement_group').id;
+    const firewalls = Array.isArray(body['firewalls'])
+      ? (body['firewalls'] as Array<{ firewall: unknown }>).map((f) => found(this.firewalls, Number(f.firewall), 'firewall').id)
+      : [];
+    if (Array.isArray(body['ssh_keys']))
+      for (const k of body['ssh_keys'] as unknown[])
+        if (![...this.sshKeys.values()].some((x) => x.name === k || x.id === Number(k)))
+          throw new ApiError(400, 'invalid_input', `ssh key ${String(k)} not found`, { fields: [{ name: 'ssh_keys' }] });
+    const placement =
+      body['placement_group'] === undefined || body['placement_group'] === null
+        ? undefined
+        : found(this.placementGroups, Number(body['placement_group']), 'placement_group').id;
     const publicNet = (body['public_net'] ?? {}) as Json;
     let ipv4: Server['ipv4'];
     const id = this.#id();
@@ -731,16 +946,35 @@ export class HetznerEmulator implements SandboxVmSource {
       p.assigneeId = id;
       ipv4 = { id: p.id, ip: p.ip };
     } else if (publicNet['enable_ipv4'] !== false) {
-      const p: PrimaryIp = { id: this.#id(), name: `primary_ip-${id}`, labels: {}, ip: this.#publicIp(), assigneeId: id, autoDelete: true, location, created: this.#now() };
+      const p: PrimaryIp = {
+        id: this.#id(),
+        name: `primary_ip-${id}`,
+        labels: {},
+        ip: this.#publicIp(),
+        assigneeId: id,
+        autoDelete: true,
+        location,
+        created: this.#now(),
+      };
       this.primaryIps.set(p.id, p);
       ipv4 = { id: p.id, ip: p.ip };
     }
     const boot = sample(LATENCY.hetznerCreateToRunning, this.#ctx.random);
     const server: Server = {
-      id, name, labels, created: this.#now(), runningAt: this.#now() + boot, serverType, image, location,
+      id,
+      name,
+      labels,
+      created: this.#now(),
+      runningAt: this.#now() + boot,
+      serverType,
+      image,
+      location,
       ...(ipv4 ? { ipv4 } : {}),
       privateNets: networks.map((n) => ({ network: n.id, ip: this.#privateIp(n), mac: privateNetMac(this.#macSeed, id, n.id, this.#macs()) })),
-      firewalls, ...(placement !== undefined ? { placementGroup: placement } : {}), userDataBytes, userData,
+      firewalls,
+      ...(placement !== undefined ? { placementGroup: placement } : {}),
+      userDataBytes,
+      userData,
     };
     this.servers.set(id, server);
     const action = this.#action('create_server', [{ id, type: 'server' }], boot);
@@ -782,7 +1016,8 @@ export class HetznerEmulator implements SandboxVmSource {
     this.volumes.detachAll(id);
     this.floatingIps.unassignAll(id);
     this.loadBalancers.forgetServer(id);
-    for (const f of this.firewalls.values()) f.appliedTo = f.appliedTo.filter((r) => !(r['type'] === 'server' && (r['server'] as { id?: number } | undefined)?.id === id));
+    for (const f of this.firewalls.values())
+      f.appliedTo = f.appliedTo.filter((r) => !(r['type'] === 'server' && (r['server'] as { id?: number } | undefined)?.id === id));
     return this.#action('delete_server', [{ id, type: 'server' }], 5_000);
   }
 
@@ -854,16 +1089,34 @@ export class HetznerEmulator implements SandboxVmSource {
     const where = HETZNER_SERVER_TYPE_LOCATIONS[t.name];
     // The top-level `deprecated`/`deprecation` are the API's older fields, kept in step with the per-location ones.
     return {
-      ...t, deprecated: where?.deprecation !== undefined, deprecation: where?.deprecation ?? null, prices: [], storage_type: 'local',
-      locations: HETZNER_LOCATIONS.filter((l) => !where?.only || where.only.includes(l.name)).map((l) => ({ id: l.id, name: l.name, deprecation: where?.deprecation ?? null })),
+      ...t,
+      deprecated: where?.deprecation !== undefined,
+      deprecation: where?.deprecation ?? null,
+      prices: [],
+      storage_type: 'local',
+      locations: HETZNER_LOCATIONS.filter((l) => !where?.only || where.only.includes(l.name)).map((l) => ({
+        id: l.id,
+        name: l.name,
+        deprecation: where?.deprecation ?? null,
+      })),
     };
   }
 
   /** A system image as `image` describes it: published by Hetzner, bound to nothing, never deleted. */
   #imageJson(i: (typeof HETZNER_IMAGES)[number]): Json {
     return {
-      deprecated: null, ...i, status: 'available', labels: {}, protection: { delete: false }, rapid_deploy: true,
-      created: HETZNER_IMAGE_CREATED, created_from: null, bound_to: null, deleted: null, disk_size: HETZNER_IMAGE_DISK_GB, image_size: null,
+      deprecated: null,
+      ...i,
+      status: 'available',
+      labels: {},
+      protection: { delete: false },
+      rapid_deploy: true,
+      created: HETZNER_IMAGE_CREATED,
+      created_from: null,
+      bound_to: null,
+      deleted: null,
+      disk_size: HETZNER_IMAGE_DISK_GB,
+      image_size: null,
     };
   }
 
@@ -871,7 +1124,10 @@ export class HetznerEmulator implements SandboxVmSource {
   #datacenterJson(name: string): Json {
     const d = HETZNER_DATACENTERS.find((x) => x.name === name)!;
     const location = HETZNER_LOCATIONS.find((l) => l.name === d.location);
-    const ids = HETZNER_SERVER_TYPES.filter((t) => { const w = HETZNER_SERVER_TYPE_LOCATIONS[t.name]; return !w?.only || w.only.includes(d.location); }).map((t) => t.id);
+    const ids = HETZNER_SERVER_TYPES.filter((t) => {
+      const w = HETZNER_SERVER_TYPE_LOCATIONS[t.name];
+      return !w?.only || w.only.includes(d.location);
+    }).map((t) => t.id);
     return { id: d.id, name: d.name, description: d.description, location, server_types: { supported: ids, available: ids, available_for_migration: ids } };
   }
 
@@ -882,27 +1138,47 @@ export class HetznerEmulator implements SandboxVmSource {
 
   #serverJson(s: Server): Json {
     return {
-      id: s.id, name: s.name, status: this.#status(s), created: this.#iso(s.created), labels: s.labels,
+      id: s.id,
+      name: s.name,
+      status: this.#status(s),
+      created: this.#iso(s.created),
+      labels: s.labels,
       server_type: this.#serverTypeJson(s.serverType),
       image: this.#imageJson(s.image),
       location: s.location,
       datacenter: this.#datacenterOf(s.location.name),
       public_net: {
         ipv4: s.ipv4 ? { id: s.ipv4.id, ip: s.ipv4.ip, blocked: false, dns_ptr: `static.${s.ipv4.ip}.clients.your-server.de` } : null,
-        ipv6: null, floating_ips: this.floatingIps.assignedTo(s.id),
+        ipv6: null,
+        floating_ips: this.floatingIps.assignedTo(s.id),
         firewalls: this.#appliedFirewalls(s).map((f) => ({ id: f, status: 'applied' })),
       },
-      private_net: s.privateNets.map((p) => ({ network: p.network, ip: p.ip, alias_ips: [], mac_address: p.mac ?? privateNetMac(this.#macSeed, s.id, p.network, new Set()) })),
+      private_net: s.privateNets.map((p) => ({
+        network: p.network,
+        ip: p.ip,
+        alias_ips: [],
+        mac_address: p.mac ?? privateNetMac(this.#macSeed, s.id, p.network, new Set()),
+      })),
       placement_group: s.placementGroup === undefined ? null : this.#placementJson(found(this.placementGroups, s.placementGroup, 'placement_group')),
-      protection: { delete: false, rebuild: false }, rescue_enabled: false, locked: false, backup_window: null,
-      outgoing_traffic: 0, ingoing_traffic: 0, included_traffic: 21990232555520, primary_disk_size: s.serverType.disk, volumes: this.volumes.attachedTo(s.id), load_balancers: this.loadBalancers.targeting(s.id), iso: null,
+      protection: { delete: false, rebuild: false },
+      rescue_enabled: false,
+      locked: false,
+      backup_window: null,
+      outgoing_traffic: 0,
+      ingoing_traffic: 0,
+      included_traffic: 21990232555520,
+      primary_disk_size: s.serverType.disk,
+      volumes: this.volumes.attachedTo(s.id),
+      load_balancers: this.loadBalancers.targeting(s.id),
+      iso: null,
     };
   }
 
   #createNetwork(body: Json): Network {
     const name = this.#name(body['name'], this.networks.values(), 'network');
     const ipRange = body['ip_range'];
-    if (typeof ipRange !== 'string' || !/^(10|172|192)\.\d+\.\d+\.\d+\/\d+$/.test(ipRange)) throw new ApiError(400, 'invalid_input', 'ip_range must be an RFC 1918 CIDR', { fields: [{ name: 'ip_range' }] });
+    if (typeof ipRange !== 'string' || !/^(10|172|192)\.\d+\.\d+\.\d+\/\d+$/.test(ipRange))
+      throw new ApiError(400, 'invalid_input', 'ip_range must be an RFC 1918 CIDR', { fields: [{ name: 'ip_range' }] });
     const n: Network = { id: this.#id(), name, labels: this.#labels(body['labels']), ipRange, subnets: [], created: this.#now(), nextHost: 1 };
     if (Array.isArray(body['subnets'])) for (const sub of body['subnets'] as Json[]) n.subnets.push(this.#subnet(n, sub));
     this.networks.set(n.id, n);
@@ -919,22 +1195,51 @@ export class HetznerEmulator implements SandboxVmSource {
   }
 
   #networkJson(n: Network): Json {
-    return { id: n.id, name: n.name, ip_range: n.ipRange, subnets: n.subnets, routes: [], servers: [...this.servers.values()].filter((s) => s.privateNets.some((p) => p.network === n.id)).map((s) => s.id), load_balancers: [], labels: n.labels, created: this.#iso(n.created), protection: { delete: false }, expose_routes_to_vswitch: false };
+    return {
+      id: n.id,
+      name: n.name,
+      ip_range: n.ipRange,
+      subnets: n.subnets,
+      routes: [],
+      servers: [...this.servers.values()].filter((s) => s.privateNets.some((p) => p.network === n.id)).map((s) => s.id),
+      load_balancers: [],
+      labels: n.labels,
+      created: this.#iso(n.created),
+      protection: { delete: false },
+      expose_routes_to_vswitch: false,
+    };
   }
 
   #validateRules(value: unknown): Json[] {
     if (value === undefined) return [];
-    if (!Array.isArray(value) || value.length > 50) throw new ApiError(400, 'invalid_input', 'rules must be an array of at most 50 rules', { fields: [{ name: 'rules' }] });
+    if (!Array.isArray(value) || value.length > 50)
+      throw new ApiError(400, 'invalid_input', 'rules must be an array of at most 50 rules', { fields: [{ name: 'rules' }] });
     return (value as Json[]).map((r) => {
-      if (!['in', 'out'].includes(String(r['direction'])) || !['tcp', 'udp', 'icmp', 'esp', 'gre'].includes(String(r['protocol']))) throw new ApiError(400, 'invalid_input', 'invalid firewall rule', { fields: [{ name: 'rules' }] });
-      if ((r['protocol'] === 'tcp' || r['protocol'] === 'udp') && typeof r['port'] !== 'string') throw new ApiError(400, 'invalid_input', 'port is required for tcp and udp rules', { fields: [{ name: 'rules' }] });
-      return { direction: r['direction'], protocol: r['protocol'], port: r['port'] ?? null, source_ips: r['source_ips'] ?? [], destination_ips: r['destination_ips'] ?? [], description: r['description'] ?? null };
+      if (!['in', 'out'].includes(String(r['direction'])) || !['tcp', 'udp', 'icmp', 'esp', 'gre'].includes(String(r['protocol'])))
+        throw new ApiError(400, 'invalid_input', 'invalid firewall rule', { fields: [{ name: 'rules' }] });
+      if ((r['protocol'] === 'tcp' || r['protocol'] === 'udp') && typeof r['port'] !== 'string')
+        throw new ApiError(400, 'invalid_input', 'port is required for tcp and udp rules', { fields: [{ name: 'rules' }] });
+      return {
+        direction: r['direction'],
+        protocol: r['protocol'],
+        port: r['port'] ?? null,
+        source_ips: r['source_ips'] ?? [],
+        destination_ips: r['destination_ips'] ?? [],
+        description: r['description'] ?? null,
+      };
     });
   }
 
   #createFirewall(body: Json): Json {
     const name = this.#name(body['name'], this.firewalls.values(), 'firewall');
-    const f: Firewall = { id: this.#id(), name, labels: this.#labels(body['labels']), rules: this.#validateRules(body['rules']), appliedTo: body['apply_to'] === undefined ? [] : this.#firewallResources(body['apply_to']), created: this.#now() };
+    const f: Firewall = {
+      id: this.#id(),
+      name,
+      labels: this.#labels(body['labels']),
+      rules: this.#validateRules(body['rules']),
+      appliedTo: body['apply_to'] === undefined ? [] : this.#firewallResources(body['apply_to']),
+      created: this.#now(),
+    };
     this.firewalls.set(f.id, f);
     return { firewall: this.#firewallJson(f), actions: [] };
   }
@@ -958,7 +1263,9 @@ export class HetznerEmulator implements SandboxVmSource {
       for (const id of ids) bySelector.add(id);
       return { ...r, applied_to_resources: ids.map((id) => ({ type: 'server', server: { id } })) };
     });
-    const direct = [...this.servers.values()].filter((s) => s.firewalls.includes(f.id) || f.appliedTo.some((r) => r['type'] === 'server' && (r['server'] as { id?: number }).id === s.id)).map((s) => ({ type: 'server', server: { id: s.id } }));
+    const direct = [...this.servers.values()]
+      .filter((s) => s.firewalls.includes(f.id) || f.appliedTo.some((r) => r['type'] === 'server' && (r['server'] as { id?: number }).id === s.id))
+      .map((s) => ({ type: 'server', server: { id: s.id } }));
     return { id: f.id, name: f.name, labels: f.labels, rules: f.rules, applied_to: [...direct, ...selectorEntries], created: this.#iso(f.created) };
   }
 
@@ -967,22 +1274,50 @@ export class HetznerEmulator implements SandboxVmSource {
     if (body['type'] !== 'ipv4') throw new ApiError(400, 'invalid_input', 'only ipv4 primary IPs are emulated', { fields: [{ name: 'type' }] });
     const location = HETZNER_LOCATIONS.find((l) => l.name === (body['location'] ?? 'fsn1'));
     if (!location) throw new ApiError(400, 'invalid_input', 'location not found', { fields: [{ name: 'location' }] });
-    const p: PrimaryIp = { id: this.#id(), name, labels: this.#labels(body['labels']), ip: this.#publicIp(), assigneeId: null, autoDelete: body['auto_delete'] === true, location, created: this.#now() };
+    const p: PrimaryIp = {
+      id: this.#id(),
+      name,
+      labels: this.#labels(body['labels']),
+      ip: this.#publicIp(),
+      assigneeId: null,
+      autoDelete: body['auto_delete'] === true,
+      location,
+      created: this.#now(),
+    };
     this.primaryIps.set(p.id, p);
     return p;
   }
 
   #primaryIpJson(p: PrimaryIp): Json {
-    return { id: p.id, name: p.name, labels: p.labels, ip: p.ip, type: 'ipv4', assignee_id: p.assigneeId, assignee_type: 'server', auto_delete: p.autoDelete, blocked: false, location: p.location, datacenter: this.#datacenterOf(p.location.name), dns_ptr: [], protection: { delete: false }, created: this.#iso(p.created) };
+    return {
+      id: p.id,
+      name: p.name,
+      labels: p.labels,
+      ip: p.ip,
+      type: 'ipv4',
+      assignee_id: p.assigneeId,
+      assignee_type: 'server',
+      auto_delete: p.autoDelete,
+      blocked: false,
+      location: p.location,
+      datacenter: this.#datacenterOf(p.location.name),
+      dns_ptr: [],
+      protection: { delete: false },
+      created: this.#iso(p.created),
+    };
   }
 
   #createSshKey(body: Json): SshKey {
     const name = this.#name(body['name'], this.sshKeys.values(), 'ssh_key');
     const publicKey = body['public_key'];
-    if (typeof publicKey !== 'string' || !/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]+/.test(publicKey)) throw new ApiError(400, 'invalid_input', 'invalid public key', { fields: [{ name: 'public_key' }] });
-    const digest = createHash('md5').update(Buffer.from(publicKey.split(' ')[1] ?? '', 'base64')).digest('hex');
+    if (typeof publicKey !== 'string' || !/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]+/.test(publicKey))
+      throw new ApiError(400, 'invalid_input', 'invalid public key', { fields: [{ name: 'public_key' }] });
+    const digest = createHash('md5')
+      .update(Buffer.from(publicKey.split(' ')[1] ?? '', 'base64'))
+      .digest('hex');
     const fingerprint = digest.match(/../g)!.join(':');
-    if ([...this.sshKeys.values()].some((k) => k.fingerprint === fingerprint)) throw new ApiError(409, 'uniqueness_error', 'SSH key with the same fingerprint already exists', { fields: [{ name: 'public_key' }] });
+    if ([...this.sshKeys.values()].some((k) => k.fingerprint === fingerprint))
+      throw new ApiError(409, 'uniqueness_error', 'SSH key with the same fingerprint already exists', { fields: [{ name: 'public_key' }] });
     const k: SshKey = { id: this.#id(), name, labels: this.#labels(body['labels']), publicKey, fingerprint, created: this.#now() };
     this.sshKeys.set(k.id, k);
     return k;
@@ -1000,6 +1335,13 @@ export class HetznerEmulator implements SandboxVmSource {
   }
 
   #placementJson(g: PlacementGroup): Json {
-    return { id: g.id, name: g.name, labels: g.labels, type: 'spread', servers: [...this.servers.values()].filter((s) => s.placementGroup === g.id).map((s) => s.id), created: this.#iso(g.created) };
+    return {
+      id: g.id,
+      name: g.name,
+      labels: g.labels,
+      type: 'spread',
+      servers: [...this.servers.values()].filter((s) => s.placementGroup === g.id).map((s) => s.id),
+      created: this.#iso(g.created),
+    };
   }
 }

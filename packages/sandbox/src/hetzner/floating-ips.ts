@@ -4,7 +4,18 @@ import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
 import { found, type HetznerProject } from './project.js';
 import { HETZNER_LOCATIONS } from './catalog.js';
 
-export interface FloatingIp { id: number; name: string; description: string | null; labels: Labels; ip: string; homeLocation: string; server: number | null; dnsPtr: string | null; created: number; deleteProtection: boolean }
+export interface FloatingIp {
+  id: number;
+  name: string;
+  description: string | null;
+  labels: Labels;
+  ip: string;
+  homeLocation: string;
+  server: number | null;
+  dnsPtr: string | null;
+  created: number;
+  deleteProtection: boolean;
+}
 
 // DELETE /floating_ips/{id}: "If assigned to a Server the Floating IP will be unassigned automatically until 1 May
 // 2026. After this date, the Floating IP needs to be unassigned before it can be deleted" (422 must_be_unassigned).
@@ -27,7 +38,14 @@ export class FloatingIps {
     for (const f of this.items.values()) if (f.server === serverId) f.server = null;
   }
 
-  route(method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
+  route(
+    method: string,
+    id: number | undefined,
+    sub: string | undefined,
+    action: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | undefined {
     if (id === undefined) {
       // GET /floating_ips documents sorting by id and created only.
       if (method === 'GET') return [200, this.p.list('floating_ips', this.items.values(), (f) => this.json(f), query, ['id', 'created'])];
@@ -45,7 +63,8 @@ export class FloatingIps {
       }
       if (method === 'DELETE') {
         if (ip.deleteProtection) throw new ApiError(403, 'protected', `floating ip ${id} is protected against deletion`);
-        if (ip.server !== null && this.p.now() >= MUST_UNASSIGN_FROM) throw new ApiError(422, 'must_be_unassigned', `floating ip ${id} is assigned to server ${ip.server}; unassign it first`);
+        if (ip.server !== null && this.p.now() >= MUST_UNASSIGN_FROM)
+          throw new ApiError(422, 'must_be_unassigned', `floating ip ${id} is assigned to server ${ip.server}; unassign it first`);
         this.items.delete(id);
         return [204, undefined];
       }
@@ -79,21 +98,52 @@ export class FloatingIps {
     const server = body['server'] === undefined || body['server'] === null ? null : this.p.serverId(body['server'], 'server');
     // "Provide the `server` attribute ... or provide a `home_location`" (POST /floating_ips).
     const homeLocation = typeof body['home_location'] === 'string' ? body['home_location'] : server !== null ? this.serverLocation(server) : undefined;
-    if (homeLocation === undefined || !HETZNER_LOCATIONS.some((l) => l.name === homeLocation)) throw invalidInput('home_location', 'a home_location or a server is required');
+    if (homeLocation === undefined || !HETZNER_LOCATIONS.some((l) => l.name === homeLocation))
+      throw invalidInput('home_location', 'a home_location or a server is required');
     const name = body['name'] === undefined ? undefined : this.p.name(body['name'], this.items.values(), 'floating_ip');
     const id = this.p.id();
-    const f: FloatingIp = { id, name: name ?? `floating_ip-${id}`, description: typeof body['description'] === 'string' ? body['description'] : null, labels: this.p.labels(body['labels']), ip: this.p.publicIp(), homeLocation, server, dnsPtr: null, created: this.p.now(), deleteProtection: false };
+    const f: FloatingIp = {
+      id,
+      name: name ?? `floating_ip-${id}`,
+      description: typeof body['description'] === 'string' ? body['description'] : null,
+      labels: this.p.labels(body['labels']),
+      ip: this.p.publicIp(),
+      homeLocation,
+      server,
+      dnsPtr: null,
+      created: this.p.now(),
+      deleteProtection: false,
+    };
     this.items.set(id, f);
     // create_floating_ip_response: `action` (not nullable) when there is one to follow, the assignment; else absent.
     if (server === null) return { floating_ip: this.json(f) };
-    return { floating_ip: this.json(f), action: this.p.action('assign_floating_ip', [{ id, type: 'floating_ip' }, { id: server, type: 'server' }], 2_000) };
+    return {
+      floating_ip: this.json(f),
+      action: this.p.action(
+        'assign_floating_ip',
+        [
+          { id, type: 'floating_ip' },
+          { id: server, type: 'server' },
+        ],
+        2_000,
+      ),
+    };
   }
 
   json(f: FloatingIp): Json {
     return {
-      id: f.id, name: f.name, description: f.description, labels: f.labels, ip: f.ip, type: 'ipv4', server: f.server, blocked: false,
+      id: f.id,
+      name: f.name,
+      description: f.description,
+      labels: f.labels,
+      ip: f.ip,
+      type: 'ipv4',
+      server: f.server,
+      blocked: false,
       dns_ptr: [{ ip: f.ip, dns_ptr: f.dnsPtr ?? `static.${f.ip}.clients.your-server.de` }],
-      home_location: this.p.locationJson(f.homeLocation), protection: { delete: f.deleteProtection }, created: this.p.iso(f.created),
+      home_location: this.p.locationJson(f.homeLocation),
+      protection: { delete: f.deleteProtection },
+      created: this.p.iso(f.created),
     };
   }
 }

@@ -8,10 +8,17 @@ import { invalidInput, type Json } from './api-error.js';
  * ties and applies without `sort`.
  */
 export function sorted(items: Json[], query: URLSearchParams, sortable: readonly string[] | undefined): Json[] {
-  const keys = sortable === undefined ? [] : query.getAll('sort').flatMap((s) => s.split(',')).filter(Boolean);
+  const keys =
+    sortable === undefined
+      ? []
+      : query
+          .getAll('sort')
+          .flatMap((s) => s.split(','))
+          .filter(Boolean);
   const order = keys.map((k) => {
     const [field, direction = 'asc', ...rest] = k.split(':');
-    if (!field || !sortable!.includes(field) || rest.length > 0 || (direction !== 'asc' && direction !== 'desc')) throw invalidInput('sort', `'${k}' is not a valid sort: one of ${sortable!.map((f) => `${f}, ${f}:asc, ${f}:desc`).join(', ')}`);
+    if (!field || !sortable!.includes(field) || rest.length > 0 || (direction !== 'asc' && direction !== 'desc'))
+      throw invalidInput('sort', `'${k}' is not a valid sort: one of ${sortable!.map((f) => `${f}, ${f}:asc, ${f}:desc`).join(', ')}`);
     return { field, sign: direction === 'desc' ? -1 : 1 };
   });
   order.push({ field: 'id', sign: 1 });
@@ -35,6 +42,15 @@ export function page(key: string, items: unknown[], query: URLSearchParams): Jso
   const lastPage = Math.max(1, Math.ceil(items.length / perPage));
   return {
     [key]: items.slice((current - 1) * perPage, current * perPage),
-    meta: { pagination: { page: current, per_page: perPage, previous_page: current > 1 ? current - 1 : null, next_page: current < lastPage ? current + 1 : null, last_page: lastPage, total_entries: items.length } },
+    meta: {
+      pagination: {
+        page: current,
+        per_page: perPage,
+        previous_page: current > 1 ? current - 1 : null,
+        next_page: current < lastPage ? current + 1 : null,
+        last_page: lastPage,
+        total_entries: items.length,
+      },
+    },
   };
 }

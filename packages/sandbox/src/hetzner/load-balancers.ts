@@ -5,9 +5,31 @@ import { found, SORT_ID_NAME_CREATED, type HetznerProject } from './project.js';
 import { HETZNER_LOAD_BALANCER_TYPES, HETZNER_LOCATIONS } from './catalog.js';
 import { hetznerLabelSelector } from './label-selector.js';
 
-type Target = { type: 'server'; server: number; usePrivateIp: boolean } | { type: 'label_selector'; selector: string; usePrivateIp: boolean } | { type: 'ip'; ip: string };
-interface Service { protocol: string; listen_port: number; destination_port: number; proxyprotocol: boolean; health_check: Json; http?: Json }
-export interface LoadBalancer { id: number; name: string; labels: Labels; type: string; location: string; algorithm: string; services: Service[]; targets: Target[]; ipv4: string; created: number; deleteProtection: boolean }
+type Target =
+  | { type: 'server'; server: number; usePrivateIp: boolean }
+  | { type: 'label_selector'; selector: string; usePrivateIp: boolean }
+  | { type: 'ip'; ip: string };
+interface Service {
+  protocol: string;
+  listen_port: number;
+  destination_port: number;
+  proxyprotocol: boolean;
+  health_check: Json;
+  http?: Json;
+}
+export interface LoadBalancer {
+  id: number;
+  name: string;
+  labels: Labels;
+  type: string;
+  location: string;
+  algorithm: string;
+  services: Service[];
+  targets: Target[];
+  ipv4: string;
+  created: number;
+  deleteProtection: boolean;
+}
 
 export class LoadBalancers {
   readonly items = new Map<number, LoadBalancer>();
@@ -40,7 +62,14 @@ export class LoadBalancers {
     return [...ids];
   }
 
-  route(method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
+  route(
+    method: string,
+    id: number | undefined,
+    sub: string | undefined,
+    action: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | undefined {
     if (id === undefined) {
       if (method === 'GET') return [200, this.p.list('load_balancers', this.items.values(), (lb) => this.json(lb), query, SORT_ID_NAME_CREATED)];
       if (method === 'POST') return [201, this.#create(body)];
@@ -66,20 +95,32 @@ export class LoadBalancers {
     switch (action) {
       case 'add_target': {
         const target = this.#target(body);
-        if (lb.targets.some((t) => JSON.stringify(t) === JSON.stringify(target))) throw new ApiError(409, 'target_already_defined', 'the load balancer already has this target');
+        if (lb.targets.some((t) => JSON.stringify(t) === JSON.stringify(target)))
+          throw new ApiError(409, 'target_already_defined', 'the load balancer already has this target');
         lb.targets.push(target);
         return done('add_target');
       }
       case 'remove_target': {
         const target = this.#target(body);
         const before = lb.targets.length;
-        lb.targets = lb.targets.filter((t) => !(t.type === target.type && (t.type === 'server' ? t.server === (target as { server: number }).server : t.type === 'label_selector' ? t.selector === (target as { selector: string }).selector : t.ip === (target as { ip: string }).ip)));
+        lb.targets = lb.targets.filter(
+          (t) =>
+            !(
+              t.type === target.type &&
+              (t.type === 'server'
+                ? t.server === (target as { server: number }).server
+                : t.type === 'label_selector'
+                  ? t.selector === (target as { selector: string }).selector
+                  : t.ip === (target as { ip: string }).ip)
+            ),
+        );
         if (lb.targets.length === before) throw new ApiError(404, 'not_found', 'the load balancer has no such target');
         return done('remove_target');
       }
       case 'add_service': {
         const service = this.#service(body);
-        if (lb.services.some((s) => s.listen_port === service.listen_port)) throw new ApiError(409, 'source_port_already_used', `listen port ${service.listen_port} is already used`);
+        if (lb.services.some((s) => s.listen_port === service.listen_port))
+          throw new ApiError(409, 'source_port_already_used', `listen port ${service.listen_port} is already used`);
         lb.services.push(service);
         return done('add_service');
       }
@@ -136,11 +177,21 @@ export class LoadBalancers {
     const listen = body['listen_port'] === undefined ? fallback : Number(body['listen_port']);
     const destination = body['destination_port'] === undefined ? fallback : Number(body['destination_port']);
     if (listen === undefined || !Number.isInteger(listen) || listen < 1 || listen > 65535) throw invalidInput('listen_port', 'must be a port number');
-    if (destination === undefined || !Number.isInteger(destination) || destination < 1 || destination > 65535) throw invalidInput('destination_port', 'must be a port number');
+    if (destination === undefined || !Number.isInteger(destination) || destination < 1 || destination > 65535)
+      throw invalidInput('destination_port', 'must be a port number');
     const check = (body['health_check'] ?? {}) as Json;
     return {
-      protocol, listen_port: listen, destination_port: destination, proxyprotocol: body['proxyprotocol'] === true,
-      health_check: { protocol: check['protocol'] ?? (protocol === 'https' ? 'http' : protocol), port: check['port'] ?? destination, interval: check['interval'] ?? 15, timeout: check['timeout'] ?? 10, retries: check['retries'] ?? 3 },
+      protocol,
+      listen_port: listen,
+      destination_port: destination,
+      proxyprotocol: body['proxyprotocol'] === true,
+      health_check: {
+        protocol: check['protocol'] ?? (protocol === 'https' ? 'http' : protocol),
+        port: check['port'] ?? destination,
+        interval: check['interval'] ?? 15,
+        timeout: check['timeout'] ?? 10,
+        retries: check['retries'] ?? 3,
+      },
     };
   }
 
@@ -148,13 +199,28 @@ export class LoadBalancers {
     const name = this.p.name(body['name'], this.items.values(), 'load_balancer');
     const type = HETZNER_LOAD_BALANCER_TYPES.find((t) => t.name === body['load_balancer_type'] || String(t.id) === String(body['load_balancer_type']));
     if (!type) throw invalidInput('load_balancer_type', 'load balancer type not found');
-    const location = typeof body['location'] === 'string' ? body['location'] : body['network_zone'] === 'us-east' ? 'ash' : body['network_zone'] === 'eu-central' ? 'fsn1' : undefined;
-    if (location === undefined || !HETZNER_LOCATIONS.some((l) => l.name === location)) throw invalidInput('location', 'a location or a network_zone is required');
+    const location =
+      typeof body['location'] === 'string'
+        ? body['location']
+        : body['network_zone'] === 'us-east'
+          ? 'ash'
+          : body['network_zone'] === 'eu-central'
+            ? 'fsn1'
+            : undefined;
+    if (location === undefined || !HETZNER_LOCATIONS.some((l) => l.name === location))
+      throw invalidInput('location', 'a location or a network_zone is required');
     const lb: LoadBalancer = {
-      id: this.p.id(), name, labels: this.p.labels(body['labels']), type: type.name, location, algorithm: this.#algorithm((body['algorithm'] as Json | undefined)?.['type']),
+      id: this.p.id(),
+      name,
+      labels: this.p.labels(body['labels']),
+      type: type.name,
+      location,
+      algorithm: this.#algorithm((body['algorithm'] as Json | undefined)?.['type']),
       services: Array.isArray(body['services']) ? (body['services'] as Json[]).map((s) => this.#service(s)) : [],
       targets: Array.isArray(body['targets']) ? (body['targets'] as Json[]).map((t) => this.#target(t)) : [],
-      ipv4: this.p.publicIp(), created: this.p.now(), deleteProtection: false,
+      ipv4: this.p.publicIp(),
+      created: this.p.now(),
+      deleteProtection: false,
     };
     this.items.set(lb.id, lb);
     return { load_balancer: this.json(lb), action: this.p.action('create_load_balancer', [{ id: lb.id, type: 'load_balancer' }], 10_000) };
@@ -165,18 +231,31 @@ export class LoadBalancers {
     const health = (s: Service) => ({ listen_port: s.listen_port, status: 'healthy' });
     const servers = this.servers();
     return {
-      id: lb.id, name: lb.name, labels: lb.labels, created: this.p.iso(lb.created), algorithm: { type: lb.algorithm },
-      load_balancer_type: { ...type, deprecated: null, prices: [] }, location: this.p.locationJson(lb.location),
+      id: lb.id,
+      name: lb.name,
+      labels: lb.labels,
+      created: this.p.iso(lb.created),
+      algorithm: { type: lb.algorithm },
+      load_balancer_type: { ...type, deprecated: null, prices: [] },
+      location: this.p.locationJson(lb.location),
       public_net: { enabled: true, ipv4: { ip: lb.ipv4, dns_ptr: `static.${lb.ipv4}.clients.your-server.de` }, ipv6: { ip: null, dns_ptr: null } },
-      private_net: [], protection: { delete: lb.deleteProtection }, included_traffic: 21990232555520, ingoing_traffic: 0, outgoing_traffic: 0,
+      private_net: [],
+      protection: { delete: lb.deleteProtection },
+      included_traffic: 21990232555520,
+      ingoing_traffic: 0,
+      outgoing_traffic: 0,
       services: lb.services,
       targets: lb.targets.map((t) => {
         if (t.type === 'server') return { type: 'server', server: { id: t.server }, use_private_ip: t.usePrivateIp, health_status: lb.services.map(health) };
         if (t.type === 'ip') return { type: 'ip', ip: { ip: t.ip }, health_status: lb.services.map(health) };
         const matches = hetznerLabelSelector(t.selector);
         return {
-          type: 'label_selector', label_selector: { selector: t.selector }, use_private_ip: t.usePrivateIp,
-          targets: servers.filter((s) => matches(s.labels)).map((s) => ({ type: 'server', server: { id: s.id }, use_private_ip: t.usePrivateIp, health_status: lb.services.map(health) })),
+          type: 'label_selector',
+          label_selector: { selector: t.selector },
+          use_private_ip: t.usePrivateIp,
+          targets: servers
+            .filter((s) => matches(s.labels))
+            .map((s) => ({ type: 'server', server: { id: s.id }, use_private_ip: t.usePrivateIp, health_status: lb.services.map(health) })),
         };
       }),
     };

@@ -17,7 +17,13 @@ export interface HetznerProject {
   labels(value: unknown): Labels;
   name(value: unknown, collection: Iterable<{ name: string }>, what: string): string;
   /** A list response: `name` and `label_selector` filters, `sort` over `sortable`, then one page. */
-  list<T extends { name: string; labels: Labels }>(key: string, items: Iterable<T>, toJson: (item: T) => Json, query: URLSearchParams, sortable: readonly string[] | undefined): Json;
+  list<T extends { name: string; labels: Labels }>(
+    key: string,
+    items: Iterable<T>,
+    toJson: (item: T) => Json,
+    query: URLSearchParams,
+    sortable: readonly string[] | undefined,
+  ): Json;
   publicIp(): string;
   /** The server with this id, or 404 `not_found`. */
   serverId(value: unknown, field: string): number;

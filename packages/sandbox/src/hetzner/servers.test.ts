@@ -9,10 +9,27 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const api = got.extend({ prefixUrl: HETZNER_API, throwHttpErrors: false, retry: { limit: 0 }, responseType: 'json', headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` } });
+const api = got.extend({
+  prefixUrl: HETZNER_API,
+  throwHttpErrors: false,
+  retry: { limit: 0 },
+  responseType: 'json',
+  headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` },
+});
 type Body = Record<string, unknown> & { error?: { code: string } };
 const body = <T>(r: { body: unknown }) => r.body as T;
-interface ServerBody { server: { id: number; status: string; name: string; labels: Record<string, string>; datacenter: { name: string }; private_net: Array<{ mac_address: string }>; public_net: { firewalls: Array<{ id: number }> }; volumes: number[] } }
+interface ServerBody {
+  server: {
+    id: number;
+    status: string;
+    name: string;
+    labels: Record<string, string>;
+    datacenter: { name: string };
+    private_net: Array<{ mac_address: string }>;
+    public_net: { firewalls: Array<{ id: number }> };
+    volumes: number[];
+  };
+}
 
 async function running(name: string, extra: Record<string, unknown> = {}): Promise<number> {
   const r = await api.post('servers', { json: { name, server_type: 'cpx22', image: 'ubuntu-24.04', location: 'fsn1', ...extra } });
@@ -24,7 +41,10 @@ async function running(name: string, extra: Record<string, unknown> = {}): Promi
 describe('Hetzner emulator: servers', () => {
   it('accepts a power action sent with no body at all, as the hcloud CLI sends it', async () => {
     const id = await running('s');
-    const r = await fetch(`${HETZNER_API}/servers/${id}/actions/poweroff`, { method: 'POST', headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` } });
+    const r = await fetch(`${HETZNER_API}/servers/${id}/actions/poweroff`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SANDBOX_CREDENTIALS.hetznerToken}` },
+    });
     expect(r.status).toBe(201);
     expect(((await r.json()) as { action: { command: string } }).action.command).toBe('stop_server');
     expect((await api.post(`servers/${id}/actions/poweron`, { body: 'not json', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
@@ -59,7 +79,11 @@ describe('Hetzner emulator: servers', () => {
 
   it('gives every private interface its own MAC, and a world built with the same seed the same ones', async () => {
     const build = async () => {
-      const net = body<{ network: { id: number } }>(await api.post('networks', { json: { name: 'n', ip_range: '10.0.0.0/16', subnets: [{ type: 'cloud', ip_range: '10.0.1.0/24', network_zone: 'eu-central' }] } })).network.id;
+      const net = body<{ network: { id: number } }>(
+        await api.post('networks', {
+          json: { name: 'n', ip_range: '10.0.0.0/16', subnets: [{ type: 'cloud', ip_range: '10.0.1.0/24', network_zone: 'eu-central' }] },
+        }),
+      ).network.id;
       const macs: string[] = [];
       for (const name of ['a', 'b', 'c']) {
         const id = await running(name, { networks: [net] });
@@ -80,14 +104,20 @@ describe('Hetzner emulator: servers', () => {
   it('lists a firewall applied by label selector on the servers it matches, and on the firewall with them', async () => {
     const web = await running('web', { labels: { role: 'web' } });
     await running('db', { labels: { role: 'db' } });
-    const fw = body<{ firewall: { id: number } }>(await api.post('firewalls', { json: { name: 'fw', apply_to: [{ type: 'label_selector', label_selector: { selector: 'role=web' } }] } })).firewall.id;
-    const shown = body<{ firewall: { applied_to: Array<{ type: string; applied_to_resources?: Array<{ server: { id: number } }> }> } }>(await api.get(`firewalls/${fw}`)).firewall.applied_to;
+    const fw = body<{ firewall: { id: number } }>(
+      await api.post('firewalls', { json: { name: 'fw', apply_to: [{ type: 'label_selector', label_selector: { selector: 'role=web' } }] } }),
+    ).firewall.id;
+    const shown = body<{ firewall: { applied_to: Array<{ type: string; applied_to_resources?: Array<{ server: { id: number } }> }> } }>(
+      await api.get(`firewalls/${fw}`),
+    ).firewall.applied_to;
     expect(shown).toEqual([expect.objectContaining({ type: 'label_selector', applied_to_resources: [{ type: 'server', server: { id: web } }] })]);
     expect(body<ServerBody>(await api.get(`servers/${web}`)).server.public_net.firewalls).toEqual([{ id: fw, status: 'applied' }]);
   });
 
-  it('answers POST /primary_ips with its create action and the IP\'s data center', async () => {
-    const r = body<{ primary_ip: { datacenter: { name: string } }; action: { command: string } | null }>(await api.post('primary_ips', { json: { name: 'ip', type: 'ipv4', assignee_type: 'server', location: 'nbg1' } }));
+  it("answers POST /primary_ips with its create action and the IP's data center", async () => {
+    const r = body<{ primary_ip: { datacenter: { name: string } }; action: { command: string } | null }>(
+      await api.post('primary_ips', { json: { name: 'ip', type: 'ipv4', assignee_type: 'server', location: 'nbg1' } }),
+    );
     expect(r.action?.command).toBe('create_primary_ip');
     expect(r.primary_ip.datacenter.name).toBe('nbg1-dc3');
   });
@@ -99,7 +129,7 @@ describe('Hetzner emulator: servers', () => {
     expect(Number(r.headers['ratelimit-reset'])).toBe(Math.ceil(sandbox.clock.now() / 1000) + 1);
   });
 
-  it('detaches a deleted server\'s volumes and keeps them', async () => {
+  it("detaches a deleted server's volumes and keeps them", async () => {
     const id = await running('s');
     const vol = body<{ volume: { id: number } }>(await api.post('volumes', { json: { name: 'v', size: 10, server: id } })).volume.id;
     expect(body<ServerBody>(await api.get(`servers/${id}`)).server.volumes).toEqual([vol]);
@@ -109,7 +139,8 @@ describe('Hetzner emulator: servers', () => {
 
   it('deletes an assigned floating IP until 1 May 2026, then asks for it to be unassigned first', async () => {
     const id = await running('s');
-    const create = async (name: string) => body<{ floating_ip: { id: number } }>(await api.post('floating_ips', { json: { name, type: 'ipv4', server: id } })).floating_ip.id;
+    const create = async (name: string) =>
+      body<{ floating_ip: { id: number } }>(await api.post('floating_ips', { json: { name, type: 'ipv4', server: id } })).floating_ip.id;
     expect((await api.delete(`floating_ips/${await create('early')}`)).statusCode).toBe(204);
     sandbox.clock.advance(Date.parse('2026-05-01T00:00:00Z') - sandbox.clock.now());
     const late = await api.delete(`floating_ips/${await create('late')}`);
@@ -120,13 +151,17 @@ describe('Hetzner emulator: servers', () => {
   it('puts a server on a data center of its location and sorts servers by name', async () => {
     await running('zeta');
     await running('alpha');
-    const list = body<{ servers: Array<{ name: string; datacenter: { name: string } }> }>(await api.get('servers', { searchParams: { sort: 'name:asc' } })).servers;
+    const list = body<{ servers: Array<{ name: string; datacenter: { name: string } }> }>(
+      await api.get('servers', { searchParams: { sort: 'name:asc' } }),
+    ).servers;
     expect(list.map((s) => s.name)).toEqual(['alpha', 'zeta']);
     expect(list[0]!.datacenter.name).toBe('fsn1-dc14');
   });
 
   it('deletes an assigned primary IP only from a server that is off, and unassigns it from the server', async () => {
-    const ip = body<{ primary_ip: { id: number } }>(await api.post('primary_ips', { json: { name: 'ip', type: 'ipv4', assignee_type: 'server', location: 'fsn1' } })).primary_ip.id;
+    const ip = body<{ primary_ip: { id: number } }>(
+      await api.post('primary_ips', { json: { name: 'ip', type: 'ipv4', assignee_type: 'server', location: 'fsn1' } }),
+    ).primary_ip.id;
     const id = await running('s', { public_net: { ipv4: ip, enable_ipv6: false } });
     const refused = await api.delete(`primary_ips/${ip}`);
     expect(refused.statusCode).toBe(422);

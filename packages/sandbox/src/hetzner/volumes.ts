@@ -4,7 +4,17 @@ import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
 import { found, SORT_ID_NAME_CREATED, type HetznerProject } from './project.js';
 import { HETZNER_LOCATIONS } from './catalog.js';
 
-export interface Volume { id: number; name: string; labels: Labels; size: number; location: string; server: number | null; format: string | null; created: number; deleteProtection: boolean }
+export interface Volume {
+  id: number;
+  name: string;
+  labels: Labels;
+  size: number;
+  location: string;
+  server: number | null;
+  format: string | null;
+  created: number;
+  deleteProtection: boolean;
+}
 
 // The API's limits: "Size of the Volume in GB ... 10 to 10240" (POST /volumes, `size`).
 const MIN_GB = 10;
@@ -28,11 +38,27 @@ export class Volumes {
     for (const v of this.items.values()) if (v.server === serverId) v.server = null;
   }
 
-  route(method: string, id: number | undefined, sub: string | undefined, action: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
+  route(
+    method: string,
+    id: number | undefined,
+    sub: string | undefined,
+    action: string | undefined,
+    query: URLSearchParams,
+    body: Json,
+  ): [number, unknown] | undefined {
     if (id === undefined) {
       if (method === 'GET') {
         const status = query.get('status');
-        return [200, this.p.list('volumes', [...this.items.values()].filter(() => status === null || status === 'available'), (v) => this.json(v), query, SORT_ID_NAME_CREATED)];
+        return [
+          200,
+          this.p.list(
+            'volumes',
+            [...this.items.values()].filter(() => status === null || status === 'available'),
+            (v) => this.json(v),
+            query,
+            SORT_ID_NAME_CREATED,
+          ),
+        ];
       }
       if (method === 'POST') return [201, this.#create(body)];
       return undefined;
@@ -63,7 +89,8 @@ export class Volumes {
         const server = this.p.serverId(body['server'], 'server');
         if (volume.server !== null) throw new ApiError(422, 'service_error', `volume with ID '${id}' is already attached to a server`);
         // "Works only if the Server is in the same Location as the Volume" (POST /volumes/{id}/actions/attach).
-        if (this.serverLocation(server) !== volume.location) throw invalidInput('server', `volume ${id} is in ${volume.location}, server ${server} in ${this.serverLocation(server)}`);
+        if (this.serverLocation(server) !== volume.location)
+          throw invalidInput('server', `volume ${id} is in ${volume.location}, server ${server} in ${this.serverLocation(server)}`);
         volume.server = server;
         return [201, { action: this.p.action('attach_volume', resources(), 3_000) }];
       }
@@ -74,7 +101,8 @@ export class Volumes {
       }
       case 'resize': {
         const size = Number(body['size']);
-        if (!Number.isInteger(size) || size < volume.size || size > MAX_GB) throw invalidInput('size', `must be an integer from ${volume.size} (the current size) to ${MAX_GB}`);
+        if (!Number.isInteger(size) || size < volume.size || size > MAX_GB)
+          throw invalidInput('size', `must be an integer from ${volume.size} (the current size) to ${MAX_GB}`);
         volume.size = size;
         return [201, { action: this.p.action('resize_volume', resources(), 5_000) }];
       }
@@ -95,18 +123,48 @@ export class Volumes {
     if (location === undefined || !HETZNER_LOCATIONS.some((l) => l.name === location)) throw invalidInput('location', 'a location (or a server) is required');
     const format = body['format'] === undefined || body['format'] === null ? null : String(body['format']);
     if (format !== null && !['ext4', 'xfs'].includes(format)) throw invalidInput('format', 'must be ext4 or xfs');
-    const v: Volume = { id: this.p.id(), name, labels: this.p.labels(body['labels']), size, location, server, format, created: this.p.now(), deleteProtection: false };
+    const v: Volume = {
+      id: this.p.id(),
+      name,
+      labels: this.p.labels(body['labels']),
+      size,
+      location,
+      server,
+      format,
+      created: this.p.now(),
+      deleteProtection: false,
+    };
     this.items.set(v.id, v);
     const action = this.p.action('create_volume', [{ id: v.id, type: 'volume' }], 3_000);
-    const next = server === null ? [] : [this.p.action('attach_volume', [{ id: v.id, type: 'volume' }, { id: server, type: 'server' }], 3_000)];
+    const next =
+      server === null
+        ? []
+        : [
+            this.p.action(
+              'attach_volume',
+              [
+                { id: v.id, type: 'volume' },
+                { id: server, type: 'server' },
+              ],
+              3_000,
+            ),
+          ];
     return { volume: this.json(v), action, next_actions: next };
   }
 
   json(v: Volume): Json {
     return {
-      id: v.id, name: v.name, labels: v.labels, size: v.size, server: v.server, format: v.format, status: 'available',
-      location: this.p.locationJson(v.location), linux_device: `/dev/disk/by-id/scsi-0HC_Volume_${v.id}`,
-      protection: { delete: v.deleteProtection }, created: this.p.iso(v.created),
+      id: v.id,
+      name: v.name,
+      labels: v.labels,
+      size: v.size,
+      server: v.server,
+      format: v.format,
+      status: 'available',
+      location: this.p.locationJson(v.location),
+      linux_device: `/dev/disk/by-id/scsi-0HC_Volume_${v.id}`,
+      protection: { delete: v.deleteProtection },
+      created: this.p.iso(v.created),
     };
   }
 }

@@ -11,10 +11,16 @@ export function selfSubjectAccessReview(body: Json): Json {
   const nonResourceAttributes = obj(spec?.['nonResourceAttributes']);
   // validation.ValidateSelfSubjectAccessReviewSpec: exactly one of the two.
   if (!resourceAttributes === !nonResourceAttributes) {
-    throw new ApiError(422, 'Invalid', 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', {
-      kind: 'SelfSubjectAccessReview',
-      group: 'authorization.k8s.io',
-    });
+    throw new ApiError(
+      422,
+      'Invalid',
+      'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid ' +
+        'value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      {
+        kind: 'SelfSubjectAccessReview',
+        group: 'authorization.k8s.io',
+      },
+    );
   }
   return {
     kind: 'SelfSubjectAccessReview',

@@ -22,7 +22,14 @@ describe('server-side apply', () => {
   it('records the applier as the owner of the fields it applied, in fieldsV1', () => {
     const created = apply(null, cm({ a: '1' }, { app: 'x' }), 'tool');
     expect(created.metadata['managedFields']).toEqual([
-      { manager: 'tool', operation: 'Apply', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } } },
+      {
+        manager: 'tool',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: '2026-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } },
+      },
     ]);
   });
 
@@ -54,7 +61,9 @@ describe('server-side apply', () => {
   it('names an Update manager with its version and time in a conflict', () => {
     const updated = cm({ a: '2' });
     recordUpdate(cm({ a: '1' }), updated, 'kubectl-edit', 'v1', at);
-    expect(() => apply(updated, cm({ a: '3' }), 'tool')).toThrow('Apply failed with 1 conflict: conflict with "kubectl-edit" using v1 at 2026-01-01T00:00:00Z: .data.a');
+    expect(() => apply(updated, cm({ a: '3' }), 'tool')).toThrow(
+      'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1 at 2026-01-01T00:00:00Z: .data.a',
+    );
   });
 });
 

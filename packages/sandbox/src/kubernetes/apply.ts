@@ -105,7 +105,10 @@ function printPath(path: FieldPath): string {
   return path
     .map((el) => {
       if ('f' in el) return `.${el.f}`;
-      if ('k' in el) return `[${Object.entries(el.k).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+      if ('k' in el)
+        return `[${Object.entries(el.k)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',')}]`;
       return `[=${JSON.stringify(el.v)}]`;
     })
     .join('');
@@ -181,7 +184,9 @@ export function serverSideApply(current: KubeObject | null, applied: KubeObject,
   if (conflicts.length > 0 && !options.force) {
     const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: printPath(c.path) }));
     let message: string;
-    if (conflicts.length === 1) message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]?.entry as ManagedFieldsEntry)}: ${printPath(conflicts[0]?.path ?? [])}`;
+    if (conflicts.length === 1)
+      message =
+        `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]?.entry as ManagedFieldsEntry)}: ` + printPath(conflicts[0]?.path ?? []);
     else {
       const byManager = new Map<string, string[]>();
       for (const c of conflicts) byManager.set(printManager(c.entry), [...(byManager.get(printManager(c.entry)) ?? []), printPath(c.path)]);
@@ -205,7 +210,14 @@ export function serverSideApply(current: KubeObject | null, applied: KubeObject,
   const time = iso(options.nowMs);
   const managedFields: ManagedFieldsEntry[] = [];
   for (const { entry, set } of otherSets) if (set.size > 0) managedFields.push({ ...entry, fieldsV1: toFieldsV1(set.values()) });
-  managedFields.push({ manager: options.manager, operation: 'Apply', apiVersion: options.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(mine.values()) });
+  managedFields.push({
+    manager: options.manager,
+    operation: 'Apply',
+    apiVersion: options.apiVersion,
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: toFieldsV1(mine.values()),
+  });
   merged.metadata = { ...merged.metadata, managedFields };
   return merged;
 }

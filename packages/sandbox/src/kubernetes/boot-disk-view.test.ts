@@ -8,7 +8,8 @@ const SCRIPT = '/usr/local/sbin/kubeplane-bootstrap';
 
 describe('the disk a boot script leaves for kubeadm', () => {
   it('reads the certificates place_certificates installs, single lines and loops', () => {
-    const script = 'place_certificates() {\n  install -d -m 0755 /etc/kubernetes/pki\n  install -m 0644 ${STAGING_DIR}/pki/ca.crt /etc/kubernetes/pki/ca.crt\n  local f\n  for f in ca.key etcd/ca.crt; do\n    install -m 0600 "${STAGING_DIR}/pki/$f" "/etc/kubernetes/pki/$f"\n  done\n}\n';
+    const script =
+      'place_certificates() {\n  install -d -m 0755 /etc/kubernetes/pki\n  install -m 0644 ${STAGING_DIR}/pki/ca.crt /etc/kubernetes/pki/ca.crt\n  local f\n  for f in ca.key etcd/ca.crt; do\n    install -m 0600 "${STAGING_DIR}/pki/$f" "/etc/kubernetes/pki/$f"\n  done\n}\n';
     expect(placedFiles(script)).toEqual([
       ['/etc/kubeplane/pki/ca.crt', '/etc/kubernetes/pki/ca.crt'],
       ['/etc/kubeplane/pki/ca.key', '/etc/kubernetes/pki/ca.key'],
@@ -24,12 +25,17 @@ describe('the disk a boot script leaves for kubeadm', () => {
     const script = config.files.get(SCRIPT) ?? '';
     const view = bootDiskView(config, script);
     const placesCa = placedFiles(script).some(([, dst]) => dst === '/etc/kubernetes/pki/ca.crt');
-    const result = joinPreflight(view, { controlPlane: false, apiServerEndpoint: config.kubeadm?.join?.apiServerEndpoint ?? '', kubeadmVersion: 'v1.31.4', kubeletVersion: 'v1.31.4' });
+    const result = joinPreflight(view, {
+      controlPlane: false,
+      apiServerEndpoint: config.kubeadm?.join?.apiServerEndpoint ?? '',
+      kubeadmVersion: 'v1.31.4',
+      kubeletVersion: 'v1.31.4',
+    });
     expect(result.errors.map((e) => e.check)).toEqual(placesCa ? ['FileAvailable--etc-kubernetes-pki-ca.crt'] : []);
     expect(view.ipForward).toBe('1\n');
   });
 
-  it("gives a control plane the shared CA on disk, which its join needs", async () => {
+  it('gives a control plane the shared CA on disk, which its join needs', async () => {
     const { rendered } = await renderGolden();
     const cp = rendered.nodes.find((n) => n.mode === 'join-control-plane');
     if (!cp) throw new Error('no joining control plane');
@@ -37,6 +43,9 @@ describe('the disk a boot script leaves for kubeadm', () => {
     const view = bootDiskView(config, config.files.get(SCRIPT) ?? '');
     expect(view.exists('/etc/kubernetes/pki/ca.key')).toBe(true);
     expect(view.exists('/etc/kubernetes/pki/etcd/ca.key')).toBe(true);
-    expect(joinPreflight(view, { controlPlane: true, apiServerEndpoint: 'api.hybrid.example.com:6443', kubeadmVersion: 'v1.31.4', kubeletVersion: 'v1.31.4' }).errors).toEqual([]);
+    expect(
+      joinPreflight(view, { controlPlane: true, apiServerEndpoint: 'api.hybrid.example.com:6443', kubeadmVersion: 'v1.31.4', kubeletVersion: 'v1.31.4' })
+        .errors,
+    ).toEqual([]);
   });
 });

@@ -35,7 +35,10 @@ export function placedFiles(script: string): Array<[string, string]> {
 
 function installPairs(line: string, vars: Record<string, string>): Array<[string, string]> {
   if (!line.startsWith('install ') || /\s-d\s/.test(` ${line} `)) return [];
-  const words = line.split(/\s+/).slice(1).filter((w, i, all) => !w.startsWith('-') && !(i > 0 && all[i - 1] === '-m'));
+  const words = line
+    .split(/\s+/)
+    .slice(1)
+    .filter((w, i, all) => !w.startsWith('-') && !(i > 0 && all[i - 1] === '-m'));
   if (words.length < 2) return [];
   // The sdk renders STAGING_DIR literally; a script written with the variable gets the same directory.
   const all = { STAGING_DIR: '/etc/kubeplane', ...vars };
@@ -60,6 +63,13 @@ export function bootDiskView(config: Pick<NodeBootConfig, 'files'>, script: stri
       return names.length > 0 ? [...new Set(names)] : undefined;
     },
     // A machine's sysctl.d sets it before kubeadm runs (prepare_host: sysctl --system).
-    ...(/net\.ipv4\.ip_forward\s*=\s*1/.test([...files.entries()].filter(([p]) => p.startsWith('/etc/sysctl.d/')).map(([, c]) => c).join('\n')) ? { ipForward: '1\n' } : { ipForward: '0\n' }),
+    ...(/net\.ipv4\.ip_forward\s*=\s*1/.test(
+      [...files.entries()]
+        .filter(([p]) => p.startsWith('/etc/sysctl.d/'))
+        .map(([, c]) => c)
+        .join('\n'),
+    )
+      ? { ipForward: '1\n' }
+      : { ipForward: '0\n' }),
   };
 }

@@ -49,8 +49,16 @@ export const CHART_REPOSITORIES: Readonly<Record<string, Readonly<Record<string,
   },
   'https://kubernetes-sigs.github.io/metrics-server': {
     'metrics-server': [
-      { version: '3.13.0', appVersion: '0.8.0', description: 'Metrics Server is a scalable, efficient source of container resource metrics for Kubernetes built-in autoscaling pipelines.' },
-      { version: '3.13.1', appVersion: '0.8.1', description: 'Metrics Server is a scalable, efficient source of container resource metrics for Kubernetes built-in autoscaling pipelines.' },
+      {
+        version: '3.13.0',
+        appVersion: '0.8.0',
+        description: 'Metrics Server is a scalable, efficient source of container resource metrics for Kubernetes built-in autoscaling pipelines.',
+      },
+      {
+        version: '3.13.1',
+        appVersion: '0.8.1',
+        description: 'Metrics Server is a scalable, efficient source of container resource metrics for Kubernetes built-in autoscaling pipelines.',
+      },
     ],
   },
   'https://helm.ngc.nvidia.com/nvidia': {
@@ -82,7 +90,9 @@ export function findChart(repo: string, chart: string, version: string | undefin
   if (!charts) return { error: `looks like "${repo}" is not a valid chart repository or cannot be reached: failed to fetch ${url}/index.yaml : 404 Not Found` };
   const versions = charts[chart];
   if (!versions) return { error: `chart "${chart}" not found in ${url} repository` };
-  const found = version ? versions.find((v) => v.version === version || `v${v.version}` === version || v.version === `v${version}`) : versions[versions.length - 1];
+  const found = version
+    ? versions.find((v) => v.version === version || `v${v.version}` === version || v.version === `v${version}`)
+    : versions[versions.length - 1];
   if (!found) return { error: `chart "${chart}" version "${version ?? ''}" not found in ${url} repository` };
   return { found };
 }

@@ -13,7 +13,19 @@ import { reconcileDaemonSets } from './daemonsets.js';
 import { helmJobDone, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
 import { CRDS, crdSpec, prepareCrd, registerCrds, validateCustomObject } from './customresources.js';
 import { defaultStorageClass, preparePv, preparePvc, prepareStorageClass } from './storage.js';
-import { bindImmediateClaims, bindPodVolumes, filterNode, podClaims, podRequests, terminated, tolerates, unschedulableMessage, type FilterResult, type TaintLike, type Toleration } from './scheduling.js';
+import {
+  bindImmediateClaims,
+  bindPodVolumes,
+  filterNode,
+  podClaims,
+  podRequests,
+  terminated,
+  tolerates,
+  unschedulableMessage,
+  type FilterResult,
+  type TaintLike,
+  type Toleration,
+} from './scheduling.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
 import {
@@ -74,7 +86,6 @@ function matchLabels(selector: unknown, labels: Record<string, string>): boolean
   return Object.entries(match).every(([k, v]) => labels[k] === v);
 }
 
-
 function podReady(pod: KubeObject): boolean {
   const conditions = (obj(pod['status'])?.['conditions'] as Json[] | undefined) ?? [];
   return conditions.some((c) => c['type'] === 'Ready' && c['status'] === 'True');
@@ -134,7 +145,9 @@ export function microTime(ms: number): string {
 
 function templateHash(template: unknown): string {
   // Kubernetes uses FNV-32a of the template, rendered in a "safe" alphabet; any stable short hash does here.
-  const hex = createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify(template ?? {}))
+    .digest('hex');
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
   let n = BigInt(`0x${hex.slice(0, 15)}`);
   let out = '';
@@ -194,7 +207,8 @@ export class ClusterApi implements HelmHost {
     this.identity = identity;
     this.#schedule = schedule;
     this.store = new ObjectStore(createHash('sha256').update(identity.endpoint).digest('hex').slice(0, 8));
-    for (const ns of SYSTEM_NAMESPACES) this.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, status: { phase: 'Active' } }, nowMs);
+    for (const ns of SYSTEM_NAMESPACES)
+      this.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, status: { phase: 'Active' } }, nowMs);
   }
 
   // ---- REST verbs -------------------------------------------------------------------------------------------
@@ -233,10 +247,22 @@ export class ClusterApi implements HelmHost {
       }
     }
     if (PATH_SEGMENT_NAMED.has(resource)) {
-      if (!validPathSegmentName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": may not be '.' or '..' and may not contain '/' or '%'`);
-    } else if (!validName(name)) throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`);
+      if (!validPathSegmentName(name))
+        throw invalid(resource, name, 'metadata.name', `Invalid value: "${name}": may not be '.' or '..' and may not contain '/' or '%'`);
+    } else if (!validName(name))
+      throw invalid(
+        resource,
+        name,
+        'metadata.name',
+        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
+      );
     this.#requireNamespace(resource, namespace);
-    const prepared = this.#prepare(resource, { ...body, metadata: { ...metadata, name, ...(specOf(resource).namespaced ? { namespace } : {}) } } as KubeObject, null, nowMs);
+    const prepared = this.#prepare(
+      resource,
+      { ...body, metadata: { ...metadata, name, ...(specOf(resource).namespaced ? { namespace } : {}) } } as KubeObject,
+      null,
+      nowMs,
+    );
     delete prepared.metadata['resourceVersion'];
     if (write.manager !== undefined) recordUpdate(null, prepared, write.manager, apiVersionOf(resource), nowMs);
     const created = this.store.create(resource, prepared, nowMs);
@@ -249,10 +275,16 @@ export class ClusterApi implements HelmHost {
   replace(resource: Resource, namespace: string | undefined, name: string, body: Json, nowMs: number, write: WriteOptions = {}): KubeObject {
     const current = this.get(resource, namespace, name);
     const metadata = obj(body['metadata']) ?? {};
-    if (metadata['name'] !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`);
+    if (metadata['name'] !== name)
+      throw new ApiError(400, 'BadRequest', `the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`);
     const rv = metadata['resourceVersion'];
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(resource, name);
-    const next = this.#prepare(resource, { ...body, metadata: { ...metadata, ...(specOf(resource).namespaced ? { namespace } : {}) } } as KubeObject, current, nowMs);
+    const next = this.#prepare(
+      resource,
+      { ...body, metadata: { ...metadata, ...(specOf(resource).namespaced ? { namespace } : {}) } } as KubeObject,
+      current,
+      nowMs,
+    );
     if (write.manager !== undefined) recordUpdate(current, next, write.manager, apiVersionOf(resource), nowMs);
     const stored = this.#store(resource, current, next, nowMs);
     this.reconcile(nowMs);
@@ -263,7 +295,15 @@ export class ClusterApi implements HelmHost {
    * PATCH in the four types the API server accepts (apimachinery's types.PatchType): JSON patch, merge patch,
    * strategic merge patch, and server-side apply, which creates the object when it is missing.
    */
-  patch(resource: Resource, namespace: string | undefined, name: string, patch: unknown, contentType: string, nowMs: number, write: WriteOptions = {}): KubeObject {
+  patch(
+    resource: Resource,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    contentType: string,
+    nowMs: number,
+    write: WriteOptions = {},
+  ): KubeObject {
     const type = contentType.split(';')[0]?.trim() ?? '';
     if (type === 'application/apply-patch+yaml') return this.#apply(resource, namespace, name, patch, nowMs, write);
     const current = this.get(resource, namespace, name);
@@ -275,11 +315,15 @@ export class ClusterApi implements HelmHost {
       throw new ApiError(
         415,
         'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, ` +
+          `application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
       );
     }
     const next = obj(merged) as KubeObject | undefined;
-    if (!next || !obj(next.metadata)) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ message: 'the patched object has no metadata' }] });
+    if (!next || !obj(next.metadata))
+      throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
+        causes: [{ message: 'the patched object has no metadata' }],
+      });
     next.metadata = { ...(obj(next.metadata) as KubeObject['metadata']), name, ...(specOf(resource).namespaced ? { namespace } : {}) };
     const rv = type === 'application/json-patch+json' ? next.metadata.resourceVersion : obj(obj(patch)?.['metadata'])?.['resourceVersion'];
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(resource, name);
@@ -306,9 +350,14 @@ export class ClusterApi implements HelmHost {
     if (!applied || !meta) throw new ApiError(400, 'BadRequest', 'error decoding YAML: the apply configuration is not an object with metadata');
     const kind = specOf(resource).kind;
     if (applied['kind'] !== kind || !writableVersions(resource).includes(String(applied['apiVersion']))) {
-      throw new ApiError(400, 'BadRequest', `the API version in the data (${String(applied['apiVersion'])}) does not match the expected API version (${apiVersionOf(resource)})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the API version in the data (${String(applied['apiVersion'])}) does not match the expected API version (${apiVersionOf(resource)})`,
+      );
     }
-    if (meta['name'] !== undefined && meta['name'] !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
+    if (meta['name'] !== undefined && meta['name'] !== name)
+      throw new ApiError(400, 'BadRequest', `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
     if (specOf(resource).namespaced) this.#requireNamespace(resource, namespace);
     const current = this.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name) ?? null;
     const options = { manager: write.manager, force: write.force === true, apiVersion: apiVersionOf(resource), nowMs };
@@ -349,10 +398,15 @@ export class ClusterApi implements HelmHost {
    */
   delete(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
     const current = this.get(resource, namespace, name);
-    const finalizers = ((current.metadata['finalizers'] as string[] | undefined) ?? []).filter((f) => !(resource === CRDS && f === 'customresourcecleanup.apiextensions.k8s.io'));
+    const finalizers = ((current.metadata['finalizers'] as string[] | undefined) ?? []).filter(
+      (f) => !(resource === CRDS && f === 'customresourcecleanup.apiextensions.k8s.io'),
+    );
     if (finalizers.length > 0) {
       if (current.metadata['deletionTimestamp'] !== undefined) return current;
-      const marked = this.store.replace(resource, { ...current, metadata: { ...current.metadata, deletionTimestamp: iso(nowMs), deletionGracePeriodSeconds: 0 } });
+      const marked = this.store.replace(resource, {
+        ...current,
+        metadata: { ...current.metadata, deletionTimestamp: iso(nowMs), deletionGracePeriodSeconds: 0 },
+      });
       this.reconcile(nowMs);
       return marked;
     }
@@ -366,7 +420,8 @@ export class ClusterApi implements HelmHost {
     const uid = current.metadata['uid'];
     if (resource === 'daemonsets' || resource === 'jobs') {
       for (const pod of this.store.list('pods', current.metadata.namespace)) {
-        if (((pod.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['uid'] === uid)) this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
+        if (((pod.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['uid'] === uid))
+          this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
       }
     }
     if (resource === 'persistentvolumeclaims') {
@@ -405,7 +460,12 @@ export class ClusterApi implements HelmHost {
     }
     if (!isBuiltin(resource)) {
       // A custom object keeps the version it was written in; its CRD's schema checks it.
-      const prepared: KubeObject = { ...next, apiVersion: typeof next['apiVersion'] === 'string' && writableVersions(resource).includes(next['apiVersion']) ? next['apiVersion'] : apiVersionOf(resource), kind: specOf(resource).kind };
+      const prepared: KubeObject = {
+        ...next,
+        apiVersion:
+          typeof next['apiVersion'] === 'string' && writableVersions(resource).includes(next['apiVersion']) ? next['apiVersion'] : apiVersionOf(resource),
+        kind: specOf(resource).kind,
+      };
       validateCustomObject(this.store, resource, prepared);
       return prepared;
     }
@@ -467,7 +527,12 @@ export class ClusterApi implements HelmHost {
       case 'pods':
         return { ...next, apiVersion: 'v1', kind: 'Pod', status: current ? current['status'] : { phase: 'Pending' } };
       case 'services': {
-        const used = new Set(this.store.list('services').filter((o) => o.metadata.name !== name || o.metadata.namespace !== next.metadata.namespace).map((o) => String(obj(o['spec'])?.['clusterIP'] ?? '')));
+        const used = new Set(
+          this.store
+            .list('services')
+            .filter((o) => o.metadata.name !== name || o.metadata.namespace !== next.metadata.namespace)
+            .map((o) => String(obj(o['spec'])?.['clusterIP'] ?? '')),
+        );
         return prepareService(next, current, this.#serviceSubnet(), used);
       }
       case 'events':
@@ -497,7 +562,12 @@ export class ClusterApi implements HelmHost {
       case 'csidrivers':
       case 'jobs':
       case 'ciliumclusterwidenetworkpolicies':
-        return { ...next, apiVersion: apiVersionOf(resource), kind: specOf(resource).kind, ...(current && current['status'] !== undefined ? { status: current['status'] } : {}) };
+        return {
+          ...next,
+          apiVersion: apiVersionOf(resource),
+          kind: specOf(resource).kind,
+          ...(current && current['status'] !== undefined ? { status: current['status'] } : {}),
+        };
     }
   }
 
@@ -587,10 +657,17 @@ export class ClusterApi implements HelmHost {
     const addresses = this.store
       .sortedList('nodes')
       .filter((n) => labelsOf(n)['node-role.kubernetes.io/control-plane'] !== undefined)
-      .flatMap((n) => ((obj(n['status'])?.['addresses'] as Json[] | undefined) ?? []).filter((a) => a['type'] === 'InternalIP').map((a) => ({ ip: a['address'] })));
+      .flatMap((n) =>
+        ((obj(n['status'])?.['addresses'] as Json[] | undefined) ?? []).filter((a) => a['type'] === 'InternalIP').map((a) => ({ ip: a['address'] })),
+      );
     const subsets = addresses.length > 0 ? [{ addresses, ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] : [];
     const existing = this.store.get('endpoints', 'default', 'kubernetes');
-    const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets };
+    const body: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+      subsets,
+    };
     if (!existing) this.store.create('endpoints', body, atMs);
     else if (JSON.stringify(existing['subsets']) !== JSON.stringify(subsets)) this.store.replace('endpoints', { ...existing, subsets });
   }
@@ -672,7 +749,12 @@ export class ClusterApi implements HelmHost {
       const allowed = podReady(pod) ? status.disruptionsAllowed > 0 : status.currentHealthy >= status.desiredHealthy;
       if (!allowed) {
         throw new ApiError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
-          causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${budget.metadata.name} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently` }],
+          causes: [
+            {
+              reason: 'DisruptionBudget',
+              message: `The disruption budget ${budget.metadata.name} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`,
+            },
+          ],
         });
       }
     }
@@ -728,7 +810,9 @@ export class ClusterApi implements HelmHost {
             type: 'Ready',
             status: 'False',
             reason: 'KubeletNotReady',
-            message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+            message:
+              'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady ' +
+              'message:Network plugin returns error: cni plugin not initialized',
             lastHeartbeatTime: iso(nowMs),
             lastTransitionTime: iso(nowMs),
           },
@@ -751,16 +835,31 @@ export class ClusterApi implements HelmHost {
         },
       },
     };
-    const stored = existing ? this.store.replace('nodes', { ...node, metadata: { ...node.metadata, resourceVersion: existing.metadata.resourceVersion } }) : this.store.create('nodes', node, nowMs);
+    const stored = existing
+      ? this.store.replace('nodes', { ...node, metadata: { ...node.metadata, resourceVersion: existing.metadata.resourceVersion } })
+      : this.store.create('nodes', node, nowMs);
     this.renewNodeLease(stored, nowMs);
     // What the kubelet and the node lifecycle controller report for a node that registers (kubelet.go, nodestatus).
     const kubelet = { type: 'Normal' as const, component: 'kubelet', host: input.name };
     this.recordEvent(stored, { ...kubelet, reason: 'Starting', message: 'Starting kubelet.' }, nowMs);
-    for (const [reason, what] of [['NodeHasSufficientMemory', 'NodeHasSufficientMemory'], ['NodeHasNoDiskPressure', 'NodeHasNoDiskPressure'], ['NodeHasSufficientPID', 'NodeHasSufficientPID']] as const) {
+    for (const [reason, what] of [
+      ['NodeHasSufficientMemory', 'NodeHasSufficientMemory'],
+      ['NodeHasNoDiskPressure', 'NodeHasNoDiskPressure'],
+      ['NodeHasSufficientPID', 'NodeHasSufficientPID'],
+    ] as const) {
       this.recordEvent(stored, { ...kubelet, reason, message: `Node ${input.name} status is now: ${what}` }, nowMs);
     }
     this.recordEvent(stored, { ...kubelet, reason: 'NodeAllocatableEnforced', message: 'Updated Node Allocatable limit across pods' }, nowMs);
-    this.recordEvent(stored, { type: 'Normal', component: 'node-controller', reason: 'RegisteredNode', message: `Node ${input.name} event: Registered Node ${input.name} in Controller` }, nowMs);
+    this.recordEvent(
+      stored,
+      {
+        type: 'Normal',
+        component: 'node-controller',
+        reason: 'RegisteredNode',
+        message: `Node ${input.name} event: Registered Node ${input.name} in Controller`,
+      },
+      nowMs,
+    );
     if (input.controlPlane) this.#reconcileApiEndpoints(nowMs);
     // Cilium's agent (a DaemonSet pod) starts on every node; it is what makes the node Ready.
     this.#createPod(
@@ -796,7 +895,14 @@ export class ClusterApi implements HelmHost {
     return stored;
   }
 
-  #setNodeCondition(name: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string, atMs: number, taints: (t: TaintLike[]) => TaintLike[]): void {
+  #setNodeCondition(
+    name: string,
+    status: 'True' | 'False' | 'Unknown',
+    reason: string,
+    message: string,
+    atMs: number,
+    taints: (t: TaintLike[]) => TaintLike[],
+  ): void {
     const node = this.store.get('nodes', undefined, name);
     if (!node) return;
     const s = obj(node['status']) ?? {};
@@ -826,8 +932,15 @@ export class ClusterApi implements HelmHost {
   /** The CNI is up on the node: Ready, and its DaemonSet pods with it. */
   setNodeReady(name: string, atMs: number): void {
     const before = this.store.get('nodes', undefined, name);
-    if (before && !nodeReady(before)) this.recordEvent(before, { type: 'Normal', component: 'kubelet', host: name, reason: 'NodeReady', message: `Node ${name} status is now: NodeReady` }, atMs);
-    this.#setNodeCondition(name, 'True', 'KubeletReady', 'kubelet is posting ready status', atMs, (t) => t.filter((x) => x.key !== NOT_READY_TAINT && x.key !== UNREACHABLE_TAINT));
+    if (before && !nodeReady(before))
+      this.recordEvent(
+        before,
+        { type: 'Normal', component: 'kubelet', host: name, reason: 'NodeReady', message: `Node ${name} status is now: NodeReady` },
+        atMs,
+      );
+    this.#setNodeCondition(name, 'True', 'KubeletReady', 'kubelet is posting ready status', atMs, (t) =>
+      t.filter((x) => x.key !== NOT_READY_TAINT && x.key !== UNREACHABLE_TAINT),
+    );
     for (const pod of this.store.list('pods')) {
       if (podNode(pod) !== name) continue;
       const kind = ownerKind(pod);
@@ -900,7 +1013,16 @@ export class ClusterApi implements HelmHost {
   // ---- pods, Deployments and the scheduler ------------------------------------------------------------------
 
   #createPod(
-    p: { name: string; namespace: string; labels: Record<string, string>; owner: { kind: string; name: string }; node?: string; tolerations: Toleration[]; container: Json; mirror?: boolean },
+    p: {
+      name: string;
+      namespace: string;
+      labels: Record<string, string>;
+      owner: { kind: string; name: string };
+      node?: string;
+      tolerations: Toleration[];
+      container: Json;
+      mirror?: boolean;
+    },
     nowMs: number,
   ): KubeObject {
     const existing = this.store.get('pods', p.namespace, p.name);
@@ -946,7 +1068,9 @@ export class ClusterApi implements HelmHost {
       name: String(c['name'] ?? ''),
       image: String(c['image'] ?? ''),
       imageID: '',
-      containerID: `containerd://${createHash('sha256').update(`${String(pod.metadata['uid'])}/${String(c['name'] ?? '')}`).digest('hex')}`,
+      containerID: `containerd://${createHash('sha256')
+        .update(`${String(pod.metadata['uid'])}/${String(c['name'] ?? '')}`)
+        .digest('hex')}`,
       ready: true,
       started: true,
       restartCount: 0,
@@ -954,7 +1078,9 @@ export class ClusterApi implements HelmHost {
     }));
     return {
       containerStatuses,
-      ...(typeof hostIp === 'string' ? { hostIP: hostIp, hostIPs: [{ ip: hostIp }], ...(spec['hostNetwork'] === true ? { podIP: hostIp, podIPs: [{ ip: hostIp }] } : {}) } : {}),
+      ...(typeof hostIp === 'string'
+        ? { hostIP: hostIp, hostIPs: [{ ip: hostIp }], ...(spec['hostNetwork'] === true ? { podIP: hostIp, podIPs: [{ ip: hostIp }] } : {}) }
+        : {}),
     };
   }
 
@@ -972,14 +1098,30 @@ export class ClusterApi implements HelmHost {
     }
     this.store.replace('pods', {
       ...pod,
-      status: { ...status, phase: 'Running', startTime: status['startTime'] ?? iso(atMs), conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True', lastTransitionTime: iso(atMs) }], ...(status['phase'] === 'Running' && Array.isArray(status['containerStatuses']) ? { containerStatuses: (status['containerStatuses'] as Json[]).map((c) => ({ ...c, ready: true })) } : this.#runningStatus(pod, atMs)) },
+      status: {
+        ...status,
+        phase: 'Running',
+        startTime: status['startTime'] ?? iso(atMs),
+        conditions: [
+          { type: 'PodScheduled', status: 'True' },
+          { type: 'Ready', status: 'True', lastTransitionTime: iso(atMs) },
+        ],
+        ...(status['phase'] === 'Running' && Array.isArray(status['containerStatuses'])
+          ? { containerStatuses: (status['containerStatuses'] as Json[]).map((c) => ({ ...c, ready: true })) }
+          : this.#runningStatus(pod, atMs)),
+      },
     });
   }
 
   /** A bound pod starts once its node is Ready: Running and Ready after the pod start time. */
   #startPod(pod: KubeObject, atMs: number): void {
     const namespace = pod.metadata.namespace;
-    this.#schedule(atMs + KUBE_TIMINGS.podStartMs, { kind: 'pod-start', ...(namespace !== undefined ? { namespace } : {}), name: pod.metadata.name, uid: String(pod.metadata['uid']) });
+    this.#schedule(atMs + KUBE_TIMINGS.podStartMs, {
+      kind: 'pod-start',
+      ...(namespace !== undefined ? { namespace } : {}),
+      name: pod.metadata.name,
+      uid: String(pod.metadata['uid']),
+    });
   }
 
   #podStarted(namespace: string | undefined, name: string, uid: string, at: number): void {
@@ -1004,7 +1146,13 @@ export class ClusterApi implements HelmHost {
   #ownedPods(deployment: KubeObject): KubeObject[] {
     return this.store.list('pods', deployment.metadata.namespace).filter((p) => {
       const refs = (p.metadata['ownerReferences'] as Json[] | undefined) ?? [];
-      return refs.some((r) => r['kind'] === 'ReplicaSet' && typeof r['name'] === 'string' && r['name'].length === deployment.metadata.name.length + 11 && r['name'].startsWith(`${deployment.metadata.name}-`));
+      return refs.some(
+        (r) =>
+          r['kind'] === 'ReplicaSet' &&
+          typeof r['name'] === 'string' &&
+          r['name'].length === deployment.metadata.name.length + 11 &&
+          r['name'].startsWith(`${deployment.metadata.name}-`),
+      );
     });
   }
 
@@ -1106,7 +1254,11 @@ export class ClusterApi implements HelmHost {
             continue;
           }
           const same = l.byOwner.get(owner) ?? 0;
-          if (!best || same < best.same || (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))) {
+          if (
+            !best ||
+            same < best.same ||
+            (same === best.same && (l.total < best.total || (l.total === best.total && n.metadata.name < best.n.metadata.name)))
+          ) {
             best = { n, same, total: l.total };
           }
         }
@@ -1120,8 +1272,21 @@ export class ClusterApi implements HelmHost {
       const current = this.store.get('pods', pod.metadata.namespace, pod.metadata.name) ?? pod;
       const status = obj(current['status']) ?? {};
       const conditions = ((status['conditions'] as Json[] | undefined) ?? []).filter((c) => c['type'] !== 'PodScheduled');
-      const bound = this.store.replace('pods', { ...current, spec: { ...(obj(current['spec']) ?? {}), nodeName: target }, status: { ...status, conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: iso(nowMs) }, ...conditions] } });
-      this.recordEvent(bound, { type: 'Normal', component: 'default-scheduler', reason: 'Scheduled', message: `Successfully assigned ${bound.metadata.namespace ?? ''}/${bound.metadata.name} to ${target}` }, nowMs);
+      const bound = this.store.replace('pods', {
+        ...current,
+        spec: { ...(obj(current['spec']) ?? {}), nodeName: target },
+        status: { ...status, conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: iso(nowMs) }, ...conditions] },
+      });
+      this.recordEvent(
+        bound,
+        {
+          type: 'Normal',
+          component: 'default-scheduler',
+          reason: 'Scheduled',
+          message: `Successfully assigned ${bound.metadata.namespace ?? ''}/${bound.metadata.name} to ${target}`,
+        },
+        nowMs,
+      );
       count(target, bound);
       this.#startPod(bound, nowMs);
     }
@@ -1133,8 +1298,18 @@ export class ClusterApi implements HelmHost {
     const conditions = (status['conditions'] as Json[] | undefined) ?? [];
     const previous = conditions.find((c) => c['type'] === 'PodScheduled');
     if (previous?.['status'] === 'False' && previous['message'] === message) return;
-    const scheduled = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: previous?.['status'] === 'False' ? previous['lastTransitionTime'] : iso(nowMs), reason: 'Unschedulable', message };
-    const updated = this.store.replace('pods', { ...pod, status: { ...status, phase: 'Pending', conditions: [scheduled, ...conditions.filter((c) => c['type'] !== 'PodScheduled')] } });
+    const scheduled = {
+      type: 'PodScheduled',
+      status: 'False',
+      lastProbeTime: null,
+      lastTransitionTime: previous?.['status'] === 'False' ? previous['lastTransitionTime'] : iso(nowMs),
+      reason: 'Unschedulable',
+      message,
+    };
+    const updated = this.store.replace('pods', {
+      ...pod,
+      status: { ...status, phase: 'Pending', conditions: [scheduled, ...conditions.filter((c) => c['type'] !== 'PodScheduled')] },
+    });
     this.recordEvent(updated, { type: 'Warning', component: 'default-scheduler', reason: 'FailedScheduling', message }, nowMs);
   }
 
@@ -1200,13 +1375,21 @@ export class ClusterApi implements HelmHost {
           selector: { matchLabels: { 'k8s-app': 'kube-dns' } },
           template: {
             metadata: { labels: { 'k8s-app': 'kube-dns' } },
-            spec: { containers: [{ name: 'coredns', image: 'registry.k8s.io/coredns/coredns:v1.11.3', args: ['-conf', '/etc/coredns/Corefile'] }], tolerations: criticalTolerations },
+            spec: {
+              containers: [{ name: 'coredns', image: 'registry.k8s.io/coredns/coredns:v1.11.3', args: ['-conf', '/etc/coredns/Corefile'] }],
+              tolerations: criticalTolerations,
+            },
           },
         },
       },
       nowMs,
     );
-    this.create('poddisruptionbudgets', 'kube-system', { metadata: { name: 'coredns' }, spec: { minAvailable: 1, selector: { matchLabels: { 'k8s-app': 'kube-dns' } } } }, nowMs);
+    this.create(
+      'poddisruptionbudgets',
+      'kube-system',
+      { metadata: { name: 'coredns' }, spec: { minAvailable: 1, selector: { matchLabels: { 'k8s-app': 'kube-dns' } } } },
+      nowMs,
+    );
     this.create(
       'deployments',
       'kube-system',
@@ -1215,7 +1398,10 @@ export class ClusterApi implements HelmHost {
         spec: {
           replicas: 1,
           selector: { matchLabels: { 'io.cilium/app': 'operator' } },
-          template: { metadata: { labels: { 'io.cilium/app': 'operator' } }, spec: { containers: [{ name: 'cilium-operator', image: 'quay.io/cilium/operator-generic' }], tolerations: [{ operator: 'Exists' }] } },
+          template: {
+            metadata: { labels: { 'io.cilium/app': 'operator' } },
+            spec: { containers: [{ name: 'cilium-operator', image: 'quay.io/cilium/operator-generic' }], tolerations: [{ operator: 'Exists' }] },
+          },
         },
       },
       nowMs,
@@ -1233,7 +1419,16 @@ export class ClusterApi implements HelmHost {
     const ns = 'crusoe-system';
     this.create('namespaces', undefined, { metadata: { name: ns } }, nowMs);
     // CMK's own API token; the sandbox's stand-in values are not credentials anywhere.
-    this.create('secrets', ns, { metadata: { name: `cmk-${this.identity.name}` }, type: 'Opaque', stringData: { CRUSOE_ACCESS_KEY: 'cmk-managed-token', CRUSOE_SECRET_KEY: 'cmk-managed-token' } }, nowMs);
+    this.create(
+      'secrets',
+      ns,
+      {
+        metadata: { name: `cmk-${this.identity.name}` },
+        type: 'Opaque',
+        stringData: { CRUSOE_ACCESS_KEY: 'cmk-managed-token', CRUSOE_SECRET_KEY: 'cmk-managed-token' },
+      },
+      nowMs,
+    );
     if (!input.addons.includes('cluster_autoscaler')) return;
     const labels = { 'app.kubernetes.io/name': 'cluster-autoscaler' };
     this.create(
@@ -1247,7 +1442,13 @@ export class ClusterApi implements HelmHost {
           template: {
             metadata: { labels },
             spec: {
-              containers: [{ name: 'cluster-autoscaler', image: 'ghcr.io/crusoecloud/cluster-autoscaler-crusoecloud', args: ['--cloud-provider=crusoecloud', '--expander=least-waste'] }],
+              containers: [
+                {
+                  name: 'cluster-autoscaler',
+                  image: 'ghcr.io/crusoecloud/cluster-autoscaler-crusoecloud',
+                  args: ['--cloud-provider=crusoecloud', '--expander=least-waste'],
+                },
+              ],
               tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }],
             },
           },
@@ -1268,7 +1469,7 @@ export class ClusterApi implements HelmHost {
     // kubeadm's discovery finds no JWS signature for a token the bootstrap signer does not know (unknown, expired,
     // wrong type, not for signing); the message is kubeadm's.
     const noJws = `could not find a JWS signature in the cluster-info ConfigMap for token ID "${id ?? ''}"`;
-    if (!stored || stored['type'] !== 'bootstrap.kubernetes.io/token') return noJws;
+    if (stored?.['type'] !== 'bootstrap.kubernetes.io/token') return noJws;
     if (field('token-secret') !== secret || field('usage-bootstrap-signing') !== 'true' || field('usage-bootstrap-authentication') !== 'true') return noJws;
     const expiration = field('expiration');
     if (expiration !== undefined && Date.parse(expiration) <= nowMs) return `${noJws} (the token expired at ${expiration})`;

@@ -22,5 +22,9 @@ export function requireDecodableBody(method: string, contentType: string | null)
   const type = mediaType(contentType);
   if (type === '' || ACCEPTED_BODY_TYPES.includes(type)) return;
   if (method === 'PATCH' && (type.endsWith('+json') || type.endsWith('+yaml'))) return;
-  throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${ACCEPTED_BODY_TYPES.join(', ')}`);
+  throw new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${ACCEPTED_BODY_TYPES.join(', ')}`,
+  );
 }

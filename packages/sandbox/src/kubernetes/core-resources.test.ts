@@ -10,13 +10,26 @@ import { ApiError, ObjectStore, uuidFrom } from './store.js';
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 
 function cluster(serviceSubnet?: string): ClusterApi {
-  const api = new ClusterApi({ name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: 'v1.32.1', caPem: '', ...(serviceSubnet ? { serviceSubnet } : {}) }, () => undefined, t0);
+  const api = new ClusterApi(
+    { name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: 'v1.32.1', caPem: '', ...(serviceSubnet ? { serviceSubnet } : {}) },
+    () => undefined,
+    t0,
+  );
   api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
   return api;
 }
 
 function node(name: string, controlPlane: boolean, internalIp: string): RegisterNode {
-  return { name, labels: {}, taints: [], internalIp, kubeletVersion: 'v1.32.1', arch: 'amd64', controlPlane, machine: { vcpus: 4, memoryMiB: 8192, diskGiB: 80 } };
+  return {
+    name,
+    labels: {},
+    taints: [],
+    internalIp,
+    kubeletVersion: 'v1.32.1',
+    arch: 'amd64',
+    controlPlane,
+    machine: { vcpus: 4, memoryMiB: 8192, diskGiB: 80 },
+  };
 }
 
 function refused(f: () => unknown): ApiError {
@@ -32,7 +45,10 @@ function refused(f: () => unknown): ApiError {
 describe('Services', () => {
   it('start with kubernetes on the first address of the service subnet and kube-dns on the tenth, as kubeadm sets them', () => {
     const api = cluster('10.128.0.0/16');
-    expect(api.get('services', 'default', 'kubernetes')['spec']).toMatchObject({ clusterIP: '10.128.0.1', ports: [{ name: 'https', port: 443, targetPort: 6443, protocol: 'TCP' }] });
+    expect(api.get('services', 'default', 'kubernetes')['spec']).toMatchObject({
+      clusterIP: '10.128.0.1',
+      ports: [{ name: 'https', port: 443, targetPort: 6443, protocol: 'TCP' }],
+    });
     expect(api.get('services', 'kube-system', 'kube-dns')['spec']).toMatchObject({ clusterIP: '10.128.0.10' });
     expect(cluster().get('services', 'default', 'kubernetes')['spec']).toMatchObject({ clusterIP: '10.96.0.1' });
   });
@@ -46,12 +62,13 @@ describe('Services', () => {
     expect(refused(() => api.patch('services', 'default', 'a', { spec: { clusterIP: '10.96.0.200' } }, 'application/merge-patch+json', t0)).code).toBe(422);
   });
 
-  it('list the control planes\' addresses in default/kubernetes\'s Endpoints, and drop a deleted one', () => {
+  it("list the control planes' addresses in default/kubernetes's Endpoints, and drop a deleted one", () => {
     const api = cluster();
     api.registerNode(node('cp-1', true, '10.0.0.1'), t0);
     api.registerNode(node('cp-2', true, '10.0.0.2'), t0);
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
-    const ips = () => ((api.get('endpoints', 'default', 'kubernetes')['subsets'] as Array<{ addresses: Array<{ ip: string }> }>)[0]?.addresses ?? []).map((a) => a.ip);
+    const ips = () =>
+      ((api.get('endpoints', 'default', 'kubernetes')['subsets'] as Array<{ addresses: Array<{ ip: string }> }>)[0]?.addresses ?? []).map((a) => a.ip);
     expect(ips()).toEqual(['10.0.0.1', '10.0.0.2']);
     api.delete('nodes', undefined, 'cp-1', t0);
     expect(ips()).toEqual(['10.0.0.2']);
@@ -62,24 +79,41 @@ describe('the node lifecycle', () => {
   it('gives a registering node a Lease in kube-node-lease, and the Lease goes with the Node', () => {
     const api = cluster();
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
-    expect(api.get('leases', 'kube-node-lease', 'w-1')['spec']).toEqual({ holderIdentity: 'w-1', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:00.000000Z' });
+    expect(api.get('leases', 'kube-node-lease', 'w-1')['spec']).toEqual({
+      holderIdentity: 'w-1',
+      leaseDurationSeconds: 40,
+      renewTime: '2026-01-01T00:00:00.000000Z',
+    });
     api.delete('nodes', undefined, 'w-1', t0);
     expect(api.store.get('leases', 'kube-node-lease', 'w-1')).toBeUndefined();
   });
 
-  it('records the kubelet\'s and the node controller\'s events, and the scheduler\'s', () => {
+  it("records the kubelet's and the node controller's events, and the scheduler's", () => {
     const api = cluster();
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     api.setNodeReady('w-1', t0 + 30_000);
     const nodeEvents = api.list('events', 'default', undefined, 'involvedObject.name=w-1');
-    expect(nodeEvents.map((e) => e['reason'])).toEqual(['Starting', 'NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID', 'NodeAllocatableEnforced', 'RegisteredNode', 'NodeReady']);
-    expect(nodeEvents.at(-1)).toMatchObject({ type: 'Normal', source: { component: 'kubelet', host: 'w-1' }, involvedObject: { kind: 'Node', name: 'w-1' }, count: 1 });
+    expect(nodeEvents.map((e) => e['reason'])).toEqual([
+      'Starting',
+      'NodeHasSufficientMemory',
+      'NodeHasNoDiskPressure',
+      'NodeHasSufficientPID',
+      'NodeAllocatableEnforced',
+      'RegisteredNode',
+      'NodeReady',
+    ]);
+    expect(nodeEvents.at(-1)).toMatchObject({
+      type: 'Normal',
+      source: { component: 'kubelet', host: 'w-1' },
+      involvedObject: { kind: 'Node', name: 'w-1' },
+      count: 1,
+    });
     const scheduled = api.list('events', 'kube-system', undefined, 'reason=Scheduled');
     expect(scheduled.length).toBeGreaterThan(0);
     expect(scheduled[0]?.['message']).toMatch(/^Successfully assigned kube-system\/\S+ to w-1$/);
   });
 
-  it('records the kubelet\'s Created and Started events on each container of a pod that starts', () => {
+  it("records the kubelet's Created and Started events on each container of a pod that starts", () => {
     const api = cluster();
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     api.setNodeReady('w-1', t0 + 30_000);
@@ -94,14 +128,14 @@ describe('the node lifecycle', () => {
     expect(api.list('events', 'kube-system', undefined, `involvedObject.name=${cilium?.metadata.name ?? ''}`)).toHaveLength(2);
   });
 
-  it('expires events after the API server\'s one-hour TTL', () => {
+  it("expires events after the API server's one-hour TTL", () => {
     const api = cluster();
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     api.registerNode(node('w-2', false, '10.0.0.8'), t0 + 3601_000);
     expect(api.list('events', 'default', undefined, 'involvedObject.name=w-1')).toEqual([]);
   });
 
-  it('reports capacity from the machine and allocatable less the kubelet\'s hard eviction thresholds', () => {
+  it("reports capacity from the machine and allocatable less the kubelet's hard eviction thresholds", () => {
     expect(nodeResources({ vcpus: 4, memoryMiB: 8192, diskGiB: 80 })).toMatchObject({
       capacity: { cpu: '4', memory: '8388608Ki', pods: '110', 'ephemeral-storage': '83886080Ki' },
       allocatable: { cpu: '4', memory: '8286208Ki', pods: '110', 'ephemeral-storage': String(Math.floor(80 * 1024 ** 3 * 0.9)) },
@@ -115,7 +149,9 @@ describe('field selectors', () => {
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     const onNode = api.list('pods', undefined, undefined, 'spec.nodeName=w-1');
     expect(onNode.length).toBeGreaterThan(0);
-    expect(api.list('pods', undefined, undefined, 'spec.nodeName!=w-1,status.phase==Pending').every((p) => (p['spec'] as { nodeName?: string }).nodeName !== 'w-1')).toBe(true);
+    expect(
+      api.list('pods', undefined, undefined, 'spec.nodeName!=w-1,status.phase==Pending').every((p) => (p['spec'] as { nodeName?: string }).nodeName !== 'w-1'),
+    ).toBe(true);
   });
 
   it('select nodes by spec.unschedulable, false when the field is absent', () => {
@@ -162,7 +198,11 @@ describe('SelfSubjectAccessReview', () => {
 describe('Label selectors', () => {
   it('take the set-based forms a real API server takes, and refuse a malformed one with 400 instead of listing nothing', () => {
     const api = cluster();
-    for (const [name, tier] of [['web', 'front'], ['api', 'back'], ['db', 'data']] as const) {
+    for (const [name, tier] of [
+      ['web', 'front'],
+      ['api', 'back'],
+      ['db', 'data'],
+    ] as const) {
       api.create('configmaps', 'default', { metadata: { name, labels: { tier } } }, t0);
     }
     const names = (selector: string) => api.list('configmaps', 'default', selector).map((o) => o.metadata.name);
@@ -176,9 +216,13 @@ describe('Label selectors', () => {
 });
 
 describe('Pods the kubelet runs', () => {
-  it('report each container running and ready (kubectl counts READY from them) and the node\'s address as hostIP', () => {
+  it("report each container running and ready (kubectl counts READY from them) and the node's address as hostIP", () => {
     const events: Array<{ at: number; event: Parameters<ClusterApi['runEvent']>[0] }> = [];
-    const api = new ClusterApi({ name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: 'v1.32.1', caPem: '' }, (at, event) => events.push({ at, event }), t0);
+    const api = new ClusterApi(
+      { name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: 'v1.32.1', caPem: '' },
+      (at, event) => events.push({ at, event }),
+      t0,
+    );
     api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     api.setNodeReady('w-1', t0);
@@ -188,6 +232,8 @@ describe('Pods the kubelet runs', () => {
     const status = api.get('pods', 'default', 'web')['status'] as { phase: string; hostIP?: string; containerStatuses?: Array<Record<string, unknown>> };
     expect(status.phase).toBe('Running');
     expect(status.hostIP).toBe('10.0.0.9');
-    expect(status.containerStatuses).toEqual([expect.objectContaining({ name: 'nginx', image: 'nginx:1.27', ready: true, restartCount: 0, state: { running: { startedAt: expect.any(String) } } })]);
+    expect(status.containerStatuses).toEqual([
+      expect.objectContaining({ name: 'nginx', image: 'nginx:1.27', ready: true, restartCount: 0, state: { running: { startedAt: expect.any(String) } } }),
+    ]);
   });
 });

@@ -44,7 +44,9 @@ function versionsOf(crd: KubeObject): CrdVersion[] {
 export function crdSpec(crd: KubeObject): ResourceSpec {
   const spec = obj(crd['spec']) ?? {};
   const names = obj(spec['names']) ?? {};
-  const versions = versionsOf(crd).filter((v) => v.served).map((v) => v.name);
+  const versions = versionsOf(crd)
+    .filter((v) => v.served)
+    .map((v) => v.name);
   const kind = String(names['kind'] ?? '');
   return {
     kind,
@@ -72,16 +74,19 @@ export function prepareCrd(next: KubeObject, current: KubeObject | null, nowMs: 
   const group = spec['group'];
   const plural = names['plural'];
   const causes: Array<{ field: string; message: string }> = [];
-  if (typeof group !== 'string' || !group.includes('.')) causes.push({ field: 'spec.group', message: `Invalid value: "${String(group ?? '')}": should be a domain with at least one dot` });
+  if (typeof group !== 'string' || !group.includes('.'))
+    causes.push({ field: 'spec.group', message: `Invalid value: "${String(group ?? '')}": should be a domain with at least one dot` });
   if (typeof plural !== 'string' || plural === '') causes.push({ field: 'spec.names.plural', message: 'Required value' });
   if (typeof names['kind'] !== 'string' || names['kind'] === '') causes.push({ field: 'spec.names.kind', message: 'Required value' });
-  if (spec['scope'] !== 'Namespaced' && spec['scope'] !== 'Cluster') causes.push({ field: 'spec.scope', message: `Unsupported value: "${String(spec['scope'] ?? '')}": supported values: "Cluster", "Namespaced"` });
+  if (spec['scope'] !== 'Namespaced' && spec['scope'] !== 'Cluster')
+    causes.push({ field: 'spec.scope', message: `Unsupported value: "${String(spec['scope'] ?? '')}": supported values: "Cluster", "Namespaced"` });
   if (typeof plural === 'string' && typeof group === 'string' && name !== `${plural}.${group}`) {
     causes.push({ field: 'metadata.name', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
   }
   const versions = versionsOf(next);
   if (versions.length === 0) causes.push({ field: 'spec.versions', message: 'Invalid value: null: must have exactly one version marked as storage version' });
-  else if (versions.filter((v) => v.storage).length !== 1) causes.push({ field: 'spec.versions', message: `Invalid value: ${JSON.stringify(versions)}: must have exactly one version marked as storage version` });
+  else if (versions.filter((v) => v.storage).length !== 1)
+    causes.push({ field: 'spec.versions', message: `Invalid value: ${JSON.stringify(versions)}: must have exactly one version marked as storage version` });
   versions.forEach((v, i) => {
     if (!v.schema) causes.push({ field: `spec.versions[${i}].schema.openAPIV3Schema`, message: 'Required value: schemas are required' });
   });
@@ -103,9 +108,19 @@ export function prepareCrd(next: KubeObject, current: KubeObject | null, nowMs: 
     status: {
       conditions: [
         { type: 'NamesAccepted', status: 'True', lastTransitionTime: since('NamesAccepted'), reason: 'NoConflicts', message: 'no conflicts found' },
-        { type: 'Established', status: 'True', lastTransitionTime: since('Established'), reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: since('Established'),
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
       ],
-      acceptedNames: { ...names, ...(names['singular'] === undefined ? { singular: String(names['kind'] ?? '').toLowerCase() } : {}), ...(names['listKind'] === undefined ? { listKind: `${String(names['kind'] ?? '')}List` } : {}) },
+      acceptedNames: {
+        ...names,
+        ...(names['singular'] === undefined ? { singular: String(names['kind'] ?? '').toLowerCase() } : {}),
+        ...(names['listKind'] === undefined ? { listKind: `${String(names['kind'] ?? '')}List` } : {}),
+      },
       storedVersions: stored.includes(storage) ? stored : [...stored, storage],
     },
   };
@@ -154,7 +169,8 @@ function jsonSchema(schema: unknown): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(o)) {
     if (k.startsWith('x-kubernetes-') || k === 'nullable') continue;
-    out[k] = k === 'properties' || k === 'patternProperties' ? Object.fromEntries(Object.entries(obj(v) ?? {}).map(([p, s]) => [p, jsonSchema(s)])) : jsonSchema(v);
+    out[k] =
+      k === 'properties' || k === 'patternProperties' ? Object.fromEntries(Object.entries(obj(v) ?? {}).map(([p, s]) => [p, jsonSchema(s)])) : jsonSchema(v);
   }
   // metadata is the API server's, whatever the schema says about it.
   if (obj(out['properties'])?.['metadata']) out['properties'] = { ...(obj(out['properties']) ?? {}), metadata: { type: 'object' } };
@@ -181,23 +197,44 @@ export function validateCustomObject(store: ObjectStore, resource: Resource, o: 
   const data: unknown = o;
   if (validate(data)) return;
   const causes = (validate.errors ?? []).map((e) => {
-    const path = e.instancePath.split('/').filter((s) => s !== '').join('.');
+    const path = e.instancePath
+      .split('/')
+      .filter((s) => s !== '')
+      .join('.');
     if (e.keyword === 'required') {
       const missing = String((e.params as { missingProperty?: string }).missingProperty ?? '');
       return { reason: 'FieldValueRequired', field: path ? `${path}.${missing}` : missing, message: 'Required value' };
     }
-    if (e.keyword === 'type') return { reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: "${jsonType(e.data)}": ${path} in body must be of type ${String((e.params as { type?: unknown }).type)}: "${jsonType(e.data)}"` };
-    if (e.keyword === 'enum') return { reason: 'FieldValueNotSupported', field: path, message: `Unsupported value: ${JSON.stringify(e.data)}: supported values: ${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).map((x) => JSON.stringify(x)).join(', ')}` };
+    if (e.keyword === 'type')
+      return {
+        reason: 'FieldValueTypeInvalid',
+        field: path,
+        message:
+          `Invalid value: "${jsonType(e.data)}": ${path} in body must be of type ` + `${String((e.params as { type?: unknown }).type)}: "${jsonType(e.data)}"`,
+      };
+    if (e.keyword === 'enum')
+      return {
+        reason: 'FieldValueNotSupported',
+        field: path,
+        message:
+          `Unsupported value: ${JSON.stringify(e.data)}: supported values: ` +
+          `${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).map((x) => JSON.stringify(x)).join(', ')}`,
+      };
     return { reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${JSON.stringify(e.data)}: ${e.message ?? 'invalid'}` };
   });
   const spec = crdSpec(crd);
   const text = causes.map((c) => `${c.field}: ${c.message}`);
-  throw new ApiError(422, 'Invalid', `${spec.kind}.${spec.group} "${o.metadata.name}" is invalid: ${text.length > 1 ? `[${text.join(', ')}]` : (text[0] ?? '')}`, {
-    name: o.metadata.name,
-    group: spec.group,
-    kind: spec.kind,
-    causes,
-  });
+  throw new ApiError(
+    422,
+    'Invalid',
+    `${spec.kind}.${spec.group} "${o.metadata.name}" is invalid: ${text.length > 1 ? `[${text.join(', ')}]` : (text[0] ?? '')}`,
+    {
+      name: o.metadata.name,
+      group: spec.group,
+      kind: spec.kind,
+      causes,
+    },
+  );
 }
 
 /** A custom resource's Table columns, from its CRD's first served version (for toTable); {} for a built-in resource. */

@@ -34,8 +34,14 @@ export function reconcileDaemonSets(store: ObjectStore, nowMs: number, start: (p
     const template = obj(obj(ds['spec'])?.['template']) ?? {};
     const podSpec = obj(template['spec']) ?? {};
     const hash = short(JSON.stringify(template), 10);
-    const tolerations = [...((podSpec['tolerations'] as Toleration[] | undefined) ?? []), ...DAEMON_TOLERATIONS, ...(podSpec['hostNetwork'] === true ? [{ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : [])];
-    const owned = store.list('pods', ns).filter((p) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['kind'] === 'DaemonSet' && r['uid'] === uid));
+    const tolerations = [
+      ...((podSpec['tolerations'] as Toleration[] | undefined) ?? []),
+      ...DAEMON_TOLERATIONS,
+      ...(podSpec['hostNetwork'] === true ? [{ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : []),
+    ];
+    const owned = store
+      .list('pods', ns)
+      .filter((p) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['kind'] === 'DaemonSet' && r['uid'] === uid));
     const eligible = nodes.filter((n) => {
       const probe: KubeObject = { metadata: { name: '' }, spec: podSpec };
       const taints = (obj(n['spec'])?.['taints'] as TaintLike[] | undefined) ?? [];
@@ -46,7 +52,12 @@ export function reconcileDaemonSets(store: ObjectStore, nowMs: number, start: (p
       const node = String(obj(p['spec'])?.['nodeName'] ?? '');
       if (!wanted.has(node) || p.metadata.labels?.['controller-revision-hash'] !== hash) store.delete('pods', ns, p.metadata.name);
     }
-    const kept = new Set(store.list('pods', ns).filter((p) => owned.some((o) => o.metadata.name === p.metadata.name)).map((p) => String(obj(p['spec'])?.['nodeName'] ?? '')));
+    const kept = new Set(
+      store
+        .list('pods', ns)
+        .filter((p) => owned.some((o) => o.metadata.name === p.metadata.name))
+        .map((p) => String(obj(p['spec'])?.['nodeName'] ?? '')),
+    );
     for (const node of eligible) {
       if (kept.has(node.metadata.name)) continue;
       const created = store.create(
@@ -57,17 +68,29 @@ export function reconcileDaemonSets(store: ObjectStore, nowMs: number, start: (p
           metadata: {
             name: `${ds.metadata.name}-${short(`${uid}/${node.metadata.name}`, 5)}`,
             namespace: ns,
-            labels: { ...((obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>), 'controller-revision-hash': hash, 'pod-template-generation': String(ds.metadata['generation'] ?? 1) },
+            labels: {
+              ...((obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>),
+              'controller-revision-hash': hash,
+              'pod-template-generation': String(ds.metadata['generation'] ?? 1),
+            },
             ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid, controller: true, blockOwnerDeletion: true }],
           },
           spec: { ...structuredClone(podSpec), nodeName: node.metadata.name, tolerations },
-          status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False' }] },
+          status: {
+            phase: 'Pending',
+            conditions: [
+              { type: 'PodScheduled', status: 'True' },
+              { type: 'Ready', status: 'False' },
+            ],
+          },
         },
         nowMs,
       );
       start(created);
     }
-    const pods = store.list('pods', ns).filter((p) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['kind'] === 'DaemonSet' && r['uid'] === uid));
+    const pods = store
+      .list('pods', ns)
+      .filter((p) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['kind'] === 'DaemonSet' && r['uid'] === uid));
     const ready = pods.filter(podReady).length;
     const status = {
       currentNumberScheduled: pods.length,

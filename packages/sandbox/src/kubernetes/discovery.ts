@@ -8,13 +8,36 @@ import { RESOURCES, type ResourceSpec } from './store.js';
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** kubectl's short names (`kubectl get deploy`), as the real API server's discovery lists them. */
 const SHORT_NAMES: Record<string, string[]> = {
-  nodes: ['no'], pods: ['po'], namespaces: ['ns'], configmaps: ['cm'], services: ['svc'], deployments: ['deploy'],
-  daemonsets: ['ds'], replicasets: ['rs'], statefulsets: ['sts'], poddisruptionbudgets: ['pdb'], serviceaccounts: ['sa'],
-  persistentvolumeclaims: ['pvc'], persistentvolumes: ['pv'], storageclasses: ['sc'], customresourcedefinitions: ['crd', 'crds'],
+  nodes: ['no'],
+  pods: ['po'],
+  namespaces: ['ns'],
+  configmaps: ['cm'],
+  services: ['svc'],
+  deployments: ['deploy'],
+  daemonsets: ['ds'],
+  replicasets: ['rs'],
+  statefulsets: ['sts'],
+  poddisruptionbudgets: ['pdb'],
+  serviceaccounts: ['sa'],
+  persistentvolumeclaims: ['pvc'],
+  persistentvolumes: ['pv'],
+  storageclasses: ['sc'],
+  customresourcedefinitions: ['crd', 'crds'],
 };
 
 /** The resources in the `all` category (`kubectl get all`), as the real API server's discovery lists them. */
-const ALL_CATEGORY = new Set(['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'horizontalpodautoscalers', 'cronjobs', 'jobs']);
+const ALL_CATEGORY = new Set([
+  'pods',
+  'replicationcontrollers',
+  'services',
+  'daemonsets',
+  'deployments',
+  'replicasets',
+  'statefulsets',
+  'horizontalpodautoscalers',
+  'cronjobs',
+  'jobs',
+]);
 
 /** A served resource: its plural and how it is served. */
 export interface ServedResource {
@@ -57,7 +80,16 @@ function resourceList(groupVersion: string, group: string, resources: ServedReso
   }));
   if (group === '') list.push({ name: 'pods/eviction', singularName: '', namespaced: true, kind: 'Eviction', verbs: ['create'] });
   // kubectl scale finds the scale subresource here (its group is autoscaling, as the real server lists it).
-  if (group === 'apps') list.push({ name: 'deployments/scale', singularName: '', namespaced: true, kind: 'Scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1' } as (typeof list)[number]);
+  if (group === 'apps')
+    list.push({
+      name: 'deployments/scale',
+      singularName: '',
+      namespaced: true,
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+      group: 'autoscaling',
+      version: 'v1',
+    } as (typeof list)[number]);
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: list };
 }
 
@@ -70,12 +102,19 @@ export function discovery(path: string, serverAddress: string, custom: ServedRes
   const all = [...builtins(), ...custom];
   if (clean === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
   const groups = [...new Set(all.map((r) => r.spec.group).filter((g) => g !== ''))];
-  const groupDoc = (name: string): { name: string; versions: Array<{ groupVersion: string; version: string }>; preferredVersion: { groupVersion: string; version: string } } => {
+  const groupDoc = (
+    name: string,
+  ): { name: string; versions: Array<{ groupVersion: string; version: string }>; preferredVersion: { groupVersion: string; version: string } } => {
     const versions = versionsOf(all, name).map((version) => ({ groupVersion: `${name}/${version}`, version }));
     return { name, versions, preferredVersion: versions[0] ?? { groupVersion: `${name}/v1`, version: 'v1' } };
   };
   if (clean === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.sort().map(groupDoc) };
-  if (clean === '/api/v1') return resourceList('v1', '', all.filter((r) => r.spec.group === ''));
+  if (clean === '/api/v1')
+    return resourceList(
+      'v1',
+      '',
+      all.filter((r) => r.spec.group === ''),
+    );
   const m = /^\/apis\/([^/]+)\/([^/]+)$/.exec(clean);
   if (m) {
     const gv = groupVersions(all).get(`${m[1] ?? ''}/${m[2] ?? ''}`);

@@ -156,7 +156,12 @@ export class KubernetesEmulator {
 
   handlers(): HttpHandler[] {
     // Claims only its own requests: a handler that matched and answered nothing would let msw send the request out.
-    return [http.all(({ request }) => this.#claims(new URL(request.url)), async ({ request }) => this.#handle(request))];
+    return [
+      http.all(
+        ({ request }) => this.#claims(new URL(request.url)),
+        async ({ request }) => this.#handle(request),
+      ),
+    ];
   }
 
   /** HTTPS to the API port, or to an endpoint a cluster is known at. */
@@ -241,7 +246,14 @@ export class KubernetesEmulator {
           ...(owner ? { owner: `${String(owner['kind'])}/${String(owner['name'])}` } : {}),
         };
       });
-      clusters.push({ name: c.api.identity.name, endpoint, up: this.simulation.reachable(endpoint) === c, ...(c.managed ? { managedBy: c.managed.cloud } : {}), nodes, pods });
+      clusters.push({
+        name: c.api.identity.name,
+        endpoint,
+        up: this.simulation.reachable(endpoint) === c,
+        ...(c.managed ? { managedBy: c.managed.cloud } : {}),
+        nodes,
+        pods,
+      });
     }
     return { clusters };
   }
@@ -262,14 +274,19 @@ export class KubernetesEmulator {
     changeLog(cluster.api.store);
     try {
       const dryRun = url.searchParams.getAll('dryRun');
-      const response = dryRun.length > 0 && request.method !== 'GET' ? await this.#dryRun(cluster, dryRun, () => this.#serve(cluster, request, url, segments)) : await this.#serve(cluster, request, url, segments);
+      const response =
+        dryRun.length > 0 && request.method !== 'GET'
+          ? await this.#dryRun(cluster, dryRun, () => this.#serve(cluster, request, url, segments))
+          : await this.#serve(cluster, request, url, segments);
       // What a write changed is seen by the nodes from now on (an upgrade instruction, say), not from the next request.
       if (request.method !== 'GET') this.tick();
       return response;
     } catch (error) {
       if (error instanceof ApiError) return HttpResponse.json(error.status(), { status: error.code });
       const message = error instanceof Error ? error.message : 'internal error';
-      return HttpResponse.json(new ApiError(500, 'InternalError', `an error on the server ("${message}") has prevented the request from succeeding`).status(), { status: 500 });
+      return HttpResponse.json(new ApiError(500, 'InternalError', `an error on the server ("${message}") has prevented the request from succeeding`).status(), {
+        status: 500,
+      });
     }
   }
 
@@ -322,7 +339,8 @@ export class KubernetesEmulator {
     const writer = { manager: fieldManager ?? managerFromUserAgent(request.headers.get('user-agent')) };
     // Nodes and Leases as their kubelets keep them fresh (heartbeats.ts), the renewals looked up once per request.
     let renewals: LeaseRenewals | undefined;
-    const live = (o: KubeObject): KubeObject => (o['kind'] === 'Node' || o['kind'] === 'Lease' ? heartbeatView(o, (renewals ??= this.simulation.leaseRenewals(cluster.endpoint, now))) : o);
+    const live = (o: KubeObject): KubeObject =>
+      o['kind'] === 'Node' || o['kind'] === 'Lease' ? heartbeatView(o, (renewals ??= this.simulation.leaseRenewals(cluster.endpoint, now))) : o;
     const method = request.method;
     if (segments.length === 1 && ['readyz', 'livez', 'healthz'].includes(segments[0] ?? '') && method === 'GET') {
       return new HttpResponse('ok', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
@@ -348,7 +366,8 @@ export class KubernetesEmulator {
       if (resource === 'deployments' && subresource === 'scale' && name && namespace) {
         const current = scaleOf(api.get(resource, namespace, name));
         if (method === 'GET') return HttpResponse.json(current);
-        if (method !== 'PUT' && method !== 'PATCH') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        if (method !== 'PUT' && method !== 'PATCH')
+          throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
         const contentType = request.headers.get('content-type') ?? '';
         const body = method === 'PUT' ? await this.#body(request) : await this.#patchBody(request, contentType);
         const replicas = requestedReplicas(current, body, method === 'PATCH' ? contentType : undefined);
@@ -357,13 +376,16 @@ export class KubernetesEmulator {
       throw notFoundPath();
     }
     if (resource === 'selfsubjectaccessreviews') {
-      if (method !== 'POST' || name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      if (method !== 'POST' || name !== undefined)
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return HttpResponse.json(selfSubjectAccessReview(await this.#body(request)), { status: 201 });
     }
     if (name === undefined) {
-      if (method === 'GET') return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url, live);
+      if (method === 'GET')
+        return isWatch(url.searchParams) ? this.#watch(api, resource, namespace, request, url) : this.#list(api, resource, namespace, request, url, live);
       if (method === 'POST') {
-        if (specOf(resource).namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        if (specOf(resource).namespaced && namespace === undefined)
+          throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
         const body = await this.#body(request);
         const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
         const created = api.create(resource, namespace, body, now, writer);
@@ -376,7 +398,17 @@ export class KubernetesEmulator {
         const found = live(api.get(resource, namespace, name));
         const table = tableVersion(request.headers.get('accept'));
         if (!table) return HttpResponse.json(found);
-        return HttpResponse.json(toTable({ resource, ...printerColumns(api.store, resource), objects: [found], nowMs: now, version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta: { resourceVersion: found.metadata.resourceVersion } }));
+        return HttpResponse.json(
+          toTable({
+            resource,
+            ...printerColumns(api.store, resource),
+            objects: [found],
+            nowMs: now,
+            version: table,
+            include: includeObjectOf(url.searchParams.get('includeObject')),
+            listMeta: { resourceVersion: found.metadata.resourceVersion },
+          }),
+        );
       }
       case 'PUT': {
         const body = await this.#body(request);
@@ -389,13 +421,24 @@ export class KubernetesEmulator {
         const force = url.searchParams.get('force');
         // validation.ValidatePatchOptions: force is for apply only.
         if (force !== null && !apply) {
-          throw new ApiError(422, 'Invalid', `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`, { kind: 'PatchOptions', group: 'meta.k8s.io' });
+          throw new ApiError(422, 'Invalid', `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`, {
+            kind: 'PatchOptions',
+            group: 'meta.k8s.io',
+          });
         }
         const body = await this.#patchBody(request, contentType);
         const patchObject = obj(body);
         const warnings = patchObject ? validateFields(resource, patchObject, fieldValidationOf(url.searchParams.get('fieldValidation')), true) : [];
         const existed = apply && api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name) !== undefined;
-        const patched = api.patch(resource, namespace, name, body, contentType, now, apply ? { ...(fieldManager !== undefined ? { manager: fieldManager } : {}), force: force === 'true' } : writer);
+        const patched = api.patch(
+          resource,
+          namespace,
+          name,
+          body,
+          contentType,
+          now,
+          apply ? { ...(fieldManager !== undefined ? { manager: fieldManager } : {}), force: force === 'true' } : writer,
+        );
         // An apply that created the object answers 201 Created, as a create does.
         return HttpResponse.json(patched, { status: apply && !existed ? 201 : 200, headers: withWarnings(warnings) });
       }
@@ -404,7 +447,18 @@ export class KubernetesEmulator {
         // An object its finalizers keep is answered as it now is, marked for deletion (as the API server does).
         if (api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name)) return HttpResponse.json(deleted);
         const spec = specOf(resource);
-        return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, ...(spec.group ? { group: spec.group } : {}), kind: isBuiltin(resource) ? resource : resource.slice(0, resource.indexOf('.')), uid: deleted.metadata['uid'] } });
+        return HttpResponse.json({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: {
+            name,
+            ...(spec.group ? { group: spec.group } : {}),
+            kind: isBuiltin(resource) ? resource : resource.slice(0, resource.indexOf('.')),
+            uid: deleted.metadata['uid'],
+          },
+        });
       }
       default:
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -414,7 +468,19 @@ export class KubernetesEmulator {
   #list(api: ClusterApi, resource: Resource, namespace: string | undefined, request: Request, url: URL, live: (o: KubeObject) => KubeObject): Response {
     const table = tableVersion(request.headers.get('accept'));
     const asTable = (items: KubeObject[], listMeta: Json) =>
-      table ? HttpResponse.json(toTable({ resource, ...printerColumns(api.store, resource), objects: items, nowMs: this.#ctx.clock.now(), version: table, include: includeObjectOf(url.searchParams.get('includeObject')), listMeta })) : undefined;
+      table
+        ? HttpResponse.json(
+            toTable({
+              resource,
+              ...printerColumns(api.store, resource),
+              objects: items,
+              nowMs: this.#ctx.clock.now(),
+              version: table,
+              include: includeObjectOf(url.searchParams.get('includeObject')),
+              listMeta,
+            }),
+          )
+        : undefined;
     if (namespace !== undefined && !api.store.get('namespaces', undefined, namespace)) {
       // Listing in a missing namespace is an empty list, as on a real API server.
       const listMeta = { resourceVersion: api.store.revision };
@@ -430,9 +496,15 @@ export class KubernetesEmulator {
     }
     const page = limit > 0 ? all.slice(offset, offset + limit) : all.slice(offset);
     const next = limit > 0 && offset + limit < all.length ? offset + limit : undefined;
-    const listMeta = { resourceVersion: api.store.revision, ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}) };
+    const listMeta = {
+      resourceVersion: api.store.revision,
+      ...(next !== undefined ? { continue: Buffer.from(String(next)).toString('base64'), remainingItemCount: all.length - next } : {}),
+    };
     const items = page.map(live);
-    return asTable(items, listMeta) ?? HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: listMeta, items: items.map(withoutTypeMeta) });
+    return (
+      asTable(items, listMeta) ??
+      HttpResponse.json({ kind: listKind(resource), apiVersion: apiVersion(resource), metadata: listMeta, items: items.map(withoutTypeMeta) })
+    );
   }
 
   /** `?watch=true` on a collection: a chunked stream of WatchEvents (see watch.ts). */
@@ -447,7 +519,10 @@ export class KubernetesEmulator {
     // A revision the store has not reached: the watch cache waits up to 3 s for it, then answers 504 with the cause
     // client-go relists on (apiserver storage.NewTooLargeResourceVersionError); nothing here moves it meanwhile.
     if (rv !== '' && Number(rv) > Number(api.store.revision)) {
-      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${api.store.revision}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${api.store.revision}`, {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      });
     }
     const bookmarks = ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(params.get('allowWatchBookmarks') ?? '');
     const sendInitialEvents = params.get('sendInitialEvents') === 'true';
@@ -457,7 +532,12 @@ export class KubernetesEmulator {
     const table = tableVersion(request.headers.get('accept'));
     const include = includeObjectOf(params.get('includeObject'));
     const body = watchStream({
-      filter: { resource, ...(namespace !== undefined ? { namespace } : {}), ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) },
+      filter: {
+        resource,
+        ...(namespace !== undefined ? { namespace } : {}),
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(fieldSelector ? { fieldSelector } : {}),
+      },
       log: changeLog(api.store),
       initial: initial ? current : undefined,
       from: Number(rv || '0'),
@@ -469,7 +549,18 @@ export class KubernetesEmulator {
       // The watch cache sends a bookmark about once a minute (cacher.go, bookmarkFrequency).
       bookmarkEveryMs: 60_000,
       render: (o, first) =>
-        table ? toTable({ resource, ...printerColumns(api.store, resource), objects: [o], nowMs: this.#ctx.clock.now(), version: table, include, listMeta: { resourceVersion: o.metadata.resourceVersion }, withoutColumns: !first }) : o,
+        table
+          ? toTable({
+              resource,
+              ...printerColumns(api.store, resource),
+              objects: [o],
+              nowMs: this.#ctx.clock.now(),
+              version: table,
+              include,
+              listMeta: { resourceVersion: o.metadata.resourceVersion },
+              withoutColumns: !first,
+            })
+          : o,
       tick: () => this.tick(),
       tickEveryMs: 200,
     });

@@ -3,9 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  FaultInjector,
-} from '../faults.js';
+import { FaultInjector } from '../faults.js';
 import {
   generateWireguardKeyPair,
   Redacted,
@@ -39,7 +37,8 @@ export function goldenCluster(): BootstrapCluster {
 export function goldenKeys(): ClusterKeys {
   const raw = JSON.parse(readFileSync(join(GOLDEN_HYBRID_DIR, 'keys.json'), 'utf8')) as Record<string, RawPair | Record<string, RawPair>>;
   const pair = (p: RawPair): PemKeyPair => ({ publicKeyPem: p.publicKeyPem, privateKeyPem: Redacted.of(p.privateKeyPem) });
-  const many = (name: string): Record<string, PemKeyPair> => Object.fromEntries(Object.entries(raw[name] as Record<string, RawPair>).map(([k, v]) => [k, pair(v)]));
+  const many = (name: string): Record<string, PemKeyPair> =>
+    Object.fromEntries(Object.entries(raw[name] as Record<string, RawPair>).map(([k, v]) => [k, pair(v)]));
   return {
     clusterCa: pair(raw['clusterCa'] as RawPair),
     frontProxyCa: pair(raw['frontProxyCa'] as RawPair),
@@ -102,7 +101,10 @@ export class FakeVms implements SandboxVmSource {
   }
 
   /** A machine running from now (or `runningSinceMs`) with the node's user-data. */
-  run(node: RenderedNode, options: { runningSinceMs?: number; userData?: string | Uint8Array; name?: string; publicIPv4?: string; id?: string } = {}): SandboxVm {
+  run(
+    node: RenderedNode,
+    options: { runningSinceMs?: number; userData?: string | Uint8Array; name?: string; publicIPv4?: string; id?: string } = {},
+  ): SandboxVm {
     const vm: SandboxVm = {
       cloud: node.provider === 'aws' ? 'ec2' : node.provider,
       name: options.name ?? node.name,
@@ -110,7 +112,9 @@ export class FakeVms implements SandboxVmSource {
       state: 'running',
       runningSinceMs: options.runningSinceMs ?? this.clock.now(),
       userData: options.userData ?? userDataFor(node),
-      ...(options.publicIPv4 ?? this.addresses[options.name ?? node.name] ? { publicIPv4: options.publicIPv4 ?? this.addresses[options.name ?? node.name] } : {}),
+      ...((options.publicIPv4 ?? this.addresses[options.name ?? node.name])
+        ? { publicIPv4: options.publicIPv4 ?? this.addresses[options.name ?? node.name] }
+        : {}),
     };
     this.vms.set(vm.name, vm);
     return vm;
@@ -147,14 +151,31 @@ export class ManagedCloud implements SandboxVmSource {
   }
 
   listManagedClusters(): SandboxManagedCluster[] {
-    return [{ cloud: 'crusoe', name: this.name, endpoint: this.endpoint, kubernetesVersion: 'v1.33.4', state: 'running', runningSinceMs: this.runningSinceMs, caPem: this.pki.caPem, addons: [], serving: { certPem: this.pki.servingCertPem, keyPem: this.pki.servingKeyPem } }];
+    return [
+      {
+        cloud: 'crusoe',
+        name: this.name,
+        endpoint: this.endpoint,
+        kubernetesVersion: 'v1.33.4',
+        state: 'running',
+        runningSinceMs: this.runningSinceMs,
+        caPem: this.pki.caPem,
+        addons: [],
+        serving: { certPem: this.pki.servingCertPem, keyPem: this.pki.servingKeyPem },
+      },
+    ];
   }
 
   /** A machine that joins from `runningSinceMs` (it registers 20 s later and is Ready 30 s after that). */
   node(
     name: string,
     runningSinceMs: number,
-    options: { labels?: Record<string, string>; taints?: Array<{ key: string; value?: string; effect: string }>; machine?: SandboxVm['machine']; providerId?: string } = {},
+    options: {
+      labels?: Record<string, string>;
+      taints?: Array<{ key: string; value?: string; effect: string }>;
+      machine?: SandboxVm['machine'];
+      providerId?: string;
+    } = {},
   ): void {
     this.vms.set(name, {
       cloud: 'crusoe',
@@ -164,7 +185,14 @@ export class ManagedCloud implements SandboxVmSource {
       userData: '',
       privateIPv4: `172.27.0.${10 + this.vms.size}`,
       ...(options.machine ? { machine: options.machine } : {}),
-      managed: { endpoint: this.endpoint, nodeName: name, labels: options.labels ?? {}, taints: options.taints ?? [], providerId: options.providerId ?? `crusoe://${name}`, kubeletVersion: 'v1.33.4' },
+      managed: {
+        endpoint: this.endpoint,
+        nodeName: name,
+        labels: options.labels ?? {},
+        taints: options.taints ?? [],
+        providerId: options.providerId ?? `crusoe://${name}`,
+        kubeletVersion: 'v1.33.4',
+      },
     });
   }
 }

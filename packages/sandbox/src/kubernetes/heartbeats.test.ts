@@ -94,8 +94,10 @@ describe('node heartbeats', () => {
     emulator.tick();
     clock.advance(120 * S);
     expect(clock.now() - ((await renewals()).get('htz-worker-1') ?? 0)).toBeGreaterThan(110 * S);
-    expect(((await renewals()).get('htz-worker-1') ?? 0)).toBeLessThanOrEqual(goneAt);
-    const res = await fetch(`${API}/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('involvedObject.name=htz-worker-1,reason=NodeNotReady')}`);
+    expect((await renewals()).get('htz-worker-1') ?? 0).toBeLessThanOrEqual(goneAt);
+    const res = await fetch(
+      `${API}/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('involvedObject.name=htz-worker-1,reason=NodeNotReady')}`,
+    );
     const events = (await res.json()) as { items: Array<{ message: string; source: { component: string } }> };
     expect(events.items.map((e) => [e.source.component, e.message])).toEqual([['node-controller', 'Node htz-worker-1 status is now: NodeNotReady']]);
   });

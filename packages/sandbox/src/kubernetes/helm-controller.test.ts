@@ -39,7 +39,11 @@ function api(): ClusterApi {
 }
 
 async function apply(path: string, body: unknown): Promise<number> {
-  const response = await fetch(`https://${cloud.endpoint}${path}?fieldManager=kubeplane&force=true`, { method: 'PATCH', body: JSON.stringify(body), headers: { 'content-type': 'application/apply-patch+yaml' } });
+  const response = await fetch(`https://${cloud.endpoint}${path}?fieldManager=kubeplane&force=true`, {
+    method: 'PATCH',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
   return response.status;
 }
 
@@ -68,7 +72,11 @@ async function clusterWithController(options: { controller?: boolean } = {}): Pr
         selector: { matchLabels: labels },
         template: {
           metadata: { labels },
-          spec: { serviceAccountName: 'helm-controller', containers: [{ name: 'helm-controller', image: 'rancher/helm-controller:v0.16.13', env: [{ name: 'JOB_CLUSTER_ROLE', value: 'cluster-admin' }] }], tolerations: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }] },
+          spec: {
+            serviceAccountName: 'helm-controller',
+            containers: [{ name: 'helm-controller', image: 'rancher/helm-controller:v0.16.13', env: [{ name: 'JOB_CLUSTER_ROLE', value: 'cluster-admin' }] }],
+            tolerations: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }],
+          },
         },
       },
     }),
@@ -87,7 +95,15 @@ function chart(name: string, addon: string, chartName: string, repo: string, ver
 
 const HCLOUD_VALUES = {
   storageClasses: [{ name: 'hcloud-volumes', defaultStorageClass: true, reclaimPolicy: 'Delete' }],
-  node: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubeplane.dev/provider', operator: 'In', values: ['hetzner'] }] }] } } } },
+  node: {
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubeplane.dev/provider', operator: 'In', values: ['hetzner'] }] }],
+        },
+      },
+    },
+  },
 };
 
 const hcloud = (version: string) => chart('hcloud-csi', 'hcloud_csi', 'hcloud-csi', 'https://charts.hetzner.cloud', version, HCLOUD_VALUES);
@@ -105,7 +121,12 @@ function releaseSecrets(namespace: string, name: string): KubeObject[] {
 
 function conditions(name: string): Array<[string, string, string?, string?]> {
   const c = api().get('helmcharts.helm.cattle.io', 'kube-system', name);
-  return ((c['status'] as { conditions?: Array<Record<string, string>> }).conditions ?? []).map((x) => [x['type'] ?? '', x['status'] ?? '', x['reason'], x['message']]);
+  return ((c['status'] as { conditions?: Array<Record<string, string>> }).conditions ?? []).map((x) => [
+    x['type'] ?? '',
+    x['status'] ?? '',
+    x['reason'],
+    x['message'],
+  ]);
 }
 
 beforeEach(() => {
@@ -135,9 +156,31 @@ describe('the simulated helm-controller', () => {
     expect(secret?.['type']).toBe('helm.sh/release.v1');
     expect(secret?.metadata.labels).toMatchObject({ name: 'hcloud-csi', owner: 'helm', status: 'deployed', version: '1' });
     const r = release(secret as KubeObject);
-    expect(r).toMatchObject({ name: 'hcloud-csi', namespace: 'kube-system', version: 1, info: { status: 'deployed', description: 'Install complete' }, chart: { metadata: { name: 'hcloud-csi', version: '2.18.0', appVersion: '2.18.0' } }, config: HCLOUD_VALUES });
-    expect(api().get('jobs', 'kube-system', 'helm-install-hcloud-csi')['status']).toMatchObject({ succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
-    expect(emulator.helmReleases(cloud.endpoint)).toEqual([{ namespace: 'kube-system', name: 'hcloud-csi', chart: 'hcloud-csi', version: '2.18.0', appVersion: '2.18.0', revision: 1, status: 'deployed', description: 'Install complete', values: HCLOUD_VALUES }]);
+    expect(r).toMatchObject({
+      name: 'hcloud-csi',
+      namespace: 'kube-system',
+      version: 1,
+      info: { status: 'deployed', description: 'Install complete' },
+      chart: { metadata: { name: 'hcloud-csi', version: '2.18.0', appVersion: '2.18.0' } },
+      config: HCLOUD_VALUES,
+    });
+    expect(api().get('jobs', 'kube-system', 'helm-install-hcloud-csi')['status']).toMatchObject({
+      succeeded: 1,
+      conditions: [{ type: 'Complete', status: 'True' }],
+    });
+    expect(emulator.helmReleases(cloud.endpoint)).toEqual([
+      {
+        namespace: 'kube-system',
+        name: 'hcloud-csi',
+        chart: 'hcloud-csi',
+        version: '2.18.0',
+        appVersion: '2.18.0',
+        revision: 1,
+        status: 'deployed',
+        description: 'Install complete',
+        values: HCLOUD_VALUES,
+      },
+    ]);
   });
 
   it('upgrades to a new revision and supersedes the old one', async () => {
@@ -152,11 +195,15 @@ describe('the simulated helm-controller', () => {
       ['sh.helm.release.v1.hcloud-csi.v2', 'deployed'],
     ]);
     expect(secrets[0]?.metadata.labels?.['modifiedAt']).toBeDefined();
-    expect(release(secrets[1] as KubeObject)).toMatchObject({ version: 2, info: { status: 'deployed', description: 'Upgrade complete' }, chart: { metadata: { version: '2.18.1' } } });
+    expect(release(secrets[1] as KubeObject)).toMatchObject({
+      version: 2,
+      info: { status: 'deployed', description: 'Upgrade complete' },
+      chart: { metadata: { version: '2.18.1' } },
+    });
     expect(release(secrets[0] as KubeObject)['info']).toMatchObject({ status: 'superseded' });
   });
 
-  it('fails a version the repository does not publish with helm\'s message, and deploys nothing', async () => {
+  it("fails a version the repository does not publish with helm's message, and deploys nothing", async () => {
     await clusterWithController();
     await apply(`${CHARTS}/hcloud-csi`, hcloud('9.9.9'));
     step(40 * S);
@@ -177,7 +224,11 @@ describe('the simulated helm-controller', () => {
     await clusterWithController();
     await apply(`${CHARTS}/hcloud-csi`, hcloud('2.18.0'));
     step(40 * S);
-    expect(api().list('storageclasses', undefined).map((s) => s.metadata.name)).toEqual(['hcloud-volumes']);
+    expect(
+      api()
+        .list('storageclasses', undefined)
+        .map((s) => s.metadata.name),
+    ).toEqual(['hcloud-volumes']);
     expect(await del(`${CHARTS}/hcloud-csi`)).toBe(200);
     const removing = api().get('helmcharts.helm.cattle.io', 'kube-system', 'hcloud-csi');
     expect(removing.metadata['deletionTimestamp']).toBeDefined();
@@ -200,23 +251,38 @@ describe('the simulated helm-controller', () => {
   });
 });
 
-describe('the charts\' effects', () => {
+describe("the charts' effects", () => {
   it('hcloud-csi: its CSIDriver, a default WaitForFirstConsumer class, and its node plugin registered on Hetzner nodes only', async () => {
     await clusterWithController();
     await apply(`${CHARTS}/hcloud-csi`, hcloud('2.18.0'));
     step(40 * S);
-    expect(api().list('csidrivers', undefined).map((d) => d.metadata.name)).toEqual(['csi.hetzner.cloud']);
+    expect(
+      api()
+        .list('csidrivers', undefined)
+        .map((d) => d.metadata.name),
+    ).toEqual(['csi.hetzner.cloud']);
     const sc = api().get('storageclasses', undefined, 'hcloud-volumes');
-    expect(sc).toMatchObject({ provisioner: 'csi.hetzner.cloud', volumeBindingMode: 'WaitForFirstConsumer', reclaimPolicy: 'Delete', metadata: { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true', 'meta.helm.sh/release-name': 'hcloud-csi' } } });
+    expect(sc).toMatchObject({
+      provisioner: 'csi.hetzner.cloud',
+      volumeBindingMode: 'WaitForFirstConsumer',
+      reclaimPolicy: 'Delete',
+      metadata: { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true', 'meta.helm.sh/release-name': 'hcloud-csi' } },
+    });
     expect(api().get('nodes', undefined, 'hz-1').metadata.labels?.['csi.hetzner.cloud/location']).toBe('fsn1');
     expect(api().get('nodes', undefined, 'aws-1').metadata.labels?.['csi.hetzner.cloud/location']).toBeUndefined();
     // kubectl get storageclass / helmcharts: the server's Table, the default class marked, the CRD's printer columns.
-    const table = async (path: string) => (await (await fetch(`https://${cloud.endpoint}${path}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json()) as { rows: Array<{ cells: unknown[] }>; columnDefinitions: Array<{ name: string }> };
+    const table = async (path: string) =>
+      (await (await fetch(`https://${cloud.endpoint}${path}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json()) as {
+        rows: Array<{ cells: unknown[] }>;
+        columnDefinitions: Array<{ name: string }>;
+      };
     const classes = await table('/apis/storage.k8s.io/v1/storageclasses');
     expect(classes.rows.map((r) => r.cells.slice(0, 5))).toEqual([['hcloud-volumes (default)', 'csi.hetzner.cloud', 'Delete', 'WaitForFirstConsumer', 'true']]);
     const charts = await table(CHARTS);
     expect(charts.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Repo', 'Chart', 'Version', 'TargetNamespace', 'Bootstrap', 'Failed', 'Job']);
-    expect(charts.rows.map((r) => r.cells)).toEqual([['hcloud-csi', 'https://charts.hetzner.cloud', 'hcloud-csi', '2.18.0', 'kube-system', null, 'False', 'helm-install-hcloud-csi']]);
+    expect(charts.rows.map((r) => r.cells)).toEqual([
+      ['hcloud-csi', 'https://charts.hetzner.cloud', 'hcloud-csi', '2.18.0', 'kube-system', null, 'False', 'helm-install-hcloud-csi'],
+    ]);
     // A Hetzner node that joins later registers the driver too.
     cloud.node('hz-2', clock.now(), { labels: HETZNER, providerId: 'hcloud://102' });
     step(60 * S);
@@ -226,13 +292,28 @@ describe('the charts\' effects', () => {
   it('aws-ebs-csi-driver: the classes its values list, the default from their annotation, zone topology on AWS nodes', async () => {
     await clusterWithController();
     const values = {
-      storageClasses: [{ name: 'ebs-gp3', annotations: { 'storageclass.kubernetes.io/is-default-class': 'false' }, parameters: { type: 'gp3' }, allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', values: ['eu-central-1a'] }] }] }],
+      storageClasses: [
+        {
+          name: 'ebs-gp3',
+          annotations: { 'storageclass.kubernetes.io/is-default-class': 'false' },
+          parameters: { type: 'gp3' },
+          allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', values: ['eu-central-1a'] }] }],
+        },
+      ],
       node: { nodeSelector: { 'kubeplane.dev/provider': 'aws' } },
     };
-    await apply(`${CHARTS}/aws-ebs-csi-driver`, chart('aws-ebs-csi-driver', 'aws_ebs_csi', 'aws-ebs-csi-driver', 'https://kubernetes-sigs.github.io/aws-ebs-csi-driver', '2.48.0', values));
+    await apply(
+      `${CHARTS}/aws-ebs-csi-driver`,
+      chart('aws-ebs-csi-driver', 'aws_ebs_csi', 'aws-ebs-csi-driver', 'https://kubernetes-sigs.github.io/aws-ebs-csi-driver', '2.48.0', values),
+    );
     step(40 * S);
     const sc = api().get('storageclasses', undefined, 'ebs-gp3');
-    expect(sc).toMatchObject({ provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer', parameters: { type: 'gp3' }, allowedTopologies: values.storageClasses[0]?.allowedTopologies });
+    expect(sc).toMatchObject({
+      provisioner: 'ebs.csi.aws.com',
+      volumeBindingMode: 'WaitForFirstConsumer',
+      parameters: { type: 'gp3' },
+      allowedTopologies: values.storageClasses[0]?.allowedTopologies,
+    });
     expect((sc.metadata['annotations'] as Record<string, string>)['storageclass.kubernetes.io/is-default-class']).toBe('false');
     expect(api().get('nodes', undefined, 'aws-1').metadata.labels?.['topology.ebs.csi.aws.com/zone']).toBe('eu-central-1a');
     expect(api().get('nodes', undefined, 'hz-1').metadata.labels?.['topology.ebs.csi.aws.com/zone']).toBeUndefined();
@@ -240,9 +321,16 @@ describe('the charts\' effects', () => {
 
   it('longhorn: a default Immediate class from persistence.defaultClass, in its own namespace', async () => {
     await clusterWithController();
-    await apply(`${CHARTS}/longhorn`, chart('longhorn', 'longhorn', 'longhorn', 'https://charts.longhorn.io', '1.9.1', { persistence: { defaultClass: true } }, 'longhorn-system'));
+    await apply(
+      `${CHARTS}/longhorn`,
+      chart('longhorn', 'longhorn', 'longhorn', 'https://charts.longhorn.io', '1.9.1', { persistence: { defaultClass: true } }, 'longhorn-system'),
+    );
     step(40 * S);
-    expect(api().get('storageclasses', undefined, 'longhorn')).toMatchObject({ provisioner: 'driver.longhorn.io', volumeBindingMode: 'Immediate', metadata: { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } });
+    expect(api().get('storageclasses', undefined, 'longhorn')).toMatchObject({
+      provisioner: 'driver.longhorn.io',
+      volumeBindingMode: 'Immediate',
+      metadata: { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    });
     expect(releaseSecrets('longhorn-system', 'longhorn').length).toBe(1);
     expect(api().get('namespaces', undefined, 'longhorn-system').metadata.name).toBe('longhorn-system');
   });
@@ -252,7 +340,10 @@ describe('the charts\' effects', () => {
     await clusterWithController();
     const capacity = (n: string) => (api().get('nodes', undefined, n)['status'] as { capacity: Record<string, string> }).capacity['nvidia.com/gpu'];
     expect(capacity('gpu-1')).toBeUndefined();
-    await apply(`${CHARTS}/gpu-operator`, chart('gpu-operator', 'nvidia_gpu_operator', 'gpu-operator', 'https://helm.ngc.nvidia.com/nvidia', 'v25.3.2', {}, 'gpu-operator'));
+    await apply(
+      `${CHARTS}/gpu-operator`,
+      chart('gpu-operator', 'nvidia_gpu_operator', 'gpu-operator', 'https://helm.ngc.nvidia.com/nvidia', 'v25.3.2', {}, 'gpu-operator'),
+    );
     step(40 * S);
     expect(capacity('gpu-1')).toBe('8');
     expect((api().get('nodes', undefined, 'gpu-1')['status'] as { allocatable: Record<string, string> }).allocatable['nvidia.com/gpu']).toBe('8');
@@ -265,8 +356,17 @@ describe('the charts\' effects', () => {
 
   it('metrics-server and cluster-autoscaler: their Deployments run', async () => {
     await clusterWithController();
-    await apply(`${CHARTS}/metrics-server`, chart('metrics-server', 'metrics_server', 'metrics-server', 'https://kubernetes-sigs.github.io/metrics-server/', '3.13.0', {}));
-    await apply(`${CHARTS}/cluster-autoscaler`, chart('cluster-autoscaler', 'cluster_autoscaler', 'cluster-autoscaler', 'https://kubernetes.github.io/autoscaler', '9.50.1', { cloudProvider: 'externalgrpc', fullnameOverride: 'cluster-autoscaler' }));
+    await apply(
+      `${CHARTS}/metrics-server`,
+      chart('metrics-server', 'metrics_server', 'metrics-server', 'https://kubernetes-sigs.github.io/metrics-server/', '3.13.0', {}),
+    );
+    await apply(
+      `${CHARTS}/cluster-autoscaler`,
+      chart('cluster-autoscaler', 'cluster_autoscaler', 'cluster-autoscaler', 'https://kubernetes.github.io/autoscaler', '9.50.1', {
+        cloudProvider: 'externalgrpc',
+        fullnameOverride: 'cluster-autoscaler',
+      }),
+    );
     step(60 * S);
     const ready = (name: string) => (api().get('deployments', 'kube-system', name)['status'] as { readyReplicas?: number }).readyReplicas;
     expect(ready('metrics-server')).toBe(1);

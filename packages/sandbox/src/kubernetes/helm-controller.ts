@@ -33,7 +33,6 @@ const MANAGED_BY = 'helmcharts.helm.cattle.io/managed-by';
 const CONFIG_HASH = 'helmcharts.helm.cattle.io/configHash';
 const RELEASE_TYPE = 'helm.sh/release.v1';
 
-
 /** What a cluster offers the controller: its objects, its event recorder, its clock's queue and its machines' GPUs. */
 export interface HelmHost {
   readonly store: ObjectStore;
@@ -76,7 +75,10 @@ function targetNamespace(chart: KubeObject): string {
 
 function configHash(chart: KubeObject): string {
   const s = specOf(chart);
-  return `SHA256=${createHash('sha256').update(JSON.stringify([s['repo'], s['chart'], s['version'], s['valuesContent'] ?? '', s['set'] ?? {}, targetNamespace(chart)])).digest('hex').toUpperCase()}`;
+  return `SHA256=${createHash('sha256')
+    .update(JSON.stringify([s['repo'], s['chart'], s['version'], s['valuesContent'] ?? '', s['set'] ?? {}, targetNamespace(chart)]))
+    .digest('hex')
+    .toUpperCase()}`;
 }
 
 /** The values a chart's valuesContent holds (a YAML document), or {} when it holds none or is not a mapping. */
@@ -107,7 +109,7 @@ const decoded = new Map<string, Json>();
 /** The release a release Secret holds (Secret.data is base64 of Helm's own base64). */
 function releaseOf(secret: KubeObject): Json {
   // Keyed by the data itself: uids repeat across seeded worlds, the content says what it is.
-  const outer = String((obj(secret['data']) ?? {})['release'] ?? '');
+  const outer = String(obj(secret['data'])?.['release'] ?? '');
   let r = decoded.get(outer);
   if (!r) {
     r = decodeRelease(Buffer.from(outer, 'base64').toString('utf8'));
@@ -151,12 +153,6 @@ export function helmReleases(store: ObjectStore): HelmReleaseRecord[] {
   });
 }
 
-/** The deployed release of `name` in `namespace`, if any. */
-function deployed(store: ObjectStore, namespace: string, name: string): Json | undefined {
-  const s = releaseSecrets(store, namespace, name).filter((x) => labelsOf(x)['status'] === 'deployed').pop();
-  return s ? releaseOf(s) : undefined;
-}
-
 /** Nothing is reconciled unless the controller runs: kube-system/helm-controller with a Running pod. */
 function controllerRuns(store: ObjectStore): boolean {
   if (!store.get('deployments', 'kube-system', 'helm-controller')) return false;
@@ -183,7 +179,16 @@ function helmJob(chart: KubeObject, name: string, mode: 'install' | 'delete', ha
       namespace: ns,
       labels,
       annotations: { [CONFIG_HASH]: hash },
-      ownerReferences: [{ apiVersion: 'helm.cattle.io/v1', kind: 'HelmChart', name: chart.metadata.name, uid: chart.metadata['uid'], controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'helm.cattle.io/v1',
+          kind: 'HelmChart',
+          name: chart.metadata.name,
+          uid: chart.metadata['uid'],
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       backoffLimit: typeof s['backOffLimit'] === 'number' ? s['backOffLimit'] : 1000,
@@ -225,11 +230,18 @@ function helmJob(chart: KubeObject, name: string, mode: 'install' | 'delete', ha
 export function reconcileJobs(store: ObjectStore, nowMs: number): void {
   for (const job of store.list('jobs')) {
     const status = obj(job['status']) ?? {};
-    if (status['completionTime'] !== undefined || ((status['conditions'] as Json[] | undefined) ?? []).some((c) => c['type'] === 'Failed' && c['status'] === 'True')) continue;
+    if (
+      status['completionTime'] !== undefined ||
+      ((status['conditions'] as Json[] | undefined) ?? []).some((c) => c['type'] === 'Failed' && c['status'] === 'True')
+    )
+      continue;
     const ns = job.metadata.namespace ?? 'default';
     if (jobPod(store, job)) continue;
     const template = obj(obj(job['spec'])?.['template']) ?? {};
-    const suffix = createHash('sha256').update(`${String(job.metadata['uid'])}/pod`).digest('hex').slice(0, 5);
+    const suffix = createHash('sha256')
+      .update(`${String(job.metadata['uid'])}/pod`)
+      .digest('hex')
+      .slice(0, 5);
     store.create(
       'pods',
       {
@@ -238,8 +250,14 @@ export function reconcileJobs(store: ObjectStore, nowMs: number): void {
         metadata: {
           name: `${job.metadata.name}-${suffix}`,
           namespace: ns,
-          labels: { ...((obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>), 'batch.kubernetes.io/controller-uid': String(job.metadata['uid']), 'job-name': job.metadata.name },
-          ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name, uid: job.metadata['uid'], controller: true, blockOwnerDeletion: true }],
+          labels: {
+            ...((obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>),
+            'batch.kubernetes.io/controller-uid': String(job.metadata['uid']),
+            'job-name': job.metadata.name,
+          },
+          ownerReferences: [
+            { apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name, uid: job.metadata['uid'], controller: true, blockOwnerDeletion: true },
+          ],
         },
         spec: structuredClone(obj(template['spec']) ?? {}),
         status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
@@ -250,7 +268,9 @@ export function reconcileJobs(store: ObjectStore, nowMs: number): void {
 }
 
 function jobPod(store: ObjectStore, job: KubeObject): KubeObject | undefined {
-  return store.list('pods', job.metadata.namespace).find((p) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['kind'] === 'Job' && r['uid'] === job.metadata['uid']));
+  return store
+    .list('pods', job.metadata.namespace)
+    .find((p) => ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['kind'] === 'Job' && r['uid'] === job.metadata['uid']));
 }
 
 function deleteJob(store: ObjectStore, namespace: string, name: string): void {
@@ -302,13 +322,24 @@ function reconcileChart(host: HelmHost, chart: KubeObject, nowMs: number): void 
     if (!store.get('jobs', ns, name)) {
       deleteJob(store, ns, `helm-install-${chart.metadata.name}`);
       store.create('jobs', helmJob(chart, name, 'delete', configHash(chart)), nowMs);
-      host.recordEvent(chart, { type: 'Normal', component: 'helm-controller', reason: 'RemoveJob', message: `Uninstalling HelmChart using Job ${ns}/${name} ` }, nowMs);
+      host.recordEvent(
+        chart,
+        { type: 'Normal', component: 'helm-controller', reason: 'RemoveJob', message: `Uninstalling HelmChart using Job ${ns}/${name} ` },
+        nowMs,
+      );
       setStatus(store, chart, { ...(obj(chart['status']) ?? {}), jobName: name });
     }
     return;
   }
   if (annotations[MANAGED_BY] === undefined || !finalizers.includes(FINALIZER)) {
-    chart = store.replace(HELMCHARTS, { ...chart, metadata: { ...chart.metadata, annotations: { ...annotations, [MANAGED_BY]: 'helm-controller' }, finalizers: [...finalizers.filter((f) => f !== FINALIZER), FINALIZER] } });
+    chart = store.replace(HELMCHARTS, {
+      ...chart,
+      metadata: {
+        ...chart.metadata,
+        annotations: { ...annotations, [MANAGED_BY]: 'helm-controller' },
+        finalizers: [...finalizers.filter((f) => f !== FINALIZER), FINALIZER],
+      },
+    });
   }
   const name = `helm-install-${chart.metadata.name}`;
   const hash = configHash(chart);
@@ -318,7 +349,11 @@ function reconcileChart(host: HelmHost, chart: KubeObject, nowMs: number): void 
   if (job) deleteJob(store, ns, name);
   store.create('jobs', helmJob(chart, name, 'install', hash), nowMs);
   const source = `${String(spec['repo'] ?? '')} ${String(spec['chart'])}:${String(spec['version'] ?? '')}`.trim();
-  host.recordEvent(chart, { type: 'Normal', component: 'helm-controller', reason: 'ApplyJob', message: `Applying HelmChart from ${source} using Job ${ns}/${name} ` }, nowMs);
+  host.recordEvent(
+    chart,
+    { type: 'Normal', component: 'helm-controller', reason: 'ApplyJob', message: `Applying HelmChart from ${source} using Job ${ns}/${name} ` },
+    nowMs,
+  );
   setStatus(store, chart, {
     jobName: name,
     conditions: [condition('JobCreated', 'True', 'Job created', `Applying HelmChart using Job ${ns}/${name}`), condition('Failed', 'False')],
@@ -338,12 +373,47 @@ export function helmJobDone(host: HelmHost, namespace: string, name: string, uid
     store.replace('jobs', {
       ...job,
       status: ok
-        ? { ...status, active: 0, succeeded: 1, completionTime: iso(nowMs), conditions: [{ type: 'Complete', status: 'True', lastProbeTime: iso(nowMs), lastTransitionTime: iso(nowMs) }] }
-        : { ...status, active: 0, failed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: iso(nowMs), lastTransitionTime: iso(nowMs) }] },
+        ? {
+            ...status,
+            active: 0,
+            succeeded: 1,
+            completionTime: iso(nowMs),
+            conditions: [{ type: 'Complete', status: 'True', lastProbeTime: iso(nowMs), lastTransitionTime: iso(nowMs) }],
+          }
+        : {
+            ...status,
+            active: 0,
+            failed: 1,
+            conditions: [
+              {
+                type: 'Failed',
+                status: 'True',
+                reason: 'BackoffLimitExceeded',
+                message: 'Job has reached the specified backoff limit',
+                lastProbeTime: iso(nowMs),
+                lastTransitionTime: iso(nowMs),
+              },
+            ],
+          },
     });
     if (pod) {
-      const cs = ((obj(pod['status'])?.['containerStatuses'] as Json[] | undefined) ?? []).map((c) => ({ ...c, ready: false, state: { terminated: { exitCode: ok ? 0 : 1, reason: ok ? 'Completed' : 'Error', ...(message ? { message } : {}), finishedAt: iso(nowMs) } } }));
-      store.replace('pods', { ...pod, status: { ...(obj(pod['status']) ?? {}), phase: ok ? 'Succeeded' : 'Failed', conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False', reason: 'PodCompleted' }], containerStatuses: cs } });
+      const cs = ((obj(pod['status'])?.['containerStatuses'] as Json[] | undefined) ?? []).map((c) => ({
+        ...c,
+        ready: false,
+        state: { terminated: { exitCode: ok ? 0 : 1, reason: ok ? 'Completed' : 'Error', ...(message ? { message } : {}), finishedAt: iso(nowMs) } },
+      }));
+      store.replace('pods', {
+        ...pod,
+        status: {
+          ...(obj(pod['status']) ?? {}),
+          phase: ok ? 'Succeeded' : 'Failed',
+          conditions: [
+            { type: 'PodScheduled', status: 'True' },
+            { type: 'Ready', status: 'False', reason: 'PodCompleted' },
+          ],
+          containerStatuses: cs,
+        },
+      });
     }
   };
   if (!chart) {
@@ -355,7 +425,16 @@ export function helmJobDone(host: HelmHost, namespace: string, name: string, uid
     undoEffects(store, target, chartName, nowMs);
     for (const s of releaseSecrets(store, target, chartName)) store.delete('secrets', target, s.metadata.name);
     finish(true);
-    host.recordEvent(chart, { type: 'Normal', component: 'helm-controller', reason: 'RemoveJob', message: `Uninstalled HelmChart using Job ${namespace}/${name}, removing resources` }, nowMs);
+    host.recordEvent(
+      chart,
+      {
+        type: 'Normal',
+        component: 'helm-controller',
+        reason: 'RemoveJob',
+        message: `Uninstalled HelmChart using Job ${namespace}/${name}, removing resources`,
+      },
+      nowMs,
+    );
     deleteJob(store, namespace, `helm-install-${chartName}`);
     deleteJob(store, namespace, name);
     // The finalizer goes: the API server then deletes the chart (ClusterApi's replace path sees that through the host).
@@ -364,21 +443,45 @@ export function helmJobDone(host: HelmHost, namespace: string, name: string, uid
     return;
   }
   const spec = specOf(chart);
-  const found = findChart(String(spec['repo'] ?? ''), String(spec['chart'] ?? ''), typeof spec['version'] === 'string' && spec['version'] !== '' ? spec['version'] : undefined);
+  const found = findChart(
+    String(spec['repo'] ?? ''),
+    String(spec['chart'] ?? ''),
+    typeof spec['version'] === 'string' && spec['version'] !== '' ? spec['version'] : undefined,
+  );
   if ('error' in found) {
     const message = `Error: ${found.error}`;
     finish(false, message);
-    host.recordEvent(chart, { type: 'Warning', component: 'helm-controller', reason: 'JobFailed', message: 'Job has reached configured number of retries without succeeding' }, nowMs);
-    setStatus(store, chart, { jobName: name, conditions: [condition('JobCreated', 'True', 'Job created', `Applying HelmChart using Job ${namespace}/${name}`), condition('Failed', 'True', 'Job failed', found.error)] });
+    host.recordEvent(
+      chart,
+      { type: 'Warning', component: 'helm-controller', reason: 'JobFailed', message: 'Job has reached configured number of retries without succeeding' },
+      nowMs,
+    );
+    setStatus(store, chart, {
+      jobName: name,
+      conditions: [
+        condition('JobCreated', 'True', 'Job created', `Applying HelmChart using Job ${namespace}/${name}`),
+        condition('Failed', 'True', 'Job failed', found.error),
+      ],
+    });
     return;
   }
   if (spec['createNamespace'] === true && !store.get('namespaces', undefined, target)) {
-    store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: target, labels: { 'kubernetes.io/metadata.name': target } }, status: { phase: 'Active' } }, nowMs);
+    store.create(
+      'namespaces',
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: target, labels: { 'kubernetes.io/metadata.name': target } }, status: { phase: 'Active' } },
+      nowMs,
+    );
   }
   if (!store.get('namespaces', undefined, target)) {
     const error = `create: failed to create: namespaces "${target}" not found`;
     finish(false, `Error: ${error}`);
-    setStatus(store, chart, { jobName: name, conditions: [condition('JobCreated', 'True', 'Job created', `Applying HelmChart using Job ${namespace}/${name}`), condition('Failed', 'True', 'Job failed', error)] });
+    setStatus(store, chart, {
+      jobName: name,
+      conditions: [
+        condition('JobCreated', 'True', 'Job created', `Applying HelmChart using Job ${namespace}/${name}`),
+        condition('Failed', 'True', 'Job failed', error),
+      ],
+    });
     return;
   }
   const values = valuesOf(chart);
@@ -390,13 +493,31 @@ export function helmJobDone(host: HelmHost, namespace: string, name: string, uid
     // Helm's upgrade marks the previous release superseded (an Update of its Secret: modifiedAt).
     const r = releaseOf(s);
     const updated = { ...r, info: { ...(obj(r['info']) ?? {}), status: 'superseded' } };
-    store.replace('secrets', { ...s, metadata: { ...s.metadata, labels: { ...labelsOf(s), status: 'superseded', modifiedAt: String(Math.floor(nowMs / 1000)) } }, data: { release: Buffer.from(encodeRelease(updated)).toString('base64') } });
+    store.replace('secrets', {
+      ...s,
+      metadata: { ...s.metadata, labels: { ...labelsOf(s), status: 'superseded', modifiedAt: String(Math.floor(nowMs / 1000)) } },
+      data: { release: Buffer.from(encodeRelease(updated)).toString('base64') },
+    });
   }
   const release: Json = {
     name: chartName,
-    info: { first_deployed: firstDeployed, last_deployed: iso(nowMs), deleted: '', description: revision === 1 ? 'Install complete' : 'Upgrade complete', status: 'deployed', notes: '' },
+    info: {
+      first_deployed: firstDeployed,
+      last_deployed: iso(nowMs),
+      deleted: '',
+      description: revision === 1 ? 'Install complete' : 'Upgrade complete',
+      status: 'deployed',
+      notes: '',
+    },
     chart: {
-      metadata: { name: String(spec['chart']), version: found.found.version, description: found.found.description, apiVersion: 'v2', appVersion: found.found.appVersion, type: 'application' },
+      metadata: {
+        name: String(spec['chart']),
+        version: found.found.version,
+        description: found.found.description,
+        apiVersion: 'v2',
+        appVersion: found.found.appVersion,
+        type: 'application',
+      },
       lock: null,
       templates: [],
       values: {},
@@ -413,7 +534,11 @@ export function helmJobDone(host: HelmHost, namespace: string, name: string, uid
     {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: `sh.helm.release.v1.${chartName}.v${revision}`, namespace: target, labels: { name: chartName, owner: 'helm', status: 'deployed', version: String(revision), createdAt: String(Math.floor(nowMs / 1000)) } },
+      metadata: {
+        name: `sh.helm.release.v1.${chartName}.v${revision}`,
+        namespace: target,
+        labels: { name: chartName, owner: 'helm', status: 'deployed', version: String(revision), createdAt: String(Math.floor(nowMs / 1000)) },
+      },
       type: RELEASE_TYPE,
       data: { release: Buffer.from(encodeRelease(release)).toString('base64') },
     },
@@ -452,13 +577,26 @@ function list(v: unknown): Json[] {
   return Array.isArray(v) ? v.map((x) => obj(x)).filter((x): x is Json => x !== undefined) : [];
 }
 
-function storageClass(release: string, namespace: string, name: string, provisioner: string, entry: Json, isDefault: boolean, defaults: { volumeBindingMode: string; allowVolumeExpansion: boolean }): KubeObject {
+function storageClass(
+  release: string,
+  namespace: string,
+  name: string,
+  provisioner: string,
+  entry: Json,
+  isDefault: boolean,
+  defaults: { volumeBindingMode: string; allowVolumeExpansion: boolean },
+): KubeObject {
   const meta = HELM_MANAGED(release, namespace);
   const extraAnnotations = (obj(entry['annotations']) ?? {}) as Record<string, string>;
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
-    metadata: { ...meta, name, labels: { ...meta.labels, ...((obj(entry['labels']) ?? {}) as Record<string, string>) }, annotations: { ...meta.annotations, ...extraAnnotations, ...(isDefault ? { [DEFAULT_CLASS_ANNOTATION]: 'true' } : {}) } },
+    metadata: {
+      ...meta,
+      name,
+      labels: { ...meta.labels, ...((obj(entry['labels']) ?? {}) as Record<string, string>) },
+      annotations: { ...meta.annotations, ...extraAnnotations, ...(isDefault ? { [DEFAULT_CLASS_ANNOTATION]: 'true' } : {}) },
+    },
     provisioner,
     reclaimPolicy: typeof entry['reclaimPolicy'] === 'string' ? entry['reclaimPolicy'] : 'Delete',
     volumeBindingMode: typeof entry['volumeBindingMode'] === 'string' ? entry['volumeBindingMode'] : defaults.volumeBindingMode,
@@ -470,7 +608,10 @@ function storageClass(release: string, namespace: string, name: string, provisio
 
 function nodePlacement(values: Json): { affinity?: Json; nodeSelector?: Record<string, string> } {
   const node = obj(values['node']) ?? {};
-  return { ...(obj(node['affinity']) ? { affinity: obj(node['affinity']) as Json } : {}), ...(obj(node['nodeSelector']) ? { nodeSelector: obj(node['nodeSelector']) as Record<string, string> } : {}) };
+  return {
+    ...(obj(node['affinity']) ? { affinity: obj(node['affinity']) as Json } : {}),
+    ...(obj(node['nodeSelector']) ? { nodeSelector: obj(node['nodeSelector']) as Record<string, string> } : {}),
+  };
 }
 
 /** The effects of the charts the catalog pins, from the values they read (each chart's values.yaml keys cited). */
@@ -481,11 +622,18 @@ function effectsOf(chart: string, release: string, namespace: string, values: Js
       // hetznercloud/csi-driver chart/values.yaml: storageClasses[] {name, defaultStorageClass, reclaimPolicy,
       // extraParameters} (default one class hcloud-volumes, default), node.affinity, node.nodeSelector; the classes
       // bind WaitForFirstConsumer; the node plugin reports csi.hetzner.cloud/location (the server's location).
-      const entries = Array.isArray(values['storageClasses']) ? list(values['storageClasses']) : [{ name: 'hcloud-volumes', defaultStorageClass: true, reclaimPolicy: 'Delete' }];
+      const entries = Array.isArray(values['storageClasses'])
+        ? list(values['storageClasses'])
+        : [{ name: 'hcloud-volumes', defaultStorageClass: true, reclaimPolicy: 'Delete' }];
       return {
         ...none,
         csi: [{ driver: 'csi.hetzner.cloud', topology: { 'csi.hetzner.cloud/location': 'topology.kubernetes.io/region' }, ...nodePlacement(values) }],
-        storageClasses: entries.map((e) => storageClass(release, namespace, String(e['name'] ?? 'hcloud-volumes'), 'csi.hetzner.cloud', e, e['defaultStorageClass'] === true, { volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true })),
+        storageClasses: entries.map((e) =>
+          storageClass(release, namespace, String(e['name'] ?? 'hcloud-volumes'), 'csi.hetzner.cloud', e, e['defaultStorageClass'] === true, {
+            volumeBindingMode: 'WaitForFirstConsumer',
+            allowVolumeExpansion: true,
+          }),
+        ),
       };
     }
     case 'aws-ebs-csi-driver': {
@@ -495,9 +643,23 @@ function effectsOf(chart: string, release: string, namespace: string, values: Js
       // topology.kubernetes.io/zone (pkg/driver/node.go NodeGetInfo).
       return {
         ...none,
-        csi: [{ driver: 'ebs.csi.aws.com', topology: { 'topology.ebs.csi.aws.com/zone': 'topology.kubernetes.io/zone', 'topology.kubernetes.io/zone': 'topology.kubernetes.io/zone' }, ...nodePlacement(values) }],
+        csi: [
+          {
+            driver: 'ebs.csi.aws.com',
+            topology: { 'topology.ebs.csi.aws.com/zone': 'topology.kubernetes.io/zone', 'topology.kubernetes.io/zone': 'topology.kubernetes.io/zone' },
+            ...nodePlacement(values),
+          },
+        ],
         storageClasses: list(values['storageClasses']).map((e) =>
-          storageClass(release, namespace, String(e['name'] ?? 'ebs-sc'), 'ebs.csi.aws.com', e, ((obj(e['annotations']) ?? {}) as Record<string, string>)[DEFAULT_CLASS_ANNOTATION] === 'true', { volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true }),
+          storageClass(
+            release,
+            namespace,
+            String(e['name'] ?? 'ebs-sc'),
+            'ebs.csi.aws.com',
+            e,
+            ((obj(e['annotations']) ?? {}) as Record<string, string>)[DEFAULT_CLASS_ANNOTATION] === 'true',
+            { volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true },
+          ),
         ),
       };
     }
@@ -505,13 +667,27 @@ function effectsOf(chart: string, release: string, namespace: string, values: Js
       // crusoecloud/crusoe-csi-driver: two drivers, ssd.csi.crusoe.ai (disks) and fs.csi.crusoe.ai (shared
       // filesystems), each reporting <driver>/location (internal/common GetTopologyKey with TopologyLocationKey).
       // The chart's class names are not verified here: storageClasses[] from the values, else crusoe-csi-driver-ssd-sc.
-      const entries = Array.isArray(values['storageClasses']) ? list(values['storageClasses']) : [{ name: 'crusoe-csi-driver-ssd-sc', provisioner: 'ssd.csi.crusoe.ai' }];
+      const entries = Array.isArray(values['storageClasses'])
+        ? list(values['storageClasses'])
+        : [{ name: 'crusoe-csi-driver-ssd-sc', provisioner: 'ssd.csi.crusoe.ai' }];
       const placement = nodePlacement(values);
       return {
         ...none,
-        csi: ['ssd.csi.crusoe.ai', 'fs.csi.crusoe.ai'].map((driver) => ({ driver, topology: { [`${driver}/location`]: 'topology.kubernetes.io/region' }, ...placement })),
+        csi: ['ssd.csi.crusoe.ai', 'fs.csi.crusoe.ai'].map((driver) => ({
+          driver,
+          topology: { [`${driver}/location`]: 'topology.kubernetes.io/region' },
+          ...placement,
+        })),
         storageClasses: entries.map((e) =>
-          storageClass(release, namespace, String(e['name'] ?? 'crusoe-csi-driver-ssd-sc'), String(e['provisioner'] ?? 'ssd.csi.crusoe.ai'), e, e['defaultStorageClass'] === true || ((obj(e['annotations']) ?? {}) as Record<string, string>)[DEFAULT_CLASS_ANNOTATION] === 'true', { volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true }),
+          storageClass(
+            release,
+            namespace,
+            String(e['name'] ?? 'crusoe-csi-driver-ssd-sc'),
+            String(e['provisioner'] ?? 'ssd.csi.crusoe.ai'),
+            e,
+            e['defaultStorageClass'] === true || ((obj(e['annotations']) ?? {}) as Record<string, string>)[DEFAULT_CLASS_ANNOTATION] === 'true',
+            { volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true },
+          ),
         ),
       };
     }
@@ -519,11 +695,20 @@ function effectsOf(chart: string, release: string, namespace: string, values: Js
       // longhorn/charts chart/values.yaml: persistence.defaultClass (true), persistence.reclaimPolicy (Delete),
       // persistence.volumeBindingMode (Immediate); driver.longhorn.io runs on every node, with no topology.
       const p = obj(values['persistence']) ?? {};
-      const entry: Json = { reclaimPolicy: p['reclaimPolicy'] ?? 'Delete', volumeBindingMode: p['volumeBindingMode'] ?? 'Immediate', parameters: { numberOfReplicas: String(p['defaultClassReplicaCount'] ?? 3), staleReplicaTimeout: '30' } };
+      const entry: Json = {
+        reclaimPolicy: p['reclaimPolicy'] ?? 'Delete',
+        volumeBindingMode: p['volumeBindingMode'] ?? 'Immediate',
+        parameters: { numberOfReplicas: String(p['defaultClassReplicaCount'] ?? 3), staleReplicaTimeout: '30' },
+      };
       return {
         ...none,
         csi: [{ driver: 'driver.longhorn.io', topology: {} }],
-        storageClasses: [storageClass(release, namespace, 'longhorn', 'driver.longhorn.io', entry, p['defaultClass'] !== false, { volumeBindingMode: 'Immediate', allowVolumeExpansion: true })],
+        storageClasses: [
+          storageClass(release, namespace, 'longhorn', 'driver.longhorn.io', entry, p['defaultClass'] !== false, {
+            volumeBindingMode: 'Immediate',
+            allowVolumeExpansion: true,
+          }),
+        ],
       };
     }
     case 'metrics-server':
@@ -533,7 +718,12 @@ function effectsOf(chart: string, release: string, namespace: string, values: Js
       // fullname = fullnameOverride, else the release name when it contains the name, else <release>-<name>.
       const provider = typeof values['cloudProvider'] === 'string' ? values['cloudProvider'] : 'aws';
       const name = `${provider}-cluster-autoscaler`;
-      const full = typeof values['fullnameOverride'] === 'string' && values['fullnameOverride'] !== '' ? values['fullnameOverride'] : release.includes(name) ? release : `${release}-${name}`;
+      const full =
+        typeof values['fullnameOverride'] === 'string' && values['fullnameOverride'] !== ''
+          ? values['fullnameOverride']
+          : release.includes(name)
+            ? release
+            : `${release}-${name}`;
       return { ...none, deployments: [{ name: full.slice(0, 63), image: 'registry.k8s.io/autoscaling/cluster-autoscaler' }] };
     }
     case 'gpu-operator':
@@ -556,12 +746,25 @@ function applyEffects(store: ObjectStore, chart: string, release: string, namesp
     wanted.add(`${resource}/${ns ?? ''}/${o.metadata.name}`);
     const existing = store.get(resource, ns, o.metadata.name);
     if (!existing) store.create(resource, o, nowMs);
-    else if (JSON.stringify({ ...existing, metadata: undefined, status: undefined }) !== JSON.stringify({ ...o, metadata: undefined, status: undefined }) || JSON.stringify(existing.metadata.labels) !== JSON.stringify(o.metadata.labels) || JSON.stringify(existing.metadata['annotations']) !== JSON.stringify(o.metadata['annotations'])) {
-      store.replace(resource, { ...o, metadata: { ...existing.metadata, labels: o.metadata.labels, annotations: o.metadata['annotations'] }, ...(existing['status'] !== undefined ? { status: existing['status'] } : {}) });
+    else if (
+      JSON.stringify({ ...existing, metadata: undefined, status: undefined }) !== JSON.stringify({ ...o, metadata: undefined, status: undefined }) ||
+      JSON.stringify(existing.metadata.labels) !== JSON.stringify(o.metadata.labels) ||
+      JSON.stringify(existing.metadata['annotations']) !== JSON.stringify(o.metadata['annotations'])
+    ) {
+      store.replace(resource, {
+        ...o,
+        metadata: { ...existing.metadata, labels: o.metadata.labels, annotations: o.metadata['annotations'] },
+        ...(existing['status'] !== undefined ? { status: existing['status'] } : {}),
+      });
     }
   };
   for (const csi of effects.csi) {
-    put('csidrivers', { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { ...meta, name: csi.driver }, spec: { attachRequired: true, podInfoOnMount: false, volumeLifecycleModes: ['Persistent'], fsGroupPolicy: 'ReadWriteOnceWithFSType' } });
+    put('csidrivers', {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIDriver',
+      metadata: { ...meta, name: csi.driver },
+      spec: { attachRequired: true, podInfoOnMount: false, volumeLifecycleModes: ['Persistent'], fsGroupPolicy: 'ReadWriteOnceWithFSType' },
+    });
   }
   for (const sc of effects.storageClasses) put('storageclasses', sc);
   for (const d of effects.deployments) {
@@ -572,7 +775,14 @@ function applyEffects(store: ObjectStore, chart: string, release: string, namesp
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { ...meta, name: d.name, namespace, labels: { ...meta.labels, ...labels } },
-        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: d.name, image: d.image }], tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }] } } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: d.name, image: d.image }], tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }] },
+          },
+        },
         status: {},
       },
       namespace,
@@ -584,14 +794,24 @@ function applyEffects(store: ObjectStore, chart: string, release: string, namesp
 
 function removeOwned(store: ObjectStore, release: string, namespace: string, which: (key: string) => boolean): void {
   for (const resource of ['storageclasses', 'csidrivers']) {
-    for (const o of store.list(resource)) if (byRelease(o, release, namespace) && which(`${resource}//${o.metadata.name}`)) store.delete(resource, undefined, o.metadata.name);
+    for (const o of store.list(resource))
+      if (byRelease(o, release, namespace) && which(`${resource}//${o.metadata.name}`)) store.delete(resource, undefined, o.metadata.name);
   }
   for (const o of store.list('deployments', namespace)) {
     if (!byRelease(o, release, namespace) || !which(`deployments/${namespace}/${o.metadata.name}`)) continue;
     store.delete('deployments', namespace, o.metadata.name);
     for (const p of store.list('pods', namespace)) {
       const refs = (p.metadata['ownerReferences'] as Json[] | undefined) ?? [];
-      if (refs.some((r) => r['kind'] === 'ReplicaSet' && typeof r['name'] === 'string' && r['name'].startsWith(`${o.metadata.name}-`) && r['name'].length === o.metadata.name.length + 11)) store.delete('pods', namespace, p.metadata.name);
+      if (
+        refs.some(
+          (r) =>
+            r['kind'] === 'ReplicaSet' &&
+            typeof r['name'] === 'string' &&
+            r['name'].startsWith(`${o.metadata.name}-`) &&
+            r['name'].length === o.metadata.name.length + 11,
+        )
+      )
+        store.delete('pods', namespace, p.metadata.name);
     }
   }
 }
@@ -679,7 +899,8 @@ function applyNodeEffects(host: HelmHost, nowMs: number): void {
       for (const [k, v] of topology) labels[k] = v ?? '';
     }
     for (const k of Object.keys(labels)) {
-      if (!topologyKeys.has(k) && (k === 'csi.hetzner.cloud/location' || k === 'topology.ebs.csi.aws.com/zone' || k.endsWith('.csi.crusoe.ai/location'))) delete labels[k];
+      if (!topologyKeys.has(k) && (k === 'csi.hetzner.cloud/location' || k === 'topology.ebs.csi.aws.com/zone' || k.endsWith('.csi.crusoe.ai/location')))
+        delete labels[k];
     }
     for (const k of topologyKeys) {
       const registered = csi.some((c) => Object.hasOwn(c.topology, k) && nextIds[c.driver] !== undefined);

@@ -21,7 +21,9 @@ function view(files: Record<string, string>, extra: Partial<NodeView> = {}): Nod
     exists: (p) => Object.keys(files).some((f) => f === p || f.startsWith(`${p}/`)),
     read: (p) => files[p],
     entries: (p) => {
-      const names = Object.keys(files).filter((f) => f.startsWith(`${p}/`)).map((f) => f.slice(p.length + 1).split('/')[0] ?? '');
+      const names = Object.keys(files)
+        .filter((f) => f.startsWith(`${p}/`))
+        .map((f) => f.slice(p.length + 1).split('/')[0] ?? '');
       return names.length > 0 || Object.keys(files).includes(p) ? [...new Set(names)] : undefined;
     },
     ...extra,
@@ -39,7 +41,12 @@ describe('kubeadm join preflight (JoinNodeChecks)', () => {
   });
 
   it('lets a control plane join with the shared CA already in place', () => {
-    const files = Object.fromEntries(['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'etcd/ca.crt', 'etcd/ca.key'].map((f) => [`/etc/kubernetes/pki/${f}`, 'x']));
+    const files = Object.fromEntries(
+      ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'etcd/ca.crt', 'etcd/ca.key'].map((f) => [
+        `/etc/kubernetes/pki/${f}`,
+        'x',
+      ]),
+    );
     expect(joinPreflight(view(files), { ...worker, controlPlane: true }).errors).toEqual([]);
     expect(additionalControlPlaneError(view(files), 'api.example.com:6443')).toBeUndefined();
   });
@@ -63,8 +70,16 @@ describe('kubeadm join preflight (JoinNodeChecks)', () => {
   });
 
   it('a control-plane join also needs free control-plane ports, manifests and an empty etcd data dir', () => {
-    const result = joinPreflight(view({ '/var/lib/etcd/member/snap': 'x', '/etc/kubernetes/manifests/etcd.yaml': 'x' }, { portsInUse: new Set([2379, 6443]) }), { ...worker, controlPlane: true });
-    expect(result.errors.map((e) => e.check)).toEqual(['Port-6443', 'FileAvailable--etc-kubernetes-manifests-etcd.yaml', 'Port-2379', 'DirAvailable--var-lib-etcd']);
+    const result = joinPreflight(
+      view({ '/var/lib/etcd/member/snap': 'x', '/etc/kubernetes/manifests/etcd.yaml': 'x' }, { portsInUse: new Set([2379, 6443]) }),
+      { ...worker, controlPlane: true },
+    );
+    expect(result.errors.map((e) => e.check)).toEqual([
+      'Port-6443',
+      'FileAvailable--etc-kubernetes-manifests-etcd.yaml',
+      'Port-2379',
+      'DirAvailable--var-lib-etcd',
+    ]);
     expect(result.errors.at(-1)?.message).toBe('/var/lib/etcd is not empty');
   });
 
@@ -80,17 +95,27 @@ describe('kubeadm init preflight (InitNodeChecks)', () => {
   const input = { kubernetesVersion: 'v1.34.2', kubeadmVersion: 'v1.34.2', kubeletVersion: 'v1.34.2' };
 
   it('passes on a clean node that has the CA placed (init uses an existing CA)', () => {
-    expect(initPreflight(view({ '/etc/kubernetes/pki/ca.crt': 'x', '/etc/kubernetes/pki/ca.key': 'x' }, { ipForward: '1', portsInUse: new Set() }), input)).toEqual({ errors: [], warnings: [] });
+    expect(
+      initPreflight(view({ '/etc/kubernetes/pki/ca.crt': 'x', '/etc/kubernetes/pki/ca.key': 'x' }, { ipForward: '1', portsInUse: new Set() }), input),
+    ).toEqual({ errors: [], warnings: [] });
   });
 
   it('refuses existing static-pod manifests, a used etcd dir, ip_forward off', () => {
     const result = initPreflight(view({ '/etc/kubernetes/manifests/kube-apiserver.yaml': 'x', '/var/lib/etcd/member': 'x' }, { ipForward: '0' }), input);
-    expect(result.errors.map((e) => e.check)).toEqual(['FileAvailable--etc-kubernetes-manifests-kube-apiserver.yaml', 'FileContent--proc-sys-net-ipv4-ip_forward', 'DirAvailable--var-lib-etcd']);
+    expect(result.errors.map((e) => e.check)).toEqual([
+      'FileAvailable--etc-kubernetes-manifests-kube-apiserver.yaml',
+      'FileContent--proc-sys-net-ipv4-ip_forward',
+      'DirAvailable--var-lib-etcd',
+    ]);
   });
 
   it('refuses a kubelet newer than the control plane it would run, and one too old for kubeadm', () => {
-    expect(initPreflight(view({}), { ...input, kubeletVersion: 'v1.35.0' }).errors[0]?.message).toContain('the kubelet version is higher than the control plane version');
-    expect(initPreflight(view({}), { ...input, kubeletVersion: 'v1.30.9' }).errors[0]?.message).toBe('Kubelet version "v1.30.9" is lower than kubeadm can support. Please upgrade kubelet');
+    expect(initPreflight(view({}), { ...input, kubeletVersion: 'v1.35.0' }).errors[0]?.message).toContain(
+      'the kubelet version is higher than the control plane version',
+    );
+    expect(initPreflight(view({}), { ...input, kubeletVersion: 'v1.30.9' }).errors[0]?.message).toBe(
+      'Kubelet version "v1.30.9" is lower than kubeadm can support. Please upgrade kubelet',
+    );
   });
 
   it('warns (not fails) when asked for a Kubernetes minor newer than kubeadm', () => {
@@ -115,7 +140,9 @@ describe('version skew', () => {
       'Specified version to upgrade to "v1.34.2" is too high; kubeadm can upgrade only 1 minor version at a time',
     ]);
     expect(upgradeApplyErrors({ clusterVersion: 'v1.34.2', kubeadmVersion: 'v1.33.1', target: 'v1.33.1' })[0]).toContain('downgrades are not supported');
-    expect(upgradeApplyErrors({ clusterVersion: 'v1.33.4', kubeadmVersion: 'v1.33.4', target: 'v1.34.0' })[0]).toContain('at least one minor release higher than the kubeadm minor release (1.33)');
+    expect(upgradeApplyErrors({ clusterVersion: 'v1.33.4', kubeadmVersion: 'v1.33.4', target: 'v1.34.0' })[0]).toContain(
+      'at least one minor release higher than the kubeadm minor release (1.33)',
+    );
     expect(upgradeApplyErrors({ clusterVersion: 'v1.34.0', kubeadmVersion: 'v1.34.1', target: 'v1.34.2' })[0]).toContain('Upgrade kubeadm first');
     expect(upgradeApplyErrors({ clusterVersion: 'v1.33.4', kubeadmVersion: 'v1.34.2', target: 'v1.34.2', kubeletVersions: ['v1.30.1', 'v1.33.4'] })).toEqual([
       'There are kubelets in this cluster that are too old that have these versions [v1.30.1]',
@@ -124,7 +151,9 @@ describe('version skew', () => {
 
   it('upgrade node follows the control plane and never overtakes it', () => {
     expect(upgradeNodeErrors({ clusterVersion: 'v1.34.2', kubeadmVersion: 'v1.34.2' })).toEqual([]);
-    expect(upgradeNodeErrors({ clusterVersion: 'v1.33.4', kubeadmVersion: 'v1.34.2' })[0]).toContain('the kubelet version is higher than the control plane version');
+    expect(upgradeNodeErrors({ clusterVersion: 'v1.33.4', kubeadmVersion: 'v1.34.2' })[0]).toContain(
+      'the kubelet version is higher than the control plane version',
+    );
   });
 });
 
@@ -142,7 +171,9 @@ describe('token discovery (cluster-bootstrap jws, kubeadm discovery/token)', () 
     const [header, empty, signature] = jws.split('.');
     expect(empty).toBe('');
     expect(JSON.parse(Buffer.from(header ?? '', 'base64url').toString())).toEqual({ alg: 'HS256', kid: 'abcdef' });
-    const expected = createHmac('sha256', '0123456789abcdef').update(`${header}.${Buffer.from(kubeconfig).toString('base64url')}`).digest('base64url');
+    const expected = createHmac('sha256', '0123456789abcdef')
+      .update(`${header}.${Buffer.from(kubeconfig).toString('base64url')}`)
+      .digest('base64url');
     expect(signature).toBe(expected);
   });
 
@@ -154,9 +185,18 @@ describe('token discovery (cluster-bootstrap jws, kubeadm discovery/token)', () 
 
   it('rejects a wrong pin, a bad signature and a missing signature with kubeadm messages', () => {
     const data = { kubeconfig, 'jws-kubeconfig-abcdef': computeDetachedJws(kubeconfig, 'abcdef', '0123456789abcdef') };
-    expect(verifyClusterInfo(data, token, [`sha256:${'0'.repeat(64)}`])).toEqual({ ok: false, reason: `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${publicKeyPin(caPem)}" are pinned` });
-    expect(verifyClusterInfo(data, 'abcdef.ffffffffffffffff', [publicKeyPin(caPem)])).toEqual({ ok: false, reason: "failed to verify JWS signature of received cluster info object, can't trust this API Server" });
-    expect(verifyClusterInfo({ kubeconfig }, token, [publicKeyPin(caPem)])).toMatchObject({ ok: false, reason: expect.stringContaining('token id "abcdef" is invalid for this cluster or it has expired') });
+    expect(verifyClusterInfo(data, token, [`sha256:${'0'.repeat(64)}`])).toEqual({
+      ok: false,
+      reason: `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${publicKeyPin(caPem)}" are pinned`,
+    });
+    expect(verifyClusterInfo(data, 'abcdef.ffffffffffffffff', [publicKeyPin(caPem)])).toEqual({
+      ok: false,
+      reason: "failed to verify JWS signature of received cluster info object, can't trust this API Server",
+    });
+    expect(verifyClusterInfo({ kubeconfig }, token, [publicKeyPin(caPem)])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('token id "abcdef" is invalid for this cluster or it has expired'),
+    });
   });
 
   it('signs and authenticates only live tokens meant for it', () => {

@@ -113,7 +113,8 @@ function ipv4Forward(view: NodeView): PreflightError[] {
 
 /** KubeletVersionCheck: not below kubeadm's minimum, and (when the control plane version is known) not newer than it. */
 export function kubeletVersionErrors(kubeletVersion: string | undefined, kubeadmVersion: string, controlPlaneVersion?: string): PreflightError[] {
-  if (kubeletVersion === undefined) return [{ check: 'KubeletVersion', message: 'couldn\'t get kubelet version: exec: "kubelet": executable file not found in $PATH' }];
+  if (kubeletVersion === undefined)
+    return [{ check: 'KubeletVersion', message: 'couldn\'t get kubelet version: exec: "kubelet": executable file not found in $PATH' }];
   const kubelet = parseVersion(kubeletVersion);
   if (!kubelet) return [{ check: 'KubeletVersion', message: `couldn't get kubelet version: couldn't parse kubelet version "${kubeletVersion}"` }];
   const kubeadm = mustParse(kubeadmVersion, 'kubeadm');
@@ -127,7 +128,9 @@ export function kubeletVersionErrors(kubeletVersion: string | undefined, kubeadm
       return [
         {
           check: 'KubeletVersion',
-          message: `the kubelet version is higher than the control plane version. This is not a supported version skew and may lead to a malfunctional cluster. Kubelet version: "${formatVersion(kubelet)}" Control plane version: "${formatVersion(cp)}"`,
+          message:
+            `the kubelet version is higher than the control plane version. This is not a supported version skew and may lead to ` +
+            `a malfunctional cluster. Kubelet version: "${formatVersion(kubelet)}" Control plane version: "${formatVersion(cp)}"`,
         },
       ];
     }
@@ -140,7 +143,10 @@ export function kubernetesVersionWarning(kubernetesVersion: string, kubeadmVersi
   const k8s = mustParse(kubernetesVersion, 'Kubernetes');
   const kubeadm = mustParse(kubeadmVersion, 'kubeadm');
   if (k8s.major > kubeadm.major || (k8s.major === kubeadm.major && k8s.minor > kubeadm.minor)) {
-    return `Kubernetes version is greater than kubeadm version. Please consider to upgrade kubeadm. Kubernetes version: ${formatVersion(k8s).slice(1)}. Kubeadm version: ${kubeadm.major}.${kubeadm.minor}.x`;
+    return (
+      `Kubernetes version is greater than kubeadm version. Please consider to upgrade kubeadm. Kubernetes ` +
+      `version: ${formatVersion(k8s).slice(1)}. Kubeadm version: ${kubeadm.major}.${kubeadm.minor}.x`
+    );
   }
   return undefined;
 }
@@ -237,7 +243,7 @@ export function joinPreflight(view: NodeView, input: JoinPreflightInput): Prefli
  */
 export function additionalControlPlaneError(view: NodeView, controlPlaneEndpoint: string | undefined): string | undefined {
   const problems: string[] = [];
-  if (!controlPlaneEndpoint) problems.push('unable to add a new control plane instance to a cluster that doesn\'t have a stable controlPlaneEndpoint address');
+  if (!controlPlaneEndpoint) problems.push("unable to add a new control plane instance to a cluster that doesn't have a stable controlPlaneEndpoint address");
   for (const name of SHARED_CERTIFICATES) {
     const path = `${PKI_DIR}/${name}`;
     if (!view.exists(path)) problems.push(`failure loading ${name}: couldn't load the file ${path}: open ${path}: no such file or directory`);
@@ -280,7 +286,10 @@ export function kubeletSkewError(kubeletVersion: string, apiServerVersion: strin
   const kubelet = mustParse(kubeletVersion, 'kubelet');
   const api = mustParse(apiServerVersion, 'Kubernetes');
   if (kubelet.major !== api.major || kubelet.minor > api.minor) {
-    return `the kubelet version is higher than the control plane version. This is not a supported version skew and may lead to a malfunctional cluster. Kubelet version: "${formatVersion(kubelet)}" Control plane version: "${formatVersion(api)}"`;
+    return (
+      `the kubelet version is higher than the control plane version. This is not a supported version skew and may lead to ` +
+      `a malfunctional cluster. Kubelet version: "${formatVersion(kubelet)}" Control plane version: "${formatVersion(api)}"`
+    );
   }
   if (api.minor - kubelet.minor > KUBELET_SKEW_MINORS) {
     return `Kubelet version "${formatVersion(kubelet)}" is lower than kubeadm can support. Please upgrade kubelet`;
@@ -320,8 +329,10 @@ export function upgradeApplyErrors(input: UpgradeApplyInput): string[] {
   if (compare(kubeadm, target) < 0) {
     errors.push(
       target.minor > kubeadm.minor || target.major > kubeadm.major
-        ? `Specified version to upgrade to "${t}" is at least one minor release higher than the kubeadm minor release (${kubeadm.major}.${kubeadm.minor}). Such an upgrade is not supported`
-        : `Specified version to upgrade to "${t}" is higher than the kubeadm version "${formatVersion(kubeadm)}". Upgrade kubeadm first using the tool you used to install kubeadm`,
+        ? `Specified version to upgrade to "${t}" is at least one minor release higher than the ` +
+            `kubeadm minor release (${kubeadm.major}.${kubeadm.minor}). Such an upgrade is not supported`
+        : `Specified version to upgrade to "${t}" is higher than the kubeadm version ` +
+            `"${formatVersion(kubeadm)}". Upgrade kubeadm first using the tool you used to install kubeadm`,
     );
   } else if (kubeadm.major > target.major || kubeadm.minor > target.minor) {
     errors.push(`Kubeadm version ${formatVersion(kubeadm)} can only be used to upgrade to Kubernetes version ${kubeadm.major}.${kubeadm.minor}`);
@@ -343,11 +354,15 @@ export function upgradeNodeErrors(input: { clusterVersion: string; kubeadmVersio
   const kubeadm = mustParse(input.kubeadmVersion, 'kubeadm');
   if (kubeadm.major !== cluster.major || kubeadm.minor > cluster.minor) {
     return [
-      `the kubelet version is higher than the control plane version. This is not a supported version skew and may lead to a malfunctional cluster. Kubelet version: "${formatVersion(kubeadm)}" Control plane version: "${formatVersion(cluster)}"`,
+      `the kubelet version is higher than the control plane version. This is not a supported version skew and may lead to a ` +
+        `malfunctional cluster. Kubelet version: "${formatVersion(kubeadm)}" Control plane version: "${formatVersion(cluster)}"`,
     ];
   }
   if (cluster.minor > kubeadm.minor + 1) {
-    return [`Specified version to upgrade to "${formatVersion(cluster)}" is at least one minor release higher than the kubeadm minor release (${kubeadm.major}.${kubeadm.minor}). Such an upgrade is not supported`];
+    return [
+      `Specified version to upgrade to "${formatVersion(cluster)}" is at least one minor release higher ` +
+        `than the kubeadm minor release (${kubeadm.major}.${kubeadm.minor}). Such an upgrade is not supported`,
+    ];
   }
   return [];
 }

@@ -34,7 +34,10 @@ function runApiPath(): void {
 }
 
 function status(vm: string) {
-  const s = emulator.kubelets().filter((k) => k.vm === vm).pop();
+  const s = emulator
+    .kubelets()
+    .filter((k) => k.vm === vm)
+    .pop();
   if (!s) throw new Error(`no kubelet for ${vm}`);
   return s;
 }
@@ -109,7 +112,12 @@ describe('a cluster booting from rendered user-data', () => {
     const worker = nodes.find((n) => n.name === 'aws-worker-1');
     const batch = nodes.find((n) => n.name === 'htz-worker-2');
     expect(cp?.taints).toEqual([{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }]);
-    expect(cp?.labels).toMatchObject({ 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/hostname': 'aws-cp-2', 'topology.kubernetes.io/zone': 'eu-central-1b', 'kubeplane.dev/pool': 'aws-control' });
+    expect(cp?.labels).toMatchObject({
+      'node-role.kubernetes.io/control-plane': '',
+      'kubernetes.io/hostname': 'aws-cp-2',
+      'topology.kubernetes.io/zone': 'eu-central-1b',
+      'kubeplane.dev/pool': 'aws-control',
+    });
     expect(cp?.internalIp).toBe('192.168.2.2');
     expect(worker?.labels).toMatchObject({ 'kubernetes.io/arch': 'arm64', 'kubeplane.dev/workload': 'general', 'kubeplane.dev/provider': 'aws' });
     // NodeRestriction forbids the kubelet this label; the engine patches it later (deferredLabels).
@@ -130,7 +138,9 @@ describe('a cluster booting from rendered user-data', () => {
     expect(mesh).toEqual({});
     const info = await api.getConfigMap('kube-public', 'cluster-info');
     const kubeconfig = parse(info?.['kubeconfig'] ?? '') as { clusters: Array<{ cluster: { 'certificate-authority-data': string; server: string } }> };
-    expect(Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8')).toBe(rendered.pki.public.clusterCaCertificate);
+    expect(Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8')).toBe(
+      rendered.pki.public.clusterCaCertificate,
+    );
   });
 
   it('reads user-data as the clouds hold it: plain text, base64 and gzip bytes', async () => {
@@ -246,7 +256,10 @@ describe('a worker added later', () => {
     clock.advance(25 * 3600 * S);
     const token = Redacted.of('k8pl4n.abcdefghij012345');
     const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
-    const manifest = parse(renderBootstrapTokenSecret(token, new Date(clock.now() + 3600 * S)).reveal()) as { metadata: { name: string }; stringData: Record<string, string> };
+    const manifest = parse(renderBootstrapTokenSecret(token, new Date(clock.now() + 3600 * S)).reveal()) as {
+      metadata: { name: string };
+      stringData: Record<string, string>;
+    };
     await api.applySecret('kube-system', manifest.metadata.name, Object.fromEntries(Object.entries(manifest.stringData).map(([k, v]) => [k, Redacted.of(v)])));
     vms.run(await renderNode({ ...ctx, pki: rendered.pki, node: 'htz-worker-2', bootstrapToken: token }));
     clock.advance(200 * S);
@@ -329,7 +342,9 @@ describe('the overlay at first boot, by WireGuard rules', () => {
     clock.advance(300 * S);
     const s = status('aws-worker-1');
     expect(s.state).toBe('failed');
-    expect(s.reason).toContain("node-ip 192.168.2.21 is unreachable from control plane aws-cp-1: no WireGuard handshake between aws-worker-1 and aws-cp-1: neither knows the other's endpoint");
+    expect(s.reason).toContain(
+      "node-ip 192.168.2.21 is unreachable from control plane aws-cp-1: no WireGuard handshake between aws-worker-1 and aws-cp-1: neither knows the other's endpoint",
+    );
     expect(emulator.inventory().clusters[0]?.nodes.map((n) => n.name)).toEqual(['aws-cp-1']);
   });
 
@@ -346,7 +361,7 @@ describe('the overlay at first boot, by WireGuard rules', () => {
     expect(status('aws-cp-3').state).toBe('ready');
   });
 
-  it('takes an endpoint that is not the peer\'s address for no endpoint at all', async () => {
+  it("takes an endpoint that is not the peer's address for no endpoint at all", async () => {
     fresh();
     runApiPath();
     vms.run(node('aws-worker-1'));
@@ -364,7 +379,14 @@ describe("kubeadm join's preflight, from the shared rule table", () => {
     runApiPath();
     const worker = node('htz-worker-1');
     const text = Buffer.from(worker.userData.bytes.reveal()).toString('utf8');
-    const placed = text.replace('write_files:\n', `write_files:\n  - path: /etc/kubernetes/pki/ca.crt\n    owner: root:root\n    permissions: "0644"\n    content: |\n${rendered.pki.public.clusterCaCertificate.trim().split('\n').map((l) => `      ${l}`).join('\n')}\n`);
+    const placed = text.replace(
+      'write_files:\n',
+      `write_files:\n  - path: /etc/kubernetes/pki/ca.crt\n    owner: root:root\n    permissions: "0644"\n    content: |\n${rendered.pki.public.clusterCaCertificate
+        .trim()
+        .split('\n')
+        .map((l) => `      ${l}`)
+        .join('\n')}\n`,
+    );
     expect(placed).not.toBe(text);
     vms.run(worker, { userData: placed });
     clock.advance(300 * S);

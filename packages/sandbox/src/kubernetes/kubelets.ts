@@ -7,7 +7,15 @@ import { createHash, createPrivateKey, createPublicKey, X509Certificate } from '
 import { parseAllDocuments } from 'yaml';
 import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type RegisterNode, type TaintLike } from './cluster.js';
 import { EventQueue, type QueuedEvent } from './events.js';
-import { MESH_BUNDLE_KEY, MESH_BUNDLE_SIGNATURE_KEY, MESH_CONFIGMAP, MESH_NAMESPACE, MESH_SIGNING_PUBLIC_KEY_PATH, verifyMeshBundle, type UpgradeInstruction } from '@kubeplane/sdk';
+import {
+  MESH_BUNDLE_KEY,
+  MESH_BUNDLE_SIGNATURE_KEY,
+  MESH_CONFIGMAP,
+  MESH_NAMESPACE,
+  MESH_SIGNING_PUBLIC_KEY_PATH,
+  verifyMeshBundle,
+  type UpgradeInstruction,
+} from '@kubeplane/sdk';
 import { obj, type KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
@@ -26,16 +34,7 @@ export function lastTick(fromMs: number, nowMs: number, everyMs: number): number
   return fromMs + Math.floor(Math.max(0, nowMs - fromMs) / everyMs) * everyMs;
 }
 
-export type KubeletState =
-  | 'preparing'
-  | 'initializing'
-  | 'waiting-for-api'
-  | 'joining'
-  | 'registered'
-  | 'ready'
-  | 'failed'
-  | 'stopped'
-  | 'load-balancer';
+export type KubeletState = 'preparing' | 'initializing' | 'waiting-for-api' | 'joining' | 'registered' | 'ready' | 'failed' | 'stopped' | 'load-balancer';
 
 export interface KubeletLogEntry {
   atMs: number;
@@ -193,12 +192,12 @@ const STAGED_NGINX = '/etc/kubeplane/nginx.conf';
 /** The bootstrap script's pause between kubeadm attempts (`retry 5 60 kubeadm_once`). */
 const KUBEADM_RETRY_MS = 60_000;
 
-/** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo, computed as kubeadm does (independently of the sdk). */
 /** Whether two looks at machines of one name see the same machine: by the cloud's id where both carry one. */
 function sameMachine(a: SandboxVm, b: SandboxVm): boolean {
   return a.id === undefined || b.id === undefined || a.id === b.id;
 }
 
+/** `sha256:<hex>` of a certificate's DER SubjectPublicKeyInfo, computed as kubeadm does (independently of the sdk). */
 export function caCertHash(pem: string): string {
   const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
   return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
@@ -254,7 +253,13 @@ export class KubeletSimulation {
     switch (event) {
       case 'bootstrap-exit': {
         const code = Number(detail['code'] ?? 1);
-        if (code !== 0) return this.#fail(k, at, `kubeplane-bootstrap exited with code ${code}${k.status.reason ? `: ${k.status.reason}` : ''} (see /var/log/kubeplane-bootstrap.log on the machine)`);
+        if (code !== 0)
+          return this.#fail(
+            k,
+            at,
+            `kubeplane-bootstrap exited with code ${code}${k.status.reason ? `: ${k.status.reason}` : ''} ` +
+              `(see /var/log/kubeplane-bootstrap.log on the machine)`,
+          );
         this.#log(k, at, 'bootstrap: done');
         if (k.config.mode === 'loadbalancer') k.status.state = 'load-balancer';
         return;
@@ -309,7 +314,13 @@ export class KubeletSimulation {
       if (vm.state !== 'running') {
         if (current?.alive && same && (vm.runningSinceMs === undefined || current.runningSince === vm.runningSinceMs)) {
           this.#goneAt(current, Math.max(vm.stoppedAtMs ?? now, floor, current.runningSince));
-        } else if (vm.runningSinceMs !== undefined && vm.stoppedAtMs !== undefined && vm.stoppedAtMs > floor && current?.runningSince !== vm.runningSinceMs && !(current?.alive && !same)) {
+        } else if (
+          vm.runningSinceMs !== undefined &&
+          vm.stoppedAtMs !== undefined &&
+          vm.stoppedAtMs > floor &&
+          current?.runningSince !== vm.runningSinceMs &&
+          !(current?.alive && !same)
+        ) {
           // A machine that ran and stopped between two looks: it still booted for as long as it ran (unless another
           // machine of its name runs: the simulation follows one machine per name, the one that runs).
           if (current) this.#retired.push(current);
@@ -347,14 +358,20 @@ export class KubeletSimulation {
         const node = k.status.node;
         if (!k.alive || k.cluster !== cluster || !node) continue;
         const upgrade = this.#verifiedUpgrade(k, data, now);
-        if (!upgrade || !upgrade.nodes.includes(node) || k.upgrading === upgrade.version) continue;
+        if (!upgrade?.nodes.includes(node) || k.upgrading === upgrade.version) continue;
         const version = upgrade.version;
         if (k.status.state !== 'ready' && k.status.state !== 'registered') continue;
         const current = obj(obj(cluster.api.store.get('nodes', undefined, node)?.['status'])?.['nodeInfo'])?.['kubeletVersion'];
         if (current === `v${version}`) continue;
         k.upgrading = version;
         this.#log(k, now, `kubeplane-mesh-sync: upgrading in place to v${version} (kubeadm upgrade ${upgrade.mode})`);
-        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, { kind: 'upgraded', kubelet: k, cluster, version, mode: upgrade.mode });
+        this.events.at(now + KUBE_TIMINGS.meshSyncIntervalMs + KUBE_TIMINGS.kubeadmUpgradeMs, {
+          kind: 'upgraded',
+          kubelet: k,
+          cluster,
+          version,
+          mode: upgrade.mode,
+        });
       }
     }
   }
@@ -421,7 +438,13 @@ export class KubeletSimulation {
       if (m && !m.stopping && m.cloud === mc.cloud && m.name === mc.name && m.runningSince === runningSince) continue;
       if (current && m && !m.stopping) this.#managedDownAt(current, Math.max(floor, now));
       const upAt = Math.max(runningSince, floor);
-      const identity: ClusterIdentity = { name: mc.name, endpoint: mc.endpoint, kubernetesVersion: mc.kubernetesVersion, caPem: mc.caPem, ...(mc.serving ? { serving: { ...mc.serving } } : {}) };
+      const identity: ClusterIdentity = {
+        name: mc.name,
+        endpoint: mc.endpoint,
+        kubernetesVersion: mc.kubernetesVersion,
+        caPem: mc.caPem,
+        ...(mc.serving ? { serving: { ...mc.serving } } : {}),
+      };
       const cluster = this.#cluster(identity, caCertHash(mc.caPem), new Set(), upAt, upAt);
       cluster.managed = { cloud: mc.cloud, name: mc.name, runningSince, addons: [...mc.addons], up: false };
       this.clusters.set(mc.endpoint, cluster);
@@ -556,9 +579,15 @@ export class KubeletSimulation {
       const host = hostOf(endpoint);
       const own = [k.vm.publicIPv4, k.vm.privateIPv4].filter((ip): ip is string => ip !== undefined);
       if (isIpv4(host) && own.length > 0 && !own.includes(host)) {
-        return this.#fail(k, at, `kubeadm init: the control-plane endpoint ${endpoint} is not an address of this machine (${own.join(', ')}); attach the reserved IP to the first control plane`);
+        return this.#fail(
+          k,
+          at,
+          `kubeadm init: the control-plane endpoint ${endpoint} is not an address of this ` +
+            `machine (${own.join(', ')}); attach the reserved IP to the first control plane`,
+        );
       }
-      if (this.reachable(endpoint)) return this.#fail(k, at, `kubeadm init: another cluster already answers at ${endpoint}; the kubelet cannot register with this control plane`);
+      if (this.reachable(endpoint))
+        return this.#fail(k, at, `kubeadm init: another cluster already answers at ${endpoint}; the kubelet cannot register with this control plane`);
       k.status.state = 'initializing';
       this.#log(k, at, `kubeadm init: control-plane endpoint ${endpoint}`);
       this.events.at(at + KUBE_TIMINGS.kubeadmInitMs, { kind: 'init-done', kubelet: k, caPem });
@@ -574,7 +603,16 @@ export class KubeletSimulation {
         kubeadmVersion: config.kubeletVersion ?? '',
         kubeletVersion: config.kubeletVersion,
       });
-      if (result.errors.length > 0) return this.#fail(k, at, `kubeadm join: ${formatPreflight(result).trim().split('\n').map((l) => l.trim()).join(' ')}`);
+      if (result.errors.length > 0)
+        return this.#fail(
+          k,
+          at,
+          `kubeadm join: ${formatPreflight(result)
+            .trim()
+            .split('\n')
+            .map((l) => l.trim())
+            .join(' ')}`,
+        );
     }
     k.status.state = 'waiting-for-api';
     k.discoveryDeadline = at + KUBE_TIMINGS.discoveryTimeoutMs * KUBE_TIMINGS.kubeadmAttempts;
@@ -599,7 +637,10 @@ export class KubeletSimulation {
     const ma = this.#overlayMember(a);
     const mb = this.#overlayMember(b);
     if (!ma || !mb) return `${a.status.node ?? a.vm.name} or ${b.status.node ?? b.vm.name} has no WireGuard configuration (${WIREGUARD_CONF})`;
-    const roles = new Map<OverlayMember, string>([[ma, KubeletSimulation.#roleOf(a)], [mb, KubeletSimulation.#roleOf(b)]]);
+    const roles = new Map<OverlayMember, string>([
+      [ma, KubeletSimulation.#roleOf(a)],
+      [mb, KubeletSimulation.#roleOf(b)],
+    ]);
     return overlayPairForms(ma, mb, (m) => roles.get(m) ?? 'compute') ? null : overlayPairProblem(ma, mb);
   }
 
@@ -619,7 +660,9 @@ export class KubeletSimulation {
     try {
       const certSpki = new X509Certificate(caPem).publicKey.export({ type: 'spki', format: 'der' });
       const keySpki = createPublicKey(createPrivateKey(caKeyPem)).export({ type: 'spki', format: 'der' });
-      return Buffer.compare(Buffer.from(certSpki), Buffer.from(keySpki)) === 0 ? null : 'failure loading ca certificate authority: the private key does not match the certificate';
+      return Buffer.compare(Buffer.from(certSpki), Buffer.from(keySpki)) === 0
+        ? null
+        : 'failure loading ca certificate authority: the private key does not match the certificate';
     } catch {
       return 'failure loading ca certificate authority: the certificate or key does not parse';
     }
@@ -640,13 +683,26 @@ export class KubeletSimulation {
         const why = lbs.length === 0 ? `no load-balancer node forwards ${endpoint} to this node yet` : lbs.map((lb) => this.#overlayProblem(lb, k)).join('; ');
         const attempts = (k.initAttempts ?? 0) + 1;
         k.initAttempts = attempts;
-        if (attempts >= KUBE_TIMINGS.kubeadmAttempts) return this.#fail(k, at, `kubeadm init: timed out waiting for the API server at https://${endpoint}: ${why}`);
+        if (attempts >= KUBE_TIMINGS.kubeadmAttempts)
+          return this.#fail(k, at, `kubeadm init: timed out waiting for the API server at https://${endpoint}: ${why}`);
         this.#log(k, at, `kubeadm init: the API server at https://${endpoint} does not answer (${why}); resetting and retrying`);
         this.events.at(at + KUBE_TIMINGS.kubeadmInitMs + KUBEADM_RETRY_MS, { kind: 'init-done', kubelet: k, caPem });
         return;
       }
     }
-    const cluster = this.#cluster({ name: init.clusterName, endpoint, kubernetesVersion: init.kubernetesVersion, caPem, ...(init.serviceSubnet ? { serviceSubnet: init.serviceSubnet } : {}) }, caCertHash(caPem), new Set([k]), at, at);
+    const cluster = this.#cluster(
+      {
+        name: init.clusterName,
+        endpoint,
+        kubernetesVersion: init.kubernetesVersion,
+        caPem,
+        ...(init.serviceSubnet ? { serviceSubnet: init.serviceSubnet } : {}),
+      },
+      caCertHash(caPem),
+      new Set([k]),
+      at,
+      at,
+    );
     this.clusters.set(endpoint, cluster);
     k.cluster = cluster;
     const meshConfigMaps: KubeObject[] = [];
@@ -673,7 +729,8 @@ export class KubeletSimulation {
     const retry = (reason: string): void => {
       k.status.reason = reason;
       this.#log(k, at, `${tool}: ${reason}`);
-      if (at + KUBE_TIMINGS.discoveryRetryMs > deadline) return this.#fail(k, at, `${reason} (gave up after ${KUBE_TIMINGS.kubeadmAttempts} attempts of ${KUBE_TIMINGS.discoveryTimeoutMs / 60_000} min)`);
+      if (at + KUBE_TIMINGS.discoveryRetryMs > deadline)
+        return this.#fail(k, at, `${reason} (gave up after ${KUBE_TIMINGS.kubeadmAttempts} attempts of ${KUBE_TIMINGS.discoveryTimeoutMs / 60_000} min)`);
       this.events.at(at + KUBE_TIMINGS.discoveryRetryMs, { kind: 'discover', kubelet: k });
     };
     const cluster = this.reachable(endpoint);
@@ -681,7 +738,8 @@ export class KubeletSimulation {
     if (join) {
       const tokenProblem = cluster.api.checkBootstrapToken(join.token, at);
       if (tokenProblem) return retry(`couldn't validate the identity of the API Server: ${tokenProblem}`);
-      if (join.caCertHashes.length === 0) return this.#fail(k, at, 'discovery.bootstrapToken.caCertHashes is empty: token-based discovery without a pinned CA is refused');
+      if (join.caCertHashes.length === 0)
+        return this.#fail(k, at, 'discovery.bootstrapToken.caCertHashes is empty: token-based discovery without a pinned CA is refused');
       if (!join.caCertHashes.includes(cluster.caHash)) {
         return this.#fail(k, at, `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${cluster.caHash}" are pinned`);
       }
@@ -691,20 +749,36 @@ export class KubeletSimulation {
       const files = config.files;
       const caPem = files.get(STAGED_CA);
       const caKey = files.get(STAGED_CA_KEY);
-      if (!caPem || !caKey) return this.#fail(k, at, 'kubeadm join --control-plane: failure loading certificate authority: the cluster CA key is not on this node and no certificate key was given');
+      if (!caPem || !caKey)
+        return this.#fail(
+          k,
+          at,
+          'kubeadm join --control-plane: failure loading certificate authority: the cluster CA key is not on this node and no certificate key was given',
+        );
       if (caCertHash(caPem) !== cluster.caHash) return this.#fail(k, at, 'kubeadm join --control-plane: the CA certificate on this node is not the cluster CA');
       const mismatch = this.#keyMismatch(caPem, caKey);
       if (mismatch) return this.#fail(k, at, `kubeadm join --control-plane: ${mismatch}`);
       // etcd member add and the new member's raft traffic run between control planes' overlay addresses.
       for (const member of cluster.controlPlanes) {
         const problem = member.alive ? this.#overlayProblem(k, member) : null;
-        if (problem) return this.#fail(k, at, `kubeadm join --control-plane: cannot reach etcd at ${this.#overlayMember(member)?.config.overlayIp ?? member.vm.name}:2380: ${problem}`);
+        if (problem)
+          return this.#fail(
+            k,
+            at,
+            `kubeadm join --control-plane: cannot reach etcd at ${this.#overlayMember(member)?.config.overlayIp ?? member.vm.name}:2380: ${problem}`,
+          );
       }
       const start = Math.max(at, cluster.controlPlaneJoinBusyUntil);
       cluster.controlPlaneJoinBusyUntil = start + KUBE_TIMINGS.kubeadmControlPlaneJoinMs;
       k.status.state = 'joining';
       delete k.status.reason;
-      this.#log(k, at, start > at ? `kubeadm join --control-plane: waiting for the etcd member add of another control plane until ${new Date(start).toISOString()}` : 'kubeadm join --control-plane: adding an etcd member');
+      this.#log(
+        k,
+        at,
+        start > at
+          ? `kubeadm join --control-plane: waiting for the etcd member add of another control plane until ${new Date(start).toISOString()}`
+          : 'kubeadm join --control-plane: adding an etcd member',
+      );
       this.events.at(start + KUBE_TIMINGS.kubeadmControlPlaneJoinMs, { kind: 'joined', kubelet: k, cluster });
       return;
     }
@@ -722,9 +796,13 @@ export class KubeletSimulation {
       return this.#discover(k, at);
     }
     const existing = cluster.api.store.get('nodes', undefined, node);
-    const conditions = ((existing?.['status'] as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []);
+    const conditions = (existing?.['status'] as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
     if (existing && conditions.some((c) => c.type === 'Ready' && c.status === 'True')) {
-      return this.#fail(k, at, `a Node with name "${node}" and status "Ready" already exists in the cluster; delete it or change the name of this new joining node`);
+      return this.#fail(
+        k,
+        at,
+        `a Node with name "${node}" and status "Ready" already exists in the cluster; delete it or change the name of this new joining node`,
+      );
     }
     const controlPlane = k.config?.kubeadm?.join?.controlPlane === true;
     if (!controlPlane && !k.vm.managed) {
@@ -732,7 +810,13 @@ export class KubeletSimulation {
       // tunnels to it only over WireGuard. A worker no control plane can reach would register and be broken.
       for (const member of cluster.controlPlanes) {
         const problem = member.alive ? this.#overlayProblem(k, member) : null;
-        if (problem) return this.#fail(k, at, `kubelet: node-ip ${this.#overlayMember(k)?.config.overlayIp ?? '?'} is unreachable from control plane ${member.status.node ?? member.vm.name}: ${problem}`);
+        if (problem)
+          return this.#fail(
+            k,
+            at,
+            `kubelet: node-ip ${this.#overlayMember(k)?.config.overlayIp ?? '?'} is ` +
+              `unreachable from control plane ${member.status.node ?? member.vm.name}: ${problem}`,
+          );
       }
     }
     if (controlPlane) cluster.controlPlanes.add(k);
@@ -902,11 +986,16 @@ export class KubeletSimulation {
     for (const c of this.clusters.values()) cl(c);
     for (const k of kubelets) if (k.cluster) cl(k.cluster);
     const pending = this.events.pending();
-    const events = pending.events.map(({ at, seq, event }): QueuedEvent<SimEventSnapshot> => ({ at, seq, event: structuredClone(mapEventRefs(event, ku, cl)) }));
+    const events = pending.events.map(
+      ({ at, seq, event }): QueuedEvent<SimEventSnapshot> => ({ at, seq, event: structuredClone(mapEventRefs(event, ku, cl)) }),
+    );
     return {
       kubelets: kubelets.map((k) => ({
         id: k.id,
-        vm: structuredClone({ ...k.vm, userData: typeof k.vm.userData === 'string' ? k.vm.userData : { base64: Buffer.from(k.vm.userData).toString('base64') } }),
+        vm: structuredClone({
+          ...k.vm,
+          userData: typeof k.vm.userData === 'string' ? k.vm.userData : { base64: Buffer.from(k.vm.userData).toString('base64') },
+        }),
         runningSince: k.runningSince,
         alive: k.alive,
         ...(k.stopping !== undefined ? { stopping: k.stopping } : {}),
@@ -941,7 +1030,10 @@ export class KubeletSimulation {
   restore(state: KubeletSimulationState): void {
     const s = structuredClone(state);
     const kubelets = s.kubelets.map((x): Kubelet => {
-      const vm: SandboxVm = { ...x.vm, userData: typeof x.vm.userData === 'string' ? x.vm.userData : new Uint8Array(Buffer.from(x.vm.userData.base64, 'base64')) };
+      const vm: SandboxVm = {
+        ...x.vm,
+        userData: typeof x.vm.userData === 'string' ? x.vm.userData : new Uint8Array(Buffer.from(x.vm.userData.base64, 'base64')),
+      };
       return {
         id: x.id,
         vm,

@@ -32,7 +32,17 @@ class FakeCloud implements SandboxVmSource {
 
   controlPlane(state: SandboxManagedCluster['state'], runningSinceMs?: number, addons = ['cluster_autoscaler']): void {
     const serving = { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem };
-    this.clusters.set(NAME, { cloud: 'crusoe', name: NAME, endpoint: ENDPOINT, kubernetesVersion: 'v1.33.4', state, ...(runningSinceMs !== undefined ? { runningSinceMs } : {}), caPem: pki.caPem, addons, serving });
+    this.clusters.set(NAME, {
+      cloud: 'crusoe',
+      name: NAME,
+      endpoint: ENDPOINT,
+      kubernetesVersion: 'v1.33.4',
+      state,
+      ...(runningSinceMs !== undefined ? { runningSinceMs } : {}),
+      caPem: pki.caPem,
+      addons,
+      serving,
+    });
   }
 
   poolVm(name: string, runningSinceMs: number, index: number): void {
@@ -44,7 +54,14 @@ class FakeCloud implements SandboxVmSource {
       runningSinceMs,
       userData: '',
       privateIPv4: `172.27.0.${10 + index}`,
-      managed: { endpoint: ENDPOINT, nodeName: name, labels: { tier: 'gpu', 'crusoe.ai/nodepool.name': 'h100' }, taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }], providerId: `crusoe://${id}`, kubeletVersion: 'v1.33.4' },
+      managed: {
+        endpoint: ENDPOINT,
+        nodeName: name,
+        labels: { tier: 'gpu', 'crusoe.ai/nodepool.name': 'h100' },
+        taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+        providerId: `crusoe://${id}`,
+        kubeletVersion: 'v1.33.4',
+      },
     });
   }
 }
@@ -67,12 +84,22 @@ function step(ms: number): void {
 }
 
 function admin() {
-  const kubeconfig = renderKubeconfig({ clusterName: NAME, server: `https://${ENDPOINT}`, caCertificatePem: pki.caPem, user: 'admin', clientCertificatePem: pki.adminCertPem, clientKeyPem: Redacted.of(pki.adminKeyPem) });
+  const kubeconfig = renderKubeconfig({
+    clusterName: NAME,
+    server: `https://${ENDPOINT}`,
+    caCertificatePem: pki.caPem,
+    user: 'admin',
+    clientCertificatePem: pki.adminCertPem,
+    clientKeyPem: Redacted.of(pki.adminKeyPem),
+  });
   return kubernetesConnector({ clock })(kubeconfig);
 }
 
 function status(vm: string) {
-  const s = emulator.kubelets().filter((k) => k.vm === vm).pop();
+  const s = emulator
+    .kubelets()
+    .filter((k) => k.vm === vm)
+    .pop();
   if (!s) throw new Error(`no kubelet for ${vm}`);
   return s;
 }
@@ -101,8 +128,19 @@ describe('a control plane the cloud runs', () => {
     const api = admin();
     expect(Object.keys((await api.getSecret('crusoe-system', `cmk-${NAME}`)) ?? {}).sort()).toEqual(['CRUSOE_ACCESS_KEY', 'CRUSOE_SECRET_KEY']);
     expect(await api.getDeploymentArgs('crusoe-system', 'cluster-autoscaler')).toEqual(['--cloud-provider=crusoecloud', '--expander=least-waste']);
-    expect(emulator.cluster(ENDPOINT)?.list('deployments', 'kube-system').map((d) => d.metadata.name)).toEqual(['cilium-operator', 'coredns']);
-    expect(emulator.cluster(ENDPOINT)?.list('namespaces', undefined).map((n) => n.metadata.name).sort()).toEqual(['crusoe-system', 'default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    expect(
+      emulator
+        .cluster(ENDPOINT)
+        ?.list('deployments', 'kube-system')
+        .map((d) => d.metadata.name),
+    ).toEqual(['cilium-operator', 'coredns']);
+    expect(
+      emulator
+        .cluster(ENDPOINT)
+        ?.list('namespaces', undefined)
+        .map((n) => n.metadata.name)
+        .sort(),
+    ).toEqual(['crusoe-system', 'default', 'kube-node-lease', 'kube-public', 'kube-system']);
   });
 
   it('has no autoscaler Deployment when the add-on was not chosen', async () => {
@@ -166,7 +204,10 @@ describe('a managed node-pool machine', () => {
     cloud.vms.delete('np-1a2b3c4d-1');
     step(0);
     clock.advance(KUBE_TIMINGS.nodeMonitorGraceMs - 1);
-    expect((await admin().listNodes()).map((n) => [n.name, n.ready])).toEqual([['np-1a2b3c4d-1', true], ['np-1a2b3c4d-2', true]]);
+    expect((await admin().listNodes()).map((n) => [n.name, n.ready])).toEqual([
+      ['np-1a2b3c4d-1', true],
+      ['np-1a2b3c4d-2', true],
+    ]);
     clock.advance(1);
     expect((await admin().listNodes()).map((n) => n.name)).toEqual(['np-1a2b3c4d-2']);
     expect(emulator.inventory().clusters[0]?.pods.filter((p) => p.node === 'np-1a2b3c4d-1')).toEqual([]);
@@ -204,7 +245,10 @@ describe('a snapshot of managed clusters', () => {
     const without = run(false);
     const restored = run(true);
     expect(restored).toEqual(without);
-    expect(without.kubelets.map((k) => [k.vm, k.state])).toEqual([['np-1a2b3c4d-1', 'stopped'], ['np-1a2b3c4d-2', 'ready']]);
+    expect(without.kubelets.map((k) => [k.vm, k.state])).toEqual([
+      ['np-1a2b3c4d-1', 'stopped'],
+      ['np-1a2b3c4d-2', 'ready'],
+    ]);
     expect(without.inventory.clusters.map((c) => [c.name, c.up, c.nodes.map((n) => n.name)])).toEqual([[NAME, false, ['np-1a2b3c4d-2']]]);
   });
 });

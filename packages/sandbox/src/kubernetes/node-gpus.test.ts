@@ -13,10 +13,16 @@ describe('the GPUs of a machine', () => {
   });
 
   it('is none for CPU types, Hetzner and types no catalog knows', () => {
-    for (const [cloud, type] of [['crusoe', 'c1a.16x'], ['ec2', 't3.large'], ['hetzner', 'cpx32'], ['crusoe', 'h999.8x']] as const) expect(gpusOf(cloud, type)).toEqual({ count: 0, model: '' });
+    for (const [cloud, type] of [
+      ['crusoe', 'c1a.16x'],
+      ['ec2', 't3.large'],
+      ['hetzner', 'cpx32'],
+      ['crusoe', 'h999.8x'],
+    ] as const)
+      expect(gpusOf(cloud, type)).toEqual({ count: 0, model: '' });
   });
 
-  it('reads a Node by its instance-type label and kubeplane.dev/provider, or a CMK node\'s crusoe.ai labels', () => {
+  it("reads a Node by its instance-type label and kubeplane.dev/provider, or a CMK node's crusoe.ai labels", () => {
     expect(gpusOfNode(node({ 'node.kubernetes.io/instance-type': 'a40.8x', 'kubeplane.dev/provider': 'crusoe' }))).toEqual({ count: 8, model: 'A40' });
     expect(gpusOfNode(node({ 'node.kubernetes.io/instance-type': 'a40.1x', 'crusoe.ai/nodepool.name': 'gpu' }))).toEqual({ count: 1, model: 'A40' });
     expect(gpusOfNode(node({ 'kubeplane.dev/provider': 'crusoe' }))).toEqual({ count: 0, model: '' });

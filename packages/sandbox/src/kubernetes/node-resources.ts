@@ -26,7 +26,14 @@ export function nodeResources(machine: MachineSize): NodeResources {
   const memoryKi = machine.memoryMiB * 1024;
   const diskKi = (machine.diskGiB ?? UNKNOWN_MACHINE.diskGiB ?? 40) * 1024 * 1024;
   return {
-    capacity: { cpu: String(machine.vcpus), memory: `${memoryKi}Ki`, pods: '110', 'ephemeral-storage': `${diskKi}Ki`, 'hugepages-1Gi': '0', 'hugepages-2Mi': '0' },
+    capacity: {
+      cpu: String(machine.vcpus),
+      memory: `${memoryKi}Ki`,
+      pods: '110',
+      'ephemeral-storage': `${diskKi}Ki`,
+      'hugepages-1Gi': '0',
+      'hugepages-2Mi': '0',
+    },
     allocatable: {
       cpu: String(machine.vcpus),
       memory: `${memoryKi - 100 * 1024}Ki`,

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { validateNodeUpdate } from './node-validation.js';
 import { ApiError, type KubeObject } from './store.js';
 
-const node = (providerID?: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'w-1' }, spec: providerID === undefined ? {} : { providerID } });
+const node = (providerID?: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name: 'w-1' },
+  spec: providerID === undefined ? {} : { providerID },
+});
 
 function refusal(current: KubeObject, next: KubeObject): ApiError | undefined {
   try {
@@ -31,7 +36,13 @@ describe('a Node update and its providerID', () => {
       expect(error?.status()).toMatchObject({
         reason: 'Invalid',
         message: 'Node "w-1" is invalid: spec.providerID: Forbidden: node updates may not change providerID except from "" to valid',
-        details: { name: 'w-1', kind: 'Node', causes: [{ reason: 'FieldValueForbidden', field: 'spec.providerID', message: 'Forbidden: node updates may not change providerID except from "" to valid' }] },
+        details: {
+          name: 'w-1',
+          kind: 'Node',
+          causes: [
+            { reason: 'FieldValueForbidden', field: 'spec.providerID', message: 'Forbidden: node updates may not change providerID except from "" to valid' },
+          ],
+        },
       });
     }
   });

@@ -39,7 +39,14 @@ const list = (item: Schema, description: string, mergeKey?: string): Schema => (
   type: 'array',
   items: item,
   description,
-  ...(mergeKey ? { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': mergeKey, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [mergeKey] } : {}),
+  ...(mergeKey
+    ? {
+        'x-kubernetes-patch-strategy': 'merge',
+        'x-kubernetes-patch-merge-key': mergeKey,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': [mergeKey],
+      }
+    : {}),
 });
 
 export const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -47,7 +54,11 @@ const CORE = 'io.k8s.api.core.v1';
 
 /** Definitions every document carries (meta/v1), by name. */
 export const SHARED: Record<string, Schema> = {
-  [`${META}.Time`]: { type: 'string', format: 'date-time', description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.' },
+  [`${META}.Time`]: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.',
+  },
   [`${META}.OwnerReference`]: {
     type: 'object',
     description: 'OwnerReference contains enough information to let you identify an owning object.',
@@ -58,7 +69,10 @@ export const SHARED: Record<string, Schema> = {
       name: s('Name of the referent.'),
       uid: s('UID of the referent.'),
       controller: b('If true, this reference points to the managing controller.'),
-      blockOwnerDeletion: b('If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed.'),
+      blockOwnerDeletion: b(
+        'If true, AND if the owner has the "foregroundDeletion" finalizer, then the ' +
+          'owner cannot be deleted from the key-value store until this reference is removed.',
+      ),
     },
     'x-kubernetes-map-type': 'atomic',
   },
@@ -79,15 +93,24 @@ export const SHARED: Record<string, Schema> = {
     type: 'object',
     description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
     properties: {
-      annotations: stringMap('Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.'),
+      annotations: stringMap(
+        'Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.',
+      ),
       creationTimestamp: ref(`${META}.Time`, 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
       deletionGracePeriodSeconds: i('Number of seconds allowed for this object to gracefully terminate before it will be removed from the system.', 'int64'),
       deletionTimestamp: ref(`${META}.Time`, 'DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.'),
-      finalizers: { ...strings('Must be empty before the object is deleted from the registry.'), 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' },
+      finalizers: {
+        ...strings('Must be empty before the object is deleted from the registry.'),
+        'x-kubernetes-list-type': 'set',
+        'x-kubernetes-patch-strategy': 'merge',
+      },
       generateName: s('GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided.'),
       generation: i('A sequence number representing a specific generation of the desired state.', 'int64'),
       labels: stringMap('Map of string keys and values that can be used to organize and categorize (scope and select) objects.'),
-      managedFields: list(ref(`${META}.ManagedFieldsEntry`), 'ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.'),
+      managedFields: list(
+        ref(`${META}.ManagedFieldsEntry`),
+        'ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.',
+      ),
       name: s('Name must be unique within a namespace.'),
       namespace: s('Namespace defines the space within which each name must be unique.'),
       ownerReferences: list(ref(`${META}.OwnerReference`), 'List of objects depended by this object.', 'uid'),
@@ -111,7 +134,10 @@ export const SHARED: Record<string, Schema> = {
     type: 'object',
     description: 'A label selector is a label query over a set of resources.',
     properties: {
-      matchExpressions: list(free('A label selector requirement: key, operator and values.'), 'matchExpressions is a list of label selector requirements. The requirements are ANDed.'),
+      matchExpressions: list(
+        free('A label selector requirement: key, operator and values.'),
+        'matchExpressions is a list of label selector requirements. The requirements are ANDed.',
+      ),
       matchLabels: stringMap('matchLabels is a map of {key,value} pairs.'),
     },
     'x-kubernetes-map-type': 'atomic',
@@ -138,7 +164,10 @@ export const SHARED: Record<string, Schema> = {
       args: strings('Arguments to the entrypoint.'),
       command: strings('Entrypoint array. Not executed within a shell.'),
       env: list(free('EnvVar represents an environment variable present in a Container.'), 'List of environment variables to set in the container.', 'name'),
-      envFrom: list(free('EnvFromSource represents the source of a set of ConfigMaps or Secrets.'), 'List of sources to populate environment variables in the container.'),
+      envFrom: list(
+        free('EnvFromSource represents the source of a set of ConfigMaps or Secrets.'),
+        'List of sources to populate environment variables in the container.',
+      ),
       image: s('Container image name.'),
       imagePullPolicy: s('Image pull policy. One of Always, Never, IfNotPresent.'),
       lifecycle: free('Actions that the management system should take in response to container lifecycle events.'),
@@ -153,11 +182,21 @@ export const SHARED: Record<string, Schema> = {
       startupProbe: free('StartupProbe indicates that the Pod has successfully initialized.'),
       stdin: b('Whether this container should allocate a buffer for stdin in the container runtime.'),
       stdinOnce: b('Whether the container runtime should close the stdin channel after it has been opened by a single attach.'),
-      terminationMessagePath: s("Path at which the file to which the container's termination message will be written is mounted into the container's filesystem."),
+      terminationMessagePath: s(
+        "Path at which the file to which the container's termination message will be written is mounted into the container's filesystem.",
+      ),
       terminationMessagePolicy: s('Indicate how the termination message should be populated.'),
       tty: b('Whether this container should allocate a TTY for itself.'),
-      volumeDevices: list(free('volumeDevice describes a mapping of a raw block device within a container.'), 'volumeDevices is the list of block devices to be used by the container.', 'devicePath'),
-      volumeMounts: list(free('VolumeMount describes a mounting of a Volume within a container.'), "Pod volumes to mount into the container's filesystem.", 'mountPath'),
+      volumeDevices: list(
+        free('volumeDevice describes a mapping of a raw block device within a container.'),
+        'volumeDevices is the list of block devices to be used by the container.',
+        'devicePath',
+      ),
+      volumeMounts: list(
+        free('VolumeMount describes a mounting of a Volume within a container.'),
+        "Pod volumes to mount into the container's filesystem.",
+        'mountPath',
+      ),
       workingDir: s("Container's working directory."),
     },
   },
@@ -173,29 +212,52 @@ export const SHARED: Record<string, Schema> = {
       dnsConfig: free('Specifies the DNS parameters of a pod.'),
       dnsPolicy: s('Set DNS policy for the pod.'),
       enableServiceLinks: b("EnableServiceLinks indicates whether information about services should be injected into pod's environment variables."),
-      ephemeralContainers: list(free('An EphemeralContainer is a temporary container that you may add to an existing Pod.'), 'List of ephemeral containers run in this pod.', 'name'),
-      hostAliases: list(free('HostAlias holds the mapping between IP and hostnames.'), "HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file.", 'ip'),
+      ephemeralContainers: list(
+        free('An EphemeralContainer is a temporary container that you may add to an existing Pod.'),
+        'List of ephemeral containers run in this pod.',
+        'name',
+      ),
+      hostAliases: list(
+        free('HostAlias holds the mapping between IP and hostnames.'),
+        "HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file.",
+        'ip',
+      ),
       hostIPC: b("Use the host's ipc namespace."),
       hostNetwork: b('Host networking requested for this pod.'),
       hostPID: b("Use the host's pid namespace."),
       hostUsers: b("Use the host's user namespace."),
       hostname: s('Specifies the hostname of the Pod.'),
-      imagePullSecrets: list(free('A reference to a secret in the same namespace.'), 'ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec.', 'name'),
+      imagePullSecrets: list(
+        free('A reference to a secret in the same namespace.'),
+        'ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec.',
+        'name',
+      ),
       initContainers: list(ref(`${CORE}.Container`), 'List of initialization containers belonging to the pod.', 'name'),
       nodeName: s('NodeName indicates in which node this pod is scheduled.'),
-      nodeSelector: stringMap("NodeSelector is a selector which must be true for the pod to fit on a node."),
+      nodeSelector: stringMap('NodeSelector is a selector which must be true for the pod to fit on a node.'),
       os: free('Specifies the OS of the containers in the pod.'),
       overhead: free('Overhead represents the resource overhead associated with running a pod for a given RuntimeClass.'),
       preemptionPolicy: s('PreemptionPolicy is the Policy for preempting pods with lower priority.'),
       priority: i('The priority value.'),
       priorityClassName: s("If specified, indicates the pod's priority."),
-      readinessGates: list(free('PodReadinessGate contains the reference to a pod condition.'), 'If specified, all readiness gates will be evaluated for pod readiness.'),
-      resourceClaims: list(free('PodResourceClaim references exactly one ResourceClaim.'), 'ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start.', 'name'),
+      readinessGates: list(
+        free('PodReadinessGate contains the reference to a pod condition.'),
+        'If specified, all readiness gates will be evaluated for pod readiness.',
+      ),
+      resourceClaims: list(
+        free('PodResourceClaim references exactly one ResourceClaim.'),
+        'ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start.',
+        'name',
+      ),
       resources: free('Resources is the total amount of CPU and Memory resources required by all containers in the pod.'),
       restartPolicy: s('Restart policy for all containers within the pod.'),
       runtimeClassName: s('RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group.'),
       schedulerName: s('If specified, the pod will be dispatched by specified scheduler.'),
-      schedulingGates: list(free('PodSchedulingGate is associated to a Pod to guard its scheduling.'), 'SchedulingGates is an opaque list of values that if specified will block scheduling the pod.', 'name'),
+      schedulingGates: list(
+        free('PodSchedulingGate is associated to a Pod to guard its scheduling.'),
+        'SchedulingGates is an opaque list of values that if specified will block scheduling the pod.',
+        'name',
+      ),
       securityContext: free('SecurityContext holds pod-level security attributes and common container settings.'),
       serviceAccount: s('DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.'),
       serviceAccountName: s('ServiceAccountName is the name of the ServiceAccount to use to run this pod.'),
@@ -203,9 +265,20 @@ export const SHARED: Record<string, Schema> = {
       shareProcessNamespace: b('Share a single process namespace between all of the containers in a pod.'),
       subdomain: s('If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>".'),
       terminationGracePeriodSeconds: i('Optional duration in seconds the pod needs to terminate gracefully.', 'int64'),
-      tolerations: list(free("The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect>."), "If specified, the pod's tolerations."),
-      topologySpreadConstraints: list(free('TopologySpreadConstraint specifies how to spread matching pods among the given topology.'), 'TopologySpreadConstraints describes how a group of pods ought to spread across topology domains.', 'topologyKey'),
-      volumes: list(free('Volume represents a named volume in a pod that may be accessed by any container in the pod.'), 'List of volumes that can be mounted by containers belonging to the pod.', 'name'),
+      tolerations: list(
+        free('The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect>.'),
+        "If specified, the pod's tolerations.",
+      ),
+      topologySpreadConstraints: list(
+        free('TopologySpreadConstraint specifies how to spread matching pods among the given topology.'),
+        'TopologySpreadConstraints describes how a group of pods ought to spread across topology domains.',
+        'topologyKey',
+      ),
+      volumes: list(
+        free('Volume represents a named volume in a pod that may be accessed by any container in the pod.'),
+        'List of volumes that can be mounted by containers belonging to the pod.',
+        'name',
+      ),
     },
   },
   [`${CORE}.PodTemplateSpec`]: {
@@ -223,7 +296,11 @@ const KIND_FIELDS: Partial<Record<string, { description: string; properties: Rec
   ConfigMap: {
     description: 'ConfigMap holds configuration data for pods to consume.',
     properties: {
-      binaryData: { type: 'object', additionalProperties: { type: 'string', format: 'byte' }, description: 'BinaryData contains the binary data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.' },
+      binaryData: {
+        type: 'object',
+        additionalProperties: { type: 'string', format: 'byte' },
+        description: "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'.",
+      },
       data: stringMap("Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'."),
       immutable: b('Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified).'),
     },
@@ -231,7 +308,11 @@ const KIND_FIELDS: Partial<Record<string, { description: string; properties: Rec
   Secret: {
     description: 'Secret holds secret data of a certain type.',
     properties: {
-      data: { type: 'object', additionalProperties: { type: 'string', format: 'byte' }, description: 'Data contains the secret data. The serialized form of the secret data is a base64 encoded string.' },
+      data: {
+        type: 'object',
+        additionalProperties: { type: 'string', format: 'byte' },
+        description: 'Data contains the secret data. The serialized form of the secret data is a base64 encoded string.',
+      },
       immutable: b('Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).'),
       stringData: stringMap('stringData allows specifying non-binary secret data in string form.'),
       type: s('Used to facilitate programmatic handling of secret data.'),
@@ -240,7 +321,11 @@ const KIND_FIELDS: Partial<Record<string, { description: string; properties: Rec
   Namespace: {
     description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.',
     properties: {
-      spec: { type: 'object', description: 'Spec defines the behavior of the Namespace.', properties: { finalizers: strings('Finalizers is an opaque list of values that must be empty to permanently remove object from storage.') } },
+      spec: {
+        type: 'object',
+        description: 'Spec defines the behavior of the Namespace.',
+        properties: { finalizers: strings('Finalizers is an opaque list of values that must be empty to permanently remove object from storage.') },
+      },
       status: free('Status describes the current status of a Namespace.'),
     },
   },
@@ -252,7 +337,9 @@ const KIND_FIELDS: Partial<Record<string, { description: string; properties: Rec
         description: 'Specification of the desired behavior of the Deployment.',
         required: ['selector', 'template'],
         properties: {
-          minReadySeconds: i('Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.'),
+          minReadySeconds: i(
+            'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.',
+          ),
           paused: b('Indicates that the deployment is paused.'),
           progressDeadlineSeconds: i('The maximum time in seconds for a deployment to make progress before it is considered to be failed.'),
           replicas: i('Number of desired pods.'),
@@ -267,7 +354,10 @@ const KIND_FIELDS: Partial<Record<string, { description: string; properties: Rec
   },
   Pod: {
     description: 'Pod is a collection of containers that can run on a host.',
-    properties: { spec: ref(`${CORE}.PodSpec`, 'Specification of the desired behavior of the pod.'), status: free('Most recently observed status of the pod.') },
+    properties: {
+      spec: ref(`${CORE}.PodSpec`, 'Specification of the desired behavior of the pod.'),
+      status: free('Most recently observed status of the pod.'),
+    },
   },
   Node: {
     description: 'Node is a worker node in Kubernetes.',

@@ -29,7 +29,7 @@ function walk(value: unknown, schema: Schema, path: string, out: string[], patch
   const s = resolve(schema);
   if (s['x-kubernetes-preserve-unknown-fields']) return;
   if (Array.isArray(value)) {
-    if (s.items) value.forEach((v, i) => walk(v, s.items as Schema, `${path}[${i}]`, out, patch));
+    if (s.items) for (const [i, v] of value.entries()) walk(v, s.items as Schema, `${path}[${i}]`, out, patch);
     return;
   }
   const o = obj(value);

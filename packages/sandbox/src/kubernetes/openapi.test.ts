@@ -21,8 +21,13 @@ describe('OpenAPI documents', () => {
   it('describes every served kind with its group-version-kind, and its PATCH with fieldValidation and the patch types', () => {
     for (const [resource, spec] of Object.entries(RESOURCES)) {
       const version = 'version' in spec ? spec.version : 'v1';
-      const doc = openApiV3Document(spec.group ? `apis/${spec.group}/${version}` : 'api/v1', VERSION) as { paths: Record<string, Json>; components: { schemas: Record<string, Json> } };
-      const schema = Object.values(doc.components.schemas).find((s) => JSON.stringify(s['x-kubernetes-group-version-kind']) === JSON.stringify([{ group: spec.group, version, kind: spec.kind }]));
+      const doc = openApiV3Document(spec.group ? `apis/${spec.group}/${version}` : 'api/v1', VERSION) as {
+        paths: Record<string, Json>;
+        components: { schemas: Record<string, Json> };
+      };
+      const schema = Object.values(doc.components.schemas).find(
+        (s) => JSON.stringify(s['x-kubernetes-group-version-kind']) === JSON.stringify([{ group: spec.group, version, kind: spec.kind }]),
+      );
       expect(schema, resource).toBeDefined();
       expect((schema?.['properties'] as Json)['metadata']).toBeDefined();
       const item = Object.entries(doc.paths).find(([p]) => p.endsWith(`/${resource}/{name}`))?.[1] as Json;
@@ -47,7 +52,12 @@ describe('field validation', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'd', labels: { a: 'b' } },
-    spec: { replicas: 1, foo: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', bar: true, resources: { limits: { cpu: '1' } } }] } } },
+    spec: {
+      replicas: 1,
+      foo: 1,
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', bar: true, resources: { limits: { cpu: '1' } } }] } },
+    },
   };
 
   it('finds unknown fields along the schema, with list indexes, and keeps what it does not describe', () => {
@@ -62,13 +72,20 @@ describe('field validation', () => {
     try {
       validateFields('deployments', deployment, 'Strict');
     } catch (e) {
-      expect((e as ApiError).status()).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo", unknown field "spec.template.spec.containers[0].bar"' });
+      expect((e as ApiError).status()).toMatchObject({
+        code: 400,
+        reason: 'BadRequest',
+        message:
+          'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo", unknown field "spec.template.spec.containers[0].bar"',
+      });
     }
     expect(validateFields('deployments', deployment, 'Warn')).toEqual(['unknown field "spec.foo"', 'unknown field "spec.template.spec.containers[0].bar"']);
     expect(validateFields('deployments', deployment, 'Ignore')).toEqual([]);
   });
 
-  it('skips a strategic merge patch\'s directives', () => {
-    expect(unknownFields('deployments', { spec: { template: { spec: { $setElementOrder: [], containers: [{ name: 'c', $patch: 'delete' }] } } } }, true)).toEqual([]);
+  it("skips a strategic merge patch's directives", () => {
+    expect(
+      unknownFields('deployments', { spec: { template: { spec: { $setElementOrder: [], containers: [{ name: 'c', $patch: 'delete' }] } } } }, true),
+    ).toEqual([]);
   });
 });

@@ -30,15 +30,35 @@ function groupVersions(): GroupVersion[] {
   return [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
 
-const param = (name: string, description: string, where: 'query' | 'path' = 'query'): Json => ({ name, in: where, description, ...(where === 'path' ? { required: true } : {}), schema: { type: 'string', uniqueItems: true } });
+const param = (name: string, description: string, where: 'query' | 'path' = 'query'): Json => ({
+  name,
+  in: where,
+  description,
+  ...(where === 'path' ? { required: true } : {}),
+  schema: { type: 'string', uniqueItems: true },
+});
 
 /** The query parameters the API server documents on writes; kubectl looks for fieldValidation on PATCH (see below). */
 const WRITE_PARAMS = [
   param('dryRun', 'When present, indicates that modifications should not be persisted.'),
   param('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-  param('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn or Strict.'),
+  param(
+    'fieldValidation',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn or Strict.',
+  ),
 ];
-const LIST_PARAMS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'].map((p) => param(p, `The ${p} list option.`));
+const LIST_PARAMS = [
+  'allowWatchBookmarks',
+  'continue',
+  'fieldSelector',
+  'labelSelector',
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'timeoutSeconds',
+  'watch',
+].map((p) => param(p, `The ${p} list option.`));
 
 function schemaRef(name: string): Json {
   return { $ref: `#/components/schemas/${name}` };
@@ -51,7 +71,12 @@ function schemaRef(name: string): Json {
 function patchTypes(resource: Resource): string[] {
   const group = specOf(resource).group;
   const custom = group.includes('.') && !group.endsWith('.k8s.io');
-  return ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', ...(custom ? [] : ['application/strategic-merge-patch+json'])];
+  return [
+    'application/apply-patch+yaml',
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    ...(custom ? [] : ['application/strategic-merge-patch+json']),
+  ];
 }
 
 function operation(resource: Resource, action: string, verb: string, responseSchema: string, params: Json[], body = false): Json {
@@ -63,7 +88,14 @@ function operation(resource: Resource, action: string, verb: string, responseSch
     operationId: `${action}${kind}`,
     tags: [group ? `${group.split('.')[0] ?? group}_${resourceVersion(resource)}` : `core_${resourceVersion(resource)}`],
     parameters: params,
-    ...(body ? { requestBody: { content: Object.fromEntries(bodyTypes.map((t) => [t, { schema: schemaRef(action === 'patch' ? `${META}.Patch` : definitionName(resource)) }])), required: true } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            content: Object.fromEntries(bodyTypes.map((t) => [t, { schema: schemaRef(action === 'patch' ? `${META}.Patch` : definitionName(resource)) }])),
+            required: true,
+          },
+        }
+      : {}),
     responses: { '200': { description: 'OK', content }, '401': { description: 'Unauthorized' } },
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': { group, version: resourceVersion(resource), kind },
@@ -84,8 +116,18 @@ function paths(gv: GroupVersion): Json {
     out[`${base}/{name}`] = {
       get: operation(resource, 'get', 'read the specified', def, []),
       put: operation(resource, 'put', 'replace the specified', def, WRITE_PARAMS, true),
-      patch: operation(resource, 'patch', 'partially update the specified', def, [...WRITE_PARAMS, param('force', 'Force is going to "force" Apply requests.')], true),
-      delete: operation(resource, 'delete', 'delete a', `${META}.Status`, [param('gracePeriodSeconds', 'The duration in seconds before the object should be deleted.'), param('propagationPolicy', 'Whether and how garbage collection will be performed.')]),
+      patch: operation(
+        resource,
+        'patch',
+        'partially update the specified',
+        def,
+        [...WRITE_PARAMS, param('force', 'Force is going to "force" Apply requests.')],
+        true,
+      ),
+      delete: operation(resource, 'delete', 'delete a', `${META}.Status`, [
+        param('gracePeriodSeconds', 'The duration in seconds before the object should be deleted.'),
+        param('propagationPolicy', 'Whether and how garbage collection will be performed.'),
+      ]),
       parameters: [param('name', `name of the ${specOf(resource).kind}`, 'path'), ...nsParam],
     };
   }
@@ -151,7 +193,14 @@ export function openApiV2Document(kubernetesVersion: string): Document {
         const { requestBody, responses: _r, parameters, ...rest } = op as Json;
         const bodySchema = requestBody ? toV2((Object.values((requestBody as Json)['content'] as Json)[0] as Json)['schema']) : undefined;
         const bodyParam = bodySchema ? [{ name: 'body', in: 'body', required: true, schema: bodySchema }] : [];
-        ops[verb] = { ...rest, consumes: ['application/json'], produces: ['application/json'], schemes: ['https'], parameters: [...(parameters as Json[]).map(({ schema: _s, ...p }) => ({ ...p, type: 'string' })), ...bodyParam], responses: { '200': { description: 'OK' } } };
+        ops[verb] = {
+          ...rest,
+          consumes: ['application/json'],
+          produces: ['application/json'],
+          schemes: ['https'],
+          parameters: [...(parameters as Json[]).map(({ schema: _s, ...p }) => ({ ...p, type: 'string' })), ...bodyParam],
+          responses: { '200': { description: 'OK' } },
+        };
       }
       v2Paths[p] = ops;
     }
@@ -176,7 +225,10 @@ export interface OpenApiAnswer {
  */
 export function openApi(pathname: string, accept: string | null, kubernetesVersion: string): OpenApiAnswer | undefined {
   if (pathname !== '/openapi/v2' && pathname !== '/openapi/v3' && !pathname.startsWith('/openapi/v3/')) return undefined;
-  const types = (accept ?? '').split(',').map((t) => t.split(';')[0]?.trim() ?? '').filter((t) => t !== '');
+  const types = (accept ?? '')
+    .split(',')
+    .map((t) => t.split(';')[0]?.trim() ?? '')
+    .filter((t) => t !== '');
   if (types.length > 0 && !types.some((t) => t === 'application/json' || t === '*/*' || t === 'application/*')) {
     return { status: 406, contentType: 'text/plain; charset=utf-8', body: `only application/json is served for ${pathname}\n` };
   }
@@ -190,7 +242,12 @@ export function openApi(pathname: string, accept: string | null, kubernetesVersi
   if (!doc) return { status: 404, contentType: 'text/plain; charset=utf-8', body: '404 page not found\n' };
   // A hash-addressed document never changes: kube-openapi lets clients cache it for good.
   const immutable = pathname.startsWith('/openapi/v3/');
-  const answer: OpenApiAnswer = { status: 200, contentType: 'application/json', body: JSON.stringify(doc), ...(immutable ? { headers: { 'cache-control': 'public, immutable' } } : {}) };
+  const answer: OpenApiAnswer = {
+    status: 200,
+    contentType: 'application/json',
+    body: JSON.stringify(doc),
+    ...(immutable ? { headers: { 'cache-control': 'public, immutable' } } : {}),
+  };
   served.set(key, answer);
   return answer;
 }

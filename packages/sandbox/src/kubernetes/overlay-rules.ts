@@ -89,7 +89,10 @@ export function overlayPairProblem(a: OverlayMember, b: OverlayMember): string {
   const aPeer = a.config.peers.find((p) => p.overlayIp === b.config.overlayIp);
   const bPeer = b.config.peers.find((p) => p.overlayIp === a.config.overlayIp);
   if (!aPeer && !bPeer) return `${a.name} and ${b.name} are not WireGuard peers of each other`;
-  const known = [aPeer?.endpoint ? `${a.name} has ${aPeer.endpoint} for ${b.name} (its address is ${b.publicIPv4 ?? 'none'})` : '', bPeer?.endpoint ? `${b.name} has ${bPeer.endpoint} for ${a.name} (its address is ${a.publicIPv4 ?? 'none'})` : ''].filter(Boolean);
+  const known = [
+    aPeer?.endpoint ? `${a.name} has ${aPeer.endpoint} for ${b.name} (its address is ${b.publicIPv4 ?? 'none'})` : '',
+    bPeer?.endpoint ? `${b.name} has ${bPeer.endpoint} for ${a.name} (its address is ${a.publicIPv4 ?? 'none'})` : '',
+  ].filter(Boolean);
   return known.length === 0
     ? `no WireGuard handshake between ${a.name} and ${b.name}: neither knows the other's endpoint`
     : `no WireGuard handshake between ${a.name} and ${b.name}: ${known.join('; ')}, and the side that knows does not send first`;

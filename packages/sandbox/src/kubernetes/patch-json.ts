@@ -5,7 +5,7 @@ import { ApiError, clone, obj } from './store.js';
 
 type Doc = unknown;
 
-function unescape(token: string): string {
+function unescapePointerToken(token: string): string {
   // RFC 6901 §4: `~1` is `/`, then `~0` is `~` (in that order).
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
@@ -14,7 +14,7 @@ function tokens(pointer: unknown, op: string): string[] {
   if (typeof pointer !== 'string') throw failed(`${op} operation does not apply: doc is missing path: ""`);
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) throw failed(`${op} operation does not apply: doc is missing path: "${pointer}"`);
-  return pointer.slice(1).split('/').map(unescape);
+  return pointer.slice(1).split('/').map(unescapePointerToken);
 }
 
 function failed(_why: string): ApiError {

@@ -1,7 +1,7 @@
 // Protobuf request bodies as kubectl 1.32 sends them.
 import { describe, expect, it } from 'vitest';
 import { decodeProtobufBody } from './protobuf.js';
-import { ApiError } from './store.js';
+import type { ApiError } from './store.js';
 
 // `kubectl create configmap x --from-literal=a=b`, as kubectl 1.32.4 sent it (its -v=8 log prints the body).
 const KUBECTL_CONFIGMAP = Buffer.from(
@@ -17,7 +17,23 @@ describe('protobuf request bodies', () => {
   it('answers 415 rather than drop a field it does not know that the body sets, and takes one sent empty', () => {
     const withField = (extra: number[]) => {
       const raw = [0x0a, 0x03, 0x0a, 0x01, 0x78, ...extra];
-      return Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x0f, 0x0a, 0x02, ...Buffer.from('v1'), 0x12, 0x09, ...Buffer.from('ConfigMap'), 0x12, raw.length, ...raw]);
+      return Buffer.from([
+        0x6b,
+        0x38,
+        0x73,
+        0x00,
+        0x0a,
+        0x0f,
+        0x0a,
+        0x02,
+        ...Buffer.from('v1'),
+        0x12,
+        0x09,
+        ...Buffer.from('ConfigMap'),
+        0x12,
+        raw.length,
+        ...raw,
+      ]);
     };
     // Field 9 is no ConfigMap field the sandbox describes: set, it is refused; empty, it is what Go sends for unset.
     expect(() => decodeProtobufBody(withField([0x4a, 0x01, 0x41]))).toThrow(expect.objectContaining({ code: 415 }) as ApiError);
@@ -25,7 +41,10 @@ describe('protobuf request bodies', () => {
   });
 
   it('answers 415 for a kind it cannot decode, and 400 for bytes that are not the envelope', () => {
-    const statefulSet = Buffer.concat([Buffer.from('6b387300', 'hex'), Buffer.from([0x0a, 0x16, 0x0a, 0x07, ...Buffer.from('apps/v1'), 0x12, 0x0b, ...Buffer.from('StatefulSet'), 0x12, 0x00])]);
+    const statefulSet = Buffer.concat([
+      Buffer.from('6b387300', 'hex'),
+      Buffer.from([0x0a, 0x16, 0x0a, 0x07, ...Buffer.from('apps/v1'), 0x12, 0x0b, ...Buffer.from('StatefulSet'), 0x12, 0x00]),
+    ]);
     expect(() => decodeProtobufBody(statefulSet)).toThrow(expect.objectContaining({ code: 415, reason: 'UnsupportedMediaType' }) as ApiError);
     expect(() => decodeProtobufBody(Buffer.from('{"kind":"ConfigMap"}'))).toThrow(expect.objectContaining({ code: 400 }) as ApiError);
   });
@@ -34,9 +53,18 @@ describe('protobuf request bodies', () => {
 // `kubectl create service nodeport np --tcp=80:web --node-port=30080`, as kubectl 1.32.4 sent it.
 const KUBECTL_SERVICE = Buffer.from(
   '6b3873000a0d0a0276311207536572766963651268' +
-    '0a1d0a026e7012001a0022002a003200380042005a090a036170701202' + '6e70' +
-    '12430a1e0a0638302d776562120354435018502209080110001a03776562' + '2880eb01' + '12090a03617070' + '12026e70' + '1a0022084e6f6465506f72743a00' + '42005200' + '5a00' + '60006800' +
-    '1a020a00' + '1a002200',
+    '0a1d0a026e7012001a0022002a003200380042005a090a036170701202' +
+    '6e70' +
+    '12430a1e0a0638302d776562120354435018502209080110001a03776562' +
+    '2880eb01' +
+    '12090a03617070' +
+    '12026e70' +
+    '1a0022084e6f6465506f72743a00' +
+    '42005200' +
+    '5a00' +
+    '60006800' +
+    '1a020a00' +
+    '1a002200',
   'hex',
 );
 

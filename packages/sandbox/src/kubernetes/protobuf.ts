@@ -52,7 +52,11 @@ const meta: Field = { name: 'metadata', type: 'message', message: OBJECT_META };
 
 const LABEL_SELECTOR: Message = {
   1: { name: 'matchLabels', type: 'map-string' },
-  2: { name: 'matchExpressions', type: 'repeated-message', message: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'repeated-string' } } },
+  2: {
+    name: 'matchExpressions',
+    type: 'repeated-message',
+    message: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'repeated-string' } },
+  },
 };
 
 const CONTAINER: Message = {
@@ -64,7 +68,13 @@ const CONTAINER: Message = {
   6: {
     name: 'ports',
     type: 'repeated-message',
-    message: { 1: { name: 'name', type: 'string' }, 2: { name: 'hostPort', type: 'int' }, 3: { name: 'containerPort', type: 'int' }, 4: { name: 'protocol', type: 'string' }, 5: { name: 'hostIP', type: 'string' } },
+    message: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'hostPort', type: 'int' },
+      3: { name: 'containerPort', type: 'int' },
+      4: { name: 'protocol', type: 'string' },
+      5: { name: 'hostIP', type: 'string' },
+    },
   },
   7: { name: 'env', type: 'repeated-message', message: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } } },
   // ResourceRequirements: an empty one is what kubectl create sends; limits and requests are not decoded.
@@ -110,7 +120,13 @@ const SERVICE_SPEC: Message = {
   1: {
     name: 'ports',
     type: 'repeated-message',
-    message: { 1: { name: 'name', type: 'string' }, 2: { name: 'protocol', type: 'string' }, 3: { name: 'port', type: 'int' }, 4: { name: 'targetPort', type: 'int-or-string' }, 5: { name: 'nodePort', type: 'int' } },
+    message: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'protocol', type: 'string' },
+      3: { name: 'port', type: 'int' },
+      4: { name: 'targetPort', type: 'int-or-string' },
+      5: { name: 'nodePort', type: 'int' },
+    },
   },
   2: { name: 'selector', type: 'map-string' },
   3: { name: 'clusterIP', type: 'string' },
@@ -136,7 +152,13 @@ const RESOURCE_ATTRIBUTES: Message = {
 /** The kinds decoded, by `apiVersion/kind` (the envelope's TypeMeta). */
 const KINDS: Record<string, Message> = {
   'v1/ConfigMap': { 1: meta, 2: { name: 'data', type: 'map-string' }, 3: { name: 'binaryData', type: 'map-bytes' }, 4: { name: 'immutable', type: 'bool' } },
-  'v1/Secret': { 1: meta, 2: { name: 'data', type: 'map-bytes' }, 3: { name: 'type', type: 'string' }, 4: { name: 'stringData', type: 'map-string' }, 5: { name: 'immutable', type: 'bool' } },
+  'v1/Secret': {
+    1: meta,
+    2: { name: 'data', type: 'map-bytes' },
+    3: { name: 'type', type: 'string' },
+    4: { name: 'stringData', type: 'map-string' },
+    5: { name: 'immutable', type: 'bool' },
+  },
   'v1/Namespace': {
     1: meta,
     2: { name: 'spec', type: 'message', message: { 1: { name: 'finalizers', type: 'repeated-string' } } },

@@ -35,11 +35,22 @@ export function requestedReplicas(current: Json, body: unknown, contentType: str
   else if (type === 'application/strategic-merge-patch+json') next = strategicMergePatch(current, body);
   else if (type === 'application/json-patch+json') next = jsonPatch(current, body);
   else if (type !== undefined) {
-    throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json');
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: ' +
+        'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+    );
   }
   const replicas = obj(obj(next)?.['spec'])?.['replicas'];
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    throw new ApiError(422, 'Invalid', `Scale.autoscaling "${String(obj(current['metadata'])?.['name'] ?? '')}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, { kind: 'Scale', group: 'autoscaling' });
+    throw new ApiError(
+      422,
+      'Invalid',
+      `Scale.autoscaling "${String(obj(current['metadata'])?.['name'] ?? '')}" is invalid: spec.replicas: ` +
+        `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`,
+      { kind: 'Scale', group: 'autoscaling' },
+    );
   }
   return replicas;
 }

@@ -32,7 +32,19 @@ class World {
   }
 
   node(name: string, options: Partial<RegisterNode> & { gpus?: number } = {}): void {
-    this.api.registerNode({ name, labels: {}, taints: [], kubeletVersion: 'v1.33.4', arch: 'amd64', controlPlane: false, machine: { vcpus: 2, memoryMiB: 4096, ...(options.gpus ? { gpus: options.gpus } : {}) }, ...options }, this.now);
+    this.api.registerNode(
+      {
+        name,
+        labels: {},
+        taints: [],
+        kubeletVersion: 'v1.33.4',
+        arch: 'amd64',
+        controlPlane: false,
+        machine: { vcpus: 2, memoryMiB: 4096, ...(options.gpus ? { gpus: options.gpus } : {}) },
+        ...options,
+      },
+      this.now,
+    );
     this.api.setNodeReady(name, this.now);
   }
 
@@ -56,7 +68,7 @@ class World {
 const requests = (r: Record<string, string>): Json => ({ containers: [{ name: 'main', image: 'busybox', resources: { requests: r } }] });
 
 describe('resource fit', () => {
-  it('places pods by cpu and memory requests against allocatable, and leaves the one that fits nowhere Pending with the scheduler\'s message', () => {
+  it("places pods by cpu and memory requests against allocatable, and leaves the one that fits nowhere Pending with the scheduler's message", () => {
     const w = new World();
     w.node('n1');
     w.node('n2');
@@ -97,7 +109,10 @@ describe('resource fit', () => {
     expect(String(w.scheduledCondition('g0')?.['message'])).toContain('2 Insufficient nvidia.com/gpu');
     const node = w.api.get('nodes', undefined, 'gpu-1');
     const status = node['status'] as { allocatable: Record<string, string>; capacity: Record<string, string> };
-    w.api.store.replace('nodes', { ...node, status: { ...status, allocatable: { ...status.allocatable, 'nvidia.com/gpu': '2' }, capacity: { ...status.capacity, 'nvidia.com/gpu': '2' } } });
+    w.api.store.replace('nodes', {
+      ...node,
+      status: { ...status, allocatable: { ...status.allocatable, 'nvidia.com/gpu': '2' }, capacity: { ...status.capacity, 'nvidia.com/gpu': '2' } },
+    });
     w.api.reconcile(w.now);
     expect(w.nodeOf('g0')).toBe('gpu-1');
     w.pod('g1', requests({ 'nvidia.com/gpu': '1' }));
@@ -113,7 +128,13 @@ describe('placement rules', () => {
     w.node('hz', { labels: { 'kubeplane.dev/provider': 'hetzner', cores: '8' } });
     w.node('aws', { labels: { 'kubeplane.dev/provider': 'aws', cores: '2' } });
     w.pod('sel', { nodeSelector: { 'kubeplane.dev/provider': 'aws' } });
-    const affinity = (op: string, values?: string[], key = 'kubeplane.dev/provider'): Json => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: op, ...(values ? { values } : {}) }] }] } } } });
+    const affinity = (op: string, values?: string[], key = 'kubeplane.dev/provider'): Json => ({
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: op, ...(values ? { values } : {}) }] }] },
+        },
+      },
+    });
     w.pod('in', affinity('In', ['hetzner']));
     w.pod('notin', affinity('NotIn', ['hetzner']));
     w.pod('exists', affinity('Exists', undefined, 'cores'));
@@ -123,7 +144,9 @@ describe('placement rules', () => {
     expect(['sel', 'in', 'notin', 'gt', 'lt'].map((p) => w.nodeOf(p))).toEqual(['aws', 'hz', 'aws', 'hz', 'aws']);
     expect(w.nodeOf('exists')).toBeDefined();
     expect(w.nodeOf('none')).toBeUndefined();
-    expect(w.scheduledCondition('none')?.['message']).toBe("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+    expect(w.scheduledCondition('none')?.['message']).toBe(
+      "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+    );
   });
 
   it('keeps pods off tainted nodes unless they tolerate the taint, and off cordoned nodes; PreferNoSchedule does not block', () => {
@@ -132,7 +155,9 @@ describe('placement rules', () => {
     w.node('soft', { taints: [{ key: 'spot', effect: 'PreferNoSchedule' }] });
     w.api.patch('nodes', undefined, 'soft', { spec: { unschedulable: true } }, 'application/merge-patch+json', w.now);
     w.pod('plain', {});
-    expect(w.scheduledCondition('plain')?.['message']).toBe('0/2 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
+    expect(w.scheduledCondition('plain')?.['message']).toBe(
+      '0/2 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+    );
     w.pod('tolerant', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' }] });
     expect(w.nodeOf('tolerant')).toBe('gpu');
     w.api.patch('nodes', undefined, 'soft', { spec: { unschedulable: false } }, 'application/merge-patch+json', w.now);
@@ -145,7 +170,10 @@ describe('placement rules', () => {
     w.pod('big', requests({ cpu: '3' }));
     expect(w.nodeOf('big')).toBeUndefined();
     w.advance(30_000);
-    w.api.registerNode({ name: 'large', labels: {}, taints: [], kubeletVersion: 'v1.33.4', arch: 'amd64', controlPlane: false, machine: { vcpus: 8, memoryMiB: 16384 } }, w.now);
+    w.api.registerNode(
+      { name: 'large', labels: {}, taints: [], kubeletVersion: 'v1.33.4', arch: 'amd64', controlPlane: false, machine: { vcpus: 8, memoryMiB: 16384 } },
+      w.now,
+    );
     expect(w.nodeOf('big')).toBeUndefined();
     w.api.setNodeReady('large', w.now);
     expect(w.nodeOf('big')).toBe('large');
@@ -172,14 +200,33 @@ describe('DaemonSets', () => {
     w.api.create(
       'daemonsets',
       'default',
-      { metadata: { name: 'csi-node' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: { 'kubeplane.dev/provider': 'hetzner' }, containers: [{ name: 'plugin', image: 'csi', resources: { requests: { cpu: '100m' } } }] } } } },
+      {
+        metadata: { name: 'csi-node' },
+        spec: {
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              nodeSelector: { 'kubeplane.dev/provider': 'hetzner' },
+              containers: [{ name: 'plugin', image: 'csi', resources: { requests: { cpu: '100m' } } }],
+            },
+          },
+        },
+      },
       w.now,
     );
     const pods = () => w.api.list('pods', 'default', 'app=csi-node').map((p) => (p['spec'] as { nodeName: string }).nodeName);
     expect(pods()).toEqual(['hz-1']);
     w.advance(10_000);
     expect(w.api.get('daemonsets', 'default', 'csi-node')['status']).toMatchObject({ desiredNumberScheduled: 1, currentNumberScheduled: 1, numberReady: 1 });
-    w.api.patch('daemonsets', 'default', 'csi-node', { spec: { template: { spec: { tolerations: [{ key: 'dedicated', operator: 'Exists' }] } } } }, 'application/strategic-merge-patch+json', w.now);
+    w.api.patch(
+      'daemonsets',
+      'default',
+      'csi-node',
+      { spec: { template: { spec: { tolerations: [{ key: 'dedicated', operator: 'Exists' }] } } } },
+      'application/strategic-merge-patch+json',
+      w.now,
+    );
     expect(pods().sort()).toEqual(['hz-1', 'hz-2']);
     w.api.delete('daemonsets', 'default', 'csi-node', w.now);
     expect(pods()).toEqual([]);
@@ -194,21 +241,42 @@ describe('volume binding', () => {
     w.node('hz-fsn', hetzner('fsn1'));
     w.node('hz-nbg', hetzner('nbg1'));
     w.node('aws-1', { labels: { 'kubeplane.dev/provider': 'aws' } });
-    for (const n of ['hz-fsn', 'hz-nbg']) w.api.patch('nodes', undefined, n, { metadata: { annotations: { 'csi.volume.kubernetes.io/nodeid': JSON.stringify({ 'csi.hetzner.cloud': n }) } } }, 'application/merge-patch+json', w.now);
+    for (const n of ['hz-fsn', 'hz-nbg'])
+      w.api.patch(
+        'nodes',
+        undefined,
+        n,
+        { metadata: { annotations: { 'csi.volume.kubernetes.io/nodeid': JSON.stringify({ 'csi.hetzner.cloud': n }) } } },
+        'application/merge-patch+json',
+        w.now,
+      );
     w.api.create('csidrivers', undefined, { metadata: { name: 'csi.hetzner.cloud' }, spec: {} }, w.now);
     w.api.create(
       'storageclasses',
       undefined,
-      { metadata: { name: 'hcloud-volumes' }, provisioner: 'csi.hetzner.cloud', volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'csi.hetzner.cloud/location', values: ['fsn1'] }] }] },
+      {
+        metadata: { name: 'hcloud-volumes' },
+        provisioner: 'csi.hetzner.cloud',
+        volumeBindingMode: 'WaitForFirstConsumer',
+        allowedTopologies: [{ matchLabelExpressions: [{ key: 'csi.hetzner.cloud/location', values: ['fsn1'] }] }],
+      },
       w.now,
     );
-    w.api.create('persistentvolumeclaims', 'default', { metadata: { name: 'data' }, spec: { storageClassName: 'hcloud-volumes', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } } }, w.now);
+    w.api.create(
+      'persistentvolumeclaims',
+      'default',
+      {
+        metadata: { name: 'data' },
+        spec: { storageClassName: 'hcloud-volumes', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } },
+      },
+      w.now,
+    );
     return w;
   }
 
   const withClaim = (extra: Json = {}): Json => ({ volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }], ...extra });
 
-  it('binds a WaitForFirstConsumer claim when its first pod lands in the class\'s topology where the driver runs', () => {
+  it("binds a WaitForFirstConsumer claim when its first pod lands in the class's topology where the driver runs", () => {
     const w = storageWorld();
     expect((w.api.get('persistentvolumeclaims', 'default', 'data')['status'] as Json)['phase']).toBe('Pending');
     w.pod('db', withClaim());
@@ -216,7 +284,11 @@ describe('volume binding', () => {
     const pvc = w.api.get('persistentvolumeclaims', 'default', 'data');
     expect(pvc['status']).toMatchObject({ phase: 'Bound', capacity: { storage: '10Gi' } });
     expect((pvc.metadata['annotations'] as Record<string, string>)['volume.kubernetes.io/selected-node']).toBe('hz-fsn');
-    const row = (toTable({ resource: 'persistentvolumeclaims', objects: [pvc], nowMs: w.now, version: 'v1', include: 'None', listMeta: {} })['rows'] as Array<{ cells: unknown[] }>)[0];
+    const row = (
+      toTable({ resource: 'persistentvolumeclaims', objects: [pvc], nowMs: w.now, version: 'v1', include: 'None', listMeta: {} })['rows'] as Array<{
+        cells: unknown[];
+      }>
+    )[0];
     expect(row?.cells.slice(0, 7)).toEqual(['data', 'Bound', (pvc['spec'] as Json)['volumeName'], '10Gi', 'RWO', 'hcloud-volumes', '<unset>']);
     const pv = w.api.get('persistentvolumes', undefined, String((pvc['spec'] as Json)['volumeName']));
     expect(pv['spec']).toMatchObject({
@@ -236,13 +308,15 @@ describe('volume binding', () => {
     expect(w.api.store.get('persistentvolumes', undefined, volume)).toBeUndefined();
   });
 
-  it('sends a later pod of the claim only where the volume\'s node affinity allows', () => {
+  it("sends a later pod of the claim only where the volume's node affinity allows", () => {
     const w = storageWorld();
     w.pod('db', withClaim());
     w.api.delete('pods', 'default', 'db', w.now);
     w.pod('elsewhere', withClaim({ nodeSelector: { 'kubernetes.io/hostname': 'hz-nbg' } }));
     expect(w.nodeOf('elsewhere')).toBeUndefined();
-    expect(w.scheduledCondition('elsewhere')?.['message']).toBe("0/3 nodes are available: 1 node(s) had volume node affinity conflict, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
+    expect(w.scheduledCondition('elsewhere')?.['message']).toBe(
+      "0/3 nodes are available: 1 node(s) had volume node affinity conflict, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    );
     w.pod('again', withClaim());
     expect(w.nodeOf('again')).toBe('hz-fsn');
   });
@@ -251,9 +325,13 @@ describe('volume binding', () => {
     const w = storageWorld();
     w.api.patch('nodes', undefined, 'hz-fsn', { spec: { unschedulable: true } }, 'application/merge-patch+json', w.now);
     w.pod('db', withClaim());
-    expect(w.scheduledCondition('db')?.['message']).toBe("0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't find available persistent volumes to bind. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
+    expect(w.scheduledCondition('db')?.['message']).toBe(
+      "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't find available persistent volumes to bind. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    );
     w.pod('lost', { volumes: [{ name: 'x', persistentVolumeClaim: { claimName: 'nope' } }] });
-    expect(w.scheduledCondition('lost')?.['message']).toBe('0/3 nodes are available: persistentvolumeclaim "nope" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.');
+    expect(w.scheduledCondition('lost')?.['message']).toBe(
+      '0/3 nodes are available: persistentvolumeclaim "nope" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
+    );
   });
 
   it('binds an Immediate claim at once when its driver exists', () => {
@@ -261,7 +339,12 @@ describe('volume binding', () => {
     w.node('n1');
     w.api.create('csidrivers', undefined, { metadata: { name: 'driver.longhorn.io' }, spec: {} }, w.now);
     w.api.create('storageclasses', undefined, { metadata: { name: 'longhorn' }, provisioner: 'driver.longhorn.io' }, w.now);
-    w.api.create('persistentvolumeclaims', 'default', { metadata: { name: 'logs' }, spec: { storageClassName: 'longhorn', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }, w.now);
+    w.api.create(
+      'persistentvolumeclaims',
+      'default',
+      { metadata: { name: 'logs' }, spec: { storageClassName: 'longhorn', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+      w.now,
+    );
     expect((w.api.get('persistentvolumeclaims', 'default', 'logs')['status'] as Json)['phase']).toBe('Bound');
   });
 });

@@ -105,7 +105,10 @@ export function termsMatch(terms: Json[], node: KubeObject): boolean {
     const exprs = list(t['matchExpressions']);
     const fields = list(t['matchFields']);
     if (exprs.length === 0 && fields.length === 0) return false;
-    return exprs.every((e) => matchExpression(e, labels)) && fields.every((f) => f['key'] === 'metadata.name' && matchExpression({ ...f, key: 'name' }, { name: node.metadata.name }));
+    return (
+      exprs.every((e) => matchExpression(e, labels)) &&
+      fields.every((f) => f['key'] === 'metadata.name' && matchExpression({ ...f, key: 'name' }, { name: node.metadata.name }))
+    );
   });
 }
 
@@ -140,13 +143,15 @@ function topologyAllows(storageClass: KubeObject, node: KubeObject): boolean {
   const terms = list(storageClass['allowedTopologies']);
   if (terms.length === 0) return true;
   const labels = node.metadata.labels ?? {};
-  return terms.some((t) => list(t['matchLabelExpressions']).every((e) => Array.isArray(e['values']) && e['values'].map(String).includes(labels[String(e['key'])] ?? '\u0000')));
+  return terms.some((t) =>
+    list(t['matchLabelExpressions']).every((e) => Array.isArray(e['values']) && e['values'].map(String).includes(labels[String(e['key'])] ?? '\u0000')),
+  );
 }
 
 /** Whether an unbound claim can be provisioned for a pod on `node` (WaitForFirstConsumer). */
 function provisionableOn(claim: Claim, node: KubeObject): boolean {
   const sc = claim.storageClass;
-  if (!sc || sc['volumeBindingMode'] !== 'WaitForFirstConsumer') return false;
+  if (sc?.['volumeBindingMode'] !== 'WaitForFirstConsumer') return false;
   return topologyAllows(sc, node) && driverOnNode(node, String(sc['provisioner'] ?? ''));
 }
 
@@ -183,7 +188,8 @@ export function filterNode(pod: KubeObject, node: KubeObject, used: Record<strin
 
 /** kube-scheduler's FitError message (framework/types.go), with the preemption note of 1.28+. */
 export function unschedulableMessage(total: number, failures: FilterResult[], volumeError?: string): string {
-  if (volumeError !== undefined) return `0/${total} nodes are available: ${volumeError}. preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`;
+  if (volumeError !== undefined)
+    return `0/${total} nodes are available: ${volumeError}. preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`;
   const counts = new Map<string, number>();
   let helpful = 0;
   for (const f of failures) {
@@ -192,7 +198,10 @@ export function unschedulableMessage(total: number, failures: FilterResult[], vo
     if (!f.unresolvable) helpful += 1;
   }
   const reasons = [...counts.entries()].map(([r, n]) => `${n} ${r}`).sort();
-  const preemption = helpful > 0 ? `${helpful} No preemption victims found for incoming pod${total - helpful > 0 ? `, ${total - helpful} Preemption is not helpful for scheduling` : ''}` : `${total} Preemption is not helpful for scheduling`;
+  const preemption =
+    helpful > 0
+      ? `${helpful} No preemption victims found for incoming pod${total - helpful > 0 ? `, ${total - helpful} Preemption is not helpful for scheduling` : ''}`
+      : `${total} Preemption is not helpful for scheduling`;
   return `0/${total} nodes are available: ${reasons.join(', ')}. preemption: 0/${total} nodes are available: ${preemption}.`;
 }
 
@@ -236,12 +245,31 @@ function provision(store: ObjectStore, pvc: KubeObject, sc: KubeObject, node: Ku
       {
         apiVersion: 'v1',
         kind: 'PersistentVolume',
-        metadata: { name, annotations: { 'pv.kubernetes.io/provisioned-by': driver, 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' } },
+        metadata: {
+          name,
+          annotations: {
+            'pv.kubernetes.io/provisioned-by': driver,
+            'volume.kubernetes.io/provisioner-deletion-secret-name': '',
+            'volume.kubernetes.io/provisioner-deletion-secret-namespace': '',
+          },
+        },
         spec: {
           accessModes: spec['accessModes'] ?? ['ReadWriteOnce'],
           capacity: { storage },
-          claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: pvc.metadata.namespace, name: pvc.metadata.name, uid: pvc.metadata['uid'], resourceVersion: pvc.metadata.resourceVersion },
-          csi: { driver, volumeHandle: String(pvc.metadata['uid']), fsType: 'ext4', volumeAttributes: { 'storage.kubernetes.io/csiProvisionerIdentity': `${driver}-sandbox` } },
+          claimRef: {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            namespace: pvc.metadata.namespace,
+            name: pvc.metadata.name,
+            uid: pvc.metadata['uid'],
+            resourceVersion: pvc.metadata.resourceVersion,
+          },
+          csi: {
+            driver,
+            volumeHandle: String(pvc.metadata['uid']),
+            fsType: 'ext4',
+            volumeAttributes: { 'storage.kubernetes.io/csiProvisionerIdentity': `${driver}-sandbox` },
+          },
           persistentVolumeReclaimPolicy: sc['reclaimPolicy'] ?? 'Delete',
           storageClassName: sc.metadata.name,
           volumeMode: spec['volumeMode'] ?? 'Filesystem',

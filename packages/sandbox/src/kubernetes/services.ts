@@ -55,7 +55,13 @@ export function prepareService(next: KubeObject, current: KubeObject | null, sub
   if (typeof currentIp === 'string') clusterIP = currentIp;
   else if (asked === 'None') clusterIP = 'None';
   else if (typeof asked === 'string' && asked !== '') {
-    if (used.has(asked)) throw invalid('services', name, 'spec.clusterIPs', `Invalid value: []string{"${asked}"}: failed to allocate IP ${asked}: provided IP is already allocated`);
+    if (used.has(asked))
+      throw invalid(
+        'services',
+        name,
+        'spec.clusterIPs',
+        `Invalid value: []string{"${asked}"}: failed to allocate IP ${asked}: provided IP is already allocated`,
+      );
     clusterIP = asked;
   } else clusterIP = allocate(subnet, used);
   return {

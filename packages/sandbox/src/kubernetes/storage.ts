@@ -22,7 +22,12 @@ function immutable(kind: string, group: string, name: string, field: string): Ap
 export function prepareStorageClass(next: KubeObject, current: KubeObject | null): KubeObject {
   const name = next.metadata.name;
   if (typeof next['provisioner'] !== 'string' || next['provisioner'] === '') {
-    throw new ApiError(422, 'Invalid', `StorageClass.storage.k8s.io "${name}" is invalid: provisioner: Required value`, { name, kind: 'StorageClass', group: 'storage.k8s.io', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'provisioner' }] });
+    throw new ApiError(422, 'Invalid', `StorageClass.storage.k8s.io "${name}" is invalid: provisioner: Required value`, {
+      name,
+      kind: 'StorageClass',
+      group: 'storage.k8s.io',
+      causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'provisioner' }],
+    });
   }
   const prepared: KubeObject = {
     ...next,
@@ -41,8 +46,12 @@ export function prepareStorageClass(next: KubeObject, current: KubeObject | null
 
 /** The class a claim without one gets: the newest class annotated default (setdefault picks the newest since 1.28). */
 export function defaultStorageClass(store: ObjectStore): string | undefined {
-  const defaults = store.list('storageclasses').filter((c) => (c.metadata['annotations'] as Record<string, string> | undefined)?.[DEFAULT_CLASS_ANNOTATION] === 'true');
-  defaults.sort((a, b) => String(b.metadata['creationTimestamp']).localeCompare(String(a.metadata['creationTimestamp'])) || b.metadata.name.localeCompare(a.metadata.name));
+  const defaults = store
+    .list('storageclasses')
+    .filter((c) => (c.metadata['annotations'] as Record<string, string> | undefined)?.[DEFAULT_CLASS_ANNOTATION] === 'true');
+  defaults.sort(
+    (a, b) => String(b.metadata['creationTimestamp']).localeCompare(String(a.metadata['creationTimestamp'])) || b.metadata.name.localeCompare(a.metadata.name),
+  );
   return defaults[0]?.metadata.name;
 }
 
@@ -50,11 +59,17 @@ export function preparePvc(next: KubeObject, current: KubeObject | null, default
   const name = next.metadata.name;
   const spec = obj(next['spec']) ?? {};
   const causes: Array<{ field: string; message: string; reason: string }> = [];
-  if (!Array.isArray(spec['accessModes']) || spec['accessModes'].length === 0) causes.push({ field: 'spec.accessModes', message: 'Required value: at least 1 access mode is required', reason: 'FieldValueRequired' });
-  if (obj(obj(spec['resources'])?.['requests'])?.['storage'] === undefined) causes.push({ field: 'spec.resources[storage]', message: 'Required value', reason: 'FieldValueRequired' });
+  if (!Array.isArray(spec['accessModes']) || spec['accessModes'].length === 0)
+    causes.push({ field: 'spec.accessModes', message: 'Required value: at least 1 access mode is required', reason: 'FieldValueRequired' });
+  if (obj(obj(spec['resources'])?.['requests'])?.['storage'] === undefined)
+    causes.push({ field: 'spec.resources[storage]', message: 'Required value', reason: 'FieldValueRequired' });
   if (causes.length > 0) {
     const text = causes.map((c) => `${c.field}: ${c.message}`);
-    throw new ApiError(422, 'Invalid', `PersistentVolumeClaim "${name}" is invalid: ${text.length > 1 ? `[${text.join(', ')}]` : text[0]}`, { name, kind: 'PersistentVolumeClaim', causes });
+    throw new ApiError(422, 'Invalid', `PersistentVolumeClaim "${name}" is invalid: ${text.length > 1 ? `[${text.join(', ')}]` : text[0]}`, {
+      name,
+      kind: 'PersistentVolumeClaim',
+      causes,
+    });
   }
   // The admission plugin fills the class on create only (a nil storageClassName; "" asks for no class).
   const storageClassName = current ? spec['storageClassName'] : (spec['storageClassName'] ?? defaultClass);
@@ -72,12 +87,23 @@ export function preparePvc(next: KubeObject, current: KubeObject | null, default
     const { resources: _a, volumeName: _b, ...was } = before;
     const { resources: _c, volumeName: _d, ...now } = obj(prepared['spec']) ?? {};
     if (JSON.stringify(was) !== JSON.stringify(now)) {
-      throw new ApiError(422, 'Invalid', `PersistentVolumeClaim "${name}" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims`, { name, kind: 'PersistentVolumeClaim' });
+      throw new ApiError(
+        422,
+        'Invalid',
+        `PersistentVolumeClaim "${name}" is invalid: spec: Forbidden: spec is immutable after ` +
+          `creation except resources.requests and volumeAttributesClassName for bound claims`,
+        { name, kind: 'PersistentVolumeClaim' },
+      );
     }
   }
   return prepared;
 }
 
 export function preparePv(next: KubeObject, current: KubeObject | null): KubeObject {
-  return { ...next, apiVersion: 'v1', kind: 'PersistentVolume', status: current ? (current['status'] as Json) : { phase: next['spec'] && obj(obj(next['spec'])?.['claimRef']) ? 'Bound' : 'Available' } };
+  return {
+    ...next,
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    status: current ? (current['status'] as Json) : { phase: next['spec'] && obj(obj(next['spec'])?.['claimRef']) ? 'Bound' : 'Available' },
+  };
 }

@@ -106,7 +106,16 @@ export class ApiError extends Error {
   }
 
   status(): Json {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, details: this.details, code: this.code };
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      details: this.details,
+      code: this.code,
+    };
   }
 }
 
@@ -126,23 +135,41 @@ function pluralOf(resource: Resource): string {
 }
 
 export function notFound(resource: Resource, name: string): ApiError {
-  return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, { name, kind: pluralOf(resource), ...(groupOf(resource) ? { group: groupOf(resource) } : {}) });
+  return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, {
+    name,
+    kind: pluralOf(resource),
+    ...(groupOf(resource) ? { group: groupOf(resource) } : {}),
+  });
 }
 
 export function alreadyExists(resource: Resource, name: string): ApiError {
-  return new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, { name, kind: pluralOf(resource), ...(groupOf(resource) ? { group: groupOf(resource) } : {}) });
+  return new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, {
+    name,
+    kind: pluralOf(resource),
+    ...(groupOf(resource) ? { group: groupOf(resource) } : {}),
+  });
 }
 
 export function conflict(resource: Resource, name: string): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(resource)} "${name}": the object has been modified; please apply your changes to the latest version and try again`, {
-    name,
-    kind: pluralOf(resource),
-  });
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(resource)} "${name}": the object ` +
+      `has been modified; please apply your changes to the latest version and try again`,
+    {
+      name,
+      kind: pluralOf(resource),
+    },
+  );
 }
 
 export function invalid(resource: Resource, name: string, field: string, message: string): ApiError {
   const kind = specOf(resource).kind;
-  return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${field}: ${message}`, { name, kind, causes: [{ reason: 'FieldValueInvalid', message, field }] });
+  return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${field}: ${message}`, {
+    name,
+    kind,
+    causes: [{ reason: 'FieldValueInvalid', message, field }],
+  });
 }
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -207,7 +234,12 @@ export class ObjectStore {
 
   /** A deep copy of the store. */
   state(): ObjectStoreState {
-    return clone({ uidPrefix: this.#uidPrefix, revision: this.#revision, uid: this.#uid, objects: [...this.#objects.entries()].map(([r, m]) => [r, [...m.entries()]]) });
+    return clone({
+      uidPrefix: this.#uidPrefix,
+      revision: this.#revision,
+      uid: this.#uid,
+      objects: [...this.#objects.entries()].map(([r, m]) => [r, [...m.entries()]]),
+    });
   }
 
   /** Replaces the content with a copy of `state` (of a store with the same uid prefix). */

@@ -36,7 +36,13 @@ export function includeObjectOf(value: string | null): IncludeObject {
   return value === 'None' || value === 'Object' ? value : 'Metadata';
 }
 
-const col = (name: string, type: TableColumn['type'], description: string, priority = 0, format = ''): TableColumn => ({ name, type, format, description, priority });
+const col = (name: string, type: TableColumn['type'], description: string, priority = 0, format = ''): TableColumn => ({
+  name,
+  type,
+  format,
+  description,
+  priority,
+});
 const NAME = col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name');
 const AGE = col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
 
@@ -117,7 +123,8 @@ function podCells(o: KubeObject, nowMs: number): unknown[] {
     const waiting = obj(state['waiting']);
     const terminated = obj(state['terminated']);
     if (waiting && typeof waiting['reason'] === 'string' && waiting['reason'] !== '') reason = waiting['reason'];
-    else if (terminated) reason = str(terminated['reason'], terminated['signal'] ? `Signal:${String(terminated['signal'])}` : `ExitCode:${String(terminated['exitCode'] ?? 0)}`);
+    else if (terminated)
+      reason = str(terminated['reason'], terminated['signal'] ? `Signal:${String(terminated['signal'])}` : `ExitCode:${String(terminated['exitCode'] ?? 0)}`);
     else if (c['ready'] === true && state['running'] !== undefined) ready += 1;
   }
   if (o.metadata['deletionTimestamp'] !== undefined) reason = status['reason'] === 'NodeLost' ? 'Unknown' : 'Terminating';
@@ -175,13 +182,23 @@ function serviceCells(o: KubeObject, nowMs: number): unknown[] {
   let external = externalIPs.length > 0 ? externalIPs.join(',') : '<none>';
   if (type === 'ExternalName') external = str(spec['externalName'], '<none>');
   if (type === 'LoadBalancer') {
-    const ingress = list(obj(obj(o['status'])?.['loadBalancer'])?.['ingress']).map((i) => str(i['ip'], str(i['hostname'], ''))).filter((x) => x !== '');
+    const ingress = list(obj(obj(o['status'])?.['loadBalancer'])?.['ingress'])
+      .map((i) => str(i['ip'], str(i['hostname'], '')))
+      .filter((x) => x !== '');
     const all = [...ingress, ...externalIPs];
     external = all.length > 0 ? all.join(',') : '<pending>';
   }
   const ports = list(spec['ports']).map((p) => `${String(p['port'] ?? '')}${p['nodePort'] ? `:${String(p['nodePort'])}` : ''}/${str(p['protocol'], 'TCP')}`);
   const selector = Object.entries(obj(spec['selector']) ?? {}).map(([k, v]) => `${k}=${String(v)}`);
-  return [o.metadata.name, type, str(spec['clusterIP'], '<none>'), external, ports.length > 0 ? ports.join(',') : '<none>', age(o, nowMs), selector.length > 0 ? selector.join(',') : '<none>'];
+  return [
+    o.metadata.name,
+    type,
+    str(spec['clusterIP'], '<none>'),
+    external,
+    ports.length > 0 ? ports.join(',') : '<none>',
+    age(o, nowMs),
+    selector.length > 0 ? selector.join(',') : '<none>',
+  ];
 }
 
 /** formatEndpoints: `ip:port` for every address and port, the first three, then how many more. */
@@ -267,7 +284,12 @@ const PRINTERS: Partial<Record<string, Printer>> = {
       AGE,
       col('Containers', 'string', 'Names of each container in the template.', 1),
       col('Images', 'string', 'Images referenced by each container in the template.', 1),
-      col('Selector', 'string', 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.', 1),
+      col(
+        'Selector',
+        'string',
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+        1,
+      ),
     ],
     cells: deploymentCells,
   },
@@ -313,7 +335,14 @@ const PRINTERS: Partial<Record<string, Printer>> = {
     cells: (o, now) => {
       const a = (obj(o.metadata['annotations']) ?? {}) as Record<string, string>;
       const isDefault = a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
-      return [isDefault ? `${o.metadata.name} (default)` : o.metadata.name, str(o['provisioner'], ''), str(o['reclaimPolicy'], 'Delete'), str(o['volumeBindingMode'], 'Immediate'), o['allowVolumeExpansion'] === true ? 'true' : 'false', age(o, now)];
+      return [
+        isDefault ? `${o.metadata.name} (default)` : o.metadata.name,
+        str(o['provisioner'], ''),
+        str(o['reclaimPolicy'], 'Delete'),
+        str(o['volumeBindingMode'], 'Immediate'),
+        o['allowVolumeExpansion'] === true ? 'true' : 'false',
+        age(o, now),
+      ];
     },
   },
   persistentvolumeclaims: {
@@ -348,7 +377,7 @@ const PRINTERS: Partial<Record<string, Printer>> = {
   persistentvolumes: {
     columns: [
       NAME,
-      col('Capacity', 'string', 'capacity is the description of the persistent volume\'s resources and capacity.'),
+      col('Capacity', 'string', "capacity is the description of the persistent volume's resources and capacity."),
       col('Access Modes', 'string', 'accessModes contains all ways the volume can be mounted.'),
       col('Reclaim Policy', 'string', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.'),
       col('Status', 'string', 'phase indicates if a volume is available, bound to a claim, or released by a claim.'),
@@ -382,7 +411,11 @@ const PRINTERS: Partial<Record<string, Printer>> = {
     columns: [
       col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
       col('Type', 'string', 'Type of this event (Normal, Warning).'),
-      col('Reason', 'string', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+      col(
+        'Reason',
+        'string',
+        "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      ),
       col('Object', 'string', 'The object that this event is about.'),
       col('Subobject', 'string', 'The subobject that this event is about.', 1),
       col('Source', 'string', 'The component reporting this event.', 1),
@@ -395,12 +428,19 @@ const PRINTERS: Partial<Record<string, Printer>> = {
   },
 };
 
-
 /** printers.go GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order. */
 function accessModes(v: unknown): string {
   const modes = Array.isArray(v) ? v.map(String) : [];
-  const short: Array<[string, string]> = [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP']];
-  return short.filter(([m]) => modes.includes(m)).map(([, s]) => s).join(',');
+  const short: Array<[string, string]> = [
+    ['ReadWriteOnce', 'RWO'],
+    ['ReadOnlyMany', 'ROX'],
+    ['ReadWriteMany', 'RWX'],
+    ['ReadWriteOncePod', 'RWOP'],
+  ];
+  return short
+    .filter(([m]) => modes.includes(m))
+    .map(([, s]) => s)
+    .join(',');
 }
 
 /** A CRD version's additionalPrinterColumns (apiextensions-apiserver pkg/registry/customresource/tableconvertor). */
@@ -431,7 +471,12 @@ function jsonPathValue(o: Json, path: string): unknown {
 export function customPrinter(columns: PrinterColumn[]): Printer {
   const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
   return {
-    columns: [NAME, ...cols.map((c) => col(c.name, (c.type === 'integer' ? 'integer' : c.type === 'date' ? 'date' : 'string') as TableColumn['type'], c.description ?? '', c.priority ?? 0))],
+    columns: [
+      NAME,
+      ...cols.map((c) =>
+        col(c.name, (c.type === 'integer' ? 'integer' : c.type === 'date' ? 'date' : 'string') as TableColumn['type'], c.description ?? '', c.priority ?? 0),
+      ),
+    ],
     cells: (o, now) => [
       o.metadata.name,
       ...cols.map((c) => {

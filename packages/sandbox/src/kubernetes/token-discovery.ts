@@ -22,7 +22,9 @@ function b64url(data: Buffer | string): string {
 export function computeDetachedJws(content: string, tokenId: string, tokenSecret: string): string {
   // go-jose marshals the protected header from a map: keys sorted, so alg before kid.
   const header = b64url(JSON.stringify({ alg: 'HS256', kid: tokenId }));
-  const signature = createHmac('sha256', tokenSecret).update(`${header}.${b64url(content)}`).digest();
+  const signature = createHmac('sha256', tokenSecret)
+    .update(`${header}.${b64url(content)}`)
+    .digest();
   return `${header}..${b64url(signature)}`;
 }
 
@@ -71,16 +73,32 @@ export function verifyClusterInfo(data: Record<string, string>, token: string, c
   if (!m) return { ok: false, reason: `the bootstrap token "${token.replace(/\..*/, '.<redacted>')}" was not of the form "[a-z0-9]{6}.[a-z0-9]{16}"` };
   const [, id = '', secret = ''] = m;
   const kubeconfig = data[CLUSTER_INFO_KUBECONFIG_KEY];
-  if (!kubeconfig) return { ok: false, reason: `there is no ${CLUSTER_INFO_KUBECONFIG_KEY} key in the cluster-info ConfigMap. This API Server isn't set up for token bootstrapping, can't connect` };
+  if (!kubeconfig)
+    return {
+      ok: false,
+      reason:
+        `there is no ${CLUSTER_INFO_KUBECONFIG_KEY} key in the cluster-info ConfigMap. ` +
+        `This API Server isn't set up for token bootstrapping, can't connect`,
+    };
   const jws = data[`${JWS_KEY_PREFIX}${id}`];
   if (!jws) {
-    return { ok: false, reason: `token id "${id}" is invalid for this cluster or it has expired. Use "kubeadm token create" on the control-plane node to create a new valid token` };
+    return {
+      ok: false,
+      reason:
+        `token id "${id}" is invalid for this cluster or it has expired. ` + 'Use "kubeadm token create" on the control-plane node to create a new valid token',
+    };
   }
-  if (!detachedJwsIsValid(jws, kubeconfig, id, secret)) return { ok: false, reason: "failed to verify JWS signature of received cluster info object, can't trust this API Server" };
+  if (!detachedJwsIsValid(jws, kubeconfig, id, secret))
+    return { ok: false, reason: "failed to verify JWS signature of received cluster info object, can't trust this API Server" };
   const cluster = clusterOf(kubeconfig);
   if (typeof cluster === 'string') return { ok: false, reason: cluster };
   if (caCertHashes.length === 0) {
-    return { ok: false, reason: 'discovery.bootstrapToken: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue' };
+    return {
+      ok: false,
+      reason:
+        'discovery.bootstrapToken: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set ' +
+        'unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue',
+    };
   }
   let pin: string;
   try {

@@ -66,7 +66,6 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-
 /** kubeadm's duration format (`24h0m0s`, `15m`, `90s`) in ms. */
 export function parseDuration(text: string): number {
   let ms = 0;
@@ -155,7 +154,8 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
   if (!discovery) throw new BootFailure('kubeadm join: JoinConfiguration has no discovery.bootstrapToken');
   const hashes = Array.isArray(discovery['caCertHashes']) ? discovery['caCertHashes'].filter((h): h is string => typeof h === 'string') : [];
   const controlPlane = join['controlPlane'] !== undefined && join['controlPlane'] !== null;
-  if (mode === 'join-control-plane' && !controlPlane) throw new BootFailure('kubeadm join: the script joins as a control plane but the JoinConfiguration has no controlPlane section');
+  if (mode === 'join-control-plane' && !controlPlane)
+    throw new BootFailure('kubeadm join: the script joins as a control plane but the JoinConfiguration has no controlPlane section');
   return {
     nodeName: str(reg['name']) ?? '',
     taints: taints(reg['taints']),

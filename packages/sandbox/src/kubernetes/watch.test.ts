@@ -42,7 +42,10 @@ function open(store: ObjectStore, log: ChangeLog, options: Partial<WatchStreamOp
     // Lets the stream deliver what is queued, then reads the lines so far.
     events: async () => {
       await new Promise((r) => setTimeout(r, 20));
-      return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+      return text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Json);
     },
     stop: async () => {
       if (!ended) await reader.cancel();
@@ -51,7 +54,11 @@ function open(store: ObjectStore, log: ChangeLog, options: Partial<WatchStreamOp
   };
 }
 
-const summary = (events: Json[]) => events.map((e) => `${String(e['type'])} ${String(((e['object'] as Json)['metadata'] as Json)['name'] ?? '')}@${String(((e['object'] as Json)['metadata'] as Json)['resourceVersion'] ?? '')}`);
+const summary = (events: Json[]) =>
+  events.map(
+    (e) =>
+      `${String(e['type'])} ${String(((e['object'] as Json)['metadata'] as Json)['name'] ?? '')}@${String(((e['object'] as Json)['metadata'] as Json)['resourceVersion'] ?? '')}`,
+  );
 
 describe('watch streams', () => {
   it('sends the changes after the resourceVersion it starts from, each object typed, then live ones', async () => {
@@ -77,7 +84,11 @@ describe('watch streams', () => {
     const w = open(store, log, { initial: store.list('configmaps'), bookmarks: true, initialEventsEnd: true });
     const events = await w.events();
     expect(summary(events)).toEqual(['ADDED a@2', 'BOOKMARK @2']);
-    expect(events[1]?.['object']).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '2', annotations: { 'k8s.io/initial-events-end': 'true' } } });
+    expect(events[1]?.['object']).toEqual({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '2', annotations: { 'k8s.io/initial-events-end': 'true' } },
+    });
     await w.stop();
   });
 

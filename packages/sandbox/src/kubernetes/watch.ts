@@ -105,7 +105,10 @@ function matches(filter: WatchFilter, o: KubeObject): boolean {
   if (!test) {
     const labels = filter.labelSelector ? kubernetesLabelSelector(filter.labelSelector) : undefined;
     const fields = filter.fieldSelector ? parseFieldSelector(filter.resource, filter.fieldSelector) : undefined;
-    test = (x) => (filter.namespace === undefined || x.metadata.namespace === filter.namespace) && (!labels || labels(x.metadata.labels ?? {})) && (!fields || matchesFieldSelector(x, fields));
+    test = (x) =>
+      (filter.namespace === undefined || x.metadata.namespace === filter.namespace) &&
+      (!labels || labels(x.metadata.labels ?? {})) &&
+      (!fields || matchesFieldSelector(x, fields));
     compiled.set(filter, test);
   }
   return test(o);
@@ -120,7 +123,7 @@ export interface WatchEvent {
  * What a watcher with `filter` sees of a change: an object that starts or stops matching a selector is ADDED or
  * DELETED for it, as the watch cache reports it (cacher.go, cacheWatcher.convertToWatchEvent).
  */
-export function eventFor(filter: WatchFilter, change: StoreChange): Omit<WatchEvent, 'object'> & { object: KubeObject } | undefined {
+export function eventFor(filter: WatchFilter, change: StoreChange): (Omit<WatchEvent, 'object'> & { object: KubeObject }) | undefined {
   if (change.resource !== filter.resource) return undefined;
   const now = matches(filter, change.object);
   if (change.type !== 'MODIFIED') return now ? { type: change.type, object: change.object } : undefined;
@@ -169,7 +172,14 @@ export function watchStream(options: WatchStreamOptions): ReadableStream<Uint8Ar
         first = false;
       };
       const bookmark = (annotations?: Record<string, string>) =>
-        send({ type: 'BOOKMARK', object: { kind: specOf(filter.resource).kind, apiVersion: apiVersionOf(filter.resource), metadata: { resourceVersion: options.revision(), ...(annotations ? { annotations } : {}) } } });
+        send({
+          type: 'BOOKMARK',
+          object: {
+            kind: specOf(filter.resource).kind,
+            apiVersion: apiVersionOf(filter.resource),
+            metadata: { resourceVersion: options.revision(), ...(annotations ? { annotations } : {}) },
+          },
+        });
       const timers: Array<ReturnType<typeof setTimeout>> = [];
       let unsubscribe = (): void => undefined;
       cleanup = () => {
@@ -204,10 +214,12 @@ export function watchStream(options: WatchStreamOptions): ReadableStream<Uint8Ar
         const e = eventFor(filter, change);
         if (e) sendObject(e.type, e.object);
       });
-      timers.push(setTimeout(() => {
-        if (options.bookmarks) bookmark();
-        close();
-      }, options.timeoutMs));
+      timers.push(
+        setTimeout(() => {
+          if (options.bookmarks) bookmark();
+          close();
+        }, options.timeoutMs),
+      );
       if (options.bookmarks) timers.push(setInterval(() => bookmark(), options.bookmarkEveryMs));
       timers.push(setInterval(() => options.tick(), options.tickEveryMs));
     },

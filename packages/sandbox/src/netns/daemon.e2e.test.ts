@@ -16,7 +16,8 @@ let world: NetnsWorld;
 
 beforeAll(async () => {
   // Links to the built stand-ins, except the two this test replaces (writing through a link would overwrite dist/).
-  for (const f of readdirSync(built).filter((n) => n.endsWith('.js') && n !== 'containerd.js' && n !== 'kubelet.js')) symlinkSync(join(built, f), join(standins, f));
+  for (const f of readdirSync(built).filter((n) => n.endsWith('.js') && n !== 'containerd.js' && n !== 'kubelet.js'))
+    symlinkSync(join(built, f), join(standins, f));
   // A containerd daemon that reports, then sleeps on the virtual clock for ever (a daemon's sleeps never make it busy).
   writeFileSync(
     join(standins, 'containerd.js'),
@@ -36,7 +37,13 @@ afterAll(async () => {
 
 describe('stand-in daemons', () => {
   it('systemctl enable --now containerd runs the stand-in daemon, untracked, and again after a reboot', async () => {
-    const vm = { cloud: 'ec2', name: 'node', state: 'running' as const, publicIPv4: '198.18.1.10', userData: '#cloud-config\nruncmd:\n  - systemctl enable containerd\n  - systemctl restart containerd\n' };
+    const vm = {
+      cloud: 'ec2',
+      name: 'node',
+      state: 'running' as const,
+      publicIPv4: '198.18.1.10',
+      userData: '#cloud-config\nruncmd:\n  - systemctl enable containerd\n  - systemctl restart containerd\n',
+    };
     await world.boot(vm);
     await world.settle();
     // Untracked: the daemon reports in its own time, possibly after runcmd ended (Type=simple returns at spawn),

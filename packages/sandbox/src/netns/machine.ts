@@ -37,8 +37,6 @@ export interface ExecResult {
   stderr: string;
 }
 
-
-/** The keeper: mounts the machine's trees inside its fresh mount namespace, says `ready`, then holds the namespace. */
 /**
  * Shell commands that keep host directories visible at their own paths in a mount namespace whose /tmp and /run are
  * replaced: `before` binds each aside (under `dir`, which must not be under them), `after` binds it back.
@@ -64,6 +62,7 @@ export function volatileHostPaths(paths: string[]): string[] {
   return volatile.filter((p, i) => !volatile.slice(0, i).some((q) => p.startsWith(`${q}/`)));
 }
 
+/** The keeper: mounts the machine's trees inside its fresh mount namespace, says `ready`, then holds the namespace. */
 function keeperScript(dir: string, hostname: string, hostPaths: readonly string[] = []): string {
   const lines = ['set -e', `hostname ${shQuote(hostname)}`];
   const keep = hostPathMounts(dir, hostPaths);
@@ -142,9 +141,25 @@ export class NetnsMachine {
   }
 
   async #startKeeper(): Promise<void> {
-    const child = spawn('ip', ['netns', 'exec', this.namespace, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', keeperScript(this.dir, this.hostname, this.#hostPaths)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.namespace,
+        'unshare',
+        '--mount',
+        '--uts',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        keeperScript(this.dir, this.hostname, this.#hostPaths),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.#keeper = child;
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

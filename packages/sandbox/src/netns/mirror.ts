@@ -32,7 +32,9 @@ export async function createPackageMirror(dir: string, ciliumShim: string): Prom
   for (const arch of ['amd64', 'arm64']) {
     const name = `cilium-linux-${arch}.tar.gz`;
     await run('tar', ['-czf', join(dir, name), '-C', stage, 'cilium']);
-    const hash = createHash('sha256').update(readFileSync(join(dir, name))).digest('hex');
+    const hash = createHash('sha256')
+      .update(readFileSync(join(dir, name)))
+      .digest('hex');
     writeFileSync(join(dir, `${name}.sha256sum`), `${hash}  ${name}\n`);
   }
   rmSync(stage, { recursive: true, force: true });

@@ -51,7 +51,10 @@ export class NetnsSandbox implements ClockParticipant {
           // What the machine's own logs say, as an operator would read them on its console.
           const m = world.machines.find((x) => x.id === machine);
           const log = (path: string) => (m ? tailOf(join(m.root, path), 6) : '');
-          problems.push(`${machine}: bootstrap exited with code ${String(detail['code'])}\n${log('var/log/kubeplane-bootstrap.log') || log('var/log/cloud-init-output.log')}`);
+          problems.push(
+            `${machine}: bootstrap exited with code ` +
+              `${String(detail['code'])}\n${log('var/log/kubeplane-bootstrap.log') || log('var/log/cloud-init-output.log')}`,
+          );
         }
       },
       ...(options.baseDir ? { baseDir: options.baseDir } : {}),
@@ -147,7 +150,10 @@ export class NetnsSandbox implements ClockParticipant {
     const out = new Map<string, number>();
     await Promise.all(
       this.world.machines.map(async (m) => {
-        const pids = await promisify(execFile)('ip', ['netns', 'pids', m.namespace]).then((r) => r.stdout.split(/\s+/).filter(Boolean), () => [] as string[]);
+        const pids = await promisify(execFile)('ip', ['netns', 'pids', m.namespace]).then(
+          (r) => r.stdout.split(/\s+/).filter(Boolean),
+          () => [] as string[],
+        );
         let bytes = 0;
         for (const pid of pids) {
           const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
@@ -168,7 +174,12 @@ export class NetnsSandbox implements ClockParticipant {
 
 function tailOf(path: string, lines: number): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+    return readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `    ${l}`)
+      .join('\n');
   } catch {
     return '';
   }

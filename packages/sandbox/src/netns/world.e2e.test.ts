@@ -50,7 +50,13 @@ function vm(name: string, ip: string, userData: string): SandboxVm {
 }
 
 /** Two mesh members in one cluster; `endpoints` says which side knows the other's public address. */
-function meshPair(tag: string, ips: [string, string], overlay: [string, string], endpoints: [boolean, boolean], runcmd = '  - systemctl enable --now wg-quick@wg0'): [SandboxVm, SandboxVm] {
+function meshPair(
+  tag: string,
+  ips: [string, string],
+  overlay: [string, string],
+  endpoints: [boolean, boolean],
+  runcmd = '  - systemctl enable --now wg-quick@wg0',
+): [SandboxVm, SandboxVm] {
   const keys = [wgKeys(), wgKeys()];
   return [0, 1].map((i) => {
     const other = 1 - i;
@@ -107,7 +113,10 @@ describe('netns world', () => {
   });
 
   it('runs real nginx with a stream config that forwards TCP between machines', async () => {
-    const backend = vm('backend', '198.18.0.31', `#cloud-config
+    const backend = vm(
+      'backend',
+      '198.18.0.31',
+      `#cloud-config
 write_files:
   - path: /etc/nginx/nginx.conf
     content: |
@@ -116,8 +125,12 @@ write_files:
       http { server { listen 8080; location / { return 200 "backend says hi\\n"; } } }
 runcmd:
   - systemctl restart nginx
-`);
-    const lb = vm('lb', '198.18.0.40', `#cloud-config
+`,
+    );
+    const lb = vm(
+      'lb',
+      '198.18.0.40',
+      `#cloud-config
 write_files:
   - path: /etc/nginx/nginx.conf
     content: |
@@ -127,7 +140,8 @@ write_files:
 runcmd:
   - systemctl enable nginx
   - systemctl restart nginx
-`);
+`,
+    );
     await world.boot(backend);
     await world.boot(lb);
     await world.settle();
@@ -139,12 +153,16 @@ runcmd:
   });
 
   it('blocks a runcmd in `sleep 30` until the virtual clock reaches it', async () => {
-    const m = vm('sleeper', '198.18.0.51', `#cloud-config
+    const m = vm(
+      'sleeper',
+      '198.18.0.51',
+      `#cloud-config
 runcmd:
   - echo before >/root/marks
   - sleep 30
   - echo after >>/root/marks
-`);
+`,
+    );
     const t0 = clock.now();
     await world.boot(m);
     await world.settle();
@@ -158,7 +176,10 @@ runcmd:
   });
 
   it('writes write_files in order with their owners and modes, before runcmd', async () => {
-    const m = vm('files', '198.18.0.61', `#cloud-config
+    const m = vm(
+      'files',
+      '198.18.0.61',
+      `#cloud-config
 write_files:
   - path: /etc/kp/first
     content: one
@@ -181,7 +202,8 @@ write_files:
 runcmd:
   - [/usr/local/sbin/script, "a b"]
   - stat -c '%U:%G %a' /etc/kp/first /etc/kp/secret /usr/local/sbin/script >/root/stat
-`);
+`,
+    );
     await world.boot(m);
     await world.settle();
     expect((await world.exec(m, 'cat /etc/kp/first; echo; cat /etc/kp/secret; echo; cat /etc/kp/late; echo; cat /root/stat')).stdout).toBe(
@@ -192,7 +214,13 @@ runcmd:
   });
 
   it('keeps the disk and loses /tmp across a reboot, bringing wg0 up again from the disk', async () => {
-    const [a, b] = meshPair('reboot', ['198.18.0.71', '198.18.0.72'], ['10.93.0.1', '10.93.0.2'], [true, false], '  - systemctl enable --now wg-quick@wg0\n  - touch /tmp/volatile /root/kept');
+    const [a, b] = meshPair(
+      'reboot',
+      ['198.18.0.71', '198.18.0.72'],
+      ['10.93.0.1', '10.93.0.2'],
+      [true, false],
+      '  - systemctl enable --now wg-quick@wg0\n  - touch /tmp/volatile /root/kept',
+    );
     await world.boot(a);
     await world.boot(b);
     await world.settle();
@@ -201,21 +229,27 @@ runcmd:
     // slow case: its peer keeps sending on the dead session until REKEY_TIMEOUT + KEEPALIVE_TIMEOUT, ~15 s.)
     await world.reboot(a);
     await world.settle();
-    expect((await world.exec(a, 'ls /tmp/volatile /root/kept 2>&1; wg show wg0 peers')).stdout).toMatch(/No such file[\s\S]*\/root\/kept\n[A-Za-z0-9+/=]{44}\n$/);
+    expect((await world.exec(a, 'ls /tmp/volatile /root/kept 2>&1; wg show wg0 peers')).stdout).toMatch(
+      /No such file[\s\S]*\/root\/kept\n[A-Za-z0-9+/=]{44}\n$/,
+    );
     expect(await world.handshakes()).toEqual([{ cluster: 'c-reboot', handshook: 1, expected: 1, missing: [] }]);
     await world.stop(a);
     await world.stop(b);
   });
 
   it('apt-get refuses kubeadm=1.35.0-1.1 from the v1.34 repository with apt’s message', async () => {
-    const m = vm('apt', '198.18.0.81', `#cloud-config
+    const m = vm(
+      'apt',
+      '198.18.0.81',
+      `#cloud-config
 runcmd:
   - install -d -m 0755 /etc/apt/keyrings
   - curl -fsSL -o /tmp/k.key https://pkgs.k8s.io/core:/stable:/v1.34/deb/Release.key
   - gpg --batch --yes --dearmor -o /etc/apt/keyrings/kubernetes-apt-keyring.gpg /tmp/k.key
   - echo "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v1.34/deb/ /" >/etc/apt/sources.list.d/kubernetes.list
   - apt-get update -q
-`);
+`,
+    );
     await world.boot(m);
     await world.settle();
     const t0 = clock.now();
@@ -248,7 +282,10 @@ runcmd:
   });
 
   it('fires a timer on the virtual clock: OnBootSec, then every OnUnitActiveSec, with its Environment', async () => {
-    const m = vm('timer', '198.18.0.95', `#cloud-config
+    const m = vm(
+      'timer',
+      '198.18.0.95',
+      `#cloud-config
 write_files:
   - path: /etc/systemd/system/tick.service
     content: |
@@ -263,7 +300,8 @@ write_files:
       OnUnitActiveSec=2min
 runcmd:
   - systemctl enable --now tick.timer
-`);
+`,
+    );
     const t0 = clock.now();
     await world.boot(m);
     await world.settle();
@@ -294,7 +332,8 @@ runcmd:
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(prefix);
     // Other worktrees may run wireguard-go too: look only at the ones in this run's namespaces.
     const ours = world.machines.flatMap((m) => execFileSync('ip', ['netns', 'pids', m.namespace], { encoding: 'utf8' }).split(/\s+/).filter(Boolean));
-    const wireguardGo = (): string[] => ours.filter((pid) => /^wireguard-go$/m.test(readFile(`/proc/${pid}/comm`)) && !/^State:\s+Z/m.test(readFile(`/proc/${pid}/status`)));
+    const wireguardGo = (): string[] =>
+      ours.filter((pid) => /^wireguard-go$/m.test(readFile(`/proc/${pid}/comm`)) && !/^State:\s+Z/m.test(readFile(`/proc/${pid}/status`)));
     expect(wireguardGo().length).toBe(2);
     await world.close();
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(prefix);

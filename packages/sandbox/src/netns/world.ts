@@ -160,7 +160,8 @@ export class NetnsWorld {
         now: () => options.clock.now(),
         resolve: (name) => options.resolve?.(name) ?? [],
       });
-      const responder: KubeResponder = options.kubeResponder ?? (async () => new Response('no Kubernetes responder is configured for this netns world\n', { status: 503 }));
+      const responder: KubeResponder =
+        options.kubeResponder ?? (async () => new Response('no Kubernetes responder is configured for this netns world\n', { status: 503 }));
       const bridge = await KubeBridge.listen(join(host.runDir, 'kube.sock'), responder);
       world = new NetnsWorld({ options, host, control, bridge, mirrorDir: mirror.dir, fingerprint: mirror.fingerprint, binDir, standinsDir });
       return world;
@@ -235,7 +236,13 @@ export class NetnsWorld {
       this.#track(id, machine, 'cloud-init (write_files, runcmd)', renderFirstBootScript(config), (code) => this.#report(id, 'bootstrap-exit', { code }));
     } else {
       // Later boots: cloud-init's per-instance modules do not run again; systemd starts the enabled units.
-      this.#track(id, machine, 'boot: enabled units', 'mkdir -p /var/log/kubeplane-netns; exec >>/var/log/kubeplane-netns/boot.log 2>&1; exec systemctl --boot', () => undefined);
+      this.#track(
+        id,
+        machine,
+        'boot: enabled units',
+        'mkdir -p /var/log/kubeplane-netns; exec >>/var/log/kubeplane-netns/boot.log 2>&1; exec systemctl --boot',
+        () => undefined,
+      );
     }
   }
 
@@ -389,7 +396,9 @@ export class NetnsWorld {
         continue;
       }
       if (Date.now() > deadline) {
-        const what = busy.map((r) => `machine ${r.machine} is still running ${JSON.stringify(r.label.length > 200 ? `${r.label.slice(0, 200)}…` : r.label)}`).join('; ');
+        const what = busy
+          .map((r) => `machine ${r.machine} is still running ${JSON.stringify(r.label.length > 200 ? `${r.label.slice(0, 200)}…` : r.label)}`)
+          .join('; ');
         throw new Error(`netns settle(): busy for more than ${Math.round(limit / 1000)} s of real time: ${what}`);
       }
       await new Promise((r) => setTimeout(r, 10));
@@ -431,7 +440,8 @@ export class NetnsWorld {
     const byCluster = new Map<string, Member[]>();
     for (const m of members) byCluster.set(m.cluster, [...(byCluster.get(m.cluster) ?? []), m]);
     const pairs: Array<[Member, Member]> = [];
-    for (const group of byCluster.values()) for (let i = 0; i < group.length; i++) for (let j = i + 1; j < group.length; j++) pairs.push([group[i] as Member, group[j] as Member]);
+    for (const group of byCluster.values())
+      for (let i = 0; i < group.length; i++) for (let j = i + 1; j < group.length; j++) pairs.push([group[i] as Member, group[j] as Member]);
     const probe = (from: Member, to: Member): Promise<ExecResult> => from.machine.exec(['timeout', '1', 'bash', '-c', `: </dev/tcp/${to.overlayIp}/9`]);
     await Promise.all(pairs.flatMap(([a, b]) => [probe(a, b), probe(b, a)]));
     const latest = new Map<string, Map<string, number>>();

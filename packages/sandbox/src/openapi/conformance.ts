@@ -36,7 +36,10 @@ function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
       const specs = new URL('../../specs/', import.meta.url);
       const text = await readFile(new URL(DOCUMENTS[cloud].file, specs), 'utf8').catch(() => {
         // The documents live in the repository only (the published package leaves them out).
-        throw new Error(`${CONFORMANCE_DIR_ENV} is set, but ${DOCUMENTS[cloud].file} is not in this installation of @kubeplane/sandbox: the response check runs from the kubeplane repository`);
+        throw new Error(
+          `${CONFORMANCE_DIR_ENV} is set, but ${DOCUMENTS[cloud].file} is not in this installation ` +
+            `of @kubeplane/sandbox: the response check runs from the kubeplane repository`,
+        );
       });
       const doc = JSON.parse(text) as Record<string, unknown>;
       const validator = new ResponseValidator(doc);
@@ -74,7 +77,8 @@ export function conformanceChecked(cloud: DocumentedCloud, handlers: HttpHandler
       const url = new URL(request.url);
       const violations = validate(request.method, url.pathname, response.status, await bodyOf(response));
       // Synchronous, so a violation is on disk even if the process is killed right after answering.
-      for (const v of violations) appendFileSync(file, `${JSON.stringify({ cloud, request: `${request.method} ${url.pathname}${url.search}`, ...v } satisfies RecordedViolation)}\n`);
+      for (const v of violations)
+        appendFileSync(file, `${JSON.stringify({ cloud, request: `${request.method} ${url.pathname}${url.search}`, ...v } satisfies RecordedViolation)}\n`);
       return response;
     }),
     ...handlers,

@@ -69,11 +69,16 @@ export function findOperation(doc: ApiDocument, method: string, path: string): O
       literals += 1;
       return part === segments[i];
     });
-    if (matches && METHODS.includes(method.toLowerCase()) && paths[template]?.[method.toLowerCase()] && (!best || literals > best.literals)) best = { template, literals };
+    if (matches && METHODS.includes(method.toLowerCase()) && paths[template]?.[method.toLowerCase()] && (!best || literals > best.literals))
+      best = { template, literals };
   }
   if (!best) return undefined;
   const op = paths[best.template]![method.toLowerCase()] as { responses?: Record<string, unknown> };
-  return { name: `${method.toUpperCase()} ${best.template}`, responses: op.responses ?? {}, pointer: `#/paths/${escapePointer(best.template)}/${method.toLowerCase()}` };
+  return {
+    name: `${method.toUpperCase()} ${best.template}`,
+    responses: op.responses ?? {},
+    pointer: `#/paths/${escapePointer(best.template)}/${method.toLowerCase()}`,
+  };
 }
 
 /**

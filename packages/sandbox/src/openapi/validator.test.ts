@@ -19,7 +19,9 @@ describe('OpenAPI response validator', () => {
 
   it('takes a 404 for a path the document does not have as the answer it is, and flags any other answer to one', () => {
     expect(hetznerValidator.validate('GET', '/v1/no-such-collection', 404, { error: { code: 'not_found', message: 'not found' } })).toEqual([]);
-    expect(hetznerValidator.validate('GET', '/v1/no-such-collection', 200, { items: [] })).toEqual([expect.objectContaining({ message: 'no operation in the API document matches this request' })]);
+    expect(hetznerValidator.validate('GET', '/v1/no-such-collection', 200, { items: [] })).toEqual([
+      expect.objectContaining({ message: 'no operation in the API document matches this request' }),
+    ]);
   });
 
   it('checks a 429 or 5xx an operation does not list against the response the document gives it elsewhere', () => {
@@ -28,7 +30,9 @@ describe('OpenAPI response validator', () => {
     expect(crusoeValidator.validate('GET', clusters, 429, { code: '429', message: 'too_many_requests' })).toEqual([]);
     expect(crusoeValidator.validate('GET', clusters, 429, { error: 'slow down' }).map((v) => v.pointer)).toEqual(['', '']);
     // Not a front-door status: an operation that does not list 409 must not answer it.
-    expect(crusoeValidator.validate('GET', clusters, 409, { code: 'conflict', message: 'x' })).toEqual([expect.objectContaining({ message: expect.stringContaining('not a declared response') })]);
+    expect(crusoeValidator.validate('GET', clusters, 409, { code: 'conflict', message: 'x' })).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('not a declared response') }),
+    ]);
   });
 
   it('reports a missing required field with its JSON pointer', () => {
@@ -39,9 +43,27 @@ describe('OpenAPI response validator', () => {
   });
 
   it('accepts null where the schema is nullable and refuses it where it is not', () => {
-    const location = { id: 1, name: 'fsn1', description: 'Falkenstein DC Park 1', country: 'DE', city: 'Falkenstein', latitude: 50.47612, longitude: 12.370071, network_zone: 'eu-central' };
+    const location = {
+      id: 1,
+      name: 'fsn1',
+      description: 'Falkenstein DC Park 1',
+      country: 'DE',
+      city: 'Falkenstein',
+      latitude: 50.47612,
+      longitude: 12.370071,
+      network_zone: 'eu-central',
+    };
     expect(hetznerValidator.validate('GET', '/v1/locations/1', 200, { location })).toEqual([]);
-    const action = { id: 1, command: 'start_server', status: 'running', progress: 0, started: '2026-01-01T00:00:00Z', finished: null, resources: [], error: null };
+    const action = {
+      id: 1,
+      command: 'start_server',
+      status: 'running',
+      progress: 0,
+      started: '2026-01-01T00:00:00Z',
+      finished: null,
+      resources: [],
+      error: null,
+    };
     expect(hetznerValidator.validate('GET', '/v1/actions/1', 200, { action })).toEqual([]);
     expect(hetznerValidator.validate('GET', '/v1/actions/1', 200, { action: { ...action, started: null } }).map((v) => v.pointer)).toContain('/action/started');
   });

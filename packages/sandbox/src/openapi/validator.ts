@@ -56,7 +56,8 @@ export class ResponseValidator {
     // strict: false because API documents carry keywords that are not JSON Schema (`discriminator` as a string,
     // `x-*`, `readOnly` on $ref siblings); numeric formats (int64, double…) are only type hints here.
     this.#ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
-    for (const f of formats) this.#ajv.addFormat(f, f === 'date-time' ? DATE_TIME : f === 'uuid' ? /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i : true);
+    for (const f of formats)
+      this.#ajv.addFormat(f, f === 'date-time' ? DATE_TIME : f === 'uuid' ? /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i : true);
     this.#ajv.addSchema(doc, 'api');
   }
 
@@ -65,9 +66,11 @@ export class ResponseValidator {
     const op = findOperation(this.#doc, method, path);
     // A path the API does not have is answered 404 (with the vendor's error body): nothing in the document to check
     // that against. Any other answer to such a path is a violation.
-    if (!op) return status === 404 ? [] : [{ operation: `${method} ${path}`, status, pointer: '', message: 'no operation in the API document matches this request' }];
+    if (!op)
+      return status === 404 ? [] : [{ operation: `${method} ${path}`, status, pointer: '', message: 'no operation in the API document matches this request' }];
     const declared = responseSchema(this.#doc, op, status) ?? gatewayResponse(this.#doc, status)?.response;
-    if (!declared) return [{ operation: op.name, status, pointer: '', message: `status ${status} is not a declared response (${Object.keys(op.responses).join(', ')})` }];
+    if (!declared)
+      return [{ operation: op.name, status, pointer: '', message: `status ${status} is not a declared response (${Object.keys(op.responses).join(', ')})` }];
     if (declared.pointer === undefined) {
       return body === undefined ? [] : [{ operation: op.name, status, pointer: '', message: 'the response declares no body but one was sent' }];
     }

@@ -38,18 +38,18 @@ export const MACHINE_STANDINS: Readonly<Record<string, string>> = {
   kubectl: 'as kubeadm',
   cilium: 'as kubeadm',
   containerd: 'not installable here; nothing runs containers',
-  'apt-get': 'no package mirror is reachable, and the host\'s package database must not change',
+  'apt-get': "no package mirror is reachable, and the host's package database must not change",
   'apt-mark': 'as apt-get',
   curl: 'no network: it fails as curl does without one (exit 6, "Could not resolve host"; https://curl.se/libcurl/c/libcurl-errors.html)',
-  systemctl: 'the machine has no systemd (its PID 1 is the sandbox\'s shell); a unit would start on this host',
-  sysctl: 'kernel parameters are this host\'s (the machine shares its kernel and network namespace)',
-  modprobe: 'kernel modules are this host\'s',
-  swapoff: 'swap is this host\'s',
-  ip: 'the network namespace is this host\'s (the machine listens on its loopback)',
+  systemctl: "the machine has no systemd (its PID 1 is the sandbox's shell); a unit would start on this host",
+  sysctl: "kernel parameters are this host's (the machine shares its kernel and network namespace)",
+  modprobe: "kernel modules are this host's",
+  swapoff: "swap is this host's",
+  ip: "the network namespace is this host's (the machine listens on its loopback)",
   iptables: 'as ip',
   wg: 'as ip',
   'wg-quick': 'as ip',
-  nginx: 'as systemctl: a daemon would run on this host\'s network',
+  nginx: "as systemctl: a daemon would run on this host's network",
 };
 
 export interface OpenSshMachineOptions {
@@ -69,7 +69,6 @@ export interface OpenSshMachineOptions {
   keep?: string;
 }
 
-
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -83,7 +82,10 @@ async function freePort(): Promise<number> {
 async function accepting(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -104,7 +106,11 @@ let availability: Promise<OpenSshAvailability> | undefined;
  */
 export function openSshAvailability(): Promise<OpenSshAvailability> {
   availability ??= (async (): Promise<OpenSshAvailability> => {
-    for (const [path, pkg] of [[SSHD, 'openssh-server'], [SSH_KEYGEN, 'openssh-client'], [SUDO, 'sudo']] as const) {
+    for (const [path, pkg] of [
+      [SSHD, 'openssh-server'],
+      [SSH_KEYGEN, 'openssh-client'],
+      [SUDO, 'sudo'],
+    ] as const) {
       if (!existsSync(path)) return { ok: false, reason: `${pkg} not found (${path})` };
     }
     if (process.getuid?.() !== 0) return { ok: false, reason: 'not running as root (sshd needs it, and so do mount namespaces)' };
@@ -112,7 +118,22 @@ export function openSshAvailability(): Promise<OpenSshAvailability> {
     try {
       mkdirSync(join(dir, 'up'));
       mkdirSync(join(dir, 'work'));
-      execFileSync('unshare', ['--mount', '--propagation', 'private', '--pid', '--fork', '--mount-proc', '--uts', 'sh', '-c', `mount -t overlay overlay -o lowerdir=/etc,upperdir=${dir}/up,workdir=${dir}/work /etc && mount -t tmpfs tmpfs /run`], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          '--pid',
+          '--fork',
+          '--mount-proc',
+          '--uts',
+          'sh',
+          '-c',
+          `mount -t overlay overlay -o lowerdir=/etc,upperdir=${dir}/up,workdir=${dir}/work /etc && mount -t tmpfs tmpfs /run`,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
     } catch (e) {
       const stderr = String((e as { stderr?: Buffer }).stderr ?? '').trim();
       return { ok: false, reason: `mount namespaces with overlayfs are not available here${stderr ? ` (${stderr.split('\n')[0]})` : ''}` };
@@ -156,8 +177,21 @@ function machineScript(dir: string, options: OpenSshMachineOptions): string {
 }
 
 function standinScript(name: string, why: string, log: string): string {
-  const offline = name === 'curl' ? ['for a in "$@"; do case "$a" in http*://*) host=${a#*://}; host=${host%%[/:]*};; esac; done', 'echo "curl: (6) Could not resolve host: ${host:-}" >&2', 'exit 6'] : ['exit 0'];
-  return ['#!/bin/sh', `# Sandbox stand-in for ${name}: ${why}. It logs its arguments.`, `printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${shQuote(name)}" $*" >>${shQuote(log)}`, ...offline, ''].join('\n');
+  const offline =
+    name === 'curl'
+      ? [
+          'for a in "$@"; do case "$a" in http*://*) host=${a#*://}; host=${host%%[/:]*};; esac; done',
+          'echo "curl: (6) Could not resolve host: ${host:-}" >&2',
+          'exit 6',
+        ]
+      : ['exit 0'];
+  return [
+    '#!/bin/sh',
+    `# Sandbox stand-in for ${name}: ${why}. It logs its arguments.`,
+    `printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${shQuote(name)}" $*" >>${shQuote(log)}`,
+    ...offline,
+    '',
+  ].join('\n');
 }
 
 /** Machines of this process not yet stopped: ended however the process ends (see `track`). */
@@ -228,7 +262,8 @@ export class OpenSshMachine {
     try {
       writeFileSync(join(dir, 'authorized_keys'), `${options.authorizedKey.trim()}\n`, { mode: 0o644 });
       mkdirSync(join(dir, 'standins'), { mode: 0o755 });
-      for (const [name, why] of Object.entries(MACHINE_STANDINS)) writeFileSync(join(dir, 'standins', name), standinScript(name, why, join(dir, 'standins.log')), { mode: 0o755 });
+      for (const [name, why] of Object.entries(MACHINE_STANDINS))
+        writeFileSync(join(dir, 'standins', name), standinScript(name, why, join(dir, 'standins.log')), { mode: 0o755 });
       const kept = machine.#restore();
       await machine.#boot(!kept);
       machine.#save();
@@ -335,7 +370,10 @@ export class OpenSshMachine {
     copyFileSync(join(keep, 'host'), join(this.dir, 'host'));
     chmodSync(join(this.dir, 'host'), 0o600);
     writeFileSync(join(this.dir, 'host.pub'), execFileSync(SSH_KEYGEN, ['-y', '-f', join(this.dir, 'host')]));
-    this.hostKeyFingerprint = execFileSync(SSH_KEYGEN, ['-l', '-f', join(this.dir, 'host.pub')]).toString().split(' ')[1] ?? '';
+    this.hostKeyFingerprint =
+      execFileSync(SSH_KEYGEN, ['-l', '-f', join(this.dir, 'host.pub')])
+        .toString()
+        .split(' ')[1] ?? '';
     if (existsSync(join(keep, 'disk'))) execFileSync('cp', ['-a', join(keep, 'disk'), join(this.dir, 'disk')]);
     if (existsSync(join(keep, 'baseline.json'))) this.#baseline = new Set(JSON.parse(readFileSync(join(keep, 'baseline.json'), 'utf8')) as string[]);
     return true;
@@ -362,7 +400,8 @@ export class OpenSshMachine {
     if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
     // unshare --fork waits for its child (the namespace's PID 1); killing that child ends the namespace.
     try {
-      for (const pid of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+      for (const pid of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean))
+        process.kill(Number(pid), 'SIGKILL');
     } catch {
       // Gone already.
     }
@@ -376,14 +415,17 @@ export class OpenSshMachine {
       rmSync(join(dir, 'host'), { force: true });
       rmSync(join(dir, 'host.pub'), { force: true });
       execFileSync(SSH_KEYGEN, ['-q', '-t', 'ed25519', '-N', '', '-C', 'kubeplane-sandbox-machine', '-f', join(dir, 'host')]);
-      this.hostKeyFingerprint = execFileSync(SSH_KEYGEN, ['-l', '-f', join(dir, 'host.pub')]).toString().split(' ')[1] ?? '';
+      this.hostKeyFingerprint =
+        execFileSync(SSH_KEYGEN, ['-l', '-f', join(dir, 'host.pub')])
+          .toString()
+          .split(' ')[1] ?? '';
     }
     // A port taken between choosing it and sshd binding it is tried again with another.
     for (let attempt = 1; ; attempt++) {
       this.port = await freePort();
       writeFileSync(
         join(dir, 'sshd_config'),
-        [
+        `${[
           `Port ${this.port}`,
           'ListenAddress 127.0.0.1',
           `HostKey ${join(dir, 'host')}`,
@@ -397,9 +439,25 @@ export class OpenSshMachine {
           `PidFile ${join(dir, 'sshd.pid')}`,
           // The stand-ins first (see MACHINE_STANDINS); for root and the other users alike.
           `SetEnv PATH=${join(dir, 'standins')}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       );
-      const child = spawn('unshare', ['--mount', '--propagation', 'private', '--pid', '--fork', '--mount-proc', '--uts', '--kill-child=SIGKILL', 'sh', '-c', machineScript(dir, this.options)], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          '--pid',
+          '--fork',
+          '--mount-proc',
+          '--uts',
+          '--kill-child=SIGKILL',
+          'sh',
+          '-c',
+          machineScript(dir, this.options),
+        ],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
       this.#process = child;
       this.#log = '';
       child.stderr.on('data', (c: Buffer) => (this.#log = (this.#log + c.toString()).slice(-4000)));

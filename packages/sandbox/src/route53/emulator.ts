@@ -16,13 +16,39 @@ import { compareNames, fqdn, reversedName, wireName } from './dns-names.js';
 const BASE = 'https://route53.amazonaws.com/2013-04-01';
 const XMLNS = 'https://route53.amazonaws.com/doc/2013-04-01/';
 
-export interface RecordSet { name: string; type: string; ttl?: number; values: string[]; setIdentifier?: string; failover?: string; healthCheckId?: string; multiValue?: boolean }
-export interface Zone { id: string; name: string; records: RecordSet[] }
-export interface HealthCheck { id: string; callerReference: string; ip: string; port: number; type: string }
-export interface Change { id: string; submittedAt: number }
+export interface RecordSet {
+  name: string;
+  type: string;
+  ttl?: number;
+  values: string[];
+  setIdentifier?: string;
+  failover?: string;
+  healthCheckId?: string;
+  multiValue?: boolean;
+}
+export interface Zone {
+  id: string;
+  name: string;
+  records: RecordSet[];
+}
+export interface HealthCheck {
+  id: string;
+  callerReference: string;
+  ip: string;
+  port: number;
+  type: string;
+}
+export interface Change {
+  id: string;
+  submittedAt: number;
+}
 
 class Route53Error extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -37,7 +63,6 @@ export interface Route53EmulatorOptions {
 }
 
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, isArray: (name) => ['Change', 'ResourceRecord'].includes(name) });
-
 
 /** Everything the emulator keeps, as plain data (sandbox snapshots), except the credentials. */
 export interface Route53EmulatorState {
@@ -75,7 +100,8 @@ export class Route53Emulator {
     if ([...this.zones.values()].some((z) => z.name === zone)) return;
     const id = `Z0SANDBOX${String(this.zones.size + 1).padStart(5, '0')}`;
     this.zones.set(id, {
-      id, name: zone,
+      id,
+      name: zone,
       records: [
         { name: zone, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.net.'] },
         { name: zone, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
@@ -128,9 +154,12 @@ export class Route53Emulator {
   inventory(): InventoryItem[] {
     const out: InventoryItem[] = [];
     for (const z of this.zones.values()) {
-      for (const r of z.records) if (!(r.name === z.name && (r.type === 'NS' || r.type === 'SOA'))) out.push({ cloud: 'route53', kind: 'dns-record', id: `${z.id}/${r.name}/${r.type}/${r.setIdentifier ?? ''}`, name: r.name });
+      for (const r of z.records)
+        if (!(r.name === z.name && (r.type === 'NS' || r.type === 'SOA')))
+          out.push({ cloud: 'route53', kind: 'dns-record', id: `${z.id}/${r.name}/${r.type}/${r.setIdentifier ?? ''}`, name: r.name });
     }
-    for (const h of this.healthChecks.values()) out.push({ cloud: 'route53', kind: 'health-check', id: h.id, clusterId: h.callerReference.split('/')[0] ?? '' });
+    for (const h of this.healthChecks.values())
+      out.push({ cloud: 'route53', kind: 'health-check', id: h.id, clusterId: h.callerReference.split('/')[0] ?? '' });
     return out;
   }
 
@@ -146,12 +175,19 @@ export class Route53Emulator {
   }
 
   #xml(status: number, root: string, body: string, headers: Record<string, string> = {}): Response {
-    return new HttpResponse(`<?xml version="1.0"?>\n<${root} xmlns="${XMLNS}">${body}</${root}>`, { status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': requestId(), ...headers } });
+    return new HttpResponse(`<?xml version="1.0"?>\n<${root} xmlns="${XMLNS}">${body}</${root}>`, {
+      status,
+      headers: { 'content-type': 'text/xml', 'x-amzn-requestid': requestId(), ...headers },
+    });
   }
 
   #error(e: Route53Error): Response {
     const id = requestId();
-    return new HttpResponse(`<?xml version="1.0"?>\n<ErrorResponse xmlns="${XMLNS}"><Error>${t('Type', e.status >= 500 ? 'Receiver' : 'Sender')}${t('Code', e.code)}${t('Message', e.message)}</Error>${t('RequestId', id)}</ErrorResponse>`, { status: e.status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id } });
+    const error = `<Error>${t('Type', e.status >= 500 ? 'Receiver' : 'Sender')}${t('Code', e.code)}${t('Message', e.message)}</Error>`;
+    return new HttpResponse(`<?xml version="1.0"?>\n<ErrorResponse xmlns="${XMLNS}">${error}${t('RequestId', id)}</ErrorResponse>`, {
+      status: e.status,
+      headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id },
+    });
   }
 
   async #handle(request: Request): Promise<Response> {
@@ -162,9 +198,14 @@ export class Route53Emulator {
     const body = request.method === 'POST' ? await request.text() : '';
     const signed = this.#keyring ? this.#keyring.verify(request, body) : verifySigV4(request, body, this.#secrets);
     if (signed === 'expired') return this.#error(new Route53Error(403, 'ExpiredToken', 'The security token included in the request is expired'));
-    if (signed === 'unknown-key' || signed === 'missing') return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
-    if (signed !== 'ok') return this.#error(new Route53Error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
-    this.#audit.emit(() => ({ ...this.#auditRecord(operation, request.method, path, url.searchParams, body), ...(this.#keyring ? { caller: this.#keyring.callerOf(request) } : {}) }));
+    if (signed === 'unknown-key' || signed === 'missing')
+      return this.#error(new Route53Error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
+    if (signed !== 'ok')
+      return this.#error(new Route53Error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
+    this.#audit.emit(() => ({
+      ...this.#auditRecord(operation, request.method, path, url.searchParams, body),
+      ...(this.#keyring ? { caller: this.#keyring.callerOf(request) } : {}),
+    }));
     if (this.#budget.tryTake(1) > 0) {
       this.throttled += 1;
       return this.#error(new Route53Error(400, 'Throttling', 'Rate exceeded'));
@@ -209,14 +250,31 @@ export class Route53Emulator {
     const id = parts[1] ?? '';
     const resource = (type: string, found: boolean) => [{ type, id, tags: {}, created: false, ...(found ? {} : { missing: true }) }];
     const resources =
-      operation === 'ChangeResourceRecordSets' || operation === 'ListResourceRecordSets' || operation === 'GetHostedZone' ? resource('hostedzone', this.zones.has(id))
-        : operation === 'GetChange' ? resource('change', this.changes.has(id))
-        : operation === 'DeleteHealthCheck' ? resource('healthcheck', this.healthChecks.has(id))
-        : [];
-    const call: AwsCall = { service: 'route53', action: operation, region: 'us-east-1', params: { method, path, ...Object.fromEntries(q.entries()) }, resources };
+      operation === 'ChangeResourceRecordSets' || operation === 'ListResourceRecordSets' || operation === 'GetHostedZone'
+        ? resource('hostedzone', this.zones.has(id))
+        : operation === 'GetChange'
+          ? resource('change', this.changes.has(id))
+          : operation === 'DeleteHealthCheck'
+            ? resource('healthcheck', this.healthChecks.has(id))
+            : [];
+    const call: AwsCall = {
+      service: 'route53',
+      action: operation,
+      region: 'us-east-1',
+      params: { method, path, ...Object.fromEntries(q.entries()) },
+      resources,
+    };
     if (operation === 'ChangeResourceRecordSets') {
-      const doc = parser.parse(body) as { ChangeResourceRecordSetsRequest?: { ChangeBatch?: { Changes?: { Change?: Array<{ Action?: string; ResourceRecordSet?: { Name?: string; Type?: string } }> } } } };
-      call.changes = (doc.ChangeResourceRecordSetsRequest?.ChangeBatch?.Changes?.Change ?? []).map((c) => ({ action: c.Action ?? '', name: c.ResourceRecordSet?.Name ?? '', type: c.ResourceRecordSet?.Type ?? '' }));
+      const doc = parser.parse(body) as {
+        ChangeResourceRecordSetsRequest?: {
+          ChangeBatch?: { Changes?: { Change?: Array<{ Action?: string; ResourceRecordSet?: { Name?: string; Type?: string } }> } };
+        };
+      };
+      call.changes = (doc.ChangeResourceRecordSetsRequest?.ChangeBatch?.Changes?.Change ?? []).map((c) => ({
+        action: c.Action ?? '',
+        name: c.ResourceRecordSet?.Name ?? '',
+        type: c.ResourceRecordSet?.Type ?? '',
+      }));
     }
     return call;
   }
@@ -240,7 +298,11 @@ export class Route53Emulator {
     if (parts[0] === 'hostedzone' && parts.length === 1 && method === 'GET') return this.#listZones(q);
     if (parts[0] === 'hostedzone' && parts.length === 2 && method === 'GET') {
       const zone = this.#zone(parts[1] ?? '');
-      return this.#xml(200, 'GetHostedZoneResponse', this.#zoneXml(zone) + el('DelegationSet', el('NameServers', ...this.#nameServers(zone).map((n) => t('NameServer', n.replace(/\.$/, ''))))));
+      return this.#xml(
+        200,
+        'GetHostedZoneResponse',
+        this.#zoneXml(zone) + el('DelegationSet', el('NameServers', ...this.#nameServers(zone).map((n) => t('NameServer', n.replace(/\.$/, ''))))),
+      );
     }
     if (parts[0] === 'hostedzone' && parts[2] === 'rrset') {
       const zone = this.#zone(parts[1] ?? '');
@@ -256,12 +318,21 @@ export class Route53Emulator {
       if (method === 'DELETE') {
         const h = this.healthChecks.get(parts[1] ?? '');
         if (!h) throw new Route53Error(404, 'NoSuchHealthCheck', `A health check with id ${parts[1] ?? ''} does not exist.`);
-        for (const z of this.zones.values()) if (z.records.some((r) => r.healthCheckId === h.id)) throw new Route53Error(400, 'HealthCheckInUse', `The health check ${h.id} is still referenced from a record set.`);
+        for (const z of this.zones.values())
+          if (z.records.some((r) => r.healthCheckId === h.id))
+            throw new Route53Error(400, 'HealthCheckInUse', `The health check ${h.id} is still referenced from a record set.`);
         this.healthChecks.delete(h.id);
         return this.#xml(200, 'DeleteHealthCheckResponse', '');
       }
       if (method === 'GET') {
-        return this.#xml(200, 'ListHealthChecksResponse', el('HealthChecks', ...[...this.healthChecks.values()].map((h) => this.#healthCheckXml(h))) + t('IsTruncated', false) + t('MaxItems', 1000) + t('Marker', ''));
+        return this.#xml(
+          200,
+          'ListHealthChecksResponse',
+          el('HealthChecks', ...[...this.healthChecks.values()].map((h) => this.#healthCheckXml(h))) +
+            t('IsTruncated', false) +
+            t('MaxItems', 1000) +
+            t('Marker', ''),
+        );
       }
     }
     // "InvalidAction: The action or operation requested is invalid", HTTP 400 (Route 53's common errors).
@@ -275,7 +346,14 @@ export class Route53Emulator {
   }
 
   #zoneXml(z: Zone): string {
-    return el('HostedZone', t('Id', `/hostedzone/${z.id}`), t('Name', wireName(z.name)), t('CallerReference', z.id), el('Config', t('PrivateZone', false)), t('ResourceRecordSetCount', z.records.length));
+    return el(
+      'HostedZone',
+      t('Id', `/hostedzone/${z.id}`),
+      t('Name', wireName(z.name)),
+      t('CallerReference', z.id),
+      el('Config', t('PrivateZone', false)),
+      t('ResourceRecordSetCount', z.records.length),
+    );
   }
 
   /** The zone's name servers, as its apex NS record lists them (GetHostedZone's DelegationSet). */
@@ -287,7 +365,12 @@ export class Route53Emulator {
   #maxItems(q: URLSearchParams, limit: number): number {
     const raw = q.get('maxitems');
     const max = raw === null ? limit : Number(raw);
-    if (!Number.isInteger(max) || max < 1) throw new Route53Error(400, 'InvalidInput', `1 validation error detected: Value '${raw ?? ''}' at 'maxItems' failed to satisfy constraint: Member must be a positive integer`);
+    if (!Number.isInteger(max) || max < 1)
+      throw new Route53Error(
+        400,
+        'InvalidInput',
+        `1 validation error detected: Value '${raw ?? ''}' at 'maxItems' failed to satisfy constraint: Member must be a positive integer`,
+      );
     return Math.min(max, limit);
   }
 
@@ -307,7 +390,15 @@ export class Route53Emulator {
     }
     const page = zones.slice(start, start + max);
     const next = zones[start + max];
-    return this.#xml(200, 'ListHostedZonesResponse', el('HostedZones', ...page.map((z) => this.#zoneXml(z))) + t('Marker', marker ?? '') + t('IsTruncated', next !== undefined) + t('NextMarker', next?.id) + t('MaxItems', max));
+    return this.#xml(
+      200,
+      'ListHostedZonesResponse',
+      el('HostedZones', ...page.map((z) => this.#zoneXml(z))) +
+        t('Marker', marker ?? '') +
+        t('IsTruncated', next !== undefined) +
+        t('NextMarker', next?.id) +
+        t('MaxItems', max),
+    );
   }
 
   /**
@@ -323,7 +414,16 @@ export class Route53Emulator {
     const sorted = [...this.zones.values()].sort((a, b) => compareNames(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const zones = sorted.filter((z) => !dns || reversedName(z.name) > reversedName(dns) || (z.name === dns && (!fromId || z.id >= fromId)));
     const next = zones[max];
-    return this.#xml(200, 'ListHostedZonesByNameResponse', el('HostedZones', ...zones.slice(0, max).map((z) => this.#zoneXml(z))) + t('DNSName', q.get('dnsname')) + t('HostedZoneId', fromId) + t('IsTruncated', next !== undefined) + (next ? t('NextDNSName', wireName(next.name)) + t('NextHostedZoneId', next.id) : '') + t('MaxItems', max));
+    return this.#xml(
+      200,
+      'ListHostedZonesByNameResponse',
+      el('HostedZones', ...zones.slice(0, max).map((z) => this.#zoneXml(z))) +
+        t('DNSName', q.get('dnsname')) +
+        t('HostedZoneId', fromId) +
+        t('IsTruncated', next !== undefined) +
+        (next ? t('NextDNSName', wireName(next.name)) + t('NextHostedZoneId', next.id) : '') +
+        t('MaxItems', max),
+    );
   }
 
   #changeInfo(c: Change): string {
@@ -332,18 +432,27 @@ export class Route53Emulator {
   }
 
   #healthCheckXml(h: HealthCheck): string {
-    return el('HealthCheck', t('Id', h.id), t('CallerReference', h.callerReference), el('HealthCheckConfig', t('IPAddress', h.ip), t('Port', h.port), t('Type', h.type), t('RequestInterval', 30), t('FailureThreshold', 3)), t('HealthCheckVersion', 1));
+    return el(
+      'HealthCheck',
+      t('Id', h.id),
+      t('CallerReference', h.callerReference),
+      el('HealthCheckConfig', t('IPAddress', h.ip), t('Port', h.port), t('Type', h.type), t('RequestInterval', 30), t('FailureThreshold', 3)),
+      t('HealthCheckVersion', 1),
+    );
   }
 
   #createHealthCheck(body: string): Response {
-    const doc = parser.parse(body) as { CreateHealthCheckRequest?: { CallerReference?: string; HealthCheckConfig?: { IPAddress?: string; Port?: string; Type?: string } } };
+    const doc = parser.parse(body) as {
+      CreateHealthCheckRequest?: { CallerReference?: string; HealthCheckConfig?: { IPAddress?: string; Port?: string; Type?: string } };
+    };
     const req = doc.CreateHealthCheckRequest;
     const ref = req?.CallerReference;
     const cfg = req?.HealthCheckConfig;
     if (!ref || !cfg?.Type) throw new Route53Error(400, 'InvalidInput', 'CallerReference and HealthCheckConfig.Type are required');
     const existing = [...this.healthChecks.values()].find((h) => h.callerReference === ref);
     if (existing) {
-      if (existing.ip !== cfg.IPAddress || existing.port !== Number(cfg.Port)) throw new Route53Error(409, 'HealthCheckAlreadyExists', `A health check with caller reference ${ref} already exists with a different configuration.`);
+      if (existing.ip !== cfg.IPAddress || existing.port !== Number(cfg.Port))
+        throw new Route53Error(409, 'HealthCheckAlreadyExists', `A health check with caller reference ${ref} already exists with a different configuration.`);
       return this.#xml(201, 'CreateHealthCheckResponse', this.#healthCheckXml(existing), { Location: `${BASE}/healthcheck/${existing.id}` });
     }
     const h: HealthCheck = { id: this.#uuid(), callerReference: ref, ip: cfg.IPAddress ?? '', port: Number(cfg.Port ?? 80), type: cfg.Type };
@@ -352,8 +461,19 @@ export class Route53Emulator {
   }
 
   #change(zone: Zone, body: string): Response {
-    type RawRecord = { Name?: string; Type?: string; TTL?: string; SetIdentifier?: string; Failover?: string; HealthCheckId?: string; MultiValueAnswer?: string; ResourceRecords?: { ResourceRecord?: Array<{ Value?: string }> } };
-    const doc = parser.parse(body) as { ChangeResourceRecordSetsRequest?: { ChangeBatch?: { Changes?: { Change?: Array<{ Action?: string; ResourceRecordSet?: RawRecord }> } } } };
+    type RawRecord = {
+      Name?: string;
+      Type?: string;
+      TTL?: string;
+      SetIdentifier?: string;
+      Failover?: string;
+      HealthCheckId?: string;
+      MultiValueAnswer?: string;
+      ResourceRecords?: { ResourceRecord?: Array<{ Value?: string }> };
+    };
+    const doc = parser.parse(body) as {
+      ChangeResourceRecordSetsRequest?: { ChangeBatch?: { Changes?: { Change?: Array<{ Action?: string; ResourceRecordSet?: RawRecord }> } } };
+    };
     const changes = doc.ChangeResourceRecordSetsRequest?.ChangeBatch?.Changes?.Change ?? [];
     if (changes.length === 0) throw new Route53Error(400, 'InvalidInput', 'ChangeBatch must contain at least one change');
     // Atomic: validate every change against a copy, then commit.
@@ -361,33 +481,61 @@ export class Route53Emulator {
     for (const c of changes) {
       const raw = c.ResourceRecordSet ?? {};
       const rec: RecordSet = {
-        name: fqdn(raw.Name ?? ''), type: raw.Type ?? '', ...(raw.TTL ? { ttl: Number(raw.TTL) } : {}),
+        name: fqdn(raw.Name ?? ''),
+        type: raw.Type ?? '',
+        ...(raw.TTL ? { ttl: Number(raw.TTL) } : {}),
         values: (raw.ResourceRecords?.ResourceRecord ?? []).map((v) => v.Value ?? ''),
-        ...(raw.SetIdentifier ? { setIdentifier: raw.SetIdentifier } : {}), ...(raw.Failover ? { failover: raw.Failover } : {}),
-        ...(raw.HealthCheckId ? { healthCheckId: raw.HealthCheckId } : {}), ...(raw.MultiValueAnswer === 'true' ? { multiValue: true } : {}),
+        ...(raw.SetIdentifier ? { setIdentifier: raw.SetIdentifier } : {}),
+        ...(raw.Failover ? { failover: raw.Failover } : {}),
+        ...(raw.HealthCheckId ? { healthCheckId: raw.HealthCheckId } : {}),
+        ...(raw.MultiValueAnswer === 'true' ? { multiValue: true } : {}),
       };
-      if (!rec.name.endsWith(zone.name)) throw new Route53Error(400, 'InvalidChangeBatch', `[RRSet with DNS name ${rec.name} is not permitted in zone ${zone.name}]`);
-      if (!['A', 'AAAA', 'CNAME', 'TXT', 'NS', 'SOA', 'MX', 'SRV', 'CAA'].includes(rec.type)) throw new Route53Error(400, 'InvalidInput', `Invalid type ${rec.type}`);
-      if ((rec.failover || rec.multiValue) && !rec.setIdentifier) throw new Route53Error(400, 'InvalidInput', 'SetIdentifier is required for failover and multivalue records');
-      if (rec.healthCheckId && !this.healthChecks.has(rec.healthCheckId)) throw new Route53Error(400, 'NoSuchHealthCheck', `A health check with id ${rec.healthCheckId} does not exist.`);
+      if (!rec.name.endsWith(zone.name))
+        throw new Route53Error(400, 'InvalidChangeBatch', `[RRSet with DNS name ${rec.name} is not permitted in zone ${zone.name}]`);
+      if (!['A', 'AAAA', 'CNAME', 'TXT', 'NS', 'SOA', 'MX', 'SRV', 'CAA'].includes(rec.type))
+        throw new Route53Error(400, 'InvalidInput', `Invalid type ${rec.type}`);
+      if ((rec.failover || rec.multiValue) && !rec.setIdentifier)
+        throw new Route53Error(400, 'InvalidInput', 'SetIdentifier is required for failover and multivalue records');
+      if (rec.healthCheckId && !this.healthChecks.has(rec.healthCheckId))
+        throw new Route53Error(400, 'NoSuchHealthCheck', `A health check with id ${rec.healthCheckId} does not exist.`);
       const same = (r: RecordSet) => r.name === rec.name && r.type === rec.type && (r.setIdentifier ?? '') === (rec.setIdentifier ?? '');
       const index = records.findIndex(same);
       const action = c.Action;
       if (action === 'CREATE') {
-        if (index >= 0) throw new Route53Error(400, 'InvalidChangeBatch', `[Tried to create resource record set [name='${rec.name}', type='${rec.type}'] but it already exists]`);
+        if (index >= 0)
+          throw new Route53Error(
+            400,
+            'InvalidChangeBatch',
+            `[Tried to create resource record set [name='${rec.name}', type='${rec.type}'] but it already exists]`,
+          );
         records.push(rec);
       } else if (action === 'UPSERT') {
         if (index >= 0) records[index] = rec;
         else records.push(rec);
       } else if (action === 'DELETE') {
         const existing = records[index];
-        if (!existing) throw new Route53Error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${rec.name}', type='${rec.type}'] but it was not found]`);
-        if (JSON.stringify([...existing.values].sort()) !== JSON.stringify([...rec.values].sort()) || existing.ttl !== rec.ttl) throw new Route53Error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${rec.name}', type='${rec.type}'] but the values provided do not match the current values]`);
+        if (!existing)
+          throw new Route53Error(
+            400,
+            'InvalidChangeBatch',
+            `[Tried to delete resource record set [name='${rec.name}', type='${rec.type}'] but it was not found]`,
+          );
+        if (JSON.stringify([...existing.values].sort()) !== JSON.stringify([...rec.values].sort()) || existing.ttl !== rec.ttl)
+          throw new Route53Error(
+            400,
+            'InvalidChangeBatch',
+            `[Tried to delete resource record set [name='${rec.name}', type='${rec.type}'] but the values provided do not match the current values]`,
+          );
         records.splice(index, 1);
       } else {
         throw new Route53Error(400, 'InvalidInput', `Invalid action ${String(action)}`);
       }
-      if (rec.type === 'CNAME' && action !== 'DELETE' && records.some((r) => r.name === rec.name && r.type !== 'CNAME')) throw new Route53Error(400, 'InvalidChangeBatch', `[RRSet of type CNAME with DNS name ${rec.name} is not permitted as it conflicts with other records with the same DNS name in zone ${zone.name}]`);
+      if (rec.type === 'CNAME' && action !== 'DELETE' && records.some((r) => r.name === rec.name && r.type !== 'CNAME'))
+        throw new Route53Error(
+          400,
+          'InvalidChangeBatch',
+          `[RRSet of type CNAME with DNS name ${rec.name} is not permitted as it conflicts with other records with the same DNS name in zone ${zone.name}]`,
+        );
     }
     zone.records = records;
     const change: Change = { id: this.#id('C'), submittedAt: this.#ctx.clock.now() };
@@ -402,20 +550,45 @@ export class Route53Emulator {
    */
   #listRecords(zone: Zone, q: URLSearchParams): Response {
     const max = Math.min(300, Number(q.get('maxitems') ?? '300'));
-    const order = (a: RecordSet, b: RecordSet): number => compareNames(a.name, b.name) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) || ((a.setIdentifier ?? '') < (b.setIdentifier ?? '') ? -1 : (a.setIdentifier ?? '') > (b.setIdentifier ?? '') ? 1 : 0);
+    const order = (a: RecordSet, b: RecordSet): number =>
+      compareNames(a.name, b.name) ||
+      (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) ||
+      ((a.setIdentifier ?? '') < (b.setIdentifier ?? '') ? -1 : (a.setIdentifier ?? '') > (b.setIdentifier ?? '') ? 1 : 0);
     const sorted = [...zone.records].sort(order);
     const name = q.get('name');
     if (q.get('type') && !name) throw new Route53Error(400, 'InvalidInput', 'The input is not valid: if you specify type, you must also specify name');
     let start = 0;
     if (name) {
-      const from: RecordSet = { name: fqdn(name), type: q.get('type') ?? '', values: [], ...(q.get('identifier') ? { setIdentifier: q.get('identifier') ?? '' } : {}) };
+      const from: RecordSet = {
+        name: fqdn(name),
+        type: q.get('type') ?? '',
+        values: [],
+        ...(q.get('identifier') ? { setIdentifier: q.get('identifier') ?? '' } : {}),
+      };
       start = sorted.findIndex((r) => order(r, from) >= 0);
       if (start < 0) start = sorted.length;
     }
     const page = sorted.slice(start, start + max);
     const next = sorted[start + max];
     const recordXml = (r: RecordSet) =>
-      el('ResourceRecordSet', t('Name', wireName(r.name)), t('Type', r.type), t('SetIdentifier', r.setIdentifier), t('Failover', r.failover), t('MultiValueAnswer', r.multiValue), t('TTL', r.ttl), el('ResourceRecords', ...r.values.map((v) => el('ResourceRecord', t('Value', v)))), t('HealthCheckId', r.healthCheckId));
-    return this.#xml(200, 'ListResourceRecordSetsResponse', el('ResourceRecordSets', ...page.map(recordXml)) + t('IsTruncated', next !== undefined) + t('MaxItems', max) + (next ? t('NextRecordName', wireName(next.name)) + t('NextRecordType', next.type) + t('NextRecordIdentifier', next.setIdentifier) : ''));
+      el(
+        'ResourceRecordSet',
+        t('Name', wireName(r.name)),
+        t('Type', r.type),
+        t('SetIdentifier', r.setIdentifier),
+        t('Failover', r.failover),
+        t('MultiValueAnswer', r.multiValue),
+        t('TTL', r.ttl),
+        el('ResourceRecords', ...r.values.map((v) => el('ResourceRecord', t('Value', v)))),
+        t('HealthCheckId', r.healthCheckId),
+      );
+    return this.#xml(
+      200,
+      'ListResourceRecordSetsResponse',
+      el('ResourceRecordSets', ...page.map(recordXml)) +
+        t('IsTruncated', next !== undefined) +
+        t('MaxItems', max) +
+        (next ? t('NextRecordName', wireName(next.name)) + t('NextRecordType', next.type) + t('NextRecordIdentifier', next.setIdentifier) : ''),
+    );
   }
 }

@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChangeResourceRecordSetsCommand, CreateHostedZoneCommand, GetHostedZoneCommand, ListHostedZonesByNameCommand, ListHostedZonesCommand, ListResourceRecordSetsCommand, Route53Client, type Change } from '@aws-sdk/client-route-53';
+import {
+  ChangeResourceRecordSetsCommand,
+  CreateHostedZoneCommand,
+  GetHostedZoneCommand,
+  ListHostedZonesByNameCommand,
+  ListHostedZonesCommand,
+  ListResourceRecordSetsCommand,
+  Route53Client,
+  type Change,
+} from '@aws-sdk/client-route-53';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -9,10 +18,23 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const r53 = () => new Route53Client({ region: 'us-east-1', credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey }, maxAttempts: 1 });
-const failure = (p: Promise<unknown>) => p.then(() => ({ code: 'ok', status: 200 }), (e: { name?: string; $metadata?: { httpStatusCode?: number } }) => ({ code: e.name, status: e.$metadata?.httpStatusCode }));
-const zoneId = async (name: string) => ((await r53().send(new ListHostedZonesByNameCommand({ DNSName: name, MaxItems: 1 }))).HostedZones?.[0]?.Id ?? '').replace('/hostedzone/', '');
-const create = (name: string, type = 'A', value = '192.0.2.1'): Change => ({ Action: 'CREATE', ResourceRecordSet: { Name: name, Type: type as 'A', TTL: 60, ResourceRecords: [{ Value: value }] } });
+const r53 = () =>
+  new Route53Client({
+    region: 'us-east-1',
+    credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+    maxAttempts: 1,
+  });
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => ({ code: 'ok', status: 200 }),
+    (e: { name?: string; $metadata?: { httpStatusCode?: number } }) => ({ code: e.name, status: e.$metadata?.httpStatusCode }),
+  );
+const zoneId = async (name: string) =>
+  ((await r53().send(new ListHostedZonesByNameCommand({ DNSName: name, MaxItems: 1 }))).HostedZones?.[0]?.Id ?? '').replace('/hostedzone/', '');
+const create = (name: string, type = 'A', value = '192.0.2.1'): Change => ({
+  Action: 'CREATE',
+  ResourceRecordSet: { Name: name, Type: type as 'A', TTL: 60, ResourceRecords: [{ Value: value }] },
+});
 
 describe('Route 53 emulator: hosted zones', () => {
   it('lists hosted zones in pages with Marker and NextMarker', async () => {
@@ -48,12 +70,24 @@ describe('Route 53 emulator: hosted zones', () => {
 describe('Route 53 emulator: record set order', () => {
   it('sorts record sets by name with the labels reversed, then by type, and starts a page at a name in that order', async () => {
     const id = await zoneId('example.com');
-    await r53().send(new ChangeResourceRecordSetsCommand({ HostedZoneId: id, ChangeBatch: { Changes: [create('b.example.com'), create('a.b.example.com'), create('z.example.com'), create('b.example.com', 'TXT', '"x"')] } }));
+    await r53().send(
+      new ChangeResourceRecordSetsCommand({
+        HostedZoneId: id,
+        ChangeBatch: { Changes: [create('b.example.com'), create('a.b.example.com'), create('z.example.com'), create('b.example.com', 'TXT', '"x"')] },
+      }),
+    );
     const listed = (await r53().send(new ListResourceRecordSetsCommand({ HostedZoneId: id }))).ResourceRecordSets ?? [];
     expect(listed.map((r) => `${r.Name} ${r.Type}`)).toEqual([
-      'example.com. NS', 'example.com. SOA', 'b.example.com. A', 'b.example.com. TXT', 'a.b.example.com. A', 'z.example.com. A',
+      'example.com. NS',
+      'example.com. SOA',
+      'b.example.com. A',
+      'b.example.com. TXT',
+      'a.b.example.com. A',
+      'z.example.com. A',
     ]);
-    const page = await r53().send(new ListResourceRecordSetsCommand({ HostedZoneId: id, StartRecordName: 'b.example.com', StartRecordType: 'TXT', MaxItems: 2 }));
+    const page = await r53().send(
+      new ListResourceRecordSetsCommand({ HostedZoneId: id, StartRecordName: 'b.example.com', StartRecordType: 'TXT', MaxItems: 2 }),
+    );
     expect(page.ResourceRecordSets?.map((r) => `${r.Name} ${r.Type}`)).toEqual(['b.example.com. TXT', 'a.b.example.com. A']);
     expect([page.NextRecordName, page.NextRecordType]).toEqual(['z.example.com.', 'A']);
   });
@@ -61,7 +95,8 @@ describe('Route 53 emulator: record set order', () => {
   it('returns a wildcard name with the asterisk escaped as \\052', async () => {
     const id = await zoneId('example.com');
     await r53().send(new ChangeResourceRecordSetsCommand({ HostedZoneId: id, ChangeBatch: { Changes: [create('*.example.com')] } }));
-    const listed = (await r53().send(new ListResourceRecordSetsCommand({ HostedZoneId: id, StartRecordName: '*.example.com', MaxItems: 1 }))).ResourceRecordSets ?? [];
+    const listed =
+      (await r53().send(new ListResourceRecordSetsCommand({ HostedZoneId: id, StartRecordName: '*.example.com', MaxItems: 1 }))).ResourceRecordSets ?? [];
     expect(listed.map((r) => r.Name)).toEqual(['\\052.example.com.']);
   });
 
@@ -78,6 +113,9 @@ describe('Route 53 emulator: server errors', () => {
   });
 
   it('answers an operation it does not serve (CreateHostedZone) with InvalidAction and HTTP 400', async () => {
-    expect(await failure(r53().send(new CreateHostedZoneCommand({ Name: 'new.example', CallerReference: 'x' })))).toEqual({ code: 'InvalidAction', status: 400 });
+    expect(await failure(r53().send(new CreateHostedZoneCommand({ Name: 'new.example', CallerReference: 'x' })))).toEqual({
+      code: 'InvalidAction',
+      status: 400,
+    });
   });
 });

@@ -19,7 +19,14 @@ afterEach(() => crusoe?.stop());
 async function cmkWorld() {
   const sandbox = new CrusoeSandbox();
   crusoe = sandbox;
-  const provider = new CrusoeProvider({ accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId), secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey), projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId, clock: sandbox.clock, sshPublicKey: SANDBOX_SSH_PUBLIC_KEY, random: () => 0.5 });
+  const provider = new CrusoeProvider({
+    accessKeyId: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.accessKeyId),
+    secretKey: Redacted.of(CRUSOE_SANDBOX_CREDENTIALS.secretKey),
+    projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
+    clock: sandbox.clock,
+    sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+    random: () => 0.5,
+  });
   const run = <T>(call: () => Promise<Outcome<T>>): Promise<T> => settle(call, { clock: sandbox.clock, maxAttempts: 400 });
   await run(() => provider.managedKubernetes.ensureCluster({ name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.15', addons: [] }));
   const kubeconfig = await run(() => provider.managedKubernetes.kubeconfig({ clusterId: id, name: id, region }));
@@ -28,7 +35,7 @@ async function cmkWorld() {
 }
 
 describe('the TLS material of a managed control plane', () => {
-  it('serves the cluster with the cloud\'s serving certificate, which the admin kubeconfig trusts, for the API name', async () => {
+  it("serves the cluster with the cloud's serving certificate, which the admin kubeconfig trusts, for the API name", async () => {
     const { world, admin } = await cmkWorld();
     const { clusters, problems } = clusterTls(world);
     expect(problems).toEqual([]);
@@ -37,12 +44,23 @@ describe('the TLS material of a managed control plane', () => {
     const [cluster] = clusters;
     if (!cluster) throw new Error('the CMK cluster must be served');
     crusoe?.stop(); // Real sockets from here on.
-    const server = createHttpsServer({ cert: cluster.certPem, key: cluster.keyPem.reveal(), ca: cluster.caPem, requestCert: true, rejectUnauthorized: true }, (_req, res) => res.end('ok'));
+    const server = createHttpsServer(
+      { cert: cluster.certPem, key: cluster.keyPem.reveal(), ca: cluster.caPem, requestCert: true, rejectUnauthorized: true },
+      (_req, res) => res.end('ok'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const body = await new Promise<string>((resolve, reject) => {
         const req = httpsRequest(
-          { host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/readyz', servername: cluster.host, ca: admin.caPem, cert: admin.clientCertificatePem, key: admin.clientKeyPem?.reveal() },
+          {
+            host: '127.0.0.1',
+            port: (server.address() as AddressInfo).port,
+            path: '/readyz',
+            servername: cluster.host,
+            ca: admin.caPem,
+            cert: admin.clientCertificatePem,
+            key: admin.clientKeyPem?.reveal(),
+          },
           (res) => {
             let text = '';
             res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -63,6 +81,9 @@ describe('the TLS material of a managed control plane', () => {
     const { world, provider } = await cmkWorld();
     expect(clusterTls(world).clusters.map((c) => c.name)).toEqual([id]);
     expect((await provider.managedKubernetes.deleteCluster({ clusterId: id, name: id, region })).status).toBe('pending');
-    expect(clusterTls(world)).toEqual({ clusters: [], problems: [{ name: id, endpoint: `${id}.crusoecloudcompute.com:6443`, message: 'its API does not answer (no control plane is running)' }] });
+    expect(clusterTls(world)).toEqual({
+      clusters: [],
+      problems: [{ name: id, endpoint: `${id}.crusoecloudcompute.com:6443`, message: 'its API does not answer (no control plane is running)' }],
+    });
   });
 });

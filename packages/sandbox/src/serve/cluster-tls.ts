@@ -82,7 +82,13 @@ export function clusterTls(sandbox: Pick<Sandbox, 'listVms' | 'kubernetes'>): { 
       ? [{ cert: managed.certPem, key: managed.keyPem }].find((c) => signed(c.cert))
       : (candidates.get(endpoint) ?? []).sort((a, b) => Number(b.init) - Number(a.init)).find((c) => signed(c.cert));
     if (!found) {
-      problems.push({ name, endpoint, message: managed ? 'its managed control plane\'s serving certificate is not signed by the cluster CA' : 'no running control plane carries a serving certificate signed by the cluster CA' });
+      problems.push({
+        name,
+        endpoint,
+        message: managed
+          ? "its managed control plane's serving certificate is not signed by the cluster CA"
+          : 'no running control plane carries a serving certificate signed by the cluster CA',
+      });
       continue;
     }
     clusters.push({ name, endpoint, host: hostOf(endpoint), caPem, certPem: found.cert, keyPem: Redacted.of(found.key) });

@@ -16,7 +16,8 @@ export function signedRegion(authorization: string | undefined): string | undefi
 }
 
 function ec2Error(code: string, message: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${randomUUID()}</RequestID></Response>`;
+  const error = `<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors>${error}</Errors><RequestID>${randomUUID()}</RequestID></Response>`;
 }
 
 /** The service of a SigV4 Authorization header's credential scope (`…/<region>/<service>/aws4_request`). */
@@ -35,7 +36,11 @@ export function awsTarget(path: string, authorization: string | undefined, regio
   // Unsigned requests go to the first region, whose emulator answers them as EC2 does (MissingAuthenticationToken).
   const region = signedRegion(authorization) ?? regions[0] ?? 'eu-central-1';
   if (!regions.includes(region)) {
-    return { status: 400, contentType: 'text/xml;charset=UTF-8', body: ec2Error('InvalidRegion', `The sandbox serves EC2 in ${regions.join(', ')}; the request was signed for ${region}.`) };
+    return {
+      status: 400,
+      contentType: 'text/xml;charset=UTF-8',
+      body: ec2Error('InvalidRegion', `The sandbox serves EC2 in ${regions.join(', ')}; the request was signed for ${region}.`),
+    };
   }
   return { url: `https://ec2.${region}.amazonaws.com${path}` };
 }
@@ -57,7 +62,8 @@ export interface ServedApi {
 export function apiTarget(api: ServedApi, path: string): Target {
   const base = new URL(api.base);
   const refuse = (status: 400 | 404, message: string): Target => ({ status, contentType: 'application/json', body: api.error(status, message) });
-  if (!(path === base.pathname || path.startsWith(`${base.pathname}/`) || path.startsWith(`${base.pathname}?`))) return refuse(404, `the ${api.name} API is served under ${base.pathname}`);
+  if (!(path === base.pathname || path.startsWith(`${base.pathname}/`) || path.startsWith(`${base.pathname}?`)))
+    return refuse(404, `the ${api.name} API is served under ${base.pathname}`);
   const url = new URL(`${base.origin}${path}`);
   const normal = `${url.pathname}${url.search}`;
   if (normal !== path) return refuse(400, `the ${api.name} API takes the request path normalised and escaped, as ${normal}`);

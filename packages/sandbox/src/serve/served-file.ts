@@ -35,7 +35,10 @@ export async function readServedFile(stateDir: string): Promise<ServedFile> {
   }
   const file = JSON.parse(text) as ServedFile;
   if (typeof file.pid !== 'number' || !alive(file.pid)) {
-    throw new KubeplaneError('not-found', `the sandbox server for ${stateDir} (pid ${String(file.pid)}) is no longer running; start one with: kubeplane sandbox serve --state-dir ${stateDir}`);
+    throw new KubeplaneError(
+      'not-found',
+      `the sandbox server for ${stateDir} (pid ${String(file.pid)}) is no longer running; start one with: kubeplane sandbox serve --state-dir ${stateDir}`,
+    );
   }
   return file;
 }
@@ -62,7 +65,7 @@ export function clientEnvironment(endpoints: ServedEndpoints, withSecrets: boole
 
 export async function writeCredentialsFile(stateDir: string, endpoints: ServedEndpoints): Promise<void> {
   const lines = [
-    '# kubeplane sandbox serve: the sandbox clouds\' credentials and addresses. Source it: . <this file>',
+    "# kubeplane sandbox serve: the sandbox clouds' credentials and addresses. Source it: . <this file>",
     ...clientEnvironment(endpoints, true).map(([k, v]) => `export ${k}='${v}'`),
     '',
   ];

@@ -81,7 +81,8 @@ export class SandboxServer {
 
   static async start(sandbox: Sandbox, options: SandboxServerOptions): Promise<SandboxServer> {
     if (!(options.speed >= 0) || !Number.isFinite(options.speed)) throw new RangeError(`speed must be a number >= 0, not ${options.speed}`);
-    if (!Number.isInteger(options.portBase) || options.portBase < 0 || options.portBase > 65535) throw new RangeError(`the port base must be 0..65535, not ${options.portBase}`);
+    if (!Number.isInteger(options.portBase) || options.portBase < 0 || options.portBase > 65535)
+      throw new RangeError(`the port base must be 0..65535, not ${options.portBase}`);
     const server = new SandboxServer(sandbox, options);
     try {
       await server.#listen();
@@ -97,8 +98,10 @@ export class SandboxServer {
     const port = (offset: number) => (this.#options.portBase === 0 ? 0 : this.#options.portBase + offset);
     const aws = await this.#bind(createHttpServer(this.#handler((req) => awsTarget(req.url ?? '/', req.headers.authorization, regions))), port(0));
     // Each API keeps its real path prefix on its port, so a client's base URL is the served origin plus that prefix.
-    const api = async (served: ServedApi, offset: number) =>
-      `http://${SERVE_HOST}:${await this.#bind(createHttpServer(this.#handler((req) => apiTarget(served, req.url ?? '/'))), port(offset))}${new URL(served.base).pathname}`;
+    const api = async (served: ServedApi, offset: number) => {
+      const bound = await this.#bind(createHttpServer(this.#handler((req) => apiTarget(served, req.url ?? '/'))), port(offset));
+      return `http://${SERVE_HOST}:${bound}${new URL(served.base).pathname}`;
+    };
     const hetzner = await api(HETZNER, 1);
     const crusoe = await api(CRUSOE, 2);
     const cloudflare = await api(CLOUDFLARE, 3);
@@ -115,17 +118,23 @@ export class SandboxServer {
 
   #clusterServer(cluster: ClusterTls): Server {
     const endpoint = cluster.endpoint;
-    const handler = this.#handler((req) => ({ url: `https://${endpoint}${req.url ?? '/'}` }), (req, res) => {
-      if (!this.#sandbox.kubernetes.simulation.reachable(endpoint)) {
-        // The control plane went away (stopped, replaced): like a dead address, the connection drops.
-        res.destroy();
-        return true;
-      }
-      // Discovery too is the emulator's: it knows the cluster's CRDs.
-      return false;
-    });
+    const handler = this.#handler(
+      (req) => ({ url: `https://${endpoint}${req.url ?? '/'}` }),
+      (_req, res) => {
+        if (!this.#sandbox.kubernetes.simulation.reachable(endpoint)) {
+          // The control plane went away (stopped, replaced): like a dead address, the connection drops.
+          res.destroy();
+          return true;
+        }
+        // Discovery too is the emulator's: it knows the cluster's CRDs.
+        return false;
+      },
+    );
     // The client must present a certificate signed by this cluster's CA; nothing else gets past the handshake.
-    return createHttpsServer({ key: cluster.keyPem.reveal(), cert: cluster.certPem, ca: cluster.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' }, handler);
+    return createHttpsServer(
+      { key: cluster.keyPem.reveal(), cert: cluster.certPem, ca: cluster.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+      handler,
+    );
   }
 
   #handler(route: Route, before?: (req: IncomingMessage, res: ServerResponse) => boolean): (req: IncomingMessage, res: ServerResponse) => void {
@@ -189,10 +198,12 @@ export class SandboxServer {
 
   /** Writes the world now (after any save in progress): saves never overlap. */
   flush(): Promise<void> {
-    const next = this.#saving.catch(() => undefined).then(() => {
-      this.#advance();
-      return this.#options.save();
-    });
+    const next = this.#saving
+      .catch(() => undefined)
+      .then(() => {
+        this.#advance();
+        return this.#options.save();
+      });
     this.#saving = next;
     return next;
   }

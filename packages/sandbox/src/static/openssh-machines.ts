@@ -40,7 +40,12 @@ export class OpenSshMachines implements StaticMachineBackend {
     if (!host.machine) {
       const h = host;
       const keep = this.#saved?.machineDir(endpoint, port);
-      h.machine = OpenSshMachine.start({ authorizedKey: this.#authorizedKey, users: [username], hostname: endpoint.replace(/[^A-Za-z0-9-]/g, '-'), ...(keep ? { keep } : {}) });
+      h.machine = OpenSshMachine.start({
+        authorizedKey: this.#authorizedKey,
+        users: [username],
+        hostname: endpoint.replace(/[^A-Za-z0-9-]/g, '-'),
+        ...(keep ? { keep } : {}),
+      });
       void h.machine.then(
         (m) => {
           h.started = m;

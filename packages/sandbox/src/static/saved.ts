@@ -45,6 +45,17 @@ export class SavedMachines {
 /** The VM the simulated kubelet sees for a machine that is (or was) a node. */
 export function vmOf(h: Omit<MachineState, 'files'>): SandboxVm[] {
   return h.node && h.userData !== undefined && h.runningSinceMs !== undefined
-    ? [{ cloud: 'static', name: h.node, id: `${h.endpoint}:${h.port}`, state: h.stoppedAtMs === undefined ? 'running' : 'terminated', runningSinceMs: h.runningSinceMs, ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}), userData: h.userData, publicIPv4: h.endpoint }]
+    ? [
+        {
+          cloud: 'static',
+          name: h.node,
+          id: `${h.endpoint}:${h.port}`,
+          state: h.stoppedAtMs === undefined ? 'running' : 'terminated',
+          runningSinceMs: h.runningSinceMs,
+          ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}),
+          userData: h.userData,
+          publicIPv4: h.endpoint,
+        },
+      ]
     : [];
 }

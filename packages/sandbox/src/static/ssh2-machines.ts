@@ -121,7 +121,15 @@ export class Ssh2Machines implements StaticMachineBackend {
   }
 
   #save(h: StaticHost): void {
-    this.#saved?.save({ endpoint: h.endpoint, port: h.port, ...(h.node !== undefined ? { node: h.node } : {}), ...(h.userData !== undefined ? { userData: h.userData } : {}), ...(h.runningSinceMs !== undefined ? { runningSinceMs: h.runningSinceMs } : {}), ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}), files: [...h.files] });
+    this.#saved?.save({
+      endpoint: h.endpoint,
+      port: h.port,
+      ...(h.node !== undefined ? { node: h.node } : {}),
+      ...(h.userData !== undefined ? { userData: h.userData } : {}),
+      ...(h.runningSinceMs !== undefined ? { runningSinceMs: h.runningSinceMs } : {}),
+      ...(h.stoppedAtMs !== undefined ? { stoppedAtMs: h.stoppedAtMs } : {}),
+      files: [...h.files],
+    });
   }
 
   #serve(host: StaticHost, client: Connection): void {
@@ -143,7 +151,8 @@ export class Ssh2Machines implements StaticMachineBackend {
           let script = '';
           stream.on('data', (chunk: Buffer) => (script += chunk.toString('utf8')));
           stream.on('end', () => {
-            const { code, output } = info.command === 'sh -s' || info.command === 'sudo -n sh -s' ? this.#run(host, script) : { code: 127, output: `${info.command}: not found` };
+            const { code, output } =
+              info.command === 'sh -s' || info.command === 'sudo -n sh -s' ? this.#run(host, script) : { code: 127, output: `${info.command}: not found` };
             stream.write(`${output}\n`);
             stream.exit(code);
             stream.end();

@@ -137,8 +137,10 @@ export class StsEmulator implements AwsKeyring {
     countCall(this.#ctx, 'sts', action);
     const signed = this.verify(request, text);
     if (signed === 'expired') return this.#error(new StsError(400, 'ExpiredToken', 'The security token included in the request is expired'));
-    if (signed === 'unknown-key' || signed === 'missing') return this.#error(new StsError(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
-    if (signed !== 'ok') return this.#error(new StsError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
+    if (signed === 'unknown-key' || signed === 'missing')
+      return this.#error(new StsError(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.'));
+    if (signed !== 'ok')
+      return this.#error(new StsError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'));
     const fault = this.#ctx.faults.take('sts', action);
     if (fault === 'throttled' || fault === 'throttled-no-headers') return this.#error(new StsError(400, 'Throttling', 'Rate exceeded'));
     if (fault === 'server-error') return this.#error(new StsError(500, 'InternalFailure', 'An internal error has occurred'));
@@ -152,7 +154,9 @@ export class StsEmulator implements AwsKeyring {
           return this.#xml('GetCallerIdentity', t('Arn', caller.arn) + t('UserId', caller.userId) + t('Account', SANDBOX_AWS_ACCOUNT));
         }
         default:
-          return this.#error(new StsError(400, 'InvalidAction', `Could not find operation ${action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`));
+          return this.#error(
+            new StsError(400, 'InvalidAction', `Could not find operation ${action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`),
+          );
       }
     } catch (e) {
       if (e instanceof StsError) return this.#error(e);
@@ -170,7 +174,11 @@ export class StsEmulator implements AwsKeyring {
     const session = token === null ? undefined : [...this.#sessions.values()].find((s) => s.sessionToken === token);
     if (!session) return { arn: `arn:aws:iam::${SANDBOX_AWS_ACCOUNT}:user/kubeplane-sandbox`, userId: 'AIDASANDBOXUSER00001' };
     const role = ROLE_ARN.exec(session.roleArn)?.[2] ?? 'role';
-    return { arn: `arn:aws:sts::${SANDBOX_AWS_ACCOUNT}:assumed-role/${role}/${session.sessionName}`, userId: `AROASANDBOX${role.length}:${session.sessionName}`, session };
+    return {
+      arn: `arn:aws:sts::${SANDBOX_AWS_ACCOUNT}:assumed-role/${role}/${session.sessionName}`,
+      userId: `AROASANDBOX${role.length}:${session.sessionName}`,
+      session,
+    };
   }
 
   #assumeRole(p: URLSearchParams, caller: { arn: string }): Response {
@@ -178,24 +186,44 @@ export class StsEmulator implements AwsKeyring {
     const sessionName = p.get('RoleSessionName') ?? '';
     if (!roleArn) throw new StsError(400, 'MissingParameter', 'The request must contain the parameter RoleArn');
     if (!sessionName) throw new StsError(400, 'MissingParameter', 'The request must contain the parameter RoleSessionName');
-    if (!SESSION_NAME.test(sessionName)) throw new StsError(400, 'ValidationError', `1 validation error detected: Value '${sessionName}' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*`);
+    if (!SESSION_NAME.test(sessionName))
+      throw new StsError(
+        400,
+        'ValidationError',
+        `1 validation error detected: Value '${sessionName}' at 'roleSessionName' failed to ` +
+          `satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*`,
+      );
     const externalId = p.get('ExternalId');
-    if (externalId !== null && !EXTERNAL_ID.test(externalId)) throw new StsError(400, 'ValidationError', "1 validation error detected: Value at 'externalId' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@:\\/-]*");
+    if (externalId !== null && !EXTERNAL_ID.test(externalId))
+      throw new StsError(
+        400,
+        'ValidationError',
+        "1 validation error detected: Value at 'externalId' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@:\\/-]*",
+      );
     const role = this.#roles.get(roleArn);
     // AWS does not say which of these failed (no such role, a trust policy that refuses, a wrong external id).
     if (!role || (role.externalId !== undefined && role.externalId !== externalId)) {
       throw new StsError(403, 'AccessDenied', `User: ${caller.arn} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
     }
     const duration = Number(p.get('DurationSeconds') ?? 3600);
-    if (!Number.isInteger(duration) || duration < 900) throw new StsError(400, 'ValidationError', `1 validation error detected: Value '${p.get('DurationSeconds')}' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900`);
-    if (duration > (role.maxSessionSeconds ?? 3600)) throw new StsError(400, 'ValidationError', 'The requested DurationSeconds exceeds the MaxSessionDuration set for this role.');
+    if (!Number.isInteger(duration) || duration < 900)
+      throw new StsError(
+        400,
+        'ValidationError',
+        `1 validation error detected: Value '${p.get('DurationSeconds')}' at 'durationSeconds' ` +
+          `failed to satisfy constraint: Member must have value greater than or equal to 900`,
+      );
+    if (duration > (role.maxSessionSeconds ?? 3600))
+      throw new StsError(400, 'ValidationError', 'The requested DurationSeconds exceeds the MaxSessionDuration set for this role.');
     const tags: Record<string, string> = {};
     for (const member of queryMembers(p, 'Tags.member')) {
       const key = member.get('Key') ?? '';
       const value = member.get('Value') ?? '';
-      if (key.length < 1 || key.length > 128 || value.length > 256) throw new StsError(400, 'ValidationError', 'A session tag key must have 1 to 128 characters and its value at most 256');
+      if (key.length < 1 || key.length > 128 || value.length > 256)
+        throw new StsError(400, 'ValidationError', 'A session tag key must have 1 to 128 characters and its value at most 256');
       // Keys are case-insensitive in STS: two that differ only in case are a duplicate.
-      if (Object.keys(tags).some((k) => k.toLowerCase() === key.toLowerCase())) throw new StsError(400, 'InvalidParameterValue', `Duplicate tag keys found. Please note that Tag keys are case insensitive.`);
+      if (Object.keys(tags).some((k) => k.toLowerCase() === key.toLowerCase()))
+        throw new StsError(400, 'InvalidParameterValue', `Duplicate tag keys found. Please note that Tag keys are case insensitive.`);
       tags[key] = value;
     }
     if (Object.keys(tags).length > 50) throw new StsError(400, 'ValidationError', 'You can pass up to 50 session tags.');
@@ -216,18 +244,34 @@ export class StsEmulator implements AwsKeyring {
     const roleName = ROLE_ARN.exec(roleArn)?.[2] ?? 'role';
     return this.#xml(
       'AssumeRole',
-      el('AssumedRoleUser', t('Arn', `arn:aws:sts::${SANDBOX_AWS_ACCOUNT}:assumed-role/${roleName}/${sessionName}`) + t('AssumedRoleId', `AROASANDBOX${suffix}:${sessionName}`)) +
-        el('Credentials', t('AccessKeyId', session.accessKeyId) + t('SecretAccessKey', session.secretAccessKey) + t('SessionToken', session.sessionToken) + t('Expiration', new Date(session.expiresAt).toISOString())) +
+      el(
+        'AssumedRoleUser',
+        t('Arn', `arn:aws:sts::${SANDBOX_AWS_ACCOUNT}:assumed-role/${roleName}/${sessionName}`) + t('AssumedRoleId', `AROASANDBOX${suffix}:${sessionName}`),
+      ) +
+        el(
+          'Credentials',
+          t('AccessKeyId', session.accessKeyId) +
+            t('SecretAccessKey', session.secretAccessKey) +
+            t('SessionToken', session.sessionToken) +
+            t('Expiration', new Date(session.expiresAt).toISOString()),
+        ) +
         t('PackedPolicySize', Object.keys(tags).length === 0 ? undefined : Math.min(100, 6 + Object.keys(tags).length * 4)),
     );
   }
 
   #xml(action: string, result: string): Response {
-    return new HttpResponse(`<${action}Response xmlns="${XMLNS}">${el(`${action}Result`, result)}${el('ResponseMetadata', t('RequestId', requestId()))}</${action}Response>`, { status: 200, headers: { 'content-type': 'text/xml' } });
+    return new HttpResponse(
+      `<${action}Response xmlns="${XMLNS}">${el(`${action}Result`, result)}${el('ResponseMetadata', t('RequestId', requestId()))}</${action}Response>`,
+      { status: 200, headers: { 'content-type': 'text/xml' } },
+    );
   }
 
   #error(e: StsError): Response {
     const id = requestId();
-    return new HttpResponse(`<ErrorResponse xmlns="${XMLNS}"><Error>${t('Type', e.status >= 500 ? 'Receiver' : 'Sender')}${t('Code', e.code)}${t('Message', e.message)}</Error>${t('RequestId', id)}</ErrorResponse>`, { status: e.status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id } });
+    const error = `<Error>${t('Type', e.status >= 500 ? 'Receiver' : 'Sender')}${t('Code', e.code)}${t('Message', e.message)}</Error>`;
+    return new HttpResponse(`<ErrorResponse xmlns="${XMLNS}">${error}${t('RequestId', id)}</ErrorResponse>`, {
+      status: e.status,
+      headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id },
+    });
   }
 }

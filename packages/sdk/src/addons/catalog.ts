@@ -103,7 +103,12 @@ export const CATALOG: Readonly<Record<ChartAddonId, CatalogEntry>> = {
       source: 'https://github.com/hetznercloud/csi-driver/blob/main/chart/values.yaml (controller.hcloudToken.existingSecret)',
     },
     values: z.looseObject({
-      controller: z.looseObject({ affinity: affinity.optional(), hcloudToken: z.looseObject({ existingSecret: z.looseObject({ name: z.string().optional(), key: z.string().optional() }).optional() }).optional() }).optional(),
+      controller: z
+        .looseObject({
+          affinity: affinity.optional(),
+          hcloudToken: z.looseObject({ existingSecret: z.looseObject({ name: z.string().optional(), key: z.string().optional() }).optional() }).optional(),
+        })
+        .optional(),
       node: z.looseObject({ affinity: affinity.optional() }).optional(),
       storageClasses: z.array(storageClassValues).optional(),
     }),
@@ -225,7 +230,10 @@ export const ADDON_CONFIG_SCHEMAS: Partial<Record<ChartAddonId, z.ZodType<Record
     nfs: z.boolean().optional().meta({ description: 'Shared volumes over NFS (chart 0.10.3 or later).' }),
   }),
   cluster_autoscaler: z.strictObject({
-    apiUrl: z.url({ error: 'config.apiUrl must be the URL of the kubeplane API the adapter calls' }).optional().meta({ description: 'The kubeplane API the in-cluster adapter changes pool sizes through.' }),
+    apiUrl: z
+      .url({ error: 'config.apiUrl must be the URL of the kubeplane API the adapter calls' })
+      .optional()
+      .meta({ description: 'The kubeplane API the in-cluster adapter changes pool sizes through.' }),
   }),
 };
 
@@ -234,7 +242,12 @@ export const CRUSOE_CSI_NFS_MIN_VERSION = '0.10.3';
 
 /** Compares dotted versions numerically, ignoring a leading `v` and any pre-release suffix. */
 export function compareChartVersions(a: string, b: string): number {
-  const parts = (v: string) => v.replace(/^v/, '').split(/[-+]/)[0]!.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const parts = (v: string) =>
+    v
+      .replace(/^v/, '')
+      .split(/[-+]/)[0]!
+      .split('.')
+      .map((n) => Number.parseInt(n, 10) || 0);
   const pa = parts(a);
   const pb = parts(b);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {

@@ -72,7 +72,14 @@ export const HELM_CHART_CRD: KubeObject = {
                 type: 'object',
                 properties: {
                   jobName: { type: 'string' },
-                  conditions: { type: 'array', items: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } } } },
+                  conditions: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['type', 'status'],
+                      properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } },
+                    },
+                  },
                 },
               },
             },
@@ -97,7 +104,12 @@ const HELM_CHART_CONFIG_CRD: KubeObject = {
         name: 'v1',
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { valuesContent: { type: 'string' }, failurePolicy: { type: 'string' } } } } } },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { valuesContent: { type: 'string' }, failurePolicy: { type: 'string' } } } },
+          },
+        },
       },
     ],
   },

@@ -106,7 +106,11 @@ export function addonStatus(o: ObservedAddon): AddonStatus {
   if (failed) return { ...base, state: 'failed', message: failed.message || failed.reason || `installing ${o.chart} ${o.declaredVersion} failed` };
   if (!o.helmChart) return { ...base, state: 'installing', message: `waiting for the HelmChart ${o.release}` };
   const job = (o.helmChart['status'] as { jobName?: string } | undefined)?.jobName;
-  return { ...base, state: 'installing', message: `${installedVersion ? `upgrading ${installedVersion} -> ` : 'installing '}${o.declaredVersion}${job ? ` (Job ${job})` : ''}` };
+  return {
+    ...base,
+    state: 'installing',
+    message: `${installedVersion ? `upgrading ${installedVersion} -> ` : 'installing '}${o.declaredVersion}${job ? ` (Job ${job})` : ''}`,
+  };
 }
 
 /**
@@ -124,5 +128,9 @@ export function providerAddonStatus(name: string, chart: string, releaseSecrets:
   const base = { name, chart, declaredVersion: installedVersion ?? '', ...(installedVersion ? { installedVersion } : {}) };
   if (!latest) return { ...base, state: 'installing', message: 'installed by the managed service at creation; its Helm release is not visible yet' };
   const status = latest.info?.status ?? 'unknown';
-  return { ...base, state: status === 'deployed' ? 'installed' : 'installing', message: `installed by the managed service at creation (release ${latest.namespace ?? '?'}/${latest.name}, ${status}); upgraded as the provider documents` };
+  return {
+    ...base,
+    state: status === 'deployed' ? 'installed' : 'installing',
+    message: `installed by the managed service at creation (release ${latest.namespace ?? '?'}/${latest.name}, ${status}); upgraded as the provider documents`,
+  };
 }

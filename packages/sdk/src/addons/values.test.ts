@@ -47,7 +47,13 @@ const BOTH_CSI = `        - { name: hcloud_csi, secretRef: { fromProvider: hetzn
 
 type Values = Record<string, Record<string, unknown>>;
 const affinityCloud = (v: unknown) =>
-  (v as { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: Array<{ matchExpressions: Array<{ key: string; values: string[] }> }> } } }).nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]?.matchExpressions[0];
+  (
+    v as {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: Array<{ matchExpressions: Array<{ key: string; values: string[] }> }> };
+      };
+    }
+  ).nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]?.matchExpressions[0];
 
 describe('catalog values', () => {
   it('gives Cilium the settings the bootstrap installs it with, the overlay MTU included', () => {
@@ -63,7 +69,7 @@ describe('catalog values', () => {
     });
   });
 
-  it('pins each cloud\'s CSI driver to that cloud\'s nodes, with a WaitForFirstConsumer class limited to its places', () => {
+  it("pins each cloud's CSI driver to that cloud's nodes, with a WaitForFirstConsumer class limited to its places", () => {
     const spec = specOf(BOTH_CSI);
     const hcloud = builtValues('hcloud_csi', { spec }) as Values;
     const ebs = builtValues('aws_ebs_csi', { spec }) as Values;
@@ -71,19 +77,29 @@ describe('catalog values', () => {
     expect(affinityCloud(hcloud['controller']?.['affinity'])?.values).toEqual(['hetzner']);
     expect(affinityCloud(ebs['node']?.['affinity'])?.values).toEqual(['aws']);
     expect(hcloud['storageClasses']).toEqual([
-      expect.objectContaining({ name: 'hcloud-volumes', volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'csi.hetzner.cloud/location', values: ['nbg1'] }] }] }),
+      expect.objectContaining({
+        name: 'hcloud-volumes',
+        volumeBindingMode: 'WaitForFirstConsumer',
+        allowedTopologies: [{ matchLabelExpressions: [{ key: 'csi.hetzner.cloud/location', values: ['nbg1'] }] }],
+      }),
     ]);
     expect(ebs['storageClasses']).toEqual([
-      expect.objectContaining({ name: 'ebs-gp3', volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['eu-central-1a', 'eu-central-1b'] }] }] }),
+      expect.objectContaining({
+        name: 'ebs-gp3',
+        volumeBindingMode: 'WaitForFirstConsumer',
+        allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['eu-central-1a', 'eu-central-1b'] }] }],
+      }),
     ]);
   });
 
-  it('makes exactly one class the default: the first control-plane pool\'s cloud\'s CSI, else Longhorn', () => {
+  it("makes exactly one class the default: the first control-plane pool's cloud's CSI, else Longhorn", () => {
     const onAws = specOf(`${BOTH_CSI}\n        - name: longhorn`);
     expect(defaultStorageAddon(onAws)).toBe('aws_ebs_csi');
     const defaults = (spec: ClusterSpec) => ({
       hcloud: ((builtValues('hcloud_csi', { spec }) as Values)['storageClasses'] as unknown as Array<{ defaultStorageClass: boolean }>)[0]?.defaultStorageClass,
-      ebs: ((builtValues('aws_ebs_csi', { spec }) as Values)['storageClasses'] as unknown as Array<{ annotations?: Record<string, string> }>)[0]?.annotations?.['storageclass.kubernetes.io/is-default-class'],
+      ebs: ((builtValues('aws_ebs_csi', { spec }) as Values)['storageClasses'] as unknown as Array<{ annotations?: Record<string, string> }>)[0]?.annotations?.[
+        'storageclass.kubernetes.io/is-default-class'
+      ],
       longhorn: (builtValues('longhorn', { spec }) as Values)['persistence']?.['defaultClass'],
     });
     expect(defaults(onAws)).toEqual({ hcloud: false, ebs: 'true', longhorn: false });
@@ -93,25 +109,28 @@ describe('catalog values', () => {
     expect(defaultStorageAddon(specOf('        - name: metrics_server'))).toBeUndefined();
   });
 
-  it('runs the cluster autoscaler on externalgrpc, pointed at kubeplane\'s adapter Service', () => {
+  it("runs the cluster autoscaler on externalgrpc, pointed at kubeplane's adapter Service", () => {
     const values = builtValues('cluster_autoscaler', { spec: specOf('        - name: cluster_autoscaler') }) as Values;
     expect(values['cloudProvider']).toBe('externalgrpc');
     // The expander the simulated autoscaler follows, and one that needs no prices.
     expect(values['extraArgs']).toEqual({ 'cloud-config': '/etc/kubeplane-autoscaler/cloud-config', expander: 'least-waste' });
   });
 
-  it('has the GPU operator\'s toolkit set up the containerd runtime', () => {
-    expect(builtValues('nvidia_gpu_operator', { spec: specOf('        - name: metrics_server') })).toMatchObject({ toolkit: { enabled: true }, operator: { defaultRuntime: 'containerd' } });
+  it("has the GPU operator's toolkit set up the containerd runtime", () => {
+    expect(builtValues('nvidia_gpu_operator', { spec: specOf('        - name: metrics_server') })).toMatchObject({
+      toolkit: { enabled: true },
+      operator: { defaultRuntime: 'containerd' },
+    });
   });
 
-  it('merges the user\'s values over kubeplane\'s: objects key by key, lists whole, the user winning', () => {
+  it("merges the user's values over kubeplane's: objects key by key, lists whole, the user winning", () => {
     expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 'x' }, { a: { c: [3] }, d: 'y', e: true })).toEqual({ a: { b: 1, c: [3] }, d: 'y', e: true });
     const spec = specOf('        - name: metrics_server\n          values: { args: [--v=2] }');
     const addon = spec.addons[0]!;
     expect(addonValues({ ...addon, name: 'metrics_server' }, { spec })).toEqual({ args: ['--v=2'] });
   });
 
-  it('writes one HelmChart per add-on with the chart\'s coordinates and the values as YAML', () => {
+  it("writes one HelmChart per add-on with the chart's coordinates and the values as YAML", () => {
     const chart = helmChartObject('longhorn', '1.9.2', { persistence: { defaultClass: true } });
     expect(chart).toMatchObject({
       apiVersion: 'helm.cattle.io/v1',

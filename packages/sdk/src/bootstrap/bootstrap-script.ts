@@ -150,6 +150,7 @@ after_init() {
 }
 `
       : '';
+  const skipTokenPrint = mode === 'init' ? ' --skip-token-print' : '';
   return `
 install_kubernetes() {
   log "installing containerd, WireGuard and Kubernetes \${K8S_PACKAGE_VERSION}"
@@ -181,7 +182,7 @@ configure_containerd() {
 
 ${certs}
 kubeadm_once() {
-${mode === 'join' ? '' : '  place_certificates\n'}  if ${kubeadmCommand} --config ${STAGING_DIR}/kubeadm.yaml${mode === 'init' ? ' --skip-token-print' : ''}; then
+${mode === 'join' ? '' : '  place_certificates\n'}  if ${kubeadmCommand} --config ${STAGING_DIR}/kubeadm.yaml${skipTokenPrint}; then
     return 0
   fi
   log "${kubeadmCommand} failed; resetting before the next attempt"

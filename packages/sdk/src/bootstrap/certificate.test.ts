@@ -32,7 +32,14 @@ describe('certificates on node:crypto', () => {
     const caPem = await ca('Zürich CA', caKey, new Date('2051-06-01T12:00:00Z'));
     const longName = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example`;
     const { certificatePem: leafPem } = await issueLeafCertificate(
-      { subject: 'CN=kube-apiserver, O=system:masters', usage: 'server', dnsNames: ['kubernetes', longName], ipAddresses: ['10.96.0.1', 'fd00:10:96::1', '::1', '::ffff:192.0.2.1'], key: await generateEcKeyPair(), ca: { certificatePem: caPem, key: caKey.privateKeyPem } },
+      {
+        subject: 'CN=kube-apiserver, O=system:masters',
+        usage: 'server',
+        dnsNames: ['kubernetes', longName],
+        ipAddresses: ['10.96.0.1', 'fd00:10:96::1', '::1', '::ffff:192.0.2.1'],
+        key: await generateEcKeyPair(),
+        ca: { certificatePem: caPem, key: caKey.privateKeyPem },
+      },
       { random: seededRandomSource('certificate-test'), now: new Date('2026-03-01T10:20:30Z') },
     );
     const root = new X509Certificate(caPem);

@@ -32,7 +32,10 @@ export const KEY_USAGE = { digitalSignature: 0, keyEncipherment: 2, keyCertSign:
 
 /** `CN=kubeplane-admin, O=kubeadm:cluster-admins` as a Name: one RDN per attribute, in the order written. */
 export function distinguishedName(text: string): Buffer {
-  const parts = text.split(/,\s*(?=[A-Za-z]+=)/).map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(/,\s*(?=[A-Za-z]+=)/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new Error('a certificate subject needs at least one attribute');
   return der.sequence(
     ...parts.map((part) => {
@@ -47,7 +50,7 @@ export function distinguishedName(text: string): Buffer {
 /** RFC 5280 4.2.1.2 method 1: the SHA-1 of the subjectPublicKey BIT STRING's bits. */
 export function keyIdentifier(spki: Buffer): Buffer {
   const [, key] = der.elements(der.only(spki, 0x30).contents);
-  if (!key || key.tag !== 0x03) throw new Error('not a SubjectPublicKeyInfo');
+  if (key?.tag !== 0x03) throw new Error('not a SubjectPublicKeyInfo');
   return createHash('sha1').update(key.contents.subarray(1)).digest();
 }
 
@@ -64,7 +67,7 @@ export function issuerOf(certificatePem: string): { name: Buffer; spki: Buffer }
   const fields = der.elements(tbs.contents);
   // version [0] (present in v3), serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo …
   const subject = fields[fields[0]?.tag === 0xa0 ? 5 : 4];
-  if (!subject || subject.tag !== 0x30) throw new Error('a certificate without a subject');
+  if (subject?.tag !== 0x30) throw new Error('a certificate without a subject');
   return { name: Buffer.from(subject.der), spki: cert.publicKey.export({ type: 'spki', format: 'der' }) };
 }
 
@@ -74,13 +77,19 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
 
 export const basicConstraints = (ca: boolean): Buffer => extension(OID.basicConstraints, true, ca ? der.sequence(der.booleanTrue()) : der.sequence());
 export const keyUsage = (bits: readonly number[]): Buffer => extension(OID.keyUsage, true, der.namedBits(bits));
-export const extendedKeyUsage = (usage: 'server' | 'client'): Buffer => extension(OID.extKeyUsage, false, der.sequence(der.oid(usage === 'server' ? OID.serverAuth : OID.clientAuth)));
+export const extendedKeyUsage = (usage: 'server' | 'client'): Buffer =>
+  extension(OID.extKeyUsage, false, der.sequence(der.oid(usage === 'server' ? OID.serverAuth : OID.clientAuth)));
 export const subjectKeyIdentifier = (spki: Buffer): Buffer => extension(OID.subjectKeyIdentifier, false, der.octetString(keyIdentifier(spki)));
-export const authorityKeyIdentifier = (issuerSpki: Buffer): Buffer => extension(OID.authorityKeyIdentifier, false, der.sequence(der.implicit(0, keyIdentifier(issuerSpki))));
+export const authorityKeyIdentifier = (issuerSpki: Buffer): Buffer =>
+  extension(OID.authorityKeyIdentifier, false, der.sequence(der.implicit(0, keyIdentifier(issuerSpki))));
 
 /** subjectAltName: dNSName [2] for each name, iPAddress [7] (4 or 16 octets) for each address. */
 export function subjectAltName(dnsNames: readonly string[], ipAddresses: readonly string[]): Buffer {
-  return extension(OID.subjectAltName, false, der.sequence(...dnsNames.map((d) => der.implicit(2, Buffer.from(d, 'ascii'))), ...ipAddresses.map((ip) => der.implicit(7, ipBytes(ip)))));
+  return extension(
+    OID.subjectAltName,
+    false,
+    der.sequence(...dnsNames.map((d) => der.implicit(2, Buffer.from(d, 'ascii'))), ...ipAddresses.map((ip) => der.implicit(7, ipBytes(ip)))),
+  );
 }
 
 function ipBytes(ip: string): Buffer {
@@ -89,7 +98,7 @@ function ipBytes(ip: string): Buffer {
   if (family !== 6) throw new Error(`"${ip}" is not an IP address`);
   const [head = '', tail = ''] = ip.includes('::') ? ip.split('::') : [ip, ''];
   // A dotted IPv4 tail (RFC 4291 2.2, e.g. ::ffff:192.0.2.1) is the last two groups.
-  const groups = (s: string) => (s ? s.split(':') : []).flatMap((g) => (g.includes('.') ? ipBytes(g).toString('hex').match(/.{4}/g) ?? [] : [g]));
+  const groups = (s: string) => (s ? s.split(':') : []).flatMap((g) => (g.includes('.') ? (ipBytes(g).toString('hex').match(/.{4}/g) ?? []) : [g]));
   const left = groups(head);
   const right = groups(tail);
   const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
@@ -111,7 +120,8 @@ export interface CertificateFields {
 
 /** The signed certificate as PEM (64-column base64, one trailing newline). */
 export function certificatePem(fields: CertificateFields): string {
-  if (fields.signingKey.asymmetricKeyType !== 'rsa') throw new Error(`certificates are signed with RSA keys here, not ${String(fields.signingKey.asymmetricKeyType)}`);
+  if (fields.signingKey.asymmetricKeyType !== 'rsa')
+    throw new Error(`certificates are signed with RSA keys here, not ${String(fields.signingKey.asymmetricKeyType)}`);
   const algorithm = der.sequence(der.oid(OID.sha256WithRsa), der.nullValue());
   const tbs = der.sequence(
     der.explicit(0, der.smallInteger(2)),

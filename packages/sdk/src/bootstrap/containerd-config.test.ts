@@ -33,15 +33,17 @@ function functionBody(text: string, name: string): string {
 }
 
 describe('containerd configuration and the GPU operator', () => {
-  it.each(scripts())('writes $mode nodes\' containerd config only in configure_containerd', ({ text }) => {
-    const writers = text.split('\n').filter((line) => line.includes(CONFIG) && !/grep -q/.test(line) && (/>\s*\/etc\/containerd\/config\.toml/.test(line) || /sed -i/.test(line)));
+  it.each(scripts())("writes $mode nodes' containerd config only in configure_containerd", ({ text }) => {
+    const writers = text
+      .split('\n')
+      .filter((line) => line.includes(CONFIG) && !/grep -q/.test(line) && (/>\s*\/etc\/containerd\/config\.toml/.test(line) || /sed -i/.test(line)));
     expect(writers.length).toBeGreaterThan(0);
     const body = functionBody(text, 'configure_containerd');
     for (const line of writers) expect(body).toContain(line);
     expect(text.split('configure_containerd').length - 1).toBe(2); // defined once, called once
   });
 
-  it.each(scripts())('ends a later run of a $mode node\'s script before configure_containerd, once the node is bootstrapped', ({ text }) => {
+  it.each(scripts())("ends a later run of a $mode node's script before configure_containerd, once the node is bootstrapped", ({ text }) => {
     const main = functionBody(text, 'main');
     const doneCheck = main.indexOf('already bootstrapped; nothing to do');
     expect(doneCheck).toBeGreaterThanOrEqual(0);

@@ -61,7 +61,7 @@ export const bitString = (bytes: Uint8Array): Buffer => tlv(0x03, Buffer.concat(
 export function namedBits(bits: readonly number[]): Buffer {
   const top = Math.max(...bits);
   const bytes = Buffer.alloc(Math.floor(top / 8) + 1);
-  for (const b of bits) bytes[Math.floor(b / 8)] = (bytes[Math.floor(b / 8)] ?? 0) | (0x80 >> b % 8);
+  for (const b of bits) bytes[Math.floor(b / 8)] = (bytes[Math.floor(b / 8)] ?? 0) | (0x80 >> (b % 8));
   return tlv(0x03, Buffer.concat([Buffer.from([7 - (top % 8)]), bytes]));
 }
 

@@ -158,13 +158,6 @@ function writeFileLines(file: CloudInitFile): string[] {
   ];
 }
 
-/**
- * The whole first boot as one script, in cloud-init's module order (the default cloud.cfg): cloud_init_modules
- * set_hostname and write_files, then cloud_final_modules write_files_deferred and scripts_user (which runs the
- * runcmd script). Output goes to /var/log/cloud-init-output.log as cloud-init's `output: {all: ...}` default.
- * The script exits with runcmd's status; write_files failures are logged and runcmd still runs, as in cloud-init
- * (a failed module does not stop later ones).
- */
 /** Where the first-boot script keeps its output, its runcmd script and its done-marker (cloud-init's places by default). */
 export interface FirstBootPaths {
   /** Named in the script's first log line. */
@@ -181,6 +174,13 @@ const CLOUD_INIT_PATHS: FirstBootPaths = {
   finished: '/var/lib/cloud/instance/boot-finished',
 };
 
+/**
+ * The whole first boot as one script, in cloud-init's module order (the default cloud.cfg): cloud_init_modules
+ * set_hostname and write_files, then cloud_final_modules write_files_deferred and scripts_user (which runs the
+ * runcmd script). Output goes to /var/log/cloud-init-output.log as cloud-init's `output: {all: ...}` default.
+ * The script exits with runcmd's status; write_files failures are logged and runcmd still runs, as in cloud-init
+ * (a failed module does not stop later ones).
+ */
 export function renderFirstBootScript(config: CloudConfig, paths: Partial<FirstBootPaths> = {}): string {
   const p = { ...CLOUD_INIT_PATHS, ...paths };
   const dirOf = (path: string) => path.replace(/\/[^/]*$/, '') || '/';
@@ -190,8 +190,14 @@ export function renderFirstBootScript(config: CloudConfig, paths: Partial<FirstB
     if (files.length === 0) return;
     lines.push(`( set -e`, ...files.flatMap(writeFileLines), `) || echo "cloud-init: module ${module} failed"`);
   };
-  block(config.files.filter((f) => !f.defer), 'write_files');
-  block(config.files.filter((f) => f.defer), 'write_files_deferred');
+  block(
+    config.files.filter((f) => !f.defer),
+    'write_files',
+  );
+  block(
+    config.files.filter((f) => f.defer),
+    'write_files_deferred',
+  );
   lines.push(`mkdir -p ${shQuote(dirOf(p.runcmd))}`);
   lines.push(`printf %s ${shQuote(Buffer.from(renderRuncmdScript(config.runcmd)).toString('base64'))} | base64 -d >${shQuote(p.runcmd)}`);
   lines.push(`chmod 0700 ${shQuote(p.runcmd)}`);

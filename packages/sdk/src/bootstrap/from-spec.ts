@@ -30,9 +30,16 @@ function archOf(providerType: string | undefined, serverType: string | undefined
  */
 export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAdapterOptions = {}): BootstrapCluster {
   const endpoint = spec.apiEndpoint;
-  if (endpoint.kind === 'managed') throw new KubeplaneError('invalid', `cluster ${spec.name} has a managed control plane; its nodes are rendered by the provider`, { resource: spec.sourcePath });
+  if (endpoint.kind === 'managed')
+    throw new KubeplaneError('invalid', `cluster ${spec.name} has a managed control plane; its nodes are rendered by the provider`, {
+      resource: spec.sourcePath,
+    });
   if (endpoint.kind === 'reserved-ip' && !options.apiHost) {
-    throw new KubeplaneError('invalid', `cluster ${spec.name} serves its API on a reserved IP that does not exist yet; pass its address as apiHost (--api-host <ip>)`, { resource: spec.sourcePath });
+    throw new KubeplaneError(
+      'invalid',
+      `cluster ${spec.name} serves its API on a reserved IP that does not exist yet; pass its address as apiHost (--api-host <ip>)`,
+      { resource: spec.sourcePath },
+    );
   }
   const pools = [...spec.pools, ...spec.loadBalancers.flatMap((lb) => lb.pools)];
   // A role names manifest pools; the worker copy of a control pool answers to its name too, except for the API role,

@@ -128,5 +128,15 @@ export {
   type RenderNodeInput,
 } from './render.js';
 export { bootstrapClusterFromSpec, type BootstrapAdapterOptions } from './from-spec.js';
-export { CloudConfigInvalid, decodeUserData, parseCloudConfig, renderFirstBootScript, renderRuncmdScript, shQuote, type CloudConfig, type CloudInitFile, type FirstBootPaths } from './first-boot.js';
+export {
+  CloudConfigInvalid,
+  decodeUserData,
+  parseCloudConfig,
+  renderFirstBootScript,
+  renderRuncmdScript,
+  shQuote,
+  type CloudConfig,
+  type CloudInitFile,
+  type FirstBootPaths,
+} from './first-boot.js';
 export { renderStaticBootstrap, renderStaticReset, STATIC_BOOTSTRAP_HEADER, STATIC_RESET_HEADER, STATIC_STATE_DIR } from './static-machine.js';

@@ -26,7 +26,17 @@ describe('key pair sources', () => {
       rsa: () => ((calls.rsa += 1), freshKeyPairs.rsa()),
       ec: () => ((calls.ec += 1), freshKeyPairs.ec()),
     };
-    const keys = await generateClusterKeys({ nodes: [{ name: 'cp-1', role: 'control' }, { name: 'cp-2', role: 'control' }, { name: 'lb-1', role: 'loadbalancer' }, { name: 'w-1', role: 'compute' }] }, counted);
+    const keys = await generateClusterKeys(
+      {
+        nodes: [
+          { name: 'cp-1', role: 'control' },
+          { name: 'cp-2', role: 'control' },
+          { name: 'lb-1', role: 'loadbalancer' },
+          { name: 'w-1', role: 'compute' },
+        ],
+      },
+      counted,
+    );
     // Three CAs (cluster, front proxy, etcd); the service-account and admin keys, two API servers, one mesh reader.
     expect(calls).toEqual({ rsa: 3, ec: 5 });
     expect(Object.keys(keys.apiServer)).toEqual(['cp-1', 'cp-2']);

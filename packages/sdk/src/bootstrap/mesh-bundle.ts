@@ -110,7 +110,8 @@ export function serializeMeshBundle(bundle: MeshBundle): string {
     if (!u.package.startsWith(`${u.version}-`)) throw new Error(`mesh bundle: package ${u.package} is not of version ${u.version}`);
   }
   for (const [name, conf] of Object.entries(bundle.loadBalancers).sort(([a], [b]) => a.localeCompare(b))) lines.push(line('lb', `lb ${name} ${b64(conf)}`));
-  for (const [node, pem] of Object.entries(bundle.meshReaderCertificates).sort(([a], [b]) => a.localeCompare(b))) lines.push(line('cert', `cert ${node} ${b64(pem)}`));
+  for (const [node, pem] of Object.entries(bundle.meshReaderCertificates).sort(([a], [b]) => a.localeCompare(b)))
+    lines.push(line('cert', `cert ${node} ${b64(pem)}`));
   const text = `${lines.join('\n')}\n`;
   const parsed = parseMeshBundle(text);
   if (!parsed.ok) throw new Error(`mesh bundle: ${parsed.reason}`);
@@ -135,7 +136,11 @@ export function parseMeshBundle(text: string): MeshBundleCheck {
   if (lines[0] !== MESH_BUNDLE_HEADER) return refuse(`the document does not start with "${MESH_BUNDLE_HEADER}"`);
   const bundle: MeshBundle = { serial: 0, peers: [], loadBalancers: {}, meshReaderCertificates: {} };
   const seen = new Set<string>();
-  const once = (what: string): boolean => (seen.has(what) ? false : (seen.add(what), true));
+  const once = (what: string): boolean => {
+    if (seen.has(what)) return false;
+    seen.add(what);
+    return true;
+  };
   for (const [i, text] of lines.entries()) {
     const kind = (Object.keys(LINE) as Array<keyof typeof LINE>).find((k) => LINE[k].test(text));
     if (!kind) return refuse(`line ${i + 1} is not one kubeplane writes: ${JSON.stringify(text.slice(0, 80))}`);
@@ -150,7 +155,11 @@ export function parseMeshBundle(text: string): MeshBundleCheck {
         break;
       case 'peer': {
         const [, name = '', publicKey = '', overlayIp = '', endpoint = '', nat = ''] = f;
-        for (const [what, value] of [['node', name], ['WireGuard key', publicKey], ['overlay address', overlayIp]]) {
+        for (const [what, value] of [
+          ['node', name],
+          ['WireGuard key', publicKey],
+          ['overlay address', overlayIp],
+        ]) {
           if (!once(`${what} ${value}`)) return refuse(`${what} ${value} appears twice`);
         }
         bundle.peers.push({ name, publicKey, overlayIp, ...(endpoint !== '-' ? { endpoint } : {}), behindNat: nat === 'nat' });

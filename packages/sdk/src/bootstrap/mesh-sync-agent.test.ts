@@ -9,7 +9,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BootstrapCluster } from './input.js';
-import { MESH_BUNDLE_KEY, MESH_BUNDLE_SIGNATURE_KEY, MESH_SIGNING_PUBLIC_KEY_PATH, generateMeshSigningKeyPair, serializeMeshBundle, signMeshBundle, type MeshBundle } from './mesh-bundle.js';
+import {
+  MESH_BUNDLE_KEY,
+  MESH_BUNDLE_SIGNATURE_KEY,
+  MESH_SIGNING_PUBLIC_KEY_PATH,
+  generateMeshSigningKeyPair,
+  serializeMeshBundle,
+  signMeshBundle,
+  type MeshBundle,
+} from './mesh-bundle.js';
 import { generateClusterKeys, generateEcKeyPair, issueClusterPki, issueMeshReaderCertificate, type ClusterKeys, type ClusterPki } from './pki.js';
 import { seededRandomSource } from './random.js';
 import { renderCluster, type RenderedCluster, type RenderedNode } from './render.js';
@@ -104,7 +112,15 @@ function fakeNode(node: RenderedNode, loadBalancer?: string): FakeNode {
     mkdirSync(dirname(kubeconfig), { recursive: true });
     writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\n');
   }
-  const tools: Record<string, string> = { kubectl: FAKE_KUBECTL, wg: FAKE_WG, nginx: NGINX, 'apt-get': RECORDER, 'apt-mark': RECORDER, kubeadm: RECORDER, systemctl: RECORDER };
+  const tools: Record<string, string> = {
+    kubectl: FAKE_KUBECTL,
+    wg: FAKE_WG,
+    nginx: NGINX,
+    'apt-get': RECORDER,
+    'apt-mark': RECORDER,
+    kubeadm: RECORDER,
+    systemctl: RECORDER,
+  };
   tools['kubelet'] = `#!/bin/sh\necho "Kubernetes $(cat "$FAKE_DIR/kubelet-version")"\n`;
   for (const [tool, text] of Object.entries(tools)) {
     writeFileSync(join(bin, tool), text);
@@ -155,7 +171,12 @@ const APT_LIST = '/etc/apt/sources.list.d/kubernetes.list';
 const changes = (call: string) => !call.startsWith('kubectl ') && !call.startsWith('wg show ') && !call.startsWith('nginx -t ');
 
 /** A refusal: exit 1 with the reason, and nothing on the node touched. */
-function expectRefused(node: FakeNode, result: ReturnType<FakeNode['run']>, reason: RegExp, before: { wg: string | undefined; serial: string | undefined }): void {
+function expectRefused(
+  node: FakeNode,
+  result: ReturnType<FakeNode['run']>,
+  reason: RegExp,
+  before: { wg: string | undefined; serial: string | undefined },
+): void {
   expect(result.status, result.stdout + result.stderr).toBe(1);
   expect(result.stderr).toMatch(/kubeplane-mesh-sync: refused the mesh bundle: .*; nothing changed/);
   expect(result.stderr).toMatch(reason);
@@ -169,13 +190,21 @@ describe('the mesh sync agent on a worker', () => {
   it('applies a valid signed bundle: wg syncconf, and wg0.conf keeps its [Interface] and gains the peers (0600) so a reboot keeps them', () => {
     const node = fakeNode(nodeOf('aws-worker-1'));
     const interfaceBefore = (node.file(WG_CONF) ?? '').split('\n[Peer]')[0] ?? '';
-    const added = { name: 'htz-worker-9', publicKey: generateWireguardKeyPair(seededRandomSource('w9')).publicKey, overlayIp: '192.168.2.39', endpoint: '49.12.0.39:51820', behindNat: false };
+    const added = {
+      name: 'htz-worker-9',
+      publicKey: generateWireguardKeyPair(seededRandomSource('w9')).publicKey,
+      overlayIp: '192.168.2.39',
+      endpoint: '49.12.0.39:51820',
+      behindNat: false,
+    };
     const result = node.run(signMeshBundle(bundle({ peers: [...rendered.meshPeers, added] }), keys.meshSigning.privateKeyPem));
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('kubeplane-mesh-sync: applied bundle 5: 9 peers on wg0');
     const synced = readFileSync(join(node.dir, 'synced.conf'), 'utf8');
-    expect(synced).toContain(`# htz-worker-9\nPublicKey = ${added.publicKey}\nAllowedIPs = 192.168.2.39/32\nEndpoint = 49.12.0.39:51820\nPersistentKeepalive = 25\n`);
+    expect(synced).toContain(
+      `# htz-worker-9\nPublicKey = ${added.publicKey}\nAllowedIPs = 192.168.2.39/32\nEndpoint = 49.12.0.39:51820\nPersistentKeepalive = 25\n`,
+    );
     expect(synced).not.toMatch(/^(Address|MTU)/m);
     expect(synced).not.toContain(`PublicKey = ${wireguardKeys['aws-worker-1']?.publicKey}`);
     const conf = node.file(WG_CONF) ?? '';
@@ -205,12 +234,23 @@ describe('the mesh sync agent on a worker', () => {
   it('refuses the apt source injection in an unsigned upgrade-version: apt-get never runs and kubernetes.list is not written', () => {
     const node = fakeNode(nodeOf('aws-worker-1'));
     const before = { wg: node.file(WG_CONF), serial: node.file(MESH_SERIAL_PATH) };
-    const attack = { peers: 'aws-worker-1 x 192.168.2.21 - nat\n', 'upgrade-nodes': 'aws-worker-1', 'upgrade-version': ATTACK_VERSION, 'upgrade-package': '1.35.0-1.1', 'upgrade-mode': 'node' };
+    const attack = {
+      peers: 'aws-worker-1 x 192.168.2.21 - nat\n',
+      'upgrade-nodes': 'aws-worker-1',
+      'upgrade-version': ATTACK_VERSION,
+      'upgrade-package': '1.35.0-1.1',
+      'upgrade-mode': 'node',
+    };
     // Written next to a genuine bundle whose signature the attacker kept, the keys are simply not read; and in the bundle, the
     // bytes no longer match the signature.
     const genuine = signMeshBundle(bundle(), keys.meshSigning.privateKeyPem);
     const forged = Buffer.from(`${serializeMeshBundle(bundle())}upgrade ${ATTACK_VERSION} 1.35.0-1.1 node aws-worker-1\n`).toString('base64');
-    expectRefused(node, node.run({ ...attack, [MESH_BUNDLE_KEY]: forged, [MESH_BUNDLE_SIGNATURE_KEY]: genuine[MESH_BUNDLE_SIGNATURE_KEY] ?? '' }), /signature does not verify/, before);
+    expectRefused(
+      node,
+      node.run({ ...attack, [MESH_BUNDLE_KEY]: forged, [MESH_BUNDLE_SIGNATURE_KEY]: genuine[MESH_BUNDLE_SIGNATURE_KEY] ?? '' }),
+      /signature does not verify/,
+      before,
+    );
     const unsigned = node.run(attack);
     expect(unsigned.stdout).toContain('no signed bundle published yet; nothing to do');
     expect(node.calls().filter(changes)).toEqual([]);
@@ -227,14 +267,21 @@ describe('the mesh sync agent on a worker', () => {
   it('refuses a bundle signed by another key', () => {
     const node = fakeNode(nodeOf('aws-worker-1'));
     const before = { wg: node.file(WG_CONF), serial: node.file(MESH_SERIAL_PATH) };
-    expectRefused(node, node.run(signMeshBundle(bundle(), generateMeshSigningKeyPair().privateKeyPem)), /its signature does not verify with .*mesh-signing\.pub/, before);
+    expectRefused(
+      node,
+      node.run(signMeshBundle(bundle(), generateMeshSigningKeyPair().privateKeyPem)),
+      /its signature does not verify with .*mesh-signing\.pub/,
+      before,
+    );
   });
 
   it('refuses a bundle with a tampered peer line', () => {
     const node = fakeNode(nodeOf('aws-worker-1'));
     const before = { wg: node.file(WG_CONF), serial: node.file(MESH_SERIAL_PATH) };
     const data = signMeshBundle(bundle(), keys.meshSigning.privateKeyPem);
-    const text = Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64').toString().replace('3.120.10.11:51820', '203.0.113.66:51820');
+    const text = Buffer.from(data[MESH_BUNDLE_KEY] ?? '', 'base64')
+      .toString()
+      .replace('3.120.10.11:51820', '203.0.113.66:51820');
     expectRefused(node, node.run({ ...data, [MESH_BUNDLE_KEY]: Buffer.from(text).toString('base64') }), /signature does not verify/, before);
   });
 
@@ -308,10 +355,15 @@ describe('the mesh sync agent on a load balancer', () => {
     const { node, lb } = lbNode();
     const fake = fakeNode(node, lb);
     const self = cluster.nodes.find((n) => n.name === 'lb-1')!;
-    const renewed = await issueMeshReaderCertificate(pki, self, keys.meshReader['lb-1']!, { random: seededRandomSource('renew'), now: new Date('2026-11-01T00:00:00Z') });
+    const renewed = await issueMeshReaderCertificate(pki, self, keys.meshReader['lb-1']!, {
+      random: seededRandomSource('renew'),
+      now: new Date('2026-11-01T00:00:00Z'),
+    });
     const nginx = (node.files.find((f) => f.path === '/etc/kubeplane/nginx.conf')?.content.reveal() ?? '').replace('# ', '# renewed ');
     const before = fake.file(MESH_READER_KUBECONFIG_PATH) ?? '';
-    const result = fake.run(signMeshBundle(bundle({ loadBalancers: { [lb]: nginx }, meshReaderCertificates: { 'lb-1': renewed.certificatePem } }), keys.meshSigning.privateKeyPem));
+    const result = fake.run(
+      signMeshBundle(bundle({ loadBalancers: { [lb]: nginx }, meshReaderCertificates: { 'lb-1': renewed.certificatePem } }), keys.meshSigning.privateKeyPem),
+    );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('installed the renewed mesh-reader certificate of lb-1');
@@ -348,7 +400,9 @@ describe('the mesh sync agent on a load balancer', () => {
     const { node, lb } = lbNode();
     const fake = fakeNode(node, lb);
     const before = { wg: fake.file(WG_CONF), serial: fake.file(MESH_SERIAL_PATH) };
-    const result = fake.run(signMeshBundle(bundle({ loadBalancers: { [lb]: 'stream { server { listen 80; proxy_pass; } }\n' } }), keys.meshSigning.privateKeyPem));
+    const result = fake.run(
+      signMeshBundle(bundle({ loadBalancers: { [lb]: 'stream { server { listen 80; proxy_pass; } }\n' } }), keys.meshSigning.privateKeyPem),
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/refused the mesh bundle: nginx -t does not accept the configuration of load balancer/);
     expect(fake.calls().filter(changes)).toEqual([]);
@@ -356,7 +410,7 @@ describe('the mesh sync agent on a load balancer', () => {
     expect(fake.file('/etc/nginx/nginx.conf')).toBeUndefined();
   });
 
-  it('carries the mesh signing public key in every node\'s user-data, and no private half anywhere', () => {
+  it("carries the mesh signing public key in every node's user-data, and no private half anywhere", () => {
     for (const node of rendered.nodes) {
       expect(node.files.find((f) => f.path === MESH_SIGNING_PUBLIC_KEY_PATH)?.content.reveal(), node.name).toBe(keys.meshSigning.publicKeyPem);
       expect(node.cloudConfig.reveal()).not.toContain(keys.meshSigning.privateKeyPem.reveal().split('\n')[1]);

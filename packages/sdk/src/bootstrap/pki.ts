@@ -4,7 +4,20 @@
 import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Redacted } from '../redacted.js';
-import { authorityKeyIdentifier, type PemKeyPair, basicConstraints, certificatePem, distinguishedName, extendedKeyUsage, issuerOf, KEY_USAGE, keyUsage, spkiOf, subjectAltName, subjectKeyIdentifier } from './certificate.js';
+import {
+  authorityKeyIdentifier,
+  type PemKeyPair,
+  basicConstraints,
+  certificatePem,
+  distinguishedName,
+  extendedKeyUsage,
+  issuerOf,
+  KEY_USAGE,
+  keyUsage,
+  spkiOf,
+  subjectAltName,
+  subjectKeyIdentifier,
+} from './certificate.js';
 import { generateMeshSigningKeyPair } from './mesh-bundle.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { firstServiceIp, isIpv4 } from './network.js';
@@ -83,7 +96,10 @@ export function reusedRsaKeyPairs(count = 3): KeyPairSource {
 }
 
 /** New keys for every CA and for every control-plane and load-balancer node of the cluster (not deterministic). */
-export async function generateClusterKeys(cluster: { nodes: ReadonlyArray<Pick<BootstrapNode, 'name' | 'role'>> }, source: KeyPairSource = freshKeyPairs): Promise<ClusterKeys> {
+export async function generateClusterKeys(
+  cluster: { nodes: ReadonlyArray<Pick<BootstrapNode, 'name' | 'role'>> },
+  source: KeyPairSource = freshKeyPairs,
+): Promise<ClusterKeys> {
   const perNode = async (role: BootstrapNode['role']): Promise<Record<string, PemKeyPair>> => {
     const out: Record<string, PemKeyPair> = {};
     for (const node of cluster.nodes.filter((n) => n.role === role)) out[node.name] = await source.ec();
@@ -280,11 +296,7 @@ export function renderKubeconfig(input: KubeconfigInput): Redacted<string> {
 }
 
 /** Issues the cluster-wide PKI. Per-node certificates come from `issueApiServerCertificate` / `issueMeshReaderCertificate`. */
-export async function issueClusterPki(
-  cluster: BootstrapCluster,
-  keys: Omit<ClusterKeys, 'meshSigning'>,
-  options: IssueOptions,
-): Promise<ClusterPki> {
+export async function issueClusterPki(cluster: BootstrapCluster, keys: Omit<ClusterKeys, 'meshSigning'>, options: IssueOptions): Promise<ClusterPki> {
   const clusterCaCertificate = await issueCa('kubernetes', keys.clusterCa, options);
   const frontProxyCaCertificate = await issueCa('front-proxy-ca', keys.frontProxyCa, options);
   const etcdCaCertificate = await issueCa('etcd-ca', keys.etcdCa, options);
@@ -363,12 +375,7 @@ export async function issueApiServerCertificate(
 /** The group whose members may read the mesh peer list (bound by the RBAC the first control plane applies). */
 export const MESH_READERS_GROUP = 'kubeplane:mesh-readers';
 
-export async function issueMeshReaderCertificate(
-  pki: ClusterPki,
-  node: BootstrapNode,
-  key: PemKeyPair,
-  options: IssueOptions,
-): Promise<IssuedCertificate> {
+export async function issueMeshReaderCertificate(pki: ClusterPki, node: BootstrapNode, key: PemKeyPair, options: IssueOptions): Promise<IssuedCertificate> {
   return issueLeafCertificate(
     {
       subject: `CN=kubeplane:mesh-reader:${node.name}, O=${MESH_READERS_GROUP}`,

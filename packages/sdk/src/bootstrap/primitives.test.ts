@@ -71,7 +71,9 @@ describe('user-data packing', () => {
     for (const provider of ['hetzner', 'crusoe', 'some-new-cloud']) {
       const limit = userDataRule(provider).limit;
       expect(userDataRule(provider).binary, provider).toBe(false);
-      expect(() => packUserData(Redacted.of(text), provider, 'cp-1')).toThrow(new RegExp(`user-data of cp-1 is 40017 bytes, over ${provider}'s limit of ${limit} bytes`));
+      expect(() => packUserData(Redacted.of(text), provider, 'cp-1')).toThrow(
+        new RegExp(`user-data of cp-1 is 40017 bytes, over ${provider}'s limit of ${limit} bytes`),
+      );
       const compact = Redacted.of('#cloud-config\nwrite_files: []\n');
       const packed = packUserData(Redacted.of(text), provider, 'cp-1', () => compact);
       expect(packed.encoding, provider).toBe('gzip-files');
@@ -91,17 +93,20 @@ describe('user-data packing', () => {
 describe('bootstrap input checks', () => {
   it('name every problem with its path', () => {
     const issues = bootstrapIssues({
-      name: 'x', clusterId: 'x', kubernetesVersion: { major: 1, minor: 31, patch: 0 },
+      name: 'x',
+      clusterId: 'x',
+      kubernetesVersion: { major: 1, minor: 31, patch: 0 },
       apiEndpoint: { host: 'not-an-ip', port: 6443, kind: 'reserved-ip' },
-      network: '192.168.2.0/24', podCidr: '10.244.0.0/16', serviceCidr: 'nope', secretsAtRest: false,
+      network: '192.168.2.0/24',
+      podCidr: '10.244.0.0/16',
+      serviceCidr: 'nope',
+      secretsAtRest: false,
       nodes: [
         { name: 'w1', role: 'compute', pool: 'p', overlayIp: '10.0.0.1', labels: {}, taints: [], os: 'ubuntu-24.04', arch: 'amd64', provider: 'aws' },
         { name: 'w1', role: 'loadbalancer', pool: 'lb', overlayIp: '192.168.2.9', labels: {}, taints: [], os: 'ubuntu-24.04', arch: 'amd64', provider: 'aws' },
       ],
       loadBalancers: [],
     });
-    expect(issues.map((i) => i.path)).toEqual([
-      'serviceCidr', 'apiEndpoint.host', 'nodes', 'nodes[0].overlayIp', 'nodes[1].name', 'nodes[1].pool',
-    ]);
+    expect(issues.map((i) => i.path)).toEqual(['serviceCidr', 'apiEndpoint.host', 'nodes', 'nodes[0].overlayIp', 'nodes[1].name', 'nodes[1].pool']);
   });
 });

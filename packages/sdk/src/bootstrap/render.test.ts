@@ -232,11 +232,7 @@ describe('the hybrid cluster rendered', () => {
     requireTool('openssl', 'openssl');
     const caPath = join(work, 'discovery.crt');
     writeFileSync(caPath, rendered.pki.public.clusterCaCertificate);
-    const result = spawnSync(
-      'sh',
-      ['-c', `openssl x509 -in '${caPath}' -pubkey -noout | openssl pkey -pubin -outform der | sha256sum`],
-      { encoding: 'utf8' },
-    );
+    const result = spawnSync('sh', ['-c', `openssl x509 -in '${caPath}' -pubkey -noout | openssl pkey -pubin -outform der | sha256sum`], { encoding: 'utf8' });
     expect(result.status).toBe(0);
     const hex = result.stdout.split(/\s+/)[0] ?? '';
     expect(hex).toMatch(/^[0-9a-f]{64}$/);
@@ -294,9 +290,7 @@ describe('the hybrid cluster rendered', () => {
   it('puts no CA or service-account private key on a worker or a load balancer', () => {
     const secret = rendered.pki.secret;
     // A line from the middle of each PEM is unique to that key; kubeconfigs embed PEMs base64-encoded, so decode those too.
-    const guarded = [secret.clusterCaKey, secret.frontProxyCaKey, secret.etcdCaKey, secret.serviceAccountKey].map(
-      (k) => k.reveal().split('\n')[2] ?? '',
-    );
+    const guarded = [secret.clusterCaKey, secret.frontProxyCaKey, secret.etcdCaKey, secret.serviceAccountKey].map((k) => k.reveal().split('\n')[2] ?? '');
     for (const line of guarded) expect(line).toMatch(/^[A-Za-z0-9+/]{64}$/);
     for (const node of rendered.nodes) {
       const plain = node.cloudConfig.reveal();
@@ -395,10 +389,7 @@ describe('a control-plane node added later', () => {
     const first = await renderCluster(base);
     const cluster: BootstrapCluster = {
       ...base.cluster,
-      nodes: [
-        ...base.cluster.nodes,
-        { ...base.cluster.nodes[0]!, name: 'aws-cp-4', overlayIp: '192.168.2.4', publicEndpoint: '3.120.10.14:51820' },
-      ],
+      nodes: [...base.cluster.nodes, { ...base.cluster.nodes[0]!, name: 'aws-cp-4', overlayIp: '192.168.2.4', publicEndpoint: '3.120.10.14:51820' }],
     };
     const keys: ClusterKeys = { ...base.keys, apiServer: { ...base.keys.apiServer, 'aws-cp-4': await generateEcKeyPair() } };
     const wireguardKeys = { ...base.wireguardKeys, 'aws-cp-4': generateWireguardKeyPair(seededRandomSource('cp-4')) };
@@ -457,7 +448,10 @@ describe('what each node does at boot', () => {
       const script = fileOf(node, '/usr/local/sbin/kubeplane-bootstrap');
       expect(script, node.name).not.toContain('/etc/kubernetes/pki');
       expect(script, node.name).toContain('kubeadm join --config /etc/kubeplane/kubeadm.yaml');
-      expect(node.files.map((f) => f.path).filter((p) => p.includes('/pki/')), node.name).toEqual([]);
+      expect(
+        node.files.map((f) => f.path).filter((p) => p.includes('/pki/')),
+        node.name,
+      ).toEqual([]);
     }
     for (const node of rendered.nodes.filter((n) => n.role === 'control')) {
       expect(fileOf(node, '/usr/local/sbin/kubeplane-bootstrap'), node.name).toContain('install -m 0600 "/etc/kubeplane/pki/$f" "/etc/kubernetes/pki/$f"');
@@ -498,7 +492,8 @@ describe('what each node does at boot', () => {
     const [good = '', other = ''] = fingerprints;
     writeFileSync(join(work, 'one.key'), gpg('--armor', '--export', good).stdout);
     writeFileSync(join(work, 'two.key'), gpg('--armor', '--export', good, other).stdout);
-    const check = (file: string, pinned: string) => run('bash', ['-c', `set -euo pipefail\n${verify}\nverify_release_key '${join(work, file)}' '${pinned}'\necho accepted`]);
+    const check = (file: string, pinned: string) =>
+      run('bash', ['-c', `set -euo pipefail\n${verify}\nverify_release_key '${join(work, file)}' '${pinned}'\necho accepted`]);
     expect(check('one.key', good).stdout).toContain('accepted');
     const wrong = check('one.key', other);
     expect(wrong.status).not.toBe(0);
@@ -514,7 +509,9 @@ describe('what each node does at boot', () => {
     const script = fileOf(init, '/usr/local/sbin/kubeplane-bootstrap');
     expect(script).toContain("readonly OVERLAY_MTU='1420'");
     expect(script).toContain('--set MTU="${OVERLAY_MTU}"');
-    expect(script).toMatch(/install_cilium\n\s+log "denying pods the instance metadata address"\n\s+retry 30 10 kubectl apply -f \/etc\/kubeplane\/metadata-deny\.yaml\n/);
+    expect(script).toMatch(
+      /install_cilium\n\s+log "denying pods the instance metadata address"\n\s+retry 30 10 kubectl apply -f \/etc\/kubeplane\/metadata-deny\.yaml\n/,
+    );
     const policy = fileOf(init, '/etc/kubeplane/metadata-deny.yaml');
     expect(policy).toBe(
       [
@@ -535,7 +532,10 @@ describe('what each node does at boot', () => {
       ].join('\n'),
     );
     for (const node of rendered.nodes.filter((n) => n.mode !== 'init')) {
-      expect(node.files.some((f) => f.path === '/etc/kubeplane/metadata-deny.yaml'), node.name).toBe(false);
+      expect(
+        node.files.some((f) => f.path === '/etc/kubeplane/metadata-deny.yaml'),
+        node.name,
+      ).toBe(false);
     }
   });
 
@@ -554,7 +554,23 @@ describe('what each node does at boot', () => {
     const cert = (days: number): string => {
       const key = join(work, `renew-${days}.key`);
       const crt = join(work, `renew-${days}.crt`);
-      const made = run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', crt, '-days', String(days), '-subj', '/CN=t']);
+      const made = run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        crt,
+        '-days',
+        String(days),
+        '-subj',
+        '/CN=t',
+      ]);
       expect(made.status, made.stderr).toBe(0);
       return crt;
     };
@@ -562,7 +578,11 @@ describe('what each node does at boot', () => {
     const later = cert(300);
     const kubeconfig = join(work, 'renew-admin.conf');
     writeFileSync(kubeconfig, `users:\n- name: a\n  user:\n    client-certificate-data: ${Buffer.from(readFileSync(soon)).toString('base64')}\n`);
-    const probe = (file: string) => run('bash', ['-c', `set -euo pipefail\nreadonly WINDOW=$((60 * 86400))\n${expiresSoon}\nif expires_soon '${file}'; then echo renew; else echo keep; fi`]).stdout.trim();
+    const probe = (file: string) =>
+      run('bash', [
+        '-c',
+        `set -euo pipefail\nreadonly WINDOW=$((60 * 86400))\n${expiresSoon}\nif expires_soon '${file}'; then echo renew; else echo keep; fi`,
+      ]).stdout.trim();
     expect(probe(soon)).toBe('renew');
     expect(probe(later)).toBe('keep');
     expect(probe(kubeconfig)).toBe('renew');
@@ -573,7 +593,10 @@ describe('a control plane on Hetzner, whose API takes user-data only as text', (
   it('gets text user-data within 32 KiB, its larger files gzip+base64 inside write_files, which cloud-init accepts', async () => {
     requireTool('cloud-init', 'cloud-init');
     const base = context();
-    const cluster: BootstrapCluster = { ...base.cluster, nodes: base.cluster.nodes.map((n) => (n.role === 'control' ? { ...n, provider: 'hetzner', behindNat: false } : n)) };
+    const cluster: BootstrapCluster = {
+      ...base.cluster,
+      nodes: base.cluster.nodes.map((n) => (n.role === 'control' ? { ...n, provider: 'hetzner', behindNat: false } : n)),
+    };
     const result = await renderCluster({ ...base, cluster });
     const init = result.nodes.find((n) => n.mode === 'init')!;
     expect(init.provider).toBe('hetzner');

@@ -4,7 +4,14 @@ import { withoutShellComments } from './shell-comments.js';
 import { Redacted } from '../redacted.js';
 import { BOOTSTRAP_SCRIPT_PATH, renderBootstrapScript, STAGING_DIR, type NodeMode } from './bootstrap-script.js';
 import type { BootstrapCluster, BootstrapLoadBalancer, BootstrapNode, BootstrapVersions, BootstrapNodeRole } from './input.js';
-import { CERT_RENEW_SCRIPT_PATH, CERT_RENEW_SERVICE, CERT_RENEW_TIMER, renderCertRenewScript, renderCertRenewService, renderCertRenewTimer } from './cert-renewal.js';
+import {
+  CERT_RENEW_SCRIPT_PATH,
+  CERT_RENEW_SERVICE,
+  CERT_RENEW_TIMER,
+  renderCertRenewScript,
+  renderCertRenewService,
+  renderCertRenewTimer,
+} from './cert-renewal.js';
 import { renderKubeadmConfig, splitNodeLabels } from './kubeadm.js';
 import { METADATA_POLICY_PATH, renderMetadataPolicy } from './metadata-policy.js';
 import { renderNginxConfig } from './lb-nginx.js';
@@ -130,7 +137,11 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
     file(`/etc/wireguard/${WIREGUARD_INTERFACE}.conf`, '0600', renderWireguardConfig(cluster, node, wg.privateKey, peers)),
     // 10 KB of shell on every node: gzipped, it leaves a Hetzner control plane's plain-text user-data room.
     file(MESH_SYNC_SCRIPT_PATH, '0755', withoutShellComments(renderMeshSyncScript())),
-    file('/etc/systemd/system/kubeplane-mesh-sync.service', '0644', renderMeshSyncService(node, node.role === 'loadbalancer' ? loadBalancerOf(cluster, node).name : undefined)),
+    file(
+      '/etc/systemd/system/kubeplane-mesh-sync.service',
+      '0644',
+      renderMeshSyncService(node, node.role === 'loadbalancer' ? loadBalancerOf(cluster, node).name : undefined),
+    ),
     file('/etc/systemd/system/kubeplane-mesh-sync.timer', '0644', renderMeshSyncTimer()),
     file(MESH_SIGNING_PUBLIC_KEY_PATH, '0644', keys.meshSigning.publicKeyPem),
   ];
@@ -218,7 +229,9 @@ export async function renderNode(input: RenderNodeInput): Promise<RenderedNode> 
     comment: `kubeplane node ${node.name} (${mode}) of cluster ${input.cluster.name} [${input.cluster.clusterId}]`,
     files,
   };
-  const userData = packUserData(renderCloudConfig(configInput), node.provider, node.name, () => renderCloudConfig({ ...configInput, compressFilesOver: COMPRESS_FILES_OVER }));
+  const userData = packUserData(renderCloudConfig(configInput), node.provider, node.name, () =>
+    renderCloudConfig({ ...configInput, compressFilesOver: COMPRESS_FILES_OVER }),
+  );
   const wg = input.wireguardKeys[node.name];
   return {
     name: node.name,

@@ -11,18 +11,21 @@ export function withoutShellComments(script: string): string {
   const out: string[] = [];
   let heredoc: string | undefined;
   let header = script.startsWith('#!');
-  script.split('\n').forEach((line, i) => {
+  for (const [i, line] of script.split('\n').entries()) {
     if (heredoc !== undefined) {
       out.push(line);
       if (line.trim() === heredoc) heredoc = undefined;
-      return;
+      continue;
     }
-    if (header && (i === 0 || (i <= 2 && line.startsWith('#')))) return void out.push(line);
+    if (header && (i === 0 || (i <= 2 && line.startsWith('#')))) {
+      out.push(line);
+      continue;
+    }
     header = false;
-    if (/^\s*#/.test(line)) return;
+    if (/^\s*#/.test(line)) continue;
     const opens = /<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1/.exec(line.replace(/<<</g, ''));
     if (opens) heredoc = opens[2];
     out.push(line);
-  });
+  }
   return out.join('\n');
 }

@@ -20,7 +20,6 @@ export const STATIC_RESET_HEADER = '# kubeplane static reset';
  */
 const EDITED_IN_PLACE = ['/etc/hostname', '/etc/fstab'];
 
-
 /**
  * Writes the node's user-data and its first-boot script under STATIC_STATE_DIR, records what the machine had before
  * (its packages) and which files the boot writes, then starts the boot detached: an SSH session must not outlive a
@@ -30,7 +29,12 @@ const EDITED_IN_PLACE = ['/etc/hostname', '/etc/fstab'];
 export function renderStaticBootstrap(node: string, userData: string | Uint8Array): Redacted<string> {
   const config = parseCloudConfig(userData);
   // Its own log and markers, not cloud-init's: the machine may run cloud-init of its own, which is the user's.
-  const firstBoot = renderFirstBootScript(config, { runner: 'kubeplane static', log: `${STATIC_STATE_DIR}/boot.log`, runcmd: `${STATIC_STATE_DIR}/runcmd`, finished: `${STATIC_STATE_DIR}/boot-finished` });
+  const firstBoot = renderFirstBootScript(config, {
+    runner: 'kubeplane static',
+    log: `${STATIC_STATE_DIR}/boot.log`,
+    runcmd: `${STATIC_STATE_DIR}/runcmd`,
+    finished: `${STATIC_STATE_DIR}/boot-finished`,
+  });
   const files = config.files.map((f) => f.path);
   const lines = [
     `${STATIC_BOOTSTRAP_HEADER} ${node}`,
@@ -76,14 +80,16 @@ export function renderStaticReset(node: string): string {
     `pkill -f ${shQuote(BOOTSTRAP_SCRIPT_PATH)} 2>/dev/null || true`,
     'if command -v kubeadm >/dev/null 2>&1; then kubeadm reset --force --cleanup-tmp-dir >/dev/null 2>&1 || true; fi',
     'if command -v systemctl >/dev/null 2>&1; then',
-    `  for unit in kubelet.service kubeplane-mesh-sync.timer ${CERT_RENEW_TIMER} wg-quick@${WIREGUARD_INTERFACE}.service; do systemctl disable --now "$unit" >/dev/null 2>&1 || true; done`,
+    `  for unit in kubelet.service kubeplane-mesh-sync.timer ${CERT_RENEW_TIMER} ` +
+      `wg-quick@${WIREGUARD_INTERFACE}.service; do systemctl disable --now "$unit" >/dev/null 2>&1 || true; done`,
     'fi',
     `ip link delete ${WIREGUARD_INTERFACE} >/dev/null 2>&1 || true`,
     'ip link delete cilium_host >/dev/null 2>&1 || true',
     'ip link delete cilium_vxlan >/dev/null 2>&1 || true',
     'rm -rf /etc/cni/net.d /etc/kubernetes /var/lib/kubelet /var/lib/etcd /root/.kube',
     `if [ -f ${dir}/files ]; then while IFS= read -r f; do [ -n "$f" ] && rm -f -- "$f"; done <${dir}/files; fi`,
-    `rm -rf ${[STAGING_DIR, '/var/lib/kubeplane', BOOTSTRAP_SCRIPT_PATH, BOOTSTRAP_LOG_PATH, CERT_RENEW_SCRIPT_PATH, MESH_SYNC_SCRIPT_PATH, '/usr/local/bin/cilium'].join(' ')}`,
+    `rm -rf ${[STAGING_DIR, '/var/lib/kubeplane', BOOTSTRAP_SCRIPT_PATH, BOOTSTRAP_LOG_PATH].join(' ')} ` +
+      `${[CERT_RENEW_SCRIPT_PATH, MESH_SYNC_SCRIPT_PATH, '/usr/local/bin/cilium'].join(' ')}`,
     `rm -f /etc/apt/sources.list.d/kubernetes.list ${KUBERNETES_APT_KEYRING} /etc/containerd/config.toml`,
     // Packages the boot installed: those present now and not before it (dpkg machines only).
     `if [ -f ${dir}/packages.before ] && command -v dpkg-query >/dev/null 2>&1; then`,
@@ -91,7 +97,9 @@ export function renderStaticReset(node: string): string {
     '  if [ -n "$added" ]; then DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $added >/dev/null 2>&1 || true; fi',
     'fi',
     // What the boot edited in place goes back as it was, and so does the running hostname.
-    ...EDITED_IN_PLACE.map((f) => `if [ -f ${dir}/before/${f.slice(1).replace(/\//g, '_')} ]; then cat ${dir}/before/${f.slice(1).replace(/\//g, '_')} >${f}; fi`),
+    ...EDITED_IN_PLACE.map(
+      (f) => `if [ -f ${dir}/before/${f.slice(1).replace(/\//g, '_')} ]; then cat ${dir}/before/${f.slice(1).replace(/\//g, '_')} >${f}; fi`,
+    ),
     `if [ -s ${dir}/hostname.before ]; then hostname "$(cat ${dir}/hostname.before)" 2>/dev/null || true; fi`,
     `rm -rf ${dir}`,
     `echo "kubeplane: ${node} reset"`,

@@ -117,19 +117,37 @@ export function packUserData(text: Redacted<string>, provider: string, resource:
     if (gz.length <= limit) {
       return { bytes: Redacted.of(new Uint8Array(gz)), encoding: 'gzip', compressed: true, text, size: gz.length, uncompressedSize, limit };
     }
-    throw new KubeplaneError('invalid', `user-data of ${resource} is ${gz.length} bytes gzipped (${plain.length} plain), over ${provider}'s limit of ${limit} bytes`, { provider, resource });
+    throw new KubeplaneError(
+      'invalid',
+      `user-data of ${resource} is ${gz.length} bytes gzipped (${plain.length} plain), over ${provider}'s limit of ${limit} bytes`,
+      { provider, resource },
+    );
   }
   if (compact) {
     const compacted = compact();
     const bytes = Buffer.from(compacted.reveal(), 'utf8');
     if (bytes.length <= limit) {
-      return { bytes: Redacted.of(new Uint8Array(bytes)), encoding: 'gzip-files', compressed: false, text: compacted, size: bytes.length, uncompressedSize, limit };
+      return {
+        bytes: Redacted.of(new Uint8Array(bytes)),
+        encoding: 'gzip-files',
+        compressed: false,
+        text: compacted,
+        size: bytes.length,
+        uncompressedSize,
+        limit,
+      };
     }
     throw new KubeplaneError(
       'invalid',
-      `user-data of ${resource} is ${bytes.length} bytes with its files gzip+base64-encoded (${plain.length} plain), over ${provider}'s limit of ${limit} bytes (${provider} takes user-data as text, so it cannot be gzipped as a whole)`,
+      `user-data of ${resource} is ${bytes.length} bytes with its files gzip+base64-encoded (${plain.length} plain), over ` +
+        `${provider}'s limit of ${limit} bytes (${provider} takes user-data as text, so it cannot be gzipped as a whole)`,
       { provider, resource },
     );
   }
-  throw new KubeplaneError('invalid', `user-data of ${resource} is ${plain.length} bytes, over ${provider}'s limit of ${limit} bytes (${provider} takes user-data as text, so it cannot be gzipped)`, { provider, resource });
+  throw new KubeplaneError(
+    'invalid',
+    `user-data of ${resource} is ${plain.length} bytes, over ${provider}'s limit of ` +
+      `${limit} bytes (${provider} takes user-data as text, so it cannot be gzipped)`,
+    { provider, resource },
+  );
 }

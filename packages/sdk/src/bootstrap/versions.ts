@@ -58,9 +58,11 @@ export const KUBEADM_PAUSE_VERSIONS: Readonly<Record<number, string>> = {
 
 /** The pause image kubeadm of this Kubernetes version uses (`registry.k8s.io/pause:3.10`). */
 export function pauseImage(version: BootstrapKubernetesVersion): string {
-  const minors = Object.keys(KUBEADM_PAUSE_VERSIONS).map(Number).sort((a, b) => a - b);
+  const minors = Object.keys(KUBEADM_PAUSE_VERSIONS)
+    .map(Number)
+    .sort((a, b) => a - b);
   const newest = minors[minors.length - 1] ?? 36;
-  const minor = version.minor > newest ? newest : version.minor;
+  const minor = Math.min(version.minor, newest);
   const tag = KUBEADM_PAUSE_VERSIONS[minor];
   if (!tag) throw new Error(`no kubeadm pause version known for Kubernetes ${version.major}.${version.minor}`);
   return `registry.k8s.io/pause:${tag}`;

@@ -50,12 +50,7 @@ function needsKeepalive(self: { behindNat?: boolean }, peer: MeshPeer): boolean 
 }
 
 /** `/etc/wireguard/wg0.conf` (wg-quick format) for `node`; it holds that node's private key and no other. */
-export function renderWireguardConfig(
-  cluster: BootstrapCluster,
-  node: BootstrapNode,
-  privateKey: Redacted<string>,
-  peers: MeshPeer[],
-): Redacted<string> {
+export function renderWireguardConfig(cluster: BootstrapCluster, node: BootstrapNode, privateKey: Redacted<string>, peers: MeshPeer[]): Redacted<string> {
   const { prefix } = parseCidr(cluster.network);
   const lines = [
     `# kubeplane overlay ${cluster.network} of cluster ${cluster.name}: node ${node.name}`,

@@ -17,12 +17,30 @@ describe('busyRetryDelaySeconds', () => {
     const queue = new MemoryQueue<StepEvent>({ clock, visibilityTimeoutSeconds: 300 });
     const lease = new MemoryLease(clock);
     const engine = new Engine({
-      state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue, lease, clock, leaseSeconds: 120,
+      state: new MemoryStateStore(),
+      secrets: new MemorySecretStore(),
+      queue,
+      lease,
+      clock,
+      leaseSeconds: 120,
       providers: () => Promise.reject(new Error('no providers here')),
-      kubernetes: () => { throw new Error('no clusters here'); },
+      kubernetes: () => {
+        throw new Error('no clusters here');
+      },
     });
     await lease.acquire(clusterKey('c1'), 'a crashed holder', 3600);
-    const event: StepEvent = { v: 1, project: 'p', clusterId: 'c1', incarnation: 'i1', generation: 1, seq: 1, phase: 'infrastructure', step: 'prepare', attempt: 0, key: 'c1/i1/1/1/0' };
+    const event: StepEvent = {
+      v: 1,
+      project: 'p',
+      clusterId: 'c1',
+      incarnation: 'i1',
+      generation: 1,
+      seq: 1,
+      phase: 'infrastructure',
+      step: 'prepare',
+      attempt: 0,
+      key: 'c1/i1/1/1/0',
+    };
     await queue.send(event, { groupId: 'c1' });
     const waits: number[] = [];
     for (let i = 0; i < 4; i++) {

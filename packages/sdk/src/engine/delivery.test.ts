@@ -6,9 +6,22 @@ import { deliverStep, type StepDeliveryTarget } from './delivery.js';
 import type { ProcessOutcome } from './engine.js';
 import type { StepEvent } from './events.js';
 
-const event: StepEvent = { v: 1, project: 'p', clusterId: 'c1', generation: 3, seq: 7, phase: 'infrastructure', step: 'create-nodes', attempt: 0, key: 'c1/7/create-nodes' };
+const event: StepEvent = {
+  v: 1,
+  project: 'p',
+  clusterId: 'c1',
+  generation: 3,
+  seq: 7,
+  phase: 'infrastructure',
+  step: 'create-nodes',
+  attempt: 0,
+  key: 'c1/7/create-nodes',
+};
 
-function target(result: ProcessOutcome | Error, mark: boolean | Error = true): StepDeliveryTarget & { marked: Array<{ clusterId: string; message: string; expect?: unknown }> } {
+function target(
+  result: ProcessOutcome | Error,
+  mark: boolean | Error = true,
+): StepDeliveryTarget & { marked: Array<{ clusterId: string; message: string; expect?: unknown }> } {
   const marked: Array<{ clusterId: string; message: string; expect?: unknown }> = [];
   return {
     marked,
@@ -35,14 +48,29 @@ describe('deliverStep', () => {
   });
 
   it('answers contention with a fresh copy whose delay grows with the re-sends it carries, capped by the lease', async () => {
-    expect(await deliverStep(target('busy'), { event, attempt: 1, maxAttempts: 5 })).toEqual({ action: 'resend', outcome: 'busy', resends: 1, delaySeconds: 2 });
-    expect(await deliverStep(target('conflict'), { event, attempt: 1, maxAttempts: 5, resends: 3 })).toEqual({ action: 'resend', outcome: 'conflict', resends: 4, delaySeconds: 16 });
+    expect(await deliverStep(target('busy'), { event, attempt: 1, maxAttempts: 5 })).toEqual({
+      action: 'resend',
+      outcome: 'busy',
+      resends: 1,
+      delaySeconds: 2,
+    });
+    expect(await deliverStep(target('conflict'), { event, attempt: 1, maxAttempts: 5, resends: 3 })).toEqual({
+      action: 'resend',
+      outcome: 'conflict',
+      resends: 4,
+      delaySeconds: 16,
+    });
     expect(await deliverStep(target('busy'), { event, attempt: 1, maxAttempts: 5, resends: 30 })).toMatchObject({ action: 'resend', delaySeconds: 120 });
   });
 
   it('lets a transport that backs off itself deliver contention again, but sends a fresh copy on the last attempt', async () => {
     expect(await deliverStep(target('busy'), { event, attempt: 2, maxAttempts: 5, contention: 'redeliver' })).toEqual({ action: 'redeliver', outcome: 'busy' });
-    expect(await deliverStep(target('busy'), { event, attempt: 5, maxAttempts: 5, contention: 'redeliver' })).toEqual({ action: 'resend', outcome: 'busy', resends: 5, delaySeconds: 32 });
+    expect(await deliverStep(target('busy'), { event, attempt: 5, maxAttempts: 5, contention: 'redeliver' })).toEqual({
+      action: 'resend',
+      outcome: 'busy',
+      resends: 5,
+      delaySeconds: 32,
+    });
   });
 
   it('never counts contention as a failure: the cluster is not marked, even on the last attempt', async () => {

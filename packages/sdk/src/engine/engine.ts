@@ -25,7 +25,16 @@ import type { SecretStore } from './ports/secret-store.js';
 import type { StateStore } from './ports/state-store.js';
 import type { MachineAccess } from './ports/machine-access.js';
 import { clusterKey, clusterRecordProblem, projectKey, pushStage, type ClusterRecord, type ProjectRecord } from './records.js';
-import { followingStep, isStepName, STEPS, type AddonCredentialResolver, type ProviderFactory, type StepContext, type StepName, type StepResult } from './steps/index.js';
+import {
+  followingStep,
+  isStepName,
+  STEPS,
+  type AddonCredentialResolver,
+  type ProviderFactory,
+  type StepContext,
+  type StepName,
+  type StepResult,
+} from './steps/index.js';
 import type { StepDefinition } from './steps/types.js';
 import { defaultOverdueSeconds, lostMs } from './lost-messages.js';
 
@@ -124,7 +133,12 @@ export class Engine {
   /** The queue as one to receive from; a push queue (Cloud Tasks) delivers to its handler instead, so this throws. */
   pullQueue(): Queue<StepEvent> {
     const { queue } = this.options;
-    if (!isPullQueue(queue)) throw new KubeplaneError('invalid', 'this engine\'s queue pushes each step message to the step function (Cloud Tasks); nothing in this process receives from it, so there is nothing to run here');
+    if (!isPullQueue(queue))
+      throw new KubeplaneError(
+        'invalid',
+        "this engine's queue pushes each step message to the step function (Cloud " +
+          'Tasks); nothing in this process receives from it, so there is nothing to run here',
+      );
     return queue;
   }
 
@@ -138,7 +152,8 @@ export class Engine {
       return 'invalid';
     }
     const outcome = await this.handle(parsed.data);
-    if (outcome === 'busy' || outcome === 'conflict') await queue.release(message.receipt, outcome === 'busy' ? busyRetryDelaySeconds(message.receiveCount, this.leaseSeconds) : 1);
+    if (outcome === 'busy' || outcome === 'conflict')
+      await queue.release(message.receipt, outcome === 'busy' ? busyRetryDelaySeconds(message.receiveCount, this.leaseSeconds) : 1);
     else await queue.ack(message.receipt);
     return outcome;
   }
@@ -158,7 +173,9 @@ export class Engine {
       const record = stored.value;
       // Another creation of the cluster (destroyed and made again), or a message of the format without incarnations.
       if (event.incarnation === undefined || event.incarnation !== record.incarnation) return 'stale';
-      const older = event.generation < record.generation || (event.generation === record.generation && (event.seq < record.step.seq || (event.seq === record.step.seq && event.attempt < record.step.attempts)));
+      const older =
+        event.generation < record.generation ||
+        (event.generation === record.generation && (event.seq < record.step.seq || (event.seq === record.step.seq && event.attempt < record.step.attempts)));
       if (older || event.generation !== record.generation || event.seq !== record.step.seq || event.step !== record.step.name) {
         // Out of date or a duplicate: the record moved on. Make sure its current step is queued, in case the
         // process that moved it crashed before sending the next message (deduplicated if it is queued).
@@ -203,7 +220,13 @@ export class Engine {
     }
   }
 
-  async #run(step: StepName, record: ClusterRecord, project: ProjectRecord, now: number, checkpoint: () => Promise<void>): Promise<{ result: StepResult; events: EngineEvent[] }> {
+  async #run(
+    step: StepName,
+    record: ClusterRecord,
+    project: ProjectRecord,
+    now: number,
+    checkpoint: () => Promise<void>,
+  ): Promise<{ result: StepResult; events: EngineEvent[] }> {
     const emitted: EngineEvent[] = [];
     const ctx: StepContext = {
       record,
@@ -243,7 +266,14 @@ export class Engine {
     }
   }
 
-  async #commit(record: ClusterRecord, revision: number, fence: number, result: StepResult, events: EngineEvent[], progressed: boolean): Promise<ProcessOutcome> {
+  async #commit(
+    record: ClusterRecord,
+    revision: number,
+    fence: number,
+    result: StepResult,
+    events: EngineEvent[],
+    progressed: boolean,
+  ): Promise<ProcessOutcome> {
     const { state, clock } = this.options;
     const now = clock.now();
     const step = record.step.name as StepName;
@@ -276,7 +306,19 @@ export class Engine {
         const failures = progressed ? 0 : result.transient ? before + 1 : result.budget === true && phase === 'delete' ? before : 0;
         record.step = { ...record.step, attempts: record.step.attempts + 1, failures, reason: result.reason };
         record.status = { ...record.status, message: result.reason };
-        events.push({ type: 'waiting', at: now, project: record.project, cluster: record.name, phase, step, seconds: result.seconds, reason: result.reason, attempt: record.step.attempts, failures, since: record.step.since });
+        events.push({
+          type: 'waiting',
+          at: now,
+          project: record.project,
+          cluster: record.name,
+          phase,
+          step,
+          seconds: result.seconds,
+          reason: result.reason,
+          attempt: record.step.attempts,
+          failures,
+          since: record.step.since,
+        });
         follow = { delay: result.seconds };
         outcome = 'waiting';
         break;
@@ -292,7 +334,16 @@ export class Engine {
       case 'failed': {
         pushStage(record.status, { status: 'ERROR', stage: phase, taskDescription: result.error.message, timestamp: new Date(now).toISOString() });
         record.status = { ...record.status, state: 'ERROR', message: `${step}: ${result.error.message}` };
-        events.push({ type: 'error', at: now, project: record.project, cluster: record.name, phase, step, message: result.error.message, kind: result.error.kind });
+        events.push({
+          type: 'error',
+          at: now,
+          project: record.project,
+          cluster: record.name,
+          phase,
+          step,
+          message: result.error.message,
+          kind: result.error.kind,
+        });
         outcome = 'failed';
         break;
       }
@@ -355,7 +406,12 @@ export class Engine {
 
 /** A step past its deadline: what it could not do, for how long it tried, and the reason its last attempt gave. */
 function timedOut(def: StepDefinition, record: ClusterRecord): KubeplaneError {
-  const limit = def.timeoutSeconds % 3600 === 0 ? `${def.timeoutSeconds / 3600} h` : def.timeoutSeconds % 60 === 0 ? `${def.timeoutSeconds / 60} min` : `${def.timeoutSeconds} s`;
+  const limit =
+    def.timeoutSeconds % 3600 === 0
+      ? `${def.timeoutSeconds / 3600} h`
+      : def.timeoutSeconds % 60 === 0
+        ? `${def.timeoutSeconds / 60} min`
+        : `${def.timeoutSeconds} s`;
   const last = record.step.reason ? `; its last attempt: ${record.step.reason}` : '; no attempt of it reported why';
   return new KubeplaneError('retryable', `${def.timeoutMessage(record)} (step ${record.step.name} gave up after ${limit}${last})`, { resource: record.name });
 }
@@ -378,24 +434,27 @@ export function keepRenewed(lease: Lease, grant: LeaseGrant, ttlSeconds: number)
   let current = grant;
   let lost = false;
   let inFlight: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    if (lost || inFlight) return;
-    inFlight = lease
-      .renew(current, ttlSeconds)
-      .then((renewed) => {
-        if (renewed) current = renewed;
-        else {
-          // Taken by another holder: nothing more to renew, and nothing to keep ticking (or alive) until stop().
-          lost = true;
-          clearInterval(timer);
-        }
-      })
-      // A failed renewal is tried again at the next tick; the lease's expiry and the fence keep things safe meanwhile.
-      .catch(() => undefined)
-      .finally(() => {
-        inFlight = null;
-      });
-  }, Math.max(1, (ttlSeconds * 1000) / 3));
+  const timer = setInterval(
+    () => {
+      if (lost || inFlight) return;
+      inFlight = lease
+        .renew(current, ttlSeconds)
+        .then((renewed) => {
+          if (renewed) current = renewed;
+          else {
+            // Taken by another holder: nothing more to renew, and nothing to keep ticking (or alive) until stop().
+            lost = true;
+            clearInterval(timer);
+          }
+        })
+        // A failed renewal is tried again at the next tick; the lease's expiry and the fence keep things safe meanwhile.
+        .catch(() => undefined)
+        .finally(() => {
+          inFlight = null;
+        });
+    },
+    Math.max(1, (ttlSeconds * 1000) / 3),
+  );
   timer.unref();
   return {
     current: () => current,

@@ -56,7 +56,19 @@ export type EngineEvent =
    * A step waits: `attempt` counts its runs so far (1 for the first wait), `failures` the transient failures in a row
    * (5xx, throttling) behind this wait, 0 when it waits on the cloud's work; `since` is when the step began (ms).
    */
-  | { type: 'waiting'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; seconds: number; reason: string; attempt: number; failures: number; since: number }
+  | {
+      type: 'waiting';
+      at: number;
+      project: string;
+      cluster: string;
+      phase: EnginePhase;
+      step: string;
+      seconds: number;
+      reason: string;
+      attempt: number;
+      failures: number;
+      since: number;
+    }
   | { type: 'error'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string; kind: string }
   | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' }
   /** An add-on's state changed (installing, installed, upgraded, failed, removing), as the cluster reports it. */

@@ -18,11 +18,28 @@ export * from './records.js';
 export { ClusterSecrets, generateSshKeyPair, type SshKeyPair } from './cluster-secrets.js';
 export { Engine, dueAt, queueDelay, type EngineOptions, type ProcessOutcome } from './engine.js';
 export { busyRetryDelaySeconds } from './busy-retry.js';
-export { type WatchdogOptions, type WatchdogReport } from './watchdog.js';
+export type { WatchdogOptions, WatchdogReport } from './watchdog.js';
 export { defaultOverdueSeconds } from './lost-messages.js';
 export { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 export { Kubeplane, type ApplyResult, type DestroyResult, type ManifestStatus, type PoolCounts } from './kubeplane.js';
-export { GROWTH_BACKOFF_INITIAL_MS, GROWTH_BACKOFF_MAX_MS, growthBackoffMs, KUBELET_MAX_PODS, type NodeGroup, type NodeGroupNode, type NodeGroupTemplate } from './pool-scaling.js';
-export { STEPS, APPLY_FLOW, DELETE_FLOW, DELETION_CEILING_SECONDS, type AddonCredentialResolver, type ProviderFactory, type StepName, type StepResult } from './steps/index.js';
+export {
+  GROWTH_BACKOFF_INITIAL_MS,
+  GROWTH_BACKOFF_MAX_MS,
+  growthBackoffMs,
+  KUBELET_MAX_PODS,
+  type NodeGroup,
+  type NodeGroupNode,
+  type NodeGroupTemplate,
+} from './pool-scaling.js';
+export {
+  STEPS,
+  APPLY_FLOW,
+  DELETE_FLOW,
+  DELETION_CEILING_SECONDS,
+  type AddonCredentialResolver,
+  type ProviderFactory,
+  type StepName,
+  type StepResult,
+} from './steps/index.js';
 export { FileBucketStore, fileRateBudgets } from './adapters/file-rate-budget.js';
 export { CatalogCache, closestNames, preflight, preflightError, type PreflightIssue, type PreflightProviders } from './preflight.js';

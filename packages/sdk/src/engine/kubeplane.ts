@@ -15,7 +15,21 @@ import { ClusterSecrets } from './cluster-secrets.js';
 import { dueAt, Engine, type EngineOptions } from './engine.js';
 import { runWatchdog, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
 import type { EngineEventListener } from './events.js';
-import { clusterKey, clusterRecordProblem, emptyLedger, manifestState, newIncarnation, projectKey, projectRecordProblem, pushStage, RECORD_VERSION, type ClusterRecord, type ClusterStatus, type ManifestState, type ProjectRecord } from './records.js';
+import {
+  clusterKey,
+  clusterRecordProblem,
+  emptyLedger,
+  manifestState,
+  newIncarnation,
+  projectKey,
+  projectRecordProblem,
+  pushStage,
+  RECORD_VERSION,
+  type ClusterRecord,
+  type ClusterStatus,
+  type ManifestState,
+  type ProjectRecord,
+} from './records.js';
 import type { ProviderDef } from '../manifest/schema.js';
 import type { Versioned } from './ports/state-store.js';
 import { regionKey } from './steps/common.js';
@@ -30,7 +44,8 @@ import { providerAddonIds } from './steps/managed.js';
  * them rather than report DONE for work it did not do.
  */
 const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], string>> = {
-  'change-api-endpoint': 'moving the API endpoint of an existing cluster (new serving certificates and kubeconfigs) is not carried out yet; keep its API load balancer as it is',
+  'change-api-endpoint':
+    'moving the API endpoint of an existing cluster (new serving certificates and kubeconfigs) is not carried out yet; keep its API load balancer as it is',
 };
 
 /**
@@ -46,16 +61,30 @@ function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec, addonsAtCr
   for (const id of addonsAtCreation ?? providerAddonIds(built)) {
     const before = built.addons.find((a) => a.name === id);
     const after = spec.addons.find((a) => a.name === id);
-    if (!after) out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and kubeplane cannot remove ${id}, which it installed; uninstall its Helm release yourself and then remove it from the manifest, or create a new cluster`);
-    else if ((after.version ?? '') !== (before?.version ?? '')) out.push(`cluster ${spec.name}: the managed service installs its add-ons at creation and ${id} is its Helm release; upgrade it as Crusoe documents (helm upgrade against that release), not through the manifest's version`);
+    if (!after)
+      out.push(
+        `cluster ${spec.name}: the managed service installs its add-ons at creation and kubeplane cannot remove ${id}, which ` +
+          `it installed; uninstall its Helm release yourself and then remove it from the manifest, or create a new cluster`,
+      );
+    else if ((after.version ?? '') !== (before?.version ?? ''))
+      out.push(
+        `cluster ${spec.name}: the managed service installs its add-ons at creation and ${id} is its Helm release; ` +
+          `upgrade it as Crusoe documents (helm upgrade against that release), not through the manifest's version`,
+      );
   }
   if (built.version.raw !== spec.version.raw) {
-    out.push(`cluster ${spec.name}: the managed control plane's version (${built.version.raw} -> ${spec.version.raw}) is upgraded by the provider (Crusoe: through its support); node pools take new node images through their image`);
+    out.push(
+      `cluster ${spec.name}: the managed control plane's version (${built.version.raw} -> ${spec.version.raw}) is ` +
+        `upgraded by the provider (Crusoe: through its support); node pools take new node images through their image`,
+    );
   }
   for (const pool of spec.pools) {
     const before = built.pools.find((p) => p.name === pool.name);
     if (before && before.serverType !== pool.serverType) {
-      out.push(`cluster ${spec.name}: node pool ${pool.name} cannot change its instance type (${before.serverType ?? ''} -> ${pool.serverType ?? ''}) on the managed service; add a pool with the new type and remove the old one`);
+      out.push(
+        `cluster ${spec.name}: node pool ${pool.name} cannot change its instance type (${before.serverType ?? ''} ` +
+          `-> ${pool.serverType ?? ''}) on the managed service; add a pool with the new type and remove the old one`,
+      );
     }
   }
   return out;
@@ -68,13 +97,21 @@ function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec, addonsAtCr
  */
 function checkedManifest(input: unknown, action: string): Manifest {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new KubeplaneError('invalid', `${action} takes a manifest (from validateManifestText, validateManifestFile or validateManifestObject), not ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`, { code: 'InvalidManifest' });
+    throw new KubeplaneError(
+      'invalid',
+      `${action} takes a manifest (from validateManifestText, validateManifestFile or validateManifestObject), ` +
+        `not ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`,
+      { code: 'InvalidManifest' },
+    );
   }
   const result = validateManifestObject('apiVersion' in input ? input : toDocument(input as Manifest));
   const [manifest] = result.manifests;
   if (!result.ok || !manifest) {
     const name = (input as { name?: unknown }).name;
-    throw new KubeplaneError('invalid', result.errors.map((i) => `${i.path}: ${i.message}`).join('\n'), { ...(typeof name === 'string' ? { resource: name } : {}), code: 'InvalidManifest' });
+    throw new KubeplaneError('invalid', result.errors.map((i) => `${i.path}: ${i.message}`).join('\n'), {
+      ...(typeof name === 'string' ? { resource: name } : {}),
+      code: 'InvalidManifest',
+    });
   }
   return manifest;
 }
@@ -94,7 +131,16 @@ function poolCounts(r: ClusterRecord): PoolCounts[] {
       ...(p.autoscaler ? { min: p.autoscaler.min, max: p.autoscaler.max } : {}),
       running: Object.values(r.ledger.nodes).filter((n) => n.pool === p.name && n.state === 'running').length,
       ...(readAt !== undefined ? { readAt: new Date(readAt).toISOString() } : {}),
-      ...(failure ? { lastFailure: { kind: failure.kind, message: failure.message, at: new Date(failure.at).toISOString(), retryAfter: new Date(growthAllowedAt(failure)).toISOString() } } : {}),
+      ...(failure
+        ? {
+            lastFailure: {
+              kind: failure.kind,
+              message: failure.message,
+              at: new Date(failure.at).toISOString(),
+              retryAfter: new Date(growthAllowedAt(failure)).toISOString(),
+            },
+          }
+        : {}),
     };
   });
 }
@@ -113,7 +159,12 @@ function usedBy(before: ProjectRecord['used'], manifest: Manifest, clusters: rea
 
 /** A project's name as every method takes it: a string, or a clear error for a caller without types. */
 function checkedProject(project: unknown): string {
-  if (typeof project !== 'string' || project === '') throw new KubeplaneError('invalid', `a project is named by a non-empty string, not ${project === '' ? 'an empty string' : project === null ? 'null' : typeof project}`, { code: 'InvalidProject' });
+  if (typeof project !== 'string' || project === '')
+    throw new KubeplaneError(
+      'invalid',
+      `a project is named by a non-empty string, not ${project === '' ? 'an empty string' : project === null ? 'null' : typeof project}`,
+      { code: 'InvalidProject' },
+    );
   return project;
 }
 
@@ -182,9 +233,21 @@ export class Kubeplane {
    * what is being built or was built; the plan compares with what was built.
    */
   async #planWith(manifest: Manifest, records: ClusterRecord[]) {
-    const specs = (pick: (r: ClusterRecord) => ClusterSpec | null): CurrentState => ({ project: manifest.name, clusters: records.map(pick).filter((c): c is ClusterSpec => c !== null) });
-    const desired = buildDesiredState(manifest, specs((r) => r.desired ?? r.current));
-    return { desired, planned: planChanges(desired, specs((r) => r.current)) };
+    const specs = (pick: (r: ClusterRecord) => ClusterSpec | null): CurrentState => ({
+      project: manifest.name,
+      clusters: records.map(pick).filter((c): c is ClusterSpec => c !== null),
+    });
+    const desired = buildDesiredState(
+      manifest,
+      specs((r) => r.desired ?? r.current),
+    );
+    return {
+      desired,
+      planned: planChanges(
+        desired,
+        specs((r) => r.current),
+      ),
+    };
   }
 
   /**
@@ -202,7 +265,10 @@ export class Kubeplane {
     };
     const records = await this.#clusterRecords(manifest.name);
     const { desired } = await this.#planWith(manifest, records);
-    const established = establishedPools(records.flatMap((r) => (r.current ? [r.current] : [])), desired.clusters);
+    const established = establishedPools(
+      records.flatMap((r) => (r.current ? [r.current] : [])),
+      desired.clusters,
+    );
     return preflight(manifest, providerOf, this.engine.catalogs, this.#options.clock.now(), { established });
   }
 
@@ -239,7 +305,12 @@ export class Kubeplane {
       lastManifest: manifest,
       used: usedBy(p.used, manifest, desired.clusters),
       clusters: { ...p.clusters, ...Object.fromEntries(desired.clusters.map((c) => [c.name, c.id])) },
-      establishedPools: [...establishedPools(records.flatMap((r) => (r.current ? [r.current] : [])), desired.clusters)].sort(),
+      establishedPools: [
+        ...establishedPools(
+          records.flatMap((r) => (r.current ? [r.current] : [])),
+          desired.clusters,
+        ),
+      ].sort(),
       updatedAt: clock.now(),
     }));
     const queued: string[] = [];
@@ -251,7 +322,13 @@ export class Kubeplane {
       // A reconcile (a schedule, say) never interrupts work under way or brings back a cluster being deleted.
       const busy = existing && (existing.status.state === 'IN_PROGRESS' || existing.status.state === 'WAIT_FOR_PICKUP' || existing.target === 'absent');
       if (options.reconcile && busy && stableJson(existing.desired) === stableJson(spec)) continue;
-      await this.#startFlow(spec.id, project, (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }), 'preflight', 'infrastructure');
+      await this.#startFlow(
+        spec.id,
+        project,
+        (r) => ({ ...r, name: spec.name, target: 'present', desired: spec, lastManifest: manifest }),
+        'preflight',
+        'infrastructure',
+      );
       queued.push(spec.name);
     }
     for (const r of records) {
@@ -272,7 +349,10 @@ export class Kubeplane {
     await this.watchdog({ project });
     const stored = await this.#readProject(project);
     const manifest = stored?.value.manifest;
-    if (!manifest) throw new KubeplaneError('not-found', `project ${project} has no applied manifest to reconcile${stored ? ' (it is being destroyed)' : ''}`, { resource: project });
+    if (!manifest)
+      throw new KubeplaneError('not-found', `project ${project} has no applied manifest to reconcile${stored ? ' (it is being destroyed)' : ''}`, {
+        resource: project,
+      });
     return this.apply(manifest, { reconcile: true });
   }
 
@@ -284,13 +364,20 @@ export class Kubeplane {
    * (pool-scaling.ts); growth asked for within the backoff is refused with code GrowthBackedOff. Compare-and-swap safe:
    * each attempt computes the new desired state from the record it replaces.
    */
-  async scalePool(project: string, cluster: string, pool: string, target: number, options: { removeNodes?: string[] } = {}): Promise<{ target: number; queued: boolean }> {
+  async scalePool(
+    project: string,
+    cluster: string,
+    pool: string,
+    target: number,
+    options: { removeNodes?: string[] } = {},
+  ): Promise<{ target: number; queued: boolean }> {
     checkedProject(project);
     const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
     if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
     const stored = await this.#readProject(project);
     const manifest = stored?.value.manifest;
-    if (!manifest || record.target === 'absent') throw new KubeplaneError('invalid', `cluster ${cluster} of project ${project} is being deleted; its pools cannot be scaled`, { resource: cluster });
+    if (!manifest || record.target === 'absent')
+      throw new KubeplaneError('invalid', `cluster ${cluster} of project ${project} is being deleted; its pools cannot be scaled`, { resource: cluster });
     const spec = record.desired ?? record.current;
     if (!spec) throw new KubeplaneError('invalid', `cluster ${cluster} has no desired state yet`, { resource: cluster });
     const before = autoscaledPool(spec, pool);
@@ -300,14 +387,20 @@ export class Kubeplane {
     const wanted = autoscaledPool(checked, pool).count;
     if (wanted === before.count && !options.removeNodes?.length) return { target: wanted, queued: false };
     const p = await this.#updateProject(project, (x) => ({ ...x, generation: x.generation + 1, updatedAt: this.#options.clock.now() }));
-    await this.#startFlow(record.clusterId, p, (r) => {
-      const base = r.desired ?? r.current;
-      if (!base) throw new KubeplaneError('invalid', `cluster ${cluster} has no desired state`, { resource: cluster });
-      const previous = scaledPrevious(base, request, this.#options.clock.now(), r.ledger);
-      const desired = buildDesiredState(manifest, { project, clusters: [previous] }).clusters.find((c) => c.name === cluster);
-      if (!desired) throw new KubeplaneError('not-found', `cluster ${cluster} is no longer in project ${project}'s manifest`, { resource: cluster });
-      return { ...r, target: 'present', desired };
-    }, 'preflight', 'infrastructure');
+    await this.#startFlow(
+      record.clusterId,
+      p,
+      (r) => {
+        const base = r.desired ?? r.current;
+        if (!base) throw new KubeplaneError('invalid', `cluster ${cluster} has no desired state`, { resource: cluster });
+        const previous = scaledPrevious(base, request, this.#options.clock.now(), r.ledger);
+        const desired = buildDesiredState(manifest, { project, clusters: [previous] }).clusters.find((c) => c.name === cluster);
+        if (!desired) throw new KubeplaneError('not-found', `cluster ${cluster} is no longer in project ${project}'s manifest`, { resource: cluster });
+        return { ...r, target: 'present', desired };
+      },
+      'preflight',
+      'infrastructure',
+    );
     return { target: wanted, queued: true };
   }
 
@@ -333,22 +426,28 @@ export class Kubeplane {
   }
 
   /** cpu, memory and GPUs of a pool's server type from its provider's catalog (cached per run), if the catalog answers. */
-  async #serverTypeSize(project: string, manifest: Manifest | null, pool: ClusterSpec['pools'][number]): Promise<{ vcpus: number; memoryGiB: number; gpus?: number } | undefined> {
+  async #serverTypeSize(
+    project: string,
+    manifest: Manifest | null,
+    pool: ClusterSpec['pools'][number],
+  ): Promise<{ vcpus: number; memoryGiB: number; gpus?: number } | undefined> {
     const def = manifest?.providers.find((d) => d.name === pool.provider?.name);
     if (!def || !pool.provider || !pool.serverType) return undefined;
     const region = pool.provider.region;
     const compute = (await this.engine.providerFor(project, def, region)).compute;
     if (!compute) return undefined;
     // The catalog preflight reads, under its key: an autoscaler asks every scan, the cloud is asked once an hour.
-    const types = await this.engine.catalogs.get(`${stableJson(def)}/server-types/${region}`, async () => {
-      const o = await compute.serverTypes(region);
-      if (isPending(o)) throw new KubeplaneError(o.reason === 'throttled' ? 'throttled' : 'retryable', `${def.name} server types of ${region}: ${o.message}`);
-      return o.value;
-    }).catch((e: unknown) => {
-      // Throttled or busy: the template comes from the pool's machineSpec until the next ask.
-      if (isKubeplaneError(e) && e.retryable) return undefined;
-      throw e;
-    });
+    const types = await this.engine.catalogs
+      .get(`${stableJson(def)}/server-types/${region}`, async () => {
+        const o = await compute.serverTypes(region);
+        if (isPending(o)) throw new KubeplaneError(o.reason === 'throttled' ? 'throttled' : 'retryable', `${def.name} server types of ${region}: ${o.message}`);
+        return o.value;
+      })
+      .catch((e: unknown) => {
+        // Throttled or busy: the template comes from the pool's machineSpec until the next ask.
+        if (isKubeplaneError(e) && e.retryable) return undefined;
+        throw e;
+      });
     return types?.find((t) => t.name === pool.serverType);
   }
 
@@ -404,10 +503,30 @@ export class Kubeplane {
       const spec = given.find((c) => c.id === id) ?? known.find((c) => c.id === id) ?? null;
       const from = given.some((c) => c.id === id) ? manifest : last;
       if (found && 'record' in found) {
-        await this.#startFlow(id, p, (x) => ({ ...x, target: 'absent', desired: x.desired ?? spec, lastManifest: x.lastManifest ?? from }), 'delete-dns', 'delete');
+        await this.#startFlow(
+          id,
+          p,
+          (x) => ({ ...x, target: 'absent', desired: x.desired ?? spec, lastManifest: x.lastManifest ?? from }),
+          'delete-dns',
+          'delete',
+        );
       } else {
         // Lost, or unreadable: swept by its tag from what the project record kept; a fresh record replaces a bad one.
-        await this.#startFlow(id, p, (x) => ({ ...x, name, target: 'absent', desired: spec, lastManifest: from, ledger: { ...x.ledger, regions: [...new Set([...x.ledger.regions, ...regions])] } }), 'delete-dns', 'delete', { replace: found !== null });
+        await this.#startFlow(
+          id,
+          p,
+          (x) => ({
+            ...x,
+            name,
+            target: 'absent',
+            desired: spec,
+            lastManifest: from,
+            ledger: { ...x.ledger, regions: [...new Set([...x.ledger.regions, ...regions])] },
+          }),
+          'delete-dns',
+          'delete',
+          { replace: found !== null },
+        );
         swept.push(name);
       }
       queued.push(name);
@@ -442,7 +561,9 @@ export class Kubeplane {
     const status = await this.findStatus(project);
     if (!status) {
       const known = await this.projects();
-      throw new KubeplaneError('not-found', `no project named ${project}${known.length ? ` (projects: ${known.join(', ')})` : ' (there are no projects)'}`, { resource: project });
+      throw new KubeplaneError('not-found', `no project named ${project}${known.length ? ` (projects: ${known.join(', ')})` : ' (there are no projects)'}`, {
+        resource: project,
+      });
     }
     return status;
   }
@@ -454,7 +575,9 @@ export class Kubeplane {
     // A record that cannot be read is shown, not thrown: status still answers, and destroy still sweeps it.
     const { records, unreadable } = await this.#readClusters(project);
     if (!stored && records.length === 0) return null;
-    const broken: ManifestStatus['clusters'] = Object.fromEntries(unreadable.map((u) => [u.name, { state: 'ERROR' as const, phase: 'none' as const, message: u.message, previous: [], id: u.id }]));
+    const broken: ManifestStatus['clusters'] = Object.fromEntries(
+      unreadable.map((u) => [u.name, { state: 'ERROR' as const, phase: 'none' as const, message: u.message, previous: [], id: u.id }]),
+    );
     return {
       project,
       state: unreadable.length ? 'ERROR' : manifestState(records, stored?.value.manifest === null && records.length > 0),
@@ -481,7 +604,16 @@ export class Kubeplane {
       const next: ClusterRecord = { ...r, status: { ...status, state: 'ERROR', message: `${r.step.name}: ${message}` } };
       try {
         await state.put(clusterKey(clusterId), next, stored.revision);
-        this.engine.emit({ type: 'error', at: clock.now(), project: r.project, cluster: r.name, phase: r.step.phase, step: r.step.name, message, kind: 'undeliverable' });
+        this.engine.emit({
+          type: 'error',
+          at: clock.now(),
+          project: r.project,
+          cluster: r.name,
+          phase: r.step.phase,
+          step: r.step.name,
+          message,
+          kind: 'undeliverable',
+        });
         return true;
       } catch (e) {
         if (!(isKubeplaneError(e) && e.kind === 'conflict')) throw e;
@@ -520,7 +652,14 @@ export class Kubeplane {
       const r = await this.#readCluster(id);
       if (r && 'problem' in r) {
         const where = this.#where(clusterKey(id));
-        unreadable.push({ name, id, where, message: `${where} (cluster ${name} of project ${project}) cannot be read: ${r.problem}. Restore it from a backup; or delete the cluster with \`kubeplane destroy ${project}\` (SDK: destroy('${project}')), which sweeps its resources by their tag whatever the record holds` });
+        unreadable.push({
+          name,
+          id,
+          where,
+          message:
+            `${where} (cluster ${name} of project ${project}) cannot be read: ${r.problem}. Restore it from a backup; or delete the cluster with ` +
+            `\`kubeplane destroy ${project}\` (SDK: destroy('${project}')), which sweeps its resources by their tag whatever the record holds`,
+        });
       } else if (r) records.push(r.record);
     }
     return { records: records.sort((a, b) => a.name.localeCompare(b.name)), unreadable };
@@ -543,7 +682,12 @@ export class Kubeplane {
     const stored = await this.#options.state.get<ProjectRecord>(projectKey(project));
     const problem = stored && projectRecordProblem(stored.value);
     if (problem) {
-      throw new KubeplaneError('invalid', `${this.#where(projectKey(project))} (project ${project}) cannot be read: ${problem}. Restore it from a backup; or move it away and run \`kubeplane destroy <manifest file>\` (SDK: destroyByManifest), which sweeps the manifest's clusters by their tag`, { resource: this.#where(projectKey(project)), code: 'CorruptRecord' });
+      throw new KubeplaneError(
+        'invalid',
+        `${this.#where(projectKey(project))} (project ${project}) cannot be read: ${problem}. Restore it from a backup; or move it ` +
+          `away and run \`kubeplane destroy <manifest file>\` (SDK: destroyByManifest), which sweeps the manifest's clusters by their tag`,
+        { resource: this.#where(projectKey(project)), code: 'CorruptRecord' },
+      );
     }
     return stored;
   }
@@ -565,7 +709,14 @@ export class Kubeplane {
   }
 
   /** Moves a cluster's record to the start of a flow at the project's generation, and queues that step. */
-  async #startFlow(clusterId: string, project: ProjectRecord, change: (r: ClusterRecord) => ClusterRecord, step: 'preflight' | 'delete-dns', phase: 'infrastructure' | 'delete', options: { replace?: boolean } = {}): Promise<void> {
+  async #startFlow(
+    clusterId: string,
+    project: ProjectRecord,
+    change: (r: ClusterRecord) => ClusterRecord,
+    step: 'preflight' | 'delete-dns',
+    phase: 'infrastructure' | 'delete',
+    options: { replace?: boolean } = {},
+  ): Promise<void> {
     const { state, clock } = this.#options;
     for (let i = 0; i < 20; i++) {
       const stored = await state.get<ClusterRecord>(clusterKey(clusterId));

@@ -24,7 +24,10 @@ function lease(renewals: Array<LeaseGrant | null>): Lease & { renewed: number } 
 describe('keepRenewed', () => {
   it('renews every third of the lease time and hands out the newest grant', async () => {
     vi.useFakeTimers();
-    const l = lease([{ ...grant, expiresAt: 80_000 }, { ...grant, expiresAt: 100_000 }]);
+    const l = lease([
+      { ...grant, expiresAt: 80_000 },
+      { ...grant, expiresAt: 100_000 },
+    ]);
     const renewal = keepRenewed(l, grant, 60);
     await vi.advanceTimersByTimeAsync(40_000);
     expect(l.renewed).toBe(2);

@@ -11,7 +11,10 @@ import { Kubeplane } from './kubeplane.js';
 import { clusterKey, emptyLedger, projectKey, RECORD_VERSION, type ClusterRecord, type ProjectRecord } from './records.js';
 
 const manifest = (addons: string, version = '1.33.4-cmk.20') => {
-  const text = readFileSync(new URL('../../../../test/fixtures/addons/cmk.yaml', import.meta.url), 'utf8').replace(/\$\{(\w+)\}/g, (_, k: string) => ({ version, addons })[k] ?? '');
+  const text = readFileSync(new URL('../../../../test/fixtures/addons/cmk.yaml', import.meta.url), 'utf8').replace(
+    /\$\{(\w+)\}/g,
+    (_, k: string) => ({ version, addons })[k] ?? '',
+  );
   const r = validateManifestText(text);
   if (!r.ok || !r.manifests[0]) throw new Error(r.issues.map((i) => `${i.path}: ${i.message}`).join('\n'));
   return r.manifests[0];
@@ -32,7 +35,10 @@ async function builtWith(addons: string, addonsAtCreation?: string[]): Promise<K
     target: 'present',
     desired: spec,
     current: spec,
-    ledger: { ...emptyLedger(), ...(addonsAtCreation ? { managed: { provider: 'crusoe-1', region: 'us-east1', name: 'lab', id: 'c-1', pools: {}, addonsAtCreation } } : {}) },
+    ledger: {
+      ...emptyLedger(),
+      ...(addonsAtCreation ? { managed: { provider: 'crusoe-1', region: 'us-east1', name: 'lab', id: 'c-1', pools: {}, addonsAtCreation } } : {}),
+    },
     pki: null,
     step: { phase: 'outputs', name: 'outputs', seq: 9, since: 0, attempts: 0 },
     status: { state: 'DONE', phase: 'none', message: 'done', previous: [] },
@@ -68,14 +74,20 @@ describe('add-on changes on a managed cluster', () => {
     expect((await kp.apply(manifest('        - name: nvidia_gpu_operator'))).queued).toEqual(['lab']);
   });
 
-  it('refuses to remove or re-version an add-on CMK installed at creation, which is its Helm release, not kubeplane\'s', async () => {
+  it("refuses to remove or re-version an add-on CMK installed at creation, which is its Helm release, not kubeplane's", async () => {
     const kp = await builtWith('        - name: crusoe_csi\n        - name: nvidia_gpu_operator', ['nvidia_gpu_operator']);
-    await expect(kp.apply(manifest('        - name: crusoe_csi'))).rejects.toThrow(/kubeplane cannot remove nvidia_gpu_operator, which it installed; uninstall its Helm release yourself/);
-    await expect(kp.apply(manifest('        - name: crusoe_csi\n        - { name: nvidia_gpu_operator, version: v25.3.3 }'))).rejects.toThrow(/nvidia_gpu_operator is its Helm release; upgrade it as Crusoe documents/);
+    await expect(kp.apply(manifest('        - name: crusoe_csi'))).rejects.toThrow(
+      /kubeplane cannot remove nvidia_gpu_operator, which it installed; uninstall its Helm release yourself/,
+    );
+    await expect(kp.apply(manifest('        - name: crusoe_csi\n        - { name: nvidia_gpu_operator, version: v25.3.3 }'))).rejects.toThrow(
+      /nvidia_gpu_operator is its Helm release; upgrade it as Crusoe documents/,
+    );
   });
 
-  it('still refuses what the service cannot change: the control plane\'s version', async () => {
+  it("still refuses what the service cannot change: the control plane's version", async () => {
     const kp = await builtWith('        - name: crusoe_csi');
-    await expect(kp.apply(manifest('        - name: crusoe_csi\n        - name: metrics_server', '1.33.4-cmk.22'))).rejects.toThrow(/^cluster lab: the managed control plane's version \(1.33.4-cmk.20 -> 1.33.4-cmk.22\) is upgraded by the provider[^\n]*$/);
+    await expect(kp.apply(manifest('        - name: crusoe_csi\n        - name: metrics_server', '1.33.4-cmk.22'))).rejects.toThrow(
+      /^cluster lab: the managed control plane's version \(1.33.4-cmk.20 -> 1.33.4-cmk.22\) is upgraded by the provider[^\n]*$/,
+    );
   });
 });

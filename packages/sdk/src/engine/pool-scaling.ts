@@ -48,16 +48,28 @@ export function scaledPrevious(spec: ClusterSpec, request: ScaleRequest, now: nu
   const remove = new Set(request.removeNodes ?? []);
   for (const name of remove) {
     if (!pool.nodes.some((n) => n.name === name)) {
-      throw new KubeplaneError('invalid', `node ${name} is not in pool ${pool.name} of cluster ${spec.name} (its nodes: ${pool.nodes.map((n) => n.name).join(', ') || 'none'})`, { resource: name, code: 'NodeNotInPool' });
+      throw new KubeplaneError(
+        'invalid',
+        `node ${name} is not in pool ${pool.name} of cluster ${spec.name} (its nodes: ${pool.nodes.map((n) => n.name).join(', ') || 'none'})`,
+        { resource: name, code: 'NodeNotInPool' },
+      );
     }
   }
   const target = remove.size > 0 ? pool.nodes.length - remove.size : request.target;
   if (!Number.isInteger(target) || target < min || target > max) {
-    throw new KubeplaneError('invalid', `pool ${pool.name} of cluster ${spec.name} scales between ${min} and ${max} nodes; ${target} is outside these limits`, { resource: pool.name, code: 'TargetOutOfRange' });
+    throw new KubeplaneError('invalid', `pool ${pool.name} of cluster ${spec.name} scales between ${min} and ${max} nodes; ${target} is outside these limits`, {
+      resource: pool.name,
+      code: 'TargetOutOfRange',
+    });
   }
   const failure = ledger.growthFailures?.[pool.name];
   if (target > pool.count && failure && now < growthAllowedAt(failure)) {
-    throw new KubeplaneError(failure.kind === 'invalid' ? 'invalid' : failure.kind, `pool ${pool.name} of cluster ${spec.name} cannot grow before ${new Date(growthAllowedAt(failure)).toISOString()}: its last growth was refused (${failure.message})`, { resource: pool.name, code: 'GrowthBackedOff', retryAfterSeconds: Math.ceil((growthAllowedAt(failure) - now) / 1000) });
+    throw new KubeplaneError(
+      failure.kind === 'invalid' ? 'invalid' : failure.kind,
+      `pool ${pool.name} of cluster ${spec.name} cannot grow before ` +
+        `${new Date(growthAllowedAt(failure)).toISOString()}: its last growth was refused (${failure.message})`,
+      { resource: pool.name, code: 'GrowthBackedOff', retryAfterSeconds: Math.ceil((growthAllowedAt(failure) - now) / 1000) },
+    );
   }
   const nodes = pool.nodes.filter((n) => !remove.has(n.name));
   return { ...spec, pools: spec.pools.map((p) => (p.name === pool.name ? { ...p, count: target, nodes } : p)) };
@@ -66,10 +78,23 @@ export function scaledPrevious(spec: ClusterSpec, request: ScaleRequest, now: nu
 export function autoscaledPool(spec: ClusterSpec, name: string): PoolSpec & { autoscaler: { min: number; max: number } } {
   const pool = spec.pools.find((p) => p.name === name);
   if (!pool) {
-    throw new KubeplaneError('not-found', `cluster ${spec.name} has no pool ${name} (its autoscaled pools: ${spec.pools.filter((p) => p.autoscaler).map((p) => p.name).join(', ') || 'none'})`, { resource: name, code: 'NoSuchPool' });
+    throw new KubeplaneError(
+      'not-found',
+      `cluster ${spec.name} has no pool ${name} (its autoscaled pools: ${
+        spec.pools
+          .filter((p) => p.autoscaler)
+          .map((p) => p.name)
+          .join(', ') || 'none'
+      })`,
+      { resource: name, code: 'NoSuchPool' },
+    );
   }
   if (!pool.autoscaler || pool.kind !== 'dynamic') {
-    throw new KubeplaneError('invalid', `pool ${name} of cluster ${spec.name} is not autoscaled (it has a fixed count of ${pool.count}); give it autoscaler: {min, max} in the manifest`, { resource: name, code: 'NotAutoscaled' });
+    throw new KubeplaneError(
+      'invalid',
+      `pool ${name} of cluster ${spec.name} is not autoscaled (it has a fixed count of ${pool.count}); give it autoscaler: {min, max} in the manifest`,
+      { resource: name, code: 'NotAutoscaled' },
+    );
   }
   return pool as PoolSpec & { autoscaler: { min: number; max: number } };
 }
@@ -110,9 +135,14 @@ export interface NodeGroup {
 export const KUBELET_MAX_PODS = 110;
 
 /** One autoscaled pool as an autoscaler sees it; `sizes` gives cpu/memory/GPUs of the pool's type from its provider's catalog. */
-export function nodeGroupOf(record: ClusterRecord, pool: PoolSpec & { autoscaler: { min: number; max: number } }, size: { vcpus: number; memoryGiB: number; gpus?: number } | undefined): NodeGroup {
+export function nodeGroupOf(
+  record: ClusterRecord,
+  pool: PoolSpec & { autoscaler: { min: number; max: number } },
+  size: { vcpus: number; memoryGiB: number; gpus?: number } | undefined,
+): NodeGroup {
   const ledger = record.ledger;
-  const stateOf = (n: NodeResource | undefined): NodeGroupNode['state'] => (n?.state === 'deleting' ? 'deleting' : n?.state === 'running' ? 'running' : 'creating');
+  const stateOf = (n: NodeResource | undefined): NodeGroupNode['state'] =>
+    n?.state === 'deleting' ? 'deleting' : n?.state === 'running' ? 'running' : 'creating';
   const wanted = new Set(pool.nodes.map((n) => n.name));
   const nodes: NodeGroupNode[] = [
     ...pool.nodes.map((n) => ({ name: n.name, providerId: ledger.nodes[n.name]?.providerId ?? '', state: stateOf(ledger.nodes[n.name]) })),
@@ -179,7 +209,10 @@ export function fallBackAfterRefusal(record: ClusterRecord, poolName: string, er
   pool.nodes = pool.nodes.filter((n) => made(n.name));
   pool.count = pool.nodes.length;
   const before = record.ledger.growthFailures?.[poolName];
-  record.ledger.growthFailures = { ...(record.ledger.growthFailures ?? {}), [poolName]: { kind: error.kind, message: error.message, at: now, wanted, failures: (before?.failures ?? 0) + 1 } };
+  record.ledger.growthFailures = {
+    ...(record.ledger.growthFailures ?? {}),
+    [poolName]: { kind: error.kind, message: error.message, at: now, wanted, failures: (before?.failures ?? 0) + 1 },
+  };
   return given;
 }
 

@@ -54,7 +54,7 @@ export class CatalogCache {
 /** Thrown (through the step's retry) when a catalog call is pending: throttled or a transient failure. */
 class CatalogPending extends KubeplaneError {}
 
-async function valueOf<T>(outcome: Promise<Outcome<T>>, what: string): Promise<T> {
+async function outcomeValue<T>(outcome: Promise<Outcome<T>>, what: string): Promise<T> {
   const o = await outcome;
   if (o.status === 'done') return o.value;
   throw new CatalogPending(o.reason === 'throttled' ? 'throttled' : 'retryable', `${what}: ${o.message}`, { retryAfterSeconds: o.retryAfterSeconds });
@@ -81,7 +81,13 @@ interface Located {
  * noticed, like a zone that does not exist); warnings are deprecated entries still offered. Credentials refused are
  * one error per provider. A catalog that is throttled or briefly failing throws a retryable error.
  */
-export async function preflight(manifest: Manifest, providers: PreflightProviders, cache: CatalogCache, now: number, options: PreflightOptions = {}): Promise<PreflightIssue[]> {
+export async function preflight(
+  manifest: Manifest,
+  providers: PreflightProviders,
+  cache: CatalogCache,
+  now: number,
+  options: PreflightOptions = {},
+): Promise<PreflightIssue[]> {
   const found: PreflightIssue[] = [];
   const issues = {
     push(issue: PreflightIssue & { pool?: string }): void {
@@ -89,7 +95,11 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       // A pool whose machines exist and stay as they are creates nothing: what the cloud no longer sells does not
       // stop the apply (a reconcile, a change elsewhere); it is said, and stops only a pool that grows or changes.
       if (pool !== undefined && rest.severity === 'error' && options.established?.has(pool)) {
-        found.push({ ...rest, severity: 'warning', message: `${rest.message}; the pool's machines exist and keep running, but no more can be created until it is changed` });
+        found.push({
+          ...rest,
+          severity: 'warning',
+          message: `${rest.message}; the pool's machines exist and keep running, but no more can be created until it is changed`,
+        });
       } else {
         found.push(rest);
       }
@@ -110,7 +120,11 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       if (e instanceof CatalogPending || !isKubeplaneError(e) || e.retryable) throw e;
       if (e.kind === 'auth') {
         refused.add(at.provider.name);
-        found.push({ severity: 'error', path: `providers[${at.providerIndex}].secretRef`, message: `${at.provider.providerType} refused the credentials of provider ${at.provider.name}: ${e.message}` });
+        found.push({
+          severity: 'error',
+          path: `providers[${at.providerIndex}].secretRef`,
+          message: `${at.provider.providerType} refused the credentials of provider ${at.provider.name}: ${e.message}`,
+        });
         return undefined;
       }
       throw e;
@@ -122,12 +136,14 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const p = await providers(at.provider.name);
     const list = p.compute?.regions;
     if (!list) return undefined;
-    return ask<RegionInfo[]>(at, 'regions', () => valueOf(list.call(p.compute), `${at.provider.name} regions`));
+    return ask<RegionInfo[]>(at, 'regions', () => outcomeValue(list.call(p.compute), `${at.provider.name} regions`));
   };
 
   // Machines per provider and quota, counted over every pool, checked against the account's limits after the pools.
   const quotaUses: Array<{ at: Located; quota: string; count: number; isNew: boolean; path: string; pool: string }> = [];
-  const managedClusters = new Set(manifest.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => [...(c.pools.control ?? []), ...(c.pools.compute ?? [])]));
+  const managedClusters = new Set(
+    manifest.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => [...(c.pools.control ?? []), ...(c.pools.compute ?? [])]),
+  );
   for (const [i, pool] of manifest.nodePools.dynamic.entries()) {
     const at = located(pool.providerSpec.name);
     if (!at) continue;
@@ -140,7 +156,8 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       if (!enabled.includes(region)) {
         // A region that exists but the account has not enabled (an AWS opt-in Region) is told apart from a typo.
         const message = regions.some((r) => r.name === region)
-          ? `${at.provider.providerType} region ${region} is not enabled for the account of provider ${at.provider.name} (it must be opted in first); enabled regions: ${closestNames(region, enabled)}`
+          ? `${at.provider.providerType} region ${region} is not enabled for the account of provider ` +
+            `${at.provider.name} (it must be opted in first); enabled regions: ${closestNames(region, enabled)}`
           : `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, enabled)}`;
         issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message });
         continue;
@@ -149,13 +166,20 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const p = await providers(at.provider.name, region);
     const compute = p.compute;
     if (!compute) continue;
-    const zones = await ask<ZoneInfo[]>(at, `zones/${region}`, () => valueOf(compute.zones(region), `${at.provider.name} zones of ${region}`));
+    const zones = await ask<ZoneInfo[]>(at, `zones/${region}`, () => outcomeValue(compute.zones(region), `${at.provider.name} zones of ${region}`));
     if (zones === undefined) continue;
     if (zone !== undefined && !zones.some((z) => z.name === zone)) {
       const offered = zones.map((z) => z.name);
-      issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.zone`, message: `${at.provider.providerType} has no zone ${zone} in ${region}; it offers: ${closestNames(zone, offered)}` });
+      issues.push({
+        pool: pool.name,
+        severity: 'error',
+        path: `${base}.providerSpec.zone`,
+        message: `${at.provider.providerType} has no zone ${zone} in ${region}; it offers: ${closestNames(zone, offered)}`,
+      });
     }
-    const types = await ask<ServerTypeInfo[]>(at, `server-types/${region}`, () => valueOf(compute.serverTypes(region), `${at.provider.name} server types of ${region}`));
+    const types = await ask<ServerTypeInfo[]>(at, `server-types/${region}`, () =>
+      outcomeValue(compute.serverTypes(region), `${at.provider.name} server types of ${region}`),
+    );
     const where = zone ?? region;
     // Availability is per location (Hetzner: a zoned pool's datacenter is in a listed location) or, where the cloud
     // names zones in it (EC2 offerings per availability zone), per zone: then a zoned pool needs its own zone.
@@ -170,49 +194,121 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       type = types.find((t) => t.name === pool.serverType);
       const offered = types.filter(usable).map((t) => t.name);
       if (!type) {
-        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} has no server type ${pool.serverType} in ${region}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+        issues.push({
+          pool: pool.name,
+          severity: 'error',
+          path: `${base}.serverType`,
+          message:
+            `${at.provider.providerType} has no server type ${pool.serverType} in ` +
+            `${region}; it offers in ${where}: ${closestNames(pool.serverType, offered)}`,
+        });
       } else if (!usable(type)) {
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
-        const why = unavailable(d, now) ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}` : `is not offered in ${where}${type.availableIn?.length ? ` (only in ${type.availableIn.filter((n, _i, all) => n !== region || !all.some((z) => zoneNames.has(z))).join(', ')})` : ''}`;
-        issues.push({ pool: pool.name, severity: 'error', path: `${base}.serverType`, message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}` });
+        const elsewhere = (type.availableIn ?? []).filter((n, _i, all) => n !== region || !all.some((z) => zoneNames.has(z)));
+        const why = unavailable(d, now)
+          ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}`
+          : `is not offered in ${where}${elsewhere.length ? ` (only in ${elsewhere.join(', ')})` : ''}`;
+        issues.push({
+          pool: pool.name,
+          severity: 'error',
+          path: `${base}.serverType`,
+          message: `${at.provider.providerType} server type ${pool.serverType} ${why}; it offers in ${where}: ${closestNames(pool.serverType, offered)}`,
+        });
       } else {
         // Stock changes by the hour and a pool that grows already holds some of its machines: short stock is said, not refused.
         const stock = type.stockIn?.[where] ?? type.stockIn?.[region];
         const wanted = pool.count ?? pool.autoscaler?.min ?? 0;
         if (stock !== undefined && stock < wanted && !options.established?.has(pool.name)) {
-          issues.push({ severity: 'warning', path: `${base}.count`, message: `${at.provider.providerType} can start only ${stock} ${pool.serverType} in ${where} now and the pool wants ${wanted}: creating more fails while it is out of stock (types with stock for the pool: ${closestNames(pool.serverType, types.filter((t) => usable(t) && (t.stockIn?.[where] ?? Infinity) >= wanted).map((t) => t.name), 2)})` });
+          issues.push({
+            severity: 'warning',
+            path: `${base}.count`,
+            message:
+              `${at.provider.providerType} can start only ${stock} ${pool.serverType} in ${where} now and the pool wants ${wanted}: ` +
+              `creating more fails while it is out of stock (types with stock for the pool: ${closestNames(
+                pool.serverType,
+                types.filter((t) => usable(t) && (t.stockIn?.[where] ?? Infinity) >= wanted).map((t) => t.name),
+                2,
+              )})`,
+          });
         }
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
-        if (d) issues.push({ severity: 'warning', path: `${base}.serverType`, message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''}; consider ${closestNames(pool.serverType, offered.filter((n) => n !== pool.serverType), 2)}` });
+        if (d)
+          issues.push({
+            severity: 'warning',
+            path: `${base}.serverType`,
+            message: `${at.provider.providerType} lists server type ${pool.serverType} as deprecated${
+              d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''
+            }; consider ${closestNames(
+              pool.serverType,
+              offered.filter((n) => n !== pool.serverType),
+              2,
+            )}`,
+          });
       }
     }
-    if (type?.quota !== undefined) quotaUses.push({ at, quota: type.quota, count: pool.count ?? pool.autoscaler?.min ?? 0, isNew: !options.established?.has(pool.name), path: `${base}.count`, pool: pool.name });
+    if (type?.quota !== undefined)
+      quotaUses.push({
+        at,
+        quota: type.quota,
+        count: pool.count ?? pool.autoscaler?.min ?? 0,
+        isNew: !options.established?.has(pool.name),
+        path: `${base}.count`,
+        pool: pool.name,
+      });
     if (managedClusters.has(pool.name)) {
       // A managed pool's image is the service's node image version (CMK), from its own list.
       const mk = p.managedKubernetes;
-      const versions = mk ? await ask(at, `versions/${region}`, () => valueOf(mk.versions(region), `${at.provider.name} versions of ${region}`)) : undefined;
+      const versions = mk
+        ? await ask(at, `versions/${region}`, () => outcomeValue(mk.versions(region), `${at.provider.name} versions of ${region}`))
+        : undefined;
       if (versions && !versions.nodePool.includes(pool.image)) {
-        issues.push({ pool: pool.name, severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no node image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, versions.nodePool)}` });
+        issues.push({
+          pool: pool.name,
+          severity: 'error',
+          path: `${base}.image`,
+          message: `${at.provider.providerType} has no node image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, versions.nodePool)}`,
+        });
       }
       continue;
     }
-    const images = await ask<ImageInfo[]>(at, `images/${region}`, () => valueOf(compute.images(region), `${at.provider.name} images of ${region}`));
+    const images = await ask<ImageInfo[]>(at, `images/${region}`, () => outcomeValue(compute.images(region), `${at.provider.name} images of ${region}`));
     if (!images) continue;
     const matching = images.filter((im) => im.id === pool.image || im.name === pool.image);
     if (matching.length === 0 && compute.image) {
       const lookup = compute.image.bind(compute);
-      const one = await ask<ImageInfo | null>(at, `image/${region}/${pool.image}`, () => valueOf(lookup(region, pool.image), `${at.provider.name} image ${pool.image} in ${region}`));
+      const one = await ask<ImageInfo | null>(at, `image/${region}/${pool.image}`, () =>
+        outcomeValue(lookup(region, pool.image), `${at.provider.name} image ${pool.image} in ${region}`),
+      );
       if (one) matching.push(one);
     }
     const fits = type ? matching.filter((im) => im.architecture === type.architecture) : matching;
     const offered = images.filter((im) => !type || im.architecture === type.architecture).map((im) => im.name || im.id);
     if (matching.length === 0) {
-      issues.push({ pool: pool.name, severity: 'error', path: `${base}.image`, message: `${at.provider.providerType} has no image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, offered)}` });
+      issues.push({
+        pool: pool.name,
+        severity: 'error',
+        path: `${base}.image`,
+        message: `${at.provider.providerType} has no image ${pool.image} in ${region}; it offers: ${closestNames(pool.image, offered)}`,
+      });
     } else if (fits.length === 0 && type) {
-      issues.push({ pool: pool.name, severity: 'error', path: `${base}.image`, message: `image ${pool.image} is not built for ${type.architecture}, the architecture of server type ${pool.serverType}; images for it: ${closestNames(pool.image, offered)}` });
+      issues.push({
+        pool: pool.name,
+        severity: 'error',
+        path: `${base}.image`,
+        message:
+          `image ${pool.image} is not built for ${type.architecture}, the architecture of ` +
+          `server type ${pool.serverType}; images for it: ${closestNames(pool.image, offered)}`,
+      });
     } else {
       const d = fits.find((im) => im.deprecation)?.deprecation;
-      if (d && fits.every((im) => im.deprecation)) issues.push({ severity: 'warning', path: `${base}.image`, message: `${at.provider.providerType} lists image ${pool.image} as deprecated${d.announced ? ` since ${d.announced}` : ''}; consider ${closestNames(pool.image, offered, 2)}` });
+      if (d && fits.every((im) => im.deprecation))
+        issues.push({
+          severity: 'warning',
+          path: `${base}.image`,
+          message:
+            `${at.provider.providerType} lists image ${pool.image} as ` +
+            `deprecated${d.announced ? ` since ${d.announced}` : ''}; consider ${closestNames(pool.image, offered, 2)}`,
+        });
     }
   }
 
@@ -224,7 +320,7 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const p = await providers(name);
     const list = p.compute?.quotas;
     if (!list) continue;
-    const limits = await ask<QuotaInfo[]>(at, 'quotas', () => valueOf(list.call(p.compute), `${name} quotas`));
+    const limits = await ask<QuotaInfo[]>(at, 'quotas', () => outcomeValue(list.call(p.compute), `${name} quotas`));
     for (const limit of limits ?? []) {
       const counted = uses.filter((u) => u.quota === limit.name);
       if (counted.length === 0) continue;
@@ -232,16 +328,30 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
       const added = counted.filter((u) => u.isNew).reduce((n, u) => n + u.count, 0);
       const pools = counted.map((u) => `${u.pool}: ${u.count}`).join(', ');
       if (total > limit.max) {
-        found.push({ severity: 'error', path: counted[0]!.path, message: `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} allows ${limit.max} machines and the manifest's pools want ${total} (${pools}); raise it with the provider or lower the counts` });
+        found.push({
+          severity: 'error',
+          path: counted[0]!.path,
+          message:
+            `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} allows ${limit.max} ` +
+            `machines and the manifest's pools want ${total} (${pools}); raise it with the provider or lower the counts`,
+        });
       } else if (added > limit.available) {
-        found.push({ severity: 'warning', path: counted[0]!.path, message: `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} has ${limit.available} machines left and the new or changed pools want ${added} (${pools}); creating more fails once it is used up` });
+        found.push({
+          severity: 'warning',
+          path: counted[0]!.path,
+          message:
+            `the ${at.provider.providerType} quota "${limit.description}" of provider ${name} has ${limit.available} ` +
+            `machines left and the new or changed pools want ${added} (${pools}); creating more fails once it is used up`,
+        });
       }
     }
   }
 
   // DNS zones: the API names of managed clusters and the hostnames of load balancers.
   const dnsUses: Array<{ path: string; zone: string; provider: string }> = [
-    ...manifest.kubernetes.clusters.flatMap((c, i) => (c.apiDns ? [{ path: `kubernetes.clusters[${i}].apiDns.dnsZone`, zone: c.apiDns.dnsZone, provider: c.apiDns.provider }] : [])),
+    ...manifest.kubernetes.clusters.flatMap((c, i) =>
+      c.apiDns ? [{ path: `kubernetes.clusters[${i}].apiDns.dnsZone`, zone: c.apiDns.dnsZone, provider: c.apiDns.provider }] : [],
+    ),
     ...manifest.loadBalancers.clusters.map((lb, i) => ({ path: `loadBalancers.clusters[${i}].dns.dnsZone`, zone: lb.dns.dnsZone, provider: lb.dns.provider })),
   ];
   for (const use of dnsUses) {
@@ -250,11 +360,17 @@ export async function preflight(manifest: Manifest, providers: PreflightProvider
     const p = await providers(at.provider.name);
     const list = p.dns?.zones;
     if (!list) continue;
-    const zones = await ask<string[]>(at, 'dns-zones', () => valueOf(list.call(p.dns), `${at.provider.name} DNS zones`));
+    const zones = await ask<string[]>(at, 'dns-zones', () => outcomeValue(list.call(p.dns), `${at.provider.name} DNS zones`));
     if (!zones) continue;
     const wanted = use.zone.replace(/\.$/, '').toLowerCase();
     if (!zones.some((z) => z.replace(/\.$/, '').toLowerCase() === wanted)) {
-      found.push({ severity: 'error', path: use.path, message: `the ${at.provider.providerType} account of provider ${at.provider.name} holds no DNS zone ${use.zone}; create it there first (it holds: ${closestNames(wanted, zones)})` });
+      found.push({
+        severity: 'error',
+        path: use.path,
+        message:
+          `the ${at.provider.providerType} account of provider ${at.provider.name} holds no DNS ` +
+          `zone ${use.zone}; create it there first (it holds: ${closestNames(wanted, zones)})`,
+      });
     }
   }
   return found;
@@ -283,5 +399,9 @@ export function establishedPools(built: readonly ClusterSpec[], desired: readonl
 /** The error a failed preflight ends in: one line per problem, `path: message`. */
 export function preflightError(project: string, issues: readonly PreflightIssue[]): KubeplaneError {
   const errors = issues.filter((i) => i.severity === 'error');
-  return new KubeplaneError('invalid', `preflight found ${errors.length} problem(s); nothing was created:\n${errors.map((i) => `${i.path}: ${i.message}`).join('\n')}`, { resource: project, code: 'PreflightFailed' });
+  return new KubeplaneError(
+    'invalid',
+    `preflight found ${errors.length} problem(s); nothing was created:\n${errors.map((i) => `${i.path}: ${i.message}`).join('\n')}`,
+    { resource: project, code: 'PreflightFailed' },
+  );
 }

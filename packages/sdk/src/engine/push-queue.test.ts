@@ -15,13 +15,24 @@ describe('an engine on a push queue', () => {
     const queue: QueueSender<StepEvent> = { send: async (body, options) => void sent.push({ body, options }) };
     expect(isPullQueue(queue)).toBe(false);
     const kp = new Kubeplane({
-      state: new MemoryStateStore(), secrets: new MemorySecretStore(), queue, lease: new MemoryLease(clock), clock,
+      state: new MemoryStateStore(),
+      secrets: new MemorySecretStore(),
+      queue,
+      lease: new MemoryLease(clock),
+      clock,
       providers: () => Promise.reject(new Error('no providers here')),
-      kubernetes: () => { throw new Error('no clusters here'); },
+      kubernetes: () => {
+        throw new Error('no clusters here');
+      },
     });
     const record = { clusterId: 'c1', project: 'p', incarnation: 'i1', generation: 1, step: { seq: 1, phase: 'infrastructure', name: 'prepare', attempts: 0 } };
     await kp.engine.enqueue(record as unknown as Parameters<typeof kp.engine.enqueue>[0], 30);
-    expect(sent).toEqual([{ body: expect.objectContaining({ clusterId: 'c1', step: 'prepare', key: 'c1/i1/1/1/0' }), options: { groupId: 'c1', deduplicationId: 'c1/i1/1/1/0', delaySeconds: 30 } }]);
+    expect(sent).toEqual([
+      {
+        body: expect.objectContaining({ clusterId: 'c1', step: 'prepare', key: 'c1/i1/1/1/0' }),
+        options: { groupId: 'c1', deduplicationId: 'c1/i1/1/1/0', delaySeconds: 30 },
+      },
+    ]);
     await expect(kp.run()).rejects.toSatisfy((e: unknown) => isKubeplaneError(e) && e.kind === 'invalid' && /pushes each step message/.test(e.message));
   });
 });

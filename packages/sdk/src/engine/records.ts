@@ -210,7 +210,8 @@ export interface ProjectRecord {
 
 export const projectKey = (project: string) => `projects/${project}`;
 export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
-export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata') => `clusters/${clusterId}/${what}`;
+export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata') =>
+  `clusters/${clusterId}/${what}`;
 
 /** A cluster creation's id (ClusterRecord.incarnation). */
 export function newIncarnation(): string {
@@ -240,7 +241,8 @@ export function manifestState(clusters: ClusterRecord[], deleting: boolean): Man
  * instead of failing deep inside a step.
  */
 export function clusterRecordProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it holds ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a cluster record`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `it holds ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a cluster record`;
   const r = value as Record<string, unknown>;
   const object = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
   const checks: Array<[string, boolean]> = [
@@ -251,7 +253,10 @@ export function clusterRecordProblem(value: unknown): string | null {
     ['target', r.target === 'present' || r.target === 'absent'],
     ['ledger', object(r.ledger) && object((r.ledger as Record<string, unknown>).nodes) && Array.isArray((r.ledger as Record<string, unknown>).regions)],
     ['step', object(r.step) && typeof (r.step as Record<string, unknown>).name === 'string' && typeof (r.step as Record<string, unknown>).seq === 'number'],
-    ['status', object(r.status) && typeof (r.status as Record<string, unknown>).state === 'string' && Array.isArray((r.status as Record<string, unknown>).previous)],
+    [
+      'status',
+      object(r.status) && typeof (r.status as Record<string, unknown>).state === 'string' && Array.isArray((r.status as Record<string, unknown>).previous),
+    ],
   ];
   const bad = checks.filter(([, ok]) => !ok).map(([field]) => field);
   return bad.length ? `${bad.map((f) => `\`${f}\``).join(', ')} ${bad.length === 1 ? 'is' : 'are'} missing or of the wrong type` : null;
@@ -259,13 +264,19 @@ export function clusterRecordProblem(value: unknown): string | null {
 
 /** As clusterRecordProblem, for a project record. */
 export function projectRecordProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it holds ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a project record`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `it holds ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a project record`;
   const r = value as Record<string, unknown>;
   const bad = [
     ['project', typeof r.project === 'string'],
     ['generation', typeof r.generation === 'number'],
-    ['clusters', typeof r.clusters === 'object' && r.clusters !== null && !Array.isArray(r.clusters) && Object.values(r.clusters).every((id) => typeof id === 'string')],
+    [
+      'clusters',
+      typeof r.clusters === 'object' && r.clusters !== null && !Array.isArray(r.clusters) && Object.values(r.clusters).every((id) => typeof id === 'string'),
+    ],
     ['manifest', r.manifest === null || (typeof r.manifest === 'object' && !Array.isArray(r.manifest))],
-  ].filter(([, ok]) => !ok).map(([field]) => field as string);
+  ]
+    .filter(([, ok]) => !ok)
+    .map(([field]) => field as string);
   return bad.length ? `${bad.map((f) => `\`${f}\``).join(', ')} ${bad.length === 1 ? 'is' : 'are'} missing or of the wrong type` : null;
 }

@@ -38,7 +38,12 @@ export async function runWatchdog(engine: Engine, options: WatchdogOptions = {})
   return { requeued };
 }
 
-async function requeueIfOverdue(engine: Engine, clusterId: string, overdueMs: number, isQueued: WatchdogOptions['isQueued']): Promise<{ cluster: string; step: string } | null> {
+async function requeueIfOverdue(
+  engine: Engine,
+  clusterId: string,
+  overdueMs: number,
+  isQueued: WatchdogOptions['isQueued'],
+): Promise<{ cluster: string; step: string } | null> {
   const { state, lease, clock } = engine.options;
   const stored = await state.get<ClusterRecord>(clusterKey(clusterId));
   const r = stored?.value;

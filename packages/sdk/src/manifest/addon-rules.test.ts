@@ -11,8 +11,9 @@ const AWS_PROVIDER = `  - name: aws-1
 `;
 /** test/fixtures/addons/hetzner.yaml with an AWS provider beside Hetzner's; the first add-on is on line 22. */
 const manifest = (addons: string, workerSpec = '') =>
-  readFileSync(new URL('../../../../test/fixtures/addons/hetzner.yaml', import.meta.url), 'utf8').replace(/\$\{(\w+)\}/g, (_, k: string) =>
-    ({ project: 'demo', hetznerSecretRef: '{ env: { credentials: HCLOUD_TOKEN } }', providers: AWS_PROVIDER, workerSpec, addons })[k] ?? '',
+  readFileSync(new URL('../../../../test/fixtures/addons/hetzner.yaml', import.meta.url), 'utf8').replace(
+    /\$\{(\w+)\}/g,
+    (_, k: string) => ({ project: 'demo', hetznerSecretRef: '{ env: { credentials: HCLOUD_TOKEN } }', providers: AWS_PROVIDER, workerSpec, addons })[k] ?? '',
   );
 
 function issues(text: string) {
@@ -41,23 +42,34 @@ describe('add-on rules', () => {
             persistence:
               defaultClass: "yes"`),
     );
-    expect(found).toEqual([{ severity: 'error', path: 'kubernetes.clusters[0].addons[0].values.persistence.defaultClass', line: 25, message: expect.stringContaining('boolean') }]);
+    expect(found).toEqual([
+      { severity: 'error', path: 'kubernetes.clusters[0].addons[0].values.persistence.defaultClass', line: 25, message: expect.stringContaining('boolean') },
+    ]);
   });
 
-  it('refuses a CSI driver without its own credential, and a provider\'s credentials unless named with fromProvider', () => {
+  it("refuses a CSI driver without its own credential, and a provider's credentials unless named with fromProvider", () => {
     const found = issues(manifest('        - name: hcloud_csi'));
-    expect(found).toEqual([{ severity: 'error', path: 'kubernetes.clusters[0].addons[0]', line: 22, message: expect.stringContaining('needs its own hetzner credential') }]);
+    expect(found).toEqual([
+      { severity: 'error', path: 'kubernetes.clusters[0].addons[0]', line: 22, message: expect.stringContaining('needs its own hetzner credential') },
+    ]);
     expect(issues(manifest('        - { name: hcloud_csi, secretRef: { fromProvider: hetzner-1 } }'))).toEqual([]);
   });
 
   it('refuses fromProvider naming a provider of another cloud or none', () => {
     expect(issues(manifest('        - { name: hcloud_csi, secretRef: { fromProvider: aws-1 } }'))).toEqual([
-      { severity: 'error', path: 'kubernetes.clusters[0].addons[0].secretRef.fromProvider', line: 22, message: 'provider "aws-1" is of type aws; hcloud_csi needs hetzner credentials' },
+      {
+        severity: 'error',
+        path: 'kubernetes.clusters[0].addons[0].secretRef.fromProvider',
+        line: 22,
+        message: 'provider "aws-1" is of type aws; hcloud_csi needs hetzner credentials',
+      },
     ]);
-    expect(issues(manifest('        - { name: hcloud_csi, secretRef: { fromProvider: nobody } }')).map((i) => i.message)).toEqual(['provider "nobody" is not defined in providers[]']);
+    expect(issues(manifest('        - { name: hcloud_csi, secretRef: { fromProvider: nobody } }')).map((i) => i.message)).toEqual([
+      'provider "nobody" is not defined in providers[]',
+    ]);
   });
 
-  it('checks an add-on\'s own secretRef against its cloud\'s credential keys', () => {
+  it("checks an add-on's own secretRef against its cloud's credential keys", () => {
     expect(issues(manifest('        - { name: hcloud_csi, secretRef: { env: { token: CSI_TOKEN } } }')).map((i) => i.path)).toEqual([
       'kubernetes.clusters[0].addons[0].secretRef.env.token',
     ]);
@@ -65,7 +77,12 @@ describe('add-on rules', () => {
 
   it('refuses the CSI driver of a cloud the cluster has no pool on', () => {
     expect(issues(manifest('        - { name: aws_ebs_csi, secretRef: { fromProvider: aws-1 } }'))).toEqual([
-      { severity: 'error', path: 'kubernetes.clusters[0].addons[0].name', line: 22, message: 'aws_ebs_csi is the CSI driver of aws, and this cluster has no aws pool; it would run nowhere' },
+      {
+        severity: 'error',
+        path: 'kubernetes.clusters[0].addons[0].name',
+        line: 22,
+        message: 'aws_ebs_csi is the CSI driver of aws, and this cluster has no aws pool; it would run nowhere',
+      },
     ]);
   });
 
@@ -99,11 +116,15 @@ kubernetes:
       addons:
         - { name: crusoe_csi, version: "0.10.2", config: { nfs: true }, secretRef: { fromProvider: crusoe-1 } }
 `;
-    expect(issues(text).filter((i) => i.path.includes('.addons'))).toEqual([{ severity: 'error', path: 'kubernetes.clusters[0].addons[0].version', line: 16, message: 'crusoe_csi NFS mode needs chart 0.10.3 or later, not 0.10.2' }]);
+    expect(issues(text).filter((i) => i.path.includes('.addons'))).toEqual([
+      { severity: 'error', path: 'kubernetes.clusters[0].addons[0].version', line: 16, message: 'crusoe_csi NFS mode needs chart 0.10.3 or later, not 0.10.2' },
+    ]);
   });
 
   it('refuses kubeplane settings for an add-on that has none, and a cluster autoscaler not on externalgrpc', () => {
-    expect(issues(manifest('        - { name: metrics_server, config: { replicas: 2 } }')).map((i) => i.message)).toEqual(['metrics_server has no kubeplane settings; its chart\'s settings go in values']);
+    expect(issues(manifest('        - { name: metrics_server, config: { replicas: 2 } }')).map((i) => i.message)).toEqual([
+      "metrics_server has no kubeplane settings; its chart's settings go in values",
+    ]);
     expect(issues(manifest('        - { name: cluster_autoscaler, values: { cloudProvider: aws } }')).map((i) => i.message)).toEqual([
       'cloudProvider must be externalgrpc: kubeplane scales its pools through its own adapter',
     ]);

@@ -20,7 +20,10 @@ export interface ChartAddonContext {
 const CRUSOE_VENDED: ReadonlySet<ChartAddonId> = new Set(['crusoe_csi', 'nvidia_gpu_operator', 'nvidia_network_operator', 'cluster_autoscaler']);
 
 /** A pool whose machines carry NVIDIA GPUs: said in machineSpec, or a GPU instance type we know. */
-export function poolHasNvidiaGpus(pool: { machineSpec?: { nvidiaGpuCount?: number; nvidiaGpu?: number } | undefined; serverType?: string | undefined }, type: ProviderType | undefined): boolean {
+export function poolHasNvidiaGpus(
+  pool: { machineSpec?: { nvidiaGpuCount?: number; nvidiaGpu?: number } | undefined; serverType?: string | undefined },
+  type: ProviderType | undefined,
+): boolean {
   if ((pool.machineSpec?.nvidiaGpuCount ?? pool.machineSpec?.nvidiaGpu ?? 0) > 0) return true;
   const serverType = pool.serverType ?? '';
   if (type === 'crusoe') return crusoeInstanceFamily(serverType)?.kind === 'gpu';
@@ -41,7 +44,8 @@ function zodPath(path: PropertyKey[]): Array<string | number> {
 
 export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef & { name: ChartAddonId }, ctx: ChartAddonContext): void {
   const entry = CATALOG[addon.name];
-  if (addon.version !== undefined && addon.version.trim() === '') out.error([...path, 'version'], `version must name a chart version of ${entry.chart}, e.g. "${entry.version}", or be left out`);
+  if (addon.version !== undefined && addon.version.trim() === '')
+    out.error([...path, 'version'], `version must name a chart version of ${entry.chart}, e.g. "${entry.version}", or be left out`);
   if (addon.values !== undefined) {
     const parsed = entry.values.safeParse(addon.values);
     if (!parsed.success) for (const issue of parsed.error.issues) out.error([...path, 'values', ...zodPath(issue.path)], issue.message);
@@ -62,7 +66,12 @@ export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef
   if (addon.name === 'nvidia_network_operator' && !ctx.pools.some((p) => poolHasInfiniband(p, typeOf(p)))) {
     out.warning([...path, 'name'], 'nvidia_network_operator serves InfiniBand pools (Crusoe *-ib types); this cluster has none');
   }
-  if (addon.name === 'crusoe_csi' && addon.config?.['nfs'] === true && addon.version !== undefined && compareChartVersions(addon.version, CRUSOE_CSI_NFS_MIN_VERSION) < 0) {
+  if (
+    addon.name === 'crusoe_csi' &&
+    addon.config?.['nfs'] === true &&
+    addon.version !== undefined &&
+    compareChartVersions(addon.version, CRUSOE_CSI_NFS_MIN_VERSION) < 0
+  ) {
     out.error([...path, 'version'], `crusoe_csi NFS mode needs chart ${CRUSOE_CSI_NFS_MIN_VERSION} or later, not ${addon.version}`);
   }
   const cmkVended = ctx.managed && CRUSOE_VENDED.has(addon.name);
@@ -70,7 +79,11 @@ export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef
   if (entry.credential) {
     const cloud = entry.credential.cloud;
     if (!ref && !cmkVended) {
-      out.error(path, `${addon.name} needs its own ${cloud} credential: secretRef {env} | {file} | {name, namespace} | {awsSecretsManager} | {gcpSecretManager}, or {fromProvider: <provider name>} to let it use a provider's`);
+      out.error(
+        path,
+        `${addon.name} needs its own ${cloud} credential: secretRef {env} | {file} | {name, namespace} | ` +
+          `{awsSecretsManager} | {gcpSecretManager}, or {fromProvider: <provider name>} to let it use a provider's`,
+      );
     }
   }
   if (ref) {
@@ -79,15 +92,18 @@ export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef
       out.error(refPath, `${addon.name} takes no credential`);
       return;
     }
-    if (cmkVended && addon.name !== 'cluster_autoscaler') out.warning(refPath, `on Crusoe Managed Kubernetes ${addon.name} reads the cluster's cmk-<cluster> Secret; this secretRef is not used`);
+    if (cmkVended && addon.name !== 'cluster_autoscaler')
+      out.warning(refPath, `on Crusoe Managed Kubernetes ${addon.name} reads the cluster's cmk-<cluster> Secret; this secretRef is not used`);
     const keys: readonly CredentialKey[] = entry.credential ? PROVIDER_TYPE_INFO[entry.credential.cloud].credentials : [{ key: 'token', required: true }];
     if (ref.fromProvider !== undefined) {
       const others = [ref.name, ref.namespace, ref.env, ref.file, ref.awsSecretsManager, ref.gcpSecretManager].some((v) => v !== undefined);
       if (others) out.error(refPath, 'secretRef mixes fromProvider with another form; use exactly one form');
       const type = ctx.providers.get(ref.fromProvider);
       if (!type) out.error([...refPath, 'fromProvider'], `provider "${ref.fromProvider}" is not defined in providers[]`);
-      else if (!entry.credential) out.error([...refPath, 'fromProvider'], `${addon.name} authenticates to kubeplane with a token, not a provider's credentials`);
-      else if (type !== entry.credential.cloud) out.error([...refPath, 'fromProvider'], `provider "${ref.fromProvider}" is of type ${type}; ${addon.name} needs ${entry.credential.cloud} credentials`);
+      else if (!entry.credential)
+        out.error([...refPath, 'fromProvider'], `${addon.name} authenticates to kubeplane with a token, not a provider's credentials`);
+      else if (type !== entry.credential.cloud)
+        out.error([...refPath, 'fromProvider'], `provider "${ref.fromProvider}" is of type ${type}; ${addon.name} needs ${entry.credential.cloud} credentials`);
       return;
     }
     const { fromProvider: _none, ...plain } = ref;

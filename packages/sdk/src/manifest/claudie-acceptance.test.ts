@@ -101,7 +101,7 @@ describe('a dynamic pool in both control and compute of one cluster', () => {
     if (!planned.ok) return;
     expect(planned.plan.summary['create-node']).toBe(3);
     const cluster = desired.clusters[0]!;
-    cluster.pools.forEach((p, i) => p.nodes.forEach((n, j) => (n.overlayIp = `192.168.2.${10 + i * 10 + j}`)));
+    for (const [i, p] of cluster.pools.entries()) for (const [j, n] of p.nodes.entries()) n.overlayIp = `192.168.2.${10 + i * 10 + j}`;
     const rendered = bootstrapClusterFromSpec(cluster, { apiHost: '203.0.113.1' });
     const roles = rendered.loadBalancers[0]!.roles;
     expect(roles.find((r) => r.name === 'apiserver')?.targets).toEqual(['192.168.2.10']);
@@ -119,14 +119,20 @@ describe('a dynamic pool in both control and compute of one cluster', () => {
 
 describe("Claudie's CRD fields", () => {
   it('accepts autoscaler {max} without min, reading min as 0', () => {
-    const text = BOTH.replace('        count: 1\n        serverType: cpx22\n        image: ubuntu-24.04\n      - name: htz-lb', '        autoscaler:\n          max: 5\n        serverType: cpx22\n        image: ubuntu-24.04\n      - name: htz-lb');
+    const text = BOTH.replace(
+      '        count: 1\n        serverType: cpx22\n        image: ubuntu-24.04\n      - name: htz-lb',
+      '        autoscaler:\n          max: 5\n        serverType: cpx22\n        image: ubuntu-24.04\n      - name: htz-lb',
+    );
     const r = validateManifestText(text);
     expect(r.errors).toEqual([]);
     expect(r.manifests[0]?.nodePools.dynamic[0]?.autoscaler).toEqual({ min: 0, max: 5 });
   });
 
   it('accepts taints[].timeAdded and refuses one that is not an RFC 3339 time, with its line', () => {
-    const good = BOTH.replace('        image: ubuntu-24.04\n      - name: htz-lb', '        image: ubuntu-24.04\n        taints:\n          - key: gpu\n            value: "true"\n            effect: NoExecute\n            timeAdded: "2024-05-01T12:00:00Z"\n      - name: htz-lb');
+    const good = BOTH.replace(
+      '        image: ubuntu-24.04\n      - name: htz-lb',
+      '        image: ubuntu-24.04\n        taints:\n          - key: gpu\n            value: "true"\n            effect: NoExecute\n            timeAdded: "2024-05-01T12:00:00Z"\n      - name: htz-lb',
+    );
     expect(validateManifestText(good).errors).toEqual([]);
     const bad = good.replace('"2024-05-01T12:00:00Z"', 'yesterday');
     const r = validateManifestText(bad, { file: 'm.yaml' });
@@ -137,7 +143,10 @@ describe("Claudie's CRD fields", () => {
     const text = BOTH.replace('providerType: hetzner', 'providerType: openstack').replace(/dnsZone: example.com\n\s+provider: hetzner-1/, (m) => m);
     const r = validateManifestText(text, { file: 'os.yaml' });
     const os = r.errors.filter((e) => e.path.endsWith('externalNetworkName'));
-    expect(os.map((e) => e.path)).toEqual(['spec.nodePools.dynamic[0].providerSpec.externalNetworkName', 'spec.nodePools.dynamic[1].providerSpec.externalNetworkName']);
+    expect(os.map((e) => e.path)).toEqual([
+      'spec.nodePools.dynamic[0].providerSpec.externalNetworkName',
+      'spec.nodePools.dynamic[1].providerSpec.externalNetworkName',
+    ]);
     expect(os[0]?.line).toBe(lineOf(text, 'providerSpec:'));
     expect(os[0]?.message).toContain('OpenStack pools need providerSpec.externalNetworkName');
     const fixed = text.replace(/region: (fsn1|nbg1)\n/g, 'region: $1\n          externalNetworkName: public\n');
@@ -200,7 +209,9 @@ describe('reading the text: linear, with limits', () => {
   it('refuses a duplicate key with the line of the second one', () => {
     const text = BOTH.replace('        count: 1\n        serverType: cpx22', '        count: 1\n        count: 2\n        serverType: cpx22');
     const r = validateManifestText(text, { file: 'dup.yaml' });
-    expect(r.errors).toEqual([expect.objectContaining({ file: 'dup.yaml', line: lineOf(text, 'count: 2'), message: 'duplicate key "count": a mapping may hold each key once' })]);
+    expect(r.errors).toEqual([
+      expect.objectContaining({ file: 'dup.yaml', line: lineOf(text, 'count: 2'), message: 'duplicate key "count": a mapping may hold each key once' }),
+    ]);
   });
 
   it('refuses a text over the size limit before reading it', () => {
@@ -211,15 +222,31 @@ describe('reading the text: linear, with limits', () => {
   it('refuses nesting past the depth limit, with the line', () => {
     const text = `${BOTH}    extra: ${'['.repeat(80)}${']'.repeat(80)}\n`;
     const r = validateManifestText(text, { file: 'deep.yaml' });
-    expect(r.errors).toEqual([expect.objectContaining({ message: 'the manifest is nested more than 64 levels deep (depth limit)', line: lineOf(text, 'extra:') })]);
+    expect(r.errors).toEqual([
+      expect.objectContaining({ message: 'the manifest is nested more than 64 levels deep (depth limit)', line: lineOf(text, 'extra:') }),
+    ]);
   });
 
   it('refuses more keys than the limit, an alias bomb included, in bounded time', () => {
     const labels = Array.from({ length: 50 }, (_, i) => `          k${i}: v`).join('\n');
-    const many = BOTH.replace('        image: ubuntu-24.04\n      - name: htz-lb', `        image: ubuntu-24.04\n        labels:\n${labels}\n      - name: htz-lb`);
+    const many = BOTH.replace(
+      '        image: ubuntu-24.04\n      - name: htz-lb',
+      `        image: ubuntu-24.04\n        labels:\n${labels}\n      - name: htz-lb`,
+    );
     expect(validateManifestText(many).errors).toEqual([]);
-    expect(validateManifestText(many, { limits: { keys: 60 } }).errors.map((e) => e.message)).toEqual([expect.stringContaining('more than 60 keys and list entries')]);
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    expect(validateManifestText(many, { limits: { keys: 60 } }).errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('more than 60 keys and list entries'),
+    ]);
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(', ')}]`,
+      ),
+    ].join('\n');
     expect(validateManifestText(bomb).errors.map((e) => e.message)).toEqual([expect.stringContaining('keys and list entries')]);
   });
 });

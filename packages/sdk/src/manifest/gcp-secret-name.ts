@@ -36,13 +36,19 @@ export function checkGcpSecretManagerRef(ref: GcpSecretManagerRef): Array<{ fiel
   const out: Array<{ field: keyof GcpSecretManagerRef; message: string }> = [];
   const full = FULL_NAME.exec(ref.secret);
   if (!full && !SECRET_ID.test(ref.secret)) {
-    out.push({ field: 'secret', message: `"${ref.secret}" is neither a Secret Manager secret id (at most 255 letters, digits, '-' and '_') nor a name projects/<project>/secrets/<id>` });
+    out.push({
+      field: 'secret',
+      message: `"${ref.secret}" is neither a Secret Manager secret id (at most 255 letters, digits, '-' and '_') nor a name projects/<project>/secrets/<id>`,
+    });
   }
   if (full && ref.project !== undefined && ref.project !== full[1]) {
     out.push({ field: 'project', message: `project "${ref.project}" differs from the project in the secret's name (${full[1]}); give one or the other` });
   }
   if (ref.project !== undefined && !PROJECT.test(ref.project)) {
-    out.push({ field: 'project', message: `"${ref.project}" is not a Google Cloud project id (6-30 lower-case letters, digits and '-', starting with a letter) or number` });
+    out.push({
+      field: 'project',
+      message: `"${ref.project}" is not a Google Cloud project id (6-30 lower-case letters, digits and '-', starting with a letter) or number`,
+    });
   }
   if (ref.version !== undefined && !VERSION.test(ref.version)) {
     out.push({ field: 'version', message: `"${ref.version}" is not a secret version: a number, or an alias such as latest` });

@@ -8,7 +8,14 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { CORE_SCHEMA, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { claudieManifestJsonSchema, MANIFEST_FORMATS, MANIFEST_SCHEMA_IDS, manifestJsonSchema, nativeManifestJsonSchema, type ManifestFormat } from './json-schema.js';
+import {
+  claudieManifestJsonSchema,
+  MANIFEST_FORMATS,
+  MANIFEST_SCHEMA_IDS,
+  manifestJsonSchema,
+  nativeManifestJsonSchema,
+  type ManifestFormat,
+} from './json-schema.js';
 import { CLAUDIE_API_VERSION, NATIVE_API_VERSION } from './schema.js';
 import { validateManifestObject, validateManifestText } from './validate.js';
 
@@ -42,7 +49,10 @@ function schemaErrors(doc: unknown, format = formatOf(doc)): ErrorObject[] {
 
 /** Where an ajv error points, written as the validator writes paths (`spec.nodePools.dynamic[1].count`). */
 function location(e: ErrorObject): string {
-  const steps = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const steps = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const params = e.params as { missingProperty?: string; additionalProperty?: string; propertyName?: string };
   const extra = params.missingProperty ?? params.additionalProperty ?? params.propertyName;
   if (extra !== undefined) steps.push(extra);
@@ -55,13 +65,18 @@ function fillStaticEndpoints(text: string): string {
   return text.replace(/endpoint: replace-me$/gm, () => `endpoint: 192.0.2.${++n}`);
 }
 
-const yamlFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+const yamlFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 
 describe('the JSON Schemas for editors', () => {
   it.each(MANIFEST_FORMATS)('docs/schema holds the current %s schema (regenerate: npx kubeplane schema --format <format> --out <file>)', (format) => {
     const { file } = MANIFEST_SCHEMA_IDS[format];
     const committed = readFileSync(join(repo, file), 'utf8');
-    expect(committed, `${file} is stale; run: npx kubeplane schema --format ${format} --out ${file}`).toBe(`${JSON.stringify(manifestJsonSchema(format), null, 2)}\n`);
+    expect(committed, `${file} is stale; run: npx kubeplane schema --format ${format} --out ${file}`).toBe(
+      `${JSON.stringify(manifestJsonSchema(format), null, 2)}\n`,
+    );
   });
 
   it('both are draft-07 schemas that ajv compiles, each with its own $id and title', () => {
@@ -90,7 +105,7 @@ describe('the JSON Schemas for editors', () => {
     expect(undescribed).toEqual([]);
   });
 
-  it('follows Claudie\'s CRD for what it requires and enumerates', () => {
+  it("follows Claudie's CRD for what it requires and enumerates", () => {
     interface Node {
       properties?: Record<string, Node>;
       items?: Node;
@@ -122,7 +137,9 @@ describe('the JSON Schemas for editors', () => {
     expect(at('spec.loadBalancers.roles.[].protocol').enum).toEqual(['tcp', 'udp']);
     expect(at('spec.nodePools.dynamic.[].taints.[].effect').enum).toEqual(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
     expect(at('spec.kubernetes.clusters.[].installationProxy.mode').enum).toEqual(['on', 'off', 'default']);
-    expect(at('spec.providers.[].providerType').enum).toEqual(expect.arrayContaining(['gcp', 'hetzner', 'aws', 'oci', 'azure', 'cloudflare', 'openstack', 'exoscale', 'cloudrift', 'verda', 'ovh']));
+    expect(at('spec.providers.[].providerType').enum).toEqual(
+      expect.arrayContaining(['gcp', 'hetzner', 'aws', 'oci', 'azure', 'cloudflare', 'openstack', 'exoscale', 'cloudrift', 'verda', 'ovh']),
+    );
   });
 });
 
@@ -160,7 +177,9 @@ describe('manifests validate accepts pass their schema', () => {
   });
 
   it('never refuses what validate accepts: every field of some accepted manifests removed, emptied or nulled', () => {
-    const seeds = ['hybrid-aws-hetzner.yaml', 'static-and-dynamic.yaml', 'crusoe-cmk.yaml', 'claudie-bursting.yaml'].flatMap((f) => documents(readFileSync(join(repo, 'examples', f), 'utf8')));
+    const seeds = ['hybrid-aws-hetzner.yaml', 'static-and-dynamic.yaml', 'crusoe-cmk.yaml', 'claudie-bursting.yaml'].flatMap((f) =>
+      documents(readFileSync(join(repo, 'examples', f), 'utf8')),
+    );
     const edits: unknown[] = [undefined, null, [], {}, '', 0];
     let accepted = 0;
     const refused: string[] = [];
@@ -183,12 +202,37 @@ describe('manifests validate accepts pass their schema', () => {
   it('never refuses what validate accepts: random edits of accepted manifests (property test)', () => {
     const seeds = [
       ...examples.map((f) => readFileSync(join(repo, 'examples', f), 'utf8')),
-      ...['autoscaling-1_1.yaml', 'proxy-with-hetzner_1.yaml', 'test-set2_1.yaml', 'rolling-update-2_1.yaml'].map((f) => fillStaticEndpoints(readFileSync(join(fixtures, 'claudie', 'e2e', f), 'utf8'))),
+      ...['autoscaling-1_1.yaml', 'proxy-with-hetzner_1.yaml', 'test-set2_1.yaml', 'rolling-update-2_1.yaml'].map((f) =>
+        fillStaticEndpoints(readFileSync(join(fixtures, 'claudie', 'e2e', f), 'utf8')),
+      ),
     ].flatMap(documents);
     const value = fc.oneof(
       fc.anything({ maxDepth: 1 }),
       fc.integer({ min: -2, max: 70000 }),
-      fc.constantFrom(null, '', '0', 'a', '1.34.2', 'v1.34.2', ' 1.34.2 ', '10.0.0.0/8', '192.0.2.7', 'x'.repeat(15), 'x'.repeat(21), 'a/b', 'NoSchedule', 'tcp', 0, 49, 50, 255, 256, 6443, [], {}),
+      fc.constantFrom(
+        null,
+        '',
+        '0',
+        'a',
+        '1.34.2',
+        'v1.34.2',
+        ' 1.34.2 ',
+        '10.0.0.0/8',
+        '192.0.2.7',
+        'x'.repeat(15),
+        'x'.repeat(21),
+        'a/b',
+        'NoSchedule',
+        'tcp',
+        0,
+        49,
+        50,
+        255,
+        256,
+        6443,
+        [],
+        {},
+      ),
     );
     let accepted = 0;
     fc.assert(
@@ -213,7 +257,7 @@ type Step = string | number;
 
 function leafAndNodePaths(value: unknown, prefix: Step[] = []): Step[][] {
   const out: Step[][] = [prefix];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...leafAndNodePaths(v, [...prefix, i])));
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) out.push(...leafAndNodePaths(v, [...prefix, i]));
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...leafAndNodePaths(v, [...prefix, k]));
   return out;
 }
@@ -293,7 +337,10 @@ describe('manifests with a structural fault are refused by their schema, where v
     const [doc] = documents(text);
     const locations = schemaErrors(doc).map(location);
     expect(locations.length, `${name}: the schema accepts it`).toBeGreaterThan(0);
-    expect(locations.some((l) => relates(l, expected ?? '')), `${name}: schema errors at ${locations.join(', ')}; validate: ${expected}`).toBe(true);
+    expect(
+      locations.some((l) => relates(l, expected ?? '')),
+      `${name}: schema errors at ${locations.join(', ')}; validate: ${expected}`,
+    ).toBe(true);
   });
 });
 

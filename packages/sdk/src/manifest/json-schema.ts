@@ -42,7 +42,8 @@ export function manifestJsonSchema(format: ManifestFormat = 'native'): Record<st
       if (ctx.zodSchema === poolNameSchema) {
         ctx.jsonSchema.maxLength = POOL_NAME_MAX[format];
         if (format === 'claudie') {
-          ctx.jsonSchema.description = `${String(ctx.jsonSchema.description ?? '')} Claudie documents: up to 20, with a warning past 14 (Claudie's limit today).`;
+          ctx.jsonSchema.description =
+            `${String(ctx.jsonSchema.description ?? '')} ` + "Claudie documents: up to 20, with a warning past 14 (Claudie's limit today).";
         }
       }
     },

@@ -14,17 +14,14 @@ export const OLDEST_SUPPORTED_MINOR = 30;
 export const NEWEST_MINOR = 36;
 
 /** Minors 1.24 .. 1.36; add a line when a new minor ships. */
-export const KUBERNETES_MINORS: readonly KubernetesMinor[] = Array.from(
-  { length: NEWEST_MINOR - OLDEST_MINOR + 1 },
-  (_, i) => {
-    const minor = OLDEST_MINOR + i;
-    return {
-      minor,
-      supported: minor >= OLDEST_SUPPORTED_MINOR,
-      packageRepo: `https://pkgs.k8s.io/core:/stable:/v1.${minor}/deb/`,
-    };
-  },
-);
+export const KUBERNETES_MINORS: readonly KubernetesMinor[] = Array.from({ length: NEWEST_MINOR - OLDEST_MINOR + 1 }, (_, i) => {
+  const minor = OLDEST_MINOR + i;
+  return {
+    minor,
+    supported: minor >= OLDEST_SUPPORTED_MINOR,
+    packageRepo: `https://pkgs.k8s.io/core:/stable:/v1.${minor}/deb/`,
+  };
+});
 
 export interface KubernetesVersion {
   major: 1;
@@ -38,9 +35,7 @@ export interface KubernetesVersion {
   raw: string;
 }
 
-export type VersionCheck =
-  | { ok: true; version: KubernetesVersion; warning?: string }
-  | { ok: false; message: string };
+export type VersionCheck = { ok: true; version: KubernetesVersion; warning?: string } | { ok: false; message: string };
 
 const VERSION_RE = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/;
 const CMK_BUILD_RE = /^cmk\.\d+(?:-[a-z0-9]+)?$/;
@@ -96,7 +91,9 @@ export function checkKubernetesVersion(input: string): VersionCheck {
     return {
       ok: true,
       version,
-      warning: `Kubernetes 1.${minor} is past its support window (${whoSupports}); kubeplane still installs it from pkgs.k8s.io, but upgrade to 1.${OLDEST_SUPPORTED_MINOR} or newer`,
+      warning:
+        `Kubernetes 1.${minor} is past its support window (${whoSupports}); kubeplane still ` +
+        `installs it from pkgs.k8s.io, but upgrade to 1.${OLDEST_SUPPORTED_MINOR} or newer`,
     };
   }
   return { ok: true, version };

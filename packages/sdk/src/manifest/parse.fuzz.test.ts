@@ -18,7 +18,7 @@ type PathStep = string | number;
 
 function allPaths(value: Json, prefix: PathStep[] = []): PathStep[][] {
   const out: PathStep[][] = [prefix];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...allPaths(v, [...prefix, i])));
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) out.push(...allPaths(v, [...prefix, i]));
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...allPaths(v, [...prefix, k]));
   return out;
 }
@@ -100,8 +100,7 @@ describe('the manifest parser under random mutation', () => {
 
 // A generator of valid native manifests: up to three clusters of up to three pools each, with random names,
 // counts, autoscaler ranges, labels and taints.
-const dnsLabel = (max: number) =>
-  fc.stringMatching(new RegExp(`^[a-z][a-z0-9-]{0,${max - 2}}[a-z0-9]$`)).filter((s) => s.length <= max && !s.includes('--'));
+const dnsLabel = (max: number) => fc.stringMatching(new RegExp(`^[a-z][a-z0-9-]{0,${max - 2}}[a-z0-9]$`)).filter((s) => s.length <= max && !s.includes('--'));
 const labelKey = fc.tuple(fc.constantFrom('', 'example.com/', 'kubeplane.dev/'), fc.stringMatching(/^[a-z][a-z0-9.-]{0,10}[a-z0-9]$/)).map(([p, n]) => p + n);
 const labelValue = fc.stringMatching(/^([A-Za-z0-9]([A-Za-z0-9._-]{0,10}[A-Za-z0-9])?)?$/);
 
@@ -110,7 +109,13 @@ const validManifest = fc
     name: dnsLabel(20),
     clusters: fc.uniqueArray(dnsLabel(12), { minLength: 1, maxLength: 3 }),
     poolNames: fc.uniqueArray(dnsLabel(14), { minLength: 6, maxLength: 9 }),
-    sizes: fc.array(fc.oneof(fc.integer({ min: 1, max: 9 }).map((count) => ({ count })), fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 5 })).map(([min, extra]) => ({ autoscaler: { min, max: min + extra + 1 } }))), { minLength: 9, maxLength: 9 }),
+    sizes: fc.array(
+      fc.oneof(
+        fc.integer({ min: 1, max: 9 }).map((count) => ({ count })),
+        fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 5 })).map(([min, extra]) => ({ autoscaler: { min, max: min + extra + 1 } })),
+      ),
+      { minLength: 9, maxLength: 9 },
+    ),
     labels: fc.dictionary(labelKey, labelValue, { maxKeys: 3 }),
     taintEffect: fc.constantFrom('NoSchedule', 'PreferNoSchedule', 'NoExecute'),
     minor: fc.integer({ min: 30, max: 36 }),

@@ -1,7 +1,7 @@
 // Reads manifests from YAML (one or many documents), JSON or a plain object into the typed model.
 // Each list element is checked on its own, so one broken pool does not hide the errors of the others,
 // and the names of broken elements are kept so references to them are not reported twice.
-import * as z from 'zod';
+import type * as z from 'zod';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import { formatPath, type Path, type ValidationIssue } from './issues.js';
 import {
@@ -93,7 +93,13 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
   const budget = { left: limits.keys };
   for (const value of values) {
     if (!withinKeyBudget(value, budget, 0, limits.depth)) {
-      return [emptyFailure(`the manifest holds more than ${limits.keys.toLocaleString('en')} keys and list entries (aliases counted each time they are used); split it into several manifests (keys limit)`, options.file)];
+      return [
+        emptyFailure(
+          `the manifest holds more than ${limits.keys.toLocaleString('en')} keys and list entries ` +
+            `(aliases counted each time they are used); split it into several manifests (keys limit)`,
+          options.file,
+        ),
+      ];
     }
   }
   const maps = new LazyStreamSourceMaps(text);
@@ -189,7 +195,11 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
   } else if (doc.apiVersion === CLAUDIE_API_VERSION && typeof doc.kind === 'string' && doc.kind !== CLAUDIE_KIND && CLAUDIE_OTHER_KINDS[doc.kind]) {
     // One line that says what the file is, instead of every field of it reported as unknown.
     result.otherKind = doc.kind;
-    fail(['kind'], `this is a Claudie ${doc.kind} (${CLAUDIE_OTHER_KINDS[doc.kind]}), not a manifest; kubeplane reads InputManifest documents (apiVersion ${CLAUDIE_API_VERSION}, kind ${CLAUDIE_KIND}) or its own (apiVersion ${NATIVE_API_VERSION}, kind ${NATIVE_KIND})`);
+    fail(
+      ['kind'],
+      `this is a Claudie ${doc.kind} (${CLAUDIE_OTHER_KINDS[doc.kind]}), not a manifest; kubeplane reads InputManifest documents ` +
+        `(apiVersion ${CLAUDIE_API_VERSION}, kind ${CLAUDIE_KIND}) or its own (apiVersion ${NATIVE_API_VERSION}, kind ${NATIVE_KIND})`,
+    );
     return result;
   } else if (doc.apiVersion === CLAUDIE_API_VERSION) {
     if (doc.kind !== CLAUDIE_KIND) fail(['kind'], `kind must be ${CLAUDIE_KIND} for apiVersion ${CLAUDIE_API_VERSION}`);
@@ -205,14 +215,19 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
   } else if (typeof doc.apiVersion === 'string' && typeof doc.kind === 'string' && doc.kind !== '' && doc.kind !== NATIVE_KIND && doc.kind !== CLAUDIE_KIND) {
     // Another Kubernetes object (a Secret for the credentials, a Namespace) kept in the same file.
     result.otherKind = doc.kind;
-    fail(['kind'], `this is a Kubernetes ${doc.kind} (apiVersion ${doc.apiVersion}), not a manifest; kubeplane reads apiVersion ${NATIVE_API_VERSION} (kind ${NATIVE_KIND}) or ${CLAUDIE_API_VERSION} (kind ${CLAUDIE_KIND})`);
+    fail(
+      ['kind'],
+      `this is a Kubernetes ${doc.kind} (apiVersion ${doc.apiVersion}), not a manifest; kubeplane reads ` +
+        `apiVersion ${NATIVE_API_VERSION} (kind ${NATIVE_KIND}) or ${CLAUDIE_API_VERSION} (kind ${CLAUDIE_KIND})`,
+    );
     return result;
   } else {
     fail(
       ['apiVersion'],
       doc.apiVersion === undefined
         ? `apiVersion is required: ${NATIVE_API_VERSION} (kind ${NATIVE_KIND}) or ${CLAUDIE_API_VERSION} (kind ${CLAUDIE_KIND})`
-        : `apiVersion "${String(doc.apiVersion)}" is not supported; use ${NATIVE_API_VERSION} (kind ${NATIVE_KIND}) or ${CLAUDIE_API_VERSION} (kind ${CLAUDIE_KIND})`,
+        : `apiVersion "${String(doc.apiVersion)}" is not supported; use ${NATIVE_API_VERSION} ` +
+            `(kind ${NATIVE_KIND}) or ${CLAUDIE_API_VERSION} (kind ${CLAUDIE_KIND})`,
     );
     return result;
   }
@@ -284,8 +299,8 @@ const SPEC_KEYS = ['providers', 'nodePools', 'kubernetes', 'loadBalancers'];
  */
 const CLAUDIE_OTHER_KINDS: Record<string, string> = {
   TemplateGitReference: "a git repository of Claudie's OpenTofu and Ansible templates; kubeplane renders its own and ignores providers[].templatesRef",
-  Setting: "Claudie operator settings; kubeplane has no operator to configure",
-  Settings: "Claudie operator settings; kubeplane has no operator to configure",
+  Setting: 'Claudie operator settings; kubeplane has no operator to configure',
+  Settings: 'Claudie operator settings; kubeplane has no operator to configure',
 };
 
 /** Pool names a (possibly malformed) cluster, load balancer or role element refers to. */
@@ -313,8 +328,7 @@ function unknownFieldMessage(key: string, allowed: readonly string[]): string {
 }
 
 function emptyFailure(message: string, file?: string): ParsedDocument {
-  const empty = <T>(make: () => T) =>
-    Object.fromEntries(Object.keys(MANIFEST_LISTS).map((k) => [k, make()])) as Record<ManifestList, T>;
+  const empty = <T>(make: () => T) => Object.fromEntries(Object.keys(MANIFEST_LISTS).map((k) => [k, make()])) as Record<ManifestList, T>;
   return {
     manifest: null,
     issues: message ? [{ severity: 'error', path: '(document)', message, ...(file ? { file } : {}) }] : [],
@@ -463,9 +477,21 @@ export function explainIssue(iss: z.core.$ZodRawIssue): string | undefined {
   switch (iss.code) {
     case 'invalid_type': {
       if (iss.input === undefined) return '__required__';
-      const got = Array.isArray(iss.input) ? 'a list' : iss.input === null ? 'null' : typeof iss.input === 'object' ? 'a mapping' : `${typeof iss.input} ${JSON.stringify(iss.input)}`;
+      const got = Array.isArray(iss.input)
+        ? 'a list'
+        : iss.input === null
+          ? 'null'
+          : typeof iss.input === 'object'
+            ? 'a mapping'
+            : `${typeof iss.input} ${JSON.stringify(iss.input)}`;
       const want =
-        iss.expected === 'int' || iss.expected === 'number' ? 'a whole number' : iss.expected === 'array' ? 'a list' : iss.expected === 'object' || iss.expected === 'record' ? 'a mapping' : `a ${iss.expected}`;
+        iss.expected === 'int' || iss.expected === 'number'
+          ? 'a whole number'
+          : iss.expected === 'array'
+            ? 'a list'
+            : iss.expected === 'object' || iss.expected === 'record'
+              ? 'a mapping'
+              : `a ${iss.expected}`;
       return `must be ${want}, not ${got}`;
     }
     case 'too_small':

@@ -61,8 +61,11 @@ export const PROVIDER_TYPE_INFO: Record<ProviderType, ProviderTypeInfo> = {
       // Temporary keys (an ASIA… key) come with their session token.
       opt('sessiontoken'),
       // A role the provider works as, one short session per cluster tagged with its id (docs/providers.md, AWS).
-      opt('rolearn', { pattern: /^arn:aws[a-z-]*:iam::\d{12}:role\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/, description: 'an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)' }),
-      opt('externalid', { pattern: /^[\w+=,.@:\/-]{2,1224}$/, description: "2 to 1224 of letters, digits and +=,.@:/-" }),
+      opt('rolearn', {
+        pattern: /^arn:aws[a-z-]*:iam::\d{12}:role\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/,
+        description: 'an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)',
+      }),
+      opt('externalid', { pattern: /^[\w+=,.@:/-]{2,1224}$/, description: '2 to 1224 of letters, digits and +=,.@:/-' }),
     ],
     dns: true,
     spot: true,
@@ -121,7 +124,14 @@ export const PROVIDER_TYPE_INFO: Record<ProviderType, ProviderTypeInfo> = {
   },
   exoscale: { type: 'exoscale', credentials: [req('apikey'), req('apisecret')], dns: true, spot: false, compute: true, managedKubernetes: false },
   cloudrift: { type: 'cloudrift', credentials: [req('token'), opt('teamid')], dns: false, spot: false, compute: true, managedKubernetes: false },
-  verda: { type: 'verda', credentials: [req('clientid'), req('clientsecret'), opt('baseurl')], dns: false, spot: true, compute: true, managedKubernetes: false },
+  verda: {
+    type: 'verda',
+    credentials: [req('clientid'), req('clientsecret'), opt('baseurl')],
+    dns: false,
+    spot: true,
+    compute: true,
+    managedKubernetes: false,
+  },
   ovh: {
     type: 'ovh',
     credentials: [req('clientid'), req('clientsecret'), req('servicename'), opt('endpoint')],

@@ -27,7 +27,6 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   if (!m) return [];
   const out = new IssueCollector(parsed.pathPrefix);
   const at = (list: ManifestList, i: number): Path => [...MANIFEST_LISTS[list].path, parsed.positions[list][i] ?? i];
-  const known = (list: ManifestList, name: string, names: Set<string>) => names.has(name) || parsed.brokenNames[list].has(name);
 
   // ---- metadata
   // metadata sits beside spec in a Claudie document, so its path takes no spec. prefix.
@@ -90,7 +89,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     // "openstack" (berops/claudie internal/api/manifest/validate_node_pool.go, validateExternalNet). kubeplane asks it of
     // every pool of an OpenStack provider too: the machines get their public addresses from that network.
     if (!pool.providerSpec.externalNetworkName && (type === 'openstack' || pool.providerSpec.name === 'openstack')) {
-      out.error([...path, 'providerSpec', 'externalNetworkName'], `OpenStack pools need providerSpec.externalNetworkName, the external network that gives the machines their public addresses (Claudie requires it too)`);
+      out.error(
+        [...path, 'providerSpec', 'externalNetworkName'],
+        `OpenStack pools need providerSpec.externalNetworkName, the external network that gives the machines their public addresses (Claudie requires it too)`,
+      );
     }
     if (pool.spot && type && !PROVIDER_TYPE_INFO[type].spot) {
       out.error([...path, 'spot'], `provider type ${type} has no spot machines; spot is offered by ${providerTypesWith('spot').join(', ')}`);
@@ -123,7 +125,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (!providerKnown(provider)) {
       out.error([...path, 'provider'], `provider "${provider}" is not defined in providers[]${listOf(providers.keys())}`);
     } else if (dnsType && !PROVIDER_TYPE_INFO[dnsType].dns) {
-      out.error([...path, 'provider'], `provider "${provider}" is of type ${dnsType}, which has no DNS; use one of type ${providerTypesWith('dns').join(', ')}`);
+      out.error(
+        [...path, 'provider'],
+        `provider "${provider}" is of type ${dnsType}, which has no DNS; use one of type ${providerTypesWith('dns').join(', ')}`,
+      );
     }
     const zoneProblem = checkDnsName(dnsZone.replace(/\.$/, '').toLowerCase(), 'dns.dnsZone');
     if (zoneProblem) out.error([...path, 'dnsZone'], zoneProblem);
@@ -145,7 +150,11 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       // kubeplane installs every minor of its catalog; Claudie's main branch refuses versions outside its regex
       // (internal/api/manifest/validate_kubernetes.go, validateVersion). Said, not refused: older Claudie releases
       // accepted other minors (1.30–1.32 at v0.9), and their manifests are still the user's.
-      out.warning([...path, 'version'], `Claudie's current release accepts Kubernetes 1.${CLAUDIE_MINORS.from}–1.${CLAUDIE_MINORS.to} only and would refuse ${cluster.version}; kubeplane installs it`);
+      out.warning(
+        [...path, 'version'],
+        `Claudie's current release accepts Kubernetes 1.${CLAUDIE_MINORS.from}–1.${CLAUDIE_MINORS.to} ` +
+          `only and would refuse ${cluster.version}; kubeplane installs it`,
+      );
     }
 
     const managed = cluster.controlPlane === 'managed';
@@ -182,11 +191,19 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
         if (pool.kind === 'static') {
           const other = staticUse.get(name);
           if (kind === 'compute' && role.control.has(name)) {
-            out.error(p, `static pool "${name}" is already a control pool of cluster "${cluster.name}"; a static machine can hold one role, so list it in control or compute`);
+            out.error(
+              p,
+              `static pool "${name}" is already a control pool of cluster "${cluster.name}"; ` +
+                `a static machine can hold one role, so list it in control or compute`,
+            );
           } else if (other) out.error(p, `static pool "${name}" is already used by ${other}; a static machine can serve one cluster`);
           else staticUse.set(name, `cluster "${cluster.name}"`);
         } else if (kind === 'compute' && role.control.has(name) && pools.has(computeInstanceName(name))) {
-          out.error(p, `pool "${name}" is both a control and a compute pool, and its worker copy would be named "${computeInstanceName(name)}", which another pool already is; rename one of them`);
+          out.error(
+            p,
+            `pool "${name}" is both a control and a compute pool, and its worker copy would be ` +
+              `named "${computeInstanceName(name)}", which another pool already is; rename one of them`,
+          );
         }
         if (kind === 'control' && pool.kind === 'dynamic' && providers.get(pool.def.providerSpec.name) === 'vastai') {
           out.error(p, `pool "${name}" is a VastAI pool; VastAI pools can be compute pools only (Claudie refuses them as control pools)`);
@@ -217,7 +234,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (cluster.apiDns) {
       const dnsPath = [...path, 'apiDns'];
       if (!managed) {
-        out.error(dnsPath, 'apiDns names the API of a managed control plane; a self-managed cluster gets its API name from a load balancer with the API role (targetPort 6443)');
+        out.error(
+          dnsPath,
+          'apiDns names the API of a managed control plane; a self-managed cluster gets its API name from a load balancer with the API role (targetPort 6443)',
+        );
       }
       checkDnsTarget(cluster.apiDns.provider, cluster.apiDns.dnsZone, dnsPath);
       if (cluster.apiDns.hostname !== undefined) {
@@ -236,7 +256,8 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       if (addons.has(addon.name)) out.error([...path, 'addons', j, 'name'], `add-on "${addon.name}" is listed twice`);
       addons.add(addon.name);
       if (addon.name === 'autoclusters') {
-        if (!managed) out.error([...path, 'addons', j, 'name'], 'autoclusters is node remediation of Crusoe Managed Kubernetes; it needs controlPlane: managed');
+        if (!managed)
+          out.error([...path, 'addons', j, 'name'], 'autoclusters is node remediation of Crusoe Managed Kubernetes; it needs controlPlane: managed');
         const parsed = autoclustersConfigSchema.safeParse(addon.config ?? {});
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
@@ -248,7 +269,12 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
           const pool = pools.get(name);
           return pool?.kind === 'dynamic' ? [pool.def] : [];
         });
-        checkChartAddon(out, [...path, 'addons', j], addon as typeof addon & { name: ChartAddonId }, { managed, pools: clusterPools, providers, checkSecretRef });
+        checkChartAddon(out, [...path, 'addons', j], addon as typeof addon & { name: ChartAddonId }, {
+          managed,
+          pools: clusterPools,
+          providers,
+          checkSecretRef,
+        });
       }
     });
     clusters.set(cluster.name, { def: cluster, path, control: role.control, compute: role.compute });
@@ -263,10 +289,16 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (roles.has(role.name)) out.error([...path, 'name'], `role name "${role.name}" is used twice; role names must be unique`);
     roles.set(role.name, role);
     if (role.port >= RESERVED_PORTS.from && role.port <= RESERVED_PORTS.to) {
-      out.error([...path, 'port'], `port ${role.port} is reserved (${RESERVED_PORTS.from}–${RESERVED_PORTS.to} are kept for health checks and node exporters); choose a lower port`);
+      out.error(
+        [...path, 'port'],
+        `port ${role.port} is reserved (${RESERVED_PORTS.from}–${RESERVED_PORTS.to} are kept for health checks and node exporters); choose a lower port`,
+      );
     }
     if (role.targetPort === API_SERVER_PORT && role.port !== API_SERVER_PORT) {
-      out.error([...path, 'port'], `a role with targetPort ${API_SERVER_PORT} is the API-server role and must listen on port ${API_SERVER_PORT}, not ${role.port}`);
+      out.error(
+        [...path, 'port'],
+        `a role with targetPort ${API_SERVER_PORT} is the API-server role and must listen on port ${API_SERVER_PORT}, not ${role.port}`,
+      );
     }
     if (role.targetPort === API_SERVER_PORT && role.protocol !== 'tcp') {
       out.error([...path, 'protocol'], 'the API-server role (targetPort 6443) must use tcp');
@@ -298,7 +330,8 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (target?.def.controlPlane === 'managed') {
       out.error(
         [...path, 'targetedK8s'],
-        `cluster "${lb.targetedK8s}" has a managed control plane; kubeplane load balancers reach their targets over the WireGuard overlay, which managed nodes do not join. Expose services with a Kubernetes Service of type LoadBalancer or NodePort, and name the API with the cluster's apiDns`,
+        `cluster "${lb.targetedK8s}" has a managed control plane; kubeplane load balancers reach their targets over the WireGuard overlay, which managed ` +
+          `nodes do not join. Expose services with a Kubernetes Service of type LoadBalancer or NodePort, and name the API with the cluster's apiDns`,
       );
     }
 
@@ -322,7 +355,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
         if (!k8sPools.has(pool)) {
           out.error(p, `role "${roleName}" targets pool "${pool}", which cluster "${lb.targetedK8s}" does not use`);
         } else if (api && !target.control.has(pool)) {
-          out.error(p, `role "${roleName}" is the API-server role (targetPort 6443) and may target control pools only; "${pool}" is a compute pool of "${lb.targetedK8s}"`);
+          out.error(
+            p,
+            `role "${roleName}" is the API-server role (targetPort 6443) and may target control pools only; "${pool}" is a compute pool of "${lb.targetedK8s}"`,
+          );
         }
       }
     });
@@ -340,7 +376,7 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     const zone = lb.dns.dnsZone.replace(/\.$/, '').toLowerCase();
     const names: Array<[string, Path]> = [];
     if (lb.dns.hostname !== undefined) names.push([lb.dns.hostname, [...path, 'dns', 'hostname']]);
-    (lb.dns.alternativeNames ?? []).forEach((n, j) => names.push([n, [...path, 'dns', 'alternativeNames', j]]));
+    for (const [j, n] of (lb.dns.alternativeNames ?? []).entries()) names.push([n, [...path, 'dns', 'alternativeNames', j]]);
     for (const [name, p] of names) {
       const problem = checkDnsName(name, 'hostname');
       if (problem) {
@@ -350,7 +386,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       const fqdn = `${name}.${zone}`;
       const owner = hostnames.get(fqdn);
       if (owner !== undefined) {
-        out.error(p, owner === `load balancer "${lb.name}"` ? `${fqdn} is listed twice` : `${fqdn} is already used by ${owner}; hostnames must be unique per zone`);
+        out.error(
+          p,
+          owner === `load balancer "${lb.name}"` ? `${fqdn} is listed twice` : `${fqdn} is already used by ${owner}; hostnames must be unique per zone`,
+        );
       } else hostnames.set(fqdn, `load balancer "${lb.name}"`);
     }
 
@@ -392,7 +431,8 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
     if (type && PROVIDER_TYPE_INFO[type].reservedIps === false) {
       out.error(
         [...cluster.path, 'pools', 'control', 0],
-        `cluster "${name}" has no API load balancer, so its API would be a reserved IP on pool "${first}", but ${type} has no standalone reserved IPs; add a load balancer with the API role (targetPort 6443), or put the first control pool on another provider`,
+        `cluster "${name}" has no API load balancer, so its API would be a reserved IP on pool "${first}", but ${type} has no standalone ` +
+          `reserved IPs; add a load balancer with the API role (targetPort 6443), or put the first control pool on another provider`,
       );
     }
     // A reserved IP is the address of one machine: with several control planes behind it the cluster's API, every
@@ -406,7 +446,10 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       // Claudie builds such clusters (the first control node's address is the API), so for its documents this is advice.
       (claudie ? out.warning.bind(out) : out.error.bind(out))(
         [...cluster.path, 'pools', 'control'],
-        `cluster "${name}" has ${controlNodes} control-plane nodes but no API load balancer: its API would be a reserved IP on one of them, a single point of failure for the whole cluster; add a load balancer with the API role (port and targetPort 6443) targeting the control pools, or use one control-plane node${claudie ? ' (a warning for Claudie documents: Claudie builds such clusters, with its API on the first control node)' : ''}`,
+        `cluster "${name}" has ${controlNodes} control-plane nodes but no API load balancer: its API would be a ` +
+          `reserved IP on one of them, a single point of failure for the whole cluster; add a load balancer with the API ` +
+          `role (port and targetPort 6443) targeting the control pools, or use one control-plane ` +
+          `node${claudie ? ' (a warning for Claudie documents: Claudie builds such clusters, with its API on the first control node)' : ''}`,
       );
     }
   }
@@ -438,7 +481,8 @@ export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
       while (prefix > 0 && usableHosts({ ...network, prefix }) < nodes) prefix--;
       out.error(
         [...cluster.path, 'network'],
-        `network ${cluster.def.network} has ${usableHosts(network)} addresses but cluster "${name}" can have up to ${nodes} nodes (load balancers and autoscaler maxima included); use a /${prefix} or larger`,
+        `network ${cluster.def.network} has ${usableHosts(network)} addresses but cluster "${name}" can have ` +
+          `up to ${nodes} nodes (load balancers and autoscaler maxima included); use a /${prefix} or larger`,
       );
     }
   }
@@ -462,28 +506,47 @@ const VASTAI_REGIONS = ['europe', 'asia', 'africa', 'north-america', 'south-amer
  */
 function checkVastAiPool(out: IssueCollector, path: Path, pool: DynamicPoolDef): void {
   const spec = pool.machineSpec ?? {};
-  const missing = (['cpuCount', 'memory', 'nvidiaGpuCount', 'nvidiaGpuType', 'vram'] as const).filter((k) => spec[k] === undefined && !(k === 'nvidiaGpuCount' && spec.nvidiaGpu !== undefined));
+  const missing = (['cpuCount', 'memory', 'nvidiaGpuCount', 'nvidiaGpuType', 'vram'] as const).filter(
+    (k) => spec[k] === undefined && !(k === 'nvidiaGpuCount' && spec.nvidiaGpu !== undefined),
+  );
   if (missing.length > 0) {
-    out.error([...path, 'machineSpec'], `VastAI pools need every machineSpec field (cpuCount, memory, nvidiaGpuCount, nvidiaGpuType, vram): VastAI rents the offer that matches them; missing ${missing.join(', ')}`);
+    out.error(
+      [...path, 'machineSpec'],
+      `VastAI pools need every machineSpec field (cpuCount, memory, nvidiaGpuCount, nvidiaGpuType, ` +
+        `vram): VastAI rents the offer that matches them; missing ${missing.join(', ')}`,
+    );
   }
   const region = pool.providerSpec.region.trim();
   if (region !== '' && !VASTAI_REGIONS.includes(region)) {
     const codes = region.split(/\s+/);
-    if (region.length > 63) out.error([...path, 'providerSpec', 'region'], `a VastAI region list is at most 63 characters (it becomes a node label value), not ${region.length}`);
+    if (region.length > 63)
+      out.error([...path, 'providerSpec', 'region'], `a VastAI region list is at most 63 characters (it becomes a node label value), not ${region.length}`);
     else if (!codes.every((c) => /^[A-Z]{2}$/.test(c))) {
-      out.error([...path, 'providerSpec', 'region'], `VastAI regions are one of ${VASTAI_REGIONS.join(', ')}, or two-letter country codes separated by spaces (e.g. "DE US GB"), not "${region}"`);
+      out.error(
+        [...path, 'providerSpec', 'region'],
+        `VastAI regions are one of ${VASTAI_REGIONS.join(', ')}, or two-letter country codes separated by spaces (e.g. "DE US GB"), not "${region}"`,
+      );
     }
   }
   if (pool.storageDiskSize !== undefined && pool.storageDiskSize < 130) {
     out.warning([...path, 'storageDiskSize'], `VastAI's Ubuntu VM image needs at least 130 GB of storage; ${pool.storageDiskSize} GB will not boot it`);
   } else if (pool.storageDiskSize === undefined) {
-    out.warning([...path, 'storageDiskSize'], 'VastAI\'s Ubuntu VM image needs at least 130 GB of storage; set storageDiskSize to 130 or more');
+    out.warning([...path, 'storageDiskSize'], "VastAI's Ubuntu VM image needs at least 130 GB of storage; set storageDiskSize to 130 or more");
   }
 }
 
 function checkPoolName(out: IssueCollector, path: Path, name: string, claudie: boolean): void {
-  if (claudie && name.length > NAME_LIMITS.pool && name.length <= CLAUDIE_LEGACY_POOL_NAME && checkDns1123Label(name, 'pool name', CLAUDIE_LEGACY_POOL_NAME) === null) {
-    out.warning(path, `pool name "${name}" is ${name.length} characters; Claudie allows at most ${NAME_LIMITS.pool} today (kubeplane accepts up to ${CLAUDIE_LEGACY_POOL_NAME} in Claudie documents)`);
+  if (
+    claudie &&
+    name.length > NAME_LIMITS.pool &&
+    name.length <= CLAUDIE_LEGACY_POOL_NAME &&
+    checkDns1123Label(name, 'pool name', CLAUDIE_LEGACY_POOL_NAME) === null
+  ) {
+    out.warning(
+      path,
+      `pool name "${name}" is ${name.length} characters; Claudie allows at most ${NAME_LIMITS.pool} ` +
+        `today (kubeplane accepts up to ${CLAUDIE_LEGACY_POOL_NAME} in Claudie documents)`,
+    );
     return;
   }
   checkName(out, path, name, 'pool name', NAME_LIMITS.pool);
@@ -543,7 +606,10 @@ function checkSecretRef(out: IssueCollector, path: Path, ref: SecretRef, keys: r
     for (const k of keys) {
       // An unknown key is usually a misspelt required one: its message already lists what is expected.
       if (credentialRequired(k, (key) => key in (ref.env ?? {})) && !unknownKeys && !(k.key in ref.env)) {
-        out.error([...path, 'env'], `credential key "${k.key}" is missing; name the environment variable that holds it${k.requiredUnless ? ` (or give ${k.requiredUnless})` : ''}`);
+        out.error(
+          [...path, 'env'],
+          `credential key "${k.key}" is missing; name the environment variable that holds it${k.requiredUnless ? ` (or give ${k.requiredUnless})` : ''}`,
+        );
       }
     }
   }
@@ -606,7 +672,8 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
       if (stableJson(old[field]) !== stableJson(pool[field])) {
         out.error(
           [...path, field],
-          `${field} of existing pool "${pool.name}" cannot change (${describe(old[field])} -> ${describe(pool[field])}); rename the pool instead: kubeplane adds the new pool before it removes the old one`,
+          `${field} of existing pool "${pool.name}" cannot change (${describe(old[field])} -> ` +
+            `${describe(pool[field])}); rename the pool instead: kubeplane adds the new pool before it removes the old one`,
         );
       }
     }
@@ -617,7 +684,10 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
     if (!old) return;
     const path = [...MANIFEST_LISTS.clusters.path, parsed.positions.clusters[i] ?? i];
     if (old.network !== cluster.network) {
-      out.error([...path, 'network'], `network of existing cluster "${cluster.name}" cannot change (${old.network} -> ${cluster.network}); every node's overlay address is in it`);
+      out.error(
+        [...path, 'network'],
+        `network of existing cluster "${cluster.name}" cannot change (${old.network} -> ${cluster.network}); every node's overlay address is in it`,
+      );
     }
     if ((old.controlPlane ?? 'self-managed') !== (cluster.controlPlane ?? 'self-managed')) {
       out.error([...path, 'controlPlane'], `controlPlane of existing cluster "${cluster.name}" cannot change; create a new cluster instead`);
@@ -632,9 +702,11 @@ function describe(value: unknown): string {
 
 /** JSON with sorted keys, so two equal objects written in a different order compare equal. */
 export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-      : v,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_k, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+        : v,
+    ) ?? 'undefined'
+  );
 }

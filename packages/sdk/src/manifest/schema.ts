@@ -20,7 +20,7 @@ export const CLAUDIE_API_VERSION = 'claudie.io/v1beta1';
 export const CLAUDIE_KIND = 'InputManifest';
 
 /** Marks a field Claudie's CRD does not have, in its description. */
-const KUBEPLANE_ONLY = 'kubeplane only (not in Claudie\'s CRD).';
+const KUBEPLANE_ONLY = "kubeplane only (not in Claudie's CRD).";
 
 const labelValues = z.string({ error: 'label and annotation values must be strings; quote values such as "true" or "8"' });
 
@@ -46,11 +46,16 @@ export const taintSchema = z
     effect: z
       .enum(TAINT_EFFECTS, { error: `taint effect must be one of ${TAINT_EFFECTS.join(', ')}` })
       .meta({ description: 'What the taint does to pods that do not tolerate it.' }),
-    timeAdded: z.string().nullable().optional().meta({
-      description:
-        "Kubernetes' Taint.timeAdded (RFC 3339), part of Claudie's CRD since it embeds core/v1 Taint; accepted and not applied (the node controller sets it for NoExecute taints).",
-      examples: ['2024-05-01T12:00:00Z'],
-    }),
+    timeAdded: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Kubernetes' Taint.timeAdded (RFC 3339), part of Claudie's CRD since it embeds core/v1 " +
+          'Taint; accepted and not applied (the node controller sets it for NoExecute taints).',
+        examples: ['2024-05-01T12:00:00Z'],
+      }),
   })
   .meta({ description: 'A Kubernetes taint put on every node of the pool.' });
 
@@ -61,19 +66,24 @@ export const taintSchema = z
  */
 export const secretRefSchema = z
   .strictObject({
-    name: z.string().optional().meta({ description: 'The Kubernetes Secret holding the credential keys (with namespace); Claudie\'s form.', minLength: 1 }),
+    name: z.string().optional().meta({ description: "The Kubernetes Secret holding the credential keys (with namespace); Claudie's form.", minLength: 1 }),
     namespace: z.string().optional().meta({ description: 'The namespace of that Secret (required with name).', minLength: 1 }),
     env: z
       .record(z.string(), z.string())
       .optional()
       .meta({
-        description: `${KUBEPLANE_ONLY} Credential key -> name of the environment variable that holds it, e.g. {accesskey: AWS_ACCESS_KEY_ID, secretkey: AWS_SECRET_ACCESS_KEY}.`,
+        description:
+          `${KUBEPLANE_ONLY} Credential key -> name of the environment variable that ` +
+          `holds it, e.g. {accesskey: AWS_ACCESS_KEY_ID, secretkey: AWS_SECRET_ACCESS_KEY}.`,
         additionalProperties: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
       }),
-    file: z.string().optional().meta({
-      description: `${KUBEPLANE_ONLY} A YAML or JSON file holding a mapping of the credential keys; a relative path resolves against the working directory.`,
-      minLength: 1,
-    }),
+    file: z
+      .string()
+      .optional()
+      .meta({
+        description: `${KUBEPLANE_ONLY} A YAML or JSON file holding a mapping of the credential keys; a relative path resolves against the working directory.`,
+        minLength: 1,
+      }),
     awsSecretsManager: z
       .strictObject({
         secretId: z.string().meta({ description: 'Name or ARN of the secret, a JSON object of the credential keys.' }),
@@ -84,17 +94,37 @@ export const secretRefSchema = z
     gcpSecretManager: z
       .strictObject({
         // The forms Secret Manager names (gcp-secret-name.ts, checked by rules.ts).
-        secret: z.string().meta({ description: 'The secret\'s id (`kubeplane-providers-minimal-hetzner-1`) or its full name (`projects/<project>/secrets/<id>`); its payload is a JSON object of the credential keys.', pattern: GCP_SECRET_PATTERNS.secret }),
-        version: z.string().optional().meta({ description: 'The version to read: a number or an alias such as `latest` (the default).', pattern: GCP_SECRET_PATTERNS.version }),
-        project: z.string().optional().meta({ description: 'The Google Cloud project (id or number) holding the secret, when `secret` is an id; default the runtime\'s own project. Not with a full name.', pattern: GCP_SECRET_PATTERNS.project }),
+        secret: z.string().meta({
+          description:
+            "The secret's id (`kubeplane-providers-minimal-hetzner-1`) or its full name " +
+            '(`projects/<project>/secrets/<id>`); its payload is a JSON object of the credential keys.',
+          pattern: GCP_SECRET_PATTERNS.secret,
+        }),
+        version: z
+          .string()
+          .optional()
+          .meta({ description: 'The version to read: a number or an alias such as `latest` (the default).', pattern: GCP_SECRET_PATTERNS.version }),
+        project: z.string().optional().meta({
+          description:
+            "The Google Cloud project (id or number) holding the secret, when `secret` is an id; default the runtime's own project. Not with a full name.",
+          pattern: GCP_SECRET_PATTERNS.project,
+        }),
       })
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} A Google Cloud Secret Manager secret holding the credential keys.` }),
   })
   .meta({
-    description: 'Where credentials come from, in exactly one form: {name, namespace} (a Kubernetes Secret) | {env} | {file} | {awsSecretsManager} | {gcpSecretManager}. The values never appear in a manifest.',
+    description:
+      'Where credentials come from, in exactly one form: {name, namespace} (a Kubernetes Secret) | ' +
+      '{env} | {file} | {awsSecretsManager} | {gcpSecretManager}. The values never appear in a manifest.',
     // Exactly one form (rules.ts checkSecretRef); looser than the rule, which also refuses `name` beside `env`.
-    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }, { required: ['gcpSecretManager'] }],
+    oneOf: [
+      { required: ['name', 'namespace'] },
+      { required: ['env'] },
+      { required: ['file'] },
+      { required: ['awsSecretsManager'] },
+      { required: ['gcpSecretManager'] },
+    ],
   });
 
 /**
@@ -103,18 +133,32 @@ export const secretRefSchema = z
  */
 export const addonSecretRefSchema = secretRefSchema
   .extend({
-    fromProvider: z.string().optional().meta({ description: `${KUBEPLANE_ONLY} The name of a provider in providers[] whose credentials this add-on may use.`, minLength: 1 }),
+    fromProvider: z
+      .string()
+      .optional()
+      .meta({ description: `${KUBEPLANE_ONLY} The name of a provider in providers[] whose credentials this add-on may use.`, minLength: 1 }),
   })
   .meta({
-    description: `${KUBEPLANE_ONLY} The add-on's credential (CSI drivers: the cloud's keys), written as a Secret in the cluster: {name, namespace} | {env} | {file} | {awsSecretsManager} | {gcpSecretManager} | {fromProvider}.`,
-    oneOf: [{ required: ['name', 'namespace'] }, { required: ['env'] }, { required: ['file'] }, { required: ['awsSecretsManager'] }, { required: ['gcpSecretManager'] }, { required: ['fromProvider'] }],
+    description:
+      `${KUBEPLANE_ONLY} The add-on's credential (CSI drivers: the cloud's keys), written as a Secret in the ` +
+      `cluster: {name, namespace} | {env} | {file} | {awsSecretsManager} | {gcpSecretManager} | {fromProvider}.`,
+    oneOf: [
+      { required: ['name', 'namespace'] },
+      { required: ['env'] },
+      { required: ['file'] },
+      { required: ['awsSecretsManager'] },
+      { required: ['gcpSecretManager'] },
+      { required: ['fromProvider'] },
+    ],
   });
 export type AddonSecretRef = z.infer<typeof addonSecretRefSchema>;
 
 export const providerSchema = z
   .strictObject({
     name: z.string().meta({
-      description: 'The provider\'s name, referred to by pools and DNS records: a DNS-1123 label of at most 15 characters, unique (Claudie\'s controller caps it at 15; its CRD at 32).',
+      description:
+        "The provider's name, referred to by pools and DNS records: a DNS-1123 label of at " +
+        "most 15 characters, unique (Claudie's controller caps it at 15; its CRD at 32).",
       pattern: NAME_PATTERNS.dns1123Label,
       maxLength: 15,
     }),
@@ -125,7 +169,7 @@ export const providerSchema = z
             ? RETIRED_PROVIDER_TYPES[iss.input]
             : `providerType must be one of ${PROVIDER_TYPES.join(', ')}`,
       })
-      .meta({ description: 'The cloud: Claudie\'s types, and crusoe (kubeplane only). hetznerdns and genesiscloud are retired (use hetzner).' }),
+      .meta({ description: "The cloud: Claudie's types, and crusoe (kubeplane only). hetznerdns and genesiscloud are retired (use hetzner)." }),
     secretRef: secretRefSchema,
     templates: z
       .strictObject({
@@ -173,7 +217,8 @@ export const machineSpecSchema = z
 
 /** The name of a dynamic or static pool; json-schema.ts sets its maxLength per document kind. */
 export const poolNameSchema = z.string().meta({
-  description: 'The pool\'s name, referred to by clusters and load balancers: a DNS-1123 label of at most 14 characters, unique across dynamic and static pools.',
+  description:
+    "The pool's name, referred to by clusters and load balancers: a DNS-1123 label of at most 14 characters, unique across dynamic and static pools.",
   pattern: NAME_PATTERNS.dns1123Label,
 });
 
@@ -183,20 +228,27 @@ export const dynamicPoolSchema = z
     providerSpec: z
       .strictObject({
         name: z.string().meta({ description: 'The name of a provider in providers.' }),
-        region: z.string().meta({ description: 'The provider\'s region or location.', examples: ['fsn1', 'eu-central-1'] }),
-        zone: z.string().optional().meta({ description: 'The zone; without it, nodes are spread over the region\'s zones.' }),
-        externalNetworkName: z.string().optional().meta({ description: 'OpenStack only, and required there: the external network that gives the machines public addresses.' }),
+        region: z.string().meta({ description: "The provider's region or location.", examples: ['fsn1', 'eu-central-1'] }),
+        zone: z.string().optional().meta({ description: "The zone; without it, nodes are spread over the region's zones." }),
+        externalNetworkName: z
+          .string()
+          .optional()
+          .meta({ description: 'OpenStack only, and required there: the external network that gives the machines public addresses.' }),
       })
       .meta({ description: 'Where the machines are made: which provider, region and zone.' }),
     count: nodeCount.optional().meta({ description: 'Number of machines, 1 to 255. Instead of autoscaler.' }),
     autoscaler: autoscalerSchema.optional(),
-    serverType: z.string().meta({ description: 'The provider\'s machine type.', examples: ['cpx21', 't3.medium'] }),
-    image: z.string().meta({ description: 'The provider\'s OS image (Ubuntu).', examples: ['ubuntu-24.04'] }),
-    storageDiskSize: z.int().min(0).optional().meta({
-      description: 'GB of the storage disk of each compute node: 0 (none) or at least 50; default 50.',
-      default: 50,
-      anyOf: [{ const: 0 }, { minimum: 50 }],
-    }),
+    serverType: z.string().meta({ description: "The provider's machine type.", examples: ['cpx21', 't3.medium'] }),
+    image: z.string().meta({ description: "The provider's OS image (Ubuntu).", examples: ['ubuntu-24.04'] }),
+    storageDiskSize: z
+      .int()
+      .min(0)
+      .optional()
+      .meta({
+        description: 'GB of the storage disk of each compute node: 0 (none) or at least 50; default 50.',
+        default: 50,
+        anyOf: [{ const: 0 }, { minimum: 50 }],
+      }),
     machineSpec: machineSpecSchema.optional(),
     labels: nodeLabels.optional(),
     annotations: nodeAnnotations.optional(),
@@ -211,8 +263,12 @@ export const dynamicPoolSchema = z
 
 export const staticNodeSchema = z
   .strictObject({
-    endpoint: z.string().meta({ description: 'The machine\'s IPv4 address, reached over SSH; unique in the manifest.', pattern: IPV4_PATTERNS.address }),
-    secretRef: secretRefSchema.meta({ description: 'Where the SSH private key comes from (the key `privatekey`), in one form: {name, namespace} | {env} | {file} | {awsSecretsManager} | {gcpSecretManager}.' }),
+    endpoint: z.string().meta({ description: "The machine's IPv4 address, reached over SSH; unique in the manifest.", pattern: IPV4_PATTERNS.address }),
+    secretRef: secretRefSchema.meta({
+      description:
+        'Where the SSH private key comes from (the key `privatekey`), in one form: ' +
+        '{name, namespace} | {env} | {file} | {awsSecretsManager} | {gcpSecretManager}.',
+    }),
     username: z.string().optional().meta({ description: 'SSH user with root rights; default root.', default: 'root' }),
   })
   .meta({ description: 'A machine you own, reached over SSH.' });
@@ -234,13 +290,23 @@ export type AddonName = (typeof ADDON_NAMES)[number];
 export const addonSchema = z
   .strictObject({
     name: z.enum(ADDON_NAMES, { error: `add-on name must be one of ${ADDON_NAMES.join(', ')}` }).meta({ description: 'The add-on.' }),
-    version: z.string().optional().meta({ description: 'Its Helm chart version; the catalog\'s pinned default without one (docs/addons.md). Changing it upgrades the add-on.' }),
-    values: z
+    version: z
+      .string()
+      .optional()
+      .meta({ description: "Its Helm chart version; the catalog's pinned default without one (docs/addons.md). Changing it upgrades the add-on." }),
+    values: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'Helm values merged over the ones kubeplane builds (yours win). The keys kubeplane understands are type-checked; the rest pass to the chart.',
+    }),
+    secretRef: addonSecretRefSchema.optional(),
+    config: z
       .record(z.string(), z.unknown())
       .optional()
-      .meta({ description: 'Helm values merged over the ones kubeplane builds (yours win). The keys kubeplane understands are type-checked; the rest pass to the chart.' }),
-    secretRef: addonSecretRefSchema.optional(),
-    config: z.record(z.string(), z.unknown()).optional().meta({ description: 'kubeplane\'s settings of the add-on (autoclusters: {remediation: {<issue>: REPLACE_NODE | OFF}, fallbackToProjectReservations}; crusoe_csi: {nfs}; cluster_autoscaler: {apiUrl}).' }),
+      .meta({
+        description:
+          "kubeplane's settings of the add-on (autoclusters: {remediation: {<issue>: REPLACE_NODE " +
+          '| OFF}, fallbackToProjectReservations}; crusoe_csi: {nfs}; cluster_autoscaler: {apiUrl}).',
+      }),
   })
   .meta({ description: 'An add-on installed in the cluster.' });
 
@@ -252,7 +318,9 @@ const version = z
         : 'version is required, e.g. "1.33.4"',
   })
   .meta({
-    description: 'Kubernetes version with its patch number, quoted ("1.34.2"; YAML reads 1.30 as the number 1.3). 1.30-1.36 without comment, 1.24-1.29 with a warning; CMK build suffixes (1.33.4-cmk.15) are understood.',
+    description:
+      'Kubernetes version with its patch number, quoted ("1.34.2"; YAML reads 1.30 as the number 1.3). ' +
+      '1.30-1.36 without comment, 1.24-1.29 with a warning; CMK build suffixes (1.33.4-cmk.15) are understood.',
     pattern: '^\\s*v?\\d+\\.\\d+\\.\\d+',
     examples: ['1.34.2'],
   });
@@ -260,20 +328,27 @@ const version = z
 export const clusterSchema = z
   .strictObject({
     name: z.string().meta({
-      description: 'The cluster\'s name: a DNS-1123 label of at most 28 characters, unique.',
+      description: "The cluster's name: a DNS-1123 label of at most 28 characters, unique.",
       pattern: NAME_PATTERNS.dns1123Label,
       maxLength: 28,
     }),
     version,
     network: z.string().meta({
-      description: 'The overlay (WireGuard) network, a.b.c.d/prefix without host bits, large enough for every node; each node gets one address from it. Cannot change.',
+      description:
+        'The overlay (WireGuard) network, a.b.c.d/prefix without host bits, large enough for every node; each node gets one address from it. Cannot change.',
       pattern: IPV4_PATTERNS.cidr,
       examples: ['192.168.2.0/24'],
     }),
     pools: z
       .strictObject({
-        control: z.array(z.string()).optional().meta({ description: 'Pools whose nodes run the control plane (at least one, none for a managed control plane).' }),
-        compute: z.array(z.string()).optional().meta({ description: 'Pools whose nodes run workloads. A dynamic pool in both is built twice: control planes and as many workers.' }),
+        control: z
+          .array(z.string())
+          .optional()
+          .meta({ description: 'Pools whose nodes run the control plane (at least one, none for a managed control plane).' }),
+        compute: z
+          .array(z.string())
+          .optional()
+          .meta({ description: 'Pools whose nodes run workloads. A dynamic pool in both is built twice: control planes and as many workers.' }),
       })
       .meta({ description: 'The pools of the cluster, by name.' }),
     installationProxy: z
@@ -290,21 +365,32 @@ export const clusterSchema = z
       .enum(['self-managed', 'managed'])
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} managed: the provider runs the control plane (Crusoe Managed Kubernetes); default self-managed.` }),
-    addons: z.array(addonSchema).optional().meta({ description: `${KUBEPLANE_ONLY} Add-ons installed in the cluster.` }),
+    addons: z
+      .array(addonSchema)
+      .optional()
+      .meta({ description: `${KUBEPLANE_ONLY} Add-ons installed in the cluster.` }),
     apiDns: z
       .strictObject({
         dnsZone: z.string().meta({ description: 'A DNS zone of the provider.' }),
         provider: z.string().meta({ description: 'The name of a DNS-capable provider in providers.' }),
-        hostname: z.string().optional().meta({ description: 'The name in the zone; the cluster\'s name without one.' }),
+        hostname: z.string().optional().meta({ description: "The name in the zone; the cluster's name without one." }),
       })
       .optional()
       .meta({
-        description: `${KUBEPLANE_ONLY} Managed control planes only: a name for the API endpoint in one of your DNS zones, a CNAME to the provider's API name (a self-managed cluster gets its API name from its API load balancer).`,
+        description:
+          `${KUBEPLANE_ONLY} Managed control planes only: a name for the API endpoint in one of your DNS zones, a ` +
+          `CNAME to the provider's API name (a self-managed cluster gets its API name from its API load balancer).`,
       }),
     access: z
       .strictObject({
-        apiAllowedCidrs: z.array(z.string().meta({ pattern: IPV4_PATTERNS.cidr })).optional().meta({ description: 'Networks allowed to reach the API server.' }),
-        sshAllowedCidrs: z.array(z.string().meta({ pattern: IPV4_PATTERNS.cidr })).optional().meta({ description: 'Networks allowed to reach the nodes over SSH.' }),
+        apiAllowedCidrs: z
+          .array(z.string().meta({ pattern: IPV4_PATTERNS.cidr }))
+          .optional()
+          .meta({ description: 'Networks allowed to reach the API server.' }),
+        sshAllowedCidrs: z
+          .array(z.string().meta({ pattern: IPV4_PATTERNS.cidr }))
+          .optional()
+          .meta({ description: 'Networks allowed to reach the nodes over SSH.' }),
       })
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} Who may reach the API and the nodes.` }),
@@ -320,7 +406,9 @@ export const clusterSchema = z
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} Encryption at rest.` }),
     remediation: z
-      .strictObject({ notReadyMinutes: z.int().min(0).max(10_080).meta({ description: 'Minutes NotReady before replacement (default 10; 0: never).', default: 10 }) })
+      .strictObject({
+        notReadyMinutes: z.int().min(0).max(10_080).meta({ description: 'Minutes NotReady before replacement (default 10; 0: never).', default: 10 }),
+      })
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} A worker NotReady this long while its machine runs is replaced on the next apply.` }),
   })
@@ -330,14 +418,20 @@ const port = (what: string) => z.int().min(1).max(65535).meta({ description: wha
 
 export const lbRoleSchema = z
   .strictObject({
-    name: z.string().meta({ description: 'The role\'s name, referred to by load balancers; unique.', minLength: 1 }),
+    name: z.string().meta({ description: "The role's name, referred to by load balancers; unique.", minLength: 1 }),
     protocol: z.enum(['tcp', 'udp'], { error: 'protocol must be tcp or udp' }).meta({ description: 'tcp or udp.' }),
     port: port('Port the load balancer listens on; not in 64512-65535 (reserved). 6443 with targetPort 6443 is the API role.'),
     targetPort: port('Port on the target nodes. 6443 makes this the API role (port 6443, tcp, control pools only).'),
-    targetPools: z.array(z.string()).min(1, 'a role needs at least one target pool').meta({ description: 'Pools of the targeted cluster whose nodes receive the traffic.' }),
+    targetPools: z
+      .array(z.string())
+      .min(1, 'a role needs at least one target pool')
+      .meta({ description: 'Pools of the targeted cluster whose nodes receive the traffic.' }),
     settings: z
       .strictObject({
-        proxyProtocol: z.boolean().optional().meta({ description: 'Send the PROXY protocol header (tcp roles; not the API role); default true.', default: true }),
+        proxyProtocol: z
+          .boolean()
+          .optional()
+          .meta({ description: 'Send the PROXY protocol header (tcp roles; not the API role); default true.', default: true }),
         stickySessions: z.boolean().optional().meta({ description: 'Send a client to the same node (source-IP hash); default false.', default: false }),
       })
       .optional()
@@ -348,7 +442,7 @@ export const lbRoleSchema = z
 export const lbClusterSchema = z
   .strictObject({
     name: z.string().meta({
-      description: 'The load balancer\'s name: a DNS-1123 label of at most 28 characters, unique.',
+      description: "The load balancer's name: a DNS-1123 label of at most 28 characters, unique.",
       pattern: NAME_PATTERNS.dns1123Label,
       maxLength: 28,
     }),
@@ -357,23 +451,28 @@ export const lbClusterSchema = z
       .strictObject({
         dnsZone: z.string().meta({ description: 'A public DNS zone of the provider.', examples: ['example.com'] }),
         provider: z.string().meta({ description: 'The name of a DNS-capable provider in providers.' }),
-        hostname: z.string().optional().meta({ description: 'The record\'s name in the zone; a random one without it. Unique per zone.' }),
+        hostname: z.string().optional().meta({ description: "The record's name in the zone; a random one without it. Unique per zone." }),
         alternativeNames: z.array(z.string()).optional().meta({ description: 'More names for the same load balancer (not for the API load balancer).' }),
       })
-      .meta({ description: 'The load balancer\'s DNS record.' }),
+      .meta({ description: "The load balancer's DNS record." }),
     targetedK8s: z.string().meta({ description: 'The name of the cluster the load balancer serves.' }),
-    pools: z.array(z.string()).min(1, 'a load balancer needs at least one pool').meta({ description: 'Pools whose machines run the load balancer (fixed count).' }),
+    pools: z
+      .array(z.string())
+      .min(1, 'a load balancer needs at least one pool')
+      .meta({ description: 'Pools whose machines run the load balancer (fixed count).' }),
   })
-  .meta({ description: 'A load balancer: machines from pools that forward the roles\' traffic to a cluster, with a DNS name.' });
+  .meta({ description: "A load balancer: machines from pools that forward the roles' traffic to a cluster, with a DNS name." });
 
 export const metadataSchema = z
   .looseObject({
-    name: z.string().meta({ description: 'The project\'s name: a lower-case DNS name, unique among your manifests.', pattern: NAME_PATTERNS.dnsSubdomain, maxLength: 253 }),
+    name: z
+      .string()
+      .meta({ description: "The project's name: a lower-case DNS name, unique among your manifests.", pattern: NAME_PATTERNS.dnsSubdomain, maxLength: 253 }),
     namespace: z.string().optional().meta({ description: 'The namespace (Claudie: of the InputManifest).' }),
     labels: labelMap.optional(),
     annotations: labelMap.optional(),
   })
-  .meta({ description: 'The manifest\'s name (the project), namespace, labels and annotations.' });
+  .meta({ description: "The manifest's name (the project), namespace, labels and annotations." });
 
 // A list written but left empty (`static:`) is read as no entries (parse.ts), so the documents allow null.
 export const specFields = {
@@ -415,7 +514,7 @@ export const claudieManifestSchema = z
     kind: z.literal(CLAUDIE_KIND),
     metadata: metadataSchema,
     spec: z.strictObject(specFields).meta({ description: 'Providers, node pools, Kubernetes clusters and load balancers.' }),
-    status: z.unknown().optional().meta({ description: 'Written by Claudie\'s operator; ignored.' }),
+    status: z.unknown().optional().meta({ description: "Written by Claudie's operator; ignored." }),
   })
   .meta({ description: "A Claudie InputManifest, read as kubeplane reads it: Claudie's CRD fields plus kubeplane's additions (marked kubeplane only)" });
 

@@ -23,5 +23,5 @@ export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest
 
 export function serializeManifest(manifest: Manifest, format: 'yaml' | 'json' = 'yaml', as?: Manifest['source']): string {
   const doc = toDocument(manifest, as);
-  return format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : stringify(doc, { lineWidth: 0 });
+  return format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : stringify(doc, { lineWidth: 0 });
 }

@@ -91,7 +91,7 @@ describe('validating manifests', () => {
     expect(r.errors[0]?.message).toContain('cpx32 -> cpx42');
   });
 
-  it('lets a managed cluster\'s pool take a new node image (its machines are rotated), but not a new instance type', () => {
+  it("lets a managed cluster's pool take a new node image (its machines are rotated), but not a new instance type", () => {
     const before = validateManifestText(example('crusoe-cmk.yaml')).manifests;
     const image = example('crusoe-cmk.yaml').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6');
     expect(validateManifestText(image, { previous: before }).errors).toEqual([]);
@@ -108,7 +108,9 @@ describe('validating manifests', () => {
     const text = example('crusoe-cmk.yaml').replace('image: 1.33.4-cmk.4', 'image: 1.33.4-cmk.1');
     const r = validateManifestText(text, { file: 'cmk.yaml' });
     expect(r.ok).toBe(true);
-    expect(r.warnings).toEqual([expect.objectContaining({ path: 'nodePools.dynamic[0].image', line: text.split('\n').findIndex((l) => l.includes('cmk.1')) + 1 })]);
+    expect(r.warnings).toEqual([
+      expect.objectContaining({ path: 'nodePools.dynamic[0].image', line: text.split('\n').findIndex((l) => l.includes('cmk.1')) + 1 }),
+    ]);
     expect(r.warnings[0]?.message).toContain('NFS');
   });
 
@@ -122,13 +124,15 @@ describe('AWS credentials by role', () => {
   const hybrid = readFileSync(join(examples, 'hybrid-aws-hetzner.yaml'), 'utf8');
   const withEnv = (env: string) => hybrid.replace('env: { accesskey: AWS_ACCESS_KEY_ID, secretkey: AWS_SECRET_ACCESS_KEY }', `env: ${env}`);
 
-  it('accepts a role alone (assumed with the runtime\'s own identity), or with keys and an external id', () => {
+  it("accepts a role alone (assumed with the runtime's own identity), or with keys and an external id", () => {
     expect(validateManifestText(withEnv('{ rolearn: KUBEPLANE_AWS_ROLE }')).errors).toEqual([]);
     expect(validateManifestText(withEnv('{ accesskey: K, secretkey: S, sessiontoken: T, rolearn: R, externalid: E }')).errors).toEqual([]);
   });
 
   it('asks for the missing half of a key pair, saying a role would do instead', () => {
     const r = validateManifestText(withEnv('{ accesskey: AWS_ACCESS_KEY_ID }'));
-    expect(r.errors.map((e) => [e.path, e.message])).toEqual([['providers[0].secretRef.env', 'credential key "secretkey" is missing; name the environment variable that holds it (or give rolearn)']]);
+    expect(r.errors.map((e) => [e.path, e.message])).toEqual([
+      ['providers[0].secretRef.env', 'credential key "secretkey" is missing; name the environment variable that holds it (or give rolearn)'],
+    ]);
   });
 });

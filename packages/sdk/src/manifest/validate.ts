@@ -40,7 +40,12 @@ export async function validateManifestFile(path: string, options: Omit<ValidateO
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    const issue: ValidationIssue = { severity: 'error', path: '(document)', message: `cannot read ${path}: ${(e as Error).message}`, file: options.file ?? path };
+    const issue: ValidationIssue = {
+      severity: 'error',
+      path: '(document)',
+      message: `cannot read ${path}: ${(e as Error).message}`,
+      file: options.file ?? path,
+    };
     return { ok: false, manifests: [], issues: [issue], errors: [issue], warnings: [], locate: (_m, found) => found.map((f) => ({ ...f })) };
   }
   return validateManifestText(text, { ...options, file: options.file ?? path });
@@ -56,7 +61,8 @@ function finish(docs: ParsedDocument[], options: ValidateOptions): ValidationRes
     const found = checkManifestRules(doc);
     // Provider-specific advice from the seeds' tables (Crusoe CMK versions, images, add-ons): warnings only.
     if (doc.issues.length === 0) {
-      for (const w of crusoeManifestWarnings(doc.manifest)) found.push({ severity: 'warning', path: formatPath([...doc.pathPrefix, ...parsePath(w.path)]), message: w.message });
+      for (const w of crusoeManifestWarnings(doc.manifest))
+        found.push({ severity: 'warning', path: formatPath([...doc.pathPrefix, ...parsePath(w.path)]), message: w.message });
     }
     const previous = options.previous?.find((p) => p.name === doc.manifest?.name);
     if (previous) found.push(...checkManifestUpdate(previous, doc));
@@ -70,7 +76,12 @@ function finish(docs: ParsedDocument[], options: ValidateOptions): ValidationRes
   for (const m of manifests) names.set(m.name, (names.get(m.name) ?? 0) + 1);
   for (const [name, n] of names) {
     if (n > 1 && name !== '') {
-      issues.push({ severity: 'error', path: 'metadata.name', message: `${n} documents are named "${name}"; each manifest needs its own name`, ...(options.file ? { file: options.file } : {}) });
+      issues.push({
+        severity: 'error',
+        path: 'metadata.name',
+        message: `${n} documents are named "${name}"; each manifest needs its own name`,
+        ...(options.file ? { file: options.file } : {}),
+      });
     }
   }
   issues.sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0));

@@ -80,7 +80,7 @@ describe('the desired state', () => {
     }
   });
 
-  it('identifies static machines by endpoint, so removing one keeps the others\' names', () => {
+  it("identifies static machines by endpoint, so removing one keeps the others' names", () => {
     const text = read('static-and-dynamic.yaml');
     const first = buildDesiredState(manifestOf(text));
     const without = text.replace('        - { endpoint: 198.51.100.11, secretRef: { env: { privatekey: RACK_SSH_KEY } } }\n', '');

@@ -9,17 +9,7 @@ import { API_SERVER_PORT, stableJson } from '../manifest/rules.js';
 import type { ClusterDef, DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef, Taint } from '../manifest/schema.js';
 import { clusterId, computeInstanceName, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
 import { cidrsOverlap, hostAt, hostIndexOf, isCidr, parseCidr, usableHosts, type Cidr } from './ipv4.js';
-import type {
-  ApiEndpoint,
-  ClusterSpec,
-  CurrentState,
-  DnsSpec,
-  LoadBalancerSpec,
-  NodeRole,
-  NodeSpec,
-  PoolSpec,
-  ProviderNetworkSpec,
-} from './types.js';
+import type { ApiEndpoint, ClusterSpec, CurrentState, DnsSpec, LoadBalancerSpec, NodeRole, NodeSpec, PoolSpec, ProviderNetworkSpec } from './types.js';
 
 /** How long a worker may be NotReady, its machine running, before the engine replaces it. */
 export const DEFAULT_NOT_READY_MINUTES = 10;
@@ -68,7 +58,12 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
         kind: 'dynamic',
         role,
         sourcePath: path,
-        provider: { name: provider.name, type: provider.providerType, region: p.providerSpec.region, ...(p.providerSpec.zone ? { zone: p.providerSpec.zone } : {}) },
+        provider: {
+          name: provider.name,
+          type: provider.providerType,
+          region: p.providerSpec.region,
+          ...(p.providerSpec.zone ? { zone: p.providerSpec.zone } : {}),
+        },
         serverType: p.serverType,
         image: p.image,
         storageDiskSize,
@@ -79,10 +74,28 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
         labels: { ...(p.labels ?? {}) },
         annotations: { ...(p.annotations ?? {}) },
         taints: taintsOf(p.taints),
-        templateHash: shortHash([stableJson({ provider: p.providerSpec, type: provider.providerType, serverType: p.serverType, image: p.image, storageDiskSize: p.storageDiskSize ?? null, machineSpec: p.machineSpec ?? null })], 10),
+        templateHash: shortHash(
+          [
+            stableJson({
+              provider: p.providerSpec,
+              type: provider.providerType,
+              serverType: p.serverType,
+              image: p.image,
+              storageDiskSize: p.storageDiskSize ?? null,
+              machineSpec: p.machineSpec ?? null,
+            }),
+          ],
+          10,
+        ),
         nodes: [],
       };
-      pool.nodes = keepAndAddNodes(prev?.nodes ?? [], count).map((index) => ({ name: nodeName(ownerId, instance, index), index, pool: instance, role, overlayIp: '' }));
+      pool.nodes = keepAndAddNodes(prev?.nodes ?? [], count).map((index) => ({
+        name: nodeName(ownerId, instance, index),
+        index,
+        pool: instance,
+        role,
+        overlayIp: '',
+      }));
       return pool;
     };
     const staticPool = (p: StaticPoolDef, path: string, role: NodeRole, ownerId: string, prev: PoolSpec | undefined): PoolSpec => {
@@ -101,7 +114,15 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
           index = next;
           used.add(index);
         }
-        return { name: nodeName(ownerId, p.name, index), index, pool: p.name, role, overlayIp: '', staticEndpoint: n.endpoint, staticAccess: { port: p.sshPort ?? 22, username: n.username ?? 'root', secretRef: n.secretRef } };
+        return {
+          name: nodeName(ownerId, p.name, index),
+          index,
+          pool: p.name,
+          role,
+          overlayIp: '',
+          staticEndpoint: n.endpoint,
+          staticAccess: { port: p.sshPort ?? 22, username: n.username ?? 'root', secretRef: n.secretRef },
+        };
       });
       return {
         name: p.name,
@@ -169,7 +190,13 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
       encryption: { secretsAtRest: def.encryption?.secretsAtRest ?? true },
       remediation: { notReadyMinutes: def.remediation?.notReadyMinutes ?? DEFAULT_NOT_READY_MINUTES },
       ...(def.installationProxy
-        ? { installationProxy: { mode: def.installationProxy.mode, endpoint: def.installationProxy.endpoint ?? '', noProxy: def.installationProxy.noProxy ?? '' } }
+        ? {
+            installationProxy: {
+              mode: def.installationProxy.mode,
+              endpoint: def.installationProxy.endpoint ?? '',
+              noProxy: def.installationProxy.noProxy ?? '',
+            },
+          }
         : {}),
     };
     cluster.apiEndpoint = apiEndpointOf(cluster);
@@ -245,7 +272,10 @@ function machineSpecOf(p: DynamicPoolDef): NonNullable<PoolSpec['machineSpec']> 
 
 /** Keeps the lowest existing indices up to `count` (scale-down removes the highest), then fills the lowest free ones. */
 function keepAndAddNodes(existing: readonly NodeSpec[], count: number): number[] {
-  const kept = existing.map((n) => n.index).sort((a, b) => a - b).slice(0, count);
+  const kept = existing
+    .map((n) => n.index)
+    .sort((a, b) => a - b)
+    .slice(0, count);
   const used = new Set(kept);
   let next = 1;
   while (kept.length < count) {
@@ -263,7 +293,8 @@ function apiEndpointOf(cluster: ClusterSpec): ApiEndpoint {
   if (lb) return { kind: 'load-balancer', host: lb.dns.fqdn, port: API_SERVER_PORT, loadBalancer: lb.name };
   const first = cluster.pools.find((p) => p.role === 'control' && p.nodes.length > 0);
   const node = first?.nodes[0];
-  if (!first || !node) throw new KubeplaneError('invalid', `cluster "${cluster.name}" has no control-plane node to serve its API`, { resource: cluster.sourcePath });
+  if (!first || !node)
+    throw new KubeplaneError('invalid', `cluster "${cluster.name}" has no control-plane node to serve its API`, { resource: cluster.sourcePath });
   return { kind: 'reserved-ip', port: API_SERVER_PORT, node: node.name, pool: first.name };
 }
 
@@ -291,7 +322,9 @@ function assignOverlayAddresses(cluster: ClusterSpec, network: Cidr, previous: C
     if (n.overlayIp) continue;
     while (used.has(next)) next++;
     if (next >= capacity) {
-      throw new KubeplaneError('invalid', `network ${cluster.network} of cluster "${cluster.name}" has no free address for node ${n.name}`, { resource: `${cluster.sourcePath}.network` });
+      throw new KubeplaneError('invalid', `network ${cluster.network} of cluster "${cluster.name}" has no free address for node ${n.name}`, {
+        resource: `${cluster.sourcePath}.network`,
+      });
     }
     n.overlayIp = hostAt(network, next);
     used.add(next);

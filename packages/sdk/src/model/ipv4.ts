@@ -35,7 +35,7 @@ export function parseCidr(text: string): Cidr | { error: string } {
   if (ip === null) return { error: `"${m[1]}" in "${text}" is not an IPv4 address` };
   if (prefix > 32) return { error: `prefix /${prefix} in "${text}" is larger than 32` };
   const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  if (((ip & mask) >>> 0) !== ip) {
+  if ((ip & mask) >>> 0 !== ip) {
     return { error: `"${text}" has host bits set; the network address for /${prefix} is ${formatIPv4((ip & mask) >>> 0)}/${prefix}` };
   }
   return { base: ip, prefix, text };

@@ -18,6 +18,11 @@ export function formatPlan(plan: Plan, options: { maxLinesPerCluster?: number } 
     });
     if (ops.length > max) lines.push(`  ... ${ops.length - max} more`);
   }
-  lines.push('', `plan: ${Object.entries(plan.summary).map(([k, n]) => `${n} ${k}`).join(', ')}`);
-  return lines.join('\n') + '\n';
+  lines.push(
+    '',
+    `plan: ${Object.entries(plan.summary)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ')}`,
+  );
+  return `${lines.join('\n')}\n`;
 }

@@ -27,7 +27,8 @@ function planOk(want: DesiredState, have: CurrentState): Plan {
 /** What the engine records after applying: the desired state becomes the current one. */
 const applied = (d: DesiredState): CurrentState => structuredClone(d);
 const targets = (ops: Operation[], kind: Operation['kind']) => ops.filter((o) => o.kind === kind).map((o) => o.target);
-const indexOf = (ops: Operation[], kind: Operation['kind'], target?: string) => ops.findIndex((o) => o.kind === kind && (target === undefined || o.target === target));
+const indexOf = (ops: Operation[], kind: Operation['kind'], target?: string) =>
+  ops.findIndex((o) => o.kind === kind && (target === undefined || o.target === target));
 
 describe('plan', () => {
   it('creates everything from empty: infrastructure, API load balancer and DNS first, control plane before workers', () => {
@@ -67,7 +68,7 @@ describe('plan', () => {
     expect(targets(down, 'create-node')).toEqual([]);
   });
 
-  it('keeps every other node\'s name and overlay address when one pool scales', () => {
+  it("keeps every other node's name and overlay address when one pool scales", () => {
     const base = applied(desired(hybrid));
     const scaled = desired(hybrid.replace(/count: 2\n(\s+)serverType: t3.large/, 'count: 4\n$1serverType: t3.large'), base);
     const addresses = (s: DesiredState) => new Map(s.clusters[0]?.pools.flatMap((p) => p.nodes.map((n) => [n.name, n.overlayIp])) ?? []);
@@ -81,7 +82,10 @@ describe('plan', () => {
   it('adds and removes a pool: the new pool is created, the removed one drained and deleted', () => {
     const base = applied(desired(hybrid));
     const withGpu = hybrid
-      .replace('kubernetes:\n', `    - name: gpu\n      providerSpec: { name: aws-1, region: eu-west-1 }\n      count: 1\n      serverType: g5.xlarge\n      image: ami-0abc\nkubernetes:\n`)
+      .replace(
+        'kubernetes:\n',
+        `    - name: gpu\n      providerSpec: { name: aws-1, region: eu-west-1 }\n      count: 1\n      serverType: g5.xlarge\n      image: ami-0abc\nkubernetes:\n`,
+      )
       .replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker, gpu]');
     const add = planOk(desired(withGpu, base), base).operations;
     expect(targets(add, 'create-pool')).toEqual(['gpu']);
@@ -98,7 +102,11 @@ describe('plan', () => {
 
   it('replaces a renamed pool: the new pool is created before the old one is removed', () => {
     const base = applied(desired(hybrid));
-    const renamed = hybrid.replace('- name: htz-worker', '- name: htz-worker2').replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker2]').replace('targetPools: [aws-worker, htz-worker]', 'targetPools: [aws-worker, htz-worker2]').replace('serverType: cpx42', 'serverType: ccx13');
+    const renamed = hybrid
+      .replace('- name: htz-worker', '- name: htz-worker2')
+      .replace('compute: [aws-worker, htz-worker]', 'compute: [aws-worker, htz-worker2]')
+      .replace('targetPools: [aws-worker, htz-worker]', 'targetPools: [aws-worker, htz-worker2]')
+      .replace('serverType: cpx42', 'serverType: ccx13');
     const p = planOk(desired(renamed, base), base).operations;
     const lastCreate = p.map((o) => o.kind).lastIndexOf('create-node');
     const firstDelete = indexOf(p, 'delete-node');
@@ -130,7 +138,10 @@ describe('plan', () => {
 
   it('plans label, taint and version changes last, after node changes', () => {
     const base = applied(desired(hybrid));
-    const changed = hybrid.replace('"1.34.2"', '"1.35.0"').replace('kubeplane.dev/tier: burst', 'kubeplane.dev/tier: spot').replace(/count: 2\n(\s+)serverType: t3.large/, 'count: 3\n$1serverType: t3.large');
+    const changed = hybrid
+      .replace('"1.34.2"', '"1.35.0"')
+      .replace('kubeplane.dev/tier: burst', 'kubeplane.dev/tier: spot')
+      .replace(/count: 2\n(\s+)serverType: t3.large/, 'count: 3\n$1serverType: t3.large');
     const p = planOk(desired(changed, base), base).operations;
     expect(p.map((o) => o.kind)).toEqual(['create-node', 'upgrade-version', 'patch-node-metadata', 'write-outputs']);
     expect(p[1]?.details).toEqual({ from: '1.34.2', to: '1.35.0' });
@@ -140,7 +151,10 @@ describe('plan', () => {
     const base = applied(desired(hybrid));
     const p = planDestroy(base).operations;
     expect(p[0]?.kind).toBe('delete-dns-record');
-    expect(p.slice(-2)).toMatchObject([{ kind: 'delete-cluster', target: 'hybrid' }, { kind: 'delete-outputs', target: 'hybrid' }]);
+    expect(p.slice(-2)).toMatchObject([
+      { kind: 'delete-cluster', target: 'hybrid' },
+      { kind: 'delete-outputs', target: 'hybrid' },
+    ]);
     expect(targets(p, 'delete-node')).toHaveLength(10);
     expect(p.filter((o) => o.kind === 'delete-node').some((o) => o.drain)).toBe(false);
     expect(indexOf(p, 'delete-dns-record')).toBeLessThan(indexOf(p, 'delete-node'));
@@ -149,7 +163,10 @@ describe('plan', () => {
 
   it('moves the API endpoint when an API load balancer is added to a cluster without one', () => {
     // One control plane: several behind a reserved IP are refused (a single point of failure).
-    const noLb = hybrid.replace(/loadBalancers:[\s\S]*$/, '').replace(/    - name: htz-lb[\s\S]*?image: ubuntu-24.04\n/, '').replace(/(name: aws-control\n[\s\S]*?count: )3/, '$11');
+    const noLb = hybrid
+      .replace(/loadBalancers:[\s\S]*$/, '')
+      .replace(/ {4}- name: htz-lb[\s\S]*?image: ubuntu-24.04\n/, '')
+      .replace(/(name: aws-control\n[\s\S]*?count: )3/, '$11');
     const base = applied(desired(noLb));
     expect(base.clusters[0]?.apiEndpoint.kind).toBe('reserved-ip');
     const p = planOk(desired(hybrid, base), base).operations;

@@ -74,17 +74,43 @@ function op(
 }
 
 function planCreate(c: ClusterSpec, drafts: Draft[]): void {
-  op(drafts, BAND.infrastructure, 'create-cluster', 'infrastructure', c, c.name, `cluster "${c.name}" is new (Kubernetes ${c.version.raw}, ${c.controlPlane} control plane)`, {
-    details: { version: c.version.raw, network: c.network },
-  });
+  op(
+    drafts,
+    BAND.infrastructure,
+    'create-cluster',
+    'infrastructure',
+    c,
+    c.name,
+    `cluster "${c.name}" is new (Kubernetes ${c.version.raw}, ${c.controlPlane} control plane)`,
+    {
+      details: { version: c.version.raw, network: c.network },
+    },
+  );
   for (const n of c.networks) {
-    op(drafts, BAND.infrastructure, 'create-network', 'infrastructure', c, `${n.provider}/${n.region}`, `pools of cluster "${c.name}" run on ${n.provider} in ${n.region}`, {
-      details: { cidr: n.cidr, subnets: n.subnets.map((s) => s.cidr) },
-    });
+    op(
+      drafts,
+      BAND.infrastructure,
+      'create-network',
+      'infrastructure',
+      c,
+      `${n.provider}/${n.region}`,
+      `pools of cluster "${c.name}" run on ${n.provider} in ${n.region}`,
+      {
+        details: { cidr: n.cidr, subnets: n.subnets.map((s) => s.cidr) },
+      },
+    );
   }
   for (const lb of c.loadBalancers) createLoadBalancer(c, lb, drafts, `load balancer "${lb.name}" is new`);
   if (c.apiEndpoint.kind === 'reserved-ip') {
-    op(drafts, BAND.endpoint, 'change-api-endpoint', 'infrastructure', c, c.apiEndpoint.node, `the API endpoint is a reserved IP on the first control-plane node, ${c.apiEndpoint.node}`);
+    op(
+      drafts,
+      BAND.endpoint,
+      'change-api-endpoint',
+      'infrastructure',
+      c,
+      c.apiEndpoint.node,
+      `the API endpoint is a reserved IP on the first control-plane node, ${c.apiEndpoint.node}`,
+    );
   }
   for (const pool of orderPools(c.pools)) createPool(c, pool, drafts, `pool "${pool.name}" is new`);
   if (c.apiDns) upsertApiDns(c, drafts, `the API is named ${c.apiDns.fqdn}`);
@@ -97,9 +123,18 @@ function createLoadBalancer(c: ClusterSpec, lb: LoadBalancerSpec, drafts: Draft[
   });
   for (const pool of lb.pools) createPool(c, pool, drafts, `pool "${pool.name}" of load balancer "${lb.name}" is new`, BAND.endpoint);
   for (const name of [lb.dns.fqdn, ...lb.dns.alternativeNames.map((a) => `${a}.${lb.dns.zone}`)]) {
-    op(drafts, BAND.endpoint, 'upsert-dns-record', 'dns', c, name, `load balancer "${lb.name}" is reached at ${name} (zone ${lb.dns.zone}, provider ${lb.dns.provider})`, {
-      details: { zone: lb.dns.zone, provider: lb.dns.provider },
-    });
+    op(
+      drafts,
+      BAND.endpoint,
+      'upsert-dns-record',
+      'dns',
+      c,
+      name,
+      `load balancer "${lb.name}" is reached at ${name} (zone ${lb.dns.zone}, provider ${lb.dns.provider})`,
+      {
+        details: { zone: lb.dns.zone, provider: lb.dns.provider },
+      },
+    );
   }
 }
 
@@ -107,7 +142,16 @@ function createLoadBalancer(c: ClusterSpec, lb: LoadBalancerSpec, drafts: Draft[
 function upsertApiDns(c: ClusterSpec, drafts: Draft[], reason: string): void {
   const dns = c.apiDns;
   if (!dns) return;
-  op(drafts, BAND.endpoint, 'upsert-dns-record', 'dns', c, dns.fqdn, `${reason} (zone ${dns.zone}, provider ${dns.provider}): a CNAME to the provider's API name`, { details: { zone: dns.zone, provider: dns.provider } });
+  op(
+    drafts,
+    BAND.endpoint,
+    'upsert-dns-record',
+    'dns',
+    c,
+    dns.fqdn,
+    `${reason} (zone ${dns.zone}, provider ${dns.provider}): a CNAME to the provider's API name`,
+    { details: { zone: dns.zone, provider: dns.provider } },
+  );
 }
 
 function createPool(c: ClusterSpec, pool: PoolSpec, drafts: Draft[], reason: string, band: number = BAND.additions): void {
@@ -119,7 +163,11 @@ function createNode(c: ClusterSpec, pool: PoolSpec, node: NodeSpec, drafts: Draf
   op(drafts, band, 'create-node', 'infrastructure', c, node.name, reason, {
     pool: pool.name,
     role: node.role,
-    details: { overlayIp: node.overlayIp, ...(pool.serverType ? { serverType: pool.serverType } : {}), ...(node.staticEndpoint ? { endpoint: node.staticEndpoint } : {}) },
+    details: {
+      overlayIp: node.overlayIp,
+      ...(pool.serverType ? { serverType: pool.serverType } : {}),
+      ...(node.staticEndpoint ? { endpoint: node.staticEndpoint } : {}),
+    },
   });
 }
 
@@ -153,7 +201,10 @@ function deletePool(c: ClusterSpec, pool: PoolSpec, drafts: Draft[], reason: str
 function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issues: ValidationIssue[]): void {
   const issue = (path: string, message: string) => issues.push({ severity: 'error', path, message });
   if (want.network !== have.network) {
-    issue(`${want.sourcePath}.network`, `network of existing cluster "${want.name}" cannot change (${have.network} -> ${want.network}); every node's overlay address is in it`);
+    issue(
+      `${want.sourcePath}.network`,
+      `network of existing cluster "${want.name}" cannot change (${have.network} -> ${want.network}); every node's overlay address is in it`,
+    );
   }
   if (want.controlPlane !== have.controlPlane) {
     issue(`${want.sourcePath}.controlPlane`, `controlPlane of existing cluster "${want.name}" cannot change; create a new cluster instead`);
@@ -165,12 +216,23 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
       const changed = IMMUTABLE_POOL_FIELDS.filter((f) => !sameImmutable(f, old, pool));
       if (want.controlPlane === 'managed' && changed.length === 1 && changed[0] === 'image') {
         // A managed pool takes a new node image for new machines; kubeplane rotates the existing ones onto it.
-        op(drafts, BAND.lowPriority, 'rotate-nodes', 'kubernetes', want, pool.name, `node image ${old.image ?? ''} -> ${pool.image ?? ''}: new machines get it; the ${old.nodes.length} existing one${old.nodes.length === 1 ? ' is' : 's are'} replaced one at a time (one extra machine while each is drained)`, { pool: pool.name, details: { from: old.image ?? '', to: pool.image ?? '' } });
+        op(
+          drafts,
+          BAND.lowPriority,
+          'rotate-nodes',
+          'kubernetes',
+          want,
+          pool.name,
+          `node image ${old.image ?? ''} -> ${pool.image ?? ''}: new machines get it; the ${old.nodes.length} existing ` +
+            `one${old.nodes.length === 1 ? ' is' : 's are'} replaced one at a time (one extra machine while each is drained)`,
+          { pool: pool.name, details: { from: old.image ?? '', to: pool.image ?? '' } },
+        );
         continue;
       }
       issue(
         `${pool.sourcePath}.${changed[0] ?? 'serverType'}`,
-        `${changed.join(', ') || 'the machine template'} of existing pool "${pool.name}" cannot change; rename the pool instead: kubeplane adds the new pool before it removes the old one`,
+        `${changed.join(', ') || 'the machine template'} of existing pool "${pool.name}" cannot ` +
+          `change; rename the pool instead: kubeplane adds the new pool before it removes the old one`,
       );
     }
     if (old && old.role !== pool.role) {
@@ -191,16 +253,28 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
   const haveNets = new Set(have.networks.map((n) => `${n.provider}/${n.region}`));
   for (const n of want.networks) {
     if (!haveNets.has(`${n.provider}/${n.region}`)) {
-      op(drafts, BAND.infrastructure, 'create-network', 'infrastructure', want, `${n.provider}/${n.region}`, `a pool now runs on ${n.provider} in ${n.region}`, {
-        details: { cidr: n.cidr, subnets: n.subnets.map((s) => s.cidr) },
-      });
+      op(
+        drafts,
+        BAND.infrastructure,
+        'create-network',
+        'infrastructure',
+        want,
+        `${n.provider}/${n.region}`,
+        `a pool now runs on ${n.provider} in ${n.region}`,
+        {
+          details: { cidr: n.cidr, subnets: n.subnets.map((s) => s.cidr) },
+        },
+      );
     }
   }
 
   // 1. Load balancers and the API endpoint.
   if (want.apiDns?.fqdn !== have.apiDns?.fqdn) {
     if (want.apiDns) upsertApiDns(want, drafts, `the API is now named ${want.apiDns.fqdn}`);
-    if (have.apiDns) op(drafts, BAND.deletions, 'delete-dns-record', 'dns', want, have.apiDns.fqdn, `the API is no longer named ${have.apiDns.fqdn}`, { details: { zone: have.apiDns.zone, provider: have.apiDns.provider } });
+    if (have.apiDns)
+      op(drafts, BAND.deletions, 'delete-dns-record', 'dns', want, have.apiDns.fqdn, `the API is no longer named ${have.apiDns.fqdn}`, {
+        details: { zone: have.apiDns.zone, provider: have.apiDns.provider },
+      });
   }
   const haveLbs = new Map(have.loadBalancers.map((l) => [l.name, l]));
   const wantLbs = new Map(want.loadBalancers.map((l) => [l.name, l]));
@@ -214,10 +288,14 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
       const oldNames = [old.dns.fqdn, ...old.dns.alternativeNames.map((a) => `${a}.${old.dns.zone}`)];
       const newNames = [lb.dns.fqdn, ...lb.dns.alternativeNames.map((a) => `${a}.${lb.dns.zone}`)];
       for (const n of newNames.filter((x) => !oldNames.includes(x))) {
-        op(drafts, BAND.endpoint, 'upsert-dns-record', 'dns', want, n, `load balancer "${lb.name}" is now reached at ${n}`, { details: { zone: lb.dns.zone, provider: lb.dns.provider } });
+        op(drafts, BAND.endpoint, 'upsert-dns-record', 'dns', want, n, `load balancer "${lb.name}" is now reached at ${n}`, {
+          details: { zone: lb.dns.zone, provider: lb.dns.provider },
+        });
       }
       for (const n of oldNames.filter((x) => !newNames.includes(x))) {
-        op(drafts, BAND.deletions, 'delete-dns-record', 'dns', want, n, `load balancer "${lb.name}" is no longer reached at ${n}`, { details: { zone: old.dns.zone, provider: old.dns.provider } });
+        op(drafts, BAND.deletions, 'delete-dns-record', 'dns', want, n, `load balancer "${lb.name}" is no longer reached at ${n}`, {
+          details: { zone: old.dns.zone, provider: old.dns.provider },
+        });
       }
     }
     diffPools(want, old.pools, lb.pools, drafts, BAND.endpoint, `load balancer "${lb.name}"`);
@@ -228,7 +306,15 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
     }
   }
   if (stableJson(have.apiEndpoint) !== stableJson(want.apiEndpoint)) {
-    op(drafts, BAND.endpoint, 'change-api-endpoint', 'infrastructure', want, describeEndpoint(want), `the API endpoint moves from ${describeEndpoint(have)} to ${describeEndpoint(want)}; certificates and kubeconfig follow`);
+    op(
+      drafts,
+      BAND.endpoint,
+      'change-api-endpoint',
+      'infrastructure',
+      want,
+      describeEndpoint(want),
+      `the API endpoint moves from ${describeEndpoint(have)} to ${describeEndpoint(want)}; certificates and kubeconfig follow`,
+    );
   }
 
   // 2. Node additions (control pools first), 4. deletions one at a time with drain.
@@ -241,15 +327,36 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
   const wantNets = new Set(want.networks.map((n) => `${n.provider}/${n.region}`));
   for (const n of have.networks) {
     if (!wantNets.has(`${n.provider}/${n.region}`)) {
-      op(drafts, BAND.deletions, 'delete-network', 'infrastructure', want, `${n.provider}/${n.region}`, `no pool runs on ${n.provider} in ${n.region} any more`);
+      op(
+        drafts,
+        BAND.deletions,
+        'delete-network',
+        'infrastructure',
+        want,
+        `${n.provider}/${n.region}`,
+        `no pool runs on ${n.provider} in ${n.region} any more`,
+      );
     }
   }
 
   // 5. Low priority: version, node metadata, autoscaler limits, add-ons, access rules.
   if (compareKubernetesVersions(want.version, have.version) > 0) {
-    op(drafts, BAND.lowPriority, 'upgrade-version', 'kubernetes', want, want.name, `Kubernetes ${have.version.raw} -> ${want.version.raw}: nodes are upgraded in place (kubeadm upgrade), each drained first: control planes one at a time, then ${want.upgrade.strategy === 'on-delete' ? 'workers keep their version until replaced (strategy on-delete)' : `workers ${want.upgrade.maxSurge} at a time`}`, {
-      details: { from: upstreamVersion(have.version), to: upstreamVersion(want.version) },
-    });
+    op(
+      drafts,
+      BAND.lowPriority,
+      'upgrade-version',
+      'kubernetes',
+      want,
+      want.name,
+      `Kubernetes ${have.version.raw} -> ${want.version.raw}: nodes are upgraded in place (kubeadm upgrade), each drained first: ` +
+        `control planes one at a time, then ` +
+        (want.upgrade.strategy === 'on-delete'
+          ? 'workers keep their version until replaced (strategy on-delete)'
+          : `workers ${want.upgrade.maxSurge} at a time`),
+      {
+        details: { from: upstreamVersion(have.version), to: upstreamVersion(want.version) },
+      },
+    );
   }
   for (const pool of want.pools) {
     const old = have.pools.find((p) => p.name === pool.name);
@@ -259,19 +366,45 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
     if (stableJson(old.taints) !== stableJson(pool.taints)) changes.push('taints');
     if (stableJson(old.annotations) !== stableJson(pool.annotations)) changes.push('annotations');
     if (changes.length > 0) {
-      op(drafts, BAND.lowPriority, 'patch-node-metadata', 'kubernetes', want, pool.name, `the ${changes.join(' and ')} of pool "${pool.name}" changed; its nodes are patched in place`, { pool: pool.name });
+      op(
+        drafts,
+        BAND.lowPriority,
+        'patch-node-metadata',
+        'kubernetes',
+        want,
+        pool.name,
+        `the ${changes.join(' and ')} of pool "${pool.name}" changed; its nodes are patched in place`,
+        { pool: pool.name },
+      );
     }
     if (stableJson(old.autoscaler ?? null) !== stableJson(pool.autoscaler ?? null)) {
-      op(drafts, BAND.lowPriority, 'update-autoscaler-limits', 'addons', want, pool.name, pool.autoscaler
-        ? `pool "${pool.name}" scales between ${pool.autoscaler.min} and ${pool.autoscaler.max} nodes`
-        : `pool "${pool.name}" has a fixed count of ${pool.count} now`, { pool: pool.name });
+      op(
+        drafts,
+        BAND.lowPriority,
+        'update-autoscaler-limits',
+        'addons',
+        want,
+        pool.name,
+        pool.autoscaler
+          ? `pool "${pool.name}" scales between ${pool.autoscaler.min} and ${pool.autoscaler.max} nodes`
+          : `pool "${pool.name}" has a fixed count of ${pool.count} now`,
+        { pool: pool.name },
+      );
     }
   }
   if (stableJson(have.addons) !== stableJson(want.addons)) {
     op(drafts, BAND.lowPriority, 'update-addons', 'addons', want, want.name, `the add-ons changed: ${want.addons.map((a) => a.name).join(', ') || 'none'}`);
   }
   if (stableJson(have.access) !== stableJson(want.access)) {
-    op(drafts, BAND.lowPriority, 'update-access', 'infrastructure', want, want.name, 'the allowed API or SSH source ranges changed; firewall rules are updated');
+    op(
+      drafts,
+      BAND.lowPriority,
+      'update-access',
+      'infrastructure',
+      want,
+      want.name,
+      'the allowed API or SSH source ranges changed; firewall rules are updated',
+    );
   }
   if (drafts.some((d) => d.clusterId === want.id)) {
     op(drafts, BAND.outputs, 'write-outputs', 'outputs', want, want.name, 'the kubeconfig and metadata are refreshed after the change');
@@ -287,7 +420,15 @@ function diffPools(c: ClusterSpec, before: PoolSpec[], after: PoolSpec[], drafts
     const prev = old.get(pool.name);
     if (!prev) {
       const replaced = removed.find((r) => r.role === pool.role);
-      createPool(c, pool, drafts, replaced ? `pool "${pool.name}" replaces "${replaced.name}" in ${owner}; it is created before the old one is removed` : `pool "${pool.name}" was added to ${owner}`, addBand);
+      createPool(
+        c,
+        pool,
+        drafts,
+        replaced
+          ? `pool "${pool.name}" replaces "${replaced.name}" in ${owner}; it is created before the old one is removed`
+          : `pool "${pool.name}" was added to ${owner}`,
+        addBand,
+      );
       continue;
     }
     const prevNodes = new Set(prev.nodes.map((n) => n.name));
@@ -302,13 +443,24 @@ function diffPools(c: ClusterSpec, before: PoolSpec[], after: PoolSpec[], drafts
     const keep = new Set(pool.nodes.map((n) => n.name));
     for (const node of [...prev.nodes].sort((a, b) => b.index - a.index)) {
       if (!keep.has(node.name)) {
-        op(drafts, BAND.deletions, 'delete-node', 'infrastructure', c, node.name, `pool "${pool.name}" scales down from ${prev.count} to ${pool.count}`, { pool: pool.name, role: node.role, drain: pool.role !== 'loadbalancer' });
+        op(drafts, BAND.deletions, 'delete-node', 'infrastructure', c, node.name, `pool "${pool.name}" scales down from ${prev.count} to ${pool.count}`, {
+          pool: pool.name,
+          role: node.role,
+          drain: pool.role !== 'loadbalancer',
+        });
       }
     }
   }
   for (const pool of [...orderPools(removed)].reverse()) {
     const replacement = after.find((p) => !old.has(p.name) && p.role === pool.role);
-    deletePool(c, pool, drafts, replacement ? `pool "${pool.name}" is replaced by "${replacement.name}"` : `pool "${pool.name}" was removed from ${owner}`, pool.role !== 'loadbalancer', BAND.deletions);
+    deletePool(
+      c,
+      pool,
+      drafts,
+      replacement ? `pool "${pool.name}" is replaced by "${replacement.name}"` : `pool "${pool.name}" was removed from ${owner}`,
+      pool.role !== 'loadbalancer',
+      BAND.deletions,
+    );
   }
 }
 

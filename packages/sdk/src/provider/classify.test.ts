@@ -24,7 +24,16 @@ describe('retryAfterFromHeaders', () => {
 
 describe('kindFromHttpStatus', () => {
   it('maps the statuses every API shares', () => {
-    expect([429, 401, 403, 404, 409, 500, 503, 400].map(kindFromHttpStatus)).toEqual(['throttled', 'auth', 'auth', 'not-found', 'conflict', 'retryable', 'retryable', 'invalid']);
+    expect([429, 401, 403, 404, 409, 500, 503, 400].map(kindFromHttpStatus)).toEqual([
+      'throttled',
+      'auth',
+      'auth',
+      'not-found',
+      'conflict',
+      'retryable',
+      'retryable',
+      'invalid',
+    ]);
   });
 });
 

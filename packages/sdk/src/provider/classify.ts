@@ -65,7 +65,12 @@ export function isNetworkFailure(error: unknown): boolean {
 /** Builds a KubeplaneError for a transport failure (no response). */
 export function networkError(provider: string, operation: string, cause: unknown): KubeplaneError {
   const reason = cause instanceof Error ? cause.message : 'no response';
-  return new KubeplaneError('retryable', `${provider} ${operation}: no response from the API (${reason}); the call is idempotent and will be retried`, { provider, code: 'NetworkError' }, { cause });
+  return new KubeplaneError(
+    'retryable',
+    `${provider} ${operation}: no response from the API (${reason}); the call is idempotent and will be retried`,
+    { provider, code: 'NetworkError' },
+    { cause },
+  );
 }
 
 /** Thrown by a provider's request path when its own rate budget is spent: no request was sent. */
@@ -115,12 +120,22 @@ export function providerError(kind: ErrorKind, message: string, details: Kubepla
  * the cloud then answers not-found for the cached id. That is no reason to fail the step: the cache is forgotten and
  * the error becomes retryable, so the next attempt looks the ids up again.
  */
-export async function forgettingStaleIds<T>(call: () => Promise<T>, cache: { readonly size: number; clear(): void }, isStaleId: (error: KubeplaneError) => boolean, provider: string): Promise<T> {
+export async function forgettingStaleIds<T>(
+  call: () => Promise<T>,
+  cache: { readonly size: number; clear(): void },
+  isStaleId: (error: KubeplaneError) => boolean,
+  provider: string,
+): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof KubeplaneError && isStaleId(error)) || cache.size === 0) throw error;
     cache.clear();
-    throw new KubeplaneError('retryable', `${error.message} (an id cached by this worker went stale; looking it up again)`, { provider, ...(error.details.code ? { code: error.details.code } : {}) }, { cause: error });
+    throw new KubeplaneError(
+      'retryable',
+      `${error.message} (an id cached by this worker went stale; looking it up again)`,
+      { provider, ...(error.details.code ? { code: error.details.code } : {}) },
+      { cause: error },
+    );
   }
 }

@@ -38,12 +38,7 @@ export function done<T>(value: T): Done<T> {
   return { status: 'done', value };
 }
 
-export function pending(
-  reason: PendingReason,
-  retryAfterSeconds: number,
-  message: string,
-  cause?: KubeplaneError,
-): Pending {
+export function pending(reason: PendingReason, retryAfterSeconds: number, message: string, cause?: KubeplaneError): Pending {
   const seconds = Number.isFinite(retryAfterSeconds) ? Math.max(0.001, retryAfterSeconds) : 1;
   return cause ? { status: 'pending', reason, retryAfterSeconds: seconds, message, cause } : { status: 'pending', reason, retryAfterSeconds: seconds, message };
 }

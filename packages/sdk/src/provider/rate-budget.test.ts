@@ -106,7 +106,7 @@ describe('SharedRateBudgets', () => {
     expect(calls).toBe(5);
   });
 
-  it('matches the sandbox clouds\' own token bucket request by request', async () => {
+  it("matches the sandbox clouds' own token bucket request by request", async () => {
     const clock = new VirtualClock();
     const limits = { capacity: 7, refillPerSecond: 3 };
     const cloud = new TokenBucket(limits, clock);

@@ -322,7 +322,12 @@ export interface DnsApi {
   changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>>;
   listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>>;
   /** Removes the records (and their health checks); records that are already gone are fine. */
-  deleteRecords(zone: string, clusterId: string, records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>, context?: CallContext): Promise<Outcome<void>>;
+  deleteRecords(
+    zone: string,
+    clusterId: string,
+    records: Array<Pick<DnsRecord, 'name' | 'type' | 'setIdentifier'>>,
+    context?: CallContext,
+  ): Promise<Outcome<void>>;
   /** The zones the account holds (names without the trailing dot), so preflight can check `dnsZone` before anything is created. */
   zones?(context?: CallContext): Promise<Outcome<string[]>>;
 }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { validateManifestText } from '../manifest/index.js';
-import { CMK_NFS_GB200_WORKER_IMAGES, CMK_NFS_WORKER_IMAGES, compareCmkVersions, crusoeClusterWarnings, crusoeInstanceFamily, crusoeManifestWarnings, isInfinibandType, parseCmkVersion } from './crusoe.js';
+import {
+  CMK_NFS_GB200_WORKER_IMAGES,
+  CMK_NFS_WORKER_IMAGES,
+  compareCmkVersions,
+  crusoeClusterWarnings,
+  crusoeInstanceFamily,
+  crusoeManifestWarnings,
+  isInfinibandType,
+  parseCmkVersion,
+} from './crusoe.js';
 
 const codes = (w: Array<{ code: string }>) => w.map((x) => x.code);
 
@@ -17,7 +26,7 @@ describe('CMK versions', () => {
   it('rejects a plain Kubernetes version as not a CMK version', () => {
     expect(parseCmkVersion('1.33.4')).toBeUndefined();
   });
-  it('carries the seeds\' NFS worker and GB200 images', () => {
+  it("carries the seeds' NFS worker and GB200 images", () => {
     expect(CMK_NFS_WORKER_IMAGES['1.30']).toBe('1.30.8-cmk.16');
     expect(CMK_NFS_GB200_WORKER_IMAGES['1.33']).toBe('1.33.4-cmk.5-gb200');
   });
@@ -37,10 +46,25 @@ describe('instance families', () => {
 describe('crusoeClusterWarnings', () => {
   const addons = ['crusoe_csi', 'nvidia_gpu_operator', 'nvidia_network_operator'];
   it('is silent for a current cluster with NFS-baked workers', () => {
-    expect(crusoeClusterWarnings({ version: '1.33.4-cmk.15', addons, nfs: true, pools: [{ name: 'gpu', productName: 'h100-80gb-sxm-ib.8x', nodePoolVersion: '1.33.4-cmk.4' }, { name: 'cpu', productName: 'c1a.16x', nodePoolVersion: '1.33.4-cmk.4' }] })).toEqual([]);
+    expect(
+      crusoeClusterWarnings({
+        version: '1.33.4-cmk.15',
+        addons,
+        nfs: true,
+        pools: [
+          { name: 'gpu', productName: 'h100-80gb-sxm-ib.8x', nodePoolVersion: '1.33.4-cmk.4' },
+          { name: 'cpu', productName: 'c1a.16x', nodePoolVersion: '1.33.4-cmk.4' },
+        ],
+      }),
+    ).toEqual([]);
   });
   it('warns about a worker image older than the NFS-capable one, naming the pool', () => {
-    const w = crusoeClusterWarnings({ version: '1.32.7-cmk.18', addons, nfs: true, pools: [{ name: 'cpu', productName: 'c1a.8x', nodePoolVersion: '1.32.7-cmk.3' }] });
+    const w = crusoeClusterWarnings({
+      version: '1.32.7-cmk.18',
+      addons,
+      nfs: true,
+      pools: [{ name: 'cpu', productName: 'c1a.8x', nodePoolVersion: '1.32.7-cmk.3' }],
+    });
     expect(codes(w)).toEqual(['worker-image-before-nfs']);
     expect(w[0]?.path).toBe('pools[0].nodePoolVersion');
     expect(w[0]?.message).toContain('1.32.7-cmk.16');
@@ -49,20 +73,42 @@ describe('crusoeClusterWarnings', () => {
     expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.3', addons, nfs: true, pools: [] }))).toEqual(['control-plane-before-nfs-csi']);
   });
   it('warns when a GB200 pool does not use the GB200 worker image', () => {
-    const w = crusoeClusterWarnings({ version: '1.33.4-cmk.15', addons, pools: [{ name: 'gb', productName: 'gb200-186gb-nvl-ib.4x', nodePoolVersion: '1.33.4-cmk.4' }] });
+    const w = crusoeClusterWarnings({
+      version: '1.33.4-cmk.15',
+      addons,
+      pools: [{ name: 'gb', productName: 'gb200-186gb-nvl-ib.4x', nodePoolVersion: '1.33.4-cmk.4' }],
+    });
     expect(codes(w)).toContain('gb200-image-mismatch');
   });
   it('warns about GPU and InfiniBand pools without their operators', () => {
-    expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.15', addons: [], pools: [{ name: 'gpu', productName: 'h200-141gb-sxm-ib.8x' }] }))).toEqual(['missing-gpu-operator', 'missing-network-operator']);
+    expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.15', addons: [], pools: [{ name: 'gpu', productName: 'h200-141gb-sxm-ib.8x' }] }))).toEqual([
+      'missing-gpu-operator',
+      'missing-network-operator',
+    ]);
   });
   it('warns about unsupported minors, skew and autoscaler defaults', () => {
-    const w = crusoeClusterWarnings({ version: '1.29.1-cmk.1', addons: ['cluster_autoscaler'], pools: [{ name: 'cpu', productName: 'c1a.8x', nodePoolVersion: '1.31.7-cmk.9' }] });
+    const w = crusoeClusterWarnings({
+      version: '1.29.1-cmk.1',
+      addons: ['cluster_autoscaler'],
+      pools: [{ name: 'cpu', productName: 'c1a.8x', nodePoolVersion: '1.31.7-cmk.9' }],
+    });
     expect(codes(w)).toEqual(['unsupported-version', 'autoscaler-defaults', 'version-skew']);
   });
   it('warns when AutoClusters has no GPU pool to remediate, once for the cluster', () => {
     const pools = [{ name: 'cpu', productName: 'c1a.16x', nodePoolVersion: '1.33.4-cmk.4', autoscaler: { min: 1, max: 2 } }];
-    expect(crusoeClusterWarnings({ version: '1.33.4-cmk.20', autoClusters: true, addons, pools }).map((w) => [w.code, w.path])).toEqual([['autoclusters-non-gpu', 'addons']]);
-    expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.20', autoClusters: true, addons, pools: [...pools, { name: 'h100', productName: 'h100-80gb-sxm-ib.8x', nodePoolVersion: '1.33.4-cmk.4', autoscaler: { min: 1, max: 2 } }] }))).toEqual([]);
+    expect(crusoeClusterWarnings({ version: '1.33.4-cmk.20', autoClusters: true, addons, pools }).map((w) => [w.code, w.path])).toEqual([
+      ['autoclusters-non-gpu', 'addons'],
+    ]);
+    expect(
+      codes(
+        crusoeClusterWarnings({
+          version: '1.33.4-cmk.20',
+          autoClusters: true,
+          addons,
+          pools: [...pools, { name: 'h100', productName: 'h100-80gb-sxm-ib.8x', nodePoolVersion: '1.33.4-cmk.4', autoscaler: { min: 1, max: 2 } }],
+        }),
+      ),
+    ).toEqual([]);
   });
   it('warns when AutoClusters is asked of a version below its minimum', () => {
     expect(codes(crusoeClusterWarnings({ version: '1.33.4-cmk.15', autoClusters: true, addons, pools: [] }))).toEqual(['autoclusters-version']);
@@ -103,7 +149,7 @@ kubernetes:
       pools: { compute: [h100, cpu] }
       addons: [{ name: crusoe_csi }, { name: nvidia_gpu_operator }, { name: nvidia_network_operator }, { name: cluster_autoscaler }]
 `;
-  it('validates a CMK manifest and warns about the GPU pool\'s pre-NFS worker image by manifest path (a fixed pool is pinned, so no autoscaler-defaults)', () => {
+  it("validates a CMK manifest and warns about the GPU pool's pre-NFS worker image by manifest path (a fixed pool is pinned, so no autoscaler-defaults)", () => {
     const result = validateManifestText(manifest);
     expect(result.errors).toEqual([]);
     const [parsed] = result.manifests;

@@ -20,7 +20,14 @@ export function parseCmkVersion(text: string): CmkVersion | undefined {
   const m = CMK_VERSION.exec(text);
   if (!m) return undefined;
   const [, major, minor, patch, build, variant] = m;
-  return { major: Number(major), minor: Number(minor), patch: Number(patch), build: Number(build), minorVersion: `${major}.${minor}`, ...(variant ? { variant } : {}) };
+  return {
+    major: Number(major),
+    minor: Number(minor),
+    patch: Number(patch),
+    build: Number(build),
+    minorVersion: `${major}.${minor}`,
+    ...(variant ? { variant } : {}),
+  };
 }
 
 /** Orders by Kubernetes version, then by the CMK build counter; the variant does not order. */
@@ -38,7 +45,12 @@ export const CMK_SUPPORTED_MINORS = ['1.30', '1.31', '1.32', '1.33'] as const;
 export const CMK_NFS_CONTROL_PLANE_IMAGES: Readonly<Record<string, string>> = { '1.33': '1.33.4-cmk.15', '1.32': '1.32.7-cmk.18', '1.31': '1.31.7-cmk.21' };
 
 /** Worker images with the NFS client pre-installed, per minor. */
-export const CMK_NFS_WORKER_IMAGES: Readonly<Record<string, string>> = { '1.33': '1.33.4-cmk.4', '1.32': '1.32.7-cmk.16', '1.31': '1.31.7-cmk.9', '1.30': '1.30.8-cmk.16' };
+export const CMK_NFS_WORKER_IMAGES: Readonly<Record<string, string>> = {
+  '1.33': '1.33.4-cmk.4',
+  '1.32': '1.32.7-cmk.16',
+  '1.31': '1.31.7-cmk.9',
+  '1.30': '1.30.8-cmk.16',
+};
 
 /** GB200 worker images with the NFS client pre-installed, per minor. */
 export const CMK_NFS_GB200_WORKER_IMAGES: Readonly<Record<string, string>> = { '1.33': '1.33.4-cmk.5-gb200' };
@@ -62,15 +74,32 @@ export interface CmkAddon {
 
 /** The add-ons that can be chosen at cluster creation (immutable afterwards; installable later through Helm). */
 export const CMK_ADDONS: readonly CmkAddon[] = [
-  { id: 'crusoe_csi', name: 'Crusoe CSI driver', note: 'persistent and shared disks as PersistentVolumes; NFS shared volumes from chart v0.10.3', upgradedBy: 'user' },
+  {
+    id: 'crusoe_csi',
+    name: 'Crusoe CSI driver',
+    note: 'persistent and shared disks as PersistentVolumes; NFS shared volumes from chart v0.10.3',
+    upgradedBy: 'user',
+  },
   { id: 'nvidia_gpu_operator', name: 'NVIDIA GPU Operator', note: 'exposes NVIDIA GPUs as allocatable resources', upgradedBy: 'crusoe' },
   { id: 'nvidia_network_operator', name: 'NVIDIA Network Operator', note: 'exposes InfiniBand HCAs; for IB-enabled instance types', upgradedBy: 'crusoe' },
-  { id: 'cluster_autoscaler', name: 'Cluster Autoscaler (crusoecloud)', note: 'no default limits: pools without --nodes=min:max:pool get min 1, max 254', upgradedBy: 'user' },
+  {
+    id: 'cluster_autoscaler',
+    name: 'Cluster Autoscaler (crusoecloud)',
+    note: 'no default limits: pools without --nodes=min:max:pool get min 1, max 254',
+    upgradedBy: 'user',
+  },
 ];
 
-/** The managed secret CMK creates for Crusoe add-ons, and its keys. */
-/** Its namespace is that of Crusoe's add-ons (the seeds do not say; crusoe-system is our reading). */
-export const CMK_ADDON_SECRET = { name: (cluster: string) => `cmk-${cluster}`, namespace: 'crusoe-system', accessKey: 'CRUSOE_ACCESS_KEY', secretKey: 'CRUSOE_SECRET_KEY' } as const;
+/**
+ * The managed secret CMK creates for Crusoe add-ons, and its keys. Its namespace is that of Crusoe's add-ons (the
+ * seeds do not say; crusoe-system is our reading).
+ */
+export const CMK_ADDON_SECRET = {
+  name: (cluster: string) => `cmk-${cluster}`,
+  namespace: 'crusoe-system',
+  accessKey: 'CRUSOE_ACCESS_KEY',
+  secretKey: 'CRUSOE_SECRET_KEY',
+} as const;
 
 /** Firewall rules CMK creates, updates and removes with a cluster (cmk-cluster-details.txt). */
 export const CMK_MANAGED_FIREWALL_RULES = [
@@ -98,12 +127,54 @@ export const CRUSOE_INSTANCE_FAMILIES: readonly CrusoeInstanceFamily[] = [
   { family: 'c1a', kind: 'cpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: 'all', infiniband: false, architecture: 'x86_64' },
   { family: 's1a', kind: 'cpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: 'all', infiniband: false, architecture: 'x86_64' },
   { family: 'a40', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['a40.8x'], infiniband: false, architecture: 'x86_64' },
-  { family: 'a100-80gb', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['a100-80gb.8x', 'a100-80gb-sxm-ib.8x'], infiniband: true, architecture: 'x86_64' },
-  { family: 'l40s-48gb', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['l40s-48gb.8x', 'l40s-48gb.10x'], infiniband: false, architecture: 'x86_64' },
-  { family: 'h100-80gb', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['h100-80gb-sxm-ib.8x'], infiniband: true, architecture: 'x86_64' },
-  { family: 'h200-141gb', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['h200-141gb-sxm-ib.8x'], infiniband: true, architecture: 'x86_64' },
-  { family: 'b200-180gb', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['b200-180gb-sxm-ib.8x'], infiniband: true, architecture: 'x86_64' },
-  { family: 'gb200-186gb', kind: 'gpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: ['gb200-186gb-nvl-4x', 'gb200-186gb-nvl-ib.4x'], infiniband: true, architecture: 'arm64' },
+  {
+    family: 'a100-80gb',
+    kind: 'gpu',
+    nfsSharedVolumes: 'all-types',
+    legacySharedVolumeTypes: ['a100-80gb.8x', 'a100-80gb-sxm-ib.8x'],
+    infiniband: true,
+    architecture: 'x86_64',
+  },
+  {
+    family: 'l40s-48gb',
+    kind: 'gpu',
+    nfsSharedVolumes: 'all-types',
+    legacySharedVolumeTypes: ['l40s-48gb.8x', 'l40s-48gb.10x'],
+    infiniband: false,
+    architecture: 'x86_64',
+  },
+  {
+    family: 'h100-80gb',
+    kind: 'gpu',
+    nfsSharedVolumes: 'all-types',
+    legacySharedVolumeTypes: ['h100-80gb-sxm-ib.8x'],
+    infiniband: true,
+    architecture: 'x86_64',
+  },
+  {
+    family: 'h200-141gb',
+    kind: 'gpu',
+    nfsSharedVolumes: 'all-types',
+    legacySharedVolumeTypes: ['h200-141gb-sxm-ib.8x'],
+    infiniband: true,
+    architecture: 'x86_64',
+  },
+  {
+    family: 'b200-180gb',
+    kind: 'gpu',
+    nfsSharedVolumes: 'all-types',
+    legacySharedVolumeTypes: ['b200-180gb-sxm-ib.8x'],
+    infiniband: true,
+    architecture: 'x86_64',
+  },
+  {
+    family: 'gb200-186gb',
+    kind: 'gpu',
+    nfsSharedVolumes: 'all-types',
+    legacySharedVolumeTypes: ['gb200-186gb-nvl-4x', 'gb200-186gb-nvl-ib.4x'],
+    infiniband: true,
+    architecture: 'arm64',
+  },
 ];
 
 /** The family of a product name (`h100-80gb-sxm-ib.8x` -> h100-80gb, `c1a.16x` -> c1a), when known. */
@@ -132,7 +203,18 @@ export interface CrusoeClusterCheckInput {
 }
 
 export interface CrusoeWarning {
-  code: 'unsupported-version' | 'control-plane-before-nfs-csi' | 'worker-image-before-nfs' | 'gb200-image-mismatch' | 'version-skew' | 'missing-gpu-operator' | 'missing-network-operator' | 'autoclusters-version' | 'autoclusters-non-gpu' | 'autoscaler-defaults' | 'unknown-version-format';
+  code:
+    | 'unsupported-version'
+    | 'control-plane-before-nfs-csi'
+    | 'worker-image-before-nfs'
+    | 'gb200-image-mismatch'
+    | 'version-skew'
+    | 'missing-gpu-operator'
+    | 'missing-network-operator'
+    | 'autoclusters-version'
+    | 'autoclusters-non-gpu'
+    | 'autoscaler-defaults'
+    | 'unknown-version-format';
   /** `version`, `pools[1].nodePoolVersion`, … relative to the checked cluster. */
   path: string;
   message: string;
@@ -144,34 +226,69 @@ export function crusoeClusterWarnings(input: CrusoeClusterCheckInput): CrusoeWar
   const addons = new Set(input.addons ?? []);
   const cp = parseCmkVersion(input.version);
   if (!cp) {
-    out.push({ code: 'unknown-version-format', path: 'version', message: `"${input.version}" is not a CMK version (MAJOR.MINOR.PATCH-cmk.N, e.g. 1.33.4-cmk.15)` });
+    out.push({
+      code: 'unknown-version-format',
+      path: 'version',
+      message: `"${input.version}" is not a CMK version (MAJOR.MINOR.PATCH-cmk.N, e.g. 1.33.4-cmk.15)`,
+    });
   } else {
     if (!(CMK_SUPPORTED_MINORS as readonly string[]).includes(cp.minorVersion)) {
-      out.push({ code: 'unsupported-version', path: 'version', message: `CMK supports Kubernetes ${CMK_SUPPORTED_MINORS[0]}–${CMK_SUPPORTED_MINORS[CMK_SUPPORTED_MINORS.length - 1]}; ${cp.minorVersion} is not among them (check GET /kubernetes/versions)` });
+      out.push({
+        code: 'unsupported-version',
+        path: 'version',
+        message:
+          `CMK supports Kubernetes ${CMK_SUPPORTED_MINORS[0]}–${CMK_SUPPORTED_MINORS[CMK_SUPPORTED_MINORS.length - 1]}; ` +
+          `${cp.minorVersion} is not among them (check GET /kubernetes/versions)`,
+      });
     }
     const nfsCp = CMK_NFS_CONTROL_PLANE_IMAGES[cp.minorVersion];
     const nfsCpVersion = nfsCp ? parseCmkVersion(nfsCp) : undefined;
     if ((input.nfs || addons.has('crusoe_csi')) && nfsCpVersion && compareCmkVersions(cp, nfsCpVersion) < 0) {
-      out.push({ code: 'control-plane-before-nfs-csi', path: 'version', message: `${input.version} predates ${nfsCp}, the first ${cp.minorVersion} control-plane image with CSI chart v0.10.3+; shared volumes mount over virtiofs, not NFS` });
+      out.push({
+        code: 'control-plane-before-nfs-csi',
+        path: 'version',
+        message:
+          `${input.version} predates ${nfsCp}, the first ${cp.minorVersion} control-plane ` +
+          `image with CSI chart v0.10.3+; shared volumes mount over virtiofs, not NFS`,
+      });
     }
     if (input.autoClusters) {
       const min = CMK_AUTOCLUSTERS_MIN_VERSIONS[cp.minorVersion];
       const minVersion = min ? parseCmkVersion(min) : undefined;
       const below = minVersion ? compareCmkVersions(cp, minVersion) < 0 : cp.major === 1 && cp.minor < 33;
-      if (below) out.push({ code: 'autoclusters-version', path: 'version', message: `AutoClusters needs ${min ?? 'a 1.31+ CMK version'} or later; ${input.version} is older` });
+      if (below)
+        out.push({
+          code: 'autoclusters-version',
+          path: 'version',
+          message: `AutoClusters needs ${min ?? 'a 1.31+ CMK version'} or later; ${input.version} is older`,
+        });
     }
   }
   input.pools.forEach((pool, i) => {
     const family = crusoeInstanceFamily(pool.productName);
     const gpu = family?.kind === 'gpu';
     if (gpu && !addons.has('nvidia_gpu_operator')) {
-      out.push({ code: 'missing-gpu-operator', path: `pools[${i}].productName`, message: `pool ${pool.name} uses GPU type ${pool.productName} but the cluster has no nvidia_gpu_operator add-on; GPUs will not be allocatable until it is installed (add-ons are chosen at creation)` });
+      out.push({
+        code: 'missing-gpu-operator',
+        path: `pools[${i}].productName`,
+        message:
+          `pool ${pool.name} uses GPU type ${pool.productName} but the cluster has no nvidia_gpu_operator ` +
+          `add-on; GPUs will not be allocatable until it is installed (add-ons are chosen at creation)`,
+      });
     }
     if (isInfinibandType(pool.productName) && !addons.has('nvidia_network_operator')) {
-      out.push({ code: 'missing-network-operator', path: `pools[${i}].productName`, message: `pool ${pool.name} uses InfiniBand type ${pool.productName} but the cluster has no nvidia_network_operator add-on; HCAs will not be exposed` });
+      out.push({
+        code: 'missing-network-operator',
+        path: `pools[${i}].productName`,
+        message: `pool ${pool.name} uses InfiniBand type ${pool.productName} but the cluster has no nvidia_network_operator add-on; HCAs will not be exposed`,
+      });
     }
     if (addons.has('cluster_autoscaler') && !pool.autoscaler) {
-      out.push({ code: 'autoscaler-defaults', path: `pools[${i}]`, message: `pool ${pool.name} has no autoscaler limits; the CMK autoscaler manages it with min 1, max 254 unless --nodes=<min>:<max>:${pool.name} is set` });
+      out.push({
+        code: 'autoscaler-defaults',
+        path: `pools[${i}]`,
+        message: `pool ${pool.name} has no autoscaler limits; the CMK autoscaler manages it with min 1, max 254 unless --nodes=<min>:<max>:${pool.name} is set`,
+      });
     }
     if (!pool.nodePoolVersion) return;
     const np = parseCmkVersion(pool.nodePoolVersion);
@@ -180,21 +297,42 @@ export function crusoeClusterWarnings(input: CrusoeClusterCheckInput): CrusoeWar
       return;
     }
     if (cp && (np.major !== cp.major || np.minor > cp.minor)) {
-      out.push({ code: 'version-skew', path: `pools[${i}].nodePoolVersion`, message: `pool ${pool.name} runs ${np.minorVersion}, newer than the control plane's ${cp.minorVersion}; kubelets must not be newer than the API server` });
+      out.push({
+        code: 'version-skew',
+        path: `pools[${i}].nodePoolVersion`,
+        message: `pool ${pool.name} runs ${np.minorVersion}, newer than the control plane's ${cp.minorVersion}; kubelets must not be newer than the API server`,
+      });
     }
     const gb200 = isGb200Type(pool.productName);
     if (gb200 !== (np.variant === 'gb200')) {
-      out.push({ code: 'gb200-image-mismatch', path: `pools[${i}].nodePoolVersion`, message: gb200 ? `pool ${pool.name} is GB200 (${pool.productName}) but ${pool.nodePoolVersion} is not a -gb200 worker image (e.g. ${CMK_NFS_GB200_WORKER_IMAGES[np.minorVersion] ?? '1.33.4-cmk.5-gb200'})` : `pool ${pool.name} (${pool.productName}) uses the GB200 image ${pool.nodePoolVersion}` });
+      out.push({
+        code: 'gb200-image-mismatch',
+        path: `pools[${i}].nodePoolVersion`,
+        message: gb200
+          ? `pool ${pool.name} is GB200 (${pool.productName}) but ${pool.nodePoolVersion} is not a -gb200 ` +
+            `worker image (e.g. ${CMK_NFS_GB200_WORKER_IMAGES[np.minorVersion] ?? '1.33.4-cmk.5-gb200'})`
+          : `pool ${pool.name} (${pool.productName}) uses the GB200 image ${pool.nodePoolVersion}`,
+      });
     }
     const table = gb200 ? CMK_NFS_GB200_WORKER_IMAGES : CMK_NFS_WORKER_IMAGES;
     const nfsWorker = table[np.minorVersion];
     const nfsWorkerVersion = nfsWorker ? parseCmkVersion(nfsWorker) : undefined;
     if ((input.nfs || addons.has('crusoe_csi')) && nfsWorkerVersion && compareCmkVersions(np, nfsWorkerVersion) < 0) {
-      out.push({ code: 'worker-image-before-nfs', path: `pools[${i}].nodePoolVersion`, message: `pool ${pool.name} uses ${pool.nodePoolVersion}, older than ${nfsWorker}, the first ${np.minorVersion} worker image with NFS pre-installed; each node downloads the NFS packages (about ${CMK_NFS_PACKAGE_DOWNLOAD_SECONDS / 60} minutes) before its first shared-volume mount` });
+      out.push({
+        code: 'worker-image-before-nfs',
+        path: `pools[${i}].nodePoolVersion`,
+        message:
+          `pool ${pool.name} uses ${pool.nodePoolVersion}, older than ${nfsWorker}, the first ${np.minorVersion} worker image with NFS pre-installed; ` +
+          `each node downloads the NFS packages (about ${CMK_NFS_PACKAGE_DOWNLOAD_SECONDS / 60} minutes) before its first shared-volume mount`,
+      });
     }
   });
   if (input.autoClusters && input.pools.length > 0 && !input.pools.some((p) => crusoeInstanceFamily(p.productName)?.kind === 'gpu')) {
-    out.push({ code: 'autoclusters-non-gpu', path: 'addons', message: `AutoClusters remediates GPU nodes only; none of the pools (${input.pools.map((p) => `${p.name}: ${p.productName}`).join(', ')}) is covered` });
+    out.push({
+      code: 'autoclusters-non-gpu',
+      path: 'addons',
+      message: `AutoClusters remediates GPU nodes only; none of the pools (${input.pools.map((p) => `${p.name}: ${p.productName}`).join(', ')}) is covered`,
+    });
   }
   return out;
 }
@@ -225,7 +363,12 @@ export function crusoeManifestWarnings(manifest: Manifest): CrusoeManifestWarnin
       addons,
       autoClusters: addons.includes('autoclusters'),
       // kubeplane pins a fixed pool at its count (--nodes=<count>:<count>:<pool>), so the autoscaler leaves it alone.
-      pools: pools.map(({ pool }) => ({ name: pool.name, productName: pool.serverType, ...(parseCmkVersion(pool.image) ? { nodePoolVersion: pool.image } : {}), autoscaler: pool.autoscaler ?? { min: pool.count ?? 1, max: pool.count ?? 1 } })),
+      pools: pools.map(({ pool }) => ({
+        name: pool.name,
+        productName: pool.serverType,
+        ...(parseCmkVersion(pool.image) ? { nodePoolVersion: pool.image } : {}),
+        autoscaler: pool.autoscaler ?? { min: pool.count ?? 1, max: pool.count ?? 1 },
+      })),
     });
     for (const w of warnings) {
       const m = /^pools\[(\d+)\](?:\.(\w+))?$/.exec(w.path);
@@ -247,7 +390,10 @@ export const CMK_REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS
  */
 export const autoclustersConfigSchema = z.strictObject({
   remediation: z
-    .partialRecord(z.enum(CMK_REMEDIATION_ISSUES, { error: `issue must be one of ${CMK_REMEDIATION_ISSUES.join(', ')}` }), z.enum(['REPLACE_NODE', 'OFF'], { error: 'action must be REPLACE_NODE or OFF' }))
+    .partialRecord(
+      z.enum(CMK_REMEDIATION_ISSUES, { error: `issue must be one of ${CMK_REMEDIATION_ISSUES.join(', ')}` }),
+      z.enum(['REPLACE_NODE', 'OFF'], { error: 'action must be REPLACE_NODE or OFF' }),
+    )
     .optional(),
   fallbackToProjectReservations: z.boolean().optional(),
 });

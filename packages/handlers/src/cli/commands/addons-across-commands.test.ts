@@ -84,7 +84,11 @@ describe('add-ons across commands', () => {
 
     // Added by kubeplane, so kubeplane upgrades it and removes it.
     await apply(state, file, example.replace('        - name: nvidia_gpu_operator\n', '        - { name: nvidia_gpu_operator, version: v25.3.3 }\n'));
-    expect((await addonsOf(state, project, cluster))['nvidia_gpu_operator']).toMatchObject({ declaredVersion: 'v25.3.3', installedVersion: 'v25.3.3', state: 'installed' });
+    expect((await addonsOf(state, project, cluster))['nvidia_gpu_operator']).toMatchObject({
+      declaredVersion: 'v25.3.3',
+      installedVersion: 'v25.3.3',
+      state: 'installed',
+    });
     await apply(state, file, withoutGpu);
     expect((await addonsOf(state, project, cluster))['nvidia_gpu_operator']).toBeUndefined();
     const destroy = await runCli(['destroy', file, '--sandbox', '--state-dir', state], { cwd: root });

@@ -12,7 +12,10 @@ import { writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 
 const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
-const minimal = readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8').replace(/count: 2\n(\s+)serverType: cpx32/, 'autoscaler: { min: 1, max: 3 }\n$1serverType: cpx32');
+const minimal = readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8').replace(
+  /count: 2\n(\s+)serverType: cpx32/,
+  'autoscaler: { min: 1, max: 3 }\n$1serverType: cpx32',
+);
 
 describe('kubeplane autoscaler-adapter serve', () => {
   it('serves the externalgrpc provider for a sandbox cluster and carries out an IncreaseSize', async () => {
@@ -25,7 +28,11 @@ describe('kubeplane autoscaler-adapter serve', () => {
     out.on('data', (c: Buffer) => (printed += c.toString('utf8')));
     let stop = () => {};
     const stopped = new Promise<void>((r) => (stop = r));
-    const served = autoscalerAdapter(['serve', '--project', 'minimal', '--cluster', 'minimal', '--sandbox', '--listen', '127.0.0.1:0'], { stdout: out, stderr: new PassThrough(), cwd: dir, env }, stopped);
+    const served = autoscalerAdapter(
+      ['serve', '--project', 'minimal', '--cluster', 'minimal', '--sandbox', '--listen', '127.0.0.1:0'],
+      { stdout: out, stderr: new PassThrough(), cwd: dir, env },
+      stopped,
+    );
     for (let i = 0; i < 100 && !/on 127\.0\.0\.1:\d+/.test(printed); i++) await new Promise((r) => setTimeout(r, 50));
     const address = /on (127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '';
     const client = cloudProviderClient(address);
@@ -48,12 +55,29 @@ describe('kubeplane autoscaler-adapter serve', () => {
     expect(text.stdout).toMatch(/pool workers: 2 wanted \(autoscaled 1–3\), 2 running \(as the cloud reported at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)/);
     const json = await runCli(['status', '--sandbox', '--json'], { cwd: dir, env });
     const result = JSON.parse(json.stdout.trim().split('\n').pop() ?? '{}') as { projects: Array<{ clusters: Record<string, { pools: unknown[] }> }> };
-    expect(result.projects[0]?.clusters['minimal']?.pools).toContainEqual({ name: 'workers', target: 2, min: 1, max: 3, running: 2, readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(result.projects[0]?.clusters['minimal']?.pools).toContainEqual({
+      name: 'workers',
+      target: 2,
+      min: 1,
+      max: 3,
+      running: 2,
+      readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 
   it('refuses to start without a project and cluster, or with both the API and a state directory', async () => {
     expect((await runCli(['autoscaler-adapter', 'serve'])).code).toBe(2);
-    const both = await runCli(['autoscaler-adapter', 'serve', '--project', 'p', '--cluster', 'c', '--api-url', 'https://x.lambda-url.eu-west-1.on.aws/', '--sandbox']);
+    const both = await runCli([
+      'autoscaler-adapter',
+      'serve',
+      '--project',
+      'p',
+      '--cluster',
+      'c',
+      '--api-url',
+      'https://x.lambda-url.eu-west-1.on.aws/',
+      '--sandbox',
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('not both');
   });

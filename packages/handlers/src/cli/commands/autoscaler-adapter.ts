@@ -20,20 +20,23 @@ export const DEFAULT_ADAPTER_LISTEN = '0.0.0.0:8086';
 export const autoscalerAdapterHelp: CommandHelp = {
   name: 'autoscaler-adapter',
   usage: ['kubeplane autoscaler-adapter serve --project P --cluster C [--listen HOST:PORT] [--api-url URL | --state-dir DIR [--sandbox]]'],
-  summary: 'serve cluster-autoscaler\'s externalgrpc cloud provider for a cluster\'s autoscaled pools until Ctrl-C',
-  description: 'Node groups are the autoscaled pools (id = pool name). With --api-url it scales through the serverless API (SigV4, the environment\'s AWS credentials); without, through the local state directory.',
+  summary: "serve cluster-autoscaler's externalgrpc cloud provider for a cluster's autoscaled pools until Ctrl-C",
+  description:
+    'Node groups are the autoscaled pools (id = pool name). With --api-url it scales through the ' +
+    "serverless API (SigV4, the environment's AWS credentials); without, through the local state directory.",
   options: [
-    ['--project P', 'the project (the manifest\'s metadata.name)'],
+    ['--project P', "the project (the manifest's metadata.name)"],
     ['--cluster C', 'the cluster whose autoscaled pools are the node groups'],
     ['--listen HOST:PORT', `where the gRPC server listens (default ${DEFAULT_ADAPTER_LISTEN}; port 0: any free port)`],
-    ['--api-url URL', 'kubeplane\'s serverless API (its function URL or HTTP API stage URL)'],
-    ['--region R', 'the API\'s AWS region for SigV4 (default: AWS_REGION)'],
+    ['--api-url URL', "kubeplane's serverless API (its function URL or HTTP API stage URL)"],
+    ['--region R', "the API's AWS region for SigV4 (default: AWS_REGION)"],
     OPTIONS.stateDir,
     OPTIONS.sandbox,
   ],
 };
 
-const bytes = (d: string | ArrayBuffer | ArrayBufferView): string | Uint8Array => (typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+const bytes = (d: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
+  typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 
 /** SHA-256 for SignatureV4 from node:crypto (a keyed one is HMAC), so no extra hashing package is needed. */
 class NodeSha256 {
@@ -76,14 +79,24 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
   const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
-    options: { project: { type: 'string' }, cluster: { type: 'string' }, listen: { type: 'string' }, 'api-url': { type: 'string' }, region: { type: 'string' }, 'state-dir': { type: 'string' }, sandbox: { type: 'boolean' } },
+    options: {
+      project: { type: 'string' },
+      cluster: { type: 'string' },
+      listen: { type: 'string' },
+      'api-url': { type: 'string' },
+      region: { type: 'string' },
+      'state-dir': { type: 'string' },
+      sandbox: { type: 'boolean' },
+    },
   });
-  if (positionals[0] !== 'serve' || positionals.length > 1) throw new UsageError(`autoscaler-adapter takes one command, serve (got ${positionals.join(' ') || 'none'})`);
+  if (positionals[0] !== 'serve' || positionals.length > 1)
+    throw new UsageError(`autoscaler-adapter takes one command, serve (got ${positionals.join(' ') || 'none'})`);
   const project = values.project;
   const cluster = values.cluster;
   if (!project || !cluster) throw new UsageError('--project and --cluster are required');
   const apiUrl = values['api-url'];
-  if (apiUrl && (values['state-dir'] || values.sandbox)) throw new UsageError('--api-url scales through the serverless API; --state-dir and --sandbox are for the local runtime, not both');
+  if (apiUrl && (values['state-dir'] || values.sandbox))
+    throw new UsageError('--api-url scales through the serverless API; --state-dir and --sandbox are for the local runtime, not both');
   const listen = values.listen ?? DEFAULT_ADAPTER_LISTEN;
   if (!/^[^\s]+:\d{1,5}$/.test(listen)) throw new UsageError(`--listen takes HOST:PORT, not ${listen}`);
 
@@ -95,7 +108,14 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
     backend = httpBackend({ apiUrl, project, cluster, fetch: signedFetch(apiUrl, region) });
   } else {
     const stateDir = resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR);
-    runtime = await LocalRuntime.open({ stateDir, sandbox: values.sandbox ?? false, env: io.env, cwd: io.cwd, write: true, command: 'kubeplane autoscaler-adapter serve' });
+    runtime = await LocalRuntime.open({
+      stateDir,
+      sandbox: values.sandbox ?? false,
+      env: io.env,
+      cwd: io.cwd,
+      write: true,
+      command: 'kubeplane autoscaler-adapter serve',
+    });
     const local = localBackend(runtime.kubeplane, project, cluster);
     const rt = runtime;
     let running: Promise<unknown> = Promise.resolve();
@@ -104,7 +124,9 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
       ...local,
       async scalePool(pool, target, removeNodes) {
         await local.scalePool(pool, target, removeNodes);
-        running = running.then(() => rt.kubeplane.run()).catch((e: unknown) => println(io.stderr, `[autoscaler-adapter] running the flow failed: ${(e as Error).message}`));
+        running = running
+          .then(() => rt.kubeplane.run())
+          .catch((e: unknown) => println(io.stderr, `[autoscaler-adapter] running the flow failed: ${(e as Error).message}`));
       },
     };
   }

@@ -81,7 +81,7 @@ describe('destroy on real-cloud state whose teardown fails for good (no credenti
     expect(script.stderr).toContain('destroy deletes real cloud resources; pass --yes to confirm');
     const declined = await runCli(['destroy', 'minimal', '--state-dir', dir], { cwd: root, stdin: { tty: true, typed: 'y\n' } });
     expect(declined.code).toBe(1);
-    expect(declined.stderr).toContain('Only \'yes\' confirms');
+    expect(declined.stderr).toContain("Only 'yes' confirms");
     expect(declined.stderr).toContain('not confirmed; nothing was deleted');
     expect((await runCli(['status', '--state-dir', dir], { cwd: root })).stdout).toMatch(/^minimal: DONE/m);
     const confirmed = await runCli(['destroy', 'minimal', '--state-dir', dir], { cwd: root, stdin: { tty: true, typed: 'yes\n' } });

@@ -28,8 +28,13 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     expect(status.stdout).toMatch(/minimal \[minimal-[a-z0-9]{7}\]: DONE/);
     // Pool counts as the engine last read the machines from the cloud, and when (status itself asks no cloud).
     expect(status.stdout).toMatch(/^ {4}pool workers: 2 wanted, 2 running \(as the cloud reported at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)$/m);
-    const json = JSON.parse((await runCli(['status', '--json', ...flags], { cwd: root })).stdout) as { projects: Array<{ clusters: Record<string, { pools?: Array<{ name: string; running: number; readAt?: string }> }> }> };
-    expect(json.projects[0]?.clusters['minimal']?.pools?.find((p) => p.name === 'workers')).toMatchObject({ running: 2, readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    const json = JSON.parse((await runCli(['status', '--json', ...flags], { cwd: root })).stdout) as {
+      projects: Array<{ clusters: Record<string, { pools?: Array<{ name: string; running: number; readAt?: string }> }> }>;
+    };
+    expect(json.projects[0]?.clusters['minimal']?.pools?.find((p) => p.name === 'workers')).toMatchObject({
+      running: 2,
+      readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
 
     const kubeconfig = await runCli(['kubeconfig', 'minimal', ...flags], { cwd: root });
     expect(kubeconfig.code).toBe(0);
@@ -90,7 +95,7 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     }
   });
 
-  it('a reader leaves an empty folder as it found it, so the README\'s next apply --sandbox works', async () => {
+  it("a reader leaves an empty folder as it found it, so the README's next apply --sandbox works", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-cli-'));
     const status = await runCli(['status', '--state-dir', dir], { cwd: root });
     expect(status.code).toBe(0);
@@ -122,7 +127,9 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     expect((await runCli(['apply', 'examples/minimal.yaml', ...flags], { cwd: root })).code).toBe(0);
     expect((await runCli(['apply', team, ...flags], { cwd: root })).code).toBe(0);
     // The state of project team is lost (deleted by hand): its machines stay in the clouds, known to nobody.
-    const teamStatus = JSON.parse((await runCli(['status', 'team', '--json', ...flags], { cwd: root })).stdout) as { projects: Array<{ clusters: Record<string, { id: string }> }> };
+    const teamStatus = JSON.parse((await runCli(['status', 'team', '--json', ...flags], { cwd: root })).stdout) as {
+      projects: Array<{ clusters: Record<string, { id: string }> }>;
+    };
     const { rm } = await import('node:fs/promises');
     for (const c of Object.values(teamStatus.projects[0]?.clusters ?? {})) await rm(join(dir, 'state', 'clusters', `${c.id}.json`));
     await rm(join(dir, 'state', 'projects', 'team.json'));
@@ -163,7 +170,10 @@ describe('kubeplane apply / status / kubeconfig / destroy on a persisted sandbox
     err.on('data', (c: Buffer) => (errText += c.toString()));
     let lines = 0;
     out.on('data', (c: Buffer) => {
-      lines += c.toString().split('\n').filter((l) => /^\[sandbox\] \+/.test(l)).length;
+      lines += c
+        .toString()
+        .split('\n')
+        .filter((l) => /^\[sandbox\] \+/.test(l)).length;
       if (lines >= 3) interrupt.abort();
     });
     const code = await main(['apply', 'examples/minimal.yaml', ...flags], { stdout: out, stderr: err, cwd: root, env: {}, signal: interrupt.signal });

@@ -3,7 +3,20 @@
 // the state directory, in virtual time, and says so on every line.
 import { parseCommandArgs } from '../command-args.js';
 import { relative, resolve } from 'node:path';
-import { formatIssue, formatPlan, isKubeplaneError, KubeplaneError, validateManifestFile, type AddonStatus, type Kubeplane, type Manifest, type ManifestStatus, type Plan, type ValidationIssue, type ValidationResult } from '@kubeplane/sdk';
+import {
+  formatIssue,
+  formatPlan,
+  isKubeplaneError,
+  KubeplaneError,
+  validateManifestFile,
+  type AddonStatus,
+  type Kubeplane,
+  type Manifest,
+  type ManifestStatus,
+  type Plan,
+  type ValidationIssue,
+  type ValidationResult,
+} from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, print, UsageError, type CliIo } from '../io.js';
@@ -28,12 +41,14 @@ export const applyHelp: CommandHelp = {
   name: 'apply',
   usage: [applyUsage],
   summary: 'create or update the clusters of a manifest, showing progress',
-  description: 'Checks the manifest, the credentials and the providers\' catalogs before anything is recorded, then runs every step to the end in this process. The first Ctrl-C finishes the step in hand and exits 130.',
+  description:
+    "Checks the manifest, the credentials and the providers' catalogs before anything is recorded, then " +
+    'runs every step to the end in this process. The first Ctrl-C finishes the step in hand and exits 130.',
   options: [
-    ['--reconcile', 'run every cluster\'s flow again even if the manifest did not change, to repair drift'],
+    ['--reconcile', "run every cluster's flow again even if the manifest did not change, to repair drift"],
     OPTIONS.sandbox,
     ['--netns', 'with --sandbox: boot the machines in network namespaces with real WireGuard, nginx and etcd'],
-    ['--without-dns-zones', 'with --sandbox: leave the manifest\'s DNS zones out of the sandbox accounts'],
+    ['--without-dns-zones', "with --sandbox: leave the manifest's DNS zones out of the sandbox accounts"],
     OPTIONS.stateDir,
     OPTIONS.json,
     OPTIONS.verbose,
@@ -44,8 +59,18 @@ export const destroyHelp: CommandHelp = {
   name: 'destroy',
   usage: [destroyUsage],
   summary: 'delete every cluster of a manifest or project, from any state',
-  description: 'A cluster name deletes that cluster alone. A project sweeps, by their tags, clusters whose records were lost, from the manifest it last applied; a manifest file sweeps its clusters whatever the state directory holds. Exits 0 only when nothing of them is left; on real clouds it asks for confirmation on a terminal.',
-  options: [['--yes', 'on real clouds: delete without asking (for scripts; without a terminal destroy refuses to run without it)'], OPTIONS.sandbox, OPTIONS.stateDir, OPTIONS.json, OPTIONS.verbose],
+  description:
+    'A cluster name deletes that cluster alone. A project sweeps, by their tags, ' +
+    'clusters whose records were lost, from the manifest it last applied; a manifest ' +
+    'file sweeps its clusters whatever the state directory holds. Exits 0 only when ' +
+    'nothing of them is left; on real clouds it asks for confirmation on a terminal.',
+  options: [
+    ['--yes', 'on real clouds: delete without asking (for scripts; without a terminal destroy refuses to run without it)'],
+    OPTIONS.sandbox,
+    OPTIONS.stateDir,
+    OPTIONS.json,
+    OPTIONS.verbose,
+  ],
 };
 
 export const statusHelp: CommandHelp = {
@@ -59,8 +84,10 @@ export const statusHelp: CommandHelp = {
 export const kubeconfigHelp: CommandHelp = {
   name: 'kubeconfig',
   usage: [kubeconfigUsage, 'kubeplane kubeconfig <cluster> --sandbox (--served | --server URL) [--project P] [--state-dir DIR] [--out FILE]'],
-  summary: 'print a cluster\'s admin kubeconfig',
-  description: 'It holds the cluster\'s admin credentials: when standard output is a file (kubeconfig > file) that file is made private (0600) before anything is written to it.',
+  summary: "print a cluster's admin kubeconfig",
+  description:
+    "It holds the cluster's admin credentials: when standard output is a file (kubeconfig " +
+    '> file) that file is made private (0600) before anything is written to it.',
   options: [
     ['--project P', 'the project of the cluster, when clusters of that name exist in several'],
     OPTIONS.sandbox,
@@ -92,20 +119,33 @@ async function readValidated(file: string, io: CliIo, json: string | undefined):
  * Preflight before anything is recorded: every manifest against its providers' live catalogs, one line per problem
  * with file:line (the engine's first step checks again, from the cache, for the runtimes that have no file).
  */
-async function preflightAll(kp: Kubeplane, validated: ValidationResult, io: CliIo, sandbox: boolean, json: boolean): Promise<{ ok: boolean; issues: ValidationIssue[] }> {
+async function preflightAll(
+  kp: Kubeplane,
+  validated: ValidationResult,
+  io: CliIo,
+  sandbox: boolean,
+  json: boolean,
+): Promise<{ ok: boolean; issues: ValidationIssue[] }> {
   let ok = true;
   const all: ValidationIssue[] = [];
   for (const m of validated.manifests) {
     const issues = validated.locate(m, await kp.preflight(m));
     all.push(...issues);
-    if (!json) for (const issue of issues) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${issue.severity === 'error' ? 'preflight: ' : ''}${formatIssue(issue)}`);
+    if (!json)
+      for (const issue of issues) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${issue.severity === 'error' ? 'preflight: ' : ''}${formatIssue(issue)}`);
     if (issues.some((i) => i.severity === 'error')) ok = false;
   }
   if (!ok && !json) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}preflight failed: nothing was created`);
   return { ok, issues: all };
 }
 
-async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string }, write: boolean, command: string, fn: (rt: LocalRuntime) => Promise<T>): Promise<T> {
+async function withRuntime<T>(
+  io: CliIo,
+  values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string },
+  write: boolean,
+  command: string,
+  fn: (rt: LocalRuntime) => Promise<T>,
+): Promise<T> {
   const rt = await LocalRuntime.open({
     stateDir: resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR),
     sandbox: values.sandbox ?? false,
@@ -118,7 +158,11 @@ async function withRuntime<T>(io: CliIo, values: { sandbox?: boolean; netns?: bo
   try {
     const r = rt.recovery;
     if (write && (r.messages || r.leases || r.requeued.length)) {
-      println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}resuming after an interrupted run: ${r.messages} step message(s) in flight and ${r.leases} lease(s) released${r.requeued.length ? `, queued again: ${r.requeued.map((x) => `${x.cluster} ${x.step}`).join(', ')}` : ''}`);
+      println(
+        io.stderr,
+        `${rt.sandbox ? '[sandbox] ' : ''}resuming after an interrupted run: ${r.messages} step message(s) in flight and ${r.leases} ` +
+          `lease(s) released${r.requeued.length ? `, queued again: ${r.requeued.map((x) => `${x.cluster} ${x.step}`).join(', ')}` : ''}`,
+      );
     }
     return await fn(rt);
   } finally {
@@ -139,7 +183,9 @@ async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io:
   }
   if (report.stopped === 'stopped') return null;
   // A project whose every cluster was deleted is gone from the state: an empty status, which finish calls DELETED.
-  return Promise.all(projects.map(async (p) => (await kp.findStatus(p)) ?? { project: p, state: 'WATCHING_FOR_CHANGES' as const, generation: 0, clusters: {} }));
+  return Promise.all(
+    projects.map(async (p) => (await kp.findStatus(p)) ?? { project: p, state: 'WATCHING_FOR_CHANGES' as const, generation: 0, clusters: {} }),
+  );
 }
 
 function interrupted(io: CliIo, rt: LocalRuntime, command: string, json: boolean): number {
@@ -150,10 +196,15 @@ function interrupted(io: CliIo, rt: LocalRuntime, command: string, json: boolean
 }
 
 export async function apply(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } } });
+  const { values, positionals } = parseCommandArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },
+  });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
-  if (values.netns && !values.sandbox) throw new UsageError('--netns boots the sandbox clouds\' machines in network namespaces; add --sandbox');
-  if (values['without-dns-zones'] && !values.sandbox) throw new UsageError('--without-dns-zones leaves the manifest\'s DNS zones out of the sandbox accounts; add --sandbox');
+  if (values.netns && !values.sandbox) throw new UsageError("--netns boots the sandbox clouds' machines in network namespaces; add --sandbox");
+  if (values['without-dns-zones'] && !values.sandbox)
+    throw new UsageError("--without-dns-zones leaves the manifest's DNS zones out of the sandbox accounts; add --sandbox");
   const json = values.json ?? false;
   const validated = await readValidated(positionals[0] as string, io, json ? 'apply' : undefined);
   if (typeof validated === 'number') return validated;
@@ -182,7 +233,9 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
     }
     const preflight = await preflightAll(kp, validated, io, rt.sandbox !== undefined, json);
     if (!preflight.ok) {
-      return json ? jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'invalid', message: 'preflight failed: nothing was created' }, issues: preflight.issues }) : EXIT.failed;
+      return json
+        ? jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'invalid', message: 'preflight failed: nothing was created' }, issues: preflight.issues })
+        : EXIT.failed;
     }
     const plans: Plan[] = [];
     for (const m of manifests) {
@@ -193,20 +246,41 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
         if (applied.queued.length === 0) println(io.stdout, `${m.name}: nothing to do`);
       }
     }
-    if (rt.netns && !values.json) println(io.stdout, '[sandbox] --netns: machines created now boot in network namespaces on this host for as long as this command runs; later commands continue in the simulation');
-    const statuses = await runToEnd(rt, kp, manifests.map((m) => m.name), io, values.json ?? false, values.verbose ?? false);
+    if (rt.netns && !values.json)
+      println(
+        io.stdout,
+        '[sandbox] --netns: machines created now boot in network namespaces on this host ' +
+          'for as long as this command runs; later commands continue in the simulation',
+      );
+    const statuses = await runToEnd(
+      rt,
+      kp,
+      manifests.map((m) => m.name),
+      io,
+      values.json ?? false,
+      values.verbose ?? false,
+    );
     if (!statuses) return interrupted(io, rt, `apply ${argv.join(' ')}`, json);
     const overlay: Array<{ cluster: string; handshook: number; expected: number }> = [];
     if (rt.netns) {
       await rt.netns.pass(150_000);
       for (const r of await rt.netns.handshakes()) {
         overlay.push({ cluster: r.cluster, handshook: r.handshook, expected: r.expected });
-        if (!values.json) println(io.stdout, `[sandbox] cluster ${r.cluster}: overlay handshakes: ${r.handshook}/${r.expected}${r.missing.length ? ` (missing: ${r.missing.map(([a, b]) => `${a}–${b}`).join(', ')})` : ''}`);
+        if (!values.json)
+          println(
+            io.stdout,
+            `[sandbox] cluster ${r.cluster}: overlay handshakes: ` +
+              `${r.handshook}/${r.expected}${r.missing.length ? ` (missing: ${r.missing.map(([a, b]) => `${a}–${b}`).join(', ')})` : ''}`,
+          );
       }
       for (const problem of rt.netns.problems()) println(io.stderr, `[sandbox] ${problem}`);
     }
     if (rt.sandbox && !json && statuses.some((s) => s.state === 'ERROR')) printUnreadyMachines(io.stderr, rt.sandbox.kubernetes.kubelets());
-    return finish(io, 'apply', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, { plans, ...(rt.netns ? { overlay } : {}), ...(preflight.issues.length ? { issues: preflight.issues } : {}) });
+    return finish(io, 'apply', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, {
+      plans,
+      ...(rt.netns ? { overlay } : {}),
+      ...(preflight.issues.length ? { issues: preflight.issues } : {}),
+    });
   });
 }
 
@@ -219,7 +293,10 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
   if (typeof manifests === 'number') return manifests;
   if (!values.sandbox && !values.yes) {
     // Real machines are about to go: a person confirms, a script says so with --yes (as terraform's -auto-approve).
-    if (!io.stdin?.isTTY || values.json) throw new UsageError(`destroy deletes real cloud resources; pass --yes to confirm${values.json ? ' (--json never asks)' : ' (standard input is not a terminal to ask on)'}`);
+    if (!io.stdin?.isTTY || values.json)
+      throw new UsageError(
+        `destroy deletes real cloud resources; pass --yes to confirm${values.json ? ' (--json never asks)' : ' (standard input is not a terminal to ask on)'}`,
+      );
     const what = isFile ? `every cluster of ${manifests.map((m) => m.name).join(', ')}` : target;
     if (!(await confirm(io, `Delete ${what} on the real clouds, with every resource tagged with its clusters? Only 'yes' confirms: `))) {
       println(io.stderr, 'destroy: not confirmed; nothing was deleted');
@@ -244,7 +321,12 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       for (const p of await kp.projects()) if ((await kp.findStatus(p))?.clusters[target]) owners.push(p);
       if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in projects ${owners.join(', ')}; pass the manifest file instead`);
       owner = owners[0];
-      if (!owner) throw new KubeplaneError('not-found', `no project or cluster named ${target} in ${rt.stateDir}${(await kp.projects()).length ? ` (projects: ${(await kp.projects()).join(', ')})` : ''}`, { resource: target });
+      if (!owner)
+        throw new KubeplaneError(
+          'not-found',
+          `no project or cluster named ${target} in ${rt.stateDir}${(await kp.projects()).length ? ` (projects: ${(await kp.projects()).join(', ')})` : ''}`,
+          { resource: target },
+        );
       const cluster = (await kp.findStatus(owner))?.clusters[target];
       if (cluster) ids.add(cluster.id);
       await kp.destroyCluster(owner, target);
@@ -257,7 +339,12 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
         const result = m ? await kp.destroyByManifest(m) : known ? await kp.destroy(project) : { queued: [], swept: [] };
         await idsOf(project);
         if (!json) println(io.stdout, result.queued.length ? `${project}: deleting ${result.queued.join(', ')}` : `${project}: nothing to delete`);
-        if (!json && result.swept.length) println(io.stdout, `${project}: no readable record of ${result.swept.join(', ')}: swept by the tag kubeplane.dev/cluster-id=<id> in every provider region the project used`);
+        if (!json && result.swept.length)
+          println(
+            io.stdout,
+            `${project}: no readable record of ${result.swept.join(', ')}: swept by the ` +
+              `tag kubeplane.dev/cluster-id=<id> in every provider region the project used`,
+          );
       }
     }
     const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false);
@@ -269,12 +356,37 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       const ours = (await kp.projects()).length === 0 ? inventory : inventory.filter((i) => i.clusterId !== undefined && ids.has(i.clusterId));
       left = ours.length;
       if (!json) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${inventory.length}`);
-      if (left > 0) println(io.stderr, `[sandbox] ${left} resource(s) of the deleted clusters are left: ${ours.slice(0, 10).map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')}${left > 10 ? ', …' : ''}`);
+      if (left > 0)
+        println(
+          io.stderr,
+          `[sandbox] ${left} resource(s) of the deleted clusters are left: ${ours
+            .slice(0, 10)
+            .map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`)
+            .join(', ')}${left > 10 ? ', …' : ''}`,
+        );
     }
     // Done only when every cluster asked for is gone: a deletion that failed for good leaves its cluster (in ERROR).
-    const remaining = statuses.flatMap((s) => Object.entries(s.clusters).filter(([name]) => !owner || name === target).map(([name, c]) => `${s.project}/${name} ${c.state}: ${c.message}`));
-    if (remaining.length && !json) println(io.stderr, `${rt.sandbox ? '[sandbox] ' : ''}not deleted: ${remaining.join('; ')}; its resources are left in the clouds: run \`kubeplane destroy ${target}\` again once the cause is fixed`);
-    return finish(io, 'destroy', statuses, json, rt.sandbox !== undefined, rt.clock.now() - started, { ...(rt.sandbox ? { leftResources: left } : {}), ...(remaining.length ? { notDeleted: remaining } : {}) }, left > 0 || remaining.length > 0);
+    const remaining = statuses.flatMap((s) =>
+      Object.entries(s.clusters)
+        .filter(([name]) => !owner || name === target)
+        .map(([name, c]) => `${s.project}/${name} ${c.state}: ${c.message}`),
+    );
+    if (remaining.length && !json)
+      println(
+        io.stderr,
+        `${rt.sandbox ? '[sandbox] ' : ''}not deleted: ${remaining.join('; ')}; its resources ` +
+          `are left in the clouds: run \`kubeplane destroy ${target}\` again once the cause is fixed`,
+      );
+    return finish(
+      io,
+      'destroy',
+      statuses,
+      json,
+      rt.sandbox !== undefined,
+      rt.clock.now() - started,
+      { ...(rt.sandbox ? { leftResources: left } : {}), ...(remaining.length ? { notDeleted: remaining } : {}) },
+      left > 0 || remaining.length > 0,
+    );
   });
 }
 
@@ -291,12 +403,23 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
   }
 }
 
-function finish(io: CliIo, command: string, statuses: ManifestStatus[], json: boolean, sandbox: boolean, ms: number, extra: { issues?: ValidationIssue[] } & Record<string, unknown> = {}, leftovers = false): number {
+function finish(
+  io: CliIo,
+  command: string,
+  statuses: ManifestStatus[],
+  json: boolean,
+  sandbox: boolean,
+  ms: number,
+  extra: { issues?: ValidationIssue[] } & Record<string, unknown> = {},
+  leftovers = false,
+): number {
   const failed = leftovers || statuses.some((s) => s.state === 'ERROR' || s.state === 'IN_PROGRESS');
   if (json) return jsonResult(io, command, failed ? EXIT.failed : EXIT.ok, { sandbox, elapsedMs: ms, ...extra, projects: statuses });
   // A project whose every cluster was deleted is gone from the state: say so, not its empty status's state.
   const stateOf = (s: ManifestStatus): string => (s.generation === 0 && Object.keys(s.clusters).length === 0 ? DELETED : s.state);
-  if (!json) for (const s of statuses) println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${stateOf(s)} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
+  if (!json)
+    for (const s of statuses)
+      println(io.stdout, `${sandbox ? '[sandbox] ' : ''}${s.project}: ${stateOf(s)} after ${elapsed(ms)}${sandbox ? ' (virtual)' : ''}${describeClusters(s)}`);
   return failed ? EXIT.failed : EXIT.ok;
 }
 
@@ -315,7 +438,11 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
     const unknown = found.filter(({ s }) => !s).map(({ p }) => p);
     if (unknown.length) {
       const known = await kp.projects();
-      throw new KubeplaneError('not-found', `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`, { resource: unknown.join(', ') });
+      throw new KubeplaneError(
+        'not-found',
+        `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`,
+        { resource: unknown.join(', ') },
+      );
     }
     if (values.json) return jsonResult(io, 'status', EXIT.ok, { sandbox: rt.sandbox !== undefined, projects: statuses });
     if (statuses.length === 0) println(io.stdout, `${rt.sandbox ? '[sandbox] ' : ''}no projects in this state directory`);
@@ -329,7 +456,9 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
         for (const pool of c.pools ?? []) {
           const limits = pool.min !== undefined ? ` (autoscaled ${pool.min}–${pool.max})` : '';
           const readAt = pool.readAt ? ` (as the cloud reported at ${pool.readAt})` : '';
-          const refused = pool.lastFailure ? `; growth refused ${pool.lastFailure.at} (${pool.lastFailure.kind}: ${pool.lastFailure.message}), backed off until ${pool.lastFailure.retryAfter}` : '';
+          const refused = pool.lastFailure
+            ? `; growth refused ${pool.lastFailure.at} (${pool.lastFailure.kind}: ${pool.lastFailure.message}), backed off until ${pool.lastFailure.retryAfter}`
+            : '';
           println(io.stdout, `    pool ${pool.name}: ${pool.target} wanted${limits}, ${pool.running} running${readAt}${refused}`);
         }
         for (const line of addonLines(c.addons ?? [])) println(io.stdout, `    ${line}`);
@@ -345,7 +474,10 @@ export function addonLines(addons: readonly AddonStatus[]): string[] {
   return [
     'add-ons:',
     ...addons.map((a) => {
-      const versions = a.installedVersion && a.installedVersion !== a.declaredVersion ? `${a.installedVersion} -> ${a.declaredVersion}` : (a.installedVersion ?? a.declaredVersion);
+      const versions =
+        a.installedVersion && a.installedVersion !== a.declaredVersion
+          ? `${a.installedVersion} -> ${a.declaredVersion}`
+          : (a.installedVersion ?? a.declaredVersion);
       return `  ${a.name} (${a.chart} ${versions}): ${a.state}${a.state === 'installed' ? '' : ` — ${a.message}`}`;
     }),
   ];
@@ -356,16 +488,24 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
   const projects = project ? [project] : await kp.projects();
   const owners: Array<{ project: string; name: string }> = [];
   for (const p of projects) {
-    for (const [name, c] of Object.entries((await kp.findStatus(p))?.clusters ?? {})) if (name === cluster || c.id === cluster) owners.push({ project: p, name });
+    for (const [name, c] of Object.entries((await kp.findStatus(p))?.clusters ?? {}))
+      if (name === cluster || c.id === cluster) owners.push({ project: p, name });
   }
   const [first] = owners;
-  if (!first) throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`, { resource: cluster });
+  if (!first)
+    throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`, {
+      resource: cluster,
+    });
   if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.map((o) => o.project).join(', ')}; pass --project`);
   return first;
 }
 
 export async function kubeconfig(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { ...common, project: { type: 'string' }, out: { type: 'string' } } });
+  const { values, positionals } = parseCommandArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...common, project: { type: 'string' }, out: { type: 'string' } },
+  });
   if (values.out === '') throw new UsageError('--out needs a file name');
   if (positionals.length !== 1) throw new UsageError('kubeconfig needs a cluster name');
   const cluster = positionals[0] as string;

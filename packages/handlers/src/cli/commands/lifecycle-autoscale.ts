@@ -78,27 +78,42 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
     const wanted = Math.min(grow.max, grow.target + 2);
     const podsFor = (g: typeof grow, name: string, replicas: number) => {
       const cpu = Math.max(0.1, g.template.cpu * 0.6);
-      api().create('deployments', NAMESPACE, {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name, namespace: NAMESPACE },
-        spec: {
-          replicas,
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: {
-              containers: [{ name: 'work', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: `${Math.round(cpu * 1000)}m`, memory: '256Mi' } } }],
-              nodeSelector: { 'kubeplane.dev/pool': g.id },
-              tolerations: g.template.taints.map((t) => ({ key: t.key, operator: 'Equal', ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
+      api().create(
+        'deployments',
+        NAMESPACE,
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name, namespace: NAMESPACE },
+          spec: {
+            replicas,
+            selector: { matchLabels: { app: name } },
+            template: {
+              metadata: { labels: { app: name } },
+              spec: {
+                containers: [
+                  { name: 'work', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: `${Math.round(cpu * 1000)}m`, memory: '256Mi' } } },
+                ],
+                nodeSelector: { 'kubeplane.dev/pool': g.id },
+                tolerations: g.template.taints.map((t) => ({
+                  key: t.key,
+                  operator: 'Equal',
+                  ...(t.value !== undefined ? { value: t.value } : {}),
+                  effect: t.effect,
+                })),
+              },
             },
           },
         },
-      }, clock.now());
+        clock.now(),
+      );
     };
     podsFor(grow, 'autoscale-demo', wanted);
     if (refused) podsFor(refused, 'autoscale-refused', 1);
-    const owned = (app: string) => api().store.list('pods', NAMESPACE).filter((p) => (p.metadata.labels ?? {})['app'] === app);
+    const owned = (app: string) =>
+      api()
+        .store.list('pods', NAMESPACE)
+        .filter((p) => p.metadata.labels?.['app'] === app);
     // The Deployment and its pods, as the garbage collector removes a deleted owner's dependents.
     const removeDeployment = (name: string) => {
       api().delete('deployments', NAMESPACE, name, clock.now());
@@ -108,11 +123,31 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
       const pods = owned('autoscale-demo');
       return pods.length === wanted && pods.every((p) => typeof (p['spec'] as { nodeName?: unknown }).nodeName === 'string');
     };
-    const up = await driveUntil({ clock, autoscaler: ca, run: async (p) => { await run(p); await track(); }, until: allScheduled, limitMs: 30 * 60_000 });
+    const up = await driveUntil({
+      clock,
+      autoscaler: ca,
+      run: async (p) => {
+        await run(p);
+        await track();
+      },
+      until: allScheduled,
+      limitMs: 30 * 60_000,
+    });
     await track();
     removeDeployment('autoscale-demo');
     const atMin = async () => (await kp.nodeGroups(project, cluster.name)).find((g) => g.id === grow.id)?.nodes.length === grow.min;
-    const down = up.ok ? await driveUntil({ clock, autoscaler: ca, run: async (p) => { await run(p); await track(); }, until: atMin, limitMs: 60 * 60_000 }) : { ok: false, elapsedMs: 0 };
+    const down = up.ok
+      ? await driveUntil({
+          clock,
+          autoscaler: ca,
+          run: async (p) => {
+            await run(p);
+            await track();
+          },
+          until: atMin,
+          limitMs: 60 * 60_000,
+        })
+      : { ok: false, elapsedMs: 0 };
     if (refused) removeDeployment('autoscale-refused');
     const after = await kp.nodeGroups(project, cluster.name);
     const pools = autoscaled.map((g) => ({
@@ -130,12 +165,20 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
     const refusedOk = !refusedCounts || (refusedCounts.increaseCalls >= 1 && refusedCounts.increaseCalls <= 6 && refusedCounts.end === refusedCounts.min);
     const grewOk = Boolean(grown && grown.peak > grown.start && grown.peak <= grown.max && up.ok && down.ok && grown.end === grown.min);
     const problems = [
-      ...(grewOk ? [] : [`pool ${grow.id}: ${up.ok ? '' : 'pods not all scheduled; '}${down.ok ? '' : 'did not shrink back to min; '}targets ${grown?.start}->${grown?.peak}->${grown?.end}`]),
+      ...(grewOk
+        ? []
+        : [
+            `pool ${grow.id}: ${up.ok ? '' : 'pods not all scheduled; '}${down.ok ? '' : 'did not shrink back to min; '}targets ` +
+              `${grown?.start}->${grown?.peak}->${grown?.end}`,
+          ]),
       ...(refusedOk ? [] : [`pool ${refused?.id}: ${refusedCounts?.increaseCalls} IncreaseSize calls, target ${refusedCounts?.end}`]),
     ];
     return {
       ok: grewOk && refusedOk && (await kp.status(project)).state === 'DONE',
-      message: problems.join('; ') || `${grow.id} grew ${grown?.start} -> ${grown?.peak} and shrank to ${grown?.end}${refusedCounts ? `; ${refusedCounts.pool} refused by its provider, asked ${refusedCounts.increaseCalls} times` : ''}`,
+      message:
+        problems.join('; ') ||
+        `${grow.id} grew ${grown?.start} -> ${grown?.peak} and shrank to ` +
+          `${grown?.end}${refusedCounts ? `; ${refusedCounts.pool} refused by its provider, asked ${refusedCounts.increaseCalls} times` : ''}`,
       pools,
       ...(up.ok ? { scaleUpMs: up.elapsedMs } : {}),
     };

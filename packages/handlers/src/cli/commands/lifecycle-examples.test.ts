@@ -8,7 +8,9 @@ import { runCli } from '../../../../../test/helpers/cli.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
 
-const examples = readdirSync(join(root, 'examples')).filter((f) => /\.ya?ml$/.test(f)).sort();
+const examples = readdirSync(join(root, 'examples'))
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 describe('every example manifest through the sandbox lifecycle', () => {
   it('finds the examples', () => {

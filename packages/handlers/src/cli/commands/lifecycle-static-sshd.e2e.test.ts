@@ -25,7 +25,12 @@ describe.skipIf(!real.ok && !process.env['CI'])('the sandbox lifecycle of static
     expect(summary.stages.map((s) => `${s.stage}: ${s.state}`)).toEqual(summary.stages.map((s) => `${s.stage}: ${s.stage === 'destroy' ? 'DELETED' : 'DONE'}`));
     expect(summary.leakedResources).toBe(0);
     expect(summary.staticMachines).toMatchObject({ kind: 'openssh', description: expect.stringMatching(/^OpenSSH_\d\S* \(real sshd\) on 127\.0\.0\.1:\d+, /) });
-    expect(summary.staticMachines?.joined).toEqual(['onprem-2mqp5sw-rack-control-01', 'onprem-2mqp5sw-rack-control-02', 'onprem-2mqp5sw-rack-control-03', 'onprem-2mqp5sw-rack-gpu-01']);
+    expect(summary.staticMachines?.joined).toEqual([
+      'onprem-2mqp5sw-rack-control-01',
+      'onprem-2mqp5sw-rack-control-02',
+      'onprem-2mqp5sw-rack-control-03',
+      'onprem-2mqp5sw-rack-gpu-01',
+    ]);
     expect(summary.staticMachines?.leftovers).toEqual({ '198.51.100.10': [], '198.51.100.11': [], '198.51.100.12': [], '198.51.100.20': [] });
     expect(json.code).toBe(0);
   });
@@ -34,7 +39,9 @@ describe.skipIf(!real.ok && !process.env['CI'])('the sandbox lifecycle of static
     const run = await runCli(['sandbox', 'lifecycle', 'examples/static-and-dynamic.yaml'], { cwd: root });
     const lines = run.stdout.split('\n').filter((l) => l.includes('static machines:'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/static machines: OpenSSH_\S+ \(real sshd\) on 127\.0\.0\.1:\d+(, 127\.0\.0\.1:\d+){3}; 4 joined as Ready nodes; kubeplane files left on them: 0$/);
+    expect(lines[0]).toMatch(
+      /static machines: OpenSSH_\S+ \(real sshd\) on 127\.0\.0\.1:\d+(, 127\.0\.0\.1:\d+){3}; 4 joined as Ready nodes; kubeplane files left on them: 0$/,
+    );
     expect(run.stdout).toContain('leaked resources: 0');
     expect(run.code).toBe(0);
   });

@@ -38,7 +38,10 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
   it('destroys after a failed stage and counts what is left: a create refused in preflight for a DNS zone the account lacks leaks nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-lifecycle-'));
     const manifest = join(dir, 'no-zone.yaml');
-    await writeFile(manifest, readFileSync(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8').replaceAll('dnsZone: example.com', 'dnsZone: missing-zone.example'));
+    await writeFile(
+      manifest,
+      readFileSync(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8').replaceAll('dnsZone: example.com', 'dnsZone: missing-zone.example'),
+    );
     const run = await runCli(['sandbox', 'lifecycle', manifest, '--without-dns-zones'], { cwd: root });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/create\s+ERROR/);
@@ -52,6 +55,14 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
   it('derives its stages from the manifest: the first fixed-size compute pool is scaled and copied', () => {
     const m = validateManifestText(readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8')).manifests[0];
     if (!m) throw new Error('no manifest');
-    expect(lifecycleStages(m).map((s) => s.name)).toEqual(['create', 'scale workers up 2 -> 4', 'scale workers down 4 -> 1', 'add pool extra', 'remove pool extra', 'upgrade 1.34.2 -> 1.35.0 in place', 'destroy']);
+    expect(lifecycleStages(m).map((s) => s.name)).toEqual([
+      'create',
+      'scale workers up 2 -> 4',
+      'scale workers down 4 -> 1',
+      'add pool extra',
+      'remove pool extra',
+      'upgrade 1.34.2 -> 1.35.0 in place',
+      'destroy',
+    ]);
   });
 });

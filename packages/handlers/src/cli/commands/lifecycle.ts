@@ -11,7 +11,6 @@ import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
 import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 import { autoscaleStage, autoscaleWanted, type AutoscaleOutcome } from './lifecycle-autoscale.js';
 
-
 interface Stage {
   name: string;
   manifest: Manifest | null;
@@ -22,17 +21,29 @@ export function lifecycleStages(m: Manifest): Stage[] {
   const cluster = m.kubernetes.clusters[0];
   const pool = m.nodePools.dynamic.find((p) => p.count !== undefined && (cluster?.pools.compute ?? []).includes(p.name));
   if (!cluster || !pool || pool.count === undefined) {
-    return [{ name: 'create', manifest: m }, { name: 'destroy', manifest: null }];
+    return [
+      { name: 'create', manifest: m },
+      { name: 'destroy', manifest: null },
+    ];
   }
-  const withCount = (n: number): Manifest => ({ ...m, nodePools: { ...m.nodePools, dynamic: m.nodePools.dynamic.map((p) => (p.name === pool.name ? { ...p, count: n } : p)) } });
+  const withCount = (n: number): Manifest => ({
+    ...m,
+    nodePools: { ...m.nodePools, dynamic: m.nodePools.dynamic.map((p) => (p.name === pool.name ? { ...p, count: n } : p)) },
+  });
   const up = Math.min(255, pool.count + 2);
   const down = Math.max(1, pool.count - 1);
-  const extraName = ['extra', 'extra-pool', 'lifecycle-x'].find((n) => !m.nodePools.dynamic.some((p) => p.name === n) && !m.nodePools.static.some((p) => p.name === n)) ?? 'extra-2';
+  const extraName =
+    ['extra', 'extra-pool', 'lifecycle-x'].find((n) => !m.nodePools.dynamic.some((p) => p.name === n) && !m.nodePools.static.some((p) => p.name === n)) ??
+    'extra-2';
   const scaledDown = withCount(down);
   const withExtra: Manifest = {
     ...scaledDown,
     nodePools: { ...scaledDown.nodePools, dynamic: [...scaledDown.nodePools.dynamic, { ...pool, name: extraName, count: 1 }] },
-    kubernetes: { clusters: scaledDown.kubernetes.clusters.map((c) => (c.name === cluster.name ? { ...c, pools: { ...c.pools, compute: [...(c.pools.compute ?? []), extraName] } } : c)) },
+    kubernetes: {
+      clusters: scaledDown.kubernetes.clusters.map((c) =>
+        c.name === cluster.name ? { ...c, pools: { ...c.pools, compute: [...(c.pools.compute ?? []), extraName] } } : c,
+      ),
+    },
   };
   const stages: Stage[] = [
     { name: 'create', manifest: m },
@@ -46,7 +57,10 @@ export function lifecycleStages(m: Manifest): Stage[] {
   if (cluster.controlPlane !== 'managed' && from.ok && !from.version.build && !from.version.prerelease) {
     const v = from.version;
     const to = v.minor < NEWEST_MINOR ? `1.${v.minor + 1}.0` : `1.${v.minor}.${v.patch + 1}`;
-    const upgraded: Manifest = { ...scaledDown, kubernetes: { clusters: scaledDown.kubernetes.clusters.map((c) => (c.name === cluster.name ? { ...c, version: to } : c)) } };
+    const upgraded: Manifest = {
+      ...scaledDown,
+      kubernetes: { clusters: scaledDown.kubernetes.clusters.map((c) => (c.name === cluster.name ? { ...c, version: to } : c)) },
+    };
     stages.push({ name: `upgrade ${v.raw} -> ${to} in place`, manifest: upgraded });
   }
   return [...stages, { name: 'destroy', manifest: null }];
@@ -61,7 +75,13 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
-    options: { seed: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },
+    options: {
+      seed: { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean', short: 'v' },
+      netns: { type: 'boolean' },
+      'without-dns-zones': { type: 'boolean' },
+    },
   });
   if (positionals.length !== 1) throw new UsageError('lifecycle needs exactly one manifest file');
   const file = positionals[0] as string;
@@ -69,14 +89,23 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const validated = await validateManifestFile(resolve(io.cwd, file), { file: shown });
   const json = values.json ?? false;
   const manifest = validated.manifests[0];
-  if (json && (!validated.ok || !manifest)) return jsonResult(io, 'sandbox lifecycle', EXIT.failed, { error: invalidManifest(validated.issues), issues: validated.issues });
+  if (json && (!validated.ok || !manifest))
+    return jsonResult(io, 'sandbox lifecycle', EXIT.failed, { error: invalidManifest(validated.issues), issues: validated.issues });
   if (!json) for (const issue of validated.issues) println(io.stderr, formatIssue(issue));
   if (!validated.ok || !manifest) return EXIT.failed;
   const seed = Number(values.seed ?? 1);
   if (!Number.isInteger(seed)) throw new UsageError('--seed must be a whole number');
 
   const realStart = performance.now();
-  const rt = await LocalRuntime.open({ stateDir: DEFAULT_STATE_DIR, sandbox: true, memory: true, env: io.env, cwd: io.cwd, seed, netns: values.netns ?? false });
+  const rt = await LocalRuntime.open({
+    stateDir: DEFAULT_STATE_DIR,
+    sandbox: true,
+    memory: true,
+    env: io.env,
+    cwd: io.cwd,
+    seed,
+    netns: values.netns ?? false,
+  });
   const netns = rt.netns;
   if (netns) hooks.onNetns?.(netns);
   const sandbox = rt.sandbox;
@@ -92,7 +121,12 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const staticJoined = new Set<string>();
   let autoscale: AutoscaleOutcome | undefined;
   try {
-    if (!json) println(io.stdout, `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`);
+    if (!json)
+      println(
+        io.stdout,
+        `[sandbox] ${shown}: the whole lifecycle on virtual clouds, in virtual time (seed ` +
+          `${seed})${netns ? '; every machine a network namespace with real WireGuard, nginx, etcd and TLS' : ''}`,
+      );
     if (!json && zones.length) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${zones.join(', ')}`);
     // After a failed stage the rest are skipped but destroy, which always runs: the count of what is left means
     // something only once everything was asked to go.
@@ -124,7 +158,10 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         good &&= mesh.ok;
         if (!mesh.ok) println(io.stderr, `[sandbox] ${stage.name}: overlay pairs without a WireGuard handshake: ${mesh.missing}`);
         if (stage.name === 'create') {
-          const workerNode = sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).find((n) => n.ready && !('node-role.kubernetes.io/control-plane' in n.labels));
+          const workerNode = sandbox.kubernetes
+            .inventory()
+            .clusters.flatMap((c) => c.nodes)
+            .find((n) => n.ready && !('node-role.kubernetes.io/control-plane' in n.labels));
           const worker = workerNode && sandbox.kubernetes.kubelets().find((k) => k.node === workerNode.name && k.state === 'ready');
           if (worker) {
             await netns.reboot({ cloud: worker.cloud, name: worker.vm });
@@ -142,7 +179,12 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         state,
         virtual: elapsed(rt.clock.now() - t0),
         machines: sandbox.liveMachines().length,
-        ready: stage.manifest ? sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length : 0,
+        ready: stage.manifest
+          ? sandbox.kubernetes
+              .inventory()
+              .clusters.flatMap((c) => c.nodes)
+              .filter((n) => n.ready).length
+          : 0,
         messages: run.messages,
         overlay,
       });
@@ -162,11 +204,27 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         if (!autoscale.ok) println(io.stderr, `[sandbox] autoscale failed: ${autoscale.message}`);
         else if (!json) println(io.stdout, `[sandbox] autoscale: ${autoscale.message}`);
         ok &&= autoscale.ok;
-        rows.push({ stage: 'autoscale', state: aState, virtual: elapsed(rt.clock.now() - a0), machines: sandbox.liveMachines().length, ready: sandbox.kubernetes.inventory().clusters.flatMap((c) => c.nodes).filter((n) => n.ready).length, messages: 0, overlay: '-' });
+        rows.push({
+          stage: 'autoscale',
+          state: aState,
+          virtual: elapsed(rt.clock.now() - a0),
+          machines: sandbox.liveMachines().length,
+          ready: sandbox.kubernetes
+            .inventory()
+            .clusters.flatMap((c) => c.nodes)
+            .filter((n) => n.ready).length,
+          messages: 0,
+          overlay: '-',
+        });
         if (!autoscale.ok) failedStage = true;
       }
       if (!good) {
-        println(io.stderr, `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {}).map((c) => c.message).join('; ')}`);
+        println(
+          io.stderr,
+          `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {})
+            .map((c) => c.message)
+            .join('; ')}`,
+        );
         printUnreadyMachines(io.stderr, sandbox.kubernetes.kubelets());
         failedStage = true;
       }
@@ -183,15 +241,30 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     kind: machines.kind,
     description: machines.description,
     joined: [...staticJoined].sort(),
-    leftovers: Object.fromEntries(manifest.nodePools.static.flatMap((p) => p.nodes.map((n) => [n.endpoint, sandbox.staticMachines.leftovers(n.endpoint)] as const))),
+    leftovers: Object.fromEntries(
+      manifest.nodePools.static.flatMap((p) => p.nodes.map((n) => [n.endpoint, sandbox.staticMachines.leftovers(n.endpoint)] as const)),
+    ),
   };
   const leftoverFiles = staticMachines ? Object.values(staticMachines.leftovers).flat().length : 0;
   if (leftoverFiles > 0) {
     ok = false;
-    for (const [endpoint, files] of Object.entries(staticMachines?.leftovers ?? {})) if (files.length) println(io.stderr, `[sandbox] static machine ${endpoint} after destroy still holds: ${files.join(', ')}`);
+    for (const [endpoint, files] of Object.entries(staticMachines?.leftovers ?? {}))
+      if (files.length) println(io.stderr, `[sandbox] static machine ${endpoint} after destroy still holds: ${files.join(', ')}`);
   }
   await rt.close();
-  const summary = { manifest: shown, seed, stages: rows, ...(autoscale ? { autoscale: { pools: autoscale.pools, ...(autoscale.scaleUpMs !== undefined ? { scaleUpSeconds: autoscale.scaleUpMs / 1000 } : {}) } } : {}), apiCalls: calls, leakedResources: leaked.length, leaked, ...(staticMachines ? { staticMachines } : {}), realSeconds: (performance.now() - realStart) / 1000 };
+  const summary = {
+    manifest: shown,
+    seed,
+    stages: rows,
+    ...(autoscale
+      ? { autoscale: { pools: autoscale.pools, ...(autoscale.scaleUpMs !== undefined ? { scaleUpSeconds: autoscale.scaleUpMs / 1000 } : {}) } }
+      : {}),
+    apiCalls: calls,
+    leakedResources: leaked.length,
+    leaked,
+    ...(staticMachines ? { staticMachines } : {}),
+    realSeconds: (performance.now() - realStart) / 1000,
+  };
   const code = ok && leaked.length === 0 ? EXIT.ok : EXIT.failed;
   if (json) return jsonResult(io, 'sandbox lifecycle', code, { ...summary, ...(validated.issues.length ? { issues: validated.issues } : {}) });
   println(io.stdout, '');
@@ -201,11 +274,21 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) println(io.stdout, `  ${row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`);
   for (const p of autoscale?.pools ?? []) {
-    println(io.stdout, `  autoscaled pool ${p.pool} (min ${p.min}, max ${p.max}): target ${p.start} -> ${p.peak} -> ${p.end}; scale-ups asked: ${p.increaseCalls}`);
+    println(
+      io.stdout,
+      `  autoscaled pool ${p.pool} (min ${p.min}, max ${p.max}): target ${p.start} -> ${p.peak} -> ${p.end}; scale-ups asked: ${p.increaseCalls}`,
+    );
   }
   println(io.stdout, `  cloud API calls: ${calls}; real time: ${summary.realSeconds.toFixed(1)} s`);
-  if (staticMachines) println(io.stdout, `  static machines: ${staticMachines.description}; ${staticMachines.joined.length} joined as Ready nodes; kubeplane files left on them: ${leftoverFiles}`);
-  println(io.stdout, `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`);
+  if (staticMachines)
+    println(
+      io.stdout,
+      `  static machines: ${staticMachines.description}; ${staticMachines.joined.length} joined as Ready nodes; kubeplane files left on them: ${leftoverFiles}`,
+    );
+  println(
+    io.stdout,
+    `  leaked resources: ${leaked.length}${leaked.length ? ` (${leaked.map((l) => `${l.cloud} ${l.kind} ${l.name ?? l.id}`).join(', ')})` : ''}`,
+  );
   return code;
 }
 

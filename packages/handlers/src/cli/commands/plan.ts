@@ -3,7 +3,18 @@
 import { existsSync } from 'node:fs';
 import { parseCommandArgs } from '../command-args.js';
 import { join, relative, resolve } from 'node:path';
-import { buildDesiredState, emptyState, formatIssue, formatPlan, plan, validateManifestFile, type Plan, type PlanResult, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
+import {
+  buildDesiredState,
+  emptyState,
+  formatIssue,
+  formatPlan,
+  plan,
+  validateManifestFile,
+  type Plan,
+  type PlanResult,
+  type Manifest,
+  type ValidationIssue,
+} from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, print, println, UsageError, type CliIo } from '../io.js';
@@ -52,7 +63,12 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
       if (!json) print(io.stdout, formatPlan(planned.plan));
     }
     const code = failed ? EXIT.failed : EXIT.ok;
-    if (json) return jsonResult(io, 'plan', code, { plans, issues, ...(failed ? { error: { kind: 'invalid', message: 'a manifest cannot be planned; see issues' } } : {}) });
+    if (json)
+      return jsonResult(io, 'plan', code, {
+        plans,
+        issues,
+        ...(failed ? { error: { kind: 'invalid', message: 'a manifest cannot be planned; see issues' } } : {}),
+      });
     return code;
   };
   // Without a state directory there is nothing yet: plan against the empty state, touching nothing.

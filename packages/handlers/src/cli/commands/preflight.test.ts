@@ -70,15 +70,20 @@ describe('kubeplane apply: preflight before the first create', () => {
     expect(inventory).toEqual([]);
   });
 
-  it('refuses a DNS zone the account does not hold when the sandbox accounts are not given the manifest\'s zones', async () => {
+  it("refuses a DNS zone the account does not hold when the sandbox accounts are not given the manifest's zones", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeplane-preflight-dns-'));
     const manifest = join(dir, 'missing-zone.yaml');
-    const text = (await readFile(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8')).replaceAll('dnsZone: example.com', 'dnsZone: missing-zone.example');
+    const text = (await readFile(join(root, 'examples', 'hybrid-aws-hetzner.yaml'), 'utf8')).replaceAll(
+      'dnsZone: example.com',
+      'dnsZone: missing-zone.example',
+    );
     await writeFile(manifest, text);
     const line = text.split('\n').findIndex((l) => l.includes('dnsZone: missing-zone.example')) + 1;
     const run = await runCli(['apply', manifest, '--sandbox', '--without-dns-zones', '--state-dir', join(dir, 'state')], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`[sandbox] preflight: missing-zone.yaml:${line} loadBalancers.clusters[0].dns.dnsZone: the aws account of provider aws-1 holds no DNS zone missing-zone.example; create it there first (it holds: example.com)`);
+    expect(run.stderr).toContain(
+      `[sandbox] preflight: missing-zone.yaml:${line} loadBalancers.clusters[0].dns.dnsZone: the aws account of provider aws-1 holds no DNS zone missing-zone.example; create it there first (it holds: example.com)`,
+    );
     expect(await inventoryOf(join(dir, 'state'))).toEqual([]);
   });
 
@@ -121,7 +126,9 @@ describe('kubeplane apply: preflight before the first create', () => {
       await rt.kubeplane.run();
       const status = await rt.kubeplane.status(manifest.name);
       expect(status.state).toBe('ERROR');
-      expect(Object.values(status.clusters)[0]?.message).toContain('nodePools.dynamic[1].serverType: hetzner server type cx22 was deprecated and cannot be ordered since 2026-12-31');
+      expect(Object.values(status.clusters)[0]?.message).toContain(
+        'nodePools.dynamic[1].serverType: hetzner server type cx22 was deprecated and cannot be ordered since 2026-12-31',
+      );
     } finally {
       await rt.close();
     }

@@ -132,10 +132,7 @@ export async function render(argv: string[], io: CliIo): Promise<number> {
       println(io.stdout, `${spec.name}: ${rendered.nodes.length} nodes, ${files} files in ${relative(io.cwd, join(out, spec.name)) || '.'}`);
       for (const node of rendered.nodes) {
         const u = node.userData;
-        println(
-          io.stdout,
-          `  ${node.name.padEnd(28)} ${node.mode.padEnd(18)} user-data ${u.size} B${packing(u)} of ${u.limit} B (${node.provider})`,
-        );
+        println(io.stdout, `  ${node.name.padEnd(28)} ${node.mode.padEnd(18)} user-data ${u.size} B${packing(u)} of ${u.limit} B (${node.provider})`);
       }
     }
   }

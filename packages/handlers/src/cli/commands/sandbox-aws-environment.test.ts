@@ -61,18 +61,20 @@ afterAll(async () => {
 });
 
 describe('kubeplane apply --sandbox with AWS endpoints configured in the environment', () => {
-  it('creates the cluster on the sandbox\'s own AWS all the same', () => {
+  it("creates the cluster on the sandbox's own AWS all the same", () => {
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(/\[sandbox\] aws-one: DONE after \S+ \(virtual\)/);
   });
 });
 
-describe('a file error from outside the state directory\'s adapters', () => {
-  it('is printed with its kind and the fix, like kubeplane\'s own errors', async () => {
+describe("a file error from outside the state directory's adapters", () => {
+  it("is printed with its kind and the fix, like kubeplane's own errors", async () => {
     await mkdir(join(dir, 'kubeconfig'));
     const run = await runCli(['kubeconfig', 'aws-one', '--sandbox', '--state-dir', 'state', '--out', 'kubeconfig'], { cwd: dir, env: { ...ENVIRONMENT } });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`kubeplane kubeconfig: invalid: cannot open ${join(dir, 'kubeconfig')}: it is a folder where kubeplane keeps a file (EISDIR); move that folder away\n`);
+    expect(run.stderr).toBe(
+      `kubeplane kubeconfig: invalid: cannot open ${join(dir, 'kubeconfig')}: it is a folder where kubeplane keeps a file (EISDIR); move that folder away\n`,
+    );
   });
 });

@@ -11,8 +11,8 @@ export const lifecycleHelp: CommandHelp = {
   description: 'In memory and in virtual time; ends with the resources left in the sandbox clouds. Exit 0 only if every stage passed and nothing is left.',
   options: [
     ['--netns', 'boot the machines in network namespaces with real WireGuard, nginx, etcd and TLS'],
-    ['--seed N', 'the seed of the sandbox\'s randomness and faults (default 1)'],
-    ['--without-dns-zones', 'leave the manifest\'s DNS zones out of the sandbox accounts, to see the refusal'],
+    ['--seed N', "the seed of the sandbox's randomness and faults (default 1)"],
+    ['--without-dns-zones', "leave the manifest's DNS zones out of the sandbox accounts, to see the refusal"],
     OPTIONS.json,
     OPTIONS.verbose,
   ],
@@ -25,7 +25,7 @@ export const serveHelp: CommandHelp = {
   name: 'sandbox serve',
   usage: [serveUsage],
   summary: 'serve the sandbox world to real clients (AWS CLI, hcloud, kubectl) until Ctrl-C',
-  description: 'Holds the state directory\'s writer lock while it runs and saves the world as it changes and when it stops.',
+  description: "Holds the state directory's writer lock while it runs and saves the world as it changes and when it stops.",
   options: [
     OPTIONS.stateDir,
     ['--speed N', 'virtual seconds per real second (1: real time, 60: a minute a second, 0: stopped)'],

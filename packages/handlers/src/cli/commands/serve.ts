@@ -9,7 +9,6 @@ import { clientEnvironment, credentialsFilePath, removeServedFile, SandboxServer
 import { DEFAULT_PORT_BASE } from './sandbox-help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 
-
 /** Resolves when the process is asked to stop. */
 function stopSignal(): { promise: Promise<string>; dispose: () => void } {
   let dispose = () => {};
@@ -29,10 +28,15 @@ function stopSignal(): { promise: Promise<string>; dispose: () => void } {
 
 /** `stop` replaces the process signals (tests); the command returns once it resolves and the world is saved. */
 export async function serve(argv: string[], io: CliIo, stop?: Promise<unknown>): Promise<number> {
-  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { 'state-dir': { type: 'string' }, speed: { type: 'string' }, 'port-base': { type: 'string' } } });
+  const { values, positionals } = parseCommandArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'state-dir': { type: 'string' }, speed: { type: 'string' }, 'port-base': { type: 'string' } },
+  });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${positionals.join(' ')})`);
   const speed = Number(values.speed ?? '1');
-  if (!Number.isFinite(speed) || speed < 0) throw new UsageError('--speed must be a number >= 0 (1 = real time, 60 = a virtual minute per second, 0 = stopped)');
+  if (!Number.isFinite(speed) || speed < 0)
+    throw new UsageError('--speed must be a number >= 0 (1 = real time, 60 = a virtual minute per second, 0 = stopped)');
   const portBase = Number(values['port-base'] ?? DEFAULT_PORT_BASE);
   if (!Number.isInteger(portBase) || portBase < 0 || portBase > 65535 - 64) throw new UsageError('--port-base must be a port number (0: any free ports)');
   const stateDir = resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR);
@@ -52,14 +56,18 @@ export async function serve(argv: string[], io: CliIo, stop?: Promise<unknown>):
     const e = server.endpoints;
     await writeServedFile(stateDir, e);
     await writeCredentialsFile(stateDir, e);
-    println(io.stdout, `[sandbox] serving the sandbox world of ${stateDir} on 127.0.0.1, virtual time x${speed} (now ${new Date(sandbox.clock.now()).toISOString()})`);
+    println(
+      io.stdout,
+      `[sandbox] serving the sandbox world of ${stateDir} on 127.0.0.1, virtual time x${speed} (now ${new Date(sandbox.clock.now()).toISOString()})`,
+    );
     println(io.stdout, `  EC2 (${e.ec2Regions.join(', ')}) and Route 53: ${e.aws}`);
     println(io.stdout, `  Hetzner Cloud API: ${e.hetzner}`);
     println(io.stdout, `  Crusoe Cloud API: ${e.crusoe}`);
     println(io.stdout, `  Cloudflare API: ${e.cloudflare}`);
-    for (const c of e.clusters) println(io.stdout, `  Kubernetes ${c.name} (${c.endpoint}): ${c.url}  — kubeplane kubeconfig ${c.name} --sandbox --served --state-dir ${stateDir}`);
+    for (const c of e.clusters)
+      println(io.stdout, `  Kubernetes ${c.name} (${c.endpoint}): ${c.url}  — kubeplane kubeconfig ${c.name} --sandbox --served --state-dir ${stateDir}`);
     for (const p of e.notServed) println(io.stdout, `  Kubernetes ${p.name} (${p.endpoint}): not served, ${p.message}`);
-    println(io.stdout, 'environment (secrets in the file; source it: . ' + credentialsFilePath(stateDir) + '):');
+    println(io.stdout, `environment (secrets in the file; source it: . ${credentialsFilePath(stateDir)}):`);
     for (const [k, v] of clientEnvironment(e, false)) println(io.stdout, `  ${k}=${v}`);
     println(io.stdout, '[sandbox] ready; Ctrl-C to stop (the world is saved on the way out)');
     const why = await (stop ?? signals?.promise);

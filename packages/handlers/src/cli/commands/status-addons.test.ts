@@ -7,8 +7,21 @@ describe('add-ons in kubeplane status', () => {
     expect(
       addonLines([
         { name: 'cilium', chart: 'cilium', declaredVersion: '1.18.5', installedVersion: '1.18.5', state: 'installed', message: 'Install complete' },
-        { name: 'hcloud_csi', chart: 'hcloud-csi', declaredVersion: '2.18.1', installedVersion: '2.18.0', state: 'installing', message: 'upgrading 2.18.0 -> 2.18.1 (Job helm-install-hcloud-csi)' },
-        { name: 'longhorn', chart: 'longhorn', declaredVersion: '9.9.9', state: 'failed', message: 'chart "longhorn" version "9.9.9" not found in https://charts.longhorn.io repository' },
+        {
+          name: 'hcloud_csi',
+          chart: 'hcloud-csi',
+          declaredVersion: '2.18.1',
+          installedVersion: '2.18.0',
+          state: 'installing',
+          message: 'upgrading 2.18.0 -> 2.18.1 (Job helm-install-hcloud-csi)',
+        },
+        {
+          name: 'longhorn',
+          chart: 'longhorn',
+          declaredVersion: '9.9.9',
+          state: 'failed',
+          message: 'chart "longhorn" version "9.9.9" not found in https://charts.longhorn.io repository',
+        },
       ]),
     ).toEqual([
       'add-ons:',

@@ -33,12 +33,18 @@ export async function validate(argv: string[], io: CliIo): Promise<number> {
     for (const issue of result.issues) println(io.stdout, formatIssue(issue));
     if (result.ok) {
       const clusters = result.manifests.reduce((n, m) => n + m.kubernetes.clusters.length, 0);
-      println(io.stdout, `${shown}: ok (${result.manifests.length} manifest${result.manifests.length === 1 ? '' : 's'}, ${clusters} cluster${clusters === 1 ? '' : 's'}${result.warnings.length ? `, ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : ''})`);
+      const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+      const warnings = result.warnings.length ? `, ${count(result.warnings.length, 'warning')}` : '';
+      println(io.stdout, `${shown}: ok (${count(result.manifests.length, 'manifest')}, ${count(clusters, 'cluster')}${warnings})`);
     } else {
       println(io.stderr, `${shown}: ${result.errors.length} error${result.errors.length === 1 ? '' : 's'}`);
     }
   }
   const code = failed ? EXIT.failed : EXIT.ok;
-  if (values.json) return jsonResult(io, 'validate', code, { files: report, ...(failed ? { error: { kind: 'invalid', message: 'a manifest has errors; see files[].issues' } } : {}) });
+  if (values.json)
+    return jsonResult(io, 'validate', code, {
+      files: report,
+      ...(failed ? { error: { kind: 'invalid', message: 'a manifest has errors; see files[].issues' } } : {}),
+    });
   return code;
 }

@@ -22,7 +22,12 @@ afterAll(async () => {
 async function hcloud(...args: string[]): Promise<ToolRun> {
   const bin = await requireTool('hcloud', 'hcloud-cli');
   // HOME is the world's directory: no user's cli.toml (contexts, tokens) is read.
-  return runTool(bin, args, { PATH: process.env.PATH ?? '', HOME: world.dir, HCLOUD_ENDPOINT: world.served.hetzner, HCLOUD_TOKEN: SANDBOX_CREDENTIALS.hetznerToken });
+  return runTool(bin, args, {
+    PATH: process.env.PATH ?? '',
+    HOME: world.dir,
+    HCLOUD_ENDPOINT: world.served.hetzner,
+    HCLOUD_TOKEN: SANDBOX_CREDENTIALS.hetznerToken,
+  });
 }
 
 async function ok(...args: string[]): Promise<string> {
@@ -47,7 +52,8 @@ interface ServerJson {
   public_net: { floating_ips: number[]; firewalls: Array<{ id: number }> };
 }
 
-const createServer = (name: string, ...extra: string[]) => ok('server', 'create', '--name', name, '--type', 'cpx22', '--image', 'ubuntu-24.04', '--location', 'fsn1', ...extra);
+const createServer = (name: string, ...extra: string[]) =>
+  ok('server', 'create', '--name', name, '--type', 'cpx22', '--image', 'ubuntu-24.04', '--location', 'fsn1', ...extra);
 
 describe('hcloud CLI against the served Hetzner Cloud API', () => {
   it('creates a server, waits for it to start, describes it with its data center, lists it and deletes it', async () => {
@@ -68,7 +74,7 @@ describe('hcloud CLI against the served Hetzner Cloud API', () => {
     expect((await ok('server', 'list', '-l', 'team in (blue,green)', '-o', 'noheader', '-o', 'columns=name')).trim()).toBe('cli-labelled');
   });
 
-  it('refuses a malformed label selector with the API\'s invalid_input error instead of listing nothing', async () => {
+  it("refuses a malformed label selector with the API's invalid_input error instead of listing nothing", async () => {
     const run = await hcloud('server', 'list', '-l', 'team=blue=green');
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('invalid_input');
@@ -87,7 +93,10 @@ describe('hcloud CLI against the served Hetzner Cloud API', () => {
   it('lists chosen columns sorted as --sort asks, by name descending and by id', async () => {
     await createServer('cli-sort-a');
     await createServer('cli-sort-b');
-    const byName = (await ok('server', 'list', '-l', '!kubeplane.dev/cluster-id', '-o', 'noheader', '-o', 'columns=name,status', '-s', 'name:desc')).trim().split('\n').map((l) => l.split(/\s+/)[0]);
+    const byName = (await ok('server', 'list', '-l', '!kubeplane.dev/cluster-id', '-o', 'noheader', '-o', 'columns=name,status', '-s', 'name:desc'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)[0]);
     expect(byName).toEqual([...byName].sort().reverse());
     expect(byName).toEqual(expect.arrayContaining(['cli-sort-a', 'cli-sort-b']));
     const ids = (await ok('server', 'list', '-o', 'noheader', '-o', 'columns=id', '-s', 'id:desc')).trim().split('\n').map(Number);
@@ -100,7 +109,11 @@ describe('hcloud CLI against the served Hetzner Cloud API', () => {
     expect(await ok('load-balancer', 'create', '--name', 'cli-lb', '--type', 'lb11', '--location', 'fsn1')).toMatch(/LoadBalancer \d+ created/);
     await ok('load-balancer', 'add-target', 'cli-lb', '--server', 'cli-lb-target');
     await ok('load-balancer', 'add-service', 'cli-lb', '--protocol', 'tcp', '--listen-port', '443', '--destination-port', '6443');
-    const lb = await describeJson<{ id: number; targets: Array<{ server: { id: number } }>; services: Array<{ listen_port: number; destination_port: number }> }>('load-balancer', 'describe', 'cli-lb');
+    const lb = await describeJson<{
+      id: number;
+      targets: Array<{ server: { id: number } }>;
+      services: Array<{ listen_port: number; destination_port: number }>;
+    }>('load-balancer', 'describe', 'cli-lb');
     const target = await describeJson<ServerJson>('server', 'describe', 'cli-lb-target');
     expect(lb.targets.map((t) => t.server.id)).toEqual([target.id]);
     expect(lb.services).toEqual([expect.objectContaining({ listen_port: 443, destination_port: 6443 })]);
@@ -143,7 +156,29 @@ describe('hcloud CLI against the served Hetzner Cloud API', () => {
     const openssl = await requireTool('openssl', 'openssl');
     const dir = join(world.dir, 'cert');
     await mkdir(dir, { recursive: true });
-    const made = await runTool(openssl, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '30', '-subj', '/CN=app.example.de', '-addext', 'subjectAltName=DNS:app.example.de,DNS:www.example.de', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { PATH: process.env.PATH ?? '' });
+    const made = await runTool(
+      openssl,
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '30',
+        '-subj',
+        '/CN=app.example.de',
+        '-addext',
+        'subjectAltName=DNS:app.example.de,DNS:www.example.de',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { PATH: process.env.PATH ?? '' },
+    );
     expect(made.code).toBe(0);
     await ok('certificate', 'create', '--name', 'cli-cert', '--cert-file', join(dir, 'cert.pem'), '--key-file', join(dir, 'key.pem'));
     const cert = await describeJson<{ type: string; domain_names: string[]; fingerprint: string }>('certificate', 'describe', 'cli-cert');
@@ -175,7 +210,9 @@ describe('hcloud CLI against the served Hetzner Cloud API', () => {
     await ok('network', 'add-subnet', 'cli-net', '--type', 'cloud', '--network-zone', 'eu-central', '--ip-range', '10.90.1.0/24');
     await createServer('cli-mac-1', '--network', 'cli-net');
     await createServer('cli-mac-2', '--network', 'cli-net');
-    const macs = await Promise.all(['cli-mac-1', 'cli-mac-2'].map(async (n) => (await describeJson<ServerJson>('server', 'describe', n)).private_net[0]?.mac_address));
+    const macs = await Promise.all(
+      ['cli-mac-1', 'cli-mac-2'].map(async (n) => (await describeJson<ServerJson>('server', 'describe', n)).private_net[0]?.mac_address),
+    );
     expect(macs.every((m) => /^86:00:00(:[0-9a-f]{2}){3}$/.test(m ?? ''))).toBe(true);
     expect(new Set(macs).size).toBe(2);
   });

@@ -112,7 +112,10 @@ describe('kubectl apply against the served API', () => {
   });
 
   it('refuses a manifest with unknown fields, naming each, as strict field validation does', async () => {
-    const bad = APP('one', 1).replace('name: app\n  namespace', 'name: bad\n  namespace').replace('replicas: 1', 'replicas: 1\n  replicaz: 2').replace('image: nginx:1.27', 'image: nginx:1.27\n        imagePullPolicee: Always');
+    const bad = APP('one', 1)
+      .replace('name: app\n  namespace', 'name: bad\n  namespace')
+      .replace('replicas: 1', 'replicas: 1\n  replicaz: 2')
+      .replace('image: nginx:1.27', 'image: nginx:1.27\n        imagePullPolicee: Always');
     const run = await kubectl('apply', '-f', await manifest('bad.yaml', bad));
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('unknown field "spec.replicaz"');
@@ -130,16 +133,33 @@ describe('kubectl get with server-side Table output', () => {
     expect(rows).toHaveLength(8);
     const cells = rows.map((r) => r.split(/\s+/));
     expect(cells.every((c) => c[1] === 'Ready')).toBe(true);
-    expect(cells.filter((c) => c[2] === 'control-plane').map((c) => c[0])).toEqual([expect.stringMatching(/aws-control-01$/), expect.stringMatching(/aws-control-02$/), expect.stringMatching(/aws-control-03$/)]);
+    expect(cells.filter((c) => c[2] === 'control-plane').map((c) => c[0])).toEqual([
+      expect.stringMatching(/aws-control-01$/),
+      expect.stringMatching(/aws-control-02$/),
+      expect.stringMatching(/aws-control-03$/),
+    ]);
     expect(cells.filter((c) => c[2] === '<none>')).toHaveLength(5);
     expect(cells.every((c) => /^v1\.\d+\.\d+$/.test(c[4] ?? ''))).toBe(true);
   });
 
-  it('adds the wide columns with -o wide: each node\'s internal IP and its container runtime', async () => {
+  it("adds the wide columns with -o wide: each node's internal IP and its container runtime", async () => {
     const run = await kubectl('get', 'nodes', '-o', 'wide');
     const [header = '', ...rows] = run.stdout.trim().split('\n');
-    expect(header.split(/\s{2,}/)).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION', 'INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME']);
-    const ips = JSON.parse((await kubectl('get', 'nodes', '-o', 'json')).stdout) as { items: Array<{ metadata: { name: string }; status: { addresses: Array<{ type: string; address: string }> } }> };
+    expect(header.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'STATUS',
+      'ROLES',
+      'AGE',
+      'VERSION',
+      'INTERNAL-IP',
+      'EXTERNAL-IP',
+      'OS-IMAGE',
+      'KERNEL-VERSION',
+      'CONTAINER-RUNTIME',
+    ]);
+    const ips = JSON.parse((await kubectl('get', 'nodes', '-o', 'json')).stdout) as {
+      items: Array<{ metadata: { name: string }; status: { addresses: Array<{ type: string; address: string }> } }>;
+    };
     for (const node of ips.items) {
       const row = rows.find((r) => r.startsWith(`${node.metadata.name} `)) ?? '';
       expect(row.split(/\s+/)[5]).toBe(node.status.addresses.find((a) => a.type === 'InternalIP')?.address);
@@ -163,7 +183,7 @@ describe('kubectl get with server-side Table output', () => {
 });
 
 describe('kubectl watches', () => {
-  it('waits for a node\'s Ready condition with `kubectl wait`', async () => {
+  it("waits for a node's Ready condition with `kubectl wait`", async () => {
     const node = (await kubectl('get', 'nodes', '-o', 'name')).stdout.trim().split('\n')[3] ?? '';
     const run = await kubectl('wait', '--for=condition=Ready', node, '--timeout=30s');
     expect(run.stderr).toBe('');
@@ -172,10 +192,14 @@ describe('kubectl watches', () => {
 
   it('prints a ConfigMap created while `kubectl get configmaps -w` runs', async () => {
     const file = await manifest('watched.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched, namespace: kube-public}\ndata: {a: "1", b: "2"}\n');
-    const out = await watching(['get', 'configmaps', '-n', 'kube-public', '-w'], async () => {
-      const created = await kubectl('apply', '-f', file);
-      if (created.code !== 0) throw new Error(created.stderr);
-    }, (o) => /^watched\s+2\s/m.test(o));
+    const out = await watching(
+      ['get', 'configmaps', '-n', 'kube-public', '-w'],
+      async () => {
+        const created = await kubectl('apply', '-f', file);
+        if (created.code !== 0) throw new Error(created.stderr);
+      },
+      (o) => /^watched\s+2\s/m.test(o),
+    );
     expect(out).toMatch(/^NAME\s+DATA\s+AGE$/m);
     expect(out).toMatch(/^cluster-info\s+1\s/m);
     expect(out).toMatch(/^watched\s+2\s/m);
@@ -184,8 +208,15 @@ describe('kubectl watches', () => {
   it('streams WatchEvents to `kubectl get --raw` from a resourceVersion, and refuses one the server has not reached', async () => {
     const listed = JSON.parse((await kubectl('get', '--raw', '/api/v1/namespaces/kube-public/configmaps')).stdout) as { metadata: { resourceVersion: string } };
     await kubectl('create', 'configmap', 'after-list', '-n', 'kube-public', '--from-literal=k=v');
-    const run = await kubectl('get', '--raw', `/api/v1/namespaces/kube-public/configmaps?watch=1&resourceVersion=${listed.metadata.resourceVersion}&timeoutSeconds=1`);
-    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { kind: string; metadata: { name: string } } });
+    const run = await kubectl(
+      'get',
+      '--raw',
+      `/api/v1/namespaces/kube-public/configmaps?watch=1&resourceVersion=${listed.metadata.resourceVersion}&timeoutSeconds=1`,
+    );
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; object: { kind: string; metadata: { name: string } } });
     expect(events.map((e) => `${e.type} ${e.object.kind}/${e.object.metadata.name}`)).toEqual(['ADDED ConfigMap/after-list']);
     const ahead = await kubectl('get', '--raw', `/api/v1/configmaps?watch=1&resourceVersion=${Number(listed.metadata.resourceVersion) + 1_000_000}`);
     expect(ahead.code).not.toBe(0);
@@ -193,11 +224,18 @@ describe('kubectl watches', () => {
   });
 
   it('sees a pod the simulated kubelet starts on the virtual clock go from Pending to Running', async () => {
-    const file = await manifest('web.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n');
-    const out = await watching(['get', 'pods', '-n', 'default', '-l', 'app=web', '-w', '--output-watch-events'], async () => {
-      const created = await kubectl('apply', '-f', file);
-      if (created.code !== 0) throw new Error(created.stderr);
-    }, (o) => /^MODIFIED\s+web-\S+\s+\S+\s+Running\s/m.test(o));
+    const file = await manifest(
+      'web.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n',
+    );
+    const out = await watching(
+      ['get', 'pods', '-n', 'default', '-l', 'app=web', '-w', '--output-watch-events'],
+      async () => {
+        const created = await kubectl('apply', '-f', file);
+        if (created.code !== 0) throw new Error(created.stderr);
+      },
+      (o) => /^MODIFIED\s+web-\S+\s+\S+\s+Running\s/m.test(o),
+    );
     expect(out).toMatch(/^ADDED\s+web-\S+\s+\S+\s+Pending\s/m);
     expect(out).toMatch(/^MODIFIED\s+web-\S+\s+\S+\s+Running\s/m);
   });
@@ -215,9 +253,17 @@ describe('kubectl create and explain', () => {
     const run = await kubectl('create', 'deployment', 'idle', '--image=nginx:1.27', '--replicas=0', '--port=8080', '--', 'sleep', '3600');
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe('deployment.apps/idle created');
-    const spec = JSON.parse((await kubectl('get', 'deployment', 'idle', '-o', 'jsonpath={.spec}')).stdout) as { replicas: number; template: { spec: { containers: Array<Record<string, unknown>> } } };
+    const spec = JSON.parse((await kubectl('get', 'deployment', 'idle', '-o', 'jsonpath={.spec}')).stdout) as {
+      replicas: number;
+      template: { spec: { containers: Array<Record<string, unknown>> } };
+    };
     expect(spec.replicas).toBe(0);
-    expect(spec.template.spec.containers[0]).toMatchObject({ name: 'nginx', image: 'nginx:1.27', command: ['sleep', '3600'], ports: [{ containerPort: 8080 }] });
+    expect(spec.template.spec.containers[0]).toMatchObject({
+      name: 'nginx',
+      image: 'nginx:1.27',
+      command: ['sleep', '3600'],
+      ports: [{ containerPort: 8080 }],
+    });
   });
 
   it('explains configmap.data from the served OpenAPI v3 document', async () => {

@@ -90,8 +90,10 @@ spec:
 `;
 
 describe('kubectl and the add-on mechanism', () => {
-  it('lists the HelmChart CRD kubeplane installed, established, and the charts with its columns; a CRD of the user\'s is served', async () => {
-    expect((await kubectl('get', 'crd', 'helmcharts.helm.cattle.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}')).stdout).toBe('True');
+  it("lists the HelmChart CRD kubeplane installed, established, and the charts with its columns; a CRD of the user's is served", async () => {
+    expect((await kubectl('get', 'crd', 'helmcharts.helm.cattle.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}')).stdout).toBe(
+      'True',
+    );
     const charts = await kubectl('get', 'helmcharts', '-A');
     // Name, then exactly the columns the CRD lists (helm-controller's: no Age; Job has priority 10, shown with -o wide).
     expect(charts.stdout).toMatch(/^NAMESPACE\s+NAME\s+REPO\s+CHART\s+VERSION\s+TARGETNAMESPACE\s+BOOTSTRAP\s+FAILED\n/);
@@ -112,7 +114,9 @@ describe('kubectl and the add-on mechanism', () => {
     const classes = await until(['get', 'storageclass'], (o) => o.includes('longhorn (default)'));
     expect(classes).toMatch(/^NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOLUMEEXPANSION\s+AGE\n/);
     expect(classes).toMatch(/longhorn \(default\)\s+driver\.longhorn\.io\s+Delete\s+Immediate\s+true/);
-    expect((await kubectl('get', 'secrets', '-n', 'longhorn-system', '-l', 'owner=helm', '-o', 'jsonpath={.items[*].metadata.name}')).stdout).toBe('sh.helm.release.v1.longhorn.v1');
+    expect((await kubectl('get', 'secrets', '-n', 'longhorn-system', '-l', 'owner=helm', '-o', 'jsonpath={.items[*].metadata.name}')).stdout).toBe(
+      'sh.helm.release.v1.longhorn.v1',
+    );
     expect((await apply('claim.yaml', CLAIM)).code).toBe(0);
     const claims = await until(['get', 'pvc'], (o) => /data\s+Bound/.test(o));
     expect(claims).toMatch(/^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE\n/);

@@ -73,7 +73,12 @@ describe('node identity, with kubectl', () => {
   });
 
   it('shows the topology as columns: kubectl get nodes -L', async () => {
-    const table = await ok(world, kubeconfigs['burst'] ?? '', ['get', 'nodes', '-L', 'topology.kubernetes.io/region,topology.kubernetes.io/zone,node.kubernetes.io/instance-type']);
+    const table = await ok(world, kubeconfigs['burst'] ?? '', [
+      'get',
+      'nodes',
+      '-L',
+      'topology.kubernetes.io/region,topology.kubernetes.io/zone,node.kubernetes.io/instance-type',
+    ]);
     const gpuRows = table.split('\n').filter((l) => l.includes('-gpu-'));
     expect(gpuRows).toHaveLength(2);
     for (const row of gpuRows) expect(row).toMatch(/us-east1-a\s+us-east1-a\s+h100-80gb-sxm-ib\.8x\s*$/);
@@ -100,7 +105,13 @@ describe('storage and GPUs from add-ons, with kubectl', () => {
     kubectlBin = await requireTool('kubectl', 'kubernetes-client');
     world = await ServedWorld.start({ manifests: ['examples/hybrid-hetzner-crusoe-gpu.yaml'] });
     kubeconfig = await world.kubeconfigFile('burst');
-    const crd = await ok(world, kubeconfig, ['get', 'crd', 'helmcharts.helm.cattle.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+    const crd = await ok(world, kubeconfig, [
+      'get',
+      'crd',
+      'helmcharts.helm.cattle.io',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Established")].status}',
+    ]);
     expect(crd.trim()).toBe('True');
   }, 600_000);
 
@@ -111,7 +122,11 @@ describe('storage and GPUs from add-ons, with kubectl', () => {
   const check = (name: string, body: (w: ServedWorld) => Promise<void>) => it(name, () => body(world), 240_000);
 
   check('kubectl get storageclass shows exactly one default, the Hetzner CSI class of the Hetzner control plane', async (w) => {
-    const classes = (JSON.parse(await ok(w, kubeconfig, ['get', 'storageclass', '-o', 'json'])) as { items: Array<{ metadata: { name: string; annotations?: Record<string, string> }; provisioner: string }> }).items;
+    const classes = (
+      JSON.parse(await ok(w, kubeconfig, ['get', 'storageclass', '-o', 'json'])) as {
+        items: Array<{ metadata: { name: string; annotations?: Record<string, string> }; provisioner: string }>;
+      }
+    ).items;
     const defaults = classes.filter((c) => c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true');
     expect(defaults.map((c) => [c.metadata.name, c.provisioner])).toEqual([['hcloud-volumes', 'csi.hetzner.cloud']]);
     expect(await ok(w, kubeconfig, ['get', 'storageclass'])).toMatch(/hcloud-volumes \(default\)\s+csi\.hetzner\.cloud/);
@@ -125,7 +140,12 @@ describe('storage and GPUs from add-ons, with kubectl', () => {
         apiVersion: 'v1',
         kind: 'List',
         items: [
-          { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'hcloud-volumes', resources: { requests: { storage: '10Gi' } } } },
+          {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            metadata: { name: 'data', namespace: 'default' },
+            spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'hcloud-volumes', resources: { requests: { storage: '10Gi' } } },
+          },
           {
             apiVersion: 'v1',
             kind: 'Pod',

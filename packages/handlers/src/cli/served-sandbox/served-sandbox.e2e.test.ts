@@ -3,15 +3,22 @@
 // generated PKI; Crusoe, for which none is installed, through kubeplane's own signing client over real HTTP. The
 // server runs as its own process on a world built by `kubeplane apply --sandbox`, on ephemeral loopback ports.
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrusoeProvider, parseKubeconfig, type KubeConnection } from '@kubeplane/providers';
-import { clusterTls, Sandbox, SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY, type ServedFile } from '@kubeplane/sandbox';
+import {
+  clusterTls,
+  Sandbox,
+  SANDBOX_CLOUDFLARE_ZONE,
+  SANDBOX_CLOUDFLARE_ZONES,
+  SANDBOX_CREDENTIALS,
+  SANDBOX_SSH_PUBLIC_KEY,
+  type ServedFile,
+} from '@kubeplane/sandbox';
 import { Redacted, systemClock } from '@kubeplane/sdk';
 import { runCli } from '../../../../../test/helpers/cli.js';
 import { curl, requirePythonWithHcloud, requireTool, runTool, type ToolRun } from './test-support/tools.js';
@@ -35,11 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.dispose();
 }, 60_000);
-
-async function startServer(): Promise<void> {
-  await world.serve(10);
-  served = world.served;
-}
 
 async function stopServer(signal: NodeJS.Signals): Promise<number | null> {
   return world.stop(signal);
@@ -132,13 +134,17 @@ describe('kubeplane sandbox serve: EC2 and Route 53 through the AWS CLI', () => 
     expect(new Set([...firstIds, ...restIds]).size).toBe(7);
     expect(restIds).toEqual(expect.arrayContaining(ids.filter((id) => !firstIds.includes(id))));
 
-    const terminated = json<{ TerminatingInstances: Array<{ CurrentState: { Name: string } }> }>(await aws(['ec2', 'terminate-instances', '--instance-ids', ...ids]));
+    const terminated = json<{ TerminatingInstances: Array<{ CurrentState: { Name: string } }> }>(
+      await aws(['ec2', 'terminate-instances', '--instance-ids', ...ids]),
+    );
     expect(terminated.TerminatingInstances.map((t) => t.CurrentState.Name)).toEqual(['shutting-down', 'shutting-down']);
-    const running = json<Described>(await aws(['ec2', 'describe-instances', '--filters', 'Name=tag:team,Values=served-test', 'Name=instance-state-name,Values=running']));
+    const running = json<Described>(
+      await aws(['ec2', 'describe-instances', '--filters', 'Name=tag:team,Values=served-test', 'Name=instance-state-name,Values=running']),
+    );
     expect(running.Reservations.flatMap((r) => r.Instances)).toHaveLength(0);
   }, 180_000);
 
-  it('serves each region the client signs for: eu-west-1 has none of eu-central-1\'s machines', async () => {
+  it("serves each region the client signs for: eu-west-1 has none of eu-central-1's machines", async () => {
     type Described = { Reservations: Array<{ Instances: unknown[] }> };
     const central = json<Described>(await aws(['ec2', 'describe-instances', '--region', 'eu-central-1']));
     const west = json<Described>(await aws(['ec2', 'describe-instances', '--region', 'eu-west-1']));
@@ -152,8 +158,12 @@ describe('kubeplane sandbox serve: EC2 and Route 53 through the AWS CLI', () => 
     expect(zone).toBeDefined();
     const zoneId = (zone?.Id ?? '').replace('/hostedzone/', '');
     const change = (action: string) =>
-      JSON.stringify({ Changes: [{ Action: action, ResourceRecordSet: { Name: 'served.example.com', Type: 'A', TTL: 60, ResourceRecords: [{ Value: '192.0.2.10' }] } }] });
-    const created = json<{ ChangeInfo: { Id: string; Status: string } }>(await aws(['route53', 'change-resource-record-sets', '--hosted-zone-id', zoneId, '--change-batch', change('CREATE')]));
+      JSON.stringify({
+        Changes: [{ Action: action, ResourceRecordSet: { Name: 'served.example.com', Type: 'A', TTL: 60, ResourceRecords: [{ Value: '192.0.2.10' }] } }],
+      });
+    const created = json<{ ChangeInfo: { Id: string; Status: string } }>(
+      await aws(['route53', 'change-resource-record-sets', '--hosted-zone-id', zoneId, '--change-batch', change('CREATE')]),
+    );
     expect(created.ChangeInfo.Status).toBe('PENDING');
 
     type Listed = { ResourceRecordSets: Array<{ Name: string; Type: string; ResourceRecords?: Array<{ Value: string }> }> };
@@ -168,7 +178,7 @@ describe('kubeplane sandbox serve: EC2 and Route 53 through the AWS CLI', () => 
     expect(after.ResourceRecordSets.some((r) => r.Name === 'served.example.com.')).toBe(false);
   });
 
-  it('answers a request signed with the wrong secret with AWS\'s errors: AuthFailure (EC2), SignatureDoesNotMatch (Route 53)', async () => {
+  it("answers a request signed with the wrong secret with AWS's errors: AuthFailure (EC2), SignatureDoesNotMatch (Route 53)", async () => {
     const wrong = { ...awsEnv, AWS_SECRET_ACCESS_KEY: 'not/the/sandbox/secret/key/000000000000' };
     const ec2 = await aws(['ec2', 'describe-instances'], wrong);
     expect(ec2.code).not.toBe(0);
@@ -198,7 +208,9 @@ c.servers.delete(made.server)
 left = [s.name for s in c.servers.get_all(label_selector='team=served-test') if s.status != 'deleting']
 print(json.dumps({'selected': selected, 'page': [s.name for s in page.servers], 'pagination': {'page': page.meta.pagination.page, 'per_page': page.meta.pagination.per_page, 'total': page.meta.pagination.total_entries}, 'all': everything, 'left': left}))
 `;
-    const out = json<{ selected: string[]; page: string[]; pagination: { page: number; per_page: number; total: number }; all: string[]; left: string[] }>(await python(script, hcloudEnv()));
+    const out = json<{ selected: string[]; page: string[]; pagination: { page: number; per_page: number; total: number }; all: string[]; left: string[] }>(
+      await python(script, hcloudEnv()),
+    );
     expect(out.selected).toEqual(['served-test-1']);
     // minimal's 3 machines, hybrid's 5 on Hetzner, and the new one.
     expect(out.all).toHaveLength(9);
@@ -207,7 +219,7 @@ print(json.dumps({'selected': selected, 'page': [s.name for s in page.servers], 
     expect(out.left).toEqual([]);
   });
 
-  it('answers a wrong token with 401 and Hetzner\'s error body, to the library and on the wire', async () => {
+  it("answers a wrong token with 401 and Hetzner's error body, to the library and on the wire", async () => {
     const script = `
 import os
 from hcloud import Client, APIException
@@ -230,7 +242,7 @@ describe('kubeplane sandbox serve: the Cloudflare API v4 through curl', () => {
   type Envelope<T> = { success: boolean; errors: Array<{ code: number; message: string }>; messages: unknown[]; result: T };
   type Zone = { id: string; name: string };
 
-  it('lists the sandbox account\'s zones in the v4 envelope', async () => {
+  it("lists the sandbox account's zones in the v4 envelope", async () => {
     const res = await curl([...bearer(SANDBOX_CREDENTIALS.cloudflareApiToken), `${served.cloudflare}/zones`]);
     expect(res.status).toBe(200);
     const body = JSON.parse(res.body) as Envelope<Zone[]>;
@@ -243,14 +255,25 @@ describe('kubeplane sandbox serve: the Cloudflare API v4 through curl', () => {
     const zones = JSON.parse((await curl([...auth, `${served.cloudflare}/zones?name=${SANDBOX_CLOUDFLARE_ZONE}`])).body) as Envelope<Zone[]>;
     const zoneId = zones.result[0]?.id ?? '';
     const record = { type: 'A', name: `served.${SANDBOX_CLOUDFLARE_ZONE}`, content: '192.0.2.20', ttl: 60 };
-    const created = await curl([...auth, '-X', 'POST', '-H', 'Content-Type: application/json', '--data', JSON.stringify(record), `${served.cloudflare}/zones/${zoneId}/dns_records`]);
+    const created = await curl([
+      ...auth,
+      '-X',
+      'POST',
+      '-H',
+      'Content-Type: application/json',
+      '--data',
+      JSON.stringify(record),
+      `${served.cloudflare}/zones/${zoneId}/dns_records`,
+    ]);
     expect(created.status).toBe(200);
     expect((JSON.parse(created.body) as Envelope<unknown>).result).toMatchObject(record);
-    const listed = JSON.parse((await curl([...auth, `${served.cloudflare}/zones/${zoneId}/dns_records?type=A&name=served.${SANDBOX_CLOUDFLARE_ZONE}`])).body) as Envelope<Array<{ content: string }>>;
+    const listed = JSON.parse(
+      (await curl([...auth, `${served.cloudflare}/zones/${zoneId}/dns_records?type=A&name=served.${SANDBOX_CLOUDFLARE_ZONE}`])).body,
+    ) as Envelope<Array<{ content: string }>>;
     expect(listed.result.map((r) => r.content)).toEqual(['192.0.2.20']);
   });
 
-  it('answers a wrong token with Cloudflare\'s 403 authentication error, and a path outside /client/v4 with its 404', async () => {
+  it("answers a wrong token with Cloudflare's 403 authentication error, and a path outside /client/v4 with its 404", async () => {
     const wrong = await curl([...bearer('not-the-sandbox-token'), `${served.cloudflare}/zones`]);
     expect(wrong.status).toBe(403);
     expect(JSON.parse(wrong.body)).toEqual({ success: false, errors: [{ code: 10000, message: 'Authentication error' }], messages: [], result: null });
@@ -276,14 +299,22 @@ describe('kubeplane sandbox serve: the Crusoe Cloud API through a signing client
     const crusoe = provider();
     const versions = await crusoe.managedKubernetes.versions('us-east1-a');
     expect(versions.status === 'done' && versions.value.cluster.length).toBeGreaterThan(0);
-    const key = await crusoe.network.ensureSshKey({ name: 'served-test-key', clusterId: 'served-test', region: 'us-east1-a', publicKey: SANDBOX_SSH_PUBLIC_KEY });
+    const key = await crusoe.network.ensureSshKey({
+      name: 'served-test-key',
+      clusterId: 'served-test',
+      region: 'us-east1-a',
+      publicKey: SANDBOX_SSH_PUBLIC_KEY,
+    });
     expect(key).toMatchObject({ status: 'done', value: { name: 'served-test-key' } });
     // The query carries escapes (`names=a%2Cb+c`): signed as sent, it must reach the emulator byte for byte.
     expect(await crusoe.client.listInstances({ names: ['served-test-none', 'served test'] })).toEqual([]);
   });
 
-  it('answers a wrong secret and an unsigned request with 401 bad_credentials, and a path outside /v1 with Crusoe\'s 404', async () => {
-    await expect(provider(Buffer.from('not the sandbox secret key').toString('base64url')).client.listInstances()).rejects.toMatchObject({ kind: 'auth', details: { code: 'bad_credentials', status: 401 } });
+  it("answers a wrong secret and an unsigned request with 401 bad_credentials, and a path outside /v1 with Crusoe's 404", async () => {
+    await expect(provider(Buffer.from('not the sandbox secret key').toString('base64url')).client.listInstances()).rejects.toMatchObject({
+      kind: 'auth',
+      details: { code: 'bad_credentials', status: 401 },
+    });
     const unsigned = await curl([`${served.crusoe}/locations`]);
     expect(unsigned.status).toBe(401);
     expect(JSON.parse(unsigned.body)).toEqual({ code: 'bad_credentials', message: expect.any(String) as unknown, error_id: expect.any(String) as unknown });
@@ -293,8 +324,8 @@ describe('kubeplane sandbox serve: the Crusoe Cloud API through a signing client
   });
 });
 
-describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own PKI', () => {
-  it('lists a cluster\'s nodes with the served kubeconfig, verifying the serving certificate against the cluster CA', async () => {
+describe("kubeplane sandbox serve: each cluster's API over HTTPS with its own PKI", () => {
+  it("lists a cluster's nodes with the served kubeconfig, verifying the serving certificate against the cluster CA", async () => {
     const conn = await kubeconfigFor('hybrid');
     expect(conn.server).toBe(servedCluster('hybrid').url);
     expect(conn.tlsServerName).toBe('hybrid.example.com');
@@ -335,7 +366,11 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
     const nodes = await runTool(kubectl, ['--kubeconfig', file, 'get', 'nodes', '-o', 'name'], env);
     expect(nodes.code, nodes.stderr).toBe(0);
     expect(nodes.stdout.trim().split('\n')).toHaveLength(3);
-    const args = await runTool(kubectl, ['--kubeconfig', file, '-n', 'crusoe-system', 'get', 'deploy', 'cluster-autoscaler', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'], env);
+    const args = await runTool(
+      kubectl,
+      ['--kubeconfig', file, '-n', 'crusoe-system', 'get', 'deploy', 'cluster-autoscaler', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'],
+      env,
+    );
     expect(args.code, args.stderr).toBe(0);
     expect(args.stdout).toContain('--nodes=1:6:cpu');
     expect(args.stdout).toContain('--nodes=2:2:h100');
@@ -350,26 +385,48 @@ describe('kubeplane sandbox serve: each cluster\'s API over HTTPS with its own P
     await writeFile(files.cert, conn.clientCertificatePem ?? '');
     await writeFile(files.key, conn.clientKeyPem?.reveal() ?? '', { mode: 0o600 });
     const port = new URL(c.url).port;
-    const run = await runTool(curl, ['-sS', '--fail', '--cacert', files.ca, '--cert', files.cert, '--key', files.key, '--connect-to', `${c.endpoint}:127.0.0.1:${port}`, `https://${c.endpoint}/api/v1/nodes`], { PATH: process.env.PATH ?? '' });
+    const run = await runTool(
+      curl,
+      [
+        '-sS',
+        '--fail',
+        '--cacert',
+        files.ca,
+        '--cert',
+        files.cert,
+        '--key',
+        files.key,
+        '--connect-to',
+        `${c.endpoint}:127.0.0.1:${port}`,
+        `https://${c.endpoint}/api/v1/nodes`,
+      ],
+      { PATH: process.env.PATH ?? '' },
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as { items: unknown[] }).items).toHaveLength(3);
   });
 
-  it('rejects a client certificate signed by another cluster\'s CA, and a client without one', async () => {
+  it("rejects a client certificate signed by another cluster's CA, and a client without one", async () => {
     const hybrid = await kubeconfigFor('hybrid');
     const minimal = await kubeconfigFor('minimal');
-    await expect(kubeGet(hybrid, '/api/v1/nodes', { cert: minimal.clientCertificatePem ?? '', key: minimal.clientKeyPem?.reveal() ?? '' })).rejects.toThrow(/certificate|alert|socket hang up|ECONNRESET/i);
+    await expect(kubeGet(hybrid, '/api/v1/nodes', { cert: minimal.clientCertificatePem ?? '', key: minimal.clientKeyPem?.reveal() ?? '' })).rejects.toThrow(
+      /certificate|alert|socket hang up|ECONNRESET/i,
+    );
     const curl = await requireTool('curl', 'curl');
     const c = servedCluster('hybrid');
     const caFile = join(dir, 'hybrid-ca.pem');
     await writeFile(caFile, hybrid.caPem ?? '');
-    const anonymous = await runTool(curl, ['-sS', '--cacert', caFile, '--connect-to', `${c.endpoint}:127.0.0.1:${new URL(c.url).port}`, `https://${c.endpoint}/api/v1/nodes`], { PATH: process.env.PATH ?? '' });
+    const anonymous = await runTool(
+      curl,
+      ['-sS', '--cacert', caFile, '--connect-to', `${c.endpoint}:127.0.0.1:${new URL(c.url).port}`, `https://${c.endpoint}/api/v1/nodes`],
+      { PATH: process.env.PATH ?? '' },
+    );
     expect(anonymous.code).not.toBe(0);
     expect(anonymous.stdout).not.toContain('NodeList');
   });
 
-  it('has clients (Node\'s TLS and kubectl) reject a serving certificate that was tampered with, and one from another cluster', async () => {
+  it("has clients (Node's TLS and kubectl) reject a serving certificate that was tampered with, and one from another cluster", async () => {
     const conn = await kubeconfigFor('hybrid');
     const kubectl = await requireTool('kubectl', 'kubernetes-client');
     const servedKubeconfig = (await runCli(['kubeconfig', 'hybrid', '--sandbox', '--served', '--state-dir', dir], { cwd: root })).stdout;

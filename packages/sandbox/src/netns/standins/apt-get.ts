@@ -29,7 +29,9 @@ function sources(): Source[] {
   const dir = '/etc/apt/sources.list.d';
   if (!existsSync(dir)) return [];
   const out: Source[] = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.list')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.list'))
+    .sort()) {
     for (const raw of readFileSync(`${dir}/${name}`, 'utf8').split('\n')) {
       const line = raw.replace(/#.*/, '').trim();
       const m = /^deb\s+(?:\[([^\]]*)\]\s+)?(\S+)\s+(\S+)/.exec(line);
@@ -122,7 +124,8 @@ async function install(args: string[]): Promise<number> {
     }
     const hostVersion = debianInstalledVersion(pkg);
     if (hostVersion === undefined && !STANDIN_DEBIAN_PACKAGES.has(pkg)) throw new StandinFailure(`E: Unable to locate package ${pkg}`, APT_ERROR);
-    if (wanted !== undefined && hostVersion !== undefined && wanted !== hostVersion) throw new StandinFailure(`E: Version '${wanted}' for '${pkg}' was not found`, APT_ERROR);
+    if (wanted !== undefined && hostVersion !== undefined && wanted !== hostVersion)
+      throw new StandinFailure(`E: Version '${wanted}' for '${pkg}' was not found`, APT_ERROR);
     plan.push({ pkg, version: hostVersion ?? 'sandbox' });
   }
   const changes = plan.filter((p) => state.installed[p.pkg] !== p.version);

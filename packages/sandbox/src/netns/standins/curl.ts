@@ -8,11 +8,67 @@ import { ENV, main, resolve, StandinFailure } from './control-client.js';
 
 const REAL_CURL = '/usr/bin/curl';
 /** Options of curl(1) that take a value (so the value is not mistaken for the URL). */
-const SHORT_WITH_VALUE = new Set(['o', 'H', 'X', 'd', 'u', 'm', 'w', 'e', 'A', 'T', 'E', 'K', 'r', 'y', 'Y', 'z', 'b', 'c', 'F', 'x', 'U', 'C', 'D', 'P', 'Q', 't']);
+const SHORT_WITH_VALUE = new Set([
+  'o',
+  'H',
+  'X',
+  'd',
+  'u',
+  'm',
+  'w',
+  'e',
+  'A',
+  'T',
+  'E',
+  'K',
+  'r',
+  'y',
+  'Y',
+  'z',
+  'b',
+  'c',
+  'F',
+  'x',
+  'U',
+  'C',
+  'D',
+  'P',
+  'Q',
+  't',
+]);
 const LONG_WITH_VALUE = new Set([
-  '--output', '--header', '--request', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--user', '--max-time', '--write-out', '--referer',
-  '--user-agent', '--upload-file', '--cert', '--key', '--cacert', '--capath', '--config', '--range', '--retry', '--retry-delay', '--retry-max-time',
-  '--connect-timeout', '--resolve', '--connect-to', '--proxy', '--form', '--cookie', '--cookie-jar', '--dump-header', '--unix-socket', '--interface',
+  '--output',
+  '--header',
+  '--request',
+  '--data',
+  '--data-raw',
+  '--data-binary',
+  '--data-urlencode',
+  '--user',
+  '--max-time',
+  '--write-out',
+  '--referer',
+  '--user-agent',
+  '--upload-file',
+  '--cert',
+  '--key',
+  '--cacert',
+  '--capath',
+  '--config',
+  '--range',
+  '--retry',
+  '--retry-delay',
+  '--retry-max-time',
+  '--connect-timeout',
+  '--resolve',
+  '--connect-to',
+  '--proxy',
+  '--form',
+  '--cookie',
+  '--cookie-jar',
+  '--dump-header',
+  '--unix-socket',
+  '--interface',
 ]);
 
 interface CurlArgs {
@@ -82,7 +138,14 @@ function isIPv4(host: string): boolean {
  */
 function sandboxAddress(ip: string): boolean {
   const [a = 0, b = 0] = ip.split('.').map(Number);
-  return (a === 198 && (b === 18 || b === 19)) || a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  return (
+    (a === 198 && (b === 18 || b === 19)) ||
+    a === 10 ||
+    a === 127 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
 }
 
 main(async (args) => {
@@ -96,7 +159,11 @@ main(async (args) => {
   }
   const file = mirrorFile(url);
   if (file === null) {
-    if (parsed.fail) throw new StandinFailure(parsed.silent && !args.some((a) => /^-[a-zA-Z]*S/.test(a) || a === '--show-error') ? '' : `curl: (22) The requested URL returned error: 404`, 22);
+    if (parsed.fail)
+      throw new StandinFailure(
+        parsed.silent && !args.some((a) => /^-[a-zA-Z]*S/.test(a) || a === '--show-error') ? '' : `curl: (22) The requested URL returned error: 404`,
+        22,
+      );
     process.stdout.write('404 Not Found\n');
     return 0;
   }

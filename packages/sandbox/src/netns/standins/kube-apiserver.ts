@@ -40,9 +40,16 @@ const port = Number(args.get('secure-port') ?? '6443');
 const bindAddress = args.get('bind-address') ?? '0.0.0.0';
 const endpoint = flag('kubeplane-endpoint');
 const clientCa = readFileSync(flag('client-ca-file'), 'utf8');
-const signer = { cert: args.get('cluster-signing-cert-file') ?? '/etc/kubernetes/pki/ca.crt', key: args.get('cluster-signing-key-file') ?? '/etc/kubernetes/pki/ca.key' };
+const signer = {
+  cert: args.get('cluster-signing-cert-file') ?? '/etc/kubernetes/pki/ca.crt',
+  key: args.get('cluster-signing-key-file') ?? '/etc/kubernetes/pki/ca.key',
+};
 const etcdServer = flag('etcd-servers').split(',')[0] ?? '';
-const etcdTls = { ca: readFileSync(flag('etcd-cafile'), 'utf8'), cert: readFileSync(flag('etcd-certfile'), 'utf8'), key: readFileSync(flag('etcd-keyfile'), 'utf8') };
+const etcdTls = {
+  ca: readFileSync(flag('etcd-cafile'), 'utf8'),
+  cert: readFileSync(flag('etcd-certfile'), 'utf8'),
+  key: readFileSync(flag('etcd-keyfile'), 'utf8'),
+};
 const bridge = process.env['KUBEPLANE_NETNS_KUBE'];
 
 // ---- etcd -------------------------------------------------------------------------------------------------------
@@ -58,7 +65,18 @@ function checkEtcd(): Promise<{ ok: boolean; reason: string }> {
       resolve(etcdState);
     };
     const req = httpsRequest(
-      { host: url.hostname, port: Number(url.port || 2379), path: url.pathname, method: 'GET', ca: etcdTls.ca, cert: etcdTls.cert, key: etcdTls.key, servername: url.hostname, timeout: 2000, agent: false },
+      {
+        host: url.hostname,
+        port: Number(url.port || 2379),
+        path: url.pathname,
+        method: 'GET',
+        ca: etcdTls.ca,
+        cert: etcdTls.cert,
+        key: etcdTls.key,
+        servername: url.hostname,
+        timeout: 2000,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -135,11 +153,16 @@ const CLUSTER_INFO = '/api/v1/namespaces/kube-public/configmaps/cluster-info';
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 
 function allowed(user: User, method: string, path: string): boolean {
-  if (user.groups.includes('system:unauthenticated')) return method === 'GET' && (path === CLUSTER_INFO || ['/healthz', '/livez', '/readyz', '/version'].includes(path));
+  if (user.groups.includes('system:unauthenticated'))
+    return method === 'GET' && (path === CLUSTER_INFO || ['/healthz', '/livez', '/readyz', '/version'].includes(path));
   if (user.groups.includes('system:bootstrappers')) {
     // kubeadm's RBAC for bootstrappers: create CSRs (system:node-bootstrapper), read cluster-info, kubeadm-config,
     // kubelet-config and Nodes (kubeadm:get-nodes).
-    return path.startsWith(CSRS) || (method === 'GET' && (path === CLUSTER_INFO || path.startsWith('/api/v1/nodes') || path.startsWith('/api/v1/namespaces/kube-system/configmaps/') || path === '/version'));
+    return (
+      path.startsWith(CSRS) ||
+      (method === 'GET' &&
+        (path === CLUSTER_INFO || path.startsWith('/api/v1/nodes') || path.startsWith('/api/v1/namespaces/kube-system/configmaps/') || path === '/version'))
+    );
   }
   return true;
 }
@@ -161,16 +184,25 @@ const csrs = new Map<string, Json>();
 async function createCsr(user: User, body: Json, res: ServerResponse): Promise<void> {
   const meta = (body['metadata'] ?? {}) as Json;
   const spec = (body['spec'] ?? {}) as Json;
-  const name = typeof meta['name'] === 'string' ? meta['name'] : `${typeof meta['generateName'] === 'string' ? meta['generateName'] : 'csr-'}${randomBytes(3).toString('hex')}`;
+  const name =
+    typeof meta['name'] === 'string'
+      ? meta['name']
+      : `${typeof meta['generateName'] === 'string' ? meta['generateName'] : 'csr-'}${randomBytes(3).toString('hex')}`;
   if (csrs.has(name)) return status(res, 409, 'AlreadyExists', `certificatesigningrequests.certificates.k8s.io "${name}" already exists`);
   const requestB64 = spec['request'];
-  if (typeof requestB64 !== 'string') return status(res, 422, 'Invalid', 'CertificateSigningRequest.certificates.k8s.io is invalid: spec.request: Required value');
+  if (typeof requestB64 !== 'string')
+    return status(res, 422, 'Invalid', 'CertificateSigningRequest.certificates.k8s.io is invalid: spec.request: Required value');
   const pem = Buffer.from(requestB64, 'base64').toString('utf8');
   let subject: { cn: string; o: string[] };
   try {
     subject = csrSubject(pem);
   } catch {
-    return status(res, 422, 'Invalid', 'CertificateSigningRequest.certificates.k8s.io is invalid: spec.request: Invalid value: []byte{...}: PEM block type must be CERTIFICATE REQUEST');
+    return status(
+      res,
+      422,
+      'Invalid',
+      'CertificateSigningRequest.certificates.k8s.io is invalid: spec.request: Invalid value: []byte{...}: PEM block type must be CERTIFICATE REQUEST',
+    );
   }
   const csr: Json = {
     apiVersion: 'certificates.k8s.io/v1',
@@ -182,12 +214,18 @@ async function createCsr(user: User, body: Json, res: ServerResponse): Promise<v
   // The approver approves a kubelet client certificate (signer kube-apiserver-client-kubelet, O=system:nodes,
   // CN=system:node:<name>) for a bootstrapper (nodeclient) or for the node itself (selfnodeclient). Anything else
   // stays pending, as it would without an admin.
-  const isNodeClient = spec['signerName'] === 'kubernetes.io/kube-apiserver-client-kubelet' && subject.o.length === 1 && subject.o[0] === 'system:nodes' && subject.cn.startsWith('system:node:');
+  const isNodeClient =
+    spec['signerName'] === 'kubernetes.io/kube-apiserver-client-kubelet' &&
+    subject.o.length === 1 &&
+    subject.o[0] === 'system:nodes' &&
+    subject.cn.startsWith('system:node:');
   const mayApprove = user.groups.includes('system:bootstrappers') || user.name === subject.cn;
   if (isNodeClient && mayApprove) {
     const certificate = signCsr(pem, signer, { usages: ['client'] });
     csr['status'] = {
-      conditions: [{ type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'Auto approving kubelet client certificate after SubjectAccessReview.' }],
+      conditions: [
+        { type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'Auto approving kubelet client certificate after SubjectAccessReview.' },
+      ],
       certificate: Buffer.from(certificate).toString('base64'),
     };
   }
@@ -221,10 +259,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (path === CSRS && method === 'POST') return createCsr(user, JSON.parse(body.toString('utf8') || '{}') as Json, res);
   if (path.startsWith(`${CSRS}/`) && method === 'GET') {
     const csr = csrs.get(path.slice(CSRS.length + 1));
-    return csr ? json(res, 200, csr) : status(res, 404, 'NotFound', `certificatesigningrequests.certificates.k8s.io "${path.slice(CSRS.length + 1)}" not found`);
+    return csr
+      ? json(res, 200, csr)
+      : status(res, 404, 'NotFound', `certificatesigningrequests.certificates.k8s.io "${path.slice(CSRS.length + 1)}" not found`);
   }
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'authorization' && k !== 'content-length') headers[k] = v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (typeof v === 'string' && k !== 'host' && k !== 'authorization' && k !== 'content-length') headers[k] = v;
   const answer = await viaBridge(method, `${path}${url.search}`, headers, body.length > 0 ? body : undefined);
   if (path === CLUSTER_INFO && method === 'GET' && answer.status === 200) {
     const cm = JSON.parse(answer.body.toString('utf8')) as Json & { data?: Record<string, string> };
@@ -232,7 +273,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const kubeconfig = data['kubeconfig'];
     if (kubeconfig !== undefined) {
       for (const key of Object.keys(data)) if (key.startsWith(JWS_KEY_PREFIX)) delete data[key];
-      for (const t of signingTokens(await tokenSecrets(), await virtualNow())) data[`${JWS_KEY_PREFIX}${t.id}`] = computeDetachedJws(kubeconfig, t.id, t.secret);
+      for (const t of signingTokens(await tokenSecrets(), await virtualNow()))
+        data[`${JWS_KEY_PREFIX}${t.id}`] = computeDetachedJws(kubeconfig, t.id, t.secret);
     }
     return json(res, 200, { ...cm, data });
   }
@@ -246,12 +288,20 @@ const server = createServer(
   { cert: readFileSync(flag('tls-cert-file')), key: readFileSync(flag('tls-private-key-file')), ca: clientCa, requestCert: true, rejectUnauthorized: false },
   (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) status(res, 500, 'InternalError', `an error on the server ("${error instanceof Error ? error.message : String(error)}") has prevented the request from succeeding`);
+      if (!res.headersSent)
+        status(
+          res,
+          500,
+          'InternalError',
+          `an error on the server ("${error instanceof Error ? error.message : String(error)}") has prevented the request from succeeding`,
+        );
       else res.end();
     });
   },
 );
-server.listen(port, bindAddress, () => process.stdout.write(`kube-apiserver stand-in: serving on ${bindAddress}:${port} for ${endpoint}, etcd ${etcdServer}\n`));
+server.listen(port, bindAddress, () =>
+  process.stdout.write(`kube-apiserver stand-in: serving on ${bindAddress}:${port} for ${endpoint}, etcd ${etcdServer}\n`),
+);
 const stop = (): void => {
   server.close();
   process.exit(0);

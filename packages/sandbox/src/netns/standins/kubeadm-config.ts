@@ -71,7 +71,10 @@ function documents(text: string, kubeadmVersion: string): Json[] {
     const api = s(d['apiVersion']);
     if (!api.startsWith('kubeadm.k8s.io/')) continue;
     const known = api === 'kubeadm.k8s.io/v1beta3' || (api === 'kubeadm.k8s.io/v1beta4' && (kubeadm === undefined || kubeadm.minor >= 31));
-    if (!known) throw new KubeadmConfigError(`no kind "${s(d['kind'])}" is registered for version "${api}" in scheme "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm/scheme/scheme.go:31"`);
+    if (!known)
+      throw new KubeadmConfigError(
+        `no kind "${s(d['kind'])}" is registered for version "${api}" in scheme "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm/scheme/scheme.go:31"`,
+      );
   }
   return docs;
 }

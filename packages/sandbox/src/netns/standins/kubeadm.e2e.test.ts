@@ -27,7 +27,6 @@ function filesOf(n: RenderedNode): Record<string, string> {
   return Object.fromEntries(n.files.map((f) => [f.path, f.content.reveal()]));
 }
 
-/** The bootstrap script's place_certificates: staged PKI copied to /etc/kubernetes/pki. */
 /** The cluster's certificates placed into /etc/kubernetes/pki, as an older kubeplane-bootstrap did on workers. */
 function placed(files: Record<string, string>, names: string[]): Record<string, string> {
   const out = { ...files };
@@ -42,7 +41,10 @@ function bridge(request: BridgeRequest): { status: number; body: unknown } {
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
   if (path === '/api/v1/nodes') {
     // The simulation registered the first control plane when it reported kubeadm-init-ok.
-    const cp = { metadata: { name: 'aws-cp-1', labels: { 'node-role.kubernetes.io/control-plane': '' } }, status: { addresses: [{ type: 'InternalIP', address: '192.168.2.1' }], nodeInfo: { kubeletVersion: 'v1.31.4' } } };
+    const cp = {
+      metadata: { name: 'aws-cp-1', labels: { 'node-role.kubernetes.io/control-plane': '' } },
+      status: { addresses: [{ type: 'InternalIP', address: '192.168.2.1' }], nodeInfo: { kubeletVersion: 'v1.31.4' } },
+    };
     return { status: 200, body: { kind: 'NodeList', items: [cp] } };
   }
   if (path === '/version') return { status: 200, body: { major: '1', minor: '31', gitVersion: 'v1.31.4' } };
@@ -52,7 +54,13 @@ function bridge(request: BridgeRequest): { status: number; body: unknown } {
   }
   if (path === '/api/v1/namespaces/kube-system/secrets') {
     const [id = '', secret = ''] = rendered.pki.secret.bootstrapToken.reveal().split('.');
-    const data = { 'token-id': b64(id), 'token-secret': b64(secret), 'usage-bootstrap-signing': b64('true'), 'usage-bootstrap-authentication': b64('true'), 'auth-extra-groups': b64('system:bootstrappers:kubeadm:default-node-token') };
+    const data = {
+      'token-id': b64(id),
+      'token-secret': b64(secret),
+      'usage-bootstrap-signing': b64('true'),
+      'usage-bootstrap-authentication': b64('true'),
+      'auth-extra-groups': b64('system:bootstrappers:kubeadm:default-node-token'),
+    };
     return { status: 200, body: { kind: 'SecretList', items: [{ metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.kubernetes.io/token', data }] } };
   }
   // Everything else: a small object store, as the emulator keeps objects (kubectl apply creates and patches).
@@ -87,24 +95,43 @@ afterAll(async () => {
 
 describe('kubeadm init on the first control plane', () => {
   it('brings up real etcd and the apiserver behind real TLS and reports kubeadm-init-ok with the cluster CA', async () => {
-    const files = placed(filesOf(node('aws-cp-1')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
+    const files = placed(filesOf(node('aws-cp-1')), [
+      'ca.crt',
+      'ca.key',
+      'sa.key',
+      'sa.pub',
+      'front-proxy-ca.crt',
+      'front-proxy-ca.key',
+      'apiserver.crt',
+      'apiserver.key',
+      'etcd/ca.crt',
+      'etcd/ca.key',
+    ]);
     const cp = await world.machine('aws-cp-1', { files, installed: INSTALLED, addresses: ['192.168.2.1'] });
     controlPlane = cp;
     const result = await cp.run('kubeadm', ['init', '--config', '/etc/kubeplane/kubeadm.yaml', '--skip-token-print']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('[certs] Using existing apiserver certificate and key on disk');
-    expect(world.reportsOf('aws-cp-1').filter((r) => r.event.startsWith('kubeadm'))).toEqual([{ machine: 'aws-cp-1', event: 'kubeadm-init-ok', detail: { caPem: rendered.pki.public.clusterCaCertificate } }]);
+    expect(world.reportsOf('aws-cp-1').filter((r) => r.event.startsWith('kubeadm'))).toEqual([
+      { machine: 'aws-cp-1', event: 'kubeadm-init-ok', detail: { caPem: rendered.pki.public.clusterCaCertificate } },
+    ]);
     expect(world.sleeps.get('aws-cp-1')).toBeGreaterThanOrEqual(45);
 
     // Real etcd answers over TLS with kubeadm's healthcheck client certificate.
-    const etcd = await cp.sh('ETCDCTL_API=3 etcdctl --endpoints=https://192.168.2.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key endpoint health');
+    const etcd = await cp.sh(
+      'ETCDCTL_API=3 etcdctl --endpoints=https://192.168.2.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key endpoint health',
+    );
     expect(etcd.stdout + etcd.stderr).toContain('is healthy');
     // The API answers on the endpoint's name with the rendered serving certificate, verified against the cluster CA.
-    const healthz = await cp.sh('curl -sS --cacert /etc/kubernetes/pki/ca.crt --resolve api.hybrid.example.com:6443:192.168.2.1 https://api.hybrid.example.com:6443/healthz');
+    const healthz = await cp.sh(
+      'curl -sS --cacert /etc/kubernetes/pki/ca.crt --resolve api.hybrid.example.com:6443:192.168.2.1 https://api.hybrid.example.com:6443/healthz',
+    );
     expect(healthz.stdout).toBe('ok');
     // admin.conf's client certificate is accepted; a request past the apiserver reaches the bridge for this endpoint.
-    const admin = await cp.sh('kubectl --kubeconfig /etc/kubernetes/admin.conf get --raw /version 2>&1 || curl -sS --cacert /etc/kubernetes/pki/ca.crt --cert /etc/kubernetes/pki/apiserver-kubelet-client.crt --key /etc/kubernetes/pki/apiserver-kubelet-client.key https://192.168.2.1:6443/version');
+    const admin = await cp.sh(
+      'kubectl --kubeconfig /etc/kubernetes/admin.conf get --raw /version 2>&1 || curl -sS --cacert /etc/kubernetes/pki/ca.crt --cert /etc/kubernetes/pki/apiserver-kubelet-client.crt --key /etc/kubernetes/pki/apiserver-kubelet-client.key https://192.168.2.1:6443/version',
+    );
     expect(admin.stdout).toContain('v1.31.4');
     expect(world.bridgeRequests.some((r) => r.path === '/version' && r.endpoint === ENDPOINT)).toBe(true);
     const kubelet = await cp.sh('cat /etc/kubernetes/kubelet.conf');
@@ -114,11 +141,25 @@ describe('kubeadm init on the first control plane', () => {
 
 describe('kubeadm init refusals', () => {
   it('refuses an apiserver certificate on disk that lacks a name kubeadm requires (the control-plane endpoint)', async () => {
-    const files = placed(filesOf(node('aws-cp-3')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
+    const files = placed(filesOf(node('aws-cp-3')), [
+      'ca.crt',
+      'ca.key',
+      'sa.key',
+      'sa.pub',
+      'front-proxy-ca.crt',
+      'front-proxy-ca.key',
+      'apiserver.crt',
+      'apiserver.key',
+      'etcd/ca.crt',
+      'etcd/ca.key',
+    ]);
     // aws-cp-3 renders a join config; give it aws-cp-1's init config with its own name and address, and an endpoint
     // its rendered serving certificate does not name.
     const cp1 = filesOf(node('aws-cp-1'))['/etc/kubeplane/kubeadm.yaml'] ?? '';
-    files['/etc/kubeplane/kubeadm.yaml'] = cp1.replace('controlPlaneEndpoint: api.hybrid.example.com:6443', 'controlPlaneEndpoint: other.example.com:6443').replaceAll('192.168.2.1\n', '192.168.2.3\n').replace('name: aws-cp-1', 'name: aws-cp-3');
+    files['/etc/kubeplane/kubeadm.yaml'] = cp1
+      .replace('controlPlaneEndpoint: api.hybrid.example.com:6443', 'controlPlaneEndpoint: other.example.com:6443')
+      .replaceAll('192.168.2.1\n', '192.168.2.3\n')
+      .replace('name: aws-cp-1', 'name: aws-cp-3');
     const cp3 = await world.machine('aws-cp-3-bad-cert', { files, installed: INSTALLED, addresses: ['192.168.2.3'] });
     const result = await cp3.run('kubeadm', ['init', '--config', '/etc/kubeplane/kubeadm.yaml']);
     expect(result.code).toBe(1);
@@ -142,16 +183,24 @@ describe('kubeadm join of a worker', () => {
   }, 60_000);
 
   it('refuses a cluster CA that does not match the pinned hash', async () => {
-    const w = await worker('worker-wrong-pin', '192.168.2.42', (f) => ({ ...f, '/etc/kubeplane/kubeadm.yaml': (f['/etc/kubeplane/kubeadm.yaml'] ?? '').replace(/sha256:[0-9a-f]{64}/, `sha256:${'1'.repeat(64)}`) }));
+    const w = await worker('worker-wrong-pin', '192.168.2.42', (f) => ({
+      ...f,
+      '/etc/kubeplane/kubeadm.yaml': (f['/etc/kubeplane/kubeadm.yaml'] ?? '').replace(/sha256:[0-9a-f]{64}/, `sha256:${'1'.repeat(64)}`),
+    }));
     const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${publicKeyPin(rendered.pki.public.clusterCaCertificate)}" are pinned`);
+    expect(result.stderr).toContain(
+      `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${publicKeyPin(rendered.pki.public.clusterCaCertificate)}" are pinned`,
+    );
     expect((await w.sh('test -e /etc/kubernetes/kubelet.conf')).code).toBe(1);
   }, 60_000);
 
   it('refuses cluster-info whose signature does not verify with its token', async () => {
     const [id] = rendered.pki.secret.bootstrapToken.reveal().split('.');
-    const w = await worker('worker-bad-jws', '192.168.2.43', (f) => ({ ...f, '/etc/kubeplane/kubeadm.yaml': (f['/etc/kubeplane/kubeadm.yaml'] ?? '').replace(/token: [a-z0-9]{6}\.[a-z0-9]{16}/, `token: ${id}.0000000000000000`) }));
+    const w = await worker('worker-bad-jws', '192.168.2.43', (f) => ({
+      ...f,
+      '/etc/kubeplane/kubeadm.yaml': (f['/etc/kubeplane/kubeadm.yaml'] ?? '').replace(/token: [a-z0-9]{6}\.[a-z0-9]{16}/, `token: ${id}.0000000000000000`),
+    }));
     const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("failed to verify JWS signature of received cluster info object, can't trust this API Server");
@@ -174,7 +223,9 @@ describe('kubeadm join of a worker', () => {
     const result = await w.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(world.reportsOf('worker-clean').filter((r) => r.event.startsWith('kubeadm'))).toEqual([{ machine: 'worker-clean', event: 'kubeadm-join-ok', detail: { controlPlane: false } }]);
+    expect(world.reportsOf('worker-clean').filter((r) => r.event.startsWith('kubeadm'))).toEqual([
+      { machine: 'worker-clean', event: 'kubeadm-join-ok', detail: { controlPlane: false } },
+    ]);
     const pem = (await w.sh('cat /var/lib/kubelet/pki/kubelet-client-current.pem')).stdout;
     const cert = new X509Certificate(pem);
     expect(cert.subject).toContain('CN=system:node:aws-worker-1');
@@ -192,13 +243,28 @@ describe('kubeadm join of a worker', () => {
 
 describe('kubeadm join --control-plane', () => {
   it('adds an etcd member over the network, starts etcd and the apiserver, and reports kubeadm-join-ok', async () => {
-    const files = placed(filesOf(node('aws-cp-2')), ['ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'apiserver.crt', 'apiserver.key', 'etcd/ca.crt', 'etcd/ca.key']);
+    const files = placed(filesOf(node('aws-cp-2')), [
+      'ca.crt',
+      'ca.key',
+      'sa.key',
+      'sa.pub',
+      'front-proxy-ca.crt',
+      'front-proxy-ca.key',
+      'apiserver.crt',
+      'apiserver.key',
+      'etcd/ca.crt',
+      'etcd/ca.key',
+    ]);
     const cp2 = await world.machine('aws-cp-2', { files, installed: INSTALLED, addresses: ['192.168.2.2'] });
     const result = await cp2.run('kubeadm', ['join', '--config', '/etc/kubeplane/kubeadm.yaml']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(world.reportsOf('aws-cp-2').filter((r) => r.event.startsWith('kubeadm'))).toEqual([{ machine: 'aws-cp-2', event: 'kubeadm-join-ok', detail: { controlPlane: true } }]);
-    const members = await controlPlane.sh('ETCDCTL_API=3 etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key member list');
+    expect(world.reportsOf('aws-cp-2').filter((r) => r.event.startsWith('kubeadm'))).toEqual([
+      { machine: 'aws-cp-2', event: 'kubeadm-join-ok', detail: { controlPlane: true } },
+    ]);
+    const members = await controlPlane.sh(
+      'ETCDCTL_API=3 etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key member list',
+    );
     expect(members.stdout).toContain('aws-cp-1, https://192.168.2.1:2380');
     expect(members.stdout).toContain('aws-cp-2, https://192.168.2.2:2380');
     expect((await cp2.sh('curl -sS --cacert /etc/kubernetes/pki/ca.crt https://192.168.2.2:6443/healthz')).stdout).toBe('ok');
@@ -212,10 +278,31 @@ describe('the node tools on the initialised control plane', () => {
     expect(applied.stdout).toContain('configmap/kubeplane-mesh created');
     expect(applied.stdout).toContain('role.rbac.authorization.k8s.io/');
     // The ConfigMap starts without a bundle (the engine publishes the signed one); the Role names what nodes may read.
-    const role = await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', '--request-timeout=20s', '-n', 'kube-system', 'get', 'configmap', 'kubeplane-mesh', '-o', 'jsonpath={.metadata.name}']);
+    const role = await controlPlane.run('kubectl', [
+      '--kubeconfig',
+      '/etc/kubernetes/admin.conf',
+      '--request-timeout=20s',
+      '-n',
+      'kube-system',
+      'get',
+      'configmap',
+      'kubeplane-mesh',
+      '-o',
+      'jsonpath={.metadata.name}',
+    ]);
     expect(role.code).toBe(0);
     expect(role.stdout).toContain('kubeplane-mesh');
-    const missing = await controlPlane.run('kubectl', ['--kubeconfig', '/etc/kubernetes/admin.conf', '-n', 'kube-system', 'get', 'configmap', 'nope', '-o', 'jsonpath={.data.x}']);
+    const missing = await controlPlane.run('kubectl', [
+      '--kubeconfig',
+      '/etc/kubernetes/admin.conf',
+      '-n',
+      'kube-system',
+      'get',
+      'configmap',
+      'nope',
+      '-o',
+      'jsonpath={.data.x}',
+    ]);
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining('Error from server (NotFound)') });
   }, 60_000);
 
@@ -273,7 +360,9 @@ describe('the node tools on the initialised control plane', () => {
   }, 60_000);
 
   it('the apiserver refuses a client certificate of another CA, and anonymous requests beyond discovery', async () => {
-    const foreign = await controlPlane.sh('cd /tmp && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout k.pem -out c.pem -subj /O=system:masters/CN=mallory -days 1 2>/dev/null && curl -sS -o /dev/null -w "%{http_code}" --cacert /etc/kubernetes/pki/ca.crt --cert c.pem --key k.pem https://192.168.2.1:6443/api/v1/nodes');
+    const foreign = await controlPlane.sh(
+      'cd /tmp && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout k.pem -out c.pem -subj /O=system:masters/CN=mallory -days 1 2>/dev/null && curl -sS -o /dev/null -w "%{http_code}" --cacert /etc/kubernetes/pki/ca.crt --cert c.pem --key k.pem https://192.168.2.1:6443/api/v1/nodes',
+    );
     expect(foreign.stdout).toBe('401');
     const anonymous = await controlPlane.sh('curl -sS -w " %{http_code}" --cacert /etc/kubernetes/pki/ca.crt https://192.168.2.1:6443/api/v1/nodes');
     expect(anonymous.stdout).toContain('User \\"system:anonymous\\" cannot get path \\"/api/v1/nodes\\"');

@@ -23,7 +23,15 @@ import { publicKeyPin, verifyClusterInfo } from '../../kubernetes/token-discover
 import { report, virtualSleep } from './control-client.js';
 import { diskView } from './disk-view.js';
 import { installedVersion, requireInstalled, STANDIN_STATE_DIR, upstreamVersion } from './installed.js';
-import { firstServiceIp, KubeadmConfigError, parseInitConfig, parseJoinConfig, type ClusterConfig, type InitConfig, type JoinConfig } from './kubeadm-config.js';
+import {
+  firstServiceIp,
+  KubeadmConfigError,
+  parseInitConfig,
+  parseJoinConfig,
+  type ClusterConfig,
+  type InitConfig,
+  type JoinConfig,
+} from './kubeadm-config.js';
 import { kubeRequest } from './kube-client.js';
 import { readKubeconfig, renderKubeconfig } from './kubeconfig.js';
 import { issueToFiles, newCsr, newKey } from './openssl.js';
@@ -93,7 +101,8 @@ function failPreflight(result: PreflightResult): void {
 /** `systemctl <verb> kubelet` as kubeadm's initsystem does; a failure is a warning, as in kubelet-start. */
 function systemctl(verb: string, unit: string): void {
   const result = spawnSync('systemctl', [verb, unit], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-  if (result.status !== 0) process.stderr.write(`[kubelet-start] WARNING: unable to ${verb} the ${unit} service: [${(result.stderr || result.error?.message || '').trim()}]\n`);
+  if (result.status !== 0)
+    process.stderr.write(`[kubelet-start] WARNING: unable to ${verb} the ${unit} service: [${(result.stderr || result.error?.message || '').trim()}]\n`);
 }
 
 // ---- certificates (phases/init/certs.go, pkiutil) --------------------------------------------------------------
@@ -104,11 +113,36 @@ function ensureCa(base: string, cn: string): void {
     return;
   }
   if (existsSync(`${base}.crt`) !== existsSync(`${base}.key`)) {
-    throw new KubeadmFailure('certs/ca', `failure loading ${cn} certificate authority: couldn't load the private key file ${base}.key: open ${base}.key: no such file or directory`);
+    throw new KubeadmFailure(
+      'certs/ca',
+      `failure loading ${cn} certificate authority: couldn't load the private key file ${base}.key: open ${base}.key: no such file or directory`,
+    );
   }
   log(`[certs] Generating "${cn}" certificate and key`);
   mkdirSync(dirname(base), { recursive: true });
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.crt`, '-subj', `/CN=${cn}`, '-days', '3650', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,digitalSignature,keyEncipherment'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${base}.key`,
+      '-out',
+      `${base}.crt`,
+      '-subj',
+      `/CN=${cn}`,
+      '-days',
+      '3650',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,digitalSignature,keyEncipherment',
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 function ensureServiceAccountKey(): void {
@@ -139,15 +173,30 @@ function ensureApiServerCert(names: ApiServerNames): void {
   const ca = new X509Certificate(readFileSync(`${PKI}/ca.crt`));
   if (existsSync(`${base}.crt`)) {
     const cert = new X509Certificate(readFileSync(`${base}.crt`));
-    if (!cert.verify(ca.publicKey)) throw new KubeadmFailure('certs/apiserver', '[certs] certificate apiserver not signed by CA certificate ca: crypto/rsa: verification error');
+    if (!cert.verify(ca.publicKey))
+      throw new KubeadmFailure('certs/apiserver', '[certs] certificate apiserver not signed by CA certificate ca: crypto/rsa: verification error');
     const valid = cert.subjectAltName ?? '';
-    for (const d of names.dnsNames) if (cert.checkHost(d, { subject: 'never' }) === undefined) throw new KubeadmFailure('certs/apiserver', `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid.replace(/DNS:|IP Address:/g, '')}, not ${d}`);
-    for (const ip of names.ips) if (cert.checkIP(ip) === undefined) throw new KubeadmFailure('certs/apiserver', `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid.replace(/DNS:|IP Address:/g, '')}, not ${ip}`);
+    for (const d of names.dnsNames)
+      if (cert.checkHost(d, { subject: 'never' }) === undefined)
+        throw new KubeadmFailure(
+          'certs/apiserver',
+          `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid.replace(/DNS:|IP Address:/g, '')}, not ${d}`,
+        );
+    for (const ip of names.ips)
+      if (cert.checkIP(ip) === undefined)
+        throw new KubeadmFailure(
+          'certs/apiserver',
+          `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid.replace(/DNS:|IP Address:/g, '')}, not ${ip}`,
+        );
     log('[certs] Using existing apiserver certificate and key on disk');
     return;
   }
   log('[certs] Generating "apiserver" certificate and key');
-  issueToFiles(base, { cert: `${PKI}/ca.crt`, key: `${PKI}/ca.key` }, { subject: '/CN=kube-apiserver', usages: ['server'], dnsNames: names.dnsNames, ipAddresses: names.ips });
+  issueToFiles(
+    base,
+    { cert: `${PKI}/ca.crt`, key: `${PKI}/ca.key` },
+    { subject: '/CN=kube-apiserver', usages: ['server'], dnsNames: names.dnsNames, ipAddresses: names.ips },
+  );
 }
 
 function issueIfMissing(base: string, caBase: string, request: Parameters<typeof issueToFiles>[2]): void {
@@ -170,18 +219,37 @@ function controlPlaneCerts(cluster: ClusterConfig, nodeName: string, advertiseAd
   ensureApiServerCert(apiServerNames(cluster, nodeName, advertiseAddress, knowsServiceSubnet));
   const ca = `${PKI}/ca`;
   const etcdCa = `${PKI}/etcd/ca`;
-  issueIfMissing(`${PKI}/apiserver-kubelet-client`, ca, { subject: `/O=${adminGroup(cluster.kubernetesVersion)}/CN=kube-apiserver-kubelet-client`, usages: ['client'] });
+  issueIfMissing(`${PKI}/apiserver-kubelet-client`, ca, {
+    subject: `/O=${adminGroup(cluster.kubernetesVersion)}/CN=kube-apiserver-kubelet-client`,
+    usages: ['client'],
+  });
   issueIfMissing(`${PKI}/front-proxy-client`, `${PKI}/front-proxy-ca`, { subject: '/CN=front-proxy-client', usages: ['client'] });
   // certs/altnames: GetEtcdAltNames / GetEtcdPeerAltNames.
-  issueIfMissing(`${PKI}/etcd/server`, etcdCa, { subject: `/CN=${nodeName}`, usages: ['server', 'client'], dnsNames: [nodeName, 'localhost', ...cluster.etcdServerCertSANs.filter((n) => !isIpv4(n))], ipAddresses: [advertiseAddress, '127.0.0.1', ...cluster.etcdServerCertSANs.filter(isIpv4)] });
-  issueIfMissing(`${PKI}/etcd/peer`, etcdCa, { subject: `/CN=${nodeName}`, usages: ['server', 'client'], dnsNames: [nodeName, 'localhost', ...cluster.etcdPeerCertSANs.filter((n) => !isIpv4(n))], ipAddresses: [advertiseAddress, '127.0.0.1', ...cluster.etcdPeerCertSANs.filter(isIpv4)] });
+  issueIfMissing(`${PKI}/etcd/server`, etcdCa, {
+    subject: `/CN=${nodeName}`,
+    usages: ['server', 'client'],
+    dnsNames: [nodeName, 'localhost', ...cluster.etcdServerCertSANs.filter((n) => !isIpv4(n))],
+    ipAddresses: [advertiseAddress, '127.0.0.1', ...cluster.etcdServerCertSANs.filter(isIpv4)],
+  });
+  issueIfMissing(`${PKI}/etcd/peer`, etcdCa, {
+    subject: `/CN=${nodeName}`,
+    usages: ['server', 'client'],
+    dnsNames: [nodeName, 'localhost', ...cluster.etcdPeerCertSANs.filter((n) => !isIpv4(n))],
+    ipAddresses: [advertiseAddress, '127.0.0.1', ...cluster.etcdPeerCertSANs.filter(isIpv4)],
+  });
   issueIfMissing(`${PKI}/etcd/healthcheck-client`, etcdCa, { subject: '/CN=kube-etcd-healthcheck-client', usages: ['client'] });
   issueIfMissing(`${PKI}/apiserver-etcd-client`, etcdCa, { subject: '/CN=kube-apiserver-etcd-client', usages: ['client'] });
 }
 
 // ---- kubeconfig files (phases/init/kubeconfig.go) ---------------------------------------------------------------
 
-function writeKubeconfigs(cluster: ClusterConfig, nodeName: string, advertiseAddress: string, bindPort: number, files: Array<'admin' | 'super-admin' | 'kubelet' | 'controller-manager' | 'scheduler'>): void {
+function writeKubeconfigs(
+  cluster: ClusterConfig,
+  nodeName: string,
+  advertiseAddress: string,
+  bindPort: number,
+  files: Array<'admin' | 'super-admin' | 'kubelet' | 'controller-manager' | 'scheduler'>,
+): void {
   const caPem = readFileSync(`${PKI}/ca.crt`, 'utf8');
   const ca = { cert: `${PKI}/ca.crt`, key: `${PKI}/ca.key` };
   const endpoint = `https://${cluster.controlPlaneEndpoint ?? `${advertiseAddress}:${bindPort}`}`;
@@ -256,8 +324,19 @@ function writeControlPlaneManifests(cluster: ClusterConfig, advertiseAddress: st
   ];
   const image = (c: string): string => `registry.k8s.io/${c}:${cluster.kubernetesVersion}`;
   write(`${MANIFESTS_DIR}/kube-apiserver.yaml`, renderStaticPod('kube-apiserver', image('kube-apiserver'), apiserver));
-  write(`${MANIFESTS_DIR}/kube-controller-manager.yaml`, renderStaticPod('kube-controller-manager', image('kube-controller-manager'), ['kube-controller-manager', '--kubeconfig=/etc/kubernetes/controller-manager.conf', `--cluster-signing-cert-file=${PKI}/ca.crt`, `--cluster-signing-key-file=${PKI}/ca.key`]));
-  write(`${MANIFESTS_DIR}/kube-scheduler.yaml`, renderStaticPod('kube-scheduler', image('kube-scheduler'), ['kube-scheduler', '--kubeconfig=/etc/kubernetes/scheduler.conf']));
+  write(
+    `${MANIFESTS_DIR}/kube-controller-manager.yaml`,
+    renderStaticPod('kube-controller-manager', image('kube-controller-manager'), [
+      'kube-controller-manager',
+      '--kubeconfig=/etc/kubernetes/controller-manager.conf',
+      `--cluster-signing-cert-file=${PKI}/ca.crt`,
+      `--cluster-signing-key-file=${PKI}/ca.key`,
+    ]),
+  );
+  write(
+    `${MANIFESTS_DIR}/kube-scheduler.yaml`,
+    renderStaticPod('kube-scheduler', image('kube-scheduler'), ['kube-scheduler', '--kubeconfig=/etc/kubernetes/scheduler.conf']),
+  );
 }
 
 function writeKubeletConfig(): void {
@@ -284,7 +363,10 @@ async function waitHealthy(endpoint: string, caPem: string, timeoutS: number, wh
     await virtualSleep(1);
     await new Promise((r) => setTimeout(r, 150));
   }
-  throw new KubeadmFailure('wait-control-plane', `${what} is not healthy after ${timeoutS}s: Get "https://${endpoint}/healthz": ${last}\ncouldn't initialize a Kubernetes cluster`);
+  throw new KubeadmFailure(
+    'wait-control-plane',
+    `${what} is not healthy after ${timeoutS}s: Get "https://${endpoint}/healthz": ${last}\ncouldn't initialize a Kubernetes cluster`,
+  );
 }
 
 function saveState(state: { kubernetesVersion: string; endpoint: string; controlPlane: boolean }): void {
@@ -313,7 +395,15 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
   log(`[init] Using Kubernetes version: ${cluster.kubernetesVersion}`);
   log('[preflight] Running pre-flight checks');
   const kubelet = installedVersion('kubelet');
-  failPreflight(initPreflight(await diskView(), { kubernetesVersion: cluster.kubernetesVersion, kubeadmVersion, kubeletVersion: kubelet === undefined ? undefined : upstreamVersion(kubelet), bindPort: config.bindPort, etcdDataDir: cluster.etcdDataDir }));
+  failPreflight(
+    initPreflight(await diskView(), {
+      kubernetesVersion: cluster.kubernetesVersion,
+      kubeadmVersion,
+      kubeletVersion: kubelet === undefined ? undefined : upstreamVersion(kubelet),
+      bindPort: config.bindPort,
+      etcdDataDir: cluster.etcdDataDir,
+    }),
+  );
   if (!config.advertiseAddress) throw new KubeadmFailure('init', 'localAPIEndpoint.advertiseAddress is empty: kubeplane always sets it');
   log(`[certs] Using certificateDir folder "${cluster.certificatesDir}"`);
   controlPlaneCerts(cluster, node.name, config.advertiseAddress);
@@ -326,7 +416,11 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
   log('[kubelet-start] Starting the kubelet');
   // The kubelet runs the static pods (etcd, kube-apiserver); kubeadm only waits for them, as the real one does.
   systemctl('restart', 'kubelet');
-  saveState({ kubernetesVersion: cluster.kubernetesVersion, endpoint: cluster.controlPlaneEndpoint ?? `${config.advertiseAddress}:${config.bindPort}`, controlPlane: true });
+  saveState({
+    kubernetesVersion: cluster.kubernetesVersion,
+    endpoint: cluster.controlPlaneEndpoint ?? `${config.advertiseAddress}:${config.bindPort}`,
+    controlPlane: true,
+  });
   const caPem = readFileSync(`${PKI}/ca.crt`, 'utf8');
   log('[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory "/etc/kubernetes/manifests"');
   await waitHealthy(`${config.advertiseAddress}:${config.bindPort}`, caPem, 240, 'the local kube-apiserver');
@@ -338,7 +432,8 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
   log('[bootstrap-token] Creating the "cluster-info" ConfigMap in the "kube-public" namespace');
   await report('kubeadm-init-ok', { caPem });
   log('\nYour Kubernetes control-plane has initialized successfully!');
-  if (!argv.includes('--skip-token-print')) log(`\nkubeadm join ${cluster.controlPlaneEndpoint ?? ''} --token <value withheld> --discovery-token-ca-cert-hash ${publicKeyPin(caPem)}`);
+  if (!argv.includes('--skip-token-print'))
+    log(`\nkubeadm join ${cluster.controlPlaneEndpoint ?? ''} --token <value withheld> --discovery-token-ca-cert-hash ${publicKeyPin(caPem)}`);
 }
 
 // ---- join ---------------------------------------------------------------------------------------------------------
@@ -354,7 +449,7 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
     let data: Record<string, string> | undefined;
     try {
       const res = await kubeRequest({ server, path: CLUSTER_INFO_PATH, timeoutMs: 3000 });
-      if (res.status === 200) data = ((res.json() as { data?: Record<string, string> }).data ?? {});
+      if (res.status === 200) data = (res.json() as { data?: Record<string, string> }).data ?? {};
       else last = `${res.status} ${res.text.trim()}`;
     } catch (error) {
       last = error instanceof Error ? error.message : String(error);
@@ -362,7 +457,10 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
     if (data) {
       const verdict = verifyClusterInfo(data, config.token, config.caCertHashes);
       if (verdict.ok) {
-        log(`[discovery] Cluster info signature and contents are valid and TLS certificate validates against pinned roots, will use API Server "${config.apiServerEndpoint}"`);
+        log(
+          `[discovery] Cluster info signature and contents are valid and TLS certificate ` +
+            `validates against pinned roots, will use API Server "${config.apiServerEndpoint}"`,
+        );
         let secure;
         try {
           secure = await kubeRequest({ server, caPem: verdict.value.caPem, path: CLUSTER_INFO_PATH, timeoutMs: 5000 });
@@ -370,7 +468,12 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
           throw new KubeadmFailure('preflight', `couldn't validate the identity of the API Server: ${error instanceof Error ? error.message : String(error)}`);
         }
         const again = secure.status === 200 ? (secure.json() as { data?: Record<string, string> }).data?.['kubeconfig'] : undefined;
-        if (again !== verdict.value.kubeconfig) throw new KubeadmFailure('preflight', "couldn't validate the identity of the API Server: the second kubeconfig from the cluster-info ConfigMap (using validated TLS) was different from the first");
+        if (again !== verdict.value.kubeconfig)
+          throw new KubeadmFailure(
+            'preflight',
+            "couldn't validate the identity of the API Server: the second kubeconfig from " +
+              'the cluster-info ConfigMap (using validated TLS) was different from the first',
+          );
         return { caPem: verdict.value.caPem, server };
       }
       // A missing signature may be the bootstrap signer not having run yet: kubeadm keeps polling; anything else is final.
@@ -386,7 +489,10 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
 
 /** The kubelet's TLS bootstrap (kubelet-start): a CSR with the bootstrap token, signed by the cluster, kubelet.conf. */
 async function tlsBootstrap(config: JoinConfig, caPem: string, server: string): Promise<void> {
-  write('/etc/kubernetes/bootstrap-kubelet.conf', renderKubeconfig({ clusterName: 'kubernetes', server, caPem, user: 'tls-bootstrap-token-user', token: config.token }));
+  write(
+    '/etc/kubernetes/bootstrap-kubelet.conf',
+    renderKubeconfig({ clusterName: 'kubernetes', server, caPem, user: 'tls-bootstrap-token-user', token: config.token }),
+  );
   write(CA_CERT_PATH, caPem, 0o644);
   writeKubeletConfig();
   log('[kubelet-start] Starting the kubelet');
@@ -399,9 +505,19 @@ async function tlsBootstrap(config: JoinConfig, caPem: string, server: string): 
     token: config.token,
     method: 'POST',
     path: '/apis/certificates.k8s.io/v1/certificatesigningrequests',
-    body: { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { generateName: 'csr-' }, spec: { request: Buffer.from(csr).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] } },
+    body: {
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { generateName: 'csr-' },
+      spec: {
+        request: Buffer.from(csr).toString('base64'),
+        signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+        usages: ['digital signature', 'client auth'],
+      },
+    },
   });
-  if (created.status !== 201) throw new KubeadmFailure('kubelet-start', `error uploading crisocket: the kubelet's TLS bootstrap failed: ${created.status} ${created.text.trim()}`);
+  if (created.status !== 201)
+    throw new KubeadmFailure('kubelet-start', `error uploading crisocket: the kubelet's TLS bootstrap failed: ${created.status} ${created.text.trim()}`);
   const name = (created.json() as { metadata?: { name?: string } }).metadata?.name ?? '';
   let certificate: string | undefined;
   for (let i = 0; i < 240 && certificate === undefined; i += 1) {
@@ -412,7 +528,10 @@ async function tlsBootstrap(config: JoinConfig, caPem: string, server: string): 
   }
   if (!certificate) throw new KubeadmFailure('kubelet-start', 'timed out waiting for the condition: the kubelet client certificate was never signed');
   write(KUBELET_CLIENT_PEM, `${certificate}${key}`);
-  write('/etc/kubernetes/kubelet.conf', renderKubeconfig({ clusterName: 'default-cluster', server, caPem, user: 'default-auth', certFile: KUBELET_CLIENT_PEM }));
+  write(
+    '/etc/kubernetes/kubelet.conf',
+    renderKubeconfig({ clusterName: 'default-cluster', server, caPem, user: 'default-auth', certFile: KUBELET_CLIENT_PEM }),
+  );
   rmSync('/etc/kubernetes/bootstrap-kubelet.conf', { force: true });
   systemctl('restart', 'kubelet');
 }
@@ -424,21 +543,42 @@ interface EtcdMember {
 }
 
 function etcdctl(endpoints: string[], args: string[]): string {
-  return execFileSync('etcdctl', [`--endpoints=${endpoints.join(',')}`, `--cacert=${PKI}/etcd/ca.crt`, `--cert=${PKI}/apiserver-etcd-client.crt`, `--key=${PKI}/apiserver-etcd-client.key`, '--dial-timeout=5s', '--command-timeout=10s', ...args], { env: { ...process.env, ETCDCTL_API: '3' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(
+    'etcdctl',
+    [
+      `--endpoints=${endpoints.join(',')}`,
+      `--cacert=${PKI}/etcd/ca.crt`,
+      `--cert=${PKI}/apiserver-etcd-client.crt`,
+      `--key=${PKI}/apiserver-etcd-client.key`,
+      '--dial-timeout=5s',
+      '--command-timeout=10s',
+      ...args,
+    ],
+    { env: { ...process.env, ETCDCTL_API: '3' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
 
 /** phases/join/controlplanejoin.go + etcd/etcd.go AddMember: the members are the control-plane Nodes' addresses. */
 async function etcdMemberAdd(nodeName: string, advertiseAddress: string): Promise<string> {
   const admin = readKubeconfig('/etc/kubernetes/admin.conf');
   const res = await kubeRequest({ ...admin, path: '/api/v1/nodes?labelSelector=node-role.kubernetes.io%2Fcontrol-plane' });
-  if (res.status !== 200) throw new KubeadmFailure('control-plane-join/etcd', `error creating local etcd static pod manifest file: could not list the control-plane Nodes: ${res.status} ${res.text.trim()}`);
-  const nodes = (res.json() as { items?: Array<{ metadata?: { name?: string }; status?: { addresses?: Array<{ type?: string; address?: string }> } }> }).items ?? [];
+  if (res.status !== 200)
+    throw new KubeadmFailure(
+      'control-plane-join/etcd',
+      `error creating local etcd static pod manifest file: could not list the control-plane Nodes: ${res.status} ${res.text.trim()}`,
+    );
+  const nodes =
+    (res.json() as { items?: Array<{ metadata?: { name?: string }; status?: { addresses?: Array<{ type?: string; address?: string }> } }> }).items ?? [];
   const endpoints = nodes
     .filter((n) => n.metadata?.name !== nodeName)
     .map((n) => n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address)
     .filter((a): a is string => typeof a === 'string')
     .map((a) => `https://${a}:2379`);
-  if (endpoints.length === 0) throw new KubeadmFailure('control-plane-join/etcd', 'error creating local etcd static pod manifest file: no control-plane Node with an InternalIP: no etcd member to join');
+  if (endpoints.length === 0)
+    throw new KubeadmFailure(
+      'control-plane-join/etcd',
+      'error creating local etcd static pod manifest file: no control-plane Node with an InternalIP: no etcd member to join',
+    );
   const peerUrl = `https://${advertiseAddress}:2380`;
   let members: EtcdMember[];
   try {
@@ -471,7 +611,10 @@ async function waitEtcd(): Promise<void> {
     await virtualSleep(1);
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new KubeadmFailure('control-plane-join/etcd', `error creating local etcd static pod manifest file: timeout waiting for etcd cluster to be available: ${last}`);
+  throw new KubeadmFailure(
+    'control-plane-join/etcd',
+    `error creating local etcd static pod manifest file: timeout waiting for etcd cluster to be available: ${last}`,
+  );
 }
 
 async function join(argv: string[], kubeadmVersion: string): Promise<void> {
@@ -486,7 +629,14 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
   log('[preflight] Running pre-flight checks');
   const kubelet = installedVersion('kubelet');
   const view = await diskView();
-  failPreflight(joinPreflight(view, { controlPlane, apiServerEndpoint: config.apiServerEndpoint, kubeadmVersion, kubeletVersion: kubelet === undefined ? undefined : upstreamVersion(kubelet) }));
+  failPreflight(
+    joinPreflight(view, {
+      controlPlane,
+      apiServerEndpoint: config.apiServerEndpoint,
+      kubeadmVersion,
+      kubeletVersion: kubelet === undefined ? undefined : upstreamVersion(kubelet),
+    }),
+  );
   const { caPem, server } = await discover(config);
   const version = await kubeRequest({ server, caPem, token: config.token, path: '/version' });
   const clusterVersion = version.status === 200 ? String((version.json() as { gitVersion?: string }).gitVersion ?? '') : '';
@@ -500,7 +650,11 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
   if (existing.status === 200) {
     const conditions = (existing.json() as { status?: { conditions?: Array<{ type?: string; status?: string }> } }).status?.conditions ?? [];
     if (conditions.some((c) => c.type === 'Ready' && c.status === 'True')) {
-      throw new KubeadmFailure('kubelet-start', `a Node with name "${config.node.name}" and status "Ready" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node`);
+      throw new KubeadmFailure(
+        'kubelet-start',
+        `a Node with name "${config.node.name}" and status "Ready" already exists in the ` +
+          `cluster. You must delete the existing Node or change the name of this new joining Node`,
+      );
     }
   }
   if (!config.controlPlane) {
@@ -508,7 +662,10 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
     saveState({ kubernetesVersion: clusterVersion, endpoint: config.apiServerEndpoint, controlPlane: false });
     await virtualSleep(KUBE_TIMINGS.kubeadmJoinMs / 1000);
     await report('kubeadm-join-ok', { controlPlane: false });
-    log('\nThis node has joined the cluster:\n* Certificate signing request was sent to apiserver and a response was received.\n* The Kubelet was informed of the new secure connection details.');
+    log(
+      '\nThis node has joined the cluster:\n* Certificate signing request was sent to apiserver and ' +
+        'a response was received.\n* The Kubelet was informed of the new secure connection details.',
+    );
     return;
   }
   // A control plane without --certificate-key brings the shared certificates itself; they must be this cluster's.
@@ -516,7 +673,11 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
   const notReady = additionalControlPlaneError(view, config.apiServerEndpoint);
   if (notReady) throw new KubeadmFailure('preflight', notReady);
   const localPin = publicKeyPin(readFileSync(CA_CERT_PATH, 'utf8'));
-  if (localPin !== publicKeyPin(caPem)) throw new KubeadmFailure('control-plane-prepare/certs', `failure loading certificate authority: the CA on disk (${localPin}) is not the cluster's CA found in cluster-info`);
+  if (localPin !== publicKeyPin(caPem))
+    throw new KubeadmFailure(
+      'control-plane-prepare/certs',
+      `failure loading certificate authority: the CA on disk (${localPin}) is not the cluster's CA found in cluster-info`,
+    );
   const { advertiseAddress, bindPort } = config.controlPlane;
   const cluster: ClusterConfig = {
     clusterName: 'kubernetes',
@@ -556,7 +717,9 @@ async function reset(): Promise<void> {
   if (existsSync(etcdManifest) && daemonPid('etcd') !== undefined) {
     // Leave the etcd cluster first, so a later join of this node is not a second member with the same address.
     try {
-      const status = JSON.parse(etcdctl(['https://127.0.0.1:2379'], ['endpoint', 'status', '-w', 'json'])) as Array<{ Status?: { header?: { member_id?: number | string } } }>;
+      const status = JSON.parse(etcdctl(['https://127.0.0.1:2379'], ['endpoint', 'status', '-w', 'json'])) as Array<{
+        Status?: { header?: { member_id?: number | string } };
+      }>;
       const id = status[0]?.Status?.header?.member_id;
       const members = (JSON.parse(etcdctl(['https://127.0.0.1:2379'], ['member', 'list', '-w', 'json'])) as { members?: EtcdMember[] }).members ?? [];
       if (id !== undefined && members.length > 1) etcdctl(['https://127.0.0.1:2379'], ['member', 'remove', BigInt(id).toString(16)]);
@@ -574,7 +737,9 @@ async function reset(): Promise<void> {
   const dirs = ['/var/lib/etcd', KUBELET_DIR, PKI];
   log(`[reset] Deleting contents of directories: [${[MANIFESTS_DIR, ...dirs].join(' ')}]`);
   for (const d of dirs) for (const f of existsSync(d) ? readdirSync(d) : []) rmSync(`${d}/${f}`, { recursive: true, force: true });
-  const files = ['admin.conf', 'super-admin.conf', 'kubelet.conf', 'bootstrap-kubelet.conf', 'controller-manager.conf', 'scheduler.conf'].map((f) => `/etc/kubernetes/${f}`);
+  const files = ['admin.conf', 'super-admin.conf', 'kubelet.conf', 'bootstrap-kubelet.conf', 'controller-manager.conf', 'scheduler.conf'].map(
+    (f) => `/etc/kubernetes/${f}`,
+  );
   log(`[reset] Deleting files: [${files.join(' ')}]`);
   for (const f of files) rmSync(f, { force: true });
   rmSync(STATE_FILE, { force: true });
@@ -589,7 +754,10 @@ async function clusterFacts(kubeconfigPath: string): Promise<{ version: string; 
   if (v.status !== 200) throw new KubeadmFailure('upgrade', `Unable to fetch cluster version: ${v.status} ${v.text.trim()}`);
   const nodes = await kubeRequest({ ...creds, path: '/api/v1/nodes' });
   const items = nodes.status === 200 ? ((nodes.json() as { items?: Array<{ status?: { nodeInfo?: { kubeletVersion?: string } } }> }).items ?? []) : [];
-  return { version: String((v.json() as { gitVersion?: string }).gitVersion ?? ''), kubelets: items.map((n) => n.status?.nodeInfo?.kubeletVersion ?? '').filter((k) => k.length > 0) };
+  return {
+    version: String((v.json() as { gitVersion?: string }).gitVersion ?? ''),
+    kubelets: items.map((n) => n.status?.nodeInfo?.kubeletVersion ?? '').filter((k) => k.length > 0),
+  };
 }
 
 async function upgrade(argv: string[], kubeadmVersion: string): Promise<void> {
@@ -601,7 +769,11 @@ async function upgrade(argv: string[], kubeadmVersion: string): Promise<void> {
     log(`[upgrade/versions] Cluster version: ${facts.version}\n[upgrade/versions] kubeadm version: ${kubeadmVersion}`);
     const errors = upgradeApplyErrors({ clusterVersion: facts.version, kubeadmVersion, target, kubeletVersions: facts.kubelets });
     if (errors.length > 0) {
-      throw new KubeadmFailure('upgrade/version', `the version argument is invalid due to these fatal errors:\n\n${errors.map((e) => `\t- ${e}`).join('\n')}\n\nPlease fix the misalignments highlighted above and try upgrading again`);
+      throw new KubeadmFailure(
+        'upgrade/version',
+        `the version argument is invalid due to these fatal errors:\n\n${errors.map((e) => `\t- ${e}`).join('\n')}\n\nPlease ` +
+          `fix the misalignments highlighted above and try upgrading again`,
+      );
     }
     const version = target.replace(/^v/, '');
     const manifest = `${MANIFESTS_DIR}/kube-apiserver.yaml`;
@@ -646,7 +818,10 @@ const RENEWABLE: Record<string, { file: string; ca: string; usages: Array<'serve
 
 function subjectOf(cert: X509Certificate): string {
   // node prints the subject one RDN per line ("O=..", "CN=.."); openssl's -subj takes them slash-separated.
-  return `/${cert.subject.split('\n').filter((l) => l.length > 0).join('/')}`;
+  return `/${cert.subject
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .join('/')}`;
 }
 
 function renewOne(name: string): void {
@@ -656,18 +831,26 @@ function renewOne(name: string): void {
     log(`MISSING! ${name}`);
     return;
   }
-  if (!existsSync(`${spec.ca}.key`)) throw new KubeadmFailure('certs renew', `failed to renew ${name}: certificate authority ${spec.ca.slice(PKI.length + 1)} is not present: ${spec.ca}.key: no such file or directory`);
+  if (!existsSync(`${spec.ca}.key`))
+    throw new KubeadmFailure(
+      'certs renew',
+      `failed to renew ${name}: certificate authority ${spec.ca.slice(PKI.length + 1)} is not present: ${spec.ca}.key: no such file or directory`,
+    );
   const isKubeconfig = spec.file.endsWith('.conf');
   const creds = isKubeconfig ? readKubeconfig(spec.file) : undefined;
   const old = new X509Certificate(creds?.certPem ?? readFileSync(spec.file, 'utf8'));
   const sans = (old.subjectAltName ?? '').split(', ').filter((x) => x.length > 0);
   const tmp = `${STANDIN_STATE_DIR}/kubeadm/renew`;
-  const issued = issueToFiles(tmp, { cert: `${spec.ca}.crt`, key: `${spec.ca}.key` }, {
-    subject: subjectOf(old),
-    usages: spec.usages,
-    dnsNames: sans.filter((x) => x.startsWith('DNS:')).map((x) => x.slice(4)),
-    ipAddresses: sans.filter((x) => x.startsWith('IP Address:')).map((x) => x.slice(11)),
-  });
+  const issued = issueToFiles(
+    tmp,
+    { cert: `${spec.ca}.crt`, key: `${spec.ca}.key` },
+    {
+      subject: subjectOf(old),
+      usages: spec.usages,
+      dnsNames: sans.filter((x) => x.startsWith('DNS:')).map((x) => x.slice(4)),
+      ipAddresses: sans.filter((x) => x.startsWith('IP Address:')).map((x) => x.slice(11)),
+    },
+  );
   rmSync(`${tmp}.crt`, { force: true });
   rmSync(`${tmp}.key`, { force: true });
   if (creds) {
@@ -687,7 +870,10 @@ function certs(argv: string[]): void {
   const which = argv.slice(1).filter((a) => !a.startsWith('-'));
   if (which.length === 0) throw new KubeadmFailure('certs renew', 'missing subcommand; "kubeadm certs renew" is not meant to be run on its own');
   for (const name of which[0] === 'all' ? Object.keys(RENEWABLE) : which) renewOne(name);
-  log('\nDone renewing certificates. You must restart the kube-apiserver, kube-controller-manager, kube-scheduler and etcd, so that they can use the new certificates.');
+  log(
+    '\nDone renewing certificates. You must restart the kube-apiserver, kube-controller-manager, ' +
+      'kube-scheduler and etcd, so that they can use the new certificates.',
+  );
 }
 
 // ---- main -----------------------------------------------------------------------------------------------------------
@@ -699,7 +885,10 @@ async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'version':
         if (flagValue(argv, 'output') === 'short' || (argv.includes('-o') && argv[argv.indexOf('-o') + 1] === 'short')) log(kubeadmVersion);
-        else log(`kubeadm version: &version.Info{Major:"1", Minor:"${kubeadmVersion.split('.')[1] ?? ''}", GitVersion:"${kubeadmVersion}", Platform:"linux/amd64"}`);
+        else
+          log(
+            `kubeadm version: &version.Info{Major:"1", Minor:"${kubeadmVersion.split('.')[1] ?? ''}", GitVersion:"${kubeadmVersion}", Platform:"linux/amd64"}`,
+          );
         return 0;
       case 'init':
         await init(argv.slice(1), kubeadmVersion);
@@ -708,7 +897,8 @@ async function main(argv: string[]): Promise<number> {
         await join(argv.slice(1), kubeadmVersion);
         return 0;
       case 'reset':
-        if (!argv.includes('--force') && !argv.includes('-f')) throw new KubeadmFailure('reset', 'kubeplane stand-in: reset asks for confirmation; run it with --force');
+        if (!argv.includes('--force') && !argv.includes('-f'))
+          throw new KubeadmFailure('reset', 'kubeplane stand-in: reset asks for confirmation; run it with --force');
         await reset();
         return 0;
       case 'upgrade':
@@ -723,7 +913,8 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     const failure = error instanceof KubeadmFailure ? error : new KubeadmFailure(command ?? 'kubeadm', error instanceof Error ? error.message : String(error));
-    if (!failure.printed) process.stderr.write(`error execution phase ${failure.phase}: ${failure.message}\nTo see the stack trace of this error execute with --v=5 or higher\n`);
+    if (!failure.printed)
+      process.stderr.write(`error execution phase ${failure.phase}: ${failure.message}\nTo see the stack trace of this error execute with --v=5 or higher\n`);
     try {
       await report('kubeadm-failed', { reason: `${command ?? 'kubeadm'}: ${failure.phase}: ${failure.message}` });
     } catch {

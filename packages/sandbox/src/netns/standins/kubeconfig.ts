@@ -59,7 +59,16 @@ export function readKubeconfig(path: string): KubeCredentials {
 }
 
 /** A kubeconfig as kubeadm writes them (admin.conf, kubelet.conf, ...): data embedded, or the kubelet's rotated file. */
-export function renderKubeconfig(input: { clusterName: string; server: string; caPem: string; user: string; certPem?: string; keyPem?: string; certFile?: string; token?: string }): string {
+export function renderKubeconfig(input: {
+  clusterName: string;
+  server: string;
+  caPem: string;
+  user: string;
+  certPem?: string;
+  keyPem?: string;
+  certFile?: string;
+  token?: string;
+}): string {
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
   const user: Json = {};
   if (input.certFile) {

@@ -32,7 +32,18 @@ const KINDS: Record<string, { group: string; version: string; plural: string; na
   // Served once Cilium's CRDs exist (cilium install creates them); the sandbox's API answers for it or not.
   CiliumClusterwideNetworkPolicy: { group: 'cilium.io', version: 'v2', plural: 'ciliumclusterwidenetworkpolicies', namespaced: false },
 };
-const ALIASES: Record<string, string> = { configmap: 'ConfigMap', configmaps: 'ConfigMap', cm: 'ConfigMap', node: 'Node', nodes: 'Node', no: 'Node', secret: 'Secret', secrets: 'Secret', namespace: 'Namespace', ns: 'Namespace' };
+const ALIASES: Record<string, string> = {
+  configmap: 'ConfigMap',
+  configmaps: 'ConfigMap',
+  cm: 'ConfigMap',
+  node: 'Node',
+  nodes: 'Node',
+  no: 'Node',
+  secret: 'Secret',
+  secrets: 'Secret',
+  namespace: 'Namespace',
+  ns: 'Namespace',
+};
 
 interface Globals {
   kubeconfig: string;
@@ -74,7 +85,14 @@ function globals(argv: string[]): Globals {
 
 async function call(creds: KubeCredentials, g: Globals, method: string, path: string, body?: unknown, contentType?: string): Promise<KubeResponse> {
   try {
-    return await kubeRequest({ ...creds, method, path, ...(body === undefined ? {} : { body }), ...(contentType ? { contentType } : {}), timeoutMs: g.timeoutMs });
+    return await kubeRequest({
+      ...creds,
+      method,
+      path,
+      ...(body === undefined ? {} : { body }),
+      ...(contentType ? { contentType } : {}),
+      timeoutMs: g.timeoutMs,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const host = new URL(creds.server).host;
@@ -121,7 +139,10 @@ async function apply(creds: KubeCredentials, g: Globals, file: string): Promise<
     const name = String(meta['name'] ?? '');
     const mapping = KINDS[kind];
     if (!mapping || (mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version) !== apiVersion) {
-      throw new KubectlError(`error: resource mapping not found for name: "${name}" namespace: "${String(meta['namespace'] ?? '')}" from "${file}": no matches for kind "${kind}" in version "${apiVersion}"\nensure CRDs are installed first`);
+      throw new KubectlError(
+        `error: resource mapping not found for name: "${name}" namespace: "${String(meta['namespace'] ?? '')}" ` +
+          `from "${file}": no matches for kind "${kind}" in version "${apiVersion}"\nensure CRDs are installed first`,
+      );
     }
     const namespace = mapping.namespaced ? String(meta['namespace'] ?? g.namespace) : undefined;
     const body = { ...doc, metadata: { ...meta, ...(namespace ? { namespace } : {}) } };
@@ -129,11 +150,20 @@ async function apply(creds: KubeCredentials, g: Globals, file: string): Promise<
     const label = `${mapping.plural.replace(/s$/, '')}${mapping.group ? `.${mapping.group}` : ''}/${name}`;
     if (current.status === 404) {
       const created = await call(creds, g, 'POST', resourcePath(kind, namespace), body);
-      if (created.status >= 300) throw new KubectlError(`${serverError(created, 'the server could not find the requested resource').message.replace(/^(Error from server \([^)]*\)): /, `$1: error when creating "${file}": `)}`);
+      if (created.status >= 300)
+        throw new KubectlError(
+          serverError(created, 'the server could not find the requested resource').message.replace(
+            /^(Error from server \([^)]*\)): /,
+            `$1: error when creating "${file}": `,
+          ),
+        );
       process.stdout.write(`${label} created\n`);
     } else if (current.status === 200) {
       const patched = await call(creds, g, 'PATCH', resourcePath(kind, namespace, name), body, 'application/merge-patch+json');
-      if (patched.status >= 300) throw new KubectlError(serverError(patched, 'error when applying patch').message.replace(/^(Error from server \([^)]*\)): /, `$1: error when applying patch to "${file}": `));
+      if (patched.status >= 300)
+        throw new KubectlError(
+          serverError(patched, 'error when applying patch').message.replace(/^(Error from server \([^)]*\)): /, `$1: error when applying patch to "${file}": `),
+        );
       process.stdout.write(`${label} configured\n`);
     } else {
       throw serverError(current, 'the server could not find the requested resource');
@@ -149,7 +179,10 @@ function jsonpath(value: unknown, template: string): string {
   return template.replace(/\{((?:"(?:[^"\\]|\\.)*")|[^}]*)\}/g, (_all, expr: string) => {
     if (expr.startsWith('"')) return JSON.parse(expr) as string;
     let cur: unknown = value;
-    const keys = expr.replace(/^\./, '').split(/(?<!\\)\./).map((k) => k.replace(/\\\./g, '.'));
+    const keys = expr
+      .replace(/^\./, '')
+      .split(/(?<!\\)\./)
+      .map((k) => k.replace(/\\\./g, '.'));
     for (const key of keys.filter((k) => k.length > 0)) cur = cur !== null && typeof cur === 'object' ? (cur as Json)[key] : undefined;
     if (cur === undefined || cur === null) return '';
     return typeof cur === 'string' ? cur : JSON.stringify(cur);

@@ -26,14 +26,39 @@ function selfSignedServing(): { cert: Buffer; key: Buffer } {
   mkdirSync(dir, { recursive: true });
   if (!existsSync(`${dir}/kubelet.crt`)) {
     const host = execFileSync('hostname', { encoding: 'utf8' }).trim();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${dir}/kubelet.key`, '-out', `${dir}/kubelet.crt`, '-subj', `/CN=${host}@${Math.floor(Date.now() / 1000)}`, '-days', '365', '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        `${dir}/kubelet.key`,
+        '-out',
+        `${dir}/kubelet.crt`,
+        '-subj',
+        `/CN=${host}@${Math.floor(Date.now() / 1000)}`,
+        '-days',
+        '365',
+        '-addext',
+        `subjectAltName=DNS:${host}`,
+      ],
+      { stdio: 'ignore' },
+    );
   }
   return { cert: readFileSync(`${dir}/kubelet.crt`), key: readFileSync(`${dir}/kubelet.key`) };
 }
 
 async function daemon(): Promise<void> {
   if (!existsSync(KUBELET_KUBECONFIG) && !existsSync(BOOTSTRAP_KUBELET_KUBECONFIG)) {
-    kubeletLog('E', `"command failed" err="failed to run Kubelet: unable to load bootstrap kubeconfig: stat ${BOOTSTRAP_KUBELET_KUBECONFIG}: no such file or directory"`);
+    kubeletLog(
+      'E',
+      `"command failed" err="failed to run Kubelet: unable to load bootstrap kubeconfig: stat ${BOOTSTRAP_KUBELET_KUBECONFIG}: no such file or directory"`,
+    );
     process.exit(1);
   }
   kubeletLog('I', `"Kubelet version" kubeletVersion="${version}"`);

@@ -39,8 +39,21 @@ export function signCsr(csrPem: string, ca: { cert: string; key: string }, reque
     writeFileSync(join(dir, 'req.csr'), csrPem);
     writeFileSync(join(dir, 'ext.cnf'), extensions(request));
     return openssl([
-      'x509', '-req', '-in', join(dir, 'req.csr'), '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', `0x${randomBytes(16).toString('hex')}`,
-      '-days', String(request.days ?? 365), '-sha256', '-extfile', join(dir, 'ext.cnf'),
+      'x509',
+      '-req',
+      '-in',
+      join(dir, 'req.csr'),
+      '-CA',
+      ca.cert,
+      '-CAkey',
+      ca.key,
+      '-set_serial',
+      `0x${randomBytes(16).toString('hex')}`,
+      '-days',
+      String(request.days ?? 365),
+      '-sha256',
+      '-extfile',
+      join(dir, 'ext.cnf'),
     ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,10 @@ function systemFiles(): string[] {
   const byName = new Map<string, string>();
   for (const dir of SYSTEM_DIRS) {
     if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).filter((n) => n.endsWith('.conf')).sort()) if (!byName.has(name)) byName.set(name, `${dir}/${name}`);
+    for (const name of readdirSync(dir)
+      .filter((n) => n.endsWith('.conf'))
+      .sort())
+      if (!byName.has(name)) byName.set(name, `${dir}/${name}`);
   }
   const files = [...byName.keys()].sort().map((n) => byName.get(n) ?? '');
   if (existsSync('/etc/sysctl.conf')) files.push('/etc/sysctl.conf');

@@ -70,7 +70,11 @@ function spawnDaemon(unit: string, argv: string[], env: Record<string, string> =
 }
 
 function failed(unit: string, verb = 'start'): StandinFailure {
-  return new StandinFailure(`Job for ${unit} failed (${verb}) because the control process exited with error code.\nSee "systemctl status ${unit}" and "journalctl -xeu ${unit}" for details.`, 1);
+  return new StandinFailure(
+    `Job for ${unit} failed (${verb}) because the control process exited with error ` +
+      `code.\nSee "systemctl status ${unit}" and "journalctl -xeu ${unit}" for details.`,
+    1,
+  );
 }
 
 function notFound(unit: string, verb: string): StandinFailure {
@@ -134,7 +138,9 @@ function modulesLoad(): UnitDriver {
     start: () => {
       for (const dir of dirs.filter((d) => existsSync(d))) {
         // A dangling symlink (Debian's modules.conf -> ../modules without /etc/modules) is skipped, as systemd does.
-        for (const f of readdirSync(dir).filter((n) => n.endsWith('.conf') && existsSync(`${dir}/${n}`)).sort()) {
+        for (const f of readdirSync(dir)
+          .filter((n) => n.endsWith('.conf') && existsSync(`${dir}/${n}`))
+          .sort()) {
           for (const raw of readFileSync(`${dir}/${f}`, 'utf8').split('\n')) {
             const m = raw.trim();
             if (m === '' || m.startsWith('#') || m.startsWith(';')) continue;
@@ -180,10 +186,12 @@ function timer(unit: string, path: string): UnitDriver {
       // timer's start instead of the wall-clock boundary; other calendar expressions are not modelled.
       const calendar = unitValues(file, 'Timer', 'OnCalendar').at(-1);
       const calendarSeconds = calendar === undefined ? undefined : CALENDAR_PERIODS[calendar.trim()];
-      if (calendar !== undefined && calendarSeconds === undefined) throw new StandinFailure(`${unit}: OnCalendar=${calendar} is not modelled by the sandbox (hourly, daily, weekly are)`, 1);
+      if (calendar !== undefined && calendarSeconds === undefined)
+        throw new StandinFailure(`${unit}: OnCalendar=${calendar} is not modelled by the sandbox (hourly, daily, weekly are)`, 1);
       const onBoot = unitValues(file, 'Timer', 'OnBootSec').at(-1) ?? (calendarSeconds === undefined ? undefined : `${calendarSeconds}s`);
       const every = unitValues(file, 'Timer', 'OnUnitActiveSec').at(-1) ?? (calendarSeconds === undefined ? undefined : `${calendarSeconds}s`);
-      if (onBoot === undefined && every === undefined) throw new StandinFailure(`${unit} has no OnBootSec=, OnUnitActiveSec= or OnCalendar=; the sandbox models no other trigger.`, 1);
+      if (onBoot === undefined && every === undefined)
+        throw new StandinFailure(`${unit} has no OnBootSec=, OnUnitActiveSec= or OnCalendar=; the sandbox models no other trigger.`, 1);
       if (!findUnitFile(target())) throw notFound(target(), 'start');
       mkdirSync(UNIT_STATE_DIR, { recursive: true });
       writeFileSync(activeFile, `${target()}\n`);

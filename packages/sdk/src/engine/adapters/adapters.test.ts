@@ -34,7 +34,8 @@ describe('file adapters: a damaged file', () => {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, '{"revision": 3, "value": {"name": "cut sh');
   };
-  const namesTheFile = (path: string) => (e: unknown) => isKubeplaneError(e) && e.details.code === 'CorruptFile' && e.message.includes(path) && !(e instanceof SyntaxError);
+  const namesTheFile = (path: string) => (e: unknown) =>
+    isKubeplaneError(e) && e.details.code === 'CorruptFile' && e.message.includes(path) && !(e instanceof SyntaxError);
 
   it('gives an error naming the state file when it is cut short, not a SyntaxError', async () => {
     const dir = await fresh();

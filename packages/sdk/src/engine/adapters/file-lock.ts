@@ -66,7 +66,14 @@ export async function tryLock(path: string, command?: string): Promise<TryLockRe
 async function lockOnce(path: string, command?: string): Promise<TryLockResult> {
   await makeDirectory(dirname(path), { mode: 0o700 });
   for (let attempt = 0; attempt < 10; attempt++) {
-    const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), instance: INSTANCE, since: new Date().toISOString(), ...(command ? { command } : {}) };
+    const owner: LockOwner = {
+      pid: process.pid,
+      host: hostname(),
+      nonce: randomBytes(8).toString('hex'),
+      instance: INSTANCE,
+      since: new Date().toISOString(),
+      ...(command ? { command } : {}),
+    };
     const tmp = `${path}.${owner.nonce}.tmp`;
     await mkdir(tmp, { mode: 0o700 });
     await writeWhole(join(tmp, 'owner.json'), JSON.stringify(owner), 0o600, false);
@@ -104,7 +111,11 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, ti
     }
     if (Date.now() - started > timeoutMs) {
       const h = result.holder;
-      throw new KubeplaneError('conflict', `${lockPath} is held by another kubeplane process (${h ? `pid ${h.pid} on ${h.host} since ${h.since}` : 'being released'}); wait for it to finish`, { resource: lockPath });
+      throw new KubeplaneError(
+        'conflict',
+        `${lockPath} is held by another kubeplane process (${h ? `pid ${h.pid} on ${h.host} since ${h.since}` : 'being released'}); wait for it to finish`,
+        { resource: lockPath },
+      );
     }
     await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt)));
   }
@@ -162,7 +173,14 @@ async function readOwner(path: string): Promise<LockOwner | 'gone' | null> {
     const o = JSON.parse(text) as Partial<LockOwner> & { at?: number };
     if (typeof o.pid !== 'number') return null;
     // A lock file of an older kubeplane: no host or nonce; its pid and time stand in for them.
-    return { pid: o.pid, host: o.host ?? hostname(), nonce: o.nonce ?? `legacy-${o.pid}-${o.since ?? o.at ?? 0}`, ...(o.instance ? { instance: o.instance } : {}), since: o.since ?? new Date(o.at ?? 0).toISOString(), ...(o.command ? { command: o.command } : {}) };
+    return {
+      pid: o.pid,
+      host: o.host ?? hostname(),
+      nonce: o.nonce ?? `legacy-${o.pid}-${o.since ?? o.at ?? 0}`,
+      ...(o.instance ? { instance: o.instance } : {}),
+      since: o.since ?? new Date(o.at ?? 0).toISOString(),
+      ...(o.command ? { command: o.command } : {}),
+    };
   } catch {
     // A lock file of an older kubeplane, half-written: its process either finishes it or is gone; look again.
     return null;
@@ -215,7 +233,8 @@ async function sweepLeftovers(path: string): Promise<void> {
   swept.add(path);
   const dir = dirname(path);
   const base = basename(path);
-  const leftover = (name: string) => name.startsWith(`${base}.stale-`) || name.startsWith(`${base}.released-`) || /^[0-9a-f]{16}\.tmp$/.test(name.slice(base.length + 1));
+  const leftover = (name: string) =>
+    name.startsWith(`${base}.stale-`) || name.startsWith(`${base}.released-`) || /^[0-9a-f]{16}\.tmp$/.test(name.slice(base.length + 1));
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!name.startsWith(`${base}.`) || !leftover(name)) continue;
     const info = await stat(join(dir, name)).catch(() => null);

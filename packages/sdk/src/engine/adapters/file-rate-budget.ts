@@ -31,7 +31,9 @@ export class FileBucketStore implements BucketStore {
     } catch {
       // Reported below, naming the file.
     }
-    throw new KubeplaneError('invalid', `${this.#path} is not a rate-budget file (a JSON object of numbers); remove it and the budgets start full`, { resource: this.#path });
+    throw new KubeplaneError('invalid', `${this.#path} is not a rate-budget file (a JSON object of numbers); remove it and the budgets start full`, {
+      resource: this.#path,
+    });
   }
 
   /** Reads, lets `next` decide the key's new `fullAt` (undefined: unchanged), writes only a change. */

@@ -78,7 +78,9 @@ describe('file adapters on a disk that fails', () => {
   it.skipIf(root)('name the file when permission is denied (as a user other than root)', async () => {
     const dir = await fresh();
     await chmod(dir, 0o500);
-    await expect(writeFileAtomic(join(dir, 'mode'), 'cloud\n')).rejects.toThrow(`cannot write ${join(dir, 'mode')}: permission denied (EACCES); run as the user who owns the state directory`);
+    await expect(writeFileAtomic(join(dir, 'mode'), 'cloud\n')).rejects.toThrow(
+      `cannot write ${join(dir, 'mode')}: permission denied (EACCES); run as the user who owns the state directory`,
+    );
   });
 
   describe.skipIf(!root)('mounted for the test (root)', () => {
@@ -100,14 +102,18 @@ describe('file adapters on a disk that fails', () => {
       const error = await store.put('projects/p', { generation: 2, padding: 'x'.repeat(8192) }, 1).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(KubeplaneError);
       expect(error).toMatchObject({ kind: 'invalid', details: { resource: path, code: 'ENOSPC' } });
-      expect((error as Error).message).toBe(`cannot write ${path}: the disk holding it is full (ENOSPC); free space and run the command again; everything written before is kept`);
+      expect((error as Error).message).toBe(
+        `cannot write ${path}: the disk holding it is full (ENOSPC); free space and run the command again; everything written before is kept`,
+      );
       expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ revision: 1, value: { generation: 1 } });
       await expect(store.get('projects/p')).resolves.toEqual({ value: { generation: 1 }, revision: 1 });
     });
 
     it('name the file on a read-only file system (EROFS)', async () => {
       const path = join(readOnly, 'mode');
-      await expect(writeFileAtomic(path, 'cloud\n')).rejects.toThrow(`cannot write ${path}: it is on a read-only file system (EROFS); remount that file system read-write, or use a state directory on a writable one`);
+      await expect(writeFileAtomic(path, 'cloud\n')).rejects.toThrow(
+        `cannot write ${path}: it is on a read-only file system (EROFS); remount that file system read-write, or use a state directory on a writable one`,
+      );
       const error = await new FileQueue(readOnly).send({ n: 1 }, { groupId: 'g' }).catch((e: unknown) => e);
       expect(error).toMatchObject({ kind: 'invalid', details: { code: 'EROFS' } });
       expect((error as Error).message).toContain(join(readOnly, 'queues'));

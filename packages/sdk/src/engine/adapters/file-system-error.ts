@@ -18,7 +18,11 @@ const DENIED = 'run as the user who owns the state directory, or fix its permiss
 const MEANINGS: Readonly<Record<string, Meaning>> = {
   ENOSPC: { kind: 'invalid', reason: 'the disk holding it is full', fix: FULL },
   EDQUOT: { kind: 'invalid', reason: 'the disk quota of its owner is used up', fix: FULL },
-  EROFS: { kind: 'invalid', reason: 'it is on a read-only file system', fix: 'remount that file system read-write, or use a state directory on a writable one' },
+  EROFS: {
+    kind: 'invalid',
+    reason: 'it is on a read-only file system',
+    fix: 'remount that file system read-write, or use a state directory on a writable one',
+  },
   EACCES: { kind: 'invalid', reason: 'permission denied', fix: DENIED },
   EPERM: { kind: 'invalid', reason: 'operation not permitted', fix: DENIED },
   EISDIR: { kind: 'invalid', reason: 'it is a folder where kubeplane keeps a file', fix: 'move that folder away' },
@@ -27,7 +31,11 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   ENOENT: { kind: 'not-found', reason: 'it does not exist, or a folder on its path does not', fix: 'check the path' },
   // Too many open files passes when others close: worth the engine's few bounded retries.
   EMFILE: { kind: 'retryable', reason: 'this process has too many files open', fix: 'raise the limit (ulimit -n) and run the command again' },
-  ENFILE: { kind: 'retryable', reason: 'the system has too many files open', fix: 'close other programs, or raise the system\'s limit, and run the command again' },
+  ENFILE: {
+    kind: 'retryable',
+    reason: 'the system has too many files open',
+    fix: "close other programs, or raise the system's limit, and run the command again",
+  },
 };
 
 /** The code of a Node file system error (`ENOSPC`), if `e` is one. */

@@ -27,10 +27,15 @@ async function readJson<T>(path: string): Promise<T | null> {
     return JSON.parse(text) as T;
   } catch (e) {
     // A file cut short (a full disk, a copy interrupted) or edited by hand: say which, so a person can act on it.
-    throw new KubeplaneError('invalid', `${path} is not valid JSON (${(e as Error).message}); it may have been cut short or edited by hand: restore it from a backup, or remove it if what it held can be lost`, {
-      resource: path,
-      code: 'CorruptFile',
-    });
+    throw new KubeplaneError(
+      'invalid',
+      `${path} is not valid JSON (${(e as Error).message}); it may have been cut short or ` +
+        `edited by hand: restore it from a backup, or remove it if what it held can be lost`,
+      {
+        resource: path,
+        code: 'CorruptFile',
+      },
+    );
   }
 }
 
@@ -53,15 +58,20 @@ const MAX_SEGMENT = 200;
 /** The path of a key under `root`, each segment a file or folder name that fits. */
 function keyPath(root: string, key: string): string {
   checkKey(key);
-  const segments = key.split('/').map((segment) =>
-    segment.length <= MAX_SEGMENT ? segment : `${segment.slice(0, 100)}~${createHash('sha256').update(segment).digest('hex').slice(0, 40)}`,
-  );
+  const segments = key
+    .split('/')
+    .map((segment) =>
+      segment.length <= MAX_SEGMENT ? segment : `${segment.slice(0, 100)}~${createHash('sha256').update(segment).digest('hex').slice(0, 40)}`,
+    );
   return join(root, ...segments.slice(0, -1), `${segments.at(-1) ?? ''}.json`);
 }
 
 /** The key a file under `root` holds: from its path, or from the file where the path was shortened (keyPath). */
 async function keyOf(root: string, path: string): Promise<string | null> {
-  const fromPath = relative(root, path).split(sep).join('/').replace(/\.json$/, '');
+  const fromPath = relative(root, path)
+    .split(sep)
+    .join('/')
+    .replace(/\.json$/, '');
   if (!fromPath.includes('~')) return fromPath;
   return (await readJson<{ key?: string }>(path))?.key ?? null;
 }
@@ -103,7 +113,8 @@ export class FileStateStore implements StateStore {
     const stored = await readJson<StateFile<T>>(path).catch((e: unknown) => {
       throw e instanceof KubeplaneError && e.details.code === 'CorruptFile' ? corruptState(path, key, e.message.split(';')[0] ?? '') : e;
     });
-    if (stored && (typeof stored !== 'object' || typeof stored.revision !== 'number' || !('value' in stored))) throw corruptState(path, key, `${path} is not a state file (it has no \`revision\` and \`value\`)`);
+    if (stored && (typeof stored !== 'object' || typeof stored.revision !== 'number' || !('value' in stored)))
+      throw corruptState(path, key, `${path} is not a state file (it has no \`revision\` and \`value\`)`);
     return stored ? { value: stored.value, revision: stored.revision } : null;
   }
 
@@ -144,7 +155,7 @@ export class FileStateStore implements StateStore {
     const keys: string[] = [];
     for (const path of await walk(root)) {
       const key = await keyOf(root, path);
-      if (key !== null && key.startsWith(prefix)) keys.push(key);
+      if (key?.startsWith(prefix)) keys.push(key);
     }
     return keys.sort();
   }
@@ -158,9 +169,11 @@ export class FileStateStore implements StateStore {
 function corruptState(path: string, key: string, what: string): KubeplaneError {
   const project = key.startsWith('projects/') ? key.slice('projects/'.length) : undefined;
   const fix = key.startsWith('clusters/')
-    ? 'restore it from a backup; or move it away and run `kubeplane destroy <project>` (or `kubeplane destroy <manifest file>`), which deletes the cluster by sweeping its resources by their tag'
+    ? 'restore it from a backup; or move it away and run `kubeplane destroy <project>` (or `kubeplane ' +
+      'destroy <manifest file>`), which deletes the cluster by sweeping its resources by their tag'
     : project !== undefined
-      ? `restore it from a backup; or move it away and run \`kubeplane destroy <manifest file of ${project}>\`, which deletes its clusters by sweeping their resources by their tag`
+      ? `restore it from a backup; or move it away and run \`kubeplane destroy <manifest file ` +
+        `of ${project}>\`, which deletes its clusters by sweeping their resources by their tag`
       : 'restore it from a backup, or move it away';
   return new KubeplaneError('invalid', `${what}; it may have been cut short or edited by hand: ${fix}`, { resource: path, code: 'CorruptFile' });
 }
@@ -269,7 +282,14 @@ export class FileQueue<T> implements Queue<T> {
         if (q.dedup[key] !== undefined) return;
         q.dedup[key] = now;
       }
-      q.messages.push({ id: randomUUID(), body, groupId: options.groupId, seq: q.seq++, visibleAt: now + Math.max(0, options.delaySeconds ?? 0) * 1000, receiveCount: 0 });
+      q.messages.push({
+        id: randomUUID(),
+        body,
+        groupId: options.groupId,
+        seq: q.seq++,
+        visibleAt: now + Math.max(0, options.delaySeconds ?? 0) * 1000,
+        receiveCount: 0,
+      });
     });
   }
 

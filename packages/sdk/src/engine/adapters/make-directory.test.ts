@@ -41,9 +41,13 @@ describe('makeDirectory', () => {
   it('refuses a path through a file, naming the file', async () => {
     const dir = await fresh();
     await writeFile(join(dir, 'file'), '');
-    const error = await makeDirectory(join(dir, 'file', 'x', 'y'), { what: 'the state directory', instead: 'pass another --state-dir' }).catch((e: unknown) => e);
+    const error = await makeDirectory(join(dir, 'file', 'x', 'y'), { what: 'the state directory', instead: 'pass another --state-dir' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(KubeplaneError);
-    expect((error as KubeplaneError).message).toBe(`cannot create the state directory ${join(dir, 'file', 'x', 'y')}: ${join(dir, 'file')} is a file, not a folder; pass another --state-dir`);
+    expect((error as KubeplaneError).message).toBe(
+      `cannot create the state directory ${join(dir, 'file', 'x', 'y')}: ${join(dir, 'file')} is a file, not a folder; pass another --state-dir`,
+    );
   });
 
   // Node 20's mkdir(path, {recursive: true}) never returns here: it takes the ENOENT for a missing parent forever.
@@ -52,6 +56,8 @@ describe('makeDirectory', () => {
     const error = await makeDirectory(path, { mode: 0o700, what: 'the state directory', instead: 'pass another --state-dir' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeplaneError);
     expect(error).toMatchObject({ kind: 'invalid', details: { resource: path, code: 'ENOENT' } });
-    expect((error as KubeplaneError).message).toBe(`cannot create the state directory ${path}: /proc does not allow new folders (ENOENT); pass another --state-dir`);
+    expect((error as KubeplaneError).message).toBe(
+      `cannot create the state directory ${path}: /proc does not allow new folders (ENOENT); pass another --state-dir`,
+    );
   });
 });

@@ -50,10 +50,14 @@ export function revisionConflict(key: string, expected: number, actual: number):
 }
 
 export function fenced(key: string, fence: number, stored: number): KubeplaneError {
-  return new KubeplaneError('conflict', `state "${key}" was written under lease token ${stored}, newer than this writer's ${fence}: its lease ran out and another step took over`, {
-    resource: key,
-    code: 'Fenced',
-  });
+  return new KubeplaneError(
+    'conflict',
+    `state "${key}" was written under lease token ${stored}, newer than this writer's ${fence}: its lease ran out and another step took over`,
+    {
+      resource: key,
+      code: 'Fenced',
+    },
+  );
 }
 
 /** Keys are paths of safe segments: `clusters/prod-abc1234`, so every adapter can store them as files. */

@@ -75,9 +75,16 @@ class FakeCluster implements KubernetesApi {
     return this.objects.get(this.key(apiVersion, kind, namespace, name)) ?? null;
   }
   async listObjects(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<KubeObject[]> {
-    const wanted = (labelSelector ?? '').split(',').filter(Boolean).map((t) => t.split('=') as [string, string]);
+    const wanted = (labelSelector ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((t) => t.split('=') as [string, string]);
     return [...this.objects.values()].filter(
-      (o) => o.apiVersion === apiVersion && o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace) && wanted.every(([k, v]) => o.metadata.labels?.[k] === v),
+      (o) =>
+        o.apiVersion === apiVersion &&
+        o.kind === kind &&
+        (namespace === undefined || o.metadata.namespace === namespace) &&
+        wanted.every(([k, v]) => o.metadata.labels?.[k] === v),
     );
   }
   async deleteObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<void> {
@@ -101,7 +108,12 @@ class FakeCluster implements KubernetesApi {
       name: release,
       namespace,
       version: revision,
-      info: { status: 'deployed', description: revision === 1 ? 'Install complete' : 'Upgrade complete', first_deployed: new Date(this.now).toISOString(), last_deployed: new Date(this.now).toISOString() },
+      info: {
+        status: 'deployed',
+        description: revision === 1 ? 'Install complete' : 'Upgrade complete',
+        first_deployed: new Date(this.now).toISOString(),
+        last_deployed: new Date(this.now).toISOString(),
+      },
       chart: { metadata: { name: spec.chart, version: spec.version, appVersion: spec.version } },
       config: parseYaml(spec.valuesContent) as unknown,
     };
@@ -127,13 +139,21 @@ class FakeCluster implements KubernetesApi {
           jobName,
           conditions: [
             { type: 'JobCreated', status: 'True', reason: 'Job created', message: `Applying HelmChart using Job kube-system/${jobName}` },
-            { type: 'Failed', status: 'True', reason: 'Error', message: `chart "${spec.chart}" version "${spec.version}" not found in ${spec.repo} repository` },
+            {
+              type: 'Failed',
+              status: 'True',
+              reason: 'Error',
+              message: `chart "${spec.chart}" version "${spec.version}" not found in ${spec.repo} repository`,
+            },
           ],
         };
         continue;
       }
       this.release(release, spec.targetNamespace, spec);
-      chart['status'] = { jobName, conditions: [{ type: 'JobCreated', status: 'True', reason: 'Job created', message: `Applying HelmChart using Job kube-system/${jobName}` }] };
+      chart['status'] = {
+        jobName,
+        conditions: [{ type: 'JobCreated', status: 'True', reason: 'Job created', message: `Applying HelmChart using Job kube-system/${jobName}` }],
+      };
     }
   }
 }
@@ -222,9 +242,19 @@ describe('the addons step', () => {
     const deployment = cluster.objects.get(cluster.key('apps/v1', 'Deployment', 'kube-system', 'helm-controller'));
     expect(JSON.stringify(deployment)).toContain('rancher/helm-controller:');
     expect(helmChart('cilium')?.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'kubeplane', 'kubeplane.dev/addon': 'cilium' });
-    expect(parseYaml((helmChart('cilium')?.['spec'] as { valuesContent: string }).valuesContent)).toMatchObject({ k8sServiceHost: '203.0.113.10', k8sServicePort: 6443, kubeProxyReplacement: true });
+    expect(parseYaml((helmChart('cilium')?.['spec'] as { valuesContent: string }).valuesContent)).toMatchObject({
+      k8sServiceHost: '203.0.113.10',
+      k8sServicePort: 6443,
+      kubeProxyReplacement: true,
+    });
     const hcloud = helmChart('hcloud-csi');
-    expect(hcloud?.['spec']).toMatchObject({ repo: 'https://charts.hetzner.cloud', chart: 'hcloud-csi', version: '2.18.0', targetNamespace: 'kube-system', createNamespace: true });
+    expect(hcloud?.['spec']).toMatchObject({
+      repo: 'https://charts.hetzner.cloud',
+      chart: 'hcloud-csi',
+      version: '2.18.0',
+      targetNamespace: 'kube-system',
+      createNamespace: true,
+    });
     expect(Object.keys(cluster.secrets.get('kube-system/hcloud-csi-token') ?? {})).toEqual(['token']);
     expect(record.status.addons?.map((a) => [a.name, a.state])).toEqual([
       ['cilium', 'installing'],
@@ -252,7 +282,11 @@ describe('the addons step', () => {
     const { record: changed } = recordOf(`${HCLOUD}\n          version: "2.18.1"`, record);
     expect((await run(changed, project)).kind).toBe('wait');
     expect(helmChart('hcloud-csi')?.['spec']).toMatchObject({ version: '2.18.1' });
-    expect(changed.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({ declaredVersion: '2.18.1', installedVersion: '2.18.0', state: 'installing' });
+    expect(changed.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({
+      declaredVersion: '2.18.1',
+      installedVersion: '2.18.0',
+      state: 'installing',
+    });
     cluster.reconcile();
     expect((await run(changed, project)).kind).toBe('next');
     expect(changed.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({ installedVersion: '2.18.1', state: 'installed' });
@@ -276,18 +310,20 @@ describe('the addons step', () => {
     expect(changed.status.addons?.map((a) => a.name)).toEqual(['cilium', 'metrics_server']);
   });
 
-  it('fails with helm\'s message when the chart version is not published', async () => {
+  it("fails with helm's message when the chart version is not published", async () => {
     const { record, project } = recordOf(`${HCLOUD}\n          version: "9.9.9"`);
     await run(record, project);
     cluster.startController();
     cluster.reconcile();
     const result = await run(record, project);
     expect(result.kind).toBe('failed');
-    expect(result.kind === 'failed' && result.error.message).toContain('add-on hcloud_csi (hcloud-csi 9.9.9) failed: chart "hcloud-csi" version "9.9.9" not found in https://charts.hetzner.cloud repository');
+    expect(result.kind === 'failed' && result.error.message).toContain(
+      'add-on hcloud_csi (hcloud-csi 9.9.9) failed: chart "hcloud-csi" version "9.9.9" not found in https://charts.hetzner.cloud repository',
+    );
     expect(record.status.addons?.find((a) => a.name === 'hcloud_csi')).toMatchObject({ state: 'failed' });
   });
 
-  it('does not take the failure of a version since corrected for the corrected one\'s', async () => {
+  it("does not take the failure of a version since corrected for the corrected one's", async () => {
     const { record, project } = recordOf(`${HCLOUD}\n          version: "9.9.9"`);
     await run(record, project);
     cluster.startController();
@@ -306,7 +342,8 @@ describe('the addons step', () => {
     const apply = cluster.applyObject.bind(cluster);
     let established = false;
     cluster.applyObject = async (o) => {
-      if (o.kind === 'HelmChart' && !established) throw new KubeplaneError('retryable', 'the API server does not serve HelmChart (helm.cattle.io/v1) yet', { code: 'KindNotServed' });
+      if (o.kind === 'HelmChart' && !established)
+        throw new KubeplaneError('retryable', 'the API server does not serve HelmChart (helm.cattle.io/v1) yet', { code: 'KindNotServed' });
       return apply(o);
     };
     expect(await run(record, project)).toMatchObject({ kind: 'wait', seconds: 5 });
@@ -329,7 +366,7 @@ describe('the addons step', () => {
     }
   });
 
-  it('merges the user\'s values over kubeplane\'s and uses a provider\'s credentials only when told to', async () => {
+  it("merges the user's values over kubeplane's and uses a provider's credentials only when told to", async () => {
     const { record, project } = recordOf(`        - name: hcloud_csi
           secretRef: { fromProvider: hetzner-1 }
           values:
@@ -341,11 +378,15 @@ describe('the addons step', () => {
     expect(values['storageClasses']).toEqual([{ name: 'fast', defaultStorageClass: true }]);
     expect(values['node']?.['priorityClassName']).toBe('system-node-critical');
     expect(values['node']?.['affinity']).toEqual({
-      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubeplane.dev/provider', operator: 'In', values: ['hetzner'] }] }] } },
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubeplane.dev/provider', operator: 'In', values: ['hetzner'] }] }],
+        },
+      },
     });
   });
 
-  it('emits an add-on event only when an add-on\'s state changes', async () => {
+  it("emits an add-on event only when an add-on's state changes", async () => {
     const { record, project } = recordOf(HCLOUD);
     await run(record, project);
     const first = events.filter((e) => e.type === 'addon').length;
@@ -353,13 +394,23 @@ describe('the addons step', () => {
     expect(events.filter((e) => e.type === 'addon').length).toBe(first);
   });
 
-  it('on a CMK cluster installs only the add-ons the service did not install at creation, with the cmk Secret\'s keys for Crusoe\'s', async () => {
+  it("on a CMK cluster installs only the add-ons the service did not install at creation, with the cmk Secret's keys for Crusoe's", async () => {
     const text = fixture('cmk.yaml', { version: '1.33.4-cmk.20', addons: '        - name: nvidia_gpu_operator\n        - name: crusoe_csi' });
     const result = validateManifestText(text);
     const manifest = result.manifests[0]!;
     const spec = buildDesiredState(manifest).clusters[0]!;
     const { record: base } = recordOf(HCLOUD);
-    const record: ClusterRecord = { ...base, clusterId: spec.id, name: 'lab', desired: spec, lastManifest: manifest, ledger: { ...emptyLedger(), managed: { provider: 'crusoe-1', region: 'us-east1-a', name: 'lab-cmk', id: 'c-1', pools: {}, addonsAtCreation: ['nvidia_gpu_operator'] } } };
+    const record: ClusterRecord = {
+      ...base,
+      clusterId: spec.id,
+      name: 'lab',
+      desired: spec,
+      lastManifest: manifest,
+      ledger: {
+        ...emptyLedger(),
+        managed: { provider: 'crusoe-1', region: 'us-east1-a', name: 'lab-cmk', id: 'c-1', pools: {}, addonsAtCreation: ['nvidia_gpu_operator'] },
+      },
+    };
     const project: ProjectRecord = { v: RECORD_VERSION, project: 'lab', generation: 1, manifest, clusters: { lab: spec.id }, updatedAt: 0 };
     cluster.published = { 'crusoe-csi-driver': ['0.10.3'] };
     await cluster.applySecret('crusoe-system', 'cmk-lab-cmk', { CRUSOE_ACCESS_KEY: Redacted.of('cmk-access'), CRUSOE_SECRET_KEY: Redacted.of('cmk-secret') });
@@ -367,14 +418,20 @@ describe('the addons step', () => {
     await run(record, project, provider);
     expect([...cluster.objects.values()].filter((o) => o.kind === 'HelmChart').map((o) => o.metadata.name)).toEqual(['crusoe-csi-driver']);
     const keys = cluster.secrets.get('kube-system/crusoe-api-keys');
-    expect(Object.fromEntries(Object.entries(keys ?? {}).map(([k, v]) => [k, v.reveal()]))).toEqual({ CRUSOE_CSI_ACCESS_KEY: 'cmk-access', CRUSOE_CSI_SECRET_KEY: 'cmk-secret' });
+    expect(Object.fromEntries(Object.entries(keys ?? {}).map(([k, v]) => [k, v.reveal()]))).toEqual({
+      CRUSOE_CSI_ACCESS_KEY: 'cmk-access',
+      CRUSOE_CSI_SECRET_KEY: 'cmk-secret',
+    });
     expect(resolved).toEqual([]);
     cluster.startController();
     cluster.reconcile();
     // CMK's own release of the GPU operator, as it installed it at creation.
     cluster.release('nvidia-gpu-operator', 'crusoe-system', { chart: 'gpu-operator', version: 'v25.3.1', valuesContent: '{}' });
     expect((await run(record, project, provider)).kind).toBe('next');
-    expect(record.status.addons?.map((a) => `${a.name} ${a.installedVersion} ${a.state}`)).toEqual(['nvidia_gpu_operator v25.3.1 installed', 'crusoe_csi 0.10.3 installed']);
+    expect(record.status.addons?.map((a) => `${a.name} ${a.installedVersion} ${a.state}`)).toEqual([
+      'nvidia_gpu_operator v25.3.1 installed',
+      'crusoe_csi 0.10.3 installed',
+    ]);
     expect(record.status.addons?.[0]?.message).toContain('installed by the managed service at creation (release crusoe-system/nvidia-gpu-operator, deployed)');
   });
 });

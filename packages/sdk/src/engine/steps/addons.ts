@@ -3,7 +3,14 @@
 // HelmCharts no longer declared; then each add-on's state, read back from the cluster, recorded in the cluster's
 // status. It waits while an add-on installs, fails with helm's message when one failed, goes on when all are installed.
 import { CATALOG, isChartAddon, type ChartAddonId } from '../../addons/catalog.js';
-import { HELM_CHART_API_VERSION, HELM_CONTROLLER_NAMESPACE, helmChartObject, helmControllerObjects, ADDON_LABEL, MANAGED_SELECTOR } from '../../addons/helm-controller.js';
+import {
+  HELM_CHART_API_VERSION,
+  HELM_CONTROLLER_NAMESPACE,
+  helmChartObject,
+  helmControllerObjects,
+  ADDON_LABEL,
+  MANAGED_SELECTOR,
+} from '../../addons/helm-controller.js';
 import { addonStatus, providerAddonStatus, type AddonStatus } from '../../addons/state.js';
 import { addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
 import { createHash } from 'node:crypto';
@@ -76,13 +83,25 @@ async function credentialData(ctx: StepContext, k8s: KubernetesApi, addon: Chart
     const access = cmk?.[CMK_ADDON_SECRET.accessKey];
     const secret = cmk?.[CMK_ADDON_SECRET.secretKey];
     if (!access || !secret) {
-      throw new KubeplaneError('invalid', `add-on ${addon.name}: the CMK Secret ${CMK_ADDON_SECRET.namespace}/${CMK_ADDON_SECRET.name(m.name)} with ${CMK_ADDON_SECRET.accessKey} and ${CMK_ADDON_SECRET.secretKey} is missing; the managed service creates it, and kubeplane re-applies it from the Crusoe provider's secretRef`, { resource: spec.sourcePath });
+      throw new KubeplaneError(
+        'invalid',
+        `add-on ${addon.name}: the CMK Secret ${CMK_ADDON_SECRET.namespace}/${CMK_ADDON_SECRET.name(m.name)} with ${CMK_ADDON_SECRET.accessKey} and ` +
+          `${CMK_ADDON_SECRET.secretKey} is missing; the managed service creates it, and kubeplane re-applies it from the Crusoe provider's secretRef`,
+        { resource: spec.sourcePath },
+      );
     }
     return { [credential.keys['accesskey'] ?? 'accesskey']: access, [credential.keys['secretkey'] ?? 'secretkey']: secret };
   }
   const ref = addon.secretRef;
-  if (!ref) throw new KubeplaneError('invalid', `add-on ${addon.name} of cluster ${spec.name} has no secretRef; name its own ${credential.cloud} credential, or {fromProvider: <provider>} to use a provider's`, { resource: spec.sourcePath });
-  if (!ctx.addonCredentials) throw new KubeplaneError('invalid', `add-on ${addon.name}: this runtime cannot read add-on credentials`, { resource: spec.sourcePath });
+  if (!ref)
+    throw new KubeplaneError(
+      'invalid',
+      `add-on ${addon.name} of cluster ${spec.name} has no secretRef; name its own ` +
+        `${credential.cloud} credential, or {fromProvider: <provider>} to use a provider's`,
+      { resource: spec.sourcePath },
+    );
+  if (!ctx.addonCredentials)
+    throw new KubeplaneError('invalid', `add-on ${addon.name}: this runtime cannot read add-on credentials`, { resource: spec.sourcePath });
   const keys = PROVIDER_TYPE_INFO[credential.cloud].credentials;
   let resolved: Record<string, Redacted<string>>;
   if (ref.fromProvider !== undefined) {
@@ -161,7 +180,8 @@ export const addons: StepDefinition = {
   phase: 'addons',
   // A GPU operator's first install (driver containers) takes many minutes; a chart that does not settle in an hour is reported.
   timeoutSeconds: 3600,
-  timeoutMessage: (r) => `the add-ons of ${r.name} were not all installed within an hour; see kubeplane status and the helm-install Jobs in ${HELM_CONTROLLER_NAMESPACE}`,
+  timeoutMessage: (r) =>
+    `the add-ons of ${r.name} were not all installed within an hour; see kubeplane status and the helm-install Jobs in ${HELM_CONTROLLER_NAMESPACE}`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
     const k8s = await api(ctx);
@@ -192,7 +212,9 @@ export const addons: StepDefinition = {
     const apiServer = apiServerOf(ctx);
     if (!apiServer && wanted.some((a) => a.name === 'cilium')) {
       // Without the API endpoint a Cilium upgrade would drop kube-proxy replacement's route to the API server.
-      throw new KubeplaneError('invalid', `cluster ${spec.name}: the API endpoint the nodes use is not recorded, so Cilium's values cannot be built`, { resource: spec.sourcePath });
+      throw new KubeplaneError('invalid', `cluster ${spec.name}: the API endpoint the nodes use is not recorded, so Cilium's values cannot be built`, {
+        resource: spec.sourcePath,
+      });
     }
     const ctxValues = { spec, ...(apiServer ? { apiServer } : {}) };
     const appliedBefore = ctx.record.ledger.addonSpecs ?? {};
@@ -210,7 +232,8 @@ export const addons: StepDefinition = {
         await k8s.applyObject(chart);
       } catch (e) {
         // A CRD just created is served once the API server has established it (seconds): look again shortly.
-        if (isKubeplaneError(e) && e.details.code === 'KindNotServed') return { kind: 'wait', seconds: CRD_POLL_SECONDS, reason: `waiting for the API server to serve HelmCharts (${e.message})` };
+        if (isKubeplaneError(e) && e.details.code === 'KindNotServed')
+          return { kind: 'wait', seconds: CRD_POLL_SECONDS, reason: `waiting for the API server to serve HelmCharts (${e.message})` };
         throw e;
       }
       appliedNow[addon.name] = createHash('sha256').update(stableJson(chart['spec'])).digest('hex').slice(0, 16);
@@ -231,7 +254,13 @@ export const addons: StepDefinition = {
       const still = await k8s.getObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, chart.metadata.name);
       if (still) {
         const spec_ = chart['spec'] as { chart?: string; version?: string } | undefined;
-        removing.push({ name: id || chart.metadata.name, chart: spec_?.chart ?? chart.metadata.name, declaredVersion: spec_?.version ?? '', state: 'removing', message: `${chart.metadata.name} is being uninstalled` });
+        removing.push({
+          name: id || chart.metadata.name,
+          chart: spec_?.chart ?? chart.metadata.name,
+          declaredVersion: spec_?.version ?? '',
+          state: 'removing',
+          message: `${chart.metadata.name} is being uninstalled`,
+        });
       }
     }
     // 5. State, as the cluster reports it.
@@ -241,21 +270,48 @@ export const addons: StepDefinition = {
       const entry = CATALOG[addon.name];
       const helmChart = await k8s.getObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, entry.release);
       const releaseSecrets = await k8s.listObjects('v1', 'Secret', entry.targetNamespace, `owner=helm,name=${entry.release}`);
-      let s = addonStatus({ name: addon.name, chart: entry.chart, declaredVersion: addonVersion(addon), values: values.get(addon.name) ?? {}, helmChart, releaseSecrets, release: entry.release });
+      let s = addonStatus({
+        name: addon.name,
+        chart: entry.chart,
+        declaredVersion: addonVersion(addon),
+        values: values.get(addon.name) ?? {},
+        helmChart,
+        releaseSecrets,
+        release: entry.release,
+      });
       // Just changed: a Failed condition is the previous spec's until the controller has run this one.
-      if (s.state === 'failed' && changedNow.has(addon.name)) s = { ...s, state: 'installing', message: `applying ${entry.chart} ${s.declaredVersion} (the last attempt, of another spec, failed: ${s.message})` };
-      statuses.push(!running && s.state === 'installing' ? { ...s, message: `${s.message}; waiting for the helm-controller Deployment in ${HELM_CONTROLLER_NAMESPACE} to run` } : s);
+      if (s.state === 'failed' && changedNow.has(addon.name))
+        s = { ...s, state: 'installing', message: `applying ${entry.chart} ${s.declaredVersion} (the last attempt, of another spec, failed: ${s.message})` };
+      statuses.push(
+        !running && s.state === 'installing'
+          ? { ...s, message: `${s.message}; waiting for the helm-controller Deployment in ${HELM_CONTROLLER_NAMESPACE} to run` }
+          : s,
+      );
     }
     const all = [...providers, ...statuses, ...removing];
     const before = new Map((ctx.record.status.addons ?? []).map((a) => [a.name, a]));
     for (const s of all) {
       if (sameStatus(before.get(s.name), s)) continue;
-      ctx.emit({ type: 'addon', name: s.name, chart: s.chart, declaredVersion: s.declaredVersion, ...(s.installedVersion ? { installedVersion: s.installedVersion } : {}), state: s.state, message: s.message });
+      ctx.emit({
+        type: 'addon',
+        name: s.name,
+        chart: s.chart,
+        declaredVersion: s.declaredVersion,
+        ...(s.installedVersion ? { installedVersion: s.installedVersion } : {}),
+        state: s.state,
+        message: s.message,
+      });
     }
     ctx.record.status.addons = all;
     const failed = statuses.filter((s) => s.state === 'failed');
     if (failed.length > 0) {
-      return { kind: 'failed', error: new KubeplaneError('invalid', failed.map((s) => `add-on ${s.name} (${s.chart} ${s.declaredVersion}) failed: ${s.message}`).join('; '), { resource: spec.sourcePath, code: 'AddonFailed' }) } satisfies StepResult;
+      return {
+        kind: 'failed',
+        error: new KubeplaneError('invalid', failed.map((s) => `add-on ${s.name} (${s.chart} ${s.declaredVersion}) failed: ${s.message}`).join('; '), {
+          resource: spec.sourcePath,
+          code: 'AddonFailed',
+        }),
+      } satisfies StepResult;
     }
     const busy = [...statuses, ...removing].filter((s) => s.state !== 'installed');
     if (busy.length > 0) return { kind: 'wait', seconds: INSTALL_POLL_SECONDS, reason: busy.map((s) => `${s.name}: ${s.message}`).join('; ') };
@@ -275,4 +331,3 @@ async function removeAddonExtras(k8s: KubernetesApi, id: ChartAddonId): Promise<
     await k8s.deleteSecret(namespace, AUTOSCALER_ADAPTER.cloudConfigSecret);
   }
 }
-

@@ -13,14 +13,15 @@ import type { ClusterSpec, NodeSpec, PoolSpec } from '../../model/types.js';
 import type { ClusterRecord, NodeResource } from '../records.js';
 import { Redacted } from '../../redacted.js';
 import { renderStaticReset } from '../../bootstrap/static-machine.js';
-import { wait, type StepContext, type StepResult } from './types.js';
+import type { StepContext, StepResult } from './types.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { isPending } from '../../provider/outcome.js';
 
 export const regionKey = (provider: string, region: string) => `${provider}/${region}`;
 export const networkName = (clusterId: string, region: string) => `${clusterId}-${region}`.slice(0, 63).replace(/-+$/, '');
 /** The cluster's SSH key in a region, or (no region) the one key of a provider whose keys serve every region. */
-export const sshKeyName = (clusterId: string, region?: string) => (region === undefined ? `${clusterId.slice(0, 59)}-ssh` : `${networkName(clusterId, region)}-ssh`);
+export const sshKeyName = (clusterId: string, region?: string) =>
+  region === undefined ? `${clusterId.slice(0, 59)}-ssh` : `${networkName(clusterId, region)}-ssh`;
 
 /**
  * Where one resource of `kind` serves a provider region, as the provider declares it (Capabilities.scopes): the
@@ -81,7 +82,16 @@ export function apiSources(spec: ClusterSpec, nodeSources: string[]): string[] {
 function commonRules(spec: ClusterSpec): FirewallRule[] {
   const managed = spec.controlPlane === 'managed';
   const rules: FirewallRule[] = [
-    ...(managed ? [] : [{ protocol: 'udp', port: WIREGUARD_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'WireGuard overlay between nodes (any cloud, roaming)' } satisfies FirewallRule]),
+    ...(managed
+      ? []
+      : [
+          {
+            protocol: 'udp',
+            port: WIREGUARD_PORT,
+            sourceCidrs: ['0.0.0.0/0'],
+            description: 'WireGuard overlay between nodes (any cloud, roaming)',
+          } satisfies FirewallRule,
+        ]),
     { protocol: 'icmp', sourceCidrs: ['0.0.0.0/0'], description: 'path MTU discovery and diagnostics' },
   ];
   if (spec.access.sshAllowedCidrs.length > 0) {
@@ -103,7 +113,12 @@ export function firewallRulesByRole(spec: ClusterSpec, nodeSources: string[]): R
   const api = apiSources(spec, nodeSources);
   const control = [...common];
   if (spec.apiEndpoint.kind === 'reserved-ip') {
-    control.push({ protocol: 'tcp', port: spec.apiEndpoint.port, sourceCidrs: api, description: 'Kubernetes API from the allowed ranges and the cluster\'s machines' });
+    control.push({
+      protocol: 'tcp',
+      port: spec.apiEndpoint.port,
+      sourceCidrs: api,
+      description: "Kubernetes API from the allowed ranges and the cluster's machines",
+    });
   }
   const lbPorts = new Map<string, FirewallRule>();
   for (const lb of spec.loadBalancers) {
@@ -111,7 +126,12 @@ export function firewallRulesByRole(spec: ClusterSpec, nodeSources: string[]): R
       const isApi = lb.api && role.targetPort === 6443;
       const id = `${role.protocol}/${role.port}`;
       const rule: FirewallRule = isApi
-        ? { protocol: role.protocol, port: role.port, sourceCidrs: api, description: `load-balancer role ${role.name} (Kubernetes API) from the allowed ranges and the cluster's machines` }
+        ? {
+            protocol: role.protocol,
+            port: role.port,
+            sourceCidrs: api,
+            description: `load-balancer role ${role.name} (Kubernetes API) from the allowed ranges and the cluster's machines`,
+          }
         : { protocol: role.protocol, port: role.port, sourceCidrs: ['0.0.0.0/0'], description: `load-balancer role ${role.name}` };
       // Two LB clusters on one port: the wider sources win, so neither stops working.
       const seen = lbPorts.get(id);
@@ -119,7 +139,12 @@ export function firewallRulesByRole(spec: ClusterSpec, nodeSources: string[]): R
     }
   }
   if (spec.loadBalancers.length > 0) {
-    lbPorts.set(`tcp/${LB_HEALTH_PORT}`, { protocol: 'tcp', port: LB_HEALTH_PORT, sourceCidrs: ['0.0.0.0/0'], description: 'DNS health checks of load-balancer nodes' });
+    lbPorts.set(`tcp/${LB_HEALTH_PORT}`, {
+      protocol: 'tcp',
+      port: LB_HEALTH_PORT,
+      sourceCidrs: ['0.0.0.0/0'],
+      description: 'DNS health checks of load-balancer nodes',
+    });
   }
   return {
     control: control.sort(byPort),
@@ -156,7 +181,8 @@ export function bootstrapView(record: ClusterRecord): BootstrapCluster {
   const publicEndpoints: Record<string, string> = {};
   for (const [name, n] of Object.entries(record.ledger.nodes)) if (n.publicIPv4) publicEndpoints[name] = `${n.publicIPv4}:${WIREGUARD_PORT}`;
   // The API node answers on the reserved IP once it is attached (EC2 replaces the machine's first address with it).
-  if (spec.apiEndpoint.kind === 'reserved-ip' && record.ledger.reservedIp) publicEndpoints[spec.apiEndpoint.node] = `${record.ledger.reservedIp.ip}:${WIREGUARD_PORT}`;
+  if (spec.apiEndpoint.kind === 'reserved-ip' && record.ledger.reservedIp)
+    publicEndpoints[spec.apiEndpoint.node] = `${record.ledger.reservedIp.ip}:${WIREGUARD_PORT}`;
   return bootstrapClusterFromSpec(spec, { ...(record.ledger.reservedIp ? { apiHost: record.ledger.reservedIp.ip } : {}), publicEndpoints });
 }
 
@@ -216,10 +242,16 @@ export async function deleteMachine(ctx: StepContext, k8s: KubernetesApi | null,
  * see renderStaticReset), with the host key pinned when it joined. The machine is the user's and is not deleted.
  */
 export async function resetStaticMachine(ctx: StepContext, name: string, machine: NonNullable<NodeResource['static']>): Promise<void> {
-  if (!ctx.machines) throw new KubeplaneError('invalid', `static node ${name} (${machine.endpoint}) must be reset over SSH, and this runtime has no SSH access configured`, { resource: name });
+  if (!ctx.machines)
+    throw new KubeplaneError('invalid', `static node ${name} (${machine.endpoint}) must be reset over SSH, and this runtime has no SSH access configured`, {
+      resource: name,
+    });
   const run = await ctx.machines.run(
     { node: name, endpoint: machine.endpoint, port: machine.port, username: machine.username, secretRef: machine.secretRef, hostKey: machine.hostKey },
     Redacted.of(renderStaticReset(name)),
   );
-  if (run.exitCode !== 0) throw new KubeplaneError('retryable', `static node ${name} (${machine.endpoint}): the reset failed (exit ${run.exitCode}): ${run.output}`, { resource: name });
+  if (run.exitCode !== 0)
+    throw new KubeplaneError('retryable', `static node ${name} (${machine.endpoint}): the reset failed (exit ${run.exitCode}): ${run.output}`, {
+      resource: name,
+    });
 }

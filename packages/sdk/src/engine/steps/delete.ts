@@ -61,7 +61,8 @@ export const deleteDns: StepDefinition = {
       for (const lb of spec.loadBalancers) {
         const ids = lb.pools.flatMap((p) => p.nodes.map((n) => n.name));
         targets.set(lb.dns.fqdn, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'A', setIdentifiers: ids });
-        for (const alt of lb.dns.alternativeNames) targets.set(`${alt}.${lb.dns.zone}`, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'CNAME', setIdentifiers: [] });
+        for (const alt of lb.dns.alternativeNames)
+          targets.set(`${alt}.${lb.dns.zone}`, { zone: lb.dns.zone, provider: lb.dns.provider, type: 'CNAME', setIdentifiers: [] });
       }
       if (spec.apiDns) targets.set(spec.apiDns.fqdn, { zone: spec.apiDns.zone, provider: spec.apiDns.provider, type: 'CNAME', setIdentifiers: [] });
     }
@@ -69,9 +70,10 @@ export const deleteDns: StepDefinition = {
     for (const [name, t] of targets) {
       const provider = await ctx.provider(t.provider);
       if (!provider.dns) continue;
-      const records = provider.capabilities.dnsFailover && t.type === 'A' && t.setIdentifiers.length
-        ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))
-        : [{ name, type: t.type }];
+      const records =
+        provider.capabilities.dnsFailover && t.type === 'A' && t.setIdentifiers.length
+          ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))
+          : [{ name, type: t.type }];
       // A zone that does not exist holds no records of ours (a create that failed on a missing zone): nothing to remove.
       const gone = await provider.dns.deleteRecords(t.zone, clusterId, records).catch((e: unknown) => {
         if (isKubeplaneError(e) && e.kind === 'not-found') return null;
@@ -89,7 +91,9 @@ export const teardown: StepDefinition = {
   phase: 'delete',
   // It retries (with backoff) and says why in the status, up to the ceiling; then ERROR, and destroy may be run again.
   timeoutSeconds: DELETION_CEILING_SECONDS,
-  timeoutMessage: (r) => `resources of ${r.name} are still present${leftInLedger(r)}; resources tagged kubeplane.dev/cluster-id=${r.clusterId} are left in the clouds: run destroy again to retry`,
+  timeoutMessage: (r) =>
+    `resources of ${r.name} are still present${leftInLedger(r)}; resources tagged ` +
+    `kubeplane.dev/cluster-id=${r.clusterId} are left in the clouds: run destroy again to retry`,
   async run(ctx) {
     // Static machines are the user's: reset, not deleted (one at a time; each is removed from the ledger once clean).
     for (const [name, node] of Object.entries(ctx.record.ledger.nodes)) {
@@ -107,7 +111,8 @@ export const teardown: StepDefinition = {
       const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
       if (isPending(outcome)) return waitFor(outcome, `tearing down ${key}`, ctx);
     }
-    for (const name of Object.keys(ctx.record.ledger.nodes)) ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
+    for (const name of Object.keys(ctx.record.ledger.nodes))
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
     const ledger = ctx.record.ledger;
     ledger.networks = {};
     ledger.firewalls = {};
@@ -129,4 +134,3 @@ export const forget: StepDefinition = {
     return { kind: 'finished', message: 'deleted' };
   },
 };
-

@@ -18,21 +18,30 @@ export const dns: StepDefinition = {
     const ledger = ctx.record.ledger;
     const wanted = new Set<string>();
     // Each load balancer's records, and a managed cluster's API name: sent as one set, then followed until in sync.
-    const groups: Array<{ key: string; provider: string; zone: string; records: (provider: Provider) => DnsRecord[] | StepResult }> = spec.loadBalancers.map((lb) => ({
-      key: lb.name,
-      provider: lb.dns.provider,
-      zone: lb.dns.zone,
-      records: (provider) => {
-        const nodes = lb.pools.flatMap((p) => p.nodes).map((n) => ({ name: n.name, ip: ledger.nodes[n.name]?.publicIPv4 }));
-        const ips = nodes.filter((n): n is { name: string; ip: string } => Boolean(n.ip));
-        if (ips.length === 0) return wait(10, `load balancer ${lb.name} has no public address yet`);
-        const records: DnsRecord[] = provider.capabilities.dnsFailover
-          ? ips.map((n) => ({ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: [n.ip], setIdentifier: n.name, healthCheck: { ip: n.ip, port: LB_HEALTH_PORT } }))
-          : [{ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: ips.map((n) => n.ip).sort() }];
-        for (const alt of lb.dns.alternativeNames) records.push({ name: `${alt}.${lb.dns.zone}`, type: 'CNAME', ttl: TTL, values: [lb.dns.fqdn] });
-        return records;
-      },
-    }));
+    const groups: Array<{ key: string; provider: string; zone: string; records: (provider: Provider) => DnsRecord[] | StepResult }> = spec.loadBalancers.map(
+      (lb) => ({
+        key: lb.name,
+        provider: lb.dns.provider,
+        zone: lb.dns.zone,
+        records: (provider) => {
+          const nodes = lb.pools.flatMap((p) => p.nodes).map((n) => ({ name: n.name, ip: ledger.nodes[n.name]?.publicIPv4 }));
+          const ips = nodes.filter((n): n is { name: string; ip: string } => Boolean(n.ip));
+          if (ips.length === 0) return wait(10, `load balancer ${lb.name} has no public address yet`);
+          const records: DnsRecord[] = provider.capabilities.dnsFailover
+            ? ips.map((n) => ({
+                name: lb.dns.fqdn,
+                type: 'A',
+                ttl: TTL,
+                values: [n.ip],
+                setIdentifier: n.name,
+                healthCheck: { ip: n.ip, port: LB_HEALTH_PORT },
+              }))
+            : [{ name: lb.dns.fqdn, type: 'A', ttl: TTL, values: ips.map((n) => n.ip).sort() }];
+          for (const alt of lb.dns.alternativeNames) records.push({ name: `${alt}.${lb.dns.zone}`, type: 'CNAME', ttl: TTL, values: [lb.dns.fqdn] });
+          return records;
+        },
+      }),
+    );
     const apiDns = spec.apiDns;
     if (apiDns) {
       groups.push({
@@ -77,7 +86,11 @@ export const dns: StepDefinition = {
         // A load-balancer machine removed from its pool: its record set goes, and with it its health check.
         const stale = (before?.setIdentifiers ?? []).filter((id) => !setIdentifiers.includes(id));
         if (before && stale.length > 0) {
-          const gone = await provider.dns.deleteRecords(before.zone, spec.id, stale.map((setIdentifier) => ({ name: r.name, type: before.type, setIdentifier })));
+          const gone = await provider.dns.deleteRecords(
+            before.zone,
+            spec.id,
+            stale.map((setIdentifier) => ({ name: r.name, type: before.type, setIdentifier })),
+          );
           if (isPending(gone)) return waitFor(gone, `removing the DNS records of ${stale.join(', ')}`, ctx);
         }
         ledger.dns[r.name] = {

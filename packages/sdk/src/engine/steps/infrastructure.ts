@@ -60,12 +60,22 @@ export const prepare: StepDefinition = {
     }
     const statics = spec.pools.filter((p) => p.kind === 'static').map((p) => p.name);
     if (statics.length > 0 && !ctx.machines) {
-      return { kind: 'failed', error: new KubeplaneError('invalid', `cluster ${spec.name}: static pools (${statics.join(', ')}) are reached over SSH, and this runtime has no SSH access configured (EngineOptions.machines); run it with the CLI or give the engine a MachineAccess`, { resource: spec.sourcePath }) };
+      return {
+        kind: 'failed',
+        error: new KubeplaneError(
+          'invalid',
+          `cluster ${spec.name}: static pools (${statics.join(', ')}) are reached over SSH, and this runtime has no ` +
+            `SSH access configured (EngineOptions.machines); run it with the CLI or give the engine a MachineAccess`,
+          { resource: spec.sourcePath },
+        ),
+      };
     }
     const nodes = nodesOf(spec);
     // The cluster-wide keys are made once (the CA keys sign everything after); an overlapping run keeps the first's.
     // Issued with the keys of today's nodes, so a new cluster's keys are written once.
-    const keys = (await ctx.secrets.keys()) ?? (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: nodes.map(({ node }) => ({ name: node.name, role: node.role })) }, ctx.keyPairs)));
+    const keys =
+      (await ctx.secrets.keys()) ??
+      (await ctx.secrets.issueKeys(await generateClusterKeys({ nodes: nodes.map(({ node }) => ({ name: node.name, role: node.role })) }, ctx.keyPairs)));
     // Per-node keys for nodes added since the keys were made.
     let changed = false;
     const withNodes: ClusterKeys = { ...keys, apiServer: { ...keys.apiServer }, meshReader: { ...keys.meshReader } };
@@ -310,7 +320,8 @@ export const createNodes: StepDefinition = {
     // Machines added to a built cluster boot the version its control plane runs now; during a version change the
     // upgrade step brings them along (a kubelet must never be newer than the API server).
     const built = ctx.record.current?.version;
-    const withVersion = (view: BootstrapCluster): BootstrapCluster => (built ? { ...view, kubernetesVersion: { major: built.major, minor: built.minor, patch: built.patch } } : view);
+    const withVersion = (view: BootstrapCluster): BootstrapCluster =>
+      built ? { ...view, kubernetesVersion: { major: built.major, minor: built.minor, patch: built.patch } } : view;
     const cluster = withVersion(bootstrapView(ctx.record));
     const now = new Date(ctx.now);
     // Issued once: a PKI in the SecretStore is used even if the record never learnt of it (a crash after the
@@ -327,7 +338,9 @@ export const createNodes: StepDefinition = {
     const observed = await observeMachines(ctx);
     if (observed.kind !== 'ok') return observed;
     // Wanted machines left `deleting` (a remediation interrupted by a new apply): finish the deletion, then recreate.
-    const leftDeleting = nodesOf(spec).filter(({ node }) => ledger.nodes[node.name]?.state === 'deleting').map(({ node }) => node.name);
+    const leftDeleting = nodesOf(spec)
+      .filter(({ node }) => ledger.nodes[node.name]?.state === 'deleting')
+      .map(({ node }) => node.name);
     if (leftDeleting.length > 0) {
       const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
       for (const name of leftDeleting) {
@@ -354,13 +367,25 @@ export const createNodes: StepDefinition = {
       // Rendered with every address known now, including machines created earlier in this loop.
       const known = withVersion(bootstrapView(ctx.record));
       const endpoints = new Map(known.nodes.map((n) => [n.name, n.publicEndpoint]));
-      const unknown = bootPeersBefore(order, node.name).filter((peer) => !endpoints.get(peer.name)).map((peer) => peer.name);
+      const unknown = bootPeersBefore(order, node.name)
+        .filter((peer) => !endpoints.get(peer.name))
+        .map((peer) => peer.name);
       if (unknown.length > 0) {
         blocked.push({ node: node.name, peers: unknown });
         continue;
       }
       if (pool.kind === 'static') {
-        const rendered = await renderNode({ cluster: bootView(known, node.name), keys, wireguardKeys, random: seededRandomSource(`${spec.id}/${node.name}/${day}`), now: new Date(day), pki, node: node.name, ...(bootstrapToken ? { bootstrapToken } : {}), ...(ctx.versions ? { versions: ctx.versions } : {}) });
+        const rendered = await renderNode({
+          cluster: bootView(known, node.name),
+          keys,
+          wireguardKeys,
+          random: seededRandomSource(`${spec.id}/${node.name}/${day}`),
+          now: new Date(day),
+          pki,
+          node: node.name,
+          ...(bootstrapToken ? { bootstrapToken } : {}),
+          ...(ctx.versions ? { versions: ctx.versions } : {}),
+        });
         await bootstrapStaticMachine(ctx, node, pool.name, rendered.userData.bytes.reveal());
         created++;
         continue;
@@ -370,7 +395,17 @@ export const createNodes: StepDefinition = {
       const provider = await ctx.provider(prov.name, prov.region);
       if (!provider.compute) throw new KubeplaneError('invalid', `provider ${prov.name} cannot create machines`);
       const random = seededRandomSource(`${spec.id}/${node.name}/${day}`);
-      const rendered = await renderNode({ cluster: bootView(known, node.name), keys, wireguardKeys, random, now: new Date(day), pki, node: node.name, ...(bootstrapToken ? { bootstrapToken } : {}), ...(ctx.versions ? { versions: ctx.versions } : {}) });
+      const rendered = await renderNode({
+        cluster: bootView(known, node.name),
+        keys,
+        wireguardKeys,
+        random,
+        now: new Date(day),
+        pki,
+        node: node.name,
+        ...(bootstrapToken ? { bootstrapToken } : {}),
+        ...(ctx.versions ? { versions: ctx.versions } : {}),
+      });
       const key = regionKey(prov.name, prov.region);
       const reservedIp = ctx.record.ledger.reservedIp;
       const takesApiIp =
@@ -381,28 +416,33 @@ export const createNodes: StepDefinition = {
       let outcome: Awaited<ReturnType<typeof provider.compute.createNode>>;
       try {
         outcome = await provider.compute.createNode({
-        name: node.name,
-        ...(token ? { idempotencyToken: token } : {}),
-        clusterId: spec.id,
-        nodepool: pool.name,
-        region: prov.region,
-        ...(prov.zone ? { zone: prov.zone } : {}),
-        serverType: pool.serverType ?? '',
-        image: pool.image ?? '',
-        userData: rendered.userData.compressed ? rendered.userData.bytes.reveal() : Buffer.from(rendered.userData.bytes.reveal()).toString('utf8'),
-        ...(sshKey ? { sshKeyName: sshKey.name } : {}),
-        ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
-        ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
-        ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
-        labels: { 'kubeplane.dev/role': node.role },
-      });
+          name: node.name,
+          ...(token ? { idempotencyToken: token } : {}),
+          clusterId: spec.id,
+          nodepool: pool.name,
+          region: prov.region,
+          ...(prov.zone ? { zone: prov.zone } : {}),
+          serverType: pool.serverType ?? '',
+          image: pool.image ?? '',
+          userData: rendered.userData.compressed ? rendered.userData.bytes.reveal() : Buffer.from(rendered.userData.bytes.reveal()).toString('utf8'),
+          ...(sshKey ? { sshKeyName: sshKey.name } : {}),
+          ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
+          ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
+          ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
+          labels: { 'kubeplane.dev/role': node.role },
+        });
       } catch (e) {
         // An autoscaled pool growing on a built cluster: a refusal (quota, capacity, a type the provider does not
         // have) ends this growth, not the cluster's flow, and nothing retries it (see pool-scaling.ts for the backoff).
         if (!(isKubeplaneError(e) && isGrowthRefusal(e.kind) && isAutoscaledGrowth(ctx.record, pool.name, node.name))) throw e;
         const given = fallBackAfterRefusal(ctx.record, pool.name, { kind: e.kind, message: e.message }, ctx.now);
         givenUp.add(pool.name);
-        ctx.emit({ type: 'pool-growth-refused', pool: pool.name, kind: e.kind, message: `pool ${pool.name} could not grow (${given.length} machine${given.length === 1 ? '' : 's'} not made): ${e.message}` });
+        ctx.emit({
+          type: 'pool-growth-refused',
+          pool: pool.name,
+          kind: e.kind,
+          message: `pool ${pool.name} could not grow (${given.length} machine${given.length === 1 ? '' : 's'} not made): ${e.message}`,
+        });
         continue;
       }
       if (isPending(outcome)) {
@@ -432,7 +472,11 @@ export const createNodes: StepDefinition = {
     const first = blocked[0];
     if (first && created === 0 && left === blocked.length) {
       // Addresses appear once the provider lists the new machines (EC2: while they are pending).
-      return wait(5, `waiting for the public address of ${first.peers.join(', ')}: ${first.node}${blocked.length > 1 ? ` and ${blocked.length - 1} more` : ''} must know where to reach ${first.peers.length > 1 ? 'them' : 'it'} at first boot`);
+      return wait(
+        5,
+        `waiting for the public address of ${first.peers.join(', ')}: ${first.node}${blocked.length > 1 ? ` and ${blocked.length - 1} more` : ''} ` +
+          `must know where to reach ${first.peers.length > 1 ? 'them' : 'it'} at first boot`,
+      );
     }
     if (left > 0) return next(`requested ${created} machines, ${left} to go`, 'create-nodes');
     return next(todo.length ? `requested ${created} machines` : 'every machine was requested before');
@@ -448,14 +492,26 @@ export const createNodes: StepDefinition = {
  */
 async function bootstrapStaticMachine(ctx: StepContext, node: NodeSpec, pool: string, userData: string | Uint8Array): Promise<void> {
   const access = node.staticAccess;
-  if (!ctx.machines || !access || !node.staticEndpoint) throw new KubeplaneError('invalid', `static node ${node.name} cannot be reached: no SSH access`, { resource: node.name });
+  if (!ctx.machines || !access || !node.staticEndpoint)
+    throw new KubeplaneError('invalid', `static node ${node.name} cannot be reached: no SSH access`, { resource: node.name });
   const pinned = ctx.record.ledger.staticHostKeys?.[node.staticEndpoint];
-  const target = { node: node.name, endpoint: node.staticEndpoint, port: access.port, username: access.username, secretRef: access.secretRef, ...(pinned ? { hostKey: pinned } : {}) };
+  const target = {
+    node: node.name,
+    endpoint: node.staticEndpoint,
+    port: access.port,
+    username: access.username,
+    secretRef: access.secretRef,
+    ...(pinned ? { hostKey: pinned } : {}),
+  };
   const run = await ctx.machines.run(target, renderStaticBootstrap(node.name, userData));
   // Pinned as soon as seen, even if the script failed: the next attempt must meet the same machine.
   ctx.record.ledger.staticHostKeys = { ...(ctx.record.ledger.staticHostKeys ?? {}), [node.staticEndpoint]: run.hostKey };
   if (run.exitCode !== 0) {
-    throw new KubeplaneError('retryable', `static node ${node.name} (${node.staticEndpoint}): the bootstrap could not be started (exit ${run.exitCode}): ${run.output}`, { resource: node.name });
+    throw new KubeplaneError(
+      'retryable',
+      `static node ${node.name} (${node.staticEndpoint}): the bootstrap could not be started (exit ${run.exitCode}): ${run.output}`,
+      { resource: node.name },
+    );
   }
   ctx.record.ledger.nodes[node.name] = {
     pool,
@@ -476,7 +532,10 @@ async function bootstrapStaticMachine(ctx: StepContext, node: NodeSpec, pool: st
  * idempotency token (returns how many). A machine created again under an earlier name (scaled down and up,
  * remediated, vanished) so never reuses the token of the one before, which the cloud may still remember.
  */
-function reserveCreations(ctx: StepContext, nodes: ReadonlyArray<{ node: NodeSpec; pool: { name: string; provider?: { name: string; region: string; zone?: string } } }>): number {
+function reserveCreations(
+  ctx: StepContext,
+  nodes: ReadonlyArray<{ node: NodeSpec; pool: { name: string; provider?: { name: string; region: string; zone?: string } } }>,
+): number {
   const ledger = ctx.record.ledger;
   let reserved = 0;
   for (const { node, pool } of nodes) {
@@ -505,7 +564,8 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
   const spec = desiredOf(ctx.record);
   const ledger = ctx.record.ledger;
   const regions = new Map<string, { provider: string; region: string }>();
-  for (const { pool } of nodesOf(spec)) if (pool.provider) regions.set(regionKey(pool.provider.name, pool.provider.region), { provider: pool.provider.name, region: pool.provider.region });
+  for (const { pool } of nodesOf(spec))
+    if (pool.provider) regions.set(regionKey(pool.provider.name, pool.provider.region), { provider: pool.provider.name, region: pool.provider.region });
   for (const key of ledger.regions) {
     const [provider = '', region = ''] = key.split('/');
     regions.set(key, { provider, region });
@@ -547,14 +607,20 @@ async function observeMachines(ctx: StepContext): Promise<StepResult | { kind: '
       }
       seen.add(info.name);
       if (info.state === 'failed' && wanted.has(info.name)) {
-        return { kind: 'failed', error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, { provider: providerName, resource: info.name }) };
+        return {
+          kind: 'failed',
+          error: new KubeplaneError('capacity', `machine ${info.name} failed to start on ${providerName} in ${region}; delete and re-apply to replace it`, {
+            provider: providerName,
+            resource: info.name,
+          }),
+        };
       }
       const want = wanted.get(info.name);
       const state: NodeResource['state'] = known?.state === 'deleting' ? 'deleting' : info.state === 'running' ? 'running' : 'pending';
       if (!known) ctx.emit({ type: 'resource-created', kind: 'machine', name: info.name, provider: providerName });
       ledger.nodes[info.name] = {
         pool: known?.pool ?? want?.pool.name ?? info.nodepool,
-        role: known?.role ?? want?.node.role ?? ((info.labels['kubeplane.dev/role'] as NodeResource['role'] | undefined) ?? 'compute'),
+        role: known?.role ?? want?.node.role ?? (info.labels['kubeplane.dev/role'] as NodeResource['role'] | undefined) ?? 'compute',
         provider: providerName,
         region,
         ...(info.zone ? { zone: info.zone } : {}),
@@ -613,12 +679,30 @@ async function forgetGone(ctx: StepContext, gone: GoneMachine[], wanted: Readonl
   const stoppedControl = control.filter(holdsName);
   const first = stoppedControl[0];
   if (first) {
-    return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${stoppedControl.length > 1 ? 's' : ''} ${stoppedControl.map((g) => g.name).join(', ')} ${stoppedControl.length > 1 ? 'are' : 'is'} stopped on ${first.provider} in ${first.region} (outside kubeplane); start ${stoppedControl.length > 1 ? 'them' : 'it'} again and reconcile: ${stoppedControl.length > 1 ? 'their disks hold' : 'its disk holds'} the cluster's etcd data, and a new one would start another cluster`, { provider: first.provider, resource: first.name }) };
+    return {
+      kind: 'failed',
+      error: new KubeplaneError(
+        'invalid',
+        `control-plane machine${stoppedControl.length > 1 ? 's' : ''} ${stoppedControl.map((g) => g.name).join(', ')} ` +
+          `${stoppedControl.length > 1 ? 'are' : 'is'} stopped on ${first.provider} in ${first.region} (outside ` +
+          `kubeplane); start ${stoppedControl.length > 1 ? 'them' : 'it'} again and reconcile: ` +
+          `${stoppedControl.length > 1 ? 'their disks hold' : 'its disk holds'} the cluster's etcd data, and a new one would start another cluster`,
+        { provider: first.provider, resource: first.name },
+      ),
+    };
   }
   const deletedControl = control.filter(mine);
   if (deletedControl.length > 0) {
     const names = deletedControl.map((g) => g.name);
-    return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'were' : 'was'} deleted outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`, { resource: names[0] ?? '' }) };
+    return {
+      kind: 'failed',
+      error: new KubeplaneError(
+        'invalid',
+        `control-plane machine${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'were' : 'was'} deleted ` +
+          `outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`,
+        { resource: names[0] ?? '' },
+      ),
+    };
   }
   const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
   for (const g of gone) {
@@ -663,9 +747,19 @@ async function forgetVanished(ctx: StepContext, seen: Set<string>, listedRegions
   // Past the grace it is gone, whatever the ledger says of it (a create answered but never listed, a machine deleted
   // behind kubeplane's back, a request whose call never reached the cloud): forgotten, so create-nodes makes it.
   const vanished = unlisted.filter(([, n]) => ctx.now - n.createdAt > VANISHED_AFTER_MS);
-  const control = vanished.filter(([name, n]) => n.role === 'control' && wanted.has(name) && n.state !== 'requested' && n.state !== 'deleting').map(([name]) => name);
+  const control = vanished
+    .filter(([name, n]) => n.role === 'control' && wanted.has(name) && n.state !== 'requested' && n.state !== 'deleting')
+    .map(([name]) => name);
   if (control.length > 0) {
-    return { kind: 'failed', error: new KubeplaneError('invalid', `control-plane machine${control.length > 1 ? 's' : ''} ${control.join(', ')} ${control.length > 1 ? 'were' : 'was'} deleted outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`, { resource: control[0] ?? '' }) };
+    return {
+      kind: 'failed',
+      error: new KubeplaneError(
+        'invalid',
+        `control-plane machine${control.length > 1 ? 's' : ''} ${control.join(', ')} ${control.length > 1 ? 'were' : 'was'} deleted ` +
+          `outside kubeplane; a new one would start another cluster. Restore etcd from a backup, or destroy and re-create the cluster`,
+        { resource: control[0] ?? '' },
+      ),
+    };
   }
   if (vanished.length === 0) return { kind: 'ok' };
   const kubeconfig = ctx.record.current ? await ctx.secrets.adminKubeconfig() : null;
@@ -687,7 +781,10 @@ export const awaitMachines: StepDefinition = {
   phase: 'infrastructure',
   timeoutSeconds: 1800,
   timeoutMessage: (r) =>
-    `machines not running after 30 minutes: ${Object.entries(r.ledger.nodes).filter(([, n]) => n.state !== 'running').map(([name]) => name).join(', ')}; check the provider's console for capacity or image problems`,
+    `machines not running after 30 minutes: ${Object.entries(r.ledger.nodes)
+      .filter(([, n]) => n.state !== 'running')
+      .map(([name]) => name)
+      .join(', ')}; check the provider's console for capacity or image problems`,
   async run(ctx): Promise<StepResult> {
     const spec = desiredOf(ctx.record);
     if (isManaged(spec)) return awaitManagedMachines(ctx);
@@ -702,7 +799,11 @@ export const awaitMachines: StepDefinition = {
     if (firewalls) return firewalls;
     const notRunning = wanted.filter((name) => ledger.nodes[name]?.state !== 'running');
     if (notRunning.length > 0) {
-      return wait(notRunning.length > 10 ? 15 : 10, `${wanted.length - notRunning.length}/${wanted.length} machines running; waiting for ${notRunning.slice(0, 3).join(', ')}${notRunning.length > 3 ? ', ...' : ''}`);
+      return wait(
+        notRunning.length > 10 ? 15 : 10,
+        `${wanted.length - notRunning.length}/${wanted.length} machines running; waiting ` +
+          `for ${notRunning.slice(0, 3).join(', ')}${notRunning.length > 3 ? ', ...' : ''}`,
+      );
     }
     const ip = ledger.reservedIp;
     if (ip && spec.apiEndpoint.kind === 'reserved-ip') {

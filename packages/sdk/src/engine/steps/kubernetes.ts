@@ -1,6 +1,6 @@
-// Kubernetes phase: wait until the API answers and every node has joined (nodes bootstrap themselves),
-// patch labels, taints and node identity (providerID, topology labels: node-identity.ts), publish the WireGuard membership, and remove nodes that are no longer wanted —
-// one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
+// Kubernetes phase: wait until the API answers and every node has joined (nodes bootstrap themselves), patch labels,
+// taints and node identity (providerID, topology labels: node-identity.ts), publish the WireGuard membership, and
+// remove nodes that are no longer wanted — one at a time, cordoned and drained first, honouring PodDisruptionBudgets.
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import { KubeplaneError } from '../../errors.js';
 import { meshPeers, MESH_CONFIGMAP, MESH_NAMESPACE } from '../../bootstrap/wireguard-mesh.js';
@@ -13,7 +13,20 @@ import type { KubeNode, KubernetesApi } from '../ports/kubernetes.js';
 import { stableJson } from '../../manifest/rules.js';
 import type { NodeRole, PoolSpec } from '../../model/types.js';
 import { refreshFirewalls } from './infrastructure.js';
-import { bootstrapView, deleteMachine, desiredOf, FIREWALL_ROLES, firewallKey, firewallName, isProviderWideKey, networkName, nodesOf, poolsOf, regionKey, waitFor } from './common.js';
+import {
+  bootstrapView,
+  deleteMachine,
+  desiredOf,
+  FIREWALL_ROLES,
+  firewallKey,
+  firewallName,
+  isProviderWideKey,
+  networkName,
+  nodesOf,
+  poolsOf,
+  regionKey,
+  waitFor,
+} from './common.js';
 import { isManaged, managedPoolMembers, removeManagedNodes } from './managed.js';
 import { nodeIdentity } from './node-identity.js';
 import { isPending } from '../../provider/outcome.js';
@@ -30,14 +43,16 @@ export async function api(ctx: StepContext): Promise<KubernetesApi> {
 /** The Kubernetes nodes each pool should have: kubeplane's own node names, or the machines a managed pool has now. */
 function poolMembers(ctx: StepContext): Array<{ pool: PoolSpec; nodes: Array<{ name: string; role: NodeRole }> }> {
   const spec = desiredOf(ctx.record);
-  if (isManaged(spec)) return spec.pools.map((pool) => ({ pool, nodes: managedPoolMembers(ctx, pool.name).map((name) => ({ name, role: 'compute' as const })) }));
+  if (isManaged(spec))
+    return spec.pools.map((pool) => ({ pool, nodes: managedPoolMembers(ctx, pool.name).map((name) => ({ name, role: 'compute' as const })) }));
   return poolsOf(spec).map((pool) => ({ pool, nodes: pool.nodes.filter((n) => n.role !== 'loadbalancer') }));
 }
 
 export const awaitApi: StepDefinition = {
   phase: 'kubernetes',
   timeoutSeconds: 1800,
-  timeoutMessage: (r) => `the API server of ${r.name} did not answer within 30 minutes of its machines running; see docs/bootstrap.md, "A node that does not join"`,
+  timeoutMessage: (r) =>
+    `the API server of ${r.name} did not answer within 30 minutes of its machines running; see docs/bootstrap.md, "A node that does not join"`,
   async run(ctx) {
     const ready = await (await api(ctx)).ready();
     if (isPending(ready)) return waitFor(ready, 'API server', ctx);
@@ -57,7 +72,10 @@ export const awaitNodes: StepDefinition = {
     if (remediated) return remediated;
     const missing = wanted.filter((n) => !members.get(n)?.ready);
     if (missing.length > 0) {
-      return wait(15, `${wanted.length - missing.length}/${wanted.length} nodes Ready; waiting for ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`);
+      return wait(
+        15,
+        `${wanted.length - missing.length}/${wanted.length} nodes Ready; waiting for ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`,
+      );
     }
     return next(`${wanted.length} nodes Ready`);
   },
@@ -77,10 +95,19 @@ async function remediate(ctx: StepContext, k8s: KubernetesApi, members: Map<stri
   // await-nodes reports it rather than replacing it over and over.
   const built = new Set(ctx.record.current ? nodesOf(ctx.record.current).map(({ node }) => node.name) : []);
   const replaced = (ledger.remediated ??= {});
-  const workers = nodesOf(spec).filter(({ node }) => node.role === 'compute' && built.has(node.name)).map(({ node }) => node.name);
+  const workers = nodesOf(spec)
+    .filter(({ node }) => node.role === 'compute' && built.has(node.name))
+    .map(({ node }) => node.name);
   const stale = (name: string) => {
     const live = members.get(name);
-    return live !== undefined && !live.ready && live.readySince !== undefined && ctx.now - live.readySince > limitMs && ledger.nodes[name]?.state === 'running' && (replaced[name] ?? 0) < MAX_REMEDIATIONS;
+    return (
+      live !== undefined &&
+      !live.ready &&
+      live.readySince !== undefined &&
+      ctx.now - live.readySince > limitMs &&
+      ledger.nodes[name]?.state === 'running' &&
+      (replaced[name] ?? 0) < MAX_REMEDIATIONS
+    );
   };
   // A cause that takes many workers down at once (the CNI, the network) is not fixed by replacing machines.
   const down = workers.filter((n) => members.get(n) && !members.get(n)?.ready).length;
@@ -116,27 +143,35 @@ export const nodeMetadata: StepDefinition = {
     const managed = isManaged(spec);
     let patched = 0;
     const foreign: string[] = [];
-    for (const { pool, nodes } of poolMembers(ctx)) for (const node of nodes) {
-      const live = members.get(node.name);
-      if (!live) continue;
-      // A managed cluster's provider runs its own cloud controller manager, which sets the identity (CMK's does).
-      const identity = managed ? undefined : nodeIdentity(node.name, pool, ctx.record.ledger.nodes[node.name]);
-      const labels: Record<string, string | null> = { ...pool.labels, ...identity?.labels, 'kubeplane.dev/nodepool': pool.name, 'kubeplane.dev/cluster-id': spec.id };
-      for (const key of Object.keys(previous.get(pool.name)?.labels ?? {})) if (!(key in labels)) labels[key] = null;
-      const taints = [...(node.role === 'control' ? [CONTROL_PLANE_TAINT] : []), ...pool.taints];
-      const labelsDiffer = Object.entries(labels).some(([k, v]) => (v === null ? k in live.labels : live.labels[k] !== v));
-      // The API server takes a providerID once, from "" (ValidateNodeUpdate); a Node already naming another machine
-      // was registered by a machine kubeplane no longer has, and is reported rather than patched in a loop.
-      const providerId = identity?.providerId && !live.providerId ? identity.providerId : undefined;
-      if (identity?.providerId && live.providerId && live.providerId !== identity.providerId) foreign.push(`${node.name} (${live.providerId})`);
-      if (labelsDiffer || providerId || stableJson(live.taints) !== stableJson(taints)) {
-        await k8s.patchNode(node.name, { labels, taints, ...(providerId ? { providerId } : {}) });
-        patched++;
+    for (const { pool, nodes } of poolMembers(ctx))
+      for (const node of nodes) {
+        const live = members.get(node.name);
+        if (!live) continue;
+        // A managed cluster's provider runs its own cloud controller manager, which sets the identity (CMK's does).
+        const identity = managed ? undefined : nodeIdentity(node.name, pool, ctx.record.ledger.nodes[node.name]);
+        const labels: Record<string, string | null> = {
+          ...pool.labels,
+          ...identity?.labels,
+          'kubeplane.dev/nodepool': pool.name,
+          'kubeplane.dev/cluster-id': spec.id,
+        };
+        for (const key of Object.keys(previous.get(pool.name)?.labels ?? {})) if (!(key in labels)) labels[key] = null;
+        const taints = [...(node.role === 'control' ? [CONTROL_PLANE_TAINT] : []), ...pool.taints];
+        const labelsDiffer = Object.entries(labels).some(([k, v]) => (v === null ? k in live.labels : live.labels[k] !== v));
+        // The API server takes a providerID once, from "" (ValidateNodeUpdate); a Node already naming another machine
+        // was registered by a machine kubeplane no longer has, and is reported rather than patched in a loop.
+        const providerId = identity?.providerId && !live.providerId ? identity.providerId : undefined;
+        if (identity?.providerId && live.providerId && live.providerId !== identity.providerId) foreign.push(`${node.name} (${live.providerId})`);
+        if (labelsDiffer || providerId || stableJson(live.taints) !== stableJson(taints)) {
+          await k8s.patchNode(node.name, { labels, taints, ...(providerId ? { providerId } : {}) });
+          patched++;
+        }
       }
-    }
     const done =
       (patched ? `patched labels, taints and identity of ${patched} nodes` : 'labels, taints and identity as declared') +
-      (foreign.length ? `; the Nodes of ${foreign.join(', ')} name another machine than kubeplane made under that name: delete them so the machines register again` : '');
+      (foreign.length
+        ? `; the Nodes of ${foreign.join(', ')} name another machine than kubeplane made under that name: delete them so the machines register again`
+        : '');
     return next(done);
   },
 };
@@ -152,7 +187,10 @@ export const mesh: StepDefinition = {
     // An upgrade under way keeps its instruction (the upgrade step owns it).
     const written = await publishMesh(ctx, await api(ctx), 'keep');
     if (!written) return next('WireGuard membership and load-balancer targets unchanged');
-    return next(`published ${cluster.nodes.length} WireGuard peers${cluster.loadBalancers.length ? ` and ${cluster.loadBalancers.length} load-balancer configuration(s)` : ''}; nodes apply them within a minute`);
+    return next(
+      `published ${cluster.nodes.length} WireGuard ` +
+        `peers${cluster.loadBalancers.length ? ` and ${cluster.loadBalancers.length} load-balancer configuration(s)` : ''}; nodes apply them within a minute`,
+    );
   },
 };
 
@@ -219,7 +257,9 @@ async function publishMesh(ctx: StepContext, k8s: KubernetesApi, upgrade: Upgrad
   };
   const content = (b: MeshBundle) => serializeMeshBundle({ ...b, serial: 1 });
   if (current && content(current) === content(bundle)) return false;
-  await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, signMeshBundle(bundle, keys.meshSigning.privateKeyPem), { 'app.kubernetes.io/managed-by': 'kubeplane' });
+  await k8s.applyConfigMap(MESH_NAMESPACE, MESH_CONFIGMAP, signMeshBundle(bundle, keys.meshSigning.privateKeyPem), {
+    'app.kubernetes.io/managed-by': 'kubeplane',
+  });
   ctx.record.ledger.meshSerial = bundle.serial;
   return true;
 }
@@ -236,7 +276,8 @@ export const upgrade: StepDefinition = {
   appliesTo: (spec) => !isManaged(spec),
   // Per batch: each finished batch is progress (recorded in the ledger), which starts the deadline afresh.
   timeoutSeconds: 2 * 3600,
-  timeoutMessage: (r) => `a batch of the upgrade of ${r.name} did not finish within 2 hours; see the nodes' kubeplane-mesh-sync logs (journalctl -u kubeplane-mesh-sync)`,
+  timeoutMessage: (r) =>
+    `a batch of the upgrade of ${r.name} did not finish within 2 hours; see the nodes' kubeplane-mesh-sync logs (journalctl -u kubeplane-mesh-sync)`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
     const target = `v${spec.version.major}.${spec.version.minor}.${spec.version.patch}`;
@@ -268,7 +309,15 @@ export const upgrade: StepDefinition = {
     // Kubernetes does not go back: a node already past the manifest's version (an upgrade to it was under way) stays.
     const ahead = members.map((n) => n.name).filter((n) => versionAbove(nodes.get(n)?.kubeletVersion, target));
     if (ahead.length > 0) {
-      return { kind: 'failed', error: new KubeplaneError('invalid', `${ahead.join(', ')} already run${ahead.length === 1 ? 's' : ''} ${nodes.get(ahead[0] ?? '')?.kubeletVersion ?? 'a newer version'}, newer than ${target}; Kubernetes cannot be downgraded: apply that version again to finish the upgrade`, { resource: spec.sourcePath }) };
+      return {
+        kind: 'failed',
+        error: new KubeplaneError(
+          'invalid',
+          `${ahead.join(', ')} already run${ahead.length === 1 ? 's' : ''} ${nodes.get(ahead[0] ?? '')?.kubeletVersion ?? 'a newer version'}, ` +
+            `newer than ${target}; Kubernetes cannot be downgraded: apply that version again to finish the upgrade`,
+          { resource: spec.sourcePath },
+        ),
+      };
     }
     const pendingControl = control.filter(behind);
     // strategy on-delete: the control planes move (the API server must); workers keep their version until replaced.
@@ -277,7 +326,13 @@ export const upgrade: StepDefinition = {
     if (batch.length === 0) {
       if (named.length > 0) await publishMesh(ctx, k8s, undefined);
       const left = workers.filter(behind).length;
-      return next(left > 0 ? `the control planes run ${target}; ${left} workers keep their version until replaced (upgrade.strategy on-delete)` : members.length ? `every node runs ${target}` : 'no nodes to upgrade');
+      return next(
+        left > 0
+          ? `the control planes run ${target}; ${left} workers keep their version until replaced (upgrade.strategy on-delete)`
+          : members.length
+            ? `every node runs ${target}`
+            : 'no nodes to upgrade',
+      );
     }
     for (const n of batch) {
       const drained = await k8s.drainNode(n);
@@ -285,7 +340,12 @@ export const upgrade: StepDefinition = {
     }
     // kubeadm upgrade apply once, on the first control plane to move; every other node follows it.
     const mode = pendingControl.length === control.length && pendingControl.length > 0 ? 'apply' : 'node';
-    await publishMesh(ctx, k8s, { nodes: batch, version: target.slice(1), package: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)), mode });
+    await publishMesh(ctx, k8s, {
+      nodes: batch,
+      version: target.slice(1),
+      package: kubernetesPackageVersion(spec.version, resolveVersions(ctx.versions)),
+      mode,
+    });
     return wait(60, `upgrading ${batch.join(', ')} to ${target} (kubeadm upgrade ${mode}); the nodes' sync agents pick it up within a minute`);
   },
 };
@@ -302,7 +362,9 @@ function versionAbove(version: string | undefined, than: string): boolean {
 export const removeNodes: StepDefinition = {
   phase: 'kubernetes',
   timeoutSeconds: 3600,
-  timeoutMessage: (r) => `nodes of ${r.name} could not be removed or replaced for an hour: a PodDisruptionBudget may forbid every eviction, or a replacement machine did not become a Ready node`,
+  timeoutMessage: (r) =>
+    `nodes of ${r.name} could not be removed or replaced for an hour: a PodDisruptionBudget ` +
+    `may forbid every eviction, or a replacement machine did not become a Ready node`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
     const ledger = ctx.record.ledger;
@@ -340,7 +402,9 @@ export const removeNodes: StepDefinition = {
       if (!provider.network) continue;
       const ref = { clusterId: spec.id, region };
       for (const [what, outcome] of [
-        ...[undefined, ...FIREWALL_ROLES].map((role) => ['firewall', () => provider.network!.deleteFirewall({ ...ref, name: firewallName(spec.id, region, role) })] as const),
+        ...[undefined, ...FIREWALL_ROLES].map(
+          (role) => ['firewall', () => provider.network!.deleteFirewall({ ...ref, name: firewallName(spec.id, region, role) })] as const,
+        ),
         // A key of this region only; a provider-wide key stays while another region of the provider uses it (below).
         ...(ledger.sshKeys[key] ? [['ssh key', () => provider.network!.deleteSshKey({ ...ref, name: ledger.sshKeys[key]?.name ?? '' })] as const] : []),
         ['network', () => provider.network!.deleteNetwork({ ...ref, name: networkName(spec.id, region) })],
@@ -357,7 +421,11 @@ export const removeNodes: StepDefinition = {
     const usedProviders = new Set(spec.networks.map((n) => n.provider));
     for (const [key, sshKey] of Object.entries(ledger.sshKeys)) {
       if (!isProviderWideKey(key) || usedProviders.has(key)) continue;
-      const last = ctx.record.ledger.regions.filter((r) => r.startsWith(`${key}/`)).at(-1)?.slice(key.length + 1) ?? '';
+      const last =
+        ctx.record.ledger.regions
+          .filter((r) => r.startsWith(`${key}/`))
+          .at(-1)
+          ?.slice(key.length + 1) ?? '';
       const provider = await ctx.provider(key, last);
       if (!provider.network) continue;
       const gone = await provider.network.deleteSshKey({ clusterId: spec.id, region: last, name: sshKey.name });

@@ -19,7 +19,11 @@ export function managedTarget(spec: ClusterSpec): { provider: string; region: st
   const targets = new Set(spec.pools.map((p) => (p.provider ? `${p.provider.name}/${p.provider.region}` : '')));
   const [first] = spec.pools;
   if (!first?.provider || targets.size !== 1) {
-    throw new KubeplaneError('invalid', `cluster ${spec.name}: a managed control plane runs in one provider region; its pools use ${[...targets].join(', ') || 'none'}`, { resource: spec.sourcePath });
+    throw new KubeplaneError(
+      'invalid',
+      `cluster ${spec.name}: a managed control plane runs in one provider region; its pools use ${[...targets].join(', ') || 'none'}`,
+      { resource: spec.sourcePath },
+    );
   }
   return { provider: first.provider.name, region: first.provider.region };
 }
@@ -28,7 +32,8 @@ export async function managedApi(ctx: StepContext): Promise<{ api: ManagedKubern
   const spec = desiredOf(ctx.record);
   const { provider: name, region } = managedTarget(spec);
   const provider = await ctx.provider(name, region);
-  if (!provider.managedKubernetes) throw new KubeplaneError('invalid', `provider ${name} does not run managed control planes`, { provider: name, resource: spec.sourcePath });
+  if (!provider.managedKubernetes)
+    throw new KubeplaneError('invalid', `provider ${name} does not run managed control planes`, { provider: name, resource: spec.sourcePath });
   return { api: provider.managedKubernetes, providerName: name, region };
 }
 
@@ -43,15 +48,17 @@ export async function checkManagedVersions(ctx: StepContext): Promise<StepResult
   const spec = desiredOf(ctx.record);
   const { api, region } = await managedApi(ctx);
   const versions = await api.versions(region);
-  if (isPending(versions)) return waitFor(versions, 'the provider\'s version list', ctx);
+  if (isPending(versions)) return waitFor(versions, "the provider's version list", ctx);
   const problems: string[] = [];
   // Only what this apply introduces: a running cluster on a version the provider has since deprecated stays usable.
   const built = ctx.record.current;
   const newVersion = built?.version.raw !== spec.version.raw;
   const newImage = (pool: PoolSpec) => built?.pools.find((p) => p.name === pool.name)?.image !== pool.image;
-  if (newVersion && !versions.value.cluster.includes(spec.version.raw)) problems.push(`${spec.sourcePath}.version: ${spec.version.raw} is not offered; choose one of ${versions.value.cluster.join(', ')}`);
+  if (newVersion && !versions.value.cluster.includes(spec.version.raw))
+    problems.push(`${spec.sourcePath}.version: ${spec.version.raw} is not offered; choose one of ${versions.value.cluster.join(', ')}`);
   for (const pool of spec.pools) {
-    if (pool.image && newImage(pool) && !versions.value.nodePool.includes(pool.image)) problems.push(`${pool.sourcePath}.image: node image ${pool.image} is not offered; choose one of ${versions.value.nodePool.join(', ')}`);
+    if (pool.image && newImage(pool) && !versions.value.nodePool.includes(pool.image))
+      problems.push(`${pool.sourcePath}.image: node image ${pool.image} is not offered; choose one of ${versions.value.nodePool.join(', ')}`);
   }
   if (problems.length > 0) return { kind: 'failed', error: new KubeplaneError('invalid', problems.join('; '), { resource: spec.sourcePath }) };
   return null;
@@ -60,7 +67,10 @@ export async function checkManagedVersions(ctx: StepContext): Promise<StepResult
 /** The provider's add-on ids among the manifest's add-ons (those installed at creation), sorted. */
 export function providerAddonIds(spec: ClusterSpec): string[] {
   const ids = new Set<string>(CMK_ADDONS.map((a) => a.id));
-  return spec.addons.map((a) => a.name).filter((n) => ids.has(n)).sort();
+  return spec.addons
+    .map((a) => a.name)
+    .filter((n) => ids.has(n))
+    .sort();
 }
 
 export const controlPlane: StepDefinition = {
@@ -70,7 +80,7 @@ export const controlPlane: StepDefinition = {
   timeoutMessage: (r) => `the managed control plane of ${r.name} was not running within an hour; see the provider's console`,
   async run(ctx) {
     const spec = desiredOf(ctx.record);
-    if (!isManaged(spec)) return next('the control plane is kubeplane\'s (kubeadm on the control pools)');
+    if (!isManaged(spec)) return next("the control plane is kubeplane's (kubeadm on the control pools)");
     const { api, providerName, region } = await managedApi(ctx);
     const net = ctx.record.ledger.networks[regionKey(providerName, region)];
     // The service installs add-ons only at creation: an existing cluster keeps the list it was created with (older
@@ -100,7 +110,7 @@ export const controlPlane: StepDefinition = {
     const kubeconfig = await api.kubeconfig({ clusterId: spec.id, name: cluster.value.name, region });
     if (isPending(kubeconfig)) return waitFor(kubeconfig, `credentials of ${cluster.value.name}`, ctx);
     await ctx.secrets.putManagedKubeconfig(Redacted.of(kubeconfig.value));
-    return next(`managed control plane ${cluster.value.name} running at ${cluster.value.apiEndpoint ?? 'the provider\'s endpoint'}`);
+    return next(`managed control plane ${cluster.value.name} running at ${cluster.value.apiEndpoint ?? "the provider's endpoint"}`);
   },
 };
 
@@ -148,7 +158,10 @@ export async function ensureManagedPools(ctx: StepContext): Promise<StepResult> 
     // ledger does not know the pool yet (it may have been created at another image before a change or a crash).
     const updateVersion = Boolean(pool.image && known?.image !== pool.image);
     // Never below what a rotation under way holds (its surge machine).
-    const outcome = await api.ensureNodePool({ ...(await poolRequest(ctx, pool, Math.max(want, live, known?.rotating ? (known.surge ?? 0) : 0))), ...(updateVersion ? { updateVersion } : {}) });
+    const outcome = await api.ensureNodePool({
+      ...(await poolRequest(ctx, pool, Math.max(want, live, known?.rotating ? (known.surge ?? 0) : 0))),
+      ...(updateVersion ? { updateVersion } : {}),
+    });
     if (isPending(outcome)) {
       pendingResult ??= waitFor(outcome, `node pool ${pool.name}`, ctx);
       continue;
@@ -250,7 +263,11 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
       }
       const deleted = await api.deleteNodePool({ clusterId: spec.id, name: poolName, region });
       if (isPending(deleted)) return waitFor(deleted, `deleting node pool ${poolName}`, ctx);
-      await gone(Object.entries(ledger.nodes).filter(([, n]) => n.pool === poolName).map(([name]) => name));
+      await gone(
+        Object.entries(ledger.nodes)
+          .filter(([, n]) => n.pool === poolName)
+          .map(([name]) => name),
+      );
       delete m.pools[poolName];
       ctx.emit({ type: 'resource-deleted', kind: 'node-pool', name: poolName, provider: providerName });
       return next(`removed node pool ${poolName}`, 'remove-nodes');
@@ -268,14 +285,19 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
       // Nodes of the pool whose machines are gone or going (a scale-down whose record write was lost, a machine the
       // provider replaced): forgotten, as a cloud controller would, so the cluster does not count them.
       const machines = new Set(live.map((n) => n.name));
-      const stale = (await (await kubernetes()).listNodes()).filter((n) => n.labels['kubeplane.dev/nodepool'] === poolName && !machines.has(n.name)).map((n) => n.name);
+      const stale = (await (await kubernetes()).listNodes())
+        .filter((n) => n.labels['kubeplane.dev/nodepool'] === poolName && !machines.has(n.name))
+        .map((n) => n.name);
       await forget(stale);
       continue;
     }
     // Outdated machines first (no rotation needed for them), then the newest, which carry the least work; kept in
     // the ledger so every retry names the same ones.
     entry.removing ??= [...live]
-      .sort((a, b) => Number(a.upToDate !== false) - Number(b.upToDate !== false) || (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))
+      .sort(
+        (a, b) =>
+          Number(a.upToDate !== false) - Number(b.upToDate !== false) || (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name),
+      )
       .slice(0, live.length - want)
       .map((n) => n.id);
     const victims = listed.value.filter((n) => entry.removing?.includes(n.id));
@@ -296,7 +318,10 @@ export async function removeManagedNodes(ctx: StepContext, kubernetes: () => Pro
 }
 
 /** The addons phase's managed part: the service's own settings (credentials Secret, autoscaler limits, remediation). */
-export async function configureManaged(ctx: StepContext, kubernetes: Parameters<NonNullable<ManagedKubernetesApi['configureCluster']>>[1]): Promise<StepResult | string[]> {
+export async function configureManaged(
+  ctx: StepContext,
+  kubernetes: Parameters<NonNullable<ManagedKubernetesApi['configureCluster']>>[1],
+): Promise<StepResult | string[]> {
   const spec = desiredOf(ctx.record);
   const m = requireLedger(ctx);
   const { api, region } = await managedApi(ctx);
@@ -349,7 +374,10 @@ async function rotate(
     }
     entry.rotating = next_.id;
     entry.surge = live.length + 1;
-    return next(`rotating node pool ${pool.name} onto ${pool.image ?? 'its new configuration'}: replacing ${next_.name} (${stale.length} to go)`, 'remove-nodes');
+    return next(
+      `rotating node pool ${pool.name} onto ${pool.image ?? 'its new configuration'}: replacing ${next_.name} (${stale.length} to go)`,
+      'remove-nodes',
+    );
   }
   // Surge: a machine on the new configuration first (one more than when the round began), so capacity never drops.
   // Counted from the machines there were, not from the pool's target, which an apply may have changed meanwhile.
@@ -359,7 +387,9 @@ async function rotate(
     if (isPending(grown)) return waitFor(grown, `adding a machine to ${pool.name} before ${old.name} goes`, ctx);
     return wait(15, `rotating ${pool.name}: a machine on the new configuration is coming before ${old.name} is drained`);
   }
-  const surge = live.filter((n) => n.id !== old.id && n.upToDate !== false).sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))[0];
+  const surge = live
+    .filter((n) => n.id !== old.id && n.upToDate !== false)
+    .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name))[0];
   if (!surge) return wait(15, `rotating ${pool.name}: waiting for a machine on the new configuration before ${old.name} is drained`);
   // It must be a Ready node; other machines' health is not this rotation's business (a NotReady machine may be the
   // very reason for it).

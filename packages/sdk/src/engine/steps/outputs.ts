@@ -11,7 +11,11 @@ import type { StepDefinition } from './types.js';
  * The metadata output, in the shape of Claudie's metadata Secret. A managed cluster's nodes are the provider's
  * machines (by pool, from the ledger); their private address is the VPC's, as they are on no overlay.
  */
-export function metadataOf(spec: ClusterSpec, ledger: { nodes: Record<string, { pool: string; publicIPv4?: string; privateIPv4?: string }> }, sshPrivateKey: string): Record<string, unknown> {
+export function metadataOf(
+  spec: ClusterSpec,
+  ledger: { nodes: Record<string, { pool: string; publicIPv4?: string; privateIPv4?: string }> },
+  sshPrivateKey: string,
+): Record<string, unknown> {
   const dynamic: Record<string, unknown> = {};
   const lbs: Record<string, Record<string, unknown>> = {};
   for (const pool of spec.pools) {
@@ -28,7 +32,10 @@ export function metadataOf(spec: ClusterSpec, ledger: { nodes: Record<string, { 
     lbs[lb.name] = Object.fromEntries(
       lb.pools.map((pool) => [
         pool.name,
-        { node_ips: Object.fromEntries(pool.nodes.map((n) => [n.name, { public_ip: ledger.nodes[n.name]?.publicIPv4 ?? '', private_ip: n.overlayIp }])), nodepool_private_key: sshPrivateKey },
+        {
+          node_ips: Object.fromEntries(pool.nodes.map((n) => [n.name, { public_ip: ledger.nodes[n.name]?.publicIPv4 ?? '', private_ip: n.overlayIp }])),
+          nodepool_private_key: sshPrivateKey,
+        },
       ]),
     );
   }
@@ -51,7 +58,13 @@ export const outputs: StepDefinition = {
     for (const pool of poolsOf(current)) {
       for (const node of pool.nodes) {
         const n = ctx.record.ledger.nodes[node.name];
-        if (n) node.observed = { ...(n.providerId ? { providerId: n.providerId } : {}), ...(n.publicIPv4 ? { publicIPv4: n.publicIPv4 } : {}), ...(n.privateIPv4 ? { privateIPv4: n.privateIPv4 } : {}), status: 'ready' };
+        if (n)
+          node.observed = {
+            ...(n.providerId ? { providerId: n.providerId } : {}),
+            ...(n.publicIPv4 ? { publicIPv4: n.publicIPv4 } : {}),
+            ...(n.privateIPv4 ? { privateIPv4: n.privateIPv4 } : {}),
+            status: 'ready',
+          };
       }
     }
     ctx.record.current = current;

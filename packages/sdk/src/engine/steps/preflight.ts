@@ -11,9 +11,14 @@ export const preflight: StepDefinition = {
   async run(ctx) {
     const manifest = ctx.project.manifest ?? ctx.record.lastManifest;
     if (!manifest) return next('preflight: no manifest to check');
-    const issues = await check(manifest, (name, region) => ctx.provider(name, region), ctx.catalogs, ctx.now, { established: new Set(ctx.project.establishedPools ?? []) });
+    const issues = await check(manifest, (name, region) => ctx.provider(name, region), ctx.catalogs, ctx.now, {
+      established: new Set(ctx.project.establishedPools ?? []),
+    });
     if (issues.some((i) => i.severity === 'error')) return { kind: 'failed', error: preflightError(manifest.name, issues) };
     const warnings = issues.length;
-    return next(`preflight: the providers offer every region, zone, server type, image and DNS zone of ${manifest.name}${warnings ? ` (${warnings} warning(s): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`);
+    return next(
+      `preflight: the providers offer every region, zone, server type, image and DNS zone of ` +
+        `${manifest.name}${warnings ? ` (${warnings} warning(s): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`,
+    );
   },
 };

@@ -19,13 +19,9 @@ import type { Redacted } from '../../redacted.js';
 import type { CatalogCache } from '../preflight.js';
 
 /**
- * Gives the engine a provider for a manifest provider entry and a region (credentials are resolved by the
- * factory). Region is absent for global services such as DNS.
- */
-/** Makes the provider of a manifest entry, for a region; `context.project` names the project whose manifest it is. */
-/**
- * Makes the provider for a manifest entry in a region. `context.cluster` is the cluster id when the provider works for
- * one cluster (its steps), absent for project-wide reads (preflight's catalogs).
+ * Makes the provider for a manifest provider entry in a region (absent for global services such as DNS); the factory
+ * resolves the credentials. `context.project` names the project whose manifest it is; `context.cluster` is the
+ * cluster id when the provider works for one cluster (its steps), absent for project-wide reads (preflight's catalogs).
  */
 export type ProviderFactory = (def: ProviderDef, region: string | undefined, context?: { project: string; cluster?: string }) => Promise<Provider>;
 
@@ -34,7 +30,12 @@ export type ProviderFactory = (def: ProviderDef, region: string | undefined, con
  * each Redacted; `what` names the add-on in messages, `cloud` whose keys they are (absent: kubeplane's own token). The
  * runtime's, as a provider factory resolves providers' (the sandbox answers with its clouds' credentials).
  */
-export type AddonCredentialResolver = (ref: SecretRef, keys: readonly CredentialKey[], what: string, cloud?: ProviderType) => Promise<Record<string, Redacted<string>>>;
+export type AddonCredentialResolver = (
+  ref: SecretRef,
+  keys: readonly CredentialKey[],
+  what: string,
+  cloud?: ProviderType,
+) => Promise<Record<string, Redacted<string>>>;
 
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }

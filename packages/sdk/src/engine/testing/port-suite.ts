@@ -77,7 +77,10 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       await s.put('clusters/f', 'by-1', 0, { fence: 1 });
       await s.put('clusters/f', 'by-3', 1, { fence: 3 });
       // The holder of token 2 lost its lease to token 3: even on the current revision its write is refused.
-      const refused = await s.put('clusters/f', 'by-2', 2, { fence: 2 }).then(() => null, (e: unknown) => e);
+      const refused = await s.put('clusters/f', 'by-2', 2, { fence: 2 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isConflict(refused)).toBe(true);
       expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
       expect(await s.get('clusters/f')).toEqual({ value: 'by-3', revision: 2 });
@@ -86,7 +89,7 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       expect(await s.put('clusters/f', 'by-4', 3, { fence: 4 })).toBe(4);
     });
 
-    it('keeps a key\'s fence through its deletion: a holder of a deleted life cannot overwrite the key made again', async () => {
+    it("keeps a key's fence through its deletion: a holder of a deleted life cannot overwrite the key made again", async () => {
       const s = await adapters.stateStore();
       // Life 1: written unfenced (apply holds no lease), then under token 2, then deleted (destroy).
       await s.put('clusters/d', 'life-1', 0);
@@ -96,7 +99,10 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
       expect(await s.list('clusters/')).not.toContain('clusters/d');
       // Life 2 continues the revisions (3); a holder of life 1 (token 1) writes on life 2's revision: fenced.
       expect(await s.put('clusters/d', 'life-2', 0)).toBe(3);
-      const refused = await s.put('clusters/d', 'late', 3, { fence: 1 }).then(() => null, (e: unknown) => e);
+      const refused = await s.put('clusters/d', 'late', 3, { fence: 1 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
       expect((await s.get<string>('clusters/d'))?.value).toBe('life-2');
       expect(await s.put('clusters/d', 'life-2-step', 3, { fence: 3 })).toBe(4);
@@ -123,7 +129,10 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
     it('refuses a delete fenced by an older lease token, and deletes nothing', async () => {
       const s = await adapters.stateStore();
       await s.put('clusters/e', 'by-4', 0, { fence: 4 });
-      const refused = await s.delete('clusters/e', 1, { fence: 3 }).then(() => null, (e: unknown) => e);
+      const refused = await s.delete('clusters/e', 1, { fence: 3 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isKubeplaneError(refused) && refused.details.code).toBe('Fenced');
       expect(await s.get('clusters/e')).toEqual({ value: 'by-4', revision: 1 });
       await s.delete('clusters/e', 1, { fence: 5 });
@@ -205,102 +214,106 @@ export function describePortSuite(name: string, adapters: PortAdapters): void {
   });
 
   const queue = adapters.queue?.bind(adapters);
-  if (queue) describe(`${name}: Queue`, () => {
-    it('holds a delayed message until its delay has passed', async () => {
-      const clock = new VirtualClock();
-      const q = await queue(clock);
-      await q.send({ n: 1 }, { groupId: 'g', delaySeconds: 60 });
-      expect(await q.receive(10)).toEqual([]);
-      expect(await q.nextVisibleAt()).toBe(clock.now() + 60_000);
-      clock.advance(60_000);
-      expect((await q.receive(10)).map((m) => m.body)).toEqual([{ n: 1 }]);
-    });
-
-    it('delivers an unacknowledged message again after the visibility timeout (at least once)', async () => {
-      const clock = new VirtualClock();
-      const q = await queue(clock);
-      await q.send({ n: 1 }, { groupId: 'g' });
-      const [first] = await q.receive(1);
-      expect(first?.receiveCount).toBe(1);
-      expect(await q.receive(1)).toEqual([]);
-      clock.advance(30_001);
-      const [again] = await q.receive(1);
-      expect(again?.receiveCount).toBe(2);
-      await q.ack(first?.receipt ?? ''); // a stale receipt changes nothing
-      expect(await q.size()).toBe(1);
-      await q.ack(again?.receipt ?? '');
-      expect(await q.size()).toBe(0);
-    });
-
-    const fifo = (adapters.queueSemantics ?? 'fifo') === 'fifo';
-    if (!fifo) {
-      it('delivers every due message, even of a group with a message in flight, and keeps each until acknowledged (standard queue)', async () => {
+  if (queue)
+    describe(`${name}: Queue`, () => {
+      it('holds a delayed message until its delay has passed', async () => {
         const clock = new VirtualClock();
         const q = await queue(clock);
-        await q.send({ n: 1 }, { groupId: 'a' });
-        await q.send({ n: 2 }, { groupId: 'a' });
-        await q.send({ n: 3 }, { groupId: 'b', deduplicationId: 'x' });
-        await q.send({ n: 3 }, { groupId: 'b', deduplicationId: 'x' });
-        const batch = await q.receive(10);
-        expect(batch.map((m) => m.body.n).sort()).toEqual([1, 2, 3, 3]);
-        for (const m of batch) await q.ack(m.receipt);
-        expect(await q.size()).toBe(0);
-        expect(await q.nextVisibleAt()).toBeNull();
+        await q.send({ n: 1 }, { groupId: 'g', delaySeconds: 60 });
+        expect(await q.receive(10)).toEqual([]);
+        expect(await q.nextVisibleAt()).toBe(clock.now() + 60_000);
+        clock.advance(60_000);
+        expect((await q.receive(10)).map((m) => m.body)).toEqual([{ n: 1 }]);
       });
-    }
 
-    if (fifo) it('delivers one message per group at a time, in order, while other groups proceed', async () => {
-      const clock = new VirtualClock();
-      const q = await queue(clock);
-      await q.send({ n: 1 }, { groupId: 'a' });
-      await q.send({ n: 2 }, { groupId: 'a' });
-      await q.send({ n: 3 }, { groupId: 'b' });
-      const batch = await q.receive(10);
-      expect(batch.map((m) => m.body.n).sort()).toEqual([1, 3]);
-      expect(await q.receive(10)).toEqual([]);
-      await q.ack(batch.find((m) => m.body.n === 1)?.receipt ?? '');
-      expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
-    });
+      it('delivers an unacknowledged message again after the visibility timeout (at least once)', async () => {
+        const clock = new VirtualClock();
+        const q = await queue(clock);
+        await q.send({ n: 1 }, { groupId: 'g' });
+        const [first] = await q.receive(1);
+        expect(first?.receiveCount).toBe(1);
+        expect(await q.receive(1)).toEqual([]);
+        clock.advance(30_001);
+        const [again] = await q.receive(1);
+        expect(again?.receiveCount).toBe(2);
+        await q.ack(first?.receipt ?? ''); // a stale receipt changes nothing
+        expect(await q.size()).toBe(1);
+        await q.ack(again?.receipt ?? '');
+        expect(await q.size()).toBe(0);
+      });
 
-    it('does not hold a due message back behind a delayed older one of its group', async () => {
-      const clock = new VirtualClock();
-      const q = await queue(clock);
-      await q.send({ n: 1 }, { groupId: 'g', delaySeconds: 30 });
-      await q.send({ n: 2 }, { groupId: 'g' });
-      expect(await q.nextVisibleAt()).toBe(clock.now());
-      expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
-    });
+      const fifo = (adapters.queueSemantics ?? 'fifo') === 'fifo';
+      if (!fifo) {
+        it('delivers every due message, even of a group with a message in flight, and keeps each until acknowledged (standard queue)', async () => {
+          const clock = new VirtualClock();
+          const q = await queue(clock);
+          await q.send({ n: 1 }, { groupId: 'a' });
+          await q.send({ n: 2 }, { groupId: 'a' });
+          await q.send({ n: 3 }, { groupId: 'b', deduplicationId: 'x' });
+          await q.send({ n: 3 }, { groupId: 'b', deduplicationId: 'x' });
+          const batch = await q.receive(10);
+          expect(batch.map((m) => m.body.n).sort()).toEqual([1, 2, 3, 3]);
+          for (const m of batch) await q.ack(m.receipt);
+          expect(await q.size()).toBe(0);
+          expect(await q.nextVisibleAt()).toBeNull();
+        });
+      }
 
-    if (fifo) it('reports the next delivery of a group with a message in flight as when that message times out', async () => {
-      const clock = new VirtualClock();
-      const q = await queue(clock);
-      await q.send({ n: 1 }, { groupId: 'g' });
-      await q.send({ n: 2 }, { groupId: 'g', delaySeconds: 5 });
-      await q.receive(1);
-      expect(await q.nextVisibleAt()).toBe(clock.now() + 30_000);
-      clock.advance(30_000);
-      expect((await q.receive(10)).map((m) => m.body.n)).toEqual([1]);
-    });
+      if (fifo)
+        it('delivers one message per group at a time, in order, while other groups proceed', async () => {
+          const clock = new VirtualClock();
+          const q = await queue(clock);
+          await q.send({ n: 1 }, { groupId: 'a' });
+          await q.send({ n: 2 }, { groupId: 'a' });
+          await q.send({ n: 3 }, { groupId: 'b' });
+          const batch = await q.receive(10);
+          expect(batch.map((m) => m.body.n).sort()).toEqual([1, 3]);
+          expect(await q.receive(10)).toEqual([]);
+          await q.ack(batch.find((m) => m.body.n === 1)?.receipt ?? '');
+          expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
+        });
 
-    if (fifo) it('drops a duplicate sent with the same deduplication id', async () => {
-      const q = await queue(new VirtualClock());
-      await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
-      await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
-      await q.send({ n: 2 }, { groupId: 'g', deduplicationId: 'step-2' });
-      expect(await q.size()).toBe(2);
-    });
+      it('does not hold a due message back behind a delayed older one of its group', async () => {
+        const clock = new VirtualClock();
+        const q = await queue(clock);
+        await q.send({ n: 1 }, { groupId: 'g', delaySeconds: 30 });
+        await q.send({ n: 2 }, { groupId: 'g' });
+        expect(await q.nextVisibleAt()).toBe(clock.now());
+        expect((await q.receive(10)).map((m) => m.body.n)).toEqual([2]);
+      });
 
-    it('makes a released message visible again after the given delay', async () => {
-      const clock = new VirtualClock();
-      const q = await queue(clock);
-      await q.send({ n: 1 }, { groupId: 'g' });
-      const [m] = await q.receive(1);
-      await q.release(m?.receipt ?? '', 5);
-      expect(await q.receive(1)).toEqual([]);
-      clock.advance(5000);
-      expect((await q.receive(1))[0]?.receiveCount).toBe(2);
+      if (fifo)
+        it('reports the next delivery of a group with a message in flight as when that message times out', async () => {
+          const clock = new VirtualClock();
+          const q = await queue(clock);
+          await q.send({ n: 1 }, { groupId: 'g' });
+          await q.send({ n: 2 }, { groupId: 'g', delaySeconds: 5 });
+          await q.receive(1);
+          expect(await q.nextVisibleAt()).toBe(clock.now() + 30_000);
+          clock.advance(30_000);
+          expect((await q.receive(10)).map((m) => m.body.n)).toEqual([1]);
+        });
+
+      if (fifo)
+        it('drops a duplicate sent with the same deduplication id', async () => {
+          const q = await queue(new VirtualClock());
+          await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+          await q.send({ n: 1 }, { groupId: 'g', deduplicationId: 'step-1' });
+          await q.send({ n: 2 }, { groupId: 'g', deduplicationId: 'step-2' });
+          expect(await q.size()).toBe(2);
+        });
+
+      it('makes a released message visible again after the given delay', async () => {
+        const clock = new VirtualClock();
+        const q = await queue(clock);
+        await q.send({ n: 1 }, { groupId: 'g' });
+        const [m] = await q.receive(1);
+        await q.release(m?.receipt ?? '', 5);
+        expect(await q.receive(1)).toEqual([]);
+        clock.advance(5000);
+        expect((await q.receive(1))[0]?.receiveCount).toBe(2);
+      });
     });
-  });
 
   describe(`${name}: Lease`, () => {
     it('is held by one owner at a time', async () => {

@@ -43,7 +43,11 @@ export function runDnsProviderConformance(options: DnsConformanceOptions): void 
     { name: `www.${cluster}.${zone}`, type: 'CNAME', ttl: 300, values: [`api.${cluster}.${zone}`] },
   ];
   const ours = (list: DnsRecord[], cluster: string) => list.filter((r) => r.name.includes(`.${cluster}.`));
-  const rejection = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+  const rejection = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
 
   describe(`dns provider conformance: ${options.name}${options.label ? ` (${options.label})` : ''}`, () => {
     beforeEach(async () => {
@@ -114,7 +118,16 @@ export function runDnsProviderConformance(options: DnsConformanceOptions): void 
         const bad = options.makeUnauthorizedProvider(sandbox);
         const error = await rejection(bad.dns?.listRecords(zone) ?? Promise.resolve());
         await run(() => dns().upsertRecords(zone, clusterId(), records(`c11${seq}`)));
-        const texts = [JSON.stringify(error), inspect(error, { depth: 10, showHidden: true }), String(error), (error as Error).stack ?? '', inspect(provider, { depth: 10, showHidden: true }), inspect(bad, { depth: 10, showHidden: true }), JSON.stringify(provider), sandbox.inventoryDump()];
+        const texts = [
+          JSON.stringify(error),
+          inspect(error, { depth: 10, showHidden: true }),
+          String(error),
+          (error as Error).stack ?? '',
+          inspect(provider, { depth: 10, showHidden: true }),
+          inspect(bad, { depth: 10, showHidden: true }),
+          JSON.stringify(provider),
+          sandbox.inventoryDump(),
+        ];
         for (const secret of options.secretValues) {
           expect(secret.length).toBeGreaterThan(3);
           for (const text of texts) expect(text.includes(secret)).toBe(false);
@@ -128,7 +141,11 @@ export function runDnsProviderConformance(options: DnsConformanceOptions): void 
         const change = await run(() => dns().upsertRecords(zone, cluster, records(cluster)));
         expect((await run(() => dns().changeStatus(change.id))).status).toBe('in-sync');
         const listed = ours(await run(() => dns().listRecords(zone)), cluster);
-        expect(listed.map((r) => r.name).sort()).toEqual(records(cluster).map((r) => r.name).sort());
+        expect(listed.map((r) => r.name).sort()).toEqual(
+          records(cluster)
+            .map((r) => r.name)
+            .sort(),
+        );
         const moved = [{ ...records(cluster)[0], values: ['198.51.100.12'] } as DnsRecord];
         await run(() => dns().upsertRecords(zone, cluster, moved));
         expect(ours(await run(() => dns().listRecords(zone)), cluster).find((r) => r.type === 'A')?.values).toEqual(['198.51.100.12']);
@@ -143,8 +160,22 @@ export function runDnsProviderConformance(options: DnsConformanceOptions): void 
         const name = `lb.${cluster}.${zone}`;
         const change = await run(() =>
           dns().upsertRecords(zone, cluster, [
-            { name, type: 'A', ttl: 30, values: ['198.51.100.20'], setIdentifier: 'primary', failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } } },
-            { name, type: 'A', ttl: 30, values: ['198.51.100.21'], setIdentifier: 'secondary', failover: { role: 'secondary', healthCheck: { ip: '198.51.100.21', port: 65534 } } },
+            {
+              name,
+              type: 'A',
+              ttl: 30,
+              values: ['198.51.100.20'],
+              setIdentifier: 'primary',
+              failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } },
+            },
+            {
+              name,
+              type: 'A',
+              ttl: 30,
+              values: ['198.51.100.21'],
+              setIdentifier: 'secondary',
+              failover: { role: 'secondary', healthCheck: { ip: '198.51.100.21', port: 65534 } },
+            },
           ]),
         );
         const checks = sandbox.liveResources(cluster).filter((x) => x.kind === 'health-check');
@@ -158,7 +189,12 @@ export function runDnsProviderConformance(options: DnsConformanceOptions): void 
           const listed = (await run(() => dns().listRecords(zone))).filter((r) => r.name === name);
           expect(listed.map((r) => r.values)).toEqual([['198.51.100.20', '198.51.100.21']]);
         }
-        await run(() => dns().deleteRecords(zone, cluster, [{ name, type: 'A', setIdentifier: 'primary' }, { name, type: 'A', setIdentifier: 'secondary' }]));
+        await run(() =>
+          dns().deleteRecords(zone, cluster, [
+            { name, type: 'A', setIdentifier: 'primary' },
+            { name, type: 'A', setIdentifier: 'secondary' },
+          ]),
+        );
         expect(sandbox.liveResources(cluster)).toEqual([]);
       });
     });

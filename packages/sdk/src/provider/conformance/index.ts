@@ -55,7 +55,9 @@ export function runProviderConformance(options: ConformanceOptions): void {
       const listed = await compute().listNodes({ clusterId: cluster });
       if (listed.status === 'pending') return listed;
       const running = listed.value.filter((n) => n.state === 'running');
-      return running.length >= count ? listed : { status: 'pending', reason: 'in-progress', retryAfterSeconds: 5, message: `${running.length}/${count} running` };
+      return running.length >= count
+        ? listed
+        : { status: 'pending', reason: 'in-progress', retryAfterSeconds: 5, message: `${running.length}/${count} running` };
     });
   const expectKind = async (promise: Promise<unknown>, kind: KubeplaneError['kind']): Promise<KubeplaneError> => {
     const error = await promise.then(
@@ -262,7 +264,7 @@ export function runProviderConformance(options: ConformanceOptions): void {
     });
 
     describe(title('C10'), () => {
-      it('lists only the cluster\'s own nodes', async () => {
+      it("lists only the cluster's own nodes", async () => {
         const mine = clusterId();
         const other = clusterId();
         await run(() => compute().createNode(nodeRequest(mine, 'w', 1)));
@@ -314,11 +316,23 @@ export function runProviderConformance(options: ConformanceOptions): void {
         }
         const cluster = clusterId();
         const r = fixtures.region;
-        const net = { name: `${cluster}-net`, clusterId: cluster, region: r, cidr: '10.0.0.0/16', subnets: [{ cidr: '10.0.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }] };
+        const net = {
+          name: `${cluster}-net`,
+          clusterId: cluster,
+          region: r,
+          cidr: '10.0.0.0/16',
+          subnets: [{ cidr: '10.0.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }],
+        };
         const n1 = await run(() => network().ensureNetwork(net));
         const n2 = await run(() => network().ensureNetwork(net));
         expect(n2.id).toBe(n1.id);
-        const fw = { name: `${cluster}-fw`, clusterId: cluster, region: r, networkName: net.name, rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }] };
+        const fw = {
+          name: `${cluster}-fw`,
+          clusterId: cluster,
+          region: r,
+          networkName: net.name,
+          rules: [{ protocol: 'tcp' as const, port: 6443, sourceCidrs: ['0.0.0.0/0'] }],
+        };
         const f1 = await run(() => network().ensureFirewall(fw));
         const f2 = await run(() => network().ensureFirewall(fw));
         expect(f2.id).toBe(f1.id);
@@ -332,7 +346,12 @@ export function runProviderConformance(options: ConformanceOptions): void {
         } else {
           await expectKind(network().ensureReservedIp(ipReq), 'invalid');
         }
-        const keyReq = { name: `${cluster}-key`, clusterId: cluster, region: r, publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3eC6F8mgbVf1kEXnBFqQyrm0Ae4jMX0lCezHzDdJ3X kubeplane' };
+        const keyReq = {
+          name: `${cluster}-key`,
+          clusterId: cluster,
+          region: r,
+          publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3eC6F8mgbVf1kEXnBFqQyrm0Ae4jMX0lCezHzDdJ3X kubeplane',
+        };
         const k1 = await run(() => network().ensureSshKey(keyReq));
         const k2 = await run(() => network().ensureSshKey(keyReq));
         expect(k2.id).toBe(k1.id);
@@ -361,7 +380,9 @@ export function runProviderConformance(options: ConformanceOptions): void {
         const ip = await run(() => network().ensureReservedIp(ipReq));
         const req = nodeRequest(cluster, 'cp', 1, { reservedIpName: ipReq.name });
         await run(() => compute().createNode(req));
-        const attached = await run(() => network().attachReservedIp({ clusterId: cluster, name: ipReq.name, region: r }, { clusterId: cluster, name: req.name, region: r }));
+        const attached = await run(() =>
+          network().attachReservedIp({ clusterId: cluster, name: ipReq.name, region: r }, { clusterId: cluster, name: req.name, region: r }),
+        );
         expect(attached.ip).toBe(ip.ip);
         const [node] = await waitRunning(cluster, 1);
         expect(node?.publicIPv4).toBe(ip.ip);
@@ -376,9 +397,25 @@ export function runProviderConformance(options: ConformanceOptions): void {
         }
         const cluster = clusterId();
         const r = fixtures.region;
-        await run(() => network().ensureNetwork({ name: `${cluster}-net`, clusterId: cluster, region: r, cidr: '10.1.0.0/16', subnets: [{ cidr: '10.1.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }] }));
+        await run(() =>
+          network().ensureNetwork({
+            name: `${cluster}-net`,
+            clusterId: cluster,
+            region: r,
+            cidr: '10.1.0.0/16',
+            subnets: [{ cidr: '10.1.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }],
+          }),
+        );
         const base = { name: `${cluster}-fw`, clusterId: cluster, region: r, networkName: `${cluster}-net` };
-        await run(() => network().ensureFirewall({ ...base, rules: [{ protocol: 'tcp', port: 22, sourceCidrs: ['0.0.0.0/0'] }, { protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] }] }));
+        await run(() =>
+          network().ensureFirewall({
+            ...base,
+            rules: [
+              { protocol: 'tcp', port: 22, sourceCidrs: ['0.0.0.0/0'] },
+              { protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] },
+            ],
+          }),
+        );
         const wanted = [
           { protocol: 'tcp' as const, port: 6443, sourceCidrs: ['203.0.113.0/24'] },
           { protocol: 'udp' as const, port: 51820, sourceCidrs: ['0.0.0.0/0'] },
@@ -397,12 +434,33 @@ export function runProviderConformance(options: ConformanceOptions): void {
         const r = fixtures.region;
         if (provider.network) {
           const netApi = provider.network;
-          await run(() => netApi.ensureNetwork({ name: `${cluster}-net`, clusterId: cluster, region: r, cidr: '10.2.0.0/16', subnets: [{ cidr: '10.2.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }] }));
-          await run(() => netApi.ensureFirewall({ name: `${cluster}-fw`, clusterId: cluster, region: r, networkName: `${cluster}-net`, rules: [{ protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] }] }));
-          if (provider.capabilities.reservedIps !== false) await run(() => netApi.ensureReservedIp({ name: `${cluster}-ip`, clusterId: cluster, region: r, ...(fixtures.zone ? { zone: fixtures.zone } : {}) }));
+          await run(() =>
+            netApi.ensureNetwork({
+              name: `${cluster}-net`,
+              clusterId: cluster,
+              region: r,
+              cidr: '10.2.0.0/16',
+              subnets: [{ cidr: '10.2.1.0/24', ...(fixtures.zone ? { zone: fixtures.zone } : {}) }],
+            }),
+          );
+          await run(() =>
+            netApi.ensureFirewall({
+              name: `${cluster}-fw`,
+              clusterId: cluster,
+              region: r,
+              networkName: `${cluster}-net`,
+              rules: [{ protocol: 'tcp', port: 6443, sourceCidrs: ['0.0.0.0/0'] }],
+            }),
+          );
+          if (provider.capabilities.reservedIps !== false)
+            await run(() =>
+              netApi.ensureReservedIp({ name: `${cluster}-ip`, clusterId: cluster, region: r, ...(fixtures.zone ? { zone: fixtures.zone } : {}) }),
+            );
         }
         for (let i = 1; i <= 3; i++) {
-          await run(() => compute().createNode(nodeRequest(cluster, 'w', i, provider.network ? { networkName: `${cluster}-net`, firewallNames: [`${cluster}-fw`] } : {})));
+          await run(() =>
+            compute().createNode(nodeRequest(cluster, 'w', i, provider.network ? { networkName: `${cluster}-net`, firewallNames: [`${cluster}-fw`] } : {})),
+          );
         }
         expect(sandbox.liveResources(cluster).length).toBeGreaterThan(3);
         await run(() => provider.teardownCluster(cluster, r));
@@ -429,11 +487,21 @@ export function runProviderConformance(options: ConformanceOptions): void {
           const zone = r.zone ? { zone: r.zone } : {};
           const net = r.provider.network;
           if (net) {
-            await run(() => net.ensureNetwork({ name: `${cluster}-r${i}`, clusterId: cluster, region: r.region, cidr: `10.${40 + i}.0.0/16`, subnets: [{ cidr: `10.${40 + i}.1.0/24`, ...zone }] }));
+            await run(() =>
+              net.ensureNetwork({
+                name: `${cluster}-r${i}`,
+                clusterId: cluster,
+                region: r.region,
+                cidr: `10.${40 + i}.0.0/16`,
+                subnets: [{ cidr: `10.${40 + i}.1.0/24`, ...zone }],
+              }),
+            );
             if (scope === 'region' || i === 0) await run(() => net.ensureSshKey({ name: keyName(i), clusterId: cluster, region: r.region, publicKey }));
           }
           const node = await run(() =>
-            r.provider.compute!.createNode(nodeRequest(cluster, `p${i}`, 1, { region: r.region, ...zone, ...(net ? { networkName: `${cluster}-r${i}`, sshKeyName: keyName(i) } : {}) })),
+            r.provider.compute!.createNode(
+              nodeRequest(cluster, `p${i}`, 1, { region: r.region, ...zone, ...(net ? { networkName: `${cluster}-r${i}`, sshKeyName: keyName(i) } : {}) }),
+            ),
           );
           expect(node.region.startsWith(r.region) || r.region.startsWith(node.region), `${node.name} in ${node.region}`).toBe(true);
         }
@@ -443,14 +511,18 @@ export function runProviderConformance(options: ConformanceOptions): void {
         for (const [i, r] of regions.entries()) {
           const listed = await run(async () => {
             const l = await r.provider.compute!.listNodes({ clusterId: cluster, region: r.region });
-            return l.status === 'done' && l.value.length === 0 ? { status: 'pending', reason: 'in-progress', retryAfterSeconds: 5, message: 'not listed yet' } : l;
+            return l.status === 'done' && l.value.length === 0
+              ? { status: 'pending', reason: 'in-progress', retryAfterSeconds: 5, message: 'not listed yet' }
+              : l;
           });
           expect(listed.map((n) => n.name)).toEqual([`${cluster}-p${i}-01`]);
         }
         // Ensuring the same key again under the other region's name (a cluster made before the scope was known) is
         // never a failure: the provider gives back the key it holds (Hetzner, which refuses a second copy) or holds two.
         if (provider.network && scope === 'project') {
-          const again = await run(() => regions[1]!.provider.network!.ensureSshKey({ name: `${cluster}-r1-ssh`, clusterId: cluster, region: second.region, publicKey }));
+          const again = await run(() =>
+            regions[1]!.provider.network!.ensureSshKey({ name: `${cluster}-r1-ssh`, clusterId: cluster, region: second.region, publicKey }),
+          );
           expect([keyName(0), `${cluster}-r1-ssh`]).toContain(again.name);
         }
         for (const r of regions) await run(() => r.provider.teardownCluster(cluster, r.region));
@@ -478,7 +550,12 @@ export function runProviderConformance(options: ConformanceOptions): void {
         const synced = await run(() => dns().changeStatus(change.id));
         expect(synced.status).toBe('in-sync');
         const listed = await run(() => dns().listRecords(zone));
-        expect(listed.filter((x) => x.name.includes(cluster)).map((x) => x.name).sort()).toEqual(records.map((x) => x.name).sort());
+        expect(
+          listed
+            .filter((x) => x.name.includes(cluster))
+            .map((x) => x.name)
+            .sort(),
+        ).toEqual(records.map((x) => x.name).sort());
         const refs = records.map((x) => ({ name: x.name, type: x.type }));
         await run(() => dns().deleteRecords(zone, cluster, refs));
         await run(() => dns().deleteRecords(zone, cluster, refs));
@@ -496,7 +573,16 @@ export function runProviderConformance(options: ConformanceOptions): void {
           const cluster = clusterId();
           const before = sandbox.requestCount();
           await expectKind(
-            dns().upsertRecords(zone, cluster, [{ name: `lb.${cluster}.${zone}`, type: 'A', ttl: 60, values: ['198.51.100.20'], setIdentifier: 'primary', failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } } }]),
+            dns().upsertRecords(zone, cluster, [
+              {
+                name: `lb.${cluster}.${zone}`,
+                type: 'A',
+                ttl: 60,
+                values: ['198.51.100.20'],
+                setIdentifier: 'primary',
+                failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } },
+              },
+            ]),
             'invalid',
           );
           expect(sandbox.requestCount()).toBe(before);
@@ -508,12 +594,31 @@ export function runProviderConformance(options: ConformanceOptions): void {
         const name = `lb.${cluster}.${zone}`;
         await run(() =>
           dns().upsertRecords(zone, cluster, [
-            { name, type: 'A', ttl: 30, values: ['198.51.100.20'], setIdentifier: 'primary', failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } } },
-            { name, type: 'A', ttl: 30, values: ['198.51.100.21'], setIdentifier: 'secondary', failover: { role: 'secondary', healthCheck: { ip: '198.51.100.21', port: 65534 } } },
+            {
+              name,
+              type: 'A',
+              ttl: 30,
+              values: ['198.51.100.20'],
+              setIdentifier: 'primary',
+              failover: { role: 'primary', healthCheck: { ip: '198.51.100.20', port: 65534 } },
+            },
+            {
+              name,
+              type: 'A',
+              ttl: 30,
+              values: ['198.51.100.21'],
+              setIdentifier: 'secondary',
+              failover: { role: 'secondary', healthCheck: { ip: '198.51.100.21', port: 65534 } },
+            },
           ]),
         );
         expect(sandbox.liveResources(cluster).filter((x) => x.kind === 'health-check')).toHaveLength(2);
-        await run(() => dns().deleteRecords(zone, cluster, [{ name, type: 'A', setIdentifier: 'primary' }, { name, type: 'A', setIdentifier: 'secondary' }]));
+        await run(() =>
+          dns().deleteRecords(zone, cluster, [
+            { name, type: 'A', setIdentifier: 'primary' },
+            { name, type: 'A', setIdentifier: 'secondary' },
+          ]),
+        );
         expect(sandbox.liveResources(cluster)).toEqual([]);
       });
     });

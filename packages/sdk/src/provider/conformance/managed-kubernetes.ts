@@ -47,7 +47,13 @@ export function runManagedKubernetesConformance(options: ManagedConformanceOptio
     return provider.managedKubernetes;
   };
   const clusterId = () => `mk${++seq}`;
-  const clusterRequest = (id: string) => ({ name: id, clusterId: id, region: fixtures.region, kubernetesVersion: fixtures.version, ...(fixtures.addons ? { addons: fixtures.addons } : {}) });
+  const clusterRequest = (id: string) => ({
+    name: id,
+    clusterId: id,
+    region: fixtures.region,
+    kubernetesVersion: fixtures.version,
+    ...(fixtures.addons ? { addons: fixtures.addons } : {}),
+  });
   const ref = (id: string) => ({ clusterId: id, name: id, region: fixtures.region });
   const liveOf = (id: string, kind: string) => sandbox.liveResources(id).filter((r) => r.kind === kind);
 
@@ -65,7 +71,12 @@ export function runManagedKubernetesConformance(options: ManagedConformanceOptio
         expect(versions.cluster).toContain(fixtures.version);
         expect(versions.nodePool.length).toBeGreaterThan(0);
         const id = clusterId();
-        const error = await mk().ensureCluster({ ...clusterRequest(id), kubernetesVersion: '0.0.1-nope.0' }).then(() => undefined, (e: unknown) => e);
+        const error = await mk()
+          .ensureCluster({ ...clusterRequest(id), kubernetesVersion: '0.0.1-nope.0' })
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         expect(error).toBeInstanceOf(KubeplaneError);
         expect((error as KubeplaneError).kind).toBe('invalid');
         expect((error as KubeplaneError).message).toContain(fixtures.version);
@@ -115,7 +126,12 @@ export function runManagedKubernetesConformance(options: ManagedConformanceOptio
         expect(up.nodeIds).toHaveLength(3);
         const nodes = await run(() => mk().listNodePoolNodes(ref(id), 'workers'));
         expect(nodes.map((n) => n.providerId.endsWith(n.id))).toEqual([true, true, true]);
-        const error = await mk().ensureNodePool({ ...base, count: 2 }).then(() => undefined, (e: unknown) => e);
+        const error = await mk()
+          .ensureNodePool({ ...base, count: 2 })
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         expect((error as KubeplaneError).kind).toBe('invalid');
         const victim = up.nodeIds[1] ?? '';
         const down = await run(() => mk().ensureNodePool({ ...base, count: 2, removeNodes: [victim] }));
@@ -129,7 +145,7 @@ export function runManagedKubernetesConformance(options: ManagedConformanceOptio
     });
 
     describe(title('M5'), () => {
-      it('returns an admin kubeconfig for the cluster\'s endpoint', async () => {
+      it("returns an admin kubeconfig for the cluster's endpoint", async () => {
         const id = clusterId();
         const cluster = await run(() => mk().ensureCluster(clusterRequest(id)));
         const kubeconfig = await run(() => mk().kubeconfig(ref(id)));

@@ -82,7 +82,10 @@ export function describeRateBudgetSuite(name: string, options: RateBudgetSuiteOp
       const clock = new VirtualClock();
       const store = await options.store(clock);
       const limits = { capacity: 10, refillPerSecond: 1 };
-      await store.worker().get('cloudflare:a', limits).blockUntil(clock.now() + 5000);
+      await store
+        .worker()
+        .get('cloudflare:a', limits)
+        .blockUntil(clock.now() + 5000);
       const other = store.worker().get('cloudflare:a', limits);
       expect(await other.take()).toBeCloseTo(6);
       clock.advance(5000);

@@ -16,7 +16,7 @@ export const CONTRACT_RULES = [
   { id: 'C7', title: 'throttling becomes pending(throttled) honouring the delay the cloud gave', mandatory: true },
   { id: 'C8', title: 'transient failures become pending(retryable) and then succeed', mandatory: true },
   { id: 'C9', title: 'deleting what is gone is done', mandatory: true },
-  { id: 'C10', title: 'listNodes returns exactly the cluster\'s nodes, including one created a moment ago', mandatory: true },
+  { id: 'C10', title: "listNodes returns exactly the cluster's nodes, including one created a moment ago", mandatory: true },
   { id: 'C11', title: 'credentials never appear in errors, logs or dumps', mandatory: true },
   { id: 'C12', title: 'network resources are idempotent to ensure and to delete', mandatory: 'with-capability' },
   { id: 'C13', title: 'ensureFirewall converges the rules to exactly the requested set', mandatory: 'with-capability' },

@@ -24,7 +24,10 @@ export async function runTool(file: string, args: string[], env: NodeJS.ProcessE
 }
 
 async function executable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(() => true, () => false);
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function onPath(name: string): Promise<string | undefined> {

@@ -1,8 +1,9 @@
 // Test support for the stand-ins: per machine a network namespace (eth0 on a bridge in the world's hub namespace,
-// the machine's overlay addresses on it, as wg0 would carry them) and a mount namespace held by a keeper process (overlays over /etc and /var, tmpfs over /run and /tmp), as the harness's
-// machines have; a fake control socket (sleeps return at once and are summed, reports recorded, names resolved from a
-// table) and a fake API bridge (a handler the test gives). Needs root and real namespaces: when they are missing,
-// `TestWorld.create` throws saying what is missing — the test fails, it does not skip.
+// the machine's overlay addresses on it, as wg0 would carry them) and a mount namespace held by a keeper process
+// (overlays over /etc and /var, tmpfs over /run and /tmp), as the harness's machines have; a fake control socket
+// (sleeps return at once and are summed, reports recorded, names resolved from a table) and a fake API bridge (a
+// handler the test gives). Needs root and real namespaces: when they are missing, `TestWorld.create` throws saying
+// what is missing — the test fails, it does not skip.
 import { hostPathMounts, projectRoot, volatileHostPaths } from '../../machine.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -82,7 +83,11 @@ export class TestMachine {
       KUBEPLANE_NETNS_MACHINE: this.name,
     };
     return new Promise((resolve, reject) => {
-      const child = spawn('nsenter', ['-t', String(this.keeper.pid), '-m', '-n', '-u', '--', command, ...args], { env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('nsenter', ['-t', String(this.keeper.pid), '-m', '-n', '-u', '--', command, ...args], {
+        env,
+        cwd: '/',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -107,7 +112,10 @@ export class TestWorld {
   readonly bridgeRequests: BridgeRequest[] = [];
   readonly sleeps = new Map<string, number>();
   readonly names = new Map<string, string[]>();
-  bridge: BridgeHandler = () => ({ status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' } });
+  bridge: BridgeHandler = () => ({
+    status: 404,
+    body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' },
+  });
   readonly #servers: Server[] = [];
   readonly #machines: TestMachine[] = [];
   readonly #namespaces: string[] = [];
@@ -136,7 +144,8 @@ export class TestWorld {
     // /dev/shm: not under the overlays nor the tmpfs mounts, so the sockets and upper dirs stay reachable inside.
     const world = new TestWorld(`/dev/shm/kubeplane-standin-test-${id}`, `kpst-${id}`);
     mkdirSync(world.binDir, { recursive: true });
-    for (const name of SHIMS) writeFileSync(join(world.binDir, name), `#!/bin/sh\nexec ${process.execPath} ${join(STANDINS_DIST, `${name}.js`)} "$@"\n`, { mode: 0o755 });
+    for (const name of SHIMS)
+      writeFileSync(join(world.binDir, name), `#!/bin/sh\nexec ${process.execPath} ${join(STANDINS_DIST, `${name}.js`)} "$@"\n`, { mode: 0o755 });
     // kubeadm (re)starts the kubelet through systemctl. The harness's systemctl is not part of these tests; this one
     // only runs the kubelet unit: stop it (waiting until it is gone), start it in the background.
     writeFileSync(
@@ -145,7 +154,8 @@ export class TestWorld {
         '#!/bin/sh',
         'echo "$@" >> /var/log/systemctl-calls.log',
         'pidfile=/run/kubeplane-standin/kubelet.pid',
-        'stop() { [ -f $pidfile ] || return 0; pid=$(cat $pidfile); kill $pid 2>/dev/null; while kill -0 $pid 2>/dev/null; do /bin/sleep 0.1; done; rm -f $pidfile; }',
+        'stop() { [ -f $pidfile ] || return 0; pid=$(cat $pidfile); kill $pid 2>/dev/null; ' +
+          'while kill -0 $pid 2>/dev/null; do /bin/sleep 0.1; done; rm -f $pidfile; }',
         'case "$1 ${2%.service}" in',
         '  "stop kubelet") stop ;;',
         '  "start kubelet"|"restart kubelet") stop; kubelet </dev/null >>/var/log/kubelet.log 2>&1 & ;;',
@@ -188,7 +198,12 @@ export class TestWorld {
   }
 
   async #kube(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const request: BridgeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', endpoint: String(req.headers['x-kubeplane-endpoint'] ?? ''), body: await body(req) };
+    const request: BridgeRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      endpoint: String(req.headers['x-kubeplane-endpoint'] ?? ''),
+      body: await body(req),
+    };
     this.bridgeRequests.push(request);
     const answer = this.bridge(request);
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
@@ -198,9 +213,16 @@ export class TestWorld {
    * A machine with `files` on its disk (written into the overlay's upper dirs before it starts), packages recorded
    * as installed, and `addresses` on its loopback (the overlay address it would have on wg0).
    */
-  async machine(name: string, options: { files?: Record<string, string>; installed?: Record<string, string>; addresses?: string[] } = {}): Promise<TestMachine> {
+  async machine(
+    name: string,
+    options: { files?: Record<string, string>; installed?: Record<string, string>; addresses?: string[] } = {},
+  ): Promise<TestMachine> {
     const dir = join(this.dir, 'machines', name);
-    const tops: Array<[string, string]> = [['etc', '/etc'], ['var', '/var'], ['usr-local', '/usr/local']];
+    const tops: Array<[string, string]> = [
+      ['etc', '/etc'],
+      ['var', '/var'],
+      ['usr-local', '/usr/local'],
+    ];
     for (const [top] of tops) for (const d of ['upper', 'work']) mkdirSync(join(dir, `${top}.${d}`), { recursive: true });
     const files: Record<string, string> = { ...options.files };
     for (const [pkg, version] of Object.entries(options.installed ?? {})) files[`/var/lib/kubeplane-standin/installed/${pkg}`] = `${version}\n`;
@@ -223,7 +245,7 @@ export class TestWorld {
     execFileSync('ip', ['link', 'add', 'name', veth, 'netns', this.netns, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns]);
     execFileSync('ip', ['netns', 'exec', this.netns, 'ip', 'link', 'set', veth, 'master', 'br0', 'up']);
     inside('ip', 'link', 'set', 'eth0', 'up');
-    (options.addresses ?? []).forEach((address, i) => inside('ip', 'addr', 'add', `${address}/${i === 0 ? 24 : 32}`, 'dev', 'eth0'));
+    for (const [i, address] of (options.addresses ?? []).entries()) inside('ip', 'addr', 'add', `${address}/${i === 0 ? 24 : 32}`, 'dev', 'eth0');
     // A checkout under /tmp (a CI clone) stays visible: the stand-ins run from it.
     const keep = hostPathMounts(dir, volatileHostPaths([projectRoot()]));
     const mounts = [
@@ -236,7 +258,9 @@ export class TestWorld {
       'echo ready',
       'exec sleep infinity',
     ].join(' && ');
-    const keeper = spawn('ip', ['netns', 'exec', netns, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', mounts], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const keeper = spawn('ip', ['netns', 'exec', netns, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', mounts], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       let err = '';
       keeper.stderr?.on('data', (c: Buffer) => (err += c.toString()));
@@ -257,7 +281,10 @@ export class TestWorld {
     for (const netns of this.#namespaces) {
       let pids: number[] = [];
       try {
-        pids = execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8' }).split('\n').filter((p) => /^\d+$/.test(p)).map(Number);
+        pids = execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8' })
+          .split('\n')
+          .filter((p) => /^\d+$/.test(p))
+          .map(Number);
       } catch {
         pids = [];
       }
