@@ -8,5 +8,6 @@ export * from './plan/index.js';
 export * from './bootstrap/index.js';
 export * from './engine/index.js';
 export * from './providers-data/crusoe.js';
+export { crusoeManifestWarnings, type CrusoeManifestWarning } from './manifest/crusoe-warnings.js';
 export * from './addons/index.js';
 export { SDK_VERSION } from './version.js';

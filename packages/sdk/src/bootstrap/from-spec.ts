@@ -3,6 +3,7 @@
 import { KubeplaneError } from '../errors.js';
 import { API_SERVER_PORT } from '../manifest/rules.js';
 import type { ClusterSpec } from '../model/types.js';
+import { profileOf } from '../providers-data/index.js';
 import type { BootstrapArch, BootstrapCluster, BootstrapNode, BootstrapOs } from './input.js';
 
 export interface BootstrapAdapterOptions {
@@ -16,17 +17,15 @@ function osOf(image: string | undefined): BootstrapOs {
   return image?.includes('22.04') ? 'ubuntu-22.04' : 'ubuntu-24.04';
 }
 
-// Arm server types: Hetzner CAX, and AWS families with a `g` after the generation (t4g, m7g, c6gn, r8gd).
+/** A server type's architecture, as its provider's profile says (amd64 unless it says otherwise). */
 function archOf(providerType: string | undefined, serverType: string | undefined): BootstrapArch {
-  const type = serverType ?? '';
-  if (providerType === 'hetzner' && type.startsWith('cax')) return 'arm64';
-  if (providerType === 'aws' && /^[a-z]+\d+g[a-z]*\./.test(type)) return 'arm64';
-  return 'amd64';
+  return profileOf(providerType)?.arch?.(serverType ?? '') ?? 'amd64';
 }
 
 /**
  * The bootstrap input of one cluster of the desired state. Public endpoints are unknown before machines exist,
- * so nodes rely on WireGuard roaming until the engine publishes them; AWS nodes are marked behind NAT.
+ * so nodes rely on WireGuard roaming until the engine publishes them; nodes of providers whose machines sit behind
+ * NAT (AWS) are marked so.
  */
 export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAdapterOptions = {}): BootstrapCluster {
   const endpoint = spec.apiEndpoint;
@@ -63,7 +62,7 @@ export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAd
           : node.staticEndpoint
             ? { publicEndpoint: `${node.staticEndpoint}:51820` }
             : {}),
-        behindNat: providerType === 'aws',
+        behindNat: profileOf(providerType)?.behindNat === true,
         labels: pool.labels,
         taints: pool.taints.map((t) => ({ key: t.key, effect: t.effect, ...(t.value === undefined ? {} : { value: t.value }) })),
         os: osOf(pool.image),

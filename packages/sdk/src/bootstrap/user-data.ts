@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { KubeplaneError } from '../errors.js';
 import { Redacted } from '../redacted.js';
 import { BOOTSTRAP_SCRIPT_PATH } from './bootstrap-script.js';
+import { PROVIDER_PROFILES, type ProviderProfile, type UserDataRule } from '../providers-data/index.js';
 
 /** A file cloud-init writes on the node. Content is Redacted because some files hold keys; `secret` says which. */
 export interface NodeFile {
@@ -14,25 +15,16 @@ export interface NodeFile {
   content: Redacted<string>;
 }
 
-/**
- * What each provider's API takes as user-data: the limit on the bytes packUserData produces, and whether the API
- * carries bytes (so gzip, which cloud-init inflates itself, may be sent) or only text. The one table packUserData,
- * `kubeplane render` and the providers' own checks read.
- */
-export interface UserDataRule {
-  limit: number;
-  binary: boolean;
-  /** Where the rule comes from. */
-  source: string;
-}
+export type { UserDataRule } from '../providers-data/index.js';
 
+/**
+ * What each provider's API takes as user-data (each provider profile's rule), and static machines', to which
+ * kubeplane writes the user-data over SSH itself (static-machine.ts): no API limit, bounded so a session stays short.
+ * The one table packUserData, `kubeplane render` and the providers' own checks read.
+ */
 export const USER_DATA_RULES: Readonly<Record<string, UserDataRule>> = {
-  aws: { limit: 16_384, binary: true, source: 'EC2 RunInstances UserData: 16 KB of raw bytes, base64-encoded on the wire' },
-  hetzner: { limit: 32_768, binary: false, source: 'Hetzner Cloud POST /servers user_data: a JSON string of at most 32 KiB' },
-  // The provider wraps the cloud-config, base64-encoded, into a startup script held to 32 KiB (startup-script.ts).
-  // Sent over SSH by kubeplane itself (static-machine.ts): no API limit; bounded so a session stays short.
+  ...Object.fromEntries(Object.values<ProviderProfile>(PROVIDER_PROFILES).flatMap((p) => (p.userData ? [[p.type, p.userData]] : []))),
   static: { limit: 262_144, binary: false, source: 'static machines: kubeplane writes the user-data over SSH (no API limit)' },
-  crusoe: { limit: 24_064, binary: false, source: "Crusoe startup script (text): base64 of the cloud-config plus a wrapper within kubeplane's 32 KiB bound" },
 };
 
 /** Providers without a documented rule: EC2's limit, the smallest we know, and text only. */

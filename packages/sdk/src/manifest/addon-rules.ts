@@ -2,9 +2,8 @@
 // right types, an add-on's cloud is one the cluster uses, its credential is named (never taken silently from a
 // provider), GPU and InfiniBand add-ons have pools to serve, and CSI NFS mode has a chart that supports it.
 import { ADDON_CONFIG_SCHEMAS, CATALOG, compareChartVersions, CRUSOE_CSI_NFS_MIN_VERSION, type ChartAddonId } from '../addons/catalog.js';
-import { crusoeInstanceFamily, isInfinibandType } from '../providers-data/crusoe.js';
 import type { IssueCollector, Path } from './issues.js';
-import { PROVIDER_TYPE_INFO, type CredentialKey, type ProviderType } from './provider-types.js';
+import { PROVIDER_TYPE_INFO, profileOf, type CredentialKey, type ProviderType } from './provider-types.js';
 import type { AddonDef, DynamicPoolDef, SecretRef } from './schema.js';
 
 export interface ChartAddonContext {
@@ -25,17 +24,11 @@ export function poolHasNvidiaGpus(
   type: ProviderType | undefined,
 ): boolean {
   if ((pool.machineSpec?.nvidiaGpuCount ?? pool.machineSpec?.nvidiaGpu ?? 0) > 0) return true;
-  const serverType = pool.serverType ?? '';
-  if (type === 'crusoe') return crusoeInstanceFamily(serverType)?.kind === 'gpu';
-  // AWS accelerated computing with NVIDIA GPUs: the P and G families (https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing).
-  if (type === 'aws') return /^(p[2-6]|g[4-6])[a-z0-9-]*\./.test(serverType);
-  // Hetzner's GPU servers: GEX44, GEX130 (https://www.hetzner.com/dedicated-rootserver/matrix-gpu/).
-  if (type === 'hetzner') return /^gex/i.test(serverType);
-  return false;
+  return profileOf(type)?.nvidiaGpus?.(pool.serverType ?? '') ?? false;
 }
 
 export function poolHasInfiniband(pool: { serverType?: string | undefined }, type: ProviderType | undefined): boolean {
-  return type === 'crusoe' && isInfinibandType(pool.serverType ?? '');
+  return profileOf(type)?.infiniband?.(pool.serverType ?? '') ?? false;
 }
 
 function zodPath(path: PropertyKey[]): Array<string | number> {

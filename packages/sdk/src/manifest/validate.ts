@@ -2,7 +2,7 @@
 // cross-reference rule, and return the typed manifests with every issue found (never throwing on bad input).
 import { readFile } from 'node:fs/promises';
 import { formatPath, type ValidationIssue } from './issues.js';
-import { crusoeManifestWarnings } from '../providers-data/crusoe.js';
+import { crusoeManifestWarnings } from './crusoe-warnings.js';
 import { attachPositions, parseManifestObject, parseManifestText, parsePath, type ParsedDocument, type ParseOptions } from './parse.js';
 import { checkManifestRules, checkManifestUpdate } from './rules.js';
 import type { Manifest } from './schema.js';

@@ -6,10 +6,10 @@ import {
   compareCmkVersions,
   crusoeClusterWarnings,
   crusoeInstanceFamily,
-  crusoeManifestWarnings,
   isInfinibandType,
   parseCmkVersion,
 } from './crusoe.js';
+import { crusoeManifestWarnings } from '../manifest/crusoe-warnings.js';
 
 const codes = (w: Array<{ code: string }>) => w.map((x) => x.code);
 

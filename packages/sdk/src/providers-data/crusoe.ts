@@ -1,7 +1,7 @@
 // Crusoe Managed Kubernetes (CMK) facts from the seeds (cmk-cluster-details.txt, cmk-addons.txt) and
 // crusoe-notes.md, as data; and a pure check that turns them into warnings for one cluster.
 import * as z from 'zod';
-import type { Manifest } from '../manifest/schema.js';
+import { optionalKey, requiredKey, type ProviderProfile } from './profile.js';
 
 /** `1.33.4-cmk.15`, `1.33.4-cmk.5-gb200`: Kubernetes version, Crusoe build counter, optional variant. */
 export interface CmkVersion {
@@ -337,50 +337,6 @@ export function crusoeClusterWarnings(input: CrusoeClusterCheckInput): CrusoeWar
   return out;
 }
 
-/** A warning found in a manifest, with the manifest path it concerns. */
-export interface CrusoeManifestWarning extends CrusoeWarning {
-  cluster: string;
-}
-
-/**
- * The seeds' checks for every `controlPlane: managed` cluster of a manifest whose pools come from a Crusoe
- * provider. For a managed pool, `image` names the CMK worker image (node pool version, `1.33.4-cmk.4`).
- */
-export function crusoeManifestWarnings(manifest: Manifest): CrusoeManifestWarning[] {
-  const crusoeProviders = new Set(manifest.providers.filter((p) => p.providerType === 'crusoe').map((p) => p.name));
-  const out: CrusoeManifestWarning[] = [];
-  manifest.kubernetes.clusters.forEach((cluster, ci) => {
-    if (cluster.controlPlane !== 'managed') return;
-    const pools = (cluster.pools.compute ?? []).flatMap((name) => {
-      const index = manifest.nodePools.dynamic.findIndex((p) => p.name === name);
-      const pool = manifest.nodePools.dynamic[index];
-      return pool && crusoeProviders.has(pool.providerSpec.name) ? [{ index, pool }] : [];
-    });
-    if (pools.length === 0) return;
-    const addons = (cluster.addons ?? []).map((a) => a.name);
-    const warnings = crusoeClusterWarnings({
-      version: cluster.version,
-      addons,
-      autoClusters: addons.includes('autoclusters'),
-      // kubeplane pins a fixed pool at its count (--nodes=<count>:<count>:<pool>), so the autoscaler leaves it alone.
-      pools: pools.map(({ pool }) => ({
-        name: pool.name,
-        productName: pool.serverType,
-        ...(parseCmkVersion(pool.image) ? { nodePoolVersion: pool.image } : {}),
-        autoscaler: pool.autoscaler ?? { min: pool.count ?? 1, max: pool.count ?? 1 },
-      })),
-    });
-    for (const w of warnings) {
-      const m = /^pools\[(\d+)\](?:\.(\w+))?$/.exec(w.path);
-      const poolIndex = m ? pools[Number(m[1])]?.index : undefined;
-      const field = m?.[2] === 'nodePoolVersion' ? 'image' : m?.[2] === 'productName' ? 'serverType' : m?.[2];
-      const path = poolIndex !== undefined ? `nodePools.dynamic[${poolIndex}]${field ? `.${field}` : ''}` : `kubernetes.clusters[${ci}].${w.path}`;
-      out.push({ ...w, path, cluster: cluster.name });
-    }
-  });
-  return out;
-}
-
 /** The node issues AutoClusters remediates, as its configuration API names them (crusoe-notes.md §3.4). */
 export const CMK_REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
 
@@ -398,3 +354,22 @@ export const autoclustersConfigSchema = z.strictObject({
   fallbackToProjectReservations: z.boolean().optional(),
 });
 export type AutoclustersConfig = z.infer<typeof autoclustersConfigSchema>;
+
+/** The Crusoe provider type's profile (see profile.ts). */
+export const CRUSOE_PROFILE: ProviderProfile<'crusoe'> = {
+  type: 'crusoe',
+  credentials: [requiredKey('accesskey'), requiredKey('secretkey'), optionalKey('project')],
+  dns: false,
+  spot: true,
+  compute: true,
+  managedKubernetes: true,
+  reservedIps: false,
+  // The provider wraps the cloud-config, base64-encoded, into a startup script held to 32 KiB (startup-script.ts).
+  userData: { limit: 24_064, binary: false, source: "Crusoe startup script (text): base64 of the cloud-config plus a wrapper within kubeplane's 32 KiB bound" },
+  // crusoecloud/crusoe-cloud-controller-manager, internal/instances/instances.go (InstanceMetadata): region = the VM's
+  // location and no zone; kubeplane sets zone = the location (a Crusoe location is one site, named like a zone:
+  // `us-east1-a`) so every node has one, as topology spreading and CSI topology expect.
+  topology: ({ region }) => ({ region, zone: region }),
+  nvidiaGpus: (serverType) => crusoeInstanceFamily(serverType)?.kind === 'gpu',
+  infiniband: isInfinibandType,
+};

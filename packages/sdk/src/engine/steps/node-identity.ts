@@ -8,6 +8,7 @@
 // affinity on them holds from the first moment a node is schedulable.
 import type { PoolSpec } from '../../model/types.js';
 import type { NodeResource } from '../records.js';
+import { profileOf } from '../../providers-data/index.js';
 
 export const REGION_LABEL = 'topology.kubernetes.io/region';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -22,32 +23,6 @@ export interface NodeIdentity {
   /** Empty when nothing is known yet (a machine whose create was not answered): the field is left alone. */
   providerId: string;
   labels: Record<string, string>;
-}
-
-/**
- * hcloud-cloud-controller-manager's zone for a location: the location's legacy data center, or the location itself
- * for locations opened after data centers were deprecated
- * (hetznercloud/hcloud-cloud-controller-manager, internal/legacydatacenter/datacenter.go, NameFromLocation).
- */
-const HETZNER_LEGACY_DATACENTERS: Record<string, string> = {
-  nbg1: 'nbg1-dc3',
-  hel1: 'hel1-dc2',
-  fsn1: 'fsn1-dc14',
-  ash: 'ash-dc1',
-  hil: 'hil-dc1',
-  sin: 'sin-dc1',
-};
-
-/** A Hetzner pool names a location (`fsn1`) and may name a data center in it (`fsn1-dc14`) as its zone. */
-function hetznerLocation(region: string, zone: string | undefined): string {
-  const dc = zone ? /^([a-z]+\d*)-dc\d+$/.exec(zone) : null;
-  return dc?.[1] ?? zone ?? region;
-}
-
-/** `aws:///eu-central-1a/i-0abc` → `eu-central-1a` (cloud-provider-aws's KubernetesInstanceID form). */
-function awsZoneOf(providerId: string | undefined): string | undefined {
-  const m = providerId ? /^aws:\/\/\/([^/]+)\/[^/]+$/.exec(providerId) : null;
-  return m?.[1];
 }
 
 /**
@@ -77,16 +52,8 @@ export function nodeIdentity(nodeName: string, pool: PoolSpec, machine: NodeReso
     if (r) labels[REGION_LABEL] = r;
     if (z) labels[ZONE_LABEL] = z;
   };
-  if (type === 'hetzner') {
-    const location = region ? hetznerLocation(region, zone) : undefined;
-    topology(location, location ? (HETZNER_LEGACY_DATACENTERS[location] ?? location) : undefined);
-  } else if (type === 'aws') {
-    topology(region, awsZoneOf(machine?.providerId) ?? zone);
-  } else if (type === 'crusoe') {
-    topology(region, region);
-  } else {
-    topology(region, zone ?? region);
-  }
+  const place = profileOf(type)?.topology?.({ region, zone, providerId: machine?.providerId }) ?? { region, zone: zone ?? region };
+  topology(place.region, place.zone);
   if (pool.serverType) labels[INSTANCE_TYPE_LABEL] = pool.serverType;
   return { providerId: machine?.providerId ?? '', labels };
 }
