@@ -39,3 +39,11 @@ export { CloudflareProvider, type CloudflareProviderOptions } from './cloudflare
 export { CloudflareClient, CLOUDFLARE_DEFAULT_BASE_URL, CLOUDFLARE_RATE_LIMIT, type CloudflareClientOptions } from './cloudflare/client.js';
 export { cloudflareErrorKind } from './cloudflare/errors.js';
 export { SshMachineAccess, hostKeyFingerprint, type SshMachineAccessOptions } from './static/ssh-machine-access.js';
+export {
+  buildProvider,
+  budgetIdentity,
+  BUILDABLE_PROVIDER_TYPES,
+  PROVIDER_BUILDERS,
+  type ProviderBuilder,
+  type ProviderInput,
+} from './registry.js';

@@ -1,8 +1,8 @@
-// Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, with the sandbox's
-// accepted credentials, its virtual clock and one set of rate budgets, and the real Kubernetes client. This is what
+// Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, built by the same
+// registry as on real clouds, with the sandbox's accepted credentials, its virtual clock and one set of rate budgets,
+// and the real Kubernetes client. This is what
 // `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
 import {
-  CLUSTER_ID_TAG,
   KubeplaneError,
   RateBudgets,
   Redacted,
@@ -12,74 +12,54 @@ import {
   type ProviderType,
   type RateBudgetSource,
 } from '@kubeplane/sdk';
-import { AwsProvider } from '@kubeplane/providers';
-import { HetznerProvider } from '@kubeplane/providers';
-import { CrusoeProvider } from '@kubeplane/providers';
-import { CloudflareProvider } from '@kubeplane/providers';
-import { kubernetesConnector } from '@kubeplane/providers';
+import { buildProvider, kubernetesConnector } from '@kubeplane/providers';
 import { SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
 import { SANDBOX_PROVIDER_ROLE } from './sts/emulator.js';
-import { sessionNameFor } from '@kubeplane/providers';
 import type { Sandbox } from './sandbox.js';
 
-/** The region AWS providers use for global services (Route 53). */
-const GLOBAL_REGION = 'us-east-1';
 /** The provider types the sandbox has a cloud for, as the error for any other names them. */
 const SANDBOX_PROVIDER_TYPES = ['aws', 'cloudflare', 'crusoe', 'hetzner'];
+
+/**
+ * What each sandbox cloud accepts, as a manifest entry's secretRef keys would hold them: AWS with the account's keys and
+ * its provider role (a cluster's work as a session of it tagged with the cluster, as a deployed runtime does,
+ * docs/serverless.md; project-wide reads with the keys).
+ */
+function sandboxCredentials(sandbox: Sandbox, type: string): Record<string, Redacted<string>> {
+  const keys: Record<string, Record<string, string>> = {
+    hetzner: { credentials: SANDBOX_CREDENTIALS.hetznerToken },
+    aws: { accesskey: SANDBOX_CREDENTIALS.awsAccessKeyId, secretkey: SANDBOX_CREDENTIALS.awsSecretAccessKey, rolearn: SANDBOX_PROVIDER_ROLE },
+    crusoe: { accesskey: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretkey: SANDBOX_CREDENTIALS.crusoeSecretKey, project: sandbox.crusoe.projectId },
+    cloudflare: { apitoken: SANDBOX_CREDENTIALS.cloudflareApiToken, accountid: sandbox.cloudflare.accountId },
+  };
+  return Object.fromEntries(Object.entries(keys[type] ?? {}).map(([k, v]) => [k, Redacted.of(v)]));
+}
 
 /** `budgets`: one process's by default; pass a shared source to let several workers share the sandbox clouds' budgets. */
 export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = new RateBudgets(sandbox.clock)): ProviderFactory {
   return async (def, region, context) => {
-    switch (def.providerType) {
-      case 'hetzner':
-        return new HetznerProvider({
-          token: Redacted.of(SANDBOX_CREDENTIALS.hetznerToken),
-          project: def.name,
-          clock: sandbox.clock,
-          budgets,
-          random: sandbox.random,
-        });
-      case 'aws':
-        return new AwsProvider({
-          region: region ?? GLOBAL_REGION,
-          account: def.name,
-          credentials: { accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.awsAccessKeyId), secretAccessKey: Redacted.of(SANDBOX_CREDENTIALS.awsSecretAccessKey) },
-          // A cluster's work as a session of the account's provider role tagged with the cluster, as a deployed runtime
-          // does (docs/serverless.md); project-wide reads with the keys.
-          ...(context?.cluster
-            ? { assumeRole: { roleArn: SANDBOX_PROVIDER_ROLE, sessionName: sessionNameFor(context.cluster), tags: { [CLUSTER_ID_TAG]: context.cluster } } }
-            : {}),
-          clock: sandbox.clock,
-          budgets,
-          random: sandbox.random,
-          // The sandbox's AWS answers at AWS's own endpoints, in this process: an AWS_ENDPOINT_URL in the environment
-          // (docs/sandbox.md has people source one for `kubeplane sandbox serve`) must not send requests elsewhere.
-          ownEndpoints: true,
-        });
-      case 'crusoe':
-        return new CrusoeProvider({
-          accessKeyId: Redacted.of(SANDBOX_CREDENTIALS.crusoeAccessKeyId),
-          secretKey: Redacted.of(SANDBOX_CREDENTIALS.crusoeSecretKey),
-          projectId: sandbox.crusoe.projectId,
-          clock: sandbox.clock,
-          budgets,
-          random: sandbox.random,
-          sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
-        });
-      case 'cloudflare':
-        return CloudflareProvider.connect({
-          apiToken: Redacted.of(SANDBOX_CREDENTIALS.cloudflareApiToken),
-          accountId: sandbox.cloudflare.accountId,
-          clock: sandbox.clock,
-          budgets,
-          random: sandbox.random,
-        });
-      default:
-        throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`, {
-          provider: def.providerType,
-          resource: def.name,
-        });
+    if (!SANDBOX_PROVIDER_TYPES.includes(def.providerType)) {
+      throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`, {
+        provider: def.providerType,
+        resource: def.name,
+      });
     }
+    return buildProvider({
+      def,
+      region,
+      context,
+      credentials: sandboxCredentials(sandbox, def.providerType),
+      clock: sandbox.clock,
+      budgets,
+      random: sandbox.random,
+      // Each manifest entry its own budget, as separate accounts would have.
+      account: def.name,
+      // The sandbox's AWS answers at AWS's own endpoints, in this process: an AWS_ENDPOINT_URL in the environment
+      // (docs/sandbox.md has people source one for `kubeplane sandbox serve`) must not send requests elsewhere.
+      ownEndpoints: true,
+      sshPublicKey: SANDBOX_SSH_PUBLIC_KEY,
+      roleForClustersOnly: true,
+    });
   };
 }
 
