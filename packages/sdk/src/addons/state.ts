@@ -2,7 +2,7 @@
 // release Secrets (`sh.helm.release.v1.<release>.v<revision>`, Helm 3's storage driver) of its release.
 import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../engine/ports/kubernetes.js';
-import { stableJson } from '../manifest/rules.js';
+import { stableJson } from '../stable-json.js';
 
 export type AddonState = 'installed' | 'installing' | 'failed' | 'removing';
 

@@ -13,7 +13,7 @@ import type { Clock, ClockParticipant } from '../provider/clock.js';
 import { backoffSeconds } from '../provider/backoff.js';
 import type { Provider } from '../provider/types.js';
 import type { ProviderDef } from '../manifest/schema.js';
-import { stableJson } from '../manifest/rules.js';
+import { stableJson } from '../stable-json.js';
 import { ClusterSecrets } from './cluster-secrets.js';
 import { CatalogCache } from './preflight.js';
 import { stepEventKey, stepEventSchema, type EngineEvent, type EngineEventListener, type StepEvent } from './events.js';

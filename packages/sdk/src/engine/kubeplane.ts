@@ -2,7 +2,7 @@
 // apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
 // does the work. `run()` drives the local runner in-process, which is what scripts and the CLI use.
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
-import { stableJson } from '../manifest/rules.js';
+import { stableJson } from '../stable-json.js';
 import type { Manifest } from '../manifest/schema.js';
 import { toDocument } from '../manifest/serialize.js';
 import { validateManifestObject } from '../manifest/validate.js';

@@ -2,7 +2,7 @@
 // type, image and DNS zone the manifest names, are checked against the providers' live catalogs (cached per run).
 import { distance } from 'fastest-levenshtein';
 import { isKubeplaneError, KubeplaneError } from '../errors.js';
-import { stableJson } from '../manifest/rules.js';
+import { stableJson } from '../stable-json.js';
 import type { Manifest, ProviderDef } from '../manifest/schema.js';
 import type { Clock } from '../provider/clock.js';
 import type { Outcome } from '../provider/outcome.js';

@@ -1,6 +1,7 @@
 // Every rule that needs the whole manifest: names, references, pool use, counts, networks, versions,
 // load-balancer roles and DNS, static machines, spot, credentials. All errors are collected, none stops
 // the others, and each names the path of the field to change.
+import { stableJson } from '../stable-json.js';
 import { IssueCollector, type Path, type ValidationIssue } from './issues.js';
 import { checkKubernetesVersion, CLAUDIE_MINORS } from './kubernetes-versions.js';
 import { autoclustersConfigSchema } from '../providers-data/crusoe.js';
@@ -698,15 +699,4 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
 
 function describe(value: unknown): string {
   return value === undefined ? 'unset' : typeof value === 'object' ? stableJson(value) : String(value);
-}
-
-/** JSON with sorted keys, so two equal objects written in a different order compare equal. */
-export function stableJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_k, v: unknown) =>
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-        : v,
-    ) ?? 'undefined'
-  );
 }

@@ -5,7 +5,8 @@
 import { KubeplaneError } from '../errors.js';
 import { checkKubernetesVersion } from '../manifest/kubernetes-versions.js';
 import { PROVIDER_TYPE_INFO } from '../manifest/provider-types.js';
-import { API_SERVER_PORT, stableJson } from '../manifest/rules.js';
+import { API_SERVER_PORT } from '../manifest/rules.js';
+import { stableJson } from '../stable-json.js';
 import type { ClusterDef, DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef, Taint } from '../manifest/schema.js';
 import { clusterId, computeInstanceName, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
 import { cidrsOverlap, hostAt, hostIndexOf, isCidr, parseCidr, usableHosts, type Cidr } from './ipv4.js';

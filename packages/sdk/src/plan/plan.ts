@@ -4,7 +4,8 @@
 // the low-priority changes (version upgrades, label and taint patches) — so a cluster stays reachable throughout.
 import { compareKubernetesVersions, upstreamVersion } from '../manifest/kubernetes-versions.js';
 import type { ValidationIssue } from '../manifest/issues.js';
-import { IMMUTABLE_POOL_FIELDS, stableJson } from '../manifest/rules.js';
+import { IMMUTABLE_POOL_FIELDS } from '../manifest/rules.js';
+import { stableJson } from '../stable-json.js';
 import type { ClusterSpec, CurrentState, DesiredState, LoadBalancerSpec, NodeSpec, PoolSpec } from '../model/types.js';
 import type { Operation, OperationKind, Phase, Plan, PlanResult } from './types.js';
 

@@ -15,7 +15,7 @@ import { addonStatus, providerAddonStatus, type AddonStatus } from '../../addons
 import { addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
 import { createHash } from 'node:crypto';
 import { isKubeplaneError, KubeplaneError } from '../../errors.js';
-import { stableJson } from '../../manifest/rules.js';
+import { stableJson } from '../../stable-json.js';
 import type { AddonDef } from '../../manifest/schema.js';
 import { PROVIDER_TYPE_INFO } from '../../manifest/provider-types.js';
 import type { ClusterSpec } from '../../model/types.js';

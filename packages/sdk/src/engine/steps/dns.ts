@@ -2,7 +2,7 @@
 // health-checked on the LB health port where the DNS provider can fail over; records no longer wanted go.
 import { LB_HEALTH_PORT } from '../../bootstrap/lb-nginx.js';
 import type { DnsRecord, Provider } from '../../provider/types.js';
-import { stableJson } from '../../manifest/rules.js';
+import { stableJson } from '../../stable-json.js';
 import { desiredOf, waitFor } from './common.js';
 import { isPending } from '../../provider/outcome.js';
 import { next, wait, type StepDefinition, type StepResult } from './types.js';

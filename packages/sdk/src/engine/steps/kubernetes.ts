@@ -10,7 +10,7 @@ import { kubernetesPackageVersion, resolveVersions } from '../../bootstrap/versi
 import { renderNginxConfig } from '../../bootstrap/lb-nginx.js';
 import type { Taint } from '../../manifest/schema.js';
 import type { KubeNode, KubernetesApi } from '../ports/kubernetes.js';
-import { stableJson } from '../../manifest/rules.js';
+import { stableJson } from '../../stable-json.js';
 import type { NodeRole, PoolSpec } from '../../model/types.js';
 import { refreshFirewalls } from './infrastructure.js';
 import {
