@@ -1,6 +1,16 @@
 // Add-ons: the catalog (charts, versions, credentials, values schemas), the values kubeplane builds, the install
 // mechanism's objects (k3s-io/helm-controller and HelmCharts) and the state read back from Helm's release records.
-export * from './catalog.js';
+export {
+  ADDON_CONFIG_SCHEMAS,
+  type AddonCredential,
+  CATALOG,
+  type CatalogEntry,
+  CHART_ADDON_IDS,
+  type ChartAddonId,
+  compareChartVersions,
+  CRUSOE_CSI_NFS_MIN_VERSION,
+  isChartAddon,
+} from './catalog.js';
 export {
   addonValues,
   addonVersion,
@@ -13,5 +23,25 @@ export {
   PROVIDER_LABEL,
   type ValuesContext,
 } from './values.js';
-export * from './helm-controller.js';
-export * from './state.js';
+export {
+  ADDON_LABEL,
+  HELM_CHART_API_VERSION,
+  HELM_CHART_CRD,
+  HELM_CONTROLLER_IMAGE,
+  HELM_CONTROLLER_NAMESPACE,
+  helmChartObject,
+  helmControllerObjects,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  MANAGED_SELECTOR,
+} from './helm-controller.js';
+export {
+  type AddonState,
+  addonStatus,
+  type AddonStatus,
+  decodeRelease,
+  type HelmRelease,
+  type ObservedAddon,
+  providerAddonStatus,
+  releasesOf,
+} from './state.js';

@@ -1,5 +1,20 @@
 // Model: the typed domain (clusters, pools, nodes, load balancers) and the desired state built from a manifest.
-export * from './types.js';
-export * from './ids.js';
-export * from './ipv4.js';
-export * from './desired-state.js';
+export {
+  allNodes,
+  type ApiEndpoint,
+  type ClusterSpec,
+  type CurrentState,
+  type DesiredState,
+  type DnsSpec,
+  emptyState,
+  type LbRoleSpec,
+  type LoadBalancerSpec,
+  type NodeRole,
+  type NodeSpec,
+  type PoolProvider,
+  type PoolSpec,
+  type ProviderNetworkSpec,
+} from './types.js';
+export { clusterId, computeInstanceName, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
+export { type Cidr, cidrsOverlap, formatIPv4, hostAt, hostIndexOf, IPV4_PATTERNS, isCidr, parseCidr, parseIPv4, usableHosts } from './ipv4.js';
+export { buildDesiredState, DEFAULT_NOT_READY_MINUTES, DEFAULT_POD_CIDR, DEFAULT_SERVICE_CIDR } from './desired-state.js';

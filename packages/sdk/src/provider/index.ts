@@ -1,10 +1,90 @@
 // The Provider contract (docs/provider-contract.md): types, outcomes, error helpers and rate budgets.
 // The conformance suite is a separate entry point (`@kubeplane/sdk/conformance`) because it imports vitest.
-export * from './types.js';
-export * from './outcome.js';
-export * from './clock.js';
-export * from './rate-budget.js';
-export * from './backoff.js';
-export * from './classify.js';
-export * from './settle.js';
-export * from './shared-rate-budget.js';
+export {
+  type CallContext,
+  type Capabilities,
+  CLUSTER_ID_TAG,
+  type ComputeApi,
+  type Deprecation,
+  type DnsApi,
+  type DnsChange,
+  type DnsHealthCheck,
+  type DnsRecord,
+  type DnsRecordType,
+  type FirewallInfo,
+  type FirewallProtocol,
+  type FirewallRequest,
+  type FirewallRule,
+  type ImageInfo,
+  type ManagedClusterConfig,
+  type ManagedClusterConfigResult,
+  type ManagedClusterInfo,
+  type ManagedClusterKubernetes,
+  type ManagedClusterRequest,
+  type ManagedKubernetesApi,
+  type ManagedNodeInfo,
+  type ManagedNodePoolInfo,
+  type ManagedNodePoolRequest,
+  type ManagedNodeTaint,
+  type ManagedVersions,
+  NAME_TAG,
+  type NetworkApi,
+  type NetworkInfo,
+  type NetworkRequest,
+  type NodeInfo,
+  nodeName,
+  NODEPOOL_TAG,
+  type NodeRef,
+  type NodeRequest,
+  type NodeSelector,
+  type NodeState,
+  type Provider,
+  type QuotaInfo,
+  type RegionInfo,
+  type ReservedIpInfo,
+  type ReservedIpRequest,
+  RESOURCE_NAME_PATTERN,
+  type ResourceScope,
+  type ResourceScopes,
+  type ScopedRef,
+  type ServerTypeInfo,
+  type SshKeyInfo,
+  type SshKeyRequest,
+  type SubnetRequest,
+  type TaggedResource,
+  type ZoneInfo,
+} from './types.js';
+export { done, type Done, isDone, isPending, type Outcome, pending, type Pending, type PendingReason } from './outcome.js';
+export { type Clock, type ClockParticipant, systemClock, VirtualClock } from './clock.js';
+export {
+  InProcessRateBudget,
+  RATE_LIMITS,
+  type RateBudget,
+  RateBudgets,
+  type RateBudgetSource,
+  TokenBucket,
+  type TokenBucketLimits,
+  type TokenBucketState,
+} from './rate-budget.js';
+export { type BackoffOptions, backoffSeconds, seededRandom, SeededRandom } from './backoff.js';
+export {
+  forgettingStaleIds,
+  guardedCall,
+  isNetworkFailure,
+  kindFromHttpStatus,
+  networkError,
+  providerError,
+  RateBudgetWait,
+  retryAfterFromHeaders,
+  retryLater,
+} from './classify.js';
+export { settle, type SettleOptions } from './settle.js';
+export {
+  applyTake,
+  type BucketStore,
+  type BucketTakeResult,
+  MemoryBucketStore,
+  SharedRateBudget,
+  SharedRateBudgets,
+  type SharedRateBudgetsOptions,
+} from './shared-rate-budget.js';

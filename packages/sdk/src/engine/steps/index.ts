@@ -47,4 +47,16 @@ export function followingStep(step: StepName, spec?: ClusterSpec): StepName | nu
   return null;
 }
 
-export * from './types.js';
+export {
+  type AddonCredentialResolver,
+  APPLY_FLOW,
+  DELETE_FLOW,
+  type EmitInput,
+  next,
+  type ProviderFactory,
+  type StepContext,
+  type StepDefinition,
+  type StepName,
+  type StepResult,
+  wait,
+} from './types.js';

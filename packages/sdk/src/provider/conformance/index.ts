@@ -9,8 +9,8 @@ import { CLUSTER_ID_TAG, NODEPOOL_TAG, type NodeInfo, type NodeRequest, type Pro
 import type { ConformanceOptions, ConformanceSandbox } from './harness.js';
 import { CONTRACT_RULES } from './rules.js';
 
-export * from './harness.js';
-export * from './rules.js';
+export type { ConformanceFixtures, ConformanceOptions, ConformanceSandbox, FaultKind, FaultTarget } from './harness.js';
+export { CONTRACT_RULES, type ContractRule } from './rules.js';
 
 function title(id: (typeof CONTRACT_RULES)[number]['id']): string {
   const rule = CONTRACT_RULES.find((r) => r.id === id);
@@ -650,6 +650,6 @@ export function runProviderConformance(options: ConformanceOptions): void {
     });
   });
 }
-export * from './managed-kubernetes.js';
-export * from './dns.js';
-export * from './rate-budget-suite.js';
+export { MANAGED_KUBERNETES_RULES, type ManagedConformanceOptions, runManagedKubernetesConformance } from './managed-kubernetes.js';
+export { type DnsConformanceOptions, runDnsProviderConformance } from './dns.js';
+export { describeRateBudgetSuite, type RateBudgetSuiteOptions } from './rate-budget-suite.js';
