@@ -10,6 +10,7 @@ import { cloudProviderClient } from '../../autoscaler/client.js';
 import { autoscalerAdapter } from './autoscaler-adapter.js';
 import { writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { Sandbox } from '@kubeplane/sandbox';
 
 const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
 const minimal = readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8').replace(
@@ -63,6 +64,40 @@ describe('kubeplane autoscaler-adapter serve', () => {
       running: 2,
       readAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
+  });
+
+  it('stops the flow a scaling started when it stops: nothing of it runs on after serve returns', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kp-adapter-'));
+    await writeFile(join(dir, 'minimal.yaml'), minimal);
+    const env = { HCLOUD_TOKEN: 'x' };
+    expect((await runCli(['apply', 'minimal.yaml', '--sandbox'], { cwd: dir, env })).code).toBe(0);
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+    let stop = () => {};
+    const stopped = new Promise<void>((r) => (stop = r));
+    const served = autoscalerAdapter(
+      ['serve', '--project', 'minimal', '--cluster', 'minimal', '--sandbox', '--listen', '127.0.0.1:0'],
+      { stdout: out, stderr: new PassThrough(), cwd: dir, env },
+      stopped,
+    );
+    for (let i = 0; i < 100 && !/on 127\.0\.0\.1:\d+/.test(printed); i++) await new Promise((r) => setTimeout(r, 50));
+    const client = cloudProviderClient(/on (127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '');
+    try {
+      await client.increaseSize('workers', 1);
+    } finally {
+      client.close();
+      stop();
+    }
+    expect(await served).toBe(0);
+    // Another sandbox in this process from now on (as the next test's would be) hears nothing from the stopped flow.
+    const next = new Sandbox().listen();
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(next.totalCalls()).toBe(0);
+    } finally {
+      await next.close();
+    }
   });
 
   it('refuses to start without a project and cluster, or with both the API and a state directory', async () => {

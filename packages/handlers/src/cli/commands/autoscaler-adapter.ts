@@ -101,6 +101,8 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
   if (!/^[^\s]+:\d{1,5}$/.test(listen)) throw new UsageError(`--listen takes HOST:PORT, not ${listen}`);
 
   let runtime: LocalRuntime | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopping = false;
   let backend: ScalingBackend;
   if (apiUrl) {
     const region = values.region ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
@@ -118,14 +120,16 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
     });
     const local = localBackend(runtime.kubeplane, project, cluster);
     const rt = runtime;
-    let running: Promise<unknown> = Promise.resolve();
     // The local runtime has no queue worker of its own: the adapter runs the flow a scaling started, one at a time.
+    // On stop it finishes the step in hand and waits for it before the runtime closes (as apply does on Ctrl-C): a flow
+    // left running would write state after the lock is released, and send its clouds' requests after the sandbox closed
+    // to whatever answers next in this process. The rest runs at the next scaling, or the next apply.
     backend = {
       ...local,
       async scalePool(pool, target, removeNodes) {
         await local.scalePool(pool, target, removeNodes);
         running = running
-          .then(() => rt.kubeplane.run())
+          .then(() => (stopping ? undefined : rt.kubeplane.run({ beforeMessage: () => stopping })))
           .catch((e: unknown) => println(io.stderr, `[autoscaler-adapter] running the flow failed: ${(e as Error).message}`));
       },
     };
@@ -139,7 +143,9 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
         process.once('SIGTERM', () => done());
       }));
   } finally {
+    stopping = true;
     await adapter.close();
+    await running;
     await runtime?.close();
   }
   println(io.stdout, '[autoscaler-adapter] stopped');
