@@ -1,6 +1,7 @@
-// The whole test run's response conformance: every Sandbox (in the test processes and in the `sandbox serve` processes
-// they start) validates its Hetzner and Crusoe responses against the vendors' documents and writes each violation
-// to the directory this setup names; teardown, after every test file, fails the run listing them.
+// The whole test run's conformance: every Sandbox (in the test processes and in the `sandbox serve` processes they
+// start) validates its Hetzner and Crusoe responses, and the request bodies it accepts, against the vendors'
+// documents and writes each violation to the directory this setup names; teardown, after every test file, fails the
+// run listing them.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,15 +26,16 @@ export function setup(): () => void {
     const distinct = new Map<string, RecordedViolation & { count: number }>();
     for (const v of violations) {
       // One line per rule broken, not per array element: /servers/3/image and /servers/4/image are the same fault.
-      const key = `${v.cloud} ${v.operation} ${v.status} ${v.pointer.replace(/\/\d+(?=\/|$)/g, '/*')} ${v.message}`;
+      const key = `${v.cloud} ${v.subject ?? 'response'} ${v.operation} ${v.status} ${v.pointer.replace(/\/\d+(?=\/|$)/g, '/*')} ${v.message}`;
       const seen = distinct.get(key);
       if (seen) seen.count += 1;
       else distinct.set(key, { ...v, pointer: v.pointer.replace(/\/\d+(?=\/|$)/g, '/*'), count: 1 });
     }
     const lines = [...distinct.values()].map(
-      (v) => `  ${v.cloud} ${v.operation} → ${v.status} at '${v.pointer}': ${v.message} (${v.count}×, e.g. ${v.request})`,
+      (v) =>
+        `  ${v.cloud} ${v.operation} → ${v.status}, ${v.subject === 'request' ? 'request body' : 'response'} at '${v.pointer}': ${v.message} (${v.count}×, e.g. ${v.request})`,
     );
     process.exitCode = 1;
-    throw new Error(`${violations.length} responses broke the vendors' API documents (${distinct.size} distinct):\n${lines.join('\n')}`);
+    throw new Error(`${violations.length} requests or responses broke the vendors' API documents (${distinct.size} distinct):\n${lines.join('\n')}`);
   };
 }

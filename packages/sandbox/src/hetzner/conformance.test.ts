@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox, SANDBOX_CREDENTIALS } from '../sandbox.js';
-import { ResponseValidator } from '../openapi/validator.js';
+import { ApiValidator } from '../openapi/validator.js';
 import { HETZNER_API } from './emulator.js';
 
-const validator = new ResponseValidator(
+const validator = new ApiValidator(
   JSON.parse(readFileSync(new URL('../../specs/hetzner-cloud-openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>,
 );
 let sandbox: Sandbox;

@@ -1,11 +1,13 @@
-// Response conformance for the emulators that have a vendor API document (Hetzner: OpenAPI 3.0.3, Crusoe: Swagger
-// 2.0): when KUBEPLANE_OPENAPI_CONFORMANCE_DIR names a directory, every response they give is validated and each
-// violation is appended, one JSON line, to a file of this process there; the test run's global setup reads them all.
+// Conformance for the emulators that have a vendor API document (Hetzner: OpenAPI 3.0.3, Crusoe: Swagger 2.0): when
+// KUBEPLANE_OPENAPI_CONFORMANCE_DIR names a directory, every response they give is validated, and so is every request
+// body they accept (a 2xx answer to a body the vendor's schema refuses means the emulator is more lenient than the API,
+// or a client sends what the real API would refuse); each violation is appended, one JSON line, to a file of this
+// process there; the test run's global setup reads them all.
 import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getResponse, http, type HttpHandler } from 'msw';
-import type { Violation } from './validator.js';
+import type { OptionalInRequests, Violation } from './validator.js';
 
 export const CONFORMANCE_DIR_ENV = 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR';
 
@@ -23,7 +25,31 @@ const DOCUMENTS: Record<DocumentedCloud, { file: string; baseUrl: string }> = {
   crusoe: { file: 'crusoe-api-v1-swagger.json', baseUrl: 'https://api.cloud.crusoe.ai/v1' },
 };
 
-type Validate = (method: string, path: string, status: number, body: unknown) => Violation[];
+/** Where a vendor's document requires in a request what its API does not (see OptionalInRequests). */
+const OPTIONAL_IN_REQUESTS: Record<DocumentedCloud, OptionalInRequests[]> = {
+  hetzner: [
+    ...['POST /load_balancers', 'POST /load_balancers/{id}/actions/add_service'].map((operation) => ({
+      operation,
+      pointer: /^(\/services\/\d+)?$/,
+      properties: ['health_check'],
+      reason:
+        'a service gets a default health check: `hcloud load-balancer add-service` has no required health-check flag, ' +
+        "hcloud-go sends health_check with omitempty, and Terraform's hcloud_load_balancer_service example has none",
+    })),
+  ],
+  crusoe: [
+    {
+      operation: 'POST /projects/{project_id}/compute/vms/instances',
+      pointer: /^\/network_interfaces\/\d+(\/ips\/\d+(\/public_ipv4)?)?$/,
+      properties: ['id', 'name', 'network', 'interface_type', 'mac_address', 'external_dns_name', 'private_ipv4', 'address'],
+      reason:
+        "the create request reuses the VM's NetworkInterface schema, whose every field is required, including the id, MAC " +
+        'and addresses only the API assigns; clients send the subnet and the public IP type',
+    },
+  ],
+};
+
+type Validate = (method: string, path: string, status: number, requestBody: unknown, responseBody: unknown) => Violation[];
 const validators = new Map<DocumentedCloud, Promise<Validate>>();
 
 /** One validator per document per process: compiling schemas is the expensive part, and it is shared by every Sandbox. */
@@ -32,7 +58,7 @@ function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
   if (!v) {
     v = (async () => {
       // Loaded only when conformance is on: ajv and the 2 MB of documents stay out of ordinary runs.
-      const { ResponseValidator } = await import('./validator.js');
+      const { ApiValidator } = await import('./validator.js');
       const specs = new URL('../../specs/', import.meta.url);
       const text = await readFile(new URL(DOCUMENTS[cloud].file, specs), 'utf8').catch(() => {
         // The documents live in the repository only (the published package leaves them out).
@@ -42,16 +68,19 @@ function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
         );
       });
       const doc = JSON.parse(text) as Record<string, unknown>;
-      const validator = new ResponseValidator(doc);
-      return (method, path, status, body) => validator.validate(method, path, status, body);
+      const validator = new ApiValidator(doc, OPTIONAL_IN_REQUESTS[cloud]);
+      return (method, path, status, requestBody, responseBody) => [
+        ...(status >= 200 && status < 300 ? validator.validateRequest(method, path, status, requestBody) : []),
+        ...validator.validate(method, path, status, responseBody),
+      ];
     })();
     validators.set(cloud, v);
   }
   return v;
 }
 
-async function bodyOf(response: Response): Promise<unknown> {
-  const text = await response.clone().text();
+async function bodyOf(message: Request | Response): Promise<unknown> {
+  const text = await message.clone().text();
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -71,11 +100,12 @@ export function conformanceChecked(cloud: DocumentedCloud, handlers: HttpHandler
   // The wrapper answers the documented API's host; the cloud's other hosts (Crusoe's managed clusters) keep their handlers.
   return [
     http.all(`${DOCUMENTS[cloud].baseUrl}/*`, async ({ request }) => {
+      const sent = await bodyOf(request);
       const response = await getResponse(handlers, request);
       if (!response || response.type === 'error') return response;
       const validate = await validatorFor(cloud);
       const url = new URL(request.url);
-      const violations = validate(request.method, url.pathname, response.status, await bodyOf(response));
+      const violations = validate(request.method, url.pathname, response.status, sent, await bodyOf(response));
       // Synchronous, so a violation is on disk even if the process is killed right after answering.
       for (const v of violations)
         appendFileSync(file, `${JSON.stringify({ cloud, request: `${request.method} ${url.pathname}${url.search}`, ...v } satisfies RecordedViolation)}\n`);

@@ -1,5 +1,5 @@
-// An API description (OpenAPI 3.0 or Swagger 2.0) reduced to what response conformance needs: the operation a
-// method and a concrete URL path name, and where in the document the schema of each of its responses sits.
+// An API description (OpenAPI 3.0 or Swagger 2.0) reduced to what conformance needs: the operation a method and a
+// concrete URL path name, and where in the document the schemas of its request body and of each response sit.
 
 export type ApiDocument = Record<string, unknown>;
 
@@ -7,6 +7,9 @@ export interface Operation {
   /** `GET /servers/{id}`, as the document spells the path. */
   readonly name: string;
   readonly responses: Record<string, unknown>;
+  /** Swagger 2.0's parameters (the body is one of them); OpenAPI 3 has `requestBody` instead. */
+  readonly parameters: unknown[];
+  readonly requestBody: unknown;
   /** JSON pointer of the operation object, e.g. `#/paths/~1servers~1{id}/get`. */
   readonly pointer: string;
 }
@@ -73,10 +76,12 @@ export function findOperation(doc: ApiDocument, method: string, path: string): O
       best = { template, literals };
   }
   if (!best) return undefined;
-  const op = paths[best.template]![method.toLowerCase()] as { responses?: Record<string, unknown> };
+  const op = paths[best.template]![method.toLowerCase()] as { responses?: Record<string, unknown>; parameters?: unknown[]; requestBody?: unknown };
   return {
     name: `${method.toUpperCase()} ${best.template}`,
     responses: op.responses ?? {},
+    parameters: op.parameters ?? [],
+    requestBody: op.requestBody,
     pointer: `#/paths/${escapePointer(best.template)}/${method.toLowerCase()}`,
   };
 }
@@ -97,6 +102,27 @@ export function responseSchema(doc: ApiDocument, op: Operation, status: number):
 }
 
 /**
+ * Where the schema of the operation's JSON request body sits, with whether a body is required; undefined when the
+ * operation takes none. OpenAPI 3.0.3: `requestBody.content['application/json'].schema`; Swagger 2.0: the parameter
+ * `in: body`'s `schema`.
+ */
+export function requestSchema(doc: ApiDocument, op: Operation): { pointer: string; required: boolean } | undefined {
+  if (isSwagger2(doc)) {
+    for (const [i, p] of op.parameters.entries()) {
+      const { node, pointer } = resolveRef(doc, p, `${op.pointer}/parameters/${i}`);
+      const param = (node ?? {}) as { in?: string; schema?: unknown; required?: boolean };
+      if (param.in === 'body' && param.schema !== undefined) return { pointer: `${pointer}/schema`, required: param.required === true };
+    }
+    return undefined;
+  }
+  if (op.requestBody === undefined) return undefined;
+  const { node, pointer } = resolveRef(doc, op.requestBody, `${op.pointer}/requestBody`);
+  const body = (node ?? {}) as { content?: Record<string, { schema?: unknown }>; required?: boolean };
+  if (body.content?.['application/json']?.schema === undefined) return undefined;
+  return { pointer: `${pointer}/content/application~1json/schema`, required: body.required === true };
+}
+
+/**
  * Rate limiting (429) and server errors (5xx) come from the API's front door, whatever the operation, so a document
  * that lists them on some operations only (Crusoe's lists 429 on a few) still describes them for all: the response
  * the document gives that status elsewhere (the first, in path order), undefined when it gives it nowhere.
@@ -108,7 +134,13 @@ export function gatewayResponse(doc: ApiDocument, status: number): { operation: 
     for (const method of METHODS) {
       const responses = (item[method] as { responses?: Record<string, unknown> } | undefined)?.responses;
       if (!responses || !Object.hasOwn(responses, String(status))) continue;
-      const operation: Operation = { name: `${method.toUpperCase()} ${template}`, responses, pointer: `#/paths/${escapePointer(template)}/${method}` };
+      const operation: Operation = {
+        name: `${method.toUpperCase()} ${template}`,
+        responses,
+        parameters: [],
+        requestBody: undefined,
+        pointer: `#/paths/${escapePointer(template)}/${method}`,
+      };
       const response = responseSchema(doc, operation, status);
       if (response) return { operation, response };
     }

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from './document.js';
-import { ResponseValidator } from './validator.js';
+import { ApiValidator } from './validator.js';
 
 const spec = (file: string) => JSON.parse(readFileSync(new URL(`../../specs/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const hetzner = spec('hetzner-cloud-openapi.json');
 const crusoe = spec('crusoe-api-v1-swagger.json');
-const hetznerValidator = new ResponseValidator(hetzner);
+const hetznerValidator = new ApiValidator(hetzner);
 
 describe('OpenAPI response validator', () => {
   it('finds the operation of a concrete path, preferring literal segments over templated ones', () => {
@@ -25,7 +25,7 @@ describe('OpenAPI response validator', () => {
   });
 
   it('checks a 429 or 5xx an operation does not list against the response the document gives it elsewhere', () => {
-    const crusoeValidator = new ResponseValidator(crusoe);
+    const crusoeValidator = new ApiValidator(crusoe);
     const clusters = '/v1/projects/a1b2c3d4-0000-4000-8000-00000000c0de/kubernetes/clusters';
     expect(crusoeValidator.validate('GET', clusters, 429, { code: '429', message: 'too_many_requests' })).toEqual([]);
     expect(crusoeValidator.validate('GET', clusters, 429, { error: 'slow down' }).map((v) => v.pointer)).toEqual(['', '']);
@@ -81,7 +81,45 @@ describe('OpenAPI response validator', () => {
   });
 
   it('validates Swagger 2.0 responses reached through response $refs', () => {
-    const v = new ResponseValidator(crusoe);
+    const v = new ApiValidator(crusoe);
     expect(v.validate('GET', '/v1/capacities', 200, { items: 'not an array' }).length).toBeGreaterThan(0);
+  });
+});
+
+describe('OpenAPI request validator', () => {
+  it('checks a request body against the operation schema, OpenAPI 3 and Swagger 2.0 alike', () => {
+    expect(hetznerValidator.validateRequest('POST', '/v1/servers', 201, { name: 'a', server_type: 'cx22', image: 'ubuntu-24.04' })).toEqual([]);
+    const wrong = hetznerValidator.validateRequest('POST', '/v1/servers', 201, { name: 7, server_type: 'cx22', image: 'ubuntu-24.04' });
+    expect(wrong).toEqual([expect.objectContaining({ operation: 'POST /servers', subject: 'request', pointer: '/name' })]);
+    expect(hetznerValidator.validateRequest('POST', '/v1/servers', 201, undefined)).toEqual([
+      expect.objectContaining({ subject: 'request', message: 'the operation requires a JSON body but none was sent' }),
+    ]);
+    // No body declared (GET), or no such path: nothing to check here.
+    expect(hetznerValidator.validateRequest('GET', '/v1/servers', 200, undefined)).toEqual([]);
+    expect(hetznerValidator.validateRequest('POST', '/v1/no-such-collection', 201, { x: 1 })).toEqual([]);
+    const crusoeValidator = new ApiValidator(crusoe);
+    const keys = '/v1/projects/a1b2c3d4-0000-4000-8000-00000000c0de/compute/vms/instances';
+    expect(crusoeValidator.validateRequest('POST', keys, 200, { name: 42 })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ subject: 'request', pointer: '/name' })]),
+    );
+  });
+});
+
+describe('fields a document wrongly requires in requests', () => {
+  it('are let through only when missing, under their pointer, for their operation', () => {
+    const validator = new ApiValidator(hetzner, [
+      { operation: 'POST /load_balancers/{id}/actions/add_service', pointer: /^$/, properties: ['health_check'], reason: 'test' },
+    ]);
+    const service = { protocol: 'tcp', listen_port: 80, destination_port: 80, proxyprotocol: false };
+    expect(validator.validateRequest('POST', '/v1/load_balancers/1/actions/add_service', 201, service)).toEqual([]);
+    expect(hetznerValidator.validateRequest('POST', '/v1/load_balancers/1/actions/add_service', 201, service)).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("required property 'health_check'") }),
+    ]);
+    // Still checked when sent, and other required fields still count.
+    expect(validator.validateRequest('POST', '/v1/load_balancers/1/actions/add_service', 201, { ...service, health_check: 'x' })).not.toEqual([]);
+    const { protocol: _, ...noProtocol } = service;
+    expect(validator.validateRequest('POST', '/v1/load_balancers/1/actions/add_service', 201, noProtocol)).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("required property 'protocol'") }),
+    ]);
   });
 });

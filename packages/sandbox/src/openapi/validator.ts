@@ -1,14 +1,17 @@
-// Checks a response (status and JSON body) against the operation an OpenAPI 3.0 or Swagger 2.0 document declares
-// for the request, with a real JSON Schema validator (ajv 8); violations carry the operation and a JSON pointer.
-import { Ajv, type ValidateFunction } from 'ajv';
-import { findOperation, gatewayResponse, responseSchema, type ApiDocument } from './document.js';
+// Checks a request's JSON body and a response (status and JSON body) against the operation an OpenAPI 3.0 or
+// Swagger 2.0 document declares, with a real JSON Schema validator (ajv 8); violations carry the operation and a
+// JSON pointer.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { findOperation, gatewayResponse, requestSchema, responseSchema, type ApiDocument } from './document.js';
 
 export interface Violation {
   /** `GET /servers/{id}`, or the concrete method and path when the document has no such operation. */
   operation: string;
   status: number;
-  /** JSON pointer into the response body ('' for the body itself). */
+  /** JSON pointer into the body ('' for the body itself). */
   pointer: string;
+  /** Which body broke the document: the response's (the default) or the request's. */
+  subject?: 'request';
   message: string;
 }
 
@@ -45,12 +48,25 @@ function normalize(doc: ApiDocument): { doc: ApiDocument; formats: Set<string> }
   return { doc: walk(doc) as ApiDocument, formats };
 }
 
-export class ResponseValidator {
+/**
+ * Fields a document marks required in a request body that the API does not require: where a document is wrong, with
+ * the evidence in `reason`. Only a missing property of these names, under `pointer`, of `operation`, is let through.
+ */
+export interface OptionalInRequests {
+  operation: string;
+  pointer: RegExp;
+  properties: string[];
+  reason: string;
+}
+
+export class ApiValidator {
   readonly #doc: ApiDocument;
   readonly #ajv: Ajv;
   readonly #compiled = new Map<string, ValidateFunction>();
+  readonly #optional: OptionalInRequests[];
 
-  constructor(document: ApiDocument) {
+  constructor(document: ApiDocument, optionalInRequests: OptionalInRequests[] = []) {
+    this.#optional = optionalInRequests;
     const { doc, formats } = normalize(document);
     this.#doc = doc;
     // strict: false because API documents carry keywords that are not JSON Schema (`discriminator` as a string,
@@ -75,17 +91,40 @@ export class ResponseValidator {
       return body === undefined ? [] : [{ operation: op.name, status, pointer: '', message: 'the response declares no body but one was sent' }];
     }
     if (body === undefined) return [{ operation: op.name, status, pointer: '', message: 'the response declares a JSON body but none was sent' }];
-    let validate = this.#compiled.get(declared.pointer);
+    return this.#check(declared.pointer, body).map((e) => ({ operation: op.name, status, ...e }));
+  }
+
+  /**
+   * Violations of a request's JSON `body` (undefined for none) sent to `method` `path` and answered with `status`: a
+   * body the operation's schema refuses, or a required body left out. A path the document does not have is the
+   * response check's to report.
+   */
+  validateRequest(method: string, path: string, status: number, body: unknown): Violation[] {
+    const op = findOperation(this.#doc, method, path);
+    const declared = op && requestSchema(this.#doc, op);
+    if (!op || !declared) return [];
+    if (body === undefined)
+      return declared.required
+        ? [{ operation: op.name, status, subject: 'request', pointer: '', message: 'the operation requires a JSON body but none was sent' }]
+        : [];
+    const optional = this.#optional.filter((o) => o.operation === op.name);
+    const excused = (e: ErrorObject) => {
+      const missing = (e.params as { missingProperty?: unknown }).missingProperty;
+      return e.keyword === 'required' && optional.some((o) => o.pointer.test(e.instancePath) && o.properties.includes(String(missing)));
+    };
+    return this.#check(declared.pointer, body, excused).map((e) => ({ operation: op.name, status, subject: 'request' as const, ...e }));
+  }
+
+  #check(pointer: string, body: unknown, excused: (e: ErrorObject) => boolean = () => false): Array<{ pointer: string; message: string }> {
+    let validate = this.#compiled.get(pointer);
     if (!validate) {
-      validate = this.#ajv.compile({ $ref: `api${declared.pointer}` });
-      this.#compiled.set(declared.pointer, validate);
+      validate = this.#ajv.compile({ $ref: `api${pointer}` });
+      this.#compiled.set(pointer, validate);
     }
     if (validate(body)) return [];
     // The "or null" branch normalize() adds fails whenever the value is not null: that error says nothing new.
-    const errors = (validate.errors ?? []).filter((e) => !(e.keyword === 'type' && (e.params as { type?: unknown }).type === 'null'));
+    const errors = (validate.errors ?? []).filter((e) => !(e.keyword === 'type' && (e.params as { type?: unknown }).type === 'null') && !excused(e));
     return errors.map((e) => ({
-      operation: op.name,
-      status,
       pointer: e.instancePath,
       message: `${e.message ?? 'invalid'}${e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ''}`,
     }));
