@@ -252,7 +252,7 @@ describe('AWS conformance of the EC2 and Route 53 emulators', () => {
         .flatMap((f) => {
           const text = readFileSync(join(import.meta.dirname, dir, f), 'utf8');
           return [
-            ...text.matchAll(/new (?:Ec2|Route53)Error\(\d+, '([^']+)'/g),
+            ...text.matchAll(/new (?:Ec2|Route53|Emulator)Error\(\d+, '([^']+)'/g),
             ...text.matchAll(/(?:malformed|notFound): '([^']+)'/g),
             ...text.matchAll(/#must\([^;]*?'([A-Za-z]+\.[A-Za-z]+)'/g),
           ].map((m) => m[1] ?? '');
