@@ -3,6 +3,9 @@
 // understands. Pure data plus zod schemas, so the manifest rules, the engine and the docs read the same table.
 import * as z from 'zod';
 import type { ProviderType } from '../manifest/provider-types.js';
+import { AWS_PROFILE } from '../providers-data/aws.js';
+import { CRUSOE_PROFILE } from '../providers-data/crusoe.js';
+import { HETZNER_PROFILE } from '../providers-data/hetzner.js';
 
 /** The add-ons that are Helm charts (every manifest add-on except `autoclusters`, a CMK setting). */
 export const CHART_ADDON_IDS = [
@@ -95,9 +98,9 @@ export const CATALOG: Readonly<Record<ChartAddonId, CatalogEntry>> = {
     version: '2.18.0',
     release: 'hcloud-csi',
     targetNamespace: 'kube-system',
-    cloud: 'hetzner',
+    cloud: HETZNER_PROFILE.type,
     credential: {
-      cloud: 'hetzner',
+      cloud: HETZNER_PROFILE.type,
       secretName: 'hcloud-csi-token',
       keys: { credentials: 'token' },
       source: 'https://github.com/hetznercloud/csi-driver/blob/main/chart/values.yaml (controller.hcloudToken.existingSecret)',
@@ -121,9 +124,9 @@ export const CATALOG: Readonly<Record<ChartAddonId, CatalogEntry>> = {
     version: '2.48.0',
     release: 'aws-ebs-csi-driver',
     targetNamespace: 'kube-system',
-    cloud: 'aws',
+    cloud: AWS_PROFILE.type,
     credential: {
-      cloud: 'aws',
+      cloud: AWS_PROFILE.type,
       secretName: 'aws-secret',
       keys: { accesskey: 'key_id', secretkey: 'access_key' },
       source: 'https://github.com/kubernetes-sigs/aws-ebs-csi-driver/blob/master/docs/install.md (the aws-secret Secret; chart values awsAccessSecret)',
@@ -143,9 +146,9 @@ export const CATALOG: Readonly<Record<ChartAddonId, CatalogEntry>> = {
     version: '0.10.3',
     release: 'crusoe-csi-driver',
     targetNamespace: 'kube-system',
-    cloud: 'crusoe',
+    cloud: CRUSOE_PROFILE.type,
     credential: {
-      cloud: 'crusoe',
+      cloud: CRUSOE_PROFILE.type,
       secretName: 'crusoe-api-keys',
       keys: { accesskey: 'CRUSOE_CSI_ACCESS_KEY', secretkey: 'CRUSOE_CSI_SECRET_KEY' },
       source: 'https://github.com/crusoecloud/crusoe-csi-driver/blob/main/README.md ("By default, the driver will use the crusoe-api-keys secret")',

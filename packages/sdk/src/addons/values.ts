@@ -93,11 +93,11 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
         MTU: WIREGUARD_MTU,
       };
     case 'hcloud_csi': {
-      const { regions } = placesOf(spec, 'hetzner');
-      const credential = CATALOG.hcloud_csi.credential!;
+      const { cloud, credential } = CATALOG.hcloud_csi;
+      const { regions } = placesOf(spec, cloud!);
       return {
-        controller: { affinity: onCloud('hetzner'), hcloudToken: { existingSecret: { name: credential.secretName, key: 'token' } } },
-        node: { affinity: onCloud('hetzner') },
+        controller: { affinity: onCloud(cloud!), hcloudToken: { existingSecret: { name: credential!.secretName, key: 'token' } } },
+        node: { affinity: onCloud(cloud!) },
         storageClasses: [
           {
             name: 'hcloud-volumes',
@@ -111,12 +111,12 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
       };
     }
     case 'aws_ebs_csi': {
-      const { zones, regions } = placesOf(spec, 'aws');
-      const credential = CATALOG.aws_ebs_csi.credential!;
+      const { cloud, credential } = CATALOG.aws_ebs_csi;
+      const { zones, regions } = placesOf(spec, cloud!);
       return {
-        awsAccessSecret: { name: credential.secretName, keyId: 'key_id', accessKey: 'access_key' },
-        controller: { affinity: onCloud('aws'), ...(regions.length === 1 ? { region: regions[0] } : {}) },
-        node: { affinity: onCloud('aws') },
+        awsAccessSecret: { name: credential!.secretName, keyId: 'key_id', accessKey: 'access_key' },
+        controller: { affinity: onCloud(cloud!), ...(regions.length === 1 ? { region: regions[0] } : {}) },
+        node: { affinity: onCloud(cloud!) },
         storageClasses: [
           {
             name: 'ebs-gp3',
@@ -130,8 +130,11 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
         ],
       };
     }
-    case 'crusoe_csi':
-      return { controller: { affinity: onCloud('crusoe') }, node: { affinity: onCloud('crusoe') } };
+    case 'crusoe_csi': {
+      // A CSI driver runs on the nodes of the cloud its catalog entry serves.
+      const cloud = CATALOG.crusoe_csi.cloud!;
+      return { controller: { affinity: onCloud(cloud) }, node: { affinity: onCloud(cloud) } };
+    }
     case 'longhorn':
       return { persistence: { defaultClass: isDefault } };
     case 'metrics_server':

@@ -1,6 +1,6 @@
 // The Crusoe Managed Kubernetes checks of a manifest: the seeds' rules (providers-data/crusoe.ts) applied to every
 // `controlPlane: managed` cluster whose pools come from a Crusoe provider, with the manifest paths they concern.
-import { crusoeClusterWarnings, parseCmkVersion, type CrusoeWarning } from '../providers-data/crusoe.js';
+import { CRUSOE_PROFILE, crusoeClusterWarnings, parseCmkVersion, type CrusoeWarning } from '../providers-data/crusoe.js';
 import type { Manifest } from './schema.js';
 
 /** A warning found in a manifest, with the manifest path it concerns. */
@@ -13,7 +13,7 @@ export interface CrusoeManifestWarning extends CrusoeWarning {
  * provider. For a managed pool, `image` names the CMK worker image (node pool version, `1.33.4-cmk.4`).
  */
 export function crusoeManifestWarnings(manifest: Manifest): CrusoeManifestWarning[] {
-  const crusoeProviders = new Set(manifest.providers.filter((p) => p.providerType === 'crusoe').map((p) => p.name));
+  const crusoeProviders = new Set(manifest.providers.filter((p) => p.providerType === CRUSOE_PROFILE.type).map((p) => p.name));
   const out: CrusoeManifestWarning[] = [];
   manifest.kubernetes.clusters.forEach((cluster, ci) => {
     if (cluster.controlPlane !== 'managed') return;
