@@ -15,6 +15,7 @@ import {
 } from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { accessGrantsFromJson, type AccessGrant } from './access.js';
 import { PROVIDER_SECRET_PREFIX, refusedSecretRef } from './secret-refs.js';
 import { cloudProviderFactory } from '../runtime/cloud-providers.js';
@@ -42,8 +43,8 @@ export interface AwsRuntimeEnv {
   KUBEPLANE_ACCESS?: string;
 }
 
-export interface AwsRuntime {
-  kubeplane: Kubeplane;
+export interface AwsRuntime extends Runtime {
+  readonly kind: 'aws';
   queue: SqsQueue<StepEvent>;
   maxReceiveCount: number;
 }
@@ -72,7 +73,8 @@ export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = proce
     leaseSeconds: Number(env.KUBEPLANE_LEASE_SECONDS ?? 120),
     ...(env.KUBEPLANE_VISIBILITY_SECONDS ? { messageVisibilitySeconds: Number(env.KUBEPLANE_VISIBILITY_SECONDS) } : {}),
   });
-  return { kubeplane, queue, maxReceiveCount: Number(env.KUBEPLANE_MAX_RECEIVE_COUNT ?? 5) };
+  // The SDK clients keep no connection a Lambda container must release.
+  return { kind: 'aws', kubeplane, clock: systemClock, close: async () => {}, queue, maxReceiveCount: Number(env.KUBEPLANE_MAX_RECEIVE_COUNT ?? 5) };
 }
 
 /** The API's access grants from KUBEPLANE_ACCESS; a malformed value throws, naming the variable, so the cold start fails. */

@@ -17,6 +17,7 @@ import {
 } from '@kubeplane/sdk';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { cloudProviderFactory } from '../runtime/cloud-providers.js';
 import { CloudTasksQueue } from './cloud-tasks-queue.js';
 import { FirestoreDeadLetters } from './firestore-dead-letters.js';
@@ -51,9 +52,9 @@ const DEFAULT_AWS_REGION = 'us-east-1';
 
 export type GcpApiAuth = { mode: 'iam' } | { mode: 'id-token'; audience: string };
 
-export interface GcpRuntime {
+export interface GcpRuntime extends Runtime {
+  readonly kind: 'google';
   projectId: string;
-  kubeplane: Kubeplane;
   queue: CloudTasksQueue<StepEvent>;
   deadLetters: FirestoreDeadLetters;
   /** The queue's retry_config.max_attempts. */
@@ -149,6 +150,9 @@ export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = proce
     apiAuth,
     providerSecretPrefix,
     clock,
+    kind: 'google',
+    // The clients' connections close with the instance; nothing outlives a call.
+    close: async () => {},
   };
 }
 

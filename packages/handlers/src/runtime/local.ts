@@ -1,7 +1,6 @@
-// The local runtime: the engine on file-backed ports under a state directory (or in memory), driven
-// in-process — against real clouds with credentials from each provider's secretRef, or against the sandbox
-// clouds in virtual time, whose world is kept in the same directory between commands, durable as a cloud is:
-// it is written before every state write, so a kill at any point never leaves the ledger ahead of the clouds.
+// The local runtime: the engine on file-backed ports under a state directory (or in memory), driven in-process
+// against the clouds of its cloud side (cloud-side.ts): the real clouds, or the sandbox's in virtual time, whose world
+// is kept in the same directory between commands (sandbox-clouds.ts, loaded only when asked).
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -15,27 +14,16 @@ import {
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
-  systemClock,
+  makeDirectory,
   writeFileAtomic,
-  type AddonCredentialResolver,
   type Clock,
-  type EngineOptions,
-  type MachineAccess,
-  type ProviderFactory,
-  type PutOptions,
   type StateStore,
   type StepEvent,
-  type Versioned,
 } from '@kubeplane/sdk';
-import { SshMachineAccess, kubernetesConnector } from '@kubeplane/providers';
-// The sandbox clouds (msw and the emulators) are loaded only by a runtime that uses them, so importing this module
-// for the real clouds carries none of them.
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
-import { resolveAddonCredentials, resolveCredentials, resolveStaticKey } from './credentials.js';
-import { cloudProviderFactory } from './cloud-providers.js';
-import { fileRateBudgets } from '@kubeplane/sdk';
-import { makeDirectory } from '@kubeplane/sdk';
+import { type CloudSide, realClouds } from './cloud-side.js';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
+import type { Runtime } from './runtime.js';
 
 export const DEFAULT_STATE_DIR = '.kubeplane';
 
@@ -71,21 +59,35 @@ export interface Recovery {
   requeued: Array<{ project: string; cluster: string; step: string }>;
 }
 
-export class LocalRuntime {
+export class LocalRuntime implements Runtime {
   /** Set by a writer on opening a directory: what it reclaimed from a crashed predecessor. */
   recovery: Recovery = { messages: 0, leases: 0, requeued: [] };
-  #savedAtCalls = -1;
 
   private constructor(
     readonly kubeplane: Kubeplane,
-    readonly clock: Clock,
-    readonly sandbox: Sandbox | undefined,
-    /** The sandbox's real machines (netns mode). */
-    readonly netns: NetnsSandbox | undefined,
+    private readonly clouds: CloudSide,
     private readonly options: LocalRuntimeOptions,
     private readonly lock: ProcessLock | undefined,
     private readonly ports: { queue?: FileQueue<StepEvent>; lease?: FileLease },
   ) {}
+
+  get kind(): 'local' | 'sandbox' {
+    return this.clouds.kind;
+  }
+
+  get clock(): Clock {
+    return this.clouds.clock;
+  }
+
+  /** The sandbox world, when this runtime drives the sandbox's clouds. */
+  get sandbox(): Sandbox | undefined {
+    return this.clouds.sandbox;
+  }
+
+  /** The sandbox's real machines (netns mode). */
+  get netns(): NetnsSandbox | undefined {
+    return this.clouds.netns;
+  }
 
   /** The state directory (for messages). */
   get stateDir(): string {
@@ -108,55 +110,29 @@ export class LocalRuntime {
         await checkMode(dir, options.sandbox ? 'sandbox' : 'cloud', false);
       }
     }
-    let sandbox: Sandbox | undefined;
-    let netns: NetnsSandbox | undefined;
+    let clouds: CloudSide | undefined;
     try {
-      let clock: Clock = systemClock;
-      let providers: ProviderFactory;
-      let kubernetes: EngineOptions['kubernetes'];
-      let machines: MachineAccess;
-      let addonCredentials: AddonCredentialResolver = (ref, keys, what) => resolveAddonCredentials(ref, keys, what, options.env, options.cwd);
-      if (options.sandbox) {
-        const { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } = await import('@kubeplane/sandbox');
-        sandbox = options.memory ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(dir, options.seed ?? 1);
-        sandbox.listen();
-        clock = sandbox.clock;
-        if (options.netns) netns = await NetnsSandbox.attach(sandbox);
-        providers = sandboxProviders(sandbox);
-        kubernetes = sandboxKubernetes(sandbox);
-        machines = sandbox.staticMachines.access();
-        // The sandbox clouds accept their own credentials only; a token for kubeplane itself (the autoscaler
-        // adapter's) is read as locally.
-        addonCredentials = sandboxAddonCredentials(addonCredentials);
-      } else {
-        providers = cloudProviders(options.env, options.cwd, options.memory ? undefined : dir);
-        kubernetes = kubernetesConnector();
-        machines = new SshMachineAccess({ privateKey: (target) => resolveStaticKey(target.node, target.secretRef, options.env, options.cwd) });
-      }
+      const sideOptions = { stateDir: options.memory ? undefined : dir, env: options.env, cwd: options.cwd, seed: options.seed, netns: options.netns };
+      clouds = options.sandbox
+        ? await (await import('./sandbox-clouds.js')).sandboxClouds({ ...sideOptions, write: options.write ?? false })
+        : realClouds(sideOptions);
+      const { clock } = clouds;
       const fileQueue = options.memory ? undefined : new FileQueue<StepEvent>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 });
       const fileLease = options.memory ? undefined : new FileLease(dir, clock);
-      // The world is saved before each state write (see WorldFirstStateStore); `rt` exists by the first write.
-      let rt: LocalRuntime | undefined;
-      const fileState = options.memory ? undefined : new FileStateStore(dir);
-      const state: StateStore = fileState
-        ? sandbox && options.write
-          ? new WorldFirstStateStore(fileState, () => rt?.saveIfChanged() ?? Promise.resolve())
-          : fileState
-        : new MemoryStateStore();
+      const state: StateStore = options.memory ? new MemoryStateStore() : clouds.durable(new FileStateStore(dir));
       const kubeplane = new Kubeplane({
         state,
         secrets: options.memory ? new MemorySecretStore() : new FileSecretStore(dir),
         queue: fileQueue ?? new MemoryQueue<StepEvent>({ clock, visibilityTimeoutSeconds: 300 }),
         lease: fileLease ?? new MemoryLease(clock),
         clock,
-        providers,
-        kubernetes,
-        machines,
-        addonCredentials,
-        // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
-        ...(netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {}),
+        providers: clouds.providers,
+        kubernetes: clouds.kubernetes,
+        machines: clouds.machines,
+        addonCredentials: clouds.addonCredentials,
+        ...clouds.engine,
       });
-      rt = new LocalRuntime(kubeplane, clock, sandbox, netns, options, lock, {
+      const rt = new LocalRuntime(kubeplane, clouds, options, lock, {
         ...(fileQueue ? { queue: fileQueue } : {}),
         ...(fileLease ? { lease: fileLease } : {}),
       });
@@ -164,8 +140,7 @@ export class LocalRuntime {
       return rt;
     } catch (e) {
       // Nothing opened stays open: a sandbox left listening would answer (or refuse) every request of this process.
-      await netns?.close();
-      await sandbox?.close();
+      await clouds?.close();
       await lock?.release();
       throw e;
     }
@@ -188,91 +163,22 @@ export class LocalRuntime {
     this.recovery = { messages, leases, requeued };
   }
 
-  /** Writes the sandbox world back (0600: machines' user-data holds cluster keys). */
+  /** Writes the sandbox world back (0600: machines' user-data holds cluster keys); the real clouds keep their own. */
   async save(): Promise<void> {
-    if (!this.sandbox || this.options.memory) return;
-    this.#savedAtCalls = this.sandbox.totalCalls();
-    await writeFileAtomic(join(this.options.stateDir, 'sandbox', 'world.json'), JSON.stringify(this.sandbox.snapshot()), 0o600);
-  }
-
-  /** Saves the world if a cloud request was served since the last save (reads too: they move rate budgets). */
-  async saveIfChanged(): Promise<void> {
-    if (this.sandbox && this.sandbox.totalCalls() !== this.#savedAtCalls) await this.save();
+    await this.clouds.save();
   }
 
   async close(): Promise<void> {
     try {
       // Only a writer (it holds the directory's lock) writes the world back; readers leave it as it was.
-      if (this.options.write) await this.save();
+      if (this.options.write) await this.clouds.save();
     } finally {
-      await this.netns?.close();
-      await this.sandbox?.close();
-      await this.lock?.release();
+      try {
+        await this.clouds.close();
+      } finally {
+        await this.lock?.release();
+      }
     }
-  }
-}
-
-/**
- * A StateStore that first makes the sandbox world durable: the engine writes state after its cloud calls, so the
- * ledger never records a machine the world file has not. (A kill between the save and the state write leaves the
- * world ahead of the ledger, as a crash after a real cloud call does; find-before-create and tags cover that.)
- */
-class WorldFirstStateStore implements StateStore {
-  constructor(
-    private readonly inner: StateStore,
-    private readonly saveWorld: () => Promise<void>,
-  ) {}
-
-  get<T>(key: string): Promise<Versioned<T> | null> {
-    return this.inner.get<T>(key);
-  }
-
-  async put<T>(key: string, value: T, expectedRevision: number, options?: PutOptions): Promise<number> {
-    await this.saveWorld();
-    return this.inner.put(key, value, expectedRevision, options);
-  }
-
-  async delete(key: string, expectedRevision: number, options?: PutOptions): Promise<void> {
-    await this.saveWorld();
-    return this.inner.delete(key, expectedRevision, options);
-  }
-
-  list(prefix: string): Promise<string[]> {
-    return this.inner.list(prefix);
-  }
-
-  where(key: string): string {
-    return this.inner.where?.(key) ?? key;
-  }
-}
-
-async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
-  const { Sandbox } = await import('@kubeplane/sandbox');
-  const path = join(dir, 'sandbox', 'world.json');
-  // The static pools' machines are kept beside the world: a later command meets the same machines (host keys, disks).
-  const staticMachinesDir = join(dir, 'sandbox', 'static-machines');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Sandbox({ seed, staticMachinesDir });
-    throw e;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new KubeplaneError(
-      'invalid',
-      `${path} is not valid JSON (${(e as Error).message}); it may have been cut short. Remove the state directory to start from an empty sandbox`,
-      { resource: path, code: 'CorruptFile' },
-    );
-  }
-  try {
-    return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0], { staticMachinesDir });
-  } catch (e) {
-    if (e instanceof KubeplaneError) throw new KubeplaneError(e.kind, `${path}: ${e.message}`, { ...e.details, resource: path });
-    throw e;
   }
 }
 
@@ -376,10 +282,4 @@ async function checkMode(dir: string, mode: Mode, write: boolean): Promise<void>
 async function record(state: FileStateStore, path: string, mode: Mode, revision: number): Promise<void> {
   await state.put(KIND_KEY, { kind: mode }, revision);
   await writeFileAtomic(path, `${mode}\n`, 0o600);
-}
-
-/** Real providers, with credentials resolved from each provider's secretRef (env or file) when first needed. */
-function cloudProviders(env: NodeJS.ProcessEnv, cwd: string, stateDir: string | undefined): ProviderFactory {
-  // Rate budgets in the state directory: every kubeplane process on it shares one budget per account.
-  return cloudProviderFactory((def) => resolveCredentials(def, env, cwd), undefined, stateDir ? fileRateBudgets(stateDir) : undefined);
 }
