@@ -1,0 +1,231 @@
+// Crusoe Managed Kubernetes clusters: the versions offered, clusters created and deleted by operations (with the
+// firewall rules CMK adds), their admin credentials, and their AutoClusters settings.
+import { EmulatorError, type Json, reply } from '../emulator/index.js';
+import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS } from './catalog.js';
+import { CMK_API_PORT, cmkApiHost, issueCmkPki } from './cmk-pki.js';
+import { badRequest, conflict, notFound } from './dialect.js';
+import { CRUSOE_LATENCY, type Cluster, type FwRule, type Subnet } from './model.js';
+import { type CrusoeRouter, idOf } from './router.js';
+import type { CrusoeWorld } from './world.js';
+
+const REMEDIATION_ISSUES = ['XID_74', 'XID_79', 'GPU_FELL_OFF_THE_BUS', 'HCA_FELL_OFF_THE_BUS', 'VM_NOT_RUNNING'] as const;
+
+function versions(): Json {
+  const details = (v: string) => {
+    const [mm, build] = v.split('-cmk.');
+    return { MajorMinorVersion: mm?.split('.').slice(0, 2).join('.'), PatchVersion: mm?.split('.')[2], BuildVersion: build };
+  };
+  return {
+    kubernetes_cluster_versions: CMK_CLUSTER_VERSIONS.map((v) => ({
+      cluster_version_name: v,
+      tags: [],
+      supported_features: ['oidc', ...(autoclusters(v) ? ['autoclusters'] : [])],
+      version_details: details(v),
+    })),
+    kubernetes_node_pool_versions: CMK_NODE_POOL_VERSIONS.map((v) => ({
+      node_pool_version_name: v,
+      tags: v.endsWith('-gb200') ? ['gb200'] : [],
+      supported_features: ['node_taints', 'ephemeral_storage_for_containerd'],
+      version_details: details(v),
+    })),
+  };
+}
+
+function autoclusters(version: string): boolean {
+  const min: Record<string, number> = { '1.33': 20, '1.32': 22, '1.31': 24 };
+  const m = /^(\d+\.\d+)\.\d+-cmk\.(\d+)/.exec(version);
+  return !!m && m[1] !== undefined && min[m[1]] !== undefined && Number(m[2]) >= (min[m[1]] ?? Infinity);
+}
+
+export function clusterJson(w: CrusoeWorld, c: Cluster): Json {
+  return {
+    id: c.id,
+    name: c.name,
+    project_id: w.projectId,
+    location: c.location,
+    version: c.version,
+    configuration: 'ha',
+    state: c.state,
+    subnet_id: c.subnetId,
+    dns_name: `${c.name}.crusoecloudcompute.com`,
+    add_ons: c.addOns,
+    node_pools: w.pools.filter((p) => p.clusterId === c.id).map((p) => p.id),
+    private: c.private,
+    kubelogin_args: {},
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-01T00:00:00Z',
+  };
+}
+
+/** The four rules CMK creates with a cluster (cmk-cluster-details.txt), in the cluster subnet's VPC. */
+export function addCmkRules(w: CrusoeWorld, c: Cluster, subnet: Subnet): void {
+  const short = c.id.slice(-8);
+  const rules: Array<[string, string[], string]> = [
+    [`cmk-cp-api-access-cp-${short}`, ['6443'], '0.0.0.0/0'],
+    [`cmk-cp-metrics-access-cp-${short}`, ['24224'], subnet.cidr],
+    [`cmk-cp-fluent-bit-access-cp-${short}`, ['24224'], subnet.cidr],
+    [`cmk-cp-ssh-access-cp-${short}`, ['22'], '192.0.2.0/24'],
+  ];
+  for (const [name, ports, source] of rules) {
+    const r: FwRule = {
+      id: w.uuid(),
+      name,
+      networkId: subnet.networkId,
+      action: 'allow',
+      direction: 'ingress',
+      protocols: ['tcp'],
+      sources: [{ cidr: source }],
+      sourcePorts: [],
+      destinations: [{ resource_id: c.id }],
+      destinationPorts: ports,
+      state: 'active',
+      isDefault: false,
+      owner: c.name,
+    };
+    w.firewallRules.set(r.id, r);
+  }
+}
+
+/** GetCredentials (auth_type=admin_cert): a kubeconfig with the admin certificate, and its parts. */
+function credentials(c: Cluster): Json {
+  const server = `https://${cmkApiHost(c.name)}:${CMK_API_PORT}`;
+  const { caPem, adminCertPem, adminKeyPem } = c.pki;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const kubeConfig = [
+    'apiVersion: v1',
+    'kind: Config',
+    `current-context: ${c.name}-admin`,
+    'clusters:',
+    `- name: ${c.name}`,
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority-data: ${b64(caPem)}`,
+    'users:',
+    `- name: ${c.name}-admin`,
+    '  user:',
+    `    client-certificate-data: ${b64(adminCertPem)}`,
+    `    client-key-data: ${b64(adminKeyPem)}`,
+    'contexts:',
+    `- name: ${c.name}-admin`,
+    '  context:',
+    `    cluster: ${c.name}`,
+    `    user: ${c.name}-admin`,
+    '',
+  ].join('\n');
+  return {
+    kube_config: kubeConfig,
+    cluster_name: c.name,
+    cluster_address: server,
+    cluster_ca_certificate: caPem,
+    user_name: 'admin',
+    user_client_certificate: adminCertPem,
+    user_client_key: adminKeyPem,
+  };
+}
+
+function autoclustersConfig(w: CrusoeWorld, c: Cluster): Json {
+  return {
+    fallback_to_project_reservations: c.fallback,
+    remediation_configs: REMEDIATION_ISSUES.map((issue) => ({
+      issue_name: issue,
+      default_action: 'REPLACE_NODE',
+      ...(c.remediation[issue] ? { user_override: c.remediation[issue] } : {}),
+      effective_action: c.remediation[issue] ?? 'REPLACE_NODE',
+    })),
+    updated_at: w.iso(w.now()),
+  };
+}
+
+export function cmkClusterRoutes(r: CrusoeRouter, w: CrusoeWorld): void {
+  const family = 'kubernetes/clusters';
+  const requireCluster = (id: string) => w.clusters.require(id, () => notFound(`Kubernetes cluster ${id} not found`));
+  /** The cluster of an AutoClusters request, when its version has AutoClusters. */
+  const withAutoclusters = (id: string) => {
+    const c = requireCluster(id);
+    if (!autoclusters(c.version)) throw new EmulatorError(400, 'failed_precondition', `AutoClusters needs a newer cluster version than ${c.version}`);
+    return c;
+  };
+  const notModelled = (method: string, what: string) => badRequest(`${method} ${what} on a cluster is not modelled by the sandbox`);
+
+  r.project('GET /kubernetes/versions', () => reply(versions()));
+  r.project('GET /kubernetes/clusters', ({ query }) => {
+    const name = query.get('cluster_name');
+    return reply({ items: w.clusters.filter((c) => !name || c.name === name).map((c) => clusterJson(w, c)) });
+  });
+  r.project('POST /kubernetes/clusters', async ({ body }) => {
+    const checked = () => {
+      const location = w.location(body['location']);
+      const version = String(body['version'] ?? '');
+      if (!CMK_CLUSTER_VERSIONS.includes(version)) throw badRequest(`unsupported cluster version "${version}"; available: ${CMK_CLUSTER_VERSIONS.join(', ')}`);
+      const addOns = Array.isArray(body['add_ons']) ? (body['add_ons'] as unknown[]).map(String) : [];
+      const unknown = addOns.filter((a) => !(CMK_ADDON_IDS as readonly string[]).includes(a));
+      if (unknown.length) throw badRequest(`unknown add-ons: ${unknown.join(', ')}`);
+      const subnet = typeof body['subnet_id'] === 'string' ? w.subnets.get(body['subnet_id']) : w.defaultSubnet(location);
+      if (!subnet || subnet.location !== location) throw badRequest(`subnet ${String(body['subnet_id'])} is not in ${location}`);
+      return { location, version, addOns, subnet, name: w.name(body['name'], w.clusters.values(), 'Kubernetes cluster') };
+    };
+    const request = checked();
+    // The control plane's keys take real time: generated before anything changes, then the request is checked
+    // again (another may have taken the name meanwhile) and applied at once, so ids keep the order of requests.
+    const pki = await issueCmkPki({ seed: `${w.projectId}/${request.name}`, name: request.name, version: request.version, nowMs: w.now() });
+    const { location, version, addOns, subnet, name } = checked();
+    const c: Cluster = {
+      id: w.uuid(),
+      name,
+      location,
+      version,
+      subnetId: subnet.id,
+      addOns,
+      state: 'STATE_PROVISIONING',
+      private: body['private'] === true,
+      remediation: {},
+      fallback: false,
+      runningAt: w.now() + CRUSOE_LATENCY.cmkClusterCreate,
+      pki,
+    };
+    w.clusters.set(c.id, c);
+    return reply(w.startOperation(family, c.id, CRUSOE_LATENCY.cmkClusterCreate, { kind: 'cluster-created', id: c.id }));
+  });
+  r.project('GET /kubernetes/clusters/{id}', (call) => reply(clusterJson(w, requireCluster(idOf(call)))));
+  r.project('DELETE /kubernetes/clusters/{id}', (call) => {
+    const c = requireCluster(idOf(call));
+    if (w.pools.find((p) => p.clusterId === c.id)) throw conflict('failed_precondition', `cluster ${c.name} still has node pools; delete them first`);
+    if (c.state === 'STATE_DELETING') return reply(w.startOperation(family, c.id, 1_000, { kind: 'none' }));
+    c.state = 'STATE_DELETING';
+    return reply(w.startOperation(family, c.id, CRUSOE_LATENCY.cmkClusterDelete, { kind: 'cluster-deleted', id: c.id }));
+  });
+  r.otherMethods('/kubernetes/clusters/{id}', (call) => {
+    requireCluster(idOf(call));
+    return notModelled(call.method, '');
+  });
+  r.project('POST /kubernetes/clusters/{id}/get-credentials', (call) => {
+    const { query } = call;
+    const c = requireCluster(idOf(call));
+    if (c.state !== 'STATE_RUNNING') throw conflict('failed_precondition', `cluster ${c.name} is ${c.state}`);
+    if (query.get('auth_type') && query.get('auth_type') !== 'admin_cert') throw badRequest('the sandbox models auth_type=admin_cert only');
+    return reply(credentials(c));
+  });
+  r.otherMethods('/kubernetes/clusters/{id}/get-credentials', (call) => {
+    requireCluster(idOf(call));
+    return notModelled(call.method, 'get-credentials');
+  });
+  r.project('GET /kubernetes/clusters/{id}/autoclusters/config', (call) => reply(autoclustersConfig(w, withAutoclusters(idOf(call)))));
+  r.project('PATCH /kubernetes/clusters/{id}/autoclusters/config', (call) => {
+    const { body } = call;
+    const c = withAutoclusters(idOf(call));
+    if (typeof body['fallback_to_project_reservations'] === 'boolean') c.fallback = body['fallback_to_project_reservations'];
+    for (const o of Array.isArray(body['set_remediation_overrides']) ? (body['set_remediation_overrides'] as Json[]) : []) {
+      const issue = String(o['issue_name']);
+      if (!(REMEDIATION_ISSUES as readonly string[]).includes(issue)) throw badRequest(`unknown issue ${issue}`);
+      if (o['action'] !== 'REPLACE_NODE' && o['action'] !== 'OFF') throw badRequest('action must be REPLACE_NODE or OFF');
+      c.remediation[issue] = o['action'];
+    }
+    for (const issue of Array.isArray(body['remove_remediation_overrides']) ? (body['remove_remediation_overrides'] as unknown[]) : [])
+      delete c.remediation[String(issue)];
+    return reply(autoclustersConfig(w, c));
+  });
+  r.otherMethods('/kubernetes/clusters/{id}/autoclusters/config', (call) => {
+    withAutoclusters(idOf(call));
+    return notModelled(call.method, 'autoclusters');
+  });
+}
