@@ -105,11 +105,15 @@ describe('OpenAPI request validator', () => {
   });
 });
 
-describe('fields a document wrongly requires in requests', () => {
-  it('are let through only when missing, under their pointer, for their operation', () => {
+describe('where a document is stricter about requests than its API', () => {
+  it('lets that error through only, under its pointer, for its operation', () => {
     const validator = new ApiValidator(hetzner, [
-      { operation: 'POST /load_balancers/{id}/actions/add_service', pointer: /^$/, properties: ['health_check'], reason: 'test' },
+      { operation: 'POST /load_balancers/{id}/actions/add_service', pointer: /^$/, keyword: 'required', properties: ['health_check'], reason: 'test' },
+      { operation: 'POST /servers', pointer: /^\/image$/, keyword: 'type', reason: 'test' },
     ]);
+    expect(validator.validateRequest('POST', '/v1/servers', 201, { name: 'a', server_type: 'cx22', image: 114690387 })).toEqual([]);
+    expect(hetznerValidator.validateRequest('POST', '/v1/servers', 201, { name: 'a', server_type: 'cx22', image: 114690387 })).not.toEqual([]);
+    expect(validator.validateRequest('POST', '/v1/servers', 201, { name: 7, server_type: 'cx22', image: 114690387 })).not.toEqual([]);
     const service = { protocol: 'tcp', listen_port: 80, destination_port: 80, proxyprotocol: false };
     expect(validator.validateRequest('POST', '/v1/load_balancers/1/actions/add_service', 201, service)).toEqual([]);
     expect(hetznerValidator.validateRequest('POST', '/v1/load_balancers/1/actions/add_service', 201, service)).toEqual([

@@ -49,13 +49,16 @@ function normalize(doc: ApiDocument): { doc: ApiDocument; formats: Set<string> }
 }
 
 /**
- * Fields a document marks required in a request body that the API does not require: where a document is wrong, with
- * the evidence in `reason`. Only a missing property of these names, under `pointer`, of `operation`, is let through.
+ * Where a vendor's document is stricter about requests than its API: a field it requires that the API does not
+ * (`required`), or a type it names that the API takes in another form as well (`type`), with the evidence in
+ * `reason`. Only that error, at a JSON pointer `pointer` matches, of `operation`, is let through.
  */
-export interface OptionalInRequests {
+export interface RequestLeniency {
   operation: string;
   pointer: RegExp;
-  properties: string[];
+  keyword: 'required' | 'type';
+  /** For `required`: the properties that may be left out. */
+  properties?: string[];
   reason: string;
 }
 
@@ -63,10 +66,10 @@ export class ApiValidator {
   readonly #doc: ApiDocument;
   readonly #ajv: Ajv;
   readonly #compiled = new Map<string, ValidateFunction>();
-  readonly #optional: OptionalInRequests[];
+  readonly #lenient: RequestLeniency[];
 
-  constructor(document: ApiDocument, optionalInRequests: OptionalInRequests[] = []) {
-    this.#optional = optionalInRequests;
+  constructor(document: ApiDocument, requestLeniency: RequestLeniency[] = []) {
+    this.#lenient = requestLeniency;
     const { doc, formats } = normalize(document);
     this.#doc = doc;
     // strict: false because API documents carry keywords that are not JSON Schema (`discriminator` as a string,
@@ -107,10 +110,12 @@ export class ApiValidator {
       return declared.required
         ? [{ operation: op.name, status, subject: 'request', pointer: '', message: 'the operation requires a JSON body but none was sent' }]
         : [];
-    const optional = this.#optional.filter((o) => o.operation === op.name);
+    const lenient = this.#lenient.filter((l) => l.operation === op.name);
     const excused = (e: ErrorObject) => {
-      const missing = (e.params as { missingProperty?: unknown }).missingProperty;
-      return e.keyword === 'required' && optional.some((o) => o.pointer.test(e.instancePath) && o.properties.includes(String(missing)));
+      const missing = String((e.params as { missingProperty?: unknown }).missingProperty);
+      return lenient.some(
+        (l) => l.keyword === e.keyword && l.pointer.test(e.instancePath) && (l.keyword !== 'required' || (l.properties ?? []).includes(missing)),
+      );
     };
     return this.#check(declared.pointer, body, excused).map((e) => ({ operation: op.name, status, subject: 'request' as const, ...e }));
   }
