@@ -1,8 +1,10 @@
 // TLS certificates of the emulated Hetzner project, of type `uploaded`: the user's PEM certificate and key, read for
 // the fields the API derives from them (https://docs.hetzner.cloud/reference/cloud#certificates).
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
-import { found, SORT_ID_NAME_CREATED, type HetznerProject } from './project.js';
+import { type Collection, EmulatorError, type Json, noContent, reply } from '../emulator/index.js';
+import { invalidInput } from './dialect.js';
+import { byId, type HetznerProject, type HetznerRoute, SORT_ID_NAME_CREATED } from './project.js';
+import type { Labels } from './resources.js';
 
 export interface Certificate {
   id: number;
@@ -17,49 +19,51 @@ export interface Certificate {
 }
 
 export class Certificates {
-  readonly items = new Map<number, Certificate>();
+  readonly items: Collection<number, Certificate>;
 
-  constructor(private readonly p: HetznerProject) {}
+  constructor(private readonly p: HetznerProject) {
+    this.items = p.store.collection('certificates', { inventory: (c) => p.inventoryItem('certificate', c) });
+  }
 
-  route(method: string, id: number | undefined, sub: string | undefined, query: URLSearchParams, body: Json): [number, unknown] | undefined {
-    if (id === undefined) {
-      if (method === 'GET') {
-        const type = query.get('type');
-        return [
-          200,
-          this.p.list(
-            'certificates',
-            [...this.items.values()].filter(() => type === null || type === 'uploaded'),
-            (c) => this.json(c),
-            query,
-            SORT_ID_NAME_CREATED,
-          ),
-        ];
-      }
-      if (method === 'POST') return [201, this.#create(body)];
-      return undefined;
-    }
-    const cert = found(this.items, id, 'certificate');
-    if (sub !== undefined) return undefined;
-    if (method === 'GET') return [200, { certificate: this.json(cert) }];
-    if (method === 'PUT') {
-      if (body['name'] !== undefined && body['name'] !== cert.name) cert.name = this.p.name(body['name'], this.items.values(), 'certificate');
-      if (body['labels'] !== undefined) cert.labels = this.p.labels(body['labels']);
-      return [200, { certificate: this.json(cert) }];
-    }
-    if (method === 'DELETE') {
-      this.items.delete(id);
-      return [204, undefined];
-    }
-    return undefined;
+  routes(): HetznerRoute[] {
+    const p = this.p;
+    const certificate = byId(this.items, 'certificate');
+    return [
+      [
+        'GET /certificates',
+        (c) => {
+          const type = c.query.get('type');
+          const chosen = this.items.filter(() => type === null || type === 'uploaded');
+          return reply(p.list('certificates', chosen, (x) => this.json(x), c.query, SORT_ID_NAME_CREATED));
+        },
+      ],
+      ['POST /certificates', (c) => reply(this.#create(c.body), 201)],
+      ['GET /certificates/{id}', (c) => reply({ certificate: this.json(certificate(c)) })],
+      [
+        'PUT /certificates/{id}',
+        (c) => {
+          const cert = certificate(c);
+          if (c.body['name'] !== undefined && c.body['name'] !== cert.name) cert.name = p.name(c.body['name'], this.items.values(), 'certificate');
+          if (c.body['labels'] !== undefined) cert.labels = p.labels(c.body['labels']);
+          return reply({ certificate: this.json(cert) });
+        },
+      ],
+      [
+        'DELETE /certificates/{id}',
+        (c) => {
+          this.items.delete(certificate(c).id);
+          return noContent();
+        },
+      ],
+    ];
   }
 
   #create(body: Json): Json {
     const name = this.p.name(body['name'], this.items.values(), 'certificate');
     // Managed certificates need Let's Encrypt and Hetzner DNS delegation: outside what the sandbox emulates.
     if (body['type'] !== undefined && body['type'] !== 'uploaded')
-      throw new ApiError(400, 'invalid_input', 'only uploaded certificates are emulated by the sandbox', {
-        fields: [{ name: 'type', messages: ['must be uploaded'] }],
+      throw new EmulatorError(400, 'invalid_input', 'only uploaded certificates are emulated by the sandbox', {
+        details: { fields: [{ name: 'type', messages: ['must be uploaded'] }] },
       });
     let x509: X509Certificate;
     try {

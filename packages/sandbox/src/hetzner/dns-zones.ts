@@ -1,8 +1,9 @@
 // DNS zones of the Hetzner project (the Cloud API's DNS, hetzner-cloud-openapi.json `/zones`): zones the user made
 // before the test, and the RRSets kubeplane writes in them, each change an action.
-import { ApiError, type Json, type Labels } from './api-error.js';
-import type { HetznerProject } from './project.js';
+import { type Collection, EmulatorError, type Json, reply, type RoutedCall } from '../emulator/index.js';
 import { LATENCY } from '../latency.js';
+import type { HetznerProject, HetznerRoute } from './project.js';
+import type { Labels } from './resources.js';
 
 export interface Zone {
   id: number;
@@ -20,18 +21,28 @@ export interface RRSet {
   labels: Labels;
 }
 
-export class DnsZones {
-  readonly zones = new Map<number, Zone>();
-  readonly rrsets: RRSet[] = [];
+const RRSET = '/zones/{id_or_name}/rrsets/{rr_name}/{rr_type}';
 
-  constructor(private readonly p: HetznerProject) {}
+export class DnsZones {
+  readonly zones: Collection<number, Zone>;
+  /** Keyed `<zone id>/<name>/<type>`, in the order they were made. */
+  readonly rrsets: Collection<string, RRSet>;
+
+  constructor(private readonly p: HetznerProject) {
+    this.zones = p.store.collection('zones');
+    this.rrsets = p.store.collection('rrsets', {
+      // The zone's own apex records (SOA, NS) are the user's, not inventory.
+      inventory: (r) =>
+        r.name === '@' ? undefined : { ...p.inventoryItem('dns-record', { id: r.zone, name: `${r.name}/${r.type}`, labels: r.labels }), id: rrsetKey(r) },
+    });
+  }
 
   /** A DNS zone the project's owner made (with its SOA and NS records), unless one of that name exists. */
   add(name: string): void {
-    if ([...this.zones.values()].some((z) => z.name === name)) return;
+    if (this.zones.find((z) => z.name === name)) return;
     const zone: Zone = { id: this.p.id(), name, labels: {}, ttl: 3600, created: this.p.now() };
     this.zones.set(zone.id, zone);
-    this.rrsets.push({
+    this.#put({
       zone: zone.id,
       name: '@',
       type: 'SOA',
@@ -39,7 +50,7 @@ export class DnsZones {
       records: [{ value: 'hydrogen.ns.hetzner.com. dns.hetzner.com. 2026010100 86400 10800 3600000 3600' }],
       labels: {},
     });
-    this.rrsets.push({
+    this.#put({
       zone: zone.id,
       name: '@',
       type: 'NS',
@@ -49,71 +60,122 @@ export class DnsZones {
     });
   }
 
-  route(method: string, parts: string[], query: URLSearchParams, body: Json): [number, unknown] {
-    const [zoneRef, sub, rrName, rrType, actions, action] = parts;
-    if (zoneRef === undefined) {
-      if (method === 'GET') return [200, this.p.list('zones', this.zones.values(), (z) => this.#zoneJson(z), query, undefined)];
-      throw new ApiError(405, 'method_not_allowed', 'zones are created by the user in this sandbox');
-    }
-    const zone = [...this.zones.values()].find((z) => String(z.id) === zoneRef || z.name === zoneRef);
-    if (!zone) throw new ApiError(404, 'not_found', `zone '${zoneRef}' not found`);
-    if (sub === undefined && method === 'GET') return [200, { zone: this.#zoneJson(zone) }];
-    if (sub !== 'rrsets') throw new ApiError(404, 'not_found', `${method} zones/${parts.join('/')} is not an endpoint of this API`);
-    const change = (command: string) => this.p.action(command, [{ id: zone.id, type: 'zone' }], LATENCY.hetznerDnsChange);
-    if (rrName === undefined) {
-      if (method === 'GET') {
-        // `name`, `type` and `label_selector` filter (GET /zones/{id_or_name}/rrsets).
-        const sets = this.rrsets.filter((r) => r.zone === zone.id && (!query.get('type') || r.type === query.get('type')));
-        return [200, this.p.list('rrsets', sets, (r) => this.#rrsetJson(r), query, undefined)];
-      }
-      if (method === 'POST') {
-        const name = String(body['name'] ?? '');
-        const type = String(body['type'] ?? '');
-        if (!/^(@|[a-z0-9*_]([a-z0-9-_.]*[a-z0-9])?)$/.test(name) || name.endsWith(zone.name))
-          throw new ApiError(400, 'invalid_input', `invalid rrset name '${name}': lower case, relative to the zone, '@' for the apex`, {
-            fields: [{ name: 'name' }],
-          });
-        if (!['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA'].includes(type))
-          throw new ApiError(400, 'invalid_input', `invalid rrset type '${type}'`, { fields: [{ name: 'type' }] });
-        if (this.rrsets.some((r) => r.zone === zone.id && r.name === name && r.type === type))
-          throw new ApiError(409, 'uniqueness_error', `rrset ${name}/${type} already exists`);
-        const set: RRSet = {
-          zone: zone.id,
-          name,
-          type,
-          ttl: body['ttl'] === undefined ? null : Number(body['ttl']),
-          records: this.#records(body['records']),
-          labels: this.p.labels(body['labels']),
-        };
-        this.rrsets.push(set);
-        return [201, { rrset: this.#rrsetJson(set), action: change('create_rrset') }];
-      }
-    }
-    const index = this.rrsets.findIndex((r) => r.zone === zone.id && r.name === rrName && r.type === rrType);
-    const set = this.rrsets[index];
-    if (!set) throw new ApiError(404, 'not_found', `rrset ${rrName ?? ''}/${rrType ?? ''} not found`);
-    if (actions === undefined && method === 'GET') return [200, { rrset: this.#rrsetJson(set) }];
-    if (actions === undefined && method === 'DELETE') {
-      this.rrsets.splice(index, 1);
-      return [201, { action: change('delete_rrset') }];
-    }
-    if (actions === 'actions' && method === 'POST' && action === 'set_records') {
-      set.records = this.#records(body['records']);
-      return [201, { action: change('set_rrset_records') }];
-    }
-    if (actions === 'actions' && method === 'POST' && action === 'change_ttl') {
-      set.ttl = body['ttl'] === null || body['ttl'] === undefined ? null : Number(body['ttl']);
-      return [201, { action: change('change_rrset_ttl') }];
-    }
-    throw new ApiError(404, 'not_found', `${method} zones/${parts.join('/')} is not an endpoint of this API`);
+  routes(): HetznerRoute[] {
+    const p = this.p;
+    const change = (zone: Zone, command: string) => p.action(command, [{ id: zone.id, type: 'zone' }], LATENCY.hetznerDnsChange);
+    const zoneOf = (c: RoutedCall<Json>) => {
+      const ref = c.params['id_or_name']!;
+      const zone = this.#zone(ref);
+      if (!zone) throw new EmulatorError(404, 'not_found', `zone '${ref}' not found`);
+      return zone;
+    };
+    const rrsetOf = (c: RoutedCall<Json>) => {
+      const zone = zoneOf(c);
+      const name = c.params['rr_name']!;
+      const type = c.params['rr_type']!;
+      const set = this.rrsets.get(rrsetKey({ zone: zone.id, name, type }));
+      if (!set) throw new EmulatorError(404, 'not_found', `rrset ${name}/${type} not found`);
+      return { zone, set };
+    };
+    return [
+      ['GET /zones', (c) => reply(p.list('zones', this.zones.values(), (z) => this.#zoneJson(z), c.query, undefined))],
+      ['GET /zones/{id_or_name}', (c) => reply({ zone: this.#zoneJson(zoneOf(c)) })],
+      [
+        'GET /zones/{id_or_name}/rrsets',
+        (c) => {
+          const zone = zoneOf(c);
+          // `name`, `type` and `label_selector` filter (GET /zones/{id_or_name}/rrsets).
+          const type = c.query.get('type');
+          const sets = this.rrsets.filter((r) => r.zone === zone.id && (!type || r.type === type));
+          return reply(p.list('rrsets', sets, (r) => this.#rrsetJson(r), c.query, undefined));
+        },
+      ],
+      [
+        'POST /zones/{id_or_name}/rrsets',
+        (c) => {
+          const zone = zoneOf(c);
+          const set = this.#create(zone, c.body);
+          return reply({ rrset: this.#rrsetJson(set), action: change(zone, 'create_rrset') }, 201);
+        },
+      ],
+      [`GET ${RRSET}`, (c) => reply({ rrset: this.#rrsetJson(rrsetOf(c).set) })],
+      [
+        `DELETE ${RRSET}`,
+        (c) => {
+          const { zone, set } = rrsetOf(c);
+          this.rrsets.delete(rrsetKey(set));
+          return reply({ action: change(zone, 'delete_rrset') }, 201);
+        },
+      ],
+      [
+        `POST ${RRSET}/actions/set_records`,
+        (c) => {
+          const { zone, set } = rrsetOf(c);
+          set.records = this.#records(c.body['records']);
+          return reply({ action: change(zone, 'set_rrset_records') }, 201);
+        },
+      ],
+      [
+        `POST ${RRSET}/actions/change_ttl`,
+        (c) => {
+          const { zone, set } = rrsetOf(c);
+          set.ttl = c.body['ttl'] === null || c.body['ttl'] === undefined ? null : Number(c.body['ttl']);
+          return reply({ action: change(zone, 'change_rrset_ttl') }, 201);
+        },
+      ],
+    ];
+  }
+
+  /**
+   * The answer to a request below /zones that no route takes, found as the API finds it: the zone first, then the
+   * RRSet, then the endpoint (`parts` are the path's segments after `zones`, decoded).
+   */
+  unrouted(method: string, parts: string[]): EmulatorError {
+    const [zoneRef, sub, name, type] = parts;
+    if (zoneRef === undefined) return new EmulatorError(405, 'method_not_allowed', 'zones are created by the user in this sandbox');
+    const zone = this.#zone(zoneRef);
+    if (!zone) return new EmulatorError(404, 'not_found', `zone '${zoneRef}' not found`);
+    if (sub === 'rrsets' && (name === undefined || type === undefined || !this.rrsets.has(rrsetKey({ zone: zone.id, name, type }))))
+      return new EmulatorError(404, 'not_found', `rrset ${name ?? ''}/${type ?? ''} not found`);
+    return new EmulatorError(404, 'not_found', `${method} zones/${parts.join('/')} is not an endpoint of this API`);
+  }
+
+  #zone(ref: string): Zone | undefined {
+    return this.zones.find((z) => String(z.id) === ref || z.name === ref);
+  }
+
+  #put(set: RRSet): void {
+    this.rrsets.set(rrsetKey(set), set);
+  }
+
+  #create(zone: Zone, body: Json): RRSet {
+    const name = String(body['name'] ?? '');
+    const type = String(body['type'] ?? '');
+    if (!/^(@|[a-z0-9*_]([a-z0-9-_.]*[a-z0-9])?)$/.test(name) || name.endsWith(zone.name))
+      throw new EmulatorError(400, 'invalid_input', `invalid rrset name '${name}': lower case, relative to the zone, '@' for the apex`, {
+        details: { fields: [{ name: 'name' }] },
+      });
+    if (!['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'CAA'].includes(type))
+      throw new EmulatorError(400, 'invalid_input', `invalid rrset type '${type}'`, { details: { fields: [{ name: 'type' }] } });
+    if (this.rrsets.has(rrsetKey({ zone: zone.id, name, type }))) throw new EmulatorError(409, 'uniqueness_error', `rrset ${name}/${type} already exists`);
+    const set: RRSet = {
+      zone: zone.id,
+      name,
+      type,
+      ttl: body['ttl'] === undefined ? null : Number(body['ttl']),
+      records: this.#records(body['records']),
+      labels: this.p.labels(body['labels']),
+    };
+    this.#put(set);
+    return set;
   }
 
   #records(value: unknown): RRSet['records'] {
     if (!Array.isArray(value) || value.length === 0 || value.length > 50)
-      throw new ApiError(400, 'invalid_input', 'records must hold 1 to 50 records', { fields: [{ name: 'records' }] });
+      throw new EmulatorError(400, 'invalid_input', 'records must hold 1 to 50 records', { details: { fields: [{ name: 'records' }] } });
     const records = (value as Json[]).map((r) => ({ value: String(r['value'] ?? ''), ...(typeof r['comment'] === 'string' ? { comment: r['comment'] } : {}) }));
     if (new Set(records.map((r) => r.value)).size !== records.length)
-      throw new ApiError(400, 'invalid_input', 'record values must be distinct', { fields: [{ name: 'records' }] });
+      throw new EmulatorError(400, 'invalid_input', 'record values must be distinct', { details: { fields: [{ name: 'records' }] } });
     return records;
   }
 
@@ -151,4 +213,9 @@ export class DnsZones {
       zone: r.zone,
     };
   }
+}
+
+/** An RRSet's key in the store, and its id in the inventory: `<zone id>/<name>/<type>`. */
+function rrsetKey(r: Pick<RRSet, 'zone' | 'name' | 'type'>): string {
+  return `${r.zone}/${r.name}/${r.type}`;
 }

@@ -1,8 +1,10 @@
 // Floating IPs of the emulated Hetzner project: an address with a home location, assignable to any server
 // (https://docs.hetzner.cloud/reference/cloud#floating-ips).
-import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
-import { found, type HetznerProject } from './project.js';
+import { type Collection, EmulatorError, type Json, noContent, reply } from '../emulator/index.js';
 import { HETZNER_LOCATIONS } from './catalog.js';
+import { invalidInput } from './dialect.js';
+import { byId, type HetznerProject, type HetznerRoute } from './project.js';
+import type { Labels } from './resources.js';
 
 export interface FloatingIp {
   id: number;
@@ -22,15 +24,17 @@ export interface FloatingIp {
 const MUST_UNASSIGN_FROM = Date.parse('2026-05-01T00:00:00Z');
 
 export class FloatingIps {
-  readonly items = new Map<number, FloatingIp>();
+  readonly items: Collection<number, FloatingIp>;
 
   constructor(
     private readonly p: HetznerProject,
     private readonly serverLocation: (serverId: number) => string,
-  ) {}
+  ) {
+    this.items = p.store.collection('floatingIps', { inventory: (f) => p.inventoryItem('floating-ip', f) });
+  }
 
   assignedTo(serverId: number): number[] {
-    return [...this.items.values()].filter((f) => f.server === serverId).map((f) => f.id);
+    return this.items.filter((f) => f.server === serverId).map((f) => f.id);
   }
 
   /** A deleted server's floating IPs stay in the project, unassigned (DELETE /servers/{id}). */
@@ -38,59 +42,63 @@ export class FloatingIps {
     for (const f of this.items.values()) if (f.server === serverId) f.server = null;
   }
 
-  route(
-    method: string,
-    id: number | undefined,
-    sub: string | undefined,
-    action: string | undefined,
-    query: URLSearchParams,
-    body: Json,
-  ): [number, unknown] | undefined {
-    if (id === undefined) {
+  routes(): HetznerRoute[] {
+    const p = this.p;
+    const floatingIp = byId(this.items, 'floating_ip');
+    const resources = (ip: FloatingIp, server: number | null) => [
+      { id: ip.id, type: 'floating_ip' },
+      ...(server === null ? [] : [{ id: server, type: 'server' }]),
+    ];
+    const action = (name: string, run: (ip: FloatingIp, body: Json) => Json): HetznerRoute => [
+      `POST /floating_ips/{id}/actions/${name}`,
+      (c) => reply({ action: run(floatingIp(c), c.body) }, 201),
+    ];
+    return [
       // GET /floating_ips documents sorting by id and created only.
-      if (method === 'GET') return [200, this.p.list('floating_ips', this.items.values(), (f) => this.json(f), query, ['id', 'created'])];
-      if (method === 'POST') return [201, this.#create(body)];
-      return undefined;
-    }
-    const ip = found(this.items, id, 'floating_ip');
-    if (sub === undefined) {
-      if (method === 'GET') return [200, { floating_ip: this.json(ip) }];
-      if (method === 'PUT') {
-        if (body['name'] !== undefined && body['name'] !== ip.name) ip.name = this.p.name(body['name'], this.items.values(), 'floating_ip');
-        if (body['description'] !== undefined) ip.description = body['description'] === null ? null : String(body['description']);
-        if (body['labels'] !== undefined) ip.labels = this.p.labels(body['labels']);
-        return [200, { floating_ip: this.json(ip) }];
-      }
-      if (method === 'DELETE') {
-        if (ip.deleteProtection) throw new ApiError(403, 'protected', `floating ip ${id} is protected against deletion`);
-        if (ip.server !== null && this.p.now() >= MUST_UNASSIGN_FROM)
-          throw new ApiError(422, 'must_be_unassigned', `floating ip ${id} is assigned to server ${ip.server}; unassign it first`);
-        this.items.delete(id);
-        return [204, undefined];
-      }
-      return undefined;
-    }
-    if (sub !== 'actions' || method !== 'POST') return undefined;
-    const resources = (server: number | null) => [{ id, type: 'floating_ip' }, ...(server === null ? [] : [{ id: server, type: 'server' }])];
-    switch (action) {
-      case 'assign': {
-        const server = body['server'] === null || body['server'] === undefined ? null : this.p.serverId(body['server'], 'server');
+      ['GET /floating_ips', (c) => reply(p.list('floating_ips', this.items.values(), (f) => this.json(f), c.query, ['id', 'created']))],
+      ['POST /floating_ips', (c) => reply(this.#create(c.body), 201)],
+      ['GET /floating_ips/{id}', (c) => reply({ floating_ip: this.json(floatingIp(c)) })],
+      [
+        'PUT /floating_ips/{id}',
+        (c) => {
+          const ip = floatingIp(c);
+          const body = c.body;
+          if (body['name'] !== undefined && body['name'] !== ip.name) ip.name = p.name(body['name'], this.items.values(), 'floating_ip');
+          if (body['description'] !== undefined) ip.description = body['description'] === null ? null : String(body['description']);
+          if (body['labels'] !== undefined) ip.labels = p.labels(body['labels']);
+          return reply({ floating_ip: this.json(ip) });
+        },
+      ],
+      [
+        'DELETE /floating_ips/{id}',
+        (c) => {
+          const ip = floatingIp(c);
+          if (ip.deleteProtection) throw new EmulatorError(403, 'protected', `floating ip ${ip.id} is protected against deletion`);
+          if (ip.server !== null && p.now() >= MUST_UNASSIGN_FROM)
+            throw new EmulatorError(422, 'must_be_unassigned', `floating ip ${ip.id} is assigned to server ${ip.server}; unassign it first`);
+          this.items.delete(ip.id);
+          return noContent();
+        },
+      ],
+      action('assign', (ip, body) => {
+        const server = body['server'] === null || body['server'] === undefined ? null : p.serverId(body['server'], 'server');
         ip.server = server;
-        return [201, { action: this.p.action('assign_floating_ip', resources(server), 2_000) }];
-      }
-      case 'unassign': {
+        return p.action('assign_floating_ip', resources(ip, server), 2_000);
+      }),
+      action('unassign', (ip) => {
         const before = ip.server;
         ip.server = null;
-        return [201, { action: this.p.action('unassign_floating_ip', resources(before), 2_000) }];
-      }
-      case 'change_dns_ptr':
+        return p.action('unassign_floating_ip', resources(ip, before), 2_000);
+      }),
+      action('change_dns_ptr', (ip, body) => {
         ip.dnsPtr = body['dns_ptr'] === null || body['dns_ptr'] === undefined ? null : String(body['dns_ptr']);
-        return [201, { action: this.p.action('change_dns_ptr', resources(null), 1_000) }];
-      case 'change_protection':
+        return p.action('change_dns_ptr', resources(ip, null), 1_000);
+      }),
+      action('change_protection', (ip, body) => {
         if (typeof body['delete'] === 'boolean') ip.deleteProtection = body['delete'];
-        return [201, { action: this.p.action('change_protection', resources(null), 1_000) }];
-    }
-    return undefined;
+        return p.action('change_protection', resources(ip, null), 1_000);
+      }),
+    ];
   }
 
   #create(body: Json): Json {

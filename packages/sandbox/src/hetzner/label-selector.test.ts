@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './api-error.js';
+import { EmulatorError } from '../emulator/index.js';
 import { hetznerLabelSelector } from './label-selector.js';
 
 const labels = { env: 'prod', tier: 'web', 'kubeplane.dev/cluster-id': 'c1' };
@@ -22,7 +22,7 @@ describe('Hetzner label selectors', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(EmulatorError);
     expect(error).toMatchObject({ status: 400, code: 'invalid_input' });
   });
 });

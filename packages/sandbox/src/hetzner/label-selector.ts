@@ -1,9 +1,10 @@
 // The Hetzner Cloud API's label selectors (https://docs.hetzner.cloud/reference/cloud#label-selector): the shared
 // grammar, a malformed selector refused with 400 `invalid_input`.
 import { labelSelector, LabelSelectorSyntaxError } from '../label-selector.js';
-import { invalidInput, type Labels } from './api-error.js';
+import { invalidInput } from './dialect.js';
+import type { Labels } from './resources.js';
 
-/** A predicate over labels; throws ApiError (400 invalid_input) for a malformed selector. */
+/** A predicate over labels; throws an EmulatorError (400 invalid_input) for a malformed selector. */
 export function hetznerLabelSelector(selector: string): (labels: Labels) => boolean {
   try {
     return labelSelector(selector);

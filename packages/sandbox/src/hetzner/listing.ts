@@ -1,6 +1,7 @@
 // List responses of the Hetzner Cloud API: `sort` (field, `:asc`/`:desc`, repeatable), then pagination with the
 // `meta.pagination` object (https://docs.hetzner.cloud/reference/cloud#sorting, #pagination).
-import { invalidInput, type Json } from './api-error.js';
+import { type Json, numberedPage, pageSize } from '../emulator/index.js';
+import { invalidInput } from './dialect.js';
 
 /**
  * The items in the order `sort` asks for. `sortable` lists the fields the endpoint documents (its `sort` enum in
@@ -35,21 +36,19 @@ export function sorted(items: Json[], query: URLSearchParams, sortable: readonly
   });
 }
 
-/** One page of `items` under `key`, at most 50 per page (the API's cap), with the pagination meta. */
+/** One page of `items` under `key`, at most 50 per page (the API's cap), with the `meta.pagination` object. */
 export function page(key: string, items: unknown[], query: URLSearchParams): Json {
-  const perPage = Math.min(50, Math.max(1, Number(query.get('per_page') ?? 25) || 25));
-  const current = Math.max(1, Number(query.get('page') ?? 1) || 1);
-  const lastPage = Math.max(1, Math.ceil(items.length / perPage));
+  const p = numberedPage(items, Number(query.get('page') ?? 1) || 1, pageSize(query.get('per_page'), { default: 25, max: 50 }));
   return {
-    [key]: items.slice((current - 1) * perPage, current * perPage),
+    [key]: p.items,
     meta: {
       pagination: {
-        page: current,
-        per_page: perPage,
-        previous_page: current > 1 ? current - 1 : null,
-        next_page: current < lastPage ? current + 1 : null,
-        last_page: lastPage,
-        total_entries: items.length,
+        page: p.page,
+        per_page: p.perPage,
+        previous_page: p.page > 1 ? p.page - 1 : null,
+        next_page: p.page < p.lastPage ? p.page + 1 : null,
+        last_page: p.lastPage,
+        total_entries: p.total,
       },
     },
   };

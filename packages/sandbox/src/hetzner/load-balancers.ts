@@ -1,9 +1,11 @@
 // Load balancers of the emulated Hetzner project: a type, a location, services (listen → destination port) and
 // targets (servers, label selectors, IPs) (https://docs.hetzner.cloud/reference/cloud#load-balancers).
-import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
-import { found, SORT_ID_NAME_CREATED, type HetznerProject } from './project.js';
+import { type Collection, EmulatorError, type Json, noContent, reply } from '../emulator/index.js';
 import { HETZNER_LOAD_BALANCER_TYPES, HETZNER_LOCATIONS } from './catalog.js';
+import { invalidInput } from './dialect.js';
 import { hetznerLabelSelector } from './label-selector.js';
+import { byId, type HetznerProject, type HetznerRoute, SORT_ID_NAME_CREATED } from './project.js';
+import type { Labels } from './resources.js';
 
 type Target =
   | { type: 'server'; server: number; usePrivateIp: boolean }
@@ -31,18 +33,27 @@ export interface LoadBalancer {
   deleteProtection: boolean;
 }
 
+/** The same target: the same server, label selector or IP. */
+function sameTarget(a: Target, b: Target): boolean {
+  if (a.type === 'server') return b.type === 'server' && a.server === b.server;
+  if (a.type === 'label_selector') return b.type === 'label_selector' && a.selector === b.selector;
+  return b.type === 'ip' && a.ip === b.ip;
+}
+
 export class LoadBalancers {
-  readonly items = new Map<number, LoadBalancer>();
+  readonly items: Collection<number, LoadBalancer>;
 
   constructor(
     private readonly p: HetznerProject,
     /** Every server's id and labels, for label-selector targets. */
     private readonly servers: () => Array<{ id: number; labels: Labels }>,
-  ) {}
+  ) {
+    this.items = p.store.collection('loadBalancers', { inventory: (lb) => p.inventoryItem('load-balancer', lb) });
+  }
 
   /** The load balancers with `serverId` among their targets, directly or through a label selector. */
   targeting(serverId: number): number[] {
-    return [...this.items.values()].filter((lb) => this.#serverTargets(lb).includes(serverId)).map((lb) => lb.id);
+    return this.items.filter((lb) => this.#serverTargets(lb).includes(serverId)).map((lb) => lb.id);
   }
 
   /** A deleted server leaves the load balancers that targeted it by id. */
@@ -62,88 +73,81 @@ export class LoadBalancers {
     return [...ids];
   }
 
-  route(
-    method: string,
-    id: number | undefined,
-    sub: string | undefined,
-    action: string | undefined,
-    query: URLSearchParams,
-    body: Json,
-  ): [number, unknown] | undefined {
-    if (id === undefined) {
-      if (method === 'GET') return [200, this.p.list('load_balancers', this.items.values(), (lb) => this.json(lb), query, SORT_ID_NAME_CREATED)];
-      if (method === 'POST') return [201, this.#create(body)];
-      return undefined;
-    }
-    const lb = found(this.items, id, 'load_balancer');
-    if (sub === undefined) {
-      if (method === 'GET') return [200, { load_balancer: this.json(lb) }];
-      if (method === 'PUT') {
-        if (body['name'] !== undefined && body['name'] !== lb.name) lb.name = this.p.name(body['name'], this.items.values(), 'load_balancer');
-        if (body['labels'] !== undefined) lb.labels = this.p.labels(body['labels']);
-        return [200, { load_balancer: this.json(lb) }];
-      }
-      if (method === 'DELETE') {
-        if (lb.deleteProtection) throw new ApiError(403, 'protected', `load balancer ${id} is protected against deletion`);
-        this.items.delete(id);
-        return [204, undefined];
-      }
-      return undefined;
-    }
-    if (sub !== 'actions' || method !== 'POST') return undefined;
-    const done = (command: string) => [201, { action: this.p.action(command, [{ id, type: 'load_balancer' }], 1_000) }] as [number, unknown];
-    switch (action) {
-      case 'add_target': {
+  routes(): HetznerRoute[] {
+    const p = this.p;
+    const loadBalancer = byId(this.items, 'load_balancer');
+    /** An action of the load balancer: `run` changes it and names the action's command. */
+    const action = (name: string, run: (lb: LoadBalancer, body: Json) => string): HetznerRoute => [
+      `POST /load_balancers/{id}/actions/${name}`,
+      (c) => {
+        const lb = loadBalancer(c);
+        return reply({ action: p.action(run(lb, c.body), [{ id: lb.id, type: 'load_balancer' }], 1_000) }, 201);
+      },
+    ];
+    return [
+      ['GET /load_balancers', (c) => reply(p.list('load_balancers', this.items.values(), (lb) => this.json(lb), c.query, SORT_ID_NAME_CREATED))],
+      ['POST /load_balancers', (c) => reply(this.#create(c.body), 201)],
+      ['GET /load_balancers/{id}', (c) => reply({ load_balancer: this.json(loadBalancer(c)) })],
+      [
+        'PUT /load_balancers/{id}',
+        (c) => {
+          const lb = loadBalancer(c);
+          if (c.body['name'] !== undefined && c.body['name'] !== lb.name) lb.name = p.name(c.body['name'], this.items.values(), 'load_balancer');
+          if (c.body['labels'] !== undefined) lb.labels = p.labels(c.body['labels']);
+          return reply({ load_balancer: this.json(lb) });
+        },
+      ],
+      [
+        'DELETE /load_balancers/{id}',
+        (c) => {
+          const lb = loadBalancer(c);
+          if (lb.deleteProtection) throw new EmulatorError(403, 'protected', `load balancer ${lb.id} is protected against deletion`);
+          this.items.delete(lb.id);
+          return noContent();
+        },
+      ],
+      action('add_target', (lb, body) => {
         const target = this.#target(body);
         if (lb.targets.some((t) => JSON.stringify(t) === JSON.stringify(target)))
-          throw new ApiError(409, 'target_already_defined', 'the load balancer already has this target');
+          throw new EmulatorError(409, 'target_already_defined', 'the load balancer already has this target');
         lb.targets.push(target);
-        return done('add_target');
-      }
-      case 'remove_target': {
+        return 'add_target';
+      }),
+      action('remove_target', (lb, body) => {
         const target = this.#target(body);
         const before = lb.targets.length;
-        lb.targets = lb.targets.filter(
-          (t) =>
-            !(
-              t.type === target.type &&
-              (t.type === 'server'
-                ? t.server === (target as { server: number }).server
-                : t.type === 'label_selector'
-                  ? t.selector === (target as { selector: string }).selector
-                  : t.ip === (target as { ip: string }).ip)
-            ),
-        );
-        if (lb.targets.length === before) throw new ApiError(404, 'not_found', 'the load balancer has no such target');
-        return done('remove_target');
-      }
-      case 'add_service': {
+        lb.targets = lb.targets.filter((t) => !sameTarget(t, target));
+        if (lb.targets.length === before) throw new EmulatorError(404, 'not_found', 'the load balancer has no such target');
+        return 'remove_target';
+      }),
+      action('add_service', (lb, body) => {
         const service = this.#service(body);
         if (lb.services.some((s) => s.listen_port === service.listen_port))
-          throw new ApiError(409, 'source_port_already_used', `listen port ${service.listen_port} is already used`);
+          throw new EmulatorError(409, 'source_port_already_used', `listen port ${service.listen_port} is already used`);
         lb.services.push(service);
-        return done('add_service');
-      }
-      case 'delete_service': {
+        return 'add_service';
+      }),
+      action('delete_service', (lb, body) => {
         const port = Number(body['listen_port']);
-        if (!lb.services.some((s) => s.listen_port === port)) throw new ApiError(404, 'not_found', `no service listens on port ${port}`);
+        if (!lb.services.some((s) => s.listen_port === port)) throw new EmulatorError(404, 'not_found', `no service listens on port ${port}`);
         lb.services = lb.services.filter((s) => s.listen_port !== port);
-        return done('delete_service');
-      }
-      case 'change_algorithm':
+        return 'delete_service';
+      }),
+      action('change_algorithm', (lb, body) => {
         lb.algorithm = this.#algorithm(body['type']);
-        return done('change_algorithm');
-      case 'change_type': {
+        return 'change_algorithm';
+      }),
+      action('change_type', (lb, body) => {
         const type = HETZNER_LOAD_BALANCER_TYPES.find((t) => t.name === body['load_balancer_type'] || String(t.id) === String(body['load_balancer_type']));
         if (!type) throw invalidInput('load_balancer_type', 'load balancer type not found');
         lb.type = type.name;
-        return done('change_load_balancer_type');
-      }
-      case 'change_protection':
+        return 'change_load_balancer_type';
+      }),
+      action('change_protection', (lb, body) => {
         if (typeof body['delete'] === 'boolean') lb.deleteProtection = body['delete'];
-        return done('change_protection');
-    }
-    return undefined;
+        return 'change_protection';
+      }),
+    ];
   }
 
   #algorithm(value: unknown): string {

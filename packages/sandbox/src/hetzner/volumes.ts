@@ -1,8 +1,10 @@
 // Volumes of the emulated Hetzner project: block devices of 10 GB to 10 TB in one location, attached to at most one
 // server of that location (https://docs.hetzner.cloud/reference/cloud#volumes).
-import { ApiError, invalidInput, type Json, type Labels } from './api-error.js';
-import { found, SORT_ID_NAME_CREATED, type HetznerProject } from './project.js';
+import { type Collection, EmulatorError, type Json, noContent, reply } from '../emulator/index.js';
 import { HETZNER_LOCATIONS } from './catalog.js';
+import { invalidInput } from './dialect.js';
+import { byId, type HetznerProject, type HetznerRoute, SORT_ID_NAME_CREATED } from './project.js';
+import type { Labels } from './resources.js';
 
 export interface Volume {
   id: number;
@@ -21,16 +23,18 @@ const MIN_GB = 10;
 const MAX_GB = 10240;
 
 export class Volumes {
-  readonly items = new Map<number, Volume>();
+  readonly items: Collection<number, Volume>;
 
   constructor(
     private readonly p: HetznerProject,
     /** The location of a server, to place a volume created for it and to check an attach. */
     private readonly serverLocation: (serverId: number) => string,
-  ) {}
+  ) {
+    this.items = p.store.collection('volumes', { inventory: (v) => p.inventoryItem('volume', v) });
+  }
 
   attachedTo(serverId: number): number[] {
-    return [...this.items.values()].filter((v) => v.server === serverId).map((v) => v.id);
+    return this.items.filter((v) => v.server === serverId).map((v) => v.id);
   }
 
   /** A deleted server's volumes stay, detached (DELETE /servers/{id}: "Volumes ... are detached"). */
@@ -38,79 +42,84 @@ export class Volumes {
     for (const v of this.items.values()) if (v.server === serverId) v.server = null;
   }
 
-  route(
-    method: string,
-    id: number | undefined,
-    sub: string | undefined,
-    action: string | undefined,
-    query: URLSearchParams,
-    body: Json,
-  ): [number, unknown] | undefined {
-    if (id === undefined) {
-      if (method === 'GET') {
-        const status = query.get('status');
-        return [
-          200,
-          this.p.list(
-            'volumes',
-            [...this.items.values()].filter(() => status === null || status === 'available'),
-            (v) => this.json(v),
-            query,
-            SORT_ID_NAME_CREATED,
-          ),
-        ];
-      }
-      if (method === 'POST') return [201, this.#create(body)];
-      return undefined;
-    }
-    const volume = found(this.items, id, 'volume');
-    if (sub === undefined) {
-      if (method === 'GET') return [200, { volume: this.json(volume) }];
-      if (method === 'PUT') {
-        if (body['name'] !== undefined && body['name'] !== volume.name) volume.name = this.p.name(body['name'], this.items.values(), 'volume');
-        if (body['labels'] !== undefined) volume.labels = this.p.labels(body['labels']);
-        return [200, { volume: this.json(volume) }];
-      }
-      if (method === 'DELETE') {
-        if (volume.deleteProtection) throw new ApiError(403, 'protected', `volume ${id} is protected against deletion`);
-        // "The Volume must not be attached to a Server" (DELETE /volumes/{id}). The API answers `service_error` ("volume
-        // with ID '…' is still attached to a server", hetznercloud/csi-driver#12); not `conflict`, which means "changed
-        // during the request" and which hcloud-go retries forever (hcloud/client_handler_retry.go).
-        if (volume.server !== null) throw new ApiError(422, 'service_error', `volume with ID '${id}' is still attached to a server`);
-        this.items.delete(id);
-        return [204, undefined];
-      }
-      return undefined;
-    }
-    if (sub !== 'actions' || method !== 'POST') return undefined;
-    const resources = () => [{ id, type: 'volume' }, ...(volume.server === null ? [] : [{ id: volume.server, type: 'server' }])];
-    switch (action) {
-      case 'attach': {
-        const server = this.p.serverId(body['server'], 'server');
-        if (volume.server !== null) throw new ApiError(422, 'service_error', `volume with ID '${id}' is already attached to a server`);
-        // "Works only if the Server is in the same Location as the Volume" (POST /volumes/{id}/actions/attach).
-        if (this.serverLocation(server) !== volume.location)
-          throw invalidInput('server', `volume ${id} is in ${volume.location}, server ${server} in ${this.serverLocation(server)}`);
-        volume.server = server;
-        return [201, { action: this.p.action('attach_volume', resources(), 3_000) }];
-      }
-      case 'detach': {
-        const before = resources();
-        volume.server = null;
-        return [201, { action: this.p.action('detach_volume', before, 3_000) }];
-      }
-      case 'resize': {
-        const size = Number(body['size']);
-        if (!Number.isInteger(size) || size < volume.size || size > MAX_GB)
-          throw invalidInput('size', `must be an integer from ${volume.size} (the current size) to ${MAX_GB}`);
-        volume.size = size;
-        return [201, { action: this.p.action('resize_volume', resources(), 5_000) }];
-      }
-      case 'change_protection':
-        if (typeof body['delete'] === 'boolean') volume.deleteProtection = body['delete'];
-        return [201, { action: this.p.action('change_protection', resources(), 1_000) }];
-    }
-    return undefined;
+  routes(): HetznerRoute[] {
+    const volume = byId(this.items, 'volume');
+    const resources = (v: Volume) => [{ id: v.id, type: 'volume' }, ...(v.server === null ? [] : [{ id: v.server, type: 'server' }])];
+    return [
+      [
+        'GET /volumes',
+        (c) => {
+          const status = c.query.get('status');
+          const chosen = this.items.filter(() => status === null || status === 'available');
+          return reply(this.p.list('volumes', chosen, (v) => this.json(v), c.query, SORT_ID_NAME_CREATED));
+        },
+      ],
+      ['POST /volumes', (c) => reply(this.#create(c.body), 201)],
+      ['GET /volumes/{id}', (c) => reply({ volume: this.json(volume(c)) })],
+      [
+        'PUT /volumes/{id}',
+        (c) => {
+          const v = volume(c);
+          if (c.body['name'] !== undefined && c.body['name'] !== v.name) v.name = this.p.name(c.body['name'], this.items.values(), 'volume');
+          if (c.body['labels'] !== undefined) v.labels = this.p.labels(c.body['labels']);
+          return reply({ volume: this.json(v) });
+        },
+      ],
+      [
+        'DELETE /volumes/{id}',
+        (c) => {
+          const v = volume(c);
+          if (v.deleteProtection) throw new EmulatorError(403, 'protected', `volume ${v.id} is protected against deletion`);
+          // "The Volume must not be attached to a Server" (DELETE /volumes/{id}). The API answers `service_error` ("volume
+          // with ID '…' is still attached to a server", hetznercloud/csi-driver#12); not `conflict`, which means "changed
+          // during the request" and which hcloud-go retries forever (hcloud/client_handler_retry.go).
+          if (v.server !== null) throw new EmulatorError(422, 'service_error', `volume with ID '${v.id}' is still attached to a server`);
+          this.items.delete(v.id);
+          return noContent();
+        },
+      ],
+      [
+        'POST /volumes/{id}/actions/attach',
+        (c) => {
+          const v = volume(c);
+          const server = this.p.serverId(c.body['server'], 'server');
+          if (v.server !== null) throw new EmulatorError(422, 'service_error', `volume with ID '${v.id}' is already attached to a server`);
+          // "Works only if the Server is in the same Location as the Volume" (POST /volumes/{id}/actions/attach).
+          if (this.serverLocation(server) !== v.location)
+            throw invalidInput('server', `volume ${v.id} is in ${v.location}, server ${server} in ${this.serverLocation(server)}`);
+          v.server = server;
+          return reply({ action: this.p.action('attach_volume', resources(v), 3_000) }, 201);
+        },
+      ],
+      [
+        'POST /volumes/{id}/actions/detach',
+        (c) => {
+          const v = volume(c);
+          const before = resources(v);
+          v.server = null;
+          return reply({ action: this.p.action('detach_volume', before, 3_000) }, 201);
+        },
+      ],
+      [
+        'POST /volumes/{id}/actions/resize',
+        (c) => {
+          const v = volume(c);
+          const size = Number(c.body['size']);
+          if (!Number.isInteger(size) || size < v.size || size > MAX_GB)
+            throw invalidInput('size', `must be an integer from ${v.size} (the current size) to ${MAX_GB}`);
+          v.size = size;
+          return reply({ action: this.p.action('resize_volume', resources(v), 5_000) }, 201);
+        },
+      ],
+      [
+        'POST /volumes/{id}/actions/change_protection',
+        (c) => {
+          const v = volume(c);
+          if (typeof c.body['delete'] === 'boolean') v.deleteProtection = c.body['delete'];
+          return reply({ action: this.p.action('change_protection', resources(v), 1_000) }, 201);
+        },
+      ],
+    ];
   }
 
   #create(body: Json): Json {
