@@ -1,7 +1,9 @@
 // EC2's `Filter.N.Name` / `Filter.N.Value.M` selection for Describe* actions: each action accepts the filter names its
-// API reference lists; a name it does not know is refused, and values match with the `*` and `?` wildcards.
+// API reference lists; a name it does not know is refused, and values match with the `*` and `?` wildcards. Also the
+// selection by ids (`<IdName>.N`) and the `MaxResults`/`NextToken` paging the Describe* actions share.
 import { queryList, queryMembers } from '../xml.js';
-import { Ec2Error } from './errors.js';
+import { EmulatorError } from '../emulator/index.js';
+import { type Ec2IdKind, requireIds } from './ids.js';
 
 export interface Ec2Filter {
   name: string;
@@ -15,7 +17,7 @@ export function filtersOf(p: URLSearchParams, known: readonly string[]): Ec2Filt
     // EC2 answers an unknown filter name with InvalidParameterValue, "The filter 'public-ip' is invalid"
     // (https://github.com/boto/boto3/issues/1299). A filter AWS documents but the sandbox does not evaluate is refused the
     // same way rather than silently matching nothing.
-    if (!f.name.startsWith('tag:') && !known.includes(f.name)) throw new Ec2Error(400, 'InvalidParameterValue', `The filter '${f.name}' is invalid`);
+    if (!f.name.startsWith('tag:') && !known.includes(f.name)) throw new EmulatorError(400, 'InvalidParameterValue', `The filter '${f.name}' is invalid`);
   }
   return filters;
 }
@@ -98,3 +100,44 @@ export const KNOWN_FILTERS = {
   DescribeAvailabilityZones: ['zone-name', 'zone-id', 'region-name', 'state', 'zone-type'],
   DescribeInstanceTypeOfferings: ['location', 'instance-type'],
 } as const;
+
+/**
+ * Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. Ids of `kind` must be well formed and name a resource
+ * (Describe* by id answers NotFound for an unknown one, it never returns an empty set).
+ */
+export function selectDescribed<T>(
+  list: T[],
+  p: URLSearchParams,
+  action: keyof typeof KNOWN_FILTERS,
+  idName: string,
+  idOf: (x: T) => string,
+  attr: (x: T, name: string) => string[],
+  kind?: Ec2IdKind | ((id: string) => EmulatorError),
+): T[] {
+  const ids = queryList(p, idName);
+  const filters = filtersOf(p, KNOWN_FILTERS[action]);
+  if (typeof kind === 'string') requireIds(kind, ids, (id) => list.some((x) => idOf(x) === id));
+  const unknown = ids.find((id) => !list.some((x) => idOf(x) === id));
+  if (typeof kind === 'function' && unknown !== undefined) throw kind(unknown);
+  return list.filter((x) => (ids.length === 0 || ids.includes(idOf(x))) && filters.every((f) => filterMatches(f, attr(x, f.name))));
+}
+
+/** A resource's `tag:<key>` and `tag-key` filter values; nothing for any other name. */
+export function tagAttr(tags: Record<string, string>, name: string): string[] {
+  if (name.startsWith('tag:')) {
+    const v = tags[name.slice(4)];
+    return v === undefined ? [] : [v];
+  }
+  if (name === 'tag-key') return Object.keys(tags);
+  return [];
+}
+
+/** `MaxResults`/`NextToken` paging (the token is the offset, opaque to clients). */
+export function offsetPage<T>(list: readonly T[], p: URLSearchParams, max: number): { items: T[]; next?: string } {
+  const size = Math.min(max, Number(p.get('MaxResults') ?? max) || max);
+  const start = Number(p.get('NextToken') ?? '0');
+  if (!Number.isInteger(start) || start < 0)
+    throw new EmulatorError(400, 'InvalidParameterValue', `Invalid value '${p.get('NextToken') ?? ''}' for NextToken.`);
+  const items = list.slice(start, start + size);
+  return start + size < list.length ? { items, next: String(start + size) } : { items };
+}

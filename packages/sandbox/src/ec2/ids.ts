@@ -1,6 +1,6 @@
 // The shapes of EC2 resource ids, and the errors for an id that is malformed or names nothing. An id is its prefix, a
 // dash and 8 or 17 lowercase hex digits ("i-1234567890abcdef0"); EC2 checks the shape before it looks the id up.
-import { Ec2Error } from './errors.js';
+import { EmulatorError } from '../emulator/index.js';
 
 export type Ec2IdKind = 'instance' | 'vpc' | 'subnet' | 'security-group';
 
@@ -34,14 +34,14 @@ export function wellFormedId(prefix: string, id: string): boolean {
 export function checkIdShape(kind: Ec2IdKind, id: string): void {
   const rule = RULES[kind];
   // EC2's words for a malformed id, as the Go SDK and Terraform users quote them: `Invalid id: "x" (expecting "sg-...")`.
-  if (!wellFormedId(rule.prefix, id)) throw new Ec2Error(400, rule.malformed, `Invalid id: "${id}" (expecting "${rule.prefix}-...")`);
+  if (!wellFormedId(rule.prefix, id)) throw new EmulatorError(400, rule.malformed, `Invalid id: "${id}" (expecting "${rule.prefix}-...")`);
 }
 
 /** EC2's NotFound error for ids of `kind` that name nothing; it names them all ("The vpc ID 'a, b' does not exist"). */
-export function notFound(kind: Ec2IdKind, ids: readonly string[]): Ec2Error {
+export function notFound(kind: Ec2IdKind, ids: readonly string[]): EmulatorError {
   const rule = RULES[kind];
   const many = ids.length > 1;
-  return new Ec2Error(400, rule.notFound, `The ${rule.noun}${many ? 's' : ''} '${ids.join(', ')}' ${many ? 'do' : 'does'} not exist`);
+  return new EmulatorError(400, rule.notFound, `The ${rule.noun}${many ? 's' : ''} '${ids.join(', ')}' ${many ? 'do' : 'does'} not exist`);
 }
 
 /**

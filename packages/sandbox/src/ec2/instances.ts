@@ -1,0 +1,370 @@
+// Instances: RunInstances (ClientToken idempotency, the default subnet, metadata options, offerings per zone),
+// DescribeInstances (eventual consistency, one reservation per launch, paging), TerminateInstances, StopInstances and
+// StartInstances, with the lifecycle's timings in virtual time; and the instances as machines for the kubelets.
+import { createHash } from 'node:crypto';
+import { EmulatorError } from '../emulator/index.js';
+import type { SandboxVm } from '../kubernetes/vm-source.js';
+import { LATENCY, sample } from '../latency.js';
+import { el, items, queryList, t, tagsFor } from '../xml.js';
+import { detachAddress } from './addresses.js';
+import { EC2_IMAGES, EC2_INSTANCE_TYPES, imageFor } from './catalog.js';
+import { type Ec2Routes, type Query, requestLimitExceeded, result } from './dialect.js';
+import { selectDescribed, tagAttr } from './filters.js';
+import { requireIds } from './ids.js';
+import { DEFAULT_METADATA_OPTIONS, type Instance, type MetadataOptions, OWNER } from './resources.js';
+import { tagsXml } from './tags.js';
+import { defaultSubnet } from './vpcs.js';
+import type { Ec2World } from './world.js';
+
+const USER_DATA_LIMIT = 16 * 1024;
+
+function metadataOptionsOf(p: Query): MetadataOptions {
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const value = p.get(`MetadataOptions.${name}`);
+    if (value === null) return fallback;
+    if (!(allowed as readonly string[]).includes(value))
+      throw new EmulatorError(
+        400,
+        'InvalidParameterValue',
+        `Value (${value}) for parameter MetadataOptions.${name} is invalid. Valid values: ${allowed.join(', ')}.`,
+      );
+    return value as T;
+  };
+  const hop = p.get('MetadataOptions.HttpPutResponseHopLimit');
+  const hops = hop === null ? DEFAULT_METADATA_OPTIONS.httpPutResponseHopLimit : Number(hop);
+  if (!Number.isInteger(hops) || hops < 1 || hops > 64)
+    throw new EmulatorError(
+      400,
+      'InvalidParameterValue',
+      `Value (${hop ?? ''}) for parameter MetadataOptions.HttpPutResponseHopLimit is invalid. It must be an integer from 1 to 64.`,
+    );
+  return {
+    httpTokens: oneOf('HttpTokens', ['optional', 'required'] as const, DEFAULT_METADATA_OPTIONS.httpTokens),
+    httpPutResponseHopLimit: hops,
+    httpEndpoint: oneOf('HttpEndpoint', ['enabled', 'disabled'] as const, DEFAULT_METADATA_OPTIONS.httpEndpoint),
+    httpProtocolIpv6: oneOf('HttpProtocolIpv6', ['enabled', 'disabled'] as const, DEFAULT_METADATA_OPTIONS.httpProtocolIpv6),
+    instanceMetadataTags: oneOf('InstanceMetadataTags', ['enabled', 'disabled'] as const, DEFAULT_METADATA_OPTIONS.instanceMetadataTags),
+  };
+}
+
+function instanceXml(w: Ec2World, i: Instance): string {
+  const state = w.state(i);
+  const address = w.addressOf(i.id);
+  const publicIp = address?.publicIp ?? (state.name === 'running' || state.name === 'pending' ? i.publicIp : undefined);
+  const mo = i.metadataOptions ?? DEFAULT_METADATA_OPTIONS;
+  return (
+    t('instanceId', i.id) +
+    t('imageId', i.imageId) +
+    el('instanceState', t('code', state.code), t('name', state.name)) +
+    t('privateDnsName', `ip-${i.privateIp.replace(/\./g, '-')}.${w.region}.compute.internal`) +
+    t('keyName', i.keyName) +
+    t('amiLaunchIndex', 0) +
+    t('instanceType', i.type) +
+    t('launchTime', new Date(i.launchedAt).toISOString()) +
+    el('placement', t('availabilityZone', i.zone), t('tenancy', 'default')) +
+    t('subnetId', i.subnetId) +
+    t('vpcId', i.vpcId) +
+    t('privateIpAddress', i.privateIp) +
+    t('ipAddress', publicIp) +
+    t('clientToken', i.clientToken) +
+    items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', w.securityGroups.get(g)?.name ?? '')) +
+    t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
+    t('rootDeviceType', 'ebs') +
+    t('hypervisor', 'xen') +
+    tagsXml(i.tags) +
+    // EC2 reports the options `pending` until the instance can serve them, then `applied`.
+    el(
+      'metadataOptions',
+      t('state', state.name === 'pending' ? 'pending' : 'applied'),
+      t('httpTokens', mo.httpTokens),
+      t('httpPutResponseHopLimit', mo.httpPutResponseHopLimit),
+      t('httpEndpoint', mo.httpEndpoint),
+      t('httpProtocolIpv6', mo.httpProtocolIpv6),
+      t('instanceMetadataTags', mo.instanceMetadataTags),
+    )
+  );
+}
+
+function instanceAttr(w: Ec2World, i: Instance, name: string): string[] {
+  const opt = (v: string | undefined): string[] => (v === undefined ? [] : [v]);
+  switch (name) {
+    case 'instance-id':
+      return [i.id];
+    case 'instance-state-name':
+      return [w.state(i).name];
+    case 'instance-state-code':
+      return [String(w.state(i).code)];
+    case 'instance-type':
+      return [i.type];
+    case 'image-id':
+      return [i.imageId];
+    case 'client-token':
+      return opt(i.clientToken);
+    case 'subnet-id':
+      return opt(i.subnetId);
+    case 'vpc-id':
+      return opt(i.vpcId);
+    case 'availability-zone':
+      return [i.zone];
+    case 'private-ip-address':
+      return [i.privateIp];
+    case 'ip-address':
+      return opt(w.addressOf(i.id)?.publicIp ?? i.publicIp);
+    case 'key-name':
+      return opt(i.keyName);
+    case 'instance.group-id':
+      return i.groups;
+    case 'instance.group-name':
+      return i.groups.map((g) => w.securityGroups.get(g)?.name ?? '');
+    case 'architecture':
+      return opt(EC2_IMAGES.find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.arch);
+    default:
+      return tagAttr(i.tags, name);
+  }
+}
+
+/** A reservation as RunInstances and DescribeInstances answer it. */
+function reservationXml(w: Ec2World, reservationId: string, instances: readonly Instance[]): string {
+  return t('reservationId', reservationId) + t('ownerId', OWNER) + el('groupSet') + items('instancesSet', instances, (i) => instanceXml(w, i));
+}
+
+/** What RunInstances needs besides the world: the budget of instance launches (EC2's resource rate limit). */
+export interface LaunchBudget {
+  /** Takes `count` launches, or says there are not enough now. */
+  take(count: number): boolean;
+}
+
+function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
+  const min = Number(p.get('MinCount') ?? '1');
+  const max = Number(p.get('MaxCount') ?? '1');
+  if (!(min >= 1 && max >= min)) throw new EmulatorError(400, 'InvalidParameterValue', 'MinCount and MaxCount must be >= 1 and MinCount <= MaxCount');
+  const token = p.get('ClientToken') ?? undefined;
+  const hashed = [...p.entries()]
+    .filter(([k]) => k !== 'ClientToken')
+    .sort()
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  const hash = createHash('sha256').update(hashed).digest('hex');
+  const seen = token ? w.clientTokens.get(token) : undefined;
+  if (seen) {
+    if (seen.hash !== hash)
+      throw new EmulatorError(
+        400,
+        'IdempotentParameterMismatch',
+        'The client token you have provided is associated with a resource that is already deleted or was created with different parameters.',
+      );
+    const instances = seen.instanceIds.map((id) => w.instances.get(id)).filter((i): i is Instance => i !== undefined);
+    return reservationXml(w, instances[0]?.reservationId ?? '', instances);
+  }
+  const type = EC2_INSTANCE_TYPES.find((x) => x.name === p.get('InstanceType'));
+  if (!type) throw new EmulatorError(400, 'InvalidParameterValue', `Invalid value '${p.get('InstanceType') ?? ''}' for InstanceType.`);
+  // ImageId is required unless a launch template gives it (API_RunInstances.html); the sandbox has no launch templates.
+  if (!p.get('ImageId')) throw new EmulatorError(400, 'MissingParameter', 'The request must contain the parameter ImageId');
+  const image = imageFor(p.get('ImageId') ?? '', type.arch);
+  if (!image) throw new EmulatorError(400, 'InvalidAMIID.NotFound', `The image id '[${p.get('ImageId') ?? ''}]' does not exist`);
+  if (image.arch !== type.arch)
+    throw new EmulatorError(
+      400,
+      'InvalidParameterValue',
+      `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`,
+    );
+  const userData = p.get('UserData');
+  const userDataBytes = userData ? Buffer.from(userData, 'base64').length : 0;
+  if (userDataBytes > USER_DATA_LIMIT) throw new EmulatorError(400, 'InvalidParameterValue', 'User data is limited to 16384 bytes');
+  const named = p.get('SubnetId') ? w.mustId('subnet', w.subnets, p.get('SubnetId')) : undefined;
+  const zone = p.get('Placement.AvailabilityZone') ?? named?.zone ?? w.zones[0] ?? `${w.region}a`;
+  if (named && named.zone !== zone)
+    throw new EmulatorError(
+      400,
+      'InvalidParameterValue',
+      `Value (${zone}) for parameter availabilityZone is invalid. Subnet '${named.id}' is in availability zone '${named.zone}'.`,
+    );
+  const subnet = named ?? defaultSubnet(w, zone);
+  const given = queryList(p, 'SecurityGroupId');
+  for (const g of given) {
+    const sg = w.mustId('security-group', w.securityGroups, g);
+    if (sg.vpcId !== subnet.vpcId)
+      throw new EmulatorError(400, 'InvalidParameter', `Security group ${g} and subnet ${subnet.id} belong to different networks.`);
+  }
+  // "If you don't specify a security group ID, we use the default security group for the VPC" (API_RunInstances.html).
+  const vpcDefaultGroup = w.securityGroups.find((g) => g.vpcId === subnet.vpcId && g.name === 'default');
+  const groups = given.length > 0 ? given : vpcDefaultGroup ? [vpcDefaultGroup.id] : [];
+  const metadataOptions = metadataOptionsOf(p);
+  const keyName = p.get('KeyName') ?? undefined;
+  if (keyName && !w.keyPairs.find((k) => k.name === keyName))
+    throw new EmulatorError(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
+  const offered = w.offeredZones(type.name);
+  if (!offered.includes(zone)) {
+    // EC2's answer for a type its zone does not offer, code and words as a user met it in sa-east-1b
+    // (https://github.com/trailofbits/algo/issues/314).
+    throw new EmulatorError(
+      400,
+      'Unsupported',
+      `Your requested instance type (${type.name}) is not supported in your requested Availability Zone ` +
+        `(${zone}).${offered.length ? ` Please retry your request by not specifying an Availability Zone or choosing ${offered.join(', ')}.` : ''}`,
+    );
+  }
+  if (!launches.take(max)) throw requestLimitExceeded();
+  const reservationId = w.id('r');
+  const tags = tagsFor(p, 'instance');
+  const lagMax = w.options.describeLagMaxMs;
+  const created: Instance[] = [];
+  for (let n = 0; n < max; n++) {
+    const now = w.now();
+    const host = (subnet.nextHost += 1);
+    const base = subnet.cidr.split('/')[0]!.split('.');
+    const inst: Instance = {
+      id: w.id('i'),
+      reservationId,
+      type: type.name,
+      imageId: image.id,
+      zone,
+      groups,
+      tags: { ...tags },
+      launchedAt: now,
+      visibleAt: now + Math.min(lagMax, sample({ ...LATENCY.ec2DescribeLag, maxMs: Math.max(LATENCY.ec2DescribeLag.typicalMs, lagMax) }, w.ctx.random)),
+      runningAt: now + LATENCY.ec2RunInstancesCall + sample(LATENCY.ec2PendingToRunning, w.ctx.random),
+      privateIp: `${base[0]}.${base[1]}.${Number(base[2]) + Math.floor(host / 250)}.${(host % 250) + 4}`,
+      // Subnets map a public IP on launch, as the default VPC does.
+      publicIp: w.publicAddress(),
+      subnetId: subnet.id,
+      vpcId: subnet.vpcId,
+      ...(keyName ? { keyName } : {}),
+      ...(token ? { clientToken: token } : {}),
+      userDataBytes,
+      userData: userData ?? '',
+      metadataOptions: { ...metadataOptions },
+    };
+    w.instances.set(inst.id, inst);
+    created.push(inst);
+  }
+  if (token) w.clientTokens.set(token, { hash, instanceIds: created.map((i) => i.id) });
+  return reservationXml(w, reservationId, created);
+}
+
+function describeInstances(w: Ec2World, p: Query): string {
+  const ids = queryList(p, 'InstanceId');
+  requireIds('instance', ids, (id) => w.visibleInstance(id) !== undefined);
+  const visible = w.instances.filter((i) => w.visible(i));
+  const matched = selectDescribed(
+    visible,
+    p,
+    'DescribeInstances',
+    'InstanceId',
+    (i) => i.id,
+    (i, n) => instanceAttr(w, i, n),
+  );
+  const maxResults = p.get('MaxResults') ? Number(p.get('MaxResults')) : undefined;
+  if (maxResults !== undefined && (maxResults < 5 || maxResults > 1000))
+    throw new EmulatorError(400, 'InvalidParameterValue', 'Value for parameter MaxResults is invalid: must be between 5 and 1000');
+  if (maxResults !== undefined && ids.length > 0)
+    throw new EmulatorError(400, 'InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');
+  const offset = p.get('NextToken') ? Number(Buffer.from(p.get('NextToken') ?? '', 'base64').toString('utf8')) : 0;
+  const page = maxResults === undefined ? matched : matched.slice(offset, offset + maxResults);
+  const next = maxResults !== undefined && offset + maxResults < matched.length ? Buffer.from(String(offset + maxResults)).toString('base64') : undefined;
+  // One reservation per RunInstances call, holding every instance it launched (API_Reservation.html).
+  const reservations = new Map<string, Instance[]>();
+  for (const i of page) reservations.set(i.reservationId, [...(reservations.get(i.reservationId) ?? []), i]);
+  return items('reservationSet', [...reservations.entries()], ([id, list]) => reservationXml(w, id, list)) + t('nextToken', next);
+}
+
+/** An `instancesSet` of state changes, as TerminateInstances, StopInstances and StartInstances answer. */
+function stateChanges(w: Ec2World, changes: ReadonlyArray<{ instance: Instance; previous: { code: number; name: string } }>): string {
+  const out = changes.map(({ instance, previous }) => {
+    const current = w.state(instance);
+    return (
+      t('instanceId', instance.id) +
+      el('currentState', t('code', current.code), t('name', current.name)) +
+      el('previousState', t('code', previous.code), t('name', previous.name))
+    );
+  });
+  return el('instancesSet', ...out.map((x) => el('item', x)));
+}
+
+function terminateInstances(w: Ec2World, p: Query): string {
+  const ids = queryList(p, 'InstanceId');
+  requireIds('instance', ids, (id) => w.visibleInstance(id) !== undefined);
+  return stateChanges(
+    w,
+    ids.map((id) => {
+      const i = w.instances.get(id)!;
+      const previous = w.state(i);
+      if (i.terminatedAt === undefined) {
+        i.terminateRequestedAt = w.now();
+        i.terminatedAt = w.now() + LATENCY.ec2ShuttingDownToTerminated;
+      }
+      for (const a of w.addresses.values()) if (a.instanceId === i.id) detachAddress(a);
+      return { instance: i, previous };
+    }),
+  );
+}
+
+/**
+ * StopInstances and StartInstances (API_StopInstances.html, API_StartInstances.html; the instance lifecycle:
+ * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-lifecycle.html): running -> stopping -> stopped
+ * -> pending -> running. Asking for the state an instance is in or heading to changes nothing; an instance that
+ * cannot make the move (pending, terminated, stopping when started) is IncorrectInstanceState, and then none moves.
+ */
+function stopOrStart(w: Ec2World, p: Query, mode: 'stop' | 'start'): string {
+  const ids = queryList(p, 'InstanceId');
+  if (ids.length === 0) throw new EmulatorError(400, 'MissingParameter', 'The request must contain the parameter InstanceId');
+  requireIds('instance', ids, (id) => w.visibleInstance(id) !== undefined);
+  const instances = ids.map((id) => w.visibleInstance(id)!);
+  const allowed = mode === 'stop' ? ['running', 'stopping', 'stopped'] : ['stopped', 'pending', 'running'];
+  const stuck = instances.find((i) => !allowed.includes(w.state(i).name));
+  if (stuck)
+    throw new EmulatorError(
+      400,
+      'IncorrectInstanceState',
+      `This instance '${stuck.id}' is not in a state from which it can be ${mode === 'stop' ? 'stopped' : 'started'}.`,
+    );
+  return stateChanges(
+    w,
+    instances.map((i) => {
+      const previous = w.state(i);
+      if (mode === 'stop' && previous.name === 'running') {
+        i.stopRequestedAt = w.now();
+        i.stoppedAt = w.now() + LATENCY.ec2ShuttingDownToTerminated;
+      }
+      if (mode === 'start' && previous.name === 'stopped') {
+        delete i.stopRequestedAt;
+        delete i.stoppedAt;
+        i.runningAt = w.now() + sample(LATENCY.ec2PendingToRunning, w.ctx.random);
+      }
+      return { instance: i, previous };
+    }),
+  );
+}
+
+export function instanceRoutes(w: Ec2World, launches: LaunchBudget): Ec2Routes {
+  return [
+    ['RunInstances', ({ body }) => result(runInstances(w, body, launches))],
+    ['DescribeInstances', ({ body }) => result(describeInstances(w, body))],
+    ['TerminateInstances', ({ body }) => result(terminateInstances(w, body))],
+    ['StopInstances', ({ body }) => result(stopOrStart(w, body, 'stop'))],
+    ['StartInstances', ({ body }) => result(stopOrStart(w, body, 'start'))],
+  ];
+}
+
+/** An instance as a machine for the simulated kubelets (vm-source.ts). */
+export function instanceVm(w: Ec2World, i: Instance): SandboxVm {
+  const state = w.state(i).name;
+  const vmState: SandboxVm['state'] =
+    state === 'running' ? 'running' : state === 'pending' ? 'pending' : state === 'terminated' ? 'terminated' : state === 'stopped' ? 'stopped' : 'stopping';
+  const address = w.addressOf(i.id);
+  const stoppedAtMs = i.terminateRequestedAt ?? i.stopRequestedAt;
+  const type = EC2_INSTANCE_TYPES.find((x) => x.name === i.type);
+  const publicIPv4 = address?.publicIp ?? i.publicIp;
+  return {
+    cloud: 'ec2',
+    name: i.tags['kubeplane.dev/name'] ?? i.tags['Name'] ?? i.id,
+    id: i.id,
+    state: vmState,
+    ...(w.now() >= i.runningAt && (stoppedAtMs === undefined || stoppedAtMs > i.runningAt) ? { runningSinceMs: i.runningAt } : {}),
+    ...(stoppedAtMs !== undefined ? { stoppedAtMs } : {}),
+    userData: i.userData,
+    ...(type ? { machine: { vcpus: type.vcpus, memoryMiB: type.memoryMiB } } : {}),
+    ...(publicIPv4 ? { publicIPv4 } : {}),
+    privateIPv4: i.privateIp,
+  };
+}
