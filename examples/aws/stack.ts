@@ -255,7 +255,7 @@ interface ProviderPolicyOptions {
 /** The record types kubeplane writes (DnsRecordType): a type added there fails to compile here until it is allowed. */
 const RECORD_TYPES = Object.keys({ A: true, AAAA: true, CNAME: true } satisfies Record<DnsRecordType, true>);
 
-/** What kubeplane's AWS provider calls (packages/providers/src/aws/provider.ts, route53-dns.ts), and no more. */
+/** What kubeplane's AWS provider calls (packages/providers/src/aws/: compute.ts, catalog.ts, network.ts, teardown.ts, route53-dns.ts), and no more. */
 function providerStatements(stack: Stack, o: ProviderPolicyOptions): iam.PolicyStatement[] {
   // Every Region in the ARNs: a manifest's pools may be in any (the provider has a client per Region); `regions`
   // narrows it with a condition on every EC2 statement instead. Partition and account from the stack.

@@ -27,7 +27,7 @@ export const MANIFEST_SCHEMA_IDS: Record<ManifestFormat, { $id: string; title: s
 };
 
 /**
- * Claudie documents may use pool names up to 20 characters (its older e2e sets do; rules.ts warns), native
+ * Claudie documents may use pool names up to 20 characters (its older e2e sets do; rules/node-pools.ts warns), native
  * documents 14 (Claudie's limit today, DynamicNodePool.Name `validate:"max=14"`).
  */
 const POOL_NAME_MAX: Record<ManifestFormat, number> = { native: NAME_LIMITS.pool, claudie: 20 };

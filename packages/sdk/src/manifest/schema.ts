@@ -27,7 +27,7 @@ const labelValues = z.string({ error: 'label and annotation values must be strin
 /** metadata.labels/annotations: Kubernetes object metadata, not checked further. */
 const labelMap = z.record(z.string(), labelValues).meta({ description: 'Kubernetes labels or annotations: qualified-name keys, string values' });
 
-/** Node labels: keys are qualified names and values label values (rules.ts checkNodeMeta). */
+/** Node labels: keys are qualified names and values label values (rules/node-meta.ts). */
 const nodeLabels = z.record(z.string(), labelValues).meta({
   description: 'Labels put on every node of the pool. Keys are qualified names ([prefix/]name), values at most 63 characters.',
   propertyNames: { pattern: NAME_PATTERNS.qualifiedName },
@@ -117,7 +117,7 @@ export const secretRefSchema = z
     description:
       'Where credentials come from, in exactly one form: {name, namespace} (a Kubernetes Secret) | ' +
       '{env} | {file} | {awsSecretsManager} | {gcpSecretManager}. The values never appear in a manifest.',
-    // Exactly one form (rules.ts checkSecretRef); looser than the rule, which also refuses `name` beside `env`.
+    // Exactly one form (rules/secret-ref.ts); looser than the rule, which also refuses `name` beside `env`.
     oneOf: [
       { required: ['name', 'namespace'] },
       { required: ['env'] },
@@ -257,7 +257,7 @@ export const dynamicPoolSchema = z
   })
   .meta({
     description: 'A blueprint of cloud machines, made once for every cluster or load balancer that lists it.',
-    // count xor autoscaler (rules.ts; Claudie: `required_without`, `excluded_with`).
+    // count xor autoscaler (rules/node-pools.ts; Claudie: `required_without`, `excluded_with`).
     oneOf: [{ required: ['count'] }, { required: ['autoscaler'] }],
   });
 

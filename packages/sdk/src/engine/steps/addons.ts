@@ -24,7 +24,7 @@ import { Redacted } from '../../redacted.js';
 import { SDK_VERSION } from '../../version.js';
 import type { KubernetesApi } from '../ports/kubernetes.js';
 import { desiredOf } from './common.js';
-import { api } from './kubernetes.js';
+import { api } from './kubernetes-api.js';
 import { configureManaged, isManaged, providerAddonIds } from './managed.js';
 import { next, type StepContext, type StepDefinition, type StepResult } from './types.js';
 

@@ -1,13 +1,24 @@
 // The step registry: every step by name, and the order the apply and delete flows run them in.
 import { addons } from './addons.js';
-import { outputs } from './outputs.js';
-import { deleteDns, deleteOutputs, forget, teardown } from './delete.js';
-export { DELETION_CEILING_SECONDS } from './delete.js';
+import { awaitApi } from './await-api.js';
+import { awaitMachines } from './await-machines.js';
+import { awaitNodes } from './await-nodes.js';
+import { controlPlane } from './control-plane.js';
+import { createNodes } from './create-nodes.js';
+import { deleteDns } from './delete-dns.js';
+import { deleteOutputs } from './delete-outputs.js';
+export { DELETION_CEILING_SECONDS } from './deletion.js';
 import { dns } from './dns.js';
-import { awaitMachines, createNodes, networks, prepare } from './infrastructure.js';
-import { controlPlane } from './managed.js';
+import { forget } from './forget.js';
+import { mesh } from './mesh.js';
+import { networks } from './networks.js';
+import { nodeMetadata } from './node-metadata.js';
+import { outputs } from './outputs.js';
 import { preflight } from './preflight.js';
-import { awaitApi, awaitNodes, mesh, nodeMetadata, removeNodes, upgrade } from './kubernetes.js';
+import { prepare } from './prepare.js';
+import { removeNodes } from './remove-nodes.js';
+import { teardown } from './teardown.js';
+import { upgrade } from './upgrade.js';
 import type { ClusterSpec } from '../../model/types.js';
 import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
 

@@ -1,0 +1,44 @@
+// teardown (delete phase): everything in the clouds carrying the cluster's tag (found by tag, so it works from any
+// state: a failed create, or state lost altogether); static machines are reset, not deleted.
+import { regionKey, resetStaticMachine, waitFor } from './common.js';
+import { isPending } from '../../provider/outcome.js';
+import { DELETION_CEILING_SECONDS, leftInLedger, specs } from './deletion.js';
+import { next, type StepDefinition } from './types.js';
+
+export const teardown: StepDefinition = {
+  phase: 'delete',
+  // It retries (with backoff) and says why in the status, up to the ceiling; then ERROR, and destroy may be run again.
+  timeoutSeconds: DELETION_CEILING_SECONDS,
+  timeoutMessage: (r) =>
+    `resources of ${r.name} are still present${leftInLedger(r)}; resources tagged ` +
+    `kubeplane.dev/cluster-id=${r.clusterId} are left in the clouds: run destroy again to retry`,
+  async run(ctx) {
+    // Static machines are the user's: reset, not deleted (one at a time; each is removed from the ledger once clean).
+    for (const [name, node] of Object.entries(ctx.record.ledger.nodes)) {
+      if (!node.static) continue;
+      await resetStaticMachine(ctx, name, node.static);
+      delete ctx.record.ledger.nodes[name];
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: node.provider });
+      await ctx.checkpoint();
+    }
+    const regions = new Set(ctx.record.ledger.regions);
+    for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));
+    for (const key of [...regions].sort()) {
+      const [providerName = '', region = ''] = key.split('/');
+      const provider = await ctx.provider(providerName, region);
+      const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
+      if (isPending(outcome)) return waitFor(outcome, `tearing down ${key}`, ctx);
+    }
+    for (const name of Object.keys(ctx.record.ledger.nodes))
+      ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
+    const ledger = ctx.record.ledger;
+    ledger.networks = {};
+    ledger.firewalls = {};
+    ledger.sshKeys = {};
+    ledger.nodes = {};
+    delete ledger.reservedIp;
+    delete ledger.managed;
+    ledger.tornDown = true;
+    return next(`nothing tagged ${ctx.record.clusterId} is left in ${regions.size} region${regions.size === 1 ? '' : 's'}`);
+  },
+};

@@ -1,0 +1,55 @@
+// Rules between the manifest applied before and the new one: what cannot change in place.
+import { stableJson } from '../../stable-json.js';
+import { IssueCollector, type ValidationIssue } from '../issues.js';
+import { MANIFEST_LISTS, type ParsedDocument } from '../parse.js';
+import type { Manifest } from '../schema.js';
+
+/**
+ * Fields of an existing dynamic pool that cannot change (the machines would have to be rebuilt), and a
+ * cluster's network. The error says what to do instead: rename the pool so the new one replaces it.
+ */
+export const IMMUTABLE_POOL_FIELDS = ['providerSpec', 'serverType', 'image', 'storageDiskSize', 'machineSpec'] as const;
+
+export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument): ValidationIssue[] {
+  const next = parsed.manifest;
+  if (!next) return [];
+  const out = new IssueCollector(parsed.pathPrefix);
+  const before = new Map(previous.nodePools.dynamic.map((p) => [p.name, p]));
+  // A managed cluster's pools take a new node image (kubeplane rotates their machines onto it).
+  const managedPools = new Set(next.kubernetes.clusters.filter((c) => c.controlPlane === 'managed').flatMap((c) => c.pools.compute ?? []));
+  next.nodePools.dynamic.forEach((pool, i) => {
+    const old = before.get(pool.name);
+    if (!old) return;
+    const path = [...MANIFEST_LISTS.dynamic.path, parsed.positions.dynamic[i] ?? i];
+    for (const field of IMMUTABLE_POOL_FIELDS) {
+      if (field === 'image' && managedPools.has(pool.name)) continue;
+      if (stableJson(old[field]) !== stableJson(pool[field])) {
+        out.error(
+          [...path, field],
+          `${field} of existing pool "${pool.name}" cannot change (${describe(old[field])} -> ` +
+            `${describe(pool[field])}); rename the pool instead: kubeplane adds the new pool before it removes the old one`,
+        );
+      }
+    }
+  });
+  const clustersBefore = new Map(previous.kubernetes.clusters.map((c) => [c.name, c]));
+  next.kubernetes.clusters.forEach((cluster, i) => {
+    const old = clustersBefore.get(cluster.name);
+    if (!old) return;
+    const path = [...MANIFEST_LISTS.clusters.path, parsed.positions.clusters[i] ?? i];
+    if (old.network !== cluster.network) {
+      out.error(
+        [...path, 'network'],
+        `network of existing cluster "${cluster.name}" cannot change (${old.network} -> ${cluster.network}); every node's overlay address is in it`,
+      );
+    }
+    if ((old.controlPlane ?? 'self-managed') !== (cluster.controlPlane ?? 'self-managed')) {
+      out.error([...path, 'controlPlane'], `controlPlane of existing cluster "${cluster.name}" cannot change; create a new cluster instead`);
+    }
+  });
+  return out.issues;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'unset' : typeof value === 'object' ? stableJson(value) : String(value);
+}
