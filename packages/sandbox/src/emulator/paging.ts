@@ -1,6 +1,6 @@
 // The two ways vendors page a list: numbered pages (Hetzner's page/per_page, Cloudflare's) and opaque continuation
 // tokens (EC2's NextToken, Route 53's markers, Google's pageToken, Azure's nextLink, OCI's opc-next-page).
-import { EmulatorError } from './error.js';
+import type { EmulatorError } from './error.js';
 
 export interface NumberedPage<T> {
   items: T[];
