@@ -9,7 +9,25 @@ export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './accounts.js
 export { holdManifestDnsZones } from './manifest-zones.js';
 export { conformanceHarness, type ConformanceHarness } from './conformance-harness.js';
 export { FaultInjector, type FaultRule, type CloudName } from './faults.js';
-export type { InventoryItem } from './inventory.js';
+export type { InventoryItem, InventoryCloud } from './inventory.js';
+export {
+  SANDBOX_CLOUDS,
+  SANDBOX_PROVIDER_TYPES,
+  providerCloudOf,
+  sandboxCloud,
+  sandboxCloudsOf,
+  type ContractOperation,
+  type SandboxCloud,
+  type SandboxCloudBuild,
+  type SandboxCloudDns,
+  type SandboxCloudFields,
+  type SandboxCloudName,
+  type SandboxCloudOptions,
+  type SandboxCloudProvider,
+  type SandboxCloudServe,
+  type SandboxCloudStates,
+  type ServedApiKey,
+} from './clouds/index.js';
 export { LATENCY, sample, type Spread } from './latency.js';
 export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './ec2/emulator.js';

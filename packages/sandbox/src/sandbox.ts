@@ -21,6 +21,8 @@ import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
 import type { AwsCallListener } from './aws-calls.js';
 import { refuseUnserved } from './sealed.js';
 import { GoogleCloudEmulators } from './gcp/index.js';
+import { CRUSOE_SANDBOX_CLOUD } from './crusoe/cloud.js';
+import { HETZNER_SANDBOX_CLOUD } from './hetzner/cloud.js';
 
 export { SANDBOX_CREDENTIALS };
 
@@ -217,11 +219,11 @@ export class Sandbox implements SandboxVmSource {
   /** Every emulator's request handlers, in the order the sandbox's msw server tries them. */
   handlers(): HttpHandler[] {
     return [
-      ...conformanceChecked('hetzner', this.hetzner.handlers()),
+      ...conformanceChecked(HETZNER_SANDBOX_CLOUD, this.hetzner.handlers()),
       ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
       ...this.route53.handlers(),
       ...this.sts.handlers(),
-      ...conformanceChecked('crusoe', this.crusoe.handlers()),
+      ...conformanceChecked(CRUSOE_SANDBOX_CLOUD, this.crusoe.handlers()),
       ...this.cloudflare.handlers(),
       ...this.kubernetes.handlers(),
       ...this.google.handlers(),

@@ -1,6 +1,7 @@
-// Response conformance for the emulators that have a vendor API document (Hetzner: OpenAPI 3.0.3, Crusoe: Swagger
-// 2.0): when KUBEPLANE_OPENAPI_CONFORMANCE_DIR names a directory, every response they give is validated and each
-// violation is appended, one JSON line, to a file of this process there; the test run's global setup reads them all.
+// Response conformance for the emulators that have a vendor API document (a sandbox cloud's `document`: Hetzner's
+// OpenAPI 3.0.3, Crusoe's Swagger 2.0): when KUBEPLANE_OPENAPI_CONFORMANCE_DIR names a directory, every response they
+// give is validated and each violation is appended, one JSON line, to a file of this process there; the test run's
+// global setup reads them all.
 import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,35 +10,42 @@ import type { Violation } from './validator.js';
 
 export const CONFORMANCE_DIR_ENV = 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR';
 
-export type DocumentedCloud = 'hetzner' | 'crusoe';
+/** A vendor's API document, copied into the repository (packages/sandbox/specs/) from the vendor's published file. */
+export interface VendorDocument {
+  /** Its file name in packages/sandbox/specs/. */
+  file: string;
+  /** The API's base URL, whose paths the document describes (`https://api.hetzner.cloud/v1`). */
+  baseUrl: string;
+}
+
+/** A cloud that may have a document: a sandbox cloud's descriptor (clouds/descriptor.ts), or any `{ name, document }`. */
+export interface DocumentedCloud {
+  name: string;
+  document?: VendorDocument | undefined;
+}
 
 export interface RecordedViolation extends Violation {
-  cloud: DocumentedCloud;
+  /** The cloud's name (a sandbox cloud's). */
+  cloud: string;
   /** The concrete request, to find the test that made it. */
   request: string;
 }
 
-/** The vendor documents, copied into the repository (packages/sandbox/specs/) from the vendors' published files. */
-const DOCUMENTS: Record<DocumentedCloud, { file: string; baseUrl: string }> = {
-  hetzner: { file: 'hetzner-cloud-openapi.json', baseUrl: 'https://api.hetzner.cloud/v1' },
-  crusoe: { file: 'crusoe-api-v1-swagger.json', baseUrl: 'https://api.cloud.crusoe.ai/v1' },
-};
-
 type Validate = (method: string, path: string, status: number, body: unknown) => Violation[];
-const validators = new Map<DocumentedCloud, Promise<Validate>>();
+const validators = new Map<string, Promise<Validate>>();
 
 /** One validator per document per process: compiling schemas is the expensive part, and it is shared by every Sandbox. */
-function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
-  let v = validators.get(cloud);
+function validatorFor(document: VendorDocument): Promise<Validate> {
+  let v = validators.get(document.file);
   if (!v) {
     v = (async () => {
       // Loaded only when conformance is on: ajv and the 2 MB of documents stay out of ordinary runs.
       const { ResponseValidator } = await import('./validator.js');
       const specs = new URL('../../specs/', import.meta.url);
-      const text = await readFile(new URL(DOCUMENTS[cloud].file, specs), 'utf8').catch(() => {
+      const text = await readFile(new URL(document.file, specs), 'utf8').catch(() => {
         // The documents live in the repository only (the published package leaves them out).
         throw new Error(
-          `${CONFORMANCE_DIR_ENV} is set, but ${DOCUMENTS[cloud].file} is not in this installation ` +
+          `${CONFORMANCE_DIR_ENV} is set, but ${document.file} is not in this installation ` +
             `of @kubeplane/sandbox: the response check runs from the kubeplane repository`,
         );
       });
@@ -45,7 +53,7 @@ function validatorFor(cloud: DocumentedCloud): Promise<Validate> {
       const validator = new ResponseValidator(doc);
       return (method, path, status, body) => validator.validate(method, path, status, body);
     })();
-    validators.set(cloud, v);
+    validators.set(document.file, v);
   }
   return v;
 }
@@ -61,24 +69,29 @@ async function bodyOf(response: Response): Promise<unknown> {
 }
 
 /**
- * `handlers` behind one handler that validates each response they give (unchanged) when conformance is on; the
- * handlers themselves otherwise. Network errors (a simulated timeout or lost response) have no status to check.
+ * `handlers` behind one handler that validates each response they give (unchanged) when conformance is on and the
+ * cloud has a document; the handlers themselves otherwise. Network errors (a simulated timeout or lost response) have
+ * no status to check.
  */
 export function conformanceChecked(cloud: DocumentedCloud, handlers: HttpHandler[], env: NodeJS.ProcessEnv = process.env): HttpHandler[] {
   const dir = env[CONFORMANCE_DIR_ENV];
-  if (!dir) return handlers;
+  const document = cloud.document;
+  if (!dir || !document) return handlers;
   const file = join(dir, `${process.pid}.jsonl`);
   // The wrapper answers the documented API's host; the cloud's other hosts (Crusoe's managed clusters) keep their handlers.
   return [
-    http.all(`${DOCUMENTS[cloud].baseUrl}/*`, async ({ request }) => {
+    http.all(`${document.baseUrl}/*`, async ({ request }) => {
       const response = await getResponse(handlers, request);
       if (!response || response.type === 'error') return response;
-      const validate = await validatorFor(cloud);
+      const validate = await validatorFor(document);
       const url = new URL(request.url);
       const violations = validate(request.method, url.pathname, response.status, await bodyOf(response));
       // Synchronous, so a violation is on disk even if the process is killed right after answering.
       for (const v of violations)
-        appendFileSync(file, `${JSON.stringify({ cloud, request: `${request.method} ${url.pathname}${url.search}`, ...v } satisfies RecordedViolation)}\n`);
+        appendFileSync(
+          file,
+          `${JSON.stringify({ cloud: cloud.name, request: `${request.method} ${url.pathname}${url.search}`, ...v } satisfies RecordedViolation)}\n`,
+        );
       return response;
     }),
     ...handlers,
