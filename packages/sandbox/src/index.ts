@@ -2,7 +2,7 @@
 export { simulate, type SimTask, type SimResult } from './simulation.js';
 export { nodeCreationFloorMs } from './latency.js';
 export { verifySigV4 } from './sigv4.js';
-export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox.js';
+export { Sandbox, SANDBOX_CREDENTIALS, SANDBOX_EC2_REGIONS, type SandboxBuiltCloud, type SandboxOptions } from './sandbox.js';
 export { SandboxUnservedRequestError } from './sealed.js';
 export type { AwsCall, AwsCallListener, AwsCallResource } from './aws-calls.js';
 export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './accounts.js';
