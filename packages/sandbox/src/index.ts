@@ -89,7 +89,7 @@ export type { HandshakeReport } from './netns/world.js';
 export { resolveSandboxName } from './dns-resolver.js';
 export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
 export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './openssh/machine.js';
-export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedCluster, type ServedEndpoints } from './serve/server.js';
+export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedApiEndpoint, type ServedCluster, type ServedEndpoints } from './serve/server.js';
 export {
   clientEnvironment,
   credentialsFilePath,
