@@ -1,6 +1,5 @@
 // @kubeplane/sandbox: the sandbox clouds — wire-level emulators on a virtual clock, faults, and machines in network namespaces.
 export { simulate, type SimTask, type SimResult } from './simulation.js';
-export { nodeCreationFloorMs } from './latency.js';
 export { verifySigV4 } from './sigv4.js';
 export { Sandbox, SANDBOX_CREDENTIALS, SANDBOX_EC2_REGIONS, type SandboxBuiltCloud, type SandboxOptions } from './sandbox.js';
 export { SandboxUnservedRequestError } from './sealed.js';
@@ -82,7 +81,7 @@ export {
   type CloudflareInventoryItem,
 } from './cloudflare/emulator.js';
 export { CloudflareSandbox, CLOUDFLARE_SANDBOX_CREDENTIALS, type CloudflareSandboxOptions } from './cloudflare/harness.js';
-export { clusterReadyFloorMs, type ClusterShape, type FloorCloud } from './floor.js';
+export { clusterReadyFloorMs, nodeCreationFloorMs, type ClusterShape, type FloorCloud } from './floor.js';
 export { NetnsSandbox, type NetnsSandboxOptions } from './netns/netns-sandbox.js';
 export { NetnsUnavailable } from './netns/host.js';
 export type { HandshakeReport } from './netns/world.js';
