@@ -1,44 +1,40 @@
-// Adapts a Sandbox to the conformance suite's ConformanceSandbox for one cloud: maps contract operations
-// to that cloud's wire operations and reads the inventory for one cluster.
+// Adapts a Sandbox to the conformance suite's ConformanceSandbox for one provider type: maps contract operations to
+// the wire operations of the type's sandbox cloud, and reads the inventory of the type's clouds for one cluster (each
+// cloud's descriptor says both: `provider.contract`, `provider.owns`).
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
+import { providerCloudOf, SANDBOX_PROVIDER_TYPES, sandboxCloudsOf } from './clouds/index.js';
 import type { CloudName } from './faults.js';
+import type { InventoryItem } from './inventory.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
-
-const WIRE_OPERATIONS: Record<'hetzner' | 'aws', Record<Exclude<FaultTarget, 'any'>, { cloud: CloudName; operation: string }>> = {
-  hetzner: {
-    'create-node': { cloud: 'hetzner', operation: 'POST /servers' },
-    'list-nodes': { cloud: 'hetzner', operation: 'GET /servers' },
-    'delete-node': { cloud: 'hetzner', operation: 'DELETE /servers/{id}' },
-  },
-  aws: {
-    'create-node': { cloud: 'ec2', operation: 'RunInstances' },
-    'list-nodes': { cloud: 'ec2', operation: 'DescribeInstances' },
-    'delete-node': { cloud: 'ec2', operation: 'TerminateInstances' },
-  },
-};
 
 export interface ConformanceHarness extends ConformanceSandbox {
   readonly sandbox: Sandbox;
 }
 
-export function conformanceHarness(provider: 'hetzner' | 'aws', options: SandboxOptions = {}): ConformanceHarness {
+/** A listening Sandbox (of `options`) as the conformance suite's sandbox for the clouds of provider type `provider`. */
+export function conformanceHarness(provider: string, options: SandboxOptions = {}): ConformanceHarness {
+  const primary = providerCloudOf(provider);
+  if (!primary) throw new RangeError(`the sandbox has no ${provider} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`);
+  // Every cloud of the type takes `any` faults and counts its resources and requests (AWS: EC2 and Route 53).
+  const clouds = sandboxCloudsOf(provider).map((c) => c.name as CloudName);
+  const owns = primary.provider.owns ?? ((item: InventoryItem, clusterId: string) => item.clusterId === clusterId);
   const sandbox = new Sandbox(options).listen();
-  const clouds: CloudName[] = provider === 'hetzner' ? ['hetzner'] : ['ec2', 'route53'];
   return {
     sandbox,
     clock: sandbox.clock,
     injectFault(target: FaultTarget, kind: FaultKind, times = 1) {
-      if (target === 'any') {
+      const operation = target === 'any' ? undefined : primary.provider.contract?.[target];
+      if (operation === undefined) {
+        // `any`, or a cloud without machine operations (DNS): any call of the type's clouds.
         for (const cloud of clouds) sandbox.injectFault({ cloud, operation: '*', kind, times });
         return;
       }
-      const wire = WIRE_OPERATIONS[provider][target];
-      sandbox.injectFault({ ...wire, kind, times });
+      sandbox.injectFault({ cloud: primary.name as CloudName, operation, kind, times });
     },
     liveResources(clusterId: string) {
       return sandbox
         .inventory()
-        .filter((item) => clouds.includes(item.cloud) && item.clusterId === clusterId)
+        .filter((item) => clouds.includes(item.cloud) && owns(item, clusterId))
         .map((item) => ({ kind: item.kind, id: item.id, ...(item.name !== undefined ? { name: item.name } : {}) }));
     },
     inventoryDump: () => JSON.stringify(sandbox.inventory()),

@@ -3,7 +3,18 @@
 import type { FaultKind } from '@kubeplane/sdk/conformance';
 
 export type { FaultKind };
-export type CloudName = 'hetzner' | 'ec2' | 'route53' | 'sts' | 'crusoe' | 'cloudflare' | 'kubernetes';
+
+/**
+ * The clouds that take faults, by name: the Kubernetes API of the sandbox's clusters, and every cloud of the sandbox-
+ * cloud registry, which adds its names here (clouds/index.ts, by declaration merging). So neither this file nor the
+ * emulators that import it name a cloud, and the registry, which imports the emulators, is not imported back.
+ */
+export interface FaultClouds {
+  kubernetes: true;
+}
+
+/** A cloud's name as faults, call counts and the inventory know it: a registered sandbox cloud's, or the Kubernetes API's. */
+export type CloudName = keyof FaultClouds;
 
 export interface FaultRule {
   cloud: CloudName;

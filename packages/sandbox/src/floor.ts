@@ -2,10 +2,22 @@
 // boot, OS preparation and kubeadm init; the other control planes joining one at a time; workers joining as
 // soon as the API answers; the CNI on each; machines created as fast as the rate limits let them. Computed
 // from the same figures the sandbox runs on, so benchmarks compare against physics, not against themselves.
-import { LATENCY, nodeCreationFloorMs } from './latency.js';
+import { type FloorCloud, sandboxCloud } from './clouds/index.js';
 import { KUBE_TIMINGS as K } from './kubernetes/timings.js';
+import { LATENCY } from './latency.js';
 
-export type FloorCloud = 'hetzner' | 'ec2';
+export type { FloorCloud };
+
+/**
+ * The latency model's floor for creating `nodes` nodes at once (latency-model.md, "The floor"): one API call
+ * and a typical boot, or, when the rate limit forces the create calls apart, the last call's slot plus its
+ * call and boot (each cloud's descriptor, `floor`). Benchmarks report virtual time as a ratio to this.
+ */
+export function nodeCreationFloorMs(cloud: FloorCloud, nodes: number): number {
+  const floor = sandboxCloud(cloud)?.floor;
+  if (!floor) throw new RangeError(`the sandbox cloud ${cloud} has no latency floor`);
+  return floor.nodeCreationMs(nodes);
+}
 
 export interface ClusterShape {
   controlPlanes: { cloud: FloorCloud; count: number };

@@ -1,15 +1,32 @@
 // @kubeplane/sandbox: the sandbox clouds — wire-level emulators on a virtual clock, faults, and machines in network namespaces.
 export { simulate, type SimTask, type SimResult } from './simulation.js';
-export { nodeCreationFloorMs } from './latency.js';
 export { verifySigV4 } from './sigv4.js';
-export { Sandbox, SANDBOX_CREDENTIALS, type SandboxOptions } from './sandbox.js';
+export { Sandbox, SANDBOX_CREDENTIALS, SANDBOX_EC2_REGIONS, type SandboxBuiltCloud, type SandboxOptions } from './sandbox.js';
 export { SandboxUnservedRequestError } from './sealed.js';
 export type { AwsCall, AwsCallListener, AwsCallResource } from './aws-calls.js';
 export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './accounts.js';
 export { holdManifestDnsZones } from './manifest-zones.js';
 export { conformanceHarness, type ConformanceHarness } from './conformance-harness.js';
 export { FaultInjector, type FaultRule, type CloudName } from './faults.js';
-export type { InventoryItem } from './inventory.js';
+export type { InventoryItem, InventoryCloud } from './inventory.js';
+export {
+  SANDBOX_CLOUDS,
+  SANDBOX_PROVIDER_TYPES,
+  providerCloudOf,
+  sandboxCloud,
+  sandboxCloudsOf,
+  type ContractOperation,
+  type SandboxCloud,
+  type SandboxCloudBuild,
+  type SandboxCloudDns,
+  type SandboxCloudFields,
+  type SandboxCloudName,
+  type SandboxCloudOptions,
+  type SandboxCloudProvider,
+  type SandboxCloudServe,
+  type SandboxCloudStates,
+  type ServedApiKey,
+} from './clouds/index.js';
 export { LATENCY, sample, type Spread } from './latency.js';
 export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './hetzner/emulator.js';
 export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './ec2/emulator.js';
@@ -64,14 +81,14 @@ export {
   type CloudflareInventoryItem,
 } from './cloudflare/emulator.js';
 export { CloudflareSandbox, CLOUDFLARE_SANDBOX_CREDENTIALS, type CloudflareSandboxOptions } from './cloudflare/harness.js';
-export { clusterReadyFloorMs, type ClusterShape, type FloorCloud } from './floor.js';
+export { clusterReadyFloorMs, nodeCreationFloorMs, type ClusterShape, type FloorCloud } from './floor.js';
 export { NetnsSandbox, type NetnsSandboxOptions } from './netns/netns-sandbox.js';
 export { NetnsUnavailable } from './netns/host.js';
 export type { HandshakeReport } from './netns/world.js';
 export { resolveSandboxName } from './dns-resolver.js';
 export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
 export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './openssh/machine.js';
-export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedCluster, type ServedEndpoints } from './serve/server.js';
+export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedApiEndpoint, type ServedCluster, type ServedEndpoints } from './serve/server.js';
 export {
   clientEnvironment,
   credentialsFilePath,

@@ -35,19 +35,3 @@ export function sample(spread: Spread, random: () => number): number {
   const f = (c - a) / (b - a);
   return u < f ? a + Math.sqrt(u * (b - a) * (c - a)) : b - Math.sqrt((1 - u) * (b - a) * (b - c));
 }
-
-/**
- * The latency model's floor for creating `nodes` nodes at once (latency-model.md, "The floor"): one API call
- * and a typical boot, or, when the rate limit forces the create calls apart, the last call's slot plus its
- * call and boot. Benchmarks report virtual time as a ratio to this.
- */
-export function nodeCreationFloorMs(cloud: 'hetzner' | 'ec2', nodes: number): number {
-  if (cloud === 'hetzner') {
-    // One create call per node; the project's burst (3600) covers any pool we model, 1/s beyond it.
-    const rateSlot = Math.max(0, nodes - 3600) * 1000;
-    return rateSlot + LATENCY.apiCall + LATENCY.hetznerCreateToRunning.typicalMs;
-  }
-  // RunInstances: 5 burst, then 2 per second.
-  const rateSlot = (Math.max(0, nodes - 5) / 2) * 1000;
-  return rateSlot + LATENCY.ec2RunInstancesCall + LATENCY.ec2PendingToRunning.typicalMs;
-}

@@ -1,7 +1,7 @@
-// Providers bound to the sandbox clouds: the real AWS, Hetzner, Crusoe and Cloudflare providers, built by the same
-// registry as on real clouds, with the sandbox's accepted credentials, its virtual clock and one set of rate budgets,
-// and the real Kubernetes client. This is what
-// `kubeplane ... --sandbox` and the lifecycle tests hand the engine.
+// Providers bound to the sandbox clouds: the real providers of every type the sandbox has a cloud for, built by the
+// same registry as on real clouds, with the sandbox's accepted credentials (each cloud's descriptor), its virtual
+// clock and one set of rate budgets, and the real Kubernetes client. This is what `kubeplane ... --sandbox` and the
+// lifecycle tests hand the engine.
 import {
   KubeplaneError,
   RateBudgets,
@@ -9,30 +9,22 @@ import {
   type AddonCredentialResolver,
   type KubernetesConnector,
   type ProviderFactory,
-  type ProviderType,
   type RateBudgetSource,
 } from '@kubeplane/sdk';
 import { buildProvider, kubernetesConnector } from '@kubeplane/providers';
-import { SANDBOX_CREDENTIALS, SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
-import { SANDBOX_PROVIDER_ROLE } from './sts/emulator.js';
+import { SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
+import { providerCloudOf, SANDBOX_PROVIDER_TYPES } from './clouds/index.js';
 import type { Sandbox } from './sandbox.js';
 
-/** The provider types the sandbox has a cloud for, as the error for any other names them. */
-const SANDBOX_PROVIDER_TYPES = ['aws', 'cloudflare', 'crusoe', 'hetzner'];
-
 /**
- * What each sandbox cloud accepts, as a manifest entry's secretRef keys would hold them: AWS with the account's keys and
- * its provider role (a cluster's work as a session of it tagged with the cluster, as a deployed runtime does,
- * docs/serverless.md; project-wide reads with the keys).
+ * What the provider type's sandbox cloud accepts, as a manifest entry's secretRef keys would hold them (its
+ * descriptor's `provider.credentials`).
  */
 function sandboxCredentials(sandbox: Sandbox, type: string): Record<string, Redacted<string>> {
-  const keys: Record<string, Record<string, string>> = {
-    hetzner: { credentials: SANDBOX_CREDENTIALS.hetznerToken },
-    aws: { accesskey: SANDBOX_CREDENTIALS.awsAccessKeyId, secretkey: SANDBOX_CREDENTIALS.awsSecretAccessKey, rolearn: SANDBOX_PROVIDER_ROLE },
-    crusoe: { accesskey: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretkey: SANDBOX_CREDENTIALS.crusoeSecretKey, project: sandbox.crusoe.projectId },
-    cloudflare: { apitoken: SANDBOX_CREDENTIALS.cloudflareApiToken, accountid: sandbox.cloudflare.accountId },
-  };
-  return Object.fromEntries(Object.entries(keys[type] ?? {}).map(([k, v]) => [k, Redacted.of(v)]));
+  const cloud = providerCloudOf(type);
+  const emulator = cloud && sandbox.emulatorOf(cloud);
+  const keys = cloud ? cloud.provider.credentials(emulator) : {};
+  return Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, Redacted.of(v)]));
 }
 
 /** `budgets`: one process's by default; pass a shared source to let several workers share the sandbox clouds' budgets. */
@@ -67,13 +59,6 @@ export function sandboxKubernetes(sandbox: Sandbox): KubernetesConnector {
   return kubernetesConnector({ clock: sandbox.clock });
 }
 
-/** The credential keys the sandbox clouds accept, per cloud, as an add-on's Secret holds them. */
-const SANDBOX_CLOUD_KEYS: Partial<Record<ProviderType, Record<string, string>>> = {
-  hetzner: { credentials: SANDBOX_CREDENTIALS.hetznerToken },
-  aws: { accesskey: SANDBOX_CREDENTIALS.awsAccessKeyId, secretkey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
-  crusoe: { accesskey: SANDBOX_CREDENTIALS.crusoeAccessKeyId, secretkey: SANDBOX_CREDENTIALS.crusoeSecretKey, project: SANDBOX_CREDENTIALS.crusoeProjectId },
-};
-
 /**
  * Add-on credentials in the sandbox: a cloud's add-on (a CSI driver) gets the sandbox cloud's own credentials, as
  * sandboxProviders gives the providers; anything else (the autoscaler adapter's token for kubeplane) goes to
@@ -81,7 +66,7 @@ const SANDBOX_CLOUD_KEYS: Partial<Record<ProviderType, Record<string, string>>> 
  */
 export function sandboxAddonCredentials(fallback?: AddonCredentialResolver): AddonCredentialResolver {
   return async (ref, keys, what, cloud) => {
-    const values = cloud ? SANDBOX_CLOUD_KEYS[cloud] : undefined;
+    const values = cloud ? providerCloudOf(cloud)?.provider.addonCredentials : undefined;
     if (values) return Object.fromEntries(keys.flatMap((k) => (values[k.key] ? [[k.key, Redacted.of(values[k.key]!)]] : [])));
     if (fallback) return fallback(ref, keys, what, cloud);
     throw new KubeplaneError('invalid', `${what}: the sandbox holds credentials for its clouds only`, { resource: what });

@@ -7,7 +7,12 @@ const BASE = (198 << 24) + (18 << 16);
 const BLOCK_SIZE = 4096;
 const BLOCKS = 32;
 
-/** Fixed blocks: Crusoe, Hetzner (servers and primary IPs), then EC2 regions in this order (others hash into the rest). */
+/**
+ * Fixed blocks, in the order they were given out: Crusoe, Hetzner (servers and primary IPs), then EC2 regions (others
+ * hash into the rest). Addresses already handed out live on in saved worlds, so the order never changes. A cloud's
+ * descriptor names the owners it asks for (`publicAddressOwners`), and clouds/index.test.ts checks that no two clouds
+ * share a block; the emulators import this file, so it cannot read the registry itself.
+ */
 const FIXED = [
   'crusoe',
   'hetzner',
@@ -21,7 +26,8 @@ const FIXED = [
   'ec2:ap-southeast-1',
 ];
 
-function blockOf(owner: string): number {
+/** The block (0-31) of 198.18.0.0/15 whose addresses `owner` gets. */
+export function publicAddressBlock(owner: string): number {
   const fixed = FIXED.indexOf(owner);
   if (fixed >= 0) return fixed;
   let h = 0;
@@ -29,11 +35,11 @@ function blockOf(owner: string): number {
   return FIXED.length + (h % (BLOCKS - FIXED.length));
 }
 
-/** The `seq`-th public address of `owner` (`crusoe`, `hetzner`, `ec2:<region>`); 1-based, skipping .0 and .255. */
+/** The `seq`-th public address of `owner` (a cloud's name, or `<cloud>:<region>`); 1-based, skipping .0 and .255. */
 export function sandboxPublicAddress(owner: string, seq: number): string {
   const usable = Math.floor(BLOCK_SIZE / 256) * 254;
   const n = ((seq % usable) + usable) % usable;
-  const value = BASE + blockOf(owner) * BLOCK_SIZE + Math.floor(n / 254) * 256 + (n % 254) + 1;
+  const value = BASE + publicAddressBlock(owner) * BLOCK_SIZE + Math.floor(n / 254) * 256 + (n % 254) + 1;
   return [24, 16, 8, 0].map((s) => (value >>> s) & 255).join('.');
 }
 

@@ -1,5 +1,5 @@
-// The sandbox clouds: Hetzner, EC2, Route 53, Crusoe and Cloudflare emulators behind one msw server, on one virtual
-// clock, with seeded randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
+// The sandbox clouds (the registry's: clouds/index.ts) behind one msw server, on one virtual clock, with seeded
+// randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
 import type { HttpHandler } from 'msw';
 import { interceptHttp } from './intercept.js';
 import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
@@ -8,84 +8,93 @@ import { FaultInjector, type FaultRule } from './faults.js';
 import type { InventoryItem } from './inventory.js';
 import { SandboxStaticMachines } from './static-machines.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
-import { HetznerEmulator, type HetznerEmulatorOptions } from './hetzner/emulator.js';
-import { Ec2Emulator, type Ec2EmulatorOptions } from './ec2/emulator.js';
-import { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
-import { StsEmulator, type StsEmulatorOptions } from './sts/emulator.js';
 import { conformanceChecked } from './openapi/conformance.js';
-import { CrusoeEmulator, type CrusoeEmulatorOptions } from './crusoe/emulator.js';
-import { CloudflareEmulator, type CloudflareEmulatorOptions } from './cloudflare/emulator.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
-import { SANDBOX_CLOUDFLARE_ZONES, SANDBOX_CREDENTIALS } from './accounts.js';
+import { SANDBOX_CREDENTIALS } from './accounts.js';
 import type { AwsCallListener } from './aws-calls.js';
 import { refuseUnserved } from './sealed.js';
 import { GoogleCloudEmulators } from './gcp/index.js';
+import { SANDBOX_CLOUDS, type SandboxCloud, type SandboxCloudFields, type SandboxCloudOptions, type SandboxCloudStates } from './clouds/index.js';
 
 export { SANDBOX_CREDENTIALS };
+export { SANDBOX_EC2_REGIONS } from './ec2/cloud.js';
 
-export interface SandboxOptions {
+/**
+ * A Sandbox's options: its own, and each cloud's (SandboxCloudOptions: `options.hetzner`, `options.ec2Regions`, …; see
+ * each cloud's descriptor, `<cloud>/cloud.ts`).
+ */
+export type SandboxOptions = SandboxCloudOptions & {
   seed?: number;
   clock?: VirtualClock;
-  hetzner?: Partial<HetznerEmulatorOptions>;
-  ec2?: Partial<Ec2EmulatorOptions>;
-  route53?: Partial<Route53EmulatorOptions>;
-  sts?: Partial<StsEmulatorOptions>;
-  /** The Crusoe project (default: SANDBOX_CREDENTIALS' key and project). */
-  crusoe?: Partial<CrusoeEmulatorOptions>;
-  /** The Cloudflare account (default: SANDBOX_CREDENTIALS' token and account, with Load Balancing, owning SANDBOX_CLOUDFLARE_ZONES). */
-  cloudflare?: Partial<CloudflareEmulatorOptions>;
-  /** EC2 regions served, each with its own state as on AWS (default: the common US and EU regions). */
-  ec2Regions?: string[];
   /**
    * A world to continue from (`sandbox.snapshot()`): its time, randomness, regions, zones, rate limits, Crusoe
    * project, Cloudflare account and every resource replace `seed`, `ec2Regions` and the emulators' non-credential
-   * options. A `clock` given with it must
-   * not be ahead of the snapshot; it is moved to the snapshot's time.
+   * options (of each cloud the snapshot has). A `clock` given with it must not be ahead of the snapshot; it is moved to
+   * the snapshot's time.
    */
   snapshot?: SandboxSnapshot;
   /** The user's machines of static pools: real sshd machines where they can run (`auto`, the default), or not. */
   staticMachines?: 'auto' | 'openssh' | 'in-process';
   /** Where the static machines are kept between processes (a state directory's); see SandboxStaticMachinesOptions. */
   staticMachinesDir?: string;
-}
-
-/** What may be given with a snapshot: the clock to use, and the credentials the emulators accept. */
-export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock' | 'staticMachines' | 'staticMachinesDir'> & {
-  hetzner?: { token?: string };
-  ec2?: { accessKeyId?: string; secretAccessKey?: string };
-  route53?: { accessKeyId?: string; secretAccessKey?: string };
-  crusoe?: { keys?: Record<string, string> };
-  cloudflare?: { apiToken?: string };
+  /**
+   * Whether the responses of the clouds with a vendor document are checked against it when the run asks for it
+   * (openapi/conformance.ts; default true). The single-cloud test harnesses turn it off: their tests inject faults
+   * on operations whose real API never answers with them.
+   */
+  conformance?: boolean;
 };
 
-export const SANDBOX_EC2_REGIONS = ['eu-central-1', 'eu-central-2', 'eu-west-1', 'eu-north-1', 'us-east-1', 'us-east-2', 'us-west-2', 'ap-southeast-1'];
+/**
+ * What may be given with a snapshot: the clock to use, and the credentials the emulators accept (a cloud's other
+ * options are the snapshot's, for each cloud it has).
+ */
+export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock' | 'staticMachines' | 'staticMachinesDir'> & SandboxCloudOptions;
+
+/** A registered cloud and what it built (its emulator, or EC2's emulator per region). */
+export interface SandboxBuiltCloud {
+  readonly cloud: SandboxCloud;
+  readonly emulator: unknown;
+}
+
+/** Builds every registered cloud, in registry order; a cloud that uses another gets it built first. */
+function buildClouds(context: SandboxContext, seed: number, options: SandboxOptions, saved: SandboxCloudStates | undefined): SandboxBuiltCloud[] {
+  const built = new Map<SandboxCloud, unknown>();
+  const building = new Set<SandboxCloud>();
+  const use = <E>(cloud: SandboxCloud<string, E>): E => {
+    if (!built.has(cloud)) {
+      if (building.has(cloud)) throw new Error(`the sandbox cloud ${cloud.name} needs itself to be built first`);
+      building.add(cloud);
+      const state = (saved as Record<string, unknown> | undefined)?.[cloud.name];
+      built.set(cloud, cloud.build({ context, seed, options, saved: state, use }));
+    }
+    return built.get(cloud) as E;
+  };
+  return SANDBOX_CLOUDS.map((cloud) => ({ cloud, emulator: use(cloud) }));
+}
 
 /**
- * Machine states that are not billed: Hetzner `deleting`/`off`, EC2 `shutting-down`/`terminated`, and Crusoe
- * `STATE_DELETING` (a deleted Crusoe VM leaves the inventory; STATE_DELETED is the API's name, should it stay).
+ * The base of Sandbox that carries its clouds' fields (`sandbox.hetzner`, `sandbox.ec2Regions`: each cloud's
+ * `fields`), typed from the registry.
  */
-const NOT_LIVE = new Set(['shutting-down', 'terminated', 'deleting', 'off', 'STATE_DELETING', 'STATE_DELETED']);
+export const SandboxCloudFieldsBase = class {
+  constructor(fields: object) {
+    for (const [name, value] of Object.entries(fields)) Object.defineProperty(this, name, { value, enumerable: true });
+  }
+} as new (
+  fields: object,
+) => SandboxCloudFields;
 
-export class Sandbox implements SandboxVmSource {
+export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
   readonly clock: VirtualClock;
   /** The seeded generator behind `random`; its state is part of a snapshot. */
   readonly rng: SeededRandom;
   readonly random: () => number;
   readonly faults: FaultInjector;
   readonly context: SandboxContext;
-  readonly hetzner: HetznerEmulator;
-  /** EC2 in eu-central-1 (or the first region given). */
-  readonly ec2: Ec2Emulator;
-  /** EC2 per region. */
-  readonly ec2Regions: ReadonlyMap<string, Ec2Emulator>;
-  readonly route53: Route53Emulator;
-  /** The AWS account's STS: roles to assume (kubeplane-provider by default), and the keys EC2 and Route 53 accept. */
-  readonly sts: StsEmulator;
-  /** One Crusoe project: VMs, VPC networking, InfiniBand, CMK clusters and node pools. */
-  readonly crusoe: CrusoeEmulator;
-  /** One Cloudflare account: zones, DNS records, Load Balancing. */
-  readonly cloudflare: CloudflareEmulator;
+  /** Every registered cloud with its emulator(s), in registry order. */
+  readonly clouds: readonly SandboxBuiltCloud[];
   /** The Kubernetes API of every cluster whose machines boot in these clouds, with simulated kubelets. */
   readonly kubernetes: KubernetesEmulator;
   /** Google Cloud (project SANDBOX_GOOGLE_PROJECT): Cloud Tasks, Firestore, Secret Manager and ID tokens. Not in snapshots. */
@@ -93,6 +102,7 @@ export class Sandbox implements SandboxVmSource {
   /** The user's own machines (static pools): SSH servers on loopback (real sshd where it can run), started on first contact. */
   readonly staticMachines: SandboxStaticMachines;
   readonly #server: ReturnType<typeof interceptHttp>;
+  readonly #conformance: boolean;
   #listening = false;
 
   constructor(options: SandboxOptions = {}) {
@@ -103,89 +113,46 @@ export class Sandbox implements SandboxVmSource {
           `snapshot (${new Date(snapshot.clockMs).toISOString()}); time never goes back`,
       );
     }
-    this.clock = options.clock ?? new VirtualClock(snapshot?.clockMs);
-    if (snapshot) this.clock.advanceTo(snapshot.clockMs);
-    this.rng = new SeededRandom(snapshot ? snapshot.random : (options.seed ?? 1));
-    this.random = () => this.rng.next();
-    this.faults = new FaultInjector(this.random);
-    this.context = { clock: this.clock, random: this.random, faults: this.faults, calls: new Map(snapshot?.calls) };
-    this.hetzner = new HetznerEmulator(this.context, {
-      token: SANDBOX_CREDENTIALS.hetznerToken,
-      macSeed: options.seed ?? 1,
-      ...options.hetzner,
-      ...(snapshot ? { rateLimit: snapshot.hetzner.rateLimit } : {}),
-    });
-    this.sts = new StsEmulator(this.context, {
-      accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
-      secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
-      ...options.sts,
-    });
-    const keyring = this.sts;
-    const regions = snapshot ? snapshot.ec2.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));
-    this.ec2Regions = new Map(
-      regions.map((region) => [
-        region,
-        new Ec2Emulator(this.context, {
-          accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
-          secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
-          zones: [`${region}a`, `${region}b`, `${region}c`],
-          accountRegions: regions,
-          keyring,
-          ...options.ec2,
-          region,
-        }),
-      ]),
-    );
-    this.ec2 = this.ec2Regions.get(regions[0] ?? 'eu-central-1') as Ec2Emulator;
-    this.route53 = new Route53Emulator(this.context, {
-      accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
-      secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
-      keyring,
-      ...options.route53,
-    });
+    const clock = options.clock ?? new VirtualClock(snapshot?.clockMs);
+    if (snapshot) clock.advanceTo(snapshot.clockMs);
+    const rng = new SeededRandom(snapshot ? snapshot.random : (options.seed ?? 1));
+    const random = () => rng.next();
+    const faults = new FaultInjector(random);
+    if (snapshot) faults.restore(snapshot.faults);
+    const context: SandboxContext = { clock, random, faults, calls: new Map(snapshot?.calls) };
+    const clouds = buildClouds(context, options.seed ?? 1, options, snapshot?.clouds);
+    super(Object.assign({}, ...clouds.map(({ cloud, emulator }) => cloud.fields(emulator))));
+    this.clock = clock;
+    this.rng = rng;
+    this.random = random;
+    this.faults = faults;
+    this.context = context;
+    this.clouds = clouds;
+    this.#conformance = options.conformance ?? true;
     this.staticMachines = new SandboxStaticMachines(this.clock, {
       use: options.staticMachines ?? 'auto',
       ...(options.staticMachinesDir !== undefined ? { saveDir: options.staticMachinesDir } : {}),
     });
-    this.crusoe = new CrusoeEmulator(this.context, {
-      keys: { [SANDBOX_CREDENTIALS.crusoeAccessKeyId]: SANDBOX_CREDENTIALS.crusoeSecretKey },
-      projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
-      ...options.crusoe,
-      ...(snapshot ? { projectId: snapshot.crusoe.projectId } : {}),
-    });
-    this.cloudflare = new CloudflareEmulator(this.context, {
-      apiToken: SANDBOX_CREDENTIALS.cloudflareApiToken,
-      accountId: SANDBOX_CREDENTIALS.cloudflareAccountId,
-      zones: [...SANDBOX_CLOUDFLARE_ZONES],
-      loadBalancing: true,
-      ...options.cloudflare,
-      ...(snapshot ? { accountId: snapshot.cloudflare.accountId, rateLimit: snapshot.cloudflare.rateLimit } : {}),
-    });
     this.kubernetes = new KubernetesEmulator(this.context, { vms: this });
     this.google = new GoogleCloudEmulators({ clock: this.clock });
-    if (snapshot) {
-      this.faults.restore(snapshot.faults);
-      this.hetzner.restore(snapshot.hetzner);
-      for (const state of snapshot.ec2) this.ec2Regions.get(state.region)?.restore(state);
-      this.route53.restore(snapshot.route53);
-      if (snapshot.sts) this.sts.restore(snapshot.sts);
-      this.crusoe.restore(snapshot.crusoe);
-      this.cloudflare.restore(snapshot.cloudflare);
-      this.kubernetes.restore(snapshot.kubernetes);
-    }
+    if (snapshot) this.kubernetes.restore(snapshot.kubernetes);
     this.#server = interceptHttp(...this.handlers());
   }
 
-  /** What to tell a client that called an AWS endpoint the sandbox does not emulate (another Region, say). */
+  /** What to tell a client that called an endpoint the sandbox does not emulate (an EC2 Region it has not, say). */
   #unservedHint(url: URL): string | undefined {
     if (url.hostname.endsWith('.googleapis.com'))
       return "the sandbox emulates Google Cloud Tasks, Firestore and Secret Manager (and Google's OAuth certs), not this API";
-    const region = /^ec2\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
-    if (region === undefined) return undefined;
-    // EC2 takes Query requests by GET or POST (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/Query-Requests.html);
-    // the sandbox serves POST / only, which is what the SDKs and the CLI send.
-    if (this.ec2Regions.has(region)) return 'the sandbox serves EC2 Query requests as POST / only';
-    return `the sandbox emulates EC2 in ${[...this.ec2Regions.keys()].join(', ')}, not in ${region}`;
+    for (const { cloud, emulator } of this.clouds) {
+      const hint = cloud.unservedHint?.(emulator, url);
+      if (hint !== undefined) return hint;
+    }
+    return undefined;
+  }
+
+  /** What `cloud` built in this sandbox (its emulator, or EC2's emulator per region); undefined for a cloud not registered. */
+  emulatorOf(cloud: SandboxCloud): unknown {
+    return this.clouds.find((c) => c.cloud === cloud)?.emulator;
   }
 
   /** A new sandbox that continues from `snapshot` as this world would have continued (see SandboxOptions.snapshot). */
@@ -204,12 +171,7 @@ export class Sandbox implements SandboxVmSource {
       random: this.rng.state,
       calls: [...this.context.calls.entries()],
       faults: this.faults.state(),
-      hetzner: this.hetzner.state(),
-      ec2: [...this.ec2Regions.values()].map((e) => e.state()),
-      route53: this.route53.state(),
-      sts: this.sts.state(),
-      crusoe: this.crusoe.state(),
-      cloudflare: this.cloudflare.state(),
+      clouds: Object.fromEntries(this.clouds.map(({ cloud, emulator }) => [cloud.name, cloud.state(emulator)])),
       kubernetes: this.kubernetes.state(),
     };
   }
@@ -217,12 +179,7 @@ export class Sandbox implements SandboxVmSource {
   /** Every emulator's request handlers, in the order the sandbox's msw server tries them. */
   handlers(): HttpHandler[] {
     return [
-      ...conformanceChecked('hetzner', this.hetzner.handlers()),
-      ...[...this.ec2Regions.values()].flatMap((e) => e.handlers()),
-      ...this.route53.handlers(),
-      ...this.sts.handlers(),
-      ...conformanceChecked('crusoe', this.crusoe.handlers()),
-      ...this.cloudflare.handlers(),
+      ...this.clouds.flatMap(({ cloud, emulator }) => (this.#conformance ? conformanceChecked(cloud, cloud.handlers(emulator)) : cloud.handlers(emulator))),
       ...this.kubernetes.handlers(),
       ...this.google.handlers(),
     ];
@@ -234,8 +191,8 @@ export class Sandbox implements SandboxVmSource {
    */
   listen(): this {
     if (!this.#listening) {
-      // Emulators claim their own hosts (Hetzner, Crusoe, Cloudflare and Route 53 answer every path there, unknown ones
-      // with their 404); what none claims, another host, an EC2 Region not emulated, a path EC2 or STS do not take, fails.
+      // Emulators claim their own hosts (most answer every path there, unknown ones with their 404); what none claims,
+      // another host, an EC2 Region not emulated, a path EC2 or STS do not take, fails.
       this.#server.listen({ onUnhandledRequest: refuseUnserved((url) => this.#unservedHint(url)) });
       this.#listening = true;
     }
@@ -256,7 +213,7 @@ export class Sandbox implements SandboxVmSource {
    * names and their tags, before it is served: what an IAM policy test evaluates. Returns the function that stops it.
    */
   onAwsCall(listener: AwsCallListener): () => void {
-    const stops = [...[...this.ec2Regions.values()].map((e) => e.onCall(listener)), this.route53.onCall(listener)];
+    const stops = this.clouds.flatMap(({ cloud, emulator }) => cloud.onAwsCall?.(emulator, listener) ?? []);
     return () => {
       for (const stop of stops) stop();
     };
@@ -268,33 +225,24 @@ export class Sandbox implements SandboxVmSource {
 
   /** Every live resource in every sandbox cloud. */
   inventory(): InventoryItem[] {
-    return [
-      ...this.hetzner.inventory(),
-      ...[...this.ec2Regions.values()].flatMap((e) => e.inventory()),
-      ...this.route53.inventory(),
-      ...this.crusoe.inventory(),
-      ...this.cloudflare.inventory(),
-    ];
+    return this.clouds.flatMap(({ cloud, emulator }) => cloud.inventory?.(emulator) ?? []);
   }
 
   /** Machines that are up (not shutting down or gone), across the clouds: what a user would be billed for. */
   liveMachines(): InventoryItem[] {
-    return this.inventory().filter((i) => i.kind === 'node' && !NOT_LIVE.has(i.state ?? ''));
+    return this.clouds.flatMap(({ cloud, emulator }) =>
+      (cloud.inventory?.(emulator) ?? []).filter((i) => i.kind === 'node' && !cloud.unbilledStates?.includes(i.state ?? '')),
+    );
   }
 
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
-    return [
-      ...this.hetzner.listVms(),
-      ...[...this.ec2Regions.values()].flatMap((e) => e.listVms()),
-      ...this.crusoe.listVms(),
-      ...this.staticMachines.listVms(),
-    ];
+    return [...this.clouds.flatMap(({ cloud, emulator }) => cloud.listVms?.(emulator) ?? []), ...this.staticMachines.listVms()];
   }
 
   /** The control planes the clouds run themselves (Crusoe CMK), for the Kubernetes emulator. */
   listManagedClusters(): SandboxManagedCluster[] {
-    return this.crusoe.listManagedClusters();
+    return this.clouds.flatMap(({ cloud, emulator }) => cloud.listManagedClusters?.(emulator) ?? []);
   }
 
   /** Wire requests per `<cloud> <operation>`. */

@@ -116,7 +116,7 @@ describe('a sandbox snapshot with Crusoe and Cloudflare', () => {
     ]) {
       expect(kinds).toContain(kind);
     }
-    const inFlight = snapshot.crusoe.operations.filter(([, op]) => op.state === 'IN_PROGRESS').map(([, op]) => op.completion.kind);
+    const inFlight = (snapshot.clouds.crusoe?.operations ?? []).filter(([, op]) => op.state === 'IN_PROGRESS').map(([, op]) => op.completion.kind);
     expect(inFlight).toEqual(expect.arrayContaining(['cluster-created', 'vm-deleted']));
     expect(JSON.stringify(original.inventory())).not.toContain(SECRET_IN_USER_DATA);
 

@@ -207,7 +207,7 @@ describe('a sandbox snapshot', () => {
     const snapshot = roundTrip(original.snapshot());
     // In flight when the snapshot is taken: a Hetzner boot, a Route 53 change, kubelet events.
     expect(original.listVms().find((v) => v.name === 'htz-worker-2')?.state).toBe('pending');
-    expect(snapshot.route53.changes.length).toBeGreaterThan(0);
+    expect(snapshot.clouds.route53?.changes.length).toBeGreaterThan(0);
     expect(snapshot.kubernetes.simulation.events.length).toBeGreaterThan(0);
     const restored = Sandbox.fromSnapshot(snapshot);
     open.push(restored);
@@ -256,12 +256,16 @@ describe('a sandbox snapshot', () => {
   });
 
   it('is refused with an actionable error when it is of another version or not a snapshot', () => {
-    // Version 1 worlds (before Crusoe and Cloudflare joined the sandbox) are refused, not half-restored.
-    expect(() => asSandboxSnapshot({ v: 1, clockMs: 0, random: 1, calls: [], ec2: [] })).toThrow(/version 1; this kubeplane reads version 2/);
-    expect(() => asSandboxSnapshot({ v: 3 })).toThrow(/version 3; this kubeplane reads version 2/);
+    // Version 1 and 2 worlds (before Crusoe and Cloudflare joined the sandbox; each cloud at the top level) are
+    // refused, not half-restored.
+    expect(() => asSandboxSnapshot({ v: 1, clockMs: 0, random: 1, calls: [], ec2: [] })).toThrow(/version 1; this kubeplane reads version 3/);
+    expect(() => asSandboxSnapshot({ v: 2, clockMs: 0, random: 1, calls: [], ec2: [], hetzner: {} })).toThrow(
+      /has version 2; this kubeplane reads version 3\. Destroy the sandbox clusters with the kubeplane that made it, or delete it/,
+    );
+    expect(() => asSandboxSnapshot({ v: 4 })).toThrow(/version 4; this kubeplane reads version 3/);
     expect(() => asSandboxSnapshot('nope')).toThrow(/not a JSON object/);
-    expect(() => new Sandbox({ snapshot: { v: 2 } as unknown as SandboxSnapshot })).toThrow(/clockMs is not a number/);
-    const { crusoe: _crusoe, ...withoutCrusoe } = JSON.parse(JSON.stringify(new Sandbox().snapshot())) as SandboxSnapshot;
-    expect(() => asSandboxSnapshot(withoutCrusoe)).toThrow(/has no crusoe; the file is damaged/);
+    expect(() => new Sandbox({ snapshot: { v: 3 } as unknown as SandboxSnapshot })).toThrow(/clockMs is not a number/);
+    const { clouds: _clouds, ...withoutClouds } = JSON.parse(JSON.stringify(new Sandbox().snapshot())) as SandboxSnapshot;
+    expect(() => asSandboxSnapshot(withoutClouds)).toThrow(/has no clouds; the file is damaged/);
   });
 });

@@ -1,17 +1,15 @@
 // The sandbox world as one plain, versioned JSON value: what `kubeplane --sandbox` keeps under the state
 // directory between commands, so that separate runs act on the same clouds and clusters.
 import { KubeplaneError } from '@kubeplane/sdk';
+import { SANDBOX_CLOUDS, type SandboxCloudStates } from './clouds/index.js';
 import type { FaultInjectorState } from './faults.js';
-import type { HetznerEmulatorState } from './hetzner/emulator.js';
-import type { Ec2EmulatorState } from './ec2/emulator.js';
-import type { Route53EmulatorState } from './route53/emulator.js';
-import type { StsEmulatorState } from './sts/emulator.js';
-import type { CrusoeEmulatorState } from './crusoe/emulator.js';
-import type { CloudflareEmulatorState } from './cloudflare/emulator.js';
 import type { KubernetesEmulatorState } from './kubernetes/emulator.js';
 
-/** 2: Crusoe and Cloudflare joined the sandbox. */
-export const SANDBOX_SNAPSHOT_VERSION = 2;
+/**
+ * 2: Crusoe and Cloudflare joined the sandbox. 3: every cloud's state is under `clouds`, by the cloud's name, so
+ * that a cloud joining the sandbox adds a key instead of a version (a snapshot without it restores that cloud empty).
+ */
+export const SANDBOX_SNAPSHOT_VERSION = 3;
 
 /**
  * Everything a Sandbox holds: virtual time, the random generator's state, request counters, fault rules in
@@ -35,14 +33,8 @@ export interface SandboxSnapshot {
   /** Wire requests per `<cloud> <operation>`. */
   calls: Array<[string, number]>;
   faults: FaultInjectorState;
-  hetzner: HetznerEmulatorState;
-  /** One per region, in the order the sandbox serves them (the first is `sandbox.ec2`). */
-  ec2: Ec2EmulatorState[];
-  route53: Route53EmulatorState;
-  /** Roles and the sessions issued (absent in snapshots written before the sandbox had STS). */
-  sts?: StsEmulatorState;
-  crusoe: CrusoeEmulatorState;
-  cloudflare: CloudflareEmulatorState;
+  /** Each sandbox cloud's state (its descriptor's `state()`), by its name; a cloud missing here restores empty. */
+  clouds: SandboxCloudStates;
   kubernetes: KubernetesEmulatorState;
 }
 
@@ -51,7 +43,9 @@ export interface SandboxSnapshot {
  * envelope, not of every field: snapshots are written by `Sandbox.snapshot()`, not by hand.
  */
 export function asSandboxSnapshot(value: unknown): SandboxSnapshot {
-  const o = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const damaged = (what: string) => new KubeplaneError('invalid', `the sandbox snapshot${what}; the file is damaged`, { resource: 'sandbox snapshot' });
+  const record = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const o = record(value);
   if (!o)
     throw new KubeplaneError('invalid', 'the sandbox snapshot is not a JSON object; delete it to start from an empty sandbox', {
       resource: 'sandbox snapshot',
@@ -65,16 +59,21 @@ export function asSandboxSnapshot(value: unknown): SandboxSnapshot {
     );
   }
   for (const key of ['clockMs', 'random'] as const) {
-    if (typeof o[key] !== 'number' || !Number.isFinite(o[key]))
-      throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a number; the file is damaged`, { resource: 'sandbox snapshot' });
+    if (typeof o[key] !== 'number' || !Number.isFinite(o[key])) throw damaged(`'s ${key} is not a number`);
   }
-  for (const key of ['calls', 'ec2'] as const) {
-    if (!Array.isArray(o[key]))
-      throw new KubeplaneError('invalid', `the sandbox snapshot's ${key} is not a list; the file is damaged`, { resource: 'sandbox snapshot' });
+  if (!Array.isArray(o['calls'])) throw damaged(`'s calls is not a list`);
+  for (const key of ['faults', 'kubernetes', 'clouds'] as const) if (!record(o[key])) throw damaged(` has no ${key}`);
+  const clouds = record(o['clouds']) ?? {};
+  // A cloud this kubeplane does not have would be dropped by the next save: refused instead.
+  const unknown = Object.keys(clouds).filter((name) => !SANDBOX_CLOUDS.some((c) => c.name === name));
+  if (unknown.length > 0) {
+    throw new KubeplaneError(
+      'invalid',
+      `the sandbox snapshot holds clouds this kubeplane does not emulate: ${unknown.join(', ')}. ` +
+        `Use the kubeplane that made it, or delete it to start from an empty sandbox`,
+      { resource: 'sandbox snapshot' },
+    );
   }
-  for (const key of ['faults', 'hetzner', 'route53', 'crusoe', 'cloudflare', 'kubernetes'] as const) {
-    if (o[key] === null || typeof o[key] !== 'object')
-      throw new KubeplaneError('invalid', `the sandbox snapshot has no ${key}; the file is damaged`, { resource: 'sandbox snapshot' });
-  }
+  for (const [name, state] of Object.entries(clouds)) if (state === null || typeof state !== 'object') throw damaged(` has no state for the ${name} cloud`);
   return o as unknown as SandboxSnapshot;
 }

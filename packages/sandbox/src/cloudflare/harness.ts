@@ -1,13 +1,13 @@
-// Runs the Cloudflare emulator on its own msw server, on a virtual clock with faults and an inventory, and
-// adapts it to the conformance suite. `Sandbox` runs the same emulator beside the other clouds.
-import { interceptHttp } from '../intercept.js';
-import { VirtualClock, seededRandom } from '@kubeplane/sdk';
+// The conformance harness (conformanceHarness) for Cloudflare, as the Cloudflare tests know it: a listening Sandbox
+// whose Cloudflare account (owning only its own zone) they drive, with a virtual clock, faults and an inventory.
+import type { VirtualClock } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
-import type { SandboxContext } from '../context.js';
-import { FaultInjector } from '../faults.js';
-import { refuseUnserved } from '../sealed.js';
 import { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CREDENTIALS } from '../accounts.js';
-import { CLOUDFLARE_CLOUD, CloudflareEmulator, type CloudflareEmulatorOptions, type CloudflareInventoryItem } from './emulator.js';
+import { type ConformanceHarness, conformanceHarness } from '../conformance-harness.js';
+import type { SandboxContext } from '../context.js';
+import type { FaultInjector } from '../faults.js';
+import type { Sandbox } from '../sandbox.js';
+import { CLOUDFLARE_CLOUD, type CloudflareEmulator, type CloudflareEmulatorOptions, type CloudflareInventoryItem } from './emulator.js';
 
 /** The Sandbox's Cloudflare credentials (SANDBOX_CREDENTIALS) and its own zone, the one this harness serves. */
 export const CLOUDFLARE_SANDBOX_CREDENTIALS = {
@@ -24,32 +24,31 @@ export interface CloudflareSandboxOptions {
 }
 
 export class CloudflareSandbox implements ConformanceSandbox {
+  readonly sandbox: Sandbox;
   readonly clock: VirtualClock;
   readonly context: SandboxContext;
   readonly faults: FaultInjector;
   readonly emulator: CloudflareEmulator;
-  readonly #server: ReturnType<typeof interceptHttp>;
+  readonly #harness: ConformanceHarness;
 
   constructor(options: CloudflareSandboxOptions = {}) {
-    this.clock = options.clock ?? new VirtualClock();
-    const random = seededRandom(options.seed ?? 1);
-    this.faults = new FaultInjector(random);
-    this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
-    this.emulator = new CloudflareEmulator(this.context, {
-      apiToken: CLOUDFLARE_SANDBOX_CREDENTIALS.apiToken,
-      accountId: CLOUDFLARE_SANDBOX_CREDENTIALS.accountId,
-      zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone],
-      loadBalancing: options.loadBalancing ?? true,
-      ...options.emulator,
+    this.#harness = conformanceHarness('cloudflare', {
+      seed: options.seed ?? 1,
+      // Unchecked, as when this harness ran the emulator alone: its tests inject faults where the API never sends them.
+      conformance: false,
+      ...(options.clock ? { clock: options.clock } : {}),
+      cloudflare: { zones: [CLOUDFLARE_SANDBOX_CREDENTIALS.zone], loadBalancing: options.loadBalancing ?? true, ...options.emulator },
     });
-    this.#server = interceptHttp(...this.emulator.handlers());
-    // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
-    this.#server.listen({ onUnhandledRequest: refuseUnserved() });
+    this.sandbox = this.#harness.sandbox;
+    this.clock = this.sandbox.clock;
+    this.context = this.sandbox.context;
+    this.faults = this.sandbox.faults;
+    this.emulator = this.sandbox.cloudflare;
   }
 
   /** DNS has no node operations: every target means any Cloudflare call. */
-  injectFault(_target: FaultTarget, kind: FaultKind, times = 1): void {
-    this.faults.add({ cloud: CLOUDFLARE_CLOUD, operation: '*', kind, times });
+  injectFault(target: FaultTarget, kind: FaultKind, times = 1): void {
+    this.#harness.injectFault(target, kind, times);
   }
 
   injectWireFault(operation: string, kind: FaultKind, times = 1): void {
@@ -61,9 +60,7 @@ export class CloudflareSandbox implements ConformanceSandbox {
   }
 
   liveResources(clusterId: string): Array<{ kind: string; id: string; name?: string }> {
-    return this.inventory()
-      .filter((i) => i.clusterId === clusterId)
-      .map((i) => ({ kind: i.kind, id: i.id, ...(i.name !== undefined ? { name: i.name } : {}) }));
+    return this.#harness.liveResources(clusterId);
   }
 
   inventoryDump(): string {
@@ -71,12 +68,11 @@ export class CloudflareSandbox implements ConformanceSandbox {
   }
 
   requestCount(): number {
-    let total = 0;
-    for (const [key, n] of this.context.calls) if (key.startsWith(`${CLOUDFLARE_CLOUD} `)) total += n;
-    return total;
+    return this.#harness.requestCount();
   }
 
+  /** Stops intercepting HTTP at once. */
   stop(): void {
-    this.#server.close();
+    void this.sandbox.close();
   }
 }

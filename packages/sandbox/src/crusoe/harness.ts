@@ -1,13 +1,13 @@
-// Runs the Crusoe emulator on its own msw server with a virtual clock, fault injection and an inventory, and
-// adapts it to the conformance suite. `Sandbox` runs the same emulator beside the other clouds.
-import { interceptHttp } from '../intercept.js';
-import { VirtualClock, seededRandom } from '@kubeplane/sdk';
+// The conformance harness (conformanceHarness) for Crusoe, as the Crusoe tests know it: a listening Sandbox whose
+// Crusoe project they drive, with a virtual clock, fault injection and an inventory.
+import type { VirtualClock } from '@kubeplane/sdk';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
-import type { SandboxContext } from '../context.js';
-import { FaultInjector } from '../faults.js';
-import { refuseUnserved } from '../sealed.js';
 import { SANDBOX_CREDENTIALS } from '../accounts.js';
-import { CRUSOE_CLOUD, CrusoeEmulator, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './emulator.js';
+import { type ConformanceHarness, conformanceHarness } from '../conformance-harness.js';
+import type { SandboxContext } from '../context.js';
+import type { FaultInjector } from '../faults.js';
+import type { Sandbox } from '../sandbox.js';
+import { CRUSOE_CLOUD, type CrusoeEmulator, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './emulator.js';
 
 export { SANDBOX_SSH_PUBLIC_KEY } from '../accounts.js';
 
@@ -19,12 +19,6 @@ export const CRUSOE_SANDBOX_CREDENTIALS = {
   projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
 } as const;
 
-const WIRE: Record<Exclude<FaultTarget, 'any'>, string> = {
-  'create-node': 'POST /compute/vms/instances',
-  'list-nodes': 'GET /compute/vms/instances',
-  'delete-node': 'DELETE /compute/vms/instances/{id}',
-};
-
 export interface CrusoeSandboxOptions {
   seed?: number;
   clock?: VirtualClock;
@@ -32,29 +26,30 @@ export interface CrusoeSandboxOptions {
 }
 
 export class CrusoeSandbox implements ConformanceSandbox {
+  readonly sandbox: Sandbox;
   readonly clock: VirtualClock;
   readonly context: SandboxContext;
   readonly faults: FaultInjector;
   readonly emulator: CrusoeEmulator;
-  readonly #server: ReturnType<typeof interceptHttp>;
+  readonly #harness: ConformanceHarness;
 
   constructor(options: CrusoeSandboxOptions = {}) {
-    this.clock = options.clock ?? new VirtualClock();
-    const random = seededRandom(options.seed ?? 1);
-    this.faults = new FaultInjector(random);
-    this.context = { clock: this.clock, random, faults: this.faults, calls: new Map() };
-    this.emulator = new CrusoeEmulator(this.context, {
-      keys: { [CRUSOE_SANDBOX_CREDENTIALS.accessKeyId]: CRUSOE_SANDBOX_CREDENTIALS.secretKey },
-      projectId: CRUSOE_SANDBOX_CREDENTIALS.projectId,
-      ...options.emulator,
+    this.#harness = conformanceHarness('crusoe', {
+      seed: options.seed ?? 1,
+      // Unchecked, as when this harness ran the emulator alone: its tests inject faults where the API never sends them.
+      conformance: false,
+      ...(options.clock ? { clock: options.clock } : {}),
+      crusoe: options.emulator ?? {},
     });
-    this.#server = interceptHttp(...this.emulator.handlers());
-    // Sealed as the Sandbox is: anything else fails at once, naming its host and path.
-    this.#server.listen({ onUnhandledRequest: refuseUnserved() });
+    this.sandbox = this.#harness.sandbox;
+    this.clock = this.sandbox.clock;
+    this.context = this.sandbox.context;
+    this.faults = this.sandbox.faults;
+    this.emulator = this.sandbox.crusoe;
   }
 
   injectFault(target: FaultTarget, kind: FaultKind, times = 1): void {
-    this.faults.add({ cloud: CRUSOE_CLOUD, operation: target === 'any' ? '*' : WIRE[target], kind, times });
+    this.#harness.injectFault(target, kind, times);
   }
 
   /** Inject a fault on any wire operation (`POST /kubernetes/nodepools`, …). */
@@ -67,9 +62,7 @@ export class CrusoeSandbox implements ConformanceSandbox {
   }
 
   liveResources(clusterId: string): Array<{ kind: string; id: string; name?: string }> {
-    return this.inventory()
-      .filter((i) => i.owner === clusterId || i.owner.startsWith(`${clusterId}-`))
-      .map((i) => ({ kind: i.kind, id: i.id, ...(i.name !== undefined ? { name: i.name } : {}) }));
+    return this.#harness.liveResources(clusterId);
   }
 
   inventoryDump(): string {
@@ -77,12 +70,11 @@ export class CrusoeSandbox implements ConformanceSandbox {
   }
 
   requestCount(): number {
-    let total = 0;
-    for (const [key, n] of this.context.calls) if (key.startsWith(`${CRUSOE_CLOUD} `)) total += n;
-    return total;
+    return this.#harness.requestCount();
   }
 
+  /** Stops intercepting HTTP at once. */
   stop(): void {
-    this.#server.close();
+    void this.sandbox.close();
   }
 }

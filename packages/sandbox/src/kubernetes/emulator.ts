@@ -64,7 +64,7 @@ export interface KubernetesInventoryCluster {
   endpoint: string;
   /** The API answers (a control plane that finished kubeadm is running, or the cloud runs it). */
   up: boolean;
-  /** The cloud that runs the control plane, for a managed cluster (`crusoe`). */
+  /** The sandbox cloud that runs the control plane, for a managed cluster (Crusoe CMK). */
   managedBy?: string;
   nodes: KubernetesInventoryNode[];
   pods: KubernetesInventoryPod[];

@@ -20,6 +20,8 @@ import {
 } from '@kubeplane/sdk';
 import type { SandboxContext } from '../context.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
+import { machineCloudOf } from '../clouds/index.js';
+import { CRUSOE_CLOUD } from '../crusoe/emulator.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const GOLDEN_HYBRID_DIR = resolve(here, '../../../../test/golden/hybrid');
@@ -106,7 +108,7 @@ export class FakeVms implements SandboxVmSource {
     options: { runningSinceMs?: number; userData?: string | Uint8Array; name?: string; publicIPv4?: string; id?: string } = {},
   ): SandboxVm {
     const vm: SandboxVm = {
-      cloud: node.provider === 'aws' ? 'ec2' : node.provider,
+      cloud: machineCloudOf(node.provider)?.name ?? node.provider,
       name: options.name ?? node.name,
       ...(options.id ? { id: options.id } : {}),
       state: 'running',
@@ -153,7 +155,7 @@ export class ManagedCloud implements SandboxVmSource {
   listManagedClusters(): SandboxManagedCluster[] {
     return [
       {
-        cloud: 'crusoe',
+        cloud: CRUSOE_CLOUD,
         name: this.name,
         endpoint: this.endpoint,
         kubernetesVersion: 'v1.33.4',
@@ -178,7 +180,7 @@ export class ManagedCloud implements SandboxVmSource {
     } = {},
   ): void {
     this.vms.set(name, {
-      cloud: 'crusoe',
+      cloud: CRUSOE_CLOUD,
       name,
       state: 'running',
       runningSinceMs,

@@ -18,7 +18,7 @@ export interface SandboxManagedNode {
 }
 
 export interface SandboxVm {
-  /** The cloud that runs it (`ec2`, `hetzner`, ...). Together with `name` it identifies the machine. */
+  /** The sandbox cloud that runs it (its registry name, clouds/index.ts). Together with `name` it identifies the machine. */
   cloud: string;
   name: string;
   /**

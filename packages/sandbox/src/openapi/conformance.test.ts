@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getResponse, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CRUSOE_SANDBOX_CLOUD } from '../crusoe/cloud.js';
+import { HETZNER_SANDBOX_CLOUD } from '../hetzner/cloud.js';
 import { CONFORMANCE_DIR_ENV, conformanceChecked, type RecordedViolation } from './conformance.js';
 
 let dir = '';
@@ -22,7 +24,7 @@ async function recorded(): Promise<RecordedViolation[]> {
 describe('response conformance of the emulators with vendor documents', () => {
   it('records a response that breaks the document, with its operation and pointer, and passes it on unchanged', async () => {
     const handlers = conformanceChecked(
-      'hetzner',
+      HETZNER_SANDBOX_CLOUD,
       [http.get('https://api.hetzner.cloud/v1/locations/:id', () => HttpResponse.json({ location: { id: 1, name: 'fsn1' } }))],
       { [CONFORMANCE_DIR_ENV]: dir },
     );
@@ -51,7 +53,7 @@ describe('response conformance of the emulators with vendor documents', () => {
       network_zone: 'eu-central',
     };
     const handlers = conformanceChecked(
-      'crusoe',
+      CRUSOE_SANDBOX_CLOUD,
       [
         http.get('https://api.hetzner.cloud/v1/locations/:id', () => HttpResponse.json({ location })),
         http.get('https://cluster.crusoe.example/healthz', () => HttpResponse.text('ok')),
@@ -59,7 +61,7 @@ describe('response conformance of the emulators with vendor documents', () => {
       { [CONFORMANCE_DIR_ENV]: dir },
     );
     expect(await (await getResponse(handlers, new Request('https://cluster.crusoe.example/healthz')))?.text()).toBe('ok');
-    const hetzner = conformanceChecked('hetzner', [http.get('https://api.hetzner.cloud/v1/locations/:id', () => HttpResponse.json({ location }))], {
+    const hetzner = conformanceChecked(HETZNER_SANDBOX_CLOUD, [http.get('https://api.hetzner.cloud/v1/locations/:id', () => HttpResponse.json({ location }))], {
       [CONFORMANCE_DIR_ENV]: dir,
     });
     await getResponse(hetzner, new Request('https://api.hetzner.cloud/v1/locations/1'));
@@ -68,6 +70,6 @@ describe('response conformance of the emulators with vendor documents', () => {
 
   it('is the handlers themselves when conformance is off', () => {
     const handlers = [http.get('https://api.hetzner.cloud/v1/x', () => HttpResponse.json({}))];
-    expect(conformanceChecked('hetzner', handlers, {})).toBe(handlers);
+    expect(conformanceChecked(HETZNER_SANDBOX_CLOUD, handlers, {})).toBe(handlers);
   });
 });

@@ -4,7 +4,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { alive, KubeplaneError, writeFileAtomic } from '@kubeplane/sdk';
-import { SANDBOX_CREDENTIALS } from '../sandbox.js';
+import { servedClouds } from '../clouds/index.js';
+import type { Sandbox } from '../sandbox.js';
 import type { ServedEndpoints } from './server.js';
 
 export interface ServedFile extends ServedEndpoints {
@@ -43,30 +44,22 @@ export async function readServedFile(stateDir: string): Promise<ServedFile> {
   return file;
 }
 
-/** Environment variables for the clouds' clients; secrets only `withSecrets` (the credentials file), else a pointer to it. */
-export function clientEnvironment(endpoints: ServedEndpoints, withSecrets: boolean): Array<[string, string]> {
+/**
+ * Environment variables for the served clouds' clients (each cloud's descriptor, `serve.env`); secrets only
+ * `withSecrets` (the credentials file), else a pointer to it.
+ */
+export function clientEnvironment(sandbox: Sandbox, endpoints: ServedEndpoints, withSecrets: boolean): Array<[string, string]> {
   const secret = (value: string) => (withSecrets ? value : '<in credentials.env>');
-  return [
-    ['AWS_ENDPOINT_URL', endpoints.aws],
-    ['AWS_ACCESS_KEY_ID', SANDBOX_CREDENTIALS.awsAccessKeyId],
-    ['AWS_SECRET_ACCESS_KEY', secret(SANDBOX_CREDENTIALS.awsSecretAccessKey)],
-    ['AWS_DEFAULT_REGION', endpoints.ec2Regions[0] ?? 'eu-central-1'],
-    ['HCLOUD_ENDPOINT', endpoints.hetzner],
-    ['HCLOUD_TOKEN', secret(SANDBOX_CREDENTIALS.hetznerToken)],
-    ['CRUSOE_API_ENDPOINT', endpoints.crusoe],
-    ['CRUSOE_ACCESS_KEY_ID', SANDBOX_CREDENTIALS.crusoeAccessKeyId],
-    ['CRUSOE_SECRET_KEY', secret(SANDBOX_CREDENTIALS.crusoeSecretKey)],
-    ['CRUSOE_PROJECT_ID', SANDBOX_CREDENTIALS.crusoeProjectId],
-    ['CLOUDFLARE_API_BASE', endpoints.cloudflare],
-    ['CLOUDFLARE_API_TOKEN', secret(SANDBOX_CREDENTIALS.cloudflareApiToken)],
-    ['CLOUDFLARE_ACCOUNT_ID', SANDBOX_CREDENTIALS.cloudflareAccountId],
-  ];
+  return endpoints.apis.flatMap((api) => {
+    const cloud = servedClouds().find((c) => c.serve.key === api.key);
+    return cloud ? cloud.serve.env(sandbox.emulatorOf(cloud), api.url, secret) : [];
+  });
 }
 
-export async function writeCredentialsFile(stateDir: string, endpoints: ServedEndpoints): Promise<void> {
+export async function writeCredentialsFile(stateDir: string, sandbox: Sandbox, endpoints: ServedEndpoints): Promise<void> {
   const lines = [
     "# kubeplane sandbox serve: the sandbox clouds' credentials and addresses. Source it: . <this file>",
-    ...clientEnvironment(endpoints, true).map(([k, v]) => `export ${k}='${v}'`),
+    ...clientEnvironment(sandbox, endpoints, true).map(([k, v]) => `export ${k}='${v}'`),
     '',
   ];
   await writeFileAtomic(credentialsFilePath(stateDir), lines.join('\n'), 0o600);

@@ -1,7 +1,7 @@
-// The sandbox as local servers real clients talk to: one HTTP port for AWS (EC2 in every region, Route 53), one
-// each for the Hetzner Cloud, Crusoe Cloud and Cloudflare APIs, and one HTTPS port per cluster with the cluster's
-// own certificates, all on 127.0.0.1 only. Virtual time follows real time times `speed`; the world is saved shortly
-// after requests and periodically.
+// The sandbox as local servers real clients talk to: one HTTP port per served cloud API (each cloud's descriptor,
+// `serve`: AWS for EC2 in every region, Route 53 and STS; the Hetzner Cloud, Crusoe Cloud and Cloudflare APIs), and
+// one HTTPS port per cluster with the cluster's own certificates, all on 127.0.0.1 only. Virtual time follows real
+// time times `speed`; the world is saved shortly after requests and periodically.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -9,13 +9,17 @@ import type { Sandbox } from '../sandbox.js';
 import { type SandboxResponder, sandboxResponder } from '../respond.js';
 import { clusterTls, type ClusterTls, type ClusterTlsProblem } from './cluster-tls.js';
 import { BodyTooLarge, readBody, toFetchRequest, writeFetchResponse, writePlain } from './http-bridge.js';
-import { apiTarget, awsTarget, CLOUDFLARE, CRUSOE, HETZNER, type ServedApi, type Target } from './routes.js';
+import { servedClouds, type ServedApiKey } from '../clouds/index.js';
+import type { Target } from './routes.js';
 
 /** Loopback only: the sandbox's credentials are published constants, so nothing else may reach it. */
 export const SERVE_HOST = '127.0.0.1';
 
 export interface SandboxServerOptions {
-  /** First port (AWS), then Hetzner, Crusoe, Cloudflare, then one per cluster in endpoint order; 0 = every port ephemeral. */
+  /**
+   * The first port: each served cloud API at its offset from it (AWS, then Hetzner, Crusoe, Cloudflare), then one per
+   * cluster in endpoint order; 0 = every port ephemeral.
+   */
   portBase: number;
   /** Virtual milliseconds per real millisecond (0 stops time). */
   speed: number;
@@ -40,20 +44,24 @@ export interface ServedCluster {
   url: string;
 }
 
-export interface ServedEndpoints {
-  /** EC2 (every sandbox region) and Route 53. */
-  aws: string;
-  /** The Hetzner Cloud API base (`…/v1`). */
-  hetzner: string;
-  /** The Crusoe Cloud API base (`…/v1`): clients sign the path with its `/v1`, as against the real API. */
-  crusoe: string;
-  /** The Cloudflare API base (`…/client/v4`). */
-  cloudflare: string;
-  ec2Regions: string[];
+/** A cloud API as served: what the printout calls it and the base URL its clients take. */
+export interface ServedApiEndpoint {
+  key: ServedApiKey;
+  title: string;
+  url: string;
+}
+
+/**
+ * What the server serves: each cloud API's base URL by its descriptor's `serve.key` (AWS: EC2 in every sandbox region,
+ * Route 53 and STS; Hetzner and Crusoe, `…/v1`, whose path clients sign with; Cloudflare, `…/client/v4`), the same in
+ * port order with their titles, and the clusters.
+ */
+export type ServedEndpoints = { [K in ServedApiKey]: string } & {
+  apis: ServedApiEndpoint[];
   clusters: ServedCluster[];
   /** Clusters in the world that are not served, and why. */
   notServed: ClusterTlsProblem[];
-}
+};
 
 type Route = (req: IncomingMessage) => Target;
 
@@ -68,15 +76,19 @@ export class SandboxServer {
   #realStart = performance.now();
   #virtualStart: number;
   #closed = false;
-  endpoints: ServedEndpoints = { aws: '', hetzner: '', crusoe: '', cloudflare: '', ec2Regions: [], clusters: [], notServed: [] };
+  endpoints: ServedEndpoints = SandboxServer.#noEndpoints();
 
   private constructor(sandbox: Sandbox, options: SandboxServerOptions) {
     this.#sandbox = sandbox;
     this.#options = { saveDelayMs: 1000, saveEveryMs: 30_000, tickMs: 100, ...options };
     this.#respond = sandboxResponder(sandbox);
     this.#virtualStart = sandbox.clock.now();
-    // Real Crusoe clients sign with the machine's clock, not the world's.
-    sandbox.crusoe.checkTimestampsAgainst({ now: () => Date.now() });
+    for (const cloud of servedClouds()) cloud.serve.start?.(this.#sandbox.emulatorOf(cloud));
+  }
+
+  static #noEndpoints(): ServedEndpoints {
+    const urls = Object.fromEntries(servedClouds().map((c) => [c.serve.key, ''])) as { [K in ServedApiKey]: string };
+    return { ...urls, apis: [], clusters: [], notServed: [] };
   }
 
   static async start(sandbox: Sandbox, options: SandboxServerOptions): Promise<SandboxServer> {
@@ -94,24 +106,30 @@ export class SandboxServer {
   }
 
   async #listen(): Promise<void> {
-    const regions = [...this.#sandbox.ec2Regions.keys()];
     const port = (offset: number) => (this.#options.portBase === 0 ? 0 : this.#options.portBase + offset);
-    const aws = await this.#bind(createHttpServer(this.#handler((req) => awsTarget(req.url ?? '/', req.headers.authorization, regions))), port(0));
-    // Each API keeps its real path prefix on its port, so a client's base URL is the served origin plus that prefix.
-    const api = async (served: ServedApi, offset: number) => {
-      const bound = await this.#bind(createHttpServer(this.#handler((req) => apiTarget(served, req.url ?? '/'))), port(offset));
-      return `http://${SERVE_HOST}:${bound}${new URL(served.base).pathname}`;
-    };
-    const hetzner = await api(HETZNER, 1);
-    const crusoe = await api(CRUSOE, 2);
-    const cloudflare = await api(CLOUDFLARE, 3);
-    const { clusters, problems } = clusterTls(this.#sandbox);
-    const served: ServedCluster[] = [];
-    for (const [i, cluster] of clusters.entries()) {
-      const p = await this.#bind(this.#clusterServer(cluster), port(4 + i));
-      served.push({ name: cluster.name, endpoint: cluster.endpoint, tlsServerName: cluster.host, url: `https://${SERVE_HOST}:${p}` });
+    const endpoints = SandboxServer.#noEndpoints();
+    const clouds = servedClouds();
+    for (const cloud of clouds) {
+      const emulator = this.#sandbox.emulatorOf(cloud);
+      const route = (req: IncomingMessage) => cloud.serve.route(emulator, { url: req.url ?? '/', authorization: req.headers.authorization });
+      const bound = await this.#bind(createHttpServer(this.#handler(route)), port(cloud.serve.port));
+      // Each API keeps its real path prefix on its port, so a client's base URL is the served origin plus that prefix.
+      const api: ServedApiEndpoint = {
+        key: cloud.serve.key as ServedApiKey,
+        title: cloud.serve.title(emulator),
+        url: `http://${SERVE_HOST}:${bound}${cloud.serve.path}`,
+      };
+      endpoints[api.key] = api.url;
+      endpoints.apis.push(api);
     }
-    this.endpoints = { aws: `http://${SERVE_HOST}:${aws}`, hetzner, crusoe, cloudflare, ec2Regions: regions, clusters: served, notServed: problems };
+    const { clusters, problems } = clusterTls(this.#sandbox);
+    const first = Math.max(-1, ...clouds.map((c) => c.serve.port)) + 1;
+    for (const [i, cluster] of clusters.entries()) {
+      const p = await this.#bind(this.#clusterServer(cluster), port(first + i));
+      endpoints.clusters.push({ name: cluster.name, endpoint: cluster.endpoint, tlsServerName: cluster.host, url: `https://${SERVE_HOST}:${p}` });
+    }
+    endpoints.notServed = problems;
+    this.endpoints = endpoints;
     this.#timers.push(setInterval(() => this.#advance(), this.#options.tickMs));
     this.#timers.push(setInterval(() => this.#scheduleSave(0), this.#options.saveEveryMs));
   }

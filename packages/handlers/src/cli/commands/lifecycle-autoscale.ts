@@ -5,7 +5,15 @@
 // cloud, whose provider refuses to grow (the sandbox's capacity fault: EC2 InsufficientInstanceCapacity, Hetzner
 // resource_unavailable), must be backed off: few IncreaseSize calls over many scans, the cluster still DONE.
 import type { Kubeplane, Manifest } from '@kubeplane/sdk';
-import { driveUntil, sandboxClusterApi, sandboxClusterView, SimulatedClusterAutoscaler, type CloudName, type Sandbox } from '@kubeplane/sandbox';
+import {
+  driveUntil,
+  providerCloudOf,
+  sandboxClusterApi,
+  sandboxClusterView,
+  SimulatedClusterAutoscaler,
+  type CloudName,
+  type Sandbox,
+} from '@kubeplane/sandbox';
 import type { Clock } from '@kubeplane/sdk';
 import { localBackend } from '../../autoscaler/backend.js';
 import { cloudProviderClient } from '../../autoscaler/client.js';
@@ -39,11 +47,12 @@ export function autoscaleWanted(m: Manifest): boolean {
   return autoscaled.length > 0 && (cluster.addons ?? []).some((a) => a.name === 'cluster_autoscaler');
 }
 
-const CLOUD_OF: Record<string, { cloud: CloudName; operation: string } | undefined> = {
-  aws: { cloud: 'ec2', operation: 'RunInstances' },
-  hetzner: { cloud: 'hetzner', operation: 'POST /servers' },
-  crusoe: { cloud: 'crusoe', operation: '*' },
-};
+/** Where a capacity fault makes a provider type's sandbox cloud refuse new machines (its descriptor's `capacityOperation`). */
+function capacityFaultOf(type: string): { cloud: CloudName; operation: string } | undefined {
+  const cloud = providerCloudOf(type);
+  const operation = cloud?.provider.capacityOperation;
+  return cloud && operation !== undefined ? { cloud: cloud.name as CloudName, operation } : undefined;
+}
 
 const NAMESPACE = 'default';
 
@@ -61,8 +70,8 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
   const grow = autoscaled[0];
   if (!grow) return { ok: false, message: 'no autoscaled compute pool', pools: [] };
   // The refused pool: an autoscaled pool on another cloud, whose creates the sandbox refuses for lack of capacity.
-  const refused = autoscaled.find((g) => g.id !== grow.id && g.provider.type !== grow.provider.type && CLOUD_OF[g.provider.type]);
-  const fault = refused ? CLOUD_OF[refused.provider.type] : undefined;
+  const refused = autoscaled.find((g) => g.id !== grow.id && g.provider.type !== grow.provider.type && capacityFaultOf(g.provider.type));
+  const fault = refused ? capacityFaultOf(refused.provider.type) : undefined;
   if (fault) sandbox.faults.add({ cloud: fault.cloud, operation: fault.operation, kind: 'capacity' });
 
   const adapter = await serveAutoscalerAdapter({ backend: localBackend(kp, project, cluster.name), listen: '127.0.0.1:0', now: () => clock.now() });

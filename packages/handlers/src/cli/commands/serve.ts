@@ -1,7 +1,7 @@
-// `kubeplane sandbox serve`: the persisted sandbox world as local servers that real clients talk to (the AWS CLI,
-// hcloud, Crusoe and Cloudflare clients, kubectl), until SIGINT or SIGTERM. It holds the state directory's writer
-// lock the whole time, so other writers stop with a message that names it, and writes the world back as it changes
-// and when it stops.
+// `kubeplane sandbox serve`: the persisted sandbox world as local servers that real clients talk to (each sandbox
+// cloud's own clients, the AWS CLI or hcloud, and kubectl), until SIGINT or SIGTERM. It holds the state directory's
+// writer lock the whole time, so other writers stop with a message that names it, and writes the world back as it
+// changes and when it stops.
 import { parseCommandArgs } from '../command-args.js';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
@@ -55,20 +55,17 @@ export async function serve(argv: string[], io: CliIo, stop?: Promise<unknown>):
     });
     const e = server.endpoints;
     await writeServedFile(stateDir, e);
-    await writeCredentialsFile(stateDir, e);
+    await writeCredentialsFile(stateDir, sandbox, e);
     println(
       io.stdout,
       `[sandbox] serving the sandbox world of ${stateDir} on 127.0.0.1, virtual time x${speed} (now ${new Date(sandbox.clock.now()).toISOString()})`,
     );
-    println(io.stdout, `  EC2 (${e.ec2Regions.join(', ')}) and Route 53: ${e.aws}`);
-    println(io.stdout, `  Hetzner Cloud API: ${e.hetzner}`);
-    println(io.stdout, `  Crusoe Cloud API: ${e.crusoe}`);
-    println(io.stdout, `  Cloudflare API: ${e.cloudflare}`);
+    for (const api of e.apis) println(io.stdout, `  ${api.title}: ${api.url}`);
     for (const c of e.clusters)
       println(io.stdout, `  Kubernetes ${c.name} (${c.endpoint}): ${c.url}  — kubeplane kubeconfig ${c.name} --sandbox --served --state-dir ${stateDir}`);
     for (const p of e.notServed) println(io.stdout, `  Kubernetes ${p.name} (${p.endpoint}): not served, ${p.message}`);
     println(io.stdout, `environment (secrets in the file; source it: . ${credentialsFilePath(stateDir)}):`);
-    for (const [k, v] of clientEnvironment(e, false)) println(io.stdout, `  ${k}=${v}`);
+    for (const [k, v] of clientEnvironment(sandbox, e, false)) println(io.stdout, `  ${k}=${v}`);
     println(io.stdout, '[sandbox] ready; Ctrl-C to stop (the world is saved on the way out)');
     const why = await (stop ?? signals?.promise);
     println(io.stdout, `[sandbox] stopping${typeof why === 'string' ? ` (${why})` : ''}`);
