@@ -40,14 +40,25 @@ export interface EmulatorFrame<Body> {
 
 /** Serves `frame` on its base URL with msw. */
 export function frameHandlers<Body>(context: SandboxContext, frame: EmulatorFrame<Body>): HttpHandler[] {
-  const serve = async ({ request }: { request: Request }) => handleRequest(context, frame, request);
+  const basePath = basePathOf(frame);
+  const serve = async ({ request }: { request: Request }) => handleRequest(context, frame, request, basePath);
   return [frame.accepts === 'post' ? http.post(frame.base, serve) : http.all(`${frame.base}/*`, serve)];
 }
 
+/** The path of the frame's base URL, without a trailing slash: what a request's path starts with. */
+function basePathOf(frame: { readonly base: string }): string {
+  return new URL(frame.base).pathname.replace(/\/$/, '');
+}
+
 /** Answers one request through the pipeline. */
-export async function handleRequest<Body>(context: SandboxContext, frame: EmulatorFrame<Body>, request: Request): Promise<Response> {
+export async function handleRequest<Body>(
+  context: SandboxContext,
+  frame: EmulatorFrame<Body>,
+  request: Request,
+  basePath: string = basePathOf(frame),
+): Promise<Response> {
   const url = new URL(request.url);
-  const path = url.pathname.slice(new URL(frame.base).pathname.replace(/\/$/, '').length) || '/';
+  const path = url.pathname.slice(basePath.length) || '/';
   const text = request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text();
   const bare = { request, url, method: request.method, path, query: url.searchParams, text };
   const key = frame.routeKey ? frame.routeKey(bare) : `${request.method} ${path}`;

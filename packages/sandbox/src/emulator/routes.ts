@@ -34,6 +34,8 @@ type Token = { literal: string } | { param: string } | { rest: string };
 interface Compiled<Body> {
   route: Route<Body>;
   tokens: Token[];
+  /** Its specificity, computed once. */
+  score: number[];
 }
 
 /** `GET /servers/{id}` → GET, servers, {id}; `RunInstances` → RunInstances. */
@@ -56,6 +58,10 @@ function score(tokens: Token[]): number[] {
 
 export class RouteTable<Body> {
   readonly #routes: Array<Compiled<Body>> = [];
+  /** The routes that can match a key of this first token and length (a key's method or action, its segment count). */
+  readonly #index = new Map<string, Array<Compiled<Body>>>();
+  /** Routes with a `{rest*}` or a parameter first: tried for every key. */
+  readonly #loose: Array<Compiled<Body>> = [];
 
   constructor(routes: Array<[template: string, handler: RouteHandler<Body>, options?: RouteOptions]> = []) {
     for (const [template, handler, options] of routes) this.add(template, handler, options);
@@ -66,7 +72,16 @@ export class RouteTable<Body> {
     const restAt = tokens.findIndex((t) => 'rest' in t);
     if (restAt !== -1 && restAt !== tokens.length - 1) throw new Error(`route ${template}: a {rest*} parameter must come last`);
     if (this.#routes.some((r) => r.route.template === template)) throw new Error(`route ${template} is defined twice`);
-    this.#routes.push({ route: { template, operation: options.name ?? template, handler, ...options }, tokens });
+    const compiled = { route: { template, operation: options.name ?? template, handler, ...options }, tokens, score: score(tokens) };
+    this.#routes.push(compiled);
+    const first = tokens[0];
+    if (restAt !== -1 || !first || !('literal' in first)) this.#loose.push(compiled);
+    else {
+      const key = `${first.literal} ${tokens.length}`;
+      const bucket = this.#index.get(key);
+      if (bucket) bucket.push(compiled);
+      else this.#index.set(key, [compiled]);
+    }
     return this;
   }
 
@@ -78,11 +93,11 @@ export class RouteTable<Body> {
   /** The most specific route for `key` (`GET /servers/42`, `RunInstances`), with its decoded parameters. */
   match(key: string): RouteMatch<Body> | undefined {
     const parts = tokenize(key);
+    const candidates = [...(this.#index.get(`${parts[0]} ${parts.length}`) ?? []), ...this.#loose];
     let best: { match: RouteMatch<Body>; score: number[] } | undefined;
-    for (const { route, tokens } of this.#routes) {
+    for (const { route, tokens, score: s } of candidates) {
       const params = matchTokens(tokens, parts);
       if (!params) continue;
-      const s = score(tokens);
       if (!best || compareScores(s, best.score) > 0) best = { match: { route, params }, score: s };
     }
     return best?.match;
