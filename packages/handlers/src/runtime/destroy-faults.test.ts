@@ -97,6 +97,34 @@ describe('destroy under permanent faults ends in ERROR and keeps everything for 
     ]);
   }, 120_000);
 
+  it('one cloud failing for good holds up nothing in the others: their resources are deleted meanwhile', async () => {
+    // Regions are torn down in name order (aws-1/… before hetzner-1/…): EC2 answering 5xx must not keep the Hetzner
+    // servers, network and firewalls of the same cluster alive until the deletion ceiling.
+    const manifest = example('hybrid-aws-hetzner.yaml');
+    const rt = await createSandboxKubeplane({ seed: 7 });
+    try {
+      const { kubeplane: kp, sandbox } = rt;
+      await kp.apply(manifest);
+      await kp.run();
+      const id = (await kp.status(manifest.name)).clusters['hybrid']?.id;
+      const ours = (cloud: string) => sandbox.inventory().filter((i) => i.clusterId === id && i.cloud === cloud);
+      expect(ours('hetzner').length).toBeGreaterThan(0);
+      sandbox.faults.add({ cloud: 'ec2', operation: '*', kind: 'server-error' });
+      await kp.destroy(manifest.name);
+      await kp.run();
+      expect((await kp.findStatus(manifest.name))?.state).toBe('ERROR');
+      expect(ours('ec2').length).toBeGreaterThan(0);
+      expect(ours('hetzner')).toEqual([]);
+      sandbox.faults.clear();
+      await kp.destroy(manifest.name);
+      await kp.run();
+      expect(await kp.findStatus(manifest.name)).toBeNull();
+      expect(sandbox.inventory().filter((i) => i.clusterId === id)).toEqual([]);
+    } finally {
+      await rt.close();
+    }
+  }, 120_000);
+
   it('a cloud that answers 5xx for good: retried with visible attempts, then ERROR within the documented ceiling', async () => {
     const manifest = example('minimal.yaml');
     const rt = await createSandboxKubeplane({ seed: 7 });

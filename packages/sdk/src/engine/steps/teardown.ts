@@ -3,7 +3,7 @@
 import { regionKey, resetStaticMachine, waitFor } from './common.js';
 import { isPending } from '../../provider/outcome.js';
 import { DELETION_CEILING_SECONDS, leftInLedger, specs } from './deletion.js';
-import { next, type StepDefinition } from './types.js';
+import { next, type StepDefinition, type StepResult } from './types.js';
 
 export const teardown: StepDefinition = {
   phase: 'delete',
@@ -23,12 +23,16 @@ export const teardown: StepDefinition = {
     }
     const regions = new Set(ctx.record.ledger.regions);
     for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));
+    // Every region gets its attempt, each time: one cloud that throttles or answers 5xx must not hold up deleting
+    // what is in the others (a Hetzner network left for hours behind an EC2 storm). The wait is the first region's.
+    let first: StepResult | undefined;
     for (const key of [...regions].sort()) {
       const [providerName = '', region = ''] = key.split('/');
       const provider = await ctx.provider(providerName, region);
       const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
-      if (isPending(outcome)) return waitFor(outcome, `tearing down ${key}`, ctx);
+      if (isPending(outcome)) first ??= waitFor(outcome, `tearing down ${key}`, ctx);
     }
+    if (first) return first;
     for (const name of Object.keys(ctx.record.ledger.nodes))
       ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
     const ledger = ctx.record.ledger;
