@@ -129,4 +129,17 @@ kubernetes:
       'cloudProvider must be externalgrpc: kubeplane scales its pools through its own adapter',
     ]);
   });
+
+  it('warns of an autoscaled pool in a cluster without a cluster autoscaler, at the pool, saying how to add one', () => {
+    const example = readFileSync(new URL('../../../../examples/autoscaled.yaml', import.meta.url), 'utf8');
+    expect(issues(example).filter((i) => i.path.endsWith('.autoscaler'))).toEqual([]);
+    const without = example.replace(/^ {6}addons:\n {8}- name: cluster_autoscaler\n/m, '');
+    expect(without).not.toEqual(example);
+    const warned = issues(without).filter((i) => i.path.endsWith('.autoscaler'));
+    expect(warned).toEqual([
+      { severity: 'warning', path: 'nodePools.dynamic[1].autoscaler', line: 26, message: expect.stringContaining('made with 1 node and stays there') },
+      { severity: 'warning', path: 'nodePools.dynamic[2].autoscaler', line: 36, message: expect.stringContaining('made with 0 nodes and stays there') },
+    ]);
+    expect(warned[0]?.message).toContain('add {name: cluster_autoscaler} to the addons of cluster "');
+  });
 });

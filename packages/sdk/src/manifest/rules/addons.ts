@@ -1,4 +1,5 @@
-// A cluster's add-ons: each once, CMK's autoclusters on a managed cluster only, and the chart add-ons' own rules.
+// A cluster's add-ons: each once, CMK's autoclusters on a managed cluster only, the chart add-ons' own rules, and
+// autoscaled pools in a cluster that has nothing to scale them.
 import type { ChartAddonId } from '../../addons/catalog.js';
 import { isChartAddon } from '../../addons/catalog.js';
 import { autoclustersConfigSchema } from '../../providers-data/crusoe.js';
@@ -41,4 +42,20 @@ export function checkClusterAddons(
       });
     }
   });
+  // Claudie deploys its autoscaler for every cluster with an autoscaled pool; kubeplane installs cluster-autoscaler only
+  // as the add-on, so without it such a pool is made at its minimum and stays there. Said, not refused: the pool can
+  // be scaled by hand (Kubeplane.scalePool) or an autoscaler added later.
+  if (!addons.has('cluster_autoscaler')) {
+    for (const name of compute) {
+      const pool = pools.get(name);
+      if (pool?.kind !== 'dynamic' || !pool.def.autoscaler) continue;
+      const { min, max } = pool.def.autoscaler;
+      out.warning(
+        [...pool.path, 'autoscaler'],
+        `pool "${name}" is autoscaled (${min}-${max}), but cluster "${cluster.name}" has no cluster autoscaler, so it is made ` +
+          `with ${min} node${min === 1 ? '' : 's'} and stays there; add {name: cluster_autoscaler} to the addons of cluster ` +
+          `"${cluster.name}"${managed ? " (Crusoe Managed Kubernetes' own autoscaler)" : ' (docs/autoscaling.md)'}`,
+      );
+    }
+  }
 }
