@@ -276,12 +276,18 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
     lists[key] = kept;
   }
 
-  const metadata = (meta.success ? meta.data : { name: '' }) as { name: string; namespace?: string; labels?: Record<string, string> };
+  const metadata = (meta.success ? meta.data : { name: '' }) as {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   result.manifest = {
     source,
     name: metadata.name,
     ...(metadata.namespace !== undefined ? { namespace: metadata.namespace } : {}),
     labels: metadata.labels ?? {},
+    ...(metadata.annotations !== undefined ? { annotations: metadata.annotations } : {}),
     providers: lists.providers as Manifest['providers'],
     nodePools: { dynamic: lists.dynamic as Manifest['nodePools']['dynamic'], static: lists.static as Manifest['nodePools']['static'] },
     kubernetes: { clusters: lists.clusters as Manifest['kubernetes']['clusters'] },

@@ -537,6 +537,8 @@ export interface Manifest {
   name: string;
   namespace?: string;
   labels: Record<string, string>;
+  /** The document's own annotations (metadata.annotations); kubeplane puts them on nothing. */
+  annotations?: Record<string, string>;
   providers: ProviderDef[];
   nodePools: { dynamic: DynamicPoolDef[]; static: StaticPoolDef[] };
   kubernetes: { clusters: ClusterDef[] };

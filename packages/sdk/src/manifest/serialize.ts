@@ -9,6 +9,7 @@ export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest
     ...(manifest.namespace !== undefined ? { namespace: manifest.namespace } : {}),
     // A manifest built in code may lack what validation fills in: leave it to validation to name what is missing.
     ...(manifest.labels !== undefined && Object.keys(manifest.labels).length ? { labels: manifest.labels } : {}),
+    ...(manifest.annotations !== undefined && Object.keys(manifest.annotations).length ? { annotations: manifest.annotations } : {}),
   };
   const spec = {
     providers: manifest.providers,

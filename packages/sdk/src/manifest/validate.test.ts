@@ -8,15 +8,18 @@ const examples = join(import.meta.dirname, '..', '..', '..', '..', 'examples');
 const example = (name: string) => readFileSync(join(examples, name), 'utf8');
 
 describe('validating manifests', () => {
-  it('accepts the bursting InputManifest from the Claudie guide verbatim, warning that 1.27 is past support', async () => {
+  it('accepts the bursting InputManifest from the Claudie guide verbatim, warning that 1.27 is past support and its labels go nowhere', async () => {
     const r = await validateManifestFile(join(examples, 'claudie-bursting.yaml'));
     expect(r.errors).toEqual([]);
     expect(r.ok).toBe(true);
     expect(r.manifests[0]?.source).toBe('claudie');
     expect(r.manifests[0]?.nodePools.dynamic.map((p) => p.name)).toEqual(['aws-control', 'aws-worker', 'aws-lb']);
-    expect(r.warnings).toHaveLength(1);
-    expect(r.warnings[0]).toMatchObject({ path: 'spec.kubernetes.clusters[0].version', line: 51 });
-    expect(r.warnings[0]?.message).toContain('Claudie supports 1.34–1.36, Crusoe Managed Kubernetes 1.30–1.33');
+    expect(r.warnings.map((w) => [w.path, w.line])).toEqual([
+      ['metadata.labels', 7],
+      ['spec.kubernetes.clusters[0].version', 51],
+    ]);
+    expect(r.warnings[0]?.message).toContain('put on nothing kubeplane makes');
+    expect(r.warnings[1]?.message).toContain('Claudie supports 1.34–1.36, Crusoe Managed Kubernetes 1.30–1.33');
   });
 
   // Every example but the Claudie guide's, whose 1.27 is past support on purpose.
