@@ -89,6 +89,18 @@ describe('the JSON Schemas for editors', () => {
     }
   });
 
+  it('lets a native document name its JSON Schema in $schema, as editors read it', () => {
+    const text = readFileSync(join(repo, 'examples', 'minimal.yaml'), 'utf8').replace(
+      /^apiVersion:/m,
+      '$schema: ../docs/schema/kubeplane.schema.json\napiVersion:',
+    );
+    const [doc] = documents(text);
+    // The schema it names accepts the key (an editor flags nothing), and validate reads the manifest without a word.
+    expect(validators.native(doc), JSON.stringify(validators.native.errors)).toBe(true);
+    expect(validateManifestText(text).issues).toEqual([]);
+    expect(Object.keys((nativeManifestJsonSchema() as { properties: object }).properties)).toContain('$schema');
+  });
+
   it('describes every field, so an editor shows what each one is for', () => {
     const undescribed: string[] = [];
     const walk = (node: unknown, path: string) => {

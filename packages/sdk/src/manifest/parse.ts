@@ -212,6 +212,13 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
     }
     body = doc.spec as Record<string, unknown>;
     checkKeys(body, SPEC_KEYS, ['spec'], fail);
+    // A document saved from the cluster (`kubectl get inputmanifest -o yaml`) carries what Claudie's operator wrote.
+    if (doc.status !== undefined && doc.status !== null)
+      issues.push({
+        severity: 'warning',
+        path: 'status',
+        message: "status is what Claudie's operator wrote about this InputManifest; kubeplane reads nothing from it (see kubeplane status)",
+      });
   } else if (typeof doc.apiVersion === 'string' && typeof doc.kind === 'string' && doc.kind !== '' && doc.kind !== NATIVE_KIND && doc.kind !== CLAUDIE_KIND) {
     // Another Kubernetes object (a Secret for the credentials, a Namespace) kept in the same file.
     result.otherKind = doc.kind;

@@ -58,6 +58,16 @@ export function checkDynamicPools(ctx: RulesContext): void {
         `OpenStack pools need providerSpec.externalNetworkName, the external network that gives the machines their public addresses (Claudie requires it too)`,
       );
     }
+    // Fields one cloud reads, written on another's pool: said, not silently dropped.
+    if (pool.providerSpec.externalNetworkName !== undefined && type && type !== 'openstack' && pool.providerSpec.name !== 'openstack') {
+      out.warning(
+        [...path, 'providerSpec', 'externalNetworkName'],
+        `externalNetworkName is OpenStack's (the network of the public addresses); a ${type} pool does not use it`,
+      );
+    }
+    if (spec?.vram !== undefined && type && type !== 'vastai') {
+      out.warning([...path, 'machineSpec', 'vram'], `vram is VastAI's, to match offers; a ${type} pool's GPU memory is its server type's, so it is not used`);
+    }
     if (pool.spot && type && !PROVIDER_TYPE_INFO[type].spot) {
       out.error([...path, 'spot'], `provider type ${type} has no spot machines; spot is offered by ${providerTypesWith('spot').join(', ')}`);
     }
