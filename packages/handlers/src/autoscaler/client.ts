@@ -49,9 +49,21 @@ const node = (n: Partial<ProtoExternalGrpcNode>): ProtoExternalGrpcNode => ({
   annotations: n.annotations ?? {},
 });
 
-export function cloudProviderClient(address: string): CloudProviderClient {
+/** A client's mutual TLS, as externalgrpc's cloud-config gives it: the CA, its certificate and key, the name it expects. */
+export interface ClientTls {
+  caCertificate: string;
+  certificate: string;
+  key: string;
+  /** The server's name to check: the host of the cloud-config's address, which may differ from where it is dialled. */
+  serverName: string;
+}
+
+export function cloudProviderClient(address: string, tls?: ClientTls): CloudProviderClient {
   const Client = cloudProviderService();
-  const client = new Client(address, grpc.credentials.createInsecure());
+  const credentials = tls
+    ? grpc.credentials.createSsl(Buffer.from(tls.caCertificate), Buffer.from(tls.key), Buffer.from(tls.certificate))
+    : grpc.credentials.createInsecure();
+  const client = new Client(address, credentials, tls ? { 'grpc.ssl_target_name_override': tls.serverName } : {});
   const call = <Res>(method: string, request: object): Promise<Res> =>
     new Promise<Res>((resolve, reject) => {
       const fn = (client as unknown as Record<string, (req: object, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method];

@@ -266,15 +266,27 @@ export interface RunningAdapter {
   close(): Promise<void>;
 }
 
+/** The adapter's serving certificate and key, and the CA its callers' client certificates must come from. */
+export interface AdapterTls {
+  caCertificate: string;
+  certificate: string;
+  key: string;
+}
+
 /**
  * Serves the adapter on `listen` (host:port; port 0 picks a free one). Plaintext, as cluster-autoscaler's externalgrpc
- * allows without a cloud-config cert: the adapter runs next to it (a sidecar, or loopback in the sandbox).
+ * allows without a cloud-config cert, where the adapter runs next to it (a sidecar, or loopback in the sandbox); with
+ * `tls`, mutual TLS: a caller without a client certificate from that CA is refused in the handshake.
  */
-export async function serveAutoscalerAdapter(options: AdapterOptions & { listen: string }): Promise<RunningAdapter> {
+export async function serveAutoscalerAdapter(options: AdapterOptions & { listen: string; tls?: AdapterTls }): Promise<RunningAdapter> {
   const server = new grpc.Server();
   server.addService(cloudProviderService().service, cloudProviderImplementation(options));
+  const { tls } = options;
+  const credentials = tls
+    ? grpc.ServerCredentials.createSsl(Buffer.from(tls.caCertificate), [{ cert_chain: Buffer.from(tls.certificate), private_key: Buffer.from(tls.key) }], true)
+    : grpc.ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(options.listen, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p)));
+    server.bindAsync(options.listen, credentials, (e, p) => (e ? reject(e) : resolve(p)));
   });
   const host = options.listen.slice(0, options.listen.lastIndexOf(':'));
   return {

@@ -232,12 +232,26 @@ export const ADDON_CONFIG_SCHEMAS: Partial<Record<ChartAddonId, z.ZodType<Record
   crusoe_csi: z.strictObject({
     nfs: z.boolean().optional().meta({ description: 'Shared volumes over NFS (chart 0.10.3 or later).' }),
   }),
-  cluster_autoscaler: z.strictObject({
-    apiUrl: z
-      .url({ error: 'config.apiUrl must be the URL of the kubeplane API the adapter calls' })
-      .optional()
-      .meta({ description: 'The kubeplane API the in-cluster adapter changes pool sizes through.' }),
-  }),
+  cluster_autoscaler: z
+    .strictObject({
+      apiUrl: z
+        .url({ error: 'config.apiUrl must be the URL of the kubeplane API the adapter calls' })
+        .optional()
+        .meta({ description: 'The kubeplane API the in-cluster adapter changes pool sizes through.' }),
+      adapterAddress: z
+        .string()
+        .regex(/^(?:\[[^\]]+\]|[^:[\]\s]+):\d{1,5}$/, { error: 'config.adapterAddress must be host:port, where the cluster reaches the adapter' })
+        .optional()
+        .meta({
+          description:
+            'host:port where the cluster reaches `kubeplane autoscaler-adapter serve`, run beside the state directory ' +
+            "(no serverless API, no adapter in the cluster); mutual TLS with the cluster's own CA.",
+        }),
+    })
+    .refine((c) => !(c.apiUrl && c.adapterAddress), {
+      error: 'config.apiUrl and config.adapterAddress are two ways to reach pool sizes; name one',
+      path: ['adapterAddress'],
+    }),
 };
 
 /** The first crusoe-csi-driver chart with NFS shared volumes (providers-data/crusoe.ts, CMK release notes). */

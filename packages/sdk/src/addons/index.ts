@@ -14,8 +14,10 @@ export {
 export {
   addonValues,
   addonVersion,
+  adapterAddressOf,
   AUTOSCALER_ADAPTER,
   autoscalerCloudConfig,
+  readAutoscalerCloudConfig,
   builtValues,
   defaultStorageAddon,
   mergeValues,

@@ -1,5 +1,6 @@
 // The Helm values kubeplane builds for each catalog add-on from the cluster's spec, then merges the manifest's
 // `values` over (the user wins, key by key; lists are replaced whole, as Helm merges -f files).
+import { parse } from 'yaml';
 import { WIREGUARD_MTU } from '../bootstrap/wireguard-mesh.js';
 import type { AddonDef } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
@@ -20,6 +21,8 @@ export const AUTOSCALER_ADAPTER = {
   /** The Secret with the autoscaler's externalgrpc cloud-config, mounted at `cloudConfigDir`. */
   cloudConfigSecret: 'kubeplane-autoscaler-cloud-config',
   cloudConfigDir: '/etc/kubeplane-autoscaler',
+  /** Beside `cloud-config` in that Secret, for an adapter outside the cluster: the client certificate, its key, the CA. */
+  tlsFiles: { cert: 'tls.crt', key: 'tls.key', cacert: 'ca.crt' },
 } as const;
 
 export interface ValuesContext {
@@ -164,9 +167,35 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
   }
 }
 
-/** The externalgrpc cloud-config: the adapter's address (plain gRPC inside the cluster). */
-export function autoscalerCloudConfig(): string {
-  return `address: "${AUTOSCALER_ADAPTER.name}.${AUTOSCALER_ADAPTER.namespace}.svc:${AUTOSCALER_ADAPTER.port}"\ngrpc_timeout: 10s\n`;
+/**
+ * The externalgrpc cloud-config: the in-cluster adapter's Service (plain gRPC inside the cluster), or an adapter outside
+ * it at `adapterAddress`, over mutual TLS with the files beside the cloud-config (cloudprovider/externalgrpc README:
+ * address, key, cert, cacert).
+ */
+export function autoscalerCloudConfig(adapterAddress?: string): string {
+  if (adapterAddress === undefined)
+    return `address: "${AUTOSCALER_ADAPTER.name}.${AUTOSCALER_ADAPTER.namespace}.svc:${AUTOSCALER_ADAPTER.port}"\ngrpc_timeout: 10s\n`;
+  const file = (name: string) => `"${AUTOSCALER_ADAPTER.cloudConfigDir}/${name}"`;
+  const { cert, key, cacert } = AUTOSCALER_ADAPTER.tlsFiles;
+  return `address: "${adapterAddress}"\ncert: ${file(cert)}\nkey: ${file(key)}\ncacert: ${file(cacert)}\ngrpc_timeout: 10s\n`;
+}
+
+/** A cloud-config as externalgrpc reads it (its YAML keys address, cert, key, cacert, grpc_timeout). */
+export function readAutoscalerCloudConfig(text: string): { address?: string; cert?: string; key?: string; cacert?: string } {
+  const doc: unknown = parse(text);
+  if (typeof doc !== 'object' || doc === null) return {};
+  const out: { address?: string; cert?: string; key?: string; cacert?: string } = {};
+  for (const k of ['address', 'cert', 'key', 'cacert'] as const) {
+    const v = (doc as Record<string, unknown>)[k];
+    if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
+/** The adapter outside the cluster that a cluster_autoscaler add-on names (config.adapterAddress), if it names one. */
+export function adapterAddressOf(addon: Pick<AddonDef, 'config'> | undefined): string | undefined {
+  const address = addon?.config?.['adapterAddress'];
+  return typeof address === 'string' ? address : undefined;
 }
 
 /** The values the HelmChart carries: kubeplane's, with the manifest's merged over. */

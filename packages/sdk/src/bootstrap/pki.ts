@@ -171,7 +171,8 @@ function serial(random: RandomSource): Buffer {
   return Buffer.from(randomSerialNumber(random), 'hex');
 }
 
-async function issueCa(commonName: string, pair: PemKeyPair, options: IssueOptions): Promise<string> {
+/** A self-signed CA certificate (ten years) for the key pair. */
+export async function issueCaCertificate(commonName: string, pair: PemKeyPair, options: IssueOptions): Promise<string> {
   const spki = spkiOf(pair.publicKeyPem);
   const name = distinguishedName(`CN=${commonName}`);
   return certificatePem({
@@ -297,9 +298,9 @@ export function renderKubeconfig(input: KubeconfigInput): Redacted<string> {
 
 /** Issues the cluster-wide PKI. Per-node certificates come from `issueApiServerCertificate` / `issueMeshReaderCertificate`. */
 export async function issueClusterPki(cluster: BootstrapCluster, keys: Omit<ClusterKeys, 'meshSigning'>, options: IssueOptions): Promise<ClusterPki> {
-  const clusterCaCertificate = await issueCa('kubernetes', keys.clusterCa, options);
-  const frontProxyCaCertificate = await issueCa('front-proxy-ca', keys.frontProxyCa, options);
-  const etcdCaCertificate = await issueCa('etcd-ca', keys.etcdCa, options);
+  const clusterCaCertificate = await issueCaCertificate('kubernetes', keys.clusterCa, options);
+  const frontProxyCaCertificate = await issueCaCertificate('front-proxy-ca', keys.frontProxyCa, options);
+  const etcdCaCertificate = await issueCaCertificate('etcd-ca', keys.etcdCa, options);
   const admin = await issueLeafCertificate(
     {
       subject: `CN=kubeplane-admin, O=${adminGroup(cluster)}`,

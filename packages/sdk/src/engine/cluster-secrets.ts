@@ -5,6 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { Redacted, isRedacted } from '../redacted.js';
 import type { ClusterKeys, ClusterPki } from '../bootstrap/pki.js';
 import type { WireguardKeyPair } from '../bootstrap/wireguard-keys.js';
+import type { AutoscalerTls } from './autoscaler-tls.js';
 import type { SecretStore } from './ports/secret-store.js';
 import { secretName } from './records.js';
 
@@ -108,6 +109,15 @@ export class ClusterSecrets {
     return this.#issue('ssh', pair);
   }
 
+  /** The CA and client certificate of the autoscaler's connection to an adapter outside the cluster (autoscaler-tls.ts). */
+  autoscalerTls(): Promise<AutoscalerTls | null> {
+    return this.#get<AutoscalerTls>('autoscaler-tls');
+  }
+  /** Issues them once: the stored ones if another invocation issued first (the cluster may already hold the client half). */
+  issueAutoscalerTls(candidate: AutoscalerTls): Promise<AutoscalerTls> {
+    return this.#issue('autoscaler-tls', candidate);
+  }
+
   /** Outputs are stored as plain text (a kubeconfig, a metadata JSON), labelled like Claudie's output Secrets. */
   async putOutput(what: 'kubeconfig' | 'metadata', value: Redacted<string>): Promise<void> {
     await this.store.put(secretName(this.clusterId, what), value, { ...this.labels, 'kubeplane.dev/output': what });
@@ -120,7 +130,7 @@ export class ClusterSecrets {
     await this.store.delete(secretName(this.clusterId, 'metadata'));
   }
   async deleteAll(): Promise<void> {
-    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'join-token', 'managed-kubeconfig', 'kubeconfig', 'metadata'] as const) {
+    for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'join-token', 'managed-kubeconfig', 'kubeconfig', 'metadata', 'autoscaler-tls'] as const) {
       await this.store.delete(secretName(this.clusterId, what));
     }
   }

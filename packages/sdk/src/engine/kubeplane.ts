@@ -38,6 +38,10 @@ import { establishedPools, preflight, type PreflightIssue } from './preflight.js
 import { autoscaledPool, growthAllowedAt, nodeGroupOf, scaledPrevious, type NodeGroup } from './pool-scaling.js';
 import { isPending } from '../provider/outcome.js';
 import { providerAddonIds } from './steps/managed.js';
+import { adapterAddressOf } from '../addons/values.js';
+import { freshKeyPairs } from '../bootstrap/pki.js';
+import { systemRandomSource } from '../bootstrap/random.js';
+import { adapterServingTls, parseAdapterAddress, type AdapterServingTls } from './autoscaler-tls.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -633,6 +637,30 @@ export class Kubeplane {
     const value = await new ClusterSecrets(this.#options.secrets, record.clusterId, {}).output('kubeconfig');
     if (!value) throw new KubeplaneError('not-found', `cluster ${cluster} has no kubeconfig yet (status: ${record.status.state}, ${record.status.message})`);
     return value;
+  }
+
+  /**
+   * What `kubeplane autoscaler-adapter serve` serves with when the cluster's cluster_autoscaler add-on names an adapter
+   * outside the cluster (config.adapterAddress): a certificate for that address's host from the cluster's autoscaler CA,
+   * whose client half apply wrote into the cluster. Null when the add-on names no such address (plain gRPC, beside it).
+   */
+  async autoscalerAdapterTls(project: string, cluster: string): Promise<AdapterServingTls | null> {
+    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
+    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
+    const spec = record.desired ?? record.current;
+    const address = adapterAddressOf(spec?.addons.find((a) => a.name === 'cluster_autoscaler'));
+    if (address === undefined) return null;
+    const parsed = parseAdapterAddress(address);
+    if (!parsed) throw new KubeplaneError('invalid', `cluster ${cluster}: config.adapterAddress "${address}" is not host:port`, { resource: cluster });
+    const tls = await new ClusterSecrets(this.#options.secrets, record.clusterId, {}).autoscalerTls();
+    if (!tls)
+      throw new KubeplaneError(
+        'not-found',
+        `cluster ${cluster} has no autoscaler certificates yet: apply installs the cluster_autoscaler add-on first (status: ${record.status.state})`,
+        { resource: cluster },
+      );
+    const options = { random: this.engine.options.random ?? systemRandomSource(), now: new Date(this.#options.clock.now()) };
+    return adapterServingTls(tls, parsed, this.engine.options.keyPairs ?? freshKeyPairs, options);
   }
 
   async #clusterRecords(project: string): Promise<ClusterRecord[]> {

@@ -210,8 +210,10 @@ export interface ProjectRecord {
 
 export const projectKey = (project: string) => `projects/${project}`;
 export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
-export const secretName = (clusterId: string, what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata') =>
-  `clusters/${clusterId}/${what}`;
+export const secretName = (
+  clusterId: string,
+  what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata' | 'autoscaler-tls',
+) => `clusters/${clusterId}/${what}`;
 
 /** A cluster creation's id (ClusterRecord.incarnation). */
 export function newIncarnation(): string {

@@ -125,15 +125,30 @@ kubernetes:
     expect(issues(manifest('        - { name: metrics_server, config: { replicas: 2 } }')).map((i) => i.message)).toEqual([
       "metrics_server has no kubeplane settings; its chart's settings go in values",
     ]);
-    expect(issues(manifest('        - { name: cluster_autoscaler, values: { cloudProvider: aws } }')).map((i) => i.message)).toEqual([
-      'cloudProvider must be externalgrpc: kubeplane scales its pools through its own adapter',
+    expect(issues(manifest('        - { name: cluster_autoscaler, values: { cloudProvider: aws } }')).map((i) => [i.severity, i.message])).toEqual([
+      ['error', 'cloudProvider must be externalgrpc: kubeplane scales its pools through its own adapter'],
+      ['warning', expect.stringContaining('the cluster autoscaler needs a way to change pool sizes')],
+    ]);
+  });
+
+  it('warns of a cluster autoscaler with no way to change pool sizes, and refuses two ways at once', () => {
+    const both = issues(manifest('        - { name: cluster_autoscaler, config: { apiUrl: "https://api.example.com", adapterAddress: "198.51.100.7:8086" } }'));
+    expect(both).toEqual([
+      { severity: 'error', path: 'kubernetes.clusters[0].addons[0].config.adapterAddress', line: 22, message: expect.stringContaining('name one') },
+    ]);
+    expect(issues(manifest('        - { name: cluster_autoscaler, config: { adapterAddress: "198.51.100.7" } }')).map((i) => i.message)).toEqual([
+      'config.adapterAddress must be host:port, where the cluster reaches the adapter',
+    ]);
+    expect(issues(manifest('        - { name: cluster_autoscaler, config: { adapterAddress: "198.51.100.7:8086" } }'))).toEqual([]);
+    expect(issues(manifest('        - name: cluster_autoscaler'))).toEqual([
+      { severity: 'warning', path: 'kubernetes.clusters[0].addons[0].config', line: 22, message: expect.stringContaining('config.adapterAddress (host:port') },
     ]);
   });
 
   it('warns of an autoscaled pool in a cluster without a cluster autoscaler, at the pool, saying how to add one', () => {
     const example = readFileSync(new URL('../../../../examples/autoscaled.yaml', import.meta.url), 'utf8');
     expect(issues(example).filter((i) => i.path.endsWith('.autoscaler'))).toEqual([]);
-    const without = example.replace(/^ {6}addons:\n {8}- name: cluster_autoscaler\n/m, '');
+    const without = example.replace(/^ {6}addons:\n(?: {8}.*\n)+/m, '');
     expect(without).not.toEqual(example);
     const warned = issues(without).filter((i) => i.path.endsWith('.autoscaler'));
     expect(warned).toEqual([

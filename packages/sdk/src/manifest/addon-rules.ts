@@ -67,6 +67,16 @@ export function checkChartAddon(out: IssueCollector, path: Path, addon: AddonDef
   ) {
     out.error([...path, 'version'], `crusoe_csi NFS mode needs chart ${CRUSOE_CSI_NFS_MIN_VERSION} or later, not ${addon.version}`);
   }
+  // The in-cluster adapter scales through the serverless API; without its URL, or the address of an adapter run
+  // beside the state directory, nothing reaches the pools outside the sandbox (whose lifecycle serves one itself).
+  if (addon.name === 'cluster_autoscaler' && !ctx.managed && addon.config?.['apiUrl'] === undefined && addon.config?.['adapterAddress'] === undefined) {
+    out.warning(
+      [...path, 'config'],
+      'the cluster autoscaler needs a way to change pool sizes: config.apiUrl (the serverless API, for the adapter in the ' +
+        'cluster) or config.adapterAddress (host:port where the cluster reaches `kubeplane autoscaler-adapter serve` run ' +
+        'beside the state directory); without one, only the sandbox scales the pools',
+    );
+  }
   const cmkVended = ctx.managed && CRUSOE_VENDED.has(addon.name);
   const ref = addon.secretRef;
   if (entry.credential) {

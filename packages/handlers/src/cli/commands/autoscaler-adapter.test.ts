@@ -18,24 +18,29 @@ const minimal = readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8').rep
   'autoscaler: { min: 1, max: 3 }\n$1serverType: cpx32',
 );
 
+/** Applies `manifest` on a sandbox state directory and starts `serve` on it in the background, until `stop`. */
+async function applyAndServe(manifest: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'kp-adapter-'));
+  await writeFile(join(dir, 'minimal.yaml'), manifest);
+  const env = { HCLOUD_TOKEN: 'x' };
+  expect((await runCli(['apply', 'minimal.yaml', '--sandbox'], { cwd: dir, env })).code).toBe(0);
+  const out = new PassThrough();
+  let printed = '';
+  out.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+  let stop = () => {};
+  const stopped = new Promise<void>((r) => (stop = r));
+  const served = autoscalerAdapter(
+    ['serve', '--project', 'minimal', '--cluster', 'minimal', '--sandbox', '--listen', '127.0.0.1:0'],
+    { stdout: out, stderr: new PassThrough(), cwd: dir, env },
+    stopped,
+  );
+  for (let i = 0; i < 100 && !/on 127\.0\.0\.1:\d+/.test(printed); i++) await new Promise((r) => setTimeout(r, 50));
+  return { dir, env, printed, address: /on (127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '', stop, served };
+}
+
 describe('kubeplane autoscaler-adapter serve', () => {
   it('serves the externalgrpc provider for a sandbox cluster and carries out an IncreaseSize', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kp-adapter-'));
-    await writeFile(join(dir, 'minimal.yaml'), minimal);
-    const env = { HCLOUD_TOKEN: 'x' };
-    expect((await runCli(['apply', 'minimal.yaml', '--sandbox'], { cwd: dir, env })).code).toBe(0);
-    const out = new PassThrough();
-    let printed = '';
-    out.on('data', (c: Buffer) => (printed += c.toString('utf8')));
-    let stop = () => {};
-    const stopped = new Promise<void>((r) => (stop = r));
-    const served = autoscalerAdapter(
-      ['serve', '--project', 'minimal', '--cluster', 'minimal', '--sandbox', '--listen', '127.0.0.1:0'],
-      { stdout: out, stderr: new PassThrough(), cwd: dir, env },
-      stopped,
-    );
-    for (let i = 0; i < 100 && !/on 127\.0\.0\.1:\d+/.test(printed); i++) await new Promise((r) => setTimeout(r, 50));
-    const address = /on (127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '';
+    const { dir, env, printed, address, stop, served } = await applyAndServe(minimal);
     const client = cloudProviderClient(address);
     try {
       expect(await client.targetSize('workers')).toBe(1);
@@ -66,23 +71,27 @@ describe('kubeplane autoscaler-adapter serve', () => {
     });
   });
 
-  it('stops the flow a scaling started when it stops: nothing of it runs on after serve returns', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kp-adapter-'));
-    await writeFile(join(dir, 'minimal.yaml'), minimal);
-    const env = { HCLOUD_TOKEN: 'x' };
-    expect((await runCli(['apply', 'minimal.yaml', '--sandbox'], { cwd: dir, env })).code).toBe(0);
-    const out = new PassThrough();
-    let printed = '';
-    out.on('data', (c: Buffer) => (printed += c.toString('utf8')));
-    let stop = () => {};
-    const stopped = new Promise<void>((r) => (stop = r));
-    const served = autoscalerAdapter(
-      ['serve', '--project', 'minimal', '--cluster', 'minimal', '--sandbox', '--listen', '127.0.0.1:0'],
-      { stdout: out, stderr: new PassThrough(), cwd: dir, env },
-      stopped,
+  it("serves over mutual TLS, for the adapter address's host, when the cluster's add-on names one, and refuses plain calls", async () => {
+    const remote = minimal.replace(
+      /compute: \[workers\]\n/,
+      'compute: [workers]\n      addons:\n        - { name: cluster_autoscaler, config: { adapterAddress: "198.51.100.7:9443" } }\n',
     );
-    for (let i = 0; i < 100 && !/on 127\.0\.0\.1:\d+/.test(printed); i++) await new Promise((r) => setTimeout(r, 50));
-    const client = cloudProviderClient(/on (127\.0\.0\.1:\d+)/.exec(printed)?.[1] ?? '');
+    expect(remote).not.toEqual(minimal);
+    const { dir, env, printed, address, stop, served } = await applyAndServe(remote);
+    expect(printed).toContain('(mutual TLS, certificate for 198.51.100.7)');
+    const client = cloudProviderClient(address);
+    try {
+      await expect(client.targetSize('workers')).rejects.toThrow(/UNAVAILABLE/);
+    } finally {
+      client.close();
+      stop();
+    }
+    expect(await served).toBe(0);
+  });
+
+  it('stops the flow a scaling started when it stops: nothing of it runs on after serve returns', async () => {
+    const { dir, env, printed, address, stop, served } = await applyAndServe(minimal);
+    const client = cloudProviderClient(address);
     try {
       await client.increaseSize('workers', 1);
     } finally {

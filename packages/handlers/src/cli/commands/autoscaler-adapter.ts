@@ -1,7 +1,9 @@
 // `kubeplane autoscaler-adapter serve`: the cluster-autoscaler externalgrpc adapter as a long-running server, until
 // SIGINT or SIGTERM. Its node groups are one cluster's autoscaled pools, read and scaled through the serverless API
 // (--api-url, requests signed with SigV4 from the AWS credentials of the environment) or through the local runtime
-// (the state directory, whose writer lock it then holds and whose queue it runs after each change).
+// (the state directory, whose writer lock it then holds and whose queue it runs after each change). When the cluster's
+// cluster_autoscaler add-on names config.adapterAddress, it serves mutual TLS with a certificate from the cluster's
+// autoscaler CA for that address's host (docs/autoscaling.md).
 import { createHash, createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../command-args.js';
@@ -10,6 +12,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { httpBackend, localBackend, type ScalingBackend } from '../../autoscaler/backend.js';
 import { serveAutoscalerAdapter } from '../../autoscaler/server.js';
+import type { AdapterServingTls } from '@kubeplane/sdk';
 import { OPTIONS, type CommandHelp } from '../help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 import { EXIT } from '../io.js';
@@ -23,11 +26,16 @@ export const autoscalerAdapterHelp: CommandHelp = {
   summary: "serve cluster-autoscaler's externalgrpc cloud provider for a cluster's autoscaled pools until Ctrl-C",
   description:
     'Node groups are the autoscaled pools (id = pool name). With --api-url it scales through the ' +
-    "serverless API (SigV4, the environment's AWS credentials); without, through the local state directory.",
+    "serverless API (SigV4, the environment's AWS credentials); without, through the local state directory, and when " +
+    "the cluster's cluster_autoscaler add-on names config.adapterAddress, over mutual TLS with the cluster's autoscaler " +
+    "CA on that address's port (the cluster's autoscaler dials it there).",
   options: [
     ['--project P', "the project (the manifest's metadata.name)"],
     ['--cluster C', 'the cluster whose autoscaled pools are the node groups'],
-    ['--listen HOST:PORT', `where the gRPC server listens (default ${DEFAULT_ADAPTER_LISTEN}; port 0: any free port)`],
+    [
+      '--listen HOST:PORT',
+      `where the gRPC server listens (default ${DEFAULT_ADAPTER_LISTEN}, or 0.0.0.0 and the port of config.adapterAddress; port 0: any free port)`,
+    ],
     ['--api-url URL', "kubeplane's serverless API (its function URL or HTTP API stage URL)"],
     ['--region R', "the API's AWS region for SigV4 (default: AWS_REGION)"],
     OPTIONS.stateDir,
@@ -97,8 +105,7 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
   const apiUrl = values['api-url'];
   if (apiUrl && (values['state-dir'] || values.sandbox))
     throw new UsageError('--api-url scales through the serverless API; --state-dir and --sandbox are for the local runtime, not both');
-  const listen = values.listen ?? DEFAULT_ADAPTER_LISTEN;
-  if (!/^[^\s]+:\d{1,5}$/.test(listen)) throw new UsageError(`--listen takes HOST:PORT, not ${listen}`);
+  if (values.listen !== undefined && !/^[^\s]+:\d{1,5}$/.test(values.listen)) throw new UsageError(`--listen takes HOST:PORT, not ${values.listen}`);
 
   let runtime: LocalRuntime | undefined;
   let running: Promise<unknown> = Promise.resolve();
@@ -134,8 +141,27 @@ export async function autoscalerAdapter(argv: string[], io: CliIo, stop?: Promis
       },
     };
   }
-  const adapter = await serveAutoscalerAdapter({ backend, listen, ...(runtime ? { now: () => runtime.clock.now() } : {}) });
-  println(io.stdout, `[autoscaler-adapter] serving the externalgrpc CloudProvider for ${backend.describe} on ${adapter.address}; Ctrl-C to stop`);
+  // An adapter the cluster reaches at its add-on's config.adapterAddress: mutual TLS with the cluster's autoscaler CA,
+  // listening on that address's port unless told otherwise.
+  let serving: AdapterServingTls | null = null;
+  try {
+    serving = runtime ? await runtime.kubeplane.autoscalerAdapterTls(project, cluster) : null;
+  } catch (e) {
+    await runtime?.close();
+    throw e;
+  }
+  const listen = values.listen ?? (serving ? `0.0.0.0:${serving.port}` : DEFAULT_ADAPTER_LISTEN);
+  const adapter = await serveAutoscalerAdapter({
+    backend,
+    listen,
+    ...(runtime ? { now: () => runtime.clock.now() } : {}),
+    ...(serving ? { tls: { caCertificate: serving.caCertificate, certificate: serving.certificate, key: serving.key.reveal() } } : {}),
+  });
+  println(
+    io.stdout,
+    `[autoscaler-adapter] serving the externalgrpc CloudProvider for ${backend.describe} on ${adapter.address}` +
+      `${serving ? ` (mutual TLS, certificate for ${serving.host})` : ''}; Ctrl-C to stop`,
+  );
   try {
     await (stop ??
       new Promise<void>((done) => {

@@ -14,9 +14,10 @@ import {
   type CloudName,
   type Sandbox,
 } from '@kubeplane/sandbox';
-import type { Clock } from '@kubeplane/sdk';
+import { AUTOSCALER_ADAPTER, parseAdapterAddress, readAutoscalerCloudConfig, type Clock } from '@kubeplane/sdk';
+import { basename } from 'node:path';
 import { localBackend } from '../../autoscaler/backend.js';
-import { cloudProviderClient } from '../../autoscaler/client.js';
+import { cloudProviderClient, type ClientTls } from '../../autoscaler/client.js';
 import { serveAutoscalerAdapter } from '../../autoscaler/server.js';
 
 export interface AutoscalePoolCounts {
@@ -56,6 +57,21 @@ function capacityFaultOf(type: string): { cloud: CloudName; operation: string } 
 
 const NAMESPACE = 'default';
 
+/** The mutual TLS of the cluster autoscaler's cloud-config Secret: the files its cloud-config names, from the Secret. */
+function clusterCloudConfigTls(secret: object): ClientTls {
+  const data = ((secret as { data?: unknown }).data ?? {}) as Record<string, string>;
+  const file = (key: string) => Buffer.from(data[key] ?? '', 'base64').toString('utf8');
+  const config = readAutoscalerCloudConfig(file('cloud-config'));
+  const named = (path: string | undefined, what: string) => {
+    const content = path ? file(basename(path)) : '';
+    if (!content) throw new Error(`the cluster's autoscaler cloud-config names no ${what} in its Secret (${path ?? 'none'})`);
+    return content;
+  };
+  const address = parseAdapterAddress(config.address ?? '');
+  if (!address) throw new Error(`the cluster's autoscaler cloud-config has no address host:port (${config.address ?? 'none'})`);
+  return { caCertificate: named(config.cacert, 'cacert'), certificate: named(config.cert, 'cert'), key: named(config.key, 'key'), serverName: address.host };
+}
+
 export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox; clock: Clock; manifest: Manifest }): Promise<AutoscaleOutcome> {
   const { kp, sandbox, clock, manifest } = options;
   const cluster = manifest.kubernetes.clusters[0];
@@ -74,8 +90,20 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
   const fault = refused ? capacityFaultOf(refused.provider.type) : undefined;
   if (fault) sandbox.faults.add({ cloud: fault.cloud, operation: fault.operation, kind: 'capacity' });
 
-  const adapter = await serveAutoscalerAdapter({ backend: localBackend(kp, project, cluster.name), listen: '127.0.0.1:0', now: () => clock.now() });
-  const client = cloudProviderClient(adapter.address);
+  // With config.adapterAddress the adapter is the CLI's, over mutual TLS: served with the certificate
+  // `kubeplane autoscaler-adapter serve` gets, dialled with what apply wrote into the cluster's cloud-config Secret, as
+  // externalgrpc reads it (only the address's network is the sandbox's: loopback).
+  const serving = await kp.autoscalerAdapterTls(project, cluster.name);
+  const adapter = await serveAutoscalerAdapter({
+    backend: localBackend(kp, project, cluster.name),
+    listen: '127.0.0.1:0',
+    now: () => clock.now(),
+    ...(serving ? { tls: { caCertificate: serving.caCertificate, certificate: serving.certificate, key: serving.key.reveal() } } : {}),
+  });
+  const client = cloudProviderClient(
+    adapter.address,
+    serving ? clusterCloudConfigTls(api().get('secrets', AUTOSCALER_ADAPTER.namespace, AUTOSCALER_ADAPTER.cloudConfigSecret)) : undefined,
+  );
   const ca = new SimulatedClusterAutoscaler({ clock, provider: client, cluster: view });
   const run = (participant: SimulatedClusterAutoscaler) => kp.run({ participant });
   const peaks = new Map(autoscaled.map((g) => [g.id, g.target]));

@@ -1,6 +1,7 @@
 // The addons step against an in-memory cluster whose helm-controller is simulated here as issue 14 and k3s-io/helm-controller describe it:
 // first install, upgrade on a version change, removal, helm's failure message, and credentials that never reach
 // the record, the events or an error.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { inspect } from 'node:util';
@@ -19,6 +20,7 @@ import type { KubeNode, KubeObject, KubernetesApi } from '../ports/kubernetes.js
 import { done, type Outcome } from '../../provider/outcome.js';
 import { VirtualClock } from '../../provider/clock.js';
 import type { Provider } from '../../provider/types.js';
+import { readAutoscalerCloudConfig } from '../../addons/values.js';
 import { addons } from './addons.js';
 import type { AddonCredentialResolver, EmitInput, StepContext, StepResult } from './types.js';
 
@@ -350,6 +352,29 @@ describe('the addons step', () => {
     established = true;
     expect((await run(record, project)).kind).toBe('wait');
     expect(helmChart('hcloud-csi')).toBeDefined();
+  });
+
+  it("points the cluster's autoscaler at an adapter outside the cluster over mutual TLS, and runs none in it", async () => {
+    const inCluster = recordOf('        - name: cluster_autoscaler');
+    await run(inCluster.record, inCluster.project);
+    const adapterKey = cluster.key('apps/v1', 'Deployment', 'kube-system', 'kubeplane-autoscaler-adapter');
+    expect(cluster.objects.has(adapterKey)).toBe(true);
+    const remote = recordOf('        - { name: cluster_autoscaler, config: { adapterAddress: "203.0.113.20:8443" } }', inCluster.record);
+    await run(remote.record, remote.project);
+    expect(cluster.objects.has(adapterKey)).toBe(false);
+    const secret = cluster.secrets.get('kube-system/kubeplane-autoscaler-cloud-config') ?? {};
+    expect(Object.keys(secret).sort()).toEqual(['ca.crt', 'cloud-config', 'tls.crt', 'tls.key']);
+    expect(readAutoscalerCloudConfig(secret['cloud-config']?.reveal() ?? '')).toEqual({
+      address: '203.0.113.20:8443',
+      cert: '/etc/kubeplane-autoscaler/tls.crt',
+      key: '/etc/kubeplane-autoscaler/tls.key',
+      cacert: '/etc/kubeplane-autoscaler/ca.crt',
+    });
+    // A client certificate (clientAuth) from the CA beside it; the CA's key stays in the SecretStore.
+    const client = new X509Certificate(secret['tls.crt']?.reveal() ?? '');
+    expect(client.checkIssued(new X509Certificate(secret['ca.crt']?.reveal() ?? ''))).toBe(true);
+    expect(client.subject).toBe('CN=cluster-autoscaler');
+    expect(JSON.stringify([...cluster.objects.values()])).not.toContain('PRIVATE KEY');
   });
 
   it('keeps the credentials out of the record, the events and the HelmChart', async () => {

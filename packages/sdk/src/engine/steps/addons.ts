@@ -12,7 +12,8 @@ import {
   MANAGED_SELECTOR,
 } from '../../addons/helm-controller.js';
 import { addonStatus, providerAddonStatus, type AddonStatus } from '../../addons/state.js';
-import { addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
+import { adapterAddressOf, addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
+import { newAutoscalerTls } from '../autoscaler-tls.js';
 import { createHash } from 'node:crypto';
 import { isKubeplaneError, KubeplaneError } from '../../errors.js';
 import { stableJson } from '../../stable-json.js';
@@ -123,10 +124,43 @@ async function credentialData(ctx: StepContext, k8s: KubernetesApi, addon: Chart
 
 const addonLabels = (id: string) => ({ 'app.kubernetes.io/managed-by': 'kubeplane', [ADDON_LABEL]: id });
 
-/** The cluster autoscaler's adapter: its token Secret, cloud-config, Deployment and Service (the adapter is helper C's). */
-async function applyAutoscalerAdapter(k8s: KubernetesApi, spec: ClusterSpec, addon: ChartAddon, token: Record<string, Redacted<string>> | null): Promise<void> {
+/**
+ * The cluster autoscaler's adapter. In the cluster: its token Secret, cloud-config, Deployment and Service. Outside it
+ * (config.adapterAddress): only the cloud-config, with the client certificate and CA of the cluster's own autoscaler CA,
+ * issued once and kept in the SecretStore (autoscaler-tls.ts); no adapter runs in the cluster.
+ */
+async function applyAutoscalerAdapter(
+  ctx: StepContext,
+  k8s: KubernetesApi,
+  spec: ClusterSpec,
+  addon: ChartAddon,
+  token: Record<string, Redacted<string>> | null,
+): Promise<void> {
   const { name, namespace, port } = AUTOSCALER_ADAPTER;
   const labels = { ...addonLabels(addon.name), app: name };
+  const remote = adapterAddressOf(addon);
+  if (remote !== undefined) {
+    const tls =
+      (await ctx.secrets.autoscalerTls()) ??
+      (await ctx.secrets.issueAutoscalerTls(await newAutoscalerTls(spec.name, ctx.keyPairs, { random: ctx.random, now: new Date(ctx.now) })));
+    const { cert, key, cacert } = AUTOSCALER_ADAPTER.tlsFiles;
+    await k8s.applySecret(
+      namespace,
+      AUTOSCALER_ADAPTER.cloudConfigSecret,
+      {
+        'cloud-config': Redacted.of(autoscalerCloudConfig(remote)),
+        [cert]: Redacted.of(tls.clientCertificate),
+        [key]: tls.clientKey,
+        [cacert]: Redacted.of(tls.caCertificate),
+      },
+      addonLabels(addon.name),
+    );
+    // An adapter the cluster ran before the address was named is no longer asked.
+    await k8s.deleteObject('apps/v1', 'Deployment', namespace, name);
+    await k8s.deleteObject('v1', 'Service', namespace, name);
+    await k8s.deleteSecret(namespace, AUTOSCALER_ADAPTER.tokenSecret);
+    return;
+  }
   await k8s.applySecret(namespace, AUTOSCALER_ADAPTER.cloudConfigSecret, { 'cloud-config': Redacted.of(autoscalerCloudConfig()) }, addonLabels(addon.name));
   if (token) await k8s.applySecret(namespace, AUTOSCALER_ADAPTER.tokenSecret, token, addonLabels(addon.name));
   const apiUrl = typeof addon.config?.['apiUrl'] === 'string' ? addon.config['apiUrl'] : '';
@@ -223,7 +257,7 @@ export const addons: StepDefinition = {
     for (const addon of wanted) {
       const entry = CATALOG[addon.name];
       const data = await credentialData(ctx, k8s, addon);
-      if (addon.name === 'cluster_autoscaler') await applyAutoscalerAdapter(k8s, spec, addon, data);
+      if (addon.name === 'cluster_autoscaler') await applyAutoscalerAdapter(ctx, k8s, spec, addon, data);
       else if (data && entry.credential) await k8s.applySecret(entry.targetNamespace, entry.credential.secretName, data, addonLabels(addon.name));
       const v = addonValues(addon, ctxValues);
       values.set(addon.name, v);
