@@ -1,5 +1,5 @@
-// The library API: `new Kubeplane({...})` with plan, apply, status, destroy, kubeconfig and an event stream.
-// apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
+// The library API: `new Kubeplane({...})` with plan, apply, status, destroy, the outputs (kubeconfig, sshKey,
+// metadata) and an event stream. apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
 // does the work. `run()` drives the local runner in-process, which is what scripts and the CLI use.
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { stableJson } from '../stable-json.js';
