@@ -131,6 +131,19 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     expect(dump).not.toContain('client-key-data');
   });
 
+  it("has metadata listing each node pool's machines with their VPC addresses, and the cluster's key in OpenSSH format", async () => {
+    const md = (await w.kp.metadata('gpu-lab', 'gpu-lab')).reveal();
+    const pools = md.nodepools.dynamic_nodepools;
+    expect(Object.keys(pools).sort()).toEqual(['cpu', 'h100']);
+    expect(Object.keys(pools['h100']?.node_ips ?? {})).toEqual(vmsOfPool('h100'));
+    expect(Object.keys(md.dynamic_nodepools.node_ips).sort()).toEqual([...vmsOfPool('cpu'), ...vmsOfPool('h100')].sort());
+    expect(Object.values(md.dynamic_nodepools.node_ips).every((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip.private_ip))).toBe(true);
+    const key = (await w.kp.sshKey('gpu-lab', 'gpu-lab')).reveal();
+    expect(key).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----\n/);
+    expect(md.cluster_private_key).toBe(key);
+    expect(pools['cpu']?.nodepool_private_key).toBe(key);
+  });
+
   it('scales: the GPU pool up, then down (drained first, the newest nodes go), the autoscaler limits move, the SSH range changes', async () => {
     await applyAndRun(manifestOf(withPools(example, 3, { min: 2, max: 4 }, '198.51.100.0/24')));
     expect(vmsOfPool('h100')).toHaveLength(3);

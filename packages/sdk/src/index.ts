@@ -392,6 +392,7 @@ export {
   closestNames,
   CLUSTER_STATES,
   clusterKey,
+  type ClusterMetadata,
   type ClusterRecord,
   clusterRecordProblem,
   ClusterSecrets,

@@ -23,6 +23,8 @@ const COMMANDS = [
   ['status'],
   ['destroy'],
   ['kubeconfig'],
+  ['ssh-key'],
+  ['metadata'],
   ['sandbox'],
   ['sandbox', 'lifecycle'],
   ['sandbox', 'serve'],

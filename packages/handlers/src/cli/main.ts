@@ -5,6 +5,7 @@ import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
 import { apply, applyHelp, destroy, destroyHelp, kubeconfig, kubeconfigHelp, status, statusHelp } from './commands/engine.js';
 import { autoscalerAdapter, autoscalerAdapterHelp } from './commands/autoscaler-adapter.js';
+import { metadata, metadataHelp, sshKey, sshKeyHelp } from './commands/outputs.js';
 import { lifecycleHelp, serveHelp } from './commands/sandbox-help.js';
 import { planCommand, planHelp } from './commands/plan.js';
 import { render, renderHelp } from './commands/render.js';
@@ -45,6 +46,8 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, io) => (wantsServedKubeconfig(argv) ? (await import('./commands/serve-kubeconfig.js')).kubeconfigServed(argv, io) : kubeconfig(argv, io)),
     help: kubeconfigHelp,
   },
+  'ssh-key': { run: sshKey, help: sshKeyHelp },
+  metadata: { run: metadata, help: metadataHelp },
   'sandbox lifecycle': { run: async (argv, io) => (await import('./commands/lifecycle.js')).lifecycle(argv, io), help: lifecycleHelp },
   'sandbox serve': { run: async (argv, io) => (await import('./commands/serve.js')).serve(argv, io), help: serveHelp },
   render: { run: render, help: renderHelp },

@@ -28,7 +28,7 @@ export interface CreateSandboxKubeplaneOptions {
 
 /**
  * A Kubeplane on the real clouds. `kubeplane` is the SDK's engine API (plan, apply, run, status, destroy, kubeconfig,
- * on); `close()` releases the state directory. Credentials are read when a provider is first used, so a missing
+ * sshKey, metadata, on); `close()` releases the state directory. Credentials are read when a provider is first used, so a missing
  * variable is reported by `preflight` or the first step, never at creation.
  */
 export function createKubeplane(options: CreateKubeplaneOptions = {}): Promise<LocalRuntime> {

@@ -3,6 +3,7 @@
 // pair and the cluster's SSH key. Values are revealed only here, at the boundary of the store.
 import { generateKeyPairSync } from 'node:crypto';
 import { Redacted, isRedacted } from '../redacted.js';
+import { asOpenSshPrivateKey, openSshPrivateKey, publicKeyComment, sshPublicKeyLine } from './openssh-key.js';
 import type { ClusterKeys, ClusterPki } from '../bootstrap/pki.js';
 import type { WireguardKeyPair } from '../bootstrap/wireguard-keys.js';
 import type { AutoscalerTls } from './autoscaler-tls.js';
@@ -12,7 +13,7 @@ import { secretName } from './records.js';
 export interface SshKeyPair {
   /** OpenSSH public key line. */
   publicKey: string;
-  /** PKCS#8 PEM. */
+  /** OpenSSH's own format (openssh-key-v1, unencrypted), as `ssh -i` and `ssh-keygen -y` read it. */
   privateKey: Redacted<string>;
 }
 
@@ -101,8 +102,14 @@ export class ClusterSecrets {
   putManagedKubeconfig(kubeconfig: Redacted<string>): Promise<void> {
     return this.store.put(secretName(this.clusterId, 'managed-kubeconfig'), kubeconfig, this.labels);
   }
-  ssh(): Promise<SshKeyPair | null> {
-    return this.#get<SshKeyPair>('ssh');
+  /**
+   * The cluster's SSH key, its private half in OpenSSH's format: clusters made before kubeplane wrote that format
+   * hold PKCS#8 PEM, converted here as it is read (the stored secret is left as it is).
+   */
+  async ssh(): Promise<SshKeyPair | null> {
+    const stored = await this.#get<SshKeyPair>('ssh');
+    if (!stored) return null;
+    return { publicKey: stored.publicKey, privateKey: Redacted.of(asOpenSshPrivateKey(stored.privateKey.reveal(), publicKeyComment(stored.publicKey))) };
   }
   /** The cluster's SSH key, once: the stored one if another invocation made it first. */
   issueSsh(pair: SshKeyPair): Promise<SshKeyPair> {
@@ -136,14 +143,8 @@ export class ClusterSecrets {
   }
 }
 
-/** An Ed25519 key pair with the public half as an OpenSSH line. */
+/** An Ed25519 key pair in OpenSSH's formats: the public half as an authorized_keys line, the private half as openssh-key-v1. */
 export function generateSshKeyPair(comment: string): SshKeyPair {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
-  const str = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, (b.length >> 8) & 255, b.length & 255]), b]);
-  const blob = Buffer.concat([str(Buffer.from('ssh-ed25519')), str(raw)]);
-  return {
-    publicKey: `ssh-ed25519 ${blob.toString('base64')} ${comment}`,
-    privateKey: Redacted.of(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()),
-  };
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return { publicKey: sshPublicKeyLine(privateKey, comment), privateKey: Redacted.of(openSshPrivateKey(privateKey, comment)) };
 }

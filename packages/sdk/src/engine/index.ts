@@ -50,6 +50,7 @@ export {
 } from './records.js';
 export { ClusterSecrets, generateSshKeyPair, type SshKeyPair } from './cluster-secrets.js';
 export { adapterServingTls, newAutoscalerTls, parseAdapterAddress, type AdapterServingTls, type AutoscalerTls } from './autoscaler-tls.js';
+export type { ClusterMetadata } from './steps/outputs.js';
 export { Engine, dueAt, queueDelay, type EngineOptions, type ProcessOutcome } from './engine.js';
 export { busyRetryDelaySeconds } from './busy-retry.js';
 export type { WatchdogOptions, WatchdogReport } from './watchdog.js';

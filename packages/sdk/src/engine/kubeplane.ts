@@ -1,5 +1,5 @@
-// The library API: `new Kubeplane({...})` with plan, apply, status, destroy, kubeconfig and an event stream.
-// apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
+// The library API: `new Kubeplane({...})` with plan, apply, status, destroy, the outputs (kubeconfig, sshKey,
+// metadata) and an event stream. apply and destroy record the intent and queue the first step; a runner (local, Lambda, Cloud Functions)
 // does the work. `run()` drives the local runner in-process, which is what scripts and the CLI use.
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { stableJson } from '../stable-json.js';
@@ -10,7 +10,7 @@ import { buildDesiredState } from '../model/desired-state.js';
 import type { ClusterSpec, CurrentState } from '../model/types.js';
 import { plan as planChanges } from '../plan/plan.js';
 import type { Plan, PlanResult } from '../plan/types.js';
-import type { Redacted } from '../redacted.js';
+import { Redacted } from '../redacted.js';
 import { ClusterSecrets } from './cluster-secrets.js';
 import { dueAt, Engine, type EngineOptions } from './engine.js';
 import { runWatchdog, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
@@ -25,6 +25,7 @@ import {
   projectRecordProblem,
   pushStage,
   RECORD_VERSION,
+  secretName,
   type ClusterRecord,
   type ClusterStatus,
   type ManifestState,
@@ -32,7 +33,8 @@ import {
 } from './records.js';
 import type { ProviderDef } from '../manifest/schema.js';
 import type { Versioned } from './ports/state-store.js';
-import { regionKey } from './steps/common.js';
+import { desiredOf, regionKey } from './steps/common.js';
+import { metadataOf, type ClusterMetadata } from './steps/outputs.js';
 import { LocalRunner, type RunOptions, type RunReport } from './runner.js';
 import { establishedPools, preflight, type PreflightIssue } from './preflight.js';
 import { autoscaledPool, growthAllowedAt, nodeGroupOf, scaledPrevious, type NodeGroup } from './pool-scaling.js';
@@ -632,8 +634,7 @@ export class Kubeplane {
 
   /** The admin kubeconfig of a finished cluster. */
   async kubeconfig(project: string, cluster: string): Promise<Redacted<string>> {
-    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
-    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`);
+    const record = await this.#clusterRecord(project, cluster);
     const value = await new ClusterSecrets(this.#options.secrets, record.clusterId, {}).output('kubeconfig');
     if (!value) throw new KubeplaneError('not-found', `cluster ${cluster} has no kubeconfig yet (status: ${record.status.state}, ${record.status.message})`);
     return value;
@@ -645,8 +646,7 @@ export class Kubeplane {
    * whose client half apply wrote into the cluster. Null when the add-on names no such address (plain gRPC, beside it).
    */
   async autoscalerAdapterTls(project: string, cluster: string): Promise<AdapterServingTls | null> {
-    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
-    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`, { resource: cluster });
+    const record = await this.#clusterRecord(project, cluster);
     const spec = record.desired ?? record.current;
     const address = adapterAddressOf(spec?.addons.find((a) => a.name === 'cluster_autoscaler'));
     if (address === undefined) return null;
@@ -661,6 +661,49 @@ export class Kubeplane {
       );
     const options = { random: this.engine.options.random ?? systemRandomSource(), now: new Date(this.#options.clock.now()) };
     return adapterServingTls(tls, parsed, this.engine.options.keyPairs ?? freshKeyPairs, options);
+  }
+
+  /**
+   * The private SSH key of a cluster's machines, in OpenSSH's format (`ssh -i`, `ssh-keygen -y` read it); there from
+   * the cluster's first step on, so a cluster that stopped half-built can be logged in to. Keys of clusters made before
+   * kubeplane wrote this format (PKCS#8 PEM) are converted as they are read.
+   */
+  async sshKey(project: string, cluster: string): Promise<Redacted<string>> {
+    const record = await this.#clusterRecord(project, cluster);
+    const ssh = await new ClusterSecrets(this.#options.secrets, record.clusterId, {}).ssh();
+    if (!ssh) throw new KubeplaneError('not-found', `cluster ${cluster} has no SSH key yet (status: ${record.status.state}, ${record.status.message})`);
+    return ssh.privateKey;
+  }
+
+  /**
+   * The metadata output of a finished cluster (docs/outputs.md): its nodes' addresses by pool and load balancer and the
+   * SSH key, in the shape Claudie's guide reads with jq. A cluster finished before this shape (and before the OpenSSH
+   * key format) gets its metadata made again from its record, with the key converted.
+   */
+  async metadata(project: string, cluster: string): Promise<Redacted<ClusterMetadata>> {
+    const record = await this.#clusterRecord(project, cluster);
+    const secrets = new ClusterSecrets(this.#options.secrets, record.clusterId, {});
+    const stored = await secrets.output('metadata');
+    if (!stored) throw new KubeplaneError('not-found', `cluster ${cluster} has no metadata yet (status: ${record.status.state}, ${record.status.message})`);
+    let value: Partial<ClusterMetadata>;
+    try {
+      value = JSON.parse(stored.reveal()) as Partial<ClusterMetadata>;
+    } catch {
+      // Not the parser's message: it quotes the text, which holds the key.
+      throw new KubeplaneError('invalid', `the metadata output of cluster ${cluster} is not valid JSON; run \`apply --reconcile\` to write it again`, {
+        resource: secretName(record.clusterId, 'metadata'),
+      });
+    }
+    if (typeof value.cluster_private_key === 'string' && value.nodepools) return Redacted.of(value as ClusterMetadata);
+    const ssh = await secrets.ssh();
+    if (!ssh) throw new KubeplaneError('not-found', `cluster ${cluster} has no SSH key (status: ${record.status.state}, ${record.status.message})`);
+    return Redacted.of(metadataOf(record.current ?? desiredOf(record), record.ledger, ssh.privateKey.reveal()));
+  }
+
+  async #clusterRecord(project: string, cluster: string): Promise<ClusterRecord> {
+    const record = (await this.#clusterRecords(project)).find((r) => r.name === cluster);
+    if (!record) throw new KubeplaneError('not-found', `project ${project} has no cluster ${cluster}`);
+    return record;
   }
 
   async #clusterRecords(project: string): Promise<ClusterRecord[]> {

@@ -139,7 +139,7 @@ async function preflightAll(
   return { ok, issues: all };
 }
 
-async function withRuntime<T>(
+export async function withRuntime<T>(
   io: CliIo,
   values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string },
   write: boolean,
