@@ -141,13 +141,13 @@ describe('a Kubernetes Secret read from the named context', () => {
     expect(leaks(e)).toBe(false);
   });
 
-  it('says the cluster does not answer when nothing listens at its server', async () => {
+  it('says the cluster cannot be reached when nothing listens at its server', async () => {
     const file = join(dir, 'down');
     await writeFile(file, KUBECONFIG.replace(MGMT, 'https://127.0.0.1:1'));
     const e = await caught(new KubernetesSecretResolver({ context: 'claudie-mgmt', files: [file] }).read('claudie', 'hetzner-secret'));
     expect(e.kind).toBe('retryable');
     expect(e.message).toMatch(
-      /^Secret claudie\/hetzner-secret: the cluster of context claudie-mgmt \(https:\/\/127\.0\.0\.1:1, from .*down\) does not answer \(.*ECONNREFUSED.*\)$/,
+      /^Secret claudie\/hetzner-secret: the cluster of context claudie-mgmt \(https:\/\/127\.0\.0\.1:1, from .*down\) cannot be reached \(.*ECONNREFUSED.*\)$/,
     );
     expect(leaks(e)).toBe(false);
   });

@@ -104,7 +104,7 @@ export class KubernetesSecretResolver implements SecretResolver {
       if (!isKubeplaneError(e)) throw e;
       const resource = `${namespace}/${name}`;
       if (e.details.code === 'NetworkError')
-        throw new KubeplaneError('retryable', `${secret}: ${where} does not answer (${reasonOf(e.message)})`, { code: 'SecretsClusterUnreachable', resource });
+        throw new KubeplaneError('retryable', `${secret}: ${where} cannot be reached (${reasonOf(e.message)})`, { code: 'SecretsClusterUnreachable', resource });
       if (e.details.status === 403)
         throw new KubeplaneError(
           'auth',
