@@ -1,7 +1,8 @@
 // The SDK's front door for a service or a script: a Kubeplane wired the way the CLI wires it, in one call. For real
 // clouds, the built-in providers with each manifest provider's credentials resolved from its secretRef (env, file, or
 // a Kubernetes Secret in a named context's cluster) and file-backed ports under a state directory; for the sandbox,
-// the emulated clouds with the virtual clock handed to every part that needs it. Both hold the state directory's writer lock until closed: one writer per directory.
+// the emulated clouds with the virtual clock handed to every part that needs it. Both hold the state directory's
+// writer lock until closed: one writer per directory.
 import { resolve } from 'node:path';
 import { LocalRuntime, DEFAULT_STATE_DIR } from './local.js';
 

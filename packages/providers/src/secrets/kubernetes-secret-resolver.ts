@@ -3,7 +3,7 @@
 // the Secret, the context and the server, never a value: the values stay Redacted from the wire to the caller.
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { isKubeplaneError, KubeplaneError, Redacted } from '@kubeplane/sdk';
+import { isKubeplaneError, KubeplaneError, type Redacted } from '@kubeplane/sdk';
 import { KubernetesClient } from '../kubernetes/client.js';
 import { readKubeconfigContext, type KubeconfigContext } from '../kubernetes/kubeconfig.js';
 import type { SecretResolver, SecretRef } from './secret-resolver.js';
@@ -104,7 +104,10 @@ export class KubernetesSecretResolver implements SecretResolver {
       if (!isKubeplaneError(e)) throw e;
       const resource = `${namespace}/${name}`;
       if (e.details.code === 'NetworkError')
-        throw new KubeplaneError('retryable', `${secret}: ${where} cannot be reached (${reasonOf(e.message)})`, { code: 'SecretsClusterUnreachable', resource });
+        throw new KubeplaneError('retryable', `${secret}: ${where} cannot be reached (${reasonOf(e.message)})`, {
+          code: 'SecretsClusterUnreachable',
+          resource,
+        });
       if (e.details.status === 403)
         throw new KubeplaneError(
           'auth',

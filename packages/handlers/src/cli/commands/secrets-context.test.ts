@@ -96,7 +96,6 @@ async function withClouds<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-
 describe('kubeplane apply of a Claudie manifest whose secretRef is a Kubernetes Secret', () => {
   it('is refused on real clouds without a context named, saying how to name one, and records nothing', async () => {
     // A kubeconfig with a current context is at hand: it is not used.
@@ -144,7 +143,9 @@ describe('kubeplane apply of a Claudie manifest whose secretRef is a Kubernetes 
   it('with --sandbox and a context, reads the Secret from the named cluster first, refusing one it does not hold before anything is created', async () => {
     const run = await runCli(['apply', 'nope.yaml', '--sandbox', '--state-dir', state, ...secretsCluster], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`[sandbox] credentials: nope.yaml:${SECRET_REF_LINE} spec.providers[0].secretRef: hetzner provider hetzner-1: secretRef: Secret claudie-secrets/nope is not found`);
+    expect(run.stderr).toContain(
+      `[sandbox] credentials: nope.yaml:${SECRET_REF_LINE} spec.providers[0].secretRef: hetzner provider hetzner-1: secretRef: Secret claudie-secrets/nope is not found`,
+    );
     const status = await runCli(['status', 'workload', '--sandbox', '--state-dir', state], { cwd: dir });
     expect(status.stdout).not.toContain('workload [');
   });
@@ -184,7 +185,9 @@ describe('the SDK on real clouds, with the secrets context named', () => {
     const manifest = validateManifestText(CLAUDIE('hetzner-secret')).manifests[0]!;
     const rt = await createKubeplane({ memory: true, env: { KUBECONFIG: join(dir, 'mgmt.kubeconfig') }, cwd: dir });
     try {
-      await expect(rt.kubeplane.preflight(manifest)).rejects.toThrow(/secretRef names the Kubernetes Secret claudie-secrets\/hetzner-secret, which kubeplane reads from a cluster you name/);
+      await expect(rt.kubeplane.preflight(manifest)).rejects.toThrow(
+        /secretRef names the Kubernetes Secret claudie-secrets\/hetzner-secret, which kubeplane reads from a cluster you name/,
+      );
     } finally {
       await rt.close();
     }
