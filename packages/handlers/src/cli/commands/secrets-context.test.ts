@@ -4,7 +4,7 @@
 // hands what it read to the clouds (the sandbox's Hetzner checks the token), and without a context named the apply
 // is refused with how to name one, never reading the current context.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,11 +151,19 @@ describe('kubeplane apply of a Claudie manifest whose secretRef is a Kubernetes 
   });
 
   it('with --sandbox and a context, builds the cluster once the Secret reads', async () => {
-    const run = await runCli(['apply', 'hetzner-secret.yaml', '--sandbox', '--state-dir', state, ...secretsCluster], { cwd: dir });
+    const run = await runCli(['apply', 'hetzner-secret.yaml', '--sandbox', '--state-dir', state, '-v', ...secretsCluster], { cwd: dir });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\[sandbox\] workload: DONE after/);
+    // What it read is in no output, log or state file (the management cluster's own Secret lives in the world file).
+    const b64 = Buffer.from(TOKEN).toString('base64');
     expect(run.stdout).not.toContain(TOKEN);
+    const files = (await readdir(state, { recursive: true, withFileTypes: true })).filter((f) => f.isFile()).map((f) => join(f.parentPath, f.name));
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files.filter((f) => !f.endsWith(join('sandbox', 'world.json')))) {
+      const text = await readFile(file, 'utf8');
+      expect(text.includes(TOKEN) || text.includes(b64), file).toBe(false);
+    }
   }, 60_000);
 });
 
