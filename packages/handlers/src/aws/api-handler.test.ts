@@ -132,6 +132,13 @@ describe('the api handler', () => {
       ["the function's own environment", 'env: { credentials: AWS_SECRET_ACCESS_KEY }', 400, 'providers[0].secretRef.env', 'environment variables are refused'],
       ["the function's own files", 'file: /proc/self/environ', 400, 'providers[0].secretRef.file', 'files are refused'],
       [
+        "a Kubernetes Secret (Claudie's form), which needs a cluster named to read it from",
+        'name: hetzner-secret\n      namespace: claudie',
+        400,
+        'providers[0].secretRef.name',
+        'a Kubernetes Secret (claudie/hetzner-secret) is refused: the serverless runtime names no cluster to read it from',
+      ],
+      [
         "another cluster's secret",
         'awsSecretsManager: { secretId: kubeplane/other-cluster-abc1234/kubeconfig }',
         403,

@@ -39,7 +39,14 @@ export function refusedSecretRef(ref: SecretRef, path: string, prefix: string): 
       message: `a Google Secret Manager secret is refused: the AWS runtime cannot read it; ${only}`,
     };
   if (!ref.awsSecretsManager)
-    return { status: 400, severity: 'error', path, message: `a Kubernetes Secret is refused: there is no cluster to read it from; ${only}` };
+    return {
+      status: 400,
+      severity: 'error',
+      path: `${path}.name`,
+      message:
+        `a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) is refused: the serverless runtime names no cluster to read it from ` +
+        `(the CLI and the SDK read it from a named kubeconfig context, --secrets-context); ${only}`,
+    };
   const name = secretName(ref.awsSecretsManager.secretId);
   if (!name.startsWith(prefix) || name.slice(prefix.length).length === 0) {
     return {

@@ -21,6 +21,15 @@ export interface CommandHelp {
 export const OPTIONS = {
   sandbox: ['--sandbox', 'act on the sandbox clouds kept in the state directory, in virtual time (nothing real is touched)'],
   stateDir: ['--state-dir DIR', 'the state directory (default .kubeplane in the current folder)'],
+  secretsContext: [
+    '--secrets-context NAME',
+    'the kubeconfig context of the cluster holding the Kubernetes Secrets that secretRefs name ' +
+      "(Claudie's {name, namespace}); default $KUBEPLANE_SECRETS_CONTEXT, never the current context",
+  ],
+  secretsKubeconfig: [
+    '--secrets-kubeconfig FILE',
+    "the kubeconfig file of --secrets-context (default $KUBEPLANE_SECRETS_KUBECONFIG, $KUBECONFIG's files, ~/.kube/config)",
+  ],
   json: ['--json', 'print JSON lines instead of text: events with a "type", then one {"type":"result"} (docs/cli.md)'],
   verbose: ['-v, --verbose', 'also print every resource created or deleted, every wait, and the stack of an unexpected error'],
   help: ['-h, --help', 'print this help'],

@@ -28,8 +28,11 @@ export function refusedGcpSecretRef(ref: SecretRef, path: string, prefix: string
     return {
       status: 400,
       severity: 'error',
-      path,
-      message: `${ref.awsSecretsManager ? 'an AWS Secrets Manager secret' : 'a Kubernetes Secret'} is refused: this runtime cannot read it; ${only}`,
+      path: ref.awsSecretsManager ? path : `${path}.name`,
+      message: ref.awsSecretsManager
+        ? `an AWS Secrets Manager secret is refused: this runtime cannot read it; ${only}`
+        : `a Kubernetes Secret (${ref.namespace ?? '?'}/${ref.name ?? '?'}) is refused: the serverless runtime names no cluster to read it from ` +
+          `(the CLI and the SDK read it from a named kubeconfig context, --secrets-context); ${only}`,
     };
   const [, project = '', , id = ''] = gcpSecretVersionName(gcp, googleProject).split('/');
   if (project !== googleProject) {

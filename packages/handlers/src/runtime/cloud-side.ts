@@ -6,7 +6,7 @@ import { fileRateBudgets, systemClock } from '@kubeplane/sdk';
 import { kubernetesConnector, SshMachineAccess } from '@kubeplane/providers';
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { cloudProviderFactory } from './cloud-providers.js';
-import { resolveAddonCredentials, resolveCredentials, resolveStaticKey } from './credentials.js';
+import { resolveAddonCredentials, resolveCredentials, resolveStaticKey, type CredentialSources } from './credentials.js';
 
 export interface CloudSideOptions {
   /** Where the runtime keeps its state; undefined in memory. */
@@ -15,6 +15,8 @@ export interface CloudSideOptions {
   cwd: string;
   seed?: number | undefined;
   netns?: boolean | undefined;
+  /** The cluster Kubernetes-Secret secretRefs are read from, when one is named. */
+  secrets?: CredentialSources['kubernetes'];
 }
 
 export interface CloudSide {
@@ -37,17 +39,18 @@ export interface CloudSide {
   close(): Promise<void>;
 }
 
-/** The real clouds, with credentials resolved from each provider's secretRef (env or file) when first needed. */
+/** The real clouds, with credentials resolved from each provider's secretRef (env, file, a Kubernetes Secret) when first needed. */
 export function realClouds(options: CloudSideOptions): CloudSide {
   const { env, cwd, stateDir } = options;
+  const sources: CredentialSources = { env, cwd, kubernetes: options.secrets };
   return {
     kind: 'local',
     clock: systemClock,
     // Rate budgets in the state directory: every kubeplane process on it shares one budget per account.
-    providers: cloudProviderFactory((def) => resolveCredentials(def, env, cwd), undefined, stateDir ? fileRateBudgets(stateDir) : undefined),
+    providers: cloudProviderFactory((def) => resolveCredentials(def, sources), undefined, stateDir ? fileRateBudgets(stateDir) : undefined),
     kubernetes: kubernetesConnector(),
-    machines: new SshMachineAccess({ privateKey: (target) => resolveStaticKey(target.node, target.secretRef, env, cwd) }),
-    addonCredentials: (ref, keys, what) => resolveAddonCredentials(ref, keys, what, env, cwd),
+    machines: new SshMachineAccess({ privateKey: (target) => resolveStaticKey(target.node, target.secretRef, sources) }),
+    addonCredentials: (ref, keys, what) => resolveAddonCredentials(ref, keys, what, sources),
     engine: {},
     durable: (state) => state,
     save: async () => {},

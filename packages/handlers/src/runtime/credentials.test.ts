@@ -16,27 +16,26 @@ const write = (name: string, text: string) => {
 
 describe('resolveCredentials from a file', () => {
   it('takes a role alone for AWS, with its external id', async () => {
-    const creds = await resolveCredentials(
-      aws(write('role.yaml', 'rolearn: arn:aws:iam::123456789012:role/kubeplane-provider\nexternalid: team-a-7f3\n')),
-      {},
-      dir,
-    );
+    const creds = await resolveCredentials(aws(write('role.yaml', 'rolearn: arn:aws:iam::123456789012:role/kubeplane-provider\nexternalid: team-a-7f3\n')), {
+      env: {},
+      cwd: dir,
+    });
     expect(Object.keys(creds).sort()).toEqual(['externalid', 'rolearn']);
     expect(creds.rolearn?.reveal()).toBe('arn:aws:iam::123456789012:role/kubeplane-provider');
   });
 
   it('names the missing half of a key pair with its file', async () => {
-    await expect(resolveCredentials(aws(write('half.yaml', 'accesskey: AKIAABCDEFGHIJKLMNOP\n')), {}, dir)).rejects.toThrow(
+    await expect(resolveCredentials(aws(write('half.yaml', 'accesskey: AKIAABCDEFGHIJKLMNOP\n')), { env: {}, cwd: dir })).rejects.toThrow(
       /secret not found: file .*half\.yaml \(key secretkey\) has no string value/,
     );
   });
 
   it('reports an unreadable file as such, not as a missing key', async () => {
-    await expect(resolveCredentials(aws('no-such-file.yaml'), {}, dir)).rejects.toThrow(/secret not readable: .*no-such-file\.yaml/);
+    await expect(resolveCredentials(aws('no-such-file.yaml'), { env: {}, cwd: dir })).rejects.toThrow(/secret not readable: .*no-such-file\.yaml/);
   });
 
   it('refuses a role ARN that is not one', async () => {
-    await expect(resolveCredentials(aws(write('user.yaml', 'rolearn: arn:aws:iam::123456789012:user/alice\n')), {}, dir)).rejects.toThrow(
+    await expect(resolveCredentials(aws(write('user.yaml', 'rolearn: arn:aws:iam::123456789012:user/alice\n')), { env: {}, cwd: dir })).rejects.toThrow(
       'credential "rolearn" is not an IAM role ARN',
     );
   });
@@ -46,17 +45,21 @@ describe('resolveAddonCredentials', () => {
   const token = [{ key: 'credentials', required: true }] as const;
 
   it("reads an add-on's own keys from the environment, Redacted", async () => {
-    const creds = await resolveAddonCredentials({ env: { credentials: 'CSI_TOKEN' } }, token, 'add-on hcloud_csi', { CSI_TOKEN: 'csi-token-value' }, dir);
+    const creds = await resolveAddonCredentials({ env: { credentials: 'CSI_TOKEN' } }, token, 'add-on hcloud_csi', {
+      env: { CSI_TOKEN: 'csi-token-value' },
+      cwd: dir,
+    });
     expect(String(creds.credentials)).toBe('[redacted]');
     expect(creds.credentials?.reveal()).toBe('csi-token-value');
   });
 
   it('names the add-on and the missing key, never a value', async () => {
-    await expect(resolveAddonCredentials({ file: write('csi.yaml', 'other: x\n') }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow(
+    await expect(resolveAddonCredentials({ file: write('csi.yaml', 'other: x\n') }, token, 'add-on hcloud_csi', { env: {}, cwd: dir })).rejects.toThrow(
       /csi\.yaml \(key credentials\) has no string value/,
     );
-    await expect(resolveAddonCredentials({ name: 'csi', namespace: 'kube-system' }, token, 'add-on hcloud_csi', {}, dir)).rejects.toThrow(
-      'add-on hcloud_csi: a Kubernetes Secret (kube-system/csi) needs a cluster to read it from',
+    await expect(resolveAddonCredentials({ name: 'csi', namespace: 'kube-system' }, token, 'add-on hcloud_csi', { env: {}, cwd: dir })).rejects.toThrow(
+      'add-on hcloud_csi: secretRef names the Kubernetes Secret kube-system/csi, which kubeplane reads from a cluster you name, ' +
+        'never from the current context: pass --secrets-context NAME',
     );
   });
 });
@@ -68,7 +71,7 @@ describe('credentials the local runtime cannot read', () => {
       providerType: 'hetzner',
       secretRef: { gcpSecretManager: { secret: 'kubeplane-providers-minimal-hetzner-1' } },
     } as unknown as ProviderDef;
-    await expect(resolveCredentials(def, {}, dir)).rejects.toThrow(
+    await expect(resolveCredentials(def, { env: {}, cwd: dir })).rejects.toThrow(
       'provider hetzner-1: gcpSecretManager credentials are read by the Google Cloud runtime; locally use secretRef.env or secretRef.file',
     );
   });

@@ -1,7 +1,8 @@
 // The SDK's front door for a service or a script: a Kubeplane wired the way the CLI wires it, in one call. For real
-// clouds, the built-in providers with each manifest provider's credentials resolved from its secretRef (env or file)
-// and file-backed ports under a state directory; for the sandbox, the emulated clouds with the virtual clock handed to
-// every part that needs it. Both hold the state directory's writer lock until closed: one writer per directory.
+// clouds, the built-in providers with each manifest provider's credentials resolved from its secretRef (env, file, or
+// a Kubernetes Secret in a named context's cluster) and file-backed ports under a state directory; for the sandbox,
+// the emulated clouds with the virtual clock handed to every part that needs it. Both hold the state directory's
+// writer lock until closed: one writer per directory.
 import { resolve } from 'node:path';
 import { LocalRuntime, DEFAULT_STATE_DIR } from './local.js';
 
@@ -14,6 +15,14 @@ export interface CreateKubeplaneOptions {
   cwd?: string;
   /** Keep everything in memory instead of a state directory: gone when the process ends. */
   memory?: boolean;
+  /**
+   * The kubeconfig context of the cluster that holds the Kubernetes Secrets secretRefs name (Claudie's
+   * `{name, namespace}` form), as Claudie reads them from its management cluster. Default `KUBEPLANE_SECRETS_CONTEXT`
+   * of `env`; never the kubeconfig's current context.
+   */
+  secretsContext?: string;
+  /** The kubeconfig file of `secretsContext`; default `KUBEPLANE_SECRETS_KUBECONFIG`, then `$KUBECONFIG`, then ~/.kube/config. */
+  secretsKubeconfig?: string;
 }
 
 export interface CreateSandboxKubeplaneOptions {
@@ -24,6 +33,14 @@ export interface CreateSandboxKubeplaneOptions {
   stateDir?: string;
   /** The seed of the sandbox's randomness (addresses, ids, latencies); the same seed gives the same run. */
   seed?: number;
+  /**
+   * Read each Kubernetes-Secret secretRef from this context's cluster and check it as on real clouds, though the sandbox
+   * clouds are still given their own credentials (createKubeplane's option of the same name). Without it, the sandbox
+   * reads no Secret.
+   */
+  secretsContext?: string;
+  /** The kubeconfig file of `secretsContext` (as createKubeplane's). */
+  secretsKubeconfig?: string;
 }
 
 /**
@@ -40,6 +57,8 @@ export function createKubeplane(options: CreateKubeplaneOptions = {}): Promise<L
     cwd,
     write: !options.memory,
     command: 'createKubeplane',
+    ...(options.secretsContext !== undefined ? { secretsContext: options.secretsContext } : {}),
+    ...(options.secretsKubeconfig !== undefined ? { secretsKubeconfig: options.secretsKubeconfig } : {}),
     ...(options.memory ? { memory: true } : {}),
   });
 }
@@ -59,5 +78,7 @@ export function createSandboxKubeplane(
     cwd: process.cwd(),
     ...(options.stateDir ? { write: true, command: 'createSandboxKubeplane' } : { memory: true }),
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.secretsContext !== undefined ? { secretsContext: options.secretsContext } : {}),
+    ...(options.secretsKubeconfig !== undefined ? { secretsKubeconfig: options.secretsKubeconfig } : {}),
   }) as Promise<LocalRuntime & { readonly sandbox: NonNullable<LocalRuntime['sandbox']> }>;
 }

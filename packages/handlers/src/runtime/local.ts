@@ -22,12 +22,13 @@ import {
 } from '@kubeplane/sdk';
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { type CloudSide, realClouds } from './cloud-side.js';
+import { secretsClusterResolver, type SecretsClusterOptions } from './credentials.js';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
 import type { Runtime } from './runtime.js';
 
 export const DEFAULT_STATE_DIR = '.kubeplane';
 
-export interface LocalRuntimeOptions {
+export interface LocalRuntimeOptions extends SecretsClusterOptions {
   /** Where state, secrets, queue, leases (and the sandbox world) live; ignored with `memory`. */
   stateDir: string;
   sandbox: boolean;
@@ -112,7 +113,14 @@ export class LocalRuntime implements Runtime {
     }
     let clouds: CloudSide | undefined;
     try {
-      const sideOptions = { stateDir: options.memory ? undefined : dir, env: options.env, cwd: options.cwd, seed: options.seed, netns: options.netns };
+      const sideOptions = {
+        stateDir: options.memory ? undefined : dir,
+        env: options.env,
+        cwd: options.cwd,
+        seed: options.seed,
+        netns: options.netns,
+        secrets: secretsClusterResolver(options, options.env, options.cwd),
+      };
       clouds = options.sandbox
         ? await (await import('./sandbox-clouds.js')).sandboxClouds({ ...sideOptions, write: options.write ?? false })
         : realClouds(sideOptions);

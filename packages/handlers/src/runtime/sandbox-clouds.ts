@@ -4,13 +4,14 @@
 // import only when a command asks for the sandbox.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeplaneError, writeFileAtomic, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { KubeplaneError, writeFileAtomic, type ProviderFactory, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 import type { CloudSide, CloudSideOptions } from './cloud-side.js';
-import { resolveAddonCredentials } from './credentials.js';
+import { kubernetesSecretOf, resolveAddonCredentials, resolveCredentials, type CredentialSources } from './credentials.js';
 
 export async function sandboxClouds(options: CloudSideOptions & { write: boolean }): Promise<CloudSide> {
   const { stateDir, env, cwd } = options;
+  const sources: CredentialSources = { env, cwd, kubernetes: options.secrets };
   const sandbox = stateDir === undefined ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(stateDir, options.seed ?? 1);
   sandbox.listen();
   let netns: NetnsSandbox | undefined;
@@ -33,12 +34,12 @@ export async function sandboxClouds(options: CloudSideOptions & { write: boolean
   return {
     kind: 'sandbox',
     clock: sandbox.clock,
-    providers: sandboxProviders(sandbox),
+    providers: options.secrets ? rehearsingSecrets(sandboxProviders(sandbox), sources) : sandboxProviders(sandbox),
     kubernetes: sandboxKubernetes(sandbox),
     machines: sandbox.staticMachines.access(),
     // The sandbox clouds accept their own credentials only; a token for kubeplane itself (the autoscaler adapter's)
     // is read as locally.
-    addonCredentials: sandboxAddonCredentials((ref, keys, what) => resolveAddonCredentials(ref, keys, what, env, cwd)),
+    addonCredentials: sandboxAddonCredentials((ref, keys, what) => resolveAddonCredentials(ref, keys, what, sources)),
     // The netns machines' package mirror signs with its own key: renders pin that key instead of pkgs.k8s.io's.
     engine: netns ? { clockParticipant: netns, versions: { kubernetesReleaseKeyFingerprint: netns.mirrorKeyFingerprint } } : {},
     sandbox,
@@ -52,6 +53,18 @@ export async function sandboxClouds(options: CloudSideOptions & { write: boolean
         await sandbox.close();
       }
     },
+  };
+}
+
+/**
+ * With a secrets cluster named, a provider whose secretRef is a Kubernetes Secret has it read from that cluster and
+ * checked (it exists, is readable, holds the keys in their formats) as on real clouds, before the sandbox cloud is
+ * given its own credentials: a rehearsal of the real read, since the sandbox clouds accept their own keys only.
+ */
+function rehearsingSecrets(inner: ProviderFactory, sources: CredentialSources): ProviderFactory {
+  return async (def, region, context) => {
+    if (kubernetesSecretOf(def.secretRef)) await resolveCredentials(def, sources);
+    return inner(def, region, context);
   };
 }
 

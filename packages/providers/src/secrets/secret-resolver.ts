@@ -1,5 +1,5 @@
-// Resolves a provider's secretRef to credentials wrapped in Redacted, from the environment or a file.
-// Errors name where the secret was looked for, never what it contains.
+// Resolves a provider's secretRef to credentials wrapped in Redacted: from the environment or a file here, from a
+// Kubernetes Secret in kubernetes-secret-resolver.ts. Errors name where the secret was looked for, never what it contains.
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { KubeplaneError, Redacted } from '@kubeplane/sdk';
@@ -8,13 +8,16 @@ export type SecretRef =
   /** An environment variable holding the value. */
   | { source: 'env'; name: string }
   /** A file holding the value (trimmed), or a YAML or JSON mapping whose `key` holds it. */
-  | { source: 'file'; path: string; key?: string };
+  | { source: 'file'; path: string; key?: string }
+  /** A key of a Kubernetes Secret (Claudie's form), read from the cluster the user names (KubernetesSecretResolver). */
+  | { source: 'kubernetes'; namespace: string; name: string; key: string };
 
 export interface SecretResolver {
   resolve(ref: SecretRef): Promise<Redacted<string>>;
 }
 
 function describe(ref: SecretRef): string {
+  if (ref.source === 'kubernetes') return `key ${ref.key} of Secret ${ref.namespace}/${ref.name}`;
   return ref.source === 'env' ? `environment variable ${ref.name}` : `file ${ref.path}${ref.key ? ` (key ${ref.key})` : ''}`;
 }
 
@@ -30,6 +33,8 @@ export class EnvFileSecretResolver implements SecretResolver {
   }
 
   async resolve(ref: SecretRef): Promise<Redacted<string>> {
+    if (ref.source === 'kubernetes')
+      throw new KubeplaneError('invalid', `${describe(ref)} is read from a cluster (KubernetesSecretResolver), not from the environment or a file`);
     if (ref.source === 'env') {
       const value = this.#env[ref.name];
       if (value === undefined || value.trim() === '')

@@ -22,7 +22,8 @@ import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, print, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonResult } from '../json-output.js';
 import { writeSecretDocument } from '../secret-output.js';
-import { checkCredentials } from './credentials-check.js';
+import { secretsClusterResolver, type SecretsClusterOptions } from '../../runtime/credentials.js';
+import { checkCredentials, type CheckOptions } from './credentials-check.js';
 import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 
 const common = {
@@ -32,8 +33,17 @@ const common = {
   verbose: { type: 'boolean', short: 'v' },
 } as const;
 
-export const applyUsage = 'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--state-dir DIR] [--json] [-v]';
-export const destroyUsage = 'kubeplane destroy <manifest|project|cluster> [--yes] [--sandbox] [--state-dir DIR] [--json] [-v]';
+/** The cluster Kubernetes-Secret secretRefs are read from (commands that resolve credentials: apply, destroy). */
+const secretsCluster = {
+  'secrets-context': { type: 'string' },
+  'secrets-kubeconfig': { type: 'string' },
+} as const;
+
+export const applyUsage =
+  'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--secrets-context NAME [--secrets-kubeconfig FILE]] ' +
+  '[--state-dir DIR] [--json] [-v]';
+export const destroyUsage =
+  'kubeplane destroy <manifest|project|cluster> [--yes] [--sandbox] [--secrets-context NAME [--secrets-kubeconfig FILE]] [--state-dir DIR] [--json] [-v]';
 export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
 export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR] [--out FILE]';
 
@@ -49,6 +59,8 @@ export const applyHelp: CommandHelp = {
     OPTIONS.sandbox,
     ['--netns', 'with --sandbox: boot the machines in network namespaces with real WireGuard, nginx and etcd'],
     ['--without-dns-zones', "with --sandbox: leave the manifest's DNS zones out of the sandbox accounts"],
+    OPTIONS.secretsContext,
+    OPTIONS.secretsKubeconfig,
     OPTIONS.stateDir,
     OPTIONS.json,
     OPTIONS.verbose,
@@ -67,6 +79,8 @@ export const destroyHelp: CommandHelp = {
   options: [
     ['--yes', 'on real clouds: delete without asking (for scripts; without a terminal destroy refuses to run without it)'],
     OPTIONS.sandbox,
+    OPTIONS.secretsContext,
+    OPTIONS.secretsKubeconfig,
     OPTIONS.stateDir,
     OPTIONS.json,
     OPTIONS.verbose,
@@ -141,7 +155,7 @@ async function preflightAll(
 
 export async function withRuntime<T>(
   io: CliIo,
-  values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string },
+  values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string; 'secrets-context'?: string; 'secrets-kubeconfig'?: string },
   write: boolean,
   command: string,
   fn: (rt: LocalRuntime) => Promise<T>,
@@ -154,6 +168,7 @@ export async function withRuntime<T>(
     cwd: io.cwd,
     write,
     command,
+    ...secretsOptions(values),
   });
   try {
     const r = rt.recovery;
@@ -168,6 +183,16 @@ export async function withRuntime<T>(
   } finally {
     await rt.close();
   }
+}
+
+/** The secrets cluster's options as the runtime takes them. */
+function secretsOptions(values: { 'secrets-context'?: string; 'secrets-kubeconfig'?: string }): SecretsClusterOptions {
+  if (values['secrets-context'] === '') throw new UsageError('--secrets-context needs the name of a kubeconfig context');
+  if (values['secrets-kubeconfig'] === '') throw new UsageError('--secrets-kubeconfig needs a file name');
+  return {
+    ...(values['secrets-context'] !== undefined ? { secretsContext: values['secrets-context'] } : {}),
+    ...(values['secrets-kubeconfig'] !== undefined ? { secretsKubeconfig: values['secrets-kubeconfig'] } : {}),
+  };
 }
 
 /** Runs queued work to the end (or to the step in hand, after Ctrl-C), printing progress; the final status of each project touched, or null if interrupted. */
@@ -199,7 +224,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...common, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },
+    options: { ...common, ...secretsCluster, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },
   });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
   if (values.netns && !values.sandbox) throw new UsageError("--netns boots the sandbox clouds' machines in network namespaces; add --sandbox");
@@ -209,21 +234,32 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
   const validated = await readValidated(positionals[0] as string, io, json ? 'apply' : undefined);
   if (typeof validated === 'number') return validated;
   const manifests = validated.manifests;
+  const secrets = secretsClusterResolver(secretsOptions(values), io.env, io.cwd);
+  /** The credentials that do not resolve, printed; the exit code then, or undefined when all do. */
+  const credentialsRefused = async (options: CheckOptions, sandbox: boolean): Promise<number | undefined> => {
+    const missing = await checkCredentials(validated, { env: io.env, cwd: io.cwd, kubernetes: secrets }, options);
+    if (!missing.length) return undefined;
+    const message = 'credentials missing: nothing was recorded';
+    if (json) return jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'auth', message }, issues: missing });
+    for (const issue of missing) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}credentials: ${formatIssue(issue)}`);
+    println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${message}`);
+    return EXIT.failed;
+  };
   if (!values.sandbox) {
     // Before the state directory is even opened: a credential that does not resolve stops the apply with nothing recorded.
-    const missing = await checkCredentials(validated, io.env, io.cwd);
-    if (missing.length) {
-      const message = 'credentials missing: nothing was recorded';
-      if (json) return jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'auth', message }, issues: missing });
-      for (const issue of missing) println(io.stderr, `credentials: ${formatIssue(issue)}`);
-      println(io.stderr, message);
-      return EXIT.failed;
-    }
+    const refused = await credentialsRefused({}, false);
+    if (refused !== undefined) return refused;
   }
   return withRuntime(io, values, true, `apply ${positionals[0]}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
     if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] virtual clouds in virtual time: nothing real is created or billed');
+    if (rt.sandbox && secrets) {
+      // With a secrets cluster named, the sandbox rehearses the read of each Kubernetes Secret (its clouds then get
+      // their own keys). Here, once the sandbox answers: the cluster named may be one of its own.
+      const refused = await credentialsRefused({ kubernetesOnly: true }, true);
+      if (refused !== undefined) return refused;
+    }
     if (rt.sandbox && !values['without-dns-zones']) {
       // The sandbox accounts hold the zones the manifest names, as the user's own accounts would. (Loaded here only:
       // an apply on real clouds never loads the sandbox.)
@@ -285,7 +321,11 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
 }
 
 export async function destroy(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { ...common, yes: { type: 'boolean', short: 'y' } } });
+  const { values, positionals } = parseCommandArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...common, ...secretsCluster, yes: { type: 'boolean', short: 'y' } },
+  });
   if (positionals.length !== 1) throw new UsageError('destroy needs a manifest file or a project name');
   const target = positionals[0] as string;
   const isFile = /\.(ya?ml|json)$/i.test(target);
