@@ -35,6 +35,14 @@ export function checkNodeMeta(
     }
     if (typeof taint.timeAdded === 'string' && !RFC3339.test(taint.timeAdded)) {
       out.error([...path, 'taints', j, 'timeAdded'], `timeAdded "${taint.timeAdded}" must be an RFC 3339 time such as 2024-05-01T12:00:00Z`);
+    } else if (typeof taint.timeAdded === 'string') {
+      // Taint.timeAdded is set by the API server's node controller for NoExecute taints (pkg/apis/core/types.go); a value
+      // written by a client is not what the eviction timing reads, so kubeplane puts the taint on without it.
+      out.warning(
+        [...path, 'taints', j, 'timeAdded'],
+        'timeAdded is not applied: the taint is put on the nodes without it (the Kubernetes node controller records when ' +
+          'a NoExecute taint was added); remove it to silence this warning',
+      );
     }
     const id = `${taint.key}:${taint.effect}`;
     if (seen.has(id)) out.error([...path, 'taints', j], `taint ${id} is listed twice`);
