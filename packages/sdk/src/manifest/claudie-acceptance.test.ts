@@ -154,6 +154,18 @@ describe("Claudie's CRD fields", () => {
     expect(validateManifestText(BOTH).warnings).toEqual([]);
   });
 
+  it("refuses a pool annotation under kubeplane.dev/, kubeplane's own prefix on the nodes, with its line", () => {
+    const text = BOTH.replace(
+      '        image: ubuntu-24.04\n      - name: htz-lb',
+      '        image: ubuntu-24.04\n        annotations:\n          kubeplane.dev/annotations: x\n      - name: htz-lb',
+    );
+    const r = validateManifestText(text, { file: 'm.yaml' });
+    expect(r.errors).toEqual([
+      expect.objectContaining({ path: 'spec.nodePools.dynamic[0].annotations["kubeplane.dev/annotations"]', line: lineOf(text, 'kubeplane.dev/annotations') }),
+    ]);
+    expect(r.errors[0]?.message).toContain("the kubeplane.dev/ prefix is kubeplane's own");
+  });
+
   it.each([
     ['templates', '      templates:\n        repository: https://github.com/berops/claudie-config\n        tag: v0.9.8\n'],
     ['templatesRef', '      templatesRef:\n        name: pinned-templates\n        namespace: claudie\n'],
