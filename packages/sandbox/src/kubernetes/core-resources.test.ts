@@ -93,7 +93,7 @@ describe('the node lifecycle', () => {
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     api.patch('nodes', undefined, 'w-1', { metadata: { annotations: { 'example.com/owner': 'team-a' } } }, 'application/merge-patch+json', t0);
     api.registerNode(node('w-1', false, '10.0.0.9'), t0 + 60_000);
-    const annotations = (api.get('nodes', undefined, 'w-1')['metadata'] as { annotations: Record<string, string> }).annotations;
+    const annotations = api.get('nodes', undefined, 'w-1').metadata['annotations'];
     expect(annotations).toMatchObject({ 'example.com/owner': 'team-a', 'node.alpha.kubernetes.io/ttl': '0' });
   });
 
