@@ -42,8 +42,8 @@ const minimalWith = (annotations: string | undefined) =>
     : example('minimal.yaml').replace('      serverType: cpx32\n', `      serverType: cpx32\n      annotations: ${annotations}\n`);
 
 describe('pool annotations on self-managed nodes', () => {
-  it("are put on every node of the pool, with the record of kubeplane's keys, and on no other pool's", async () => {
-    const { k8s } = await world(41, minimalWith('{ example.com/team: ml, example.com/cost-center: "42" }'), 'minimal', 'minimal');
+  it("are put on every node of the pool, one added later too, with the record of kubeplane's keys, and on no other pool's", async () => {
+    const { w, k8s } = await world(41, minimalWith('{ example.com/team: ml, example.com/cost-center: "42" }'), 'minimal', 'minimal');
     const nodes = await k8s.listNodes();
     const workers = inPool(nodes, 'workers');
     expect(workers).toHaveLength(2);
@@ -54,6 +54,11 @@ describe('pool annotations on self-managed nodes', () => {
       expect(n.annotations['example.com/team']).toBeUndefined();
       expect(n.annotations[OWNED]).toBeUndefined();
     }
+    // A node added to the pool later gets them too.
+    await applied(w, minimalWith('{ example.com/team: ml, example.com/cost-center: "42" }').replace('count: 2', 'count: 3'), 'minimal');
+    const grown = inPool(await k8s.listNodes(), 'workers');
+    expect(grown).toHaveLength(3);
+    for (const n of grown) expect(n.annotations).toMatchObject({ 'example.com/team': 'ml', 'example.com/cost-center': '42' });
   });
 
   it('changes and removes them on the next apply, keeping the annotations others put on the Nodes', async () => {
@@ -78,14 +83,6 @@ describe('pool annotations on self-managed nodes', () => {
       expect(n.annotations[OWNED]).toBeUndefined();
       expect(n.annotations).toMatchObject({ 'example.com/owner': 'team-a', 'example.com/audit': 'yes' });
     }
-  });
-
-  it('puts them on a node added to the pool later', async () => {
-    const { w, k8s } = await world(43, minimalWith('{ example.com/team: ml }'), 'minimal', 'minimal');
-    await applied(w, minimalWith('{ example.com/team: ml }').replace('count: 2', 'count: 3'), 'minimal');
-    const workers = inPool(await k8s.listNodes(), 'workers');
-    expect(workers).toHaveLength(3);
-    for (const n of workers) expect(n.annotations['example.com/team']).toBe('ml');
   });
 });
 

@@ -96,6 +96,31 @@ describe('whether the nodes install through a proxy', () => {
   });
 });
 
+describe('installationProxy in validation', () => {
+  const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+  it('warns that a managed control plane does not use it, with its path and line', () => {
+    const text = example('crusoe-cmk.yaml').replace('      controlPlane: managed\n', '      controlPlane: managed\n      installationProxy: { mode: "on" }\n');
+    const r = validateManifestText(text, { file: 'cmk.yaml' });
+    expect(r.ok).toBe(true);
+    expect(r.warnings).toContainEqual(
+      expect.objectContaining({ path: 'kubernetes.clusters[0].installationProxy', line: lineOf(text, 'installationProxy'), file: 'cmk.yaml' }),
+    );
+    expect(r.warnings.find((w) => w.path.endsWith('installationProxy'))?.message).toContain('not used on a managed control plane');
+  });
+
+  it('refuses a noProxy entry or an endpoint that would break the files it is written into', () => {
+    const text = example('minimal.yaml').replace(
+      '      network: 10.0.0.0/24\n',
+      '      network: 10.0.0.0/24\n      installationProxy: { mode: "on", endpoint: "http://proxy.example.com:3128/$x", noProxy: "a.example.com,b c" }\n',
+    );
+    const r = validateManifestText(text);
+    expect(r.errors.map((e) => e.path)).toEqual(['kubernetes.clusters[0].installationProxy.endpoint', 'kubernetes.clusters[0].installationProxy.noProxy']);
+    expect(r.errors[0]?.message).toContain('"http://proxy.example.com:3128/$x" is not a URL');
+    expect(r.errors[1]?.message).toContain('"b c" is not a host, domain, IP address or CIDR');
+  });
+});
+
 function loadKeys(): ClusterKeys {
   const raw = JSON.parse(readFileSync(join(repo, 'test/golden/hybrid/keys.json'), 'utf8')) as Record<
     string,
