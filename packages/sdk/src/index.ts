@@ -235,7 +235,7 @@ export {
   shortHash,
   usableHosts,
 } from './model/index.js';
-export { formatPlan, type Operation, type OperationKind, type Phase, plan, type Plan, planDestroy, type PlanResult } from './plan/index.js';
+export { formatPlan, type Operation, type OperationKind, type Phase, plan, type Plan, planDestroy, type PlanResult, type PlanWarning } from './plan/index.js';
 export {
   adminGroup,
   apiServerSans,
@@ -246,10 +246,14 @@ export {
   type BootstrapArch,
   type BootstrapCluster,
   bootstrapClusterFromSpec,
+  DEFAULT_PROXY_ENDPOINT,
+  displayProxyEndpoint,
+  effectiveInstallationProxy,
   type BootstrapIssue,
   bootstrapIssues,
   type BootstrapKubernetesVersion,
   type BootstrapLbRole,
+  type BootstrapInstallationProxy,
   type BootstrapLoadBalancer,
   type BootstrapNode,
   type BootstrapNodeRole,

@@ -219,6 +219,17 @@ describe('nodes', () => {
     expect(node?.ready).toBe(true);
   });
 
+  it('sets and removes annotations (null removes one) and leaves the ones it does not name, also when it uncordons', async () => {
+    await api.patchNode('aws-worker-1', { annotations: { 'example.com/team': 'ml', 'example.com/owner': 'a' } });
+    await api.patchNode('aws-worker-1', { annotations: { 'example.com/owner': null }, unschedulable: false });
+    const node = (await api.listNodes()).find((n) => n.name === 'aws-worker-1');
+    expect(node?.annotations['example.com/team']).toBe('ml');
+    expect(node?.annotations['example.com/owner']).toBeUndefined();
+    // The kubelet's own stay.
+    expect(node?.annotations['node.alpha.kubernetes.io/ttl']).toBe('0');
+    expect(node?.unschedulable).toBe(false);
+  });
+
   it('lists every node across pages', async () => {
     const client = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig) as KubernetesClient;
     server.use(

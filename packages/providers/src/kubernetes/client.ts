@@ -88,6 +88,7 @@ function toKubeNode(node: NodeObject): KubeNode {
   const out: KubeNode = {
     name: node.metadata.name,
     labels: { ...(node.metadata.labels ?? {}) },
+    annotations: { ...(node.metadata.annotations ?? {}) },
     taints: (node.spec?.taints ?? []).map(
       (t): Taint => (t.value === undefined || t.value === '' ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }),
     ),
@@ -295,17 +296,20 @@ export class KubernetesClient implements KubernetesApi {
     const metadata: Record<string, unknown> = {};
     const spec: Record<string, unknown> = {};
     if (patch.labels) metadata['labels'] = patch.labels;
+    const annotations: Record<string, string | null> = { ...patch.annotations };
     if (patch.taints)
       spec['taints'] = patch.taints.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }));
     if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
     // Uncordoned: the drain that was under way is over.
-    if (patch.unschedulable === false) metadata['annotations'] = { [DRAIN_PODS_ANNOTATION]: null };
+    if (patch.unschedulable === false) annotations[DRAIN_PODS_ANNOTATION] = null;
+    if (Object.keys(annotations).length > 0) metadata['annotations'] = annotations;
     if (patch.providerId !== undefined) spec['providerID'] = patch.providerId;
     const body: Record<string, unknown> = {};
     if (Object.keys(metadata).length > 0) body['metadata'] = metadata;
     if (Object.keys(spec).length > 0) body['spec'] = spec;
     if (Object.keys(body).length === 0) return;
-    // A JSON merge patch replaces lists whole: exactly "replace the taints with these", and null deletes a label.
+    // A JSON merge patch (RFC 7386) replaces lists whole: exactly "replace the taints with these"; null deletes a label
+    // or an annotation, and keys it does not name stay as they are.
     await this.#request('PATCH', `/api/v1/nodes/${enc(name)}`, anyObjectSchema, {
       body,
       contentType: 'application/merge-patch+json',

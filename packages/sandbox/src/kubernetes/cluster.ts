@@ -790,6 +790,9 @@ export class ClusterApi implements HelmHost {
         name: input.name,
         labels,
         annotations: {
+          // A kubelet that registers a name whose Node exists keeps that Node's annotations and reconciles only its own
+          // (tryRegisterWithAPIServer and reconcileCMADAnnotationWithExistingNode, pkg/kubelet/kubelet_node_status.go).
+          ...(existing?.metadata.annotations ?? {}),
           'kubeadm.alpha.kubernetes.io/cri-socket': 'unix:///run/containerd/containerd.sock',
           'node.alpha.kubernetes.io/ttl': '0',
           'volumes.kubernetes.io/controller-managed-attach-detach': 'true',

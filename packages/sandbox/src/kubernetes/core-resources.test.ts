@@ -88,6 +88,15 @@ describe('the node lifecycle', () => {
     expect(api.store.get('leases', 'kube-node-lease', 'w-1')).toBeUndefined();
   });
 
+  it('keeps the annotations of a Node whose kubelet registers it again (a reboot), as the kubelet does', () => {
+    const api = cluster();
+    api.registerNode(node('w-1', false, '10.0.0.9'), t0);
+    api.patch('nodes', undefined, 'w-1', { metadata: { annotations: { 'example.com/owner': 'team-a' } } }, 'application/merge-patch+json', t0);
+    api.registerNode(node('w-1', false, '10.0.0.9'), t0 + 60_000);
+    const annotations = api.get('nodes', undefined, 'w-1').metadata['annotations'];
+    expect(annotations).toMatchObject({ 'example.com/owner': 'team-a', 'node.alpha.kubernetes.io/ttl': '0' });
+  });
+
   it("records the kubelet's and the node controller's events, and the scheduler's", () => {
     const api = cluster();
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);

@@ -7,6 +7,7 @@ import { KUBERNETES_APT_KEYRING, kubernetesPackageRepository, kubernetesPackageV
 import { CERT_RENEW_TIMER } from './cert-renewal.js';
 import { METADATA_POLICY_PATH } from './metadata-policy.js';
 import { WIREGUARD_INTERFACE, WIREGUARD_MTU } from './wireguard-mesh.js';
+import { PROXY_ENV_PATH } from './installation-proxy.js';
 
 export type NodeMode = KubeadmMode | 'loadbalancer';
 
@@ -213,8 +214,25 @@ configure_nginx() {
 `;
 }
 
-function mainSection(mode: NodeMode): string {
-  const steps: string[] = ['prepare_host'];
+// Before the first download: this script's curl and apt-get, and kubeadm (which hands the variables to the control
+// plane's static pods), read the environment; containerd and the kubelet their drop-ins; login shells /etc/environment.
+const PROXY_SECTION = `
+use_installation_proxy() {
+  log "installing through the HTTP proxy in ${PROXY_ENV_PATH}"
+  local key value
+  while IFS='=' read -r key value; do
+    value=\${value#\\"}
+    export "$key=\${value%\\"}"
+  done <${PROXY_ENV_PATH}
+  touch /etc/environment
+  sed -i -E '/^(HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)=/d' /etc/environment
+  cat ${PROXY_ENV_PATH} >>/etc/environment
+  systemctl daemon-reload
+}
+`;
+
+function mainSection(mode: NodeMode, proxy: boolean): string {
+  const steps: string[] = [...(proxy ? ['use_installation_proxy'] : []), 'prepare_host'];
   if (mode === 'loadbalancer') {
     steps.push('install_load_balancer', 'start_overlay', 'configure_nginx');
   } else {
@@ -274,5 +292,6 @@ export function renderBootstrapScript(input: BootstrapScriptInput): string {
     ...vars.map(([k, v]) => `readonly ${k}='${v.replace(/'/g, '')}'`),
   ].join('\n');
   const body = mode === 'loadbalancer' ? loadBalancerSection() : kubernetesSection(mode);
-  return `${header}\n${HEADER}${body}${mainSection(mode)}`;
+  const proxy = cluster.installationProxy !== undefined;
+  return `${header}\n${HEADER}${proxy ? PROXY_SECTION : ''}${body}${mainSection(mode, proxy)}`;
 }

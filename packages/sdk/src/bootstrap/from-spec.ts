@@ -5,6 +5,7 @@ import { API_SERVER_PORT } from '../manifest/rules.js';
 import type { ClusterSpec } from '../model/types.js';
 import { profileOf } from '../providers-data/index.js';
 import type { BootstrapArch, BootstrapCluster, BootstrapNode, BootstrapOs } from './input.js';
+import { installationProxyFor } from './installation-proxy.js';
 
 export interface BootstrapAdapterOptions {
   /** The API address when the endpoint is a reserved IP (known only once the IP is reserved). */
@@ -97,5 +98,12 @@ export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAd
       })),
     })),
     secretsAtRest: spec.encryption.secretsAtRest,
+    ...proxyOf(spec, options),
   };
+}
+
+function proxyOf(spec: ClusterSpec, options: BootstrapAdapterOptions): Pick<BootstrapCluster, 'installationProxy'> {
+  const nodeAddresses = Object.values(options.publicEndpoints ?? {}).map((e) => e.replace(/:\d+$/, ''));
+  const proxy = installationProxyFor(spec, { ...(options.apiHost ? { apiHost: options.apiHost } : {}), nodeAddresses });
+  return proxy ? { installationProxy: proxy } : {};
 }

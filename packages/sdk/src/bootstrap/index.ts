@@ -3,6 +3,7 @@
 export type {
   BootstrapApiEndpoint,
   BootstrapCluster,
+  BootstrapInstallationProxy,
   BootstrapLoadBalancer,
   BootstrapNode,
   BootstrapVersions,
@@ -128,6 +129,7 @@ export {
   type RenderNodeInput,
 } from './render.js';
 export { bootstrapClusterFromSpec, type BootstrapAdapterOptions } from './from-spec.js';
+export { DEFAULT_PROXY_ENDPOINT, displayProxyEndpoint, effectiveInstallationProxy } from './installation-proxy.js';
 export {
   CloudConfigInvalid,
   decodeUserData,

@@ -73,6 +73,15 @@ export interface BootstrapCluster {
   nodes: BootstrapNode[];
   loadBalancers: BootstrapLoadBalancer[];
   secretsAtRest: boolean;
+  /** The HTTP proxy the nodes install through (the manifest's installationProxy, resolved); absent: none. */
+  installationProxy?: BootstrapInstallationProxy;
+}
+
+export interface BootstrapInstallationProxy {
+  /** The proxy URL, for HTTP and HTTPS alike (`http://proxy.claudie.io:8880`). */
+  endpoint: string;
+  /** Hosts, domains and CIDRs reached without the proxy (NO_PROXY). */
+  noProxy: string[];
 }
 
 /** Pinned add-on and tool versions; defaults in `versions.ts`, overridable per render. */

@@ -14,6 +14,7 @@ import {
 } from './cert-renewal.js';
 import { renderKubeadmConfig, splitNodeLabels } from './kubeadm.js';
 import { METADATA_POLICY_PATH, renderMetadataPolicy } from './metadata-policy.js';
+import { proxyFiles } from './installation-proxy.js';
 import { renderNginxConfig } from './lb-nginx.js';
 import { MESH_SIGNING_PUBLIC_KEY_PATH } from './mesh-bundle.js';
 import {
@@ -133,6 +134,8 @@ async function nodeFiles(input: RenderNodeInput, node: BootstrapNode, peers: Mes
   if (!wg) throw new Error(`no WireGuard key pair for node ${node.name}`);
   const options = { random: input.random, now: input.now };
   const files: NodeFile[] = [
+    // The proxy first: cloud-init writes every file before it runs the bootstrap script, whose first step downloads.
+    ...proxyFiles(cluster, node).map((f) => file(f.path, '0644', f.content)),
     ...hostFiles(node),
     file(`/etc/wireguard/${WIREGUARD_INTERFACE}.conf`, '0600', renderWireguardConfig(cluster, node, wg.privateKey, peers)),
     // 10 KB of shell on every node: gzipped, it leaves a Hetzner control plane's plain-text user-data room.

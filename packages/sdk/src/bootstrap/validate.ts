@@ -3,6 +3,7 @@
 import { KubeplaneError } from '../errors.js';
 import type { BootstrapCluster } from './input.js';
 import { cidrContains, isIpv4, parseCidr } from './network.js';
+import { PROXY_TEXT_UNSAFE } from './installation-proxy.js';
 
 export interface BootstrapIssue {
   path: string;
@@ -37,6 +38,13 @@ export function bootstrapIssues(cluster: BootstrapCluster): BootstrapIssue[] {
     add('apiEndpoint.host', `a reserved-ip endpoint must be an IPv4 address, not ${cluster.apiEndpoint.host}`);
   }
   if (!cluster.nodes.some((n) => n.role === 'control')) add('nodes', 'the cluster has no control-plane node');
+  // The proxy is written into apt's configuration, systemd drop-ins and a sourced environment file: no quoting there.
+  const proxy = cluster.installationProxy;
+  if (proxy && (!/^https?:\/\//.test(proxy.endpoint) || PROXY_TEXT_UNSAFE.test(proxy.endpoint)))
+    add('installationProxy.endpoint', `${JSON.stringify(proxy.endpoint)} is not an http(s) URL without quotes, spaces or $`);
+  for (const [i, entry] of (proxy?.noProxy ?? []).entries())
+    if (entry === '' || PROXY_TEXT_UNSAFE.test(entry) || entry.includes(','))
+      add(`installationProxy.noProxy[${i}]`, `${JSON.stringify(entry)} is not a host, domain or CIDR`);
   const names = new Set<string>();
   const ips = new Set<string>();
   cluster.nodes.forEach((node, i) => {

@@ -139,6 +139,45 @@ describe("Claudie's CRD fields", () => {
     expect(r.errors).toEqual([expect.objectContaining({ path: 'spec.nodePools.dynamic[0].taints[0].timeAdded', line: lineOf(bad, 'timeAdded') })]);
   });
 
+  it('warns that taints[].timeAdded is not applied, naming the field with its path and line', () => {
+    const text = BOTH.replace(
+      '        image: ubuntu-24.04\n      - name: htz-lb',
+      '        image: ubuntu-24.04\n        taints:\n          - key: gpu\n            effect: NoExecute\n            timeAdded: "2024-05-01T12:00:00Z"\n      - name: htz-lb',
+    );
+    const r = validateManifestText(text, { file: 'm.yaml' });
+    expect(r.ok).toBe(true);
+    expect(r.warnings).toEqual([
+      expect.objectContaining({ path: 'spec.nodePools.dynamic[0].taints[0].timeAdded', file: 'm.yaml', line: lineOf(text, 'timeAdded') }),
+    ]);
+    expect(r.warnings[0]?.message).toMatch(/^timeAdded is not applied: the taint is put on the nodes without it/);
+    // Without it, no warning.
+    expect(validateManifestText(BOTH).warnings).toEqual([]);
+  });
+
+  it("refuses a pool annotation under kubeplane.dev/, kubeplane's own prefix on the nodes, with its line", () => {
+    const text = BOTH.replace(
+      '        image: ubuntu-24.04\n      - name: htz-lb',
+      '        image: ubuntu-24.04\n        annotations:\n          kubeplane.dev/annotations: x\n      - name: htz-lb',
+    );
+    const r = validateManifestText(text, { file: 'm.yaml' });
+    expect(r.errors).toEqual([
+      expect.objectContaining({ path: 'spec.nodePools.dynamic[0].annotations["kubeplane.dev/annotations"]', line: lineOf(text, 'kubeplane.dev/annotations') }),
+    ]);
+    expect(r.errors[0]?.message).toContain("the kubeplane.dev/ prefix is kubeplane's own");
+  });
+
+  it.each([
+    ['templates', '      templates:\n        repository: https://github.com/berops/claudie-config\n        tag: v0.9.8\n'],
+    ['templatesRef', '      templatesRef:\n        name: pinned-templates\n        namespace: claudie\n'],
+  ])("warns that a provider's %s is not used, since kubeplane renders its own machines, with its path and line", (field, yaml) => {
+    const text = BOTH.replace('        namespace: e2e-secrets\n', `        namespace: e2e-secrets\n${yaml}`);
+    const r = validateManifestText(text, { file: 'm.yaml' });
+    expect(r.ok).toBe(true);
+    expect(r.warnings).toEqual([expect.objectContaining({ path: `spec.providers[0].${field}`, file: 'm.yaml', line: lineOf(text, `${field}:`) })]);
+    expect(r.warnings[0]?.message).toContain(`${field} is not used`);
+    expect(r.warnings[0]?.message).toContain('kubeplane renders its own machines');
+  });
+
   it('refuses an OpenStack pool without providerSpec.externalNetworkName, with its line', () => {
     const text = BOTH.replace('providerType: hetzner', 'providerType: openstack').replace(/dnsZone: example.com\n\s+provider: hetzner-1/, (m) => m);
     const r = validateManifestText(text, { file: 'os.yaml' });

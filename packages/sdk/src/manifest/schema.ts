@@ -53,7 +53,7 @@ export const taintSchema = z
       .meta({
         description:
           "Kubernetes' Taint.timeAdded (RFC 3339), part of Claudie's CRD since it embeds core/v1 " +
-          'Taint; accepted and not applied (the node controller sets it for NoExecute taints).',
+          'Taint; not applied, with a warning (the node controller sets it for NoExecute taints).',
         examples: ['2024-05-01T12:00:00Z'],
       }),
   })
@@ -178,14 +178,14 @@ export const providerSchema = z
         tag: z.string().optional().meta({ description: 'Tag (semver) of the templates.' }),
       })
       .optional()
-      .meta({ description: 'Claudie <= 0.15: an inline template repository; accepted and ignored (kubeplane renders its own).' }),
+      .meta({ description: 'Claudie <= 0.15: an inline template repository; not used (kubeplane renders its own machines), with a warning.' }),
     templatesRef: z
       .strictObject({
         name: z.string().meta({ description: 'Name of the TemplateGitReference.' }),
         namespace: z.string().optional().meta({ description: 'Its namespace.' }),
       })
       .optional()
-      .meta({ description: 'Claudie (after 0.15): a reference to a TemplateGitReference; accepted and ignored (kubeplane renders its own).' }),
+      .meta({ description: 'Claudie (after 0.15): a reference to a TemplateGitReference; not used (kubeplane renders its own machines), with a warning.' }),
   })
   .meta({ description: 'A cloud account: its type and where its credentials come from.' });
 

@@ -4,7 +4,8 @@ import type { Operation, Plan } from './types.js';
 const SIGN: Record<string, string> = { create: '+', delete: '-', upsert: '~', update: '~', change: '~', upgrade: '^', patch: '~', write: '>' };
 
 export function formatPlan(plan: Plan, options: { maxLinesPerCluster?: number } = {}): string {
-  if (plan.operations.length === 0) return `project ${plan.project}: no changes; the clusters match the manifest\n`;
+  const warnings = (plan.warnings ?? []).map((w) => `${w.path}: warning: ${w.message}\n`).join('');
+  if (plan.operations.length === 0) return `project ${plan.project}: no changes; the clusters match the manifest\n${warnings}`;
   const max = options.maxLinesPerCluster ?? Infinity;
   const byCluster = new Map<string, Operation[]>();
   for (const op of plan.operations) byCluster.set(op.cluster, [...(byCluster.get(op.cluster) ?? []), op]);
@@ -24,5 +25,5 @@ export function formatPlan(plan: Plan, options: { maxLinesPerCluster?: number } 
       .map(([k, n]) => `${n} ${k}`)
       .join(', ')}`,
   );
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n${warnings}`;
 }

@@ -7,7 +7,8 @@ import type { ValidationIssue } from '../manifest/issues.js';
 import { IMMUTABLE_POOL_FIELDS } from '../manifest/rules.js';
 import { stableJson } from '../stable-json.js';
 import type { ClusterSpec, CurrentState, DesiredState, LoadBalancerSpec, NodeSpec, PoolSpec } from '../model/types.js';
-import type { Operation, OperationKind, Phase, Plan, PlanResult } from './types.js';
+import type { Operation, OperationKind, Phase, Plan, PlanResult, PlanWarning } from './types.js';
+import { displayProxyEndpoint, effectiveInstallationProxy } from '../bootstrap/installation-proxy.js';
 
 /** Priority bands; operations are sorted by band, then by the order they were produced in. */
 const BAND = {
@@ -27,6 +28,7 @@ interface Draft extends Operation {
 
 export function plan(desired: DesiredState, current: CurrentState): PlanResult {
   const issues: ValidationIssue[] = [];
+  const warnings: PlanWarning[] = [];
   const drafts: Draft[] = [];
   const currentByName = new Map(current.clusters.map((c) => [c.name, c]));
   const desiredNames = new Set(desired.clusters.map((c) => c.name));
@@ -34,7 +36,7 @@ export function plan(desired: DesiredState, current: CurrentState): PlanResult {
   for (const want of desired.clusters) {
     const have = currentByName.get(want.name);
     if (!have) planCreate(want, drafts);
-    else planUpdate(want, have, drafts, issues);
+    else planUpdate(want, have, drafts, issues, warnings);
   }
   for (const have of current.clusters) {
     if (!desiredNames.has(have.name)) planDelete(have, drafts, 'the cluster is no longer in the manifest');
@@ -51,7 +53,7 @@ export function plan(desired: DesiredState, current: CurrentState): PlanResult {
     });
   const summary: Plan['summary'] = {};
   for (const op of operations) summary[op.kind] = (summary[op.kind] ?? 0) + 1;
-  return { ok: true, plan: { project: desired.project, operations, summary } };
+  return { ok: true, plan: { project: desired.project, operations, ...(warnings.length > 0 ? { warnings } : {}), summary } };
 }
 
 /** Plans the removal of everything in the current state. */
@@ -199,7 +201,7 @@ function deletePool(c: ClusterSpec, pool: PoolSpec, drafts: Draft[], reason: str
   op(drafts, band, 'delete-pool', 'infrastructure', c, pool.name, reason, { pool: pool.name, role: pool.role });
 }
 
-function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issues: ValidationIssue[]): void {
+function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issues: ValidationIssue[], warnings: PlanWarning[]): void {
   const issue = (path: string, message: string) => issues.push({ severity: 'error', path, message });
   if (want.network !== have.network) {
     issue(
@@ -407,9 +409,41 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
       'the allowed API or SSH source ranges changed; firewall rules are updated',
     );
   }
+  planInstallationProxy(want, have, drafts, warnings);
   if (drafts.some((d) => d.clusterId === want.id)) {
     op(drafts, BAND.outputs, 'write-outputs', 'outputs', want, want.name, 'the kubeconfig and metadata are refreshed after the change');
   }
+}
+
+/**
+ * A cluster's installation proxy as it takes effect (mode, and for `default` whether it has a Hetzner node). Its
+ * user-data is rendered once, when a machine is created; so a change reaches the machines created from now on, and
+ * the plan says that the existing ones keep theirs (Claudie rewrites the variables on its nodes over SSH).
+ */
+function planInstallationProxy(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], warnings: PlanWarning[]): void {
+  const before = effectiveInstallationProxy(have);
+  const after = effectiveInstallationProxy(want);
+  if (stableJson(before) === stableJson(after)) return;
+  const describe = (p: typeof before) => (p ? `${displayProxyEndpoint(p.endpoint)}${p.noProxy.length > 0 ? ` (noProxy ${p.noProxy.join(',')})` : ''}` : 'none');
+  const existing = [...have.pools, ...have.loadBalancers.flatMap((lb) => lb.pools)].reduce((n, p) => n + p.nodes.length, 0);
+  op(
+    drafts,
+    BAND.lowPriority,
+    'update-installation-proxy',
+    'infrastructure',
+    want,
+    want.name,
+    `the installation proxy changes from ${describe(before)} to ${describe(after)}: machines created from now on install ` +
+      (after ? `through ${displayProxyEndpoint(after.endpoint)}` : 'without a proxy'),
+  );
+  warnings.push({
+    cluster: want.name,
+    path: `${want.sourcePath}.installationProxy`,
+    message:
+      `the ${existing} existing node${existing === 1 ? '' : 's'} of cluster "${want.name}" keep the installation proxy they were created ` +
+      `with (${describe(before)}): kubeplane writes it into a machine's user-data when it creates the machine, and does not change ` +
+      'it on running nodes; replace them (a new pool) to move them onto the new setting',
+  });
 }
 
 /** Pools added, scaled and removed between two lists; new pools before removals, so a rename never shrinks a cluster. */

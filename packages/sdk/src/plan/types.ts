@@ -25,6 +25,7 @@ export type OperationKind =
   | 'update-autoscaler-limits'
   | 'update-addons'
   | 'update-access'
+  | 'update-installation-proxy'
   | 'write-outputs'
   | 'delete-outputs';
 
@@ -46,9 +47,19 @@ export interface Operation {
   details?: Record<string, string | number | boolean | string[]>;
 }
 
+/** Something apply will not do that a reader of the manifest could expect, with the field it concerns. */
+export interface PlanWarning {
+  cluster: string;
+  /** The manifest path, as validation issues give it (`kubernetes.clusters[0].installationProxy`). */
+  path: string;
+  message: string;
+}
+
 export interface Plan {
   project: string;
   operations: Operation[];
+  /** Absent when there is nothing to warn about. */
+  warnings?: PlanWarning[];
   /** Operation counts by kind, for a one-line summary. */
   summary: Partial<Record<OperationKind, number>>;
 }

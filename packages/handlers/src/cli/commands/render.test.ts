@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -63,5 +63,46 @@ describe('kubeplane render', () => {
 
   it('requires --out', async () => {
     await expect(render(['examples/hybrid-aws-hetzner.yaml'], io(repo))).rejects.toThrow(/--out/);
+  });
+
+  it('shows the installation proxy and writes its files on every node; a password in the URL is not printed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeplane-render-proxy-'));
+    try {
+      const manifest = readFileSync(join(repo, 'examples/minimal.yaml'), 'utf8').replace(
+        '      network: 10.0.0.0/24\n',
+        '      network: 10.0.0.0/24\n      installationProxy: { mode: default, endpoint: "http://user:s3cret@proxy.example.com:3128", noProxy: .corp.example.com }\n',
+      );
+      writeFileSync(join(dir, 'proxy.yaml'), manifest);
+      const cli = io(dir);
+      expect(await render(['proxy.yaml', '--out', 'out', '--api-host', '198.51.100.7'], cli)).toBe(0);
+      expect(cli.text()).toContain('installation proxy http://user:***@proxy.example.com:3128/ (apt, containerd, kubelet, /etc/environment); NO_PROXY=');
+      expect(cli.text()).toMatch(
+        /NO_PROXY=127\.0\.0\.1\/8,localhost,cluster\.local,10\.244\.0\.0\/16,10\.96\.0\.0\/12,10\.0\.0\.0\/24,.*,169\.254\.169\.254,\.corp\.example\.com\n/,
+      );
+      expect(cli.text()).not.toContain('s3cret');
+      const nodes = readdirSync(join(dir, 'out', 'minimal')).filter((d) => !['secrets', 'pki', 'mesh.yaml'].includes(d));
+      expect(nodes).toHaveLength(3);
+      for (const node of nodes) {
+        for (const f of [
+          'etc/apt/apt.conf.d/90kubeplane-proxy.conf',
+          'etc/kubeplane/proxy.env',
+          'etc/systemd/system/containerd.service.d/90-kubeplane-proxy.conf',
+        ])
+          expect(existsSync(join(dir, 'out', 'minimal', node, 'files', f)), `${node}: ${f}`).toBe(true);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says a cluster without installationProxy installs without one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeplane-render-noproxy-'));
+    try {
+      const cli = io(repo);
+      expect(await render(['examples/minimal.yaml', '--out', dir, '--api-host', '198.51.100.7'], cli)).toBe(0);
+      expect(cli.text()).toContain('  installation proxy: none\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseCommandArgs } from '../command-args.js';
 import {
   buildDesiredState,
+  displayProxyEndpoint,
   formatIssue,
   generateClusterKeys,
   generateWireguardKeyPair,
@@ -130,6 +131,13 @@ export async function render(argv: string[], io: CliIo): Promise<number> {
       const rendered = await renderCluster({ cluster, keys, wireguardKeys, random, now: new Date() });
       const files = await writeRenderedCluster(out, cluster, rendered, keys, wireguardKeys);
       println(io.stdout, `${spec.name}: ${rendered.nodes.length} nodes, ${files} files in ${relative(io.cwd, join(out, spec.name)) || '.'}`);
+      const proxy = cluster.installationProxy;
+      println(
+        io.stdout,
+        proxy
+          ? `  installation proxy ${displayProxyEndpoint(proxy.endpoint)} (apt, containerd, kubelet, /etc/environment); NO_PROXY=${proxy.noProxy.join(',')}`
+          : '  installation proxy: none',
+      );
       for (const node of rendered.nodes) {
         const u = node.userData;
         println(io.stdout, `  ${node.name.padEnd(28)} ${node.mode.padEnd(18)} user-data ${u.size} B${packing(u)} of ${u.limit} B (${node.provider})`);

@@ -9,6 +9,7 @@ import type { Taint } from '../../manifest/schema.js';
 export interface KubeNode {
   name: string;
   labels: Record<string, string>;
+  annotations: Record<string, string>;
   taints: Taint[];
   unschedulable: boolean;
   /** The Ready condition is True. */
@@ -23,6 +24,8 @@ export interface KubeNode {
 export interface NodePatch {
   /** null removes a label. */
   labels?: Record<string, string | null>;
+  /** null removes an annotation; annotations not named are left as they are. */
+  annotations?: Record<string, string | null>;
   /** Replaces the node's taints with exactly these. */
   taints?: Taint[];
   unschedulable?: boolean;

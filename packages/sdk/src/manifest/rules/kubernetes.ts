@@ -103,8 +103,26 @@ export function checkClusters(ctx: RulesContext): void {
         if (!isCidr(c)) out.error([...path, 'access', key, j], c.error);
       });
     }
-    if (cluster.installationProxy?.endpoint !== undefined && !isUrl(cluster.installationProxy.endpoint)) {
-      out.error([...path, 'installationProxy', 'endpoint'], `"${cluster.installationProxy.endpoint}" is not a URL such as http://proxy.example.com:8080`);
+    const proxyEndpoint = cluster.installationProxy?.endpoint;
+    if (proxyEndpoint !== undefined && (!isUrl(proxyEndpoint) || /["'\\`$\s]/.test(proxyEndpoint))) {
+      out.error(
+        [...path, 'installationProxy', 'endpoint'],
+        `"${proxyEndpoint}" is not a URL such as http://proxy.example.com:8080 (without quotes, spaces or $)`,
+      );
+    }
+    // The list is written into systemd drop-ins, apt's configuration and /etc/environment: hosts, domains and CIDRs only.
+    const badNoProxy = (cluster.installationProxy?.noProxy ?? '').split(',').find((e) => /["'\\`$\s]/.test(e.trim()));
+    if (badNoProxy !== undefined) {
+      out.error(
+        [...path, 'installationProxy', 'noProxy'],
+        `"${badNoProxy.trim()}" is not a host, domain, IP address or CIDR; noProxy is a comma-separated list of them, without quotes or spaces`,
+      );
+    }
+    if (managed && cluster.installationProxy && cluster.installationProxy.mode !== 'off') {
+      out.warning(
+        [...path, 'installationProxy'],
+        'installationProxy is not used on a managed control plane: the provider makes and installs its nodes, kubeplane renders none',
+      );
     }
     if (cluster.apiDns) {
       const dnsPath = [...path, 'apiDns'];
