@@ -15,6 +15,7 @@ export {
   addonValues,
   addonVersion,
   AUTOSCALER_ADAPTER,
+  CMK_AUTOSCALER_RELEASE,
   autoscalerCloudConfig,
   builtValues,
   defaultStorageAddon,
@@ -34,7 +35,14 @@ export {
   MANAGED_BY,
   MANAGED_BY_LABEL,
   MANAGED_SELECTOR,
+  type ReleasePlace,
 } from './helm-controller.js';
+export {
+  CRUSOE_CSI_PASS_THROUGH_VERSION,
+  findProviderRelease,
+  type ProviderRelease,
+  providerUpgradeProblem,
+} from './provider-releases.js';
 export {
   type AddonState,
   addonStatus,
