@@ -96,17 +96,29 @@ describe('a CMK cluster from examples/crusoe-cmk.yaml', () => {
     }
   });
 
-  it("holds the add-on credentials in cmk-<cluster>, the pools' limits on the autoscaler, and the remediation settings", async () => {
+  it("keeps CMK's scoped token in cmk-<cluster>, sets the pools' limits on the autoscaler, and the remediation settings", async () => {
     const k8s = await cluster();
+    // CMK's own token, as CMK wrote it: never replaced with the project keys kubeplane runs with.
     const secret = await k8s.getSecret('crusoe-system', `cmk-${clusterId}`);
-    expect(secret?.['CRUSOE_ACCESS_KEY']?.reveal()).toBe(SANDBOX_CREDENTIALS.crusoeAccessKeyId);
-    expect(secret?.['CRUSOE_SECRET_KEY']?.reveal()).toBe(SANDBOX_CREDENTIALS.crusoeSecretKey);
+    expect(secret?.['CRUSOE_ACCESS_KEY']?.reveal()).toBe('cmk-managed-token');
+    expect(secret?.['CRUSOE_SECRET_KEY']?.reveal()).toBe('cmk-managed-token');
     const args = await k8s.getDeploymentArgs('crusoe-system', 'cluster-autoscaler');
     expect(args?.filter((a) => a.startsWith('--nodes='))).toEqual(['--nodes=1:6:cpu', '--nodes=2:2:h100']);
     expect(args).toContain('--cloud-provider=crusoecloud');
     const c = [...w.sandbox.crusoe.clusters.values()].find((x) => x.name === clusterId);
     expect(c?.remediation).toEqual({ XID_79: 'OFF', GPU_FELL_OFF_THE_BUS: 'REPLACE_NODE' });
     expect(c?.fallback).toBe(true);
+  });
+
+  it("shows CMK's add-ons as the cluster reports them: installed, at the chart versions CMK installed", async () => {
+    const status = await w.kp.status('gpu-lab');
+    const addons = status.clusters['gpu-lab']?.addons ?? [];
+    expect(addons.map((a) => [a.name, a.state, a.installedVersion])).toEqual([
+      ['crusoe_csi', 'installed', '0.10.3'],
+      ['nvidia_gpu_operator', 'installed', 'v25.3.2'],
+      ['nvidia_network_operator', 'installed', '25.4.0'],
+      ['cluster_autoscaler', 'installed', '9.50.1'],
+    ]);
   });
 
   it("names the API in the Cloudflare zone: a CNAME to CMK's own name", async () => {

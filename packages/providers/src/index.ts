@@ -24,14 +24,12 @@ export {
   buildQuery as crusoeBuildQuery,
 } from './crusoe/signing.js';
 export {
-  cmkAddonSecret,
   autoscalerNodeArgs,
   withAutoscalerNodeArgs,
   reconcileCmkInCluster,
   CMK_AUTOSCALER,
   CMK_ADDON_SECRET_NAMESPACE,
   type AutoscalerLimits,
-  type SecretManifest,
   type CmkInClusterInput,
   type CmkInClusterResult,
 } from './crusoe/cmk-in-cluster.js';

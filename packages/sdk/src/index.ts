@@ -571,8 +571,11 @@ export {
   CHART_ADDON_IDS,
   type ChartAddonId,
   compareChartVersions,
+  CMK_AUTOSCALER_RELEASE,
   CRUSOE_CSI_NFS_MIN_VERSION,
+  CRUSOE_CSI_PASS_THROUGH_VERSION,
   decodeRelease,
+  findProviderRelease,
   defaultStorageAddon,
   HELM_CHART_API_VERSION,
   HELM_CHART_CRD,
@@ -590,7 +593,10 @@ export {
   POOL_LABEL,
   PROVIDER_LABEL,
   providerAddonStatus,
+  type ProviderRelease,
+  providerUpgradeProblem,
   releasesOf,
+  type ReleasePlace,
   type ValuesContext,
 } from './addons/index.js';
 export { SDK_VERSION } from './version.js';

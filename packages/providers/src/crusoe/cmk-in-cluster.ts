@@ -1,37 +1,10 @@
-// What a CMK cluster needs through its own Kubernetes API, as pure data for the engine's KubernetesClient: the
-// add-on credentials Secret, and the autoscaler's per-pool `--nodes=<min>:<max>:<pool>` arguments.
-import { CMK_ADDON_SECRET, Redacted, done, pending, type KubernetesApi, type Outcome } from '@kubeplane/sdk';
+// What a CMK cluster needs through its own Kubernetes API: the per-pool `--nodes=<min>:<max>:<pool>` arguments of the
+// autoscaler CMK installed. CMK's `cmk-<cluster>` Secret (its scoped API token) is read, never written.
+import { CMK_ADDON_SECRET, done, pending, type KubernetesApi, type Outcome } from '@kubeplane/sdk';
 
 export const CMK_AUTOSCALER = { namespace: 'crusoe-system', deployment: 'cluster-autoscaler' } as const;
 /** Where the `cmk-<cluster>` Secret lives (the SDK's CMK_ADDON_SECRET, which the engine's add-ons step reads too). */
 export const CMK_ADDON_SECRET_NAMESPACE = CMK_ADDON_SECRET.namespace;
-
-export interface SecretManifest {
-  apiVersion: 'v1';
-  kind: 'Secret';
-  metadata: { name: string; namespace: string; labels: Record<string, string> };
-  type: 'Opaque';
-  stringData: Record<string, string>;
-}
-
-/**
- * The `cmk-<cluster>` Secret with CRUSOE_ACCESS_KEY / CRUSOE_SECRET_KEY that Crusoe add-ons read. CMK creates it at
- * provisioning; kubeplane re-applies it when the manifest's credentials rotate. Wrapped whole: it holds secrets.
- */
-export function cmkAddonSecret(
-  clusterName: string,
-  accessKeyId: Redacted<string>,
-  secretKey: Redacted<string>,
-  namespace: string = CMK_ADDON_SECRET_NAMESPACE,
-): Redacted<SecretManifest> {
-  return Redacted.of({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: CMK_ADDON_SECRET.name(clusterName), namespace, labels: { 'app.kubernetes.io/managed-by': 'kubeplane' } },
-    type: 'Opaque',
-    stringData: { [CMK_ADDON_SECRET.accessKey]: accessKeyId.reveal(), [CMK_ADDON_SECRET.secretKey]: secretKey.reveal() },
-  });
-}
 
 export interface AutoscalerLimits {
   pool: string;
@@ -54,48 +27,30 @@ export function withAutoscalerNodeArgs(args: readonly string[], limits: readonly
 }
 
 export interface CmkInClusterInput {
-  /** The CMK cluster's name (kubeplane passes the cluster id). */
-  clusterName: string;
-  /** The add-on credentials the manifest's secretRef resolves to; the Secret is left alone when absent. */
-  credentials?: { accessKeyId: Redacted<string>; secretKey: Redacted<string> };
-  /** Per-pool autoscaler limits; the Deployment is left alone when absent. */
+  /** Per-pool autoscaler limits for the autoscaler CMK installed at creation; the Deployment is left alone when absent. */
   autoscaler?: readonly AutoscalerLimits[];
-  namespace?: string;
 }
 
 export interface CmkInClusterResult {
-  secretUpdated: boolean;
   autoscalerUpdated: boolean;
 }
 
 /**
- * Brings the cluster's own objects to the manifest through the Kubernetes API: the `cmk-<cluster>` Secret (written
- * only when its values differ) and the autoscaler's `--nodes` arguments (set only when they differ). Pending while the
- * autoscaler Deployment does not exist yet (CMK installs add-ons as the cluster comes up).
+ * Brings CMK's own autoscaler to the manifest through the Kubernetes API: its `--nodes` arguments, set only when they
+ * differ. Pending while the Deployment does not exist yet (CMK installs its add-ons as the cluster comes up).
  */
 export async function reconcileCmkInCluster(
-  api: Pick<KubernetesApi, 'getSecret' | 'applySecret' | 'getDeploymentArgs' | 'setDeploymentArgs'>,
+  api: Pick<KubernetesApi, 'getDeploymentArgs' | 'setDeploymentArgs'>,
   input: CmkInClusterInput,
 ): Promise<Outcome<CmkInClusterResult>> {
-  const result: CmkInClusterResult = { secretUpdated: false, autoscalerUpdated: false };
-  if (input.credentials) {
-    const namespace = input.namespace ?? CMK_ADDON_SECRET_NAMESPACE;
-    const name = CMK_ADDON_SECRET.name(input.clusterName);
-    const current = await api.getSecret(namespace, name);
-    const want = { [CMK_ADDON_SECRET.accessKey]: input.credentials.accessKeyId, [CMK_ADDON_SECRET.secretKey]: input.credentials.secretKey };
-    const same = current !== null && Object.entries(want).every(([k, v]) => current[k]?.reveal() === v.reveal());
-    if (!same) {
-      await api.applySecret(namespace, name, { ...(current ?? {}), ...want }, { 'app.kubernetes.io/managed-by': 'kubeplane' });
-      result.secretUpdated = true;
-    }
-  }
+  const result: CmkInClusterResult = { autoscalerUpdated: false };
   if (input.autoscaler) {
     const args = await api.getDeploymentArgs(CMK_AUTOSCALER.namespace, CMK_AUTOSCALER.deployment);
     if (args === null)
       return pending(
         'dependency',
         30,
-        `${CMK_AUTOSCALER.namespace}/${CMK_AUTOSCALER.deployment} does not exist yet; is the cluster_autoscaler add-on enabled?`,
+        `${CMK_AUTOSCALER.namespace}/${CMK_AUTOSCALER.deployment}, which CMK installs with the cluster_autoscaler add-on, does not exist yet`,
       );
     const next = withAutoscalerNodeArgs(args, input.autoscaler);
     if (JSON.stringify(next) !== JSON.stringify(args)) {

@@ -1,8 +1,7 @@
-import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeplaneError, Redacted, settle, type Outcome } from '@kubeplane/sdk';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
-import { autoscalerNodeArgs, cmkAddonSecret, reconcileCmkInCluster, withAutoscalerNodeArgs } from './cmk-in-cluster.js';
+import { autoscalerNodeArgs, reconcileCmkInCluster, withAutoscalerNodeArgs } from './cmk-in-cluster.js';
 import { CrusoeProvider } from './provider.js';
 
 let sandbox: CrusoeSandbox;
@@ -165,13 +164,6 @@ describe('Crusoe managed Kubernetes (CMK)', () => {
 });
 
 describe('CMK in-cluster data', () => {
-  it('builds the cmk-<cluster> Secret with the add-on keys, printing as redacted', () => {
-    const secret = cmkAddonSecret('gpu', Redacted.of('AKID-1'), Redacted.of('s3cr3t-value'));
-    expect(secret.reveal().metadata.name).toBe('cmk-gpu');
-    expect(secret.reveal().stringData).toEqual({ CRUSOE_ACCESS_KEY: 'AKID-1', CRUSOE_SECRET_KEY: 's3cr3t-value' });
-    expect(`${JSON.stringify(secret)} ${inspect(secret)} ${String(secret)}`).not.toContain('s3cr3t-value');
-  });
-
   it('writes --nodes=<min>:<max>:<pool> per pool and replaces old ones, keeping other args', () => {
     expect(
       autoscalerNodeArgs([
@@ -189,22 +181,14 @@ describe('CMK in-cluster data', () => {
 });
 
 describe('reconcileCmkInCluster', () => {
-  /** The four KubernetesApi calls it uses, over maps; writes are counted. */
+  /** The two KubernetesApi calls it uses; writes are counted. */
   const cluster = (deploymentArgs: string[] | null) => {
-    const secrets = new Map<string, Record<string, Redacted<string>>>();
     let args = deploymentArgs;
     const writes: string[] = [];
     return {
-      secrets,
       writes,
       args: () => args,
       api: {
-        getSecret: (ns: string, name: string) => Promise.resolve(secrets.get(`${ns}/${name}`) ?? null),
-        applySecret: (ns: string, name: string, data: Record<string, Redacted<string>>) => {
-          writes.push(`secret ${ns}/${name}`);
-          secrets.set(`${ns}/${name}`, data);
-          return Promise.resolve();
-        },
         getDeploymentArgs: () => Promise.resolve(args),
         setDeploymentArgs: (_ns: string, _name: string, next: string[]) => {
           writes.push('autoscaler args');
@@ -214,28 +198,19 @@ describe('reconcileCmkInCluster', () => {
       },
     };
   };
-  const credentials = { accessKeyId: Redacted.of('AKID-1'), secretKey: Redacted.of('s3cr3t-1') };
 
-  it('writes the cmk-<cluster> Secret and the --nodes args once, and nothing on a second pass', async () => {
+  it('writes the --nodes args once, and nothing on a second pass', async () => {
     const c = cluster(['--cloud-provider=crusoecloud']);
-    const first = await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 6 }] });
-    expect(first).toEqual({ status: 'done', value: { secretUpdated: true, autoscalerUpdated: true } });
-    expect(c.secrets.get('crusoe-system/cmk-gpu')?.['CRUSOE_SECRET_KEY']?.reveal()).toBe('s3cr3t-1');
+    const first = await reconcileCmkInCluster(c.api, { autoscaler: [{ pool: 'cpu', min: 1, max: 6 }] });
+    expect(first).toEqual({ status: 'done', value: { autoscalerUpdated: true } });
     expect(c.args()).toEqual(['--cloud-provider=crusoecloud', '--nodes=1:6:cpu']);
-    const second = await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 6 }] });
-    expect(second).toEqual({ status: 'done', value: { secretUpdated: false, autoscalerUpdated: false } });
-    expect(c.writes).toEqual(['secret crusoe-system/cmk-gpu', 'autoscaler args']);
-  });
-
-  it('rewrites the Secret when the credentials rotate', async () => {
-    const c = cluster(null);
-    await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials });
-    const rotated = await reconcileCmkInCluster(c.api, { clusterName: 'gpu', credentials: { ...credentials, secretKey: Redacted.of('s3cr3t-2') } });
-    expect(rotated).toMatchObject({ status: 'done', value: { secretUpdated: true } });
+    const second = await reconcileCmkInCluster(c.api, { autoscaler: [{ pool: 'cpu', min: 1, max: 6 }] });
+    expect(second).toEqual({ status: 'done', value: { autoscalerUpdated: false } });
+    expect(c.writes).toEqual(['autoscaler args']);
   });
 
   it('waits while the autoscaler Deployment does not exist yet', async () => {
-    expect(await reconcileCmkInCluster(cluster(null).api, { clusterName: 'gpu', autoscaler: [{ pool: 'cpu', min: 0, max: 3 }] })).toMatchObject({
+    expect(await reconcileCmkInCluster(cluster(null).api, { autoscaler: [{ pool: 'cpu', min: 0, max: 3 }] })).toMatchObject({
       status: 'pending',
       reason: 'dependency',
     });

@@ -5,6 +5,8 @@ import * as z from 'zod';
 import {
   KubeplaneError,
   autoclustersConfigSchema,
+  compareCmkVersions,
+  parseCmkVersion,
   done,
   isPending,
   pending,
@@ -12,7 +14,6 @@ import {
   type ManagedClusterConfig,
   type ManagedClusterConfigResult,
   type ManagedClusterKubernetes,
-  type Redacted,
   type ManagedClusterInfo,
   type ManagedClusterRequest,
   type ManagedKubernetesApi,
@@ -51,8 +52,6 @@ export interface ManagedDeps {
   subnetIn(network: CrusoeNetwork, location: string): Promise<{ id: string }>;
   ensurePartition(name: string, location: string, serverType: string): Promise<{ id: string }>;
   defaultSshPublicKey(resource: string): string;
-  /** The credentials CMK's add-ons use (`cmk-<cluster>`): the provider's own, from the manifest's secretRef. */
-  addonCredentials: { accessKeyId: Redacted<string>; secretKey: Redacted<string> };
 }
 
 export type RemediationAction = 'REPLACE_NODE' | 'OFF';
@@ -129,8 +128,9 @@ export class CrusoeManagedKubernetes {
   }
 
   /**
-   * The add-on credentials Secret and the autoscaler's `--nodes` limits through the cluster's API, then AutoClusters
-   * remediation when the manifest lists the `autoclusters` add-on (CMK's defaults are left alone otherwise).
+   * The `--nodes` limits of the autoscaler CMK installed at creation (one kubeplane installed carries them in its
+   * values), then AutoClusters remediation when the manifest lists the `autoclusters` add-on (CMK's defaults are left
+   * alone otherwise). CMK's `cmk-<cluster>` Secret is its own scoped token: never written.
    */
   async #configureCluster(
     request: ManagedClusterConfig,
@@ -138,14 +138,11 @@ export class CrusoeManagedKubernetes {
     context: CallContext | undefined,
   ): Promise<Outcome<ManagedClusterConfigResult>> {
     const changed: string[] = [];
-    const autoscaled = request.addons.some((a) => a.name === 'cluster_autoscaler');
-    const inCluster = await reconcileCmkInCluster(kubernetes, {
-      clusterName: request.name,
-      credentials: this.#deps.addonCredentials,
-      ...(autoscaled ? { autoscaler: request.autoscaler } : {}),
-    });
+    // Only CMK's own autoscaler (installed at creation, as the cluster's add_ons say) is configured here.
+    const cluster = await this.#requireCluster(request.name);
+    const autoscaled = request.addons.some((a) => a.name === 'cluster_autoscaler') && cluster.add_ons.includes('cluster_autoscaler');
+    const inCluster = await reconcileCmkInCluster(kubernetes, autoscaled ? { autoscaler: request.autoscaler } : {});
     if (isPending(inCluster)) return inCluster;
-    if (inCluster.value.secretUpdated) changed.push(`Secret cmk-${request.name}`);
     if (inCluster.value.autoscalerUpdated) changed.push('cluster-autoscaler --nodes limits');
     const autoclusters = request.addons.find((a) => a.name === 'autoclusters');
     if (autoclusters) {
@@ -211,6 +208,7 @@ export class CrusoeManagedKubernetes {
                 : 'provisioning',
       ...(c.dns_name ? { apiEndpoint: `https://${c.dns_name}:6443` } : {}),
       kubernetesVersion: c.version,
+      ...(c.project_id ? { projectId: c.project_id } : {}),
       addons: c.add_ons,
       managedResources: [
         'cmk-cp-api-access-cp-*',
@@ -252,8 +250,8 @@ export class CrusoeManagedKubernetes {
           resource: request.name,
         });
       }
-      let subnetId: string | undefined;
-      if (request.networkName) {
+      let subnetId = request.subnetId;
+      if (!subnetId && request.networkName) {
         const network = await this.#deps.findNetwork(request.networkName);
         if (!network)
           throw new KubeplaneError(
@@ -283,10 +281,18 @@ export class CrusoeManagedKubernetes {
       return pending('in-progress', 30, `CMK cluster ${request.name} is being created (a control plane of three VMs; minutes)`);
     }
     if (existing.version !== request.kubernetesVersion) {
+      // CMK has no upgrade call (crusoe-notes §2.8; cmk-cluster-details.txt: upgrades are made by Crusoe support). A
+      // manifest naming the version support upgraded to is recorded by the caller when this returns; any other is refused.
+      const actual = parseCmkVersion(existing.version);
+      const asked = parseCmkVersion(request.kubernetesVersion);
+      const newer = actual && asked && compareCmkVersions(asked, actual) > 0;
       throw new KubeplaneError(
         'invalid',
-        `CMK cluster ${request.name} runs ${existing.version}, the manifest asks for ${request.kubernetesVersion}: CMK ` +
-          `has no in-place upgrade through its API; ask Crusoe support for an upgrade window, or keep ${existing.version}`,
+        newer
+          ? `CMK cluster ${request.name} runs ${existing.version}, the manifest asks for ${request.kubernetesVersion}: CMK has no ` +
+              `in-place upgrade through its API; ask Crusoe support for an upgrade window, then write the version they upgraded it to`
+          : `CMK cluster ${request.name} runs ${existing.version} (upgraded by Crusoe support), the manifest names ${request.kubernetesVersion}: ` +
+              `a control plane is never downgraded; write ${existing.version} in the manifest to record it`,
         { provider: PROVIDER, code: 'version_immutable', resource: request.name },
       );
     }

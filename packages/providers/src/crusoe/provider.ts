@@ -246,7 +246,6 @@ export class CrusoeProvider implements Provider {
       subnetIn: (network, location) => this.#subnetIn(network, location),
       ensurePartition: (name, location, type) => this.ensurePartition(name, location, type),
       defaultSshPublicKey: (resource) => requireSshKey(this.#sshPublicKey, resource),
-      addonCredentials: { accessKeyId: options.accessKeyId, secretKey: options.secretKey },
     });
     this.managedKubernetes = this.managed.api;
   }
@@ -334,7 +333,9 @@ export class CrusoeProvider implements Provider {
     if (existing) return done(this.#nodeInfo(existing, request.clusterId, request.labels));
     const location = request.zone ?? request.region;
     const interfaces: Array<Record<string, unknown>> = [];
-    if (request.networkName) {
+    if (request.subnetId) {
+      interfaces.push({ subnet: request.subnetId, ips: [{ public_ipv4: { type: request.reservedIpName ? 'static' : 'dynamic' } }] });
+    } else if (request.networkName) {
       const network = await this.#findNetwork(request.networkName);
       if (!network)
         throw new KubeplaneError('not-found', `crusoe VPC network ${request.networkName} does not exist; ensure it before the nodes that use it`, {
@@ -569,6 +570,7 @@ export class CrusoeProvider implements Provider {
         code: 'name_not_owned',
         resource: request.name,
       });
+    if (request.existingSubnet) return this.#adoptSubnet(request, request.existingSubnet);
     let network = await this.#findNetwork(request.name);
     if (network && network.cidr !== request.cidr) {
       throw new KubeplaneError(
@@ -613,8 +615,53 @@ export class CrusoeProvider implements Provider {
       }
       subnets.push({ id: found.id, cidr: found.cidr, zone: found.location });
     }
-    // A non-default VPC comes without rules, and CMK and kubeadm need the nodes to reach each other: allow
-    // intra-VPC traffic and egress, as the CMK docs ask and the Terraform example does.
+    const settling = await this.#ensureVpcRules(request.name, network);
+    if (settling > 0) return pending('in-progress', 5, `intra-VPC firewall rules of ${request.name} are being applied`);
+    return done({ name: network.name, id: network.id, clusterId: request.clusterId, cidr: network.cidr, subnets });
+  }
+
+  /**
+   * An existing subnet the manifest names (by id or name, in the request's location): its VPC is used as it is and never
+   * deleted (it is not the cluster's); only the intra-VPC and egress rules CMK asks for are added, named after the
+   * cluster's network, so teardown removes them with the cluster.
+   */
+  async #adoptSubnet(request: NetworkRequest, wanted: string): Promise<Outcome<NetworkInfo>> {
+    const subnets = await this.#subnets();
+    const subnet = subnets.find((s) => s.id === wanted) ?? subnets.find((s) => s.name === wanted && s.location === request.region);
+    if (!subnet || subnet.location !== request.region) {
+      const here = subnets.filter((s) => s.location === request.region).map((s) => s.name);
+      throw new KubeplaneError(
+        'not-found',
+        `crusoe has no subnet ${wanted} in ${request.region} (providerSpec.subnet names an existing one); ` +
+          `${here.length > 0 ? `subnets there: ${here.join(', ')}` : 'the project has no subnet there'}`,
+        { provider: PROVIDER, code: 'subnet_not_found', resource: wanted },
+      );
+    }
+    const network = (await this.#networks()).find((n) => n.id === subnet.vpc_network_id);
+    if (!network)
+      throw new KubeplaneError('not-found', `crusoe subnet ${subnet.name} belongs to VPC network ${subnet.vpc_network_id}, which is not listed`, {
+        provider: PROVIDER,
+        code: 'not_found',
+        resource: subnet.name,
+      });
+    const settling = await this.#ensureVpcRules(request.name, network);
+    if (settling > 0) return pending('in-progress', 5, `intra-VPC firewall rules of ${request.name} are being applied in ${network.name}`);
+    return done({
+      name: network.name,
+      id: network.id,
+      clusterId: request.clusterId,
+      cidr: network.cidr,
+      subnets: [{ id: subnet.id, cidr: subnet.cidr, zone: subnet.location }],
+      adopted: true,
+    });
+  }
+
+  /**
+   * A non-default VPC comes without rules, and CMK and kubeadm need the nodes to reach each other: allow intra-VPC
+   * traffic and egress, as the CMK docs ask and the Terraform example does. The count of rules still being applied.
+   */
+  async #ensureVpcRules(name: string, network: CrusoeNetwork): Promise<number> {
+    const request = { name };
     const rules = (await this.#rules()).filter((r) => r.vpc_network_id === network.id);
     const wanted = [
       { name: `${request.name}-intra-vpc`, direction: 'ingress', sources: [{ cidr: network.cidr }], destinations: [{ cidr: network.cidr }] },
@@ -640,8 +687,7 @@ export class CrusoeProvider implements Provider {
       });
       settling += 1;
     }
-    if (settling > 0) return pending('in-progress', 5, `intra-VPC firewall rules of ${request.name} are being applied`);
-    return done({ name: network.name, id: network.id, clusterId: request.clusterId, cidr: network.cidr, subnets });
+    return settling;
   }
 
   async #createRule(body: Record<string, unknown>): Promise<void> {
@@ -662,7 +708,12 @@ export class CrusoeProvider implements Provider {
 
   async #deleteNetwork(ref: ScopedRef): Promise<Outcome<void>> {
     const network = await this.#findNetwork(ref.name);
-    if (!network) return done(undefined);
+    if (!network) {
+      // None of that name: the cluster used an existing subnet's VPC, which stays; only its rules there go.
+      const own = (await this.#rules()).filter((r) => r.name === `${ref.name}-intra-vpc` || r.name === `${ref.name}-egress`);
+      for (const r of own) await this.#deleteRule(r);
+      return own.length === 0 ? done(undefined) : pending('in-progress', 5, `deleting the rules of ${ref.name}`);
+    }
     const own = (await this.#rules()).filter((r) => r.vpc_network_id === network.id && (r.name === `${ref.name}-intra-vpc` || r.name === `${ref.name}-egress`));
     for (const r of own) await this.#deleteRule(r);
     const subnets = (await this.#subnets()).filter((s) => s.vpc_network_id === network.id);

@@ -136,6 +136,7 @@ export const kubernetesClusterSchema = z.object({
   location: z.string(),
   version: z.string(),
   state: z.string(),
+  project_id: z.string().optional(),
   subnet_id: z.string().optional(),
   dns_name: z.string().optional(),
   add_ons: z.array(z.string()).default([]),

@@ -1,6 +1,9 @@
 // Crusoe Managed Kubernetes clusters: the versions offered, clusters created and deleted by operations (with the
 // firewall rules CMK adds), their admin credentials, and their AutoClusters settings.
+import { compareCmkVersions, CMK_NFS_CONTROL_PLANE_IMAGES, parseCmkVersion } from '@kubeplane/sdk';
 import { EmulatorError, type Json, reply } from '../emulator/index.js';
+import { findChart } from '../kubernetes/chart-repositories.js';
+import type { ServiceRelease } from '../kubernetes/vm-source.js';
 import { CMK_ADDON_IDS, CMK_CLUSTER_VERSIONS, CMK_NODE_POOL_VERSIONS } from './catalog.js';
 import { CMK_API_PORT, cmkApiHost, issueCmkPki } from './cmk-pki.js';
 import { badRequest, conflict, notFound } from './dialect.js';
@@ -35,6 +38,76 @@ function autoclusters(version: string): boolean {
   const min: Record<string, number> = { '1.33': 20, '1.32': 22, '1.31': 24 };
   const m = /^(\d+\.\d+)\.\d+-cmk\.(\d+)/.exec(version);
   return !!m && m[1] !== undefined && min[m[1]] !== undefined && Number(m[2]) >= (min[m[1]] ?? Infinity);
+}
+
+/**
+ * The crusoe-csi-driver chart a CMK cluster version comes with. seeds/cmk-addons.txt: the control-plane images
+ * 1.33.4-cmk.15, 1.32.7-cmk.18 and 1.31.7-cmk.21 "include CSI v0.10.3+"; Crusoe does not publish what older ones carry,
+ * so the sandbox gives its 1.30 builds 0.6.2 (before the v0.7.0 key-path change) and its other older builds 0.9.0.
+ */
+export function cmkCsiChartVersion(version: string): string {
+  const v = parseCmkVersion(version);
+  if (!v) return '0.10.3';
+  const nfs = CMK_NFS_CONTROL_PLANE_IMAGES[v.minorVersion];
+  const nfsBuild = nfs ? parseCmkVersion(nfs) : undefined;
+  if ((nfsBuild && compareCmkVersions(v, nfsBuild) >= 0) || v.minor > 33) return '0.10.3';
+  return v.minor <= 30 ? '0.6.2' : '0.9.0';
+}
+
+/**
+ * The Helm releases CMK installs its add-ons as, at creation (seeds/cmk-addons.txt: never auto-upgraded; crusoe-notes
+ * §3.2: the CSI chart in crusoe-system, reading the `cmk-<cluster>` Secret). Release names and the operators' and
+ * autoscaler's chart versions are the sandbox's choice: Crusoe does not publish them.
+ */
+export function cmkAddonReleases(c: Cluster): ServiceRelease[] {
+  const out: ServiceRelease[] = [];
+  const secret = `cmk-${c.name}`;
+  for (const id of c.addOns) {
+    if (id === 'crusoe_csi') {
+      const version = cmkCsiChartVersion(c.version);
+      const found = findChart('https://crusoecloud.github.io/crusoe-csi-driver-helm-charts/charts', 'crusoe-csi-driver', version);
+      out.push({
+        chart: 'crusoe-csi-driver',
+        version,
+        appVersion: 'found' in found ? found.found.appVersion : '',
+        release: 'crusoe-csi-driver',
+        namespace: 'crusoe-system',
+        values: { crusoe: { secrets: { crusoeApiKeys: { secretName: secret, accessKeyPath: 'CRUSOE_ACCESS_KEY', secretKeyPath: 'CRUSOE_SECRET_KEY' } } } },
+        render: true,
+      });
+    } else if (id === 'nvidia_gpu_operator')
+      out.push({
+        chart: 'gpu-operator',
+        version: 'v25.3.2',
+        appVersion: 'v25.3.2',
+        release: 'gpu-operator',
+        namespace: 'nvidia-gpu-operator',
+        values: {},
+        render: true,
+      });
+    else if (id === 'nvidia_network_operator')
+      out.push({
+        chart: 'network-operator',
+        version: '25.4.0',
+        appVersion: 'v25.4.0',
+        release: 'network-operator',
+        namespace: 'nvidia-network-operator',
+        values: {},
+        render: true,
+      });
+    else if (id === 'cluster_autoscaler')
+      // Its Deployment is the one bootstrapCmk makes (args without --nodes): the release is recorded, not rendered.
+      out.push({
+        chart: 'cluster-autoscaler',
+        version: '9.50.1',
+        appVersion: '1.30.3',
+        release: 'cluster-autoscaler',
+        namespace: 'crusoe-system',
+        values: { cloudProvider: 'crusoecloud', envFromSecret: secret },
+        render: false,
+      });
+  }
+  return out;
 }
 
 export function clusterJson(w: CrusoeWorld, c: Cluster): Json {

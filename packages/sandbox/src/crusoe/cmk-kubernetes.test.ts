@@ -125,22 +125,23 @@ describe('a CMK cluster in the sandbox', () => {
     expect(tiers.sort()).toEqual(['a', 'b']);
   });
 
-  it('takes the cmk-<cluster> Secret and the autoscaler limits from reconcileCmkInCluster', async () => {
+  it("sets the autoscaler limits through reconcileCmkInCluster and holds CMK's add-ons as Helm releases beside its token", async () => {
     await createCluster();
     const api = await adminApi();
-    const credentials = { accessKeyId: Redacted.of('AKID-ROTATED'), secretKey: Redacted.of('rotated-secret-value') };
-    const outcome = await reconcileCmkInCluster(api, { clusterName: id, credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] });
-    expect(outcome).toEqual({ status: 'done', value: { secretUpdated: true, autoscalerUpdated: true } });
+    const outcome = await reconcileCmkInCluster(api, { autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] });
+    expect(outcome).toEqual({ status: 'done', value: { autoscalerUpdated: true } });
     expect(await api.getDeploymentArgs('crusoe-system', 'cluster-autoscaler')).toEqual([
       '--cloud-provider=crusoecloud',
       '--expander=least-waste',
       '--nodes=1:4:cpu',
     ]);
-    expect((await api.getSecret('crusoe-system', `cmk-${id}`))?.['CRUSOE_SECRET_KEY']?.reveal()).toBe('rotated-secret-value');
-    expect(await reconcileCmkInCluster(api, { clusterName: id, credentials, autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] })).toEqual({
+    expect((await api.getSecret('crusoe-system', `cmk-${id}`))?.['CRUSOE_SECRET_KEY']?.reveal()).toBe('cmk-managed-token');
+    expect(await reconcileCmkInCluster(api, { autoscaler: [{ pool: 'cpu', min: 1, max: 4 }] })).toEqual({
       status: 'done',
-      value: { secretUpdated: false, autoscalerUpdated: false },
+      value: { autoscalerUpdated: false },
     });
+    const releases = await api.listObjects('v1', 'Secret', 'crusoe-system', 'owner=helm');
+    expect(releases.map((r) => `${r.metadata.name} ${r.metadata.labels?.['status']}`).sort()).toContain('sh.helm.release.v1.cluster-autoscaler.v1 deployed');
   });
 
   it('loses the Node of a VM the scale-down removed, and stops answering once the cluster is deleted', async () => {

@@ -9,7 +9,9 @@ import type { SandboxContext } from '../context.js';
 import { type Collection, EmulatorError, type EmulatorFrame, frameHandlers, type Json, type StoreState } from '../emulator/index.js';
 import { crusoeUserDataFromStartupScript as userDataFromStartupScript } from '@kubeplane/providers';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
-import { cmkClusterRoutes } from './cmk-clusters.js';
+import { compareCmkVersions, parseCmkVersion } from '@kubeplane/sdk';
+import { CMK_CLUSTER_VERSIONS } from './catalog.js';
+import { cmkAddonReleases, cmkClusterRoutes } from './cmk-clusters.js';
 import { cmkNodePoolRoutes, maintainPools } from './cmk-node-pools.js';
 import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion } from './cmk-pki.js';
 import { computeRoutes } from './compute.js';
@@ -124,6 +126,21 @@ export class CrusoeEmulator implements SandboxVmSource {
     };
   }
 
+  /**
+   * What Crusoe support does when asked for an upgrade (cmk-cluster-details.txt, "Cluster Upgrades": you reach out to
+   * support, who upgrade the control plane in a window): the cluster runs `version` from now on. There is no API call for
+   * it, so it is an operator's action on the sandbox, for tests of a manifest that then records the new version.
+   */
+  supportUpgrade(clusterName: string, version: string): void {
+    const c = [...this.#world.clusters.values()].find((x) => x.name === clusterName);
+    if (!c) throw new EmulatorError(404, 'not_found', `Kubernetes cluster ${clusterName} not found`);
+    if (!CMK_CLUSTER_VERSIONS.includes(version)) throw new EmulatorError(400, 'bad_request', `unsupported cluster version "${version}"`);
+    const from = parseCmkVersion(c.version);
+    const to = parseCmkVersion(version);
+    if (!from || !to || compareCmkVersions(to, from) <= 0) throw new EmulatorError(400, 'bad_request', `${version} is not newer than ${c.version}`);
+    c.version = version;
+  }
+
   /** A deep copy of the emulator's state (see CrusoeEmulatorState). */
   state(): CrusoeEmulatorState {
     const w = this.#world;
@@ -217,6 +234,7 @@ export class CrusoeEmulator implements SandboxVmSource {
       ...(c.state !== 'STATE_PROVISIONING' ? { runningSinceMs: c.runningAt } : {}),
       caPem: c.pki.caPem,
       addons: [...c.addOns],
+      addonReleases: cmkAddonReleases(c),
       serving: { certPem: c.pki.servingCertPem, keyPem: c.pki.servingKeyPem },
     }));
   }

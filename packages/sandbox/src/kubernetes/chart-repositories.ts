@@ -36,9 +36,14 @@ export const CHART_REPOSITORIES: Readonly<Record<string, Readonly<Record<string,
     ],
   },
   'https://crusoecloud.github.io/crusoe-csi-driver-helm-charts/charts': {
+    // The versions CMK clusters of the sandbox come with (cmk-clusters.ts), the one before the key-path change
+    // (0.6.2), that change (0.7.0, CHANGELOG.md), and NFS's (0.10.3+); appVersions from the repository's index.yaml.
     'crusoe-csi-driver': [
-      { version: '0.10.3', appVersion: 'v0.10.3', description: 'A Helm chart for the Crusoe CSI Driver' },
-      { version: '0.10.4', appVersion: 'v0.10.4', description: 'A Helm chart for the Crusoe CSI Driver' },
+      { version: '0.6.2', appVersion: 'v0.2.1', description: 'A Helm chart for the Crusoe Cloud CSI Driver' },
+      { version: '0.7.0', appVersion: 'v0.3.0', description: 'A Helm chart for the Crusoe Cloud CSI Driver' },
+      { version: '0.9.0', appVersion: 'v0.3.3', description: 'A Helm chart for the Crusoe Cloud CSI Driver' },
+      { version: '0.10.3', appVersion: 'v0.4.0', description: 'A Helm chart for the Crusoe Cloud CSI Driver' },
+      { version: '0.10.4', appVersion: 'v0.4.1', description: 'A Helm chart for the Crusoe Cloud CSI Driver' },
     ],
   },
   'https://charts.longhorn.io': {

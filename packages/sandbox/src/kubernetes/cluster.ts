@@ -10,7 +10,7 @@ import { validateNodeUpdate } from './node-validation.js';
 import { jsonPatch } from './patch-json.js';
 import { mergePatch, strategicMergePatch } from './patch-strategic.js';
 import { reconcileDaemonSets } from './daemonsets.js';
-import { helmJobDone, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
+import { helmJobDone, recordServiceRelease, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
 import { CRDS, crdSpec, prepareCrd, registerCrds, validateCustomObject } from './customresources.js';
 import { defaultStorageClass, preparePv, preparePvc, prepareStorageClass } from './storage.js';
 import {
@@ -28,6 +28,7 @@ import {
 } from './scheduling.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
+import type { ServiceRelease } from './vm-source.js';
 import {
   ApiError,
   clone,
@@ -1415,9 +1416,10 @@ export class ClusterApi implements HelmHost {
    * What a Crusoe CMK control plane holds when it first answers (seeds/cmk-addons.txt, crusoe-notes.md §3): the same
    * kube-system add-ons as a kubeadm cluster (no bootstrap tokens: CMK joins its own nodes), the `crusoe-system`
    * namespace with the managed `cmk-<cluster>` add-on credentials Secret, and, with the `cluster_autoscaler` add-on,
-   * the autoscaler Deployment without any `--nodes=` limits (CMK sets none).
+   * the autoscaler Deployment without any `--nodes=` limits (CMK sets none), and the Helm release of each add-on CMK
+   * installs (seeds/cmk-addons.txt: installed at creation as Helm releases, never auto-upgraded).
    */
-  bootstrapCmk(input: { addons: readonly string[] }, nowMs: number): void {
+  bootstrapCmk(input: { addons: readonly string[]; releases: readonly ServiceRelease[] }, nowMs: number): void {
     this.bootstrap({ tokens: [], meshConfigMaps: [] }, nowMs);
     const ns = 'crusoe-system';
     this.create('namespaces', undefined, { metadata: { name: ns } }, nowMs);
@@ -1432,6 +1434,10 @@ export class ClusterApi implements HelmHost {
       },
       nowMs,
     );
+    for (const r of input.releases) {
+      if (!this.store.get('namespaces', undefined, r.namespace)) this.create('namespaces', undefined, { metadata: { name: r.namespace } }, nowMs);
+      recordServiceRelease(this.store, { ...r, values: structuredClone(r.values) as Json }, nowMs);
+    }
     if (!input.addons.includes('cluster_autoscaler')) return;
     const labels = { 'app.kubernetes.io/name': 'cluster-autoscaler' };
     this.create(

@@ -548,6 +548,49 @@ export function helmJobDone(host: HelmHost, namespace: string, name: string, uid
   finish(true);
 }
 
+/**
+ * A release a managed service installed with its cluster (CMK's add-ons): revision 1, deployed, in Helm 3's storage as
+ * `helm install` leaves it, so `helm upgrade` (a HelmChart of the same name and targetNamespace) finds and supersedes it.
+ */
+export function recordServiceRelease(
+  store: ObjectStore,
+  r: { chart: string; version: string; appVersion: string; release: string; namespace: string; values: Json; render: boolean },
+  nowMs: number,
+): void {
+  const release: Json = {
+    name: r.release,
+    info: { first_deployed: iso(nowMs), last_deployed: iso(nowMs), deleted: '', description: 'Install complete', status: 'deployed', notes: '' },
+    chart: {
+      metadata: { name: r.chart, version: r.version, apiVersion: 'v2', appVersion: r.appVersion, type: 'application' },
+      lock: null,
+      templates: [],
+      values: {},
+      schema: null,
+      files: [],
+    },
+    config: r.values,
+    manifest: '',
+    version: 1,
+    namespace: r.namespace,
+  };
+  store.create(
+    'secrets',
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: `sh.helm.release.v1.${r.release}.v1`,
+        namespace: r.namespace,
+        labels: { name: r.release, owner: 'helm', status: 'deployed', version: '1', createdAt: String(Math.floor(nowMs / 1000)) },
+      },
+      type: RELEASE_TYPE,
+      data: { release: Buffer.from(encodeRelease(release)).toString('base64') },
+    },
+    nowMs,
+  );
+  if (r.render) applyEffects(store, r.chart, r.release, r.namespace, r.values, nowMs);
+}
+
 // ---- what the charts do --------------------------------------------------------------------------------------
 
 /** A CSI driver a chart installs: its name, the topology keys its node plugin reports, and where the plugin runs. */

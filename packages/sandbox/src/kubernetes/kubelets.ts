@@ -22,7 +22,7 @@ import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js
 import { bootDiskView } from './boot-disk-view.js';
 import { formatPreflight, joinPreflight, upgradeApplyErrors, upgradeNodeErrors } from './kubeadm-rules.js';
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
-import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
+import type { SandboxManagedCluster, SandboxVm, SandboxVmSource, ServiceRelease } from './vm-source.js';
 
 /** The kubelet renews its node Lease every 10 s (a quarter of nodeLeaseDurationSeconds, 40). */
 export const LEASE_RENEW_MS = 10_000;
@@ -63,6 +63,7 @@ export interface ManagedControlPlane {
   name: string;
   runningSince: number;
   addons: string[];
+  addonReleases?: ServiceRelease[];
   up: boolean;
   /** Its end is scheduled (the cloud deletes it or no longer lists it). */
   stopping?: boolean;
@@ -446,7 +447,14 @@ export class KubeletSimulation {
         ...(mc.serving ? { serving: { ...mc.serving } } : {}),
       };
       const cluster = this.#cluster(identity, caCertHash(mc.caPem), new Set(), upAt, upAt);
-      cluster.managed = { cloud: mc.cloud, name: mc.name, runningSince, addons: [...mc.addons], up: false };
+      cluster.managed = {
+        cloud: mc.cloud,
+        name: mc.name,
+        runningSince,
+        addons: [...mc.addons],
+        ...(mc.addonReleases ? { addonReleases: structuredClone(mc.addonReleases) } : {}),
+        up: false,
+      };
       this.clusters.set(mc.endpoint, cluster);
       this.#endpoints.add(mc.endpoint);
       this.events.at(upAt, { kind: 'managed-up', cluster });
@@ -463,7 +471,7 @@ export class KubeletSimulation {
     const m = cluster.managed;
     if (!m || m.up) return;
     m.up = true;
-    cluster.api.bootstrapCmk({ addons: m.addons }, at);
+    cluster.api.bootstrapCmk({ addons: m.addons, releases: m.addonReleases ?? [] }, at);
   }
 
   /** Every endpoint some machine's user-data names (so requests to them fail like a dead address, not as unknown). */

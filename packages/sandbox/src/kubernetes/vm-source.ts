@@ -45,6 +45,19 @@ export interface SandboxVm {
   managed?: SandboxManagedNode;
 }
 
+/** A Helm release a managed service installs with its cluster (Helm 3's record of it, as `helm upgrade` later finds it). */
+export interface ServiceRelease {
+  chart: string;
+  version: string;
+  appVersion: string;
+  release: string;
+  namespace: string;
+  /** The values the service installed it with. */
+  values: Record<string, unknown>;
+  /** Whether the chart's objects are rendered too (false: the service's own objects stand for them). */
+  render: boolean;
+}
+
 /** A control plane the cloud runs (CMK): the Kubernetes emulator serves its API while it is running. */
 export interface SandboxManagedCluster {
   cloud: string;
@@ -61,6 +74,8 @@ export interface SandboxManagedCluster {
   caPem: string;
   /** Provider add-on ids installed at creation (`cluster_autoscaler` → crusoe-system/cluster-autoscaler). */
   addons: string[];
+  /** The Helm releases the service installs them as (CMK: never auto-upgraded, seeds/cmk-addons.txt). */
+  addonReleases?: ServiceRelease[];
   /**
    * The API server's serving certificate (signed by `caPem`, for the endpoint's host) and its key, so the served
    * sandbox can answer over real TLS. A private key: never logged.

@@ -162,18 +162,27 @@ export function helmControllerObjects(): KubeObject[] {
   ];
 }
 
-/** One add-on's HelmChart: the chart coordinates, the version and the values as a YAML string. */
-export function helmChartObject(id: ChartAddonId, version: string, values: Record<string, unknown>): KubeObject {
+/** Where an add-on's release lives: the catalog's, unless it is another's (a managed service's release kubeplane upgrades). */
+export interface ReleasePlace {
+  release: string;
+  targetNamespace: string;
+}
+
+/**
+ * One add-on's HelmChart: the chart coordinates, the version and the values as a YAML string. The HelmChart's name is
+ * the release's (helm-controller installs or upgrades the release named after it in its targetNamespace).
+ */
+export function helmChartObject(id: ChartAddonId, version: string, values: Record<string, unknown>, place?: ReleasePlace): KubeObject {
   const entry = CATALOG[id];
   return {
     apiVersion: HELM_CHART_API_VERSION,
     kind: 'HelmChart',
-    metadata: { name: entry.release, namespace: HELM_CONTROLLER_NAMESPACE, labels: { ...managedLabels, [ADDON_LABEL]: id } },
+    metadata: { name: place?.release ?? entry.release, namespace: HELM_CONTROLLER_NAMESPACE, labels: { ...managedLabels, [ADDON_LABEL]: id } },
     spec: {
       repo: entry.repo,
       chart: entry.chart,
       version,
-      targetNamespace: entry.targetNamespace,
+      targetNamespace: place?.targetNamespace ?? entry.targetNamespace,
       createNamespace: true,
       valuesContent: stringify(values, { sortMapEntries: true }),
     },

@@ -16,6 +16,7 @@ export {
   addonVersion,
   adapterAddressOf,
   AUTOSCALER_ADAPTER,
+  CMK_AUTOSCALER_RELEASE,
   autoscalerCloudConfig,
   readAutoscalerCloudConfig,
   builtValues,
@@ -36,7 +37,14 @@ export {
   MANAGED_BY,
   MANAGED_BY_LABEL,
   MANAGED_SELECTOR,
+  type ReleasePlace,
 } from './helm-controller.js';
+export {
+  CRUSOE_CSI_PASS_THROUGH_VERSION,
+  findProviderRelease,
+  type ProviderRelease,
+  providerUpgradeProblem,
+} from './provider-releases.js';
 export {
   type AddonState,
   addonStatus,

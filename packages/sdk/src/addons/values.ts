@@ -25,6 +25,22 @@ export const AUTOSCALER_ADAPTER = {
   tlsFiles: { cert: 'tls.crt', key: 'tls.key', cacert: 'ca.crt' },
 } as const;
 
+/**
+ * The autoscaler kubeplane installs on a CMK cluster created without the `cluster_autoscaler` add-on: Crusoe's fork
+ * (crusoe-notes §3.3; crusoecloud/k8s-autoscaler examples/cluster-autoscaler.yaml: `--cloud-provider=crusoecloud`,
+ * image `ghcr.io/crusoecloud/cluster-autoscaler-crusoecloud:1.30.3-crusoe.0`, Deployment `cluster-autoscaler` in
+ * `crusoe-system`, its keys from a Secret through envFrom), with the upstream chart, as CMK's own add-on would be. It
+ * scales the node pools through Crusoe's API itself, so it needs no kubeplane API. Its Secret is kubeplane's own,
+ * never CMK's `cmk-<cluster>`.
+ */
+export const CMK_AUTOSCALER_RELEASE = {
+  release: 'cluster-autoscaler',
+  namespace: 'crusoe-system',
+  image: 'ghcr.io/crusoecloud/cluster-autoscaler-crusoecloud',
+  tag: '1.30.3-crusoe.0',
+  secret: 'kubeplane-crusoe-autoscaler',
+} as const;
+
 export interface ValuesContext {
   spec: ClusterSpec;
   /** The API server's host and port as nodes reach it (Cilium's kube-proxy replacement needs them). */
@@ -156,6 +172,19 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
       // Its node components select Mellanox HCAs (PCI vendor 15b3) by NFD labels: the InfiniBand pools' machines.
       return { nfd: { enabled: true } };
     case 'cluster_autoscaler':
+      if (spec.controlPlane === 'managed') {
+        const { image, tag, secret, namespace } = CMK_AUTOSCALER_RELEASE;
+        return {
+          cloudProvider: 'crusoecloud',
+          fullnameOverride: 'cluster-autoscaler',
+          image: { repository: image, tag },
+          // The chart renders --nodes=<min>:<max>:<name> per group; a fixed pool is pinned at its count, since the
+          // autoscaler manages every pool of the cluster, with 1-254 for one it has no limits for (crusoe-notes §3.3).
+          autoscalingGroups: spec.pools.map((p) => ({ name: p.name, minSize: p.autoscaler?.min ?? p.count, maxSize: p.autoscaler?.max ?? p.count })),
+          envFromSecret: secret,
+          extraArgs: { namespace, expander: 'least-waste' },
+        };
+      }
       return {
         cloudProvider: 'externalgrpc',
         // externalgrpc reads its server's address from the cloud-config (cluster-autoscaler/cloudprovider/externalgrpc/README.md).

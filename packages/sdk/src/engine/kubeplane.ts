@@ -44,6 +44,8 @@ import { adapterAddressOf } from '../addons/values.js';
 import { freshKeyPairs } from '../bootstrap/pki.js';
 import { systemRandomSource } from '../bootstrap/random.js';
 import { adapterServingTls, parseAdapterAddress, type AdapterServingTls } from './autoscaler-tls.js';
+import { isChartAddon } from '../addons/catalog.js';
+import { providerUpgradeProblem } from '../addons/provider-releases.js';
 
 /**
  * Changes the planner explains but the engine does not carry out yet on an existing cluster. apply refuses
@@ -55,34 +57,30 @@ const NOT_YET_CARRIED_OUT: Partial<Record<Plan['operations'][number]['kind'], st
 };
 
 /**
- * What a managed service cannot change on a running cluster, said before anything is touched: its control plane's
- * version and a node pool's instance type (a different type is a new pool). Add-ons added, upgraded or removed after
+ * What a managed service cannot change on a running cluster, said before anything is touched: a node pool's instance
+ * type (a different type is a new pool), removing an add-on it installed, an upgrade of one of those the seed's rules
+ * refuse (from what the cluster last reported); the planner refuses an older control-plane version. A newer one is let
+ * through: the control-plane step records it when the provider already runs it (an upgrade Crusoe
+ * support made), and refuses it otherwise, since CMK has no upgrade call. Add-ons added, upgraded or removed after
  * creation go through kubeplane's in-cluster mechanism (steps/addons.ts), as on a self-managed cluster.
  */
-function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec, addonsAtCreation: readonly string[] | undefined): string[] {
+function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec, record: ClusterRecord): string[] {
   if (spec.controlPlane !== 'managed' || built.controlPlane !== 'managed') return [];
   const out: string[] = [];
-  // The add-ons CMK installed at creation are CMK's Helm releases, not kubeplane's: removing one or pinning another
-  // version in the manifest would change nothing, so it is refused rather than silently ignored.
-  for (const id of addonsAtCreation ?? providerAddonIds(built)) {
-    const before = built.addons.find((a) => a.name === id);
+  // The add-ons CMK installed at creation are CMK's Helm releases, not kubeplane's: removing one from the manifest
+  // would change nothing, so it is refused rather than silently ignored. A version upgrades CMK's release.
+  for (const id of record.ledger.managed?.addonsAtCreation ?? providerAddonIds(built)) {
     const after = spec.addons.find((a) => a.name === id);
-    if (!after)
+    if (!after) {
       out.push(
         `cluster ${spec.name}: the managed service installs its add-ons at creation and kubeplane cannot remove ${id}, which ` +
           `it installed; uninstall its Helm release yourself and then remove it from the manifest, or create a new cluster`,
       );
-    else if ((after.version ?? '') !== (before?.version ?? ''))
-      out.push(
-        `cluster ${spec.name}: the managed service installs its add-ons at creation and ${id} is its Helm release; ` +
-          `upgrade it as Crusoe documents (helm upgrade against that release), not through the manifest's version`,
-      );
-  }
-  if (built.version.raw !== spec.version.raw) {
-    out.push(
-      `cluster ${spec.name}: the managed control plane's version (${built.version.raw} -> ${spec.version.raw}) is ` +
-        `upgraded by the provider (Crusoe: through its support); node pools take new node images through their image`,
-    );
+      continue;
+    }
+    const installed = record.status.addons?.find((a) => a.name === id)?.installedVersion;
+    const problem = installed && isChartAddon(id) ? providerUpgradeProblem(id, installed, after.version, after.config) : null;
+    if (problem) out.push(`cluster ${spec.name}: ${problem}`);
   }
   for (const pool of spec.pools) {
     const before = built.pools.find((p) => p.name === pool.name);
@@ -298,7 +296,7 @@ export class Kubeplane {
       .map((o) => `cluster ${o.cluster}: ${NOT_YET_CARRIED_OUT[o.kind]} (${o.reason})`);
     for (const spec of desired.clusters) {
       const record = records.find((r) => r.clusterId === spec.id);
-      if (record?.current) unsupported.push(...managedChangesRefused(record.current, spec, record.ledger.managed?.addonsAtCreation));
+      if (record?.current) unsupported.push(...managedChangesRefused(record.current, spec, record));
     }
     if (unsupported.length > 0) {
       throw new KubeplaneError('invalid', [...new Set(unsupported)].join('\n'), { resource: manifest.name, code: 'UnsupportedChange' });

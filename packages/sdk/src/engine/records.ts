@@ -66,7 +66,8 @@ export interface NodeResource {
 
 export interface Ledger {
   /** By `<provider>/<region>`. */
-  networks: Record<string, { name: string; id: string }>;
+  /** By provider region: the network kubeplane made, or the VPC of the existing subnet the manifest names (`subnetId`: never deleted). */
+  networks: Record<string, { name: string; id: string; subnetId?: string }>;
   /** By `<provider>/<region>`, and `#<role>` where firewalls are per role (see firewallKey). */
   firewalls: Record<string, { name: string; id: string; rulesHash?: string }>;
   /** The cluster's machine addresses last written into the firewalls' API rules (see clusterNodeSources). */
@@ -126,6 +127,8 @@ export interface ManagedLedger {
   /** The provider-side cluster name and id. */
   name: string;
   id: string;
+  /** The provider's project the cluster is in (Crusoe's autoscaler needs it), where the provider says. */
+  projectId?: string;
   /** `https://<provider's API name>:6443` */
   apiEndpoint?: string;
   /**

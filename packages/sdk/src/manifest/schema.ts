@@ -234,6 +234,17 @@ export const dynamicPoolSchema = z
           .string()
           .optional()
           .meta({ description: 'OpenStack only, and required there: the external network that gives the machines public addresses.' }),
+        subnet: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({
+            description:
+              `${KUBEPLANE_ONLY} Crusoe only: an existing VPC subnet in the region (its id or name) to put the machines, and a managed ` +
+              'control plane, in, instead of a network kubeplane makes. Every pool of the provider and region names the same one; ' +
+              "kubeplane adds its rules to the subnet's VPC and never deletes the subnet or the VPC.",
+            examples: ['prod-subnet-us-east1-a'],
+          }),
       })
       .meta({ description: 'Where the machines are made: which provider, region and zone.' }),
     count: nodeCount.optional().meta({ description: 'Number of machines, 1 to 255. Instead of autoscaler.' }),

@@ -139,3 +139,39 @@ describe('AWS credentials by role', () => {
     ]);
   });
 });
+
+describe('providerSpec.subnet (an existing Crusoe subnet)', () => {
+  const cmk = example('crusoe-cmk.yaml');
+  const errors = (text: string) => validateManifestText(text).errors.map((i) => `${i.path}: ${i.message}`);
+
+  it('is taken on the Crusoe pools of a provider region when all of them name the same subnet', () => {
+    const both = cmk.replaceAll(
+      'providerSpec: { name: crusoe-1, region: us-east1-a }',
+      'providerSpec: { name: crusoe-1, region: us-east1-a, subnet: team-subnet }',
+    );
+    expect(errors(both)).toEqual([]);
+  });
+
+  it('is refused when the pools of one provider region name different subnets, at the pool that differs', () => {
+    const one = cmk.replace(
+      'providerSpec: { name: crusoe-1, region: us-east1-a }',
+      'providerSpec: { name: crusoe-1, region: us-east1-a, subnet: team-subnet }',
+    );
+    expect(errors(one)).toEqual([
+      expect.stringMatching(
+        /^nodePools\.dynamic\[1\]\.providerSpec\.subnet: pool "cpu" names subnet \(none\), pool "h100" of the same provider and region team-subnet/,
+      ),
+    ]);
+  });
+
+  it('is refused on a pool of another provider type', () => {
+    const hetzner = example('minimal.yaml');
+    const text = hetzner.replaceAll('providerSpec: { name: hetzner-1, region: fsn1 }', 'providerSpec: { name: hetzner-1, region: fsn1, subnet: s-1 }');
+    expect(text).not.toBe(hetzner);
+    expect(errors(text)).toContainEqual(
+      expect.stringMatching(
+        /^nodePools\.dynamic\[0\]\.providerSpec\.subnet: providerSpec\.subnet names an existing Crusoe subnet; provider "hetzner-1" is of type hetzner/,
+      ),
+    );
+  });
+});

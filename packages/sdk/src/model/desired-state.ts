@@ -64,6 +64,7 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
           type: provider.providerType,
           region: p.providerSpec.region,
           ...(p.providerSpec.zone ? { zone: p.providerSpec.zone } : {}),
+          ...(p.providerSpec.subnet ? { subnet: p.providerSpec.subnet } : {}),
         },
         serverType: p.serverType,
         image: p.image,
@@ -338,13 +339,18 @@ function assignOverlayAddresses(cluster: ClusterSpec, network: Cidr, previous: C
  */
 function allocateNetworks(cluster: ClusterSpec, avoid: Cidr[], previous: ClusterSpec | undefined): ProviderNetworkSpec[] {
   const pools = [...cluster.pools, ...cluster.loadBalancers.flatMap((l) => l.pools)].filter((p) => p.kind === 'dynamic' && p.provider);
-  const keys = new Map<string, { provider: string; type: ProviderNetworkSpec['providerType']; region: string; zones: Set<string | null> }>();
+  const keys = new Map<
+    string,
+    { provider: string; type: ProviderNetworkSpec['providerType']; region: string; zones: Set<string | null>; existingSubnet?: string }
+  >();
   for (const p of pools) {
     const prov = p.provider;
     if (!prov || !PROVIDER_TYPE_INFO[prov.type].compute) continue;
     const key = `${prov.name}/${prov.region}`;
     const entry = keys.get(key) ?? { provider: prov.name, type: prov.type, region: prov.region, zones: new Set<string | null>() };
     entry.zones.add(prov.zone ?? null);
+    // Validation keeps every pool of a provider region on the same subnet.
+    if (prov.subnet) entry.existingSubnet = prov.subnet;
     keys.set(key, entry);
   }
   const prevByKey = new Map((previous?.networks ?? []).map((n) => [`${n.provider}/${n.region}`, n]));
@@ -377,7 +383,14 @@ function allocateNetworks(cluster: ClusterSpec, avoid: Cidr[], previous: Cluster
           usedThird.add(third);
           return { zone, cidr: `172.${second}.${third}.0/24` };
         });
-      return { provider: k.provider, providerType: k.type, region: k.region, cidr: `172.${second}.0.0/16`, subnets };
+      return {
+        provider: k.provider,
+        providerType: k.type,
+        region: k.region,
+        cidr: `172.${second}.0.0/16`,
+        subnets,
+        ...(k.existingSubnet ? { existingSubnet: k.existingSubnet } : {}),
+      };
     });
 }
 

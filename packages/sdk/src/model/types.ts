@@ -28,6 +28,8 @@ export interface PoolProvider {
   type: ProviderType;
   region: string;
   zone?: string;
+  /** An existing subnet (id or name) the pool's machines go in (`providerSpec.subnet`). */
+  subnet?: string;
 }
 
 export interface PoolSpec {
@@ -100,6 +102,8 @@ export interface ProviderNetworkSpec {
   region: string;
   cidr: string;
   subnets: Array<{ zone: string | null; cidr: string }>;
+  /** An existing subnet (id or name) the manifest names for this provider region: adopted, not made. */
+  existingSubnet?: string;
 }
 
 export interface ClusterSpec {

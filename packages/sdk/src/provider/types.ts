@@ -52,6 +52,8 @@ export interface NodeRequest {
   labels?: Record<string, string>;
   /** Names of networks (from ensureNetwork) the node joins. */
   networkName?: string;
+  /** The subnet of an adopted network (`NetworkRequest.existingSubnet`) the node goes in, rather than one `networkName` picks. */
+  subnetId?: string;
   /** Names of firewalls (from ensureFirewall) applied to the node. */
   firewallNames?: string[];
   /** Name of a reserved public IP (from ensureReservedIp) to become the node's public IPv4. */
@@ -191,6 +193,12 @@ export interface NetworkRequest {
   cidr: string;
   subnets: SubnetRequest[];
   labels?: Record<string, string>;
+  /**
+   * An existing subnet (id or name) in `region`, from the manifest: the provider adopts its network (returned with that
+   * network's own name, and the subnet alone in `subnets`), creates neither, and adds only the rules the cluster needs,
+   * named after `name`, so they are the cluster's to delete. A provider that cannot adopt one says so (`invalid`).
+   */
+  existingSubnet?: string;
 }
 
 export interface NetworkInfo {
@@ -199,6 +207,8 @@ export interface NetworkInfo {
   clusterId: string;
   cidr: string;
   subnets: Array<{ id: string; cidr: string; zone?: string }>;
+  /** Set when the network is an existing one (`existingSubnet`): not the cluster's to delete. */
+  adopted?: boolean;
 }
 
 export type FirewallProtocol = 'tcp' | 'udp' | 'icmp';
@@ -345,6 +355,8 @@ export interface ManagedClusterRequest {
   addons?: string[];
   /** The network (from `ensureNetwork`) whose subnet in `region` the control plane joins; the provider's default subnet when absent. */
   networkName?: string;
+  /** An existing subnet (the manifest's `providerSpec.subnet`, resolved by `ensureNetwork`): used as it is, instead of `networkName`'s. */
+  subnetId?: string;
   /** No public address on the API server. */
   privateApi?: boolean;
   /** Pod and service ranges, when not the provider's defaults. */
@@ -359,6 +371,8 @@ export interface ManagedClusterInfo {
   state: 'provisioning' | 'running' | 'updating' | 'deleting' | 'failed';
   apiEndpoint?: string;
   kubernetesVersion: string;
+  /** The provider's project (Crusoe's `project_id`). */
+  projectId?: string;
   /** The add-ons the provider installed at creation. */
   addons?: string[];
   /** Provider-run resources created with the cluster (CMK's `cmk-cp-*` firewall rules), for status and docs. */

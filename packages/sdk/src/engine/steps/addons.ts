@@ -2,8 +2,9 @@
 // (k3s-io/helm-controller), each add-on's credentials Secret, one HelmChart per declared add-on, the removal of
 // HelmCharts no longer declared; then each add-on's state, read back from the cluster, recorded in the cluster's
 // status. It waits while an add-on installs, fails with helm's message when one failed, goes on when all are installed.
-import { CATALOG, isChartAddon, type ChartAddonId } from '../../addons/catalog.js';
+import { CATALOG, compareChartVersions, isChartAddon, type ChartAddonId } from '../../addons/catalog.js';
 import {
+  type ReleasePlace,
   HELM_CHART_API_VERSION,
   HELM_CONTROLLER_NAMESPACE,
   helmChartObject,
@@ -11,8 +12,9 @@ import {
   ADDON_LABEL,
   MANAGED_SELECTOR,
 } from '../../addons/helm-controller.js';
+import { findProviderRelease, providerUpgradeProblem } from '../../addons/provider-releases.js';
 import { addonStatus, providerAddonStatus, type AddonStatus } from '../../addons/state.js';
-import { adapterAddressOf, addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig } from '../../addons/values.js';
+import { adapterAddressOf, addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig, CMK_AUTOSCALER_RELEASE, mergeValues } from '../../addons/values.js';
 import { newAutoscalerTls } from '../autoscaler-tls.js';
 import { createHash } from 'node:crypto';
 import { isKubeplaneError, KubeplaneError } from '../../errors.js';
@@ -66,10 +68,59 @@ function apiServerOf(ctx: StepContext): { host: string; port: number } | undefin
   return undefined;
 }
 
+/**
+ * The keys of CMK's `cmk-<cluster>` Secret (the scoped API token CMK makes for its add-ons, cmk-cluster-details.txt),
+ * read only: kubeplane's add-ons get a copy in a Secret of their own, and CMK's stays as CMK wrote it.
+ */
+async function cmkToken(ctx: StepContext, k8s: KubernetesApi, addon: ChartAddon): Promise<[Redacted<string>, Redacted<string>]> {
+  const m = ctx.record.ledger.managed;
+  const name = CMK_ADDON_SECRET.name(m?.name ?? '');
+  const cmk = await k8s.getSecret(CMK_ADDON_SECRET.namespace, name);
+  const access = cmk?.[CMK_ADDON_SECRET.accessKey];
+  const secret = cmk?.[CMK_ADDON_SECRET.secretKey];
+  if (!access || !secret) {
+    throw new KubeplaneError(
+      'invalid',
+      `add-on ${addon.name}: the CMK Secret ${CMK_ADDON_SECRET.namespace}/${name} with ${CMK_ADDON_SECRET.accessKey} and ` +
+        `${CMK_ADDON_SECRET.secretKey} is missing; CMK creates it with the cluster (its scoped API token), and kubeplane only reads it`,
+      { resource: desiredOf(ctx.record).sourcePath },
+    );
+  }
+  return [access, secret];
+}
+
+/** Where kubeplane releases an add-on it installs: the catalog's place, or on CMK Crusoe's autoscaler's. */
+function placeOf(spec: ClusterSpec, addon: ChartAddon): ReleasePlace {
+  if (addon.name === 'cluster_autoscaler' && isManaged(spec))
+    return { release: CMK_AUTOSCALER_RELEASE.release, targetNamespace: CMK_AUTOSCALER_RELEASE.namespace };
+  return { release: CATALOG[addon.name].release, targetNamespace: CATALOG[addon.name].targetNamespace };
+}
+
+/** One HelmChart kubeplane keeps: an add-on it installs, or a release the managed service installed that it upgrades. */
+interface ChartItem {
+  addon: ChartAddon;
+  place: ReleasePlace;
+  version: string;
+  values: Record<string, unknown>;
+  /** The service's release: its credentials and workloads are the service's, kubeplane changes only the chart version and values. */
+  providerRelease: boolean;
+}
+
 /** The credential keys an add-on's Secret holds, as the chart reads them; null when it needs none. */
 async function credentialData(ctx: StepContext, k8s: KubernetesApi, addon: ChartAddon): Promise<Record<string, Redacted<string>> | null> {
   const spec = desiredOf(ctx.record);
   const entry = CATALOG[addon.name];
+  const m = ctx.record.ledger.managed;
+  if (addon.name === 'cluster_autoscaler' && isManaged(spec) && m) {
+    // Crusoe's autoscaler reads its keys and its cluster from env (crusoe-notes §3.3): CMK's scoped token, copied.
+    const [access, secret] = await cmkToken(ctx, k8s, addon);
+    return {
+      [CMK_ADDON_SECRET.accessKey]: access,
+      [CMK_ADDON_SECRET.secretKey]: secret,
+      CRUSOE_CLUSTER_ID: Redacted.of(m.id),
+      ...(m.projectId ? { CRUSOE_PROJECT_ID: Redacted.of(m.projectId) } : {}),
+    };
+  }
   if (addon.name === 'cluster_autoscaler') {
     if (!addon.secretRef || !ctx.addonCredentials) return null;
     const keys = await ctx.addonCredentials(addon.secretRef, [{ key: 'token', required: true }], `add-on ${addon.name}`);
@@ -77,20 +128,9 @@ async function credentialData(ctx: StepContext, k8s: KubernetesApi, addon: Chart
   }
   const credential = entry.credential;
   if (!credential) return null;
-  const m = ctx.record.ledger.managed;
   if (isManaged(spec) && m && CRUSOE_VENDED.has(addon.name)) {
-    // CMK's own Secret for Crusoe add-ons (crusoe-notes: `cmk-<cluster>`), copied under the chart's keys.
-    const cmk = await k8s.getSecret(CMK_ADDON_SECRET.namespace, CMK_ADDON_SECRET.name(m.name));
-    const access = cmk?.[CMK_ADDON_SECRET.accessKey];
-    const secret = cmk?.[CMK_ADDON_SECRET.secretKey];
-    if (!access || !secret) {
-      throw new KubeplaneError(
-        'invalid',
-        `add-on ${addon.name}: the CMK Secret ${CMK_ADDON_SECRET.namespace}/${CMK_ADDON_SECRET.name(m.name)} with ${CMK_ADDON_SECRET.accessKey} and ` +
-          `${CMK_ADDON_SECRET.secretKey} is missing; the managed service creates it, and kubeplane re-applies it from the Crusoe provider's secretRef`,
-        { resource: spec.sourcePath },
-      );
-    }
+    // CMK's own scoped token for Crusoe add-ons (`cmk-<cluster>`), copied under the chart's keys into the add-on's Secret.
+    const [access, secret] = await cmkToken(ctx, k8s, addon);
     return { [credential.keys['accesskey'] ?? 'accesskey']: access, [credential.keys['secretkey'] ?? 'secretkey']: secret };
   }
   const ref = addon.secretRef;
@@ -220,29 +260,75 @@ export const addons: StepDefinition = {
     const spec = desiredOf(ctx.record);
     const k8s = await api(ctx);
     let managedNote = '';
+    // The service's settings (CMK's autoscaler limits, AutoClusters): their wait or failure is reported once the
+    // add-ons are applied, never before, so it holds up no add-on.
+    let managedHeld: Extract<StepResult, { kind: 'wait' | 'failed' }> | null = null;
     if (isManaged(spec)) {
-      const configured = await configureManaged(ctx, k8s);
-      if (!Array.isArray(configured)) return configured;
-      managedNote = configured.length ? `; updated ${configured.join(', ')}` : '';
+      try {
+        const configured = await configureManaged(ctx, k8s);
+        if (Array.isArray(configured)) managedNote = configured.length ? `; updated ${configured.join(', ')}` : '';
+        else if (configured.kind === 'wait' || configured.kind === 'failed') managedHeld = configured;
+      } catch (e) {
+        if (!isKubeplaneError(e)) throw e;
+        managedHeld = { kind: 'failed', error: e };
+      }
     }
     const byProvider = createdByProvider(ctx);
     const wanted = installedByKubeplane(spec, byProvider);
     const existing = await k8s.listObjects(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, MANAGED_SELECTOR);
-    // The managed service's own add-ons are shown, from their Helm releases, never changed.
+    // The managed service's own add-ons: shown from their Helm releases; upgraded through a HelmChart of kubeplane's
+    // against the service's release once the manifest names a newer version (and kept so from then on).
     const declaredByProvider = spec.addons.filter((a): a is ChartAddon => isChartAddon(a.name) && byProvider.includes(a.name));
     const providers: AddonStatus[] = [];
+    const problems: string[] = [];
+    const items: ChartItem[] = [];
     if (declaredByProvider.length > 0) {
       const releases = await k8s.listObjects('v1', 'Secret', undefined, 'owner=helm');
-      for (const a of declaredByProvider) providers.push(providerAddonStatus(a.name, CATALOG[a.name].chart, releases));
+      for (const a of declaredByProvider) {
+        const chart = CATALOG[a.name].chart;
+        const release = findProviderRelease(chart, releases);
+        const ours = existing.find((c) => c.metadata.labels?.[ADDON_LABEL] === a.name);
+        const shown = providerAddonStatus(a.name, chart, releases);
+        if (!release) {
+          providers.push(shown);
+          if (a.version !== undefined)
+            problems.push(`add-on ${a.name}: the managed service's ${chart} release is not in the cluster, so there is nothing to upgrade`);
+          continue;
+        }
+        const problem = providerUpgradeProblem(a.name, release.version, a.version, a.config);
+        if (problem) {
+          providers.push(shown);
+          problems.push(problem);
+          continue;
+        }
+        if (!ours && (a.version === undefined || compareChartVersions(a.version, release.version) === 0)) {
+          providers.push(shown);
+          continue;
+        }
+        const oursVersion = (ours?.['spec'] as { version?: string } | undefined)?.version;
+        items.push({
+          addon: a,
+          place: { release: release.name, targetNamespace: release.namespace },
+          version: a.version ?? oursVersion ?? release.version,
+          values: mergeValues(release.serviceValues, a.values ?? {}),
+          providerRelease: true,
+        });
+      }
     }
-    if (wanted.length === 0 && existing.length === 0) {
+    const settle = (message: string): StepResult => {
+      const failures = [...problems, ...(managedHeld?.kind === 'failed' ? [managedHeld.error.message] : [])];
+      if (failures.length > 0)
+        return { kind: 'failed', error: new KubeplaneError('invalid', failures.join('; '), { resource: spec.sourcePath, code: 'AddonFailed' }) };
+      if (managedHeld?.kind === 'wait') return managedHeld;
+      return next(message);
+    };
+    if (wanted.length === 0 && existing.length === 0 && items.length === 0) {
       ctx.record.status.addons = providers;
-      return next(`no add-ons for kubeplane to install${managedNote}`);
+      return settle(`no add-ons for kubeplane to install${managedNote}`);
     }
     // 1. The mechanism (idempotent server-side apply; CRDs first so the HelmCharts' kind is served).
     for (const object of helmControllerObjects()) await k8s.applyObject(object);
     // 2. Credentials, 3. HelmCharts.
-    const values = new Map<ChartAddonId, Record<string, unknown>>();
     const apiServer = apiServerOf(ctx);
     if (!apiServer && wanted.some((a) => a.name === 'cilium')) {
       // Without the API endpoint a Cilium upgrade would drop kube-proxy replacement's route to the API server.
@@ -251,17 +337,29 @@ export const addons: StepDefinition = {
       });
     }
     const ctxValues = { spec, ...(apiServer ? { apiServer } : {}) };
+    items.unshift(
+      ...wanted.map((addon) => ({
+        addon,
+        place: placeOf(spec, addon),
+        version: addonVersion(addon),
+        values: addonValues(addon, ctxValues),
+        providerRelease: false,
+      })),
+    );
     const appliedBefore = ctx.record.ledger.addonSpecs ?? {};
     const appliedNow: Record<string, string> = {};
     const changedNow = new Set<string>();
-    for (const addon of wanted) {
+    for (const item of items) {
+      const { addon } = item;
       const entry = CATALOG[addon.name];
-      const data = await credentialData(ctx, k8s, addon);
-      if (addon.name === 'cluster_autoscaler') await applyAutoscalerAdapter(ctx, k8s, spec, addon, data);
-      else if (data && entry.credential) await k8s.applySecret(entry.targetNamespace, entry.credential.secretName, data, addonLabels(addon.name));
-      const v = addonValues(addon, ctxValues);
-      values.set(addon.name, v);
-      const chart = helmChartObject(addon.name, addonVersion(addon), v);
+      if (!item.providerRelease) {
+        const data = await credentialData(ctx, k8s, addon);
+        if (addon.name === 'cluster_autoscaler' && isManaged(spec)) {
+          if (data) await k8s.applySecret(CMK_AUTOSCALER_RELEASE.namespace, CMK_AUTOSCALER_RELEASE.secret, data, addonLabels(addon.name));
+        } else if (addon.name === 'cluster_autoscaler') await applyAutoscalerAdapter(ctx, k8s, spec, addon, data);
+        else if (data && entry.credential) await k8s.applySecret(entry.targetNamespace, entry.credential.secretName, data, addonLabels(addon.name));
+      }
+      const chart = helmChartObject(addon.name, item.version, item.values, item.place);
       try {
         await k8s.applyObject(chart);
       } catch (e) {
@@ -274,8 +372,9 @@ export const addons: StepDefinition = {
       if (appliedBefore[addon.name] !== appliedNow[addon.name]) changedNow.add(addon.name);
     }
     ctx.record.ledger.addonSpecs = appliedNow;
-    // 4. Removals: kubeplane's HelmCharts of add-ons no longer declared (helm-controller uninstalls on delete).
-    const wantedIds = new Set<string>(wanted.map((a) => a.name));
+    // 4. Removals: kubeplane's HelmCharts of add-ons no longer declared (helm-controller uninstalls on delete). One
+    // upgrading a service's release is never deleted here: that would uninstall the service's add-on.
+    const wantedIds = new Set<string>([...items.map((i) => i.addon.name), ...byProvider]);
     const removing: AddonStatus[] = [];
     for (const chart of existing) {
       const id = chart.metadata.labels?.[ADDON_LABEL] ?? '';
@@ -284,7 +383,7 @@ export const addons: StepDefinition = {
         await k8s.deleteObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, chart.metadata.name);
         ctx.emit({ type: 'resource-deleted', kind: 'helm-chart', name: chart.metadata.name });
       }
-      if (isChartAddon(id)) await removeAddonExtras(k8s, id);
+      if (isChartAddon(id)) await removeAddonExtras(k8s, id, isManaged(spec));
       const still = await k8s.getObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, chart.metadata.name);
       if (still) {
         const spec_ = chart['spec'] as { chart?: string; version?: string } | undefined;
@@ -300,22 +399,25 @@ export const addons: StepDefinition = {
     // 5. State, as the cluster reports it.
     const running = await controllerRunning(k8s);
     const statuses: AddonStatus[] = [];
-    for (const addon of wanted) {
+    for (const item of items) {
+      const { addon, place } = item;
       const entry = CATALOG[addon.name];
-      const helmChart = await k8s.getObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, entry.release);
-      const releaseSecrets = await k8s.listObjects('v1', 'Secret', entry.targetNamespace, `owner=helm,name=${entry.release}`);
+      const helmChart = await k8s.getObject(HELM_CHART_API_VERSION, 'HelmChart', HELM_CONTROLLER_NAMESPACE, place.release);
+      const releaseSecrets = await k8s.listObjects('v1', 'Secret', place.targetNamespace, `owner=helm,name=${place.release}`);
       let s = addonStatus({
         name: addon.name,
         chart: entry.chart,
-        declaredVersion: addonVersion(addon),
-        values: values.get(addon.name) ?? {},
+        declaredVersion: item.version,
+        values: item.values,
         helmChart,
         releaseSecrets,
-        release: entry.release,
+        release: place.release,
       });
       // Just changed: a Failed condition is the previous spec's until the controller has run this one.
       if (s.state === 'failed' && changedNow.has(addon.name))
         s = { ...s, state: 'installing', message: `applying ${entry.chart} ${s.declaredVersion} (the last attempt, of another spec, failed: ${s.message})` };
+      if (item.providerRelease)
+        s = { ...s, message: `${s.message} (the managed service's release ${place.targetNamespace}/${place.release}, upgraded by kubeplane)` };
       statuses.push(
         !running && s.state === 'installing'
           ? { ...s, message: `${s.message}; waiting for the helm-controller Deployment in ${HELM_CONTROLLER_NAMESPACE} to run` }
@@ -338,26 +440,20 @@ export const addons: StepDefinition = {
     }
     ctx.record.status.addons = all;
     const failed = statuses.filter((s) => s.state === 'failed');
-    if (failed.length > 0) {
-      return {
-        kind: 'failed',
-        error: new KubeplaneError('invalid', failed.map((s) => `add-on ${s.name} (${s.chart} ${s.declaredVersion}) failed: ${s.message}`).join('; '), {
-          resource: spec.sourcePath,
-          code: 'AddonFailed',
-        }),
-      } satisfies StepResult;
-    }
+    problems.push(...failed.map((s) => `add-on ${s.name} (${s.chart} ${s.declaredVersion}) failed: ${s.message}`));
     const busy = [...statuses, ...removing].filter((s) => s.state !== 'installed');
-    if (busy.length > 0) return { kind: 'wait', seconds: INSTALL_POLL_SECONDS, reason: busy.map((s) => `${s.name}: ${s.message}`).join('; ') };
-    return next(`add-ons installed: ${statuses.map((s) => `${s.name} ${s.installedVersion ?? s.declaredVersion}`).join(', ')}${managedNote}`);
+    if (problems.length === 0 && busy.length > 0)
+      return { kind: 'wait', seconds: INSTALL_POLL_SECONDS, reason: busy.map((s) => `${s.name}: ${s.message}`).join('; ') };
+    return settle(`add-ons installed: ${statuses.map((s) => `${s.name} ${s.installedVersion ?? s.declaredVersion}`).join(', ')}${managedNote}`);
   },
 };
 
-/** What kubeplane wrote beside an add-on's chart: its credentials Secret, the autoscaler adapter. */
-async function removeAddonExtras(k8s: KubernetesApi, id: ChartAddonId): Promise<void> {
+/** What kubeplane wrote beside an add-on's chart: its credentials Secret, the autoscaler adapter (on CMK: its Secret). */
+async function removeAddonExtras(k8s: KubernetesApi, id: ChartAddonId, managed: boolean): Promise<void> {
   const entry = CATALOG[id];
   if (entry.credential) await k8s.deleteSecret(entry.targetNamespace, entry.credential.secretName);
-  if (id === 'cluster_autoscaler') {
+  if (id === 'cluster_autoscaler' && managed) await k8s.deleteSecret(CMK_AUTOSCALER_RELEASE.namespace, CMK_AUTOSCALER_RELEASE.secret);
+  else if (id === 'cluster_autoscaler') {
     const { name, namespace } = AUTOSCALER_ADAPTER;
     await k8s.deleteObject('apps/v1', 'Deployment', namespace, name);
     await k8s.deleteObject('v1', 'Service', namespace, name);

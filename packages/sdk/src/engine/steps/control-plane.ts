@@ -27,6 +27,7 @@ export const controlPlane: StepDefinition = {
       kubernetesVersion: spec.version.raw,
       addons: addonsAtCreation,
       networkName: net?.name ?? networkName(spec.id, region),
+      ...(net?.subnetId ? { subnetId: net.subnetId } : {}),
     });
     if (isPending(cluster)) return waitFor(cluster, `managed control plane ${spec.id}`, ctx);
     const ledger = ctx.record.ledger;
@@ -36,6 +37,7 @@ export const controlPlane: StepDefinition = {
       region,
       name: cluster.value.name,
       id: cluster.value.id,
+      ...(cluster.value.projectId ? { projectId: cluster.value.projectId } : {}),
       ...(cluster.value.apiEndpoint ? { apiEndpoint: cluster.value.apiEndpoint } : {}),
       pools: ledger.managed?.pools ?? {},
       addonsAtCreation,

@@ -168,6 +168,7 @@ export const createNodes: StepDefinition = {
           userData: rendered.userData.compressed ? rendered.userData.bytes.reveal() : Buffer.from(rendered.userData.bytes.reveal()).toString('utf8'),
           ...(sshKey ? { sshKeyName: sshKey.name } : {}),
           ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
+          ...(ledger.networks[key]?.subnetId ? { subnetId: ledger.networks[key].subnetId } : {}),
           ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
           ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
           labels: { 'kubeplane.dev/role': node.role },

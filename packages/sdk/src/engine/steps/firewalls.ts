@@ -31,7 +31,8 @@ export async function ensureFirewalls(ctx: StepContext, providerName: string, re
   const network = provider.network;
   if (!network) return null;
   const key = regionKey(providerName, region);
-  const netName = networkName(spec.id, region);
+  // The network the rules go in: kubeplane's, or the VPC of the existing subnet the manifest names.
+  const netName = ledger.networks[key]?.name ?? networkName(spec.id, region);
   const perRole = !provider.capabilities.networkWideFirewalls && !isManaged(spec);
   const byRole = firewallRulesByRole(spec, nodeSources);
   const wanted: Array<{ role?: FirewallRole; rules: FirewallRule[] }> = perRole

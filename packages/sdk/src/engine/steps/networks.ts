@@ -31,10 +31,13 @@ export const networks: StepDefinition = {
           region: net.region,
           cidr: net.cidr,
           subnets: net.subnets.map((s) => (s.zone ? { cidr: s.cidr, zone: s.zone } : { cidr: s.cidr })),
+          ...(net.existingSubnet ? { existingSubnet: net.existingSubnet } : {}),
         });
         if (isPending(n)) return waitFor(n, `network ${name}`, ctx);
-        if (!ledger.networks[key]) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
-        ledger.networks[key] = { name, id: n.value.id };
+        if (!ledger.networks[key] && !n.value.adopted) ctx.emit({ type: 'resource-created', kind: 'network', name, provider: net.provider });
+        // An adopted network is recorded by its own name, with the subnet the machines and control plane go in.
+        const subnetId = n.value.adopted ? n.value.subnets[0]?.id : undefined;
+        ledger.networks[key] = { name: n.value.adopted ? n.value.name : name, id: n.value.id, ...(subnetId ? { subnetId } : {}) };
         return null;
       });
       if (netWait) return netWait;

@@ -71,7 +71,27 @@ export function checkDynamicPools(ctx: RulesContext): void {
     if (pool.spot && type && !PROVIDER_TYPE_INFO[type].spot) {
       out.error([...path, 'spot'], `provider type ${type} has no spot machines; spot is offered by ${providerTypesWith('spot').join(', ')}`);
     }
+    if (pool.providerSpec.subnet !== undefined && type && type !== 'crusoe') {
+      out.error(
+        [...path, 'providerSpec', 'subnet'],
+        `providerSpec.subnet names an existing Crusoe subnet; provider "${pool.providerSpec.name}" is of type ${type}, ` +
+          'whose pools get a network kubeplane makes',
+      );
+    }
     checkNodeMeta(out, path, pool);
+  });
+  // One network per provider region: its pools all name the same existing subnet, or none does.
+  const subnets = new Map<string, { subnet: string | undefined; pool: string }>();
+  m.nodePools.dynamic.forEach((pool, i) => {
+    const key = `${pool.providerSpec.name}/${pool.providerSpec.region}`;
+    const first = subnets.get(key);
+    if (!first) subnets.set(key, { subnet: pool.providerSpec.subnet, pool: pool.name });
+    else if (first.subnet !== pool.providerSpec.subnet)
+      out.error(
+        [...at('dynamic', i), 'providerSpec', 'subnet'],
+        `pool "${pool.name}" names subnet ${pool.providerSpec.subnet ?? '(none)'}, pool "${first.pool}" of the same provider and region ` +
+          `${first.subnet ?? '(none)'}; the pools of a provider region share one network, so name the same subnet on each`,
+      );
   });
 }
 
