@@ -14,7 +14,15 @@ import {
 } from '../../addons/helm-controller.js';
 import { findProviderRelease, providerUpgradeProblem } from '../../addons/provider-releases.js';
 import { addonStatus, providerAddonStatus, type AddonStatus } from '../../addons/state.js';
-import { adapterAddressOf, addonValues, addonVersion, AUTOSCALER_ADAPTER, autoscalerCloudConfig, CMK_AUTOSCALER_RELEASE, mergeValues } from '../../addons/values.js';
+import {
+  adapterAddressOf,
+  addonValues,
+  addonVersion,
+  AUTOSCALER_ADAPTER,
+  autoscalerCloudConfig,
+  CMK_AUTOSCALER_RELEASE,
+  mergeValues,
+} from '../../addons/values.js';
 import { newAutoscalerTls } from '../autoscaler-tls.js';
 import { createHash } from 'node:crypto';
 import { isKubeplaneError, KubeplaneError } from '../../errors.js';
