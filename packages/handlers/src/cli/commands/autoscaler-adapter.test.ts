@@ -40,7 +40,7 @@ async function applyAndServe(manifest: string) {
 
 describe('kubeplane autoscaler-adapter serve', () => {
   it('serves the externalgrpc provider for a sandbox cluster and carries out an IncreaseSize', async () => {
-    const { dir, env, printed, address, stop, served } = await applyAndServe(minimal);
+    const { dir, env, address, stop, served } = await applyAndServe(minimal);
     const client = cloudProviderClient(address);
     try {
       expect(await client.targetSize('workers')).toBe(1);
@@ -77,7 +77,7 @@ describe('kubeplane autoscaler-adapter serve', () => {
       'compute: [workers]\n      addons:\n        - { name: cluster_autoscaler, config: { adapterAddress: "198.51.100.7:9443" } }\n',
     );
     expect(remote).not.toEqual(minimal);
-    const { dir, env, printed, address, stop, served } = await applyAndServe(remote);
+    const { printed, address, stop, served } = await applyAndServe(remote);
     expect(printed).toContain('(mutual TLS, certificate for 198.51.100.7)');
     const client = cloudProviderClient(address);
     try {
@@ -90,7 +90,7 @@ describe('kubeplane autoscaler-adapter serve', () => {
   });
 
   it('stops the flow a scaling started when it stops: nothing of it runs on after serve returns', async () => {
-    const { dir, env, printed, address, stop, served } = await applyAndServe(minimal);
+    const { address, stop, served } = await applyAndServe(minimal);
     const client = cloudProviderClient(address);
     try {
       await client.increaseSize('workers', 1);
