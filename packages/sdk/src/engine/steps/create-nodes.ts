@@ -170,6 +170,7 @@ export const createNodes: StepDefinition = {
           ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
           ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
           ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
+          ...(pool.spot ? { spot: true } : {}),
           labels: { 'kubeplane.dev/role': node.role },
         });
       } catch (e) {

@@ -59,7 +59,11 @@ export function checkDynamicPools(ctx: RulesContext): void {
       );
     }
     if (pool.spot && type && !PROVIDER_TYPE_INFO[type].spot) {
-      out.error([...path, 'spot'], `provider type ${type} has no spot machines; spot is offered by ${providerTypesWith('spot').join(', ')}`);
+      const why = PROVIDER_TYPE_INFO[type].noSpotReason;
+      out.error(
+        [...path, 'spot'],
+        `provider type ${type} has no spot machines${why ? ` (${why})` : ''}; spot is offered by ${providerTypesWith('spot').join(', ')}`,
+      );
     }
     checkNodeMeta(out, path, pool);
   });
