@@ -114,7 +114,9 @@ describe('validating manifests', () => {
     expect(text).toContain('spot: true');
     const r = validateManifestText(text);
     expect(r.errors.map((e) => e.path)).toEqual(['nodePools.dynamic[1].spot']);
-    expect(r.errors[0]?.message).toMatch(/^provider type crusoe has no spot machines \(Crusoe's API cannot ask for a spot VM: its create request \(InstancesPostRequestV1\) has no spot field/);
+    expect(r.errors[0]?.message).toMatch(
+      /^provider type crusoe has no spot machines \(Crusoe's API cannot ask for a spot VM: its create request \(InstancesPostRequestV1\) has no spot field/,
+    );
   });
 
   it("lets a managed cluster's pool take a new node image (its machines are rotated), but not a new instance type", () => {

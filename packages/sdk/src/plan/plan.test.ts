@@ -129,7 +129,9 @@ describe('plan', () => {
   it('shows a spot pool and each of its machines as spot, in the text and in the details', () => {
     const spot = hybrid.replace('serverType: t3.large\n', 'serverType: t3.large\n      spot: true\n');
     const p = planOk(desired(spot), emptyState('hybrid'));
-    expect(p.operations.find((o) => o.kind === 'create-pool' && o.target === 'aws-worker')?.reason).toContain('2 × t3.large spot on aws-1 eu-central-1/eu-central-1b');
+    expect(p.operations.find((o) => o.kind === 'create-pool' && o.target === 'aws-worker')?.reason).toContain(
+      '2 × t3.large spot on aws-1 eu-central-1/eu-central-1b',
+    );
     const machines = p.operations.filter((o) => o.kind === 'create-node' && o.pool === 'aws-worker');
     expect(machines.map((o) => [o.details?.['spot'], o.reason.endsWith('; a spot machine')])).toEqual([
       [true, true],
