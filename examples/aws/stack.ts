@@ -229,6 +229,21 @@ export class KubeplaneStack extends Stack {
       description: `Fallback for static IAM-user keys in ${PROVIDER_SECRET_PREFIX}*: kubeplane's AWS provider on resources tagged ${CLUSTER_TAG} (any cluster); prefer ProviderRole`,
       statements: providerStatements(this, { ...provider, cluster: ANY_CLUSTER }),
     });
+    // A spot pool's first RunInstances makes EC2 create the account's Spot service-linked role with the caller's
+    // credentials, when it is not there yet ("AuthFailure.ServiceLinkedRoleCreationNotPermitted" otherwise:
+    // https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/service-linked-roles-spot-instance-requests.html): that role
+    // only. A policy of its own: ProviderRolePolicy is near IAM's 6,144 characters.
+    new iam.ManagedPolicy(this, 'SpotServiceLinkedRolePolicy', {
+      description: `Lets kubeplane's AWS provider have EC2 create its Spot service-linked role (a spot pool's first launch); attach it to fallback users too`,
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['iam:CreateServiceLinkedRole'],
+          resources: [this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: 'aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot' })],
+          conditions: { StringEquals: { 'iam:AWSServiceName': 'spot.amazonaws.com' } },
+        }),
+      ],
+      roles: [providerRole],
+    });
   }
 }
 

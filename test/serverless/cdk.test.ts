@@ -204,7 +204,19 @@ describe('the CDK deploy example', () => {
       ofType('AWS::IAM::ManagedPolicy')
         .filter(([, p]) => asArray(p.Properties.Roles as unknown[]).some((r) => ref(r) === roleId))
         .map(([id]) => id.replace(/[0-9A-F]{8}$/, '')),
-    ).toEqual(['ProviderRolePolicy']);
+    ).toEqual(['ProviderRolePolicy', 'SpotServiceLinkedRolePolicy']);
+  });
+
+  it("lets ProviderRole have EC2 create the Spot service-linked role (a spot pool's first launch), and no other role", () => {
+    const [, spot] = ofType('AWS::IAM::ManagedPolicy').find(([id]) => id.startsWith('SpotServiceLinkedRolePolicy')) ?? [];
+    const statements = asArray((spot?.Properties.PolicyDocument as { Statement: unknown }).Statement) as Statement[];
+    expect(statements.map((s) => [s.Action, JSON.stringify(s.Resource), s.Condition])).toEqual([
+      [
+        'iam:CreateServiceLinkedRole',
+        expect.stringContaining(':role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot'),
+        { StringEquals: { 'iam:AWSServiceName': 'spot.amazonaws.com' } },
+      ],
+    ]);
   });
 
   it('narrows the provider to the Regions and image owners named, and asks for the external id on AssumeRole only', () => {

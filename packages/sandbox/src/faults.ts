@@ -25,6 +25,11 @@ export interface FaultRule {
   times?: number;
   /** Each matching call fails with this probability (drawn from the sandbox's seeded randomness). */
   probability?: number;
+  /**
+   * `spot`: only calls that ask for spot capacity match (the emulator reads the request: EC2 RunInstances with
+   * `InstanceMarketOptions.MarketType=spot`), as spot capacity runs out while on-demand launches still succeed.
+   */
+  market?: 'spot';
 }
 
 /** The rules in effect (with what is left of their `times`; null = unlimited) and the faults fired, as plain data. */
@@ -65,11 +70,12 @@ export class FaultInjector {
     this.fired.push(...state.fired.map((f) => ({ ...f })));
   }
 
-  /** The fault to apply to this call, if any; consumes one of its `times`. */
-  take(cloud: CloudName, operation: string): FaultKind | undefined {
+  /** The fault to apply to this call, if any; consumes one of its `times`. `spot`: the call asks for spot capacity. */
+  take(cloud: CloudName, operation: string, call: { spot?: boolean } = {}): FaultKind | undefined {
     for (const rule of this.#rules) {
       if (rule.cloud !== cloud || rule.remaining <= 0) continue;
       if (rule.operation !== '*' && rule.operation !== operation) continue;
+      if (rule.market === 'spot' && !call.spot) continue;
       if (rule.probability !== undefined && this.#random() >= rule.probability) continue;
       rule.remaining -= 1;
       this.fired.push({ cloud, operation, kind: rule.kind });

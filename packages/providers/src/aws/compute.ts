@@ -23,6 +23,16 @@ import type { AwsNetwork } from './network.js';
 
 const USER_DATA_LIMIT = USER_DATA_RULES['aws']?.limit ?? 16_384;
 export const INSTANCE_METADATA_OPTIONS = { HttpTokens: 'required', HttpPutResponseHopLimit: 1, HttpEndpoint: 'enabled' } as const;
+/**
+ * A spot pool's market (API_InstanceMarketOptionsRequest.html, API_SpotMarketOptions.html): a one-time request, so a
+ * reclaimed instance is gone rather than relaunched behind the engine's back (persistent requests need stop or
+ * hibernate), terminated on interruption (the engine replaces a missing node), and no MaxPrice: AWS advises against
+ * one (it only adds interruptions); the price is the current spot price, capped at on-demand.
+ */
+export const SPOT_MARKET_OPTIONS = {
+  MarketType: 'spot',
+  SpotOptions: { SpotInstanceType: 'one-time', InstanceInterruptionBehavior: 'terminate' },
+} as const;
 
 export class AwsCompute {
   readonly #calls: Ec2Calls;
@@ -77,6 +87,8 @@ export class AwsCompute {
       ...(i.PrivateIpAddress ? { privateIPv4: i.PrivateIpAddress } : {}),
       labels,
       ...(i.LaunchTime ? { createdAt: new Date(i.LaunchTime).toISOString() } : {}),
+      // DescribeInstances names the market of spot instances only (InstanceLifecycle is absent for on-demand).
+      ...(i.InstanceLifecycle === 'spot' ? { spot: true } : {}),
     };
   }
 
@@ -162,6 +174,7 @@ export class AwsCompute {
             // IMDSv2 only, and a hop limit of 1 so that pods (one hop further, behind the node's network namespace)
             // cannot fetch a token: control-plane user-data holds the cluster's CA keys (docs/bootstrap.md).
             MetadataOptions: INSTANCE_METADATA_OPTIONS,
+            ...(request.spot ? { InstanceMarketOptions: SPOT_MARKET_OPTIONS } : {}),
             ...(subnetId ? { SubnetId: subnetId } : {}),
             ...(groupIds.length ? { SecurityGroupIds: groupIds } : {}),
             ...(request.sshKeyName ? { KeyName: request.sshKeyName } : {}),

@@ -34,6 +34,7 @@ const QUOTA = new Set([
 ]);
 const AUTH = new Set([
   'AuthFailure',
+  'AuthFailure.ServiceLinkedRoleCreationNotPermitted',
   'UnauthorizedOperation',
   'InvalidClientTokenId',
   'SignatureDoesNotMatch',
@@ -84,6 +85,12 @@ export function awsErrorKind(code: string, status: number | undefined): ErrorKin
 function advice(kind: ErrorKind, code: string): string {
   switch (kind) {
     case 'auth':
+      // A spot pool's first launch in an account without the Spot service-linked role, by a caller that may not create it.
+      if (code === 'AuthFailure.ServiceLinkedRoleCreationNotPermitted')
+        return (
+          "spot machines need the account's Spot service-linked role: create it once (aws iam create-service-linked-role " +
+          '--aws-service-name spot.amazonaws.com) or allow iam:CreateServiceLinkedRole for spot.amazonaws.com'
+        );
       return 'check the access key in the provider secretRef and that its IAM policy allows this call';
     case 'quota':
       return 'request a service-quota increase for this account and region, or reduce the node count';

@@ -45,6 +45,59 @@ describe('AWS provider machines', () => {
   });
 });
 
+describe('AWS provider spot machines', () => {
+  it('launches a spot node as a one-time spot instance terminated on interruption, and an on-demand node without market options', async () => {
+    const provider = new AwsProvider({
+      region: 'eu-central-1',
+      account: 'spot',
+      credentials,
+      clock: sandbox.clock,
+      budgets: new RateBudgets(sandbox.clock),
+      random: sandbox.random,
+    });
+    const markets: Array<string | undefined> = [];
+    sandbox.onAwsCall((call) => {
+      if (call.action === 'RunInstances') markets.push(JSON.stringify(Object.entries(call.params).filter(([k]) => k.startsWith('InstanceMarketOptions.'))));
+    });
+    const node = (name: string, spot: boolean) => ({
+      name,
+      clusterId: 'c3',
+      nodepool: spot ? 'batch' : 'general',
+      region: 'eu-central-1',
+      zone: 'eu-central-1a',
+      serverType: 't3.small',
+      image: 'ami-0ubuntu2404amd64',
+      userData: '#cloud-config\n',
+      ...(spot ? { spot: true } : {}),
+    });
+    const run = <T>(call: () => Promise<import('@kubeplane/sdk').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 20 });
+    const spot = await run(() => provider.compute!.createNode(node('c3-batch-01', true)));
+    const onDemand = await run(() => provider.compute!.createNode(node('c3-general-01', false)));
+    expect(markets).toEqual([
+      JSON.stringify([
+        ['InstanceMarketOptions.MarketType', 'spot'],
+        ['InstanceMarketOptions.SpotOptions.SpotInstanceType', 'one-time'],
+        ['InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior', 'terminate'],
+      ]),
+      '[]',
+    ]);
+    const ec2 = new EC2Client({
+      region: 'eu-central-1',
+      credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
+      maxAttempts: 1,
+    });
+    const described = async (id: string) => (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0];
+    expect(await described(spot.id)).toMatchObject({ InstanceLifecycle: 'spot', SpotInstanceRequestId: expect.stringMatching(/^sir-/) });
+    expect((await described(onDemand.id))?.InstanceLifecycle).toBeUndefined();
+    // The provider reads the market back: listNodes says which machines are spot.
+    const listed = await run(() => provider.compute!.listNodes({ clusterId: 'c3' }));
+    expect(listed.map((n) => [n.name, n.spot ?? false])).toEqual([
+      ['c3-batch-01', true],
+      ['c3-general-01', false],
+    ]);
+  });
+});
+
 describe('AWS provider networks seen by two workers', () => {
   // Two workers (warm Lambda containers) each keep the ids they looked up. One deletes the cluster's VPC and makes it
   // again, with a subnet in a zone added since; the other must not place a machine by what it remembers (it failed

@@ -295,6 +295,14 @@ export class CrusoeProvider implements Provider {
   }
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
+    // The manifest rules refuse spot here first; an on-demand machine in its place would be a silent change of price.
+    if (request.spot) {
+      throw new KubeplaneError('invalid', `node ${request.name}: Crusoe's create-VM request has no spot field; it cannot be made as a spot machine`, {
+        provider: PROVIDER,
+        code: 'spot_unsupported',
+        resource: request.name,
+      });
+    }
     if (typeof request.userData !== 'string') {
       throw new KubeplaneError('invalid', `node ${request.name}: crusoe takes the startup script as text; send uncompressed user data`, {
         provider: PROVIDER,

@@ -297,6 +297,14 @@ export class HetznerProvider implements Provider {
   }
 
   async #createNode(request: NodeRequest): Promise<Outcome<NodeInfo>> {
+    // The manifest rules refuse spot here first; an on-demand machine in its place would be a silent change of price.
+    if (request.spot) {
+      throw new KubeplaneError('invalid', `node ${request.name}: Hetzner Cloud has no spot servers; it cannot be made as a spot machine`, {
+        provider: PROVIDER,
+        code: 'spot_unsupported',
+        resource: request.name,
+      });
+    }
     if (typeof request.userData !== 'string') {
       throw new KubeplaneError(
         'invalid',

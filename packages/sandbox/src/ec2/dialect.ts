@@ -50,13 +50,17 @@ export const EC2_FAULTS: FaultTable = {
   throttled: requestLimitExceeded,
   'throttled-no-headers': requestLimitExceeded,
   'server-error': () => new EmulatorError(500, 'InternalError', 'An internal error has occurred'),
+  // A spot launch that finds no spot capacity gets the same code with words of its own, as EC2 answers RunInstances
+  // (fedora-copr/copr#2797: "InsufficientInstanceCapacity ... There is no Spot capacity available that matches your request.").
   capacity: (call: WireCall) =>
-    new EmulatorError(
-      500,
-      'InsufficientInstanceCapacity',
-      `We currently do not have sufficient ${paramsOf(call).get('InstanceType') ?? ''} capacity in the ` +
-        `Availability Zone you requested. Our system will be working on provisioning additional capacity.`,
-    ),
+    paramsOf(call).get('InstanceMarketOptions.MarketType') === 'spot'
+      ? new EmulatorError(500, 'InsufficientInstanceCapacity', 'There is no Spot capacity available that matches your request.')
+      : new EmulatorError(
+          500,
+          'InsufficientInstanceCapacity',
+          `We currently do not have sufficient ${paramsOf(call).get('InstanceType') ?? ''} capacity in the ` +
+            `Availability Zone you requested. Our system will be working on provisioning additional capacity.`,
+        ),
   quota: () =>
     new EmulatorError(
       400,

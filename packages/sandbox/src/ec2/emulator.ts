@@ -15,6 +15,7 @@ import { addressRoutes } from './addresses.js';
 import { auditRecord } from './audit.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { actionOf, authFailure, EC2_DIALECT, type Query, requestExpired, requestLimitExceeded } from './dialect.js';
+import { asksForSpot } from './market.js';
 import { gatewayRoutes } from './gateways.js';
 import { instanceRoutes, instanceVm } from './instances.js';
 import { keyPairRoutes } from './key-pairs.js';
@@ -126,6 +127,7 @@ export class Ec2Emulator implements SandboxVmSource {
       // Routes are bare action names; an Action that is not one word (`a/b`, `x y`) must match none of them.
       routeKey: (call) => (/^\w+$/.test(actionOf(call)) ? actionOf(call) : ''),
       unroutedOperation: actionOf,
+      asksForSpot,
       received: () => {
         this.requests += 1;
       },

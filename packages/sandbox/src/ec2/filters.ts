@@ -71,6 +71,8 @@ export const KNOWN_FILTERS = {
     'instance.group-id',
     'instance.group-name',
     'architecture',
+    'instance-lifecycle',
+    'spot-instance-request-id',
     'tag-key',
   ],
   DescribeVpcs: ['vpc-id', 'cidr', 'cidr-block-association.cidr-block', 'is-default', 'state', 'owner-id', 'tag-key'],

@@ -11,6 +11,7 @@ import { EC2_IMAGES, EC2_INSTANCE_TYPES, imageFor } from './catalog.js';
 import { type Ec2Routes, type Query, requestLimitExceeded, result } from './dialect.js';
 import { selectDescribed, tagAttr } from './filters.js';
 import { requireIds } from './ids.js';
+import { spotMarketOf } from './market.js';
 import { DEFAULT_METADATA_OPTIONS, type Instance, type MetadataOptions, OWNER } from './resources.js';
 import { tagsXml } from './tags.js';
 import { defaultSubnet } from './vpcs.js';
@@ -71,6 +72,9 @@ function instanceXml(w: Ec2World, i: Instance): string {
     t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
     t('rootDeviceType', 'ebs') +
     t('hypervisor', 'xen') +
+    // Only a spot instance names its lifecycle and its spot request; an on-demand one has neither element.
+    t('instanceLifecycle', i.spot ? 'spot' : undefined) +
+    t('spotInstanceRequestId', i.spot?.requestId) +
     tagsXml(i.tags) +
     // EC2 reports the options `pending` until the instance can serve them, then `applied`.
     el(
@@ -116,6 +120,10 @@ function instanceAttr(w: Ec2World, i: Instance, name: string): string[] {
       return i.groups;
     case 'instance.group-name':
       return i.groups.map((g) => w.securityGroups.get(g)?.name ?? '');
+    case 'instance-lifecycle':
+      return i.spot ? ['spot'] : [];
+    case 'spot-instance-request-id':
+      return opt(i.spot?.requestId);
     case 'architecture':
       return opt(EC2_IMAGES.find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.arch);
     default:
@@ -190,6 +198,7 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
   const vpcDefaultGroup = w.securityGroups.find((g) => g.vpcId === subnet.vpcId && g.name === 'default');
   const groups = given.length > 0 ? given : vpcDefaultGroup ? [vpcDefaultGroup.id] : [];
   const metadataOptions = metadataOptionsOf(p);
+  const spot = spotMarketOf(p, () => w.spotRequestId());
   const keyName = p.get('KeyName') ?? undefined;
   if (keyName && !w.keyPairs.find((k) => k.name === keyName))
     throw new EmulatorError(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
@@ -234,6 +243,8 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
       userDataBytes,
       userData: userData ?? '',
       metadataOptions: { ...metadataOptions },
+      // One spot request per instance, as RunInstances makes them.
+      ...(spot ? { spot: { ...spot, requestId: n === 0 ? spot.requestId : w.spotRequestId() } } : {}),
     };
     w.instances.set(inst.id, inst);
     created.push(inst);

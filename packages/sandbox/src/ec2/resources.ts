@@ -33,8 +33,19 @@ export interface Instance {
   userDataBytes: number;
   /** Absent in snapshots taken before the emulator kept it: EC2's defaults then. */
   metadataOptions?: MetadataOptions;
+  /** The spot market RunInstances asked for (InstanceMarketOptions); absent on an on-demand instance. */
+  spot?: SpotMarket;
   /** Base64, as received; kept in memory for the simulated kubelets (it holds bootstrap tokens), never in the inventory. */
   userData: string;
+}
+
+/** A spot instance's market, as RunInstances asked for it (InstanceMarketOptions; market.ts); absent on an on-demand instance. */
+export interface SpotMarket {
+  /** The spot instance request RunInstances made for the instance (`sir-` and 8 characters, as EC2's are). */
+  requestId: string;
+  type: 'one-time' | 'persistent';
+  interruption: 'hibernate' | 'stop' | 'terminate';
+  maxPrice?: string;
 }
 
 /**

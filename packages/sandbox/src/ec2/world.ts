@@ -118,6 +118,11 @@ export class Ec2World {
     return `${prefix}-${this.#seq.next().toString(16).padStart(17, '0')}`;
   }
 
+  /** A new spot instance request id (`sir-` and 8 characters, the form EC2's have: `sir-08b93456`). */
+  spotRequestId(): string {
+    return `sir-${this.#seq.next().toString(16).padStart(8, '0')}`;
+  }
+
   /** The next public IPv4 address of the Region (Elastic IPs and the addresses instances get on launch). */
   publicAddress(): string {
     return sandboxPublicAddress(`ec2:${this.options.region}`, this.#ipSeq.next());

@@ -30,6 +30,8 @@ export interface EmulatorFrame<Body> {
   observe?(call: WireCall): void;
   /** The error when the request is over the rate limit (a token is taken otherwise). */
   rateLimit?(call: WireCall): EmulatorError | undefined;
+  /** Whether the request asks for spot capacity (faults of `market: 'spot'` match only those); absent: none does. */
+  asksForSpot?(call: WireCall): boolean;
   /** A request refused for its rate, by the budget or by an injected fault. */
   throttled?(call: WireCall): void;
   /** A request about to be routed, with its parsed body (request logs, advancing pending work). */
@@ -82,7 +84,7 @@ export async function handleRequest<Body>(
         return dialect.error(limited, call);
       }
     }
-    const fault = context.faults.take(frame.cloud, call.operation);
+    const fault = context.faults.take(frame.cloud, call.operation, { spot: frame.asksForSpot?.(call) ?? false });
     if (fault === 'timeout') return HttpResponse.error();
     if (fault && fault !== 'lost-response') {
       if (THROTTLING_FAULTS.has(fault)) frame.throttled?.(call);

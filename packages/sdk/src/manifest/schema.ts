@@ -264,7 +264,10 @@ export const dynamicPoolSchema = z
     labels: nodeLabels.optional(),
     annotations: nodeAnnotations.optional(),
     taints: z.array(taintSchema).optional().meta({ description: 'Taints put on every node of the pool.' }),
-    spot: z.boolean().optional().meta({ description: 'Spot/preemptible machines (aws, gcp, azure, oci, verda, crusoe); never for control pools.' }),
+    spot: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Spot/preemptible machines (aws, gcp, azure, oci, verda); never for control pools; cannot change on an existing pool.' }),
   })
   .meta({
     description: 'A blueprint of cloud machines, made once for every cluster or load balancer that lists it.',

@@ -94,6 +94,31 @@ describe('validating manifests', () => {
     expect(r.errors[0]?.message).toContain('cpx32 -> cpx42');
   });
 
+  it('refuses a change of spot on an existing pool (a machine cannot change market), and takes spot: false for unset', () => {
+    const text = example('hybrid-aws-hetzner.yaml');
+    const before = validateManifestText(text).manifests;
+    const spot = text.replace('serverType: t3.large\n', 'serverType: t3.large\n      spot: true\n');
+    const r = validateManifestText(spot, { previous: before });
+    expect(r.errors.map((e) => [e.path, e.message])).toEqual([
+      [
+        'nodePools.dynamic[1].spot',
+        'spot of existing pool "aws-worker" cannot change (false -> true); rename the pool instead: kubeplane adds the new pool before it removes the old one',
+      ],
+    ]);
+    const explicit = text.replace('serverType: t3.large\n', 'serverType: t3.large\n      spot: false\n');
+    expect(validateManifestText(explicit, { previous: before }).errors).toEqual([]);
+  });
+
+  it("refuses spot on a Crusoe pool at the field, saying that Crusoe's API cannot ask for a spot VM", () => {
+    const text = example('crusoe-cmk.yaml').replace('serverType: c1a.16x\n', 'serverType: c1a.16x\n      spot: true\n');
+    expect(text).toContain('spot: true');
+    const r = validateManifestText(text);
+    expect(r.errors.map((e) => e.path)).toEqual(['nodePools.dynamic[1].spot']);
+    expect(r.errors[0]?.message).toMatch(
+      /^provider type crusoe has no spot machines \(Crusoe's API cannot ask for a spot VM: its create request \(InstancesPostRequestV1\) has no spot field/,
+    );
+  });
+
   it("lets a managed cluster's pool take a new node image (its machines are rotated), but not a new instance type", () => {
     const before = validateManifestText(example('crusoe-cmk.yaml')).manifests;
     const image = example('crusoe-cmk.yaml').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6');

@@ -126,6 +126,29 @@ describe('plan', () => {
     expect(r.issues[0]?.message).toContain('rename the pool');
   });
 
+  it('shows a spot pool and each of its machines as spot, in the text and in the details', () => {
+    const spot = hybrid.replace('serverType: t3.large\n', 'serverType: t3.large\n      spot: true\n');
+    const p = planOk(desired(spot), emptyState('hybrid'));
+    expect(p.operations.find((o) => o.kind === 'create-pool' && o.target === 'aws-worker')?.reason).toContain(
+      '2 × t3.large spot on aws-1 eu-central-1/eu-central-1b',
+    );
+    const machines = p.operations.filter((o) => o.kind === 'create-node' && o.pool === 'aws-worker');
+    expect(machines.map((o) => [o.details?.['spot'], o.reason.endsWith('; a spot machine')])).toEqual([
+      [true, true],
+      [true, true],
+    ]);
+    expect(p.operations.filter((o) => o.kind === 'create-node' && o.pool === 'htz-worker').every((o) => o.details?.['spot'] === undefined)).toBe(true);
+    expect(formatPlan(p)).toContain('2 × t3.large spot on aws-1');
+  });
+
+  it('rejects turning an existing pool into a spot pool (or back) and says to rename it', () => {
+    const base = applied(desired(hybrid));
+    const r = plan(desired(hybrid.replace('serverType: t3.large\n', 'serverType: t3.large\n      spot: true\n'), base), base);
+    expect(r.ok ? [] : r.issues.map((i) => [i.path, i.message])).toEqual([
+      ['nodePools.dynamic[1].spot', expect.stringContaining('spot of existing pool "aws-worker" cannot change; rename the pool')],
+    ]);
+  });
+
   it('rejects a network change, a downgrade and an upgrade that skips a minor', () => {
     const base = applied(desired(hybrid));
     const net = plan(desired(hybrid.replace('192.168.2.0/24', '192.168.3.0/24'), base), base);

@@ -163,12 +163,14 @@ function createPool(c: ClusterSpec, pool: PoolSpec, drafts: Draft[], reason: str
 }
 
 function createNode(c: ClusterSpec, pool: PoolSpec, node: NodeSpec, drafts: Draft[], reason: string, band: number = BAND.additions): void {
-  op(drafts, band, 'create-node', 'infrastructure', c, node.name, reason, {
+  // A spot machine says so in the plan's text too: it is cheaper, and the cloud may reclaim it.
+  op(drafts, band, 'create-node', 'infrastructure', c, node.name, pool.spot ? `${reason}; a spot machine` : reason, {
     pool: pool.name,
     role: node.role,
     details: {
       overlayIp: node.overlayIp,
       ...(pool.serverType ? { serverType: pool.serverType } : {}),
+      ...(pool.spot ? { spot: true } : {}),
       ...(node.staticEndpoint ? { endpoint: node.staticEndpoint } : {}),
     },
   });
@@ -215,7 +217,8 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
   const haveAll = new Map([...have.pools, ...have.loadBalancers.flatMap((l) => l.pools)].map((p) => [p.name, p]));
   for (const pool of [...want.pools, ...want.loadBalancers.flatMap((l) => l.pools)]) {
     const old = haveAll.get(pool.name);
-    if (old && old.kind === 'dynamic' && pool.kind === 'dynamic' && old.templateHash !== pool.templateHash) {
+    // `spot` is outside the template hash, so that pools built before it took effect keep their hash.
+    if (old && old.kind === 'dynamic' && pool.kind === 'dynamic' && (old.templateHash !== pool.templateHash || (old.spot ?? false) !== pool.spot)) {
       const changed = IMMUTABLE_POOL_FIELDS.filter((f) => !sameImmutable(f, old, pool));
       if (want.controlPlane === 'managed' && changed.length === 1 && changed[0] === 'image') {
         // A managed pool takes a new node image for new machines; kubeplane rotates the existing ones onto it.
@@ -516,13 +519,15 @@ function sameImmutable(field: (typeof IMMUTABLE_POOL_FIELDS)[number], a: PoolSpe
       return a.storageDiskSize === b.storageDiskSize;
     case 'machineSpec':
       return stableJson(a.machineSpec ?? null) === stableJson(b.machineSpec ?? null);
+    case 'spot':
+      return (a.spot ?? false) === (b.spot ?? false);
   }
 }
 
 function describePool(p: PoolSpec): string {
   const where = p.provider ? `${p.provider.name} ${p.provider.region}${p.provider.zone ? `/${p.provider.zone}` : ''}` : 'static machines';
   const size = p.autoscaler ? `${p.count} (autoscaled ${p.autoscaler.min}–${p.autoscaler.max})` : String(p.count);
-  return `${size} × ${p.serverType ?? 'existing'} on ${where}, ${p.role}`;
+  return `${size} × ${p.serverType ?? 'existing'}${p.spot ? ' spot' : ''} on ${where}, ${p.role}`;
 }
 
 function describeEndpoint(c: ClusterSpec): string {

@@ -65,6 +65,12 @@ export interface NodeRequest {
    * absent means none. Providers without separate disks ignore it.
    */
   storageDiskGiB?: number;
+  /**
+   * Spot (preemptible) capacity instead of on-demand: cheaper, and the cloud may reclaim the machine (the model's
+   * `spot`). Only providers whose profile offers spot get it (the manifest rules refuse it elsewhere); a provider
+   * without spot refuses it as `invalid`, never makes an on-demand machine in its place.
+   */
+  spot?: boolean;
 }
 
 export interface NodeInfo {
@@ -83,6 +89,8 @@ export interface NodeInfo {
   privateIPv4?: string;
   labels: Record<string, string>;
   createdAt?: string;
+  /** The cloud reports the machine as spot capacity (EC2 `InstanceLifecycle: spot`); absent: on-demand or not reported. */
+  spot?: boolean;
 }
 
 export interface NodeSelector {

@@ -360,7 +360,13 @@ export const CRUSOE_PROFILE: ProviderProfile<'crusoe'> = {
   type: 'crusoe',
   credentials: [requiredKey('accesskey'), requiredKey('secretkey'), optionalKey('project')],
   dns: false,
-  spot: true,
+  // Crusoe bills some VMs as spot (InstanceV1.billing_type: "On-demand, Spot, or PoC"), but nothing in a create request
+  // asks for it: InstancesPostRequestV1 (crusoe-api-v1-swagger.json) has no spot or preemptible field, and its
+  // reservation_specification.selection_strategy chooses between reservations and on-demand only (lowest_cost | on_demand).
+  spot: false,
+  noSpotReason:
+    "Crusoe's API cannot ask for a spot VM: its create request (InstancesPostRequestV1) has no spot field, and " +
+    'reservation_specification.selection_strategy chooses only between reservations and on-demand; billing_type Spot is only reported',
   compute: true,
   managedKubernetes: true,
   reservedIps: false,

@@ -39,7 +39,10 @@ export interface ProviderProfile<T extends string = string> {
   type: T;
   credentials: readonly CredentialKey[];
   dns: boolean;
+  /** Spot (preemptible) machines can be asked for through the cloud's API; the manifest's `spot` is refused elsewhere. */
   spot: boolean;
+  /** Why the type has no spot machines, where its cloud sells them but its API cannot ask for one (the refusal says it). */
+  noSpotReason?: string;
   compute: boolean;
   managedKubernetes: boolean;
   /** Standalone reserved IPs exist (the API address of a cluster without an API load balancer). Absent means true. */

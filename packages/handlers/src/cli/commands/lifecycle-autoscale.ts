@@ -1,9 +1,10 @@
 // The lifecycle's `autoscale` stage, for a manifest with an autoscaled compute pool and the cluster_autoscaler add-on:
 // the real externalgrpc adapter (local backend) and the sandbox's simulated cluster-autoscaler run against the
 // created cluster. A Deployment whose pods need more nodes of a pool must make that pool grow (never past max) until
-// every pod is scheduled; once it is deleted the pool must shrink back to min. A second autoscaled pool on another
-// cloud, whose provider refuses to grow (the sandbox's capacity fault: EC2 InsufficientInstanceCapacity, Hetzner
-// resource_unavailable), must be backed off: few IncreaseSize calls over many scans, the cluster still DONE.
+// every pod is scheduled; once it is deleted the pool must shrink back to min. An autoscaled spot pool, whose cloud
+// has no spot capacity (the sandbox's capacity fault on spot requests only: EC2 answers RunInstances with
+// InstanceMarketOptions spot InsufficientInstanceCapacity, while on-demand launches succeed), must be backed off: few
+// IncreaseSize calls over many scans, the cluster still DONE.
 import type { Kubeplane, Manifest } from '@kubeplane/sdk';
 import {
   driveUntil,
@@ -48,8 +49,8 @@ export function autoscaleWanted(m: Manifest): boolean {
   return autoscaled.length > 0 && (cluster.addons ?? []).some((a) => a.name === 'cluster_autoscaler');
 }
 
-/** Where a capacity fault makes a provider type's sandbox cloud refuse new machines (its descriptor's `capacityOperation`). */
-function capacityFaultOf(type: string): { cloud: CloudName; operation: string } | undefined {
+/** Where a capacity fault makes a provider type's sandbox cloud refuse new spot machines (its descriptor's `capacityOperation`). */
+function spotCapacityFaultOf(type: string): { cloud: CloudName; operation: string } | undefined {
   const cloud = providerCloudOf(type);
   const operation = cloud?.provider.capacityOperation;
   return cloud && operation !== undefined ? { cloud: cloud.name as CloudName, operation } : undefined;
@@ -83,12 +84,15 @@ export async function autoscaleStage(options: { kp: Kubeplane; sandbox: Sandbox;
   const groupsBefore = await kp.nodeGroups(project, cluster.name);
   const compute = new Set(cluster.pools.compute ?? []);
   const autoscaled = groupsBefore.filter((g) => compute.has(g.id));
-  const grow = autoscaled[0];
+  const spotPools = new Set(manifest.nodePools.dynamic.filter((p) => p.spot).map((p) => p.name));
+  // The pool that grows: an on-demand one where there is one (a spot pool is the refused one below).
+  const grow = autoscaled.find((g) => !spotPools.has(g.id)) ?? autoscaled[0];
   if (!grow) return { ok: false, message: 'no autoscaled compute pool', pools: [] };
-  // The refused pool: an autoscaled pool on another cloud, whose creates the sandbox refuses for lack of capacity.
-  const refused = autoscaled.find((g) => g.id !== grow.id && g.provider.type !== grow.provider.type && capacityFaultOf(g.provider.type));
-  const fault = refused ? capacityFaultOf(refused.provider.type) : undefined;
-  if (fault) sandbox.faults.add({ cloud: fault.cloud, operation: fault.operation, kind: 'capacity' });
+  // The refused pool: an autoscaled spot pool, whose spot requests the sandbox refuses for lack of spot capacity. The
+  // fault keys on the request itself (FaultRule.market), so on-demand pools of the same cloud still grow.
+  const refused = autoscaled.find((g) => g.id !== grow.id && spotPools.has(g.id) && spotCapacityFaultOf(g.provider.type));
+  const fault = refused ? spotCapacityFaultOf(refused.provider.type) : undefined;
+  if (fault) sandbox.faults.add({ cloud: fault.cloud, operation: fault.operation, kind: 'capacity', market: 'spot' });
 
   // With config.adapterAddress the adapter is the CLI's, over mutual TLS: served with the certificate
   // `kubeplane autoscaler-adapter serve` gets, dialled with what apply wrote into the cluster's cloud-config Secret, as

@@ -40,7 +40,8 @@ describe('every example manifest through the sandbox lifecycle', () => {
     expect(run.code).toBe(0);
     if (file === 'autoscaled.yaml') {
       // The autoscale stage (issue 14): pending pods grow the Hetzner pool within its max and it shrinks back to min;
-      // the spot pool, whose cloud has no capacity, is backed off after a few refusals instead of asked in a loop.
+      // the spot pool, whose cloud has no spot capacity, is backed off after a few refusals instead of asked in a loop. The
+      // sandbox refuses only RunInstances calls that ask for the spot market: an on-demand launch would let the pool grow.
       expect(states).toContain('autoscale: DONE');
       const pools = Object.fromEntries((summary.autoscale?.pools ?? []).map((p) => [p.pool, p]));
       const general = pools['general'];

@@ -171,6 +171,7 @@ export const createNodes: StepDefinition = {
           ...(ledger.networks[key]?.subnetId ? { subnetId: ledger.networks[key].subnetId } : {}),
           ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
           ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
+          ...(pool.spot ? { spot: true } : {}),
           labels: { 'kubeplane.dev/role': node.role },
         });
       } catch (e) {

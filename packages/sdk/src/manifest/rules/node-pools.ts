@@ -69,7 +69,11 @@ export function checkDynamicPools(ctx: RulesContext): void {
       out.warning([...path, 'machineSpec', 'vram'], `vram is VastAI's, to match offers; a ${type} pool's GPU memory is its server type's, so it is not used`);
     }
     if (pool.spot && type && !PROVIDER_TYPE_INFO[type].spot) {
-      out.error([...path, 'spot'], `provider type ${type} has no spot machines; spot is offered by ${providerTypesWith('spot').join(', ')}`);
+      const why = PROVIDER_TYPE_INFO[type].noSpotReason;
+      out.error(
+        [...path, 'spot'],
+        `provider type ${type} has no spot machines${why ? ` (${why})` : ''}; spot is offered by ${providerTypesWith('spot').join(', ')}`,
+      );
     }
     if (pool.providerSpec.subnet !== undefined && type && type !== 'crusoe') {
       out.error(

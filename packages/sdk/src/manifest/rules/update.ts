@@ -7,8 +7,11 @@ import type { Manifest } from '../schema.js';
 /**
  * Fields of an existing dynamic pool that cannot change (the machines would have to be rebuilt), and a
  * cluster's network. The error says what to do instead: rename the pool so the new one replaces it.
+ * `spot` too, although Claudie's webhook lets it change: a machine's market is fixed at launch (EC2 cannot turn an
+ * instance into a spot one), so a change would make a pool of both kinds, which neither the user nor the
+ * autoscaler's template of the pool could tell apart.
  */
-export const IMMUTABLE_POOL_FIELDS = ['providerSpec', 'serverType', 'image', 'storageDiskSize', 'machineSpec'] as const;
+export const IMMUTABLE_POOL_FIELDS = ['providerSpec', 'serverType', 'image', 'storageDiskSize', 'machineSpec', 'spot'] as const;
 
 export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument): ValidationIssue[] {
   const next = parsed.manifest;
@@ -23,11 +26,13 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
     const path = [...MANIFEST_LISTS.dynamic.path, parsed.positions.dynamic[i] ?? i];
     for (const field of IMMUTABLE_POOL_FIELDS) {
       if (field === 'image' && managedPools.has(pool.name)) continue;
-      if (stableJson(old[field]) !== stableJson(pool[field])) {
+      // An unset `spot` is false: writing `spot: false` out changes nothing.
+      const [was, now] = field === 'spot' ? [old.spot ?? false, pool.spot ?? false] : [old[field], pool[field]];
+      if (stableJson(was) !== stableJson(now)) {
         out.error(
           [...path, field],
-          `${field} of existing pool "${pool.name}" cannot change (${describe(old[field])} -> ` +
-            `${describe(pool[field])}); rename the pool instead: kubeplane adds the new pool before it removes the old one`,
+          `${field} of existing pool "${pool.name}" cannot change (${describe(was)} -> ` +
+            `${describe(now)}); rename the pool instead: kubeplane adds the new pool before it removes the old one`,
         );
       }
     }
