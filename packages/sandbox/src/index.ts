@@ -86,7 +86,7 @@ export { NetnsSandbox, type NetnsSandboxOptions } from './netns/netns-sandbox.js
 export { NetnsUnavailable } from './netns/host.js';
 export type { HandshakeReport } from './netns/world.js';
 export { resolveSandboxName } from './dns-resolver.js';
-export { SandboxStaticMachines, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
+export { SandboxStaticMachines, type SandboxStaticMachine, type SandboxStaticMachinesOptions, type StaticMachinesInfo } from './static-machines.js';
 export { OpenSshMachine, openSshAvailability, MACHINE_STANDINS, type OpenSshAvailability, type OpenSshMachineOptions } from './openssh/machine.js';
 export { SandboxServer, SERVE_HOST, type SandboxServerOptions, type ServedApiEndpoint, type ServedCluster, type ServedEndpoints } from './serve/server.js';
 export {

@@ -4,7 +4,9 @@
 // shell (static/openssh-machines.ts); elsewhere an in-process ssh2 server that interprets them (static/ssh2-machines.ts).
 // Either way the engine's real ssh2 adapter dials it, and the user-data a machine was handed goes to the same
 // simulated kubelet as a cloud machine's. The sandbox ignores the nodes' secretRefs, as it ignores the providers'.
-// Nothing happens (no key, no server) until a static machine is first contacted.
+// Nothing happens (no key, no server) until a static machine is first contacted. A machine is at one endpoint, with its
+// sshd on one port and some users, as a real one: set up beforehand (addMachine), or as the first contact found it
+// (the port and user the manifest named). Another port is refused (ECONNREFUSED), another user fails to authenticate.
 // ssh2 is CommonJS: its classes come from the default export (Node's ESM loader cannot see its named exports).
 import ssh2 from 'ssh2';
 const { utils } = ssh2;
@@ -27,6 +29,15 @@ export interface SandboxStaticMachinesOptions {
   saveDir?: string;
 }
 
+/** One of the user's machines as it is set up: where its sshd listens and who may log in. */
+export interface SandboxStaticMachine {
+  endpoint: string;
+  /** Default 22. */
+  sshPort?: number;
+  /** Default root alone. */
+  users?: string[];
+}
+
 /** Which machines serve the static pools, and why (for the one line `kubeplane sandbox lifecycle` prints). */
 export interface StaticMachinesInfo {
   kind: 'openssh' | 'in-process';
@@ -43,18 +54,45 @@ export class SandboxStaticMachines implements SandboxVmSource {
   #client: { private: string; public: string } | undefined;
   #backend: Promise<{ backend: StaticMachineBackend; why?: string }> | undefined;
   #chosen: { backend: StaticMachineBackend; why?: string } | undefined;
+  /** Each endpoint's machine: its sshd's port and its users (undefined: the first user to come). */
+  readonly #machines = new Map<string, { port: number; users?: string[] }>();
 
   constructor(clock: Clock, options: SandboxStaticMachinesOptions = {}) {
     this.#clock = clock;
     this.#use = options.use ?? 'auto';
     this.#saved = options.saveDir === undefined ? undefined : new SavedMachines(options.saveDir);
+    for (const h of this.#saved?.list() ?? []) this.#machines.set(h.endpoint, { port: h.port, ...(h.users ? { users: h.users } : {}) });
+  }
+
+  /**
+   * Sets up the user's machine at `endpoint` before anything contacts it: its sshd answers on `sshPort` only and lets in
+   * only `users`. A machine already contacted keeps what it is.
+   */
+  addMachine(machine: SandboxStaticMachine): void {
+    if (this.#machines.has(machine.endpoint)) throw new Error(`the sandbox already has a machine at ${machine.endpoint}`);
+    this.#machines.set(machine.endpoint, { port: machine.sshPort ?? 22, users: machine.users ?? ['root'] });
+  }
+
+  /**
+   * Where the engine's connection to `endpoint:port` as `username` goes: the machine's sshd, or a refusal when nothing
+   * listens on that port there. A machine not set up beforehand is as the first contact found it.
+   */
+  async #dial(endpoint: string, port: number, username: string): Promise<{ host: string; port: number }> {
+    let machine = this.#machines.get(endpoint);
+    if (!machine) this.#machines.set(endpoint, (machine = { port, users: [username] }));
+    machine.users ??= [username];
+    if (port !== machine.port) {
+      // What connecting to a port no server listens on gives (connect(2) ECONNREFUSED), as Node words it.
+      throw Object.assign(new Error(`connect ECONNREFUSED ${endpoint}:${port}`), { code: 'ECONNREFUSED', address: endpoint, port });
+    }
+    return (await this.#choose()).backend.dial(endpoint, port, machine.users);
   }
 
   /** The engine's way in: the real ssh2 adapter, dialling these loopback servers with the sandbox's key. */
   access(): MachineAccess {
     const ssh = new SshMachineAccess({
       privateKey: async () => Redacted.of(this.#clientKey().private),
-      dial: async (target) => (await this.#choose()).backend.dial(target.endpoint, target.port, target.username),
+      dial: (target) => this.#dial(target.endpoint, target.port, target.username),
     });
     const access: MachineAccess & { toJSON(): Record<string, string> } = {
       toJSON: () => ({ machineAccess: 'ssh2 (sandbox machines)' }),
@@ -104,6 +142,7 @@ export class SandboxStaticMachines implements SandboxVmSource {
     const chosen = this.#backend;
     this.#backend = undefined;
     this.#chosen = undefined;
+    this.#machines.clear();
     if (chosen) await (await chosen).backend.close();
   }
 

@@ -41,7 +41,14 @@ export class SshMachineAccess implements MachineAccess {
   async run(target: MachineTarget, script: Redacted<string>): Promise<MachineRun> {
     const where = `static node ${target.node} (${target.username}@${target.endpoint}:${target.port})`;
     const key = await this.#options.privateKey(target);
-    const { host, port } = this.#options.dial ? await this.#options.dial(target) : { host: target.endpoint, port: target.port };
+    let dialled: { host: string; port: number };
+    try {
+      dialled = this.#options.dial ? await this.#options.dial(target) : { host: target.endpoint, port: target.port };
+    } catch (e) {
+      // As a failed connect: nothing answers there (the sandbox's machines refuse a port their sshd is not on).
+      throw new KubeplaneError('retryable', `${where}: cannot connect (${e instanceof Error ? e.message : String(e)})`, { resource: target.node });
+    }
+    const { host, port } = dialled;
     let offered: string | undefined;
     return new Promise<MachineRun>((resolve, reject) => {
       const conn = new Client();
@@ -85,7 +92,11 @@ export class SshMachineAccess implements MachineAccess {
         }
         if (err.level === 'client-authentication') {
           return fail(
-            new KubeplaneError('auth', `${where}: the machine refused the key from the node's secretRef`, { resource: target.node, code: 'SshAuthFailed' }),
+            new KubeplaneError(
+              'auth',
+              `${where}: the machine refused user ${target.username} with the key from the node's secretRef; check nodes[].username and that key`,
+              { resource: target.node, code: 'SshAuthFailed' },
+            ),
           );
         }
         fail(new KubeplaneError('retryable', `${where}: cannot connect (${err.message})`, { resource: target.node }));

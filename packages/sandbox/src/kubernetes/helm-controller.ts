@@ -904,6 +904,13 @@ export function matchExpression(e: Json, labels: Record<string, string>): boolea
 }
 
 /**
+ * The annotation in which node-feature-discovery (which the GPU operator's feature discovery writes through) lists the
+ * labels it manages, so that it removes only those (NFD's nfd-master, `nfd.node.kubernetes.io/feature-labels`).
+ */
+const NFD_FEATURE_LABELS = 'nfd.node.kubernetes.io/feature-labels';
+const GPU_FEATURE_LABELS = ['nvidia.com/gpu.count', 'nvidia.com/gpu.present'];
+
+/**
  * Per node: which deployed drivers' node plugins run there (their placement matches and the node is Ready) — the
  * kubelet then labels the node with the driver's topology and records the driver in its nodeid annotation; and, with
  * the GPU operator deployed, a GPU machine's nvidia.com/gpu capacity and its gpu.present label.
@@ -960,11 +967,15 @@ function applyNodeEffects(host: HelmHost, nowMs: number): void {
       allocatable['nvidia.com/gpu'] = String(count);
       labels['nvidia.com/gpu.present'] = 'true';
       labels['nvidia.com/gpu.count'] = String(count);
+      annotations[NFD_FEATURE_LABELS] = GPU_FEATURE_LABELS.join(',');
     } else {
       delete capacity['nvidia.com/gpu'];
       delete allocatable['nvidia.com/gpu'];
-      delete labels['nvidia.com/gpu.present'];
-      delete labels['nvidia.com/gpu.count'];
+      // Only the labels feature discovery put there go with it (it lists them in its annotation); a label the node
+      // was given otherwise (a pool's `nvidia.com/gpu.present: "true"`) is not its to remove.
+      const managed = (annotations[NFD_FEATURE_LABELS] ?? '').split(',');
+      for (const k of GPU_FEATURE_LABELS) if (managed.includes(k)) delete labels[k];
+      delete annotations[NFD_FEATURE_LABELS];
     }
     const next: KubeObject = { ...node, metadata: { ...node.metadata, labels, annotations }, status: { ...status, capacity, allocatable } };
     if (JSON.stringify(next) !== JSON.stringify(node)) store.replace('nodes', next);

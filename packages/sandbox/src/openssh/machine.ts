@@ -57,6 +57,11 @@ export interface OpenSshMachineOptions {
   authorizedKey: string;
   /** Users besides root who log in: created in the machine with password-less sudo, as a cloud image's default user. */
   users?: readonly string[];
+  /**
+   * Only these users may log in (sshd's `AllowUsers`), root included only if listed: a machine whose one user is
+   * `ubuntu` refuses `root`, as a cloud image does. Default: root and `users`.
+   */
+  allowUsers?: readonly string[];
   /** Its hostname (its own UTS namespace). */
   hostname?: string;
   /**
@@ -431,6 +436,7 @@ export class OpenSshMachine {
           `HostKey ${join(dir, 'host')}`,
           `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
           'PermitRootLogin prohibit-password',
+          ...(this.options.allowUsers ? [`AllowUsers ${this.options.allowUsers.join(' ')}`] : []),
           'PasswordAuthentication no',
           'KbdInteractiveAuthentication no',
           'UsePAM no',

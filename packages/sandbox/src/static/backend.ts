@@ -4,8 +4,8 @@ import type { SandboxVmSource } from '../kubernetes/vm-source.js';
 
 export interface StaticMachineBackend extends SandboxVmSource {
   readonly kind: 'openssh' | 'in-process';
-  /** Where the machine for `endpoint:port` listens (started on first contact). */
-  dial(endpoint: string, port: number, username: string): Promise<{ host: string; port: number }>;
+  /** Where the machine for `endpoint:port` listens (started on first contact), letting in only `users`. */
+  dial(endpoint: string, port: number, users: readonly string[]): Promise<{ host: string; port: number }>;
   /** Reads back what the machines did (after each script): which became nodes, which were reset. */
   observe(): void;
   /** kubeplane's files left on the machine at `endpoint` (empty: clean, or never touched). */

@@ -30,11 +30,11 @@ export class OpenSshMachines implements StaticMachineBackend {
     for (const h of saved?.list() ?? []) this.#hosts.set(`${h.endpoint}:${h.port}`, { ...h });
   }
 
-  async dial(endpoint: string, port: number, username: string): Promise<{ host: string; port: number }> {
+  async dial(endpoint: string, port: number, users: readonly string[]): Promise<{ host: string; port: number }> {
     const key = `${endpoint}:${port}`;
     let host = this.#hosts.get(key);
     if (!host) {
-      host = { endpoint, port };
+      host = { endpoint, port, users: [...users] };
       this.#hosts.set(key, host);
     }
     if (!host.machine) {
@@ -42,7 +42,9 @@ export class OpenSshMachines implements StaticMachineBackend {
       const keep = this.#saved?.machineDir(endpoint, port);
       h.machine = OpenSshMachine.start({
         authorizedKey: this.#authorizedKey,
-        users: [username],
+        // Its users, and only they may log in (sshd's AllowUsers): another user is refused as a real machine refuses it.
+        users: users.filter((u) => u !== 'root'),
+        allowUsers: h.users ?? users,
         hostname: endpoint.replace(/[^A-Za-z0-9-]/g, '-'),
         ...(keep ? { keep } : {}),
       });

@@ -9,7 +9,10 @@ import type { SandboxVm } from '../kubernetes/vm-source.js';
 /** A static machine's state as the sandbox sees it: which node its bootstrap made of it, and since when. */
 export interface MachineState {
   endpoint: string;
+  /** The port its sshd listens on. */
   port: number;
+  /** The users who may log in; absent in machines saved before users were kept (then the first user to come). */
+  users?: string[];
   node?: string;
   userData?: string;
   runningSinceMs?: number;

@@ -18,6 +18,8 @@ import { vmOf, type SavedMachines } from './saved.js';
 interface StaticHost {
   endpoint: string;
   port: number;
+  /** The users who may log in (as sshd's AllowUsers); the first to come when the machine was saved without them. */
+  users?: string[];
   /** Its server, once contacted. */
   server?: Server;
   listening?: Promise<number>;
@@ -54,8 +56,10 @@ export class Ssh2Machines implements StaticMachineBackend {
     for (const h of saved?.list() ?? []) this.#hosts.set(`${h.endpoint}:${h.port}`, { ...h, files: new Set(h.files ?? []) });
   }
 
-  async dial(endpoint: string, port: number): Promise<{ host: string; port: number }> {
-    return { host: '127.0.0.1', port: await this.#listen(this.#host(endpoint, port)) };
+  async dial(endpoint: string, port: number, users: readonly string[]): Promise<{ host: string; port: number }> {
+    const host = this.#host(endpoint, port);
+    host.users ??= [...users];
+    return { host: '127.0.0.1', port: await this.#listen(host) };
   }
 
   observe(): void {
@@ -69,7 +73,14 @@ export class Ssh2Machines implements StaticMachineBackend {
     this.#hosts.delete(`${endpoint}:${port}`);
     if (this.#saved) writeFileSync(join(this.#saved.machineDir(endpoint, port), 'host'), this.#hostKey(), { mode: 0o600 });
     const again = this.#host(endpoint, port);
-    Object.assign(again, { node: host.node, userData: host.userData, runningSinceMs: host.runningSinceMs, stoppedAtMs: host.stoppedAtMs, files: host.files });
+    Object.assign(again, {
+      users: host.users,
+      node: host.node,
+      userData: host.userData,
+      runningSinceMs: host.runningSinceMs,
+      stoppedAtMs: host.stoppedAtMs,
+      files: host.files,
+    });
     await this.#listen(again);
   }
 
@@ -124,6 +135,7 @@ export class Ssh2Machines implements StaticMachineBackend {
     this.#saved?.save({
       endpoint: h.endpoint,
       port: h.port,
+      ...(h.users !== undefined ? { users: h.users } : {}),
       ...(h.node !== undefined ? { node: h.node } : {}),
       ...(h.userData !== undefined ? { userData: h.userData } : {}),
       ...(h.runningSinceMs !== undefined ? { runningSinceMs: h.runningSinceMs } : {}),
@@ -136,6 +148,8 @@ export class Ssh2Machines implements StaticMachineBackend {
     client.on('authentication', (ctx) => {
       // The sandbox's key only, with its signature checked (ssh2's documented server example).
       if (ctx.method !== 'publickey') return ctx.reject(['publickey']);
+      // A user the machine does not have (or lets in) is refused whatever the key, as sshd's AllowUsers does.
+      if (!host.users?.includes(ctx.username)) return ctx.reject(['publickey']);
       const same = ctx.key.data.length === this.#clientPublic.length && timingSafeEqual(ctx.key.data, this.#clientPublic);
       if (!same) return ctx.reject(['publickey']);
       if (!ctx.signature) return ctx.accept();

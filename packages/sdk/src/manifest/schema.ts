@@ -410,8 +410,26 @@ export const clusterSchema = z
       .meta({ description: `${KUBEPLANE_ONLY} Who may reach the API and the nodes.` }),
     upgrade: z
       .strictObject({
-        strategy: z.enum(['rolling', 'on-delete']).optional().meta({ description: 'How nodes move to a new version.' }),
-        maxSurge: z.int().min(0).max(255).optional().meta({ description: 'Extra nodes made during a rolling upgrade.' }),
+        strategy: z
+          .enum(['rolling', 'on-delete'])
+          .optional()
+          .meta({
+            description:
+              'How nodes move to a new version, in place: rolling (default) upgrades the control planes one at a time, then the workers ' +
+              'maxSurge at a time; on-delete upgrades the control planes only, and workers keep their version until they are replaced.',
+            default: 'rolling',
+          }),
+        maxSurge: z
+          .int()
+          .min(0)
+          .max(255)
+          .optional()
+          .meta({
+            description:
+              'How many workers a rolling upgrade drains and upgrades in place at once (0 counts as 1). No extra nodes are made: ' +
+              "the name is Cluster API's, the meaning is a batch size.",
+            default: 1,
+          }),
       })
       .optional()
       .meta({ description: `${KUBEPLANE_ONLY} How upgrades proceed.` }),
