@@ -17,6 +17,7 @@ import { catalogRoutes } from './catalog-routes.js';
 import { actionOf, authFailure, EC2_DIALECT, type Query, requestExpired, requestLimitExceeded } from './dialect.js';
 import { gatewayRoutes } from './gateways.js';
 import { instanceRoutes, instanceVm } from './instances.js';
+import { volumeRoutes } from './volumes.js';
 import { keyPairRoutes } from './key-pairs.js';
 import type { Address, Igw, Instance, KeyPair, RouteTable as Ec2RouteTable, SecurityGroup, Subnet, Vpc } from './resources.js';
 import { securityGroupRoutes } from './security-groups.js';
@@ -115,6 +116,7 @@ export class Ec2Emulator implements SandboxVmSource {
       dialect: EC2_DIALECT,
       routes: new RouteTable<Query>([
         ...instanceRoutes(w, launches),
+        ...volumeRoutes(w),
         ...vpcRoutes(w),
         ...gatewayRoutes(w),
         ...securityGroupRoutes(w),

@@ -14,6 +14,7 @@ import { requireIds } from './ids.js';
 import { DEFAULT_METADATA_OPTIONS, type Instance, type MetadataOptions, OWNER } from './resources.js';
 import { tagsXml } from './tags.js';
 import { defaultSubnet } from './vpcs.js';
+import { blockDeviceMappingXml, createVolumes, requestedVolumes, ROOT_DEVICE } from './volumes.js';
 import type { Ec2World } from './world.js';
 
 const USER_DATA_LIMIT = 16 * 1024;
@@ -70,6 +71,8 @@ function instanceXml(w: Ec2World, i: Instance): string {
     items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', w.securityGroups.get(g)?.name ?? '')) +
     t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
     t('rootDeviceType', 'ebs') +
+    t('rootDeviceName', ROOT_DEVICE) +
+    blockDeviceMappingXml(w, i) +
     t('hypervisor', 'xen') +
     tagsXml(i.tags) +
     // EC2 reports the options `pending` until the instance can serve them, then `applied`.
@@ -190,6 +193,7 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
   const vpcDefaultGroup = w.securityGroups.find((g) => g.vpcId === subnet.vpcId && g.name === 'default');
   const groups = given.length > 0 ? given : vpcDefaultGroup ? [vpcDefaultGroup.id] : [];
   const metadataOptions = metadataOptionsOf(p);
+  const volumes = requestedVolumes(p);
   const keyName = p.get('KeyName') ?? undefined;
   if (keyName && !w.keyPairs.find((k) => k.name === keyName))
     throw new EmulatorError(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
@@ -236,6 +240,7 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
       metadataOptions: { ...metadataOptions },
     };
     w.instances.set(inst.id, inst);
+    createVolumes(w, inst, volumes, tagsFor(p, 'volume'));
     created.push(inst);
   }
   if (token) w.clientTokens.set(token, { hash, instanceIds: created.map((i) => i.id) });

@@ -7,6 +7,7 @@ import type { AwsKeyring } from '../sts/emulator.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
 import { ec2TypeOfferedIn, regionCode } from './catalog.js';
 import { checkIdShape, type Ec2IdKind, notFound } from './ids.js';
+import { type Volume, volumeState } from './volumes.js';
 import {
   type Address,
   CLUSTER_TAG,
@@ -90,6 +91,11 @@ export class Ec2World {
   readonly keyPairs: Collection<string, KeyPair> = this.store.collection('keyPairs', {
     kind: 'ssh-key',
     inventory: (k) => item('ssh-key', k.id, k.tags),
+  });
+  /** EBS volumes made with instances; gone from the inventory once deleted with their instance (DeleteOnTermination). */
+  readonly volumes: Collection<string, Volume> = this.store.collection('volumes', {
+    kind: 'volume',
+    inventory: (v) => (volumeState(this, v) === 'deleted' ? undefined : item('volume', v.id, v.tags, volumeState(this, v))),
   });
   /** RunInstances ClientTokens seen, for idempotency. */
   readonly clientTokens: Collection<string, ClientTokenUse> = this.store.collection('clientTokens');
@@ -177,6 +183,7 @@ export class Ec2World {
       ...[...this.routeTables.values()].map(of('route-table')),
       ...[...this.addresses.values()].map((a) => ({ id: a.allocationId, type: 'elastic-ip', tags: a.tags })),
       ...[...this.keyPairs.values()].map(of('key-pair')),
+      ...this.volumes.filter((v) => volumeState(this, v) !== 'deleted').map(of('volume')),
     ];
   }
 

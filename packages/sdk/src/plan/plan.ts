@@ -167,6 +167,7 @@ function createNode(c: ClusterSpec, pool: PoolSpec, node: NodeSpec, drafts: Draf
     details: {
       overlayIp: node.overlayIp,
       ...(pool.serverType ? { serverType: pool.serverType } : {}),
+      ...(pool.storageDiskSize > 0 ? { storageDiskGB: pool.storageDiskSize } : {}),
       ...(node.staticEndpoint ? { endpoint: node.staticEndpoint } : {}),
     },
   });
@@ -215,6 +216,8 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
     const old = haveAll.get(pool.name);
     if (old && old.kind === 'dynamic' && pool.kind === 'dynamic' && old.templateHash !== pool.templateHash) {
       const changed = IMMUTABLE_POOL_FIELDS.filter((f) => !sameImmutable(f, old, pool));
+      // The hash hashes fields as written; an unset storageDiskSize and its default written out make the same machines.
+      if (changed.length === 0) continue;
       if (want.controlPlane === 'managed' && changed.length === 1 && changed[0] === 'image') {
         // A managed pool takes a new node image for new machines; kubeplane rotates the existing ones onto it.
         op(
@@ -488,7 +491,8 @@ function sameImmutable(field: (typeof IMMUTABLE_POOL_FIELDS)[number], a: PoolSpe
 function describePool(p: PoolSpec): string {
   const where = p.provider ? `${p.provider.name} ${p.provider.region}${p.provider.zone ? `/${p.provider.zone}` : ''}` : 'static machines';
   const size = p.autoscaler ? `${p.count} (autoscaled ${p.autoscaler.min}–${p.autoscaler.max})` : String(p.count);
-  return `${size} × ${p.serverType ?? 'existing'} on ${where}, ${p.role}`;
+  const disk = p.storageDiskSize > 0 ? `, ${p.storageDiskSize} GB storage disk each` : '';
+  return `${size} × ${p.serverType ?? 'existing'} on ${where}, ${p.role}${disk}`;
 }
 
 function describeEndpoint(c: ClusterSpec): string {

@@ -170,6 +170,8 @@ export const createNodes: StepDefinition = {
           ...(ledger.networks[key] ? { networkName: ledger.networks[key].name } : {}),
           ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
           ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
+          // Zero for control planes and load balancers (desired-state.ts): only compute nodes get a storage disk.
+          ...(pool.storageDiskSize > 0 ? { storageDiskGiB: pool.storageDiskSize } : {}),
           labels: { 'kubeplane.dev/role': node.role },
         });
       } catch (e) {
