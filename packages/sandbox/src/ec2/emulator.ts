@@ -17,7 +17,7 @@ import { catalogRoutes } from './catalog-routes.js';
 import { actionOf, authFailure, EC2_DIALECT, type Query, requestExpired, requestLimitExceeded } from './dialect.js';
 import { gatewayRoutes } from './gateways.js';
 import { instanceRoutes, instanceVm } from './instances.js';
-import { volumeRoutes } from './volumes.js';
+import { type Volume, volumeRoutes } from './volumes.js';
 import { keyPairRoutes } from './key-pairs.js';
 import type { Address, Igw, Instance, KeyPair, RouteTable as Ec2RouteTable, SecurityGroup, Subnet, Vpc } from './resources.js';
 import { securityGroupRoutes } from './security-groups.js';
@@ -77,6 +77,7 @@ export class Ec2Emulator implements SandboxVmSource {
   readonly securityGroups: Collection<string, SecurityGroup>;
   readonly addresses: Collection<string, Address>;
   readonly keyPairs: Collection<string, KeyPair>;
+  readonly volumes: Collection<string, Volume>;
   readonly #buckets: Record<BucketName, TokenBucket>;
   readonly #audit = new AwsCallAudit();
   readonly #frame: EmulatorFrame<Query>;
@@ -101,6 +102,7 @@ export class Ec2Emulator implements SandboxVmSource {
     this.securityGroups = w.securityGroups;
     this.addresses = w.addresses;
     this.keyPairs = w.keyPairs;
+    this.volumes = w.volumes;
     this.#buckets = {
       run: new TokenBucket(RATE_LIMITS.ec2RunInstances, ctx.clock),
       launches: new TokenBucket(RATE_LIMITS.ec2InstanceLaunches, ctx.clock),

@@ -14,7 +14,7 @@ import { requireIds } from './ids.js';
 import { DEFAULT_METADATA_OPTIONS, type Instance, type MetadataOptions, OWNER } from './resources.js';
 import { tagsXml } from './tags.js';
 import { defaultSubnet } from './vpcs.js';
-import { blockDeviceMappingXml, createVolumes, requestedVolumes, ROOT_DEVICE } from './volumes.js';
+import { attachedVolumes, blockDeviceMappingXml, createVolumes, requestedVolumes, ROOT_DEVICE } from './volumes.js';
 import type { Ec2World } from './world.js';
 
 const USER_DATA_LIMIT = 16 * 1024;
@@ -360,6 +360,10 @@ export function instanceVm(w: Ec2World, i: Instance): SandboxVm {
   const stoppedAtMs = i.terminateRequestedAt ?? i.stopRequestedAt;
   const type = EC2_INSTANCE_TYPES.find((x) => x.name === i.type);
   const publicIPv4 = address?.publicIp ?? i.publicIp;
+  // On Nitro an EBS volume is an NVMe disk whose serial is its id without the dash (nvme-ebs-volumes.html).
+  const dataDisks = attachedVolumes(w, i.id)
+    .filter((v) => v.device !== ROOT_DEVICE)
+    .map((v) => ({ byId: `nvme-Amazon_Elastic_Block_Store_${v.id.replace('-', '')}`, sizeGB: v.size }));
   return {
     cloud: 'ec2',
     name: i.tags['kubeplane.dev/name'] ?? i.tags['Name'] ?? i.id,
@@ -371,5 +375,6 @@ export function instanceVm(w: Ec2World, i: Instance): SandboxVm {
     ...(type ? { machine: { vcpus: type.vcpus, memoryMiB: type.memoryMiB } } : {}),
     ...(publicIPv4 ? { publicIPv4 } : {}),
     privateIPv4: i.privateIp,
+    ...(dataDisks.length ? { dataDisks } : {}),
   };
 }
