@@ -55,8 +55,7 @@ export function requestedVolumes(p: URLSearchParams): RequestedVolume[] {
   for (const m of queryMembers(p, 'BlockDeviceMapping')) {
     const device = m.get('DeviceName') ?? '';
     if (!DEVICE_NAME.test(device)) throw new EmulatorError(400, 'InvalidParameterValue', `Invalid device name ${device}`);
-    if (out.some((v) => v.device === device))
-      throw new EmulatorError(400, 'InvalidParameterValue', `Duplicate device name ${device}`);
+    if (out.some((v) => v.device === device)) throw new EmulatorError(400, 'InvalidParameterValue', `Duplicate device name ${device}`);
     if (m.get('NoDevice') !== null || m.get('VirtualName') !== null) continue;
     const type = m.get('Ebs.VolumeType') ?? 'gp2';
     const limits = SIZE_LIMITS[type];
@@ -99,15 +98,18 @@ export function attachedVolumes(w: Ec2World, instanceId: string): Volume[] {
 
 /** An instance's `blockDeviceMapping` (InstanceBlockDeviceMapping: deviceName, ebs{volumeId, status, attachTime, deleteOnTermination}). */
 export function blockDeviceMappingXml(w: Ec2World, instance: Instance): string {
-  return items('blockDeviceMapping', attachedVolumes(w, instance.id), (v) =>
-    t('deviceName', v.device) +
-    el(
-      'ebs',
-      t('volumeId', v.id),
-      t('status', 'attached'),
-      t('attachTime', new Date(v.createdAt).toISOString()),
-      t('deleteOnTermination', v.deleteOnTermination),
-    ),
+  return items(
+    'blockDeviceMapping',
+    attachedVolumes(w, instance.id),
+    (v) =>
+      t('deviceName', v.device) +
+      el(
+        'ebs',
+        t('volumeId', v.id),
+        t('status', 'attached'),
+        t('attachTime', new Date(v.createdAt).toISOString()),
+        t('deleteOnTermination', v.deleteOnTermination),
+      ),
   );
 }
 
@@ -120,9 +122,16 @@ function volumeXml(w: Ec2World, v: Volume): string {
     t('availabilityZone', v.zone) +
     t('status', state) +
     t('createTime', new Date(v.createdAt).toISOString()) +
-    items('attachmentSet', state === 'in-use' ? [v] : [], (a) =>
-      t('volumeId', a.id) + t('instanceId', a.instanceId) + t('device', a.device) + t('status', 'attached') +
-      t('attachTime', new Date(a.createdAt).toISOString()) + t('deleteOnTermination', a.deleteOnTermination),
+    items(
+      'attachmentSet',
+      state === 'in-use' ? [v] : [],
+      (a) =>
+        t('volumeId', a.id) +
+        t('instanceId', a.instanceId) +
+        t('device', a.device) +
+        t('status', 'attached') +
+        t('attachTime', new Date(a.createdAt).toISOString()) +
+        t('deleteOnTermination', a.deleteOnTermination),
     ) +
     t('volumeType', v.type) +
     // gp3's baseline: 3,000 IOPS and 125 MiB/s whatever the size (ebs-volume-types.html).

@@ -103,9 +103,7 @@ export class Servers {
 
   /** The server's volumes as its disks: by-id `scsi-0HC_Volume_<id>`, the API's `linux_device` for them. */
   #dataDisks(serverId: number): Pick<SandboxVm, 'dataDisks'> {
-    const disks = this.n.volumes.items
-      .filter((v) => v.server === serverId)
-      .map((v) => ({ byId: `scsi-0HC_Volume_${v.id}`, sizeGB: v.size }));
+    const disks = this.n.volumes.items.filter((v) => v.server === serverId).map((v) => ({ byId: `scsi-0HC_Volume_${v.id}`, sizeGB: v.size }));
     return disks.length ? { dataDisks: disks } : {};
   }
 

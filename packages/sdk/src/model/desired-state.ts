@@ -7,7 +7,15 @@ import { checkKubernetesVersion } from '../manifest/kubernetes-versions.js';
 import { PROVIDER_TYPE_INFO } from '../manifest/provider-types.js';
 import { API_SERVER_PORT } from '../manifest/rules.js';
 import { stableJson } from '../stable-json.js';
-import { type ClusterDef, type DynamicPoolDef, type LbClusterDef, type Manifest, type StaticPoolDef, storageDiskSizeOf, type Taint } from '../manifest/schema.js';
+import {
+  type ClusterDef,
+  type DynamicPoolDef,
+  type LbClusterDef,
+  type Manifest,
+  type StaticPoolDef,
+  storageDiskSizeOf,
+  type Taint,
+} from '../manifest/schema.js';
 import { clusterId, computeInstanceName, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
 import { cidrsOverlap, hostAt, hostIndexOf, isCidr, parseCidr, usableHosts, type Cidr } from './ipv4.js';
 import type { ApiEndpoint, ClusterSpec, CurrentState, DnsSpec, LoadBalancerSpec, NodeRole, NodeSpec, PoolSpec, ProviderNetworkSpec } from './types.js';

@@ -28,10 +28,7 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
       const was = field === 'storageDiskSize' ? storageDiskSizeOf(old, previous.source) : old[field];
       const now = field === 'storageDiskSize' ? storageDiskSizeOf(pool, next.source) : pool[field];
       if (stableJson(was) !== stableJson(now)) {
-        const more =
-          field === 'storageDiskSize'
-            ? ' (every node has its storage disk from its creation; a new pool gets disks of the new size)'
-            : '';
+        const more = field === 'storageDiskSize' ? ' (every node has its storage disk from its creation; a new pool gets disks of the new size)' : '';
         out.error(
           [...path, field],
           `${field} of existing pool "${pool.name}" cannot change (${describe(was)} -> ` +
