@@ -220,26 +220,31 @@ configure_nginx() {
 
 /**
  * Finds, formats (only when it holds no filesystem) and mounts the node's storage disk at STORAGE_DISK_MOUNT. The disk
- * is found by the by-id names its cloud gives data disks, the root disk excluded, and mounted through /etc/fstab by
- * its filesystem UUID, so a reboot mounts the same disk whatever the kernel names it. A disk that never appears fails
- * the bootstrap: a node must not run with its data on the root disk when the manifest asked for a disk.
+ * is the whole disk, not the root's, that udev names by one of the cloud's data-disk ids (`/dev/disk/by-id/...`), and
+ * it is mounted through /etc/fstab by its filesystem UUID, so a reboot mounts the same disk whatever the kernel names
+ * it. Every look at the machine's disks goes through lsblk, udevadm and blkid. A disk that never appears fails the
+ * bootstrap: a node must not put its data on the root disk when the manifest asked for a disk.
  */
 function storageDiskSection(byId: readonly string[]): string {
-  const globs = byId.map((g) => g.replace(/[^A-Za-z0-9_./*-]/g, '')).join(' ');
+  const patterns = byId.map((g) => g.replace(/[^A-Za-z0-9_./*-]/g, '')).join('|');
   return `
 storage_disk_device() {
-  local root link dev
+  local root dev type name
+  local -a links
   root=$(lsblk -no PKNAME "$(findmnt -no SOURCE /)" 2>/dev/null || true)
-  shopt -s nullglob
-  for link in ${globs}; do
-    case "$link" in *-part[0-9]*) continue ;; esac
-    dev=$(readlink -f "$link")
-    [ -b "$dev" ] || continue
-    [ "$(lsblk -dno TYPE "$dev" 2>/dev/null)" = disk ] || continue
+  while read -r dev type; do
+    [ "$type" = disk ] || continue
     [ "$(basename "$dev")" = "$root" ] && continue
-    echo "$dev"
-    return 0
-  done
+    read -ra links <<<"$(udevadm info --query=symlink --name="$dev" 2>/dev/null || true)"
+    for name in "$dev" "\${links[@]/#//dev/}"; do
+      case "$name" in
+        ${patterns})
+          echo "$dev"
+          return 0
+          ;;
+      esac
+    done
+  done < <(lsblk -dnpo NAME,TYPE)
   return 1
 }
 
@@ -248,7 +253,7 @@ mount_storage_disk() {
   log "waiting for the \${STORAGE_DISK_GB} GB storage disk"
   until dev=$(storage_disk_device); do
     if [ "$waited" -ge ${STORAGE_DISK_WAIT_SECONDS} ]; then
-      log "no storage disk appeared within ${STORAGE_DISK_WAIT_SECONDS}s (looked for ${globs})"
+      log "no storage disk appeared within ${STORAGE_DISK_WAIT_SECONDS}s (looked for ${byId.join(', ')})"
       exit 1
     fi
     sleep 5
