@@ -2,6 +2,8 @@
 // size as its cloud makes one (an EBS volume in the EC2 launch, a Hetzner volume attached to the server), control
 // planes get none, the default is the document kind's (Claudie 50, native 0), a replaced node gets its disk again,
 // and destroy leaves no volume behind.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DescribeInstancesCommand, DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import type { Kubeplane } from '@kubeplane/sdk';
@@ -168,6 +170,20 @@ describe('storageDiskSize on the sandbox clouds', () => {
     await w.kp.destroy('disks');
     expect((await w.kp.run({ maxMessages: 20_000 })).stopped).toBe('idle');
     expect(w.sandbox.inventory()).toEqual([]);
+    expect(await hetznerVolumes()).toEqual([]);
+  });
+
+  it("gives each Crusoe VM of a compute pool a data disk of that size (the engine passes it to Crusoe's provider too)", async () => {
+    const example = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'hybrid-hetzner-crusoe-gpu.yaml'), 'utf8');
+    const w = sandboxWorld(6);
+    sandbox = w.sandbox;
+    await w.kp.apply(manifestOf(example.replace('serverType: h100-80gb-sxm-ib.8x', 'serverType: h100-80gb-sxm-ib.8x\n      storageDiskSize: 500')));
+    expect((await w.kp.run({ maxMessages: 20_000 })).stopped).toBe('idle');
+    const vms = [...w.sandbox.crusoe.vms.values()];
+    const disks = [...w.sandbox.crusoe.disks.values()];
+    expect(vms).toHaveLength(2);
+    expect(disks.map((d) => [d.name, d.sizeGiB, d.attachedTo]).sort()).toEqual(vms.map((v) => [`${v.name}-storage`, 500, v.id]).sort());
+    // The Hetzner control plane has none.
     expect(await hetznerVolumes()).toEqual([]);
   });
 });
