@@ -5,24 +5,9 @@ import { EmulatorError } from '../emulator/index.js';
 import { el, items, queryMembers, t } from '../xml.js';
 import { type Ec2Routes, result } from './dialect.js';
 import { offsetPage, selectDescribed, tagAttr } from './filters.js';
-import type { Instance, Tags } from './resources.js';
+import type { Instance, Tags, Volume } from './resources.js';
 import { tagsXml } from './tags.js';
 import type { Ec2World } from './world.js';
-
-export interface Volume {
-  id: string;
-  size: number;
-  type: string;
-  zone: string;
-  createdAt: number;
-  tags: Tags;
-  /** The instance it was launched with, at `device`; volumes here are only ever made by RunInstances. */
-  instanceId: string;
-  device: string;
-  deleteOnTermination: boolean;
-  /** Set when its instance terminated and it outlived it (DeleteOnTermination false): detached, `available`. */
-  detachedAt?: number;
-}
 
 /** Canonical's Ubuntu AMIs map their root device, /dev/sda1, to an 8 GiB snapshot (`aws ec2 describe-images`). */
 export const ROOT_DEVICE = '/dev/sda1';
@@ -83,17 +68,9 @@ export function createVolumes(w: Ec2World, instance: Instance, requested: readon
   }
 }
 
-/** `deleted` once its instance terminated and DeleteOnTermination held; `available` when it outlived it; else `in-use`. */
-export function volumeState(w: Ec2World, v: Volume): 'in-use' | 'available' | 'deleted' {
-  const instance = w.instances.get(v.instanceId);
-  const gone = instance?.terminatedAt !== undefined && w.now() >= instance.terminatedAt;
-  if (!instance || gone) return v.deleteOnTermination ? 'deleted' : 'available';
-  return 'in-use';
-}
-
 /** The volumes attached to an instance, in mapping order: what DescribeInstances lists as its blockDeviceMapping. */
 export function attachedVolumes(w: Ec2World, instanceId: string): Volume[] {
-  return w.volumes.filter((v) => v.instanceId === instanceId && volumeState(w, v) === 'in-use');
+  return w.volumes.filter((v) => v.instanceId === instanceId && w.volumeState(v) === 'in-use');
 }
 
 /** An instance's `blockDeviceMapping` (InstanceBlockDeviceMapping: deviceName, ebs{volumeId, status, attachTime, deleteOnTermination}). */
@@ -114,7 +91,7 @@ export function blockDeviceMappingXml(w: Ec2World, instance: Instance): string {
 }
 
 function volumeXml(w: Ec2World, v: Volume): string {
-  const state = volumeState(w, v);
+  const state = w.volumeState(v);
   return (
     t('volumeId', v.id) +
     t('size', v.size) +
@@ -143,7 +120,7 @@ function volumeXml(w: Ec2World, v: Volume): string {
 }
 
 function volumeAttr(w: Ec2World, v: Volume, name: string): string[] {
-  const attached = volumeState(w, v) === 'in-use';
+  const attached = w.volumeState(v) === 'in-use';
   switch (name) {
     case 'volume-id':
       return [v.id];
@@ -152,7 +129,7 @@ function volumeAttr(w: Ec2World, v: Volume, name: string): string[] {
     case 'volume-type':
       return [v.type];
     case 'status':
-      return [volumeState(w, v)];
+      return [w.volumeState(v)];
     case 'availability-zone':
       return [v.zone];
     case 'attachment.instance-id':
@@ -169,7 +146,7 @@ function volumeAttr(w: Ec2World, v: Volume, name: string): string[] {
 }
 
 function describeVolumes(w: Ec2World, p: URLSearchParams): string {
-  const live = w.volumes.filter((v) => volumeState(w, v) !== 'deleted');
+  const live = w.volumes.filter((v) => w.volumeState(v) !== 'deleted');
   const matched = selectDescribed(
     live,
     p,

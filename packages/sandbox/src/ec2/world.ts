@@ -7,7 +7,6 @@ import type { AwsKeyring } from '../sts/emulator.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
 import { ec2TypeOfferedIn, regionCode } from './catalog.js';
 import { checkIdShape, type Ec2IdKind, notFound } from './ids.js';
-import { type Volume, volumeState } from './volumes.js';
 import {
   type Address,
   CLUSTER_TAG,
@@ -21,6 +20,7 @@ import {
   type Subnet,
   type Taggable,
   type Tags,
+  type Volume,
   type Vpc,
 } from './resources.js';
 
@@ -95,7 +95,7 @@ export class Ec2World {
   /** EBS volumes made with instances; gone from the inventory once deleted with their instance (DeleteOnTermination). */
   readonly volumes: Collection<string, Volume> = this.store.collection('volumes', {
     kind: 'volume',
-    inventory: (v) => (volumeState(this, v) === 'deleted' ? undefined : item('volume', v.id, v.tags, volumeState(this, v))),
+    inventory: (v) => (this.volumeState(v) === 'deleted' ? undefined : item('volume', v.id, v.tags, this.volumeState(v))),
   });
   /** RunInstances ClientTokens seen, for idempotency. */
   readonly clientTokens: Collection<string, ClientTokenUse> = this.store.collection('clientTokens');
@@ -134,6 +134,14 @@ export class Ec2World {
     if (i.terminatedAt !== undefined) return now >= i.terminatedAt ? { code: 48, name: 'terminated' } : { code: 32, name: 'shutting-down' };
     if (i.stoppedAt !== undefined) return now >= i.stoppedAt ? { code: 80, name: 'stopped' } : { code: 64, name: 'stopping' };
     return now >= i.runningAt ? { code: 16, name: 'running' } : { code: 0, name: 'pending' };
+  }
+
+  /** A volume is `deleted` once its instance terminated and DeleteOnTermination held, `available` when it outlived it, else `in-use`. */
+  volumeState(v: Volume): 'in-use' | 'available' | 'deleted' {
+    const instance = this.instances.get(v.instanceId);
+    const gone = instance?.terminatedAt !== undefined && this.now() >= instance.terminatedAt;
+    if (!instance || gone) return v.deleteOnTermination ? 'deleted' : 'available';
+    return 'in-use';
   }
 
   /** Whether DescribeInstances shows the instance: after its launch's lag, and until an hour after it terminated. */
@@ -183,7 +191,7 @@ export class Ec2World {
       ...[...this.routeTables.values()].map(of('route-table')),
       ...[...this.addresses.values()].map((a) => ({ id: a.allocationId, type: 'elastic-ip', tags: a.tags })),
       ...[...this.keyPairs.values()].map(of('key-pair')),
-      ...this.volumes.filter((v) => volumeState(this, v) !== 'deleted').map(of('volume')),
+      ...this.volumes.filter((v) => this.volumeState(v) !== 'deleted').map(of('volume')),
     ];
   }
 

@@ -323,24 +323,6 @@ runcmd:
     await world.settle();
   });
 
-  it('close() leaves no namespace and no wireguard-go process behind', async () => {
-    const [a, b] = meshPair('close', ['198.18.0.101', '198.18.0.102'], ['10.94.0.1', '10.94.0.2'], [true, false]);
-    await world.boot(a);
-    await world.boot(b);
-    await world.settle();
-    const prefix = world.host.prefix;
-    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(prefix);
-    // Other worktrees may run wireguard-go too: look only at the ones in this run's namespaces.
-    const ours = world.machines.flatMap((m) => execFileSync('ip', ['netns', 'pids', m.namespace], { encoding: 'utf8' }).split(/\s+/).filter(Boolean));
-    const wireguardGo = (): string[] =>
-      ours.filter((pid) => /^wireguard-go$/m.test(readFile(`/proc/${pid}/comm`)) && !/^State:\s+Z/m.test(readFile(`/proc/${pid}/status`)));
-    expect(wireguardGo().length).toBe(2);
-    await world.close();
-    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(prefix);
-    expect(wireguardGo()).toEqual([]);
-    expect(execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })).not.toContain(prefix);
-  });
-
   it("gives a machine the disks its cloud attached, never the host's: the bootstrap formats and mounts its storage disk by UUID, and a reboot mounts it again", async () => {
     const node = {
       name: 'disk-0',
@@ -372,7 +354,10 @@ runcmd:
       '\nmount_storage_disk\n',
     );
     const m: SandboxVm = {
-      ...vm('disk-0', '198.18.0.60', `#cloud-config
+      ...vm(
+        'disk-0',
+        '198.18.0.60',
+        `#cloud-config
 hostname: disk-0
 write_files:
   - path: /usr/local/sbin/storage-disk
@@ -381,7 +366,8 @@ write_files:
     content: ${Buffer.from(bootstrap).toString('base64')}
 runcmd:
   - [/usr/local/sbin/storage-disk]
-`),
+`,
+      ),
       dataDisks: [{ byId: 'scsi-0HC_Volume_4711', sizeGB: 50 }],
     };
     await world.boot(m);
@@ -395,5 +381,23 @@ runcmd:
     expect((await world.exec(m, 'cat /opt/claudie/data/file')).stdout).toBe('kept\n');
     // Nothing of the host's is a disk of the machine's.
     expect((await world.exec(m, 'blkid -s TYPE -o value /dev/sda; echo "exit $?"')).stdout).toBe('exit 32\n');
+  });
+
+  it('close() leaves no namespace and no wireguard-go process behind', async () => {
+    const [a, b] = meshPair('close', ['198.18.0.101', '198.18.0.102'], ['10.94.0.1', '10.94.0.2'], [true, false]);
+    await world.boot(a);
+    await world.boot(b);
+    await world.settle();
+    const prefix = world.host.prefix;
+    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(prefix);
+    // Other worktrees may run wireguard-go too: look only at the ones in this run's namespaces.
+    const ours = world.machines.flatMap((m) => execFileSync('ip', ['netns', 'pids', m.namespace], { encoding: 'utf8' }).split(/\s+/).filter(Boolean));
+    const wireguardGo = (): string[] =>
+      ours.filter((pid) => /^wireguard-go$/m.test(readFile(`/proc/${pid}/comm`)) && !/^State:\s+Z/m.test(readFile(`/proc/${pid}/status`)));
+    expect(wireguardGo().length).toBe(2);
+    await world.close();
+    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(prefix);
+    expect(wireguardGo()).toEqual([]);
+    expect(execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })).not.toContain(prefix);
   });
 });

@@ -452,9 +452,17 @@ describe('what each node does at boot', () => {
     mkdirSync(bin, { recursive: true });
     const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
     stub('findmnt', 'echo /dev/nvme0n1p1');
-    stub('lsblk', 'case "$*" in *PKNAME*) echo nvme0n1 ;; *NAME,TYPE*) printf "/dev/nvme0n1 disk\\n/dev/nvme1n1 disk\\n/dev/nvme2n1 disk\\n/dev/nvme2n1p1 part\\n" ;; esac');
+    stub(
+      'lsblk',
+      'case "$*" in *PKNAME*) echo nvme0n1 ;; *NAME,TYPE*) printf "/dev/nvme0n1 disk\\n/dev/nvme1n1 disk\\n/dev/nvme2n1 disk\\n/dev/nvme2n1p1 part\\n" ;; esac',
+    );
     const links = (disks: Record<string, string>) =>
-      stub('udevadm', `case "$*" in ${Object.entries(disks).map(([dev, l]) => `*--name=${dev}) echo "${l}" ;;`).join(' ')} esac`);
+      stub(
+        'udevadm',
+        `case "$*" in ${Object.entries(disks)
+          .map(([dev, l]) => `*--name=${dev}) echo "${l}" ;;`)
+          .join(' ')} esac`,
+      );
     links({
       '/dev/nvme0n1': 'disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0aaaaaaaaaaaaaaaa disk/by-path/pci-0000:00:04.0-nvme-1',
       '/dev/nvme1n1': 'disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1 disk/by-path/pci-0000:00:1f.0-nvme-1',
@@ -463,7 +471,10 @@ describe('what each node does at boot', () => {
     const find = () => run('bash', ['-c', `PATH=${bin}:$PATH\n${shellFunction(script, 'storage_disk_device')}storage_disk_device`]);
     expect(find()).toMatchObject({ status: 0, stdout: '/dev/nvme2n1\n' });
     // Before the volume is attached, only the root and instance storage: nothing is taken.
-    links({ '/dev/nvme0n1': 'disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0aaaaaaaaaaaaaaaa', '/dev/nvme1n1': 'disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1' });
+    links({
+      '/dev/nvme0n1': 'disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0aaaaaaaaaaaaaaaa',
+      '/dev/nvme1n1': 'disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1',
+    });
     expect(find()).toMatchObject({ status: 1, stdout: '' });
   });
 

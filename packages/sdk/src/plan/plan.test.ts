@@ -133,7 +133,10 @@ describe('plan', () => {
 
   it("gives a Claudie document's compute pools Claudie's default disk of 50 GB, and its control pools none", () => {
     const claudie = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'claudie-bursting.yaml'), 'utf8');
-    const pools = desired(claudie.replace('        storageDiskSize: 200\n', '')).clusters.flatMap((c) => [...c.pools, ...c.loadBalancers.flatMap((l) => l.pools)]);
+    const pools = desired(claudie.replace('        storageDiskSize: 200\n', '')).clusters.flatMap((c) => [
+      ...c.pools,
+      ...c.loadBalancers.flatMap((l) => l.pools),
+    ]);
     expect(pools.map((x) => [x.name, x.role, x.storageDiskSize])).toEqual([
       ['aws-control', 'control', 0],
       ['aws-worker', 'compute', 50],

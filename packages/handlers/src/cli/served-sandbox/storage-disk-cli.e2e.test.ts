@@ -65,7 +65,11 @@ describe("storageDiskSize through the clouds' CLIs", () => {
       ] as const) {
         const instances = await poolInstances(region, pool);
         expect(instances.length, pool).toBeGreaterThan(0);
-        for (const i of instances) expect(i.BlockDeviceMappings.map((m) => m.DeviceName), pool).toEqual(['/dev/sda1']);
+        for (const i of instances)
+          expect(
+            i.BlockDeviceMappings.map((m) => m.DeviceName),
+            pool,
+          ).toEqual(['/dev/sda1']);
       }
       const data = await aws<Volumes>('eu-central-2', 'ec2', 'describe-volumes', '--filters', 'Name=attachment.device,Values=/dev/sdf');
       expect(data.Volumes).toEqual([]);

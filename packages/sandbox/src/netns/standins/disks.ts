@@ -50,5 +50,12 @@ export function makeFilesystem(disk: MachineDisk, type: string, label: string): 
 
 /** The real program of that name, for what is no disk of the machine's (util-linux and udev on the host). */
 export function refuseHostDevice(command: string, device: string): never {
-  throw new StandinFailure(`${command}: ${device}: not a disk of this sandbox machine (its disks: ${machineDisks().map((d) => d.device).join(', ') || 'none'})`, 32);
+  throw new StandinFailure(
+    `${command}: ${device}: not a disk of this sandbox machine (its disks: ${
+      machineDisks()
+        .map((d) => d.device)
+        .join(', ') || 'none'
+    })`,
+    32,
+  );
 }
