@@ -105,6 +105,56 @@ export const FIELD_FATES: Record<string, Fate> = {
     effect: "the cloud: which provider makes the machines, its credentials and its nodes' identity",
     proof: proofs([NODE_IDENTITY, "gives AWS Nodes aws:///<zone>/<instance id> with the region, the instance's zone and type, and Hetzner Nodes theirs"]),
   },
+  'secretRef.name': {
+    effect: "Claudie's form: the credential keys read from a Kubernetes Secret in the cluster a kubeconfig context names",
+    proof: proofs(
+      ['packages/handlers/src/cli/commands/secrets-context.test.ts', "hands the cloud the token read from the Secret: Hetzner's catalogs answer it"],
+      ['packages/handlers/src/cli/commands/secrets-context.test.ts', 'with --sandbox and a context, builds the cluster once the Secret reads'],
+      ['packages/handlers/src/cli/commands/secrets-context.test.ts', 'refuses a Kubernetes Secret without a context, rather than read the current one'],
+    ),
+  },
+  'secretRef.namespace': {
+    effect: 'the namespace of that Secret',
+    proof: proofs([
+      'packages/handlers/src/cli/commands/secrets-context.test.ts',
+      'names the Secret the named cluster does not hold, with the file and line of the secretRef, and records nothing',
+    ]),
+  },
+  'providers[].templates.repository': {
+    warns: {
+      why: "Claudie's template repositories: kubeplane renders its own machines",
+      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templates').repository = 'https://github.com/berops/claudie-config'), at: 'providers[0].templates' },
+      says: 'templates is not used',
+    },
+  },
+  'providers[].templates.path': {
+    warns: {
+      why: "Claudie's template repositories: kubeplane renders its own machines",
+      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templates').path = 'templates/terraformer/aws'), at: 'providers[0].templates' },
+      says: 'templates is not used',
+    },
+  },
+  'providers[].templates.tag': {
+    warns: {
+      why: "Claudie's template repositories: kubeplane renders its own machines",
+      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templates').tag = 'v0.9.8'), at: 'providers[0].templates' },
+      says: 'templates is not used',
+    },
+  },
+  'providers[].templatesRef.name': {
+    warns: {
+      why: "Claudie's template repositories: kubeplane renders its own machines",
+      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templatesRef').name = 'pinned'), at: 'providers[0].templatesRef' },
+      says: 'templatesRef is not used',
+    },
+  },
+  'providers[].templatesRef.namespace': {
+    warns: {
+      why: "Claudie's template repositories: kubeplane renders its own machines",
+      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templatesRef').namespace = 'claudie'), at: 'providers[0].templatesRef' },
+      says: 'templatesRef is not used',
+    },
+  },
   'secretRef.env': {
     effect: 'credential keys read from environment variables by the local runtime',
     proof: proofs([
@@ -125,6 +175,13 @@ export const FIELD_FATES: Record<string, Fate> = {
       'test/serverless/runtime-roles.e2e.test.ts',
       'ran as a deploy would: the project applied, repaired, destroyed, made again, poisoned, and destroyed',
     ]),
+  },
+  'secretRef.awsSecretsManager.region': {
+    effect: "the Region whose Secrets Manager holds the secret (the function's own without one)",
+    proof: proofs(
+      ['packages/handlers/src/aws/runtime-secret-region.test.ts', "reads a secret in another Region from that Region's Secrets Manager, not the function's"],
+      ['packages/handlers/src/aws/runtime-secret-region.test.ts', "reads a secret whose reference names no Region from the function's own Region"],
+    ),
   },
   'secretRef.gcpSecretManager.secret': {
     effect: "the Google Cloud runtime reads the secret's JSON of credential keys",
@@ -176,6 +233,18 @@ export const FIELD_FATES: Record<string, Fate> = {
       says: "externalNetworkName is OpenStack's",
     },
   },
+  'nodePools.dynamic[].machineSpec.nvidiaGpuCount': {
+    effect: "the autoscaler template's GPUs and GPU label where the catalog does not answer",
+    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType']),
+  },
+  'nodePools.dynamic[].machineSpec.nvidiaGpuType': {
+    effect: 'the GPU type the adapter offers for the template',
+    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType']),
+  },
+  'nodePools.dynamic[].machineSpec.nvidiaGpu': {
+    effect: "Claudie's deprecated GPU count, read as nvidiaGpuCount",
+    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', "takes Claudie's deprecated nvidiaGpu as the GPU count"]),
+  },
   'nodePools.dynamic[].machineSpec.vram': {
     warns: {
       why: "VastAI's, to match offers (VastAI pools have no provider yet, which apply says); on other clouds the server type decides",
@@ -186,6 +255,13 @@ export const FIELD_FATES: Record<string, Fate> = {
       },
       says: "vram is VastAI's",
     },
+  },
+  'nodePools.dynamic[].providerSpec.subnet': {
+    effect: "an existing Crusoe subnet the machines and the managed cluster are put in, never deleted",
+    proof: proofs(
+      ['test/lifecycle/crusoe-cmk-day-two.test.ts', 'is created in the existing subnet the manifest names, without a VPC of its own'],
+      ['test/lifecycle/crusoe-cmk-day-two.test.ts', 'is destroyed: its rules go, the existing subnet and its VPC stay'],
+    ),
   },
   'nodePools.dynamic[].count': {
     effect: 'how many machines; a change scales the pool up or down',
@@ -215,15 +291,43 @@ export const FIELD_FATES: Record<string, Fate> = {
   },
   'nodePools.dynamic[].machineSpec.cpuCount': {
     effect: "the autoscaler template's CPUs where the catalog does not know the type (the catalog wins where it does)",
-    proof: proofs(['test/lifecycle/pool-scaling.test.ts', "takes the template's size from the server type, not from a machineSpec that asks for more"]),
+    proof: proofs(
+      ['test/lifecycle/pool-scaling.test.ts', "takes the template's size from the server type, not from a machineSpec that asks for more"],
+      ['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType'],
+    ),
   },
   'nodePools.dynamic[].machineSpec.memory': {
     effect: "the autoscaler template's memory where the catalog does not know the type",
-    proof: proofs(['test/lifecycle/pool-scaling.test.ts', "takes the template's size from the server type, not from a machineSpec that asks for more"]),
+    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType']),
   },
   'nodePools.dynamic[].labels': {
     effect: 'labels on every node of the pool, changed in place',
     proof: proofs([NODE_IDENTITY, "gives AWS Nodes aws:///<zone>/<instance id> with the region, the instance's zone and type, and Hetzner Nodes theirs"]),
+  },
+  'nodePools.dynamic[].annotations': {
+    effect: "annotations on every node of the pool, changed and removed in place, others' kept",
+    proof: proofs(
+      ['test/lifecycle/node-annotations.test.ts', "are put on every node of the pool, one added later too, with the record of kubeplane's keys, and on no other pool's"],
+      ['test/lifecycle/node-annotations.test.ts', 'changes and removes them on the next apply, keeping the annotations others put on the Nodes'],
+      ['packages/handlers/src/cli/served-sandbox/kubectl-annotations.e2e.test.ts', "shows the pool's annotations on its nodes (kubectl get node -o jsonpath='{.metadata.annotations}')"],
+    ),
+  },
+  'nodePools.dynamic[].spot': {
+    effect: 'spot machines (EC2 spot instances); refused on clouds whose API cannot ask for one',
+    proof: proofs([
+      'packages/handlers/src/cli/served-sandbox/aws-cli-spot.e2e.test.ts',
+      "describe-instances shows the spot pool's instances as spot with their spot requests, and the on-demand pools' without",
+    ]),
+  },
+  'taints[].timeAdded': {
+    warns: {
+      why: "Kubernetes' Taint.timeAdded, set by the node controller: accepted from Claudie's CRD and not applied",
+      example: {
+        file: CLAUDIE_EXAMPLE,
+        edit: (d) => void (at(d, 'spec.nodePools.dynamic.1').taints = [{ key: 'a', effect: 'NoSchedule', timeAdded: '2024-05-01T12:00:00Z' }]),
+        at: 'nodePools.dynamic[1].taints[0].timeAdded',
+      },
+    },
   },
   'taints[].key': {
     effect: 'taints on every node of the pool',
@@ -251,6 +355,23 @@ export const FIELD_FATES: Record<string, Fate> = {
     proof: proofs(['test/lifecycle/static-pools.e2e.test.ts', 'drains the node it loses, resets its machine over SSH and leaves nothing of kubeplane on it']),
   },
 
+  'nodePools.static[].nodes[].username': {
+    effect: 'the SSH user the machine is reached as (sudo when not root)',
+    proof: proofs(['test/lifecycle/static-access.test.ts', "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints"], ['test/lifecycle/static-access.test.ts', 'fails for a user the machine does not let in: an authentication failure that names the user']),
+  },
+  'nodePools.static[].sshPort': {
+    effect: 'the port SSH dials',
+    proof: proofs(['test/lifecycle/static-access.test.ts', "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints"], ['test/lifecycle/static-access.test.ts', "fails on a port the machine's sshd is not on: connection refused, naming the node, user, endpoint and port"]),
+  },
+  'nodePools.static[].labels': {
+    effect: 'labels on every static node of the pool',
+    proof: proofs(['test/lifecycle/static-access.test.ts', "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints"]),
+  },
+  'nodePools.static[].annotations': {
+    effect: 'annotations on every static node of the pool (the same node-metadata step as dynamic pools)',
+    proof: proofs(['test/lifecycle/node-annotations.test.ts', "are put on every node of the pool, one added later too, with the record of kubeplane's keys, and on no other pool's"]),
+  },
+
   // Clusters.
   'kubernetes.clusters[].name': {
     effect: "the cluster's identity: node names, kubeconfig, status and destroy address",
@@ -263,6 +384,10 @@ export const FIELD_FATES: Record<string, Fate> = {
       'upgrades in place, control plane first, one node at a time, each drained and back in service before the next',
     ]),
   },
+  'kubernetes.clusters[].network': {
+    effect: "the overlay network every node's address comes from",
+    proof: proofs(['test/lifecycle/manifest-effects.test.ts', "gives every node an overlay address in the manifest's network: the SDK's current state and each Node's InternalIP"]),
+  },
   'kubernetes.clusters[].pools.control': {
     effect: 'the pools whose nodes run the control plane',
     proof: proofs([
@@ -273,6 +398,24 @@ export const FIELD_FATES: Record<string, Fate> = {
   'kubernetes.clusters[].pools.compute': {
     effect: 'the pools whose nodes join as workers',
     proof: proofs([HYBRID, 'scales a pool up and down, adds and removes a pool, then is destroyed leaving nothing behind']),
+  },
+  'kubernetes.clusters[].installationProxy.mode': {
+    effect: 'on, off, or default (only with Hetzner nodes): the proxy written into every machine\'s user-data',
+    proof: proofs(
+      ['packages/sdk/src/bootstrap/installation-proxy.test.ts', 'with mode default, only when a Kubernetes node of the cluster is on Hetzner'],
+      ['test/lifecycle/installation-proxy.test.ts', 'puts the proxy in every Hetzner machine of a mode default cluster, whose nodes all join'],
+    ),
+  },
+  'kubernetes.clusters[].installationProxy.endpoint': {
+    effect: 'the proxy URL apt, containerd and the kubelet use',
+    proof: proofs(['packages/sdk/src/bootstrap/installation-proxy.test.ts', "with mode on, through Claudie's proxy unless an endpoint is given, with Hetzner nodes or without"]),
+  },
+  'kubernetes.clusters[].installationProxy.noProxy': {
+    effect: 'hosts and networks added to NO_PROXY',
+    proof: proofs([
+      'packages/sdk/src/bootstrap/installation-proxy.test.ts',
+      "lists in NO_PROXY Claudie's defaults with the cluster's own ranges, its networks, the API names, the metadata address and the user's",
+    ]),
   },
   'kubernetes.clusters[].controlPlane': {
     effect: 'managed: the provider runs the control plane (Crusoe Managed Kubernetes)',
@@ -339,6 +482,24 @@ export const FIELD_FATES: Record<string, Fate> = {
     effect: 'who may reach the nodes over SSH',
     proof: proofs([CMK, 'has the VPC rules the manifest asks for, beside the ones CMK keeps for its control plane']),
   },
+  'kubernetes.clusters[].upgrade.strategy': {
+    effect: 'rolling: workers follow the control plane in place; on-delete: they keep their version until replaced',
+    proof: proofs(['test/lifecycle/manifest-effects.test.ts', 'on-delete: the control plane moves to the new version, the workers keep theirs until replaced']),
+  },
+  'kubernetes.clusters[].upgrade.maxSurge': {
+    effect: 'how many workers an in-place upgrade drains and upgrades at a time',
+    proof: proofs(
+      ['test/lifecycle/manifest-effects.test.ts', 'rolling with maxSurge 2: workers are drained and upgraded two at a time, after the control plane'],
+      ['test/lifecycle/manifest-effects.test.ts', 'rolling with maxSurge 0 or left out: one worker at a time'],
+    ),
+  },
+  'kubernetes.clusters[].encryption.secretsAtRest': {
+    effect: 'Secrets encrypted in etcd (an EncryptionConfiguration the apiserver reads), or not',
+    proof: proofs(
+      ['packages/handlers/src/cli/commands/render-fields.test.ts', 'secretsAtRest true: the control plane gets an EncryptionConfiguration and the apiserver reads it'],
+      ['packages/handlers/src/cli/commands/render-fields.test.ts', 'secretsAtRest false: no EncryptionConfiguration anywhere, and no encryption-provider-config flag on the apiserver'],
+    ),
+  },
   'kubernetes.clusters[].remediation.notReadyMinutes': {
     effect: 'a worker NotReady this long is replaced; 0 never',
     proof: proofs(
@@ -368,6 +529,14 @@ export const FIELD_FATES: Record<string, Fate> = {
     effect: "the pools whose nodes receive the role's traffic",
     proof: proofs([HYBRID, 'scales a pool up and down, adds and removes a pool, then is destroyed leaving nothing behind']),
   },
+  'loadBalancers.roles[].settings.proxyProtocol': {
+    effect: 'the PROXY protocol header towards the targets (tcp roles, default on; never the API role)',
+    proof: proofs(['packages/handlers/src/cli/commands/render-fields.test.ts', 'PROXY protocol on for a TCP role by default and off when settings say so, never on the API role or a UDP role; sticky only when asked']),
+  },
+  'loadBalancers.roles[].settings.stickySessions': {
+    effect: 'a client sent to the same target (source-address hash)',
+    proof: proofs(['packages/handlers/src/cli/commands/render-fields.test.ts', 'PROXY protocol on for a TCP role by default and off when settings say so, never on the API role or a UDP role; sticky only when asked']),
+  },
   'loadBalancers.clusters[].name': {
     effect: "the load balancer's identity",
     proof: proofs([HYBRID, "changes a load balancer's roles in place: the firewall opens the new port, and the LB nodes get the new nginx configuration"]),
@@ -390,6 +559,13 @@ export const FIELD_FATES: Record<string, Fate> = {
   'loadBalancers.clusters[].dns.hostname': {
     effect: "the record's name in the zone",
     proof: proofs([HYBRID, 'is created: machines in both clouds, DNS, every node Ready, a kubeconfig']),
+  },
+  'loadBalancers.clusters[].dns.alternativeNames': {
+    effect: 'one more record per name, pointing at the load balancer, removed on destroy',
+    proof: proofs([
+      'test/lifecycle/manifest-effects.test.ts',
+      'gives each alternative name a record pointing at the load balancer, read back from Route 53, and removes them on destroy',
+    ]),
   },
   'loadBalancers.clusters[].targetedK8s': {
     effect: 'the cluster the load balancer serves',

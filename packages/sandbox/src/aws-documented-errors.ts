@@ -45,6 +45,7 @@ export const EC2_DOCUMENTED_ERRORS: Readonly<Record<string, string>> = Object.fr
     'InvalidSubnetID.NotFound',
     'InvalidVpc.Range',
     'InvalidVpcID.Malformed',
+    'InvalidVolume.NotFound',
     'InvalidVpcID.NotFound',
     'MissingParameter',
     'RequestExpired',

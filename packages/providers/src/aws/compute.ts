@@ -1,7 +1,7 @@
 // The AWS provider's machines: EC2 instances launched with a client token (a retry returns the same instance),
 // listed through a short-lived view of the cluster's instances, looked up by name and terminated.
 import { createHash } from 'node:crypto';
-import type { Filter, Instance } from '@aws-sdk/client-ec2';
+import type { BlockDeviceMapping, Filter, Instance } from '@aws-sdk/client-ec2';
 import {
   CLUSTER_ID_TAG,
   KubeplaneError,
@@ -33,6 +33,18 @@ export const SPOT_MARKET_OPTIONS = {
   MarketType: 'spot',
   SpotOptions: { SpotInstanceType: 'one-time', InstanceInterruptionBehavior: 'terminate' },
 } as const;
+
+/**
+ * The storage disk (the pool's storageDiskSize) as a second EBS volume of the launch, made and deleted with the
+ * instance. /dev/sdf: the first of the names the EC2 User Guide recommends for EBS volumes on HVM instances
+ * (/dev/sd[f-p]; sd[b-e] are for instance store); Nitro instances show it as an NVMe disk whose serial is its volume
+ * id, which the node's bootstrap finds it by (providers-data/aws.ts). gp3: its baseline IOPS do not depend on size.
+ */
+export const STORAGE_DISK_DEVICE = '/dev/sdf';
+
+function storageDiskMapping(sizeGiB: number): BlockDeviceMapping {
+  return { DeviceName: STORAGE_DISK_DEVICE, Ebs: { VolumeSize: sizeGiB, VolumeType: 'gp3', DeleteOnTermination: true } };
+}
 
 export class AwsCompute {
   readonly #calls: Ec2Calls;
@@ -179,6 +191,7 @@ export class AwsCompute {
             ...(groupIds.length ? { SecurityGroupIds: groupIds } : {}),
             ...(request.sshKeyName ? { KeyName: request.sshKeyName } : {}),
             ...(request.zone && !subnetId ? { Placement: { AvailabilityZone: request.zone } } : {}),
+            ...(request.storageDiskGiB && request.storageDiskGiB > 0 ? { BlockDeviceMappings: [storageDiskMapping(request.storageDiskGiB)] } : {}),
             // The interface too: a policy that confines a session to its cluster can then require the tag on everything made.
             TagSpecifications: this.#calls.tagSpecs(['instance', 'volume', 'network-interface'], request.clusterId, request.name, extra),
           }),

@@ -53,6 +53,7 @@ import {
   serverSchema,
   serverTypeSchema,
   sshKeySchema,
+  volumeSchema,
   type HetznerFirewall,
   type HetznerFirewallRule,
   type HetznerServer,
@@ -77,6 +78,11 @@ export interface HetznerProviderOptions {
 }
 
 const anyObject = z.object({}).passthrough();
+
+/** A node's storage volume: named after its server (volume names are unique per project). */
+export function storageVolumeName(node: string): string {
+  return `${node}-storage`;
+}
 
 /**
  * Hetzner places servers and primary IPs by location (`fsn1`). A zone written as a datacenter (`fsn1-dc14`,
@@ -206,7 +212,9 @@ export class HetznerProvider implements Provider {
       ...(r.placementGroupName ? [`placement_groups/${r.placementGroupName}`] : []),
       ...(r.reservedIpName ? [`primary_ips/${r.reservedIpName}`] : []),
     ];
-    return 1 + ids.filter((id) => !this.#ids.has(id)).length;
+    // The storage volume: a lookup by name and its create.
+    const volume = r.storageDiskGiB && r.storageDiskGiB > 0 ? 2 : 0;
+    return 1 + volume + ids.filter((id) => !this.#ids.has(id)).length;
   }
 
   #selector(clusterId: string, nodepool?: string): string {
@@ -345,6 +353,8 @@ export class HetznerProvider implements Provider {
     try {
       const created = await this.client.request('POST', 'servers', z.object({ server: serverSchema }), { body, resource: request.name });
       this.#ids.set(`servers/${request.name}`, created.server.id);
+      const volume = await this.#ensureStorageVolume(request, created.server.id);
+      if (volume) return volume;
       return done(this.#nodeInfo(created.server));
     } catch (error) {
       if (!(error instanceof KubeplaneError) || error.details.code !== 'uniqueness_error') throw this.#withResource(error, request.name);
@@ -355,8 +365,59 @@ export class HetznerProvider implements Provider {
       if (existing.status === 'deleting')
         return pending('dependency', 5, `server ${request.name} is being deleted; its replacement is created once it is gone`);
       this.#ids.set(`servers/${request.name}`, existing.id);
+      const volume = await this.#ensureStorageVolume(request, existing.id);
+      if (volume) return volume;
       return done(this.#nodeInfo(existing));
     }
+  }
+
+  /**
+   * The node's storage disk (NodeRequest.storageDiskGiB) as a Hetzner volume named `<node>-storage`, labelled like the
+   * server, created attached to it (POST /volumes with `server`). ext4 from the API (`format`), so the node finds a
+   * filesystem; `automount: false`, because the node mounts it itself at Claudie's /opt/claudie/data by its
+   * filesystem UUID (docs/bootstrap.md), where automount would put it under /mnt. A volume of that name left detached
+   * (a server made again after a crash) is attached rather than made twice. Pending while it cannot be done yet.
+   */
+  async #ensureStorageVolume(request: NodeRequest, serverId: number): Promise<Outcome<NodeInfo> | undefined> {
+    const size = request.storageDiskGiB ?? 0;
+    if (size <= 0) return undefined;
+    const name = storageVolumeName(request.name);
+    const labels = { ...(request.labels ?? {}), [CLUSTER_ID_TAG]: request.clusterId, [NODEPOOL_TAG]: request.nodepool };
+    const existing = await this.#findByName('volumes', 'volumes', volumeSchema, name);
+    if (existing) {
+      this.#ownedBy(existing.labels, request.clusterId, 'volume', name);
+      if (existing.server === serverId) return undefined;
+      if (existing.server !== null) return pending('dependency', 5, `volume ${name} is still attached to the server this node replaces`);
+      await this.client.request('POST', `volumes/${existing.id}/actions/attach`, anyObject, { body: { server: serverId, automount: false }, resource: name });
+      return undefined;
+    }
+    try {
+      await this.client.request('POST', 'volumes', anyObject, {
+        body: { name, size, server: serverId, format: 'ext4', automount: false, labels },
+        resource: name,
+      });
+    } catch (error) {
+      if (!(error instanceof KubeplaneError) || error.details.code !== 'uniqueness_error') throw this.#withResource(error, name);
+      return pending('dependency', 2, `volume ${name} is being created by another call`);
+    }
+    return undefined;
+  }
+
+  /**
+   * A deleted node's storage volume goes with it: DELETE /servers detaches it ("Volumes ... are detached"), and a
+   * volume can be deleted only once detached (DELETE /volumes/{id}: "must not be attached to a Server"). Pending while
+   * it is still attached; done when there is none.
+   */
+  async #deleteStorageVolume(ref: NodeRef): Promise<Outcome<void>> {
+    const name = storageVolumeName(ref.name);
+    const volume = await this.#findByName('volumes', 'volumes', volumeSchema, name);
+    if (!volume) return done(undefined);
+    this.#ownedBy(volume.labels, ref.clusterId, 'volume', name);
+    if (volume.server !== null) {
+      await this.client.request('POST', `volumes/${volume.id}/actions/detach`, anyObject, { resource: name });
+      return pending('in-progress', 3, `volume ${name} is being detached from ${ref.name} before it is deleted`);
+    }
+    return this.#deleteId('volumes', volume.id, name);
   }
 
   #withResource(error: unknown, resource: string): unknown {
@@ -386,7 +447,7 @@ export class HetznerProvider implements Provider {
     let id = this.#ids.get(`servers/${ref.name}`);
     if (id === undefined) {
       const found = await this.#findByName('servers', 'servers', serverSchema, ref.name);
-      if (!found) return done(undefined);
+      if (!found) return this.#deleteStorageVolume(ref);
       this.#ownedBy(found.labels, ref.clusterId, 'server', ref.name);
       id = found.id;
     }
@@ -396,7 +457,7 @@ export class HetznerProvider implements Provider {
       if (!(error instanceof KubeplaneError && error.kind === 'not-found')) throw error;
     }
     this.#ids.delete(`servers/${ref.name}`);
-    return done(undefined);
+    return this.#deleteStorageVolume(ref);
   }
 
   async #ensureNetwork(request: NetworkRequest, clash?: KubeplaneError): Promise<Outcome<NetworkInfo>> {
@@ -625,6 +686,7 @@ export class HetznerProvider implements Provider {
     const item = z.object({ id: z.number(), name: z.string() });
     const kinds: Array<[string, TaggedResource['kind']]> = [
       ['servers', 'node'],
+      ['volumes', 'volume'],
       ['primary_ips', 'reserved-ip'],
       ['firewalls', 'firewall'],
       ['ssh_keys', 'ssh-key'],
@@ -665,6 +727,15 @@ export class HetznerProvider implements Provider {
     }
     for (const record of await this.dns.tagged(clusterId)) await this.dns.deleteTagged(record);
     let waiting = 0;
+    // Volumes after their servers: a deleted server's volumes are detached, and only a detached volume can be deleted.
+    for (const v of await this.client.list('volumes', 'volumes', volumeSchema, selector)) {
+      if (v.server !== null) {
+        await this.client.request('POST', `volumes/${v.id}/actions/detach`, anyObject, { resource: v.name });
+        waiting += 1;
+        continue;
+      }
+      if ((await this.#deleteId('volumes', v.id, v.name)).status === 'pending') waiting += 1;
+    }
     for (const path of ['primary_ips', 'firewalls', 'ssh_keys', 'placement_groups', 'networks']) {
       for (const r of await this.client.list(path, path, item, selector)) {
         const outcome = await this.#deleteId(path, r.id, r.name);

@@ -76,6 +76,9 @@ export type HetznerPrimaryIp = z.infer<typeof primaryIpSchema>;
 export const sshKeySchema = z.object({ id: z.number(), name: z.string(), labels: labelsSchema, fingerprint: z.string() });
 export type HetznerSshKey = z.infer<typeof sshKeySchema>;
 
+/** A volume (GET /volumes): `server` is the id it is attached to, or null. */
+export const volumeSchema = z.object({ id: z.number(), name: z.string(), labels: labelsSchema, size: z.number(), server: z.number().nullable() });
+
 export const placementGroupSchema = z.object({ id: z.number(), name: z.string(), labels: labelsSchema });
 
 /** `deprecation_info` (hetzner-cloud-openapi.json): set when deprecated; unusable for creation after `unavailable_after`. */

@@ -35,7 +35,7 @@ import { createDefaultVpc, networkingRoutes } from './networking.js';
 import { completeOperation, loadOperation, operationRoutes, type SavedOperation, saveOperation } from './operations.js';
 import { CrusoeRouter } from './router.js';
 import { signatureFault } from './signature.js';
-import { storageRoutes } from './storage.js';
+import { diskSerialNumber, storageRoutes } from './storage.js';
 import { type CrusoeOperation, CrusoeWorld } from './world.js';
 
 export { CRUSOE_API, CRUSOE_CLOUD, CRUSOE_LATENCY, type CrusoeEmulatorOptions, type CrusoeInventoryItem } from './model.js';
@@ -219,7 +219,14 @@ export class CrusoeEmulator implements SandboxVmSource {
       },
       ...(v.publicIp ? { publicIPv4: v.publicIp.address } : {}),
       ...(v.node ? { managed: structuredClone(v.node) } : {}),
+      ...this.#dataDisks(v.id),
     }));
+  }
+
+  /** A VM's data disks as virtio disks named by their serial number (udev's by-id `virtio-<serial>`). */
+  #dataDisks(vmId: string): Pick<SandboxVm, 'dataDisks'> {
+    const disks = this.disks.filter((d) => d.attachedTo === vmId).map((d) => ({ byId: `virtio-${diskSerialNumber(d.id)}`, sizeGB: d.sizeGiB }));
+    return disks.length ? { dataDisks: disks } : {};
   }
 
   /** The CMK control planes, for the Kubernetes emulator: it serves a cluster's API while it runs. */

@@ -13,7 +13,7 @@ const DISK_BLOCK_SIZE = 4096;
 const DISK_EPOCH = '2026-01-01T00:00:00Z';
 
 /** DiskV1.serial_number, in the example's form (19 upper-case hex digits), from the disk's id. */
-function diskSerialNumber(id: string): string {
+export function diskSerialNumber(id: string): string {
   return createHash('sha256').update(`disk-serial/${id}`).digest('hex').slice(0, 19).toUpperCase();
 }
 

@@ -18,8 +18,9 @@ import { actionOf, authFailure, EC2_DIALECT, type Query, requestExpired, request
 import { asksForSpot } from './market.js';
 import { gatewayRoutes } from './gateways.js';
 import { instanceRoutes, instanceVm } from './instances.js';
+import { volumeRoutes } from './volumes.js';
 import { keyPairRoutes } from './key-pairs.js';
-import type { Address, Igw, Instance, KeyPair, RouteTable as Ec2RouteTable, SecurityGroup, Subnet, Vpc } from './resources.js';
+import type { Address, Igw, Instance, KeyPair, RouteTable as Ec2RouteTable, SecurityGroup, Subnet, Volume, Vpc } from './resources.js';
 import { securityGroupRoutes } from './security-groups.js';
 import { tagRoutes } from './tags.js';
 import { makeDefaultVpc, vpcRoutes } from './vpcs.js';
@@ -77,6 +78,7 @@ export class Ec2Emulator implements SandboxVmSource {
   readonly securityGroups: Collection<string, SecurityGroup>;
   readonly addresses: Collection<string, Address>;
   readonly keyPairs: Collection<string, KeyPair>;
+  readonly volumes: Collection<string, Volume>;
   readonly #buckets: Record<BucketName, TokenBucket>;
   readonly #audit = new AwsCallAudit();
   readonly #frame: EmulatorFrame<Query>;
@@ -101,6 +103,7 @@ export class Ec2Emulator implements SandboxVmSource {
     this.securityGroups = w.securityGroups;
     this.addresses = w.addresses;
     this.keyPairs = w.keyPairs;
+    this.volumes = w.volumes;
     this.#buckets = {
       run: new TokenBucket(RATE_LIMITS.ec2RunInstances, ctx.clock),
       launches: new TokenBucket(RATE_LIMITS.ec2InstanceLaunches, ctx.clock),
@@ -116,6 +119,7 @@ export class Ec2Emulator implements SandboxVmSource {
       dialect: EC2_DIALECT,
       routes: new RouteTable<Query>([
         ...instanceRoutes(w, launches),
+        ...volumeRoutes(w),
         ...vpcRoutes(w),
         ...gatewayRoutes(w),
         ...securityGroupRoutes(w),

@@ -101,6 +101,18 @@ export const KNOWN_FILTERS = {
   DescribeRegions: ['region-name', 'opt-in-status', 'endpoint'],
   DescribeAvailabilityZones: ['zone-name', 'zone-id', 'region-name', 'state', 'zone-type'],
   DescribeInstanceTypeOfferings: ['location', 'instance-type'],
+  DescribeVolumes: [
+    'volume-id',
+    'size',
+    'volume-type',
+    'status',
+    'availability-zone',
+    'attachment.instance-id',
+    'attachment.device',
+    'attachment.status',
+    'attachment.delete-on-termination',
+    'tag-key',
+  ],
 } as const;
 
 /**

@@ -61,12 +61,14 @@ it('answers an Action that is not an action name with InvalidAction, counted und
 it('restores a state written before the emulator frame, with each collection and counter at the top level', async () => {
   await ec2().send(new RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
   const { store, ...rest } = sandbox.ec2.state();
-  const flat = { ...rest, ...store.collections, ...store.counters } as unknown as Parameters<Ec2Emulator['restore']>[0];
+  // Such states are older than the emulator's volumes too: they restore without any.
+  const { volumes: _volumes, ...collections } = store.collections;
+  const flat = { ...rest, ...collections, ...store.counters } as unknown as Parameters<Ec2Emulator['restore']>[0];
   const copy = new Ec2Emulator(sandbox.context, { accessKeyId: 'a', secretAccessKey: 's', region: 'eu-central-1', defaultVpc: false });
   copy.restore(flat);
   expect([...copy.instances.keys()]).toEqual([...sandbox.ec2.instances.keys()]);
-  expect(copy.inventory()).toEqual(sandbox.ec2.inventory());
-  expect(copy.state()).toEqual(sandbox.ec2.state());
+  expect(copy.inventory()).toEqual(sandbox.ec2.inventory().filter((i) => i.kind !== 'volume'));
+  expect(copy.state().store.collections).toEqual({ ...collections, volumes: [] });
   // The default VPC came with the state: no second one is made.
   expect((await ec2().send(new DescribeVpcsCommand({}))).Vpcs?.filter((v) => v.IsDefault)).toHaveLength(1);
   expect([...copy.vpcs.values()].filter((v) => v.isDefault)).toHaveLength(1);

@@ -15,6 +15,7 @@ import { spotMarketOf } from './market.js';
 import { DEFAULT_METADATA_OPTIONS, type Instance, type MetadataOptions, OWNER } from './resources.js';
 import { tagsXml } from './tags.js';
 import { defaultSubnet } from './vpcs.js';
+import { attachedVolumes, blockDeviceMappingXml, createVolumes, requestedVolumes, ROOT_DEVICE } from './volumes.js';
 import type { Ec2World } from './world.js';
 
 const USER_DATA_LIMIT = 16 * 1024;
@@ -71,6 +72,8 @@ function instanceXml(w: Ec2World, i: Instance): string {
     items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', w.securityGroups.get(g)?.name ?? '')) +
     t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
     t('rootDeviceType', 'ebs') +
+    t('rootDeviceName', ROOT_DEVICE) +
+    blockDeviceMappingXml(w, i) +
     t('hypervisor', 'xen') +
     // Only a spot instance names its lifecycle and its spot request; an on-demand one has neither element.
     t('instanceLifecycle', i.spot ? 'spot' : undefined) +
@@ -199,6 +202,7 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
   const groups = given.length > 0 ? given : vpcDefaultGroup ? [vpcDefaultGroup.id] : [];
   const metadataOptions = metadataOptionsOf(p);
   const spot = spotMarketOf(p, () => w.spotRequestId());
+  const volumes = requestedVolumes(p);
   const keyName = p.get('KeyName') ?? undefined;
   if (keyName && !w.keyPairs.find((k) => k.name === keyName))
     throw new EmulatorError(400, 'InvalidKeyPair.NotFound', `The key pair '${keyName}' does not exist`);
@@ -247,6 +251,7 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
       ...(spot ? { spot: { ...spot, requestId: n === 0 ? spot.requestId : w.spotRequestId() } } : {}),
     };
     w.instances.set(inst.id, inst);
+    createVolumes(w, inst, volumes, tagsFor(p, 'volume'));
     created.push(inst);
   }
   if (token) w.clientTokens.set(token, { hash, instanceIds: created.map((i) => i.id) });
@@ -366,6 +371,10 @@ export function instanceVm(w: Ec2World, i: Instance): SandboxVm {
   const stoppedAtMs = i.terminateRequestedAt ?? i.stopRequestedAt;
   const type = EC2_INSTANCE_TYPES.find((x) => x.name === i.type);
   const publicIPv4 = address?.publicIp ?? i.publicIp;
+  // On Nitro an EBS volume is an NVMe disk whose serial is its id without the dash (nvme-ebs-volumes.html).
+  const dataDisks = attachedVolumes(w, i.id)
+    .filter((v) => v.device !== ROOT_DEVICE)
+    .map((v) => ({ byId: `nvme-Amazon_Elastic_Block_Store_${v.id.replace('-', '')}`, sizeGB: v.size }));
   return {
     cloud: 'ec2',
     name: i.tags['kubeplane.dev/name'] ?? i.tags['Name'] ?? i.id,
@@ -377,5 +386,6 @@ export function instanceVm(w: Ec2World, i: Instance): SandboxVm {
     ...(type ? { machine: { vcpus: type.vcpus, memoryMiB: type.memoryMiB } } : {}),
     ...(publicIPv4 ? { publicIPv4 } : {}),
     privateIPv4: i.privateIp,
+    ...(dataDisks.length ? { dataDisks } : {}),
   };
 }

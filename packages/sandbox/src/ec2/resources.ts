@@ -152,3 +152,17 @@ export interface Taggable {
   type: string;
   tags: Tags;
 }
+
+/** An EBS volume made by RunInstances (volumes.ts). */
+export interface Volume {
+  id: string;
+  size: number;
+  type: string;
+  zone: string;
+  createdAt: number;
+  tags: Tags;
+  /** The instance it was launched with, at `device`; volumes here are only ever made by RunInstances. */
+  instanceId: string;
+  device: string;
+  deleteOnTermination: boolean;
+}

@@ -19,6 +19,7 @@ const PREFIXES: Record<string, { type: string; kind?: Ec2IdKind; notFound?: stri
   rtb: { type: 'route-table', notFound: 'InvalidRouteTableID.NotFound', noun: 'routeTable ID' },
   eipalloc: { type: 'elastic-ip', notFound: 'InvalidAllocationID.NotFound', noun: 'allocation ID' },
   key: { type: 'key-pair', notFound: 'InvalidKeyPair.NotFound', noun: 'key pair' },
+  vol: { type: 'volume', notFound: 'InvalidVolume.NotFound', noun: 'volume' },
 };
 
 const MAX_TAGS = 50;

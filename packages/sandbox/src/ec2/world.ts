@@ -20,6 +20,7 @@ import {
   type Subnet,
   type Taggable,
   type Tags,
+  type Volume,
   type Vpc,
 } from './resources.js';
 
@@ -91,6 +92,11 @@ export class Ec2World {
     kind: 'ssh-key',
     inventory: (k) => item('ssh-key', k.id, k.tags),
   });
+  /** EBS volumes made with instances; gone from the inventory once deleted with their instance (DeleteOnTermination). */
+  readonly volumes: Collection<string, Volume> = this.store.collection('volumes', {
+    kind: 'volume',
+    inventory: (v) => (this.volumeState(v) === 'deleted' ? undefined : item('volume', v.id, v.tags, this.volumeState(v))),
+  });
   /** RunInstances ClientTokens seen, for idempotency. */
   readonly clientTokens: Collection<string, ClientTokenUse> = this.store.collection('clientTokens');
   readonly #seq: Counter = this.store.counter('seq');
@@ -133,6 +139,14 @@ export class Ec2World {
     if (i.terminatedAt !== undefined) return now >= i.terminatedAt ? { code: 48, name: 'terminated' } : { code: 32, name: 'shutting-down' };
     if (i.stoppedAt !== undefined) return now >= i.stoppedAt ? { code: 80, name: 'stopped' } : { code: 64, name: 'stopping' };
     return now >= i.runningAt ? { code: 16, name: 'running' } : { code: 0, name: 'pending' };
+  }
+
+  /** A volume is `deleted` once its instance terminated and DeleteOnTermination held, `available` when it outlived it, else `in-use`. */
+  volumeState(v: Volume): 'in-use' | 'available' | 'deleted' {
+    const instance = this.instances.get(v.instanceId);
+    const gone = instance?.terminatedAt !== undefined && this.now() >= instance.terminatedAt;
+    if (!instance || gone) return v.deleteOnTermination ? 'deleted' : 'available';
+    return 'in-use';
   }
 
   /** Whether DescribeInstances shows the instance: after its launch's lag, and until an hour after it terminated. */
@@ -182,6 +196,7 @@ export class Ec2World {
       ...[...this.routeTables.values()].map(of('route-table')),
       ...[...this.addresses.values()].map((a) => ({ id: a.allocationId, type: 'elastic-ip', tags: a.tags })),
       ...[...this.keyPairs.values()].map(of('key-pair')),
+      ...this.volumes.filter((v) => this.volumeState(v) !== 'deleted').map(of('volume')),
     ];
   }
 

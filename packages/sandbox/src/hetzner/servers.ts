@@ -96,8 +96,15 @@ export class Servers {
         machine: { vcpus: s.serverType.cores, memoryMiB: s.serverType.memory * 1024, diskGiB: s.serverType.disk },
         ...(s.ipv4 ? { publicIPv4: s.ipv4.ip } : {}),
         ...(s.privateNets[0] ? { privateIPv4: s.privateNets[0].ip } : {}),
+        ...this.#dataDisks(s.id),
       };
     });
+  }
+
+  /** The server's volumes as its disks: by-id `scsi-0HC_Volume_<id>`, the API's `linux_device` for them. */
+  #dataDisks(serverId: number): Pick<SandboxVm, 'dataDisks'> {
+    const disks = this.n.volumes.items.filter((v) => v.server === serverId).map((v) => ({ byId: `scsi-0HC_Volume_${v.id}`, sizeGB: v.size }));
+    return disks.length ? { dataDisks: disks } : {};
   }
 
   #create(body: Json): Json {

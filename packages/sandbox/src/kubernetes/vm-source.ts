@@ -41,6 +41,12 @@ export interface SandboxVm {
   privateIPv4?: string;
   /** The machine type's size from the cloud's catalog (the kubelet reports it as the Node's capacity). */
   machine?: { vcpus: number; memoryMiB: number; diskGiB?: number; gpus?: number };
+  /**
+   * Disks attached besides the root disk, as the machine sees them: the `/dev/disk/by-id` name udev gives each on the
+   * real cloud (EC2 `nvme-Amazon_Elastic_Block_Store_vol…`, Hetzner `scsi-0HC_Volume_<id>`, Crusoe `virtio-<serial>`)
+   * and its size. The netns mode gives each machine these disks.
+   */
+  dataDisks?: Array<{ byId: string; sizeGB: number }>;
   /** Set for machines of a managed node pool: they join the managed control plane on their own. */
   managed?: SandboxManagedNode;
 }

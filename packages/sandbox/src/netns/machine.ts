@@ -10,8 +10,15 @@ import { deleteNamespace, run, type NetnsHost } from './host.js';
 
 /** The trees a machine writes that survive its reboot: overlays whose upper dirs are the machine's disk. */
 export const DISK_TREES = ['/etc', '/var', '/usr/local', '/root'] as const;
+/** Under a machine's folder: its data disks (standins/disks.ts), each a folder named by its by-id name. */
+export const DATA_DISK_DIR = 'data-disks';
 /** Lost at every reboot, as on a real machine (tmpfs): wireguard-go's socket, nginx's pid, /tmp downloads. */
 export const VOLATILE_TREES = ['/run', '/tmp'] as const;
+
+/** A machine's folder on the host: its disk, overlay work dirs and data disks. */
+export function machineDir(host: Pick<NetnsHost, 'runDir'>, index: number): string {
+  return join(host.runDir, 'machines', String(index));
+}
 
 export interface NetnsMachineOptions {
   host: NetnsHost;
@@ -76,6 +83,16 @@ function keeperScript(dir: string, hostname: string, hostPaths: readonly string[
   }
   for (const tree of VOLATILE_TREES) lines.push(`mount -t tmpfs -o mode=${tree === '/tmp' ? '1777' : '0755'} tmpfs ${tree}`);
   lines.push(...keep.after);
+  // systemd mounts /etc/fstab's filesystems at boot: a data disk formatted before (standins/disks.ts) is mounted again.
+  const disks = shQuote(join(dir, DATA_DISK_DIR));
+  lines.push(
+    `for d in ${disks}/*/; do`,
+    '  [ -f "$d/fs.json" ] || continue',
+    `  uuid=$(sed -n 's/.*"uuid":"\\([^"]*\\)".*/\\1/p' "$d/fs.json")`,
+    `  target=$(awk -v u="UUID=$uuid" '$1 == u { print $2 }' /etc/fstab 2>/dev/null || true)`,
+    '  if [ -n "$target" ]; then mkdir -p "$target" && mount --bind "$d/data" "$target"; fi',
+    'done',
+  );
   lines.push('mkdir -p /run/lock /run/kubeplane-netns', 'echo ready', 'exec sleep infinity');
   return lines.join('\n');
 }
@@ -100,7 +117,7 @@ export class NetnsMachine {
     this.id = options.id;
     this.namespace = `${options.host.prefix}m${options.index}`;
     this.#veth = `${options.host.prefix}v${options.index}`;
-    this.dir = join(options.host.runDir, 'machines', String(options.index));
+    this.dir = machineDir(options.host, options.index);
     this.publicIPv4 = options.publicIPv4;
     this.hostname = options.hostname;
     this.#env = options.env;

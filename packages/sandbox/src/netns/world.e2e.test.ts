@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '@kubeplane/sdk';
+import { DEFAULT_VERSIONS, renderBootstrapScript, type BootstrapCluster, VirtualClock } from '@kubeplane/sdk';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { NetnsWorld } from './world.js';
 
@@ -321,6 +321,66 @@ runcmd:
     await expect(world.settle({ timeoutMs: 1000 })).rejects.toThrow(/machine hetzner\/busy is still running "cloud-init \(write_files, runcmd\)"/);
     await world.stop(m);
     await world.settle();
+  });
+
+  it("gives a machine the disks its cloud attached, never the host's: the bootstrap formats and mounts its storage disk by UUID, and a reboot mounts it again", async () => {
+    const node = {
+      name: 'disk-0',
+      role: 'compute' as const,
+      pool: 'workers',
+      overlayIp: '10.99.0.2',
+      labels: {},
+      taints: [],
+      os: 'ubuntu-24.04' as const,
+      arch: 'amd64' as const,
+      provider: 'hetzner',
+      storageDisk: { sizeGB: 50, byId: ['/dev/disk/by-id/scsi-0HC_Volume_*'] },
+    };
+    const cluster: BootstrapCluster = {
+      name: 'disks',
+      clusterId: 'disks-1',
+      kubernetesVersion: { major: 1, minor: 34, patch: 2 },
+      apiEndpoint: { host: '198.18.0.1', port: 6443, kind: 'reserved-ip' },
+      network: '10.99.0.0/16',
+      podCidr: '10.244.0.0/16',
+      serviceCidr: '10.96.0.0/12',
+      nodes: [node],
+      loadBalancers: [],
+      secretsAtRest: false,
+    };
+    // The rendered bootstrap, with only its storage disk step left in main.
+    const bootstrap = renderBootstrapScript({ cluster, node, mode: 'join', versions: DEFAULT_VERSIONS }).replace(
+      /\nmain\(\) \{[\s\S]*$/,
+      '\nmount_storage_disk\n',
+    );
+    const m: SandboxVm = {
+      ...vm(
+        'disk-0',
+        '198.18.0.60',
+        `#cloud-config
+hostname: disk-0
+write_files:
+  - path: /usr/local/sbin/storage-disk
+    permissions: '0700'
+    encoding: b64
+    content: ${Buffer.from(bootstrap).toString('base64')}
+runcmd:
+  - [/usr/local/sbin/storage-disk]
+`,
+      ),
+      dataDisks: [{ byId: 'scsi-0HC_Volume_4711', sizeGB: 50 }],
+    };
+    await world.boot(m);
+    await world.settle();
+    const mounted = await world.exec(m, 'echo kept >/opt/claudie/data/file; grep /opt/claudie/data /etc/fstab; lsblk -dnpo NAME,TYPE,SIZE');
+    expect(mounted.stdout).toMatch(/^UUID=[0-9a-f-]{36} \/opt\/claudie\/data ext4 defaults,nofail 0 2\n\/dev\/kpdisk1 disk 50G\n$/);
+    expect((await world.exec(m, 'cat /var/log/kubeplane-bootstrap.log')).stdout).toContain('storage disk /dev/kpdisk1 mounted at /opt/claudie/data');
+    // The host's own file system does not have it: the mount is the machine's.
+    expect(readFile('/opt/claudie/data/file')).toBe('');
+    await world.reboot(m);
+    expect((await world.exec(m, 'cat /opt/claudie/data/file')).stdout).toBe('kept\n');
+    // Nothing of the host's is a disk of the machine's.
+    expect((await world.exec(m, 'blkid -s TYPE -o value /dev/sda; echo "exit $?"')).stdout).toBe('exit 32\n');
   });
 
   it('close() leaves no namespace and no wireguard-go process behind', async () => {

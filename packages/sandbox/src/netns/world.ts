@@ -8,12 +8,13 @@ import { fileURLToPath } from 'node:url';
 import type { VirtualClock } from '@kubeplane/sdk';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { NetnsHost } from './host.js';
-import { NetnsMachine, projectRoot, volatileHostPaths, type ExecResult } from './machine.js';
+import { DATA_DISK_DIR, machineDir, NetnsMachine, projectRoot, volatileHostPaths, type ExecResult } from './machine.js';
 import { CloudConfigInvalid, parseCloudConfig, renderFirstBootScript, type CloudConfig } from './cloud-init.js';
 import { ControlServer, KubeBridge, type KubeResponder, type SleepRequest, type TimerRequest } from './control.js';
 import { createPackageMirror } from './mirror.js';
 import { STANDINS } from './standins/table.js';
 import { ENV } from './standins/control-client.js';
+import { DISK_DIR_ENV, DISKS_ENV } from './standins/disks.js';
 import { findUnitFile, oneshotScript, readUnitFile } from './standins/unit-file.js';
 
 export type ReportListener = (machine: string, event: string, detail: Record<string, unknown>) => void;
@@ -206,13 +207,19 @@ export class NetnsWorld {
       if (!(error instanceof CloudConfigInvalid)) throw error;
       configError = error.message;
     }
+    const index = this.#nextIndex++;
     const machine = new NetnsMachine({
       host: this.host,
       id,
-      index: this.#nextIndex++,
+      index,
       hostname: config?.hostname ?? vm.name,
       publicIPv4: vm.publicIPv4,
-      env: this.#env(id),
+      env: {
+        ...this.#env(id),
+        // The disks its cloud attached (an EBS volume, a Hetzner volume): what lsblk and the other disk stand-ins show.
+        [DISKS_ENV]: JSON.stringify(vm.dataDisks ?? []),
+        [DISK_DIR_ENV]: join(machineDir(this.host, index), DATA_DISK_DIR),
+      },
       hostPaths: this.#hostPaths,
     });
     this.#machines.set(id, { vm, machine, ...(config ? { config } : {}) });

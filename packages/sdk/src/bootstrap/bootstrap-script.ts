@@ -17,6 +17,11 @@ export const BOOTSTRAP_DONE_PATH = '/var/lib/kubeplane/bootstrap.done';
 /** Where cloud-init puts what the script installs; kept apart because `kubeadm reset` empties /etc/kubernetes/pki. */
 export const STAGING_DIR = '/etc/kubeplane';
 
+/** Where a compute node's storage disk is mounted: Claudie's path, where its Longhorn keeps replicas (defaultDataPath). */
+export const STORAGE_DISK_MOUNT = '/opt/claudie/data';
+/** How long a node waits for its storage disk to appear (a Hetzner volume attaches after the server starts). */
+const STORAGE_DISK_WAIT_SECONDS = 300;
+
 export interface BootstrapScriptInput {
   cluster: BootstrapCluster;
   node: BootstrapNode;
@@ -231,8 +236,67 @@ use_installation_proxy() {
 }
 `;
 
-function mainSection(mode: NodeMode, proxy: boolean): string {
+/**
+ * Finds, formats (only when it holds no filesystem) and mounts the node's storage disk at STORAGE_DISK_MOUNT. The disk
+ * is the whole disk, not the root's, that udev names by one of the cloud's data-disk ids (`/dev/disk/by-id/...`), and
+ * it is mounted through /etc/fstab by its filesystem UUID, so a reboot mounts the same disk whatever the kernel names
+ * it. Every look at the machine's disks goes through lsblk, udevadm and blkid. A disk that never appears fails the
+ * bootstrap: a node must not put its data on the root disk when the manifest asked for a disk.
+ */
+function storageDiskSection(byId: readonly string[]): string {
+  const patterns = byId.map((g) => g.replace(/[^A-Za-z0-9_./*-]/g, '')).join('|');
+  return `
+storage_disk_device() {
+  local root dev type name
+  local -a links
+  root=$(lsblk -no PKNAME "$(findmnt -no SOURCE /)" 2>/dev/null || true)
+  while read -r dev type; do
+    [ "$type" = disk ] || continue
+    [ "$(basename "$dev")" = "$root" ] && continue
+    read -ra links <<<"$(udevadm info --query=symlink --name="$dev" 2>/dev/null || true)"
+    for name in "$dev" "\${links[@]/#//dev/}"; do
+      case "$name" in
+        ${patterns})
+          echo "$dev"
+          return 0
+          ;;
+      esac
+    done
+  done < <(lsblk -dnpo NAME,TYPE)
+  return 1
+}
+
+mount_storage_disk() {
+  local dev="" waited=0 fstype uuid
+  log "waiting for the \${STORAGE_DISK_GB} GB storage disk"
+  until dev=$(storage_disk_device); do
+    if [ "$waited" -ge ${STORAGE_DISK_WAIT_SECONDS} ]; then
+      log "no storage disk appeared within ${STORAGE_DISK_WAIT_SECONDS}s (looked for ${byId.join(', ')})"
+      exit 1
+    fi
+    sleep 5
+    waited=$((waited + 5))
+  done
+  fstype=$(blkid -s TYPE -o value "$dev" || true)
+  if [ -z "$fstype" ]; then
+    log "formatting the storage disk $dev (ext4)"
+    mkfs.ext4 -q -L kubeplane-data "$dev"
+    fstype=ext4
+  fi
+  uuid=$(blkid -s UUID -o value "$dev")
+  install -d -m 0755 \${STORAGE_DISK_MOUNT}
+  if ! grep -q "^UUID=$uuid " /etc/fstab; then
+    echo "UUID=$uuid \${STORAGE_DISK_MOUNT} $fstype defaults,nofail 0 2" >>/etc/fstab
+  fi
+  mountpoint -q \${STORAGE_DISK_MOUNT} || mount \${STORAGE_DISK_MOUNT}
+  log "storage disk $dev mounted at \${STORAGE_DISK_MOUNT}"
+}
+`;
+}
+
+function mainSection(mode: NodeMode, proxy: boolean, storageDisk: boolean): string {
   const steps: string[] = [...(proxy ? ['use_installation_proxy'] : []), 'prepare_host'];
+  if (storageDisk) steps.push('mount_storage_disk');
   if (mode === 'loadbalancer') {
     steps.push('install_load_balancer', 'start_overlay', 'configure_nginx');
   } else {
@@ -273,6 +337,7 @@ export function renderBootstrapScript(input: BootstrapScriptInput): string {
     throw new Error(`kubernetesReleaseKeyFingerprint must be 40 upper-case hex digits, not ${versions.kubernetesReleaseKeyFingerprint}`);
   }
   if (mode !== 'loadbalancer') vars.push(['API_ENDPOINT', controlPlaneEndpoint(cluster)], ['PAUSE_IMAGE', pauseImage(cluster.kubernetesVersion)]);
+  if (mode !== 'loadbalancer' && node.storageDisk) vars.push(['STORAGE_DISK_GB', String(node.storageDisk.sizeGB)], ['STORAGE_DISK_MOUNT', STORAGE_DISK_MOUNT]);
   if (mode === 'init') {
     vars.push(
       ['ARCH', node.arch],
@@ -293,5 +358,6 @@ export function renderBootstrapScript(input: BootstrapScriptInput): string {
   ].join('\n');
   const body = mode === 'loadbalancer' ? loadBalancerSection() : kubernetesSection(mode);
   const proxy = cluster.installationProxy !== undefined;
-  return `${header}\n${HEADER}${proxy ? PROXY_SECTION : ''}${body}${mainSection(mode, proxy)}`;
+  const disk = mode === 'loadbalancer' ? undefined : node.storageDisk;
+  return `${header}\n${HEADER}${proxy ? PROXY_SECTION : ''}${disk ? storageDiskSection(disk.byId) : ''}${body}${mainSection(mode, proxy, disk !== undefined)}`;
 }

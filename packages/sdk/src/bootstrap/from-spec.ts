@@ -18,6 +18,12 @@ function osOf(image: string | undefined): BootstrapOs {
   return image?.includes('22.04') ? 'ubuntu-22.04' : 'ubuntu-24.04';
 }
 
+/** The node's storage disk, where its pool has one and its cloud makes them. */
+function storageDiskOf(sizeGB: number, providerType: string): Pick<BootstrapNode, 'storageDisk'> {
+  const byId = profileOf(providerType)?.storageDisk?.byId;
+  return sizeGB > 0 && byId ? { storageDisk: { sizeGB, byId } } : {};
+}
+
 /** A server type's architecture, as its provider's profile says (amd64 unless it says otherwise). */
 function archOf(providerType: string | undefined, serverType: string | undefined): BootstrapArch {
   return profileOf(providerType)?.arch?.(serverType ?? '') ?? 'amd64';
@@ -69,6 +75,7 @@ export function bootstrapClusterFromSpec(spec: ClusterSpec, options: BootstrapAd
         os: osOf(pool.image),
         arch: archOf(providerType, pool.serverType),
         provider: providerType,
+        ...storageDiskOf(pool.storageDiskSize, providerType),
       });
     }
   }

@@ -41,6 +41,11 @@ export interface BootstrapNode {
   arch: BootstrapArch;
   /** The provider type (`aws`, `hetzner`, ...); it decides the user-data size limit. */
   provider: string;
+  /**
+   * The storage disk the provider attaches (the pool's `storageDiskSize`, compute nodes only): its size and the
+   * `/dev/disk/by-id` globs that find it (the provider profile's `storageDisk`). Absent: no storage disk.
+   */
+  storageDisk?: { sizeGB: number; byId: readonly string[] };
 }
 
 export interface BootstrapLbRole {

@@ -442,6 +442,42 @@ function shellFunction(script: string, name: string): string {
 }
 
 describe('what each node does at boot', () => {
+  it("mounts a storage disk only where the node's pool has one, and finds it by its cloud's id: not the root disk, not instance storage", () => {
+    const withDisk = rendered.nodes.filter((n) => fileOf(n, '/usr/local/sbin/kubeplane-bootstrap').includes('\n  mount_storage_disk\n'));
+    expect(withDisk.map((n) => n.name)).toEqual(['aws-worker-1', 'htz-worker-1']);
+    const script = fileOf(rendered.nodes.find((n) => n.name === 'aws-worker-1')!, '/usr/local/sbin/kubeplane-bootstrap');
+    expect(script).toContain("readonly STORAGE_DISK_MOUNT='/opt/claudie/data'");
+    // An EC2 Nitro machine: root on nvme0n1, an instance-store NVMe disk, and the EBS storage volume.
+    const bin = join(work, 'disk-bin');
+    mkdirSync(bin, { recursive: true });
+    const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+    stub('findmnt', 'echo /dev/nvme0n1p1');
+    stub(
+      'lsblk',
+      'case "$*" in *PKNAME*) echo nvme0n1 ;; *NAME,TYPE*) printf "/dev/nvme0n1 disk\\n/dev/nvme1n1 disk\\n/dev/nvme2n1 disk\\n/dev/nvme2n1p1 part\\n" ;; esac',
+    );
+    const links = (disks: Record<string, string>) =>
+      stub(
+        'udevadm',
+        `case "$*" in ${Object.entries(disks)
+          .map(([dev, l]) => `*--name=${dev}) echo "${l}" ;;`)
+          .join(' ')} esac`,
+      );
+    links({
+      '/dev/nvme0n1': 'disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0aaaaaaaaaaaaaaaa disk/by-path/pci-0000:00:04.0-nvme-1',
+      '/dev/nvme1n1': 'disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1 disk/by-path/pci-0000:00:1f.0-nvme-1',
+      '/dev/nvme2n1': 'disk/by-id/nvme-nvme.1d0f-766f6c30 disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0bbbbbbbbbbbbbbbb',
+    });
+    const find = () => run('bash', ['-c', `PATH=${bin}:$PATH\n${shellFunction(script, 'storage_disk_device')}storage_disk_device`]);
+    expect(find()).toMatchObject({ status: 0, stdout: '/dev/nvme2n1\n' });
+    // Before the volume is attached, only the root and instance storage: nothing is taken.
+    links({
+      '/dev/nvme0n1': 'disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0aaaaaaaaaaaaaaaa',
+      '/dev/nvme1n1': 'disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1',
+    });
+    expect(find()).toMatchObject({ status: 1, stdout: '' });
+  });
+
   it('leaves /etc/kubernetes/pki/ca.crt on a worker to kubeadm discovery (join preflight refuses an existing one)', () => {
     // kubeadm's RunJoinNodeChecks adds FileAvailableCheck{CACertPath} for a node that is not a control plane.
     for (const node of rendered.nodes.filter((n) => n.mode === 'join')) {

@@ -41,6 +41,7 @@ export {
   claudieManifestSchema,
   type ClusterDef,
   clusterSchema,
+  DEFAULT_STORAGE_DISK_GB,
   type DynamicPoolDef,
   dynamicPoolSchema,
   type LbClusterDef,
@@ -64,6 +65,8 @@ export {
   staticNodeSchema,
   type StaticPoolDef,
   staticPoolSchema,
+  STORAGE_DISK_DESCRIPTION,
+  storageDiskSizeOf,
   type Taint,
   taintSchema,
 } from './schema.js';

@@ -79,6 +79,23 @@ describe('the JSON Schemas for editors', () => {
     );
   });
 
+  it("gives storageDiskSize its document kind's default: 50 in Claudie documents, 0 in native ones", () => {
+    const find = (node: unknown): { default?: number; description?: string } | undefined => {
+      if (typeof node !== 'object' || node === null) return undefined;
+      const o = node as Record<string, unknown>;
+      const own = (o['properties'] as Record<string, unknown> | undefined)?.['storageDiskSize'];
+      if (own) return own as { default?: number; description?: string };
+      for (const v of Object.values(o)) {
+        const found = find(v);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    const field = (format: 'native' | 'claudie') => find(manifestJsonSchema(format));
+    expect(field('native')).toMatchObject({ default: 0, description: expect.stringContaining('default 0 in kubeplane.dev/v1 documents') });
+    expect(field('claudie')).toMatchObject({ default: 50, description: expect.stringContaining('/opt/claudie/data') });
+  });
+
   it('both are draft-07 schemas that ajv compiles, each with its own $id and title', () => {
     for (const format of MANIFEST_FORMATS) {
       const schema = manifestJsonSchema(format);

@@ -6,7 +6,18 @@
 // (issues #856, #1112). The schemas are looser than `validate` for rules that need the whole manifest (references,
 // uniqueness, networks, versions in the catalog), never stricter: json-schema.test.ts checks that.
 import * as z from 'zod';
-import { CLAUDIE_API_VERSION, CLAUDIE_KIND, claudieManifestSchema, NATIVE_API_VERSION, NATIVE_KIND, nativeManifestSchema, poolNameSchema } from './schema.js';
+import {
+  CLAUDIE_API_VERSION,
+  CLAUDIE_KIND,
+  claudieManifestSchema,
+  DEFAULT_STORAGE_DISK_GB,
+  dynamicPoolSchema,
+  NATIVE_API_VERSION,
+  NATIVE_KIND,
+  nativeManifestSchema,
+  poolNameSchema,
+  STORAGE_DISK_DESCRIPTION,
+} from './schema.js';
 import { NAME_LIMITS } from './rules.js';
 
 export type ManifestFormat = 'native' | 'claudie';
@@ -39,6 +50,12 @@ export function manifestJsonSchema(format: ManifestFormat = 'native'): Record<st
     unrepresentable: 'any',
     io: 'input',
     override: (ctx) => {
+      // The storage disk's default differs per document kind (DEFAULT_STORAGE_DISK_GB): Claudie's 50, native 0.
+      if (ctx.zodSchema === dynamicPoolSchema.shape.storageDiskSize) {
+        const kind = format === 'claudie' ? 'claudie' : 'kubeplane';
+        ctx.jsonSchema.description = STORAGE_DISK_DESCRIPTION[kind];
+        ctx.jsonSchema.default = DEFAULT_STORAGE_DISK_GB[kind];
+      }
       if (ctx.zodSchema === poolNameSchema) {
         ctx.jsonSchema.maxLength = POOL_NAME_MAX[format];
         if (format === 'claudie') {

@@ -189,6 +189,28 @@ export const providerSchema = z
   })
   .meta({ description: 'A cloud account: its type and where its credentials come from.' });
 
+/**
+ * A compute node's storage disk when the pool does not say: Claudie's InputManifest documents 50 GB ("Default 50",
+ * DynamicNodePool.StorageDiskSize), so a Claudie document gets what Claudie would make; a native document gets none
+ * unless it asks (a disk is billed per node, and most kubeplane clusters keep their data elsewhere).
+ */
+export const DEFAULT_STORAGE_DISK_GB: Readonly<Record<Manifest['source'], number>> = { claudie: 50, kubeplane: 0 };
+
+/** The schema's description of `storageDiskSize` per document kind (the JSON Schema export puts the right one in each). */
+export const STORAGE_DISK_DESCRIPTION: Readonly<Record<Manifest['source'], string>> = {
+  kubeplane:
+    'GB of a separate storage disk for each node of the pool in a compute role, mounted at /opt/claudie/data (where Longhorn keeps its data in ' +
+    "Claudie's setup): 0 (none) or at least 50; default 0 in kubeplane.dev/v1 documents. Control-plane and load-balancer nodes get none.",
+  claudie:
+    'GB of a separate storage disk for each node of the pool in a compute role, mounted at /opt/claudie/data (where Longhorn keeps its data in ' +
+    "Claudie's setup): 0 (none) or at least 50; default 50, as in Claudie. Control-plane and load-balancer nodes get none.",
+};
+
+/** The storage disk a compute node of this pool gets, in GB (0: none), as the document's kind defaults it. */
+export function storageDiskSizeOf(pool: { storageDiskSize?: number | undefined }, source: Manifest['source']): number {
+  return pool.storageDiskSize ?? DEFAULT_STORAGE_DISK_GB[source];
+}
+
 const nodeCount = z.int().min(1, 'count must be at least 1').max(255, 'count must be at most 255 (the node index is one byte)');
 
 export const autoscalerSchema = z
@@ -256,8 +278,8 @@ export const dynamicPoolSchema = z
       .min(0)
       .optional()
       .meta({
-        description: 'GB of the storage disk of each compute node: 0 (none) or at least 50; default 50.',
-        default: 50,
+        description: STORAGE_DISK_DESCRIPTION.kubeplane,
+        default: DEFAULT_STORAGE_DISK_GB.kubeplane,
         anyOf: [{ const: 0 }, { minimum: 50 }],
       }),
     machineSpec: machineSpecSchema.optional(),

@@ -119,6 +119,21 @@ describe('validating manifests', () => {
     );
   });
 
+  it("refuses a new storageDiskSize on an existing pool, comparing it with the document kind's default filled in", () => {
+    const before = validateManifestText(example('hybrid-aws-hetzner.yaml')).manifests;
+    const changed = example('hybrid-aws-hetzner.yaml').replace('storageDiskSize: 100', 'storageDiskSize: 200');
+    const r = validateManifestText(changed, { previous: before });
+    expect(r.errors.map((e) => [e.path, e.message])).toEqual([
+      ['nodePools.dynamic[1].storageDiskSize', expect.stringContaining('(100 -> 200); rename the pool instead')],
+    ]);
+    // A native pool without the field has no disk: writing 0 changes nothing, writing 50 does.
+    const htz = (line: string) => example('hybrid-aws-hetzner.yaml').replace('serverType: cpx42\n', `serverType: cpx42\n      ${line}\n`);
+    expect(validateManifestText(htz('storageDiskSize: 0'), { previous: before }).errors).toEqual([]);
+    expect(validateManifestText(htz('storageDiskSize: 50'), { previous: before }).errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('storageDiskSize of existing pool "htz-worker" cannot change (0 -> 50)'),
+    ]);
+  });
+
   it("lets a managed cluster's pool take a new node image (its machines are rotated), but not a new instance type", () => {
     const before = validateManifestText(example('crusoe-cmk.yaml')).manifests;
     const image = example('crusoe-cmk.yaml').replace(/(serverType: c1a\.16x\n\s+image: )1\.33\.4-cmk\.4/, '$11.33.4-cmk.6');

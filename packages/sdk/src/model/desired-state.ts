@@ -7,7 +7,15 @@ import { checkKubernetesVersion } from '../manifest/kubernetes-versions.js';
 import { PROVIDER_TYPE_INFO } from '../manifest/provider-types.js';
 import { API_SERVER_PORT } from '../manifest/rules.js';
 import { stableJson } from '../stable-json.js';
-import type { ClusterDef, DynamicPoolDef, LbClusterDef, Manifest, StaticPoolDef, Taint } from '../manifest/schema.js';
+import {
+  type ClusterDef,
+  type DynamicPoolDef,
+  type LbClusterDef,
+  type Manifest,
+  type StaticPoolDef,
+  storageDiskSizeOf,
+  type Taint,
+} from '../manifest/schema.js';
 import { clusterId, computeInstanceName, defaultHostname, loadBalancerId, nodeName, shortHash } from './ids.js';
 import { cidrsOverlap, hostAt, hostIndexOf, isCidr, parseCidr, usableHosts, type Cidr } from './ipv4.js';
 import type { ApiEndpoint, ClusterSpec, CurrentState, DnsSpec, LoadBalancerSpec, NodeRole, NodeSpec, PoolSpec, ProviderNetworkSpec } from './types.js';
@@ -52,7 +60,8 @@ export function buildDesiredState(manifest: Manifest, current?: CurrentState): {
         // The autoscaler's target is external state: keep it while it is within the new limits.
         count = prev ? Math.min(Math.max(prev.count, p.autoscaler.min), p.autoscaler.max) : p.autoscaler.min;
       }
-      const storageDiskSize = role === 'compute' ? (p.storageDiskSize ?? 50) : 0;
+      // Only compute nodes get a storage disk (Claudie: control and LB pools ignore it); the default is the document kind's.
+      const storageDiskSize = role === 'compute' ? storageDiskSizeOf(p, manifest.source) : 0;
       const pool: PoolSpec = {
         name: instance,
         ...(instance !== p.name ? { blueprint: p.name } : {}),

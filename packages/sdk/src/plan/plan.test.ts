@@ -117,6 +117,33 @@ describe('plan', () => {
     expect(targets(p, 'update-load-balancer-roles')).toEqual(['hybrid-lb']);
   });
 
+  it("shows each compute pool's storage disk, and none for control planes and load balancers", () => {
+    const want = desired(hybrid);
+    const p = planOk(want, emptyState('hybrid')).operations;
+    const pool = (name: string) => p.find((o) => o.kind === 'create-pool' && o.target === name)?.reason ?? '';
+    expect(pool('aws-worker')).toContain('2 × t3.large on aws-1 eu-central-1/eu-central-1b, compute, 100 GB storage disk each');
+    expect(pool('htz-worker')).not.toContain('storage disk');
+    expect(pool('aws-control')).not.toContain('storage disk');
+    const disks = p.filter((o) => o.kind === 'create-node' && o.details?.['storageDiskGB'] !== undefined).map((o) => [o.pool, o.details?.['storageDiskGB']]);
+    expect(disks).toEqual([
+      ['aws-worker', 100],
+      ['aws-worker', 100],
+    ]);
+  });
+
+  it("gives a Claudie document's compute pools Claudie's default disk of 50 GB, and its control pools none", () => {
+    const claudie = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'claudie-bursting.yaml'), 'utf8');
+    const pools = desired(claudie.replace('        storageDiskSize: 200\n', '')).clusters.flatMap((c) => [
+      ...c.pools,
+      ...c.loadBalancers.flatMap((l) => l.pools),
+    ]);
+    expect(pools.map((x) => [x.name, x.role, x.storageDiskSize])).toEqual([
+      ['aws-control', 'control', 0],
+      ['aws-worker', 'compute', 50],
+      ['aws-lb', 'loadbalancer', 0],
+    ]);
+  });
+
   it('rejects a change to an immutable pool field and says to rename the pool', () => {
     const base = applied(desired(hybrid));
     const r = plan(desired(hybrid.replace('serverType: cpx42', 'serverType: ccx13'), base), base);

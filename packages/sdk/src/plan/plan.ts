@@ -171,6 +171,7 @@ function createNode(c: ClusterSpec, pool: PoolSpec, node: NodeSpec, drafts: Draf
       overlayIp: node.overlayIp,
       ...(pool.serverType ? { serverType: pool.serverType } : {}),
       ...(pool.spot ? { spot: true } : {}),
+      ...(pool.storageDiskSize > 0 ? { storageDiskGB: pool.storageDiskSize } : {}),
       ...(node.staticEndpoint ? { endpoint: node.staticEndpoint } : {}),
     },
   });
@@ -220,6 +221,8 @@ function planUpdate(want: ClusterSpec, have: ClusterSpec, drafts: Draft[], issue
     // `spot` is outside the template hash, so that pools built before it took effect keep their hash.
     if (old && old.kind === 'dynamic' && pool.kind === 'dynamic' && (old.templateHash !== pool.templateHash || (old.spot ?? false) !== pool.spot)) {
       const changed = IMMUTABLE_POOL_FIELDS.filter((f) => !sameImmutable(f, old, pool));
+      // The hash hashes fields as written; an unset storageDiskSize and its default written out make the same machines.
+      if (changed.length === 0) continue;
       if (want.controlPlane === 'managed' && changed.length === 1 && changed[0] === 'image') {
         // A managed pool takes a new node image for new machines; kubeplane rotates the existing ones onto it.
         op(
@@ -527,7 +530,8 @@ function sameImmutable(field: (typeof IMMUTABLE_POOL_FIELDS)[number], a: PoolSpe
 function describePool(p: PoolSpec): string {
   const where = p.provider ? `${p.provider.name} ${p.provider.region}${p.provider.zone ? `/${p.provider.zone}` : ''}` : 'static machines';
   const size = p.autoscaler ? `${p.count} (autoscaled ${p.autoscaler.min}–${p.autoscaler.max})` : String(p.count);
-  return `${size} × ${p.serverType ?? 'existing'}${p.spot ? ' spot' : ''} on ${where}, ${p.role}`;
+  const disk = p.storageDiskSize > 0 ? `, ${p.storageDiskSize} GB storage disk each` : '';
+  return `${size} × ${p.serverType ?? 'existing'}${p.spot ? ' spot' : ''} on ${where}, ${p.role}${disk}`;
 }
 
 function describeEndpoint(c: ClusterSpec): string {

@@ -544,7 +544,7 @@ export interface ResourceScopes {
 
 /** What a provider found carrying a cluster's tag, for teardown and leak checks. */
 export interface TaggedResource {
-  kind: 'node' | 'network' | 'subnet' | 'firewall' | 'reserved-ip' | 'ssh-key' | 'placement-group' | 'dns-record' | 'other';
+  kind: 'node' | 'volume' | 'network' | 'subnet' | 'firewall' | 'reserved-ip' | 'ssh-key' | 'placement-group' | 'dns-record' | 'other';
   /** What `other` is, in the provider's words (`ib-partition`, `managed-cluster`, `node-pool`). */
   detail?: string;
   id: string;

@@ -28,6 +28,14 @@ export const AWS_PROFILE: ProviderProfile<'aws'> = {
   userData: { limit: 16_384, binary: true, source: 'EC2 RunInstances UserData: 16 KB of raw bytes, base64-encoded on the wire' },
   // Instances have a private address; the public one is the internet gateway's 1:1 NAT.
   behindNat: true,
+  // The storage disk is an EBS volume in the instance's block device mapping. On Nitro instances EBS volumes are NVMe
+  // devices whose model is "Amazon Elastic Block Store" and whose serial is the volume id (udev's by-id link
+  // nvme-Amazon_Elastic_Block_Store_vol…); on Xen instances the mapping's /dev/sdf is the kernel's /dev/xvdf
+  // (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/device_naming.html, nvme-ebs-volumes.html).
+  storageDisk: {
+    byId: ['/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol*', '/dev/xvdf'],
+    source: 'EC2 User Guide: device names for volumes; Amazon EBS and NVMe',
+  },
   // Graviton families have a `g` after the generation (t4g, m7g, c6gn, r8gd).
   arch: (serverType) => (/^[a-z]+\d+g[a-z]*\./.test(serverType) ? 'arm64' : 'amd64'),
   // kubernetes/cloud-provider-aws, pkg/providers/v1/instances_v2.go (InstanceMetadata): zone = the availability zone.

@@ -372,6 +372,9 @@ export const CRUSOE_PROFILE: ProviderProfile<'crusoe'> = {
   reservedIps: false,
   // The provider wraps the cloud-config, base64-encoded, into a startup script held to 32 KiB (startup-script.ts).
   userData: { limit: 24_064, binary: false, source: "Crusoe startup script (text): base64 of the cloud-config plus a wrapper within kubeplane's 32 KiB bound" },
+  // The storage disk is a persistent-ssd disk attached as `data`: a virtio disk whose serial is the disk's
+  // `serial_number` (DiskV1), so udev links it as /dev/disk/by-id/virtio-<serial>.
+  storageDisk: { byId: ['/dev/disk/by-id/virtio-*'], source: 'Crusoe Cloud API v1, DiskV1.serial_number' },
   // crusoecloud/crusoe-cloud-controller-manager, internal/instances/instances.go (InstanceMetadata): region = the VM's
   // location and no zone; kubeplane sets zone = the location (a Crusoe location is one site, named like a zone:
   // `us-east1-a`) so every node has one, as topology spreading and CSI topology expect.

@@ -29,6 +29,8 @@ export const HETZNER_PROFILE: ProviderProfile<'hetzner'> = {
   compute: true,
   managedKubernetes: false,
   userData: { limit: 32_768, binary: false, source: 'Hetzner Cloud POST /servers user_data: a JSON string of at most 32 KiB' },
+  // The storage disk is a Hetzner volume: the API's `linux_device` for it is /dev/disk/by-id/scsi-0HC_Volume_<id>.
+  storageDisk: { byId: ['/dev/disk/by-id/scsi-0HC_Volume_*'], source: 'Hetzner Cloud API, Volume.linux_device' },
   // CAX server types are Ampere Altra (arm64).
   arch: (serverType) => (serverType.startsWith('cax') ? 'arm64' : 'amd64'),
   // hcloud-cloud-controller-manager, hcloud/instances.go (hcloudServer.Metadata): region = the location, zone = its

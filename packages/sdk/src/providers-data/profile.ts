@@ -51,6 +51,12 @@ export interface ProviderProfile<T extends string = string> {
   userData?: UserDataRule;
   /** Its machines reach the internet through NAT (no public address on the interface): WireGuard peers roam to them. */
   behindNat?: boolean;
+  /**
+   * How a machine finds the storage disk kubeplane made for it (the pool's `storageDiskSize`): globs of the
+   * `/dev/disk/by-id` names udev gives the cloud's data disks, the machine's own root disk excluded. Stable identities,
+   * never a kernel name such as /dev/sdb that depends on probe order. Absent: the cloud makes no storage disks.
+   */
+  storageDisk?: { byId: readonly string[]; source: string };
   /** The architecture of a server type; absent: always amd64. */
   arch?: (serverType: string) => 'amd64' | 'arm64';
   /** The region and zone topology labels of a machine, as the cloud's own CCM reports them; absent: region, zone or region. */

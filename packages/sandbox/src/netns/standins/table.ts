@@ -18,6 +18,12 @@ export const STANDINS: readonly StandinEntry[] = [
   { command: 'sysctl', module: 'sysctl', owner: 'H1' },
   { command: 'modprobe', module: 'modprobe', owner: 'H1' },
   { command: 'curl', module: 'curl', owner: 'H1' },
+  // A machine's data disks (disks.ts): never the host's.
+  { command: 'lsblk', module: 'lsblk', owner: 'H1' },
+  { command: 'udevadm', module: 'udevadm', owner: 'H1' },
+  { command: 'blkid', module: 'blkid', owner: 'H1' },
+  { command: 'mkfs.ext4', module: 'mkfs-ext4', owner: 'H1' },
+  { command: 'mount', module: 'mount', owner: 'H1' },
   { command: 'kubeadm', module: 'kubeadm', owner: 'H2' },
   { command: 'kubelet', module: 'kubelet', owner: 'H2' },
   { command: 'kubectl', module: 'kubectl', owner: 'H2' },

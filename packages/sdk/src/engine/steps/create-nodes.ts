@@ -172,6 +172,8 @@ export const createNodes: StepDefinition = {
           ...(firewallOf(ledger.firewalls, key, node.role) ? { firewallNames: [firewallOf(ledger.firewalls, key, node.role)!.name] } : {}),
           ...(takesApiIp ? { reservedIpName: reservedIp.name } : {}),
           ...(pool.spot ? { spot: true } : {}),
+          // Zero for control planes and load balancers (desired-state.ts): only compute nodes get a storage disk.
+          ...(pool.storageDiskSize > 0 ? { storageDiskGiB: pool.storageDiskSize } : {}),
           labels: { 'kubeplane.dev/role': node.role },
         });
       } catch (e) {

@@ -2,7 +2,7 @@
 import { stableJson } from '../../stable-json.js';
 import { IssueCollector, type ValidationIssue } from '../issues.js';
 import { MANIFEST_LISTS, type ParsedDocument } from '../parse.js';
-import type { Manifest } from '../schema.js';
+import { type Manifest, storageDiskSizeOf } from '../schema.js';
 
 /**
  * Fields of an existing dynamic pool that cannot change (the machines would have to be rebuilt), and a
@@ -26,13 +26,21 @@ export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument):
     const path = [...MANIFEST_LISTS.dynamic.path, parsed.positions.dynamic[i] ?? i];
     for (const field of IMMUTABLE_POOL_FIELDS) {
       if (field === 'image' && managedPools.has(pool.name)) continue;
+      // The storage disk is compared as made (its document kind's default when unset): writing Claudie's default
+      // 50 into a Claudie document changes nothing; 200 instead of the default would need new disks on every node.
       // An unset `spot` is false: writing `spot: false` out changes nothing.
-      const [was, now] = field === 'spot' ? [old.spot ?? false, pool.spot ?? false] : [old[field], pool[field]];
+      const [was, now] =
+        field === 'storageDiskSize'
+          ? [storageDiskSizeOf(old, previous.source), storageDiskSizeOf(pool, next.source)]
+          : field === 'spot'
+            ? [old.spot ?? false, pool.spot ?? false]
+            : [old[field], pool[field]];
       if (stableJson(was) !== stableJson(now)) {
+        const more = field === 'storageDiskSize' ? ' (every node has its storage disk from its creation; a new pool gets disks of the new size)' : '';
         out.error(
           [...path, field],
           `${field} of existing pool "${pool.name}" cannot change (${describe(was)} -> ` +
-            `${describe(now)}); rename the pool instead: kubeplane adds the new pool before it removes the old one`,
+            `${describe(now)}); rename the pool instead: kubeplane adds the new pool before it removes the old one${more}`,
         );
       }
     }
