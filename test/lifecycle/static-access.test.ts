@@ -1,7 +1,7 @@
 // Static pools reach the user's machines as the manifest says: on the pool's sshPort, as each node's username. The
 // sandbox's machines answer as a real sshd does, only on their port (another is refused) and only for their users
 // (another fails to authenticate), so a wrong value fails with an error that names it. The static nodes carry the
-// pool's labels and taints. In-process ssh2 machines (the fast tier); the e2e tier runs the real sshd ones.
+// pool's labels, annotations and taints. In-process ssh2 machines (the fast tier); the e2e tier runs the real sshd ones.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, type StepEvent } from '@kubeplane/sdk';
 import { holdManifestDnsZones, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
@@ -27,6 +27,8 @@ nodePools:
       labels:
         nvidia.com/gpu.present: "true"
         example.com/rack: r12
+      annotations:
+        example.com/asset-tag: "A-1042"
       taints:
         - { key: nvidia.com/gpu, value: present, effect: NoSchedule }
   dynamic:
@@ -77,7 +79,7 @@ function world(seed: number) {
 }
 
 describe('static pools: sshPort, nodes[].username, labels and taints', () => {
-  it("reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints", async () => {
+  it("reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels, annotations and taints", async () => {
     const { s, kp } = world(61);
     await kp.apply(manifestOf(manifest({ sshPort: 2222, gpuUser: 'ubuntu' })));
     await kp.run();
@@ -87,8 +89,10 @@ describe('static pools: sshPort, nodes[].username, labels and taints', () => {
     const gpu = nodes.find((n) => n.name.endsWith('-rack-gpu-01'));
     expect(gpu?.labels).toMatchObject({ 'nvidia.com/gpu.present': 'true', 'example.com/rack': 'r12', 'kubeplane.dev/pool': 'rack-gpu' });
     expect(gpu?.taints).toEqual([{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }]);
+    expect(gpu?.annotations).toMatchObject({ 'example.com/asset-tag': 'A-1042' });
     const control = nodes.find((n) => n.name.endsWith('-rack-control-01'));
     expect(control?.labels).not.toHaveProperty('example.com/rack');
+    expect(control?.annotations ?? {}).not.toHaveProperty('example.com/asset-tag');
     expect(s.staticMachines.leftovers(GPU)).toContain('/var/lib/kubeplane-static/user-data');
   });
 

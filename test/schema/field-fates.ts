@@ -38,6 +38,9 @@ const HYBRID = 'test/lifecycle/hybrid.test.ts';
 const NODE_IDENTITY = 'test/lifecycle/node-identity.test.ts';
 const CMK = 'test/lifecycle/crusoe-cmk.test.ts';
 const ENGINE_CLI = 'packages/handlers/src/cli/commands/engine.test.ts';
+const STATIC_ACCESS = 'test/lifecycle/static-access.test.ts';
+const STATIC_ACCESS_REACHES =
+  "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels, annotations and taints";
 const CLAUDIE_EXAMPLE = 'examples/claudie-bursting.yaml';
 const NATIVE_EXAMPLE = 'examples/minimal.yaml';
 
@@ -123,21 +126,37 @@ export const FIELD_FATES: Record<string, Fate> = {
   'providers[].templates.repository': {
     warns: {
       why: "Claudie's template repositories: kubeplane renders its own machines",
-      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templates').repository = 'https://github.com/berops/claudie-config'), at: 'providers[0].templates' },
+      example: {
+        file: CLAUDIE_EXAMPLE,
+        edit: (d) => void (at(d, 'spec.providers.0.templates').repository = 'https://github.com/berops/claudie-config'),
+        at: 'providers[0].templates',
+      },
       says: 'templates is not used',
     },
   },
   'providers[].templates.path': {
     warns: {
       why: "Claudie's template repositories: kubeplane renders its own machines",
-      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templates').path = 'templates/terraformer/aws'), at: 'providers[0].templates' },
+      example: {
+        file: CLAUDIE_EXAMPLE,
+        edit: (d) =>
+          void Object.assign(at(d, 'spec.providers.0.templates'), {
+            repository: 'https://github.com/berops/claudie-config',
+            path: 'templates/terraformer/aws',
+          }),
+        at: 'providers[0].templates',
+      },
       says: 'templates is not used',
     },
   },
   'providers[].templates.tag': {
     warns: {
       why: "Claudie's template repositories: kubeplane renders its own machines",
-      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templates').tag = 'v0.9.8'), at: 'providers[0].templates' },
+      example: {
+        file: CLAUDIE_EXAMPLE,
+        edit: (d) => void Object.assign(at(d, 'spec.providers.0.templates'), { repository: 'https://github.com/berops/claudie-config', tag: 'v0.9.8' }),
+        at: 'providers[0].templates',
+      },
       says: 'templates is not used',
     },
   },
@@ -151,7 +170,11 @@ export const FIELD_FATES: Record<string, Fate> = {
   'providers[].templatesRef.namespace': {
     warns: {
       why: "Claudie's template repositories: kubeplane renders its own machines",
-      example: { file: CLAUDIE_EXAMPLE, edit: (d) => void (at(d, 'spec.providers.0.templatesRef').namespace = 'claudie'), at: 'providers[0].templatesRef' },
+      example: {
+        file: CLAUDIE_EXAMPLE,
+        edit: (d) => void Object.assign(at(d, 'spec.providers.0.templatesRef'), { name: 'pinned', namespace: 'claudie' }),
+        at: 'providers[0].templatesRef',
+      },
       says: 'templatesRef is not used',
     },
   },
@@ -235,11 +258,17 @@ export const FIELD_FATES: Record<string, Fate> = {
   },
   'nodePools.dynamic[].machineSpec.nvidiaGpuCount': {
     effect: "the autoscaler template's GPUs and GPU label where the catalog does not answer",
-    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType']),
+    proof: proofs([
+      'packages/handlers/src/autoscaler/template-fallback.test.ts',
+      'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType',
+    ]),
   },
   'nodePools.dynamic[].machineSpec.nvidiaGpuType': {
     effect: 'the GPU type the adapter offers for the template',
-    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType']),
+    proof: proofs([
+      'packages/handlers/src/autoscaler/template-fallback.test.ts',
+      'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType',
+    ]),
   },
   'nodePools.dynamic[].machineSpec.nvidiaGpu': {
     effect: "Claudie's deprecated GPU count, read as nvidiaGpuCount",
@@ -257,7 +286,7 @@ export const FIELD_FATES: Record<string, Fate> = {
     },
   },
   'nodePools.dynamic[].providerSpec.subnet': {
-    effect: "an existing Crusoe subnet the machines and the managed cluster are put in, never deleted",
+    effect: 'an existing Crusoe subnet the machines and the managed cluster are put in, never deleted',
     proof: proofs(
       ['test/lifecycle/crusoe-cmk-day-two.test.ts', 'is created in the existing subnet the manifest names, without a VPC of its own'],
       ['test/lifecycle/crusoe-cmk-day-two.test.ts', 'is destroyed: its rules go, the existing subnet and its VPC stay'],
@@ -289,16 +318,40 @@ export const FIELD_FATES: Record<string, Fate> = {
       ],
     ),
   },
+  'nodePools.dynamic[].storageDiskSize': {
+    effect: "a storage disk of that size on every compute node, mounted at /opt/claudie/data (Claudie's default 50 in its documents)",
+    proof: proofs(
+      [
+        'test/lifecycle/storage-disk.test.ts',
+        'gives every compute node a disk of that size (Claudie default 50 on Hetzner, 200 as an EBS volume) and the control plane none',
+      ],
+      ['test/lifecycle/storage-disk.test.ts', 'gives a native document no disk where storageDiskSize is absent, and the written one where it is given'],
+      [
+        'packages/handlers/src/cli/served-sandbox/storage-disk-cli.e2e.test.ts',
+        "gives each worker of Claudie's bursting example a 200 GiB gp3 volume at /dev/sdf, deleted with the instance",
+      ],
+      [
+        'test/lifecycle/storage-disk.test.ts',
+        "gives each Crusoe VM of a compute pool a data disk of that size (the engine passes it to Crusoe's provider too)",
+      ],
+    ),
+  },
   'nodePools.dynamic[].machineSpec.cpuCount': {
     effect: "the autoscaler template's CPUs where the catalog does not know the type (the catalog wins where it does)",
     proof: proofs(
       ['test/lifecycle/pool-scaling.test.ts', "takes the template's size from the server type, not from a machineSpec that asks for more"],
-      ['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType'],
+      [
+        'packages/handlers/src/autoscaler/template-fallback.test.ts',
+        'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType',
+      ],
     ),
   },
   'nodePools.dynamic[].machineSpec.memory': {
     effect: "the autoscaler template's memory where the catalog does not know the type",
-    proof: proofs(['packages/handlers/src/autoscaler/template-fallback.test.ts', 'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType']),
+    proof: proofs([
+      'packages/handlers/src/autoscaler/template-fallback.test.ts',
+      'makes the template node from machineSpec: cpuCount, memory, nvidiaGpuCount GPUs with the GPU label, and offers nvidiaGpuType',
+    ]),
   },
   'nodePools.dynamic[].labels': {
     effect: 'labels on every node of the pool, changed in place',
@@ -307,9 +360,15 @@ export const FIELD_FATES: Record<string, Fate> = {
   'nodePools.dynamic[].annotations': {
     effect: "annotations on every node of the pool, changed and removed in place, others' kept",
     proof: proofs(
-      ['test/lifecycle/node-annotations.test.ts', "are put on every node of the pool, one added later too, with the record of kubeplane's keys, and on no other pool's"],
+      [
+        'test/lifecycle/node-annotations.test.ts',
+        "are put on every node of the pool, one added later too, with the record of kubeplane's keys, and on no other pool's",
+      ],
       ['test/lifecycle/node-annotations.test.ts', 'changes and removes them on the next apply, keeping the annotations others put on the Nodes'],
-      ['packages/handlers/src/cli/served-sandbox/kubectl-annotations.e2e.test.ts', "shows the pool's annotations on its nodes (kubectl get node -o jsonpath='{.metadata.annotations}')"],
+      [
+        'packages/handlers/src/cli/served-sandbox/kubectl-annotations.e2e.test.ts',
+        "shows the pool's annotations on its nodes (kubectl get node -o jsonpath='{.metadata.annotations}')",
+      ],
     ),
   },
   'nodePools.dynamic[].spot': {
@@ -357,19 +416,25 @@ export const FIELD_FATES: Record<string, Fate> = {
 
   'nodePools.static[].nodes[].username': {
     effect: 'the SSH user the machine is reached as (sudo when not root)',
-    proof: proofs(['test/lifecycle/static-access.test.ts', "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints"], ['test/lifecycle/static-access.test.ts', 'fails for a user the machine does not let in: an authentication failure that names the user']),
+    proof: proofs(
+      [STATIC_ACCESS, STATIC_ACCESS_REACHES],
+      [STATIC_ACCESS, 'fails for a user the machine does not let in: an authentication failure that names the user'],
+    ),
   },
   'nodePools.static[].sshPort': {
     effect: 'the port SSH dials',
-    proof: proofs(['test/lifecycle/static-access.test.ts', "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints"], ['test/lifecycle/static-access.test.ts', "fails on a port the machine's sshd is not on: connection refused, naming the node, user, endpoint and port"]),
+    proof: proofs(
+      [STATIC_ACCESS, STATIC_ACCESS_REACHES],
+      [STATIC_ACCESS, "fails on a port the machine's sshd is not on: connection refused, naming the node, user, endpoint and port"],
+    ),
   },
   'nodePools.static[].labels': {
     effect: 'labels on every static node of the pool',
-    proof: proofs(['test/lifecycle/static-access.test.ts', "reaches each machine on the pool's sshPort as the node's username, and the static nodes carry the pool's labels and taints"]),
+    proof: proofs([STATIC_ACCESS, STATIC_ACCESS_REACHES]),
   },
   'nodePools.static[].annotations': {
-    effect: 'annotations on every static node of the pool (the same node-metadata step as dynamic pools)',
-    proof: proofs(['test/lifecycle/node-annotations.test.ts', "are put on every node of the pool, one added later too, with the record of kubeplane's keys, and on no other pool's"]),
+    effect: 'annotations on every static node of the pool',
+    proof: proofs([STATIC_ACCESS, STATIC_ACCESS_REACHES]),
   },
 
   // Clusters.
@@ -386,7 +451,10 @@ export const FIELD_FATES: Record<string, Fate> = {
   },
   'kubernetes.clusters[].network': {
     effect: "the overlay network every node's address comes from",
-    proof: proofs(['test/lifecycle/manifest-effects.test.ts', "gives every node an overlay address in the manifest's network: the SDK's current state and each Node's InternalIP"]),
+    proof: proofs([
+      'test/lifecycle/manifest-effects.test.ts',
+      "gives every node an overlay address in the manifest's network: the SDK's current state and each Node's InternalIP",
+    ]),
   },
   'kubernetes.clusters[].pools.control': {
     effect: 'the pools whose nodes run the control plane',
@@ -400,7 +468,7 @@ export const FIELD_FATES: Record<string, Fate> = {
     proof: proofs([HYBRID, 'scales a pool up and down, adds and removes a pool, then is destroyed leaving nothing behind']),
   },
   'kubernetes.clusters[].installationProxy.mode': {
-    effect: 'on, off, or default (only with Hetzner nodes): the proxy written into every machine\'s user-data',
+    effect: "on, off, or default (only with Hetzner nodes): the proxy written into every machine's user-data",
     proof: proofs(
       ['packages/sdk/src/bootstrap/installation-proxy.test.ts', 'with mode default, only when a Kubernetes node of the cluster is on Hetzner'],
       ['test/lifecycle/installation-proxy.test.ts', 'puts the proxy in every Hetzner machine of a mode default cluster, whose nodes all join'],
@@ -408,7 +476,10 @@ export const FIELD_FATES: Record<string, Fate> = {
   },
   'kubernetes.clusters[].installationProxy.endpoint': {
     effect: 'the proxy URL apt, containerd and the kubelet use',
-    proof: proofs(['packages/sdk/src/bootstrap/installation-proxy.test.ts', "with mode on, through Claudie's proxy unless an endpoint is given, with Hetzner nodes or without"]),
+    proof: proofs([
+      'packages/sdk/src/bootstrap/installation-proxy.test.ts',
+      "with mode on, through Claudie's proxy unless an endpoint is given, with Hetzner nodes or without",
+    ]),
   },
   'kubernetes.clusters[].installationProxy.noProxy': {
     effect: 'hosts and networks added to NO_PROXY',
@@ -451,7 +522,17 @@ export const FIELD_FATES: Record<string, Fate> = {
   },
   'kubernetes.clusters[].addons[].config': {
     effect: "kubeplane's own settings of the add-on (autoclusters remediation, crusoe_csi nfs, cluster_autoscaler apiUrl)",
-    proof: proofs([CMK, "holds the add-on credentials in cmk-<cluster>, the pools' limits on the autoscaler, and the remediation settings"]),
+    proof: proofs(
+      [CMK, "keeps CMK's scoped token in cmk-<cluster>, sets the pools' limits on the autoscaler, and the remediation settings"],
+      [
+        'packages/sdk/src/engine/steps/addons.test.ts',
+        "points the cluster's autoscaler at an adapter outside the cluster over mutual TLS, and runs none in it",
+      ],
+      [
+        'packages/handlers/src/cli/commands/autoscaler-adapter.test.ts',
+        "serves over mutual TLS, for the adapter address's host, when the cluster's add-on names one, and refuses plain calls",
+      ],
+    ),
   },
   'kubernetes.clusters[].apiDns.dnsZone': {
     effect: "the zone of a managed cluster's API name",
@@ -496,8 +577,14 @@ export const FIELD_FATES: Record<string, Fate> = {
   'kubernetes.clusters[].encryption.secretsAtRest': {
     effect: 'Secrets encrypted in etcd (an EncryptionConfiguration the apiserver reads), or not',
     proof: proofs(
-      ['packages/handlers/src/cli/commands/render-fields.test.ts', 'secretsAtRest true: the control plane gets an EncryptionConfiguration and the apiserver reads it'],
-      ['packages/handlers/src/cli/commands/render-fields.test.ts', 'secretsAtRest false: no EncryptionConfiguration anywhere, and no encryption-provider-config flag on the apiserver'],
+      [
+        'packages/handlers/src/cli/commands/render-fields.test.ts',
+        'secretsAtRest true: the control plane gets an EncryptionConfiguration and the apiserver reads it',
+      ],
+      [
+        'packages/handlers/src/cli/commands/render-fields.test.ts',
+        'secretsAtRest false: no EncryptionConfiguration anywhere, and no encryption-provider-config flag on the apiserver',
+      ],
     ),
   },
   'kubernetes.clusters[].remediation.notReadyMinutes': {
@@ -531,11 +618,17 @@ export const FIELD_FATES: Record<string, Fate> = {
   },
   'loadBalancers.roles[].settings.proxyProtocol': {
     effect: 'the PROXY protocol header towards the targets (tcp roles, default on; never the API role)',
-    proof: proofs(['packages/handlers/src/cli/commands/render-fields.test.ts', 'PROXY protocol on for a TCP role by default and off when settings say so, never on the API role or a UDP role; sticky only when asked']),
+    proof: proofs([
+      'packages/handlers/src/cli/commands/render-fields.test.ts',
+      'PROXY protocol on for a TCP role by default and off when settings say so, never on the API role or a UDP role; sticky only when asked',
+    ]),
   },
   'loadBalancers.roles[].settings.stickySessions': {
     effect: 'a client sent to the same target (source-address hash)',
-    proof: proofs(['packages/handlers/src/cli/commands/render-fields.test.ts', 'PROXY protocol on for a TCP role by default and off when settings say so, never on the API role or a UDP role; sticky only when asked']),
+    proof: proofs([
+      'packages/handlers/src/cli/commands/render-fields.test.ts',
+      'PROXY protocol on for a TCP role by default and off when settings say so, never on the API role or a UDP role; sticky only when asked',
+    ]),
   },
   'loadBalancers.clusters[].name': {
     effect: "the load balancer's identity",
