@@ -15,6 +15,8 @@ const entry = join(import.meta.dirname, 'cli-process.ts');
 export interface ServedWorldOptions {
   /** Manifests applied (in order) before the server starts, relative to the repository root. */
   manifests: string[];
+  /** Run on the state directory before the manifests are applied (applies of its own, with other options). */
+  prepare?: (stateDir: string) => Promise<void>;
   /** Virtual seconds per real second while the server runs (10 by default). */
   speed?: number;
 }
@@ -38,6 +40,7 @@ export class ServedWorld {
   /** Applies the manifests and starts `kubeplane sandbox serve`; resolves once it prints that it is ready. */
   static async start(options: ServedWorldOptions): Promise<ServedWorld> {
     const world = new ServedWorld(await mkdtemp(join(tmpdir(), 'kubeplane-serve-')));
+    await options.prepare?.(world.dir);
     for (const manifest of options.manifests) {
       const applied = await runCli(['apply', manifest, '--sandbox', '--state-dir', world.dir], { cwd: repositoryRoot });
       if (applied.code !== 0) throw new Error(`apply ${manifest} failed:\n${applied.stderr}${applied.stdout}`);
