@@ -150,7 +150,9 @@ export const CATALOG: Readonly<Record<ChartAddonId, CatalogEntry>> = {
     credential: {
       cloud: CRUSOE_PROFILE.type,
       secretName: 'crusoe-api-keys',
-      keys: { accesskey: 'CRUSOE_CSI_ACCESS_KEY', secretkey: 'CRUSOE_CSI_SECRET_KEY' },
+      // The key paths charts 0.7.0 and later read by default (its CHANGELOG, v0.7.0 breaking changes), the names the CMK
+      // add-ons seed gives every Crusoe add-on's keys; builtValues names the Secret and both paths, so an older chart reads them too.
+      keys: { accesskey: 'CRUSOE_ACCESS_KEY', secretkey: 'CRUSOE_SECRET_KEY' },
       source: 'https://github.com/crusoecloud/crusoe-csi-driver/blob/main/README.md ("By default, the driver will use the crusoe-api-keys secret")',
     },
     values: z.looseObject({

@@ -116,6 +116,15 @@ describe('catalog values', () => {
     expect(values['extraArgs']).toEqual({ 'cloud-config': '/etc/kubeplane-autoscaler/cloud-config', expander: 'least-waste' });
   });
 
+  it("points Crusoe's CSI driver at the Secret kubeplane writes, by the key paths the seed and charts since 0.7.0 use", () => {
+    const spec = specOf('        - name: metrics_server');
+    const credential = CATALOG.crusoe_csi.credential;
+    expect(credential?.keys).toEqual({ accesskey: 'CRUSOE_ACCESS_KEY', secretkey: 'CRUSOE_SECRET_KEY' });
+    expect(builtValues('crusoe_csi', { spec })).toMatchObject({
+      crusoe: { secrets: { crusoeApiKeys: { secretName: 'crusoe-api-keys', accessKeyPath: 'CRUSOE_ACCESS_KEY', secretKeyPath: 'CRUSOE_SECRET_KEY' } } },
+    });
+  });
+
   it("has the GPU operator's toolkit set up the containerd runtime", () => {
     expect(builtValues('nvidia_gpu_operator', { spec: specOf('        - name: metrics_server') })).toMatchObject({
       toolkit: { enabled: true },

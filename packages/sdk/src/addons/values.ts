@@ -152,7 +152,17 @@ export function builtValues(id: ChartAddonId, ctx: ValuesContext): Values {
     case 'crusoe_csi': {
       // A CSI driver runs on the nodes of the cloud its catalog entry serves.
       const cloud = CATALOG.crusoe_csi.cloud!;
-      return { controller: { affinity: onCloud(cloud) }, node: { affinity: onCloud(cloud) } };
+      const credential = CATALOG.crusoe_csi.credential!;
+      return {
+        controller: { affinity: onCloud(cloud) },
+        node: { affinity: onCloud(cloud) },
+        // The Secret kubeplane writes and its key paths, named rather than left to the chart's default, which 0.7.0 changed.
+        crusoe: {
+          secrets: {
+            crusoeApiKeys: { secretName: credential.secretName, accessKeyPath: credential.keys['accesskey'], secretKeyPath: credential.keys['secretkey'] },
+          },
+        },
+      };
     }
     case 'longhorn':
       return { persistence: { defaultClass: isDefault } };

@@ -444,8 +444,8 @@ describe('the addons step', () => {
     expect([...cluster.objects.values()].filter((o) => o.kind === 'HelmChart').map((o) => o.metadata.name)).toEqual(['crusoe-csi-driver']);
     const keys = cluster.secrets.get('kube-system/crusoe-api-keys');
     expect(Object.fromEntries(Object.entries(keys ?? {}).map(([k, v]) => [k, v.reveal()]))).toEqual({
-      CRUSOE_CSI_ACCESS_KEY: 'cmk-access',
-      CRUSOE_CSI_SECRET_KEY: 'cmk-secret',
+      CRUSOE_ACCESS_KEY: 'cmk-access',
+      CRUSOE_SECRET_KEY: 'cmk-secret',
     });
     expect(resolved).toEqual([]);
     cluster.startController();
