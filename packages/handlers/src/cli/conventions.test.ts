@@ -30,6 +30,7 @@ const COMMANDS = [
   ['sandbox', 'serve'],
   ['render'],
   ['schema'],
+  ['completion'],
 ];
 
 /** Every JSON line of a --json run, parsed; the run fails the test if any line is not a JSON object with a type. */
@@ -68,6 +69,25 @@ describe('kubeplane <command> --help', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe((await runCli(['schema', '--help'])).stdout);
     expect(run.stdout).not.toContain('$schema');
+  });
+
+  it('help sandbox lifecycle is sandbox lifecycle --help, and help alone the command list', async () => {
+    const run = await runCli(['help', 'sandbox', 'lifecycle']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe((await runCli(['sandbox', 'lifecycle', '--help'])).stdout);
+    expect((await runCli(['help'])).stdout).toBe((await runCli(['--help'])).stdout);
+  });
+
+  it('help of an unknown command exits 2, naming it, with the command list on stderr', async () => {
+    const run = await runCli(['help', 'frobnicate']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`kubeplane: unknown command "frobnicate"\n${(await runCli(['--help'])).stdout}`);
+  });
+
+  it("schema's usage names the manifest formats the schema command takes", async () => {
+    const { MANIFEST_FORMATS } = await import('@kubeplane/sdk');
+    expect((await runCli(['schema', '--help'])).stdout).toContain(`[--format ${MANIFEST_FORMATS.join('|')}]`);
   });
 
   it('a usage error prints the usage wrapped within 100 columns', async () => {

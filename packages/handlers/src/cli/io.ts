@@ -1,6 +1,6 @@
 // What a CLI command may touch: its output streams, working directory and environment. Commands take
 // this instead of `process` so tests run them in-process and read what they print.
-import { escapeControl } from '@kubeplane/sdk';
+import { escapeControl } from '@kubeplane/sdk/errors';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;

@@ -1,16 +1,24 @@
 // The kubeplane CLI: parses the command line and runs a command in-process. Every command gets a CliIo
 // and returns its exit code, so tests call main() directly.
-import { fileSystemError, isKubeplaneError, KubeplaneError } from '@kubeplane/sdk';
+import { isKubeplaneError, KubeplaneError } from '@kubeplane/sdk/errors';
 import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
-import { apply, applyHelp, destroy, destroyHelp, kubeconfig, kubeconfigHelp, status, statusHelp } from './commands/engine.js';
-import { autoscalerAdapter, autoscalerAdapterHelp } from './commands/autoscaler-adapter.js';
-import { metadata, metadataHelp, sshKey, sshKeyHelp } from './commands/outputs.js';
-import { lifecycleHelp, serveHelp } from './commands/sandbox-help.js';
-import { planCommand, planHelp } from './commands/plan.js';
-import { render, renderHelp } from './commands/render.js';
-import { schema, schemaHelp } from './commands/schema.js';
-import { validate, validateHelp } from './commands/validate.js';
+import {
+  applyHelp,
+  autoscalerAdapterHelp,
+  completionHelp,
+  destroyHelp,
+  kubeconfigHelp,
+  lifecycleHelp,
+  metadataHelp,
+  planHelp,
+  renderHelp,
+  schemaHelp,
+  serveHelp,
+  sshKeyHelp,
+  statusHelp,
+  validateHelp,
+} from './commands/command-help.js';
 import { jsonResult, wantsJson } from './json-output.js';
 
 export type { CliIo } from './io.js';
@@ -33,26 +41,42 @@ function wantsServedKubeconfig(argv: string[]): boolean {
 }
 
 /**
- * Every command, by the words that name it; `sandbox` is a group of two. The sandbox commands are loaded when run:
- * a command on real clouds never loads the sandbox clouds or msw (test/lifecycle/real-cloud-imports.test.ts).
+ * Every command, by the words that name it; `sandbox` is a group of two. Each is loaded when it runs, so `--help` and
+ * `validate` start without the engine, the providers or the AWS SDK (startup-imports.test.ts), and a command on real
+ * clouds never loads the sandbox clouds or msw (real-cloud-imports.test.ts).
  */
 const COMMANDS: Record<string, CommandEntry> = {
-  validate: { run: validate, help: validateHelp },
-  plan: { run: (argv, io) => planCommand(argv, io), help: planHelp },
-  apply: { run: apply, help: applyHelp },
-  status: { run: status, help: statusHelp },
-  destroy: { run: destroy, help: destroyHelp },
+  validate: { run: async (argv, io) => (await import('./commands/validate.js')).validate(argv, io), help: validateHelp },
+  plan: { run: async (argv, io) => (await import('./commands/plan.js')).planCommand(argv, io), help: planHelp },
+  apply: { run: async (argv, io) => (await import('./commands/engine.js')).apply(argv, io), help: applyHelp },
+  status: { run: async (argv, io) => (await import('./commands/engine.js')).status(argv, io), help: statusHelp },
+  destroy: { run: async (argv, io) => (await import('./commands/engine.js')).destroy(argv, io), help: destroyHelp },
   kubeconfig: {
-    run: async (argv, io) => (wantsServedKubeconfig(argv) ? (await import('./commands/serve-kubeconfig.js')).kubeconfigServed(argv, io) : kubeconfig(argv, io)),
+    run: async (argv, io) =>
+      wantsServedKubeconfig(argv)
+        ? (await import('./commands/serve-kubeconfig.js')).kubeconfigServed(argv, io)
+        : (await import('./commands/engine.js')).kubeconfig(argv, io),
     help: kubeconfigHelp,
   },
-  'ssh-key': { run: sshKey, help: sshKeyHelp },
-  metadata: { run: metadata, help: metadataHelp },
+  'ssh-key': { run: async (argv, io) => (await import('./commands/outputs.js')).sshKey(argv, io), help: sshKeyHelp },
+  metadata: { run: async (argv, io) => (await import('./commands/outputs.js')).metadata(argv, io), help: metadataHelp },
   'sandbox lifecycle': { run: async (argv, io) => (await import('./commands/lifecycle.js')).lifecycle(argv, io), help: lifecycleHelp },
   'sandbox serve': { run: async (argv, io) => (await import('./commands/serve.js')).serve(argv, io), help: serveHelp },
-  render: { run: render, help: renderHelp },
-  schema: { run: schema, help: schemaHelp },
-  'autoscaler-adapter': { run: (argv, io) => autoscalerAdapter(argv, io), help: autoscalerAdapterHelp },
+  render: { run: async (argv, io) => (await import('./commands/render.js')).render(argv, io), help: renderHelp },
+  schema: { run: async (argv, io) => (await import('./commands/schema.js')).schema(argv, io), help: schemaHelp },
+  'autoscaler-adapter': {
+    run: async (argv, io) => (await import('./commands/autoscaler-adapter.js')).autoscalerAdapter(argv, io),
+    help: autoscalerAdapterHelp,
+  },
+  completion: {
+    run: async (argv, io) =>
+      (await import('./completion.js')).completion(
+        argv,
+        io,
+        Object.values(COMMANDS).map((c) => c.help),
+      ),
+    help: completionHelp,
+  },
 };
 
 const sandboxHelp: CommandHelp = {
@@ -67,7 +91,7 @@ function help(): string {
   return formatCommandList(
     'kubeplane: Kubernetes clusters across clouds from one manifest',
     Object.values(COMMANDS).map((c) => c.help),
-    '`kubeplane <command> --help` shows the options of a command; docs/cli.md the exit codes and the --json schema.',
+    '`kubeplane help <command>` (or `kubeplane <command> --help`) shows the options of a command; docs/cli.md the exit codes and the --json schema.',
   );
 }
 
@@ -124,7 +148,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     // One line a person can act on; the stack only when asked for (-v), for a bug report.
     const verbose = found.rest.includes('-v') || found.rest.includes('--verbose');
-    const known = isKubeplaneError(e) ? e : nodeFileError(e);
+    const known = isKubeplaneError(e) ? e : await nodeFileError(e);
     if (known) {
       const resource = known.details.resource;
       if (json) return jsonResult(io, found.name, EXIT.failed, { error: { kind: known.kind, message: known.message, ...(resource ? { resource } : {}) } });
@@ -154,9 +178,11 @@ const SYSCALL_ACTIONS: Readonly<Record<string, string>> = {
  * A Node file system error that names its file (a code and a path), with a kind like ours: the adapters turn their
  * own into KubeplaneErrors, but a file error from anywhere else still gets the same `<kind>: ` and the same fixes.
  */
-function nodeFileError(e: unknown): KubeplaneError | undefined {
+async function nodeFileError(e: unknown): Promise<KubeplaneError | undefined> {
   const { code, path, syscall } = (e ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
   if (!(e instanceof Error) || typeof code !== 'string' || typeof path !== 'string') return undefined;
+  // Loaded here, on the way out of a failed command: the rest of the sdk costs a command that succeeds nothing.
+  const { fileSystemError } = await import('@kubeplane/sdk');
   const action = typeof syscall === 'string' ? (SYSCALL_ACTIONS[syscall] ?? syscall) : 'use';
   const mapped = fileSystemError(e, path, action);
   return mapped instanceof KubeplaneError ? mapped : new KubeplaneError('invalid', e.message, { resource: path, code }, { cause: e });

@@ -13,35 +13,9 @@ import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { httpBackend, localBackend, type ScalingBackend } from '../../autoscaler/backend.js';
 import { serveAutoscalerAdapter } from '../../autoscaler/server.js';
 import type { AdapterServingTls } from '@kubeplane/sdk';
-import { OPTIONS, type CommandHelp } from '../help.js';
+import { DEFAULT_ADAPTER_LISTEN } from './command-help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 import { EXIT } from '../io.js';
-
-/** cluster-autoscaler's externalgrpc examples serve on 8086 (cluster-autoscaler/cloudprovider/externalgrpc/examples). */
-export const DEFAULT_ADAPTER_LISTEN = '0.0.0.0:8086';
-
-export const autoscalerAdapterHelp: CommandHelp = {
-  name: 'autoscaler-adapter',
-  usage: ['kubeplane autoscaler-adapter serve --project P --cluster C [--listen HOST:PORT] [--api-url URL | --state-dir DIR [--sandbox]]'],
-  summary: "serve cluster-autoscaler's externalgrpc cloud provider for a cluster's autoscaled pools until Ctrl-C",
-  description:
-    'Node groups are the autoscaled pools (id = pool name). With --api-url it scales through the ' +
-    "serverless API (SigV4, the environment's AWS credentials); without, through the local state directory, and when " +
-    "the cluster's cluster_autoscaler add-on names config.adapterAddress, over mutual TLS with the cluster's autoscaler " +
-    "CA on that address's port (the cluster's autoscaler dials it there).",
-  options: [
-    ['--project P', "the project (the manifest's metadata.name)"],
-    ['--cluster C', 'the cluster whose autoscaled pools are the node groups'],
-    [
-      '--listen HOST:PORT',
-      `where the gRPC server listens (default ${DEFAULT_ADAPTER_LISTEN}, or 0.0.0.0 and the port of config.adapterAddress; port 0: any free port)`,
-    ],
-    ['--api-url URL', "kubeplane's serverless API (its function URL or HTTP API stage URL)"],
-    ['--region R', "the API's AWS region for SigV4 (default: AWS_REGION)"],
-    OPTIONS.stateDir,
-    OPTIONS.sandbox,
-  ],
-};
 
 const bytes = (d: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
   typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength);

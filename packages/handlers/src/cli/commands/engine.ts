@@ -18,7 +18,6 @@ import {
   type ValidationResult,
 } from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, println, print, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonResult } from '../json-output.js';
 import { writeSecretDocument } from '../secret-output.js';
@@ -38,79 +37,6 @@ const secretsCluster = {
   'secrets-context': { type: 'string' },
   'secrets-kubeconfig': { type: 'string' },
 } as const;
-
-export const applyUsage =
-  'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--secrets-context NAME [--secrets-kubeconfig FILE]] ' +
-  '[--state-dir DIR] [--json] [-v]';
-export const destroyUsage =
-  'kubeplane destroy <manifest|project|cluster> [--yes] [--sandbox] [--secrets-context NAME [--secrets-kubeconfig FILE]] [--state-dir DIR] [--json] [-v]';
-export const statusUsage = 'kubeplane status [project] [--sandbox] [--state-dir DIR] [--json]';
-export const kubeconfigUsage = 'kubeplane kubeconfig <cluster> [--project P] [--sandbox] [--state-dir DIR] [--out FILE]';
-
-export const applyHelp: CommandHelp = {
-  name: 'apply',
-  usage: [applyUsage],
-  summary: 'create or update the clusters of a manifest, showing progress',
-  description:
-    "Checks the manifest, the credentials and the providers' catalogs before anything is recorded, then " +
-    'runs every step to the end in this process. The first Ctrl-C finishes the step in hand and exits 130.',
-  options: [
-    ['--reconcile', "run every cluster's flow again even if the manifest did not change, to repair drift"],
-    OPTIONS.sandbox,
-    ['--netns', 'with --sandbox: boot the machines in network namespaces with real WireGuard, nginx and etcd'],
-    ['--without-dns-zones', "with --sandbox: leave the manifest's DNS zones out of the sandbox accounts"],
-    OPTIONS.secretsContext,
-    OPTIONS.secretsKubeconfig,
-    OPTIONS.stateDir,
-    OPTIONS.json,
-    OPTIONS.verbose,
-  ],
-};
-
-export const destroyHelp: CommandHelp = {
-  name: 'destroy',
-  usage: [destroyUsage],
-  summary: 'delete every cluster of a manifest or project, from any state',
-  description:
-    'A cluster name deletes that cluster alone. A project sweeps, by their tags, ' +
-    'clusters whose records were lost, from the manifest it last applied; a manifest ' +
-    'file sweeps its clusters whatever the state directory holds. Exits 0 only when ' +
-    'nothing of them is left; on real clouds it asks for confirmation on a terminal.',
-  options: [
-    ['--yes', 'on real clouds: delete without asking (for scripts; without a terminal destroy refuses to run without it)'],
-    OPTIONS.sandbox,
-    OPTIONS.secretsContext,
-    OPTIONS.secretsKubeconfig,
-    OPTIONS.stateDir,
-    OPTIONS.json,
-    OPTIONS.verbose,
-  ],
-};
-
-export const statusHelp: CommandHelp = {
-  name: 'status',
-  usage: [statusUsage],
-  summary: 'the state of each project and cluster, as Claudie reports it',
-  description: 'Every project in the state directory, or the ones named; docs/workflow.md explains each state.',
-  options: [OPTIONS.sandbox, OPTIONS.stateDir, OPTIONS.json],
-};
-
-export const kubeconfigHelp: CommandHelp = {
-  name: 'kubeconfig',
-  usage: [kubeconfigUsage, 'kubeplane kubeconfig <cluster> --sandbox (--served | --server URL) [--project P] [--state-dir DIR] [--out FILE]'],
-  summary: "print a cluster's admin kubeconfig",
-  description:
-    "It holds the cluster's admin credentials: when standard output is a file (kubeconfig " +
-    '> file) that file is made private (0600) before anything is written to it.',
-  options: [
-    ['--project P', 'the project of the cluster, when clusters of that name exist in several'],
-    OPTIONS.sandbox,
-    OPTIONS.stateDir,
-    ['--out FILE', 'write the kubeconfig to FILE (created or replaced, mode 0600) instead of standard output'],
-    ['--served', 'with --sandbox: point it at the port kubeplane sandbox serve serves the cluster on'],
-    ['--server URL', 'with --sandbox: point it at https://127.0.0.1:PORT'],
-  ],
-};
 
 async function readManifests(file: string, io: CliIo, json: string | undefined): Promise<Manifest[] | number> {
   const result = await readValidated(file, io, json);

@@ -16,19 +16,8 @@ import {
   type ValidationIssue,
 } from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
-import { OPTIONS, type CommandHelp } from '../help.js';
 import { EXIT, print, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonResult } from '../json-output.js';
-
-export const planUsage = 'kubeplane plan <manifest> [--json] [--sandbox] [--state-dir DIR]';
-
-export const planHelp: CommandHelp = {
-  name: 'plan',
-  usage: [planUsage],
-  summary: 'show what apply would change, and why',
-  description: 'Against the state in the state directory (empty when there is none); nothing is changed.',
-  options: [OPTIONS.json, OPTIONS.sandbox, OPTIONS.stateDir],
-};
 
 export async function planCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({

@@ -22,21 +22,7 @@ import {
   type RenderedCluster,
   type WireguardKeyPair,
 } from '@kubeplane/sdk';
-import type { CommandHelp } from '../help.js';
 import { println, UsageError, type CliIo } from '../io.js';
-
-export const renderUsage = 'kubeplane render <manifest> --out <dir> [--api-host <ip>]';
-
-export const renderHelp: CommandHelp = {
-  name: 'render',
-  usage: [renderUsage],
-  summary: 'write what every node would run, with its secrets (0600)',
-  description: 'User-data, kubeadm, WireGuard and load balancer configuration of every self-managed cluster, with freshly generated keys; nothing is created.',
-  options: [
-    ['--out <dir>', 'the folder to write into, one subfolder per cluster'],
-    ['--api-host <ip>', 'the API address, needed when the cluster serves its API on a reserved IP not yet reserved'],
-  ],
-};
 
 /** Folders under --out: one that cannot be made is named, and the way out given. */
 const OUT_FOLDER = { what: 'the folder', instead: 'pass another --out' };

@@ -4,21 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseCommandArgs } from '../command-args.js';
 import { fileSystemError, makeDirectory, MANIFEST_FORMATS, manifestJsonSchema, type ManifestFormat } from '@kubeplane/sdk';
-import type { CommandHelp } from '../help.js';
 import { println, UsageError, type CliIo } from '../io.js';
-
-export const schemaUsage = `kubeplane schema [--format ${MANIFEST_FORMATS.join('|')}] [--out <file>]`;
-
-export const schemaHelp: CommandHelp = {
-  name: 'schema',
-  usage: [schemaUsage],
-  summary: 'print the JSON Schema of native or Claudie manifests, for editors',
-  description: 'docs/manifest.md says how to point an editor at it.',
-  options: [
-    ['--format native|claudie', 'native: kubeplane.dev/v1 Manifest (default); claudie: claudie.io/v1beta1 InputManifest'],
-    ['--out <file>', 'write it to a file instead of standard output'],
-  ],
-};
 
 export async function schema(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({

@@ -6,7 +6,7 @@ import { parseCommandArgs } from '../command-args.js';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { clientEnvironment, credentialsFilePath, removeServedFile, SandboxServer, writeCredentialsFile, writeServedFile } from '@kubeplane/sandbox';
-import { DEFAULT_PORT_BASE } from './sandbox-help.js';
+import { DEFAULT_PORT_BASE } from './command-help.js';
 import { println, UsageError, type CliIo } from '../io.js';
 
 /** Resolves when the process is asked to stop. */

@@ -2,20 +2,9 @@
 // Exit 0 when every file is valid (warnings are printed), 1 with one line per issue otherwise.
 import { parseCommandArgs } from '../command-args.js';
 import { resolve, relative } from 'node:path';
-import { formatIssue, validateManifestFile } from '@kubeplane/sdk';
-import type { CommandHelp } from '../help.js';
+import { formatIssue, validateManifestFile } from '@kubeplane/sdk/manifest';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { issueJson, jsonResult } from '../json-output.js';
-
-export const validateUsage = 'kubeplane validate <manifest.yaml|json>... [--json]';
-
-export const validateHelp: CommandHelp = {
-  name: 'validate',
-  usage: [validateUsage],
-  summary: 'check manifests; one line per problem, file:line path: message',
-  description: 'Exit 0 when every file is valid (warnings are printed), 1 otherwise. Nothing is touched.',
-  options: [['--json', 'print one {"type":"result"} line with the issues of every file (docs/cli.md)']],
-};
 
 export async function validate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
