@@ -1,7 +1,7 @@
 // The install mechanism: k3s-io/helm-controller, applied by the engine (pinned), and one `helm.cattle.io/v1`
 // HelmChart per add-on. The controller runs `helm upgrade --install` in a Job when a HelmChart changes and
 // `helm uninstall` when one is deleted (https://github.com/k3s-io/helm-controller, README and pkg/controllers/chart).
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import type { KubeObject } from '../engine/ports/kubernetes.js';
 import { CATALOG, type ChartAddonId } from './catalog.js';
 
@@ -184,7 +184,7 @@ export function helmChartObject(id: ChartAddonId, version: string, values: Recor
       version,
       targetNamespace: place?.targetNamespace ?? entry.targetNamespace,
       createNamespace: true,
-      valuesContent: stringify(values, { sortMapEntries: true }),
+      valuesContent: toYaml(values, { sortKeys: true, lineWidth: 80 }),
     },
   };
 }

@@ -1,6 +1,6 @@
 // The Helm values kubeplane builds for each catalog add-on from the cluster's spec, then merges the manifest's
 // `values` over (the user wins, key by key; lists are replaced whole, as Helm merges -f files).
-import { parse } from 'yaml';
+import { fromYaml } from '../yaml-text.js';
 import { WIREGUARD_MTU } from '../bootstrap/wireguard-mesh.js';
 import type { AddonDef } from '../manifest/schema.js';
 import type { ClusterSpec } from '../model/types.js';
@@ -221,7 +221,7 @@ export function autoscalerCloudConfig(adapterAddress?: string): string {
 
 /** A cloud-config as externalgrpc reads it (its YAML keys address, cert, key, cacert, grpc_timeout). */
 export function readAutoscalerCloudConfig(text: string): { address?: string; cert?: string; key?: string; cacert?: string } {
-  const doc: unknown = parse(text);
+  const doc: unknown = fromYaml(text);
   if (typeof doc !== 'object' || doc === null) return {};
   const out: { address?: string; cert?: string; key?: string; cacert?: string } = {};
   for (const k of ['address', 'cert', 'key', 'cacert'] as const) {

@@ -1,6 +1,6 @@
 // Bootstrap tokens after the first: the token in the InitConfiguration expires after 24 hours, so nodes added later
 // join with a token the engine creates in the cluster as a Secret (what `kubeadm token create` would write).
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import { Redacted } from '../redacted.js';
 
 const TOKEN_FORMAT = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
@@ -24,5 +24,5 @@ export function renderBootstrapTokenSecret(token: Redacted<string>, expiration: 
       'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
     },
   };
-  return Redacted.of(stringify(doc, { lineWidth: 0 }));
+  return Redacted.of(toYaml(doc));
 }

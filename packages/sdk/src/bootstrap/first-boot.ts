@@ -3,7 +3,7 @@
 // Pure: text in, script out.
 // Source of every rule: https://cloudinit.readthedocs.io/en/latest/reference/modules.html (Write Files, Runcmd).
 import { gunzipSync } from 'node:zlib';
-import { parse } from 'yaml';
+import { fromYaml } from '../yaml-text.js';
 
 export interface CloudInitFile {
   path: string;
@@ -92,7 +92,7 @@ export function parseCloudConfig(raw: string | Uint8Array): CloudConfig {
   if (!text.startsWith('#cloud-config')) throw new CloudConfigInvalid('user-data is not a #cloud-config document; nothing was configured');
   let doc: Json;
   try {
-    doc = asObject(parse(text)) ?? {};
+    doc = asObject(fromYaml(text)) ?? {};
   } catch (error) {
     throw new CloudConfigInvalid(`user-data is not valid YAML (${error instanceof Error ? (error.message.split('\n')[0] ?? '') : ''})`);
   }

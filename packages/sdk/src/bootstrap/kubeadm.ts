@@ -1,6 +1,6 @@
 // kubeadm Init/Join/Cluster/Kubelet configuration in the API version each Kubernetes minor expects: v1beta3 up
 // to 1.30, v1beta4 from 1.31 (whose extraArgs are lists of {name, value} and whose timeouts moved to `timeouts`).
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import { Redacted } from '../redacted.js';
 import type { BootstrapCluster, BootstrapNode, BootstrapKubernetesVersion, BootstrapTaint } from './input.js';
 
@@ -201,5 +201,5 @@ export function renderKubeadmConfig(input: KubeadmConfigInput): Redacted<string>
     }
     docs.push(join);
   }
-  return Redacted.of(docs.map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n'));
+  return Redacted.of(docs.map((doc) => toYaml(doc)).join('---\n'));
 }

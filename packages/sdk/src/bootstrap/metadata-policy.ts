@@ -1,6 +1,6 @@
 // Keeps pods away from the cloud's instance metadata service (169.254.169.254), where a node's user-data, and with
 // it a control plane's CA keys, can be read. One Cilium policy, applied by the first control plane at init.
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 
 export const METADATA_ADDRESS = '169.254.169.254';
 export const METADATA_POLICY_NAME = 'kubeplane-deny-instance-metadata';
@@ -13,18 +13,15 @@ export const METADATA_POLICY_PATH = '/etc/kubeplane/metadata-deny.yaml';
  * turns that off, so this policy only subtracts one destination and allows everything else it did before.
  */
 export function renderMetadataPolicy(): string {
-  return stringify(
-    {
-      apiVersion: 'cilium.io/v2',
-      kind: 'CiliumClusterwideNetworkPolicy',
-      metadata: { name: METADATA_POLICY_NAME },
-      spec: {
-        description: 'kubeplane: pods may not reach the instance metadata service (it serves user-data holding node secrets)',
-        endpointSelector: {},
-        enableDefaultDeny: { egress: false, ingress: false },
-        egressDeny: [{ toCIDR: [`${METADATA_ADDRESS}/32`] }],
-      },
+  return toYaml({
+    apiVersion: 'cilium.io/v2',
+    kind: 'CiliumClusterwideNetworkPolicy',
+    metadata: { name: METADATA_POLICY_NAME },
+    spec: {
+      description: 'kubeplane: pods may not reach the instance metadata service (it serves user-data holding node secrets)',
+      endpointSelector: {},
+      enableDefaultDeny: { egress: false, ingress: false },
+      egressDeny: [{ toCIDR: [`${METADATA_ADDRESS}/32`] }],
     },
-    { lineWidth: 0 },
-  );
+  });
 }

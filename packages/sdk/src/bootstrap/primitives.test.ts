@@ -33,7 +33,8 @@ describe('bootstrap tokens', () => {
     const secret = renderBootstrapTokenSecret(Redacted.of('abcdef.0123456789abcdef'), new Date('2026-01-02T03:04:05.678Z')).reveal();
     expect(secret).toContain('name: bootstrap-token-abcdef');
     expect(secret).toContain('token-secret: 0123456789abcdef');
-    expect(secret).toContain('expiration: 2026-01-02T03:04:05Z');
+    // Quoted, so a YAML 1.1 reader keeps it a string rather than a timestamp; the API server wants RFC 3339 text.
+    expect(secret).toContain('expiration: "2026-01-02T03:04:05Z"');
     expect(() => renderBootstrapTokenSecret(Redacted.of('nope'), new Date())).toThrow(/must match/);
   });
 });

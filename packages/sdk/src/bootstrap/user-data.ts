@@ -1,7 +1,7 @@
 // cloud-init user-data: the #cloud-config document that writes a node's files and runs its bootstrap script,
 // packed to fit the provider's limit (gzip when needed; cloud-init detects and inflates gzip user-data itself).
 import { gzipSync } from 'node:zlib';
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import { KubeplaneError } from '../errors.js';
 import { Redacted } from '../redacted.js';
 import { BOOTSTRAP_SCRIPT_PATH } from './bootstrap-script.js';
@@ -70,7 +70,7 @@ export function renderCloudConfig(input: CloudConfigInput): Redacted<string> {
     }),
     runcmd: [[BOOTSTRAP_SCRIPT_PATH]],
   };
-  return Redacted.of(`#cloud-config\n# ${input.comment}\n${stringify(doc, { lineWidth: 0 })}`);
+  return Redacted.of(`#cloud-config\n# ${input.comment}\n${toYaml(doc)}`);
 }
 
 export interface PackedUserData {

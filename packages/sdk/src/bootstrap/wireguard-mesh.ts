@@ -1,6 +1,6 @@
 // The WireGuard overlay: each node's wg-quick config from the peers known when it is rendered, the ConfigMap the
 // engine publishes the signed mesh bundle in (kube-system/kubeplane-mesh), and the on-node agent that follows it.
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import { Redacted } from '../redacted.js';
 import type { BootstrapCluster, BootstrapNode } from './input.js';
 import { parseCidr } from './network.js';
@@ -101,7 +101,7 @@ export function renderMeshManifest(): string {
       ],
     },
   ];
-  return docs.map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
+  return docs.map((doc) => toYaml(doc)).join('---\n');
 }
 
 /**

@@ -2,7 +2,7 @@
 // Each list element is checked on its own, so one broken pool does not hide the errors of the others,
 // and the names of broken elements are kept so references to them are not reported twice.
 import type * as z from 'zod';
-import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
+import { CORE_SCHEMA, constructFromEvents, parseEvents, YAMLException, type Event } from 'js-yaml';
 import { formatPath, type Path, type ValidationIssue } from './issues.js';
 import {
   CLAUDIE_API_VERSION,
@@ -18,7 +18,7 @@ import {
   staticPoolSchema,
   type Manifest,
 } from './schema.js';
-import { LazyStreamSourceMaps, type SourceLocator } from './source-map.js';
+import { StreamSourceMaps, type SourceLocator } from './source-map.js';
 
 /** The lists of a manifest, by their path under the spec. */
 export const MANIFEST_LISTS = {
@@ -82,11 +82,17 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
   if (size > limits.bytes) {
     return [emptyFailure(`the manifest is ${formatBytes(size)}; at most ${formatBytes(limits.bytes)} is accepted (size limit)`, options.file)];
   }
-  // js-yaml reads values in one linear pass and refuses duplicate keys, deep nesting and alias bombs as it
-  // goes; the slower `yaml` library is only asked for line numbers when an issue needs one (source-map.ts).
+  // js-yaml reads the text in one linear pass into events that carry source offsets, refusing deep nesting as it
+  // goes; values are built from those events (refusing duplicate keys and alias bombs), and the same events give
+  // the line of any issue (source-map.ts), so the text is parsed once. It is the sdk's one YAML library because of
+  // test/bench/manifest-parse.bench.ts (50,000 label keys, this machine): validation 0.50-0.55 s, 0.59-0.67 s with an
+  // error to map to its line, where the `yaml` library's parser alone takes 1.1-1.4 s (and its duplicate-key check is
+  // quadratic: 6.3 s for 10,000 keys); mapping lines with `yaml` made that error case 2.2 s.
+  let events: Event[];
   let values: unknown[];
   try {
-    values = loadAll(text, { schema: CORE_SCHEMA, maxDepth: limits.depth, maxAliases: limits.aliases });
+    events = parseEvents(text, { maxDepth: limits.depth });
+    values = constructFromEvents(events, { source: text, schema: CORE_SCHEMA, maxAliases: limits.aliases });
   } catch (e) {
     return [yamlFailure(e, text, limits, options.file)];
   }
@@ -102,7 +108,7 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
       ];
     }
   }
-  const maps = new LazyStreamSourceMaps(text);
+  const maps = new StreamSourceMaps(text, events);
   const results: ParsedDocument[] = [];
   values.forEach((value, index) => {
     if (value === null || value === undefined) return; // a blank document between `---`

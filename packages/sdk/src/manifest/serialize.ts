@@ -1,6 +1,6 @@
 // Writes the typed model back as a native document (or as Claudie's InputManifest), so a manifest
 // round-trips: parse -> serialize -> parse gives the same model.
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import { CLAUDIE_API_VERSION, CLAUDIE_KIND, NATIVE_API_VERSION, NATIVE_KIND, type Manifest } from './schema.js';
 
 export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest.source): Record<string, unknown> {
@@ -24,5 +24,5 @@ export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest
 
 export function serializeManifest(manifest: Manifest, format: 'yaml' | 'json' = 'yaml', as?: Manifest['source']): string {
   const doc = toDocument(manifest, as);
-  return format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : stringify(doc, { lineWidth: 0 });
+  return format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc);
 }

@@ -1,6 +1,6 @@
 // Validate and plan a large manifest: 100 clusters, 1,000 pools, 10,000 nodes. The baseline, measured in
 // the same run, is a structuredClone of the same document: it shows how fast this machine is right now.
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml-text.js';
 import { validateManifestObject, validateManifestText } from '../manifest/validate.js';
 import { buildDesiredState } from '../model/desired-state.js';
 import { emptyState } from '../model/types.js';
@@ -71,7 +71,7 @@ function time(fn: () => void, runs: number): number {
 
 export async function run(): Promise<BenchResult[]> {
   const doc = largeManifest();
-  const yaml = stringify(doc);
+  const yaml = toYaml(doc);
   let nodes = 0;
   const validateAndPlan = () => {
     const r = validateManifestObject(doc);
