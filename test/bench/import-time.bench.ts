@@ -2,10 +2,11 @@
 // before its first line), next to a bare @aws-sdk/client-ec2 import measured in the same run as the baseline, and
 // the size of a bundle of a script that imports only validateManifestText (what a browser or edge validator ships).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import { benchScratchDir } from './scratch-dir.js';
 import type { BenchResult } from './types.js';
 
 const exec = promisify(execFile);
@@ -55,7 +56,7 @@ export async function run(): Promise<BenchResult[]> {
       note: `${(sandbox / baseline).toFixed(2)}x the baseline; only tests, --sandbox and createSandboxKubeplane load it`,
     },
   );
-  const dir = await mkdtemp(join(root, 'node_modules', '.cache', 'kubeplane-validate-only-'));
+  const dir = await benchScratchDir(root, 'kubeplane-validate-only-');
   try {
     await writeFile(
       join(dir, 'entry.mjs'),

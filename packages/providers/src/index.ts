@@ -41,6 +41,7 @@ export { SshMachineAccess, hostKeyFingerprint, type SshMachineAccessOptions } fr
 export {
   buildProvider,
   budgetIdentity,
+  checkBuildable,
   BUILDABLE_PROVIDER_TYPES,
   PROVIDER_BUILDERS,
   type ProviderBuilder,

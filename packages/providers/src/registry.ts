@@ -1,7 +1,15 @@
 // The provider registry: each provider type kubeplane can create, mapped to the function that builds its provider from
 // a manifest entry's credentials. The local runtime, the serverless runtimes and the sandbox all build providers here,
 // so a cloud is added once: its folder's build.ts and its entry below (docs/provider-contract.md, "Adding a cloud").
-import { KubeplaneError, type Provider } from '@kubeplane/sdk';
+import {
+  CREATABLE_PROVIDER_TYPES,
+  type CreatableProviderType,
+  isCreatableProviderType,
+  KubeplaneError,
+  NO_PROVIDER_FOR_TYPE,
+  type Provider,
+  type ProviderDef,
+} from '@kubeplane/sdk';
 import { buildAwsProvider } from './aws/build.js';
 import { buildCloudflareProvider } from './cloudflare/build.js';
 import { buildCrusoeProvider } from './crusoe/build.js';
@@ -12,7 +20,11 @@ export { budgetIdentity, type ProviderInput } from './provider-input.js';
 
 export type ProviderBuilder = (input: ProviderInput) => Provider | Promise<Provider>;
 
-export const PROVIDER_BUILDERS: Readonly<Record<string, ProviderBuilder>> = {
+/**
+ * One builder for each type the sdk's profiles call creatable (CREATABLE_PROVIDER_TYPES): validation warns of the
+ * others, so a builder added here without its profile there (or the reverse) does not compile.
+ */
+export const PROVIDER_BUILDERS: Readonly<Record<CreatableProviderType, ProviderBuilder>> = {
   aws: buildAwsProvider,
   cloudflare: buildCloudflareProvider,
   crusoe: buildCrusoeProvider,
@@ -20,17 +32,25 @@ export const PROVIDER_BUILDERS: Readonly<Record<string, ProviderBuilder>> = {
 };
 
 /** The provider types kubeplane can create, sorted. */
-export const BUILDABLE_PROVIDER_TYPES: readonly string[] = Object.keys(PROVIDER_BUILDERS).sort();
+export const BUILDABLE_PROVIDER_TYPES: readonly string[] = [...CREATABLE_PROVIDER_TYPES].sort();
 
-/** Builds the provider of a manifest entry; a type without a builder is refused, naming those that have one. */
+/**
+ * Refuses a manifest entry whose type kubeplane has no provider for (code NO_PROVIDER_FOR_TYPE, which preflight reports
+ * at the entry's providerType and deletion takes as "nothing made there"). A runtime checks it before it resolves the
+ * entry's credentials, so the refusal names the type, not a secret it could not read.
+ */
+export function checkBuildable<D extends Pick<ProviderDef, 'name' | 'providerType'>>(def: D): asserts def is D & { providerType: CreatableProviderType } {
+  if (isCreatableProviderType(def.providerType)) return;
+  throw new KubeplaneError(
+    'invalid',
+    `provider type ${def.providerType} (${def.name}) has no kubeplane provider yet; available: ${BUILDABLE_PROVIDER_TYPES.join(', ')}`,
+    { resource: def.name, provider: def.providerType, code: NO_PROVIDER_FOR_TYPE },
+  );
+}
+
+/** Builds the provider of a manifest entry; a type without a builder is refused (checkBuildable). */
 export async function buildProvider(input: ProviderInput): Promise<Provider> {
-  const build = Object.hasOwn(PROVIDER_BUILDERS, input.def.providerType) ? PROVIDER_BUILDERS[input.def.providerType] : undefined;
-  if (!build) {
-    throw new KubeplaneError(
-      'invalid',
-      `provider type ${input.def.providerType} (${input.def.name}) has no kubeplane provider yet; available: ${BUILDABLE_PROVIDER_TYPES.join(', ')}`,
-      { resource: input.def.name },
-    );
-  }
-  return build(input);
+  const def = input.def;
+  checkBuildable(def);
+  return PROVIDER_BUILDERS[def.providerType](input);
 }

@@ -4,6 +4,7 @@
 // lifecycle tests hand the engine.
 import {
   KubeplaneError,
+  NO_PROVIDER_FOR_TYPE,
   RateBudgets,
   Redacted,
   type AddonCredentialResolver,
@@ -34,6 +35,7 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
       throw new KubeplaneError('invalid', `the sandbox has no ${def.providerType} cloud; sandbox clouds: ${SANDBOX_PROVIDER_TYPES.join(', ')}`, {
         provider: def.providerType,
         resource: def.name,
+        code: NO_PROVIDER_FOR_TYPE,
       });
     }
     return buildProvider({

@@ -36,6 +36,14 @@ export function escapeControl(text: string): string {
   return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * The `code` of a provider factory's refusal of a provider type it has no provider for (engine/steps/types.ts,
+ * ProviderFactory): @kubeplane/providers' registry for a type Claudie accepts and kubeplane cannot create on, a sandbox
+ * without that cloud. Nothing of a cluster can have been made through a provider that cannot be made: deletion finds
+ * its regions and DNS zones empty, and preflight reports it at the entry's `providerType`.
+ */
+export const NO_PROVIDER_FOR_TYPE = 'NoProviderForType';
+
 export class KubeplaneError extends Error {
   readonly kind: ErrorKind;
   readonly details: KubeplaneErrorDetails;

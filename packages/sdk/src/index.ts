@@ -1,5 +1,5 @@
 // @kubeplane/sdk: the model and the engine. Everything public is exported from here.
-export { ERROR_KINDS, type ErrorKind, escapeControl, isKubeplaneError, KubeplaneError, type KubeplaneErrorDetails } from './errors.js';
+export { ERROR_KINDS, type ErrorKind, escapeControl, isKubeplaneError, KubeplaneError, type KubeplaneErrorDetails, NO_PROVIDER_FOR_TYPE } from './errors.js';
 export { isRedacted, Redacted } from './redacted.js';
 export {
   ADDON_NAMES,
@@ -28,6 +28,8 @@ export {
   clusterSchema,
   CMK_MINORS,
   compareKubernetesVersions,
+  CREATABLE_PROVIDER_TYPES,
+  type CreatableProviderType,
   type CredentialKey,
   credentialRequired,
   type DynamicPoolDef,
@@ -38,6 +40,7 @@ export {
   type GcpSecretManagerRef,
   gcpSecretVersionName,
   IMMUTABLE_POOL_FIELDS,
+  isCreatableProviderType,
   IssueCollector,
   KUBERNETES_MINORS,
   type KubernetesMinor,

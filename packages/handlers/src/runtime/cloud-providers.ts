@@ -3,7 +3,7 @@
 // shares between its workers (a file in the state directory, a DynamoDB item), or one process's. The providers
 // themselves are built by @kubeplane/providers' registry.
 import { RateBudgets, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
-import { buildProvider } from '@kubeplane/providers';
+import { buildProvider, checkBuildable } from '@kubeplane/providers';
 import type { Credentials } from './credentials.js';
 
 export function cloudProviderFactory(
@@ -11,6 +11,9 @@ export function cloudProviderFactory(
   defaultRegion = 'us-east-1',
   budgets: RateBudgetSource = new RateBudgets(systemClock),
 ): ProviderFactory {
-  return async (def, region, context) =>
-    buildProvider({ def, region, context, credentials: await credentialsOf(def, context?.project), clock: systemClock, budgets, defaultRegion });
+  return async (def, region, context) => {
+    // A type kubeplane has no provider for is refused as such, before its credentials are looked for.
+    checkBuildable(def);
+    return buildProvider({ def, region, context, credentials: await credentialsOf(def, context?.project), clock: systemClock, budgets, defaultRegion });
+  };
 }

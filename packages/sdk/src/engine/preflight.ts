@@ -1,7 +1,7 @@
 // Preflight: before anything of a project is created, every provider's credentials, and every region, zone, server
 // type, image and DNS zone the manifest names, are checked against the providers' live catalogs (cached per run).
 import { distance } from 'fastest-levenshtein';
-import { isKubeplaneError, KubeplaneError } from '../errors.js';
+import { isKubeplaneError, KubeplaneError, NO_PROVIDER_FOR_TYPE } from '../errors.js';
 import { stableJson } from '../stable-json.js';
 import type { Manifest, ProviderDef } from '../manifest/schema.js';
 import type { Clock } from '../provider/clock.js';
@@ -131,9 +131,24 @@ export async function preflight(
     }
   };
 
+  // A provider the runtime has none of its type for (NO_PROVIDER_FOR_TYPE) is one issue at its providerType, and no more.
+  const unbuildable = new Set<string>();
+  const providerOf = async (at: Located, region?: string): Promise<Provider | undefined> => {
+    if (unbuildable.has(at.provider.name)) return undefined;
+    try {
+      return await providers(at.provider.name, region);
+    } catch (e) {
+      if (!isKubeplaneError(e) || e.details.code !== NO_PROVIDER_FOR_TYPE) throw e;
+      unbuildable.add(at.provider.name);
+      found.push({ severity: 'error', path: `providers[${at.providerIndex}].providerType`, message: e.message });
+      return undefined;
+    }
+  };
+
   // Regions each provider offers, asked once per provider.
   const regionsOf = async (at: Located): Promise<RegionInfo[] | undefined> => {
-    const p = await providers(at.provider.name);
+    const p = await providerOf(at);
+    if (!p) return undefined;
     const list = p.compute?.regions;
     if (!list) return undefined;
     return ask<RegionInfo[]>(at, 'regions', () => outcomeValue(list.call(p.compute), `${at.provider.name} regions`));
@@ -150,7 +165,7 @@ export async function preflight(
     const base = `nodePools.dynamic[${i}]`;
     const { region, zone } = pool.providerSpec;
     const regions = await regionsOf(at);
-    if (refused.has(at.provider.name)) continue;
+    if (refused.has(at.provider.name) || unbuildable.has(at.provider.name)) continue;
     if (regions) {
       const enabled = regions.filter((r) => r.enabled !== false).map((r) => r.name);
       if (!enabled.includes(region)) {
@@ -163,9 +178,9 @@ export async function preflight(
         continue;
       }
     }
-    const p = await providers(at.provider.name, region);
-    const compute = p.compute;
-    if (!compute) continue;
+    const p = await providerOf(at, region);
+    const compute = p?.compute;
+    if (!p || !compute) continue;
     const zones = await ask<ZoneInfo[]>(at, `zones/${region}`, () => outcomeValue(compute.zones(region), `${at.provider.name} zones of ${region}`));
     if (zones === undefined) continue;
     if (zone !== undefined && !zones.some((z) => z.name === zone)) {
@@ -317,9 +332,9 @@ export async function preflight(
   for (const name of new Set(quotaUses.map((u) => u.at.provider.name))) {
     const uses = quotaUses.filter((u) => u.at.provider.name === name);
     const at = uses[0]!.at;
-    const p = await providers(name);
-    const list = p.compute?.quotas;
-    if (!list) continue;
+    const p = await providerOf(at);
+    const list = p?.compute?.quotas;
+    if (!p || !list) continue;
     const limits = await ask<QuotaInfo[]>(at, 'quotas', () => outcomeValue(list.call(p.compute), `${name} quotas`));
     for (const limit of limits ?? []) {
       const counted = uses.filter((u) => u.quota === limit.name);
@@ -357,9 +372,9 @@ export async function preflight(
   for (const use of dnsUses) {
     const at = located(use.provider);
     if (!at) continue;
-    const p = await providers(at.provider.name);
-    const list = p.dns?.zones;
-    if (!list) continue;
+    const p = await providerOf(at);
+    const list = p?.dns?.zones;
+    if (!p || !list) continue;
     const zones = await ask<string[]>(at, 'dns-zones', () => outcomeValue(list.call(p.dns), `${at.provider.name} DNS zones`));
     if (!zones) continue;
     const wanted = use.zone.replace(/\.$/, '').toLowerCase();

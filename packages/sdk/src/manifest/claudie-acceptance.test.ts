@@ -1,5 +1,7 @@
 // Claudie InputManifests that Claudie accepts are accepted here too, and the messages for the ones it refuses
 // say what and where (issue 15, items 1–5 and 9).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildDesiredState } from '../model/desired-state.js';
 import { bootstrapClusterFromSpec } from '../bootstrap/from-spec.js';
@@ -287,5 +289,34 @@ describe('reading the text: linear, with limits', () => {
       ),
     ].join('\n');
     expect(validateManifestText(bomb).errors.map((e) => e.message)).toEqual([expect.stringContaining('keys and list entries')]);
+  });
+});
+
+describe('a provider type Claudie accepts and kubeplane has no provider for yet', () => {
+  const corpus = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixtures', 'claudie');
+  const read = (file: string) => readFileSync(join(corpus, file), 'utf8');
+
+  it("is accepted with a warning at its providerType, with the line, saying apply refuses it (Claudie's Verda example)", () => {
+    const text = read('docs/verda-1.yaml');
+    const r = validateManifestText(text, { file: 'verda-1.yaml' });
+    expect(r.ok).toBe(true);
+    const warning = r.warnings.find((w) => w.path === 'spec.providers[0].providerType');
+    expect(warning).toEqual(expect.objectContaining({ file: 'verda-1.yaml', line: lineOf(text, 'providerType: verda') }));
+    expect(warning?.message).toBe(
+      'kubeplane has no verda provider yet: apply refuses the pools and DNS of provider "verda-1" (kubeplane creates on aws, hetzner, crusoe, ' +
+        'cloudflare); the entry is checked as Claudie checks it',
+    );
+  });
+
+  it('is warned of for each such entry of a manifest that mixes them with clouds kubeplane creates on, and only those', () => {
+    const text = read('e2e/test-set2_1.yaml');
+    const r = validateManifestText(text, { file: 'ts2.yaml' });
+    expect(r.errors).toEqual([]);
+    const types = r.manifests[0]?.providers.map((p) => p.providerType);
+    expect(types).toEqual(['gcp', 'hetzner', 'oci', 'oci', 'aws', 'azure', 'openstack']);
+    const lines = text.split('\n').flatMap((l, i) => (l.includes('providerType:') ? [i + 1] : []));
+    expect(r.warnings.filter((w) => w.path.endsWith('.providerType')).map((w) => [w.path, w.line, w.message.split(':')[0]])).toEqual(
+      [0, 2, 3, 5, 6].map((i) => [`spec.providers[${i}].providerType`, lines[i], `kubeplane has no ${types?.[i]} provider yet`]),
+    );
   });
 });

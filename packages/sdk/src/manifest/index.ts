@@ -17,8 +17,11 @@ export {
 export { checkDns1123Label, checkDnsName, checkLabelValue, checkQualifiedName, NAME_PATTERNS, TAINT_EFFECTS, type TaintEffect } from './names.js';
 export { checkGcpSecretManagerRef, GCP_SECRET_PATTERNS, type GcpSecretManagerRef, gcpSecretVersionName } from './gcp-secret-name.js';
 export {
+  CREATABLE_PROVIDER_TYPES,
+  type CreatableProviderType,
   type CredentialKey,
   credentialRequired,
+  isCreatableProviderType,
   profileOf,
   PROVIDER_TYPE_INFO,
   PROVIDER_TYPES,

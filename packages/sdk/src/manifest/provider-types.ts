@@ -3,7 +3,15 @@
 
 import { PROVIDER_PROFILES, PROVIDER_TYPES, type CredentialKey, type ProviderProfile, type ProviderType } from '../providers-data/index.js';
 
-export { PROVIDER_TYPES, profileOf, type CredentialKey, type ProviderType } from '../providers-data/index.js';
+export {
+  CREATABLE_PROVIDER_TYPES,
+  isCreatableProviderType,
+  PROVIDER_TYPES,
+  profileOf,
+  type CreatableProviderType,
+  type CredentialKey,
+  type ProviderType,
+} from '../providers-data/index.js';
 
 /** Types Claudie once had, with what to write instead. */
 export const RETIRED_PROVIDER_TYPES: Record<string, string> = {

@@ -8,15 +8,31 @@ import { CRUSOE_PROFILE } from './crusoe.js';
 import { HETZNER_PROFILE } from './hetzner.js';
 import type { ProviderProfile } from './profile.js';
 
-export const PROVIDER_PROFILES = {
+/** The types kubeplane has a provider for: @kubeplane/providers' registry builds exactly these (its type says so). */
+const CREATABLE_PROFILES = {
   aws: AWS_PROFILE,
   hetzner: HETZNER_PROFILE,
   crusoe: CRUSOE_PROFILE,
   cloudflare: CLOUDFLARE_PROFILE,
+} as const satisfies { [T in string]: ProviderProfile<T> };
+
+export const PROVIDER_PROFILES = {
+  ...CREATABLE_PROFILES,
   ...CLAUDIE_ONLY_PROFILES,
 } as const satisfies { [T in string]: ProviderProfile<T> };
 
 export type ProviderType = keyof typeof PROVIDER_PROFILES;
+
+/** A provider type kubeplane can create on; the others a Claudie manifest may name are read and validated only. */
+export type CreatableProviderType = keyof typeof CREATABLE_PROFILES;
+
+/** The provider types kubeplane can create on, in the order the schema lists them. */
+export const CREATABLE_PROVIDER_TYPES = Object.keys(CREATABLE_PROFILES) as [CreatableProviderType, ...CreatableProviderType[]];
+
+/** Whether kubeplane has a provider for this type (false for the types of claudie-only.ts, and for unknown ones). */
+export function isCreatableProviderType(type: string): type is CreatableProviderType {
+  return Object.hasOwn(CREATABLE_PROFILES, type);
+}
 
 /** Every provider type, in the order the schema lists them. */
 export const PROVIDER_TYPES = Object.keys(PROVIDER_PROFILES) as [ProviderType, ...ProviderType[]];

@@ -23,6 +23,7 @@ import { invalidManifest, jsonResult } from '../json-output.js';
 import { writeSecretDocument } from '../secret-output.js';
 import { secretsClusterResolver, type SecretsClusterOptions } from '../../runtime/credentials.js';
 import { checkCredentials, type CheckOptions } from './credentials-check.js';
+import { preflightAll } from './preflight-check.js';
 import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 
 const common = {
@@ -53,30 +54,6 @@ async function readValidated(file: string, io: CliIo, json: string | undefined):
   if (json) return result.ok ? result : jsonResult(io, json, EXIT.failed, { error: invalidManifest(result.issues), issues: result.issues });
   for (const issue of result.issues) println(io.stderr, formatIssue(issue));
   return result.ok ? result : EXIT.failed;
-}
-
-/**
- * Preflight before anything is recorded: every manifest against its providers' live catalogs, one line per problem
- * with file:line (the engine's first step checks again, from the cache, for the runtimes that have no file).
- */
-async function preflightAll(
-  kp: Kubeplane,
-  validated: ValidationResult,
-  io: CliIo,
-  sandbox: boolean,
-  json: boolean,
-): Promise<{ ok: boolean; issues: ValidationIssue[] }> {
-  let ok = true;
-  const all: ValidationIssue[] = [];
-  for (const m of validated.manifests) {
-    const issues = validated.locate(m, await kp.preflight(m));
-    all.push(...issues);
-    if (!json)
-      for (const issue of issues) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}${issue.severity === 'error' ? 'preflight: ' : ''}${formatIssue(issue)}`);
-    if (issues.some((i) => i.severity === 'error')) ok = false;
-  }
-  if (!ok && !json) println(io.stderr, `${sandbox ? '[sandbox] ' : ''}preflight failed: nothing was created`);
-  return { ok, issues: all };
 }
 
 export async function withRuntime<T>(

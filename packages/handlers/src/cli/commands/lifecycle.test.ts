@@ -52,6 +52,48 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
     expect(run.stdout).toContain('leaked resources: 0');
   });
 
+  it("prints a create's preflight problems with the file:line apply gives, creates nothing, and destroys to DELETED", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-lifecycle-'));
+    const text = readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8').replace('serverType: cpx22', 'serverType: cpx99');
+    await writeFile(join(dir, 'retired.yaml'), text);
+    const line = text.split('\n').findIndex((l) => l.includes('cpx99')) + 1;
+    const run = await runCli(['sandbox', 'lifecycle', 'retired.yaml'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n').filter((l) => l.includes('preflight'))).toEqual([
+      `[sandbox] preflight: retired.yaml:${line} nodePools.dynamic[0].serverType: hetzner has no server type cpx99 in fsn1; it offers in fsn1: cpx22, cpx32, cpx42, cax11`,
+      '[sandbox] preflight failed: nothing was created',
+    ]);
+    expect(run.stdout).toMatch(/create\s+ERROR\s+0s\s+0\s+0\s+0 /);
+    expect(run.stdout).toMatch(/destroy\s+DELETED/);
+    expect(run.stdout).toContain('leaked resources: 0');
+  });
+
+  it('refuses a provider type kubeplane has no provider for at its providerType line, and destroys to DELETED', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeplane-lifecycle-'));
+    const text = readFileSync(join(root, 'test', 'fixtures', 'claudie', 'docs', 'verda-1.yaml'), 'utf8');
+    await writeFile(join(dir, 'verda.yaml'), text);
+    const line = text.split('\n').findIndex((l) => l.includes('providerType: verda')) + 1;
+    const run = await runCli(['sandbox', 'lifecycle', 'verda.yaml', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as {
+      stages: Array<{ stage: string; state: string }>;
+      issues: Array<{ severity: string; path: string; line: number; message: string }>;
+    };
+    expect(summary.stages.map((s) => [s.stage, s.state])).toEqual([
+      ['create', 'ERROR'],
+      ['destroy', 'DELETED'],
+    ]);
+    const atType = summary.issues.filter((i) => i.path === 'spec.providers[0].providerType');
+    expect(atType.map((i) => [i.severity, i.line, i.message.split(';')[0]])).toEqual([
+      [
+        'warning',
+        line,
+        'kubeplane has no verda provider yet: apply refuses the pools and DNS of provider "verda-1" (kubeplane creates on aws, hetzner, crusoe, cloudflare)',
+      ],
+      ['error', line, 'the sandbox has no verda cloud'],
+    ]);
+  });
+
   it('derives its stages from the manifest: the first fixed-size compute pool is scaled and copied', () => {
     const m = validateManifestText(readFileSync(join(root, 'examples', 'minimal.yaml'), 'utf8')).manifests[0];
     if (!m) throw new Error('no manifest');

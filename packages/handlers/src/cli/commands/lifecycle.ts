@@ -3,13 +3,14 @@
 // summary that ends in the count of resources left behind in the sandbox clouds (which must be 0).
 import { parseCommandArgs } from '../command-args.js';
 import { relative, resolve } from 'node:path';
-import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest } from '@kubeplane/sdk';
+import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
 import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
 import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 import { autoscaleStage, autoscaleWanted, type AutoscaleOutcome } from './lifecycle-autoscale.js';
+import { preflightAll } from './preflight-check.js';
 
 interface Stage {
   name: string;
@@ -120,6 +121,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   // The static pools' nodes that joined (Ready) at some stage: their machines were bootstrapped over SSH.
   const staticJoined = new Set<string>();
   let autoscale: AutoscaleOutcome | undefined;
+  const preflightIssues: ValidationIssue[] = [];
   try {
     if (!json)
       println(
@@ -137,17 +139,28 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       else println(io.stdout, `[sandbox] == ${stage.name}`);
       const t0 = rt.clock.now();
       let run = { messages: 0 };
+      // The create is checked as apply checks it, before anything is recorded: each problem with the file:line of the
+      // field (the later stages are the lifecycle's own changes of the file, which the engine's preflight step checks).
+      let refused = false;
       try {
-        if (stage.manifest) await kp.apply(stage.manifest);
-        else await kp.destroy(manifest.name);
-        run = await kp.run();
+        if (stage.manifest === manifest) {
+          const checked = await preflightAll(kp, validated, io, true, json, [manifest]);
+          preflightIssues.push(...checked.issues);
+          refused = !checked.ok;
+        }
+        // Refused, nothing was recorded: destroy, which always runs, finds nothing to delete.
+        if (!refused) {
+          if (stage.manifest) await kp.apply(stage.manifest);
+          else await kp.destroy(manifest.name);
+          run = await kp.run();
+        }
         printer.clear();
       } catch (e) {
         printer.clear();
         println(io.stderr, `[sandbox] ${stage.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
       const status = await kp.findStatus(manifest.name);
-      const state = !status ? DELETED : stage.manifest || Object.keys(status.clusters).length > 0 ? status.state : DELETED;
+      const state = refused ? 'ERROR' : !status ? DELETED : stage.manifest || Object.keys(status.clusters).length > 0 ? status.state : DELETED;
       let good = stage.manifest ? state === 'DONE' : state === DELETED;
       let overlay = '-';
       if (netns && stage.manifest && good) {
@@ -219,12 +232,14 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
         if (!autoscale.ok) failedStage = true;
       }
       if (!good) {
-        println(
-          io.stderr,
-          `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {})
-            .map((c) => c.message)
-            .join('; ')}`,
-        );
+        // A create refused by preflight said why above, line by line.
+        if (!refused)
+          println(
+            io.stderr,
+            `[sandbox] ${stage.name} ended ${state}: ${Object.values(status?.clusters ?? {})
+              .map((c) => c.message)
+              .join('; ')}`,
+          );
         printUnreadyMachines(io.stderr, sandbox.kubernetes.kubelets());
         failedStage = true;
       }
@@ -266,7 +281,8 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     realSeconds: (performance.now() - realStart) / 1000,
   };
   const code = ok && leaked.length === 0 ? EXIT.ok : EXIT.failed;
-  if (json) return jsonResult(io, 'sandbox lifecycle', code, { ...summary, ...(validated.issues.length ? { issues: validated.issues } : {}) });
+  const issues = [...validated.issues, ...preflightIssues];
+  if (json) return jsonResult(io, 'sandbox lifecycle', code, { ...summary, ...(issues.length ? { issues } : {}) });
   println(io.stdout, '');
   println(io.stdout, '[sandbox] summary');
   const header = ['stage', 'result', 'virtual time', 'machines', 'Ready nodes', 'steps', 'overlay handshakes'];

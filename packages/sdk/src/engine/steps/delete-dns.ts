@@ -2,7 +2,7 @@
 import { isPending } from '../../provider/outcome.js';
 import { isKubeplaneError } from '../../errors.js';
 import { waitFor } from './common.js';
-import { DELETION_CEILING_SECONDS, leftInLedger, specs } from './deletion.js';
+import { DELETION_CEILING_SECONDS, leftInLedger, providerToSweep, specs } from './deletion.js';
 import { next, type StepDefinition } from './types.js';
 
 export const deleteDns: StepDefinition = {
@@ -24,8 +24,8 @@ export const deleteDns: StepDefinition = {
     }
     for (const [name, e] of Object.entries(ledger.dns)) targets.set(name, e);
     for (const [name, t] of targets) {
-      const provider = await ctx.provider(t.provider);
-      if (!provider.dns) continue;
+      const provider = await providerToSweep(ctx, t.provider);
+      if (!provider?.dns) continue;
       const records =
         provider.capabilities.dnsFailover && t.type === 'A' && t.setIdentifiers.length
           ? t.setIdentifiers.map((setIdentifier) => ({ name, type: t.type, setIdentifier }))

@@ -1,7 +1,10 @@
 // What the delete flow's steps share: how long a deletion keeps trying, what is left when it gives up, and every spec
 // the cluster had (DNS names and regions are swept from all of them).
+import { isKubeplaneError, NO_PROVIDER_FOR_TYPE } from '../../errors.js';
 import type { ClusterSpec } from '../../model/types.js';
+import type { Provider } from '../../provider/types.js';
 import type { Ledger } from '../records.js';
+import type { StepContext } from './types.js';
 
 /**
  * How long a deletion step (DNS removal, teardown) keeps trying before it ends in ERROR with what it could not delete,
@@ -30,4 +33,18 @@ export function leftInLedger(r: { ledger: Ledger }): string {
 /** Every spec the cluster had: DNS names and regions are swept from all of them. */
 export function specs(ctx: { record: { desired: ClusterSpec | null; current: ClusterSpec | null } }): ClusterSpec[] {
   return [ctx.record.desired, ctx.record.current].filter((s): s is ClusterSpec => s !== null);
+}
+
+/**
+ * The provider that deletes what the cluster has through it, or null when the runtime has no provider of its type
+ * (NO_PROVIDER_FOR_TYPE: a type kubeplane cannot create on, or a sandbox without that cloud). Nothing of the cluster
+ * can be there, whatever the records say: a create refused for such a type leaves a cluster that deletes cleanly.
+ */
+export async function providerToSweep(ctx: StepContext, name: string, region?: string): Promise<Provider | null> {
+  try {
+    return await ctx.provider(name, region);
+  } catch (e) {
+    if (isKubeplaneError(e) && e.details.code === NO_PROVIDER_FOR_TYPE) return null;
+    throw e;
+  }
 }

@@ -2,7 +2,7 @@
 // state: a failed create, or state lost altogether); static machines are reset, not deleted.
 import { regionKey, resetStaticMachine, waitFor } from './common.js';
 import { isPending } from '../../provider/outcome.js';
-import { DELETION_CEILING_SECONDS, leftInLedger, specs } from './deletion.js';
+import { DELETION_CEILING_SECONDS, leftInLedger, providerToSweep, specs } from './deletion.js';
 import { next, type StepDefinition, type StepResult } from './types.js';
 
 export const teardown: StepDefinition = {
@@ -26,9 +26,14 @@ export const teardown: StepDefinition = {
     // Every region gets its attempt, each time: one cloud that throttles or answers 5xx must not hold up deleting
     // what is in the others (a Hetzner network left for hours behind an EC2 storm). The wait is the first region's.
     let first: StepResult | undefined;
+    const without: string[] = [];
     for (const key of [...regions].sort()) {
       const [providerName = '', region = ''] = key.split('/');
-      const provider = await ctx.provider(providerName, region);
+      const provider = await providerToSweep(ctx, providerName, region);
+      if (!provider) {
+        without.push(key);
+        continue;
+      }
       const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
       if (isPending(outcome)) first ??= waitFor(outcome, `tearing down ${key}`, ctx);
     }
@@ -43,6 +48,10 @@ export const teardown: StepDefinition = {
     delete ledger.reservedIp;
     delete ledger.managed;
     ledger.tornDown = true;
-    return next(`nothing tagged ${ctx.record.clusterId} is left in ${regions.size} region${regions.size === 1 ? '' : 's'}`);
+    const swept = regions.size - without.length;
+    return next(
+      `nothing tagged ${ctx.record.clusterId} is left in ${swept} region${swept === 1 ? '' : 's'}` +
+        (without.length ? `; nothing can be in ${without.join(', ')}: there is no provider of ${without.length === 1 ? 'its' : 'their'} type here` : ''),
+    );
   },
 };
