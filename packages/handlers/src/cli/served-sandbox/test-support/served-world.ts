@@ -50,7 +50,7 @@ export class ServedWorld {
   }
 
   async serve(speed: number): Promise<void> {
-    const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', this.dir, '--port-base', '0', '--speed', String(speed)], {
+    const child = spawn(tsx, ['--conditions=@kubeplane/source', entry, 'sandbox', 'serve', '--state-dir', this.dir, '--port-base', '0', '--speed', String(speed)], {
       cwd: repositoryRoot,
       env: { PATH: process.env.PATH ?? '', HOME: this.dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...conformanceEnv() },
       stdio: ['ignore', 'pipe', 'pipe'],
