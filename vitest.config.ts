@@ -7,8 +7,8 @@ const include = ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'];
 const e2e = ['packages/*/src/**/*.e2e.test.ts', 'test/**/*.e2e.test.ts'];
 
 export default defineConfig({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  resolve: { conditions: ['@kubeplane/source'] },
+  ssr: { resolve: { conditions: ['@kubeplane/source'] } },
   test: {
     exclude: ['**/node_modules/**', '**/dist/**'],
     pool: 'forks',

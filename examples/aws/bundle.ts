@@ -25,7 +25,7 @@ export async function bundleHandlers(outDir: string, options: { awsSdk?: 'runtim
       platform: 'node',
       target: 'node22',
       format: 'esm',
-      conditions: ['source'],
+      conditions: ['@kubeplane/source'],
       // ssh2 (static machines) loads its native speed-ups and cpu-features inside try/catch and falls back to pure JS:
       // left out, they are simply absent in the function.
       external: [...(options.awsSdk === 'bundled' ? [] : ['@aws-sdk/*', '@smithy/*']), 'cpu-features', '*.node'],

@@ -40,7 +40,7 @@ export async function bundleGcpFunctions(outDir: string, options: { entry?: stri
     platform: 'node',
     target: 'node22',
     format: 'esm',
-    conditions: ['source'],
+    conditions: ['@kubeplane/source'],
     // ssh2's optional native speed-ups (as in the Lambda bundles), and what Cloud Build installs; google-gax and
     // @grpc/* come with the clients.
     external: [...INSTALLED, 'google-gax', '@grpc/*', 'cpu-features', '*.node'],
@@ -53,7 +53,7 @@ export async function bundleGcpFunctions(outDir: string, options: { entry?: stri
   return { dir: outDir, bytes: (await stat(join(outDir, 'index.js'))).size, manifest };
 }
 
-// `npx tsx --conditions=source examples/gcp/bundle.ts [outDir]`: writes the bundle terraform zips (default
+// `npx tsx --conditions=@kubeplane/source examples/gcp/bundle.ts [outDir]`: writes the bundle terraform zips (default
 // examples/gcp/build/functions, main.tf's bundle_dir).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const out = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'build', 'functions');

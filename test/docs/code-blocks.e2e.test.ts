@@ -8,17 +8,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocksOf, promises } from './markdown-blocks.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const out = join(root, 'scratch', 'doc-blocks');
-
-interface Block {
-  /** `docs/sdk.md:31`: the fence's line. */
-  where: string;
-  mode: 'run' | 'compile' | 'serve';
-  code: string;
-  file: string;
-}
 
 function markdownFiles(): string[] {
   const docs = readdirSync(join(root, 'docs'), { recursive: true })
@@ -28,27 +21,7 @@ function markdownFiles(): string[] {
   return ['README.md', ...docs].sort();
 }
 
-function blocksOf(path: string): Block[] {
-  const lines = readFileSync(join(root, path), 'utf8').split('\n');
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? '')) continue;
-    const end = lines.findIndex((l, j) => j > i && l.startsWith('```'));
-    if (end < 0) throw new Error(`${path}:${i + 1}: a code block that never ends`);
-    const marker = /^<!-- doc-test: (run|compile|serve)\b/.exec(lines[i - 1] ?? '')?.[1] as Block['mode'] | undefined;
-    const where = `${path}:${i + 1}`;
-    blocks.push({ where, mode: marker ?? 'run', code: `${lines.slice(i + 1, end).join('\n')}\n`, file: `${path.replace(/[/.]/g, '-')}-${i + 1}.ts` });
-    i = end;
-  }
-  return blocks;
-}
-
-const blocks = markdownFiles().flatMap(blocksOf);
-
-/** What a block promises to print: the WORD of each `console.log(...) // WORD` line. */
-function promises(code: string): string[] {
-  return code.split('\n').flatMap((l) => (/console\.log\(.*\/\/\s*(\S+)\s*$/.exec(l)?.[1] ? [/console\.log\(.*\/\/\s*(\S+)\s*$/.exec(l)?.[1] as string] : []));
-}
+const blocks = markdownFiles().flatMap((path) => blocksOf(root, path));
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -63,7 +63,9 @@ let dead: number;
 
 beforeAll(async () => {
   const start = (): Contender =>
-    new Contender(fork(contenderScript, [], { execArgv: ['--conditions=source', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    new Contender(
+      fork(contenderScript, [], { execArgv: ['--conditions=@kubeplane/source', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+    );
   pair = [start(), start()];
   dead = await deadPid();
   await Promise.all(pair.map((c) => c.next((r) => r.ready === true)));

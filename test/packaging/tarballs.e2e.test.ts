@@ -1,7 +1,8 @@
 // The four packages as a new user gets them: `npm pack`ed, installed together into a fresh project outside this
 // repository, and used from there: a TypeScript script (ESM, strict, NodeNext) that runs a cluster's lifecycle on the
 // sandbox clouds, an ESM node:http service, and a CommonJS consumer compiled with TypeScript's defaults for CommonJS
-// (module commonjs, node10 resolution). Nothing of the workspace leaks in: no source condition, no symlinks.
+// (module commonjs, node10 resolution). Nothing of the workspace leaks in: no source condition, no symlinks. Each
+// tarball carries its licence and metadata; `npx kubeplane --version` and the README's TypeScript block run there.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocksOf, promises } from '../docs/markdown-blocks.js';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -20,7 +22,8 @@ const typeRoots = [join(root, 'node_modules', '@types')];
  */
 const userEnv: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR'));
 let dir = '';
-let tarballs: Array<{ name: string; filename: string; files: Array<{ path: string }> }> = [];
+let tarballs: Array<{ name: string; version: string; filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }> = [];
+const version = (JSON.parse(await readFile(join(root, 'packages', 'handlers', 'package.json'), 'utf8')) as { version: string }).version;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubeplane-fresh-project-'));
@@ -34,11 +37,14 @@ beforeAll(async () => {
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }, null, 2));
   // All four at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it.
+  const started = performance.now();
   await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename))], {
     cwd: app,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 600_000,
   });
+  const sizes = tarballs.map((t) => `${t.name} ${(t.size / 1024).toFixed(0)} kB packed, ${(t.unpackedSize / 1024).toFixed(0)} kB unpacked`);
+  console.log(`packed: ${sizes.join('; ')}; installed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }, 660_000);
 
 afterAll(async () => {
@@ -57,18 +63,106 @@ async function compile(project: string, compilerOptions: Record<string, unknown>
   expect(`${r.stdout}${r.stderr}`).toBe('');
 }
 
+/** A TypeScript ESM script on the installed packages: validate, apply on the sandbox, destroy, and what is left. */
+const SCRIPT = `import { createSandboxKubeplane } from '@kubeplane/handlers';
+import { validateManifestFile, type Manifest } from '@kubeplane/sdk';
+
+const result = await validateManifestFile('minimal.yaml');
+const manifest: Manifest | undefined = result.manifests[0];
+if (!result.ok || !manifest) throw new Error(result.errors.map((e) => e.message).join('; '));
+const local = await createSandboxKubeplane();
+await local.kubeplane.apply(manifest);
+await local.kubeplane.run();
+const state = (await local.kubeplane.status(manifest.name)).state;
+await local.kubeplane.destroy(manifest.name);
+await local.kubeplane.run();
+console.log(JSON.stringify({ state, gone: (await local.kubeplane.findStatus(manifest.name)) === null, left: local.sandbox.inventory().length }));
+await local.close();
+`;
+/** The README's block that uses the packages ("In a TypeScript script or service"), run as a reader pastes it. */
+const readmeBlocks = blocksOf(root, 'README.md').filter((b) => b.code.includes("from '@kubeplane/handlers'"));
+const readmeBlock = readmeBlocks[0] ?? { where: 'README.md', mode: 'run', code: '', file: '' };
+let esm: Promise<void> | undefined;
+
+/** script.ts and the README's block (readme.ts), compiled once together: tsc's check of the installed types is the cost. */
+function compiledEsm(): Promise<void> {
+  esm ??= (async () => {
+    const app = join(dir, 'app');
+    const manifest = await readFile(join(root, 'examples', 'minimal.yaml'));
+    await mkdir(join(app, 'examples'), { recursive: true });
+    await writeFile(join(app, 'minimal.yaml'), manifest);
+    await writeFile(join(app, 'examples', 'minimal.yaml'), manifest);
+    await writeFile(join(app, 'script.ts'), SCRIPT);
+    await writeFile(join(app, 'readme.ts'), readmeBlock.code);
+    await compile(app, { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', noUncheckedIndexedAccess: true }, ['script.ts', 'readme.ts']);
+  })();
+  return esm;
+}
+
 describe('the packed packages', () => {
-  it('hold built files, types and sources, and no tests or test support', () => {
+  it('hold built files and types, the licence, the notice and a README, and no tests, test support, sources or source maps', () => {
     expect(tarballs.map((t) => t.name).sort()).toEqual(['@kubeplane/handlers', '@kubeplane/providers', '@kubeplane/sandbox', '@kubeplane/sdk']);
     for (const t of tarballs) {
       const paths = t.files.map((f) => f.path);
-      expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts']));
+      expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'LICENSE', 'NOTICE', 'README.md']));
       expect(
-        paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo/.test(p)),
+        paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo|\.map$/.test(p)),
+        t.name,
+      ).toEqual([]);
+      // Of src/, only the vendored protos the code reads at run time (NOTICE names them and their licences).
+      expect(
+        paths.filter((p) => p.startsWith('src/') && !/^src\/(gcp|autoscaler)\/protos\//.test(p)),
         t.name,
       ).toEqual([]);
     }
+    const paths = (name: string) => tarballs.find((t) => t.name === name)?.files.map((f) => f.path) ?? [];
+    expect(paths('@kubeplane/sandbox')).toEqual(
+      expect.arrayContaining(['src/gcp/protos/google/firestore/v1/firestore.proto', 'src/gcp/protos/google/protobuf/descriptor.proto']),
+    );
+    expect(paths('@kubeplane/handlers')).toEqual(expect.arrayContaining(['src/autoscaler/protos/externalgrpc.proto', 'bin/kubeplane.js']));
   });
+
+  it('answer `npx kubeplane --version` and `-V` with the version, exit 0', async () => {
+    const app = join(dir, 'app');
+    for (const flag of ['--version', '-V']) {
+      const r = await exec('npx', ['kubeplane', flag], { cwd: app, env: userEnv });
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('show the Apache-2.0 licence of every @kubeplane package in `npm ls --long`, and carry the metadata a registry page shows', async () => {
+    const app = join(dir, 'app');
+    const r = await exec('npm', ['ls', '--json', '--long'], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
+    const deps = (JSON.parse(r.stdout) as { dependencies: Record<string, { version: string; license?: string }> }).dependencies;
+    const listed = Object.entries(deps)
+      .filter(([name]) => name.startsWith('@kubeplane/'))
+      .map(([name, d]) => [name, d.version, d.license]);
+    expect(listed.sort()).toEqual(['handlers', 'providers', 'sandbox', 'sdk'].map((p) => [`@kubeplane/${p}`, version, 'Apache-2.0']));
+    for (const p of ['handlers', 'providers', 'sandbox', 'sdk']) {
+      const pkg = JSON.parse(await readFile(join(app, 'node_modules', '@kubeplane', p, 'package.json'), 'utf8')) as Record<string, unknown>;
+      expect(pkg, p).toMatchObject({
+        description: expect.stringMatching(/\S/),
+        keywords: expect.arrayContaining(['kubernetes']),
+        repository: { type: 'git', url: expect.stringMatching(/^git\+https:\/\/github\.com\//), directory: `packages/${p}` },
+        homepage: expect.stringMatching(/^https:\/\//),
+        bugs: { url: expect.stringMatching(/\/issues$/) },
+      });
+      expect(await readFile(join(app, 'node_modules', '@kubeplane', p, 'LICENSE'), 'utf8'), p).toBe(await readFile(join(root, 'LICENSE'), 'utf8'));
+      expect(await readFile(join(app, 'node_modules', '@kubeplane', p, 'NOTICE'), 'utf8'), p).toBe(await readFile(join(root, 'NOTICE'), 'utf8'));
+    }
+  });
+
+  it("run the README's TypeScript block as written: it compiles strict against the installed types and prints DONE", async () => {
+    const app = join(dir, 'app');
+    expect(readmeBlocks.map((b) => b.mode)).toEqual(['run']);
+    await compiledEsm();
+    const r = await exec(process.execPath, [join(app, 'out', 'readme.js')], {
+      cwd: app,
+      env: { ...userEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
+    expect(promises(readmeBlock.code)).toEqual(['DONE']);
+    for (const word of promises(readmeBlock.code)) expect(r.stdout, `${readmeBlock.where} promised "${word}"`).toContain(word);
+  }, 180_000);
 
   it('keep the sandbox clouds out of the real providers: no emulator in @kubeplane/providers, no test tooling among its dependencies', async () => {
     const providers = tarballs.find((t) => t.name === '@kubeplane/providers');
@@ -96,26 +190,7 @@ describe('the packed packages', () => {
 
   it('run a TypeScript ESM script: validate, apply on the sandbox, DONE, destroy, nothing left', async () => {
     const app = join(dir, 'app');
-    await writeFile(join(app, 'minimal.yaml'), await readFile(join(root, 'examples', 'minimal.yaml')));
-    await writeFile(
-      join(app, 'script.ts'),
-      `import { createSandboxKubeplane } from '@kubeplane/handlers';
-import { validateManifestFile, type Manifest } from '@kubeplane/sdk';
-
-const result = await validateManifestFile('minimal.yaml');
-const manifest: Manifest | undefined = result.manifests[0];
-if (!result.ok || !manifest) throw new Error(result.errors.map((e) => e.message).join('; '));
-const local = await createSandboxKubeplane();
-await local.kubeplane.apply(manifest);
-await local.kubeplane.run();
-const state = (await local.kubeplane.status(manifest.name)).state;
-await local.kubeplane.destroy(manifest.name);
-await local.kubeplane.run();
-console.log(JSON.stringify({ state, gone: (await local.kubeplane.findStatus(manifest.name)) === null, left: local.sandbox.inventory().length }));
-await local.close();
-`,
-    );
-    await compile(app, { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext' }, ['script.ts']);
+    await compiledEsm();
     const r = await exec(process.execPath, [join(app, 'out', 'script.js')], {
       cwd: app,
       env: { ...userEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },

@@ -103,6 +103,13 @@ describe('kubeplane CLI', () => {
     expect(run.stderr).toContain('usage: kubeplane validate');
     expect((await runCli(['frobnicate'])).code).toBe(2);
   });
+
+  it("--version and -V print the version in the package's package.json and exit 0", async () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', 'handlers', 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      expect(await runCli([flag])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    }
+  });
 });
 
 describe('the installed kubeplane binary', () => {

@@ -1,5 +1,6 @@
 // The kubeplane CLI: parses the command line and runs a command in-process. Every command gets a CliIo
 // and returns its exit code, so tests call main() directly.
+import { readFileSync } from 'node:fs';
 import { isKubeplaneError, KubeplaneError } from '@kubeplane/sdk/errors';
 import { EXIT, println, UsageError, type CliIo, type Command } from './io.js';
 import { formatCommandList, formatHelp, formatUsage, type CommandHelp } from './help.js';
@@ -95,6 +96,11 @@ function help(): string {
   );
 }
 
+/** This package's version (`kubeplane --version`): its package.json is two folders up from src/cli/ and dist/cli/ alike. */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 /** `--help` or `-h` anywhere before a `--`. */
 function wantsHelp(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
@@ -117,6 +123,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (!name || name === '--help' || name === '-h') {
     io.stdout.write(help());
     return name || argv[0] === 'help' ? EXIT.ok : EXIT.usage;
+  }
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    println(io.stdout, version());
+    return EXIT.ok;
   }
   const found = lookup(words);
   const json = wantsJson(found.rest);

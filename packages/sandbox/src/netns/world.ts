@@ -78,7 +78,7 @@ interface Booted {
 
 function defaultStandinsDir(): string {
   const here = fileURLToPath(new URL('./standins/', import.meta.url));
-  // Under vitest this module runs from src/ (the `source` condition); the stand-ins always run compiled.
+  // Under vitest this module runs from src/ (the `@kubeplane/source` condition); the stand-ins always run compiled.
   return here.replace(/\/src\/netns\/standins\/$/, '/dist/netns/standins/').replace(/\/$/, '');
 }
 

@@ -1,4 +1,4 @@
-// The kubeplane CLI from source, as its own process (run with `tsx --conditions=source`): tests start
+// The kubeplane CLI from source, as its own process (run with `tsx --conditions=@kubeplane/source`): tests start
 // `kubeplane sandbox serve` this way, so its msw interception never touches the test process's own clients.
 import { main } from '../../main.js';
 

@@ -50,11 +50,15 @@ export class ServedWorld {
   }
 
   async serve(speed: number): Promise<void> {
-    const child = spawn(tsx, ['--conditions=source', entry, 'sandbox', 'serve', '--state-dir', this.dir, '--port-base', '0', '--speed', String(speed)], {
-      cwd: repositoryRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: this.dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...conformanceEnv() },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      tsx,
+      ['--conditions=@kubeplane/source', entry, 'sandbox', 'serve', '--state-dir', this.dir, '--port-base', '0', '--speed', String(speed)],
+      {
+        cwd: repositoryRoot,
+        env: { PATH: process.env.PATH ?? '', HOME: this.dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...conformanceEnv() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.#child = child;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`kubeplane sandbox serve did not get ready in 60 s:\n${this.output}`)), 60_000);
