@@ -92,7 +92,8 @@ function help(): string {
   return formatCommandList(
     'kubeplane: Kubernetes clusters across clouds from one manifest',
     Object.values(COMMANDS).map((c) => c.help),
-    '`kubeplane help <command>` (or `kubeplane <command> --help`) shows the options of a command; docs/cli.md the exit codes and the --json schema.',
+    '`kubeplane help <command>` (or `kubeplane <command> --help`) shows the options of a command; `kubeplane --version` (-V) the ' +
+      'version; docs/cli.md the exit codes and the --json schema.',
   );
 }
 
