@@ -10,8 +10,10 @@ import type { ProviderInput } from './provider-input.js';
 
 export { budgetIdentity, type ProviderInput } from './provider-input.js';
 
+/** Builds a provider from a manifest's provider and its resolved credentials. */
 export type ProviderBuilder = (input: ProviderInput) => Provider | Promise<Provider>;
 
+/** The builder of every provider type kubeplane can create, by type. */
 export const PROVIDER_BUILDERS: Readonly<Record<string, ProviderBuilder>> = {
   aws: buildAwsProvider,
   cloudflare: buildCloudflareProvider,

@@ -3,8 +3,10 @@
 
 /** The taxonomy every provider maps its errors to (DESIGN.md, "Failures are data"). */
 export const ERROR_KINDS = ['retryable', 'throttled', 'quota', 'capacity', 'auth', 'invalid', 'not-found', 'conflict'] as const;
+/** One kind of the error taxonomy; callers branch on it, never on the message. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+/** What an error concerns: the resource or manifest path, and the provider, its error code and request id. */
 export interface KubeplaneErrorDetails {
   /** The provider's own error code (e.g. `InsufficientInstanceCapacity`, `rate_limit_exceeded`). */
   code?: string;
@@ -36,6 +38,7 @@ export function escapeControl(text: string): string {
   return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
+/** The error every kubeplane package throws: a kind, a message a person can act on, and what it concerns. */
 export class KubeplaneError extends Error {
   readonly kind: ErrorKind;
   readonly details: KubeplaneErrorDetails;
@@ -58,6 +61,7 @@ export class KubeplaneError extends Error {
   }
 }
 
+/** Whether a value is a KubeplaneError (or one of its subclasses). */
 export function isKubeplaneError(value: unknown): value is KubeplaneError {
   return value instanceof KubeplaneError;
 }

@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 
 const REDACTED = '[redacted]';
 
+/** A secret value that prints as `[redacted]` everywhere; `reveal()` gives the value where it is used. */
 export class Redacted<T = string> {
   readonly #value: T;
 
@@ -37,6 +38,7 @@ export class Redacted<T = string> {
   }
 }
 
+/** Whether a value is a Redacted. */
 export function isRedacted(value: unknown): value is Redacted<unknown> {
   return value instanceof Redacted;
 }

@@ -22,6 +22,7 @@ export const GROUP_ATTRIBUTE = 'kubeplane-group';
 /** A received message with its string message attributes (the group attribute among them). */
 export type SqsReceivedMessage<T> = ReceivedMessage<T> & { attributes: Record<string, string> };
 
+/** The SQS queue the steps go through, its visibility timeout and the AWS client options. */
 export interface SqsQueueOptions extends AwsClientOptions {
   queueUrl: string;
   /** Hidden this long after a receive (default 30 s); at least 6x the handler's timeout on Lambda. */

@@ -21,6 +21,7 @@ export interface StepSender {
 /** The message attribute a re-sent busy/conflict copy carries: how many times its step was re-sent so. */
 export const RESENDS_ATTRIBUTE = 'kubeplane-resends';
 
+/** What the step Lambda handler runs with: the Kubeplane, the queue to re-send on, its max receive count and a logger. */
 export interface StepHandlerOptions {
   kubeplane: Kubeplane;
   queue: StepSender;
@@ -29,12 +30,15 @@ export interface StepHandlerOptions {
   logger?: Logger;
 }
 
+/** The step Lambda handler (SQS events, partial batch failures). */
 export type StepHandler = middy.MiddyfiedHandler<SQSEvent, SQSBatchResponse, Error, Context>;
 
+/** Thrown for an SQS record that is not a step message. */
 export class InvalidStepMessage extends Error {
   override name = 'InvalidStepMessage';
 }
 
+/** Builds the Lambda handler that runs step messages from SQS and reports the records to retry. */
 export function createStepHandler(options: StepHandlerOptions): StepHandler {
   const logger = options.logger ?? jsonLogger();
 

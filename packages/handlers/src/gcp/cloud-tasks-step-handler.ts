@@ -25,6 +25,7 @@ export const CLOUD_TASKS_HEADERS = {
   executionCount: 'x-cloudtasks-taskexecutioncount',
 } as const;
 
+/** What the step function runs with: the Kubeplane, the queue, its max attempts, the dead letters and a logger. */
 export interface CloudTasksStepHandlerOptions {
   kubeplane: Kubeplane;
   queue: TaskSender;
@@ -37,8 +38,10 @@ export interface CloudTasksStepHandlerOptions {
   logger?: Logger;
 }
 
+/** An HTTP function as the Functions Framework calls it. */
 export type HttpHandler = (req: Request, res: Response) => Promise<void>;
 
+/** Builds the HTTP function Cloud Tasks delivers step messages to. */
 export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOptions): HttpHandler {
   const logger = options.logger ?? jsonLogger();
   const clock = options.clock ?? systemClock;

@@ -9,8 +9,10 @@ import type { StepEvent } from '@kubeplane/sdk';
 import { firestoreClient, googleStatus } from './google-clients.js';
 import type { FirestoreOptions } from './firestore-state-store.js';
 
+/** Where a dead letter stands: awaiting its last attempt, failed, expired or not a step message. */
 export type DeadLetterStatus = 'pending' | 'failed' | 'expired' | 'invalid';
 
+/** A step message on its last attempt, recorded before its step runs. */
 export interface DeadLetter {
   id: string;
   /** The task's full name (or the request's, for a message that was not a step event). */
@@ -26,6 +28,7 @@ export interface DeadLetter {
   deadlineAt: number;
 }
 
+/** Dead letters of the Cloud Tasks runtime in Firestore, which stands in for a dead-letter queue. */
 export class FirestoreDeadLetters {
   readonly firestore: Firestore;
   readonly collection: string;

@@ -2,9 +2,12 @@
 // as [redacted] through JSON, and fields whose names say they hold a secret are masked whatever their value.
 import { errorText, isKubeplaneError } from '@kubeplane/sdk';
 
+/** The level of a log event. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** The fields of a log event. */
 export type LogFields = Record<string, unknown>;
 
+/** A structured logger: events with a level, a message and fields, and children with fields of their own. */
 export interface Logger {
   log(level: LogLevel, message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
@@ -12,6 +15,7 @@ export interface Logger {
 
 const SECRET_FIELD = /secret|password|token|credential|authorization|private|kubeconfig/i;
 
+/** A Logger that writes one redacted JSON object per line. */
 export function jsonLogger(
   sink: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   base: LogFields = {},

@@ -22,6 +22,7 @@ export interface AwsKeys {
   sessionToken?: Redacted<string>;
 }
 
+/** The IAM role kubeplane assumes in the user's account: its ARN, external id, session tags and name. */
 export interface AwsRoleToAssume {
   roleArn: string;
   /** The external id the role's trust policy requires, if any (a role in another account). */

@@ -28,6 +28,7 @@ export interface Route53DnsOptions {
 const dot = (name: string) => (name.endsWith('.') ? name : `${name}.`);
 const undot = (name: string) => name.replace(/\.$/, '');
 
+/** DNS records in a Route 53 hosted zone. */
 export class Route53Dns implements DnsApi {
   readonly #o: Route53DnsOptions;
   readonly #zones = new Map<string, string>();

@@ -38,6 +38,7 @@ const PROVIDER = 'cloudflare';
 const MARK = 'kubeplane:';
 const LB_PRODUCT = 'prod_load_balancing';
 
+/** How the Cloudflare provider is built: the API token, account, whether it has Load Balancing, clock and rate budgets. */
 export interface CloudflareProviderOptions {
   apiToken: Redacted<string>;
   accountId: string;
@@ -55,6 +56,7 @@ const owner = (clusterId: string) => `${MARK}${clusterId}`;
 const ownerOf = (text: string | null | undefined): string | undefined => (text?.startsWith(MARK) ? text.slice(MARK.length).split(':')[0] : undefined);
 const short = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 10);
 
+/** The Cloudflare provider (DNS only): records, with health-checked failover through Load Balancing when the account has it. */
 export class CloudflareProvider implements Provider {
   readonly name = PROVIDER;
   readonly capabilities: Capabilities;

@@ -54,8 +54,10 @@ export interface ManagedDeps {
   defaultSshPublicKey(resource: string): string;
 }
 
+/** What Crusoe's AutoClusters does about a node with a hardware issue: replace it, or nothing. */
 export type RemediationAction = 'REPLACE_NODE' | 'OFF';
 
+/** A project's AutoClusters settings: per-issue remediation and whether to fall back to project reservations. */
 export interface AutoClustersSettings {
   /** Per-issue overrides (`XID_74`, `GPU_FELL_OFF_THE_BUS`, …); issues not named fall back to Crusoe's default. */
   overrides: Record<string, RemediationAction>;
@@ -64,6 +66,7 @@ export interface AutoClustersSettings {
 
 const ownedBy = (name: string, clusterId: string) => name === clusterId || name.startsWith(`${clusterId}-`);
 
+/** Crusoe Managed Kubernetes: clusters, node pools, versions and kubeconfigs through Crusoe's API. */
 export class CrusoeManagedKubernetes {
   readonly api: ManagedKubernetesApi;
   readonly #client: CrusoeClient;

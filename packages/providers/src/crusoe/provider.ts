@@ -70,6 +70,7 @@ const anything = z.unknown();
 /** A rule name kubeplane gave a firewall's rule: `<firewall>-<protocol>-<port|all>[-n]` (`-n`: from the cluster's nodes). */
 const RULE_SUFFIX = /-(tcp|udp|icmp)-(all|\d+(?:-\d+)?)(-n)?$/;
 
+/** How the Crusoe provider is built: the access key and secret, project, clock, default SSH key, rate budgets and base URL. */
 export interface CrusoeProviderOptions {
   accessKeyId: Redacted<string>;
   secretKey: Redacted<string>;
@@ -96,6 +97,7 @@ export function poolOf(name: string, clusterId: string): string {
   return name.slice(clusterId.length + 1).replace(/-[0-9a-f]{2}$/, '');
 }
 
+/** The Crusoe Cloud provider: VMs, VPC networks, firewall rules, SSH keys, InfiniBand partitions and Crusoe Managed Kubernetes. */
 export class CrusoeProvider implements Provider {
   readonly name = PROVIDER;
   /**

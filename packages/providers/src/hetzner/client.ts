@@ -7,9 +7,11 @@ import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, ty
 import { errorEnvelopeSchema, metaSchema } from './schemas.js';
 import { hetznerAdvice, hetznerErrorKind } from './errors.js';
 
+/** Hetzner Cloud's API base URL. */
 export const HETZNER_DEFAULT_BASE_URL = 'https://api.hetzner.cloud/v1';
 const PROVIDER = 'hetzner';
 
+/** How the Hetzner client is built: the API token, rate budget, clock, base URL and timeout. */
 export interface HetznerClientOptions {
   token: Redacted<string>;
   budget: RateBudget;
@@ -28,6 +30,7 @@ export interface RequestOptions {
   prepaid?: boolean;
 }
 
+/** A client of the Hetzner Cloud API: authenticated, rate-budgeted calls whose errors are classified. */
 export class HetznerClient {
   readonly #token: Redacted<string>;
   readonly #budget: RateBudget;

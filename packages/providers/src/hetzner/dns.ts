@@ -20,6 +20,7 @@ export interface HetznerDnsOptions {
   guard: <T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>) => Promise<Outcome<T>>;
 }
 
+/** DNS records in Hetzner DNS (zones and RRSets in the Cloud API), labelled with the cluster id. */
 export class HetznerDns implements DnsApi {
   readonly #client: HetznerClient;
   readonly #guard: HetznerDnsOptions['guard'];

@@ -47,6 +47,7 @@ const REPLACE_ATTEMPTS = 3;
 const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
 const BOOTSTRAP_TOKEN_NAME = /^bootstrap-token-[a-z0-9]{6}$/;
 
+/** How the Kubernetes client connects: the connection read from a kubeconfig, a clock and the request timeout. */
 export interface KubernetesClientOptions {
   connection: KubeConnection;
   clock?: Clock;
@@ -134,6 +135,7 @@ function groupVersionPath(apiVersion: string): string {
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
+/** A client of a cluster's Kubernetes API, as far as the engine uses it. */
 export class KubernetesClient implements KubernetesApi {
   readonly #connection: KubeConnection;
   readonly #clock: Clock;

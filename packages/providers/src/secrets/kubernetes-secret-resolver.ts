@@ -27,6 +27,7 @@ export function kubeconfigFiles(cluster: SecretsCluster, env: NodeJS.ProcessEnv,
   return [join(env['HOME'] ?? homedir(), '.kube', 'config')];
 }
 
+/** Resolves secretRefs to keys of Kubernetes Secrets in the cluster of a kubeconfig context, as Claudie reads them. */
 export class KubernetesSecretResolver implements SecretResolver {
   readonly #context: string;
   readonly #files: string[];

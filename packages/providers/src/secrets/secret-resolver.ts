@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { KubeplaneError, Redacted } from '@kubeplane/sdk';
 
+/** Where a secret value is found: an environment variable, a file, or a key of a Kubernetes Secret. */
 export type SecretRef =
   /** An environment variable holding the value. */
   | { source: 'env'; name: string }
@@ -12,6 +13,7 @@ export type SecretRef =
   /** A key of a Kubernetes Secret (Claudie's form), read from the cluster the user names (KubernetesSecretResolver). */
   | { source: 'kubernetes'; namespace: string; name: string; key: string };
 
+/** Resolves a SecretRef to its value, wrapped in Redacted. */
 export interface SecretResolver {
   resolve(ref: SecretRef): Promise<Redacted<string>>;
 }
@@ -21,6 +23,7 @@ function describe(ref: SecretRef): string {
   return ref.source === 'env' ? `environment variable ${ref.name}` : `file ${ref.path}${ref.key ? ` (key ${ref.key})` : ''}`;
 }
 
+/** Resolves secretRefs to environment variables and files. */
 export class EnvFileSecretResolver implements SecretResolver {
   readonly #env: Readonly<Record<string, string | undefined>>;
 

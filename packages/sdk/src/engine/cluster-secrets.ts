@@ -10,6 +10,7 @@ import type { AutoscalerTls } from './autoscaler-tls.js';
 import type { SecretStore } from './ports/secret-store.js';
 import { secretName } from './records.js';
 
+/** An SSH key pair: the private key (redacted) and the OpenSSH public key. */
 export interface SshKeyPair {
   /** OpenSSH public key line. */
   publicKey: string;
@@ -35,6 +36,7 @@ function unseal(value: unknown): unknown {
   return value;
 }
 
+/** A cluster's secrets in the SecretStore: keys, WireGuard keys, join token and outputs, under one naming scheme. */
 export class ClusterSecrets {
   constructor(
     private readonly store: SecretStore,

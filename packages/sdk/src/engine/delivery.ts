@@ -19,6 +19,7 @@ export interface StepDeliveryTarget {
   markFailed(clusterId: string, message: string, expect?: { generation: number; seq: number }): Promise<boolean>;
 }
 
+/** One delivery of a step message by a queue, with what the engine needs to decide about retries. */
 export interface StepDelivery {
   event: StepEvent;
   /** This delivery of the message, 1 for the first. */
@@ -36,6 +37,7 @@ export interface StepDelivery {
   deliveries?: string;
 }
 
+/** What to do with a delivered step message after the engine has processed it. */
 export type DeliveryDecision =
   /** Done with this message: the step ran (advanced, waited, finished) or the message was stale. */
   | { action: 'ack'; outcome: ProcessOutcome }

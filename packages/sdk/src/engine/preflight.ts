@@ -24,6 +24,7 @@ export interface PreflightIssue {
   message: string;
 }
 
+/** Builds the provider preflight asks about a manifest's provider in a region. */
 export type PreflightProviders = (name: string, region?: string) => Promise<Provider>;
 
 /** How many alternatives a message names. */

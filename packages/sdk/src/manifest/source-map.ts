@@ -4,11 +4,13 @@
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Path } from './issues.js';
 
+/** A 1-based line and column in a manifest file. */
 export interface SourcePosition {
   line: number;
   column: number;
 }
 
+/** Finds where a manifest path sits in the file it was read from. */
 export interface SourceLocator {
   locate(path: Path): SourcePosition | undefined;
 }

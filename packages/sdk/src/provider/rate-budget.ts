@@ -2,6 +2,7 @@
 // stays under the cloud's own limit. Seeded with the published limits (latency-model.md).
 import type { Clock } from './clock.js';
 
+/** A token bucket's burst and refill rate. */
 export interface TokenBucketLimits {
   /** Tokens available at once (the burst). */
   capacity: number;

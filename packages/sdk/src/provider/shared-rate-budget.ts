@@ -39,6 +39,7 @@ export function applyTake(fullAt: number | null, now: number, addMs: number, sla
   return { granted: true, fullAt: base + addMs };
 }
 
+/** How shared rate budgets allow for requests other workers have in flight. */
 export interface SharedRateBudgetsOptions {
   /**
    * Requests other workers may have in flight, uncounted by the cloud when it reports what is left: a shared

@@ -16,6 +16,7 @@ export const PROVIDER_PROFILES = {
   ...CLAUDIE_ONLY_PROFILES,
 } as const satisfies { [T in string]: ProviderProfile<T> };
 
+/** A provider type kubeplane knows (Claudie's provider types). */
 export type ProviderType = keyof typeof PROVIDER_PROFILES;
 
 /** Every provider type, in the order the schema lists them. */

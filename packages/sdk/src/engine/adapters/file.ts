@@ -93,6 +93,7 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
+/** A StateStore in files under a directory, for the CLI and single-machine use. */
 export class FileStateStore implements StateStore {
   constructor(private readonly dir: string) {}
 
@@ -208,6 +209,7 @@ interface StateFile<T> {
   value: T;
 }
 
+/** A SecretStore in files under a directory, readable only by the owner. */
 export class FileSecretStore implements SecretStore {
   constructor(private readonly dir: string) {}
 
@@ -350,6 +352,7 @@ export class FileQueue<T> implements Queue<T> {
   }
 }
 
+/** A Lease held through lock files, for processes on one machine. */
 export class FileLease implements Lease {
   constructor(
     private readonly dir: string,

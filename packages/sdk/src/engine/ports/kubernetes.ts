@@ -6,6 +6,7 @@ import type { Redacted } from '../../redacted.js';
 import type { Outcome } from '../../provider/outcome.js';
 import type { Taint } from '../../manifest/schema.js';
 
+/** A node as the Kubernetes API reports it. */
 export interface KubeNode {
   name: string;
   labels: Record<string, string>;
@@ -21,6 +22,7 @@ export interface KubeNode {
   kubeletVersion?: string;
 }
 
+/** The changes kubeplane makes to a node object: labels, annotations, taints, unschedulable. */
 export interface NodePatch {
   /** null removes a label. */
   labels?: Record<string, string | null>;
@@ -49,6 +51,7 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/** The port to a cluster's Kubernetes API, as far as the engine uses it. */
 export interface KubernetesApi {
   /** Done when the API server answers /readyz; pending (with a reason) while it does not. */
   ready(): Promise<Outcome<void>>;

@@ -37,6 +37,7 @@ export type AddonCredentialResolver = (
   cloud?: ProviderType,
 ) => Promise<Record<string, Redacted<string>>>;
 
+/** How a step ended: move on, wait and come back, finish, or fail. */
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
   /** `budget`: a wait for kubeplane's own rate budget (no request was sent): neither progress nor a failure. */
@@ -44,8 +45,10 @@ export type StepResult =
   | { kind: 'finished'; message: string }
   | { kind: 'failed'; error: KubeplaneError };
 
+/** An engine event as a step emits it; the engine adds the time, project and cluster. */
 export type EmitInput = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'at' | 'project' | 'cluster'> : never) : never;
 
+/** What a step runs with: the cluster's records, the clock, randomness, secrets, and the ports to providers and clusters. */
 export interface StepContext {
   record: ClusterRecord;
   project: ProjectRecord;
@@ -88,6 +91,7 @@ export interface StepDefinition {
   run(ctx: StepContext): Promise<StepResult>;
 }
 
+/** The steps of applying a cluster, in order. */
 export const APPLY_FLOW = [
   'preflight',
   'prepare',
@@ -110,6 +114,7 @@ export const APPLY_FLOW = [
  * credentials of what is still running.
  */
 export const DELETE_FLOW = ['delete-dns', 'teardown', 'delete-outputs', 'forget'] as const;
+/** The name of a step of the apply or delete flow. */
 export type StepName = (typeof APPLY_FLOW)[number] | (typeof DELETE_FLOW)[number];
 
 export const next = (message: string, step?: StepName): StepResult => (step ? { kind: 'next', message, step } : { kind: 'next', message });

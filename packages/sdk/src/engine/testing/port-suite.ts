@@ -10,6 +10,7 @@ import type { Queue } from '../ports/queue.js';
 import type { SecretStore } from '../ports/secret-store.js';
 import type { StateStore } from '../ports/state-store.js';
 
+/** The adapters of one backend under test: a factory for each port it implements. */
 export interface PortAdapters {
   stateStore(): Promise<StateStore>;
   secretStore(): Promise<SecretStore>;
@@ -33,6 +34,7 @@ export interface PortAdapters {
 
 const isConflict = (e: unknown) => isKubeplaneError(e) && e.kind === 'conflict';
 
+/** Declares the port test suite (vitest) that every StateStore, SecretStore, Queue and Lease adapter must pass. */
 export function describePortSuite(name: string, adapters: PortAdapters): void {
   describe(`${name}: StateStore`, () => {
     it('creates at revision 1 and reads back what was written', async () => {

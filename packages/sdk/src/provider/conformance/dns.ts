@@ -10,6 +10,7 @@ import type { DnsApi, DnsRecord, Provider } from '../types.js';
 import type { ConformanceSandbox } from './harness.js';
 import { CONTRACT_RULES } from './rules.js';
 
+/** What the DNS conformance suite needs: a sandbox, the provider and a zone. */
 export interface DnsConformanceOptions {
   name: string;
   sandbox: () => ConformanceSandbox | Promise<ConformanceSandbox>;

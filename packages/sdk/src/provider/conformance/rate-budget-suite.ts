@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock, type Clock } from '../clock.js';
 import { RATE_LIMITS, type RateBudgetSource } from '../rate-budget.js';
 
+/** The rate-budget backend under test, and how to make its budgets. */
 export interface RateBudgetSuiteOptions {
   /**
    * A new set of workers on one fresh store: each call of `worker()` is another process's source (an
@@ -15,6 +16,7 @@ export interface RateBudgetSuiteOptions {
   inFlightAllowance: number;
 }
 
+/** Declares the test suite (vitest) every shared rate-budget backend must pass. */
 export function describeRateBudgetSuite(name: string, options: RateBudgetSuiteOptions): void {
   describe(`rate budget rules: ${name}`, () => {
     it('grants the burst at once and then refills at the configured rate', async () => {
