@@ -56,6 +56,7 @@ export class KubeplaneError extends Error {
     return this.kind === 'retryable' || this.kind === 'throttled';
   }
 
+  /** The error as JSON: its kind, message and details. */
   toJSON(): { kind: ErrorKind; message: string } & KubeplaneErrorDetails {
     return { kind: this.kind, message: this.message, ...this.details };
   }

@@ -12,6 +12,7 @@ export class Redacted<T = string> {
     this.#value = value;
   }
 
+  /** Wraps a secret value. */
   static of<T>(value: T): Redacted<T> {
     return new Redacted(value);
   }
@@ -21,18 +22,22 @@ export class Redacted<T = string> {
     return this.#value;
   }
 
+  /** Always `[redacted]`; `reveal()` gives the value. */
   toString(): string {
     return REDACTED;
   }
 
+  /** What `JSON.stringify` writes: `[redacted]`. */
   toJSON(): string {
     return REDACTED;
   }
 
+  /** What template literals and string conversion give: `[redacted]`. */
   [Symbol.toPrimitive](): string {
     return REDACTED;
   }
 
+  /** What `util.inspect` and `console.log` print: `[redacted]`. */
   [inspect.custom](): string {
     return REDACTED;
   }

@@ -26,6 +26,7 @@ export class DynamoDbStateStore implements StateStore {
     this.tableName = options.tableName;
   }
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: pk(key), ConsistentRead: true }));

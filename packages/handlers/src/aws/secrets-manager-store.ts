@@ -91,6 +91,7 @@ export class SecretsManagerStore implements SecretStore {
     return made !== 'exists';
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     try {
       const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.#prefix + name }));

@@ -56,6 +56,7 @@ export class SqsQueue<T> implements Queue<T> {
     this.#dedup = options.deduplication;
   }
 
+  /** Sends a message, to be delivered after its delay. */
   async send(body: T, options: SendOptions & { attributes?: Record<string, string> }): Promise<void> {
     // Standard queues have no deduplication ids; the optional log stands in for them. The id is claimed before
     // the send, so of concurrent senders one sends, and given back if the send fails, so nothing is lost.

@@ -15,6 +15,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 /** Where a step message goes back to (the queue the handler is subscribed to). */
 export interface StepSender {
+  /** Sends a step message again. */
   send(body: StepEvent, options: { groupId: string; delaySeconds?: number; attributes?: Record<string, string> }): Promise<void>;
 }
 
@@ -105,6 +106,7 @@ function clusterOf(r: SQSRecord): string | undefined {
  * 14 days for inspection and redrive (docs/serverless.md, "Dead letters").
  */
 export interface DeadLetterKeeper {
+  /** Keeps a message that was given up, with a note of why. */
   keep(record: SQSRecord, note: Record<string, string>): Promise<void>;
 }
 

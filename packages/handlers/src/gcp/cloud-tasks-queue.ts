@@ -73,6 +73,7 @@ export class CloudTasksQueue<T> implements QueueSender<T> {
     return `${this.queuePath}/tasks/${taskId(deduplicationId)}`;
   }
 
+  /** Creates the task of a message, named after its deduplication id, scheduled after its delay. */
   async send(body: T, options: CloudTasksSendOptions): Promise<void> {
     const delay = options.delaySeconds ?? 0;
     if (delay < 0 || delay > MAX_SCHEDULE_SECONDS)

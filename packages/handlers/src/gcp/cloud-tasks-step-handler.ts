@@ -10,6 +10,7 @@ import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 
 /** Where a busy step's fresh copy goes (the CloudTasksQueue the engine sends on). */
 export interface TaskSender {
+  /** Sends a step message again. */
   send(body: StepEvent, options: { groupId: string; delaySeconds?: number; headers?: Record<string, string> }): Promise<void>;
 }
 

@@ -43,6 +43,7 @@ export class FirestoreDeadLetters {
     return createHash('sha256').update(task).digest('hex').slice(0, 40);
   }
 
+  /** Records a dead letter (one per task; a retried last attempt overwrites its own). */
   async record(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
     const id = this.idOf(letter.task);
     const doc = Object.fromEntries(Object.entries({ ...letter, id }).filter(([, v]) => v !== undefined));
@@ -61,10 +62,12 @@ export class FirestoreDeadLetters {
     }
   }
 
+  /** Removes a dead letter. */
   async remove(id: string): Promise<void> {
     await this.firestore.collection(this.collection).doc(id).delete();
   }
 
+  /** The dead letter of this id, or null. */
   async get(id: string): Promise<DeadLetter | null> {
     const snap = await this.firestore.collection(this.collection).doc(id).get();
     return snap.exists ? (snap.data() as DeadLetter) : null;
@@ -76,6 +79,7 @@ export class FirestoreDeadLetters {
     return page.docs.map((d) => d.data() as DeadLetter).filter((d) => d.deadlineAt < now);
   }
 
+  /** Every dead letter. */
   async list(): Promise<DeadLetter[]> {
     const page = await this.firestore.collection(this.collection).get();
     return page.docs.map((d) => d.data() as DeadLetter).sort((a, b) => a.recordedAt - b.recordedAt);

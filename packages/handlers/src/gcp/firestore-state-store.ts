@@ -79,6 +79,7 @@ export class FirestoreStateStore implements StateStore {
     return this.firestore.collection(this.collection).doc(encodeDocumentId(key));
   }
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const snap = await this.#ref(key).get();

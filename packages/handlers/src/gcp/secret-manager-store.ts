@@ -203,6 +203,7 @@ export class SecretManagerStore implements SecretStore {
     }
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     return (await this.#settled(name)) ?? null;
   }

@@ -98,6 +98,7 @@ export class LocalRuntime implements Runtime {
     return this.options.stateDir;
   }
 
+  /** Opens the local runtime on its state directory (or in memory), taking the directory's writer lock. */
   static async open(options: LocalRuntimeOptions): Promise<LocalRuntime> {
     const dir = options.stateDir;
     let lock: ProcessLock | undefined;

@@ -9,7 +9,9 @@ export type LogFields = Record<string, unknown>;
 
 /** A structured logger: events with a level, a message and fields, and children with fields of their own. */
 export interface Logger {
+  /** Logs an event: its level, message and fields. */
   log(level: LogLevel, message: string, fields?: LogFields): void;
+  /** A logger that adds these fields to every event. */
   child(fields: LogFields): Logger;
 }
 

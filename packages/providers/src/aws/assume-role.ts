@@ -16,6 +16,7 @@ export interface AwsCredentialIdentity {
   expiration?: Date;
 }
 
+/** AWS access keys, each redacted, with the session token of temporary credentials. */
 export interface AwsKeys {
   accessKeyId: Redacted<string>;
   secretAccessKey: Redacted<string>;

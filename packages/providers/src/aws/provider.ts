@@ -52,6 +52,7 @@ export interface AwsProviderOptions {
   clock: Clock;
   /** Shared budgets (in-process RateBudgets, or a store shared by every worker); pass the same source to every provider. */
   budgets?: RateBudgetSource;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
   /** Route 53 on/off (default on). */
   dns?: boolean;
@@ -149,6 +150,7 @@ export class AwsProvider implements Provider {
     };
   }
 
+  /** What the provider shows of itself in logs: its name, region and capabilities, never a credential. */
   toJSON(): Record<string, unknown> {
     return { provider: 'aws', region: this.#region, capabilities: this.capabilities };
   }

@@ -22,6 +22,7 @@ export interface CloudflareClientOptions {
   timeoutMs?: number;
 }
 
+/** The query, body and resource (for messages) of a Cloudflare request. */
 export interface CloudflareRequestOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -49,6 +50,7 @@ export class CloudflareClient {
     });
   }
 
+  /** What the client shows of itself in logs: never the token. */
   toJSON(): Record<string, string> {
     return { provider: PROVIDER };
   }

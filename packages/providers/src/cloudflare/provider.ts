@@ -47,6 +47,7 @@ export interface CloudflareProviderOptions {
   loadBalancing: boolean;
   budgets?: RateBudgetSource;
   baseUrl?: string;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
 }
 
@@ -117,6 +118,7 @@ export class CloudflareProvider implements Provider {
     return this.#guard(context, async () => done((await this.client.list('zones', zoneSchema)).map((z2) => ({ id: z2.id, name: z2.name }))));
   }
 
+  /** What the provider shows of itself in logs: never the token. */
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, accountId: this.accountId, capabilities: this.capabilities };
   }

@@ -41,6 +41,7 @@ export interface CrusoeClientOptions {
   retries?: number;
 }
 
+/** The query, body and resource (for messages) of a Crusoe request. */
 export interface CrusoeRequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
@@ -122,6 +123,7 @@ export class CrusoeClient {
     return `projects/${this.projectId}/${rest.replace(/^\//, '')}`;
   }
 
+  /** Sends a signed request and parses the response with the schema; errors become KubeplaneErrors. */
   async request<S extends z.ZodType>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,

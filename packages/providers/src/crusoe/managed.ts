@@ -46,11 +46,17 @@ import {
 const PROVIDER = 'crusoe';
 const anything = z.unknown();
 
+/** What CMK borrows from the Crusoe provider: its guard, networks, subnets, partitions and default SSH key. */
 export interface ManagedDeps {
+  /** Runs a call under the provider's guard: budget waits, throttles and transient failures become pending. */
   guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>>;
+  /** The VPC network of this name, if there is one. */
   findNetwork(name: string): Promise<CrusoeNetwork | undefined>;
+  /** The subnet of the network in a location. */
   subnetIn(network: CrusoeNetwork, location: string): Promise<{ id: string }>;
+  /** The InfiniBand partition of this name, made when missing. */
   ensurePartition(name: string, location: string, serverType: string): Promise<{ id: string }>;
+  /** The SSH public key for node pools whose request names none. */
   defaultSshPublicKey(resource: string): string;
 }
 
@@ -171,6 +177,7 @@ export class CrusoeManagedKubernetes {
     return done({ changed });
   }
 
+  /** The CMK cluster of this name, if there is one. */
   async findCluster(name: string): Promise<CrusoeCluster | undefined> {
     const listed = await this.#client.request('GET', this.#client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema), {
       query: { cluster_name: name },

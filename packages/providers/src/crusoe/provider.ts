@@ -82,6 +82,7 @@ export interface CrusoeProviderOptions {
   /** Shared budgets; pass the same instance to every provider of a process. */
   budgets?: RateBudgetSource;
   baseUrl?: string;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
   /** got-level retries for idempotent requests (see CrusoeClientOptions.retries). */
   retries?: number;
@@ -120,10 +121,12 @@ export class CrusoeProvider implements Provider {
   readonly managedKubernetes: ManagedKubernetesApi;
   /** Crusoe-specific: InfiniBand partitions for GPU pools, and CMK AutoClusters. */
   readonly infiniband: {
+    /** Creates an InfiniBand partition for a GPU pool, or finds it when it exists. */
     ensurePartition(
       request: { name: string; clusterId: string; region: string; serverType: string },
       context?: CallContext,
     ): Promise<Outcome<{ id: string; name: string; ibNetworkId: string }>>;
+    /** Deletes an InfiniBand partition; done when it is gone. */
     deletePartition(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   };
   readonly client: CrusoeClient;
@@ -252,6 +255,7 @@ export class CrusoeProvider implements Provider {
     this.managedKubernetes = this.managed.api;
   }
 
+  /** What the provider shows of itself in logs: never a credential. */
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, projectId: this.client.projectId, capabilities: this.capabilities };
   }

@@ -21,6 +21,7 @@ export interface HetznerClientOptions {
   timeoutMs?: number;
 }
 
+/** The query, body and resource (for messages) of a Hetzner request, and whether its budget is paid already. */
 export interface RequestOptions {
   query?: Record<string, string | number | string[] | undefined>;
   body?: unknown;
@@ -86,6 +87,7 @@ export class HetznerClient {
     return used;
   }
 
+  /** Sends a request within the project's budget and parses the response with the schema; errors become KubeplaneErrors. */
   async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
     // Until a response has told us what is left of the project's budget (other tools share it), send one
     // request at a time rather than a burst sized to a budget we only assume.

@@ -75,6 +75,7 @@ export interface HetznerProviderOptions {
   /** Shared budgets; pass the same instance to every provider of a process. */
   budgets?: RateBudgetSource;
   baseUrl?: string;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
 }
 
@@ -182,6 +183,7 @@ export class HetznerProvider implements Provider {
     };
   }
 
+  /** What the provider shows of itself in logs: never the token. */
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, capabilities: this.capabilities };
   }

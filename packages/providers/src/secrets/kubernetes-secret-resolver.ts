@@ -46,10 +46,12 @@ export class KubernetesSecretResolver implements SecretResolver {
     return this.#context;
   }
 
+  /** What the resolver shows of itself in logs: the context, never a value. */
   toJSON(): Record<string, string> {
     return { resolver: 'kubernetes', context: this.#context };
   }
 
+  /** The value of a `kubernetes` secretRef, read from the Secret in the context's cluster. */
   async resolve(ref: SecretRef): Promise<Redacted<string>> {
     if (ref.source !== 'kubernetes') throw new KubeplaneError('invalid', `the Kubernetes Secret resolver reads Kubernetes Secrets only, not ${ref.source}`);
     const data = await this.read(ref.namespace, ref.name);

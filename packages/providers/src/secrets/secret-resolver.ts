@@ -15,6 +15,7 @@ export type SecretRef =
 
 /** Resolves a SecretRef to its value, wrapped in Redacted. */
 export interface SecretResolver {
+  /** The value a secretRef points at, redacted. */
   resolve(ref: SecretRef): Promise<Redacted<string>>;
 }
 
@@ -31,10 +32,12 @@ export class EnvFileSecretResolver implements SecretResolver {
     this.#env = env;
   }
 
+  /** What the resolver shows of itself in logs: never the environment. */
   toJSON(): Record<string, string> {
     return { resolver: 'env+file' };
   }
 
+  /** The value of an `env` or `file` secretRef; an error naming where it looked when it is not there. */
   async resolve(ref: SecretRef): Promise<Redacted<string>> {
     if (ref.source === 'kubernetes')
       throw new KubeplaneError('invalid', `${describe(ref)} is read from a cluster (KubernetesSecretResolver), not from the environment or a file`);

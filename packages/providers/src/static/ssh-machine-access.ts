@@ -36,6 +36,7 @@ export class SshMachineAccess implements MachineAccess {
     this.#options = options;
   }
 
+  /** What the machine access shows of itself in logs: never a key. */
   toJSON(): Record<string, string> {
     return { machineAccess: 'ssh2' };
   }

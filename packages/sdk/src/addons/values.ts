@@ -16,6 +16,7 @@ export const AUTOSCALER_ADAPTER = {
   name: 'kubeplane-autoscaler-adapter',
   namespace: 'kube-system',
   port: 8086,
+  /** The adapter's image for an SDK version. */
   image: (sdkVersion: string) => `ghcr.io/kubeplane/autoscaler-adapter:${sdkVersion}`,
   /** The Secret with the adapter's kubeplane API token (key `token`). */
   tokenSecret: 'kubeplane-autoscaler-adapter',

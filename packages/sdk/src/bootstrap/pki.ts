@@ -72,7 +72,9 @@ export async function generateEcKeyPair(): Promise<PemKeyPair> {
 
 /** Makes the key pairs of a cluster's PKI: RSA-2048 for its CAs (kubeadm's default), ECDSA P-256 for the rest. */
 export interface KeyPairSource {
+  /** A fresh RSA key pair. */
   rsa(): Promise<PemKeyPair>;
+  /** A fresh ECDSA P-256 key pair. */
   ec(): Promise<PemKeyPair>;
 }
 

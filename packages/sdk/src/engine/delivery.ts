@@ -15,7 +15,12 @@ import type { StepEvent } from './events.js';
 
 /** The parts of Kubeplane a delivery needs. */
 export interface StepDeliveryTarget {
-  engine: { handle(event: StepEvent): Promise<ProcessOutcome>; readonly leaseSeconds: number };
+  engine: {
+    /** Processes one step message. */
+    handle(event: StepEvent): Promise<ProcessOutcome>;
+    readonly leaseSeconds: number;
+  };
+  /** Sets a cluster's status to ERROR with the reason, if it is still at the expected generation and step; whether it did. */
   markFailed(clusterId: string, message: string, expect?: { generation: number; seq: number }): Promise<boolean>;
 }
 

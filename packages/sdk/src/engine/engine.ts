@@ -93,11 +93,13 @@ export class Engine {
     this.catalogs = new CatalogCache(options.clock);
   }
 
+  /** Adds an event listener; the function returned removes it. */
   on(listener: EngineEventListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
+  /** Sends an event to every listener. */
   emit(event: EngineEvent): void {
     for (const l of this.#listeners) l(event);
   }

@@ -220,6 +220,7 @@ export class Kubeplane {
     this.engine = new Engine(options);
   }
 
+  /** Adds a listener of the engine's events; the function returned removes it. */
   on(listener: EngineEventListener): () => void {
     return this.engine.on(listener);
   }
@@ -630,6 +631,7 @@ export class Kubeplane {
     throw new KubeplaneError('conflict', `cluster ${clusterId} is being changed by others; try again`);
   }
 
+  /** The names of the projects in the StateStore. */
   async projects(): Promise<string[]> {
     return (await this.#options.state.list('projects/')).map((k) => k.slice('projects/'.length));
   }

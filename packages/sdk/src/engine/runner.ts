@@ -36,6 +36,7 @@ export class LocalRunner {
     private readonly clock: Clock,
   ) {}
 
+  /** Processes due messages, advancing a virtual clock to the next one, until the queue is idle or a limit is reached. */
   async runUntilIdle(options: RunOptions = {}): Promise<RunReport> {
     const started = this.clock.now();
     const outcomes: RunReport['outcomes'] = {};

@@ -40,10 +40,12 @@ export class IssueCollector {
   readonly issues: ValidationIssue[] = [];
   constructor(private readonly prefix: Path = []) {}
 
+  /** Records an error at a path (under the collector's prefix). */
   error(path: Path, message: string): void {
     this.issues.push({ severity: 'error', path: formatPath([...this.prefix, ...path]), message });
   }
 
+  /** Records a warning at a path (under the collector's prefix). */
   warning(path: Path, message: string): void {
     this.issues.push({ severity: 'warning', path: formatPath([...this.prefix, ...path]), message });
   }

@@ -12,6 +12,7 @@ export interface SourcePosition {
 
 /** Finds where a manifest path sits in the file it was read from. */
 export interface SourceLocator {
+  /** The line and column of a path, or undefined when the file does not hold it. */
   locate(path: Path): SourcePosition | undefined;
 }
 

@@ -28,6 +28,7 @@ export class VirtualClock implements Clock {
     this.#now += ms;
   }
 
+  /** Moves the clock forward to the given time (ms); an earlier time changes nothing. */
   advanceTo(ms: number): void {
     if (ms > this.#now) this.#now = ms;
   }

@@ -61,6 +61,7 @@ export class SharedRateBudgets implements RateBudgetSource {
     this.#allowance = options.inFlightAllowance ?? 10;
   }
 
+  /** The budget of a key on the shared store, made with these limits on first use. */
   get(key: string, limits: TokenBucketLimits): RateBudget {
     let budget = this.#budgets.get(key);
     if (!budget) {

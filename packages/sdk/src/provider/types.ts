@@ -185,8 +185,11 @@ export interface ComputeApi {
   getNode(ref: NodeRef, context?: CallContext): Promise<Outcome<NodeInfo | null>>;
   /** Requests deletion. Done when the node is gone or going; deleting a node that does not exist is done. */
   deleteNode(ref: NodeRef, context?: CallContext): Promise<Outcome<void>>;
+  /** The machine types a region offers. */
   serverTypes(region: string, context?: CallContext): Promise<Outcome<ServerTypeInfo[]>>;
+  /** The images a region offers. */
   images(region: string, context?: CallContext): Promise<Outcome<ImageInfo[]>>;
+  /** The availability zones of a region. */
   zones(region: string, context?: CallContext): Promise<Outcome<ZoneInfo[]>>;
   /**
    * One image by id or name, for ids a catalog listing does not show (EC2: any AMI the account may launch, not only
@@ -314,16 +317,23 @@ export interface ScopedRef {
 
 /** The networking part of a provider: networks, firewalls, reserved IPs and SSH keys. */
 export interface NetworkApi {
+  /** Creates the network and its subnets, or finds them when they exist. */
   ensureNetwork(request: NetworkRequest, context?: CallContext): Promise<Outcome<NetworkInfo>>;
+  /** Deletes a network; done when it is gone. */
   deleteNetwork(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   /** Creates the firewall or brings its rules to exactly `request.rules` (added, updated and removed). */
   ensureFirewall(request: FirewallRequest, context?: CallContext): Promise<Outcome<FirewallInfo>>;
+  /** Deletes a firewall; done when it is gone. */
   deleteFirewall(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
+  /** Reserves a public IP, or finds the one reserved before. */
   ensureReservedIp(request: ReservedIpRequest, context?: CallContext): Promise<Outcome<ReservedIpInfo>>;
   /** Attaches the reserved IP to the node; pending while the node cannot take it yet. */
   attachReservedIp(ip: ScopedRef, node: NodeRef, context?: CallContext): Promise<Outcome<ReservedIpInfo>>;
+  /** Releases a reserved IP; done when it is gone. */
   deleteReservedIp(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
+  /** Uploads an SSH public key, or finds it when it exists. */
   ensureSshKey(request: SshKeyRequest, context?: CallContext): Promise<Outcome<SshKeyInfo>>;
+  /** Deletes an SSH key; done when it is gone. */
   deleteSshKey(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
 }
 
@@ -366,6 +376,7 @@ export interface DnsApi {
   upsertRecords(zone: string, clusterId: string, records: DnsRecord[], context?: CallContext): Promise<Outcome<DnsChange>>;
   /** Done when the change is live on the cloud's name servers; pending before. */
   changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>>;
+  /** The records of a zone. */
   listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>>;
   /** Removes the records (and their health checks); records that are already gone are fine. */
   deleteRecords(
@@ -499,6 +510,7 @@ export interface ManagedKubernetesApi {
    * nodes). Pending while the provider works on it; done with the pool once its machines are accepted.
    */
   ensureNodePool(request: ManagedNodePoolRequest, context?: CallContext): Promise<Outcome<ManagedNodePoolInfo>>;
+  /** Deletes a node pool and its machines; done when it is gone. */
   deleteNodePool(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   /** The kubeconfig; it is a secret, so it comes back wrapped by the caller's SecretStore rules. */
   kubeconfig(ref: ScopedRef, context?: CallContext): Promise<Outcome<string>>;

@@ -98,6 +98,7 @@ export const CMK_ADDONS: readonly CmkAddon[] = [
  * seeds do not say; crusoe-system is our reading).
  */
 export const CMK_ADDON_SECRET = {
+  /** The Secret's name for a cluster. */
   name: (cluster: string) => `cmk-${cluster}`,
   namespace: 'crusoe-system',
   accessKey: 'CRUSOE_ACCESS_KEY',

@@ -8,6 +8,7 @@ import { CRUSOE_PROFILE } from './crusoe.js';
 import { HETZNER_PROFILE } from './hetzner.js';
 import type { ProviderProfile } from './profile.js';
 
+/** The profile of every provider type, by type. */
 export const PROVIDER_PROFILES = {
   aws: AWS_PROFILE,
   hetzner: HETZNER_PROFILE,

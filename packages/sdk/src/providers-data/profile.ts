@@ -36,6 +36,7 @@ export interface MachinePlace {
   providerId?: string | undefined;
 }
 
+/** What kubeplane knows of one provider type: credentials, manifest features, user-data and machine topology. */
 export interface ProviderProfile<T extends string = string> {
   type: T;
   credentials: readonly CredentialKey[];

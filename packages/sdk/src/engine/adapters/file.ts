@@ -109,6 +109,7 @@ export class FileStateStore implements StateStore {
     return this.#path(key);
   }
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     const path = this.#path(key);
     const stored = await readJson<StateFile<T>>(path).catch((e: unknown) => {
@@ -225,6 +226,7 @@ export class FileSecretStore implements SecretStore {
     return createFileAtomic(this.#path(name), JSON.stringify({ key: name, labels, value: value.reveal() }), 0o600);
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     const entry = await readJson<{ value: string }>(this.#path(name));
     return entry ? Redacted.of(entry.value) : null;
@@ -275,6 +277,7 @@ export class FileQueue<T> implements Queue<T> {
     });
   }
 
+  /** Sends a message, to be delivered after its delay. */
   async send(body: T, options: SendOptions): Promise<void> {
     const now = this.#clock.now();
     await this.#update((q) => {

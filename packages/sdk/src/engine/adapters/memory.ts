@@ -16,6 +16,7 @@ export class MemoryStateStore implements StateStore {
   /** What deleted keys left: their last revision and fence, which a later life of the key continues. */
   readonly #tombstones = new Map<string, Tombstone>();
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const entry = this.#data.get(key);
@@ -67,6 +68,7 @@ export class MemorySecretStore implements SecretStore {
     return true;
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     const entry = this.#data.get(name);
     return entry ? Redacted.of(entry.value) : null;
@@ -107,6 +109,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.#dedupMs = (options.deduplicationWindowSeconds ?? 300) * 1000;
   }
 
+  /** Sends a message, to be delivered after its delay. */
   async send(body: T, options: SendOptions): Promise<void> {
     const now = this.#clock.now();
     if (options.deduplicationId !== undefined) {

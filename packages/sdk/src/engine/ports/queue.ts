@@ -28,6 +28,7 @@ export interface ReceivedMessage<T> {
  * Tasks calls the step function over HTTP; nothing receives from it). The local runner needs a whole Queue.
  */
 export interface QueueSender<T> {
+  /** Sends a message, to be delivered after its delay. */
   send(body: T, options: SendOptions): Promise<void>;
 }
 

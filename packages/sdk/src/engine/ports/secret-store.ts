@@ -18,6 +18,7 @@ export interface SecretStore {
    * issuer's for every step, even when two invocations of one step overlap (a lease that ran out mid-step).
    */
   create(name: string, value: Redacted<string>, labels?: Record<string, string>): Promise<boolean>;
+  /** The value of a secret, or null when there is none. */
   get(name: string): Promise<Redacted<string> | null>;
   /** Deleting a missing secret is fine. */
   delete(name: string): Promise<void>;

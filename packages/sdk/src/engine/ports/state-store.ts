@@ -27,6 +27,7 @@ export interface PutOptions {
 
 /** The port of state: versioned records written only when the expected revision and fence still hold. */
 export interface StateStore {
+  /** The value stored under a key with its revision, or null when there is none. */
   get<T>(key: string): Promise<Versioned<T> | null>;
   /**
    * Writes `value` if the stored revision is `expectedRevision` (0: the key must not exist yet) and returns the

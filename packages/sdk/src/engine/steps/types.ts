@@ -58,6 +58,7 @@ export interface StepContext {
   /** Makes the cluster's key pairs (EngineOptions.keyPairs). */
   keyPairs: KeyPairSource;
   secrets: ClusterSecrets;
+  /** The provider a manifest provider names, for a region. */
   provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
   /** SSH into static machines (absent in runtimes that cannot reach them). */
@@ -69,6 +70,7 @@ export interface StepContext {
   addonCredentials?: AddonCredentialResolver;
   /** Transient failures of this step in a row without progress (0 the first time); drives the backoff. */
   attempt: number;
+  /** Reports an event of the step. */
   emit(event: EmitInput): void;
   /**
    * Writes the record as the step has changed it so far (compare-and-swap, fenced by the step's lease), before a call
@@ -78,16 +80,19 @@ export interface StepContext {
   checkpoint(): Promise<void>;
 }
 
+/** One step of a flow: its phase, its timeout, which clusters it applies to, and what it runs. */
 export interface StepDefinition {
   phase: EnginePhase;
   /** After this long in the step (waits included) it fails with its timeout message. */
   timeoutSeconds: number;
+  /** The message the step fails with when it times out. */
   timeoutMessage: (record: ClusterRecord) => string;
   /**
    * Whether the step has work for a cluster of this spec (absent: always). The flow passes over a step that has none
    * (followingStep), so a step names its follower only to loop or jump, never to skip one that does not apply.
    */
   appliesTo?: (spec: ClusterSpec) => boolean;
+  /** Runs the step once and says how it ended. */
   run(ctx: StepContext): Promise<StepResult>;
 }
 

@@ -24,6 +24,7 @@ export interface ConformanceSandbox {
   inventoryDump(): string;
   /** Wire requests the emulator has received so far. */
   requestCount(): number;
+  /** Stops the sandbox. */
   stop(): void;
 }
 

@@ -21,7 +21,9 @@ export const MANAGED_KUBERNETES_RULES = [
 /** How to run the managed Kubernetes conformance suite against a provider. */
 export interface ManagedConformanceOptions {
   name: string;
+  /** A fresh sandbox (started) per test. */
   sandbox: () => ConformanceSandbox | Promise<ConformanceSandbox>;
+  /** The provider under test, on the sandbox. */
   makeProvider: (sandbox: ConformanceSandbox) => Provider;
   fixtures: {
     region: string;

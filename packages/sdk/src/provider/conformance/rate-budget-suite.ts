@@ -11,7 +11,10 @@ export interface RateBudgetSuiteOptions {
    * A new set of workers on one fresh store: each call of `worker()` is another process's source (an
    * in-process implementation returns the same source every time).
    */
-  store(clock: Clock): Promise<{ worker(): RateBudgetSource }>;
+  store(clock: Clock): Promise<{
+    /** Another worker's budget source on the store. */
+    worker(): RateBudgetSource;
+  }>;
   /** How much lower than the cloud's figure observeRemaining sets a budget (0 in one process). */
   inFlightAllowance: number;
 }
