@@ -47,3 +47,12 @@ export {
   type ProviderBuilder,
   type ProviderInput,
 } from './registry.js';
+// Types that appear in the signatures above, exported so the API reference can show them.
+export type { AwsKeys } from './aws/assume-role.js';
+export type { Route53DnsOptions } from './aws/route53-dns.js';
+export type { SigningInput as CrusoeSigningInput } from './crusoe/signing.js';
+export type { CloudflareRequestOptions } from './cloudflare/client.js';
+export type { CrusoeRequestOptions, OperationFamily as CrusoeOperationFamily, QueryValue as CrusoeQueryValue } from './crusoe/client.js';
+export type { ManagedDeps as CrusoeManagedDeps } from './crusoe/managed.js';
+export type { RequestOptions as HetznerRequestOptions } from './hetzner/client.js';
+export type { HetznerDnsOptions } from './hetzner/dns.js';

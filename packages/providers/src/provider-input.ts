@@ -14,6 +14,7 @@ export interface ProviderInput {
   credentials: Readonly<Record<string, Redacted<string> | undefined>>;
   clock: Clock;
   budgets: RateBudgetSource;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
   /** The region of providers made without one (AWS's global services). */
   defaultRegion?: string;

@@ -18,6 +18,7 @@ import type { ProviderInput } from './provider-input.js';
 
 export { budgetIdentity, type ProviderInput } from './provider-input.js';
 
+/** Builds a provider from a manifest's provider and its resolved credentials. */
 export type ProviderBuilder = (input: ProviderInput) => Provider | Promise<Provider>;
 
 /**

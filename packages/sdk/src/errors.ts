@@ -3,8 +3,10 @@
 
 /** The taxonomy every provider maps its errors to (DESIGN.md, "Failures are data"). */
 export const ERROR_KINDS = ['retryable', 'throttled', 'quota', 'capacity', 'auth', 'invalid', 'not-found', 'conflict'] as const;
+/** One kind of the error taxonomy; callers branch on it, never on the message. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+/** What an error concerns: the resource or manifest path, and the provider, its error code and request id. */
 export interface KubeplaneErrorDetails {
   /** The provider's own error code (e.g. `InsufficientInstanceCapacity`, `rate_limit_exceeded`). */
   code?: string;
@@ -44,6 +46,7 @@ export function escapeControl(text: string): string {
  */
 export const NO_PROVIDER_FOR_TYPE = 'NoProviderForType';
 
+/** The error every kubeplane package throws: a kind, a message a person can act on, and what it concerns. */
 export class KubeplaneError extends Error {
   readonly kind: ErrorKind;
   readonly details: KubeplaneErrorDetails;
@@ -61,11 +64,13 @@ export class KubeplaneError extends Error {
     return this.kind === 'retryable' || this.kind === 'throttled';
   }
 
+  /** The error as JSON: its kind, message and details. */
   toJSON(): { kind: ErrorKind; message: string } & KubeplaneErrorDetails {
     return { kind: this.kind, message: this.message, ...this.details };
   }
 }
 
+/** Whether a value is a KubeplaneError (or one of its subclasses). */
 export function isKubeplaneError(value: unknown): value is KubeplaneError {
   return value instanceof KubeplaneError;
 }

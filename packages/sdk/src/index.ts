@@ -603,3 +603,12 @@ export {
   type ValuesContext,
 } from './addons/index.js';
 export { SDK_VERSION } from './version.js';
+// Types that appear in the signatures above, exported so the API reference can show them.
+export { type MachinePlace, PROVIDER_PROFILES, type ProviderProfile } from './providers-data/index.js';
+export type { EmitInput, StepContext, StepDefinition } from './engine/steps/types.js';
+export { type ElementPositions, MANIFEST_LISTS, type ManifestLimits, type ManifestList } from './manifest/parse.js';
+export type { SourceLocator, SourcePosition } from './manifest/source-map.js';
+export type { Values } from './addons/values.js';
+export type { PreflightOptions } from './engine/preflight.js';
+export type { HeaderBag } from './provider/classify.js';
+export type { DynamicPoolMetadata, IpPair, StaticNodeInfo, StaticPoolMetadata } from './engine/steps/outputs.js';

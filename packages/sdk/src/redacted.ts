@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 
 const REDACTED = '[redacted]';
 
+/** A secret value that prints as `[redacted]` everywhere; `reveal()` gives the value where it is used. */
 export class Redacted<T = string> {
   readonly #value: T;
 
@@ -11,6 +12,7 @@ export class Redacted<T = string> {
     this.#value = value;
   }
 
+  /** Wraps a secret value. */
   static of<T>(value: T): Redacted<T> {
     return new Redacted(value);
   }
@@ -20,23 +22,28 @@ export class Redacted<T = string> {
     return this.#value;
   }
 
+  /** Always `[redacted]`; `reveal()` gives the value. */
   toString(): string {
     return REDACTED;
   }
 
+  /** What `JSON.stringify` writes: `[redacted]`. */
   toJSON(): string {
     return REDACTED;
   }
 
+  /** What template literals and string conversion give: `[redacted]`. */
   [Symbol.toPrimitive](): string {
     return REDACTED;
   }
 
+  /** What `util.inspect` and `console.log` print: `[redacted]`. */
   [inspect.custom](): string {
     return REDACTED;
   }
 }
 
+/** Whether a value is a Redacted. */
 export function isRedacted(value: unknown): value is Redacted<unknown> {
   return value instanceof Redacted;
 }

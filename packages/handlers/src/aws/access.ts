@@ -5,6 +5,7 @@ import { KubeplaneError, checkDnsName } from '@kubeplane/sdk';
 
 /** reader: a project's status; operator: that, and apply, destroy and reconcile. */
 export const ACCESS_ROLES = ['reader', 'operator'] as const;
+/** A role an access grant gives: reader or operator. */
 export type AccessRole = (typeof ACCESS_ROLES)[number];
 
 /** What a request does to a project, and the least role that may do it. */
@@ -12,6 +13,7 @@ export const OPERATION_ROLES = { status: 'reader', apply: 'operator', destroy: '
   string,
   AccessRole
 >;
+/** An operation the serverless API performs on a project. */
 export type ProjectOperation = keyof typeof OPERATION_ROLES;
 
 // Any IAM or STS ARN, as the caller's appears in the event (`userArn`): arn:<partition>:iam|sts::<account>:<resource>.
@@ -24,6 +26,7 @@ const ASSUMED_ROLE = /^arn:([^:]+):sts::([^:]+):assumed-role\/([^/]+)\/[^/]+$/;
 // Messages name no field: the error puts each after its grant's index (`grant 2, role: …`).
 const required = (what: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
+/** The schema of a project name, or a pattern with `*` for any run of characters. */
 export const projectPattern = z.string({ error: required('a string') }).refine((p) => checkDnsName(p.replaceAll('*', 'x'), 'project') === null, {
   error: (issue) =>
     `${JSON.stringify(issue.input)} is not a project name or pattern: lower-case letters, digits, '-' and '.', with * for any run of characters`,
@@ -41,6 +44,7 @@ const principal = z
       `would match every role of the account; name the roles (role/team-a-*), or write role/* if every role is meant`,
   });
 
+/** The schema of an access grant: an IAM principal, a role and the projects it covers. */
 export const accessGrantSchema = z.strictObject({
   /** An IAM ARN (user, role, or an STS assumed-role session), `*` matching any run of characters. */
   principal,
@@ -52,6 +56,7 @@ export const accessGrantSchema = z.strictObject({
     error: (issue) => (issue.input === undefined ? 'is required' : `${JSON.stringify(issue.input)} is not one of ${ACCESS_ROLES.join(', ')}`),
   }),
 });
+/** An access grant of the AWS runtime's API. */
 export type AccessGrant = z.infer<typeof accessGrantSchema>;
 
 /**
@@ -85,6 +90,7 @@ export function accessGrantsFromJson(text: string, source: string): AccessGrant[
   return parseAccessGrants(value, source);
 }
 
+/** The access grants of the API, asked whether a verified caller may do an operation on a project. */
 export interface AccessPolicy {
   /** How many grants there are; none refuses every request. */
   readonly size: number;

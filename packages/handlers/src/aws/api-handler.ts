@@ -16,6 +16,7 @@ import { invocationLogging } from './middleware.js';
 import { PROVIDER_SECRET_PREFIX, refusedSecretRefs } from './secret-refs.js';
 import { createApiCore, json } from '../runtime/api.js';
 
+/** What the API Lambda handler runs with: the Kubeplane, the access grants, body limit and provider secret prefix. */
 export interface ApiHandlerOptions {
   kubeplane: Kubeplane;
   /** Who may do what (access.ts); none refuses every request. */
@@ -38,8 +39,10 @@ export type ApiEvent = APIGatewayProxyEventV2WithRequestContext<
   APIGatewayEventRequestContextV2 & { authorizer?: { iam?: Partial<APIGatewayEventRequestContextIAMAuthorizer['iam']> } }
 >;
 
+/** The API Lambda handler (API Gateway HTTP API events). */
 export type ApiHandler = middy.MiddyfiedHandler<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
 
+/** Builds the Lambda handler of the serverless HTTP API: apply, destroy, status, reconcile and scale. */
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const logger = options.logger ?? jsonLogger();
   const access = accessPolicy(options.access, 'ApiHandlerOptions.access');

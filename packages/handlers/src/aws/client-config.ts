@@ -1,6 +1,7 @@
 // How every AWS client of the serverless runtime is configured: an explicit region, bounded retries, and
 // (in tests or against emulators) an endpoint and static credentials, so no client ever probes instance
 // metadata or a profile it was not given.
+/** How an AWS client of the runtime is made: region, endpoint, static credentials and attempts. */
 export interface AwsClientOptions {
   region: string;
   /** An emulator or VPC endpoint; the SDK's default endpoint when absent. */
@@ -11,6 +12,7 @@ export interface AwsClientOptions {
   maxAttempts?: number;
 }
 
+/** The configuration passed to an AWS SDK client. */
 export interface AwsClientConfig {
   region: string;
   maxAttempts: number;
@@ -18,6 +20,7 @@ export interface AwsClientConfig {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
+/** The AWS SDK client configuration for the options: an explicit region and bounded retries. */
 export function awsClientConfig(options: AwsClientOptions): AwsClientConfig {
   return {
     region: options.region,

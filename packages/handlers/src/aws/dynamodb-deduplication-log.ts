@@ -16,6 +16,7 @@ export interface DeduplicationClaim {
   token: string;
 }
 
+/** Claims of deduplication ids for a window, which SQS FIFO gives and a standard queue does not. */
 export interface DeduplicationLog {
   /** Claims `id` for the window: a claim when no unexpired claim of it exists (so the caller sends), else null. */
   claim(id: string): Promise<DeduplicationClaim | null>;
@@ -23,12 +24,14 @@ export interface DeduplicationLog {
   release(claim: DeduplicationClaim): Promise<void>;
 }
 
+/** The DynamoDB deduplication log's table, clock and window (300 s, as SQS FIFO, by default). */
 export interface DynamoDbDeduplicationLogOptions extends DynamoDbOptions {
   clock?: Clock;
   /** Default 300 s, as SQS FIFO. */
   windowSeconds?: number;
 }
 
+/** The deduplication log on the runtime's DynamoDB table, claimed with conditional puts. */
 export class DynamoDbDeduplicationLog implements DeduplicationLog {
   readonly client: DynamoDBClient;
   readonly tableName: string;

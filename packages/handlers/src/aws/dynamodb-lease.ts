@@ -7,11 +7,13 @@ import { awsClientConfig } from './client-config.js';
 import type { DynamoDbOptions } from './dynamodb-state-store.js';
 import { isConditionFailed, LEASE_PREFIX, PARTITION_KEY } from './dynamodb-table.js';
 
+/** The DynamoDB leases' table, and the clock expiry is judged on. */
 export interface DynamoDbLeaseOptions extends DynamoDbOptions {
   /** Expiry is judged on this clock (the handlers' clocks must agree to within a lease's margin). */
   clock?: Clock;
 }
 
+/** The engine's Lease port on DynamoDB, through conditional writes. */
 export class DynamoDbLease extends ConditionalLease<number> {
   readonly client: DynamoDBClient;
   readonly tableName: string;

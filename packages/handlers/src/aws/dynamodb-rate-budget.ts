@@ -92,6 +92,7 @@ export class DynamoDbBucketStore implements BucketStore {
   }
 }
 
+/** Where the DynamoDB rate budgets live and how they allow for requests in flight. */
 export interface DynamoDbRateBudgetsOptions extends DynamoDbOptions, SharedRateBudgetsOptions {
   clock?: Clock;
 }

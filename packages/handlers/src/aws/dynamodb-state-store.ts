@@ -10,11 +10,13 @@ import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STAT
 
 const COMPRESS_ABOVE = 64 * 1024;
 
+/** The DynamoDB table an adapter uses, with the AWS client options. */
 export interface DynamoDbOptions extends AwsClientOptions {
   tableName: string;
   client?: DynamoDBClient;
 }
 
+/** The engine's StateStore port on DynamoDB, every write conditional on the stored revision. */
 export class DynamoDbStateStore implements StateStore {
   readonly client: DynamoDBClient;
   readonly tableName: string;
@@ -24,6 +26,7 @@ export class DynamoDbStateStore implements StateStore {
     this.tableName = options.tableName;
   }
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: pk(key), ConsistentRead: true }));

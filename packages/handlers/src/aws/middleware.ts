@@ -4,6 +4,7 @@ import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { errorFields, type Logger } from './logger.js';
 
+/** A middy middleware that logs each invocation: its start, its end and its error. */
 export function invocationLogging<E, R>(logger: Logger): middy.MiddlewareObj<E, R, Error, Context> {
   const started = new WeakMap<object, number>();
   return {

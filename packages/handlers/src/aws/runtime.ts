@@ -43,12 +43,14 @@ export interface AwsRuntimeEnv {
   KUBEPLANE_ACCESS?: string;
 }
 
+/** The AWS runtime: the engine on DynamoDB, SQS and Secrets Manager, and its step queue. */
 export interface AwsRuntime extends Runtime {
   readonly kind: 'aws';
   queue: SqsQueue<StepEvent>;
   maxReceiveCount: number;
 }
 
+/** Builds the AWS runtime from a Lambda function's environment. */
 export function awsRuntimeFromEnv(env: AwsRuntimeEnv & NodeJS.ProcessEnv = process.env): AwsRuntime {
   const need = (name: keyof AwsRuntimeEnv): string => {
     const v = env[name];

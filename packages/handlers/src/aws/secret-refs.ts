@@ -7,6 +7,7 @@ import type { Manifest, SecretRef, ValidationIssue } from '@kubeplane/sdk';
 /** The default of ApiHandlerOptions.providerSecretPrefix, as the CDK app grants it (examples/aws/stack.ts). */
 export const PROVIDER_SECRET_PREFIX = 'kubeplane-providers/';
 
+/** Why a secretRef is refused by the serverless API, at which manifest path. */
 export interface SecretRefRefusal extends Omit<ValidationIssue, 'file' | 'line' | 'column'> {
   /** 400: a reference this runtime never reads; 403: a secret of another project. */
   status: 400 | 403;

@@ -17,6 +17,7 @@ import {
 import { labelsMatch, Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 
+/** Where the Secrets Manager store keeps its secrets: the name prefix, the KMS key and the AWS client options. */
 export interface SecretsManagerStoreOptions extends AwsClientOptions {
   /** Every secret's name starts with this (default `kubeplane/`); IAM policies can be scoped to it. */
   namePrefix?: string;
@@ -30,6 +31,7 @@ export interface SecretsManagerStoreOptions extends AwsClientOptions {
 /** Secrets Manager's answer for a name whose secret is scheduled for deletion (InvalidRequestException). */
 const SCHEDULED_FOR_DELETION = /(scheduled|marked) for deletion/;
 
+/** The engine's SecretStore port on AWS Secrets Manager. */
 export class SecretsManagerStore implements SecretStore {
   readonly client: SecretsManagerClient;
   readonly #prefix: string;
@@ -89,6 +91,7 @@ export class SecretsManagerStore implements SecretStore {
     return made !== 'exists';
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     try {
       const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.#prefix + name }));

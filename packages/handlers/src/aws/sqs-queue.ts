@@ -22,6 +22,7 @@ export const GROUP_ATTRIBUTE = 'kubeplane-group';
 /** A received message with its string message attributes (the group attribute among them). */
 export type SqsReceivedMessage<T> = ReceivedMessage<T> & { attributes: Record<string, string> };
 
+/** The SQS queue the steps go through, its visibility timeout and the AWS client options. */
 export interface SqsQueueOptions extends AwsClientOptions {
   queueUrl: string;
   /** Hidden this long after a receive (default 30 s); at least 6x the handler's timeout on Lambda. */
@@ -55,6 +56,7 @@ export class SqsQueue<T> implements Queue<T> {
     this.#dedup = options.deduplication;
   }
 
+  /** Sends a message, to be delivered after its delay. */
   async send(body: T, options: SendOptions & { attributes?: Record<string, string> }): Promise<void> {
     // Standard queues have no deduplication ids; the optional log stands in for them. The id is claimed before
     // the send, so of concurrent senders one sends, and given back if the send fails, so nothing is lost.

@@ -15,12 +15,14 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 /** Where a step message goes back to (the queue the handler is subscribed to). */
 export interface StepSender {
+  /** Sends a step message again. */
   send(body: StepEvent, options: { groupId: string; delaySeconds?: number; attributes?: Record<string, string> }): Promise<void>;
 }
 
 /** The message attribute a re-sent busy/conflict copy carries: how many times its step was re-sent so. */
 export const RESENDS_ATTRIBUTE = 'kubeplane-resends';
 
+/** What the step Lambda handler runs with: the Kubeplane, the queue to re-send on, its max receive count and a logger. */
 export interface StepHandlerOptions {
   kubeplane: Kubeplane;
   queue: StepSender;
@@ -29,12 +31,15 @@ export interface StepHandlerOptions {
   logger?: Logger;
 }
 
+/** The step Lambda handler (SQS events, partial batch failures). */
 export type StepHandler = middy.MiddyfiedHandler<SQSEvent, SQSBatchResponse, Error, Context>;
 
+/** Thrown for an SQS record that is not a step message. */
 export class InvalidStepMessage extends Error {
   override name = 'InvalidStepMessage';
 }
 
+/** Builds the Lambda handler that runs step messages from SQS and reports the records to retry. */
 export function createStepHandler(options: StepHandlerOptions): StepHandler {
   const logger = options.logger ?? jsonLogger();
 
@@ -101,6 +106,7 @@ function clusterOf(r: SQSRecord): string | undefined {
  * 14 days for inspection and redrive (docs/serverless.md, "Dead letters").
  */
 export interface DeadLetterKeeper {
+  /** Keeps a message that was given up, with a note of why. */
   keep(record: SQSRecord, note: Record<string, string>): Promise<void>;
 }
 

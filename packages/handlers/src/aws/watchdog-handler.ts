@@ -8,8 +8,10 @@ import type { Kubeplane, WatchdogReport } from '@kubeplane/sdk';
 import { jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
 
+/** The watchdog Lambda handler (scheduled events). */
 export type WatchdogHandler = middy.MiddyfiedHandler<ScheduledEvent, WatchdogReport, Error, Context>;
 
+/** Builds the scheduled Lambda handler that sends the lost messages of stuck clusters again. */
 export function createWatchdogHandler(options: { kubeplane: Kubeplane; logger?: Logger }): WatchdogHandler {
   const logger = options.logger ?? jsonLogger();
   return middy<ScheduledEvent, WatchdogReport, Error, Context>()

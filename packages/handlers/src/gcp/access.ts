@@ -7,6 +7,7 @@ import { ACCESS_ROLES, OPERATION_ROLES, projectPattern, wildcard, type AccessPol
 
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
+/** The schema of an access grant of the Google runtime's API: a principal's email, a role and projects. */
 export const gcpAccessGrantSchema = z.strictObject({
   principal: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).regex(EMAIL, {
     error: (issue) =>
@@ -20,6 +21,7 @@ export const gcpAccessGrantSchema = z.strictObject({
     error: (issue) => (issue.input === undefined ? 'is required' : `${JSON.stringify(issue.input)} is not one of ${ACCESS_ROLES.join(', ')}`),
   }),
 });
+/** An access grant of the Google runtime's API. */
 export type GcpAccessGrant = z.infer<typeof gcpAccessGrantSchema>;
 
 /** The grants in KUBEPLANE_ACCESS (JSON); `source` names it in the error, which names each wrong grant by its index. */

@@ -19,6 +19,7 @@ import type { HttpHandler } from './cloud-tasks-step-handler.js';
 import type { GcpApiAuth } from './runtime.js';
 import { GCP_PROVIDER_SECRET_PREFIX, refusedGcpSecretRefs } from './secret-refs.js';
 
+/** What the API function runs with: the Kubeplane, access policy, caller authentication, project and provider secret prefix. */
 export interface GcpApiHandlerOptions {
   kubeplane: Kubeplane;
   /** gcpAccessPolicy(KUBEPLANE_ACCESS); none refuses every request. */
@@ -34,6 +35,7 @@ export interface GcpApiHandlerOptions {
   maxBodyBytes?: number;
 }
 
+/** Builds the HTTP function of the serverless API on Google Cloud. */
 export function createGcpApiHandler(options: GcpApiHandlerOptions): HttpHandler {
   const logger = options.logger ?? jsonLogger();
   const { access } = options;

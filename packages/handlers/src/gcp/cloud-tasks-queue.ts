@@ -20,10 +20,12 @@ import { cloudTasksClient, googleStatus, type GoogleClientOptions } from './goog
 
 /** Cloud Tasks allows a dispatch deadline of 15 s to 30 min (https://cloud.google.com/tasks/docs/reference/rest/v2/projects.locations.queues.tasks#Task). */
 export const MIN_DISPATCH_DEADLINE_SECONDS = 15;
+/** The longest dispatch deadline Cloud Tasks allows, in seconds. */
 export const MAX_DISPATCH_DEADLINE_SECONDS = 1800;
 /** Cloud Tasks' limit on how far ahead a task may be scheduled. */
 export const MAX_SCHEDULE_SECONDS = 30 * 86_400;
 
+/** The Cloud Tasks queue the steps go through: its location, id, the step function's URL and the service account. */
 export interface CloudTasksQueueOptions extends GoogleClientOptions {
   location: string;
   /** The queue id (short). */
@@ -71,6 +73,7 @@ export class CloudTasksQueue<T> implements QueueSender<T> {
     return `${this.queuePath}/tasks/${taskId(deduplicationId)}`;
   }
 
+  /** Creates the task of a message, named after its deduplication id, scheduled after its delay. */
   async send(body: T, options: CloudTasksSendOptions): Promise<void> {
     const delay = options.delaySeconds ?? 0;
     if (delay < 0 || delay > MAX_SCHEDULE_SECONDS)

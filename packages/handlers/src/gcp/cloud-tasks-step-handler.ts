@@ -10,6 +10,7 @@ import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 
 /** Where a busy step's fresh copy goes (the CloudTasksQueue the engine sends on). */
 export interface TaskSender {
+  /** Sends a step message again. */
   send(body: StepEvent, options: { groupId: string; delaySeconds?: number; headers?: Record<string, string> }): Promise<void>;
 }
 
@@ -25,6 +26,7 @@ export const CLOUD_TASKS_HEADERS = {
   executionCount: 'x-cloudtasks-taskexecutioncount',
 } as const;
 
+/** What the step function runs with: the Kubeplane, the queue, its max attempts, the dead letters and a logger. */
 export interface CloudTasksStepHandlerOptions {
   kubeplane: Kubeplane;
   queue: TaskSender;
@@ -37,8 +39,10 @@ export interface CloudTasksStepHandlerOptions {
   logger?: Logger;
 }
 
+/** An HTTP function as the Functions Framework calls it. */
 export type HttpHandler = (req: Request, res: Response) => Promise<void>;
 
+/** Builds the HTTP function Cloud Tasks delivers step messages to. */
 export function createCloudTasksStepHandler(options: CloudTasksStepHandlerOptions): HttpHandler {
   const logger = options.logger ?? jsonLogger();
   const clock = options.clock ?? systemClock;

@@ -9,8 +9,10 @@ import type { StepEvent } from '@kubeplane/sdk';
 import { firestoreClient, googleStatus } from './google-clients.js';
 import type { FirestoreOptions } from './firestore-state-store.js';
 
+/** Where a dead letter stands: awaiting its last attempt, failed, expired or not a step message. */
 export type DeadLetterStatus = 'pending' | 'failed' | 'expired' | 'invalid';
 
+/** A step message on its last attempt, recorded before its step runs. */
 export interface DeadLetter {
   id: string;
   /** The task's full name (or the request's, for a message that was not a step event). */
@@ -26,6 +28,7 @@ export interface DeadLetter {
   deadlineAt: number;
 }
 
+/** Dead letters of the Cloud Tasks runtime in Firestore, which stands in for a dead-letter queue. */
 export class FirestoreDeadLetters {
   readonly firestore: Firestore;
   readonly collection: string;
@@ -40,6 +43,7 @@ export class FirestoreDeadLetters {
     return createHash('sha256').update(task).digest('hex').slice(0, 40);
   }
 
+  /** Records a dead letter (one per task; a retried last attempt overwrites its own). */
   async record(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
     const id = this.idOf(letter.task);
     const doc = Object.fromEntries(Object.entries({ ...letter, id }).filter(([, v]) => v !== undefined));
@@ -58,10 +62,12 @@ export class FirestoreDeadLetters {
     }
   }
 
+  /** Removes a dead letter. */
   async remove(id: string): Promise<void> {
     await this.firestore.collection(this.collection).doc(id).delete();
   }
 
+  /** The dead letter of this id, or null. */
   async get(id: string): Promise<DeadLetter | null> {
     const snap = await this.firestore.collection(this.collection).doc(id).get();
     return snap.exists ? (snap.data() as DeadLetter) : null;
@@ -73,6 +79,7 @@ export class FirestoreDeadLetters {
     return page.docs.map((d) => d.data() as DeadLetter).filter((d) => d.deadlineAt < now);
   }
 
+  /** Every dead letter. */
   async list(): Promise<DeadLetter[]> {
     const page = await this.firestore.collection(this.collection).get();
     return page.docs.map((d) => d.data() as DeadLetter).sort((a, b) => a.recordedAt - b.recordedAt);

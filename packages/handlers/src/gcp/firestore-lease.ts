@@ -7,11 +7,13 @@ import { ConditionalLease, systemClock, type Clock, type LeaseRecord, type Lease
 import { firestoreClient, googleStatus } from './google-clients.js';
 import { encodeDocumentId, type FirestoreOptions } from './firestore-state-store.js';
 
+/** The Firestore leases' collection, and the clock expiry is judged on. */
 export interface FirestoreLeaseOptions extends FirestoreOptions {
   /** Expiry is judged on this clock (the functions' clocks must agree to within a lease's margin). */
   clock?: Clock;
 }
 
+/** The engine's Lease port on Firestore, through writes conditional on the document's update time. */
 export class FirestoreLease extends ConditionalLease<Timestamp> {
   readonly firestore: Firestore;
   readonly collection: string;

@@ -63,6 +63,7 @@ export class FirestoreBucketStore implements BucketStore {
   }
 }
 
+/** Where the Firestore rate budgets live and how they allow for requests in flight. */
 export interface FirestoreRateBudgetsOptions extends FirestoreOptions, SharedRateBudgetsOptions {
   clock?: Clock;
 }

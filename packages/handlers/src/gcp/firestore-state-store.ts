@@ -23,6 +23,7 @@ const COMPRESS_ABOVE = 256 * 1024;
 /** Firestore's largest document is 1 MiB (1,048,576 bytes) including field names and the name; keep a margin. */
 const MAX_STORED_BYTES = 1_000_000;
 
+/** The Firestore collection (or client) an adapter uses, with the Google client options. */
 export interface FirestoreOptions extends GoogleClientOptions {
   /** The collection (default `kubeplane-state`). */
   collection?: string;
@@ -46,6 +47,7 @@ interface StateDoc {
  * valid key never is. https://firebase.google.com/docs/firestore/quotas#collections_documents_and_fields
  */
 export const encodeDocumentId = (key: string): string => key.replaceAll('/', '%2F');
+/** A state key from its Firestore document id. */
 export const decodeDocumentId = (id: string): string => id.replaceAll('%2F', '/');
 
 /** A document's version as this store last saw it: enough for a compare-and-swap without reading it again. */
@@ -60,6 +62,7 @@ interface Seen {
 /** Keys remembered at most (an instance serves many clusters over its life); the oldest are forgotten first. */
 const SEEN_KEYS = 1000;
 
+/** The engine's StateStore port on Firestore, every write a compare-and-swap on the stored revision. */
 export class FirestoreStateStore implements StateStore {
   readonly firestore: Firestore;
   readonly collection: string;
@@ -76,6 +79,7 @@ export class FirestoreStateStore implements StateStore {
     return this.firestore.collection(this.collection).doc(encodeDocumentId(key));
   }
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const snap = await this.#ref(key).get();

@@ -7,6 +7,7 @@ import { SecretManagerServiceClient } from '@google-cloud/secret-manager';
 import { CloudTasksClient } from '@google-cloud/tasks';
 import type { AuthClient } from 'google-auth-library';
 
+/** The Google project, credentials and Firestore database the runtime's clients use. */
 export interface GoogleClientOptions {
   projectId: string;
   /** Default: application default credentials (the function's service account). */
@@ -21,14 +22,17 @@ export interface GoogleClientOptions {
 type GaxAuthClient = NonNullable<NonNullable<ConstructorParameters<typeof SecretManagerServiceClient>[0]>['authClient']>;
 const auth = (o: GoogleClientOptions): { authClient?: GaxAuthClient } => (o.authClient ? { authClient: o.authClient as unknown as GaxAuthClient } : {});
 
+/** A Firestore client in REST mode. */
 export function firestoreClient(o: GoogleClientOptions): Firestore {
   return new Firestore({ projectId: o.projectId, preferRest: true, ...(o.databaseId ? { databaseId: o.databaseId } : {}), ...auth(o) });
 }
 
+/** A Secret Manager client in REST mode. */
 export function secretManagerClient(o: GoogleClientOptions): SecretManagerServiceClient {
   return new SecretManagerServiceClient({ fallback: true, projectId: o.projectId, ...auth(o) });
 }
 
+/** A Cloud Tasks client in REST mode. */
 export function cloudTasksClient(o: GoogleClientOptions): CloudTasksClient {
   return new CloudTasksClient({ fallback: true, projectId: o.projectId, ...auth(o) });
 }

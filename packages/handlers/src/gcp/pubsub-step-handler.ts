@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { deliverStep, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 
+/** The CloudEvent type of a Pub/Sub message being published. */
 export const PUBSUB_MESSAGE_PUBLISHED = 'google.cloud.pubsub.topic.v1.messagePublished';
 
 /** The parts of a Pub/Sub CloudEvent (structured, as Cloud Functions gen 2 delivers it) the handler reads. */
@@ -28,6 +29,7 @@ export const pubSubCloudEventSchema = z.object({
     deliveryAttempt: z.number().int().optional(),
   }),
 });
+/** A Pub/Sub "message published" CloudEvent. */
 export type PubSubCloudEvent = z.infer<typeof pubSubCloudEventSchema>;
 
 /** What to publish for a step event: JSON data, ordering key = the cluster id. */
@@ -35,10 +37,12 @@ export function pubSubMessageFor(event: StepEvent): { data: Buffer; orderingKey:
   return { data: Buffer.from(JSON.stringify(event)), orderingKey: event.clusterId, attributes: { 'kubeplane-key': event.key } };
 }
 
+/** Thrown so that Pub/Sub delivers the message again later. */
 export class RetryStepLater extends Error {
   override name = 'RetryStepLater';
 }
 
+/** What the Pub/Sub step handler runs with: the Kubeplane, the subscription's max delivery attempts and a logger. */
 export interface PubSubStepHandlerOptions {
   kubeplane: Kubeplane;
   /** The subscription's dead-letter maxDeliveryAttempts. */
@@ -46,6 +50,7 @@ export interface PubSubStepHandlerOptions {
   logger?: Logger;
 }
 
+/** Builds the CloudEvent handler that runs step messages published on Pub/Sub. */
 export function createPubSubStepHandler(options: PubSubStepHandlerOptions): (cloudEvent: unknown) => Promise<ProcessOutcome> {
   const logger = options.logger ?? jsonLogger();
   return async (cloudEvent) => {

@@ -10,6 +10,7 @@ import { createCloudTasksStepHandler, type HttpHandler } from './cloud-tasks-ste
 import type { GcpRuntime } from './runtime.js';
 import { createGcpWatchdogHandler } from './watchdog-handler.js';
 
+/** The names the step, API and watchdog functions are registered under. */
 export const GCP_FUNCTION_NAMES = { step: 'kubeplaneStep', api: 'kubeplaneApi', watchdog: 'kubeplaneWatchdog' } as const;
 
 /** The three handlers of a runtime. */
@@ -36,6 +37,7 @@ export function gcpHandlers(runtime: GcpRuntime, logger: Logger = jsonLogger()):
   };
 }
 
+/** Registers the step, API and watchdog functions with the Functions Framework. */
 export function registerGcpFunctions(runtime: GcpRuntime | (() => GcpRuntime), logger: Logger = jsonLogger()): void {
   let handlers: ReturnType<typeof gcpHandlers> | undefined;
   const get = () => (handlers ??= gcpHandlers(typeof runtime === 'function' ? runtime() : runtime, logger));

@@ -50,8 +50,10 @@ export interface GcpRuntimeEnv {
 /** The region of an AWS provider whose manifest names none (a Google runtime has no AWS region of its own). */
 const DEFAULT_AWS_REGION = 'us-east-1';
 
+/** How callers of the API function authenticate: Cloud Run IAM, or a Google ID token for an audience. */
 export type GcpApiAuth = { mode: 'iam' } | { mode: 'id-token'; audience: string };
 
+/** The Google Cloud runtime: the engine on Firestore, Secret Manager and Cloud Tasks, with its dead letters. */
 export interface GcpRuntime extends Runtime {
   readonly kind: 'google';
   projectId: string;
@@ -74,6 +76,7 @@ export interface GcpRuntimeOverrides extends Partial<Pick<GoogleClientOptions, '
   kubernetes?: KubernetesConnector;
 }
 
+/** Builds the Google Cloud runtime from a function instance's environment. */
 export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = process.env, overrides: GcpRuntimeOverrides = {}): GcpRuntime {
   const need = (name: keyof GcpRuntimeEnv): string => {
     const v = env[name];

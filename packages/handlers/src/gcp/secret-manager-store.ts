@@ -13,6 +13,7 @@ import type { SecretManagerServiceClient } from '@google-cloud/secret-manager';
 import { KubeplaneError, labelsMatch, Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
 import { googleStatus, secretManagerClient, type GoogleClientOptions } from './google-clients.js';
 
+/** Where the Secret Manager store keeps its secrets: the id prefix, how long readers wait, and the Google client options. */
 export interface SecretManagerStoreOptions extends GoogleClientOptions {
   /** Every secret id starts with this (default `kubeplane-`); IAM conditions can be scoped to it. */
   idPrefix?: string;
@@ -23,11 +24,13 @@ export interface SecretManagerStoreOptions extends GoogleClientOptions {
 
 // Secret ids are [A-Za-z0-9_-]{1,255}; names hold '/', '.' and more. Every byte outside [A-Za-z0-9-] (and '_', the
 // escape itself) becomes `_xx` (hex), which reverses exactly. https://cloud.google.com/secret-manager/docs/reference/rest/v1/projects.secrets
+/** A secret name as a Secret Manager id: bytes outside `[A-Za-z0-9-]` become `_xx`. */
 export function encodeSecretName(name: string): string {
   return [...Buffer.from(name, 'utf8')]
     .map((b) => (/[A-Za-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `_${b.toString(16).padStart(2, '0')}`))
     .join('');
 }
+/** A secret name from its Secret Manager id. */
 export function decodeSecretName(id: string): string {
   return Buffer.from(
     id.replace(/_([0-9a-f]{2})|./gs, (m, hex: string | undefined) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m)),
@@ -69,6 +72,7 @@ function decodeLabels(labels: Record<string, string> | null | undefined): Record
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The engine's SecretStore port on Google Secret Manager. */
 export class SecretManagerStore implements SecretStore {
   readonly client: SecretManagerServiceClient;
   readonly #project: string;
@@ -199,6 +203,7 @@ export class SecretManagerStore implements SecretStore {
     }
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     return (await this.#settled(name)) ?? null;
   }

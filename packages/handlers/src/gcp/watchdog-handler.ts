@@ -8,11 +8,13 @@ import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 import type { HttpHandler } from './cloud-tasks-step-handler.js';
 import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 
+/** What the Google watchdog did: the lost messages sent again and the dead letters found overdue. */
 export interface GcpWatchdogReport extends WatchdogReport {
   /** Dead letters found overdue: their clusters, and whether each was marked (false: it had moved on). */
   deadLetters: Array<{ task: string; clusterId: string; marked: boolean }>;
 }
 
+/** Builds the HTTP function Cloud Scheduler calls to send lost messages again and settle overdue dead letters. */
 export function createGcpWatchdogHandler(options: { kubeplane: Kubeplane; deadLetters: FirestoreDeadLetters; clock?: Clock; logger?: Logger }): HttpHandler {
   const logger = options.logger ?? jsonLogger();
   const clock = options.clock ?? systemClock;

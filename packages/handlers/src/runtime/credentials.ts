@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type CredentialKey, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
 import { EnvFileSecretResolver, kubeconfigFiles, KubernetesSecretResolver } from '@kubeplane/providers';
 
+/** Credential values by key, each redacted. */
 export type Credentials = Record<string, Redacted<string>>;
 
 /** Where the local runtime reads secretRefs from: the environment, files (relative to `cwd`), and the secrets cluster. */

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { LocalRuntime, DEFAULT_STATE_DIR } from './local.js';
 
+/** How createKubeplane wires a Kubeplane against the real clouds: state directory, environment and Secrets cluster. */
 export interface CreateKubeplaneOptions {
   /** Where state, secrets, the queue and leases live (default `.kubeplane`, resolved against `cwd`). */
   stateDir?: string;
@@ -25,6 +26,7 @@ export interface CreateKubeplaneOptions {
   secretsKubeconfig?: string;
 }
 
+/** How createSandboxKubeplane wires a Kubeplane against the sandbox clouds: state directory and seed. */
 export interface CreateSandboxKubeplaneOptions {
   /**
    * Keep the sandbox world and the state in this directory between runs, as `kubeplane --sandbox` does. Without it

@@ -26,8 +26,10 @@ import { secretsClusterResolver, type SecretsClusterOptions } from './credential
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
 import type { Runtime } from './runtime.js';
 
+/** The state directory of the local runtime when none is given. */
 export const DEFAULT_STATE_DIR = '.kubeplane';
 
+/** How the local runtime is built: state directory, sandbox or real clouds, environment and working directory. */
 export interface LocalRuntimeOptions extends SecretsClusterOptions {
   /** Where state, secrets, queue, leases (and the sandbox world) live; ignored with `memory`. */
   stateDir: string;
@@ -60,6 +62,7 @@ export interface Recovery {
   requeued: Array<{ project: string; cluster: string; step: string }>;
 }
 
+/** The local runtime: the engine on file-backed (or in-memory) ports, driven in-process against real or sandbox clouds. */
 export class LocalRuntime implements Runtime {
   /** Set by a writer on opening a directory: what it reclaimed from a crashed predecessor. */
   recovery: Recovery = { messages: 0, leases: 0, requeued: [] };
@@ -95,6 +98,7 @@ export class LocalRuntime implements Runtime {
     return this.options.stateDir;
   }
 
+  /** Opens the local runtime on its state directory (or in memory), taking the directory's writer lock. */
   static async open(options: LocalRuntimeOptions): Promise<LocalRuntime> {
     const dir = options.stateDir;
     let lock: ProcessLock | undefined;

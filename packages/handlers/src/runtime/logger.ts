@@ -2,16 +2,22 @@
 // as [redacted] through JSON, and fields whose names say they hold a secret are masked whatever their value.
 import { errorText, isKubeplaneError } from '@kubeplane/sdk';
 
+/** The level of a log event. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** The fields of a log event. */
 export type LogFields = Record<string, unknown>;
 
+/** A structured logger: events with a level, a message and fields, and children with fields of their own. */
 export interface Logger {
+  /** Logs an event: its level, message and fields. */
   log(level: LogLevel, message: string, fields?: LogFields): void;
+  /** A logger that adds these fields to every event. */
   child(fields: LogFields): Logger;
 }
 
 const SECRET_FIELD = /secret|password|token|credential|authorization|private|kubeconfig/i;
 
+/** A Logger that writes one redacted JSON object per line. */
 export function jsonLogger(
   sink: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   base: LogFields = {},

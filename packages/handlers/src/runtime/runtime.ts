@@ -4,8 +4,10 @@
 // command, a function handler, a script) takes a Runtime and needs to know no more.
 import type { Clock, Kubeplane } from '@kubeplane/sdk';
 
+/** Where the engine runs: locally against real or sandbox clouds, on AWS or on Google Cloud. */
 export type RuntimeKind = 'local' | 'sandbox' | 'aws' | 'google';
 
+/** One place kubeplane's engine runs: its Kubeplane, its clock, and what to release when done. */
 export interface Runtime {
   readonly kind: RuntimeKind;
   readonly kubeplane: Kubeplane;

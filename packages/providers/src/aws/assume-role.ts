@@ -16,12 +16,14 @@ export interface AwsCredentialIdentity {
   expiration?: Date;
 }
 
+/** AWS access keys, each redacted, with the session token of temporary credentials. */
 export interface AwsKeys {
   accessKeyId: Redacted<string>;
   secretAccessKey: Redacted<string>;
   sessionToken?: Redacted<string>;
 }
 
+/** The IAM role kubeplane assumes in the user's account: its ARN, external id, session tags and name. */
 export interface AwsRoleToAssume {
   roleArn: string;
   /** The external id the role's trust policy requires, if any (a role in another account). */

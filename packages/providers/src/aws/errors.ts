@@ -70,6 +70,7 @@ const RETRYABLE = new Set([
   'RequestTimeoutException',
 ]);
 
+/** The error kind of an AWS error code and HTTP status. */
 export function awsErrorKind(code: string, status: number | undefined): ErrorKind {
   if (THROTTLED.has(code)) return 'throttled';
   if (CAPACITY.has(code)) return 'capacity';

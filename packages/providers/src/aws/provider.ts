@@ -37,8 +37,10 @@ process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 /** EC2's answers for a VPC, subnet, security group, route table or gateway id that no longer exists. */
 const STALE_ID_CODES = /^Invalid(Vpc|Subnet|Group|SecurityGroup|RouteTable|InternetGateway)(ID)?\.NotFound$/;
 
+/** Static AWS credentials: access key id, secret and optional session token, all redacted. */
 export type AwsCredentials = AwsKeys;
 
+/** How the AWS provider is built: region, account, credentials or a role to assume, clock, rate budgets and endpoints. */
 export interface AwsProviderOptions {
   region: string;
   /** Keys to sign with, or (with assumeRole) to ask STS for the role's session with; none: the SDK's default chain. */
@@ -50,6 +52,7 @@ export interface AwsProviderOptions {
   clock: Clock;
   /** Shared budgets (in-process RateBudgets, or a store shared by every worker); pass the same source to every provider. */
   budgets?: RateBudgetSource;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
   /** Route 53 on/off (default on). */
   dns?: boolean;
@@ -62,6 +65,7 @@ export interface AwsProviderOptions {
   ownEndpoints?: boolean;
 }
 
+/** The AWS provider: EC2 machines, VPC networks, security groups, Elastic IPs and key pairs, and Route 53 DNS. */
 export class AwsProvider implements Provider {
   readonly name = 'aws';
   readonly capabilities: Capabilities;
@@ -146,6 +150,7 @@ export class AwsProvider implements Provider {
     };
   }
 
+  /** What the provider shows of itself in logs: its name, region and capabilities, never a credential. */
   toJSON(): Record<string, unknown> {
     return { provider: 'aws', region: this.#region, capabilities: this.capabilities };
   }

@@ -17,17 +17,21 @@ import {
 import { toKubeplaneError } from './errors.js';
 import { loadRoute53, type Route53Module } from './sdk-modules.js';
 
+/** What Route 53 DNS works with: a client, the Route 53 budget, the provider's guard and call counter. */
 export interface Route53DnsOptions {
   /** The Route 53 client, made on first use (the SDK module is loaded then). */
   client: () => Promise<Route53Client>;
   budget: RateBudget;
+  /** Runs a call under the provider's guard: budget waits, throttles and transient failures become pending. */
   guard: <T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>) => Promise<Outcome<T>>;
+  /** Counts a Route 53 operation in the provider's call statistics. */
   count: (operation: string) => void;
 }
 
 const dot = (name: string) => (name.endsWith('.') ? name : `${name}.`);
 const undot = (name: string) => name.replace(/\.$/, '');
 
+/** DNS records in a Route 53 hosted zone. */
 export class Route53Dns implements DnsApi {
   readonly #o: Route53DnsOptions;
   readonly #zones = new Map<string, string>();
@@ -36,6 +40,7 @@ export class Route53Dns implements DnsApi {
     this.#o = options;
   }
 
+  /** What the DNS API shows of itself in logs. */
   toJSON(): Record<string, string> {
     return { dns: 'route53' };
   }
@@ -214,6 +219,7 @@ export class Route53Dns implements DnsApi {
     }
   }
 
+  /** The record sets of a hosted zone. */
   listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>> {
     return this.#o.guard(context, async () => {
       const sets = await this.#allRecordSets(await this.#zoneId(zone));

@@ -6,12 +6,14 @@ import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, ty
 import { cloudflareAdvice, cloudflareErrorKind } from './errors.js';
 import { envelope, errorEnvelopeSchema } from './schemas.js';
 
+/** Cloudflare's API base URL. */
 export const CLOUDFLARE_DEFAULT_BASE_URL = 'https://api.cloudflare.com/client/v4';
 const PROVIDER = 'cloudflare';
 
 /** Cloudflare's global API limit: 1200 requests per 5 minutes per user (Cloudflare API docs, "Rate limits"). */
 export const CLOUDFLARE_RATE_LIMIT = { capacity: 1200, refillPerSecond: 4 } as const;
 
+/** How the Cloudflare client is built: the API token, clock, rate budget, base URL and timeout. */
 export interface CloudflareClientOptions {
   apiToken: Redacted<string>;
   clock: Clock;
@@ -20,12 +22,14 @@ export interface CloudflareClientOptions {
   timeoutMs?: number;
 }
 
+/** The query, body and resource (for messages) of a Cloudflare request. */
 export interface CloudflareRequestOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   resource?: string;
 }
 
+/** A client of Cloudflare's v4 API: authenticated, rate-budgeted calls whose errors are classified. */
 export class CloudflareClient {
   readonly #token: Redacted<string>;
   readonly #clock: Clock;
@@ -46,6 +50,7 @@ export class CloudflareClient {
     });
   }
 
+  /** What the client shows of itself in logs: never the token. */
   toJSON(): Record<string, string> {
     return { provider: PROVIDER };
   }

@@ -26,6 +26,7 @@ const CODES: Record<number, ErrorKind> = {
   10013: 'throttled',
 };
 
+/** The error kind of a Cloudflare error code and HTTP status, when it has one. */
 export function cloudflareErrorKind(code: number | undefined, status: number): ErrorKind | undefined {
   if (code !== undefined && CODES[code]) return CODES[code];
   if (status === 429) return 'throttled';

@@ -38,6 +38,7 @@ const PROVIDER = 'cloudflare';
 const MARK = 'kubeplane:';
 const LB_PRODUCT = 'prod_load_balancing';
 
+/** How the Cloudflare provider is built: the API token, account, whether it has Load Balancing, clock and rate budgets. */
 export interface CloudflareProviderOptions {
   apiToken: Redacted<string>;
   accountId: string;
@@ -46,6 +47,7 @@ export interface CloudflareProviderOptions {
   loadBalancing: boolean;
   budgets?: RateBudgetSource;
   baseUrl?: string;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
 }
 
@@ -55,6 +57,7 @@ const owner = (clusterId: string) => `${MARK}${clusterId}`;
 const ownerOf = (text: string | null | undefined): string | undefined => (text?.startsWith(MARK) ? text.slice(MARK.length).split(':')[0] : undefined);
 const short = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 10);
 
+/** The Cloudflare provider (DNS only): records, with health-checked failover through Load Balancing when the account has it. */
 export class CloudflareProvider implements Provider {
   readonly name = PROVIDER;
   readonly capabilities: Capabilities;
@@ -115,6 +118,7 @@ export class CloudflareProvider implements Provider {
     return this.#guard(context, async () => done((await this.client.list('zones', zoneSchema)).map((z2) => ({ id: z2.id, name: z2.name }))));
   }
 
+  /** What the provider shows of itself in logs: never the token. */
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, accountId: this.accountId, capabilities: this.capabilities };
   }

@@ -7,6 +7,7 @@ import { crusoeAdvice, crusoeErrorKind, crusoeMessage } from './errors.js';
 import { errorBodySchema, instanceListSchema, operationSchema, type CrusoeInstance, type CrusoeOperation } from './schemas.js';
 import { authorizationHeader, buildQuery, crusoeTimestamp } from './signing.js';
 
+/** Crusoe Cloud's API base URL. */
 export const CRUSOE_DEFAULT_BASE_URL = 'https://api.cloud.crusoe.ai/v1';
 const PROVIDER = 'crusoe';
 
@@ -19,8 +20,10 @@ export const CRUSOE_RATE_LIMIT = { capacity: 100, refillPerSecond: 10 } as const
 /** Requests one contract call may take back to back. */
 const CALL_BURST = 5;
 
+/** A query parameter's value in a Crusoe request; a list is joined with commas, undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
+/** How the Crusoe client is built: the access key and secret, project, clock, rate budget, base URL, timeout and retries. */
 export interface CrusoeClientOptions {
   accessKeyId: Redacted<string>;
   /** The secret key as Crusoe issues it (unpadded base64url). */
@@ -38,6 +41,7 @@ export interface CrusoeClientOptions {
   retries?: number;
 }
 
+/** The query, body and resource (for messages) of a Crusoe request. */
 export interface CrusoeRequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
@@ -55,6 +59,7 @@ export type OperationFamily =
   | 'kubernetes/clusters'
   | 'kubernetes/nodepools';
 
+/** A client of Crusoe Cloud's API: signed requests and the asynchronous operations they start. */
 export class CrusoeClient {
   readonly projectId: string;
   readonly #accessKeyId: Redacted<string>;
@@ -118,6 +123,7 @@ export class CrusoeClient {
     return `projects/${this.projectId}/${rest.replace(/^\//, '')}`;
   }
 
+  /** Sends a signed request and parses the response with the schema; errors become KubeplaneErrors. */
   async request<S extends z.ZodType>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,

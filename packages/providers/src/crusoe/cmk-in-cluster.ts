@@ -2,10 +2,12 @@
 // autoscaler CMK installed. CMK's `cmk-<cluster>` Secret (its scoped API token) is read, never written.
 import { CMK_ADDON_SECRET, done, pending, type KubernetesApi, type Outcome } from '@kubeplane/sdk';
 
+/** Where Crusoe Managed Kubernetes runs its cluster autoscaler. */
 export const CMK_AUTOSCALER = { namespace: 'crusoe-system', deployment: 'cluster-autoscaler' } as const;
 /** Where the `cmk-<cluster>` Secret lives (the SDK's CMK_ADDON_SECRET, which the engine's add-ons step reads too). */
 export const CMK_ADDON_SECRET_NAMESPACE = CMK_ADDON_SECRET.namespace;
 
+/** A pool's autoscaler bounds. */
 export interface AutoscalerLimits {
   pool: string;
   min: number;
@@ -26,11 +28,13 @@ export function withAutoscalerNodeArgs(args: readonly string[], limits: readonly
   return [...args.filter((a) => !a.startsWith('--nodes=')), ...autoscalerNodeArgs(limits)];
 }
 
+/** What a CMK cluster should have through its Kubernetes API: the autoscaler's per-pool limits. */
 export interface CmkInClusterInput {
   /** Per-pool autoscaler limits for the autoscaler CMK installed at creation; the Deployment is left alone when absent. */
   autoscaler?: readonly AutoscalerLimits[];
 }
 
+/** What reconciling a CMK cluster through its Kubernetes API changed. */
 export interface CmkInClusterResult {
   autoscalerUpdated: boolean;
 }

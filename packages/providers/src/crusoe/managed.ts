@@ -46,16 +46,24 @@ import {
 const PROVIDER = 'crusoe';
 const anything = z.unknown();
 
+/** What CMK borrows from the Crusoe provider: its guard, networks, subnets, partitions and default SSH key. */
 export interface ManagedDeps {
+  /** Runs a call under the provider's guard: budget waits, throttles and transient failures become pending. */
   guard<T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>): Promise<Outcome<T>>;
+  /** The VPC network of this name, if there is one. */
   findNetwork(name: string): Promise<CrusoeNetwork | undefined>;
+  /** The subnet of the network in a location. */
   subnetIn(network: CrusoeNetwork, location: string): Promise<{ id: string }>;
+  /** The InfiniBand partition of this name, made when missing. */
   ensurePartition(name: string, location: string, serverType: string): Promise<{ id: string }>;
+  /** The SSH public key for node pools whose request names none. */
   defaultSshPublicKey(resource: string): string;
 }
 
+/** What Crusoe's AutoClusters does about a node with a hardware issue: replace it, or nothing. */
 export type RemediationAction = 'REPLACE_NODE' | 'OFF';
 
+/** A project's AutoClusters settings: per-issue remediation and whether to fall back to project reservations. */
 export interface AutoClustersSettings {
   /** Per-issue overrides (`XID_74`, `GPU_FELL_OFF_THE_BUS`, …); issues not named fall back to Crusoe's default. */
   overrides: Record<string, RemediationAction>;
@@ -64,6 +72,7 @@ export interface AutoClustersSettings {
 
 const ownedBy = (name: string, clusterId: string) => name === clusterId || name.startsWith(`${clusterId}-`);
 
+/** Crusoe Managed Kubernetes: clusters, node pools, versions and kubeconfigs through Crusoe's API. */
 export class CrusoeManagedKubernetes {
   readonly api: ManagedKubernetesApi;
   readonly #client: CrusoeClient;
@@ -168,6 +177,7 @@ export class CrusoeManagedKubernetes {
     return done({ changed });
   }
 
+  /** The CMK cluster of this name, if there is one. */
   async findCluster(name: string): Promise<CrusoeCluster | undefined> {
     const listed = await this.#client.request('GET', this.#client.project('kubernetes/clusters'), itemsOf(kubernetesClusterSchema), {
       query: { cluster_name: name },

@@ -70,6 +70,7 @@ const anything = z.unknown();
 /** A rule name kubeplane gave a firewall's rule: `<firewall>-<protocol>-<port|all>[-n]` (`-n`: from the cluster's nodes). */
 const RULE_SUFFIX = /-(tcp|udp|icmp)-(all|\d+(?:-\d+)?)(-n)?$/;
 
+/** How the Crusoe provider is built: the access key and secret, project, clock, default SSH key, rate budgets and base URL. */
 export interface CrusoeProviderOptions {
   accessKeyId: Redacted<string>;
   secretKey: Redacted<string>;
@@ -81,6 +82,7 @@ export interface CrusoeProviderOptions {
   /** Shared budgets; pass the same instance to every provider of a process. */
   budgets?: RateBudgetSource;
   baseUrl?: string;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
   /** got-level retries for idempotent requests (see CrusoeClientOptions.retries). */
   retries?: number;
@@ -96,6 +98,7 @@ export function poolOf(name: string, clusterId: string): string {
   return name.slice(clusterId.length + 1).replace(/-[0-9a-f]{2}$/, '');
 }
 
+/** The Crusoe Cloud provider: VMs, VPC networks, firewall rules, SSH keys, InfiniBand partitions and Crusoe Managed Kubernetes. */
 export class CrusoeProvider implements Provider {
   readonly name = PROVIDER;
   /**
@@ -118,10 +121,12 @@ export class CrusoeProvider implements Provider {
   readonly managedKubernetes: ManagedKubernetesApi;
   /** Crusoe-specific: InfiniBand partitions for GPU pools, and CMK AutoClusters. */
   readonly infiniband: {
+    /** Creates an InfiniBand partition for a GPU pool, or finds it when it exists. */
     ensurePartition(
       request: { name: string; clusterId: string; region: string; serverType: string },
       context?: CallContext,
     ): Promise<Outcome<{ id: string; name: string; ibNetworkId: string }>>;
+    /** Deletes an InfiniBand partition; done when it is gone. */
     deletePartition(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   };
   readonly client: CrusoeClient;
@@ -250,6 +255,7 @@ export class CrusoeProvider implements Provider {
     this.managedKubernetes = this.managed.api;
   }
 
+  /** What the provider shows of itself in logs: never a credential. */
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, projectId: this.client.projectId, capabilities: this.capabilities };
   }

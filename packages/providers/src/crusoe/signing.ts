@@ -55,6 +55,7 @@ export function crusoeTimestamp(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** What a Crusoe request signature covers: method, path, query, timestamp and the key that signs. */
 export interface SigningInput {
   method: string;
   /** The URL path including the version prefix: `/v1/locations`. */

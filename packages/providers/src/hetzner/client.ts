@@ -7,9 +7,11 @@ import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, ty
 import { errorEnvelopeSchema, metaSchema } from './schemas.js';
 import { hetznerAdvice, hetznerErrorKind } from './errors.js';
 
+/** Hetzner Cloud's API base URL. */
 export const HETZNER_DEFAULT_BASE_URL = 'https://api.hetzner.cloud/v1';
 const PROVIDER = 'hetzner';
 
+/** How the Hetzner client is built: the API token, rate budget, clock, base URL and timeout. */
 export interface HetznerClientOptions {
   token: Redacted<string>;
   budget: RateBudget;
@@ -19,6 +21,7 @@ export interface HetznerClientOptions {
   timeoutMs?: number;
 }
 
+/** The query, body and resource (for messages) of a Hetzner request, and whether its budget is paid already. */
 export interface RequestOptions {
   query?: Record<string, string | number | string[] | undefined>;
   body?: unknown;
@@ -28,6 +31,7 @@ export interface RequestOptions {
   prepaid?: boolean;
 }
 
+/** A client of the Hetzner Cloud API: authenticated, rate-budgeted calls whose errors are classified. */
 export class HetznerClient {
   readonly #token: Redacted<string>;
   readonly #budget: RateBudget;
@@ -83,6 +87,7 @@ export class HetznerClient {
     return used;
   }
 
+  /** Sends a request within the project's budget and parses the response with the schema; errors become KubeplaneErrors. */
   async request<S extends z.ZodType>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
     // Until a response has told us what is left of the project's budget (other tools share it), send one
     // request at a time rather than a burst sized to a budget we only assume.

@@ -15,11 +15,14 @@ const rrsetSchema = z.object({
 const actionRef = z.object({ action: z.object({ id: z.number() }) });
 const zoneSchema = z.object({ id: z.number(), name: z.string() });
 
+/** What Hetzner DNS works with: the provider's client and its guard. */
 export interface HetznerDnsOptions {
   client: HetznerClient;
+  /** Runs a call under the provider's guard: budget waits, throttles and transient failures become pending. */
   guard: <T>(context: CallContext | undefined, call: () => Promise<Outcome<T>>) => Promise<Outcome<T>>;
 }
 
+/** DNS records in Hetzner DNS (zones and RRSets in the Cloud API), labelled with the cluster id. */
 export class HetznerDns implements DnsApi {
   readonly #client: HetznerClient;
   readonly #guard: HetznerDnsOptions['guard'];
@@ -29,6 +32,7 @@ export class HetznerDns implements DnsApi {
     this.#guard = options.guard;
   }
 
+  /** What the DNS API shows of itself in logs. */
   toJSON(): Record<string, string> {
     return { dns: 'hetzner' };
   }
@@ -139,6 +143,7 @@ export class HetznerDns implements DnsApi {
     });
   }
 
+  /** The record sets of a zone. */
   listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>> {
     return this.#guard(context, async () => {
       const sets = await this.#client.list(`zones/${encodeURIComponent(zone)}/rrsets`, 'rrsets', rrsetSchema);
@@ -194,6 +199,7 @@ export class HetznerDns implements DnsApi {
     return out;
   }
 
+  /** Deletes a record set; one that is gone already is not an error. */
   async deleteTagged(record: { zone: string; name: string; type: string }): Promise<void> {
     try {
       await this.#client.request('DELETE', `zones/${record.zone}/rrsets/${encodeURIComponent(record.name)}/${record.type}`, z.unknown(), {

@@ -26,6 +26,7 @@ const CODES: Record<string, ErrorKind> = {
   timeout: 'retryable',
 };
 
+/** The error kind of a Hetzner error code and HTTP status, when it has one. */
 export function hetznerErrorKind(code: string, status: number): ErrorKind | undefined {
   return CODES[code] ?? (status >= 500 ? 'retryable' : undefined);
 }

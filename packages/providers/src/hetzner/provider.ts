@@ -65,6 +65,7 @@ const CLUSTER_NODES_MARK = '[cluster-nodes]';
 /** Servers a teardown call deletes at most; the rest on the next call (the delete step's next run). */
 export const TEARDOWN_BATCH = 25;
 
+/** How the Hetzner provider is built: the project's API token and name, clock, rate budgets and base URL. */
 export interface HetznerProviderOptions {
   /** The project's API token (from a SecretResolver). */
   token: Redacted<string>;
@@ -74,6 +75,7 @@ export interface HetznerProviderOptions {
   /** Shared budgets; pass the same instance to every provider of a process. */
   budgets?: RateBudgetSource;
   baseUrl?: string;
+  /** A source of [0,1) randomness for backoff jitter; pass a seeded one in tests. */
   random?: () => number;
 }
 
@@ -102,6 +104,7 @@ export function sshFingerprint(publicKey: string): string {
   return hex.match(/../g)?.join(':') ?? '';
 }
 
+/** The Hetzner Cloud provider: servers, networks, firewalls, primary IPs, SSH keys, placement groups and DNS. */
 export class HetznerProvider implements Provider {
   readonly name = PROVIDER;
   /**
@@ -180,6 +183,7 @@ export class HetznerProvider implements Provider {
     };
   }
 
+  /** What the provider shows of itself in logs: never the token. */
   toJSON(): Record<string, unknown> {
     return { provider: PROVIDER, capabilities: this.capabilities };
   }

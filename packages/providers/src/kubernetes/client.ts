@@ -47,6 +47,7 @@ const REPLACE_ATTEMPTS = 3;
 const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
 const BOOTSTRAP_TOKEN_NAME = /^bootstrap-token-[a-z0-9]{6}$/;
 
+/** How the Kubernetes client connects: the connection read from a kubeconfig, a clock and the request timeout. */
 export interface KubernetesClientOptions {
   connection: KubeConnection;
   clock?: Clock;
@@ -134,6 +135,7 @@ function groupVersionPath(apiVersion: string): string {
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
+/** A client of a cluster's Kubernetes API, as far as the engine uses it. */
 export class KubernetesClient implements KubernetesApi {
   readonly #connection: KubeConnection;
   readonly #clock: Clock;
@@ -281,6 +283,7 @@ export class KubernetesClient implements KubernetesApi {
     throw error;
   }
 
+  /** The cluster's nodes. */
   async listNodes(): Promise<KubeNode[]> {
     const out: KubeNode[] = [];
     let cont: string | undefined;
@@ -292,6 +295,7 @@ export class KubernetesClient implements KubernetesApi {
     return out;
   }
 
+  /** Changes a node's labels, annotations, taints or schedulability. */
   async patchNode(name: string, patch: NodePatch): Promise<void> {
     const metadata: Record<string, unknown> = {};
     const spec: Record<string, unknown> = {};
@@ -472,6 +476,7 @@ export class KubernetesClient implements KubernetesApi {
     throw last ?? new KubeplaneError('conflict', `kubernetes: ${label} kept changing while it was being replaced`, { provider: PROVIDER, resource: label });
   }
 
+  /** Creates or replaces a ConfigMap. */
   async applyConfigMap(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): Promise<void> {
     await this.#apply('configmaps', namespace, name, (current) => ({
       apiVersion: 'v1',
@@ -486,11 +491,13 @@ export class KubernetesClient implements KubernetesApi {
     }));
   }
 
+  /** A ConfigMap's data, or null when it does not exist. */
   async getConfigMap(namespace: string, name: string): Promise<Record<string, string> | null> {
     const cm = await this.#get(`/api/v1/namespaces/${enc(namespace)}/configmaps/${enc(name)}`, configMapSchema, `configmaps ${namespace}/${name}`);
     return cm ? { ...(cm.data ?? {}) } : null;
   }
 
+  /** Creates or replaces a Secret. */
   async applySecret(namespace: string, name: string, data: Record<string, Redacted<string>>, labels?: Record<string, string>): Promise<void> {
     const values = Object.values(data).map((v) => v.reveal());
     const defaultType = namespace === 'kube-system' && BOOTSTRAP_TOKEN_NAME.test(name) ? BOOTSTRAP_TOKEN_TYPE : 'Opaque';
@@ -515,12 +522,14 @@ export class KubernetesClient implements KubernetesApi {
     );
   }
 
+  /** A Secret's data (redacted), or null when it does not exist. */
   async getSecret(namespace: string, name: string): Promise<Record<string, Redacted<string>> | null> {
     const secret = await this.#get(`/api/v1/namespaces/${enc(namespace)}/secrets/${enc(name)}`, secretSchema, `secrets ${namespace}/${name}`);
     if (!secret) return null;
     return Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Redacted.of(Buffer.from(v, 'base64').toString('utf8'))]));
   }
 
+  /** Deletes a Secret; one that is gone already is not an error. */
   async deleteSecret(namespace: string, name: string): Promise<void> {
     const path = `/api/v1/namespaces/${enc(namespace)}/secrets/${enc(name)}`;
     const response = await this.#send('DELETE', path, { resource: `secrets ${namespace}/${name}` });
@@ -538,6 +547,7 @@ export class KubernetesClient implements KubernetesApi {
     return [...(deployment.spec.template.spec.containers[0]?.args ?? [])];
   }
 
+  /** Sets the container args of a Deployment's first container. */
   async setDeploymentArgs(namespace: string, name: string, args: string[]): Promise<void> {
     const path = `/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(name)}`;
     const resource = `deployments ${namespace}/${name}`;

@@ -23,6 +23,7 @@ const REASONS: Record<string, ErrorKind> = {
   Expired: 'invalid',
 };
 
+/** The error kind of a Kubernetes API status code and reason. */
 export function kubernetesErrorKind(status: number, reason?: string): ErrorKind {
   // 5xx stays retryable whatever the reason says (an aggregated API's outage, an etcd leader election).
   if (status >= 500) return 'retryable';

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import * as z from 'zod';
 import { KubeplaneError, Redacted } from '@kubeplane/sdk';
 
+/** How to reach a cluster's API server, read from a kubeconfig context: server, CA and client credentials. */
 export interface KubeConnection {
   /** `https://host:port`, without a trailing slash. */
   server: string;

@@ -27,6 +27,7 @@ export function kubeconfigFiles(cluster: SecretsCluster, env: NodeJS.ProcessEnv,
   return [join(env['HOME'] ?? homedir(), '.kube', 'config')];
 }
 
+/** Resolves secretRefs to keys of Kubernetes Secrets in the cluster of a kubeconfig context, as Claudie reads them. */
 export class KubernetesSecretResolver implements SecretResolver {
   readonly #context: string;
   readonly #files: string[];
@@ -45,10 +46,12 @@ export class KubernetesSecretResolver implements SecretResolver {
     return this.#context;
   }
 
+  /** What the resolver shows of itself in logs: the context, never a value. */
   toJSON(): Record<string, string> {
     return { resolver: 'kubernetes', context: this.#context };
   }
 
+  /** The value of a `kubernetes` secretRef, read from the Secret in the context's cluster. */
   async resolve(ref: SecretRef): Promise<Redacted<string>> {
     if (ref.source !== 'kubernetes') throw new KubeplaneError('invalid', `the Kubernetes Secret resolver reads Kubernetes Secrets only, not ${ref.source}`);
     const data = await this.read(ref.namespace, ref.name);

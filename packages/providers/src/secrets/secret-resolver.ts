@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { KubeplaneError, Redacted } from '@kubeplane/sdk';
 
+/** Where a secret value is found: an environment variable, a file, or a key of a Kubernetes Secret. */
 export type SecretRef =
   /** An environment variable holding the value. */
   | { source: 'env'; name: string }
@@ -12,7 +13,9 @@ export type SecretRef =
   /** A key of a Kubernetes Secret (Claudie's form), read from the cluster the user names (KubernetesSecretResolver). */
   | { source: 'kubernetes'; namespace: string; name: string; key: string };
 
+/** Resolves a SecretRef to its value, wrapped in Redacted. */
 export interface SecretResolver {
+  /** The value a secretRef points at, redacted. */
   resolve(ref: SecretRef): Promise<Redacted<string>>;
 }
 
@@ -21,6 +24,7 @@ function describe(ref: SecretRef): string {
   return ref.source === 'env' ? `environment variable ${ref.name}` : `file ${ref.path}${ref.key ? ` (key ${ref.key})` : ''}`;
 }
 
+/** Resolves secretRefs to environment variables and files. */
 export class EnvFileSecretResolver implements SecretResolver {
   readonly #env: Readonly<Record<string, string | undefined>>;
 
@@ -28,10 +32,12 @@ export class EnvFileSecretResolver implements SecretResolver {
     this.#env = env;
   }
 
+  /** What the resolver shows of itself in logs: never the environment. */
   toJSON(): Record<string, string> {
     return { resolver: 'env+file' };
   }
 
+  /** The value of an `env` or `file` secretRef; an error naming where it looked when it is not there. */
   async resolve(ref: SecretRef): Promise<Redacted<string>> {
     if (ref.source === 'kubernetes')
       throw new KubeplaneError('invalid', `${describe(ref)} is read from a cluster (KubernetesSecretResolver), not from the environment or a file`);

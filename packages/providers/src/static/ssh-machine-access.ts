@@ -7,6 +7,7 @@ import ssh2 from 'ssh2';
 const { Client } = ssh2;
 import { KubeplaneError, type MachineAccess, type MachineRun, type MachineTarget, type Redacted } from '@kubeplane/sdk';
 
+/** Where SSH machine access gets each target's private key, where it dials, and how long connecting may take. */
 export interface SshMachineAccessOptions {
   /** The target's private key (OpenSSH or PEM), from where its secretRef points. */
   privateKey(target: MachineTarget): Promise<Redacted<string>>;
@@ -27,6 +28,7 @@ function tail(text: string): string {
   return lines.slice(-8).join('\n').slice(-2000);
 }
 
+/** Runs scripts on the user's static machines over SSH, checking the host key against its pin first. */
 export class SshMachineAccess implements MachineAccess {
   readonly #options: SshMachineAccessOptions;
 
@@ -34,6 +36,7 @@ export class SshMachineAccess implements MachineAccess {
     this.#options = options;
   }
 
+  /** What the machine access shows of itself in logs: never a key. */
   toJSON(): Record<string, string> {
     return { machineAccess: 'ssh2' };
   }

@@ -19,8 +19,10 @@ export const CHART_ADDON_IDS = [
   'nvidia_network_operator',
   'cluster_autoscaler',
 ] as const;
+/** The id of an add-on that kubeplane installs from a Helm chart. */
 export type ChartAddonId = (typeof CHART_ADDON_IDS)[number];
 
+/** Whether an add-on name is one installed from a Helm chart (every add-on but `autoclusters`). */
 export function isChartAddon(name: string): name is ChartAddonId {
   return (CHART_ADDON_IDS as readonly string[]).includes(name);
 }
@@ -38,6 +40,7 @@ export interface AddonCredential {
   source: string;
 }
 
+/** One chart add-on in the catalog: its chart, pinned version, namespace and what it needs from the cluster. */
 export interface CatalogEntry {
   id: ChartAddonId;
   /** Helm repository URL. */
@@ -71,6 +74,7 @@ const storageClassValues = z.looseObject({
   allowedTopologies: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
+/** The pinned chart of every chart add-on, by id. */
 export const CATALOG: Readonly<Record<ChartAddonId, CatalogEntry>> = {
   cilium: {
     id: 'cilium',

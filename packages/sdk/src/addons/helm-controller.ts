@@ -7,11 +7,16 @@ import { CATALOG, type ChartAddonId } from './catalog.js';
 
 /** rancher/helm-controller's image, pinned (a published tag: https://hub.docker.com/r/rancher/helm-controller/tags). */
 export const HELM_CONTROLLER_IMAGE = 'rancher/helm-controller:v0.16.5';
+/** The namespace helm-controller and kubeplane's HelmChart objects live in. */
 export const HELM_CONTROLLER_NAMESPACE = 'kube-system';
+/** The apiVersion of helm-controller's HelmChart objects. */
 export const HELM_CHART_API_VERSION = 'helm.cattle.io/v1';
 
+/** The Kubernetes label that names the tool managing an object. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+/** The value of {@link MANAGED_BY_LABEL} on objects kubeplane manages. */
 export const MANAGED_BY = 'kubeplane';
+/** The label that names the add-on an object belongs to. */
 export const ADDON_LABEL = 'kubeplane.dev/addon';
 /** The label selector of every object kubeplane's add-on mechanism owns. */
 export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;

@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../engine/ports/kubernetes.js';
 import { stableJson } from '../stable-json.js';
 
+/** Where an add-on stands in the cluster, read from its HelmChart and Helm release. */
 export type AddonState = 'installed' | 'installing' | 'failed' | 'removing';
 
 /** What `kubeplane status` shows of an add-on, and what the cluster record keeps. */
@@ -73,6 +74,7 @@ export function releasesOf(secrets: KubeObject[], release: string): HelmRelease[
     .sort((a, b) => b.version - a.version);
 }
 
+/** An add-on as observed in the cluster: its state and the chart and values it was installed with. */
 export interface ObservedAddon {
   name: string;
   chart: string;

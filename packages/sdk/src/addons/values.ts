@@ -8,6 +8,7 @@ import { CATALOG, type ChartAddonId } from './catalog.js';
 
 /** The label kubeplane puts on every node with its provider type (issue 14); CSI drivers are pinned by it. */
 export const PROVIDER_LABEL = 'kubeplane.dev/provider';
+/** The node label holding the name of the pool a node belongs to. */
 export const POOL_LABEL = 'kubeplane.dev/pool';
 
 /** The in-cluster externalgrpc adapter of the cluster autoscaler (its Service), and what it is given. */
@@ -15,6 +16,7 @@ export const AUTOSCALER_ADAPTER = {
   name: 'kubeplane-autoscaler-adapter',
   namespace: 'kube-system',
   port: 8086,
+  /** The adapter's image for an SDK version. */
   image: (sdkVersion: string) => `ghcr.io/kubeplane/autoscaler-adapter:${sdkVersion}`,
   /** The Secret with the adapter's kubeplane API token (key `token`). */
   tokenSecret: 'kubeplane-autoscaler-adapter',
@@ -41,13 +43,15 @@ export const CMK_AUTOSCALER_RELEASE = {
   secret: 'kubeplane-crusoe-autoscaler',
 } as const;
 
+/** What an add-on's Helm values are rendered from: the cluster's spec and its API server address. */
 export interface ValuesContext {
   spec: ClusterSpec;
   /** The API server's host and port as nodes reach it (Cilium's kube-proxy replacement needs them). */
   apiServer?: { host: string; port: number };
 }
 
-type Values = Record<string, unknown>;
+/** Helm values: a chart's configuration as a JSON object. */
+export type Values = Record<string, unknown>;
 
 function isPlainObject(v: unknown): v is Values {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,6 +9,7 @@ import { METADATA_POLICY_PATH } from './metadata-policy.js';
 import { WIREGUARD_INTERFACE, WIREGUARD_MTU } from './wireguard-mesh.js';
 import { PROXY_ENV_PATH } from './installation-proxy.js';
 
+/** How a node boots: one of kubeadm's modes, or as a load balancer. */
 export type NodeMode = KubeadmMode | 'loadbalancer';
 
 export const BOOTSTRAP_SCRIPT_PATH = '/usr/local/sbin/kubeplane-bootstrap';
@@ -22,6 +23,7 @@ export const STORAGE_DISK_MOUNT = '/opt/claudie/data';
 /** How long a node waits for its storage disk to appear (a Hetzner volume attaches after the server starts). */
 const STORAGE_DISK_WAIT_SECONDS = 300;
 
+/** Everything the bootstrap script of one node is rendered from. */
 export interface BootstrapScriptInput {
   cluster: BootstrapCluster;
   node: BootstrapNode;

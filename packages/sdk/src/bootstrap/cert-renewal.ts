@@ -4,6 +4,7 @@
 
 export const CERT_RENEW_SCRIPT_PATH = '/usr/local/sbin/kubeplane-cert-renew';
 export const CERT_RENEW_SERVICE = 'kubeplane-cert-renew.service';
+/** The systemd timer that renews a control plane's kubeadm certificates before they expire. */
 export const CERT_RENEW_TIMER = 'kubeplane-cert-renew.timer';
 /** Renew what expires within this many days; kubeadm's leaf certificates live 365. */
 export const CERT_RENEW_WINDOW_DAYS = 60;
@@ -29,6 +30,7 @@ export const RENEWABLE_CERTIFICATES: ReadonlyArray<readonly [string, string]> = 
   ['scheduler.conf', '/etc/kubernetes/scheduler.conf'],
 ];
 
+/** The shell script the renewal timer runs on a control-plane node. */
 export function renderCertRenewScript(): string {
   return `#!/bin/bash
 # kubeplane: renews kubeadm's certificates that expire within ${CERT_RENEW_WINDOW_DAYS} days, then restarts the static pods.

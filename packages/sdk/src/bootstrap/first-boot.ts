@@ -5,6 +5,7 @@
 import { gunzipSync } from 'node:zlib';
 import { fromYaml } from '../yaml-text.js';
 
+/** A file cloud-init writes on first boot (`write_files`). */
 export interface CloudInitFile {
   path: string;
   /** The decoded bytes. */
@@ -16,6 +17,7 @@ export interface CloudInitFile {
   defer: boolean;
 }
 
+/** The subset of a cloud-config document kubeplane renders and reads back. */
 export interface CloudConfig {
   hostname?: string;
   files: CloudInitFile[];
@@ -25,6 +27,7 @@ export interface CloudConfig {
   kubeplane?: { node: string; mode: string; cluster: string; clusterId: string };
 }
 
+/** Thrown when user-data is not a cloud-config document kubeplane can read. */
 export class CloudConfigInvalid extends Error {
   constructor(message: string) {
     super(`cloud-init: ${message}`);

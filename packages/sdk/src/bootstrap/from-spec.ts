@@ -7,6 +7,7 @@ import { profileOf } from '../providers-data/index.js';
 import type { BootstrapArch, BootstrapCluster, BootstrapNode, BootstrapOs } from './input.js';
 import { installationProxyFor } from './installation-proxy.js';
 
+/** What the bootstrap input needs beyond the cluster's spec: addresses known only once machines or IPs exist. */
 export interface BootstrapAdapterOptions {
   /** The API address when the endpoint is a reserved IP (known only once the IP is reserved). */
   apiHost?: string;

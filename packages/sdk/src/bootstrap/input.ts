@@ -1,16 +1,21 @@
 // The explicit input of bootstrap rendering: everything a node needs to configure itself, already resolved
 // from the manifest and the desired state (the adapter lives with the model). Nothing here is optional by accident.
 
+/** The role of a node in bootstrap: control plane, compute or load balancer. */
 export type BootstrapNodeRole = 'control' | 'compute' | 'loadbalancer';
+/** The operating systems the bootstrap scripts support. */
 export type BootstrapOs = 'ubuntu-22.04' | 'ubuntu-24.04';
+/** The CPU architectures the bootstrap scripts support. */
 export type BootstrapArch = 'amd64' | 'arm64';
 
+/** The Kubernetes version a cluster is bootstrapped with. */
 export interface BootstrapKubernetesVersion {
   major: number;
   minor: number;
   patch: number;
 }
 
+/** How nodes reach the API server: its kind of endpoint and its port. */
 export interface BootstrapApiEndpoint {
   /** A DNS name (the API load balancer's hostname) or an IPv4 address (a reserved IP). */
   host: string;
@@ -18,12 +23,14 @@ export interface BootstrapApiEndpoint {
   kind: 'load-balancer-dns' | 'reserved-ip';
 }
 
+/** A taint put on a node when it registers. */
 export interface BootstrapTaint {
   key: string;
   value?: string;
   effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
+/** One node as bootstrap sees it: name, role, addresses, labels and taints. */
 export interface BootstrapNode {
   /** The node's name; also its hostname and its Kubernetes node name. */
   name: string;
@@ -48,6 +55,7 @@ export interface BootstrapNode {
   storageDisk?: { sizeGB: number; byId: readonly string[] };
 }
 
+/** One role of a load balancer: the port it listens on and the nodes it forwards to. */
 export interface BootstrapLbRole {
   name: string;
   protocol: 'tcp' | 'udp';
@@ -59,6 +67,7 @@ export interface BootstrapLbRole {
   stickySessions: boolean;
 }
 
+/** A load balancer as bootstrap sees it: its name and roles. */
 export interface BootstrapLoadBalancer {
   /** The LB cluster's name; its nodes are the `loadbalancer` nodes whose `pool` is listed in `pools`. */
   name: string;
@@ -66,6 +75,7 @@ export interface BootstrapLoadBalancer {
   roles: BootstrapLbRole[];
 }
 
+/** Everything bootstrap needs to know of a cluster to render its nodes' scripts. */
 export interface BootstrapCluster {
   name: string;
   clusterId: string;
@@ -82,6 +92,7 @@ export interface BootstrapCluster {
   installationProxy?: BootstrapInstallationProxy;
 }
 
+/** The HTTP proxy nodes use while installing packages, when the manifest turns it on. */
 export interface BootstrapInstallationProxy {
   /** The proxy URL, for HTTP and HTTPS alike (`http://proxy.claudie.io:8880`). */
   endpoint: string;

@@ -6,6 +6,7 @@
 import type { ClusterSpec } from '../model/types.js';
 import type { BootstrapCluster, BootstrapInstallationProxy, BootstrapNode } from './input.js';
 
+/** Claudie's default installation proxy, used when the manifest names none. */
 export const DEFAULT_PROXY_ENDPOINT = 'http://proxy.claudie.io:8880';
 /** Instance metadata (every cloud kubeplane runs on serves it here): never through a proxy. */
 const METADATA_ADDRESS = '169.254.169.254';

@@ -4,9 +4,12 @@ import { toYaml } from '../yaml-text.js';
 import { Redacted } from '../redacted.js';
 import type { BootstrapCluster, BootstrapNode, BootstrapKubernetesVersion, BootstrapTaint } from './input.js';
 
+/** The kubeadm configuration API versions kubeplane renders. */
 export type KubeadmApiVersion = 'kubeadm.k8s.io/v1beta3' | 'kubeadm.k8s.io/v1beta4';
+/** How kubeadm runs on a node: the first control plane, a further control plane, or a worker. */
 export type KubeadmMode = 'init' | 'join-control-plane' | 'join';
 
+/** The taint kubeadm puts on control-plane nodes. */
 export const CONTROL_PLANE_TAINT: BootstrapTaint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
 export const CRI_SOCKET = 'unix:///run/containerd/containerd.sock';
 export const ENCRYPTION_CONFIG_DIR = '/etc/kubernetes/encryption';
@@ -15,10 +18,12 @@ const API_BIND_PORT = 6443;
 const BOOTSTRAP_TOKEN_TTL = '24h0m0s';
 const DISCOVERY_TIMEOUT = '15m0s';
 
+/** The kubeadm configuration API version to render for a Kubernetes version. */
 export function kubeadmApiVersion(version: BootstrapKubernetesVersion): KubeadmApiVersion {
   return version.major === 1 && version.minor <= 30 ? 'kubeadm.k8s.io/v1beta3' : 'kubeadm.k8s.io/v1beta4';
 }
 
+/** The version as kubeadm and the package repositories spell it (`1.31.2`). */
 export function kubernetesVersionString(version: BootstrapKubernetesVersion): string {
   return `v${version.major}.${version.minor}.${version.patch}`;
 }
@@ -46,6 +51,7 @@ function kubeletMaySet(key: string): boolean {
   return KUBELET_ALLOWED_EXACT.has(key) || prefix === 'kubelet.kubernetes.io' || prefix === 'node.kubernetes.io';
 }
 
+/** A node's labels split into those kubelet may set itself and those set through the API after it joins. */
 export interface NodeLabelSplit {
   /** Set by the kubelet at registration (`--node-labels`). */
   kubelet: Record<string, string>;
@@ -53,6 +59,7 @@ export interface NodeLabelSplit {
   deferred: Record<string, string>;
 }
 
+/** Splits a node's labels into those kubelet may set and those that need the API. */
 export function splitNodeLabels(node: BootstrapNode): NodeLabelSplit {
   const all: Record<string, string> = { 'kubeplane.dev/pool': node.pool, 'kubeplane.dev/provider': node.provider, ...node.labels };
   const kubelet: Record<string, string> = {};
@@ -100,6 +107,7 @@ function nodeRegistration(apiVersion: KubeadmApiVersion, node: BootstrapNode): R
   };
 }
 
+/** The API server's `host:port` as kubeadm's controlPlaneEndpoint. */
 export function controlPlaneEndpoint(cluster: BootstrapCluster): string {
   return `${cluster.apiEndpoint.host}:${cluster.apiEndpoint.port}`;
 }
@@ -150,6 +158,7 @@ function kubeletConfiguration(): Record<string, unknown> {
   };
 }
 
+/** Everything one node's kubeadm configuration is rendered from. */
 export interface KubeadmConfigInput {
   cluster: BootstrapCluster;
   node: BootstrapNode;

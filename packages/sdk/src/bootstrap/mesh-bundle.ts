@@ -26,8 +26,11 @@ export interface MeshPeer {
   behindNat: boolean;
 }
 
+/** The ConfigMap key holding the mesh bundle (base64). */
 export const MESH_BUNDLE_KEY = 'bundle';
+/** The ConfigMap key holding the bundle's Ed25519 signature (base64). */
 export const MESH_BUNDLE_SIGNATURE_KEY = 'bundle.sig';
+/** The first line of every mesh bundle: its format and version. */
 export const MESH_BUNDLE_HEADER = 'kubeplane-mesh 1';
 /** Where every node keeps the public half of the mesh signing key (written from its user-data). */
 export const MESH_SIGNING_PUBLIC_KEY_PATH = '/etc/kubeplane/mesh-signing.pub';
@@ -69,6 +72,7 @@ export interface UpgradeInstruction {
   mode: 'apply' | 'node';
 }
 
+/** The content of a mesh bundle: serial, WireGuard peers, upgrade instruction, load-balancer configurations and certificates. */
 export interface MeshBundle {
   serial: number;
   peers: MeshPeer[];
@@ -79,6 +83,7 @@ export interface MeshBundle {
   meshReaderCertificates: Record<string, string>;
 }
 
+/** The result of reading a mesh bundle: the bundle, or why it was refused. */
 export type MeshBundleCheck = { ok: true; bundle: MeshBundle } | { ok: false; reason: string };
 
 /** A fresh Ed25519 key pair for signing mesh bundles (kept in the SecretStore with the cluster's keys). */

@@ -2,7 +2,9 @@
 // it a control plane's CA keys, can be read. One Cilium policy, applied by the first control plane at init.
 import { toYaml } from '../yaml-text.js';
 
+/** The address of the clouds' instance metadata service, which pods must not reach. */
 export const METADATA_ADDRESS = '169.254.169.254';
+/** The name of the Cilium policy that keeps pods away from the metadata service. */
 export const METADATA_POLICY_NAME = 'kubeplane-deny-instance-metadata';
 export const METADATA_POLICY_PATH = '/etc/kubeplane/metadata-deny.yaml';
 

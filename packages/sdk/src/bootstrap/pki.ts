@@ -50,6 +50,7 @@ export interface ClusterKeys {
   meshSigning: PemKeyPair;
 }
 
+/** A fresh 2048-bit RSA key pair in PEM. */
 export async function generateRsaKeyPair(): Promise<PemKeyPair> {
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
     modulusLength: 2048,
@@ -59,6 +60,7 @@ export async function generateRsaKeyPair(): Promise<PemKeyPair> {
   return { publicKeyPem: publicKey, privateKeyPem: Redacted.of(privateKey) };
 }
 
+/** A fresh ECDSA P-256 key pair in PEM (for certificates). */
 export async function generateEcKeyPair(): Promise<PemKeyPair> {
   const { publicKey, privateKey } = await generateKeyPairAsync('ec', {
     namedCurve: 'P-256',
@@ -70,7 +72,9 @@ export async function generateEcKeyPair(): Promise<PemKeyPair> {
 
 /** Makes the key pairs of a cluster's PKI: RSA-2048 for its CAs (kubeadm's default), ECDSA P-256 for the rest. */
 export interface KeyPairSource {
+  /** A fresh RSA key pair. */
   rsa(): Promise<PemKeyPair>;
+  /** A fresh ECDSA P-256 key pair. */
   ec(): Promise<PemKeyPair>;
 }
 
@@ -147,11 +151,13 @@ export interface ClusterPkiSecret {
   adminKubeconfig: Redacted<string>;
 }
 
+/** A cluster's PKI: the certificates nodes may see and the keys only control planes get. */
 export interface ClusterPki {
   public: ClusterPkiPublic;
   secret: ClusterPkiSecret;
 }
 
+/** What issuing a certificate depends on: the randomness for serials and the current time. */
 export interface IssueOptions {
   random: RandomSource;
   now: Date;
@@ -186,6 +192,7 @@ export async function issueCaCertificate(commonName: string, pair: PemKeyPair, o
   });
 }
 
+/** A request for a leaf certificate: subject, usage, SANs, its key and the CA that signs it. */
 export interface LeafRequest {
   subject: string;
   usage: 'server' | 'client';
@@ -224,6 +231,7 @@ export function discoveryHash(caCertificatePem: string): string {
   return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
 }
 
+/** A fresh kubeadm bootstrap token (`abcdef.0123456789abcdef`). */
 export function generateBootstrapToken(random: RandomSource): Redacted<string> {
   return Redacted.of(`${randomLowerAlnum(random, 6)}.${randomLowerAlnum(random, 16)}`);
 }
@@ -255,10 +263,12 @@ export function adminGroup(cluster: Pick<BootstrapCluster, 'kubernetesVersion'>)
   return major > 1 || minor >= 29 ? 'kubeadm:cluster-admins' : 'system:masters';
 }
 
+/** The API server's `https://` URL. */
 export function apiServerUrl(cluster: Pick<BootstrapCluster, 'apiEndpoint'>): string {
   return `https://${cluster.apiEndpoint.host}:${cluster.apiEndpoint.port}`;
 }
 
+/** What a kubeconfig is rendered from: the cluster, its CA and a client certificate and key. */
 export interface KubeconfigInput {
   clusterName: string;
   server: string;
@@ -268,6 +278,7 @@ export interface KubeconfigInput {
   clientKeyPem: Redacted<string>;
 }
 
+/** A kubeconfig for the cluster with the client certificate and key embedded. */
 export function renderKubeconfig(input: KubeconfigInput): Redacted<string> {
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   const context = `${input.user}@${input.clusterName}`;
@@ -354,6 +365,7 @@ export function apiServerSans(cluster: BootstrapCluster, node: BootstrapNode): {
   return { dnsNames: [...new Set(dnsNames)], ipAddresses: [...new Set(ipAddresses)] };
 }
 
+/** The API server's serving certificate, with the SANs of every address it is reached at. */
 export async function issueApiServerCertificate(
   cluster: BootstrapCluster,
   pki: ClusterPki,
@@ -376,6 +388,7 @@ export async function issueApiServerCertificate(
 /** The group whose members may read the mesh peer list (bound by the RBAC the first control plane applies). */
 export const MESH_READERS_GROUP = 'kubeplane:mesh-readers';
 
+/** The client certificate a load-balancer node reads the mesh bundle with. */
 export async function issueMeshReaderCertificate(pki: ClusterPki, node: BootstrapNode, key: PemKeyPair, options: IssueOptions): Promise<IssuedCertificate> {
   return issueLeafCertificate(
     {

@@ -2,6 +2,7 @@
 // same seed renders the same bytes (tests, golden files, replays) and production passes the system CSPRNG.
 import { createHash, randomBytes } from 'node:crypto';
 
+/** A source of random bytes, passed in so rendering can be replayed with a seeded one. */
 export interface RandomSource {
   /** `length` uniformly random bytes. */
   bytes(length: number): Uint8Array;

@@ -44,6 +44,7 @@ import {
   type MeshPeer,
 } from './wireguard-mesh.js';
 
+/** What rendering the nodes of a cluster depends on: the cluster, its secrets, the versions, randomness and time. */
 export interface RenderContext {
   cluster: BootstrapCluster;
   keys: ClusterKeys;
@@ -56,6 +57,7 @@ export interface RenderContext {
   initNode?: string;
 }
 
+/** What rendering one node's user-data depends on: the cluster's context and the node. */
 export interface RenderNodeInput extends RenderContext {
   /** The cluster's PKI, issued when the cluster was first rendered (from the SecretStore). */
   pki: ClusterPki;
@@ -64,6 +66,7 @@ export interface RenderNodeInput extends RenderContext {
   bootstrapToken?: Redacted<string>;
 }
 
+/** One node's rendered user-data and the secrets it carries. */
 export interface RenderedNode {
   name: string;
   role: BootstrapNodeRole;
@@ -78,6 +81,7 @@ export interface RenderedNode {
   wireguardPublicKey: string;
 }
 
+/** Every node of a cluster rendered, with the secrets generated for the cluster. */
 export interface RenderedCluster {
   pki: ClusterPki;
   meshPeers: MeshPeer[];
@@ -97,6 +101,7 @@ function initNodeName(ctx: RenderContext): string {
   return name;
 }
 
+/** How a node boots: the first control plane inits, the others join, load-balancer nodes run nginx. */
 export function nodeMode(ctx: RenderContext, node: BootstrapNode): NodeMode {
   switch (node.role) {
     case 'control':

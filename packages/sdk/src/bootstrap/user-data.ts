@@ -30,18 +30,22 @@ export const USER_DATA_RULES: Readonly<Record<string, UserDataRule>> = {
 /** Providers without a documented rule: EC2's limit, the smallest we know, and text only. */
 export const DEFAULT_USER_DATA_RULE: UserDataRule = { limit: 16_384, binary: false, source: "no documented limit: EC2's, as text" };
 
+/** The user-data rule (size limit, encoding) of a provider's API. */
 export function userDataRule(provider: string): UserDataRule {
   return USER_DATA_RULES[provider] ?? DEFAULT_USER_DATA_RULE;
 }
 
 /** Raw user-data limits by provider (from USER_DATA_RULES). */
 export const USER_DATA_LIMITS: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(USER_DATA_RULES).map(([k, r]) => [k, r.limit]));
+/** The user-data size limit of a provider that documents none. */
 export const DEFAULT_USER_DATA_LIMIT = DEFAULT_USER_DATA_RULE.limit;
 
+/** The largest user-data, in bytes, a provider's API accepts. */
 export function userDataLimit(provider: string): number {
   return userDataRule(provider).limit;
 }
 
+/** What a node's cloud-config document is rendered from. */
 export interface CloudConfigInput {
   hostname: string;
   comment: string;
@@ -73,6 +77,7 @@ export function renderCloudConfig(input: CloudConfigInput): Redacted<string> {
   return Redacted.of(`#cloud-config\n# ${input.comment}\n${toYaml(doc)}`);
 }
 
+/** User-data packed for a provider: the bytes to send and whether they are compressed. */
 export interface PackedUserData {
   /** The bytes to hand to the provider (plain text or gzip). */
   bytes: Redacted<Uint8Array>;

@@ -5,6 +5,7 @@ import type { BootstrapCluster } from './input.js';
 import { cidrContains, isIpv4, parseCidr } from './network.js';
 import { PROXY_TEXT_UNSAFE } from './installation-proxy.js';
 
+/** A problem in a cluster's bootstrap input, with the field it concerns. */
 export interface BootstrapIssue {
   path: string;
   message: string;
@@ -21,6 +22,7 @@ function tryCidr(cidr: string): boolean {
   }
 }
 
+/** The problems that keep a cluster's bootstrap input from rendering; empty when it renders. */
 export function bootstrapIssues(cluster: BootstrapCluster): BootstrapIssue[] {
   const issues: BootstrapIssue[] = [];
   const add = (path: string, message: string): void => {

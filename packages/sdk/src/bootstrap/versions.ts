@@ -11,6 +11,7 @@ export const KUBERNETES_RELEASE_KEY_FINGERPRINT = 'DE15B14486CD377B9E876E1A23465
 /** Where the verified key goes; the apt source names it with `signed-by=`. Shared with the mesh agent's upgrade path. */
 export const KUBERNETES_APT_KEYRING = '/etc/apt/keyrings/kubernetes-apt-keyring.gpg';
 
+/** The pinned versions of what nodes install beside Kubernetes (Cilium, its CLI, the package revision and its signing key). */
 export const DEFAULT_VERSIONS: BootstrapVersions = {
   cilium: '1.18.5',
   ciliumCli: 'v0.18.9',
@@ -18,6 +19,7 @@ export const DEFAULT_VERSIONS: BootstrapVersions = {
   kubernetesReleaseKeyFingerprint: KUBERNETES_RELEASE_KEY_FINGERPRINT,
 };
 
+/** The default versions with the given ones overriding them. */
 export function resolveVersions(overrides: Partial<BootstrapVersions> = {}): BootstrapVersions {
   return { ...DEFAULT_VERSIONS, ...overrides };
 }

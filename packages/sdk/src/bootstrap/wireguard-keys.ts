@@ -4,6 +4,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { Redacted } from '../redacted.js';
 import type { RandomSource } from './random.js';
 
+/** A WireGuard key pair: the private key (redacted) and its public key, both base64. */
 export interface WireguardKeyPair {
   publicKey: string;
   privateKey: Redacted<string>;

@@ -8,6 +8,7 @@ import { type MeshPeer, MESH_BUNDLE_KEY, MESH_BUNDLE_LINE_PATTERNS, MESH_BUNDLE_
 import { MESH_READERS_GROUP } from './pki.js';
 
 export const WIREGUARD_INTERFACE = 'wg0';
+/** The UDP port WireGuard listens on on every node. */
 export const WIREGUARD_PORT = 51820;
 /**
  * 1500 minus WireGuard's worst case (IPv6 outer header 40 + UDP 8 + WireGuard 32 = 80): the overlay works over
@@ -21,7 +22,9 @@ export const WIREGUARD_MTU = 1420;
  * keeps NAT mappings alive (AWS public IPs are 1:1 NAT, home routers drop idle UDP after ~30 s).
  */
 export const PERSISTENT_KEEPALIVE_SECONDS = 25;
+/** The name of the ConfigMap that carries the signed mesh bundle. */
 export const MESH_CONFIGMAP = 'kubeplane-mesh';
+/** The namespace of the mesh ConfigMap. */
 export const MESH_NAMESPACE = 'kube-system';
 export const MESH_SYNC_SCRIPT_PATH = '/usr/local/sbin/kubeplane-mesh-sync';
 export const MESH_READER_KUBECONFIG_PATH = '/etc/kubeplane/mesh-reader.conf';
@@ -31,6 +34,7 @@ export const MESH_SERIAL_PATH = '/var/lib/kubeplane/mesh-serial';
 
 export type { MeshPeer } from './mesh-bundle.js';
 
+/** The WireGuard peers of a cluster: one per node, with its overlay address and the endpoint others reach it at. */
 export function meshPeers(cluster: BootstrapCluster, publicKeys: Record<string, string>): MeshPeer[] {
   return cluster.nodes.map((node) => {
     const publicKey = publicKeys[node.name];
@@ -309,6 +313,7 @@ export function meshSyncKubeconfigPath(node: BootstrapNode): string {
   return node.role === 'loadbalancer' ? MESH_READER_KUBECONFIG_PATH : KUBELET_KUBECONFIG_PATH;
 }
 
+/** The systemd service that applies the mesh bundle on a node. */
 export function renderMeshSyncService(node: BootstrapNode, loadBalancer?: string): string {
   return `[Unit]
 Description=kubeplane: apply the cluster's WireGuard peer list to ${WIREGUARD_INTERFACE}
@@ -323,6 +328,7 @@ ExecStart=${MESH_SYNC_SCRIPT_PATH} ${meshSyncKubeconfigPath(node)} ${node.behind
 `;
 }
 
+/** The systemd timer that runs the mesh sync service. */
 export function renderMeshSyncTimer(): string {
   return `[Unit]
 Description=kubeplane: sync the WireGuard mesh with the cluster every minute

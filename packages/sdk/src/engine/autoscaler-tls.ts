@@ -9,6 +9,7 @@ import type { Redacted } from '../redacted.js';
 import { issueCaCertificate, issueLeafCertificate, type IssueOptions, type KeyPairSource } from '../bootstrap/pki.js';
 import { isIPv4 } from 'node:net';
 
+/** The TLS material of the autoscaler's gRPC link: the CA and the autoscaler's client certificate. */
 export interface AutoscalerTls {
   caCertificate: string;
   caKey: Redacted<string>;
@@ -17,6 +18,7 @@ export interface AutoscalerTls {
   clientKey: Redacted<string>;
 }
 
+/** The serving certificate and key of kubeplane's autoscaler adapter, with the CA that signed it. */
 export interface AdapterServingTls {
   caCertificate: string;
   certificate: string;

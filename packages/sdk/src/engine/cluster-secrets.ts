@@ -10,6 +10,7 @@ import type { AutoscalerTls } from './autoscaler-tls.js';
 import type { SecretStore } from './ports/secret-store.js';
 import { secretName } from './records.js';
 
+/** An SSH key pair: the private key (redacted) and the OpenSSH public key. */
 export interface SshKeyPair {
   /** OpenSSH public key line. */
   publicKey: string;
@@ -35,6 +36,7 @@ function unseal(value: unknown): unknown {
   return value;
 }
 
+/** A cluster's secrets in the SecretStore: keys, WireGuard keys, join token and outputs, under one naming scheme. */
 export class ClusterSecrets {
   constructor(
     private readonly store: SecretStore,
@@ -63,9 +65,11 @@ export class ClusterSecrets {
     return stored;
   }
 
+  /** The cluster's key pairs, or null before they are made. */
   keys(): Promise<ClusterKeys | null> {
     return this.#get<ClusterKeys>('keys');
   }
+  /** Stores the cluster's key pairs. */
   putKeys(keys: ClusterKeys): Promise<void> {
     return this.#put('keys', keys);
   }
@@ -81,9 +85,11 @@ export class ClusterSecrets {
   issuePki(pki: ClusterPki): Promise<ClusterPki> {
     return this.#issue('pki', pki);
   }
+  /** The nodes' WireGuard key pairs, by node name (empty before any is made). */
   async wireguard(): Promise<Record<string, WireguardKeyPair>> {
     return (await this.#get<Record<string, WireguardKeyPair>>('wireguard')) ?? {};
   }
+  /** Stores the nodes' WireGuard key pairs, by node name. */
   putWireguard(keys: Record<string, WireguardKeyPair>): Promise<void> {
     return this.#put('wireguard', keys);
   }
@@ -91,6 +97,7 @@ export class ClusterSecrets {
   async joinToken(): Promise<Redacted<string> | null> {
     return this.store.get(secretName(this.clusterId, 'join-token'));
   }
+  /** Stores the kubeadm join token. */
   putJoinToken(token: Redacted<string>): Promise<void> {
     return this.store.put(secretName(this.clusterId, 'join-token'), token, this.labels);
   }
@@ -99,6 +106,7 @@ export class ClusterSecrets {
     const pki = await this.pki();
     return pki ? pki.secret.adminKubeconfig : this.store.get(secretName(this.clusterId, 'managed-kubeconfig'));
   }
+  /** Stores the admin kubeconfig a managed service gave. */
   putManagedKubeconfig(kubeconfig: Redacted<string>): Promise<void> {
     return this.store.put(secretName(this.clusterId, 'managed-kubeconfig'), kubeconfig, this.labels);
   }
@@ -129,13 +137,16 @@ export class ClusterSecrets {
   async putOutput(what: 'kubeconfig' | 'metadata', value: Redacted<string>): Promise<void> {
     await this.store.put(secretName(this.clusterId, what), value, { ...this.labels, 'kubeplane.dev/output': what });
   }
+  /** One of the cluster's outputs (its kubeconfig or metadata), or null before it is written. */
   async output(what: 'kubeconfig' | 'metadata'): Promise<Redacted<string> | null> {
     return this.store.get(secretName(this.clusterId, what));
   }
+  /** Deletes the cluster's outputs: its kubeconfig and metadata. */
   async deleteOutputs(): Promise<void> {
     await this.store.delete(secretName(this.clusterId, 'kubeconfig'));
     await this.store.delete(secretName(this.clusterId, 'metadata'));
   }
+  /** Deletes every secret of the cluster. */
   async deleteAll(): Promise<void> {
     for (const what of ['keys', 'pki', 'wireguard', 'ssh', 'join-token', 'managed-kubeconfig', 'kubeconfig', 'metadata', 'autoscaler-tls'] as const) {
       await this.store.delete(secretName(this.clusterId, what));

@@ -15,10 +15,16 @@ import type { StepEvent } from './events.js';
 
 /** The parts of Kubeplane a delivery needs. */
 export interface StepDeliveryTarget {
-  engine: { handle(event: StepEvent): Promise<ProcessOutcome>; readonly leaseSeconds: number };
+  engine: {
+    /** Processes one step message. */
+    handle(event: StepEvent): Promise<ProcessOutcome>;
+    readonly leaseSeconds: number;
+  };
+  /** Sets a cluster's status to ERROR with the reason, if it is still at the expected generation and step; whether it did. */
   markFailed(clusterId: string, message: string, expect?: { generation: number; seq: number }): Promise<boolean>;
 }
 
+/** One delivery of a step message by a queue, with what the engine needs to decide about retries. */
 export interface StepDelivery {
   event: StepEvent;
   /** This delivery of the message, 1 for the first. */
@@ -36,6 +42,7 @@ export interface StepDelivery {
   deliveries?: string;
 }
 
+/** What to do with a delivered step message after the engine has processed it. */
 export type DeliveryDecision =
   /** Done with this message: the step ran (advanced, waited, finished) or the message was stale. */
   | { action: 'ack'; outcome: ProcessOutcome }

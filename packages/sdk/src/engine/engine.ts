@@ -38,6 +38,7 @@ import {
 import type { StepDefinition } from './steps/types.js';
 import { defaultOverdueSeconds, lostMs } from './lost-messages.js';
 
+/** The ports and settings an Engine runs with. */
 export interface EngineOptions {
   state: StateStore;
   secrets: SecretStore;
@@ -74,8 +75,10 @@ export interface EngineOptions {
   clockParticipant?: ClockParticipant;
 }
 
+/** How processing one step message ended. */
 export type ProcessOutcome = 'advanced' | 'waiting' | 'finished' | 'failed' | 'stale' | 'busy' | 'conflict' | 'invalid';
 
+/** Runs the steps of clusters one message at a time, safe against duplicate, reordered and stale messages. */
 export class Engine {
   readonly options: EngineOptions;
   readonly workerId: string;
@@ -90,11 +93,13 @@ export class Engine {
     this.catalogs = new CatalogCache(options.clock);
   }
 
+  /** Adds an event listener; the function returned removes it. */
   on(listener: EngineEventListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
+  /** Sends an event to every listener. */
   emit(event: EngineEvent): void {
     for (const l of this.#listeners) l(event);
   }

@@ -3,11 +3,15 @@
 // watch: phases starting, steps done, resources created, waits and errors.
 import * as z from 'zod';
 
+/** The phases of a cluster's workflow, in order. */
 export const PHASES = ['infrastructure', 'dns', 'kubernetes', 'addons', 'outputs', 'delete'] as const;
+/** One phase of a cluster's workflow. */
 export type EnginePhase = (typeof PHASES)[number];
 
+/** The version of the step message format. */
 export const STEP_EVENT_VERSION = 1;
 
+/** The schema of a step message: which cluster, incarnation, generation and step it is for. */
 export const stepEventSchema = z.strictObject({
   v: z.literal(STEP_EVENT_VERSION),
   project: z.string().min(1),
@@ -29,6 +33,7 @@ export const stepEventSchema = z.strictObject({
   /** `<clusterId>/<incarnation>/<generation>/<seq>/<attempt>`: the queue's deduplication id. */
   key: z.string().min(1),
 });
+/** A step message, as queues carry it. */
 export type StepEvent = z.infer<typeof stepEventSchema>;
 
 /** A queue message's text as a step event, or the reasons it is not one (never throws). */
@@ -43,10 +48,12 @@ export function parseStepEvent(text: string): { ok: true; event: StepEvent } | {
   return parsed.success ? { ok: true, event: parsed.data } : { ok: false, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
 }
 
+/** The deduplication key of a step message. */
 export function stepEventKey(e: Pick<StepEvent, 'clusterId' | 'incarnation' | 'generation' | 'seq' | 'attempt'>): string {
   return `${e.clusterId}/${e.incarnation ?? '-'}/${e.generation}/${e.seq}/${e.attempt}`;
 }
 
+/** What the engine reports as it works: steps started and finished, waits, failures. */
 export type EngineEvent =
   | { type: 'phase-started'; at: number; project: string; cluster: string; phase: EnginePhase }
   | { type: 'step-done'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string }
@@ -87,4 +94,5 @@ export type EngineEvent =
   /** An autoscaled pool's provider refused to grow it: the pool keeps what exists and is backed off (pool-scaling.ts). */
   | { type: 'pool-growth-refused'; at: number; project: string; cluster: string; pool: string; kind: string; message: string };
 
+/** A function that receives the engine's events. */
 export type EngineEventListener = (event: EngineEvent) => void;

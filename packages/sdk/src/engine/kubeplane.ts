@@ -172,6 +172,7 @@ function checkedProject(project: unknown): string {
   return project;
 }
 
+/** A manifest's status in Claudie's shape: its state and each cluster's. */
 export interface ManifestStatus {
   project: string;
   state: ManifestState;
@@ -192,6 +193,7 @@ export interface PoolCounts {
   lastFailure?: { kind: string; message: string; at: string; retryAfter: string };
 }
 
+/** What destroy did: the clusters it scheduled for deletion. */
 export interface DestroyResult {
   /** Clusters whose deletion was queued. */
   queued: string[];
@@ -199,6 +201,7 @@ export interface DestroyResult {
   swept: string[];
 }
 
+/** What apply did: the plan and the generation it started. */
 export interface ApplyResult {
   generation: number;
   plan: Plan;
@@ -206,6 +209,7 @@ export interface ApplyResult {
   queued: string[];
 }
 
+/** The SDK's entry point: apply, destroy and read the status of manifests through one engine. */
 export class Kubeplane {
   readonly engine: Engine;
   readonly #options: EngineOptions;
@@ -216,6 +220,7 @@ export class Kubeplane {
     this.engine = new Engine(options);
   }
 
+  /** Adds a listener of the engine's events; the function returned removes it. */
   on(listener: EngineEventListener): () => void {
     return this.engine.on(listener);
   }
@@ -626,6 +631,7 @@ export class Kubeplane {
     throw new KubeplaneError('conflict', `cluster ${clusterId} is being changed by others; try again`);
   }
 
+  /** The names of the projects in the StateStore. */
   async projects(): Promise<string[]> {
     return (await this.#options.state.list('projects/')).map((k) => k.slice('projects/'.length));
   }

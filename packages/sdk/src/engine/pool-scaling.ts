@@ -13,8 +13,10 @@ import type { ClusterRecord, GrowthFailure, NodeResource } from './records.js';
  * (kubernetes/autoscaler cluster-autoscaler/FAQ.md, "What are the parameters to CA?"). A growth that succeeds clears it.
  */
 export const GROWTH_BACKOFF_INITIAL_MS = 5 * 60_000;
+/** The longest wait before a pool that failed to grow is grown again. */
 export const GROWTH_BACKOFF_MAX_MS = 30 * 60_000;
 
+/** The wait before growing a pool again after a number of failed attempts, doubling up to the maximum. */
 export function growthBackoffMs(failures: number): number {
   return Math.min(GROWTH_BACKOFF_MAX_MS, GROWTH_BACKOFF_INITIAL_MS * 2 ** Math.max(0, failures - 1));
 }
@@ -99,6 +101,7 @@ export function autoscaledPool(spec: ClusterSpec, name: string): PoolSpec & { au
   return pool as PoolSpec & { autoscaler: { min: number; max: number } };
 }
 
+/** A node of an autoscaled node group. */
 export interface NodeGroupNode {
   name: string;
   /** The provider's id for the machine (empty while its creation is not yet answered). */
@@ -106,6 +109,7 @@ export interface NodeGroupNode {
   state: 'creating' | 'running' | 'deleting';
 }
 
+/** What a new node of an autoscaled node group would look like, for the autoscaler's scale-up decisions. */
 export interface NodeGroupTemplate {
   cpu: number;
   memoryGiB: number;
@@ -117,6 +121,7 @@ export interface NodeGroupTemplate {
   taints: Array<{ key: string; value?: string; effect: string }>;
 }
 
+/** An autoscaled pool as the cluster autoscaler sees it: its bounds, target size and nodes. */
 export interface NodeGroup {
   /** The pool's name. */
   id: string;

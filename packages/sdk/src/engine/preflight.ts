@@ -9,6 +9,7 @@ import type { Outcome } from '../provider/outcome.js';
 import type { ClusterSpec } from '../model/types.js';
 import type { Deprecation, ImageInfo, Provider, QuotaInfo, RegionInfo, ServerTypeInfo, ZoneInfo } from '../provider/types.js';
 
+/** How preflight treats pools whose machines exist and that the apply leaves as they are: their catalog problems are warnings. */
 export interface PreflightOptions {
   /**
    * Manifest pools whose machines exist and that this apply neither grows nor changes (same template, no more
@@ -24,6 +25,7 @@ export interface PreflightIssue {
   message: string;
 }
 
+/** Builds the provider preflight asks about a manifest's provider in a region. */
 export type PreflightProviders = (name: string, region?: string) => Promise<Provider>;
 
 /** How many alternatives a message names. */
@@ -39,6 +41,7 @@ export class CatalogCache {
   readonly #entries = new Map<string, { at: number; value: Promise<unknown> }>();
   constructor(private readonly clock: Clock) {}
 
+  /** The cached value of `key`, loaded (once, for concurrent callers) when missing or older than the cache's lifetime. */
   get<T>(key: string, load: () => Promise<T>): Promise<T> {
     const now = this.clock.now();
     const hit = this.#entries.get(key);

@@ -8,15 +8,19 @@ import type { ClusterSpec } from '../model/types.js';
 import type { ClusterPkiPublic } from '../bootstrap/pki.js';
 import type { EnginePhase } from './events.js';
 
+/** The version of the state records' format. */
 export const RECORD_VERSION = 1;
 
 /** Claudie's per-cluster workflow states (InputManifest `.status.clusters[].state`); docs/workflow.md explains each. */
 export const CLUSTER_STATES = ['WAIT_FOR_PICKUP', 'IN_PROGRESS', 'DONE', 'ERROR'] as const;
+/** One of Claudie's per-cluster workflow states. */
 export type ClusterState = (typeof CLUSTER_STATES)[number];
 /** Claudie's manifest states (InputManifest `.status.state`); docs/workflow.md explains each. */
 export const MANIFEST_STATES = ['WATCHING_FOR_CHANGES', 'IN_PROGRESS', 'DONE', 'ERROR', 'SCHEDULED_FOR_DELETION'] as const;
+/** One of Claudie's manifest states. */
 export type ManifestState = (typeof MANIFEST_STATES)[number];
 
+/** One stage of a cluster's workflow as its status records it. */
 export interface StageRecord {
   status: 'DONE' | 'ERROR';
   stage: EnginePhase;
@@ -24,6 +28,7 @@ export interface StageRecord {
   timestamp: string;
 }
 
+/** A cluster's status in Claudie's shape: state, current stage, the last stages and the last error. */
 export interface ClusterStatus {
   state: ClusterState;
   phase: EnginePhase | 'none';
@@ -34,6 +39,7 @@ export interface ClusterStatus {
   addons?: AddonStatus[];
 }
 
+/** A cloud resource kubeplane created, with its id and where it lives. */
 export interface NodeResource {
   pool: string;
   role: 'control' | 'compute' | 'loadbalancer';
@@ -64,6 +70,7 @@ export interface NodeResource {
   static?: { endpoint: string; port: number; username: string; secretRef: SecretRef; hostKey: string };
 }
 
+/** Every cloud resource a cluster owns, so that apply resumes and destroy removes exactly those. */
 export interface Ledger {
   /** By `<provider>/<region>`. */
   /** By provider region: the network kubeplane made, or the VPC of the existing subnet the manifest names (`subnetId`: never deleted). */
@@ -121,6 +128,7 @@ export interface GrowthFailure {
   failures: number;
 }
 
+/** The resources of a managed (CMK) cluster: the cluster and its node pools. */
 export interface ManagedLedger {
   provider: string;
   region: string;
@@ -141,6 +149,7 @@ export interface ManagedLedger {
   addonsAtCreation?: string[];
 }
 
+/** The state record of one cluster: its spec, ledger, status and the generation being applied. */
 export interface ClusterRecord {
   v: typeof RECORD_VERSION;
   project: string;
@@ -188,6 +197,7 @@ export interface ClusterRecord {
   lastManifest: Manifest | null;
 }
 
+/** The state record of a project: its manifest, generation and clusters. */
 export interface ProjectRecord {
   v: typeof RECORD_VERSION;
   project: string;
@@ -211,8 +221,11 @@ export interface ProjectRecord {
   updatedAt: number;
 }
 
+/** The state key of a project's record. */
 export const projectKey = (project: string) => `projects/${project}`;
+/** The state key of a cluster's record. */
 export const clusterKey = (clusterId: string) => `clusters/${clusterId}`;
+/** The SecretStore name of one of a cluster's secrets. */
 export const secretName = (
   clusterId: string,
   what: 'keys' | 'pki' | 'wireguard' | 'ssh' | 'join-token' | 'managed-kubeconfig' | 'kubeconfig' | 'metadata' | 'autoscaler-tls',
@@ -223,10 +236,12 @@ export function newIncarnation(): string {
   return randomUUID().replace(/-/g, '').slice(0, 16);
 }
 
+/** A ledger with no resources. */
 export function emptyLedger(): Ledger {
   return { networks: {}, firewalls: {}, sshKeys: {}, nodes: {}, dns: {}, dnsSync: {}, regions: [] };
 }
 
+/** Records a finished stage in a cluster's status, keeping the last three. */
 export function pushStage(status: ClusterStatus, stage: StageRecord): void {
   status.previous = [...status.previous, stage].slice(-3);
 }

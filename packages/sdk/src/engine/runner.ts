@@ -7,6 +7,7 @@ import type { Engine, ProcessOutcome } from './engine.js';
 import type { StepEvent } from './events.js';
 import type { Queue } from './ports/queue.js';
 
+/** When a local run stops: after a number of messages, a span of clock time, or when told to. */
 export interface RunOptions {
   /** Stop after this many messages (a safety net against a loop; default 1,000,000). */
   maxMessages?: number;
@@ -18,6 +19,7 @@ export interface RunOptions {
   participant?: ClockParticipant;
 }
 
+/** What a local run did: the messages processed, their outcomes, the time elapsed and why it stopped. */
 export interface RunReport {
   messages: number;
   outcomes: Partial<Record<ProcessOutcome, number>>;
@@ -26,6 +28,7 @@ export interface RunReport {
   stopped: 'idle' | 'max-messages' | 'max-elapsed' | 'stopped';
 }
 
+/** Drives an Engine from an in-process queue until no message is due, for the CLI, tests and embedding. */
 export class LocalRunner {
   constructor(
     private readonly engine: Engine,
@@ -33,6 +36,7 @@ export class LocalRunner {
     private readonly clock: Clock,
   ) {}
 
+  /** Processes due messages, advancing a virtual clock to the next one, until the queue is idle or a limit is reached. */
   async runUntilIdle(options: RunOptions = {}): Promise<RunReport> {
     const started = this.clock.now();
     const outcomes: RunReport['outcomes'] = {};

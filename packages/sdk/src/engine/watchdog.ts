@@ -8,6 +8,7 @@ import type { StepEvent } from './events.js';
 import { defaultOverdueSeconds, lostMs } from './lost-messages.js';
 import { clusterKey, clusterRecordProblem, newIncarnation, projectKey, projectRecordProblem, type ClusterRecord, type ProjectRecord } from './records.js';
 
+/** Which clusters the watchdog looks at and when a step's message counts as lost. */
 export interface WatchdogOptions {
   /** Only this project's clusters (default: every project in the StateStore). */
   project?: string;
@@ -17,6 +18,7 @@ export interface WatchdogOptions {
   isQueued?: (event: StepEvent) => Promise<boolean>;
 }
 
+/** What the watchdog did: the steps whose lost messages it sent again. */
 export interface WatchdogReport {
   requeued: Array<{ project: string; cluster: string; step: string }>;
 }

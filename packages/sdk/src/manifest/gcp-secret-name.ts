@@ -25,6 +25,7 @@ export const GCP_SECRET_PATTERNS = {
   project: PROJECT.source,
 } as const;
 
+/** A Google Secret Manager secret as a manifest names it: secret, version and project. */
 export interface GcpSecretManagerRef {
   secret: string;
   version?: string | undefined;

@@ -1,9 +1,12 @@
 // A validation finding: what is wrong, where (manifest path, and file:line when parsed from YAML or JSON),
 // and how bad (an error stops everything; a warning is shown and the manifest is still used).
 
+/** One step of a path into a manifest: a field name or a list index. */
 export type PathSegment = string | number;
+/** A path into a manifest, such as `nodePools.dynamic[2].count`. */
 export type Path = readonly PathSegment[];
 
+/** A problem found in a manifest: error or warning, its path, message and, when known, file and line. */
 export interface ValidationIssue {
   severity: 'error' | 'warning';
   /** `nodePools.dynamic[2].count`; prefixed by `spec.` for Claudie documents. */
@@ -37,10 +40,12 @@ export class IssueCollector {
   readonly issues: ValidationIssue[] = [];
   constructor(private readonly prefix: Path = []) {}
 
+  /** Records an error at a path (under the collector's prefix). */
   error(path: Path, message: string): void {
     this.issues.push({ severity: 'error', path: formatPath([...this.prefix, ...path]), message });
   }
 
+  /** Records a warning at a path (under the collector's prefix). */
   warning(path: Path, message: string): void {
     this.issues.push({ severity: 'warning', path: formatPath([...this.prefix, ...path]), message });
   }

@@ -20,7 +20,9 @@ import {
 } from './schema.js';
 import { NAME_LIMITS } from './rules.js';
 
+/** The two manifest formats: kubeplane's native one and Claudie's InputManifest. */
 export type ManifestFormat = 'native' | 'claudie';
+/** Both manifest formats, native first. */
 export const MANIFEST_FORMATS: readonly ManifestFormat[] = ['native', 'claudie'];
 
 /** Where each schema is published, and the file beside the docs that holds it. */
@@ -43,6 +45,7 @@ export const MANIFEST_SCHEMA_IDS: Record<ManifestFormat, { $id: string; title: s
  */
 const POOL_NAME_MAX: Record<ManifestFormat, number> = { native: NAME_LIMITS.pool, claudie: 20 };
 
+/** The JSON Schema of a manifest format, for editors and other tools. */
 export function manifestJsonSchema(format: ManifestFormat = 'native'): Record<string, unknown> {
   const source = format === 'native' ? nativeManifestSchema : claudieManifestSchema;
   const generated = z.toJSONSchema(source, {
@@ -70,10 +73,12 @@ export function manifestJsonSchema(format: ManifestFormat = 'native'): Record<st
   return { $schema, $id: ids.$id, title: ids.title, ...rest };
 }
 
+/** The JSON Schema of the native manifest format. */
 export function nativeManifestJsonSchema(): Record<string, unknown> {
   return manifestJsonSchema('native');
 }
 
+/** The JSON Schema of Claudie's InputManifest. */
 export function claudieManifestJsonSchema(): Record<string, unknown> {
   return manifestJsonSchema('claudie');
 }

@@ -1,6 +1,7 @@
 // The Kubernetes version catalog: which minors kubeplane can install, and how a version string is read.
 // Versions carry a patch number; CMK-style build suffixes (`1.33.4-cmk.15`) are understood, not stripped.
 
+/** A Kubernetes minor in the catalog: whether it is supported and where its packages are. */
 export interface KubernetesMinor {
   minor: number;
   /** Minors before 1.30 are still installable from pkgs.k8s.io but neither CMK nor Claudie supports them. */
@@ -9,8 +10,11 @@ export interface KubernetesMinor {
   packageRepo: string;
 }
 
+/** The oldest Kubernetes minor kubeplane can install. */
 export const OLDEST_MINOR = 24; // the first minor published on the community package repositories
+/** The oldest Kubernetes minor kubeplane supports without a warning. */
 export const OLDEST_SUPPORTED_MINOR = 30;
+/** The newest Kubernetes minor kubeplane can install. */
 export const NEWEST_MINOR = 36;
 
 /** Minors 1.24 .. 1.36; add a line when a new minor ships. */
@@ -23,6 +27,7 @@ export const KUBERNETES_MINORS: readonly KubernetesMinor[] = Array.from({ length
   };
 });
 
+/** A Kubernetes version read from a manifest, with its pre-release and build suffix. */
 export interface KubernetesVersion {
   major: 1;
   minor: number;
@@ -35,6 +40,7 @@ export interface KubernetesVersion {
   raw: string;
 }
 
+/** The result of checking a version: the version (maybe with a warning), or why it is refused. */
 export type VersionCheck = { ok: true; version: KubernetesVersion; warning?: string } | { ok: false; message: string };
 
 const VERSION_RE = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/;
@@ -49,6 +55,7 @@ const supportedRange = `1.${OLDEST_SUPPORTED_MINOR}–1.${NEWEST_MINOR}`;
  * 1.30–1.33 (seeds/cmk-addons.txt).
  */
 export const CLAUDIE_MINORS = { from: 34, to: 36 } as const;
+/** The Kubernetes minors Crusoe Managed Kubernetes supports. */
 export const CMK_MINORS = { from: 30, to: 33 } as const;
 const whoSupports = `Claudie supports 1.${CLAUDIE_MINORS.from}–1.${CLAUDIE_MINORS.to}, Crusoe Managed Kubernetes 1.${CMK_MINORS.from}–1.${CMK_MINORS.to}`;
 

@@ -17,6 +17,7 @@ export const NAME_PATTERNS = {
   labelValue: LABEL_VALUE.source,
 } as const;
 
+/** Checks a DNS-1123 label (RFC 1123) of at most `maxLength`; the message when it is not one, else null. */
 export function checkDns1123Label(value: string, what: string, maxLength: number): string | null {
   if (value.length === 0) return `${what} must not be empty`;
   if (value.length > maxLength) return `${what} "${value}" is ${value.length} characters; at most ${maxLength} are allowed`;
@@ -26,6 +27,7 @@ export function checkDns1123Label(value: string, what: string, maxLength: number
   return null;
 }
 
+/** Checks a DNS name (RFC 1123 subdomain); the message when it is not one, else null. */
 export function checkDnsName(value: string, what: string): string | null {
   if (value.length > 253 || !DNS1123_SUBDOMAIN.test(value)) {
     return `${what} "${value}" must be a lower-case DNS name such as example.com`;
@@ -47,6 +49,7 @@ export function checkQualifiedName(key: string, what: string): string | null {
   return null;
 }
 
+/** Checks a Kubernetes label value; the message when it is not one, else null. */
 export function checkLabelValue(value: string, what: string): string | null {
   if (value.length > 63 || !LABEL_VALUE.test(value)) {
     return `${what} "${value}" must be empty or at most 63 characters of letters, digits, '-', '_' and '.', starting and ending with a letter or digit`;
@@ -54,5 +57,7 @@ export function checkLabelValue(value: string, what: string): string | null {
   return null;
 }
 
+/** The taint effects Kubernetes knows. */
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
+/** One of Kubernetes' taint effects. */
 export type TaintEffect = (typeof TAINT_EFFECTS)[number];

@@ -29,11 +29,13 @@ export const MANIFEST_LISTS = {
   roles: { path: ['loadBalancers', 'roles'], schema: lbRoleSchema },
   lbClusters: { path: ['loadBalancers', 'clusters'], schema: lbClusterSchema },
 } as const;
+/** The name of one of a manifest's lists. */
 export type ManifestList = keyof typeof MANIFEST_LISTS;
 
 /** For each list, the original index of every element kept in the model (broken ones are left out). */
 export type ElementPositions = Record<ManifestList, number[]>;
 
+/** A manifest document as parsed: the manifest, its issues, and what is needed to locate them in the file. */
 export interface ParsedDocument {
   /** Null when the document could not be read as a manifest at all. */
   manifest: Manifest | null;
@@ -51,6 +53,7 @@ export interface ParsedDocument {
   otherKind?: string;
 }
 
+/** How a manifest is parsed: the file name to report and the size limits. */
 export interface ParseOptions {
   /** Shown in every issue as `file:line`. */
   file?: string;

@@ -27,8 +27,10 @@ export function credentialRequired(k: CredentialKey, present: (key: string) => b
   return k.required && !(k.requiredUnless !== undefined && present(k.requiredUnless));
 }
 
+/** What kubeplane knows of every provider type, by type. */
 export const PROVIDER_TYPE_INFO: Record<ProviderType, ProviderTypeInfo> = PROVIDER_PROFILES;
 
+/** The provider types that offer a manifest feature (DNS, spot machines, managed Kubernetes). */
 export function providerTypesWith(feature: 'dns' | 'spot' | 'managedKubernetes'): ProviderType[] {
   return PROVIDER_TYPES.filter((t) => PROVIDER_TYPE_INFO[t][feature]);
 }

@@ -14,6 +14,7 @@ import { checkProviders } from './rules/providers.js';
 export { API_SERVER_PORT, NAME_LIMITS, RESERVED_PORTS } from './rules/limits.js';
 export { checkManifestUpdate, IMMUTABLE_POOL_FIELDS } from './rules/update.js';
 
+/** The cross-field rules of a parsed manifest (references, names, CIDRs, counts) as issues. */
 export function checkManifestRules(parsed: ParsedDocument): ValidationIssue[] {
   const m = parsed.manifest;
   if (!m) return [];

@@ -14,9 +14,13 @@ import { NAME_PATTERNS, TAINT_EFFECTS } from './names.js';
 import { GCP_SECRET_PATTERNS } from './gcp-secret-name.js';
 import { IPV4_PATTERNS } from '../model/ipv4.js';
 
+/** The apiVersion of native manifests. */
 export const NATIVE_API_VERSION = 'kubeplane.dev/v1';
+/** The kind of native manifests. */
 export const NATIVE_KIND = 'Manifest';
+/** The apiVersion of Claudie's InputManifest. */
 export const CLAUDIE_API_VERSION = 'claudie.io/v1beta1';
+/** The kind of Claudie's InputManifest. */
 export const CLAUDIE_KIND = 'InputManifest';
 
 /** Marks a field Claudie's CRD does not have, in its description. */
@@ -39,6 +43,7 @@ const nodeAnnotations = z.record(z.string(), labelValues).meta({
   propertyNames: { pattern: NAME_PATTERNS.qualifiedName },
 });
 
+/** The schema of a node taint. */
 export const taintSchema = z
   .strictObject({
     key: z.string().meta({ description: 'The taint key, a qualified name.', pattern: NAME_PATTERNS.qualifiedName }),
@@ -151,8 +156,10 @@ export const addonSecretRefSchema = secretRefSchema
       { required: ['fromProvider'] },
     ],
   });
+/** A reference to the Secret holding an add-on's credentials. */
 export type AddonSecretRef = z.infer<typeof addonSecretRefSchema>;
 
+/** The schema of a provider: a cloud account, its type and where its credentials are. */
 export const providerSchema = z
   .strictObject({
     name: z.string().meta({
@@ -213,6 +220,7 @@ export function storageDiskSizeOf(pool: { storageDiskSize?: number | undefined }
 
 const nodeCount = z.int().min(1, 'count must be at least 1').max(255, 'count must be at most 255 (the node index is one byte)');
 
+/** The schema of a dynamic pool's autoscaler bounds. */
 export const autoscalerSchema = z
   .strictObject({
     /** Optional in Claudie's CRD; Claudie reads a missing min as 0 (AutoscalerConfig.isDefined: min >= 0 && max > 0). */
@@ -226,6 +234,7 @@ export const autoscalerSchema = z
   })
   .meta({ description: 'Let the cluster autoscaler size the pool between min and max. Instead of count.' });
 
+/** The schema of a dynamic pool's machine size (CPUs, memory, GPUs). */
 export const machineSpecSchema = z
   .strictObject({
     cpuCount: z.int().min(1).optional().meta({ description: 'CPU cores of the server type (with memory).' }),
@@ -244,6 +253,7 @@ export const poolNameSchema = z.string().meta({
   pattern: NAME_PATTERNS.dns1123Label,
 });
 
+/** The schema of a dynamic pool: machines kubeplane creates in a provider. */
 export const dynamicPoolSchema = z
   .strictObject({
     name: poolNameSchema,
@@ -297,6 +307,7 @@ export const dynamicPoolSchema = z
     oneOf: [{ required: ['count'] }, { required: ['autoscaler'] }],
   });
 
+/** The schema of one of the user's machines in a static pool. */
 export const staticNodeSchema = z
   .strictObject({
     endpoint: z.string().meta({ description: "The machine's IPv4 address, reached over SSH; unique in the manifest.", pattern: IPV4_PATTERNS.address }),
@@ -309,6 +320,7 @@ export const staticNodeSchema = z
   })
   .meta({ description: 'A machine you own, reached over SSH.' });
 
+/** The schema of a static pool: machines the user brings. */
 export const staticPoolSchema = z
   .strictObject({
     name: poolNameSchema,
@@ -320,9 +332,12 @@ export const staticPoolSchema = z
   })
   .meta({ description: 'Machines you already own (bring your own nodes). A static pool serves one cluster in one role.' });
 
+/** The add-ons a cluster can name: the chart add-ons and `autoclusters`. */
 export const ADDON_NAMES = [...CHART_ADDON_IDS, 'autoclusters'] as const;
+/** The name of an add-on. */
 export type AddonName = (typeof ADDON_NAMES)[number];
 
+/** The schema of an add-on a cluster asks for. */
 export const addonSchema = z
   .strictObject({
     name: z.enum(ADDON_NAMES, { error: `add-on name must be one of ${ADDON_NAMES.join(', ')}` }).meta({ description: 'The add-on.' }),
@@ -361,6 +376,7 @@ const version = z
     examples: ['1.34.2'],
   });
 
+/** The schema of a Kubernetes cluster in a manifest. */
 export const clusterSchema = z
   .strictObject({
     name: z.string().meta({
@@ -470,6 +486,7 @@ export const clusterSchema = z
 
 const port = (what: string) => z.int().min(1).max(65535).meta({ description: what });
 
+/** The schema of a load balancer's role: a port, protocol and target pools. */
 export const lbRoleSchema = z
   .strictObject({
     name: z.string().meta({ description: "The role's name, referred to by load balancers; unique.", minLength: 1 }),
@@ -493,6 +510,7 @@ export const lbRoleSchema = z
   })
   .meta({ description: 'A forwarding rule load balancers use: a port, a protocol and the pools that receive the traffic.' });
 
+/** The schema of a load-balancer cluster in a manifest. */
 export const lbClusterSchema = z
   .strictObject({
     name: z.string().meta({
@@ -517,6 +535,7 @@ export const lbClusterSchema = z
   })
   .meta({ description: "A load balancer: machines from pools that forward the roles' traffic to a cluster, with a DNS name." });
 
+/** The schema of a manifest's metadata. */
 export const metadataSchema = z
   .looseObject({
     name: z
@@ -529,6 +548,7 @@ export const metadataSchema = z
   .meta({ description: "The manifest's name (the project), namespace, labels and annotations." });
 
 // A list written but left empty (`static:`) is read as no entries (parse.ts), so the documents allow null.
+/** The fields of a manifest's spec, shared by the native and the Claudie schema. */
 export const specFields = {
   providers: z.array(providerSchema).nullable().optional().meta({ description: 'Cloud accounts, by name. Credentials stay outside the manifest (secretRef).' }),
   nodePools: z
@@ -562,6 +582,7 @@ export const nativeManifestSchema = z
   })
   .meta({ description: 'A kubeplane manifest: providers, node pools, Kubernetes clusters and load balancers' });
 
+/** The schema of Claudie's InputManifest document. */
 export const claudieManifestSchema = z
   .strictObject({
     apiVersion: z.literal(CLAUDIE_API_VERSION).meta({ description: `${CLAUDIE_API_VERSION} (kubeplane's own documents use ${NATIVE_API_VERSION}).` }),
@@ -572,17 +593,29 @@ export const claudieManifestSchema = z
   })
   .meta({ description: "A Claudie InputManifest, read as kubeplane reads it: Claudie's CRD fields plus kubeplane's additions (marked kubeplane only)" });
 
+/** A reference to a Secret holding credentials or keys. */
 export type SecretRef = z.infer<typeof secretRefSchema>;
+/** A provider as the manifest writes it. */
 export type ProviderDef = z.infer<typeof providerSchema>;
+/** A taint as the manifest writes it. */
 export type Taint = z.infer<typeof taintSchema>;
+/** A dynamic pool as the manifest writes it. */
 export type DynamicPoolDef = z.infer<typeof dynamicPoolSchema>;
+/** A static pool as the manifest writes it. */
 export type StaticPoolDef = z.infer<typeof staticPoolSchema>;
+/** A static pool's machine as the manifest writes it. */
 export type StaticNodeDef = z.infer<typeof staticNodeSchema>;
+/** A Kubernetes cluster as the manifest writes it. */
 export type ClusterDef = z.infer<typeof clusterSchema>;
+/** An add-on as the manifest writes it. */
 export type AddonDef = z.infer<typeof addonSchema>;
+/** A load balancer's role as the manifest writes it. */
 export type LbRoleDef = z.infer<typeof lbRoleSchema>;
+/** A load-balancer cluster as the manifest writes it. */
 export type LbClusterDef = z.infer<typeof lbClusterSchema>;
+/** A native manifest document. */
 export type NativeManifestDocument = z.infer<typeof nativeManifestSchema>;
+/** A Claudie InputManifest document. */
 export type ClaudieManifestDocument = z.infer<typeof claudieManifestSchema>;
 
 /** The one typed model both document kinds parse to; every list present, in the order written. */

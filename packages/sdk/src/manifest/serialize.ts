@@ -3,6 +3,7 @@
 import { toYaml } from '../yaml-text.js';
 import { CLAUDIE_API_VERSION, CLAUDIE_KIND, NATIVE_API_VERSION, NATIVE_KIND, type Manifest } from './schema.js';
 
+/** A manifest as a plain document in its own format or the other one. */
 export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest.source): Record<string, unknown> {
   const metadata = {
     name: manifest.name,
@@ -22,6 +23,7 @@ export function toDocument(manifest: Manifest, as: Manifest['source'] = manifest
     : { apiVersion: NATIVE_API_VERSION, kind: NATIVE_KIND, metadata, ...spec };
 }
 
+/** A manifest as YAML or JSON text, in its own format or the other one. */
 export function serializeManifest(manifest: Manifest, format: 'yaml' | 'json' = 'yaml', as?: Manifest['source']): string {
   const doc = toDocument(manifest, as);
   return format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc);

@@ -5,12 +5,15 @@
 import { EVENT_ID, getScalarValue, SCALAR_STYLE, type Event, type ScalarEvent } from 'js-yaml';
 import type { Path } from './issues.js';
 
+/** A 1-based line and column in a manifest file. */
 export interface SourcePosition {
   line: number;
   column: number;
 }
 
+/** Finds where a manifest path sits in the file it was read from. */
 export interface SourceLocator {
+  /** The line and column of a path, or undefined when the file does not hold it. */
   locate(path: Path): SourcePosition | undefined;
 }
 

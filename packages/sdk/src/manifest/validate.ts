@@ -7,6 +7,7 @@ import { attachPositions, parseManifestObject, parseManifestText, parsePath, typ
 import { checkManifestRules, checkManifestUpdate } from './rules.js';
 import type { Manifest } from './schema.js';
 
+/** The outcome of validating manifest text: the manifests read, and every issue, each located in the file. */
 export interface ValidationResult {
   /** True when no issue is an error (warnings allowed). */
   ok: boolean;
@@ -22,19 +23,23 @@ export interface ValidationResult {
   locate(manifest: Manifest, found: ReadonlyArray<Omit<ValidationIssue, 'file' | 'line' | 'column'>>): ValidationIssue[];
 }
 
+/** How manifests are validated: parse options, and the manifests as last applied for the update rules. */
 export interface ValidateOptions extends ParseOptions {
   /** The manifests as last applied (by metadata.name): enables the update rules (immutable fields). */
   previous?: readonly Manifest[];
 }
 
+/** Validates manifest text (YAML or JSON, one or more documents). */
 export function validateManifestText(text: string, options: ValidateOptions = {}): ValidationResult {
   return finish(parseManifestText(text, options), options);
 }
 
+/** Validates a manifest already read into an object. */
 export function validateManifestObject(value: unknown, options: ValidateOptions = {}): ValidationResult {
   return finish([parseManifestObject(value, options)], options);
 }
 
+/** Reads and validates a manifest file. */
 export async function validateManifestFile(path: string, options: Omit<ValidateOptions, 'file'> & { file?: string } = {}): Promise<ValidationResult> {
   let text: string;
   try {

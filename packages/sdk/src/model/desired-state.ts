@@ -22,10 +22,13 @@ import type { ApiEndpoint, ClusterSpec, CurrentState, DnsSpec, LoadBalancerSpec,
 
 /** How long a worker may be NotReady, its machine running, before the engine replaces it. */
 export const DEFAULT_NOT_READY_MINUTES = 10;
+/** The pod CIDR of a cluster whose manifest names none. */
 export const DEFAULT_POD_CIDR = '10.244.0.0/16';
+/** The service CIDR of a cluster whose manifest names none. */
 export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
 const MAX_NODES_PER_POOL = 255;
 
+/** The clusters a manifest asks for, as specs the planner compares with the current state. */
 export function buildDesiredState(manifest: Manifest, current?: CurrentState): { project: string; clusters: ClusterSpec[] } {
   const project = manifest.name;
   const pathOf = (list: 'dynamic' | 'static' | 'clusters' | 'lbClusters', index: number) => {

@@ -1,5 +1,6 @@
 // IPv4 addresses and CIDR blocks as numbers: parsing, containment and host allocation for overlays.
 
+/** An IPv4 CIDR block. */
 export interface Cidr {
   /** Network address as an unsigned 32-bit number. */
   base: number;
@@ -16,12 +17,14 @@ export const IPV4_PATTERNS = {
   cidr: `^${OCTET_GROUP}(\\.${OCTET_GROUP}){3}/(3[0-2]|[0-2]?\\d)$`,
 } as const;
 
+/** An IPv4 address as an unsigned 32-bit number, or null when the text is not one. */
 export function parseIPv4(text: string): number | null {
   const parts = text.split('.');
   if (parts.length !== 4 || !parts.every((p) => OCTET.test(p))) return null;
   return parts.reduce((acc, p) => acc * 256 + Number(p), 0);
 }
 
+/** An unsigned 32-bit number as a dotted IPv4 address. */
 export function formatIPv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
@@ -41,6 +44,7 @@ export function parseCidr(text: string): Cidr | { error: string } {
   return { base: ip, prefix, text };
 }
 
+/** Whether parsing a CIDR gave a block rather than an error. */
 export function isCidr(value: Cidr | { error: string }): value is Cidr {
   return 'base' in value;
 }
@@ -57,6 +61,7 @@ export function hostAt(cidr: Cidr, index: number): string {
   return formatIPv4(cidr.base + offset);
 }
 
+/** The index of an address among the block's usable hosts, or null when it is not one of them. */
 export function hostIndexOf(cidr: Cidr, ip: string): number | null {
   const n = parseIPv4(ip);
   if (n === null) return null;
@@ -64,6 +69,7 @@ export function hostIndexOf(cidr: Cidr, ip: string): number | null {
   return offset >= 0 && offset < usableHosts(cidr) ? offset : null;
 }
 
+/** Whether two CIDR blocks share an address. */
 export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
   const aEnd = a.base + 2 ** (32 - a.prefix) - 1;
   const bEnd = b.base + 2 ** (32 - b.prefix) - 1;

@@ -4,8 +4,10 @@
 import type { AddonDef, ProviderType, SecretRef, Taint } from '../manifest/index.js';
 import type { KubernetesVersion } from '../manifest/kubernetes-versions.js';
 
+/** The role of a node: control plane, compute or load balancer. */
 export type NodeRole = 'control' | 'compute' | 'loadbalancer';
 
+/** One node of the desired state: name, pool, role and where it runs. */
 export interface NodeSpec {
   /** Cloud resource name, hostname and Kubernetes node name. */
   name: string;
@@ -23,6 +25,7 @@ export interface NodeSpec {
   observed?: { providerId?: string; publicIPv4?: string; privateIPv4?: string; status?: 'creating' | 'running' | 'ready' | 'not-ready' | 'deleting' };
 }
 
+/** The provider, region and zone a pool's machines are created in. */
 export interface PoolProvider {
   name: string;
   type: ProviderType;
@@ -32,6 +35,7 @@ export interface PoolProvider {
   subnet?: string;
 }
 
+/** A pool of the desired state: its machines, their size, labels and taints. */
 export interface PoolSpec {
   /** Unique within its cluster (or load balancer): the manifest's pool name, or its worker copy's name. */
   name: string;
@@ -59,6 +63,7 @@ export interface PoolSpec {
   nodes: NodeSpec[];
 }
 
+/** A load balancer's role in the desired state: the port and the pools it forwards to. */
 export interface LbRoleSpec {
   name: string;
   protocol: 'tcp' | 'udp';
@@ -69,6 +74,7 @@ export interface LbRoleSpec {
   stickySessions: boolean;
 }
 
+/** The DNS record a load balancer is reached at, and the provider that serves it. */
 export interface DnsSpec {
   zone: string;
   provider: string;
@@ -79,6 +85,7 @@ export interface DnsSpec {
   alternativeNames: string[];
 }
 
+/** A load balancer of the desired state. */
 export interface LoadBalancerSpec {
   name: string;
   id: string;
@@ -90,6 +97,7 @@ export interface LoadBalancerSpec {
   pools: PoolSpec[];
 }
 
+/** Where the API server is reached: a load balancer, a control plane's reserved IP, or the managed service. */
 export type ApiEndpoint =
   | { kind: 'load-balancer'; host: string; port: number; loadBalancer: string }
   | { kind: 'reserved-ip'; port: number; node: string; pool: string }
@@ -106,6 +114,7 @@ export interface ProviderNetworkSpec {
   existingSubnet?: string;
 }
 
+/** A cluster of the desired state, everything the planner and the engine act on. */
 export interface ClusterSpec {
   name: string;
   id: string;
@@ -132,6 +141,7 @@ export interface ClusterSpec {
   installationProxy?: { mode: 'on' | 'off' | 'default'; endpoint: string; noProxy: string };
 }
 
+/** The clusters a project's manifest asks for. */
 export interface DesiredState {
   project: string;
   clusters: ClusterSpec[];
@@ -143,6 +153,7 @@ export interface CurrentState {
   clusters: ClusterSpec[];
 }
 
+/** A project's current state when nothing exists yet. */
 export const emptyState = (project: string): CurrentState => ({ project, clusters: [] });
 
 /** Every node of a cluster: its Kubernetes nodes, then its load balancers' nodes. */

@@ -3,6 +3,7 @@ import type { Operation, Plan } from './types.js';
 
 const SIGN: Record<string, string> = { create: '+', delete: '-', upsert: '~', update: '~', change: '~', upgrade: '^', patch: '~', write: '>' };
 
+/** A plan as text for people: one line per operation, grouped by cluster, with a summary. */
 export function formatPlan(plan: Plan, options: { maxLinesPerCluster?: number } = {}): string {
   const warnings = (plan.warnings ?? []).map((w) => `${w.path}: warning: ${w.message}\n`).join('');
   if (plan.operations.length === 0) return `project ${plan.project}: no changes; the clusters match the manifest\n${warnings}`;

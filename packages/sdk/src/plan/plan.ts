@@ -26,6 +26,7 @@ interface Draft extends Operation {
   band: number;
 }
 
+/** The operations that take the current state to the desired one, or the issues that forbid it. */
 export function plan(desired: DesiredState, current: CurrentState): PlanResult {
   const issues: ValidationIssue[] = [];
   const warnings: PlanWarning[] = [];

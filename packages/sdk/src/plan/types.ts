@@ -2,8 +2,10 @@
 import type { ValidationIssue } from '../manifest/issues.js';
 import type { NodeRole } from '../model/types.js';
 
+/** The phase of the workflow an operation belongs to. */
 export type Phase = 'infrastructure' | 'dns' | 'kubernetes' | 'addons' | 'outputs';
 
+/** What an operation does. */
 export type OperationKind =
   | 'create-cluster'
   | 'delete-cluster'
@@ -29,6 +31,7 @@ export type OperationKind =
   | 'write-outputs'
   | 'delete-outputs';
 
+/** One operation of a plan: its kind, the cluster and resource, and why. */
 export interface Operation {
   /** Stable across re-planning: `<kind>:<clusterId>:<target>`. */
   id: string;
@@ -55,6 +58,7 @@ export interface PlanWarning {
   message: string;
 }
 
+/** The operations of a plan, with the warnings found while planning. */
 export interface Plan {
   project: string;
   operations: Operation[];
@@ -64,4 +68,5 @@ export interface Plan {
   summary: Partial<Record<OperationKind, number>>;
 }
 
+/** A plan, or the issues that forbid it. */
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: ValidationIssue[] };

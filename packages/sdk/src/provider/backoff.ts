@@ -1,6 +1,7 @@
 // Exponential backoff with full jitter (the AWS-recommended shape): spreads retries of many callers so
 // they do not hit a recovering API in lockstep.
 
+/** The bounds of a jittered exponential backoff. */
 export interface BackoffOptions {
   /** The first delay's upper bound, in seconds. */
   baseSeconds?: number;

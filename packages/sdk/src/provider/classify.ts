@@ -14,7 +14,8 @@ export function kindFromHttpStatus(status: number): ErrorKind {
   return 'invalid';
 }
 
-type HeaderBag = Record<string, string | string[] | undefined> | Headers;
+/** Response headers as Node's `http` or the Fetch API hands them over. */
+export type HeaderBag = Record<string, string | string[] | undefined> | Headers;
 
 function header(headers: HeaderBag, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;

@@ -1,11 +1,13 @@
 // Time as a port: providers, rate budgets and the sandbox read time only through a Clock, so a virtual
 // clock can make a three-minute boot cost no real time.
 
+/** The time as providers, rate budgets and the sandbox read it, so a virtual clock can stand in. */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
 }
 
+/** The clock of the operating system. */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** A clock that moves only when told to. Used by the sandbox and by discrete-event simulations. */
@@ -26,6 +28,7 @@ export class VirtualClock implements Clock {
     this.#now += ms;
   }
 
+  /** Moves the clock forward to the given time (ms); an earlier time changes nothing. */
   advanceTo(ms: number): void {
     if (ms > this.#now) this.#now = ms;
   }

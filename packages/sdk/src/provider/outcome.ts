@@ -16,11 +16,13 @@ export type PendingReason =
    * firewall still attached to a node that is shutting down). */
   | 'dependency';
 
+/** An outcome that is final: the call's value. */
 export interface Done<T> {
   readonly status: 'done';
   readonly value: T;
 }
 
+/** An outcome that is not final yet: call again after the given seconds. */
 export interface Pending {
   readonly status: 'pending';
   /** Seconds after which calling again is useful. Always > 0. */
@@ -32,21 +34,26 @@ export interface Pending {
   readonly cause?: KubeplaneError;
 }
 
+/** What every provider call returns: done with a value, or pending with when to ask again. */
 export type Outcome<T> = Done<T> | Pending;
 
+/** A done outcome with this value. */
 export function done<T>(value: T): Done<T> {
   return { status: 'done', value };
 }
 
+/** A pending outcome: why, when to call again, and a sentence for the status. */
 export function pending(reason: PendingReason, retryAfterSeconds: number, message: string, cause?: KubeplaneError): Pending {
   const seconds = Number.isFinite(retryAfterSeconds) ? Math.max(0.001, retryAfterSeconds) : 1;
   return cause ? { status: 'pending', reason, retryAfterSeconds: seconds, message, cause } : { status: 'pending', reason, retryAfterSeconds: seconds, message };
 }
 
+/** Whether the outcome is done. */
 export function isDone<T>(outcome: Outcome<T>): outcome is Done<T> {
   return outcome.status === 'done';
 }
 
+/** Whether the outcome is pending. */
 export function isPending<T>(outcome: Outcome<T>): outcome is Pending {
   return outcome.status === 'pending';
 }

@@ -2,6 +2,7 @@
 // stays under the cloud's own limit. Seeded with the published limits (latency-model.md).
 import type { Clock } from './clock.js';
 
+/** A token bucket's burst and refill rate. */
 export interface TokenBucketLimits {
   /** Tokens available at once (the burst). */
   capacity: number;
@@ -31,6 +32,7 @@ export interface RateBudget {
 
 /** Where providers get their budgets: one per key, so providers for one account and region share it. */
 export interface RateBudgetSource {
+  /** The budget of a key, made with these limits on first use. */
   get(key: string, limits: TokenBucketLimits): RateBudget;
 }
 
@@ -69,11 +71,13 @@ export class TokenBucket {
     this.#updatedAt = Math.max(now, this.#updatedAt);
   }
 
+  /** The tokens available now (0 while the bucket is blocked). */
   available(): number {
     this.#refill();
     return this.#clock.now() < this.#blockedUntil ? 0 : this.#tokens;
   }
 
+  /** Takes `cost` tokens if available and returns 0, else returns the seconds to wait before they are. */
   tryTake(cost = 1): number {
     if (cost > this.limits.capacity) throw new RangeError(`cost ${cost} exceeds the bucket's capacity ${this.limits.capacity}`);
     this.#refill();
@@ -89,11 +93,13 @@ export class TokenBucket {
     return (cost - this.#tokens) / this.limits.refillPerSecond;
   }
 
+  /** Lowers the tokens to what the cloud reports remaining, never raises them. */
   observeRemaining(remaining: number): void {
     this.#refill();
     if (Number.isFinite(remaining) && remaining >= 0 && remaining < this.#tokens) this.#tokens = remaining;
   }
 
+  /** Empties the bucket until the given time (ms), as a cloud's Retry-After asks. */
   blockUntil(untilMs: number): void {
     this.#refill();
     if (untilMs > this.#blockedUntil) {
@@ -107,6 +113,7 @@ export class TokenBucket {
     return { tokens: this.#tokens, updatedAt: this.#updatedAt, blockedUntil: this.#blockedUntil };
   }
 
+  /** Sets the bucket to a state saved with `state()`. */
   restore(state: TokenBucketState): void {
     this.#tokens = state.tokens;
     this.#updatedAt = state.updatedAt;
@@ -170,6 +177,7 @@ export class RateBudgets implements RateBudgetSource {
     this.#clock = clock;
   }
 
+  /** The budget of a key, made with these limits on first use. */
   get(key: string, limits: TokenBucketLimits): RateBudget {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
@@ -179,6 +187,7 @@ export class RateBudgets implements RateBudgetSource {
     return bucket;
   }
 
+  /** The keys of the budgets made so far. */
   keys(): string[] {
     return [...this.#buckets.keys()];
   }

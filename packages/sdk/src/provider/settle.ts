@@ -4,6 +4,7 @@ import { KubeplaneError } from '../errors.js';
 import type { VirtualClock } from './clock.js';
 import type { Outcome, Pending } from './outcome.js';
 
+/** How settle waits: its clock, the most pending results it accepts, and a hook on each. */
 export interface SettleOptions {
   clock: VirtualClock;
   /** Give up after this many pending results (a stuck operation is a bug the caller should see). */
@@ -12,6 +13,7 @@ export interface SettleOptions {
   onPending?: (pending: Pending, attempt: number) => void;
 }
 
+/** Calls until the outcome is done, advancing the clock by each pending wait; for tests and scripts. */
 export async function settle<T>(call: (attempt: number) => Promise<Outcome<T>>, options: SettleOptions): Promise<T> {
   const maxAttempts = options.maxAttempts ?? 200;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {

@@ -39,6 +39,7 @@ export function applyTake(fullAt: number | null, now: number, addMs: number, sla
   return { granted: true, fullAt: base + addMs };
 }
 
+/** How shared rate budgets allow for requests other workers have in flight. */
 export interface SharedRateBudgetsOptions {
   /**
    * Requests other workers may have in flight, uncounted by the cloud when it reports what is left: a shared
@@ -60,6 +61,7 @@ export class SharedRateBudgets implements RateBudgetSource {
     this.#allowance = options.inFlightAllowance ?? 10;
   }
 
+  /** The budget of a key on the shared store, made with these limits on first use. */
   get(key: string, limits: TokenBucketLimits): RateBudget {
     let budget = this.#budgets.get(key);
     if (!budget) {

@@ -5,6 +5,7 @@ import type { KubernetesApi } from '../engine/ports/kubernetes.js';
 
 /** Tag/label keys every provider writes on every resource it creates (rule C2). */
 export const CLUSTER_ID_TAG = 'kubeplane.dev/cluster-id';
+/** The tag that names the pool a cloud resource belongs to. */
 export const NODEPOOL_TAG = 'kubeplane.dev/nodepool';
 /** The deterministic resource name, as a tag, for clouds whose names are not unique keys (EC2). */
 export const NAME_TAG = 'kubeplane.dev/name';
@@ -21,8 +22,10 @@ export interface CallContext {
   attempt?: number;
 }
 
+/** The life-cycle state of a machine, in the terms every provider maps to. */
 export type NodeState = 'pending' | 'running' | 'stopping' | 'stopped' | 'deleting' | 'deleted' | 'failed' | 'unknown';
 
+/** A request for one machine: name, type, image, place, network, user-data and tags. */
 export interface NodeRequest {
   /** Deterministic and unique per cluster, e.g. `<clusterId>-<pool>-<nn>`; with the token below, the idempotency key. */
   name: string;
@@ -73,6 +76,7 @@ export interface NodeRequest {
   spot?: boolean;
 }
 
+/** A machine as a provider reports it: its id, state and addresses. */
 export interface NodeInfo {
   name: string;
   /** The cloud's own id, in the form Kubernetes uses for `spec.providerID` (`aws:///eu-central-1a/i-…`, `hcloud://42`). */
@@ -93,18 +97,21 @@ export interface NodeInfo {
   spot?: boolean;
 }
 
+/** Which machines to list: those of a cluster, optionally of one pool or region. */
 export interface NodeSelector {
   clusterId: string;
   nodepool?: string;
   region?: string;
 }
 
+/** A machine by its id and where it lives. */
 export interface NodeRef {
   clusterId: string;
   name: string;
   region: string;
 }
 
+/** A machine type a region offers: CPUs, memory, GPUs, architecture, and where and until when it can be ordered. */
 export interface ServerTypeInfo {
   name: string;
   vcpus: number;
@@ -141,6 +148,7 @@ export interface Deprecation {
   unavailableAfter?: string;
 }
 
+/** An image a region offers: its id, name, architecture and whether it is deprecated. */
 export interface ImageInfo {
   id: string;
   name: string;
@@ -150,17 +158,20 @@ export interface ImageInfo {
   deprecation?: Deprecation;
 }
 
+/** A region a provider offers. */
 export interface RegionInfo {
   name: string;
   /** false: the region exists but the account has not enabled it (EC2 DescribeRegions `optInStatus` not-opted-in). */
   enabled?: boolean;
 }
 
+/** An availability zone of a region. */
 export interface ZoneInfo {
   name: string;
   region: string;
 }
 
+/** The machines part of a provider: create, find, list and delete machines, and the catalog of types and images. */
 export interface ComputeApi {
   /**
    * Ensures the node exists (find-before-create by name/tag, or a client token): calling it again after a
@@ -174,8 +185,11 @@ export interface ComputeApi {
   getNode(ref: NodeRef, context?: CallContext): Promise<Outcome<NodeInfo | null>>;
   /** Requests deletion. Done when the node is gone or going; deleting a node that does not exist is done. */
   deleteNode(ref: NodeRef, context?: CallContext): Promise<Outcome<void>>;
+  /** The machine types a region offers. */
   serverTypes(region: string, context?: CallContext): Promise<Outcome<ServerTypeInfo[]>>;
+  /** The images a region offers. */
   images(region: string, context?: CallContext): Promise<Outcome<ImageInfo[]>>;
+  /** The availability zones of a region. */
   zones(region: string, context?: CallContext): Promise<Outcome<ZoneInfo[]>>;
   /**
    * One image by id or name, for ids a catalog listing does not show (EC2: any AMI the account may launch, not only
@@ -188,11 +202,13 @@ export interface ComputeApi {
   quotas?(context?: CallContext): Promise<Outcome<QuotaInfo[]>>;
 }
 
+/** A subnet to create in a network. */
 export interface SubnetRequest {
   cidr: string;
   zone?: string;
 }
 
+/** A request for a cluster's private network and its subnets. */
 export interface NetworkRequest {
   name: string;
   clusterId: string;
@@ -209,6 +225,7 @@ export interface NetworkRequest {
   existingSubnet?: string;
 }
 
+/** A network as a provider reports it. */
 export interface NetworkInfo {
   name: string;
   id: string;
@@ -219,6 +236,7 @@ export interface NetworkInfo {
   adopted?: boolean;
 }
 
+/** The protocols a firewall rule can allow. */
 export type FirewallProtocol = 'tcp' | 'udp' | 'icmp';
 
 /** An inbound allow rule. Everything not allowed is denied; outbound is open. */
@@ -233,6 +251,7 @@ export interface FirewallRule {
   description?: string;
 }
 
+/** A request for a cluster's firewall and its inbound rules. */
 export interface FirewallRequest {
   name: string;
   clusterId: string;
@@ -243,6 +262,7 @@ export interface FirewallRequest {
   labels?: Record<string, string>;
 }
 
+/** A firewall as a provider reports it. */
 export interface FirewallInfo {
   name: string;
   id: string;
@@ -250,6 +270,7 @@ export interface FirewallInfo {
   rules: FirewallRule[];
 }
 
+/** A request for a reserved public IP (the API endpoint of a cluster without a load balancer). */
 export interface ReservedIpRequest {
   name: string;
   clusterId: string;
@@ -259,6 +280,7 @@ export interface ReservedIpRequest {
   labels?: Record<string, string>;
 }
 
+/** A reserved IP as a provider reports it. */
 export interface ReservedIpInfo {
   name: string;
   id: string;
@@ -268,6 +290,7 @@ export interface ReservedIpInfo {
   attachedTo?: string;
 }
 
+/** A request to upload a cluster's SSH public key. */
 export interface SshKeyRequest {
   name: string;
   clusterId: string;
@@ -277,6 +300,7 @@ export interface SshKeyRequest {
   labels?: Record<string, string>;
 }
 
+/** An SSH key as a provider reports it. */
 export interface SshKeyInfo {
   name: string;
   id: string;
@@ -284,34 +308,46 @@ export interface SshKeyInfo {
   fingerprint?: string;
 }
 
+/** A cluster-scoped resource by name and region. */
 export interface ScopedRef {
   clusterId: string;
   name: string;
   region: string;
 }
 
+/** The networking part of a provider: networks, firewalls, reserved IPs and SSH keys. */
 export interface NetworkApi {
+  /** Creates the network and its subnets, or finds them when they exist. */
   ensureNetwork(request: NetworkRequest, context?: CallContext): Promise<Outcome<NetworkInfo>>;
+  /** Deletes a network; done when it is gone. */
   deleteNetwork(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   /** Creates the firewall or brings its rules to exactly `request.rules` (added, updated and removed). */
   ensureFirewall(request: FirewallRequest, context?: CallContext): Promise<Outcome<FirewallInfo>>;
+  /** Deletes a firewall; done when it is gone. */
   deleteFirewall(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
+  /** Reserves a public IP, or finds the one reserved before. */
   ensureReservedIp(request: ReservedIpRequest, context?: CallContext): Promise<Outcome<ReservedIpInfo>>;
   /** Attaches the reserved IP to the node; pending while the node cannot take it yet. */
   attachReservedIp(ip: ScopedRef, node: NodeRef, context?: CallContext): Promise<Outcome<ReservedIpInfo>>;
+  /** Releases a reserved IP; done when it is gone. */
   deleteReservedIp(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
+  /** Uploads an SSH public key, or finds it when it exists. */
   ensureSshKey(request: SshKeyRequest, context?: CallContext): Promise<Outcome<SshKeyInfo>>;
+  /** Deletes an SSH key; done when it is gone. */
   deleteSshKey(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
 }
 
+/** The DNS record types kubeplane writes. */
 export type DnsRecordType = 'A' | 'AAAA' | 'CNAME';
 
+/** A health check attached to a DNS record, so traffic goes only to healthy targets. */
 export interface DnsHealthCheck {
   /** A TCP check on this IP and port (kubeplane's LB nodes answer on 65534). */
   ip: string;
   port: number;
 }
 
+/** A DNS record: name, type, TTL and values, with its failover role or health check when it has one. */
 export interface DnsRecord {
   /** Fully qualified, without the trailing dot: `api.example.com`. */
   name: string;
@@ -326,6 +362,7 @@ export interface DnsRecord {
   healthCheck?: DnsHealthCheck;
 }
 
+/** A change to a zone: the records to write and those to delete. */
 export interface DnsChange {
   id: string;
   status: 'pending' | 'in-sync';
@@ -333,11 +370,13 @@ export interface DnsChange {
   warnings?: string[];
 }
 
+/** The DNS part of a provider: read and change a zone's records. */
 export interface DnsApi {
   /** Creates or updates all records in one change (atomic where the cloud allows it). */
   upsertRecords(zone: string, clusterId: string, records: DnsRecord[], context?: CallContext): Promise<Outcome<DnsChange>>;
   /** Done when the change is live on the cloud's name servers; pending before. */
   changeStatus(changeId: string, context?: CallContext): Promise<Outcome<DnsChange>>;
+  /** The records of a zone. */
   listRecords(zone: string, context?: CallContext): Promise<Outcome<DnsRecord[]>>;
   /** Removes the records (and their health checks); records that are already gone are fine. */
   deleteRecords(
@@ -372,6 +411,7 @@ export interface ManagedClusterRequest {
   serviceCidr?: string;
 }
 
+/** A managed Kubernetes cluster as the service reports it. */
 export interface ManagedClusterInfo {
   name: string;
   id: string;
@@ -387,12 +427,14 @@ export interface ManagedClusterInfo {
   managedResources?: string[];
 }
 
+/** A taint on the nodes of a managed node pool. */
 export interface ManagedNodeTaint {
   key: string;
   value?: string;
   effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
+/** A request for a managed node pool: its count, machine type, version, labels and taints. */
 export interface ManagedNodePoolRequest {
   clusterId: string;
   name: string;
@@ -423,6 +465,7 @@ export interface ManagedNodePoolRequest {
   updateVersion?: boolean;
 }
 
+/** A managed node pool as the service reports it. */
 export interface ManagedNodePoolInfo {
   name: string;
   id: string;
@@ -434,6 +477,7 @@ export interface ManagedNodePoolInfo {
   nodeIds: string[];
 }
 
+/** A node of a managed node pool as the service reports it. */
 export interface ManagedNodeInfo {
   id: string;
   name: string;
@@ -447,6 +491,7 @@ export interface ManagedNodeInfo {
   upToDate?: boolean;
 }
 
+/** The Kubernetes versions a managed service offers. */
 export interface ManagedVersions {
   /** Control-plane versions the provider offers now, oldest first. */
   cluster: string[];
@@ -454,6 +499,7 @@ export interface ManagedVersions {
   nodePool: string[];
 }
 
+/** The managed Kubernetes part of a provider: clusters, node pools, versions and the admin kubeconfig. */
 export interface ManagedKubernetesApi {
   /** Creates the cluster or checks it against the request. Pending while it is provisioning; done once it runs. */
   ensureCluster(request: ManagedClusterRequest, context?: CallContext): Promise<Outcome<ManagedClusterInfo>>;
@@ -464,6 +510,7 @@ export interface ManagedKubernetesApi {
    * nodes). Pending while the provider works on it; done with the pool once its machines are accepted.
    */
   ensureNodePool(request: ManagedNodePoolRequest, context?: CallContext): Promise<Outcome<ManagedNodePoolInfo>>;
+  /** Deletes a node pool and its machines; done when it is gone. */
   deleteNodePool(ref: ScopedRef, context?: CallContext): Promise<Outcome<void>>;
   /** The kubeconfig; it is a secret, so it comes back wrapped by the caller's SecretStore rules. */
   kubeconfig(ref: ScopedRef, context?: CallContext): Promise<Outcome<string>>;
@@ -492,6 +539,7 @@ export interface ManagedClusterConfig {
   addons: Array<{ name: string; config?: Record<string, unknown> }>;
 }
 
+/** What applying a managed cluster's settings wrote. */
 export interface ManagedClusterConfigResult {
   /** What was written, for the engine's events (`secret cmk-x`, `autoscaler limits`, …); empty when all matched. */
   changed: string[];
@@ -500,6 +548,7 @@ export interface ManagedClusterConfigResult {
 /** The part of the cluster's API a managed service's settings need. */
 export type ManagedClusterKubernetes = Pick<KubernetesApi, 'getSecret' | 'applySecret' | 'getDeploymentArgs' | 'setDeploymentArgs'>;
 
+/** Which parts of the provider contract a provider implements. */
 export interface Capabilities {
   compute: boolean;
   network: boolean;
@@ -551,6 +600,7 @@ export interface TaggedResource {
   name?: string;
 }
 
+/** A cloud account as the engine drives it: its capabilities and the APIs behind them. */
 export interface Provider {
   /** `aws`, `hetzner`, … */
   readonly name: string;

@@ -16,6 +16,7 @@ export interface CmkVersion {
 
 const CMK_VERSION = /^(\d+)\.(\d+)\.(\d+)-cmk\.(\d+)(?:-([a-z0-9]+))?$/;
 
+/** Reads a CMK version (`1.33.4-cmk.15`), or undefined when the text is not one. */
 export function parseCmkVersion(text: string): CmkVersion | undefined {
   const m = CMK_VERSION.exec(text);
   if (!m) return undefined;
@@ -61,8 +62,10 @@ export const CMK_AUTOCLUSTERS_MIN_VERSIONS: Readonly<Record<string, string>> = {
 /** How long a worker without the NFS packages takes to fetch them before its first NFS mount (seed: about 6 minutes). */
 export const CMK_NFS_PACKAGE_DOWNLOAD_SECONDS = 360;
 
+/** The id of a Crusoe Managed Kubernetes add-on. */
 export type CmkAddonId = 'crusoe_csi' | 'nvidia_gpu_operator' | 'nvidia_network_operator' | 'cluster_autoscaler';
 
+/** A Crusoe Managed Kubernetes add-on: its id, name and what it needs. */
 export interface CmkAddon {
   id: CmkAddonId;
   name: string;
@@ -95,6 +98,7 @@ export const CMK_ADDONS: readonly CmkAddon[] = [
  * seeds do not say; crusoe-system is our reading).
  */
 export const CMK_ADDON_SECRET = {
+  /** The Secret's name for a cluster. */
   name: (cluster: string) => `cmk-${cluster}`,
   namespace: 'crusoe-system',
   accessKey: 'CRUSOE_ACCESS_KEY',
@@ -109,8 +113,10 @@ export const CMK_MANAGED_FIREWALL_RULES = [
   { prefix: 'cmk-cp-ssh-access-cp-', purpose: 'SSH to control-plane nodes from Crusoe-managed IPs' },
 ] as const;
 
+/** Whether a Crusoe instance type is a CPU or a GPU type. */
 export type CrusoeInstanceKind = 'cpu' | 'gpu';
 
+/** A family of Crusoe instance types and what its types support. */
 export interface CrusoeInstanceFamily {
   /** `c1a`, `s1a`, or a GPU product prefix such as `h100-80gb`. */
   family: string;
@@ -123,6 +129,7 @@ export interface CrusoeInstanceFamily {
   architecture: 'x86_64' | 'arm64';
 }
 
+/** The Crusoe instance families kubeplane knows. */
 export const CRUSOE_INSTANCE_FAMILIES: readonly CrusoeInstanceFamily[] = [
   { family: 'c1a', kind: 'cpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: 'all', infiniband: false, architecture: 'x86_64' },
   { family: 's1a', kind: 'cpu', nfsSharedVolumes: 'all-types', legacySharedVolumeTypes: 'all', infiniband: false, architecture: 'x86_64' },
@@ -188,10 +195,12 @@ export function isInfinibandType(productName: string): boolean {
   return /-ib(\.|$)/.test(productName);
 }
 
+/** Whether a Crusoe instance type is a GB200 type (its workers need GB200 images). */
 export function isGb200Type(productName: string): boolean {
   return productName.startsWith('gb200');
 }
 
+/** What the Crusoe cluster checks read: the CMK version, add-ons, pools and project settings. */
 export interface CrusoeClusterCheckInput {
   /** The CMK cluster version (`1.33.4-cmk.15`). */
   version: string;
@@ -202,6 +211,7 @@ export interface CrusoeClusterCheckInput {
   autoClusters?: boolean;
 }
 
+/** A warning about a Crusoe cluster: its code and a message a person can act on. */
 export interface CrusoeWarning {
   code:
     | 'unsupported-version'
@@ -353,6 +363,7 @@ export const autoclustersConfigSchema = z.strictObject({
     .optional(),
   fallbackToProjectReservations: z.boolean().optional(),
 });
+/** The `autoclusters` add-on's settings. */
 export type AutoclustersConfig = z.infer<typeof autoclustersConfigSchema>;
 
 /** The Crusoe provider type's profile (see profile.ts). */

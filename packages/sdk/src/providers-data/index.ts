@@ -16,11 +16,13 @@ const CREATABLE_PROFILES = {
   cloudflare: CLOUDFLARE_PROFILE,
 } as const satisfies { [T in string]: ProviderProfile<T> };
 
+/** The profile of every provider type, by type. */
 export const PROVIDER_PROFILES = {
   ...CREATABLE_PROFILES,
   ...CLAUDIE_ONLY_PROFILES,
 } as const satisfies { [T in string]: ProviderProfile<T> };
 
+/** A provider type kubeplane knows (Claudie's provider types). */
 export type ProviderType = keyof typeof PROVIDER_PROFILES;
 
 /** A provider type kubeplane can create on; the others a Claudie manifest may name are read and validated only. */

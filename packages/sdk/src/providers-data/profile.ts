@@ -3,6 +3,7 @@
 // topology labels, GPUs). Each type's profile lives in its own file; index.ts gathers them, and the manifest rules,
 // the bootstrap renderer, node identity and the add-on rules read them instead of naming clouds.
 
+/** A credential key a provider type reads, and whether it is required. */
 export interface CredentialKey {
   key: string;
   required: boolean;
@@ -35,6 +36,7 @@ export interface MachinePlace {
   providerId?: string | undefined;
 }
 
+/** What kubeplane knows of one provider type: credentials, manifest features, user-data and machine topology. */
 export interface ProviderProfile<T extends string = string> {
   type: T;
   credentials: readonly CredentialKey[];

@@ -23,6 +23,7 @@ export interface LeaseTable<V> {
   extend(key: string, held: Pick<LeaseRecord, 'owner' | 'token'>, expiresAt: number): Promise<boolean>;
 }
 
+/** A Lease built on a store's conditional writes, for adapters whose store offers compare-and-set. */
 export class ConditionalLease<V> implements Lease {
   readonly #table: LeaseTable<V>;
   readonly #clock: Clock;

@@ -41,12 +41,14 @@ export interface LockOwner {
   command?: string;
 }
 
+/** A file lock this process holds, and how to release it. */
 export interface HeldLock {
   readonly owner: LockOwner;
   /** Gives the lock up; a second call does nothing. */
   release(): Promise<void>;
 }
 
+/** The outcome of trying to take a file lock: held, or the current holder. */
 export type TryLockResult = { held: HeldLock } | { holder: LockOwner | null };
 
 /** Nonces of the locks this process holds right now: a lock with our pid and another nonce is a former process's. */

@@ -93,6 +93,7 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
+/** A StateStore in files under a directory, for the CLI and single-machine use. */
 export class FileStateStore implements StateStore {
   constructor(private readonly dir: string) {}
 
@@ -108,6 +109,7 @@ export class FileStateStore implements StateStore {
     return this.#path(key);
   }
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     const path = this.#path(key);
     const stored = await readJson<StateFile<T>>(path).catch((e: unknown) => {
@@ -208,6 +210,7 @@ interface StateFile<T> {
   value: T;
 }
 
+/** A SecretStore in files under a directory, readable only by the owner. */
 export class FileSecretStore implements SecretStore {
   constructor(private readonly dir: string) {}
 
@@ -223,6 +226,7 @@ export class FileSecretStore implements SecretStore {
     return createFileAtomic(this.#path(name), JSON.stringify({ key: name, labels, value: value.reveal() }), 0o600);
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     const entry = await readJson<{ value: string }>(this.#path(name));
     return entry ? Redacted.of(entry.value) : null;
@@ -273,6 +277,7 @@ export class FileQueue<T> implements Queue<T> {
     });
   }
 
+  /** Sends a message, to be delivered after its delay. */
   async send(body: T, options: SendOptions): Promise<void> {
     const now = this.#clock.now();
     await this.#update((q) => {
@@ -350,6 +355,7 @@ export class FileQueue<T> implements Queue<T> {
   }
 }
 
+/** A Lease held through lock files, for processes on one machine. */
 export class FileLease implements Lease {
   constructor(
     private readonly dir: string,

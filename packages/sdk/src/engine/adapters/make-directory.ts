@@ -7,6 +7,7 @@ import type { Stats } from 'node:fs';
 import { KubeplaneError } from '../../errors.js';
 import { fileSystemErrorCode, fileSystemFix } from './file-system-error.js';
 
+/** How a directory is made: its mode, and how to name it and the fix in the error when it cannot be. */
 export interface MakeDirectoryOptions {
   /** The mode of every folder made (before the umask); default 0o777. */
   mode?: number;

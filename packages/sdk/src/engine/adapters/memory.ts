@@ -10,11 +10,13 @@ import { labelsMatch, type SecretEntry, type SecretStore } from '../ports/secret
 import { deliver, nextDeliveryAt, type StoredMessage } from './queue-rules.js';
 import { checkKey, nextFence, revisionConflict, type PutOptions, type StateStore, type Tombstone, type Versioned } from '../ports/state-store.js';
 
+/** A StateStore in memory, for tests and embedding in one process. */
 export class MemoryStateStore implements StateStore {
   readonly #data = new Map<string, { json: string; revision: number; fence?: number }>();
   /** What deleted keys left: their last revision and fence, which a later life of the key continues. */
   readonly #tombstones = new Map<string, Tombstone>();
 
+  /** The value stored under a key with its revision, or null when there is none. */
   async get<T>(key: string): Promise<Versioned<T> | null> {
     checkKey(key);
     const entry = this.#data.get(key);
@@ -50,6 +52,7 @@ export class MemoryStateStore implements StateStore {
   }
 }
 
+/** A SecretStore in memory, for tests and embedding in one process. */
 export class MemorySecretStore implements SecretStore {
   readonly #data = new Map<string, { value: string; labels: Record<string, string> }>();
 
@@ -65,6 +68,7 @@ export class MemorySecretStore implements SecretStore {
     return true;
   }
 
+  /** The value of a secret, or null when there is none. */
   async get(name: string): Promise<Redacted<string> | null> {
     const entry = this.#data.get(name);
     return entry ? Redacted.of(entry.value) : null;
@@ -82,6 +86,7 @@ export class MemorySecretStore implements SecretStore {
   }
 }
 
+/** How the in-memory queue behaves: its clock, visibility timeout and deduplication window (SQS FIFO's by default). */
 export interface MemoryQueueOptions {
   clock?: Clock;
   /** Seconds a received message stays hidden before it is delivered again (SQS default 30). */
@@ -104,6 +109,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.#dedupMs = (options.deduplicationWindowSeconds ?? 300) * 1000;
   }
 
+  /** Sends a message, to be delivered after its delay. */
   async send(body: T, options: SendOptions): Promise<void> {
     const now = this.#clock.now();
     if (options.deduplicationId !== undefined) {
@@ -149,6 +155,7 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 }
 
+/** How the in-memory lease behaves; tests use it to make a holder stall. */
 export interface MemoryLeaseOptions {
   /**
    * For tests of stalled holders: asked when another owner contends for a live lease; true counts the holder's lease
@@ -158,6 +165,7 @@ export interface MemoryLeaseOptions {
   runsOut?: (held: LeaseGrant, contender: string) => boolean;
 }
 
+/** A Lease in memory, for tests and embedding in one process. */
 export class MemoryLease implements Lease {
   readonly #clock: Clock;
   readonly #runsOut: MemoryLeaseOptions['runsOut'];

@@ -6,6 +6,7 @@ import type { Redacted } from '../../redacted.js';
 import type { Outcome } from '../../provider/outcome.js';
 import type { Taint } from '../../manifest/schema.js';
 
+/** A node as the Kubernetes API reports it. */
 export interface KubeNode {
   name: string;
   labels: Record<string, string>;
@@ -21,6 +22,7 @@ export interface KubeNode {
   kubeletVersion?: string;
 }
 
+/** The changes kubeplane makes to a node object: labels, annotations, taints, unschedulable. */
 export interface NodePatch {
   /** null removes a label. */
   labels?: Record<string, string | null>;
@@ -49,10 +51,13 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/** The port to a cluster's Kubernetes API, as far as the engine uses it. */
 export interface KubernetesApi {
   /** Done when the API server answers /readyz; pending (with a reason) while it does not. */
   ready(): Promise<Outcome<void>>;
+  /** The cluster's nodes. */
   listNodes(): Promise<KubeNode[]>;
+  /** Changes a node's labels, annotations, taints or schedulability. */
   patchNode(name: string, patch: NodePatch): Promise<void>;
   /**
    * Cordons the node and evicts its pods (DaemonSet pods excepted), honouring PodDisruptionBudgets:
@@ -61,13 +66,19 @@ export interface KubernetesApi {
   drainNode(name: string): Promise<Outcome<void>>;
   /** Deleting a node that is gone is fine. */
   deleteNode(name: string): Promise<void>;
+  /** Creates or replaces a ConfigMap. */
   applyConfigMap(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): Promise<void>;
+  /** A ConfigMap's data, or null when it does not exist. */
   getConfigMap(namespace: string, name: string): Promise<Record<string, string> | null>;
+  /** Creates or replaces a Secret. */
   applySecret(namespace: string, name: string, data: Record<string, Redacted<string>>, labels?: Record<string, string>): Promise<void>;
+  /** A Secret's data (redacted), or null when it does not exist. */
   getSecret(namespace: string, name: string): Promise<Record<string, Redacted<string>> | null>;
+  /** Deletes a Secret; deleting one that is gone is not an error. */
   deleteSecret(namespace: string, name: string): Promise<void>;
   /** Container args of a deployment's first container, or null when the deployment does not exist. */
   getDeploymentArgs(namespace: string, name: string): Promise<string[] | null>;
+  /** Sets the container args of a Deployment's first container. */
   setDeploymentArgs(namespace: string, name: string, args: string[]): Promise<void>;
   /**
    * Server-side apply (field manager `kubeplane`, conflicts forced) of any object whose kind the API server lists in

@@ -1,5 +1,6 @@
 // Lease: one holder per cluster at a time, with an expiry, so a crashed holder never needs a manual unlock —
 // its lease runs out and the next step takes over. Each grant carries a fencing token that only grows.
+/** A held lease: its holder, its fence token and when it expires. */
 export interface LeaseGrant {
   key: string;
   owner: string;
@@ -9,6 +10,7 @@ export interface LeaseGrant {
   expiresAt: number;
 }
 
+/** The port of leases: at most one holder per key, so one worker at a time acts on a cluster. */
 export interface Lease {
   /** The grant, or null while another owner holds an unexpired lease. Re-acquiring one's own lease renews it. */
   acquire(key: string, owner: string, ttlSeconds: number): Promise<LeaseGrant | null>;

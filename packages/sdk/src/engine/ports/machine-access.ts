@@ -4,6 +4,7 @@
 import type { Redacted } from '../../redacted.js';
 import type { SecretRef } from '../../manifest/schema.js';
 
+/** A machine to run commands on over SSH: address, port, user and key. */
 export interface MachineTarget {
   /** The Kubernetes node name the machine is (or was) — for messages. */
   node: string;
@@ -21,6 +22,7 @@ export interface MachineTarget {
   hostKey?: string;
 }
 
+/** The outcome of a script run on a machine: the host key it offered, the exit code and the last lines of output. */
 export interface MachineRun {
   /** The fingerprint of the host key the machine offered (equal to the pin, when there was one). */
   hostKey: string;
@@ -29,6 +31,7 @@ export interface MachineRun {
   output: string;
 }
 
+/** The port of running commands on the user's static machines. */
 export interface MachineAccess {
   /**
    * Runs `script` with `sh` as root on the machine (through `sudo -n` when the user is not root), its text on stdin,

@@ -3,6 +3,7 @@
 // are delivered one at a time, the oldest due one first. A delayed message does not hold back a later one
 // that is already due: correctness never rests on order (messages name the step they expect), only on
 // one-at-a-time, which the cluster lease enforces anyway.
+/** How a message is sent: its group, delay and deduplication id. */
 export interface SendOptions {
   /** Messages of one group are delivered in order, one in flight at a time (the cluster id). */
   groupId: string;
@@ -12,6 +13,7 @@ export interface SendOptions {
   deduplicationId?: string;
 }
 
+/** A message received from a queue, with how to acknowledge it. */
 export interface ReceivedMessage<T> {
   body: T;
   groupId: string;
@@ -26,6 +28,7 @@ export interface ReceivedMessage<T> {
  * Tasks calls the step function over HTTP; nothing receives from it). The local runner needs a whole Queue.
  */
 export interface QueueSender<T> {
+  /** Sends a message, to be delivered after its delay. */
   send(body: T, options: SendOptions): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export interface Queue<T> extends QueueSender<T> {
   size(): Promise<number>;
 }
 
+/** The longest delay SQS allows on a message, in seconds. */
 export const SQS_MAX_DELAY_SECONDS = 900;
 
 /** Whether a queue can be received from (the local runner's kind), rather than pushing its messages itself. */

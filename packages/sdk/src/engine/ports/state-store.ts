@@ -2,6 +2,7 @@
 // that race on one cluster cannot both win, and a step that crashed before its write changes nothing.
 import { KubeplaneError } from '../../errors.js';
 
+/** A stored value with its revision, for conditional writes. */
 export interface Versioned<T> {
   value: T;
   /**
@@ -13,6 +14,7 @@ export interface Versioned<T> {
   revision: number;
 }
 
+/** The conditions of a write: the revision expected, the fence token of the lease held. */
 export interface PutOptions {
   /**
    * A lease grant's fencing token. The store keeps the highest fence written for the key beside its revision: a put
@@ -23,7 +25,9 @@ export interface PutOptions {
   fence?: number;
 }
 
+/** The port of state: versioned records written only when the expected revision and fence still hold. */
 export interface StateStore {
+  /** The value stored under a key with its revision, or null when there is none. */
   get<T>(key: string): Promise<Versioned<T> | null>;
   /**
    * Writes `value` if the stored revision is `expectedRevision` (0: the key must not exist yet) and returns the
@@ -42,6 +46,7 @@ export interface StateStore {
   where?(key: string): string;
 }
 
+/** The error a write gets when the stored revision is not the expected one. */
 export function revisionConflict(key: string, expected: number, actual: number): KubeplaneError {
   return new KubeplaneError('conflict', `state "${key}" is at revision ${actual}, not ${expected}: another step changed it first; re-read and retry`, {
     resource: key,
@@ -49,6 +54,7 @@ export function revisionConflict(key: string, expected: number, actual: number):
   });
 }
 
+/** The error a write gets when a newer lease holder has written since. */
 export function fenced(key: string, fence: number, stored: number): KubeplaneError {
   return new KubeplaneError(
     'conflict',

@@ -22,6 +22,7 @@ import { upgrade } from './upgrade.js';
 import type { ClusterSpec } from '../../model/types.js';
 import { APPLY_FLOW, DELETE_FLOW, type StepDefinition, type StepName } from './types.js';
 
+/** Every step of the apply and delete flows, by name. */
 export const STEPS: Record<StepName, StepDefinition> = {
   preflight,
   prepare,

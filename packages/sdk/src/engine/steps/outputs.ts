@@ -7,18 +7,20 @@ import { desiredOf, poolsOf } from './common.js';
 import { isManaged } from './managed.js';
 import type { StepDefinition } from './types.js';
 
-type IpPair = { public_ip: string; private_ip: string };
-type StaticNodeInfo = { endpoint: string; port: number; username: string; private_ip: string };
+/** A node's public and private address, under the field names Claudie's metadata Secret uses. */
+export type IpPair = { public_ip: string; private_ip: string };
+/** How to reach one of the user's static machines: endpoint, SSH port and user, private address. */
+export type StaticNodeInfo = { endpoint: string; port: number; username: string; private_ip: string };
 type Ledger = { nodes: Record<string, { pool: string; publicIPv4?: string; privateIPv4?: string }> };
 
 /** A dynamic pool in Claudie v0.9+'s shape: its nodes' addresses and the key that logs in to them. */
-interface DynamicPoolMetadata {
+export interface DynamicPoolMetadata {
   node_ips: Record<string, IpPair>;
   nodepool_private_key: string;
 }
 
 /** A static pool: the endpoints of the user's machines, never their keys (those stay where the manifest's secretRef points). */
-interface StaticPoolMetadata {
+export interface StaticPoolMetadata {
   node_info: Record<string, StaticNodeInfo>;
 }
 

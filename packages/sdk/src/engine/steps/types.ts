@@ -37,6 +37,7 @@ export type AddonCredentialResolver = (
   cloud?: ProviderType,
 ) => Promise<Record<string, Redacted<string>>>;
 
+/** How a step ended: move on, wait and come back, finish, or fail. */
 export type StepResult =
   | { kind: 'next'; message: string; step?: StepName }
   /** `budget`: a wait for kubeplane's own rate budget (no request was sent): neither progress nor a failure. */
@@ -44,8 +45,10 @@ export type StepResult =
   | { kind: 'finished'; message: string }
   | { kind: 'failed'; error: KubeplaneError };
 
+/** An engine event as a step emits it; the engine adds the time, project and cluster. */
 export type EmitInput = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'at' | 'project' | 'cluster'> : never) : never;
 
+/** What a step runs with: the cluster's records, the clock, randomness, secrets, and the ports to providers and clusters. */
 export interface StepContext {
   record: ClusterRecord;
   project: ProjectRecord;
@@ -55,6 +58,7 @@ export interface StepContext {
   /** Makes the cluster's key pairs (EngineOptions.keyPairs). */
   keyPairs: KeyPairSource;
   secrets: ClusterSecrets;
+  /** The provider a manifest provider names, for a region. */
   provider(name: string, region?: string): Promise<Provider>;
   kubernetes: KubernetesConnector;
   /** SSH into static machines (absent in runtimes that cannot reach them). */
@@ -66,6 +70,7 @@ export interface StepContext {
   addonCredentials?: AddonCredentialResolver;
   /** Transient failures of this step in a row without progress (0 the first time); drives the backoff. */
   attempt: number;
+  /** Reports an event of the step. */
   emit(event: EmitInput): void;
   /**
    * Writes the record as the step has changed it so far (compare-and-swap, fenced by the step's lease), before a call
@@ -75,19 +80,23 @@ export interface StepContext {
   checkpoint(): Promise<void>;
 }
 
+/** One step of a flow: its phase, its timeout, which clusters it applies to, and what it runs. */
 export interface StepDefinition {
   phase: EnginePhase;
   /** After this long in the step (waits included) it fails with its timeout message. */
   timeoutSeconds: number;
+  /** The message the step fails with when it times out. */
   timeoutMessage: (record: ClusterRecord) => string;
   /**
    * Whether the step has work for a cluster of this spec (absent: always). The flow passes over a step that has none
    * (followingStep), so a step names its follower only to loop or jump, never to skip one that does not apply.
    */
   appliesTo?: (spec: ClusterSpec) => boolean;
+  /** Runs the step once and says how it ended. */
   run(ctx: StepContext): Promise<StepResult>;
 }
 
+/** The steps of applying a cluster, in order. */
 export const APPLY_FLOW = [
   'preflight',
   'prepare',
@@ -110,6 +119,7 @@ export const APPLY_FLOW = [
  * credentials of what is still running.
  */
 export const DELETE_FLOW = ['delete-dns', 'teardown', 'delete-outputs', 'forget'] as const;
+/** The name of a step of the apply or delete flow. */
 export type StepName = (typeof APPLY_FLOW)[number] | (typeof DELETE_FLOW)[number];
 
 export const next = (message: string, step?: StepName): StepResult => (step ? { kind: 'next', message, step } : { kind: 'next', message });

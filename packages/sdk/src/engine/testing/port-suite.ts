@@ -10,14 +10,18 @@ import type { Queue } from '../ports/queue.js';
 import type { SecretStore } from '../ports/secret-store.js';
 import type { StateStore } from '../ports/state-store.js';
 
+/** The adapters of one backend under test: a factory for each port it implements. */
 export interface PortAdapters {
+  /** A fresh, empty StateStore. */
   stateStore(): Promise<StateStore>;
+  /** A fresh, empty SecretStore. */
   secretStore(): Promise<SecretStore>;
   /**
    * Queue with a 30 s visibility timeout, on the given clock. Omitted for a push queue (Cloud Tasks v2 has no pull: it
    * sends each task to its handler), whose adapter is a QueueSender with tests of its own; the queue tests are skipped.
    */
   queue?(clock: VirtualClock): Promise<Queue<{ n: number }>>;
+  /** A fresh Lease on the given clock. */
   lease(clock: VirtualClock): Promise<Lease>;
   /** Extra checks on how a secret is kept (file modes, encryption), given its name. */
   inspectSecret?(name: string): Promise<void>;
@@ -33,6 +37,7 @@ export interface PortAdapters {
 
 const isConflict = (e: unknown) => isKubeplaneError(e) && e.kind === 'conflict';
 
+/** Declares the port test suite (vitest) that every StateStore, SecretStore, Queue and Lease adapter must pass. */
 export function describePortSuite(name: string, adapters: PortAdapters): void {
   describe(`${name}: StateStore`, () => {
     it('creates at revision 1 and reads back what was written', async () => {

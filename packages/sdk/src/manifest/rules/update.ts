@@ -13,6 +13,7 @@ import { type Manifest, storageDiskSizeOf } from '../schema.js';
  */
 export const IMMUTABLE_POOL_FIELDS = ['providerSpec', 'serverType', 'image', 'storageDiskSize', 'machineSpec', 'spot'] as const;
 
+/** The issues of changing an applied manifest into this one (immutable fields changed). */
 export function checkManifestUpdate(previous: Manifest, parsed: ParsedDocument): ValidationIssue[] {
   const next = parsed.manifest;
   if (!next) return [];

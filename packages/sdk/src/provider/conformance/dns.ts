@@ -10,10 +10,14 @@ import type { DnsApi, DnsRecord, Provider } from '../types.js';
 import type { ConformanceSandbox } from './harness.js';
 import { CONTRACT_RULES } from './rules.js';
 
+/** What the DNS conformance suite needs: a sandbox, the provider and a zone. */
 export interface DnsConformanceOptions {
   name: string;
+  /** A fresh sandbox (started) per test. */
   sandbox: () => ConformanceSandbox | Promise<ConformanceSandbox>;
+  /** The provider under test, on the sandbox. */
   makeProvider: (sandbox: ConformanceSandbox) => Provider;
+  /** The provider with credentials the sandbox refuses. */
   makeUnauthorizedProvider: (sandbox: ConformanceSandbox) => Provider;
   secretValues: string[];
   /** A zone that exists in the sandbox. */

@@ -13,6 +13,7 @@ export type FaultTarget = 'create-node' | 'list-nodes' | 'delete-node' | 'any';
  */
 export type FaultKind = 'throttled' | 'throttled-no-headers' | 'server-error' | 'timeout' | 'lost-response' | 'capacity' | 'quota' | 'auth';
 
+/** A sandbox cloud as the conformance suite drives it: its clock, faults and inventory. */
 export interface ConformanceSandbox {
   readonly clock: VirtualClock;
   /** Makes the next `times` matching calls fail with this fault. */
@@ -23,9 +24,11 @@ export interface ConformanceSandbox {
   inventoryDump(): string;
   /** Wire requests the emulator has received so far. */
   requestCount(): number;
+  /** Stops the sandbox. */
   stop(): void;
 }
 
+/** The region, machine type, image and DNS zone a provider's conformance tests use. */
 export interface ConformanceFixtures {
   region: string;
   zone?: string;
@@ -37,6 +40,7 @@ export interface ConformanceFixtures {
   secondRegion: { region: string; zone?: string };
 }
 
+/** How to run the conformance suite against a provider: its name, sandbox, factory and fixtures. */
 export interface ConformanceOptions {
   /** The provider's name, as it reports it. */
   name: string;

@@ -8,6 +8,7 @@ import type { ManagedKubernetesApi, Provider } from '../types.js';
 import type { ConformanceSandbox } from './harness.js';
 import type { ContractRule } from './rules.js';
 
+/** The numbered rules of the managed Kubernetes contract, which providers with that capability must follow. */
 export const MANAGED_KUBERNETES_RULES = [
   { id: 'M1', title: 'versions are listed, and a version not in the list is rejected as invalid before anything is created', mandatory: 'with-capability' },
   { id: 'M2', title: 'ensureCluster is pending while the control plane provisions, done once it runs, and idempotent', mandatory: 'with-capability' },
@@ -17,9 +18,12 @@ export const MANAGED_KUBERNETES_RULES = [
   { id: 'M6', title: 'deleting the cluster removes its pools and machines, and deleting again is done', mandatory: 'with-capability' },
 ] as const satisfies readonly ContractRule[];
 
+/** How to run the managed Kubernetes conformance suite against a provider. */
 export interface ManagedConformanceOptions {
   name: string;
+  /** A fresh sandbox (started) per test. */
   sandbox: () => ConformanceSandbox | Promise<ConformanceSandbox>;
+  /** The provider under test, on the sandbox. */
   makeProvider: (sandbox: ConformanceSandbox) => Provider;
   fixtures: {
     region: string;

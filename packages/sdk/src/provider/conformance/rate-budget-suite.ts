@@ -5,16 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock, type Clock } from '../clock.js';
 import { RATE_LIMITS, type RateBudgetSource } from '../rate-budget.js';
 
+/** The rate-budget backend under test, and how to make its budgets. */
 export interface RateBudgetSuiteOptions {
   /**
    * A new set of workers on one fresh store: each call of `worker()` is another process's source (an
    * in-process implementation returns the same source every time).
    */
-  store(clock: Clock): Promise<{ worker(): RateBudgetSource }>;
+  store(clock: Clock): Promise<{
+    /** Another worker's budget source on the store. */
+    worker(): RateBudgetSource;
+  }>;
   /** How much lower than the cloud's figure observeRemaining sets a budget (0 in one process). */
   inFlightAllowance: number;
 }
 
+/** Declares the test suite (vitest) every shared rate-budget backend must pass. */
 export function describeRateBudgetSuite(name: string, options: RateBudgetSuiteOptions): void {
   describe(`rate budget rules: ${name}`, () => {
     it('grants the burst at once and then refills at the configured rate', async () => {

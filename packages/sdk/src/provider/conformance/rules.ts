@@ -1,11 +1,13 @@
 // The numbered rules of docs/provider-contract.md, as data: the document and the suite use the same list.
 
+/** One numbered rule of the provider contract: its id, what it says, and whether it is mandatory. */
 export interface ContractRule {
   id: string;
   title: string;
   mandatory: boolean | 'with-capability';
 }
 
+/** The numbered rules of docs/provider-contract.md, which every provider must follow. */
 export const CONTRACT_RULES = [
   { id: 'C1', title: 'capabilities match the APIs the provider exposes', mandatory: true },
   { id: 'C2', title: 'every created resource carries the cluster tag; nodes also the nodepool tag', mandatory: true },
