@@ -8,13 +8,16 @@ import { CRUSOE_PROFILE } from './crusoe.js';
 import { HETZNER_PROFILE } from './hetzner.js';
 import type { ProviderProfile } from './profile.js';
 
+/** A provider type kubeplane can create on; the others a Claudie manifest may name are read and validated only. */
+export type CreatableProviderType = 'aws' | 'hetzner' | 'crusoe' | 'cloudflare';
+
 /** The types kubeplane has a provider for: @kubeplane/providers' registry builds exactly these (its type says so). */
-const CREATABLE_PROFILES = {
+const CREATABLE_PROFILES: { readonly [T in CreatableProviderType]: ProviderProfile<T> } = {
   aws: AWS_PROFILE,
   hetzner: HETZNER_PROFILE,
   crusoe: CRUSOE_PROFILE,
   cloudflare: CLOUDFLARE_PROFILE,
-} as const satisfies { [T in string]: ProviderProfile<T> };
+};
 
 /** The profile of every provider type, by type. */
 export const PROVIDER_PROFILES = {
@@ -24,9 +27,6 @@ export const PROVIDER_PROFILES = {
 
 /** A provider type kubeplane knows (Claudie's provider types). */
 export type ProviderType = keyof typeof PROVIDER_PROFILES;
-
-/** A provider type kubeplane can create on; the others a Claudie manifest may name are read and validated only. */
-export type CreatableProviderType = keyof typeof CREATABLE_PROFILES;
 
 /** The provider types kubeplane can create on, in the order the schema lists them. */
 export const CREATABLE_PROVIDER_TYPES = Object.keys(CREATABLE_PROFILES) as [CreatableProviderType, ...CreatableProviderType[]];
