@@ -13,7 +13,13 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The module that registers kubeplaneStep, kubeplaneApi and kubeplaneWatchdog (packages/handlers/src/gcp/functions.ts). */
 export const GCP_ENTRY = join(repo, 'packages', 'handlers', 'src', 'gcp', 'functions.ts');
 /** What Cloud Build installs: the framework and the clients left out of the bundle, at the versions we test. */
-export const INSTALLED = ['@google-cloud/functions-framework', '@google-cloud/firestore', '@google-cloud/secret-manager', '@google-cloud/tasks', 'google-auth-library'] as const;
+export const INSTALLED = [
+  '@google-cloud/functions-framework',
+  '@google-cloud/firestore',
+  '@google-cloud/secret-manager',
+  '@google-cloud/tasks',
+  'google-auth-library',
+] as const;
 
 export interface GcpBundle {
   dir: string;
@@ -25,7 +31,8 @@ export interface GcpBundle {
 /** Writes `<outDir>/index.js` and `<outDir>/package.json` (what examples/gcp/main.tf zips as the functions' source). */
 export async function bundleGcpFunctions(outDir: string, options: { entry?: string } = {}): Promise<GcpBundle> {
   await mkdir(outDir, { recursive: true });
-  const pinned = (JSON.parse(await readFile(join(repo, 'packages', 'handlers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  const pinned = (JSON.parse(await readFile(join(repo, 'packages', 'handlers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+    .dependencies;
   const dependencies: Record<string, string> = {};
   for (const name of INSTALLED) {
     const version = pinned[name];

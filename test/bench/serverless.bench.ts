@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import type { StepEvent } from '@kubeplane/sdk';
-import { bundleHandlers } from '../../examples/aws/bundle.js';
+import { bundleHandlers } from '../../packages/aws-cdk/scripts/bundle.js';
 import { manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 import type { BenchResult } from './types.js';
 

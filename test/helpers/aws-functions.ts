@@ -1,4 +1,4 @@
-// The four functions of the AWS deploy (examples/aws/stack.ts) as packages/handlers/src/aws/lambda/*.ts build them,
+// The four functions of the AWS deploy (@kubeplane/aws-cdk) as packages/handlers/src/aws/lambda/*.ts build them,
 // each on AWS clients of its own over one set of emulated resources (the table, the step queue and its DLQ, the kept
 // queue, Secrets Manager), so what each function calls can be told apart as IAM tells its role's requests apart. Every
 // client records its calls (aws-call-recorder.ts), and so do Lambda's pollers of the two consumed queues, which use
@@ -29,7 +29,7 @@ import {
   type StepHandler,
   type WatchdogHandler,
 } from '@kubeplane/handlers';
-import type { FunctionName } from '../../examples/aws/bundle.js';
+import type { FunctionName } from '@kubeplane/aws-cdk';
 import type { AwsCallRecorder } from './aws-call-recorder.js';
 import { REGION, type AwsEmulators } from './aws-emulators.js';
 import { sandboxOnLoopback } from './aws-world.js';

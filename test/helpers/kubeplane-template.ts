@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { KubeplaneStack, type KubeplaneStackProps } from '../../examples/aws/stack.js';
+import { KubeplaneStack, type KubeplaneStackProps } from '@kubeplane/aws-cdk';
 
 export interface TemplateResource {
   Type: string;

@@ -4,7 +4,7 @@
 // (module commonjs, node10 resolution). Nothing of the workspace leaks in: no source condition, no symlinks. Each
 // tarball carries its licence and metadata; `npx kubeplane --version` and the README's TypeScript block run there.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksOf, promises } from '../docs/markdown-blocks.js';
 
 const exec = promisify(execFile);
+/** Every published package, by its directory under packages/. */
+const PACKAGES = ['aws-cdk', 'handlers', 'providers', 'sandbox', 'sdk'];
 const root = join(import.meta.dirname, '..', '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const typeRoots = [join(root, 'node_modules', '@types')];
@@ -21,6 +23,8 @@ const typeRoots = [join(root, 'node_modules', '@types')];
  * conformance check names a directory the packed sandbox, which ships without the API documents, must not act on).
  */
 const userEnv: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR'));
+/** The version this repository's lockfile has of `name`, so the fresh project installs what CI has cached. */
+const pinned = (name: string): string => (createRequire(join(root, 'package.json'))(`${name}/package.json`) as { version: string }).version;
 let dir = '';
 let tarballs: Array<{ name: string; version: string; filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }> = [];
 const version = (JSON.parse(await readFile(join(root, 'packages', 'handlers', 'package.json'), 'utf8')) as { version: string }).version;
@@ -29,16 +33,33 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubeplane-fresh-project-'));
   const packed = await exec(
     'npm',
-    ['pack', '--json', '--pack-destination', dir, '-w', 'packages/sdk', '-w', 'packages/providers', '-w', 'packages/sandbox', '-w', 'packages/handlers'],
+    [
+      'pack',
+      '--json',
+      '--pack-destination',
+      dir,
+      '-w',
+      'packages/sdk',
+      '-w',
+      'packages/providers',
+      '-w',
+      'packages/sandbox',
+      '-w',
+      'packages/handlers',
+      '-w',
+      'packages/aws-cdk',
+    ],
     { cwd: root, maxBuffer: 64 * 1024 * 1024 },
   );
   tarballs = JSON.parse(packed.stdout) as typeof tarballs;
   const app = join(dir, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }, null, 2));
-  // All four at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it.
+  // All at once: each tarball's dependency on another @kubeplane package is met by the tarball beside it. With them,
+  // what docs/serverless.md has a CDK user install beside @kubeplane/aws-cdk.
   const started = performance.now();
-  await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename))], {
+  const cdk = ['aws-cdk-lib', 'constructs', 'aws-cdk', 'tsx'].map((p) => `${p}@${pinned(p)}`);
+  await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((t) => join(dir, t.filename)), ...cdk], {
     cwd: app,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 600_000,
@@ -101,7 +122,7 @@ function compiledEsm(): Promise<void> {
 
 describe('the packed packages', () => {
   it('hold built files and types, the licence, the notice and a README, and no tests, test support, sources or source maps', () => {
-    expect(tarballs.map((t) => t.name).sort()).toEqual(['@kubeplane/handlers', '@kubeplane/providers', '@kubeplane/sandbox', '@kubeplane/sdk']);
+    expect(tarballs.map((t) => t.name).sort()).toEqual(PACKAGES.map((p) => `@kubeplane/${p}`));
     for (const t of tarballs) {
       const paths = t.files.map((f) => f.path);
       expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'LICENSE', 'NOTICE', 'README.md']));
@@ -120,7 +141,38 @@ describe('the packed packages', () => {
       expect.arrayContaining(['src/gcp/protos/google/firestore/v1/firestore.proto', 'src/gcp/protos/google/protobuf/descriptor.proto']),
     );
     expect(paths('@kubeplane/handlers')).toEqual(expect.arrayContaining(['src/autoscaler/protos/externalgrpc.proto', 'bin/kubeplane.js']));
+    // The deploy ships the functions' bundles, so a user needs neither esbuild nor kubeplane's sources.
+    expect(paths('@kubeplane/aws-cdk')).toEqual(
+      expect.arrayContaining(['lambda/step/index.mjs', 'lambda/api/index.mjs', 'lambda/dead-letter/index.mjs', 'lambda/watchdog/index.mjs']),
+    );
   });
+
+  it("synthesise docs/serverless.md's CDK app with `cdk synth`, from the installed @kubeplane/aws-cdk alone: the stack outputs the API URL", async () => {
+    const project = join(dir, 'cdk-app');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'cdk-app', private: true, type: 'module' }));
+    const appBlock = blocksOf(root, 'docs/serverless.md').find((b) => b.code.includes('new KubeplaneStack('));
+    await writeFile(join(project, 'app.ts'), appBlock?.code ?? '');
+    // The installed packages of the fresh project, as `npm install` in this directory would give them.
+    await symlink(join(dir, 'app', 'node_modules'), join(project, 'node_modules'));
+    await exec('npx', ['cdk', 'synth', '--app', 'npx tsx app.ts', '--quiet'], {
+      cwd: project,
+      env: { ...userEnv, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      timeout: 180_000,
+    });
+    const template = JSON.parse(await readFile(join(project, 'cdk.out', 'Kubeplane.template.json'), 'utf8')) as {
+      Outputs: Record<string, { Value: unknown }>;
+      Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
+    };
+    expect(JSON.stringify(template.Outputs.ApiUrl?.Value)).toMatch(/ApiFunctionFunctionUrl[0-9A-F]+","FunctionUrl/);
+    // Each function's asset is the bundle the package shipped.
+    const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(4);
+    for (const f of functions) {
+      const asset = f.Metadata?.['aws:asset:path'] ?? '';
+      expect((await readdir(join(project, 'cdk.out', asset))).sort()).toEqual(['index.mjs']);
+    }
+  }, 240_000);
 
   it('answer `npx kubeplane --version` and `-V` with the version, exit 0', async () => {
     const app = join(dir, 'app');
@@ -137,8 +189,8 @@ describe('the packed packages', () => {
     const listed = Object.entries(deps)
       .filter(([name]) => name.startsWith('@kubeplane/'))
       .map(([name, d]) => [name, d.version, d.license]);
-    expect(listed.sort()).toEqual(['handlers', 'providers', 'sandbox', 'sdk'].map((p) => [`@kubeplane/${p}`, version, 'Apache-2.0']));
-    for (const p of ['handlers', 'providers', 'sandbox', 'sdk']) {
+    expect(listed.sort()).toEqual(PACKAGES.map((p) => [`@kubeplane/${p}`, version, 'Apache-2.0']));
+    for (const p of PACKAGES) {
       const pkg = JSON.parse(await readFile(join(app, 'node_modules', '@kubeplane', p, 'package.json'), 'utf8')) as Record<string, unknown>;
       expect(pkg, p).toMatchObject({
         description: expect.stringMatching(/\S/),

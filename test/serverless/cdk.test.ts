@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { bundleHandlers, type FunctionName } from '../../examples/aws/bundle.js';
-import type { AccessGrant } from '../../packages/handlers/src/aws/access.js';
-import { KubeplaneStack } from '../../examples/aws/stack.js';
+import type { FunctionName } from '@kubeplane/aws-cdk';
+import { bundleHandlers } from '../../packages/aws-cdk/scripts/bundle.js';
+import type { AccessGrant } from '@kubeplane/aws-cdk';
+import { KubeplaneStack } from '@kubeplane/aws-cdk';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let out: string;

