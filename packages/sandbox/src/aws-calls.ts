@@ -23,6 +23,11 @@ export interface AwsCallResource {
   missing?: boolean;
 }
 
+/**
+ * One signed request to the EC2 or Route 53 emulator as an IAM policy evaluates it: the action, its Region and
+ * parameters, the resources it names with their tags, and the caller. Given to `Sandbox.onAwsCall` listeners before the
+ * call is served.
+ */
 export interface AwsCall {
   service: 'ec2' | 'route53';
   action: string;
@@ -40,6 +45,7 @@ export interface AwsCall {
   caller?: { arn: string; tags: Record<string, string> };
 }
 
+/** Receives each AwsCall; it runs synchronously before the request is served, so it must not throw. */
 export type AwsCallListener = (call: AwsCall) => void;
 
 /** The listeners of one emulator. */

@@ -16,6 +16,10 @@ export interface FaultClouds {
 /** A cloud's name as faults, call counts and the inventory know it: a registered sandbox cloud's, or the Kubernetes API's. */
 export type CloudName = keyof FaultClouds;
 
+/**
+ * Which calls fail and how: calls to `operation` of `cloud` fail with `kind`, `times` times or with `probability`. A
+ * rule with neither fails every matching call until it is cleared.
+ */
 export interface FaultRule {
   cloud: CloudName;
   /** A wire operation (`POST /servers`, `RunInstances`, `ChangeResourceRecordSets`) or `*`. */
@@ -38,6 +42,10 @@ export interface FaultInjectorState {
   fired: Array<{ cloud: CloudName; operation: string; kind: FaultKind }>;
 }
 
+/**
+ * The fault rules of a sandbox (`sandbox.faults`). Emulators ask it, per call, whether to fail it; the first rule that
+ * matches wins, in the order the rules were added.
+ */
 export class FaultInjector {
   readonly #rules: Array<FaultRule & { remaining: number }> = [];
   readonly #random: () => number;
@@ -48,14 +56,17 @@ export class FaultInjector {
     this.#random = random;
   }
 
+  /** Adds a rule after the existing ones. */
   add(rule: FaultRule): void {
     this.#rules.push({ ...rule, remaining: rule.times ?? Number.POSITIVE_INFINITY });
   }
 
+  /** Removes every rule; `fired` is kept. */
   clear(): void {
     this.#rules.length = 0;
   }
 
+  /** The rules and the fired faults as plain data, for a snapshot. */
   state(): FaultInjectorState {
     return {
       rules: this.#rules.map((r) => ({ ...r, remaining: Number.isFinite(r.remaining) ? r.remaining : null })),
@@ -63,6 +74,7 @@ export class FaultInjector {
     };
   }
 
+  /** Replaces the rules and the fired faults with those of `state()`. */
   restore(state: FaultInjectorState): void {
     this.#rules.length = 0;
     for (const r of state.rules) this.#rules.push({ ...r, remaining: r.remaining ?? Number.POSITIVE_INFINITY });

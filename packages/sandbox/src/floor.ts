@@ -19,11 +19,18 @@ export function nodeCreationFloorMs(cloud: FloorCloud, nodes: number): number {
   return floor.nodeCreationMs(nodes);
 }
 
+/**
+ * A cluster's machines for `clusterReadyFloorMs`: one control-plane pool and the worker pools, each by cloud and count.
+ */
 export interface ClusterShape {
   controlPlanes: { cloud: FloorCloud; count: number };
   workers: Array<{ cloud: FloorCloud; count: number }>;
 }
 
+/**
+ * The latency model's floor, in virtual ms, for a cluster of `shape` to be Ready from nothing: the machines' creation
+ * floors, then OS preparation, kubeadm init and joins (control planes one at a time) and the CNI (KUBE_TIMINGS).
+ */
 export function clusterReadyFloorMs(shape: ClusterShape): number {
   // Machines of one cloud are created in order (control planes first), each as early as the limits allow.
   const created = new Map<FloorCloud, number>();

@@ -1,6 +1,7 @@
 // The sandbox latency model: the figures of ../shared/latency-model.md (sourced there), as milliseconds.
 // Benchmarks compute their floor from these same numbers.
 
+/** A duration of the latency model as a triangular spread, in milliseconds of virtual time. */
 export interface Spread {
   /** The model's typical value. */
   typicalMs: number;
@@ -8,6 +9,10 @@ export interface Spread {
   maxMs: number;
 }
 
+/**
+ * The clouds' latency model (latency-model.md, which gives the sources): API calls and boots, in milliseconds of virtual
+ * time, a figure or a Spread to `sample`. The emulators and the benchmarks' floors use these same numbers.
+ */
 export const LATENCY = {
   /** EC2 RunInstances API call: 1.5 s (daemonology.net, 2021). */
   ec2RunInstancesCall: 1_500,

@@ -57,6 +57,10 @@ export function sandboxProviders(sandbox: Sandbox, budgets: RateBudgetSource = n
   };
 }
 
+/**
+ * The engine's KubernetesConnector for the sandbox: kubeplane's real Kubernetes client on the sandbox's virtual clock,
+ * answered by `sandbox.kubernetes` once the sandbox listens.
+ */
 export function sandboxKubernetes(sandbox: Sandbox): KubernetesConnector {
   return kubernetesConnector({ clock: sandbox.clock });
 }

@@ -3,6 +3,10 @@
 import { getResponse } from 'msw';
 import type { Sandbox } from './sandbox.js';
 
+/**
+ * Answers a fetch Request addressed to a cloud's real host from the sandbox's emulators; undefined when no emulator
+ * claims it.
+ */
 export type SandboxResponder = (request: Request) => Promise<Response | undefined>;
 
 /** The sandbox's handlers, in the order its own msw server uses them; undefined when no emulator claims the request. */

@@ -86,10 +86,19 @@ export const SandboxCloudFieldsBase = class {
   fields: object,
 ) => SandboxCloudFields;
 
+/**
+ * The sandbox clouds in one process: every emulator behind one msw interceptor on one virtual clock, with seeded
+ * randomness, fault injection, call counts, an inventory and snapshots. Real clients run unmodified once `listen()` is
+ * called; call `close()` when done, as it also ends the static machines' sshd processes.
+ */
 export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
   readonly clock: VirtualClock;
   /** The seeded generator behind `random`; its state is part of a snapshot. */
   readonly rng: SeededRandom;
+  /**
+   * Draws the next number in [0, 1) from the seeded generator: use it wherever a test needs randomness that replays with
+   * the seed.
+   */
   readonly random: () => number;
   readonly faults: FaultInjector;
   readonly context: SandboxContext;
@@ -219,6 +228,7 @@ export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
     };
   }
 
+  /** Adds a fault rule to `faults`; matching calls then fail in their cloud's wire format (see FaultRule). */
   injectFault(rule: FaultRule): void {
     this.faults.add(rule);
   }
@@ -250,6 +260,7 @@ export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
     return Object.fromEntries([...this.context.calls.entries()].sort());
   }
 
+  /** Wire requests served so far, over every `<cloud> <operation>` key that `filter` keeps (all when absent). */
   totalCalls(filter?: (key: string) => boolean): number {
     let total = 0;
     for (const [key, n] of this.context.calls) if (!filter || filter(key)) total += n;

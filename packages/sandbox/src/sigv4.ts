@@ -8,6 +8,10 @@ const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${
 const sha256 = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
+/**
+ * Checks a request's AWS Signature Version 4 (`Authorization: AWS4-HMAC-SHA256 …`) against `secrets` (access key id to
+ * secret key) by recomputing it over the method, path, query, signed headers and `body`. It does not check the date.
+ */
 export function verifySigV4(request: Request, body: string, secrets: ReadonlyMap<string, string>): SigV4Result {
   const auth = request.headers.get('authorization') ?? '';
   const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(auth);

@@ -3,13 +3,19 @@
 // virtual time jumps to the next due task.
 import type { Outcome, PendingReason, VirtualClock } from '@kubeplane/sdk';
 
+/** One unit of work for `simulate`: a provider call retried, as the runner would, until it is done. */
 export interface SimTask<T = unknown> {
   name: string;
+  /**
+   * Makes one attempt. `attempt` counts throttled and retryable results so far (for backoff); a pending result re-queues
+   * the task after its `retryAfterSeconds` of virtual time.
+   */
   run: (attempt: number) => Promise<Outcome<T>>;
   /** Follow-up tasks once this one is done (they start at once). */
   then?: (value: T) => SimTask[] | void;
 }
 
+/** What a `simulate` run took: virtual time, tasks done, and the pending results it met on the way. */
 export interface SimResult {
   /** Virtual milliseconds from start to the last task done. */
   elapsedMs: number;
@@ -19,6 +25,11 @@ export interface SimResult {
   pendings: Partial<Record<PendingReason, number>>;
 }
 
+/**
+ * Runs `tasks` (and their follow-ups) to completion on `clock`, jumping virtual time to the next due task whenever
+ * nothing is due, so minutes of provider waits pass in milliseconds. Throws when `maxSteps` (default 20 000) rounds do
+ * not finish them.
+ */
 export async function simulate(clock: VirtualClock, tasks: SimTask[], options: { maxSteps?: number } = {}): Promise<SimResult> {
   const start = clock.now();
   const queue: Array<{ due: number; task: SimTask; attempt: number }> = tasks.map((task) => ({ due: start, task, attempt: 0 }));

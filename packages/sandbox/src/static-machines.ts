@@ -19,6 +19,7 @@ import { OpenSshMachines } from './static/openssh-machines.js';
 import { openSshAvailability } from './openssh/machine.js';
 import { SavedMachines, vmOf } from './static/saved.js';
 
+/** Which SSH servers stand in for the user's machines, and where they are kept between processes. */
 export interface SandboxStaticMachinesOptions {
   /** `auto` (default): real sshd machines where they can run, else in-process ssh2 servers. */
   use?: 'auto' | 'openssh' | 'in-process';
@@ -46,6 +47,11 @@ export interface StaticMachinesInfo {
   machines: Array<{ endpoint: string; port: number; local: number }>;
 }
 
+/**
+ * The user's own machines of static pools (`sandbox.staticMachines`): an SSH server per endpoint on loopback, started on
+ * first contact, a real sshd in its own namespaces where it can run, else an in-process ssh2 server. `close()` ends
+ * them.
+ */
 export class SandboxStaticMachines implements SandboxVmSource {
   readonly #clock: Clock;
   readonly #use: NonNullable<SandboxStaticMachinesOptions['use']>;
@@ -129,6 +135,10 @@ export class SandboxStaticMachines implements SandboxVmSource {
     return this.#chosen?.backend.leftovers(endpoint) ?? [];
   }
 
+  /**
+   * The machines as the simulated kubelets see them, with the user-data kubeplane's scripts handed each; machines kept
+   * by an earlier process are listed before they are contacted.
+   */
   listVms(): SandboxVm[] {
     // Machines kept by an earlier process are nodes (or were) before this one contacts them; read once, since the
     // kubelets ask at every look and nothing changes them until a backend is chosen.

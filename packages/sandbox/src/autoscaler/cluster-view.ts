@@ -20,6 +20,10 @@ export function sandboxClusterApi(emulator: KubernetesEmulator, clusterName: str
   return cluster;
 }
 
+/**
+ * The simulated autoscaler's view of the sandbox cluster named `clusterName`: its Pods and Nodes, read at the clock's
+ * now. Throws when no such cluster exists (yet) at the time of a read.
+ */
 export function sandboxClusterView(emulator: KubernetesEmulator, clusterName: string): AutoscalerClusterView {
   const api = () => sandboxClusterApi(emulator, clusterName);
   return {

@@ -3,12 +3,18 @@
 import { VirtualClock, type Clock } from '@kubeplane/sdk';
 import type { SimulatedClusterAutoscaler } from './simulated-autoscaler.js';
 
+/** Whether `driveUntil`'s condition held, and the virtual time it took. */
 export interface DriveResult {
   ok: boolean;
   /** Virtual ms from the start to when the condition held (or the limit). */
   elapsedMs: number;
 }
 
+/**
+ * Runs the engine (`run`) and the simulated autoscaler together on the sandbox's VirtualClock until `until()` holds,
+ * jumping time to the autoscaler's next scan whenever the engine is idle; `ok` false once `limitMs` of virtual time
+ * pass.
+ */
 export async function driveUntil(options: {
   clock: Clock;
   autoscaler: SimulatedClusterAutoscaler;

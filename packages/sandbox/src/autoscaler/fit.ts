@@ -5,6 +5,10 @@
 import { nodeMatches, podRequests, resourceAmount, tolerates, type Toleration } from '../kubernetes/scheduling.js';
 import { obj, type KubeObject } from '../kubernetes/store.js';
 
+/**
+ * Resource amounts by name as the scheduler compares them: cpu in millicores, anything else in base units (bytes,
+ * counts).
+ */
 export type Resources = Record<string, number>;
 /** What a pod asks of a node, as the sandbox's scheduler counts it (cpu in millicores). */
 export { podRequests };
@@ -19,6 +23,7 @@ export function resourcesOf(list: unknown): Resources {
   return out;
 }
 
+/** What decides whether a pod fits on a node: its labels, its taints and what it can allocate. */
 export interface NodeShape {
   labels: Record<string, string>;
   taints: Array<{ key: string; value?: string; effect: string }>;

@@ -12,17 +12,25 @@ import { add, fitsIn, nodeShape, podAllowedOn, podRequests, resourcesOf, subtrac
 
 /** The externalgrpc calls this simulation makes (the shape of kubeplane's CloudProviderClient). */
 export interface AutoscalerCloudProvider {
+  /** externalgrpc Refresh: called at the start of every scan. */
   refresh(): Promise<void>;
+  /** externalgrpc NodeGroups: the groups the autoscaler may resize, with their bounds. */
   nodeGroups(): Promise<Array<{ id: string; minSize: number; maxSize: number }>>;
+  /** externalgrpc NodeGroupForNode: the group a Node belongs to (an empty id: none). */
   nodeGroupForNode(node: { providerID?: string; name?: string }): Promise<{ id: string }>;
+  /** externalgrpc NodeGroupTargetSize: the group's wanted size. */
   targetSize(id: string): Promise<number>;
+  /** externalgrpc NodeGroupIncreaseSize: raises the group's target by `delta`. */
   increaseSize(id: string, delta: number): Promise<void>;
+  /** externalgrpc NodeGroupDeleteNodes: removes these Nodes' machines and lowers the target. */
   deleteNodes(id: string, nodes: Array<{ providerID?: string; name?: string }>): Promise<void>;
+  /** externalgrpc NodeGroupNodes: the group's instances, with their state and any creation error. */
   nodeGroupNodes(
     id: string,
   ): Promise<
     Array<{ id: string; status: { instanceState: string; errorInfo: { errorCode: string; errorMessage: string; instanceErrorClass: number } | null } }>
   >;
+  /** externalgrpc NodeGroupTemplateNodeInfo: the labels, taints and allocatable of a node the group would add. */
   templateNodeInfo(id: string): Promise<{
     metadata: { labels: Record<string, string> };
     spec: { taints: Array<{ key: string; value?: string; effect: string }> };
@@ -32,7 +40,9 @@ export interface AutoscalerCloudProvider {
 
 /** Where the simulation reads the cluster: the sandbox API server's store. */
 export interface AutoscalerClusterView {
+  /** Every Pod of the cluster, as the API server stores it. */
   pods(): KubeObject[];
+  /** Every Node of the cluster, as the API server stores it. */
   nodes(): KubeObject[];
 }
 
@@ -51,6 +61,7 @@ export const CA_DEFAULTS = {
   maxEmptyBulkDelete: 10,
 } as const;
 
+/** What the simulated autoscaler decided or met, at a virtual time in ms (`at`, and `until` for a backoff). */
 export type AutoscalerEvent =
   | { type: 'scale-up'; at: number; group: string; delta: number; pods: number }
   | { type: 'scale-up-failed'; at: number; group: string; message: string }
@@ -58,6 +69,7 @@ export type AutoscalerEvent =
   | { type: 'scale-down'; at: number; group: string; nodes: string[] }
   | { type: 'error'; at: number; call: string; message: string };
 
+/** The clock, the cloud provider to call, the cluster to read, and any of CA_DEFAULTS to change. */
 export interface SimulatedAutoscalerOptions {
   clock: Clock;
   provider: AutoscalerCloudProvider;
@@ -86,6 +98,11 @@ const daemonSetPod = (p: KubeObject) => ((p.metadata['ownerReferences'] as Json[
 const nodeReady = (n: KubeObject) =>
   ((obj(n['status'])?.['conditions'] as Json[] | undefined) ?? []).some((c) => c['type'] === 'Ready' && c['status'] === 'True');
 
+/**
+ * A simulation of cluster-autoscaler's documented rules (scale up for unschedulable pods by least waste, scale down
+ * underused nodes after 10 minutes, back off failed groups), scanning every `scanIntervalMs` of virtual time and calling
+ * kubeplane's externalgrpc adapter. A clock participant of the engine's runner; `stop()` ends it.
+ */
 export class SimulatedClusterAutoscaler implements ClockParticipant {
   readonly events: AutoscalerEvent[] = [];
   /** externalgrpc calls made, by method: what a test counts to prove a refused group is not asked again in a loop. */
@@ -106,6 +123,7 @@ export class SimulatedClusterAutoscaler implements ClockParticipant {
     this.#nextScanAt = options.clock.now();
   }
 
+  /** Stops scanning: `nextWakeAt()` is null from now on; a scan under way finishes. */
   stop(): void {
     this.#stopped = true;
   }

@@ -25,12 +25,14 @@ import {
 } from './world.js';
 import { zoneRoutes } from './zones.js';
 
+/** The Cloudflare API v4 base URL, which the emulator answers. */
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4';
 /** The cloud name this emulator counts calls and takes faults under (a CloudName). */
 export const CLOUDFLARE_CLOUD = 'cloudflare';
 
 export type { DnsRec, Lb, Monitor, Pool, Zone } from './world.js';
 
+/** One resource in the Cloudflare inventory: a DNS record, a load balancer, a pool or a monitor (`health-check`). */
 export interface CloudflareInventoryItem {
   cloud: 'cloudflare';
   kind: 'dns-record' | 'load-balancer' | 'pool' | 'health-check';
@@ -40,6 +42,10 @@ export interface CloudflareInventoryItem {
   clusterId?: string;
 }
 
+/**
+ * How the emulated Cloudflare account starts: its API token and account id, its zones, and whether it has Load
+ * Balancing.
+ */
 export interface CloudflareEmulatorOptions {
   apiToken: string;
   accountId: string;
@@ -73,6 +79,11 @@ type Collections = Pick<CloudflareEmulatorState, 'zones' | 'records' | 'monitors
 
 const VERIFY_TOKEN = 'GET /user/tokens/verify';
 
+/**
+ * The Cloudflare API v4 (at CLOUDFLARE_API) of one account, as `sandbox.cloudflare`: the `{success, errors, result}`
+ * envelope, zones and the token check, DNS records with the batch endpoint, and Load Balancing (monitors, pools, load
+ * balancers) for an account with the subscription; 1200 requests per 5 minutes. No vendored document covers it.
+ */
 export class CloudflareEmulator {
   readonly #ctx: SandboxContext;
   readonly #options: CloudflareEmulatorOptions;
@@ -146,6 +157,7 @@ export class CloudflareEmulator {
     this.#store.restore({ collections: { zones, records, monitors, pools, loadBalancers } satisfies Collections, counters: { seq: state.seq } });
   }
 
+  /** The msw handlers serving CLOUDFLARE_API; the Sandbox installs them. */
   handlers(): HttpHandler[] {
     const token = `Bearer ${this.#options.apiToken}`;
     return frameHandlers(this.#ctx, {
@@ -163,6 +175,10 @@ export class CloudflareEmulator {
     });
   }
 
+  /**
+   * Every DNS record, load balancer, pool and monitor, with the cluster its `kubeplane:<cluster>` comment or description
+   * names.
+   */
   inventory(): CloudflareInventoryItem[] {
     const owner = (text: string | null) => (text?.startsWith('kubeplane:') ? text.slice('kubeplane:'.length).split(':')[0] : undefined);
     const item = (kind: CloudflareInventoryItem['kind'], id: string, name: string | undefined, mark: string | null): CloudflareInventoryItem => {

@@ -16,6 +16,10 @@ export const CLOUDFLARE_SANDBOX_CREDENTIALS = {
   zone: SANDBOX_CLOUDFLARE_ZONE,
 } as const;
 
+/**
+ * A CloudflareSandbox's seed, clock, Load Balancing subscription and account options (by default
+ * CLOUDFLARE_SANDBOX_CREDENTIALS).
+ */
 export interface CloudflareSandboxOptions {
   seed?: number;
   clock?: VirtualClock;
@@ -23,6 +27,10 @@ export interface CloudflareSandboxOptions {
   emulator?: Partial<CloudflareEmulatorOptions>;
 }
 
+/**
+ * The conformance suite's harness for Cloudflare: a listening Sandbox (response checks off) whose Cloudflare account
+ * the tests drive, with its clock, faults and inventory. Call `stop()` when done.
+ */
 export class CloudflareSandbox implements ConformanceSandbox {
   readonly sandbox: Sandbox;
   readonly clock: VirtualClock;
@@ -51,10 +59,12 @@ export class CloudflareSandbox implements ConformanceSandbox {
     this.#harness.injectFault(target, kind, times);
   }
 
+  /** Fails the next `times` calls of a wire operation (`GET /accounts/{id}/subscriptions`, …, or `*`) with `kind`. */
   injectWireFault(operation: string, kind: FaultKind, times = 1): void {
     this.faults.add({ cloud: CLOUDFLARE_CLOUD, operation, kind, times });
   }
 
+  /** Every live resource of the Cloudflare account (see `CloudflareEmulator.inventory`). */
   inventory(): CloudflareInventoryItem[] {
     return this.emulator.inventory();
   }

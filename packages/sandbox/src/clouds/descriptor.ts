@@ -130,8 +130,11 @@ export interface SandboxCloud<N extends string = string, E = any, S = any, O = a
    * have a block of its own in 198.18.0.0/15; clouds/index.test.ts checks that no two clouds share one.
    */
   readonly publicAddressOwners?: readonly string[];
-  /** The latency model's floor for creating `nodes` machines at once (latency-model.md, "The floor"), in virtual ms. */
-  readonly floor?: { nodeCreationMs(nodes: number): number };
+  /** The latency model's floor for creating machines (latency-model.md, "The floor"). */
+  readonly floor?: {
+    /** Virtual ms from the first create call until `nodes` machines created at once are running. */
+    nodeCreationMs(nodes: number): number;
+  };
   /** The NVIDIA GPUs of one of its machine types. */
   gpus?(machineType: string): NodeGpus;
   /** The label prefix of the Nodes its managed node pools register (`crusoe.ai/`), which names the cloud of such a Node. */

@@ -58,6 +58,12 @@ export interface CrusoeEmulatorState {
   operations: Array<[string, SavedOperation]>;
 }
 
+/**
+ * The Crusoe Cloud API v1 (at CRUSOE_API) of one project, as `sandbox.crusoe`: v1.0 request signatures checked as the
+ * real API does, asynchronous operations on the virtual clock, VMs, VPC networks, firewall rules, SSH keys, disks,
+ * InfiniBand partitions, CMK clusters and node pools, stock and quota. Under the conformance check its traffic is
+ * validated against crusoe-api-v1-swagger.json.
+ */
 export class CrusoeEmulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #keys: Record<string, string>;
@@ -165,6 +171,7 @@ export class CrusoeEmulator implements SandboxVmSource {
     w.operationItems.refill(s.operations.map(([id, op]) => [id, loadOperation(op)]));
   }
 
+  /** The msw handlers serving CRUSOE_API (a CMK cluster's own API is the KubernetesEmulator's); the Sandbox installs them. */
   handlers(): HttpHandler[] {
     return frameHandlers(this.#ctx, this.#frame);
   }

@@ -19,12 +19,17 @@ export const CRUSOE_SANDBOX_CREDENTIALS = {
   projectId: SANDBOX_CREDENTIALS.crusoeProjectId,
 } as const;
 
+/** A CrusoeSandbox's seed, clock and Crusoe project options (by default SANDBOX_CREDENTIALS' keys). */
 export interface CrusoeSandboxOptions {
   seed?: number;
   clock?: VirtualClock;
   emulator?: Partial<CrusoeEmulatorOptions>;
 }
 
+/**
+ * The conformance suite's harness for Crusoe: a listening Sandbox (response checks off) whose Crusoe project the tests
+ * drive, with its clock, faults and inventory. Call `stop()` when done.
+ */
 export class CrusoeSandbox implements ConformanceSandbox {
   readonly sandbox: Sandbox;
   readonly clock: VirtualClock;
@@ -57,6 +62,7 @@ export class CrusoeSandbox implements ConformanceSandbox {
     this.faults.add({ cloud: CRUSOE_CLOUD, operation, kind, times });
   }
 
+  /** Every live resource of the Crusoe project (see `CrusoeEmulator.inventory`). */
   inventory(): CrusoeInventoryItem[] {
     return this.emulator.inventory();
   }

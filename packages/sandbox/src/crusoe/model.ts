@@ -5,6 +5,10 @@ import { LATENCY } from '../latency.js';
 import type { CrusoeTypeSpec } from './catalog.js';
 import type { CmkPki } from './cmk-pki.js';
 
+/**
+ * The Crusoe Cloud API's base URL, which the emulator answers and its vendored document (crusoe-api-v1-swagger.json)
+ * describes.
+ */
 export const CRUSOE_API = 'https://api.cloud.crusoe.ai/v1';
 
 /** The cloud name this emulator counts calls and takes faults under (a CloudName). */
@@ -32,6 +36,7 @@ export const CRUSOE_LATENCY = {
   apiCall: LATENCY.apiCall,
 } as const;
 
+/** One resource in the Crusoe inventory; `owner` (the name, or its CMK cluster's) says exactly whose it is. */
 export interface CrusoeInventoryItem {
   cloud: 'crusoe';
   kind: string;
@@ -44,6 +49,7 @@ export interface CrusoeInventoryItem {
   state?: string;
 }
 
+/** How the emulated Crusoe project starts: its access keys, project id, clock skew allowed, quota and stock. */
 export interface CrusoeEmulatorOptions {
   /** Access keys the project accepts: key id -> secret (unpadded base64url). */
   keys: Record<string, string>;

@@ -3,6 +3,10 @@
 import { EmulatorError } from '../emulator/index.js';
 import { el, items, t } from '../xml.js';
 
+/**
+ * The instance types the EC2 emulator offers (DescribeInstanceTypes, RunInstances), with vCPUs, memory, architecture and
+ * GPUs.
+ */
 export const EC2_INSTANCE_TYPES = [
   { name: 't3.micro', vcpus: 2, memoryMiB: 1024, arch: 'x86_64' },
   { name: 't3.small', vcpus: 2, memoryMiB: 2048, arch: 'x86_64' },
@@ -95,6 +99,10 @@ export function ec2TypeOfferedIn(type: string, region: string, zones: readonly s
   return zones.filter((z) => sparse.zones.includes(z.slice(region.length)));
 }
 
+/**
+ * The Ubuntu images the EC2 emulator lists; any other well-formed AMI id stands for an Ubuntu image of the type's
+ * architecture.
+ */
 export const EC2_IMAGES = [
   { id: 'ami-0ubuntu2404amd64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-20260101', arch: 'x86_64' },
   { id: 'ami-0ubuntu2404arm64', name: 'ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-arm64-server-20260101', arch: 'arm64' },

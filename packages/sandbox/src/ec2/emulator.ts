@@ -67,6 +67,12 @@ function storeOf(state: Ec2EmulatorState | FlatEc2EmulatorState): StoreState {
   };
 }
 
+/**
+ * The EC2 Query API of one Region (form-encoded requests, XML responses, EC2's error codes), as `sandbox.ec2Regions`
+ * (by Region) and `sandbox.ec2`: instances with ClientToken idempotency and eventual consistency, VPCs, subnets,
+ * security groups, Elastic IPs, key pairs, volumes; SigV4 signatures and EC2's request buckets. No vendored document
+ * covers it.
+ */
 export class Ec2Emulator implements SandboxVmSource {
   readonly #world: Ec2World;
   readonly #options: Ec2EmulatorOptions;
@@ -185,10 +191,17 @@ export class Ec2Emulator implements SandboxVmSource {
     return this.#audit.add(listener);
   }
 
+  /**
+   * The msw handlers serving this Region's endpoint (`https://ec2.<region>.amazonaws.com`); the Sandbox installs them.
+   */
   handlers(): HttpHandler[] {
     return frameHandlers(this.#ctx, this.#frame);
   }
 
+  /**
+   * What kubeplane made in the Region (instances not yet terminated, VPCs, subnets, security groups, addresses,
+   * volumes…; not the default VPC and its parts), read from its state.
+   */
   inventory(): InventoryItem[] {
     return this.#world.store.inventory();
   }

@@ -24,6 +24,9 @@ import {
   type Vpc,
 } from './resources.js';
 
+/**
+ * How one emulated EC2 Region starts: the account's key, its Region and zones, the Regions enabled, and its default VPC.
+ */
 export interface Ec2EmulatorOptions {
   /** The access key id the account accepts. */
   accessKeyId: string;

@@ -43,6 +43,7 @@ export class GoogleApiError extends Error {
     return HTTP_STATUS[this.status];
   }
 
+  /** The JSON body Google answers this error with: `{error: {code, message, status}}`. */
   body(): Json {
     return { error: { code: this.httpStatus, message: this.message, status: this.status } };
   }

@@ -34,6 +34,7 @@ const DEFAULT_RETRY: QueueRetry = { maxAttempts: 100, minBackoffSeconds: 0.1, ma
 /** Headers a task cannot set: "ignored or replaced" (HttpRequest.headers). */
 const REPLACED_HEADERS = /^(host|content-length|user-agent|x-google-.*|x-appengine-.*|x-cloudtasks-.*)$/i;
 
+/** A queue's RetryConfig (google/cloud/tasks/v2's Queue.retry_config), durations in seconds. */
 export interface QueueRetry {
   maxAttempts: number;
   minBackoffSeconds: number;
@@ -102,6 +103,10 @@ export interface TaskDispatch {
   attempt: number;
 }
 
+/**
+ * What a dispatched task's target did: answered with an HTTP status, let the dispatch deadline pass, or could not be
+ * reached.
+ */
 export type TaskOutcome = { status: number } | 'deadline-exceeded' | 'unreachable';
 
 export interface CloudTasksCounts {
@@ -129,6 +134,11 @@ export function retryDelaySeconds(retry: QueueRetry, n: number): number {
   return Math.min(interval, retry.maxBackoffSeconds);
 }
 
+/**
+ * Cloud Tasks v2 (cloudtasks.googleapis.com, REST from the vendored protos) with HTTP-target tasks on the virtual clock:
+ * queues with their RetryConfig, task de-duplication for an hour, and the push side, which the caller drives: `takeDue`
+ * hands out due tasks and `complete` reports each outcome.
+ */
 export class CloudTasksEmulator {
   readonly #queues = new Map<string, Queue>();
   readonly #tasks = new Map<string, Task>();
@@ -192,10 +202,12 @@ export class CloudTasksEmulator {
     });
   }
 
+  /** The msw handler serving cloudtasks.googleapis.com. */
   handler(): HttpHandler {
     return this.#service.handler();
   }
 
+  /** Tasks created, refused as duplicates and dispatched so far. */
   counts(): CloudTasksCounts {
     return { ...this.#counts };
   }

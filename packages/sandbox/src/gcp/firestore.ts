@@ -56,6 +56,11 @@ function depth(path: string): number {
   return rest === '' ? 0 : rest.slice(1).split('/').length;
 }
 
+/**
+ * Firestore v1 in Native mode (firestore.googleapis.com, REST from the vendored protos), any project and database:
+ * documents with preconditions, transforms, transactions that lock what they read, structured queries, and billed
+ * counts.
+ */
 export class FirestoreEmulator {
   readonly #docs = new Map<string, Doc>();
   readonly #transactions = new Map<string, Transaction>();
@@ -104,6 +109,7 @@ export class FirestoreEmulator {
     );
   }
 
+  /** The msw handler serving firestore.googleapis.com. */
   handler(): HttpHandler {
     return this.#service.handler();
   }
@@ -113,6 +119,7 @@ export class FirestoreEmulator {
     return this.#service.handle(request);
   }
 
+  /** Requests and billed document reads, writes and deletes so far. */
   counts(): FirestoreCounts {
     return { ...this.#counts };
   }

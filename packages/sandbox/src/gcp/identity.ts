@@ -7,6 +7,7 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import type { VirtualClock } from '@kubeplane/sdk';
 import type { Json } from './api.js';
 
+/** The `iss` of Google's ID tokens, which the sandbox's tokens carry too. */
 export const GOOGLE_ISSUER = 'https://accounts.google.com';
 const CERTS_V1 = 'https://www.googleapis.com/oauth2/v1/certs';
 const CERTS_V3 = 'https://www.googleapis.com/oauth2/v3/certs';
@@ -21,6 +22,10 @@ interface Key {
   kid: string;
 }
 
+/**
+ * Google's ID tokens in the sandbox: signs RS256 JWTs as Google's OAuth 2.0 issuer does, with a key made on first use,
+ * and serves its public key where google-auth-library's `verifyIdToken` fetches Google's certificates.
+ */
 export class GoogleIdentityEmulator {
   readonly #clock: VirtualClock;
   #key: Key | undefined;
@@ -65,6 +70,7 @@ export class GoogleIdentityEmulator {
     return `${signed}.${b64url(sign('sha256', Buffer.from(signed), this.#keys.privateKey))}`;
   }
 
+  /** The msw handlers serving the v1 PEM map and the v3 JWKS at www.googleapis.com/oauth2. */
   handlers(): HttpHandler[] {
     // Google serves X.509 certificates in the v1 map; a PEM public key verifies the same way (Node's crypto takes either).
     const cache = { 'cache-control': 'public, max-age=21600, must-revalidate, no-transform' };

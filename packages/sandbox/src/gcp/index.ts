@@ -7,15 +7,25 @@ import { FirestoreEmulator } from './firestore.js';
 import { GoogleIdentityEmulator } from './identity.js';
 import { GoogleSecretManagerEmulator } from './secret-manager.js';
 
+/** The Google Cloud project id the sandbox's Google emulators stand for by default. */
 export const SANDBOX_GOOGLE_PROJECT = 'kubeplane-sandbox';
+/** The Google Cloud location (Cloud Tasks' queues) the sandbox's Google emulators stand for by default. */
 export const SANDBOX_GOOGLE_LOCATION = 'europe-west1';
 
+/**
+ * What the Google emulators served, as Google bills it: tasks created and dispatched, Firestore reads, writes and
+ * deletes, Secret Manager accesses.
+ */
 export interface GoogleApiCounts {
   tasks: { created: number; duplicates: number; dispatched: number };
   firestore: { requests: number; reads: number; writes: number; deletes: number };
   secretManager: { requests: number; accesses: number };
 }
 
+/**
+ * The sandbox's Google Cloud, as `sandbox.google`: Cloud Tasks v2, Firestore v1 and Secret Manager v1 at their real
+ * hosts, and Google's ID tokens, for one project and location on the virtual clock. Not part of sandbox snapshots.
+ */
 export class GoogleCloudEmulators {
   readonly project: string;
   readonly location: string;
@@ -41,6 +51,7 @@ export class GoogleCloudEmulators {
     return [this.tasks.handler(), this.firestore.handler(), this.secrets.handler(), ...this.identity.handlers()];
   }
 
+  /** Requests and billed operations of each Google API so far. */
   counts(): GoogleApiCounts {
     const f = this.firestore.counts();
     const s = this.secrets.counts();

@@ -43,6 +43,10 @@ export interface SecretManagerCounts {
   accesses: number;
 }
 
+/**
+ * Secret Manager v1 (secretmanager.googleapis.com, REST from the vendored protos) on the virtual clock: secrets with
+ * labels and replication, numbered versions (enabled, disabled, destroyed) and their payloads with CRC32C checksums.
+ */
 export class GoogleSecretManagerEmulator {
   readonly #secrets = new Map<string, Secret>();
   readonly #clock: VirtualClock;
@@ -75,10 +79,12 @@ export class GoogleSecretManagerEmulator {
     );
   }
 
+  /** The msw handler serving secretmanager.googleapis.com. */
   handler(): HttpHandler {
     return this.#service.handler();
   }
 
+  /** Requests and payload accesses (AccessSecretVersion) so far. */
   counts(): SecretManagerCounts {
     return { ...this.#counts };
   }

@@ -29,8 +29,13 @@ import { Volumes } from './volumes.js';
 export type { RRSet, Zone } from './dns-zones.js';
 export type { Action, Firewall, Network, PlacementGroup, PrimaryIp, Server, SshKey } from './resources.js';
 
+/**
+ * The Hetzner Cloud API's base URL, which the emulator answers and its vendored OpenAPI document
+ * (hetzner-cloud-openapi.json) describes.
+ */
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
 
+/** How the emulated Hetzner project starts: its token, rate limit and the DNS zones its owner already has. */
 export interface HetznerEmulatorOptions {
   /** The API token the project accepts. */
   token: string;
@@ -59,6 +64,12 @@ export interface HetznerEmulatorState {
   requestTimes: number[];
 }
 
+/**
+ * The Hetzner Cloud API (JSON over HTTPS at HETZNER_API) of one project, as `sandbox.hetzner`: servers, networks,
+ * firewalls, volumes, load balancers, DNS zones… with actions, label selectors, pagination, the rate limit and its
+ * `{error:{code,message}}` envelope. Under the conformance check its traffic is validated against
+ * hetzner-cloud-openapi.json.
+ */
 export class HetznerEmulator implements SandboxVmSource {
   readonly #ctx: SandboxContext;
   readonly #token: string;
@@ -203,10 +214,15 @@ export class HetznerEmulator implements SandboxVmSource {
     this.requestTimes.splice(0, this.requestTimes.length, ...state.requestTimes);
   }
 
+  /** The msw handlers serving HETZNER_API; the Sandbox installs them (with the conformance check when it is on). */
   handlers(): HttpHandler[] {
     return frameHandlers(this.#ctx, this.#frame);
   }
 
+  /**
+   * Every resource the project holds (servers, networks, primary IPs, DNS records…), read from its state, not through
+   * the API.
+   */
   inventory(): InventoryItem[] {
     return this.#project.store.inventory();
   }

@@ -9,6 +9,7 @@
 // aws-ebs-csi-driver's chart 2.x ships driver 1.x; metrics-server's chart 3.13 ships 0.8; cluster-autoscaler's
 // chart 9.50/9.51 ship 1.34).
 
+/** One published version of a chart, as a repository's index.yaml lists it. */
 export interface ChartVersion {
   version: string;
   appVersion: string;

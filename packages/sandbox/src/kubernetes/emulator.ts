@@ -32,13 +32,16 @@ import { fieldValidationOf, validateFields, warningHeaders } from './openapi-val
 import { includeObjectOf, tableVersion, toTable } from './table.js';
 import { changeLog, isWatch, watchStream } from './watch.js';
 
+/** The port the emulated API servers answer HTTPS on, as kubeadm's default (6443). */
 export const KUBERNETES_API_PORT = 6443;
 
+/** What a KubernetesEmulator is built from. */
 export interface KubernetesEmulatorOptions {
   /** The machines whose user-data the simulated kubelets boot from (the cloud emulators). */
   vms: SandboxVmSource;
 }
 
+/** A Node of an emulated cluster as the inventory shows it: readiness, cordon, labels, taints and address. */
 export interface KubernetesInventoryNode {
   name: string;
   ready: boolean;
@@ -48,6 +51,7 @@ export interface KubernetesInventoryNode {
   internalIp?: string;
 }
 
+/** A Pod of an emulated cluster as the inventory shows it: where it runs, its phase and readiness, and its owner. */
 export interface KubernetesInventoryPod {
   namespace: string;
   name: string;
@@ -58,6 +62,7 @@ export interface KubernetesInventoryPod {
   owner?: string;
 }
 
+/** One emulated cluster, by the endpoint its API answers at, with its Nodes and Pods. */
 export interface KubernetesInventoryCluster {
   name: string;
   /** `host:port` */
@@ -76,6 +81,7 @@ export interface KubernetesEmulatorState {
   simulation: KubeletSimulationState;
 }
 
+/** What `KubernetesEmulator.inventory()` returns: every emulated cluster, sorted by endpoint. */
 export interface KubernetesInventory {
   clusters: KubernetesInventoryCluster[];
 }
@@ -144,6 +150,11 @@ function withoutTypeMeta(o: KubeObject): Json {
   return rest;
 }
 
+/**
+ * The Kubernetes API of every cluster whose machines boot in the sandbox clouds (`sandbox.kubernetes`): one emulated API
+ * server per endpoint on port 6443, fed by simulated kubelets that boot from the machines' real user-data on the virtual
+ * clock. Authentication is not checked: msw serves the request in-process, before TLS.
+ */
 export class KubernetesEmulator {
   readonly #ctx: SandboxContext;
   readonly simulation: KubeletSimulation;
@@ -154,6 +165,7 @@ export class KubernetesEmulator {
     this.simulation = new KubeletSimulation(options.vms);
   }
 
+  /** The msw handlers serving HTTPS to port 6443 and to every known cluster endpoint; the Sandbox installs them. */
   handlers(): HttpHandler[] {
     // Claims only its own requests: a handler that matched and answered nothing would let msw send the request out.
     return [
@@ -175,6 +187,7 @@ export class KubernetesEmulator {
     return { requests: this.requests, simulation: this.simulation.state() };
   }
 
+  /** Replaces the simulation with `state()` of a snapshot; the clusters continue from there as they would have. */
   restore(state: KubernetesEmulatorState): void {
     this.requests = state.requests;
     this.simulation.restore(state.simulation);
@@ -215,6 +228,7 @@ export class KubernetesEmulator {
     return c ? helmReleases(c.api.store) : [];
   }
 
+  /** The clusters, brought up to the clock's now: whether each API is up, its Nodes and its Pods. */
   inventory(): KubernetesInventory {
     this.tick();
     const clusters: KubernetesInventoryCluster[] = [];

@@ -34,8 +34,13 @@ export function lastTick(fromMs: number, nowMs: number, everyMs: number): number
   return fromMs + Math.floor(Math.max(0, nowMs - fromMs) / everyMs) * everyMs;
 }
 
+/**
+ * Where a machine's boot stands: preparing the OS, `kubeadm init` or `join`, registered or Ready as a Node, `failed`
+ * (see the reason), `stopped` with its machine, or `load-balancer` (a load-balancer node, which runs no kubelet).
+ */
 export type KubeletState = 'preparing' | 'initializing' | 'waiting-for-api' | 'joining' | 'registered' | 'ready' | 'failed' | 'stopped' | 'load-balancer';
 
+/** One line of a machine's boot log, at a virtual time in ms since the epoch. */
 export interface KubeletLogEntry {
   atMs: number;
   message: string;

@@ -1,6 +1,10 @@
 // Boot and controller timings of the simulated cluster side, from ../shared/latency-model.md (sources there; the
 // estimates are marked). Kept here, apart from ../latency.ts, so the clouds' and the clusters' models stay readable.
 
+/**
+ * The cluster side's timing model (latency-model.md; estimates marked): node boot, kubeadm, CNI, node-lifecycle
+ * controllers and Helm jobs, in milliseconds of virtual time. The simulated kubelets and controllers follow it.
+ */
 export const KUBE_TIMINGS = {
   /** OS preparation at first boot (containerd, kubeadm, kubelet, kubectl packages): 60 s (estimate). */
   osPreparationMs: 60_000,

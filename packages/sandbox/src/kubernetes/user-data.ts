@@ -31,6 +31,10 @@ export interface KubeadmJoin {
   controlPlane: boolean;
 }
 
+/**
+ * What a machine's user-data tells its first boot (`readBootConfig`): hostname, bootstrap mode, the files cloud-init
+ * writes, and the kubeadm configuration of a Kubernetes node.
+ */
 export interface NodeBootConfig {
   hostname: string;
   mode: BootMode;

@@ -2,6 +2,7 @@
 // they were created with, and the control planes a cloud runs itself (Crusoe CMK). Each cloud emulator implements
 // SandboxVmSource; the Kubernetes emulator only reads it.
 
+/** A machine's power state: each cloud's own states (EC2's, Hetzner's `off`, Crusoe's…) mapped onto these. */
 export type SandboxVmState = 'pending' | 'running' | 'stopping' | 'stopped' | 'terminated';
 
 /** A machine a managed service (CMK node pool) created and registers itself: no kubeplane user-data. */
@@ -17,6 +18,10 @@ export interface SandboxManagedNode {
   kubeletVersion?: string;
 }
 
+/**
+ * A machine of a sandbox cloud as the simulated kubelets see it: its state, the user-data it boots from, its addresses
+ * and size.
+ */
 export interface SandboxVm {
   /** The sandbox cloud that runs it (its registry name, clouds/index.ts). Together with `name` it identifies the machine. */
   cloud: string;
@@ -89,7 +94,14 @@ export interface SandboxManagedCluster {
   serving?: { certPem: string; keyPem: string };
 }
 
+/**
+ * Where the Kubernetes emulator finds the machines that boot (a Sandbox, or each cloud emulator): it only reads them.
+ */
 export interface SandboxVmSource {
+  /**
+   * Every machine the source has, with its state and user-data; machines that are gone may still be listed, as the
+   * cloud lists them (an EC2 instance for an hour after it terminated).
+   */
   listVms(): SandboxVm[];
   /** Control planes the cloud runs; absent for clouds without a managed Kubernetes service. */
   listManagedClusters?(): SandboxManagedCluster[];

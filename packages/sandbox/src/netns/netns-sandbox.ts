@@ -13,6 +13,7 @@ import { sandboxResponder } from '../respond.js';
 import type { Sandbox } from '../sandbox.js';
 import { NetnsWorld, type HandshakeReport } from './world.js';
 
+/** Where a NetnsSandbox keeps its machines and how long one settle may take in real time. */
 export interface NetnsSandboxOptions {
   /** Where machine disks and sockets live (default: NetnsWorld's, /dev/shm/kubeplane-netns). */
   baseDir?: string;
@@ -20,6 +21,11 @@ export interface NetnsSandboxOptions {
   settleTimeoutMs?: number;
 }
 
+/**
+ * The sandbox's netns mode (`NetnsSandbox.attach`): every machine the sandbox clouds run becomes a network namespace
+ * booted from its real user-data, and the Kubernetes simulation follows what those machines report. Pass it to the
+ * engine's runner as a clock participant; call `close()` when done.
+ */
 export class NetnsSandbox implements ClockParticipant {
   readonly #pending = new Set<Promise<void>>();
   readonly #problems: string[];
@@ -166,6 +172,10 @@ export class NetnsSandbox implements ClockParticipant {
     return out;
   }
 
+  /**
+   * Waits for the boots under way, then stops every machine and the world's host side (bridge, control socket). Call
+   * it when done, before the sandbox's own `close()`.
+   */
   async close(): Promise<void> {
     await Promise.allSettled([...this.#pending]);
     await this.world.close();

@@ -37,6 +37,7 @@ export interface NetnsWorldOptions {
 /** One pair of machines of a cluster that should share a WireGuard handshake. */
 export type MachinePair = [string, string];
 
+/** For one cluster: how many of the machine pairs that should have a WireGuard handshake have one, and which do not. */
 export interface HandshakeReport {
   /** The cluster id from the cloud-config comment, else `overlay <network>` from wg0.conf's Address. */
   cluster: string;

@@ -9,6 +9,11 @@ import { join } from 'node:path';
 import { getResponse, http, type HttpHandler } from 'msw';
 import type { RequestLeniency, Violation } from './validator.js';
 
+/**
+ * The environment variable that turns the conformance check on: when it names a directory, every Sandbox validates each
+ * request it accepts and each response it gives against the cloud's vendored API document (packages/sandbox/specs/) and
+ * appends every violation to `<dir>/<pid>.jsonl` as a RecordedViolation. Works from the repository only.
+ */
 export const CONFORMANCE_DIR_ENV = 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR';
 
 /** A vendor's API document, copied into the repository (packages/sandbox/specs/) from the vendor's published file. */
@@ -27,6 +32,7 @@ export interface DocumentedCloud {
   document?: VendorDocument | undefined;
 }
 
+/** One line of a conformance file: where a request or response of a sandbox cloud broke its vendor's API document. */
 export interface RecordedViolation extends Violation {
   /** The cloud's name (a sandbox cloud's). */
   cloud: string;

@@ -52,6 +52,9 @@ export const MACHINE_STANDINS: Readonly<Record<string, string>> = {
   nginx: "as systemctl: a daemon would run on this host's network",
 };
 
+/**
+ * How an OpenSshMachine starts: who may log in with which key, its hostname, and where it is kept between processes.
+ */
 export interface OpenSshMachineOptions {
   /** The public key (an OpenSSH `authorized_keys` line) that may log in as root or as any of `users`. */
   authorizedKey: string;
@@ -101,6 +104,7 @@ function sshdVersion(): string {
   return `${run.stdout?.toString() ?? ''}${run.stderr?.toString() ?? ''}`;
 }
 
+/** Whether real sshd machines can run on this host (with sshd's version), or the reason they cannot. */
 export type OpenSshAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
 let availability: Promise<OpenSshAvailability> | undefined;
@@ -258,6 +262,10 @@ export class OpenSshMachine {
     return existsSync(join(this.dir, 'standins.log')) ? readFileSync(join(this.dir, 'standins.log'), 'utf8') : '';
   }
 
+  /**
+   * Starts a machine: sshd on a free loopback port (`port`) in its own namespaces, restored from `options.keep` when
+   * that holds one. Call `stop()` when done; a failed start cleans up after itself.
+   */
   static async start(options: OpenSshMachineOptions): Promise<OpenSshMachine> {
     const dir = mkdtempSync(join(tmpdir(), 'kp-sshd-'));
     // Traversable: sshd reads authorized_keys as the user logging in.
@@ -348,6 +356,7 @@ export class OpenSshMachine {
     this.#save();
   }
 
+  /** Ends sshd and its namespaces, saves the machine to `keep` (if set) and removes its temporary directory. */
   async stop(): Promise<void> {
     const child = this.#process;
     if (child && child.exitCode === null && child.signalCode === null) {

@@ -19,6 +19,10 @@ import { zoneRoutes } from './zones.js';
 
 export type { Change, HealthCheck, RecordSet, Zone } from './world.js';
 
+/**
+ * How the emulated Route 53 account starts: its key, the hosted zones its owner already has (default `example.com`), and
+ * STS.
+ */
 export interface Route53EmulatorOptions {
   accessKeyId: string;
   secretAccessKey: string;
@@ -44,6 +48,11 @@ export interface Route53EmulatorState {
 /** The state's collections: the store's, by name. */
 type Collections = Pick<Route53EmulatorState, 'zones' | 'healthChecks' | 'changes'>;
 
+/**
+ * The Route 53 REST-XML API (`https://route53.amazonaws.com/2013-04-01`), as `sandbox.route53`: hosted zones, atomic
+ * ChangeResourceRecordSets batches (PENDING, INSYNC after 60 s of virtual time), health checks, SigV4 and the account's
+ * 10 requests/second budget.
+ */
 export class Route53Emulator {
   readonly #ctx: SandboxContext;
   readonly #secrets: ReadonlyMap<string, string>;
@@ -106,6 +115,7 @@ export class Route53Emulator {
     return this.#audit.add(listener);
   }
 
+  /** The msw handlers serving the Route 53 API; the Sandbox installs them. */
   handlers(): HttpHandler[] {
     return frameHandlers(this.#ctx, {
       cloud: 'route53',

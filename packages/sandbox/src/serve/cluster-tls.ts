@@ -9,6 +9,7 @@ import type { Sandbox } from '../sandbox.js';
 
 const STAGED_PKI = '/etc/kubeplane/pki';
 
+/** A cluster's serving TLS material as its control plane serves it: CA, API server certificate and key (redacted). */
 export interface ClusterTls {
   /** The cluster's name (kubeadm's clusterName). */
   name: string;
@@ -21,12 +22,16 @@ export interface ClusterTls {
   keyPem: Redacted<string>;
 }
 
+/** A cluster whose API the served sandbox cannot serve over TLS, and why. */
 export interface ClusterTlsProblem {
   name: string;
   endpoint: string;
   message: string;
 }
 
+/**
+ * The host of a `host:port` endpoint (brackets of an IPv6 address removed); the endpoint unchanged when it has no port.
+ */
 export function hostOf(endpoint: string): string {
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(endpoint);
   return m?.[1] ?? endpoint;

@@ -3,6 +3,10 @@
 import { Redacted } from '@kubeplane/sdk';
 import { parseKubeconfig } from '@kubeplane/providers';
 
+/**
+ * A copy of the admin kubeconfig `admin` (embedded CA and client certificate required) pointing at `server`, the served
+ * port, with `tls-server-name` so the certificate is still checked against the cluster's real name.
+ */
 export function servedKubeconfig(admin: Redacted<string>, server: string, tlsServerName: string): Redacted<string> {
   const c = parseKubeconfig(admin);
   const key = c.clientKeyPem;

@@ -13,14 +13,18 @@ export interface ServedFile extends ServedEndpoints {
   since: string;
 }
 
+/** Where a running `kubeplane sandbox serve` publishes its pid and addresses: `<stateDir>/sandbox/served.json`. */
 export const servedFilePath = (stateDir: string) => join(stateDir, 'sandbox', 'served.json');
+/** The shell file of the served clouds' credentials and addresses: `<stateDir>/sandbox/credentials.env` (mode 0600). */
 export const credentialsFilePath = (stateDir: string) => join(stateDir, 'sandbox', 'credentials.env');
 
+/** Publishes this process's pid and `endpoints` (no secrets) in `servedFilePath(stateDir)`, atomically. */
 export async function writeServedFile(stateDir: string, endpoints: ServedEndpoints): Promise<void> {
   const file: ServedFile = { pid: process.pid, since: new Date().toISOString(), ...endpoints };
   await writeFileAtomic(servedFilePath(stateDir), `${JSON.stringify(file, null, 2)}\n`, 0o600);
 }
 
+/** Removes the served file, as a server does when it stops; no error when there is none. */
 export async function removeServedFile(stateDir: string): Promise<void> {
   await rm(servedFilePath(stateDir), { force: true });
 }
@@ -56,6 +60,10 @@ export function clientEnvironment(sandbox: Sandbox, endpoints: ServedEndpoints, 
   });
 }
 
+/**
+ * Writes `credentialsFilePath(stateDir)` (mode 0600, atomically): an `export NAME='value'` line per client variable,
+ * secrets included, for a shell to source.
+ */
 export async function writeCredentialsFile(stateDir: string, sandbox: Sandbox, endpoints: ServedEndpoints): Promise<void> {
   const lines = [
     "# kubeplane sandbox serve: the sandbox clouds' credentials and addresses. Source it: . <this file>",

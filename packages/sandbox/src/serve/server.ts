@@ -15,6 +15,7 @@ import type { Target } from './routes.js';
 /** Loopback only: the sandbox's credentials are published constants, so nothing else may reach it. */
 export const SERVE_HOST = '127.0.0.1';
 
+/** How a SandboxServer serves: its ports, how fast virtual time runs, and how and how often it saves the world. */
 export interface SandboxServerOptions {
   /**
    * The first port: each served cloud API at its offset from it (AWS, then Hetzner, Crusoe, Cloudflare), then one per
@@ -35,6 +36,7 @@ export interface SandboxServerOptions {
   onProblem?: (message: string) => void;
 }
 
+/** A cluster's API as served: its name, its endpoint in the sandbox, the TLS name to check, and the local HTTPS URL. */
 export interface ServedCluster {
   name: string;
   /** `host:port` the cluster is known at in the sandbox (and in its kubeconfig). */
@@ -65,6 +67,11 @@ export type ServedEndpoints = { [K in ServedApiKey]: string } & {
 
 type Route = (req: IncomingMessage) => Target;
 
+/**
+ * The sandbox as local servers for real clients (`kubeplane sandbox serve`): an HTTP port per cloud API and an HTTPS
+ * port per cluster with its own certificates, all on 127.0.0.1; virtual time follows real time times `speed`, and the
+ * world is saved after requests and periodically.
+ */
 export class SandboxServer {
   readonly #sandbox: Sandbox;
   readonly #options: Required<Omit<SandboxServerOptions, 'onProblem'>> & Pick<SandboxServerOptions, 'onProblem'>;
@@ -91,6 +98,10 @@ export class SandboxServer {
     return { ...urls, apis: [], clusters: [], notServed: [] };
   }
 
+  /**
+   * Binds every port and starts the clock; `endpoints` then lists the URLs. The sandbox need not `listen()`: requests
+   * are answered from its handlers directly. Call `close()` when done.
+   */
   static async start(sandbox: Sandbox, options: SandboxServerOptions): Promise<SandboxServer> {
     if (!(options.speed >= 0) || !Number.isFinite(options.speed)) throw new RangeError(`speed must be a number >= 0, not ${options.speed}`);
     if (!Number.isInteger(options.portBase) || options.portBase < 0 || options.portBase > 65535)

@@ -13,6 +13,7 @@ export const SANDBOX_AWS_ACCOUNT = '123456789012';
 /** The role every sandbox account has, for kubeplane's AWS provider to assume (no external id). */
 export const SANDBOX_PROVIDER_ROLE = `arn:aws:iam::${SANDBOX_AWS_ACCOUNT}:role/kubeplane-provider`;
 
+/** A role the account holds, which AssumeRole may assume. */
 export interface StsRole {
   arn: string;
   /** Required of callers when set (the confused-deputy guard of a role another account assumes). */
@@ -21,6 +22,7 @@ export interface StsRole {
   maxSessionSeconds?: number;
 }
 
+/** Temporary credentials AssumeRole issued, with the session's tags; `expiresAt` is virtual ms since the epoch. */
 export interface StsSession {
   accessKeyId: string;
   secretAccessKey: string;
@@ -33,12 +35,14 @@ export interface StsSession {
   uses: number;
 }
 
+/** The account's long-lived key and its roles (default: SANDBOX_PROVIDER_ROLE alone). */
 export interface StsEmulatorOptions {
   accessKeyId: string;
   secretAccessKey: string;
   roles: StsRole[];
 }
 
+/** The roles, the sessions issued (with their secrets) and the id counter, as plain data for snapshots. */
 export interface StsEmulatorState {
   roles: StsRole[];
   sessions: StsSession[];
@@ -73,6 +77,11 @@ const SESSION_NAME = /^[\w+=,.@-]{2,64}$/;
 const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
 const ROLE_ARN = /^arn:aws:iam::(\d{12}):role\/(?:[\w+=,.@-]+\/)*([\w+=,.@-]{1,64})$/;
 
+/**
+ * The AWS STS Query API (AssumeRole with session tags, external id and duration; GetCallerIdentity) at
+ * `https://sts[.<region>].amazonaws.com`. It is also the account's keyring: EC2 and Route 53 accept its sessions'
+ * credentials until they expire on the virtual clock.
+ */
 export class StsEmulator implements AwsKeyring {
   readonly #ctx: SandboxContext;
   readonly #options: StsEmulatorOptions;
@@ -86,6 +95,7 @@ export class StsEmulator implements AwsKeyring {
     for (const role of this.#options.roles) this.addRole(role);
   }
 
+  /** Adds (or replaces) a role the account holds. */
   addRole(role: StsRole): void {
     this.#roles.set(role.arn, role);
   }
@@ -95,10 +105,12 @@ export class StsEmulator implements AwsKeyring {
     return [...this.#sessions.values()].map((s) => ({ ...s, tags: { ...s.tags } }));
   }
 
+  /** The roles and sessions as plain data; it holds the sessions' secret keys, so never log it. */
   state(): StsEmulatorState {
     return { roles: [...this.#roles.values()].map((r) => ({ ...r })), sessions: this.sessions(), seq: this.#seq };
   }
 
+  /** Replaces the roles and sessions with those of `state()`. */
   restore(state: StsEmulatorState): void {
     this.#roles.clear();
     for (const role of state.roles) this.addRole({ ...role });
@@ -113,6 +125,7 @@ export class StsEmulator implements AwsKeyring {
     if (session) session.expiresAt = Math.min(session.expiresAt, this.#ctx.clock.now());
   }
 
+  /** The msw handler serving STS at its global and Regional endpoints. */
   handlers(): HttpHandler[] {
     // The SDK calls the Regional endpoint (sts.<region>.amazonaws.com); older tools the global one.
     return [http.post(/^https:\/\/sts(\.[a-z0-9-]+)?\.amazonaws\.com\/$/, async ({ request }) => this.#handle(request))];
