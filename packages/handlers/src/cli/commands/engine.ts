@@ -262,14 +262,10 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       // Not a project: a cluster of one, deleted on its own.
       const owners: string[] = [];
       for (const p of await kp.projects()) if ((await kp.findStatus(p))?.clusters[target]) owners.push(p);
-      if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in projects ${owners.join(', ')}; pass the manifest file instead`);
+      // Errors name only what the caller named: the other projects of a shared state directory are not theirs to list.
+      if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in ${owners.length} projects; pass the manifest file instead`);
       owner = owners[0];
-      if (!owner)
-        throw new KubeplaneError(
-          'not-found',
-          `no project or cluster named ${target} in ${rt.stateDir}${(await kp.projects()).length ? ` (projects: ${(await kp.projects()).join(', ')})` : ''}`,
-          { resource: target },
-        );
+      if (!owner) throw new KubeplaneError('not-found', `no project or cluster named ${target} in ${rt.stateDir}`, { resource: target });
       const cluster = (await kp.findStatus(owner))?.clusters[target];
       if (cluster) ids.add(cluster.id);
       await kp.destroyCluster(owner, target);
@@ -379,14 +375,8 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
     const found = await Promise.all(projects.map(async (p) => ({ p, s: await kp.findStatus(p) })));
     const statuses = found.flatMap(({ s }) => (s ? [s] : []));
     const unknown = found.filter(({ s }) => !s).map(({ p }) => p);
-    if (unknown.length) {
-      const known = await kp.projects();
-      throw new KubeplaneError(
-        'not-found',
-        `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`,
-        { resource: unknown.join(', ') },
-      );
-    }
+    // Naming only the projects asked for (`kubeplane status` with none lists what there is).
+    if (unknown.length) throw new KubeplaneError('not-found', `no project named ${unknown.join(', ')} in ${rt.stateDir}`, { resource: unknown.join(', ') });
     if (values.json) return jsonResult(io, 'status', EXIT.ok, { sandbox: rt.sandbox !== undefined, projects: statuses });
     if (statuses.length === 0) println(io.stdout, `${rt.sandbox ? '[sandbox] ' : ''}no projects in this state directory`);
     for (const s of statuses) {
@@ -435,11 +425,10 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
       if (name === cluster || c.id === cluster) owners.push({ project: p, name });
   }
   const [first] = owners;
+  // Naming only what the caller named: the project given with --project, never the others of the state directory.
   if (!first)
-    throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`, {
-      resource: cluster,
-    });
-  if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.map((o) => o.project).join(', ')}; pass --project`);
+    throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${project ? `project ${project}` : 'this state directory'}`, { resource: cluster });
+  if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.length} projects; pass --project`);
   return first;
 }
 
