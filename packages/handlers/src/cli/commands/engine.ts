@@ -10,6 +10,7 @@ import {
   KubeplaneError,
   validateManifestFile,
   type AddonStatus,
+  type EngineEvent,
   type Kubeplane,
   type Manifest,
   type ManifestStatus,
@@ -98,9 +99,35 @@ function secretsOptions(values: { 'secrets-context'?: string; 'secrets-kubeconfi
   };
 }
 
+/** The engine's events from now on, held until runToEnd prints them. */
+interface HeldEvents {
+  events: EngineEvent[];
+  off: () => void;
+}
+
+/**
+ * Starts holding the engine's events: apply and destroy emit each flow's first phase-started as they queue it, before
+ * anything runs, so the printer must be listening by then. Held (not printed) so the plan is printed first.
+ */
+function holdEvents(kp: Kubeplane): HeldEvents {
+  const events: EngineEvent[] = [];
+  return { events, off: kp.on((e) => void events.push(e)) };
+}
+
 /** Runs queued work to the end (or to the step in hand, after Ctrl-C), printing progress; the final status of each project touched, or null if interrupted. */
-async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io: CliIo, json: boolean, verbose: boolean): Promise<ManifestStatus[] | null> {
+async function runToEnd(
+  rt: LocalRuntime,
+  kp: Kubeplane,
+  projects: string[],
+  io: CliIo,
+  json: boolean,
+  verbose: boolean,
+  held: HeldEvents,
+): Promise<ManifestStatus[] | null> {
   const printer = progressPrinter(io.stdout, { json, sandbox: rt.sandbox !== undefined, clock: rt.clock, verbose, env: io.env });
+  // No await between these: no event falls between the holder and the printer.
+  held.off();
+  for (const e of held.events) printer(e);
   const off = kp.on(printer);
   let report;
   try {
@@ -177,6 +204,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
         : EXIT.failed;
     }
     const plans: Plan[] = [];
+    const held = holdEvents(kp);
     for (const m of manifests) {
       const applied = await kp.apply(m, { reconcile: values.reconcile ?? false });
       plans.push(applied.plan);
@@ -198,6 +226,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
       io,
       values.json ?? false,
       values.verbose ?? false,
+      held,
     );
     if (!statuses) return interrupted(io, rt, `apply ${argv.join(' ')}`, json);
     const overlay: Array<{ cluster: string; handshook: number; expected: number }> = [];
@@ -258,6 +287,7 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       for (const c of Object.values((await kp.findStatus(project))?.clusters ?? {})) ids.add(c.id);
     };
     let owner: string | undefined;
+    const held = holdEvents(kp);
     if (!isFile && !(await kp.findStatus(target))?.generation) {
       // Not a project: a cluster of one, deleted on its own.
       const owners: string[] = [];
@@ -286,7 +316,7 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
           );
       }
     }
-    const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false);
+    const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false, held);
     if (!statuses) return interrupted(io, rt, `destroy ${argv.join(' ')}`, json);
     let left = 0;
     if (rt.sandbox) {
