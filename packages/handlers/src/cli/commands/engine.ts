@@ -321,10 +321,17 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
     let left = 0;
     if (rt.sandbox) {
       const inventory = rt.sandbox.inventory();
-      // With no project left in this state directory, anything in its sandbox clouds is a leak.
-      const ours = (await kp.projects()).length === 0 ? inventory : inventory.filter((i) => i.clusterId !== undefined && ids.has(i.clusterId));
+      // Only what carries a deleted cluster's kubeplane.dev/cluster-id tag is theirs (kubeplane tags all it makes): an
+      // instance made by hand, or another project's cluster, is no failure of this destroy.
+      const ours = inventory.filter((i) => i.clusterId !== undefined && ids.has(i.clusterId));
+      const others = inventory.length - ours.length;
       left = ours.length;
-      if (!json) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${inventory.length}`);
+      if (!json)
+        println(
+          io.stdout,
+          `[sandbox] resources left in the sandbox clouds: ${left}` +
+            (others > 0 ? ` (besides ${others} not of the deleted clusters: made by hand, or another project's)` : ''),
+        );
       if (left > 0)
         println(
           io.stderr,
