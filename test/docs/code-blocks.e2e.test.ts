@@ -126,7 +126,7 @@ describe('the code blocks of the README and docs/', () => {
         expect(await bad.json()).toEqual({ errors: expect.arrayContaining([expect.objectContaining({ line: 33, path: 'nodePools.dynamic[1].count' })]) });
         const unknown = await fetch(`${base}/projects/nope`);
         expect(unknown.status).toBe(404);
-        expect(await unknown.json()).toEqual({ error: 'no project named nope (projects: minimal)' });
+        expect(await unknown.json()).toEqual({ error: 'no project named nope' });
       } finally {
         child.kill('SIGTERM');
       }

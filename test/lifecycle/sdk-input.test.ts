@@ -77,13 +77,14 @@ describe('Kubeplane given input its types do not vouch for', () => {
 });
 
 describe('status of a project that does not exist', () => {
-  it('is a not-found error naming the projects there are; findStatus answers null', async () => {
+  it('is a not-found error naming only the project asked for, never the others there are; findStatus answers null', async () => {
     w = sandboxWorld(1);
     const kp = w.kp;
-    expect(await refusal(() => kp.status('nope'))).toEqual({ kind: 'not-found', message: 'no project named nope (there are no projects)' });
+    expect(await refusal(() => kp.status('nope'))).toEqual({ kind: 'not-found', message: 'no project named nope' });
     expect(await kp.findStatus('nope')).toBeNull();
     await kp.apply(manifestOf(minimal));
-    expect(await refusal(() => kp.status('nope'))).toEqual({ kind: 'not-found', message: 'no project named nope (projects: minimal)' });
+    // A service passes this message on to its caller: another tenant's project must not be in it.
+    expect(await refusal(() => kp.status('nope'))).toEqual({ kind: 'not-found', message: 'no project named nope' });
     expect((await kp.findStatus('minimal'))?.generation).toBe(1);
     expect(await refusal(() => kp.status(42 as unknown as string))).toMatchObject({ kind: 'invalid', code: 'InvalidProject' });
   });

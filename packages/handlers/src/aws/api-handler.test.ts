@@ -127,6 +127,22 @@ describe('the api handler', () => {
     expect((await call('DELETE', '/projects')).status).toBe(405);
   });
 
+  it("names no other tenant's project or cluster when asked for one that is not there", async () => {
+    const teamB = `${ACCOUNT}:user/team-b`;
+    const t = api([...everything, { principal: teamB, projects: ['team-b-*'], role: 'operator' }]);
+    expect((await t.call('POST', '/projects', manifestOf('team-a-web'))).status).toBe(202);
+    // Team B asks for a project of its own that does not exist, by every route, and for a cluster in it.
+    const answers = [
+      await t.callAs(teamB, 'GET', '/projects/team-b-nope'),
+      await t.callAs(teamB, 'POST', '/projects/team-b-nope/reconcile'),
+      await t.callAs(teamB, 'GET', '/projects/team-b-nope/clusters/web/node-groups'),
+      await t.callAs(teamB, 'POST', '/projects/team-b-nope/clusters/nope/pools/workers/scale', '{"target": 2}'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404]);
+    for (const a of answers) expect(JSON.stringify(a.body)).not.toContain('team-a-web');
+    expect(answers[0]?.body).toEqual({ error: 'no project team-b-nope' });
+  });
+
   describe('refuses a secretRef the step function must not read, storing nothing', () => {
     it.each([
       ["the function's own environment", 'env: { credentials: AWS_SECRET_ACCESS_KEY }', 400, 'providers[0].secretRef.env', 'environment variables are refused'],

@@ -41,6 +41,7 @@ function jsonLines(stdout: string): Array<{ type: string } & Record<string, unkn
     .map((line) => {
       const value = JSON.parse(line) as { type?: unknown } & Record<string, unknown>;
       expect(typeof value.type, line).toBe('string');
+      expect(value['formatVersion'], line).toBe(1);
       return value as { type: string } & Record<string, unknown>;
     });
 }
@@ -166,6 +167,31 @@ describe('apply --sandbox --json and kubeconfig on its cluster', () => {
     expect(result).toMatchObject({ type: 'result', command: 'apply', ok: true, exitCode: 0, sandbox: true, projects: [{ project: 'minimal', state: 'DONE' }] });
     const plans = result?.['plans'] as Array<{ operations: Array<{ kind: string }> }>;
     expect(plans[0]?.operations.filter((o) => o.kind === 'create-node')).toHaveLength(3);
+  });
+
+  it('apply --json carries the format version on every line, and shows each cluster from its first phase, infrastructure', () => {
+    const lines = jsonLines(applied.stdout);
+    for (const line of lines) expect(Object.keys(line).slice(0, 2)).toEqual(['type', 'formatVersion']);
+    // The first phase-started is emitted as apply queues the flow, before anything runs.
+    expect(lines[0]).toMatchObject({ type: 'phase-started', project: 'minimal', cluster: 'minimal', phase: 'infrastructure' });
+    const phases = lines.filter((l) => l.type === 'phase-started').map((l) => l['phase']);
+    expect(phases[0]).toBe('infrastructure');
+  });
+
+  it('destroy --json shows the deletion from its first phase, and the status --json after it carries the format version', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'kubeplane-conventions-destroy-'));
+    try {
+      const again = await runCli(['apply', 'examples/minimal.yaml', '--sandbox', '--state-dir', copy], { cwd: root });
+      expect(again.code).toBe(0);
+      const destroyed = await runCli(['destroy', 'minimal', '--sandbox', '--state-dir', copy, '--json'], { cwd: root });
+      expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+      const lines = jsonLines(destroyed.stdout);
+      expect(lines[0]).toMatchObject({ type: 'phase-started', project: 'minimal', cluster: 'minimal' });
+      const status = await runCli(['status', '--sandbox', '--state-dir', copy, '--json'], { cwd: root });
+      expect(jsonLines(status.stdout)).toEqual([expect.objectContaining({ type: 'result', formatVersion: 1, command: 'status', projects: [] })]);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
   });
 
   it('kubeconfig > file makes the file 0600 before writing the credentials into it', async () => {

@@ -9,9 +9,21 @@ export function wantsJson(argv: readonly string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
+/**
+ * The version of the --json format, on every line as `formatVersion`: raised when a field is removed, renamed or
+ * changes meaning; a field or an event type added keeps it (readers ignore what they do not know; docs/cli.md).
+ */
+export const JSON_FORMAT_VERSION = 1;
+
+/** The text of one JSON line: `type` and `formatVersion` first, then the rest. */
+export function jsonText(value: { type: string } & Record<string, unknown>): string {
+  const { type, ...rest } = value;
+  return JSON.stringify({ type, formatVersion: JSON_FORMAT_VERSION, ...rest });
+}
+
 /** One JSON line (println escapes the control characters JSON.stringify leaves raw, with JSON's own \uXXXX). */
 export function jsonLine(io: CliIo, value: { type: string } & Record<string, unknown>): void {
-  println(io.stdout, JSON.stringify(value));
+  println(io.stdout, jsonText(value));
 }
 
 export interface JsonError {

@@ -30,6 +30,18 @@ describe('kubeplane CLI', () => {
     expect(run.stdout).toMatch(/^test\/fixtures\/invalid\/count-zero\.yaml:\d+ nodePools\.dynamic\[1\]\.count: count must be at least 1\n$/);
   });
 
+  it('validate - reads the manifest from standard input, and names it <stdin> with the line', async () => {
+    const typed = readFileSync(join(root, 'test', 'fixtures', 'invalid', 'count-zero.yaml'), 'utf8');
+    const run = await runCli(['validate', '-'], { cwd: root, stdin: { tty: false, typed } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('<stdin>:33 nodePools.dynamic[1].count: count must be at least 1\n');
+    expect(run.stderr).toBe('<stdin>: 1 error\n');
+    const json = await runCli(['validate', '-', '--json'], { cwd: root, stdin: { tty: false, typed } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ files: [{ file: '<stdin>', ok: false, issues: [{ file: '<stdin>', line: 33 }] }] });
+    const twice = await runCli(['validate', '-', '-'], { cwd: root, stdin: { tty: false, typed } });
+    expect(twice.code).toBe(2);
+  });
+
   it('validate reports a missing file as an error, not a crash', async () => {
     const run = await runCli(['validate', 'nope.yaml'], { cwd: root });
     expect(run.code).toBe(1);
@@ -118,5 +130,14 @@ describe('the installed kubeplane binary', () => {
     const { promisify } = await import('node:util');
     const { stdout } = await promisify(execFile)(process.execPath, ['packages/handlers/bin/kubeplane.js', 'validate', 'examples/minimal.yaml'], { cwd: root });
     expect(stdout).toBe('examples/minimal.yaml: ok (1 manifest, 1 cluster)\n');
+  });
+
+  it('validates a manifest piped into validate -', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const input = readFileSync(join(root, 'examples', 'minimal.yaml'));
+    const run = spawnSync(process.execPath, ['packages/handlers/bin/kubeplane.js', 'validate', '-'], { cwd: root, input, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('<stdin>: ok (1 manifest, 1 cluster)\n');
+    expect(run.status).toBe(0);
   });
 });

@@ -5,6 +5,7 @@
 import { escapeControl, type Clock, type EngineEvent } from '@kubeplane/sdk';
 import type { KubeletStatus } from '@kubeplane/sandbox';
 import { println } from './io.js';
+import { jsonText } from './json-output.js';
 
 export interface ProgressOptions {
   json: boolean;
@@ -91,7 +92,7 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
 
   const printer = ((e: EngineEvent) => {
     if (options.json) {
-      println(out, JSON.stringify({ ...e, sandbox: options.sandbox }));
+      println(out, jsonText({ ...e, sandbox: options.sandbox }));
       return;
     }
     const t = `${tag}+${elapsed(e.at - started).padStart(6)}`;
@@ -133,6 +134,9 @@ export function progressPrinter(out: NodeJS.WritableStream, options: ProgressOpt
         break;
       case 'addon':
         line(`${t} ${e.cluster}:     add-on ${e.name} (${e.chart} ${e.declaredVersion}): ${e.state}${e.state === 'installed' ? '' : ` — ${e.message}`}`);
+        break;
+      case 'pool-growth-refused':
+        line(`${t} ${e.cluster}:   ${e.message}`);
         break;
       case 'cluster-done':
         activity.delete(e.cluster);

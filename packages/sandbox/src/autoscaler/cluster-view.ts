@@ -8,15 +8,8 @@ import type { AutoscalerClusterView } from './simulated-autoscaler.js';
 export function sandboxClusterApi(emulator: KubernetesEmulator, clusterName: string): ClusterApi {
   const found = emulator.inventory().clusters.find((c) => c.name === clusterName);
   const cluster = found ? emulator.cluster(found.endpoint) : undefined;
-  if (!cluster)
-    throw new Error(
-      `the sandbox has no Kubernetes cluster named ${clusterName} (clusters: ${
-        emulator
-          .inventory()
-          .clusters.map((c) => c.name)
-          .join(', ') || 'none'
-      })`,
-    );
+  // Naming only the cluster asked for, as every not-found error of kubeplane does.
+  if (!cluster) throw new Error(`the sandbox has no Kubernetes cluster named ${clusterName}`);
   return cluster;
 }
 

@@ -565,15 +565,11 @@ export class Kubeplane {
     return this.#runner.runUntilIdle(participant ? { participant, ...options } : options);
   }
 
-  /** The state of a project and each of its clusters; 'not-found' for a project never applied or deleted whole. */
+  /** The state of a project and each of its clusters; 'not-found' (naming no other project) for a project never applied or deleted whole. */
   async status(project: string): Promise<ManifestStatus> {
     const status = await this.findStatus(project);
-    if (!status) {
-      const known = await this.projects();
-      throw new KubeplaneError('not-found', `no project named ${project}${known.length ? ` (projects: ${known.join(', ')})` : ' (there are no projects)'}`, {
-        resource: project,
-      });
-    }
+    // Naming only what the caller named: a service passes this message on, and the other projects are other tenants'.
+    if (!status) throw new KubeplaneError('not-found', `no project named ${project}`, { resource: project });
     return status;
   }
 

@@ -2,13 +2,13 @@
 // completion scripts read it without loading any command, so they start fast (each command loads when it runs).
 import { OPTIONS, type CommandHelp } from '../help.js';
 
-const validateUsage = 'kubeplane validate <manifest.yaml|json>... [--json]';
+const validateUsage = 'kubeplane validate <manifest.yaml|json|->... [--json]';
 
 export const validateHelp: CommandHelp = {
   name: 'validate',
   usage: [validateUsage],
   summary: 'check manifests; one line per problem, file:line path: message',
-  description: 'Exit 0 when every file is valid (warnings are printed), 1 otherwise. Nothing is touched.',
+  description: 'Exit 0 when every file is valid (warnings are printed), 1 otherwise. - reads a manifest from standard input. Nothing is touched.',
   options: [['--json', 'print one {"type":"result"} line with the issues of every file (docs/cli.md)']],
 };
 

@@ -10,6 +10,7 @@ import {
   KubeplaneError,
   validateManifestFile,
   type AddonStatus,
+  type EngineEvent,
   type Kubeplane,
   type Manifest,
   type ManifestStatus,
@@ -98,9 +99,35 @@ function secretsOptions(values: { 'secrets-context'?: string; 'secrets-kubeconfi
   };
 }
 
+/** The engine's events from now on, held until runToEnd prints them. */
+interface HeldEvents {
+  events: EngineEvent[];
+  off: () => void;
+}
+
+/**
+ * Starts holding the engine's events: apply and destroy emit each flow's first phase-started as they queue it, before
+ * anything runs, so the printer must be listening by then. Held (not printed) so the plan is printed first.
+ */
+function holdEvents(kp: Kubeplane): HeldEvents {
+  const events: EngineEvent[] = [];
+  return { events, off: kp.on((e) => void events.push(e)) };
+}
+
 /** Runs queued work to the end (or to the step in hand, after Ctrl-C), printing progress; the final status of each project touched, or null if interrupted. */
-async function runToEnd(rt: LocalRuntime, kp: Kubeplane, projects: string[], io: CliIo, json: boolean, verbose: boolean): Promise<ManifestStatus[] | null> {
+async function runToEnd(
+  rt: LocalRuntime,
+  kp: Kubeplane,
+  projects: string[],
+  io: CliIo,
+  json: boolean,
+  verbose: boolean,
+  held: HeldEvents,
+): Promise<ManifestStatus[] | null> {
   const printer = progressPrinter(io.stdout, { json, sandbox: rt.sandbox !== undefined, clock: rt.clock, verbose, env: io.env });
+  // No await between these: no event falls between the holder and the printer.
+  held.off();
+  for (const e of held.events) printer(e);
   const off = kp.on(printer);
   let report;
   try {
@@ -177,6 +204,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
         : EXIT.failed;
     }
     const plans: Plan[] = [];
+    const held = holdEvents(kp);
     for (const m of manifests) {
       const applied = await kp.apply(m, { reconcile: values.reconcile ?? false });
       plans.push(applied.plan);
@@ -198,6 +226,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
       io,
       values.json ?? false,
       values.verbose ?? false,
+      held,
     );
     if (!statuses) return interrupted(io, rt, `apply ${argv.join(' ')}`, json);
     const overlay: Array<{ cluster: string; handshook: number; expected: number }> = [];
@@ -258,18 +287,15 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
       for (const c of Object.values((await kp.findStatus(project))?.clusters ?? {})) ids.add(c.id);
     };
     let owner: string | undefined;
+    const held = holdEvents(kp);
     if (!isFile && !(await kp.findStatus(target))?.generation) {
       // Not a project: a cluster of one, deleted on its own.
       const owners: string[] = [];
       for (const p of await kp.projects()) if ((await kp.findStatus(p))?.clusters[target]) owners.push(p);
-      if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in projects ${owners.join(', ')}; pass the manifest file instead`);
+      // Errors name only what the caller named: the other projects of a shared state directory are not theirs to list.
+      if (owners.length > 1) throw new UsageError(`clusters named ${target} exist in ${owners.length} projects; pass the manifest file instead`);
       owner = owners[0];
-      if (!owner)
-        throw new KubeplaneError(
-          'not-found',
-          `no project or cluster named ${target} in ${rt.stateDir}${(await kp.projects()).length ? ` (projects: ${(await kp.projects()).join(', ')})` : ''}`,
-          { resource: target },
-        );
+      if (!owner) throw new KubeplaneError('not-found', `no project or cluster named ${target} in ${rt.stateDir}`, { resource: target });
       const cluster = (await kp.findStatus(owner))?.clusters[target];
       if (cluster) ids.add(cluster.id);
       await kp.destroyCluster(owner, target);
@@ -290,15 +316,22 @@ export async function destroy(argv: string[], io: CliIo): Promise<number> {
           );
       }
     }
-    const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false);
+    const statuses = await runToEnd(rt, kp, owner ? [owner] : projects, io, json, values.verbose ?? false, held);
     if (!statuses) return interrupted(io, rt, `destroy ${argv.join(' ')}`, json);
     let left = 0;
     if (rt.sandbox) {
       const inventory = rt.sandbox.inventory();
-      // With no project left in this state directory, anything in its sandbox clouds is a leak.
-      const ours = (await kp.projects()).length === 0 ? inventory : inventory.filter((i) => i.clusterId !== undefined && ids.has(i.clusterId));
+      // Only what carries a deleted cluster's kubeplane.dev/cluster-id tag is theirs (kubeplane tags all it makes): an
+      // instance made by hand, or another project's cluster, is no failure of this destroy.
+      const ours = inventory.filter((i) => i.clusterId !== undefined && ids.has(i.clusterId));
+      const others = inventory.length - ours.length;
       left = ours.length;
-      if (!json) println(io.stdout, `[sandbox] resources left in the sandbox clouds: ${inventory.length}`);
+      if (!json)
+        println(
+          io.stdout,
+          `[sandbox] resources left in the sandbox clouds: ${left}` +
+            (others > 0 ? ` (besides ${others} not of the deleted clusters: made by hand, or another project's)` : ''),
+        );
       if (left > 0)
         println(
           io.stderr,
@@ -379,14 +412,8 @@ export async function status(argv: string[], io: CliIo): Promise<number> {
     const found = await Promise.all(projects.map(async (p) => ({ p, s: await kp.findStatus(p) })));
     const statuses = found.flatMap(({ s }) => (s ? [s] : []));
     const unknown = found.filter(({ s }) => !s).map(({ p }) => p);
-    if (unknown.length) {
-      const known = await kp.projects();
-      throw new KubeplaneError(
-        'not-found',
-        `no project named ${unknown.join(', ')} in ${rt.stateDir}${known.length ? ` (projects: ${known.join(', ')})` : ''}`,
-        { resource: unknown.join(', ') },
-      );
-    }
+    // Naming only the projects asked for (`kubeplane status` with none lists what there is).
+    if (unknown.length) throw new KubeplaneError('not-found', `no project named ${unknown.join(', ')} in ${rt.stateDir}`, { resource: unknown.join(', ') });
     if (values.json) return jsonResult(io, 'status', EXIT.ok, { sandbox: rt.sandbox !== undefined, projects: statuses });
     if (statuses.length === 0) println(io.stdout, `${rt.sandbox ? '[sandbox] ' : ''}no projects in this state directory`);
     for (const s of statuses) {
@@ -435,11 +462,10 @@ export async function findCluster(kp: Kubeplane, cluster: string, project?: stri
       if (name === cluster || c.id === cluster) owners.push({ project: p, name });
   }
   const [first] = owners;
+  // Naming only what the caller named: the project given with --project, never the others of the state directory.
   if (!first)
-    throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${projects.length ? projects.join(', ') : 'this state directory'}`, {
-      resource: cluster,
-    });
-  if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.map((o) => o.project).join(', ')}; pass --project`);
+    throw new KubeplaneError('not-found', `no cluster named ${cluster} in ${project ? `project ${project}` : 'this state directory'}`, { resource: cluster });
+  if (owners.length > 1) throw new UsageError(`clusters named ${cluster} exist in ${owners.length} projects; pass --project`);
   return first;
 }
 

@@ -208,8 +208,22 @@ describe('clusters that are not there, or not yet', () => {
       const run = await runCli([command, 'nope', ...flags()], { cwd: root });
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toBe(`kubeplane ${command}: not-found: no cluster named nope in hybrid\n`);
+      expect(run.stderr).toBe(`kubeplane ${command}: not-found: no cluster named nope in this state directory\n`);
     }
+  });
+
+  it('an unknown project or cluster names no other project or cluster of the state directory', async () => {
+    const runs = [
+      await runCli(['status', 'nope', ...flags()], { cwd: root }),
+      await runCli(['status', 'nope', '--json', ...flags()], { cwd: root }),
+      await runCli(['destroy', 'nope', ...flags()], { cwd: root }),
+      await runCli(['kubeconfig', 'nope', ...flags()], { cwd: root }),
+      await runCli(['ssh-key', 'nope', '--project', 'other', ...flags()], { cwd: root }),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 1, 1, 1]);
+    // The state directory holds project hybrid (cluster hybrid): the caller named neither.
+    for (const r of runs) expect(r.stdout + r.stderr).not.toContain('hybrid');
+    expect(runs[4]?.stderr).toBe('kubeplane ssh-key: not-found: no cluster named nope in project other\n');
   });
 
   it('a cluster whose apply stopped before its first step has no key and no metadata yet, and says its state', async () => {

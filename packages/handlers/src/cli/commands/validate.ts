@@ -1,19 +1,20 @@
-// `kubeplane validate <files...>`: checks manifests completely, before anything is touched.
+// `kubeplane validate <files...>`: checks manifests completely, before anything is touched; `-` is standard input.
 // Exit 0 when every file is valid (warnings are printed), 1 with one line per issue otherwise.
 import { parseCommandArgs } from '../command-args.js';
 import { resolve, relative } from 'node:path';
-import { formatIssue, validateManifestFile } from '@kubeplane/sdk/manifest';
+import { formatIssue, validateManifestFile, validateManifestText, type ValidationResult } from '@kubeplane/sdk/manifest';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { issueJson, jsonResult } from '../json-output.js';
 
 export async function validate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
-  if (positionals.length === 0) throw new UsageError('validate needs at least one manifest file');
+  if (positionals.length === 0) throw new UsageError('validate needs at least one manifest file (- for standard input)');
+  if (positionals.filter((f) => f === '-').length > 1) throw new UsageError('validate reads standard input (-) once; give - once');
   let failed = false;
   const report: unknown[] = [];
   for (const file of positionals) {
-    const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
-    const result = await validateManifestFile(resolve(io.cwd, file), { file: shown });
+    const shown = file === '-' ? STDIN : relative(io.cwd, resolve(io.cwd, file)) || file;
+    const result = file === '-' ? await validateStdin(io) : await validateManifestFile(resolve(io.cwd, file), { file: shown });
     failed ||= !result.ok;
     if (values.json) {
       report.push({ file: shown, ok: result.ok, issues: result.issues.map(issueJson) });
@@ -36,4 +37,14 @@ export async function validate(argv: string[], io: CliIo): Promise<number> {
       ...(failed ? { error: { kind: 'invalid', message: 'a manifest has errors; see files[].issues' } } : {}),
     });
   return code;
+}
+
+/** How issues name a manifest read from standard input: `<stdin>:12:3 path: message`. */
+const STDIN = '<stdin>';
+
+/** The manifest piped in (`kubectl apply -f -` style), validated as a file named <stdin>. */
+async function validateStdin(io: CliIo): Promise<ValidationResult> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin ?? []) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return validateManifestText(Buffer.concat(chunks).toString('utf8'), { file: STDIN });
 }
