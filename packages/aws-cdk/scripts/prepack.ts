@@ -1,4 +1,4 @@
-// `npm pack` / `npm publish` of @kubeplane/aws-cdk: the package's own Lambda bundles, written afresh into lambda/,
+// `npm pack` / `npm publish` of @kubeplane/aws-cdk (what it prints goes to stderr: `npm pack --json` owns stdout): the package's own Lambda bundles, written afresh into lambda/,
 // with lambda/THIRD-PARTY-LICENSES.md naming every npm package whose code the bundles hold, its version and licence
 // (the licence texts are those packages' own, in their repositories; NOTICE points here).
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ const bundles = await bundleHandlers(building);
 const used = new Map<string, { version: string; license: string; functions: string[] }>();
 for (const b of Object.values(bundles)) {
   const fn = basename(b.dir);
-  process.stdout.write(`lambda/${b.dir.slice(building.length + 1)}: ${(b.bytes / 1024).toFixed(0)} KiB, ${b.packages.length} packages\n`);
+  process.stderr.write(`lambda/${b.dir.slice(building.length + 1)}: ${(b.bytes / 1024).toFixed(0)} KiB, ${b.packages.length} packages\n`);
   for (const dir of b.packages) {
     const manifest = join(resolve(dir), 'package.json');
     if (!existsSync(manifest)) continue;
