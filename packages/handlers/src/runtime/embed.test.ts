@@ -76,6 +76,20 @@ describe('createKubeplane', () => {
   });
 });
 
+describe('preflight on the sandbox clouds', () => {
+  it('reports a catalog call the cloud refuses for good as a problem of its provider, once, and throws nothing', async () => {
+    const local = await createSandboxKubeplane();
+    try {
+      local.sandbox.injectFault({ cloud: 'hetzner', operation: '*', kind: 'quota', times: 1 });
+      const problems = await local.kubeplane.preflight(minimal());
+      expect(problems.map((p) => [p.severity, p.path])).toEqual([['error', 'providers[0]']]);
+      expect(problems[0]?.message).toMatch(/^hetzner provider hetzner-1: regions: /);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe('a manifest written in TypeScript (ManifestInput)', () => {
   // Defaults left out: labels, static pools, load balancers, storageDiskSize, taints, autoscaler.min.
   const written: ManifestInput = {
