@@ -44,22 +44,28 @@ describe('Kubeplane given input its types do not vouch for', () => {
       [undefined, 'undefined'],
     ] as const) {
       const e = await refusal(() => kp.apply(input as unknown as Manifest));
-      expect(e.message).toBe(`apply takes a manifest (from validateManifestText, validateManifestFile or validateManifestObject), not ${got}`);
+      expect(e.message).toBe(
+        `apply takes a manifest (a ManifestInput, or one from validateManifestText, validateManifestFile or validateManifestObject), not ${got}`,
+      );
     }
   });
 
-  it('validates a manifest changed in code after its validation, in apply, plan and preflight alike', async () => {
+  it('validates a manifest changed in code after its validation: apply and plan refuse it, preflight reports its problems', async () => {
     w = sandboxWorld(1);
     const kp = w.kp;
     const m = manifestOf(minimal);
     const pool = m.nodePools.dynamic[0];
     if (!pool) throw new Error('minimal.yaml has a dynamic pool');
     const changed: Manifest = { ...m, nodePools: { ...m.nodePools, dynamic: [{ ...pool, name: 'Not_A_Name' }, ...m.nodePools.dynamic.slice(1)] } };
-    for (const call of [() => kp.apply(changed), () => kp.plan(changed), () => kp.preflight(changed)]) {
+    for (const call of [() => kp.apply(changed), () => kp.plan(changed)]) {
       const e = await refusal(call);
       expect(e).toMatchObject({ kind: 'invalid', code: 'InvalidManifest' });
       expect(e.message).toContain('nodePools.dynamic[0].name');
     }
+    const problems = await kp.preflight(changed);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((p) => p.severity === 'error')).toBe(true);
+    expect(problems.map((p) => p.path)).toContain('nodePools.dynamic[0].name');
     expect(await kp.projects()).toEqual([]);
   });
 

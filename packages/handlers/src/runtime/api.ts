@@ -3,7 +3,7 @@
 // autoscaled pools. A manifest is validated before anything is stored; its errors come back as JSON with their paths.
 // The transport verifies who calls; this core decides, by the access policy, what that caller may do to which project,
 // and logs every change and every refusal with the caller. Each runtime adapts its requests to ApiRequest.
-import { isKubeplaneError, validateManifestText, type Kubeplane, type Manifest } from '@kubeplane/sdk';
+import { isKubeplaneError, validateManifestText, type Kubeplane, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
 import { OPERATION_ROLES, type AccessPolicy, type ProjectOperation } from '../aws/access.js';
 import { errorFields, type LogFields, type Logger } from '../runtime/logger.js';
 import type { SecretRefRefusal } from '../aws/secret-refs.js';
@@ -71,9 +71,9 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     if (Buffer.byteLength(text) > (options.maxBodyBytes ?? 1024 * 1024)) return json(413, { error: 'the manifest is larger than this API accepts' });
     const result = validateManifestText(text, { file: 'request body' });
     if (!result.ok || result.manifests.length === 0) {
-      const errors = result.errors.length > 0 ? result.errors : [{ severity: 'error' as const, path: '', message: 'the request body holds no manifest' }];
+      const errors: ValidationIssue[] = result.ok ? [{ severity: 'error', path: '', message: 'the request body holds no manifest' }] : result.errors;
       return json(400, {
-        errors: errors.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })),
+        errors: errors.map((i) => ({ path: i.path, message: i.message, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) })),
         warnings: result.warnings.map((i) => ({ path: i.path, message: i.message })),
       });
     }
@@ -92,7 +92,7 @@ export function createApiCore(options: ApiCoreOptions): (request: ApiRequest) =>
     });
     if (refusedRefs.length > 0) {
       return json(refusedRefs.some((r) => r.status === 400) ? 400 : 403, {
-        errors: refusedRefs.map((i) => ({ path: i.path, message: i.message, ...(i.line ? { line: i.line, column: i.column } : {}) })),
+        errors: refusedRefs.map((i) => ({ path: i.path, message: i.message, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) })),
       });
     }
     const applied = [];

@@ -2,6 +2,8 @@
 // cluster (versioned, validated with zod on receipt). EngineEvent is the typed stream callers and the CLI
 // watch: phases starting, steps done, resources created, waits and errors.
 import * as z from 'zod';
+import type { ErrorKind } from '../errors.js';
+import type { StepName } from './step-names.js';
 
 /** The phases of a cluster's workflow, in order. */
 export const PHASES = ['infrastructure', 'dns', 'kubernetes', 'addons', 'outputs', 'delete'] as const;
@@ -53,46 +55,109 @@ export function stepEventKey(e: Pick<StepEvent, 'clusterId' | 'incarnation' | 'g
   return `${e.clusterId}/${e.incarnation ?? '-'}/${e.generation}/${e.seq}/${e.attempt}`;
 }
 
-/** What the engine reports as it works: steps started and finished, waits, failures. */
+/** What every engine event carries: when (epoch ms), and the project and cluster it concerns. */
+export interface EngineEventBase {
+  at: number;
+  project: string;
+  cluster: string;
+}
+
+/** A cluster's flow entered a phase. */
+export interface PhaseStartedEvent extends EngineEventBase {
+  type: 'phase-started';
+  phase: EnginePhase;
+}
+
+/** A step finished and the flow moved on; `message` says what it did. */
+export interface StepDoneEvent extends EngineEventBase {
+  type: 'step-done';
+  phase: EnginePhase;
+  step: StepName;
+  message: string;
+}
+
+/** A resource was created in a cloud (`kind`: machine, network, firewall, ssh-key, reserved-ip, node-pool…). */
+export interface ResourceCreatedEvent extends EngineEventBase {
+  type: 'resource-created';
+  kind: string;
+  name: string;
+  provider?: string;
+}
+
+/** A resource was deleted from a cloud (`kind` as for ResourceCreatedEvent, and dns-record, helm-chart). */
+export interface ResourceDeletedEvent extends EngineEventBase {
+  type: 'resource-deleted';
+  kind: string;
+  name: string;
+  provider?: string;
+}
+
+/**
+ * A step waits: `attempt` counts its runs so far (1 for the first wait), `failures` the transient failures in a row
+ * (5xx, throttling) behind this wait, 0 when it waits on the cloud's work; `since` is when the step began (ms).
+ */
+export interface WaitingEvent extends EngineEventBase {
+  type: 'waiting';
+  phase: EnginePhase;
+  step: StepName;
+  seconds: number;
+  reason: string;
+  attempt: number;
+  failures: number;
+  since: number;
+}
+
+/**
+ * A step failed for good and the cluster is in ERROR. `kind` is the error's kind, or `undeliverable` when the queue
+ * gave up delivering the step's message (it failed more often than the queue retries).
+ */
+export interface ErrorEvent extends EngineEventBase {
+  type: 'error';
+  phase: EnginePhase;
+  step: StepName;
+  message: string;
+  kind: ErrorKind | 'undeliverable';
+}
+
+/** A cluster's flow ended: built (`DONE`) or deleted (`DELETED`). */
+export interface ClusterDoneEvent extends EngineEventBase {
+  type: 'cluster-done';
+  state: 'DONE' | 'DELETED';
+}
+
+/** An add-on's state changed (installing, installed, upgraded, failed, removing), as the cluster reports it. */
+export interface AddonEvent extends EngineEventBase {
+  type: 'addon';
+  name: string;
+  chart: string;
+  declaredVersion: string;
+  installedVersion?: string;
+  state: 'installed' | 'installing' | 'failed' | 'removing';
+  message: string;
+}
+
+/**
+ * An autoscaled pool's provider refused to grow it (`kind`: quota, capacity, invalid…): the pool keeps what exists
+ * and is backed off (pool-scaling.ts).
+ */
+export interface PoolGrowthRefusedEvent extends EngineEventBase {
+  type: 'pool-growth-refused';
+  pool: string;
+  kind: ErrorKind;
+  message: string;
+}
+
+/** What the engine reports as it works: phases started, steps done, resources, waits, failures. Narrow on `type`. */
 export type EngineEvent =
-  | { type: 'phase-started'; at: number; project: string; cluster: string; phase: EnginePhase }
-  | { type: 'step-done'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string }
-  | { type: 'resource-created'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
-  | { type: 'resource-deleted'; at: number; project: string; cluster: string; kind: string; name: string; provider?: string }
-  /**
-   * A step waits: `attempt` counts its runs so far (1 for the first wait), `failures` the transient failures in a row
-   * (5xx, throttling) behind this wait, 0 when it waits on the cloud's work; `since` is when the step began (ms).
-   */
-  | {
-      type: 'waiting';
-      at: number;
-      project: string;
-      cluster: string;
-      phase: EnginePhase;
-      step: string;
-      seconds: number;
-      reason: string;
-      attempt: number;
-      failures: number;
-      since: number;
-    }
-  | { type: 'error'; at: number; project: string; cluster: string; phase: EnginePhase; step: string; message: string; kind: string }
-  | { type: 'cluster-done'; at: number; project: string; cluster: string; state: 'DONE' | 'DELETED' }
-  /** An add-on's state changed (installing, installed, upgraded, failed, removing), as the cluster reports it. */
-  | {
-      type: 'addon';
-      at: number;
-      project: string;
-      cluster: string;
-      name: string;
-      chart: string;
-      declaredVersion: string;
-      installedVersion?: string;
-      state: 'installed' | 'installing' | 'failed' | 'removing';
-      message: string;
-    }
-  /** An autoscaled pool's provider refused to grow it: the pool keeps what exists and is backed off (pool-scaling.ts). */
-  | { type: 'pool-growth-refused'; at: number; project: string; cluster: string; pool: string; kind: string; message: string };
+  | PhaseStartedEvent
+  | StepDoneEvent
+  | ResourceCreatedEvent
+  | ResourceDeletedEvent
+  | WaitingEvent
+  | ErrorEvent
+  | ClusterDoneEvent
+  | AddonEvent
+  | PoolGrowthRefusedEvent;
 
 /** A function that receives the engine's events. */
 export type EngineEventListener = (event: EngineEvent) => void;

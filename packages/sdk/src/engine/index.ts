@@ -14,10 +14,20 @@ export { ConditionalLease, type LeaseRecord, type LeaseTable } from './adapters/
 export type { KubeNode, KubeObject, KubernetesApi, KubernetesConnector, NodePatch } from './ports/kubernetes.js';
 export type { MachineAccess, MachineRun, MachineTarget } from './ports/machine-access.js';
 export {
+  type AddonEvent,
+  type ClusterDoneEvent,
   type EngineEvent,
+  type EngineEventBase,
   type EngineEventListener,
   type EnginePhase,
+  type ErrorEvent,
   parseStepEvent,
+  type PhaseStartedEvent,
+  type PoolGrowthRefusedEvent,
+  type ResourceCreatedEvent,
+  type ResourceDeletedEvent,
+  type StepDoneEvent,
+  type WaitingEvent,
   PHASES,
   STEP_EVENT_VERSION,
   type StepEvent,

@@ -3,9 +3,10 @@
 // does the work. `run()` drives the local runner in-process, which is what scripts and the CLI use.
 import { KubeplaneError, isKubeplaneError } from '../errors.js';
 import { stableJson } from '../stable-json.js';
-import type { Manifest } from '../manifest/schema.js';
+import type { Manifest, ManifestInput } from '../manifest/schema.js';
 import { toDocument } from '../manifest/serialize.js';
 import { validateManifestObject } from '../manifest/validate.js';
+import type { IssueFinding } from '../manifest/issues.js';
 import { buildDesiredState } from '../model/desired-state.js';
 import type { ClusterSpec, CurrentState } from '../model/types.js';
 import { plan as planChanges } from '../plan/plan.js';
@@ -15,6 +16,7 @@ import { ClusterSecrets } from './cluster-secrets.js';
 import { dueAt, Engine, type EngineOptions } from './engine.js';
 import { runWatchdog, type WatchdogOptions, type WatchdogReport } from './watchdog.js';
 import type { EngineEventListener } from './events.js';
+import type { StepName } from './step-names.js';
 import {
   clusterKey,
   clusterRecordProblem,
@@ -100,24 +102,44 @@ function managedChangesRefused(built: ClusterSpec, spec: ClusterSpec, record: Cl
  * before anything is read or recorded; a TypeScript type is no guarantee for a caller in JavaScript or across JSON.
  */
 function checkedManifest(input: unknown, action: string): Manifest {
+  const checked = validatedManifest(input, action);
+  if ('manifest' in checked) return checked.manifest;
+  const name = typeof input === 'object' && input !== null ? (input as { name?: unknown; metadata?: { name?: unknown } }) : {};
+  const project = typeof name.name === 'string' ? name.name : typeof name.metadata?.name === 'string' ? name.metadata.name : undefined;
+  // What is not a manifest at all is said as it is; a manifest's problems each with its path.
+  const text = checked.errors.map((i) => (i.path === NOT_A_MANIFEST ? i.message : `${i.path}: ${i.message}`)).join('\n');
+  throw new KubeplaneError('invalid', text, {
+    ...(project !== undefined ? { resource: project } : {}),
+    code: 'InvalidManifest',
+  });
+}
+
+/** The path of a problem with what was given as a whole (the path validation gives the document itself). */
+const NOT_A_MANIFEST = '(document)';
+
+/**
+ * A manifest (the model validation gives, or a document such as a ManifestInput) validated as validateManifestObject
+ * would, with its defaults filled in; or its errors, at least one.
+ */
+function validatedManifest(input: unknown, action: string): { manifest: Manifest } | { errors: [IssueFinding, ...IssueFinding[]] } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new KubeplaneError(
-      'invalid',
-      `${action} takes a manifest (from validateManifestText, validateManifestFile or validateManifestObject), ` +
-        `not ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`,
-      { code: 'InvalidManifest' },
-    );
+    return {
+      errors: [
+        {
+          severity: 'error',
+          path: NOT_A_MANIFEST,
+          message:
+            `${action} takes a manifest (a ManifestInput, or one from validateManifestText, validateManifestFile or ` +
+            `validateManifestObject), not ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`,
+        },
+      ],
+    };
   }
   const result = validateManifestObject('apiVersion' in input ? input : toDocument(input as Manifest));
+  if (!result.ok) return { errors: result.errors };
   const [manifest] = result.manifests;
-  if (!result.ok || !manifest) {
-    const name = (input as { name?: unknown }).name;
-    throw new KubeplaneError('invalid', result.errors.map((i) => `${i.path}: ${i.message}`).join('\n'), {
-      ...(typeof name === 'string' ? { resource: name } : {}),
-      code: 'InvalidManifest',
-    });
-  }
-  return manifest;
+  if (!manifest) return { errors: [{ severity: 'error', path: NOT_A_MANIFEST, message: `${action} takes one manifest; none was given` }] };
+  return { manifest };
 }
 
 /** Every pool of a cluster (its compute and control pools) with its counts, for status. */
@@ -232,7 +254,7 @@ export class Kubeplane {
   }
 
   /** The plan apply would carry out now. The manifest is validated again (see apply). */
-  async plan(input: Manifest): Promise<PlanResult> {
+  async plan(input: Manifest | ManifestInput): Promise<PlanResult> {
     const manifest = checkedManifest(input, 'plan');
     return (await this.#planWith(manifest, await this.#clusterRecords(manifest.name))).planned;
   }
@@ -263,9 +285,16 @@ export class Kubeplane {
    * The manifest against its providers' live catalogs (credentials, regions, zones, server types, images, DNS zones),
    * as the first step of apply checks it, without recording anything: for callers that want the problems before they
    * apply (the CLI prints them with file:line). The answers are cached, so the step that follows asks nothing again.
+   *
+   * Every problem is an issue of the result, never an exception: a manifest that does not validate (its errors),
+   * credentials that cannot be read (a variable not set, a file missing) or that a cloud refuses, and whatever a
+   * catalog lacks. It throws only when a cloud cannot be asked now (throttled, unreachable: a retryable
+   * KubeplaneError), which says nothing about the manifest.
    */
-  async preflight(input: Manifest): Promise<PreflightIssue[]> {
-    const manifest = checkedManifest(input, 'preflight');
+  async preflight(input: Manifest | ManifestInput): Promise<PreflightIssue[]> {
+    const checked = validatedManifest(input, 'preflight');
+    if (!('manifest' in checked)) return checked.errors.map((e) => ({ severity: e.severity, path: e.path, message: e.message }));
+    const manifest = checked.manifest;
     const defs = new Map(manifest.providers.map((p) => [p.name, p]));
     const providerOf = (name: string, region?: string) => {
       const def = defs.get(name);
@@ -288,7 +317,7 @@ export class Kubeplane {
    * What it is given is validated again, as validateManifestObject would: a manifest changed in code after its
    * validation, or built by hand, is refused with every problem named ('invalid', code InvalidManifest).
    */
-  async apply(input: Manifest, options: { reconcile?: boolean } = {}): Promise<ApplyResult> {
+  async apply(input: Manifest | ManifestInput, options: { reconcile?: boolean } = {}): Promise<ApplyResult> {
     const manifest = checkedManifest(input, 'apply');
     const { clock } = this.#options;
     const records = await this.#clusterRecords(manifest.name);
@@ -486,7 +515,7 @@ export class Kubeplane {
    * lost, or never recorded here), swept by their tag in the manifest's provider regions; the cluster ids are derived
    * from it. Clusters the project record names beyond the manifest's are deleted as destroy() deletes them.
    */
-  async destroyByManifest(input: Manifest): Promise<DestroyResult> {
+  async destroyByManifest(input: Manifest | ManifestInput): Promise<DestroyResult> {
     const manifest = checkedManifest(input, 'destroyByManifest');
     return this.#destroy(manifest.name, manifest);
   }
@@ -615,7 +644,8 @@ export class Kubeplane {
           project: r.project,
           cluster: r.name,
           phase: r.step.phase,
-          step: r.step.name,
+          // The record holds the name of a step of its flow (the engine wrote it), stored as text.
+          step: r.step.name as StepName,
           message,
           kind: 'undeliverable',
         });

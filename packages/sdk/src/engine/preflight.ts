@@ -80,9 +80,32 @@ interface Located {
 }
 
 /**
+ * Where in a provider's secretRef a credential problem is: the `env` entry naming the variable the error concerns,
+ * the `file`, or the secretRef itself.
+ */
+function secretRefPath(at: Located, resource: string | undefined): string {
+  const base = `providers[${at.providerIndex}].secretRef`;
+  const ref = at.provider.secretRef;
+  if (ref.env) {
+    const key = Object.entries(ref.env).find(([, variable]) => variable === resource)?.[0];
+    return key ? `${base}.env.${key}` : `${base}.env`;
+  }
+  if (ref.file) return `${base}.file`;
+  return base;
+}
+
+/** A message about a provider, naming it once: `hetzner provider hetzner-1: …`. */
+function aboutProvider(at: Located, message: string): string {
+  const name = `provider ${at.provider.name}`;
+  return `${at.provider.providerType} ${message.startsWith(name) ? message : `${name}: ${message}`}`;
+}
+
+/**
  * Checks a manifest against its providers' catalogs. Errors are what would make a create fail later (or never be
- * noticed, like a zone that does not exist); warnings are deprecated entries still offered. Credentials refused are
- * one error per provider. A catalog that is throttled or briefly failing throws a retryable error.
+ * noticed, like a zone that does not exist); warnings are deprecated entries still offered. Credentials that cannot
+ * be read (a variable not set, a file or Secret missing) or that the cloud refuses are one error per provider, as is
+ * any other answer that will not change by asking again. Only a catalog that is throttled or briefly failing throws
+ * (a retryable error: the step asks again later).
  */
 export async function preflight(
   manifest: Manifest,
@@ -121,29 +144,35 @@ export async function preflight(
       return await cache.get(`${stableJson(at.provider)}/${key}`, call);
     } catch (e) {
       if (e instanceof CatalogPending || !isKubeplaneError(e) || e.retryable) throw e;
+      refused.add(at.provider.name);
       if (e.kind === 'auth') {
-        refused.add(at.provider.name);
         found.push({
           severity: 'error',
           path: `providers[${at.providerIndex}].secretRef`,
           message: `${at.provider.providerType} refused the credentials of provider ${at.provider.name}: ${e.message}`,
         });
-        return undefined;
+      } else {
+        // An answer that asking again will not change (the account may not list this, the call is refused): the
+        // provider's problem, said once, rather than an exception that hides the manifest's other problems.
+        found.push({ severity: 'error', path: `providers[${at.providerIndex}]`, message: aboutProvider(at, `${key}: ${e.message}`) });
       }
-      throw e;
+      return undefined;
     }
   };
 
-  // A provider the runtime has none of its type for (NO_PROVIDER_FOR_TYPE) is one issue at its providerType, and no more.
+  // A provider that cannot be made is one issue, and no more: at its providerType when the runtime has none of its
+  // type (NO_PROVIDER_FOR_TYPE), at its secretRef when its credentials cannot be read (a variable not set, a file or a
+  // Kubernetes Secret missing or malformed, no secrets cluster named). Only a transient failure throws.
   const unbuildable = new Set<string>();
   const providerOf = async (at: Located, region?: string): Promise<Provider | undefined> => {
     if (unbuildable.has(at.provider.name)) return undefined;
     try {
       return await providers(at.provider.name, region);
     } catch (e) {
-      if (!isKubeplaneError(e) || e.details.code !== NO_PROVIDER_FOR_TYPE) throw e;
+      if (!isKubeplaneError(e) || e.retryable) throw e;
       unbuildable.add(at.provider.name);
-      found.push({ severity: 'error', path: `providers[${at.providerIndex}].providerType`, message: e.message });
+      if (e.details.code === NO_PROVIDER_FOR_TYPE) found.push({ severity: 'error', path: `providers[${at.providerIndex}].providerType`, message: e.message });
+      else found.push({ severity: 'error', path: secretRefPath(at, e.details.resource), message: aboutProvider(at, e.message) });
       return undefined;
     }
   };

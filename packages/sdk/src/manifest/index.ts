@@ -1,5 +1,15 @@
 // Manifest: schemas, parsing from YAML/JSON/objects, validation with paths and lines, the version catalog.
-export { formatIssue, formatPath, IssueCollector, type Path, type PathSegment, type ValidationIssue } from './issues.js';
+export {
+  formatIssue,
+  formatPath,
+  IssueCollector,
+  type IssueFinding,
+  type LocatedIssue,
+  type Path,
+  type PathSegment,
+  type UnlocatedIssue,
+  type ValidationIssue,
+} from './issues.js';
 export {
   checkKubernetesVersion,
   CLAUDIE_MINORS,
@@ -53,6 +63,7 @@ export {
   lbRoleSchema,
   machineSpecSchema,
   type Manifest,
+  type ManifestInput,
   metadataSchema,
   NATIVE_API_VERSION,
   NATIVE_KIND,
@@ -76,7 +87,16 @@ export {
 export { parseManifestObject, parseManifestText, parsePath, type ParsedDocument, type ParseOptions } from './parse.js';
 export { checkManifestRules, checkManifestUpdate, IMMUTABLE_POOL_FIELDS, NAME_LIMITS, RESERVED_PORTS, API_SERVER_PORT } from './rules.js';
 export { stableJson } from '../stable-json.js';
-export { validateManifestFile, validateManifestObject, validateManifestText, type ValidateOptions, type ValidationResult } from './validate.js';
+export {
+  validateManifestFile,
+  validateManifestObject,
+  validateManifestText,
+  type ValidateOptions,
+  type ValidationFailure,
+  type ValidationOutcome,
+  type ValidationResult,
+  type ValidationSuccess,
+} from './validate.js';
 export { serializeManifest, toDocument } from './serialize.js';
 export {
   claudieManifestJsonSchema,

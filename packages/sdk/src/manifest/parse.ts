@@ -3,7 +3,7 @@
 // and the names of broken elements are kept so references to them are not reported twice.
 import type * as z from 'zod';
 import { CORE_SCHEMA, constructFromEvents, parseEvents, YAMLException, type Event } from 'js-yaml';
-import { formatPath, type Path, type ValidationIssue } from './issues.js';
+import { formatPath, locatedIssue, type Path, type ValidationIssue } from './issues.js';
 import {
   CLAUDIE_API_VERSION,
   CLAUDIE_KIND,
@@ -55,7 +55,10 @@ export interface ParsedDocument {
 
 /** How a manifest is parsed: the file name to report and the size limits. */
 export interface ParseOptions {
-  /** Shown in every issue as `file:line`. */
+  /**
+   * The file the text was read from, shown in every issue of text as `file:line`. Issues of an object
+   * (parseManifestObject, validateManifestObject) have no line, so they name no file either.
+   */
   file?: string;
   /** Tighter (or looser) limits than MANIFEST_LIMITS, e.g. an API's body size. */
   limits?: Partial<ManifestLimits>;
@@ -83,7 +86,7 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
   const limits = { ...MANIFEST_LIMITS, ...options.limits };
   const size = Buffer.byteLength(text, 'utf8');
   if (size > limits.bytes) {
-    return [emptyFailure(`the manifest is ${formatBytes(size)}; at most ${formatBytes(limits.bytes)} is accepted (size limit)`, options.file)];
+    return [emptyFailure(`the manifest is ${formatBytes(size)}; at most ${formatBytes(limits.bytes)} is accepted (size limit)`, options.file, TEXT_START)];
   }
   // js-yaml reads the text in one linear pass into events that carry source offsets, refusing deep nesting as it
   // goes; values are built from those events (refusing duplicate keys and alias bombs), and the same events give
@@ -107,6 +110,7 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
           `the manifest holds more than ${limits.keys.toLocaleString('en')} keys and list entries ` +
             `(aliases counted each time they are used); split it into several manifests (keys limit)`,
           options.file,
+          TEXT_START,
         ),
       ];
     }
@@ -115,12 +119,13 @@ export function parseManifestText(text: string, options: ParseOptions = {}): Par
   const results: ParsedDocument[] = [];
   values.forEach((value, index) => {
     if (value === null || value === undefined) return; // a blank document between `---`
-    const parsed = parseManifestObject(value, options);
+    const parsed = parseManifestObject(value);
     parsed.sourceMap = maps.forDocument(index);
+    if (options.file !== undefined) parsed.file = options.file;
     if (parsed.issues.length > 0) attachPositions(parsed.issues, parsed.sourceMap, options.file);
     results.push(parsed);
   });
-  if (results.length === 0) return [emptyFailure('the file holds no manifest document', options.file)];
+  if (results.length === 0) return [emptyFailure('the file holds no manifest document', options.file, TEXT_START)];
   // Other documents beside manifests (a Claudie TemplateGitReference, a Secret) are skipped with a warning.
   if (results.some((r) => r.manifest !== null)) {
     for (const r of results) {
@@ -148,10 +153,8 @@ function withinKeyBudget(value: unknown, budget: { left: number }, depth: number
 function yamlFailure(e: unknown, text: string, limits: ManifestLimits, file?: string): ParsedDocument {
   if (!(e instanceof YAMLException)) {
     // js-yaml documents that any exception may escape on broken input; none may reach the user as a stack.
-    return emptyFailure('YAML: the text could not be read as YAML', file);
+    return emptyFailure('YAML: the text could not be read as YAML', file, TEXT_START);
   }
-  const line = e.mark ? e.mark.line + 1 : undefined;
-  const column = e.mark ? e.mark.column + 1 : undefined;
   let message = `YAML syntax: ${e.reason}`;
   if (e.reason.startsWith('duplicated mapping key')) {
     const key = e.mark ? keyAt(text, e.mark.position) : '';
@@ -161,13 +164,7 @@ function yamlFailure(e: unknown, text: string, limits: ManifestLimits, file?: st
   } else if (e.reason.startsWith('aliases exceeded maxAliases')) {
     message = `the manifest uses more than ${limits.aliases} YAML aliases (*name) in one document (alias limit)`;
   }
-  const failure = emptyFailure(message, file);
-  const issue = failure.issues[0];
-  if (issue && line !== undefined) {
-    issue.line = line;
-    if (column !== undefined) issue.column = column;
-  }
-  return failure;
+  return emptyFailure(message, file, e.mark ? { line: e.mark.line + 1, column: e.mark.column + 1 } : TEXT_START);
 }
 
 /** The key written at `offset` (where js-yaml marks a duplicate), without quotes. */
@@ -180,9 +177,9 @@ function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(0)} KiB` : `${n} bytes`;
 }
 
-/** Parses a plain object (a document already read by the caller). */
-export function parseManifestObject(value: unknown, options: ParseOptions = {}): ParsedDocument {
-  const result = emptyFailure('', options.file);
+/** Parses a plain object (a document already read by the caller); its issues have no file or line (there is no text). */
+export function parseManifestObject(value: unknown): ParsedDocument {
+  const result = emptyFailure('');
   result.issues = [];
   const issues = result.issues;
   const fail = (path: Path, message: string) => issues.push({ severity: 'error', path: formatPath(path), message });
@@ -309,7 +306,6 @@ export function parseManifestObject(value: unknown, options: ParseOptions = {}):
     kubernetes: { clusters: lists.clusters as Manifest['kubernetes']['clusters'] },
     loadBalancers: { roles: lists.roles as Manifest['loadBalancers']['roles'], clusters: lists.lbClusters as Manifest['loadBalancers']['clusters'] },
   };
-  if (options.file) for (const i of issues) i.file = options.file;
   return result;
 }
 
@@ -349,30 +345,37 @@ function unknownFieldMessage(key: string, allowed: readonly string[]): string {
   return allowed.length > 0 ? `unknown field "${key}" here; allowed here: ${allowed.join(', ')}` : `unknown field "${key}"`;
 }
 
-function emptyFailure(message: string, file?: string): ParsedDocument {
+/** Where an issue about a whole text (its size, a YAML error with no mark) is shown: where the text starts. */
+const TEXT_START = { line: 1, column: 1 } as const;
+
+/**
+ * A document that could not be read as a manifest, with one issue about it: at `at` in the text it came from (and
+ * in `file`), or, for an object, nowhere.
+ */
+function emptyFailure(message: string, file?: string, at?: { line: number; column: number }): ParsedDocument {
   const empty = <T>(make: () => T) => Object.fromEntries(Object.keys(MANIFEST_LISTS).map((k) => [k, make()])) as Record<ManifestList, T>;
+  const finding = { severity: 'error', path: '(document)', message } as const;
   return {
     manifest: null,
-    issues: message ? [{ severity: 'error', path: '(document)', message, ...(file ? { file } : {}) }] : [],
+    issues: message ? [at ? locatedIssue(finding, at, file) : finding] : [],
     positions: empty(() => [] as number[]),
     brokenNames: empty(() => new Set<string>()),
     poolsReferencedByBroken: new Set<string>(),
     pathPrefix: [],
-    ...(file ? { file } : {}),
+    ...(at && file !== undefined ? { file } : {}),
   };
 }
 
-/** Adds line and column to issues whose path resolves in the source. */
+/**
+ * Puts each issue not yet located at the line and column of its path in the source (the nearest part of the path
+ * the text holds), in `file`; an issue whose document the source does not hold stays without file or line.
+ */
 export function attachPositions(issues: ValidationIssue[], map: SourceLocator, file?: string): void {
-  for (const issue of issues) {
-    if (issue.line !== undefined) continue;
+  issues.forEach((issue, i) => {
+    if (issue.line !== undefined) return;
     const pos = map.locate(parsePath(issue.path));
-    if (pos) {
-      issue.line = pos.line;
-      issue.column = pos.column;
-    }
-    if (file) issue.file = file;
-  }
+    if (pos) issues[i] = locatedIssue(issue, pos, file);
+  });
 }
 
 /** The inverse of formatPath. */

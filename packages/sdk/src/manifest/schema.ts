@@ -618,6 +618,24 @@ export type NativeManifestDocument = z.infer<typeof nativeManifestSchema>;
 /** A Claudie InputManifest document. */
 export type ClaudieManifestDocument = z.infer<typeof claudieManifestSchema>;
 
+/**
+ * A manifest as you write it in TypeScript: the native document (`apiVersion: kubeplane.dev/v1`) with every field
+ * that has a default left optional (empty lists, `labels`, `autoscaler.min`…), as zod reads it in. Give it to
+ * validateManifestObject, or straight to the engine's plan, preflight, apply and destroyByManifest, which validate it
+ * and fill in the defaults:
+ *
+ * ```ts
+ * const manifest: ManifestInput = {
+ *   apiVersion: 'kubeplane.dev/v1',
+ *   kind: 'Manifest',
+ *   metadata: { name: 'demo' },
+ *   providers: [{ name: 'hetzner-1', providerType: 'hetzner', secretRef: { env: { credentials: 'HCLOUD_TOKEN' } } }],
+ *   // …
+ * };
+ * ```
+ */
+export type ManifestInput = z.input<typeof nativeManifestSchema>;
+
 /** The one typed model both document kinds parse to; every list present, in the order written. */
 export interface Manifest {
   source: 'kubeplane' | 'claudie';

@@ -43,7 +43,8 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
       const planned = await planOne(manifest);
       if (!planned.ok) {
         failed = true;
-        const located = planned.issues.map((issue) => ({ ...issue, file: shown }));
+        // At the file and line of what cannot change, as validation's own issues are.
+        const located = result.locate(manifest, planned.issues);
         issues.push(...located);
         if (!json) for (const issue of located) println(io.stdout, formatIssue(issue));
         continue;

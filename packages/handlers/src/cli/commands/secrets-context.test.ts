@@ -189,11 +189,13 @@ describe('the SDK on real clouds, with the secrets context named', () => {
     expect(JSON.stringify(issues)).not.toContain(WRONG);
   });
 
-  it('refuses a Kubernetes Secret without a context, rather than read the current one', async () => {
+  it('refuses a Kubernetes Secret without a context, rather than read the current one, as a preflight problem', async () => {
     const manifest = validateManifestText(CLAUDIE('hetzner-secret')).manifests[0]!;
     const rt = await createKubeplane({ memory: true, env: { KUBECONFIG: join(dir, 'mgmt.kubeconfig') }, cwd: dir });
     try {
-      await expect(rt.kubeplane.preflight(manifest)).rejects.toThrow(
+      const issues = await rt.kubeplane.preflight(manifest);
+      expect(issues).toEqual([expect.objectContaining({ severity: 'error', path: 'providers[0].secretRef' })]);
+      expect(issues[0]?.message).toMatch(
         /secretRef names the Kubernetes Secret claudie-secrets\/hetzner-secret, which kubeplane reads from a cluster you name/,
       );
     } finally {

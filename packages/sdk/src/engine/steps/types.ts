@@ -17,6 +17,7 @@ import type { ProviderDef, SecretRef } from '../../manifest/schema.js';
 import type { CredentialKey, ProviderType } from '../../manifest/provider-types.js';
 import type { Redacted } from '../../redacted.js';
 import type { CatalogCache } from '../preflight.js';
+import type { StepName } from '../step-names.js';
 
 /**
  * Makes the provider for a manifest provider entry in a region (absent for global services such as DNS); the factory
@@ -96,31 +97,7 @@ export interface StepDefinition {
   run(ctx: StepContext): Promise<StepResult>;
 }
 
-/** The steps of applying a cluster, in order. */
-export const APPLY_FLOW = [
-  'preflight',
-  'prepare',
-  'networks',
-  'control-plane',
-  'create-nodes',
-  'await-machines',
-  'dns',
-  'await-api',
-  'await-nodes',
-  'node-metadata',
-  'mesh',
-  'upgrade',
-  'remove-nodes',
-  'addons',
-  'outputs',
-] as const;
-/**
- * Outputs (the kubeconfig) go only after everything in the clouds is: a teardown that fails leaves the user the
- * credentials of what is still running.
- */
-export const DELETE_FLOW = ['delete-dns', 'teardown', 'delete-outputs', 'forget'] as const;
-/** The name of a step of the apply or delete flow. */
-export type StepName = (typeof APPLY_FLOW)[number] | (typeof DELETE_FLOW)[number];
+export { APPLY_FLOW, DELETE_FLOW, type StepName } from '../step-names.js';
 
 export const next = (message: string, step?: StepName): StepResult => (step ? { kind: 'next', message, step } : { kind: 'next', message });
 export const wait = (seconds: number, reason: string): StepResult => ({ kind: 'wait', seconds, reason });
