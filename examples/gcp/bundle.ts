@@ -3,7 +3,7 @@
 // functions-framework stays outside the bundle: the entry module registers its functions with the framework's http(),
 // which must be the very instance the runtime starts. The Google clients stay outside too: google-gax reads its
 // protos' JSON from its own directory at run time, which a bundle would not carry; Cloud Build installs the exact
-// versions the tests run against (packages/handlers/package.json).
+// versions the tests run against (packages/handlers/package.json's devDependencies).
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,12 +31,13 @@ export interface GcpBundle {
 /** Writes `<outDir>/index.js` and `<outDir>/package.json` (what examples/gcp/main.tf zips as the functions' source). */
 export async function bundleGcpFunctions(outDir: string, options: { entry?: string } = {}): Promise<GcpBundle> {
   await mkdir(outDir, { recursive: true });
-  const pinned = (JSON.parse(await readFile(join(repo, 'packages', 'handlers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
-    .dependencies;
+  // The exact versions the tests run against: the handlers' devDependencies (its published range is an optional peer).
+  const pinned = (JSON.parse(await readFile(join(repo, 'packages', 'handlers', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+    .devDependencies;
   const dependencies: Record<string, string> = {};
   for (const name of INSTALLED) {
     const version = pinned[name];
-    if (!version) throw new Error(`packages/handlers/package.json has no dependency ${name}, which the Cloud Functions bundle installs`);
+    if (!version) throw new Error(`packages/handlers/package.json has no devDependency ${name}, which the Cloud Functions bundle installs`);
     dependencies[name] = version;
   }
   await build({

@@ -34,6 +34,8 @@ export async function run(): Promise<BenchResult[]> {
   const sdk = await importMs('@kubeplane/sdk');
   const providers = await importMs('@kubeplane/providers');
   const handlers = await importMs('@kubeplane/handlers');
+  const handlersAws = await importMs('@kubeplane/handlers/aws');
+  const handlersGcp = await importMs('@kubeplane/handlers/gcp');
   const sandbox = await importMs('@kubeplane/sandbox');
   const after = await importMs('@aws-sdk/client-ec2');
   const baseline = (before + after) / 2;
@@ -48,7 +50,24 @@ export async function run(): Promise<BenchResult[]> {
       target: '<= 1.3x',
       note: `${providers.toFixed(0)} ms; ${note}`,
     },
-    { name: `import @kubeplane/handlers (median of ${RUNS})`, value: handlers, unit: 'ms', note: `${(handlers / baseline).toFixed(2)}x the baseline` },
+    {
+      name: `import @kubeplane/handlers: createKubeplane, createSandboxKubeplane (median of ${RUNS})`,
+      value: handlers,
+      unit: 'ms',
+      note: `${(handlers / baseline).toFixed(2)}x the baseline`,
+    },
+    {
+      name: `import @kubeplane/handlers/aws: the Lambda runtime (median of ${RUNS})`,
+      value: handlersAws,
+      unit: 'ms',
+      note: `${(handlersAws / baseline).toFixed(2)}x the baseline`,
+    },
+    {
+      name: `import @kubeplane/handlers/gcp: the Cloud Functions runtime (median of ${RUNS})`,
+      value: handlersGcp,
+      unit: 'ms',
+      note: `${(handlersGcp / baseline).toFixed(2)}x the baseline`,
+    },
     {
       name: `import @kubeplane/sandbox (median of ${RUNS})`,
       value: sandbox,

@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Kubeplane, validateManifestText, type Manifest, type StepEvent } from '@kubeplane/sdk';
 import { sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
-import { createStepHandler, DynamoDbDeduplicationLog, DynamoDbLease, DynamoDbStateStore, SecretsManagerStore, SqsQueue } from '@kubeplane/handlers';
+import { createStepHandler, DynamoDbDeduplicationLog, DynamoDbLease, DynamoDbStateStore, SecretsManagerStore, SqsQueue } from '@kubeplane/handlers/aws';
 import { startAwsEmulators } from '../helpers/aws-emulators.js';
 import { sandboxOnLoopback } from '../helpers/aws-world.js';
 import { AwsCallRecorder } from '../helpers/aws-call-recorder.js';

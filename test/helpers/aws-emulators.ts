@@ -10,7 +10,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import type { Clock } from '@kubeplane/sdk';
-import { DynamoDbLease, DynamoDbStateStore, SecretsManagerStore, SqsQueue, tableDefinition, type AwsClientOptions } from '@kubeplane/handlers';
+import { DynamoDbLease, DynamoDbStateStore, SecretsManagerStore, SqsQueue, tableDefinition, type AwsClientOptions } from '@kubeplane/handlers/aws';
 import { SecretsManagerEmulator } from './secrets-manager-emulator.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -28,7 +28,7 @@ import {
   type ApiHandler,
   type StepHandler,
   type WatchdogHandler,
-} from '@kubeplane/handlers';
+} from '@kubeplane/handlers/aws';
 import type { FunctionName } from '@kubeplane/aws-cdk';
 import type { AwsCallRecorder } from './aws-call-recorder.js';
 import { REGION, type AwsEmulators } from './aws-emulators.js';

@@ -15,7 +15,7 @@ import {
   SecretsManagerStore,
   SqsQueue,
   type StepHandler,
-} from '@kubeplane/handlers';
+} from '@kubeplane/handlers/aws';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { followClock, startAwsEmulators, type AwsEmulators } from './aws-emulators.js';
 

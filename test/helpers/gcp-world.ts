@@ -24,7 +24,7 @@ import {
   runGcpWatchdog,
   SecretManagerStore,
   secretManagerClient,
-} from '@kubeplane/handlers';
+} from '@kubeplane/handlers/gcp';
 
 /** The step function's URL as the deploy would know it; the dispatcher maps its origin to the loopback servers. */
 export const STEP_URL = 'https://kubeplane-step-sandbox.a.run.app/';

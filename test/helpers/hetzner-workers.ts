@@ -11,7 +11,7 @@ import dynalite from 'dynalite';
 import { RATE_LIMITS, Redacted, TokenBucket, type Clock, type NodeRequest, type Outcome, type RateBudgetSource } from '@kubeplane/sdk';
 import { HetznerProvider } from '@kubeplane/providers';
 import { Sandbox, SANDBOX_CREDENTIALS, simulate, type SimTask } from '@kubeplane/sandbox';
-import { tableDefinition, type AwsClientOptions } from '@kubeplane/handlers';
+import { tableDefinition, type AwsClientOptions } from '@kubeplane/handlers/aws';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

@@ -4,7 +4,7 @@
 // test lose a delete, kill an invocation mid-step, or hand one message to two handlers at once.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { VirtualClock, StepEvent } from '@kubeplane/sdk';
-import type { SqsQueue } from '@kubeplane/handlers';
+import type { SqsQueue } from '@kubeplane/handlers/aws';
 
 /** A function an SQS event source invokes (the step or the dead-letter handler, or a stand-in for one). */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

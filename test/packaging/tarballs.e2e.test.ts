@@ -115,17 +115,27 @@ function compiledEsm(): Promise<void> {
     await writeFile(join(app, 'examples', 'minimal.yaml'), manifest);
     await writeFile(join(app, 'script.ts'), SCRIPT);
     await writeFile(join(app, 'readme.ts'), readmeBlock.code);
-    await compile(app, { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', noUncheckedIndexedAccess: true }, ['script.ts', 'readme.ts']);
+    // A consumer whose monorepo resolves its own packages through a source condition (issue 39): the published
+    // packages name none, so it type-checks their built types.
+    await compile(
+      app,
+      { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', noUncheckedIndexedAccess: true, customConditions: ['source', '@kubeplane/source'] },
+      ['script.ts', 'readme.ts'],
+    );
   })();
   return esm;
 }
 
 describe('the packed packages', () => {
-  it('hold built files and types, the licence, the notice and a README, and no tests, test support, sources or source maps', () => {
+  it('hold built files and types, the licence, the notice and a README, and no tests, test support, sources or source maps', async () => {
     expect(tarballs.map((t) => t.name).sort()).toEqual(PACKAGES.map((p) => `@kubeplane/${p}`));
     for (const t of tarballs) {
       const paths = t.files.map((f) => f.path);
       expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'LICENSE', 'NOTICE', 'README.md']));
+      // No export points at sources the package does not ship (the workspace's condition is stripped at pack time).
+      const installed = await readFile(join(dir, 'app', 'node_modules', ...t.name.split('/'), 'package.json'), 'utf8');
+      expect(installed, t.name).not.toContain('@kubeplane/source');
+      expect(installed, t.name).not.toMatch(/"\.\/src\//);
       expect(
         paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo|\.map$/.test(p)),
         t.name,
@@ -173,6 +183,43 @@ describe('the packed packages', () => {
       expect((await readdir(join(project, 'cdk.out', asset))).sort()).toEqual(['index.mjs']);
     }
   }, 240_000);
+
+  it('install the CLI without the sandbox or Google: no optional peer in node_modules, validate works, --sandbox names the package to add', async () => {
+    // What a CLI user (or a Lambda user of @kubeplane/handlers/aws) installs: the three packages, nothing optional.
+    const cli = join(dir, 'cli-only');
+    await mkdir(cli);
+    await writeFile(join(cli, 'package.json'), JSON.stringify({ name: 'cli-only', private: true, type: 'module' }));
+    const only = tarballs.filter((t) => ['@kubeplane/sdk', '@kubeplane/providers', '@kubeplane/handlers'].includes(t.name));
+    await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...only.map((t) => join(dir, t.filename))], {
+      cwd: cli,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    });
+    const modules = await readdir(join(cli, 'node_modules'));
+    const scoped = async (scope: string) => (modules.includes(scope) ? await readdir(join(cli, 'node_modules', scope)) : []);
+    expect(await scoped('@google-cloud')).toEqual([]);
+    expect(modules.filter((m) => ['google-auth-library', 'msw', 'graphql'].includes(m))).toEqual([]);
+    expect((await scoped('@kubeplane')).sort()).toEqual(['handlers', 'providers', 'sdk']);
+    await writeFile(join(cli, 'minimal.yaml'), await readFile(join(root, 'examples', 'minimal.yaml')));
+    expect((await exec('npx', ['kubeplane', 'validate', 'minimal.yaml'], { cwd: cli, env: userEnv })).stdout).toContain('minimal.yaml: ok');
+    const sandboxed = await exec('npx', ['kubeplane', 'apply', 'minimal.yaml', '--sandbox'], { cwd: cli, env: userEnv }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code?: number; stderr?: string }) => ({ code: e.code ?? -1, stderr: e.stderr ?? '' }),
+    );
+    expect(sandboxed.code).toBe(1);
+    expect(sandboxed.stderr).toContain(`needs @kubeplane/sandbox, which is not installed: npm install @kubeplane/sandbox@${version}`);
+    expect(sandboxed.stderr).not.toMatch(/^\s+at /m);
+    // The AWS runtime loads with what was installed: a Lambda function needs neither the sandbox nor Google.
+    const aws = await exec(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('@kubeplane/handlers/aws'); console.log(typeof m.createStepHandler)"],
+      {
+        cwd: cli,
+        env: { ...userEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      },
+    );
+    expect(aws.stdout.trim()).toBe('function');
+  }, 660_000);
 
   it('answer `npx kubeplane --version` and `-V` with the version, exit 0', async () => {
     const app = join(dir, 'app');

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { parse as parseShell } from 'shell-quote';
-import { awsClientConfig, type ApiEvent } from '@kubeplane/handlers';
+import { awsClientConfig, type ApiEvent } from '@kubeplane/handlers/aws';
 import { accessGrantsFromJson, FUNCTIONS, type AccessGrant } from '@kubeplane/aws-cdk';
 import { bundleHandlers } from '../../packages/aws-cdk/scripts/bundle.js';
 import { blocksOf } from '../docs/markdown-blocks.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { StepEvent } from '@kubeplane/sdk';
-import { createDeadLetterHandler, createWatchdogHandler, sqsKeeper } from '@kubeplane/handlers';
+import { createDeadLetterHandler, createWatchdogHandler, sqsKeeper } from '@kubeplane/handlers/aws';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 import { leaseHolders } from '../helpers/lease-holders.js';
 import { LIFECYCLE_TIMEOUT, useAwsWorlds, type AwsWorld } from '../helpers/aws-world.js';

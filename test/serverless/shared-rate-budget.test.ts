@@ -3,7 +3,7 @@
 // its bucket is never exceeded; with a budget per process (what every container had before) it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateBudgets } from '@kubeplane/sdk';
-import { dynamoDbRateBudgets } from '@kubeplane/handlers';
+import { dynamoDbRateBudgets } from '@kubeplane/handlers/aws';
 import { runHetznerWorkers, startDynalite, type Dynalite } from '../helpers/hetzner-workers.js';
 
 let db: Dynalite;

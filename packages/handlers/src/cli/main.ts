@@ -46,6 +46,12 @@ function wantsServedKubeconfig(argv: string[]): boolean {
  * `validate` start without the engine, the providers or the AWS SDK (startup-imports.test.ts), and a command on real
  * clouds never loads the sandbox clouds or msw (real-cloud-imports.test.ts).
  */
+/** A sandbox command's module; a clear error, not a stack, when @kubeplane/sandbox (an optional peer) is not installed. */
+async function sandboxCommand<T>(what: string, load: () => Promise<T>): Promise<T> {
+  const { withOptionalPackage } = await import('../runtime/optional-package.js');
+  return withOptionalPackage(what, load);
+}
+
 const COMMANDS: Record<string, CommandEntry> = {
   validate: { run: async (argv, io) => (await import('./commands/validate.js')).validate(argv, io), help: validateHelp },
   plan: { run: async (argv, io) => (await import('./commands/plan.js')).planCommand(argv, io), help: planHelp },
@@ -55,14 +61,20 @@ const COMMANDS: Record<string, CommandEntry> = {
   kubeconfig: {
     run: async (argv, io) =>
       wantsServedKubeconfig(argv)
-        ? (await import('./commands/serve-kubeconfig.js')).kubeconfigServed(argv, io)
+        ? (await sandboxCommand('kubeconfig --served', () => import('./commands/serve-kubeconfig.js'))).kubeconfigServed(argv, io)
         : (await import('./commands/engine.js')).kubeconfig(argv, io),
     help: kubeconfigHelp,
   },
   'ssh-key': { run: async (argv, io) => (await import('./commands/outputs.js')).sshKey(argv, io), help: sshKeyHelp },
   metadata: { run: async (argv, io) => (await import('./commands/outputs.js')).metadata(argv, io), help: metadataHelp },
-  'sandbox lifecycle': { run: async (argv, io) => (await import('./commands/lifecycle.js')).lifecycle(argv, io), help: lifecycleHelp },
-  'sandbox serve': { run: async (argv, io) => (await import('./commands/serve.js')).serve(argv, io), help: serveHelp },
+  'sandbox lifecycle': {
+    run: async (argv, io) => (await sandboxCommand('kubeplane sandbox lifecycle', () => import('./commands/lifecycle.js'))).lifecycle(argv, io),
+    help: lifecycleHelp,
+  },
+  'sandbox serve': {
+    run: async (argv, io) => (await sandboxCommand('kubeplane sandbox serve', () => import('./commands/serve.js'))).serve(argv, io),
+    help: serveHelp,
+  },
   render: { run: async (argv, io) => (await import('./commands/render.js')).render(argv, io), help: renderHelp },
   schema: { run: async (argv, io) => (await import('./commands/schema.js')).schema(argv, io), help: schemaHelp },
   'autoscaler-adapter': {

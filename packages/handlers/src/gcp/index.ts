@@ -15,3 +15,4 @@ export * from './secret-refs.js';
 export * from './runtime.js';
 export * from './register.js';
 export * from './pubsub-step-handler.js';
+export * from '../runtime/logger.js';

@@ -20,6 +20,7 @@ import {
   type StateStore,
   type StepEvent,
 } from '@kubeplane/sdk';
+import { withOptionalPackage } from './optional-package.js';
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { type CloudSide, realClouds } from './cloud-side.js';
 import { secretsClusterResolver, type SecretsClusterOptions } from './credentials.js';
@@ -126,7 +127,10 @@ export class LocalRuntime implements Runtime {
         secrets: secretsClusterResolver(options, options.env, options.cwd),
       };
       clouds = options.sandbox
-        ? await (await import('./sandbox-clouds.js')).sandboxClouds({ ...sideOptions, write: options.write ?? false })
+        ? await (await withOptionalPackage('the sandbox clouds (--sandbox, createSandboxKubeplane)', () => import('./sandbox-clouds.js'))).sandboxClouds({
+            ...sideOptions,
+            write: options.write ?? false,
+          })
         : realClouds(sideOptions);
       const { clock } = clouds;
       const fileQueue = options.memory ? undefined : new FileQueue<StepEvent>(dir, 'steps', { clock, visibilityTimeoutSeconds: 300 });
