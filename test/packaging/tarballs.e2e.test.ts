@@ -133,9 +133,14 @@ describe('the packed packages', () => {
       const paths = t.files.map((f) => f.path);
       expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'LICENSE', 'NOTICE', 'README.md']));
       // No export points at sources the package does not ship (the workspace's condition is stripped at pack time).
-      const installed = await readFile(join(dir, 'app', 'node_modules', ...t.name.split('/'), 'package.json'), 'utf8');
+      const installed = JSON.stringify(
+        (JSON.parse(await readFile(join(dir, 'app', 'node_modules', ...t.name.split('/'), 'package.json'), 'utf8')) as { exports: unknown }).exports,
+      );
       expect(installed, t.name).not.toContain('@kubeplane/source');
       expect(installed, t.name).not.toMatch(/"\.\/src\//);
+      // No built file points at a source map it does not ship.
+      const entry = await readFile(join(dir, 'app', 'node_modules', ...t.name.split('/'), 'dist', 'index.js'), 'utf8');
+      expect(entry, t.name).not.toContain('sourceMappingURL');
       expect(
         paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo|\.map$/.test(p)),
         t.name,
