@@ -76,7 +76,7 @@ export async function openGcpWorld(options: GcpWorldOptions = {}): Promise<GcpWo
   const maxAttempts = options.maxAttempts ?? 5;
   const deadlineSeconds = options.deadlineSeconds ?? 600;
   const queueId = `steps-${id}`;
-  // The deploy's queue: finite retries with Cloud Tasks' backoff (examples/gcp/main.tf has the same settings).
+  // The deploy's queue: finite retries with Cloud Tasks' backoff (packages/gcp-terraform/main.tf has the same settings).
   sandbox.google.tasks.createQueue(`projects/${SANDBOX_GOOGLE_PROJECT}/locations/${SANDBOX_GOOGLE_LOCATION}/queues/${queueId}`, {
     maxAttempts,
     minBackoffSeconds: 10,

@@ -14,7 +14,9 @@ import { blocksOf, promises } from '../docs/markdown-blocks.js';
 
 const exec = promisify(execFile);
 /** Every published package, by its directory under packages/. */
-const PACKAGES = ['aws-cdk', 'handlers', 'providers', 'sandbox', 'sdk'];
+const PACKAGES = ['aws-cdk', 'gcp-terraform', 'handlers', 'providers', 'sandbox', 'sdk'];
+/** Those of them that are JavaScript (the Terraform module is not). */
+const JS = new Set(['@kubeplane/aws-cdk', '@kubeplane/handlers', '@kubeplane/providers', '@kubeplane/sandbox', '@kubeplane/sdk']);
 const root = join(import.meta.dirname, '..', '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const typeRoots = [join(root, 'node_modules', '@types')];
@@ -48,6 +50,8 @@ beforeAll(async () => {
       'packages/handlers',
       '-w',
       'packages/aws-cdk',
+      '-w',
+      'packages/gcp-terraform',
     ],
     { cwd: root, maxBuffer: 64 * 1024 * 1024 },
   );
@@ -131,7 +135,9 @@ describe('the packed packages', () => {
     expect(tarballs.map((t) => t.name).sort()).toEqual(PACKAGES.map((p) => `@kubeplane/${p}`));
     for (const t of tarballs) {
       const paths = t.files.map((f) => f.path);
-      expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'LICENSE', 'NOTICE', 'README.md']));
+      expect(paths, t.name).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'NOTICE', 'README.md']));
+      if (!JS.has(t.name)) continue;
+      expect(paths, t.name).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts']));
       // No export points at sources the package does not ship (the workspace's condition is stripped at pack time).
       const installed = JSON.stringify(
         (JSON.parse(await readFile(join(dir, 'app', 'node_modules', ...t.name.split('/'), 'package.json'), 'utf8')) as { exports: unknown }).exports,
@@ -156,7 +162,23 @@ describe('the packed packages', () => {
       expect.arrayContaining(['src/gcp/protos/google/firestore/v1/firestore.proto', 'src/gcp/protos/google/protobuf/descriptor.proto']),
     );
     expect(paths('@kubeplane/handlers')).toEqual(expect.arrayContaining(['src/autoscaler/protos/externalgrpc.proto', 'bin/kubeplane.js']));
-    // The deploy ships the functions' bundles, so a user needs neither esbuild nor kubeplane's sources.
+    // The deploys ship the functions' bundles, so a user needs neither esbuild nor kubeplane's sources.
+    expect(paths('@kubeplane/gcp-terraform').sort()).toEqual(
+      [
+        'LICENSE',
+        'NOTICE',
+        'README.md',
+        'THIRD-PARTY-LICENSES.md',
+        'functions.tf',
+        'functions/index.js',
+        'functions/package.json',
+        'iam.tf',
+        'main.tf',
+        'package.json',
+        'variables.tf',
+        'versions.tf',
+      ].sort(),
+    );
     expect(paths('@kubeplane/aws-cdk')).toEqual(
       expect.arrayContaining(['lambda/step/index.mjs', 'lambda/api/index.mjs', 'lambda/dead-letter/index.mjs', 'lambda/watchdog/index.mjs']),
     );

@@ -1,4 +1,4 @@
-// The Terraform deploy example (examples/gcp/*.tf), checked offline: parsed with hcl2json (HashiCorp's HCL parser,
+// The Terraform deploy example (@kubeplane/gcp-terraform, packages/gcp-terraform/*.tf), checked offline: parsed with hcl2json (HashiCorp's HCL parser,
 // compiled to wasm) and its expressions evaluated for the subset it uses, with the variables' defaults. It keeps the
 // rules: the queue has retry limits and the step handler's last attempt is the queue's (the dead-letter path Cloud
 // Tasks lacks), every function's timeout fits the task dispatch deadline, no identity holds a primitive role, the API
@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleGcpFunctions } from '../../examples/gcp/bundle.js';
+import { bundleGcpFunctions } from '../../packages/gcp-terraform/scripts/bundle.js';
 
 // Loaded untyped: its declarations pull in the DOM lib (`/// <reference lib="dom" />`), whose fetch types then clash
 // with Node's across the whole type check.
 const { parse } = createRequire(import.meta.url)('@cdktf/hcl2json') as { parse: (file: string, text: string) => Promise<unknown> };
-const dir = join(import.meta.dirname, '..', '..', 'examples', 'gcp');
+const dir = join(import.meta.dirname, '..', '..', 'packages', 'gcp-terraform');
 const sources = Object.fromEntries(
   readdirSync(dir)
     .filter((f) => f.endsWith('.tf'))
@@ -414,7 +414,7 @@ function environmentIsTheContract(c: Config): void {
   ]);
 }
 
-describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
+describe('the Google Cloud deploy module (@kubeplane/gcp-terraform, offline)', () => {
   it('pins the google provider to ~> 6', () => {
     expect(sources['versions.tf']).toMatch(/google\s*=\s*\{\s*source\s*=\s*"hashicorp\/google"\s*version\s*=\s*"~> 6\.0"/);
   });
@@ -545,7 +545,7 @@ describe('the Google Cloud deploy example (examples/gcp, offline)', () => {
   });
 });
 
-describe('the Cloud Functions bundle (examples/gcp/bundle.ts)', () => {
+describe('the Cloud Functions bundle (packages/gcp-terraform/scripts/bundle.ts)', () => {
   let out: string;
   beforeAll(() => {
     out = mkdtempSync(join(tmpdir(), 'kubeplane-gcp-bundle-'));

@@ -7,6 +7,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { bundledPackageDirs } from '../../../scripts/third-party-licences.js';
 import { FUNCTIONS, type FunctionName } from '../src/functions.js';
 
 const entries = join(import.meta.dirname, '..', '..', 'handlers', 'src', 'aws', 'lambda');
@@ -41,13 +42,7 @@ export async function bundleHandlers(outDir: string, options: { awsSdk?: 'runtim
       banner: { js: "import{createRequire as __kpRequire}from'node:module';const require=__kpRequire(import.meta.url);" },
       logLevel: 'error',
     });
-    // Each input under node_modules names its package's directory (a scoped name has two parts).
-    const packages = new Set<string>();
-    for (const input of Object.keys(result.metafile.inputs)) {
-      const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.slice(input.lastIndexOf('node_modules/')));
-      if (m?.[1]) packages.add(input.slice(0, input.lastIndexOf('node_modules/')) + 'node_modules/' + m[1]);
-    }
-    out[name] = { dir, bytes: (await stat(join(dir, 'index.mjs'))).size, packages: [...packages].sort() };
+    out[name] = { dir, bytes: (await stat(join(dir, 'index.mjs'))).size, packages: bundledPackageDirs(result.metafile) };
   }
   return out;
 }

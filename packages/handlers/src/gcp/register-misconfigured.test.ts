@@ -25,7 +25,7 @@ describe('registerGcpFunctions with a missing variable', () => {
       expect.objectContaining({
         level: 'error',
         message: 'the runtime could not be built from its environment',
-        error: 'environment variable KUBEPLANE_LOCATION is not set; the deploy (examples/gcp) sets it',
+        error: 'environment variable KUBEPLANE_LOCATION is not set; the deploy (@kubeplane/gcp-terraform) sets it',
       }),
     ]);
   });

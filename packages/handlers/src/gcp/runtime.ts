@@ -28,7 +28,7 @@ import { firestoreClient, secretManagerClient, type GoogleClientOptions } from '
 import { GCP_PROVIDER_SECRET_PREFIX, refusedGcpSecretRef } from './secret-refs.js';
 import { SecretManagerStore } from './secret-manager-store.js';
 
-/** The environment variables the functions read (the deploy sets them; names are the contract with examples/gcp). */
+/** The environment variables the functions read (the deploy sets them; names are the contract with @kubeplane/gcp-terraform). */
 export interface GcpRuntimeEnv {
   GOOGLE_CLOUD_PROJECT?: string;
   KUBEPLANE_LOCATION?: string;
@@ -80,7 +80,7 @@ export interface GcpRuntimeOverrides extends Partial<Pick<GoogleClientOptions, '
 export function gcpRuntimeFromEnv(env: GcpRuntimeEnv & NodeJS.ProcessEnv = process.env, overrides: GcpRuntimeOverrides = {}): GcpRuntime {
   const need = (name: keyof GcpRuntimeEnv): string => {
     const v = env[name];
-    if (!v) throw new KubeplaneError('invalid', `environment variable ${name} is not set; the deploy (examples/gcp) sets it`, { resource: name });
+    if (!v) throw new KubeplaneError('invalid', `environment variable ${name} is not set; the deploy (@kubeplane/gcp-terraform) sets it`, { resource: name });
     return v;
   };
   const int = (name: keyof GcpRuntimeEnv, fallback: number | undefined, min: number, max: number): number => {

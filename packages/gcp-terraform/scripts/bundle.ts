@@ -8,8 +8,9 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { bundledPackageDirs } from '../../../scripts/third-party-licences.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The module that registers kubeplaneStep, kubeplaneApi and kubeplaneWatchdog (packages/handlers/src/gcp/functions.ts). */
 export const GCP_ENTRY = join(repo, 'packages', 'handlers', 'src', 'gcp', 'functions.ts');
 /** What Cloud Build installs: the framework and the clients left out of the bundle, at the versions we test. */
@@ -24,11 +25,13 @@ export const INSTALLED = [
 export interface GcpBundle {
   dir: string;
   bytes: number;
+  /** The directories of the npm packages bundled into index.js. */
+  packages: string[];
   /** The package.json written beside index.js. */
   manifest: { name: string; type: 'module'; main: 'index.js'; engines: { node: string }; dependencies: Record<string, string> };
 }
 
-/** Writes `<outDir>/index.js` and `<outDir>/package.json` (what examples/gcp/main.tf zips as the functions' source). */
+/** Writes `<outDir>/index.js` and `<outDir>/package.json` (what main.tf zips as the functions' source). */
 export async function bundleGcpFunctions(outDir: string, options: { entry?: string } = {}): Promise<GcpBundle> {
   await mkdir(outDir, { recursive: true });
   // The exact versions the tests run against: the handlers' devDependencies (its published range is an optional peer).
@@ -40,7 +43,8 @@ export async function bundleGcpFunctions(outDir: string, options: { entry?: stri
     if (!version) throw new Error(`packages/handlers/package.json has no devDependency ${name}, which the Cloud Functions bundle installs`);
     dependencies[name] = version;
   }
-  await build({
+  const result = await build({
+    metafile: true,
     entryPoints: [options.entry ?? GCP_ENTRY],
     outfile: join(outDir, 'index.js'),
     bundle: true,
@@ -58,13 +62,5 @@ export async function bundleGcpFunctions(outDir: string, options: { entry?: stri
   });
   const manifest: GcpBundle['manifest'] = { name: 'kubeplane-functions', type: 'module', main: 'index.js', engines: { node: '22' }, dependencies };
   await writeFile(join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  return { dir: outDir, bytes: (await stat(join(outDir, 'index.js'))).size, manifest };
-}
-
-// `npx tsx --conditions=@kubeplane/source examples/gcp/bundle.ts [outDir]`: writes the bundle terraform zips (default
-// examples/gcp/build/functions, main.tf's bundle_dir).
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const out = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'build', 'functions');
-  const bundle = await bundleGcpFunctions(out);
-  process.stdout.write(`wrote ${bundle.dir}/index.js (${(bundle.bytes / 1024 / 1024).toFixed(2)} MB) and package.json\n`);
+  return { dir: outDir, bytes: (await stat(join(outDir, 'index.js'))).size, packages: bundledPackageDirs(result.metafile), manifest };
 }

@@ -8,7 +8,7 @@ terraform {
       source  = "hashicorp/google"
       version = "~> 6.0"
     }
-    # Zips the bundle directory that examples/gcp/bundle.ts writes.
+    # Zips the functions' bundle directory.
     archive = {
       source  = "hashicorp/archive"
       version = "~> 2.4"

@@ -46,7 +46,7 @@ data "google_project" "this" {
 # so a new bundle is a new object and a new build.
 data "archive_file" "functions" {
   type        = "zip"
-  source_dir  = var.bundle_dir
+  source_dir  = coalesce(var.bundle_dir, "${path.module}/functions")
   output_path = "${path.module}/build/functions.zip"
 }
 

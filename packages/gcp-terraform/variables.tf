@@ -16,9 +16,9 @@ variable "firestore_location" {
 }
 
 variable "bundle_dir" {
-  description = "The directory examples/gcp/bundle.ts wrote (index.js and package.json)."
+  description = "A directory holding the functions' index.js and package.json; default the bundle this module ships (functions/, built from @kubeplane/handlers of the same version)."
   type        = string
-  default     = "build/functions"
+  default     = null
 }
 
 variable "access" {
