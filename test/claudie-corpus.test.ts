@@ -12,7 +12,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildDesiredState, emptyState, plan, validateManifestText } from '@kubeplane/sdk';
+import { buildDesiredState, emptyState, plan } from '@kubeplane/sdk/internal';
+import { validateManifestText } from '@kubeplane/sdk';
 
 const root = join(import.meta.dirname, 'fixtures', 'claudie');
 const files = readdirSync(root, { recursive: true, encoding: 'utf8' })

@@ -1,7 +1,8 @@
 // Provider benchmarks in the sandbox: API calls per created node (polling excluded) and the virtual time to
 // create 100 nodes against the latency model's floor (latency-model.md). Measures; never asserts. It lives here, not
 // beside the providers: the real clients' package never imports the sandbox (test/package-boundaries.test.ts).
-import { RateBudgets, Redacted, type Provider } from '@kubeplane/sdk';
+import { RateBudgets, type Provider } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { AwsProvider, HetznerProvider } from '@kubeplane/providers';
 import { nodeCreationFloorMs, Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { type ClusterScenario, createInfrastructure, createNodes } from '@kubeplane/sandbox/testing';

@@ -5,7 +5,7 @@
 // The project's bucket (3600, 1/s) holds more than the ~600 requests, so it could not bind: as in budget.test.ts,
 // other tools have drained it to 100 when we start. The floor is the time that bucket needs for the requests the
 // project accepted: (requests - 429s - 100) s, at 1 per second. The per-process baseline (each worker its own bucket) runs in the same run.
-import { RateBudgets } from '@kubeplane/sdk';
+import { RateBudgets } from '@kubeplane/sdk/provider';
 import { dynamoDbRateBudgets } from '@kubeplane/handlers/aws';
 import { runHetznerWorkers, startDynalite, type HetznerWorkersResult } from '../helpers/hetzner-workers.js';
 import type { BenchResult } from './types.js';

@@ -2,17 +2,13 @@
 // schedule — 429 and 5xx storms and timeouts in the clouds, duplicate and reordered deliveries, crashes between
 // a cloud call and the state write, leases taken over mid-step, and a manifest changed mid-flight. Invariants
 // are checked after every message; a failure names its seed so it can be replayed (CHAOS_SEED=n).
+import { defaultOverdueSeconds, SQS_MAX_DELAY_SECONDS, reusedRsaKeyPairs, seededRandomSource } from '@kubeplane/sdk/internal';
 import {
-  defaultOverdueSeconds,
   Engine,
-  SQS_MAX_DELAY_SECONDS,
   Kubeplane,
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
-  seededRandom,
-  reusedRsaKeyPairs,
-  seededRandomSource,
   validateManifestText,
   type Lease,
   type LeaseGrant,
@@ -24,8 +20,8 @@ import {
   type StateStore,
   type StepEvent,
   type Versioned,
-  type VirtualClock,
 } from '@kubeplane/sdk';
+import { seededRandom, type VirtualClock } from '@kubeplane/sdk/provider';
 import { Sandbox, sandboxKubernetes, sandboxProviders, type FaultRule } from '@kubeplane/sandbox';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -4,7 +4,7 @@
 // queue's backoff. On the sandbox's virtual clock it jumps time to the next due task when none is due. Hooks let a test
 // kill an invocation mid-step (no answer: the dispatch deadline passes and Cloud Tasks retries) or deliver one task twice
 // at once (Cloud Tasks delivers at least once), and several step functions (instances) share the work.
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import type { CloudTasksEmulator, TaskDispatch } from '@kubeplane/sandbox';
 
 export interface DispatchReport {

@@ -3,7 +3,8 @@
 // timeout, and — on the sandbox's virtual clock — jumps time to the next message when none is due. Hooks let a
 // test lose a delete, kill an invocation mid-step, or hand one message to two handlers at once.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { VirtualClock, StepEvent } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
+import type { StepEvent } from '@kubeplane/sdk';
 import type { SqsQueue } from '@kubeplane/handlers/aws';
 
 /** A function an SQS event source invokes (the step or the dead-letter handler, or a stand-in for one). */

@@ -1,19 +1,16 @@
 // A kubeplane engine on the sandbox clouds with in-memory ports, for lifecycle tests.
 import { expect } from 'vitest';
+import { ClusterSecrets, MESH_BUNDLE_KEY, parseMeshBundle, type MeshBundle } from '@kubeplane/sdk/internal';
 import {
-  ClusterSecrets,
   Kubeplane,
-  MESH_BUNDLE_KEY,
   MemoryLease,
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
-  parseMeshBundle,
   validateManifestText,
   type EngineEvent,
   type EngineOptions,
   type Manifest,
-  type MeshBundle,
   type Redacted,
   type StepEvent,
 } from '@kubeplane/sdk';

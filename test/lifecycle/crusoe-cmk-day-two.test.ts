@@ -3,7 +3,8 @@
 // CMK's own, CMK's CSI release upgraded through the manifest's version within the seed's rules, CMK's scoped token
 // left as CMK wrote it, and a control-plane version Crusoe support upgraded recorded by writing it into the manifest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeRelease, type KubernetesApi } from '@kubeplane/sdk';
+import { decodeRelease } from '@kubeplane/sdk/internal';
+import type { KubernetesApi } from '@kubeplane/sdk';
 import { sandboxKubernetes } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 

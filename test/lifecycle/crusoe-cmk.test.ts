@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPending, type KubernetesApi, type Manifest } from '@kubeplane/sdk';
+import { isPending } from '@kubeplane/sdk/provider';
+import type { KubernetesApi, Manifest } from '@kubeplane/sdk';
 import { SANDBOX_CREDENTIALS, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 

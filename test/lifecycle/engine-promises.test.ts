@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { clusterKey, type ClusterRecord } from '@kubeplane/sdk/internal';
 import {
-  clusterKey,
   KubeplaneError,
-  pending,
   FileLease,
   FileQueue,
   FileSecretStore,
@@ -18,12 +17,12 @@ import {
   MemorySecretStore,
   systemClock,
   validateManifestText,
-  type ClusterRecord,
   type ProviderFactory,
   type Redacted,
   type SendOptions,
   type StepEvent,
 } from '@kubeplane/sdk';
+import { pending } from '@kubeplane/sdk/provider';
 import { sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 

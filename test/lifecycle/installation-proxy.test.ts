@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatPlan, parseCloudConfig } from '@kubeplane/sdk';
+import { formatPlan } from '@kubeplane/sdk';
+import { parseCloudConfig } from '@kubeplane/sdk/internal';
 import type { Sandbox } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isPending, type Kubeplane, type Manifest } from '@kubeplane/sdk';
+import { isPending } from '@kubeplane/sdk/provider';
+import type { Kubeplane, Manifest } from '@kubeplane/sdk';
 import { sandboxKubernetes, sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 

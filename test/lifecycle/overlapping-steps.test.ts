@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterKey, Engine, KubeplaneError, MemoryLease, MemorySecretStore, type ClusterRecord, type ProviderFactory, type Redacted } from '@kubeplane/sdk';
+import { clusterKey, type ClusterRecord } from '@kubeplane/sdk/internal';
+import { Engine, KubeplaneError, MemoryLease, MemorySecretStore, type ProviderFactory, type Redacted } from '@kubeplane/sdk';
 import { sandboxProviders, type Sandbox } from '@kubeplane/sandbox';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GROWTH_BACKOFF_INITIAL_MS, isKubeplaneError, type Kubeplane } from '@kubeplane/sdk';
+import { GROWTH_BACKOFF_INITIAL_MS } from '@kubeplane/sdk/internal';
+import { isKubeplaneError, type Kubeplane } from '@kubeplane/sdk';
 import type { Sandbox } from '@kubeplane/sandbox';
 import { liveMachines, manifestOf, sandboxWorld } from '../helpers/sandbox-world.js';
 

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isKubeplaneError, toDocument, type Manifest } from '@kubeplane/sdk';
+import { isKubeplaneError, type Manifest } from '@kubeplane/sdk';
+import { toDocument } from '@kubeplane/sdk/internal';
 import { manifestOf, sandboxWorld, type World } from '../helpers/sandbox-world.js';
 
 const minimal = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'minimal.yaml'), 'utf8');

@@ -4,7 +4,7 @@
 // path each, where one piece of code gives them their effect: every credential reference (`secretRef.<field>`, one
 // resolver), and taints of dynamic and static pools (`taints[].<field>`).
 import type * as z from 'zod';
-import { claudieManifestSchema, nativeManifestSchema } from '@kubeplane/sdk';
+import { claudieManifestSchema, nativeManifestSchema } from '@kubeplane/sdk/internal';
 
 export interface SchemaField {
   /** The canonical path (see above). */

@@ -2,7 +2,7 @@
 // one Hetzner project at once. With the budget shared on DynamoDB (dynalite) the project never answers 429 and
 // its bucket is never exceeded; with a budget per process (what every container had before) it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateBudgets } from '@kubeplane/sdk';
+import { RateBudgets } from '@kubeplane/sdk/provider';
 import { dynamoDbRateBudgets } from '@kubeplane/handlers/aws';
 import { runHetznerWorkers, startDynalite, type Dynalite } from '../helpers/hetzner-workers.js';
 

@@ -13,7 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, TTL_ATTRIBUTE, parseAccessGrants, type AccessGrant } from '@kubeplane/handlers/aws/deploy';
-import type { DnsRecordType } from '@kubeplane/sdk';
+import type { DnsRecordType } from '@kubeplane/sdk/provider';
 import { packagedBundles } from './bundles.js';
 import type { FunctionBundle, FunctionName } from './functions.js';
 

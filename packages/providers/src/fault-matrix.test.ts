@@ -1,7 +1,8 @@
 // Every fault kind against both providers: the provider classifies it right, then either recovers or stops
 // with an actionable error, and the sandbox never holds a duplicate node.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeplaneError, RateBudgets, Redacted, settle, type NodeRequest, type Provider } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted } from '@kubeplane/sdk';
+import { RateBudgets, settle, type NodeRequest, type Provider } from '@kubeplane/sdk/provider';
 import type { FaultKind } from '@kubeplane/sdk/conformance';
 import { AwsProvider } from './aws/provider.js';
 import { HetznerProvider } from './hetzner/provider.js';

@@ -1,7 +1,8 @@
 // Whole-cluster lifecycles in the sandbox: 50 nodes with network, firewall, reserved IP, SSH key and DNS
 // records per provider, then teardown leaves the inventory empty, and deleting again still succeeds.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateBudgets, Redacted, settle, type Provider } from '@kubeplane/sdk';
+import { RateBudgets, settle, type Provider } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { AwsProvider } from './aws/provider.js';
 import { HetznerProvider } from './hetzner/provider.js';
 import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';

@@ -1,7 +1,8 @@
 // What a provider is built from (the registry, registry.ts, hands it to each cloud's build.ts), and the helpers the
 // builders share.
 import { createHash } from 'node:crypto';
-import { KubeplaneError, type Clock, type ProviderDef, type RateBudgetSource, type Redacted } from '@kubeplane/sdk';
+import { KubeplaneError, type Clock, type ProviderDef, type Redacted } from '@kubeplane/sdk';
+import type { RateBudgetSource } from '@kubeplane/sdk/provider';
 
 /** What a provider is built from: the manifest entry, where and for whom it works, its credentials and its runtime. */
 export interface ProviderInput {

@@ -1,15 +1,9 @@
 // The provider registry: each provider type kubeplane can create, mapped to the function that builds its provider from
 // a manifest entry's credentials. The local runtime, the serverless runtimes and the sandbox all build providers here,
 // so a cloud is added once: its folder's build.ts and its entry below (docs/provider-contract.md, "Adding a cloud").
-import {
-  CREATABLE_PROVIDER_TYPES,
-  type CreatableProviderType,
-  isCreatableProviderType,
-  KubeplaneError,
-  NO_PROVIDER_FOR_TYPE,
-  type Provider,
-  type ProviderDef,
-} from '@kubeplane/sdk';
+import { CREATABLE_PROVIDER_TYPES, type CreatableProviderType, isCreatableProviderType, NO_PROVIDER_FOR_TYPE } from '@kubeplane/sdk/internal';
+import { KubeplaneError, type ProviderDef } from '@kubeplane/sdk';
+import type { Provider } from '@kubeplane/sdk/provider';
 import { buildAwsProvider } from './aws/build.js';
 import { buildCloudflareProvider } from './cloudflare/build.js';
 import { buildCrusoeProvider } from './crusoe/build.js';

@@ -1,7 +1,8 @@
 // What a warm worker meets when another worker changed the cloud under it (found by chaos: a destroy and apply
 // by another Lambda container; two deliveries of one DNS step). Each ends in a retry, not a failed step.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeplaneError, RateBudgets, Redacted, settle } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted } from '@kubeplane/sdk';
+import { RateBudgets, settle } from '@kubeplane/sdk/provider';
 import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { HetznerProvider } from './hetzner/provider.js';
 import { AwsProvider } from './aws/provider.js';

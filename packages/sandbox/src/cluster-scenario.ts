@@ -1,6 +1,6 @@
 // A cluster's infrastructure as provider calls, for lifecycle tests and benchmarks: network, firewall,
 // reserved IP, SSH key, N nodes, the API DNS records; then the teardown. Runs on the simulation driver.
-import { pending, done, type DnsApi, type NodeRequest, type Provider, type VirtualClock } from '@kubeplane/sdk';
+import { pending, done, type DnsApi, type NodeRequest, type Provider, type VirtualClock } from '@kubeplane/sdk/provider';
 import { simulate, type SimResult, type SimTask } from './simulation.js';
 
 export interface ClusterScenario {

@@ -1,5 +1,5 @@
 // What every emulator shares: the virtual clock, seeded randomness, fault injection and request counters.
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import type { FaultInjector } from './faults.js';
 
 export interface SandboxContext {

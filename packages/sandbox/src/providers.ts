@@ -2,16 +2,9 @@
 // same registry as on real clouds, with the sandbox's accepted credentials (each cloud's descriptor), its virtual
 // clock and one set of rate budgets, and the real Kubernetes client. This is what `kubeplane ... --sandbox` and the
 // lifecycle tests hand the engine.
-import {
-  KubeplaneError,
-  NO_PROVIDER_FOR_TYPE,
-  RateBudgets,
-  Redacted,
-  type AddonCredentialResolver,
-  type KubernetesConnector,
-  type ProviderFactory,
-  type RateBudgetSource,
-} from '@kubeplane/sdk';
+import { KubeplaneError, Redacted, type AddonCredentialResolver, type KubernetesConnector, type ProviderFactory } from '@kubeplane/sdk';
+import { NO_PROVIDER_FOR_TYPE } from '@kubeplane/sdk/internal';
+import { RateBudgets, type RateBudgetSource } from '@kubeplane/sdk/provider';
 import { buildProvider, kubernetesConnector } from '@kubeplane/providers';
 import { SANDBOX_SSH_PUBLIC_KEY } from './accounts.js';
 import { providerCloudOf, SANDBOX_PROVIDER_TYPES } from './clouds/index.js';

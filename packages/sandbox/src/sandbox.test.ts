@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeplaneError, RateBudgets, Redacted, settle, type Outcome, type ProviderDef } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted, type ProviderDef } from '@kubeplane/sdk';
+import { RateBudgets, settle, type Outcome } from '@kubeplane/sdk/provider';
 import { AwsProvider } from '@kubeplane/providers';
 import { CloudflareProvider } from '@kubeplane/providers';
 import { CrusoeProvider } from '@kubeplane/providers';

@@ -2,7 +2,7 @@
 // randomness, fault injection and an inventory. Real clients (got, the AWS SDK) run unmodified.
 import type { HttpHandler } from 'msw';
 import { interceptHttp } from './intercept.js';
-import { SeededRandom, VirtualClock } from '@kubeplane/sdk';
+import { SeededRandom, VirtualClock } from '@kubeplane/sdk/provider';
 import type { SandboxContext } from './context.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import type { InventoryItem } from './inventory.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Redacted, RateBudgets } from '@kubeplane/sdk';
+import { Redacted } from '@kubeplane/sdk';
+import { RateBudgets } from '@kubeplane/sdk/provider';
 import { AwsProvider, crusoeAuthorizationHeader, crusoeTimestamp } from '@kubeplane/providers';
 import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox.js';
 import { SandboxUnservedRequestError } from './sealed.js';

@@ -1,7 +1,7 @@
 // A discrete-event driver for provider calls on the sandbox's virtual clock: the local runner's loop in
 // miniature. Due tasks run together; a pending task is re-queued after its delay; when nothing is due,
 // virtual time jumps to the next due task.
-import type { Outcome, PendingReason, VirtualClock } from '@kubeplane/sdk';
+import type { Outcome, PendingReason, VirtualClock } from '@kubeplane/sdk/provider';
 
 /** One unit of work for `simulate`: a provider call retried, as the runner would, until it is done. */
 export interface SimTask<T = unknown> {

@@ -1,7 +1,7 @@
 // A snapshot holds each sandbox cloud's state under `clouds`, by the cloud's name (the registry's), so that a cloud
 // joining the sandbox needs no new snapshot version: a snapshot without a cloud restores that cloud empty.
 import { afterEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { SANDBOX_CLOUDS } from './clouds/index.js';
 import { Sandbox, SANDBOX_CREDENTIALS } from './sandbox.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';

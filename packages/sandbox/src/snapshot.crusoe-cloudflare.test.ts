@@ -2,7 +2,8 @@
 // pool and another still provisioning, and Cloudflare records and a load balancer restores from JSON and goes on
 // exactly as it would have without the snapshot.
 import { afterEach, describe, expect, it } from 'vitest';
-import { settle, type DnsRecord, type Outcome, type ProviderDef } from '@kubeplane/sdk';
+import { settle, type DnsRecord, type Outcome } from '@kubeplane/sdk/provider';
+import type { ProviderDef } from '@kubeplane/sdk';
 import type { CloudflareProvider } from '@kubeplane/providers';
 import type { CrusoeProvider } from '@kubeplane/providers';
 import { sandboxProviders } from './providers.js';

@@ -1,19 +1,9 @@
 // Sandbox snapshots: a world with resources in every cloud and a cluster booting saves to JSON, restores to the
 // same world, and continues after the restore exactly as it would have continued without one.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  RateBudgets,
-  Redacted,
-  renderNode,
-  seededRandomSource,
-  settle,
-  WIREGUARD_PORT,
-  type NodeRequest,
-  type Provider,
-  type RenderContext,
-  type RenderedCluster,
-  type RenderedNode,
-} from '@kubeplane/sdk';
+import { RateBudgets, settle, type NodeRequest, type Provider } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
+import { renderNode, seededRandomSource, WIREGUARD_PORT, type RenderContext, type RenderedCluster, type RenderedNode } from '@kubeplane/sdk/internal';
 import { AwsProvider } from '@kubeplane/providers';
 import { HetznerProvider } from '@kubeplane/providers';
 import { createInfrastructure, dnsRecords, names, type ClusterScenario } from './cluster-scenario.js';

@@ -1,7 +1,9 @@
 // The sandbox's static machines, both kinds: real sshd machines (skipped only outside CI where they cannot run) and
 // the in-process ssh2 fallback. The same behaviour is asked of each.
 import { afterAll, describe, expect, it } from 'vitest';
-import { KubeplaneError, Redacted, renderStaticBootstrap, renderStaticReset, VirtualClock, type MachineTarget } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted, type MachineTarget } from '@kubeplane/sdk';
+import { renderStaticBootstrap, renderStaticReset } from '@kubeplane/sdk/internal';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { SandboxStaticMachines } from './static-machines.js';
 import { openSshAvailability } from './openssh/machine.js';
 

@@ -5,11 +5,11 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
-it('importing @kubeplane/sdk and issuing certificates leave Reflect and globalThis as they were', () => {
+it('importing @kubeplane/sdk (root and /internal) and issuing certificates leave Reflect and globalThis as they were', () => {
   const script = `
     const reflect = Object.getOwnPropertyNames(Reflect).sort().join(',');
     const globals = Object.getOwnPropertyNames(globalThis).sort().join(',');
-    const sdk = await import('@kubeplane/sdk');
+    const sdk = { ...(await import('@kubeplane/sdk')), ...(await import('@kubeplane/sdk/internal')) };
     const imported = Object.getOwnPropertyNames(Reflect).sort().join(',') === reflect;
     // The golden hybrid cluster's PKI: three CAs, serving and client certificates.
     const cluster = JSON.parse(await (await import('node:fs/promises')).readFile('test/golden/hybrid/cluster.json', 'utf8'));

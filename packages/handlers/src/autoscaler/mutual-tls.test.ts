@@ -2,7 +2,7 @@
 // cert, key and cacert and checks the server for the address's host: the cluster's client certificate is served; no
 // certificate, one from another CA, or a server certificate for another host are refused in the handshake.
 import { afterEach, describe, expect, it } from 'vitest';
-import { adapterServingTls, freshKeyPairs, newAutoscalerTls, systemRandomSource } from '@kubeplane/sdk';
+import { adapterServingTls, freshKeyPairs, newAutoscalerTls, systemRandomSource } from '@kubeplane/sdk/internal';
 import type { ScalingBackend } from './backend.js';
 import { cloudProviderClient, type ClientTls, type CloudProviderClient } from './client.js';
 import { serveAutoscalerAdapter, type RunningAdapter } from './server.js';

@@ -1,7 +1,8 @@
 // Who may do what through the serverless API: an access grant gives IAM principals a role (reader or operator) on
 // projects, checked against the caller IAM auth verified (SigV4). No grant, no access: an empty list refuses everyone.
 import * as z from 'zod';
-import { KubeplaneError, checkDnsName } from '@kubeplane/sdk';
+import { KubeplaneError } from '@kubeplane/sdk';
+import { checkDnsName } from '@kubeplane/sdk/internal';
 
 /** reader: a project's status; operator: that, and apply, destroy and reconcile. */
 export const ACCESS_ROLES = ['reader', 'operator'] as const;

@@ -3,7 +3,8 @@
 // suite checks the standard-queue rules in place of the FIFO group and deduplication rules.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describePortSuite } from '@kubeplane/sdk/port-suite';
-import { isKubeplaneError, Redacted, VirtualClock } from '@kubeplane/sdk';
+import { isKubeplaneError, Redacted } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { awsPorts, followClock, startAwsEmulators, type AwsEmulators } from '../../../../test/helpers/aws-emulators.js';
 import { DynamoDbStateStore } from './dynamodb-state-store.js';
 import { DynamoDbDeduplicationLog } from './dynamodb-deduplication-log.js';

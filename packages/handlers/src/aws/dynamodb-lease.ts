@@ -2,7 +2,8 @@
 // a conditional put on the fencing token as read (or on the item not existing yet), so of several concurrent
 // acquirers exactly one wins; renewing and releasing are one conditional update of the expiry on owner and token.
 import { DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { ConditionalLease, systemClock, type Clock, type LeaseRecord, type LeaseTable } from '@kubeplane/sdk';
+import { ConditionalLease, type LeaseRecord, type LeaseTable } from '@kubeplane/sdk/internal';
+import { systemClock, type Clock } from '@kubeplane/sdk';
 import { awsClientConfig } from './client-config.js';
 import type { DynamoDbOptions } from './dynamodb-state-store.js';
 import { isConditionFailed, LEASE_PREFIX, PARTITION_KEY } from './dynamodb-table.js';

@@ -8,7 +8,8 @@
 // tokens are taken one request at a time rather than leased to containers in batches: a lease would leave
 // tokens idle in a container that has stopped, and make the cloud's `RateLimit-Remaining` impossible to reconcile.
 import { DynamoDBClient, GetItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { SharedRateBudgets, systemClock, type BucketStore, type BucketTakeResult, type Clock, type SharedRateBudgetsOptions } from '@kubeplane/sdk';
+import { SharedRateBudgets, type BucketStore, type BucketTakeResult, type SharedRateBudgetsOptions } from '@kubeplane/sdk/provider';
+import { systemClock, type Clock } from '@kubeplane/sdk';
 import { awsClientConfig } from './client-config.js';
 import type { DynamoDbOptions } from './dynamodb-state-store.js';
 import { BUDGET_PREFIX, isConditionFailed, PARTITION_KEY } from './dynamodb-table.js';

@@ -4,7 +4,8 @@
 // ledger), and a sparse index lists keys by prefix without a scan.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DynamoDBClient, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { checkKey, fenced, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { checkKey, fenced, revisionConflict } from '@kubeplane/sdk/internal';
+import type { PutOptions, StateStore, Versioned } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 import { isConditionFailed, PARTITION_KEY, PREFIX_INDEX, SEGMENT_ATTRIBUTE, STATE_PREFIX, TTL_ATTRIBUTE } from './dynamodb-table.js';
 

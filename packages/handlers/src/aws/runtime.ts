@@ -3,16 +3,8 @@
 // providers whose credentials come from each provider's secretRef — `awsSecretsManager` (a JSON secret of the
 // provider's credential keys) under the project's own prefix, and nothing else (secret-refs.ts).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import {
-  KubeplaneError,
-  Kubeplane,
-  Redacted,
-  systemClock,
-  type ProviderDef,
-  type ProviderFactory,
-  type RateBudgetSource,
-  type StepEvent,
-} from '@kubeplane/sdk';
+import { KubeplaneError, Kubeplane, Redacted, systemClock, type ProviderDef, type ProviderFactory, type StepEvent } from '@kubeplane/sdk';
+import type { RateBudgetSource } from '@kubeplane/sdk/provider';
 import { kubernetesConnector } from '@kubeplane/providers';
 import type { Credentials } from '../runtime/credentials.js';
 import type { Runtime } from '../runtime/runtime.js';

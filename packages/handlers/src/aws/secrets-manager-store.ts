@@ -14,7 +14,8 @@ import {
   TagResourceCommand,
   UntagResourceCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { labelsMatch, Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
+import { labelsMatch } from '@kubeplane/sdk/internal';
+import { Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 
 /** Where the Secrets Manager store keeps its secrets: the name prefix, the KMS key and the AWS client options. */

@@ -12,7 +12,8 @@ import {
   type SendMessageCommandOutput,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { SQS_MAX_DELAY_SECONDS, systemClock, type Clock, type Queue, type ReceivedMessage, type SendOptions } from '@kubeplane/sdk';
+import { SQS_MAX_DELAY_SECONDS } from '@kubeplane/sdk/internal';
+import { systemClock, type Clock, type Queue, type ReceivedMessage, type SendOptions } from '@kubeplane/sdk';
 import { awsClientConfig, type AwsClientOptions } from './client-config.js';
 import type { DeduplicationLog } from './dynamodb-deduplication-log.js';
 

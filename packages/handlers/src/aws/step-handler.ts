@@ -6,7 +6,8 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deliverStep, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { deliverStep } from '@kubeplane/sdk/internal';
+import { parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from './logger.js';
 import { invocationLogging } from './middleware.js';
 import { recordsInOrder } from './records-in-order.js';

@@ -205,7 +205,7 @@ async function nodeFileError(e: unknown): Promise<KubeplaneError | undefined> {
   const { code, path, syscall } = (e ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
   if (!(e instanceof Error) || typeof code !== 'string' || typeof path !== 'string') return undefined;
   // Loaded here, on the way out of a failed command: the rest of the sdk costs a command that succeeds nothing.
-  const { fileSystemError } = await import('@kubeplane/sdk');
+  const { fileSystemError } = await import('@kubeplane/sdk/internal');
   const action = typeof syscall === 'string' ? (SYSCALL_ACTIONS[syscall] ?? syscall) : 'use';
   const mapped = fileSystemError(e, path, action);
   return mapped instanceof KubeplaneError ? mapped : new KubeplaneError('invalid', e.message, { resource: path, code }, { cause: e });

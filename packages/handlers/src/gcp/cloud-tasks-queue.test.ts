@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { GoogleCloudEmulators } from '@kubeplane/sandbox';
 import { CloudTasksQueue, taskId } from './cloud-tasks-queue.js';
 import { cloudTasksClient } from './google-clients.js';

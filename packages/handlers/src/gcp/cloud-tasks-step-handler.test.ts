@@ -7,19 +7,8 @@ import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
-import {
-  done,
-  Kubeplane,
-  MemoryLease,
-  MemoryQueue,
-  MemorySecretStore,
-  MemoryStateStore,
-  VirtualClock,
-  validateManifestText,
-  type Manifest,
-  type Provider,
-  type StepEvent,
-} from '@kubeplane/sdk';
+import { done, VirtualClock, type Provider } from '@kubeplane/sdk/provider';
+import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, validateManifestText, type Manifest, type StepEvent } from '@kubeplane/sdk';
 import { FirestoreEmulator } from '@kubeplane/sandbox';
 import { createCloudTasksStepHandler, RESENDS_HEADER, type TaskSender } from './cloud-tasks-step-handler.js';
 import { FirestoreDeadLetters } from './firestore-dead-letters.js';

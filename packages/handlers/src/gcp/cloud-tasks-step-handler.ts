@@ -4,7 +4,8 @@
 // growing delay, the resend count in a header), a failure with attempts left 5xx. Cloud Tasks has no dead-letter
 // queue: the last attempt follows the dead-letter path (firestore-dead-letters.ts).
 import type { Request, Response } from '@google-cloud/functions-framework';
-import { deliverStep, parseStepEvent, systemClock, type Clock, type Kubeplane, type StepEvent } from '@kubeplane/sdk';
+import { deliverStep } from '@kubeplane/sdk/internal';
+import { parseStepEvent, systemClock, type Clock, type Kubeplane, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 import type { FirestoreDeadLetters } from './firestore-dead-letters.js';
 

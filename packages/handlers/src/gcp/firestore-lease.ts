@@ -3,7 +3,8 @@
 // for a key never leased), so of concurrent acquirers exactly one commits; renewing and releasing read the document
 // and update its expiry on the update time read, if it still holds the grant's owner and token.
 import type { DocumentReference, Firestore, Timestamp } from '@google-cloud/firestore';
-import { ConditionalLease, systemClock, type Clock, type LeaseRecord, type LeaseTable } from '@kubeplane/sdk';
+import { ConditionalLease, type LeaseRecord, type LeaseTable } from '@kubeplane/sdk/internal';
+import { systemClock, type Clock } from '@kubeplane/sdk';
 import { firestoreClient, googleStatus } from './google-clients.js';
 import { encodeDocumentId, type FirestoreOptions } from './firestore-state-store.js';
 

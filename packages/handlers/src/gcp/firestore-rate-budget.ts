@@ -6,7 +6,8 @@
 // well above what one provider account's budget is taken at in practice (a step makes a handful of calls), and the
 // in-process hint decides most refused takes without a call.
 import type { Firestore } from '@google-cloud/firestore';
-import { SharedRateBudgets, systemClock, type BucketStore, type BucketTakeResult, type Clock, type SharedRateBudgetsOptions } from '@kubeplane/sdk';
+import { SharedRateBudgets, type BucketStore, type BucketTakeResult, type SharedRateBudgetsOptions } from '@kubeplane/sdk/provider';
+import { systemClock, type Clock } from '@kubeplane/sdk';
 import { firestoreClient } from './google-clients.js';
 import { lostRace } from './firestore-lease.js';
 import { encodeDocumentId, type FirestoreOptions } from './firestore-state-store.js';

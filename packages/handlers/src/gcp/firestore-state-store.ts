@@ -16,7 +16,8 @@
 // document read (to say whether the refusal is a revision conflict or a fence).
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { FieldValue, type DocumentSnapshot, type Firestore, type Precondition, type Timestamp } from '@google-cloud/firestore';
-import { checkKey, fenced, KubeplaneError, revisionConflict, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { checkKey, fenced, revisionConflict } from '@kubeplane/sdk/internal';
+import { KubeplaneError, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { firestoreClient, googleStatus, type GoogleClientOptions } from './google-clients.js';
 
 const COMPRESS_ABOVE = 256 * 1024;

@@ -1,19 +1,8 @@
 // The Cloud Functions handler runs a step from a synthetic Pub/Sub CloudEvent, as Cloud Functions gen 2
 // delivers it, with the step's message published under the cluster id as ordering key.
 import { describe, expect, it } from 'vitest';
-import {
-  done,
-  Kubeplane,
-  MemoryLease,
-  MemoryQueue,
-  MemorySecretStore,
-  MemoryStateStore,
-  VirtualClock,
-  validateManifestText,
-  type Manifest,
-  type Provider,
-  type StepEvent,
-} from '@kubeplane/sdk';
+import { done, VirtualClock, type Provider } from '@kubeplane/sdk/provider';
+import { Kubeplane, MemoryLease, MemoryQueue, MemorySecretStore, MemoryStateStore, validateManifestText, type Manifest, type StepEvent } from '@kubeplane/sdk';
 import { createPubSubStepHandler, pubSubMessageFor, PUBSUB_MESSAGE_PUBLISHED, RetryStepLater } from './pubsub-step-handler.js';
 
 const manifest = validateManifestText(`apiVersion: kubeplane.dev/v1

@@ -6,7 +6,8 @@
 // step sets the cluster's status to ERROR with the reason before the message goes to the dead-letter topic, while
 // a busy cluster's last one is sent again as a fresh message, so contention never dead-letters a good message.
 import * as z from 'zod';
-import { deliverStep, parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
+import { deliverStep } from '@kubeplane/sdk/internal';
+import { parseStepEvent, type Kubeplane, type ProcessOutcome, type StepEvent } from '@kubeplane/sdk';
 import { errorFields, jsonLogger, type Logger } from '../runtime/logger.js';
 
 /** The CloudEvent type of a Pub/Sub message being published. */

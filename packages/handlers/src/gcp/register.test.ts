@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
-import { done, VirtualClock, type Provider } from '@kubeplane/sdk';
+import { done, VirtualClock, type Provider } from '@kubeplane/sdk/provider';
 import { GoogleCloudEmulators } from '@kubeplane/sandbox';
 import { GCP_FUNCTION_NAMES, registerGcpFunctions } from './register.js';
 import { gcpRuntimeFromEnv, type GcpRuntime } from './runtime.js';

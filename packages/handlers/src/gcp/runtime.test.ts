@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
-import { VirtualClock, type ProviderDef } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
+import type { ProviderDef } from '@kubeplane/sdk';
 import { GoogleSecretManagerEmulator } from '@kubeplane/sandbox';
 import { secretManagerClient } from './google-clients.js';
 import { gcpProviderSecretCredentials, gcpRuntimeFromEnv } from './runtime.js';

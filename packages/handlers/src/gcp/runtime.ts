@@ -3,8 +3,8 @@
 // with real cloud providers whose credentials come from each provider's secretRef — `gcpSecretManager` (a JSON secret
 // of the provider's credential keys) of the runtime's project under the manifest project's own prefix, nothing else.
 import type { SecretManagerServiceClient } from '@google-cloud/secret-manager';
+import { gcpSecretVersionName } from '@kubeplane/sdk/internal';
 import {
-  gcpSecretVersionName,
   KubeplaneError,
   Kubeplane,
   Redacted,

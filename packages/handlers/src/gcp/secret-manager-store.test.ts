@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
-import { Redacted, VirtualClock } from '@kubeplane/sdk';
+import { Redacted } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { GoogleSecretManagerEmulator } from '@kubeplane/sandbox';
 import { decodeSecretName, encodeSecretName, SecretManagerStore } from './secret-manager-store.js';
 import { secretManagerClient } from './google-clients.js';

@@ -10,7 +10,8 @@
 // live version wins; the others destroy theirs and read the winner's. So every caller ends up with one value.
 // https://cloud.google.com/secret-manager/docs/reference/rest/v1/projects.secrets/create
 import type { SecretManagerServiceClient } from '@google-cloud/secret-manager';
-import { KubeplaneError, labelsMatch, Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted, type SecretEntry, type SecretStore } from '@kubeplane/sdk';
+import { labelsMatch } from '@kubeplane/sdk/internal';
 import { googleStatus, secretManagerClient, type GoogleClientOptions } from './google-clients.js';
 
 /** Where the Secret Manager store keeps its secrets: the id prefix, how long readers wait, and the Google client options. */

@@ -3,7 +3,8 @@
 // function runs as one service account for every tenant, so an `env` or `file` reference would hand it its own
 // environment or files, and any other secret another project's credentials or the engine's own (`kubeplane-…`).
 // The same rule as aws/secret-refs.ts, for Secret Manager's names.
-import { gcpSecretVersionName, type Manifest, type SecretRef } from '@kubeplane/sdk';
+import { gcpSecretVersionName } from '@kubeplane/sdk/internal';
+import type { Manifest, SecretRef } from '@kubeplane/sdk';
 import type { SecretRefRefusal } from '../aws/secret-refs.js';
 
 /** The default of KUBEPLANE_PROVIDER_SECRET_PREFIX on Google Cloud (secret ids allow no '/'). */

@@ -2,7 +2,8 @@
 // Hetzner project or AWS account differently draw on one budget, and the budget key never holds the credential.
 import { describe, expect, it, vi } from 'vitest';
 import { Sandbox, SANDBOX_CREDENTIALS, SANDBOX_PROVIDER_ROLE, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
-import { RateBudgets, Redacted, systemClock, type ProviderDef } from '@kubeplane/sdk';
+import { RateBudgets } from '@kubeplane/sdk/provider';
+import { Redacted, systemClock, type ProviderDef } from '@kubeplane/sdk';
 import { cloudProviderFactory } from './cloud-providers.js';
 import type { Credentials } from './credentials.js';
 

@@ -2,7 +2,8 @@
 // credentials from env/file, Lambda and Cloud Functions also from their secret stores), on the rate budgets the runtime
 // shares between its workers (a file in the state directory, a DynamoDB item), or one process's. The providers
 // themselves are built by @kubeplane/providers' registry.
-import { RateBudgets, systemClock, type ProviderDef, type ProviderFactory, type RateBudgetSource } from '@kubeplane/sdk';
+import { RateBudgets, type RateBudgetSource } from '@kubeplane/sdk/provider';
+import { systemClock, type ProviderDef, type ProviderFactory } from '@kubeplane/sdk';
 import { buildProvider, checkBuildable } from '@kubeplane/providers';
 import type { Credentials } from './credentials.js';
 

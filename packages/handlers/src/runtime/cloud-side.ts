@@ -2,7 +2,8 @@
 // static machines, each cluster's own API) or the sandbox's (sandbox-clouds.ts, loaded only when asked, so a real-cloud
 // command carries neither the emulators nor msw).
 import type { AddonCredentialResolver, Clock, EngineOptions, MachineAccess, ProviderFactory, StateStore } from '@kubeplane/sdk';
-import { fileRateBudgets, systemClock } from '@kubeplane/sdk';
+import { fileRateBudgets } from '@kubeplane/sdk/internal';
+import { systemClock } from '@kubeplane/sdk';
 import { kubernetesConnector, SshMachineAccess } from '@kubeplane/providers';
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { cloudProviderFactory } from './cloud-providers.js';

@@ -2,7 +2,8 @@
 // (AWS 20/40 characters, Hetzner 64) so a wrong credential fails before any cloud call. Messages name the
 // variable, file or Kubernetes Secret, never a value.
 import { resolve } from 'node:path';
-import { credentialRequired, KubeplaneError, PROVIDER_TYPE_INFO, type CredentialKey, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
+import { credentialRequired, PROVIDER_TYPE_INFO, type CredentialKey } from '@kubeplane/sdk/internal';
+import { KubeplaneError, type ProviderDef, type Redacted, type SecretRef } from '@kubeplane/sdk';
 import { EnvFileSecretResolver, kubeconfigFiles, KubernetesSecretResolver } from '@kubeplane/providers';
 
 /** Credential values by key, each redacted. */

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DELETION_CEILING_SECONDS, validateManifestText, type EngineEvent, type Manifest } from '@kubeplane/sdk';
+import { DELETION_CEILING_SECONDS } from '@kubeplane/sdk/internal';
+import { validateManifestText, type EngineEvent, type Manifest } from '@kubeplane/sdk';
 import type { CloudName, FaultRule } from '@kubeplane/sandbox';
 import { accessPolicy } from '../aws/access.js';
 import { createApiCore } from './api.js';

@@ -14,12 +14,11 @@ import {
   MemoryQueue,
   MemorySecretStore,
   MemoryStateStore,
-  makeDirectory,
-  writeFileAtomic,
   type Clock,
   type StateStore,
   type StepEvent,
 } from '@kubeplane/sdk';
+import { makeDirectory, writeFileAtomic } from '@kubeplane/sdk/internal';
 import { withOptionalPackage } from './optional-package.js';
 import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
 import { type CloudSide, realClouds } from './cloud-side.js';

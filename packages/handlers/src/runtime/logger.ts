@@ -1,6 +1,7 @@
 // Structured logs for the handlers: one JSON object per line, redacted by construction — Redacted values print
 // as [redacted] through JSON, and fields whose names say they hold a secret are masked whatever their value.
-import { errorText, isKubeplaneError } from '@kubeplane/sdk';
+import { errorText } from '@kubeplane/sdk/internal';
+import { isKubeplaneError } from '@kubeplane/sdk';
 
 /** The level of a log event. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -1,7 +1,8 @@
 // One writer per state directory: a command that changes a world (apply, destroy, sandbox serve) holds this
 // lock for its whole run. A lock whose process is gone is taken over atomically (see the sdk's file-lock.ts); a
 // live one stops the command with a message that names the holder.
-import { KubeplaneError, alive, tryLock } from '@kubeplane/sdk';
+import { KubeplaneError } from '@kubeplane/sdk';
+import { alive, tryLock } from '@kubeplane/sdk/internal';
 
 export { alive };
 

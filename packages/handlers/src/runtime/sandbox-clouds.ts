@@ -4,7 +4,8 @@
 // import only when a command asks for the sandbox.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeplaneError, writeFileAtomic, type ProviderFactory, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { KubeplaneError, type ProviderFactory, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { writeFileAtomic } from '@kubeplane/sdk/internal';
 import { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 import type { CloudSide, CloudSideOptions } from './cloud-side.js';
 import { kubernetesSecretOf, resolveAddonCredentials, resolveCredentials, type CredentialSources } from './credentials.js';

@@ -1,7 +1,8 @@
 // The AWS provider working as a session of an IAM role, on the sandbox's STS: the session carries the cluster's tag,
 // is replaced before it ends (on the engine's clock), and a refused AssumeRole is one clear auth error naming the role.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isPending, RateBudgets, Redacted, settle, type NetworkRequest } from '@kubeplane/sdk';
+import { isPending, RateBudgets, settle, type NetworkRequest } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_AWS_ACCOUNT, SANDBOX_CREDENTIALS, SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 import { sessionNameFor } from './assume-role.js';

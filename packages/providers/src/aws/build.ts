@@ -1,7 +1,7 @@
 // Builds the AWS provider of a manifest entry (the provider registry, ../registry.ts): with long-lived (or temporary)
 // keys, or as sessions of a role, one per cluster, tagged with its id, asked for with the keys if given, else with the
 // runtime's own identity (a Lambda function's role).
-import { CLUSTER_ID_TAG, type Provider } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, type Provider } from '@kubeplane/sdk/provider';
 import { budgetIdentity, incompleteCredentials, type ProviderInput } from '../provider-input.js';
 import { sessionNameFor } from './assume-role.js';
 import { AwsProvider } from './provider.js';

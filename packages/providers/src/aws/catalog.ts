@@ -7,7 +7,8 @@ import type {
   DescribeInstanceTypesCommandOutput,
   DescribeRegionsCommandOutput,
 } from '@aws-sdk/client-ec2';
-import { KubeplaneError, done, type ImageInfo, type Outcome, type RegionInfo, type ServerTypeInfo, type ZoneInfo } from '@kubeplane/sdk';
+import { KubeplaneError } from '@kubeplane/sdk';
+import { done, type ImageInfo, type Outcome, type RegionInfo, type ServerTypeInfo, type ZoneInfo } from '@kubeplane/sdk/provider';
 import type { Ec2Calls } from './ec2-calls.js';
 
 export class AwsCatalog {

@@ -4,11 +4,9 @@ import { createHash } from 'node:crypto';
 import type { BlockDeviceMapping, Filter, Instance } from '@aws-sdk/client-ec2';
 import {
   CLUSTER_ID_TAG,
-  KubeplaneError,
   NAME_TAG,
   NODEPOOL_TAG,
   RateBudgetWait,
-  USER_DATA_RULES,
   done,
   pending,
   type NodeInfo,
@@ -17,7 +15,9 @@ import {
   type NodeSelector,
   type NodeState,
   type Outcome,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
+import { KubeplaneError } from '@kubeplane/sdk';
+import { USER_DATA_RULES } from '@kubeplane/sdk/internal';
 import { type Ec2Calls, LIVE_STATES, tagMap, tagValue } from './ec2-calls.js';
 import type { AwsNetwork } from './network.js';
 

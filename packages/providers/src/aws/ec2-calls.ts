@@ -2,7 +2,8 @@
 // matching EC2 budget and is counted, and errors come back as KubeplaneErrors. Also the ids the parts share once
 // looked up, and the tag and filter shapes of kubeplane's resources.
 import type { EC2Client, Filter, Instance, ResourceType, Tag, TagSpecification } from '@aws-sdk/client-ec2';
-import { CLUSTER_ID_TAG, KubeplaneError, NAME_TAG, RateBudgetWait, type Clock, type RateBudget } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, NAME_TAG, RateBudgetWait, type RateBudget } from '@kubeplane/sdk/provider';
+import { KubeplaneError, type Clock } from '@kubeplane/sdk';
 import { loadEc2, type Ec2Module } from './sdk-modules.js';
 import { toKubeplaneError } from './errors.js';
 

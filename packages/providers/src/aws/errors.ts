@@ -1,5 +1,6 @@
 // AWS (EC2, Route 53) error codes mapped onto kubeplane's error kinds, keeping code, message and request id.
-import { KubeplaneError, isNetworkFailure, networkError, type ErrorKind } from '@kubeplane/sdk';
+import { KubeplaneError, type ErrorKind } from '@kubeplane/sdk';
+import { isNetworkFailure, networkError } from '@kubeplane/sdk/provider';
 
 const THROTTLED = new Set([
   'RequestLimitExceeded',

@@ -3,7 +3,6 @@
 import type { Filter, SecurityGroup, Tag } from '@aws-sdk/client-ec2';
 import {
   CLUSTER_ID_TAG,
-  KubeplaneError,
   done,
   pending,
   type FirewallInfo,
@@ -18,7 +17,8 @@ import {
   type ScopedRef,
   type SshKeyInfo,
   type SshKeyRequest,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
+import { KubeplaneError } from '@kubeplane/sdk';
 import { CREATED_TAG, type Ec2Calls, GATEWAY_DETACHED, GATEWAY_GONE, LIVE_STATES, tagValue } from './ec2-calls.js';
 import { currentAtoms, ruleAtoms, rulesFromAtoms } from './security-group-rules.js';
 

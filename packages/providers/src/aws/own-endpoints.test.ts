@@ -2,7 +2,8 @@
 // reaches AWS's own hostnames whatever AWS_ENDPOINT_URL says; any other honours it, as people point real runs at a
 // served sandbox that way (docs/sandbox.md).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RateBudgets, Redacted, settle } from '@kubeplane/sdk';
+import { RateBudgets, settle } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS, SANDBOX_PROVIDER_ROLE } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 import { sessionNameFor } from './assume-role.js';

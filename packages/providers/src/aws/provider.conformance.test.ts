@@ -1,4 +1,5 @@
-import { RateBudgets, Redacted } from '@kubeplane/sdk';
+import { RateBudgets } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { runProviderConformance } from '@kubeplane/sdk/conformance';
 import { type ConformanceHarness, conformanceHarness, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';

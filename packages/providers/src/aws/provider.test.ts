@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { isPending, RateBudgets, Redacted, settle, type NetworkRequest } from '@kubeplane/sdk';
+import { isPending, RateBudgets, settle, type NetworkRequest } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 
@@ -70,7 +71,7 @@ describe('AWS provider spot machines', () => {
       userData: '#cloud-config\n',
       ...(spot ? { spot: true } : {}),
     });
-    const run = <T>(call: () => Promise<import('@kubeplane/sdk').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 20 });
+    const run = <T>(call: () => Promise<import('@kubeplane/sdk/provider').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 20 });
     const spot = await run(() => provider.compute!.createNode(node('c3-batch-01', true)));
     const onDemand = await run(() => provider.compute!.createNode(node('c3-general-01', false)));
     expect(markets).toEqual([
@@ -120,7 +121,7 @@ describe('AWS provider networks seen by two workers', () => {
       cidr: '10.20.0.0/16',
       subnets,
     });
-    const run = <T>(call: () => Promise<import('@kubeplane/sdk').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 50 });
+    const run = <T>(call: () => Promise<import('@kubeplane/sdk/provider').Outcome<T>>) => settle(() => call(), { clock: sandbox.clock, maxAttempts: 50 });
     const node = (name: string, zone: string) => ({
       name,
       clusterId: 'c2',

@@ -2,8 +2,8 @@
 // gateway, security groups, Elastic IPs, key pairs), the teardown by tag (teardown.ts), and Route 53 DNS, over the AWS
 // SDK v3. Every call first spends the matching EC2/Route 53 budget (ec2-calls.ts). This class wires them together.
 import type { EC2Client } from '@aws-sdk/client-ec2';
+import { KubeplaneError, type Clock } from '@kubeplane/sdk';
 import {
-  KubeplaneError,
   RATE_LIMITS,
   RateBudgets,
   done,
@@ -11,7 +11,6 @@ import {
   guardedCall,
   type CallContext,
   type Capabilities,
-  type Clock,
   type ComputeApi,
   type DnsApi,
   type NetworkApi,
@@ -19,7 +18,7 @@ import {
   type Provider,
   type RateBudgetSource,
   type TaggedResource,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
 import { loadEc2, loadRoute53 } from './sdk-modules.js';
 import { AssumedRoleCredentials, renewingEndedSession, type AwsCredentialIdentity, type AwsKeys, type AwsRoleToAssume } from './assume-role.js';
 import { AwsCatalog } from './catalog.js';

@@ -2,8 +2,8 @@
 // INSYNC, paged listing; health checks carry the cluster id as the first segment of their CallerReference.
 import { createHash } from 'node:crypto';
 import type { Change, ResourceRecordSet, Route53Client } from '@aws-sdk/client-route-53';
+import { KubeplaneError } from '@kubeplane/sdk';
 import {
-  KubeplaneError,
   RateBudgetWait,
   done,
   pending,
@@ -13,7 +13,7 @@ import {
   type DnsRecord,
   type Outcome,
   type RateBudget,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
 import { toKubeplaneError } from './errors.js';
 import { loadRoute53, type Route53Module } from './sdk-modules.js';
 

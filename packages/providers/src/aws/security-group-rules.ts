@@ -1,7 +1,7 @@
 // Firewall rules as EC2 security-group permissions: both sides as atoms (protocol, ports, one source), the unit
 // EC2 authorizes and revokes, so a firewall converges by the difference.
 import type { IpPermission, SecurityGroup } from '@aws-sdk/client-ec2';
-import type { FirewallRule } from '@kubeplane/sdk';
+import type { FirewallRule } from '@kubeplane/sdk/provider';
 
 /** Firewall rules as atoms (protocol, from, to, source), the unit EC2 authorizes and revokes. */
 export function ruleAtoms(rules: FirewallRule[], selfGroupId: string): Map<string, IpPermission> {

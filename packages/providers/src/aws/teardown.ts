@@ -1,7 +1,8 @@
 // Everything of a cluster in one AWS region, found by its tag: listed, and torn down in the order EC2 lets go of it
 // (instances, addresses, security groups, key pairs, VPCs, stray gateways), whatever state the cluster was left in.
 import type { Filter, SecurityGroup, Tag } from '@aws-sdk/client-ec2';
-import { CLUSTER_ID_TAG, KubeplaneError, NAME_TAG, done, pending, type Outcome, type TaggedResource } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, NAME_TAG, done, pending, type Outcome, type TaggedResource } from '@kubeplane/sdk/provider';
+import { KubeplaneError } from '@kubeplane/sdk';
 import type { AwsCompute } from './compute.js';
 import { type Ec2Calls, GATEWAY_DETACHED, GATEWAY_GONE, LIVE_STATES, tagValue } from './ec2-calls.js';
 import type { AwsNetwork } from './network.js';

@@ -1,5 +1,5 @@
 // Builds the Cloudflare provider of a manifest entry (the provider registry, ../registry.ts).
-import type { Provider } from '@kubeplane/sdk';
+import type { Provider } from '@kubeplane/sdk/provider';
 import { incompleteCredentials, type ProviderInput } from '../provider-input.js';
 import { CloudflareProvider } from './provider.js';
 

@@ -2,7 +2,8 @@
 // result_info}` envelope unwrapped, paged lists, and every failure a KubeplaneError without the token.
 import got, { type Got } from 'got';
 import * as z from 'zod';
-import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
+import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
+import { RateBudgetWait, networkError, retryAfterFromHeaders, type RateBudget } from '@kubeplane/sdk/provider';
 import { cloudflareAdvice, cloudflareErrorKind } from './errors.js';
 import { envelope, errorEnvelopeSchema } from './schemas.js';
 

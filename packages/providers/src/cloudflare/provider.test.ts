@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeplaneError, Redacted, settle, type Outcome } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted } from '@kubeplane/sdk';
+import { settle, type Outcome } from '@kubeplane/sdk/provider';
 import { CLOUDFLARE_SANDBOX_CREDENTIALS as CREDS, CloudflareSandbox } from '@kubeplane/sandbox';
 import { CloudflareProvider } from './provider.js';
 

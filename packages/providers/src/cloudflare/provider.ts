@@ -3,23 +3,21 @@
 // when the account has it, and plain records when it does not (berops/claudie#2005, #2029).
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
 import {
-  KubeplaneError,
   RateBudgets,
   type RateBudgetSource,
   done,
   guardedCall,
   type CallContext,
   type Capabilities,
-  type Clock,
   type DnsApi,
   type DnsChange,
   type DnsRecord,
   type Outcome,
   type Provider,
-  type Redacted,
   type TaggedResource,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
 import { CLOUDFLARE_RATE_LIMIT, CloudflareClient } from './client.js';
 import {
   dnsRecordSchema,

@@ -1,5 +1,6 @@
 // Builds the Crusoe provider of a manifest entry (the provider registry, ../registry.ts).
-import { KubeplaneError, type Provider } from '@kubeplane/sdk';
+import { KubeplaneError } from '@kubeplane/sdk';
+import type { Provider } from '@kubeplane/sdk/provider';
 import { incompleteCredentials, type ProviderInput } from '../provider-input.js';
 import { CrusoeProvider } from './provider.js';
 

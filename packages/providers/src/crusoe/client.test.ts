@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { InProcessRateBudget, KubeplaneError, RateBudgets, Redacted, TokenBucket, type Clock } from '@kubeplane/sdk';
+import { InProcessRateBudget, RateBudgets, TokenBucket } from '@kubeplane/sdk/provider';
+import { KubeplaneError, Redacted, type Clock } from '@kubeplane/sdk';
 import { CRUSOE_API, CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox } from '@kubeplane/sandbox';
 import { CrusoeClient } from './client.js';
 import { crusoeErrorKind } from './errors.js';

@@ -2,7 +2,8 @@
 // hook, so a retry carries a fresh timestamp and signature; errors become KubeplaneErrors; VM lists are paged.
 import got, { type Got } from 'got';
 import type * as z from 'zod';
-import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
+import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
+import { RateBudgetWait, networkError, retryAfterFromHeaders, type RateBudget } from '@kubeplane/sdk/provider';
 import { crusoeAdvice, crusoeErrorKind, crusoeMessage } from './errors.js';
 import { errorBodySchema, instanceListSchema, operationSchema, type CrusoeInstance, type CrusoeOperation } from './schemas.js';
 import { authorizationHeader, buildQuery, crusoeTimestamp } from './signing.js';

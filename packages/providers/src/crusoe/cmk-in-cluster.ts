@@ -1,6 +1,8 @@
 // What a CMK cluster needs through its own Kubernetes API: the per-pool `--nodes=<min>:<max>:<pool>` arguments of the
 // autoscaler CMK installed. CMK's `cmk-<cluster>` Secret (its scoped API token) is read, never written.
-import { CMK_ADDON_SECRET, done, pending, type KubernetesApi, type Outcome } from '@kubeplane/sdk';
+import { CMK_ADDON_SECRET } from '@kubeplane/sdk/internal';
+import { done, pending, type Outcome } from '@kubeplane/sdk/provider';
+import type { KubernetesApi } from '@kubeplane/sdk';
 
 /** Where Crusoe Managed Kubernetes runs its cluster autoscaler. */
 export const CMK_AUTOSCALER = { namespace: 'crusoe-system', deployment: 'cluster-autoscaler' } as const;

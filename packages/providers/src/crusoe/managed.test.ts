@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeplaneError, Redacted, settle, type Outcome } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted } from '@kubeplane/sdk';
+import { settle, type Outcome } from '@kubeplane/sdk/provider';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { autoscalerNodeArgs, reconcileCmkInCluster, withAutoscalerNodeArgs } from './cmk-in-cluster.js';
 import { CrusoeProvider } from './provider.js';

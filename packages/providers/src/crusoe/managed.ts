@@ -2,11 +2,9 @@
 // list with their add-ons, node pools (every PATCH sends the current count; scale-down lowers the count, then
 // deletes the VMs the engine chose), the admin kubeconfig, and AutoClusters remediation settings.
 import * as z from 'zod';
+import { KubeplaneError } from '@kubeplane/sdk';
+import { autoclustersConfigSchema, compareCmkVersions, parseCmkVersion } from '@kubeplane/sdk/internal';
 import {
-  KubeplaneError,
-  autoclustersConfigSchema,
-  compareCmkVersions,
-  parseCmkVersion,
   done,
   isPending,
   pending,
@@ -23,7 +21,7 @@ import {
   type ManagedVersions,
   type Outcome,
   type ScopedRef,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
 import { operationError, type CrusoeClient } from './client.js';
 import { reconcileCmkInCluster } from './cmk-in-cluster.js';
 import { nodeState } from './node-state.js';

@@ -1,5 +1,5 @@
 // Crusoe VM states (`STATE_RUNNING` in v1, `RUNNING` in older tools) as the contract's NodeState.
-import type { NodeState } from '@kubeplane/sdk';
+import type { NodeState } from '@kubeplane/sdk/provider';
 import { plainState } from './schemas.js';
 
 export function nodeState(state: string): NodeState {

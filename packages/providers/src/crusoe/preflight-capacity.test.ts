@@ -4,7 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { CatalogCache, preflight, validateManifestText } from '@kubeplane/sdk';
+import { CatalogCache, preflight } from '@kubeplane/sdk/internal';
+import { validateManifestText } from '@kubeplane/sdk';
 import { Sandbox, sandboxProviders } from '@kubeplane/sandbox';
 
 let sandbox: Sandbox | undefined;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Redacted, settle, type NodeRequest, type Outcome } from '@kubeplane/sdk';
+import { Redacted } from '@kubeplane/sdk';
+import { settle, type NodeRequest, type Outcome } from '@kubeplane/sdk/provider';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '@kubeplane/sandbox';
 import { CrusoeProvider, poolOf } from './provider.js';
 

@@ -4,7 +4,6 @@
 import * as z from 'zod';
 import {
   CLUSTER_ID_TAG,
-  KubeplaneError,
   NODEPOOL_TAG,
   RateBudgets,
   type RateBudgetSource,
@@ -13,7 +12,6 @@ import {
   guardedCall,
   type CallContext,
   type Capabilities,
-  type Clock,
   type ComputeApi,
   type FirewallInfo,
   type FirewallRequest,
@@ -28,13 +26,13 @@ import {
   type NodeSelector,
   type Outcome,
   type Provider,
-  type Redacted,
   type ScopedRef,
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
-  USER_DATA_RULES,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
+import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
+import { USER_DATA_RULES } from '@kubeplane/sdk/internal';
 import { CRUSOE_RATE_LIMIT, CrusoeClient, operationError } from './client.js';
 import { CrusoeManagedKubernetes } from './managed.js';
 import {

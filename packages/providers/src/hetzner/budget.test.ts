@@ -1,7 +1,8 @@
 // 300 Hetzner nodes in virtual time against a project budget that other tools have already drained:
 // the provider paces itself, the project never answers 429, and the caller sees no throttle.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateBudgets, Redacted } from '@kubeplane/sdk';
+import { RateBudgets } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS, simulate } from '@kubeplane/sandbox';
 import { type ClusterScenario, createInfrastructure, createNodes, nodeRequests } from '@kubeplane/sandbox/testing';
 import { HetznerProvider } from './provider.js';

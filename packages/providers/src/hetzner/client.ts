@@ -3,7 +3,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import got, { type Got } from 'got';
 import * as z from 'zod';
-import { KubeplaneError, RateBudgetWait, networkError, retryAfterFromHeaders, type Clock, type RateBudget, type Redacted } from '@kubeplane/sdk';
+import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
+import { RateBudgetWait, networkError, retryAfterFromHeaders, type RateBudget } from '@kubeplane/sdk/provider';
 import { errorEnvelopeSchema, metaSchema } from './schemas.js';
 import { hetznerAdvice, hetznerErrorKind } from './errors.js';
 

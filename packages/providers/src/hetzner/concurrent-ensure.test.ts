@@ -3,7 +3,8 @@
 // uniqueness_error; that worker must adopt what the other made, not fail the step (chaos seed 11 failed a cluster
 // with "firewall name is already used").
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateBudgets, Redacted, type Outcome } from '@kubeplane/sdk';
+import { RateBudgets, type Outcome } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { HetznerProvider } from './provider.js';
 

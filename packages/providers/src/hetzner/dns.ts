@@ -1,7 +1,8 @@
 // Hetzner DNS (zones and RRSets in the Cloud API) as a DnsApi: A, AAAA and CNAME record sets labelled with the
 // cluster id; changes are actions, done when they succeed. No health-checked failover on Hetzner.
 import * as z from 'zod';
-import { CLUSTER_ID_TAG, KubeplaneError, done, pending, type CallContext, type DnsApi, type DnsChange, type DnsRecord, type Outcome } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, done, pending, type CallContext, type DnsApi, type DnsChange, type DnsRecord, type Outcome } from '@kubeplane/sdk/provider';
+import { KubeplaneError } from '@kubeplane/sdk';
 import type { HetznerClient } from './client.js';
 
 const PROVIDER = 'hetzner';

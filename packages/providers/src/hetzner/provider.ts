@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import {
   CLUSTER_ID_TAG,
-  KubeplaneError,
   NODEPOOL_TAG,
   RATE_LIMITS,
   RateBudgetWait,
@@ -16,7 +15,6 @@ import {
   guardedCall,
   type CallContext,
   type Capabilities,
-  type Clock,
   type ComputeApi,
   type FirewallInfo,
   type FirewallRequest,
@@ -31,7 +29,6 @@ import {
   type NodeState,
   type Outcome,
   type Provider,
-  type Redacted,
   type ReservedIpInfo,
   type ReservedIpRequest,
   type ScopedRef,
@@ -39,8 +36,9 @@ import {
   type SshKeyInfo,
   type SshKeyRequest,
   type TaggedResource,
-  USER_DATA_RULES,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/provider';
+import { KubeplaneError, type Clock, type Redacted } from '@kubeplane/sdk';
+import { USER_DATA_RULES } from '@kubeplane/sdk/internal';
 import { HetznerClient } from './client.js';
 import { HetznerDns } from './dns.js';
 import {

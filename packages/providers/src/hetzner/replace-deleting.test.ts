@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { CLUSTER_ID_TAG, NODEPOOL_TAG, Redacted, VirtualClock } from '@kubeplane/sdk';
+import { CLUSTER_ID_TAG, NODEPOOL_TAG, VirtualClock } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { HetznerProvider } from './provider.js';
 import { HETZNER_DEFAULT_BASE_URL } from './client.js';
 

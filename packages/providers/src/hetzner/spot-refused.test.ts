@@ -2,7 +2,8 @@
 // at a price the user did not choose (the manifest rules refuse `spot` on Hetzner pools first).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
-import { isKubeplaneError, Redacted, VirtualClock } from '@kubeplane/sdk';
+import { isKubeplaneError, Redacted } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { HetznerProvider } from './provider.js';
 
 const requests: string[] = [];

@@ -1,7 +1,8 @@
 // Tearing down a big Hetzner cluster is a bounded step: each call deletes at most a batch of servers, as far
 // as the project's budget goes, and the next call goes on from what is left.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RATE_LIMITS, RateBudgets, Redacted } from '@kubeplane/sdk';
+import { RATE_LIMITS, RateBudgets } from '@kubeplane/sdk/provider';
+import { Redacted } from '@kubeplane/sdk';
 import { Sandbox, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { type ClusterScenario, createInfrastructure, createNodes } from '@kubeplane/sandbox/testing';
 import { HetznerProvider, TEARDOWN_BATCH } from './provider.js';

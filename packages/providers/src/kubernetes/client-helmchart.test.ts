@@ -2,7 +2,9 @@
 // of the established CRD, read back, listed by kubeplane's label and deleted.
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { helmChartObject, helmControllerObjects, MANAGED_SELECTOR, VirtualClock, type KubernetesApi, type RenderedCluster } from '@kubeplane/sdk';
+import { helmChartObject, helmControllerObjects, MANAGED_SELECTOR, type RenderedCluster } from '@kubeplane/sdk/internal';
+import { VirtualClock } from '@kubeplane/sdk/provider';
+import type { KubernetesApi } from '@kubeplane/sdk';
 import { KubernetesEmulator } from '@kubeplane/sandbox';
 import { FakeVms, goldenCluster, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from '@kubeplane/sandbox/testing';
 import { kubernetesConnector } from './client.js';

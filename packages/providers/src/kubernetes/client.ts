@@ -3,12 +3,10 @@
 // value (a key, a token, a Secret's data) into an error, a log or a thrown got error.
 import got, { type Got, type Method } from 'got';
 import type * as z from 'zod';
+import { done, pending, retryAfterFromHeaders, type Outcome } from '@kubeplane/sdk/provider';
 import {
-  done,
   KubeplaneError,
-  pending,
   Redacted,
-  retryAfterFromHeaders,
   systemClock,
   type Clock,
   type KubeNode,
@@ -16,7 +14,6 @@ import {
   type KubernetesApi,
   type KubernetesConnector,
   type NodePatch,
-  type Outcome,
   type Taint,
 } from '@kubeplane/sdk';
 import { kubernetesAdvice, kubernetesErrorKind } from './errors.js';

@@ -1,6 +1,7 @@
 // Kubernetes API errors (a meta/v1 Status with a `reason`) mapped onto kubeplane's error kinds: the reason first,
 // the HTTP status when the body is not a Status (a load balancer's 502, a proxy's HTML).
-import { kindFromHttpStatus, type ErrorKind } from '@kubeplane/sdk';
+import { kindFromHttpStatus } from '@kubeplane/sdk/provider';
+import type { ErrorKind } from '@kubeplane/sdk';
 
 const REASONS: Record<string, ErrorKind> = {
   NotFound: 'not-found',

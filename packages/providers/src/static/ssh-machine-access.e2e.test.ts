@@ -4,7 +4,8 @@
 // /home, so what the scripts write and remove stays out of this machine.
 // Skipped only where sshd is missing outside CI; in CI it must run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeplaneError, Redacted, renderStaticBootstrap, renderStaticReset, STATIC_STATE_DIR, type MachineTarget } from '@kubeplane/sdk';
+import { KubeplaneError, Redacted, type MachineTarget } from '@kubeplane/sdk';
+import { renderStaticBootstrap, renderStaticReset, STATIC_STATE_DIR } from '@kubeplane/sdk/internal';
 import { SshMachineAccess } from './ssh-machine-access.js';
 import { openSshAvailability, OpenSshMachine } from '@kubeplane/sandbox';
 import { ed25519KeyPair } from '@kubeplane/sandbox/testing';

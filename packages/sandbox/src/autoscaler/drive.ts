@@ -1,6 +1,7 @@
 // Runs the engine's queue and the simulated autoscaler together on the virtual clock until a condition holds: the
 // engine's run lets the autoscaler scan as time passes, and when the queue is idle time jumps to its next scan.
-import { VirtualClock, type Clock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
+import type { Clock } from '@kubeplane/sdk';
 import type { SimulatedClusterAutoscaler } from './simulated-autoscaler.js';
 
 /** Whether `driveUntil`'s condition held, and the virtual time it took. */

@@ -2,7 +2,7 @@
 // which group grows (least waste, selectors and taints respected), by how much, and that scale-down waits the
 // unneeded time and never goes below min. (Against the real adapter over gRPC: handlers/src/autoscaler/simulated.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import type { KubeObject } from '../kubernetes/store.js';
 import { resourcesOf } from './fit.js';
 import { unschedulablePod } from './cluster-view.js';

@@ -4,7 +4,7 @@
 // use (load-balancing.ts); the 1200-per-5-minutes limit; an inventory.
 import { createHash } from 'node:crypto';
 import type { HttpHandler } from 'msw';
-import { TokenBucket, type TokenBucketLimits, type TokenBucketState } from '@kubeplane/sdk';
+import { TokenBucket, type TokenBucketLimits, type TokenBucketState } from '@kubeplane/sdk/provider';
 import type { SandboxContext } from '../context.js';
 import { EmulatorError, frameHandlers, type Json, ResourceStore, RouteTable, type WireCall } from '../emulator/index.js';
 import { authenticationError, cloudflareDialect, rateLimited } from './dialect.js';

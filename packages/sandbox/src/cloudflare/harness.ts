@@ -1,6 +1,6 @@
 // The conformance harness (conformanceHarness) for Cloudflare, as the Cloudflare tests know it: a listening Sandbox
 // whose Cloudflare account (owning only its own zone) they drive, with a virtual clock, faults and an inventory.
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CREDENTIALS } from '../accounts.js';
 import { type ConformanceHarness, conformanceHarness } from '../conformance-harness.js';

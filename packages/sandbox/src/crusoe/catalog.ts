@@ -1,6 +1,6 @@
 // What the sandbox Crusoe project offers: locations, instance types (CPU, GPU, InfiniBand), images, IB
 // networks, stock per location and type, and the project's quota. Product names follow crusoe-notes.md §2.2.
-import { CMK_NFS_CONTROL_PLANE_IMAGES, CMK_NFS_GB200_WORKER_IMAGES, CMK_NFS_WORKER_IMAGES, CMK_AUTOCLUSTERS_MIN_VERSIONS } from '@kubeplane/sdk';
+import { CMK_NFS_CONTROL_PLANE_IMAGES, CMK_NFS_GB200_WORKER_IMAGES, CMK_NFS_WORKER_IMAGES, CMK_AUTOCLUSTERS_MIN_VERSIONS } from '@kubeplane/sdk/internal';
 
 export const CRUSOE_LOCATIONS = ['us-east1-a', 'us-northcentral1-a', 'us-southcentral1-a', 'eu-iceland1-a'] as const;
 

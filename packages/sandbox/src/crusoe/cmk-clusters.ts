@@ -1,6 +1,6 @@
 // Crusoe Managed Kubernetes clusters: the versions offered, clusters created and deleted by operations (with the
 // firewall rules CMK adds), their admin credentials, and their AutoClusters settings.
-import { compareCmkVersions, CMK_NFS_CONTROL_PLANE_IMAGES, parseCmkVersion } from '@kubeplane/sdk';
+import { compareCmkVersions, CMK_NFS_CONTROL_PLANE_IMAGES, parseCmkVersion } from '@kubeplane/sdk/internal';
 import { EmulatorError, type Json, reply } from '../emulator/index.js';
 import { findChart } from '../kubernetes/chart-repositories.js';
 import type { ServiceRelease } from '../kubernetes/vm-source.js';

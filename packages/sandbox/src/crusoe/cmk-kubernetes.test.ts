@@ -3,7 +3,8 @@
 import { X509Certificate } from 'node:crypto';
 import { setupServer } from 'msw/node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { done, pending, Redacted, settle, VirtualClock, type KubernetesApi, type Outcome } from '@kubeplane/sdk';
+import { done, pending, settle, VirtualClock, type Outcome } from '@kubeplane/sdk/provider';
+import { Redacted, type KubernetesApi } from '@kubeplane/sdk';
 import { reconcileCmkInCluster } from '@kubeplane/providers';
 import { CrusoeProvider } from '@kubeplane/providers';
 import { kubernetesConnector } from '@kubeplane/providers';

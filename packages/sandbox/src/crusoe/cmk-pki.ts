@@ -7,8 +7,8 @@ import {
   issueLeafCertificate,
   seededRandomSource,
   type BootstrapCluster,
-  type PemKeyPair,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/internal';
+import type { PemKeyPair } from '@kubeplane/sdk';
 
 /** PEMs only, so the emulator keeps them as plain data. The keys are secrets: never logged, never in the inventory. */
 export interface CmkPki {

@@ -9,7 +9,7 @@ import type { SandboxContext } from '../context.js';
 import { type Collection, EmulatorError, type EmulatorFrame, frameHandlers, type Json, type StoreState } from '../emulator/index.js';
 import { crusoeUserDataFromStartupScript as userDataFromStartupScript } from '@kubeplane/providers';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
-import { compareCmkVersions, parseCmkVersion } from '@kubeplane/sdk';
+import { compareCmkVersions, parseCmkVersion } from '@kubeplane/sdk/internal';
 import { CMK_CLUSTER_VERSIONS } from './catalog.js';
 import { cmkAddonReleases, cmkClusterRoutes } from './cmk-clusters.js';
 import { cmkNodePoolRoutes, maintainPools } from './cmk-node-pools.js';

@@ -1,6 +1,6 @@
 // The conformance harness (conformanceHarness) for Crusoe, as the Crusoe tests know it: a listening Sandbox whose
 // Crusoe project they drive, with a virtual clock, fault injection and an inventory.
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import type { ConformanceSandbox, FaultKind, FaultTarget } from '@kubeplane/sdk/conformance';
 import { SANDBOX_CREDENTIALS } from '../accounts.js';
 import { type ConformanceHarness, conformanceHarness } from '../conformance-harness.js';

@@ -3,7 +3,7 @@
 // security groups, Elastic IPs, key pairs, images, instance types and zones; EC2's request buckets per action category.
 // Each family of actions has its own file; this class wires the store, the dialect, the routes and the public API.
 import type { HttpHandler } from 'msw';
-import { TokenBucket, RATE_LIMITS, type TokenBucketState } from '@kubeplane/sdk';
+import { TokenBucket, RATE_LIMITS, type TokenBucketState } from '@kubeplane/sdk/provider';
 import type { SandboxContext } from '../context.js';
 import { type Collection, type EmulatorFrame, EmulatorError, frameHandlers, RouteTable, type StoreState, type WireCall } from '../emulator/index.js';
 import type { InventoryItem } from '../inventory.js';

@@ -1,4 +1,4 @@
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { describe, expect, it } from 'vitest';
 import type { SandboxContext } from '../context.js';
 import { FaultInjector } from '../faults.js';

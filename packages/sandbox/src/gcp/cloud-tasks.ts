@@ -4,7 +4,7 @@
 // protos (protos/) and https://cloud.google.com/tasks/docs/creating-http-target-tasks.
 import { randomInt } from 'node:crypto';
 import type { HttpHandler } from 'msw';
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import { alreadyExists, GoogleRestService, invalidArgument, notFound, page, parseDurationSeconds, parseMicros, rfc3339Micros, type Json } from './api.js';
 import type { GoogleIdentityEmulator } from './identity.js';
 

@@ -4,7 +4,7 @@
 // (https://cloud.google.com/firestore/pricing). Routes come from google/firestore/v1/firestore.proto's HTTP rules.
 import { randomBytes } from 'node:crypto';
 import type { HttpHandler } from 'msw';
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import { alreadyExists, failedPrecondition, GoogleRestService, invalidArgument, notFound, page, parseMicros, rfc3339Micros, type Json } from './api.js';
 import { runStructuredQuery } from './firestore-query.js';
 import { aborted, DocumentLocks, type LockOwner } from './firestore-locks.js';

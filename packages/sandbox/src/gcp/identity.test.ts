@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { OAuth2Client } from 'google-auth-library';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { GoogleIdentityEmulator } from './identity.js';
 
 // verifyIdToken checks iat/exp against the real time, so this clock starts now.

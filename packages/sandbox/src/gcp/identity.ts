@@ -4,7 +4,7 @@
 // (https://www.googleapis.com/oauth2/v1/certs) and the v3 JWKS (https://www.googleapis.com/oauth2/v3/certs).
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import type { Json } from './api.js';
 
 /** The `iss` of Google's ID tokens, which the sandbox's tokens carry too. */

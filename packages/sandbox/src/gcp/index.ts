@@ -1,7 +1,7 @@
 // The sandbox's Google Cloud: Cloud Tasks v2, Firestore v1 and Secret Manager v1 emulators behind their real hosts,
 // and Google's ID tokens, for one project and location, on the sandbox's virtual clock.
 import type { HttpHandler } from 'msw';
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import { CloudTasksEmulator } from './cloud-tasks.js';
 import { FirestoreEmulator } from './firestore.js';
 import { GoogleIdentityEmulator } from './identity.js';

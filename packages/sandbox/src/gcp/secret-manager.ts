@@ -2,7 +2,7 @@
 // numbered versions (ENABLED, DISABLED, DESTROYED) and their payloads, served from google/cloud/secretmanager/v1's
 // HTTP rules. Rules and wording follow the API reference (https://cloud.google.com/secret-manager/docs/reference/rest).
 import type { HttpHandler } from 'msw';
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import { alreadyExists, failedPrecondition, GoogleApiError, GoogleRestService, invalidArgument, notFound, page, rfc3339Micros, type Json } from './api.js';
 import { crc32c } from './crc32c.js';
 

@@ -3,7 +3,7 @@
 // catalogs; label selectors, pagination, the project's rate limit with RateLimit-* headers and the
 // {error:{code,message}} envelope. This class wires the project's store, the dialect (dialect.ts) and each family's
 // routes onto the emulator frame, and is what the sandbox and tests hold.
-import { RATE_LIMITS, TokenBucket, type TokenBucketLimits, type TokenBucketState } from '@kubeplane/sdk';
+import { RATE_LIMITS, TokenBucket, type TokenBucketLimits, type TokenBucketState } from '@kubeplane/sdk/provider';
 import type { HttpHandler } from 'msw';
 import type { SandboxContext } from '../context.js';
 import { type Collection, EmulatorError, type EmulatorFrame, frameHandlers, type Json, RouteTable, type StoreState, type WireCall } from '../emulator/index.js';

@@ -3,10 +3,10 @@
 // and the built-in kinds the add-on mechanism needs (issue 14).
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { KubernetesEmulator } from './emulator.js';
 import { ManagedCloud, RENDER_NOW, sandboxContext } from './fixture.js';
-import { HELM_CHART_CRD as HELMCHART_CRD } from '@kubeplane/sdk';
+import { HELM_CHART_CRD as HELMCHART_CRD } from '@kubeplane/sdk/internal';
 import { issueCmkPki, type CmkPki } from '../crusoe/cmk-pki.js';
 
 const T0 = RENDER_NOW.getTime();

@@ -6,18 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { FaultInjector } from '../faults.js';
 import {
   generateWireguardKeyPair,
-  Redacted,
   renderCluster,
-  seededRandom,
   seededRandomSource,
-  VirtualClock,
   type BootstrapCluster,
   type ClusterKeys,
-  type PemKeyPair,
   type RenderContext,
   type RenderedCluster,
   type RenderedNode,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/internal';
+import { Redacted, type PemKeyPair } from '@kubeplane/sdk';
+import { seededRandom, VirtualClock } from '@kubeplane/sdk/provider';
 import type { SandboxContext } from '../context.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
 import { machineCloudOf } from '../clouds/index.js';

@@ -2,7 +2,8 @@
 // condition every 5 min; a kubelet that hangs or whose machine goes stops both at its last renewal.
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock, type RenderContext, type RenderedCluster } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
+import type { RenderContext, RenderedCluster } from '@kubeplane/sdk/internal';
 import { KubernetesEmulator } from './emulator.js';
 import { FakeVms, publicAddresses, RENDER_NOW, renderGolden, sandboxContext } from './fixture.js';
 

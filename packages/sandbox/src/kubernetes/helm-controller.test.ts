@@ -5,11 +5,11 @@ import { gunzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { issueCmkPki, type CmkPki } from '../crusoe/cmk-pki.js';
 import { KubernetesEmulator } from './emulator.js';
 import { ManagedCloud, RENDER_NOW, sandboxContext } from './fixture.js';
-import { HELM_CHART_CRD as HELMCHART_CRD } from '@kubeplane/sdk';
+import { HELM_CHART_CRD as HELMCHART_CRD } from '@kubeplane/sdk/internal';
 import type { ClusterApi } from './cluster.js';
 import type { KubeObject } from './store.js';
 

@@ -2,7 +2,9 @@
 // nodes register in, and wiring mistakes (token, discovery hash, endpoint) that keep a worker out, as on a cloud.
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redacted, renderBootstrapTokenSecret, renderNode, VirtualClock, type RenderContext, type RenderedCluster } from '@kubeplane/sdk';
+import { Redacted } from '@kubeplane/sdk';
+import { renderBootstrapTokenSecret, renderNode, type RenderContext, type RenderedCluster } from '@kubeplane/sdk/internal';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { parse } from 'yaml';
 import { kubernetesConnector } from '@kubeplane/providers';
 import { KubernetesEmulator } from './emulator.js';

@@ -15,7 +15,7 @@ import {
   MESH_SIGNING_PUBLIC_KEY_PATH,
   verifyMeshBundle,
   type UpgradeInstruction,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/internal';
 import { obj, type KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';

@@ -2,7 +2,9 @@
 // the cluster running, holds what CMK installs, and node-pool machines join on their own, without user-data.
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redacted, renderKubeconfig, VirtualClock } from '@kubeplane/sdk';
+import { Redacted } from '@kubeplane/sdk';
+import { renderKubeconfig } from '@kubeplane/sdk/internal';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { kubernetesConnector } from '@kubeplane/providers';
 import { issueCmkPki, type CmkPki } from '../crusoe/cmk-pki.js';
 import { KubernetesEmulator } from './emulator.js';

@@ -10,7 +10,7 @@
 // - So a pair forms only if at least one side knows the other's current public address AND sends first: because
 //   it has traffic for the peer, or because `PersistentKeepalive` makes it send a keepalive as soon as it is set.
 // - An endpoint that is not the peer's address (a stale address, a private address across clouds) reaches nobody.
-import { WIREGUARD_PORT } from '@kubeplane/sdk';
+import { WIREGUARD_PORT } from '@kubeplane/sdk/internal';
 
 export interface WireguardPeerConfig {
   /** The peer's overlay address (its AllowedIPs /32). */

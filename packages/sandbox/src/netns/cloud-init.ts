@@ -8,4 +8,4 @@ export {
   renderRuncmdScript,
   type CloudConfig,
   type CloudInitFile,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/internal';

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { NetnsWorld } from './world.js';
 
 const built = fileURLToPath(new URL('../../dist/netns/standins/', import.meta.url));

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shQuote } from '@kubeplane/sdk';
+import { shQuote } from '@kubeplane/sdk/internal';
 import { deleteNamespace, run, type NetnsHost } from './host.js';
 
 /** The trees a machine writes that survive its reboot: overlays whose upper dirs are the machine's disk. */

@@ -3,7 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_VERSIONS, renderBootstrapScript, type BootstrapCluster, VirtualClock } from '@kubeplane/sdk';
+import { DEFAULT_VERSIONS, renderBootstrapScript, type BootstrapCluster } from '@kubeplane/sdk/internal';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { NetnsWorld } from './world.js';
 

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { VirtualClock } from '@kubeplane/sdk';
+import type { VirtualClock } from '@kubeplane/sdk/provider';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { NetnsHost } from './host.js';
 import { DATA_DISK_DIR, machineDir, NetnsMachine, projectRoot, volatileHostPaths, type ExecResult } from './machine.js';

@@ -14,7 +14,7 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync,
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { shQuote } from '@kubeplane/sdk';
+import { shQuote } from '@kubeplane/sdk/internal';
 import { hostPathMounts } from '../netns/machine.js';
 
 export const SSHD = '/usr/sbin/sshd';

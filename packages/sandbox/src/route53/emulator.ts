@@ -3,7 +3,7 @@
 // 60 s), Create/Delete/List health checks; SigV4 (or the sandbox's STS sessions) and Route 53's 10 requests/second
 // account budget. The route families are zones.ts, records.ts and health-checks.ts; the wire format is dialect.ts.
 import type { HttpHandler } from 'msw';
-import { TokenBucket, RATE_LIMITS, type TokenBucketState } from '@kubeplane/sdk';
+import { TokenBucket, RATE_LIMITS, type TokenBucketState } from '@kubeplane/sdk/provider';
 import type { SandboxContext } from '../context.js';
 import { EmulatorError, frameHandlers, ResourceStore, RouteTable, type WireCall } from '../emulator/index.js';
 import type { InventoryItem } from '../inventory.js';

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CrusoeProvider, parseKubeconfig } from '@kubeplane/providers';
 import { CRUSOE_SANDBOX_CREDENTIALS, CrusoeSandbox, SANDBOX_SSH_PUBLIC_KEY } from '../crusoe/harness.js';
 import { KubernetesEmulator } from '../kubernetes/emulator.js';
-import { Redacted, settle, type Outcome } from '@kubeplane/sdk';
+import { Redacted } from '@kubeplane/sdk';
+import { settle, type Outcome } from '@kubeplane/sdk/provider';
 import { clusterTls } from './cluster-tls.js';
 
 const id = 'gpu-abc1234';

@@ -3,7 +3,8 @@
 // source, <state dir>/sandbox/credentials.env (0600; the sandbox's fake credentials, kept out of the terminal).
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { alive, KubeplaneError, writeFileAtomic } from '@kubeplane/sdk';
+import { alive, writeFileAtomic } from '@kubeplane/sdk/internal';
+import { KubeplaneError } from '@kubeplane/sdk';
 import { servedClouds } from '../clouds/index.js';
 import type { Sandbox } from '../sandbox.js';
 import type { ServedEndpoints } from './server.js';

@@ -3,7 +3,8 @@
 // upper dirs): the node its bootstrap made of it and the user-data, handed to the same simulated kubelet a cloud
 // machine's user-data goes to (the kubelet and kubeadm cannot run here; see MACHINE_STANDINS). With a SavedMachines
 // directory, machines outlive the process: a later one starts them again from their saved disk and host key.
-import { STATIC_STATE_DIR, type Clock } from '@kubeplane/sdk';
+import { STATIC_STATE_DIR } from '@kubeplane/sdk/internal';
+import type { Clock } from '@kubeplane/sdk';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { OpenSshMachine } from '../openssh/machine.js';
 import type { StaticMachineBackend } from './backend.js';

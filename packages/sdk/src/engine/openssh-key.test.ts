@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateSshKeyPair, MemorySecretStore, Redacted, secretName, ClusterSecrets } from '../index.js';
+import { MemorySecretStore, Redacted } from '../index.js';
+import { ClusterSecrets, generateSshKeyPair, secretName } from '../internal.js';
 import { asOpenSshPrivateKey, sshPublicKeyLine } from './openssh-key.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubeplane-openssh-key-'));

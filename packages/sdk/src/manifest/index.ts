@@ -84,7 +84,17 @@ export {
   type Taint,
   taintSchema,
 } from './schema.js';
-export { parseManifestObject, parseManifestText, parsePath, type ParsedDocument, type ParseOptions } from './parse.js';
+export {
+  type ElementPositions,
+  MANIFEST_LISTS,
+  type ManifestLimits,
+  type ManifestList,
+  parseManifestObject,
+  parseManifestText,
+  parsePath,
+  type ParsedDocument,
+  type ParseOptions,
+} from './parse.js';
 export { checkManifestRules, checkManifestUpdate, IMMUTABLE_POOL_FIELDS, NAME_LIMITS, RESERVED_PORTS, API_SERVER_PORT } from './rules.js';
 export { stableJson } from '../stable-json.js';
 export {

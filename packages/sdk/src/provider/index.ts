@@ -70,6 +70,7 @@ export { type BackoffOptions, backoffSeconds, seededRandom, SeededRandom } from 
 export {
   forgettingStaleIds,
   guardedCall,
+  type HeaderBag,
   isNetworkFailure,
   kindFromHttpStatus,
   networkError,

@@ -15,7 +15,8 @@ import {
   type CloudName,
   type Sandbox,
 } from '@kubeplane/sandbox';
-import { AUTOSCALER_ADAPTER, parseAdapterAddress, readAutoscalerCloudConfig, type Clock } from '@kubeplane/sdk';
+import { AUTOSCALER_ADAPTER, parseAdapterAddress, readAutoscalerCloudConfig } from '@kubeplane/sdk/internal';
+import type { Clock } from '@kubeplane/sdk';
 import { basename } from 'node:path';
 import { localBackend } from '../../autoscaler/backend.js';
 import { cloudProviderClient, type ClientTls } from '../../autoscaler/client.js';

@@ -3,7 +3,8 @@
 // summary that ends in the count of resources left behind in the sandbox clouds (which must be 0).
 import { parseCommandArgs } from '../command-args.js';
 import { relative, resolve } from 'node:path';
-import { checkKubernetesVersion, formatIssue, NEWEST_MINOR, validateManifestFile, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
+import { checkKubernetesVersion, NEWEST_MINOR } from '@kubeplane/sdk/internal';
+import { formatIssue, validateManifestFile, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
 import { holdManifestDnsZones, type NetnsSandbox } from '@kubeplane/sandbox';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';

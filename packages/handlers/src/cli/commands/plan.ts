@@ -3,18 +3,8 @@
 import { existsSync } from 'node:fs';
 import { parseCommandArgs } from '../command-args.js';
 import { join, relative, resolve } from 'node:path';
-import {
-  buildDesiredState,
-  emptyState,
-  formatIssue,
-  formatPlan,
-  plan,
-  validateManifestFile,
-  type Plan,
-  type PlanResult,
-  type Manifest,
-  type ValidationIssue,
-} from '@kubeplane/sdk';
+import { buildDesiredState, emptyState, plan } from '@kubeplane/sdk/internal';
+import { formatIssue, formatPlan, validateManifestFile, type Plan, type PlanResult, type Manifest, type ValidationIssue } from '@kubeplane/sdk';
 import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { EXIT, print, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonResult } from '../json-output.js';

@@ -6,14 +6,12 @@ import { parseCommandArgs } from '../command-args.js';
 import {
   buildDesiredState,
   displayProxyEndpoint,
-  formatIssue,
   generateClusterKeys,
   generateWireguardKeyPair,
   fileSystemError,
   makeDirectory,
   renderCluster,
   systemRandomSource,
-  validateManifestFile,
   bootstrapClusterFromSpec,
   type BootstrapAdapterOptions,
   type BootstrapCluster,
@@ -21,7 +19,8 @@ import {
   type PackedUserData,
   type RenderedCluster,
   type WireguardKeyPair,
-} from '@kubeplane/sdk';
+} from '@kubeplane/sdk/internal';
+import { formatIssue, validateManifestFile } from '@kubeplane/sdk';
 import { println, UsageError, type CliIo } from '../io.js';
 
 /** Folders under --out: one that cannot be made is named, and the way out given. */

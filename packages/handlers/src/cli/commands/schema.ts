@@ -3,7 +3,8 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseCommandArgs } from '../command-args.js';
-import { fileSystemError, makeDirectory, MANIFEST_FORMATS, manifestJsonSchema, type ManifestFormat } from '@kubeplane/sdk';
+import { fileSystemError, makeDirectory } from '@kubeplane/sdk/internal';
+import { MANIFEST_FORMATS, manifestJsonSchema, type ManifestFormat } from '@kubeplane/sdk';
 import { println, UsageError, type CliIo } from '../io.js';
 
 export async function schema(argv: string[], io: CliIo): Promise<number> {

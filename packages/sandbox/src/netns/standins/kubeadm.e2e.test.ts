@@ -3,7 +3,7 @@
 // refuses it. One world (network namespace) for the file; each test a fresh machine (disk).
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedCluster, RenderedNode } from '@kubeplane/sdk';
+import type { RenderedCluster, RenderedNode } from '@kubeplane/sdk/internal';
 import type { TestMachine } from './testing/machine-namespaces.js';
 import { renderGolden } from '../../kubernetes/fixture.js';
 import { publicKeyPin } from '../../kubernetes/token-discovery.js';

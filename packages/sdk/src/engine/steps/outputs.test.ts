@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildDesiredState, validateManifestText } from '../../index.js';
+import { validateManifestText } from '../../index.js';
+import { buildDesiredState } from '../../internal.js';
 import { metadataOf } from './outputs.js';
 
 const root = join(import.meta.dirname, '..', '..', '..', '..', '..');
