@@ -21,6 +21,9 @@ export const ENTRY_POINTS = [
   ['providers', 'packages/providers', 'dist/index.d.ts'],
   ['sandbox', 'packages/sandbox', 'dist/index.d.ts'],
   ['handlers', 'packages/handlers', 'dist/index.d.ts'],
+  ['handlers-aws', 'packages/handlers', 'dist/aws/index.d.ts'],
+  ['handlers-aws-deploy', 'packages/handlers', 'dist/aws/deploy.d.ts'],
+  ['handlers-gcp', 'packages/handlers', 'dist/gcp/index.d.ts'],
   ['aws-cdk', 'packages/aws-cdk', 'dist/index.d.ts'],
 ];
 
