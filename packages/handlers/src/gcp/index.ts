@@ -12,6 +12,8 @@ export * from './watchdog-handler.js';
 export * from './access.js';
 export * from './api-handler.js';
 export * from './secret-refs.js';
+// The refusal's type is the AWS runtime's (one rule for both); exported here too, as refusedGcpSecretRef returns it.
+export type { SecretRefRefusal } from '../aws/secret-refs.js';
 export * from './runtime.js';
 export * from './register.js';
 export * from './pubsub-step-handler.js';
