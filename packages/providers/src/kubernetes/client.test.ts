@@ -1,5 +1,5 @@
 // The KubernetesApi client against the sandbox's API server (a cluster booted from rendered user-data) and against
-// hand-written answers for the error paths: round trips, drain with a PodDisruptionBudget, error kinds, no leaks.
+// hand-written answers for the error paths: round trips, drain with and without a PodDisruptionBudget, error kinds, no leaks.
 import { inspect } from 'node:util';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
@@ -255,6 +255,15 @@ describe('nodes', () => {
 
 describe('drain', () => {
   it('evicts what it may, waits while the PodDisruptionBudget refuses, and is done once the replacement is Ready', async () => {
+    // kubeadm creates no budget for CoreDNS; a cluster's operator adds one, as KubeOne (Claudie) and k0s do.
+    emulator
+      .cluster('api.hybrid.example.com:6443')
+      ?.create(
+        'poddisruptionbudgets',
+        'kube-system',
+        { metadata: { name: 'coredns' }, spec: { minAvailable: 1, selector: { matchLabels: { 'k8s-app': 'kube-dns' } } } },
+        clock.now(),
+      );
     const before = emulator.inventory().clusters[0]?.pods.filter((p) => p.name.startsWith('coredns-')) ?? [];
     expect(before.map((p) => [p.node, p.ready])).toEqual([
       ['aws-cp-1', true],
@@ -284,6 +293,19 @@ describe('drain', () => {
         .every((p) => p.ready),
     ).toBe(true);
     expect((await api.listNodes()).find((n) => n.name === 'aws-cp-1')?.unschedulable).toBe(true);
+  });
+
+  it("evicts kubeadm's CoreDNS at once, even with nowhere else to run it: kubeadm gives it no PodDisruptionBudget", async () => {
+    // Every worker tainted (a pool's taints, a GPU pool's NoExecute): the replicas wait Pending, the drain does not.
+    for (const worker of ['aws-worker-1', 'htz-worker-1']) await api.patchNode(worker, { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoExecute' }] });
+    const coredns = () => emulator.inventory().clusters[0]?.pods.filter((p) => p.name.startsWith('coredns-')) ?? [];
+    expect(coredns().map((p) => p.node)).toEqual(['aws-cp-1', 'aws-cp-1']);
+    const first = await api.drainNode('aws-cp-1');
+    expect(first.status === 'done' ? 'done' : (clock.advance(5 * S), (await api.drainNode('aws-cp-1')).status)).toBe('done');
+    expect(coredns().map((p) => [p.node ?? null, p.ready])).toEqual([
+      [null, false],
+      [null, false],
+    ]);
   });
 
   it('waits for the pods it evicted, not for a replacement the scheduler puts back on the cordoned node', async () => {

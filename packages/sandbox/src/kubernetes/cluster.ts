@@ -1365,6 +1365,9 @@ export class ClusterApi implements HelmHost {
       if (this.store.get('configmaps', ns, cm.metadata.name)) continue;
       this.create('configmaps', ns, cm, nowMs);
     }
+    // kubeadm's CoreDNS addon is a Deployment, its Service, ConfigMap and RBAC, and no PodDisruptionBudget
+    // (cmd/kubeadm/app/phases/addons/dns/manifests.go; kubernetes/kubeadm#1672 asked for one and was closed). So a drain
+    // evicts both replicas even where they have nowhere else to go (every worker tainted): DNS waits, the drain does not.
     const criticalTolerations = [
       { key: 'CriticalAddonsOnly', operator: 'Exists' },
       { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
@@ -1386,12 +1389,6 @@ export class ClusterApi implements HelmHost {
           },
         },
       },
-      nowMs,
-    );
-    this.create(
-      'poddisruptionbudgets',
-      'kube-system',
-      { metadata: { name: 'coredns' }, spec: { minAvailable: 1, selector: { matchLabels: { 'k8s-app': 'kube-dns' } } } },
       nowMs,
     );
     this.create(
