@@ -1,4 +1,4 @@
-// The four packages as a new user gets them: `npm pack`ed, installed together into a fresh project outside this
+// The packages as a new user gets them: `npm pack`ed, installed together into a fresh project outside this
 // repository, and used from there: a TypeScript script (ESM, strict, NodeNext) that runs a cluster's lifecycle on the
 // sandbox clouds, an ESM node:http service, and a CommonJS consumer compiled with TypeScript's defaults for CommonJS
 // (module commonjs, node10 resolution). Nothing of the workspace leaks in: no source condition, no symlinks. Each
