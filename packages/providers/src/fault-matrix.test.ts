@@ -59,7 +59,7 @@ const targets: Target[] = [
       region: 'eu-central-1',
       zone: 'eu-central-1a',
       serverType: 't3.small',
-      image: 'ami-0ubuntu2404amd64',
+      image: 'ami-0965bd5ba4d59211c',
       userData: '#cloud-config\n',
     }),
   },
@@ -163,7 +163,7 @@ describe('EC2 eventual consistency', () => {
     nodepool: 'w',
     region: 'eu-central-1',
     serverType: 't3.small',
-    image: 'ami-0ubuntu2404amd64',
+    image: 'ami-0965bd5ba4d59211c',
     userData: '',
   });
 

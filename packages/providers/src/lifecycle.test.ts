@@ -28,7 +28,7 @@ const cases: Array<{ name: string; make: (s: Sandbox, b: RateBudgets) => Provide
   {
     name: 'aws',
     make: aws,
-    scenario: { clusterId: 'aw50', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0ubuntu2404amd64', nodes: 50 },
+    scenario: { clusterId: 'aw50', region: 'eu-central-1', zone: 'eu-central-1a', serverType: 't3.small', image: 'ami-0965bd5ba4d59211c', nodes: 50 },
   },
 ];
 

@@ -99,7 +99,7 @@ describe('a warm worker after another worker changed the cloud', () => {
       region: 'eu-central-1',
       zone: 'eu-central-1a',
       serverType: 't3.small',
-      image: 'ami-0ubuntu2404amd64',
+      image: 'ami-0965bd5ba4d59211c',
       userData: '#cloud-config\n',
       networkName: 'ww-net',
       firewallNames: ['ww-fw'],

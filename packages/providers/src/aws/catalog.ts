@@ -8,8 +8,8 @@ import type {
   DescribeRegionsCommandOutput,
 } from '@aws-sdk/client-ec2';
 import { KubeplaneError } from '@kubeplane/sdk';
-import { done, type ImageInfo, type Outcome, type RegionInfo, type ServerTypeInfo, type ZoneInfo } from '@kubeplane/sdk/provider';
-import type { Ec2Calls } from './ec2-calls.js';
+import { done, pending, type ImageInfo, type Outcome, type RegionInfo, type ServerTypeInfo, type ZoneInfo } from '@kubeplane/sdk/provider';
+import { ListingAdvanced, type Ec2Calls } from './ec2-calls.js';
 
 export class AwsCatalog {
   readonly #calls: Ec2Calls;
@@ -22,17 +22,30 @@ export class AwsCatalog {
    * The types of the provider's Region (DescribeInstanceTypes lists "all instance types for the current Region"),
    * each with the zones that offer it (DescribeInstanceTypeOfferings by availability-zone): a GPU type is often
    * offered in some zones only, and RunInstances in another fails with Unsupported. The Region itself is listed
-   * too, for pools that name no zone. Both calls are paged (NextToken).
+   * too, for pools that name no zone. Both calls are paged (NextToken), and resume from a page that failed.
    */
   async serverTypes(): Promise<Outcome<ServerTypeInfo[]>> {
+    try {
+      return await this.#serverTypes();
+    } catch (error) {
+      // A listing that read more pages before it failed is in progress: asked again, it goes on from there.
+      if (error instanceof ListingAdvanced)
+        return pending('in-progress', error.retryAfterSeconds, `instance types of ${this.#calls.region}: listing (${error.message})`);
+      throw error;
+    }
+  }
+
+  async #serverTypes(): Promise<Outcome<ServerTypeInfo[]>> {
     const types = await this.#calls.pages<DescribeInstanceTypesCommandOutput>(
       'DescribeInstanceTypes',
       (NextToken, sdk) => new sdk.DescribeInstanceTypesCommand({ MaxResults: 100, ...(NextToken ? { NextToken } : {}) }),
+      { resumable: true },
     );
     const offerings = await this.#calls.pages<DescribeInstanceTypeOfferingsCommandOutput>(
       'DescribeInstanceTypeOfferings',
       (NextToken, sdk) =>
         new sdk.DescribeInstanceTypeOfferingsCommand({ LocationType: 'availability-zone', MaxResults: 1000, ...(NextToken ? { NextToken } : {}) }),
+      { resumable: true },
     );
     const zonesOf = new Map<string, string[]>();
     for (const o of offerings.flatMap((page) => page.InstanceTypeOfferings ?? [])) {
@@ -95,13 +108,16 @@ export class AwsCatalog {
         (sdk) => new sdk.DescribeImagesCommand({ ImageIds: [ref] }),
       );
       const i = out.Images?.[0];
+      // EC2 gives an image its DeprecationTime in advance (Canonical's, two years after they are built): the image is
+      // deprecated only once that time has passed (API_Image.html, DeprecationTime; the SDK's ImageInfo says the same).
+      const deprecated = i?.DeprecationTime !== undefined && Date.parse(i.DeprecationTime) <= this.#calls.clock.now();
       return done(
         i
           ? {
               id: i.ImageId ?? ref,
               name: i.Name ?? ref,
               architecture: i.Architecture === 'arm64' ? ('arm64' as const) : ('x86_64' as const),
-              ...(i.DeprecationTime ? { deprecation: { announced: i.DeprecationTime } } : {}),
+              ...(deprecated && i.DeprecationTime ? { deprecation: { announced: i.DeprecationTime } } : {}),
             }
           : null,
       );

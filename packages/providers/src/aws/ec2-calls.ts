@@ -29,6 +29,26 @@ export function tagMap(tags: Tag[] | undefined): Record<string, string> {
   return out;
 }
 
+/**
+ * How long a listing's pages read so far are kept to resume from. EC2 does not say how long a NextToken stays valid;
+ * a step's retries after a fault come within seconds to minutes, and the catalogs change over days.
+ */
+const RESUME_PAGES_MS = 10 * 60_000;
+
+/**
+ * A resumable listing failed after reading more of its pages than before: it is getting somewhere, so the caller
+ * answers "in progress" (asked again, it goes on from here) rather than a failure in a row. `cause` is the failure.
+ */
+export class ListingAdvanced extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly pagesRead: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`${pagesRead} pages read so far; ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
 export class Ec2Calls {
   readonly region: string;
   readonly clock: Clock;
@@ -38,6 +58,8 @@ export class Ec2Calls {
   /** Calls sent per EC2/Route 53 action (for the bench). */
   readonly sent = new Map<string, number>();
   readonly #ec2: () => Promise<EC2Client>;
+  /** A resumable listing's pages read so far, by operation and input, with the token of the page that failed. */
+  readonly #paging = new Map<string, { at: number; pages: unknown[]; token: string | undefined }>();
 
   constructor(options: { region: string; clock: Clock; ec2: () => Promise<EC2Client>; budgets: Record<Bucket, RateBudget> }) {
     this.region = options.region;
@@ -81,15 +103,43 @@ export class Ec2Calls {
     }
   }
 
-  /** Every page of a paged Describe call, following NextToken. */
-  async pages<O extends { NextToken?: string | undefined }>(operation: string, command: (token: string | undefined, ec2: Ec2Module) => object): Promise<O[]> {
-    const out: O[] = [];
-    let token: string | undefined;
+  /**
+   * Every page of a paged Describe call, following NextToken. A listing that does not change from call to call (a
+   * Region's catalog: `resumable`) keeps the pages it has read when one fails, for a while: asked again (the step's
+   * retry after a throttle or an internal error), it goes on from the page that failed. A catalog of a thousand
+   * instance types is a dozen pages; starting over after every fault, a cloud that fails one call in ten would almost
+   * never answer all twelve in a row.
+   */
+  async pages<O extends { NextToken?: string | undefined }>(
+    operation: string,
+    command: (token: string | undefined, ec2: Ec2Module) => object,
+    options: { resumable?: boolean } = {},
+  ): Promise<O[]> {
+    const key = options.resumable ? `${operation} ${JSON.stringify((command(undefined, await loadEc2()) as { input?: unknown }).input ?? null)}` : undefined;
+    const kept = key === undefined ? undefined : this.#paging.get(key);
+    const read = kept && this.clock.now() - kept.at < RESUME_PAGES_MS ? kept : { at: this.clock.now(), pages: [] as unknown[], token: undefined };
+    const out = read.pages as O[];
+    const before = out.length;
+    let token = read.token;
     do {
-      const page = await this.send<O>('describe', operation, (m) => command(token, m));
+      let page: O;
+      try {
+        page = await this.send<O>('describe', operation, (m) => command(token, m));
+      } catch (error) {
+        // Only a wait for the budget or a fault that asking again may cure keeps the pages; a token the cloud refuses (expired) starts over.
+        const again = error instanceof RateBudgetWait || (error instanceof KubeplaneError && error.retryable);
+        if (key !== undefined && again) this.#paging.set(key, { at: read.at, pages: out, token });
+        else if (key !== undefined) this.#paging.delete(key);
+        if (key !== undefined && again && out.length > before) {
+          const wait = error instanceof RateBudgetWait ? error.retryAfterSeconds : error instanceof KubeplaneError ? (error.details.retryAfterSeconds ?? 1) : 1;
+          throw new ListingAdvanced(error, out.length, Math.max(0.05, wait));
+        }
+        throw error;
+      }
       out.push(page);
       token = page.NextToken;
     } while (token);
+    if (key !== undefined) this.#paging.delete(key);
     return out;
   }
 

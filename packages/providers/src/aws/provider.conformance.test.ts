@@ -1,10 +1,12 @@
 import { RateBudgets } from '@kubeplane/sdk/provider';
 import { Redacted } from '@kubeplane/sdk';
 import { runProviderConformance } from '@kubeplane/sdk/conformance';
-import { type ConformanceHarness, conformanceHarness, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
+import { type ConformanceHarness, conformanceHarness, ec2ImagesIn, SANDBOX_CREDENTIALS } from '@kubeplane/sandbox';
 import { AwsProvider } from './provider.js';
 
 const WRONG_SECRET = 'wrong/secret/key/0123456789abcdef';
+/** Canonical's Ubuntu 24.04 image in eu-central-1, as the sandbox lists it (catalogs/aws/ubuntu-images.json). */
+const NOBLE = ec2ImagesIn('eu-central-1').find((i) => i.name.includes('ubuntu-noble-24.04-amd64'))?.id ?? 'missing';
 
 runProviderConformance({
   name: 'aws',
@@ -30,7 +32,7 @@ runProviderConformance({
     region: 'eu-central-1',
     zone: 'eu-central-1a',
     serverType: 't3.small',
-    image: 'ami-0ubuntu2404amd64',
+    image: NOBLE,
     dnsZone: 'example.com',
     secondRegion: { region: 'eu-west-1', zone: 'eu-west-1a' },
   },

@@ -31,7 +31,7 @@ describe('AWS provider machines', () => {
       region: 'eu-central-1',
       zone: 'eu-central-1a',
       serverType: 't3.small',
-      image: 'ami-0ubuntu2404amd64',
+      image: 'ami-0965bd5ba4d59211c',
       userData: '#cloud-config\n',
     });
     expect(isPending(created)).toBe(false);
@@ -67,7 +67,7 @@ describe('AWS provider spot machines', () => {
       region: 'eu-central-1',
       zone: 'eu-central-1a',
       serverType: 't3.small',
-      image: 'ami-0ubuntu2404amd64',
+      image: 'ami-0965bd5ba4d59211c',
       userData: '#cloud-config\n',
       ...(spot ? { spot: true } : {}),
     });
@@ -129,7 +129,7 @@ describe('AWS provider networks seen by two workers', () => {
       region: 'eu-central-1',
       zone,
       serverType: 't3.small',
-      image: 'ami-0ubuntu2404amd64',
+      image: 'ami-0965bd5ba4d59211c',
       userData: '#cloud-config\n',
       networkName: 'c2-eu',
     });
@@ -172,5 +172,32 @@ describe('the instance types of a Region', () => {
     const types = await settle(() => provider.compute!.serverTypes('eu-central-1'), { clock: sandbox.clock, maxAttempts: 10 });
     expect(types.find((t) => t.name === 'g5.xlarge')).toMatchObject({ vcpus: 4, gpus: 1 });
     expect(types.find((t) => t.name === 't3.large')?.gpus).toBeUndefined();
+  });
+});
+
+describe('AWS provider catalog listing', () => {
+  it('goes on from the page that failed when asked again, so a cloud that fails some calls still answers the whole catalog', async () => {
+    const provider = new AwsProvider({
+      region: 'eu-central-1',
+      account: 'paging',
+      credentials,
+      clock: sandbox.clock,
+      budgets: new RateBudgets(sandbox.clock),
+      random: sandbox.random,
+    });
+    // Three in ten pages fail: starting over after each, thirteen pages in a row would come once in a hundred tries.
+    sandbox.faults.add({ cloud: 'ec2', operation: 'DescribeInstanceTypes', kind: 'server-error', probability: 0.3 });
+    const tokens: Array<string | undefined> = [];
+    sandbox.onAwsCall((call) => {
+      if (call.action === 'DescribeInstanceTypes') tokens.push(call.params['NextToken']);
+    });
+    const types = await settle(() => provider.compute!.serverTypes('eu-central-1'), { clock: sandbox.clock, maxAttempts: 40 });
+    const failed = sandbox.faults.fired.filter((f) => f.operation === 'DescribeInstanceTypes').length;
+    expect(failed).toBeGreaterThan(0);
+    expect(types.length).toBeGreaterThan(1000);
+    expect(new Set(types.map((t) => t.name)).size).toBe(types.length);
+    // Every page was asked for once, and once more for each fault: none was read twice.
+    const pages = Math.ceil(types.length / 100);
+    expect(tokens).toHaveLength(pages + failed);
   });
 });

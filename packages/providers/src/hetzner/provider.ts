@@ -145,10 +145,12 @@ export class HetznerProvider implements Provider {
       deleteNode: (r, c) => this.#guard(c, () => this.#deleteNode(r), this.#ids.has(`servers/${r.name}`) ? 1 : 2),
       serverTypes: (_region, c) =>
         this.#guard(c, async () => done((await this.client.list('server_types', 'server_types', serverTypeSchema)).map((t) => serverTypeInfo(t)))),
+      // GET /images leaves deprecated images out unless asked (include_deprecated); servers can still be created from
+      // them, so preflight sees them and warns instead of refusing.
       images: (_region, c) =>
         this.#guard(c, async () =>
           done(
-            (await this.client.list('images', 'images', imageSchema, { type: 'system' })).map((i) => ({
+            (await this.client.list('images', 'images', imageSchema, { type: 'system', include_deprecated: 'true' })).map((i) => ({
               id: String(i.id),
               name: i.name ?? String(i.id),
               description: i.description,

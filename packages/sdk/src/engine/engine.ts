@@ -15,7 +15,7 @@ import type { Provider } from '../provider/types.js';
 import type { ProviderDef } from '../manifest/schema.js';
 import { stableJson } from '../stable-json.js';
 import { ClusterSecrets } from './cluster-secrets.js';
-import { CatalogCache } from './preflight.js';
+import { CatalogCache, CatalogPending } from './preflight.js';
 import { stepEventKey, stepEventSchema, type EngineEvent, type EngineEventListener, type StepEvent } from './events.js';
 import type { KubernetesConnector } from './ports/kubernetes.js';
 import type { Lease, LeaseGrant } from './ports/lease.js';
@@ -197,6 +197,7 @@ export class Engine {
       const now = clock.now();
       const ledgerBefore = JSON.stringify(record.ledger);
       const ensuredBefore = record.step.ensured?.length ?? 0;
+      const answeredBefore = this.catalogs.answered;
       let revision = stored.revision;
       let lost = false;
       const checkpoint = async () => {
@@ -216,8 +217,10 @@ export class Engine {
           : await this.#run(stepName, record, projectStored.value, now, checkpoint);
       // The record moved on under a checkpoint (another step, or a successor holding the lease): nothing to write.
       if (lost) return 'conflict';
-      // A wait after progress (the ledger changed, or one more resource ensured) starts the backoff afresh.
-      const progressed = JSON.stringify(record.ledger) !== ledgerBefore || (record.step.ensured?.length ?? 0) > ensuredBefore;
+      // A wait after progress (the ledger changed, one more resource ensured, or the clouds' catalogs answered more of
+      // what preflight asks) starts the backoff afresh.
+      const progressed =
+        JSON.stringify(record.ledger) !== ledgerBefore || (record.step.ensured?.length ?? 0) > ensuredBefore || this.catalogs.answered > answeredBefore;
       return await this.#commit(record, revision, grant.token, result, events, progressed);
     } finally {
       await renewal.stop();
@@ -265,7 +268,9 @@ export class Engine {
         // for an attempt that needs more tokens than that would spend the twelve tries in a second.
         const backoff = backoffSeconds(record.step.failures ?? 0, { maxSeconds: 300, random: () => (ctx.random.bytes(1)[0] ?? 0) / 256 });
         const seconds = Math.max(error.details.retryAfterSeconds ?? 0, backoff);
-        return { result: { kind: 'wait', seconds, reason: `${error.kind}: ${error.message}`, transient: true }, events: emitted };
+        // A catalog listing that got further is no failure in a row (preflight.ts CatalogPending).
+        const transient = !(error instanceof CatalogPending && error.progressed);
+        return { result: { kind: 'wait', seconds, reason: `${error.kind}: ${error.message}`, transient }, events: emitted };
       }
       return { result: { kind: 'failed', error }, events: emitted };
     }

@@ -39,7 +39,16 @@ const CATALOG_TTL_MS = 10 * 60_000;
  */
 export class CatalogCache {
   readonly #entries = new Map<string, { at: number; value: Promise<unknown> }>();
+  #answered = 0;
   constructor(private readonly clock: Clock) {}
+
+  /**
+   * How many answers the cache has received so far: a step whose attempt fails after new answers came in made
+   * progress (a preflight of a dozen catalogs under a storm of throttles gets further each time), not a failure in a row.
+   */
+  get answered(): number {
+    return this.#answered;
+  }
 
   /** The cached value of `key`, loaded (once, for concurrent callers) when missing or older than the cache's lifetime. */
   get<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -49,18 +58,30 @@ export class CatalogCache {
     const value = load();
     this.#entries.set(key, { at: now, value });
     // A failed answer (throttled, credentials refused) is asked again next time.
-    value.catch(() => this.#entries.delete(key));
+    value.then(
+      () => {
+        this.#answered += 1;
+      },
+      () => this.#entries.delete(key),
+    );
     return value;
   }
 }
 
-/** Thrown (through the step's retry) when a catalog call is pending: throttled or a transient failure. */
-class CatalogPending extends KubeplaneError {}
+/**
+ * Thrown (through the step's retry) when a catalog call is pending: throttled or a transient failure, or a long
+ * listing in progress (`progressed`: it read more than before, so the step's attempt made progress).
+ */
+export class CatalogPending extends KubeplaneError {
+  progressed = false;
+}
 
 async function outcomeValue<T>(outcome: Promise<Outcome<T>>, what: string): Promise<T> {
   const o = await outcome;
   if (o.status === 'done') return o.value;
-  throw new CatalogPending(o.reason === 'throttled' ? 'throttled' : 'retryable', `${what}: ${o.message}`, { retryAfterSeconds: o.retryAfterSeconds });
+  const e = new CatalogPending(o.reason === 'throttled' ? 'throttled' : 'retryable', `${what}: ${o.message}`, { retryAfterSeconds: o.retryAfterSeconds });
+  e.progressed = o.reason === 'in-progress';
+  throw e;
 }
 
 /** `a, b, c` of the names closest to `word` (by edit distance), for "offers instead". */
@@ -204,7 +225,8 @@ export async function preflight(
         // A region that exists but the account has not enabled (an AWS opt-in Region) is told apart from a typo.
         const message = regions.some((r) => r.name === region)
           ? `${at.provider.providerType} region ${region} is not enabled for the account of provider ` +
-            `${at.provider.name} (it must be opted in first); enabled regions: ${closestNames(region, enabled)}`
+            `${at.provider.name}: it is an opt-in region, which the account's owner must enable first; ` +
+            `regions the account has enabled, closest first: ${closestNames(region, enabled)}`
           : `${at.provider.providerType} has no region ${region} for provider ${at.provider.name}; it offers: ${closestNames(region, enabled)}`;
         issues.push({ pool: pool.name, severity: 'error', path: `${base}.providerSpec.region`, message });
         continue;
@@ -253,7 +275,7 @@ export async function preflight(
         const d = type.deprecationIn?.[where] ?? type.deprecationIn?.[region] ?? type.deprecation;
         const elsewhere = (type.availableIn ?? []).filter((n, _i, all) => n !== region || !all.some((z) => zoneNames.has(z)));
         const why = unavailable(d, now)
-          ? `was deprecated and cannot be ordered since ${d?.unavailableAfter ?? ''}`
+          ? `was deprecated and cannot be ordered in ${where} since ${d?.unavailableAfter ?? ''}`
           : `is not offered in ${where}${elsewhere.length ? ` (only in ${elsewhere.join(', ')})` : ''}`;
         issues.push({
           pool: pool.name,
@@ -287,7 +309,8 @@ export async function preflight(
               d.unavailableAfter ? `: it cannot be ordered after ${d.unavailableAfter}` : ''
             }; consider ${closestNames(
               pool.serverType,
-              offered.filter((n) => n !== pool.serverType),
+              // The types sold there and not deprecated: suggesting another type on its way out would help no one.
+              types.filter((t) => usable(t) && !(t.deprecationIn?.[where] ?? t.deprecationIn?.[region] ?? t.deprecation)).map((t) => t.name),
               2,
             )}`,
           });
