@@ -3,7 +3,11 @@
 
 /** The credentials the sandbox accepts by default (fake values, but treated as secrets all the same). */
 export const SANDBOX_CREDENTIALS = {
-  hetznerToken: 'sandbox-hetzner-token-7f3c9a1e5b2d4c6f8e0a',
+  /**
+   * 64 letters and digits, as Hetzner issues API tokens (newer hcloud CLIs refuse a token of another length, and the
+   * hetzner profile's credentials check asks for the same).
+   */
+  hetznerToken: 'sandboxhetznertoken7f3c9a1e5b2d4c6f8e0a4b1d9c7e2f5a8b3d6c0e1f47a',
   awsAccessKeyId: 'AKIASANDBOX000000001',
   awsSecretAccessKey: 'sandbox/aws/secret/key/5e1b7d9c3a2f4e6b8d0c',
   crusoeAccessKeyId: 'CRUSOESANDBOXKEY0001',

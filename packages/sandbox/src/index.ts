@@ -2,6 +2,7 @@
 export { simulate, type SimTask, type SimResult } from './simulation.js';
 export { verifySigV4 } from './sigv4.js';
 export { Sandbox, SANDBOX_CREDENTIALS, SANDBOX_EC2_REGIONS, type SandboxBuiltCloud, type SandboxOptions } from './sandbox.js';
+export { sandboxAccountRegions } from './ec2/cloud.js';
 export { SandboxUnservedRequestError } from './sealed.js';
 export type { AwsCall, AwsCallListener, AwsCallResource } from './aws-calls.js';
 export { SANDBOX_CLOUDFLARE_ZONE, SANDBOX_CLOUDFLARE_ZONES } from './accounts.js';
@@ -29,7 +30,16 @@ export {
 } from './clouds/index.js';
 export { LATENCY, sample, type Spread } from './latency.js';
 export { HetznerEmulator, HETZNER_API, type HetznerEmulatorOptions } from './hetzner/emulator.js';
-export { Ec2Emulator, EC2_IMAGES, EC2_INSTANCE_TYPES, type Ec2EmulatorOptions } from './ec2/emulator.js';
+export {
+  AWS_REGIONS,
+  type AwsRegion,
+  Ec2Emulator,
+  EC2_INSTANCE_TYPES,
+  ec2ImagesIn,
+  type Ec2EmulatorOptions,
+  type Ec2Image,
+  type Ec2InstanceType,
+} from './ec2/emulator.js';
 export { Route53Emulator, type Route53EmulatorOptions } from './route53/emulator.js';
 export {
   StsEmulator,

@@ -24,6 +24,17 @@ const FIXED = [
   'ec2:us-east-2',
   'ec2:us-west-2',
   'ec2:ap-southeast-1',
+  // The other Regions every AWS account has enabled, served by default since the sandbox's account is a new account's.
+  'ec2:us-west-1',
+  'ec2:ca-central-1',
+  'ec2:sa-east-1',
+  'ec2:eu-west-2',
+  'ec2:eu-west-3',
+  'ec2:ap-northeast-1',
+  'ec2:ap-northeast-2',
+  'ec2:ap-northeast-3',
+  'ec2:ap-southeast-2',
+  'ec2:ap-south-1',
 ];
 
 /** The block (0-31) of 198.18.0.0/15 whose addresses `owner` gets. */

@@ -1,6 +1,7 @@
 // Load Balancing, which only an account with the subscription may use: monitors and pools of the account, and load
 // balancers of a zone (a zone's list is empty without the subscription). A monitor a pool uses, or a pool a load
 // balancer uses, cannot be deleted.
+import { cloudflareCatalog } from '../catalogs/cloudflare/cloudflare-catalog.js';
 import { EmulatorError, type Json, type Reply, reply, type RoutedCall } from '../emulator/index.js';
 import {
   accountOf,
@@ -114,8 +115,8 @@ export function lbOf(w: CloudflareWorld, zone: Zone, id: string | undefined): Lb
 }
 
 function monitorFields(body: Json): Omit<Monitor, 'id'> {
-  if (body['type'] !== 'tcp' && body['type'] !== 'http' && body['type'] !== 'https')
-    throw new EmulatorError(400, 1002, 'monitor type must be tcp, http or https');
+  const types = cloudflareCatalog().monitor_types;
+  if (!types.includes(String(body['type']))) throw new EmulatorError(400, 1002, `monitor type must be one of ${types.join(', ')}`);
   const port = Number(body['port']);
   if (body['type'] === 'tcp' && !(port >= 1 && port <= 65535)) throw new EmulatorError(400, 1002, 'a tcp monitor needs a port');
   return {
@@ -133,7 +134,20 @@ function poolFields(w: CloudflareWorld, body: Json): Omit<Pool, 'id'> {
   if (origins.length === 0) throw new EmulatorError(400, 1002, 'a pool needs at least one origin');
   const monitor = typeof body['monitor'] === 'string' ? body['monitor'] : null;
   if (monitor && !w.monitors.has(monitor)) throw new EmulatorError(400, 1002, `monitor ${monitor} not found`);
-  return { name: String(body['name'] ?? ''), description: String(body['description'] ?? ''), monitor, origins, enabled: body['enabled'] !== false };
+  // check_regions: the Load Balancing regions whose data centers probe the pool (Cloudflare's region codes).
+  const regions = cloudflareCatalog().load_balancing_regions.map((r) => r.code);
+  const checkRegions = Array.isArray(body['check_regions']) ? (body['check_regions'] as unknown[]).map(String) : undefined;
+  const unknown = checkRegions?.filter((r) => !regions.includes(r)) ?? [];
+  if (unknown.length > 0) throw new EmulatorError(400, 1002, `check_regions: unknown region ${unknown.join(', ')}; regions are ${regions.join(', ')}`);
+  return {
+    name: String(body['name'] ?? ''),
+    description: String(body['description'] ?? ''),
+    monitor,
+    origins,
+    enabled: body['enabled'] !== false,
+    // Always set, so a PUT without it clears an earlier list (undefined is left out of the JSON).
+    check_regions: checkRegions,
+  };
 }
 
 function lbFields(w: CloudflareWorld, body: Json): Omit<Lb, 'id' | 'zoneId'> {

@@ -74,3 +74,29 @@ describe('Cloudflare DNS records', () => {
     expect(post.json.errors).toEqual([{ code: 10000, message: 'POST method not allowed for the api_token authentication scheme' }]);
   });
 });
+
+describe('the Cloudflare catalog (cloudflare-api.json)', () => {
+  it('accepts the record types Cloudflare supports (MX, CAA, SRV… not only A, AAAA, CNAME, TXT) and says which can be proxied', async () => {
+    const { zoneId } = world();
+    const mx = await call('POST', `zones/${zoneId}/dns_records`, { type: 'MX', name: '@', content: 'mail.example.com', priority: 10, ttl: 300 });
+    expect(mx.json.success).toBe(true);
+    expect((mx.json.result as Json)['proxiable']).toBe(false);
+    const caa = await call('POST', `zones/${zoneId}/dns_records`, { type: 'CAA', name: '@', content: '0 issue "letsencrypt.org"', ttl: 300 });
+    expect(caa.json.success).toBe(true);
+    const a = await call('POST', `zones/${zoneId}/dns_records`, { type: 'A', name: 'www', content: '192.0.2.7', ttl: 60 });
+    expect((a.json.result as Json)['proxiable']).toBe(true);
+    const bogus = await call('POST', `zones/${zoneId}/dns_records`, { type: 'BOGUS', name: 'x', content: 'y', ttl: 60 });
+    expect(bogus.json.errors[0]?.message).toBe('DNS Validation Error: unsupported type BOGUS');
+  });
+
+  it("takes a pool's check_regions from Cloudflare's Load Balancing regions and refuses a code that is none of them", async () => {
+    world();
+    const origins = [{ name: 'o1', address: '192.0.2.10', enabled: true }];
+    const pools = `accounts/${CREDS.accountId}/load_balancers/pools`;
+    const good = await call('POST', pools, { name: 'eu', origins, check_regions: ['WEU', 'EEU'] });
+    expect((good.json.result as Json)['check_regions']).toEqual(['WEU', 'EEU']);
+    const bad = await call('POST', pools, { name: 'nowhere', origins, check_regions: ['EU'] });
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors[0]?.message).toContain('check_regions: unknown region EU');
+  });
+});

@@ -1,5 +1,6 @@
 // DNS records of a zone: list, create, read, overwrite (PUT), edit (PATCH), delete, and the atomic batch endpoint;
 // each write checked as Cloudflare checks it against the zone's other records.
+import { cloudflareCatalog } from '../catalogs/cloudflare/cloudflare-catalog.js';
 import { EmulatorError, type Json, type Reply, reply } from '../emulator/index.js';
 import { type CloudflareRoute, type CloudflareWorld, type DnsRec, iso, page, route, type Zone, zoneOf } from './world.js';
 
@@ -54,7 +55,7 @@ function recordJson(w: CloudflareWorld, r: DnsRec): Json {
     name: r.name,
     type: r.type,
     content: r.content,
-    proxiable: r.type !== 'TXT',
+    proxiable: cloudflareCatalog().proxiable_record_types.includes(r.type),
     proxied: r.proxied,
     ttl: r.ttl,
     settings: {},
@@ -88,7 +89,8 @@ function validateRecord(w: CloudflareWorld, zone: Zone, input: Json, except: Set
   const name = recordName(zone, input['name']);
   const type = String(input['type'] ?? '');
   const content = String(input['content'] ?? '');
-  if (!['A', 'AAAA', 'CNAME', 'TXT'].includes(type)) throw new EmulatorError(400, 1004, `DNS Validation Error: unsupported type ${type}`);
+  // The record types Cloudflare supports (the snapshot in ../catalogs/cloudflare/); only A records' content is checked.
+  if (!cloudflareCatalog().dns_record_types.includes(type)) throw new EmulatorError(400, 1004, `DNS Validation Error: unsupported type ${type}`);
   if (type === 'A' && !/^\d{1,3}(\.\d{1,3}){3}$/.test(content)) throw new EmulatorError(400, 9005, 'Content for A record must be a valid IPv4 address.');
   const ttl = Number(input['ttl'] ?? 1);
   if (!(ttl === 1 || (ttl >= 30 && ttl <= 86400))) throw new EmulatorError(400, 1004, 'DNS Validation Error: ttl must be 1 (auto) or between 30 and 86400');

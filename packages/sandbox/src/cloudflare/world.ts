@@ -46,6 +46,8 @@ export interface Pool {
   monitor: string | null;
   origins: Json[];
   enabled: boolean;
+  /** The Load Balancing regions that health-check the pool (null: all, Cloudflare's default). */
+  check_regions?: string[];
 }
 export interface Lb {
   id: string;

@@ -35,7 +35,7 @@ export type ContractOperation = Exclude<FaultTarget, 'any'>;
 export interface NodeGpus {
   /** 0 for a machine without GPUs (or a type no catalog knows). */
   count: number;
-  /** As the catalog names it (`H100-80GB-SXM`, `NVIDIA A10G`); empty without GPUs. */
+  /** As the catalog names it (`H100-SXM-80GB`, `NVIDIA A10G`); empty without GPUs. */
   model: string;
 }
 

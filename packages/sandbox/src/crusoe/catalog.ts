@@ -1,79 +1,25 @@
-// What the sandbox Crusoe project offers: locations, instance types (CPU, GPU, InfiniBand), images, IB
-// networks, stock per location and type, and the project's quota. Product names follow crusoe-notes.md §2.2.
+// What the sandbox Crusoe project offers: locations, instance types (CPU, GPU, InfiniBand) and images from the dated,
+// sourced snapshot in ../catalogs/crusoe/; IB networks, stock per location and type, and the project's quota.
 import { CMK_NFS_CONTROL_PLANE_IMAGES, CMK_NFS_GB200_WORKER_IMAGES, CMK_NFS_WORKER_IMAGES, CMK_AUTOCLUSTERS_MIN_VERSIONS } from '@kubeplane/sdk/internal';
+import { type CrusoeImageSpec, type CrusoeTypeSpec, crusoeCatalog } from '../catalogs/crusoe/crusoe-catalog.js';
 
-export const CRUSOE_LOCATIONS = ['us-east1-a', 'us-northcentral1-a', 'us-southcentral1-a', 'eu-iceland1-a'] as const;
+const catalog = crusoeCatalog();
 
-export interface CrusoeTypeSpec {
-  product_name: string;
-  description: string;
-  cpu_cores: number;
-  cpu_type: string;
-  memory_gb: number;
-  disk_gb: number;
-  num_gpu: number;
-  gpu_type: string;
-}
+export type { CrusoeTypeSpec } from '../catalogs/crusoe/crusoe-catalog.js';
 
-const cpu = (family: 'c1a' | 's1a', n: number): CrusoeTypeSpec => ({
-  product_name: `${family}.${n}x`,
-  description: `${family} ${n} vCPU`,
-  cpu_cores: n,
-  cpu_type: 'AMD EPYC',
-  memory_gb: family === 'c1a' ? n * 4 : n * 8,
-  disk_gb: 0,
-  num_gpu: 0,
-  gpu_type: '',
-});
-const gpu = (name: string, gpus: number, cores: number, memory: number, gpuType: string, cpuType = 'Intel Xeon'): CrusoeTypeSpec => ({
-  product_name: name,
-  description: `${gpus}x ${gpuType}`,
-  cpu_cores: cores,
-  cpu_type: cpuType,
-  memory_gb: memory,
-  disk_gb: 7680,
-  num_gpu: gpus,
-  gpu_type: gpuType,
-});
+export const CRUSOE_LOCATIONS: readonly string[] = catalog.locations;
 
-export const CRUSOE_TYPES: readonly CrusoeTypeSpec[] = [
-  cpu('c1a', 2),
-  cpu('c1a', 4),
-  cpu('c1a', 8),
-  cpu('c1a', 16),
-  cpu('c1a', 32),
-  cpu('s1a', 20),
-  cpu('s1a', 40),
-  cpu('s1a', 80),
-  gpu('a40.1x', 1, 6, 60, 'A40'),
-  gpu('a40.8x', 8, 48, 480, 'A40'),
-  gpu('l40s-48gb.8x', 8, 64, 1024, 'L40S'),
-  gpu('a100-80gb.8x', 8, 96, 960, 'A100-80GB'),
-  gpu('a100-80gb-sxm-ib.8x', 8, 176, 1440, 'A100-80GB-SXM'),
-  gpu('h100-80gb-sxm-ib.8x', 8, 176, 1440, 'H100-80GB-SXM'),
-  gpu('h200-141gb-sxm-ib.8x', 8, 176, 1920, 'H200-141GB-SXM'),
-  gpu('gb200-186gb-nvl-ib.4x', 4, 144, 900, 'GB200', 'NVIDIA Grace'),
-];
+export const CRUSOE_TYPES: readonly CrusoeTypeSpec[] = catalog.instance_types;
 
-export const CRUSOE_IMAGES = [
-  { id: 'img-0001', name: 'ubuntu22.04', tags: ['latest'], description: 'Ubuntu 22.04 LTS', arm64: false },
-  { id: 'img-0002', name: 'ubuntu24.04', tags: ['latest'], description: 'Ubuntu 24.04 LTS', arm64: false },
-  { id: 'img-0003', name: 'ubuntu22.04-nvidia-sxm-docker', tags: ['latest'], description: 'Ubuntu 22.04 with NVIDIA drivers (SXM)', arm64: false },
-  { id: 'img-0004', name: 'ubuntu24.04-nvidia-nvl-arm64-gb200', tags: ['latest'], description: 'Ubuntu 24.04 arm64 for GB200 NVL', arm64: true },
-] as const;
+export const CRUSOE_IMAGES: readonly CrusoeImageSpec[] = catalog.images;
 
 /**
- * The locations that offer a type, where not all do: a cloud's GPU generations live in some data centers only, and
- * Crusoe's `GET /capacities` lists capacity per type and location (crusoe-api-v1-swagger.json, `CapacityV1`). The
- * sandbox's sets are invented, of that shape.
+ * Whether a location offers a type: a cloud's GPU generations live in some data centers only, and Crusoe's
+ * `GET /capacities` lists capacity per type and location (crusoe-api-v1-swagger.json, `CapacityV1`). The snapshot's
+ * `offered_in` names the types that only some locations offer (its notes say which sets are sourced).
  */
-const OFFERED_IN: Record<string, readonly string[]> = {
-  'gb200-186gb-nvl-ib.4x': ['us-southcentral1-a'],
-  'h200-141gb-sxm-ib.8x': ['us-east1-a', 'us-southcentral1-a'],
-};
-
 export function crusoeOffers(location: string, type: string): boolean {
-  const only = OFFERED_IN[type];
+  const only = catalog.offered_in[type];
   return only === undefined || only.includes(location);
 }
 

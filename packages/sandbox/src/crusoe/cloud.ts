@@ -7,6 +7,7 @@ import type { NodeGpus, SandboxCloud, ServedAs } from '../clouds/descriptor.js';
 import type { InventoryItem } from '../inventory.js';
 import { apiTarget, type ServedApi } from '../serve/routes.js';
 import { CRUSOE_TYPES } from './catalog.js';
+import { CRUSOE_DOCUMENT } from './document.js';
 import { CRUSOE_API, CRUSOE_CLOUD, CrusoeEmulator, type CrusoeEmulatorOptions, type CrusoeEmulatorState, type CrusoeInventoryItem } from './emulator.js';
 
 /** The Sandbox's options for its Crusoe project (default: SANDBOX_CREDENTIALS' key and project). */
@@ -56,21 +57,7 @@ export const CRUSOE_SANDBOX_CLOUD: SandboxCloud<
     crusoe: emulator,
   }),
   handlers: (emulator) => emulator.handlers(),
-  document: {
-    file: 'crusoe-api-v1-swagger.json',
-    baseUrl: CRUSOE_API,
-    requestLeniency: [
-      {
-        operation: 'POST /projects/{project_id}/compute/vms/instances',
-        keyword: 'required',
-        pointer: /^\/network_interfaces\/\d+(\/ips\/\d+(\/public_ipv4)?)?$/,
-        properties: ['id', 'name', 'network', 'interface_type', 'mac_address', 'external_dns_name', 'private_ipv4', 'address'],
-        reason:
-          "the create request reuses the VM's NetworkInterface schema, whose every field is required, including the id, MAC " +
-          'and addresses only the API assigns; clients send the subnet and the public IP type',
-      },
-    ],
-  },
+  document: CRUSOE_DOCUMENT,
   inventory: (emulator) => emulator.inventory(),
   listVms: (emulator) => emulator.listVms(),
   // A deleted VM leaves the inventory; STATE_DELETED is the API's name for one, should it stay.

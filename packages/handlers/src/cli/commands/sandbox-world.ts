@@ -1,0 +1,50 @@
+// The sandbox world's explicit options, read when a command makes the world (a world kept in the state directory keeps
+// its own): `--aws-opt-in-regions a,b`, the opt-in AWS Regions its account has enabled (a new account, the default, has
+// none), and `--sandbox-date YYYY-MM-DD`, the day its virtual clock starts (default 2026-01-01), which decides what the
+// clouds' catalogs still sell (a Hetzner type past its deprecation date is no longer sold).
+import { UsageError } from '../io.js';
+
+export interface SandboxWorldOptions {
+  /** Opt-in AWS Regions of the sandbox account (--aws-opt-in-regions). */
+  awsOptInRegions?: string[];
+  /** The virtual clock's start, ms since the epoch (--sandbox-date). */
+  sandboxStart?: number;
+}
+
+/** The world options of a command's values, checked before anything runs; a bad one is a usage error. */
+export async function sandboxWorldOptions(values: {
+  'aws-opt-in-regions'?: string | undefined;
+  'sandbox-date'?: string | undefined;
+}): Promise<SandboxWorldOptions> {
+  const awsOptInRegions = await awsOptInRegionsOption(values['aws-opt-in-regions']);
+  const sandboxStart = sandboxDateOption(values['sandbox-date']);
+  return { ...(awsOptInRegions ? { awsOptInRegions } : {}), ...(sandboxStart !== undefined ? { sandboxStart } : {}) };
+}
+
+/** The Regions of the option, or undefined without it; a name that is no opt-in Region is a usage error. */
+async function awsOptInRegionsOption(value: string | undefined): Promise<string[] | undefined> {
+  if (value === undefined) return undefined;
+  const regions = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r.length > 0);
+  if (regions.length === 0) throw new UsageError('--aws-opt-in-regions needs Region names, comma-separated (eu-central-2,ap-east-1)');
+  // Loaded here only: a command on real clouds never loads the sandbox.
+  const { sandboxAccountRegions } = await import('@kubeplane/sandbox');
+  try {
+    sandboxAccountRegions(regions);
+  } catch (e) {
+    throw new UsageError(`--aws-opt-in-regions: ${(e as Error).message.replace(/^awsOptInRegions: /, '')}`);
+  }
+  return regions;
+}
+
+/** Midnight UTC of the option's day, or undefined without it. */
+function sandboxDateOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+  // Date.parse rolls 2026-02-30 over to March; a day that does not exist is refused.
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
+    throw new UsageError(`--sandbox-date must be a day as YYYY-MM-DD (2025-12-01), not "${value}"`);
+  return ms;
+}
