@@ -25,9 +25,17 @@ function keyOf(path: FieldPath): string {
   return JSON.stringify(path);
 }
 
-/** The leaves of `value` a manager would own, by their key. Status is left out: the main resource ignores it. */
-export function fieldSet(value: KubeObject): Map<string, FieldPath> {
+/**
+ * The leaves of `value` a manager would own, by their key: of the main resource (status left out: the main resource
+ * ignores it), or of the status subresource (only the status).
+ */
+export function fieldSet(value: KubeObject, scope: 'main' | 'status' = 'main'): Map<string, FieldPath> {
   const out = new Map<string, FieldPath>();
+  if (scope === 'status') {
+    walk(value['status'], [{ f: 'status' }], 'status', undefined, out);
+    if (value['status'] === undefined) out.clear();
+    return out;
+  }
   for (const [k, v] of Object.entries(value)) {
     if (k === 'apiVersion' || k === 'kind' || k === 'status') continue;
     if (k === 'metadata') {
@@ -161,6 +169,13 @@ export interface ApplyOptions {
   force: boolean;
   apiVersion: string;
   nowMs: number;
+  /** An apply to the status subresource: it owns status fields only, in entries marked `subresource: status`. */
+  subresource?: 'status';
+}
+
+/** Whether a managedFields entry belongs to the main resource or the status subresource that `options` writes. */
+function sameScope(e: ManagedFieldsEntry, options: ApplyOptions): boolean {
+  return (e['subresource'] ?? undefined) === options.subresource;
 }
 
 /**
@@ -168,9 +183,14 @@ export interface ApplyOptions {
  * managedFields. Throws the API server's 409 when another manager owns a field the apply would change.
  */
 export function serverSideApply(current: KubeObject | null, applied: KubeObject, options: ApplyOptions): KubeObject {
-  const mine = fieldSet(applied);
-  const others = current ? entries(current).filter((e) => !(e.manager === options.manager && e.operation === 'Apply')) : [];
-  const previous = current ? entries(current).find((e) => e.manager === options.manager && e.operation === 'Apply') : undefined;
+  const scope = options.subresource === 'status' ? 'status' : 'main';
+  const mine = fieldSet(applied, scope);
+  const all = current ? entries(current) : [];
+  // The other subresource's entries are kept as they are: its fields are not this apply's to take or to drop.
+  const elsewhere = all.filter((e) => !sameScope(e, options));
+  const ours = all.filter((e) => sameScope(e, options));
+  const others = ours.filter((e) => !(e.manager === options.manager && e.operation === 'Apply'));
+  const previous = ours.find((e) => e.manager === options.manager && e.operation === 'Apply');
   const conflicts: Array<{ entry: ManagedFieldsEntry; path: FieldPath }> = [];
   const otherSets = others.map((entry) => ({ entry, set: fromFieldsV1(entry.fieldsV1) }));
   for (const { entry, set } of otherSets) {
@@ -206,9 +226,13 @@ export function serverSideApply(current: KubeObject | null, applied: KubeObject,
   }
   const { metadata: appliedMeta, ...appliedRest } = applied;
   const ownableMeta = Object.fromEntries(Object.entries(appliedMeta).filter(([k]) => OWNABLE_METADATA.has(k)));
-  const merged = strategicMergePatch(base, { ...appliedRest, metadata: ownableMeta }) as KubeObject;
+  const merged = (
+    scope === 'status'
+      ? strategicMergePatch(base, applied['status'] === undefined ? {} : { status: applied['status'] })
+      : strategicMergePatch(base, { ...appliedRest, metadata: ownableMeta })
+  ) as KubeObject;
   const time = iso(options.nowMs);
-  const managedFields: ManagedFieldsEntry[] = [];
+  const managedFields: ManagedFieldsEntry[] = [...elsewhere];
   for (const { entry, set } of otherSets) if (set.size > 0) managedFields.push({ ...entry, fieldsV1: toFieldsV1(set.values()) });
   managedFields.push({
     manager: options.manager,
@@ -217,6 +241,7 @@ export function serverSideApply(current: KubeObject | null, applied: KubeObject,
     time,
     fieldsType: 'FieldsV1',
     fieldsV1: toFieldsV1(mine.values()),
+    ...(options.subresource ? { subresource: options.subresource } : {}),
   });
   merged.metadata = { ...merged.metadata, managedFields };
   return merged;
@@ -246,6 +271,11 @@ export function recordUpdate(current: KubeObject | null, next: KubeObject, manag
   const out: ManagedFieldsEntry[] = [];
   let own: Map<string, FieldPath> = new Map();
   for (const e of existing) {
+    // A subresource's entries (the status's) are not the main resource's write to change.
+    if (e['subresource'] !== undefined) {
+      out.push(e);
+      continue;
+    }
     const set = fromFieldsV1(e.fieldsV1);
     // Fields no longer in the object are owned by nobody.
     for (const key of [...set.keys()]) if (!after.has(key)) set.delete(key);

@@ -1,6 +1,8 @@
-// One emulated cluster's API server and the controllers the engine's calls depend on: the REST verbs over the
-// object store, Deployments -> pods, a scheduler honouring taints and cordons, evictions honouring
-// PodDisruptionBudgets, and the node lifecycle (Ready, unreachable, taint-based eviction, pod GC on delete).
+// One emulated cluster's API server and the controllers whose effects clients read: the REST verbs over the object
+// store, the Deployment, ReplicaSet and DaemonSet controllers (deployments.ts, daemonsets.ts), the garbage collector
+// (garbage-collector.ts), a scheduler honouring taints and cordons, evictions honouring PodDisruptionBudgets and the
+// disruption controller's status, pod addresses from each node's podCIDR (pod-network.ts), and the node lifecycle
+// (Ready, unreachable, taint-based eviction, pod GC on delete).
 import { createHash } from 'node:crypto';
 import { labelSelector as parseLabelSelector, LabelSelectorSyntaxError } from '../label-selector.js';
 import { recordUpdate, serverSideApply } from './apply.js';
@@ -9,8 +11,15 @@ import { nodeResources, UNKNOWN_MACHINE, type MachineSize } from './node-resourc
 import { validateNodeUpdate } from './node-validation.js';
 import { jsonPatch } from './patch-json.js';
 import { mergePatch, strategicMergePatch } from './patch-strategic.js';
-import { reconcileDaemonSets } from './daemonsets.js';
+import { CILIUM_DAEMONSET, defaultDaemonSetSpec, reconcileDaemonSets } from './daemonsets.js';
+import { defaultPodSpec, withDefaultedTemplate } from './pod-defaults.js';
+import { defaultDeploymentSpec, deploymentStatuses, reconcileDeployments, reconcileReplicaSets, scaled } from './deployments.js';
+import { collectGarbage, FOREGROUND_FINALIZER, orphanDependents, type GarbageHost, type Propagation } from './garbage-collector.js';
+import { matchesSelector, ownerReferenceErrors, type RecordEvent } from './owners.js';
+import { allocateNodeCidr, allocatePodIp } from './pod-network.js';
 import { helmJobDone, recordServiceRelease, reconcileHelmCharts, type HelmHost } from './helm-controller.js';
+import { reconcileEndpoints } from './endpoints.js';
+import { completedPod, controllingJob, helmControllerJob, prepareJob, reconcileJobs, withGeneratedSelector, type JobHost } from './jobs.js';
 import { CRDS, crdSpec, prepareCrd, registerCrds, validateCustomObject } from './customresources.js';
 import { defaultStorageClass, preparePv, preparePvc, prepareStorageClass } from './storage.js';
 import {
@@ -31,7 +40,6 @@ import { KUBE_TIMINGS } from './timings.js';
 import type { ServiceRelease } from './vm-source.js';
 import {
   ApiError,
-  clone,
   conflict,
   invalid,
   iso,
@@ -59,16 +67,26 @@ export type ClusterEvent =
   /** A bound pod's containers have started. */
   | { kind: 'pod-start'; namespace?: string; name: string; uid: string }
   /** A helm-controller Job's helm command finished (helm-controller.ts). */
-  | { kind: 'helm-job'; namespace: string; name: string; uid: string };
+  | { kind: 'helm-job'; namespace: string; name: string; uid: string }
+  /** A Job's container exits (jobs.ts: the sandbox's kubelets run a Job's command for jobContainerMs). */
+  | { kind: 'job-container-exit'; namespace?: string; name: string; uid: string }
+  /**
+   * A controller's own deadline passes and it looks again: a Deployment's progress deadline (progress.go requeues it
+   * so), a Job's active deadline or its TTL after finishing. `uid` names the look (an object's uid, or a Job's key).
+   */
+  | { kind: 'progress-deadline'; uid: string };
 
 export type Schedule = (atMs: number, event: ClusterEvent) => void;
 
 /** A cluster API's state beyond its identity, as plain data. */
 export interface ClusterApiState {
   store: ObjectStoreState;
+  /** A counter of pods made by the old in-cluster Deployment code; kept so that older snapshots load. */
   podSeq: number;
   /** NVIDIA GPUs of each node's machine (absent in snapshots from before GPUs were simulated). */
   gpus?: Record<string, number>;
+  /** The progress-deadline looks scheduled, by Deployment uid (absent in snapshots from before they were). */
+  deadlines?: Record<string, number>;
 }
 
 export type { TaintLike } from './scheduling.js';
@@ -81,10 +99,9 @@ function labelsOf(o: KubeObject): Record<string, string> {
   return o.metadata.labels ?? {};
 }
 
-function matchLabels(selector: unknown, labels: Record<string, string>): boolean {
-  const s = obj(selector);
-  const match = obj(s?.['matchLabels']) ?? {};
-  return Object.entries(match).every(([k, v]) => labels[k] === v);
+/** A policy/v1 budget's selector: an empty one selects every pod of its namespace, a missing one none. */
+function budgetSelects(pdb: KubeObject, pod: KubeObject): boolean {
+  return matchesSelector(obj(obj(pdb['spec'])?.['selector']), labelsOf(pod));
 }
 
 function podReady(pod: KubeObject): boolean {
@@ -113,6 +130,18 @@ function nodeReady(node: KubeObject): boolean {
 
 export { mergePatch, strategicMergePatch } from './patch-strategic.js';
 
+/** 422 Invalid for a malformed owner reference, as the API server's ObjectMeta validation answers. */
+function validateOwnerReferences(resource: Resource, o: KubeObject): void {
+  const errors = ownerReferenceErrors(o);
+  if (errors.length === 0) return;
+  const kind = specOf(resource).kind;
+  throw new ApiError(422, 'Invalid', `${kind} "${o.metadata.name}" is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join(', ')}`, {
+    name: o.metadata.name,
+    kind,
+    causes: errors.map((e) => ({ reason: 'FieldValueInvalid', message: e.message, field: e.field })),
+  });
+}
+
 /** A workload's spec and pod template, whose labels its selector must match (apps/v1 validation). */
 function podTemplateOf(resource: Resource, o: KubeObject): { spec: Json; template: Json } {
   const name = o.metadata.name;
@@ -120,7 +149,10 @@ function podTemplateOf(resource: Resource, o: KubeObject): { spec: Json; templat
   const template = obj(spec?.['template']);
   if (!spec || !template) throw invalid(resource, name, 'spec.template', 'Required value');
   const podLabels = (obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>;
-  if (!matchLabels(spec['selector'], podLabels) || Object.keys(obj(obj(spec['selector'])?.['matchLabels']) ?? {}).length === 0) {
+  const selector = obj(spec['selector']);
+  const empty =
+    Object.keys(obj(selector?.['matchLabels']) ?? {}).length === 0 && ((selector?.['matchExpressions'] as unknown[] | undefined) ?? []).length === 0;
+  if (!matchesSelector(selector, podLabels) || empty) {
     throw invalid(resource, name, 'spec.template.metadata.labels', 'Invalid value: `selector` does not match template `labels`');
   }
   return { spec, template };
@@ -169,6 +201,10 @@ export interface ClusterIdentity {
   serving?: { certPem: string; keyPem: string };
   /** The Service subnet (kubeadm's networking.serviceSubnet); DEFAULT_SERVICE_SUBNET when absent. */
   serviceSubnet?: string;
+  /** The pod subnet (kubeadm's networking.podSubnet), cut into each node's podCIDR; no pod addresses when absent. */
+  podSubnet?: string;
+  /** The size of each node's podCIDR (the controller manager's --node-cidr-mask-size); 24 when absent. */
+  nodeCidrMaskSize?: number;
 }
 
 /** Who writes, for managedFields: the request's fieldManager (or its User-Agent's), and `force` for an apply. */
@@ -196,11 +232,13 @@ export interface RegisterNode {
   machine?: MachineSize;
 }
 
-export class ClusterApi implements HelmHost {
+export class ClusterApi implements HelmHost, GarbageHost {
   readonly store: ObjectStore;
   readonly identity: ClusterIdentity;
   readonly #schedule: Schedule;
   #podSeq = 0;
+  /** The progress deadline each rolling-out Deployment (by uid) has a look scheduled for. */
+  readonly #deadlines = new Map<string, number>();
   /** The GPUs of each node's machine, from its cloud's catalog: what the GPU operator's device plugin would find. */
   #gpus: Record<string, number> = {};
 
@@ -266,7 +304,9 @@ export class ClusterApi implements HelmHost {
     );
     delete prepared.metadata['resourceVersion'];
     if (write.manager !== undefined) recordUpdate(null, prepared, write.manager, apiVersionOf(resource), nowMs);
-    const created = this.store.create(resource, prepared, nowMs);
+    const stored = this.store.create(resource, prepared, nowMs);
+    // A Job's selector is made from its uid, which the object has only now (the registry's PrepareForCreate).
+    const created = resource === 'jobs' ? this.store.replace('jobs', withGeneratedSelector(stored)) : stored;
     // A pod created with spec.nodeName skips the scheduler: its node's kubelet starts it.
     if (resource === 'pods' && podNode(created)) this.#startPod(created, nowMs);
     this.reconcile(nowMs);
@@ -395,36 +435,52 @@ export class ClusterApi implements HelmHost {
 
   /**
    * DELETE: an object with finalizers (other than a CRD's own cleanup, done here) gets its deletionTimestamp and
-   * stays until they are removed; the answer is the object then. Otherwise it goes at once.
+   * stays until they are removed; the answer is the object then. Otherwise it goes at once. Its dependents follow
+   * `propagation` (garbage-collector.ts); without one, the resource's default: Background, but Orphan for batch/v1
+   * Jobs (the job registry's DefaultGarbageCollectionPolicy keeps their pods, for compatibility).
    */
-  delete(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
+  delete(resource: Resource, namespace: string | undefined, name: string, nowMs: number, propagation?: Propagation): KubeObject {
     const current = this.get(resource, namespace, name);
-    const finalizers = ((current.metadata['finalizers'] as string[] | undefined) ?? []).filter(
+    const marked = this.deleteWith(resource, namespace, name, propagation ?? (resource === 'jobs' ? 'Orphan' : 'Background'), nowMs);
+    this.reconcile(nowMs);
+    return marked ?? current;
+  }
+
+  /** The deletion itself, without the controllers' pass (the garbage collector calls it for dependents). */
+  deleteWith(resource: Resource, namespace: string | undefined, name: string, propagation: Propagation, nowMs: number): KubeObject | undefined {
+    const current = this.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name);
+    if (!current) return undefined;
+    if (propagation === 'Orphan') orphanDependents(this.store, current);
+    const own = ((current.metadata['finalizers'] as string[] | undefined) ?? []).filter(
       (f) => !(resource === CRDS && f === 'customresourcecleanup.apiextensions.k8s.io'),
     );
+    const finalizers = propagation === 'Foreground' && !own.includes(FOREGROUND_FINALIZER) ? [...own, FOREGROUND_FINALIZER] : own;
     if (finalizers.length > 0) {
-      if (current.metadata['deletionTimestamp'] !== undefined) return current;
-      const marked = this.store.replace(resource, {
+      if (current.metadata['deletionTimestamp'] !== undefined && finalizers.length === own.length) return current;
+      return this.store.replace(resource, {
         ...current,
-        metadata: { ...current.metadata, deletionTimestamp: iso(nowMs), deletionGracePeriodSeconds: 0 },
+        metadata: {
+          ...current.metadata,
+          finalizers: [...((current.metadata['finalizers'] as string[] | undefined) ?? []), ...finalizers.filter((f) => !own.includes(f))],
+          deletionTimestamp: current.metadata['deletionTimestamp'] ?? iso(nowMs),
+          deletionGracePeriodSeconds: 0,
+        },
       });
-      this.reconcile(nowMs);
-      return marked;
     }
-    return this.#remove(resource, namespace, name, nowMs);
+    this.removeNow(resource, namespace, name, nowMs);
+    return current;
   }
 
   #remove(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
+    const current = this.removeNow(resource, namespace, name, nowMs);
+    this.reconcile(nowMs);
+    return current;
+  }
+
+  /** Removes the object and does what its going does at once (volumes released, a node's pods and lease gone). */
+  removeNow(resource: Resource, namespace: string | undefined, name: string, nowMs: number): KubeObject {
     const current = this.get(resource, namespace, name);
     this.store.delete(resource, specOf(resource).namespaced ? namespace : undefined, name);
-    // The garbage collector: pods owned (by uid) by what was deleted (a DaemonSet's, a Job's) go with it.
-    const uid = current.metadata['uid'];
-    if (resource === 'daemonsets' || resource === 'jobs') {
-      for (const pod of this.store.list('pods', current.metadata.namespace)) {
-        if (((pod.metadata['ownerReferences'] as Json[] | undefined) ?? []).some((r) => r['uid'] === uid))
-          this.store.delete('pods', pod.metadata.namespace, pod.metadata.name);
-      }
-    }
     if (resource === 'persistentvolumeclaims') {
       // The PV controller reclaims a released dynamically provisioned volume by its reclaim policy (Delete: it goes).
       const volume = obj(current['spec'])?.['volumeName'];
@@ -448,7 +504,6 @@ export class ClusterApi implements HelmHost {
     }
     // The CRD's cleanup finalizer deletes its objects before the CRD goes (not modelled: the Terminating condition).
     if (resource === CRDS) for (const o of this.store.list(name)) this.store.delete(name, o.metadata.namespace, o.metadata.name);
-    this.reconcile(nowMs);
     return current;
   }
 
@@ -459,6 +514,7 @@ export class ClusterApi implements HelmHost {
     if (labels !== undefined && (!obj(labels) || Object.values(labels).some((v) => typeof v !== 'string'))) {
       throw invalid(resource, name, 'metadata.labels', 'label values must be strings');
     }
+    validateOwnerReferences(resource, next);
     if (!isBuiltin(resource)) {
       // A custom object keeps the version it was written in; its CRD's schema checks it.
       const prepared: KubeObject = {
@@ -514,19 +570,57 @@ export class ClusterApi implements HelmHost {
         const { spec, template } = podTemplateOf(resource, next);
         const containers = obj(template['spec'])?.['containers'];
         if (!Array.isArray(containers) || containers.length === 0) throw invalid('deployments', name, 'spec.template.spec.containers', 'Required value');
-        const replicas = spec['replicas'] === undefined ? 1 : spec['replicas'];
-        return { ...next, apiVersion: 'apps/v1', kind: 'Deployment', spec: { ...spec, replicas }, status: current ? current['status'] : {} };
+        return {
+          ...next,
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          spec: defaultDeploymentSpec(withDefaultedTemplate(spec)),
+          status: current ? current['status'] : {},
+        };
+      }
+      case 'replicasets': {
+        const { spec } = podTemplateOf(resource, next);
+        return {
+          ...next,
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          spec: { ...withDefaultedTemplate(spec), replicas: spec['replicas'] ?? 1 },
+          // ReplicaSetStatus.replicas is not omitempty: a new ReplicaSet answers with 0.
+          status: current ? current['status'] : { replicas: 0 },
+        };
       }
       case 'daemonsets': {
-        podTemplateOf(resource, next);
-        return { ...next, apiVersion: 'apps/v1', kind: 'DaemonSet', status: current ? current['status'] : {} };
+        const { spec } = podTemplateOf(resource, next);
+        // DaemonSetStatus's four scheduling counts are not omitempty: a new DaemonSet answers with zeros (the official
+        // Python client refuses a status without them).
+        const zero = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
+        return {
+          ...next,
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          spec: defaultDaemonSetSpec(withDefaultedTemplate(spec)),
+          status: current ? current['status'] : zero,
+        };
       }
       case 'poddisruptionbudgets':
-        return { ...next, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' };
+        // PodDisruptionBudgetStatus's four counts are not omitempty: a new budget answers with zeros until the disruption
+        // controller counts (the official Python client refuses a status without them).
+        return {
+          ...next,
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          status: current ? current['status'] : { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+        };
       case 'namespaces':
         return { ...next, apiVersion: 'v1', kind: 'Namespace', status: { phase: 'Active' } };
       case 'pods':
-        return { ...next, apiVersion: 'v1', kind: 'Pod', status: current ? current['status'] : { phase: 'Pending' } };
+        return {
+          ...next,
+          apiVersion: 'v1',
+          kind: 'Pod',
+          spec: defaultPodSpec(obj(next['spec']) ?? {}),
+          status: current ? current['status'] : { phase: 'Pending' },
+        };
       case 'services': {
         const used = new Set(
           this.store
@@ -540,6 +634,7 @@ export class ClusterApi implements HelmHost {
         // An Event without timestamps gets none filled in: the recorder (client-go's EventRecorder) sets them.
         return { ...next, apiVersion: 'v1', kind: 'Event', involvedObject: obj(next['involvedObject']) ?? {} };
       case 'selfsubjectaccessreviews':
+      case 'selfsubjectreviews':
         // Never stored: the emulator answers the review in the response to the POST.
         throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       case 'customresourcedefinitions': {
@@ -547,6 +642,8 @@ export class ClusterApi implements HelmHost {
         registerCustomResource(crd.metadata.name, crdSpec(crd));
         return crd;
       }
+      case 'jobs':
+        return prepareJob({ ...next, spec: withDefaultedTemplate(obj(next['spec']) ?? {}) }, current);
       case 'persistentvolumeclaims':
         return preparePvc(next, current, defaultStorageClass(this.store));
       case 'persistentvolumes':
@@ -554,6 +651,7 @@ export class ClusterApi implements HelmHost {
       case 'storageclasses':
         return prepareStorageClass(next, current);
       case 'endpoints':
+      case 'endpointslices':
       case 'leases':
       case 'roles':
       case 'rolebindings':
@@ -561,7 +659,7 @@ export class ClusterApi implements HelmHost {
       case 'clusterrolebindings':
       case 'serviceaccounts':
       case 'csidrivers':
-      case 'jobs':
+      case 'controllerrevisions':
       case 'ciliumclusterwidenetworkpolicies':
         return {
           ...next,
@@ -716,24 +814,72 @@ export class ClusterApi implements HelmHost {
   // ---- evictions and PodDisruptionBudgets -------------------------------------------------------------------
 
   #budgetsFor(pod: KubeObject): KubeObject[] {
-    return this.store.list('poddisruptionbudgets', pod.metadata.namespace).filter((pdb) => matchLabels(obj(pdb['spec'])?.['selector'], labelsOf(pod)));
+    return this.store.list('poddisruptionbudgets', pod.metadata.namespace).filter((pdb) => budgetSelects(pdb, pod));
   }
 
-  /** currentHealthy, desiredHealthy and disruptionsAllowed of a budget, as the disruption controller computes them. */
+  /**
+   * currentHealthy, desiredHealthy, expectedPods and disruptionsAllowed of a budget, as the disruption controller
+   * computes them (pkg/controller/disruption/disruption.go getExpectedPodCount, countHealthyPods): an integer
+   * minAvailable counts the selected pods; a percentage or maxUnavailable counts the replicas their controllers
+   * want (a ReplicaSet's spec.replicas, a DaemonSet's desiredNumberScheduled), percentages rounded up.
+   */
   budgetStatus(pdb: KubeObject): { currentHealthy: number; desiredHealthy: number; expectedPods: number; disruptionsAllowed: number } {
     const spec = obj(pdb['spec']) ?? {};
-    const pods = this.store.list('pods', pdb.metadata.namespace).filter((p) => matchLabels(spec['selector'], labelsOf(p)));
-    const expectedPods = pods.length;
-    const currentHealthy = pods.filter(podReady).length;
-    const resolve = (v: unknown): number => {
-      if (typeof v === 'number') return v;
-      if (typeof v === 'string' && v.endsWith('%')) return Math.ceil((Number(v.slice(0, -1)) / 100) * expectedPods);
-      return Number(v ?? 0);
-    };
+    const pods = this.store.list('pods', pdb.metadata.namespace).filter((p) => budgetSelects(pdb, p) && !terminated(p));
+    const currentHealthy = pods.filter((p) => podReady(p) && p.metadata['deletionTimestamp'] === undefined).length;
+    let expectedPods = pods.length;
+    if (spec['maxUnavailable'] !== undefined || (typeof spec['minAvailable'] === 'string' && spec['minAvailable'].endsWith('%'))) {
+      const scales = new Map<string, number>();
+      for (const p of pods) {
+        const ref = ((p.metadata['ownerReferences'] as Json[] | undefined) ?? []).find((r) => r['controller'] === true);
+        if (!ref) continue;
+        const owner =
+          ref['kind'] === 'ReplicaSet'
+            ? this.store.get('replicasets', p.metadata.namespace, String(ref['name']))
+            : ref['kind'] === 'DaemonSet'
+              ? this.store.get('daemonsets', p.metadata.namespace, String(ref['name']))
+              : undefined;
+        if (!owner || owner.metadata['uid'] !== ref['uid']) continue;
+        const want =
+          ref['kind'] === 'ReplicaSet' ? Number(obj(owner['spec'])?.['replicas'] ?? 1) : Number(obj(owner['status'])?.['desiredNumberScheduled'] ?? 0);
+        scales.set(String(ref['uid']), want);
+      }
+      if (scales.size > 0) expectedPods = [...scales.values()].reduce((a, b) => a + b, 0);
+    }
     let desiredHealthy = 0;
-    if (spec['minAvailable'] !== undefined) desiredHealthy = resolve(spec['minAvailable']);
-    else if (spec['maxUnavailable'] !== undefined) desiredHealthy = Math.max(0, expectedPods - resolve(spec['maxUnavailable']));
+    if (spec['maxUnavailable'] !== undefined) desiredHealthy = Math.max(0, expectedPods - scaled(spec['maxUnavailable'], expectedPods, true));
+    else if (spec['minAvailable'] !== undefined) desiredHealthy = scaled(spec['minAvailable'], expectedPods, true);
     return { currentHealthy, desiredHealthy, expectedPods, disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy) };
+  }
+
+  /** The disruption controller's status of every budget, with its DisruptionAllowed condition (policy/v1). */
+  #budgetStatuses(nowMs: number): void {
+    for (const pdb of this.store.list('poddisruptionbudgets')) {
+      const counts = this.budgetStatus(pdb);
+      const before = obj(pdb['status']) ?? {};
+      const allowed = counts.disruptionsAllowed > 0;
+      const previous = ((before['conditions'] as Json[] | undefined) ?? []).find((c) => c['type'] === 'DisruptionAllowed');
+      const status = allowed ? 'True' : 'False';
+      const generation = pdb.metadata['generation'];
+      const conditionOut = {
+        type: 'DisruptionAllowed',
+        status,
+        observedGeneration: generation,
+        lastTransitionTime: previous?.['status'] === status ? previous['lastTransitionTime'] : iso(nowMs),
+        reason: allowed ? 'SufficientPods' : 'InsufficientPods',
+        message: '',
+      };
+      const next = {
+        ...(before['disruptedPods'] !== undefined ? { disruptedPods: before['disruptedPods'] } : {}),
+        disruptionsAllowed: counts.disruptionsAllowed,
+        currentHealthy: counts.currentHealthy,
+        desiredHealthy: counts.desiredHealthy,
+        expectedPods: counts.expectedPods,
+        conditions: [conditionOut],
+        observedGeneration: generation,
+      };
+      if (JSON.stringify(next) !== JSON.stringify(before)) this.store.replace('poddisruptionbudgets', { ...pdb, status: next });
+    }
   }
 
   evict(namespace: string, name: string, nowMs: number): void {
@@ -747,7 +893,9 @@ export class ClusterApi implements HelmHost {
     // Pods that are not running (or already failed or succeeded) never count against a budget.
     if (budget && phase === 'Running') {
       const status = this.budgetStatus(budget);
-      const allowed = podReady(pod) ? status.disruptionsAllowed > 0 : status.currentHealthy >= status.desiredHealthy;
+      // An unhealthy pod may go while the budget is met (IfHealthyBudget, the default), or always (AlwaysAllow).
+      const alwaysAllow = obj(budget['spec'])?.['unhealthyPodEvictionPolicy'] === 'AlwaysAllow';
+      const allowed = podReady(pod) ? status.disruptionsAllowed > 0 : alwaysAllow || status.currentHealthy >= status.desiredHealthy;
       if (!allowed) {
         throw new ApiError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
           causes: [
@@ -799,7 +947,7 @@ export class ClusterApi implements HelmHost {
           'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
         },
       },
-      spec: { taints, ...(input.providerId ? { providerID: input.providerId } : {}) },
+      spec: { ...this.#podCidrOf(existing), taints, ...(input.providerId ? { providerID: input.providerId } : {}) },
       status: {
         conditions: [
           // The kubelet's pressure conditions (pkg/kubelet/nodestatus/setters.go), all healthy on a fresh machine.
@@ -865,19 +1013,7 @@ export class ClusterApi implements HelmHost {
       nowMs,
     );
     if (input.controlPlane) this.#reconcileApiEndpoints(nowMs);
-    // Cilium's agent (a DaemonSet pod) starts on every node; it is what makes the node Ready.
-    this.#createPod(
-      {
-        name: `cilium-${templateHash(input.name).slice(0, 5)}`,
-        namespace: 'kube-system',
-        labels: { 'k8s-app': 'cilium' },
-        owner: { kind: 'DaemonSet', name: 'cilium' },
-        node: input.name,
-        tolerations: [{ operator: 'Exists' }],
-        container: { name: 'cilium-agent', image: 'quay.io/cilium/cilium' },
-      },
-      nowMs,
-    );
+    // Cilium's agent, the kube-system/cilium DaemonSet's pod (bootstrap), comes with the controllers' pass below.
     if (input.controlPlane) {
       for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
         this.#createPod(
@@ -885,7 +1021,7 @@ export class ClusterApi implements HelmHost {
             name: `${component}-${input.name}`,
             namespace: 'kube-system',
             labels: { component, tier: 'control-plane' },
-            owner: { kind: 'Node', name: input.name },
+            owner: stored,
             node: input.name,
             tolerations: [{ operator: 'Exists', effect: 'NoExecute' }],
             container: { name: component, image: `registry.k8s.io/${component}` },
@@ -949,7 +1085,7 @@ export class ClusterApi implements HelmHost {
       if (podNode(pod) !== name) continue;
       const kind = ownerKind(pod);
       if (kind === 'DaemonSet' || kind === 'Node') this.#setPodRunning(pod, atMs);
-      else if (!podReady(pod)) this.#startPod(pod, atMs);
+      else if (!podReady(pod) && !terminated(pod)) this.#startPod(pod, atMs);
     }
     this.reconcile(atMs);
   }
@@ -979,6 +1115,14 @@ export class ClusterApi implements HelmHost {
       case 'helm-job':
         helmJobDone(this, event.namespace, event.name, event.uid, at);
         return this.reconcile(at);
+      case 'job-container-exit': {
+        const pod = this.store.get('pods', event.namespace, event.name);
+        if (!pod || pod.metadata['uid'] !== event.uid || obj(pod['status'])?.['phase'] !== 'Running') return;
+        this.store.replace('pods', completedPod(pod, at));
+        return this.reconcile(at);
+      }
+      case 'progress-deadline':
+        return this.reconcile(at);
     }
   }
 
@@ -996,7 +1140,12 @@ export class ClusterApi implements HelmHost {
   }
 
   state(): ClusterApiState {
-    return { store: this.store.state(), podSeq: this.#podSeq, ...(Object.keys(this.#gpus).length > 0 ? { gpus: { ...this.#gpus } } : {}) };
+    return {
+      store: this.store.state(),
+      podSeq: this.#podSeq,
+      ...(Object.keys(this.#gpus).length > 0 ? { gpus: { ...this.#gpus } } : {}),
+      ...(this.#deadlines.size > 0 ? { deadlines: Object.fromEntries(this.#deadlines) } : {}),
+    };
   }
 
   scheduleJobDone(atMs: number, job: KubeObject): void {
@@ -1012,16 +1161,29 @@ export class ClusterApi implements HelmHost {
     registerCrds(this.store);
     this.#gpus = { ...(state.gpus ?? {}) };
     this.#podSeq = state.podSeq;
+    this.#deadlines.clear();
+    for (const [uid, at] of Object.entries(state.deadlines ?? {})) this.#deadlines.set(uid, at);
   }
 
   // ---- pods, Deployments and the scheduler ------------------------------------------------------------------
 
+  /** A node's podCIDR: the one it had, else the next free range of the pod subnet (pod-network.ts). */
+  #podCidrOf(existing: KubeObject | undefined): Json {
+    const had = obj(existing?.['spec'])?.['podCIDR'];
+    if (typeof had === 'string') return { podCIDR: had, podCIDRs: [had] };
+    if (!this.identity.podSubnet) return {};
+    const taken = new Set(this.store.list('nodes').map((n) => String(obj(n['spec'])?.['podCIDR'] ?? '')));
+    const cidr = allocateNodeCidr(this.identity.podSubnet, taken, this.identity.nodeCidrMaskSize);
+    return cidr ? { podCIDR: cidr, podCIDRs: [cidr] } : {};
+  }
+
+  /** A mirror pod: the kubelet's static pod as the API server shows it, owned by its Node, on the host's network. */
   #createPod(
     p: {
       name: string;
       namespace: string;
       labels: Record<string, string>;
-      owner: { kind: string; name: string };
+      owner: KubeObject;
       node?: string;
       tolerations: Toleration[];
       container: Json;
@@ -1040,10 +1202,10 @@ export class ClusterApi implements HelmHost {
           name: p.name,
           namespace: p.namespace,
           labels: p.labels,
-          ownerReferences: [{ apiVersion: p.owner.kind === 'Node' ? 'v1' : 'apps/v1', kind: p.owner.kind, name: p.owner.name, controller: true }],
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: p.owner.metadata.name, uid: p.owner.metadata['uid'], controller: true }],
           ...(p.mirror ? { annotations: { 'kubernetes.io/config.mirror': templateHash(p.name) } } : {}),
         },
-        spec: { ...(p.node ? { nodeName: p.node } : {}), containers: [p.container], tolerations: p.tolerations },
+        spec: { ...(p.node ? { nodeName: p.node } : {}), containers: [p.container], tolerations: p.tolerations, hostNetwork: true },
         status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
       },
       nowMs,
@@ -1061,7 +1223,8 @@ export class ClusterApi implements HelmHost {
   /**
    * What the kubelet reports for a pod whose containers run (core/v1 PodStatus): each container's status, running
    * since `atMs` and ready, which `kubectl get pods` counts for READY (printers.go printPod), and the node's address
-   * as hostIP (and as podIP for a pod on the host's network). Pod network addresses are not simulated.
+   * as hostIP, and its pod address: the node's for a pod on the host's network, else one of the node's podCIDR
+   * (pod-network.ts).
    */
   #runningStatus(pod: KubeObject, atMs: number): Json {
     const spec = obj(pod['spec']) ?? {};
@@ -1080,12 +1243,24 @@ export class ClusterApi implements HelmHost {
       restartCount: 0,
       state: { running: { startedAt: iso(atMs) } },
     }));
+    const podIp = spec['hostNetwork'] === true ? hostIp : this.#podIpOn(host, obj(node?.['spec'])?.['podCIDR']);
     return {
       containerStatuses,
-      ...(typeof hostIp === 'string'
-        ? { hostIP: hostIp, hostIPs: [{ ip: hostIp }], ...(spec['hostNetwork'] === true ? { podIP: hostIp, podIPs: [{ ip: hostIp }] } : {}) }
-        : {}),
+      ...(typeof hostIp === 'string' ? { hostIP: hostIp, hostIPs: [{ ip: hostIp }] } : {}),
+      ...(typeof podIp === 'string' ? { podIP: podIp, podIPs: [{ ip: podIp }] } : {}),
     };
+  }
+
+  /** A free address of the node's podCIDR (the pods on it keep theirs). */
+  #podIpOn(node: string | undefined, cidr: unknown): string | undefined {
+    if (node === undefined || typeof cidr !== 'string') return undefined;
+    const taken = new Set(
+      this.store
+        .list('pods')
+        .filter((p) => podNode(p) === node && obj(p['spec'])?.['hostNetwork'] !== true)
+        .map((p) => String(obj(p['status'])?.['podIP'] ?? '')),
+    );
+    return allocatePodIp(cidr, taken);
   }
 
   #setPodRunning(pod: KubeObject, atMs: number): void {
@@ -1130,82 +1305,66 @@ export class ClusterApi implements HelmHost {
 
   #podStarted(namespace: string | undefined, name: string, uid: string, at: number): void {
     const current = this.store.get('pods', namespace, name);
-    if (!current || current.metadata['uid'] !== uid) return;
+    if (!current || current.metadata['uid'] !== uid || terminated(current)) return;
     const node = podNode(current);
     const n = node ? this.store.get('nodes', undefined, node) : undefined;
     if (!n || !nodeReady(n)) return;
     this.#setPodRunning(current, at);
+    const job = controllingJob(this.store, current);
+    if (job && !helmControllerJob(job))
+      this.#schedule(at + KUBE_TIMINGS.jobContainerMs, { kind: 'job-container-exit', ...(namespace !== undefined ? { namespace } : {}), name, uid });
     this.reconcile(at);
   }
 
-  /** The Deployment controller (as ReplicaSets would), the scheduler and Deployment status. */
+  /**
+   * The controllers' pass after every change: the garbage collector, the Deployment, ReplicaSet, helm and DaemonSet
+   * controllers, the scheduler, then the statuses read from what they did (Deployments, PodDisruptionBudgets).
+   */
   reconcile(nowMs: number): void {
-    for (const deployment of this.store.list('deployments')) this.#reconcileDeployment(deployment, nowMs);
+    collectGarbage(this, nowMs);
+    const record: RecordEvent = (involved, component, reason, message) => this.recordEvent(involved, { type: 'Normal', component, reason, message }, nowMs);
+    reconcileDeployments(this.store, nowMs, record);
+    reconcileReplicaSets(this.store, nowMs, record);
     reconcileHelmCharts(this, nowMs);
-    reconcileDaemonSets(this.store, nowMs, (pod) => this.#startPod(pod, nowMs));
+    reconcileJobs(this.#jobHost(), nowMs);
+    reconcileDaemonSets(this.store, nowMs, (pod) => this.#startPod(pod, nowMs), record);
     this.#schedulePending(nowMs);
-    for (const deployment of this.store.list('deployments')) this.#deploymentStatus(deployment);
+    reconcileReplicaSets(this.store, nowMs, record);
+    deploymentStatuses(this.store, nowMs);
+    reconcileEndpoints(this.store, nowMs);
+    this.#budgetStatuses(nowMs);
+    this.#scheduleProgressDeadlines();
   }
 
-  #ownedPods(deployment: KubeObject): KubeObject[] {
-    return this.store.list('pods', deployment.metadata.namespace).filter((p) => {
-      const refs = (p.metadata['ownerReferences'] as Json[] | undefined) ?? [];
-      return refs.some(
-        (r) =>
-          r['kind'] === 'ReplicaSet' &&
-          typeof r['name'] === 'string' &&
-          r['name'].length === deployment.metadata.name.length + 11 &&
-          r['name'].startsWith(`${deployment.metadata.name}-`),
-      );
-    });
-  }
-
-  #reconcileDeployment(deployment: KubeObject, nowMs: number): void {
-    const spec = obj(deployment['spec']) ?? {};
-    const template = obj(spec['template']) ?? {};
-    const hash = templateHash(template);
-    const replicas = Number(spec['replicas'] ?? 1);
-    const ns = deployment.metadata.namespace ?? 'default';
-    const owned = this.#ownedPods(deployment);
-    // A changed template replaces the pods (the rollout's end state; surge and pacing are not modelled).
-    for (const pod of owned) if (labelsOf(pod)['pod-template-hash'] !== hash) this.store.delete('pods', ns, pod.metadata.name);
-    const current = this.#ownedPods(deployment);
-    for (const extra of current.slice(replicas)) this.store.delete('pods', ns, extra.metadata.name);
-    const podSpec = obj(template['spec']) ?? {};
-    const containers = (podSpec['containers'] as Json[] | undefined) ?? [];
-    for (let i = current.length; i < replicas; i++) {
-      this.#podSeq += 1;
-      const suffix = templateHash(`${deployment.metadata.name}/${this.#podSeq}`).slice(0, 5);
-      const labels = { ...((obj(obj(template['metadata'])?.['labels']) ?? {}) as Record<string, string>), 'pod-template-hash': hash };
-      const created = this.#createPod(
-        {
-          name: `${deployment.metadata.name}-${hash}-${suffix}`,
-          namespace: ns,
-          labels,
-          owner: { kind: 'ReplicaSet', name: `${deployment.metadata.name}-${hash}` },
-          tolerations: (podSpec['tolerations'] as Toleration[] | undefined) ?? [],
-          container: containers[0] ?? { name: 'main' },
-        },
-        nowMs,
-      );
-      // Keep the whole pod template spec (all containers), as the ReplicaSet copies it.
-      this.store.replace('pods', { ...created, spec: { ...clone(podSpec), ...(obj(created['spec']) ?? {}), containers: clone(containers) } });
-    }
-  }
-
-  #deploymentStatus(deployment: KubeObject): void {
-    const pods = this.#ownedPods(deployment);
-    const ready = pods.filter(podReady).length;
-    const status = {
-      observedGeneration: deployment.metadata['generation'],
-      replicas: pods.length,
-      updatedReplicas: pods.length,
-      readyReplicas: ready,
-      availableReplicas: ready,
-      ...(pods.length - ready > 0 ? { unavailableReplicas: pods.length - ready } : {}),
+  /** What the Job controller reaches of the cluster (jobs.ts). */
+  #jobHost(): JobHost {
+    return {
+      store: this.store,
+      minor: Number(/^v?\d+\.(\d+)/.exec(this.identity.kubernetesVersion)?.[1] ?? 0),
+      wakeAt: (atMs, key) => {
+        if (this.#deadlines.get(key) === atMs) return;
+        this.#deadlines.set(key, atMs);
+        this.#schedule(atMs, { kind: 'progress-deadline', uid: key });
+      },
+      deleteJob: (job, nowMs) => {
+        this.deleteWith('jobs', job.metadata.namespace, job.metadata.name, 'Background', nowMs);
+        collectGarbage(this, nowMs);
+      },
     };
-    if (JSON.stringify(deployment['status']) === JSON.stringify(status)) return;
-    this.store.replace('deployments', { ...deployment, status });
+  }
+
+  /** A look at each Deployment still progressing when its deadline passes, so that ProgressDeadlineExceeded is reported. */
+  #scheduleProgressDeadlines(): void {
+    for (const d of this.store.list('deployments')) {
+      const progressing = ((obj(d['status'])?.['conditions'] as Json[] | undefined) ?? []).find((c) => c['type'] === 'Progressing');
+      if (progressing?.['status'] !== 'True' || progressing['reason'] === 'NewReplicaSetAvailable') continue;
+      const seconds = obj(d['spec'])?.['progressDeadlineSeconds'];
+      const at = Date.parse(String(progressing['lastUpdateTime'] ?? '')) + (typeof seconds === 'number' ? seconds : 600) * 1000 + 1000;
+      const uid = String(d.metadata['uid']);
+      if (!Number.isFinite(at) || this.#deadlines.get(uid) === at) continue;
+      this.#deadlines.set(uid, at);
+      this.#schedule(at, { kind: 'progress-deadline', uid });
+    }
   }
 
   /**
@@ -1368,6 +1527,7 @@ export class ClusterApi implements HelmHost {
     // kubeadm's CoreDNS addon is a Deployment, its Service, ConfigMap and RBAC, and no PodDisruptionBudget
     // (cmd/kubeadm/app/phases/addons/dns/manifests.go; kubernetes/kubeadm#1672 asked for one and was closed). So a drain
     // evicts both replicas even where they have nowhere else to go (every worker tainted): DNS waits, the drain does not.
+    if (!this.store.get('daemonsets', 'kube-system', 'cilium')) this.create('daemonsets', 'kube-system', structuredClone(CILIUM_DAEMONSET), nowMs);
     const criticalTolerations = [
       { key: 'CriticalAddonsOnly', operator: 'Exists' },
       { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
@@ -1401,7 +1561,12 @@ export class ClusterApi implements HelmHost {
           selector: { matchLabels: { 'io.cilium/app': 'operator' } },
           template: {
             metadata: { labels: { 'io.cilium/app': 'operator' } },
-            spec: { containers: [{ name: 'cilium-operator', image: 'quay.io/cilium/operator-generic' }], tolerations: [{ operator: 'Exists' }] },
+            // The cilium chart's operator runs on the host's network.
+            spec: {
+              containers: [{ name: 'cilium-operator', image: 'quay.io/cilium/operator-generic' }],
+              hostNetwork: true,
+              tolerations: [{ operator: 'Exists' }],
+            },
           },
         },
       },

@@ -5,7 +5,8 @@ import { selfSubjectAccessReview } from './access-review.js';
 import { decodeProtobufBody } from './protobuf.js';
 import { ClusterApi, type RegisterNode } from './cluster.js';
 import { nodeResources } from './node-resources.js';
-import { ApiError, ObjectStore, uuidFrom } from './store.js';
+import { refused } from './fixture.js';
+import { ObjectStore, uuidFrom } from './store.js';
 
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -30,16 +31,6 @@ function node(name: string, controlPlane: boolean, internalIp: string): Register
     controlPlane,
     machine: { vcpus: 4, memoryMiB: 8192, diskGiB: 80 },
   };
-}
-
-function refused(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('Services', () => {

@@ -74,22 +74,40 @@ function resourceList(groupVersion: string, group: string, resources: ServedReso
     singularName: spec.custom?.singular ?? spec.kind.toLowerCase(),
     namespaced: spec.namespaced,
     kind: spec.kind,
-    verbs: VERBS,
+    // A review (access review, self review) is created and answered, never stored: create is its only verb.
+    verbs: /Review$/.test(spec.kind) && !spec.custom ? ['create'] : VERBS,
     ...((spec.custom?.shortNames.length ?? 0) > 0 ? { shortNames: spec.custom?.shortNames } : SHORT_NAMES[plural] ? { shortNames: SHORT_NAMES[plural] } : {}),
     ...((spec.custom?.categories.length ?? 0) > 0 ? { categories: spec.custom?.categories } : ALL_CATEGORY.has(plural) ? { categories: ['all'] } : {}),
   }));
-  if (group === '') list.push({ name: 'pods/eviction', singularName: '', namespaced: true, kind: 'Eviction', verbs: ['create'] });
-  // kubectl scale finds the scale subresource here (its group is autoscaling, as the real server lists it).
-  if (group === 'apps')
+  // The eviction subresource is a policy/v1 Eviction, as the real server lists it: kubectl drain evicts only when the
+  // entry names that group and version (drain.CheckEvictionSupport), and deletes the pods otherwise.
+  if (group === '')
     list.push({
-      name: 'deployments/scale',
+      name: 'pods/eviction',
       singularName: '',
       namespaced: true,
-      kind: 'Scale',
-      verbs: ['get', 'patch', 'update'],
-      group: 'autoscaling',
+      kind: 'Eviction',
+      verbs: ['create'],
+      group: 'policy',
       version: 'v1',
     } as (typeof list)[number]);
+  // kubectl scale finds the scale subresource here (its group is autoscaling, as the real server lists it).
+  if (group === 'apps')
+    for (const owner of ['deployments', 'replicasets'])
+      list.push({
+        name: `${owner}/scale`,
+        singularName: '',
+        namespaced: true,
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+        group: 'autoscaling',
+        version: 'v1',
+      } as (typeof list)[number]);
+  // The workload kinds' status subresources.
+  for (const r of resources) {
+    if (['deployments', 'replicasets', 'daemonsets', 'poddisruptionbudgets'].includes(r.plural))
+      list.push({ name: `${r.plural}/status`, singularName: '', namespaced: true, kind: r.spec.kind, verbs: ['get', 'patch', 'update'] });
+  }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: list };
 }
 

@@ -6,15 +6,18 @@
 // Authentication is not checked here: msw intercepts requests in-process, before TLS, so neither the client
 // certificate nor the CA verification can be exercised; a request to a live endpoint is served whoever sends it.
 // Serving the same emulator over real TLS (and checking the admin certificate) is another issue's work.
-// Watches, server-side Tables, the OpenAPI documents and field validation are served (watch.ts, table.ts, openapi.ts);
+// Watches, server-side Tables, Kubernetes' own OpenAPI documents and field validation are served (watch.ts, table.ts,
+// openapi.ts, openapi-validation.ts), with /version (version-info.ts), /status (status-subresource.ts) and pods/log
+// (pod-log.ts);
 // JSON, merge, strategic merge patches and server-side apply too (patch-json.ts, patch-strategic.ts, apply.ts).
-// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced) and admission beyond the checks in cluster.ts, graceful pod termination (an
-// evicted pod is gone at once), rollout pacing (a changed pod template replaces the pods at once),
+// Also not modelled: RBAC (Roles and RoleBindings are stored, not enforced: a request impersonating another user is
+// refused with 403), admission beyond the checks in cluster.ts, graceful pod termination (an evicted pod is gone at
+// once), rollout pacing (a changed pod template replaces the pods at once),
 // and DNS: a load-balancer hostname is taken to reach the cluster whose kubeadm init named it.
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { parse as parseYaml } from 'yaml';
 import { managerFromUserAgent } from './apply.js';
-import { selfSubjectAccessReview } from './access-review.js';
+import { selfSubjectAccessReview, selfSubjectReview } from './access-review.js';
 import { requestedReplicas, scaleOf } from './scale.js';
 import { heartbeatView, type LeaseRenewals } from './heartbeats.js';
 import { countCall, type SandboxContext } from '../context.js';
@@ -28,9 +31,47 @@ import type { SandboxVmSource } from './vm-source.js';
 import { mediaType, PROTOBUF, requireDecodableBody } from './content-negotiation.js';
 import { decodeProtobufBody } from './protobuf.js';
 import { openApi } from './openapi.js';
-import { fieldValidationOf, validateFields, warningHeaders } from './openapi-validation.js';
+import { fieldValidationOf, validateApply, validateEnums, validateFields, warningHeaders } from './openapi-validation.js';
+import { podLog } from './pod-log.js';
+import { hasStatusSubresource, writeStatus } from './status-subresource.js';
+import { versionInfo } from './version-info.js';
 import { includeObjectOf, tableVersion, toTable } from './table.js';
 import { changeLog, isWatch, watchStream } from './watch.js';
+import { propagationOf } from './garbage-collector.js';
+
+/** A DELETE's DeleteOptions body (kubectl and the client libraries send one), or undefined without one. */
+/**
+ * The resources whose registries answer a DELETE with the object instead of a Status (`ReturnDeletedObject: true` in
+ * kubernetes/pkg/registry/…/storage/storage.go of pods, pod templates, service accounts and storage classes).
+ */
+const RETURNS_DELETED_OBJECT = new Set<string>(['pods', 'podtemplates', 'serviceaccounts', 'storageclasses']);
+
+/**
+ * A pod as the API server answers its DELETE: one bound to a node is deleted gracefully, so the answer carries its
+ * deletionTimestamp (now plus the grace period: the request's, or the pod's terminationGracePeriodSeconds) and
+ * deletionGracePeriodSeconds, while the kubelet stops its containers (registry/core/pod/strategy.go
+ * CheckGracefulDelete). The sandbox's kubelets confirm at once, so the pod is already gone when the answer is read;
+ * a grace period of 0 deletes at once, and the answer is the pod as it was.
+ */
+function gracefullyDeleted(pod: KubeObject, options: Json | undefined, query: URLSearchParams, nowMs: number): KubeObject {
+  const spec = obj(pod['spec']) ?? {};
+  if (pod.metadata['deletionTimestamp'] !== undefined || typeof spec['nodeName'] !== 'string') return pod;
+  const asked = Number(query.get('gracePeriodSeconds') ?? obj(options)?.['gracePeriodSeconds'] ?? Number.NaN);
+  const grace = Number.isFinite(asked) ? Math.max(0, asked) : Number(spec['terminationGracePeriodSeconds'] ?? 30);
+  if (grace === 0) return pod;
+  const at = new Date(nowMs + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { ...pod, metadata: { ...pod.metadata, deletionTimestamp: at, deletionGracePeriodSeconds: grace } };
+}
+
+async function deleteOptionsOf(request: Request): Promise<Json | undefined> {
+  const text = await request.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return obj(JSON.parse(text)) ?? undefined;
+  } catch {
+    throw new ApiError(400, 'BadRequest', 'the request body is not valid JSON');
+  }
+}
 
 /** The port the emulated API servers answer HTTPS on, as kubeadm's default (6443). */
 export const KUBERNETES_API_PORT = 6443;
@@ -356,12 +397,21 @@ export class KubernetesEmulator {
     const live = (o: KubeObject): KubeObject =>
       o['kind'] === 'Node' || o['kind'] === 'Lease' ? heartbeatView(o, (renewals ??= this.simulation.leaseRenewals(cluster.endpoint, now))) : o;
     const method = request.method;
+    // Impersonation (kubectl --as, --as-group): the request would be authorized as that user, by RBAC, which the
+    // sandbox stores but does not enforce; answering it as the admin would be a wrong answer, so it is refused.
+    const impersonated = request.headers.get('impersonate-user') ?? request.headers.get('impersonate-group');
+    if (impersonated !== null)
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `impersonation ("${impersonated}") is not modelled by the sandbox: it does not enforce RBAC, so it cannot answer ` +
+          "as the API server would answer that user; send the request as the kubeconfig's own user",
+      );
     if (segments.length === 1 && ['readyz', 'livez', 'healthz'].includes(segments[0] ?? '') && method === 'GET') {
       return new HttpResponse('ok', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     }
     if (segments.length === 1 && segments[0] === 'version' && method === 'GET') {
-      const v = /^v(\d+)\.(\d+)/.exec(api.identity.kubernetesVersion);
-      return HttpResponse.json({ major: v?.[1] ?? '1', minor: v?.[2] ?? '0', gitVersion: api.identity.kubernetesVersion, platform: 'linux/amd64' });
+      return HttpResponse.json(versionInfo(api.identity.kubernetesVersion));
     }
     const spec = method === 'GET' ? openApi(url.pathname, request.headers.get('accept'), api.identity.kubernetesVersion) : undefined;
     if (spec) return new HttpResponse(spec.body, { status: spec.status, headers: { 'content-type': spec.contentType, ...spec.headers } });
@@ -377,7 +427,7 @@ export class KubernetesEmulator {
         api.evict(namespace, name, now);
         return HttpResponse.json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, { status: 201 });
       }
-      if (resource === 'deployments' && subresource === 'scale' && name && namespace) {
+      if ((resource === 'deployments' || resource === 'replicasets') && subresource === 'scale' && name && namespace) {
         const current = scaleOf(api.get(resource, namespace, name));
         if (method === 'GET') return HttpResponse.json(current);
         if (method !== 'PUT' && method !== 'PATCH')
@@ -387,7 +437,40 @@ export class KubernetesEmulator {
         const replicas = requestedReplicas(current, body, method === 'PATCH' ? contentType : undefined);
         return HttpResponse.json(scaleOf(api.patch(resource, namespace, name, { spec: { replicas } }, 'application/merge-patch+json', now, writer)));
       }
+      if (resource === 'pods' && subresource === 'log' && name && namespace) {
+        if (method !== 'GET') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        const log = podLog(api.get(resource, namespace, name), url.searchParams, (node) => api.store.get('nodes', undefined, node) !== undefined);
+        return new HttpResponse(log, { status: 200, headers: { 'content-type': 'text/plain' } });
+      }
+      if (subresource === 'status' && name && hasStatusSubresource(resource, api.identity.kubernetesVersion, api.store)) {
+        if (method === 'GET') return HttpResponse.json(live(api.get(resource, namespace, name)));
+        if (method !== 'PUT' && method !== 'PATCH')
+          throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        const contentType = method === 'PATCH' ? (request.headers.get('content-type') ?? '') : 'application/json';
+        const body = method === 'PUT' ? await this.#body(request) : await this.#patchBody(request, contentType);
+        const patchObject = obj(body);
+        const warnings = patchObject
+          ? validateFields(
+              resource,
+              patchObject,
+              fieldValidationOf(url.searchParams.get('fieldValidation')),
+              method === 'PATCH',
+              api.identity.kubernetesVersion,
+            )
+          : [];
+        const force = url.searchParams.get('force') === 'true';
+        const stored = writeStatus(api, resource, namespace, name, body, method === 'PUT' ? undefined : contentType, now, {
+          ...(fieldManager !== undefined ? { manager: fieldManager } : {}),
+          force,
+        });
+        return HttpResponse.json(live(stored), { headers: withWarnings(warnings) });
+      }
       throw notFoundPath();
+    }
+    if (resource === 'selfsubjectreviews') {
+      if (method !== 'POST' || name !== undefined)
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      return HttpResponse.json(selfSubjectReview(api.identity), { status: 201 });
     }
     if (resource === 'selfsubjectaccessreviews') {
       if (method !== 'POST' || name !== undefined)
@@ -401,7 +484,8 @@ export class KubernetesEmulator {
         if (specOf(resource).namespaced && namespace === undefined)
           throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
         const body = await this.#body(request);
-        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')), false, api.identity.kubernetesVersion);
+        validateEnums(resource, body, String(obj(body['metadata'])?.['name'] ?? ''), api.identity.kubernetesVersion);
         const created = api.create(resource, namespace, body, now, writer);
         return HttpResponse.json(created, { status: 201, headers: withWarnings(warnings) });
       }
@@ -426,7 +510,8 @@ export class KubernetesEmulator {
       }
       case 'PUT': {
         const body = await this.#body(request);
-        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')));
+        const warnings = validateFields(resource, body, fieldValidationOf(url.searchParams.get('fieldValidation')), false, api.identity.kubernetesVersion);
+        validateEnums(resource, body, name, api.identity.kubernetesVersion);
         return HttpResponse.json(api.replace(resource, namespace, name, body, now, writer), { headers: withWarnings(warnings) });
       }
       case 'PATCH': {
@@ -442,7 +527,14 @@ export class KubernetesEmulator {
         }
         const body = await this.#patchBody(request, contentType);
         const patchObject = obj(body);
-        const warnings = patchObject ? validateFields(resource, patchObject, fieldValidationOf(url.searchParams.get('fieldValidation')), true) : [];
+        if (apply && patchObject) {
+          const metadata = { ...(obj(patchObject['metadata']) ?? {}), ...(namespace !== undefined ? { namespace } : {}) };
+          validateApply(resource, { ...patchObject, metadata }, api.identity.kubernetesVersion);
+        }
+        const warnings = patchObject
+          ? validateFields(resource, patchObject, fieldValidationOf(url.searchParams.get('fieldValidation')), true, api.identity.kubernetesVersion)
+          : [];
+        if (patchObject) validateEnums(resource, patchObject, name, api.identity.kubernetesVersion, true);
         const existed = apply && api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name) !== undefined;
         const patched = api.patch(
           resource,
@@ -457,9 +549,17 @@ export class KubernetesEmulator {
         return HttpResponse.json(patched, { status: apply && !existed ? 201 : 200, headers: withWarnings(warnings) });
       }
       case 'DELETE': {
-        const deleted = api.delete(resource, namespace, name, now);
-        // An object its finalizers keep is answered as it now is, marked for deletion (as the API server does).
-        if (api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name)) return HttpResponse.json(deleted);
+        const options = await deleteOptionsOf(request);
+        const deleted = api.delete(resource, namespace, name, now, propagationOf(options, url.searchParams, resource === 'jobs' ? 'Orphan' : 'Background'));
+        // An object its finalizers keep is answered as it now is, marked for deletion (as the API server does), also when
+        // the garbage collector, which runs later on a real cluster, has already let it go (Foreground without
+        // dependents); so is an object of a resource whose registry returns what it deleted.
+        if (
+          api.store.get(resource, specOf(resource).namespaced ? namespace : undefined, name) ||
+          deleted.metadata['deletionTimestamp'] !== undefined ||
+          RETURNS_DELETED_OBJECT.has(resource)
+        )
+          return HttpResponse.json(resource === 'pods' ? gracefullyDeleted(deleted, options, url.searchParams, now) : deleted);
         const spec = specOf(resource);
         return HttpResponse.json({
           kind: 'Status',

@@ -18,6 +18,8 @@ import { Redacted, type PemKeyPair } from '@kubeplane/sdk';
 import { seededRandom, VirtualClock } from '@kubeplane/sdk/provider';
 import type { SandboxContext } from '../context.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './vm-source.js';
+import { ClusterApi, type ClusterEvent } from './cluster.js';
+import { ApiError } from './store.js';
 import { machineCloudOf } from '../clouds/index.js';
 import { CRUSOE_CLOUD } from '../crusoe/emulator.js';
 
@@ -195,4 +197,49 @@ export class ManagedCloud implements SandboxVmSource {
       },
     });
   }
+}
+
+/**
+ * A bootstrapped cluster API with Ready workers (`nodes`, at 192.168.0.N) and a clock that runs what its
+ * controllers scheduled: `advance(ms)` runs every event due by then, in order.
+ */
+export function clusterWorld(options: { version?: string; nodes?: string[] } = {}) {
+  const version = options.version ?? 'v1.34.2';
+  const t0 = RENDER_NOW.getTime();
+  const queue: Array<{ at: number; event: ClusterEvent }> = [];
+  const api = new ClusterApi(
+    { name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: version, caPem: '', podSubnet: '10.244.0.0/16' },
+    (at, event) => queue.push({ at, event }),
+    t0,
+  );
+  api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
+  let now = t0;
+  const advance = (ms: number) => {
+    const until = now + ms;
+    for (;;) {
+      queue.sort((a, b) => a.at - b.at);
+      const next = queue[0];
+      if (!next || next.at > until) break;
+      queue.shift();
+      api.runEvent(next.event, next.at);
+    }
+    now = until;
+  };
+  for (const [i, name] of (options.nodes ?? ['w-1', 'w-2', 'w-3']).entries()) {
+    api.registerNode({ name, labels: {}, taints: [], internalIp: `192.168.0.${i + 1}`, kubeletVersion: version, arch: 'amd64', controlPlane: false }, t0);
+    api.setNodeReady(name, t0);
+  }
+  advance(60_000);
+  return { api, advance, now: () => now };
+}
+
+/** The API error `f` throws; fails when it throws none. */
+export function refused(f: () => unknown): ApiError {
+  try {
+    f();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
 }

@@ -19,6 +19,7 @@
 // real Job retries up to backOffLimit 1000 with back-off), and the chart's Failed condition carries helm's own error
 // (the real one says "Job has reached configured number of retries without succeeding" and helm's error is in the
 // Job's pod log); the effects below stand in for the charts' templates, only for the charts the catalog pins.
+import { helmControllerJob } from './jobs.js';
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
@@ -226,9 +227,13 @@ function helmJob(chart: KubeObject, name: string, mode: 'install' | 'delete', ha
   };
 }
 
-/** The Job controller's part: a Job without a pod gets one (not yet bound: the scheduler places it). */
-export function reconcileJobs(store: ObjectStore, nowMs: number): void {
+/**
+ * The Job controller's part for the helm-controller's Jobs: one without a pod gets one (not yet bound: the scheduler
+ * places it). Other Jobs are run by jobs.ts.
+ */
+function reconcileHelmJobs(store: ObjectStore, nowMs: number): void {
   for (const job of store.list('jobs')) {
+    if (job.metadata['deletionTimestamp'] !== undefined || !helmControllerJob(job)) continue;
     const status = obj(job['status']) ?? {};
     if (
       status['completionTime'] !== undefined ||
@@ -294,7 +299,7 @@ export function reconcileHelmCharts(host: HelmHost, nowMs: number): void {
   if (controllerRuns(store)) {
     for (const chart of store.list(HELMCHARTS)) reconcileChart(host, chart, nowMs);
   }
-  reconcileJobs(store, nowMs);
+  reconcileHelmJobs(store, nowMs);
   // A Job's pod started: its helm command runs from now for helmJobMs.
   for (const job of store.list('jobs')) {
     if (!job.metadata.name.startsWith('helm-install-') && !job.metadata.name.startsWith('helm-delete-')) continue;

@@ -450,6 +450,9 @@ export class KubeletSimulation {
         kubernetesVersion: mc.kubernetesVersion,
         caPem: mc.caPem,
         ...(mc.serving ? { serving: { ...mc.serving } } : {}),
+        ...(mc.podSubnet ? { podSubnet: mc.podSubnet } : {}),
+        ...(mc.serviceSubnet ? { serviceSubnet: mc.serviceSubnet } : {}),
+        ...(mc.nodeCidrMaskSize ? { nodeCidrMaskSize: mc.nodeCidrMaskSize } : {}),
       };
       const cluster = this.#cluster(identity, caCertHash(mc.caPem), new Set(), upAt, upAt);
       cluster.managed = {
@@ -710,6 +713,7 @@ export class KubeletSimulation {
         kubernetesVersion: init.kubernetesVersion,
         caPem,
         ...(init.serviceSubnet ? { serviceSubnet: init.serviceSubnet } : {}),
+        ...(init.podSubnet ? { podSubnet: init.podSubnet } : {}),
       },
       caCertHash(caPem),
       new Set([k]),

@@ -1,6 +1,6 @@
-// The schemas of the served kinds, as the API server publishes them in its OpenAPI documents: field names and types
-// from k8s.io/api (core/v1, apps/v1 types.go) and apimachinery's ObjectMeta, with short descriptions for `kubectl
-// explain`. A kind or sub-object the sandbox does not describe field by field keeps unknown fields
+// The sandbox's own schemas, for the served kinds Kubernetes' published document lacks (openapi-spec.ts covers the
+// rest): apimachinery's ObjectMeta and the meta/v1 types they refer to, field by field, and each such kind (cilium.io's
+// CiliumClusterwideNetworkPolicy, whose CRD Cilium installs on a real cluster) keeping unknown fields
 // (`x-kubernetes-preserve-unknown-fields`), so strict field validation never refuses what a real server takes.
 import { resourceVersion, specOf, type Resource } from './store.js';
 
@@ -156,213 +156,6 @@ export const SHARED: Record<string, Schema> = {
       status: s('Status of the operation. One of: "Success" or "Failure".'),
     },
   },
-  [`${CORE}.Container`]: {
-    type: 'object',
-    description: 'A single application container that you want to run within a pod.',
-    required: ['name'],
-    properties: {
-      args: strings('Arguments to the entrypoint.'),
-      command: strings('Entrypoint array. Not executed within a shell.'),
-      env: list(free('EnvVar represents an environment variable present in a Container.'), 'List of environment variables to set in the container.', 'name'),
-      envFrom: list(
-        free('EnvFromSource represents the source of a set of ConfigMaps or Secrets.'),
-        'List of sources to populate environment variables in the container.',
-      ),
-      image: s('Container image name.'),
-      imagePullPolicy: s('Image pull policy. One of Always, Never, IfNotPresent.'),
-      lifecycle: free('Actions that the management system should take in response to container lifecycle events.'),
-      livenessProbe: free('Periodic probe of container liveness.'),
-      name: s('Name of the container specified as a DNS_LABEL.'),
-      ports: list(free('ContainerPort represents a network port in a single container.'), 'List of ports to expose from the container.', 'containerPort'),
-      readinessProbe: free('Periodic probe of container service readiness.'),
-      resizePolicy: list(free('ContainerResizePolicy represents resource resize policy for the container.'), 'Resources resize policy for the container.'),
-      resources: free('Compute Resources required by this container.'),
-      restartPolicy: s('RestartPolicy defines the restart behavior of individual containers in a pod.'),
-      securityContext: free('SecurityContext defines the security options the container should be run with.'),
-      startupProbe: free('StartupProbe indicates that the Pod has successfully initialized.'),
-      stdin: b('Whether this container should allocate a buffer for stdin in the container runtime.'),
-      stdinOnce: b('Whether the container runtime should close the stdin channel after it has been opened by a single attach.'),
-      terminationMessagePath: s(
-        "Path at which the file to which the container's termination message will be written is mounted into the container's filesystem.",
-      ),
-      terminationMessagePolicy: s('Indicate how the termination message should be populated.'),
-      tty: b('Whether this container should allocate a TTY for itself.'),
-      volumeDevices: list(
-        free('volumeDevice describes a mapping of a raw block device within a container.'),
-        'volumeDevices is the list of block devices to be used by the container.',
-        'devicePath',
-      ),
-      volumeMounts: list(
-        free('VolumeMount describes a mounting of a Volume within a container.'),
-        "Pod volumes to mount into the container's filesystem.",
-        'mountPath',
-      ),
-      workingDir: s("Container's working directory."),
-    },
-  },
-  [`${CORE}.PodSpec`]: {
-    type: 'object',
-    description: 'PodSpec is a description of a pod.',
-    required: ['containers'],
-    properties: {
-      activeDeadlineSeconds: i('Optional duration in seconds the pod may be active on the node relative to StartTime.', 'int64'),
-      affinity: free("If specified, the pod's scheduling constraints."),
-      automountServiceAccountToken: b('AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.'),
-      containers: list(ref(`${CORE}.Container`), 'List of containers belonging to the pod.', 'name'),
-      dnsConfig: free('Specifies the DNS parameters of a pod.'),
-      dnsPolicy: s('Set DNS policy for the pod.'),
-      enableServiceLinks: b("EnableServiceLinks indicates whether information about services should be injected into pod's environment variables."),
-      ephemeralContainers: list(
-        free('An EphemeralContainer is a temporary container that you may add to an existing Pod.'),
-        'List of ephemeral containers run in this pod.',
-        'name',
-      ),
-      hostAliases: list(
-        free('HostAlias holds the mapping between IP and hostnames.'),
-        "HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file.",
-        'ip',
-      ),
-      hostIPC: b("Use the host's ipc namespace."),
-      hostNetwork: b('Host networking requested for this pod.'),
-      hostPID: b("Use the host's pid namespace."),
-      hostUsers: b("Use the host's user namespace."),
-      hostname: s('Specifies the hostname of the Pod.'),
-      imagePullSecrets: list(
-        free('A reference to a secret in the same namespace.'),
-        'ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec.',
-        'name',
-      ),
-      initContainers: list(ref(`${CORE}.Container`), 'List of initialization containers belonging to the pod.', 'name'),
-      nodeName: s('NodeName indicates in which node this pod is scheduled.'),
-      nodeSelector: stringMap('NodeSelector is a selector which must be true for the pod to fit on a node.'),
-      os: free('Specifies the OS of the containers in the pod.'),
-      overhead: free('Overhead represents the resource overhead associated with running a pod for a given RuntimeClass.'),
-      preemptionPolicy: s('PreemptionPolicy is the Policy for preempting pods with lower priority.'),
-      priority: i('The priority value.'),
-      priorityClassName: s("If specified, indicates the pod's priority."),
-      readinessGates: list(
-        free('PodReadinessGate contains the reference to a pod condition.'),
-        'If specified, all readiness gates will be evaluated for pod readiness.',
-      ),
-      resourceClaims: list(
-        free('PodResourceClaim references exactly one ResourceClaim.'),
-        'ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start.',
-        'name',
-      ),
-      resources: free('Resources is the total amount of CPU and Memory resources required by all containers in the pod.'),
-      restartPolicy: s('Restart policy for all containers within the pod.'),
-      runtimeClassName: s('RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group.'),
-      schedulerName: s('If specified, the pod will be dispatched by specified scheduler.'),
-      schedulingGates: list(
-        free('PodSchedulingGate is associated to a Pod to guard its scheduling.'),
-        'SchedulingGates is an opaque list of values that if specified will block scheduling the pod.',
-        'name',
-      ),
-      securityContext: free('SecurityContext holds pod-level security attributes and common container settings.'),
-      serviceAccount: s('DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.'),
-      serviceAccountName: s('ServiceAccountName is the name of the ServiceAccount to use to run this pod.'),
-      setHostnameAsFQDN: b("If true the pod's hostname will be configured as the pod's FQDN."),
-      shareProcessNamespace: b('Share a single process namespace between all of the containers in a pod.'),
-      subdomain: s('If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>".'),
-      terminationGracePeriodSeconds: i('Optional duration in seconds the pod needs to terminate gracefully.', 'int64'),
-      tolerations: list(
-        free('The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect>.'),
-        "If specified, the pod's tolerations.",
-      ),
-      topologySpreadConstraints: list(
-        free('TopologySpreadConstraint specifies how to spread matching pods among the given topology.'),
-        'TopologySpreadConstraints describes how a group of pods ought to spread across topology domains.',
-        'topologyKey',
-      ),
-      volumes: list(
-        free('Volume represents a named volume in a pod that may be accessed by any container in the pod.'),
-        'List of volumes that can be mounted by containers belonging to the pod.',
-        'name',
-      ),
-    },
-  },
-  [`${CORE}.PodTemplateSpec`]: {
-    type: 'object',
-    description: 'PodTemplateSpec describes the data a pod should have when created from a template.',
-    properties: {
-      metadata: ref(`${META}.ObjectMeta`, "Standard object's metadata."),
-      spec: ref(`${CORE}.PodSpec`, 'Specification of the desired behavior of the pod.'),
-    },
-  },
-};
-
-/** The fields of a kind other than apiVersion, kind and metadata; a kind missing here keeps whatever it is given. */
-const KIND_FIELDS: Partial<Record<string, { description: string; properties: Record<string, Schema> }>> = {
-  ConfigMap: {
-    description: 'ConfigMap holds configuration data for pods to consume.',
-    properties: {
-      binaryData: {
-        type: 'object',
-        additionalProperties: { type: 'string', format: 'byte' },
-        description: "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'.",
-      },
-      data: stringMap("Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'."),
-      immutable: b('Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified).'),
-    },
-  },
-  Secret: {
-    description: 'Secret holds secret data of a certain type.',
-    properties: {
-      data: {
-        type: 'object',
-        additionalProperties: { type: 'string', format: 'byte' },
-        description: 'Data contains the secret data. The serialized form of the secret data is a base64 encoded string.',
-      },
-      immutable: b('Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).'),
-      stringData: stringMap('stringData allows specifying non-binary secret data in string form.'),
-      type: s('Used to facilitate programmatic handling of secret data.'),
-    },
-  },
-  Namespace: {
-    description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.',
-    properties: {
-      spec: {
-        type: 'object',
-        description: 'Spec defines the behavior of the Namespace.',
-        properties: { finalizers: strings('Finalizers is an opaque list of values that must be empty to permanently remove object from storage.') },
-      },
-      status: free('Status describes the current status of a Namespace.'),
-    },
-  },
-  Deployment: {
-    description: 'Deployment enables declarative updates for Pods and ReplicaSets.',
-    properties: {
-      spec: {
-        type: 'object',
-        description: 'Specification of the desired behavior of the Deployment.',
-        required: ['selector', 'template'],
-        properties: {
-          minReadySeconds: i(
-            'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.',
-          ),
-          paused: b('Indicates that the deployment is paused.'),
-          progressDeadlineSeconds: i('The maximum time in seconds for a deployment to make progress before it is considered to be failed.'),
-          replicas: i('Number of desired pods.'),
-          revisionHistoryLimit: i('The number of old ReplicaSets to retain to allow rollback.'),
-          selector: ref(`${META}.LabelSelector`, 'Label selector for pods.'),
-          strategy: free('The deployment strategy to use to replace existing pods with new ones.'),
-          template: ref(`${CORE}.PodTemplateSpec`, 'Template describes the pods that will be created.'),
-        },
-      },
-      status: free('Most recently observed status of the Deployment.'),
-    },
-  },
-  Pod: {
-    description: 'Pod is a collection of containers that can run on a host.',
-    properties: {
-      spec: ref(`${CORE}.PodSpec`, 'Specification of the desired behavior of the pod.'),
-      status: free('Most recently observed status of the pod.'),
-    },
-  },
-  Node: {
-    description: 'Node is a worker node in Kubernetes.',
-    properties: { spec: free('Spec defines the behavior of a node.'), status: free('Most recently observed status of the node.') },
-  },
 };
 
 /**
@@ -381,17 +174,15 @@ export function definitionName(resource: Resource): string {
 /** A served kind's schema, with its group-version-kind, as the documents list it. */
 export function kindSchema(resource: Resource): Schema {
   const { group, kind } = specOf(resource);
-  const fields = KIND_FIELDS[kind];
   return {
     type: 'object',
-    description: fields?.description ?? `${kind} (the sandbox keeps its fields as given).`,
+    description: `${kind} (the sandbox keeps its fields as given).`,
     properties: {
       apiVersion: s('APIVersion defines the versioned schema of this representation of an object.'),
       kind: s('Kind is a string value representing the REST resource this object represents.'),
       metadata: ref(`${META}.ObjectMeta`, "Standard object's metadata."),
-      ...(fields?.properties ?? {}),
     },
-    ...(fields ? {} : { 'x-kubernetes-preserve-unknown-fields': true }),
+    'x-kubernetes-preserve-unknown-fields': true,
     'x-kubernetes-group-version-kind': [{ group, version: resourceVersion(resource), kind }],
   };
 }

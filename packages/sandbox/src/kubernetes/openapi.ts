@@ -1,10 +1,13 @@
-// The OpenAPI documents a Kubernetes API server publishes, generated from the kinds the emulator serves (store.ts
-// RESOURCES): /openapi/v3 (an index of group-versions, each a document at a hash-versioned URL) and /openapi/v2 (one
-// Swagger 2.0 document). kubectl reads them to validate manifests, to find patch strategies and for `explain`.
+// The OpenAPI documents a Kubernetes API server publishes: /openapi/v2 (one Swagger 2.0 document) and /openapi/v3 (an
+// index of group-versions, each a document at a hash-versioned URL), from Kubernetes' own published document for the
+// cluster's minor (openapi-spec.ts, openapi-spec/README.md). A served kind that document lacks (cilium.io's
+// CiliumClusterwideNetworkPolicy, whose CRD the real cluster's Cilium installs) gets the sandbox's own schema
+// (openapi-schemas.ts). kubectl reads these to validate manifests, to find patch strategies and for `explain`.
 // Layout: https://kubernetes.io/docs/concepts/overview/kubernetes-api/#openapi-interface-definition and
 // kube-openapi pkg/handler3 (index paths and serverRelativeURL with its hash).
 import { createHash } from 'node:crypto';
 import { definitionName, kindSchema, listSchema, META, SHARED, type Schema } from './openapi-schemas.js';
+import { definitionOf, v3Document, v3Keys, vendoredSwagger, type SwaggerDocument } from './openapi-spec.js';
 import { RESOURCES, resourceVersion, specOf, type Json, type Resource } from './store.js';
 
 type Document = Json;
@@ -17,9 +20,18 @@ interface GroupVersion {
   resources: Resource[];
 }
 
-function groupVersions(): GroupVersion[] {
+/** Whether Kubernetes' own document for the version describes `resource`'s kind. */
+function vendored(doc: SwaggerDocument, resource: Resource): boolean {
+  const { group, kind } = specOf(resource);
+  return definitionOf(doc, group, resourceVersion(resource), kind) !== undefined;
+}
+
+/** The served group-versions of the kinds Kubernetes' document for `kubernetesVersion` lacks. */
+function groupVersions(kubernetesVersion: string): GroupVersion[] {
+  const doc = vendoredSwagger(kubernetesVersion);
   const byPath = new Map<string, GroupVersion>();
   for (const resource of Object.keys(RESOURCES) as Resource[]) {
+    if (vendored(doc, resource)) continue;
     const group = specOf(resource).group;
     const version = resourceVersion(resource);
     const path = group ? `apis/${group}/${version}` : `api/${version}`;
@@ -149,7 +161,9 @@ function info(kubernetesVersion: string): Json {
 }
 
 export function openApiV3Document(path: string, kubernetesVersion: string): Document | undefined {
-  const gv = groupVersions().find((g) => g.path === path);
+  const fromSpec = v3Document(vendoredSwagger(kubernetesVersion), path, info(kubernetesVersion));
+  if (fromSpec) return fromSpec;
+  const gv = groupVersions(kubernetesVersion).find((g) => g.path === path);
   if (!gv) return undefined;
   return { openapi: '3.0.0', info: info(kubernetesVersion), paths: paths(gv), components: { schemas: schemas(gv.resources) } };
 }
@@ -161,9 +175,10 @@ function hashOf(body: string): string {
 
 export function openApiV3Index(kubernetesVersion: string): Json {
   const entries: Json = {};
-  for (const gv of groupVersions()) {
-    const body = JSON.stringify(openApiV3Document(gv.path, kubernetesVersion));
-    entries[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${hashOf(body)}` };
+  const keys = [...v3Keys(vendoredSwagger(kubernetesVersion)), ...groupVersions(kubernetesVersion).map((gv) => gv.path)].sort();
+  for (const key of keys) {
+    const body = JSON.stringify(openApiV3Document(key, kubernetesVersion));
+    entries[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hashOf(body)}` };
   }
   return { paths: entries };
 }
@@ -180,9 +195,10 @@ function toV2(value: unknown): unknown {
 }
 
 export function openApiV2Document(kubernetesVersion: string): Document {
-  const all = Object.keys(RESOURCES) as Resource[];
-  const v2Paths: Json = {};
-  for (const gv of groupVersions()) {
+  const doc = vendoredSwagger(kubernetesVersion);
+  const own = groupVersions(kubernetesVersion);
+  const v2Paths: Json = { ...doc.paths };
+  for (const gv of own) {
     for (const [p, item] of Object.entries(paths(gv))) {
       const ops: Json = {};
       for (const [verb, op] of Object.entries(item as Json)) {
@@ -205,7 +221,14 @@ export function openApiV2Document(kubernetesVersion: string): Document {
       v2Paths[p] = ops;
     }
   }
-  return { swagger: '2.0', info: info(kubernetesVersion), paths: v2Paths, definitions: toV2(schemas(all)) };
+  // The sandbox's own schemas only add: a definition Kubernetes' document has is served as it is.
+  const ownDefinitions = toV2(schemas(own.flatMap((gv) => gv.resources))) as Json;
+  return {
+    ...doc,
+    info: info(kubernetesVersion),
+    paths: v2Paths,
+    definitions: { ...ownDefinitions, ...doc.definitions },
+  };
 }
 
 /** Documents already rendered, by Kubernetes version and path: the served kinds do not change while a process runs. */

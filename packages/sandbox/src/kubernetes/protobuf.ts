@@ -1,9 +1,10 @@
 // Request bodies in the API server's protobuf encoding, which kubectl's typed clients send for built-in kinds
-// (`kubectl create configmap|secret|namespace|deployment`, drain's evictions, `auth can-i`'s access reviews): the `k8s\0` envelope around a
-// runtime.Unknown, whose raw bytes are the kind's message. Only the kinds and fields described here decode; a body
-// of another kind, or one that sets a field not described, gets 415 (never a field silently dropped), as from a server
-// without a protobuf serializer for it. Wire format: apimachinery/pkg/runtime/serializer/protobuf/protobuf.go; field
-// numbers: the generated.proto files of k8s.io/api core/v1, policy/v1 and apimachinery meta/v1.
+// (`kubectl create configmap|secret|namespace|deployment|serviceaccount|role|rolebinding|…`, drain's evictions, `auth
+// can-i`'s access reviews): the `k8s\0` envelope around a runtime.Unknown, whose raw bytes are the kind's message.
+// Only the kinds and fields described here decode; a body of another kind, or one that sets a field not described,
+// gets 415 (never a field silently dropped), as from a server without a protobuf serializer for it. Wire format:
+// apimachinery/pkg/runtime/serializer/protobuf/protobuf.go; field numbers: the generated.proto files of k8s.io/api
+// core/v1, policy/v1 and apimachinery meta/v1.
 import { ApiError, type Json } from './store.js';
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
@@ -149,6 +150,46 @@ const RESOURCE_ATTRIBUTES: Message = {
   7: { name: 'name', type: 'string' },
 };
 
+/** core/v1 ObjectReference: kind=1, namespace=2, name=3, uid=4, apiVersion=5, resourceVersion=6, fieldPath=7. */
+const OBJECT_REFERENCE: Message = {
+  1: { name: 'kind', type: 'string' },
+  2: { name: 'namespace', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'uid', type: 'string' },
+  5: { name: 'apiVersion', type: 'string' },
+  6: { name: 'resourceVersion', type: 'string' },
+  7: { name: 'fieldPath', type: 'string' },
+};
+
+/** rbac/v1 PolicyRule: verbs=1, apiGroups=2, resources=3, resourceNames=4, nonResourceURLs=5. */
+const POLICY_RULE: Message = {
+  1: { name: 'verbs', type: 'repeated-string' },
+  2: { name: 'apiGroups', type: 'repeated-string' },
+  3: { name: 'resources', type: 'repeated-string' },
+  4: { name: 'resourceNames', type: 'repeated-string' },
+  5: { name: 'nonResourceURLs', type: 'repeated-string' },
+};
+
+/** rbac/v1 RoleBinding and ClusterRoleBinding: Subject{kind=1, apiGroup=2, name=3, namespace=4}, RoleRef{apiGroup=1, kind=2, name=3}. */
+const ROLE_BINDING: Message = {
+  1: meta,
+  2: {
+    name: 'subjects',
+    type: 'repeated-message',
+    message: {
+      1: { name: 'kind', type: 'string' },
+      2: { name: 'apiGroup', type: 'string' },
+      3: { name: 'name', type: 'string' },
+      4: { name: 'namespace', type: 'string' },
+    },
+  },
+  3: {
+    name: 'roleRef',
+    type: 'message',
+    message: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } },
+  },
+};
+
 /** The kinds decoded, by `apiVersion/kind` (the envelope's TypeMeta). */
 const KINDS: Record<string, Message> = {
   'v1/ConfigMap': { 1: meta, 2: { name: 'data', type: 'map-string' }, 3: { name: 'binaryData', type: 'map-bytes' }, 4: { name: 'immutable', type: 'bool' } },
@@ -182,6 +223,70 @@ const KINDS: Record<string, Message> = {
     },
     3: { name: 'status', type: 'ignored' },
   },
+  // What `kubectl create poddisruptionbudget` sends: PodDisruptionBudgetSpec{minAvailable=1, selector=2,
+  // maxUnavailable=3, unhealthyPodEvictionPolicy=4} (k8s.io/api/policy/v1/generated.proto).
+  'policy/v1/PodDisruptionBudget': {
+    1: meta,
+    2: {
+      name: 'spec',
+      type: 'message',
+      message: {
+        1: { name: 'minAvailable', type: 'int-or-string' },
+        2: { name: 'selector', type: 'message', message: LABEL_SELECTOR },
+        3: { name: 'maxUnavailable', type: 'int-or-string' },
+        4: { name: 'unhealthyPodEvictionPolicy', type: 'string' },
+      },
+    },
+    3: { name: 'status', type: 'ignored' },
+  },
+  // What `kubectl create job` sends: Job{metadata=1, spec=2, status=3}, JobSpec{parallelism=1, completions=2,
+  // activeDeadlineSeconds=3, selector=4, manualSelector=5, template=6, backoffLimit=7, ttlSecondsAfterFinished=8,
+  // completionMode=9, suspend=10, podReplacementPolicy=14} (k8s.io/api/batch/v1/generated.proto).
+  'batch/v1/Job': {
+    1: meta,
+    2: {
+      name: 'spec',
+      type: 'message',
+      message: {
+        1: { name: 'parallelism', type: 'int', optional: true },
+        2: { name: 'completions', type: 'int', optional: true },
+        3: { name: 'activeDeadlineSeconds', type: 'int', optional: true },
+        4: { name: 'selector', type: 'message', message: LABEL_SELECTOR },
+        5: { name: 'manualSelector', type: 'bool' },
+        6: { name: 'template', type: 'message', message: { 1: meta, 2: { name: 'spec', type: 'message', message: POD_SPEC } } },
+        7: { name: 'backoffLimit', type: 'int', optional: true },
+        8: { name: 'ttlSecondsAfterFinished', type: 'int', optional: true },
+        9: { name: 'completionMode', type: 'string' },
+        10: { name: 'suspend', type: 'bool' },
+        14: { name: 'podReplacementPolicy', type: 'string' },
+      },
+    },
+    3: { name: 'status', type: 'ignored' },
+  },
+  // What `kubectl create serviceaccount` sends: ServiceAccount{metadata=1, secrets=2, imagePullSecrets=3,
+  // automountServiceAccountToken=4} (k8s.io/api/core/v1/generated.proto).
+  'v1/ServiceAccount': {
+    1: meta,
+    2: { name: 'secrets', type: 'repeated-message', message: OBJECT_REFERENCE },
+    3: { name: 'imagePullSecrets', type: 'repeated-message', message: { 1: { name: 'name', type: 'string' } } },
+    4: { name: 'automountServiceAccountToken', type: 'bool' },
+  },
+  // What `kubectl create role|clusterrole|rolebinding|clusterrolebinding` sends (k8s.io/api/rbac/v1/generated.proto):
+  // Role{metadata=1, rules=2}, ClusterRole{…, aggregationRule=3}, the bindings {metadata=1, subjects=2, roleRef=3}.
+  'rbac.authorization.k8s.io/v1/Role': { 1: meta, 2: { name: 'rules', type: 'repeated-message', message: POLICY_RULE } },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    1: meta,
+    2: { name: 'rules', type: 'repeated-message', message: POLICY_RULE },
+    3: {
+      name: 'aggregationRule',
+      type: 'message',
+      message: { 1: { name: 'clusterRoleSelectors', type: 'repeated-message', message: LABEL_SELECTOR } },
+    },
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': ROLE_BINDING,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ROLE_BINDING,
+  // What `kubectl auth whoami` sends: SelfSubjectReview{metadata=1, status=2} (k8s.io/api/authentication/v1).
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: meta, 2: { name: 'status', type: 'ignored' } },
   // DeleteOptions: an eviction's grace period and preconditions are not honoured anyway.
   'policy/v1/Eviction': { 1: meta, 2: { name: 'deleteOptions', type: 'ignored' } },
 };

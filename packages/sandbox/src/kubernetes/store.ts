@@ -36,6 +36,8 @@ const BUILTIN = {
   persistentvolumes: { kind: 'PersistentVolume', group: '', namespaced: false },
   deployments: { kind: 'Deployment', group: 'apps', namespaced: true },
   daemonsets: { kind: 'DaemonSet', group: 'apps', namespaced: true },
+  replicasets: { kind: 'ReplicaSet', group: 'apps', namespaced: true },
+  controllerrevisions: { kind: 'ControllerRevision', group: 'apps', namespaced: true },
   jobs: { kind: 'Job', group: 'batch', namespaced: true },
   poddisruptionbudgets: { kind: 'PodDisruptionBudget', group: 'policy', namespaced: true },
   // Stored as written, not enforced: the first control plane applies the mesh reader's Role and RoleBinding and the
@@ -51,11 +53,14 @@ const BUILTIN = {
   ciliumclusterwidenetworkpolicies: { kind: 'CiliumClusterwideNetworkPolicy', group: 'cilium.io', version: 'v2', namespaced: false },
   services: { kind: 'Service', group: '', namespaced: true },
   endpoints: { kind: 'Endpoints', group: '', namespaced: true },
+  endpointslices: { kind: 'EndpointSlice', group: 'discovery.k8s.io', namespaced: true },
   events: { kind: 'Event', group: '', namespaced: true },
   leases: { kind: 'Lease', group: 'coordination.k8s.io', namespaced: true },
   // Create-only and never stored: the API server answers the review in its response
   // (https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access).
   selfsubjectaccessreviews: { kind: 'SelfSubjectAccessReview', group: 'authorization.k8s.io', namespaced: false },
+  // `kubectl auth whoami`: the caller's user as the API server authenticated it (authentication.k8s.io/v1, GA in 1.28).
+  selfsubjectreviews: { kind: 'SelfSubjectReview', group: 'authentication.k8s.io', namespaced: false },
 } as const satisfies Record<string, ResourceSpec>;
 
 /** The built-in resources (plural names), served by every cluster. */
@@ -112,8 +117,8 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
-      details: this.details,
+      // An error the API server does not classify (a 500 from the field manager) carries neither reason nor details.
+      ...(this.reason !== '' ? { reason: this.reason, details: this.details } : {}),
       code: this.code,
     };
   }
@@ -164,11 +169,23 @@ export function conflict(resource: Resource, name: string): ApiError {
 }
 
 export function invalid(resource: Resource, name: string, field: string, message: string): ApiError {
-  const kind = specOf(resource).kind;
-  return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${field}: ${message}`, {
+  return invalidFields(resource, name, [{ reason: 'FieldValueInvalid', message, field }]);
+}
+
+/**
+ * 422 Invalid with one cause per field, worded as apimachinery's errors.NewInvalid: the group-qualified kind
+ * (`Deployment.apps`, `Pod`), and several field errors as one bracketed list.
+ */
+export function invalidFields(resource: Resource, name: string, causes: Array<{ reason: string; message: string; field: string }>): ApiError {
+  const { kind, group } = specOf(resource);
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  const each = causes.map((c) => `${c.field}: ${c.message}`);
+  const list = each.length === 1 ? (each[0] ?? '') : `[${each.join(', ')}]`;
+  return new ApiError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${list}`, {
     name,
+    ...(group ? { group } : {}),
     kind,
-    causes: [{ reason: 'FieldValueInvalid', message, field }],
+    causes,
   });
 }
 
@@ -268,6 +285,11 @@ export class ObjectStore {
 
   get(resource: Resource, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.#objects.get(resource)?.get(this.#key(resource, namespace, name));
+  }
+
+  /** The resources that hold objects (the garbage collector's scan). */
+  resources(): Resource[] {
+    return [...this.#objects.entries()].filter(([, m]) => m.size > 0).map(([r]) => r);
   }
 
   /** Objects of a resource, in one namespace or all, in creation order (deterministic, and cheap for controllers). */

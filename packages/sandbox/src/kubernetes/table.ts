@@ -174,6 +174,55 @@ function deploymentCells(o: KubeObject, nowMs: number): unknown[] {
   ];
 }
 
+/** printReplicaSet: desired, current and ready replicas, and (wide) the template's containers and the selector. */
+function replicaSetCells(o: KubeObject, nowMs: number): unknown[] {
+  const spec = obj(o['spec']) ?? {};
+  const status = obj(o['status']) ?? {};
+  const containers = list(obj(obj(spec['template'])?.['spec'])?.['containers']);
+  return [
+    o.metadata.name,
+    typeof spec['replicas'] === 'number' ? spec['replicas'] : 1,
+    num(status['replicas']),
+    num(status['readyReplicas']),
+    age(o, nowMs),
+    containers.map((c) => String(c['name'] ?? '')).join(','),
+    containers.map((c) => String(c['image'] ?? '')).join(','),
+    selectorString(obj(spec['selector'])),
+  ];
+}
+
+/** printDaemonSet: the scheduling counts, the template's node selector, and (wide) containers and selector. */
+function daemonSetCells(o: KubeObject, nowMs: number): unknown[] {
+  const spec = obj(o['spec']) ?? {};
+  const status = obj(o['status']) ?? {};
+  const podSpec = obj(obj(spec['template'])?.['spec']) ?? {};
+  const containers = list(podSpec['containers']);
+  const nodeSelector = Object.entries(obj(podSpec['nodeSelector']) ?? {})
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .sort();
+  return [
+    o.metadata.name,
+    num(status['desiredNumberScheduled']),
+    num(status['currentNumberScheduled']),
+    num(status['numberReady']),
+    num(status['updatedNumberScheduled']),
+    num(status['numberAvailable']),
+    nodeSelector.length > 0 ? nodeSelector.join(',') : '<none>',
+    age(o, nowMs),
+    containers.map((c) => String(c['name'] ?? '')).join(','),
+    containers.map((c) => String(c['image'] ?? '')).join(','),
+    selectorString(obj(spec['selector'])),
+  ];
+}
+
+/** printPodDisruptionBudget: minAvailable or maxUnavailable (N/A for the one not set), and the disruptions allowed. */
+function budgetCells(o: KubeObject, nowMs: number): unknown[] {
+  const spec = obj(o['spec']) ?? {};
+  const status = obj(o['status']) ?? {};
+  const value = (v: unknown) => (v === undefined || v === null ? 'N/A' : String(v));
+  return [o.metadata.name, value(spec['minAvailable']), value(spec['maxUnavailable']), num(status['disruptionsAllowed']), age(o, nowMs)];
+}
+
 /** printService: the external address depends on the type; a load balancer without ingress is <pending>. */
 function serviceCells(o: KubeObject, nowMs: number): unknown[] {
   const spec = obj(o['spec']) ?? {};
@@ -292,6 +341,87 @@ const PRINTERS: Partial<Record<string, Printer>> = {
       ),
     ],
     cells: deploymentCells,
+  },
+  replicasets: {
+    columns: [
+      NAME,
+      col('Desired', 'integer', 'Replicas is the number of desired pods.'),
+      col('Current', 'integer', 'Replicas is the most recently observed number of non-terminating pods.'),
+      col('Ready', 'integer', 'The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.'),
+      AGE,
+      col('Containers', 'string', 'Names of each container in the template.', 1),
+      col('Images', 'string', 'Images referenced by each container in the template.', 1),
+      col(
+        'Selector',
+        'string',
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+        1,
+      ),
+    ],
+    cells: replicaSetCells,
+  },
+  daemonsets: {
+    columns: [
+      NAME,
+      col('Desired', 'integer', 'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).'),
+      col('Current', 'integer', 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.'),
+      col(
+        'Ready',
+        'integer',
+        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+      ),
+      col('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
+      col(
+        'Available',
+        'integer',
+        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available ' +
+          '(ready for at least spec.minReadySeconds)',
+      ),
+      col('Node Selector', 'string', 'NodeSelector is a selector which must be true for the pod to fit on a node.'),
+      AGE,
+      col('Containers', 'string', 'Names of each container in the template.', 1),
+      col('Images', 'string', 'Images referenced by each container in the template.', 1),
+      col('Selector', 'string', 'A label query over pods that are managed by the daemon set.', 1),
+    ],
+    cells: daemonSetCells,
+  },
+  controllerrevisions: {
+    columns: [
+      NAME,
+      col('Controller', 'string', 'Controller of the object'),
+      col('Revision', 'integer', 'Revision indicates the revision of the state represented by Data.'),
+      AGE,
+    ],
+    // printControllerRevision: the controller as <kind>.<group>/<name>.
+    cells: (o, now) => {
+      const ref = list(o.metadata['ownerReferences']).find((r) => r['controller'] === true);
+      const group = ref
+        ? String(ref['apiVersion'] ?? '')
+            .split('/')
+            .slice(0, -1)
+            .join('/')
+        : '';
+      const controller = ref ? `${String(ref['kind'] ?? '').toLowerCase()}${group ? `.${group}` : ''}/${String(ref['name'] ?? '')}` : '<none>';
+      return [o.metadata.name, controller, num(o['revision']), age(o, now)];
+    },
+  },
+  poddisruptionbudgets: {
+    columns: [
+      NAME,
+      col(
+        'Min Available',
+        'string',
+        'The minimum number of pods that must be available simultaneously.  This can be either an integer or a string specifying a percentage, e.g. "28%".',
+      ),
+      col(
+        'Max Unavailable',
+        'string',
+        'The maximum number of pods that may be unavailable simultaneously.  This can be either an integer or a string specifying a percentage, e.g. "28%".',
+      ),
+      col('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.'),
+      AGE,
+    ],
+    cells: budgetCells,
   },
   namespaces: {
     columns: [NAME, col('Status', 'string', 'The status of the namespace'), AGE],

@@ -27,6 +27,11 @@ export const KUBE_TIMINGS = {
    * `helm uninstall`) from its pod running to done: 20 s (estimate; k3s's bundled charts take 10-30 s).
    */
   helmJobMs: 20_000,
+  /**
+   * A Job's container from running to its exit (0): the sandbox cannot run the image, so every Job's command takes
+   * this long and succeeds (a stand-in choice, docs/sandbox.md; a short batch step).
+   */
+  jobContainerMs: 10_000,
   /** kubeadm's discovery retry interval, its timeout (15m0s in our JoinConfiguration) and the script's 5 attempts. */
   discoveryRetryMs: 5_000,
   discoveryTimeoutMs: 15 * 60_000,

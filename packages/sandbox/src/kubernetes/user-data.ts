@@ -22,6 +22,8 @@ export interface KubeadmInit {
   advertiseAddress?: string;
   /** ClusterConfiguration networking.serviceSubnet (kubeadm's default is 10.96.0.0/12). */
   serviceSubnet?: string;
+  /** ClusterConfiguration networking.podSubnet (no default: without it, nodes get no podCIDR). */
+  podSubnet?: string;
 }
 
 export interface KubeadmJoin {
@@ -137,6 +139,7 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
     const local = asObject(init['localAPIEndpoint']);
     const advertiseAddress = str(local?.['advertiseAddress']);
     const serviceSubnet = str(asObject(cluster['networking'])?.['serviceSubnet']);
+    const podSubnet = str(asObject(cluster['networking'])?.['podSubnet']);
     return {
       nodeName: str(reg['name']) ?? '',
       taints: taints(reg['taints']),
@@ -148,6 +151,7 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
         tokens,
         ...(advertiseAddress ? { advertiseAddress } : {}),
         ...(serviceSubnet ? { serviceSubnet } : {}),
+        ...(podSubnet ? { podSubnet } : {}),
       },
     };
   }

@@ -92,6 +92,12 @@ export interface SandboxManagedCluster {
    * sandbox can answer over real TLS. A private key: never logged.
    */
   serving?: { certPem: string; keyPem: string };
+  /** The cluster's pod range (CMK's cluster_cidr), cut into each node's podCIDR. */
+  podSubnet?: string;
+  /** The cluster's Service range (CMK's service_cluster_ip_range). */
+  serviceSubnet?: string;
+  /** The size of each node's pod range (CMK's node_cidr_mask_size). */
+  nodeCidrMaskSize?: number;
 }
 
 /**
