@@ -114,7 +114,7 @@ async function session(): Promise<void> {
     new ec2sdk.RunInstancesCommand({
       MinCount: 1,
       MaxCount: 1,
-      ImageId: 'ami-0ubuntu2404amd64',
+      ImageId: 'ami-0965bd5ba4d59211c',
       InstanceType: 't3.small',
       SubnetId: subnet,
       SecurityGroupIds: [sg],
@@ -124,7 +124,7 @@ async function session(): Promise<void> {
     }),
   );
   const instance = launched?.Instances?.[0]?.InstanceId ?? '';
-  await e(new ec2sdk.RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
+  await e(new ec2sdk.RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0965bd5ba4d59211c', InstanceType: 't3.small' }));
   await e(new ec2sdk.DescribeInstancesCommand({}));
   await e(new ec2sdk.CreateTagsCommand({ Resources: [vpc, instance], Tags: [{ Key: 'team', Value: 'x' }] }));
   await e(new ec2sdk.DescribeTagsCommand({}));

@@ -10,6 +10,8 @@ export const EC2_DOCUMENTED_ERRORS: Readonly<Record<string, string>> = Object.fr
   [
     'AuthFailure',
     'DependencyViolation',
+    // A dry run of a call that would succeed (HTTP 412): every action's DryRun parameter names it.
+    'DryRunOperation',
     'Gateway.NotAttached',
     'IdempotentParameterMismatch',
     'IncorrectInstanceState',
@@ -54,6 +56,8 @@ export const EC2_DOCUMENTED_ERRORS: Readonly<Record<string, string>> = Object.fr
     'RouteAlreadyExists',
     'TagLimitExceeded',
     'Unsupported',
+    // "The specified request includes an unsupported operation": the sandbox's refusal of an action or filter it does not emulate.
+    'UnsupportedOperation',
     'VcpuLimitExceeded',
     'VPCIdNotSpecified',
   ].map((code) => [code, EC2_ERRORS]),
@@ -75,6 +79,7 @@ export const ROUTE53_DOCUMENTED_ERRORS: Readonly<Record<string, string>> = {
   NoSuchHealthCheck: `${ROUTE53_API}/API_DeleteHealthCheck.html`,
   HealthCheckInUse: `${ROUTE53_API}/API_DeleteHealthCheck.html`,
   HealthCheckAlreadyExists: `${ROUTE53_API}/API_CreateHealthCheck.html`,
+  HealthCheckVersionMismatch: `${ROUTE53_API}/API_UpdateHealthCheck.html`,
   TooManyHealthChecks: `${ROUTE53_API}/API_CreateHealthCheck.html`,
   NoSuchChange: `${ROUTE53_API}/API_GetChange.html`,
 };

@@ -41,7 +41,7 @@ describe('Sandbox', () => {
           nodepool: 'w',
           region: 'eu-central-1',
           serverType: 't3.small',
-          image: 'ami-0ubuntu2404amd64',
+          image: 'ami-0965bd5ba4d59211c',
           userData,
         }),
       { clock },

@@ -47,7 +47,7 @@ const awsScenario: ClusterScenario = {
   region: 'eu-central-1',
   zone: 'eu-central-1a',
   serverType: 't3.medium',
-  image: 'ami-0ubuntu2404amd64',
+  image: 'ami-0965bd5ba4d59211c',
   nodes: 0,
 };
 
@@ -80,7 +80,7 @@ async function request(s: Sandbox, name: string): Promise<NodeRequest> {
     region: scenario.region,
     ...(scenario.zone ? { zone: scenario.zone } : {}),
     serverType: n.provider === 'aws' ? (arm ? 't4g.medium' : 't3.medium') : 'cpx22',
-    image: n.provider === 'aws' ? (arm ? 'ami-0ubuntu2404arm64' : 'ami-0ubuntu2404amd64') : 'ubuntu-24.04',
+    image: n.provider === 'aws' ? (arm ? 'ami-0abcdef1234567890' : 'ami-0965bd5ba4d59211c') : 'ubuntu-24.04',
     userData: n.provider === 'aws' ? bytes : Buffer.from(bytes).toString('utf8'),
     sshKeyName: net.key,
     networkName: net.network,

@@ -110,6 +110,38 @@ export function cmkAddonReleases(c: Cluster): ServiceRelease[] {
   return out;
 }
 
+/**
+ * A cluster's pod and Service ranges when the request names none. Crusoe does not document its defaults; the API's
+ * examples give 10.233.0.0/18 for both fields, and these are the two halves Kubespray's defaults cut from 10.233.0.0/17
+ * (kube_service_addresses 10.233.0.0/18, kube_pods_subnet 10.233.64.0/18), with kube-controller-manager's /24 a node.
+ * Unsourced for CMK itself: the ranges are what a cluster reports, so a client reads them instead of assuming them.
+ */
+export const CMK_DEFAULT_NETWORK = { clusterCidr: '10.233.64.0/18', serviceRange: '10.233.0.0/18', nodeCidrMaskSize: 24 } as const;
+
+/** The ranges a cluster reports: its own, or the defaults. */
+export function cmkNetwork(c: Cluster): { clusterCidr: string; serviceRange: string; nodeCidrMaskSize: number } {
+  return {
+    clusterCidr: c.clusterCidr ?? CMK_DEFAULT_NETWORK.clusterCidr,
+    serviceRange: c.serviceRange ?? CMK_DEFAULT_NETWORK.serviceRange,
+    nodeCidrMaskSize: c.nodeCidrMaskSize ?? CMK_DEFAULT_NETWORK.nodeCidrMaskSize,
+  };
+}
+
+function cmkNetworkJson(c: Cluster): Json {
+  const n = cmkNetwork(c);
+  return { cluster_cidr: n.clusterCidr, service_cluster_ip_range: n.serviceRange, node_cidr_mask_size: n.nodeCidrMaskSize };
+}
+
+/** An IPv4 range in CIDR notation of a request's `field`, or a bad request naming it. */
+function cidrOf(body: Json, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === '') return undefined;
+  const m = typeof v === 'string' ? /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(v) : null;
+  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32)
+    throw badRequest(`${field} must be an IPv4 range in CIDR notation, got ${JSON.stringify(v)}`);
+  return String(v);
+}
+
 export function clusterJson(w: CrusoeWorld, c: Cluster): Json {
   return {
     id: c.id,
@@ -124,6 +156,7 @@ export function clusterJson(w: CrusoeWorld, c: Cluster): Json {
     add_ons: c.addOns,
     node_pools: w.pools.filter((p) => p.clusterId === c.id).map((p) => p.id),
     private: c.private,
+    ...cmkNetworkJson(c),
     kubelogin_args: {},
     created_at: '2026-01-01T00:00:00Z',
     updated_at: '2026-01-01T00:00:00Z',
@@ -235,13 +268,23 @@ export function cmkClusterRoutes(r: CrusoeRouter, w: CrusoeWorld): void {
       if (unknown.length) throw badRequest(`unknown add-ons: ${unknown.join(', ')}`);
       const subnet = typeof body['subnet_id'] === 'string' ? w.subnets.get(body['subnet_id']) : w.defaultSubnet(location);
       if (!subnet || subnet.location !== location) throw badRequest(`subnet ${String(body['subnet_id'])} is not in ${location}`);
-      return { location, version, addOns, subnet, name: w.name(body['name'], w.clusters.values(), 'Kubernetes cluster') };
+      const clusterCidr = cidrOf(body, 'cluster_cidr');
+      const serviceRange = cidrOf(body, 'service_cluster_ip_range');
+      const mask = body['node_cidr_mask_size'];
+      if (mask !== undefined && (typeof mask !== 'number' || !Number.isInteger(mask) || mask < 16 || mask > 28))
+        throw badRequest(`node_cidr_mask_size must be an integer from 16 to 28, got ${JSON.stringify(mask)}`);
+      const network = {
+        ...(clusterCidr ? { clusterCidr } : {}),
+        ...(serviceRange ? { serviceRange } : {}),
+        ...(typeof mask === 'number' ? { nodeCidrMaskSize: mask } : {}),
+      };
+      return { location, version, addOns, subnet, network, name: w.name(body['name'], w.clusters.values(), 'Kubernetes cluster') };
     };
     const request = checked();
     // The control plane's keys take real time: generated before anything changes, then the request is checked
     // again (another may have taken the name meanwhile) and applied at once, so ids keep the order of requests.
     const pki = await issueCmkPki({ seed: `${w.projectId}/${request.name}`, name: request.name, version: request.version, nowMs: w.now() });
-    const { location, version, addOns, subnet, name } = checked();
+    const { location, version, addOns, subnet, name, network } = checked();
     const c: Cluster = {
       id: w.uuid(),
       name,
@@ -251,6 +294,7 @@ export function cmkClusterRoutes(r: CrusoeRouter, w: CrusoeWorld): void {
       addOns,
       state: 'STATE_PROVISIONING',
       private: body['private'] === true,
+      ...network,
       remediation: {},
       fallback: false,
       runningAt: w.now() + CRUSOE_LATENCY.cmkClusterCreate,

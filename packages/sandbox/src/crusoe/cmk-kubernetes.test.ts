@@ -117,6 +117,28 @@ describe('a CMK cluster in the sandbox', () => {
     }
   });
 
+  it("cuts each node's podCIDR from the cluster's pod range, and gives pods addresses of their node's", async () => {
+    await run(() => provider.network.ensureNetwork({ name: `${id}-net`, clusterId: id, region, cidr: '10.20.0.0/16', subnets: [{ cidr: '10.20.0.0/20' }] }));
+    const request = { name: id, clusterId: id, region, kubernetesVersion: '1.33.4-cmk.15', addons: [], networkName: `${id}-net`, podCidr: '10.60.0.0/16' };
+    await run(() => provider.managedKubernetes.ensureCluster(request));
+    await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 2 }));
+    clock.advance(600 * S);
+    const cluster = kubernetes.cluster(`${id}.crusoecloudcompute.com:6443`);
+    const nodes = cluster?.store.list('nodes') ?? [];
+    expect(nodes).toHaveLength(2);
+    const cidrs = new Map(nodes.map((n) => [n.metadata.name, String((n['spec'] as { podCIDR?: string }).podCIDR)]));
+    expect([...cidrs.values()].sort()).toEqual(['10.60.0.0/24', '10.60.1.0/24']);
+    const pods = (cluster?.store.list('pods') ?? []).filter((p) => (p['spec'] as { hostNetwork?: boolean }).hostNetwork !== true);
+    expect(pods.length).toBeGreaterThan(0);
+    for (const pod of pods) {
+      const node = (pod['spec'] as { nodeName?: string }).nodeName ?? '';
+      const ip = (pod['status'] as { podIP?: string }).podIP ?? '';
+      expect(ip, pod.metadata.name).toMatch(new RegExp(`^${(cidrs.get(node) ?? 'none').replace(/0\/24$/, '').replaceAll('.', '\\.')}\\d+$`));
+    }
+    // The Service range is the default one, as none was asked for.
+    expect(crusoe.listManagedClusters()[0]).toMatchObject({ podSubnet: '10.60.0.0/16', serviceSubnet: '10.233.0.0/18', nodeCidrMaskSize: 24 });
+  });
+
   it('gives new nodes the pool labels as they are at their creation, as CMK does', async () => {
     await createCluster();
     await run(() => provider.managedKubernetes.ensureNodePool({ clusterId: id, name: 'cpu', serverType: 'c1a.8x', count: 1, labels: { tier: 'a' } }));

@@ -28,7 +28,7 @@ export function computeRoutes(r: CrusoeRouter, w: CrusoeWorld): void {
       })),
     }),
   );
-  r.project('GET /compute/vms/types', () => reply({ items: CRUSOE_TYPES.map((t) => ({ ...t, memory_type: 'DDR5', disk_type: 'NVMe' })) }));
+  r.project('GET /compute/vms/types', () => reply({ items: CRUSOE_TYPES.map((t) => ({ ...t })) }));
   r.project('GET /quotas', () => reply({ quotas: quotas(w) }));
   r.project('GET /compute/vms/instances', ({ query }) => reply(listVms(w, query)));
   r.project('POST /compute/vms/instances', ({ body }) => reply(createVm(w, body)));

@@ -132,6 +132,23 @@ describe('Crusoe emulator', () => {
     expect(after).not.toContain(pool?.instance_ids[0]);
   });
 
+  it("reports a cluster's pod and Service ranges, the request's or the defaults, and refuses a range that is not one", async () => {
+    sandbox = new CrusoeSandbox();
+    const base = { location: 'us-east1-a', version: '1.33.4-cmk.15' };
+    expect((await call('POST', 'kubernetes/clusters', { body: { ...base, name: 'a', cluster_cidr: '10.60.0.0/16', node_cidr_mask_size: 25 } })).status).toBe(
+      200,
+    );
+    expect((await call('POST', 'kubernetes/clusters', { body: { ...base, name: 'b' } })).status).toBe(200);
+    const bad = await call('POST', 'kubernetes/clusters', { body: { ...base, name: 'c', service_cluster_ip_range: '10.300.0.0/16' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toContain('service_cluster_ip_range must be an IPv4 range');
+    const items = (await call('GET', 'kubernetes/clusters')).json['items'] as Array<Record<string, unknown>>;
+    expect(items.map((c) => [c['name'], c['cluster_cidr'], c['service_cluster_ip_range'], c['node_cidr_mask_size']])).toEqual([
+      ['a', '10.60.0.0/16', '10.233.0.0/18', 25],
+      ['b', '10.233.64.0/18', '10.233.0.0/18', 24],
+    ]);
+  });
+
   it('scales a pool to zero when a PATCH leaves out the count (the Go zero value)', async () => {
     sandbox = new CrusoeSandbox();
     await call('POST', 'kubernetes/clusters', { body: { name: 'k', location: 'us-east1-a', version: '1.33.4-cmk.15' } });
@@ -142,6 +159,17 @@ describe('Crusoe emulator', () => {
     const pool = ((await call('GET', 'kubernetes/nodepools')).json['items'] as Array<{ id: string }>)[0];
     await call('PATCH', `kubernetes/nodepools/${pool?.id ?? ''}`, { body: { action: 'UPDATE', node_labels: { a: 'b' } } });
     expect((await call('GET', `kubernetes/nodepools/${pool?.id ?? ''}`)).json['count']).toBe(0);
+  });
+
+  it('refuses a body field of the wrong type and a missing required one with bad_request naming them, as its Swagger document has them', async () => {
+    sandbox = new CrusoeSandbox();
+    const wrongType = await call('POST', 'compute/vms/instances', { body: { ...vm('t-1'), name: 42 } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.json).toMatchObject({ code: 'bad_request', message: expect.stringContaining("field 'name'") as unknown });
+    const { type: _type, ...untyped } = vm('t-2');
+    const missing = await call('POST', 'compute/vms/instances', { body: untyped });
+    expect(missing.json).toMatchObject({ code: 'bad_request', message: expect.stringContaining("field 'type' is required") as unknown });
+    expect(sandbox.emulator.vms.size).toBe(0);
   });
 
   it('keeps startup scripts (and the secrets in them) out of the inventory, but gives the kubelets their cloud-config', async () => {
@@ -164,5 +192,33 @@ describe('Crusoe inventory', () => {
     expect(items.find((i) => i.kind === 'node')?.clusterId).toBe('my-cluster-k3x9q2a');
     expect(items.filter((i) => i.kind === 'firewall').map((i) => i.owner)).toEqual(['gpu-7h2k9xq', 'gpu-7h2k9xq', 'gpu-7h2k9xq', 'gpu-7h2k9xq']);
     expect(items.filter((i) => i.kind === 'firewall').every((i) => i.clusterId === 'gpu-7h2k9xq')).toBe(true);
+  });
+});
+
+describe('the Crusoe catalog (crusoe-cloud.json)', () => {
+  it("lists the VM types as GET /compute/vms/types returns them, GPUs named in Crusoe's spelling, with their local NVMe", async () => {
+    sandbox = new CrusoeSandbox();
+    const items = (await call('GET', 'compute/vms/types')).json['items'] as Array<Record<string, unknown>>;
+    const h100 = items.find((t) => t['product_name'] === 'h100-80gb-sxm-ib.8x');
+    expect(h100).toMatchObject({ num_gpu: 8, gpu_type: 'H100-SXM-80GB', disk_gb: 7680, disk_type: 'NVMe', memory_type: 'DDR5' });
+    expect(items.find((t) => t['product_name'] === 'gb200-186gb-nvl-ib.4x')).toMatchObject({ num_gpu: 4, gpu_type: 'GB200-NVL-186GB', cpu_type: 'arm64' });
+    expect(items.find((t) => t['product_name'] === 'c1a.16x')).toMatchObject({ cpu_cores: 16, memory_gb: 64, num_gpu: 0 });
+    expect(((await call('GET', '/locations')).json['items'] as string[]).sort()).toEqual([
+      'eu-iceland1-a',
+      'us-east1-a',
+      'us-northcentral1-a',
+      'us-southcentral1-a',
+    ]);
+  });
+});
+
+describe('Crusoe emulator: operations it does not serve', () => {
+  it("refuses an operation of Crusoe's document in the sealed sandbox's words (400), never 404, and a path the API lacks with 404", async () => {
+    sandbox = new CrusoeSandbox();
+    const snapshots = await call('GET', 'storage/snapshots');
+    expect(snapshots.status).toBe(400);
+    expect(snapshots.json).toMatchObject({ code: 'bad_request' });
+    expect(String(snapshots.json['message'])).toContain("the sandbox does not serve GET /projects/{project_id}/storage/snapshots: Crusoe's API has it");
+    expect((await call('GET', 'storage/no-such-thing')).status).toBe(404);
   });
 });

@@ -11,11 +11,13 @@ import { crusoeUserDataFromStartupScript as userDataFromStartupScript } from '@k
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { compareCmkVersions, parseCmkVersion } from '@kubeplane/sdk/internal';
 import { CMK_CLUSTER_VERSIONS } from './catalog.js';
-import { cmkAddonReleases, cmkClusterRoutes } from './cmk-clusters.js';
+import { cmkAddonReleases, cmkClusterRoutes, cmkNetwork } from './cmk-clusters.js';
 import { cmkNodePoolRoutes, maintainPools } from './cmk-node-pools.js';
 import { CMK_API_PORT, cmkApiHost, cmkKubernetesVersion } from './cmk-pki.js';
 import { computeRoutes } from './compute.js';
 import { crusoeDialect } from './dialect.js';
+import { CRUSOE_DOCUMENT, crusoeRefusal } from './document.js';
+import { documentValidator, requestChecker } from '../openapi/request-check.js';
 import {
   CRUSOE_API,
   CRUSOE_CLOUD,
@@ -56,6 +58,12 @@ export interface CrusoeEmulatorState {
   store: StoreState;
   /** Asynchronous operations, finished and in flight, each with what finishing it does (OpCompletion). */
   operations: Array<[string, SavedOperation]>;
+}
+
+/** A CMK cluster's pod and Service ranges as the Kubernetes emulator takes them. */
+function networkOf(c: Cluster): Pick<SandboxManagedCluster, 'podSubnet' | 'serviceSubnet' | 'nodeCidrMaskSize'> {
+  const n = cmkNetwork(c);
+  return { podSubnet: n.clusterCidr, serviceSubnet: n.serviceRange, nodeCidrMaskSize: n.nodeCidrMaskSize };
 }
 
 /**
@@ -128,8 +136,27 @@ export class CrusoeEmulator implements SandboxVmSource {
         this.log.push({ method: call.method, path: call.path, query: call.url.search.replace(/^\?/, ''), ...(Object.keys(body).length ? { body } : {}) });
         this.#tick();
       },
-      unknown: (call) => router.unknown(call),
+      // An operation of Crusoe's document the sandbox does not serve is refused in the sealed sandbox's words (400
+      // bad_request, an answer clients do not retry), never 404, which a client reads as "the resource is gone".
+      unknown: (call) => {
+        const refused = router.unknown(call);
+        const documented = refused.status === 404 ? documentValidator(CRUSOE_DOCUMENT)?.operationName(call.method, call.url.pathname) : undefined;
+        return documented
+          ? new EmulatorError(
+              400,
+              'bad_request',
+              `the sandbox does not serve ${documented}: Crusoe's API has it, the sandbox does not emulate it (docs/sandbox.md)`,
+            )
+          : refused;
+      },
+      // Query parameters and bodies as Crusoe's Swagger document has them, refused in the API's envelope.
+      ...(options.checkRequests === false ? {} : { checkRequest: requestChecker(CRUSOE_DOCUMENT, { unknownFields: false, refuse: crusoeRefusal }) }),
     };
+  }
+
+  /** The wire operations the emulator serves (`GET /projects/{project_id}/compute/vms/instances`), for the coverage table. */
+  servedOperations(): string[] {
+    return this.#frame.routes.operations();
   }
 
   /**
@@ -240,6 +267,7 @@ export class CrusoeEmulator implements SandboxVmSource {
   listManagedClusters(): SandboxManagedCluster[] {
     this.#tick();
     return [...this.clusters.values()].map((c) => ({
+      ...networkOf(c),
       cloud: CRUSOE_CLOUD,
       name: c.name,
       endpoint: `${cmkApiHost(c.name)}:${CMK_API_PORT}`,

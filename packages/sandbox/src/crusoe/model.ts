@@ -59,6 +59,8 @@ export interface CrusoeEmulatorOptions {
   quota?: { vms: number; gpuVms: number };
   /** Overrides the stock of a type in a location (`us-east1-a/h100-80gb-sxm-ib.8x` -> 0). */
   stock?: Record<string, number>;
+  /** Whether requests are checked against Crusoe's Swagger document, as the API checks them (default true). */
+  checkRequests?: boolean;
 }
 
 export interface Vm {
@@ -146,6 +148,10 @@ export interface Cluster {
   addOns: string[];
   state: string;
   private: boolean;
+  /** The pod range (cluster_cidr), the Service range (service_cluster_ip_range) and each node's pod range's size. */
+  clusterCidr?: string;
+  serviceRange?: string;
+  nodeCidrMaskSize?: number;
   remediation: Record<string, string>;
   fallback: boolean;
   /** When the create operation finishes (virtual ms): STATE_RUNNING, and the API answers, from then on. */

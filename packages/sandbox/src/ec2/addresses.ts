@@ -14,18 +14,22 @@ export function detachAddress(a: Address): void {
   delete a.associationId;
 }
 
-function addressXml(a: Address): string {
+function addressXml(w: Ec2World, a: Address): string {
   return (
     t('publicIp', a.publicIp) +
     t('allocationId', a.allocationId) +
     t('domain', 'vpc') +
     t('instanceId', a.instanceId) +
     t('associationId', a.associationId) +
+    t('privateIpAddress', a.instanceId ? w.instances.get(a.instanceId)?.privateIp : undefined) +
+    t('publicIpv4Pool', 'amazon') +
+    t('networkBorderGroup', w.region) +
     tagsXml(a.tags)
   );
 }
 
-function addressAttr(a: Address, name: string): string[] {
+/** An address's values for the filters of DescribeAddresses (the sandbox reports no network interface ids). */
+function addressAttr(w: Ec2World, a: Address, name: string): string[] {
   switch (name) {
     case 'allocation-id':
       return [a.allocationId];
@@ -37,6 +41,12 @@ function addressAttr(a: Address, name: string): string[] {
       return [a.publicIp];
     case 'domain':
       return ['vpc'];
+    case 'network-border-group':
+      return [w.region];
+    case 'private-ip-address': {
+      const ip = a.instanceId ? w.instances.get(a.instanceId)?.privateIp : undefined;
+      return ip ? [ip] : [];
+    }
     default:
       return tagAttr(a.tags, name);
   }
@@ -104,8 +114,16 @@ export function addressRoutes(w: Ec2World): Ec2Routes {
         result(
           items(
             'addressesSet',
-            selectDescribed([...w.addresses.values()], p, 'DescribeAddresses', 'AllocationId', (a) => a.allocationId, addressAttr, allocationNotFound),
-            addressXml,
+            selectDescribed(
+              [...w.addresses.values()],
+              p,
+              'DescribeAddresses',
+              'AllocationId',
+              (a) => a.allocationId,
+              (a, n) => addressAttr(w, a, n),
+              allocationNotFound,
+            ),
+            (a) => addressXml(w, a),
           ),
         ),
     ],

@@ -5,18 +5,48 @@ import type { NodeGpus, SandboxCloud, ServedAs, WithFloor } from '../clouds/desc
 import { LATENCY } from '../latency.js';
 import { STS_SANDBOX_CLOUD } from '../sts/cloud.js';
 import { SANDBOX_PROVIDER_ROLE } from '../sts/emulator.js';
-import { EC2_INSTANCE_TYPES, Ec2Emulator, type Ec2EmulatorOptions, type Ec2EmulatorState } from './emulator.js';
+import { AWS_DEFAULT_ENABLED_REGIONS, AWS_REGIONS, EC2_INSTANCE_TYPES, Ec2Emulator, type Ec2EmulatorOptions, type Ec2EmulatorState } from './emulator.js';
 import { awsTarget } from './served.js';
 
-/** The regions a Sandbox serves EC2 in unless told otherwise: the common US and EU ones, and Singapore. */
-export const SANDBOX_EC2_REGIONS = ['eu-central-1', 'eu-central-2', 'eu-west-1', 'eu-north-1', 'us-east-1', 'us-east-2', 'us-west-2', 'ap-southeast-1'];
+/**
+ * The regions a Sandbox serves EC2 in unless told otherwise: every Region a new AWS account has enabled (those that need
+ * no opt-in, catalogs/aws/regions.json), eu-central-1 first (`sandbox.ec2`).
+ */
+export const SANDBOX_EC2_REGIONS: string[] = ['eu-central-1', ...AWS_DEFAULT_ENABLED_REGIONS.filter((r) => r !== 'eu-central-1')];
 
 /** The Sandbox's options for EC2. */
 export interface Ec2CloudOptions {
-  /** Every region's options (`region` alone, without `ec2Regions`, makes it the only region). */
+  /**
+   * Every region's options (`region` alone, without `ec2Regions`, makes it the only region). `ec2.accountRegions` names
+   * the account's enabled Regions outright (a narrower account than a new one); `ec2.offerings` narrows what a Region
+   * offers. Both are explicit choices of a test or of the CLI: the default account is a new AWS account.
+   */
   ec2?: Partial<Ec2EmulatorOptions>;
-  /** EC2 regions served, each with its own state as on AWS (default: SANDBOX_EC2_REGIONS). */
+  /**
+   * EC2 regions served, each with its own state as on AWS (default: SANDBOX_EC2_REGIONS and the opt-in Regions of
+   * `awsOptInRegions`). A test may serve fewer; the account's enabled Regions do not change with them.
+   */
   ec2Regions?: string[];
+  /**
+   * Opt-in Regions the account has enabled (default: none, as in a new account: eu-central-2 and every other Region
+   * launched since March 2019 must be enabled first, https://docs.aws.amazon.com/accounts/latest/reference/manage-acct-regions.html).
+   * They are served besides the default ones.
+   */
+  awsOptInRegions?: string[];
+}
+
+/**
+ * The Regions the sandbox's AWS account has enabled: every Region that needs no opt-in and the opt-in ones it was given;
+ * one that is no opt-in Region of the snapshot is refused, naming it.
+ */
+export function sandboxAccountRegions(optIn: readonly string[] = []): string[] {
+  for (const name of optIn) {
+    const region = AWS_REGIONS.find((r) => r.name === name);
+    const optInNames = AWS_REGIONS.filter((r) => r.optIn).map((r) => r.name);
+    if (!region) throw new Error(`awsOptInRegions: ${name} is no AWS Region (the opt-in Regions: ${optInNames.join(', ')})`);
+    if (!region.optIn) throw new Error(`awsOptInRegions: ${name} needs no opt-in; every account has it enabled`);
+  }
+  return [...AWS_DEFAULT_ENABLED_REGIONS, ...optIn.filter((r, i) => optIn.indexOf(r) === i)];
 }
 
 /** EC2 per region, in the order the sandbox serves them. */
@@ -38,15 +68,21 @@ export const EC2_SANDBOX_CLOUD: SandboxCloud<
   providerType: 'aws',
   build: ({ context, options, saved, use }): Ec2Regions => {
     const keyring = use(STS_SANDBOX_CLOUD);
-    const regions = saved ? saved.map((e) => e.region) : (options.ec2Regions ?? (options.ec2?.region ? [options.ec2.region] : SANDBOX_EC2_REGIONS));
+    const optIn = options.awsOptInRegions ?? [];
+    const account = options.ec2?.accountRegions ?? sandboxAccountRegions(optIn);
+    const regions = saved
+      ? saved.map((e) => e.region)
+      : (options.ec2Regions ??
+        (options.ec2?.region ? [options.ec2.region] : [...SANDBOX_EC2_REGIONS, ...optIn.filter((r) => !SANDBOX_EC2_REGIONS.includes(r))]));
     const emulators = new Map(
       regions.map((region) => [
         region,
         new Ec2Emulator(context, {
           accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId,
           secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey,
-          zones: [`${region}a`, `${region}b`, `${region}c`],
-          accountRegions: regions,
+          zones: AWS_REGIONS.find((r) => r.name === region)?.zones.map((z) => z.name) ?? [`${region}a`, `${region}b`, `${region}c`],
+          // A world saved before the catalogs had the Regions it served enabled; its saved state says so (restore).
+          accountRegions: saved && !saved.some((e) => e.accountRegions) ? [...new Set([...account, ...regions])] : account,
           keyring,
           ...options.ec2,
           region,
@@ -110,6 +146,6 @@ export const EC2_SANDBOX_CLOUD: SandboxCloud<
   },
   gpus: (machineType) => {
     const type = EC2_INSTANCE_TYPES.find((t) => t.name === machineType);
-    return type && 'gpu' in type ? { count: type.gpu.count, model: `${type.gpu.manufacturer} ${type.gpu.name}` } : NO_GPUS;
+    return type?.gpu ? { count: type.gpu.count, model: `${type.gpu.manufacturer} ${type.gpu.name}` } : NO_GPUS;
   },
 };

@@ -8,6 +8,7 @@ import {
   DescribeInstanceTypesCommand,
   DescribeRegionsCommand,
   paginateDescribeInstanceTypeOfferings,
+  paginateDescribeInstanceTypes,
   EC2Client,
   RunInstancesCommand,
   TerminateInstancesCommand,
@@ -30,7 +31,7 @@ const run = (token?: string, tags: Record<string, string> = {}, userData = '') =
   new RunInstancesCommand({
     MinCount: 1,
     MaxCount: 1,
-    ImageId: 'ami-0ubuntu2404amd64',
+    ImageId: 'ami-0965bd5ba4d59211c',
     InstanceType: 't3.small',
     ...(token ? { ClientToken: token } : {}),
     UserData: Buffer.from(userData).toString('base64'),
@@ -48,23 +49,30 @@ describe('EC2 emulator (wire format)', () => {
   it('lists the Regions the account has enabled, and with AllRegions the opt-in ones it has not, each with its optInStatus', async () => {
     const ec2 = client();
     const enabled = (await ec2.send(new DescribeRegionsCommand({}))).Regions ?? [];
+    // A new account's: every Region that needs no opt-in (catalogs/aws/regions.json), which the sandbox serves.
     expect(enabled.map((r) => r.RegionName).sort()).toEqual([...sandbox.ec2Regions.keys()].sort());
-    expect(enabled.find((r) => r.RegionName === 'eu-central-2')).toEqual({
-      RegionName: 'eu-central-2',
-      Endpoint: 'ec2.eu-central-2.amazonaws.com',
-      OptInStatus: 'opted-in',
+    expect(enabled.find((r) => r.RegionName === 'eu-west-3')).toEqual({
+      RegionName: 'eu-west-3',
+      Endpoint: 'ec2.eu-west-3.amazonaws.com',
+      OptInStatus: 'opt-in-not-required',
     });
     const all = (await ec2.send(new DescribeRegionsCommand({ AllRegions: true }))).Regions ?? [];
     expect(all.find((r) => r.RegionName === 'ap-east-1')?.OptInStatus).toBe('not-opted-in');
+    expect(all.find((r) => r.RegionName === 'eu-central-2')?.OptInStatus).toBe('not-opted-in');
     expect(all.some((r) => r.RegionName === 'eu-central-9')).toBe(false);
     expect(await codeOf(ec2.send(new DescribeRegionsCommand({ RegionNames: ['eu-central-9'] })))).toBe('InvalidParameterValue');
   });
 
-  it('offers the GPU type in two zones of the Region only, pages the offerings, and refuses to launch it in a third zone with Unsupported', async () => {
+  it('offers a GPU type in the zones an account option names only, pages the offerings, and refuses to launch it in another zone with Unsupported', async () => {
+    // An explicit, narrower account: g5.xlarge in two of eu-central-1's three zones (the catalog offers it in all three).
+    sandbox.close();
+    sandbox = new Sandbox({ seed: 1, ec2: { describeLagMaxMs: 0, offerings: { 'g5.xlarge': ['eu-central-1a', 'eu-central-1b'] } } }).listen();
     const ec2 = client();
     const zones: string[] = [];
     let pages = 0;
-    for await (const page of paginateDescribeInstanceTypeOfferings({ client: ec2, pageSize: 5 }, { LocationType: 'availability-zone', MaxResults: 5 })) {
+    // The G5 family's offerings, 5 a page: a whole Region's take more pages than the Describe burst of 100 allows.
+    const g5 = { LocationType: 'availability-zone' as const, Filters: [{ Name: 'instance-type', Values: ['g5.*'] }], MaxResults: 5 };
+    for await (const page of paginateDescribeInstanceTypeOfferings({ client: ec2, pageSize: 5 }, g5)) {
       pages += 1;
       for (const o of page.InstanceTypeOfferings ?? []) if (o.InstanceType === 'g5.xlarge') zones.push(o.Location ?? '');
     }
@@ -77,7 +85,7 @@ describe('EC2 emulator (wire format)', () => {
         new RunInstancesCommand({
           MinCount: 1,
           MaxCount: 1,
-          ImageId: 'ami-0ubuntu2404amd64',
+          ImageId: 'ami-0965bd5ba4d59211c',
           InstanceType: 'g5.xlarge',
           Placement: { AvailabilityZone: zone },
         }),
@@ -86,16 +94,20 @@ describe('EC2 emulator (wire format)', () => {
     expect(await codeOf(launch('eu-central-1b'))).toBe('ok');
   });
 
-  it('describes only the instance types of its own Region', async () => {
+  it('describes only the instance types its own Region offers', async () => {
     const stockholm = new EC2Client({
       region: 'eu-north-1',
       credentials: { accessKeyId: SANDBOX_CREDENTIALS.awsAccessKeyId, secretAccessKey: SANDBOX_CREDENTIALS.awsSecretAccessKey },
       maxAttempts: 1,
     });
-    const names = ((await stockholm.send(new DescribeInstanceTypesCommand({}))).InstanceTypes ?? []).map((t) => t.InstanceType);
+    const names: string[] = [];
+    for await (const page of paginateDescribeInstanceTypes({ client: stockholm }, {}))
+      names.push(...(page.InstanceTypes ?? []).map((t) => t.InstanceType ?? ''));
     expect(names).toContain('t3.medium');
-    expect(names).not.toContain('g5.xlarge');
-    expect(await codeOf(client().send(new DescribeInstanceTypesCommand({ InstanceTypes: ['g5.xlarge'] })))).toBe('ok');
+    // P4de (A100 80 GB) is offered in Frankfurt, not in Stockholm (catalogs/aws/instance-types.json).
+    expect(names).not.toContain('p4de.24xlarge');
+    expect(await codeOf(stockholm.send(new DescribeInstanceTypesCommand({ InstanceTypes: ['p4de.24xlarge'] })))).toBe('InvalidInstanceType');
+    expect(await codeOf(client().send(new DescribeInstanceTypesCommand({ InstanceTypes: ['p4de.24xlarge'] })))).toBe('ok');
   });
 
   it('returns the same instance for a repeated ClientToken and refuses it with other parameters', async () => {
@@ -250,7 +262,7 @@ describe('EC2 emulator: the audit of calls (sandbox.onAwsCall)', () => {
       { type: 'volume', id: '*', tags: {}, created: true },
       { type: 'network-interface', id: '*', tags: {}, created: true },
       { type: 'subnet', id: subnet, tags: { 'kubeplane.dev/cluster-id': 'c1' }, created: false },
-      { type: 'image', id: 'ami-0ubuntu2404amd64', tags: {}, created: false, owner: '099720109477' },
+      { type: 'image', id: 'ami-0965bd5ba4d59211c', tags: {}, created: false, owner: '099720109477' },
     ]);
     expect(JSON.stringify(calls)).not.toContain(Buffer.from('secret user-data').toString('base64'));
     expect(calls[2]?.resources).toEqual([{ type: 'vpc', id: 'vpc-0000000000000dead', tags: {}, created: false, missing: true }]);

@@ -11,10 +11,14 @@ import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { LATENCY } from '../latency.js';
 import { verifySigV4 } from '../sigv4.js';
 import { AwsCallAudit, type AwsCallListener } from '../aws-calls.js';
+import { notEmulatedMessage } from '../aws-not-emulated.js';
+import { EC2_OPERATIONS } from '../aws-operations.js';
 import { addressRoutes } from './addresses.js';
 import { auditRecord } from './audit.js';
 import { catalogRoutes } from './catalog-routes.js';
+import { awsRegion } from './catalog.js';
 import { actionOf, authFailure, EC2_DIALECT, type Query, requestExpired, requestLimitExceeded } from './dialect.js';
+import { withDryRun } from './dry-run.js';
 import { asksForSpot } from './market.js';
 import { gatewayRoutes } from './gateways.js';
 import { instanceRoutes, instanceVm } from './instances.js';
@@ -26,7 +30,15 @@ import { tagRoutes } from './tags.js';
 import { makeDefaultVpc, vpcRoutes } from './vpcs.js';
 import { type Ec2EmulatorOptions, Ec2World } from './world.js';
 
-export { AWS_REGIONS, EC2_IMAGES, EC2_INSTANCE_TYPES } from './catalog.js';
+export {
+  AWS_DEFAULT_ENABLED_REGIONS,
+  AWS_REGIONS,
+  type AwsRegion,
+  EC2_INSTANCE_TYPES,
+  type Ec2Image,
+  type Ec2InstanceType,
+  ec2ImagesIn,
+} from './catalog.js';
 export { DEFAULT_METADATA_OPTIONS } from './resources.js';
 export type { Address, Igw, Instance, KeyPair, MetadataOptions, Permission, RouteTable, SecurityGroup, Subnet, Vpc } from './resources.js';
 export type { Ec2EmulatorOptions } from './world.js';
@@ -48,6 +60,10 @@ export interface Ec2EmulatorState {
   requests: number;
   /** Whether the default VPC was made (a snapshot from before the emulator had one gets it on restore). */
   defaultVpcMade?: boolean;
+  /** The Regions enabled for the account (a snapshot from before the catalogs keeps the emulator's). */
+  accountRegions?: string[];
+  /** The account's explicit offerings option, if it was given. */
+  offerings?: Record<string, string[]>;
 }
 
 /** The state as emulators before the frame wrote it: each collection and counter at the top level. */
@@ -94,9 +110,11 @@ export class Ec2Emulator implements SandboxVmSource {
 
   constructor(ctx: SandboxContext, options: Partial<Ec2EmulatorOptions> & { accessKeyId: string; secretAccessKey: string }) {
     this.#ctx = ctx;
+    const region = options.region ?? 'eu-central-1';
     this.#options = {
-      region: 'eu-central-1',
-      zones: ['eu-central-1a', 'eu-central-1b', 'eu-central-1c'],
+      region,
+      // The Region's zones as the snapshot has them (catalogs/aws/regions.json); a Region it lacks gets a, b and c.
+      zones: awsRegion(region)?.zones.map((z) => z.name) ?? [`${region}a`, `${region}b`, `${region}c`],
       describeLagMaxMs: LATENCY.ec2DescribeLag.maxMs,
       ...options,
     };
@@ -117,23 +135,26 @@ export class Ec2Emulator implements SandboxVmSource {
       describe: new TokenBucket(RATE_LIMITS.ec2Describe, ctx.clock),
       mutating: new TokenBucket(RATE_LIMITS.ec2Mutating, ctx.clock),
     };
-    const launches = { take: (count: number) => this.#buckets.launches.tryTake(count) === 0 };
+    // A dry run launches nothing, so it takes nothing of the launch budget.
+    const launches = { take: (count: number) => w.dryRun || this.#buckets.launches.tryTake(count) === 0 };
     this.#frame = {
       cloud: 'ec2',
       base: `https://ec2.${this.#options.region}.amazonaws.com/`,
       accepts: 'post',
       dialect: EC2_DIALECT,
-      routes: new RouteTable<Query>([
-        ...instanceRoutes(w, launches),
-        ...volumeRoutes(w),
-        ...vpcRoutes(w),
-        ...gatewayRoutes(w),
-        ...securityGroupRoutes(w),
-        ...addressRoutes(w),
-        ...keyPairRoutes(w),
-        ...catalogRoutes(w),
-        ...tagRoutes(w),
-      ]),
+      routes: new RouteTable<Query>(
+        withDryRun(w, [
+          ...instanceRoutes(w, launches),
+          ...volumeRoutes(w),
+          ...vpcRoutes(w),
+          ...gatewayRoutes(w),
+          ...securityGroupRoutes(w),
+          ...addressRoutes(w),
+          ...keyPairRoutes(w),
+          ...catalogRoutes(w),
+          ...tagRoutes(w),
+        ]),
+      ),
       // Routes are bare action names; an Action that is not one word (`a/b`, `x y`) must match none of them.
       routeKey: (call) => (/^\w+$/.test(actionOf(call)) ? actionOf(call) : ''),
       unroutedOperation: actionOf,
@@ -147,9 +168,19 @@ export class Ec2Emulator implements SandboxVmSource {
       throttled: () => {
         this.throttled += 1;
       },
-      unknown: (call) => new EmulatorError(400, 'InvalidAction', `The action ${call.operation} is not valid for this web service.`),
+      // An action of EC2's model the sandbox does not serve is refused in the sealed sandbox's words; any other name is
+      // refused as EC2 refuses it.
+      unknown: (call) =>
+        EC2_OPERATIONS.has(call.operation)
+          ? new EmulatorError(400, 'UnsupportedOperation', notEmulatedMessage(`EC2 ${call.operation}`))
+          : new EmulatorError(400, 'InvalidAction', `The action ${call.operation} is not valid for this web service.`),
     };
     if (this.#options.defaultVpc !== false) makeDefaultVpc(w);
+  }
+
+  /** The EC2 actions the emulator serves, for the coverage table. */
+  servedOperations(): string[] {
+    return this.#frame.routes.operations();
   }
 
   get region(): string {
@@ -168,6 +199,8 @@ export class Ec2Emulator implements SandboxVmSource {
       throttled: this.throttled,
       requests: this.requests,
       defaultVpcMade: true,
+      ...(this.#options.accountRegions ? { accountRegions: [...this.#options.accountRegions] } : {}),
+      ...(this.#options.offerings ? { offerings: Object.fromEntries(Object.entries(this.#options.offerings).map(([type, zones]) => [type, [...zones]])) } : {}),
     };
   }
 
@@ -176,6 +209,8 @@ export class Ec2Emulator implements SandboxVmSource {
     if (state.region !== this.#options.region) throw new Error(`cannot restore EC2 state of ${state.region} into the emulator of ${this.#options.region}`);
     this.#options.zones = [...state.zones];
     this.#options.describeLagMaxMs = state.describeLagMaxMs;
+    if (state.accountRegions) this.#options.accountRegions = [...state.accountRegions];
+    if (state.offerings) this.#options.offerings = state.offerings;
     this.#world.store.restore(storeOf(state));
     for (const name of Object.keys(this.#buckets) as BucketName[]) this.#buckets[name].restore(state.buckets[name]);
     this.throttled = state.throttled;

@@ -1,8 +1,11 @@
-// EC2's `Filter.N.Name` / `Filter.N.Value.M` selection for Describe* actions: each action accepts the filter names its
-// API reference lists; a name it does not know is refused, and values match with the `*` and `?` wildcards. Also the
-// selection by ids (`<IdName>.N`) and the `MaxResults`/`NextToken` paging the Describe* actions share.
+// EC2's `Filter.N.Name` / `Filter.N.Value.M` selection for Describe* actions: each action takes the filter names the
+// AWS SDK's model documents for it (documented-filters.ts); one it does not document is refused as EC2 refuses it, one
+// it documents that the sandbox cannot evaluate is refused in the sealed sandbox's words, and values match with the
+// `*` and `?` wildcards. Also the selection by ids (`<IdName>.N`) and the `MaxResults`/`NextToken` paging they share.
 import { queryList, queryMembers } from '../xml.js';
+import { notEmulatedMessage } from '../aws-not-emulated.js';
 import { EmulatorError } from '../emulator/index.js';
+import { type DescribeAction, DOCUMENTED_FILTERS } from './documented-filters.js';
 import { type Ec2IdKind, requireIds } from './ids.js';
 
 export interface Ec2Filter {
@@ -10,14 +13,40 @@ export interface Ec2Filter {
   values: string[];
 }
 
-/** The request's filters, refusing any whose name is not in `known` (a `tag:<key>` filter is always known). */
-export function filtersOf(p: URLSearchParams, known: readonly string[]): Ec2Filter[] {
+/** The actions that take `tag:<key>` (their model documents it): those of resources that carry tags, and DescribeTags. */
+const TAGGED: ReadonlySet<DescribeAction> = new Set<DescribeAction>([
+  'DescribeInstances',
+  'DescribeImages',
+  'DescribeVpcs',
+  'DescribeSubnets',
+  'DescribeSecurityGroups',
+  'DescribeVolumes',
+  'DescribeKeyPairs',
+  'DescribeAddresses',
+  'DescribeTags',
+  'DescribeRouteTables',
+  'DescribeInternetGateways',
+]);
+
+/** EC2's answer to a filter name the action does not take: "The filter 'public-ip' is invalid" (boto/boto3#1299). */
+export function invalidFilter(name: string): EmulatorError {
+  return new EmulatorError(400, 'InvalidParameterValue', `The filter '${name}' is invalid`);
+}
+
+/**
+ * The request's filters for `action`. A name the action does not document is InvalidParameterValue, as on EC2; a
+ * documented one the sandbox does not evaluate (EVALUATED_FILTERS) is refused as not emulated rather than matching
+ * nothing or everything. A filter without a value is InvalidParameterValue too.
+ */
+export function filtersOf(p: URLSearchParams, action: DescribeAction): Ec2Filter[] {
   const filters = queryMembers(p, 'Filter').map((f) => ({ name: f.get('Name') ?? '', values: queryList(f, 'Value') }));
+  const evaluated: readonly string[] = EVALUATED_FILTERS[action];
+  const documented: readonly string[] = DOCUMENTED_FILTERS[action];
   for (const f of filters) {
-    // EC2 answers an unknown filter name with InvalidParameterValue, "The filter 'public-ip' is invalid"
-    // (https://github.com/boto/boto3/issues/1299). A filter AWS documents but the sandbox does not evaluate is refused the
-    // same way rather than silently matching nothing.
-    if (!f.name.startsWith('tag:') && !known.includes(f.name)) throw new EmulatorError(400, 'InvalidParameterValue', `The filter '${f.name}' is invalid`);
+    if (f.name.startsWith('tag:') && f.name.length > 4 && TAGGED.has(action)) continue;
+    if (evaluated.includes(f.name)) continue;
+    if (documented.includes(f.name)) throw new EmulatorError(400, 'UnsupportedOperation', notEmulatedMessage(`the filter '${f.name}' of EC2 ${action}`));
+    throw invalidFilter(f.name);
   }
   return filters;
 }
@@ -50,70 +79,42 @@ function escapeRe(c: string): string {
   return c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** The documented filters of `action` but those the sandbox cannot evaluate (a trailing `*` names a family). */
+function documentedBut(action: DescribeAction, ...not: string[]): readonly string[] {
+  return DOCUMENTED_FILTERS[action].filter((n) => !not.some((x) => (x.endsWith('*') ? n.startsWith(x.slice(0, -1)) : n === x)));
+}
+
 /**
- * The filter names the sandbox evaluates per action, each one the action's API reference lists
- * (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_<Action>.html, "Filter.N"); `tag-key` everywhere tags are.
+ * The filters the sandbox evaluates per action: every documented one but those about what it does not model (an
+ * instance's network interfaces, most instance type properties), and the older names DescribeSubnets still takes. A
+ * filter about something the sandbox never has (a Dedicated Host, a kernel id, an IPv6 block) is evaluated: it matches
+ * nothing, as on an account without one.
  */
-export const KNOWN_FILTERS = {
-  DescribeInstances: [
-    'instance-id',
-    'instance-state-name',
-    'instance-state-code',
+export const EVALUATED_FILTERS: Record<DescribeAction, readonly string[]> = {
+  DescribeInstances: documentedBut('DescribeInstances', 'network-interface.*'),
+  DescribeImages: documentedBut('DescribeImages'),
+  DescribeVpcs: documentedBut('DescribeVpcs'),
+  DescribeSubnets: [...documentedBut('DescribeSubnets'), 'cidr', 'cidrBlock', 'availabilityZone', 'availabilityZoneId', 'defaultForAz'],
+  DescribeSecurityGroups: documentedBut('DescribeSecurityGroups'),
+  DescribeVolumes: documentedBut('DescribeVolumes'),
+  DescribeKeyPairs: documentedBut('DescribeKeyPairs'),
+  DescribeAddresses: documentedBut('DescribeAddresses'),
+  // The catalog knows of a type its vCPUs, memory, architecture and GPUs; the rest of its properties it does not know.
+  DescribeInstanceTypes: [
     'instance-type',
-    'image-id',
-    'client-token',
-    'subnet-id',
-    'vpc-id',
-    'availability-zone',
-    'private-ip-address',
-    'ip-address',
-    'key-name',
-    'instance.group-id',
-    'instance.group-name',
-    'architecture',
-    'instance-lifecycle',
-    'spot-instance-request-id',
-    'tag-key',
+    'vcpu-info.default-vcpus',
+    'memory-info.size-in-mib',
+    'processor-info.supported-architecture',
+    'bare-metal',
+    'burstable-performance-supported',
   ],
-  DescribeVpcs: ['vpc-id', 'cidr', 'cidr-block-association.cidr-block', 'is-default', 'state', 'owner-id', 'tag-key'],
-  DescribeSubnets: [
-    'subnet-id',
-    'vpc-id',
-    'cidr-block',
-    'cidr',
-    'cidrBlock',
-    'availability-zone',
-    'availabilityZone',
-    'availability-zone-id',
-    'availabilityZoneId',
-    'default-for-az',
-    'defaultForAz',
-    'state',
-    'owner-id',
-    'tag-key',
-  ],
-  DescribeSecurityGroups: ['group-id', 'group-name', 'vpc-id', 'description', 'owner-id', 'tag-key'],
-  DescribeInternetGateways: ['internet-gateway-id', 'attachment.vpc-id', 'attachment.state', 'owner-id', 'tag-key'],
-  DescribeRouteTables: ['route-table-id', 'vpc-id', 'association.main', 'owner-id', 'tag-key'],
-  DescribeAddresses: ['allocation-id', 'association-id', 'instance-id', 'public-ip', 'domain', 'tag-key'],
-  DescribeKeyPairs: ['key-pair-id', 'key-name', 'fingerprint', 'tag-key'],
-  DescribeTags: ['key', 'value', 'resource-id', 'resource-type'],
-  DescribeRegions: ['region-name', 'opt-in-status', 'endpoint'],
-  DescribeAvailabilityZones: ['zone-name', 'zone-id', 'region-name', 'state', 'zone-type'],
-  DescribeInstanceTypeOfferings: ['location', 'instance-type'],
-  DescribeVolumes: [
-    'volume-id',
-    'size',
-    'volume-type',
-    'status',
-    'availability-zone',
-    'attachment.instance-id',
-    'attachment.device',
-    'attachment.status',
-    'attachment.delete-on-termination',
-    'tag-key',
-  ],
-} as const;
+  DescribeInstanceTypeOfferings: documentedBut('DescribeInstanceTypeOfferings'),
+  DescribeAvailabilityZones: documentedBut('DescribeAvailabilityZones'),
+  DescribeRegions: documentedBut('DescribeRegions'),
+  DescribeTags: documentedBut('DescribeTags'),
+  DescribeRouteTables: documentedBut('DescribeRouteTables'),
+  DescribeInternetGateways: documentedBut('DescribeInternetGateways'),
+};
 
 /**
  * Applies `<IdName>.N` and `Filter.N` (Name, Value.M) selection. Ids of `kind` must be well formed and name a resource
@@ -122,14 +123,14 @@ export const KNOWN_FILTERS = {
 export function selectDescribed<T>(
   list: T[],
   p: URLSearchParams,
-  action: keyof typeof KNOWN_FILTERS,
+  action: DescribeAction,
   idName: string,
   idOf: (x: T) => string,
   attr: (x: T, name: string) => string[],
   kind?: Ec2IdKind | ((id: string) => EmulatorError),
 ): T[] {
   const ids = queryList(p, idName);
-  const filters = filtersOf(p, KNOWN_FILTERS[action]);
+  const filters = filtersOf(p, action);
   if (typeof kind === 'string') requireIds(kind, ids, (id) => list.some((x) => idOf(x) === id));
   const unknown = ids.find((id) => !list.some((x) => idOf(x) === id));
   if (typeof kind === 'function' && unknown !== undefined) throw kind(unknown);
@@ -146,9 +147,16 @@ export function tagAttr(tags: Record<string, string>, name: string): string[] {
   return [];
 }
 
-/** `MaxResults`/`NextToken` paging (the token is the offset, opaque to clients). */
+/**
+ * `MaxResults`/`NextToken` paging (the token is the offset, opaque to clients). MaxResults must lie between 5 and the
+ * action's maximum, as the Describe actions' references bound it.
+ */
 export function offsetPage<T>(list: readonly T[], p: URLSearchParams, max: number): { items: T[]; next?: string } {
-  const size = Math.min(max, Number(p.get('MaxResults') ?? max) || max);
+  const asked = p.get('MaxResults');
+  const wanted = asked === null ? max : Number(asked);
+  if (!Number.isInteger(wanted) || wanted < 5 || wanted > max)
+    throw new EmulatorError(400, 'InvalidParameterValue', `Value for parameter MaxResults is invalid: must be between 5 and ${max}`);
+  const size = wanted;
   const start = Number(p.get('NextToken') ?? '0');
   if (!Number.isInteger(start) || start < 0)
     throw new EmulatorError(400, 'InvalidParameterValue', `Invalid value '${p.get('NextToken') ?? ''}' for NextToken.`);

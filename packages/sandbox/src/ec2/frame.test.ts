@@ -59,7 +59,7 @@ it('answers an Action that is not an action name with InvalidAction, counted und
 });
 
 it('restores a state written before the emulator frame, with each collection and counter at the top level', async () => {
-  await ec2().send(new RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
+  await ec2().send(new RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0965bd5ba4d59211c', InstanceType: 't3.small' }));
   const { store, ...rest } = sandbox.ec2.state();
   // Such states are older than the emulator's volumes too: they restore without any.
   const { volumes: _volumes, ...collections } = store.collections;

@@ -32,6 +32,13 @@ function igwAttr(g: Igw, name: string): string[] {
   }
 }
 
+/** A route table's routes as DescribeRouteTables lists them: the VPC's local route first, then those added. */
+function routesOf(w: Ec2World, r: RouteTable): Array<{ cidr: string; gatewayId: string }> {
+  return [{ cidr: w.vpcs.get(r.vpcId)?.cidr ?? '', gatewayId: 'local' }, ...r.routes];
+}
+
+const mainAssociationId = (r: RouteTable): string => `rtbassoc-${r.id.slice(4)}`;
+
 function routeTableXml(w: Ec2World, r: RouteTable): string {
   return (
     t('routeTableId', r.id) +
@@ -39,26 +46,44 @@ function routeTableXml(w: Ec2World, r: RouteTable): string {
     t('ownerId', OWNER) +
     items(
       'routeSet',
-      [{ cidr: w.vpcs.get(r.vpcId)?.cidr ?? '', gatewayId: 'local' }, ...r.routes],
+      routesOf(w, r),
       (x) =>
         t('destinationCidrBlock', x.cidr) +
         t('gatewayId', x.gatewayId) +
         t('state', 'active') +
         t('origin', x.gatewayId === 'local' ? 'CreateRouteTable' : 'CreateRoute'),
     ) +
-    items('associationSet', r.main ? [r.id] : [], (id) => t('routeTableAssociationId', `rtbassoc-${id.slice(4)}`) + t('routeTableId', id) + t('main', true)) +
+    items(
+      'associationSet',
+      r.main ? [r] : [],
+      (x) => t('main', true) + t('routeTableAssociationId', mainAssociationId(x)) + t('routeTableId', x.id) + el('associationState', t('state', 'associated')),
+    ) +
     tagsXml(r.tags)
   );
 }
 
-function routeTableAttr(r: RouteTable, name: string): string[] {
+/** A route table's values for the filters of DescribeRouteTables; the sandbox has no subnet associations, NAT or transit gateways, peering. */
+function routeTableAttr(w: Ec2World, r: RouteTable, name: string): string[] {
+  const routes = routesOf(w, r);
   switch (name) {
     case 'route-table-id':
       return [r.id];
     case 'vpc-id':
       return [r.vpcId];
     case 'association.main':
-      return [String(r.main)];
+      return r.main ? ['true'] : [];
+    case 'association.route-table-association-id':
+      return r.main ? [mainAssociationId(r)] : [];
+    case 'association.route-table-id':
+      return r.main ? [r.id] : [];
+    case 'route.destination-cidr-block':
+      return routes.map((x) => x.cidr);
+    case 'route.gateway-id':
+      return routes.map((x) => x.gatewayId);
+    case 'route.origin':
+      return routes.map((x) => (x.gatewayId === 'local' ? 'CreateRouteTable' : 'CreateRoute'));
+    case 'route.state':
+      return ['active'];
     case 'owner-id':
       return [OWNER];
     default:
@@ -144,7 +169,7 @@ export function gatewayRoutes(w: Ec2World): Ec2Routes {
               'DescribeRouteTables',
               'RouteTableId',
               (r) => r.id,
-              routeTableAttr,
+              (r, n) => routeTableAttr(w, r, n),
               (id) => new EmulatorError(400, 'InvalidRouteTableID.NotFound', `The routeTable ID '${id}' does not exist`),
             ),
             (r) => routeTableXml(w, r),

@@ -7,7 +7,7 @@ import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
 import { el, items, queryList, t, tagsFor } from '../xml.js';
 import { detachAddress } from './addresses.js';
-import { EC2_IMAGES, EC2_INSTANCE_TYPES, imageFor } from './catalog.js';
+import { EC2_INSTANCE_TYPES, ec2ImagesIn, imageDetails, imageFor } from './catalog.js';
 import { type Ec2Routes, type Query, requestLimitExceeded, result } from './dialect.js';
 import { selectDescribed, tagAttr } from './filters.js';
 import { requireIds } from './ids.js';
@@ -51,30 +51,40 @@ function metadataOptionsOf(p: Query): MetadataOptions {
 
 function instanceXml(w: Ec2World, i: Instance): string {
   const state = w.state(i);
-  const address = w.addressOf(i.id);
-  const publicIp = address?.publicIp ?? (state.name === 'running' || state.name === 'pending' ? i.publicIp : undefined);
+  const publicIp = instancePublicIp(w, i);
   const mo = i.metadataOptions ?? DEFAULT_METADATA_OPTIONS;
+  const reasons = stateReasons(w, i);
   return (
     t('instanceId', i.id) +
     t('imageId', i.imageId) +
     el('instanceState', t('code', state.code), t('name', state.name)) +
-    t('privateDnsName', `ip-${i.privateIp.replace(/\./g, '-')}.${w.region}.compute.internal`) +
+    t('privateDnsName', privateDnsName(w, i)) +
+    t('dnsName', publicDnsName(w, i, publicIp)) +
+    t('reason', reasons.reason) +
     t('keyName', i.keyName) +
     t('amiLaunchIndex', 0) +
     t('instanceType', i.type) +
     t('launchTime', new Date(i.launchedAt).toISOString()) +
-    el('placement', t('availabilityZone', i.zone), t('tenancy', 'default')) +
+    el('placement', t('availabilityZone', i.zone), t('groupName', ''), t('tenancy', 'default')) +
+    el('monitoring', t('state', 'disabled')) +
     t('subnetId', i.subnetId) +
     t('vpcId', i.vpcId) +
     t('privateIpAddress', i.privateIp) +
     t('ipAddress', publicIp) +
     t('clientToken', i.clientToken) +
     items('groupSet', i.groups, (g) => t('groupId', g) + t('groupName', w.securityGroups.get(g)?.name ?? '')) +
-    t('architecture', EC2_IMAGES.find((x) => x.id === i.imageId)?.arch) +
+    t('architecture', ec2ImagesIn(w.region).find((x) => x.id === i.imageId)?.arch) +
     t('rootDeviceType', 'ebs') +
     t('rootDeviceName', ROOT_DEVICE) +
     blockDeviceMappingXml(w, i) +
+    t('virtualizationType', 'hvm') +
     t('hypervisor', 'xen') +
+    t('sourceDestCheck', true) +
+    // Every image the sandbox serves is Linux (Canonical's Ubuntu), billed as RunInstances (billing-info-fields.html).
+    t('platformDetails', 'Linux/UNIX') +
+    t('usageOperation', 'RunInstances') +
+    (reasons.code ? el('stateReason', t('code', reasons.code), t('message', reasons.message)) : '') +
+    el('hibernationOptions', t('configured', false)) +
     // Only a spot instance names its lifecycle and its spot request; an on-demand one has neither element.
     t('instanceLifecycle', i.spot ? 'spot' : undefined) +
     t('spotInstanceRequestId', i.spot?.requestId) +
@@ -92,8 +102,47 @@ function instanceXml(w: Ec2World, i: Instance): string {
   );
 }
 
+/** The public DNS name EC2 gives an instance with a public address in a VPC with DNS hostnames (the default VPC's). */
+function publicDnsName(w: Ec2World, i: Instance, publicIp: string | undefined): string {
+  if (!publicIp || w.vpcs.get(i.vpcId ?? '')?.isDefault !== true) return '';
+  // "ec2-<public-ipv4-address>.compute-1.amazonaws.com for us-east-1, ec2-<public-ipv4-address>.<region>.compute.amazonaws.com
+  // for other Regions" (https://docs.aws.amazon.com/vpc/latest/userguide/AmazonDNS-concepts.html#vpc-dns-hostnames).
+  const host = `ec2-${publicIp.replace(/\./g, '-')}`;
+  return w.region === 'us-east-1' ? `${host}.compute-1.amazonaws.com` : `${host}.${w.region}.compute.amazonaws.com`;
+}
+
+/** Why the instance is in its state, as EC2 says it (StateTransitionReason, StateReason) after a user's stop or terminate. */
+function stateReasons(w: Ec2World, i: Instance): { reason: string; code?: string; message?: string } {
+  const name = w.state(i).name;
+  const at = i.terminateRequestedAt ?? i.stopRequestedAt;
+  if (name === 'pending') return { reason: '', code: 'pending', message: 'pending' };
+  if (at === undefined || name === 'running') return { reason: '' };
+  const when = new Date(at)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' GMT');
+  return { reason: `User initiated (${when})`, code: 'Client.UserInitiatedShutdown', message: 'Client.UserInitiatedShutdown: User initiated shutdown' };
+}
+
+function instancePublicIp(w: Ec2World, i: Instance): string | undefined {
+  const state = w.state(i);
+  return w.addressOf(i.id)?.publicIp ?? (state.name === 'running' || state.name === 'pending' ? i.publicIp : undefined);
+}
+
+function privateDnsName(w: Ec2World, i: Instance): string {
+  return `ip-${i.privateIp.replace(/\./g, '-')}.${w.region}.compute.internal`;
+}
+
+/**
+ * An instance's values for each filter of DescribeInstances the sandbox evaluates (filters.ts), read from what
+ * DescribeInstances reports of it; a documented filter about what no sandbox instance has (a Dedicated Host, a
+ * kernel, a placement group, a Windows platform, an IAM instance profile) falls through to none.
+ */
 function instanceAttr(w: Ec2World, i: Instance, name: string): string[] {
-  const opt = (v: string | undefined): string[] => (v === undefined ? [] : [v]);
+  const opt = (v: string | undefined): string[] => (v === undefined || v === '' ? [] : [v]);
+  const mo = i.metadataOptions ?? DEFAULT_METADATA_OPTIONS;
+  const volumes = attachedVolumes(w, i.id);
+  const reasons = stateReasons(w, i);
   switch (name) {
     case 'instance-id':
       return [i.id];
@@ -115,12 +164,18 @@ function instanceAttr(w: Ec2World, i: Instance, name: string): string[] {
       return [i.zone];
     case 'private-ip-address':
       return [i.privateIp];
+    case 'private-dns-name':
+      return [privateDnsName(w, i)];
     case 'ip-address':
-      return opt(w.addressOf(i.id)?.publicIp ?? i.publicIp);
+      return opt(instancePublicIp(w, i));
+    case 'dns-name':
+      return opt(publicDnsName(w, i, instancePublicIp(w, i)));
     case 'key-name':
       return opt(i.keyName);
+    case 'group-id':
     case 'instance.group-id':
       return i.groups;
+    case 'group-name':
     case 'instance.group-name':
       return i.groups.map((g) => w.securityGroups.get(g)?.name ?? '');
     case 'instance-lifecycle':
@@ -128,7 +183,53 @@ function instanceAttr(w: Ec2World, i: Instance, name: string): string[] {
     case 'spot-instance-request-id':
       return opt(i.spot?.requestId);
     case 'architecture':
-      return opt(EC2_IMAGES.find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.arch);
+      return opt(ec2ImagesIn(w.region).find((x) => x.id === i.imageId)?.arch ?? EC2_INSTANCE_TYPES.find((x) => x.name === i.type)?.architecture);
+    case 'block-device-mapping.attach-time':
+      return volumes.map((v) => new Date(v.createdAt).toISOString());
+    case 'block-device-mapping.delete-on-termination':
+      return volumes.map((v) => String(v.deleteOnTermination));
+    case 'block-device-mapping.device-name':
+      return volumes.map((v) => v.device);
+    case 'block-device-mapping.status':
+      return volumes.map(() => 'attached');
+    case 'block-device-mapping.volume-id':
+      return volumes.map((v) => v.id);
+    case 'hibernation-options.configured':
+      return ['false'];
+    case 'hypervisor':
+      return ['xen'];
+    case 'launch-index':
+      return ['0'];
+    case 'launch-time':
+      return [new Date(i.launchedAt).toISOString()];
+    case 'metadata-options.http-tokens':
+      return [mo.httpTokens];
+    case 'metadata-options.http-put-response-hop-limit':
+      return [String(mo.httpPutResponseHopLimit)];
+    case 'metadata-options.http-endpoint':
+      return [mo.httpEndpoint];
+    case 'monitoring-state':
+      return ['disabled'];
+    case 'owner-id':
+      return [OWNER];
+    case 'reason':
+      return opt(reasons.reason);
+    case 'reservation-id':
+      return [i.reservationId];
+    case 'root-device-name':
+      return [ROOT_DEVICE];
+    case 'root-device-type':
+      return ['ebs'];
+    case 'source-dest-check':
+      return ['true'];
+    case 'state-reason-code':
+      return opt(reasons.code);
+    case 'state-reason-message':
+      return opt(reasons.message);
+    case 'tenancy':
+      return ['default'];
+    case 'virtualization-type':
+      return ['hvm'];
     default:
       return tagAttr(i.tags, name);
   }
@@ -171,13 +272,12 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
   if (!type) throw new EmulatorError(400, 'InvalidParameterValue', `Invalid value '${p.get('InstanceType') ?? ''}' for InstanceType.`);
   // ImageId is required unless a launch template gives it (API_RunInstances.html); the sandbox has no launch templates.
   if (!p.get('ImageId')) throw new EmulatorError(400, 'MissingParameter', 'The request must contain the parameter ImageId');
-  const image = imageFor(p.get('ImageId') ?? '', type.arch);
-  if (!image) throw new EmulatorError(400, 'InvalidAMIID.NotFound', `The image id '[${p.get('ImageId') ?? ''}]' does not exist`);
-  if (image.arch !== type.arch)
+  const image = imageFor(p.get('ImageId') ?? '', type.architecture, w.region);
+  if (image.arch !== type.architecture)
     throw new EmulatorError(
       400,
       'InvalidParameterValue',
-      `The architecture '${type.arch}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`,
+      `The architecture '${type.architecture}' of the specified instance type does not match the architecture '${image.arch}' of the specified AMI.`,
     );
   const userData = p.get('UserData');
   const userDataBytes = userData ? Buffer.from(userData, 'base64').length : 0;
@@ -219,6 +319,8 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
   }
   if (!launches.take(max)) throw requestLimitExceeded();
   const reservationId = w.id('r');
+  const details = imageDetails(w.region, image);
+  const root = { snapshotId: details.rootSnapshotId, size: details.rootSizeGiB, type: details.rootVolumeType };
   const tags = tagsFor(p, 'instance');
   const lagMax = w.options.describeLagMaxMs;
   const created: Instance[] = [];
@@ -251,7 +353,7 @@ function runInstances(w: Ec2World, p: Query, launches: LaunchBudget): string {
       ...(spot ? { spot: { ...spot, requestId: n === 0 ? spot.requestId : w.spotRequestId() } } : {}),
     };
     w.instances.set(inst.id, inst);
-    createVolumes(w, inst, volumes, tagsFor(p, 'volume'));
+    createVolumes(w, inst, volumes, tagsFor(p, 'volume'), root);
     created.push(inst);
   }
   if (token) w.clientTokens.set(token, { hash, instanceIds: created.map((i) => i.id) });

@@ -26,7 +26,7 @@ export function keyPairRoutes(w: Ec2World): Ec2Routes {
           .update(Buffer.from(material.split(' ')[1] ?? '', 'base64'))
           .digest('base64')
           .replace(/=+$/, '');
-        const k: KeyPair = { id: w.id('key'), name, fingerprint: digest, tags: tagsFor(p, 'key-pair') };
+        const k: KeyPair = { id: w.id('key'), name, fingerprint: digest, tags: tagsFor(p, 'key-pair'), publicKey: material.trim(), createdAt: w.now() };
         w.keyPairs.set(k.id, k);
         return result(t('keyFingerprint', k.fingerprint) + t('keyName', k.name) + t('keyPairId', k.id) + tagsXml(k.tags));
       },
@@ -46,7 +46,22 @@ export function keyPairRoutes(w: Ec2World): Ec2Routes {
         ).filter((k) => names.length === 0 || names.includes(k.name));
         if (names.length > 0 && found.length < names.length)
           throw new EmulatorError(400, 'InvalidKeyPair.NotFound', `The key pair '${names.find((n) => !found.some((k) => k.name === n)) ?? ''}' does not exist`);
-        return result(items('keySet', found, (k) => t('keyPairId', k.id) + t('keyName', k.name) + t('keyFingerprint', k.fingerprint) + tagsXml(k.tags)));
+        // KeyType, CreateTime and, with IncludePublicKey, the public key (API_KeyPairInfo.html).
+        const withKey = p.get('IncludePublicKey') === 'true';
+        return result(
+          items(
+            'keySet',
+            found,
+            (k) =>
+              t('keyPairId', k.id) +
+              t('keyName', k.name) +
+              t('keyFingerprint', k.fingerprint) +
+              t('keyType', k.publicKey?.startsWith('ssh-rsa') ? 'rsa' : k.publicKey ? 'ed25519' : undefined) +
+              t('createTime', k.createdAt === undefined ? undefined : new Date(k.createdAt).toISOString()) +
+              t('publicKey', withKey ? k.publicKey : undefined) +
+              tagsXml(k.tags),
+          ),
+        );
       },
     ],
     [

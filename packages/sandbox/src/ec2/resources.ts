@@ -138,6 +138,9 @@ export interface KeyPair {
   name: string;
   fingerprint: string;
   tags: Tags;
+  /** The OpenSSH public key imported, and when (absent in snapshots from before the emulator kept them). */
+  publicKey?: string;
+  createdAt?: number;
 }
 
 /** A RunInstances ClientToken seen: the hash of the request's other parameters and the instances it launched. */
@@ -165,4 +168,6 @@ export interface Volume {
   instanceId: string;
   device: string;
   deleteOnTermination: boolean;
+  /** The snapshot it was made from: the AMI's, for a root volume (absent in snapshots from before the emulator kept it). */
+  snapshotId?: string;
 }

@@ -24,12 +24,17 @@ function sgXml(g: SecurityGroup): string {
         items('groups', x.groups, (id) => t('userId', OWNER) + t('groupId', id)) +
         items('ipRanges', x.cidrs, (c) => t('cidrIp', c.cidr) + t('description', c.description)),
     ) +
-    items('ipPermissionsEgress', [0], () => t('ipProtocol', '-1') + items('ipRanges', ['0.0.0.0/0'], (c) => t('cidrIp', c))) +
+    items('ipPermissionsEgress', [EGRESS], (e) => t('ipProtocol', e.protocol) + items('ipRanges', e.cidrs, (c) => t('cidrIp', c))) +
     tagsXml(g.tags)
   );
 }
 
-function sgAttr(g: SecurityGroup, name: string): string[] {
+/** EC2's default egress rule of every group: all traffic to 0.0.0.0/0 (the sandbox does not change egress). */
+const EGRESS = { protocol: '-1', cidrs: ['0.0.0.0/0'] };
+
+/** A group's values for the filters of DescribeSecurityGroups; it has no IPv6 ranges or prefix lists. */
+function sgAttr(w: Ec2World, g: SecurityGroup, name: string): string[] {
+  const ports = (x: { protocol: string; from: number }, v: number) => (x.protocol === '-1' ? [] : [String(v)]);
   switch (name) {
     case 'group-id':
       return [g.id];
@@ -41,6 +46,24 @@ function sgAttr(g: SecurityGroup, name: string): string[] {
       return [g.description];
     case 'owner-id':
       return [OWNER];
+    case 'ip-permission.protocol':
+      return g.ingress.map((x) => x.protocol);
+    case 'ip-permission.from-port':
+      return g.ingress.flatMap((x) => ports(x, x.from));
+    case 'ip-permission.to-port':
+      return g.ingress.flatMap((x) => ports(x, x.to));
+    case 'ip-permission.cidr':
+      return g.ingress.flatMap((x) => x.cidrs.map((c) => c.cidr));
+    case 'ip-permission.group-id':
+      return g.ingress.flatMap((x) => x.groups);
+    case 'ip-permission.group-name':
+      return g.ingress.flatMap((x) => x.groups.map((id) => w.securityGroups.get(id)?.name ?? ''));
+    case 'ip-permission.user-id':
+      return g.ingress.some((x) => x.groups.length > 0) ? [OWNER] : [];
+    case 'egress.ip-permission.protocol':
+      return [EGRESS.protocol];
+    case 'egress.ip-permission.cidr':
+      return EGRESS.cidrs;
     default:
       return tagAttr(g.tags, name);
   }
@@ -114,7 +137,15 @@ export function securityGroupRoutes(w: Ec2World): Ec2Routes {
         result(
           items(
             'securityGroupInfo',
-            selectDescribed([...w.securityGroups.values()], p, 'DescribeSecurityGroups', 'GroupId', (g) => g.id, sgAttr, 'security-group'),
+            selectDescribed(
+              [...w.securityGroups.values()],
+              p,
+              'DescribeSecurityGroups',
+              'GroupId',
+              (g) => g.id,
+              (g, n) => sgAttr(w, g, n),
+              'security-group',
+            ),
             sgXml,
           ),
         ),

@@ -24,7 +24,7 @@ const launch = (market?: InstanceMarketOptionsRequest, count = 1) =>
     new RunInstancesCommand({
       MinCount: count,
       MaxCount: count,
-      ImageId: 'ami-0ubuntu2404amd64',
+      ImageId: 'ami-0965bd5ba4d59211c',
       InstanceType: 't3.small',
       ...(market ? { InstanceMarketOptions: market } : {}),
     }),

@@ -31,7 +31,7 @@ const stateOf = async (id: string) => (await ec2().send(new DescribeInstancesCom
 
 it('stops a running instance (stopping, then stopped) and starts it again (pending, then running)', async () => {
   const id =
-    (await ec2().send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }))).Instances?.[0]
+    (await ec2().send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0965bd5ba4d59211c', InstanceType: 't3.small' }))).Instances?.[0]
       ?.InstanceId ?? '';
   expect(await codeOf(ec2().send(new StopInstancesCommand({ InstanceIds: [id] })))).toBe('IncorrectInstanceState');
   sandbox.clock.advance(60_000);

@@ -4,7 +4,7 @@
 import { EmulatorError } from '../emulator/index.js';
 import { items, queryList, queryMembers, t } from '../xml.js';
 import { done, type Ec2Routes, result } from './dialect.js';
-import { filterMatches, filtersOf, KNOWN_FILTERS, offsetPage } from './filters.js';
+import { filterMatches, filtersOf, offsetPage } from './filters.js';
 import { checkIdShape, notFound, wellFormedId, type Ec2IdKind } from './ids.js';
 import type { Taggable, Tags } from './resources.js';
 import type { Ec2World } from './world.js';
@@ -93,17 +93,20 @@ export interface TagDescription {
 
 /** DescribeTags: one entry per tag, filtered by key, value, resource-id and resource-type, ordered by resource then key. */
 export function describeTags(p: URLSearchParams, all: readonly Taggable[]): TagDescription[] {
-  const filters = filtersOf(p, KNOWN_FILTERS.DescribeTags).map((f) => {
-    if (f.name.startsWith('tag:')) throw new EmulatorError(400, 'InvalidParameterValue', `The filter '${f.name}' is invalid`);
-    return f;
-  });
-  const entries = all.flatMap((r) => Object.entries(r.tags).map(([key, value]) => ({ resourceId: r.id, resourceType: r.type, key, value })));
-  const attr = (e: TagDescription, name: string): string[] => [
-    name === 'key' ? e.key : name === 'value' ? e.value : name === 'resource-id' ? e.resourceId : e.resourceType,
-  ];
+  const filters = filtersOf(p, 'DescribeTags');
+  const entries = all.flatMap((r) => Object.entries(r.tags).map(([key, value]) => ({ resourceId: r.id, resourceType: r.type, key, value, tags: r.tags })));
+  // `tag:<key>` selects the tags of the resources that carry that tag with one of the values (API_DescribeTags.html).
+  const attr = (e: TagDescription & { tags: Tags }, name: string): string[] => {
+    if (name.startsWith('tag:')) {
+      const v = e.tags[name.slice(4)];
+      return v === undefined ? [] : [v];
+    }
+    return [name === 'key' ? e.key : name === 'value' ? e.value : name === 'resource-id' ? e.resourceId : e.resourceType];
+  };
   return entries
     .filter((e) => filters.every((f) => filterMatches(f, attr(e, f.name))))
-    .sort((a, b) => a.resourceId.localeCompare(b.resourceId) || a.key.localeCompare(b.key));
+    .sort((a, b) => a.resourceId.localeCompare(b.resourceId) || a.key.localeCompare(b.key))
+    .map(({ tags: _, ...e }) => e);
 }
 
 /** A resource's `tagSet`, as every Describe* answer carries it. */

@@ -9,9 +9,8 @@ import type { Instance, Tags, Volume } from './resources.js';
 import { tagsXml } from './tags.js';
 import type { Ec2World } from './world.js';
 
-/** Canonical's Ubuntu AMIs map their root device, /dev/sda1, to an 8 GiB snapshot (`aws ec2 describe-images`). */
+/** Canonical's Ubuntu AMIs map their root device, /dev/sda1, to an 8 GiB snapshot (`aws ec2 describe-images`; catalog.ts). */
 export const ROOT_DEVICE = '/dev/sda1';
-const ROOT_SIZE_GIB = 8;
 
 /** EbsBlockDevice.VolumeSize bounds by type (API_EbsBlockDevice.html: gp2/gp3 1-16384, io1/io2 4-16384/65536, st1/sc1 125-16384, standard 1-1024). */
 const SIZE_LIMITS: Record<string, [number, number]> = {
@@ -57,13 +56,30 @@ export function requestedVolumes(p: URLSearchParams): RequestedVolume[] {
   return out;
 }
 
-/** Makes the launched instance's volumes: its root from the AMI (unless the request maps the root itself) and the requested ones. */
-export function createVolumes(w: Ec2World, instance: Instance, requested: readonly RequestedVolume[], tags: Tags): void {
-  const all = requested.some((v) => v.device === ROOT_DEVICE)
-    ? requested
-    : [{ device: ROOT_DEVICE, size: ROOT_SIZE_GIB, type: 'gp2', deleteOnTermination: true }, ...requested];
+/** The AMI's root volume: its snapshot, size and type (catalog.ts, imageDetails). */
+export interface RootVolume {
+  snapshotId: string;
+  size: number;
+  type: string;
+}
+
+/**
+ * Makes the launched instance's volumes: its root from the AMI's snapshot (the request may map the root itself, with
+ * another size or type) and the requested ones.
+ */
+export function createVolumes(w: Ec2World, instance: Instance, requested: readonly RequestedVolume[], tags: Tags, root: RootVolume): void {
+  const mapsRoot = requested.some((v) => v.device === ROOT_DEVICE);
+  const all = mapsRoot ? requested : [{ device: ROOT_DEVICE, size: root.size, type: root.type, deleteOnTermination: true }, ...requested];
   for (const v of all) {
-    const volume: Volume = { id: w.id('vol'), ...v, zone: instance.zone, createdAt: w.now(), tags: { ...tags }, instanceId: instance.id };
+    const volume: Volume = {
+      id: w.id('vol'),
+      ...v,
+      ...(v.device === ROOT_DEVICE ? { snapshotId: root.snapshotId } : {}),
+      zone: instance.zone,
+      createdAt: w.now(),
+      tags: { ...tags },
+      instanceId: instance.id,
+    };
     w.volumes.set(volume.id, volume);
   }
 }
@@ -95,7 +111,7 @@ function volumeXml(w: Ec2World, v: Volume): string {
   return (
     t('volumeId', v.id) +
     t('size', v.size) +
-    t('snapshotId', '') +
+    t('snapshotId', v.snapshotId ?? '') +
     t('availabilityZone', v.zone) +
     t('status', state) +
     t('createTime', new Date(v.createdAt).toISOString()) +
@@ -140,6 +156,16 @@ function volumeAttr(w: Ec2World, v: Volume, name: string): string[] {
       return attached ? ['attached'] : [];
     case 'attachment.delete-on-termination':
       return attached ? [String(v.deleteOnTermination)] : [];
+    case 'attachment.attach-time':
+      return attached ? [new Date(v.createdAt).toISOString()] : [];
+    case 'create-time':
+      return [new Date(v.createdAt).toISOString()];
+    case 'snapshot-id':
+      return v.snapshotId ? [v.snapshotId] : [];
+    case 'encrypted':
+    case 'multi-attach-enabled':
+    case 'fast-restored':
+      return ['false'];
     default:
       return tagAttr(v.tags, name);
   }

@@ -53,25 +53,47 @@ export function defaultSubnet(w: Ec2World, zone: string): Subnet {
   return subnet;
 }
 
-function vpcXml(v: Vpc): string {
+/** A VPC's one IPv4 CIDR association (`vpc-cidr-assoc-` and its id's digits) and its DHCP options set (the Region's default). */
+function cidrAssociationId(v: Vpc): string {
+  return `vpc-cidr-assoc-${v.id.slice(4)}`;
+}
+
+/** The DHCP options set every VPC of the Region gets (a Region's default `dopt-`, made with its default VPC). */
+function dhcpOptionsId(w: Ec2World): string {
+  return `dopt-${createHash('sha256').update(`default-dhcp-options/${w.region}`).digest('hex').slice(0, 17)}`;
+}
+
+function vpcXml(w: Ec2World, v: Vpc): string {
   return (
     t('vpcId', v.id) +
     t('ownerId', OWNER) +
     t('state', 'available') +
     t('cidrBlock', v.cidr) +
+    items(
+      'cidrBlockAssociationSet',
+      [v],
+      (x) => t('cidrBlock', x.cidr) + t('associationId', cidrAssociationId(x)) + el('cidrBlockState', t('state', 'associated')),
+    ) +
+    t('dhcpOptionsId', dhcpOptionsId(w)) +
     t('instanceTenancy', 'default') +
     t('isDefault', v.isDefault === true) +
     tagsXml(v.tags)
   );
 }
 
-function vpcAttr(v: Vpc, name: string): string[] {
+function vpcAttr(w: Ec2World, v: Vpc, name: string): string[] {
   switch (name) {
     case 'vpc-id':
       return [v.id];
     case 'cidr':
     case 'cidr-block-association.cidr-block':
       return [v.cidr];
+    case 'cidr-block-association.association-id':
+      return [cidrAssociationId(v)];
+    case 'cidr-block-association.state':
+      return ['associated'];
+    case 'dhcp-options-id':
+      return [dhcpOptionsId(w)];
     case 'is-default':
       return [String(v.isDefault === true)];
     case 'state':
@@ -83,17 +105,38 @@ function vpcAttr(v: Vpc, name: string): string[] {
   }
 }
 
+/**
+ * The addresses of a subnet no one uses yet: its size less the five AWS reserves in every subnet
+ * (https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html) and one per live instance in it.
+ */
+function availableAddresses(w: Ec2World, s: Subnet): number {
+  const prefix = Number(s.cidr.split('/')[1] ?? '24');
+  return 2 ** (32 - prefix) - 5 - w.liveInstances().filter((i) => i.subnetId === s.id).length;
+}
+
+function subnetArn(w: Ec2World, s: Subnet): string {
+  return `arn:aws:ec2:${w.region}:${OWNER}:subnet/${s.id}`;
+}
+
 function subnetXml(w: Ec2World, s: Subnet): string {
   return (
     t('subnetId', s.id) +
+    t('subnetArn', subnetArn(w, s)) +
     t('state', 'available') +
+    t('ownerId', OWNER) +
     t('vpcId', s.vpcId) +
     t('cidrBlock', s.cidr) +
-    t('availableIpAddressCount', 250) +
+    t('availableIpAddressCount', availableAddresses(w, s)) +
     t('availabilityZone', s.zone) +
     t('availabilityZoneId', w.zoneId(s.zone)) +
     t('defaultForAz', s.defaultForAz === true) +
+    // Every subnet of the sandbox maps a public address on launch, as the default VPC's do (instances.ts gives one).
     t('mapPublicIpOnLaunch', true) +
+    t('mapCustomerOwnedIpOnLaunch', false) +
+    t('assignIpv6AddressOnCreation', false) +
+    t('enableDns64', false) +
+    t('ipv6Native', false) +
+    el('privateDnsNameOptionsOnLaunch', t('hostnameType', 'ip-name'), t('enableResourceNameDnsARecord', false), t('enableResourceNameDnsAAAARecord', false)) +
     tagsXml(s.tags)
   );
 }
@@ -102,6 +145,8 @@ function subnetAttr(w: Ec2World, s: Subnet, name: string): string[] {
   switch (name) {
     case 'subnet-id':
       return [s.id];
+    case 'subnet-arn':
+      return [subnetArn(w, s)];
     case 'vpc-id':
       return [s.vpcId];
     case 'cidr':
@@ -114,9 +159,21 @@ function subnetAttr(w: Ec2World, s: Subnet, name: string): string[] {
     case 'availability-zone-id':
     case 'availabilityZoneId':
       return [w.zoneId(s.zone)];
+    case 'available-ip-address-count':
+      return [String(availableAddresses(w, s))];
     case 'default-for-az':
     case 'defaultForAz':
       return [String(s.defaultForAz === true)];
+    case 'map-public-ip-on-launch':
+      return ['true'];
+    case 'map-customer-owned-ip-on-launch':
+    case 'enable-dns64':
+    case 'ipv6-native':
+    case 'private-dns-name-options-on-launch.enable-resource-name-dns-a-record':
+    case 'private-dns-name-options-on-launch.enable-resource-name-dns-aaaa-record':
+      return ['false'];
+    case 'private-dns-name-options-on-launch.hostname-type':
+      return ['ip-name'];
     case 'state':
       return ['available'];
     case 'owner-id':
@@ -140,7 +197,7 @@ export function vpcRoutes(w: Ec2World): Ec2Routes {
         w.securityGroups.set(sg.id, sg);
         const vpc: Vpc = { id, cidr, tags: tagsFor(p, 'vpc'), mainRouteTable: rt.id };
         w.vpcs.set(id, vpc);
-        return result(el('vpc', vpcXml(vpc)));
+        return result(el('vpc', vpcXml(w, vpc)));
       },
     ],
     [
@@ -149,8 +206,16 @@ export function vpcRoutes(w: Ec2World): Ec2Routes {
         result(
           items(
             'vpcSet',
-            selectDescribed([...w.vpcs.values()], p, 'DescribeVpcs', 'VpcId', (v) => v.id, vpcAttr, 'vpc'),
-            vpcXml,
+            selectDescribed(
+              [...w.vpcs.values()],
+              p,
+              'DescribeVpcs',
+              'VpcId',
+              (v) => v.id,
+              (v, n) => vpcAttr(w, v, n),
+              'vpc',
+            ),
+            (v) => vpcXml(w, v),
           ),
         ),
     ],

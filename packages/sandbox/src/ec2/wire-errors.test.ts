@@ -44,7 +44,7 @@ const failure = (p: Promise<unknown>) =>
     }),
   );
 const launch = (extra: Partial<ConstructorParameters<typeof RunInstancesCommand>[0]> = {}) =>
-  ec2().send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small', ...extra }));
+  ec2().send(new RunInstancesCommand({ MinCount: 1, MaxCount: 1, ImageId: 'ami-0965bd5ba4d59211c', InstanceType: 't3.small', ...extra }));
 
 describe('EC2 emulator: ids that are malformed or name nothing', () => {
   it("answers Describe* by an unknown id with the kind's NotFound, never an empty 200", async () => {
@@ -188,7 +188,7 @@ describe('EC2 emulator: RunInstances parameters', () => {
 
 describe('EC2 emulator: DescribeInstances', () => {
   it('describes the instances of one launch in one reservation', async () => {
-    const launched = await ec2().send(new RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0ubuntu2404amd64', InstanceType: 't3.small' }));
+    const launched = await ec2().send(new RunInstancesCommand({ MinCount: 2, MaxCount: 2, ImageId: 'ami-0965bd5ba4d59211c', InstanceType: 't3.small' }));
     await launch();
     const reservations = (await ec2().send(new DescribeInstancesCommand({}))).Reservations ?? [];
     expect(reservations.map((r) => r.Instances?.length)).toEqual([2, 1]);

@@ -5,7 +5,7 @@ import { type Collection, type Counter, ResourceStore } from '../emulator/index.
 import type { InventoryItem } from '../inventory.js';
 import type { AwsKeyring } from '../sts/emulator.js';
 import { sandboxPublicAddress } from '../public-addresses.js';
-import { ec2TypeOfferedIn, regionCode } from './catalog.js';
+import { awsRegion, ec2TypeOfferedIn, regionCode } from './catalog.js';
 import { checkIdShape, type Ec2IdKind, notFound } from './ids.js';
 import {
   type Address,
@@ -36,8 +36,16 @@ export interface Ec2EmulatorOptions {
   zones: string[];
   /** Max spread of the DescribeInstances lag for new instances (eventual consistency), ms. */
   describeLagMaxMs: number;
-  /** The Regions enabled for the account, as DescribeRegions lists them (default: this one). */
+  /**
+   * The Regions enabled for the account, as DescribeRegions lists them (default: every Region that needs no opt-in, as
+   * in a new account). A narrower or wider account is an explicit option of a test or of the CLI.
+   */
   accountRegions?: readonly string[];
+  /**
+   * Per instance type, the zones of this Region that offer it, replacing the catalog's answer (every zone of a Region
+   * that has the type) for the types named: an explicit, odd account (`[]`: the type is not offered here at all).
+   */
+  offerings?: Readonly<Record<string, readonly string[]>>;
   /** The account's keys and STS sessions (the sandbox's STS); without it, only accessKeyId is accepted. */
   keyring?: AwsKeyring;
   /** Whether the Region starts with its default VPC, as every account's Regions do (default: true). */
@@ -103,6 +111,8 @@ export class Ec2World {
   /** RunInstances ClientTokens seen, for idempotency. */
   readonly clientTokens: Collection<string, ClientTokenUse> = this.store.collection('clientTokens');
   readonly #seq: Counter = this.store.counter('seq');
+  /** A DryRun request is being checked (dry-run.ts): what the store does not hold (budgets) must not change. */
+  dryRun = false;
   readonly #ipSeq: Counter = this.store.counter('ipSeq');
 
   constructor(
@@ -173,16 +183,20 @@ export class Ec2World {
   }
 
   /**
-   * A zone's id (`euc1-az2`): the Region's short code and a number, which AWS maps to zone letters per account
-   * (https://docs.aws.amazon.com/ram/latest/userguide/working-with-az-ids.html); the sandbox maps a to 1, b to 2, …
+   * A zone's AZ ID (`euc1-az2`), as the Regions snapshot pairs them (AWS maps zone names to AZ IDs per account in its
+   * oldest Regions: https://docs.aws.amazon.com/global-infrastructure/latest/regions/az-ids.html); a zone the snapshot
+   * does not have gets the Region's short code and its letter's place (a is 1, b is 2, …).
    */
   zoneId(zone: string): string {
+    const known = awsRegion(this.options.region)?.zones.find((z) => z.name === zone);
+    if (known) return known.id;
     const letter = zone.slice(this.options.region.length);
     return `${regionCode(this.options.region)}-az${letter.charCodeAt(0) - 'a'.charCodeAt(0) + 1}`;
   }
 
+  /** The zones of the Region that offer an instance type (the catalog's, or the account's `offerings` option). */
   offeredZones(type: string): string[] {
-    return ec2TypeOfferedIn(type, this.options.region, this.options.zones);
+    return ec2TypeOfferedIn(type, this.options.region, this.options.zones, this.options.offerings);
   }
 
   /** Every resource tags can be put on, as CreateTags and DescribeTags see them (instances while they are visible). */

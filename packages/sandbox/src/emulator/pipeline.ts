@@ -1,5 +1,5 @@
 // One request pipeline for every emulator, in one order: read the body, name the operation, count the call,
-// authenticate, observe (audit logs), rate-limit, inject a fault, parse the body, route, answer. What differs by
+// authenticate, observe (audit logs), rate-limit, inject a fault, parse the body, check it, route, answer. What differs by
 // vendor is the dialect's (envelopes, fault answers, body parsing) and the emulator's hooks (credentials, budgets).
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { type SandboxContext, countCall } from '../context.js';
@@ -36,6 +36,8 @@ export interface EmulatorFrame<Body> {
   throttled?(call: WireCall): void;
   /** A request about to be routed, with its parsed body (request logs, advancing pending work). */
   beforeRoute?(call: WireCall, body: Body): void;
+  /** Why the API refuses the request as sent (its vendor document's parameters and body schema), checked before routing. */
+  checkRequest?(call: WireCall, body: Body): EmulatorError | undefined;
   /** The error for a request no route matches. */
   unknown(call: WireCall): EmulatorError;
 }
@@ -93,6 +95,8 @@ export async function handleRequest<Body>(
     const body = dialect.parseBody(call);
     frame.beforeRoute?.(call, body);
     if (!match) return dialect.error(frame.unknown(call), call);
+    const refused = frame.checkRequest?.(call, body);
+    if (refused) return dialect.error(refused, call);
     const answer = await match.route.handler({ ...call, body });
     // The work is done; only the answer is lost on its way back.
     if (fault === 'lost-response') return HttpResponse.error();

@@ -32,8 +32,8 @@ export class Certificates {
       [
         'GET /certificates',
         (c) => {
-          const type = c.query.get('type');
-          const chosen = this.items.filter(() => type === null || type === 'uploaded');
+          const type = c.query.getAll('type');
+          const chosen = this.items.filter(() => type.length === 0 || type.includes('uploaded'));
           return reply(p.list('certificates', chosen, (x) => this.json(x), c.query, SORT_ID_NAME_CREATED));
         },
       ],
@@ -60,11 +60,15 @@ export class Certificates {
 
   #create(body: Json): Json {
     const name = this.p.name(body['name'], this.items.values(), 'certificate');
-    // Managed certificates need Let's Encrypt and Hetzner DNS delegation: outside what the sandbox emulates.
-    if (body['type'] !== undefined && body['type'] !== 'uploaded')
-      throw new EmulatorError(400, 'invalid_input', 'only uploaded certificates are emulated by the sandbox', {
-        details: { fields: [{ name: 'type', messages: ['must be uploaded'] }] },
-      });
+    // Managed certificates need Let's Encrypt and Hetzner DNS delegation: outside what the sandbox emulates, so refused
+    // as the sandbox refuses what it does not serve (not as invalid input: the API takes them).
+    if (body['type'] === 'managed')
+      throw new EmulatorError(
+        400,
+        'unsupported_error',
+        "the sandbox does not serve managed certificates (POST /certificates of type managed): Hetzner's API has them, the sandbox does not emulate " +
+          'them (docs/sandbox.md)',
+      );
     let x509: X509Certificate;
     try {
       x509 = new X509Certificate(String(body['certificate'] ?? ''));

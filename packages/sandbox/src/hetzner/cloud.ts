@@ -5,6 +5,7 @@ import { SANDBOX_CREDENTIALS } from '../accounts.js';
 import { canonicalName, type SandboxCloud, type ServedAs, type WithFloor } from '../clouds/descriptor.js';
 import { LATENCY } from '../latency.js';
 import { apiTarget, type ServedApi } from '../serve/routes.js';
+import { HETZNER_DOCUMENT } from './document.js';
 import { HETZNER_API, HetznerEmulator, type HetznerEmulatorOptions, type HetznerEmulatorState } from './emulator.js';
 
 /** The Sandbox's options for its Hetzner project. */
@@ -40,29 +41,7 @@ export const HETZNER_SANDBOX_CLOUD: SandboxCloud<'hetzner', HetznerEmulator, Het
   state: (emulator) => emulator.state(),
   fields: (emulator) => ({ hetzner: emulator }),
   handlers: (emulator) => emulator.handlers(),
-  document: {
-    file: 'hetzner-cloud-openapi.json',
-    baseUrl: HETZNER_API,
-    requestLeniency: [
-      ...['POST /load_balancers', 'POST /load_balancers/{id}/actions/add_service'].map((operation) => ({
-        operation,
-        keyword: 'required' as const,
-        pointer: /^(\/services\/\d+)?$/,
-        properties: ['health_check'],
-        reason:
-          'a service gets a default health check: `hcloud load-balancer add-service` has no required health-check flag, ' +
-          "hcloud-go sends health_check with omitempty, and Terraform's hcloud_load_balancer_service example has none",
-      })),
-      {
-        operation: 'POST /servers',
-        pointer: /^\/image$/,
-        keyword: 'type',
-        reason:
-          'the document types `image` as a string (ID or name), but the hcloud CLI (hcloud-go) sends an image it resolved ' +
-          'to an ID as a JSON number (hcloud-cli.e2e.test.ts sees it), and the API takes it',
-      },
-    ],
-  },
+  document: HETZNER_DOCUMENT,
   inventory: (emulator) => emulator.inventory(),
   listVms: (emulator) => emulator.listVms(),
   unbilledStates: ['deleting', 'off'],

@@ -45,6 +45,7 @@ const steps: Array<[string, () => Promise<unknown>]> = [
         'images?sort=created',
         'isos?architecture=x86',
         'load_balancer_types',
+        'pricing',
       ])
         await call('GET', path);
       for (const [c, id] of [
@@ -218,6 +219,10 @@ const steps: Array<[string, () => Promise<unknown>]> = [
       await call('DELETE', `servers/${ids['server']}`);
       await call('DELETE', `primary_ips/${ids['ip']}`);
       await call('DELETE', `placement_groups/${ids['group']}`);
+      // A firewall still applied (here through its label selector) is not deleted: resource_in_use.
+      await call('POST', `firewalls/${ids['firewall']}/actions/remove_from_resources`, {
+        remove_from: [{ type: 'label_selector', label_selector: { selector: 'role=web' } }],
+      });
       await call('DELETE', `firewalls/${ids['firewall']}`);
       await call('DELETE', `ssh_keys/${ids['key']}`);
       await call('DELETE', `networks/${ids['network']}`);

@@ -45,9 +45,29 @@ describe('Hetzner emulator (wire format)', () => {
     const id = (created.body as unknown as { network: { id: number } }).network.id;
     for (const location of ['fsn1', 'nbg1', 'hel1'])
       expect((await api.post('servers', { json: { ...server(`in-${location}`), location, networks: [id] } })).statusCode).toBe(201);
-    const ash = await api.post('servers', { json: { ...server('in-ash'), location: 'ash', networks: [id] } });
+    // ccx13: a type Hetzner sells in Ashburn (cpx22 is not), so the network is what is refused.
+    const ash = await api.post('servers', { json: { ...server('in-ash'), server_type: 'ccx13', location: 'ash', networks: [id] } });
     expect(ash.statusCode).toBe(400);
-    expect((ash.body as unknown as Body).error?.code).toBe('invalid_input');
+    expect((ash.body as unknown as Body).error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('network zone us-east') });
+  });
+
+  it("checks a name as the API documents it: a server's is a hostname, a volume's or a network's any string", async () => {
+    // kubeplane's `<node>-storage` of a Claudie test set: 64 characters with `_`, fine for a volume (no documented pattern).
+    const volume = 'succeeds-on-last-4-cluster-0-y71vddd-htz-ctrl-nodes-w-01-storage';
+    expect(volume.length).toBe(64);
+    expect((await api.post('volumes', { json: { name: volume, size: 10, location: 'fsn1' } })).statusCode).toBe(201);
+    expect((await api.post('networks', { json: { name: 'my net_1', ip_range: '10.0.0.0/16' } })).statusCode).toBe(201);
+    // A server's name must be a valid hostname (RFC 1123): no `_`, labels of at most 63 characters.
+    for (const name of ['web_1', `${'a'.repeat(64)}`, '-web', 'web.']) {
+      const r = await api.post('servers', { json: server(name) });
+      expect(r.statusCode, name).toBe(400);
+      expect((r.body as unknown as Body).error, name).toMatchObject({ code: 'invalid_input', message: "invalid input in field 'name'" });
+    }
+    expect((await api.post('servers', { json: server(`${'a'.repeat(63)}.example`) })).statusCode).toBe(201);
+    // A firewall's name is limited to 128 characters; an empty name is nothing's.
+    expect((await api.post('firewalls', { json: { name: 'f'.repeat(129) } })).statusCode).toBe(400);
+    expect((await api.post('firewalls', { json: { name: 'f'.repeat(128) } })).statusCode).toBe(201);
+    expect((await api.post('volumes', { json: { name: '', size: 10, location: 'fsn1' } })).statusCode).toBe(400);
   });
 
   it('finds an SSH key by its fingerprint and refuses the same key under a second name', async () => {

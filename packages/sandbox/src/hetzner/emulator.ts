@@ -10,8 +10,11 @@ import { type Collection, EmulatorError, type EmulatorFrame, frameHandlers, type
 import type { InventoryItem } from '../inventory.js';
 import type { SandboxVm, SandboxVmSource } from '../kubernetes/vm-source.js';
 import { actionRoutes } from './actions.js';
+import { HETZNER_IMAGES } from './catalog.js';
 import { catalogRoutes } from './catalog-routes.js';
+import { documentValidator, requestChecker } from '../openapi/request-check.js';
 import { Certificates } from './certificates.js';
+import { HETZNER_DOCUMENT, hetznerRefusal } from './document.js';
 import { hetznerDialect, overBudget, unauthorized } from './dialect.js';
 import { DnsZones, type RRSet, type Zone } from './dns-zones.js';
 import { Firewalls } from './firewalls.js';
@@ -47,6 +50,8 @@ export interface HetznerEmulatorOptions {
   macSeed?: number;
   /** DNS zones that exist in the project before the test (user-owned). */
   dnsZones?: string[];
+  /** Whether requests are checked against Hetzner's OpenAPI document, as the API checks them (default true). */
+  checkRequests?: boolean;
 }
 
 /**
@@ -152,7 +157,17 @@ export class HetznerEmulator implements SandboxVmSource {
       ...primaryIps.routes(),
       ...new SshKeys(p).routes(),
       ...placementGroups.routes(),
-      ...actionRoutes(p),
+      ...actionRoutes(p, {
+        servers: (id) => p.servers.has(id),
+        floating_ips: (id) => this.floatingIps.items.has(id),
+        primary_ips: (id) => p.primaryIps.has(id),
+        volumes: (id) => this.volumes.items.has(id),
+        load_balancers: (id) => this.loadBalancers.items.has(id),
+        networks: (id) => p.networks.has(id),
+        firewalls: (id) => p.firewalls.has(id),
+        certificates: (id) => this.certificates.items.has(id),
+        images: (id) => HETZNER_IMAGES.some((i) => i.id === id),
+      }),
       ...catalogRoutes(p),
       ...this.dns.routes(),
     ]);
@@ -174,7 +189,14 @@ export class HetznerEmulator implements SandboxVmSource {
         this.throttled += 1;
       },
       unknown: (call) => this.#unknown(call),
+      // Query parameters and bodies as Hetzner's OpenAPI document has them, refused as the API refuses them.
+      ...(options.checkRequests === false ? {} : { checkRequest: requestChecker(HETZNER_DOCUMENT, { unknownFields: true, refuse: hetznerRefusal }) }),
     };
+  }
+
+  /** The wire operations the emulator serves (`GET /servers/{id}`), for the coverage table. */
+  servedOperations(): string[] {
+    return this.#frame.routes.operations();
   }
 
   /** A DNS zone the project's owner made (with its SOA and NS records), unless one of that name exists. */
@@ -260,6 +282,16 @@ export class HetznerEmulator implements SandboxVmSource {
     const family = collection === undefined ? undefined : this.#looksUpFirst[collection];
     if (idText !== undefined && family && !family[0].has(Number(idText)))
       return new EmulatorError(404, 'not_found', `${family[1]} with ID '${Number(idText)}' not found`);
+    // An operation Hetzner's API has and the sandbox does not emulate is refused in the sealed sandbox's words, with
+    // `unsupported_error` (400, "the given resource does not support this"): never `not_found`, which a client reads as
+    // "the server is gone" (a Terraform provider drops it from its state), and never a code hcloud-go retries.
+    const documented = documentValidator(HETZNER_DOCUMENT)?.operationName(call.method, call.url.pathname);
+    if (documented)
+      return new EmulatorError(
+        400,
+        'unsupported_error',
+        `the sandbox does not serve ${documented}: Hetzner's API has it, the sandbox does not emulate it (docs/sandbox.md)`,
+      );
     return new EmulatorError(404, 'not_found', `${call.method} ${call.path} is not an endpoint of this API`);
   }
 }

@@ -29,8 +29,11 @@ export class Firewalls {
         'DELETE /firewalls/{id}',
         (c) => {
           const fw = firewall(c);
+          // 422 `resource_in_use`, "Firewall still applied to a resource" (DELETE /firewalls/{id}): given at a server's
+          // creation, or applied later to a server or a label selector.
           const direct = p.servers.filter((s) => s.firewalls.includes(fw.id));
-          if (direct.length > 0) throw new EmulatorError(422, 'resource_in_use', `firewall ${fw.id} is still applied to ${direct.length} server(s)`);
+          if (direct.length > 0 || fw.appliedTo.length > 0)
+            throw new EmulatorError(422, 'resource_in_use', `firewall ${fw.id} is still applied to ${direct.length + fw.appliedTo.length} resource(s)`);
           p.firewalls.delete(fw.id);
           return noContent();
         },

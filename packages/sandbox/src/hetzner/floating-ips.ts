@@ -1,4 +1,4 @@
-// Floating IPs of the emulated Hetzner project: an address with a home location, assignable to any server
+// Floating IPs of the emulated Hetzner project: an IPv4 address or an IPv6 /64 with a home location, assignable to any server
 // (https://docs.hetzner.cloud/reference/cloud#floating-ips).
 import { type Collection, EmulatorError, type Json, noContent, reply } from '../emulator/index.js';
 import { HETZNER_LOCATIONS } from './catalog.js';
@@ -11,6 +11,8 @@ export interface FloatingIp {
   name: string;
   description: string | null;
   labels: Labels;
+  /** An IPv4 address, or an IPv6 /64 network; absent in worlds saved before IPv6: ipv4. */
+  type?: 'ipv4' | 'ipv6';
   ip: string;
   homeLocation: string;
   server: number | null;
@@ -102,7 +104,8 @@ export class FloatingIps {
   }
 
   #create(body: Json): Json {
-    if (body['type'] !== 'ipv4') throw invalidInput('type', 'only ipv4 floating IPs are emulated');
+    const type = body['type'];
+    if (type !== 'ipv4' && type !== 'ipv6') throw invalidInput('type', 'must be ipv4 or ipv6');
     const server = body['server'] === undefined || body['server'] === null ? null : this.p.serverId(body['server'], 'server');
     // "Provide the `server` attribute ... or provide a `home_location`" (POST /floating_ips).
     const homeLocation = typeof body['home_location'] === 'string' ? body['home_location'] : server !== null ? this.serverLocation(server) : undefined;
@@ -115,7 +118,8 @@ export class FloatingIps {
       name: name ?? `floating_ip-${id}`,
       description: typeof body['description'] === 'string' ? body['description'] : null,
       labels: this.p.labels(body['labels']),
-      ip: this.p.publicIp(),
+      type,
+      ip: type === 'ipv4' ? this.p.publicIp() : this.p.publicIpv6Network(),
       homeLocation,
       server,
       dnsPtr: null,
@@ -145,10 +149,16 @@ export class FloatingIps {
       description: f.description,
       labels: f.labels,
       ip: f.ip,
-      type: 'ipv4',
+      type: f.type ?? 'ipv4',
       server: f.server,
       blocked: false,
-      dns_ptr: [{ ip: f.ip, dns_ptr: f.dnsPtr ?? `static.${f.ip}.clients.your-server.de` }],
+      // An IPv4 has its reverse entry from the start; an IPv6 network's addresses have none until one is set.
+      dns_ptr:
+        (f.type ?? 'ipv4') === 'ipv4'
+          ? [{ ip: f.ip, dns_ptr: f.dnsPtr ?? `static.${f.ip}.clients.your-server.de` }]
+          : f.dnsPtr === null
+            ? []
+            : [{ ip: f.ip.replace(/\/64$/, '1'), dns_ptr: f.dnsPtr }],
       home_location: this.p.locationJson(f.homeLocation),
       protection: { delete: f.deleteProtection },
       created: this.p.iso(f.created),

@@ -29,6 +29,8 @@ export interface LoadBalancer {
   services: Service[];
   targets: Target[];
   ipv4: string;
+  /** Its public IPv6 address (absent in worlds saved before IPv6). */
+  ipv6?: string;
   created: number;
   deleteProtection: boolean;
 }
@@ -203,14 +205,11 @@ export class LoadBalancers {
     const name = this.p.name(body['name'], this.items.values(), 'load_balancer');
     const type = HETZNER_LOAD_BALANCER_TYPES.find((t) => t.name === body['load_balancer_type'] || String(t.id) === String(body['load_balancer_type']));
     if (!type) throw invalidInput('load_balancer_type', 'load balancer type not found');
+    // A network zone places the load balancer in a location of that zone (the catalog's first: fsn1, ash, hil, sin).
     const location =
       typeof body['location'] === 'string'
         ? body['location']
-        : body['network_zone'] === 'us-east'
-          ? 'ash'
-          : body['network_zone'] === 'eu-central'
-            ? 'fsn1'
-            : undefined;
+        : HETZNER_LOCATIONS.find((l) => typeof body['network_zone'] === 'string' && l.network_zone === body['network_zone'])?.name;
     if (location === undefined || !HETZNER_LOCATIONS.some((l) => l.name === location))
       throw invalidInput('location', 'a location or a network_zone is required');
     const lb: LoadBalancer = {
@@ -223,6 +222,8 @@ export class LoadBalancers {
       services: Array.isArray(body['services']) ? (body['services'] as Json[]).map((s) => this.#service(s)) : [],
       targets: Array.isArray(body['targets']) ? (body['targets'] as Json[]).map((t) => this.#target(t)) : [],
       ipv4: this.p.publicIp(),
+      // A load balancer has one public IPv6 address (`public_net.ipv6.ip`), the first of a /64 of its own.
+      ipv6: this.p.publicIpv6Network().replace(/\/64$/, '1'),
       created: this.p.now(),
       deleteProtection: false,
     };
@@ -240,9 +241,13 @@ export class LoadBalancers {
       labels: lb.labels,
       created: this.p.iso(lb.created),
       algorithm: { type: lb.algorithm },
-      load_balancer_type: { ...type, deprecated: null, prices: [] },
+      load_balancer_type: structuredClone(type),
       location: this.p.locationJson(lb.location),
-      public_net: { enabled: true, ipv4: { ip: lb.ipv4, dns_ptr: `static.${lb.ipv4}.clients.your-server.de` }, ipv6: { ip: null, dns_ptr: null } },
+      public_net: {
+        enabled: true,
+        ipv4: { ip: lb.ipv4, dns_ptr: `static.${lb.ipv4}.clients.your-server.de` },
+        ipv6: { ip: lb.ipv6 ?? null, dns_ptr: null },
+      },
       private_net: [],
       protection: { delete: lb.deleteProtection },
       included_traffic: 21990232555520,

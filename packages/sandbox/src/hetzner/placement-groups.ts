@@ -10,7 +10,15 @@ export class PlacementGroups {
   routes(): HetznerRoute[] {
     const p = this.p;
     return [
-      ['GET /placement_groups', (c) => reply(p.list('placement_groups', p.placementGroups.values(), (g) => this.json(g), c.query, SORT_ID_NAME_CREATED))],
+      [
+        'GET /placement_groups',
+        (c) => {
+          // `type` filters by the group's type; every group is `spread`, the only type there is.
+          const types = c.query.getAll('type');
+          const chosen = p.placementGroups.filter(() => types.length === 0 || types.includes('spread'));
+          return reply(p.list('placement_groups', chosen, (g) => this.json(g), c.query, SORT_ID_NAME_CREATED));
+        },
+      ],
       ['POST /placement_groups', (c) => reply({ placement_group: this.json(this.#create(c.body)), action: null }, 201)],
       ['GET /placement_groups/{id}', (c) => reply({ placement_group: this.json(found(p.placementGroups, idParam(c), 'placement_group')) })],
       [
@@ -18,7 +26,12 @@ export class PlacementGroups {
         (c) => {
           const id = idParam(c);
           found(p.placementGroups, id, 'placement_group');
-          if (p.servers.find((s) => s.placementGroup === id)) throw new EmulatorError(409, 'conflict', `placement group ${id} still has servers`);
+          // The API documents no error of its own for DELETE /placement_groups/{id}; a group that still holds servers is
+          // refused as a firewall still applied is (422 `resource_in_use`, DELETE /firewalls/{id}). Not `conflict`:
+          // that code means "the resource has changed during the request, please retry", and the hcloud CLI retries it
+          // without end (the hang issue 38 found).
+          if (p.servers.find((s) => s.placementGroup === id))
+            throw new EmulatorError(422, 'resource_in_use', `placement group ${id} still has servers: remove them from it first`);
           p.placementGroups.delete(id);
           return noContent();
         },

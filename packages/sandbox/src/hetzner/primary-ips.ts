@@ -1,7 +1,7 @@
-// Primary IPs of the emulated Hetzner project: a server's public IPv4, made with the server or on its own, assigned to
-// at most one server that is off (https://docs.hetzner.cloud/reference/cloud#primary-ips).
+// Primary IPs of the emulated Hetzner project: a server's public IPv4 address or IPv6 /64 network, made with the server
+// or on its own, assigned to at most one server that is off (https://docs.hetzner.cloud/reference/cloud#primary-ips).
 import { EmulatorError, type Json, noContent, reply } from '../emulator/index.js';
-import { HETZNER_LOCATIONS } from './catalog.js';
+import { HETZNER_DATACENTERS, HETZNER_LOCATIONS } from './catalog.js';
 import { datacenterOf } from './catalog-routes.js';
 import { byId, found, type HetznerProject, type HetznerRoute } from './project.js';
 import type { PrimaryIp } from './resources.js';
@@ -68,9 +68,11 @@ export class PrimaryIps {
           if (ip.assigneeId !== null)
             throw new EmulatorError(422, 'primary_ip_already_assigned', `primary ip ${ip.id} is already assigned to server ${ip.assigneeId}`);
           if (p.status(server) !== 'off') throw new EmulatorError(422, 'server_not_stopped', 'The Server is running, but needs to be powered off');
-          if (server.ipv4) throw new EmulatorError(422, 'server_has_ipv4', `server ${server.id} already has a primary IPv4`);
+          const type = ip.type ?? 'ipv4';
+          if (server[type])
+            throw new EmulatorError(422, `server_has_${type}`, `server ${server.id} already has a primary ${type === 'ipv4' ? 'IPv4' : 'IPv6'}`);
           ip.assigneeId = server.id;
-          server.ipv4 = { id: ip.id, ip: ip.ip };
+          server[type] = { id: ip.id, ip: ip.ip };
           const resources = [
             { id: ip.id, type: 'primary_ip' },
             { id: server.id, type: 'server' },
@@ -106,7 +108,7 @@ export class PrimaryIps {
     if (ip.assigneeId === null) return;
     const server = this.p.servers.get(ip.assigneeId);
     if (server && this.p.status(server) !== 'off') throw new EmulatorError(422, 'server_not_stopped', 'The Server is running, but needs to be powered off');
-    if (server) delete server.ipv4;
+    if (server) delete server[ip.type ?? 'ipv4'];
     ip.assigneeId = null;
   }
 
@@ -114,20 +116,44 @@ export class PrimaryIps {
     const p = this.p;
     const name = p.name(body['name'], p.primaryIps.values(), 'primary_ip');
     const invalid = (message: string, field: string) => new EmulatorError(400, 'invalid_input', message, { details: { fields: [{ name: field }] } });
-    if (body['type'] !== 'ipv4') throw invalid('only ipv4 primary IPs are emulated', 'type');
-    const location = HETZNER_LOCATIONS.find((l) => l.name === (body['location'] ?? 'fsn1'));
+    const type = body['type'];
+    if (type !== 'ipv4' && type !== 'ipv6') throw invalid('type must be ipv4 or ipv6', 'type');
+    // Where it lives: its `location`, the deprecated `datacenter`'s location, or the server it is made for; with none of
+    // them the API refuses both fields ("invalid input in fields 'assignee_id', 'datacenter'", hetznercloud/cli#1175).
+    const assignee = body['assignee_id'] === undefined || body['assignee_id'] === null ? undefined : found(p.servers, Number(body['assignee_id']), 'server');
+    const datacenter = typeof body['datacenter'] === 'string' ? HETZNER_DATACENTERS.find((d) => d.name === body['datacenter']) : undefined;
+    if (typeof body['datacenter'] === 'string' && !datacenter) throw invalid(`datacenter ${body['datacenter']} not found`, 'datacenter');
+    const locationName = typeof body['location'] === 'string' ? body['location'] : (datacenter?.location ?? assignee?.location.name);
+    if (locationName === undefined)
+      throw new EmulatorError(400, 'invalid_input', "invalid input in fields 'assignee_id', 'datacenter'", {
+        details: {
+          fields: [
+            { name: 'assignee_id', messages: ['assignee_id or a location is required'] },
+            { name: 'datacenter', messages: ['assignee_id or a location is required'] },
+          ],
+        },
+      });
+    const location = HETZNER_LOCATIONS.find((l) => l.name === locationName);
     if (!location) throw invalid('location not found', 'location');
+    if (assignee) {
+      // POST /primary_ips documents 422 `server_not_stopped`: a primary IP is assigned to a server that is off.
+      if (p.status(assignee) !== 'off') throw new EmulatorError(422, 'server_not_stopped', 'The Server is running, but needs to be powered off');
+      if (assignee[type])
+        throw new EmulatorError(422, `server_has_${type}`, `server ${assignee.id} already has a primary ${type === 'ipv4' ? 'IPv4' : 'IPv6'}`);
+    }
     const ip: PrimaryIp = {
       id: p.id(),
       name,
       labels: p.labels(body['labels']),
-      ip: p.publicIp(),
-      assigneeId: null,
+      type,
+      ip: type === 'ipv4' ? p.publicIp() : p.publicIpv6Network(),
+      assigneeId: assignee?.id ?? null,
       autoDelete: body['auto_delete'] === true,
       location,
       created: p.now(),
     };
     p.primaryIps.set(ip.id, ip);
+    if (assignee) assignee[type] = { id: ip.id, ip: ip.ip };
     return ip;
   }
 
@@ -137,13 +163,13 @@ export class PrimaryIps {
       name: ip.name,
       labels: ip.labels,
       ip: ip.ip,
-      type: 'ipv4',
+      type: ip.type ?? 'ipv4',
       assignee_id: ip.assigneeId,
       assignee_type: 'server',
       auto_delete: ip.autoDelete,
       blocked: false,
       location: ip.location,
-      datacenter: datacenterOf(ip.location.name),
+      datacenter: datacenterOf(ip.location.name, this.p.now()),
       dns_ptr: [],
       protection: { delete: false },
       created: this.p.iso(ip.created),

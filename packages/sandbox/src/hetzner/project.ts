@@ -48,6 +48,7 @@ export class HetznerProject {
   readonly #ctx: SandboxContext;
   readonly #ids: Counter;
   readonly #publicIps: Counter;
+  readonly #publicIpv6s: Counter;
   /** The sandbox's seed, from which private interfaces' MAC addresses are derived. */
   macSeed: number;
   readonly servers: Collection<number, Server>;
@@ -63,6 +64,7 @@ export class HetznerProject {
     this.macSeed = macSeed;
     this.#ids = this.store.counter('ids', 1000);
     this.#publicIps = this.store.counter('publicIps');
+    this.#publicIpv6s = this.store.counter('publicIpv6s');
     // The inventory lists the collections in the order they are made here (then the other families').
     this.servers = this.store.collection('servers', { inventory: (s) => this.inventoryItem('node', s, this.status(s)) });
     this.networks = this.store.collection('networks', { inventory: (n) => this.inventoryItem('network', n) });
@@ -154,12 +156,18 @@ export class HetznerProject {
     return { ...(value as Labels) };
   }
 
+  /**
+   * A resource's `name`, checked as the API documents it (hetzner-cloud-openapi.json): a server's must be a valid
+   * hostname (RFC 1123), a firewall's at most 128 characters; the other resources' names have no documented pattern
+   * (the document's own examples hold spaces: "Web Frontend", "My ssh key"), so any non-empty string is taken. Unique per
+   * project and kind.
+   */
   name(value: unknown, collection: Iterable<{ name: string }>, what: string): string {
-    if (typeof value !== 'string' || !/^[a-zA-Z0-9]([a-zA-Z0-9-.]{0,61}[a-zA-Z0-9])?$/.test(value)) {
-      throw new EmulatorError(400, 'invalid_input', `invalid input in field 'name'`, {
-        details: { fields: [{ name: 'name', messages: ['must be a valid hostname'] }] },
-      });
-    }
+    const invalid = (message: string) =>
+      new EmulatorError(400, 'invalid_input', `invalid input in field 'name'`, { details: { fields: [{ name: 'name', messages: [message] }] } });
+    if (typeof value !== 'string' || value.length === 0) throw invalid('must be a non-empty string');
+    if (what === 'server' && !isHostname(value)) throw invalid('must be a valid hostname');
+    if (what === 'firewall' && value.length > 128) throw invalid('must be at most 128 characters');
     for (const r of collection)
       if (r.name === value) throw new EmulatorError(409, 'uniqueness_error', `${what} name is already used`, { details: { fields: [{ name: 'name' }] } });
     return value;
@@ -189,6 +197,16 @@ export class HetznerProject {
     return sandboxPublicAddress('hetzner', this.#publicIps.next());
   }
 
+  /**
+   * A new IPv6 /64 network, as Hetzner gives every server one ("IPv6 network assigned to this Server", `ipv6` of
+   * server_public_net; a primary IP of type ipv6 holds the /64). Taken from 2001:db8::/32, the prefix RFC 3849 sets
+   * aside for documentation, so it is never routed.
+   */
+  publicIpv6Network(): string {
+    const n = this.#publicIpv6s.next();
+    return `2001:db8:${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}::/64`;
+  }
+
   /** The server with this id (or name), or 404 `not_found` naming `field`. */
   serverId(value: unknown, field: string): number {
     const server = this.servers.find((s) => s.id === Number(value) || s.name === value);
@@ -199,4 +217,9 @@ export class HetznerProject {
   locationJson(name: string): Json {
     return { ...HETZNER_LOCATIONS.find((l) => l.name === name)! };
   }
+}
+
+/** A hostname as RFC 1123 has it: dot-separated labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
+function isHostname(name: string): boolean {
+  return name.length <= 253 && name.split('.').every((label) => /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/.test(label));
 }

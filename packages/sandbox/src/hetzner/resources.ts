@@ -2,7 +2,7 @@
 // module: the families that read each other's resources (servers, networks, firewalls, primary IPs) import their
 // shapes from here, not from each other.
 import type { Json } from '../emulator/index.js';
-import type { HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
+import type { HetznerLocation, HetznerServerType, HetznerSystemImage } from '../catalogs/hetzner/hetzner-catalog.js';
 
 export type Labels = Record<string, string>;
 
@@ -12,10 +12,12 @@ export interface Server {
   labels: Labels;
   created: number;
   runningAt: number;
-  serverType: (typeof HETZNER_SERVER_TYPES)[number];
-  image: (typeof HETZNER_IMAGES)[number];
-  location: (typeof HETZNER_LOCATIONS)[number];
+  serverType: HetznerServerType;
+  image: HetznerSystemImage;
+  location: HetznerLocation;
   ipv4?: { id: number; ip: string };
+  /** The server's IPv6 /64 network (`2001:db8:…::/64`), a primary IP of type ipv6. */
+  ipv6?: { id: number; ip: string };
   privateNets: Array<{ network: number; ip: string; mac?: string }>;
   /** Whether the server is (to be) powered off, and when the last power action completes; on when unset. */
   power?: { on: boolean; at: number };
@@ -46,10 +48,12 @@ export interface PrimaryIp {
   id: number;
   name: string;
   labels: Labels;
+  /** An IPv4 address, or an IPv6 /64 network; absent in worlds saved before IPv6: ipv4. */
+  type?: 'ipv4' | 'ipv6';
   ip: string;
   assigneeId: number | null;
   autoDelete: boolean;
-  location: (typeof HETZNER_LOCATIONS)[number];
+  location: HetznerLocation;
   created: number;
 }
 export interface SshKey {

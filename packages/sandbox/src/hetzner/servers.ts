@@ -1,11 +1,11 @@
 // Servers of the emulated Hetzner project: created from a type, an image and a location, booting in virtual time,
-// powered off and on by actions, on networks, behind firewalls, with a primary IPv4
+// powered off and on by actions, on networks, behind firewalls, with a primary IPv4 and an IPv6 /64
 // (https://docs.hetzner.cloud/reference/cloud#servers).
 import { EmulatorError, type Json, reply } from '../emulator/index.js';
 import type { SandboxVm } from '../kubernetes/vm-source.js';
 import { LATENCY, sample } from '../latency.js';
-import { HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPES } from './catalog.js';
-import { datacenterOf, imageJson, serverTypeJson } from './catalog-routes.js';
+import { HETZNER_IMAGES, HETZNER_LOCATIONS, HETZNER_SERVER_TYPES, hetznerOrderable } from './catalog.js';
+import { datacenterOf, imageJson, listedServerTypes, serverTypeJson } from './catalog-routes.js';
 import type { Firewalls } from './firewalls.js';
 import type { FloatingIps } from './floating-ips.js';
 import type { LoadBalancers } from './load-balancers.js';
@@ -18,6 +18,9 @@ import type { PrimaryIp, Server } from './resources.js';
 import type { Volumes } from './volumes.js';
 
 const USER_DATA_LIMIT = 32 * 1024;
+
+/** The server actions that lock it while they run: its creation and start, and the power actions. */
+const SERVER_LOCKING: ReadonlySet<string> = new Set(['create_server', 'start_server', 'stop_server', 'shutdown_server', 'reboot_server', 'reset_server']);
 
 /** The families a server's answers and its deletion reach into. */
 export interface ServerNeighbours {
@@ -43,7 +46,13 @@ export class Servers {
       `POST /servers/{id}/actions/${action}`,
       (c) => {
         const s = server(c);
-        // A power action on a server still booting waits for the boot: it completes after both.
+        // "locked: The item you are trying to access is locked (there is already an Action running)", 423 in the API's
+        // error table: a power action while the server's creation, start or another power action still runs. Clients
+        // wait for those actions first (the hcloud CLI does, python3-hcloud's `wait_until_finished`).
+        const running = p.actions.find(
+          (a) => SERVER_LOCKING.has(a.command) && a.finishAt > p.now() && a.resources.some((r) => r.type === 'server' && r.id === s.id),
+        );
+        if (running) throw new EmulatorError(423, 'locked', `server ${s.id} is locked: action ${running.id} (${running.command}) is still running`);
         const at = Math.max(p.now(), s.runningAt) + ms;
         s.power = { on, at };
         return reply({ action: p.action(command, [{ id: s.id, type: 'server' }], at - p.now()) }, 201);
@@ -112,7 +121,9 @@ export class Servers {
     const invalid = (message: string, field: string, messages?: string[]) =>
       new EmulatorError(400, 'invalid_input', message, { details: { fields: [{ name: field, ...(messages ? { messages } : {}) }] } });
     const name = p.name(body['name'], p.servers.values(), 'server');
-    const serverType = HETZNER_SERVER_TYPES.find((t) => t.name === body['server_type'] || String(t.id) === String(body['server_type']));
+    // A type past its `unavailable_after` everywhere is no longer listed, so no longer found by name ("Could not find
+    // server type 'cx22'" after 2025-12-31, hetznercloud/packer-plugin-hcloud users in January 2026).
+    const serverType = listedServerTypes(p.now()).find((t) => t.name === body['server_type'] || String(t.id) === String(body['server_type']));
     if (!serverType) throw invalid(`server type ${String(body['server_type'])} not found`, 'server_type', ['server type not found']);
     const image = HETZNER_IMAGES.find(
       (i) => (i.name === body['image'] || String(i.id) === String(body['image'])) && i.architecture === serverType.architecture,
@@ -120,6 +131,11 @@ export class Servers {
     if (!image) throw invalid(`image ${String(body['image'])} not found`, 'image', ['image not found']);
     const location = HETZNER_LOCATIONS.find((l) => l.name === (body['location'] ?? 'fsn1'));
     if (!location) throw invalid(`location ${String(body['location'])} not found`, 'location');
+    // A type is sold only where its `locations[]` lists it, and there only until `unavailable_after`: the API answers
+    // `unsupported location for server type (invalid_input)` with empty details (as hcloud users report it, e.g.
+    // roots/trellis-cli#622 for cax11 in ash).
+    if (!hetznerOrderable(serverType, location.name, p.now()))
+      throw new EmulatorError(400, 'invalid_input', 'unsupported location for server type', { details: {} });
     const userData = typeof body['user_data'] === 'string' ? body['user_data'] : '';
     const userDataBytes = Buffer.byteLength(userData);
     if (userDataBytes > USER_DATA_LIMIT) throw invalid('user_data must not exceed 32 KiB', 'user_data');
@@ -142,27 +158,9 @@ export class Servers {
         ? undefined
         : found(p.placementGroups, Number(body['placement_group']), 'placement_group').id;
     const publicNet = (body['public_net'] ?? {}) as Json;
-    let ipv4: Server['ipv4'];
     const id = p.id();
-    if (publicNet['ipv4'] !== undefined && publicNet['ipv4'] !== null) {
-      const ip = found(p.primaryIps, Number(publicNet['ipv4']), 'primary_ip');
-      if (ip.assigneeId !== null) throw new EmulatorError(409, 'conflict', `primary ip ${ip.id} is already assigned`);
-      ip.assigneeId = id;
-      ipv4 = { id: ip.id, ip: ip.ip };
-    } else if (publicNet['enable_ipv4'] !== false) {
-      const ip: PrimaryIp = {
-        id: p.id(),
-        name: `primary_ip-${id}`,
-        labels: {},
-        ip: p.publicIp(),
-        assigneeId: id,
-        autoDelete: true,
-        location,
-        created: p.now(),
-      };
-      p.primaryIps.set(ip.id, ip);
-      ipv4 = { id: ip.id, ip: ip.ip };
-    }
+    const ipv4 = this.#publicAddress(publicNet, 'ipv4', id, location);
+    const ipv6 = this.#publicAddress(publicNet, 'ipv6', id, location);
     const boot = sample(LATENCY.hetznerCreateToRunning, () => p.random());
     const server: Server = {
       id,
@@ -174,6 +172,7 @@ export class Servers {
       image,
       location,
       ...(ipv4 ? { ipv4 } : {}),
+      ...(ipv6 ? { ipv6 } : {}),
       privateNets: networks.map((n) => ({ network: n.id, ip: this.n.networks.privateIp(n), mac: privateNetMac(p.macSeed, id, n.id, this.#macs()) })),
       firewalls,
       ...(placement !== undefined ? { placementGroup: placement } : {}),
@@ -183,6 +182,44 @@ export class Servers {
     p.servers.set(id, server);
     const action = p.action('create_server', [{ id, type: 'server' }], boot);
     return { server: this.json(server), action, next_actions: [p.action('start_server', [{ id, type: 'server' }], boot)], root_password: null };
+  }
+
+  /**
+   * The server's public address of one family (`public_net` of create_server_request): the primary IP `ipv4`/`ipv6`
+   * names, else a new one that is deleted with the server unless `enable_ipv4`/`enable_ipv6` is false. A named one must
+   * be of that family, unassigned and in the server's location: the errors POST /servers documents
+   * (`primary_ip_version_mismatch`, `primary_ip_assigned`, `primary_ip_datacenter_mismatch`; 422 as the API's other
+   * primary IP refusals), none of them `conflict`, which hcloud-go retries without end.
+   */
+  #publicAddress(publicNet: Json, type: 'ipv4' | 'ipv6', serverId: number, location: Server['location']): { id: number; ip: string } | undefined {
+    const p = this.p;
+    const named = publicNet[type];
+    if (named !== undefined && named !== null) {
+      const ip = found(p.primaryIps, Number(named), 'primary_ip');
+      if ((ip.type ?? 'ipv4') !== type)
+        throw new EmulatorError(422, 'primary_ip_version_mismatch', `primary ip ${ip.id} is of type ${ip.type ?? 'ipv4'}, not ${type}`);
+      if (ip.assigneeId !== null) throw new EmulatorError(422, 'primary_ip_assigned', `primary ip ${ip.id} is already assigned to server ${ip.assigneeId}`);
+      if (ip.location.name !== location.name)
+        throw new EmulatorError(422, 'primary_ip_datacenter_mismatch', `primary ip ${ip.id} is in ${ip.location.name}, the server in ${location.name}`);
+      ip.assigneeId = serverId;
+      return { id: ip.id, ip: ip.ip };
+    }
+    if (publicNet[`enable_${type}`] === false) return undefined;
+    const ipId = p.id();
+    const ip: PrimaryIp = {
+      id: ipId,
+      // Named after its own id, as the API names the primary IPs it makes with a server.
+      name: `primary_ip-${ipId}`,
+      labels: {},
+      type,
+      ip: type === 'ipv4' ? p.publicIp() : p.publicIpv6Network(),
+      assigneeId: serverId,
+      autoDelete: true,
+      location,
+      created: p.now(),
+    };
+    p.primaryIps.set(ip.id, ip);
+    return { id: ip.id, ip: ip.ip };
   }
 
   /** Every MAC in use on a private network interface, so a new one is unique in the project. */
@@ -205,19 +242,22 @@ export class Servers {
 
   json(s: Server): Json {
     const p = this.p;
+    // The catalog's entry for the server's type, by name: a world saved by an older sandbox kept its type without the
+    // per-location fields and prices the snapshot catalog has.
+    const type = HETZNER_SERVER_TYPES.find((t) => t.name === s.serverType.name) ?? s.serverType;
     return {
       id: s.id,
       name: s.name,
       status: p.status(s),
       created: p.iso(s.created),
       labels: s.labels,
-      server_type: serverTypeJson(s.serverType),
+      server_type: serverTypeJson(type),
       image: imageJson(s.image),
       location: s.location,
-      datacenter: datacenterOf(s.location.name),
+      datacenter: datacenterOf(s.location.name, p.now()),
       public_net: {
         ipv4: s.ipv4 ? { id: s.ipv4.id, ip: s.ipv4.ip, blocked: false, dns_ptr: `static.${s.ipv4.ip}.clients.your-server.de` } : null,
-        ipv6: null,
+        ipv6: s.ipv6 ? { id: s.ipv6.id, ip: s.ipv6.ip, blocked: false, dns_ptr: [] } : null,
         floating_ips: this.n.floatingIps.assignedTo(s.id),
         firewalls: this.n.firewalls.appliedTo(s).map((f) => ({ id: f, status: 'applied' })),
       },
@@ -234,7 +274,8 @@ export class Servers {
       backup_window: null,
       outgoing_traffic: 0,
       ingoing_traffic: 0,
-      included_traffic: 21990232555520,
+      // The type's traffic allowance in the server's location (`prices[].included_traffic`); 20 TB where unpriced.
+      included_traffic: type.prices?.find((x) => x.location === s.location.name)?.included_traffic ?? 21990232555520,
       primary_disk_size: s.serverType.disk,
       volumes: this.n.volumes.attachedTo(s.id),
       load_balancers: this.n.loadBalancers.targeting(s.id),

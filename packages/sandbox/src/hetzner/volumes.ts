@@ -49,8 +49,9 @@ export class Volumes {
       [
         'GET /volumes',
         (c) => {
-          const status = c.query.get('status');
-          const chosen = this.items.filter(() => status === null || status === 'available');
+          // Every volume is `available` once made (creating takes no virtual time here).
+          const status = c.query.getAll('status');
+          const chosen = this.items.filter(() => status.length === 0 || status.includes('available'));
           return reply(this.p.list('volumes', chosen, (v) => this.json(v), c.query, SORT_ID_NAME_CREATED));
         },
       ],

@@ -4,27 +4,19 @@
 // emulator is more lenient than the API, or a client sends what the real API would refuse); each violation is
 // appended, one JSON line, to a file of this process there; the test run's global setup reads them all.
 import { appendFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getResponse, http, type HttpHandler } from 'msw';
-import type { RequestLeniency, Violation } from './validator.js';
+import type { VendorDocument } from './vendor-document.js';
+import type { Violation } from './validator.js';
+
+export type { VendorDocument } from './vendor-document.js';
 
 /**
  * The environment variable that turns the conformance check on: when it names a directory, every Sandbox validates each
  * request it accepts and each response it gives against the cloud's vendored API document (packages/sandbox/specs/) and
- * appends every violation to `<dir>/<pid>.jsonl` as a RecordedViolation. Works from the repository only.
+ * appends every violation to `<dir>/<pid>.jsonl` as a RecordedViolation.
  */
 export const CONFORMANCE_DIR_ENV = 'KUBEPLANE_OPENAPI_CONFORMANCE_DIR';
-
-/** A vendor's API document, copied into the repository (packages/sandbox/specs/) from the vendor's published file. */
-export interface VendorDocument {
-  /** Its file name in packages/sandbox/specs/. */
-  file: string;
-  /** The API's base URL, whose paths the document describes (`https://api.hetzner.cloud/v1`). */
-  baseUrl: string;
-  /** Where the document is stricter about requests than the API is, with the evidence. */
-  requestLeniency?: RequestLeniency[];
-}
 
 /** A cloud that may have a document: a sandbox cloud's descriptor (clouds/descriptor.ts), or any `{ name, document }`. */
 export interface DocumentedCloud {
@@ -48,18 +40,11 @@ function validatorFor(document: VendorDocument): Promise<Validate> {
   let v = validators.get(document.file);
   if (!v) {
     v = (async () => {
-      // Loaded only when conformance is on: ajv and the 2 MB of documents stay out of ordinary runs.
-      const { ApiValidator } = await import('./validator.js');
-      const specs = new URL('../../specs/', import.meta.url);
-      const text = await readFile(new URL(document.file, specs), 'utf8').catch(() => {
-        // The documents live in the repository only (the published package leaves them out).
-        throw new Error(
-          `${CONFORMANCE_DIR_ENV} is set, but ${document.file} is not in this installation ` +
-            `of @kubeplane/sandbox: the response check runs from the kubeplane repository`,
-        );
-      });
-      const doc = JSON.parse(text) as Record<string, unknown>;
-      const validator = new ApiValidator(doc, document.requestLeniency ?? []);
+      // The same validator the emulators check requests with (request-check.ts): the document is read and compiled once.
+      const { documentValidator } = await import('./request-check.js');
+      const validator = documentValidator(document);
+      if (!validator)
+        throw new Error(`${CONFORMANCE_DIR_ENV} is set, but ${document.file} is not in this installation of @kubeplane/sandbox (packages/sandbox/specs/)`);
       return (method, path, status, requestBody, responseBody) => [
         ...(status >= 200 && status < 300 ? validator.validateRequest(method, path, status, requestBody) : []),
         ...validator.validate(method, path, status, responseBody),

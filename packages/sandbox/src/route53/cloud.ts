@@ -36,7 +36,13 @@ export const ROUTE53_SANDBOX_CLOUD: SandboxCloud<'route53', Route53Emulator, Rou
       records: (emulator, name) => {
         const out: Array<{ type: string; value: string }> = [];
         for (const zone of emulator.zones.values()) {
-          for (const r of zone.records) if (canonicalName(r.name) === name) for (const v of r.values) out.push({ type: r.type, value: v });
+          for (const r of zone.records) {
+            if (canonicalName(r.name) !== name) continue;
+            // An alias answers with its target's records (of its own zone; a target elsewhere, an ELB say, the sandbox cannot see).
+            const alias = r.alias;
+            const values = alias ? zone.records.filter((t) => t.name === alias.dnsName && t.type === r.type && !t.alias).flatMap((t) => t.values) : r.values;
+            for (const v of values) out.push({ type: r.type, value: v });
+          }
         }
         return out;
       },

@@ -10,6 +10,7 @@ import type { InventoryItem } from '../inventory.js';
 import { verifySigV4 } from '../sigv4.js';
 import type { AwsKeyring } from '../sts/emulator.js';
 import { AwsCallAudit, type AwsCall, type AwsCallListener } from '../aws-calls.js';
+import { notEmulatedMessage, route53OperationOf } from '../aws-not-emulated.js';
 import { invalidClientTokenId, parser, ROUTE53_BASE, route53Dialect, throttling } from './dialect.js';
 import { fqdn } from './dns-names.js';
 import { healthCheckRoutes } from './health-checks.js';
@@ -77,6 +78,11 @@ export class Route53Emulator {
     for (const name of options.zones ?? ['example.com']) this.addZone(name);
   }
 
+  /** The Route 53 operations the emulator serves (`GetHostedZone`), for the coverage table. */
+  servedOperations(): string[] {
+    return this.#routes.operations();
+  }
+
   /** A hosted zone the account's owner made (with its NS and SOA records), unless one of that name exists. */
   addZone(name: string): void {
     const zone = fqdn(name);
@@ -128,8 +134,16 @@ export class Route53Emulator {
       throttled: () => {
         this.throttled += 1;
       },
-      // "InvalidAction: The action or operation requested is invalid", HTTP 400 (Route 53's common errors).
-      unknown: (call) => new EmulatorError(400, 'InvalidAction', `${call.method} ${call.path} is not an operation of this API`),
+      // "InvalidAction: The action or operation requested is invalid", HTTP 400 (Route 53's common errors): an operation
+      // of Route 53's model the sandbox does not serve says so in the sealed sandbox's words.
+      unknown: (call) => {
+        const operation = route53OperationOf(call.method, call.path);
+        return new EmulatorError(
+          400,
+          'InvalidAction',
+          operation ? notEmulatedMessage(`Route 53 ${operation}`) : `${call.method} ${call.path} is not an operation of this API`,
+        );
+      },
     });
   }
 

@@ -10,6 +10,10 @@ export interface RecordSet {
   failover?: string;
   healthCheckId?: string;
   multiValue?: boolean;
+  /** A weighted record's weight (0-255; with a SetIdentifier). */
+  weight?: number;
+  /** An alias record's target (no TTL, no values). */
+  alias?: { hostedZoneId: string; dnsName: string; evaluateTargetHealth: boolean };
 }
 export interface Zone {
   id: string;
@@ -22,6 +26,26 @@ export interface HealthCheck {
   ip: string;
   port: number;
   type: string;
+  /** The whole configuration (absent in snapshots from before the emulator kept it: type, ip and port then). */
+  config?: HealthCheckConfig;
+  /** HealthCheckVersion, 1 when made and one more with each update. */
+  version?: number;
+}
+/** A HealthCheckConfig as Route 53 keeps it, defaults filled in (API_HealthCheckConfig.html). */
+export interface HealthCheckConfig {
+  type: string;
+  ipAddress?: string;
+  port?: number;
+  resourcePath?: string;
+  fullyQualifiedDomainName?: string;
+  searchString?: string;
+  requestInterval: number;
+  failureThreshold: number;
+  measureLatency?: boolean;
+  inverted?: boolean;
+  disabled?: boolean;
+  enableSni?: boolean;
+  regions?: string[];
 }
 export interface Change {
   id: string;

@@ -6,6 +6,8 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import { type SandboxContext, countCall, requestId } from '../context.js';
 import { el, queryMembers, t } from '../xml.js';
 import { verifySigV4, type SigV4Result } from '../sigv4.js';
+import { notEmulatedMessage } from '../aws-not-emulated.js';
+import { STS_OPERATIONS } from '../aws-operations.js';
 
 const XMLNS = 'https://sts.amazonaws.com/doc/2011-06-15/';
 /** The sandbox's AWS account (EC2's OwnerId). */
@@ -77,12 +79,20 @@ const SESSION_NAME = /^[\w+=,.@-]{2,64}$/;
 const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
 const ROLE_ARN = /^arn:aws:iam::(\d{12}):role\/(?:[\w+=,.@-]+\/)*([\w+=,.@-]{1,64})$/;
 
+/** The STS actions the emulator serves (the switch in handle()). */
+const STS_SERVED = ['AssumeRole', 'GetCallerIdentity'] as const;
+
 /**
  * The AWS STS Query API (AssumeRole with session tags, external id and duration; GetCallerIdentity) at
  * `https://sts[.<region>].amazonaws.com`. It is also the account's keyring: EC2 and Route 53 accept its sessions'
  * credentials until they expire on the virtual clock.
  */
 export class StsEmulator implements AwsKeyring {
+  /** The STS actions the emulator serves, for the coverage table. */
+  servedOperations(): string[] {
+    return [...STS_SERVED];
+  }
+
   readonly #ctx: SandboxContext;
   readonly #options: StsEmulatorOptions;
   readonly #roles = new Map<string, StsRole>();
@@ -167,8 +177,15 @@ export class StsEmulator implements AwsKeyring {
           return this.#xml('GetCallerIdentity', t('Arn', caller.arn) + t('UserId', caller.userId) + t('Account', SANDBOX_AWS_ACCOUNT));
         }
         default:
+          // An action of STS's model the sandbox does not serve says so in the sealed sandbox's words; any other, as STS.
           return this.#error(
-            new StsError(400, 'InvalidAction', `Could not find operation ${action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`),
+            new StsError(
+              400,
+              'InvalidAction',
+              STS_OPERATIONS.has(action)
+                ? notEmulatedMessage(`STS ${action}`)
+                : `Could not find operation ${action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`,
+            ),
           );
       }
     } catch (e) {
