@@ -15,7 +15,7 @@ for (const pkg of readdirSync('packages')) {
   } catch {
     continue;
   }
-  for (const file of files.filter((f) => production(f) && !f.split('/').includes('test-support'))) {
+  for (const file of files.filter((f) => production(f) && !f.split('/').includes('test-support') && !f.includes('/served-sandbox/sweep/'))) {
     const path = join(src, file);
     readFileSync(path, 'utf8')
       .split('\n')

@@ -16,7 +16,9 @@ export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 # openssh-server and sudo: the sandbox's static machines are real sshd servers (a non-root user goes through sudo).
 # openssh-client and jq: `kubeplane ssh-key` is checked with ssh-keygen, `kubeplane metadata` with the jq commands of
 # Claudie's guide (docs/outputs.md). zsh: `kubeplane completion zsh` is loaded in a real zsh.
-apt_packages=(cloud-init openssh-server openssh-client jq zsh sudo shellcheck openssl wireguard-tools wireguard-go nginx libnginx-mod-stream etcd-server etcd-client iproute2 util-linux gpg systemd awscli python3-hcloud hcloud-cli curl)
+# awscli, hcloud-cli, kubectl and the Python clients (python3-hcloud, python3-kubernetes, python3-boto3) drive the served
+# sandbox in the client sweep (packages/handlers/src/cli/served-sandbox/sweep).
+apt_packages=(cloud-init openssh-server openssh-client jq zsh sudo shellcheck openssl wireguard-tools wireguard-go nginx libnginx-mod-stream etcd-server etcd-client iproute2 util-linux gpg systemd awscli python3-hcloud python3-kubernetes python3-boto3 hcloud-cli curl)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -49,7 +49,7 @@ const cases: Case[] = [
       region: 'eu-central-1',
       zone: 'eu-central-1a',
       serverType: 't3.small',
-      image: 'ami-0ubuntu2404amd64',
+      image: 'ami-0965bd5ba4d59211c',
       nodes: NODES,
       pollSeconds: 5,
     },

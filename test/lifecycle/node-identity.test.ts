@@ -145,7 +145,7 @@ describe('node identity on Crusoe', () => {
     for (const node of gpu) {
       expect(node.providerId).toBe(`crusoe://${machineId(w, node.name)}`);
       expect(identity(node)).toEqual({ region: 'us-east1-a', zone: 'us-east1-a', type: 'h100-80gb-sxm-ib.8x', provider: 'crusoe', pool: 'gpu' });
-      expect(gpusOfNode({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels: node.labels } })).toEqual({ count: 8, model: 'H100-80GB-SXM' });
+      expect(gpusOfNode({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels: node.labels } })).toEqual({ count: 8, model: 'H100-SXM-80GB' });
     }
     const control = (await nodes()).find((n) => n.name.includes('-control-'));
     expect(gpusOfNode({ apiVersion: 'v1', kind: 'Node', metadata: { name: control?.name ?? '', labels: control?.labels ?? {} } })).toEqual({

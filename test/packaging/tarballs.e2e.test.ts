@@ -151,15 +151,25 @@ describe('the packed packages', () => {
         paths.filter((p) => /\.test\.|\.bench\.|test-support|\/testing\/machine|fixture\.|tsbuildinfo|\.map$/.test(p)),
         t.name,
       ).toEqual([]);
-      // Of src/, only the vendored protos the code reads at run time (NOTICE names them and their licences).
+      // Of src/, only the vendored protos and Kubernetes OpenAPI documents (NOTICE names them and their licences) and the
+      // catalog snapshots (each names its sources) the code reads at run time.
+      const readAtRunTime = [/^src\/(gcp|autoscaler)\/protos\//, /^src\/kubernetes\/openapi-spec\//, /^src\/catalogs\/[a-z0-9-]+\/[^/]+\.json$/];
       expect(
-        paths.filter((p) => p.startsWith('src/') && !/^src\/(gcp|autoscaler)\/protos\//.test(p)),
+        paths.filter((p) => p.startsWith('src/') && !readAtRunTime.some((r) => r.test(p))),
         t.name,
       ).toEqual([]);
     }
     const paths = (name: string) => tarballs.find((t) => t.name === name)?.files.map((f) => f.path) ?? [];
     expect(paths('@kubeplane/sandbox')).toEqual(
-      expect.arrayContaining(['src/gcp/protos/google/firestore/v1/firestore.proto', 'src/gcp/protos/google/protobuf/descriptor.proto']),
+      expect.arrayContaining([
+        'src/gcp/protos/google/firestore/v1/firestore.proto',
+        'src/gcp/protos/google/protobuf/descriptor.proto',
+        'src/catalogs/hetzner/hetzner-cloud.json',
+        'src/catalogs/crusoe/crusoe-cloud.json',
+        'src/catalogs/cloudflare/cloudflare-api.json',
+        'src/kubernetes/openapi-spec/LICENSE',
+        'src/kubernetes/openapi-spec/swagger-v1.36.json.gz',
+      ]),
     );
     expect(paths('@kubeplane/handlers')).toEqual(expect.arrayContaining(['src/autoscaler/protos/externalgrpc.proto', 'bin/kubeplane.js']));
     // The deploys ship the functions' bundles, so a user needs neither esbuild nor kubeplane's sources.

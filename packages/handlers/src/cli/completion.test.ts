@@ -78,7 +78,8 @@ describe('kubeplane completion bash, sourced in bash', () => {
 
   it('completes an option of a command, and offers every option its help lists', async () => {
     expect(bashCompletes(['kubeplane', 'apply', 'x.yaml', '--state'])).toEqual(['--state-dir']);
-    expect(bashCompletes(['kubeplane', 'sandbox', 'lifecycle', '--s'])).toEqual(['--seed']);
+    expect(bashCompletes(['kubeplane', 'sandbox', 'lifecycle', '--s'])).toEqual(['--sandbox-date', '--seed']);
+    expect(bashCompletes(['kubeplane', 'sandbox', 'lifecycle', '--se'])).toEqual(['--seed']);
     for (const words of COMMANDS) {
       const flags = await flagsOf(words);
       expect(flags.length, words.join(' ')).toBeGreaterThan(0);

@@ -15,6 +15,10 @@ export interface CloudSideOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   seed?: number | undefined;
+  /** Opt-in AWS Regions the sandbox's account has enabled when its world is made. */
+  awsOptInRegions?: string[] | undefined;
+  /** The sandbox clock's start when its world is made, ms since the epoch. */
+  sandboxStart?: number | undefined;
   netns?: boolean | undefined;
   /** The cluster Kubernetes-Secret secretRefs are read from, when one is named. */
   secrets?: CredentialSources['kubernetes'];

@@ -44,6 +44,16 @@ export interface LocalRuntimeOptions extends SecretsClusterOptions {
   command?: string;
   seed?: number;
   /**
+   * Opt-in AWS Regions the sandbox's account has enabled when its world is made (default none, as a new account);
+   * a world already in the state directory keeps its own account.
+   */
+  awsOptInRegions?: string[];
+  /**
+   * The day the sandbox's virtual clock starts when its world is made, ms since the epoch (default 2026-01-01): what the
+   * clouds' catalogs sell depends on it (a type past its deprecation date is no longer sold). A kept world keeps its clock.
+   */
+  sandboxStart?: number;
+  /**
    * The sandbox's netns mode: every sandbox machine becomes a network namespace on this host that boots from its
    * user-data with real WireGuard, nginx, etcd and TLS (needs root). The machines live as long as this runtime.
    */
@@ -122,6 +132,8 @@ export class LocalRuntime implements Runtime {
         env: options.env,
         cwd: options.cwd,
         seed: options.seed,
+        awsOptInRegions: options.awsOptInRegions,
+        sandboxStart: options.sandboxStart,
         netns: options.netns,
         secrets: secretsClusterResolver(options, options.env, options.cwd),
       };

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeplaneError, type ProviderFactory, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
+import { VirtualClock } from '@kubeplane/sdk/provider';
 import { writeFileAtomic } from '@kubeplane/sdk/internal';
 import { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
 import type { CloudSide, CloudSideOptions } from './cloud-side.js';
@@ -13,7 +14,12 @@ import { kubernetesSecretOf, resolveAddonCredentials, resolveCredentials, type C
 export async function sandboxClouds(options: CloudSideOptions & { write: boolean }): Promise<CloudSide> {
   const { stateDir, env, cwd } = options;
   const sources: CredentialSources = { env, cwd, kubernetes: options.secrets };
-  const sandbox = stateDir === undefined ? new Sandbox({ seed: options.seed ?? 1 }) : await loadSandbox(stateDir, options.seed ?? 1);
+  const made: WorldOptions = {
+    seed: options.seed ?? 1,
+    ...(options.awsOptInRegions ? { awsOptInRegions: options.awsOptInRegions } : {}),
+    ...(options.sandboxStart !== undefined ? { clock: new VirtualClock(options.sandboxStart) } : {}),
+  };
+  const sandbox = stateDir === undefined ? new Sandbox(made) : await loadSandbox(stateDir, made);
   sandbox.listen();
   let netns: NetnsSandbox | undefined;
   try {
@@ -103,7 +109,10 @@ class WorldFirstStateStore implements StateStore {
   }
 }
 
-async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
+/** What a new world is made with: its seed, and the account and clock options of the command. */
+type WorldOptions = { seed: number; awsOptInRegions?: string[]; clock?: VirtualClock };
+
+async function loadSandbox(dir: string, made: WorldOptions): Promise<Sandbox> {
   const path = join(dir, 'sandbox', 'world.json');
   // The static pools' machines are kept beside the world: a later command meets the same machines (host keys, disks).
   const staticMachinesDir = join(dir, 'sandbox', 'static-machines');
@@ -111,7 +120,7 @@ async function loadSandbox(dir: string, seed: number): Promise<Sandbox> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Sandbox({ seed, staticMachinesDir });
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Sandbox({ ...made, staticMachinesDir });
     throw e;
   }
   let value: unknown;

@@ -23,7 +23,8 @@ export const planHelp: CommandHelp = {
 };
 
 const applyUsage =
-  'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones]] [--secrets-context NAME [--secrets-kubeconfig FILE]] ' +
+  'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones] [--aws-opt-in-regions R,…] [--sandbox-date YYYY-MM-DD]] ' +
+  '[--secrets-context NAME [--secrets-kubeconfig FILE]] ' +
   '[--state-dir DIR] [--json] [-v]';
 const destroyUsage =
   'kubeplane destroy <manifest|project|cluster> [--yes] [--sandbox] [--secrets-context NAME [--secrets-kubeconfig FILE]] [--state-dir DIR] [--json] [-v]';
@@ -42,6 +43,11 @@ export const applyHelp: CommandHelp = {
     OPTIONS.sandbox,
     ['--netns', 'with --sandbox: boot the machines in network namespaces with real WireGuard, nginx and etcd'],
     ['--without-dns-zones', "with --sandbox: leave the manifest's DNS zones out of the sandbox accounts"],
+    ['--aws-opt-in-regions R,…', "with --sandbox, when the world is made: enable these opt-in Regions in the sandbox's AWS account"],
+    [
+      '--sandbox-date YYYY-MM-DD',
+      'with --sandbox, when the world is made: the day its clock starts (default 2026-01-01), which decides what the catalogs sell',
+    ],
     OPTIONS.secretsContext,
     OPTIONS.secretsKubeconfig,
     OPTIONS.stateDir,
@@ -189,7 +195,8 @@ export const completionHelp: CommandHelp = {
   options: [],
 };
 
-const lifecycleUsage = 'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--json] [-v]';
+const lifecycleUsage =
+  'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--aws-opt-in-regions R,…] [--sandbox-date YYYY-MM-DD] [--json] [-v]';
 
 export const lifecycleHelp: CommandHelp = {
   name: 'sandbox lifecycle',
@@ -200,6 +207,8 @@ export const lifecycleHelp: CommandHelp = {
     ['--netns', 'boot the machines in network namespaces with real WireGuard, nginx, etcd and TLS'],
     ['--seed N', "the seed of the sandbox's randomness and faults (default 1)"],
     ['--without-dns-zones', "leave the manifest's DNS zones out of the sandbox accounts, to see the refusal"],
+    ['--aws-opt-in-regions R,…', "enable these opt-in Regions (eu-central-2, …) in the sandbox's AWS account, which has none, as a new account"],
+    ['--sandbox-date YYYY-MM-DD', "the day the sandbox's clock starts (default 2026-01-01): a type past its deprecation date that day is not sold"],
     OPTIONS.json,
     OPTIONS.verbose,
   ],

@@ -24,6 +24,7 @@ import { invalidManifest, jsonResult } from '../json-output.js';
 import { writeSecretDocument } from '../secret-output.js';
 import { secretsClusterResolver, type SecretsClusterOptions } from '../../runtime/credentials.js';
 import { checkCredentials, type CheckOptions } from './credentials-check.js';
+import { type SandboxWorldOptions, sandboxWorldOptions } from './sandbox-world.js';
 import { preflightAll } from './preflight-check.js';
 import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
 
@@ -59,12 +60,21 @@ async function readValidated(file: string, io: CliIo, json: string | undefined):
 
 export async function withRuntime<T>(
   io: CliIo,
-  values: { sandbox?: boolean; netns?: boolean; 'state-dir'?: string; 'secrets-context'?: string; 'secrets-kubeconfig'?: string },
+  values: {
+    sandbox?: boolean;
+    netns?: boolean;
+    'state-dir'?: string;
+    'secrets-context'?: string;
+    'secrets-kubeconfig'?: string;
+    /** The sandbox world's account and start, when the world is made (--aws-opt-in-regions, --sandbox-date). */
+    world?: SandboxWorldOptions;
+  },
   write: boolean,
   command: string,
   fn: (rt: LocalRuntime) => Promise<T>,
 ): Promise<T> {
   const rt = await LocalRuntime.open({
+    ...values.world,
     stateDir: resolve(io.cwd, values['state-dir'] ?? DEFAULT_STATE_DIR),
     sandbox: values.sandbox ?? false,
     netns: values.netns ?? false,
@@ -154,12 +164,24 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...common, ...secretsCluster, reconcile: { type: 'boolean' }, netns: { type: 'boolean' }, 'without-dns-zones': { type: 'boolean' } },
+    options: {
+      ...common,
+      ...secretsCluster,
+      reconcile: { type: 'boolean' },
+      netns: { type: 'boolean' },
+      'without-dns-zones': { type: 'boolean' },
+      'aws-opt-in-regions': { type: 'string' },
+      'sandbox-date': { type: 'string' },
+    },
   });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
   if (values.netns && !values.sandbox) throw new UsageError("--netns boots the sandbox clouds' machines in network namespaces; add --sandbox");
   if (values['without-dns-zones'] && !values.sandbox)
     throw new UsageError("--without-dns-zones leaves the manifest's DNS zones out of the sandbox accounts; add --sandbox");
+  if (values['aws-opt-in-regions'] !== undefined && !values.sandbox)
+    throw new UsageError("--aws-opt-in-regions enables opt-in Regions in the sandbox's AWS account; add --sandbox");
+  if (values['sandbox-date'] !== undefined && !values.sandbox) throw new UsageError("--sandbox-date sets the day the sandbox's clock starts; add --sandbox");
+  const world = await sandboxWorldOptions(values);
   const json = values.json ?? false;
   const validated = await readValidated(positionals[0] as string, io, json ? 'apply' : undefined);
   if (typeof validated === 'number') return validated;
@@ -180,7 +202,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
     const refused = await credentialsRefused({}, false);
     if (refused !== undefined) return refused;
   }
-  return withRuntime(io, values, true, `apply ${positionals[0]}`, async (rt) => {
+  return withRuntime(io, { ...values, world }, true, `apply ${positionals[0]}`, async (rt) => {
     const kp = rt.kubeplane;
     const started = rt.clock.now();
     if (rt.sandbox && !values.json) println(io.stdout, '[sandbox] virtual clouds in virtual time: nothing real is created or billed');
@@ -197,7 +219,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
       const added = manifests.flatMap((m) => (rt.sandbox ? holdManifestDnsZones(rt.sandbox, m) : []));
       if (added.length && !values.json) println(io.stdout, `[sandbox] DNS zones the manifest names, added to the sandbox accounts: ${added.join(', ')}`);
     }
-    const preflight = await preflightAll(kp, validated, io, rt.sandbox !== undefined, json);
+    const preflight = await preflightAll(kp, validated, io, rt.sandbox ? rt.clock : undefined, json);
     if (!preflight.ok) {
       return json
         ? jsonResult(io, 'apply', EXIT.failed, { error: { kind: 'invalid', message: 'preflight failed: nothing was created' }, issues: preflight.issues })

@@ -10,6 +10,7 @@ import { DEFAULT_STATE_DIR, LocalRuntime } from '../../runtime/local.js';
 import { EXIT, println, UsageError, type CliIo } from '../io.js';
 import { invalidManifest, jsonLine, jsonResult } from '../json-output.js';
 import { DELETED, elapsed, printUnreadyMachines, progressPrinter } from '../progress.js';
+import { sandboxWorldOptions } from './sandbox-world.js';
 import { autoscaleStage, autoscaleWanted, type AutoscaleOutcome } from './lifecycle-autoscale.js';
 import { preflightAll } from './preflight-check.js';
 
@@ -83,9 +84,12 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       verbose: { type: 'boolean', short: 'v' },
       netns: { type: 'boolean' },
       'without-dns-zones': { type: 'boolean' },
+      'aws-opt-in-regions': { type: 'string' },
+      'sandbox-date': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('lifecycle needs exactly one manifest file');
+  const world = await sandboxWorldOptions(values);
   const file = positionals[0] as string;
   const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
   const validated = await validateManifestFile(resolve(io.cwd, file), { file: shown });
@@ -106,6 +110,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
     env: io.env,
     cwd: io.cwd,
     seed,
+    ...world,
     netns: values.netns ?? false,
   });
   const netns = rt.netns;
@@ -145,7 +150,7 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       let refused = false;
       try {
         if (stage.manifest === manifest) {
-          const checked = await preflightAll(kp, validated, io, true, json, [manifest]);
+          const checked = await preflightAll(kp, validated, io, rt.clock, json, [manifest]);
           preflightIssues.push(...checked.issues);
           refused = !checked.ok;
         }

@@ -80,7 +80,8 @@ beforeAll(async () => {
       // The management cluster, its kubeconfig in a file, and the guide's Secrets put in it as kubectl would.
       const mgmt = (await readFile(join(repositoryRoot, 'examples', 'minimal.yaml'), 'utf8')).replaceAll('minimal', 'mgmt');
       await writeFile(join(dir, 'mgmt.yaml'), mgmt);
-      const applied = await runCli(['apply', 'mgmt.yaml', '--sandbox', '--state-dir', dir], { cwd: dir });
+      // The world is made here: its AWS account has Zurich (eu-central-2, an opt-in Region) enabled for the guide's load balancers.
+      const applied = await runCli(['apply', 'mgmt.yaml', '--sandbox', '--state-dir', dir, '--aws-opt-in-regions', 'eu-central-2'], { cwd: dir });
       expect(applied.code, applied.stderr).toBe(0);
       const kubeconfig = await runCli(['kubeconfig', 'mgmt', '--sandbox', '--state-dir', dir, '--out', 'mgmt.kubeconfig'], { cwd: dir });
       expect(kubeconfig.code, kubeconfig.stderr).toBe(0);

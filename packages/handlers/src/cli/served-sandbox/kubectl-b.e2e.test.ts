@@ -182,7 +182,16 @@ describe('kubectl apply --server-side', () => {
       image: string;
       env: unknown[];
     };
-    expect(container).toEqual({ name: 'web', image: 'nginx:1.28', env: [{ name: 'B', value: '2' }] });
+    // The API server's defaults fill what the manifest leaves out (core/v1 defaults.go), as on a real cluster.
+    expect(container).toEqual({
+      name: 'web',
+      image: 'nginx:1.28',
+      env: [{ name: 'B', value: '2' }],
+      imagePullPolicy: 'IfNotPresent',
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    });
     const pods = (await ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].spec.containers[0].image}'])).trim().split(' ');
     expect(pods).toEqual(['nginx:1.28', 'nginx:1.28']);
   });

@@ -11,7 +11,11 @@ const CLI_TEST_MS = 300_000;
 let world: ServedWorld;
 
 beforeAll(async () => {
-  world = await ServedWorld.start({ manifests: ['examples/claudie-bursting.yaml', 'examples/hybrid-aws-hetzner.yaml'] });
+  // The guide's load balancers are in Zurich (eu-central-2), an opt-in Region: the account has it enabled.
+  world = await ServedWorld.start({
+    manifests: ['examples/claudie-bursting.yaml', 'examples/hybrid-aws-hetzner.yaml'],
+    applyArgs: ['--aws-opt-in-regions', 'eu-central-2'],
+  });
 }, 300_000);
 
 afterAll(async () => {

@@ -19,6 +19,8 @@ export interface ServedWorldOptions {
   prepare?: (stateDir: string) => Promise<void>;
   /** Virtual seconds per real second while the server runs (10 by default). */
   speed?: number;
+  /** More arguments of each apply (`--aws-opt-in-regions eu-central-2` for a manifest with a pool in Zurich). */
+  applyArgs?: string[];
 }
 
 /** The run's response-conformance directory (test/setup/openapi-conformance.global.ts), for the served sandbox too. */
@@ -42,7 +44,7 @@ export class ServedWorld {
     const world = new ServedWorld(await mkdtemp(join(tmpdir(), 'kubeplane-serve-')));
     await options.prepare?.(world.dir);
     for (const manifest of options.manifests) {
-      const applied = await runCli(['apply', manifest, '--sandbox', '--state-dir', world.dir], { cwd: repositoryRoot });
+      const applied = await runCli(['apply', manifest, '--sandbox', '--state-dir', world.dir, ...(options.applyArgs ?? [])], { cwd: repositoryRoot });
       if (applied.code !== 0) throw new Error(`apply ${manifest} failed:\n${applied.stderr}${applied.stdout}`);
     }
     await world.serve(options.speed ?? 10);
