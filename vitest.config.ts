@@ -31,7 +31,7 @@ export default defineConfig({
           isolate: false,
           include,
           exclude: ['**/node_modules/**', '**/dist/**', ...e2e],
-          setupFiles: ['test/setup/nothing-left-intercepting.ts'],
+          setupFiles: ['test/setup/nothing-left-intercepting.ts', 'test/setup/reused-rsa-keys.ts'],
         },
       },
       { extends: true, test: { name: 'e2e', include: e2e } },

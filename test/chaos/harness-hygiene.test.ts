@@ -23,9 +23,15 @@ it('ends the dead lease holders of a seed with it: every interval timer it start
     running.delete(timer);
     clear(timer);
   }) as typeof clearInterval);
-  // Seed 13: a short schedule with a worker that dies holding its lease and never wakes.
-  const report = await seed.run(true, () => chaosRun(13));
-  expect(report.violations).toEqual([]);
-  expect(report.dying).toBeGreaterThan(0);
+  // A seed whose schedule has a worker that dies holding its lease and never wakes: seed 4 has one today. Which seeds
+  // do moves with anything that changes a run's calls (the sandbox's catalogs did), so the next ones are tried after it.
+  const FIRST = 4;
+  let dying = 0;
+  for (let n = FIRST; n < FIRST + 20 && dying === 0; n++) {
+    const report = await seed.run(true, () => chaosRun(n));
+    expect(report.violations, `seed ${n}`).toEqual([]);
+    dying = report.dying ?? 0;
+  }
+  expect(dying).toBeGreaterThan(0);
   expect([...running.values()]).toEqual([]);
 }, 120_000);

@@ -33,7 +33,7 @@ export function at(doc: Doc, path: string): Doc {
   return node;
 }
 
-const LIFECYCLE_EXAMPLES = 'packages/handlers/src/cli/commands/lifecycle-examples.test.ts';
+const DOCUMENTED_MANIFESTS = 'test/corpus/documented-manifests.e2e.test.ts';
 const HYBRID = 'test/lifecycle/hybrid.test.ts';
 const NODE_IDENTITY = 'test/lifecycle/node-identity.test.ts';
 const CMK = 'test/lifecycle/crusoe-cmk.test.ts';
@@ -56,7 +56,7 @@ export const FIELD_FATES: Record<string, Fate> = {
     effect: 'chooses the document kind: native fields at the top, or Claudie InputManifest fields under spec',
     proof: proofs(
       ['packages/sdk/src/manifest/validate.test.ts', 'parses Claudie and native documents of the same cluster to the same model'],
-      [LIFECYCLE_EXAMPLES, '%s: every stage DONE, destroy DELETED, leaked resources: 0'],
+      [DOCUMENTED_MANIFESTS, '%s: through sandbox lifecycle to its expected end'],
     ),
   },
   kind: {

@@ -63,26 +63,29 @@ export class OpenSshMachines implements StaticMachineBackend {
 
   /** The node state from the machine's disk; the virtual time is when the sandbox first saw it change. */
   observe(): void {
+    // Asked on every kubelet tick: the user-data (hundreds of kB) is read only when the machine's state changes.
     for (const h of this.#hosts.values()) {
       const m = h.started;
       if (!m) continue;
-      const before = JSON.stringify(stateOf(h));
-      const started = m.wrote(`${STATIC_STATE_DIR}/started`);
-      if (started) {
+      let changed = false;
+      if (m.wrote(`${STATIC_STATE_DIR}/started`)) {
         const node = m.readWritten(`${STATIC_STATE_DIR}/node`)?.toString('utf8');
-        const userData = m.readWritten(`${STATIC_STATE_DIR}/user-data`)?.toString('utf8');
-        if (!node || userData === undefined) continue;
+        if (!node) continue;
         if (h.runningSinceMs === undefined || h.stoppedAtMs !== undefined || h.node !== node) {
+          const userData = m.readWritten(`${STATIC_STATE_DIR}/user-data`)?.toString('utf8');
+          if (userData === undefined) continue;
           h.node = node;
           h.userData = userData;
           h.runningSinceMs = this.#clock.now();
           delete h.stoppedAtMs;
+          changed = true;
         }
       } else if (h.runningSinceMs !== undefined && h.stoppedAtMs === undefined) {
         // The reset removed the state directory; kubeadm reset stops the kubelet first.
         h.stoppedAtMs = this.#clock.now();
+        changed = true;
       }
-      if (JSON.stringify(stateOf(h)) !== before) this.#saved?.save(stateOf(h));
+      if (changed) this.#saved?.save(stateOf(h));
     }
   }
 

@@ -1,6 +1,11 @@
 import { createPublicKey } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { freshKeyPairs, generateClusterKeys, reusedRsaKeyPairs, type KeyPairSource, type PemKeyPair } from './pki.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freshKeyPairs, generateClusterKeys, generateRsaKeyPair, reusedRsaKeyPairs, type KeyPairSource, type PemKeyPair } from './pki.js';
+
+// The fast tier's setup hands its clusters reused RSA keys (test/setup/reused-rsa-keys.ts); this file proves the real source.
+beforeAll(() => {
+  freshKeyPairs.rsa = generateRsaKeyPair;
+});
 
 const details = (pair: PemKeyPair) => createPublicKey(pair.publicKeyPem).asymmetricKeyDetails;
 

@@ -60,7 +60,7 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
     const run = await runCli(['sandbox', 'lifecycle', 'retired.yaml'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n').filter((l) => l.includes('preflight'))).toEqual([
-      `[sandbox] preflight: retired.yaml:${line} nodePools.dynamic[0].serverType: hetzner has no server type cpx99 in fsn1; it offers in fsn1: cpx22, cpx32, cpx42, cax11`,
+      `[sandbox] preflight: retired.yaml:${line} nodePools.dynamic[0].serverType: hetzner has no server type cpx99 in fsn1; it offers in fsn1: cpx12, cpx22, cpx32, cpx42`,
       '[sandbox] preflight failed: nothing was created',
     ]);
     expect(run.stdout).toMatch(/create\s+ERROR\s+0s\s+0\s+0\s+0 /);
@@ -92,6 +92,15 @@ describe('kubeplane sandbox lifecycle (the README main job)', () => {
       ],
       ['error', line, 'the sandbox has no verda cloud'],
     ]);
+  });
+
+  it('takes only opt-in Regions for --aws-opt-in-regions, and only with the sandbox', async () => {
+    const enabled = await runCli(['sandbox', 'lifecycle', 'examples/minimal.yaml', '--aws-opt-in-regions', 'eu-west-3'], { cwd: root });
+    expect(enabled.code).toBe(2);
+    expect(enabled.stderr).toContain('--aws-opt-in-regions: eu-west-3 needs no opt-in; every account has it enabled');
+    const real = await runCli(['apply', 'examples/minimal.yaml', '--aws-opt-in-regions', 'eu-central-2'], { cwd: root });
+    expect(real.code).toBe(2);
+    expect(real.stderr).toContain("--aws-opt-in-regions enables opt-in Regions in the sandbox's AWS account; add --sandbox");
   });
 
   it('derives its stages from the manifest: the first fixed-size compute pool is scaled and copied', () => {
