@@ -1,6 +1,8 @@
 // `npm run test:budget`: judges the last run of each tier (test-results/<tier>.json, written by the timing reporter)
 // against test/tiers/budgets.json, and fails when a tier's wall time exceeds its budget by more than the tolerance,
-// naming the slowest files. In CI (.ci/run sets KUBEPLANE_CI_STARTED) the whole run is judged as well.
+// naming the slowest files. The wall time is judged at the reference machine's speed: a run whose machine-speed probe
+// (machine-speed.ts) was slower than the reference's is discounted by that much, never more, and never the other way.
+// In CI (.ci/run sets KUBEPLANE_CI_STARTED) the whole run is judged as well.
 // `--update-durations` records the runs' file times in test/tiers/durations.json, the order the sequencer starts them in.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +15,8 @@ export interface Budgets {
   tiers: Record<Tier, { seconds: number; why: string }>;
   /** The whole `bash .ci/run`, install included. */
   ci: { seconds: number; why: string };
+  /** The machine-speed probe's seconds on the reference machine (machine-speed.ts), which the budgets are times of. */
+  machine?: { probeSeconds: number; why: string };
 }
 
 export interface Verdict {
@@ -28,6 +32,7 @@ export function judge(budgets: Budgets, reports: Partial<Record<Tier, TierReport
   const lines: string[] = [];
   let ok = true;
   let judged = 0;
+  let slowest = 1;
   for (const tier of TIERS) {
     const budget = budgets.tiers[tier];
     const limit = budget.seconds * (1 + budgets.tolerance);
@@ -42,10 +47,18 @@ export function judge(budgets: Budgets, reports: Partial<Record<Tier, TierReport
     }
     judged++;
     const failed = report.files.filter((f) => f.state === 'failed').length;
-    const over = report.wallSeconds > limit;
+    const slower = slowdown(budgets, report);
+    if (slower > 1) slowest = Math.max(slowest, slower);
+    const judgedSeconds = report.wallSeconds / slower;
+    const over = judgedSeconds > limit;
     if (over) ok = false;
+    const speed =
+      slower > 1
+        ? `; this machine ran ${slower.toFixed(2)}x slower than the reference (probe ${report.probeSeconds?.before} s before, ` +
+          `${report.probeSeconds?.after} s after, reference ${budgets.machine?.probeSeconds} s): ${s(judgedSeconds)} at the reference's speed`
+        : '';
     lines.push(
-      `${tier}: ${s(report.wallSeconds)} wall for ${report.files.length} files (budget ${s(budget.seconds)}, limit ${s(limit)}): ${over ? 'OVER BUDGET' : 'within budget'}${failed ? `; ${failed} files failed` : ''}`,
+      `${tier}: ${s(report.wallSeconds)} wall for ${report.files.length} files${speed} (budget ${s(budget.seconds)}, limit ${s(limit)}): ${over ? 'OVER BUDGET' : 'within budget'}${failed ? `; ${failed} files failed` : ''}`,
     );
     if (over) {
       lines.push(`  slowest files of ${tier} (seconds, of which import):`);
@@ -55,15 +68,32 @@ export function judge(budgets: Budgets, reports: Partial<Record<Tier, TierReport
   }
   if (ciSeconds !== undefined) {
     const limit = budgets.ci.seconds * (1 + budgets.tolerance);
-    const over = ciSeconds > limit;
+    // The tiers are most of the run: it is judged at the speed of the slowest tier's machine (1 when none was slower).
+    const judgedSeconds = ciSeconds / slowest;
+    const over = judgedSeconds > limit;
     if (over) ok = false;
-    lines.push(`ci: ${s(ciSeconds)} since .ci/run started (budget ${s(budgets.ci.seconds)}, limit ${s(limit)}): ${over ? 'OVER BUDGET' : 'within budget'}`);
+    const speed = slowest > 1 ? `, ${s(judgedSeconds)} at the reference's speed` : '';
+    lines.push(
+      `ci: ${s(ciSeconds)} since .ci/run started${speed} (budget ${s(budgets.ci.seconds)}, limit ${s(limit)}): ${over ? 'OVER BUDGET' : 'within budget'}`,
+    );
   }
   if (judged === 0) {
     ok = false;
     lines.push('no whole tier has been run: run `npm test` (fast) or `npm run test:e2e` first');
   }
   return { ok, lines };
+}
+
+/**
+ * How much slower than the reference this run's machine was: the faster of its two probes (before and after the run)
+ * over the reference's, never below 1. A machine faster than the reference is not held to a tighter budget, and the
+ * faster probe is taken so that a moment's noise in one of them discounts nothing.
+ */
+export function slowdown(budgets: Budgets, report: TierReport): number {
+  const reference = budgets.machine?.probeSeconds;
+  const probe = report.probeSeconds;
+  if (!reference || !probe || !(probe.before > 0) || !(probe.after > 0)) return 1;
+  return Math.max(1, Math.min(probe.before, probe.after) / reference);
 }
 
 function readReport(root: string, tier: Tier): TierReport | undefined {

@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Reporter, TestModule, TestRunEndReason, TestSpecification, Vitest } from 'vitest/node';
+import { probeSeconds } from './machine-speed.js';
 import { tierOf, type Tier } from './tiers.js';
 
 export interface FileTiming {
@@ -26,6 +27,8 @@ export interface TierReport {
   /** How many files the run was given (a run of one file is not a tier's run: the guard says so). */
   scheduled: number;
   files: FileTiming[];
+  /** The machine-speed probe's seconds (machine-speed.ts) before the run's first file and after its last. */
+  probeSeconds?: { before: number; after: number };
 }
 
 export const RESULTS_DIR = 'test-results';
@@ -35,6 +38,7 @@ export default class TimingReporter implements Reporter {
   #start = 0;
   #startedAt = '';
   #scheduled = 0;
+  #probeBefore = 0;
   readonly #files: FileTiming[] = [];
 
   onInit(vitest: Vitest): void {
@@ -42,6 +46,8 @@ export default class TimingReporter implements Reporter {
   }
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    // Before the workers start, so that the probe has the machine to itself (under two seconds).
+    this.#probeBefore = probeSeconds();
     this.#start = performance.now();
     this.#startedAt = new Date().toISOString();
     this.#scheduled = specifications.length;
@@ -65,13 +71,15 @@ export default class TimingReporter implements Reporter {
     if (this.#files.length === 0) return;
     const tiers = new Set(this.#files.map((f) => f.tier));
     const tier = tiers.size === 1 ? [...tiers][0]! : 'all';
+    const wallSeconds = round((performance.now() - this.#start) / 1000);
     const report: TierReport = {
       tier,
-      wallSeconds: round((performance.now() - this.#start) / 1000),
+      wallSeconds,
       startedAt: this.#startedAt,
       reason,
       scheduled: this.#scheduled,
       files: this.#files.sort((a, b) => b.seconds - a.seconds),
+      probeSeconds: { before: this.#probeBefore, after: probeSeconds() },
     };
     const dir = join(this.#root, RESULTS_DIR);
     mkdirSync(dir, { recursive: true });
