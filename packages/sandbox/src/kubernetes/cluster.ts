@@ -14,6 +14,7 @@ import { mergePatch, strategicMergePatch } from './patch-strategic.js';
 import { CILIUM_DAEMONSET, defaultDaemonSetSpec, reconcileDaemonSets } from './daemonsets.js';
 import { defaultPodSpec, withDefaultedTemplate } from './pod-defaults.js';
 import { defaultDeploymentSpec, deploymentStatuses, reconcileDeployments, reconcileReplicaSets, scaled } from './deployments.js';
+import { generationPolicy } from './generation.js';
 import { collectGarbage, FOREGROUND_FINALIZER, orphanDependents, type GarbageHost, type Propagation } from './garbage-collector.js';
 import { matchesSelector, ownerReferenceErrors, type RecordEvent } from './owners.js';
 import { allocateNodeCidr, allocatePodIp } from './pod-network.js';
@@ -245,7 +246,7 @@ export class ClusterApi implements HelmHost, GarbageHost {
   constructor(identity: ClusterIdentity, schedule: Schedule, nowMs: number) {
     this.identity = identity;
     this.#schedule = schedule;
-    this.store = new ObjectStore(createHash('sha256').update(identity.endpoint).digest('hex').slice(0, 8));
+    this.store = new ObjectStore(createHash('sha256').update(identity.endpoint).digest('hex').slice(0, 8), generationPolicy(this));
     for (const ns of SYSTEM_NAMESPACES)
       this.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, status: { phase: 'Active' } }, nowMs);
   }
@@ -426,7 +427,7 @@ export class ClusterApi implements HelmHost, GarbageHost {
   #store(resource: Resource, current: KubeObject, next: KubeObject, nowMs: number): KubeObject {
     const deleting = current.metadata['deletionTimestamp'];
     const prepared = deleting !== undefined ? { ...next, metadata: { ...next.metadata, deletionTimestamp: deleting, deletionGracePeriodSeconds: 0 } } : next;
-    const stored = this.store.replace(resource, prepared, { bumpGeneration: JSON.stringify(current['spec']) !== JSON.stringify(prepared['spec']) });
+    const stored = this.store.replace(resource, prepared, { update: true });
     if (deleting !== undefined && ((stored.metadata['finalizers'] as unknown[] | undefined) ?? []).length === 0) {
       this.#remove(resource, stored.metadata.namespace, stored.metadata.name, nowMs);
     }

@@ -40,6 +40,13 @@ function versionsOf(crd: KubeObject): CrdVersion[] {
   }));
 }
 
+/** Whether the CRD of custom resource `resource` (`<plural>.<group>`) declares the status subresource on a version. */
+export function crdDeclaresStatus(store: ObjectStore, resource: Resource): boolean {
+  const crd = store.get(CRDS, undefined, resource);
+  const versions = (obj(crd?.['spec'])?.['versions'] as Json[] | undefined) ?? [];
+  return versions.some((v) => obj(obj(v['subresources'])?.['status']) !== undefined);
+}
+
 /** The resource spec a CRD defines. */
 export function crdSpec(crd: KubeObject): ResourceSpec {
   const spec = obj(crd['spec']) ?? {};

@@ -294,11 +294,15 @@ export function reconcileDeployments(store: ObjectStore, nowMs: number, record: 
       }
       if (replicasOf(current) !== replicas || canonical(next) !== canonical(annotations)) {
         if (replicasOf(current) !== replicas) scaledEvent(deployment, current, replicas, replicasOf(current));
-        current = store.replace('replicasets', {
-          ...current,
-          metadata: { ...current.metadata, annotations: next },
-          spec: { ...(obj(current['spec']) ?? {}), replicas },
-        });
+        current = store.replace(
+          'replicasets',
+          {
+            ...current,
+            metadata: { ...current.metadata, annotations: next },
+            spec: { ...(obj(current['spec']) ?? {}), replicas },
+          },
+          { update: true },
+        );
       }
       if (!list(status['conditions']).some((c) => c['type'] === 'Progressing')) {
         status = {
@@ -315,7 +319,7 @@ export function reconcileDeployments(store: ObjectStore, nowMs: number, record: 
       for (const rs of old) {
         if (replicasOf(rs) === 0 || paused) continue;
         scaledEvent(deployment, rs, 0, replicasOf(rs));
-        store.replace('replicasets', { ...rs, spec: { ...(obj(rs['spec']) ?? {}), replicas: 0 } });
+        store.replace('replicasets', { ...rs, spec: { ...(obj(rs['spec']) ?? {}), replicas: 0 } }, { update: true });
       }
     }
     // sync.go cleanupDeployment: old ReplicaSets with no replicas left beyond the history limit go, oldest first.

@@ -60,7 +60,10 @@ function gracefullyDeleted(pod: KubeObject, options: Json | undefined, query: UR
   const grace = Number.isFinite(asked) ? Math.max(0, asked) : Number(spec['terminationGracePeriodSeconds'] ?? 30);
   if (grace === 0) return pod;
   const at = new Date(nowMs + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return { ...pod, metadata: { ...pod.metadata, deletionTimestamp: at, deletionGracePeriodSeconds: grace } };
+  // Graceful deletion bumps a generation above 0 (apiserver rest/delete.go BeforeDelete).
+  const generation = pod.metadata['generation'];
+  const bumped = typeof generation === 'number' && generation > 0 ? { generation: generation + 1 } : {};
+  return { ...pod, metadata: { ...pod.metadata, ...bumped, deletionTimestamp: at, deletionGracePeriodSeconds: grace } };
 }
 
 async function deleteOptionsOf(request: Request): Promise<Json | undefined> {

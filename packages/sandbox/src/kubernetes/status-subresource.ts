@@ -8,16 +8,14 @@ import type { ClusterApi } from './cluster.js';
 import { mergePatch, strategicMergePatch } from './patch-strategic.js';
 import { jsonPatch } from './patch-json.js';
 import { serverSideApply } from './apply.js';
+import { crdDeclaresStatus } from './customresources.js';
 import { vendoredSwagger } from './openapi-spec.js';
 import { ApiError, conflict, isBuiltin, obj, resourceVersion, specOf, type Json, type KubeObject, type ObjectStore, type Resource } from './store.js';
 
 export function hasStatusSubresource(resource: Resource, kubernetesVersion: string, store?: ObjectStore): boolean {
   if (!isBuiltin(resource)) {
-    // A custom resource has one when its CRD's version declares `subresources: {status: {}}` (the CRD's name is the
-    // resource's `<plural>.<group>`).
-    const crd = store?.get('customresourcedefinitions', undefined, resource);
-    const versions = (obj(crd?.['spec'])?.['versions'] as Json[] | undefined) ?? [];
-    return versions.some((v) => obj(obj(v['subresources'])?.['status']) !== undefined);
+    // A custom resource has one when its CRD's version declares `subresources: {status: {}}`.
+    return store !== undefined && crdDeclaresStatus(store, resource);
   }
   const { group, namespaced } = specOf(resource);
   const prefix = group ? `/apis/${group}/${resourceVersion(resource)}` : `/api/${resourceVersion(resource)}`;

@@ -224,6 +224,17 @@ export interface StoreChange {
   previous?: KubeObject;
 }
 
+/**
+ * Which kinds keep metadata.generation and which updates start a new one (generation.ts has the registries' rules;
+ * it is given to the store, which cannot import it).
+ */
+export interface GenerationPolicy {
+  /** Whether the registry of `resource` keeps metadata.generation. */
+  tracks(resource: Resource): boolean;
+  /** Whether an update from `current` to `next` starts a new generation (deletion aside). */
+  changed(resource: Resource, current: KubeObject, next: KubeObject): boolean;
+}
+
 export class ObjectStore {
   /** Per resource, by `namespace/name`. */
   readonly #objects = new Map<Resource, Map<string, KubeObject>>();
@@ -231,9 +242,25 @@ export class ObjectStore {
   #revision = 1;
   #uid = 0;
   readonly #uidPrefix: string;
+  readonly #generation: GenerationPolicy | undefined;
 
-  constructor(uidPrefix: string) {
+  /** Without a `generation` policy, no object gets metadata.generation (a bare store, as some tests use). */
+  constructor(uidPrefix: string, generation?: GenerationPolicy) {
     this.#uidPrefix = uidPrefix;
+    this.#generation = generation;
+  }
+
+  /**
+   * The generation an update stores: the current one whatever the request says (apiserver rest/update.go
+   * BeforeUpdate), plus one for a new generation by the policy (an `update` only) or for a deletion that starts (a generation above 0
+   * only: rest/delete.go BeforeDelete, generic/registry/store.go markAsDeleting).
+   */
+  #nextGeneration(resource: Resource, current: KubeObject, next: KubeObject, update: boolean): unknown {
+    const stored = current.metadata['generation'];
+    if (typeof stored !== 'number' || stored <= 0) return stored;
+    const deleting = current.metadata['deletionTimestamp'] === undefined && next.metadata['deletionTimestamp'] !== undefined;
+    const changed = update && this.#generation?.tracks(resource) === true && this.#generation.changed(resource, current, next);
+    return stored + (deleting || changed ? 1 : 0);
   }
 
   #key(_resource: Resource, namespace: string | undefined, name: string): string {
@@ -311,7 +338,7 @@ export class ObjectStore {
       .map((x) => x.o);
   }
 
-  /** Stores a new object; fills uid, resourceVersion, creationTimestamp and generation. */
+  /** Stores a new object; fills uid, resourceVersion, creationTimestamp and, for kinds that keep one, generation. */
   create(resource: Resource, obj: KubeObject, nowMs: number): KubeObject {
     const ns = specOf(resource).namespaced ? obj.metadata.namespace : undefined;
     const key = this.#key(resource, ns, obj.metadata.name);
@@ -326,7 +353,7 @@ export class ObjectStore {
         uid: uuidFrom(this.#uidPrefix, this.#uid),
         resourceVersion: String(this.#revision),
         creationTimestamp: iso(nowMs),
-        generation: 1,
+        ...(this.#generation?.tracks(resource) ? { generation: 1 } : {}),
       },
     };
     this.#of(resource).set(key, stored);
@@ -334,25 +361,29 @@ export class ObjectStore {
     return stored;
   }
 
-  /** Replaces an object (after the caller checked the resourceVersion); keeps uid and creationTimestamp. */
-  replace(resource: Resource, obj: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
+  /**
+   * Replaces an object (after the caller checked the resourceVersion); keeps uid and creationTimestamp, and the
+   * generation, which a deletion that starts bumps. `update`: a write through the resource's main endpoint, whose
+   * registry strategy also bumps the generation on the changes it names; without it, a write as through a
+   * subresource (status, binding) or a step of the create, which leaves the generation as it is.
+   */
+  replace(resource: Resource, obj: KubeObject, options: { update?: boolean } = {}): KubeObject {
     const ns = specOf(resource).namespaced ? obj.metadata.namespace : undefined;
     const key = this.#key(resource, ns, obj.metadata.name);
     const current = this.#of(resource).get(key);
     if (!current) throw notFound(resource, obj.metadata.name);
     this.#revision += 1;
-    const generation = Number(current.metadata['generation'] ?? 1) + (options.bumpGeneration ? 1 : 0);
-    const stored: KubeObject = {
-      ...obj,
-      metadata: {
-        ...obj.metadata,
-        ...(ns !== undefined ? { namespace: ns } : {}),
-        uid: current.metadata['uid'],
-        creationTimestamp: current.metadata['creationTimestamp'],
-        resourceVersion: String(this.#revision),
-        generation,
-      },
+    const generation = this.#nextGeneration(resource, current, obj, options.update === true);
+    const metadata: KubeObject['metadata'] = {
+      ...obj.metadata,
+      ...(ns !== undefined ? { namespace: ns } : {}),
+      uid: current.metadata['uid'],
+      creationTimestamp: current.metadata['creationTimestamp'],
+      resourceVersion: String(this.#revision),
+      generation,
     };
+    if (generation === undefined) delete metadata['generation'];
+    const stored: KubeObject = { ...obj, metadata };
     this.#of(resource).set(key, stored);
     this.#emit({ type: 'MODIFIED', resource, object: stored, previous: current });
     return stored;
