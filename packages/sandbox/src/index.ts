@@ -67,6 +67,7 @@ export { sandboxAddonCredentials, sandboxProviders, sandboxKubernetes } from './
 export { sandboxResponder, type SandboxResponder } from './respond.js';
 export { CONFORMANCE_DIR_ENV, type RecordedViolation } from './openapi/conformance.js';
 export { readBootConfig, type NodeBootConfig } from './kubernetes/user-data.js';
+export { UserDataTransformError, type UserDataFile, type UserDataMachine, type UserDataTransform } from './user-data-transform.js';
 export { RESOURCES as KUBERNETES_SANDBOX_RESOURCES } from './kubernetes/store.js';
 export type { HelmReleaseRecord } from './kubernetes/helm-controller.js';
 export { CHART_REPOSITORIES, type ChartVersion } from './kubernetes/chart-repositories.js';

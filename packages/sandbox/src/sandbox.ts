@@ -10,6 +10,7 @@ import { SandboxStaticMachines } from './static-machines.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource } from './kubernetes/vm-source.js';
 import { conformanceChecked } from './openapi/conformance.js';
 import { KubernetesEmulator } from './kubernetes/emulator.js';
+import { UserDataTransformer, type UserDataTransform } from './user-data-transform.js';
 import { asSandboxSnapshot, SANDBOX_SNAPSHOT_VERSION, type SandboxSnapshot } from './snapshot.js';
 import { SANDBOX_CREDENTIALS } from './accounts.js';
 import type { AwsCallListener } from './aws-calls.js';
@@ -44,13 +45,18 @@ export type SandboxOptions = SandboxCloudOptions & {
    * on operations whose real API never answers with them.
    */
   conformance?: boolean;
+  /**
+   * Applied to every cloud machine's user-data before the machine boots from it, in both modes (the seam for defects
+   * and customisations: user-data-transform.ts). The clouds' APIs keep the user-data the engine sent.
+   */
+  userDataTransform?: UserDataTransform;
 };
 
 /**
  * What may be given with a snapshot: the clock to use, and the credentials the emulators accept (a cloud's other
  * options are the snapshot's, for each cloud it has).
  */
-export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock' | 'staticMachines' | 'staticMachinesDir'> & SandboxCloudOptions;
+export type SandboxRestoreOptions = Pick<SandboxOptions, 'clock' | 'staticMachines' | 'staticMachinesDir' | 'userDataTransform'> & SandboxCloudOptions;
 
 /** A registered cloud and what it built (its emulator, or EC2's emulator per region). */
 export interface SandboxBuiltCloud {
@@ -112,6 +118,7 @@ export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
   readonly staticMachines: SandboxStaticMachines;
   readonly #server: ReturnType<typeof interceptHttp>;
   readonly #conformance: boolean;
+  readonly #userData: UserDataTransformer | undefined;
   #listening = false;
 
   constructor(options: SandboxOptions = {}) {
@@ -138,6 +145,7 @@ export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
     this.context = context;
     this.clouds = clouds;
     this.#conformance = options.conformance ?? true;
+    this.#userData = options.userDataTransform ? new UserDataTransformer(options.userDataTransform) : undefined;
     this.staticMachines = new SandboxStaticMachines(this.clock, {
       use: options.staticMachines ?? 'auto',
       ...(options.staticMachinesDir !== undefined ? { saveDir: options.staticMachinesDir } : {}),
@@ -247,7 +255,9 @@ export class Sandbox extends SandboxCloudFieldsBase implements SandboxVmSource {
 
   /** Every machine of every cloud, with its user-data, for the simulated kubelets. Not part of the inventory. */
   listVms(): SandboxVm[] {
-    return [...this.clouds.flatMap(({ cloud, emulator }) => cloud.listVms?.(emulator) ?? []), ...this.staticMachines.listVms()];
+    const transform = this.#userData;
+    const vms = this.clouds.flatMap(({ cloud, emulator }) => cloud.listVms?.(emulator) ?? []);
+    return [...(transform ? vms.map((vm) => transform.apply(vm)) : vms), ...this.staticMachines.listVms()];
   }
 
   /** The control planes the clouds run themselves (Crusoe CMK), for the Kubernetes emulator. */

@@ -5,7 +5,7 @@ import type { AddonCredentialResolver, Clock, EngineOptions, MachineAccess, Prov
 import { fileRateBudgets } from '@kubeplane/sdk/internal';
 import { systemClock } from '@kubeplane/sdk';
 import { kubernetesConnector, SshMachineAccess } from '@kubeplane/providers';
-import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
+import type { NetnsSandbox, Sandbox, UserDataTransform } from '@kubeplane/sandbox';
 import { cloudProviderFactory } from './cloud-providers.js';
 import { resolveAddonCredentials, resolveCredentials, resolveStaticKey, type CredentialSources } from './credentials.js';
 
@@ -19,6 +19,8 @@ export interface CloudSideOptions {
   awsOptInRegions?: string[] | undefined;
   /** The sandbox clock's start when its world is made, ms since the epoch. */
   sandboxStart?: number | undefined;
+  /** Applied to every sandbox machine's user-data before it boots. */
+  userDataTransform?: UserDataTransform | undefined;
   netns?: boolean | undefined;
   /** The cluster Kubernetes-Secret secretRefs are read from, when one is named. */
   secrets?: CredentialSources['kubernetes'];

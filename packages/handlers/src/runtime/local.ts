@@ -20,7 +20,7 @@ import {
 } from '@kubeplane/sdk';
 import { makeDirectory, writeFileAtomic } from '@kubeplane/sdk/internal';
 import { withOptionalPackage } from './optional-package.js';
-import type { NetnsSandbox, Sandbox } from '@kubeplane/sandbox';
+import type { NetnsSandbox, Sandbox, UserDataTransform } from '@kubeplane/sandbox';
 import { type CloudSide, realClouds } from './cloud-side.js';
 import { secretsClusterResolver, type SecretsClusterOptions } from './credentials.js';
 import { acquireProcessLock, type ProcessLock } from './process-lock.js';
@@ -53,6 +53,8 @@ export interface LocalRuntimeOptions extends SecretsClusterOptions {
    * clouds' catalogs sell depends on it (a type past its deprecation date is no longer sold). A kept world keeps its clock.
    */
   sandboxStart?: number;
+  /** Applied to every sandbox machine's user-data before it boots (the seam for defects; SandboxOptions.userDataTransform). */
+  userDataTransform?: UserDataTransform;
   /**
    * The sandbox's netns mode: every sandbox machine becomes a network namespace on this host that boots from its
    * user-data with real WireGuard, nginx, etcd and TLS (needs root). The machines live as long as this runtime.
@@ -134,6 +136,7 @@ export class LocalRuntime implements Runtime {
         seed: options.seed,
         awsOptInRegions: options.awsOptInRegions,
         sandboxStart: options.sandboxStart,
+        userDataTransform: options.userDataTransform,
         netns: options.netns,
         secrets: secretsClusterResolver(options, options.env, options.cwd),
       };

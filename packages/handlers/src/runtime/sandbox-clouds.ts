@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { KubeplaneError, type ProviderFactory, type PutOptions, type StateStore, type Versioned } from '@kubeplane/sdk';
 import { VirtualClock } from '@kubeplane/sdk/provider';
 import { writeFileAtomic } from '@kubeplane/sdk/internal';
-import { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders } from '@kubeplane/sandbox';
+import { NetnsSandbox, Sandbox, sandboxAddonCredentials, sandboxKubernetes, sandboxProviders, type UserDataTransform } from '@kubeplane/sandbox';
 import type { CloudSide, CloudSideOptions } from './cloud-side.js';
 import { kubernetesSecretOf, resolveAddonCredentials, resolveCredentials, type CredentialSources } from './credentials.js';
 
@@ -18,6 +18,7 @@ export async function sandboxClouds(options: CloudSideOptions & { write: boolean
     seed: options.seed ?? 1,
     ...(options.awsOptInRegions ? { awsOptInRegions: options.awsOptInRegions } : {}),
     ...(options.sandboxStart !== undefined ? { clock: new VirtualClock(options.sandboxStart) } : {}),
+    ...(options.userDataTransform ? { userDataTransform: options.userDataTransform } : {}),
   };
   const sandbox = stateDir === undefined ? new Sandbox(made) : await loadSandbox(stateDir, made);
   sandbox.listen();
@@ -110,7 +111,7 @@ class WorldFirstStateStore implements StateStore {
 }
 
 /** What a new world is made with: its seed, and the account and clock options of the command. */
-type WorldOptions = { seed: number; awsOptInRegions?: string[]; clock?: VirtualClock };
+type WorldOptions = { seed: number; awsOptInRegions?: string[]; clock?: VirtualClock; userDataTransform?: UserDataTransform };
 
 async function loadSandbox(dir: string, made: WorldOptions): Promise<Sandbox> {
   const path = join(dir, 'sandbox', 'world.json');
@@ -134,7 +135,11 @@ async function loadSandbox(dir: string, made: WorldOptions): Promise<Sandbox> {
     );
   }
   try {
-    return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0], { staticMachinesDir });
+    // The transform is the command's, not the world's: a kept world boots its machines with this command's.
+    return Sandbox.fromSnapshot(value as Parameters<typeof Sandbox.fromSnapshot>[0], {
+      staticMachinesDir,
+      ...(made.userDataTransform ? { userDataTransform: made.userDataTransform } : {}),
+    });
   } catch (e) {
     if (e instanceof KubeplaneError) throw new KubeplaneError(e.kind, `${path}: ${e.message}`, { ...e.details, resource: path });
     throw e;

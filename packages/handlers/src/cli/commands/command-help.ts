@@ -23,7 +23,8 @@ export const planHelp: CommandHelp = {
 };
 
 const applyUsage =
-  'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones] [--aws-opt-in-regions R,…] [--sandbox-date YYYY-MM-DD]] ' +
+  'kubeplane apply <manifest> [--reconcile] [--sandbox [--netns] [--without-dns-zones] [--aws-opt-in-regions R,…] [--sandbox-date YYYY-MM-DD] ' +
+  '[--user-data-transform MODULE]] ' +
   '[--secrets-context NAME [--secrets-kubeconfig FILE]] ' +
   '[--state-dir DIR] [--json] [-v]';
 const destroyUsage =
@@ -48,6 +49,7 @@ export const applyHelp: CommandHelp = {
       '--sandbox-date YYYY-MM-DD',
       'with --sandbox, when the world is made: the day its clock starts (default 2026-01-01), which decides what the catalogs sell',
     ],
+    ['--user-data-transform MODULE', "with --sandbox: an ES module whose default export changes each machine's files before it boots"],
     OPTIONS.secretsContext,
     OPTIONS.secretsKubeconfig,
     OPTIONS.stateDir,
@@ -196,7 +198,8 @@ export const completionHelp: CommandHelp = {
 };
 
 const lifecycleUsage =
-  'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--aws-opt-in-regions R,…] [--sandbox-date YYYY-MM-DD] [--json] [-v]';
+  'kubeplane sandbox lifecycle <manifest> [--netns] [--seed N] [--without-dns-zones] [--aws-opt-in-regions R,…] [--sandbox-date YYYY-MM-DD] ' +
+  '[--user-data-transform MODULE] [--json] [-v]';
 
 export const lifecycleHelp: CommandHelp = {
   name: 'sandbox lifecycle',
@@ -209,6 +212,10 @@ export const lifecycleHelp: CommandHelp = {
     ['--without-dns-zones', "leave the manifest's DNS zones out of the sandbox accounts, to see the refusal"],
     ['--aws-opt-in-regions R,…', "enable these opt-in Regions (eu-central-2, …) in the sandbox's AWS account, which has none, as a new account"],
     ['--sandbox-date YYYY-MM-DD', "the day the sandbox's clock starts (default 2026-01-01): a type past its deprecation date that day is not sold"],
+    [
+      '--user-data-transform MODULE',
+      "an ES module whose default export (machine, files) => files changes each machine's user-data files before it boots (docs/netns.md)",
+    ],
     OPTIONS.json,
     OPTIONS.verbose,
   ],

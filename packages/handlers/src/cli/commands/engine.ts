@@ -172,6 +172,7 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
       'without-dns-zones': { type: 'boolean' },
       'aws-opt-in-regions': { type: 'string' },
       'sandbox-date': { type: 'string' },
+      'user-data-transform': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('apply needs exactly one manifest file');
@@ -181,7 +182,9 @@ export async function apply(argv: string[], io: CliIo): Promise<number> {
   if (values['aws-opt-in-regions'] !== undefined && !values.sandbox)
     throw new UsageError("--aws-opt-in-regions enables opt-in Regions in the sandbox's AWS account; add --sandbox");
   if (values['sandbox-date'] !== undefined && !values.sandbox) throw new UsageError("--sandbox-date sets the day the sandbox's clock starts; add --sandbox");
-  const world = await sandboxWorldOptions(values);
+  if (values['user-data-transform'] !== undefined && !values.sandbox)
+    throw new UsageError("--user-data-transform changes what the sandbox's machines boot from; add --sandbox");
+  const world = await sandboxWorldOptions(values, io.cwd);
   const json = values.json ?? false;
   const validated = await readValidated(positionals[0] as string, io, json ? 'apply' : undefined);
   if (typeof validated === 'number') return validated;

@@ -86,10 +86,11 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       'without-dns-zones': { type: 'boolean' },
       'aws-opt-in-regions': { type: 'string' },
       'sandbox-date': { type: 'string' },
+      'user-data-transform': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('lifecycle needs exactly one manifest file');
-  const world = await sandboxWorldOptions(values);
+  const world = await sandboxWorldOptions(values, io.cwd);
   const file = positionals[0] as string;
   const shown = relative(io.cwd, resolve(io.cwd, file)) || file;
   const validated = await validateManifestFile(resolve(io.cwd, file), { file: shown });
