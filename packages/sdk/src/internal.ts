@@ -171,6 +171,7 @@ export {
   issueClusterPki,
   type IssuedCertificate,
   issueLeafCertificate,
+  leafCertificate,
   issueMeshReaderCertificate,
   type IssueOptions,
   KUBEADM_PAUSE_VERSIONS,

@@ -3,6 +3,9 @@
 // and `for f in LIST; do install "SRC/$f" "DST/$f"; done`). With it the simulated kubelets ask the same rule table
 // as the netns kubeadm stand-in (kubeadm-rules.ts), e.g. joinPreflight(bootDiskView(config), ...).
 import type { NodeView } from './kubeadm-rules.js';
+
+/** Where containerd serves CRI (its default `grpc.address`, https://github.com/containerd/containerd/blob/main/docs/man/containerd-config.toml.5.md). */
+const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
 import type { NodeBootConfig } from './user-data.js';
 
 function unquote(word: string): string {
@@ -47,9 +50,25 @@ function installPairs(line: string, vars: Record<string, string>): Array<[string
   return [[src, dst]];
 }
 
-/** The machine's disk when kubeadm starts: user-data's files and the certificates the script placed. */
-export function bootDiskView(config: Pick<NodeBootConfig, 'files'>, script: string): NodeView {
-  const files = new Map(config.files);
+/**
+ * What `kubeadm reset --force` empties (cmd/kubeadm/app/cmd/phases/reset/cleanupnode.go and removeetcdmember.go): the
+ * kubelet's and etcd's data, the static pod manifests, the certificates directory and kubeadm's kubeconfig files.
+ */
+const RESET_CLEANS = [
+  /^\/var\/lib\/kubelet\//,
+  /^\/var\/lib\/etcd\//,
+  /^\/var\/run\/kubernetes\//,
+  /^\/etc\/kubernetes\/manifests\//,
+  /^\/etc\/kubernetes\/pki\//,
+  /^\/etc\/kubernetes\/(admin|super-admin|kubelet|bootstrap-kubelet|controller-manager|scheduler)\.conf$/,
+];
+
+/**
+ * The machine's disk when kubeadm starts: user-data's files and the certificates the script placed. `afterReset`: the
+ * disk of a later attempt, after the script's `kubeadm reset --force` (kubeadm_once) and place_certificates again.
+ */
+export function bootDiskView(config: Pick<NodeBootConfig, 'files'>, script: string, options: { afterReset?: boolean } = {}): NodeView {
+  const files = new Map(options.afterReset ? [...config.files].filter(([p]) => !RESET_CLEANS.some((r) => r.test(p))) : config.files);
   for (const [src, dst] of placedFiles(script)) {
     const content = files.get(src);
     if (content !== undefined) files.set(dst, content);
@@ -62,6 +81,8 @@ export function bootDiskView(config: Pick<NodeBootConfig, 'files'>, script: stri
       const names = paths.filter((p) => p.startsWith(`${path}/`)).map((p) => p.slice(path.length + 1).split('/')[0] ?? '');
       return names.length > 0 ? [...new Set(names)] : undefined;
     },
+    // The script installs and restarts containerd before kubeadm runs: its CRI socket is the one that listens.
+    runtimeListens: (path) => path === CONTAINERD_SOCKET,
     // A machine's sysctl.d sets it before kubeadm runs (prepare_host: sysctl --system).
     ...(/net\.ipv4\.ip_forward\s*=\s*1/.test(
       [...files.entries()]

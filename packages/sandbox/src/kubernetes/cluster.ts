@@ -38,6 +38,7 @@ import {
 } from './scheduling.js';
 import { DEFAULT_SERVICE_SUBNET, prepareService, serviceIp } from './services.js';
 import { KUBE_TIMINGS } from './timings.js';
+import { authenticateBootstrapToken, type BootstrapTokenSecret } from './token-discovery.js';
 import type { ServiceRelease } from './vm-source.js';
 import {
   ApiError,
@@ -1480,7 +1481,10 @@ export class ClusterApi implements HelmHost, GarbageHost {
   // ---- what kubeadm init and the cilium install create --------------------------------------------------------
 
   /** kube-public/cluster-info, the bootstrap token Secret, the mesh ConfigMap, and the add-on Deployments. */
-  bootstrap(input: { tokens: Array<{ token: string; expiresAtMs: number }>; meshConfigMaps: KubeObject[] }, nowMs: number): void {
+  bootstrap(
+    input: { tokens: Array<{ token: string; expiresAtMs: number; usages?: string[]; groups?: string[] }>; meshConfigMaps: KubeObject[] },
+    nowMs: number,
+  ): void {
     const kubeconfig = [
       'apiVersion: v1',
       'kind: Config',
@@ -1497,7 +1501,7 @@ export class ClusterApi implements HelmHost, GarbageHost {
     ].join('\n');
     this.create('configmaps', 'kube-public', { metadata: { name: 'cluster-info' }, data: { kubeconfig } }, nowMs);
     this.#defaultServices(nowMs);
-    for (const { token, expiresAtMs } of input.tokens) {
+    for (const { token, expiresAtMs, usages = ['signing', 'authentication'], groups = ['system:bootstrappers:kubeadm:default-node-token'] } of input.tokens) {
       const [id, secret] = token.split('.');
       if (!id || !secret) continue;
       const b = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
@@ -1512,9 +1516,9 @@ export class ClusterApi implements HelmHost, GarbageHost {
             'token-id': b(id),
             'token-secret': b(secret),
             expiration: b(iso(expiresAtMs)),
-            'usage-bootstrap-authentication': b('true'),
-            'usage-bootstrap-signing': b('true'),
-            'auth-extra-groups': b('system:bootstrappers:kubeadm:default-node-token'),
+            // kubeadm's encoding of BootstrapToken (bootstraptoken/v1 BootstrapTokenToSecret): one field per usage.
+            ...Object.fromEntries(usages.map((u) => [`usage-bootstrap-${u}`, b('true')])),
+            ...(groups.length > 0 ? { 'auth-extra-groups': b(groups.join(',')) } : {}),
           },
         },
         nowMs,
@@ -1641,11 +1645,18 @@ export class ClusterApi implements HelmHost, GarbageHost {
     // kubeadm's discovery finds no JWS signature for a token the bootstrap signer does not know (unknown, expired,
     // wrong type, not for signing); the message is kubeadm's.
     const noJws = `could not find a JWS signature in the cluster-info ConfigMap for token ID "${id ?? ''}"`;
-    if (stored?.['type'] !== 'bootstrap.kubernetes.io/token') return noJws;
-    if (field('token-secret') !== secret || field('usage-bootstrap-signing') !== 'true' || field('usage-bootstrap-authentication') !== 'true') return noJws;
+    if (stored?.['type'] !== 'bootstrap.kubernetes.io/token' || field('usage-bootstrap-signing') !== 'true') return noJws;
     const expiration = field('expiration');
     if (expiration !== undefined && Date.parse(expiration) <= nowMs) return `${noJws} (the token expired at ${expiration})`;
+    // The bootstrap signer signed cluster-info with the token's real secret: another secret cannot verify it.
+    if (field('token-secret') !== secret) return "failed to verify JWS signature of received cluster info object, can't trust this API Server";
     return null;
+  }
+
+  /** Whether the bootstrap authenticator takes `token` (plugin/pkg/auth/authenticator/token/bootstrap). */
+  bootstrapTokenAuthenticates(token: string, nowMs: number): boolean {
+    const secrets = this.store.list('secrets', 'kube-system') as BootstrapTokenSecret[];
+    return authenticateBootstrapToken(token, secrets, nowMs) !== undefined;
   }
 }
 

@@ -12,6 +12,8 @@
 //   cmd/kubeadm/app/phases/upgrade/policy.go   EnforceVersionPolicies (one minor at a time, kubeadm >= target)
 //   https://kubernetes.io/releases/version-skew-policy/   kubelet never newer than kube-apiserver, at most 3 older
 
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+
 /** What the checks may look at on a node; a real disk or the files its user-data and boot script would write. */
 export interface NodeView {
   exists(path: string): boolean;
@@ -22,6 +24,8 @@ export interface NodeView {
   portsInUse?: ReadonlySet<number>;
   /** The content of /proc/sys/net/ipv4/ip_forward (per network namespace); unknown when absent. */
   ipForward?: string;
+  /** Whether a container runtime listens on the unix socket at `path`; unknown when absent. */
+  runtimeListens?(path: string): boolean;
 }
 
 /** One failed check: printed by kubeadm as `[ERROR <check>]: <message>`. */
@@ -36,6 +40,17 @@ export const CA_CERT_PATH = `${PKI_DIR}/ca.crt`;
 export const KUBELET_KUBECONFIG = `${KUBERNETES_DIR}/kubelet.conf`;
 export const BOOTSTRAP_KUBELET_KUBECONFIG = `${KUBERNETES_DIR}/bootstrap-kubelet.conf`;
 export const MANIFESTS_DIR = `${KUBERNETES_DIR}/manifests`;
+/** The kubelet flags kubeadm writes at kubelet-start, passed by the unit's drop-in as $KUBELET_KUBEADM_ARGS. */
+export const KUBELET_FLAGS_FILE = '/var/lib/kubelet/kubeadm-flags.env';
+
+/**
+ * The kubelet's check of --node-ip (pkg/kubelet/nodestatus/setters.go validateNodeIP): the address must be one of the
+ * host's interfaces'. Its error, or undefined.
+ */
+export function nodeIpError(nodeIp: string | undefined, addresses: readonly string[]): string | undefined {
+  if (!nodeIp || addresses.includes(nodeIp)) return undefined;
+  return `failed to validate nodeIP: node IP: "${nodeIp}" not found in the host's network interfaces`;
+}
 export const ETCD_DATA_DIR = '/var/lib/etcd';
 export const IPV4_FORWARD = '/proc/sys/net/ipv4/ip_forward';
 
@@ -160,6 +175,8 @@ export interface InitPreflightInput {
   kubeletVersion: string | undefined;
   bindPort?: number;
   etcdDataDir?: string;
+  /** nodeRegistration.criSocket, when the config names one. */
+  criSocket?: string;
 }
 
 export interface PreflightResult {
@@ -180,8 +197,32 @@ function localEtcdChecks(view: NodeView, etcdDataDir: string | undefined): Prefl
   return [...portOpen(view, ETCD_CLIENT_PORT), ...portOpen(view, ETCD_PEER_PORT), ...dirAvailable(view, etcdDataDir ?? ETCD_DATA_DIR)];
 }
 
-function commonChecks(view: NodeView, kubeletVersion: string | undefined, kubeadmVersion: string, controlPlaneVersion: string | undefined): PreflightError[] {
-  return [...kubeletVersionErrors(kubeletVersion, kubeadmVersion, controlPlaneVersion), ...portOpen(view, KUBELET_PORT)];
+/**
+ * ContainerRuntimeCheck (checks.go; the CRI client of cmd/kubeadm/app/util/runtime): nodeRegistration.criSocket must be
+ * a runtime's listening socket (/var/run is /run). Without one kubeadm finds the runtime itself.
+ */
+function containerRuntime(view: NodeView, criSocket: string | undefined): PreflightError[] {
+  if (criSocket === undefined || !view.runtimeListens) return [];
+  const path = criSocket.replace(/^unix:\/\//, '').replace(/^\/var\/run\//, '/run/');
+  if (view.runtimeListens(path)) return [];
+  return [
+    {
+      check: 'CRI',
+      message:
+        `container runtime is not running: validate service connection: validate CRI v1 runtime API for endpoint "${criSocket}": ` +
+        `rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial unix ${path}: connect: no such file or directory"`,
+    },
+  ];
+}
+
+function commonChecks(
+  view: NodeView,
+  kubeletVersion: string | undefined,
+  kubeadmVersion: string,
+  controlPlaneVersion: string | undefined,
+  criSocket?: string,
+): PreflightError[] {
+  return [...containerRuntime(view, criSocket), ...kubeletVersionErrors(kubeletVersion, kubeadmVersion, controlPlaneVersion), ...portOpen(view, KUBELET_PORT)];
 }
 
 /** `kubeadm init` (RunInitNodeChecks, not a secondary control plane), IPv4 service network, local etcd. */
@@ -189,7 +230,7 @@ export function initPreflight(view: NodeView, input: InitPreflightInput): Prefli
   const warning = kubernetesVersionWarning(input.kubernetesVersion, input.kubeadmVersion);
   const errors = [
     ...controlPlaneInstanceChecks(view, input),
-    ...commonChecks(view, input.kubeletVersion, input.kubeadmVersion, input.kubernetesVersion),
+    ...commonChecks(view, input.kubeletVersion, input.kubeadmVersion, input.kubernetesVersion, input.criSocket),
     ...ipv4Forward(view),
     ...localEtcdChecks(view, input.etcdDataDir),
   ];
@@ -206,6 +247,8 @@ export interface JoinPreflightInput {
   kubernetesVersion?: string;
   bindPort?: number;
   etcdDataDir?: string;
+  /** nodeRegistration.criSocket, when the config names one. */
+  criSocket?: string;
 }
 
 function isIpv4(host: string): boolean {
@@ -222,7 +265,7 @@ export function joinPreflight(view: NodeView, input: JoinPreflightInput): Prefli
   const errors: PreflightError[] = [
     ...fileAvailable(view, KUBELET_KUBECONFIG),
     ...fileAvailable(view, BOOTSTRAP_KUBELET_KUBECONFIG),
-    ...commonChecks(view, input.kubeletVersion, input.kubeadmVersion, undefined),
+    ...commonChecks(view, input.kubeletVersion, input.kubeadmVersion, undefined, input.criSocket),
   ];
   if (!input.controlPlane) errors.push(...fileAvailable(view, CA_CERT_PATH));
   const host = input.apiServerEndpoint.slice(0, Math.max(0, input.apiServerEndpoint.lastIndexOf(':')));
@@ -259,6 +302,76 @@ export function additionalControlPlaneError(view: NodeView, controlPlaneEndpoint
     '* The certificates that must be shared among control plane instances are provided.',
     '',
   ].join('\n');
+}
+
+/** The names the API server's serving certificate must hold. */
+export interface ApiServerNames {
+  dnsNames: string[];
+  ips: string[];
+}
+
+/**
+ * The names kubeadm puts in (and requires of) the API server's serving certificate: the node's name, `kubernetes`
+ * and its Service's DNS names, the Service's first address (when kubeadm knows the service subnet), the advertise
+ * address, the certSANs and the controlPlaneEndpoint's host (cmd/kubeadm/app/util/pkiutil/pki_helpers.go
+ * GetAPIServerAltNames).
+ */
+export function apiServerNames(input: {
+  nodeName: string;
+  advertiseAddress: string;
+  /** The first address of the service subnet; absent when kubeadm does not know it (a control-plane join). */
+  serviceIp?: string;
+  dnsDomain: string;
+  certSANs: readonly string[];
+  controlPlaneEndpoint?: string;
+}): ApiServerNames {
+  const dnsNames = [input.nodeName, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', `kubernetes.default.svc.${input.dnsDomain}`];
+  const ips = [...(input.serviceIp ? [input.serviceIp] : []), ...(input.advertiseAddress ? [input.advertiseAddress] : [])];
+  const endpoint = input.controlPlaneEndpoint;
+  const endpointHost = endpoint ? (endpoint.lastIndexOf(':') > 0 ? endpoint.slice(0, endpoint.lastIndexOf(':')) : endpoint).replace(/^\[|\]$/g, '') : '';
+  for (const n of [...input.certSANs, ...(endpointHost ? [endpointHost] : [])]) (isIpv4(n) ? ips : dnsNames).push(n);
+  return { dnsNames: [...new Set(dnsNames)], ips: [...new Set(ips)] };
+}
+
+/**
+ * kubeadm's certs phase when the API server's certificate is already on disk (the renderer places it): it is used if
+ * the cluster CA signed it and it holds every required name, otherwise the phase fails
+ * (cmd/kubeadm/app/phases/certs/certs.go validateSignedCertWithCA and validateCertificateWithConfig, whose SAN check is
+ * Go's x509 VerifyHostname). Returns the phase's error, or undefined when the certificate is used.
+ */
+export function existingApiServerCertError(certPem: string, caPem: string, names: ApiServerNames): string | undefined {
+  let cert: X509Certificate;
+  let ca: X509Certificate;
+  try {
+    cert = new X509Certificate(certPem);
+    ca = new X509Certificate(caPem);
+  } catch (e) {
+    return `[certs] failure loading apiserver certificate: ${(e as Error).message}`;
+  }
+  if (!cert.verify(ca.publicKey)) return '[certs] certificate apiserver not signed by CA certificate ca: crypto/rsa: verification error';
+  const valid = (cert.subjectAltName ?? '').replace(/DNS:|IP Address:/g, '');
+  for (const d of names.dnsNames)
+    if (cert.checkHost(d, { subject: 'never' }) === undefined)
+      return `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid}, not ${d}`;
+  for (const ip of names.ips)
+    if (cert.checkIP(ip) === undefined) return `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid}, not ${ip}`;
+  return undefined;
+}
+
+/**
+ * A certificate authority kubeadm loads from disk (certs.go LoadCertificateAuthority, pkiutil TryLoadCertAndKeyFromDisk):
+ * its key must be the certificate's. Its error, in the words the fast mode and the netns kubeadm share, or undefined.
+ */
+export function caPairError(name: string, certPem: string, keyPem: string): string | undefined {
+  try {
+    const certSpki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+    const keySpki = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' });
+    return Buffer.compare(Buffer.from(certSpki), Buffer.from(keySpki)) === 0
+      ? undefined
+      : `failure loading ${name} certificate authority: the private key does not match the certificate`;
+  } catch {
+    return `failure loading ${name} certificate authority: the certificate or key does not parse`;
+  }
 }
 
 /** What kubeadm prints to stderr when preflight fails (RunChecks + handleError), warnings first. */

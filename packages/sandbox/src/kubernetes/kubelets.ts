@@ -3,7 +3,7 @@
 // config would really work: a live bootstrap token, the cluster CA's pinned hash, and the cluster's endpoint.
 // Control planes a cloud runs itself (Crusoe CMK) answer while the cloud lists them running; the machines of their
 // node pools join them without user-data, and the cloud's controller deletes their Nodes when the machines go.
-import { createHash, createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { ClusterApi, type ClusterApiState, type ClusterEvent, type ClusterIdentity, type RegisterNode, type TaintLike } from './cluster.js';
 import { EventQueue, type QueuedEvent } from './events.js';
@@ -20,7 +20,27 @@ import { obj, type KubeObject } from './store.js';
 import { KUBE_TIMINGS } from './timings.js';
 import { BootFailure, readBootConfig, type NodeBootConfig } from './user-data.js';
 import { bootDiskView } from './boot-disk-view.js';
-import { formatPreflight, joinPreflight, upgradeApplyErrors, upgradeNodeErrors } from './kubeadm-rules.js';
+import {
+  additionalControlPlaneError,
+  API_SERVER_PORT,
+  apiServerNames,
+  CA_CERT_PATH,
+  caPairError,
+  existingApiServerCertError,
+  formatPreflight,
+  initPreflight,
+  joinPreflight,
+  kubeletSkewError,
+  nodeIpError,
+  PKI_DIR,
+  type NodeView,
+  type PreflightResult,
+  upgradeApplyErrors,
+  upgradeNodeErrors,
+} from './kubeadm-rules.js';
+import { kubernetesPackageVersionError, kubernetesRepoMinor } from '../netns/standins/apt-state.js';
+import { firstServiceIp, KubeadmConfigError, parseInitConfig, parseJoinConfig, type InitConfig } from '../netns/standins/kubeadm-config.js';
+import { forwardsTo } from './nginx-rules.js';
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource, ServiceRelease } from './vm-source.js';
 
@@ -270,12 +290,17 @@ export class KubeletSimulation {
         if (k.config.mode === 'loadbalancer') k.status.state = 'load-balancer';
         return;
       }
+      case 'kubelet-failed':
+        // The kubelet stand-in refused to run (its node-ip, say): the node never becomes Ready.
+        return this.#fail(k, at, `kubelet: ${text('reason')}`);
       case 'kubeadm-failed':
         k.status.reason = text('reason');
         return this.#log(k, at, `kubeadm: ${k.status.reason}`);
       case 'kubeadm-init-ok':
         return this.#initDone(k, at, text('caPem') || (k.config.files.get(STAGED_CA) ?? ''), true);
       case 'kubeadm-join-ok': {
+        // kubeadm may finish while the kubelet it started refuses to run: that node never registers.
+        if (k.status.state === 'failed') return;
         const endpoint = k.config.kubeadm?.join?.apiServerEndpoint ?? '';
         const cluster = this.reachable(endpoint);
         if (!cluster) return this.#fail(k, at, `kubeadm join reported success, but no cluster answers at ${endpoint} in the sandbox`);
@@ -577,6 +602,15 @@ export class KubeletSimulation {
   #prepared(k: Kubelet, at: number): void {
     if (!k.alive || !k.config) return;
     const config = k.config;
+    // The Kubernetes packages the script pins, from the repository it adds (the apt-get stand-in's rule).
+    const script = config.files.get(BOOTSTRAP_SCRIPT) ?? '';
+    const repo = /^readonly K8S_REPO='([^']+)'/m.exec(script)?.[1];
+    const pinned = /^readonly K8S_PACKAGE_VERSION='([^']+)'/m.exec(script)?.[1];
+    if (config.mode !== 'loadbalancer' && repo !== undefined && pinned !== undefined) {
+      const minor = kubernetesRepoMinor(repo);
+      const refused = minor === undefined ? 'E: Unable to locate package kubelet' : kubernetesPackageVersionError(minor, 'kubelet', pinned);
+      if (refused) return this.#fail(k, at, `bootstrap: apt-get install kubelet=${pinned}: ${refused}`);
+    }
     this.#log(k, at, 'bootstrap: host prepared, packages installed');
     if (config.mode === 'loadbalancer') {
       k.status.state = 'load-balancer';
@@ -604,6 +638,21 @@ export class KubeletSimulation {
       }
       if (this.reachable(endpoint))
         return this.#fail(k, at, `kubeadm init: another cluster already answers at ${endpoint}; the kubelet cannot register with this control plane`);
+      // kubeadm init's preflight, from the same rule table as the netns kubeadm, on the disk the boot script leaves.
+      const etcdDataDir = this.#initConfig(config)?.cluster.etcdDataDir;
+      const criSocket = this.#initConfig(config)?.node.criSocket;
+      const refused = this.#preflightAfterRetries(k, at, 'kubeadm init', config, (view) =>
+        initPreflight(view, {
+          kubernetesVersion: kubeadm.init?.kubernetesVersion || (config.kubeletVersion ?? ''),
+          kubeadmVersion: config.kubeletVersion ?? '',
+          kubeletVersion: config.kubeletVersion,
+          ...(etcdDataDir ? { etcdDataDir } : {}),
+          ...(criSocket ? { criSocket } : {}),
+        }),
+      );
+      if (refused) return this.#fail(k, at, refused);
+      const certs = this.#apiServerCertError(config, 'init');
+      if (certs) return this.#fail(k, at, `kubeadm init: error execution phase certs/apiserver: ${certs}`);
       k.status.state = 'initializing';
       this.#log(k, at, `kubeadm init: control-plane endpoint ${endpoint}`);
       this.events.at(at + KUBE_TIMINGS.kubeadmInitMs, { kind: 'init-done', kubelet: k, caPem });
@@ -613,26 +662,120 @@ export class KubeletSimulation {
     if (join) {
       // kubeadm join's preflight, from the same rule table as the netns mode's kubeadm, on the disk the bootstrap
       // script leaves: what user-data writes plus what its place_certificates installs.
-      const result = joinPreflight(bootDiskView(config, config.files.get(BOOTSTRAP_SCRIPT) ?? ''), {
-        controlPlane: join.controlPlane,
-        apiServerEndpoint: join.apiServerEndpoint,
-        kubeadmVersion: config.kubeletVersion ?? '',
-        kubeletVersion: config.kubeletVersion,
-      });
-      if (result.errors.length > 0)
-        return this.#fail(
-          k,
-          at,
-          `kubeadm join: ${formatPreflight(result)
-            .trim()
-            .split('\n')
-            .map((l) => l.trim())
-            .join(' ')}`,
-        );
+      const refused = this.#preflightAfterRetries(k, at, 'kubeadm join', config, (view) =>
+        joinPreflight(view, {
+          controlPlane: join.controlPlane,
+          apiServerEndpoint: join.apiServerEndpoint,
+          kubeadmVersion: config.kubeletVersion ?? '',
+          kubeletVersion: config.kubeletVersion,
+          ...(kubeadm.criSocket ? { criSocket: kubeadm.criSocket } : {}),
+        }),
+      );
+      if (refused) return this.#fail(k, at, refused);
+    }
+    if (join?.controlPlane) {
+      // The shared certificates a control plane brings (kubeplane ships them; kubeadm downloads none without a
+      // certificateKey), checked as kubeadm checks them before it joins.
+      const cluster = this.#clusterConfigOf(join.apiServerEndpoint);
+      const missing = additionalControlPlaneError(
+        bootDiskView(config, config.files.get(BOOTSTRAP_SCRIPT) ?? ''),
+        cluster?.controlPlaneEndpoint ?? join.apiServerEndpoint,
+      );
+      if (missing) return this.#fail(k, at, `kubeadm join: error execution phase preflight: ${oneLine(missing)}`);
+      const certs = this.#apiServerCertError(config, 'join');
+      if (certs) return this.#fail(k, at, `kubeadm join: error execution phase control-plane-prepare/certs: ${certs}`);
     }
     k.status.state = 'waiting-for-api';
     k.discoveryDeadline = at + KUBE_TIMINGS.discoveryTimeoutMs * KUBE_TIMINGS.kubeadmAttempts;
     this.#discover(k, at);
+  }
+
+  /**
+   * kubeadm's certs phase on the API server certificate the boot script places (the same rule as the netns kubeadm's):
+   * the cluster CA must have signed it and it must hold every name kubeadm requires. Undefined when it is used (or
+   * there is none: kubeadm would make one).
+   */
+  #apiServerCertError(config: NodeBootConfig, phase: 'init' | 'join'): string | undefined {
+    const view = bootDiskView(config, config.files.get(BOOTSTRAP_SCRIPT) ?? '');
+    const certPem = view.read(`${PKI_DIR}/apiserver.crt`);
+    const caPem = view.read(CA_CERT_PATH);
+    const kubeadm = config.kubeadm;
+    if (certPem === undefined || caPem === undefined || !kubeadm) return undefined;
+    const version = config.kubeletVersion ?? '';
+    try {
+      if (phase === 'init') {
+        const init = parseInitConfig(kubeadm.configText, version);
+        return existingApiServerCertError(
+          certPem,
+          caPem,
+          apiServerNames({
+            nodeName: init.node.name,
+            advertiseAddress: init.advertiseAddress,
+            serviceIp: firstServiceIp(init.cluster.serviceSubnet),
+            dnsDomain: init.cluster.dnsDomain,
+            certSANs: init.cluster.certSANs,
+            ...(init.cluster.controlPlaneEndpoint ? { controlPlaneEndpoint: init.cluster.controlPlaneEndpoint } : {}),
+          }),
+        );
+      }
+      // A control-plane join takes the ClusterConfiguration from the cluster (the first control plane's); the names
+      // it adds of its own are its node name and advertise address.
+      const join = parseJoinConfig(kubeadm.configText, version);
+      const cluster = this.#clusterConfigOf(join.apiServerEndpoint);
+      return existingApiServerCertError(
+        certPem,
+        caPem,
+        apiServerNames({
+          nodeName: join.node.name,
+          advertiseAddress: join.controlPlane?.advertiseAddress ?? '',
+          dnsDomain: cluster?.dnsDomain ?? 'cluster.local',
+          certSANs: cluster?.certSANs ?? [],
+          ...(cluster?.controlPlaneEndpoint ? { controlPlaneEndpoint: cluster.controlPlaneEndpoint } : {}),
+        }),
+      );
+    } catch (e) {
+      if (e instanceof KubeadmConfigError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * A preflight as the boot script meets it: its first attempt on the disk user-data leaves, and, when that fails,
+   * the next after `kubeadm reset --force` (kubeadm_once), which empties what kubeadm left before: a failure reset
+   * clears (a stale /var/lib/etcd, a kubelet.conf) passes then. The failure's text when every attempt fails.
+   */
+  #preflightAfterRetries(k: Kubelet, at: number, what: string, config: NodeBootConfig, check: (view: NodeView) => PreflightResult): string | undefined {
+    const script = config.files.get(BOOTSTRAP_SCRIPT) ?? '';
+    const first = check(bootDiskView(config, script));
+    if (first.errors.length === 0) return undefined;
+    const again = check(bootDiskView(config, script, { afterReset: true }));
+    if (again.errors.length > 0) return `${what}: ${oneLine(formatPreflight(again))}`;
+    this.#log(k, at, `${what}: ${oneLine(formatPreflight(first))}; ${what} failed; resetting before the next attempt`);
+    return undefined;
+  }
+
+  /** The InitConfiguration of a first control plane, as kubeadm reads it; undefined when kubeadm would refuse it. */
+  #initConfig(config: NodeBootConfig): InitConfig | undefined {
+    if (!config.kubeadm?.init) return undefined;
+    try {
+      return parseInitConfig(config.kubeadm.configText, config.kubeletVersion ?? '');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The ClusterConfiguration of the cluster at `endpoint`, as its first control plane's kubeadm config has it. */
+  #clusterConfigOf(endpoint: string): InitConfig['cluster'] | undefined {
+    for (const other of this.#kubelets.values()) {
+      const kubeadm = other.config?.kubeadm;
+      if (!kubeadm?.init || kubeadm.init.controlPlaneEndpoint !== endpoint) continue;
+      try {
+        return parseInitConfig(kubeadm.configText, other.config?.kubeletVersion ?? '').cluster;
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
   /** The machine as the overlay sees it at first boot: the wg0.conf its user-data writes, and its public address. */
@@ -668,20 +811,13 @@ export class KubeletSimulation {
       if (!lb.alive || lb.config?.mode !== 'loadbalancer' || lb.status.state !== 'load-balancer') return false;
       const nginx = lb.config.files.get(STAGED_NGINX) ?? '';
       const peers = this.#overlayMember(lb)?.config.peers ?? [];
-      return nginx.includes(`server ${own}:${port} `) && peers.some((p) => p.overlayIp === own);
+      // The endpoint's port on the load balancer, forwarded to this control plane's API server (kubeadm's bindPort).
+      return forwardsTo(nginx, Number(port), `${own}:${API_SERVER_PORT}`) && peers.some((p) => p.overlayIp === own);
     });
   }
 
   #keyMismatch(caPem: string, caKeyPem: string): string | null {
-    try {
-      const certSpki = new X509Certificate(caPem).publicKey.export({ type: 'spki', format: 'der' });
-      const keySpki = createPublicKey(createPrivateKey(caKeyPem)).export({ type: 'spki', format: 'der' });
-      return Buffer.compare(Buffer.from(certSpki), Buffer.from(keySpki)) === 0
-        ? null
-        : 'failure loading ca certificate authority: the private key does not match the certificate';
-    } catch {
-      return 'failure loading ca certificate authority: the certificate or key does not parse';
-    }
+    return caPairError('ca', caPem, caKeyPem) ?? null;
   }
 
   #initDone(k: Kubelet, at: number, caPem: string, verified = false): void {
@@ -730,7 +866,10 @@ export class KubeletSimulation {
         if (o && o['kind'] === 'ConfigMap' && typeof o.metadata?.name === 'string') meshConfigMaps.push(o);
       }
     }
-    cluster.api.bootstrap({ tokens: init.tokens.map((t) => ({ token: t.token, expiresAtMs: at + t.ttlMs })), meshConfigMaps }, at);
+    cluster.api.bootstrap(
+      { tokens: init.tokens.map((t) => ({ token: t.token, expiresAtMs: at + t.ttlMs, usages: t.usages, groups: t.groups })), meshConfigMaps },
+      at,
+    );
     this.#log(k, at, `kubeadm init: control plane up at https://${endpoint}`);
     this.#register(k, cluster, at, true);
   }
@@ -760,6 +899,13 @@ export class KubeletSimulation {
       if (!join.caCertHashes.includes(cluster.caHash)) {
         return this.#fail(k, at, `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${cluster.caHash}" are pinned`);
       }
+      // Discovery done, kubeadm join reads the kubeadm-config ConfigMap as the token's user: the bootstrap
+      // authenticator takes only a token with the authentication usage.
+      if (!cluster.api.bootstrapTokenAuthenticates(join.token, at))
+        return retry('error execution phase preflight: unable to fetch the kubeadm-config ConfigMap: failed to get config map: Unauthorized');
+      // kubelet-start: the installed kubelet against the cluster's version (the netns kubeadm's same rule).
+      const skew = config?.kubeletVersion ? kubeletSkewError(config.kubeletVersion, cluster.api.identity.kubernetesVersion) : undefined;
+      if (skew) return this.#fail(k, at, `kubeadm join: error execution phase kubelet-start: ${skew}`);
     }
     k.cluster = cluster;
     if (config && join?.controlPlane) {
@@ -821,6 +967,12 @@ export class KubeletSimulation {
         `a Node with name "${node}" and status "Ready" already exists in the cluster; delete it or change the name of this new joining node`,
       );
     }
+    // The kubelet refuses a node-ip none of the machine's interfaces holds (pkg/kubelet/nodestatus/setters.go
+    // validateNodeIP): its public and private addresses, and the overlay address wg0 takes.
+    const nodeIp = k.config?.kubeadm?.kubeletArgs['node-ip'];
+    const held = [k.vm.publicIPv4, k.vm.privateIPv4, this.#overlayMember(k)?.config.overlayIp].filter((ip): ip is string => ip !== undefined);
+    const nodeIpRefused = k.vm.managed ? undefined : nodeIpError(nodeIp, held);
+    if (nodeIpRefused) return this.#fail(k, at, `kubelet: ${nodeIpRefused}`);
     const controlPlane = k.config?.kubeadm?.join?.controlPlane === true;
     if (!controlPlane && !k.vm.managed) {
       // The kubelet's node-ip is its overlay address: the API servers reach it (logs, exec, webhooks) and Cilium
@@ -1094,4 +1246,14 @@ export class KubeletSimulation {
     const events = s.events.map(({ at: when, seq, event }): QueuedEvent<SimEvent> => ({ at: when, seq, event: mapEventRefs(event, K, C) }));
     this.events.restore(s.eventSeq, events);
   }
+}
+
+/** kubeadm's multi-line output as one status line. */
+function oneLine(text: string): string {
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .join(' ');
 }

@@ -3,6 +3,7 @@
 // A mistake here is a BootFailure with the message the node's logs would show.
 import { parseAllDocuments } from 'yaml';
 import { CloudConfigInvalid, parseCloudConfig, type CloudConfig } from '../netns/cloud-init.js';
+import { kubeadmApiVersionError } from '../netns/standins/kubeadm-config.js';
 
 export { decodeUserData } from '../netns/cloud-init.js';
 
@@ -18,7 +19,8 @@ export interface KubeadmInit {
   controlPlaneEndpoint: string;
   clusterName: string;
   kubernetesVersion: string;
-  tokens: Array<{ token: string; ttlMs: number }>;
+  /** InitConfiguration.bootstrapTokens, with kubeadm's defaults (usages signing and authentication, the default node group). */
+  tokens: Array<{ token: string; ttlMs: number; usages: string[]; groups: string[] }>;
   advertiseAddress?: string;
   /** ClusterConfiguration networking.serviceSubnet (kubeadm's default is 10.96.0.0/12). */
   serviceSubnet?: string;
@@ -47,7 +49,11 @@ export interface NodeBootConfig {
   kubeletVersion?: string;
   /** Absent on load-balancer nodes. */
   kubeadm?: {
+    /** The kubeadm configuration file the script passes with --config, as written. */
+    configText: string;
     nodeName: string;
+    /** nodeRegistration.criSocket, when set. */
+    criSocket?: string;
     taints: BootTaint[];
     kubeletArgs: Record<string, string>;
     init?: KubeadmInit;
@@ -111,17 +117,21 @@ function taints(value: unknown): BootTaint[] {
   });
 }
 
-function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'): NonNullable<NodeBootConfig['kubeadm']> {
+function parseKubeadm(
+  text: string,
+  mode: 'init' | 'join' | 'join-control-plane',
+  kubeadmVersion: string,
+): Omit<NonNullable<NodeBootConfig['kubeadm']>, 'configText'> {
   const docs = parseAllDocuments(text).map((d) => {
-    if (d.errors.length > 0) throw new BootFailure(`kubeadm: the config file is not valid YAML (${d.errors[0]?.message ?? ''})`);
+    // kubeadm's words for a config it cannot read (as the netns kubeadm-config.ts says them).
+    if (d.errors.length > 0)
+      throw new BootFailure(`kubeadm ${mode === 'init' ? 'init' : 'join'}: error converting YAML to JSON: ${d.errors[0]?.message ?? ''}`);
     return asObject(d.toJS()) ?? {};
   });
   const byKind = (kind: string): Json | undefined => docs.find((d) => d['kind'] === kind);
   for (const d of docs) {
-    const api = str(d['apiVersion']) ?? '';
-    if (api.startsWith('kubeadm.k8s.io/') && api !== 'kubeadm.k8s.io/v1beta3' && api !== 'kubeadm.k8s.io/v1beta4') {
-      throw new BootFailure(`kubeadm: unsupported config apiVersion ${api}`);
-    }
+    const error = kubeadmApiVersionError(str(d['apiVersion']) ?? '', str(d['kind']) ?? '', kubeadmVersion);
+    if (error) throw new BootFailure(`kubeadm ${mode === 'init' ? 'init' : 'join'}: ${error}`);
   }
   if (mode === 'init') {
     const init = byKind('InitConfiguration');
@@ -134,7 +144,11 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
     const tokens = (Array.isArray(init['bootstrapTokens']) ? init['bootstrapTokens'] : []).flatMap((t) => {
       const o = asObject(t);
       const token = str(o?.['token']);
-      return token ? [{ token, ttlMs: str(o?.['ttl']) ? parseDuration(str(o?.['ttl']) ?? '') : 24 * 3600_000 }] : [];
+      const list = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+      // cmd/kubeadm/app/apis/bootstraptoken/v1 defaults: usages signing+authentication, group default-node-token.
+      const usages = list(o?.['usages']) ?? ['signing', 'authentication'];
+      const groups = list(o?.['groups']) ?? ['system:bootstrappers:kubeadm:default-node-token'];
+      return token ? [{ token, ttlMs: str(o?.['ttl']) ? parseDuration(str(o?.['ttl']) ?? '') : 24 * 3600_000, usages, groups }] : [];
     });
     const local = asObject(init['localAPIEndpoint']);
     const advertiseAddress = str(local?.['advertiseAddress']);
@@ -142,6 +156,7 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
     const podSubnet = str(asObject(cluster['networking'])?.['podSubnet']);
     return {
       nodeName: str(reg['name']) ?? '',
+      ...(str(reg['criSocket']) ? { criSocket: str(reg['criSocket']) } : {}),
       taints: taints(reg['taints']),
       kubeletArgs: extraArgs(reg['kubeletExtraArgs']),
       init: {
@@ -166,6 +181,7 @@ function parseKubeadm(text: string, mode: 'init' | 'join' | 'join-control-plane'
     throw new BootFailure('kubeadm join: the script joins as a control plane but the JoinConfiguration has no controlPlane section');
   return {
     nodeName: str(reg['name']) ?? '',
+    ...(str(reg['criSocket']) ? { criSocket: str(reg['criSocket']) } : {}),
     taints: taints(reg['taints']),
     kubeletArgs: extraArgs(reg['kubeletExtraArgs']),
     join: {
@@ -196,6 +212,11 @@ export function readBootConfig(raw: string | Uint8Array): NodeBootConfig {
   if (!command) throw new BootFailure('cloud-init: runcmd is empty; no bootstrap ran');
   const script = files.get(command);
   if (script === undefined) throw new BootFailure(`cloud-init: runcmd runs ${command}, which user-data does not write`);
+  // cloud-init writes runcmd into a shell script whose list entries are exec'ed: a file without an execute bit fails
+  // there, as `sh` words it (even for root, execve needs one x bit).
+  const written = cloudConfig.files.filter((f) => f.path === command).at(-1);
+  if (Array.isArray(first) && written && (Number.parseInt(written.permissions, 8) & 0o111) === 0)
+    throw new BootFailure(`cloud-init: runcmd: ${command}: Permission denied`);
   const mode = /^readonly MODE='([a-z-]+)'/m.exec(script)?.[1];
   if (mode !== 'init' && mode !== 'join' && mode !== 'join-control-plane' && mode !== 'loadbalancer') {
     throw new BootFailure(`bootstrap: ${command} declares no known MODE`);
@@ -208,6 +229,6 @@ export function readBootConfig(raw: string | Uint8Array): NodeBootConfig {
   if (!configPath) throw new BootFailure('bootstrap: the script runs no kubeadm with a --config');
   const config = files.get(configPath);
   if (config === undefined) throw new BootFailure(`kubeadm: open ${configPath}: no such file or directory`);
-  out.kubeadm = parseKubeadm(config, mode);
+  out.kubeadm = { configText: config, ...parseKubeadm(config, mode, out.kubeletVersion ?? '') };
   return out;
 }

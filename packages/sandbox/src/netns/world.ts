@@ -422,8 +422,10 @@ export class NetnsWorld {
   }
 
   /**
-   * Per cluster, every pair of live machines with a wg0: a probe from each to the other's overlay address (TCP, 1 s,
-   * any answer counts; it only makes WireGuard try), then `wg show wg0 latest-handshakes` on both sides.
+   * Per cluster, every pair of live machines with a wg0: a probe from each to the other's overlay address (TCP to the
+   * discard port, 1 s: a refusal is an answer, so the packet went there and back over the tunnel; a timeout is not),
+   * then `wg show wg0 latest-handshakes` on both sides. A pair counts when both sides have handshaken and both probes
+   * were answered: a handshake alone proves the keys and endpoints, not that AllowedIPs route the addresses.
    */
   async handshakes(): Promise<HandshakeReport[]> {
     interface Member {
@@ -451,7 +453,14 @@ export class NetnsWorld {
     for (const group of byCluster.values())
       for (let i = 0; i < group.length; i++) for (let j = i + 1; j < group.length; j++) pairs.push([group[i] as Member, group[j] as Member]);
     const probe = (from: Member, to: Member): Promise<ExecResult> => from.machine.exec(['timeout', '1', 'bash', '-c', `: </dev/tcp/${to.overlayIp}/9`]);
-    await Promise.all(pairs.flatMap(([a, b]) => [probe(a, b), probe(b, a)]));
+    // timeout(1) exits 124 when the probe got no answer at all.
+    const answered = new Set<string>();
+    await Promise.all(
+      pairs.flatMap(([a, b]) => [
+        probe(a, b).then((r) => void (r.code !== 124 && answered.add(`${a.id}>${b.id}`))),
+        probe(b, a).then((r) => void (r.code !== 124 && answered.add(`${b.id}>${a.id}`))),
+      ]),
+    );
     const latest = new Map<string, Map<string, number>>();
     await Promise.all(
       members.map(async (m) => {
@@ -471,7 +480,7 @@ export class NetnsWorld {
         report.expected += 1;
         const ab = latest.get(a.id)?.get(b.publicKey) ?? 0;
         const ba = latest.get(b.id)?.get(a.publicKey) ?? 0;
-        if (ab > 0 && ba > 0) report.handshook += 1;
+        if (ab > 0 && ba > 0 && answered.has(`${a.id}>${b.id}`) && answered.has(`${b.id}>${a.id}`)) report.handshook += 1;
         else report.missing.push([a.id, b.id]);
       }
       reports.push(report);

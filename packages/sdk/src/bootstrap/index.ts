@@ -29,6 +29,7 @@ export {
   issueApiServerCertificate,
   issueClusterPki,
   issueLeafCertificate,
+  leafCertificate,
   issueMeshReaderCertificate,
   MESH_READERS_GROUP,
   renderEncryptionConfiguration,

@@ -204,6 +204,11 @@ export interface LeafRequest {
 
 /** A leaf certificate signed by `ca`: serving (serverAuth) or client (clientAuth), with the given SANs. */
 export async function issueLeafCertificate(request: LeafRequest, options: IssueOptions): Promise<IssuedCertificate> {
+  return leafCertificate(request, options);
+}
+
+/** The same, synchronously (a sandbox user-data transform re-issuing a certificate runs inside a synchronous read). */
+export function leafCertificate(request: LeafRequest, options: IssueOptions): IssuedCertificate {
   const issuer = issuerOf(request.ca.certificatePem);
   const dnsNames = request.dnsNames ?? [];
   const ipAddresses = request.ipAddresses ?? [];

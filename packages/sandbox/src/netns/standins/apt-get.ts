@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { INSTALLED_DIR } from './installed.js';
 import { ENABLED_DIR } from './records.js';
 import { ENV, main, StandinFailure, virtualSleep } from './control-client.js';
-import { KUBERNETES_PACKAGES, kubernetesRepoMinor, readAptState, STANDIN_DEBIAN_PACKAGES, writeAptState } from './apt-state.js';
+import { KUBERNETES_PACKAGES, kubernetesPackageVersionError, kubernetesRepoMinor, readAptState, STANDIN_DEBIAN_PACKAGES, writeAptState } from './apt-state.js';
 
 /**
  * The virtual time one `apt-get install` takes. The bootstrap script installs twice (base packages, then the
@@ -116,9 +116,8 @@ async function install(args: string[]): Promise<number> {
       const repo = state.repos[0];
       if (!repo) throw new StandinFailure(`E: Unable to locate package ${pkg}`, APT_ERROR);
       // pkgs.k8s.io serves one minor per repository: X.Y.Z-1.1 exists only in the vX.Y repository.
-      if (wanted !== undefined && !new RegExp(`^${repo.minor.replace('.', '\\.')}\\.\\d+-\\d+\\.\\d+$`).test(wanted)) {
-        throw new StandinFailure(`E: Version '${wanted}' for '${pkg}' was not found`, APT_ERROR);
-      }
+      const refused = wanted === undefined ? undefined : kubernetesPackageVersionError(repo.minor, pkg, wanted);
+      if (refused) throw new StandinFailure(refused, APT_ERROR);
       plan.push({ pkg, version: wanted ?? `${repo.minor}.0-1.1` });
       continue;
     }

@@ -29,3 +29,13 @@ export const STANDIN_DEBIAN_PACKAGES = new Set(['containerd']);
 export function kubernetesRepoMinor(url: string): string | undefined {
   return /^https:\/\/pkgs\.k8s\.io\/core:\/stable:\/v(\d+\.\d+)\/deb\/?$/.exec(url)?.[1];
 }
+
+/**
+ * apt's refusal of a pinned Kubernetes package version the repository of `repoMinor` does not have: pkgs.k8s.io
+ * serves one minor per repository, so X.Y.Z-N.M exists only in vX.Y's (https://kubernetes.io/blog/2023/08/15/
+ * pkgs-k8s-io-introduction/). Shared by the apt-get stand-in and the fast simulation. Which patches a minor has is not
+ * modelled: any patch of the minor is taken.
+ */
+export function kubernetesPackageVersionError(repoMinor: string, pkg: string, wanted: string): string | undefined {
+  return new RegExp(`^${repoMinor.replace('.', '\\.')}\\.\\d+-\\d+\\.\\d+$`).test(wanted) ? undefined : `E: Version '${wanted}' for '${pkg}' was not found`;
+}

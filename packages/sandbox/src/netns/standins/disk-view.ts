@@ -37,6 +37,7 @@ export async function diskView(): Promise<NodeView> {
       }
     },
     portsInUse: inUse,
+    runtimeListens: (path) => existsSync(path),
     ...(ipForward === undefined ? {} : { ipForward }),
   };
 }

@@ -21,6 +21,7 @@ export interface ClusterConfig {
 
 export interface NodeRegistration {
   name: string;
+  criSocket?: string;
   kubeletExtraArgs: Record<string, string>;
 }
 
@@ -66,22 +67,30 @@ function documents(text: string, kubeadmVersion: string): Json[] {
     if (d.errors.length > 0) throw new KubeadmConfigError(`error converting YAML to JSON: ${d.errors[0]?.message ?? ''}`);
     return o(d.toJS());
   });
-  const kubeadm = parseVersion(kubeadmVersion);
   for (const d of docs) {
-    const api = s(d['apiVersion']);
-    if (!api.startsWith('kubeadm.k8s.io/')) continue;
-    const known = api === 'kubeadm.k8s.io/v1beta3' || (api === 'kubeadm.k8s.io/v1beta4' && (kubeadm === undefined || kubeadm.minor >= 31));
-    if (!known)
-      throw new KubeadmConfigError(
-        `no kind "${s(d['kind'])}" is registered for version "${api}" in scheme "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm/scheme/scheme.go:31"`,
-      );
+    const error = kubeadmApiVersionError(s(d['apiVersion']), s(d['kind']), kubeadmVersion);
+    if (error) throw new KubeadmConfigError(error);
   }
   return docs;
 }
 
+/**
+ * kubeadm's refusal of a config document of an API version it does not read (v1beta3 always, v1beta4 from 1.31), in
+ * its words; undefined for one it reads or that is not kubeadm's. Shared with the fast simulation (user-data.ts).
+ */
+export function kubeadmApiVersionError(apiVersion: string, kind: string, kubeadmVersion: string): string | undefined {
+  if (!apiVersion.startsWith('kubeadm.k8s.io/')) return undefined;
+  const kubeadm = parseVersion(kubeadmVersion);
+  const known = apiVersion === 'kubeadm.k8s.io/v1beta3' || (apiVersion === 'kubeadm.k8s.io/v1beta4' && (kubeadm === undefined || kubeadm.minor >= 31));
+  return known
+    ? undefined
+    : `no kind "${kind}" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm/scheme/scheme.go:31"`;
+}
+
 function nodeRegistration(doc: Json): NodeRegistration {
   const reg = o(doc['nodeRegistration']);
-  return { name: s(reg['name']), kubeletExtraArgs: args(reg['kubeletExtraArgs']) };
+  const criSocket = s(reg['criSocket']);
+  return { name: s(reg['name']), ...(criSocket ? { criSocket } : {}), kubeletExtraArgs: args(reg['kubeletExtraArgs']) };
 }
 
 export function parseInitConfig(text: string, kubeadmVersion: string): InitConfig {

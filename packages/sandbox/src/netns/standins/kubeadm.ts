@@ -8,7 +8,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname } from 'node:path';
 import {
   additionalControlPlaneError,
+  apiServerNames,
+  caPairError,
+  KUBELET_FLAGS_FILE,
   CA_CERT_PATH,
+  existingApiServerCertError,
   formatPreflight,
   initPreflight,
   joinPreflight,
@@ -16,6 +20,7 @@ import {
   MANIFESTS_DIR,
   upgradeApplyErrors,
   upgradeNodeErrors,
+  type ApiServerNames,
   type PreflightResult,
 } from '../../kubernetes/kubeadm-rules.js';
 import { KUBE_TIMINGS } from '../../kubernetes/timings.js';
@@ -31,6 +36,7 @@ import {
   type ClusterConfig,
   type InitConfig,
   type JoinConfig,
+  type NodeRegistration,
 } from './kubeadm-config.js';
 import { kubeRequest } from './kube-client.js';
 import { readKubeconfig, renderKubeconfig } from './kubeconfig.js';
@@ -61,11 +67,6 @@ function log(line: string): void {
 function write(path: string, content: string, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content, { mode });
-}
-
-function hostOf(endpoint: string): string {
-  const i = endpoint.lastIndexOf(':');
-  return (i > 0 ? endpoint.slice(0, i) : endpoint).replace(/^\[|\]$/g, '');
 }
 
 function isIpv4(host: string): boolean {
@@ -109,6 +110,8 @@ function systemctl(verb: string, unit: string): void {
 
 function ensureCa(base: string, cn: string): void {
   if (existsSync(`${base}.crt`) && existsSync(`${base}.key`)) {
+    const mismatch = caPairError(cn, readFileSync(`${base}.crt`, 'utf8'), readFileSync(`${base}.key`, 'utf8'));
+    if (mismatch) throw new KubeadmFailure('certs/ca', mismatch);
     log(`[certs] Using existing ${cn} certificate authority`);
     return;
   }
@@ -153,41 +156,12 @@ function ensureServiceAccountKey(): void {
   write(`${PKI}/sa.pub`, execFileSync('openssl', ['pkey', '-pubout'], { input: key, encoding: 'utf8' }), 0o644);
 }
 
-interface ApiServerNames {
-  dnsNames: string[];
-  ips: string[];
-}
-
-/** The names kubeadm puts in (and requires of) the API server's serving certificate (certs/altnames: GetAPIServerAltNames). */
-function apiServerNames(cluster: ClusterConfig, nodeName: string, advertiseAddress: string, knowsServiceSubnet: boolean): ApiServerNames {
-  const dnsNames = [nodeName, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', `kubernetes.default.svc.${cluster.dnsDomain}`];
-  const ips = [...(knowsServiceSubnet ? [firstServiceIp(cluster.serviceSubnet)] : []), advertiseAddress];
-  const extra = [...cluster.certSANs, ...(cluster.controlPlaneEndpoint ? [hostOf(cluster.controlPlaneEndpoint)] : [])];
-  for (const n of extra) (isIpv4(n) ? ips : dnsNames).push(n);
-  return { dnsNames: [...new Set(dnsNames)], ips: [...new Set(ips)] };
-}
-
 /** kubeadm uses a certificate it finds if the CA signed it and it has every required name; otherwise it refuses. */
 function ensureApiServerCert(names: ApiServerNames): void {
   const base = `${PKI}/apiserver`;
-  const ca = new X509Certificate(readFileSync(`${PKI}/ca.crt`));
   if (existsSync(`${base}.crt`)) {
-    const cert = new X509Certificate(readFileSync(`${base}.crt`));
-    if (!cert.verify(ca.publicKey))
-      throw new KubeadmFailure('certs/apiserver', '[certs] certificate apiserver not signed by CA certificate ca: crypto/rsa: verification error');
-    const valid = cert.subjectAltName ?? '';
-    for (const d of names.dnsNames)
-      if (cert.checkHost(d, { subject: 'never' }) === undefined)
-        throw new KubeadmFailure(
-          'certs/apiserver',
-          `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid.replace(/DNS:|IP Address:/g, '')}, not ${d}`,
-        );
-    for (const ip of names.ips)
-      if (cert.checkIP(ip) === undefined)
-        throw new KubeadmFailure(
-          'certs/apiserver',
-          `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid.replace(/DNS:|IP Address:/g, '')}, not ${ip}`,
-        );
+    const error = existingApiServerCertError(readFileSync(`${base}.crt`, 'utf8'), readFileSync(`${PKI}/ca.crt`, 'utf8'), names);
+    if (error) throw new KubeadmFailure('certs/apiserver', error);
     log('[certs] Using existing apiserver certificate and key on disk');
     return;
   }
@@ -216,7 +190,16 @@ function controlPlaneCerts(cluster: ClusterConfig, nodeName: string, advertiseAd
   ensureCa(`${PKI}/front-proxy-ca`, 'front-proxy-ca');
   ensureCa(`${PKI}/etcd/ca`, 'etcd/ca');
   ensureServiceAccountKey();
-  ensureApiServerCert(apiServerNames(cluster, nodeName, advertiseAddress, knowsServiceSubnet));
+  ensureApiServerCert(
+    apiServerNames({
+      nodeName,
+      advertiseAddress,
+      ...(knowsServiceSubnet ? { serviceIp: firstServiceIp(cluster.serviceSubnet) } : {}),
+      dnsDomain: cluster.dnsDomain,
+      certSANs: cluster.certSANs,
+      ...(cluster.controlPlaneEndpoint ? { controlPlaneEndpoint: cluster.controlPlaneEndpoint } : {}),
+    }),
+  );
   const ca = `${PKI}/ca`;
   const etcdCa = `${PKI}/etcd/ca`;
   issueIfMissing(`${PKI}/apiserver-kubelet-client`, ca, {
@@ -339,8 +322,18 @@ function writeControlPlaneManifests(cluster: ClusterConfig, advertiseAddress: st
   );
 }
 
-function writeKubeletConfig(): void {
+/**
+ * kubelet-start: the KubeletConfiguration, and the flags file the kubelet unit's kubeadm drop-in passes as
+ * $KUBELET_KUBEADM_ARGS (cmd/kubeadm/app/phases/kubelet/flags.go WriteKubeletDynamicEnvFile): the CRI endpoint and
+ * nodeRegistration.kubeletExtraArgs.
+ */
+function writeKubeletConfig(node: NodeRegistration): void {
   write(`${KUBELET_DIR}/config.yaml`, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\n', 0o644);
+  const flags = [
+    ...(node.criSocket ? [`--container-runtime-endpoint=${node.criSocket}`] : []),
+    ...Object.entries(node.kubeletExtraArgs).map(([name, value]) => `--${name}=${value}`),
+  ];
+  write(KUBELET_FLAGS_FILE, `KUBELET_KUBEADM_ARGS="${flags.join(' ')}"\n`, 0o644);
 }
 
 /**
@@ -402,6 +395,7 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
       kubeletVersion: kubelet === undefined ? undefined : upstreamVersion(kubelet),
       bindPort: config.bindPort,
       etcdDataDir: cluster.etcdDataDir,
+      ...(config.node.criSocket ? { criSocket: config.node.criSocket } : {}),
     }),
   );
   if (!config.advertiseAddress) throw new KubeadmFailure('init', 'localAPIEndpoint.advertiseAddress is empty: kubeplane always sets it');
@@ -412,7 +406,7 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
   writeEtcdManifest(cluster, node.name, config.advertiseAddress, `${node.name}=https://${config.advertiseAddress}:2380`, 'new');
   log(`[control-plane] Using manifest folder "${MANIFESTS_DIR}"`);
   writeControlPlaneManifests(cluster, config.advertiseAddress, config.bindPort);
-  writeKubeletConfig();
+  writeKubeletConfig(node);
   log('[kubelet-start] Starting the kubelet');
   // The kubelet runs the static pods (etcd, kube-apiserver); kubeadm only waits for them, as the real one does.
   systemctl('restart', 'kubelet');
@@ -489,12 +483,14 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
 
 /** The kubelet's TLS bootstrap (kubelet-start): a CSR with the bootstrap token, signed by the cluster, kubelet.conf. */
 async function tlsBootstrap(config: JoinConfig, caPem: string, server: string): Promise<void> {
+  // The kubelet's configuration and flags first: the kubelet unit, crash-looping until now, starts as soon as the
+  // bootstrap kubeconfig is there and must find them (phases/kubelet: WriteConfigToDisk, WriteKubeletDynamicEnvFile).
+  writeKubeletConfig(config.node);
   write(
     '/etc/kubernetes/bootstrap-kubelet.conf',
     renderKubeconfig({ clusterName: 'kubernetes', server, caPem, user: 'tls-bootstrap-token-user', token: config.token }),
   );
   write(CA_CERT_PATH, caPem, 0o644);
-  writeKubeletConfig();
   log('[kubelet-start] Starting the kubelet');
   log('[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap');
   const key = newKey();
@@ -635,6 +631,7 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
       apiServerEndpoint: config.apiServerEndpoint,
       kubeadmVersion,
       kubeletVersion: kubelet === undefined ? undefined : upstreamVersion(kubelet),
+      ...(config.node.criSocket ? { criSocket: config.node.criSocket } : {}),
     }),
   );
   const { caPem, server } = await discover(config);

@@ -7,7 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { KUBELET_KUBECONFIG, BOOTSTRAP_KUBELET_KUBECONFIG, KUBELET_PORT } from '../../kubernetes/kubeadm-rules.js';
+import { networkInterfaces } from 'node:os';
+import { KUBELET_KUBECONFIG, BOOTSTRAP_KUBELET_KUBECONFIG, KUBELET_FLAGS_FILE, KUBELET_PORT, nodeIpError } from '../../kubernetes/kubeadm-rules.js';
 import { report } from './control-client.js';
 import { requireInstalled } from './installed.js';
 import { PID_DIR, syncStaticPods } from './static-pods.js';
@@ -62,6 +63,16 @@ async function daemon(): Promise<void> {
     process.exit(1);
   }
   kubeletLog('I', `"Kubelet version" kubeletVersion="${version}"`);
+  // The flags kubeadm wrote (the unit's drop-in passes them): --node-ip must be an address of this machine's.
+  const flags = existsSync(KUBELET_FLAGS_FILE) ? readFileSync(KUBELET_FLAGS_FILE, 'utf8') : '';
+  const nodeIp = /--node-ip=(\S+?)["\s]/.exec(flags)?.[1];
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  const refused = nodeIpError(nodeIp, addresses);
+  if (refused) {
+    kubeletLog('E', `"Failed to set some node status fields" err="${refused.replace(/"/g, '\\"')}"`);
+    await report('kubelet-failed', { reason: refused }).catch(() => undefined);
+    process.exit(1);
+  }
   const serving = selfSignedServing();
   const server = createServer(serving, (_req, res) => void res.writeHead(401).end('Unauthorized'));
   // One kubelet per machine: a second one finds its port taken and exits, as the real one does.
