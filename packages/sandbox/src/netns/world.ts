@@ -453,7 +453,9 @@ export class NetnsWorld {
     for (const group of byCluster.values())
       for (let i = 0; i < group.length; i++) for (let j = i + 1; j < group.length; j++) pairs.push([group[i] as Member, group[j] as Member]);
     const probe = (from: Member, to: Member): Promise<ExecResult> => from.machine.exec(['timeout', '1', 'bash', '-c', `: </dev/tcp/${to.overlayIp}/9`]);
-    // timeout(1) exits 124 when the probe got no answer at all.
+    // A first round makes WireGuard handshake; the second, once sessions exist, tells answered from lost probes
+    // (timeout(1) exits 124 when a probe got no answer at all).
+    await Promise.all(pairs.flatMap(([a, b]) => [probe(a, b), probe(b, a)]));
     const answered = new Set<string>();
     await Promise.all(
       pairs.flatMap(([a, b]) => [

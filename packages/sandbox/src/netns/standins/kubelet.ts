@@ -14,6 +14,8 @@ import { requireInstalled } from './installed.js';
 import { PID_DIR, syncStaticPods } from './static-pods.js';
 
 const version = requireInstalled('kubelet', 'kubelet');
+/** How long (real time) the kubelet waits for its node-ip to appear on an interface before it gives up. */
+const NODE_IP_WAIT_MS = 30_000;
 const argv = process.argv.slice(2);
 
 function kubeletLog(level: 'I' | 'E', message: string): void {
@@ -66,8 +68,16 @@ async function daemon(): Promise<void> {
   // The flags kubeadm wrote (the unit's drop-in passes them): --node-ip must be an address of this machine's.
   const flags = existsSync(KUBELET_FLAGS_FILE) ? readFileSync(KUBELET_FLAGS_FILE, 'utf8') : '';
   const nodeIp = /--node-ip=(\S+?)["\s]/.exec(flags)?.[1];
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
-  const refused = nodeIpError(nodeIp, addresses);
+  const addresses = (): string[] => Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  // The real kubelet keeps retrying its node status while the address is missing: after a reboot wg0 (the overlay
+  // address) comes up beside it, so a kubelet that ran before waits for it. On its first run, which kubeadm starts
+  // after the boot script brought wg0 up, an address that is not there is refused at once.
+  const ranBefore = existsSync('/var/lib/kubelet/pki/kubelet.crt');
+  let refused = nodeIpError(nodeIp, addresses());
+  for (let waited = 0; refused && ranBefore && waited < NODE_IP_WAIT_MS; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    refused = nodeIpError(nodeIp, addresses());
+  }
   if (refused) {
     kubeletLog('E', `"Failed to set some node status fields" err="${refused.replace(/"/g, '\\"')}"`);
     await report('kubelet-failed', { reason: refused }).catch(() => undefined);

@@ -253,6 +253,10 @@ export class TestWorld {
       ...keep.before,
       'mount -t tmpfs tmpfs /run',
       'mount -t tmpfs tmpfs /tmp',
+      // A node's script starts containerd before kubeadm; a test machine runs no script, so its CRI socket is there
+      // as containerd would leave it (kubeadm's preflight checks that it exists).
+      'mkdir -p /run/containerd',
+      ': > /run/containerd/containerd.sock',
       ...keep.after,
       `hostname ${name}`,
       'echo ready',
