@@ -1,5 +1,5 @@
 // Re-issuing a machine's certificates inside a transform (synchronously, with the sdk's own issuer).
-import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { Redacted } from '@kubeplane/sdk';
 import { leafCertificate, seededRandomSource } from '@kubeplane/sdk/internal';
 import type { UserDataFile } from '@kubeplane/sandbox';
@@ -42,4 +42,34 @@ export function reissue(
     { random, now: new Date('2026-01-01T00:00:00Z') },
   );
   return files.map((f) => (f.path === paths.cert ? { ...f, content: issued.certificatePem } : f));
+}
+
+/**
+ * A certificate issued by the CA at `caPaths` (with a fresh key), written as new files at `out` (cert, key). For a user
+ * who ships a certificate kubeadm would otherwise make.
+ */
+export function issueNew(
+  files: UserDataFile[],
+  caPaths: { caCert: string; caKey: string },
+  out: { cert: string; key: string },
+  request: { subject: string; usage: 'server' | 'client'; dnsNames: string[]; ips: string[] },
+): UserDataFile[] {
+  const caCert = files.find((f) => f.path === caPaths.caCert)?.content;
+  const caKey = files.find((f) => f.path === caPaths.caKey)?.content;
+  if (!caCert || !caKey) return files;
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const issued = leafCertificate(
+    {
+      subject: request.subject,
+      usage: request.usage,
+      dnsNames: request.dnsNames,
+      ipAddresses: request.ips,
+      key: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), privateKeyPem: Redacted.of(privateKeyPem) },
+      ca: { certificatePem: caCert, key: Redacted.of(caKey) },
+    },
+    { random, now: new Date('2026-01-01T00:00:00Z') },
+  );
+  const file = (path: string, content: string): UserDataFile => ({ path, content, owner: 'root:root', permissions: '0600' });
+  return [...files, file(out.cert, issued.certificatePem), file(out.key, privateKeyPem)];
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinPreflight } from './kubeadm-rules.js';
-import { bootDiskView, placedFiles } from './boot-disk-view.js';
+import { bootDiskView, placedFiles, scriptedContainerdConfig } from './boot-disk-view.js';
+import { parseContainerdConfig, runcSystemdCgroup } from './runtime-rules.js';
 import { renderGolden, userDataFor } from './fixture.js';
 import { readBootConfig } from './user-data.js';
 
@@ -47,5 +48,25 @@ describe('the disk a boot script leaves for kubeadm', () => {
       joinPreflight(view, { controlPlane: true, apiServerEndpoint: 'api.hybrid.example.com:6443', kubeadmVersion: 'v1.31.4', kubeletVersion: 'v1.31.4' })
         .errors,
     ).toEqual([]);
+  });
+
+  it("leaves containerd's configuration as the rendered script's sed lines make it (runc on systemd, kubeadm's pause image)", async () => {
+    const { rendered } = await renderGolden();
+    const node = rendered.nodes[0];
+    if (!node) throw new Error('no node');
+    const config = readBootConfig(userDataFor(node));
+    const script = config.files.get(SCRIPT) ?? '';
+    const toml = bootDiskView(config, script).read('/etc/containerd/config.toml') ?? '';
+    const parsed = parseContainerdConfig(toml);
+    if ('error' in parsed) throw new Error(parsed.error);
+    expect(runcSystemdCgroup(parsed.config)).toBe(true);
+    const pause = /^readonly PAUSE_IMAGE='([^']+)'$/m.exec(script)?.[1];
+    expect(pause).toMatch(/^registry\.k8s\.io\/pause:/);
+    expect(toml).toContain(`    sandbox_image = "${pause}"`);
+    // A script that drops the switch leaves containerd's default, cgroupfs.
+    const without = scriptedContainerdConfig(script.replace(/^\s*sed -i 's\/SystemdCgroup.*$/m, ''));
+    const defaults = parseContainerdConfig(without ?? '');
+    expect('config' in defaults && runcSystemdCgroup(defaults.config)).toBe(false);
+    expect(scriptedContainerdConfig('#!/bin/bash\n')).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
 // and `for f in LIST; do install "SRC/$f" "DST/$f"; done`). With it the simulated kubelets ask the same rule table
 // as the netns kubeadm stand-in (kubeadm-rules.ts), e.g. joinPreflight(bootDiskView(config), ...).
 import type { NodeView } from './kubeadm-rules.js';
+import { CONTAINERD_CONFIG, CONTAINERD_DEFAULT_CONFIG } from './runtime-rules.js';
 
 /** Where containerd serves CRI (its default `grpc.address`, https://github.com/containerd/containerd/blob/main/docs/man/containerd-config.toml.5.md). */
 const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
@@ -50,6 +51,59 @@ function installPairs(line: string, vars: Record<string, string>): Array<[string
   return [[src, dst]];
 }
 
+/** The script's `readonly NAME='value'` settings. */
+function scriptVariables(script: string): Record<string, string> {
+  return Object.fromEntries([...script.matchAll(/^readonly (\w+)='([^']*)'$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+}
+
+/** A POSIX (basic or extended) regular expression of sed's as a JavaScript one, for the forms node scripts use. */
+function sedPattern(pattern: string, extended: boolean): RegExp {
+  let p = pattern
+    .replace(/\[\[:space:\]\]/g, '\\s')
+    .replace(/\[:space:\]/g, '\\s')
+    .replace(/\[:digit:\]/g, '0-9');
+  if (!extended)
+    p = p
+      .replace(/\\([(){}+?|])/g, '\u0000$1')
+      .replace(/(?<!\u0000)([(){}+?|])/g, '\\$1')
+      .replace(/\u0000/g, '');
+  return new RegExp(p);
+}
+
+/**
+ * containerd's configuration as the script leaves it: `containerd config default > /etc/containerd/config.toml`, then
+ * each `sed -i [-E] 's<d>pattern<d>replacement<d>[g]' /etc/containerd/config.toml` in order (configure_containerd).
+ * Undefined when the script does not write one (containerd then runs on its built-in defaults).
+ */
+export function scriptedContainerdConfig(script: string): string | undefined {
+  const lines = script.split('\n').map((l) => l.trim());
+  const start = lines.findIndex((l) => new RegExp(`^containerd config default\\s*>\\s*${CONTAINERD_CONFIG}$`).test(l));
+  if (start < 0) return undefined;
+  const vars = scriptVariables(script);
+  let text = CONTAINERD_DEFAULT_CONFIG;
+  for (const line of lines.slice(start + 1)) {
+    const sed = /^sed -i (-E )?(['"])s(.)(.*)\2 (\S+)$/.exec(line);
+    if (!sed || sed[5] !== CONTAINERD_CONFIG) continue;
+    const [, extended, quote, d = '/', body = ''] = sed;
+    const parts = body.split(d);
+    if (parts.length < 3) continue;
+    const unquoted = (t: string): string => (quote === '"' ? t.replace(/\\(["\\$`])/g, '$1') : t);
+    const expand = (t: string): string => (quote === '"' ? t.replace(/\$\{?(\w+)\}?/g, (_m, n: string) => vars[n] ?? '') : t);
+    const pattern = sedPattern(expand(unquoted(parts[0] ?? '')), extended !== undefined);
+    const replacement = expand(unquoted(parts[1] ?? ''))
+      .replace(/\$/g, '$$$$')
+      .replace(/\\(\d)/g, '$$$1')
+      .replace(/&/g, '$$&');
+    // sed edits line by line: the first match of each line, every match with the g flag.
+    const each = new RegExp(pattern.source, (parts[2] ?? '').includes('g') ? 'g' : '');
+    text = text
+      .split('\n')
+      .map((l) => l.replace(each, replacement))
+      .join('\n');
+  }
+  return text;
+}
+
 /**
  * What `kubeadm reset --force` empties (cmd/kubeadm/app/cmd/phases/reset/cleanupnode.go and removeetcdmember.go): the
  * kubelet's and etcd's data, the static pod manifests, the certificates directory and kubeadm's kubeconfig files.
@@ -73,6 +127,8 @@ export function bootDiskView(config: Pick<NodeBootConfig, 'files'>, script: stri
     const content = files.get(src);
     if (content !== undefined) files.set(dst, content);
   }
+  const containerd = scriptedContainerdConfig(script);
+  if (containerd !== undefined) files.set(CONTAINERD_CONFIG, containerd);
   const paths = [...files.keys()];
   return {
     exists: (path) => files.has(path) || paths.some((p) => p.startsWith(`${path}/`)),

@@ -334,28 +334,46 @@ export function apiServerNames(input: {
 }
 
 /**
- * kubeadm's certs phase when the API server's certificate is already on disk (the renderer places it): it is used if
- * the cluster CA signed it and it holds every required name, otherwise the phase fails
- * (cmd/kubeadm/app/phases/certs/certs.go validateSignedCertWithCA and validateCertificateWithConfig, whose SAN check is
- * Go's x509 VerifyHostname). Returns the phase's error, or undefined when the certificate is used.
+ * The names kubeadm puts in (and requires of) etcd's serving and peer certificates: the node's name, `localhost`, the
+ * advertise address, 127.0.0.1 and ::1, and etcd.local's serverCertSANs or peerCertSANs (cmd/kubeadm/app/util/
+ * pkiutil/pki_helpers.go GetEtcdAltNames and GetEtcdPeerAltNames).
  */
-export function existingApiServerCertError(certPem: string, caPem: string, names: ApiServerNames): string | undefined {
+export function etcdCertNames(input: { nodeName: string; advertiseAddress: string; certSANs: readonly string[] }): ApiServerNames {
+  const dnsNames = [input.nodeName, 'localhost'];
+  const ips = [...(input.advertiseAddress ? [input.advertiseAddress] : []), '127.0.0.1', '::1'];
+  for (const n of input.certSANs) (isIpv4(n) ? ips : dnsNames).push(n);
+  return { dnsNames: [...new Set(dnsNames)], ips: [...new Set(ips)] };
+}
+
+/**
+ * kubeadm's certs phase when a certificate is already on disk (the renderer places the API server's; a user may place
+ * etcd's): it is used if its CA signed it and it holds every required name, otherwise the phase fails
+ * (cmd/kubeadm/app/phases/certs/certs.go validateSignedCertWithCA and validateCertificateWithConfig, whose SAN check is
+ * Go's x509 VerifyHostname). `name` as kubeadm names the certificate (`apiserver`, `etcd/server`, `etcd/peer`) and
+ * `caName` its CA's. Returns the phase's error, or undefined when the certificate is used.
+ */
+export function existingCertError(name: string, certPem: string, caName: string, caPem: string, names: ApiServerNames): string | undefined {
   let cert: X509Certificate;
   let ca: X509Certificate;
   try {
     cert = new X509Certificate(certPem);
     ca = new X509Certificate(caPem);
   } catch (e) {
-    return `[certs] failure loading apiserver certificate: ${(e as Error).message}`;
+    return `[certs] failure loading ${name} certificate: ${(e as Error).message}`;
   }
-  if (!cert.verify(ca.publicKey)) return '[certs] certificate apiserver not signed by CA certificate ca: crypto/rsa: verification error';
+  if (!cert.verify(ca.publicKey)) return `[certs] certificate ${name} not signed by CA certificate ${caName}: crypto/rsa: verification error`;
   const valid = (cert.subjectAltName ?? '').replace(/DNS:|IP Address:/g, '');
   for (const d of names.dnsNames)
     if (cert.checkHost(d, { subject: 'never' }) === undefined)
-      return `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid}, not ${d}`;
+      return `[certs] certificate ${name} is invalid: x509: certificate is valid for ${valid}, not ${d}`;
   for (const ip of names.ips)
-    if (cert.checkIP(ip) === undefined) return `[certs] certificate apiserver is invalid: x509: certificate is valid for ${valid}, not ${ip}`;
+    if (cert.checkIP(ip) === undefined) return `[certs] certificate ${name} is invalid: x509: certificate is valid for ${valid}, not ${ip}`;
   return undefined;
+}
+
+/** existingCertError for the API server's certificate, signed by the cluster CA. */
+export function existingApiServerCertError(certPem: string, caPem: string, names: ApiServerNames): string | undefined {
+  return existingCertError('apiserver', certPem, 'ca', caPem, names);
 }
 
 /**

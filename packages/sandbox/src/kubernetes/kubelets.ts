@@ -26,7 +26,9 @@ import {
   apiServerNames,
   CA_CERT_PATH,
   caPairError,
+  etcdCertNames,
   existingApiServerCertError,
+  existingCertError,
   formatPreflight,
   initPreflight,
   joinPreflight,
@@ -41,6 +43,7 @@ import {
 import { kubernetesPackageVersionError, kubernetesRepoMinor } from '../netns/standins/apt-state.js';
 import { firstServiceIp, KubeadmConfigError, parseInitConfig, parseJoinConfig, type InitConfig } from '../netns/standins/kubeadm-config.js';
 import { forwardsTo } from './nginx-rules.js';
+import { CONTAINERD_CONFIG, cgroupDriverError, parseContainerdConfig, runcSystemdCgroup } from './runtime-rules.js';
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
 import type { SandboxManagedCluster, SandboxVm, SandboxVmSource, ServiceRelease } from './vm-source.js';
 
@@ -610,6 +613,16 @@ export class KubeletSimulation {
       const minor = kubernetesRepoMinor(repo);
       const refused = minor === undefined ? 'E: Unable to locate package kubelet' : kubernetesPackageVersionError(minor, 'kubelet', pinned);
       if (refused) return this.#fail(k, at, `bootstrap: apt-get install kubelet=${pinned}: ${refused}`);
+      // configure_containerd restarts containerd (Type=notify): a configuration it cannot load fails the job.
+      const toml = bootDiskView(config, script).read(CONTAINERD_CONFIG);
+      const loaded = toml === undefined ? undefined : parseContainerdConfig(toml);
+      if (loaded && 'error' in loaded)
+        return this.#fail(
+          k,
+          at,
+          'bootstrap: systemctl restart containerd: Job for containerd.service failed because the control process exited with error code ' +
+            `(its journal: containerd: ${loaded.error})`,
+        );
     }
     this.#log(k, at, 'bootstrap: host prepared, packages installed');
     if (config.mode === 'loadbalancer') {
@@ -653,6 +666,11 @@ export class KubeletSimulation {
       if (refused) return this.#fail(k, at, refused);
       const certs = this.#apiServerCertError(config, 'init');
       if (certs) return this.#fail(k, at, `kubeadm init: error execution phase certs/apiserver: ${certs}`);
+      const etcdCerts = this.#etcdCertError(config, 'init');
+      if (etcdCerts) return this.#fail(k, at, `kubeadm init: error execution phase certs/${etcdCerts}`);
+      const pods = this.#runtimeContractError(config, `etcd-${kubeadm.nodeName}`);
+      if (pods)
+        return this.#fail(k, at, `kubeadm init: error execution phase wait-control-plane: the control plane's static pods never start: kubelet: ${pods}`);
       k.status.state = 'initializing';
       this.#log(k, at, `kubeadm init: control-plane endpoint ${endpoint}`);
       this.events.at(at + KUBE_TIMINGS.kubeadmInitMs, { kind: 'init-done', kubelet: k, caPem });
@@ -682,7 +700,7 @@ export class KubeletSimulation {
         cluster?.controlPlaneEndpoint ?? join.apiServerEndpoint,
       );
       if (missing) return this.#fail(k, at, `kubeadm join: error execution phase preflight: ${oneLine(missing)}`);
-      const certs = this.#apiServerCertError(config, 'join');
+      const certs = this.#apiServerCertError(config, 'join') ?? this.#etcdCertError(config, 'join');
       if (certs) return this.#fail(k, at, `kubeadm join: error execution phase control-plane-prepare/certs: ${certs}`);
     }
     k.status.state = 'waiting-for-api';
@@ -740,6 +758,51 @@ export class KubeletSimulation {
   }
 
   /**
+   * kubeadm's certs phase on etcd's serving and peer certificates, when the boot script places them (the same rule as
+   * the netns kubeadm's): the etcd CA must have signed each and it must hold the node's etcd names. The phase's error
+   * (`etcd-server: …`), or undefined when there are none on disk or they are used.
+   */
+  #etcdCertError(config: NodeBootConfig, phase: 'init' | 'join'): string | undefined {
+    const view = bootDiskView(config, config.files.get(BOOTSTRAP_SCRIPT) ?? '');
+    const caPem = view.read(`${PKI_DIR}/etcd/ca.crt`);
+    const kubeadm = config.kubeadm;
+    if (caPem === undefined || !kubeadm) return undefined;
+    const version = config.kubeletVersion ?? '';
+    let node: { nodeName: string; advertiseAddress: string; server: readonly string[]; peer: readonly string[] };
+    try {
+      if (phase === 'init') {
+        const init = parseInitConfig(kubeadm.configText, version);
+        node = {
+          nodeName: init.node.name,
+          advertiseAddress: init.advertiseAddress,
+          server: init.cluster.etcdServerCertSANs,
+          peer: init.cluster.etcdPeerCertSANs,
+        };
+      } else {
+        const join = parseJoinConfig(kubeadm.configText, version);
+        const cluster = this.#clusterConfigOf(join.apiServerEndpoint);
+        node = {
+          nodeName: join.node.name,
+          advertiseAddress: join.controlPlane?.advertiseAddress ?? '',
+          server: cluster?.etcdServerCertSANs ?? [],
+          peer: cluster?.etcdPeerCertSANs ?? [],
+        };
+      }
+    } catch (e) {
+      if (e instanceof KubeadmConfigError) return undefined;
+      throw e;
+    }
+    for (const kind of ['server', 'peer'] as const) {
+      const certPem = view.read(`${PKI_DIR}/etcd/${kind}.crt`);
+      if (certPem === undefined) continue;
+      const names = etcdCertNames({ nodeName: node.nodeName, advertiseAddress: node.advertiseAddress, certSANs: node[kind] });
+      const error = existingCertError(`etcd/${kind}`, certPem, 'etcd/ca', caPem, names);
+      if (error) return `etcd-${kind}: ${error}`;
+    }
+    return undefined;
+  }
+
+  /**
    * A preflight as the boot script meets it: its first attempt on the disk user-data leaves, and, when that fails,
    * the next after `kubeadm reset --force` (kubeadm_once), which empties what kubeadm left before: a failure reset
    * clears (a stale /var/lib/etcd, a kubelet.conf) passes then. The failure's text when every attempt fails.
@@ -755,6 +818,19 @@ export class KubeletSimulation {
   }
 
   /** The InitConfiguration of a first control plane, as kubeadm reads it; undefined when kubeadm would refuse it. */
+  /**
+   * The runtime contract on the boot disk (the same rule as the netns kubelet's): the cgroup driver of the kubelet's
+   * configuration (kubeadm's, from the init config) against containerd's runc, as the script leaves config.toml.
+   */
+  #runtimeContractError(config: NodeBootConfig, pod: string): string | undefined {
+    const toml = bootDiskView(config, config.files.get(BOOTSTRAP_SCRIPT) ?? '').read(CONTAINERD_CONFIG);
+    const kubelet = this.#initConfig(config)?.kubelet;
+    if (toml === undefined || !kubelet) return undefined;
+    const containerd = parseContainerdConfig(toml);
+    if ('error' in containerd) return undefined;
+    return cgroupDriverError(typeof kubelet['cgroupDriver'] === 'string' ? kubelet['cgroupDriver'] : 'cgroupfs', runcSystemdCgroup(containerd.config), pod);
+  }
+
   #initConfig(config: NodeBootConfig): InitConfig | undefined {
     if (!config.kubeadm?.init) return undefined;
     try {

@@ -18,11 +18,16 @@ beforeAll(async () => {
   // Links to the built stand-ins, except the two this test replaces (writing through a link would overwrite dist/).
   for (const f of readdirSync(built).filter((n) => n.endsWith('.js') && n !== 'containerd.js' && n !== 'kubelet.js'))
     symlinkSync(join(built, f), join(standins, f));
-  // A containerd daemon that reports, then sleeps on the virtual clock for ever (a daemon's sleeps never make it busy).
+  // A containerd daemon that listens on its socket (containerd.service is Type=notify: systemctl waits for it), reports,
+  // then sleeps on the virtual clock for ever (a daemon's sleeps never make it busy).
   writeFileSync(
     join(standins, 'containerd.js'),
-    `import { report, virtualSleep } from './control-client.js';
+    `import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { report, virtualSleep } from './control-client.js';
 if (process.argv[2] !== '--daemon') process.exit(2);
+mkdirSync('/run/containerd', { recursive: true });
+await new Promise((resolve) => createServer().listen('/run/containerd/containerd.sock', resolve));
 await report('containerd-up', { pid: process.pid });
 for (;;) await virtualSleep(3600);
 `,
@@ -46,7 +51,7 @@ describe('stand-in daemons', () => {
     };
     await world.boot(vm);
     await world.settle();
-    // Untracked: the daemon reports in its own time, possibly after runcmd ended (Type=simple returns at spawn),
+    // Untracked: the daemon reports in its own time, possibly after runcmd ended (systemctl returns once it listens),
     // and on a loaded machine a node process takes a while to start: wait for it, do not guess how long.
     await until(() => reports.includes('ec2/node containerd-up') && world.nextWakeAt() === clock.now() + 3600_000);
     expect([...reports].sort()).toEqual(['ec2/node bootstrap-exit', 'ec2/node containerd-up']);

@@ -32,6 +32,8 @@ export interface InitConfig {
   advertiseAddress: string;
   bindPort: number;
   tokens: string[];
+  /** The KubeletConfiguration document as kubeadm defaults it (the kubelet's config.yaml on every node). */
+  kubelet: Json;
 }
 
 export interface JoinConfig {
@@ -93,6 +95,21 @@ function nodeRegistration(doc: Json): NodeRegistration {
   return { name: s(reg['name']), ...(criSocket ? { criSocket } : {}), kubeletExtraArgs: args(reg['kubeletExtraArgs']) };
 }
 
+/**
+ * The KubeletConfiguration kubeadm writes to /var/lib/kubelet/config.yaml (and the kubelet-config ConfigMap): the
+ * document given, with kubeadm's defaults (cmd/kubeadm/app/componentconfigs/kubelet.go: an empty cgroupDriver becomes
+ * systemd since 1.22).
+ */
+export function kubeletConfiguration(doc: Json | undefined): Json {
+  const given = doc ?? {};
+  return {
+    ...given,
+    apiVersion: s(given['apiVersion'], 'kubelet.config.k8s.io/v1beta1'),
+    kind: 'KubeletConfiguration',
+    cgroupDriver: s(given['cgroupDriver']) || 'systemd',
+  };
+}
+
 export function parseInitConfig(text: string, kubeadmVersion: string): InitConfig {
   const docs = documents(text, kubeadmVersion);
   const init = docs.find((d) => d['kind'] === 'InitConfiguration') ?? {};
@@ -118,6 +135,7 @@ export function parseInitConfig(text: string, kubeadmVersion: string): InitConfi
     node: nodeRegistration(init),
     advertiseAddress: s(endpoint['advertiseAddress']),
     bindPort: typeof endpoint['bindPort'] === 'number' ? endpoint['bindPort'] : 6443,
+    kubelet: kubeletConfiguration(docs.find((d) => d['kind'] === 'KubeletConfiguration')),
     tokens: (Array.isArray(init['bootstrapTokens']) ? init['bootstrapTokens'] : []).map((t) => s(o(t)['token'])).filter((t) => t.length > 0),
   };
 }

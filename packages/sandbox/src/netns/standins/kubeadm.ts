@@ -6,13 +6,16 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { stringify as stringifyYaml } from 'yaml';
 import {
   additionalControlPlaneError,
   apiServerNames,
   caPairError,
   KUBELET_FLAGS_FILE,
   CA_CERT_PATH,
+  etcdCertNames,
   existingApiServerCertError,
+  existingCertError,
   formatPreflight,
   initPreflight,
   joinPreflight,
@@ -23,6 +26,7 @@ import {
   type ApiServerNames,
   type PreflightResult,
 } from '../../kubernetes/kubeadm-rules.js';
+import { KUBELET_CONFIG } from '../../kubernetes/runtime-rules.js';
 import { KUBE_TIMINGS } from '../../kubernetes/timings.js';
 import { publicKeyPin, verifyClusterInfo } from '../../kubernetes/token-discovery.js';
 import { report, virtualSleep } from './control-client.js';
@@ -31,6 +35,7 @@ import { installedVersion, requireInstalled, STANDIN_STATE_DIR, upstreamVersion 
 import {
   firstServiceIp,
   KubeadmConfigError,
+  kubeletConfiguration,
   parseInitConfig,
   parseJoinConfig,
   type ClusterConfig,
@@ -67,10 +72,6 @@ function log(line: string): void {
 function write(path: string, content: string, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content, { mode });
-}
-
-function isIpv4(host: string): boolean {
-  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
 }
 
 function flagValue(argv: string[], name: string): string | undefined {
@@ -207,19 +208,21 @@ function controlPlaneCerts(cluster: ClusterConfig, nodeName: string, advertiseAd
     usages: ['client'],
   });
   issueIfMissing(`${PKI}/front-proxy-client`, `${PKI}/front-proxy-ca`, { subject: '/CN=front-proxy-client', usages: ['client'] });
-  // certs/altnames: GetEtcdAltNames / GetEtcdPeerAltNames.
-  issueIfMissing(`${PKI}/etcd/server`, etcdCa, {
-    subject: `/CN=${nodeName}`,
-    usages: ['server', 'client'],
-    dnsNames: [nodeName, 'localhost', ...cluster.etcdServerCertSANs.filter((n) => !isIpv4(n))],
-    ipAddresses: [advertiseAddress, '127.0.0.1', ...cluster.etcdServerCertSANs.filter(isIpv4)],
-  });
-  issueIfMissing(`${PKI}/etcd/peer`, etcdCa, {
-    subject: `/CN=${nodeName}`,
-    usages: ['server', 'client'],
-    dnsNames: [nodeName, 'localhost', ...cluster.etcdPeerCertSANs.filter((n) => !isIpv4(n))],
-    ipAddresses: [advertiseAddress, '127.0.0.1', ...cluster.etcdPeerCertSANs.filter(isIpv4)],
-  });
+  // certs/altnames: GetEtcdAltNames / GetEtcdPeerAltNames; one on disk is used only if it holds them.
+  for (const [kind, sans] of [
+    ['server', cluster.etcdServerCertSANs],
+    ['peer', cluster.etcdPeerCertSANs],
+  ] as const) {
+    const names = etcdCertNames({ nodeName, advertiseAddress, certSANs: sans });
+    const base = `${PKI}/etcd/${kind}`;
+    if (existsSync(`${base}.crt`)) {
+      const error = existingCertError(`etcd/${kind}`, readFileSync(`${base}.crt`, 'utf8'), 'etcd/ca', readFileSync(`${etcdCa}.crt`, 'utf8'), names);
+      if (error) throw new KubeadmFailure(`certs/etcd-${kind}`, error);
+      log(`[certs] Using existing etcd/${kind} certificate and key on disk`);
+      continue;
+    }
+    issueIfMissing(base, etcdCa, { subject: `/CN=${nodeName}`, usages: ['server', 'client'], dnsNames: names.dnsNames, ipAddresses: names.ips });
+  }
   issueIfMissing(`${PKI}/etcd/healthcheck-client`, etcdCa, { subject: '/CN=kube-etcd-healthcheck-client', usages: ['client'] });
   issueIfMissing(`${PKI}/apiserver-etcd-client`, etcdCa, { subject: '/CN=kube-apiserver-etcd-client', usages: ['client'] });
 }
@@ -327,8 +330,8 @@ function writeControlPlaneManifests(cluster: ClusterConfig, advertiseAddress: st
  * $KUBELET_KUBEADM_ARGS (cmd/kubeadm/app/phases/kubelet/flags.go WriteKubeletDynamicEnvFile): the CRI endpoint and
  * nodeRegistration.kubeletExtraArgs.
  */
-function writeKubeletConfig(node: NodeRegistration): void {
-  write(`${KUBELET_DIR}/config.yaml`, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\n', 0o644);
+function writeKubeletConfig(node: NodeRegistration, kubelet: Record<string, unknown>): void {
+  write(KUBELET_CONFIG, stringifyYaml(kubelet), 0o644);
   const flags = [
     ...(node.criSocket ? [`--container-runtime-endpoint=${node.criSocket}`] : []),
     ...Object.entries(node.kubeletExtraArgs).map(([name, value]) => `--${name}=${value}`),
@@ -406,7 +409,7 @@ async function init(argv: string[], kubeadmVersion: string): Promise<void> {
   writeEtcdManifest(cluster, node.name, config.advertiseAddress, `${node.name}=https://${config.advertiseAddress}:2380`, 'new');
   log(`[control-plane] Using manifest folder "${MANIFESTS_DIR}"`);
   writeControlPlaneManifests(cluster, config.advertiseAddress, config.bindPort);
-  writeKubeletConfig(node);
+  writeKubeletConfig(node, config.kubelet);
   log('[kubelet-start] Starting the kubelet');
   // The kubelet runs the static pods (etcd, kube-apiserver); kubeadm only waits for them, as the real one does.
   systemctl('restart', 'kubelet');
@@ -485,7 +488,9 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
 async function tlsBootstrap(config: JoinConfig, caPem: string, server: string): Promise<void> {
   // The kubelet's configuration and flags first: the kubelet unit, crash-looping until now, starts as soon as the
   // bootstrap kubeconfig is there and must find them (phases/kubelet: WriteConfigToDisk, WriteKubeletDynamicEnvFile).
-  writeKubeletConfig(config.node);
+  // kubeadm join takes the cluster's kubelet-config ConfigMap, which the sandbox's API does not keep: kubeadm's
+  // defaults stand in for it.
+  writeKubeletConfig(config.node, kubeletConfiguration(undefined));
   write(
     '/etc/kubernetes/bootstrap-kubelet.conf',
     renderKubeconfig({ clusterName: 'kubernetes', server, caPem, user: 'tls-bootstrap-token-user', token: config.token }),

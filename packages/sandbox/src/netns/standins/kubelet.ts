@@ -3,12 +3,28 @@
 // and systemd restarts it: the crash loop every node shows before kubeadm ran; cmd/kubelet/app/server.go
 // buildKubeletClientConfig); it runs the static pods of /etc/kubernetes/manifests (pkg/kubelet/config/file.go),
 // serves its port 10250 with a self-signed certificate (kubelet.crt, as without serverTLSBootstrap), and reports
-// kubelet-started so the sandbox can register and update its Node. Registration itself is the simulation's.
+// kubelet-started so the sandbox can register and update its Node. A cgroup driver runc refuses (runtime-rules.ts)
+// leaves every pod unstarted, and is reported as the kubelet's failure. Registration itself is the simulation's.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { networkInterfaces } from 'node:os';
-import { KUBELET_KUBECONFIG, BOOTSTRAP_KUBELET_KUBECONFIG, KUBELET_FLAGS_FILE, KUBELET_PORT, nodeIpError } from '../../kubernetes/kubeadm-rules.js';
+import {
+  BOOTSTRAP_KUBELET_KUBECONFIG,
+  KUBELET_FLAGS_FILE,
+  KUBELET_KUBECONFIG,
+  KUBELET_PORT,
+  MANIFESTS_DIR,
+  nodeIpError,
+} from '../../kubernetes/kubeadm-rules.js';
+import {
+  CONTAINERD_CONFIG,
+  cgroupDriverError,
+  KUBELET_CONFIG,
+  kubeletCgroupDriver,
+  parseContainerdConfig,
+  runcSystemdCgroup,
+} from '../../kubernetes/runtime-rules.js';
 import { report } from './control-client.js';
 import { requireInstalled } from './installed.js';
 import { PID_DIR, syncStaticPods } from './static-pods.js';
@@ -56,6 +72,17 @@ function selfSignedServing(): { cert: Buffer; key: Buffer } {
   return { cert: readFileSync(`${dir}/kubelet.crt`), key: readFileSync(`${dir}/kubelet.key`) };
 }
 
+/** Why no pod can start here, from the kubelet's and containerd's configuration files; undefined when pods start. */
+function runtimeContractError(): string | undefined {
+  if (!existsSync(KUBELET_CONFIG) || !existsSync(CONTAINERD_CONFIG)) return undefined;
+  const containerd = parseContainerdConfig(readFileSync(CONTAINERD_CONFIG, 'utf8'));
+  if ('error' in containerd) return undefined;
+  const pods = existsSync(MANIFESTS_DIR) ? readdirSync(MANIFESTS_DIR).filter((f) => f.endsWith('.yaml')) : [];
+  const host = execFileSync('hostname', { encoding: 'utf8' }).trim();
+  const first = pods.includes('etcd.yaml') ? `etcd-${host}` : pods[0] ? `${pods[0].replace(/\.yaml$/, '')}-${host}` : 'cilium';
+  return cgroupDriverError(kubeletCgroupDriver(readFileSync(KUBELET_CONFIG, 'utf8')), runcSystemdCgroup(containerd.config), first);
+}
+
 async function daemon(): Promise<void> {
   if (!existsSync(KUBELET_KUBECONFIG) && !existsSync(BOOTSTRAP_KUBELET_KUBECONFIG)) {
     kubeletLog(
@@ -83,6 +110,13 @@ async function daemon(): Promise<void> {
     await report('kubelet-failed', { reason: refused }).catch(() => undefined);
     process.exit(1);
   }
+  // The runtime contract: the kubelet's cgroup driver (config.yaml, kubeadm's) against containerd's runc
+  // (config.toml). Where runc refuses every pod sandbox, no static pod and no CNI pod ever runs.
+  const contract = runtimeContractError();
+  if (contract) {
+    kubeletLog('E', `"Error syncing pod, skipping" err="${contract.replace(/"/g, '\\"')}"`);
+    await report('kubelet-failed', { reason: contract }).catch(() => undefined);
+  }
   const serving = selfSignedServing();
   const server = createServer(serving, (_req, res) => void res.writeHead(401).end('Unauthorized'));
   // One kubelet per machine: a second one finds its port taken and exits, as the real one does.
@@ -95,13 +129,13 @@ async function daemon(): Promise<void> {
   });
   mkdirSync(PID_DIR, { recursive: true });
   writeFileSync(`${PID_DIR}/kubelet.pid`, `${process.pid}\n`);
-  await syncStaticPods();
+  if (!contract) await syncStaticPods();
   try {
     await report('kubelet-started', { version });
   } catch (error) {
     kubeletLog('E', `"could not report to the sandbox" err="${error instanceof Error ? error.message : String(error)}"`);
   }
-  const timer = setInterval(() => void syncStaticPods().catch(() => undefined), 2000);
+  const timer = setInterval(() => void (contract ? Promise.resolve() : syncStaticPods()).catch(() => undefined), 2000);
   const stop = (): void => {
     clearInterval(timer);
     server.close();

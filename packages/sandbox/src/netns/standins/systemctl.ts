@@ -6,7 +6,7 @@
 // Verbs and messages: systemctl(1), systemd 252 (Debian 12).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { DAEMON_UNITS } from './table.js';
+import { DAEMON_UNITS, NOTIFY_UNITS } from './table.js';
 import { ENV, main, registerTimer, StandinFailure } from './control-client.js';
 import { execLines, findUnitFile, oneshotScript, parseEnvironment, parseTimeSpan, readUnitFile, unitValues } from './unit-file.js';
 import { appendLine, ENABLED_DIR, RUNTIME_RECORD_DIR } from './records.js';
@@ -71,7 +71,8 @@ function spawnDaemon(unit: string, argv: string[], env: Record<string, string> =
 
 function failed(unit: string, verb = 'start'): StandinFailure {
   return new StandinFailure(
-    `Job for ${unit} failed (${verb}) because the control process exited with error ` +
+    // systemctl(1)'s words for a failed start job; other verbs say which job failed.
+    `Job for ${unit} failed ${verb === 'start' ? '' : `(${verb}) `}because the control process exited with error ` +
       `code.\nSee "systemctl status ${unit}" and "journalctl -xeu ${unit}" for details.`,
     1,
   );
@@ -160,11 +161,22 @@ function standinDaemon(unit: string, module: string): UnitDriver {
   const dir = process.env[ENV.standins] ?? '';
   const entry = `${dir}/${module}.js`;
   const pidFile = `${UNIT_STATE_DIR}/${unit}.pid`;
+  const notify = NOTIFY_UNITS[module];
   return {
-    start: () => {
+    start: async () => {
       if (pidAlive(pidFile)) return;
       if (!existsSync(entry)) throw new StandinFailure(`Job for ${unit} failed: the sandbox stand-in daemon ${entry} does not exist (not built?).`, 1);
+      if (notify) rmSync(notify.readyPath, { force: true });
       spawnDaemon(unit, [process.env[ENV.node] ?? process.execPath, entry, '--daemon']);
+      if (!notify) return;
+      // Type=notify: the job ends when the daemon is ready, and fails when it exits before (a configuration it
+      // cannot load). Real time: the daemon's start is CPU work, not a modelled duration.
+      for (const started = Date.now(); Date.now() - started < 20_000; ) {
+        if (existsSync(notify.readyPath)) return;
+        if (!pidAlive(pidFile)) throw failed(unit);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw failed(unit);
     },
     stop: () => stopPid(pidFile),
     reload: () => undefined,

@@ -33,3 +33,9 @@ export const STANDINS: readonly StandinEntry[] = [
 
 /** Units whose daemon is a stand-in: `systemctl start <unit>` runs `node <standins>/<module>.js --daemon`. */
 export const DAEMON_UNITS: Readonly<Record<string, string>> = { containerd: 'containerd', kubelet: 'kubelet' };
+
+/**
+ * Units of `Type=notify` (containerd.service as containerd ships it; kubelet.service is `Type=simple`): `systemctl
+ * start` waits until the daemon is ready and fails the job when it exits first. Readiness here: the path it listens on.
+ */
+export const NOTIFY_UNITS: Readonly<Record<string, { readyPath: string }>> = { containerd: { readyPath: '/run/containerd/containerd.sock' } };
