@@ -21,15 +21,18 @@ describe('the defect catalogue, in the fast mode', () => {
 });
 
 describe('the defect catalogue, with --netns (a sample each run)', () => {
-  // The hybrid example boots ten machines: its defects cost about 90 s each with --netns, the others about 25 s.
+  // The hybrid example boots ten machines: its defects cost about 90 s each with --netns, the others about 25 s. One
+  // defect the engine finishes but the overlay check fails (wireguard-listen-port) is always among them: such a stage
+  // must be printed as failed, never DONE.
   const light = defects.filter((d) => (d.example ?? 'minimal.yaml') === 'minimal.yaml');
-  for (const d of sampleOf(light, 3, 'test/mutations/catalogue.e2e.test.ts')) {
+  for (const d of sampleOf(light, 3, 'test/mutations/catalogue.e2e.test.ts', ['wireguard-listen-port'])) {
     it(
       `${d.id}: ${rows.get(d.id)?.netns ?? '?'}`,
       async () => {
         const trial = await tryDefect(d, 'netns');
         expect(outcomeOf(trial, d), trial.output).toBe(expectedOf(d, 'netns'));
         expect(outcomeOf(trial, d)).toBe(rows.get(d.id)?.netns);
+        if (!trial.meshWhole) expect(trial.create, 'a stage whose overlay check failed').not.toBe('DONE');
       },
       10 * 60_000,
     );

@@ -27,6 +27,8 @@ export interface Trial {
   caught: boolean;
   /** Whether the output carries the defect's family of message. */
   worded: boolean;
+  /** Whether every overlay pair handshook after the create (always, in the fast mode, which has no such check). */
+  meshWhole: boolean;
   output: string;
 }
 
@@ -50,15 +52,16 @@ export async function tryDefect(defect: Defect, mode: 'fast' | 'netns'): Promise
   const handshakes = row?.[2] ?? '?';
   const [x, y] = handshakes.split('/').map(Number);
   const meshWhole = mode === 'fast' || (x !== undefined && y !== undefined && x === y && y > 0);
-  return { defect: defect.id, mode, create, handshakes, caught: create !== 'DONE' || !meshWhole, worded: defect.message.test(output), output };
+  return { defect: defect.id, mode, create, handshakes, caught: create !== 'DONE' || !meshWhole, worded: defect.message.test(output), meshWhole, output };
 }
 
 /**
  * The defects a tier tries this run: those `KUBEPLANE_DEFECTS` names (a replay), else `size` of `candidates` drawn
  * with a seed that changes each run (printed with the line that replays the draw).
  */
-export function sampleOf(candidates: Defect[], size: number, file: string): Defect[] {
+export function sampleOf(candidates: Defect[], size: number, file: string, always: readonly string[] = []): Defect[] {
   const named = process.env['KUBEPLANE_DEFECTS']?.split(',').filter((s) => s.length > 0);
+  const fixed = candidates.filter((d) => always.includes(d.id));
   const chosen = named
     ? candidates.filter((d) => named.includes(d.id))
     : (() => {
@@ -68,8 +71,8 @@ export function sampleOf(candidates: Defect[], size: number, file: string): Defe
           x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
           return x / 2_147_483_648;
         };
-        const pool = [...candidates];
-        const out: Defect[] = [];
+        const pool = candidates.filter((d) => !always.includes(d.id));
+        const out: Defect[] = [...fixed];
         while (out.length < size && pool.length > 0) out.push(...pool.splice(Math.floor(next() * pool.length), 1));
         return out;
       })();

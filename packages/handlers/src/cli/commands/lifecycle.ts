@@ -123,7 +123,16 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
   const zones = values['without-dns-zones'] ? [] : holdManifestDnsZones(sandbox, manifest);
   const printer = progressPrinter(io.stdout, { json, sandbox: true, clock: rt.clock, verbose: values.verbose ?? false, env: io.env });
   const off = kp.on(printer);
-  const rows: Array<{ stage: string; state: string; virtual: string; machines: number; ready: number; messages: number; overlay: string }> = [];
+  const rows: Array<{
+    stage: string;
+    state: string;
+    engineState?: string;
+    virtual: string;
+    machines: number;
+    ready: number;
+    messages: number;
+    overlay: string;
+  }> = [];
   let ok = true;
   // The static pools' nodes that joined (Ready) at some stage: their machines were bootstrapped over SSH.
   const staticJoined = new Set<string>();
@@ -196,7 +205,10 @@ export async function lifecycle(argv: string[], io: CliIo, hooks: LifecycleHooks
       ok &&= good;
       rows.push({
         stage: stage.name,
-        state,
+        // The engine's state, or FAILED where the engine finished but a check of the machines did not pass (the
+        // overlay's handshakes): the stage is not done for the user.
+        state: state === 'DONE' && !good ? 'FAILED' : state,
+        ...(state === 'DONE' && !good ? { engineState: state } : {}),
         virtual: elapsed(rt.clock.now() - t0),
         machines: sandbox.liveMachines().length,
         ready: stage.manifest
