@@ -1480,9 +1480,12 @@ export class ClusterApi implements HelmHost, GarbageHost {
 
   // ---- what kubeadm init and the cilium install create --------------------------------------------------------
 
-  /** kube-public/cluster-info, the bootstrap token Secret, the mesh ConfigMap, and the add-on Deployments. */
+  /**
+   * kube-public/cluster-info, the bootstrap token Secret, the ConfigMaps init uploads (kubeadm-config, kubelet-config)
+   * and the mesh's, and the add-on Deployments.
+   */
   bootstrap(
-    input: { tokens: Array<{ token: string; expiresAtMs: number; usages?: string[]; groups?: string[] }>; meshConfigMaps: KubeObject[] },
+    input: { tokens: Array<{ token: string; expiresAtMs: number; usages?: string[]; groups?: string[] }>; configMaps: KubeObject[] },
     nowMs: number,
   ): void {
     const kubeconfig = [
@@ -1524,7 +1527,7 @@ export class ClusterApi implements HelmHost, GarbageHost {
         nowMs,
       );
     }
-    for (const cm of input.meshConfigMaps) {
+    for (const cm of input.configMaps) {
       const ns = cm.metadata.namespace ?? 'kube-system';
       if (this.store.get('configmaps', ns, cm.metadata.name)) continue;
       this.create('configmaps', ns, cm, nowMs);
@@ -1587,7 +1590,7 @@ export class ClusterApi implements HelmHost, GarbageHost {
    * installs (seeds/cmk-addons.txt: installed at creation as Helm releases, never auto-upgraded).
    */
   bootstrapCmk(input: { addons: readonly string[]; releases: readonly ServiceRelease[] }, nowMs: number): void {
-    this.bootstrap({ tokens: [], meshConfigMaps: [] }, nowMs);
+    this.bootstrap({ tokens: [], configMaps: [] }, nowMs);
     const ns = 'crusoe-system';
     this.create('namespaces', undefined, { metadata: { name: ns } }, nowMs);
     // CMK's own API token; the sandbox's stand-in values are not credentials anywhere.

@@ -16,7 +16,7 @@ function cluster(serviceSubnet?: string): ClusterApi {
     () => undefined,
     t0,
   );
-  api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
+  api.bootstrap({ tokens: [], configMaps: [] }, t0);
   return api;
 }
 
@@ -223,7 +223,7 @@ describe('Pods the kubelet runs', () => {
       (at, event) => events.push({ at, event }),
       t0,
     );
-    api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
+    api.bootstrap({ tokens: [], configMaps: [] }, t0);
     api.registerNode(node('w-1', false, '10.0.0.9'), t0);
     api.setNodeReady('w-1', t0);
     api.create('pods', 'default', { metadata: { name: 'web' }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } }, t0);

@@ -212,7 +212,7 @@ export function clusterWorld(options: { version?: string; nodes?: string[] } = {
     (at, event) => queue.push({ at, event }),
     t0,
   );
-  api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
+  api.bootstrap({ tokens: [], configMaps: [] }, t0);
   let now = t0;
   const advance = (ms: number) => {
     const until = now + ms;

@@ -304,6 +304,21 @@ export function additionalControlPlaneError(view: NodeView, controlPlaneEndpoint
   ].join('\n');
 }
 
+/**
+ * kubeadm join's control-plane-prepare/download-certs, when the JoinConfiguration gives `controlPlane.certificateKey`:
+ * it reads the Secret kube-system/kubeadm-certs as the bootstrap token's user (cmd/kubeadm/app/phases/copycerts/
+ * copycerts.go DownloadCerts). The token may read it only through the Role that `kubeadm init --upload-certs` (or
+ * `kubeadm init phase upload-certs`) creates with the Secret; kubeplane's init uploads none, so RBAC refuses the read.
+ * The phase's error, in kubeadm's and the API server's words.
+ */
+export function downloadCertsError(token: string): string {
+  const id = token.split('.')[0] ?? '';
+  return (
+    'error downloading certs: error downloading the secret: secrets "kubeadm-certs" is forbidden: ' +
+    `User "system:bootstrap:${id}" cannot get resource "secrets" in API group "" in the namespace "kube-system"`
+  );
+}
+
 /** The names the API server's serving certificate must hold. */
 export interface ApiServerNames {
   dnsNames: string[];

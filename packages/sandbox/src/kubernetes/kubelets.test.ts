@@ -145,6 +145,21 @@ describe('a cluster booting from rendered user-data', () => {
     );
   });
 
+  it('uploads kubeadm-config and kubelet-config as kubeadm init does (what every join reads), without the bootstrap token', async () => {
+    fresh();
+    runApiPath();
+    clock.advance(110 * S);
+    const api = kubernetesConnector({ clock })(rendered.pki.secret.adminKubeconfig);
+    const kubeadm = await api.getConfigMap('kube-system', 'kubeadm-config');
+    const cluster = parse(kubeadm?.['ClusterConfiguration'] ?? '') as { kind: string; networking: { serviceSubnet: string }; controlPlaneEndpoint: string };
+    expect(cluster.kind).toBe('ClusterConfiguration');
+    expect(cluster.networking.serviceSubnet).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
+    expect(cluster.controlPlaneEndpoint).toContain(':6443');
+    const kubelet = parse((await api.getConfigMap('kube-system', 'kubelet-config'))?.['kubelet'] ?? '') as { kind: string; cgroupDriver: string };
+    expect(kubelet).toMatchObject({ kind: 'KubeletConfiguration', cgroupDriver: 'systemd' });
+    expect(JSON.stringify([kubeadm, kubelet])).not.toMatch(/[a-z0-9]{6}\.[a-z0-9]{16}/);
+  });
+
   it('reads user-data as the clouds hold it: plain text, base64 and gzip bytes', async () => {
     fresh();
     const cp = node('aws-cp-1');

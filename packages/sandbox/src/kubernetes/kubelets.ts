@@ -26,6 +26,7 @@ import {
   apiServerNames,
   CA_CERT_PATH,
   caPairError,
+  downloadCertsError,
   etcdCertNames,
   existingApiServerCertError,
   existingCertError,
@@ -41,7 +42,15 @@ import {
   upgradeNodeErrors,
 } from './kubeadm-rules.js';
 import { kubernetesPackageVersionError, kubernetesRepoMinor } from '../netns/standins/apt-state.js';
-import { firstServiceIp, KubeadmConfigError, parseInitConfig, parseJoinConfig, type InitConfig } from '../netns/standins/kubeadm-config.js';
+import {
+  firstServiceIp,
+  KubeadmConfigError,
+  parseInitConfig,
+  parseJoinConfig,
+  uploadedConfigMaps,
+  type InitConfig,
+  type JoinConfig,
+} from '../netns/standins/kubeadm-config.js';
 import { forwardsTo } from './nginx-rules.js';
 import { CONTAINERD_CONFIG, cgroupDriverError, parseContainerdConfig, runcSystemdCgroup } from './runtime-rules.js';
 import { overlayPairForms, overlayPairProblem, parseWireguardConfig, type OverlayMember } from './overlay-rules.js';
@@ -691,7 +700,7 @@ export class KubeletSimulation {
       );
       if (refused) return this.#fail(k, at, refused);
     }
-    if (join?.controlPlane) {
+    if (join?.controlPlane && !this.#joinConfig(config)?.controlPlane?.certificateKey) {
       // The shared certificates a control plane brings (kubeplane ships them; kubeadm downloads none without a
       // certificateKey), checked as kubeadm checks them before it joins.
       const cluster = this.#clusterConfigOf(join.apiServerEndpoint);
@@ -746,6 +755,7 @@ export class KubeletSimulation {
         apiServerNames({
           nodeName: join.node.name,
           advertiseAddress: join.controlPlane?.advertiseAddress ?? '',
+          ...(cluster ? { serviceIp: firstServiceIp(cluster.serviceSubnet) } : {}),
           dnsDomain: cluster?.dnsDomain ?? 'cluster.local',
           certSANs: cluster?.certSANs ?? [],
           ...(cluster?.controlPlaneEndpoint ? { controlPlaneEndpoint: cluster.controlPlaneEndpoint } : {}),
@@ -829,6 +839,16 @@ export class KubeletSimulation {
     const containerd = parseContainerdConfig(toml);
     if ('error' in containerd) return undefined;
     return cgroupDriverError(typeof kubelet['cgroupDriver'] === 'string' ? kubelet['cgroupDriver'] : 'cgroupfs', runcSystemdCgroup(containerd.config), pod);
+  }
+
+  #joinConfig(config: NodeBootConfig): JoinConfig | undefined {
+    if (!config.kubeadm?.join) return undefined;
+    try {
+      return parseJoinConfig(config.kubeadm.configText, config.kubeletVersion ?? '');
+    } catch (e) {
+      if (e instanceof KubeadmConfigError) return undefined;
+      throw e;
+    }
   }
 
   #initConfig(config: NodeBootConfig): InitConfig | undefined {
@@ -934,16 +954,17 @@ export class KubeletSimulation {
     );
     this.clusters.set(endpoint, cluster);
     k.cluster = cluster;
-    const meshConfigMaps: KubeObject[] = [];
+    // What kubeadm init's upload-config and kubelet-start phases store (every join reads them), and the mesh ConfigMap.
+    const configMaps: KubeObject[] = uploadedConfigMaps(k.config.kubeadm.configText, k.config.kubeletVersion ?? '');
     const mesh = k.config.files.get(STAGED_MESH);
     if (mesh) {
       for (const doc of parseAllDocuments(mesh)) {
         const o = doc.toJS() as KubeObject | null;
-        if (o && o['kind'] === 'ConfigMap' && typeof o.metadata?.name === 'string') meshConfigMaps.push(o);
+        if (o && o['kind'] === 'ConfigMap' && typeof o.metadata?.name === 'string') configMaps.push(o);
       }
     }
     cluster.api.bootstrap(
-      { tokens: init.tokens.map((t) => ({ token: t.token, expiresAtMs: at + t.ttlMs, usages: t.usages, groups: t.groups })), meshConfigMaps },
+      { tokens: init.tokens.map((t) => ({ token: t.token, expiresAtMs: at + t.ttlMs, usages: t.usages, groups: t.groups })), configMaps },
       at,
     );
     this.#log(k, at, `kubeadm init: control plane up at https://${endpoint}`);
@@ -985,6 +1006,10 @@ export class KubeletSimulation {
     }
     k.cluster = cluster;
     if (config && join?.controlPlane) {
+      // With a certificateKey kubeadm downloads the shared certificates from a Secret no upload-certs made (the netns
+      // kubeadm's same rule).
+      if (this.#joinConfig(config)?.controlPlane?.certificateKey)
+        return this.#fail(k, at, `kubeadm join: error execution phase control-plane-prepare/download-certs: ${downloadCertsError(join.token)}`);
       const files = config.files;
       const caPem = files.get(STAGED_CA);
       const caKey = files.get(STAGED_CA_KEY);

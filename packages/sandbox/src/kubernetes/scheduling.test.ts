@@ -15,7 +15,7 @@ class World {
 
   constructor() {
     this.api = new ClusterApi({ name: 'c', endpoint: 'c.example.com:6443', kubernetesVersion: 'v1.33.4', caPem: '' }, (at, e) => this.queue.push([at, e]), t0);
-    this.api.bootstrap({ tokens: [], meshConfigMaps: [] }, t0);
+    this.api.bootstrap({ tokens: [], configMaps: [] }, t0);
   }
 
   /** Time passes: what the controllers scheduled until then runs, in order. */

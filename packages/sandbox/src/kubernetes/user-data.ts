@@ -3,7 +3,7 @@
 // A mistake here is a BootFailure with the message the node's logs would show.
 import { parseAllDocuments } from 'yaml';
 import { CloudConfigInvalid, parseCloudConfig, type CloudConfig } from '../netns/cloud-init.js';
-import { kubeadmApiVersionError } from '../netns/standins/kubeadm-config.js';
+import { kubeadmDocumentError } from '../netns/standins/kubeadm-config.js';
 
 export { decodeUserData } from '../netns/cloud-init.js';
 
@@ -130,7 +130,7 @@ function parseKubeadm(
   });
   const byKind = (kind: string): Json | undefined => docs.find((d) => d['kind'] === kind);
   for (const d of docs) {
-    const error = kubeadmApiVersionError(str(d['apiVersion']) ?? '', str(d['kind']) ?? '', kubeadmVersion);
+    const error = kubeadmDocumentError(d, kubeadmVersion);
     if (error) throw new BootFailure(`kubeadm ${mode === 'init' ? 'init' : 'join'}: ${error}`);
   }
   if (mode === 'init') {

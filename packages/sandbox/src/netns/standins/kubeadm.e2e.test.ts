@@ -7,6 +7,7 @@ import type { RenderedCluster, RenderedNode } from '@kubeplane/sdk/internal';
 import type { TestMachine } from './testing/machine-namespaces.js';
 import { renderGolden } from '../../kubernetes/fixture.js';
 import { publicKeyPin } from '../../kubernetes/token-discovery.js';
+import { uploadedConfigMaps } from './kubeadm-config.js';
 import { TestWorld, type BridgeRequest } from './testing/machine-namespaces.js';
 
 const ENDPOINT = 'api.hybrid.example.com:6443';
@@ -34,7 +35,10 @@ function placed(files: Record<string, string>, names: string[]): Record<string, 
   return out;
 }
 
-/** The sandbox's API for this cluster, as the bridge would answer: cluster-info, the token Secret, Nodes, version. */
+/**
+ * The sandbox's API for this cluster, as the bridge would answer: cluster-info, the token Secret, Nodes, version, the
+ * kubeadm-config and kubelet-config ConfigMaps.
+ */
 function bridge(request: BridgeRequest): { status: number; body: unknown } {
   if (request.endpoint !== ENDPOINT) return { status: 503, body: { message: `no cluster at ${request.endpoint}` } };
   const path = request.path.split('?')[0];
@@ -63,6 +67,11 @@ function bridge(request: BridgeRequest): { status: number; body: unknown } {
     };
     return { status: 200, body: { kind: 'SecretList', items: [{ metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.kubernetes.io/token', data }] } };
   }
+  // What init uploaded (the simulation stores it when the first control plane reports kubeadm-init-ok).
+  const uploaded = uploadedConfigMaps(filesOf(node('aws-cp-1'))['/etc/kubeplane/kubeadm.yaml'] ?? '', 'v1.31.4').find(
+    (cm) => path === `/api/v1/namespaces/kube-system/configmaps/${cm.metadata.name}`,
+  );
+  if (uploaded) return { status: 200, body: { apiVersion: 'v1', kind: 'ConfigMap', ...uploaded } };
   // Everything else: a small object store, as the emulator keeps objects (kubectl apply creates and patches).
   const key = path ?? '';
   if (request.method === 'GET' && objects.has(key)) return { status: 200, body: objects.get(key) };

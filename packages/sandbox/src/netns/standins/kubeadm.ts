@@ -6,11 +6,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { stringify as stringifyYaml } from 'yaml';
+import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import {
   additionalControlPlaneError,
   apiServerNames,
   caPairError,
+  downloadCertsError,
   KUBELET_FLAGS_FILE,
   CA_CERT_PATH,
   etcdCertNames,
@@ -33,8 +34,11 @@ import { report, virtualSleep } from './control-client.js';
 import { diskView } from './disk-view.js';
 import { installedVersion, requireInstalled, STANDIN_STATE_DIR, upstreamVersion } from './installed.js';
 import {
+  clusterConfigFromConfigMap,
   firstServiceIp,
+  KUBEADM_CONFIGMAP,
   KubeadmConfigError,
+  KUBELET_CONFIGMAP,
   kubeletConfiguration,
   parseInitConfig,
   parseJoinConfig,
@@ -46,7 +50,7 @@ import {
 import { kubeRequest } from './kube-client.js';
 import { readKubeconfig, renderKubeconfig } from './kubeconfig.js';
 import { issueToFiles, newCsr, newKey } from './openssl.js';
-import { daemonPid, renderStaticPod, stopDaemon } from './static-pods.js';
+import { daemonPid, PODS_REFUSED_FILE, renderStaticPod, stopDaemon } from './static-pods.js';
 
 const PKI = '/etc/kubernetes/pki';
 const KUBELET_DIR = '/var/lib/kubelet';
@@ -186,7 +190,7 @@ function adminGroup(kubernetesVersion: string): string {
 }
 
 /** Every certificate a control-plane instance needs below the CAs (certs phase), etcd's included. */
-function controlPlaneCerts(cluster: ClusterConfig, nodeName: string, advertiseAddress: string, knowsServiceSubnet = true): void {
+function controlPlaneCerts(cluster: ClusterConfig, nodeName: string, advertiseAddress: string): void {
   ensureCa(`${PKI}/ca`, 'ca');
   ensureCa(`${PKI}/front-proxy-ca`, 'front-proxy-ca');
   ensureCa(`${PKI}/etcd/ca`, 'etcd/ca');
@@ -195,7 +199,7 @@ function controlPlaneCerts(cluster: ClusterConfig, nodeName: string, advertiseAd
     apiServerNames({
       nodeName,
       advertiseAddress,
-      ...(knowsServiceSubnet ? { serviceIp: firstServiceIp(cluster.serviceSubnet) } : {}),
+      serviceIp: firstServiceIp(cluster.serviceSubnet),
       dnsDomain: cluster.dnsDomain,
       certSANs: cluster.certSANs,
       ...(cluster.controlPlaneEndpoint ? { controlPlaneEndpoint: cluster.controlPlaneEndpoint } : {}),
@@ -332,6 +336,7 @@ function writeControlPlaneManifests(cluster: ClusterConfig, advertiseAddress: st
  */
 function writeKubeletConfig(node: NodeRegistration, kubelet: Record<string, unknown>): void {
   write(KUBELET_CONFIG, stringifyYaml(kubelet), 0o644);
+  rmSync(PODS_REFUSED_FILE, { force: true });
   const flags = [
     ...(node.criSocket ? [`--container-runtime-endpoint=${node.criSocket}`] : []),
     ...Object.entries(node.kubeletExtraArgs).map(([name, value]) => `--${name}=${value}`),
@@ -357,7 +362,8 @@ async function waitHealthy(endpoint: string, caPem: string, timeoutS: number, wh
     }
     if (Date.now() - startedReal > 90_000) break;
     await virtualSleep(1);
-    await new Promise((r) => setTimeout(r, 150));
+    // Real time for the static pods' daemons to start, unless the kubelet refuses to run any.
+    if (!existsSync(PODS_REFUSED_FILE)) await new Promise((r) => setTimeout(r, 150));
   }
   throw new KubeadmFailure(
     'wait-control-plane',
@@ -485,12 +491,27 @@ async function discover(config: JoinConfig): Promise<{ caPem: string; server: st
 }
 
 /** The kubelet's TLS bootstrap (kubelet-start): a CSR with the bootstrap token, signed by the cluster, kubelet.conf. */
+/**
+ * A ConfigMap of kube-system that kubeadm init uploaded, read with the bootstrap token as kubeadm join reads it (the
+ * RBAC kubeadm sets up lets the token's group read kubeadm-config and kubelet-config). Its data, or the phase's error.
+ */
+async function clusterConfigMap(name: string, phase: string, config: JoinConfig, caPem: string, server: string): Promise<Record<string, unknown>> {
+  const res = await kubeRequest({ server, caPem, token: config.token, path: `/api/v1/namespaces/kube-system/configmaps/${name}` });
+  if (res.status !== 200) {
+    const reason = res.status === 404 ? `configmaps "${name}" not found` : `${res.status}: ${res.text.trim().slice(0, 200)}`;
+    throw new KubeadmFailure(phase, `unable to fetch the ${name} ConfigMap: failed to get config map: ${reason}`);
+  }
+  const data = (res.json() as { data?: Record<string, unknown> }).data;
+  return data ?? {};
+}
+
 async function tlsBootstrap(config: JoinConfig, caPem: string, server: string): Promise<void> {
   // The kubelet's configuration and flags first: the kubelet unit, crash-looping until now, starts as soon as the
   // bootstrap kubeconfig is there and must find them (phases/kubelet: WriteConfigToDisk, WriteKubeletDynamicEnvFile).
-  // kubeadm join takes the cluster's kubelet-config ConfigMap, which the sandbox's API does not keep: kubeadm's
-  // defaults stand in for it.
-  writeKubeletConfig(config.node, kubeletConfiguration(undefined));
+  // The configuration is the cluster's, from the kubelet-config ConfigMap init uploaded (not this node's file).
+  const kubelet = await clusterConfigMap(KUBELET_CONFIGMAP, 'kubelet-start', config, caPem, server);
+  const given = parseAllDocuments(typeof kubelet['kubelet'] === 'string' ? kubelet['kubelet'] : '')[0]?.toJS() as Record<string, unknown> | undefined;
+  writeKubeletConfig(config.node, kubeletConfiguration(given ?? undefined));
   write(
     '/etc/kubernetes/bootstrap-kubelet.conf',
     renderKubeconfig({ clusterName: 'kubernetes', server, caPem, user: 'tls-bootstrap-token-user', token: config.token }),
@@ -671,7 +692,13 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
     return;
   }
   // A control plane without --certificate-key brings the shared certificates itself; they must be this cluster's.
+  // With one, kubeadm downloads them from the kubeadm-certs Secret instead (checkIfReadyForAdditionalControlPlane
+  // skips the files), which no upload-certs ever made on a kubeplane cluster.
   log('[preflight] Running pre-flight checks before initializing the new control plane instance');
+  if (config.controlPlane.certificateKey) {
+    log('[download-certs] Downloading the certificates in Secret "kubeadm-certs" in the "kube-system" Namespace');
+    throw new KubeadmFailure('control-plane-prepare/download-certs', downloadCertsError(config.token));
+  }
   const notReady = additionalControlPlaneError(view, config.apiServerEndpoint);
   if (notReady) throw new KubeadmFailure('preflight', notReady);
   const localPin = publicKeyPin(readFileSync(CA_CERT_PATH, 'utf8'));
@@ -681,21 +708,10 @@ async function join(argv: string[], kubeadmVersion: string): Promise<void> {
       `failure loading certificate authority: the CA on disk (${localPin}) is not the cluster's CA found in cluster-info`,
     );
   const { advertiseAddress, bindPort } = config.controlPlane;
-  const cluster: ClusterConfig = {
-    clusterName: 'kubernetes',
-    kubernetesVersion: clusterVersion || kubeadmVersion,
-    controlPlaneEndpoint: config.apiServerEndpoint,
-    certificatesDir: PKI,
-    serviceSubnet: '10.96.0.0/12',
-    dnsDomain: 'cluster.local',
-    certSANs: [],
-    etcdDataDir: '/var/lib/etcd',
-    etcdServerCertSANs: [],
-    etcdPeerCertSANs: [],
-  };
-  // kubeadm reads the ClusterConfiguration from the kubeadm-config ConfigMap, which the sandbox's API does not keep:
-  // the service network is unknown here, so the service IP is not among the names required of the certificate.
-  controlPlaneCerts(cluster, config.node.name, advertiseAddress, false);
+  // The cluster's ClusterConfiguration, from the kubeadm-config ConfigMap init uploaded: its networks, SANs and etcd
+  // names are what this control plane's certificates must hold.
+  const cluster = clusterConfigFromConfigMap(await clusterConfigMap(KUBEADM_CONFIGMAP, 'preflight', config, caPem, server), clusterVersion || kubeadmVersion);
+  controlPlaneCerts(cluster, config.node.name, advertiseAddress);
   writeKubeconfigs(cluster, config.node.name, advertiseAddress, bindPort, ['admin', 'super-admin', 'controller-manager', 'scheduler']);
   writeControlPlaneManifests(cluster, advertiseAddress, bindPort);
   // kubelet-start comes before control-plane-join: the TLS bootstrap runs while the cluster's etcd still has quorum.

@@ -27,7 +27,7 @@ import {
 } from '../../kubernetes/runtime-rules.js';
 import { report } from './control-client.js';
 import { requireInstalled } from './installed.js';
-import { PID_DIR, syncStaticPods } from './static-pods.js';
+import { PID_DIR, PODS_REFUSED_FILE, syncStaticPods } from './static-pods.js';
 
 const version = requireInstalled('kubelet', 'kubelet');
 /** How long (real time) the kubelet waits for its node-ip to appear on an interface before it gives up. */
@@ -113,9 +113,13 @@ async function daemon(): Promise<void> {
   // The runtime contract: the kubelet's cgroup driver (config.yaml, kubeadm's) against containerd's runc
   // (config.toml). Where runc refuses every pod sandbox, no static pod and no CNI pod ever runs.
   const contract = runtimeContractError();
+  mkdirSync(PID_DIR, { recursive: true });
   if (contract) {
     kubeletLog('E', `"Error syncing pod, skipping" err="${contract.replace(/"/g, '\\"')}"`);
+    writeFileSync(PODS_REFUSED_FILE, `${contract}\n`);
     await report('kubelet-failed', { reason: contract }).catch(() => undefined);
+  } else {
+    rmSync(PODS_REFUSED_FILE, { force: true });
   }
   const serving = selfSignedServing();
   const server = createServer(serving, (_req, res) => void res.writeHead(401).end('Unauthorized'));

@@ -11,6 +11,11 @@ import { MANIFESTS_DIR } from '../../kubernetes/kubeadm-rules.js';
 
 export const PID_DIR = '/run/kubeplane-standin';
 export const LOG_DIR = '/var/log/kubeplane-standin';
+/**
+ * Written by the kubelet when it refuses every pod (runtime-rules.ts), removed when kubeadm writes a new kubelet
+ * configuration: nothing of the control plane will start in real time, so kubeadm's waits need not pace real time.
+ */
+export const PODS_REFUSED_FILE = `${PID_DIR}/kubelet-pods-refused`;
 
 export const STATIC_POD_BINARIES: Record<string, { command: string; args: string[] } | undefined> = {
   etcd: { command: '/usr/bin/etcd', args: [] },
