@@ -117,6 +117,11 @@ export interface Ledger {
   growthFailures?: Record<string, GrowthFailure>;
   /** Set by the delete flow's teardown once nothing tagged with the cluster is left: only then are its outputs removed. */
   tornDown?: boolean;
+  /**
+   * The teardown's progress across attempts: the regions found clean in round 1 (every region swept once), then in
+   * round 2 (each looked at again after all were clean, which catches a machine a late create left in one swept early).
+   */
+  sweep?: { round: 1 | 2; clean: string[] };
 }
 
 /** A growth of an autoscaled pool its provider refused: the error's kind and words, when, the count wanted, failures in a row. */

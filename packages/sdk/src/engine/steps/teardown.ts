@@ -23,21 +23,35 @@ export const teardown: StepDefinition = {
     }
     const regions = new Set(ctx.record.ledger.regions);
     for (const spec of specs(ctx)) for (const n of spec.networks) regions.add(regionKey(n.provider, n.region));
-    // Every region gets its attempt, each time: one cloud that throttles or answers 5xx must not hold up deleting
-    // what is in the others (a Hetzner network left for hours behind an EC2 storm). The wait is the first region's.
-    let first: StepResult | undefined;
+    // Every region not yet found clean gets its attempt, each time: one cloud that throttles or answers 5xx must not
+    // hold up deleting what is in the others (a Hetzner network left for hours behind an EC2 storm), nor undo what
+    // they finished: a region found clean stays so across attempts. Under fault storms on two clouds, each region's
+    // sweep succeeds often but rarely in the same attempt as the other's; asking for both at once never finished.
+    // Round 2 looks at every region once more after all were clean, so a machine a late create left in a region swept
+    // early is still found. The wait is the first region's.
     const without: string[] = [];
-    for (const key of [...regions].sort()) {
-      const [providerName = '', region = ''] = key.split('/');
-      const provider = await providerToSweep(ctx, providerName, region);
-      if (!provider) {
-        without.push(key);
-        continue;
+    for (;;) {
+      const sweep = ctx.record.ledger.sweep ?? { round: 1, clean: [] };
+      let first: StepResult | undefined;
+      for (const key of [...regions].sort()) {
+        if (sweep.clean.includes(key)) continue;
+        const [providerName = '', region = ''] = key.split('/');
+        const provider = await providerToSweep(ctx, providerName, region);
+        if (!provider) {
+          if (!without.includes(key)) without.push(key);
+          sweep.clean.push(key);
+          continue;
+        }
+        const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
+        if (isPending(outcome)) first ??= waitFor(outcome, `tearing down ${key}`, ctx);
+        else sweep.clean.push(key);
       }
-      const outcome = await provider.teardownCluster(ctx.record.clusterId, region);
-      if (isPending(outcome)) first ??= waitFor(outcome, `tearing down ${key}`, ctx);
+      // Kept with the record when the step returns (its wait is written with it); a crash before that only repeats a look.
+      ctx.record.ledger.sweep = sweep;
+      if (first) return first;
+      if (sweep.round === 2) break;
+      ctx.record.ledger.sweep = { round: 2, clean: [] };
     }
-    if (first) return first;
     for (const name of Object.keys(ctx.record.ledger.nodes))
       ctx.emit({ type: 'resource-deleted', kind: 'machine', name, provider: ctx.record.ledger.nodes[name]?.provider ?? '' });
     const ledger = ctx.record.ledger;
@@ -48,6 +62,7 @@ export const teardown: StepDefinition = {
     delete ledger.reservedIp;
     delete ledger.managed;
     ledger.tornDown = true;
+    delete ledger.sweep;
     const swept = regions.size - without.length;
     return next(
       `nothing tagged ${ctx.record.clusterId} is left in ${swept} region${swept === 1 ? '' : 's'}` +
